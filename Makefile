@@ -1,0 +1,39 @@
+# Every target sets itself up: it creates .venv if needed and installs what it needs into it.
+# A stamp file per extra records the install; it is redone only when pyproject.toml changes,
+# so a second `make test` or `make demo` installs nothing.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+# llama.cpp's own thread count: both cores of a small machine by default.
+export OMP_NUM_THREADS ?= 2
+
+.PHONY: demo test bench lint clean-demo
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-all: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[all]'
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(VENV)/.installed-all $@
+
+demo: $(VENV)/.installed-all
+	$(VENV)/bin/diptych --store diptych-demo/.diptych run pst-text --model smollm2 \
+		--report diptych-demo
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed-dev
+	$(PY) bench/run.py
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check diptych tests bench examples
+	$(VENV)/bin/mypy
+
+clean-demo:
+	rm -rf diptych-demo

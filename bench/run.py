@@ -1,0 +1,228 @@
+"""diptych benchmarks: one JSON object per line on stdout.
+
+    .venv/bin/python bench/run.py                 # every benchmark
+    .venv/bin/python bench/run.py engine.         # only figures whose name starts with a prefix
+    .venv/bin/python bench/run.py --list          # the figures and their targets
+    .venv/bin/python bench/run.py --check         # exit 1 if a figure misses its target
+
+Each line is ``{"name", "value", "unit"}`` plus, for a figure with a target, ``"want"`` (e.g.
+``">= 2000"``) and ``"ok"``. A benchmark is a generator registered with :func:`bench`; it names
+the figures it can yield, so a prefix selects which benchmarks run (and which of their figures
+are printed). Add ``pst.*``, ``faces.*`` ... the same way. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import operator
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# --- results and the registry ---------------------------------------------------------------
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "==": operator.eq,
+}
+
+
+@dataclass
+class Result:
+    name: str
+    value: float
+    unit: str
+    want: str | None = None  # e.g. ">= 2000"
+    extra: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool | None:
+        if self.want is None:
+            return None
+        op, _, target = self.want.partition(" ")
+        return _OPS[op](self.value, float(target))
+
+    def line(self) -> str:
+        out: dict[str, Any] = {"name": self.name, "value": _round(self.value), "unit": self.unit}
+        if self.want is not None:
+            out["want"] = self.want
+            out["ok"] = self.ok
+        if self.extra:
+            out.update(self.extra)
+        return json.dumps(out)
+
+
+def _round(value: float) -> float | int:
+    if isinstance(value, int):
+        return value
+    return float(f"{value:.4g}") if abs(value) < 1e4 else round(value, 1)
+
+
+@dataclass
+class Bench:
+    fn: Callable[[], Iterator[Result]]
+    figures: dict[str, str | None]  # figure name -> target
+
+
+BENCHES: list[Bench] = []
+
+
+def bench(**figures: str | None) -> Callable[[Callable[[], Iterator[Result]]], Any]:
+    """Register a benchmark; keyword names (dots spelled ``__``) map figures to targets."""
+
+    def wrap(fn: Callable[[], Iterator[Result]]) -> Callable[[], Iterator[Result]]:
+        BENCHES.append(Bench(fn, {k.replace("__", "."): v for k, v in figures.items()}))
+        return fn
+
+    return wrap
+
+
+def result(name: str, value: float, unit: str, **extra: Any) -> Result:
+    """A figure; its target comes from the registering benchmark's declaration."""
+    for b in BENCHES:
+        if name in b.figures:
+            return Result(name, value, unit, b.figures[name], extra or None)
+    raise KeyError(f"figure {name!r} is not declared by any @bench")
+
+
+# --- shared setup ---------------------------------------------------------------------------
+
+
+def _setup_plugins() -> None:
+    # Third-party or optional plugins that fail to import must not spam the benchmark output.
+    logging.getLogger("diptych").setLevel(logging.ERROR)
+    import diptych.testing
+    from diptych.core.plugins import load_plugins, register_plugin
+
+    load_plugins()
+    if "scripted" not in load_plugins().probes:
+        register_plugin(diptych.testing, "testing")
+
+
+# --- engine ---------------------------------------------------------------------------------
+
+N_PERSIST = 10_000
+N_OVERLAP = 800
+LATENCY = 0.05
+CONCURRENCY = 16
+
+
+@bench(
+    engine__plan_trials_per_s=None,
+    engine__persist_trials_per_s=">= 2000",
+    engine__resume_s="<= 2",
+    engine__resume_model_calls="== 0",
+)
+def engine_throughput() -> Iterator[Result]:
+    """Plan, run and persist 10,000 zero-latency trials; then re-run the finished run."""
+    from diptych.core.engine import ModelSlot, prepare_run, run_probe
+    from diptych.core.plugins import get_model, get_probe
+    from diptych.core.store import Store
+
+    probe_params = {"n": N_PERSIST}
+    model_params = {"latency": 0.0}
+
+    # Planning alone (probe.plan, trial keys, recording the plan, looking up stored results).
+    with tempfile.TemporaryDirectory(prefix="diptych-bench-") as tmp, Store(tmp) as store:
+        probe = get_probe("scripted", probe_params)
+        slot = ModelSlot.of(get_model("scripted-likelihood", model_params))
+        t0 = time.perf_counter()
+        plan = prepare_run(store, probe, [slot])
+        wall = time.perf_counter() - t0
+        assert len(plan.pending) == N_PERSIST, len(plan.pending)
+        yield result("engine.plan_trials_per_s", N_PERSIST / wall, "trials/s", wall_s=_round(wall))
+
+    with tempfile.TemporaryDirectory(prefix="diptych-bench-") as tmp, Store(tmp) as store:
+        probe = get_probe("scripted", probe_params)
+        model = get_model("scripted-likelihood", model_params)
+        t0 = time.perf_counter()
+        run = run_probe(store, probe, [model], concurrency=CONCURRENCY)
+        wall = time.perf_counter() - t0
+        assert run.status == "complete" and model.calls == N_PERSIST, (run.status, model.calls)  # type: ignore[attr-defined]
+        yield result(
+            "engine.persist_trials_per_s", N_PERSIST / wall, "trials/s", wall_s=_round(wall)
+        )
+
+        # The same run again, with a new model instance: everything is stored, nothing is asked.
+        probe = get_probe("scripted", probe_params)
+        model = get_model("scripted-likelihood", model_params)
+        t0 = time.perf_counter()
+        again = run_probe(store, probe, [model], concurrency=CONCURRENCY)
+        wall = time.perf_counter() - t0
+        assert again.id == run.id and again.status == "complete", (again.id, again.status)
+        yield result("engine.resume_s", wall, "s")
+        yield result("engine.resume_model_calls", model.calls, "calls")  # type: ignore[attr-defined]
+
+
+@bench(engine__overlap_ratio="<= 1.2")
+def engine_overlap() -> Iterator[Result]:
+    """800 trials of 50 ms each at concurrency 16: wall time over the ideal 800 * 0.05 / 16."""
+    from diptych.core.engine import run_probe
+    from diptych.core.plugins import get_model, get_probe
+    from diptych.core.store import Store
+
+    ideal = N_OVERLAP * LATENCY / CONCURRENCY
+    with tempfile.TemporaryDirectory(prefix="diptych-bench-") as tmp, Store(tmp) as store:
+        probe = get_probe("scripted", {"n": N_OVERLAP})
+        model = get_model(
+            "scripted-likelihood", {"latency": LATENCY, "max_concurrency": CONCURRENCY}
+        )
+        t0 = time.perf_counter()
+        run = run_probe(store, probe, [model], concurrency=CONCURRENCY)
+        wall = time.perf_counter() - t0
+        assert run.status == "complete" and model.calls == N_OVERLAP, (run.status, model.calls)  # type: ignore[attr-defined]
+        yield result(
+            "engine.overlap_ratio", wall / ideal, "ratio", wall_s=_round(wall), ideal_s=ideal
+        )
+
+
+# --- driver ---------------------------------------------------------------------------------
+
+
+def _selected(name: str, prefixes: list[str]) -> bool:
+    return not prefixes or any(name.startswith(p) for p in prefixes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("prefixes", nargs="*", help="run only figures starting with these")
+    parser.add_argument("--list", action="store_true", help="list figures and targets")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+
+    if args.list:
+        for b in BENCHES:
+            for name, want in b.figures.items():
+                if _selected(name, args.prefixes):
+                    print(f"{name}\t{want or '-'}")
+        return 0
+
+    chosen = [b for b in BENCHES if any(_selected(n, args.prefixes) for n in b.figures)]
+    if not chosen:
+        print(f"no benchmark matches {args.prefixes}", file=sys.stderr)
+        return 2
+    _setup_plugins()
+    missed: list[str] = []
+    for b in chosen:
+        for r in b.fn():
+            if not _selected(r.name, args.prefixes):
+                continue
+            print(r.line(), flush=True)
+            if r.ok is False:
+                missed.append(r.name)
+    if missed:
+        print(f"missed targets: {', '.join(missed)}", file=sys.stderr)
+    return 1 if (args.check and missed) else 0
+
+
+if __name__ == "__main__":
+    # Run from anywhere: the checkout's package wins over any other installed copy.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.exit(main())

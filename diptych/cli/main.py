@@ -1,0 +1,92 @@
+"""The ``diptych`` command: one typer app, one module per command group."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from diptych import __version__
+from diptych.cli import metrics, plugins_cmd, run_cmd, runs_cmd
+from diptych.cli.context import State
+from diptych.core.errors import DiptychError
+
+app = typer.Typer(
+    name="diptych",
+    help="Audit generative image and vision-language models for social bias.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"diptych {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store", envvar="DIPTYCH_STORE", help="Workspace directory (default ./.diptych)."
+        ),
+    ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print version.")
+    ] = False,
+) -> None:
+    ctx.obj = State(store_path=store, debug=debug)
+
+
+run_cmd.register(app)
+runs_cmd.register(app)
+plugins_cmd.register(app)
+app.add_typer(metrics.app, name="metrics", help="Score data gathered elsewhere (CSV/JSONL in).")
+
+
+class _OneLine(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: every DiptychError becomes one line on stderr and a non-zero exit."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    logger = logging.getLogger("diptych")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if debug else logging.WARNING)
+    logger.propagate = False
+    try:
+        code = app(args=args, prog_name="diptych", standalone_mode=False)
+    except DiptychError as error:
+        if debug:
+            traceback.print_exc()
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)
+    except click.exceptions.Abort:
+        print("aborted", file=sys.stderr)
+        sys.exit(130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""A rich progress bar that implements the engine's Reporter protocol."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from diptych.core.store import RunRecord
+
+
+class RichReporter:
+    def __init__(self, console: Console, *, quiet: bool = False) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.counts: Counter[str] = Counter()
+        self.run: RunRecord | None = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+        self.errors_shown = 0
+
+    def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
+        self.run = run
+        self.console.print(
+            f"run [bold]{run.id}[/]: {total} trials, {cached} already stored, {to_run} to run"
+        )
+        if self.quiet or to_run == 0:
+            return
+        self.progress = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[outcomes]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task(run.probe, total=to_run, outcomes="")
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
+        self.counts[status] += 1
+        if status == "failed" and self.errors_shown < 3:
+            self.errors_shown += 1
+            self.console.print(f"[yellow]{model_id}: trial failed: {error}[/]")
+        if self.progress is not None and self.task is not None:
+            outcomes = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+            self.progress.update(self.task, advance=1, outcomes=outcomes)
+
+    def note(self, text: str) -> None:
+        if not self.quiet:
+            self.console.print(f"[dim]{text}[/]")
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+    def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
+        self.stop()
+        summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+        self.console.print(f"run [bold]{run.id}[/] {run.status}: {summary}")

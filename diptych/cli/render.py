@@ -1,0 +1,31 @@
+"""Print a ProbeResult in the terminal."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from diptych.core.probe import ProbeResult
+from diptych.core.report import fmt
+
+
+def print_result(console: Console, result: ProbeResult, *, max_rows: int = 60) -> None:
+    console.print(f"[bold]{result.title}[/]")
+    if result.summary:
+        console.print(result.summary)
+    if result.numbers:
+        headline = Table("figure", "value", "95% interval", "n", title="Headline figures")
+        for name, num in result.numbers.items():
+            low, high = num.get("ci_low"), num.get("ci_high")
+            interval = f"[{fmt(low)}, {fmt(high)}]" if low is not None else "—"
+            headline.add_row(name, fmt(num.get("value")), interval, fmt(num.get("n")))
+        console.print(headline)
+    for table in result.tables:
+        shown = Table(*table.columns, title=table.title)
+        for row in table.rows[:max_rows]:
+            shown.add_row(*(fmt(c) for c in row))
+        console.print(shown)
+        if len(table.rows) > max_rows:
+            console.print(f"[dim]… {len(table.rows) - max_rows} more rows in the report[/]")
+    for note in result.notes:
+        console.print(f"[dim]note: {note}[/]")

@@ -1,0 +1,51 @@
+"""Loading the data files shipped in ``diptych/prompts`` (prompts, identity lists, tables).
+
+Every file is validated by a pydantic model with ``extra="forbid"`` so that a typo in a key is an
+error rather than a silently ignored setting. A user may override a shipped file by putting a
+file of the same name in the directory named by ``DIPTYCH_PROMPTS``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from diptych.core.errors import InputFileError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def data_path(name: str) -> Path:
+    """The file to read for ``name``: the user's override if there is one, else the shipped one."""
+    override = os.environ.get("DIPTYCH_PROMPTS")
+    if override and (Path(override) / name).is_file():
+        return Path(override) / name
+    return Path(str(resources.files("diptych.prompts").joinpath(name)))
+
+
+@lru_cache(maxsize=64)
+def _read_yaml(path: Path, mtime: float) -> Any:
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def load_data(name: str, schema: type[M]) -> M:
+    path = data_path(name)
+    try:
+        raw = _read_yaml(path, path.stat().st_mtime)
+    except FileNotFoundError as error:
+        raise InputFileError(f"data file {path} is missing; reinstall diptych") from error
+    except yaml.YAMLError as error:
+        raise InputFileError(f"{path} is not valid YAML: {error}".replace("\n", " ")) from error
+    try:
+        return schema.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputFileError(f"{path}: '{where}': {first['msg']}") from error

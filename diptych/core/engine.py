@@ -1,0 +1,569 @@
+"""The run engine: plan -> skip what is stored -> execute the rest -> persist as results arrive.
+
+* A run is identified by its fingerprint (probe, its version and parameters, the models and
+  theirs). Running the same thing again reuses the run and finds every finished trial stored.
+* Trials whose key already has a ``done`` or ``refused`` result are skipped, whichever run
+  produced it; a ``failed`` one is tried again.
+* Each model gets ``max_concurrency`` workers (capped by the run's ``concurrency``) and, where
+  its hints say so, a rate limiter. Blocking backends run in worker threads.
+* Transient faults are retried with exponential backoff and full jitter, honouring Retry-After.
+* Each result is persisted the moment it arrives (blob first, then its row, one transaction),
+  so a process killed at any moment loses only calls that had not finished.
+* The engine never prints: it tells a :class:`Reporter`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from diptych import __version__
+from diptych.core.capabilities import Capability, Message, Model, Sampling
+from diptych.core.errors import (
+    CapabilityError,
+    ModelCallError,
+    ModelLoadError,
+    PermanentModelError,
+    RefusalError,
+    TransientModelError,
+)
+from diptych.core.plugins import get_model, get_probe
+from diptych.core.probe import Probe
+from diptych.core.store import TERMINAL, ResultRecord, RunRecord, Store, TrialRow
+from diptych.core.trials import (
+    ModelRef,
+    Subject,
+    TrialSpec,
+    canonical_json,
+    sha256_hex,
+    trial_key,
+)
+
+# --- reporting ------------------------------------------------------------------------------
+
+
+class Reporter(Protocol):
+    """How the engine tells a user interface what is happening. Every method must be cheap."""
+
+    def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None: ...
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None: ...
+
+    def note(self, text: str) -> None: ...
+
+    def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None: ...
+
+
+class NullReporter:
+    def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
+        pass
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+    def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
+        pass
+
+
+# --- policies -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 6
+    base_delay: float = 0.5
+    max_delay: float = 60.0
+    #: Seconds one call may take before it counts as a transient fault (None: no limit).
+    timeout: float | None = None
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        # Full jitter (AWS architecture blog): spreads retries of many workers apart.
+        backoff = rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+        return max(backoff, retry_after or 0.0)
+
+
+class RateLimiter:
+    """Spaces call starts at least ``60 / per_minute`` seconds apart."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.interval = 60.0 / per_minute
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+# --- models as the engine holds them --------------------------------------------------------
+
+
+@dataclass
+class ModelSlot:
+    """A model in a run: its instance, key identity, pacing and lazy loading."""
+
+    model: Model
+    ref: ModelRef
+    limiter: RateLimiter | None = None
+    executor: ThreadPoolExecutor | None = None
+    loaded: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @classmethod
+    def of(cls, model: Model) -> ModelSlot:
+        ref = ModelRef(model.name, model.version, model.identity_params())
+        return cls(model=model, ref=ref)
+
+    async def ensure_loaded(self) -> None:
+        async with self.lock:
+            if self.loaded:
+                return
+            await asyncio.to_thread(self.model.load)
+            self.loaded = True
+
+    async def call(self, method: str, *args: Any) -> Any:
+        fn = getattr(self.model, method)
+        if not self.model.hints.blocking:
+            return await fn(*args)
+        # A blocking backend (llama.cpp, torch) would stall every other trial if awaited on
+        # the event loop; its coroutine runs to completion in a worker thread instead.
+        if self.executor is None:
+            self.executor = ThreadPoolExecutor(
+                max_workers=self.model.hints.max_concurrency, thread_name_prefix=self.ref.name
+            )
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: asyncio.run(fn(*args)))
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+
+
+def resolve_model(model: Model | str | tuple[str, Any]) -> Model:
+    if isinstance(model, Model):
+        return model
+    if isinstance(model, str):
+        return get_model(model)
+    name, params = model
+    return get_model(name, params)
+
+
+# --- calling a model for one trial ----------------------------------------------------------
+
+
+def _png(image: Any) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _load_image(ref: dict[str, Any], store: Store) -> Any:
+    from PIL import Image
+
+    if "blob" in ref:
+        return Image.open(io.BytesIO(store.get_blob(ref["blob"]))).convert("RGB")
+    return Image.open(ref["path"]).convert("RGB")
+
+
+async def call_trial(
+    slot: ModelSlot, trial: TrialRow, store: Store
+) -> tuple[dict[str, Any], str | None, dict[str, Any]]:
+    """Ask the model for one trial; return (output, blob sha or None, extra provenance)."""
+    p = trial.payload
+    cap = Capability(trial.capability)
+    if cap is Capability.CHAT:
+        messages = [Message.model_validate(m) for m in p["messages"]]
+        sampling = Sampling.model_validate(p.get("sampling", {}))
+        text = await slot.call("complete", messages, sampling, p.get("schema"))
+        return {"text": text}, None, {}
+    if cap is Capability.TEXT_LIKELIHOOD:
+        logprobs = await slot.call("next_token_logprobs", p["prompt"], list(p["candidates"]))
+        return {"logprobs": {c: float(v) for c, v in logprobs.items()}}, None, {}
+    if cap is Capability.IMAGE_GENERATOR:
+        images = await slot.call("generate", p["prompt"], 1, p.get("seed"), p.get("size"))
+        if not images:
+            raise PermanentModelError("the model returned no image")
+        blobs = [store.put_blob(_png(g.image)) for g in images]
+        return {"blobs": blobs}, blobs[0], dict(images[0].provenance)
+    if cap is Capability.VISION_CHAT:
+        pictures = [_load_image(ref, store) for ref in p["images"]]
+        sampling = Sampling.model_validate(p.get("sampling", {}))
+        text = await slot.call("ask", pictures, p["text"], sampling)
+        return {"text": text}, None, {}
+    if cap is Capability.IMAGE_TEXT_ENCODER:
+        if "texts" in p:
+            vectors = await slot.call("embed_texts", list(p["texts"]))
+        else:
+            vectors = await slot.call("embed_images", [_load_image(r, store) for r in p["images"]])
+        return {"embeddings": [list(map(float, v)) for v in vectors]}, None, {}
+    if cap is Capability.PERSON_ANNOTATOR:
+        labels = await slot.call("annotate", _load_image(p["image"], store), list(p["subjects"]))
+        return {"labels": [vars(label) for label in labels]}, None, {}
+    raise PermanentModelError(f"no dispatch for capability {cap}")
+
+
+# --- planning -------------------------------------------------------------------------------
+
+
+@dataclass
+class RunPlan:
+    run: RunRecord
+    trials: list[TrialRow]
+    pending: dict[str, TrialRow]
+    statuses: dict[str, str]
+
+    @property
+    def cached(self) -> int:
+        return sum(1 for t in self.trials if self.statuses.get(t.key) in TERMINAL)
+
+
+def run_fingerprint(probe: Probe, refs: Sequence[ModelRef]) -> str:
+    return sha256_hex(
+        canonical_json(
+            {
+                "probe": probe.name,
+                "probe_version": probe.version,
+                "params": probe.params.model_dump(mode="json"),
+                "models": [[r.name, r.version, r.params] for r in refs],
+            }
+        )
+    )
+
+
+def check_capabilities(probe: Probe, models: Sequence[Model]) -> None:
+    need = probe.required_capability()
+    for model in models:
+        if need not in model.capabilities:
+            offered = ", ".join(sorted(model.capabilities))
+            raise CapabilityError(
+                f"probe '{probe.name}' needs a model with {need}; model '{model.name}' offers "
+                f"{offered} (choose another model or another mode of the probe)"
+            )
+
+
+def prepare_run(
+    store: Store,
+    probe: Probe,
+    slots: Sequence[ModelSlot],
+    *,
+    new: bool = False,
+    run_id: str | None = None,
+) -> RunPlan:
+    """Find or create the run and its recorded plan; work out what is left to do."""
+    refs = [s.ref for s in slots]
+    fingerprint = run_fingerprint(probe, refs)
+    if run_id is not None:
+        run: RunRecord | None = store.get_run(run_id)
+    else:
+        run = None if new else store.find_run(fingerprint)
+    if run is None:
+        base = f"{probe.name}-{fingerprint[:8]}"
+        new_id = base
+        if new:
+            new_id = f"{base}-{int(time.time() * 1000) % 10**8:08d}"
+        run = store.create_run(
+            new_id,
+            probe=probe.name,
+            probe_version=probe.version,
+            params=probe.params.model_dump(mode="json"),
+            # Full parameters, so that a resume rebuilds the models exactly as they were run.
+            models=[
+                {
+                    "name": s.ref.name,
+                    "version": s.ref.version,
+                    "params": s.model.params.model_dump(mode="json"),
+                    "model_id": s.ref.model_id,
+                }
+                for s in slots
+            ],
+            fingerprint=fingerprint,
+            diptych_version=__version__,
+        )
+    trials = store.trials(run.id)
+    if not trials:
+        specs = list(probe.plan())
+        rows: list[TrialRow] = []
+        subjects: list[tuple[int, str, dict[str, Any]]] = []
+        for ref in refs:
+            for spec in specs:
+                idx = len(rows)
+                rows.append(
+                    TrialRow(
+                        run_id=run.id,
+                        idx=idx,
+                        model_id=ref.model_id,
+                        key=trial_key(ref, spec),
+                        capability=str(spec.capability),
+                        sample=spec.sample,
+                        payload=spec.payload,
+                        meta=spec.meta,
+                    )
+                )
+                subjects.extend((idx, s.position, s.meta) for s in probe.subjects(spec))
+        store.add_trials(run.id, rows, subjects)
+        trials = rows
+        run = store.get_run(run.id)
+    statuses = store.result_statuses(t.key for t in trials)
+    pending: dict[str, TrialRow] = {}
+    for t in trials:
+        if statuses.get(t.key) not in TERMINAL and t.key not in pending:
+            pending[t.key] = t
+    return RunPlan(run=run, trials=trials, pending=pending, statuses=statuses)
+
+
+# --- execution ------------------------------------------------------------------------------
+
+
+async def _run_one(
+    slot: ModelSlot,
+    trial: TrialRow,
+    store: Store,
+    retry: RetryPolicy,
+    reporter: Reporter,
+    rng: random.Random,
+) -> str:
+    started = time.time()
+    attempts = 0
+    output: dict[str, Any] | None = None
+    blob: str | None = None
+    extra: dict[str, Any] = {}
+    error: str | None = None
+    while True:
+        attempts += 1
+        try:
+            if slot.limiter is not None:
+                await slot.limiter.wait()
+            call = call_trial(slot, trial, store)
+            if retry.timeout is not None:
+                output, blob, extra = await asyncio.wait_for(call, retry.timeout)
+            else:
+                output, blob, extra = await call
+            status = "done"
+        except (TransientModelError, TimeoutError) as fault:
+            retry_after = getattr(fault, "retry_after", None)
+            if attempts < retry.max_attempts:
+                delay = retry.delay(attempts, retry_after, rng)
+                reporter.note(f"{slot.ref.model_id}: {fault or 'timed out'}; retry in {delay:.1f}s")
+                await asyncio.sleep(delay)
+                continue
+            status, error = "failed", f"gave up after {attempts} attempts: {fault or 'timeout'}"
+        except RefusalError as refusal:
+            status, error = "refused", str(refusal)
+        except ModelCallError as fault:
+            status, error = "failed", f"{type(fault).__name__}: {fault}"
+        except ModelLoadError:
+            raise
+        # A model plugin's own bug on one input must not lose the rest of a long run: it is
+        # stored as this trial's failure, with its type and message, and the trial is retried
+        # on the next resume.
+        except Exception as fault:  # noqa: BLE001
+            status, error = "failed", f"{type(fault).__name__}: {fault}"
+        break
+    provenance = {**slot.model.provenance(), **extra}
+    store.save_result(
+        ResultRecord(
+            key=trial.key,
+            model_id=slot.ref.model_id,
+            model_version=slot.ref.version,
+            capability=trial.capability,
+            status=status,
+            output=output if status == "done" else None,
+            blob=blob,
+            error=error,
+            attempts=attempts,
+            started_at=started,
+            finished_at=time.time(),
+            provenance=provenance,
+        )
+    )
+    reporter.trial_finished(slot.ref.model_id, status, error)
+    return status
+
+
+async def execute(
+    store: Store,
+    plan: RunPlan,
+    slots: Sequence[ModelSlot],
+    *,
+    reporter: Reporter,
+    retry: RetryPolicy,
+    concurrency: int = 16,
+    seed: int | None = None,
+) -> None:
+    """Run every pending trial of the plan; return when all have a stored outcome."""
+    rng = random.Random(seed)
+    by_model: dict[str, list[TrialRow]] = {}
+    for trial in plan.pending.values():
+        by_model.setdefault(trial.model_id, []).append(trial)
+
+    async def worker(slot: ModelSlot, queue: list[TrialRow]) -> None:
+        while queue:
+            trial = queue.pop()
+            await _run_one(slot, trial, store, retry, reporter, rng)
+
+    async with asyncio.TaskGroup() as group:
+        for slot in slots:
+            queue = list(reversed(by_model.get(slot.ref.model_id, [])))
+            if not queue:
+                continue
+            await slot.ensure_loaded()
+            hints = slot.model.hints
+            if hints.rate_limit_per_min:
+                slot.limiter = RateLimiter(hints.rate_limit_per_min)
+            for _ in range(max(1, min(hints.max_concurrency, concurrency, len(queue)))):
+                group.create_task(worker(slot, queue))
+
+
+def derive_self_labels(store: Store, run: RunRecord, probe: Probe) -> int:
+    """Store the labels a probe reads off its models' own answers, for every finished trial
+    that has none yet. Idempotent, so a resumed run catches up on what a kill skipped."""
+    rows = store.subjects_missing_label(run.id, probe.self_annotator)
+    if not rows:
+        return 0
+    # A probe labels a trial's subjects together (a story names both people), so each trial
+    # is rebuilt with all its subjects, in plan order, and only the missing labels are kept.
+    missing: dict[int, dict[str, int]] = {}
+    for row in rows:
+        missing.setdefault(row["trial_idx"], {})[row["position"]] = row["subject_id"]
+    subjects = store.subjects_by_trial(run.id)
+    trials = {t.idx: t for t in store.trials(run.id) if t.idx in missing}
+    results = store.run_results(run.id)
+    out: list[tuple[int, str, str, float | None, dict[str, Any]]] = []
+    for idx, wanted in missing.items():
+        trial = trials[idx]
+        spec = TrialSpec(
+            Capability(trial.capability),
+            trial.payload,
+            sample=trial.sample,
+            meta=trial.meta,
+            subjects=tuple(Subject(pos, meta) for pos, meta in subjects[idx]),
+        )
+        output = results[trial.key].output or {}
+        for label in probe.self_labels(spec, output, trial.key):
+            if label.position in wanted:
+                out.append(
+                    (
+                        wanted[label.position],
+                        probe.self_annotator,
+                        label.label,
+                        label.confidence,
+                        label.detail,
+                    )
+                )
+    return store.save_annotations(out)
+
+
+def final_status(counts: dict[str, int]) -> str:
+    if counts["pending"]:
+        return "interrupted"
+    return "incomplete" if counts["failed"] else "complete"
+
+
+async def run_async(
+    store: Store,
+    probe: Probe,
+    models: Sequence[Model],
+    *,
+    reporter: Reporter | None = None,
+    retry: RetryPolicy | None = None,
+    concurrency: int = 16,
+    new: bool = False,
+    run_id: str | None = None,
+) -> RunRecord:
+    reporter = reporter or NullReporter()
+    check_capabilities(probe, models)
+    slots = [ModelSlot.of(m) for m in models]
+    plan = prepare_run(store, probe, slots, new=new, run_id=run_id)
+    reporter.run_started(plan.run, len(plan.trials), plan.cached, len(plan.pending))
+    store.set_run_status(plan.run.id, "running")
+    try:
+        await execute(
+            store,
+            plan,
+            slots,
+            reporter=reporter,
+            retry=retry or RetryPolicy(),
+            concurrency=concurrency,
+        )
+    finally:
+        # Runs on success, Ctrl-C (cancellation) and errors alike: the status reflects what is
+        # stored, and labels are derived for every result that made it.
+        for slot in slots:
+            slot.close()
+        derive_self_labels(store, plan.run, probe)
+        counts = store.status_counts(plan.run.id)
+        store.set_run_status(plan.run.id, final_status(counts))
+    run = store.get_run(plan.run.id)
+    reporter.run_finished(run, counts)
+    return run
+
+
+def run_probe(
+    store: Store,
+    probe: Probe | str,
+    models: Sequence[Model | str | tuple[str, Any]],
+    *,
+    probe_params: dict[str, Any] | Sequence[str] | None = None,
+    reporter: Reporter | None = None,
+    retry: RetryPolicy | None = None,
+    concurrency: int = 16,
+    new: bool = False,
+    run_id: str | None = None,
+) -> RunRecord:
+    """Run (or resume) ``probe`` against ``models`` and return the run's record."""
+    if isinstance(probe, str):
+        probe = get_probe(probe, probe_params)
+    resolved = [resolve_model(m) for m in models]
+    return asyncio.run(
+        run_async(
+            store,
+            probe,
+            resolved,
+            reporter=reporter,
+            retry=retry,
+            concurrency=concurrency,
+            new=new,
+            run_id=run_id,
+        )
+    )
+
+
+def probe_and_models_of(run: RunRecord) -> tuple[Probe, list[Model]]:
+    """Rebuild a run's probe and models from what the run recorded."""
+    probe = get_probe(run.probe, run.params)
+    models = [get_model(m["name"], m["params"]) for m in run.models]
+    return probe, models
+
+
+def resume_run(
+    store: Store,
+    run_id: str,
+    *,
+    reporter: Reporter | None = None,
+    retry: RetryPolicy | None = None,
+    concurrency: int = 16,
+) -> RunRecord:
+    run = store.get_run(run_id)
+    probe, models = probe_and_models_of(run)
+    return run_probe(
+        store,
+        probe,
+        models,
+        reporter=reporter,
+        retry=retry,
+        concurrency=concurrency,
+        run_id=run.id,
+    )

@@ -1,0 +1,85 @@
+"""The errors diptych raises on purpose.
+
+Every message is written for the person at the keyboard: it says what went wrong and what to do.
+The CLI prints ``str(error)`` as one line and exits non-zero; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+
+class DiptychError(Exception):
+    """Base class: a problem the user can act on."""
+
+    exit_code = 1
+
+
+class UsageError(DiptychError):
+    """A command, probe, model or parameter was named wrongly."""
+
+    exit_code = 2
+
+
+class UnknownPluginError(UsageError):
+    """No probe, model or annotator is registered under the given name."""
+
+
+class ParameterError(UsageError):
+    """A plugin parameter is unknown or has a value of the wrong kind."""
+
+
+class InputFileError(UsageError):
+    """An input file (labels, responses, corpus) is missing or malformed."""
+
+
+class StoreError(DiptychError):
+    """The workspace cannot be opened or is not one this version can read."""
+
+
+class RunNotFoundError(StoreError):
+    """No run with the given id exists in the workspace."""
+
+
+class ModelLoadError(DiptychError):
+    """A model could not be loaded (missing weights, missing extra, bad path)."""
+
+
+class MissingDependencyError(ModelLoadError):
+    """An optional dependency of a plugin is not installed."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        super().__init__(f"{purpose} needs the '{package}' package: pip install 'diptych[{extra}]'")
+        self.package = package
+        self.extra = extra
+
+
+class CapabilityError(UsageError):
+    """A probe asks for a capability the chosen model does not offer."""
+
+
+# --- outcomes of a single model call, used by the engine --------------------------------------
+
+
+class ModelCallError(Exception):
+    """A model call failed; subclasses tell the engine what to do about it."""
+
+
+class TransientModelError(ModelCallError):
+    """Worth retrying: rate limits, 5xx, timeouts, dropped connections.
+
+    ``retry_after`` (seconds) is honoured when the service said how long to wait.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RefusalError(ModelCallError):
+    """The model or service declined the request (e.g. a content-policy refusal).
+
+    A terminal outcome: stored as ``refused`` with the service's message and never retried.
+    """
+
+
+class PermanentModelError(ModelCallError):
+    """The request can never succeed as sent (bad request, context too long)."""

@@ -1,0 +1,64 @@
+"""The hooks a diptych plugin may implement.
+
+A plugin is a module (or object) with functions marked ``@diptych.hookimpl``, made known through
+the ``diptych`` entry-point group in its package metadata::
+
+    [project.entry-points.diptych]
+    my_probes = "my_package.probes"
+
+Each ``register_*`` hook receives a ``register`` callback and calls it once per class it
+provides; the host validates what it receives, so a plugin cannot hand back the wrong shape.
+diptych's own probes, models and annotators are registered the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from diptych.core.capabilities import Model
+    from diptych.core.probe import Probe
+
+hookspec = pluggy.HookspecMarker("diptych")
+hookimpl = pluggy.HookimplMarker("diptych")
+
+
+@hookspec
+def register_probes(register: Callable[[type[Probe]], None]) -> None:
+    """Register probe classes.
+
+    :param register: call ``register(ProbeClass)`` for each probe; ``ProbeClass`` derives from
+        :class:`diptych.Probe` and sets ``name`` (unique, lower-case, hyphenated), ``goal``,
+        ``Params`` (a pydantic model with ``extra="forbid"``) and implements ``plan()`` and
+        ``analyze()``.
+
+    Called once, when plugins are loaded. A name registered twice is an error naming both
+    plugins.
+    """
+
+
+@hookspec
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    """Register model classes.
+
+    :param register: call ``register(ModelClass)`` for each model; ``ModelClass`` derives from
+        :class:`diptych.Model`, sets ``name`` and ``capabilities`` and implements the async
+        methods of each capability it lists (see :mod:`diptych.core.capabilities`).
+
+    Import the model's SDK inside ``__init__`` (not at module level) and raise
+    :class:`diptych.errors.MissingDependencyError` when it is absent, so that listing plugins
+    never needs every SDK installed.
+    """
+
+
+@hookspec
+def register_annotators(register: Callable[[type[Model]], None]) -> None:
+    """Register annotator classes: models with the ``person_annotator`` capability.
+
+    :param register: call ``register(AnnotatorClass)`` for each annotator; the class follows the
+        same contract as a model class and implements
+        :meth:`diptych.core.capabilities.PersonAnnotator.annotate`.
+    """

@@ -1,0 +1,148 @@
+"""Numbered schema migrations for the SQLite store.
+
+Each migration is a function that receives the connection inside a transaction. Applied ones are
+recorded in ``_migrations``; a new migration is appended with the next number and never edited
+once released. ``SCHEMA_VERSION`` is the highest number this version of diptych knows: a store
+that records a higher one was written by a newer diptych and is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[int, str, Migration]] = []
+
+
+def migration(number: int) -> Callable[[Migration], Migration]:
+    def register(fn: Migration) -> Migration:
+        MIGRATIONS.append((number, fn.__name__, fn))
+        return fn
+
+    return register
+
+
+@migration(1)
+def m001_initial(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            probe TEXT NOT NULL,
+            probe_version TEXT NOT NULL,
+            params TEXT NOT NULL,
+            models TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            status TEXT NOT NULL,
+            n_trials INTEGER NOT NULL DEFAULT 0,
+            diptych_version TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX runs_fingerprint ON runs(fingerprint);
+
+        CREATE TABLE trials (
+            run_id TEXT NOT NULL REFERENCES runs(id),
+            idx INTEGER NOT NULL,
+            model_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            capability TEXT NOT NULL,
+            sample INTEGER NOT NULL,
+            payload TEXT NOT NULL,
+            meta TEXT NOT NULL,
+            PRIMARY KEY (run_id, idx)
+        );
+        CREATE INDEX trials_key ON trials(key);
+
+        CREATE TABLE results (
+            key TEXT PRIMARY KEY,
+            model_id TEXT NOT NULL,
+            model_version TEXT NOT NULL,
+            capability TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('done', 'refused', 'failed')),
+            output TEXT,
+            blob TEXT,
+            error TEXT,
+            attempts INTEGER NOT NULL,
+            started_at REAL NOT NULL,
+            finished_at REAL NOT NULL,
+            duration_s REAL NOT NULL,
+            provenance TEXT NOT NULL
+        );
+
+        CREATE TABLE subjects (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs(id),
+            trial_idx INTEGER NOT NULL,
+            position TEXT NOT NULL,
+            meta TEXT NOT NULL,
+            UNIQUE (run_id, trial_idx, position)
+        );
+
+        CREATE TABLE annotations (
+            id INTEGER PRIMARY KEY,
+            subject_id INTEGER NOT NULL REFERENCES subjects(id),
+            annotator TEXT NOT NULL,
+            label TEXT NOT NULL,
+            confidence REAL,
+            detail TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL,
+            UNIQUE (subject_id, annotator)
+        );
+        CREATE INDEX annotations_annotator ON annotations(annotator);
+        """,
+    )
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT first and break the migration's transaction, so statements
+    # are run one by one (the schema has no ';' inside a statement).
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+SCHEMA_VERSION = max(number for number, _, _ in MIGRATIONS)
+
+
+def applied(db: sqlite3.Connection) -> set[int]:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations "
+        "(number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    )
+    return {row[0] for row in db.execute("SELECT number FROM _migrations")}
+
+
+def migrate(db: sqlite3.Connection) -> list[int]:
+    """Apply every migration not yet applied, each in its own transaction; return their numbers."""
+    done = applied(db)
+    newer = [n for n in done if n > SCHEMA_VERSION]
+    if newer:
+        from diptych.core.errors import StoreError
+
+        raise StoreError(
+            f"this workspace was written by a newer diptych (schema {max(newer)}, this version "
+            f"reads up to {SCHEMA_VERSION}): upgrade with 'pip install -U diptych'"
+        )
+    ran = []
+    for number, name, fn in sorted(MIGRATIONS):
+        if number in done:
+            continue
+        # The connection is in autocommit mode: the transaction is explicit, so a migration
+        # and its record land together or not at all.
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fn(db)
+            db.execute(
+                "INSERT INTO _migrations (number, name, applied_at) VALUES (?, ?, ?)",
+                (number, name, time.time()),
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        ran.append(number)
+    return ran

@@ -1,0 +1,263 @@
+"""The plugin host: loads entry points once, collects what each plugin registers.
+
+Built-in plugins come through the same ``diptych`` entry-point group as third-party ones.
+``DIPTYCH_PLUGINS=a,b`` restricts loading to the entry points named ``a`` and ``b``. A plugin
+that fails to import or to register is reported in one warning line (logger ``diptych``) and
+skipped; the host carries on with the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, TypeVar
+
+import pluggy
+from pydantic import BaseModel, ValidationError
+
+from diptych.core import hookspecs
+from diptych.core.capabilities import Capability, Model
+from diptych.core.errors import ParameterError, UnknownPluginError
+from diptych.core.probe import Probe
+
+ENTRY_POINT_GROUP = "diptych"
+log = logging.getLogger("diptych")
+
+
+@dataclass
+class PluginInfo:
+    """One loaded plugin and what it registered."""
+
+    name: str
+    distribution: str
+    version: str
+    probes: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    annotators: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class Registry:
+    probes: dict[str, type[Probe]] = field(default_factory=dict)
+    models: dict[str, type[Model]] = field(default_factory=dict)
+    annotators: dict[str, type[Model]] = field(default_factory=dict)
+    plugins: list[PluginInfo] = field(default_factory=list)
+    owner: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+class PluginRegistrationError(Exception):
+    pass
+
+
+_pm: pluggy.PluginManager | None = None
+_registry: Registry | None = None
+
+
+def _distribution(ep: EntryPoint) -> tuple[str, str]:
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return "", ""
+    return dist.metadata["Name"], dist.version
+
+
+def _collect(registry: Registry, info: PluginInfo, pm: pluggy.PluginManager) -> None:
+    """Call one plugin's register hooks with callbacks that validate what they receive."""
+    staged: list[tuple[str, str, type]] = []
+
+    def make(kind: str, base: type) -> Callable[[type], None]:
+        def register(cls: type) -> None:
+            if not (isinstance(cls, type) and issubclass(cls, base)):
+                raise PluginRegistrationError(
+                    f"register_{kind}s() was given {cls!r}, not a subclass of {base.__name__}"
+                )
+            name = getattr(cls, "name", None)
+            if not isinstance(name, str) or not name:
+                raise PluginRegistrationError(f"{cls.__name__} has no 'name'")
+            taken = registry.owner.get((kind, name))
+            if taken is not None or any(k == kind and n == name for k, n, _ in staged):
+                raise PluginRegistrationError(
+                    f"{kind} '{name}' is already registered by plugin '{taken or info.name}'"
+                )
+            if kind != "probe" and not getattr(cls, "capabilities", None):
+                raise PluginRegistrationError(f"{cls.__name__} lists no capabilities")
+            staged.append((kind, name, cls))
+
+        return register
+
+    for kind, base in (("probe", Probe), ("model", Model), ("annotator", Model)):
+        # Each plugin's implementation is called on its own so that what it registers can be
+        # attributed to it (for `diptych plugins`) and its failure isolated.
+        caller = getattr(pm.hook, f"register_{kind}s")
+        for impl in caller.get_hookimpls():
+            if impl.plugin_name == info.name:
+                impl.function(register=make(kind, base))
+    # Only a plugin that registered without error adds anything: no half-registered plugins.
+    for kind, name, cls in staged:
+        getattr(registry, f"{kind}s")[name] = cls
+        getattr(info, f"{kind}s").append(name)
+        registry.owner[(kind, name)] = info.name
+
+
+def plugin_manager() -> pluggy.PluginManager:
+    load_plugins()
+    assert _pm is not None
+    return _pm
+
+
+def load_plugins(*, reload: bool = False) -> Registry:
+    """Load every plugin once (entry points, then those registered by hand); return the registry."""
+    global _pm, _registry
+    if _registry is not None and not reload:
+        return _registry
+    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    pm.add_hookspecs(hookspecs)
+    registry = Registry()
+    only = {n.strip() for n in os.environ.get("DIPTYCH_PLUGINS", "").split(",") if n.strip()}
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if only and ep.name not in only:
+            continue
+        dist, version = _distribution(ep)
+        info = PluginInfo(name=ep.name, distribution=dist, version=version)
+        try:
+            plugin = ep.load()
+            pm.register(plugin, name=ep.name)
+            _collect(registry, info, pm)
+        # A third-party plugin may fail in any way while importing or registering; the host
+        # names it and goes on, which is the whole point of isolating plugins.
+        except Exception as error:  # noqa: BLE001
+            info.error = f"{type(error).__name__}: {error}"
+            log.warning(
+                "plugin '%s' (%s) was not loaded: %s", ep.name, dist or ep.value, info.error
+            )
+            if pm.has_plugin(ep.name):
+                pm.unregister(name=ep.name)
+        registry.plugins.append(info)
+    pm.check_pending()
+    _pm, _registry = pm, registry
+    for name, plugin in list(_extra.items()):
+        _add(name, plugin)
+    return registry
+
+
+_extra: dict[str, object] = {}
+
+
+def _add(name: str, plugin: object) -> None:
+    assert _pm is not None and _registry is not None
+    info = PluginInfo(name=name, distribution="", version="")
+    _pm.register(plugin, name=name)
+    _pm.check_pending()
+    _collect(_registry, info, _pm)
+    _registry.plugins.append(info)
+
+
+def register_plugin(plugin: object, name: str | None = None) -> str:
+    """Register a plugin object by hand (tests, notebooks): it is loaded like an entry point."""
+    name = name or getattr(plugin, "__name__", None) or repr(plugin)
+    _extra[name] = plugin
+    if _registry is not None:
+        _add(name, plugin)
+    return name
+
+
+def unregister_plugin(name: str) -> None:
+    """Undo :func:`register_plugin`; what the plugin registered is forgotten."""
+    _extra.pop(name, None)
+    if _registry is None or _pm is None:
+        return
+    if _pm.has_plugin(name):
+        _pm.unregister(name=name)
+    for info in list(_registry.plugins):
+        if info.name == name:
+            _registry.plugins.remove(info)
+            for kind in ("probe", "model", "annotator"):
+                for item in getattr(info, f"{kind}s"):
+                    getattr(_registry, f"{kind}s").pop(item, None)
+                    _registry.owner.pop((kind, item), None)
+
+
+def plugin_module(**hooks: Callable[..., None]) -> types.SimpleNamespace:
+    """A plugin object made of the given hook functions (for tests and quick scripts)."""
+    marked = {name: hookspecs.hookimpl(fn) for name, fn in hooks.items()}
+    return types.SimpleNamespace(**marked)
+
+
+# --- lookup and parameters ------------------------------------------------------------------
+
+P = TypeVar("P", bound=BaseModel)
+
+
+def _unknown(kind: str, name: str, known: Sequence[str]) -> UnknownPluginError:
+    listing = ", ".join(sorted(known)) or "none"
+    return UnknownPluginError(
+        f"no {kind} named '{name}' (installed: {listing}); 'diptych plugins' lists them"
+    )
+
+
+def parse_params(schema: type[P], given: dict[str, Any] | Sequence[str] | None, *, owner: str) -> P:
+    """Validate parameters for a plugin; ``given`` is a dict or ``key=value`` strings.
+
+    A ``key=value`` string for a list field is split on commas. Errors become one line naming
+    the parameter and the fields the plugin knows.
+    """
+    values: dict[str, Any] = {}
+    if isinstance(given, dict):
+        values = dict(given)
+    elif given:
+        for item in given:
+            key, sep, value = item.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or not key:
+                raise ParameterError(f"parameter '{item}' for {owner} is not of the form key=value")
+            field_info = schema.model_fields.get(key)
+            origin = getattr(field_info.annotation, "__origin__", None) if field_info else None
+            if origin in (list, tuple) or "list[" in str(field_info and field_info.annotation):
+                values[key] = [v.strip() for v in value.split(",") if v.strip()]
+            else:
+                values[key] = value
+    try:
+        return schema.model_validate(values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "parameters"
+        known = ", ".join(schema.model_fields) or "none"
+        if first["type"] == "extra_forbidden":
+            raise ParameterError(
+                f"{owner} has no parameter '{where}' (its parameters: {known})"
+            ) from error
+        raise ParameterError(f"{owner} parameter '{where}': {first['msg']}") from error
+
+
+def probe_class(name: str) -> type[Probe]:
+    registry = load_plugins()
+    if name not in registry.probes:
+        raise _unknown("probe", name, list(registry.probes))
+    return registry.probes[name]
+
+
+def model_class(name: str) -> type[Model]:
+    registry = load_plugins()
+    if name in registry.models:
+        return registry.models[name]
+    if name in registry.annotators:
+        return registry.annotators[name]
+    raise _unknown("model", name, list(registry.models))
+
+
+def get_probe(name: str, params: dict[str, Any] | Sequence[str] | None = None) -> Probe:
+    cls = probe_class(name)
+    return cls(parse_params(cls.Params, params, owner=f"probe '{name}'"))
+
+
+def get_model(name: str, params: dict[str, Any] | Sequence[str] | None = None) -> Model:
+    cls = model_class(name)
+    return cls(parse_params(cls.Params, params, owner=f"model '{name}'"))
+
+
+def models_with(capability: Capability) -> list[str]:
+    return sorted(n for n, c in load_plugins().models.items() if capability in c.capabilities)

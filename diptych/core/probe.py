@@ -1,0 +1,117 @@
+"""The probe base class and what a probe's analysis returns.
+
+A probe turns one published method into trials (``plan``), turns a model's raw answers into
+labels for its subjects where the model labels its own output (``self_labels``), and scores a
+finished run (``analyze``). Class attributes describe it; the first docstring line is its
+description in ``diptych plugins``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from diptych.core.capabilities import Capability
+from diptych.core.trials import Subject, TrialSpec
+
+if TYPE_CHECKING:
+    from diptych.core.runview import RunView
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label for one subject of one trial, as produced by an annotator."""
+
+    position: str
+    label: str
+    confidence: float | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+
+
+@dataclass
+class Figure:
+    title: str
+    path: str
+    caption: str = ""
+
+
+@dataclass
+class ProbeResult:
+    """What ``analyze`` returns; the report renders it to Markdown, HTML or JSON.
+
+    ``numbers`` holds the headline figures, each a dict with ``value`` and, for every bias
+    figure, ``ci_low``/``ci_high`` and ``n``. ``flags`` point a reviewer at trials to look at.
+    """
+
+    title: str
+    summary: str = ""
+    numbers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tables: list[Table] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Probe:
+    """Base class of every probe plugin."""
+
+    name: ClassVar[str]
+    goal: ClassVar[str] = ""
+    #: Bump when ``plan`` or the payloads change: it is part of a run's identity.
+    version: ClassVar[str] = "1"
+    #: Every capability some mode of the probe can use.
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
+    #: The annotator id under which ``self_labels`` are stored.
+    self_annotator: ClassVar[str] = "self"
+
+    class Params(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+    def __init__(self, params: BaseModel | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+
+    @classmethod
+    def description(cls) -> str:
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else cls.goal
+
+    def required_capability(self) -> Capability:
+        """The capability this probe, with its parameters, asks of a model."""
+        if len(self.capabilities) != 1:
+            raise NotImplementedError(f"{self.name} must say which capability its mode needs")
+        return next(iter(self.capabilities))
+
+    def plan(self) -> Iterator[TrialSpec]:
+        """Every trial, in a deterministic order, with its subjects."""
+        raise NotImplementedError
+
+    def self_labels(self, spec: TrialSpec, output: dict[str, Any], key: str) -> Sequence[Label]:
+        """Labels the model's own answer gives its subjects (e.g. the pronoun it chose).
+
+        ``key`` is the trial key; probes that draw labels at random seed the draw from it so a
+        label can be reproduced. The default: the probe has no self-labels.
+        """
+        return ()
+
+    def subjects(self, spec: TrialSpec) -> tuple[Subject, ...]:
+        return spec.subjects
+
+    def prompts_used(self) -> dict[str, str]:
+        """The prompt templates of this run, for the report."""
+        return {}
+
+    def analyze(self, run: RunView) -> ProbeResult:
+        """Score a run: tables, figures, flags and numbers with their uncertainty."""
+        raise NotImplementedError

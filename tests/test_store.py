@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from diptych.core.errors import RunNotFoundError, StoreError
+from diptych.core.migrations import MIGRATIONS, SCHEMA_VERSION
+from diptych.core.store import ResultRecord, Store, open_store
+
+
+def result(key: str, status: str, output: dict | None = None, error: str | None = None):
+    now = time.time()
+    return ResultRecord(
+        key=key,
+        model_id="m",
+        model_version="1",
+        capability="chat",
+        status=status,
+        output=output,
+        blob=None,
+        error=error,
+        attempts=1,
+        started_at=now,
+        finished_at=now + 1,
+        provenance={"model": "m"},
+    )
+
+
+def test_migrations_are_recorded_once(tmp_path: Path) -> None:
+    with open_store(tmp_path) as store:
+        rows = store.db.execute("SELECT number, name FROM _migrations").fetchall()
+        assert [tuple(r) for r in rows] == [(n, name) for n, name, _ in sorted(MIGRATIONS)]
+        assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    # Reopening applies nothing new and keeps the record as it was.
+    with open_store(tmp_path) as store:
+        assert store.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_store_from_a_newer_version_is_refused_untouched(tmp_path: Path) -> None:
+    with open_store(tmp_path) as store:
+        store.db.execute("INSERT INTO _migrations VALUES (?, 'future', 0)", (SCHEMA_VERSION + 1,))
+        store.create_run(
+            "r1",
+            probe="p",
+            probe_version="1",
+            params={},
+            models=[],
+            fingerprint="f",
+            diptych_version="0",
+        )
+    with pytest.raises(StoreError, match="newer diptych.*upgrade"):
+        open_store(tmp_path)
+    # Nothing was lost: the run is still there for the newer version to read.
+    db = sqlite3.connect(tmp_path / "diptych.db")
+    assert db.execute("SELECT id FROM runs").fetchall() == [("r1",)]
+
+
+def test_a_file_that_is_not_a_workspace_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "diptych.db").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreError, match="not a diptych workspace"):
+        Store(tmp_path)
+
+
+def test_blobs_are_content_addressed(store: Store) -> None:
+    sha = store.put_blob(b"image bytes")
+    assert sha == hashlib.sha256(b"image bytes").hexdigest()
+    assert store.blob_path(sha) == store.path / "blobs" / sha[:2] / sha[2:]
+    assert store.put_blob(b"image bytes") == sha
+    assert store.get_blob(sha) == b"image bytes"
+    assert not list(store.blob_path(sha).parent.glob(".tmp-*"))
+
+
+def test_a_finished_result_is_never_overwritten_but_a_failure_is(store: Store) -> None:
+    store.save_result(result("k1", "done", {"text": "first"}))
+    store.save_result(result("k1", "done", {"text": "second"}))
+    stored = store.result("k1")
+    assert stored is not None and stored.output == {"text": "first"}
+
+    store.save_result(result("k2", "failed", error="boom"))
+    store.save_result(result("k2", "done", {"text": "ok"}))
+    retried = store.result("k2")
+    assert retried is not None and retried.status == "done" and retried.attempts == 2
+
+
+def test_unknown_run_and_prefix_lookup(store: Store) -> None:
+    store.create_run(
+        "pst-text-abcdef12",
+        probe="pst-text",
+        probe_version="1",
+        params={},
+        models=[],
+        fingerprint="f",
+        diptych_version="0",
+    )
+    assert store.get_run("pst-text-abc").id == "pst-text-abcdef12"
+    with pytest.raises(RunNotFoundError, match="diptych runs"):
+        store.get_run("nope")
