@@ -179,6 +179,27 @@ class ScriptedVisionChat(ScriptedModel):
         return str(answer)
 
 
+class ScriptedEncoder(ScriptedModel):
+    """Image-text encoder with scripted vectors (default: 4-d vectors derived from the input)."""
+
+    name = "scripted-encoder"
+    capabilities = frozenset({Capability.IMAGE_TEXT_ENCODER})
+
+    async def embed_texts(self, texts: Sequence[str]) -> list[list[float]]:
+        def default() -> list[list[float]]:
+            return [[_unit(t, str(i)) for i in range(4)] for t in texts]
+
+        answer = await self._call("embed_texts", " ".join(texts), default, texts=list(texts))
+        return list(answer)
+
+    async def embed_images(self, images: Sequence[Any]) -> list[list[float]]:
+        def default() -> list[list[float]]:
+            return [[_unit(repr(img.size), str(i)) for i in range(4)] for img in images]
+
+        answer = await self._call("embed_images", "", default, n_images=len(images))
+        return list(answer)
+
+
 class ScriptedAnnotator(ScriptedModel):
     """Person annotator that labels from a script (default: cannot_identify)."""
 
@@ -238,6 +259,7 @@ SCRIPTED_MODELS: tuple[type[ScriptedModel], ...] = (
     ScriptedLikelihood,
     ScriptedImageGenerator,
     ScriptedVisionChat,
+    ScriptedEncoder,
 )
 
 

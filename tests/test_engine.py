@@ -171,3 +171,26 @@ def test_cancellation_keeps_what_finished(scripted: None, store: Store) -> None:
     run_probe(store, probe, [resumed_model])
     assert resumed_model.calls == 200 - finished_before
     assert Capability.TEXT_LIKELIHOOD in resumed_model.capabilities
+
+
+@pytest.mark.parametrize(
+    ("capability", "model_name", "method"),
+    [
+        ("chat", "scripted-chat", "complete"),
+        ("text_likelihood", "scripted-likelihood", "next_token_logprobs"),
+        ("image_generator", "scripted-images", "generate"),
+    ],
+)
+def test_each_scripted_capability_runs_through_the_engine(
+    scripted: None, store: Store, capability: str, model_name: str, method: str
+) -> None:
+    from diptych.core.plugins import get_model
+
+    model = get_model(model_name)
+    run = run_probe(store, "scripted", [model], probe_params={"n": 3, "capability": capability})
+    assert run.status == "complete"
+    assert [h["method"] for h in model.history] == [method] * 3  # type: ignore[attr-defined]
+    results = list(store.run_results(run.id).values())
+    if capability == "image_generator":
+        # Images are stored as content-addressed PNG blobs.
+        assert all(store.get_blob(r.blob or "").startswith(b"\x89PNG") for r in results)

@@ -92,3 +92,29 @@ def test_sigkill_then_resume_executes_every_trial_once(tmp_path: Path) -> None:
         assert store.get_run(run.id).status == "complete"
         attempts = [r.attempts for r in store.run_results(run.id).values()]
         assert attempts == [1] * N
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+    store_dir, log = tmp_path / "ws", tmp_path / "calls.jsonl"
+    args = [
+        "run", "scripted", "-m", "scripted-likelihood", "-p", "n=400",
+        "-M", "latency=0.01", "-M", "max_concurrency=2", "-M", f"calls_log={log}", "--quiet",
+    ]
+    proc = subprocess.Popen(cli(store_dir, log, *args), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= 50:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    with open_store(store_dir) as store:
+        (run,) = store.list_runs()
+        counts = store.status_counts(run.id)
+        assert run.status == "interrupted"
+    assert f"resume with: diptych resume {run.id}" in out
+    assert f"{counts['done']} of 400 trials stored" in out
+    assert 0 < counts["done"] < 400

@@ -50,7 +50,7 @@ def finish(
 
 
 def _execute(ctx: typer.Context, run_fn: Any, quiet: bool) -> tuple[RunRecord, Store, Console]:
-    console = Console(stderr=False)
+    console = Console(soft_wrap=True)
     reporter = RichReporter(console, quiet=quiet)
     store = state(ctx).open_store()
     try:
