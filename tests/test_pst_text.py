@@ -186,3 +186,20 @@ def test_story_mode(store: Store) -> None:
     # The sheriff: 2 partners × 2 orders paired, 3 single samples, all 'they'.
     assert sts["excluded_cannot_identify"] == 7
     assert sts["micro"]["sheriff"]["n_paired"] == 0
+
+
+def test_gap_has_an_interval_around_its_value(store: Store) -> None:
+    run = run_probe(store, "pst-text", [FixedPShe({"feminine": 0.7, "masculine": 0.4})])
+    numbers = analyze(store, run.id).numbers
+    gap = numbers["gap paired − single"]
+    assert gap["value"] == pytest.approx(
+        numbers["STS paired"]["value"] - numbers["STS single"]["value"]
+    )
+    assert gap["ci_low"] < gap["value"] < gap["ci_high"]
+
+
+def test_repeated_identities_are_refused() -> None:
+    from diptych.core.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="repeated"):
+        get_probe("pst-text", ["masculine=farmer,farmer"])

@@ -63,12 +63,12 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: every DiptychError becomes one line on stderr and a non-zero exit."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
     logger = logging.getLogger("diptych")
-    logger.addHandler(handler)
+    if not any(isinstance(h.formatter, _OneLine) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_OneLine())
+        logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if debug else logging.WARNING)
-    logger.propagate = False
     try:
         code = app(args=args, prog_name="diptych", standalone_mode=False)
     except DiptychError as error:

@@ -108,7 +108,13 @@ def _print_sts(result: STSResult) -> None:
     from rich.console import Console
 
     ci = f"{result.confidence:.0%} CI"
-    overall = _table("Overall STS (lower is less stereotyped)", "setting", "STS", ci, "n")
+    overall = _table(
+        "Overall STS (+100 stereotyped, 0 neutral, −100 anti-stereotyped)",
+        "setting",
+        "STS",
+        ci,
+        "n",
+    )
     for setting in ("single", "paired"):
         overall.add_row(setting, *_estimate_cells(getattr(result.overall, setting)))
 

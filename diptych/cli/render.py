@@ -9,7 +9,9 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report import fmt
 
 
-def print_result(console: Console, result: ProbeResult, *, max_rows: int = 60) -> None:
+def print_result(
+    console: Console, result: ProbeResult, *, max_rows: int = 60, tables: bool = True
+) -> None:
     console.print(f"[bold]{result.title}[/]")
     if result.summary:
         console.print(result.summary)
@@ -20,7 +22,7 @@ def print_result(console: Console, result: ProbeResult, *, max_rows: int = 60) -
             interval = f"[{fmt(low)}, {fmt(high)}]" if low is not None else "—"
             headline.add_row(name, fmt(num.get("value")), interval, fmt(num.get("n")))
         console.print(headline)
-    for table in result.tables:
+    for table in result.tables if tables else []:
         shown = Table(*table.columns, title=table.title)
         for row in table.rows[:max_rows]:
             shown.add_row(*(fmt(c) for c in row))

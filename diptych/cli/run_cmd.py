@@ -131,13 +131,16 @@ def register(app: typer.Typer) -> None:
         max_attempts: Annotated[
             int, typer.Option(help="Attempts per trial on transient faults.")
         ] = 6,
+        timeout: Annotated[
+            float | None, typer.Option(help="Seconds per call before retrying.")
+        ] = None,
         report: Annotated[
             Path | None, typer.Option("--report", help="Write the report into this directory.")
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     ) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
-        retry = RetryPolicy(max_attempts=max_attempts)
+        retry = RetryPolicy(max_attempts=max_attempts, timeout=timeout)
 
         def go(store: Store, reporter: RichReporter) -> RunRecord:
             record = store.get_run(run_id)

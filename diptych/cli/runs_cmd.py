@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
                 "labels: " + (", ".join(f"{k} {v}" for k, v in by_annotator.items()) or "none")
             )
             if counts["done"]:
-                print_result(console, get_probe(run.probe, run.params).analyze(view), max_rows=0)
+                print_result(console, get_probe(run.probe, run.params).analyze(view), tables=False)
 
     @app.command("export")
     def export(

@@ -118,7 +118,13 @@ def load_plugins(*, reload: bool = False) -> Registry:
     pm.add_hookspecs(hookspecs)
     registry = Registry()
     only = {n.strip() for n in os.environ.get("DIPTYCH_PLUGINS", "").split(",") if n.strip()}
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+
+    # diptych's own plugins load first, so a third-party plugin that claims a built-in name is
+    # the one refused, whatever its entry point is called.
+    def order(ep: EntryPoint) -> tuple[bool, str]:
+        return (_distribution(ep)[0] != "diptych", ep.name)
+
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=order):
         if only and ep.name not in only:
             continue
         dist, version = _distribution(ep)
@@ -151,8 +157,14 @@ def _add(name: str, plugin: object) -> None:
     assert _pm is not None and _registry is not None
     info = PluginInfo(name=name, distribution="", version="")
     _pm.register(plugin, name=name)
-    _pm.check_pending()
-    _collect(_registry, info, _pm)
+    try:
+        _pm.check_pending()
+        _collect(_registry, info, _pm)
+    except BaseException:
+        # Leave the host as it was: a plugin that cannot register is not half-registered.
+        _pm.unregister(name=name)
+        _extra.pop(name, None)
+        raise
     _registry.plugins.append(info)
 
 

@@ -97,6 +97,10 @@ def text_prompts() -> TextPrompts:
 def _subset(given: list[str] | None, full: list[str], kind: str) -> list[str]:
     if given is None:
         return list(full)
+    repeated = sorted({g for g in given if given.count(g) > 1})
+    if repeated:
+        # A repeated identity would be counted twice in every score.
+        raise ValueError(f"{kind} identities repeated: {repeated}; name each once")
     unknown = [g for g in given if g not in full]
     if unknown:
         raise ValueError(f"unknown {kind} identities {unknown}; known: {', '.join(full)}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.metrics.stats import bootstrap_cluster_mean
-from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
+from diptych.core.metrics.stats import ClusterMean, bootstrap_cluster_mean, percentile_interval
+from diptych.core.metrics.sts import LabelRow, STSResult, stereo, stereotype_test_score
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 
@@ -24,6 +24,26 @@ def _expected(
     values = [2 * (p if st == "feminine" else 1 - p) - 1 for _, st, p in chosen]
     est = bootstrap_cluster_mean(values, [img for img, _, _ in chosen], scale=100.0, seed=seed)
     return est.to_dict()
+
+
+def _gap(rows: list[LabelRow], seed: int) -> dict[str, Any] | None:
+    """Paired − single overall STS, with a bootstrap interval from independent resamples of the
+    paired and the single scenes (the two settings share no scene)."""
+    import numpy as np
+
+    means = {}
+    for setting in ("paired", "single"):
+        scored = [r for r in rows if r.setting == setting and r.label != "cannot_identify"]
+        if not scored:
+            return None
+        means[setting] = ClusterMean.from_observations(
+            [stereo(r.label, r.stereotype) for r in scored], [r.image for r in scored], scale=100.0
+        )
+    paired = means["paired"].replicates(rng=np.random.default_rng([seed, 1]))
+    single = means["single"].replicates(rng=np.random.default_rng([seed, 2]))
+    low, high = percentile_interval(paired - single)
+    value = means["paired"].value - means["single"].value
+    return {"value": value, "ci_low": low, "ci_high": high, "n": None}
 
 
 def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> Table:
@@ -124,13 +144,9 @@ def analyze_pst_text(probe: PSTText, run: RunView) -> ProbeResult:
             expected = _expected(subjects, setting, probe.p.seed)
             if expected is not None:
                 result.numbers[f"{prefix}STS {setting} (expected from P(he), P(she))"] = expected
-        if sts.overall.paired is not None and sts.overall.single is not None:
-            result.numbers[f"{prefix}gap paired − single"] = {
-                "value": sts.overall.paired.value - sts.overall.single.value,
-                "ci_low": None,
-                "ci_high": None,
-                "n": None,
-            }
+        gap = _gap(rows, probe.p.seed)
+        if gap is not None:
+            result.numbers[f"{prefix}gap paired − single"] = gap
         by_st = Table(
             f"{prefix}STS by stereotyped gender",
             ["stereotype", "STS single", "single 95% CI", "STS paired", "paired 95% CI"],
