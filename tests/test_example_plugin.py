@@ -316,7 +316,8 @@ def register_probes(register):
 ENTRY_POINTS = {
     "aa_broken": "diptych_fixture_broken",
     "zz_not_a_probe": "diptych_fixture_not_a_probe",
-    "zz_duplicate": "diptych_fixture_duplicate",
+    # Sorts before "pst_text": the built-in must still win the name.
+    "aa_duplicate": "diptych_fixture_duplicate",
 }
 
 
@@ -376,7 +377,7 @@ def test_broken_plugins_are_named_and_skipped(
         "PluginRegistrationError: register_probes() was given "
         "<class 'diptych_fixture_not_a_probe.NotAProbe'>, not a subclass of Probe"
     )
-    assert loaded["zz_duplicate"].error == (
+    assert loaded["aa_duplicate"].error == (
         "PluginRegistrationError: probe 'pst-text' is already registered by plugin 'pst_text'"
     )
     for name in ENTRY_POINTS:
@@ -395,7 +396,7 @@ def test_broken_plugins_are_named_and_skipped(
         assert line.endswith(loaded[name].error or "")
 
     listed = {row["name"]: row for row in json.loads(cli("plugins", "--json").stdout)}
-    assert listed["zz_duplicate"]["error"] == loaded["zz_duplicate"].error
+    assert listed["aa_duplicate"]["error"] == loaded["aa_duplicate"].error
 
 
 def test_diptych_plugins_restricts_the_entry_points_loaded(
@@ -410,5 +411,6 @@ def test_diptych_plugins_restricts_the_entry_points_loaded(
 
     plugin_env.setenv("DIPTYCH_PLUGINS", " pronoun_probe , pst_text")
     registry = plugins.load_plugins(reload=True)
-    assert [p.name for p in registry.plugins if p.distribution] == ["pronoun_probe", "pst_text"]
+    # Built-ins load first, then third-party plugins.
+    assert [p.name for p in registry.plugins if p.distribution] == ["pst_text", "pronoun_probe"]
     assert sorted(registry.probes) == ["pronoun-gap", "pst-text"]

