@@ -9,6 +9,13 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report import fmt
 
 
+def _short(value: object) -> str:
+    # One decimal is what a reader takes in at a glance; the report keeps two.
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return f"{value:.1f}"
+    return fmt(value)
+
+
 def print_result(
     console: Console, result: ProbeResult, *, max_rows: int = 60, tables: bool = True
 ) -> None:
@@ -23,9 +30,13 @@ def print_result(
             headline.add_row(name, fmt(num.get("value")), interval, fmt(num.get("n")))
         console.print(headline)
     for table in result.tables if tables else []:
-        shown = Table(*table.columns, title=table.title)
+        headers = table.terminal_columns or {c: c for c in table.columns}
+        keep = [table.columns.index(c) for c in headers]
+        shown = Table(title=table.title)
+        for i in keep:
+            shown.add_column(headers[table.columns[i]], no_wrap=True)
         for row in table.rows[:max_rows]:
-            shown.add_row(*(fmt(c) for c in row))
+            shown.add_row(*(_short(row[i]) for i in keep))
         console.print(shown)
         if len(table.rows) > max_rows:
             console.print(f"[dim]… {len(table.rows) - max_rows} more rows in the report[/]")

@@ -37,6 +37,9 @@ class Table:
     columns: list[str]
     rows: list[list[Any]]
     note: str = ""
+    #: The columns worth showing in an 80-column terminal, with short headers; the report
+    #: shows them all.
+    terminal_columns: dict[str, str] | None = None
 
 
 @dataclass

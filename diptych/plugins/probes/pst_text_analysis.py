@@ -84,6 +84,14 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
             "n paired",
         ],
         rows,
+        terminal_columns={
+            "identity": "identity",
+            "STS single": "single",
+            "STS paired": "paired",
+            "paired 95% CI": "paired 95% CI",
+            "%F paired": "%F",
+            "P(she) paired %": "P(she)%",
+        },
         note=(
             "STS = mean Stereo × 100 (+100: every label matches the stereotype). %F is the share "
             "of drawn labels that are feminine; P(she) is the model's own renormalised "
