@@ -1,5 +1,12 @@
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,3 +30,78 @@ def scripted() -> Iterator[None]:
 def store(tmp_path: Path) -> Iterator[Store]:
     with open_store(tmp_path / "ws") as s:
         yield s
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+# --- a real llama-cpp-python server ---------------------------------------------------------
+
+# The server module run as `python -m llama_cpp.server` would run it, inside
+# amx_safe_loading(): on CPUs with AMX, llama.cpp's AMX kernels segfault on the first batched
+# decode (see diptych.plugins.models.llamacpp._cpu_has_amx); elsewhere it changes nothing.
+SERVER_BOOT = (
+    "import runpy\n"
+    "from diptych.plugins.models.llamacpp import amx_safe_loading\n"
+    "with amx_safe_loading():\n"
+    "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2."""
+    from diptych.plugins.models.llamacpp import bundled_smollm2_gguf
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    command = [
+        sys.executable,
+        "-c",
+        SERVER_BOOT,
+        "--model",
+        str(bundled_smollm2_gguf()),
+        "--model_alias",
+        "smollm2",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--logits_all",
+        "true",
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        str(len(os.sched_getaffinity(0))),
+        "--verbose",
+        "false",
+    ]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer:\n{log.read_text()[-3000:]}")
+            time.sleep(0.2)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

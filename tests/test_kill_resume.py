@@ -97,11 +97,23 @@ def test_sigkill_then_resume_executes_every_trial_once(tmp_path: Path) -> None:
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     store_dir, log = tmp_path / "ws", tmp_path / "calls.jsonl"
     args = [
-        "run", "scripted", "-m", "scripted-likelihood", "-p", "n=400",
-        "-M", "latency=0.01", "-M", "max_concurrency=2", "-M", f"calls_log={log}", "--quiet",
+        "run",
+        "scripted",
+        "-m",
+        "scripted-likelihood",
+        "-p",
+        "n=400",
+        "-M",
+        "latency=0.01",
+        "-M",
+        "max_concurrency=2",
+        "-M",
+        f"calls_log={log}",
+        "--quiet",
     ]
-    proc = subprocess.Popen(cli(store_dir, log, *args), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli(store_dir, log, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if log.exists() and len(log.read_text().splitlines()) >= 50:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -22,17 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import free_port
 
-pytest.importorskip("openai")
-
-from diptych.core.capabilities import Message, Model, Sampling  # noqa: E402
-from diptych.core.errors import (  # noqa: E402
+from diptych.core.capabilities import Message, Model, Sampling
+from diptych.core.errors import (
     PermanentModelError,
     RefusalError,
     TransientModelError,
 )
-from diptych.plugins.models import openai_compat  # noqa: E402
-from diptych.plugins.models.openai_compat import (  # noqa: E402
+from diptych.plugins.models import openai_compat
+from diptych.plugins.models.openai_compat import (
     OpenAICompatible,
     parse_retry_after,
 )
@@ -52,82 +47,6 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-# --- a real llama-cpp-python server ---------------------------------------------------------
-
-# The server module run as `python -m llama_cpp.server` would run it, inside
-# amx_safe_loading(): on CPUs with AMX, llama.cpp's AMX kernels segfault on the first batched
-# decode (see diptych.plugins.models.llamacpp._cpu_has_amx); elsewhere it changes nothing.
-SERVER_BOOT = (
-    "import runpy\n"
-    "from diptych.plugins.models.llamacpp import amx_safe_loading\n"
-    "with amx_safe_loading():\n"
-    "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
-)
-
-
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of llama-cpp-python's OpenAI-compatible server with the bundled SmolLM2."""
-    pytest.importorskip("llama_cpp.server")
-    from diptych.plugins.models.llamacpp import bundled_smollm2_gguf
-
-    port = free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [
-        sys.executable,
-        "-c",
-        SERVER_BOOT,
-        "--model",
-        str(bundled_smollm2_gguf()),
-        "--model_alias",
-        "smollm2",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--logits_all",
-        "true",
-        "--n_ctx",
-        "2048",
-        "--n_threads",
-        str(len(os.sched_getaffinity(0))),
-        "--verbose",
-        "false",
-    ]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @pytest.fixture
 async def served(llama_server: str) -> AsyncIterator[OpenAICompatible]:
     model = OpenAICompatible(OpenAICompatible.Params(base_url=llama_server, model="smollm2"))
@@ -137,7 +56,6 @@ async def served(llama_server: str) -> AsyncIterator[OpenAICompatible]:
 
 @pytest.fixture(scope="module")
 def in_process() -> Iterator[Any]:
-    pytest.importorskip("llama_cpp")
     from diptych.plugins.models.llamacpp import SmolLM2
 
     model = SmolLM2()

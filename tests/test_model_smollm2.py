@@ -13,12 +13,10 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("llama_cpp")
-
-from diptych.core.capabilities import Capability, Message, Model, Sampling  # noqa: E402
-from diptych.core.errors import ModelLoadError, PermanentModelError  # noqa: E402
-from diptych.plugins.models import llamacpp  # noqa: E402
-from diptych.plugins.models.llamacpp import LlamaCpp, SmolLM2  # noqa: E402
+from diptych.core.capabilities import Capability, Message, Model, Sampling
+from diptych.core.errors import ModelLoadError, PermanentModelError
+from diptych.plugins.models import llamacpp
+from diptych.plugins.models.llamacpp import LlamaCpp, SmolLM2
 
 pytestmark = pytest.mark.slow
 
