@@ -48,24 +48,13 @@ def test_pst_text_on_smollm2_in_process_and_served(store: Store, llama_server: s
     numbers_served = probe.analyze(RunView(store, store.get_run(served.id))).numbers
     key = "STS paired (expected from P(he), P(she))"
     assert numbers_served[key]["value"] == pytest.approx(numbers_local[key]["value"], abs=0.2)
-    expected = (
-        100
-        * sum(
-            (
-                2
-                * (
-                    p
-                    if (
-                        "nurse" in prompt.split("The ")[-1]
-                        or "secretary" in prompt.split("The ")[-1]
-                    )
-                    else 1 - p
-                )
-                - 1
-            )
-            for prompt, p in ours.items()
-            if "left and" in prompt
-        )
-        / 16
-    )
-    assert numbers_local[key]["value"] == pytest.approx(expected)
+    # Expected STS worked out from the probabilities: 2·P(stereotyped pronoun) − 1, × 100.
+    feminine = set(SUBSET["feminine"])
+    terms = []
+    for prompt, p in ours.items():
+        if " on the left and " not in prompt:
+            continue
+        target = prompt.split("The ")[-1].split(" on the ")[0]
+        terms.append(2 * (p if target in feminine else 1 - p) - 1)
+    assert len(terms) == 16
+    assert numbers_local[key]["value"] == pytest.approx(100 * sum(terms) / len(terms))
