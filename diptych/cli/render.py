@@ -10,8 +10,9 @@ from diptych.core.report import fmt
 
 
 def _short(value: object) -> str:
-    # One decimal is what a reader takes in at a glance; the report keeps two.
-    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+    # Scores on the ±100 scale read best with one decimal (the report keeps two); smaller
+    # numbers such as probabilities keep two.
+    if isinstance(value, float) and 10 <= abs(value) < float("inf"):
         return f"{value:.1f}"
     return fmt(value)
 
