@@ -9,19 +9,24 @@ export OMP_NUM_THREADS ?= 2
 
 .PHONY: demo test bench lint clean-demo
 
+# PyTorch's CPU build first, pinned, so that no extra pulls in a multi-GB CUDA build.
+TORCH  ?= torch==2.13.0
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-all: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[all]'
+# The demo needs only the local llama.cpp model.
+$(VENV)/.installed-demo: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[llamacpp]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet $(TORCH)
 	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(VENV)/.installed-all $@
+	touch $(VENV)/.installed-demo $@
 
-demo: $(VENV)/.installed-all
+demo: $(VENV)/.installed-demo
 	$(VENV)/bin/diptych --store diptych-demo/.diptych run pst-text --model smollm2 \
 		--report diptych-demo
 

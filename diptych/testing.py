@@ -57,6 +57,8 @@ class ScriptedParams(BaseModel):
     calls_log: str | None = Field(
         None, description="append one JSON line per call to this file (survives a kill)"
     )
+    price_per_call: float | None = Field(None, ge=0, description="USD per call, for cost tests")
+    batch_size: int = Field(1, ge=1, description="images per batched call (scripted-images)")
     version: str = "1"
 
 
@@ -65,7 +67,16 @@ class ScriptedModel(Model):
 
     name: ClassVar[str] = "scripted"
     capabilities: ClassVar[frozenset[Capability]] = frozenset()
-    operational_params = frozenset({"latency", "max_concurrency", "transient_every", "calls_log"})
+    operational_params = frozenset(
+        {
+            "latency",
+            "max_concurrency",
+            "transient_every",
+            "calls_log",
+            "price_per_call",
+            "batch_size",
+        }
+    )
     Params = ScriptedParams  # type: ignore[assignment]
 
     def __init__(self, params: BaseModel | None = None) -> None:
@@ -73,6 +84,8 @@ class ScriptedModel(Model):
         assert isinstance(self.params, ScriptedParams)
         self.p: ScriptedParams = self.params
         self.hints.max_concurrency = self.p.max_concurrency
+        self.hints.price_per_call = self.p.price_per_call
+        self.hints.batch_size = self.p.batch_size
         self._queue: deque[Any] = deque()
         self.history: list[dict[str, Any]] = []
         self.calls = 0
@@ -165,6 +178,29 @@ class ScriptedImageGenerator(ScriptedModel):
             ]
 
         answer = await self._call("generate", prompt, default, prompt=prompt, n=n, seed=seed)
+        return list(answer)
+
+    async def generate_batch(
+        self, prompts: Sequence[str], seeds: Sequence[int | None], size: str | None
+    ) -> list[GeneratedImage]:
+        """Several prompts in one call, one seed each (used when ``batch_size`` > 1)."""
+        from PIL import Image
+
+        def default() -> list[GeneratedImage]:
+            return [
+                GeneratedImage(
+                    Image.new("RGB", (8, 8), (int(255 * _unit(p, str(s))), 128, 0)), {"seed": s}
+                )
+                for p, s in zip(prompts, seeds, strict=True)
+            ]
+
+        answer = await self._call(
+            "generate_batch",
+            " | ".join(prompts),
+            default,
+            prompts=list(prompts),
+            seeds=list(seeds),
+        )
         return list(answer)
 
 

@@ -179,3 +179,27 @@ def test_model_that_fails_to_load(tmp_path: Path) -> None:
         "--quiet",
     )
     assert "Traceback" in debug.stderr
+
+
+def test_dry_run_prints_plan_and_cost_and_stores_nothing(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    result = run_cli(
+        "--store",
+        str(ws),
+        "run",
+        "scripted",
+        "-m",
+        "scripted-images",
+        "-p",
+        "n=25",
+        "-p",
+        "capability=image_generator",
+        "-M",
+        "price_per_call=0.04",
+        "--dry-run",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "25 trials planned, 0 already stored, 25 to run" in result.stdout
+    assert "estimated cost of the rest: $1.00" in result.stdout
+    with open_store(ws) as store:
+        assert store.list_runs() == []

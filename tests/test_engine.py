@@ -194,3 +194,55 @@ def test_each_scripted_capability_runs_through_the_engine(
     if capability == "image_generator":
         # Images are stored as content-addressed PNG blobs.
         assert all(store.get_blob(r.blob or "").startswith(b"\x89PNG") for r in results)
+
+
+def test_dry_run_estimate_counts_and_prices(scripted: None, store: Store) -> None:
+    from diptych.core.engine import estimate
+    from diptych.core.plugins import get_model
+
+    probe = get_probe("scripted", {"n": 10, "samples": 2, "capability": "image_generator"})
+    model = get_model("scripted-images", {"price_per_call": 0.04})
+    before = estimate(store, probe, [model])
+    assert (before.planned, before.cached, before.to_run) == (20, 0, 20)
+    assert before.cost == pytest.approx(0.80) and before.unpriced == 0
+    assert store.list_runs() == []  # a dry run stores nothing
+
+    run_probe(
+        store,
+        get_probe("scripted", {"n": 4, "capability": "image_generator"}),
+        [get_model("scripted-images", {"price_per_call": 0.04})],
+    )
+    after = estimate(store, probe, [model])
+    # The four stored images (sample 0 of requests 0-3) are neither run nor paid for again.
+    assert (after.cached, after.to_run) == (4, 16) and after.cost == pytest.approx(0.64)
+    unpriced = estimate(store, probe, [get_model("scripted-images")])
+    assert unpriced.unpriced == 16 and unpriced.cost == 0
+
+
+def test_max_cost_stops_before_the_budget_is_exceeded(scripted: None, store: Store) -> None:
+    from diptych.core.plugins import get_model
+
+    model = get_model("scripted-images", {"price_per_call": 0.04, "max_concurrency": 4})
+    probe = get_probe("scripted", {"n": 20, "capability": "image_generator"})
+    run = run_probe(store, probe, [model], max_cost=0.30)
+    counts = store.status_counts(run.id)
+    # $0.30 buys 7 images at $0.04 (0.28); the 8th would exceed it.
+    assert model.calls == 7 and counts["done"] == 7 and counts["pending"] == 13  # type: ignore[attr-defined]
+    assert run.status == "over-budget"
+    more = get_model("scripted-images", {"price_per_call": 0.04})
+    finished = run_probe(store, probe, [more], max_cost=1.0)
+    assert more.calls == 13 and finished.status == "complete"  # type: ignore[attr-defined]
+
+
+def test_image_trials_are_batched_with_a_seed_each(scripted: None, store: Store) -> None:
+    from diptych.core.plugins import get_model
+
+    model = get_model("scripted-images", {"batch_size": 4, "max_concurrency": 1})
+    run = run_probe(
+        store, get_probe("scripted", {"n": 10, "capability": "image_generator"}), [model]
+    )
+    calls = [h["method"] for h in model.history]  # type: ignore[attr-defined]
+    assert calls == ["generate_batch"] * 3  # 4 + 4 + 2
+    results = store.run_results(run.id).values()
+    assert len(results) == 10 and all(r.status == "done" for r in results)
+    assert sorted(r.provenance["batch_size"] for r in results) == [2, 2] + [4] * 8

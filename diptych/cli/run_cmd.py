@@ -11,7 +11,7 @@ from rich.console import Console
 from diptych.cli.context import state
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
-from diptych.core.engine import RetryPolicy, probe_and_models_of, run_probe
+from diptych.core.engine import Estimate, RetryPolicy, estimate, probe_and_models_of, run_probe
 from diptych.core.errors import UsageError
 from diptych.core.plugins import get_model, get_probe
 from diptych.core.report import write_report
@@ -32,6 +32,17 @@ def split_model_params(models: list[str], given: list[str]) -> dict[str, list[st
             for params in scoped.values():
                 params.append(item)
     return scoped
+
+
+def print_estimate(console: Console, est: Estimate) -> None:
+    console.print(f"{est.planned} trials planned, {est.cached} already stored, {est.to_run} to run")
+    for model_id, tally in est.per_model.items():
+        console.print(
+            f"  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
+            f"${tally['cost']:.2f}"
+        )
+    unknown = f" ({est.unpriced} with no known price)" if est.unpriced else ""
+    console.print(f"estimated cost of the rest: ${est.cost:.2f}{unknown}")
 
 
 def finish(
@@ -99,12 +110,26 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--report", help="Write the report into this directory.")
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        dry_run: Annotated[
+            bool,
+            typer.Option(
+                "--dry-run", help="Show trials planned, stored and the cost; run nothing."
+            ),
+        ] = False,
+        max_cost: Annotated[
+            float | None,
+            typer.Option("--max-cost", help="Stop before the estimated spend exceeds this (USD)."),
+        ] = None,
     ) -> None:
         """Run a probe against one or more models (re-running resumes and reuses results)."""
         probe_obj = get_probe(probe, param or [])
         scoped = split_model_params(model, model_param or [])
         models = [get_model(name, scoped[name]) for name in model]
         retry = RetryPolicy(max_attempts=max_attempts, timeout=timeout)
+        if dry_run:
+            with state(ctx).open_store() as store:
+                print_estimate(Console(soft_wrap=True), estimate(store, probe_obj, models))
+            return
 
         def go(store: Store, reporter: RichReporter) -> RunRecord:
             return run_probe(
@@ -115,6 +140,7 @@ def register(app: typer.Typer) -> None:
                 retry=retry,
                 concurrency=concurrency,
                 new=new,
+                max_cost=max_cost,
             )
 
         record, store, console = _execute(ctx, go, quiet)
@@ -138,6 +164,10 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--report", help="Write the report into this directory.")
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        max_cost: Annotated[
+            float | None,
+            typer.Option("--max-cost", help="Stop before the estimated spend exceeds this (USD)."),
+        ] = None,
     ) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
         retry = RetryPolicy(max_attempts=max_attempts, timeout=timeout)
@@ -153,6 +183,7 @@ def register(app: typer.Typer) -> None:
                 retry=retry,
                 concurrency=concurrency,
                 run_id=record.id,
+                max_cost=max_cost,
             )
 
         record, store, console = _execute(ctx, go, quiet)

@@ -114,6 +114,14 @@ class Model:
         """A string that changes whenever the model's answers may change (weights, revision)."""
         return "unversioned"
 
+    def price(self, capability: Capability, payload: dict[str, Any]) -> float | None:
+        """Estimated price in US dollars of one call with this payload; None when unknown.
+
+        The default is ``hints.price_per_call``; a service whose price depends on the request
+        (image size, quality) overrides this. Used by ``--dry-run`` and the ``--max-cost`` guard.
+        """
+        return self.hints.price_per_call
+
     def load(self) -> None:
         """Load what is heavy (weights, servers). Called once by the engine before the first
         call, in a worker thread, and only when some trial must actually run — so a run whose

@@ -254,6 +254,80 @@ def check_capabilities(probe: Probe, models: Sequence[Model]) -> None:
             )
 
 
+def plan_trials(
+    run_id: str, probe: Probe, slots: Sequence[ModelSlot]
+) -> tuple[list[TrialRow], list[tuple[int, str, dict[str, Any]]]]:
+    """Every trial of the probe for every model, with its subjects; nothing is stored."""
+    specs = list(probe.plan())
+    rows: list[TrialRow] = []
+    subjects: list[tuple[int, str, dict[str, Any]]] = []
+    for slot in slots:
+        for spec in specs:
+            idx = len(rows)
+            rows.append(
+                TrialRow(
+                    run_id=run_id,
+                    idx=idx,
+                    model_id=slot.ref.model_id,
+                    key=trial_key(slot.ref, spec),
+                    capability=str(spec.capability),
+                    sample=spec.sample,
+                    payload=spec.payload,
+                    meta=spec.meta,
+                )
+            )
+            subjects.extend((idx, s.position, s.meta) for s in probe.subjects(spec))
+    return rows, subjects
+
+
+@dataclass
+class Estimate:
+    """What a run would do before anything is paid for (``diptych run --dry-run``)."""
+
+    planned: int
+    cached: int
+    to_run: int
+    cost: float
+    unpriced: int
+    per_model: dict[str, dict[str, float]]
+
+
+def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
+    """Trials planned, already stored, and the estimated price of the rest; stores nothing."""
+    check_capabilities(probe, models)
+    slots = [ModelSlot.of(m) for m in models]
+    rows, _ = plan_trials("dry-run", probe, slots)
+    statuses = store.result_statuses(t.key for t in rows)
+    by_id = {s.ref.model_id: s for s in slots}
+    seen: set[str] = set()
+    cost, unpriced = 0.0, 0
+    per_model: dict[str, dict[str, float]] = {
+        s.ref.model_id: {"planned": 0, "to_run": 0, "cost": 0.0} for s in slots
+    }
+    for trial in rows:
+        tally = per_model[trial.model_id]
+        tally["planned"] += 1
+        if statuses.get(trial.key) in TERMINAL or trial.key in seen:
+            continue
+        seen.add(trial.key)
+        tally["to_run"] += 1
+        price = by_id[trial.model_id].model.price(Capability(trial.capability), trial.payload)
+        if price is None:
+            unpriced += 1
+        else:
+            cost += price
+            tally["cost"] += price
+    cached = sum(1 for t in rows if statuses.get(t.key) in TERMINAL)
+    return Estimate(
+        planned=len(rows),
+        cached=cached,
+        to_run=len(seen),
+        cost=cost,
+        unpriced=unpriced,
+        per_model=per_model,
+    )
+
+
 def prepare_run(
     store: Store,
     probe: Probe,
@@ -294,25 +368,7 @@ def prepare_run(
         )
     trials = store.trials(run.id)
     if not trials:
-        specs = list(probe.plan())
-        rows: list[TrialRow] = []
-        subjects: list[tuple[int, str, dict[str, Any]]] = []
-        for ref in refs:
-            for spec in specs:
-                idx = len(rows)
-                rows.append(
-                    TrialRow(
-                        run_id=run.id,
-                        idx=idx,
-                        model_id=ref.model_id,
-                        key=trial_key(ref, spec),
-                        capability=str(spec.capability),
-                        sample=spec.sample,
-                        payload=spec.payload,
-                        meta=spec.meta,
-                    )
-                )
-                subjects.extend((idx, s.position, s.meta) for s in probe.subjects(spec))
+        rows, subjects = plan_trials(run.id, probe, slots)
         store.add_trials(run.id, rows, subjects)
         trials = rows
         run = store.get_run(run.id)
@@ -393,6 +449,95 @@ async def _run_one(
     return status
 
 
+@dataclass
+class Budget:
+    """The ``--max-cost`` guard: a trial starts only if its estimated price still fits.
+
+    The price is reserved when the call starts and kept whatever the outcome, so the guard errs
+    on the side of spending less than allowed, never more.
+    """
+
+    limit: float
+    spent: float = 0.0
+    exhausted: bool = False
+
+    def reserve(self, price: float | None) -> bool:
+        if self.exhausted:
+            return False
+        cost = price or 0.0
+        if self.spent + cost > self.limit + 1e-9:
+            self.exhausted = True
+            return False
+        self.spent += cost
+        return True
+
+
+def _batchable(slot: ModelSlot) -> bool:
+    return slot.model.hints.batch_size > 1 and hasattr(slot.model, "generate_batch")
+
+
+def _take_batch(slot: ModelSlot, queue: list[TrialRow]) -> list[TrialRow]:
+    """Up to ``batch_size`` queued image trials that can share one call (same size)."""
+    first = queue.pop()
+    batch = [first]
+    if first.capability != Capability.IMAGE_GENERATOR or not _batchable(slot):
+        return batch
+    size = first.payload.get("size")
+    for trial in reversed(queue[:]):
+        if len(batch) == slot.model.hints.batch_size:
+            break
+        if trial.capability == first.capability and trial.payload.get("size") == size:
+            queue.remove(trial)
+            batch.append(trial)
+    return batch
+
+
+async def _run_batch(
+    slot: ModelSlot, batch: list[TrialRow], store: Store, reporter: Reporter
+) -> bool:
+    """One batched generation for several image trials; False if it failed as a whole (the
+    caller then runs each trial alone, with the usual retries and outcomes)."""
+    started = time.time()
+    try:
+        images = await slot.call(
+            "generate_batch",
+            [t.payload["prompt"] for t in batch],
+            [t.payload.get("seed") for t in batch],
+            batch[0].payload.get("size"),
+        )
+    except ModelLoadError:
+        raise
+    # Whatever went wrong with the batch, each trial gets its own chance below.
+    except Exception:  # noqa: BLE001
+        return False
+    if len(images) != len(batch):
+        return False
+    for trial, image in zip(batch, images, strict=True):
+        blob = store.put_blob(_png(image.image))
+        store.save_result(
+            ResultRecord(
+                key=trial.key,
+                model_id=slot.ref.model_id,
+                model_version=slot.ref.version,
+                capability=trial.capability,
+                status="done",
+                output={"blobs": [blob]},
+                blob=blob,
+                error=None,
+                attempts=1,
+                started_at=started,
+                finished_at=time.time(),
+                provenance={
+                    **slot.model.provenance(),
+                    **image.provenance,
+                    "batch_size": len(batch),
+                },
+            )
+        )
+        reporter.trial_finished(slot.ref.model_id, "done", None)
+    return True
+
+
 async def execute(
     store: Store,
     plan: RunPlan,
@@ -402,8 +547,10 @@ async def execute(
     retry: RetryPolicy,
     concurrency: int = 16,
     seed: int | None = None,
+    budget: Budget | None = None,
 ) -> None:
-    """Run every pending trial of the plan; return when all have a stored outcome."""
+    """Run every pending trial of the plan; return when all have a stored outcome (or the
+    budget would be exceeded by the next one)."""
     rng = random.Random(seed)
     by_model: dict[str, list[TrialRow]] = {}
     for trial in plan.pending.values():
@@ -411,8 +558,18 @@ async def execute(
 
     async def worker(slot: ModelSlot, queue: list[TrialRow]) -> None:
         while queue:
-            trial = queue.pop()
-            await _run_one(slot, trial, store, retry, reporter, rng)
+            batch = _take_batch(slot, queue)
+            if budget is not None:
+                price = sum(
+                    slot.model.price(Capability(t.capability), t.payload) or 0.0 for t in batch
+                )
+                if not budget.reserve(price):
+                    queue.extend(reversed(batch))
+                    return
+            if len(batch) > 1 and await _run_batch(slot, batch, store, reporter):
+                continue
+            for trial in batch:
+                await _run_one(slot, trial, store, retry, reporter, rng)
 
     async with asyncio.TaskGroup() as group:
         for slot in slots:
@@ -466,9 +623,9 @@ def derive_self_labels(store: Store, run: RunRecord, probe: Probe) -> int:
     return store.save_annotations(out)
 
 
-def final_status(counts: dict[str, int]) -> str:
+def final_status(counts: dict[str, int], budget: Budget | None = None) -> str:
     if counts["pending"]:
-        return "interrupted"
+        return "over-budget" if budget is not None and budget.exhausted else "interrupted"
     return "incomplete" if counts["failed"] else "complete"
 
 
@@ -482,8 +639,10 @@ async def run_async(
     concurrency: int = 16,
     new: bool = False,
     run_id: str | None = None,
+    max_cost: float | None = None,
 ) -> RunRecord:
     reporter = reporter or NullReporter()
+    budget = Budget(max_cost) if max_cost is not None else None
     check_capabilities(probe, models)
     slots = [ModelSlot.of(m) for m in models]
     plan = prepare_run(store, probe, slots, new=new, run_id=run_id)
@@ -497,6 +656,7 @@ async def run_async(
             reporter=reporter,
             retry=retry or RetryPolicy(),
             concurrency=concurrency,
+            budget=budget,
         )
     finally:
         # Runs on success, Ctrl-C (cancellation) and errors alike: the status reflects what is
@@ -505,7 +665,12 @@ async def run_async(
             slot.close()
         derive_self_labels(store, plan.run, probe)
         counts = store.status_counts(plan.run.id)
-        store.set_run_status(plan.run.id, final_status(counts))
+        store.set_run_status(plan.run.id, final_status(counts, budget))
+        if budget is not None and budget.exhausted:
+            reporter.note(
+                f"stopped before exceeding --max-cost ${budget.limit:.2f}: "
+                f"${budget.spent:.2f} committed, {counts['pending']} trials left"
+            )
     run = store.get_run(plan.run.id)
     reporter.run_finished(run, counts)
     return run
@@ -522,6 +687,7 @@ def run_probe(
     concurrency: int = 16,
     new: bool = False,
     run_id: str | None = None,
+    max_cost: float | None = None,
 ) -> RunRecord:
     """Run (or resume) ``probe`` against ``models`` and return the run's record."""
     if isinstance(probe, str):
@@ -537,6 +703,7 @@ def run_probe(
             concurrency=concurrency,
             new=new,
             run_id=run_id,
+            max_cost=max_cost,
         )
     )
 

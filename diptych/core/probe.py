@@ -44,9 +44,16 @@ class Table:
 
 @dataclass
 class Figure:
+    """A figure of the analysis: PNG bytes, written by the report as ``figures/<name>.png``."""
+
+    name: str
     title: str
-    path: str
+    png: bytes = field(repr=False, default=b"")
     caption: str = ""
+
+    @property
+    def path(self) -> str:
+        return f"figures/{self.name}.png"
 
 
 @dataclass

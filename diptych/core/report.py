@@ -77,13 +77,20 @@ def result_json(view: RunView, result: ProbeResult) -> dict[str, Any]:
         "status": view.run.status,
         "counts": view.status_counts(),
         "models": model_summaries(view),
-        "result": asdict(result),
+        "result": {
+            **{k: v for k, v in asdict(result).items() if k != "figures"},
+            "figures": [{"name": f.name, "title": f.title, "path": f.path} for f in result.figures],
+        },
     }
 
 
 def write_report(view: RunView, probe: Probe, result: ProbeResult, out_dir: Path) -> Path:
     """Write ``report.md`` and ``report.json`` into ``out_dir``; return the Markdown path."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    if result.figures:
+        (out_dir / "figures").mkdir(exist_ok=True)
+        for figure in result.figures:
+            (out_dir / figure.path).write_bytes(figure.png)
     md = out_dir / "report.md"
     md.write_text(render_markdown(view, probe, result), encoding="utf-8")
     (out_dir / "report.json").write_text(
