@@ -313,3 +313,6 @@ def register_annotators(register: Callable[[type[Model]], None]) -> None:
 @hookimpl
 def register_probes(register: Callable[[type[Probe]], None]) -> None:
     register(ScriptedProbe)
+
+
+from diptych.fake_openai import FakeOpenAIServer  # noqa: E402, F401

@@ -203,3 +203,27 @@ def test_dry_run_prints_plan_and_cost_and_stores_nothing(tmp_path: Path) -> None
     assert "estimated cost of the rest: $1.00" in result.stdout
     with open_store(ws) as store:
         assert store.list_runs() == []
+
+
+def test_model_that_fails_in_load_is_one_line(tmp_path: Path) -> None:
+    result = run_cli(
+        "--store",
+        str(tmp_path / "ws"),
+        "run",
+        "pst",
+        "-m",
+        "openai-images",
+        "-M",
+        f"api_key_file={tmp_path / 'no-such-key'}",
+        "-p",
+        "aspects=occupation",
+        "-p",
+        "masculine=carpenter",
+        "-p",
+        "feminine=nurse",
+        "--quiet",
+    )
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "ExceptionGroup" not in result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error: ")]
+    assert "no-such-key" in line

@@ -294,6 +294,7 @@ class Estimate:
 
 def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
     """Trials planned, already stored, and the estimated price of the rest; stores nothing."""
+    probe = probe.bind(store)
     check_capabilities(probe, models)
     slots = [ModelSlot.of(m) for m in models]
     rows, _ = plan_trials("dry-run", probe, slots)
@@ -420,8 +421,6 @@ async def _run_one(
             status, error = "refused", str(refusal)
         except ModelCallError as fault:
             status, error = "failed", f"{type(fault).__name__}: {fault}"
-        except ModelLoadError:
-            raise
         # A model plugin's own bug on one input must not lose the rest of a long run: it is
         # stored as this trial's failure, with its type and message, and the trial is retried
         # on the next resume.
@@ -571,12 +570,16 @@ async def execute(
             for trial in batch:
                 await _run_one(slot, trial, store, retry, reporter, rng)
 
+    # Models load before any worker starts: a load failure is then one clear error, not an
+    # exception group raised out of the task group.
+    for slot in slots:
+        if by_model.get(slot.ref.model_id):
+            await slot.ensure_loaded()
     async with asyncio.TaskGroup() as group:
         for slot in slots:
             queue = list(reversed(by_model.get(slot.ref.model_id, [])))
             if not queue:
                 continue
-            await slot.ensure_loaded()
             hints = slot.model.hints
             if hints.rate_limit_per_min:
                 slot.limiter = RateLimiter(hints.rate_limit_per_min)
@@ -643,6 +646,7 @@ async def run_async(
 ) -> RunRecord:
     reporter = reporter or NullReporter()
     budget = Budget(max_cost) if max_cost is not None else None
+    probe = probe.bind(store)
     check_capabilities(probe, models)
     slots = [ModelSlot.of(m) for m in models]
     plan = prepare_run(store, probe, slots, new=new, run_id=run_id)
@@ -663,6 +667,7 @@ async def run_async(
         # stored, and labels are derived for every result that made it.
         for slot in slots:
             slot.close()
+            await slot.model.aclose()
         derive_self_labels(store, plan.run, probe)
         counts = store.status_counts(plan.run.id)
         store.set_run_status(plan.run.id, final_status(counts, budget))

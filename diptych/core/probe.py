@@ -19,6 +19,7 @@ from diptych.core.trials import Subject, TrialSpec
 
 if TYPE_CHECKING:
     from diptych.core.runview import RunView
+    from diptych.core.store import Store
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,12 @@ class Probe:
         if len(self.capabilities) != 1:
             raise NotImplementedError(f"{self.name} must say which capability its mode needs")
         return next(iter(self.capabilities))
+
+    def bind(self, store: Store) -> Probe:
+        """The probe ready to plan in this workspace. A probe that builds on an earlier run
+        (e.g. re-testing the most biased identities of ``from_run``) reads it here and returns
+        itself with the choice recorded in its parameters; the default needs nothing."""
+        return self
 
     def plan(self) -> Iterator[TrialSpec]:
         """Every trial, in a deterministic order, with its subjects."""

@@ -461,6 +461,34 @@ class Store:
             for r in self.db.execute(query + " ORDER BY s.id, a.annotator", args)
         ]
 
+    def run_subjects(self, run_id: str) -> list[dict[str, Any]]:
+        """Every subject of the run, in plan order, with its trial and the trial's outcome.
+
+        Each row: ``subject_id``, ``trial_idx``, ``position``, ``meta`` (the subject's),
+        ``model_id``, ``trial_meta``, ``status`` (``pending`` while the trial has no result) and
+        ``blob`` (the result's blob, e.g. the generated image, or None). Lets labels gathered
+        elsewhere be matched to subjects, and subjects be listed for annotation.
+        """
+        return [
+            {
+                "subject_id": r["subject_id"],
+                "trial_idx": r["trial_idx"],
+                "position": r["position"],
+                "meta": json.loads(r["meta"]),
+                "model_id": r["model_id"],
+                "trial_meta": json.loads(r["trial_meta"]),
+                "status": r["status"],
+                "blob": r["blob"],
+            }
+            for r in self.db.execute(
+                "SELECT s.id AS subject_id, s.trial_idx, s.position, s.meta, t.model_id,"
+                " t.meta AS trial_meta, COALESCE(r.status, 'pending') AS status, r.blob"
+                " FROM subjects s JOIN trials t ON t.run_id = s.run_id AND t.idx = s.trial_idx"
+                " LEFT JOIN results r ON r.key = t.key WHERE s.run_id = ? ORDER BY s.id",
+                (run_id,),
+            )
+        ]
+
 
 def open_store(path: str | os.PathLike[str] | None = None) -> Store:
     """Open (creating and migrating as needed) the workspace at ``path`` or the default."""

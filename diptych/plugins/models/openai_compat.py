@@ -12,36 +12,41 @@ is made; it never enters the parameters, the version, provenance or a message.
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import json
-import math
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from diptych.core.capabilities import Capability, Message, Model, ModelHints, Sampling
 from diptych.core.errors import (
     MissingDependencyError,
-    ModelCallError,
     PermanentModelError,
     RefusalError,
     TransientModelError,
 )
 from diptych.core.hookspecs import hookimpl
 
-#: Sent when the key's variable is unset: local servers want no key, but the SDK insists on
-#: one. A real service then answers 401, which names the variable to set.
-PLACEHOLDER_API_KEY = "not-needed"
+# The error mapping and client plumbing are shared with openai-images; the names stay
+# importable from here for existing callers.
+from diptych.plugins.models._openai_common import (
+    PLACEHOLDER_API_KEY,
+    REFUSAL_CODES,
+    ClientPerLoop,
+    parse_retry_after,
+    translate_error,
+)
+from diptych.plugins.models._openai_common import public_endpoint as _public_endpoint
 
-#: Error codes services use for a request declined on content grounds (OpenAI's images and
-#: moderation, Azure OpenAI's content filter).
-REFUSAL_CODES = frozenset({"content_policy_violation", "content_filter", "moderation_blocked"})
-_REFUSAL_PHRASES = ("content policy", "content_policy", "safety system", "content management")
+__all__ = [
+    "PLACEHOLDER_API_KEY",
+    "REFUSAL_CODES",
+    "OpenAICompatible",
+    "parse_retry_after",
+    "register_models",
+    "translate_error",
+]
 
 #: How many alternatives per position to try asking for, most first. More alternatives mean
 #: more single-token candidates read from the one cheap request (llama-cpp-python's server
@@ -101,8 +106,7 @@ class OpenAICompatible(Model):
             raise MissingDependencyError("openai", "openai", "The openai-compatible model") from exc
         self._sdk: Any = openai
         self.hints = ModelHints(max_concurrency=self._params.max_concurrency)
-        self._client: Any = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._clients = ClientPerLoop(self._make_client)
         # Learnt from the server as we go; see complete() and _echo_logprob().
         self._schema_format = self._params.schema_format
         self._echo_shift: int | None = None
@@ -138,34 +142,23 @@ class OpenAICompatible(Model):
             facts["server_reported_model"] = self._served_model
         return facts
 
-    def _client_for_loop(self) -> Any:
-        # An AsyncOpenAI client pools connections bound to the event loop that opened them,
-        # and callers (tests, the CLI) may run several loops one after another: each loop
-        # gets its own client. We hand the SDK a plain httpx client because the SDK's
-        # default one, when garbage-collected unclosed, schedules its own closing on
-        # whatever loop is running then -- which fails noisily for a previous loop's client.
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            self._client = self._sdk.AsyncOpenAI(
-                base_url=self._params.base_url,
-                api_key=os.environ.get(self._params.api_key_env) or PLACEHOLDER_API_KEY,
-                timeout=self._params.timeout,
-                max_retries=0,  # the engine retries; see module docstring
-                http_client=self._sdk.DefaultAsyncHttpxClient(),
-            )
-            self._client_loop = loop
-        return self._client
+    def _make_client(self) -> Any:
+        # One per event loop (see ClientPerLoop); the key is read when a client is made.
+        return self._sdk.AsyncOpenAI(
+            base_url=self._params.base_url,
+            api_key=os.environ.get(self._params.api_key_env) or PLACEHOLDER_API_KEY,
+            timeout=self._params.timeout,
+            max_retries=0,  # the engine retries; see module docstring
+            http_client=self._sdk.DefaultAsyncHttpxClient(),
+        )
 
     async def aclose(self) -> None:
-        if self._client is not None and self._client_loop is asyncio.get_running_loop():
-            await self._client.close()
-        self._client = None
-        self._client_loop = None
+        await self._clients.aclose()
 
     async def _call(self, make_request: Callable[[Any], Any]) -> Any:
         """Run one SDK request, translating its errors into diptych's."""
         try:
-            response = await make_request(self._client_for_loop())
+            response = await make_request(self._clients.get())
         except self._sdk.APIError as exc:
             raise translate_error(exc, self._sdk, self._params.api_key_env) from exc
         served = getattr(response, "model", None)
@@ -389,15 +382,6 @@ class OpenAICompatible(Model):
         return total
 
 
-def _public_endpoint(base_url: str) -> str:
-    """``host[:port]/path`` of a URL: no scheme, user, password, query or fragment."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return f"{host}{parts.path.rstrip('/')}"
-
-
 def _same_distribution(reported: Mapping[str, float] | None, expected: Mapping[str, float]) -> bool:
     """Whether two reports show one next-token distribution, judged by its 5 likeliest tokens.
 
@@ -421,74 +405,6 @@ def _rejects_json_schema(exc: BaseException | None) -> bool:
     user rather than quietly fall back to unconstrained JSON.
     """
     return "json_schema" in str(getattr(exc, "message", None) or exc or "")
-
-
-def translate_error(exc: Exception, sdk: Any, api_key_env: str) -> ModelCallError:
-    """The diptych error for an ``openai`` SDK error: what the engine should do about it.
-
-    Rate limits, timeouts, dropped connections, 408/409 and 5xx are transient (retried, with
-    the server's ``Retry-After`` honoured); a content-policy refusal is terminal and stored
-    as ``refused``; every other 4xx can never succeed as sent.
-    """
-    message = _service_message(exc)
-    if isinstance(exc, sdk.APIConnectionError):  # includes APITimeoutError
-        return TransientModelError(f"Could not reach the server: {message}")
-    if not isinstance(exc, sdk.APIStatusError):
-        return PermanentModelError(f"Unexpected answer from the server: {message}")
-    status = exc.status_code
-    retry_after = parse_retry_after(exc.response.headers)
-    if isinstance(exc, sdk.RateLimitError):
-        if exc.code == "insufficient_quota":
-            # OpenAI sends exhausted credit as a 429, but waiting does not refill it.
-            return PermanentModelError(f"The account's quota is used up: {message}")
-        return TransientModelError(f"Rate limited (429): {message}", retry_after=retry_after)
-    if status >= 500 or status in (408, 409):
-        return TransientModelError(f"Server error ({status}): {message}", retry_after=retry_after)
-    if isinstance(exc, sdk.BadRequestError) and _is_refusal(exc, message):
-        return RefusalError(message)
-    if isinstance(exc, sdk.AuthenticationError):
-        return PermanentModelError(
-            f"The server rejected the API key (401): {message}. Set ${api_key_env}."
-        )
-    return PermanentModelError(f"The server rejected the request ({status}): {message}")
-
-
-def _service_message(exc: Exception) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-        return str(body["message"])
-    return str(getattr(exc, "message", None) or exc)
-
-
-def _is_refusal(exc: Any, message: str) -> bool:
-    if exc.code in REFUSAL_CODES:
-        return True
-    lowered = message.lower()
-    return any(phrase in lowered for phrase in _REFUSAL_PHRASES)
-
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            value = float(millis) / 1000
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value) and value >= 0:
-            return value
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(raw)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
-    return value if math.isfinite(value) and value >= 0 else None
 
 
 @hookimpl

@@ -5,10 +5,18 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.metrics.stats import ClusterMean, bootstrap_cluster_mean, percentile_interval
-from diptych.core.metrics.sts import LabelRow, STSResult, stereo, stereotype_test_score
+from diptych.core.metrics.stats import bootstrap_cluster_mean
+from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
+from diptych.core.store import LabelRow as StoredLabel
+from diptych.plugins.probes.pst_common import (
+    estimate_cells,
+    interval_text,
+    setting_gap,
+    sts_row,
+    table_14_order,
+)
 
 if TYPE_CHECKING:
     from diptych.plugins.probes.pst_text import PSTText
@@ -26,29 +34,9 @@ def _expected(
     return est.to_dict()
 
 
-def _gap(rows: list[LabelRow], seed: int) -> dict[str, Any] | None:
-    """Paired − single overall STS, with a bootstrap interval from independent resamples of the
-    paired and the single scenes (the two settings share no scene)."""
-    import numpy as np
-
-    means = {}
-    for setting in ("paired", "single"):
-        scored = [r for r in rows if r.setting == setting and r.label != "cannot_identify"]
-        if not scored:
-            return None
-        means[setting] = ClusterMean.from_observations(
-            [stereo(r.label, r.stereotype) for r in scored], [r.image for r in scored], scale=100.0
-        )
-    paired = means["paired"].replicates(rng=np.random.default_rng([seed, 1]))
-    single = means["single"].replicates(rng=np.random.default_rng([seed, 2]))
-    low, high = percentile_interval(paired - single)
-    value = means["paired"].value - means["single"].value
-    return {"value": value, "ci_low": low, "ci_high": high, "n": None}
-
-
 def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> Table:
     rows = []
-    for identity, m in sts.micro.items():
+    for identity, m in sorted(sts.micro.items(), key=lambda item: table_14_order(item[1])):
         paired_p = p_fem.get((identity, "paired"))
         single_p = p_fem.get((identity, "single"))
         rows.append(
@@ -62,12 +50,10 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
                 m.pct_feminine_paired,
                 100 * sum(single_p) / len(single_p) if single_p else None,
                 100 * sum(paired_p) / len(paired_p) if paired_p else None,
-                f"[{m.paired_ci[0]:.1f}, {m.paired_ci[1]:.1f}]" if m.paired_ci else "—",
+                interval_text(m.paired_ci),
                 m.n_paired,
             ]
         )
-    # The paper's Table 14 order: ascending share of feminine figures in the paired setting.
-    rows.sort(key=lambda r: (r[6] is None, r[6] if r[6] is not None else 0.0, r[0]))
     return Table(
         "Micro STS per identity (cf. PST Tables 14 and 15)",
         [
@@ -112,12 +98,12 @@ def analyze_pst_text(probe: PSTText, run: RunView) -> ProbeResult:
         ),
     )
     labels = run.labels(probe.self_annotator)
-    by_model: dict[str, list[Any]] = defaultdict(list)
+    by_model: dict[str, list[StoredLabel]] = defaultdict(list)
     for lab in labels:
         by_model[lab.model_id].append(lab)
     several = len(run.model_ids()) > 1
     for model_id in run.model_ids():
-        rows = []
+        rows: list[LabelRow] = []
         subjects: list[tuple[str, str, str, float]] = []
         p_fem: dict[tuple[str, str], list[float]] = defaultdict(list)
         for lab in by_model.get(model_id, []):
@@ -125,17 +111,7 @@ def analyze_pst_text(probe: PSTText, run: RunView) -> ProbeResult:
             identity = lab.subject_meta["identity"]
             stereotype = lab.subject_meta["stereotype"]
             image = lab.trial_meta["image"]
-            rows.append(
-                LabelRow(
-                    image=image,
-                    setting=setting,
-                    position=lab.position,
-                    identity=identity,
-                    stereotype=stereotype,
-                    label=lab.label,
-                    annotator=lab.annotator,
-                )
-            )
+            rows.append(sts_row(lab))
             if "p_feminine" in lab.detail:
                 p = float(lab.detail["p_feminine"])
                 subjects.append((setting, image, stereotype, p))
@@ -152,7 +128,7 @@ def analyze_pst_text(probe: PSTText, run: RunView) -> ProbeResult:
             expected = _expected(subjects, setting, probe.p.seed)
             if expected is not None:
                 result.numbers[f"{prefix}STS {setting} (expected from P(he), P(she))"] = expected
-        gap = _gap(rows, probe.p.seed)
+        gap = setting_gap(rows, seed=probe.p.seed)
         if gap is not None:
             result.numbers[f"{prefix}gap paired − single"] = gap
         by_st = Table(
@@ -161,12 +137,9 @@ def analyze_pst_text(probe: PSTText, run: RunView) -> ProbeResult:
             [],
         )
         for gender, scores in sts.by_stereotype.items():
-            cells: list[Any] = [gender]
-            for est in (scores.single, scores.paired):
-                cells += (
-                    [est.value, f"[{est.ci_low:.1f}, {est.ci_high:.1f}]"] if est else [None, "—"]
-                )
-            by_st.rows.append(cells)
+            by_st.rows.append(
+                [gender, *estimate_cells(scores.single), *estimate_cells(scores.paired)]
+            )
         micro = _micro_table(sts, p_fem)
         micro.title = prefix + micro.title
         result.tables += [by_st, micro]

@@ -1,0 +1,169 @@
+"""What the plugins built on the official ``openai`` SDK share.
+
+* :func:`translate_error` maps an SDK error to the diptych error that tells the engine what
+  to do (retry, store as refused, give up), with :func:`parse_retry_after` reading how long
+  the service asked us to wait.
+* :func:`public_endpoint` names a service without the credentials a URL may carry.
+* :class:`ClientPerLoop` keeps one ``AsyncOpenAI`` client per event loop.
+* :func:`redact` keeps API keys out of every message we store or show.
+
+Nothing here imports ``openai``: the SDK module is passed in by the plugin that imported it,
+so that importing a plugin (for ``diptych plugins``) never needs the SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import math
+import re
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from diptych.core.errors import (
+    ModelCallError,
+    PermanentModelError,
+    RefusalError,
+    TransientModelError,
+)
+
+#: Sent when no key is configured: local servers want no key, but the SDK insists on one.
+#: A real service then answers 401, whose message names where the key is read from.
+PLACEHOLDER_API_KEY = "not-needed"
+
+#: Error codes services use for a request declined on content grounds (OpenAI's images and
+#: moderation, Azure OpenAI's content filter).
+REFUSAL_CODES = frozenset({"content_policy_violation", "content_filter", "moderation_blocked"})
+_REFUSAL_PHRASES = ("content policy", "content_policy", "safety system", "content management")
+
+#: OpenAI-style secret keys (sk-..., sk-proj-...), whole or masked with asterisks. OpenAI's
+#: 401 message quotes the rejected key with its first and last characters visible.
+_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_*\-]{3,}")
+
+
+def redact(text: str, secret: str | None = None) -> str:
+    """``text`` with ``secret`` and anything shaped like an OpenAI key replaced by ``sk-***``."""
+    if secret and secret != PLACEHOLDER_API_KEY:
+        text = text.replace(secret, "***")
+    return _KEY_PATTERN.sub("sk-***", text)
+
+
+def public_endpoint(base_url: str) -> str:
+    """``host[:port]/path`` of a URL: no scheme, user, password, query or fragment."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return f"{host}{parts.path.rstrip('/')}"
+
+
+def public_host(base_url: str) -> str:
+    """``host[:port]`` of a URL, without credentials."""
+    return public_endpoint(base_url).split("/", 1)[0]
+
+
+class ClientPerLoop:
+    """One SDK client per event loop, made on first use by ``make``.
+
+    An AsyncOpenAI client pools connections bound to the event loop that opened them, and
+    callers (tests, the CLI) may run several loops one after another: each loop gets its own
+    client. ``make`` should hand the SDK a plain httpx client (``DefaultAsyncHttpxClient``):
+    the SDK's default one, when garbage-collected unclosed, schedules its own closing on
+    whatever loop is running then -- which fails noisily for a previous loop's client.
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = self._make()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = None
+        self._loop = None
+
+
+def translate_error(
+    exc: Exception,
+    sdk: Any,
+    api_key_env: str,
+    *,
+    secret: str | None = None,
+    key_hint: str | None = None,
+) -> ModelCallError:
+    """The diptych error for an ``openai`` SDK error: what the engine should do about it.
+
+    Rate limits, timeouts, dropped connections, 408/409 and 5xx are transient (retried, with
+    the server's ``Retry-After`` honoured); a content-policy refusal is terminal and stored
+    as ``refused``; every other 4xx can never succeed as sent. ``secret`` (the key in use) is
+    scrubbed from the message, which the engine stores; ``key_hint`` replaces the default
+    advice on a rejected key ("Set $API_KEY_ENV.").
+    """
+    message = redact(_service_message(exc), secret)
+    if isinstance(exc, sdk.APIConnectionError):  # includes APITimeoutError
+        return TransientModelError(f"Could not reach the server: {message}")
+    if not isinstance(exc, sdk.APIStatusError):
+        return PermanentModelError(f"Unexpected answer from the server: {message}")
+    status = exc.status_code
+    retry_after = parse_retry_after(exc.response.headers)
+    if isinstance(exc, sdk.RateLimitError):
+        if exc.code == "insufficient_quota":
+            # OpenAI sends exhausted credit as a 429, but waiting does not refill it.
+            return PermanentModelError(f"The account's quota is used up: {message}")
+        return TransientModelError(f"Rate limited (429): {message}", retry_after=retry_after)
+    if status >= 500 or status in (408, 409):
+        return TransientModelError(f"Server error ({status}): {message}", retry_after=retry_after)
+    if isinstance(exc, sdk.BadRequestError) and _is_refusal(exc, message):
+        return RefusalError(message)
+    if isinstance(exc, sdk.AuthenticationError):
+        hint = key_hint or f"Set ${api_key_env}."
+        return PermanentModelError(f"The server rejected the API key (401): {message}. {hint}")
+    return PermanentModelError(f"The server rejected the request ({status}): {message}")
+
+
+def _service_message(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
+        return str(body["message"])
+    return str(getattr(exc, "message", None) or exc)
+
+
+def _is_refusal(exc: Any, message: str) -> bool:
+    if exc.code in REFUSAL_CODES:
+        return True
+    lowered = message.lower()
+    return any(phrase in lowered for phrase in _REFUSAL_PHRASES)
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return value
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+    return value if math.isfinite(value) and value >= 0 else None
