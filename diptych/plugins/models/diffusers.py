@@ -1,0 +1,602 @@
+"""Model plugin ``diffusers``: Stable Diffusion and SDXL pipelines on diffusers, in-process.
+
+The pipeline comes from a Hugging Face hub id, read from the local cache only unless the user
+sets ``allow_download=true`` (an audit must never fetch gigabytes, or a different revision,
+behind the user's back), or from a local directory written by ``save_pretrained``.
+
+Reproducibility is built in rather than left to the caller:
+
+* Every image gets its own ``torch.Generator`` seeded with its own seed (``seed + i`` within a
+  request), so image *i* of a batch is the image that seed gives alone, and any stored image
+  can be regenerated from the seed in its provenance.
+* The generators live on the CPU whatever the device. diffusers then draws the initial noise on
+  the CPU and moves it to the GPU, so a seed means the same starting latents on CPU, CUDA and
+  MPS (CUDA and MPS generators have their own random streams), and the image for a seed
+  differs between devices by floating-point rounding only, not in composition.
+* Device and dtype are decided at load time from what torch sees (``auto``: CUDA, then MPS,
+  then CPU; float16 on CUDA only, float32 elsewhere), before any weights are read, and are
+  recorded with every image.
+
+torch and diffusers are imported in ``load()``, so listing plugins and computing trial keys
+never pay for them. Generation is synchronous: ``hints.blocking`` has the engine call it from
+a worker thread, one call at a time (``max_concurrency=1``); a lock guards the pipeline anyway
+for callers that bypass the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import importlib.util
+import re
+import secrets
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from diptych.core.capabilities import Capability, GeneratedImage, Model, ModelHints
+from diptych.core.errors import (
+    MissingDependencyError,
+    ModelLoadError,
+    ParameterError,
+    PermanentModelError,
+    RefusalError,
+)
+from diptych.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+#: The model the Paired Stereotype Test paper ran (its footnote 4).
+DEFAULT_MODEL = "stabilityai/stable-diffusion-2"
+
+Device = Literal["auto", "cuda", "mps", "cpu"]
+DType = Literal["auto", "float16", "bfloat16", "float32"]
+
+_MIB = 1 << 20
+_MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed takes an unsigned 64-bit seed
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_WEIGHT_SUFFIXES = frozenset({".safetensors", ".bin", ".ckpt", ".pt", ".pth", ".msgpack"})
+_CONFIG_SUFFIXES = frozenset({".json", ".txt", ".model"})
+
+
+class Diffusers(Model):
+    """Stable Diffusion / SDXL text-to-image pipelines on diffusers, run in-process."""
+
+    name: ClassVar[str] = "diffusers"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.IMAGE_GENERATOR})
+
+    #: Batch size, memory savers and where the weights are read from change speed and memory,
+    #: not images: every image has its own generator, so batching does not change its noise.
+    #: ``device`` and ``dtype`` stay in the key as the user wrote them; what ``auto`` became
+    #: on this machine is in each image's provenance.
+    operational_params: ClassVar[frozenset[str]] = frozenset(
+        {"batch_size", "allow_download", "cache_dir", "attention_slicing", "cpu_offload"}
+    )
+
+    class Params(Model.Params):
+        model: str = Field(
+            default=DEFAULT_MODEL,
+            description="Hugging Face hub id (read from the local cache) or a pipeline directory.",
+        )
+        revision: str | None = Field(
+            default=None, description="Hub branch, tag or commit (hub ids only); default: main."
+        )
+        variant: str | None = Field(
+            default=None, description='Weights variant to load, e.g. "fp16" (smaller download).'
+        )
+        device: Device = Field(
+            default="auto", description="auto: cuda if available, then mps, then cpu."
+        )
+        dtype: DType = Field(
+            default="auto", description="auto: float16 on cuda, float32 elsewhere."
+        )
+        steps: int = Field(default=50, ge=1, description="Denoising steps.")
+        guidance_scale: float = Field(default=7.5, ge=0, description="Classifier-free guidance.")
+        scheduler: str | None = Field(
+            default=None,
+            description="A diffusers scheduler class to use instead of the pipeline's, "
+            "e.g. DPMSolverMultistepScheduler.",
+        )
+        width: int | None = Field(
+            default=None, ge=8, multiple_of=8, description="Default width when a trial names none."
+        )
+        height: int | None = Field(
+            default=None, ge=8, multiple_of=8, description="Default height when a trial names none."
+        )
+        negative_prompt: str | None = None
+        safety_checker: bool = Field(
+            default=True,
+            description="Keep the pipeline's own safety checker, if it has one; an image it "
+            "blanks out is stored as a refusal.",
+        )
+        batch_size: int = Field(default=4, ge=1, description="Images per forward pass.")
+        allow_download: bool = Field(
+            default=False, description="Let diffusers download a hub model that is not cached."
+        )
+        cache_dir: str | None = Field(
+            default=None, description="Hugging Face cache to read (default: HF_HUB_CACHE)."
+        )
+        attention_slicing: bool = Field(
+            default=False, description="Compute attention in slices: less memory, a little slower."
+        )
+        cpu_offload: bool = Field(
+            default=False,
+            description="On CUDA, keep only the sub-model in use on the GPU (needs accelerate).",
+        )
+
+    def __init__(self, params: Diffusers.Params | None = None) -> None:
+        # Cheap on purpose: the engine builds models to compute trial keys and loads the
+        # pipeline (load()) only when some trial must actually run.
+        super().__init__(params)
+        assert isinstance(self.params, Diffusers.Params)
+        self._params: Diffusers.Params = self.params
+        self._local_dir = _local_pipeline_dir(self._params.model)
+        if self._local_dir is not None and self._params.revision is not None:
+            raise ParameterError(
+                f"model '{self.name}': revision applies to hub ids, but {self._params.model!r} "
+                "is a local directory; drop revision"
+            )
+        # The cached snapshot a hub id resolves to now (None when not cached): its commit
+        # pins the version, and load() refuses early and clearly when it is missing.
+        self._snapshot = None if self._local_dir else self._cached_snapshot()
+        self._version = self._compute_version()
+        self._pipe: Any = None  # a diffusers pipeline once loaded
+        self._torch: Any = None
+        self._image_provenance: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self.hints = ModelHints(
+            blocking=True, max_concurrency=1, batch_size=self._params.batch_size
+        )
+
+    # --- identity -------------------------------------------------------------------------
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def _compute_version(self) -> str:
+        if self._local_dir is not None:
+            return f"{self._local_dir.name}:{_directory_fingerprint(self._local_dir)}"
+        commit = _commit_of(self._snapshot)
+        revision = self._params.revision or "main"
+        if commit is None and _COMMIT.match(revision):
+            commit = revision
+        # A branch name alone ("main") is what a model had when it was cached; once cached,
+        # the commit it resolved to says exactly which weights answered.
+        return f"{self._params.model}@{commit or revision}"
+
+    def _cached_snapshot(self) -> Path | None:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:  # diffusers (and with it huggingface_hub) absent: load() says so
+            return None
+        try:
+            found = try_to_load_from_cache(
+                self._params.model,
+                "model_index.json",
+                cache_dir=self._params.cache_dir,
+                revision=self._params.revision,
+            )
+        except ValueError as exc:  # huggingface_hub's HFValidationError: not a repo id
+            raise ModelLoadError(
+                f"The diffusers model {self._params.model!r} is neither a pipeline directory "
+                "nor a hub id (owner/name)"
+            ) from exc
+        return Path(found).parent if isinstance(found, str) else None
+
+    def provenance(self) -> dict[str, Any]:
+        return {**super().provenance(), "backend": "diffusers", **self._image_provenance}
+
+    # --- loading --------------------------------------------------------------------------
+
+    def load(self) -> None:
+        with self._lock:
+            self._loaded()
+
+    def _loaded(self) -> Any:
+        """The pipeline, loaded on first use; call with ``self._lock`` held."""
+        if self._pipe is not None:
+            return self._pipe
+        torch, diffusers = _import_backend(self.name)
+        p = self._params
+        device, dtype = resolve_placement(
+            p.device,
+            p.dtype,
+            cuda=bool(torch.cuda.is_available()),
+            mps=bool(torch.backends.mps.is_available()),
+        )
+        if self._local_dir is None and self._snapshot is None and not p.allow_download:
+            raise ModelLoadError(_not_cached_message(p.model, p.revision))
+        source = str(self._local_dir) if self._local_dir is not None else p.model
+        kwargs: dict[str, Any] = {
+            _dtype_keyword(diffusers.__version__): getattr(torch, dtype),
+            "local_files_only": not p.allow_download,
+        }
+        for key in ("revision", "variant", "cache_dir"):
+            if getattr(p, key) is not None:
+                kwargs[key] = getattr(p, key)
+        try:
+            with _quiet_loading():
+                pipe = diffusers.AutoPipelineForText2Image.from_pretrained(source, **kwargs)
+        # OSError covers missing and partial files, the hub's not-found and offline errors;
+        # ValueError a model_index.json naming no text-to-image pipeline or a bad variant.
+        except (OSError, ValueError) as exc:
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            advice = (
+                f"check that {source} is a complete diffusers pipeline directory"
+                if self._local_dir is not None
+                else f"download it completely with `{_download_command(p.model, p.revision)}`"
+            )
+            raise ModelLoadError(
+                f"diffusers could not load {source!r}: {first_line}; {advice}"
+            ) from exc
+        if not p.safety_checker and getattr(pipe, "safety_checker", None) is not None:
+            pipe.safety_checker = None
+        if p.scheduler is not None:
+            pipe.scheduler = _scheduler(diffusers, pipe.scheduler, p.scheduler)
+        # The core never prints; a progress bar per call would also break a TUI's layout.
+        pipe.set_progress_bar_config(disable=True)
+        if p.attention_slicing:
+            pipe.enable_attention_slicing()
+        offload = p.cpu_offload and device == "cuda"
+        if offload:
+            pipe.enable_model_cpu_offload()
+        else:
+            pipe.to(device)
+        self._torch = torch
+        self._pipe = pipe
+        self._image_provenance = self._describe(pipe, device, dtype, offload, diffusers, torch)
+        return pipe
+
+    def _describe(
+        self, pipe: Any, device: str, dtype: str, offload: bool, diffusers: Any, torch: Any
+    ) -> dict[str, Any]:
+        """What every image of this pipeline shares, recorded with each of them."""
+        p = self._params
+        name_or_path = str(pipe.config.get("_name_or_path", p.model))
+        commit = _loaded_commit(pipe) or _commit_of(self._snapshot)
+        return {
+            "model": self.name,
+            "version": self.version,
+            "name_or_path": name_or_path,
+            "revision": p.revision,
+            "commit": commit,
+            "variant": p.variant,
+            "pipeline": type(pipe).__name__,
+            "scheduler": type(pipe.scheduler).__name__,
+            "steps": p.steps,
+            "guidance_scale": p.guidance_scale,
+            "negative_prompt": p.negative_prompt,
+            "safety_checker": getattr(pipe, "safety_checker", None) is not None,
+            "device": device,
+            "dtype": dtype,
+            "cpu_offload": offload,
+            "diffusers": str(diffusers.__version__),
+            "torch": str(torch.__version__),
+            "transformers": _package_version("transformers"),
+        }
+
+    async def aclose(self) -> None:
+        with self._lock:
+            if self._pipe is None:
+                return
+            self._pipe = None
+            if self._torch is not None and self._torch.cuda.is_available():
+                self._torch.cuda.empty_cache()
+
+    # --- generation -----------------------------------------------------------------------
+
+    async def generate(
+        self, prompt: str, n: int, seed: int | None, size: str | None
+    ) -> list[GeneratedImage]:
+        """``n`` images of ``prompt``; image ``i`` has seed ``seed + i``.
+
+        Without a seed a fresh one is drawn and recorded, so the image can still be made again.
+        An image the pipeline's safety checker blanked out makes the request a refusal.
+        """
+        if n < 1:
+            raise PermanentModelError(f"asked for {n} images; ask for at least one")
+        first = seed if seed is not None else _fresh_seed()
+        return self._generate_sync([prompt] * n, [first + i for i in range(n)], size)
+
+    async def generate_batch(
+        self, prompts: Sequence[str], seeds: Sequence[int | None], size: str | None
+    ) -> list[GeneratedImage]:
+        """One image per (prompt, seed), in order, ``batch_size`` per forward pass.
+
+        For batching across trials: each image equals ``generate(prompt, 1, seed, size)``,
+        and a None seed is drawn fresh and recorded, as there. If the safety checker blanks
+        out any image the whole call is refused, naming the seeds; the engine then runs the
+        batch's trials one by one, so only the trial concerned is stored as refused.
+        """
+        if len(prompts) != len(seeds):
+            raise PermanentModelError(
+                f"generate_batch got {len(prompts)} prompts and {len(seeds)} seeds; "
+                "give one seed per prompt"
+            )
+        chosen = [seed if seed is not None else _fresh_seed() for seed in seeds]
+        return self._generate_sync(list(prompts), chosen, size)
+
+    def _generate_sync(
+        self, prompts: list[str], seeds: list[int], size: str | None
+    ) -> list[GeneratedImage]:
+        for seed in seeds:
+            if not 0 <= seed <= _MAX_SEED:
+                raise PermanentModelError(f"seed {seed} is outside 0 .. 2**64-1")
+        width, height = self._size(size)
+        p = self._params
+        out: list[GeneratedImage] = []
+        with self._lock:
+            pipe = self._loaded()
+            torch = self._torch
+            for start in range(0, len(prompts), p.batch_size):
+                chunk = prompts[start : start + p.batch_size]
+                chunk_seeds = seeds[start : start + p.batch_size]
+                kwargs: dict[str, Any] = {
+                    "prompt": chunk,
+                    "num_inference_steps": p.steps,
+                    "guidance_scale": p.guidance_scale,
+                    "width": width,
+                    "height": height,
+                    # CPU generators on every device: see the module docstring.
+                    "generator": [torch.Generator("cpu").manual_seed(s) for s in chunk_seeds],
+                    "output_type": "pil",
+                }
+                if p.negative_prompt is not None:
+                    kwargs["negative_prompt"] = [p.negative_prompt] * len(chunk)
+                try:
+                    result = pipe(**kwargs)
+                except torch.OutOfMemoryError as exc:
+                    if torch.cuda.is_available():
+                        torch.cuda.empty_cache()
+                    raise PermanentModelError(
+                        f"out of {self._image_provenance['device']} memory generating "
+                        f"{len(chunk)} image(s): lower batch_size, or set attention_slicing=true "
+                        "or cpu_offload=true"
+                    ) from exc
+                # The safety checker (SD 1.x ships one) returns a black image for what it
+                # flags; stored as "done" it would be scored as a person nobody can identify.
+                flags = getattr(result, "nsfw_content_detected", None) or [False] * len(chunk)
+                flagged = [seed for seed, flag in zip(chunk_seeds, flags, strict=True) if flag]
+                if flagged:
+                    raise RefusalError(
+                        f"the pipeline's safety checker blanked out the image for seed(s) {flagged}"
+                    )
+                for seed, image in zip(chunk_seeds, result.images, strict=True):
+                    provenance = {
+                        **self._image_provenance,
+                        "seed": seed,
+                        "size": f"{image.width}x{image.height}",
+                    }
+                    out.append(GeneratedImage(image=image, provenance=provenance))
+        return out
+
+    def _size(self, size: str | None) -> tuple[int | None, int | None]:
+        """(width, height) for the pipeline: the trial's size, else the params' (None: the
+        pipeline's native size)."""
+        if size is None:
+            return self._params.width, self._params.height
+        match = _SIZE.match(size)
+        if match is None:
+            raise PermanentModelError(f"image size {size!r} is not of the form WIDTHxHEIGHT")
+        width, height = int(match[1]), int(match[2])
+        # Stable Diffusion's VAE downsamples by 8; its pipelines reject anything else.
+        if width < 8 or height < 8 or width % 8 or height % 8:
+            raise PermanentModelError(
+                f"image size {size!r}: width and height must be positive multiples of 8"
+            )
+        return width, height
+
+
+def resolve_placement(device: str, dtype: str, *, cuda: bool, mps: bool) -> tuple[str, str]:
+    """The device and dtype to run on, given what was asked and what torch sees.
+
+    ``auto`` prefers CUDA, then MPS, then the CPU. float16 is the auto dtype on CUDA only: it
+    halves memory there, while on MPS and the CPU it is slow or imprecise in places.
+    """
+    if device == "auto":
+        device = "cuda" if cuda else "mps" if mps else "cpu"
+    elif device == "cuda" and not cuda:
+        raise ModelLoadError(
+            "device=cuda was asked for but torch sees no CUDA GPU (a CPU-only torch build, or "
+            "no driver); use device=auto or device=cpu"
+        )
+    elif device == "mps" and not mps:
+        raise ModelLoadError(
+            "device=mps was asked for but torch sees no Apple GPU; use device=auto or device=cpu"
+        )
+    if dtype == "auto":
+        dtype = "float16" if device == "cuda" else "float32"
+    return device, dtype
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _fresh_seed() -> int:
+    # 32 bits: small enough to read and retype, and seed + i stays far from the limit.
+    return secrets.randbelow(2**32)
+
+
+def _import_backend(owner: str) -> tuple[Any, Any]:
+    try:
+        import torch
+    except ImportError as exc:
+        # torch is not in the extra on purpose (its CPU and CUDA builds differ), so the
+        # usual "pip install 'diptych[...]'" advice would be wrong here.
+        raise ModelLoadError(
+            f"The {owner} model needs PyTorch: pip install torch (the build for your GPU is "
+            "listed at https://pytorch.org)"
+        ) from exc
+    # Stable Diffusion's text encoders come from transformers; diffusers itself does not
+    # require it and would fail later with a less helpful message.
+    for package in ("diffusers", "transformers"):
+        if importlib.util.find_spec(package) is None:
+            raise MissingDependencyError(package, "diffusers", f"The {owner} model")
+    try:
+        import diffusers
+    except ImportError as exc:
+        raise MissingDependencyError("diffusers", "diffusers", f"The {owner} model") from exc
+    return torch, diffusers
+
+
+def _local_pipeline_dir(model: str) -> Path | None:
+    """The pipeline directory ``model`` names, or None when it is a hub id."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if not (path / "model_index.json").is_file():
+            raise ModelLoadError(
+                f"{model!r} is a directory without model_index.json, so not a diffusers "
+                "pipeline; pass a directory written by save_pretrained, or a hub id"
+            )
+        return path.resolve()
+    # A hub id is "name" or "owner/name"; anything else was meant as a path.
+    looks_like_path = model.startswith(("/", ".", "~")) or model.count("/") > 1 or "\\" in model
+    if looks_like_path or path.exists():
+        raise ModelLoadError(
+            f"The diffusers model directory {model!r} does not exist; pass a pipeline "
+            "directory written by save_pretrained, or a hub id"
+        )
+    return None
+
+
+def _directory_fingerprint(directory: Path) -> str:
+    """A short hash of what decides a local pipeline's images.
+
+    Every config (model_index.json, each component's config, the scheduler's, the
+    tokenizer's) is hashed whole; each weight file by its size and first MiB, which holds
+    its header and the start of its tensors -- enough to tell fine-tunes apart without
+    reading gigabytes on every start.
+    """
+    digest = hashlib.sha256()
+    files = sorted(
+        f
+        for f in [*directory.glob("*"), *directory.glob("*/*")]
+        if f.is_file() and not any(part.startswith(".") for part in f.relative_to(directory).parts)
+    )
+    for file in files:
+        relative = file.relative_to(directory).as_posix()
+        if file.suffix in _CONFIG_SUFFIXES:
+            digest.update(f"{relative}\0".encode())
+            digest.update(file.read_bytes())
+        elif file.suffix in _WEIGHT_SUFFIXES:
+            with file.open("rb") as handle:
+                head = handle.read(_MIB)
+            digest.update(f"{relative}\0{file.stat().st_size}\0".encode())
+            digest.update(head)
+    return digest.hexdigest()[:16]
+
+
+def _commit_of(snapshot: Path | None) -> str | None:
+    # The hub cache keeps each revision under snapshots/<commit>/.
+    if snapshot is not None and _COMMIT.match(snapshot.name):
+        return snapshot.name
+    return None
+
+
+def _loaded_commit(pipe: Any) -> str | None:
+    """The hub commit the loaded pipeline came from, read off its components.
+
+    diffusers records each component's source directory (``_name_or_path``, a
+    ``snapshots/<commit>/`` folder for a cached hub model); transformers models may carry
+    ``_commit_hash``.
+    """
+    for component in pipe.components.values():
+        config = getattr(component, "config", None)
+        if config is None:
+            continue
+        commit = getattr(config, "_commit_hash", None)
+        if isinstance(commit, str) and _COMMIT.match(commit):
+            return commit
+        where = config.get("_name_or_path") if isinstance(config, dict) else None
+        where = where or getattr(config, "_name_or_path", None)
+        if isinstance(where, str):
+            parts = Path(where).parts
+            for before, after in zip(parts, parts[1:], strict=False):
+                if before == "snapshots" and _COMMIT.match(after):
+                    return after
+    return None
+
+
+def _download_command(model: str, revision: str | None) -> str:
+    # huggingface_hub 1.0 replaced the huggingface-cli command with hf.
+    major = _package_version("huggingface_hub").split(".")[0]
+    cli = "hf" if major.isdigit() and int(major) >= 1 else "huggingface-cli"
+    suffix = f" --revision {revision}" if revision else ""
+    return f"{cli} download {model}{suffix}"
+
+
+def _not_cached_message(model: str, revision: str | None) -> str:
+    at = f" at revision {revision}" if revision else ""
+    return (
+        f"The diffusers model {model!r}{at} is not in the local Hugging Face cache and "
+        f"downloads are off: download it with `{_download_command(model, revision)}`, "
+        "or pass a local pipeline directory as model, or set allow_download=true"
+    )
+
+
+def _dtype_keyword(version: str) -> str:
+    # diffusers 0.42 renamed from_pretrained's torch_dtype to dtype (torch_dtype is
+    # deprecated); older releases ignore an unknown dtype and would load float32.
+    numbers = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+    return "dtype" if numbers >= (0, 42) else "torch_dtype"
+
+
+def _scheduler(diffusers: Any, current: Any, name: str) -> Any:
+    """A ``name`` scheduler configured like ``current`` (betas, prediction type ...)."""
+    compatible = sorted(c.__name__ for c in getattr(current, "compatibles", ()))
+    cls: Any = getattr(diffusers, name, None)
+    is_scheduler = isinstance(cls, type) and issubclass(cls, diffusers.SchedulerMixin)
+    if not is_scheduler:
+        raise ModelLoadError(
+            f"{name!r} is not a diffusers scheduler; this pipeline can use: "
+            + ", ".join(compatible)
+        )
+    if compatible and name not in compatible and name != type(current).__name__:
+        raise ModelLoadError(
+            f"scheduler {name!r} does not fit this pipeline's {type(current).__name__}; "
+            "choose one of: " + ", ".join(compatible)
+        )
+    return cls.from_config(current.config)
+
+
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """Loading without diffusers' and transformers' progress bars (the core never prints).
+
+    Both libraries keep the switch in a global; it is put back as it was.
+    """
+    import diffusers.utils.logging as diffusers_logging
+
+    modules: list[Any] = [diffusers_logging]
+    with contextlib.suppress(ImportError):
+        import transformers.utils.logging as transformers_logging
+
+        modules.append(transformers_logging)
+    enabled = [m.is_progress_bar_enabled() for m in modules]
+    for module in modules:
+        module.disable_progress_bar()
+    try:
+        yield
+    finally:
+        for module, was in zip(modules, enabled, strict=True):
+            if was:
+                module.enable_progress_bar()
+
+
+def _package_version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@hookimpl
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    register(Diffusers)
