@@ -124,7 +124,10 @@ class ModelSlot:
 
     @classmethod
     def of(cls, model: Model) -> ModelSlot:
-        ref = ModelRef(model.name, model.version, model.identity_params())
+        identity = model.identity_params()
+        defaults = _defaults(model)
+        changed = {k: v for k, v in identity.items() if k not in defaults or defaults[k] != v}
+        ref = ModelRef(model.name, model.version, identity, changed)
         return cls(model=model, ref=ref)
 
     async def ensure_loaded(self) -> None:
@@ -150,6 +153,18 @@ class ModelSlot:
     def close(self) -> None:
         if self.executor is not None:
             self.executor.shutdown(wait=True)
+
+
+def _defaults(model: Model) -> dict[str, Any]:
+    """The JSON form of each optional parameter's default (required ones have none)."""
+    from pydantic import TypeAdapter
+
+    out = {}
+    for name, info in type(model.params).model_fields.items():
+        if not info.is_required():
+            default = info.get_default(call_default_factory=True)
+            out[name] = TypeAdapter(Any).dump_python(default, mode="json")
+    return out
 
 
 def resolve_model(model: Model | str | tuple[str, Any]) -> Model:

@@ -61,13 +61,17 @@ class ModelRef:
     name: str
     version: str
     params: dict[str, Any]
+    #: The parameters set away from their defaults: only they make the model id longer.
+    changed: dict[str, Any] | None = None
 
     @cached_property
     def model_id(self) -> str:
-        """Stable short id of this model configuration, e.g. ``smollm2`` or ``smollm2#1a2b3c4d``."""
-        if not self.params:
+        """Short id of this model configuration: ``smollm2`` with default parameters, else
+        ``smollm2#1a2b3c4d`` (a hash of the parameters that differ from the defaults)."""
+        changed = self.params if self.changed is None else self.changed
+        if not changed:
             return self.name
-        return f"{self.name}#{sha256_hex(canonical_json(self.params))[:8]}"
+        return f"{self.name}#{sha256_hex(canonical_json(changed))[:8]}"
 
 
 def trial_key(model: ModelRef, spec: TrialSpec) -> str:

@@ -1,0 +1,137 @@
+"""The annotation stage: an annotator labels the people in a run's generated images.
+
+Annotator calls go through the engine like any trial: each image is one ``person_annotator``
+request whose key hashes the annotator, its parameters and the image's content, so an image is
+never labelled twice by the same annotator (across runs too), a killed annotation pass resumes,
+and faults are retried. Labels land in the annotations table under the annotator's id, next to
+human labels; the analysis picks among them by its label policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from diptych.core.capabilities import Capability, Model
+from diptych.core.engine import (
+    ModelSlot,
+    NullReporter,
+    Reporter,
+    RetryPolicy,
+    RunPlan,
+    execute,
+)
+from diptych.core.errors import CapabilityError, UsageError
+from diptych.core.store import TERMINAL, Store, TrialRow
+from diptych.core.trials import TrialSpec, trial_key
+
+
+@dataclass
+class AnnotationSummary:
+    annotator: str
+    images: int = 0
+    asked: int = 0
+    labels: int = 0
+    by_label: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def annotator_id(model: Model) -> str:
+    """The name labels are stored under: the annotator's own id if it has one (e.g.
+    ``vqa:llava``), else its name and a short hash of its parameters."""
+    own = getattr(model, "annotator_id", None)
+    if isinstance(own, str) and own:
+        return own
+    return ModelSlot.of(model).ref.model_id
+
+
+async def annotate_run_async(
+    store: Store,
+    run_id: str,
+    annotator: Model,
+    *,
+    reporter: Reporter | None = None,
+    retry: RetryPolicy | None = None,
+    concurrency: int = 4,
+    label_as: str | None = None,
+) -> AnnotationSummary:
+    if Capability.PERSON_ANNOTATOR not in annotator.capabilities:
+        raise CapabilityError(f"'{annotator.name}' is not a person annotator")
+    run = store.get_run(run_id)
+    name = label_as or annotator_id(annotator)
+    if name == "self" or name.startswith("human:"):
+        raise UsageError(f"annotator id '{name}' is reserved; choose another")
+    slot = ModelSlot.of(annotator)
+    # One request per generated image, with every person in it (positions in plan order).
+    by_image: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for subject in store.run_subjects(run.id):
+        if subject["status"] == "done" and subject["blob"]:
+            by_image[subject["blob"] + "\x1f" + str(subject["trial_idx"])].append(subject)
+    rows: list[TrialRow] = []
+    for idx, subjects in enumerate(by_image.values()):
+        payload = {
+            "image": {"blob": subjects[0]["blob"]},
+            "subjects": [s["position"] for s in subjects],
+        }
+        spec = TrialSpec(Capability.PERSON_ANNOTATOR, payload)
+        rows.append(
+            TrialRow(
+                run_id=run.id,
+                idx=idx,
+                model_id=slot.ref.model_id,
+                key=trial_key(slot.ref, spec),
+                capability=str(spec.capability),
+                sample=0,
+                payload=payload,
+                meta={},
+            )
+        )
+    statuses = store.result_statuses(r.key for r in rows)
+    pending = {r.key: r for r in rows if statuses.get(r.key) not in TERMINAL}
+    plan = RunPlan(run=run, trials=rows, pending=pending, statuses=statuses)
+    reporter = reporter or NullReporter()
+    reporter.run_started(run, len(rows), len(rows) - len(pending), len(pending))
+    try:
+        await execute(
+            store,
+            plan,
+            [slot],
+            reporter=reporter,
+            retry=retry or RetryPolicy(),
+            concurrency=concurrency,
+        )
+    finally:
+        slot.close()
+        await annotator.aclose()
+    summary = AnnotationSummary(annotator=name, images=len(rows), asked=len(pending))
+    labels: list[tuple[int, str, str, float | None, dict[str, Any]]] = []
+    for row, subjects in zip(rows, by_image.values(), strict=True):
+        result = store.result(row.key)
+        if result is None or result.status != "done" or result.output is None:
+            summary.failed += 1
+            if result is not None and result.error and len(summary.errors) < 5:
+                summary.errors.append(result.error)
+            continue
+        ids = {s["position"]: s["subject_id"] for s in subjects}
+        for label in result.output.get("labels", []):
+            if label["position"] in ids:
+                labels.append(
+                    (
+                        ids[label["position"]],
+                        name,
+                        label["label"],
+                        label.get("confidence"),
+                        label.get("detail") or {},
+                    )
+                )
+                summary.by_label[label["label"]] = summary.by_label.get(label["label"], 0) + 1
+    summary.labels = store.save_annotations(labels)
+    return summary
+
+
+def annotate_run(store: Store, run_id: str, annotator: Model, **options: Any) -> AnnotationSummary:
+    """Label every person in the run's generated images with ``annotator`` (see module doc)."""
+    return asyncio.run(annotate_run_async(store, run_id, annotator, **options))
