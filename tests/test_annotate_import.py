@@ -387,8 +387,8 @@ def test_malformed_file_is_one_line_error(ws: Path, ws_store: Store, tmp_path: P
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "either --import FILE.csv or --template FILE.csv"),
-        (["--import", "a.csv", "--template", "b.csv"], "either --import"),
+        ([], "--import FILE.csv or --template FILE.csv"),
+        (["--import", "a.csv", "--template", "b.csv"], "--import FILE.csv or --template"),
         (["--import", "a.csv", "--images", "d"], "--images goes with --template"),
         (["--template", "b.csv", "--annotator", "x"], "--annotator goes with --import"),
     ],

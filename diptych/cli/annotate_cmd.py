@@ -315,6 +315,35 @@ def write_template(
 # --- the command ----------------------------------------------------------------------------
 
 
+def run_annotator(
+    ctx: typer.Context, run: str, name: str, model: str | None, params: list[str], quiet: bool
+) -> None:
+    """Run the annotator plugin ``name`` over every generated image of the run."""
+    from rich.console import Console
+
+    from diptych.cli.progress import RichReporter
+    from diptych.core.annotation import annotate_run
+    from diptych.core.plugins import get_model, load_plugins
+
+    registry = load_plugins()
+    if name not in registry.annotators:
+        known = ", ".join(sorted(registry.annotators)) or "none"
+        raise UsageError(f"no annotator named '{name}' (installed: {known})")
+    if model is not None:
+        params = [*params, f"model={model}"]
+    annotator = get_model(name, params)
+    console = Console(soft_wrap=True)
+    with state(ctx).open_store() as store:
+        summary = annotate_run(store, run, annotator, reporter=RichReporter(console, quiet=quiet))
+    labels = ", ".join(f"{n} {label}" for label, n in sorted(summary.by_label.items()))
+    console.print(
+        f"{summary.annotator}: {summary.images} images ({summary.asked} asked now, the rest "
+        f"stored), {summary.labels} labels: {labels or 'none'}"
+    )
+    if summary.failed:
+        console.print(f"{summary.failed} images could not be labelled: {summary.errors[:1]}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("annotate")
     def annotate(
@@ -353,14 +382,34 @@ def register(app: typer.Typer) -> None:
                 help="With --template: also write each generated image as DIR/<image>.png.",
             ),
         ] = None,
+        model: Annotated[
+            str | None,
+            typer.Option(
+                "--model",
+                help="With --annotator: the vision-language model a VLM annotator asks.",
+            ),
+        ] = None,
+        annotator_param: Annotated[
+            list[str] | None,
+            typer.Option("--annotator-param", "-A", help="Annotator parameter key=value."),
+        ] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     ) -> None:
-        """Import human labels for a run's images, or write the template to gather them."""
+        """Label the people in a run's images: run an annotator (--annotator NAME), import
+        human labels (--import FILE.csv), or write the template to gather them (--template)."""
+        if import_file is None and template is None and annotator is not None:
+            run_annotator(ctx, run, annotator, model, annotator_param or [], quiet)
+            return
         if (import_file is None) == (template is None):
-            raise UsageError("give either --import FILE.csv or --template FILE.csv")
+            raise UsageError(
+                "give --annotator NAME (run an annotator), --import FILE.csv or --template FILE.csv"
+            )
         if images is not None and template is None:
             raise UsageError("--images goes with --template (the images to label)")
-        if annotator is not None and import_file is None:
-            raise UsageError("--annotator goes with --import")
+        if annotator is not None and template is not None:
+            raise UsageError("--annotator goes with --import, or alone to run an annotator")
+        if (model is not None or annotator_param) and import_file is not None:
+            raise UsageError("--model and -A go with --annotator NAME alone (running an annotator)")
         with state(ctx).open_store() as store:
             record = store.get_run(run)
             if import_file is not None:
