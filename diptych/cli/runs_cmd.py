@@ -52,6 +52,8 @@ def export_rows(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
             "error": result.error if result else None,
             "attempts": result.attempts if result else 0,
             "duration_s": round(result.duration_s, 6) if result else None,
+            # Where the answer came from, e.g. DALL-E 3's revised_prompt, a seed, a device.
+            "provenance": result.provenance if result else None,
             "labels": labels.get(trial.idx, {}),
         }
 
