@@ -26,15 +26,13 @@ for callers that bypass the engine.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.metadata
 import importlib.util
 import re
 import secrets
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
@@ -48,21 +46,28 @@ from diptych.core.errors import (
 )
 from diptych.core.hookspecs import hookimpl
 
+# Placement and checkpoint helpers are shared with the transformers plugins; resolve_placement
+# stays importable from here for existing callers.
+from diptych.plugins.models._torch import (
+    COMMIT,
+    Device,
+    DType,
+    commit_of,
+    directory_fingerprint,
+    download_command,
+    import_torch,
+    package_version,
+    resolve_placement,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 #: The model the Paired Stereotype Test paper ran (its footnote 4).
 DEFAULT_MODEL = "stabilityai/stable-diffusion-2"
 
-Device = Literal["auto", "cuda", "mps", "cpu"]
-DType = Literal["auto", "float16", "bfloat16", "float32"]
-
-_MIB = 1 << 20
 _MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed takes an unsigned 64-bit seed
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_WEIGHT_SUFFIXES = frozenset({".safetensors", ".bin", ".ckpt", ".pt", ".pth", ".msgpack"})
-_CONFIG_SUFFIXES = frozenset({".json", ".txt", ".model"})
 
 
 class Diffusers(Model):
@@ -162,10 +167,10 @@ class Diffusers(Model):
 
     def _compute_version(self) -> str:
         if self._local_dir is not None:
-            return f"{self._local_dir.name}:{_directory_fingerprint(self._local_dir)}"
-        commit = _commit_of(self._snapshot)
+            return f"{self._local_dir.name}:{directory_fingerprint(self._local_dir)}"
+        commit = commit_of(self._snapshot)
         revision = self._params.revision or "main"
-        if commit is None and _COMMIT.match(revision):
+        if commit is None and COMMIT.match(revision):
             commit = revision
         # A branch name alone ("main") is what a model had when it was cached; once cached,
         # the commit it resolved to says exactly which weights answered.
@@ -231,7 +236,7 @@ class Diffusers(Model):
             advice = (
                 f"check that {source} is a complete diffusers pipeline directory"
                 if self._local_dir is not None
-                else f"download it completely with `{_download_command(p.model, p.revision)}`"
+                else f"download it completely with `{download_command(p.model, p.revision)}`"
             )
             raise ModelLoadError(
                 f"diffusers could not load {source!r}: {first_line}; {advice}"
@@ -260,7 +265,7 @@ class Diffusers(Model):
         """What every image of this pipeline shares, recorded with each of them."""
         p = self._params
         name_or_path = str(pipe.config.get("_name_or_path", p.model))
-        commit = _loaded_commit(pipe) or _commit_of(self._snapshot)
+        commit = _loaded_commit(pipe) or commit_of(self._snapshot)
         return {
             "model": self.name,
             "version": self.version,
@@ -279,7 +284,7 @@ class Diffusers(Model):
             "cpu_offload": offload,
             "diffusers": str(diffusers.__version__),
             "torch": str(torch.__version__),
-            "transformers": _package_version("transformers"),
+            "transformers": package_version("transformers"),
         }
 
     async def aclose(self) -> None:
@@ -394,28 +399,6 @@ class Diffusers(Model):
         return width, height
 
 
-def resolve_placement(device: str, dtype: str, *, cuda: bool, mps: bool) -> tuple[str, str]:
-    """The device and dtype to run on, given what was asked and what torch sees.
-
-    ``auto`` prefers CUDA, then MPS, then the CPU. float16 is the auto dtype on CUDA only: it
-    halves memory there, while on MPS and the CPU it is slow or imprecise in places.
-    """
-    if device == "auto":
-        device = "cuda" if cuda else "mps" if mps else "cpu"
-    elif device == "cuda" and not cuda:
-        raise ModelLoadError(
-            "device=cuda was asked for but torch sees no CUDA GPU (a CPU-only torch build, or "
-            "no driver); use device=auto or device=cpu"
-        )
-    elif device == "mps" and not mps:
-        raise ModelLoadError(
-            "device=mps was asked for but torch sees no Apple GPU; use device=auto or device=cpu"
-        )
-    if dtype == "auto":
-        dtype = "float16" if device == "cuda" else "float32"
-    return device, dtype
-
-
 # --- helpers --------------------------------------------------------------------------------
 
 
@@ -425,15 +408,7 @@ def _fresh_seed() -> int:
 
 
 def _import_backend(owner: str) -> tuple[Any, Any]:
-    try:
-        import torch
-    except ImportError as exc:
-        # torch is not in the extra on purpose (its CPU and CUDA builds differ), so the
-        # usual "pip install 'diptych[...]'" advice would be wrong here.
-        raise ModelLoadError(
-            f"The {owner} model needs PyTorch: pip install torch (the build for your GPU is "
-            "listed at https://pytorch.org)"
-        ) from exc
+    torch = import_torch(owner)
     # Stable Diffusion's text encoders come from transformers; diffusers itself does not
     # require it and would fail later with a less helpful message.
     for package in ("diffusers", "transformers"):
@@ -466,40 +441,6 @@ def _local_pipeline_dir(model: str) -> Path | None:
     return None
 
 
-def _directory_fingerprint(directory: Path) -> str:
-    """A short hash of what decides a local pipeline's images.
-
-    Every config (model_index.json, each component's config, the scheduler's, the
-    tokenizer's) is hashed whole; each weight file by its size and first MiB, which holds
-    its header and the start of its tensors -- enough to tell fine-tunes apart without
-    reading gigabytes on every start.
-    """
-    digest = hashlib.sha256()
-    files = sorted(
-        f
-        for f in [*directory.glob("*"), *directory.glob("*/*")]
-        if f.is_file() and not any(part.startswith(".") for part in f.relative_to(directory).parts)
-    )
-    for file in files:
-        relative = file.relative_to(directory).as_posix()
-        if file.suffix in _CONFIG_SUFFIXES:
-            digest.update(f"{relative}\0".encode())
-            digest.update(file.read_bytes())
-        elif file.suffix in _WEIGHT_SUFFIXES:
-            with file.open("rb") as handle:
-                head = handle.read(_MIB)
-            digest.update(f"{relative}\0{file.stat().st_size}\0".encode())
-            digest.update(head)
-    return digest.hexdigest()[:16]
-
-
-def _commit_of(snapshot: Path | None) -> str | None:
-    # The hub cache keeps each revision under snapshots/<commit>/.
-    if snapshot is not None and _COMMIT.match(snapshot.name):
-        return snapshot.name
-    return None
-
-
 def _loaded_commit(pipe: Any) -> str | None:
     """The hub commit the loaded pipeline came from, read off its components.
 
@@ -512,31 +453,23 @@ def _loaded_commit(pipe: Any) -> str | None:
         if config is None:
             continue
         commit = getattr(config, "_commit_hash", None)
-        if isinstance(commit, str) and _COMMIT.match(commit):
+        if isinstance(commit, str) and COMMIT.match(commit):
             return commit
         where = config.get("_name_or_path") if isinstance(config, dict) else None
         where = where or getattr(config, "_name_or_path", None)
         if isinstance(where, str):
             parts = Path(where).parts
             for before, after in zip(parts, parts[1:], strict=False):
-                if before == "snapshots" and _COMMIT.match(after):
+                if before == "snapshots" and COMMIT.match(after):
                     return after
     return None
-
-
-def _download_command(model: str, revision: str | None) -> str:
-    # huggingface_hub 1.0 replaced the huggingface-cli command with hf.
-    major = _package_version("huggingface_hub").split(".")[0]
-    cli = "hf" if major.isdigit() and int(major) >= 1 else "huggingface-cli"
-    suffix = f" --revision {revision}" if revision else ""
-    return f"{cli} download {model}{suffix}"
 
 
 def _not_cached_message(model: str, revision: str | None) -> str:
     at = f" at revision {revision}" if revision else ""
     return (
         f"The diffusers model {model!r}{at} is not in the local Hugging Face cache and "
-        f"downloads are off: download it with `{_download_command(model, revision)}`, "
+        f"downloads are off: download it with `{download_command(model, revision)}`, "
         "or pass a local pipeline directory as model, or set allow_download=true"
     )
 
@@ -588,13 +521,6 @@ def _quiet_loading() -> Iterator[None]:
         for module, was in zip(modules, enabled, strict=True):
             if was:
                 module.enable_progress_bar()
-
-
-def _package_version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 @hookimpl

@@ -1,0 +1,256 @@
+"""Model plugin ``openai-vision``: questions about images to GPT-4o-class models.
+
+OpenAI itself, or any service that takes images in OpenAI's chat-completions format (vLLM,
+llama.cpp's server with a multimodal projector, LM Studio, Ollama ...): each image is sent
+inline as a PNG ``data:`` URL in an ``image_url`` content part, so nothing has to be hosted
+and the service sees exactly the pixels stored in the workspace (PNG is lossless).
+
+The sampling settings are the trial's (:class:`~diptych.core.capabilities.Sampling`), sent as
+they are; :data:`PAIRS_SAMPLING` holds the PAIRS paper's (temperature 0.75, top-p 1, up to
+512 tokens), which probes replicating it pass and every run then records with its trials.
+
+Errors go through :func:`~diptych.plugins.models._openai_common.translate_error`: 429 (with
+the service's Retry-After), 5xx, timeouts and dropped connections are transient; a
+content-policy 400 is a refusal, and so is a reply whose message carries a ``refusal`` or
+that the content filter withheld; any other 4xx is permanent. The SDK's own retries are off:
+the engine retries, with the backoff and bookkeeping every model shares.
+
+The API key is read from ``api_key_file`` or the ``api_key_env`` variable when a client is
+made; it is never part of the parameters, version, provenance or a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
+from diptych.core.errors import (
+    MissingDependencyError,
+    ModelLoadError,
+    PermanentModelError,
+    RefusalError,
+)
+from diptych.core.hookspecs import hookimpl
+from diptych.plugins.models._openai_common import (
+    PLACEHOLDER_API_KEY,
+    ClientPerLoop,
+    public_endpoint,
+    public_host,
+    translate_error,
+)
+
+OPENAI_HOST = "api.openai.com"
+
+#: How the PAIRS paper prompted its vision-language models (its Appendix B, for LLaVA,
+#: mPLUG-Owl and miniGPT-4): temperature 0.75, top-p 1, at most 512 output tokens.
+PAIRS_SAMPLING = Sampling(temperature=0.75, top_p=1.0, max_tokens=512)
+
+#: Image modes PNG stores as they are; any other (CMYK, YCbCr, float) is converted to RGB.
+_PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"})
+
+
+def png_data_url(image: Any) -> str:
+    """``data:image/png;base64,...`` of a PIL image: lossless, so the service sees the pixels
+    the workspace stores."""
+    if not hasattr(image, "save"):
+        raise PermanentModelError(
+            f"openai-vision was given {type(image).__name__}, not an image (PIL.Image)"
+        )
+    if image.mode not in _PNG_MODES:
+        image = image.convert("RGB")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+class OpenAIVision(Model):
+    """GPT-4o-class vision chat on OpenAI or any OpenAI-compatible vision server."""
+
+    name: ClassVar[str] = "openai-vision"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.VISION_CHAT})
+    #: Where the key comes from and how calls are paced: none of it changes an answer.
+    operational_params: ClassVar[frozenset[str]] = frozenset(
+        {"api_key_env", "api_key_file", "timeout", "max_concurrency", "rate_limit_per_min"}
+    )
+    #: The sampling a probe should pass when its user names none (the PAIRS paper's).
+    default_sampling: ClassVar[Sampling] = PAIRS_SAMPLING
+
+    class Params(Model.Params):
+        base_url: str | None = Field(
+            default=None,
+            description="API root of an OpenAI-compatible vision server, e.g. "
+            "http://127.0.0.1:8000/v1; default OpenAI's.",
+        )
+        model: str = Field(default="gpt-4o", description="The model name the service serves.")
+        detail: Literal["auto", "low", "high"] = Field(
+            default="auto",
+            description="How closely OpenAI looks at each image: low (one 512px view), high "
+            "(tiles) or auto (the service decides).",
+        )
+        api_key_env: str = Field(
+            default="OPENAI_API_KEY", description="Environment variable holding the API key."
+        )
+        api_key_file: str | None = Field(
+            default=None, description="A file holding the API key (read instead of the variable)."
+        )
+        timeout: float = Field(default=120, gt=0, description="Seconds before a request times out.")
+        max_concurrency: int = Field(default=4, ge=1, description="Requests in flight at once.")
+        rate_limit_per_min: float | None = Field(
+            default=None, gt=0, description="Most requests per minute (your account's limit)."
+        )
+
+    def __init__(self, params: OpenAIVision.Params | None = None) -> None:
+        super().__init__(params)
+        assert isinstance(self.params, OpenAIVision.Params)
+        self.p: OpenAIVision.Params = self.params
+        try:
+            import openai
+        except ImportError as exc:
+            raise MissingDependencyError("openai", "openai", "The openai-vision model") from exc
+        self._sdk: Any = openai
+        self._clients = ClientPerLoop(self._make_client)
+        self._last_response: dict[str, Any] = {}
+        self.hints = ModelHints(
+            max_concurrency=self.p.max_concurrency, rate_limit_per_min=self.p.rate_limit_per_min
+        )
+
+    # --- identity -------------------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        """The service's ``host[:port]``, never with credentials."""
+        return public_host(self.p.base_url) if self.p.base_url else OPENAI_HOST
+
+    @property
+    def version(self) -> str:
+        # Another service may serve something else under the same model name.
+        if self.host == OPENAI_HOST:
+            return self.p.model
+        return f"{self.p.model}@{self.host}"
+
+    def identity_params(self) -> dict[str, Any]:
+        # Trial keys are stored: a password written into base_url must not be.
+        identity = super().identity_params()
+        if self.p.base_url is not None:
+            identity["base_url"] = public_endpoint(self.p.base_url)
+        return identity
+
+    def provenance(self) -> dict[str, Any]:
+        """The plugin's settings and what the service said about the last answer.
+
+        ``served_model`` (the snapshot behind an alias such as gpt-4o), ``system_fingerprint``
+        (OpenAI's backend configuration) and ``request_id`` are set when a response arrives,
+        with no await between that and the return of ``ask``; the engine reads provenance as
+        soon as ``ask`` returns, so each stored answer carries the facts of its own response.
+        """
+        return {
+            "plugin": self.name,
+            "model": self.p.model,
+            "version": self.version,
+            "service": self.host,
+            "detail": self.p.detail,
+            "openai_sdk": getattr(self._sdk, "__version__", "unknown"),
+            **self._last_response,
+        }
+
+    # --- the client -----------------------------------------------------------------------
+
+    def _api_key(self) -> str:
+        if self.p.api_key_file is not None:
+            path = Path(self.p.api_key_file).expanduser()
+            try:
+                key = path.read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ModelLoadError(
+                    f"cannot read the API key file {path}: {exc.strerror}; check api_key_file"
+                ) from exc
+            if not key:
+                raise ModelLoadError(f"the API key file {path} is empty; check api_key_file")
+            return key
+        return os.environ.get(self.p.api_key_env) or PLACEHOLDER_API_KEY
+
+    def _make_client(self) -> Any:
+        # One per event loop (see ClientPerLoop); the key is read when a client is made.
+        return self._sdk.AsyncOpenAI(
+            base_url=self.p.base_url,
+            api_key=self._api_key(),
+            timeout=self.p.timeout,
+            max_retries=0,  # the engine retries; see module docstring
+            http_client=self._sdk.DefaultAsyncHttpxClient(),
+        )
+
+    def load(self) -> None:
+        # A missing key file is a setup error: stop the run before any trial, not fail each.
+        self._api_key()
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()
+
+    # --- asking ---------------------------------------------------------------------------
+
+    def request(self, urls: Sequence[str], text: str, sampling: Sampling) -> dict[str, Any]:
+        """The chat-completions request for one question about images (as data URLs)."""
+        content: list[dict[str, Any]] = []
+        # Images first, then the question about them, as in LLaVA's chat template.
+        for url in urls:
+            image_url = {"url": url}
+            if self.p.detail != "auto":
+                # "auto" is the API's default: left out, for servers that know no "detail".
+                image_url["detail"] = self.p.detail
+            content.append({"type": "image_url", "image_url": image_url})
+        content.append({"type": "text", "text": text})
+        request: dict[str, Any] = {
+            "model": self.p.model,
+            "messages": [{"role": "user", "content": content}],
+            "temperature": sampling.temperature,
+            "top_p": sampling.top_p,
+            "max_tokens": sampling.max_tokens,
+        }
+        if sampling.seed is not None:
+            # Best effort on OpenAI's side (see system_fingerprint in provenance).
+            request["seed"] = sampling.seed
+        return request
+
+    async def ask(self, images: Sequence[Any], text: str, sampling: Sampling) -> str:
+        """The model's answer to ``text`` about ``images``."""
+        # PNG-encoding a large image takes tens of milliseconds: not on the event loop,
+        # which other requests share.
+        urls = await asyncio.to_thread(lambda: [png_data_url(image) for image in images])
+        request = self.request(urls, text, sampling)
+        client = self._clients.get()
+        try:
+            response = await client.chat.completions.create(**request)
+        except self._sdk.APIError as exc:
+            hint = f"Check the key in {self.p.api_key_file}." if self.p.api_key_file else None
+            raise translate_error(
+                exc, self._sdk, self.p.api_key_env, secret=client.api_key, key_hint=hint
+            ) from exc
+        # No await from here to the return: see provenance().
+        self._last_response = {
+            "served_model": getattr(response, "model", None),
+            "system_fingerprint": getattr(response, "system_fingerprint", None),
+            "request_id": getattr(response, "_request_id", None),
+        }
+        if not response.choices:
+            raise PermanentModelError("the service answered with no choices")
+        choice = response.choices[0]
+        refusal = getattr(choice.message, "refusal", None)
+        if refusal:
+            # GPT-4o declines some questions about people in images this way, with a reason.
+            raise RefusalError(str(refusal))
+        if choice.finish_reason == "content_filter":
+            raise RefusalError("The service's content filter withheld the reply.")
+        return str(choice.message.content or "")
+
+
+@hookimpl
+def register_models(register: Callable[[type[Model]], None]) -> None:
+    register(OpenAIVision)
