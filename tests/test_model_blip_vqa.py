@@ -10,7 +10,6 @@ so that its answers depend on the image and the question, and saved with
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,11 +23,6 @@ from diptych.core.errors import ModelLoadError, PermanentModelError
 from diptych.core.plugins import get_model
 from diptych.plugins.models import blip_vqa as blip_plugin
 from diptych.plugins.models.blip_vqa import BlipVqa
-
-pytestmark = pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("torch", "transformers")),
-    reason="needs torch and transformers",
-)
 
 VOCAB = (
     "[PAD] [UNK] [CLS] [SEP] [MASK] [DEC] what who is the person in this image a doctor nurse "

@@ -9,7 +9,6 @@ tests use a cache directory laid out here, and network access is trapped where i
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import io
 import json
 import os
@@ -36,11 +35,6 @@ from diptych.core.errors import (
 from diptych.core.plugins import get_model
 from diptych.core.store import Store
 from diptych.plugins.models.diffusers import Diffusers, resolve_placement
-
-pytestmark = pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("torch", "diffusers", "transformers")),
-    reason="needs torch and the diffusers extra",
-)
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 NATIVE_SIZE = (32, 32)  # UNet sample_size 16 x the VAE's 2x upsampling

@@ -12,7 +12,6 @@ that can fail. Nothing is downloaded: hub tests use a cache laid out here.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import shutil
 import socket
@@ -37,11 +36,6 @@ from diptych.plugins.models import llava as llava_plugin
 from diptych.plugins.models._torch import weights_options
 from diptych.plugins.models.llava import Llava
 from diptych.plugins.models.openai_vision import PAIRS_SAMPLING
-
-pytestmark = pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "tokenizers")),
-    reason="needs torch and transformers",
-)
 
 WORDS = (
     "a an the person in image is doctor nurse who what this man woman describe tell me about "

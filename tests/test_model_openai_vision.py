@@ -31,8 +31,6 @@ from diptych.fake_openai import CONTENT_POLICY_MESSAGE, ChatRequest, FakeOpenAIS
 from diptych.plugins.models import openai_vision as vision_plugin
 from diptych.plugins.models.openai_vision import PAIRS_SAMPLING, OpenAIVision
 
-pytest.importorskip("openai")
-
 CHAT = "/v1/chat/completions"
 FAST_RETRY = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.02)
 

@@ -25,8 +25,10 @@ from typing import Annotated
 import typer
 
 from diptych.cli.context import state
+from diptych.core.engine import refresh_flags
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.metrics.sts import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, LabelRow, read_labels_csv
+from diptych.core.plugins import get_probe
 from diptych.core.store import RunRecord, Store
 
 HUMAN = "human:"
@@ -414,6 +416,7 @@ def register(app: typer.Typer) -> None:
             record = store.get_run(run)
             if import_file is not None:
                 report = import_labels(store, record, import_file, annotator)
+                refresh_flags(store, record.id, get_probe(record.probe, record.params))
                 print_import_report(report)
                 if not report.matched:
                     raise InputFileError(

@@ -12,7 +12,16 @@ import click
 import typer
 
 from diptych import __version__
-from diptych.cli import annotate_cmd, compare_cmd, metrics, plugins_cmd, run_cmd, runs_cmd
+from diptych.cli import (
+    agreement_cmd,
+    annotate_cmd,
+    calibrate_cmd,
+    compare_cmd,
+    metrics,
+    plugins_cmd,
+    run_cmd,
+    runs_cmd,
+)
 from diptych.cli.context import State
 from diptych.core.errors import DiptychError
 
@@ -53,6 +62,8 @@ runs_cmd.register(app)
 plugins_cmd.register(app)
 compare_cmd.register(app)
 annotate_cmd.register(app)
+agreement_cmd.register(app)
+calibrate_cmd.register(app)
 app.add_typer(metrics.app, name="metrics", help="Score data gathered elsewhere (CSV/JSONL in).")
 
 

@@ -22,8 +22,10 @@ from diptych.core.engine import (
     RetryPolicy,
     RunPlan,
     execute,
+    refresh_flags,
 )
 from diptych.core.errors import CapabilityError, UsageError
+from diptych.core.plugins import get_probe
 from diptych.core.store import TERMINAL, Store, TrialRow
 from diptych.core.trials import TrialSpec, trial_key
 
@@ -129,6 +131,8 @@ async def annotate_run_async(
                 )
                 summary.by_label[label["label"]] = summary.by_label.get(label["label"], 0) + 1
     summary.labels = store.save_annotations(labels)
+    # New labels change what needs review (disagreements, abstentions, person counts).
+    refresh_flags(store, run.id, get_probe(run.probe, run.params))
     return summary
 
 

@@ -641,6 +641,14 @@ def derive_self_labels(store: Store, run: RunRecord, probe: Probe) -> int:
     return store.save_annotations(out)
 
 
+def refresh_flags(store: Store, run_id: str, probe: Probe) -> int:
+    """Recompute and store the probe's review flags for the run."""
+    flags = probe.review_flags(store, run_id)
+    return store.replace_flags(
+        run_id, ((f.trial_idx, f.position, f.reason, f.detail) for f in flags)
+    )
+
+
 def final_status(counts: dict[str, int], budget: Budget | None = None) -> str:
     if counts["pending"]:
         return "over-budget" if budget is not None and budget.exhausted else "interrupted"
@@ -684,6 +692,7 @@ async def run_async(
             slot.close()
             await slot.model.aclose()
         derive_self_labels(store, plan.run, probe)
+        refresh_flags(store, plan.run.id, probe)
         counts = store.status_counts(plan.run.id)
         store.set_run_status(plan.run.id, final_status(counts, budget))
         if budget is not None and budget.exhausted:

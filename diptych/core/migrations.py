@@ -97,6 +97,46 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+@migration(2)
+def m002_calibrations(db: sqlite3.Connection) -> None:
+    # An annotator's error profile on data of known gender (e.g. PAIRS), found again by the
+    # annotator id its labels are stored under; every calibration is kept, the latest is used.
+    run_script(
+        db,
+        """
+        CREATE TABLE calibrations (
+            id INTEGER PRIMARY KEY,
+            annotator TEXT NOT NULL,
+            version TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            profile TEXT NOT NULL
+        );
+        CREATE INDEX calibrations_annotator ON calibrations(annotator, created_at);
+        """,
+    )
+
+
+@migration(3)
+def m003_flags(db: sqlite3.Connection) -> None:
+    # What a reviewer should look at, and why: recomputed from labels and provenance whenever
+    # they change (a run finishing, an annotation pass), read by the review queue.
+    run_script(
+        db,
+        """
+        CREATE TABLE flags (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs(id),
+            trial_idx INTEGER NOT NULL,
+            position TEXT,
+            reason TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX flags_run ON flags(run_id, reason)
+        """,
+    )
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction, so statements
     # are run one by one (the schema has no ';' inside a statement).

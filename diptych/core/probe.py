@@ -32,6 +32,16 @@ class Label:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ReviewFlag:
+    """One item for review: a trial (and a person in it, or the whole output) and why."""
+
+    trial_idx: int
+    position: str | None
+    reason: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Table:
     title: str
@@ -128,6 +138,11 @@ class Probe:
     def prompts_used(self) -> dict[str, str]:
         """The prompt templates of this run, for the report."""
         return {}
+
+    def review_flags(self, store: Store, run_id: str) -> list[ReviewFlag]:
+        """What a reviewer should look at in the run, each with its reason. Recomputed and
+        stored after a run and after each annotation pass; the default flags nothing."""
+        return []
 
     def analyze(self, run: RunView) -> ProbeResult:
         """Score a run: tables, figures, flags and numbers with their uncertainty."""

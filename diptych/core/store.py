@@ -489,6 +489,86 @@ class Store:
             )
         ]
 
+    # --- calibrations -----------------------------------------------------------------------
+
+    def save_calibration(
+        self, annotator: str, version: str, profile: dict[str, Any]
+    ) -> CalibrationRecord:
+        """Keep an annotator's error profile (``diptych calibrate``) under its annotator id;
+        earlier ones are kept too, the latest is the one used."""
+        now = time.time()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO calibrations (annotator, version, created_at, profile)"
+                " VALUES (?, ?, ?, ?)",
+                (annotator, version, now, canonical_json(profile)),
+            )
+        return CalibrationRecord(int(cursor.lastrowid or 0), annotator, version, now, profile)
+
+    def latest_calibration(self, annotator: str) -> CalibrationRecord | None:
+        """The most recent calibration of ``annotator`` (the id its labels are stored under)."""
+        row = self.db.execute(
+            "SELECT * FROM calibrations WHERE annotator = ? ORDER BY created_at DESC, id DESC"
+            " LIMIT 1",
+            (annotator,),
+        ).fetchone()
+        if row is None:
+            return None
+        return CalibrationRecord(
+            id=row["id"],
+            annotator=row["annotator"],
+            version=row["version"],
+            created_at=row["created_at"],
+            profile=json.loads(row["profile"]),
+        )
+
+    # --- flags for review -------------------------------------------------------------------
+
+    def replace_flags(
+        self, run_id: str, flags: Iterable[tuple[int, str | None, str, dict[str, Any]]]
+    ) -> int:
+        """Replace the run's flags with (trial_idx, position, reason, detail) rows, at once."""
+        now = time.time()
+        rows = [
+            (run_id, idx, pos, reason, canonical_json(detail), now)
+            for idx, pos, reason, detail in flags
+        ]
+        with self.transaction() as db:
+            db.execute("DELETE FROM flags WHERE run_id = ?", (run_id,))
+            db.executemany(
+                "INSERT INTO flags (run_id, trial_idx, position, reason, detail, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+        return len(rows)
+
+    def flags(self, run_id: str, reason: str | None = None) -> list[dict[str, Any]]:
+        query = "SELECT * FROM flags WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if reason is not None:
+            query += " AND reason = ?"
+            args.append(reason)
+        return [
+            {
+                "trial_idx": r["trial_idx"],
+                "position": r["position"],
+                "reason": r["reason"],
+                "detail": json.loads(r["detail"]),
+            }
+            for r in self.db.execute(query + " ORDER BY trial_idx, id", args)
+        ]
+
+
+@dataclass(frozen=True)
+class CalibrationRecord:
+    """A stored error profile of an annotator (see diptych.plugins.probes.calibration)."""
+
+    id: int
+    annotator: str
+    version: str
+    created_at: float
+    profile: dict[str, Any]
+
 
 def open_store(path: str | os.PathLike[str] | None = None) -> Store:
     """Open (creating and migrating as needed) the workspace at ``path`` or the default."""

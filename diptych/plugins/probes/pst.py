@@ -43,7 +43,7 @@ from diptych.core.capabilities import Capability
 from diptych.core.data import load_data
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.hookspecs import hookimpl
-from diptych.core.probe import Probe, ProbeResult
+from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.store import Store
 from diptych.core.trials import Subject, TrialSpec
@@ -417,6 +417,11 @@ class PST(Probe):
             )
         micro = stereotype_test_score(rows, n_boot=1).micro
         return self.with_most_biased({i: m.paired for i, m in micro.items()})
+
+    def review_flags(self, store: Store, run_id: str) -> list[ReviewFlag]:
+        from diptych.plugins.probes.pst_flags import compute_flags
+
+        return compute_flags(store, run_id)
 
     def with_most_biased(self, micro: Mapping[str, float | None]) -> PST:
         """This probe restricted to the ``only_most_biased`` most biased occupations of each

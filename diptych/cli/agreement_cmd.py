@@ -1,0 +1,63 @@
+"""``diptych agreement RUN``: how far the annotators of a run agree.
+
+Every annotator against every other (Cohen's κ on the persons both labelled), Fleiss' κ among the
+people (PST Table 1's measure), Krippendorff's α over all annotators, and each automatic
+annotator against the human majority (κ, accuracy, coverage; PST Table 12's comparison). The
+numbers are :mod:`diptych.core.metrics.agreement`'s; numpy is imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from diptych.cli.context import state
+from diptych.core.errors import UsageError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("agreement")
+    def agreement(
+        ctx: typer.Context,
+        run_id: Annotated[str, typer.Argument(help="Run id (a unique prefix will do).")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+        n_boot: Annotated[
+            int, typer.Option("--n-boot", min=1, help="Bootstrap resamples (over images).")
+        ] = 2000,
+        seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")] = 0,
+    ) -> None:
+        """Agreement among a run's annotators: Cohen's κ per pair, Fleiss' κ among people,
+        Krippendorff's α, and each automatic annotator against the human majority."""
+        from rich.console import Console
+
+        from diptych.cli.render import print_result
+        from diptych.core.metrics.agreement import annotator_agreement, labelled_subjects
+        from diptych.core.probe import ProbeResult
+        from diptych.core.runview import RunView
+
+        with state(ctx).open_store() as store:
+            view = RunView(store, store.get_run(run_id))
+            subjects = labelled_subjects(view)
+        if not subjects:
+            raise UsageError(
+                f"run {view.id} has no labels yet: import them with 'diptych annotate "
+                f"{view.id} --import FILE.csv' or run an annotator ('--annotator NAME')"
+            )
+        report = annotator_agreement(subjects, n_boot=n_boot, seed=seed)
+        if as_json:
+            typer.echo(json.dumps({"run": view.id, **report.to_dict()}, indent=2))
+            return
+        print_result(
+            Console(soft_wrap=True),
+            ProbeResult(
+                title=f"Annotator agreement, run {view.id}",
+                summary=(
+                    f"{report.subjects} labelled persons. Annotators 'human:*' are people, "
+                    "'self' is the model's own answer, the others are automatic."
+                ),
+                tables=report.tables(),
+                notes=report.notes,
+            ),
+        )

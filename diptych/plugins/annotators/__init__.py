@@ -1,0 +1,1 @@
+"""Built-in person annotators: models with the ``person_annotator`` capability."""
