@@ -246,3 +246,48 @@ def test_image_trials_are_batched_with_a_seed_each(scripted: None, store: Store)
     results = store.run_results(run.id).values()
     assert len(results) == 10 and all(r.status == "done" for r in results)
     assert sorted(r.provenance["batch_size"] for r in results) == [2, 2] + [4] * 8
+
+
+def test_vision_chat_trials_are_batched_with_their_own_sampling(
+    scripted: None, store: Store
+) -> None:
+    from PIL import Image
+
+    from diptych.core.capabilities import Sampling
+    from diptych.testing import ScriptedVisionChat
+
+    class Batching(ScriptedVisionChat):
+        async def ask_batch(self, requests: Any, sampling: Any) -> list[str]:
+            self.history.append({"method": "ask_batch", "n": len(requests)})
+            return [
+                f"{text} seed={s.seed}" for (_, text), s in zip(requests, sampling, strict=True)
+            ]
+
+    image = Image.new("RGB", (4, 4))
+    import io
+
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    sha = store.put_blob(buffer.getvalue())
+
+    model = Batching(ScriptedParams(batch_size=3, max_concurrency=1))
+    probe = get_probe("scripted", {"n": 5, "capability": "vision_chat"})
+    # The scripted probe's vision payload carries only a prompt: give each trial an image.
+    specs = [
+        type(s)(
+            s.capability,
+            {
+                "images": [{"blob": sha}],
+                "text": s.payload["prompt"],
+                "sampling": Sampling(seed=i).model_dump(),
+            },
+            s.sample,
+            s.meta,
+        )
+        for i, s in enumerate(probe.plan())
+    ]
+    probe.plan = lambda: iter(specs)  # type: ignore[method-assign]
+    run = run_probe(store, probe, [model])
+    assert [h["n"] for h in model.history] == [3, 2]
+    texts = sorted(r.output["text"] for r in store.run_results(run.id).values())  # type: ignore[index]
+    assert texts == [f"request {i} seed={i}" for i in range(5)]

@@ -28,7 +28,6 @@ from diptych.core.capabilities import Capability, Message, Model, Sampling
 from diptych.core.errors import (
     CapabilityError,
     ModelCallError,
-    ModelLoadError,
     PermanentModelError,
     RefusalError,
     TransientModelError,
@@ -486,48 +485,80 @@ class Budget:
         return True
 
 
-def _batchable(slot: ModelSlot) -> bool:
-    return slot.model.hints.batch_size > 1 and hasattr(slot.model, "generate_batch")
+#: The batched method a model may offer per capability (used when ``hints.batch_size`` > 1).
+BATCH_METHODS = {
+    Capability.IMAGE_GENERATOR: "generate_batch",
+    Capability.VISION_CHAT: "ask_batch",
+}
+
+
+def _batchable(slot: ModelSlot, capability: str) -> bool:
+    method = BATCH_METHODS.get(Capability(capability))
+    return method is not None and slot.model.hints.batch_size > 1 and hasattr(slot.model, method)
+
+
+def _batch_group(trial: TrialRow) -> Any:
+    """Trials that may share one batched call: same capability, and for images the same size."""
+    if trial.capability == Capability.IMAGE_GENERATOR:
+        return (trial.capability, trial.payload.get("size"))
+    return (trial.capability,)
 
 
 def _take_batch(slot: ModelSlot, queue: list[TrialRow]) -> list[TrialRow]:
-    """Up to ``batch_size`` queued image trials that can share one call (same size)."""
+    """Up to ``batch_size`` queued trials that can share one batched call."""
     first = queue.pop()
     batch = [first]
-    if first.capability != Capability.IMAGE_GENERATOR or not _batchable(slot):
+    if not _batchable(slot, first.capability):
         return batch
-    size = first.payload.get("size")
+    group = _batch_group(first)
     for trial in reversed(queue[:]):
         if len(batch) == slot.model.hints.batch_size:
             break
-        if trial.capability == first.capability and trial.payload.get("size") == size:
+        if _batch_group(trial) == group:
             queue.remove(trial)
             batch.append(trial)
     return batch
 
 
-async def _run_batch(
-    slot: ModelSlot, batch: list[TrialRow], store: Store, reporter: Reporter
-) -> bool:
-    """One batched generation for several image trials; False if it failed as a whole (the
-    caller then runs each trial alone, with the usual retries and outcomes)."""
-    started = time.time()
-    try:
+async def _call_batch(
+    slot: ModelSlot, batch: list[TrialRow], store: Store
+) -> list[tuple[dict[str, Any], str | None, dict[str, Any]]]:
+    """One batched call; per trial the same (output, blob, provenance) as ``call_trial``."""
+    capability = Capability(batch[0].capability)
+    if capability is Capability.IMAGE_GENERATOR:
         images = await slot.call(
             "generate_batch",
             [t.payload["prompt"] for t in batch],
             [t.payload.get("seed") for t in batch],
             batch[0].payload.get("size"),
         )
-    except ModelLoadError:
-        raise
-    # Whatever went wrong with the batch, each trial gets its own chance below.
+        out: list[tuple[dict[str, Any], str | None, dict[str, Any]]] = []
+        for image in images:
+            blob = store.put_blob(_png(image.image))
+            out.append(({"blobs": [blob]}, blob, dict(image.provenance)))
+        return out
+    requests = [
+        ([_load_image(ref, store) for ref in t.payload["images"]], t.payload["text"]) for t in batch
+    ]
+    samplings = [Sampling.model_validate(t.payload.get("sampling", {})) for t in batch]
+    answers = await slot.call("ask_batch", requests, samplings)
+    return [({"text": text}, None, {}) for text in answers]
+
+
+async def _run_batch(
+    slot: ModelSlot, batch: list[TrialRow], store: Store, reporter: Reporter
+) -> bool:
+    """One batched call for several trials; False if it failed as a whole (the caller then
+    runs each trial alone, with the usual retries and outcomes)."""
+    started = time.time()
+    try:
+        outcomes = await _call_batch(slot, batch, store)
+    # Whatever went wrong with the batch, each trial gets its own chance in the caller.
     except Exception:  # noqa: BLE001
         return False
-    if len(images) != len(batch):
+    if len(outcomes) != len(batch):
         return False
-    for trial, image in zip(batch, images, strict=True):
-        blob = store.put_blob(_png(image.image))
+    for trial, (output, blob, extra) in zip(batch, outcomes, strict=True):
         store.save_result(
             ResultRecord(
                 key=trial.key,
@@ -535,17 +566,13 @@ async def _run_batch(
                 model_version=slot.ref.version,
                 capability=trial.capability,
                 status="done",
-                output={"blobs": [blob]},
+                output=output,
                 blob=blob,
                 error=None,
                 attempts=1,
                 started_at=started,
                 finished_at=time.time(),
-                provenance={
-                    **slot.model.provenance(),
-                    **image.provenance,
-                    "batch_size": len(batch),
-                },
+                provenance={**slot.model.provenance(), **extra, "batch_size": len(batch)},
             )
         )
         reporter.trial_finished(slot.ref.model_id, "done", None)
