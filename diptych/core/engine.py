@@ -542,7 +542,11 @@ async def _call_batch(
     ]
     samplings = [Sampling.model_validate(t.payload.get("sampling", {})) for t in batch]
     answers = await slot.call("ask_batch", requests, samplings)
-    return [({"text": text}, None, {}) for text in answers]
+    # The model's provenance describes the whole batch; each answer records its own seed.
+    return [
+        ({"text": text}, None, {"seeds": [s.seed]} if s.seed is not None else {})
+        for text, s in zip(answers, samplings, strict=True)
+    ]
 
 
 async def _run_batch(
