@@ -21,6 +21,7 @@ from diptych.cli import (
     plugins_cmd,
     run_cmd,
     runs_cmd,
+    tui_cmd,
 )
 from diptych.cli.context import State
 from diptych.core.errors import DiptychError
@@ -64,6 +65,7 @@ compare_cmd.register(app)
 annotate_cmd.register(app)
 agreement_cmd.register(app)
 calibrate_cmd.register(app)
+tui_cmd.register(app)
 app.add_typer(metrics.app, name="metrics", help="Score data gathered elsewhere (CSV/JSONL in).")
 
 

@@ -1,0 +1,39 @@
+"""``diptych tui``: the interactive terminal app on the workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from diptych.cli.context import state
+from diptych.core.errors import MissingDependencyError
+from diptych.core.store import default_store_path, open_store
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("tui")
+    def tui(
+        ctx: typer.Context,
+        store: Annotated[
+            Path | None,
+            typer.Option(
+                "--store",
+                envvar="DIPTYCH_STORE",
+                help="Workspace directory (default: the global --store, else ./.diptych).",
+            ),
+        ] = None,
+    ) -> None:
+        """Open the terminal app: runs, new runs, results, review and plugins."""
+        path = store or state(ctx).store_path or default_store_path()
+        # Opened once here so that a workspace that cannot be used is one clear error before
+        # the screen is taken over; the app's threads open their own.
+        open_store(path).close()
+        try:
+            from diptych.tui.app import DiptychApp
+        except ImportError as error:
+            if error.name is None or not error.name.startswith("textual"):
+                raise
+            raise MissingDependencyError("textual", "tui", "diptych tui") from error
+        DiptychApp(path).run()

@@ -1,0 +1,236 @@
+"""The diptych app: the Runs screen first, runs executing in the background.
+
+The app owns the runs being executed (:class:`JobState`, touched only on the UI thread) so that
+they go on while the user moves between screens; screens hear about changes through a
+:class:`JobsChanged` message. Quitting stops every run cleanly and waits for its thread, so
+every finished trial is stored and the run is left ``interrupted``, ready to resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker
+
+from diptych.core.plugins import load_plugins
+from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
+from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.workers import ActiveRuns, JobControl, RunRequest, execute_job
+
+#: How long quitting waits for runs to store their clean-up before giving up (seconds). A
+#: blocking local model finishes the call it is in first.
+STOP_TIMEOUT = 60.0
+
+
+@dataclass
+class JobState:
+    """A run executing (or just executed) in this app, as the UI sees it."""
+
+    id: int
+    request: RunRequest
+    control: JobControl = field(default_factory=JobControl)
+    worker: Worker[None] | None = None
+    run_id: str | None = None
+    total: int = 0
+    cached: int = 0
+    to_run: int = 0
+    finished: dict[str, int] = field(default_factory=dict)
+    #: starting, running, pausing, cancelling or ended.
+    state: str = "starting"
+    #: Why it was stopped: ``pause``, ``cancel`` or ``quit``.
+    stop_reason: str | None = None
+    note: str = ""
+    error: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.state != "ended"
+
+    @property
+    def n_finished(self) -> int:
+        return sum(self.finished.values())
+
+    @property
+    def label(self) -> str:
+        return self.run_id or self.request.label
+
+
+class DiptychApp(App[None]):
+    """Audit generative models for social bias: runs, results and review."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "diptych"
+    # The Runs screen is home. (A mode rather than get_default_screen(), whose screen would
+    # not get its CSS_PATH loaded.)
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {"runs": RunsScreen}
+    DEFAULT_MODE = "runs"
+    # Every action has a key listed on the help screen; the palette would be a second,
+    # differently organised way to the same actions.
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, store_path: Path, *, refresh_interval: float = 1.0) -> None:
+        super().__init__()
+        self.store_path = Path(store_path)
+        #: Seconds between re-reads of the store by the Runs screen (another process, e.g.
+        #: ``diptych run`` in a second terminal, may be writing to the same workspace).
+        self.refresh_interval = refresh_interval
+        self.jobs: dict[int, JobState] = {}
+        #: Runs paused in this session: stored as ``interrupted``, shown as ``paused``.
+        self.paused: set[str] = set()
+        self._active_runs = ActiveRuns()
+        self._next_job = 1
+        self.sub_title = str(self.store_path)
+        # Plugins load here, on the UI thread, once: worker threads that plan, estimate and
+        # run then only read the registry, and never race to load it.
+        load_plugins()
+
+    # --- runs -----------------------------------------------------------------------------
+
+    def start_run(self, request: RunRequest) -> JobState:
+        """Execute ``request`` in a thread worker of its own; progress comes as messages."""
+        job = JobState(self._next_job, request)
+        self._next_job += 1
+        self.jobs[job.id] = job
+        if request.resume is not None:
+            job.run_id = request.resume
+            self.paused.discard(request.resume)
+        # One group per job: ``exclusive`` then guards a job against a second start of itself
+        # without cancelling the other runs, which may go on side by side. (Cancelling a thread
+        # worker would not stop its thread anyway; JobControl does that.)
+        job.worker = self.run_worker(
+            partial(
+                execute_job,
+                job.id,
+                request,
+                self.store_path,
+                job.control,
+                self._active_runs,
+                self.post_message,
+            ),
+            name=f"run {job.label}",
+            group=f"run-{job.id}",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
+        self._jobs_changed()
+        return job
+
+    def job_for_run(self, run_id: str) -> JobState | None:
+        """The job executing ``run_id`` now, if any."""
+        for job in self.jobs.values():
+            if job.active and job.run_id == run_id:
+                return job
+        return None
+
+    @property
+    def active_jobs(self) -> list[JobState]:
+        return [job for job in self.jobs.values() if job.active]
+
+    def stop_job(self, job: JobState, reason: str) -> None:
+        """Stop a job (``pause`` or ``cancel``): no new trial starts, finished ones are kept."""
+        if not job.active or job.stop_reason is not None:
+            return
+        job.stop_reason = reason
+        job.state = "pausing" if reason == "pause" else "cancelling"
+        job.control.cancel()
+        self._jobs_changed()
+
+    async def stop_all_jobs(self, timeout: float = STOP_TIMEOUT) -> None:
+        """Stop every job and wait until each thread has stored its run's status."""
+        jobs = self.active_jobs
+        for job in jobs:
+            self.stop_job(job, "quit")
+        controls = [job.control for job in jobs]
+
+        def wait() -> None:
+            for control in controls:
+                control.finished.wait(timeout)
+
+        if controls:
+            # Waiting happens off the UI thread so the screen keeps drawing meanwhile.
+            await asyncio.to_thread(wait)
+
+    async def action_quit(self) -> None:
+        running = len(self.active_jobs)
+        if running:
+            self.notify(f"stopping {running} run(s); every finished trial is kept")
+            await self.stop_all_jobs()
+        self.exit()
+
+    def on_unmount(self) -> None:
+        # The safety net for an exit that did not come through action_quit: an unstopped run
+        # would hold the process open until it finished, spending money no one watches.
+        for job in self.active_jobs:
+            job.control.cancel()
+        for job in self.jobs.values():
+            # A job whose thread never started has nothing to wait for.
+            if job.control.started.is_set():
+                job.control.finished.wait(STOP_TIMEOUT)
+
+    # --- messages from the run threads ----------------------------------------------------
+
+    @on(JobStarted)
+    def _job_started(self, message: JobStarted) -> None:
+        job = self.jobs[message.job_id]
+        job.run_id = message.run_id
+        job.total, job.cached, job.to_run = message.total, message.cached, message.to_run
+        if job.state == "starting":
+            job.state = "running"
+        self.paused.discard(message.run_id)
+        self._jobs_changed()
+
+    @on(JobProgress)
+    def _job_progress(self, message: JobProgress) -> None:
+        self.jobs[message.job_id].finished = message.finished
+        self._jobs_changed()
+
+    @on(JobNote)
+    def _job_note(self, message: JobNote) -> None:
+        self.jobs[message.job_id].note = message.text
+        self._jobs_changed()
+
+    @on(JobEnded)
+    def _job_ended(self, message: JobEnded) -> None:
+        job = self.jobs[message.job_id]
+        job.state = "ended"
+        job.error = message.error
+        if message.run_id is not None:
+            job.run_id = message.run_id
+        if message.outcome == "error":
+            self.notify(f"{job.label}: {message.error}", title="run failed", severity="error")
+        elif message.outcome == "stopped":
+            if job.stop_reason == "pause" and job.run_id is not None:
+                self.paused.add(job.run_id)
+            verb = "paused" if job.stop_reason == "pause" else "stopped"
+            left = message.counts.get("pending", 0)
+            self.notify(f"{job.label} {verb}: {left} trials left (u resumes)")
+        else:
+            summary = ", ".join(f"{n} {k}" for k, n in message.counts.items() if n)
+            self.notify(f"{job.label} {message.status}: {summary}")
+        self._jobs_changed()
+
+    def _jobs_changed(self) -> None:
+        for screen in self.screen_stack:
+            screen.post_message(JobsChanged())
+
+    # --- navigation -----------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from diptych.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(type(self.screen)))

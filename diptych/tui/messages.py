@@ -1,0 +1,106 @@
+"""Messages that carry results from worker threads back to the UI thread.
+
+Workers never touch a widget: they ``post_message`` one of these (posting is thread-safe) and
+the app or screen that receives it updates what is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual.message import Message
+
+from diptych.core.engine import Estimate
+from diptych.core.probe import ProbeResult
+from diptych.core.store import RunRecord
+
+# --- runs executing in the background (posted to the app) ---------------------------------
+
+
+@dataclass
+class JobStarted(Message):
+    """The engine has planned the run and is about to execute what is left."""
+
+    job_id: int
+    run_id: str
+    total: int
+    cached: int
+    to_run: int
+
+
+@dataclass
+class JobProgress(Message):
+    """Outcomes of the trials finished so far by this job (not counting stored ones)."""
+
+    job_id: int
+    finished: dict[str, int]
+
+
+@dataclass
+class JobNote(Message):
+    """Something the engine said while running (a retry, a budget stop)."""
+
+    job_id: int
+    text: str
+
+
+@dataclass
+class JobEnded(Message):
+    """The job's thread is done: the run finished, was stopped, or could not start."""
+
+    job_id: int
+    run_id: str | None
+    #: ``finished`` (ran to its end), ``stopped`` (paused or cancelled) or ``error``.
+    outcome: str
+    status: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class JobsChanged(Message):
+    """Sent by the app to its screens when any job's state changed."""
+
+    bubble = False
+
+
+# --- data loaded for a screen (posted to that screen) -------------------------------------
+
+
+@dataclass
+class RunSummary:
+    """One row of the Runs screen, read from the store."""
+
+    run: RunRecord
+    counts: dict[str, int]
+    flagged: int
+
+
+@dataclass
+class RunsLoaded(Message):
+    rows: list[RunSummary]
+
+
+@dataclass
+class EstimateReady(Message):
+    """The dry-run estimate of the New-run form (or why there is none)."""
+
+    generation: int
+    estimate: Estimate | None
+    error: str | None = None
+
+
+@dataclass
+class AnalysisReady(Message):
+    run: RunRecord
+    counts: dict[str, int]
+    flagged: int
+    result: ProbeResult | None
+    error: str | None = None
+
+
+@dataclass
+class ReportWritten(Message):
+    path: Path | None
+    error: str | None = None

@@ -1,0 +1,318 @@
+"""The New-run screen: choose a probe, models and parameters, see the plan and its cost, start.
+
+Values are parsed exactly as the CLI parses ``-p`` / ``-M`` (``key=value`` strings through
+``get_probe`` / ``get_model``), so the screen accepts what ``diptych run`` accepts and says why
+it refuses the rest. The dry-run estimate (``diptych run --dry-run``) is recomputed in a worker
+thread shortly after each change. The screen returns a :class:`RunRequest`; the app runs it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Header, Label, Select, SelectionList, Static
+from textual.worker import Worker, WorkerState
+
+from diptych.core.engine import Estimate
+from diptych.core.errors import DiptychError
+from diptych.core.plugins import get_model, get_probe, load_plugins, parse_params, probe_class
+from diptych.tui.formatting import dollars
+from diptych.tui.messages import EstimateReady
+from diptych.tui.widgets.params_form import ParamsForm
+from diptych.tui.workers import RunRequest, estimate_request
+
+if TYPE_CHECKING:
+    from diptych.tui.app import DiptychApp
+
+#: Seconds of quiet after an edit before the plan is estimated again.
+DEBOUNCE = 0.3
+
+
+class RunOptions(BaseModel):
+    """How the engine runs the trials (``diptych run`` options of the same names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    concurrency: int = Field(16, ge=1, description="most trials in flight at once")
+    max_attempts: int = Field(6, ge=1, description="attempts per trial on transient faults")
+    timeout: float | None = Field(None, gt=0, description="seconds per call before a retry")
+    max_cost: float | None = Field(
+        None, ge=0, description="USD: start no call past this estimated spend"
+    )
+
+
+def form_id(model: str) -> str:
+    return "form-model-" + re.sub(r"[^A-Za-z0-9_-]", "_", model)
+
+
+def estimate_text(est: Estimate, max_cost: float | None) -> Text:
+    text = Text()
+    text.append(f"{est.planned}", style="bold")
+    text.append(" trials planned · ")
+    text.append(f"{est.cached}", style="bold")
+    text.append(" already stored · ")
+    text.append(f"{est.to_run}", style="bold")
+    text.append(" to run · estimated cost ")
+    text.append(dollars(est.cost), style="bold")
+    if est.unpriced:
+        text.append(f" ({est.unpriced} with no known price)")
+    for model_id, tally in est.per_model.items():
+        text.append(
+            f"\n  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
+            f"{dollars(tally['cost'])}",
+            style="dim",
+        )
+    if max_cost is not None:
+        text.append(f"\n  stops before the estimated spend exceeds {dollars(max_cost)}")
+    return text
+
+
+class NewRunScreen(Screen[RunRequest | None]):
+    """Choose a probe, models and parameters; see the trials and their cost; start the run."""
+
+    CSS_PATH = "new_run.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "start", "Start run", priority=True),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, probe: str | None = None) -> None:
+        super().__init__()
+        registry = load_plugins()
+        self.probe_names = sorted(registry.probes)
+        self.probe_name = probe if probe in registry.probes else self._first_probe()
+        self._generation = 0
+        self._estimate_error: str | None = None
+        self._debounce: Timer | None = None
+
+    def _first_probe(self) -> str:
+        return self.probe_names[0] if self.probe_names else ""
+
+    @property
+    def diptych(self) -> DiptychApp:
+        from diptych.tui.app import DiptychApp
+
+        assert isinstance(self.app, DiptychApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="body"):
+            with Vertical(id="choose"):
+                yield Label("Probe", classes="heading")
+                yield Select(
+                    [(name, name) for name in self.probe_names],
+                    value=self.probe_name or Select.NULL,
+                    allow_blank=not self.probe_names,
+                    id="probe",
+                    compact=True,
+                )
+                yield Static(id="probe-description")
+                yield Label("Models", classes="heading")
+                yield SelectionList[str](id="models")
+                yield Static("", id="models-error")
+            with VerticalScroll(id="forms"):
+                if self.probe_name:
+                    yield self._probe_form()
+                yield ParamsForm(RunOptions, "run options", id="form-run")
+        with Horizontal(id="plan"):
+            yield Static("", id="estimate")
+            with Vertical(id="actions"):
+                yield Button("Start", id="start", variant="primary", compact=True)
+                yield Button("Back", id="back", compact=True)
+        yield Footer()
+
+    def _probe_form(self) -> ParamsForm:
+        return ParamsForm(
+            probe_class(self.probe_name).Params, f"probe {self.probe_name}", id="form-probe"
+        )
+
+    def on_mount(self) -> None:
+        self._show_probe()
+        self.query_one("#probe", Select).focus()
+        self._schedule()
+
+    # --- choosing -------------------------------------------------------------------------
+
+    def _show_probe(self) -> None:
+        """Describe the probe and offer the models that have a capability it can use."""
+        description = self.query_one("#probe-description", Static)
+        models = self.query_one("#models", SelectionList)
+        if not self.probe_name:
+            description.update("no probe is installed")
+            return
+        cls = probe_class(self.probe_name)
+        description.update(cls.description())
+        keep = set(models.selected)
+        models.clear_options()
+        for name, model in sorted(load_plugins().models.items()):
+            if cls.capabilities & model.capabilities:
+                models.add_option((name, name, name in keep))
+
+    @on(Select.Changed, "#probe")
+    async def _probe_changed(self, event: Select.Changed) -> None:
+        if event.value is Select.NULL or event.value == self.probe_name:
+            return
+        self.probe_name = str(event.value)
+        forms = self.query_one("#forms", VerticalScroll)
+        await forms.query("#form-probe").remove()
+        await forms.mount(self._probe_form(), before=0)
+        self._show_probe()
+        await self._sync_model_forms()
+        self._schedule()
+
+    @on(SelectionList.SelectedChanged, "#models")
+    async def _models_changed(self) -> None:
+        await self._sync_model_forms()
+        self._schedule()
+
+    async def _sync_model_forms(self) -> None:
+        """One parameter form per chosen model, in the order chosen; edits are kept."""
+        forms = self.query_one("#forms", VerticalScroll)
+        chosen = self.selected_models()
+        for form in list(forms.query(ParamsForm)):
+            if form.id not in ("form-probe", "form-run") and form.id not in {
+                form_id(m) for m in chosen
+            }:
+                await form.remove()
+        registry = load_plugins()
+        for name in chosen:
+            if not forms.query(f"#{form_id(name)}"):
+                form = ParamsForm(registry.models[name].Params, f"model {name}", id=form_id(name))
+                await forms.mount(form, before=forms.query_one("#form-run"))
+
+    def selected_models(self) -> list[str]:
+        return list(self.query_one("#models", SelectionList).selected)
+
+    @on(ParamsForm.Changed)
+    def _form_changed(self) -> None:
+        self._schedule()
+
+    # --- validating and estimating ---------------------------------------------------------
+
+    def _schedule(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self._replan)
+
+    def _replan(self) -> None:
+        request = self.validate()
+        self._generation += 1
+        self._estimate_error = None
+        estimate = self.query_one("#estimate", Static)
+        if request is None:
+            estimate.update(Text("fix what is marked in red to see the plan", style="red"))
+            return
+        estimate.update(Text("estimating…", style="dim"))
+        self._estimate(self._generation, self.diptych.store_path, request)
+
+    def validate(self) -> RunRequest | None:
+        """The request the form describes, or None after showing each error where it is."""
+        if not self.probe_name:
+            return None
+        ok = True
+        probe_form = self.query_one("#form-probe", ParamsForm)
+        probe_params = probe_form.values()
+        try:
+            get_probe(self.probe_name, probe_params)
+            probe_form.show_error(None)
+        except DiptychError as error:
+            probe_form.show_error(str(error))
+            ok = False
+        models: list[tuple[str, tuple[str, ...]]] = []
+        for name in self.selected_models():
+            form = self.query_one(f"#{form_id(name)}", ParamsForm)
+            params = form.values()
+            try:
+                get_model(name, params)
+                form.show_error(None)
+            except DiptychError as error:
+                form.show_error(str(error))
+                ok = False
+            models.append((name, tuple(params)))
+        models_error = self.query_one("#models-error", Static)
+        models_error.update("" if models else "choose at least one model (space)")
+        ok = ok and bool(models)
+        run_form = self.query_one("#form-run", ParamsForm)
+        try:
+            options = parse_params(RunOptions, run_form.values(), owner="run")
+            run_form.show_error(None)
+        except DiptychError as error:
+            run_form.show_error(str(error))
+            return None
+        if not ok:
+            return None
+        return RunRequest(
+            probe=self.probe_name,
+            probe_params=tuple(probe_params),
+            models=tuple(models),
+            concurrency=options.concurrency,
+            max_attempts=options.max_attempts,
+            timeout=options.timeout,
+            max_cost=options.max_cost,
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")
+    def _estimate(self, generation: int, store_path: Path, request: RunRequest) -> None:
+        try:
+            result = estimate_request(store_path, request)
+        except DiptychError as error:
+            self.post_message(EstimateReady(generation, None, str(error)))
+            return
+        self.post_message(EstimateReady(generation, result))
+
+    @on(EstimateReady)
+    def _estimated(self, message: EstimateReady) -> None:
+        if message.generation != self._generation:
+            return  # an answer to a form that has changed since
+        panel = self.query_one("#estimate", Static)
+        self._estimate_error = message.error
+        if message.estimate is None:
+            panel.update(Text(f"cannot run: {message.error}", style="red"))
+            return
+        options = parse_params(
+            RunOptions, self.query_one("#form-run", ParamsForm).values(), owner="run"
+        )
+        panel.update(estimate_text(message.estimate, options.max_cost))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A plugin's own bug while planning: say so rather than "estimating…" for ever.
+        if event.worker.group == "estimate" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self._estimate_error = f"{type(error).__name__}: {error}"
+            self.query_one("#estimate", Static).update(
+                Text(f"the plan failed: {self._estimate_error}", style="red")
+            )
+
+    # --- leaving --------------------------------------------------------------------------
+
+    def action_start(self) -> None:
+        request = self.validate()
+        if request is None:
+            self.notify("the run cannot start: see the fields marked in red", severity="error")
+            return
+        if self._estimate_error is not None:
+            self.notify(f"the run cannot start: {self._estimate_error}", severity="error")
+            return
+        self.dismiss(request)
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#back")
+    def _back_pressed(self) -> None:
+        self.action_back()

@@ -1,0 +1,306 @@
+"""The Run-detail screen: the probe's analysis of one run, and its report on request.
+
+Headline figures with their intervals, each table of the analysis, the figures the report
+writes and the probe's notes; ``w`` writes the report (Markdown, JSON, figures) to a directory.
+The analysis runs in a worker thread with its own Store: a large run takes a while to score.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    ContentSwitcher,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    LoadingIndicator,
+    OptionList,
+    Static,
+)
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from diptych.core.errors import DiptychError
+from diptych.core.probe import ProbeResult, Table
+from diptych.tui.formatting import interval, number, timestamp
+from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
+from diptych.tui.workers import analyze_run, write_run_report
+
+if TYPE_CHECKING:
+    from diptych.tui.app import DiptychApp
+
+#: Rows shown per table; the report has them all.
+MAX_ROWS = 500
+#: Width at which a headline figure's name wraps.
+FIGURE_NAME_WIDTH = 22
+
+
+def table_widget(table: Table, widget_id: str) -> DataTable[str]:
+    """A DataTable of an analysis table, with the columns meant for a terminal."""
+    headers = table.terminal_columns or {c: c for c in table.columns}
+    keep = [table.columns.index(c) for c in headers if c in table.columns]
+    widget: DataTable[str] = DataTable(id=widget_id, cursor_type="row", zebra_stripes=True)
+    widget.add_columns(*(headers[table.columns[i]] for i in keep))
+    for row in table.rows[:MAX_ROWS]:
+        widget.add_row(*(number(row[i]) for i in keep))
+    return widget
+
+
+def wrap_name(name: str) -> str:
+    """A figure's name on lines of FIGURE_NAME_WIDTH, broken only at spaces."""
+    lines = textwrap.wrap(name, FIGURE_NAME_WIDTH, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines) or name
+
+
+def numbers_widget(result: ProbeResult) -> DataTable[str]:
+    """Headline figures; long names wrap onto a second line so that the value and its
+    interval stay in view at 80 columns."""
+    widget: DataTable[str] = DataTable(id="section-numbers", cursor_type="row")
+    widget.add_columns("figure", "value", "95% interval", "n")
+    for name, num in result.numbers.items():
+        widget.add_row(
+            wrap_name(name),
+            number(num.get("value")),
+            interval(num.get("ci_low"), num.get("ci_high")),
+            number(num.get("n")),
+            height=None,
+        )
+    return widget
+
+
+def figures_text(result: ProbeResult) -> Text:
+    if not result.figures:
+        return Text("this analysis has no figures", style="dim")
+    text = Text()
+    for figure in result.figures:
+        text.append(f"{figure.title}\n", style="bold")
+        text.append(f"  {figure.path}\n", style="cyan")
+        if figure.caption:
+            text.append(f"  {figure.caption}\n", style="dim")
+    text.append("\nw writes the report with these figures to a directory", style="dim")
+    return text
+
+
+def notes_text(result: ProbeResult, flagged: int) -> Text:
+    text = Text()
+    if result.summary:
+        text.append(result.summary + "\n\n")
+    text.append(f"{flagged} items flagged for review", style="bold")
+    text.append(" (r opens the Review screen)\n", style="dim")
+    for note in result.notes:
+        text.append(f"\n• {note}")
+    return text
+
+
+class ReportDirScreen(ModalScreen[Path | None]):
+    """Ask where to write the report."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    CSS_PATH = "report_dir.tcss"
+
+    def __init__(self, default: Path) -> None:
+        super().__init__()
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Write the report to the directory (enter writes, escape cancels):")
+            yield Input(str(self.default), id="report-dir")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        self.dismiss(Path(value).expanduser() if value else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class RunDetailScreen(Screen[None]):
+    """One run: its status and counts, and its probe's analysis."""
+
+    CSS_PATH = "run_detail.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("w", "write_report", "Write report"),
+        Binding("r", "review", "Review"),
+        Binding("f5", "reload", "Reload"),
+    ]
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.result: ProbeResult | None = None
+
+    @property
+    def diptych(self) -> DiptychApp:
+        from diptych.tui.app import DiptychApp
+
+        assert isinstance(self.app, DiptychApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self.run_id, id="summary")
+        with Horizontal(id="body"):
+            yield OptionList(id="sections")
+            with ContentSwitcher(id="content", initial="loading"):
+                yield LoadingIndicator(id="loading")
+        yield Static("", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    # --- loading --------------------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        self.query_one("#content", ContentSwitcher).current = "loading"
+        self._analyze(self.diptych.store_path, self.run_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="analysis")
+    def _analyze(self, store_path: Path, run_id: str) -> None:
+        self.post_message(analyze_run(store_path, run_id))
+
+    @on(AnalysisReady)
+    async def _analyzed(self, message: AnalysisReady) -> None:
+        run, counts = message.run, message.counts
+        self.run_id = run.id
+        models = ", ".join(m["model_id"] for m in run.models)
+        outcome = " · ".join(f"{k} {counts[k]}" for k in ("done", "refused", "failed", "pending"))
+        self.query_one("#summary", Static).update(
+            Text.assemble(
+                (run.id, "bold"),
+                f" · {run.probe} v{run.probe_version} · ",
+                (run.status, "bold"),
+                f"\n{models} · created {timestamp(run.created_at)}\n{outcome} · ",
+                f"flagged {message.flagged}",
+            )
+        )
+        self.result = message.result
+        await self._show_sections(message.result, message.flagged, message.error)
+
+    async def _show_sections(
+        self, result: ProbeResult | None, flagged: int, error: str | None
+    ) -> None:
+        content = self.query_one("#content", ContentSwitcher)
+        sections = self.query_one("#sections", OptionList)
+        await content.query_children().exclude("#loading").remove()
+        sections.clear_options()
+        if result is None:
+            await content.mount(Static(Text(str(error), style="red"), id="section-error"))
+            sections.add_option(Option("Error", id="section-error"))
+            self._select("section-error")
+            return
+        widgets: list[tuple[str, DataTable[str] | VerticalScroll]] = [
+            ("Headline figures", numbers_widget(result))
+        ]
+        for i, table in enumerate(result.tables):
+            widgets.append((table.title, table_widget(table, f"section-table-{i}")))
+        widgets.append(
+            (
+                f"Figures ({len(result.figures)})",
+                VerticalScroll(Static(figures_text(result)), id="section-figures"),
+            )
+        )
+        widgets.append(
+            (
+                "Flags and notes",
+                VerticalScroll(Static(notes_text(result, flagged)), id="section-notes"),
+            )
+        )
+        for title, widget in widgets:
+            # Hidden until chosen: the switcher only hides children it had when it switched.
+            widget.display = False
+            await content.mount(widget)
+            sections.add_option(Option(title, id=widget.id))
+        self._select("section-numbers")
+
+    def _select(self, section: str) -> None:
+        sections = self.query_one("#sections", OptionList)
+        sections.highlighted = sections.get_option_index(section)
+        self.query_one("#content", ContentSwitcher).current = section
+        sections.focus()
+
+    @on(OptionList.OptionHighlighted, "#sections")
+    def _section_chosen(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None:
+            self.query_one("#content", ContentSwitcher).current = event.option.id
+
+    @on(OptionList.OptionSelected, "#sections")
+    def _section_entered(self, event: OptionList.OptionSelected) -> None:
+        # enter on a section moves into it (to scroll a long table with the keys).
+        if event.option.id is not None:
+            self.query_one(f"#{event.option.id}").focus()
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A probe's own bug in its analysis (or a report that cannot be written) is shown
+        # where the result would have been, not left as a spinner.
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        text = f"{type(error).__name__}: {error}"
+        if event.worker.group == "analysis":
+            await self._show_sections(None, 0, f"the analysis failed: {text}")
+        elif event.worker.group == "report":
+            self.post_message(ReportWritten(None, text))
+
+    @on(JobsChanged)
+    def _jobs_changed(self) -> None:
+        job = self.diptych.job_for_run(self.run_id)
+        status = self.query_one("#status", Static)
+        if job is not None:
+            status.update(f"running: {job.n_finished}/{job.to_run} trials (f5 reloads)")
+
+    # --- actions --------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_write_report(self) -> None:
+        default = Path(f"diptych-report-{self.run_id}")
+        self.app.push_screen(ReportDirScreen(default), self._write)
+
+    def _write(self, out_dir: Path | None) -> None:
+        if out_dir is None:
+            return
+        self.query_one("#status", Static).update(f"writing the report to {out_dir}…")
+        self._write_report(self.diptych.store_path, self.run_id, out_dir)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="report")
+    def _write_report(self, store_path: Path, run_id: str, out_dir: Path) -> None:
+        try:
+            path = write_run_report(store_path, run_id, out_dir)
+        except (DiptychError, OSError) as error:
+            self.post_message(ReportWritten(None, str(error)))
+            return
+        self.post_message(ReportWritten(path.resolve()))
+
+    @on(ReportWritten)
+    def _written(self, message: ReportWritten) -> None:
+        status = self.query_one("#status", Static)
+        if message.path is None:
+            status.update(Text(f"the report was not written: {message.error}", style="red"))
+            return
+        status.update(Text.assemble("report written to ", (str(message.path), "bold")))
+        self.notify(f"report written to {message.path}")
+
+    def action_review(self) -> None:
+        try:
+            # Imported here: the Review screen is written separately and may be absent.
+            from diptych.tui.screens.review import ReviewScreen
+        except ImportError as error:
+            self.notify(f"the Review screen is not available ({error})", severity="error")
+            return
+        self.app.push_screen(ReviewScreen(self.diptych.store_path, self.run_id))

@@ -1,0 +1,338 @@
+"""The Runs screen: every run of the workspace, its progress and outcomes; the app's home."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from diptych.tui.formatting import clip, percent, timestamp
+from diptych.tui.messages import JobsChanged, RunsLoaded, RunSummary
+from diptych.tui.widgets.jobs_panel import JobsPanel
+from diptych.tui.workers import RunRequest, load_runs
+
+if TYPE_CHECKING:
+    from diptych.tui.app import DiptychApp, JobState
+
+#: (key, header, width): fixed widths, so that the table fits 80 columns and does not jump
+#: as statuses change; the line under the table shows the highlighted run in full.
+COLUMNS = (
+    ("run", "run", 8),
+    ("probe", "probe", 8),
+    ("models", "models", 13),
+    ("status", "status", 11),
+    ("progress", "prog", 4),
+    ("done", "done", 5),
+    ("refused", "ref", 3),
+    ("failed", "fail", 4),
+    ("flagged", "flag", 4),
+)
+
+STATUS_STYLE = {
+    "complete": "green",
+    "running": "cyan",
+    "starting": "cyan",
+    "paused": "yellow",
+    "pausing": "yellow",
+    "cancelling": "yellow",
+    "interrupted": "yellow",
+    "planned": "dim",
+    "incomplete": "red",
+    "over-budget": "red",
+}
+
+#: Seconds within which a second ``u`` confirms resuming a run stored as ``running``.
+CONFIRM_WINDOW = 5.0
+
+
+def short_run_id(run_id: str, probe: str) -> str:
+    """The run id without its probe prefix, which the probe column already shows."""
+    return run_id.removeprefix(f"{probe}-")
+
+
+class RunsScreen(Screen[None]):
+    """Every run in the workspace: probe, models, status, progress and outcome counts."""
+
+    CSS_PATH = "runs.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_run", "Detail"),
+        Binding("n", "new_run", "New run"),
+        Binding("u", "resume", "Resume"),
+        Binding("p", "pause", "Pause", tooltip="pause a running run; on a paused one, go on"),
+        Binding("c", "cancel", "Cancel"),
+        Binding("r", "review", "Review"),
+        Binding("i", "plugins", "Plugins"),
+        Binding("f5", "reload", "Reload now", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[str, RunSummary] = {}
+        self._timer: Timer | None = None
+        self._loading = False
+        self._last_load = 0.0
+        self._confirm: tuple[str, float] | None = None
+        self._load_error: str | None = None
+        #: A run to put the cursor on once it appears (the one just started).
+        self._follow_job: int | None = None
+
+    @property
+    def diptych(self) -> DiptychApp:
+        from diptych.tui.app import DiptychApp
+
+        assert isinstance(self.app, DiptychApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        table: DataTable[str | Text] = DataTable(id="runs", cursor_type="row")
+        for key, label, width in COLUMNS:
+            table.add_column(label, key=key, width=width)
+        yield table
+        yield Static("No runs yet: press n to start one.", id="empty")
+        yield Static(id="selected")
+        yield JobsPanel(id="jobs")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self._timer = self.set_interval(self.diptych.refresh_interval, self.action_reload)
+        self.action_reload()
+
+    def on_screen_suspend(self) -> None:
+        if self._timer is not None:
+            self._timer.pause()
+
+    def on_screen_resume(self) -> None:
+        if self._timer is not None:
+            self._timer.resume()
+        self.action_reload()
+
+    # --- loading --------------------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        if self._loading:
+            return
+        self._loading = True
+        self._last_load = time.monotonic()
+        self._load(self.diptych.store_path)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-load")
+    def _load(self, store_path: Path) -> None:
+        self.post_message(RunsLoaded(load_runs(store_path)))
+
+    @on(RunsLoaded)
+    def _loaded(self, message: RunsLoaded) -> None:
+        self._loading = False
+        self._load_error = None
+        self.rows = {row.run.id: row for row in message.rows}
+        self._show()
+
+    @on(JobsChanged)
+    def _jobs_changed(self) -> None:
+        self._show()
+        # Counts come from the store; while runs go on, re-read it a little more often than
+        # the timer does, but never continuously.
+        if time.monotonic() - self._last_load > 0.25:
+            self.action_reload()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "runs-load" or event.state != WorkerState.ERROR:
+            return
+        # A load that failed (the workspace was removed, say) must not block later loads.
+        self._loading = False
+        message = f"cannot read the workspace: {event.worker.error}"
+        if message != self._load_error:  # once, not at every refresh
+            self._load_error = message
+            self.notify(message, severity="error")
+
+    # --- showing --------------------------------------------------------------------------
+
+    def _status(self, row: RunSummary, job: JobState | None) -> str:
+        if job is not None:
+            return job.state
+        if row.run.status == "interrupted" and row.run.id in self.diptych.paused:
+            return "paused"
+        return row.run.status
+
+    def _cells(self, row: RunSummary) -> list[str | Text]:
+        run, counts = row.run, row.counts
+        job = self.diptych.job_for_run(run.id)
+        status = self._status(row, job)
+        if job is not None and job.total:
+            progress = percent(job.cached + job.n_finished, job.total)
+        else:
+            stored = counts["done"] + counts["refused"] + counts["failed"]
+            progress = percent(stored, run.n_trials)
+        models = ", ".join(m["model_id"] for m in run.models)
+        return [
+            clip(short_run_id(run.id, run.probe), 8),
+            clip(run.probe, 8),
+            clip(models, 13),
+            Text(status, style=STATUS_STYLE.get(status, "")),
+            Text(progress, justify="right"),
+            Text(str(counts["done"]), justify="right"),
+            Text(str(counts["refused"]), justify="right"),
+            Text(str(counts["failed"]), justify="right"),
+            Text(str(row.flagged), justify="right"),
+        ]
+
+    def _show(self) -> None:
+        table: DataTable[str | Text] = self.query_one(DataTable)
+        present = {key.value for key in table.rows if key.value is not None}
+        for run_id in present - set(self.rows):
+            table.remove_row(run_id)
+        for run_id, row in self.rows.items():
+            cells = self._cells(row)
+            if run_id in present:
+                for (column, _, _), value in zip(COLUMNS, cells, strict=True):
+                    table.update_cell(run_id, column, value)
+            else:
+                table.add_row(*cells, key=run_id)
+        self._follow_started_run(table)
+        self.query_one("#empty").display = not self.rows
+        self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs)
+        self._show_selected()
+
+    def _follow_started_run(self, table: DataTable[str | Text]) -> None:
+        if self._follow_job is None:
+            return
+        job = self.diptych.jobs.get(self._follow_job)
+        if job is None or job.run_id is None or job.run_id not in self.rows:
+            return
+        self._follow_job = None
+        table.move_cursor(row=table.get_row_index(job.run_id))
+
+    @on(DataTable.RowHighlighted)
+    def _show_selected(self) -> None:
+        row = self.rows.get(self.current_run_id() or "")
+        selected = self.query_one("#selected", Static)
+        if row is None:
+            selected.update("")
+            return
+        run, counts = row.run, row.counts
+        models = ", ".join(m["model_id"] for m in run.models)
+        selected.update(
+            f"{run.id} · {models}\n{run.n_trials} trials, {counts['pending']} pending · "
+            f"created {timestamp(run.created_at)}"
+        )
+
+    def current_run_id(self) -> str | None:
+        table: DataTable[str | Text] = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return key if key in self.rows else None
+
+    def _current(self) -> RunSummary | None:
+        run_id = self.current_run_id()
+        if run_id is None:
+            self.notify("no run selected", severity="warning")
+            return None
+        return self.rows[run_id]
+
+    # --- actions --------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected)
+    def action_open_run(self) -> None:
+        row = self._current()
+        if row is not None:
+            from diptych.tui.screens.run_detail import RunDetailScreen
+
+            self.app.push_screen(RunDetailScreen(row.run.id))
+
+    def action_new_run(self) -> None:
+        from diptych.tui.screens.new_run import NewRunScreen
+
+        self.app.push_screen(NewRunScreen(), self._start)
+
+    def _start(self, request: RunRequest | None) -> None:
+        if request is not None:
+            self._follow_job = self.diptych.start_run(request).id
+
+    def action_resume(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        run = row.run
+        if self.diptych.job_for_run(run.id) is not None:
+            self.notify(f"{run.id} is running already")
+            return
+        if run.status == "complete":
+            self.notify(f"{run.id} is complete: nothing to resume")
+            return
+        if run.status == "over-budget":
+            # Resuming here would run without any budget; the CLI takes a new allowance.
+            self.notify(
+                f"{run.id} stopped at its budget: diptych resume {run.id} --max-cost USD "
+                "continues with a new allowance",
+                severity="warning",
+            )
+            return
+        if run.status == "running" and not self._confirmed(run.id):
+            self.notify(
+                f"{run.id} is stored as running: if no other diptych process is running it "
+                "(it crashed or was killed), press u again to resume it",
+                severity="warning",
+            )
+            return
+        self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
+
+    def _confirmed(self, run_id: str) -> bool:
+        """True on a second ``u`` for the same run within CONFIRM_WINDOW seconds."""
+        now = time.monotonic()
+        if self._confirm is not None and self._confirm[0] == run_id:
+            if now - self._confirm[1] <= CONFIRM_WINDOW:
+                self._confirm = None
+                return True
+        self._confirm = (run_id, now)
+        return False
+
+    def action_pause(self) -> None:
+        """Pause a running run (it stops taking new trials); on a paused run, go on."""
+        row = self._current()
+        if row is None:
+            return
+        job = self.diptych.job_for_run(row.run.id)
+        if job is not None:
+            self.diptych.stop_job(job, "pause")
+        elif row.run.id in self.diptych.paused or row.run.status == "interrupted":
+            self.action_resume()
+        else:
+            self.notify(f"{row.run.id} is not running")
+
+    def action_cancel(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        job = self.diptych.job_for_run(row.run.id)
+        if job is None:
+            self.notify(f"{row.run.id} is not running")
+            return
+        self.diptych.stop_job(job, "cancel")
+
+    def action_review(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        try:
+            # Imported here: the Review screen is written separately and may be absent.
+            from diptych.tui.screens.review import ReviewScreen
+        except ImportError as error:
+            self.notify(f"the Review screen is not available ({error})", severity="error")
+            return
+        self.app.push_screen(ReviewScreen(self.diptych.store_path, row.run.id))
+
+    def action_plugins(self) -> None:
+        from diptych.tui.screens.plugins import PluginsScreen
+
+        self.app.push_screen(PluginsScreen())

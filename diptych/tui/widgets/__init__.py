@@ -1,0 +1,1 @@
+"""Widgets reused across screens (each with its own ``DEFAULT_CSS``)."""

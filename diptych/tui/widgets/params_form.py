@@ -1,0 +1,262 @@
+"""A form for a plugin's ``Params``: one input per pydantic field, with its description.
+
+The form never validates by itself: it turns what was changed into ``key=value`` strings, and
+the caller parses those through the CLI's own path (``get_probe`` / ``get_model`` /
+``parse_params``), so a value is accepted or refused exactly as ``diptych run -p`` would. The
+resulting one-line error is shown under the field it names.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, Label, Select, Static
+
+#: The field a parse error names: ``... parameter 'masculine.0': ...`` -> ``masculine``.
+ERROR_FIELD = re.compile(r"parameter '([^'.]+)[^']*'(?:: (.*))?")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """How one parameter is shown and how its value is written back as ``key=value``."""
+
+    name: str
+    #: bool, choice, int, float, list or text.
+    kind: str
+    description: str
+    #: The value shown at first: the default in its CLI form ("" when there is none).
+    initial: str
+    choices: tuple[str, ...] = ()
+    optional: bool = False
+
+
+def _strip_optional(annotation: Any) -> tuple[Any, bool]:
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        optional = len(args) < len(get_args(annotation))
+        if len(args) == 1:
+            return args[0], optional
+        return annotation, optional
+    return annotation, False
+
+
+def _kind(annotation: Any) -> tuple[str, tuple[str, ...]]:
+    origin = get_origin(annotation)
+    if annotation is bool:
+        return "bool", ()
+    if origin is Literal:
+        return "choice", tuple(str(a) for a in get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return "choice", tuple(str(m.value) for m in annotation)
+    if annotation is int:
+        return "int", ()
+    if annotation is float:
+        return "float", ()
+    if origin in (list, tuple, set, frozenset):
+        return "list", ()
+    return "text", ()
+
+
+def _as_text(value: Any) -> str:
+    """A default in the form ``key=value`` would give it (lists comma-separated)."""
+    value = TypeAdapter(Any).dump_python(value, mode="json")
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def field_specs(schema: type[BaseModel]) -> list[FieldSpec]:
+    specs = []
+    for name, info in schema.model_fields.items():
+        annotation, optional = _strip_optional(info.annotation)
+        kind, choices = _kind(annotation)
+        initial = (
+            "" if info.is_required() else _as_text(info.get_default(call_default_factory=True))
+        )
+        specs.append(
+            FieldSpec(
+                name=name,
+                kind=kind,
+                description=info.description or "",
+                initial=initial,
+                choices=choices,
+                optional=optional or info.is_required(),
+            )
+        )
+    return specs
+
+
+class ParamsForm(Vertical):
+    """Inputs for every field of a pydantic ``Params`` model, titled, with inline errors."""
+
+    DEFAULT_CSS = """
+    ParamsForm {
+        height: auto;
+        padding: 0 0 1 0;
+    }
+    ParamsForm > .form-title {
+        text-style: bold;
+        color: $accent;
+    }
+    ParamsForm .field {
+        height: auto;
+    }
+    ParamsForm .field-row {
+        height: 1;
+    }
+    ParamsForm .field-name {
+        width: 18;
+    }
+    ParamsForm .field-input {
+        width: 1fr;
+    }
+    ParamsForm .field-help {
+        padding-left: 18;
+        color: $text-muted;
+    }
+    ParamsForm .field-error, ParamsForm > .form-error {
+        color: $error;
+        display: none;
+    }
+    ParamsForm .field-error {
+        padding-left: 18;
+    }
+    ParamsForm .field-error.-shown, ParamsForm > .form-error.-shown {
+        display: block;
+    }
+    ParamsForm .no-params {
+        color: $text-muted;
+    }
+    """
+
+    class Changed(Message):
+        """Some value of the form changed."""
+
+        def __init__(self, form: ParamsForm) -> None:
+            super().__init__()
+            self.form = form
+
+    def __init__(self, schema: type[BaseModel], title: str, *, id: str) -> None:
+        super().__init__(id=id)
+        self.schema = schema
+        self.title = title
+        self.specs = field_specs(schema)
+        self._inputs: dict[str, Widget] = {}
+
+    def _widget_id(self, name: str) -> str:
+        return f"{self.id}-{name}"
+
+    def _input_for(self, spec: FieldSpec) -> Widget:
+        widget_id = self._widget_id(spec.name)
+        if spec.kind == "bool":
+            return Checkbox(value=spec.initial == "true", id=widget_id, compact=True)
+        if spec.kind == "choice":
+            return Select(
+                [(choice, choice) for choice in spec.choices],
+                value=spec.initial if spec.initial in spec.choices else Select.NULL,
+                allow_blank=spec.optional or spec.initial not in spec.choices,
+                prompt="(default)",
+                id=widget_id,
+                compact=True,
+            )
+        kind: Literal["integer", "number", "text"] = {"int": "integer", "float": "number"}.get(
+            spec.kind, "text"
+        )  # type: ignore[assignment]
+        placeholder = "a,b,c (comma-separated)" if spec.kind == "list" else "(default)"
+        return Input(
+            spec.initial,
+            placeholder=placeholder,
+            type=kind,
+            valid_empty=True,
+            id=widget_id,
+            compact=True,
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.title, classes="form-title")
+        if not self.specs:
+            yield Static("no parameters", classes="no-params")
+        for spec in self.specs:
+            widget = self._input_for(spec)
+            widget.add_class("field-input")
+            self._inputs[spec.name] = widget
+            with Vertical(classes="field"):
+                with Horizontal(classes="field-row"):
+                    yield Label(spec.name, classes="field-name")
+                    yield widget
+                if spec.description:
+                    yield Static(spec.description, classes="field-help")
+                yield Static("", classes="field-error", id=f"{self.id}-{spec.name}-error")
+        yield Static("", classes="form-error")
+
+    # --- values ---------------------------------------------------------------------------
+
+    def _current(self, spec: FieldSpec) -> str | None:
+        """The field's value in its ``key=value`` form; None when it says "default"."""
+        widget = self._inputs[spec.name]
+        if isinstance(widget, Checkbox):
+            return "true" if widget.value else "false"
+        if isinstance(widget, Select):
+            value = widget.value
+            return None if value is Select.NULL else str(value)
+        assert isinstance(widget, Input)
+        return widget.value
+
+    def values(self) -> list[str]:
+        """``key=value`` for each field changed from its default, as ``-p`` would take them."""
+        out = []
+        for spec in self.specs:
+            current = self._current(spec)
+            if current is not None and current != spec.initial:
+                out.append(f"{spec.name}={current}")
+        return out
+
+    def set_value(self, name: str, value: str | bool) -> None:
+        """Set a field as a user would (used to prefill a form)."""
+        widget = self._inputs[name]
+        if isinstance(widget, Checkbox):
+            widget.value = bool(value)
+        elif isinstance(widget, Select):
+            widget.value = value
+        else:
+            assert isinstance(widget, Input)
+            widget.value = str(value)
+
+    # --- errors ---------------------------------------------------------------------------
+
+    def show_error(self, message: str | None) -> None:
+        """Show a parse error under the field it names (or under the form); None clears."""
+        for error in self.query(".field-error, .form-error").results(Static):
+            error.update("")
+            error.remove_class("-shown")
+        if message is None:
+            return
+        match = ERROR_FIELD.search(message)
+        if match and match.group(1) in self._inputs:
+            target = self.query_one(f"#{self.id}-{match.group(1)}-error", Static)
+            target.update(match.group(2) or message)
+        else:
+            target = self.query_one(".form-error", Static)
+            target.update(message)
+        target.add_class("-shown")
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _changed(self, event: Message) -> None:
+        event.stop()
+        self.post_message(self.Changed(self))
