@@ -8,6 +8,7 @@ them) are imported inside the commands so that ``diptych --help`` stays fast.
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +17,7 @@ import typer
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from diptych.core.metrics.association import AssociationResult
     from diptych.core.metrics.stats import Estimate
     from diptych.core.metrics.sts import STSResult
 
@@ -66,9 +68,52 @@ def sts_command(
         _print_sts(result)
 
 
+class Compared(StrEnum):
+    gender = "gender"
+    race = "race"
+
+
+@app.command("association")
+def association_command(
+    responses: Annotated[
+        Path,
+        typer.Option(
+            "--responses",
+            metavar="FILE.csv",
+            help="CSV with columns scenario, gender, race, run, value (+1, 0, -1) and optional "
+            "question; one row per answer.",
+        ),
+    ],
+    compare: Annotated[
+        Compared,
+        typer.Option(
+            "--compare",
+            help="The attribute whose two levels are compared (PAIRS: gender for occupations, "
+            "race for status and crime).",
+        ),
+    ],
+    as_json: JsonOption = False,
+    seed: SeedOption = 0,
+    n_boot: NBootOption = 2000,
+) -> None:
+    """PAIRS association score: mean answer per level, their difference, paired t-test, refusals."""
+    from diptych.core.errors import InputFileError
+    from diptych.core.metrics.association import association_score, read_responses_csv
+
+    rows = read_responses_csv(responses)
+    try:
+        result = association_score(rows, compare.value, n_boot=n_boot, seed=seed)
+    except ValueError as error:
+        # What the file as a whole gets wrong (one level only, ...): one line, like a bad row.
+        raise InputFileError(f"{responses}: {error}") from None
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        _print_association(result)
+
+
 # Later commands of the contract go here, one function each, same pattern (read file, compute in
 # diptych.core.metrics.<module>, print JSON or a table):
-#   association  --responses FILE.csv --compare gender|race        (core/metrics/association.py)
 #   pmi          --corpus FILE.jsonl [--threshold] [--min-count] [--raw] [--by]  (lexical.py)
 #   retrieval    --ranking FILE.csv --k K [--desired pool|uniform]  (retrieval.py)
 
@@ -162,4 +207,149 @@ def _print_sts(result: STSResult) -> None:
         f"Left out as cannot_identify (after majority vote): {result.excluded_cannot_identify}. "
         f"Intervals: percentile bootstrap over images, {result.n_boot} resamples, seed "
         f"{result.seed}."
+    )
+
+
+def _print_association(result: AssociationResult) -> None:
+    from rich.console import Console
+
+    first, second = result.levels
+    ci = f"{result.confidence:.0%} CI"
+    means = _table(
+        f"Association score by {result.compare} (+1 / -1: the option each answer chose, "
+        "0: no choice)",
+        result.compare,
+        "mean",
+        ci,
+        "n",
+        "refusal rate",
+    )
+    for level in result.levels:
+        refusal = result.refusal_rate[level]
+        means.add_row(
+            level,
+            *_estimate_cells(result.mean[level]),
+            f"{refusal.value:.2f} ({refusal.n_refused}/{refusal.n})",
+        )
+    means.add_row(f"{first} - {second}", *_estimate_cells(result.difference), "")
+
+    t = result.t_test
+    test = _table(
+        f"Paired t-test, {first} - {second}, pairs on {', '.join(result.paired_on)}",
+        "t",
+        "df",
+        "p",
+        "pairs",
+        "mean diff",
+        ci,
+        "unpaired",
+        text_columns=0,
+    )
+    ci_cell = (
+        _fmt_ci((t.ci_low, t.ci_high)) if t.ci_low is not None and t.ci_high is not None else "—"
+    )
+    test.add_row(
+        _fmt(t.t),
+        "—" if t.df is None else str(t.df),
+        "—" if t.p is None else f"{t.p:.3g}",
+        str(t.n_pairs),
+        _fmt(t.mean_difference),
+        ci_cell,
+        str(t.unpaired),
+    )
+    console = Console()
+    console.print(means)
+    console.print(test)
+    console.print(
+        f"Intervals of the means and the difference: percentile bootstrap over scenarios, "
+        f"{result.n_boot} resamples, seed {result.seed}; of the mean paired difference: t "
+        "interval. Refusal rate: share of answers scored 0 (PAIRS Table 2)."
+    )
+
+
+# --- pmi --------------------------------------------------------------------------------------
+
+
+@app.command("pmi")
+def pmi_command(
+    corpus: Annotated[
+        Path,
+        typer.Option(
+            "--corpus",
+            metavar="FILE.jsonl",
+            help="One JSON object per line with 'group' and 'text' (and any stratum keys).",
+        ),
+    ],
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Keep words whose association score exceeds it.")
+    ] = 0.6,
+    min_count: Annotated[
+        int,
+        typer.Option("--min-count", min=1, help="Keep words the group uses at least this often."),
+    ] = 3,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw", help="Lower case and split on runs of letters only (no spaCy, no stop list)."
+        ),
+    ] = False,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar="COLUMNS",
+            help="Compare the groups within each value of these keys (comma-separated), "
+            "e.g. --by scenario or --by scenario,model.",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Words that set each group's texts apart from the others' (PAIRS, Appendix D: PMI)."""
+    from diptych.core.metrics.lexical import pmi_corpus, read_corpus_jsonl
+
+    columns = [c.strip() for c in (by or "").split(",") if c.strip()]
+    rows = read_corpus_jsonl(corpus, columns)
+    result = pmi_corpus(
+        rows,
+        threshold=threshold,
+        min_count=min_count,
+        processing="raw" if raw else "default",
+        by=columns,
+        source=str(corpus),
+    )
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    from rich.console import Console
+
+    console = Console()
+    for stratum in result.strata:
+        named = ", ".join(f"{k}={v}" for k, v in stratum.stratum.items())
+        table = _table(
+            f"Associated words{f' ({named})' if named else ''}, most frequent first",
+            "group",
+            "words (count, score)",
+            "texts",
+            "words/text (sd)",
+            text_columns=2,
+        )
+        for group, words in stratum.groups.items():
+            listed = ", ".join(
+                f"{w.word} ({w.count}, {'inf' if w.score == float('inf') else f'{w.score:.2f}'})"
+                for w in words.words
+            )
+            sd = "" if words.words_per_text_sd is None else f" ({words.words_per_text_sd:.0f})"
+            mean = "—" if words.words_per_text is None else f"{words.words_per_text:.0f}"
+            table.add_row(group, listed or "—", str(words.texts), mean + sd)
+        console.print(table)
+    processing = (
+        "raw (runs of letters, lower case)"
+        if raw
+        else "SMART stop list, numerals and punctuation dropped, lower case, spaCy lemmas, "
+        "gensim bigram phrases trained on the whole corpus"
+    )
+    console.print(
+        f"Score: log2(freq(w,D)·N(other) / (freq(w,other)·N(D))), inf when no other group uses "
+        f"the word; kept when > {result.threshold:g} and used ≥ {result.min_count} times. "
+        f"Processing: {processing}. Words per text are counted as written."
     )
