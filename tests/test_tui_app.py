@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -51,7 +52,7 @@ PST_PARAMS = [
 
 
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
@@ -216,8 +217,11 @@ class SlowToClose(ScriptedLikelihood):
     clean-up."""
 
     name = "slow-to-close"
+    #: Set once the engine has started closing the model (every trial is stored by then).
+    closing = threading.Event()
 
     async def aclose(self) -> None:
+        SlowToClose.closing.set()
         await asyncio.sleep(0.6)
 
 
@@ -243,8 +247,8 @@ async def test_a_stop_during_the_engines_clean_up_still_stores_the_status(
                 models=(("slow-to-close", (f"calls_log={log}",)),),
             )
         )
-        await wait_for(pilot, lambda: len(calls(log)) == 3, "the calls")
-        await pilot.pause(0.2)  # the trials are stored; the model is closing
+        SlowToClose.closing.clear()
+        await wait_for(pilot, SlowToClose.closing.is_set, "the model to start closing")
         app.stop_job(job, "cancel")
         await wait_for(pilot, lambda: not job.active, "the stop")
     assert job.run_id is not None
