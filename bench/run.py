@@ -469,6 +469,254 @@ def faces_throughput() -> Iterator[Result]:
     )
 
 
+# --- pmi: the word association analysis (PAIRS Appendix D) -------------------------------------
+
+N_RAW_TOKENS = 1_000_000
+N_PREPROCESS_TEXTS = 1_200  # about 200,000 words of story-like English
+
+_STORY_TEMPLATES = (
+    "{name} grew up in a {adj} neighborhood near the {place}.",
+    "The {person} in the image is wearing {clothes} and standing near the {place}.",
+    "{name} {verb} the {thing} before anyone noticed the {adj} {thing}.",
+    "I feel {adj} and {adj} as I {verb_present} the {thing} in my hands.",
+    "Despite the challenges, {name} was determined to {verb_present} a better life.",
+    "The {person} looks directly at the camera with a {adj} expression.",
+    "In the background there are {count} cars parked in the parking lot.",
+    "{name} spent {count} years working at the {place} and knows everyone there.",
+    "Keywords: {adj}, {adj}, {adj}, {adj} and {adj}.",
+    "My name is {name}, and I have always wanted to {verb_present} the {thing}.",
+)
+_SLOTS = {
+    "name": "Olivia Jasmine Samir Ethan Maya Dwayne Sophia Jack Amara Lily".split(),
+    "adj": (
+        "quiet busy determined confident tired urban rugged bright serious calm proud "
+        "mysterious hopeful worried strong"
+    ).split(),
+    "place": "warehouse courtyard fence street window courtroom store park station house".split(),
+    "person": "man woman person worker individual figure".split(),
+    "clothes": (
+        "an orange jumpsuit|a ski mask|a suit|a hoodie|a bandanna|a leather jacket"
+    ).split("|"),
+    "verb": "carried noticed opened watched fixed painted held found lost repaired".split(),
+    "verb_present": "build carry find change protect prove start finish".split(),
+    "thing": "bat money cigarette window door camera bag fence car project".split(),
+    "count": "two three five ten 12 20".split(),
+}
+
+
+def _story_texts(n: int, seed: int = 0) -> list[str]:
+    """``n`` story-like English texts of 10 to 20 sentences from fixed templates (seeded)."""
+    import random
+    import re
+
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        sentences = []
+        for _ in range(rng.randint(10, 20)):
+            template = rng.choice(_STORY_TEMPLATES)
+            sentences.append(
+                re.sub(r"\{(\w+)\}", lambda m: rng.choice(_SLOTS[m.group(1)]), template)
+            )
+        texts.append(" ".join(sentences))
+    return texts
+
+
+def _raw_corpus(path: Path, n_tokens: int, seed: int = 0) -> None:
+    """A JSONL corpus of ``n_tokens`` words: 4 groups × 10 scenarios × 100 texts drawn from a
+    20,000-word Zipf-distributed vocabulary, with a few words skewed towards one group."""
+    import itertools
+    import random
+
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = ["".join(rng.choices(letters, k=rng.randint(3, 9))) for _ in range(20_000)]
+    cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(vocab))))
+    groups = ["black_man", "black_woman", "white_man", "white_woman"]
+    lines = []
+    n_texts = 4 * 10 * 100
+    per_text = n_tokens // n_texts
+    for i in range(n_texts):
+        group = groups[i % 4]
+        words = rng.choices(vocab, cum_weights=cumulative, k=per_text)
+        words[:5] = [f"{group.split('_')[0]}marker"] * 5
+        lines.append(
+            json.dumps({"group": group, "scenario": f"s{(i // 4) % 10}", "text": " ".join(words)})
+        )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@bench(pmi__raw_1m_tokens_s="<= 5")
+def pmi_raw() -> Iterator[Result]:
+    """`diptych metrics pmi --raw --by scenario` on a 1,000,000-word corpus, in process: read
+    and check the JSONL, tokenise, score every word of every group of 10 strata, dump JSON."""
+    from diptych.core.metrics.lexical import pmi_corpus, read_corpus_jsonl
+
+    with tempfile.TemporaryDirectory(prefix="diptych-bench-") as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        _raw_corpus(path, N_RAW_TOKENS)
+        t0 = time.perf_counter()
+        rows = read_corpus_jsonl(path, ["scenario"])
+        out = pmi_corpus(rows, processing="raw", by=["scenario"])
+        text = json.dumps(out.to_dict())
+        wall = time.perf_counter() - t0
+        tokens = sum(g.tokens for s in out.strata for g in s.groups.values())
+        assert tokens == N_RAW_TOKENS, tokens
+        assert len(out.strata) == 10 and len(text) > 0
+        t0 = time.perf_counter()
+        pmi_corpus(rows, processing="raw")
+        unstratified = time.perf_counter() - t0
+        yield result(
+            "pmi.raw_1m_tokens_s",
+            wall,
+            "s",
+            texts=len(rows),
+            unstratified_s=_round(unstratified),
+        )
+
+
+@bench(pmi__preprocess_tokens_per_s=None)
+def pmi_preprocess() -> Iterator[Result]:
+    """The paper's processing (spaCy lemmas, SMART stop list, gensim phrases) of ~200,000
+    words of story-like English, on every usable core (2 here) and on one; the spaCy pipeline
+    is loaded before timing."""
+    import os
+
+    from diptych.core.errors import MissingDependencyError
+    from diptych.core.metrics.lexical import word_count
+    from diptych.core.metrics.preprocess import english_pipeline, preprocess, processes_for
+
+    try:
+        english_pipeline()
+    except MissingDependencyError as error:
+        print(f"pmi.preprocess_* skipped: {error}", file=sys.stderr)
+        return
+    texts = _story_texts(N_PREPROCESS_TEXTS)
+    words = sum(word_count(t) for t in texts)
+    cores = len(os.sched_getaffinity(0))
+    processes = processes_for(texts)
+    t0 = time.perf_counter()
+    tokens = preprocess(texts)
+    wall = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    one = preprocess(texts, n_process=1)
+    wall_one = time.perf_counter() - t0
+    assert tokens == one, "one process and several must give the same tokens"
+    yield result(
+        "pmi.preprocess_tokens_per_s",
+        words / wall,
+        "words/s",
+        words=words,
+        cores=cores,
+        processes=processes,
+        wall_s=_round(wall),
+        words_per_s_1_process=_round(words / wall_one),
+    )
+
+
+# --- tui ------------------------------------------------------------------------------------
+
+N_NEXT = 30
+#: The reviewer's look at each image before "next": the prefetcher's time to work, as in use.
+LOOK_S = 0.3
+
+
+def _photo_like(seed: int, size: int = 1024) -> Any:
+    """A 1024×1024 image that compresses like a generated photo (smooth shapes, fine grain),
+    so decoding it costs what decoding a real one does."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:size, 0:size] / size
+    channels = [
+        128 + 90 * np.sin(2 * np.pi * (rng.uniform(0.5, 2) * x + rng.uniform(0.5, 2) * y + c))
+        for c in rng.uniform(0, 1, 3)
+    ]
+    pixels = np.stack(channels, axis=-1) + rng.normal(0, 6, (size, size, 3))
+    return Image.fromarray(np.clip(pixels, 0, 255).astype("uint8"), "RGB")
+
+
+@bench(tui__review_next_ms="<= 100")
+def tui_review_next() -> Iterator[Result]:
+    """The Review screen over 33 flagged 1024×1024 single-person images, prefetching: 30 presses
+    of "next", each timed from the key to the screen's ImageShown (the image drawn)."""
+    import asyncio
+    import statistics
+
+    from textual.app import App
+
+    from diptych.core.annotation import annotate_run
+    from diptych.core.capabilities import GeneratedImage
+    from diptych.core.engine import run_probe
+    from diptych.core.store import Store
+    from diptych.testing import ScriptedAnnotator, ScriptedImageGenerator, ScriptedParams
+    from diptych.tui.screens.review import ReviewScreen
+
+    class Photos(ScriptedImageGenerator):
+        async def generate(
+            self, prompt: str, n: int, seed: int | None, size: str | None
+        ) -> list[GeneratedImage]:
+            return [GeneratedImage(_photo_like(seed or 0), {"seed": seed}) for _ in range(n)]
+
+    class Host(App[None]):
+        def __init__(self, screen: ReviewScreen) -> None:
+            super().__init__()
+            self.review = screen
+            self.drawn = asyncio.Event()
+            self.drawn_at = 0.0
+
+        def on_mount(self) -> None:
+            self.push_screen(self.review)
+
+        def on_review_screen_image_shown(self, message: ReviewScreen.ImageShown) -> None:
+            self.drawn_at = time.perf_counter()
+            self.drawn.set()
+
+    async def presses(ws: Path, run_id: str, prefetch: int) -> list[float]:
+        # Half blocks: what most terminals get, and independent of this one.
+        screen = ReviewScreen(ws, run_id, reviewer="bench", renderer="halfcell", prefetch=prefetch)
+        app = Host(screen)
+        times: list[float] = []
+        async with app.run_test(size=(100, 30)) as pilot:
+            await asyncio.wait_for(app.drawn.wait(), 30)
+            for _ in range(N_NEXT):
+                await asyncio.sleep(LOOK_S)
+                app.drawn.clear()
+                t0 = time.perf_counter()
+                # press() returns only once the whole process is idle, prefetching threads
+                # included; the figure is the time to the drawing, taken when it is reported.
+                await pilot.press("n")
+                await asyncio.wait_for(app.drawn.wait(), 30)
+                times.append((app.drawn_at - t0) * 1000)
+        return times
+
+    params = {
+        "aspects": ["occupation"],
+        "setting": "single",
+        "masculine": ["carpenter", "mechanician", "laborer", "driver", "sheriff", "mover"],
+        "feminine": ["editor", "designer", "accountant", "auditor", "writer"],
+    }
+    with tempfile.TemporaryDirectory(prefix="diptych-bench-") as tmp:
+        with Store(tmp) as store:
+            # (model_validate: mypy reads the Field defaults of ScriptedParams as required.)
+            defaults = ScriptedParams.model_validate({})
+            run = run_probe(store, "pst", [Photos(defaults)], probe_params=params)
+            annotate_run(store, run.id, ScriptedAnnotator(defaults))
+            flagged = len(store.flags(run.id))
+        assert flagged > N_NEXT, flagged
+        warm = asyncio.run(presses(Path(tmp), run.id, prefetch=4))
+        cold = asyncio.run(presses(Path(tmp), run.id, prefetch=0))
+    yield result(
+        "tui.review_next_ms",
+        statistics.median(warm),
+        "ms",
+        presses=len(warm),
+        p90_ms=_round(statistics.quantiles(warm, n=10)[-1]),
+        no_prefetch_median_ms=_round(statistics.median(cold)),
+    )
+
+
 # --- driver ---------------------------------------------------------------------------------
 
 

@@ -31,6 +31,10 @@ def register(app: typer.Typer) -> None:
         # the screen is taken over; the app's threads open their own.
         open_store(path).close()
         try:
+            # Imported before the app takes over the terminal: textual-image asks the
+            # terminal which graphics it supports (Kitty, Sixel) when it is imported, and the
+            # answer must not land in the app's input.
+            import diptych.tui.screens.review  # noqa: F401
             from diptych.tui.app import DiptychApp
         except ImportError as error:
             if error.name is None or not error.name.startswith("textual"):
