@@ -16,14 +16,17 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from diptych.core.errors import (
     ModelCallError,
+    ModelLoadError,
     PermanentModelError,
     RefusalError,
     TransientModelError,
@@ -167,3 +170,21 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
             return None
         return max(0.0, when.timestamp() - time.time())
     return value if math.isfinite(value) and value >= 0 else None
+
+
+def read_api_key(api_key_file: str | None, api_key_env: str) -> str:
+    """The API key: from ``api_key_file`` when given (a setup error if unreadable or empty),
+    else from the environment variable ``api_key_env``, else a placeholder for local servers
+    that need none."""
+    if api_key_file is not None:
+        path = Path(api_key_file).expanduser()
+        try:
+            key = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ModelLoadError(
+                f"cannot read the API key file {path}: {exc.strerror}; check api_key_file"
+            ) from exc
+        if not key:
+            raise ModelLoadError(f"the API key file {path} is empty; check api_key_file")
+        return key
+    return os.environ.get(api_key_env) or PLACEHOLDER_API_KEY

@@ -24,9 +24,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
-import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -34,16 +32,15 @@ from pydantic import Field
 from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
 from diptych.core.errors import (
     MissingDependencyError,
-    ModelLoadError,
     PermanentModelError,
     RefusalError,
 )
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._openai_common import (
-    PLACEHOLDER_API_KEY,
     ClientPerLoop,
     public_endpoint,
     public_host,
+    read_api_key,
     translate_error,
 )
 
@@ -164,18 +161,7 @@ class OpenAIVision(Model):
     # --- the client -----------------------------------------------------------------------
 
     def _api_key(self) -> str:
-        if self.p.api_key_file is not None:
-            path = Path(self.p.api_key_file).expanduser()
-            try:
-                key = path.read_text(encoding="utf-8").strip()
-            except OSError as exc:
-                raise ModelLoadError(
-                    f"cannot read the API key file {path}: {exc.strerror}; check api_key_file"
-                ) from exc
-            if not key:
-                raise ModelLoadError(f"the API key file {path} is empty; check api_key_file")
-            return key
-        return os.environ.get(self.p.api_key_env) or PLACEHOLDER_API_KEY
+        return read_api_key(self.p.api_key_file, self.p.api_key_env)
 
     def _make_client(self) -> Any:
         # One per event loop (see ClientPerLoop); the key is read when a client is made.
