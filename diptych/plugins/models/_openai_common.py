@@ -188,3 +188,58 @@ def read_api_key(api_key_file: str | None, api_key_env: str) -> str:
             raise ModelLoadError(f"the API key file {path} is empty; check api_key_file")
         return key
     return os.environ.get(api_key_env) or PLACEHOLDER_API_KEY
+
+
+OPENAI_HOST = "api.openai.com"
+
+
+class OpenAIServiceMixin:
+    """What the plugins for OpenAI's own services share: identity, the key, the client.
+
+    The plugin sets ``p`` (its params: ``model``, ``base_url``, ``api_key_file``,
+    ``api_key_env``, ``timeout``), ``_sdk`` (the imported ``openai`` module) and ``_clients``
+    (a :class:`ClientPerLoop` over :meth:`_make_client`).
+    """
+
+    p: Any
+    _sdk: Any
+    _clients: ClientPerLoop
+
+    @property
+    def host(self) -> str:
+        """The service's ``host[:port]``, never with credentials."""
+        return public_host(self.p.base_url) if self.p.base_url else OPENAI_HOST
+
+    @property
+    def version(self) -> str:
+        # Another service may serve something else under the same model name.
+        if self.host == OPENAI_HOST:
+            return str(self.p.model)
+        return f"{self.p.model}@{self.host}"
+
+    def identity_params(self) -> dict[str, Any]:
+        # Trial keys are stored: a password written into base_url must not be.
+        identity: dict[str, Any] = super().identity_params()  # type: ignore[misc]
+        if self.p.base_url is not None:
+            identity["base_url"] = public_endpoint(self.p.base_url)
+        return identity
+
+    def _api_key(self) -> str:
+        return read_api_key(self.p.api_key_file, self.p.api_key_env)
+
+    def _make_client(self) -> Any:
+        # One per event loop (see ClientPerLoop); the key is read when a client is made.
+        return self._sdk.AsyncOpenAI(
+            base_url=self.p.base_url,
+            api_key=self._api_key(),
+            timeout=self.p.timeout,
+            max_retries=0,  # the engine retries
+            http_client=self._sdk.DefaultAsyncHttpxClient(),
+        )
+
+    def load(self) -> None:
+        # A missing key file is a setup error: stop the run before any trial, not fail each.
+        self._api_key()
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()

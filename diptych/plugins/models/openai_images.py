@@ -38,16 +38,14 @@ from diptych.core.errors import (
 )
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._openai_common import (
+    OPENAI_HOST,
     ClientPerLoop,
-    public_endpoint,
-    public_host,
-    read_api_key,
+    OpenAIServiceMixin,
     translate_error,
 )
 
 ImageModelName = Literal["dall-e-3", "gpt-image-1", "dall-e-2"]
 
-OPENAI_HOST = "api.openai.com"
 
 #: What OpenAI's image endpoint accepts, per model.
 SIZES: dict[str, tuple[str, ...]] = {
@@ -116,7 +114,7 @@ def price_per_image(model: str, quality: str, size: str) -> float | None:
 # --- the plugin ---------------------------------------------------------------------------
 
 
-class OpenAIImages(Model):
+class OpenAIImages(OpenAIServiceMixin, Model):
     """OpenAI's image models (DALL-E 3, gpt-image-1, DALL-E 2) or a service with their API."""
 
     name: ClassVar[str] = "openai-images"
@@ -188,26 +186,7 @@ class OpenAIImages(Model):
             max_concurrency=self.p.max_concurrency, rate_limit_per_min=self.p.rate_limit_per_min
         )
 
-    # --- identity -------------------------------------------------------------------------
-
-    @property
-    def host(self) -> str:
-        """The service's ``host[:port]``, never with credentials."""
-        return public_host(self.p.base_url) if self.p.base_url else OPENAI_HOST
-
-    @property
-    def version(self) -> str:
-        # Another service may serve something else under the same model name.
-        if self.host == OPENAI_HOST:
-            return self.p.model
-        return f"{self.p.model}@{self.host}"
-
-    def identity_params(self) -> dict[str, Any]:
-        # Trial keys are stored: a password written into base_url must not be.
-        identity = super().identity_params()
-        if self.p.base_url is not None:
-            identity["base_url"] = public_endpoint(self.p.base_url)
-        return identity
+    # --- identity (host, version and keys come from OpenAIServiceMixin) -------------------
 
     def provenance(self) -> dict[str, Any]:
         return {
@@ -226,27 +205,6 @@ class OpenAIImages(Model):
         size = payload.get("size") or self.p.size or DEFAULT_SIZE[self.p.model]
         quality = self.p.quality or DEFAULT_QUALITY[self.p.model]
         return price_per_image(self.p.model, quality, size)
-
-    # --- the client -----------------------------------------------------------------------
-
-    def _api_key(self) -> str:
-        return read_api_key(self.p.api_key_file, self.p.api_key_env)
-
-    def _make_client(self) -> Any:
-        return self._sdk.AsyncOpenAI(
-            base_url=self.p.base_url,
-            api_key=self._api_key(),
-            timeout=self.p.timeout,
-            max_retries=0,  # the engine retries; see module docstring
-            http_client=self._sdk.DefaultAsyncHttpxClient(),
-        )
-
-    def load(self) -> None:
-        # A missing key file is a setup error: stop the run before any trial, not fail each.
-        self._api_key()
-
-    async def aclose(self) -> None:
-        await self._clients.aclose()
 
     # --- generation -----------------------------------------------------------------------
 

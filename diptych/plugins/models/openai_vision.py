@@ -38,13 +38,9 @@ from diptych.core.errors import (
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._openai_common import (
     ClientPerLoop,
-    public_endpoint,
-    public_host,
-    read_api_key,
+    OpenAIServiceMixin,
     translate_error,
 )
-
-OPENAI_HOST = "api.openai.com"
 
 #: How the PAIRS paper prompted its vision-language models (its Appendix B, for LLaVA,
 #: mPLUG-Owl and miniGPT-4): temperature 0.75, top-p 1, at most 512 output tokens.
@@ -68,7 +64,7 @@ def png_data_url(image: Any) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-class OpenAIVision(Model):
+class OpenAIVision(OpenAIServiceMixin, Model):
     """GPT-4o-class vision chat on OpenAI or any OpenAI-compatible vision server."""
 
     name: ClassVar[str] = "openai-vision"
@@ -119,26 +115,7 @@ class OpenAIVision(Model):
             max_concurrency=self.p.max_concurrency, rate_limit_per_min=self.p.rate_limit_per_min
         )
 
-    # --- identity -------------------------------------------------------------------------
-
-    @property
-    def host(self) -> str:
-        """The service's ``host[:port]``, never with credentials."""
-        return public_host(self.p.base_url) if self.p.base_url else OPENAI_HOST
-
-    @property
-    def version(self) -> str:
-        # Another service may serve something else under the same model name.
-        if self.host == OPENAI_HOST:
-            return self.p.model
-        return f"{self.p.model}@{self.host}"
-
-    def identity_params(self) -> dict[str, Any]:
-        # Trial keys are stored: a password written into base_url must not be.
-        identity = super().identity_params()
-        if self.p.base_url is not None:
-            identity["base_url"] = public_endpoint(self.p.base_url)
-        return identity
+    # --- identity (host, version and keys come from OpenAIServiceMixin) -------------------
 
     def provenance(self) -> dict[str, Any]:
         """The plugin's settings and what the service said about the last answer.
@@ -157,28 +134,6 @@ class OpenAIVision(Model):
             "openai_sdk": getattr(self._sdk, "__version__", "unknown"),
             **self._last_response,
         }
-
-    # --- the client -----------------------------------------------------------------------
-
-    def _api_key(self) -> str:
-        return read_api_key(self.p.api_key_file, self.p.api_key_env)
-
-    def _make_client(self) -> Any:
-        # One per event loop (see ClientPerLoop); the key is read when a client is made.
-        return self._sdk.AsyncOpenAI(
-            base_url=self.p.base_url,
-            api_key=self._api_key(),
-            timeout=self.p.timeout,
-            max_retries=0,  # the engine retries; see module docstring
-            http_client=self._sdk.DefaultAsyncHttpxClient(),
-        )
-
-    def load(self) -> None:
-        # A missing key file is a setup error: stop the run before any trial, not fail each.
-        self._api_key()
-
-    async def aclose(self) -> None:
-        await self._clients.aclose()
 
     # --- asking ---------------------------------------------------------------------------
 
