@@ -99,3 +99,28 @@ def test_unknown_run_and_prefix_lookup(store: Store) -> None:
     assert store.get_run("pst-text-abc").id == "pst-text-abcdef12"
     with pytest.raises(RunNotFoundError, match="diptych runs"):
         store.get_run("nope")
+
+
+def test_a_new_workspace_opened_by_many_threads_at_once(tmp_path: Path) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            with open_store(tmp_path / "ws") as store:
+                store.list_runs()
+        except BaseException as error:  # noqa: BLE001 (collected for the assertion)
+            errors.append(error)
+
+    threads = [threading.Thread(target=open_it) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with open_store(tmp_path / "ws") as store:
+        numbers = [r[0] for r in store.db.execute("SELECT number FROM _migrations")]
+    assert numbers == sorted(n for n, _, _ in MIGRATIONS)

@@ -400,7 +400,7 @@ def test_cli_opens_the_app_on_the_workspace(
     monkeypatch.setattr(DiptychApp, "run", lambda self: opened.append(self.store_path))
     result = CliRunner().invoke(cli_app, args, env=env)
     assert result.exit_code == 0, result.output
-    assert opened == [Path("here")]
+    assert opened == [Path("here").resolve()]
     assert (Path("here") / "diptych.db").exists()
 
 

@@ -174,6 +174,11 @@ def migrate(db: sqlite3.Connection) -> list[int]:
         # The connection is in autocommit mode: the transaction is explicit, so a migration
         # and its record land together or not at all.
         db.execute("BEGIN IMMEDIATE")
+        # Another process or thread opening the same new workspace may have applied it while
+        # this one waited for the write lock: check again under the lock.
+        if db.execute("SELECT 1 FROM _migrations WHERE number = ?", (number,)).fetchone():
+            db.execute("COMMIT")
+            continue
         try:
             fn(db)
             db.execute(

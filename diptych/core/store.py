@@ -12,6 +12,7 @@ names it, so a process killed at any moment leaves either a finished result or n
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sqlite3
@@ -29,6 +30,16 @@ from diptych.core.trials import canonical_json, sha256_hex
 
 DEFAULT_STORE = ".diptych"
 TERMINAL = ("done", "refused")
+
+
+@contextmanager
+def _setup_lock(workspace: Path) -> Iterator[None]:
+    with open(workspace / ".setup.lock", "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def default_store_path() -> Path:
@@ -149,13 +160,17 @@ class Store:
             # accident and a killed process loses at most the transaction it was in.
             self.db = sqlite3.connect(self.path / "diptych.db", isolation_level=None)
             self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode survives a killed process (not a power cut) at a fraction of
-            # FULL's cost; a result lost to a power cut is simply asked for again.
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA busy_timeout=10000")
-            migrate(self.db)
+            # Setting up a workspace (WAL mode, migrations) is serialised between processes and
+            # threads by a lock file: two first opens at once would otherwise race to create
+            # the same tables, and SQLite does not wait on a journal-mode change.
+            with _setup_lock(self.path):
+                self.db.execute("PRAGMA journal_mode=WAL")
+                # NORMAL in WAL mode survives a killed process (not a power cut) at a fraction
+                # of FULL's cost; a result lost to a power cut is simply asked for again.
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                migrate(self.db)
         except sqlite3.DatabaseError as error:
             raise StoreError(
                 f"{self.path / 'diptych.db'} is not a diptych workspace ({error}); "

@@ -83,7 +83,9 @@ class DiptychApp(App[None]):
 
     def __init__(self, store_path: Path, *, refresh_interval: float = 1.0) -> None:
         super().__init__()
-        self.store_path = Path(store_path)
+        # Absolute, so that every worker thread opens this workspace whatever the process's
+        # working directory is when it runs; the header shows the path as the user gave it.
+        self.store_path = Path(store_path).resolve()
         #: Seconds between re-reads of the store by the Runs screen (another process, e.g.
         #: ``diptych run`` in a second terminal, may be writing to the same workspace).
         self.refresh_interval = refresh_interval
@@ -92,7 +94,7 @@ class DiptychApp(App[None]):
         self.paused: set[str] = set()
         self._active_runs = ActiveRuns()
         self._next_job = 1
-        self.sub_title = str(self.store_path)
+        self.sub_title = str(store_path)
         # Plugins load here, on the UI thread, once: worker threads that plan, estimate and
         # run then only read the registry, and never race to load it.
         load_plugins()
