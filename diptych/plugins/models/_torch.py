@@ -192,22 +192,7 @@ class Checkpoint:
         self.snapshot = None if self.local_dir is not None else self._cached_snapshot(marker)
 
     def _local_dir(self, model: str, marker: str) -> Path | None:
-        path = Path(model).expanduser()
-        if path.is_dir():
-            if not (path / marker).is_file():
-                raise ModelLoadError(
-                    f"{model!r} is a directory without {marker}, so not a model the {self.owner} "
-                    "plugin can load; pass a directory written by save_pretrained, or a hub id"
-                )
-            return path.resolve()
-        # A hub id is "name" or "owner/name"; anything else was meant as a path.
-        looks_like_path = model.startswith(("/", ".", "~")) or model.count("/") > 1 or "\\" in model
-        if looks_like_path or path.exists():
-            raise ModelLoadError(
-                f"The {self.owner} model directory {model!r} does not exist; pass a directory "
-                "written by save_pretrained, or a hub id"
-            )
-        return None
+        return local_model_dir(model, marker, self.owner)
 
     def _cached_snapshot(self, marker: str) -> Path | None:
         try:
@@ -766,3 +751,23 @@ def dtype_keyword(transformers_version: str) -> str:
     # deprecated); older releases would take an unknown dtype for a config field and load
     # float32.
     return "dtype" if release(transformers_version) >= (4, 56) else "torch_dtype"
+
+
+def local_model_dir(model: str, marker: str, owner: str) -> Path | None:
+    """The directory ``model`` names (it must hold ``marker``), or None when it is a hub id."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if not (path / marker).is_file():
+            raise ModelLoadError(
+                f"{model!r} is a directory without {marker}, so not a model the {owner} "
+                "plugin can load; pass a directory written by save_pretrained, or a hub id"
+            )
+        return path.resolve()
+    # A hub id is "name" or "owner/name"; anything else was meant as a path.
+    looks_like_path = model.startswith(("/", ".", "~")) or model.count("/") > 1 or "\\" in model
+    if looks_like_path or path.exists():
+        raise ModelLoadError(
+            f"The {owner} model directory {model!r} does not exist; pass a directory "
+            "written by save_pretrained, or a hub id"
+        )
+    return None

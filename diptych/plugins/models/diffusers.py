@@ -56,6 +56,7 @@ from diptych.plugins.models._torch import (
     directory_fingerprint,
     download_command,
     import_torch,
+    local_model_dir,
     package_version,
     resolve_placement,
 )
@@ -423,22 +424,7 @@ def _import_backend(owner: str) -> tuple[Any, Any]:
 
 def _local_pipeline_dir(model: str) -> Path | None:
     """The pipeline directory ``model`` names, or None when it is a hub id."""
-    path = Path(model).expanduser()
-    if path.is_dir():
-        if not (path / "model_index.json").is_file():
-            raise ModelLoadError(
-                f"{model!r} is a directory without model_index.json, so not a diffusers "
-                "pipeline; pass a directory written by save_pretrained, or a hub id"
-            )
-        return path.resolve()
-    # A hub id is "name" or "owner/name"; anything else was meant as a path.
-    looks_like_path = model.startswith(("/", ".", "~")) or model.count("/") > 1 or "\\" in model
-    if looks_like_path or path.exists():
-        raise ModelLoadError(
-            f"The diffusers model directory {model!r} does not exist; pass a pipeline "
-            "directory written by save_pretrained, or a hub id"
-        )
-    return None
+    return local_model_dir(model, "model_index.json", "diffusers")
 
 
 def _loaded_commit(pipe: Any) -> str | None:
