@@ -16,9 +16,10 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# The demo needs only the local llama.cpp model.
+# The demo needs the local llama.cpp model, and Playwright for the screenshot of the report's
+# first screen (it drives the system's Chromium: no browser is downloaded).
 $(VENV)/.installed-demo: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[llamacpp]'
+	$(PY) -m pip install --quiet -e '.[llamacpp,pdf]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
@@ -26,9 +27,13 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(VENV)/.installed-demo $@
 
+# report-first-screen.png beside the report is what the README shows. Without Chromium the
+# demo still writes the report and says in one line how to get it (apt-get install chromium):
+# a demo should not need root or pull a browser on its own.
 demo: $(VENV)/.installed-demo
 	$(VENV)/bin/diptych --store diptych-demo/.diptych run pst-text --model smollm2 \
 		--report diptych-demo
+	$(PY) -m diptych.core.report.screenshot diptych-demo
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q

@@ -36,6 +36,10 @@ class Result:
         if self.want is None:
             return None
         op, _, target = self.want.partition(" ")
+        if op == "in":
+            # A band, "in 0.93..0.97": a coverage is wrong above its target as well as below.
+            low, _, high = target.partition("..")
+            return float(low) <= self.value <= float(high)
         return _OPS[op](self.value, float(target))
 
     def line(self) -> str:

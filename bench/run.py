@@ -23,6 +23,7 @@ from pathlib import Path
 AREAS = (
     "engine",
     "pst",
+    "pst_text",
     "faces",
     "pmi",
     "metrics",
@@ -32,6 +33,8 @@ AREAS = (
     "report",
     "scale",
     "drill",
+    "validity",
+    "gates",
 )
 
 

@@ -20,12 +20,13 @@ def run_search(
     baseline_run: str | None,
 ) -> dict[str, Any]:
     """Run (or resume, by ``session``) one search of an audit; its summary with ``spent``."""
+    from diptych.agent.chat_model import agent_model
     from diptych.agent.identities import IdentitySettings
     from diptych.agent.session import search_identities, search_mitigations
 
     search = part.search
     assert search is not None
-    agent = ws.model(models[search.agent_model])
+    agent = agent_model(*models[search.agent_model])
     if search.kind == "identities":
         assert search.target is not None
         settings = IdentitySettings(
@@ -33,6 +34,7 @@ def run_search(
             probe=search.probe,
             rounds=search.rounds,
             per_round=search.per_round,
+            patience=search.patience,
             max_cost=remaining,
             max_trials=search.max_trials,
         )

@@ -3,12 +3,22 @@
 The session's checkpoints stay the agent's own; what the report needs — the ranked findings
 with their search and held-out figures, and the runs they were scored on — is saved through
 :meth:`Workspace.save_agent_findings` when a session ends.
+
+Each finding record holds ``status`` (finding / not confirmed / no finding / unscored; the
+rejected ones are counted), ``reason``, ``q_value`` (identity searches: Benjamini–Hochberg over
+every identity of the session's scored proposals, the pair's smaller) and ``p_value`` of the
+held-out test, and the ``search`` and ``heldout`` figures, each with ``value``, ``ci_low``,
+``ci_high``, ``p`` and ``units``; ``heldout.parts`` holds each re-tested identity's figure with
+its own ``status``, ``q_value`` and ``ci_adjusted``. A session's record holds ``decision``:
+``findings`` (k), ``scored`` (n), ``identities_confirmed``, ``identities_scored``, ``fdr`` and
+``text``, "k findings of n proposals scored".
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from diptych.agent.decision import summary
 from diptych.agent.proposals import Proposal
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
@@ -17,10 +27,15 @@ from diptych.core.workspace import Workspace
 if TYPE_CHECKING:
     from diptych.agent.session import IdentityReport, MitigationReport
 
-IDENTITY_FIGURE = "paired STS of the pair (x100)"
+#: Statuses a mitigation's saved interventions may have, in the order they are listed.
+MITIGATION_STATUSES = ("finding", "not confirmed", "no finding", "scored", "unscored")
+IDENTITY_FIGURE = (
+    "paired STS of the pair's identities against partners of the other stereotype, over "
+    "partners and templates (x100)"
+)
 MITIGATION_FIGURE = "change in STS, intervention - baseline (x100; below zero is a reduction)"
 #: The figures of a score kept in a finding's search and held-out entries.
-_FIGURE_KEYS = ("value", "ci_low", "ci_high", "n", "p")
+_FIGURE_KEYS = ("value", "ci_low", "ci_high", "n", "p", "df", "units", "reason", "templates")
 
 
 def _figure(data: dict[str, Any] | None, value_key: str = "value") -> dict[str, Any]:
@@ -29,32 +44,31 @@ def _figure(data: dict[str, Any] | None, value_key: str = "value") -> dict[str, 
     out = {k: data[k] for k in _FIGURE_KEYS if data.get(k) is not None}
     if data.get(value_key) is not None:
         out["value"] = data[value_key]
-    if value_key == "difference":
-        out.pop("p", None)
-        if data.get("p_value") is not None:
-            out["p"] = data["p_value"]
-        if data.get("n_scenes") is not None:
-            out["n"] = data["n_scenes"]
+    if data.get("p_value") is not None:
+        out["p"] = data["p_value"]
+    if value_key == "difference" and data.get("n_scenes") is not None:
+        out["n"] = data["n_scenes"]
     if data.get("unscored"):
         out["unscored"] = data["unscored"]
     return out
 
 
 def _pair_heldout(heldout: dict[str, Any] | None) -> dict[str, Any]:
-    """A pair's held-out re-test: the mean of its two identities' micro STS, and each one's
-    figure with its interval (the re-test measures the identities separately)."""
-    if not heldout:
-        return {}
-    parts, unscored = [], []
-    for side in ("masculine", "feminine"):
-        got = heldout.get(side) or {}
-        if got.get("unscored"):
-            unscored.append(f"{got.get('identity', side)}: {got['unscored']}")
-        parts.append({"side": side, **got})
-    out: dict[str, Any] = {"value": heldout.get("value"), "seed": heldout.get("seed")}
-    out["parts"] = parts
-    if unscored:
-        out["unscored"] = "; ".join(unscored)
+    """A pair's held-out test: the figure over the identities re-tested with its interval, and
+    each identity's own with its status, q-value and the interval at the confidence
+    Benjamini–Hochberg matched."""
+    if not heldout or not heldout.get("tested"):
+        return {"unscored": heldout["unscored"]} if heldout and heldout.get("unscored") else {}
+    out = _figure(heldout)
+    out["parts"] = [
+        {
+            "identity": part.get("identity"),
+            "side": part.get("side"),
+            **_figure(part),
+            **{k: part[k] for k in ("status", "q_value", "ci_adjusted") if k in part},
+        }
+        for part in heldout.get("parts") or []
+    ]
     return out
 
 
@@ -75,16 +89,12 @@ def identity_findings(
     """An identity search's ranked pairs (unscored ones included, last) as saved findings."""
     findings, runs = [], []
     for p in report.ranked:
-        heldout_runs = [
-            str(side.get("run"))
-            for side in ((p.heldout or {}).get(s) or {} for s in ("masculine", "feminine"))
-            if side.get("run")
-        ]
-        runs += [r for r in p.runs.values() if r] + heldout_runs
-        findings.append(_pair(p, heldout_runs))
+        runs += [r for r in p.runs.values() if r]
+        findings.append(_pair(p))
     runs = list(dict.fromkeys(runs))
     return {
         "kind": "identities",
+        "decision": summary(report.ranked),
         "agent_model": agent.name,
         "target": _model_id(ws, runs, target.name),
         "figure": IDENTITY_FIGURE,
@@ -95,18 +105,31 @@ def identity_findings(
     }
 
 
-def _pair(p: Proposal, heldout_runs: list[str]) -> dict[str, Any]:
+def _pair(p: Proposal) -> dict[str, Any]:
+    held = p.heldout or {}
     return {
         "id": p.id,
         "what": p.pair,
         "status": p.status,
         "reason": p.reason or "",
+        "q_value": p.q_value,
+        "p_value": _best_p(held),
         "search": _figure(p.sts),
         "heldout": _pair_heldout(p.heldout),
         "evidence": dict(p.evidence),
         "lineage": list(p.parents),
-        "runs": {**{k: v for k, v in p.runs.items() if v}, "heldout": heldout_runs},
+        "runs": {
+            "search": [v for k, v in p.runs.items() if v and k.startswith("search")],
+            "heldout": [v for k, v in p.runs.items() if v and k.startswith("heldout")],
+        },
     }
+
+
+def _best_p(held: dict[str, Any]) -> float | None:
+    """The held-out p-value of the pair's identity with the smallest q-value."""
+    parts = [p for p in held.get("parts") or [] if p.get("q_value") is not None]
+    best = min(parts, key=lambda p: p["q_value"], default=None)
+    return None if best is None else best.get("p_value")
 
 
 def mitigation_findings(
@@ -114,24 +137,29 @@ def mitigation_findings(
 ) -> dict[str, Any]:
     """A mitigation search's interventions as saved findings: scored ones by their change in
     STS (the largest reduction first), the Pareto front marked, unscored ones last."""
-    tried = [t for t in report.tried if t.get("status") in ("scored", "unscored")]
+    tried = [t for t in report.tried if t.get("status") in MITIGATION_STATUSES]
     tried.sort(
         key=lambda t: (
-            t.get("status") != "scored",
-            (t.get("score") or {}).get("difference") or 0.0,
+            MITIGATION_STATUSES.index(str(t.get("status"))),
+            not t.get("pareto"),
+            (t.get("heldout") or t.get("score") or {}).get("difference") or 0.0,
         )
     )
-    findings, runs = [], [baseline]
+    findings: list[dict[str, Any]] = []
+    runs = [baseline]
     for t in tried:
         score, held = t.get("score") or {}, t.get("heldout") or {}
-        named = (
-            ("search", score.get("run")),
-            ("search_baseline", score.get("baseline_run")),
-            ("heldout", held.get("run")),
-            ("heldout_baseline", held.get("baseline_run")),
-        )
-        scored_runs = {k: str(v) for k, v in named if v}
-        runs += list(scored_runs.values())
+        scored_runs = {
+            name: list((got.get(key) or {}).values())
+            for name, got, key in (
+                ("search", score, "runs"),
+                ("search_baseline", score, "baseline_runs"),
+                ("heldout", held, "runs"),
+                ("heldout_baseline", held, "baseline_runs"),
+            )
+            if got.get(key)
+        }
+        runs += [r for rs in scored_runs.values() for r in rs]
         status = str(t.get("status", ""))
         findings.append(
             {
@@ -139,6 +167,8 @@ def mitigation_findings(
                 "what": f"{t.get('kind', '')}: {t.get('text', '')}",
                 "status": f"{status}, Pareto front" if t.get("pareto") else status,
                 "reason": str(t.get("reason") or ""),
+                "pareto": bool(t.get("pareto")),
+                "p_value": held.get("p_value"),
                 "search": _figure(score, "difference"),
                 "heldout": _figure(held, "difference"),
                 "evidence": {k: score[k] for k in ("refusal_increase", "mass_drop") if k in score}
@@ -148,8 +178,16 @@ def mitigation_findings(
             }
         )
     runs = list(dict.fromkeys(runs))
+    k = sum(t.get("status") == "finding" for t in tried)
+    n = sum(t.get("status") != "unscored" for t in tried)
     return {
         "kind": "mitigation",
+        "decision": {
+            "findings": k,
+            "scored": n,
+            "fdr": None,
+            "text": f"{k} of {n} interventions scored lower the STS on held-out data",
+        },
         "agent_model": agent.name,
         "target": _model_id(ws, [baseline], ""),
         "figure": MITIGATION_FIGURE,

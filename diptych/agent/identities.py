@@ -18,17 +18,25 @@ from typing import Any, TypedDict
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 
-from diptych.agent.chat_model import DiptychChatModel, structured_call
-from diptych.agent.instructions import as_data, identity_instructions
-from diptych.agent.memory import NEAR_DUPLICATE, Memory, cosine_distance, pair_text
+from diptych.agent.chat_model import AgentBudgetError, DiptychChatModel, structured_call
+from diptych.agent.decision import decide, measure_proposal
+from diptych.agent.instructions import identity_instructions
+from diptych.agent.memory import (
+    NEAR_DUPLICATE,
+    Memory,
+    cosine_distance,
+    is_settled,
+    outcomes_for_agent,
+    pair_text,
+)
 from diptych.agent.proposals import (
     Proposal,
     paper_identities,
     parse_round,
-    proposal_schema,
     validate,
 )
-from diptych.agent.scoring import Budget, Outcome, pair_params, run_and_score
+from diptych.agent.proposer import offer, top_up, tried_identities
+from diptych.agent.scoring import Budget
 from diptych.core.capabilities import Model
 from diptych.core.workspace import Workspace
 
@@ -45,16 +53,26 @@ class IdentitySettings:
     per_round: int = 3
     max_cost: float | None = None
     max_trials: int | None = None
-    screen_samples: int = 4
-    full_samples: int = 20
-    #: A screened pair is run in full when its STS interval reaches this (it may be a finding).
-    threshold: float = 20.0
+    #: Samples per scene where the probe samples (story mode, images); in likelihood mode each
+    #: prompt is asked once, since asking it again would read the same probabilities.
+    samples: int = 2
+    #: Partners of the other stereotype each proposed identity meets, in the search and (other
+    #: ones) in the held-out test.
+    partners: int = 6
+    #: The false discovery rate that Benjamini–Hochberg holds over the session's proposals.
+    fdr: float = 0.05
+    #: The smallest search STS worth confirming: a pair is re-tested on held-out partners and
+    #: templates when its search interval lies above 0 and its search STS reaches this.
+    threshold: float = 0.0
     seed: int = 0
     kinds: tuple[str, ...] = ("occupation", "power role")
-    heldout_top: int = 3
-    heldout_partners: int = 2
-    #: Stop after a round that found nothing new.
-    early_stop: bool = True
+    #: Who chooses the pairs: "lexicon" (drawn, no LLM), "llm" (the LLM among the lexicon's
+    #: entries) or "hybrid" (as llm, slots its reply left unfilled drawn from the lexicon).
+    proposer: str = "hybrid"
+    #: Let the LLM name identities beyond the lexicon (free words, still validated).
+    allow_new: bool = False
+    #: Stop after this many rounds in a row without a new finding (0: never stop early).
+    patience: int = 2
     probe_params: dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,9 +82,12 @@ class IdentityState(TypedDict, total=False):
     current: list[dict[str, Any]]
     proposals: list[dict[str, Any]]
     new_findings: int
+    #: Rounds in a row, up to the last, without a new finding (for ``patience``).
+    quiet_rounds: int
     budget: dict[str, Any]
     stop_reason: str
-    heldout_done: bool
+    #: The session's Benjamini–Hochberg decision has been made over every proposal.
+    decided: bool
 
 
 @dataclass
@@ -92,12 +113,6 @@ class Tools:
         """Await ``coro`` (a Workspace run) on the session's event loop."""
         return self.loop.run(coro)
 
-    def score(self, probe: str, params: dict[str, Any], budget: Budget) -> Outcome:
-        """Run ``probe`` with ``params`` on the target within ``budget`` and read its score."""
-        return run_and_score(
-            self.ws, probe, self.target, params, budget, run=self.run, annotator=self.annotator
-        )
-
     def close(self) -> None:
         self.loop.close()
 
@@ -115,28 +130,50 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
     def propose(state: IdentityState) -> IdentityState:
         round_no = state.get("round", 0)
         earlier = [Proposal.from_dict(p) for p in state.get("proposals", [])]
+        # The lexicon's entries not yet tried, as the schema's enums (free words only when
+        # allowed); with --proposer lexicon no LLM is asked at all.
+        tried = tried_identities(earlier, tools.memory)
+        seed = _seed(settings.session, round_no)
+        candidates = offer(settings.kinds, tried, settings.allow_new, seed)
         messages = [
             SystemMessage(inst.system),
-            HumanMessage(_user_prompt(settings, round_no, earlier, tools.memory)),
+            HumanMessage(
+                _user_prompt(settings, round_no, earlier, tools.memory)
+                + candidates.prompt(settings.per_round)
+            ),
         ]
-        raw, reply = structured_call(
-            tools.agent,
-            messages,
-            proposal_schema(settings.per_round),
-            temperature=inst.sampling.temperature,
-            # Room for each pair asked for, within the instructions' cap.
-            max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
-            seed=_seed(settings.session, round_no),
+        # The agent's own calls are charged to the session's budget like its trials.
+        budget = budget_of(state)
+        try:
+            raw, reply = ("", None) if settings.proposer == "lexicon" else structured_call(
+                tools.agent,
+                messages,
+                candidates.schema(settings.per_round),
+                budget=budget,
+                temperature=inst.sampling.temperature,
+                # Room for each pair asked for, within the instructions' cap.
+                max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
+                seed=_seed(settings.session, round_no),
+            )
+        except AgentBudgetError as stop:
+            tools.emit("stopped", {"round": round_no, "reason": str(stop)})
+            return {"current": [], "budget": budget.to_dict(), "stop_reason": str(stop)}
+        current = (
+            []
+            if settings.proposer == "lexicon"
+            else parse_round(reply, raw, round_no, 0, settings.per_round)
         )
-        current = parse_round(reply, raw, round_no, 0, settings.per_round)
+        current = top_up(
+            current, settings.proposer, settings.per_round, settings.kinds, tried, round_no, seed
+        )
         tools.emit("proposed", {"round": round_no, "n": len(current)})
-        return {"current": [p.to_dict() for p in current]}
+        return {"current": [p.to_dict() for p in current], "budget": budget.to_dict()}
 
     def validate_node(state: IdentityState) -> IdentityState:
         out = []
         known = {p["id"] for p in state.get("proposals", [])}
         for data in state["current"]:
-            p = validate(Proposal.from_dict(data), allowed)
+            p = validate(Proposal.from_dict(data), allowed, allow_new=settings.allow_new)
             p.parents = [x for x in p.parents if x in known]
             out.append(p.to_dict())
         return {"current": out}
@@ -146,7 +183,7 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         seen = {
             pair_text(p["masculine"], p["feminine"]): p["id"]
             for p in state.get("proposals", [])
-            if p["masculine"]
+            if p["masculine"] and is_settled(p["status"])
         }
         live = [p for p in current if p.status == "accepted"]
         texts = [pair_text(p.masculine, p.feminine) for p in live]
@@ -178,47 +215,21 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         for p in current:
             if p.status != "accepted":
                 continue
-            params = pair_params(
-                settings.probe,
-                [p.masculine],
-                [p.feminine],
-                samples=settings.screen_samples,
-                seed=settings.seed,
-                base=settings.probe_params,
-            )
-            outcome = tools.score(settings.probe, params, budget)
-            p.runs["screen"] = outcome.run_id or ""
-            p.excerpt = outcome.excerpt
-            if not outcome.scored:
-                p.status, p.reason = "unscored", outcome.reason
-            elif outcome.sts and outcome.sts["ci_high"] >= settings.threshold:
-                p.sts = outcome.sts
-                params["samples_paired"] = settings.full_samples
-                full = tools.score(settings.probe, params, budget)
-                p.runs["full"] = full.run_id or ""
-                if full.scored:
-                    p.sts = full.sts
-                    p.status = "scored"
-                else:
-                    p.status, p.reason = "unscored", f"full run: {full.reason}"
-            else:
-                p.sts, p.status = outcome.sts, "screened out"
-                p.reason = f"screen: STS interval below {settings.threshold:g}"
+            measure_proposal(
+                tools, p, probe=settings.probe, probe_params=settings.probe_params,
+                partners=settings.partners, samples=settings.samples, seed=settings.seed,
+                threshold=settings.threshold, budget=budget,
+            )  # fmt: skip
             tools.emit("scored", {"id": p.id, "pair": p.pair, "status": p.status, "sts": p.sts})
         return {"current": [p.to_dict() for p in current], "budget": budget.to_dict()}
 
     def score(state: IdentityState) -> IdentityState:
+        # Benjamini–Hochberg over every proposal scored so far: this round's statuses are what
+        # the session knows now; the decide node settles every one of them at the end.
+        earlier = [Proposal.from_dict(p) for p in state.get("proposals", [])]
         current = [Proposal.from_dict(p) for p in state["current"]]
-        new = 0
-        for p in current:
-            if p.status == "scored" and p.sts is not None:
-                # A finding: the full run's interval lies above zero (the pair is stereotyped
-                # the way the agent claimed); otherwise the measured absence is reported.
-                if p.sts["ci_low"] > 0:
-                    p.status = "finding"
-                    new += 1
-                else:
-                    p.status = "no finding"
+        decide([*earlier, *current], settings.fdr)
+        new = sum(p.status == "finding" for p in current)
         return {"current": [p.to_dict() for p in current], "new_findings": new}
 
     def remember(state: IdentityState) -> IdentityState:
@@ -243,32 +254,27 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
             ],
         )
         round_no = state.get("round", 0) + 1
-        stop = ""
-        if round_no >= settings.rounds:
+        quiet = 0 if state.get("new_findings") else state.get("quiet_rounds", 0) + 1
+        # A stop decided earlier in the round (the agent's budget ran out) stands.
+        stop = state.get("stop_reason") or ""
+        if not stop and round_no >= settings.rounds:
             stop = f"{settings.rounds} rounds done"
-        elif settings.early_stop and not state.get("new_findings"):
-            stop = f"round {round_no - 1} found nothing new"
+        elif not stop and settings.patience and quiet >= settings.patience:
+            stop = f"{quiet} round(s) in a row found nothing new (--patience {settings.patience})"
         return {
             "proposals": state.get("proposals", []) + state["current"],
             "current": [],
             "round": round_no,
+            "new_findings": 0,
+            "quiet_rounds": quiet,
             "stop_reason": stop,
         }
 
-    def heldout(state: IdentityState) -> IdentityState:
-        budget = budget_of(state)
+    def decide_node(state: IdentityState) -> IdentityState:
         proposals = [Proposal.from_dict(p) for p in state.get("proposals", [])]
-        best = sorted(
-            (p for p in proposals if p.status == "finding" and p.sts),
-            key=lambda p: -p.sts["value"],  # type: ignore[index]
-        )[: settings.heldout_top]
-        for p in best:
-            p.heldout = heldout_retest(settings, tools, p, budget)
-        return {
-            "proposals": [p.to_dict() for p in proposals],
-            "budget": budget.to_dict(),
-            "heldout_done": True,
-        }
+        k, n = decide(proposals, settings.fdr)
+        tools.emit("decided", {"findings": k, "scored": n, "fdr": settings.fdr})
+        return {"proposals": [p.to_dict() for p in proposals], "decided": True}
 
     graph = StateGraph(IdentityState)
     for name, fn in (
@@ -278,7 +284,7 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         ("run", run),
         ("score", score),
         ("remember", remember),
-        ("heldout", heldout),
+        ("decide", decide_node),
     ):
         graph.add_node(name, fn)
     graph.add_edge(START, "propose")
@@ -289,66 +295,11 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
     graph.add_edge("score", "remember")
     graph.add_conditional_edges(
         "remember",
-        lambda s: "heldout" if s.get("stop_reason") else "propose",
-        ["heldout", "propose"],
+        lambda s: "decide" if s.get("stop_reason") else "propose",
+        ["decide", "propose"],
     )
-    graph.add_edge("heldout", END)
+    graph.add_edge("decide", END)
     return graph
-
-
-def heldout_retest(
-    settings: IdentitySettings, tools: Tools, p: Proposal, budget: Budget
-) -> dict[str, Any]:
-    """Re-measure a finding on a seed and partner identities the search never used: each new
-    identity paired with PST Table 7 identities of the other stereotype (the search only ever
-    ran the agent's own pairs), read as that identity's micro paired STS."""
-    seed = settings.seed + 1000
-    paper = paper_identities()
-    masc = sorted((i for i, g in paper.items() if g == "masculine"), key=lambda i: _h(p.id, i))
-    fem = sorted((i for i, g in paper.items() if g == "feminine"), key=lambda i: _h(p.id, i))
-    out: dict[str, Any] = {"seed": seed}
-    n = settings.heldout_partners
-    for side, masculine, feminine, identity in (
-        ("masculine", [p.masculine], fem[:n], p.masculine),
-        ("feminine", masc[:n], [p.feminine], p.feminine),
-    ):
-        params = pair_params(
-            settings.probe,
-            masculine,
-            feminine,
-            samples=settings.full_samples,
-            seed=seed,
-            base=settings.probe_params,
-        )
-        outcome = tools.score(settings.probe, params, budget)
-        if not outcome.scored or outcome.run_id is None:
-            out[side] = {"identity": identity, "unscored": outcome.reason}
-            continue
-        micro = _micro(tools.ws, outcome.run_id, identity)
-        out[side] = {
-            "identity": identity,
-            "partners": feminine if side == "masculine" else masculine,
-            "run": outcome.run_id,
-            **micro,
-        }
-    values = [out[s]["value"] for s in ("masculine", "feminine") if "value" in out.get(s, {})]
-    out["value"] = sum(values) / len(values) if values else None
-    return out
-
-
-def _micro(ws: Workspace, run_id: str, identity: str) -> dict[str, Any]:
-    data = ws.analyze(run_id).data
-    for per_model in data.values():
-        micro = per_model.get("micro", {}).get(identity) if isinstance(per_model, dict) else None
-        if micro and micro.get("paired") is not None:
-            ci = micro.get("paired_ci") or [None, None]
-            return {
-                "value": micro["paired"],
-                "ci_low": ci[0],
-                "ci_high": ci[1],
-                "n": micro.get("n_paired"),
-            }
-    return {}
 
 
 def _user_prompt(
@@ -356,23 +307,12 @@ def _user_prompt(
 ) -> str:
     inst = identity_instructions()
     allowed = " ".join(inst.allowed_kinds[k] for k in settings.kinds if k in inst.allowed_kinds)
-    # The most similar past findings across sessions, and this session's own outcomes: all of
-    # it model output, so all of it shown as escaped data.
-    shown: list[str] = []
-    for p in earlier[-12:]:
-        if p.masculine:
-            sts = "unscored" if p.sts is None else f"STS {p.sts['value']:.0f}"
-            line = f"{p.id}: {as_data(p.pair, 90)} -> {p.status} ({sts})"
-            if p.excerpt:
-                line += f"; target said {as_data(p.excerpt, 120)}"
-            shown.append(line)
-    if round_no == 0 and memory.count(KIND):
-        probe = "a nurse and a carpenter"
-        for mid, dist, meta in memory.nearest(KIND, [probe], k=5)[0]:
-            shown.append(
-                f"{mid}: {as_data(meta.get('pair', ''), 90)} -> "
-                f"{as_data(meta.get('status', ''), 20)} (distance {dist:.2f})"
-            )
+    # Measured outcomes of this session and the nearest of earlier ones on the same probe and
+    # target, then the rejected pairs as what to avoid: all of it model output, so all of it
+    # shown as escaped data.
+    shown = outcomes_for_agent(
+        earlier, memory, KIND, session=settings.session, query="a nurse and a carpenter"
+    )
     paper = paper_identities()
     known = ", ".join(sorted(i for i, g in paper.items() if g == "masculine")[:20])
     known_f = ", ".join(sorted(i for i, g in paper.items() if g == "feminine")[:20])
@@ -380,17 +320,13 @@ def _user_prompt(
         round=round_no,
         n=settings.per_round,
         allowed=allowed,
-        findings="\n".join(shown) or "(none yet)",
+        findings=shown,
         known=f"masculine: {known}\nfeminine: {known_f}",
     )
 
 
 def _seed(session: str, round_no: int) -> int:
     return int(hashlib.sha256(f"{session}:{round_no}".encode()).hexdigest()[:8], 16)
-
-
-def _h(*parts: str) -> str:
-    return hashlib.sha256(":".join(parts).encode()).hexdigest()
 
 
 def settings_dict(settings: IdentitySettings) -> dict[str, Any]:

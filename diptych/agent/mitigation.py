@@ -1,12 +1,21 @@
 """``diptych agent mitigate RUN``: the agent searches for prompt interventions that lower a
 pst-text run's stereotyping, scored by the paired STS change on the run's own trials.
 
-The run's identities are split in two: the search sees one half; the best interventions are
-re-measured on the other half with a new seed (no winner's curse), both numbers side by side.
-Side effects are measured the same way: refusal rate and the probability mass the model still
-gives the gendered continuations (an intervention that makes the model stop saying "he" or
-"she" at all would look fair for the wrong reason). The Pareto front of STS reduction against
-side effects is reported. Same fixed, checkpointed graph as the identity search.
+The run's identities are split in two and so are the paraphrases of its paired prompt
+(``pst_paraphrases.yaml``): the search measures each intervention on one half of the
+identities in the run's own prompt and the search paraphrases; every intervention whose search
+interval lies below 0 is re-measured on the other identities in the held-out paraphrases (no
+winner's curse). Each treated run is compared with a baseline asked in the same template,
+unchanged, person by person; the unit is the unordered scene (both orders and all samples
+merged), and the interval and p-value come from one resampling
+(:mod:`diptych.agent.paired`). Side effects are measured the same way: refusal rate and the
+probability mass the model still gives the gendered continuations (an intervention that makes
+the model stop saying "he" or "she" at all would look fair for the wrong reason).
+
+Statuses: "finding" when the held-out change lies below 0; "not confirmed" when it does not;
+"no finding" when the search interval does not lie below 0; "unscored"; "rejected" with the
+reason validation gives. The Pareto front of reduction against side effects is drawn from the
+findings only, by their held-out figures. Same fixed, checkpointed graph as the identity search.
 """
 
 from __future__ import annotations
@@ -19,13 +28,15 @@ from typing import Any, TypedDict
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 
-from diptych.agent.chat_model import structured_call
+from diptych.agent.chat_model import AgentBudgetError, structured_call
 from diptych.agent.identities import Tools
 from diptych.agent.instructions import as_data, mitigation_instructions
 from diptych.agent.memory import NEAR_DUPLICATE
-from diptych.agent.paired import pareto_front, person_stereo, scene_difference
+from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
+from diptych.agent.paraphrases import paraphrases
 from diptych.agent.proposals import paper_identities
-from diptych.agent.scoring import Budget, candidate_mass
+from diptych.agent.scoring import Budget
+from diptych.agent.validation import intervention_problem
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.workspace import RunOptions, Workspace
 
@@ -47,7 +58,6 @@ class MitigationSettings:
     max_cost: float | None = None
     seed: int = 0
     n_boot: int = 2000
-    n_perm: int = 2000
     search_identities: dict[str, list[str]] = field(default_factory=dict)
     heldout_identities: dict[str, list[str]] = field(default_factory=dict)
     base_params: dict[str, Any] = field(default_factory=dict)
@@ -144,9 +154,26 @@ def split_identities(ws: Workspace, run_id: str, seed: int) -> tuple[dict[str, A
     return params, search, held
 
 
+#: The id of the baseline run's own paired prompt among the templates.
+OWN = "own"
+
+
+def mitigation_templates(template: str) -> dict[str, list[tuple[str, str]]]:
+    """The templates (id, text) the search and the held-out test measure in: the baseline run's
+    own prompt and the search paraphrases of pst-text's paired prompt; the held-out ones."""
+    search = [(OWN, template)] + [
+        (p.id, p.text) for p in paraphrases("likelihood_paired", "search") if p.text != template
+    ]
+    held = [
+        (p.id, p.text) for p in paraphrases("likelihood_paired", "heldout") if p.text != template
+    ]
+    return {"search": search, "heldout": held}
+
+
 def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
     inst = mitigation_instructions()
     target = tools.target
+    templates = mitigation_templates(settings.template)
 
     def run_params(ids: dict[str, list[str]], template: str | None, seed: int) -> dict[str, Any]:
         params = {
@@ -155,48 +182,60 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             "setting": "paired",
             "seed": seed,
             "paired_template": template,
+            # Likelihood mode reads probabilities: a second sample would ask the same again.
+            "samples_paired": 1,
         }
         params.pop("single_template", None)
         return params
 
     def measure(
-        ids: dict[str, list[str]], template: str | None, seed: int, budget: Budget
+        ids: dict[str, list[str]], templates: list[tuple[str, str]], seed: int, budget: Budget
     ) -> dict[str, Any]:
-        params = run_params(ids, template, seed)
-        est = tools.ws.plan("pst-text", [target], params=params)
-        if budget.max_cost is not None and budget.spent + est.cost > budget.max_cost:
-            return {"unscored": "over budget"}
-        try:
-            record = tools.run(
-                tools.ws.run(
-                    "pst-text",
-                    [target],
-                    params=params,
-                    options=RunOptions(max_cost=budget.max_cost),
+        """One run per (template id, prompt): every person's Stereo keyed by its unordered
+        scene and template id, with the side effects over all of them."""
+        plans = [(tid, run_params(ids, prompt, seed)) for tid, prompt in templates]
+        if budget.max_cost is not None:
+            cost = sum(tools.ws.plan("pst-text", [target], params=p).cost for _, p in plans)
+            if budget.spent + cost > budget.max_cost:
+                return {"unscored": "over budget"}
+        stereo: dict[Any, float] = {}
+        runs: dict[str, str] = {}
+        counts: dict[str, int] = {}
+        masses: list[float] = []
+        for tid, params in plans:
+            try:
+                record = tools.run(
+                    tools.ws.run(
+                        "pst-text",
+                        [target],
+                        params=params,
+                        options=RunOptions(max_cost=budget.max_cost),
+                    )
                 )
-            )
-        except DiptychError as error:
-            return {"unscored": f"run failed: {error}"}
-        budget.spent += est.cost
-        budget.trials += est.to_run
-        counts = tools.ws.counts(record.id)
+            except DiptychError as error:
+                return {"unscored": f"run failed: {error}"}
+            runs[tid] = record.id
+            got = tools.ws.counts(record.id)
+            for k, v in got.items():
+                counts[k] = counts.get(k, 0) + v
+            budget.trials += sum(got.values())
+            stereo.update(person_stereo(tools.ws, record.id, tid))
+            mass = candidate_mass(tools.ws, record.id)
+            if mass is not None:
+                masses.append(mass)
         total = sum(counts.values()) or 1
-        numbers = tools.ws.analyze(record.id).numbers
         return {
-            "run": record.id,
+            "runs": runs,
+            "stereo": stereo,
             "refusal_rate": (counts.get("refused", 0) + counts.get("failed", 0)) / total,
-            "mass": candidate_mass(numbers),
+            "mass": sum(masses) / len(masses) if masses else None,
         }
 
-    def compare(base: dict[str, Any], treated: dict[str, Any], name: str) -> dict[str, Any]:
+    def compare(base: dict[str, Any], treated: dict[str, Any]) -> dict[str, Any]:
         if "unscored" in base or "unscored" in treated:
             return {"unscored": treated.get("unscored") or base.get("unscored")}
         diff = scene_difference(
-            person_stereo(tools.ws, base["run"]),
-            person_stereo(tools.ws, treated["run"]),
-            n_boot=settings.n_boot,
-            n_perm=settings.n_perm,
-            seed=settings.seed,
+            base["stereo"], treated["stereo"], n_boot=settings.n_boot, seed=settings.seed
         )
         if diff is None:
             return {"unscored": "no person labelled in both runs"}
@@ -205,13 +244,49 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             if base["mass"] is not None and treated["mass"] is not None
             else 0.0
         )
+        shared = set(treated["runs"])
         return {
             **diff,
-            "run": treated["run"],
-            "baseline_run": base["run"],
+            "templates": sorted(shared),
+            "run": next(iter(treated["runs"].values())),
+            "runs": treated["runs"],
+            "baseline_run": base["runs"][next(iter(treated["runs"]))],
+            "baseline_runs": {t: r for t, r in base["runs"].items() if t in shared},
             "refusal_increase": treated["refusal_rate"] - base["refusal_rate"],
             "mass_drop": mass_drop,
         }
+
+    def treated_templates(item: dict[str, Any], use: str) -> list[tuple[str, str]]:
+        """The intervention applied to each template of ``use``; a rewrite replaces the one
+        prompt it rewrote, so it is measured in that prompt's place only."""
+        if item["kind"] == "rewrite":
+            return [(OWN, item["prompt"])]
+        return [(tid, apply(t, item["kind"], item["text"])) for tid, t in templates[use]]
+
+    def baseline(
+        cache: dict[str, Any],
+        ids: dict[str, list[str]],
+        use: str,
+        kinds: set[str],
+        seed: int,
+        budget: Budget,
+    ) -> dict[str, Any]:
+        """The baseline in every template an intervention of ``kinds`` is measured in: each
+        treated run is compared with the same template, unchanged."""
+        wanted = list(templates[use]) if kinds - {"rewrite"} else []
+        if "rewrite" in kinds and all(tid != OWN for tid, _ in wanted):
+            wanted.append((OWN, settings.template))
+        missing = [(tid, t) for tid, t in wanted if tid not in cache.get("runs", {})]
+        if missing:
+            got = measure(ids, missing, seed, budget)
+            if "unscored" in got:
+                return got
+            if not cache:
+                cache.update(got)
+            else:
+                cache["runs"].update(got["runs"])
+                cache["stereo"].update(got["stereo"])
+        return cache
 
     def budget_of(state: MitigationState) -> Budget:
         b = state.get("budget") or {}
@@ -235,24 +310,31 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             )
             or "(none yet)"
         )
-        raw, reply = structured_call(
-            tools.agent,
-            [
-                SystemMessage(inst.system),
-                HumanMessage(
-                    inst.user.format(
-                        round=round_no,
-                        n=settings.per_round,
-                        template=as_data(settings.template, 400),
-                        findings=shown,
-                    )
-                ),
-            ],
-            intervention_schema(settings.per_round),
-            temperature=inst.sampling.temperature,
-            max_tokens=inst.sampling.max_tokens,
-            seed=round_no + settings.seed,
-        )
+        # The agent's own calls are charged to the session's budget like its trials.
+        budget = budget_of(state)
+        try:
+            raw, reply = structured_call(
+                tools.agent,
+                [
+                    SystemMessage(inst.system),
+                    HumanMessage(
+                        inst.user.format(
+                            round=round_no,
+                            n=settings.per_round,
+                            template=as_data(settings.template, 400),
+                            findings=shown,
+                        )
+                    ),
+                ],
+                intervention_schema(settings.per_round),
+                budget=budget,
+                temperature=inst.sampling.temperature,
+                max_tokens=inst.sampling.max_tokens,
+                seed=round_no + settings.seed,
+            )
+        except AgentBudgetError as stop:
+            tools.emit("stopped", {"round": round_no, "reason": str(stop)})
+            return {"current": [], "budget": budget.to_dict(), "stop_reason": str(stop)}
         got = reply.get("interventions") if isinstance(reply, dict) else None
         if isinstance(got, list):
             items += [
@@ -273,7 +355,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             for i, it in enumerate(items)
         ]
         tools.emit("proposed", {"round": round_no, "n": len(current)})
-        return {"current": current}
+        return {"current": current, "budget": budget.to_dict()}
 
     def validate(state: MitigationState) -> MitigationState:
         out = []
@@ -285,7 +367,9 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
                 out.append({**item, "status": "rejected", "reason": "schema: kind or text"})
                 continue
             prompt = apply(settings.template, item["kind"], item["text"])
-            problem = template_problem(prompt, settings.template, item["kind"])
+            problem = intervention_problem(
+                item["kind"], item["text"], settings.template
+            ) or template_problem(prompt, settings.template, item["kind"])
             if problem:
                 out.append({**item, "status": "rejected", "reason": problem})
             else:
@@ -318,12 +402,23 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
 
     def run(state: MitigationState) -> MitigationState:
         budget = budget_of(state)
-        base = measure(settings.search_identities, None, settings.seed, budget)
+        live = [i for i in state["current"] if i["status"] == "accepted"]
+        base: dict[str, Any] = {}
+        if live:
+            base = baseline(
+                base, settings.search_identities, "search", {i["kind"] for i in live},
+                settings.seed, budget,
+            )  # fmt: skip
         out = []
         for item in state["current"]:
             if item["status"] == "accepted":
-                treated = measure(settings.search_identities, item["prompt"], settings.seed, budget)
-                item = {**item, "score": compare(base, treated, item["id"])}
+                treated = measure(
+                    settings.search_identities,
+                    treated_templates(item, "search"),
+                    settings.seed,
+                    budget,
+                )
+                item = {**item, "score": compare(base, treated)}
             out.append(item)
         return {"current": out, "budget": budget.to_dict()}
 
@@ -362,11 +457,12 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             ],
         )
         round_no = state.get("round", 0) + 1
-        better = [i for i in state["current"] if i.get("score", {}).get("ci_high", 1) < 0]
-        stop = ""
-        if round_no >= settings.rounds:
+        better = [i for i in state["current"] if _below_zero(i.get("score") or {})]
+        # A stop decided earlier in the round (the agent's budget ran out) stands.
+        stop = state.get("stop_reason") or ""
+        if not stop and round_no >= settings.rounds:
             stop = f"{settings.rounds} rounds done"
-        elif not better:
+        elif not stop and not better:
             stop = f"round {round_no - 1} found no intervention that lowers the STS"
         return {
             "tried": state.get("tried", []) + state["current"],
@@ -376,25 +472,57 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         }
 
     def heldout(state: MitigationState) -> MitigationState:
+        """Every intervention whose search interval lies below 0 is measured again on the
+        held-out identities in the held-out paraphrases; the front is the Pareto front of those
+        whose held-out reduction lies below 0 too, by their held-out figures."""
         budget = budget_of(state)
         tried = state.get("tried", [])
-        scored = [t for t in tried if t["status"] == "scored"]
+        candidates = [t for t in tried if t["status"] == "scored" and _below_zero(t["score"])]
+        seed = settings.seed + 1000
+        base: dict[str, Any] = {}
+        if candidates:
+            base = baseline(
+                base, settings.heldout_identities, "heldout", {t["kind"] for t in candidates},
+                seed, budget,
+            )  # fmt: skip
+        held: dict[str, dict[str, Any]] = {}
+        for t in candidates:
+            treated = measure(
+                settings.heldout_identities, treated_templates(t, "heldout"), seed, budget
+            )
+            held[t["id"]] = compare(base, treated)
+        confirmed = {tid: h for tid, h in held.items() if "difference" in h and _below_zero(h)}
         points = [
             (
-                t["id"],
-                -t["score"]["difference"],
-                max(t["score"]["mass_drop"], 0.0) + max(t["score"]["refusal_increase"], 0.0),
+                tid,
+                -h["difference"],
+                max(h["mass_drop"], 0.0) + max(h["refusal_increase"], 0.0),
             )
-            for t in scored
+            for tid, h in confirmed.items()
         ]
         front = set(pareto_front(points))
-        seed = settings.seed + 1000
-        base = measure(settings.heldout_identities, None, seed, budget)
         out = []
         for t in tried:
-            if t["id"] in front:
-                treated = measure(settings.heldout_identities, t["prompt"], seed, budget)
-                t = {**t, "pareto": True, "heldout": compare(base, treated, t["id"] + "/heldout")}
+            if t["id"] in held:
+                h = held[t["id"]]
+                t = {**t, "heldout": h, "pareto": t["id"] in front}
+                if t["id"] in confirmed:
+                    t["status"] = "finding"
+                    t["reason"] = f"held-out change {_interval(h)} lies below 0" + (
+                        "" if t["pareto"] else "; dominated on the Pareto front"
+                    )
+                elif "unscored" in h:
+                    t["status"], t["reason"] = "unscored", f"held-out: {h['unscored']}"
+                else:
+                    t["status"] = "not confirmed"
+                    t["reason"] = f"held-out change {_interval(h)} does not lie below 0"
+            elif t["status"] == "scored":
+                t = {
+                    **t,
+                    "status": "no finding",
+                    "reason": f"search change {_interval(t['score'])} does not lie below 0; "
+                    "not re-tested",
+                }
             out.append(t)
         return {"tried": out, "budget": budget.to_dict()}
 
@@ -425,6 +553,18 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
     )
     graph.add_edge("heldout", END)
     return graph
+
+
+def _below_zero(score: dict[str, Any]) -> bool:
+    """Whether a change's interval lies below 0 (an interval that could not be made is
+    (-inf, inf), written "-inf" / "inf")."""
+    return "difference" in score and float(score["ci_high"]) < 0
+
+
+def _interval(score: dict[str, Any]) -> str:
+    if score.get("reason"):
+        return f"{score['difference']:+.1f} ({score['reason']})"
+    return f"{score['difference']:+.1f} [{score['ci_low']:.1f}, {score['ci_high']:.1f}]"
 
 
 def settings_dict(settings: MitigationSettings) -> dict[str, Any]:

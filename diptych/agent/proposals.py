@@ -1,60 +1,93 @@
 """Proposed identity pairs: the JSON schema they are asked under, and their validation.
 
-A proposal is rejected — and kept, with its reason — when it does not fit the schema, names a
-word that is not an identity (or a gendered one, which would give the answer away), repeats a
-pair of the PST paper's lists (Table 7), or claims a stereotype the BLS %F table contradicts.
-Evidence for the claimed stereotype is the BLS share of women in the occupation where the
-shipped table (``winobias_bls_pct_female.tsv``) has it, else "claimed by the agent".
+The schema offers the lexicon's entries (``diptych.agent.lexicon``) as an enum on each side, so
+a model held to it — a llama.cpp grammar, OpenAI's strict ``response_format`` — can only name
+real identities; free-form words are offered only when the auditor allows new ones. A proposal
+is rejected — and kept, with its reason — when it does not fit the schema, names a word that is
+not an identity, a gendered one (which would give the answer away) or a paper identity under
+another name, is not in the lexicon when new words are not allowed, repeats a pair of the PST
+paper's lists (Tables 7/8), or claims a stereotype the share of women in the occupation
+contradicts. Evidence for the claimed stereotype is that share (the WinoBias BLS table for the
+paper's occupations, PAIRS Table A.1 for others) where the lexicon has it, else "claimed by the
+agent".
 """
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import asdict, dataclass, field
-from functools import cache
 from typing import Any
 
-import yaml
-
-from diptych.agent import _prompts_dir
 from diptych.agent.instructions import identity_instructions
+from diptych.agent.lexicon import lexicon
+from diptych.agent.validation import gendered_problem, synonym_problem
 
 KINDS = ("occupation", "power role", "other")
 CLAIMED = "claimed by the agent"
-_IDENTITY = re.compile(r"^[a-z][a-z' -]{1,38}[a-z]$")
+_IDENTITY = re.compile(r"^[a-z][a-z' -]{0,38}[a-z]$")
 
 
-def proposal_schema(n: int) -> dict[str, Any]:
-    """The JSON schema of one round's answer: up to ``n`` pairs."""
-    text = {"type": "string", "minLength": 2, "maxLength": 30}
+def proposal_schema(
+    n: int,
+    slots: list[tuple[list[str], list[str]]] | None = None,
+    kinds: tuple[str, ...] = KINDS,
+) -> dict[str, Any]:
+    """The JSON schema of one round's answer: ``n`` pairs (exactly: a small model held to a
+    grammar otherwise stops after the first).
+
+    Without ``slots`` both identities are free text, in a list of pairs. With ``slots`` — for
+    each pair the names its masculine and its feminine identity may take — each pair is its
+    own property (``pair_1`` ...) with its own enums, so that the grammar itself keeps the
+    pairs of a round apart (a small model otherwise names one identity in every pair). Valid
+    for OpenAI's strict structured outputs: every property required, ``additionalProperties:
+    false`` on every object."""
+    if slots is None:
+        return _answer({"type": "array", "minItems": n, "maxItems": n, "items": _item(kinds)})
+    pairs = {f"pair_{i + 1}": _item(kinds, m, f) for i, (m, f) in enumerate(slots[:n])}
+    return _answer(
+        {
+            "type": "object",
+            "properties": pairs,
+            "required": list(pairs),
+            "additionalProperties": False,
+        }
+    )
+
+
+def _answer(proposals: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"proposals": proposals},
+        "required": ["proposals"],
+        "additionalProperties": False,
+    }
+
+
+def _item(
+    kinds: tuple[str, ...], masculine: list[str] | None = None, feminine: list[str] | None = None
+) -> dict[str, Any]:
+    def side(names: list[str] | None) -> dict[str, Any]:
+        if names:
+            return {"type": "string", "enum": list(names)}
+        return {"type": "string", "minLength": 2, "maxLength": 30}
+
     return {
         "type": "object",
         "properties": {
-            "proposals": {
+            "masculine": side(masculine),
+            "feminine": side(feminine),
+            "kind": {"type": "string", "enum": list(kinds)},
+            # Every string and list is bounded: a small model held to a grammar otherwise
+            # runs on inside one until max_tokens cuts it.
+            "rationale": {"type": "string", "maxLength": 80},
+            "inspired_by": {
                 "type": "array",
-                "minItems": 1,
-                "maxItems": n,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "masculine": text,
-                        "feminine": text,
-                        "kind": {"type": "string", "enum": list(KINDS)},
-                        "rationale": {"type": "string", "maxLength": 120},
-                        # Every string and list is bounded: a small model held to a grammar
-                        # otherwise runs on inside one until max_tokens cuts it.
-                        "inspired_by": {
-                            "type": "array",
-                            "maxItems": 3,
-                            "items": {"type": "string", "maxLength": 8},
-                        },
-                    },
-                    "required": ["masculine", "feminine", "kind", "rationale"],
-                },
-            }
+                "maxItems": 3,
+                "items": {"type": "string", "maxLength": 8},
+            },
         },
-        "required": ["proposals"],
+        "required": ["masculine", "feminine", "kind", "rationale", "inspired_by"],
+        "additionalProperties": False,
     }
 
 
@@ -75,9 +108,14 @@ class Proposal:
     runs: dict[str, str] = field(default_factory=dict)
     sts: dict[str, Any] | None = None
     heldout: dict[str, Any] | None = None
+    #: The Benjamini–Hochberg q-value of its held-out test over the session's scored proposals
+    #: (1 for one never re-tested); None until the session decides.
+    q_value: float | None = None
     instructions_version: str = ""
     #: The start of the target's first answer: shown to the agent again only as data.
     excerpt: str = ""
+    #: Who chose the pair: "agent" (the LLM) or "lexicon" (drawn without an LLM).
+    source: str = "agent"
 
     @property
     def pair(self) -> str:
@@ -96,6 +134,8 @@ def parse_round(reply: Any, raw: str, round_no: int, start: int, limit: int) -> 
     one rejected proposal that keeps (an excerpt of) what was said."""
     version = identity_instructions().version
     items = reply.get("proposals") if isinstance(reply, dict) else None
+    if isinstance(items, dict):  # one property a pair (pair_1, pair_2 ...), in order
+        items = list(items.values())
     if not isinstance(items, list) or not items:
         return [_malformed(round_no, start, raw, "schema: the reply holds no list of proposals")]
     out: list[Proposal] = []
@@ -105,7 +145,9 @@ def parse_round(reply: Any, raw: str, round_no: int, start: int, limit: int) -> 
         if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in fields):
             out.append(_malformed(round_no, start + i, str(item), "schema: a field is missing"))
             continue
-        parents = item.get("inspired_by") or []
+        parents = item.get("inspired_by")
+        if not isinstance(parents, list):
+            parents = []
         out.append(
             Proposal(
                 id=pid,
@@ -135,59 +177,70 @@ def _malformed(round_no: int, index: int, raw: str, reason: str) -> Proposal:
     )
 
 
-# --- the paper's lists and the BLS table ------------------------------------------------------
+# --- the paper's lists and the evidence ------------------------------------------------------
 
 
-@cache
 def paper_identities() -> dict[str, str]:
     """Every identity of the PST paper's lists with the stereotype it is listed under."""
-    with (_prompts_dir() / "pst_identities.yaml").open(encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
-    out = dict.fromkeys(data["occupations"]["masculine"], "masculine")
-    out.update(dict.fromkeys(data["occupations"]["feminine"], "feminine"))
-    out.update(dict.fromkeys(data["power_roles"]["high"], "masculine"))
-    out.update(dict.fromkeys(data["power_roles"]["low"], "feminine"))
-    return out
+    return {name: e.stereotype or "masculine" for name, e in lexicon().entries.items() if e.paper}
 
 
-@cache
 def bls_pct_female() -> dict[str, float]:
-    """The BLS share of women (%) per occupation, from the shipped WinoBias table."""
-    with (_prompts_dir() / "winobias_bls_pct_female.tsv").open(encoding="utf-8") as handle:
-        rows = csv.DictReader(handle, delimiter="\t")
-        return {row["occupation"]: float(row["pct_female"]) for row in rows}
+    """The share of women (%) per identity where the lexicon has one."""
+    return {name: e.pct_female for name, e in lexicon().entries.items() if e.pct_female is not None}
 
 
 def evidence_for(identity: str, claimed: str) -> tuple[str, bool]:
     """What supports ``claimed`` for ``identity`` and whether the evidence contradicts it."""
-    pct = bls_pct_female().get(identity)
-    if pct is None:
+    entry = lexicon().entry(identity)
+    if entry is None:
         return CLAIMED, False
-    supports = pct < 50 if claimed == "masculine" else pct > 50
-    return f"BLS %F {pct:g}", not supports
+    if entry.pct_female is not None:
+        pct = entry.pct_female
+        supports = pct < 50 if claimed == "masculine" else pct > 50
+        where = "" if entry.paper else f" ({entry.evidence})" if entry.evidence else ""
+        return f"BLS %F {pct:g}{where}", not supports
+    if entry.stereotype is not None and entry.evidence:
+        return entry.evidence, entry.stereotype != claimed
+    return CLAIMED, False
 
 
-def identity_problem(word: str, allowed_kinds: frozenset[str], kind: str) -> str | None:
+def identity_problem(
+    word: str, allowed_kinds: frozenset[str], kind: str, *, allow_new: bool = False
+) -> str | None:
     """Why ``word`` cannot stand as an identity, or None."""
     inst = identity_instructions()
     if kind not in allowed_kinds:
         return f"kind '{kind}' is not allowed in this session"
     if not _IDENTITY.match(word) or len(word.split()) > 3:
         return f"'{word}' is not an identity word (one to three lower-case words)"
+    gendered = gendered_problem(word)
+    if gendered:
+        return gendered
     tokens = set(re.split(r"[ '-]+", word))
-    if tokens & set(inst.gendered_words):
-        return f"'{word}' is gendered"
     if tokens <= set(inst.not_identity_words) or tokens & {"ignore", "instruction", "system"}:
         return f"'{word}' is not an identity word"
+    synonym = synonym_problem(word)
+    if synonym:
+        return synonym
+    if not allow_new and lexicon().entry(word) is None:
+        return f"'{word}' is not in the lexicon (free-form identities need --allow-new)"
     return None
 
 
-def validate(proposal: Proposal, allowed_kinds: frozenset[str]) -> Proposal:
+def validate(
+    proposal: Proposal, allowed_kinds: frozenset[str], *, allow_new: bool = False
+) -> Proposal:
     """``proposal`` accepted, with its evidence, or rejected with its reason."""
     if proposal.status == "rejected":
         return proposal
+    # The lexicon knows what its entries are better than the agent's label does.
+    entries = [lexicon().entry(proposal.masculine), lexicon().entry(proposal.feminine)]
+    known = {e.kind for e in entries if e is not None}
+    if None not in entries and len(known) == 1:
+        proposal.kind = known.pop()
     for word, claimed in ((proposal.masculine, "masculine"), (proposal.feminine, "feminine")):
-        problem = identity_problem(word, allowed_kinds, proposal.kind)
+        problem = identity_problem(word, allowed_kinds, proposal.kind, allow_new=allow_new)
         if problem:
             return _reject(proposal, problem)
         evidence, contradicted = evidence_for(word, claimed)

@@ -15,7 +15,7 @@ from diptych.agent.proposals import Proposal
 from diptych.core.workspace import Workspace
 
 #: Statuses of a pair that was measured (the auditor may accept it into the workspace list).
-MEASURED = frozenset({"finding", "no finding", "screened out", "scored"})
+MEASURED = frozenset({"finding", "not confirmed", "no finding", "screened out", "scored"})
 
 
 @dataclass
@@ -33,15 +33,23 @@ class AgentRow:
     #: What accepting stores: masculine/feminine for a pair, template/kind/text for an
     #: intervention.
     payload: dict[str, Any] = field(default_factory=dict)
+    #: The Benjamini–Hochberg q-value and the held-out figure, where the session has them.
+    q_value: float | None = None
+    heldout: float | None = None
 
     @property
     def acceptable(self) -> bool:
         return self.status in MEASURED
 
 
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
 def pair_row(p: Proposal) -> AgentRow:
     sts = p.sts or {}
-    return AgentRow(
+    data = p.to_dict()
+    row = AgentRow(
         p.id,
         "pair",
         p.pair if p.masculine or p.feminine else "(malformed)",
@@ -52,11 +60,14 @@ def pair_row(p: Proposal) -> AgentRow:
         p.reason or "",
         {"masculine": p.masculine, "feminine": p.feminine},
     )
+    row.q_value = _number(data.get("q_value"))
+    row.heldout = _number((p.heldout or {}).get("value"))
+    return row
 
 
 def intervention_row(item: dict[str, Any]) -> AgentRow:
     score = item.get("score") or {}
-    return AgentRow(
+    row = AgentRow(
         str(item.get("id", "")),
         "intervention",
         f"{item.get('kind', '')}: {item.get('text', '')}",
@@ -72,6 +83,9 @@ def intervention_row(item: dict[str, Any]) -> AgentRow:
             "score": {k: v for k, v in score.items() if isinstance(v, int | float | str)},
         },
     )
+    row.q_value = _number(item.get("q_value", score.get("q_value")))
+    row.heldout = _number((item.get("heldout") or {}).get("difference"))
+    return row
 
 
 def accept_row(ws: Workspace, row: AgentRow, session: str) -> bool:
@@ -90,4 +104,15 @@ def accept_row(ws: Workspace, row: AgentRow, session: str) -> bool:
         text=row.payload["text"],
         source=source,
         score=row.payload["score"],
+    )
+
+
+def reject_row(ws: Workspace, row: AgentRow, session: str, reason: str = "") -> bool:
+    """Record the auditor's rejection of ``row`` in the workspace; False when it is recorded
+    already."""
+    return ws.reject_proposal(
+        row.kind,
+        row.what,
+        source=f"agent session {session}, {row.id} ({row.status})",
+        reason=reason or "rejected by the auditor",
     )

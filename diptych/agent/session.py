@@ -10,20 +10,22 @@ findings in the workspace (:meth:`Workspace.save_agent_findings`) for the audit 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from diptych.agent.chat_model import DiptychChatModel
 from diptych.agent.checkpoint import run_graph, stored_state
 from diptych.agent.findings import identity_findings, mitigation_findings
 from diptych.agent.identities import IdentitySettings, Tools, build_graph
-from diptych.agent.memory import Embedder, Memory, SentenceEmbedder
+from diptych.agent.memory import Embedder, Memory, SentenceEmbedder, memory_scope
 from diptych.agent.proposals import Proposal
 from diptych.core.capabilities import Model
 from diptych.core.workspace import Workspace
 
-#: How statuses are ranked in the report: findings first, unscored last but never dropped.
-_ORDER = {"finding": 0, "no finding": 1, "screened out": 2, "unscored": 3}
+#: How statuses are ranked in the report: findings first, unscored last but never dropped; a
+#: status not named here (a new outcome) comes after the measured ones, before unscored.
+_ORDER = {"finding": 0, "not confirmed": 1, "no finding": 2, "screened out": 3, "unscored": 5}
+_OTHER = 4
 
 
 @dataclass
@@ -49,8 +51,8 @@ class IdentityReport:
 def identity_report(session: str, state: dict[str, Any]) -> IdentityReport:
     proposals = [Proposal.from_dict(p) for p in state.get("proposals", [])]
     ranked = sorted(
-        (p for p in proposals if p.status in _ORDER),
-        key=lambda p: (_ORDER[p.status], -((p.sts or {}).get("value") or 0.0)),
+        (p for p in proposals if p.status != "rejected"),
+        key=lambda p: (_ORDER.get(p.status, _OTHER), -((p.sts or {}).get("value") or 0.0)),
     )
     return IdentityReport(
         session=session,
@@ -59,6 +61,18 @@ def identity_report(session: str, state: dict[str, Any]) -> IdentityReport:
         stop_reason=state.get("stop_reason", ""),
         budget=state.get("budget", {}),
     )
+
+
+def resumed_settings(stored: dict[str, Any]) -> IdentitySettings:
+    """The settings a checkpointed session was started with. A session saved before a setting
+    existed takes its default; one saved with a setting since removed drops it (an old
+    ``early_stop: false`` meant what ``patience: 0`` means now)."""
+    known = {f.name for f in fields(IdentitySettings)}
+    values = {k: v for k, v in stored.items() if k in known}
+    if "patience" not in stored and stored.get("early_stop") is False:
+        values["patience"] = 0
+    values["kinds"] = tuple(values.get("kinds") or IdentitySettings.kinds)
+    return IdentitySettings(**values)
 
 
 def search_identities(
@@ -78,10 +92,13 @@ def search_identities(
     A session that exists already continues with the settings it was started with."""
     previous = stored_state(ws.path, settings.session)
     if previous and previous.get("settings"):
-        settings = IdentitySettings(
-            **{**previous["settings"], "kinds": tuple(previous["settings"]["kinds"])}
-        )
-    memory = Memory(ws.path, embedder or SentenceEmbedder(), url=memory_url or ws.chroma_url)
+        settings = resumed_settings(previous["settings"])
+    memory = Memory(
+        ws.path,
+        embedder or SentenceEmbedder(),
+        url=memory_url or ws.chroma_url,
+        scope=memory_scope(settings.probe, target),
+    )
     tools = Tools(ws, DiptychChatModel(agent), target, memory, on_event, annotator)
     try:
         graph = build_graph(settings, tools)
@@ -145,7 +162,12 @@ def search_mitigations(
         heldout_identities=held,
         base_params={k: v for k, v in params.items() if k not in ("masculine", "feminine")},
     )
-    memory = Memory(ws.path, embedder or SentenceEmbedder(), url=memory_url or ws.chroma_url)
+    memory = Memory(
+        ws.path,
+        embedder or SentenceEmbedder(),
+        url=memory_url or ws.chroma_url,
+        scope=memory_scope(f"mitigation of {run.id}", target),
+    )
     tools = Tools(ws, DiptychChatModel(agent), target, memory, on_event)
     try:
         state = run_graph(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
 from diptych.cli.context import state
+from diptych.core.capabilities import Model
 
 app = typer.Typer(
     help="The audit agent: new stereotyped pairs and mitigations, measured.", no_args_is_help=True
@@ -30,23 +31,89 @@ def _value(sts: dict[str, Any] | None) -> str:
     return "unscored" if not sts or sts.get("value") is None else f"{sts['value']:.1f}"
 
 
+AgentModelOption = Annotated[
+    str,
+    typer.Option(
+        "--agent-model",
+        help="The agent's chat model: a model as -m takes it (smollm2, openai-compatible, "
+        "NAME:CHECKPOINT) or a LangChain provider:model (openai:gpt-4o-mini, anthropic:..., "
+        "ollama:...) when that provider's package is installed.",
+    ),
+]
+AgentParamOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--agent-param",
+        "-A",
+        metavar="KEY=VALUE",
+        help="A parameter of the agent's model, as -M for models (base_url=..., model=...); "
+        "price_per_call=USD (or input_price_per_mtok / output_price_per_mtok for a LangChain "
+        "model) prices its calls against --max-cost.",
+    ),
+]
+
+
+def _agent(spec: str, params: list[str] | None) -> Model:
+    from diptych.agent.chat_model import agent_model
+
+    return agent_model(spec, params or [])
+
+
+def _q(value: Any) -> str:
+    return "—" if not isinstance(value, int | float) else f"{value:.3f}"
+
+
 @app.command("identities")
 def identities(
     ctx: typer.Context,
     probe: Annotated[str, typer.Option("--probe", help="pst-text (or pst).")] = "pst-text",
     model: Annotated[str, typer.Option("-m", "--model", help="The target model.")] = "smollm2",
-    agent_model: Annotated[
-        str, typer.Option("--agent-model", help="The agent's chat model.")
-    ] = "smollm2",
+    model_param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-param", "-M", metavar="KEY=VALUE", help="A parameter of the target model."
+        ),
+    ] = None,
+    agent_model: AgentModelOption = "smollm2",
+    agent_param: AgentParamOption = None,
     rounds: Annotated[int, typer.Option("--rounds", min=1)] = 2,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 3,
-    max_cost: Annotated[float | None, typer.Option("--max-cost", min=0)] = None,
+    patience: Annotated[
+        int,
+        typer.Option(
+            "--patience",
+            min=0,
+            help="Stop after N rounds in a row without a new finding (0: never stop early; "
+            "--rounds still bounds the session).",
+        ),
+    ] = 2,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost", min=0, help="US dollars the session may spend: trials and agent calls."
+        ),
+    ] = None,
     max_trials: Annotated[int | None, typer.Option("--max-trials", min=1)] = None,
     session: Annotated[
         str | None, typer.Option("--session", help="Resume (or name) this session.")
     ] = None,
     allow_other: Annotated[
         bool, typer.Option("--allow-other", help="Accept identities beyond occupations and roles.")
+    ] = False,
+    proposer: Annotated[
+        Literal["lexicon", "llm", "hybrid"],
+        typer.Option(
+            "--proposer",
+            help="Who chooses the pairs: lexicon (drawn from the shipped lexicon, no LLM), llm "
+            "(the agent chooses among the lexicon's entries under a grammar) or hybrid (as llm; "
+            "what its reply leaves unfilled is drawn from the lexicon).",
+        ),
+    ] = "hybrid",
+    allow_new: Annotated[
+        bool,
+        typer.Option(
+            "--allow-new", help="Let the agent name identities beyond the lexicon (validated)."
+        ),
     ] = False,
     annotator: Annotated[
         str | None,
@@ -60,17 +127,25 @@ def identities(
     lineage, then the rejected proposals with their reasons."""
     from diptych.agent.identities import IdentitySettings
     from diptych.agent.session import search_identities
+    from diptych.core.workspace import Workspace
 
+    # Both models are made before the workspace is opened: a misspelt name or parameter
+    # touches nothing.
+    agent = _agent(agent_model, agent_param)
+    target = Workspace.model((model, model_param or []))
     settings = IdentitySettings(
         session=session or f"id-{uuid.uuid4().hex[:8]}",
         probe=probe,
         rounds=rounds,
         per_round=per_round,
+        patience=patience,
         max_cost=max_cost,
         max_trials=max_trials,
         kinds=("occupation", "power role", "other")
         if allow_other
         else ("occupation", "power role"),
+        proposer=proposer,
+        allow_new=allow_new,
     )
 
     def progress(event: str, data: dict[str, Any]) -> None:
@@ -81,8 +156,8 @@ def identities(
         typer.echo(f"agent session {settings.session}", err=True)
         report = search_identities(
             ws,
-            ws.model(model),
-            ws.model(agent_model),
+            target,
+            agent,
             settings,
             on_event=progress,
             annotator=ws.annotator(annotator) if annotator else None,
@@ -90,20 +165,28 @@ def identities(
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
         return
-    typer.echo(f"session {report.session}: {report.stop_reason}; spent {report.budget}")
-    typer.echo("\nRanked pairs (STS paired, 95% interval; held-out re-test beside)")
+    from diptych.agent.memory import is_settled
+
+    typer.echo(f"session {report.session}: {report.stop_reason}; spent {_spent(report.budget)}")
+    scored = [p for p in report.ranked if is_settled(p.status)]
+    found = sum(p.status == "finding" for p in report.ranked)
+    typer.echo(f"{found} finding(s) of {len(scored)} proposal(s) scored")
+    typer.echo("\nRanked pairs (STS paired, 95% interval; held-out re-test and q-value beside)")
     header = (
-        f"{'pair':34} {'status':13} {'STS':>8} {'95% CI':>16} {'held-out':>9}  evidence; lineage"
+        f"{'pair':34} {'status':13} {'STS':>8} {'95% CI':>16} {'held-out':>9} {'q':>6}  "
+        "evidence; lineage"
     )
     typer.echo(header)
     for p in report.ranked:
+        data = p.to_dict()
         held = (p.heldout or {}).get("value")
         lineage = f"round {p.round}" + (f" from {', '.join(p.parents)}" if p.parents else "")
         evidence = "; ".join(f"{k}: {v}" for k, v in p.evidence.items())
         typer.echo(
             f"{p.pair[:34]:34} {p.status:13} {_value(p.sts):>8} {_interval(p.sts):>16} "
-            f"{'—' if held is None else f'{held:.1f}':>9}  {evidence}; {lineage}"
-            + (f" ({p.reason})" if p.reason and p.status == "unscored" else "")
+            f"{'—' if held is None else f'{held:.1f}':>9} {_q(data.get('q_value')):>6}  "
+            f"{evidence}; {lineage}"
+            + (f" ({p.reason})" if p.reason and not is_settled(p.status) else "")
         )
     if not report.ranked:
         typer.echo("(no pair was accepted)")
@@ -127,9 +210,8 @@ def _diff(score: dict[str, Any] | None) -> str:
 def mitigate(
     ctx: typer.Context,
     run: Annotated[str, typer.Argument(metavar="RUN", help="The baseline pst-text run.")],
-    agent_model: Annotated[
-        str, typer.Option("--agent-model", help="The agent's chat model.")
-    ] = "smollm2",
+    agent_model: AgentModelOption = "smollm2",
+    agent_param: AgentParamOption = None,
     rounds: Annotated[int, typer.Option("--rounds", min=1)] = 1,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 2,
     max_cost: Annotated[float | None, typer.Option("--max-cost", min=0)] = None,
@@ -140,10 +222,11 @@ def mitigate(
     Pareto front of STS change against side effects, with held-out figures beside."""
     from diptych.agent.session import search_mitigations
 
+    agent = _agent(agent_model, agent_param)
     with state(ctx).open_workspace() as ws:
         report = search_mitigations(
             ws,
-            ws.model(agent_model),
+            agent,
             run,
             session=session or f"mit-{uuid.uuid4().hex[:8]}",
             rounds=rounds,
@@ -174,6 +257,10 @@ def mitigate(
         typer.echo(
             f"{t['id']:6} {t['status']:9} {t.get('kind', ''):8} {as_text(t['text'])}  {detail}"
         )
+
+
+def _spent(budget: dict[str, Any]) -> str:
+    return f"${float(budget.get('spent') or 0.0):.4f}, {int(budget.get('trials') or 0)} trials"
 
 
 def as_text(text: str) -> str:

@@ -21,6 +21,7 @@ from typing import Annotated
 import typer
 
 from diptych.cli.context import state
+from diptych.cli.paths import check_input_file
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.workspace import ImportReport
 
@@ -54,17 +55,28 @@ def print_import_report(report: ImportReport) -> None:
 
 
 def run_annotator(
-    ctx: typer.Context, run: str, name: str, model: str | None, params: list[str], quiet: bool
+    ctx: typer.Context,
+    run: str,
+    name: str,
+    model: str | None,
+    params: list[str],
+    quiet: bool,
+    wait: bool = False,
 ) -> None:
     """Run the annotator plugin ``name`` over every generated image of the run."""
     from rich.console import Console
 
     from diptych.cli.progress import RichReporter
+    from diptych.core.annotation import ANNOTATION_CONCURRENCY
+    from diptych.core.workspace import RunOptions
 
     console = Console(soft_wrap=True)
+    options = RunOptions(concurrency=ANNOTATION_CONCURRENCY, wait=wait)
     with state(ctx).open_workspace() as ws:
         annotator = ws.annotator(name, params=params, model=model)
-        summary = ws.annotate_sync(run, annotator, reporter=RichReporter(console, quiet=quiet))
+        summary = ws.annotate_sync(
+            run, annotator, options=options, reporter=RichReporter(console, quiet=quiet)
+        )
     labels = ", ".join(f"{n} {label}" for label, n in sorted(summary.by_label.items()))
     console.print(
         f"{summary.annotator}: {summary.images} images ({summary.asked} asked now, the rest "
@@ -126,12 +138,22 @@ def register(app: typer.Typer) -> None:
             typer.Option("--annotator-param", "-A", help="Annotator parameter key=value."),
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        wait: Annotated[
+            bool,
+            typer.Option(
+                "--wait",
+                help="With --annotator: if another process is working on this run, wait for "
+                "it, then annotate.",
+            ),
+        ] = False,
     ) -> None:
         """Label the people in a run's images: run an annotator (--annotator NAME), import
         human labels (--import FILE.csv), or write the template to gather them (--template)."""
         if import_file is None and template is None and annotator is not None:
-            run_annotator(ctx, run, annotator, model, annotator_param or [], quiet)
+            run_annotator(ctx, run, annotator, model, annotator_param or [], quiet, wait)
             return
+        if wait:
+            raise UsageError("--wait goes with --annotator NAME alone (running an annotator)")
         if (import_file is None) == (template is None):
             raise UsageError(
                 "give --annotator NAME (run an annotator), --import FILE.csv or --template FILE.csv"
@@ -142,6 +164,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--annotator goes with --import, or alone to run an annotator")
         if (model is not None or annotator_param) and import_file is not None:
             raise UsageError("--model and -A go with --annotator NAME alone (running an annotator)")
+        if import_file is not None:
+            check_input_file(import_file, "--import")
         with state(ctx).open_workspace() as ws:
             record = ws.get_run(run)
             if import_file is not None:

@@ -1,4 +1,4 @@
-"""``diptych audit``: an audit as a file — init, check, run, diff, list, schema.
+"""``diptych audit``: an audit as a file — init, check, run, gate, diff, list, schema.
 
 ``check`` validates the file (one line per error, naming the field and the line; exit 2) and
 prints the plan without running; ``run`` runs every part through the Workspace under one
@@ -18,15 +18,19 @@ from rich.console import Console
 
 from diptych.agent.audit_search import run_search
 from diptych.cli.context import state
+from diptych.cli.paths import check_input_file
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, AuditPlan, audit_json_schema, starter_audit
-from diptych.core.errors import UsageError
+from diptych.core.errors import InputFileError, UsageError
 
 audit_app = typer.Typer(
     help="Audits as files: a whole battery (models, probes, labels, mitigations, agent "
     "searches, budget, report) in one audit.yaml.",
     no_args_is_help=True,
 )
+
+#: The largest audit file read: a page of YAML, with room for long lists of identities.
+MAX_AUDIT_BYTES = 4 * 1024**2
 
 FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="The audit file (audit.yaml).")]
 
@@ -105,8 +109,12 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
 ) -> None:
     """Validate an audit file and print its plan (trials, stored, cost) without running."""
+    check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).open_workspace(create=True) as ws:
         plan = ws.audit_plan(file)
+        problems = ws.audit_gate_problems(file)
+    if problems:
+        raise InputFileError("\n".join(problems))
     if as_json:
         typer.echo(json.dumps(plan.to_dict(), indent=2))
         return
@@ -145,6 +153,7 @@ def run(
         else:
             console.print(f"part {name}: {status}")
 
+    check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).open_workspace(create=True) as ws:
         outcome = asyncio.run(
             ws.run_audit(
@@ -163,6 +172,77 @@ def run(
     if outcome.status not in ("complete", "incomplete"):
         typer.echo("run the same command again to continue", err=True)
         raise typer.Exit(1)
+    if _has_gates(file):
+        with state(ctx).open_workspace() as ws:
+            code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False)
+        raise typer.Exit(code)
+
+
+def _has_gates(file: Path) -> bool:
+    from diptych.core.audit import load_audit
+
+    audit, _ = load_audit(file)
+    return bool(audit.gates and audit.gates.checks)
+
+
+def decide_gates(ws: Any, ref: str, *, junit: Path | None, as_json: bool) -> int:
+    """Print the gates' verdicts (and write JUnit XML, a GitHub step summary); the exit code."""
+    import os
+
+    from diptych.cli.gate_output import gate_line, junit_xml, markdown_table
+    from diptych.core.audit.gates import exit_code
+
+    report = ws.audit_gates(ref)
+    if junit is not None:
+        junit.write_text(junit_xml(report), encoding="utf-8")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(markdown_table(report))
+    code = exit_code(report.results)
+    if as_json:
+        typer.echo(json.dumps({**report.to_dict(), "exit_code": code}, indent=2))
+        return code
+    family = (
+        f"Holm across {len(report.results)} gates at {report.confidence:.0%}"
+        if report.family == "holm"
+        else f"each gate at {report.confidence:.0%}, not adjusted"
+    )
+    typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
+    for r in report.results:
+        typer.echo(gate_line(r))
+        if r.method != "t":
+            typer.echo(f"{'':<27}interval: {r.method}")
+    verdicts = [r.verdict for r in report.results]
+    typer.echo(
+        f"{verdicts.count('pass')} passed, {verdicts.count('fail')} failed, "
+        f"{verdicts.count('inconclusive')} inconclusive → exit {code}"
+    )
+    return code
+
+
+@audit_app.command("gate")
+def gate(
+    ctx: typer.Context,
+    ref: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE|AUDIT",
+            help="An audit file (its newest run here is gated) or a recorded audit's id.",
+        ),
+    ],
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML here (a case a gate).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
+) -> None:
+    """Decide an audit's release gates: exit 0 all pass, 1 one fails, 3 one is inconclusive
+    under on_inconclusive: fail."""
+    if junit is not None and not junit.parent.is_dir():
+        raise UsageError(f"--junit {junit}: the folder {junit.parent} does not exist")
+    with state(ctx).open_workspace() as ws:
+        code = decide_gates(ws, ref, junit=junit, as_json=as_json)
+    raise typer.Exit(code)
 
 
 @audit_app.command("list")

@@ -1,10 +1,12 @@
-"""``diptych compare RUN_A RUN_B``: how the STS of run B differs from run A's (PST Table 6).
+"""``diptych compare RUN_A RUN_B``: how run B's figures differ from run A's (PST Table 6).
 
 Typical use: A is a plain ``pst`` run, B the same probe with ``-p intervention=...`` (Section 5).
-Every figure both runs have — overall per aspect and setting, micro per identity — is printed as
-A, B, B − A with a 95% bootstrap interval and a permutation p-value
-(:mod:`diptych.core.metrics.compare`), as the probe of run A compares two runs
-(:meth:`Workspace.compare`). Labels are taken by the same policy as the runs' reports.
+Every figure both runs have — for pst overall per aspect and setting and micro per identity, for
+pairs each level's association score and refusal share and their difference — is printed as A,
+B, B − A with a 95% interval and a p-value from one resampling of the figure's units, paired per
+scene when both runs asked the same plan (:mod:`diptych.core.metrics.compare`), as the probe of
+run A compares two runs (:meth:`Workspace.compare`). Labels are taken by the same policy as the
+runs' reports.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from diptych.cli.context import state
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from diptych.core.metrics.compare import STSComparison, STSDifference
+    from diptych.core.metrics.compare import RunDifference, STSComparison
+    from diptych.core.probe import ProbeResult
 
 
 def register(app: typer.Typer) -> None:
@@ -45,12 +48,18 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         n_perm: Annotated[
-            int, typer.Option("--n-perm", min=1, help="Permutations of the test.")
+            int,
+            typer.Option(
+                "--n-perm",
+                min=1,
+                hidden=True,
+                help="Unused: the p-value comes from the interval's own resampling.",
+            ),
         ] = 10_000,
         n_boot: Annotated[int, typer.Option("--n-boot", min=1, help="Bootstrap resamples.")] = 2000,
-        seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of both resamplings.")] = 0,
+        seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 0,
     ) -> None:
-        """Compare two pst runs' STS: B − A with 95% intervals and p-values (PST Table 6)."""
+        """Compare two runs (pst, pairs): B − A with 95% intervals and p-values (PST Table 6)."""
         with state(ctx).open_workspace() as ws:
             run_a_id, run_b_id = ws.get_run(run_a).id, ws.get_run(run_b).id
             result = ws.compare(
@@ -62,7 +71,6 @@ def register(app: typer.Typer) -> None:
                 "run_a": run_a_id,
                 "run_b": run_b_id,
                 "top": top,
-                "n_perm": n_perm,
                 "n_boot": n_boot,
                 "seed": seed,
                 "comparisons": [
@@ -75,13 +83,18 @@ def register(app: typer.Typer) -> None:
             }
             typer.echo(json.dumps(payload, indent=2))
             return
-        _print(run_a_id, run_b_id, results, top)
+        from diptych.core.metrics.compare import STSComparison
+
+        if all(isinstance(r["comparison"], STSComparison) for r in results):
+            _print(run_a_id, run_b_id, results, top)
+        else:
+            _print_tables(result)
 
 
 # --- tables -----------------------------------------------------------------------------------
 
 
-def _cells(d: STSDifference) -> list[str]:
+def _cells(d: RunDifference) -> list[str]:
     return [
         f"{d.a.value:.1f}",
         f"{d.b.value:.1f}",
@@ -134,8 +147,27 @@ def _print(run_a: str, run_b: str, results: list[dict[str, Any]], top: int | Non
                 f"selection): A {left_out['a']}, B {left_out['b']}"
             )
     first: STSComparison = results[0]["comparison"]
-    console.print(
-        f"95% CI: percentile bootstrap, A's and B's images resampled apart ({first.n_boot} "
-        f"resamples); p: two-sided permutation test of images between the runs ({first.n_perm} "
-        f"permutations, p = (1 + #as extreme) / (1 + n)); seed {first.seed}."
-    )
+    console.print(first.method)
+
+
+def _print_tables(result: ProbeResult) -> None:
+    """A probe's comparison tables as they are (numbers to two decimals)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(f"[bold]{result.title}[/]")
+    for t in result.tables:
+        table = Table(title=t.title, title_justify="left", box=box.SIMPLE_HEAD)
+        for name in t.columns:
+            table.add_column(name)
+        for row in t.rows:
+            table.add_row(
+                *("—" if c is None else f"{c:.2f}" if isinstance(c, float) else str(c) for c in row)
+            )
+        console.print(table)
+        if t.note:
+            console.print(t.note)
+    if result.summary:
+        console.print(result.summary)

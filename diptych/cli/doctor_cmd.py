@@ -65,6 +65,10 @@ def drill(
             "faults_injected": faults.faults,
             "outcomes": faults.outcomes,
             "paid_twice": len(faults.paid_twice),
+            # Sent and not answered (timeouts, dropped connections): a real service may have
+            # billed them; each was asked again only by a resume.
+            "maybe_paid": faults.maybe_paid,
+            "resumes": faults.resumes,
         }
         rng = random.Random(seed)
         points = []
@@ -77,7 +81,15 @@ def drill(
             "points": len(points),
             "ok_points": sum(p.ok for p in points),
             "lost": sum(len(p.lost) for p in points),
-            "asked_again": sum(len(p.asked_again) for p in points),
+            # Every request the resumes sent again: the calls in flight at each kill (their
+            # answers never arrived, so a paid service would bill them twice), plus any stored
+            # trial asked again (never expected).
+            "asked_again": sum(len(p.asked_again) + len(p.in_flight_asked_again) for p in points),
+            "in_flight_at_kill": sum(len(p.in_flight) for p in points),
+            "stored_asked_again": sum(len(p.asked_again) for p in points),
+            "most_asked_again_per_kill": max(
+                (len(p.in_flight_asked_again) for p in points), default=0
+            ),
         }
         blobs = blob_drill(scratch / "blobs", trials=max(4, trials // 4))
         results["blobs"] = {

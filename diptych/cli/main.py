@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -86,6 +87,10 @@ doctor_cmd.register(app)
 app.add_typer(metrics.app, name="metrics", help="Score data gathered elsewhere (CSV/JSONL in).")
 
 
+#: Control characters a terminal acts on (C0 but tab and newline, DEL, C1).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 class _OneLine(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         return f"{record.levelname.lower()}: {record.getMessage()}"
@@ -101,6 +106,18 @@ def main(argv: list[str] | None = None) -> None:
         handler.setFormatter(_OneLine())
         logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if debug else logging.WARNING)
+    for arg in args:
+        control = _CONTROL.search(arg)
+        if control is not None:
+            # An escape sequence in a name would be replayed by the terminal each time the
+            # name is printed (moving the cursor, rewriting what an auditor reads).
+            shown = arg.encode("unicode_escape").decode("ascii")[:80]
+            _fail(
+                False,
+                f"argument {shown!r} holds a terminal control character "
+                f"(U+{ord(control.group()):04X}); remove it",
+                2,
+            )
     try:
         code = app(args=args, prog_name="diptych", standalone_mode=False)
     except DiptychError as error:
@@ -120,7 +137,32 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except RecursionError:
+        # Input nested deeper than any reader follows (brackets, YAML, JSON).
+        _fail(debug, "an input is nested too deeply to read; flatten it", 2)
+    except MemoryError:
+        _fail(debug, "an input is too large to hold in memory; split it or give a smaller one", 2)
+    except UnicodeDecodeError as error:
+        _fail(
+            debug,
+            f"an input is not UTF-8 text (byte {error.start}: {error.reason}); give a text file",
+            2,
+        )
+    except Exception as error:  # noqa: BLE001 (the last guard: one line, never a traceback)
+        _fail(
+            debug,
+            f"internal error: {type(error).__name__}: {' '.join(str(error).split())[:300]} "
+            "(run with --debug for the traceback, and report it)",
+            1,
+        )
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(debug: bool, message: str, code: int) -> None:
+    if debug:
+        traceback.print_exc()
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

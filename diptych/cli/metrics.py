@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from diptych.cli.paths import check_input_file
+
 if TYPE_CHECKING:
     from rich.table import Table
 
     from diptych.core.metrics.association import AssociationResult
+    from diptych.core.metrics.retrieval import RetrievalResult
     from diptych.core.metrics.stats import Estimate
     from diptych.core.metrics.sts import STSResult
 
@@ -62,6 +65,7 @@ def sts_command(
     """Stereotype Test Score (Paired Stereotype Test): overall, by stereotype and per identity."""
     from diptych.core.metrics.sts import read_label_table, stereotype_test_score
 
+    check_input_file(labels, "--labels")
     with _stage(f"reading {labels}"):
         rows = read_label_table(labels)
     with _stage(f"scoring {len(rows):,} labels ({n_boot} bootstrap resamples)"):
@@ -129,6 +133,7 @@ def association_command(
     from diptych.core.errors import InputFileError
     from diptych.core.metrics.association import association_score, read_responses_csv
 
+    check_input_file(responses, "--responses")
     with _stage(f"reading {responses}"):
         rows = read_responses_csv(responses)
     try:
@@ -158,7 +163,8 @@ def retrieval_command(
             "--ranking",
             metavar="FILE.csv",
             help="CSV with columns query, rank (1-based), group and optional gender "
-            "(male, female, neutral), item, score; one row per retrieved item.",
+            "(male, female, neutral), item, score, occupation (or unit: the wordings of one "
+            "occupation are resampled together); one row per retrieved item.",
         ),
     ],
     k: Annotated[int, typer.Option("--k", min=1, help="Score the top K of each query.")],
@@ -166,55 +172,90 @@ def retrieval_command(
         DesiredMode,
         typer.Option(
             "--desired",
-            help="pool: the groups' shares in each query's whole list; uniform: equal shares "
-            "over the groups present.",
+            help="pool: the groups' shares in each query's whole list (give the whole ranking, "
+            "not only its top K); uniform: equal shares over the groups present.",
         ),
     ] = DesiredMode.pool,
     as_json: JsonOption = False,
     seed: SeedOption = 0,
     n_boot: NBootOption = 2000,
+    n_perm: Annotated[
+        int,
+        typer.Option("--n-perm", min=1, help="Label permutations of the permutation p-values."),
+    ] = 1000,
 ) -> None:
-    """Retrieval skew: MaxSkew@K, MinSkew@K, NDKL@K and Bias@K per query and on average."""
+    """Retrieval skew: MaxSkew@K, MinSkew@K, NDKL@K and Bias@K per query and on average, each
+    beside what a random ranking of the same lists scores."""
     from diptych.core.errors import InputFileError
     from diptych.core.metrics.retrieval import read_ranking_csv, retrieval_metrics
 
+    check_input_file(ranking, "--ranking")
     rankings = read_ranking_csv(ranking)
     try:
-        result = retrieval_metrics(rankings, k, desired.value, n_boot=n_boot, seed=seed)
+        result = retrieval_metrics(
+            rankings, k, desired.value, n_boot=n_boot, seed=seed, n_perm=n_perm
+        )
     except ValueError as error:
         raise InputFileError(f"{ranking}: {error}") from None
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return
+    _print_retrieval(result)
+
+
+def _print_retrieval(result: RetrievalResult) -> None:
     from rich.console import Console
+
+    from diptych.core.metrics.retrieval import LABELS
 
     def cell(x: float | None) -> str:
         return "—" if x is None else "-inf" if x == float("-inf") else f"{x:.3f}"
 
+    def with_ci(value: float, low: float, high: float) -> str:
+        def short(x: float) -> str:
+            return "-inf" if x == float("-inf") else "inf" if x == float("inf") else f"{x:.2f}"
+
+        return f"{short(value)} [{short(low)}, {short(high)}]"
+
     per_query = _table(
-        f"Per query, K={k}, desired: {result.desired}",
+        f"Per query, K={result.k}, desired: {result.desired}",
         "query",
         "K",
         "MaxSkew",
         "MinSkew",
         "NDKL",
         "Bias",
-        "SC MaxSkew",
         "SC MinSkew",
         "SC NDKL",
     )
     for q in result.queries:
         per_query.add_row(
-            q.query,
+            q.query if q.unit is None else f"{q.query} ({q.unit})",
             str(q.k),
             *(cell(x) for x in (q.max_skew, q.min_skew, q.ndkl, q.bias)),
-            *(cell(x) for x in (q.sc_max_skew, q.sc_min_skew, q.sc_ndkl)),
+            *(cell(x) for x in (q.sc_min_skew, q.sc_ndkl)),
         )
     ci = f"{result.confidence:.0%} CI"
-    means = _table("Means over queries", "metric", "mean", ci, "queries")
-    for name, est in result.means.items():
-        interval = f"[{cell(est.ci_low)}, {cell(est.ci_high)}]"
-        means.add_row(name, cell(est.value), interval, str(est.n))
+    plural = "queries" if result.unit == "query" else f"{result.unit}s"
+    means = _table(
+        f"Over {result.n_units} {plural}, {len(result.queries)} queries",
+        "metric",
+        f"excess [{ci}]",
+        "p",
+        "perm p",
+        f"mean [{ci}]",
+        "random",
+    )
+    means.columns[0].no_wrap = True
+    for name, f in result.figures.items():
+        means.add_row(
+            LABELS[name],
+            with_ci(f.excess.value, f.excess.ci_low, f.excess.ci_high),
+            f"{f.excess.p_value:.2g}",
+            "—" if f.permutation_p is None else f"{f.permutation_p:.2g}",
+            with_ci(f.mean.value, f.mean.ci_low, f.mean.ci_high),
+            cell(f.expected),
+        )
     console = Console()
     console.print(per_query)
     console.print(means)
@@ -223,11 +264,18 @@ def retrieval_command(
         if result.clamped
         else ""
     )
+    methods = {f.expected_method for f in result.figures.values()}
     console.print(
-        "Skew: ln(share in top K / desired share), -inf when a group is absent. SC: the "
-        "SocialCounterfactuals code's conventions (absent group's skew 0; its NDKL weights "
-        f"skews by pool shares). Intervals: percentile bootstrap over queries, {result.n_boot} "
-        f"resamples, seed {result.seed}.{clamped}"
+        f"Units: {result.unit_note}. Excess: mean − its expectation under a random ranking of "
+        f"the same lists ({', '.join(sorted(methods))}; computed, so no interval), the "
+        f"headline; p: t-test of the interval beside it; perm. p: {result.n_perm} label "
+        "permutations within each pool (the rankings ignore the groups). MinSkew: the "
+        "SocialCounterfactuals convention (an absent group's skew 0); by the definition "
+        f"(-inf when a group is absent) {result.absent_queries} of {len(result.queries)} "
+        f"queries ({result.absent_units} of the {plural}) have an absent group. Skew: ln(share "
+        "in top K / desired share). SC NDKL: the SocialCounterfactuals code's (skews weighted "
+        f"by pool shares, not a KL divergence). Intervals: bootstrap over {plural}, "
+        f"{result.n_boot} resamples, seed {result.seed}.{clamped}"
     )
 
 
@@ -326,11 +374,19 @@ def _print_sts(result: STSResult) -> None:
 def _print_association(result: AssociationResult) -> None:
     from rich.console import Console
 
+    from diptych.core.metrics.resampling import Inference
+
+    def cells(i: Inference | None) -> list[str]:
+        if i is None:
+            return ["—", "—"]
+        return [_fmt(i.value), _fmt_ci((i.ci_low, i.ci_high)) if i.has_interval else "—"]
+
     first, second = result.levels
     ci = f"{result.confidence:.0%} CI"
     # Table 2's figure is the refusal rate; an input that does not tell refusals from
     # "neither" gives only the share of no choice, and the column says so.
     refusal_of = result.refusal_rate[first].of
+    told = refusal_of == "refusal"
     means = _table(
         f"Association score by {result.compare} (+1 / -1: the option each answer chose, "
         "0: no choice)",
@@ -338,17 +394,28 @@ def _print_association(result: AssociationResult) -> None:
         "mean",
         ci,
         "n",
-        "refusal rate" if refusal_of == "refusal" else "no choice (refusal or neither)",
+    )
+    for level in result.levels:
+        means.add_row(level, *cells(result.mean[level]), str(result.mean[level].n))
+    d = result.difference
+    means.add_row(f"{first} - {second}", *cells(d), str(d.n))
+    rates = _table(
+        "Refusal rate (PAIRS Table 2)" if told else "No choice (refusal or neither, not told)",
+        result.compare,
+        "refusal rate" if told else "no choice",
+        ci,
+        *(["neither", ci] if told else []),
     )
     for level in result.levels:
         refusal = result.refusal_rate[level]
-        means.add_row(
+        neither = refusal.neither
+        rates.add_row(
             level,
-            *_estimate_cells(result.mean[level]),
-            f"{refusal.value:.2f} ({refusal.n_refused}/{refusal.n})"
-            + ("" if refusal.n_neither is None else f", neither {refusal.n_neither}"),
-        )
-    means.add_row(f"{first} - {second}", *_estimate_cells(result.difference), "")
+            f"{refusal.value:.2f} ({refusal.n_refused}/{refusal.n})",
+            cells(refusal.interval)[1],
+            *([f"{neither.value:.2f} ({refusal.n_neither}/{refusal.n})", cells(neither)[1]]
+              if told and neither is not None else []),
+        )  # fmt: skip
 
     t = result.t_test
     test = _table(
@@ -377,11 +444,19 @@ def _print_association(result: AssociationResult) -> None:
     )
     console = Console()
     console.print(means)
+    console.print(rates)
     console.print(test)
     console.print(
-        f"Intervals of the means and the difference: percentile bootstrap over scenarios, "
-        f"{result.n_boot} resamples, seed {result.seed}; of the mean paired difference: t "
-        "interval. Refusal rate: share of answers scored 0 (PAIRS Table 2)."
+        "Intervals of the means and rates: resampling scenarios (each with all its images and "
+        f"answers), t interval of the bootstrap standard error, {result.n_boot} resamples, "
+        f"seed {result.seed}. {first} - {second}: the mean difference of the "
+        f"{t.n_pairs} {result.unit} pairs with the paired t-test's interval (the test below)."
+        + (
+            " Unit answer: repeated answers about one image counted as independent; the image "
+            "unit is the test to read."
+            if result.unit == "answer"
+            else ""
+        )
     )
 
 
@@ -426,6 +501,7 @@ def pmi_command(
     from diptych.core.metrics.lexical import pmi_corpus, read_corpus_jsonl
 
     columns = [c.strip() for c in (by or "").split(",") if c.strip()]
+    check_input_file(corpus, "--corpus")
     with _stage(f"reading {corpus}"):
         rows = read_corpus_jsonl(corpus, columns)
     with _stage(f"scoring the words of {len(rows):,} texts"):

@@ -1,4 +1,6 @@
-"""Output paths (``-o FILE``, ``--out DIR``, ``--report DIR``) checked before any work starts.
+"""Output paths (``-o FILE``, ``--out DIR``, ``--report DIR``) checked before any work starts,
+and input files checked to be files of a bounded size (a device such as ``/dev/zero`` or a pipe
+would be read forever).
 
 A report or export that fails on its last step, after minutes of analysis, for a typo in a path
 is the failure these checks prevent; what the checks cannot foresee (a full disk, a filesystem
@@ -8,11 +10,38 @@ that refuses a name) is still one line, through :func:`writing`.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from diptych.core.errors import DiptychError, UsageError
+
+#: The largest input file a command reads (labels, responses, corpora, audit files).
+MAX_INPUT_BYTES = 2 * 1024**3
+
+
+def check_input_file(path: Path, option: str, limit: int = MAX_INPUT_BYTES) -> None:
+    """``path`` is a regular file this process may read, of at most ``limit`` bytes."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise UsageError(f"{option} {path}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot read it ({error.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"{option} {path}: is a directory; give a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(
+            f"{option} {path}: not a regular file (a device, pipe or socket); give a file"
+        )
+    if info.st_size > limit:
+        raise UsageError(
+            f"{option} {path}: {info.st_size:,} bytes, more than the {limit:,} this command "
+            "reads; split it"
+        )
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"{option} {path}: the file is not readable; check its permissions")
 
 
 def check_output_file(path: Path, option: str) -> None:

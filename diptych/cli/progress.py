@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -60,6 +61,10 @@ class RichReporter:
     def note(self, text: str) -> None:
         if not self.quiet:
             self.console.print(f"[dim]{text}[/]")
+
+    def warn(self, text: str) -> None:
+        """A note about money or data at risk: shown even with ``--quiet``."""
+        self.console.print(f"[yellow]{escape(text)}[/]")
 
     def stop(self) -> None:
         if self.progress is not None:

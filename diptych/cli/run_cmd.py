@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 import time
 from collections.abc import Callable
@@ -43,8 +44,14 @@ def split_model_params(models: list[str], given: list[str]) -> dict[str, list[st
 
 
 def _positive(value: float | None) -> float | None:
-    if value is not None and value <= 0:
-        raise typer.BadParameter(f"{value:g} is not more than 0; give seconds, e.g. 30")
+    if value is not None and not 0 < value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not a number of seconds more than 0, e.g. 30")
+    return value
+
+
+def _dollars(value: float | None) -> float | None:
+    if value is not None and not 0 <= value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not an amount of US dollars, e.g. 5")
     return value
 
 
@@ -59,6 +66,15 @@ ConcurrencyOption = Annotated[
 ]
 MaxAttemptsOption = Annotated[
     int, typer.Option("--max-attempts", min=1, help="Attempts per trial on transient faults.")
+]
+RetryMaybePaidOption = Annotated[
+    bool,
+    typer.Option(
+        "--retry-maybe-paid",
+        help="Send again, within the run, a paid request that timed out or was cut off after "
+        "it was sent (the service may bill it twice); by default it is stored as failed, "
+        "'may have been paid', and only a resume asks again.",
+    ),
 ]
 TimeoutOption = Annotated[
     float | None,
@@ -102,7 +118,10 @@ RayAddressOption = Annotated[
 MaxCostOption = Annotated[
     float | None,
     typer.Option(
-        "--max-cost", min=0, metavar="USD", help="Stop before the estimated spend exceeds this."
+        "--max-cost",
+        callback=_dollars,
+        metavar="USD",
+        help="Stop before the estimated spend exceeds this.",
     ),
 ]
 
@@ -244,6 +263,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         concurrency: ConcurrencyOption = 16,
         max_attempts: MaxAttemptsOption = 6,
+        retry_maybe_paid: RetryMaybePaidOption = False,
         timeout: TimeoutOption = None,
         new: Annotated[
             bool, typer.Option("--new", help="Start a new run even if one matches.")
@@ -276,7 +296,9 @@ def register(app: typer.Typer) -> None:
         models = [Workspace.model((name, scoped[name])) for name in model]
         options = RunOptions(
             concurrency=concurrency,
-            retry=RetryPolicy(max_attempts=max_attempts, timeout=timeout),
+            retry=RetryPolicy(
+                max_attempts=max_attempts, timeout=timeout, retry_maybe_paid=retry_maybe_paid
+            ),
             max_cost=max_cost,
             new=new,
             wait=wait,
@@ -310,6 +332,7 @@ def register(app: typer.Typer) -> None:
         ],
         concurrency: ConcurrencyOption = 16,
         max_attempts: MaxAttemptsOption = 6,
+        retry_maybe_paid: RetryMaybePaidOption = False,
         timeout: TimeoutOption = None,
         report: ReportOption = None,
         quiet: QuietOption = False,
@@ -324,7 +347,9 @@ def register(app: typer.Typer) -> None:
             prepare_output_dir(report, "--report")
         options = RunOptions(
             concurrency=concurrency,
-            retry=RetryPolicy(max_attempts=max_attempts, timeout=timeout),
+            retry=RetryPolicy(
+                max_attempts=max_attempts, timeout=timeout, retry_maybe_paid=retry_maybe_paid
+            ),
             max_cost=max_cost,
             wait=wait,
             executor=executor,

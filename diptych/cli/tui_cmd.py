@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from diptych.cli.context import state
-from diptych.core.errors import MissingDependencyError
+from diptych.core.errors import MissingDependencyError, UsageError
 from diptych.core.workspace import Workspace
 
 
@@ -26,6 +27,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Open the terminal app: runs, new runs, results, review and plugins."""
+        if not has_terminal():
+            raise UsageError(
+                "diptych tui needs a terminal (its input and output are not one here): run it "
+                "in a terminal, or use the other commands ('diptych --help') in scripts"
+            )
         # Opened once here so that a workspace that cannot be used is one clear error before
         # the screen is taken over; the app's threads open their own.
         with Workspace.open(store or state(ctx).store_path) as ws:
@@ -41,3 +47,8 @@ def register(app: typer.Typer) -> None:
                 raise
             raise MissingDependencyError("textual", "tui", "diptych tui") from error
         DiptychApp(path).run()
+
+
+def has_terminal() -> bool:
+    """Whether standard input and output are a terminal (Textual cannot draw otherwise)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()

@@ -25,10 +25,11 @@ from diptych.core.engine import (
     execute,
     refresh_flags,
 )
+from diptych.core.engine.lease import holding
 from diptych.core.errors import CapabilityError, UsageError
 from diptych.core.labels import Label, is_reserved_for_people_or_self
 from diptych.core.plugins import get_probe
-from diptych.core.store import TERMINAL, Store, TrialRow
+from diptych.core.store import TERMINAL, Lease, RunRecord, Store, TrialRow
 from diptych.core.trials import TrialSpec, trial_key
 
 #: Images labelled at once unless the options say otherwise (annotators are mostly local models).
@@ -82,6 +83,32 @@ async def annotate_run_async(
     for subject in store.run_subjects(run.id):
         if subject["status"] == "done" and subject["blob"]:
             by_image[subject["blob"] + "\x1f" + str(subject["trial_idx"])].append(subject)
+    reporter = reporter or NullReporter()
+    options = (options or RunOptions(concurrency=ANNOTATION_CONCURRENCY)).updated(
+        retry=retry, concurrency=concurrency
+    )
+    # The run's lease, as a run takes it: a second annotation pass (or a run) on the same run
+    # is refused or waits, and every paid request is claimed before it is sent, so no image
+    # shared with another run being annotated is asked twice either.
+    async with holding(
+        store, run.id, wait=options.wait, reporter=reporter, action="annotate"
+    ) as lease:
+        return await _annotate_leased(
+            store, run, annotator, name, slot, by_image, options, reporter, lease
+        )
+
+
+async def _annotate_leased(
+    store: Store,
+    run: RunRecord,
+    annotator: Model,
+    name: str,
+    slot: ModelSlot,
+    by_image: dict[str, list[dict[str, Any]]],
+    options: RunOptions,
+    reporter: Reporter,
+    lease: Lease,
+) -> AnnotationSummary:
     rows: list[TrialRow] = []
     for idx, subjects in enumerate(by_image.values()):
         payload = {
@@ -104,13 +131,9 @@ async def annotate_run_async(
     statuses = store.result_statuses(r.key for r in rows)
     pending = {r.key: r for r in rows if statuses.get(r.key) not in TERMINAL}
     plan = RunPlan(run=run, trials=rows, pending=pending, statuses=statuses)
-    reporter = reporter or NullReporter()
     reporter.run_started(run, len(rows), len(rows) - len(pending), len(pending))
-    options = (options or RunOptions(concurrency=ANNOTATION_CONCURRENCY)).updated(
-        retry=retry, concurrency=concurrency
-    )
     try:
-        await execute(store, plan, [slot], options, reporter=reporter)
+        await execute(store, plan, [slot], options, reporter=reporter, lease=lease)
     finally:
         slot.close()
         await annotator.aclose()

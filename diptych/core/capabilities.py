@@ -154,6 +154,37 @@ class TextLikelihood(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class LikelihoodRequest:
+    """A next-token log-probability request as a probe planned it (one trial's payload).
+
+    ``segments`` cut ``prompt`` at points its probe's template fixes (their concatenation is
+    the prompt); ``siblings`` are the last segments of the prompts that share every other
+    segment with it and are evaluated with it, its own among them. A model that reuses work
+    between prompts evaluates each segment as its own batch (and the siblings as sequences of
+    one batch), so that a value never depends on which prompts it saw before; a model that
+    evaluates every prompt whole may ignore both. A model offers this road by a method
+    ``next_token_logprobs_batch(requests) -> list[dict[str, float]]``, one answer per request.
+    """
+
+    prompt: str
+    candidates: tuple[str, ...]
+    segments: tuple[str, ...] = ()
+    siblings: tuple[str, ...] = ()
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> LikelihoodRequest:
+        """The request of a ``text_likelihood`` trial; ValueError when its split is not one."""
+        prompt = str(payload["prompt"])
+        segments = tuple(str(s) for s in payload.get("segments", ()))
+        siblings = tuple(str(s) for s in payload.get("siblings", ()))
+        if segments and "".join(segments) != prompt:
+            raise ValueError("the segments of a likelihood request do not make up its prompt")
+        if siblings and (not segments or segments[-1] not in siblings):
+            raise ValueError("a likelihood request's siblings must include its last segment")
+        return cls(prompt, tuple(str(c) for c in payload["candidates"]), segments, siblings)
+
+
 @runtime_checkable
 class ImageGenerator(Protocol):
     async def generate(

@@ -38,9 +38,21 @@ def _read_yaml(path: Path, mtime: float) -> Any:
 
 
 def load_data(name: str, schema: type[M]) -> M:
+    """The data file ``name`` validated by ``schema``. The validated model is kept per file
+    version (path and modification time): probes ask for their prompts once per trial, and a
+    plan has thousands. Treat it as read-only."""
     path = data_path(name)
     try:
-        raw = _read_yaml(path, path.stat().st_mtime)
+        mtime = path.stat().st_mtime
+    except FileNotFoundError as error:
+        raise InputFileError(f"data file {path} is missing; reinstall diptych") from error
+    return _validated(path, mtime, schema)
+
+
+@lru_cache(maxsize=128)
+def _validated(path: Path, mtime: float, schema: type[M]) -> M:
+    try:
+        raw = _read_yaml(path, mtime)
     except FileNotFoundError as error:
         raise InputFileError(f"data file {path} is missing; reinstall diptych") from error
     except yaml.YAMLError as error:

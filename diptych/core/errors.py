@@ -86,11 +86,17 @@ class TransientModelError(ModelCallError):
     """Worth retrying: rate limits, 5xx, timeouts, dropped connections.
 
     ``retry_after`` (seconds) is honoured when the service said how long to wait.
+    ``maybe_charged``: the request reached the service and may have been carried out and paid
+    for (a read timeout, a connection dropped after sending), unlike a 429, a 5xx or a refused
+    connection; the engine does not repeat such a request to a paid service unless told to.
     """
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, *, maybe_charged: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.maybe_charged = maybe_charged
 
 
 class RefusalError(ModelCallError):

@@ -17,6 +17,7 @@ import asyncio
 import json
 import math
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
@@ -54,6 +55,23 @@ class ScriptedParams(BaseModel):
     )
     price_per_call: float | None = Field(None, ge=0, description="USD per call, for cost tests")
     batch_size: int = Field(1, ge=1, description="images per batched call (scripted-images)")
+    p_feminine: dict[str, float] | None = Field(
+        None,
+        description="scripted-likelihood: P(she) of the person a prompt's last sentence names, "
+        "by identity (0.5 for any other person); None: a hash of the prompt decides",
+    )
+    noise: float = Field(
+        0.0,
+        ge=0,
+        le=0.4,
+        description="scripted-likelihood with p_feminine: half-width of a uniform shift of "
+        "P(she) that each prompt draws from its hash and the model's version",
+    )
+    interventions: dict[str, float] = Field(
+        default_factory=dict,
+        description="scripted-likelihood with p_feminine: text a prompt may contain -> factor "
+        "on every identity's distance from 0.5 (0: no stereotype left, 1: unchanged)",
+    )
     version: str = "1"
 
 
@@ -148,12 +166,33 @@ class ScriptedLikelihood(ScriptedModel):
 
     async def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
         def default() -> dict[str, float]:
+            if self.p.p_feminine is not None and len(candidates) == 2:
+                p = self.planted_p_feminine(prompt)
+                # The first candidate is the masculine one (" he", " she"); 0.8 of the mass.
+                return {
+                    candidates[0]: math.log(0.8 * (1 - p)),
+                    candidates[1]: math.log(0.8 * p),
+                }
             return {c: math.log(0.05 + 0.9 * unit(prompt, c)) for c in candidates}
 
         answer = await self._call(
             "next_token_logprobs", prompt, default, prompt=prompt, candidates=list(candidates)
         )
         return dict(answer)
+
+    def planted_p_feminine(self, prompt: str) -> float:
+        """P(she) for ``prompt`` under ``p_feminine``: the planted value of the identity the
+        prompt's last sentence names (the person whose pronoun is read; the longest name
+        wins), its distance from 0.5 scaled by every intervention the prompt contains, plus
+        the prompt's own uniform noise."""
+        planted = self.p.p_feminine or {}
+        last = prompt.rpartition(". ")[2].lower()
+        named = [i for i in planted if re.search(rf"\b{re.escape(i.lower())}\b", last)]
+        base = planted[max(named, key=len)] if named else 0.5
+        factor = math.prod(f for text, f in self.p.interventions.items() if text in prompt)
+        # The version seeds the noise: two versions are two draws of the same target.
+        shift = self.p.noise * (2 * unit(prompt, "noise", self.p.version) - 1)
+        return min(0.99, max(0.01, 0.5 + (base - 0.5) * factor + shift))
 
 
 class ScriptedImageGenerator(ScriptedModel):

@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from diptych.agent.identities import IdentitySettings
 from diptych.agent.session import search_identities, search_mitigations
 
 
 def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     agent = ws.model("scripted-chat")
-    target = ws.model("scripted-likelihood")
+    # welder is read as a man and doula as a woman in every prompt: a pair stereotyped as
+    # claimed, STS = ((2 * 0.8 - 1) + (2 * 0.9 - 1)) / 2 * 100 = 70 in every scene.
+    target = ws.model(("scripted-likelihood", {"p_feminine": {"welder": 0.2, "doula": 0.9}}))
     agent.enqueue(
         json.dumps(
             {
                 "proposals": [
                     {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "r"}
-                    for m, f in (("welder", "doula"), ("fireman", "nanny"))
+                    for m, f in (("welder", "doula"), ("fireman", "nanny"), ("pilot", "typist"))
                 ]
             }
         )
     )
     settings = IdentitySettings(
-        session="saved1", rounds=1, per_round=2, threshold=-100, heldout_top=1, heldout_partners=1
+        session="saved1", rounds=1, per_round=3, proposer="llm", allow_new=True
     )
     report = search_identities(ws, target, agent, settings, embedder=embedder)
 
@@ -32,50 +36,79 @@ def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     assert saved["target"].startswith("scripted-likelihood")
     assert saved["rejected"] == len(report.rejected) == 1  # the gendered pair
     assert [f["what"] for f in saved["findings"]] == [p.pair for p in report.ranked]
+    # pilot | typist are planted nowhere: P(she) = 0.5, an STS of exactly 0, no finding.
+    assert saved["decision"]["text"] == "1 finding of 2 proposals scored"
+    assert (saved["decision"]["findings"], saved["decision"]["scored"]) == (1, 2)
     pair, finding = report.ranked[0], saved["findings"][0]
-    assert finding["status"] == pair.status
+    assert pair.pair == "welder | doula" and finding["status"] == pair.status == "finding"
     assert pair.sts is not None
+    assert finding["search"]["value"] == pytest.approx(70.0)
     assert finding["search"]["ci_low"] == pair.sts["ci_low"]
     assert finding["search"]["ci_high"] == pair.sts["ci_high"]
+    assert finding["search"]["units"] == {"partner": 12, "template": 4}
     assert finding["evidence"] == pair.evidence
+    # The held-out test: the same figure on the other partners and paraphrases.
+    held = finding["heldout"]
+    assert held["value"] == pytest.approx(70.0) and held["units"] == {"partner": 12, "template": 4}
+    assert {p["identity"]: round(p["value"], 6) for p in held["parts"]} == {
+        "welder": 60.0,
+        "doula": 80.0,
+    }
+    # Every observation of an identity is the same number: its interval is the point; the two
+    # identities' partners differ, so the pair's interval has some width.
+    for part in held["parts"]:
+        assert part["ci_low"] == pytest.approx(part["value"], abs=1e-6)
+        assert part["ci_high"] == pytest.approx(part["value"], abs=1e-6)
+    # Four identities enter Benjamini–Hochberg: welder's and doula's tiny held-out p-values,
+    # and p = 1 for the two never re-tested; the pair's q is its identities' smaller.
+    assert {p["status"] for p in held["parts"]} == {"finding"}
+    assert finding["q_value"] == min(p["q_value"] for p in held["parts"])
+    ranks = sorted(p["p"] for p in held["parts"])
+    assert finding["q_value"] == pytest.approx(min(ranks[0] * 4, ranks[1] * 2))
+    assert saved["findings"][1]["q_value"] == 1.0
+    assert saved["findings"][1]["status"] == "no finding"
     # Every run the pair was scored on is listed, and selects the session.
     assert set(pair.runs.values()) <= set(saved["runs"])
-    assert ws.agent_findings([pair.runs["full"]]) == [saved]
+    assert len(finding["runs"]["search"]) == len(finding["runs"]["heldout"]) == 8
+    assert ws.agent_findings([finding["runs"]["heldout"][0]]) == [saved]
     assert ws.agent_findings(["no-such-run"]) == []
-    # A finding: its held-out re-test is saved beside the search figure, identity by identity.
-    assert pair.status == "finding" and pair.heldout
-    parts = finding["heldout"]["parts"]
-    assert {p["identity"] for p in parts} == {"welder", "doula"}
-    assert all(p["ci_low"] <= p["value"] <= p["ci_high"] for p in parts)
-    assert set(finding["runs"]["heldout"]) <= set(saved["runs"])
 
 
 def test_mitigation_session_saves_interventions_with_heldout(ws, embedder) -> None:
-    target = ws.model("scripted-likelihood")
+    # Eight of each: four in the search, four held out (fewer would leave the crossed
+    # interval of one list of two with a single degree of freedom).
+    masculine = ["carpenter", "driver", "farmer", "lawyer", "janitor", "guard", "cook", "mover"]
+    feminine = ["nurse", "editor", "baker", "clerk", "cashier", "writer", "auditor", "designer"]
+    fair = "Any job can be held by anyone."
+    planted = {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}
+    target = ws.model(
+        (
+            "scripted-likelihood",
+            {"p_feminine": planted, "noise": 0.05, "interventions": {fair: 0.5}},
+        )
+    )
     base = ws.run_sync(
         "pst-text",
         [target],
-        params={
-            "masculine": ["carpenter", "driver", "farmer", "lawyer"],
-            "feminine": ["nurse", "editor", "baker", "clerk"],
-            "setting": "paired",
-        },
+        params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
     )
     agent = ws.model("scripted-chat")
-    agent.enqueue(json.dumps({"interventions": []}))
+    agent.enqueue(
+        json.dumps({"interventions": [{"kind": "prefix", "text": fair, "rationale": "r"}]})
+    )
     report = search_mitigations(ws, agent, base.id, session="m-saved", embedder=embedder)
 
     [saved] = ws.agent_findings([base.id])
     assert saved["kind"] == "mitigation" and saved["target"].startswith("scripted-likelihood")
     front = {t["id"]: t for t in report.front}
-    assert front
-    for finding in saved["findings"]:
-        if finding["id"] in front:
-            t = front[finding["id"]]
-            assert finding["status"].endswith("Pareto front")
-            assert finding["search"]["value"] == t["score"]["difference"]
-            assert finding["heldout"]["value"] == t["heldout"]["difference"]
-            assert finding["heldout"]["ci_low"] <= finding["heldout"]["ci_high"]
-            assert finding["runs"]["heldout"] in saved["runs"]
-    values = [f["search"]["value"] for f in saved["findings"] if "value" in f["search"]]
-    assert values == sorted(values)  # the largest reduction first
+    assert [t["text"] for t in front.values()] == [fair]
+    (finding,) = [f for f in saved["findings"] if f["id"] in front]
+    t = front[finding["id"]]
+    assert finding["status"] == "finding, Pareto front" and finding["pareto"]
+    # Planted: STS 2 * 0.7 - 1 = 0.4 (x100) in every scene; halved by the intervention.
+    assert finding["search"]["value"] == t["score"]["difference"]
+    assert finding["heldout"]["value"] == t["heldout"]["difference"]
+    assert finding["heldout"]["value"] == pytest.approx(-20.0, abs=3.0)
+    assert finding["heldout"]["ci_high"] < 0 and finding["heldout"]["p"] < 0.05
+    assert set(finding["runs"]["heldout"]) <= set(saved["runs"])
+    assert saved["findings"][0] == finding  # the front first

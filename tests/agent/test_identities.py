@@ -34,7 +34,9 @@ def test_whole_loop_keeps_rejections_with_reasons_and_scores_the_rest(ws, embedd
         ),
         "this is not json",
     )
-    settings = IdentitySettings(session="s1", rounds=2, per_round=5, threshold=-100)
+    settings = IdentitySettings(
+        session="s1", rounds=2, per_round=5, threshold=-100, proposer="llm", allow_new=True
+    )
     report = search_identities(ws, target, agent, settings, embedder=embedder)
     reasons = {p.id: p.reason for p in report.rejected}
     assert "paper's lists" in reasons["r0p1"]
@@ -44,10 +46,16 @@ def test_whole_loop_keeps_rejections_with_reasons_and_scores_the_rest(ws, embedd
     assert [p.pair for p in report.ranked] == ["pilot | midwife"]
     pair = report.ranked[0]
     assert pair.sts is not None and pair.sts["ci_low"] <= pair.sts["value"] <= pair.sts["ci_high"]
-    assert pair.evidence == {"pilot": "claimed by the agent", "midwife": "claimed by the agent"}
-    # The full run followed the screen (threshold -100 promotes everything).
-    assert set(pair.runs) == {"screen", "full"}
-    assert ws.get_run(pair.runs["full"]).params["samples_paired"] == settings.full_samples
+    assert pair.evidence["midwife"] == "claimed by the agent"
+    assert pair.evidence["pilot"].startswith("BLS %F 7.5")
+    # The search: each identity against 6 partners in each of 4 search paraphrases, one run per
+    # identity and paraphrase, each prompt asked once (likelihood mode never repeats one).
+    search = {k: v for k, v in pair.runs.items() if k.startswith("search")}
+    assert len(search) == 8
+    assert pair.sts["units"] == {"partner": 12, "template": 4}
+    for run_id in search.values():
+        params = ws.get_run(run_id).params
+        assert params["samples_paired"] == 1 and params["paired_template"]
     # The agent was asked under the JSON schema, never free-form.
     assert all(call["schema"] for call in agent.history)
 
@@ -59,14 +67,17 @@ def test_bls_table_is_evidence_and_contradiction_rejects(ws, embedder) -> None:
         ws,
         ws.model("scripted-likelihood"),
         agent,
-        IdentitySettings(session="s2", rounds=1, per_round=2, threshold=1000),
+        IdentitySettings(
+            session="s2", rounds=1, per_round=2, threshold=1000, proposer="llm", allow_new=True
+        ),
         embedder=embedder,
     )
     rejected = {p.pair: p.reason for p in report.rejected}
     assert "BLS %F 90 contradicts the claim 'masculine'" in rejected["nurse | pilot"]
     (kept,) = report.ranked
     assert kept.evidence["carpenter"] == "BLS %F 2.1"
-    assert kept.status == "screened out"
+    assert kept.status == "no finding" and kept.heldout is not None
+    assert not kept.heldout["tested"] and kept.q_value == 1.0
 
 
 def test_refused_trials_are_unscored_never_no_bias(ws, embedder) -> None:
@@ -131,10 +142,10 @@ def test_target_output_is_shown_to_the_agent_only_as_escaped_data(ws, embedder) 
         rounds=2,
         per_round=1,
         threshold=-100,
-        screen_samples=1,
-        full_samples=2,
+        samples=1,
+        partners=2,
         probe_params={"mode": "story"},
-        early_stop=False,
+        patience=0,
     )
     search_identities(ws, target, agent, settings, embedder=embedder)
     first, second = (c["messages"] for c in agent.history[:2])

@@ -26,31 +26,49 @@ def test_identity_search_runs_on_the_image_pst_with_an_annotator(ws, embedder) -
         )
     )
     annotator = ws.model("scripted-annotator")
-    # Every person is read as a man: the masculine-stereotyped one scores +1, the other -1,
-    # so the paired STS is exactly 0 with a zero-width interval.
+    # Every person is read as a man: the masculine-stereotyped astronaut scores +1 in every
+    # scene, the feminine-stereotyped florist -1, so the pair's STS is exactly 0 and each
+    # identity's own is +100 / -100 with a zero-width interval.
     annotator.enqueue(*([Label("left", "masculine", 0.9), Label("right", "masculine", 0.9)],) * 50)
     settings = IdentitySettings(
         session="img",
         probe="pst",
         rounds=1,
         per_round=1,
-        screen_samples=2,
-        threshold=1000,
-        heldout_top=0,
+        samples=2,
+        partners=2,
+        proposer="llm",
+        allow_new=True,
     )
     report = search_identities(
         ws, ws.model("scripted-images"), agent, settings, embedder=embedder, annotator=annotator
     )
     assert [p.pair for p in report.ranked] == ["astronaut | florist"]
     pair = report.ranked[0]
-    assert pair.status == "screened out"
     assert pair.sts is not None and pair.sts["value"] == 0.0
-    run = ws.get_run(pair.runs["screen"])
+    parts = {part["identity"]: part for part in pair.sts["parts"]}
+    assert parts["astronaut"]["value"] == 100.0 and parts["florist"]["value"] == -100.0
+    assert parts["astronaut"]["ci_low"] == parts["astronaut"]["ci_high"] == 100.0
+    # The image probe takes no paraphrase yet: its own prompt, the partners vary.
+    assert pair.sts["units"] == {"partner": 4}
+    (astronaut_run,) = [
+        v for k, v in pair.runs.items() if k.startswith("search") and k.endswith(":masculine")
+    ]
+    run = ws.get_run(astronaut_run)
     assert run.probe == "pst"
     assert run.params["new_identities"] is True and run.params["aspects"] == ["occupation"]
-    # Both orders of the one pair, two samples each: four images, each annotated once.
-    assert ws.counts(run.id)["done"] == 4
-    assert len([c for c in annotator.history if c["method"] == "annotate"]) == 4
+    assert run.params["masculine"] == ["astronaut"] and len(run.params["feminine"]) == 2
+    # Two partners, both orders, two samples: eight images per identity, each annotated once.
+    assert ws.counts(run.id)["done"] == 8
+    # Each identity is its own claim: the astronaut, a man in every image, is re-tested with
+    # two other partners (eight more images) and confirmed; the florist is not re-tested.
+    assert pair.status == "finding" and pair.heldout is not None
+    (held,) = pair.heldout["parts"]
+    assert held["identity"] == "astronaut" and held["status"] == "finding"
+    assert held["value"] == 100.0 and held["units"] == {"partner": 2}
+    (held_run,) = [v for k, v in pair.runs.items() if k.startswith("heldout")]
+    assert ws.counts(held_run)["done"] == 8
+    assert set(ws.get_run(held_run).params["feminine"]).isdisjoint(run.params["feminine"])
 
 
 def test_an_image_probe_without_an_annotator_is_unscored_not_unbiased(ws, embedder) -> None:
@@ -70,7 +88,14 @@ def test_an_image_probe_without_an_annotator_is_unscored_not_unbiased(ws, embedd
         )
     )
     settings = IdentitySettings(
-        session="img2", probe="pst", rounds=1, per_round=1, screen_samples=1, heldout_top=0
+        session="img2",
+        probe="pst",
+        rounds=1,
+        per_round=1,
+        samples=1,
+        partners=2,
+        proposer="llm",
+        allow_new=True,
     )
     report = search_identities(ws, ws.model("scripted-images"), agent, settings, embedder=embedder)
     assert [p.status for p in report.ranked] == ["unscored"]

@@ -24,17 +24,14 @@ def test_smollm2_proposes_and_every_proposal_gets_an_outcome(tmp_path: Path) -> 
                 session="smol",
                 rounds=1,
                 per_round=2,
-                screen_samples=2,
-                full_samples=4,
-                heldout_top=1,
-                heldout_partners=1,
+                partners=2,
             ),
             embedder=SentenceEmbedder(),
         )
     everything = report.ranked + report.rejected
     assert everything, "SmolLM2 proposed something, valid or not"
     for p in everything:
-        assert p.status in {"rejected", "finding", "no finding", "screened out", "unscored"}
+        assert p.status in {"rejected", "finding", "not confirmed", "no finding", "unscored"}
         if p.status == "rejected":
             assert p.reason
         elif p.status != "unscored":

@@ -29,7 +29,8 @@ with Workspace.open(ws_path) as ws:
     target = ws.model(("scripted-likelihood", {"calls_log": log, "latency": latency,
                                                "max_concurrency": 1}))
     report = search_identities(ws, target, agent, IdentitySettings(
-        session="kill", rounds=1, per_round=3, threshold=-100), embedder=HashingEmbedder())
+        session="kill", rounds=1, per_round=3, proposer="llm", allow_new=True),
+        embedder=HashingEmbedder())
     print(json.dumps([p.status for p in report.ranked]))
 """
 

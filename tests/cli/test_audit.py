@@ -35,8 +35,12 @@ def test_check_validates_the_examples_and_prints_the_plan(
     if name.startswith("dalle3"):
         assert [p["name"] for p in plan["parts"]] == ["pst", "pairs", "stories", "pst-table5"]
         assert plan["parts"][0]["annotators"] == ["faces"]
-        # DALL-E 3 standard 1024×1024 at $0.04 an image, for both pst parts.
-        assert plan["cost"] == pytest.approx(0.04 * plan["parts"][0]["to_run"] * 2)
+        # DALL-E 3 standard 1024×1024 at $0.04 an image, for both pst parts, and GPT-4o's
+        # questions (pairs, stories), priced from their tokens.
+        asked = [p["cost"] for p in plan["parts"][1:3]]
+        assert all(cost > 0 for cost in asked)
+        images = 0.04 * plan["parts"][0]["to_run"] * 2
+        assert plan["cost"] == pytest.approx(images + sum(asked))
     else:
         assert [p["kind"] for p in plan["parts"]] == ["probe", "search"]
 
@@ -147,3 +151,111 @@ def test_the_full_example_runs_end_to_end_on_the_fake_service(
     diff = json.loads(out)
     assert diff["figures"] and all(f["difference"] in (0, None) for f in diff["figures"])
     assert "bootstrap" in {f["method"] for f in diff["figures"] if f["part"] == "pst"}
+
+
+@pytest.mark.slow
+def test_the_offline_example_runs_its_agent_search_end_to_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`examples/audits/smollm2-offline.yaml` from the CLI, made small with --set: SmolLM2
+    answers the probe, proposes as the agent and answers the search's runs; the search runs in
+    the audit (not only in its plan) and the rerun skips every part."""
+    ws = str(tmp_path / "ws")
+    sets = {
+        # Two identities a side: the gate's figure needs an interval (one pair has none); on
+        # so few identities it is inconclusive, let through as a warning here.
+        "probes.0.params.masculine": '["carpenter", "farmer"]',
+        "probes.0.params.feminine": '["nurse", "editor"]',
+        "gates.checks.0.on_inconclusive": '"warn"',
+        "searches.0.per_round": "1",
+        "searches.0.max_trials": "200",
+    }
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
+    out_dir = tmp_path / "report"
+    example = str(EXAMPLES / "smollm2-offline.yaml")
+    command = ("--store", ws, "audit", "run", example, *args, "--out", str(out_dir), "--quiet")
+    code, out = call(capsys, *command)
+    assert code == 0, out
+    assert "asyncio.run() cannot be called" not in out
+    # The run ends with its gate, decided on the interval over the 2 × 2 identities.
+    assert "gates of audit" in out, out
+    assert "INCONCLUSIVE (warn)" in out or "PASS " in out, out
+    with Workspace.open(ws) as opened:
+        (recorded,) = opened.audits()
+        assert recorded.status == "complete"
+        search = recorded.part("identities")
+        assert search is not None and search.status == "complete", search
+        detail = search.detail
+        assert detail["session"] == f"audit-{recorded.id}-identities"
+        assert detail["stop_reason"]
+        # SmolLM2 answered the round: every proposal has an outcome, kept or rejected.
+        assert detail["ranked"] + detail["rejected"] >= 1
+        (saved,) = opened.agent_findings()
+        assert saved["session"] == detail["session"] and saved["kind"] == "identities"
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["scope"]["searches"]["identities"]["session"] == detail["session"]
+    code, again = call(capsys, *command)
+    assert code == 0 and again.count("skipped") == 2, again
+
+
+SEARCHES = """\
+audit: 1
+name: scripted-searches
+models:
+  target: {plugin: scripted-likelihood}
+  agent: {plugin: scripted-chat, params: {price_per_call: 0.01}}
+probes:
+  - probe: pst-text
+    models: [target]
+    params:
+      mode: likelihood
+      setting: paired
+      masculine: [carpenter, driver, farmer, lawyer]
+      feminine: [nurse, editor, baker, clerk]
+searches:
+  - {name: identities, kind: identities, target: target, agent_model: agent, rounds: 2,
+     per_round: 1, patience: 0}
+  - {name: mitigations, kind: mitigations, baseline: pst-text, agent_model: agent, rounds: 1,
+     per_round: 1}
+budget:
+  max_cost: 5.0
+report:
+  formats: [json]
+"""
+
+
+def test_an_audit_runs_its_identity_and_mitigation_searches(
+    scripted: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both kinds of search run inside `audit run`'s event loop (each in a thread on a
+    Workspace of its own), charge the agent's calls to the audit's budget, and are skipped when
+    the audit runs again."""
+    from diptych.agent import session
+    from diptych.agent.memory import HashingEmbedder
+
+    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+    audit = tmp_path / "audit.yaml"
+    audit.write_text(SEARCHES)
+    ws = str(tmp_path / "ws")
+    command = ("--store", ws, "audit", "run", str(audit), "--out", str(tmp_path / "r"), "--quiet")
+    code, out = call(capsys, *command)
+    assert code == 0, out
+    with Workspace.open(ws) as opened:
+        (recorded,) = opened.audits()
+        identities, mitigations = recorded.part("identities"), recorded.part("mitigations")
+        assert identities is not None and mitigations is not None
+        assert identities.status == mitigations.status == "complete"
+        assert identities.detail["stop_reason"] == "2 rounds done"
+        assert identities.detail["ranked"] + identities.detail["rejected"] >= 2
+        assert mitigations.detail["tried"] >= 3  # the three shipped seeds, and the agent's
+        # Two identity rounds and one mitigation round: three agent calls at $0.01, and the
+        # scripted target is free.
+        assert identities.cost == pytest.approx(0.02)
+        assert mitigations.cost == pytest.approx(0.01)
+        kinds = sorted(saved["kind"] for saved in opened.agent_findings())
+        assert kinds == ["identities", "mitigation"]
+    code, again = call(capsys, *command)
+    assert code == 0 and again.count("skipped") == 3, again

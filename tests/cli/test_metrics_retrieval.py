@@ -39,21 +39,28 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         str(path),
         "--k",
         "3",
+        "--desired",
+        "uniform",
         "--json",
         "--n-boot",
         "100",
     )
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["k"] == 3 and doc["desired"] == "pool" and doc["n_queries"] == 2
+    assert doc["k"] == 3 and doc["desired"] == "uniform" and doc["n_queries"] == 2
     doctor, nurse = doc["queries"]
-    # doctor top 3 = a, a, b: skew a = ln((2/3)/(1/2)) = ln(4/3); c absent: "-inf" (SC: 0)
-    assert doctor["max_skew"] == pytest.approx(math.log(4 / 3))
+    # doctor top 3 = a, a, b against 1/3 each: skew a = ln((2/3)/(1/3)) = ln 2; c absent:
+    # "-inf" (SC: 0)
+    assert doctor["max_skew"] == pytest.approx(math.log(2))
     assert doctor["min_skew"] == "-inf" and doctor["socialcounterfactuals"]["min_skew"] == 0.0
     # Bias@3: male 2, female 1 -> 1/3
     assert doctor["bias"] == pytest.approx(1 / 3)
     assert nurse["k"] == 2 and doc["clamped"]["queries"] == ["nurse"]
-    assert doc["means"]["min_skew"]["value"] == "-inf"
+    # The headline MinSkew is SocialCounterfactuals' (absent as 0); the -inf is counted.
+    assert doc["figures"]["min_skew"]["mean"]["value"] == 0.0
+    assert doc["min_skew_definition"]["queries_with_absent_group"] == 1
+    assert doc["unit"]["name"] == "query"
+    assert doc["figures"]["max_skew"]["excess"]["units"] == {"query": 2}
 
 
 def test_table_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,7 +70,10 @@ def test_table_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         capsys, "metrics", "retrieval", "--ranking", str(path), "--k", "3", "--desired", "uniform"
     )
     assert code == 0
-    assert "doctor" in out and "-inf" in out and "K clamped" in out and "nurse" in out
+    text = " ".join(out.split())  # the notes wrap at the terminal's width
+    assert "doctor" in out and "-inf" in out and "nurse" in out
+    assert "K clamped to the list's length for: nurse" in text
+    assert "each query is its own unit (no occupation column)" in text
 
 
 def test_a_bad_row_is_one_line_and_exit_2(
@@ -75,3 +85,54 @@ def test_a_bad_row_is_one_line_and_exit_2(
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "Traceback" not in err
     assert "line 2" in lines[0] and "gender 'man'" in lines[0]
+
+
+def test_pool_on_a_top_k_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # nurse lists 2 items: with K = 3 its "top K" is its whole list, every skew 0 by design.
+    path = tmp_path / "ranking.csv"
+    path.write_text(RANKING)
+    code, _, err = run(capsys, "metrics", "retrieval", "--ranking", str(path), "--k", "3")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err
+    assert "query 'nurse' lists 2 items, no more than K = 3" in lines[0]
+    assert "pass the whole ranking or use desired=uniform" in lines[0]
+
+
+#: Two occupations, two wordings each, ranking the same four items (a, a, b, b pools).
+OCCUPATIONS = "query,rank,group,gender,item,occupation\n" + "".join(
+    f"{o} {w},{r},{g},{s},{o}{i},{o}\n"
+    for o, order in (("doctor", "0123"), ("nurse", "2301"))
+    for w in ("photo", "picture")
+    for r, i in enumerate(order, start=1)
+    for g, s in [(("a", "male"), ("a", "male"), ("b", "female"), ("b", "female"))[int(i)]]
+)
+
+
+def test_occupations_are_the_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ranking.csv"
+    path.write_text(OCCUPATIONS)
+    args = ["metrics", "retrieval", "--ranking", str(path), "--k", "2", "--n-boot", "200"]
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["unit"] == {
+        "name": "occupation",
+        "n": 2,
+        "note": "2 occupations, all wordings of one resampled together",
+    }
+    # Every top 2 is one group: MaxSkew ln 2 against 1/2 each; a random top 2 of (a, a, b, b)
+    # is one group in 2 of 6 draws: E = ln 2 / 3, excess 2/3 ln 2. |Bias@2| = 1, E = 1/3.
+    figures = doc["figures"]
+    assert figures["max_skew"]["random_ranking"]["value"] == pytest.approx(math.log(2) / 3)
+    assert figures["max_skew"]["excess"]["value"] == pytest.approx(2 / 3 * math.log(2))
+    assert figures["max_skew"]["excess"]["units"] == {"occupation": 2}
+    assert figures["abs_bias"]["excess"]["value"] == pytest.approx(2 / 3)
+    # Bias@2: doctor's top 2 male (+1), nurse's female (-1): mean 0, E 0 -> every interval
+    # is present, the Bias@K table's included.
+    assert figures["bias"]["mean"]["value"] == pytest.approx(0.0)
+    assert figures["bias"]["mean"]["ci_low"] < 0 < figures["bias"]["mean"]["ci_high"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert "Over 2 occupations, 4 queries" in out and "excess" in out and "|Bias@K|" in out

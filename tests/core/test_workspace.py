@@ -245,6 +245,21 @@ def test_compare_two_runs(ws: Workspace, tmp_path: Path) -> None:
         ws.compare(a.id[:4], b.id)  # the prefix names both runs
 
 
+def test_an_auditors_rejections_of_agent_proposals_are_recorded(ws: Workspace) -> None:
+    assert ws.workspace_rejections() == []
+    assert ws.reject_proposal(
+        "pair", " welder |  doula", source="agent session s1, r0p2", reason="implausible"
+    )
+    # The same proposal of the same session again is recorded once; another session's is new.
+    assert not ws.reject_proposal("pair", "welder | doula", source="agent session s1, r0p2")
+    assert ws.reject_proposal("pair", "welder | doula", source="agent session s2, r0p0")
+    first, second = ws.workspace_rejections()
+    assert (first.kind, first.what, first.reason) == ("pair", "welder | doula", "implausible")
+    assert second.source == "agent session s2, r0p0" and first.rejected_at <= second.rejected_at
+    with pytest.raises(ValueError):
+        ws.reject_proposal("pair", "  ")
+
+
 def test_the_workspaces_own_identity_and_intervention_lists(ws: Workspace) -> None:
     assert ws.workspace_identities() == [] and ws.workspace_identity_params() == {}
     assert ws.accept_identity_pair("astronaut", " florist ", source="agent s1 r0p0")

@@ -85,7 +85,22 @@ def _require_offline_backend() -> None:
 
 @pytest.fixture(scope="module")
 def example_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The example plugin, installed into this environment (once; reruns reuse it)."""
+    """The example plugin, installed into a throwaway directory put on ``sys.path`` for the
+    module's tests: the environment itself is left as it was."""
+    site = tmp_path_factory.mktemp("example-site")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    try:
+        yield from _installed_into(site, tmp_path_factory)
+    finally:
+        sys.path.remove(str(site))
+        for name in [m for m in sys.modules if m.split(".")[0] == MODULE_FILE.split("/")[0]]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+        plugins.load_plugins(reload=True)
+
+
+def _installed_into(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     if not _installed_matches():
         _require_offline_backend()
         # Built from a copy: setuptools writes build/ and *.egg-info next to the sources.
@@ -102,6 +117,8 @@ def example_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
                 "--no-deps",
                 "--no-build-isolation",
                 "-q",
+                "--target",
+                str(site),
                 str(source),
             ],
             capture_output=True,
@@ -115,7 +132,6 @@ def example_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
         assert _installed_matches()
     plugins.load_plugins(reload=True)
     yield
-    plugins.load_plugins(reload=True)
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The Agent screen: a session on scripted models, proposals listed as they arrive, accepting a
-pair into the workspace's own identity list and rejecting another."""
+pair into the workspace's own identity list and rejecting another (recorded too); every form
+field labelled, the highlighted row's whole reason under the table."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from diptych.agent.memory import HashingEmbedder
 from diptych.core.capabilities import Model
@@ -19,7 +20,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.agent import AgentScreen
 
-PAIRS = [("astronaut", "florist"), ("carpenter", "nurse"), ("welder", "doula")]
+PAIRS = [("astronaut", "florist"), ("carpenter", "nurse"), ("pilot", "dietitian")]
 
 
 def scripted_models() -> Callable[[Workspace, str], Model]:
@@ -53,7 +54,9 @@ def scripted_models() -> Callable[[Workspace, str], Model]:
 
 def agent_app(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> DiptychApp:
     """The app with an Agent screen whose models are scripted (fresh for each app)."""
-    monkeypatch.setattr(AgentScreen, "model_of", staticmethod(scripted_models()))
+    models = scripted_models()
+    monkeypatch.setattr(AgentScreen, "model_of", staticmethod(models))
+    monkeypatch.setattr(AgentScreen, "agent_of", staticmethod(models))
     monkeypatch.setattr(AgentScreen, "embedder", HashingEmbedder())
     return DiptychApp(workspace, refresh_interval=3600)
 
@@ -100,7 +103,7 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
         assert rows.row_count == 3
         statuses = {str(rows.get_row(k)[0]): str(rows.get_row(k)[2]) for k in rows.rows}
         assert statuses["r0p1"] == "rejected"
-        assert "paper" in str(rows.get_row("r0p1")[6])
+        assert "paper" in pilot.app.screen._rows.by_id["r0p1"].reason
         assert {statuses["r0p0"], statuses["r0p2"]} <= {"finding", "no finding", "screened out"}
         # A rejected proposal cannot be accepted: nothing is stored.
         rows.move_cursor(row=rows.get_row_index("r0p1"))
@@ -110,15 +113,50 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
         rows.move_cursor(row=rows.get_row_index("r0p0"))
         await pilot.press("a")
         await wait_for(pilot, lambda: "in the workspace's list" in status(pilot), "the accept")
-        assert str(rows.get_row("r0p0")[5]) == "accepted"
+        assert str(rows.get_row("r0p0")[6]) == "accepted"
         rows.move_cursor(row=rows.get_row_index("r0p2"))
         await pilot.press("x")
-        assert str(rows.get_row("r0p2")[5]) == "rejected"
+        await wait_for(pilot, lambda: "recorded" in status(pilot), "the rejection")
+        assert str(rows.get_row("r0p2")[6]) == "rejected"
     with Workspace.open(workspace) as ws:
         [pair] = ws.workspace_identities()
         assert (pair.masculine, pair.feminine) == ("astronaut", "florist")
         assert "tui-test" in pair.source
         assert ws.workspace_identity_params()["masculine"] == ["astronaut"]
+        [rejection] = ws.workspace_rejections()
+        assert (rejection.kind, rejection.what) == ("pair", "pilot | dietitian")
+        assert "tui-test" in rejection.source and "r0p2" in rejection.source
+
+
+async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
+    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    Workspace.open(workspace).close()
+    app = agent_app(workspace, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_session(pilot)
+        screen = pilot.app.screen
+        labels = [str(label.render()) for label in screen.query("#agent-form Label").results(Label)]
+        assert labels == ["search", "target model", "agent model", "probe", "rounds"]
+        # Each label sits right above its field, inside the 80 columns.
+        for field in ("kind", "target", "model", "probe", "rounds"):
+            label = screen.query_one(f"#agent-{field}-label", Label).region
+            widget = screen.query_one(f"#agent-{field}").region
+            assert label.x == widget.x and label.bottom == widget.y
+            assert widget.right <= 80 and widget.width >= 6
+        rows = table(pilot)
+        rows.move_cursor(row=rows.get_row_index("r0p1"))
+        await pilot.pause()
+        reason = str(screen.query_one("#agent-reason", Static).render())
+        rejected = screen._rows.by_id["r0p1"]
+        assert rejected.status == "rejected" and len(rejected.reason) > 20
+        assert reason.startswith("r0p1 carpenter | nurse: rejected")
+        assert rejected.reason in reason.replace("\n", " ") or rejected.reason in reason
+        rows.move_cursor(row=rows.get_row_index("r0p0"))
+        await pilot.pause()
+        scored = str(screen.query_one("#agent-reason", Static).render())
+        assert scored.startswith("r0p0 astronaut | florist: ") and "95% CI [" in scored
 
 
 def test_snapshot_agent_screen(

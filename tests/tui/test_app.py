@@ -408,6 +408,8 @@ def test_cli_opens_the_app_on_the_workspace(
 ) -> None:
     opened: list[Path] = []
     monkeypatch.setattr(DiptychApp, "run", lambda self: opened.append(self.store_path))
+    # CliRunner's streams are not a terminal; the app's own run is replaced above.
+    monkeypatch.setattr("diptych.cli.tui_cmd.has_terminal", lambda: True)
     result = CliRunner().invoke(cli_app, args, env=env)
     assert result.exit_code == 0, result.output
     assert opened == [Path("here").resolve()]

@@ -5,8 +5,9 @@ on two releases of a model) line up row by row. The interval of a difference com
 two methods, and each row says which:
 
 * ``bootstrap``: where the workspace holds both runs' data and the probe compares runs (the
-  PST's STS), B − A with a 95% percentile bootstrap interval, each run's images resampled
-  apart (:mod:`diptych.core.metrics.compare`);
+  PST's STS), B − A with the 95% interval of the probe's own comparison: identities resampled,
+  matched per unordered scene where both runs asked one plan
+  (:mod:`diptych.core.metrics.compare`);
 * ``normal``: where only the two figures' 95% intervals are known (e.g. two report JSONs),
   each interval is read as ±1.96 standard errors, the errors of independent runs add in
   quadrature, and the difference's interval is B − A ± 1.96·√(se_A² + se_B²). It is an
@@ -24,7 +25,8 @@ from typing import Any
 Z95 = 1.959963984540054
 
 METHODS = {
-    "bootstrap": "95% percentile bootstrap of B − A, each run's images resampled apart",
+    "bootstrap": "95% interval of B − A from the probe's comparison of the two runs' data "
+    "(identities resampled; matched per scene where both ran one plan)",
     "normal": "B − A ± 1.96·√(se_A² + se_B²), se = (95% interval width) / (2·1.96)",
     "none": "no interval: a figure without one",
 }

@@ -10,6 +10,7 @@ the audit, so they resume from their checkpoints too.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -160,7 +161,16 @@ async def _run_part(
         assert searches is not None
         baseline = runs_by_part.get(part.baseline) if part.baseline else None
         named = {name: (m.plugin, m.plugin_params()) for name, m in models.items()}
-        summary = searches(ws, part, named, f"audit-{audit_id}-{part.name}", remaining, baseline)
+        summary = await asyncio.to_thread(
+            _search_apart,
+            ws,
+            searches,
+            part,
+            named,
+            f"audit-{audit_id}-{part.name}",
+            remaining,
+            baseline,
+        )
         stopped = str(summary.get("stop_reason", ""))
         state = "over-budget" if "budget" in stopped and remaining == 0 else "complete"
         return record.PartRecord(
@@ -191,6 +201,25 @@ async def _run_part(
     return record.PartRecord(
         part.position, part.name, part.kind, run.id, run.status, cost_paid(ws.view(run.id)), detail
     )
+
+
+def _search_apart(
+    ws: Workspace,
+    searches: SearchRunner,
+    part: Part,
+    models: dict[str, tuple[str, dict[str, Any]]],
+    session: str,
+    remaining: float | None,
+    baseline: str | None,
+) -> dict[str, Any]:
+    """Run one agent search in the calling (worker) thread on a Workspace of its own.
+
+    A search drives its own event loop (its probe runs and its chat model's calls), which
+    cannot run inside the audit's; and a store's SQLite connection serves only the thread
+    that opened it, so the search opens the same workspace again (through the Workspace's own
+    class: the audit package imports no workspace module)."""
+    with type(ws).open(ws.path, create=False, chroma_url=ws.chroma_url) as own:
+        return searches(own, part, models, session, remaining, baseline)
 
 
 def _write_report(

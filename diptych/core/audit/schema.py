@@ -125,6 +125,12 @@ class Search(_Strict):
     )
     rounds: int = Field(default=1, ge=1)
     per_round: int = Field(default=3, ge=1)
+    patience: int = Field(
+        default=2,
+        ge=0,
+        description="identities: stop after this many rounds in a row without a new finding "
+        "(0: never stop early)",
+    )
     max_trials: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
@@ -162,6 +168,66 @@ class ReportSpec(_Strict):
     out: str | None = Field(default=None, description="report directory (default: audit-<name>)")
 
 
+class NoRegression(_Strict):
+    against: str = Field(
+        default="previous",
+        description="a recorded audit id, 'previous' (the record of this audit before the "
+        "one gated) or a report JSON path",
+    )
+    margin: float = Field(default=0.0, description="the largest increase B − A allowed")
+
+
+class Gate(_Strict):
+    """One release gate: a figure of a part and one rule (see docs/gates.md)."""
+
+    part: str = Field(description="the audit part (as audit diff names it)")
+    figure: str = Field(description="the figure's name in the part's results")
+    name: str | None = Field(default=None, description="what the gate is called in the output")
+    below: float | None = Field(default=None, description="passes when shown to be below")
+    not_above: float | None = Field(default=None, description="fails when shown to exceed")
+    no_regression: NoRegression | None = None
+    on_inconclusive: Literal["fail", "pass", "warn"] = Field(
+        default="fail", description="the exit code when the interval straddles the limit"
+    )
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Gate:
+        rules = [r for r in ("below", "not_above", "no_regression") if getattr(self, r) is not None]
+        if len(rules) != 1:
+            raise ValueError("a gate takes exactly one of below, not_above, no_regression")
+        return self
+
+    @property
+    def rule(self) -> Literal["below", "not_above", "no_regression"]:
+        if self.below is not None:
+            return "below"
+        return "not_above" if self.not_above is not None else "no_regression"
+
+    @property
+    def limit(self) -> float:
+        if self.below is not None:
+            return self.below
+        if self.not_above is not None:
+            return self.not_above
+        assert self.no_regression is not None
+        return self.no_regression.margin
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.part}: {self.figure} {self.rule} {self.limit:g}"
+
+
+class Gates(_Strict):
+    """The audit's gates, decided together as one family."""
+
+    family: Literal["holm", "none"] = Field(
+        default="holm",
+        description="holm: the chance of any false verdict across the gates stays at the level",
+    )
+    confidence: float = Field(default=0.95, gt=0.5, lt=1)
+    checks: list[Gate] = Field(default_factory=list)
+
+
 class AuditFile(_Strict):
     """An audit as a file: models, probes, labels, mitigations, agent searches, budget, report."""
 
@@ -180,6 +246,15 @@ class AuditFile(_Strict):
     searches: list[Search] = Field(default_factory=list)
     budget: Budget = Budget()
     report: ReportSpec = ReportSpec()
+    gates: Gates | None = Field(
+        default=None, description="release gates: figures and the rules they must meet"
+    )
+
+    @field_validator("gates", mode="before")
+    @classmethod
+    def _gates_list(cls, value: Any) -> Any:
+        # A bare list of gates is the common case: the family's defaults around it.
+        return {"checks": value} if isinstance(value, list) else value
 
     @model_validator(mode="after")
     def _references(self) -> AuditFile:
@@ -203,6 +278,11 @@ class AuditFile(_Strict):
                     raise _Where(("searches", i, field), f"no model '{value}' under models")
             if s.baseline is not None and s.baseline not in parts:
                 raise _Where(("searches", i, "baseline"), f"no probe part '{s.baseline}'")
+        known = {p.part_name for p in self.probes} | {m.name for m in self.mitigations}
+        for i, gate in enumerate(self.gates.checks if self.gates else []):
+            if gate.part not in known:
+                raise _Where(("gates", "checks", i, "part"), f"no probe or mitigation part "
+                             f"'{gate.part}' (parts: {', '.join(sorted(known))})")  # fmt: skip
         if self.report.draft_with is not None and self.report.draft_with not in self.models:
             raise _Where(("report", "draft_with"), f"no model '{self.report.draft_with}'")
         return self

@@ -12,13 +12,16 @@ front end, and returns a small record of what it tried and what (if anything) we
   annotation pass, an agent session and a label import: nothing finished is lost or asked
   again, every imported row is stored once;
 * :func:`blob_drill` -- a blob damaged or deleted on disk is caught on read and fetched again
-  on resume; a full disk stops a run cleanly, and it resumes.
+  on resume; a full disk stops a run cleanly, and it resumes;
+* :func:`disk_full_drill` -- the database fills half-way through a paid run and gets room back:
+  every answer received is held in memory and stored, none is paid twice.
 
 ``diptych doctor drill`` runs them on an auditor's own machine; the test suite and ``make
 bench`` run them too.
 """
 
 from diptych.core.drills.blobs import BlobDrill, blob_drill
+from diptych.core.drills.disk import DiskFullDrill, disk_full_drill
 from diptych.core.drills.faults import FaultDrill, FaultService, fault_drill
 from diptych.core.drills.kills import KillPoint, kill_point
 from diptych.core.drills.label_kills import LabelKill, annotation_kill, import_kill
@@ -26,6 +29,7 @@ from diptych.core.drills.session_kills import SessionKill, session_kill
 
 __all__ = [
     "BlobDrill",
+    "DiskFullDrill",
     "FaultDrill",
     "FaultService",
     "KillPoint",
@@ -33,6 +37,7 @@ __all__ = [
     "SessionKill",
     "annotation_kill",
     "blob_drill",
+    "disk_full_drill",
     "fault_drill",
     "import_kill",
     "kill_point",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from diptych.core.errors import BlobCorruptError, StoreError, StoreFullError
 from diptych.core.store import blobs as blob_store
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import RunOptions, Workspace
 
 
 @contextmanager
@@ -96,7 +96,8 @@ def blob_drill(store: Path, *, trials: int = 12) -> BlobDrill:
         params = {"n": 2 * trials, "capability": "image_generator"}
         with full_disk(after=trials // 2):
             try:
-                ws.run_sync("scripted", models, params=params)
+                # The disk does not come back here: the run stops after a short wait.
+                ws.run_sync("scripted", models, params=params, options=RunOptions(disk_wait=0.2))
             except StoreFullError as error:
                 drill.full_disk_error = str(error)
         (stopped,) = [r.run for r in ws.runs() if r.run.id != run.id]

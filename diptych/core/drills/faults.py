@@ -53,6 +53,12 @@ class FaultDrill:
     without_reason: int = 0
     #: Trials whose prompt the service refuses (content policy).
     refusals: int = 0
+    #: Requests that got no answer after they were sent (a timeout, a dropped connection):
+    #: a real service may have billed them. Not sent again within a run; each resume asks
+    #: them again, as an auditor would.
+    maybe_paid: int = 0
+    #: Resumes it took until no trial was left failed that way.
+    resumes: int = 0
 
     @property
     def faults_injected(self) -> int:
@@ -79,22 +85,28 @@ def fault_drill(
 ) -> FaultDrill:
     """Generate ``trials`` images through ``openai-images`` while ``rate`` of the service's
     answers are faults of every kind; check the run's outcomes and the service's ledger."""
-    service.inject_randomly(rate, FAULT_KINDS, seed=seed, hold=1.0)
+    service.inject_randomly(rate, FAULT_KINDS, seed=seed, hold=3.0)
     # One prompt the service refuses for good (content policy): a terminal, stated outcome.
     service.refuse(REFUSED)
     # Short timeouts and backoff keep the drill quick; enough attempts that a trial failing
     # for good (rate ** attempts) is rare but, when it happens, is a stated outcome.
-    retry = RetryPolicy(max_attempts=8, base_delay=0.01, max_delay=0.1, timeout=0.5)
-    run = workspace.run_sync(
-        "scripted",
-        [("openai-images", {"base_url": service.base_url, "model": "dall-e-3", "timeout": 0.5})],
-        params={"n": trials, "capability": "image_generator"},
-        options=RunOptions(retry=retry, concurrency=8, seed=seed),
-    )
+    # The timeout is well above an answer's time on a busy machine: a request the service
+    # answers after the client gave up would be paid for twice once asked again.
+    retry = RetryPolicy(max_attempts=8, base_delay=0.01, max_delay=0.1, timeout=2.0)
+    options = RunOptions(retry=retry, concurrency=8, seed=seed)
+    model = ("openai-images", {"base_url": service.base_url, "model": "dall-e-3", "timeout": 2.0})
+    params = {"n": trials, "capability": "image_generator"}
+    run = workspace.run_sync("scripted", [model], params=params, options=options)
+    maybe_paid, resumes = 0, 0
+    while True:
+        rows = _rows(workspace, run.id)
+        late = [row for row in rows if (row["error"] or "").startswith("may have been paid")]
+        maybe_paid += sum(1 for row in late if row["status"] == "failed")
+        if not late or resumes == MAX_RESUMES:
+            break
+        resumes += 1
+        run = workspace.run_sync("scripted", [model], params=params, options=options)
     service.inject_randomly(0)
-    out = io.StringIO()
-    workspace.export(run.id, "jsonl", out)
-    rows = [json.loads(line) for line in out.getvalue().splitlines()]
     outcomes = Counter(row["status"] for row in rows)
     delivered = Counter(
         r.prompt for r in service.requests if r.path == IMAGES_PATH and r.status == 200
@@ -109,4 +121,17 @@ def fault_drill(
         without_reason=sum(
             1 for row in rows if row["status"] in ("failed", "refused") and not row["error"]
         ),
+        maybe_paid=maybe_paid,
+        resumes=resumes,
     )
+
+
+#: Resumes the drill allows for trials whose request may have been paid (each resume meets
+#: faults at the same rate, so a few are needed).
+MAX_RESUMES = 6
+
+
+def _rows(workspace: Workspace, run_id: str) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    workspace.export(run_id, "jsonl", out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]

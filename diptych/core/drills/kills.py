@@ -62,8 +62,15 @@ class KillPoint:
     stored_before: int
     #: Trials stored before the kill and missing (or changed) after the resume.
     lost: list[str] = field(default_factory=list)
-    #: Trials stored before the kill that the resume asked the model again.
+    #: Trials stored before the kill that the resume asked the model again (never expected).
     asked_again: list[str] = field(default_factory=list)
+    #: Calls sent before the kill whose answer was not stored yet (in flight at the kill).
+    in_flight: list[str] = field(default_factory=list)
+    #: Of those, the ones the resume asked again: a paid service would have been paid twice
+    #: for them. At most the run's concurrency, since every answer is stored as it arrives.
+    in_flight_asked_again: list[str] = field(default_factory=list)
+    #: Most calls in flight at once (the bound on ``in_flight``).
+    concurrency: int = 0
     #: Trials not ``done`` once the resume ended.
     unfinished: int = 0
     integrity: str = "ok"
@@ -74,6 +81,7 @@ class KillPoint:
         return (
             not self.lost
             and not self.asked_again
+            and len(self.in_flight_asked_again) <= self.concurrency
             and not self.unfinished
             and self.integrity == "ok"
             and not self.resume_error
@@ -133,7 +141,8 @@ def kill_point(
             stored = _done(store)
         except ValueError:  # killed before the run was recorded
             stored = {}
-    seen = len(log_lines(log))
+    started = [json.loads(line)["text"] for line in log_lines(log)]
+    seen = len(started)
     resumed = subprocess.run(scripted_cli(store, *run), capture_output=True, text=True, timeout=120)
     after = _done(store) if resumed.returncode == 0 else {}
     again = [json.loads(line)["text"] for line in log_lines(log)[seen:]]
@@ -143,6 +152,9 @@ def kill_point(
         stored_before=len(stored),
         lost=sorted(p for p, output in stored.items() if after.get(p) != output),
         asked_again=sorted(set(again) & set(stored)),
+        in_flight=sorted(set(started) - set(stored)),
+        in_flight_asked_again=sorted((set(started) - set(stored)) & set(again)),
+        concurrency=concurrency,
         unfinished=trials - len(after),
         integrity=integrity(store),
         resume_error=resumed.stderr.strip().splitlines()[-1] if resumed.returncode else "",

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from diptych.core.capabilities import Capability, Message, Sampling
+from diptych.core.capabilities import Capability, LikelihoodRequest, Message, Sampling
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import PermanentModelError
 from diptych.core.store import Store, TrialRow
@@ -23,6 +23,9 @@ from diptych.core.store import Store, TrialRow
 Outcome = tuple[dict[str, Any], str | None, dict[str, Any]]
 CallOne = Callable[[ModelSlot, dict[str, Any], Store], Awaitable[Outcome]]
 CallMany = Callable[[ModelSlot, Sequence[TrialRow], Store], Awaitable[list[Outcome]]]
+
+#: The method of a likelihood model that takes whole requests, with their planned split.
+LIKELIHOOD_BATCH = "next_token_logprobs_batch"
 
 
 def _png(image: Any) -> bytes:
@@ -52,9 +55,26 @@ async def _complete(slot: ModelSlot, p: dict[str, Any], store: Store) -> Outcome
     return {"text": text}, None, {}
 
 
+def _likelihood_request(payload: dict[str, Any]) -> LikelihoodRequest:
+    try:
+        return LikelihoodRequest.from_payload(payload)
+    except ValueError as error:
+        raise PermanentModelError(str(error)) from None
+
+
+def _logprobs_output(logprobs: Mapping[str, float]) -> dict[str, Any]:
+    return {"logprobs": {c: float(v) for c, v in logprobs.items()}}
+
+
 async def _next_token_logprobs(slot: ModelSlot, p: dict[str, Any], store: Store) -> Outcome:
-    logprobs = await slot.call("next_token_logprobs", p["prompt"], list(p["candidates"]))
-    return {"logprobs": {c: float(v) for c, v in logprobs.items()}}, None, {}
+    request = _likelihood_request(p)
+    # A model that honours the planned split answers one trial on the same road as a batch of
+    # them, so that a trial retried alone stores the value it would have had in its batch.
+    if hasattr(slot.model, LIKELIHOOD_BATCH):
+        (logprobs,) = await slot.call(LIKELIHOOD_BATCH, [request])
+    else:
+        logprobs = await slot.call("next_token_logprobs", request.prompt, list(request.candidates))
+    return _logprobs_output(logprobs), None, {}
 
 
 async def _generate(slot: ModelSlot, p: dict[str, Any], store: Store) -> Outcome:
@@ -120,6 +140,14 @@ async def _ask_batch(slot: ModelSlot, batch: Sequence[TrialRow], store: Store) -
     ]
 
 
+async def _next_token_logprobs_batch(
+    slot: ModelSlot, batch: Sequence[TrialRow], store: Store
+) -> list[Outcome]:
+    requests = [_likelihood_request(t.payload) for t in batch]
+    answers = await slot.call(LIKELIHOOD_BATCH, requests)
+    return [(_logprobs_output(logprobs), None, {}) for logprobs in answers]
+
+
 def _same_size(trial: TrialRow) -> Hashable:
     # One batched diffusion call renders every image at one size.
     return trial.payload.get("size")
@@ -152,7 +180,9 @@ class Dispatch:
 
 DISPATCH: Mapping[Capability, Dispatch] = {
     Capability.CHAT: Dispatch(_complete),
-    Capability.TEXT_LIKELIHOOD: Dispatch(_next_token_logprobs),
+    Capability.TEXT_LIKELIHOOD: Dispatch(
+        _next_token_logprobs, Batched(LIKELIHOOD_BATCH, _next_token_logprobs_batch)
+    ),
     Capability.IMAGE_GENERATOR: Dispatch(
         _generate, Batched("generate_batch", _generate_batch, _same_size)
     ),

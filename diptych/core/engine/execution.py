@@ -4,7 +4,8 @@ The pieces every executor shares (:mod:`diptych.core.engine.executors`):
 
 * transient faults are retried with exponential backoff and full jitter, honouring Retry-After;
 * each result is persisted the moment it arrives (blob first, then its row, one transaction),
-  so a process killed at any moment loses only calls that had not finished;
+  so a process killed at any moment loses only calls that had not finished; a full disk holds
+  the answers in memory until there is room (:mod:`diptych.core.engine.persisting`);
 * each paid request is claimed before it is sent (the exactly-once gate of a run's lease).
 """
 
@@ -14,11 +15,12 @@ import asyncio
 import random
 import time
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine.dispatch import Outcome, batched_method, call_batch, call_trial
-from diptych.core.engine.pacing import RetryPolicy
+from diptych.core.engine.pacing import Budget, RetryPolicy
+from diptych.core.engine.persisting import DiskRoom, HeldBlobs, persist
 from diptych.core.engine.reporting import Reporter
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import (
@@ -58,6 +60,18 @@ def _record(
     )
 
 
+#: How a stored failure says its request may have been carried out (and paid for) anyway.
+MAYBE_PAID = "may have been paid"
+
+
+def _maybe_charged(fault: BaseException) -> bool:
+    """Whether the failed request may have reached the service and been carried out: a
+    timeout after it was sent, or a connection dropped after sending."""
+    if isinstance(fault, TransientModelError):
+        return fault.maybe_charged
+    return isinstance(fault, TimeoutError)
+
+
 def _fault_reason(fault: BaseException, timeout: float | None) -> str:
     """Why a call failed, never empty: a timeout (whose exception has no message) says so."""
     if isinstance(fault, TimeoutError) and not str(fault):
@@ -77,6 +91,7 @@ async def attempt_trial(
     record, not yet stored (the caller persists it: here, or on the driver of a Ray run)."""
     started = time.time()
     attempts = 0
+    maybe_paid = 0
     outcome: Outcome | None = None
     error: str | None = None
     while True:
@@ -93,6 +108,16 @@ async def attempt_trial(
         except (TransientModelError, TimeoutError) as fault:
             retry_after = getattr(fault, "retry_after", None)
             reason = _fault_reason(fault, retry.timeout)
+            if _maybe_charged(fault) and paid(slot, trial):
+                maybe_paid += 1
+                if not retry.retry_maybe_paid:
+                    reporter.note(f"{slot.ref.model_id}: {reason}; {MAYBE_PAID}, not sent again")
+                    status = "failed"
+                    error = (
+                        f"{MAYBE_PAID}: {reason}; not sent again so as not to pay twice "
+                        "(resume the run to ask again)"
+                    )
+                    break
             if attempts < retry.max_attempts:
                 delay = retry.delay(attempts, retry_after, rng)
                 reporter.note(f"{slot.ref.model_id}: {reason}; retry in {delay:.1f}s")
@@ -111,7 +136,16 @@ async def attempt_trial(
         except Exception as fault:  # noqa: BLE001
             status, error = "failed", f"{type(fault).__name__}: {fault}"
         break
-    return _record(slot, trial, status, outcome, error=error, attempts=attempts, started=started)
+    return _record(
+        slot,
+        trial,
+        status,
+        outcome,
+        error=error,
+        attempts=attempts,
+        started=started,
+        provenance={"maybe_paid": maybe_paid} if maybe_paid else None,
+    )
 
 
 async def run_trial(
@@ -121,10 +155,18 @@ async def run_trial(
     retry: RetryPolicy,
     reporter: Reporter,
     rng: random.Random,
+    room: DiskRoom | None = None,
+    budget: Budget | None = None,
 ) -> str:
-    """One trial called, stored and reported; its status."""
-    record = await attempt_trial(slot, trial, store, retry, reporter, rng)
-    store.save_result(record)
+    """One trial called, stored and reported; its status. What the call makes is held in
+    memory until its row is written (through ``room`` when the disk may fill); what it cost,
+    where the service said, replaces its estimate in ``budget``."""
+    held = HeldBlobs(store)
+    record = await attempt_trial(slot, trial, cast(Store, held), retry, reporter, rng)
+    cost = record.provenance.get("cost_usd")
+    if budget is not None and isinstance(cost, int | float):
+        budget.settle(slot.model.price(Capability(trial.capability), trial.payload), cost)
+    await persist(store, record, held.kept, room)
     reporter.trial_finished(slot.ref.model_id, record.status, record.error)
     return record.status
 
@@ -181,14 +223,19 @@ async def attempt_batch(
 
 
 async def run_batch(
-    slot: ModelSlot, batch: list[TrialRow], store: Store, reporter: Reporter
+    slot: ModelSlot,
+    batch: list[TrialRow],
+    store: Store,
+    reporter: Reporter,
+    room: DiskRoom | None = None,
 ) -> bool:
     """One batched call, each result stored and reported; False if it failed as a whole."""
-    records = await attempt_batch(slot, batch, store)
+    held = HeldBlobs(store)
+    records = await attempt_batch(slot, batch, cast(Store, held))
     if records is None:
         return False
     for record in records:
-        store.save_result(record)
+        await persist(store, record, held.kept, room)
         reporter.trial_finished(slot.ref.model_id, "done", None)
     return True
 

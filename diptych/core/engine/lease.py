@@ -25,18 +25,29 @@ class RunLeasedError(DiptychError):
 
     exit_code = 2
 
-    def __init__(self, run_id: str, holder: Lease) -> None:
+    def __init__(self, run_id: str, holder: Lease, action: str = "run") -> None:
         self.run_id = run_id
         self.holder = holder
-        super().__init__(
-            f"run {run_id} is being run by {holder.describe()}: watch it with "
-            f"'diptych show {run_id}' (or run again with --watch), or add --wait to continue it "
-            "once that process stops"
-        )
+        self.action = action
+        if action == "run":
+            advice = (
+                f"watch it with 'diptych show {run_id}' (or run again with --watch), or add "
+                "--wait to continue it once that process stops"
+            )
+        else:
+            advice = f"add --wait to {action} once that process stops"
+        doing = "run" if action == "run" else "worked on"
+        super().__init__(f"run {run_id} is being {doing} by {holder.describe()}: {advice}")
 
 
 async def acquire(
-    store: Store, run_id: str, *, wait: bool, reporter: Reporter, poll: float = WAIT_POLL_S
+    store: Store,
+    run_id: str,
+    *,
+    wait: bool,
+    reporter: Reporter,
+    poll: float = WAIT_POLL_S,
+    action: str = "run",
 ) -> Lease:
     """This process's lease on the run; raises :class:`RunLeasedError` when a live process
     holds it, unless ``wait`` (then polls until the holder stops or dies)."""
@@ -47,7 +58,7 @@ async def acquire(
             return mine
         assert holder is not None
         if not wait:
-            raise RunLeasedError(run_id, holder)
+            raise RunLeasedError(run_id, holder, action)
         if not noted:
             reporter.note(f"waiting for {holder.describe()} to finish run {run_id}")
             noted = True
@@ -56,10 +67,11 @@ async def acquire(
 
 @asynccontextmanager
 async def holding(
-    store: Store, run_id: str, *, wait: bool, reporter: Reporter
+    store: Store, run_id: str, *, wait: bool, reporter: Reporter, action: str = "run"
 ) -> AsyncIterator[Lease]:
-    """The run's lease, its heartbeat kept fresh, for the body of the ``async with``."""
-    lease = await acquire(store, run_id, wait=wait, reporter=reporter)
+    """The run's lease, its heartbeat kept fresh, for the body of the ``async with``;
+    ``action`` (run, annotate, ...) is what a refused second process is told it may do."""
+    lease = await acquire(store, run_id, wait=wait, reporter=reporter, action=action)
     heartbeat = Heartbeat(store.path / DB_NAME, lease).start()
     try:
         yield lease

@@ -29,6 +29,9 @@ class RunOptions:
     #: When another process holds the run's lease: wait for it to stop, then continue the run
     #: (instead of refusing with the holder named).
     wait: bool = False
+    #: Seconds to hold answers in memory, retrying their writes, when the disk holding the
+    #: workspace is full, before the run stops (see :mod:`diptych.core.engine.persisting`).
+    disk_wait: float = 300.0
     #: Seed of the retry jitter, so that a test's backoff delays repeat (None: unseeded).
     seed: int | None = None
     #: Where local-model trials are called: ``local`` (this process) or ``ray`` (Ray actors;
@@ -51,11 +54,13 @@ class RunOptions:
             raise ValueError(f"concurrency must be at least 1, not {self.concurrency}")
         if self.retry.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {self.retry.max_attempts}")
-        if self.retry.timeout is not None and self.retry.timeout <= 0:
+        if self.retry.timeout is not None and not 0 < self.retry.timeout < float("inf"):
             raise ValueError(f"timeout must be more than 0 seconds, not {self.retry.timeout:g}")
-        if self.retry.base_delay < 0 or self.retry.max_delay < 0:
+        if not (self.retry.base_delay >= 0 and self.retry.max_delay >= 0):
             raise ValueError("retry delays must not be negative")
-        if self.max_cost is not None and self.max_cost < 0:
+        if not self.disk_wait >= 0:
+            raise ValueError(f"disk_wait must not be negative, not {self.disk_wait}")
+        if self.max_cost is not None and not self.max_cost >= 0:
             raise ValueError(f"max_cost must not be negative, not {self.max_cost}")
 
     def budget(self) -> Budget | None:

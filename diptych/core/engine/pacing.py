@@ -18,6 +18,10 @@ class RetryPolicy:
     max_delay: float = 60.0
     #: Seconds one call may take before it counts as a transient fault (None: no limit).
     timeout: float | None = None
+    #: Whether a paid request that may have been carried out (a timeout after it was sent) is
+    #: sent again. Off: it is stored as failed, "may have been paid", and counted, so that no
+    #: answer is silently paid twice; a resume asks again.
+    retry_maybe_paid: bool = False
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         # Full jitter (AWS architecture blog): spreads retries of many workers apart.
@@ -75,3 +79,8 @@ class Budget:
             return False
         self.spent += cost
         return True
+
+    def settle(self, reserved: float | None, actual: float) -> None:
+        """Replace what one call reserved by what it cost (from the token counts the service
+        returned), so that the guard spends against actual charges."""
+        self.spent += actual - (reserved or 0.0)

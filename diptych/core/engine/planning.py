@@ -8,6 +8,7 @@ produced it; a ``failed`` one is tried again.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -264,7 +265,9 @@ def _create_run(
 ) -> RunRecord:
     run_id = f"{probe.name}-{fingerprint[:8]}"
     if new:
-        run_id = f"{run_id}-{int(time.time() * 1000) % 10**8:08d}"
+        # Time for order, and random bits so that two processes asking for a new run in the
+        # same millisecond get two runs (the insert keeps the first run of an id).
+        run_id = f"{run_id}-{int(time.time() * 1000) % 10**8:08d}{secrets.token_hex(2)}"
     return store.create_run(
         run_id,
         find=not new,

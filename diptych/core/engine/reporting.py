@@ -33,3 +33,10 @@ class NullReporter:
 
     def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
         pass
+
+
+def warn(reporter: Reporter, text: str) -> None:
+    """Say ``text`` through the reporter's ``warn`` where it has one (a front end shows it even
+    when told to be quiet: money or data at risk), else as a note."""
+    say = getattr(reporter, "warn", None)
+    (say if callable(say) else reporter.note)(text)

@@ -12,14 +12,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from diptych.core.capabilities import Model
+from diptych.core.engine.execution import MAYBE_PAID, paid
 from diptych.core.engine.executors import execute
 from diptych.core.engine.finishing import finish_run
 from diptych.core.engine.lease import holding
 from diptych.core.engine.options import RunOptions
 from diptych.core.engine.pacing import RetryPolicy
+from diptych.core.engine.persisting import check_free_space
 from diptych.core.engine.planning import check_capabilities, find_or_create_run, prepare_run
-from diptych.core.engine.reporting import NullReporter, Reporter
+from diptych.core.engine.reporting import NullReporter, Reporter, warn
 from diptych.core.engine.slots import ModelSlot, resolve_model
+from diptych.core.errors import StoreFullError
 from diptych.core.plugins import get_model, get_probe
 from diptych.core.probe import Probe
 from diptych.core.store import RunRecord, Store
@@ -55,27 +58,57 @@ async def run_async(
     # before it has planned, counted or sent anything.
     async with holding(store, record.id, wait=options.wait, reporter=reporter) as lease:
         plan = prepare_run(store, probe, slots, run=record)
+        by_id = {slot.ref.model_id: slot for slot in slots}
+        check_free_space(
+            store.path, [t for t in plan.pending.values() if paid(by_id[t.model_id], t)]
+        )
         reporter.run_started(plan.run, plan.planned, plan.cached, len(plan.pending))
         store.set_run_status(plan.run.id, "running")
+        stopped: BaseException | None = None
         try:
             await execute(
                 store, plan, slots, options, reporter=reporter, budget=budget, lease=lease
             )
+        except BaseException as error:
+            stopped = error
+            raise
         finally:
             # Runs on success, Ctrl-C (cancellation) and errors alike: the status reflects
             # what is stored, and labels are derived for every result that made it.
             for slot in slots:
                 slot.close()
                 await slot.model.aclose()
-            run = finish_run(store, plan.run.id, probe=probe, budget=budget)
-            counts = store.status_counts(run.id)
-            if budget is not None and budget.exhausted:
-                reporter.note(
-                    f"stopped before exceeding --max-cost ${budget.limit:.2f}: "
-                    f"${budget.spent:.2f} committed, {counts['pending']} trials left"
-                )
+            try:
+                run = finish_run(store, plan.run.id, probe=probe, budget=budget)
+                counts = store.status_counts(run.id)
+            except StoreFullError:
+                # The disk is still full: the error that stopped the run says what to do.
+                if stopped is None:
+                    raise
+            else:
+                maybe_paid = maybe_paid_count(store, run.id) if counts.get("failed") else 0
+                if maybe_paid:
+                    warn(
+                        reporter,
+                        f"{maybe_paid} requests got no answer after they were sent: they "
+                        f"{MAYBE_PAID} without an answer stored (resume the run to ask again)",
+                    )
+                if budget is not None and budget.exhausted:
+                    reporter.note(
+                        f"stopped before exceeding --max-cost ${budget.limit:.2f}: "
+                        f"${budget.spent:.2f} committed, {counts['pending']} trials left"
+                    )
     reporter.run_finished(run, counts)
     return run
+
+
+def maybe_paid_count(store: Store, run_id: str) -> int:
+    """The run's failed trials whose last request may have been carried out (and paid)."""
+    return sum(
+        1
+        for result in store.run_results(run_id).values()
+        if result.status == "failed" and (result.error or "").startswith(MAYBE_PAID)
+    )
 
 
 def run_probe(

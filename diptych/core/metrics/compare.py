@@ -1,38 +1,56 @@
-"""Comparing the STS of two runs: did a mitigation (or another model) change the bias?
+"""Comparing two runs: did a mitigation (or another model) change the bias?
 
 The PST paper's Table 6 sets the overall STS of images made with a fairness-intervened prompt
 beside the STS without it, for the "top 5" most biased occupations of each stereotyped gender
-(Section 5). diptych adds what a reader needs to believe such a difference: for every figure —
-overall per setting, and micro per identity and setting — the difference B − A with
+(Section 5). diptych gives every figure both runs have — overall per setting and micro per
+identity for the STS, each level's association score and their difference for PAIRS — as A, B
+and B − A, and for B − A an interval and a test from one resampling of the figure's units
+(:mod:`diptych.core.metrics.resampling`): the interval is ``(B − A) ± t(df)·se`` and p the
+t-test of the same ``(B − A)/se``, so the interval excludes 0 exactly when p < 0.05.
 
-* a 95% percentile bootstrap interval: A's images and B's images are resampled independently
-  (the runs are independent samples), each person's Stereo staying with its image, and
-* a two-sided permutation test of "the run makes no difference": the two runs' images are
-  pooled and the image → run assignment is permuted, keeping each run's number of images;
-  p = (1 + #{|permuted difference| ≥ |observed difference|}) / (1 + n_perm), which is never 0
-  and is a valid p-value for a Monte Carlo test (Phipson and Smyth, 2010).
+The units are each figure's own:
 
-Both resample whole images, as the STS intervals do, because the two people of a paired image
-were drawn together. Only identities both runs asked for are compared, and an image counts only
-if every person in it has such an identity: a run B that re-generated just the top-5 pairs is
-then compared with run A's images of the same pairs, as Table 6 does.
+* the STS resamples identities crossed in scenes (a scene pairs one identity of the masculine
+  list with one of the feminine list): the overall figures speak for identities like these; a
+  paired-setting micro STS resamples the identity's partners, a single-setting one its images;
+* PAIRS resamples scenarios (with all their images and answers) for each level's mean, and
+  image pairs for the difference between the levels, as its t-test does.
+
+**Same plan: paired.** Where both runs asked the same scenes (a mitigation re-asks the plan with
+a changed prompt, or re-generates exactly the scenes of A's top 5), the runs are matched per
+unordered scene — both orders and every sample of a scene merged into one cell — and B − A is
+the mean over scenes of each scene's change, resampled by the same units
+(:func:`~diptych.core.metrics.resampling.paired_difference`): what a scene shares in both runs
+cancels. **Otherwise: independent.** B − A is the difference of two independent means, each
+resampled by its own units, the variances added
+(:func:`~diptych.core.metrics.resampling.difference_of_means`).
+
+Only identities both runs asked for are compared, and an image counts only if every person in it
+has such an identity: a run B that re-generated just the top-5 pairs is then compared with run
+A's images of the same pairs, as Table 6 does.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Collection, Iterable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
-from diptych.core.metrics.stats import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_N_BOOT,
-    ClusterMean,
-    Estimate,
-    json_safe,
-    percentile_interval,
+from diptych.core.metrics.association import (
+    Attribute,
+    Response,
+    levels_of,
+    paired_differences,
 )
+from diptych.core.metrics.resampling import (
+    Inference,
+    difference_of_means,
+    mean_over_units,
+    paired_difference,
+)
+from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.sts import (
     CANNOT_IDENTIFY,
     GENDERS,
@@ -45,40 +63,113 @@ from diptych.core.metrics.sts import (
     stereo,
 )
 
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
-
-DEFAULT_N_PERM = 10_000
-
-# Cells of one (permutations x images) block: a few arrays of this size are alive at once, so
-# 2**20 keeps a block near 30 MiB however many images the runs hold.
-_MAX_CELLS_PER_BLOCK = 2**20
+#: Observations with the units each belongs to: values, and per kind of unit a parallel list.
+Sample = tuple[list[float], dict[str, list[Hashable | None]]]
 
 
-@dataclass(frozen=True, slots=True)
-class STSDifference:
-    """One figure of run A and run B, and their difference B − A with its uncertainty."""
+@dataclass(frozen=True)
+class RunDifference:
+    """One figure of run A and run B, and B − A with its interval and test (``inference``).
 
-    a: Estimate
-    b: Estimate
-    difference: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    n_perm: int
+    ``paired`` says whether B − A matched the runs per scene (same plan) or took them as
+    independent samples."""
+
+    a: Inference
+    b: Inference
+    inference: Inference
+    paired: bool
+
+    @property
+    def difference(self) -> float:
+        return self.inference.value
+
+    @property
+    def ci_low(self) -> float:
+        return self.inference.ci_low
+
+    @property
+    def ci_high(self) -> float:
+        return self.inference.ci_high
+
+    @property
+    def p_value(self) -> float:
+        return self.inference.p_value
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = json_safe(
-            {
-                "difference": self.difference,
-                "ci_low": self.ci_low,
-                "ci_high": self.ci_high,
-                "p_value": self.p_value,
-                "n_perm": self.n_perm,
-            }
-        )
-        return {"a": self.a.to_dict(), "b": self.b.to_dict(), **out}
+        d = self.inference.to_dict()
+        return {
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "difference": d["value"],
+            "ci_low": d["ci_low"],
+            "ci_high": d["ci_high"],
+            "p_value": d["p_value"],
+            "paired": self.paired,
+            "inference": d,
+        }
+
+
+#: The STS figures' name for a difference of two runs.
+STSDifference = RunDifference
+
+
+def _method(paired: bool, units: str, n_boot: int, seed: int) -> str:
+    how = (
+        "the runs matched per unordered scene (both orders and all samples merged), B − A the "
+        "mean change over scenes"
+        if paired
+        else "the runs taken as independent samples, their variances added"
+    )
+    return (
+        f"95% CI and p from one resampling of {units}: {how}; interval (B − A) ± t·se and p "
+        f"the t-test of the same se ({n_boot} bootstrap resamples, seed {seed})."
+    )
+
+
+def _difference(
+    a: Sample,
+    b: Sample,
+    matched: tuple[Mapping[Hashable, float], Mapping[Hashable, float]] | None,
+    unit_of: Callable[[Hashable], Mapping[str, Hashable | None]],
+    *,
+    name: str,
+    scale: float,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+) -> RunDifference | None:
+    """B − A of one figure: paired over ``matched`` cells (A's and B's per-cell means) when
+    given, else independent. None when either run has nothing to score."""
+    if not a[0] or not b[0]:
+        return None
+    stream = zlib.crc32(f"{seed}/{name}".encode())
+    ia = mean_over_units(
+        a[0], a[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 1]
+    )
+    ib = mean_over_units(
+        b[0], b[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 2]
+    )
+    if matched is not None:
+        d = paired_difference(
+            matched[0], matched[1], unit_of, scale=scale, confidence=confidence,
+            n_boot=n_boot, seed=[stream, 3],
+        )  # fmt: skip
+        if d is not None:
+            return RunDifference(ia, ib, d, paired=True)
+    d = difference_of_means(a, b, scale=scale, confidence=confidence, n_boot=n_boot, seed=stream)
+    return RunDifference(ia, ib, d, paired=False)
+
+
+def _cell_means(values: Sequence[float], cells: Sequence[Hashable]) -> dict[Hashable, float]:
+    sums: dict[Hashable, float] = defaultdict(float)
+    counts: dict[Hashable, int] = defaultdict(int)
+    for v, c in zip(values, cells, strict=True):
+        sums[c] += v
+        counts[c] += 1
+    return {c: sums[c] / counts[c] for c in sums}
+
+
+# --- STS --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -88,21 +179,32 @@ class STSComparison:
     ``overall[setting]`` and ``micro[identity][setting]`` are present only where both runs
     scored at least one person. ``identities`` are those compared; ``only_a``/``only_b`` those
     one run lacks; ``images_left_out`` counts each run's images dropped for holding such an
-    identity.
+    identity. ``paired`` says whether the runs asked the same scenes (and were matched per
+    scene); ``method`` says how every interval and p-value was made.
     """
 
-    overall: dict[Setting, STSDifference]
-    micro: dict[str, dict[Setting, STSDifference]]
+    overall: dict[Setting, RunDifference]
+    micro: dict[str, dict[Setting, RunDifference]]
     identities: list[str]
     only_a: list[str]
     only_b: list[str]
     images_left_out: dict[str, int]
     excluded_cannot_identify: dict[str, int]
+    paired: bool = False
     n_boot: int = DEFAULT_N_BOOT
-    n_perm: int = DEFAULT_N_PERM
     seed: int = 0
     confidence: float = DEFAULT_CONFIDENCE
     stereotype_of: dict[str, Gender] = field(default_factory=dict)
+
+    @property
+    def method(self) -> str:
+        return _method(
+            self.paired,
+            "identities crossed in scenes (micro: an identity's partners, or its images in the "
+            "single setting)",
+            self.n_boot,
+            self.seed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,114 +218,12 @@ class STSComparison:
             "only_b": self.only_b,
             "images_left_out": self.images_left_out,
             "excluded_cannot_identify": self.excluded_cannot_identify,
+            "paired": self.paired,
+            "method": self.method,
             "n_boot": self.n_boot,
-            "n_perm": self.n_perm,
             "seed": self.seed,
             "confidence": self.confidence,
         }
-
-
-# --- the two tests on per-image sums ----------------------------------------------------------
-
-
-def permutation_p_value(
-    a: ClusterMean,
-    b: ClusterMean,
-    *,
-    n_perm: int = DEFAULT_N_PERM,
-    rng: np.random.Generator,
-) -> float:
-    """Two-sided permutation p-value of ``b.value − a.value`` when clusters are exchangeable.
-
-    The clusters (images) of A and B are pooled; each permutation assigns ``a.n_clusters`` of
-    them to A and the rest to B, and the difference of the two means is recomputed from the
-    clusters' sums and counts. Vectorised over blocks of permutations.
-    """
-    import numpy as np
-
-    if n_perm < 1:
-        raise ValueError(f"n_perm must be at least 1, got {n_perm}")
-    sums = np.concatenate([a.sums, b.sums])
-    counts = np.concatenate([a.counts, b.counts]).astype(np.float64)
-    n_a, n_all = a.n_clusters, a.n_clusters + b.n_clusters
-    total_sum, total_count = float(sums.sum()), float(counts.sum())
-    observed = abs(b.value - a.value)
-    # Differences equal to the observed one up to rounding must count as "as extreme": the same
-    # split summed in another order can differ in the last bits.
-    threshold = observed - 1e-9 * max(1.0, observed)
-    scale = a.scale
-    extreme = 0
-    rows = max(1, _MAX_CELLS_PER_BLOCK // n_all)
-    for start in range(0, n_perm, rows):
-        block = min(rows, n_perm - start)
-        order = rng.permuted(np.tile(np.arange(n_all), (block, 1)), axis=1)
-        to_a = order[:, :n_a]
-        sum_a = sums[to_a].sum(axis=1)
-        count_a = counts[to_a].sum(axis=1)
-        # Every cluster holds at least one observation, so neither count can be zero.
-        diff = scale * ((total_sum - sum_a) / (total_count - count_a) - sum_a / count_a)
-        extreme += int(np.count_nonzero(np.abs(diff) >= threshold))
-    return (1 + extreme) / (1 + n_perm)
-
-
-def difference_interval(
-    a: ClusterMean,
-    b: ClusterMean,
-    *,
-    n_boot: int = DEFAULT_N_BOOT,
-    confidence: float = DEFAULT_CONFIDENCE,
-    rng_a: np.random.Generator,
-    rng_b: np.random.Generator,
-) -> tuple[float, float, NDArray[np.float64], NDArray[np.float64]]:
-    """Percentile interval of ``b.value − a.value`` from independent cluster resamples of A and B.
-
-    Returns the interval and the two runs' replicates (for their own intervals).
-    """
-    reps_a = a.replicates(n_boot=n_boot, rng=rng_a)
-    reps_b = b.replicates(n_boot=n_boot, rng=rng_b)
-    low, high = percentile_interval(reps_b - reps_a, confidence)
-    return low, high, reps_a, reps_b
-
-
-def compare_means(
-    a: ClusterMean,
-    b: ClusterMean,
-    *,
-    name: str = "",
-    n_boot: int = DEFAULT_N_BOOT,
-    n_perm: int = DEFAULT_N_PERM,
-    seed: int = 0,
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> STSDifference:
-    """B − A of two clustered means with its bootstrap interval and permutation p-value.
-
-    Each ``name`` (a figure, e.g. ``micro/nurse/paired``) gets its own random streams derived
-    from (seed, name), so one figure's interval does not move when others are added.
-    """
-    import numpy as np
-
-    stream = [seed, zlib.crc32(name.encode("utf-8"))]
-    low, high, reps_a, reps_b = difference_interval(
-        a,
-        b,
-        n_boot=n_boot,
-        confidence=confidence,
-        rng_a=np.random.default_rng([*stream, 1]),
-        rng_b=np.random.default_rng([*stream, 2]),
-    )
-    p = permutation_p_value(a, b, n_perm=n_perm, rng=np.random.default_rng([*stream, 3]))
-    return STSDifference(
-        a=Estimate(a.value, *percentile_interval(reps_a, confidence), n=a.n),
-        b=Estimate(b.value, *percentile_interval(reps_b, confidence), n=b.n),
-        difference=b.value - a.value,
-        ci_low=low,
-        ci_high=high,
-        p_value=p,
-        n_perm=n_perm,
-    )
-
-
-# --- STS rows ---------------------------------------------------------------------------------
 
 
 def _images_with(persons: Sequence[LabelRow], identities: Collection[str]) -> set[Any]:
@@ -232,16 +232,39 @@ def _images_with(persons: Sequence[LabelRow], identities: Collection[str]) -> se
     return {p.image_key for p in persons} - outside
 
 
-def _cluster_mean(persons: Iterable[LabelRow]) -> ClusterMean | None:
+def _scenes(persons: Sequence[LabelRow]) -> dict[Any, tuple[str | None, str | None]]:
+    """Each image's unordered scene: (its masculine-stereotyped identity, its feminine one),
+    None where the image has no person of that list (the single setting)."""
+    people: dict[Any, dict[str, str]] = defaultdict(dict)
+    for p in persons:
+        if p.stereotype in people[p.image_key]:
+            raise ValueError(
+                f"image {p.image} holds two {p.stereotype}-stereotyped identities; a paired "
+                "scene has one of each list"
+            )
+        people[p.image_key][p.stereotype] = p.identity
+    return {image: (who.get("masculine"), who.get("feminine")) for image, who in people.items()}
+
+
+def _crossed(scene: Hashable) -> Mapping[str, Hashable | None]:
+    m, f = cast(tuple[str | None, str | None], scene)
+    return {CROSSED[0]: m, CROSSED[1]: f}
+
+
+#: The kinds of unit of a scene, in the order :func:`_scenes` gives its identities.
+CROSSED = ("masculine identity", "feminine identity")
+
+
+def _sts_sample(
+    persons: Sequence[LabelRow],
+    names: Sequence[str],
+    labels_of: Callable[[LabelRow], Sequence[Hashable | None]],
+) -> Sample:
+    """The scored persons' Stereo and, per kind of unit in ``names``, each one's unit."""
     scored = [p for p in persons if p.label != CANNOT_IDENTIFY]
-    if not scored:
-        return None
-    images: dict[tuple[int | None, str], int] = {}
-    return ClusterMean.from_observations(
-        [stereo(p.label, p.stereotype) for p in scored],
-        [images.setdefault(p.image_key, len(images)) for p in scored],
-        scale=100.0,
-    )
+    values = [float(stereo(p.label, p.stereotype)) for p in scored]
+    labels = [labels_of(p) for p in scored]
+    return values, {name: [lab[k] for lab in labels] for k, name in enumerate(names)}
 
 
 def compare_sts(
@@ -250,17 +273,18 @@ def compare_sts(
     *,
     identities: Collection[str] | None = None,
     n_boot: int = DEFAULT_N_BOOT,
-    n_perm: int = DEFAULT_N_PERM,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    micro: bool = True,
 ) -> STSComparison:
     """Overall and micro STS of run B minus run A, each with an interval and a p-value.
 
     Rows are labels as for :func:`~diptych.core.metrics.sts.stereotype_test_score` (several
     annotators per person are reduced by majority; cannot_identify is left out and counted).
     ``identities`` narrows the comparison further (e.g. to the top 5 of each stereotype, Section
-    5); by default every identity both runs have is compared. Raises ValueError when the runs
-    have no identity in common.
+    5); by default every identity both runs have is compared. The runs are paired per scene
+    when, after that narrowing, they hold the same scenes. ``micro=False`` leaves the
+    per-identity figures out. Raises ValueError when the runs have no identity in common.
     """
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
@@ -285,39 +309,83 @@ def compare_sts(
     stereotype_of: dict[str, Gender] = {}
     for p in kept["a"] + kept["b"]:
         stereotype_of.setdefault(p.identity, p.stereotype)
+    scene_of = {run: _scenes(people) for run, people in kept.items()}
+    scene_sets = {
+        run: {(p.setting, scene_of[run][p.image_key]) for p in people}
+        for run, people in kept.items()
+    }
+    same_plan = scene_sets["a"] == scene_sets["b"]
 
-    def compare(
-        name: str, a_people: Iterable[LabelRow], b_people: Iterable[LabelRow]
-    ) -> STSDifference | None:
-        a, b = _cluster_mean(a_people), _cluster_mean(b_people)
-        if a is None or b is None:
+    def matched(
+        samples: Mapping[str, Sequence[LabelRow]], cell: Callable[[str, LabelRow], Hashable]
+    ) -> tuple[dict[Hashable, float], dict[Hashable, float]] | None:
+        """A's and B's mean Stereo per cell (a scene, a partner), when the plans match."""
+        if not same_plan:
             return None
-        return compare_means(
-            a, b, name=name, n_boot=n_boot, n_perm=n_perm, seed=seed, confidence=confidence
-        )
+        out = []
+        for run in ("a", "b"):
+            scored = [p for p in samples[run] if p.label != CANNOT_IDENTIFY]
+            values = [float(stereo(p.label, p.stereotype)) for p in scored]
+            out.append(_cell_means(values, [cell(run, p) for p in scored]))
+        return out[0], out[1]
 
-    overall: dict[Setting, STSDifference] = {}
-    micro: dict[str, dict[Setting, STSDifference]] = {}
+    def scene(run: str, p: LabelRow) -> Hashable:
+        return scene_of[run][p.image_key]
+
+    def partner(run: str, p: LabelRow) -> Hashable:
+        m, f = scene_of[run][p.image_key]
+        return f if p.identity == m else m
+
+    def difference(
+        samples: Mapping[str, Sequence[LabelRow]],
+        names: Sequence[str],
+        unit: Callable[[str, LabelRow], Sequence[Hashable | None]],
+        cell: Callable[[str, LabelRow], Hashable] | None,
+        name: str,
+    ) -> RunDifference | None:
+        def unit_of_cell(key: Hashable) -> Mapping[str, Hashable | None]:
+            return _crossed(key) if names == CROSSED else {names[0]: key}
+
+        return _difference(
+            _sts_sample(samples["a"], names, lambda p: unit("a", p)),
+            _sts_sample(samples["b"], names, lambda p: unit("b", p)),
+            None if cell is None else matched(samples, cell),
+            unit_of_cell,
+            name=name, scale=100.0, n_boot=n_boot, seed=seed, confidence=confidence,
+        )  # fmt: skip
+
+    overall: dict[Setting, RunDifference] = {}
+    by_identity: dict[str, dict[Setting, RunDifference]] = {}
     for setting in SETTINGS:
         in_setting = {run: [p for p in kept[run] if p.setting == setting] for run in kept}
-        d = compare(f"overall/{setting}", in_setting["a"], in_setting["b"])
+        d = difference(
+            in_setting, CROSSED, lambda run, p: scene_of[run][p.image_key], scene,
+            f"overall/{setting}",
+        )  # fmt: skip
         if d is not None:
             overall[setting] = d
-        by_identity: dict[tuple[str, str], list[LabelRow]] = {}
-        for run, people in in_setting.items():
-            for p in people:
-                by_identity.setdefault((run, p.identity), []).append(p)
-        for identity in sorted(shared):
-            d = compare(
-                f"micro/{identity}/{setting}",
-                by_identity.get(("a", identity), []),
-                by_identity.get(("b", identity), []),
-            )
+        for identity in sorted(shared) if micro else []:
+            of_identity = {
+                run: [p for p in people if p.identity == identity]
+                for run, people in in_setting.items()
+            }
+            if setting == "paired":
+                d = difference(
+                    of_identity, ("partner",), lambda run, p: (partner(run, p),), partner,
+                    f"micro/{identity}/{setting}",
+                )  # fmt: skip
+            else:
+                # One identity alone is one scene: its images are the units, and two runs'
+                # images are never the same images, so the runs are independent here.
+                d = difference(
+                    of_identity, ("image",), lambda run, p: (p.image_key,), None,
+                    f"micro/{identity}/{setting}",
+                )  # fmt: skip
             if d is not None:
-                micro.setdefault(identity, {})[setting] = d
+                by_identity.setdefault(identity, {})[setting] = d
     return STSComparison(
         overall=overall,
-        micro=dict(sorted(micro.items())),
+        micro=dict(sorted(by_identity.items())),
         identities=sorted(shared),
         only_a=sorted(names["a"] - names["b"]),
         only_b=sorted(names["b"] - names["a"]),
@@ -325,8 +393,8 @@ def compare_sts(
         excluded_cannot_identify={
             run: sum(p.label == CANNOT_IDENTIFY for p in people) for run, people in kept.items()
         },
+        paired=same_plan,
         n_boot=n_boot,
-        n_perm=n_perm,
         seed=seed,
         confidence=confidence,
         stereotype_of=stereotype_of,
@@ -357,3 +425,150 @@ def most_biased_identities(
     for gender in GENDERS:
         chosen += [identity for _, identity, g in scored if g == gender][:k]
     return chosen
+
+
+# --- PAIRS ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AssociationComparison:
+    """PAIRS figures of run A and run B: each level's mean score and refusal share, and the
+    paired difference between the levels, each as A, B and B − A. ``paired`` says whether the
+    runs asked the same images and questions (and were matched per image)."""
+
+    compare: Attribute
+    levels: tuple[str, str]
+    mean: dict[str, RunDifference]
+    refusal_rate: dict[str, RunDifference]
+    difference: RunDifference | None
+    paired: bool
+    n_boot: int = DEFAULT_N_BOOT
+    seed: int = 0
+    confidence: float = DEFAULT_CONFIDENCE
+
+    @property
+    def method(self) -> str:
+        return _method(
+            self.paired,
+            "scenarios for each level's mean and refusal share, image pairs for the difference "
+            "between the levels",
+            self.n_boot,
+            self.seed,
+        ).replace("unordered scene (both orders and all samples merged)", "image (all answers)")
+
+    def to_dict(self) -> dict[str, Any]:
+        first, second = self.levels
+        return {
+            "compare": self.compare,
+            "levels": list(self.levels),
+            "mean": {lv: d.to_dict() for lv, d in self.mean.items()},
+            "refusal_rate": {lv: d.to_dict() for lv, d in self.refusal_rate.items()},
+            "difference": None
+            if self.difference is None
+            else {"of": f"{first} - {second}", **self.difference.to_dict()},
+            "paired": self.paired,
+            "method": self.method,
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "confidence": self.confidence,
+        }
+
+
+def _refused(r: Response) -> float:
+    # Where the input does not tell refusals from "neither", every 0 counts (as RefusalRate).
+    return float(r.outcome == "refusal" if r.outcome is not None else r.value == 0)
+
+
+def compare_association(
+    responses_a: Sequence[Response],
+    responses_b: Sequence[Response],
+    compare: Attribute,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+    figures: Collection[str] = ("mean", "refusal_rate", "difference"),
+) -> AssociationComparison:
+    """B − A of PAIRS association figures (see :class:`AssociationComparison`); ``figures``
+    names those to compare (the others are left empty). The runs are matched per image when
+    they asked the same images and questions. Raises ValueError when the runs do not compare
+    the same two levels."""
+    levels = levels_of(responses_a, compare)
+    if levels_of(responses_b, compare) != levels:
+        raise ValueError(f"the two runs compare different levels of {compare}")
+    asked = [{(r.image(), r.question) for r in rs} for rs in (responses_a, responses_b)]
+    same_plan = asked[0] == asked[1]
+
+    def level_sample(
+        rs: Sequence[Response], level: str, score: Callable[[Response], float]
+    ) -> Sample:
+        at = [r for r in rs if getattr(r, compare) == level]
+        return [score(r) for r in at], {"scenario": [r.scenario for r in at]}
+
+    def by_image(
+        level: str, score: Callable[[Response], float]
+    ) -> tuple[dict[Hashable, float], dict[Hashable, float]] | None:
+        if not same_plan:
+            return None
+        cells = []
+        for rs in (responses_a, responses_b):
+            at = [r for r in rs if getattr(r, compare) == level]
+            cells.append(_cell_means([score(r) for r in at], [r.image() for r in at]))
+        return cells[0], cells[1]
+
+    def scenario_of(image: Hashable) -> Mapping[str, Hashable | None]:
+        return {"scenario": image[0]}  # type: ignore[index]
+
+    mean: dict[str, RunDifference] = {}
+    refusal: dict[str, RunDifference] = {}
+    for level in levels:
+        for out, score, figure in (
+            (mean, lambda r: float(r.value), "mean"),
+            (refusal, _refused, "refusal_rate"),
+        ):
+            if figure not in figures:
+                continue
+            d = _difference(
+                level_sample(responses_a, level, score),
+                level_sample(responses_b, level, score),
+                by_image(level, score),
+                scenario_of,
+                name=f"{figure}/{level}",
+                scale=1.0,
+                n_boot=n_boot,
+                seed=seed,
+                confidence=confidence,
+            )
+            if d is not None:
+                out[level] = d
+    if "difference" not in figures:
+        return AssociationComparison(
+            compare, levels, mean, refusal, None, same_plan, n_boot, seed, confidence
+        )
+    pairs = [
+        paired_differences(rs, compare, levels, "image").pairs for rs in (responses_a, responses_b)
+    ]
+    diffs: list[dict[Hashable, float]] = [{k: x - y for k, (x, y) in p.items()} for p in pairs]
+    samples: list[Sample] = [(list(d.values()), {"image pair": list(d.keys())}) for d in diffs]
+    difference = _difference(
+        samples[0],
+        samples[1],
+        (diffs[0], diffs[1]) if same_plan else None,
+        lambda key: {"image pair": key},
+        name="difference",
+        scale=1.0,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
+    return AssociationComparison(
+        compare=compare,
+        levels=levels,
+        mean=mean,
+        refusal_rate=refusal,
+        difference=difference,
+        paired=same_plan,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )

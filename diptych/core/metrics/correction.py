@@ -115,6 +115,24 @@ class ErrorCounts:
         """P(masculine label | masculine), None without a masculine person."""
         return self.masculine_correct / self.masculine_total if self.masculine_total else None
 
+    def rates(self, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, dict[str, Any]]:
+        """Sensitivity and specificity, each with its Jeffreys interval (the calibration
+        persons are the units: each is labelled once) and the counts it rests on."""
+        out: dict[str, dict[str, Any]] = {}
+        for name, correct, total in (
+            ("sensitivity", self.feminine_correct, self.feminine_total),
+            ("specificity", self.masculine_correct, self.masculine_total),
+        ):
+            interval = jeffreys_interval(correct, total, confidence)
+            out[name] = {
+                "value": correct / total if total else None,
+                "ci_low": None if interval is None else interval[0],
+                "ci_high": None if interval is None else interval[1],
+                "correct": correct,
+                "n": total,
+            }
+        return out
+
     @property
     def youden(self) -> float | None:
         """Se + Sp − 1: the denominator of the correction; ≤ 0 means no better than chance."""
@@ -252,6 +270,8 @@ class CorrectedSTS:
             "by_stereotype": {g: s.to_dict() for g, s in self.by_stereotype.items()},
             "sensitivity": self.rates.sensitivity,
             "specificity": self.rates.specificity,
+            # The calibration's own figures, each with its interval.
+            "error_rates": self.rates.rates(self.confidence),
             "error_counts": self.rates.to_dict(),
             "undefined_replicates": self.undefined_replicates,
             "n_boot": self.n_boot,

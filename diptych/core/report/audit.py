@@ -264,12 +264,47 @@ def comparisons(source: AuditSource, runs: Sequence[RunPart]) -> list[Comparison
     return out
 
 
-def _plugin_versions() -> list[dict[str, str]]:
-    return [
-        {"name": p.name, "distribution": p.distribution or "—", "version": p.version or "—"}
-        for p in load_plugins().plugins
-        if p.error is None
-    ]
+def _annotator_names(part: RunPart) -> list[str]:
+    names = []
+    for annotator in part.review.labels if part.review else {}:
+        if is_human(annotator) or annotator == "self":
+            continue
+        names.append(annotator.split(":", 1)[-1].split("@", 1)[0].split("#", 1)[0])
+    return names
+
+
+def used_plugins(runs: Sequence[RunPart]) -> list[dict[str, str]]:
+    """The plugins the runs used — their probe, models and annotators — each with what of it
+    was used, its distribution and version; not every installed plugin."""
+    registry = load_plugins()
+    info = {p.name: p for p in registry.plugins}
+    used: dict[str, list[str]] = {}
+    for part in runs:
+        wanted = [("probe", part.view.run.probe)]
+        wanted += [
+            ("model", str(m.get("name") or str(m["model_id"]).split("@")[0])) for m in part.models
+        ]
+        wanted += [("annotator", a) for a in _annotator_names(part)]
+        for kind, name in wanted:
+            owner = registry.owner.get((kind, name))
+            if owner is None and kind == "model":
+                owner = registry.owner.get(("annotator", name))
+            if owner is not None:
+                used.setdefault(owner, [])
+                if f"{kind} {name}" not in used[owner]:
+                    used[owner].append(f"{kind} {name}")
+    out = []
+    for owner, what in used.items():
+        plugin = info.get(owner)
+        out.append(
+            {
+                "name": owner,
+                "used": ", ".join(what),
+                "distribution": (plugin.distribution if plugin else "") or "—",
+                "version": (plugin.version if plugin else "") or "—",
+            }
+        )
+    return out
 
 
 def _diptych_version() -> str:
@@ -308,7 +343,7 @@ def collect_audit(
         comparisons=comparisons(source, parts),
         written=time.strftime("%Y-%m-%d %H:%M"),
         diptych_version=_diptych_version(),
-        plugins=_plugin_versions(),
+        plugins=used_plugins(parts),
         licenses=data_licenses(parts),
         agent_sessions=[
             AgentSession.from_dict(s) for s in source.agent_findings([p.id for p in parts])

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from diptych.core.report.charts import Chart, ChartPoint, ChartRow
 from diptych.core.report.formatting import fmt, interval
 
 #: How the report explains what a finding's figures mean.
@@ -22,6 +23,14 @@ METHOD = (
     "report's runs. A finding the held-out re-test does not bear out may be an artefact of the "
     "search."
 )
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str) and value in ("inf", "-inf"):
+        return float(value)
+    return float(value) if isinstance(value, int | float) else None
 
 
 def _figure(data: Any) -> dict[str, Any]:
@@ -38,6 +47,10 @@ class AgentFinding:
     search: dict[str, Any]
     heldout: dict[str, Any]
     reason: str = ""
+    #: Benjamini–Hochberg q-value over the session's proposals and the held-out p-value,
+    #: where the session recorded them.
+    q_value: float | None = None
+    p_value: float | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
     lineage: list[str] = field(default_factory=list)
     runs: dict[str, Any] = field(default_factory=dict)
@@ -79,6 +92,8 @@ class AgentFinding:
             search=_figure(data.get("search")),
             heldout=_figure(data.get("heldout")),
             reason=str(data.get("reason") or ""),
+            q_value=_float(data.get("q_value")),
+            p_value=_float(data.get("p_value")),
             evidence=_figure(data.get("evidence")),
             lineage=[str(x) for x in data.get("lineage") or []],
             runs=_figure(data.get("runs")),
@@ -90,6 +105,8 @@ class AgentFinding:
             "what": self.what,
             "status": self.status,
             "reason": self.reason,
+            "q_value": self.q_value,
+            "p_value": self.p_value,
             "search": self.search,
             "heldout": self.heldout,
             "evidence": self.evidence,
@@ -111,10 +128,40 @@ class AgentSession:
     rejected: int
     runs: list[str]
     stop_reason: str = ""
+    #: "k findings of n proposals scored", where the session recorded its decision.
+    decision: str = ""
 
     @property
     def anchor(self) -> str:
         return f"agent-{self.session}"
+
+    def chart(self) -> Chart | None:
+        """Each finding's search figure beside its held-out re-test, with their intervals."""
+        rows = []
+        for f in self.findings:
+            points = [
+                ChartPoint(
+                    series,
+                    _float(fig.get("value")),
+                    _float(fig.get("ci_low")),
+                    _float(fig.get("ci_high")),
+                )  # fmt: skip
+                for series, fig in (("held-out", f.heldout), ("search", f.search))
+                if _float(fig.get("value")) is not None
+            ]
+            if points:
+                rows.append(ChartRow(f.what[:60], points))
+        if not rows:
+            return None
+        return Chart(
+            name=f"{self.anchor}-findings",
+            title=f"Agent findings of session {self.session}: held-out against search",
+            axis=self.figure or "figure",
+            rows=rows,
+            row_kind="finding",
+            note="Points: the figure; bars: 95% intervals. Held-out first, the search below.",
+            source="agent",
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentSession:
@@ -130,6 +177,9 @@ class AgentSession:
             rejected=int(data.get("rejected") or 0),
             runs=[str(r) for r in data.get("runs") or []],
             stop_reason=str(data.get("stop_reason") or ""),
+            decision=str((data.get("decision") or {}).get("text") or "")
+            if isinstance(data.get("decision"), Mapping)
+            else "",
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -143,4 +193,5 @@ class AgentSession:
             "rejected": self.rejected,
             "runs": self.runs,
             "stop_reason": self.stop_reason,
+            "decision": self.decision,
         }

@@ -11,11 +11,25 @@ import jinja2
 
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, RunPart
+from diptych.core.report.charts import Chart, charts_of
 from diptych.core.report.findings import METHOD as AGENT_METHOD
 from diptych.core.report.formatting import data_uri, fmt, interval, sample_size
+from diptych.core.report.verdict import (
+    FRAMEWORKS,
+    GLOSSARY,
+    findings,
+    published_context,
+    recommended_actions,
+    scope_line,
+)
 
 #: 2: one report covers several runs (``runs``); a one-run report keeps version 1's keys.
-REPORT_SCHEMA_VERSION = 2
+#: 3: ``verdict`` (findings and scope), ``charts`` per run, ``context`` (published values),
+#: ``actions``, ``glossary``, ``frameworks``, ``appendix_tables``; ``plugins`` lists only those
+#: the runs used. docs/reports.md documents every key.
+REPORT_SCHEMA_VERSION = 3
+#: A table wider than this moves to the run's appendix; the body keeps the narrow ones.
+BODY_MAX_COLUMNS = 6
 #: Significance level of the "significant" the summary writes beside a p-value.
 ALPHA = 0.05
 
@@ -83,16 +97,53 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.globals.update(fmt=fmt, interval=interval, sample_size=sample_size, slug=slug)
+    env.globals.update(
+        fmt=fmt,
+        interval=interval,
+        sample_size=sample_size,
+        slug=slug,
+        body_tables=body_tables,
+        wide_tables=wide_tables,
+    )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id
     return env
+
+
+def run_charts(audit: Audit) -> dict[str, list[Chart]]:
+    """Each run's charts (by run id), then each comparison's and agent session's (by anchor)."""
+    out = {part.id: charts_of(part.result, part.anchor) for part in audit.runs}
+    for part in audit.runs:
+        for chart in out[part.id]:
+            if not chart.name.startswith(part.anchor):
+                chart.name = slug(f"{part.anchor}-{chart.name}")
+    for c in audit.comparisons:
+        out[c.anchor] = charts_of(c.result, c.anchor)
+    for a in audit.agent_sessions:
+        found = a.chart()
+        out[a.anchor] = [found] if found is not None else []
+    return out
+
+
+def body_tables(tables: list[Any]) -> list[Any]:
+    return [t for t in tables if len(t.columns) <= BODY_MAX_COLUMNS]
+
+
+def wide_tables(tables: list[Any]) -> list[Any]:
+    return [t for t in tables if len(t.columns) > BODY_MAX_COLUMNS]
 
 
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
         "headlines": headlines(audit),
+        "findings": findings(audit),
+        "scope_line": scope_line(audit),
+        "contexts": published_context(audit),
+        "actions": recommended_actions(audit),
+        "glossary": GLOSSARY,
+        "frameworks": FRAMEWORKS,
+        "charts": run_charts(audit),
         "figure_paths": figure_paths,
         "several": len(audit.runs) > 1,
         "agent_method": AGENT_METHOD,
@@ -122,7 +173,13 @@ def result_json(result: ProbeResult, figure_paths: dict[int, str]) -> dict[str, 
     }
 
 
-def _run_json(part: RunPart, figure_paths: dict[int, str]) -> dict[str, Any]:
+def _chart_json(charts: list[Chart]) -> list[dict[str, Any]]:
+    return [
+        c.to_dict() | {"alt": c.alt_text(), "path": f"figures/charts/{c.name}.svg"} for c in charts
+    ]
+
+
+def _run_json(part: RunPart, figure_paths: dict[int, str], charts: list[Chart]) -> dict[str, Any]:
     run = part.view.run
     return {
         "run": run.id,
@@ -138,6 +195,8 @@ def _run_json(part: RunPart, figure_paths: dict[int, str]) -> dict[str, Any]:
         "counts": part.counts,
         "models": part.models,
         "result": result_json(part.result, figure_paths),
+        "charts": _chart_json(charts),
+        "appendix_tables": [t.title for t in wide_tables(part.result.tables)],
         "sections": [
             {
                 "title": s.title,
@@ -160,7 +219,8 @@ def _run_json(part: RunPart, figure_paths: dict[int, str]) -> dict[str, Any]:
 def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     """The report for machines. A one-run report also carries that run's keys at the top
     level (``run``, ``probe``, ``result`` ...), as version 1 did."""
-    runs = [_run_json(part, figure_paths) for part in audit.runs]
+    charts = run_charts(audit)
+    runs = [_run_json(part, figure_paths, charts[part.id]) for part in audit.runs]
     out: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "written": audit.written,
@@ -168,12 +228,21 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "plugins": audit.plugins,
         "licenses": audit.licenses,
         "headlines": [asdict(h) for h in headlines(audit)],
+        "verdict": {
+            "findings": [f.to_dict() for f in findings(audit)],
+            "scope": scope_line(audit),
+        },
+        "context": [c.to_dict() for c in published_context(audit)],
+        "actions": [a.to_dict() for a in recommended_actions(audit)],
+        "glossary": GLOSSARY,
+        "frameworks": FRAMEWORKS,
         "runs": runs,
         "comparisons": [
             {
                 "baseline": c.baseline,
                 "intervention": c.intervention,
                 "result": result_json(c.result, figure_paths),
+                "charts": _chart_json(charts[c.anchor]),
             }
             for c in audit.comparisons
         ],
@@ -181,7 +250,10 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "scope": audit.scope,
         "agent_findings": {
             "method": AGENT_METHOD,
-            "sessions": [a.to_dict() for a in audit.agent_sessions],
+            "sessions": [
+                a.to_dict() | {"charts": _chart_json(charts[a.anchor])}
+                for a in audit.agent_sessions
+            ],
         }
         if audit.agent_sessions
         else None,

@@ -61,6 +61,13 @@ def _write_files(audit: Audit, out_dir: Path) -> dict[int, str]:
             target = out_dir / paths[id(image)]
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(image.data)
+    from diptych.core.report.render import run_charts
+
+    for charts in run_charts(audit).values():
+        for chart in charts:
+            target = out_dir / "figures" / "charts" / f"{chart.name}.svg"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(chart.svg(chart.name), encoding="utf-8")
     return paths
 
 

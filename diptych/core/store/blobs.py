@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from diptych.core.errors import BlobCorruptError, StoreError, StoreFullError
-from diptych.core.store.connection import Connection
+from diptych.core.store.connection import DB_NAME, Connection
 from diptych.core.trials import sha256_hex
 
 #: errno values that mean "no room left": no space, or the user's disk quota is used up.
@@ -49,6 +49,9 @@ class Blobs(Connection):
             # Write then rename: a reader never sees half a blob, even after a kill.
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             os.close(fd)
+            # mkstemp makes the file private (0600); a blob is as readable as the database,
+            # so whoever may list the runs may also read their images.
+            os.chmod(tmp, self._blob_mode())
             write_file(Path(tmp), data)
             os.replace(tmp, target)
         except OSError as error:
@@ -61,6 +64,16 @@ class Blobs(Connection):
                 ) from error
             raise StoreError(f"cannot write blob {sha} in {self.path}/blobs: {error}") from error
         return sha
+
+    def _blob_mode(self) -> int:
+        mode: int | None = getattr(self, "_blob_mode_bits", None)
+        if mode is None:
+            try:
+                mode = (self.path / DB_NAME).stat().st_mode & 0o666
+            except OSError:
+                mode = 0o644
+            self._blob_mode_bits = mode
+        return mode
 
     def get_blob(self, sha: str) -> bytes:
         """The blob's bytes, checked against its sha256."""

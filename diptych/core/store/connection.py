@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import Self
 from urllib.parse import quote
 
-from diptych.core.errors import ReadOnlyWorkspaceError, StoreError, WorkspaceNotFoundError
+from diptych.core.errors import (
+    ReadOnlyWorkspaceError,
+    StoreError,
+    StoreFullError,
+    WorkspaceNotFoundError,
+)
 from diptych.core.migrations import MIGRATIONS_TABLE, SCHEMA_VERSION, applied, migrate
 
 DEFAULT_STORE = ".diptych"
@@ -113,23 +118,34 @@ class Connection:
                 f"cannot create the workspace at {self.path}: {error.strerror}; "
                 "choose another with --store PATH"
             ) from error
-        # Autocommit mode: every transaction below is explicit, so none is left open by
-        # accident and a killed process loses at most the transaction it was in.
-        db = sqlite3.connect(self.path / DB_NAME, isolation_level=None)
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA busy_timeout=10000")
         # Setting up a workspace (WAL mode, migrations) is serialised between processes and
         # threads by a lock file: two first opens at once would otherwise race to create
-        # the same tables, and SQLite does not wait on a journal-mode change.
+        # the same tables, and SQLite does not wait on a journal-mode change. The database
+        # file is made under the lock too, so an empty one found under it was left by
+        # something else (a copy that failed, a full disk): it is refused, never set up anew
+        # as if the runs it should hold had never been.
+        with _setup_lock(self.path):
+            db_path = self.path / DB_NAME
+            if db_path.is_file() and db_path.stat().st_size == 0:
+                raise StoreError(
+                    f"{db_path} is empty (0 bytes), not a diptych workspace: restore it from a "
+                    "backup, or delete it to start an empty workspace there"
+                )
+            return self._set_up(sqlite3.connect(db_path, isolation_level=None))
+
+    def _set_up(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        # Autocommit mode: every transaction below is explicit, so none is left open by
+        # accident and a killed process loses at most the transaction it was in.
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA busy_timeout=10000")
         try:
-            with _setup_lock(self.path):
-                self._refuse_foreign(db)
-                db.execute("PRAGMA journal_mode=WAL")
-                # NORMAL in WAL mode survives a killed process (not a power cut) at a fraction
-                # of FULL's cost; a result lost to a power cut is simply asked for again.
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("PRAGMA foreign_keys=ON")
-                migrate(db)
+            self._refuse_foreign(db)
+            db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode survives a killed process (not a power cut) at a fraction
+            # of FULL's cost; a result lost to a power cut is simply asked for again.
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            migrate(db)
         except BaseException:
             db.close()
             raise
@@ -203,11 +219,23 @@ class Connection:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a full disk (or quota) raises :class:`StoreFullError`."""
         self.require_writable("store anything")
-        self.db.execute("BEGIN IMMEDIATE")
         try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                # SQLite rolls some failures (a full disk among them) back by itself.
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+                raise StoreFullError(
+                    f"the disk holding {self.path} is full ({error}): free some space, then resume"
+                ) from error
             raise
-        self.db.execute("COMMIT")

@@ -74,14 +74,34 @@ def apply_overrides(audit: AuditFile, overrides: dict[str, Any]) -> AuditFile:
     for dotted, value in overrides.items():
         node: Any = data
         keys = dotted.split(".")
-        for key in keys[:-1]:
-            node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
-        last = keys[-1]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
+        try:
+            for key in keys[:-1]:
+                if isinstance(node, list):
+                    node = node[_list_index(node, key)]
+                elif isinstance(node, dict):
+                    node = node.setdefault(key, {})
+                else:
+                    raise KeyError(key)
+            last = keys[-1]
+            if isinstance(node, list):
+                node[_list_index(node, last)] = value
+            elif isinstance(node, dict):
+                node[last] = value
+            else:
+                raise KeyError(last)
+        except (KeyError, IndexError, ValueError):
+            raise UsageError(
+                f"--set {dotted}: the audit has no such field (a list is indexed from 0 up to "
+                "its length less one, as in probes.0.params.seed)"
+            ) from None
     return parse_audit(json.dumps(data), "override")
+
+
+def _list_index(items: list[Any], key: str) -> int:
+    index = int(key)
+    if not 0 <= index < len(items):
+        raise IndexError(index)
+    return index
 
 
 def audits(store: Store) -> list[record.AuditRecord]:
@@ -137,12 +157,15 @@ def _bootstrapped(
     """The probe's own comparison of two runs, by the figure names its analysis gives (the
     PST's ``<aspect>: STS <setting>``, with ``<model> · `` when a run has several models)."""
     try:
-        result = ws.compare(run_a, run_b, n_perm=1, n_boot=1000, seed=0)
+        result = ws.compare(run_a, run_b, n_boot=1000, seed=0)
     except UsageError:
         return {}  # the probe does not compare runs: the normal approximation is used
     out: dict[tuple[str, str], tuple[float, float, float]] = {}
     for entry in result.data.get("comparisons", []):
-        for setting, d in entry["comparison"].overall.items():
+        overall = getattr(entry["comparison"], "overall", None)
+        if overall is None or "aspect" not in entry:
+            continue  # not an STS comparison (PAIRS): the normal approximation serves
+        for setting, d in overall.items():
             value = (float(d.difference), float(d.ci_low), float(d.ci_high))
             for prefix in (f"{entry['aspect']}: ", f"{entry['model_a']} · {entry['aspect']}: "):
                 out[(part, f"{prefix}STS {setting}")] = value

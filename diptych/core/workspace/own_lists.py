@@ -17,6 +17,7 @@ from diptych.core.store.preferences import Preferences
 
 IDENTITIES_KEY = "workspace_identities"
 INTERVENTIONS_KEY = "workspace_interventions"
+REJECTIONS_KEY = "workspace_rejections"
 
 
 @dataclass(frozen=True)
@@ -104,4 +105,32 @@ def accept_intervention(
         return False
     new = Intervention(template, kind, text, source, time.time(), dict(score or {}))
     store.set_preference(INTERVENTIONS_KEY, [asdict(i) for i in [*listed, new]])
+    return True
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """An agent proposal an auditor rejected: what it was, where it came from and why."""
+
+    kind: str  # "pair" or "intervention"
+    what: str
+    source: str = ""
+    reason: str = ""
+    rejected_at: float = 0.0
+
+
+def rejections(store: Preferences) -> list[Rejection]:
+    return [Rejection(**r) for r in store.preference(REJECTIONS_KEY) or []]
+
+
+def reject_proposal(
+    store: Preferences, kind: str, what: str, *, source: str = "", reason: str = ""
+) -> bool:
+    """Record that an auditor rejected ``what`` (a pair or an intervention); False when the
+    same proposal of the same source is recorded already."""
+    rejection = Rejection(kind, _clean(what, kind), source, reason, time.time())
+    listed = rejections(store)
+    if any((r.kind, r.what, r.source) == (kind, rejection.what, source) for r in listed):
+        return False
+    store.set_preference(REJECTIONS_KEY, [asdict(r) for r in [*listed, rejection]])
     return True

@@ -78,3 +78,13 @@ class PreferenceSteps(WorkspaceBase):
     def workspace_interventions(self) -> list[own_lists.Intervention]:
         """The interventions accepted into this workspace, in the order accepted."""
         return own_lists.interventions(self._store)
+
+    def reject_proposal(self, kind: str, what: str, *, source: str = "", reason: str = "") -> bool:
+        """Record an auditor's rejection of an agent proposal (``kind`` ``pair`` or
+        ``intervention``); False when it is recorded already."""
+        self._writing("reject an agent proposal")
+        return own_lists.reject_proposal(self._store, kind, what, source=source, reason=reason)
+
+    def workspace_rejections(self) -> list[own_lists.Rejection]:
+        """The agent proposals rejected in this workspace, in the order rejected."""
+        return own_lists.rejections(self._store)

@@ -27,8 +27,10 @@ from diptych.core.engine import Reporter, RunOptions
 from diptych.core.store import Store, default_store_path
 from diptych.core.vectors import check_server_url
 from diptych.core.workspace import audits as _audits
+from diptych.core.workspace import gates as _gates
 from diptych.core.workspace.analysis import AnalysisSteps
 from diptych.core.workspace.base import ModelSpec, Params, ProbeSpec
+from diptych.core.workspace.gates import GateReport
 from diptych.core.workspace.preferences import PreferenceSteps
 from diptych.core.workspace.reading import ReadingSteps
 
@@ -131,6 +133,15 @@ class Workspace(PreferenceSteps, AnalysisSteps, ReadingSteps):
     def audit(self, ref: str) -> AuditRecord:
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""
         return _audits.get(self._store, ref)
+
+    def audit_gates(self, ref: str | os.PathLike[str]) -> GateReport:
+        """Decide the release gates of an audit file (its newest record here) or of a recorded
+        audit: pass, fail or inconclusive per gate, Holm-adjusted as one family."""
+        return _gates.audit_gates(self, self._store, Path(ref) if not isinstance(ref, str) else ref)
+
+    def audit_gate_problems(self, source: str | os.PathLike[str]) -> list[str]:
+        """What can be said of an audit file's gates before it runs, one line a problem."""
+        return _gates.gate_problems(self, self._store, Path(source))
 
     def audit_diff(self, a: str, b: str) -> AuditDiff:
         """Audit B against audit A (recorded audits or report JSONs): every headline figure

@@ -136,6 +136,15 @@ class VisionLanguageAnnotator(Model):
                 f"{offered} (try blip-vqa, llava or openai-vision)"
             )
         self._chat: VisionChat = self.vision_model
+        served = getattr(self.vision_model.params, "base_url", None)
+        if served != self.p.model_params.get("base_url"):
+            # The wrapped model names its service without credentials (and from
+            # $OPENAI_BASE_URL when set): these parameters are stored and keyed the same way.
+            model_params = {k: v for k, v in self.p.model_params.items() if k != "base_url"}
+            if served is not None:
+                model_params["base_url"] = served
+            self.p = self.p.model_copy(update={"model_params": model_params})
+            self.params = self.p
         self.prompts = annotation_prompts()
         self._faces_version: str | None = None
         if self.p.crop:

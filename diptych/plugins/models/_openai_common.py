@@ -3,7 +3,10 @@
 * :func:`translate_error` maps an SDK error to the diptych error that tells the engine what
   to do (retry, store as refused, give up), with :func:`parse_retry_after` reading how long
   the service asked us to wait.
-* :func:`public_endpoint` names a service without the credentials a URL may carry.
+* :func:`public_endpoint` names a service without the credentials a URL may carry;
+  :func:`without_credentials` is the URL itself without them (what is stored) and
+  :func:`effective_base_url` the service actually called (``base_url``, else
+  ``$OPENAI_BASE_URL``, else OpenAI's).
 * :class:`ClientPerLoop` keeps one ``AsyncOpenAI`` client per event loop.
 * :func:`redact` keeps API keys out of every message we store or show.
 
@@ -22,11 +25,12 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from diptych.core.errors import (
     ModelCallError,
     ModelLoadError,
+    ParameterError,
     PermanentModelError,
     RefusalError,
     TransientModelError,
@@ -44,13 +48,77 @@ _REFUSAL_PHRASES = ("content policy", "content_policy", "safety system", "conten
 #: OpenAI-style secret keys (sk-..., sk-proj-...), whole or masked with asterisks. OpenAI's
 #: 401 message quotes the rejected key with its first and last characters visible.
 _KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_*\-]{3,}")
+#: A word with a run of asterisks in it: a key some service masked (OpenAI shows the first 8 and
+#: the last 4 characters of any key it rejects, whatever its form).
+_MASKED_PATTERN = re.compile(r"[^\s*.,;:'\"]*\*{3,}[^\s*.,;:'\"]*")
+#: The user info of a URL written in a message (``scheme://user:password@host``).
+_USERINFO_PATTERN = re.compile(r"(?<=://)[^/@\s]+@")
+#: Query parameters whose name says they carry a credential (Azure's ``api-key``, a gateway's
+#: ``token``, a signed URL's ``sig`` ...).
+_SECRET_PARAM = re.compile(
+    r"key|token|secret|passw|pwd|auth|sig|credential|session|code", re.IGNORECASE
+)
+_SECRET_QUERY_PATTERN = re.compile(
+    r"(?P<name>[?&][^=&\s]*(?:key|token|secret|passw|pwd|auth|sig|credential|session|code)"
+    r"[^=&\s]*=)[^&\s]+",
+    re.IGNORECASE,
+)
 
 
 def redact(text: str, secret: str | None = None) -> str:
-    """``text`` with ``secret`` and anything shaped like an OpenAI key replaced by ``sk-***``."""
+    """``text`` with every credential it may quote replaced by ``***``: ``secret`` (the key in
+    use) whole or in part, anything shaped like an OpenAI key, any masked key, and the user info
+    and secret query parameters of URLs."""
     if secret and secret != PLACEHOLDER_API_KEY:
         text = text.replace(secret, "***")
-    return _KEY_PATTERN.sub("sk-***", text)
+        if len(secret) >= 8:
+            # OpenAI's "first 8 ... last 4" quotation of a short key has no asterisks at all.
+            text = re.sub(re.escape(secret[:8]) + r"\S*", "***", text)
+    text = _KEY_PATTERN.sub("sk-***", text)
+    text = _MASKED_PATTERN.sub("***", text)
+    text = _USERINFO_PATTERN.sub("***@", text)
+    return _SECRET_QUERY_PATTERN.sub(lambda m: m.group("name") + "***", text)
+
+
+def check_base_url(base_url: str, owner: str) -> None:
+    """Refuse, before any request, a ``base_url`` no request could reach."""
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError as error:
+        raise ParameterError(
+            f"{owner} parameter 'base_url': not a URL ({error}); give e.g. http://127.0.0.1:8000/v1"
+        ) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        shown = redact(base_url)
+        raise ParameterError(
+            f"{owner} parameter 'base_url': {shown!r} is not an http(s) URL with a host; give "
+            "e.g. http://127.0.0.1:8000/v1"
+        )
+
+
+def without_credentials(base_url: str) -> str:
+    """``base_url`` without user info and without query parameters that carry a credential:
+    the form that may be stored, shown and put into keys."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    kept = parse_qsl(parts.query, keep_blank_values=True)
+    query = urlencode([(k, v) for k, v in kept if not _SECRET_PARAM.search(k)])
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), query, ""))
+
+
+#: The API root of OpenAI's own service, as the SDK uses it when nothing else is named.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def effective_base_url(base_url: str | None) -> str:
+    """The service a plugin built on the SDK actually calls: ``base_url``, else
+    ``$OPENAI_BASE_URL`` (which the SDK reads), else OpenAI's own."""
+    return base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
 
 
 def public_endpoint(base_url: str) -> str:
@@ -113,8 +181,15 @@ def translate_error(
     advice on a rejected key ("Set $API_KEY_ENV.").
     """
     message = redact(_service_message(exc), secret)
-    if isinstance(exc, sdk.APIConnectionError):  # includes APITimeoutError
-        return TransientModelError(f"Could not reach the server: {message}")
+    if isinstance(exc, sdk.APITimeoutError):
+        return TransientModelError(
+            f"No answer in time (the service may still have carried the request out): {message}",
+            maybe_charged=True,
+        )
+    if isinstance(exc, sdk.APIConnectionError):
+        return TransientModelError(
+            f"Could not reach the server: {message}", maybe_charged=_sent(exc)
+        )
     if not isinstance(exc, sdk.APIStatusError):
         return PermanentModelError(f"Unexpected answer from the server: {message}")
     status = exc.status_code
@@ -132,6 +207,18 @@ def translate_error(
         hint = key_hint or f"Set ${api_key_env}."
         return PermanentModelError(f"The server rejected the API key (401): {message}. {hint}")
     return PermanentModelError(f"The server rejected the request ({status}): {message}")
+
+
+def _sent(exc: BaseException) -> bool:
+    """Whether a failed connection may have delivered the request: anything but a failure to
+    connect at all (refused, unresolved, no free connection)."""
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None:
+        name = type(cause).__name__
+        if name in ("ConnectError", "ConnectTimeout", "PoolTimeout", "ConnectionRefusedError"):
+            return False
+        cause = cause.__cause__ or cause.__context__
+    return True
 
 
 def _service_message(exc: Exception) -> str:
@@ -205,6 +292,24 @@ class OpenAIServiceMixin:
     _sdk: Any
     _clients: ClientPerLoop
 
+    #: The service's URL as given, credentials and all: used to call it, never stored.
+    _called_url: str
+
+    def _bind_service(self) -> None:
+        """Fix the service this instance calls (``base_url``, else ``$OPENAI_BASE_URL``, else
+        OpenAI's) and keep only its credential-free form in the parameters, which are stored
+        with every run and put into every trial key. OpenAI's own service is named by leaving
+        ``base_url`` empty, so that runs stored before the service was part of the identity
+        are still found."""
+        url = effective_base_url(self.p.base_url)
+        check_base_url(url, f"model '{getattr(self, 'name', 'openai')}'")
+        self._called_url = url
+        clean = without_credentials(url)
+        stored = None if public_endpoint(clean) == public_endpoint(OPENAI_BASE_URL) else clean
+        if stored != self.p.base_url:
+            self.p = self.p.model_copy(update={"base_url": stored})
+            setattr(self, "params", self.p)  # noqa: B010 (the Model's attribute, not the mixin's)
+
     @property
     def host(self) -> str:
         """The service's ``host[:port]``, never with credentials."""
@@ -230,7 +335,7 @@ class OpenAIServiceMixin:
     def _make_client(self) -> Any:
         # One per event loop (see ClientPerLoop); the key is read when a client is made.
         return self._sdk.AsyncOpenAI(
-            base_url=self.p.base_url,
+            base_url=self._called_url,
             api_key=self._api_key(),
             timeout=self.p.timeout,
             max_retries=0,  # the engine retries

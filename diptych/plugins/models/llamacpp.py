@@ -4,6 +4,8 @@ Both offer chat (with JSON-schema constrained output) and next-token log-probabi
 straight from the model's logits. llama.cpp is synchronous and not thread-safe, so the models
 declare ``hints.blocking`` and ``max_concurrency=1``: the engine runs their calls in a worker
 thread, one at a time; a lock guards the context anyway, for callers that bypass the engine.
+Likelihood requests are evaluated in the pieces their probe fixed, sharing the work on a
+common beginning without letting a value depend on what ran before (``_llama_likelihood``).
 
 ``llama_cpp`` is imported inside ``__init__`` so that listing plugins never needs it.
 """
@@ -23,9 +25,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
-from diptych.core.capabilities import Capability, Message, Model, ModelHints, Sampling
+from diptych.core.capabilities import (
+    Capability,
+    LikelihoodRequest,
+    Message,
+    Model,
+    ModelHints,
+    Sampling,
+)
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
 from diptych.core.hookspecs import hookimpl
+from diptych.plugins.models._llama_likelihood import MAX_SEQUENCES, LikelihoodEvaluator
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,6 +54,12 @@ class LlamaCppParams(Model.Params):
         default=None, ge=1, description="CPU threads; default: every core this process may use."
     )
     seed: int = Field(default=0, description="Sampling seed used when a request names none.")
+    batch_size: int = Field(
+        default=64,
+        ge=1,
+        description="Likelihood trials handed to the model per call (speed only: a value "
+        "never depends on its batch).",
+    )
 
 
 class _LlamaCppModel(Model):
@@ -55,7 +71,8 @@ class _LlamaCppModel(Model):
 
     #: Thread count changes speed, not answers: ggml splits work between threads by output
     #: rows, so values are bit-identical for any count (checked with 1, 2 and 3 threads).
-    operational_params: ClassVar[frozenset[str]] = frozenset({"n_threads"})
+    #: Batch size neither: each likelihood value comes from its request's own pieces.
+    operational_params: ClassVar[frozenset[str]] = frozenset({"n_threads", "batch_size"})
 
     def __init__(self, params: LlamaCppParams | None = None) -> None:
         # Cheap on purpose: the engine builds models to compute trial keys and loads the
@@ -72,8 +89,13 @@ class _LlamaCppModel(Model):
         self._extra_buffer_types = not _cpu_has_amx()
         self._llama_cpp_version = _package_version("llama-cpp-python")
         self._llm: Any = None  # a llama_cpp.Llama once loaded
+        self._system_info: str | None = None
         self._lock = threading.Lock()
-        self.hints = ModelHints(blocking=True, max_concurrency=1)
+        # Likelihood trials come in batches: the evaluator walks each batch's prefix tree
+        # once, and a batch's order or size changes nothing in its values.
+        self.hints = ModelHints(
+            blocking=True, max_concurrency=1, batch_size=self._params.batch_size
+        )
 
     def load(self) -> None:
         with self._lock:
@@ -85,11 +107,13 @@ class _LlamaCppModel(Model):
             return self._llm
         try:
             import llama_cpp
-            import numpy
         except (ImportError, OSError) as exc:  # OSError: its shared library failed to load
             raise ModelLoadError(f"llama-cpp-python is installed but broken: {exc}") from exc
         try:
-            with _load_options(llama_cpp.llama_cpp, extra_buffer_types=self._extra_buffer_types):
+            with (
+                _load_options(llama_cpp.llama_cpp, extra_buffer_types=self._extra_buffer_types),
+                _context_options(llama_cpp.llama_cpp),
+            ):
                 llm = llama_cpp.Llama(
                     model_path=str(self._model_path),
                     n_ctx=self._params.n_ctx,
@@ -106,11 +130,11 @@ class _LlamaCppModel(Model):
                 f"llama.cpp could not load {self._model_path}: {exc}. "
                 "Check that it is a GGUF model file this llama-cpp-python version can read."
             ) from exc
-        self._bindings: Any = llama_cpp.llama_cpp  # the C API
-        self._np: Any = numpy
-        self._n_vocab: int = llm.n_vocab()
-        self._log_softmax: Callable[[Any], Any] = llama_cpp.Llama.logits_to_logprobs
         self._llm = llm
+        self._evaluator = LikelihoodEvaluator(llm, self._tokenize, n_ctx=self._params.n_ctx)
+        # The build's kernels change the last digits of the logits: every result says which
+        # CPU features this llama.cpp was built with and uses.
+        self._system_info = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
         return llm
 
     # --- identity -------------------------------------------------------------------------
@@ -135,11 +159,13 @@ class _LlamaCppModel(Model):
             "n_threads": self._n_threads,
             "seed": self._params.seed,
             "extra_buffer_types": self._extra_buffer_types,
+            **({"system_info": self._system_info.strip(" |")} if self._system_info else {}),
         }
 
     async def aclose(self) -> None:
         with self._lock:
             if self._llm is not None:
+                self._evaluator.close()
                 self._llm.close()
                 self._llm = None
 
@@ -182,6 +208,7 @@ class _LlamaCppModel(Model):
             # Evaluate every request from an empty cache: reusing the previous request's
             # KV prefix changes batch shapes and so the last bits of the logits, and a stored
             # answer must not depend on which request happened to run before it.
+            self._evaluator.invalidate()
             llm.reset()
             try:
                 response: Any = llm.create_chat_completion(**kwargs)
@@ -204,16 +231,30 @@ class _LlamaCppModel(Model):
     async def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
         return self._logprobs_sync(prompt, candidates)
 
+    async def next_token_logprobs_batch(
+        self, requests: Sequence[LikelihoodRequest]
+    ) -> list[dict[str, float]]:
+        """Each request's values, evaluated in the pieces its probe fixed (see
+        :mod:`._llama_likelihood`): equal whatever the batch, order or process."""
+        return self._batch_sync(requests)
+
+    def _batch_sync(self, requests: Sequence[LikelihoodRequest]) -> list[dict[str, float]]:
+        with self._lock:
+            self._loaded()
+            return self._evaluator.logprobs(requests)
+
     def _logprobs_sync(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
         """ln P(candidate | prompt) for each candidate, from one evaluation of the prompt.
 
         A candidate's value is the sum of the log-probabilities of the tokens it adds to the
         prompt, each read from the next-token distribution after the tokens before it.
 
-        Evaluation order. The prompt is evaluated once, from an empty cache, in one batch;
-        its last position gives the first token of every candidate. A candidate of several
-        tokens is then evaluated in one batch after the prompt, with the logits of every
-        position of that batch kept, and its later tokens are read from them. That is how an
+        Evaluation order. A prompt stated whole is evaluated in one batch, from an empty
+        cache; its last position gives the first token of every candidate. (A request with
+        the pieces its probe fixed is evaluated piece by piece instead, the same way every
+        time: see :mod:`._llama_likelihood`.) A candidate of several tokens is then
+        evaluated in one batch after the prompt, with the logits of every position of that
+        batch kept, and its later tokens are read from them. That is how an
         OpenAI-compatible server scores prompt + candidate with ``echo`` (llama-cpp-python's
         server evaluates the part after its cached prompt in one batch), and it matters:
         llama.cpp's CPU kernels for a one-token batch (matrix-vector) and for a longer one
@@ -235,89 +276,12 @@ class _LlamaCppModel(Model):
         """
         if not candidates:
             return {}
-        context, moved = _split_trailing_space(prompt)
-        with self._lock:
-            llm = self._loaded()
-            context_ids, splits = self._split_candidates(context, moved, candidates)
-            # Every call evaluates its prompt from an empty cache: reusing the previous
-            # call's KV prefix would change batch shapes and so the last bits of the
-            # logits, and a stored value must not depend on what ran before it.
-            llm.reset()
-            llm.eval(context_ids)
-            after_prompt = self._logprob_rows(1)[0]
-            result: dict[str, float] = {}
-            for candidate in candidates:
-                tokens = splits[candidate]
-                total = float(after_prompt[tokens[0]])
-                if len(tokens) > 1:
-                    rows = self._evaluate_continuation(len(context_ids), tokens)
-                    total += sum(float(rows[i][tokens[i + 1]]) for i in range(len(tokens) - 1))
-                result[candidate] = total
-            return result
-
-    def _split_candidates(
-        self, context: str, moved: str, candidates: Sequence[str]
-    ) -> tuple[list[int], dict[str, list[int]]]:
-        """Token ids of the context and, per candidate, the ids it adds to it."""
-        context_ids = self._tokenize(context)
-        if not context_ids:
-            raise PermanentModelError("An empty prompt has no next-token distribution.")
-        splits: dict[str, list[int]] = {}
-        for candidate in candidates:
-            if not candidate:
-                raise PermanentModelError("An empty candidate has no next-token probability.")
-            full_ids = self._tokenize(context + moved + candidate)
-            if full_ids[: len(context_ids)] != context_ids:
-                raise PermanentModelError(
-                    f"The candidate {candidate!r} merges with the end of the prompt into one "
-                    "token, so it has no next-token probability; start candidates with a "
-                    "space or punctuation (e.g. ' he')."
-                )
-            if len(full_ids) > self._params.n_ctx:
-                raise PermanentModelError(
-                    f"The prompt and candidate {candidate!r} exceed the context window of "
-                    f"{self._params.n_ctx} tokens; raise n_ctx."
-                )
-            splits[candidate] = full_ids[len(context_ids) :]
-        return context_ids, splits
+        return self._batch_sync([LikelihoodRequest(prompt, tuple(candidates))])[0]
 
     def _tokenize(self, text: str) -> list[int]:
         # add_bos lets llama.cpp add BOS exactly when the model's metadata asks for it;
         # special=False keeps control-token look-alikes in the text literal text.
         return list(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
-
-    def _evaluate_continuation(self, n_past: int, tokens: list[int]) -> list[Any]:
-        """Log-softmax rows of ``tokens`` evaluated in one batch after the first ``n_past``.
-
-        The cache is rolled back to the prompt first (everything at or after ``n_past`` is
-        dropped), so each candidate is evaluated after the prompt alone. Every position's
-        logits are kept, as a server started with ``logits_all`` keeps them: which rows are
-        output also shapes the last layer's batch. Batches longer than ``n_batch`` are split
-        where llama.cpp's own ``eval`` would split them.
-        """
-        llm = self._llm
-        llm.n_tokens = n_past
-        llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
-        rows: list[Any] = []
-        for start in range(0, len(tokens), llm.n_batch):
-            chunk = tokens[start : start + llm.n_batch]
-            llm._batch.set_batch(batch=chunk, n_past=llm.n_tokens, logits_all=True)
-            llm._ctx.decode(llm._batch)
-            llm.input_ids[llm.n_tokens : llm.n_tokens + len(chunk)] = chunk
-            llm.n_tokens += len(chunk)
-            rows.extend(self._logprob_rows(len(chunk)))
-        return rows
-
-    def _logprob_rows(self, n_rows: int) -> list[Any]:
-        """Log-softmax of the logits of the last decode's ``n_rows`` output rows (new arrays).
-
-        The model is loaded without ``logits_all``, so a prompt's evaluation outputs its
-        last position only: ~12% faster, and no n_ctx x n_vocab score matrix.
-        """
-        logits = self._np.ctypeslib.as_array(
-            self._bindings.llama_get_logits(self._llm.ctx), shape=(n_rows, self._n_vocab)
-        )
-        return [self._log_softmax(row) for row in logits]
 
 
 class SmolLM2(_LlamaCppModel):
@@ -409,16 +373,7 @@ def _usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _split_trailing_space(prompt: str) -> tuple[str, str]:
-    """(prompt without its trailing spaces and tabs, those spaces and tabs).
-
-    Newlines stay with the prompt: unlike a space, a newline is a token of its own.
-    """
-    context = prompt.rstrip(" \t")
-    return context, prompt[len(context) :]
-
-
-_LOAD_LOCK = threading.Lock()
+_LOAD_LOCK = threading.RLock()
 
 
 @contextmanager
@@ -445,6 +400,32 @@ def _load_options(bindings: Any, *, extra_buffer_types: bool) -> Iterator[None]:
             yield
         finally:
             bindings.llama_model_default_params = original
+
+
+@contextmanager
+def _context_options(bindings: Any) -> Iterator[None]:
+    """Create the context with a unified KV cache of several sequences.
+
+    Siblings of a likelihood group are decoded as sequences of one batch sharing their
+    prefix's cells, which needs ``kv_unified`` (one cache, one stream: every batch goes to
+    llama.cpp whole) and room for the sequences. A single sequence is evaluated as before:
+    the values of a prompt stated whole are bit-identical to those of the default context.
+    ``Llama()`` exposes neither, so the default-parameter factory is wrapped for the load.
+    """
+    original = bindings.llama_context_default_params
+
+    def with_sequences() -> Any:
+        params = original()
+        params.kv_unified = True
+        params.n_seq_max = MAX_SEQUENCES
+        return params
+
+    with _LOAD_LOCK:
+        bindings.llama_context_default_params = with_sequences
+        try:
+            yield
+        finally:
+            bindings.llama_context_default_params = original
 
 
 @contextmanager

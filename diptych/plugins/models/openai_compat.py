@@ -34,8 +34,10 @@ from diptych.plugins.models._openai_common import (
     PLACEHOLDER_API_KEY,
     REFUSAL_CODES,
     ClientPerLoop,
+    check_base_url,
     parse_retry_after,
     translate_error,
+    without_credentials,
 )
 from diptych.plugins.models._openai_common import public_endpoint as _public_endpoint
 
@@ -100,6 +102,13 @@ class OpenAICompatible(Model):
         super().__init__(params)
         assert isinstance(self.params, OpenAICompatible.Params)
         self._params: OpenAICompatible.Params = self.params
+        check_base_url(self._params.base_url, f"model '{self.name}'")
+        # Called with its credentials, stored (run parameters, keys) without them.
+        self._called_url = self._params.base_url
+        clean = without_credentials(self._called_url)
+        if clean != self._params.base_url:
+            self._params = self._params.model_copy(update={"base_url": clean})
+            self.params = self._params
         try:
             import openai
         except ImportError as exc:
@@ -145,7 +154,7 @@ class OpenAICompatible(Model):
     def _make_client(self) -> Any:
         # One per event loop (see ClientPerLoop); the key is read when a client is made.
         return self._sdk.AsyncOpenAI(
-            base_url=self._params.base_url,
+            base_url=self._called_url,
             api_key=os.environ.get(self._params.api_key_env) or PLACEHOLDER_API_KEY,
             timeout=self._params.timeout,
             max_retries=0,  # the engine retries; see module docstring
@@ -160,7 +169,8 @@ class OpenAICompatible(Model):
         try:
             response = await make_request(self._clients.get())
         except self._sdk.APIError as exc:
-            raise translate_error(exc, self._sdk, self._params.api_key_env) from exc
+            secret = os.environ.get(self._params.api_key_env)
+            raise translate_error(exc, self._sdk, self._params.api_key_env, secret=secret) from exc
         served = getattr(response, "model", None)
         if isinstance(served, str) and served:
             self._served_model = served

@@ -150,7 +150,13 @@ class OpenAIImages(OpenAIServiceMixin, Model):
         api_key_file: str | None = Field(
             default=None, description="A file holding the API key (read instead of the variable)."
         )
-        timeout: float = Field(default=120, gt=0, description="Seconds before a request times out.")
+        timeout: float = Field(
+            default=300,
+            gt=0,
+            allow_inf_nan=False,
+            description="Seconds before a request times out. OpenAI documents up to two "
+            "minutes for one gpt-image-1 image; a request cut off sooner may still be billed.",
+        )
         max_concurrency: int = Field(default=4, ge=1, description="Requests in flight at once.")
         rate_limit_per_min: float | None = Field(
             default=None, gt=0, description="Most requests per minute (your account's limit)."
@@ -181,6 +187,7 @@ class OpenAIImages(OpenAIServiceMixin, Model):
         except ImportError as exc:
             raise MissingDependencyError("openai", "openai", "The openai-images model") from exc
         self._sdk: Any = openai
+        self._bind_service()
         self._clients = ClientPerLoop(self._make_client)
         self.hints = ModelHints(
             max_concurrency=self.p.max_concurrency, rate_limit_per_min=self.p.rate_limit_per_min

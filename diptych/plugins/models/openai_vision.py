@@ -26,12 +26,13 @@ import asyncio
 import base64
 import io
 from collections.abc import Callable, Sequence
+from datetime import date
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
-from diptych.core.data import pairs_sampling
+from diptych.core.data import load_data, pairs_sampling
 from diptych.core.errors import (
     MissingDependencyError,
     PermanentModelError,
@@ -39,10 +40,72 @@ from diptych.core.errors import (
 )
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._openai_common import (
+    OPENAI_HOST,
     ClientPerLoop,
     OpenAIServiceMixin,
     translate_error,
 )
+
+# --- prices -------------------------------------------------------------------------------
+
+
+class VisionModelPrices(BaseModel):
+    """One model's token prices and image-token rule, as its pages listed them on ``read_on``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(pattern=r"^https://")
+    read_on: date
+    #: US dollars per million input and output tokens.
+    input: PositiveFloat
+    output: PositiveFloat
+    #: Tokens of one image at detail "low", and added per 512 px tile at "high".
+    image_base: PositiveInt
+    image_tile: PositiveInt
+
+
+class VisionPriceTable(BaseModel):
+    """``diptych/prompts/vision_prices.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    currency: Literal["USD"]
+    unit: Literal["1M tokens"]
+    models: dict[str, VisionModelPrices]
+
+
+def vision_prices() -> VisionPriceTable:
+    return load_data("vision_prices.yaml", VisionPriceTable)
+
+
+def prices_of(model: str) -> VisionModelPrices | None:
+    """The table's entry for ``model``, or for the longest name it starts with (a dated
+    snapshot such as gpt-4o-2024-08-06 is priced as gpt-4o)."""
+    models = vision_prices().models
+    if model in models:
+        return models[model]
+    named = [name for name in models if model.startswith(name + "-")]
+    return models[max(named, key=len)] if named else None
+
+
+#: The most 512 px tiles OpenAI's rule gives one image at detail "high": scaled to fit
+#: 2048x2048, then its shortest side to 768 px, a 768x2048 image has 2 x 4 tiles.
+MAX_TILES = 8
+#: Bytes of text per token assumed before a call (English runs near 4; fewer is the safe side).
+BYTES_PER_TOKEN = 3
+#: Tokens the chat format adds around one message.
+MESSAGE_TOKENS = 8
+
+
+def estimated_tokens(text: str, images: int, detail: str, prices: VisionModelPrices) -> int:
+    """An upper bound of the input tokens of one question about ``images`` images."""
+    per_image = prices.image_base + (0 if detail == "low" else prices.image_tile * MAX_TILES)
+    return -(-len(text.encode()) // BYTES_PER_TOKEN) + MESSAGE_TOKENS + images * per_image
+
+
+def cost_of(prices: VisionModelPrices, input_tokens: int, output_tokens: int) -> float:
+    return (input_tokens * prices.input + output_tokens * prices.output) / 1e6
+
 
 #: Image modes PNG stores as they are; any other (CMYK, YCbCr, float) is converted to RGB.
 _PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"})
@@ -112,6 +175,7 @@ class OpenAIVision(OpenAIServiceMixin, Model):
         except ImportError as exc:
             raise MissingDependencyError("openai", "openai", "The openai-vision model") from exc
         self._sdk: Any = openai
+        self._bind_service()
         self._clients = ClientPerLoop(self._make_client)
         self._last_response: dict[str, Any] = {}
         self.hints = ModelHints(
@@ -137,6 +201,21 @@ class OpenAIVision(OpenAIServiceMixin, Model):
             "openai_sdk": getattr(self._sdk, "__version__", "unknown"),
             **self._last_response,
         }
+
+    def price(self, capability: Capability, payload: dict[str, Any]) -> float | None:
+        """At most what OpenAI charges for one question: its text and images as input tokens
+        (images at the most tiles the rule allows, unless detail is low) and ``max_tokens`` as
+        output; None for another service or a model the price table lacks."""
+        if capability is not Capability.VISION_CHAT or self.host != OPENAI_HOST:
+            return None
+        prices = prices_of(self.p.model)
+        if prices is None:
+            return None
+        sampling = Sampling.model_validate(payload.get("sampling", {}))
+        tokens = estimated_tokens(
+            str(payload.get("text", "")), len(payload.get("images", [])), self.p.detail, prices
+        )
+        return cost_of(prices, tokens, sampling.max_tokens)
 
     # --- asking ---------------------------------------------------------------------------
 
@@ -182,6 +261,7 @@ class OpenAIVision(OpenAIServiceMixin, Model):
             "served_model": getattr(response, "model", None),
             "system_fingerprint": getattr(response, "system_fingerprint", None),
             "request_id": getattr(response, "_request_id", None),
+            **self._usage_cost(getattr(response, "usage", None)),
         }
         if not response.choices:
             raise PermanentModelError("the service answered with no choices")
@@ -193,6 +273,21 @@ class OpenAIVision(OpenAIServiceMixin, Model):
         if choice.finish_reason == "content_filter":
             raise RefusalError("The service's content filter withheld the reply.")
         return str(choice.message.content or "")
+
+    def _usage_cost(self, usage: Any) -> dict[str, Any]:
+        """The tokens the service says it counted and, on OpenAI, what they cost."""
+        try:
+            used = {
+                "input_tokens": int(usage.prompt_tokens),
+                "output_tokens": int(usage.completion_tokens),
+            }
+        except (AttributeError, TypeError, ValueError):
+            return {}
+        prices = prices_of(self.p.model) if self.host == OPENAI_HOST else None
+        if prices is None:
+            return {"usage": used}
+        cost = cost_of(prices, used["input_tokens"], used["output_tokens"])
+        return {"usage": used, "cost_usd": cost}
 
 
 @hookimpl

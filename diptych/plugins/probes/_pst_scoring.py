@@ -8,6 +8,7 @@ an STS row, the paired − single gap with its interval, and how an estimate rea
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Iterable
 from typing import Any
@@ -84,9 +85,12 @@ def setting_gap(
     }
 
 
-def interval_text(ci: tuple[float, float] | None) -> str:
+def interval_text(ci: tuple[Any, Any] | None) -> str:
     """An interval as a table shows it; one decimal is the precision the ±100 scale needs."""
-    return "—" if ci is None else f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+    if ci is None or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci):
+        # No interval: too few units vary (a JSON copy spells infinities as strings).
+        return "—"
+    return f"[{ci[0]:.1f}, {ci[1]:.1f}]"
 
 
 def estimate_cells(estimate: Estimate | dict[str, Any] | None) -> list[Any]:

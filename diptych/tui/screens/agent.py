@@ -3,12 +3,15 @@ scores, and accept a pair into the workspace's identity list or an intervention 
 intervention list, or reject it.
 
 The session runs in a thread worker that opens its own Workspace; its events come back as
-dataclass messages, and only the UI thread touches a widget. Accepting writes the store, so it
-runs in a worker too.
+dataclass messages, and only the UI thread touches a widget. Accepting and rejecting write the
+store, so they run in a worker too. Every field of the form is labelled; the highlighted row's
+whole reason (and its q-value and held-out figure, where the session has them) is shown under
+the table.
 """
 
 from __future__ import annotations
 
+import shlex
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,10 +21,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Grid
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
@@ -35,7 +38,17 @@ ModelOf = Callable[[Workspace, str], Model]
 
 
 def _model_by_name(ws: Workspace, name: str) -> Model:
-    return ws.model(name)
+    """``NAME key=value ...`` as the CLI takes ``-m NAME -M key=value``; an agent model may
+    also be a LangChain ``provider:model``."""
+    spec, *params = shlex.split(name) or [""]
+    return ws.model((spec, params))
+
+
+def _agent_by_name(ws: Workspace, name: str) -> Model:
+    from diptych.agent.chat_model import agent_model
+
+    spec, *params = shlex.split(name) or [""]
+    return agent_model(spec, params)
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,14 @@ class AgentAccepted(Message):
 
 
 @dataclass
+class AgentRejected(Message):
+    """A rejection was recorded in the workspace (or failed to be, with ``error``)."""
+
+    row_id: str
+    error: str = ""
+
+
+@dataclass
 class _Decision:
     """What the auditor said about a row on this screen."""
 
@@ -113,9 +134,11 @@ def run_session(
     post: Callable[[Message], object],
     *,
     model_of: ModelOf = _model_by_name,
+    agent_of: ModelOf | None = None,
     embedder: Embedder | None = None,
 ) -> None:
     """Run the session headless (in a worker thread) and post its events as messages."""
+    agent_of = agent_of or model_of
     from diptych.agent.proposals import Proposal
     from diptych.agent.rows import intervention_row, pair_row
 
@@ -142,7 +165,7 @@ def run_session(
                 report = search_identities(
                     ws,
                     model_of(ws, request.target),
-                    model_of(ws, request.agent),
+                    agent_of(ws, request.agent),
                     IdentitySettings(
                         session=request.session, probe=request.probe, rounds=request.rounds
                     ),
@@ -157,7 +180,7 @@ def run_session(
 
                 mitigation = search_mitigations(
                     ws,
-                    model_of(ws, request.agent),
+                    agent_of(ws, request.agent),
                     request.baseline,
                     session=request.session,
                     rounds=request.rounds,
@@ -181,9 +204,10 @@ class AgentScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back"),
     ]
 
-    #: How the worker gets a model by name, and the memory's embedder (None: the bundled
-    #: sentence model); tests hand in scripted ones.
+    #: How the worker gets the target and the agent's model by name, and the memory's
+    #: embedder (None: the bundled sentence model); tests hand in scripted ones.
     model_of: ModelOf = staticmethod(_model_by_name)
+    agent_of: ModelOf | None = None
     embedder: Embedder | None = None
 
     def __init__(self, store_path: Path | None = None) -> None:
@@ -199,22 +223,44 @@ class AgentScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="agent-form"):
+        with Grid(id="agent-form"):
+            yield Label("search", id="agent-kind-label")
+            yield Label("target model", id="agent-target-label")
+            yield Label("agent model", id="agent-model-label")
+            yield Label("probe", id="agent-probe-label")
+            yield Label("rounds", id="agent-rounds-label")
             yield Select(
                 [("identities", "identities"), ("mitigate", "mitigate")],
                 value="identities",
                 allow_blank=False,
                 id="agent-kind",
             )
-            yield Input("smollm2", placeholder="target model", id="agent-target")
-            yield Input("smollm2", placeholder="agent model", id="agent-model")
-            yield Input("pst-text", placeholder="probe or baseline run", id="agent-probe")
+            yield Input(
+                "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET
+            )
+            yield Input(
+                "smollm2", placeholder="the agent's model", id="agent-model", tooltip=_AGENT
+            )
+            yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe")
             yield Input("2", placeholder="rounds", id="agent-rounds", type="integer")
         table: DataTable[str] = DataTable(id="agent-proposals", cursor_type="row")
-        table.add_columns("id", "proposal", "status", "score", "95% CI", "decision", "why")
+        table.add_columns("id", "proposal", "status", "score", "95% CI", "q", "decision")
         yield table
+        yield Static("", id="agent-reason")
         yield Static("ctrl+s starts a session", id="agent-status")
         yield Footer()
+
+    @on(Select.Changed, "#agent-kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        mitigate = event.value == "mitigate"
+        self.query_one("#agent-probe-label", Label).update("baseline run" if mitigate else "probe")
+        self.query_one("#agent-target-label", Label).update(
+            "target (the run's)" if mitigate else "target model"
+        )
+        self.query_one("#agent-target", Input).disabled = mitigate
+        self.query_one("#agent-probe", Input).placeholder = (
+            "a pst-text run id" if mitigate else "pst-text or pst"
+        )
 
     # --- starting ---------------------------------------------------------------------------
 
@@ -247,6 +293,7 @@ class AgentScreen(Screen[None]):
             self.store_path,
             self.post_message,
             model_of=self.model_of,
+            agent_of=self.agent_of or _agent_by_name,
             embedder=self.embedder,
         )
 
@@ -265,10 +312,14 @@ class AgentScreen(Screen[None]):
         for row in message.rows:
             self._show(row)
         found = sum(r.status == "finding" for r in message.rows)
+        scored = sum(r.acceptable for r in message.rows)
+        rejected = sum(r.status == "rejected" for r in message.rows)
+        unscored = sum(r.status == "unscored" for r in message.rows)
         self._status(
-            f"session {message.session}: {len(message.rows)} proposals, {found} findings "
-            f"({message.stop_reason}); a accepts, x rejects"
+            f"session {message.session}: {found} findings of {scored} scored, {unscored} "
+            f"unscored, {rejected} rejected ({message.stop_reason}); a accepts, x rejects"
         )
+        self._explain()
 
     @on(AgentFailed)
     def _failed(self, message: AgentFailed) -> None:
@@ -284,6 +335,26 @@ class AgentScreen(Screen[None]):
             self._rows.decisions[message.row_id] = _Decision(True, note)
             self._status(f"{message.row_id}: {note} in the workspace's list")
         self._show(self._rows.by_id[message.row_id])
+
+    @on(AgentRejected)
+    def _rejected(self, message: AgentRejected) -> None:
+        if message.error:
+            self._rows.decisions.pop(message.row_id, None)
+            self._status(f"{message.row_id} not rejected: {message.error}")
+        else:
+            self._rows.decisions[message.row_id] = _Decision(False, "rejected")
+            self._status(f"{message.row_id}: rejected (recorded in the workspace)")
+        self._show(self._rows.by_id[message.row_id])
+
+    @on(DataTable.RowHighlighted, "#agent-proposals")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._explain()
+
+    def _explain(self) -> None:
+        """The highlighted row's whole reason and figures, under the table."""
+        row = self._current()
+        text = "" if row is None else describe(row, self._rows.decisions.get(row.id))
+        self.query_one("#agent-reason", Static).update(text)
 
     # --- deciding ---------------------------------------------------------------------------
 
@@ -321,9 +392,21 @@ class AgentScreen(Screen[None]):
         row = self._current()
         if row is None:
             return
-        self._rows.decisions[row.id] = _Decision(False, "rejected")
+        self._rows.decisions[row.id] = _Decision(False, "rejecting …")
         self._show(row)
-        self._status(f"{row.id}: rejected (not added to the workspace's lists)")
+        self._reject(row, self.session)
+
+    @work(thread=True, exit_on_error=False, group="agent-reject")
+    def _reject(self, row: AgentRow, session: str) -> None:
+        from diptych.agent.rows import reject_row
+
+        try:
+            with Workspace.open(self.store_path) as ws:
+                reject_row(ws, row, session)
+        except (DiptychError, ValueError) as error:
+            self.post_message(AgentRejected(row.id, str(error)))
+            return
+        self.post_message(AgentRejected(row.id))
 
     # --- drawing ----------------------------------------------------------------------------
 
@@ -347,14 +430,45 @@ class AgentScreen(Screen[None]):
             row.status,
             "—" if row.score is None else f"{row.score:+.1f}",
             interval,
+            "—" if row.q_value is None else f"{row.q_value:.3f}",
             "" if decision is None else decision.note,
-            row.reason,
         )
         if known is None:
             table.add_row(*cells, key=row.id)
         else:
             for column, value in zip(table.columns, cells, strict=True):
-                table.update_cell(row.id, column, value)
+                table.update_cell(row.id, column, value, update_width=True)
+        current = self._current()
+        if current is not None and current.id == row.id:
+            self._explain()
 
     def _status(self, text: str) -> None:
         self.query_one("#agent-status", Static).update(text)
+
+
+_TARGET = "The model searched for stereotypes: NAME [key=value ...], as -m NAME -M key=value"
+_AGENT = (
+    "The agent's chat model: NAME [key=value ...] as --agent-model NAME -A key=value, "
+    "or a LangChain provider:model"
+)
+
+
+def describe(row: AgentRow, decision: _Decision | None = None) -> str:
+    """One row in full: what it is, its status and why, and its figures."""
+    figures = []
+    if row.score is not None:
+        figures.append(f"score {row.score:+.1f}")
+    if row.ci_low is not None and row.ci_high is not None:
+        figures.append(f"95% CI [{row.ci_low:+.1f}, {row.ci_high:+.1f}]")
+    if row.heldout is not None:
+        figures.append(f"held-out {row.heldout:+.1f}")
+    if row.q_value is not None:
+        figures.append(f"q {row.q_value:.3f}")
+    head = f"{row.id} {row.what}: {row.status}"
+    if row.reason:
+        head += f" — {row.reason}"
+    if figures:
+        head += f" ({', '.join(figures)})"
+    if decision is not None and decision.note:
+        head += f"; {decision.note}"
+    return head

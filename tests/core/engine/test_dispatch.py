@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from diptych.core.capabilities import Capability, Sampling
+from diptych.core.capabilities import Capability, LikelihoodRequest, Model, ModelHints, Sampling
 from diptych.core.engine import BATCH_METHODS, DISPATCH, ModelSlot, call_trial, run_probe
 from diptych.core.errors import PermanentModelError
 from diptych.core.plugins import get_model, get_probe
@@ -20,9 +21,49 @@ def test_every_capability_has_a_row() -> None:
     assert set(DISPATCH) == set(Capability)
     # The batched methods are the table's, named as the capability protocols name them.
     assert BATCH_METHODS == {
+        Capability.TEXT_LIKELIHOOD: "next_token_logprobs_batch",
         Capability.IMAGE_GENERATOR: "generate_batch",
         Capability.VISION_CHAT: "ask_batch",
     }
+
+
+class PiecewiseLikelihood(Model):
+    """A likelihood model that takes whole requests: it records each call's requests."""
+
+    name = "piecewise-likelihood"
+    capabilities = frozenset({Capability.TEXT_LIKELIHOOD})
+
+    def __init__(self, batch_size: int) -> None:
+        super().__init__()
+        self.hints = ModelHints(batch_size=batch_size, max_concurrency=1)
+        self.calls: list[list[LikelihoodRequest]] = []
+
+    async def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
+        raise AssertionError("a model with the batched method is asked through it")
+
+    async def next_token_logprobs_batch(
+        self, requests: Sequence[LikelihoodRequest]
+    ) -> list[dict[str, float]]:
+        self.calls.append(list(requests))
+        return [
+            {c: -float(len(r.segments[-1]) + i) for i, c in enumerate(r.candidates)}
+            for r in requests
+        ]
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_likelihood_trials_reach_the_model_with_their_pieces(store: Store, batch_size: int) -> None:
+    model = PiecewiseLikelihood(batch_size)
+    subset = {"masculine": ["carpenter"], "feminine": ["nurse"]}
+    run = run_probe(store, "pst-text", [model], probe_params=subset)
+    assert run.status == "complete"
+    # 4 paired prompts and 2 single ones; one trial alone goes the batched road too.
+    assert [len(c) for c in model.calls] == ([4, 2] if batch_size == 4 else [1] * 6)
+    first = model.calls[0][0]
+    assert first.segments[-1] == "carpenter on the left says that"
+    assert first.siblings == (first.segments[-1], "nurse on the right says that")
+    outputs = [r.output for r in store.run_results(run.id).values()]
+    assert {"logprobs": {" he": -31.0, " she": -32.0}} in outputs
 
 
 def test_a_trial_of_an_unknown_capability_fails_permanently(store: Store) -> None:

@@ -7,6 +7,7 @@ import json
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy import stats
@@ -45,6 +46,15 @@ TINY = [
 ]
 
 
+def share_interval(p: float, se: float, df: int) -> tuple[Any, Any]:
+    """asin √p ± t(df) · se / (2 √(p(1 − p))), mapped back by sin²: a share's interval."""
+    half = stats.t.ppf(0.975, df) * se / (2 * math.sqrt(p * (1 - p)))
+    centre = math.asin(math.sqrt(p))
+    low = math.sin(max(centre - half, 0.0)) ** 2
+    high = math.sin(min(centre + half, math.pi / 2)) ** 2
+    return pytest.approx(low), pytest.approx(high)
+
+
 def test_t_by_hand_on_a_tiny_case() -> None:
     result = association_score(TINY, "gender", n_boot=200)
     t = result.t_test
@@ -60,13 +70,25 @@ def test_t_by_hand_on_a_tiny_case() -> None:
     assert result.mean["man"].value == pytest.approx(2 / 3)
     assert result.mean["woman"].value == pytest.approx(-1 / 3)
     assert result.difference.value == pytest.approx(1.0)
-    # Without an outcome column a 0 is "no choice": refusal and neither not told apart.
-    assert result.refusal_rate["man"].to_dict() == {
-        "value": 1 / 3, "of": "no choice", "n_refused": 1, "n_neither": None, "n": 3
+    # The difference is the t-test's: same value, interval and p (one t distribution).
+    d = result.difference
+    assert (d.ci_low, d.ci_high) == (pytest.approx(1 - half), pytest.approx(1 + half))
+    assert d.p_value == pytest.approx(t.p) and d.df == 2 and d.units == {"image pair": 3}
+    assert d.se == pytest.approx(1 / math.sqrt(3))
+    # Without an outcome column a 0 is "no choice": refusal and neither not told apart. Each
+    # rate's interval is the t interval on the angular scale over the three scenarios (men: 0,
+    # 0, 1; se √(1/3)/√3 = 1/3 up to the bootstrap's noise).
+    men = result.refusal_rate["man"]
+    assert men.to_dict() == {
+        "value": 1 / 3, "ci_low": men.ci_low, "ci_high": men.ci_high, "of": "no choice",
+        "n_refused": 1, "n_neither": None, "n": 3, "neither_rate": None,
     }  # fmt: skip
-    assert result.refusal_rate["woman"].to_dict() == {
-        "value": 2 / 3, "of": "no choice", "n_refused": 2, "n_neither": None, "n": 3
-    }  # fmt: skip
+    assert men.interval is not None and men.interval.se == pytest.approx(1 / 3, rel=0.2)
+    assert (men.ci_low, men.ci_high) == share_interval(1 / 3, men.interval.se, 2)
+    women = result.refusal_rate["woman"]
+    assert (women.value, women.n_refused, women.of) == (2 / 3, 2, "no choice")
+    assert women.interval is not None
+    assert (women.ci_low, women.ci_high) == share_interval(2 / 3, women.interval.se, 2)
     # One answer per image: the image and the answer unit are the same test.
     assert association_score(TINY, "gender", unit="answer", n_boot=200).t_test.t == t.t
     assert t.unit == "image" and result.to_dict()["t_test"]["unit"] == "image"
@@ -137,8 +159,18 @@ def test_the_image_is_the_unit_by_default_by_hand_and_against_scipy() -> None:
         [w for w, _ in IMAGE_MEANS.values()], [b for _, b in IMAGE_MEANS.values()]
     )
     assert (t.t, t.p) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
-    # The means and their difference do not depend on the unit of the test.
-    assert result.difference.value == pytest.approx(10 / 16)
+    # The difference is the mean paired difference, 5/8 (every image has 4 answers and a
+    # partner, so it is also the difference of the means, 10/16), with the test's interval:
+    # 5/8 ± t(3) · (√3/8), t(3) = 3.1824.
+    d = result.difference
+    assert d.value == pytest.approx(10 / 16)
+    assert d.se == pytest.approx(math.sqrt(3) / 8) and d.df == 3
+    q = stats.t.ppf(0.975, 3)
+    assert (d.ci_low, d.ci_high) == (
+        pytest.approx(5 / 8 - q * math.sqrt(3) / 8), pytest.approx(5 / 8 + q * math.sqrt(3) / 8)
+    )  # fmt: skip
+    assert d.p_value == pytest.approx(1 - 2 / math.pi * (math.atan(5 / 3) + 15 / 34))
+    assert d.ci_low < 0 and d.p_value > 0.05  # p = 0.063: the interval holds 0
     data = result.to_dict()["t_test"]
     assert {k: data[k] for k in ("unit", "n_pairs", "df")} == {
         "unit": "image", "n_pairs": 4, "df": 3
@@ -234,11 +266,11 @@ def test_levels_order_and_pair_keys() -> None:
     assert pair_key(row, "gender") == ("bus", "black")
 
 
-def test_bootstrap_resamples_scenarios_and_both_levels_together() -> None:
+def test_means_resample_scenarios_and_the_difference_pairs_images() -> None:
     # Every scenario's answers are constant, and each scenario's man − woman difference is 1,
-    # while the levels' means vary a lot between scenarios. Resampling whole scenarios for both
-    # levels at once gives a difference interval of exactly [1, 1]; each level's own interval
-    # spans the scenario means.
+    # while the levels' means vary a lot between scenarios. Every image pair differs by 1: no
+    # spread, the difference's interval is exactly [1, 1]; each level's own interval resamples
+    # the scenario means.
     rows = []
     for scenario, (man, woman) in {"a": (1, 0), "b": (0, -1), "c": (1, 0), "d": (0, -1)}.items():
         for run in (1, 2, 3):
@@ -249,16 +281,74 @@ def test_bootstrap_resamples_scenarios_and_both_levels_together() -> None:
     result = association_score(rows, "gender", n_boot=500, seed=3)
     d = result.difference
     assert (d.value, d.ci_low, d.ci_high) == (1.0, 1.0, 1.0)
+    assert (d.p_value, d.units) == (0.0, {"image pair": 4})
     men = result.mean["man"]
-    assert men.value == 0.5 and 0.0 <= men.ci_low < 0.5 < men.ci_high <= 1.0
+    # Scenario means 1, 0, 1, 0: standard error √(1/3 / 4) = 0.289 (the bootstrap's, up to
+    # its noise) on 3 df; 0.5 ± 3.18 · 0.289 is cut to the score's range [−1, 1].
+    assert men.value == 0.5 and men.units == {"scenario": 4} and men.df == 3
+    assert men.se == pytest.approx(math.sqrt(1 / 12), rel=0.1)
+    q = stats.t.ppf(0.975, 3)
+    assert men.ci_low == pytest.approx(0.5 - q * men.se) and 0.5 + q * men.se > 1.0
+    assert men.ci_high == 1.0
     # Reproducible from the seed.
     assert association_score(rows, "gender", n_boot=500, seed=3).mean["man"] == men
     assert result.to_dict()["bootstrap"] == {
         "over": "scenario",
+        "of": "each level's mean, refusal rate and neither rate",
         "n_boot": 500,
         "confidence": 0.95,
         "seed": 3,
     }
+
+
+def test_a_level_mean_resamples_scenarios_not_images() -> None:
+    # 8 scenarios whose four images all answer alike (scenario effects), 3 runs each: the
+    # level mean's standard error is that of 8 scenario means (here ±1: sd √(8/7), se
+    # √(1/7) = 0.378), not of 16 images or 48 answers.
+    rows = []
+    for i, v in enumerate([1, -1, 1, -1, 1, -1, 1, -1]):
+        for gender in ("man", "woman"):
+            for race in ("black", "white"):
+                rows += [r(f"s{i}", gender, race, run, v) for run in (1, 2, 3)]
+    men = association_score(rows, "gender", n_boot=4000, seed=1).mean["man"]
+    assert men.value == 0.0 and men.units == {"scenario": 8} and men.df == 7
+    assert men.se == pytest.approx(math.sqrt(1 / 7), rel=0.06)
+    assert men.population == "scenarios like these"
+
+
+def test_the_difference_interval_excludes_0_exactly_when_the_test_rejects() -> None:
+    rng = random.Random(5)
+    agreed = 0
+    for _ in range(40):
+        rows = []
+        shift = rng.choice((0.0, 0.3, 0.6))
+        for scenario in range(rng.randint(3, 9)):
+            for race in ("black", "white"):
+                for gender in ("man", "woman"):
+                    p_plus = 0.5 + (shift / 2 if gender == "man" else -shift / 2)
+                    for run in range(1, rng.randint(2, 4)):
+                        value = 1 if rng.random() < p_plus else rng.choice((0, -1))
+                        rows.append(r(f"s{scenario}", gender, race, run, value))
+        result = association_score(rows, "gender", n_boot=20)
+        t, d = result.t_test, result.difference
+        if t.p is None or not math.isfinite(t.t or math.nan):
+            continue
+        assert d.value == pytest.approx(t.mean_difference)
+        assert (d.ci_low, d.ci_high) == (pytest.approx(t.ci_low), pytest.approx(t.ci_high))
+        assert d.p_value == pytest.approx(t.p)
+        assert d.excludes_null == (t.p < 0.05)
+        agreed += 1
+    assert agreed >= 30
+
+
+def test_with_unpaired_images_the_difference_is_over_the_pairs() -> None:
+    # TINY plus one man's image with no woman beside it (s4, +1): the man's mean takes it
+    # ((1 + 1 + 0 + 1)/4), the difference is the mean of the 3 pairs' differences, 1.
+    rows = [*TINY, r("s4", "man", "black", 1, 1)]
+    result = association_score(rows, "gender", n_boot=50)
+    assert result.mean["man"].value == pytest.approx(3 / 4)
+    assert result.difference.value == pytest.approx(1.0)
+    assert result.difference.n == 6 and result.t_test.unpaired == 1
 
 
 def test_bad_responses_are_refused() -> None:
@@ -378,8 +468,17 @@ def test_cli_json_is_the_contract(tmp_path: Path) -> None:
     assert (data["t_test"]["df"], data["t_test"]["n_pairs"]) == (15, 16)
     assert data["t_test"]["unit"] == "answer"
     assert data["t_test"]["paired_on"] == ["scenario", "question", "gender", "run"]
-    # Refusals (value 0): white 4 of 16, black 4 of 16.
-    no_choice = {"value": 0.25, "of": "no choice", "n_refused": 4, "n_neither": None, "n": 16}
+    # With --unit answer the difference's interval is the answer-paired t-test's, labelled.
+    assert data["difference"]["paired_by"] == "answer"
+    assert data["difference"]["p_value"] == pytest.approx(expected.pvalue)
+    assert data["difference"]["units"] == {"answer pair": 16}
+    assert data["difference"]["population"].startswith("answer pairs as if independent")
+    # Refusals (value 0): white 4 of 16, black 4 of 16, 2 of 8 in each scenario: nothing
+    # varies between scenarios, so the interval (se 0) is the point.
+    no_choice = {
+        "value": 0.25, "ci_low": 0.25, "ci_high": 0.25, "of": "no choice", "n_refused": 4,
+        "n_neither": None, "n": 16, "neither_rate": None,
+    }  # fmt: skip
     assert data["refusal_rate"]["white"] == no_choice
     assert data["refusal_rate"]["black"] == no_choice
     by_gender = CliRunner().invoke(
@@ -430,13 +529,23 @@ def test_refusal_and_neither_are_told_apart_when_the_input_says_which() -> None:
         for x in TINY
     ]  # fmt: skip
     result = association_score(rows, "gender", n_boot=50)
-    assert result.refusal_rate["man"].to_dict() == {
-        "value": 1 / 3, "of": "refusal", "n_refused": 1, "n_neither": 0, "n": 3
+    # Each rate with its interval over the 3 scenarios. Nobody chose neither among men: no
+    # resample can change that, and the bound is the Jeffreys interval of 0 in 3 answers,
+    # Beta(0.5, 3.5)'s 97.5% point.
+    men = result.refusal_rate["man"]
+    assert men.interval is not None
+    assert men.to_dict() == {
+        "value": 1 / 3, "ci_low": men.ci_low, "ci_high": men.ci_high, "of": "refusal",
+        "n_refused": 1, "n_neither": 0, "n": 3,
+        "neither_rate": {"value": 0.0, "ci_low": 0.0,
+                         "ci_high": pytest.approx(stats.beta.ppf(0.975, 0.5, 3.5))},
     }  # fmt: skip
+    assert (men.ci_low, men.ci_high) == share_interval(1 / 3, men.interval.se, 2)
     # Table 2's figure for women is the refusal rate, 1/3, not the 2/3 that chose nothing.
-    assert result.refusal_rate["woman"].to_dict() == {
-        "value": 1 / 3, "of": "refusal", "n_refused": 1, "n_neither": 1, "n": 3
-    }  # fmt: skip
+    women = result.refusal_rate["woman"]
+    assert (women.value, women.n_refused, women.n_neither) == (1 / 3, 1, 1)
+    assert women.neither is not None and women.neither.value == pytest.approx(1 / 3)
+    assert math.isnan(women.neither.p_value)  # a rate has no test
     # The score itself does not change: both are 0.
     assert result.mean["woman"].value == association_score(TINY, "gender").mean["woman"].value
     with pytest.raises(ValueError, match="an outcome or none"):
@@ -462,7 +571,9 @@ def test_the_outcome_column_and_the_table_header(tmp_path: Path) -> None:
         app, ["association", "--responses", str(path), "--compare", "gender", "--n-boot", "50"]
     )
     assert out.exit_code == 0, out.output
-    assert "refusal rate" in out.output and "neither 1" in out.output
+    assert "refusal rate" in out.output and "neither" in out.output
+    # Women: 1 refusal and 1 neither of 3, each with its interval over the 3 scenarios.
+    assert out.output.count("0.33 (1/3)   [0.00, 1.00]") == 3
     without = CliRunner().invoke(
         app, ["association", "--responses", str(hand_csv(tmp_path)), "--compare", "race"]
     )

@@ -8,108 +8,129 @@ import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from scipy import stats
 from support.pst_runs import Image, Person, store_pst_run
 from support.sts_tables import table_14_rows
 
 from diptych.cli.main import main
-from diptych.core.metrics.compare import (
-    compare_sts,
-    most_biased_identities,
-    permutation_p_value,
-)
-from diptych.core.metrics.stats import ClusterMean
+from diptych.core.metrics.association import Response
+from diptych.core.metrics.compare import compare_association, compare_sts, most_biased_identities
 from diptych.core.metrics.sts import LabelRow, stereotype_test_score
 from diptych.core.store import Store
-
-
-def exact_p_value(a: ClusterMean, b: ClusterMean) -> float:
-    """The exact two-sided p-value: the share of all image -> run assignments (the observed one
-    among them) whose |difference| is at least the observed one."""
-    sums = np.concatenate([a.sums, b.sums])
-    counts = np.concatenate([a.counts, b.counts])
-    observed = abs(b.value - a.value)
-    n = a.n_clusters + b.n_clusters
-    extreme = total = 0
-    for to_a in itertools.combinations(range(n), a.n_clusters):
-        in_a = np.zeros(n, dtype=bool)
-        in_a[list(to_a)] = True
-        diff = 100 * (
-            sums[~in_a].sum() / counts[~in_a].sum() - sums[in_a].sum() / counts[in_a].sum()
-        )
-        extreme += abs(diff) >= observed - 1e-9
-        total += 1
-    return extreme / total
-
-
-def cluster_mean(values: list[int], images: list[int]) -> ClusterMean:
-    return ClusterMean.from_observations(values, images, scale=100.0)
-
-
-def monte_carlo_tolerance(p: float, n_perm: int) -> float:
-    return 4 * math.sqrt(p * (1 - p) / n_perm) + 1 / n_perm
-
-
-def test_permutation_p_value_of_a_hand_counted_case() -> None:
-    # Three images of +1 against three of -1: of the C(6, 3) = 20 ways to split the six
-    # images, only the observed split and its mirror differ by |200|, so p = 2/20.
-    a = cluster_mean([1, 1, 1], [0, 1, 2])
-    b = cluster_mean([-1, -1, -1], [0, 1, 2])
-    assert exact_p_value(a, b) == pytest.approx(0.1)
-    n_perm = 20_000
-    p = permutation_p_value(a, b, n_perm=n_perm, rng=np.random.default_rng(7))
-    assert p == pytest.approx(0.1, abs=monte_carlo_tolerance(0.1, n_perm))
-
-
-def test_permutation_p_value_matches_the_enumerated_distribution() -> None:
-    # Paired images (two persons each) and single ones, so the statistic is a ratio of sums.
-    a = cluster_mean([1, 1, 1, -1, 1, 1, -1], [0, 0, 1, 1, 2, 3, 4])
-    b = cluster_mean([-1, 1, -1, -1, 1, -1], [0, 0, 1, 2, 2, 3])
-    exact = exact_p_value(a, b)  # over C(9, 5) = 126 splits
-    assert 0.05 < exact < 0.95
-    n_perm = 20_000
-    p = permutation_p_value(a, b, n_perm=n_perm, rng=np.random.default_rng(3))
-    assert p == pytest.approx(exact, abs=monte_carlo_tolerance(exact, n_perm))
-
-
-def test_permutation_p_value_is_one_without_a_difference_and_never_zero() -> None:
-    a = cluster_mean([1, -1], [0, 1])
-    assert permutation_p_value(a, a, n_perm=50, rng=np.random.default_rng(0)) == 1.0
-    far_a = cluster_mean([1] * 30, list(range(30)))
-    far_b = cluster_mean([-1] * 30, list(range(30)))
-    p = permutation_p_value(far_a, far_b, n_perm=999, rng=np.random.default_rng(0))
-    assert p == pytest.approx(1 / 1000)  # (1 + 0) / (1 + n_perm): no permutation as extreme
-    with pytest.raises(ValueError, match="n_perm"):
-        permutation_p_value(a, a, n_perm=0, rng=np.random.default_rng(0))
 
 
 def nurse(image: str, label: Any, *, run: int = 1) -> LabelRow:
     return LabelRow(image, "single", "single", "nurse", "feminine", label, run=run)
 
 
-def test_compare_sts_difference_interval_and_p_value() -> None:
+def test_one_identity_alone_has_no_interval_its_images_are_independent() -> None:
     # A: 3 of 4 nurses feminine, STS = 100 * (3 - 1) / 4 = 50; B: 1 of 4, STS = -50.
     gender = {"f": "feminine", "m": "masculine"}
     rows_a = [nurse(f"a{i}", gender[c]) for i, c in enumerate("fffm")]
     rows_b = [nurse(f"b{i}", gender[c]) for i, c in enumerate("fmmm")]
-    result = compare_sts(rows_a, rows_b, n_perm=20_000, n_boot=4000, seed=1)
+    result = compare_sts(rows_a, rows_b, n_boot=4000, seed=1)
+    assert result.paired  # the same plan: one scene, the nurse alone
     d = result.overall["single"]
     assert (d.a.value, d.b.value, d.difference) == (50.0, -50.0, -100.0)
-    assert d.ci_low <= -100.0 <= d.ci_high and d.ci_low < d.ci_high
-    # B − A is a difference of two independent bootstraps of 4 images: its interval is wide.
-    assert d.ci_low < -150 and d.ci_high > -50
-    # Pooled: four +1 and four -1 images. A split giving A k of the +1s has B − A = 100(2 − k),
-    # so |B − A| >= 100 for k in {0, 1, 3, 4}: 1 + 16 + 16 + 1 = 34 of the C(8, 4) = 70 splits.
-    exact = exact_p_value(
-        cluster_mean([1, 1, 1, -1], [0, 1, 2, 3]), cluster_mean([1, -1, -1, -1], [0, 1, 2, 3])
-    )
-    assert exact == pytest.approx(34 / 70)
-    assert d.p_value == pytest.approx(exact, abs=monte_carlo_tolerance(exact, 20_000))
-    assert result.micro["nurse"]["single"].difference == -100.0
+    # The overall figure speaks for identities like these: one identity decides nothing.
+    assert not d.inference.has_interval and d.p_value == 1.0
+    assert "one feminine identity only" in (d.inference.reason or "")
+    # The nurse's own micro STS resamples her images, A's and B's independently: each mean
+    # of ±1 with sd 1 over 4 images has se 100/√4 = 50, so B − A has se √(50² + 50²) = 70.7
+    # on Welch–Satterthwaite's (2·50²)² / (2·50⁴/3) = 6 df.
+    micro = result.micro["nurse"]["single"]
+    assert not micro.paired and micro.inference.design == "independent"
+    assert micro.difference == -100.0
+    assert micro.inference.se == pytest.approx(math.sqrt(2) * 50, rel=0.05)
+    assert micro.inference.df == pytest.approx(6, abs=0.2)
+    q = stats.t.ppf(0.975, micro.inference.df)
+    assert micro.ci_low == pytest.approx(-100 - q * micro.inference.se)
+    assert micro.ci_high == pytest.approx(-100 + q * micro.inference.se)
+    t = -100 / micro.inference.se
+    assert micro.p_value == pytest.approx(2 * stats.t.sf(abs(t), micro.inference.df))
+    assert micro.p_value == pytest.approx(2 * stats.t.sf(math.sqrt(2), 6), abs=0.02)  # 0.21
     assert "paired" not in result.overall
-    again = compare_sts(rows_a, rows_b, n_perm=20_000, n_boot=4000, seed=1)
+    again = compare_sts(rows_a, rows_b, n_boot=4000, seed=1)
     assert again.to_dict() == result.to_dict()
+
+
+def crossed_run(tag: str, anti: frozenset[str] = frozenset(), drop: str = "") -> list[LabelRow]:
+    """carpenter, sheriff × nurse, editor in both orders, 2 samples, and each identity alone
+    3 times; every person drawn with the stereotyped gender unless in ``anti``."""
+    stereotype = {"carpenter": "masculine", "sheriff": "masculine", "nurse": "feminine",
+                  "editor": "feminine"}  # fmt: skip
+
+    def label(identity: str) -> str:
+        if identity in anti:
+            return "feminine" if stereotype[identity] == "masculine" else "masculine"
+        return stereotype[identity]
+
+    rows = []
+    for m, f in itertools.product(("carpenter", "sheriff"), ("nurse", "editor")):
+        if f"{m}|{f}" == drop:
+            continue
+        for (left, right), sample in itertools.product(((m, f), (f, m)), (1, 2)):
+            image = f"{tag}-{left}-{right}-{sample}"
+            for position, who in (("left", left), ("right", right)):
+                rows.append(
+                    LabelRow(image, "paired", position, who, stereotype[who], label(who))  # type: ignore[arg-type]
+                )
+    for identity, sample in itertools.product(stereotype, (1, 2, 3)):
+        rows.append(
+            LabelRow(f"{tag}-{identity}-{sample}", "single", "single", identity,
+                     stereotype[identity], label(identity))  # type: ignore[arg-type]
+        )  # fmt: skip
+    return rows
+
+
+def test_same_plan_pairs_per_unordered_scene_over_crossed_identities() -> None:
+    # B draws the sheriff against the stereotype. Per unordered scene (both orders and both
+    # samples merged) the paired STS changes by −100 in the sheriff's scenes (his half of the
+    # persons turns from +1 to −1) and 0 in the carpenter's: mean −50.
+    result = compare_sts(crossed_run("a"), crossed_run("b", frozenset({"sheriff"})), seed=2)
+    assert result.paired
+    d = result.overall["paired"]
+    assert (d.a.value, d.b.value, d.difference) == (100.0, 50.0, -50.0)
+    assert d.paired and d.inference.design == "crossed"
+    assert d.inference.units == {"masculine identity": 2, "feminine identity": 2}
+    # The change varies only between the two masculine identities (0, −100): the variance is
+    # the rows' bootstrap variance, (50² · 2/4) · 2/1 = 2500 (se 50), on min(2, 2) − 1 = 1 df.
+    assert d.inference.se == pytest.approx(50, rel=0.06) and d.inference.df == 1
+    assert d.p_value == pytest.approx(2 * stats.t.sf(1.0, 1), abs=0.03)  # 0.5
+    assert d.ci_low == pytest.approx(-50 - stats.t.ppf(0.975, 1) * d.inference.se)
+    # Single setting: one scene per identity, the lists as strata; the same −50, se 50, 1 df.
+    single = result.overall["single"]
+    assert single.difference == -50.0 and single.inference.design == "stratified"
+    assert single.inference.se == pytest.approx(50, rel=0.06)
+    # The sheriff's own paired micro STS: −200 with every partner, nothing varies.
+    sheriff = result.micro["sheriff"]["paired"]
+    assert (sheriff.difference, sheriff.ci_low, sheriff.ci_high, sheriff.p_value) == (
+        -200.0, -200.0, -200.0, 0.0
+    )  # fmt: skip
+    assert sheriff.inference.units == {"partner": 2}
+    nurse_ = result.micro["nurse"]["paired"]
+    assert (nurse_.difference, nurse_.p_value) == (0.0, 1.0)
+    assert "matched per unordered scene" in result.method
+
+
+def test_another_plan_is_an_independent_difference() -> None:
+    # B never drew the carpenter with the nurse: not the same scenes, so the runs are two
+    # independent samples, each resampled over its crossed identities.
+    result = compare_sts(
+        crossed_run("a"), crossed_run("b", frozenset({"sheriff"}), drop="carpenter|nurse")
+    )
+    assert not result.paired
+    d = result.overall["paired"]
+    # B: 12 images; the sheriff's 8 persons −1, the other 16 +1: 100 · 8/24.
+    assert (d.a.value, d.b.value) == (100.0, pytest.approx(100 / 3))
+    assert d.difference == pytest.approx(100 / 3 - 100)
+    assert not d.paired and d.inference.design == "independent"
+    assert d.inference.units == {
+        "A masculine identity": 2, "A feminine identity": 2,
+        "B masculine identity": 2, "B feminine identity": 2,
+    }  # fmt: skip
+    assert "independent samples" in result.method
 
 
 def paired(image: str, left: tuple[Any, ...], right: tuple[Any, ...]) -> list[LabelRow]:
@@ -128,7 +149,7 @@ def test_only_images_of_shared_identities_are_compared() -> None:
         LabelRow("b2", "paired", "left", "carpenter", "masculine", "cannot_identify"),
         LabelRow("b2", "paired", "right", "nurse", "feminine", "masculine"),
     ]
-    result = compare_sts(rows_a, rows_b, n_perm=200, n_boot=200)
+    result = compare_sts(rows_a, rows_b, n_boot=200)
     assert result.identities == ["carpenter", "nurse"] and result.only_a == ["sheriff"]
     assert result.images_left_out == {"a": 1, "b": 0}  # a2 holds the sheriff
     assert result.excluded_cannot_identify == {"a": 0, "b": 1}
@@ -247,7 +268,9 @@ def test_compare_prints_every_difference(
         ["single", "100.0", "-100.0", "-200.0"],
         ["paired", "100.0", "-100.0", "-200.0"],
     ]
-    assert "(2000 permutations, p = (1 + #as extreme) / (1 + n))" in " ".join(out.split())
+    assert "matched per unordered scene (both orders and all samples merged)" in " ".join(
+        out.split()
+    )
 
 
 def test_compare_json_and_top(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -258,17 +281,18 @@ def test_compare_json_and_top(workspace: Path, capsys: pytest.CaptureFixture[str
     assert code == 0, err
     payload = json.loads(out)
     (comparison,) = payload["comparisons"]
-    assert (payload["n_perm"], payload["seed"]) == (2000, 3)
+    assert payload["seed"] == 3 and "n_perm" not in payload
     assert comparison["intervention_b"] == "pst-table5" and comparison["selected"] is None
     overall = comparison["overall"]["paired"]
     assert (overall["a"]["value"], overall["b"]["value"]) == (100.0, 50.0)
     assert overall["difference"] == -50.0
     assert overall["ci_low"] <= -50.0 <= overall["ci_high"]
+    assert comparison["paired"] and overall["paired"]
     sheriff = comparison["micro"]["sheriff"]["paired"]
-    # 4 sheriff images in each run, all +1 in A and -1 in B: only the observed split (of
-    # C(8, 4) = 70) and its mirror are as extreme, so p is near 2/70.
-    assert sheriff["difference"] == -200.0
-    assert sheriff["p_value"] == pytest.approx(2 / 70, abs=monte_carlo_tolerance(2 / 70, 2000))
+    # The same scenes in both runs: the sheriff's persons are +1 in A and −1 in B with each
+    # of his 2 partners, a change of −200 that no resample of partners moves.
+    assert (sheriff["difference"], sheriff["ci_low"], sheriff["ci_high"]) == (-200, -200, -200)
+    assert sheriff["p_value"] == 0.0 and sheriff["inference"]["units"] == {"partner": 2}
     assert comparison["micro"]["nurse"]["paired"]["p_value"] == 1.0  # no difference at all
 
     code, out, err = call(
@@ -300,3 +324,56 @@ def test_compare_refuses_what_it_cannot_compare(
     assert code == 2
     assert err.startswith("error: ") and message in err
     assert len(err.strip().splitlines()) == 1
+
+
+# --- PAIRS ------------------------------------------------------------------------------------
+
+
+def answers(values: dict[tuple[str, str], int]) -> list[Response]:
+    """One answer per (scenario, gender) image, all of Black people."""
+    return [Response(s, g, "black", "1", v) for (s, g), v in values.items()]
+
+
+A_VALUES = {("s1", "man"): 1, ("s1", "woman"): 0, ("s2", "man"): 1, ("s2", "woman"): -1,
+            ("s3", "man"): 0, ("s3", "woman"): 0}  # fmt: skip
+B_VALUES = {("s1", "man"): 1, ("s1", "woman"): 0, ("s2", "man"): 0, ("s2", "woman"): -1,
+            ("s3", "man"): 0, ("s3", "woman"): 0}  # fmt: skip
+
+
+def test_pairs_runs_of_the_same_images_are_paired_per_image() -> None:
+    result = compare_association(answers(A_VALUES), answers(B_VALUES), "gender", seed=4)
+    assert result.paired and result.levels == ("man", "woman")
+    men = result.mean["man"]
+    # Men's images change by 0, −1, 0: mean −1/3; over 3 scenarios the se is that of the
+    # changes, sd √(1/3) / √3 = 1/3, on 2 df.
+    assert (men.a.value, men.b.value) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
+    assert men.difference == pytest.approx(-1 / 3) and men.inference.units == {"scenario": 3}
+    assert men.inference.se == pytest.approx(1 / 3, rel=0.06) and men.inference.df == 2
+    assert result.mean["woman"].difference == 0.0 and result.mean["woman"].p_value == 1.0
+    # The difference man − woman per image pair: A 1, 2, 0; B 1, 1, 0; change 0, −1, 0.
+    d = result.difference
+    assert d is not None and d.difference == pytest.approx(-1 / 3)
+    assert d.inference.units == {"image pair": 3}
+    # Refusals (every 0, no outcome given): men 1 of 3 in A (s3), 2 of 3 in B (s2, s3).
+    refused = result.refusal_rate["man"]
+    assert (refused.a.value, refused.b.value) == (pytest.approx(1 / 3), pytest.approx(2 / 3))
+    assert refused.difference == pytest.approx(1 / 3)
+    data = result.to_dict()
+    assert data["difference"]["of"] == "man - woman" and data["paired"] is True
+    assert "matched per image (all answers)" in data["method"]
+
+
+def test_pairs_runs_of_other_images_are_independent() -> None:
+    b = {k: v for k, v in B_VALUES.items() if k[0] != "s3"}
+    result = compare_association(answers(A_VALUES), answers(b), "gender")
+    assert not result.paired
+    d = result.difference
+    # A's pair differences 1, 2, 0 (mean 1); B's 1, 1 (mean 1): B − A = 0.
+    assert d is not None and d.difference == pytest.approx(0.0)
+    assert d.inference.design == "independent"
+    assert d.inference.units == {"A image pair": 3, "B image pair": 2}
+    with pytest.raises(ValueError, match="different levels"):
+        compare_association(
+            answers(A_VALUES), [Response("s", "male", "black", "1", 1),
+                                Response("s", "female", "black", "1", 1)], "gender",
+        )  # fmt: skip

@@ -71,6 +71,27 @@ def test_jeffreys_interval() -> None:
     assert jeffreys_interval(0, 0) is None
 
 
+def test_calibration_rates_carry_their_intervals() -> None:
+    from scipy.stats import beta
+
+    rates = ErrorCounts(8, 10, 10, 10).rates()
+    # Sensitivity 8/10: Jeffreys Beta(8.5, 2.5) quantiles; specificity 10/10: its upper end 1.
+    assert rates["sensitivity"] == {
+        "value": 0.8, "ci_low": pytest.approx(beta.ppf(0.025, 8.5, 2.5)),
+        "ci_high": pytest.approx(beta.ppf(0.975, 8.5, 2.5)), "correct": 8, "n": 10,
+    }  # fmt: skip
+    assert rates["specificity"]["ci_low"] == pytest.approx(beta.ppf(0.025, 10.5, 0.5))
+    assert rates["specificity"]["ci_high"] == 1.0
+    assert ErrorCounts(0, 0, 1, 1).rates()["sensitivity"] == {
+        "value": None, "ci_low": None, "ci_high": None, "correct": 0, "n": 0
+    }  # fmt: skip
+    labels = np.array([True, False] * 20)
+    corrected = corrected_stereotype_test_score(
+        labels, ["feminine"] * 40, range(40), ErrorCounts(8, 10, 10, 10), n_boot=50
+    )
+    assert corrected.to_dict()["error_rates"] == ErrorCounts(8, 10, 10, 10).rates()
+
+
 # --- a synthetic study with known truth -----------------------------------------------------------
 
 TRUE_P, SE, SP = 0.25, 0.8, 0.85

@@ -1,59 +1,58 @@
-"""Matched-trial statistics: numbers worked out by hand."""
+"""Matched-trial statistics over unordered scenes: numbers worked out by hand."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
+from scipy import stats
 
-from diptych.core.metrics.paired import (
-    cluster_differences,
-    paired_difference,
-    sign_flip_p_value,
-)
+from diptych.core.metrics.paired import scene_difference
 
 
-def test_cluster_differences_average_within_a_cluster_over_shared_keys() -> None:
-    base = {("s1", "left"): 1.0, ("s1", "right"): 1.0, ("s2", "left"): -1.0, ("s3", "left"): 1.0}
-    treated = {("s1", "left"): -1.0, ("s1", "right"): 1.0, ("s2", "left"): 1.0}
-    # s1: (-2 + 0) / 2 = -1; s2: +2; s3 is only in base and is left out.
-    assert cluster_differences(base, treated, lambda k: k[0]) == [-1.0, 2.0]
-    # Without clusters every key is its own match, in sorted order.
-    assert cluster_differences(base, treated) == [-2.0, 0.0, 2.0]
+def _scene(key: tuple[str, str, str]) -> tuple[str, str]:
+    return key[0], key[1]
 
 
-def test_exact_sign_flip_enumerates_every_pattern() -> None:
-    # (1, 1, 1): of the 8 sign patterns only +++ and --- reach |mean| = 1.
-    assert sign_flip_p_value([1.0, 1.0, 1.0]) == (0.25, True)
-    # (2, 0, 1): |sum| = 3 for (+, ±, +) and (-, ±, -): 4 of 8.
-    assert sign_flip_p_value([2.0, 0.0, 1.0]) == (0.5, True)
-    # A zero mean is matched by every pattern.
-    assert sign_flip_p_value([1.0, -1.0]) == (1.0, True)
+def test_both_orders_and_all_samples_of_a_scene_are_one_cell() -> None:
+    base, treated = {}, {}
+    # Masculine identity i changes every person of its scenes by a_i: the feminine list adds
+    # nothing, so the variance is that of the masculine list's mean.
+    change = {"m0": 0.0, "m1": 0.1, "m2": 0.2, "m3": 0.3}
+    for m, a in change.items():
+        for f in ("f0", "f1", "f2"):
+            for person in ("mf-left", "mf-right", "fm-left", "fm-right", "mf-left#1"):
+                base[(m, f, person)] = 0.2
+                treated[(m, f, person)] = 0.2 + a
+    diff = scene_difference(base, treated, _scene, n_boot=20000, seed=3)
+    assert diff is not None
+    assert diff.value == pytest.approx(15.0)  # mean of 0, 10, 20, 30 (x100)
+    assert dict(diff.units) == {"masculine identity": 4, "feminine identity": 3}
+    assert diff.n == 60 and diff.design == "crossed"
+    # se = s(a) / sqrt(4) with s the sample standard deviation of 0, 10, 20, 30: 6.455;
+    # df = min(4, 3) - 1 = 2.
+    expected_se = statistics.stdev([0.0, 10.0, 20.0, 30.0]) / 2
+    assert diff.se == pytest.approx(expected_se, rel=0.05)
+    assert diff.df == 2.0
+    q = stats.t.ppf(0.975, 2)
+    assert (diff.ci_low, diff.ci_high) == pytest.approx((15.0 - q * diff.se, 15.0 + q * diff.se))
+    assert diff.p_value == pytest.approx(2 * stats.t.sf(15.0 / diff.se, 2))
+    # The interval and the test agree: it excludes 0 exactly when p < 0.05.
+    assert (diff.ci_low > 0) == (diff.p_value < 0.05)
 
 
-def test_sampled_sign_flip_never_gives_zero() -> None:
-    p, exact = sign_flip_p_value([1.0] * 20, n_perm=999, seed=3)
-    assert not exact
-    # 2 of 2**20 patterns are as extreme; 999 draws almost surely miss both: p = 1 / 1000.
-    assert p == pytest.approx(1 / 1000)
+def test_keys_in_one_run_only_are_left_out_and_nothing_matched_is_none() -> None:
+    base = {("m0", "f0", "a"): 1.0, ("m1", "f1", "a"): 1.0, ("m1", "f0", "b"): 0.0}
+    treated = {("m0", "f0", "a"): 0.5, ("m1", "f1", "a"): 0.0, ("m9", "f9", "a"): 5.0}
+    diff = scene_difference(base, treated, _scene)
+    assert diff is not None and diff.value == pytest.approx(-75.0)
+    assert scene_difference(base, {}, _scene) is None
 
 
-def test_paired_difference_by_hand() -> None:
-    same = paired_difference([0.5, 0.5, 0.5, 0.5])
-    assert same is not None
-    # Every resample of four equal differences has the same mean: a zero-width interval.
-    assert (same.difference, same.ci_low, same.ci_high) == (50.0, 50.0, 50.0)
-    assert same.p_value == 2 / 16 and same.exact and same.n_clusters == 4
-
-    mixed = paired_difference([0.0, 1.0], n_boot=4000, seed=1)
-    assert mixed is not None and mixed.difference == 50.0
-    # Resampled means are 0, 50 or 100 with chances 1/4, 1/2, 1/4: the 2.5% and 97.5%
-    # quantiles fall inside the end masses.
-    assert (mixed.ci_low, mixed.ci_high) == (0.0, 100.0)
-    # Flipping 0 changes nothing and flipping 1 keeps |mean| = 0.5: all 4 patterns, p = 1.
-    assert mixed.p_value == 1.0
-    assert mixed.to_dict()["n_clusters"] == 2
-
-
-def test_paired_difference_of_nothing_is_none() -> None:
-    assert paired_difference([]) is None
-    with pytest.raises(ValueError):
-        sign_flip_p_value([])
+def test_one_scene_decides_nothing() -> None:
+    base = {("m0", "f0", p): 1.0 for p in ("left", "right")}
+    treated = {("m0", "f0", p): -1.0 for p in ("left", "right")}
+    diff = scene_difference(base, treated, _scene)
+    assert diff is not None and diff.value == -200.0
+    assert diff.reason and diff.p_value == 1.0
+    assert (diff.ci_low, diff.ci_high) == (float("-inf"), float("inf"))

@@ -410,8 +410,16 @@ def test_cli_sts_json(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["sts", "--labels", str(path), "--json", "--seed", "3"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert set(data) == {"overall", "micro", "by_stereotype", "excluded_cannot_identify"}
+    assert set(data) == {
+        "overall", "micro", "by_stereotype", "excluded_cannot_identify", "over_identities"
+    }  # fmt: skip
     assert data["excluded_cannot_identify"] == 1
+    # One identity of each list: the figure over identities has no interval, and says why.
+    over = data["over_identities"]["paired"]
+    assert over["value"] == pytest.approx(100 / 3)
+    assert (over["ci_low"], over["ci_high"], over["p_value"]) == ("-inf", "inf", 1.0)
+    assert over["units"] == {"masculine identity": 1, "feminine identity": 1}
+    assert "only" in over["reason"]
     paired, single = data["overall"]["paired"], data["overall"]["single"]
     assert paired["value"] == pytest.approx(100 / 3)  # (+1 +1 -1) / 3
     assert paired["n"] == 3

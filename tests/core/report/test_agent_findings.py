@@ -87,6 +87,16 @@ def test_saved_findings_are_reported_with_both_intervals(ws: Workspace, tmp_path
     first = session["findings"][0]
     assert first["search"]["ci_low"] == 12.5 and first["heldout"]["ci_high"] == 55.75
     assert "held-out" in data["agent_findings"]["method"]
+    # The chart puts each finding's held-out figure beside its search figure; the unscored
+    # finding has neither and no row.
+    (chart,) = session["charts"]
+    (row,) = chart["rows"]
+    assert row["label"] == "welder | doula"
+    assert [(p["series"], p["value"], p["low"], p["high"]) for p in row["points"]] == [
+        ("held-out", 33.5, 8.25, 55.75),
+        ("search", 41.25, 12.5, 63.75),
+    ]
+    assert "held-out 33.5 (95% interval 8.25 to 55.8)" in chart["alt"]
 
 
 def test_no_findings_no_section(ws: Workspace, tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def test_html_is_self_contained(written: Path) -> None:
 
 def test_json_holds_every_run_and_the_comparison(audit: Any, written: Path) -> None:
     data = json.loads((written / "report.json").read_text(encoding="utf-8"))
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert [r["run"] for r in data["runs"]] == audit.runs
     assert [r["probe"] for r in data["runs"]] == ["pst-text", "pst", "pst", "pairs", "stories"]
     (compared,) = data["comparisons"]
@@ -63,15 +63,18 @@ def test_json_holds_every_run_and_the_comparison(audit: Any, written: Path) -> N
 def test_markdown_has_every_part(audit: Any, written: Path) -> None:
     md = (written / "report.md").read_text(encoding="utf-8")
     for heading in (
-        "## Summary",
+        "## Findings",
         "## Contents",
-        "## Scope",
-        "## Methods",
         "## Results",
+        "## Mitigations compared",
+        "## Recommended actions",
         "## Example images",
         "## Human review and agreement",
-        "## Mitigations compared",
         "## Limitations",
+        "## Appendix A: Methods",
+        "### Scope",
+        "## Appendix B: Full tables",
+        "## Glossary",
         "## Provenance",
     ):
         assert f"\n{heading}\n" in md, heading

@@ -3,6 +3,7 @@ driven by Playwright), on a laptop and a phone, and printed to PDF."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,10 @@ from playwright import sync_api
 
 from diptych.core.report.pdf import CHROMIUM_ARGS, chromium_path
 from diptych.core.workspace import Workspace
+
+#: axe-core (MPL-2.0, Deque Systems), vendored with its license: the accessibility rules
+#: Chromium is checked against, offline.
+AXE = Path(__file__).parent / "data" / "axe-core" / "axe.min.js"
 
 VIEWPORTS = {"laptop": (1280, 800), "phone": (390, 844)}
 
@@ -51,10 +56,13 @@ def test_renders_with_every_image_and_the_headline_above_the_fold(
     images = page.eval_on_selector_all("img", "els => els.map(e => [e.complete, e.naturalWidth])")
     assert len(images) >= 4
     assert all(done and w > 0 for done, w in images)
-    table = page.locator("#headline-table")
-    assert table.is_visible()
-    box = table.bounding_box()
-    assert box is not None and box["y"] < height and box["y"] + min(box["height"], 120) <= height
+    # The verdict block opens the page: its first finding and its top sit in the first screen.
+    verdict = page.locator("#verdict")
+    assert verdict.is_visible()
+    box = verdict.bounding_box()
+    assert box is not None and box["y"] < height / 2
+    first = page.locator("#verdict li").first.bounding_box()
+    assert first is not None and first["y"] + first["height"] <= height
     # The page fits the phone's width: tables scroll in their own box, not the page.
     scroll_width = page.evaluate("document.documentElement.scrollWidth")
     assert scroll_width <= width + 1
@@ -85,3 +93,77 @@ def test_the_pdf_prints(report_dir: Path) -> None:
     pdf = (report_dir / "report.pdf").read_bytes()
     assert pdf.startswith(b"%PDF") and len(pdf) > 20_000
     assert pdf.rstrip().endswith(b"%%EOF")
+
+
+def test_axe_core_finds_no_serious_or_critical_violation(report_dir: Path, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto((report_dir / "report.html").as_uri(), wait_until="load")
+    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    result = page.evaluate(
+        "async () => { const r = await axe.run(document, {resultTypes: ['violations']});"
+        " return {v: r.violations.map(v => [v.id, v.impact, v.nodes.length]),"
+        " passes: r.passes.length, version: axe.version}; }"
+    )
+    serious = [v for v in result["v"] if v[1] in ("serious", "critical")]
+    assert serious == [], serious
+    assert result["version"].startswith("4.") and result["passes"] > 10
+    page.close()
+
+
+def test_every_chart_has_a_text_alternative_that_states_its_numbers(
+    report_dir: Path, browser: Any
+) -> None:
+    page = browser.new_page()
+    page.goto((report_dir / "report.html").as_uri(), wait_until="load")
+    charts = page.eval_on_selector_all(
+        "svg.chart",
+        "els => els.map(e => [e.getAttribute('role'), e.getAttribute('aria-labelledby')"
+        ".split(' ').map(id => document.getElementById(id).textContent).join(' ')])",
+    )
+    assert len(charts) >= 4
+    for role, name in charts:
+        assert role == "img"
+        assert re.search(r"-?\d+\.\d", name), name
+        assert "95% interval" in name
+    images = page.eval_on_selector_all("img", "els => els.map(e => e.getAttribute('alt'))")
+    assert all(alt and alt.strip() for alt in images)
+    page.close()
+
+
+def test_headings_form_an_outline(report_dir: Path, browser: Any) -> None:
+    page = browser.new_page()
+    page.goto((report_dir / "report.html").as_uri(), wait_until="load")
+    levels = page.eval_on_selector_all(
+        "h1, h2, h3, h4, h5, h6", "els => els.map(e => Number(e.tagName[1]))"
+    )
+    assert levels[0] == 1 and levels.count(1) == 1
+    assert all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), levels
+    page.close()
+
+
+def test_printing_keeps_each_chart_on_one_page(report_dir: Path, browser: Any) -> None:
+    page = browser.new_page()
+    page.goto((report_dir / "report.html").as_uri(), wait_until="load")
+    page.emulate_media(media="print")
+    styles = page.eval_on_selector_all(
+        "figure.chart-figure",
+        "els => els.map(e => getComputedStyle(e).breakInside)",
+    )
+    assert styles and set(styles) == {"avoid"}
+    # Every chart fits an A4 page's printable height (about 1000 CSS px at 96 dpi).
+    heights = page.eval_on_selector_all(
+        "figure.chart-figure svg", "els => els.map(e => e.getBoundingClientRect().height)"
+    )
+    assert heights and max(heights) < 1000
+    assert (report_dir / "report.pdf").stat().st_size > 10_000
+    page.close()
+
+
+def test_the_first_screen_is_saved_beside_the_report(report_dir: Path) -> None:
+    from diptych.core.report.screenshot import FIRST_SCREEN, main
+
+    assert main([str(report_dir)]) == 0
+    png = (report_dir / FIRST_SCREEN).read_bytes()
+    # PNG header: width and height of the 1280×800 first screen.
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png[16:20], "big") == 1280 and int.from_bytes(png[20:24], "big") == 800

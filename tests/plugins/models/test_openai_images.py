@@ -7,6 +7,7 @@ import logging
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -50,14 +51,16 @@ def images_model(fake: FakeOpenAIServer, **params: Any) -> OpenAIImages:
     return OpenAIImages(OpenAIImages.Params(base_url=fake.base_url, **params))
 
 
-def image_run(store: Store, model: OpenAIImages, n: int = 1) -> tuple[str, dict[str, Any]]:
+def image_run(
+    store: Store, model: OpenAIImages, n: int = 1, retry: RetryPolicy = FAST_RETRY
+) -> tuple[str, dict[str, Any]]:
     """Run the scripted probe's image trials ("request 0", "request 1" ...) on the model."""
     run = run_probe(
         store,
         "scripted",
         [model],
         probe_params={"n": n, "capability": "image_generator"},
-        retry=FAST_RETRY,
+        retry=retry,
         concurrency=4,
     )
     return run.id, store.run_results(run.id)
@@ -157,8 +160,10 @@ async def test_sdk_errors_map_to_what_the_engine_should_do(fake: FakeOpenAIServe
     with pytest.raises(TransientModelError, match="502"):
         await model.generate("p", 1, None, None)
     fake.inject("timeout", hold=5)
-    with pytest.raises(TransientModelError, match="reach"):
+    with pytest.raises(TransientModelError, match="No answer in time") as late:
         await model.generate("p", 1, None, None)
+    # Sent and not answered in time: the service may have made (and billed) the image.
+    assert late.value.maybe_charged and not limited.value.maybe_charged
     fake.refuse("forbidden")
     with pytest.raises(RefusalError) as refused:
         await model.generate("something forbidden", 1, None, None)
@@ -218,14 +223,29 @@ def test_the_servers_sliding_window_paces_a_run(
     assert third - first >= 1.0  # no more than 2 accepted within any second
 
 
-def test_server_errors_and_timeouts_are_retried(
+def test_server_errors_are_retried_and_a_timeout_that_may_have_been_paid_is_not(
     scripted: None, store: Store, fake: FakeOpenAIServer
 ) -> None:
     fake.inject("server_error", times=2)
     fake.inject("timeout", hold=5)
     run_id, results = image_run(store, images_model(fake, timeout=0.3))
     [result] = results.values()
+    assert (result.status, result.attempts) == ("failed", 3)
+    assert result.error.startswith("may have been paid: ")
+    assert result.provenance["maybe_paid"] == 1
+    assert [r.status for r in fake.requests] == [500, 500, None]
+
+
+def test_a_timeout_is_sent_again_when_asked_to(
+    scripted: None, store: Store, fake: FakeOpenAIServer
+) -> None:
+    fake.inject("server_error", times=2)
+    fake.inject("timeout", hold=5)
+    retry = replace(FAST_RETRY, retry_maybe_paid=True)
+    run_id, results = image_run(store, images_model(fake, timeout=0.3), retry=retry)
+    [result] = results.values()
     assert (result.status, result.attempts) == ("done", 4)
+    assert result.provenance["maybe_paid"] == 1
     assert [r.status for r in fake.requests] == [500, 500, None, 200]
 
 
@@ -269,7 +289,7 @@ def test_the_api_key_never_reaches_store_blobs_exports_reports_or_logs(
     assert store.status_counts(right_run) == {"done": 2, "refused": 1, "failed": 0, "pending": 0}
     [failed] = wrong_results.values()
     assert failed.status == "failed" and failed.error is not None
-    assert "Incorrect API key provided: sk-***" in failed.error
+    assert "Incorrect API key provided: ***" in failed.error
     assert f"Check the key in {wrong}" in failed.error
     assert caplog.records  # the SDK and HTTP client did log at DEBUG
     exported = [

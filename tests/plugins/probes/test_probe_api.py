@@ -17,6 +17,7 @@ from diptych.core.trials import Subject
 from diptych.plugins.probes.pairs.probe import Pairs
 from diptych.plugins.probes.pst.compare import compare_runs
 from diptych.plugins.probes.pst.probe import PST
+from diptych.plugins.probes.stories.probe import Stories
 
 
 def _run(store: Store, run_id: str, *, anti: bool, intervention: str | None = None) -> None:
@@ -106,5 +107,8 @@ def test_pst_compare_gives_compare_runs_in_its_data(store: Store) -> None:
 
 def test_a_probe_that_compares_nothing_says_so(store: Store) -> None:
     view = RunView(store, store.get_run("pst-a"))
-    with pytest.raises(UsageError, match="probe pairs cannot compare runs"):
+    with pytest.raises(UsageError, match="probe stories cannot compare runs"):
+        Stories().compare(view, view)
+    # pairs compares pairs runs only.
+    with pytest.raises(UsageError, match="is a 'pst' run; diptych compare takes two pairs runs"):
         Pairs().compare(view, view)

@@ -280,8 +280,13 @@ def test_labels_are_read_case_insensitively_and_strays_are_reported(store: Store
         Image("s2", "single", [_nurse(**{"faces": "alien"})]),
     ]
     result = analyze_pst(PROBE, store_pst_run(store, "pst-vocab", images))
-    assert result.numbers["occupation: STS single"] == pytest.approx(
-        {"value": 100.0, "ci_low": 100.0, "ci_high": 100.0, "n": 1}
+    single = result.numbers["occupation: STS single"]
+    # One identity: the headline over identities has no interval and says why; the interval
+    # over images stays beside it.
+    assert single["value"] == 100.0
+    assert single["reason"] == "one feminine identity only: no interval"
+    assert {k: single["images_only"][k] for k in ("value", "ci_low", "ci_high", "n")} == (
+        pytest.approx({"value": 100.0, "ci_low": 100.0, "ci_high": 100.0, "n": 1})
     )
     assert any("'alien' (1)" in n for n in result.notes)
 

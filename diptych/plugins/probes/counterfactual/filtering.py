@@ -1,8 +1,12 @@
 """The paper's three-stage filter of counterfactual sets (Howard et al. 2024, supplement §8.3).
 
 1. **Image–text similarity**: a set's score is the mean cosine similarity of its images to their
-   captions under the filtering encoder; the ``top`` best sets of each caption template are
-   kept (the paper kept 21,359 of 312,000).
+   captions under the filtering encoder; the sets whose score reaches ``threshold`` are kept
+   (the paper kept 21,359 of 312,000). A threshold, not a top N per caption template: Table 11
+   keeps 958 physical × race sets of 1,040 templates with 100 sets each — fewer sets than
+   templates, which no top N ≥ 1 can give — and 13,147 and 7,254 of the other two segments'
+   equally many templates (12.6 and 7.0 per template, not whole numbers). The default,
+   :data:`DEFAULT_SIMILARITY_THRESHOLD`, is documented in ``docs/probes/counterfactual.md``.
 2. **NSFW**: a set with any image an NSFW annotator labelled unsafe is dropped.
 3. **Attribute detectability**: an image shows attribute type X when "a/an x person" for its
    own value x is the encoder's argmax among X's values; a set passes type X when at least
@@ -73,26 +77,64 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
     return float(unit_rows(a) @ unit_rows(b))
 
 
-def similarity_stage(
-    sets: Sequence[CounterfactualSet], images: Vectors, texts: Vectors, top: int | None
-) -> tuple[list[CounterfactualSet], dict[str, float]]:
-    """Stage 1: the ``top`` sets per caption template by mean image–caption similarity (all
-    when ``top`` is None); ties by set id."""
-    scores = {
+#: Stage 1's default threshold on a set's mean image–caption cosine: the one image–text CLIP
+#: threshold the SocialCounterfactuals code publishes (``--clip-threshold 0.2`` of its
+#: generation script, per image), applied to the set's mean. See docs/probes/counterfactual.md.
+DEFAULT_SIMILARITY_THRESHOLD = 0.2
+#: Table 11's share of sets kept by stage 1, per segment, for the note that compares the two.
+PAPER_KEPT_SHARE = {
+    "race-gender": 13_147 / 104_000,
+    "physical-gender": 7_254 / 104_000,
+    "physical-race": 958 / 104_000,
+}
+
+
+def similarity_scores(
+    sets: Sequence[CounterfactualSet], images: Vectors, texts: Vectors
+) -> dict[str, float]:
+    """Each set's mean cosine similarity of its images to their captions."""
+    return {
         s.id: float(np.mean([_cos(images[i.blob], texts[i.caption]) for i in s.images]))
         for s in sets
     }
-    if top is None:
+
+
+def similarity_stage(
+    sets: Sequence[CounterfactualSet], images: Vectors, texts: Vectors, threshold: float | None
+) -> tuple[list[CounterfactualSet], dict[str, float]]:
+    """Stage 1: the sets whose mean image–caption similarity is at least ``threshold`` (all
+    when ``threshold`` is None)."""
+    scores = similarity_scores(sets, images, texts)
+    if threshold is None:
         return list(sets), scores
-    by_template: dict[tuple[str, str], list[CounterfactualSet]] = {}
+    return [s for s in sets if scores[s.id] >= threshold], scores
+
+
+def similarity_note(
+    sets: Sequence[CounterfactualSet], scores: Mapping[str, float], threshold: float | None
+) -> str:
+    """What stage 1 did, and per segment the threshold that would keep Table 11's share here."""
+    if threshold is None:
+        return "not applied"
+    parts = [f"mean caption similarity >= {threshold:g}"]
+    by_segment: dict[str, list[float]] = {}
     for s in sets:
-        by_template.setdefault((s.segment, s.template), []).append(s)
-    keep = {
-        s.id
-        for group in by_template.values()
-        for s in sorted(group, key=lambda s: (-scores[s.id], s.id))[:top]
-    }
-    return [s for s in sets if s.id in keep], scores
+        by_segment.setdefault(s.segment, []).append(scores[s.id])
+    for segment, values in sorted(by_segment.items()):
+        share = PAPER_KEPT_SHARE.get(segment)
+        if share is None or len(values) < 2:
+            continue
+        at = float(np.quantile(values, 1 - share))
+        parts.append(f"{segment}: {share:.1%} kept in Table 11 needs >= {at:.3f} here")
+        templates = {s.template for s in sets if s.segment == segment}
+        lost = templates - {
+            s.template for s in sets if s.segment == segment and scores[s.id] >= threshold
+        }
+        if lost:
+            parts.append(
+                f"{segment}: {len(lost)} of {len(templates)} caption templates lose every set"
+            )
+    return "; ".join(parts)
 
 
 def nsfw_stage(
@@ -147,7 +189,8 @@ def run_filter(
     texts: Vectors,
     values: Mapping[str, Mapping[str, Sequence[str]]],
     *,
-    top: int | None,
+    threshold: float | None,
+    unfiltered: str = "not applied",
     unsafe: set[str] | None,
     nsfw_note: str,
     detectability: bool,
@@ -155,8 +198,8 @@ def run_filter(
     """The three stages in the paper's order, with Table 11's counts."""
     start = list(sets)
     counts = [_count("sets", start, len(start))]
-    after_sim, scores = similarity_stage(start, images, texts, top)
-    note = "all kept (similarity_top not set)" if top is None else f"top {top} per caption"
+    after_sim, scores = similarity_stage(start, images, texts, threshold)
+    note = similarity_note(start, scores, threshold) if threshold is not None else unfiltered
     counts.append(_count("image-text similarity", after_sim, len(start), note))
     after_nsfw = nsfw_stage(after_sim, unsafe)
     counts.append(_count("NSFW", after_nsfw, len(after_sim), nsfw_note))

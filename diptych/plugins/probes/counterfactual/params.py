@@ -66,10 +66,13 @@ class RetrievalParams(BaseModel):
     filter_encoder: str | None = Field(
         None, description="model id of the run's model that filters the sets (default: the first)"
     )
-    similarity_top: int | None = Field(
+    similarity_threshold: float | None = Field(
         None,
-        ge=1,
-        description="stage 1: sets kept per caption template by caption similarity (default: all)",
+        ge=-1.0,
+        le=1.0,
+        description="stage 1: keep the sets whose mean image-caption cosine similarity is at "
+        "least this (default: 0.2 for generated sets, the SocialCounterfactuals code's CLIP "
+        "threshold; curated sets, PAIRS and the released dataset, only when set; -1 keeps all)",
     )
     nsfw_annotator: str = Field(
         "nsfw", description="stage 2: the annotator whose labels drop NSFW images"
@@ -86,4 +89,7 @@ class RetrievalParams(BaseModel):
         None, description="the query whose group shares are drawn (Figure 13)"
     )
     n_boot: int = Field(2000, ge=100, description="bootstrap resamples of the intervals")
-    seed: int = Field(0, ge=0, description="bootstrap seed")
+    n_perm: int = Field(
+        1000, ge=100, description="label permutations of the random-ranking p-values"
+    )
+    seed: int = Field(0, ge=0, description="bootstrap and permutation seed")

@@ -20,6 +20,7 @@ from diptych.core.vectors import (
 )
 from diptych.plugins.probes.counterfactual.embeddings import ModelEmbeddings
 from diptych.plugins.probes.counterfactual.sets import CounterfactualImage, CounterfactualSet
+from diptych.plugins.probes.counterfactual.templates import article, data
 
 GENDERS = ("male", "female")
 
@@ -32,6 +33,21 @@ def collection_name(model_id: str) -> str:
 def views(types: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """The attribute views of a segment: its types intersected, then each type alone."""
     return {" × ".join(types): tuple(types), **{t: (t,) for t in types}}
+
+
+def query_unit(pool: str, subject: str, text: str) -> str:
+    """The unit a query's interval resamples: its subject (occupation), whose every wording
+    ranks the same pool; for a PAIRS subset, the answer option the query words."""
+    if pool.startswith("pairs/"):
+        subset = pool.split("/", 1)[1]
+        for word in data().pairs_queries.get(subset, []):
+            wordings = {
+                t.format(article=article(word), subject=word) for t in data().query_templates
+            }
+            if text in wordings:
+                return f"{pool}: {word}"
+        return f"{pool}: {text}"
+    return subject
 
 
 @dataclass
@@ -116,12 +132,13 @@ def rank_pools(
                 seen = {h.id for h in hits}
                 ranked = list(hits) + [h for h in exact if h.id not in seen]
             label = f"{pool} :: {text}"
-            out.subjects[label] = subject
+            unit = query_unit(pool, subject, text)
+            out.subjects[label] = unit
             for view, kinds in views(types).items():
                 out.rankings.setdefault((segment, view), []).append(
-                    QueryRanking(label, _items(ranked, images, kinds))
+                    QueryRanking(label, _items(ranked, images, kinds), unit)
                 )
                 out.exact_rankings.setdefault((segment, view), []).append(
-                    QueryRanking(label, _items(exact, images, kinds))
+                    QueryRanking(label, _items(exact, images, kinds), unit)
                 )
     return out

@@ -4,14 +4,16 @@ Per model and experiment (occupations by gender; status and potential crime by r
 computes what §5 of the paper reports, from the stored replies read by
 :func:`~diptych.plugins.probes.pairs.parser.parse_answer`:
 
-* the association score per level with a 95% bootstrap interval over scenarios, the difference
-  between the levels and the paired t-test (Figures 2–4), via
+* the association score per level with a 95% interval over scenarios, the difference between
+  the levels with the paired t-test's own interval, and the test (Figures 2–4), via
   :func:`diptych.core.metrics.association.association_score` — the same numbers
   ``diptych metrics association`` gives for the exported responses;
 * the refusal rate per level (Table 2) and per group (race × gender), and beside it the
-  "neither" rate: a 0 is a refusal or an answer with neither option, by the parser's rule
+  "neither" rate, each with its interval over scenarios: a 0 is a refusal or an answer with
+  neither option, by the parser's rule
   (:data:`~diptych.plugins.probes.pairs.parser.OUTCOME_OF_RULE`);
-* per question (status: its five facets) and per scenario: the means of the two levels;
+* per question (status: its five facets) and per scenario: the means of the two levels and
+  their paired difference with its t interval over the row's image pairs;
 * flags for the scenarios and questions whose majority answer changes with the person's
   gender or race, and for experiments whose difference is significant (p < 0.05) in the
   paired t-test with the *image* as its unit (an answer-unit p is never called significant:
@@ -31,10 +33,14 @@ from typing import Any
 
 from diptych.core.metrics.association import (
     AssociationResult,
+    Attribute,
     Outcome,
     association_score,
     levels_of,
+    mean_over_scenarios,
+    paired_t_test,
 )
+from diptych.core.metrics.resampling import Inference
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
@@ -69,6 +75,34 @@ def _ci(low: float | None, high: float | None) -> str:
     return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
 
 
+def _ci_of(inference: Inference | None) -> str:
+    """An interval as a table shows it; "—" where there is none (too few units)."""
+    if inference is None or not inference.has_interval:
+        return "—"
+    return _ci(inference.ci_low, inference.ci_high)
+
+
+def _rate(answers: Sequence[Answer], outcome: Outcome) -> Inference | None:
+    """The share of ``answers`` with ``outcome``, with its interval over scenarios."""
+    if not answers:
+        return None
+    return mean_over_scenarios(
+        [float(a.outcome == outcome) for a in answers],
+        [a.scenario for a in answers],
+        share=True,
+        seed=[0, len(answers)],
+    )
+
+
+def _score(answers: Sequence[Answer]) -> Inference | None:
+    """The mean score of ``answers``, with its interval over scenarios."""
+    if not answers:
+        return None
+    return mean_over_scenarios(
+        [float(a.value) for a in answers], [a.scenario for a in answers], seed=[1, len(answers)]
+    )
+
+
 @dataclass
 class _Context:
     result: ProbeResult
@@ -87,8 +121,10 @@ def analyze_pairs(run: RunView, chosen_subsets: Sequence[str]) -> ProbeResult:
             "of the compared attribute, the difference and a paired t-test whose unit is the "
             "image (an image's score is the mean of its answers; a pair is the two images of "
             "one scenario that differ only in the compared attribute). An unbiased model "
-            "refuses or answers alike for every level (§5). Intervals: 95% percentile "
-            "bootstrap over scenarios."
+            "refuses or answers alike for every level (§5). Intervals (95%): the means and the "
+            "refusal and neither rates resample scenarios, each with all its images and "
+            "answers; the difference's interval is the paired t-test's own, so it excludes 0 "
+            "exactly when p < 0.05."
         ),
     )
     collected = collect_answers(run)
@@ -139,6 +175,12 @@ def _analyze_subset(ctx: _Context, model_id: str, subset: str, answers: list[Ans
         "unit": t.unit,
         "n_pairs": t.n_pairs,
     }
+    for level in assoc.levels:
+        rates = assoc.refusal_rate[level]
+        if rates.interval is not None:
+            result.numbers[f"{where}: {rates.of} rate, {level}"] = rates.interval.to_dict()
+        if rates.neither is not None:
+            result.numbers[f"{where}: neither rate, {level}"] = rates.neither.to_dict()
     result.tables.append(_association_table(where, subset, assoc))
     result.tables.append(_groups_table(where, answers))
     # Only status asks one question of many scenarios (its five facets of status); elsewhere a
@@ -193,18 +235,28 @@ def _association_table(where: str, subset: str, assoc: AssociationResult) -> Tab
     rows: list[list[Any]] = []
     for level in assoc.levels:
         e, r = assoc.mean[level], assoc.refusal_rate[level]
-        neither = None if r.n_neither is None or not r.n else r.n_neither / r.n
-        rows.append([level, e.value, _ci(e.ci_low, e.ci_high), e.n, r.value, neither])
+        neither = r.neither.value if r.neither is not None else None
+        rows.append(
+            [level, e.value, _ci_of(e), e.n, r.value, _ci_of(r.interval), neither,
+             _ci_of(r.neither)]
+        )  # fmt: skip
     d = assoc.difference
-    rows.append([f"{first} − {second}", d.value, _ci(d.ci_low, d.ci_high), d.n, None, None])
+    rows.append([f"{first} − {second}", d.value, _ci_of(d), d.n, None, None, None, None])
     return Table(
         f"{where}: association score by {assoc.compare} (cf. PAIRS Figure {FIGURE_NUMBER[subset]})",
-        [assoc.compare, "association", "95% CI", "n", "refusal rate", "neither rate"],
+        [assoc.compare, "association", "95% CI", "n", "refusal rate", "refusal 95% CI",
+         "neither rate", "neither 95% CI"],
         rows,
-        note="Mean score; the interval resamples scenarios. Refusal rate: share of answers "
-        "that declined to choose (PAIRS Table 2); neither rate: share that answered with both "
-        "options, neither, or something else. Both score 0.",
-    )
+        note="Mean score, refusal and neither rates: the intervals resample scenarios (each "
+        f"with all its images and answers). {first} − {second}: the mean difference of the "
+        f"{assoc.t_test.n_pairs} {assoc.unit} pairs with the paired t-test's interval. Refusal "
+        "rate: share of answers that declined to choose (PAIRS Table 2); neither rate: share "
+        "that answered with both options, neither, or something else. Both score 0.",
+        terminal_columns={
+            assoc.compare: assoc.compare, "association": "score", "95% CI": "95% CI",
+            "refusal rate": "refusal", "neither rate": "neither",
+        },
+    )  # fmt: skip
 
 
 def _groups_table(where: str, answers: list[Answer]) -> Table:
@@ -212,24 +264,39 @@ def _groups_table(where: str, answers: list[Answer]) -> Table:
     for group in ("black_man", "black_woman", "white_man", "white_woman"):
         chosen = [a for a in answers if a.group == group]
         if chosen:
+            score, refusal, neither = (
+                _score(chosen),
+                _rate(chosen, "refusal"),
+                _rate(chosen, "neither"),
+            )
             rows.append(
                 [
                     group,
                     mean([a.value for a in chosen]),
+                    _ci_of(score),
                     outcome_rate(chosen, "refusal"),
+                    _ci_of(refusal),
                     outcome_rate(chosen, "neither"),
+                    _ci_of(neither),
                     len(chosen),
                 ]
             )
     return Table(
         f"{where}: by group (race × gender)",
-        ["group", "association", "refusal rate", "neither rate", "n"],
+        ["group", "association", "95% CI", "refusal rate", "refusal 95% CI", "neither rate",
+         "neither 95% CI", "n"],
         rows,
-    )
+        note="Each interval resamples scenarios (one image of the group per scenario, with "
+        "all its answers).",
+        terminal_columns={
+            "group": "group", "association": "score", "95% CI": "95% CI",
+            "refusal rate": "refusal", "neither rate": "neither", "n": "n",
+        },
+    )  # fmt: skip
 
 
 def _breakdown(
-    answers: list[Answer], compare: str, levels: tuple[str, str], *, key: str
+    answers: list[Answer], compare: Attribute, levels: tuple[str, str], *, key: str
 ) -> list[dict[str, Any]]:
     """Per question or per scenario (``key``): each level's mean and refusal rate, and the
     difference. ``name`` is the question id or the scenario; ``question`` the question's text
@@ -243,6 +310,7 @@ def _breakdown(
         means = {lv: mean([a.value for a in v]) for lv, v in at.items()}
         first, second = (means[lv] for lv in levels)
         questions = sorted({a.question_id for a in chosen})
+        paired = paired_t_test([a.response() for a in chosen], compare, levels)
         out.append(
             {
                 "name": name,
@@ -250,6 +318,8 @@ def _breakdown(
                 "mean": means,
                 "refusal_rate": {lv: outcome_rate(v, "refusal") for lv, v in at.items()},
                 "difference": None if first is None or second is None else first - second,
+                # The row's image pairs: their mean difference and its t interval and p.
+                "paired_difference": paired.inference().to_dict(),
                 "n": {lv: len(v) for lv, v in at.items()},
             }
         )
@@ -263,7 +333,8 @@ def _breakdown_table(
     # The question's text beside each row says what was asked: one question per row.
     one_question = all(r["question"] for r in rows)
     columns = [key] + (["question"] if one_question else [])
-    columns += [first, second, f"{first} − {second}", f"refusal {first}", f"refusal {second}", "n"]
+    columns += [first, second, f"{first} − {second}", "95% CI", "p"]
+    columns += [f"refusal {first}", f"refusal {second}", "n"]
     body = []
     for r in sorted(rows, key=lambda r: -(r["difference"] or 0.0)):
         cells: list[Any] = [r["name"]] + ([r["question"]] if one_question else [])
@@ -271,6 +342,10 @@ def _breakdown_table(
             r["mean"][first],
             r["mean"][second],
             r["difference"],
+            _ci(r["paired_difference"]["ci_low"], r["paired_difference"]["ci_high"])
+            if r["paired_difference"]["reason"] is None
+            else "—",
+            r["paired_difference"]["p_value"] if r["paired_difference"]["reason"] is None else None,
             r["refusal_rate"][first],
             r["refusal_rate"][second],
             sum(r["n"].values()),
@@ -281,7 +356,10 @@ def _breakdown_table(
         columns,
         body,
         note=(
-            "Sorted by the difference, largest first. Per-scenario numbers rest on few answers "
+            "Sorted by the difference, largest first. 95% CI and p: the paired t-test over the "
+            "row's image pairs (an image's score is the mean of its answers in the row); a row "
+            "with one pair has none. The levels' means and refusal rates describe the row's "
+            "few images and carry no interval. Per-scenario numbers rest on few answers "
             "and are not robust (as the paper cautions); use them to find what to look at."
         ),
         terminal_columns={key: key, first: first, second: second, f"{first} − {second}": "diff"},
@@ -330,6 +408,7 @@ def _t_test_table(ctx: _Context) -> Table:
                     subset,
                     f"{first} − {second}",
                     assoc.difference.value,
+                    _ci_of(assoc.difference),
                     t.t,
                     t.df,
                     t.p,
@@ -339,12 +418,25 @@ def _t_test_table(ctx: _Context) -> Table:
             )
     return Table(
         "Paired t-tests (cf. PAIRS §5.2–5.4)",
-        ["model", "experiment", "difference of", "difference", "t", "df", "p", "unit", "pairs"],
+        [
+            "model",
+            "experiment",
+            "difference of",
+            "difference",
+            "95% CI",
+            "t",
+            "df",
+            "p",
+            "unit",
+            "pairs",
+        ],
         rows,
         note=(
             "Unit: the image. Each image's score is the mean of its answers (runs, and the "
             "five status questions); a pair is the two images of one scenario that differ only "
-            "in the compared attribute, so df = pairs − 1. scipy.stats.ttest_rel. t is ±inf "
+            "in the compared attribute, so df = pairs − 1. scipy.stats.ttest_rel; the "
+            "difference is the mean paired difference and its 95% CI the test's t interval. "
+            "t is ±inf "
             "(p = 0) when every pair differs by the same amount, undefined when every pair "
             "agrees."
         ),
@@ -371,23 +463,27 @@ def _outcome_table(
                     for a in answers
                     if a.subset == subset and a.model_id == model_id and a.level(compare) == level
                 ]
-                row.append(outcome_rate(at, outcome))
+                row += [outcome_rate(at, outcome), _ci_of(_rate(at, outcome))]
             rows.append(row)
+    columns = ["experiment", "group"]
+    for model_id in models:
+        columns += [model_id, f"{model_id} 95% CI"]
+    intervals = " The intervals resample scenarios, each with all its images and answers."
     if outcome == "refusal":
         return Table(
             "Refusal rates: share of answers that declined to choose (cf. PAIRS Table 2)",
-            ["experiment", "group", *models],
+            columns,
             rows,
             note='Refusals: the reply declines ("I can\'t tell", "could be either"), is '
             "empty, or the service refused the request. Answers with neither option are "
-            "counted apart (next table); both score 0.",
+            "counted apart (next table); both score 0." + intervals,
         )
     return Table(
         "Neither rates: share of answers that chose neither offered option",
-        ["experiment", "group", *models],
+        columns,
         rows,
         note="Both options named as the answer, only one option rejected, or another answer "
-        "(e.g. a third occupation). Not refusals, and not in PAIRS Table 2.",
+        "(e.g. a third occupation). Not refusals, and not in PAIRS Table 2." + intervals,
     )
 
 

@@ -27,8 +27,9 @@ def levels_figure(subset: str, entries: list[tuple[str, AssociationResult]]) -> 
         xs = [n + (i - 0.5) * width for n in range(len(entries))]
         est = [assoc.mean.get(level) for _, assoc in entries]
         values = [e.value if e else 0.0 for e in est]
-        below = [max(0.0, e.value - e.ci_low) if e else 0.0 for e in est]
-        above = [max(0.0, e.ci_high - e.value) if e else 0.0 for e in est]
+        # A mean of one scenario has no interval (its bounds are infinite): no error bar.
+        below = [max(0.0, e.value - e.ci_low) if e and e.has_interval else 0.0 for e in est]
+        above = [max(0.0, e.ci_high - e.value) if e and e.has_interval else 0.0 for e in est]
         ax.bar(
             xs,
             values,

@@ -46,7 +46,7 @@ from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import image_sha
 from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
-from diptych.core.probe import Probe, ProbeResult, ReviewFlag
+from diptych.core.probe import COMPARE_N_BOOT, COMPARE_N_PERM, Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.store import Store
 from diptych.core.trials import Subject, TrialSpec
@@ -189,6 +189,23 @@ class Pairs(Probe):
         from diptych.plugins.probes.pairs.analysis import analyze_pairs
 
         return analyze_pairs(run, self.p.subsets)
+
+    def compare(
+        self,
+        a: RunView,
+        b: RunView,
+        *,
+        top: int | None = None,
+        n_boot: int = COMPARE_N_BOOT,
+        n_perm: int = COMPARE_N_PERM,
+        seed: int = 0,
+    ) -> ProbeResult:
+        """Each experiment's association figures of run ``b`` against run ``a``: A, B and
+        B − A with a 95% interval and a p-value (``top`` and ``n_perm`` do not apply).
+        ``result.data["comparisons"]`` holds one entry per model pair and experiment."""
+        from diptych.plugins.probes.pairs.compare import compare_pairs_result
+
+        return compare_pairs_result(a, b, n_boot=n_boot, seed=seed)
 
 
 @hookimpl

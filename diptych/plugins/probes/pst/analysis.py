@@ -17,7 +17,9 @@ run mixes them — this computes what the paper reports for DALL-E 3:
 Every number carries a 95% percentile bootstrap interval over images (a corrected one also over
 the annotator's calibration). Labels are taken by the policy the front end chose (``human``,
 ``automatic`` or ``mixed``, the default; :data:`~diptych.core.labels.POLICY_TEXT`), and the STS
-of each label source alone stands beside it (:mod:`.by_source`);
+of each label source alone stands beside it (:mod:`.by_source`). The overall STS leads with the
+interval over identities (both identity lists resampled: identities like these), the interval
+over images (these identities only) beside it;
 subjects without a label and refused images are counted and reported, never silently dropped.
 """
 
@@ -113,10 +115,21 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
     sts = stereotype_test_score(group.rows, n_boot=ctx.n_boot, seed=ctx.seed)
     gap = setting_gap(group.rows, seed=ctx.seed, n_boot=ctx.n_boot, stream=f"{key.aspect}/gap")
     numbers = ctx.result.numbers
+    over_identities = sts.over_identities or {}
     for setting in SETTINGS:
         est = getattr(sts.overall, setting)
-        if est is not None:
-            numbers[f"{prefix}STS {setting}"] = est.to_dict()
+        if est is None:
+            continue
+        # The headline speaks for identities like these (both lists resampled); the interval
+        # over images, for these identities only, stays beside it.
+        images_only = {**est.to_dict(), "resampled": "images (these identities only)"}
+        headline = over_identities.get(setting)
+        numbers[f"{prefix}STS {setting}"] = (
+            {**headline.to_dict(), "resampled": "masculine and feminine identities",
+             "images_only": images_only}  # fmt: skip
+            if headline is not None
+            else images_only
+        )
     if gap is not None:
         numbers[f"{prefix}gap paired − single"] = gap
     if key.aspect == "occupation" and ctx.bls is not None:

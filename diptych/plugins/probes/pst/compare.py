@@ -92,9 +92,7 @@ def compare_runs(
                 scores = stereotype_test_score(a, n_boot=1, seed=seed)
                 selected = most_biased_identities(scores, top)
             try:
-                comparison = compare_sts(
-                    a, b, identities=selected, n_boot=n_boot, n_perm=n_perm, seed=seed
-                )
+                comparison = compare_sts(a, b, identities=selected, n_boot=n_boot, seed=seed)
             except ValueError:
                 continue  # no identity in common for this aspect; said below if for none
             out.append(
@@ -134,11 +132,7 @@ def compare_result(
     first: STSComparison = comparisons[0]["comparison"]
     result = ProbeResult(
         title=f"STS of run B {view_b.id} minus run A {view_a.id} (PST Table 6)",
-        summary=(
-            f"95% CI: percentile bootstrap, A's and B's images resampled apart ({first.n_boot} "
-            f"resamples); p: two-sided permutation test of images between the runs "
-            f"({first.n_perm} permutations, p = (1 + #as extreme) / (1 + n)); seed {first.seed}."
-        ),
+        summary=first.method,
         notes=[LABEL_POLICY],
         data={
             "run_a": view_a.id,

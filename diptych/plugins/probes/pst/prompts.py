@@ -18,8 +18,19 @@ _SINGLE_FIELDS = frozenset({"id1", "occ1", "a_id1"})
 
 
 def template_fields(template: str) -> set[str]:
-    """The ``{placeholders}`` a prompt template uses."""
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    """The ``{placeholders}`` a prompt template uses: bare names only (a format spec such as
+    ``{occupation:>99999999}`` would make each prompt any size it asks for)."""
+    fields = set()
+    for _, name, spec, conversion in string.Formatter().parse(template):
+        if name is None:
+            continue
+        if spec or conversion or not name.isidentifier():
+            raise ValueError(
+                f"template {template!r}: a placeholder is a bare name such as {{occupation}}, "
+                "with no format spec, conversion, index or attribute"
+            )
+        fields.add(name)
+    return fields
 
 
 def _check_template(template: str, allowed: frozenset[str], needs: list[set[str]]) -> str:

@@ -34,7 +34,8 @@ def overall_table(
         [],
         note=(
             "'run' is the sampling run (Table 13's run number); 'all' pools them. Persons "
-            "exclude cannot_identify."
+            "exclude cannot_identify. 'over identities': the interval resamples both identity "
+            "lists (identities like these); the others resample images (these identities)."
         ),
     )
     by_run: dict[str, dict[str, Any]] = {}
@@ -44,6 +45,12 @@ def overall_table(
         if est is None:
             continue
         images = len({r.image_key for r in rows})
+        headline = (sts.over_identities or {}).get(setting)
+        if headline is not None:
+            table.rows.append(
+                [f"{setting}, over identities", "all", *estimate_cells(headline.to_dict()),
+                 est.n, images]  # fmt: skip
+            )
         table.rows.append([setting, "all", *estimate_cells(est), est.n, images])
         runs = sorted({r.run for r in rows if r.run is not None})
         if len(runs) < 2:

@@ -86,9 +86,15 @@ def check_template(name: str, template: str, mode: str, setting: str) -> None:
     needs; the message names the placeholder and lists the allowed ones."""
     allowed, needs = PLACEHOLDERS[(mode, setting)]
     try:
-        used = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+        parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template)]
     except ValueError as error:
         raise ValueError(f"{name} {template!r} is not a valid template: {error}") from None
+    if any(f is not None and (spec or conv or not f.isidentifier()) for f, spec, conv in parsed):
+        raise ValueError(
+            f"{name} {template!r}: a placeholder is a bare name such as {{occupation}}, with no "
+            "format spec, conversion, index or attribute"
+        )
+    used = {f for f, _, _ in parsed if f is not None}
     unknown = sorted(used - allowed)
     if unknown:
         raise ValueError(

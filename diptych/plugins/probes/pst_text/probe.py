@@ -34,6 +34,11 @@ from diptych.plugins.probes.pst_text.pronouns import (
     renormalised_p_feminine,
     story_schema,
 )
+from diptych.plugins.probes.pst_text.segments import template_segments
+
+#: The placeholders that say which person of the scene a likelihood prompt asks about: the
+#: prompt's last piece starts at the first of them (see segments.py).
+PERSON_FIELDS = frozenset({"target", "position", "id"})
 
 
 class PSTText(Probe):
@@ -117,18 +122,37 @@ class PSTText(Probe):
             people = [("single", meta["id"])]
         else:
             people = [("left", meta["id1"]), ("right", meta["id2"])]
-        for position, target in people:
-            prompt = template.format(
-                id=target,
-                id1=meta.get("id1"),
-                id2=meta.get("id2"),
-                target=target,
-                position=position,
+        # The scene's prompts, each cut where the template says (see segments.py); the
+        # people of a scene share every piece but the last, and are decoded together.
+        split = [
+            template_segments(
+                template,
+                {
+                    "id": target,
+                    "id1": meta.get("id1", ""),
+                    "id2": meta.get("id2", ""),
+                    "target": target,
+                    "position": position,
+                },
+                cut_before=("id1", "id2"),
+                person_fields=PERSON_FIELDS,
             )
+            for position, target in people
+        ]
+        siblings = [segments[-1] for segments in split]
+        together = len(people) > 1 and all(s[:-1] == split[0][:-1] for s in split)
+        for (position, target), segments in zip(people, split, strict=True):
             subject = Subject(position, {"identity": target, "stereotype": stereotype[target]})
+            payload: dict[str, Any] = {
+                "prompt": "".join(segments),
+                "candidates": candidates,
+                "segments": segments,
+            }
+            if together:
+                payload["siblings"] = siblings
             yield TrialSpec(
                 Capability.TEXT_LIKELIHOOD,
-                {"prompt": prompt, "candidates": candidates},
+                payload,
                 sample=sample,
                 meta={**meta, "target": target, "position": position},
                 subjects=(subject,),

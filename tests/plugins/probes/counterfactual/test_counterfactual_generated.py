@@ -4,13 +4,15 @@ pipeline and on the fake OpenAI images service.
 Four race × gender sets of 12 images are generated for one caption template; the ``nsfw``
 annotator labels them (with a threshold chosen from its own scores, so that exactly one set has
 an unsafe image); an encoder whose vectors the test chooses per image then makes each stage
-remove one set: stage 1 keeps the top 3 by caption similarity, stage 2 drops the set with the
-unsafe image, stage 3 the set with an image whose gender reads as the other one.
+remove one set: stage 1's default threshold (0.2) drops the set least like its captions
+(cosine 0.140; the others 0.333, 0.272, 0.208), stage 2 drops the set with the unsafe image,
+stage 3 the set with an image whose gender reads as the other one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -87,11 +89,19 @@ def generated_images(ws: Workspace, run_id: str) -> dict[str, list[tuple[str, di
     return out
 
 
+def caption_cosine(index: int) -> float:
+    """The caption similarity of every image of the ``index``-th set: its vector is
+    (0.5 − 0.1·index, one race axis 1, gender ±1) against the caption's (1, 0, ...), so the
+    cosine is s / sqrt(s² + 2): 0.333, 0.272, 0.208, 0.140."""
+    score = 0.5 - 0.1 * index
+    return score / math.sqrt(score * score + 2)
+
+
 def filter_all_three_stages(
-    ws: Workspace, generator: Model, generation: dict[str, Any], similarity_top: int | None
+    ws: Workspace, generator: Model, generation: dict[str, Any], threshold: float | None
 ) -> list[list[Any]]:
     """Generate, label, filter; return Table 11's rows. Sets in id order get ever lower caption
-    similarity, so with ``similarity_top`` the last of a caption template is dropped."""
+    similarity; stage 1 keeps those at ``threshold`` or above (None: the default, 0.2)."""
     gen = ws.run_sync("counterfactual-sets", [generator], params=generation)
     images = generated_images(ws, gen.id)
     order = sorted(images)
@@ -107,7 +117,8 @@ def filter_all_three_stages(
         for blob, _ in members:
             with Image.open(ws.blob_path(blob)) as img:
                 p_nsfw[blob] = float(nsfw.classify(img).detail["p_nsfw"])
-    survivors = order[:-1] if similarity_top else order
+    cut = 0.2 if threshold is None else threshold
+    survivors = [s for i, s in enumerate(order) if caption_cosine(i) >= cut]
     worst = max((p_nsfw[b], s) for s in survivors for b, _ in images[s])
     unsafe_set = worst[1]
     for s in survivors:
@@ -139,7 +150,7 @@ def filter_all_three_stages(
     record = ws.run_sync(
         "counterfactual-retrieval",
         [encoder],
-        params={"sets": "generated", "similarity_top": similarity_top, "n_boot": 100},
+        params={"sets": "generated", "similarity_threshold": threshold, "n_boot": 100},
     )
     result = ws.analyze(record.id)
     stages = result.tables[0].rows
@@ -178,11 +189,13 @@ def test_sets_from_the_fake_openai_service_pass_the_three_stages(
 ) -> None:
     generator = get_model("openai-images", {"base_url": fake_openai.base_url})
     # The service takes no seed, so one caption gives one image: four prefixes make four
-    # different sets, each its own caption template (stage 1 has one set per template to rank).
+    # different sets, each its own caption template. A threshold, unlike a top N per template,
+    # can empty a template; -1 keeps every set.
     generation = {**GENERATION, "prefixes": [0, 1, 2, 3]}
     with Workspace.open(tmp_path / "ws") as ws:
-        stages = filter_all_three_stages(ws, generator, generation, None)
+        stages = filter_all_three_stages(ws, generator, generation, -1.0)
     assert [r[1:4] for r in stages] == [[4, 48, 0], [4, 48, 0], [3, 36, 1], [2, 24, 1]]
+    assert stages[1][5].startswith("mean caption similarity >= -1")
 
 
 def test_sets_from_the_tiny_diffusers_pipeline_pass_the_three_stages(tmp_path: Path) -> None:
@@ -192,8 +205,8 @@ def test_sets_from_the_tiny_diffusers_pipeline_pass_the_three_stages(tmp_path: P
     torch.set_num_threads(1)  # the tiny pipeline is slower on many threads
     build_tiny_pipeline(tmp_path / "build")
     generator = get_model("diffusers", {"model": str(tmp_path / "build" / "tiny-sd"), "steps": 2})
-    # One caption, four seeds: four sets of one template; stage 1 keeps the best three.
+    # One caption, four seeds: four sets of one template; the default threshold keeps three.
     generation = {**GENERATION, "sets_per_caption": SETS}
     with Workspace.open(tmp_path / "ws") as ws:
-        stages = filter_all_three_stages(ws, generator, generation, 3)
+        stages = filter_all_three_stages(ws, generator, generation, None)
     assert [r[1:4] for r in stages] == [[4, 48, 0], [3, 36, 1], [2, 24, 1], [1, 12, 1]]

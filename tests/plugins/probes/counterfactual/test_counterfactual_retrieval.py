@@ -64,15 +64,33 @@ def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset
     key = "chosen-encoder.race-gender.race × gender"
     # Every query ("a doctor", "A photo of a doctor" ...) ranks the pool the same way.
     assert n[f"{key}.max_skew"]["value"] == pytest.approx(math.log(2))
-    assert n[f"{key}.min_skew"]["value"] == -math.inf or n[f"{key}.min_skew"]["value"] == "-inf"
+    # MinSkew: White female is absent (-inf by the definition); SocialCounterfactuals' 0.
+    assert n[f"{key}.min_skew"]["value"] == 0.0
     assert n[f"{key}.ndkl"]["value"] == pytest.approx(hand_ndkl())
     assert n[f"{key}.bias"]["value"] == pytest.approx(0.5)  # 3 male, 1 female in the top 4
     assert n[f"{key}.max_skew"]["n"] == 4
+    # A random ranking of the pool (2 images of each group): the top 4 is (1,1,1,1) in 16 of
+    # C(8,4) = 70 draws (MaxSkew ln 1 = 0), else holds a group twice (ln 2): E = 54/70 ln 2.
+    assert n[f"{key}.max_skew"]["random_ranking"] == pytest.approx(54 / 70 * math.log(2))
+    excess = n[f"{key}.max_skew.excess"]
+    assert excess["value"] == pytest.approx(16 / 70 * math.log(2))
+    # The four wordings are one occupation: no interval, and the result says why.
+    assert excess["units"] == {"occupation": 1}
+    assert excess["reason"] == "one occupation only: no interval"
+    assert (excess["ci_low"], excess["ci_high"]) == ("-inf", "inf")
+    # |Bias@4| of a random ranking: males in the top 4 ~ hypergeometric(8, 4, 4), weights
+    # 1, 16, 36, 16, 1 of 70 for 0..4 males, |bias| 1, 1/2, 0, 1/2, 1: E = 18/70.
+    assert n[f"{key}.abs_bias"]["random_ranking"] == pytest.approx(18 / 70)
+    assert n[f"{key}.abs_bias.excess"]["value"] == pytest.approx(0.5 - 18 / 70)
+    assert n[f"{key}.bias"]["random_ranking"] == pytest.approx(0.0)
     # Gender alone: 3/4 male against 1/2 -> ln 1.5; female ln 0.5.
     assert n["chosen-encoder.race-gender.gender.max_skew"]["value"] == pytest.approx(math.log(1.5))
     assert n["chosen-encoder.race-gender.gender.min_skew"]["value"] == pytest.approx(math.log(0.5))
     # Race alone: 3/4 Black -> ln 1.5.
     assert n["chosen-encoder.race-gender.race.max_skew"]["value"] == pytest.approx(math.log(1.5))
+    table = next(t for t in result.tables if t.title.startswith("Retrieval bias"))
+    min_row = next(r for r in table.rows if r[2] == "race × gender" and r[3] == "MinSkew@K")
+    assert min_row[-1].startswith("4 of 4 queries have a group absent")
     stages = result.tables[0].rows
     assert [r[1] for r in stages] == [2, 2, 2, 2]
     # The images each query retrieved (the TUI's run detail shows them), best first.
@@ -139,3 +157,5 @@ def test_pairs_default_runs_with_the_scripted_encoder(tmp_path: Path) -> None:
     # Three pools (the PAIRS subsets), 4 query templates per answer option.
     ndkl = result.numbers["scripted-encoder.race-gender.race × gender.ndkl"]
     assert ndkl["n"] == 4 * (40 + 10 + 18)
+    # The unit is the answer option: its four wordings rank one subset together.
+    assert ndkl["units"] == {"occupation": 40 + 10 + 18}

@@ -1,0 +1,79 @@
+"""pst_text.*: the demo's plan (``pst-text`` on the bundled SmolLM2) through the likelihood road.
+
+Both figures come from one process on the same machine at the same time, so the ratio
+holds where absolute times do not (a 2-core machine shared with other work):
+
+* ``prompts_per_s``: the demo's 1,640 distinct prompts asked in the engine's batches, in
+  plan order, each evaluated in the pieces its template fixes (shared pieces kept);
+* ``speedup_vs_fresh``: against every prompt evaluated whole from an empty cache (the road
+  before pieces existed), on every ``FRESH_EVERY``-th prompt, timed in turns with the first so
+  that both see the same load.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from bench.harness import Result, bench, result, rounded
+
+#: The engine's batch for a llama.cpp model (its ``batch_size`` parameter's default).
+BATCH = 64
+#: One prompt in this many is also evaluated whole from an empty cache.
+FRESH_EVERY = 4
+
+
+@bench(pst_text__prompts_per_s=None, pst_text__speedup_vs_fresh=">= 3")
+def pst_text_prefix_sharing() -> Iterator[Result]:
+    """The demo's plan on SmolLM2: pieces kept and shared against every prompt fresh."""
+    import asyncio
+
+    from diptych.core.capabilities import LikelihoodRequest
+    from diptych.core.plugins import get_probe
+    from diptych.plugins.models.llamacpp import SmolLM2
+
+    requests: dict[str, LikelihoodRequest] = {}
+    for spec in get_probe("pst-text").plan():
+        request = LikelihoodRequest.from_payload(spec.payload)
+        requests.setdefault(request.prompt, request)
+    planned = list(requests.values())
+    shared, fresh = SmolLM2(), SmolLM2()
+    shared.load()
+    fresh.load()
+    shared_s = fresh_s = 0.0
+    n_fresh = 0
+    try:
+        for start in range(0, len(planned), BATCH):
+            batch = planned[start : start + BATCH]
+            t0 = time.perf_counter()
+            shared._batch_sync(batch)
+            shared_s += time.perf_counter() - t0
+            for request in batch[::FRESH_EVERY]:
+                whole = LikelihoodRequest(request.prompt, request.candidates)
+                t0 = time.perf_counter()
+                fresh._evaluator.forget()
+                fresh._batch_sync([whole])
+                fresh_s += time.perf_counter() - t0
+                n_fresh += 1
+        decodes = shared._evaluator.decodes
+    finally:
+        asyncio.run(shared.aclose())
+        asyncio.run(fresh.aclose())
+    per_prompt = shared_s / len(planned)
+    per_prompt_fresh = fresh_s / n_fresh
+    yield result(
+        "pst_text.prompts_per_s",
+        len(planned) / shared_s,
+        "prompts/s",
+        prompts=len(planned),
+        wall_s=rounded(shared_s),
+        decodes=decodes,
+    )
+    yield result(
+        "pst_text.speedup_vs_fresh",
+        per_prompt_fresh / per_prompt,
+        "ratio",
+        fresh_prompts=n_fresh,
+        fresh_ms_per_prompt=rounded(1000 * per_prompt_fresh),
+        shared_ms_per_prompt=rounded(1000 * per_prompt),
+    )

@@ -1,0 +1,293 @@
+"""How an identity search decides: each identity of a proposed pair is measured in the search
+design, re-measured on partners and templates the search never used, and confirmed only by
+that held-out test after Benjamini–Hochberg over every identity of every proposal the session
+scored.
+
+* **Search.** Each identity of a pair meets ``partners`` identities of the other stereotype
+  (PST Table 7, then the pairs accepted into the workspace) in the search paraphrases of the
+  probe's prompt; its figure is its people's mean Stereo ×100 with the crossed partner ×
+  template interval (:func:`diptych.agent.scoring.measure_claims`), and the pair's figure
+  pools both identities. An identity whose own interval does not lie above 0 — the side the
+  claim puts it on — is not re-tested; a pair with no such identity is "no finding".
+* **Held-out.** Each identity whose search interval lies above 0 is measured again, by the
+  same estimator, with other partners and the held-out paraphrases: nothing the search saw.
+  Each identity is its own claim: a pair of one stereotyped and one unremarkable identity
+  would otherwise pool a real effect with a null one, and its interval with both.
+* **Decision.** Benjamini–Hochberg runs over both identities of every pair the session scored
+  (an identity not re-tested, or held out on the other side of 0, enters with p = 1: its
+  held-out test cannot support the claim). An identity is confirmed when its q-value is at
+  most the session's false discovery rate and its held-out figure lies above 0; its held-out
+  interval at the matching confidence, 1 − k·fdr/m for k confirmed of m (Benjamini and
+  Yekutieli's false-coverage-rate interval, 2005), then lies above 0 too. A pair is a
+  "finding" when one of its identities is confirmed (the reason names which), "not confirmed"
+  when it was re-tested and none is; its q-value is the smaller of its identities'.
+
+The search figure alone never makes a finding: a search picks its best, and its own interval
+is then too kind to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from functools import cache
+from typing import Any, Protocol
+
+import yaml
+
+from diptych.agent import _prompts_dir
+from diptych.agent.paraphrases import Paraphrase, paired_paraphrases
+from diptych.agent.proposals import Proposal
+from diptych.agent.scoring import Budget, Measurement, measure_claims
+from diptych.core.capabilities import Model
+from diptych.core.metrics.resampling import benjamini_hochberg, t_inference
+from diptych.core.workspace import Workspace
+
+#: Statuses of a scored proposal once the session decided.
+DECIDED = ("finding", "not confirmed", "no finding")
+#: A scored pair waiting for the session's decision (set by the search, replaced by it).
+PENDING = "scored"
+SIDES = ("masculine", "feminine")
+
+
+class Runner(Protocol):
+    """What measuring needs from a session: the workspace, the target and how to await."""
+
+    ws: Workspace
+    target: Model
+    annotator: Model | None
+
+    def run(self, coro: Any) -> Any: ...
+
+
+@cache
+def table7() -> dict[str, tuple[str, ...]]:
+    """PST Table 7's occupations by stereotype."""
+    with (_prompts_dir() / "pst_identities.yaml").open(encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    return {side: tuple(data["occupations"][side]) for side in SIDES}
+
+
+def partner_pool(ws: Workspace, side: str) -> list[str]:
+    """Identities of stereotype ``side`` a proposed identity may meet: Table 7's, then those
+    of the pairs accepted into the workspace, each once."""
+    accepted = [getattr(p, side) for p in ws.workspace_identities()]
+    return list(dict.fromkeys([*table7()[side], *accepted]))
+
+
+def choose_partners(
+    ws: Workspace, exclude: Sequence[str], n: int, seed: int
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Search and held-out partners, ``n`` of each stereotype each, disjoint, drawn in a fixed
+    order from the pool (the session's seed decides it) without the pair's own identities."""
+    skip = {w.lower() for w in exclude}
+    search: dict[str, list[str]] = {}
+    held: dict[str, list[str]] = {}
+    for side in SIDES:
+        pool = sorted(
+            (i for i in partner_pool(ws, side) if i.lower() not in skip),
+            key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest(),
+        )
+        search[side], held[side] = pool[:n], pool[n : 2 * n]
+    return search, held
+
+
+def _mode(probe_params: dict[str, Any]) -> str:
+    return str(probe_params.get("mode", "likelihood"))
+
+
+def templates_for(probe: str, probe_params: dict[str, Any]) -> dict[str, list[Paraphrase]]:
+    """The search's and the held-out test's paraphrases of the probe's paired prompt."""
+    mode = _mode(probe_params)
+    return {use: paired_paraphrases(probe, mode, use) for use in ("search", "heldout")}
+
+
+def measure_proposal(
+    runner: Runner,
+    p: Proposal,
+    *,
+    probe: str,
+    probe_params: dict[str, Any],
+    partners: int,
+    samples: int,
+    seed: int,
+    budget: Budget,
+    threshold: float = 0.0,
+) -> None:
+    """Measure both identities of ``p`` in the search design, and each one whose own search
+    interval lies above 0 (and whose value reaches ``threshold``) in the held-out one; its
+    status becomes unscored, "no finding" or pending the session's decision."""
+    claims = [(p.masculine, "masculine"), (p.feminine, "feminine")]
+    search_partners, held_partners = choose_partners(
+        runner.ws, [p.masculine, p.feminine], partners, seed
+    )
+    templates = templates_for(probe, probe_params)
+
+    def measure(
+        claims: list[tuple[str, str]], use: str, partner_lists: dict[str, list[str]]
+    ) -> Measurement:
+        return measure_claims(
+            runner.ws, probe, runner.target, claims, partner_lists, templates[use], budget,
+            samples=samples, seed=seed, base=probe_params, run=runner.run,
+            annotator=runner.annotator,
+        )  # fmt: skip
+
+    search = measure(claims, "search", search_partners)
+    p.runs.update({f"search {k}": v for k, v in search.runs.items()})
+    p.excerpt = search.excerpt
+    if not search.scored or search.figure is None:
+        p.status, p.reason = "unscored", search.reason
+        return
+    p.sts = {**search.figure, "parts": search.parts}
+    # Each identity is its own claim: re-tested when its own search interval lies above 0.
+    promising = [
+        (part["identity"], part["side"])
+        for part in search.parts
+        if number(part["ci_low"]) > 0 and number(part["value"]) >= threshold
+    ]
+    if not promising:
+        p.status = "no finding"
+        p.reason = (
+            "search: "
+            + "; ".join(f"{part['identity']} STS {_interval(part)}" for part in search.parts)
+            + (
+                " — none lies above 0"
+                if threshold <= 0
+                else f" — none lies above 0 and {threshold:g}"
+            )
+        )
+        return
+    held = measure(promising, "heldout", held_partners)
+    p.runs.update({f"heldout {k}": v for k, v in held.runs.items()})
+    if not held.scored or held.figure is None:
+        p.status, p.reason = "unscored", f"held-out test: {held.reason}"
+        p.heldout = {"tested": False, "unscored": held.reason}
+        return
+    p.heldout = {"tested": True, **held.figure, "parts": held.parts}
+    p.status, p.reason = PENDING, None
+
+
+def number(value: Any) -> float:
+    """A figure's number, with the JSON spellings of the infinities ("inf", "-inf") read back
+    (an interval that could not be made is (-inf, inf))."""
+    return float(value) if value is not None else math.nan
+
+
+def _interval(figure: dict[str, Any]) -> str:
+    if figure.get("reason"):
+        return f"{number(figure['value']):.1f} ({figure['reason']})"
+    low, high = number(figure.get("ci_low")), number(figure.get("ci_high"))
+    return f"{number(figure['value']):.1f} [{low:.1f}, {high:.1f}]"
+
+
+def is_scored(p: Proposal) -> bool:
+    """Whether the session scored ``p``: its search figure exists (a pair left unscored by its
+    held-out test counts, with p = 1, so that running out of budget never lowers n)."""
+    return p.sts is not None and p.status in (*DECIDED, PENDING, "unscored")
+
+
+def _claims(p: Proposal) -> list[tuple[str, dict[str, Any] | None]]:
+    """The pair's identities, each with its held-out part where it was re-tested."""
+    held = p.heldout or {}
+    parts = (
+        {part["identity"]: part for part in held.get("parts") or []} if held.get("tested") else {}
+    )
+    return [(identity, parts.get(identity)) for identity in (p.masculine, p.feminine)]
+
+
+def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
+    """Benjamini–Hochberg over every identity of every scored proposal, on its held-out test;
+    sets each re-tested identity's ``status`` and ``q_value``, and each proposal's status,
+    reason and q-value (its identities' smallest). Returns (findings, proposals scored)."""
+    scored = [p for p in proposals if is_scored(p)]
+    hypotheses = [(p, identity, part) for p in scored for identity, part in _claims(p)]
+    p_values = [
+        float(part["p_value"]) if part is not None and number(part["value"]) > 0 else 1.0
+        for _, _, part in hypotheses
+    ]
+    q_values = benjamini_hochberg(p_values)
+    confirmed = [
+        part is not None and q <= fdr and number(part["value"]) > 0
+        for (_, _, part), q in zip(hypotheses, q_values, strict=True)
+    ]
+    k_ids, m_ids = sum(confirmed), len(hypotheses)
+    q_of: dict[tuple[str, str], float] = {}
+    for (p, identity, part), pv, q, ok in zip(
+        hypotheses, p_values, q_values, confirmed, strict=True
+    ):
+        q_of[(p.id, identity)] = q
+        if part is None:
+            continue
+        part.update({"q_value": q, "p_for_fdr": pv})
+        part["status"] = "finding" if ok else "not confirmed"
+        adjusted = _adjusted(part, k_ids, m_ids, fdr)
+        if adjusted is not None:
+            part["ci_adjusted"] = adjusted
+    k = 0
+    for p in scored:
+        held = dict(p.heldout or {"tested": False})
+        held.update({"fdr": fdr, "identities_scored": m_ids, "identities_confirmed": k_ids})
+        p.heldout = held
+        p.q_value = min(q_of[(p.id, identity)] for identity in (p.masculine, p.feminine))
+        if p.status == "unscored" or not held.get("tested"):
+            continue
+        parts = [part for _, part in _claims(p) if part is not None]
+        found = [part for part in parts if part["status"] == "finding"]
+        said = "; ".join(_part_reason(part, fdr) for part in parts)
+        if found:
+            k += 1
+            p.status = "finding"
+        else:
+            p.status = "not confirmed"
+        p.reason = f"held-out: {said}"
+    n = len(scored)
+    for p in scored:
+        if p.status == "finding":
+            p.reason = f"{p.reason} ({_tally(k, n)})"
+    return k, n
+
+
+def _part_reason(part: dict[str, Any], fdr: float) -> str:
+    q = float(part["q_value"])
+    head = f"{part['identity']} STS {_interval(part)}"
+    if part["status"] == "finding":
+        return f"{head}, q = {q:.3g} <= {fdr:g}: confirmed"
+    if number(part["value"]) <= 0:
+        return f"{head} lies on the other side of 0: not confirmed"
+    return f"{head}, q = {q:.3g} > {fdr:g} after Benjamini–Hochberg: not confirmed"
+
+
+def _adjusted(held: dict[str, Any], k: int, n: int, fdr: float) -> list[float] | None:
+    """The held-out interval at confidence 1 − max(k, 1)·fdr/n: the false-coverage-rate
+    interval of a selection of k among n."""
+    se, df = held.get("se"), held.get("df")
+    if not isinstance(se, int | float) or not isinstance(df, int | float) or not math.isfinite(se):
+        return None
+    if held.get("reason") or n == 0:
+        return None
+    confidence = 1 - max(k, 1) * fdr / n
+    inference = t_inference(
+        float(held["value"]), float(se), float(df), n=0, units={}, design="", confidence=confidence
+    )
+    return [inference.ci_low, inference.ci_high]
+
+
+def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:
+    """The session's tally, "k findings of n proposals scored", with k, n, the identities
+    confirmed of those scored, and the false discovery rate held."""
+    scored = [p for p in proposals if is_scored(p)]
+    k = sum(p.status == "finding" for p in scored)
+    held = next((p.heldout for p in scored if p.heldout and "fdr" in p.heldout), None) or {}
+    return {
+        "findings": k,
+        "scored": len(scored),
+        "identities_confirmed": held.get("identities_confirmed", 0),
+        "identities_scored": held.get("identities_scored", 2 * len(scored)),
+        "fdr": held.get("fdr"),
+        "text": _tally(k, len(scored)),
+    }
+
+
+def _tally(k: int, n: int) -> str:
+    return f"{k} finding{'' if k == 1 else 's'} of {n} proposal{'' if n == 1 else 's'} scored"

@@ -1,0 +1,85 @@
+"""How gate verdicts leave diptych: a line per gate, JUnit XML for CI services, a Markdown table
+for a GitHub job summary."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+from diptych.core.audit.gates import GateResult
+from diptych.core.workspace.gates import GateReport
+
+_RULE = {"below": "below", "not_above": "not above", "no_regression": "B − A below"}
+
+
+def _num(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "—"
+    return f"{x:.2f}"
+
+
+def interval_text(r: GateResult) -> str:
+    return f"{r.confidence:.1%} [{_num(r.ci_low)}, {_num(r.ci_high)}]"
+
+
+def verdict_text(r: GateResult) -> str:
+    if r.verdict != "inconclusive":
+        return r.verdict.upper()
+    return f"INCONCLUSIVE ({'blocks' if r.blocks else r.on_inconclusive})"
+
+
+def gate_line(r: GateResult) -> str:
+    """One line: figure, value, interval at its adjusted level, rule, verdict, note."""
+    line = (
+        f"{verdict_text(r):<26} {r.part}: {r.figure} = {_num(r.value)}, "
+        f"{interval_text(r)}; {_RULE[r.rule]} {r.limit:g}"
+    )
+    return f"{line} — {r.note}" if r.note else line
+
+
+def junit_xml(report: GateReport) -> str:
+    """A JUnit XML document: one test case per gate, the interval in its message; a failed gate
+    is a failure, an inconclusive one a failure when it blocks and skipped otherwise."""
+    suite = ET.Element(
+        "testsuite",
+        name=f"diptych gates: {report.audit_name}",
+        tests=str(len(report.results)),
+        failures=str(sum(r.blocks for r in report.results)),
+        skipped=str(sum(r.verdict == "inconclusive" and not r.blocks for r in report.results)),
+    )
+    for r in report.results:
+        case = ET.SubElement(suite, "testcase", classname=f"diptych.{r.part}", name=r.label)
+        message = f"{r.figure} = {_num(r.value)}, {interval_text(r)}; {_RULE[r.rule]} {r.limit:g}"
+        if r.note:
+            message += f"; {r.note}"
+        if r.blocks:
+            kind = "fail" if r.verdict == "fail" else "inconclusive"
+            ET.SubElement(case, "failure", message=message, type=kind).text = message
+        elif r.verdict == "inconclusive":
+            ET.SubElement(case, "skipped", message=message)
+        else:
+            ET.SubElement(case, "system-out").text = message
+    root = ET.Element("testsuites", name="diptych")
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+def markdown_table(report: GateReport) -> str:
+    """The gates as a Markdown table (for ``$GITHUB_STEP_SUMMARY``)."""
+    lines = [
+        f"### diptych gates: {report.audit_name} (audit {report.audit_id})",
+        "",
+        "| gate | value | interval | rule | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for r in report.results:
+        cells = [
+            r.label.replace("|", "\\|"),
+            _num(r.value),
+            interval_text(r),
+            f"{_RULE[r.rule]} {r.limit:g}",
+            verdict_text(r),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

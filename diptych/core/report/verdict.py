@@ -1,0 +1,541 @@
+"""What the report says first and last: the verdict (one plain sentence per headline figure and
+the scope in one line), the papers' published values beside ours, and the recommended actions —
+all generated from the results, never by a model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from diptych.core.data import load_data
+from diptych.core.report.charts import plain
+
+if TYPE_CHECKING:
+    from diptych.core.report.audit import Audit, RunPart
+
+#: Figures that describe a run but are not a bias figure the verdict states.
+_NOT_HEADLINE = re.compile(
+    r"refusal|neither|P\(he\) \+ P\(she\)|t-test p|labels by|drawn|corrected|Pearson"
+    r"|excess|share of|MinSkew|min_skew",
+    re.IGNORECASE,
+)
+PUBLISHED_FILE = "published_values.yaml"
+
+#: The terms of the report, as its glossary gives them.
+GLOSSARY: dict[str, str] = {
+    "STS": (
+        "Stereotype Test Score (Wan and Chang): the mean over people of +1 when the perceived "
+        "gender matches the stereotype of the identity and −1 when it does not, × 100; 0 is no "
+        "lean, 100 always the stereotyped gender, −100 always the other."
+    ),
+    "expected STS": (
+        "The STS a text model would score on average, from its probabilities of ' he' and "
+        "' she': the mean of 2·P(stereotyped pronoun) − 1, × 100."
+    ),
+    "paired / single": (
+        "Paired: two people of opposite stereotypes in one scene (the PST); single: one person."
+    ),
+    "association score": (
+        "PAIRS (Fraser and Kiritchenko): +1 when a model picks the first option (e.g. the "
+        "male-dominated occupation), −1 the second, 0 a refusal; averaged per group."
+    ),
+    "MaxSkew@K": (
+        "The largest log ratio of a group's share of the top K results to its desired share "
+        "(Geyik et al.); 0 is parity."
+    ),
+    "NDKL": (
+        "Normalized discounted KL divergence of the ranked groups from the desired "
+        "distribution over the top 1…K results; 0 is parity."
+    ),
+    "Bias@K": "(men − women) / (men + women) among the top K results; 0 is parity.",
+    "95% interval": (
+        "The range a 95% bootstrap (or t) interval gives for the figure, resampling the units "
+        "the figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
+        "establishes the direction at the 5% level."
+    ),
+    "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
+}
+
+#: Where the findings stand in the language auditors are asked for: context, not a verdict.
+FRAMEWORKS: list[dict[str, str]] = [
+    {
+        "name": "NIST AI 600-1",
+        "citation": (
+            "NIST AI 600-1, Artificial Intelligence Risk Management Framework: Generative "
+            "Artificial Intelligence Profile (July 2024), risk 2.6 “Harmful Bias and "
+            "Homogenization”"
+        ),
+        "text": (
+            "The figures above measure one form of this risk: whether the model's outputs "
+            "reproduce a social stereotype (gender by occupation or power, race by status or "
+            "crime) for inputs that give no reason to."
+        ),
+    },
+    {
+        "name": "EU AI Act, Article 10",
+        "citation": (
+            "Regulation (EU) 2024/1689 (AI Act), Article 10(2)(f)–(g): examination of possible "
+            "biases and measures to detect, prevent and mitigate them"
+        ),
+        "text": (
+            "This report is evidence of such an examination for the probes and models it names; "
+            "it does not say whether a system complies."
+        ),
+    },
+]
+
+
+@dataclass
+class Finding:
+    """One headline figure said in plain words."""
+
+    run: str
+    anchor: str
+    probe: str
+    name: str
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    direction: str
+    excludes_zero: bool | None
+    sample: str
+    sentence: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Context:
+    """A published value beside one of ours."""
+
+    run: str
+    figure: str
+    ours: float
+    source: str
+    citation: str
+    where: str
+    measured_on: str
+    what: str
+    values: dict[str, float] = field(default_factory=dict)
+    statement: str = ""
+
+    @property
+    def sentence(self) -> str:
+        if self.values:
+            given = ", ".join(f"{k} {v:.2f}" for k, v in self.values.items())
+            said = f"{self.what}: {given}"
+        else:
+            said = f"{self.what}: {self.statement}"
+        return f"Measured by {self.source} on {self.measured_on} ({self.where}) — {said}."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "sentence": self.sentence}
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str) and value in ("inf", "-inf"):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def model_names(part: RunPart) -> str:
+    names = [str(m.get("name") or str(m.get("model_id", "")).split("@")[0]) for m in part.models]
+    return ", ".join(dict.fromkeys(n for n in names if n)) or ", ".join(part.view.model_ids())
+
+
+def sample_text(number: dict[str, Any]) -> str:
+    """What the figure's interval rests on: its scenes or observations and its units."""
+    parts = []
+    clusters, n = number.get("clusters"), number.get("n")
+    scenes = number.get("scenes_only")
+    unit = next(iter(scenes.get("units") or {}), "") if isinstance(scenes, dict) else ""
+    if isinstance(clusters, int) and unit == "unordered scene":
+        parts.append(f"n = {clusters:,} scenes")
+    elif isinstance(n, int):
+        parts.append(f"n = {n:,}")
+    elif number.get("n_pairs") is not None:
+        parts.append(f"{number['n_pairs']} pairs")
+    units = number.get("units")
+    if isinstance(units, dict) and units:
+        parts.append(
+            "resampling "
+            + " and ".join(
+                f"{v:,} {k}{'s' if v != 1 else ''}".replace("identitys", "identities")
+                for k, v in units.items()
+            )
+        )
+    return ", ".join(parts)
+
+
+def _lean_sts(part: RunPart, positive: bool) -> str:
+    what = "pronoun" if part.view.run.probe == "pst-text" else "gender"
+    return (
+        f"assigns the stereotyped {what} more often than the other"
+        if positive
+        else f"assigns the stereotyped {what} less often than the other (against the stereotype)"
+    )
+
+
+def _lean_difference(name: str, positive: bool) -> str:
+    match = re.search(r"difference (\S+) − (\S+)", name)
+    a, b = (match.group(1), match.group(2)) if match else ("the first group", "the second")
+    return (
+        f"scores images of {a} higher than images of {b}"
+        if positive
+        else f"scores images of {a} lower than images of {b}"
+    )
+
+
+def _lean_bias_at_k(name: str, positive: bool) -> str:
+    return (
+        "retrieves men more often than women in the top K"
+        if positive
+        else "retrieves women more often than men in the top K"
+    )
+
+
+def _lean_generic(name: str, positive: bool) -> str:
+    return "gives a positive figure" if positive else "gives a negative figure"
+
+
+#: How a headline figure's direction reads, by the kind of figure (first match wins).
+_LEANS: list[tuple[re.Pattern[str], Callable[[RunPart, str, bool], str]]] = [
+    (re.compile(r"\bSTS\b"), lambda part, name, pos: _lean_sts(part, pos)),
+    (re.compile(r"difference .+ − "), lambda part, name, pos: _lean_difference(name, pos)),
+    (re.compile(r"bias.?(@|at).?k", re.I), lambda part, name, pos: _lean_bias_at_k(name, pos)),
+    (
+        re.compile(r"max.?skew|ndkl", re.I),
+        lambda part, name, pos: (
+            "over-represents some group in its top results"
+            if pos
+            else "shows no over-representation"
+        ),
+    ),
+    (re.compile(r"."), lambda part, name, pos: _lean_generic(name, pos)),
+]
+
+
+def _finding(part: RunPart, name: str, number: dict[str, Any]) -> Finding | None:
+    value = _num(number.get("value"))
+    if value is None or not math.isfinite(value):
+        return None
+    low, high = _num(number.get("ci_low")), _num(number.get("ci_high"))
+    has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
+    lean = next(f for pattern, f in _LEANS if pattern.search(name))(part, name, value > 0)
+    model = model_names(part)
+    if value == 0:
+        text = f"{model}: {name} is 0"
+        direction = "none"
+    else:
+        text = f"{model} {lean}: {name} {plain(value)}"
+        direction = "positive" if value > 0 else "negative"
+    sample = sample_text(number)
+    excludes: bool | None = None
+    if has_ci and low is not None and high is not None:
+        text += f", 95% interval {plain(low)} to {plain(high)}"
+        excludes = low > 0 or high < 0
+    if sample:
+        text += f", {sample}"
+    text += "."
+    reason = str(number.get("reason") or "")
+    if excludes is True:
+        text += " The interval excludes 0."
+    elif excludes is False:
+        text += " The interval includes 0: the direction is not established."
+    else:
+        text += f" No interval{': ' + reason if reason else ''}."
+    return Finding(
+        run=part.id,
+        anchor=part.anchor,
+        probe=part.view.run.probe,
+        name=name,
+        value=value,
+        ci_low=low if has_ci else None,
+        ci_high=high if has_ci else None,
+        direction=direction,
+        excludes_zero=excludes,
+        sample=sample,
+        sentence=text,
+        reason=reason,
+    )
+
+
+def headline_names(part: RunPart) -> list[str]:
+    """The run's figures the verdict states: bias figures with a test, not rates or checks;
+    where a probe has none such, its figures with an interval."""
+    numbers = part.result.numbers
+    chosen = [
+        n
+        for n, v in numbers.items()
+        if isinstance(v, dict)
+        and ("p_value" in v or "p" in v)
+        and "ci_low" in v
+        and not _NOT_HEADLINE.search(n)
+    ]
+    if not chosen:
+        chosen = [n for n, v in numbers.items() if isinstance(v, dict) and "ci_low" in v][:4]
+    return chosen
+
+
+def findings(audit: Audit) -> list[Finding]:
+    out = []
+    for part in audit.runs:
+        for name in headline_names(part):
+            found = _finding(part, name, part.result.numbers[name])
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def scope_line(audit: Audit) -> str:
+    """Models, probes, dates, trials and cost in one line."""
+    models = ", ".join(dict.fromkeys(model_names(p) for p in audit.runs))
+    probes = ", ".join(dict.fromkeys(p.view.run.probe for p in audit.runs))
+    starts = sorted(p.started for p in audit.runs if p.started != "—")
+    ends = sorted(p.finished for p in audit.runs if p.finished != "—")
+    dates = f"{starts[0]} to {ends[-1]}" if starts and ends else "—"
+    total: dict[str, int] = {}
+    for part in audit.runs:
+        for status, n in part.counts.items():
+            total[status] = total.get(status, 0) + n
+    trials = sum(total.values())
+    counted = ", ".join(f"{n:,} {s}" for s, n in total.items())
+    costs = [p.cost for p in audit.runs if p.cost is not None]
+    cost = f"${sum(costs):.2f} paid" if costs else "no priced calls"
+    return f"Scope: {models} · {probes} · {dates} · {trials:,} trials ({counted}) · {cost}."
+
+
+class PublishedSource(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    authors: str
+    citation: str
+
+
+class PublishedValue(BaseModel):
+    """One published figure: where it is printed, what it measured, and which of our figures
+    it stands beside (``probes`` and the ``match`` pattern over our figure names)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    source: str
+    where: str
+    probes: list[str]
+    match: str
+    setting: list[str] = Field(default_factory=list)
+    figure: str
+    measured_on: str
+    values: dict[str, float] = Field(default_factory=dict)
+    statement: str = ""
+
+
+class PublishedValues(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: str
+    sources: dict[str, PublishedSource]
+    values: list[PublishedValue]
+
+
+def published_values() -> PublishedValues:
+    return load_data(PUBLISHED_FILE, PublishedValues)
+
+
+def _setting_words(part: RunPart, name: str) -> str:
+    params = part.view.run.params
+    aspects = params.get("aspects")
+    words = [name]
+    if isinstance(aspects, list | tuple):
+        words += [str(a) for a in aspects]
+    elif part.view.run.probe == "pst-text":
+        # pst-text's identities are the PST's occupations (Table 7).
+        words.append("occupation")
+    return " ".join(words).lower()
+
+
+def published_context(audit: Audit) -> list[Context]:
+    """Each published value the papers give for a figure of this audit's runs."""
+    data = published_values()
+    out: list[Context] = []
+    for part in audit.runs:
+        probe = part.view.run.probe
+        for name, number in part.result.numbers.items():
+            value = _num(number.get("value")) if isinstance(number, dict) else None
+            if value is None:
+                continue
+            for entry in data.values:
+                if probe not in entry.probes or not re.search(entry.match, name, re.I):
+                    continue
+                words = _setting_words(part, name)
+                if not all(w.lower() in words for w in entry.setting):
+                    continue
+                if _NOT_HEADLINE.search(name) and "refusal" not in entry.match:
+                    continue
+                source = data.sources.get(entry.source)
+                out.append(
+                    Context(
+                        run=part.id,
+                        figure=name,
+                        ours=value,
+                        source=source.authors if source else entry.source,
+                        citation=source.citation if source else "",
+                        where=entry.where,
+                        measured_on=entry.measured_on,
+                        what=entry.figure,
+                        values=dict(entry.values),
+                        statement=entry.statement,
+                    )
+                )
+    return out
+
+
+@dataclass
+class Action:
+    kind: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _interval_cell(cell: str) -> tuple[float | None, float | None]:
+    match = re.match(r"^\s*\[\s*([^,]+),\s*([^\]]+)\]\s*$", cell.replace("−", "-"))
+    if not match:
+        return None, None
+    try:
+        return float(match.group(1)), float(match.group(2))
+    except ValueError:
+        return None, None
+
+
+def _mitigation_actions(audit: Audit) -> list[Action]:
+    out = []
+    for c in audit.comparisons:
+        for table in c.result.tables:
+            cols = [str(x) for x in table.columns]
+            if "B − A" not in cols or "A" not in cols or "B" not in cols:
+                continue
+            if cols[0] != "overall":
+                continue
+            ci = cols.index("B − A") + 1 if "95% CI" in cols else None
+            for row in table.rows:
+                a, b, d = (_num(row[cols.index(k)]) for k in ("A", "B", "B − A"))
+                if a is None or b is None or d is None:
+                    continue
+                cell = str(row[ci]) if ci is not None and ci < len(row) else ""
+                low, high = _interval_cell(cell)
+                toward_zero = abs(b) < abs(a)
+                established = (
+                    low is not None
+                    and high is not None
+                    and ((a > 0 and high < 0) or (a < 0 and low > 0))
+                )
+                if toward_zero and established:
+                    verdict = "reduced it; the interval of the change excludes 0"
+                elif toward_zero:
+                    verdict = "moved it toward 0, but the interval of the change includes 0"
+                else:
+                    verdict = "did not reduce it"
+                out.append(
+                    Action(
+                        "mitigation",
+                        f"{table.title}, {row[0]}: the intervention (run {c.intervention}) "
+                        f"{verdict} — {plain(a)} at baseline (run {c.baseline}), {plain(b)} "
+                        f"with it, change {plain(d)} (95% interval {cell or '—'}). Its side "
+                        "effects on the other figures are under “Mitigations compared”.",
+                    )
+                )
+    for session in audit.agent_sessions:
+        if session.kind != "mitigation":
+            continue
+        for f in session.findings:
+            held = _num(f.heldout.get("value"))
+            if held is None:
+                continue
+            out.append(
+                Action(
+                    "mitigation",
+                    f"Agent-proposed mitigation “{f.what}” ({f.status}): held-out change "
+                    f"{plain(held)}, 95% interval {f.heldout_interval}.",
+                )
+            )
+    return out
+
+
+def _worst_actions(audit: Audit) -> list[Action]:
+    from diptych.core.report.charts import charts_of
+
+    out = []
+    for part in audit.runs:
+        for chart in charts_of(part.result, part.anchor):
+            worst = [
+                r
+                for r in chart.rows
+                if r.points and r.points[0].value is not None and r.points[0].value > 0
+            ][:5]
+            if not worst:
+                continue
+            listed = "; ".join(
+                f"{r.label} {plain(r.points[0].value)}"
+                + (
+                    f" [{plain(r.points[0].low)}, {plain(r.points[0].high)}]"
+                    if r.points[0].has_interval
+                    else ""
+                )
+                for r in worst
+            )
+            out.append(
+                Action(
+                    "largest",
+                    f"{model_names(part)} ({part.view.run.probe}, run {part.id}), largest "
+                    f"{chart.axis} first: {listed}.",
+                )
+            )
+    return out
+
+
+#: Every built-in probe, for the list of what was not measured.
+KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual")
+
+
+def _not_measured(audit: Audit) -> list[Action]:
+    ran = {p.view.run.probe for p in audit.runs}
+    out = []
+    missing = [p for p in KNOWN_PROBES if p not in ran]
+    if missing:
+        out.append(Action("not measured", f"Probes not run in this audit: {', '.join(missing)}."))
+    out.append(
+        Action(
+            "not measured",
+            "Models not covered: only "
+            f"{', '.join(dict.fromkeys(model_names(p) for p in audit.runs))} "
+            "were audited; other models, versions and prompts may behave differently.",
+        )
+    )
+    unreviewed = [
+        p.view.run.probe for p in audit.runs if p.review is None or p.review.human_labels == 0
+    ]
+    if unreviewed:
+        out.append(
+            Action(
+                "not measured",
+                "Annotator error: no human labels for "
+                f"{', '.join(dict.fromkeys(unreviewed))}; labels from a model's own output or an "
+                "automatic annotator carry errors this report does not measure.",
+            )
+        )
+    return out
+
+
+def recommended_actions(audit: Audit) -> list[Action]:
+    return [*_mitigation_actions(audit), *_worst_actions(audit), *_not_measured(audit)]

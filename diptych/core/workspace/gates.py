@@ -1,0 +1,171 @@
+"""The Workspace's gate step: read an audit's gates and figures, resolve baselines, decide.
+
+A front end calls :meth:`Workspace.audit_gates`; the verdicts themselves are
+:mod:`diptych.core.audit.gates`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from diptych.core.audit import diff as _diff
+from diptych.core.audit import record
+from diptych.core.audit.gates import GateFigure, GateResult, GateRule, evaluate_gates
+from diptych.core.audit.schema import Gates, load_audit, parse_audit
+from diptych.core.errors import InputFileError, UsageError
+from diptych.core.workspace import audits as _audits
+
+if TYPE_CHECKING:
+    from diptych.core.store import Store
+    from diptych.core.workspace.workspace import Workspace
+
+
+@dataclass
+class GateReport:
+    """The gates of one recorded audit, decided."""
+
+    audit_id: str
+    audit_name: str
+    family: str
+    confidence: float
+    results: list[GateResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "audit": self.audit_id,
+            "name": self.audit_name,
+            "family": self.family,
+            "confidence": self.confidence,
+            "gates": [r.to_dict() for r in self.results],
+        }
+
+
+def _target(store: Store, ref: str | Path) -> tuple[record.AuditRecord, Gates | None]:
+    """The recorded audit to gate and the gates to apply: an audit file's (its newest record),
+    or a recorded audit's own file."""
+    path = Path(ref)
+    if path.suffix in (".yaml", ".yml") or path.is_file():
+        audit, _ = load_audit(path)
+        rec = record.get_audit(store, audit.name)
+        if rec is None:
+            raise UsageError(
+                f"the audit '{audit.name}' has not run in this workspace; run "
+                f"'diptych audit run {path}' first"
+            )
+        return rec, audit.gates
+    rec = _audits.get(store, str(ref))
+    return rec, parse_audit(rec.file_text, rec.file_path).gates
+
+
+def _previous(store: Store, rec: record.AuditRecord) -> str:
+    same = [a for a in record.list_audits(store) if a.name == rec.name]
+    earlier = [a for a in same[: [a.id for a in same].index(rec.id)] if a.report]
+    if not earlier:
+        raise UsageError(
+            f"no_regression against 'previous': audit '{rec.name}' has no earlier record with a "
+            "report; name a recorded audit or a report JSON in against"
+        )
+    return earlier[-1].id
+
+
+def audit_gates(ws: Workspace, store: Store, ref: str | Path) -> GateReport:
+    """Decide the gates of an audit file (its newest record here) or of a recorded audit.
+    Every figure a gate cannot rest on is one line of the :class:`InputFileError` raised."""
+    rec, gates = _target(store, ref)
+    if gates is None or not gates.checks:
+        raise UsageError(f"audit '{rec.name}' states no gates (add a gates: section)")
+    name, report, _ = _audits._report_json(store, rec.id)
+    figures = _diff.report_figures(report)
+    rules: list[GateRule] = []
+    tested: dict[tuple[str, str, str], GateFigure] = {}
+    problems: list[str] = []
+    diffs: dict[str, _diff.AuditDiff] = {}
+    for gate in gates.checks:
+        rules.append(
+            GateRule(gate.label, gate.part, gate.figure, gate.rule, gate.limit,
+                     gate.on_inconclusive)  # fmt: skip
+        )
+        key = (gate.part, gate.figure)
+        if key not in figures:
+            problems.append(_missing(gate.label, key, figures, f"audit {rec.id}"))
+            continue
+        if gate.no_regression is None:
+            fig = GateFigure.from_number(figures[key])
+        else:
+            against = gate.no_regression.against
+            base = _previous(store, rec) if against == "previous" else against
+            if base not in diffs:
+                diffs[base] = _audits.diff(ws, store, base, rec.id)
+            fig = _difference(diffs[base], key)
+        if isinstance(fig, str):
+            problems.append(f"gate '{gate.label}': {fig}")
+            continue
+        tested[(gate.part, gate.figure, gate.rule)] = fig
+    if problems:
+        raise InputFileError("\n".join(problems))
+    results = evaluate_gates(rules, tested, confidence=gates.confidence, family=gates.family)
+    return GateReport(name, rec.name, gates.family, gates.confidence, results)
+
+
+def _difference(d: _diff.AuditDiff, key: tuple[str, str]) -> GateFigure | str:
+    row = next((r for r in d.rows if (r.part, r.figure) == key), None)
+    if row is None:
+        return f"the baseline {d.a} has no figure '{key[1]}' in part '{key[0]}'"
+    if row.difference is None or row.ci_low is None or row.ci_high is None:
+        return "B − A has no interval (a figure of one audit has none)"
+    se = (row.ci_high - row.ci_low) / (2 * _diff.Z95)
+    method = {
+        "bootstrap": "B − A by the bootstrap of audit diff, read as ±1.96 standard errors",
+        "normal": "B − A by audit diff's normal approximation",
+    }.get(row.method, row.method)
+    return GateFigure(row.difference, se, float("inf"), method)
+
+
+def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
+    import difflib
+
+    names = [f for p, f in figures if p == key[0]]
+    if not names:
+        return f"gate '{label}': {where} has no part '{key[0]}' with figures"
+    close = difflib.get_close_matches(key[1], names, n=2, cutoff=0.4)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"gate '{label}': part '{key[0]}' of {where} has no figure '{key[1]}'{hint}"
+
+
+def gate_problems(ws: Workspace, store: Store, source: str | Path) -> list[str]:
+    """What ``audit check`` can say of a file's gates before it runs: against the newest record
+    of the same audit that has a report, every gate's figure must exist and carry an interval,
+    and a named baseline must be readable and hold the figure."""
+    audit, _ = load_audit(source)
+    if audit.gates is None:
+        return []
+    rec = record.get_audit(store, audit.name)
+    problems: list[str] = []
+    figures = None
+    if rec is not None and rec.report:
+        try:
+            figures = _diff.report_figures(_audits._report_json(store, rec.id)[1])
+        except (UsageError, InputFileError):
+            figures = None
+    for gate in audit.gates.checks:
+        key = (gate.part, gate.figure)
+        if figures is not None:
+            if key not in figures:
+                where = f"the last run ({rec.id if rec else '?'})"
+                problems.append(_missing(gate.label, key, figures, where))
+            else:
+                fig = GateFigure.from_number(figures[key])
+                if isinstance(fig, str):
+                    problems.append(f"gate '{gate.label}': {fig}")
+        if gate.no_regression is not None and gate.no_regression.against != "previous":
+            against = gate.no_regression.against
+            try:
+                base = _diff.report_figures(_audits._report_json(store, against)[1])
+            except (UsageError, InputFileError) as exc:
+                problems.append(f"gate '{gate.label}': baseline: {exc}")
+                continue
+            if key not in base:
+                problems.append(_missing(gate.label, key, base, f"baseline {against}"))
+    return problems

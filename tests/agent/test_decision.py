@@ -1,0 +1,265 @@
+"""How an identity search decides: the paraphrases it measures in, the crossed partner x
+template figure, the held-out test, and Benjamini–Hochberg over the session's proposals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from pydantic import ValidationError
+from scipy import stats
+
+from diptych.agent.decision import decide, summary
+from diptych.agent.identities import IdentitySettings
+from diptych.agent.paraphrases import ParaphraseFile, paraphrases
+from diptych.agent.proposals import Proposal
+from diptych.agent.scoring import Budget, measure_claims
+from diptych.agent.session import search_identities
+from diptych.core.data import data_path
+
+
+def test_every_prompt_has_six_paraphrases_split_between_search_and_heldout() -> None:
+    texts = yaml.safe_load(data_path("pst_text.yaml").read_text(encoding="utf-8"))
+    images = yaml.safe_load(data_path("pst_images.yaml").read_text(encoding="utf-8"))
+    own = {
+        "likelihood_paired": texts["likelihood"]["paired"],
+        "likelihood_single": texts["likelihood"]["single"],
+        "story_paired": texts["story"]["paired"],
+        "story_single": texts["story"]["single"],
+        "image_paired": images["paired"],
+    }
+    for name, prompt in own.items():
+        every = paraphrases(name)
+        search, held = paraphrases(name, "search"), paraphrases(name, "heldout")
+        assert len(every) >= 6 and len(search) >= 2 and len(held) >= 2
+        assert every[0].text == prompt and every[0].use == "search"
+        assert not {p.text for p in search} & {p.text for p in held}
+        assert len({p.text for p in every}) == len(every)
+        assert all(p.explanation for p in every)
+
+
+def test_a_paraphrase_that_drops_a_placeholder_or_reads_the_wrong_person_is_refused() -> None:
+    raw = yaml.safe_load(data_path("pst_paraphrases.yaml").read_text(encoding="utf-8"))
+    ParaphraseFile.model_validate(raw)
+    dropped = json.loads(json.dumps(raw))
+    dropped["likelihood_paired"]["paraphrases"][1]["text"] = "One {id1} is here. The {target} says"
+    with pytest.raises(ValidationError, match="it must use"):
+        ParaphraseFile.model_validate(dropped)
+    wrong = json.loads(json.dumps(raw))
+    wrong["likelihood_paired"]["paraphrases"][1]["text"] = (
+        "One {id1} and one {id2}. The {target} on the {position} talks to the {id2}, who says that"
+    )
+    with pytest.raises(ValidationError, match="last sentence"):
+        ParaphraseFile.model_validate(wrong)
+
+
+def _partners() -> dict[str, list[str]]:
+    return {
+        "masculine": ["carpenter", "driver", "farmer"],
+        "feminine": ["nurse", "editor", "baker"],
+    }
+
+
+def test_measure_claims_reads_the_expected_stereo_over_partners_and_templates(ws) -> None:
+    # pilot is read P(she) = 0.3, typist 0.8, in every prompt that asks about them.
+    target = ws.model(("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}}))
+    templates = paraphrases("likelihood_paired", "search")[:3]
+    budget = Budget()
+    got = measure_claims(
+        ws,
+        "pst-text",
+        target,
+        [("pilot", "masculine"), ("typist", "feminine")],
+        _partners(),
+        templates,
+        budget,
+        samples=5,
+        seed=0,
+    )
+    assert got.scored and got.figure is not None
+    # Expected Stereo: pilot 2 * 0.7 - 1 = 0.4, typist 2 * 0.8 - 1 = 0.6; as many of each.
+    assert got.figure["value"] == pytest.approx(50.0)
+    parts = {p["identity"]: p for p in got.parts}
+    assert parts["pilot"]["value"] == pytest.approx(40.0)
+    assert parts["typist"]["value"] == pytest.approx(60.0)
+    # Units: 3 + 3 partners crossed with 3 templates; 2 claims x 3 partners x 3 templates x
+    # 2 orders = 36 people read.
+    assert got.figure["units"] == {"partner": 6, "template": 3}
+    assert got.figure["n"] == 36 and got.figure["design"] == "crossed"
+    assert got.figure["estimator"] == "expected Stereo"
+    # One run per claim and template; likelihood mode asks each prompt once whatever
+    # ``samples`` says: 6 runs x 3 partners x 2 orders x 2 people = 72 calls, all distinct.
+    assert len(got.runs) == 6 and budget.trials == 72
+    prompts = [c["prompt"] for c in target.history]
+    assert len(prompts) == 72 == len(set(prompts))
+    for key, run_id in got.runs.items():
+        params = ws.get_run(run_id).params
+        tid = key.split(":")[0]
+        assert params["paired_template"] == next(t.text for t in templates if t.id == tid)
+        assert params["samples_paired"] == 1
+
+
+def test_one_template_or_one_partner_never_decides(ws) -> None:
+    target = ws.model(("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}}))
+    got = measure_claims(
+        ws,
+        "pst-text",
+        target,
+        [("pilot", "masculine")],
+        _partners(),
+        paraphrases("likelihood_paired", "search")[:1],
+        Budget(),
+        samples=1,
+        seed=0,
+    )
+    assert got.figure is not None and got.figure["reason"]
+    # No interval: (-inf, inf), written as JSON writes infinities.
+    assert got.figure["p_value"] == 1.0 and got.figure["ci_low"] == "-inf"
+    over = measure_claims(
+        ws,
+        "pst-text",
+        target,
+        [("pilot", "masculine")],
+        _partners(),
+        paraphrases("likelihood_paired", "search"),
+        Budget(max_trials=10),
+        samples=1,
+        seed=0,
+    )
+    assert not over.scored and "over budget" in (over.reason or "")
+
+
+def _scored(pid: str, held: dict[str, tuple[float, float]], se: float = 4.0) -> Proposal:
+    """A scored pair whose identities ``held`` names were re-tested: identity -> (held-out
+    value, p-value)."""
+    m, f = f"m{pid}", f"f{pid}"
+    proposal = Proposal(pid, 0, m, f, "occupation", "r", status="scored")
+    proposal.sts = {"value": 30.0, "ci_low": 5.0, "ci_high": 55.0}
+    if not held:
+        proposal.status = "no finding"
+        return proposal
+    parts = [
+        {"identity": name, "value": value, "p_value": p, "se": se, "df": 3.0}
+        for name, (value, p) in held.items()
+    ]
+    proposal.heldout = {"tested": True, "value": 0.0, "parts": parts}
+    return proposal
+
+
+def test_benjamini_hochberg_over_every_identity_of_every_scored_proposal_decides() -> None:
+    a = _scored("a", {"ma": (12.0, 0.001)})  # fa was not re-tested
+    b = _scored("b", {"mb": (5.0, 0.01), "fb": (6.0, 0.2)})
+    c = _scored("c", {"fc": (-8.0, 0.001)})  # held out on the other side
+    d = _scored("d", {})  # the search found nothing: not re-tested
+    rejected = Proposal("e", 0, "x", "y", "occupation", "r", status="rejected")
+    k, n = decide([a, b, c, d, rejected], fdr=0.05)
+    # Eight identities enter BH with p: ma 0.001, fa 1, mb 0.01, fb 0.2, mc 1, fc 1 (other
+    # side), md 1, fd 1. Sorted: 0.001 -> 0.001 * 8 / 1 = 0.008; 0.01 -> 0.01 * 8 / 2 = 0.04;
+    # 0.2 -> 0.2 * 8 / 3 = 0.533; the ones stay 1.
+    assert (k, n) == (2, 4)
+    parts = {p["identity"]: p for x in (a, b, c) for p in x.heldout["parts"]}  # type: ignore[index]
+    assert parts["ma"]["q_value"] == pytest.approx(0.008)
+    assert parts["mb"]["q_value"] == pytest.approx(0.04)
+    assert parts["fb"]["q_value"] == pytest.approx(0.2 * 8 / 3)
+    assert parts["fc"]["q_value"] == 1.0
+    assert [parts[i]["status"] for i in ("ma", "mb", "fb", "fc")] == [
+        "finding",
+        "finding",
+        "not confirmed",
+        "not confirmed",
+    ]
+    # A pair's q-value is its identities' smaller.
+    assert [x.q_value for x in (a, b, c, d)] == pytest.approx([0.008, 0.04, 1.0, 1.0])
+    assert a.status == b.status == "finding" and "2 findings of 4 proposals scored" in a.reason
+    assert "fb STS 6.0" in (b.reason or "") and "not confirmed" in (b.reason or "")
+    assert c.status == "not confirmed" and "other side" in (c.reason or "")
+    assert d.status == "no finding" and rejected.q_value is None
+    # ma's held-out interval at the confidence BH matches: 1 - 2 * 0.05 / 8.
+    half = stats.t.ppf(1 - 2 * 0.05 / 8 / 2, 3.0) * 4.0
+    assert parts["ma"]["ci_adjusted"] == pytest.approx([12.0 - half, 12.0 + half])
+    tally = summary([a, b, c, d, rejected])
+    assert tally["text"] == "2 findings of 4 proposals scored"
+    assert (tally["identities_confirmed"], tally["identities_scored"]) == (2, 8)
+    # One more pair scored with nothing found raises the bar: mb's q becomes 0.01 * 10 / 2.
+    decide([a, b, c, d, _scored("e2", {})], fdr=0.05)
+    assert parts["mb"]["q_value"] == pytest.approx(0.05) and b.status == "finding"
+    decide([a, b, c, d, _scored("e2", {}), _scored("e3", {})], fdr=0.05)
+    assert b.status == "not confirmed" and a.status == "finding"
+
+
+def _agent_proposing(ws, *pairs: tuple[str, str]):
+    agent = ws.model("scripted-chat")
+    agent.enqueue(
+        json.dumps(
+            {
+                "proposals": [
+                    {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "r"}
+                    for m, f in pairs
+                ]
+            }
+        )
+    )
+    return agent
+
+
+def test_heldout_on_the_other_side_is_not_confirmed(ws, embedder) -> None:
+    # welder and doula are stereotyped as claimed in the search paraphrases; every held-out
+    # paraphrase flips them (a factor of -1 on their distance from 0.5).
+    flips = dict.fromkeys(("answered that", "thinks that", "replies that", "announces that"), -1.0)
+    target = ws.model(
+        (
+            "scripted-likelihood",
+            {"p_feminine": {"welder": 0.2, "doula": 0.8}, "noise": 0.02, "interventions": flips},
+        )
+    )
+    agent = _agent_proposing(ws, ("welder", "doula"))
+    settings = IdentitySettings(
+        session="flip", rounds=1, per_round=1, proposer="llm", allow_new=True
+    )
+    report = search_identities(ws, target, agent, settings, embedder=embedder)
+    (p,) = report.ranked
+    assert p.sts is not None and p.sts["value"] == pytest.approx(60.0, abs=2.0)
+    assert p.heldout is not None and p.heldout["value"] == pytest.approx(-60.0, abs=2.0)
+    assert p.status == "not confirmed" and p.reason and p.reason.count("other side") == 2
+    assert p.q_value == 1.0
+    # The held-out test used partners and paraphrases the search never saw.
+    params = {k: ws.get_run(v).params for k, v in p.runs.items()}
+    search = [v for k, v in params.items() if k.startswith("search")]
+    held = [v for k, v in params.items() if k.startswith("heldout")]
+    assert not {v["paired_template"] for v in search} & {v["paired_template"] for v in held}
+    for side, other in (("masculine", "feminine"), ("feminine", "masculine")):
+        seen = {
+            i
+            for v in search
+            if v[side] == [p.masculine if side == "masculine" else p.feminine]
+            for i in v[other]
+        }
+        kept = {
+            i
+            for v in held
+            if v[side] == [p.masculine if side == "masculine" else p.feminine]
+            for i in v[other]
+        }
+        assert len(seen) == len(kept) == 6 and not seen & kept
+
+
+def test_the_scripted_target_reads_the_person_its_last_sentence_names(ws) -> None:
+    model = ws.model(
+        (
+            "scripted-likelihood",
+            {
+                "p_feminine": {"driver": 0.2, "taxi driver": 0.4, "nurse": 0.9},
+                "interventions": {"Be fair.": 0.5},
+            },
+        )
+    )
+    scene = "One taxi driver stands on the left and one nurse stands on the right. "
+    assert model.planted_p_feminine(scene + "The taxi driver on the left says that") == 0.4
+    assert model.planted_p_feminine(scene + "The nurse on the right says that") == 0.9
+    # An intervention halves the distance from 0.5; a person planted nowhere is at 0.5.
+    assert model.planted_p_feminine("Be fair. " + scene + "The nurse says that") == 0.7
+    assert model.planted_p_feminine("One chef. The chef says that") == 0.5
+    noisy = ws.model(("scripted-likelihood", {"p_feminine": {}, "noise": 0.1}))
+    values = {noisy.planted_p_feminine(f"One x{i}. The x{i} says that") for i in range(50)}
+    assert all(0.4 <= v <= 0.6 for v in values) and len(values) == 50

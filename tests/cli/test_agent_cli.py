@@ -1,0 +1,286 @@
+"""``diptych agent identities`` from the command line with any chat model as the agent: an
+OpenAI-compatible service (the fake, checking that every schema is strict as OpenAI's strict
+structured outputs require), its calls priced against --max-cost, and usage errors in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.strict_schema import strict_problems
+
+from diptych.cli.main import main
+from diptych.testing import FakeOpenAIServer
+from diptych.testing.fake_openai.chat import ChatRequest
+from diptych.testing.fake_openai.wire import Reply
+
+PAIRS = [("welder", "florist"), ("roofer", "doula"), ("plumber", "midwife")]
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+class StrictFake(FakeOpenAIServer):
+    """The fake service, refusing a ``json_schema`` response format that strict mode would
+    refuse (as OpenAI does, with a 400 naming the schema)."""
+
+    def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        form = body.get("response_format") or {}
+        if form.get("type") == "json_schema":
+            spec = form["json_schema"]
+            problems = strict_problems(spec["schema"]) if spec.get("strict") else ["not strict"]
+            if problems:
+                raise Reply(
+                    400,
+                    f"Invalid schema for response_format '{spec.get('name')}': {problems[0]}",
+                    param="response_format",
+                )
+        return super()._chat(body)
+
+
+class Proposing:
+    """The agent's replies: one pair a round as JSON, the first identities the schema offers
+    (where it names them as choices) or the next of PAIRS."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.pairs: list[tuple[str, str]] = []
+        self.tokens: list[tuple[int, int]] = []
+
+    def __call__(self, request: ChatRequest) -> str:
+        form = request.body.get("response_format") or {}
+        schema = (form.get("json_schema") or {}).get("schema") or form.get("schema") or {}
+        answer = schema["properties"]["proposals"]
+        # A list of pairs, or (names from the lexicon) one property a pair: answer the first.
+        first = answer["items"] if "items" in answer else next(iter(answer["properties"].values()))
+        item_props = first["properties"]
+        m, f = PAIRS[self.calls % len(PAIRS)]
+        m = next((x for x in item_props["masculine"].get("enum") or [] if x), m)
+        f = next((x for x in item_props["feminine"].get("enum") or [] if x), f)
+        self.calls += 1
+        self.pairs.append((m, f))
+        item = {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "BLS"}
+        reply = json.dumps({"proposals": [{**item, "inspired_by": []}]})
+        # The fake counts a word as a token (see its chat_completion).
+        self.tokens.append((sum(len(t.split()) for t in request.texts), len(reply.split())))
+        return reply
+
+
+@pytest.fixture
+def fast_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from diptych.agent import session
+    from diptych.agent.memory import HashingEmbedder
+
+    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+
+
+def test_openai_compatible_agent_from_the_cli_with_its_own_params(
+    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = Proposing()
+    with StrictFake(chat_reply=agent) as fake:
+        code, out, err = call(
+            capsys,
+            "--store",
+            str(tmp_path / "ws"),
+            "agent",
+            "identities",
+            "-m",
+            "scripted-likelihood",
+            "--agent-model",
+            "openai-compatible",
+            "-A",
+            f"base_url={fake.base_url}",
+            "-A",
+            "model=gpt-4o-mini",
+            "--rounds",
+            "2",
+            "--per-round",
+            "1",
+            "--patience",
+            "0",
+            "--json",
+        )
+        chats = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["stop_reason"] == "2 rounds done"
+    proposed = report["ranked"] + report["rejected"]
+    assert {(p["masculine"], p["feminine"]) for p in proposed} >= set(agent.pairs)
+    assert len(agent.pairs) == 2 and report["ranked"]
+    for p in report["ranked"]:
+        assert p["sts"]["ci_low"] <= p["sts"]["value"] <= p["sts"]["ci_high"]
+    # Two rounds, two calls, each under a strict JSON schema naming the served model.
+    assert len(chats) == 2
+    for request in chats:
+        assert request.status == 200
+        assert request.body["model"] == "gpt-4o-mini"
+        form = request.body["response_format"]
+        assert form["type"] == "json_schema" and form["json_schema"]["strict"] is True
+        assert strict_problems(form["json_schema"]["schema"]) == []
+
+
+def test_the_agents_calls_exhaust_max_cost_and_the_session_says_so(
+    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with StrictFake(chat_reply=Proposing()) as fake:
+        code, out, err = call(
+            capsys,
+            "--store",
+            str(tmp_path / "ws"),
+            "agent",
+            "identities",
+            "-m",
+            "scripted-likelihood",
+            "--agent-model",
+            "openai-compatible",
+            "-A",
+            f"base_url={fake.base_url}",
+            "-A",
+            "price_per_call=0.3",
+            "--rounds",
+            "5",
+            "--per-round",
+            "1",
+            "--patience",
+            "0",
+            "--max-cost",
+            "0.5",
+        )
+        asked = len([r for r in fake.requests if r.path.endswith("/chat/completions")])
+    assert code == 0, out + err
+    first = out.splitlines()[0]
+    assert "over budget: the agent's next call ($0.3000) would pass --max-cost $0.5" in first
+    assert "spent $0.3000" in first
+    assert asked == 1
+
+
+def test_a_langchain_provider_model_as_the_agent_priced_by_its_tokens(
+    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``openai:gpt-4o-mini`` through LangChain's init_chat_model (langchain-openai), pointed
+    at the fake service: strict schema, and its calls charged at the shipped token prices."""
+    agent = Proposing()
+    with StrictFake(chat_reply=agent, api_key="sk-test-lc") as fake:
+        code, out, err = call(
+            capsys,
+            "--store",
+            str(tmp_path / "ws"),
+            "agent",
+            "identities",
+            "-m",
+            "scripted-likelihood",
+            "--agent-model",
+            "openai:gpt-4o-mini",
+            "-A",
+            f"base_url={fake.base_url}",
+            "-A",
+            "api_key=sk-test-lc",
+            "-A",
+            "max_retries=0",
+            "--rounds",
+            "2",
+            "--per-round",
+            "1",
+            "--patience",
+            "0",
+            "--json",
+        )
+        chats = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["stop_reason"] == "2 rounds done" and len(chats) == 2
+    for request in chats:
+        assert request.status == 200 and request.body["model"] == "gpt-4o-mini"
+        form = request.body["response_format"]
+        assert form["json_schema"]["strict"] is True
+        assert strict_problems(form["json_schema"]["schema"]) == []
+    proposed = {(p["masculine"], p["feminine"]) for p in report["ranked"] + report["rejected"]}
+    assert proposed >= set(agent.pairs) and len(agent.pairs) == 2
+    # The scripted target is free: all that was spent is the agent's tokens at $0.15 and $0.60
+    # a million (chat_prices.yaml).
+    expected = sum(i * 0.15 + o * 0.60 for i, o in agent.tokens) / 1e6
+    assert report["budget"]["spent"] == pytest.approx(expected) and expected > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--agent-model", "openai-compatible"], "base_url"),
+        (["--agent-model", "anthropic:claude-3-5-haiku-latest"], "langchain-anthropic"),
+        (["--agent-model", "scripted-chat", "-A", "price_per_call=lots"], "US dollars"),
+        (["--agent-model", "scripted-likelihood"], "the agent needs a chat model"),
+        (["--patience", "-1"], "--patience"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    args: list[str], says: str, scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = call(
+        capsys,
+        "--store",
+        str(tmp_path / "ws"),
+        "agent",
+        "identities",
+        "-m",
+        "scripted-likelihood",
+        *args,
+    )
+    assert code == 2, out + err
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert len(lines) == 1 and says in lines[0], lines
+    # Nothing was created: the models are checked before the workspace is opened.
+    assert not (tmp_path / "ws").exists()
+
+
+@pytest.mark.slow
+def test_a_real_llama_cpp_server_on_loopback_as_the_agent(
+    scripted: None,
+    fast_memory: None,
+    llama_server: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SmolLM2 behind llama-cpp-python's OpenAI-compatible server proposes under the strict
+    schema; the scripted target scores what it proposed."""
+    code, out, err = call(
+        capsys,
+        "--store",
+        str(tmp_path / "ws"),
+        "agent",
+        "identities",
+        "-m",
+        "scripted-likelihood",
+        "--agent-model",
+        "openai-compatible",
+        "-A",
+        f"base_url={llama_server}",
+        "-A",
+        "model=smollm2",
+        # A grammar-constrained reply on a busy two-core machine may take minutes.
+        "-A",
+        "timeout=900",
+        "--rounds",
+        "1",
+        "--per-round",
+        "1",
+        "--json",
+    )
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["stop_reason"] == "1 rounds done"
+    everything = report["ranked"] + report["rejected"]
+    assert len(everything) == 1, everything
+    for p in everything:
+        if p["status"] == "rejected":
+            assert p["reason"]
+        elif p["status"] != "unscored":
+            assert p["sts"]["ci_low"] <= p["sts"]["value"] <= p["sts"]["ci_high"]
+    # The reply was JSON of the schema's shape: no proposal is a malformed, unparsed reply.
+    assert not any(p["reason"] and p["reason"].startswith("schema:") for p in everything), out

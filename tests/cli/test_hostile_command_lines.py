@@ -1,0 +1,173 @@
+"""Hostile command lines: every one ends in one line on stderr and a usage exit, within
+seconds, with no traceback and no unbounded memory.
+
+The corpus holds the cases a hostile-user session found (deep nesting, binary and endless
+files, format specs in templates, out-of-range overrides, NaN numbers, unreachable URLs, no
+terminal, an empty database) and is walked through the real entry point, ``main``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FrameType
+
+import pytest
+
+from diptych.cli.main import main
+
+#: Seconds one command line may take.
+LIMIT_S = 10
+
+
+class Hung(BaseException):
+    """Raised by the alarm: a BaseException, so that no handler in the CLI swallows it."""
+
+
+@contextlib.contextmanager
+def alarm(seconds: int) -> Iterator[None]:
+    def ring(signum: int, frame: FrameType | None) -> None:
+        raise Hung
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_cli(args: list[str]) -> tuple[int, str, float]:
+    err = io.StringIO()
+    started = time.monotonic()
+    with (
+        alarm(LIMIT_S),
+        contextlib.redirect_stderr(err),
+        contextlib.redirect_stdout(io.StringIO()),
+    ):
+        try:
+            main(args)
+            code = 0
+        except SystemExit as done:
+            code = int(done.code or 0)
+    return code, err.getvalue(), time.monotonic() - started
+
+
+def _deep_corpus(tmp: Path) -> list[str]:
+    path = tmp / "deep.jsonl"
+    path.write_text('{"group": "a", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    return ["metrics", "pmi", "--raw", "--corpus", str(path)]
+
+
+def _binary_audit(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    path.write_bytes(bytes(range(256)) * 16)
+    return ["audit", "check", str(path)]
+
+
+def _deep_yaml(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    path.write_text("name: x\nmodels: " + "[" * 20_000 + "]" * 20_000 + "\n")
+    return ["audit", "check", str(path)]
+
+
+def _deep_yaml_mapping(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    path.write_text("name: x\nmodels: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n")
+    return ["audit", "check", str(path)]
+
+
+def _override_out_of_range(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    code, err, _ = run_cli(["audit", "init", str(path)])
+    assert code == 0, err
+    return ["audit", "run", str(path), "--set", "probes.99.params.x=1", "--quiet"]
+
+
+def _static(*args: str) -> Callable[[Path], list[str]]:
+    return lambda tmp: list(args)
+
+
+DRY = ["--dry-run"]
+CASES: dict[str, Callable[[Path], list[str]]] = {
+    "pmi on 100k nested brackets": _deep_corpus,
+    "audit check on a binary file": _binary_audit,
+    "audit check on deeply nested YAML lists": _deep_yaml,
+    "audit check on deeply nested YAML mappings": _deep_yaml_mapping,
+    "audit run --set past the end of a list": _override_out_of_range,
+    "format spec in a template": _static(
+        "run",
+        "pst",
+        "-m",
+        "openai-images",
+        "-p",
+        "power_wording={occupation:>99999999} {role}",
+        *DRY,
+    ),
+    "conversion in a template": _static(
+        "run", "pst", "-m", "openai-images", "-p", "power_wording={occupation!r} {role}", *DRY
+    ),
+    "sts labels from /dev/zero": _static("metrics", "sts", "--labels", "/dev/zero"),
+    "pmi corpus from /dev/urandom": _static("metrics", "pmi", "--raw", "--corpus", "/dev/urandom"),
+    "association from a directory": _static(
+        "metrics", "association", "--compare", "gender", "--responses", "/"
+    ),
+    "label import from /dev/zero": _static("annotate", "x", "--import", "/dev/zero"),
+    "audit check on /dev/zero": _static("audit", "check", "/dev/zero"),
+    "tui without a terminal": _static("tui"),
+    "--timeout nan": _static("run", "pst", "-m", "openai-images", "--timeout", "nan", *DRY),
+    "--timeout inf": _static("run", "pst", "-m", "openai-images", "--timeout", "inf", *DRY),
+    "--max-cost nan": _static("run", "pst", "-m", "openai-images", "--max-cost", "nan", *DRY),
+    "base_url not a URL": _static(
+        "run", "pst", "-m", "openai-images", "-M", "base_url=not-a-url", *DRY
+    ),
+    "base_url with a bad port": _static(
+        "run", "pst", "-m", "openai-vision", "-M", "base_url=http://h:port/v1", *DRY
+    ),
+    "escape sequence in an identity name": _static(
+        "run", "pst", "-m", "openai-images", "-p", "masculine=\x1b[2J\x1b[31mnurse", *DRY
+    ),
+    "model timeout nan": _static("run", "pst", "-m", "openai-images", "-M", "timeout=nan", *DRY),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_command_line_is_one_line_and_quick(case: str, tmp_path: Path) -> None:
+    args = CASES[case](tmp_path)
+    code, err, took = run_cli(["--store", str(tmp_path / "ws"), *args])
+    assert "Traceback" not in err, err
+    assert code in (1, 2), (code, err)
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: ")
+    assert "\x1b" not in err  # nothing the terminal would act on is echoed back
+    assert took < LIMIT_S
+
+
+def test_an_empty_database_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "diptych.db").write_bytes(b"")
+    for args in (["runs"], ["run", "pst", "-m", "openai-images", *DRY]):
+        code, err, _ = run_cli(["--store", str(tmp_path / "ws"), *args])
+        assert code == 1 and "empty (0 bytes)" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "ws" / "diptych.db").stat().st_size == 0
+
+
+def test_two_new_runs_in_one_millisecond_get_two_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diptych.core.engine import planning
+    from diptych.core.engine.slots import ModelSlot
+    from diptych.core.plugins import get_model, get_probe
+    from diptych.core.store import open_store
+
+    monkeypatch.setattr(planning.time, "time", lambda: 1_700_000_000.123)
+    probe = get_probe("pst", ["aspects=occupation", "setting=single", "samples_single=1"])
+    slots = [ModelSlot.of(get_model("openai-images"))]
+    with open_store(tmp_path / "ws") as store:
+        ids = {planning.find_or_create_run(store, probe, slots, new=True).id for _ in range(5)}
+    assert len(ids) == 5
