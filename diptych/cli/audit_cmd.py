@@ -174,7 +174,8 @@ def run(
         raise typer.Exit(1)
     if _has_gates(file):
         with state(ctx).open_workspace() as ws:
-            code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False)
+            code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
+                                overrides=_overrides(set_ or []))  # fmt: skip
         raise typer.Exit(code)
 
 
@@ -185,14 +186,16 @@ def _has_gates(file: Path) -> bool:
     return bool(audit.gates and audit.gates.checks)
 
 
-def decide_gates(ws: Any, ref: str, *, junit: Path | None, as_json: bool) -> int:
+def decide_gates(
+    ws: Any, ref: str, *, junit: Path | None, as_json: bool, overrides: dict[str, Any] | None = None
+) -> int:
     """Print the gates' verdicts (and write JUnit XML, a GitHub step summary); the exit code."""
     import os
 
     from diptych.cli.gate_output import gate_line, junit_xml, markdown_table
     from diptych.core.audit.gates import exit_code
 
-    report = ws.audit_gates(ref)
+    report = ws.audit_gates(ref, overrides)
     if junit is not None:
         junit.write_text(junit_xml(report), encoding="utf-8")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -42,12 +42,16 @@ class GateReport:
         }
 
 
-def _target(store: Store, ref: str | Path) -> tuple[record.AuditRecord, Gates | None]:
+def _target(
+    store: Store, ref: str | Path, overrides: dict[str, Any] | None = None
+) -> tuple[record.AuditRecord, Gates | None]:
     """The recorded audit to gate and the gates to apply: an audit file's (its newest record),
-    or a recorded audit's own file."""
+    or a recorded audit's own file; ``overrides`` as ``audit run --set`` gave them."""
     path = Path(ref)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         audit, _ = load_audit(path)
+        if overrides:
+            audit = _audits.apply_overrides(audit, overrides)
         rec = record.get_audit(store, audit.name)
         if rec is None:
             raise UsageError(
@@ -56,7 +60,10 @@ def _target(store: Store, ref: str | Path) -> tuple[record.AuditRecord, Gates | 
             )
         return rec, audit.gates
     rec = _audits.get(store, str(ref))
-    return rec, parse_audit(rec.file_text, rec.file_path).gates
+    audit = parse_audit(rec.file_text, rec.file_path)
+    if overrides:
+        audit = _audits.apply_overrides(audit, overrides)
+    return rec, audit.gates
 
 
 def _previous(store: Store, rec: record.AuditRecord) -> str:
@@ -70,10 +77,12 @@ def _previous(store: Store, rec: record.AuditRecord) -> str:
     return earlier[-1].id
 
 
-def audit_gates(ws: Workspace, store: Store, ref: str | Path) -> GateReport:
+def audit_gates(
+    ws: Workspace, store: Store, ref: str | Path, overrides: dict[str, Any] | None = None
+) -> GateReport:
     """Decide the gates of an audit file (its newest record here) or of a recorded audit.
     Every figure a gate cannot rest on is one line of the :class:`InputFileError` raised."""
-    rec, gates = _target(store, ref)
+    rec, gates = _target(store, ref, overrides)
     if gates is None or not gates.checks:
         raise UsageError(f"audit '{rec.name}' states no gates (add a gates: section)")
     name, report, _ = _audits._report_json(store, rec.id)

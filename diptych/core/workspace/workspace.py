@@ -134,10 +134,14 @@ class Workspace(PreferenceSteps, AnalysisSteps, ReadingSteps):
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""
         return _audits.get(self._store, ref)
 
-    def audit_gates(self, ref: str | os.PathLike[str]) -> GateReport:
+    def audit_gates(
+        self, ref: str | os.PathLike[str], overrides: dict[str, Any] | None = None
+    ) -> GateReport:
         """Decide the release gates of an audit file (its newest record here) or of a recorded
-        audit: pass, fail or inconclusive per gate, Holm-adjusted as one family."""
-        return _gates.audit_gates(self, self._store, Path(ref) if not isinstance(ref, str) else ref)
+        audit: pass, fail or inconclusive per gate, Holm-adjusted as one family; ``overrides``
+        are ``audit run --set``'s."""
+        where = Path(ref) if not isinstance(ref, str) else ref
+        return _gates.audit_gates(self, self._store, where, overrides)
 
     def audit_gate_problems(self, source: str | os.PathLike[str]) -> list[str]:
         """What can be said of an audit file's gates before it runs, one line a problem."""
