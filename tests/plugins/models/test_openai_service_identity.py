@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import openai  # noqa: F401  (the dev extra installs it; these plugins need it)
 import pytest
 
 from diptych.core.capabilities import Capability
@@ -18,8 +19,6 @@ from diptych.core.errors import ParameterError
 from diptych.core.plugins import get_model
 from diptych.core.trials import TrialSpec, trial_key
 from diptych.plugins.models._openai_common import redact, without_credentials
-
-pytest.importorskip("openai")
 
 SPEC = TrialSpec(Capability.VISION_CHAT, {"images": [{"blob": "ab"}], "text": "who?"})
 #: The trial key of SPEC for openai-vision with default parameters, as stored by earlier

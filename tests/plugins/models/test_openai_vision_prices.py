@@ -6,14 +6,13 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+import openai  # noqa: F401  (the dev extra installs it; these plugins need it)
 import pytest
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine.pacing import Budget
 from diptych.core.plugins import get_model
 from diptych.plugins.models.openai_vision import MAX_TILES, prices_of, vision_prices
-
-pytest.importorskip("openai")
 
 QUESTION = {"images": [{"blob": "ab"}], "text": "x" * 300, "sampling": {"max_tokens": 512}}
 
