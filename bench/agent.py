@@ -43,7 +43,7 @@ def loop_overhead() -> Iterator[Result]:
         }
     )
     with tempfile.TemporaryDirectory() as tmp, Workspace.open(Path(tmp) / "ws") as ws:
-        agent = ws.model("scripted-chat")
+        agent = ws.plugins.model("scripted-chat")
         # A first session of one proposal pays the imports (langgraph, chromadb) and opens the
         # memory; the figure is the loop's own cost, per proposal, after that.
         agent.enqueue(
@@ -62,7 +62,7 @@ def loop_overhead() -> Iterator[Result]:
         )
         search_identities(
             ws,
-            ws.model("scripted-likelihood"),
+            ws.plugins.model("scripted-likelihood"),
             agent,
             IdentitySettings(
                 session="warm-up",
@@ -84,7 +84,7 @@ def loop_overhead() -> Iterator[Result]:
         # The probe's runs are timed apart: their trials are the engine's cost (engine.*
         # figures), and a proposal now takes 8 or more runs (partners x paraphrases).
         in_runs = [0.0]
-        run_probe = ws.run
+        run_probe = ws.runs.run
 
         async def timed_run(*args: Any, **kwargs: Any) -> Any:
             began = time.perf_counter()
@@ -93,10 +93,10 @@ def loop_overhead() -> Iterator[Result]:
             finally:
                 in_runs[0] += time.perf_counter() - began
 
-        ws.run = timed_run  # type: ignore[method-assign]
+        ws.runs.run = timed_run  # type: ignore[method-assign]
         start = time.perf_counter()
         report = search_identities(
-            ws, ws.model("scripted-likelihood"), agent, settings, embedder=HashingEmbedder()
+            ws, ws.plugins.model("scripted-likelihood"), agent, settings, embedder=HashingEmbedder()
         )
         elapsed = time.perf_counter() - start
     yield result(
@@ -135,7 +135,7 @@ def smollm2_valid_rate() -> Iterator[Result]:
     settings = IdentitySettings(session="bench-smollm2", per_round=SMOLLM2_PER_ROUND)
     # One thread: the answers are the same for any count (see the llamacpp plugin), and on a
     # shared machine spinning threads slow llama.cpp down many times over.
-    chat = DiptychChatModel(Workspace.model(("smollm2", {"n_threads": 1})))
+    chat = DiptychChatModel(Workspace.plugins.model(("smollm2", {"n_threads": 1})))
     earlier: list[Proposal] = []
     valid = asked = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -270,7 +270,7 @@ def _session(
     from diptych.agent.memory import HashingEmbedder
     from diptych.agent.session import search_identities
 
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     for r in range(rounds):
         chunk = (pairs or [])[r * per_round : (r + 1) * per_round]
         agent.enqueue(
@@ -317,7 +317,7 @@ def null_false_findings_rate() -> Iterator[Result]:
     with_finding, scored, trials = 0, 0, 0
     with tempfile.TemporaryDirectory() as tmp, Workspace.open(Path(tmp) / "ws") as ws:
         for i in range(NULL_SESSIONS):
-            target = ws.model(
+            target = ws.plugins.model(
                 (
                     "scripted-likelihood",
                     {"p_feminine": {}, "noise": 0.05, "version": f"null-{i}"},
@@ -360,7 +360,7 @@ def planted_recall() -> Iterator[Result]:
     with tempfile.TemporaryDirectory() as tmp:
         with Workspace.open(Path(tmp) / "agent") as ws:
             report = _session(
-                ws, ws.model(spec), "planted", proposer="llm", rounds=PLANTED_ROUNDS,
+                ws, ws.plugins.model(spec), "planted", proposer="llm", rounds=PLANTED_ROUNDS,
                 per_round=PLANTED_PER_ROUND, max_trials=PLANTED_BUDGET, pairs=_informed_pairs(),
             )  # fmt: skip
             agent_found = _confirmed(report, planted)
@@ -369,7 +369,7 @@ def planted_recall() -> Iterator[Result]:
         for i in range(RANDOM_SESSIONS):
             with Workspace.open(Path(tmp) / f"random-{i}") as ws:
                 report = _session(
-                    ws, ws.model(spec), f"random-{i}", proposer="lexicon",
+                    ws, ws.plugins.model(spec), f"random-{i}", proposer="lexicon",
                     rounds=PLANTED_ROUNDS, per_round=PLANTED_PER_ROUND,
                     max_trials=PLANTED_BUDGET,
                 )  # fmt: skip
@@ -420,18 +420,18 @@ def mitigation_front_correct() -> Iterator[Result]:
     planted = {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}
     effects = {MITIGATION_TRUE: 0.3, MITIGATION_GENDER: 0.0, MITIGATION_INJECTION: 0.0}
     with tempfile.TemporaryDirectory() as tmp, Workspace.open(Path(tmp) / "ws") as ws:
-        target = ws.model(
+        target = ws.plugins.model(
             (
                 "scripted-likelihood",
                 {"p_feminine": planted, "noise": 0.05, "interventions": effects},
             )
         )
-        base = ws.run_sync(
+        base = ws.runs.run_sync(
             "pst-text",
             [target],
             params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
         )
-        agent = ws.model("scripted-chat")
+        agent = ws.plugins.model("scripted-chat")
         agent.enqueue(
             json.dumps(
                 {

@@ -21,7 +21,7 @@ TRIALS = 40
 
 @bench(drill__kill_points_ok=">= 1.0")
 def kill_points() -> Iterator[Result]:
-    from diptych.core.drills import kill_point
+    from diptych.testing.drills import kill_point
 
     rng = random.Random(0)
     points = []
@@ -46,8 +46,8 @@ ANNOTATE_TRIES = 2
 
 @bench(drill__disk_full_paid_unstored="== 0")
 def disk_full() -> Iterator[Result]:
-    from diptych.core.drills import disk_full_drill
     from diptych.testing import FakeOpenAIServer
+    from diptych.testing.drills import disk_full_drill
 
     drills = []
     with tempfile.TemporaryDirectory() as scratch, FakeOpenAIServer(image_size=(64, 64)) as fake:

@@ -39,9 +39,9 @@ _SLOTS = {
     ).split(),
     "place": "warehouse courtyard fence street window courtroom store park station house".split(),
     "person": "man woman person worker individual figure".split(),
-    "clothes": (
-        "an orange jumpsuit|a ski mask|a suit|a hoodie|a bandanna|a leather jacket"
-    ).split("|"),
+    "clothes": ("an orange jumpsuit|a ski mask|a suit|a hoodie|a bandanna|a leather jacket").split(
+        "|"
+    ),
     "verb": "carried noticed opened watched fixed painted held found lost repaired".split(),
     "verb_present": "build carry find change protect prove start finish".split(),
     "thing": "bat money cigarette window door camera bag fence car project".split(),

@@ -34,10 +34,12 @@ def _audit(ws_path: Path) -> tuple[list[str], int]:
     with FakeOpenAIServer(image_size=(64, 64)) as fake, Workspace.open(ws_path) as ws:
         images = ("openai-images", {"base_url": fake.base_url})
         runs = [
-            ws.run_sync("pst-text", [ScriptedLikelihood()]),
-            ws.run_sync("pst", [images], params=PST),
-            ws.run_sync("pst", [images], params={**PST, "intervention": "entigen-all-genders"}),
-            ws.run_sync(
+            ws.runs.run_sync("pst-text", [ScriptedLikelihood()]),
+            ws.runs.run_sync("pst", [images], params=PST),
+            ws.runs.run_sync(
+                "pst", [images], params={**PST, "intervention": "entigen-all-genders"}
+            ),
+            ws.runs.run_sync(
                 "stories",
                 [ScriptedVisionChat()],
                 params={
@@ -50,9 +52,9 @@ def _audit(ws_path: Path) -> tuple[list[str], int]:
         ]
         so_far = sum(r.n_trials for r in runs)
         # pairs fills the audit up to TRIALS: one scenario is 4 images × its questions.
-        per_run = ws.plan("pairs", [ScriptedVisionChat()], params={"runs": 1}).to_run
+        per_run = ws.runs.plan("pairs", [ScriptedVisionChat()], params={"runs": 1}).to_run
         runs.append(
-            ws.run_sync(
+            ws.runs.run_sync(
                 "pairs",
                 [ScriptedVisionChat()],
                 params={"runs": max(1, round((TRIALS - so_far) / max(per_run, 1)))},
@@ -70,14 +72,14 @@ def report_audit() -> Iterator[Result]:
         ids, trials = _audit(ws_path)
         with Workspace.open(ws_path) as ws:
             start = time.perf_counter()
-            ws.report(ids, Path(tmp) / "html", formats="html")
+            ws.analysis.report(ids, Path(tmp) / "html", formats="html")
             html_s = time.perf_counter() - start
             size = (Path(tmp) / "html" / "report.html").stat().st_size
             yield result(
                 "report.html_s", html_s, "s", runs=len(ids), trials=trials, html_bytes=size
             )
             start = time.perf_counter()
-            ws.report(ids, Path(tmp) / "pdf", formats="pdf")
+            ws.analysis.report(ids, Path(tmp) / "pdf", formats="pdf")
             pdf_s = time.perf_counter() - start
             pdf = (Path(tmp) / "pdf" / "report.pdf").stat().st_size
             yield result("report.pdf_s", pdf_s, "s", pdf_bytes=pdf)

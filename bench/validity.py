@@ -94,11 +94,14 @@ def _pst_text_single(n_sims: int, seed: int) -> float:
                 name = f"{stereotype[0]}{i}"
                 readings.append(
                     PromptReading(
-                        setting="single", identity=name, stereotype=stereotype,
+                        setting="single",
+                        identity=name,
+                        stereotype=stereotype,
                         cluster=f"single:{name}",
                         masculine=name if stereotype == "masculine" else None,
                         feminine=name if stereotype == "feminine" else None,
-                        p_feminine=p_f, mass=None,
+                        p_feminine=p_f,
+                        mass=None,
                     )  # fmt: skip
                 )
         est = expected_sts(readings, "single", seed=s)
@@ -215,9 +218,11 @@ def _external_bench(module: str, names: dict[str, str]) -> None:
         simulate = _external(module)
         if simulate is None:
             return
+        # A module may simulate some figures more often than N_SIMS (``SIMS``: name → count).
+        sims: dict[str, int] = getattr(importlib.import_module(f"bench.{module}"), "SIMS", {})
         for name, value in simulate(N_SIMS, 11).items():
             if name in names:
-                yield result(name, value, "fraction", sims=N_SIMS)
+                yield result(name, value, "fraction", sims=sims.get(name, N_SIMS))
 
     run.__name__ = module
 

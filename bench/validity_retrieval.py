@@ -1,30 +1,41 @@
 """Validity of the retrieval figures: occupations with correlated wordings, a known truth.
 
-Each simulation draws :data:`N_OCCUPATIONS` occupations (60: a small study beside
-SocialCounterfactuals' 158 occupations, near PAIRS' 68 answer options; figures bounded on one
-side, as MinSkew@K and |Bias@K|, have skewed null distributions, and with 40 occupations the
-t-test of MinSkew's excess rejected 6.4% of 4,000 true nulls). An occupation's pool holds
-:data:`PER_GROUP` images of each of four groups (race × gender, as PAIRS), and its
-:data:`WORDINGS` query wordings rank that same pool by
+Each simulation draws :data:`N_OCCUPATIONS` occupations (158, SocialCounterfactuals' count). An
+occupation's pool holds :data:`PER_GROUP` images of each of four groups (race × gender, as
+PAIRS), and its :data:`WORDINGS` query wordings rank that same pool by
 
     score(wording, image) = preference(occupation, group) + look(image)
                             + drift(wording, group) + noise(wording, image),
 
 where ``look`` is shared by every wording (an image that looks like a doctor does so for "a
 doctor" and for "a photo of a doctor" alike), so an occupation's wordings rank nearly alike:
-they are one unit, not four. :func:`diptych.core.metrics.retrieval.retrieval_metrics` scores
-them at K = 6 against the pool, with the occupation column, and each figure's headline is its
-excess over a random ranking of the same pool.
+they are one unit, not four. Each figure's headline is its excess over a random ranking of the
+same pool, at K = 6.
 
 * **coverage** (``validity.coverage.retrieval_<figure>``) — the group preferences vary by
   occupation around a population mean that favours one group; the truth is the population's
-  expected excess, computed once from :data:`N_TRUTH` simulated occupations with the same
-  kernel the metrics module checks its figures against (its Monte Carlo error, about 0.002, is
-  a small fraction of the intervals' half-widths);
+  expected excess, computed once from :data:`N_TRUTH` simulated occupations (its Monte Carlo
+  error, about 0.002, is a small fraction of the intervals' half-widths);
 * **type I** (``validity.type1.retrieval_<figure>``) — the scores ignore the groups (no
   preference, no drift; the shared looks still tie the wordings together): the excess is 0 in
   truth, and the share of simulations whose t-test rejects at 5% is reported, and the same for
   the permutation test (``..._permutation``).
+
+The simulations score with the kernels :func:`diptych.core.metrics.retrieval.retrieval_metrics`
+is made of — :func:`group_measures` and :func:`gender_measures` for every query's figures, the
+random-ranking expectation, :func:`mean_over_units` over occupations for the interval and the
+t-test, :func:`permutation_means` and :func:`permutation_p_value` for the permutation test —
+on every query of a simulation at once; :func:`check_kernel` first checks, on one simulated
+data set, that they give what ``retrieval_metrics`` gives, to 1e-9.
+
+A rejection rate is a share of simulations, so its own Monte Carlo error is
+sqrt(0.05 · 0.95 / n): 0.0097 at 500 simulations — as large as the gap between the nominal 0.05
+and the limit 0.06, so a test of exact size would print over its limit for 1 in 7 figures.
+The type-I figures therefore take :data:`TYPE1_SIMS` simulations (error 0.0034) and the
+permutation figures :data:`PERMUTATION_SIMS` with :data:`N_PERM` permutations each: the
+smallest count at which a p-value can fall below 0.05, where a test of exact size rejects
+1/21 = 0.048 of the time. Coverage's band (0.93–0.97) is wide beside its error at
+:data:`COVERAGE_SIMS`.
 
 For contrast, ``validity.type1.retrieval_max_skew_queries_as_units`` is the rejection rate when
 each wording is taken as its own unit, as the metric did before occupations were its unit.
@@ -41,15 +52,17 @@ if TYPE_CHECKING:
 
     from diptych.core.metrics.retrieval import QueryRanking
 
-N_OCCUPATIONS = 60
+N_OCCUPATIONS = 158
 WORDINGS = 4
 PER_GROUP = 4
 GROUPS = ("Black_female", "Black_male", "White_female", "White_male")
 #: Above the number of groups, so that MinSkew@K varies (at K = 4 every present group of four
 #: holds at least its 1/4 share, and the absent-as-0 MinSkew is always 0).
 K = 6
-N_BOOT = 500
-N_PERM = 100
+COVERAGE_SIMS = 2000
+TYPE1_SIMS = 4000
+PERMUTATION_SIMS = 2000
+N_PERM = 20
 N_TRUTH = 40_000
 #: Population preference of each group (the alternative), its SD across occupations, the SD of
 #: a wording's drift per group, of an image's look and of the per-wording noise.
@@ -68,21 +81,32 @@ FIGURES: dict[str, str | None] = {
     **{f"validity.type1.retrieval_{f}_permutation": TYPE1 for f in FIGURE_NAMES},
     "validity.type1.retrieval_max_skew_queries_as_units": None,
 }
+#: Simulations behind each figure.
+SIMS: dict[str, int] = {
+    **{f"validity.coverage.retrieval_{f}": COVERAGE_SIMS for f in FIGURE_NAMES},
+    **{f"validity.type1.retrieval_{f}": TYPE1_SIMS for f in FIGURE_NAMES},
+    **{f"validity.type1.retrieval_{f}_permutation": PERMUTATION_SIMS for f in FIGURE_NAMES},
+    "validity.type1.retrieval_max_skew_queries_as_units": TYPE1_SIMS,
+}
 
 
-def _labels() -> tuple[NDArray[np.int64], list[str | None]]:
+def _labels() -> tuple[NDArray[np.int64], NDArray[np.int64], list[str | None]]:
+    """Each pool item's group code, gender code and gender name."""
     import numpy as np
+
+    from diptych.core.metrics.retrieval_null import FEMALE, MALE
 
     groups = np.repeat(np.arange(len(GROUPS)), PER_GROUP)
     genders: list[str | None] = [GROUPS[g].split("_")[1] for g in groups]
-    return groups, genders
+    codes = np.asarray([MALE if g == "male" else FEMALE for g in genders], dtype=np.int64)
+    return groups, codes, genders
 
 
 def _scores(rng: np.random.Generator, n_occ: int, effect: bool) -> NDArray[np.float64]:
     """Scores (occupation, wording, image) of ``n_occ`` occupations."""
     import numpy as np
 
-    groups, _ = _labels()
+    groups, _, _ = _labels()
     n_items = groups.size
     look = rng.normal(0, LOOK_SD, (n_occ, 1, n_items))
     noise = rng.normal(0, NOISE_SD, (n_occ, WORDINGS, n_items))
@@ -95,93 +119,164 @@ def _scores(rng: np.random.Generator, n_occ: int, effect: bool) -> NDArray[np.fl
     return out
 
 
+def _orders(scores: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Each query's ranked pool items (occupation, wording, item), best first."""
+    import numpy as np
+
+    out: NDArray[np.int64] = np.argsort(-scores, axis=-1, kind="stable")
+    return out
+
+
+def _figures(orders: NDArray[np.int64]) -> dict[str, NDArray[np.float64]]:
+    """Every figure of every query (flattened, occupation-major) from its ranked items."""
+    import numpy as np
+
+    from diptych.core.metrics.retrieval_null import gender_measures, group_measures
+
+    groups, codes, _ = _labels()
+    top = orders.reshape(-1, orders.shape[-1])[:, :K]
+    share = np.full(len(GROUPS), 1 / len(GROUPS))
+    values = group_measures(groups[top], share)
+    values.update(gender_measures(codes[top]))
+    return {f: values[f] for f in FIGURE_NAMES}
+
+
+@lru_cache(maxsize=1)
+def _null() -> dict[str, float]:
+    """Each figure's expectation under a random ranking of the pool."""
+    from diptych.core.metrics.retrieval_null import random_ranking_expectation
+
+    groups, _, genders = _labels()
+    null = random_ranking_expectation([GROUPS[g] for g in groups], genders, K, "pool")
+    return {f: null.values[f] for f in FIGURE_NAMES}
+
+
 @lru_cache(maxsize=4)
 def truth(seed: int = 12345) -> dict[str, float]:
     """The population's expected excess of each figure under the alternative."""
     import numpy as np
 
-    from diptych.core.metrics.retrieval_null import (
-        FEMALE,
-        MALE,
-        gender_measures,
-        group_measures,
-        random_ranking_expectation,
-    )
-
-    groups, genders = _labels()
-    rng = np.random.default_rng(seed)
-    scores = _scores(rng, N_TRUTH, effect=True).reshape(-1, groups.size)
-    top = np.argsort(-scores, axis=1, kind="stable")[:, :K]
-    share = np.full(len(GROUPS), 1 / len(GROUPS))
-    values = group_measures(groups[top], share)
-    gender_codes = np.asarray([MALE if g == "male" else FEMALE for g in genders])
-    values.update(gender_measures(gender_codes[top]))
-    null = random_ranking_expectation([GROUPS[g] for g in groups], genders, K, "pool")
-    return {f: float(values[f].mean()) - null.values[f] for f in FIGURE_NAMES}
+    values = _figures(_orders(_scores(np.random.default_rng(seed), N_TRUTH, effect=True)))
+    null = _null()
+    return {f: float(values[f].mean()) - null[f] for f in FIGURE_NAMES}
 
 
-def _rankings(scores: NDArray[np.float64], sim: int) -> list[QueryRanking]:
-    import numpy as np
-
+def rankings(scores: NDArray[np.float64], sim: int = 0) -> list[QueryRanking]:
+    """The simulated queries as ``retrieval_metrics`` takes them."""
     from diptych.core.metrics.retrieval import QueryRanking, RankedItem
 
-    groups, genders = _labels()
+    groups, _, genders = _labels()
     out = []
+    orders = _orders(scores)
     for o in range(scores.shape[0]):
         items = [
             RankedItem(f"s{sim}o{o}i{i}", GROUPS[groups[i]], genders[i]) for i in range(groups.size)
         ]
         for w in range(WORDINGS):
-            order = np.argsort(-scores[o, w], kind="stable")
-            out.append(QueryRanking(f"o{o} wording {w}", [items[i] for i in order], f"o{o}"))
+            out.append(QueryRanking(f"o{o} wording {w}", [items[i] for i in orders[o, w]], f"o{o}"))
     return out
 
 
-def simulate(n_sims: int, seed: int) -> dict[str, float]:
-    """Coverage of each figure's excess interval and the type-I rate of its t-test and of its
-    permutation test, over ``n_sims`` simulations each."""
+def _occupation_units(n_occ: int) -> dict[str, NDArray[np.int64]]:
+    import numpy as np
+
+    return {"occupation": np.repeat(np.arange(n_occ), WORDINGS)}
+
+
+def check_kernel(seed: int = 0, n_occ: int = 12) -> None:
+    """Raise unless the kernels give, on one simulated data set, each figure's mean, excess,
+    interval and p-value exactly as :func:`retrieval_metrics` does."""
     import numpy as np
 
     from diptych.core.metrics.resampling import mean_over_units
     from diptych.core.metrics.retrieval import retrieval_metrics
 
+    scores = _scores(np.random.default_rng(seed), n_occ, effect=True)
+    reference = retrieval_metrics(rankings(scores), K, "pool", n_perm=1, seed=seed)
+    values = _figures(_orders(scores))
+    null = _null()
+    units = _occupation_units(n_occ)
+    for name in FIGURE_NAMES:
+        mine = mean_over_units(values[name] - null[name], units, seed=seed)
+        theirs = reference.figures[name].excess
+        got = (mine.value, mine.ci_low, mine.ci_high, mine.p_value, null[name])
+        want = (theirs.value, theirs.ci_low, theirs.ci_high, theirs.p_value)
+        want += (reference.figures[name].expected,)
+        if not np.allclose(got, want, rtol=0, atol=1e-9):
+            raise AssertionError(f"{name}: kernels give {got}, retrieval_metrics {want}")
+
+
+def _permutation_rejections(
+    rng: np.random.Generator, n_sims: int, n_occ: int = N_OCCUPATIONS
+) -> dict[str, int]:
+    """How many of ``n_sims`` null simulations the permutation test rejects at 5%, per figure."""
+    import numpy as np
+
+    from diptych.core.metrics.retrieval_null import (
+        PermutationPool,
+        PermutationQuery,
+        permutation_means,
+        permutation_p_value,
+    )
+
+    groups, codes, _ = _labels()
+    pools = [PermutationPool(groups, codes)] * n_occ
+    null = _null()
+    rejected = dict.fromkeys(FIGURE_NAMES, 0)
+    for sim in range(n_sims):
+        orders = _orders(_scores(rng, n_occ, effect=False))
+        values = _figures(orders)
+        queries = [
+            PermutationQuery(o, orders[o, w], K, True)
+            for o in range(n_occ)
+            for w in range(WORDINGS)
+        ]
+        replicates = permutation_means(pools, queries, len(GROUPS), "pool", N_PERM, sim)
+        for name in FIGURE_NAMES:
+            p = permutation_p_value(float(np.mean(values[name])), replicates[name], null[name])
+            rejected[name] += p < 0.05
+    return rejected
+
+
+def simulate(n_sims: int, seed: int) -> dict[str, float]:
+    """Coverage of each figure's excess interval and the type-I rate of its t-test and of its
+    permutation test. ``n_sims`` (at least 500) scales the counts of :data:`SIMS`."""
+    import numpy as np
+
+    from diptych.core.metrics.resampling import mean_over_units
+
+    check_kernel(seed)
+    scale = max(n_sims, 1) / 500
+    coverage_sims = round(COVERAGE_SIMS * scale)
+    type1_sims = round(TYPE1_SIMS * scale)
+    permutation_sims = round(PERMUTATION_SIMS * scale)
     rng = np.random.default_rng(seed)
     target = truth()
+    null = _null()
+    units = _occupation_units(N_OCCUPATIONS)
+    queries = {"query": np.arange(N_OCCUPATIONS * WORDINGS)}
     covered = dict.fromkeys(FIGURE_NAMES, 0)
     rejected = dict.fromkeys(FIGURE_NAMES, 0)
-    rejected_perm = dict.fromkeys(FIGURE_NAMES, 0)
     rejected_queries = 0
-    for sim in range(n_sims):
-        for effect in (True, False):
-            rankings = _rankings(_scores(rng, N_OCCUPATIONS, effect), sim)
-            result = retrieval_metrics(
-                rankings,
-                K,
-                "pool",
-                n_boot=N_BOOT,
-                # Coverage reads the intervals only: no permutations needed there.
-                n_perm=1 if effect else N_PERM,
-                seed=sim,
-            )
-            for name in FIGURE_NAMES:
-                figure = result.figures[name]
-                if effect:
-                    covered[name] += figure.excess.ci_low <= target[name] <= figure.excess.ci_high
-                else:
-                    rejected[name] += figure.excess.p_value < 0.05
-                    rejected_perm[name] += (figure.permutation_p or 1.0) < 0.05
-            if not effect:
-                excess = [q.max_skew - q.random["max_skew"] for q in result.queries]
-                alone = mean_over_units(
-                    excess, {"query": [q.query for q in result.queries]}, n_boot=N_BOOT, seed=sim
-                )
-                rejected_queries += alone.p_value < 0.05
+    for sim in range(coverage_sims + type1_sims):
+        effect = sim < coverage_sims
+        values = _figures(_orders(_scores(rng, N_OCCUPATIONS, effect)))
+        for name in FIGURE_NAMES:
+            excess = mean_over_units(values[name] - null[name], units, seed=sim)
+            if effect:
+                covered[name] += excess.ci_low <= target[name] <= excess.ci_high
+            else:
+                rejected[name] += excess.p_value < 0.05
+        if not effect:
+            alone = mean_over_units(values["max_skew"] - null["max_skew"], queries, seed=sim)
+            rejected_queries += alone.p_value < 0.05
+    rejected_perm = _permutation_rejections(rng, permutation_sims)
     out: dict[str, float] = {}
     for name in FIGURE_NAMES:
-        out[f"validity.coverage.retrieval_{name}"] = covered[name] / n_sims
-        out[f"validity.type1.retrieval_{name}"] = rejected[name] / n_sims
-        out[f"validity.type1.retrieval_{name}_permutation"] = rejected_perm[name] / n_sims
-    out["validity.type1.retrieval_max_skew_queries_as_units"] = rejected_queries / n_sims
+        out[f"validity.coverage.retrieval_{name}"] = covered[name] / coverage_sims
+        out[f"validity.type1.retrieval_{name}"] = rejected[name] / type1_sims
+        out[f"validity.type1.retrieval_{name}_permutation"] = rejected_perm[name] / permutation_sims
+    out["validity.type1.retrieval_max_skew_queries_as_units"] = rejected_queries / type1_sims
     return out
 
 

@@ -8,8 +8,8 @@ The public API for users and plugin authors::
     probe = diptych.get_probe("pst-text")
     model = diptych.get_model("smollm2")
     with diptych.Workspace.open(".diptych") as ws:
-        run = ws.run_sync("pst-text", ["smollm2"])
-        result = ws.analyze(run.id)
+        run = ws.runs.run_sync("pst-text", ["smollm2"])
+        result = ws.analysis.analyze(run.id)
 
 Plugins mark their hook implementations with ``@diptych.hookimpl``.
 """

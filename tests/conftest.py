@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 
 import diptych.testing
-from diptych.core import plugins
 from diptych.core.store import Store, open_store
+
+# The fixtures plugin authors get (diptych_workspace, scripted_model, fake_openai, run_probe,
+# assert_round_trip): diptych's own tests use the very same ones.
+pytest_plugins = ["diptych.testing.pytest"]
 
 
 @pytest.fixture
-def scripted() -> Iterator[None]:
-    """The scripted models and probe of diptych.testing, registered as a plugin."""
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    yield
-    plugins.unregister_plugin(name)
+def scripted(scripted_plugin: None) -> None:
+    """The scripted models and probe of diptych.testing, registered as a plugin (the pytest
+    plugin's ``scripted_plugin`` under the name most of these tests know it by)."""
 
 
 @pytest.fixture

@@ -62,6 +62,12 @@ def test_the_cli_reference_is_generated_from_the_app(site: Path) -> None:
 def test_the_api_pages_come_from_docstrings(site: Path) -> None:
     workspace = (site / "api" / "workspace" / "index.html").read_text()
     assert 'id="diptych.core.workspace.Workspace"' in workspace
+    # The Workspace's tree: one section per namespace.
+    for module, name in (("runs", "Runs"), ("labels", "Labels"), ("review", "Review"),
+                         ("annotators", "Annotators"), ("analysis", "Analysis"),
+                         ("audits", "Audits"), ("findings", "Findings"), ("lists", "Lists"),
+                         ("preferences", "Preferences"), ("plugins", "Plugins")):  # fmt: skip
+        assert f'id="diptych.core.workspace.{module}.{name}"' in workspace, name
     hooks = (site / "api" / "hookspecs" / "index.html").read_text()
     for hook in ("register_probes", "register_models", "register_annotators"):
         assert f'id="diptych.core.hookspecs.{hook}"' in hooks

@@ -1,12 +1,12 @@
-"""The agent's searches as audit parts: the :class:`~diptych.core.audit.SearchRunner` the CLI
-and the TUI hand to ``Workspace.run_audit`` (the core imports no front end, so the agent
-comes in from here)."""
+"""The agent's searches as audit parts: the :class:`~diptych.audits.SearchRunner` the CLI
+and the TUI hand to :func:`diptych.audits.run_audit` (the audit runner imports no agent, so
+the agent comes in from here)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from diptych.core.audit import Part
+from diptych.audits import Part
 from diptych.core.errors import UsageError
 from diptych.core.workspace import Workspace
 
@@ -40,10 +40,10 @@ def run_search(
         )
         report = search_identities(
             ws,
-            ws.model(models[search.target]),
+            ws.plugins.model(models[search.target]),
             agent,
             settings,
-            annotator=ws.annotator(search.annotator) if search.annotator else None,
+            annotator=ws.annotators.get(search.annotator) if search.annotator else None,
         )
         return {
             "session": report.session,
@@ -62,6 +62,7 @@ def run_search(
         session=session,
         rounds=search.rounds,
         per_round=search.per_round,
+        patience=search.patience,
         max_cost=remaining,
     )
     return {

@@ -42,6 +42,8 @@ from diptych.core.errors import (
     PermanentModelError,
     UsageError,
 )
+from diptych.core.json_input import parse_json
+from diptych.core.yaml_input import load_yaml
 
 if TYPE_CHECKING:
     from diptych.agent.scoring import Budget
@@ -189,7 +191,8 @@ def structured_call(
     text = reply.text if isinstance(reply, BaseMessage) else str(reply)
     try:
         return text, json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
+        # A reply nested past the parser's depth is as unusable as one that is not JSON.
         return text, None
 
 
@@ -312,7 +315,7 @@ def agent_model(spec: str, params: Sequence[str] | Mapping[str, Any] = ()) -> Mo
     plugin, provider_model = split_model_name(spec)
     registry = load_plugins()
     if plugin in registry.models or provider_model is None:
-        model = Workspace.model((spec, rest))
+        model = Workspace.plugins.model((spec, rest))
         if Capability.CHAT not in model.capabilities:
             raise CapabilityError(
                 f"the agent needs a chat model; '{spec}' offers "
@@ -443,7 +446,7 @@ def _typed_settings(params: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]
     for item in params:
         key, _, value = item.partition("=")
         try:
-            out[key.strip()] = json.loads(value)
+            out[key.strip()] = parse_json(value, f"-A {key.strip()}: ")
         except json.JSONDecodeError:
             out[key.strip()] = value
     return out
@@ -477,14 +480,12 @@ def _init_chat_model(spec: str, provider: str, settings: dict[str, Any]) -> Base
 @cache
 def chat_prices() -> dict[str, dict[str, float]]:
     """USD per million input and output tokens of some LangChain models (``chat_prices.yaml``)."""
-    import yaml
-
     from diptych.agent import _prompts_dir
 
     path = _prompts_dir() / "chat_prices.yaml"
     if not path.exists():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path) or {}
     return {
         str(name): {k: float(v) for k, v in entry.items() if k.endswith("_per_mtok")}
         for name, entry in (data.get("models") or {}).items()

@@ -34,8 +34,6 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any, Protocol
 
-import yaml
-
 from diptych.agent import _prompts_dir
 from diptych.agent.paraphrases import Paraphrase, paired_paraphrases
 from diptych.agent.proposals import Proposal
@@ -43,6 +41,7 @@ from diptych.agent.scoring import Budget, Measurement, measure_claims
 from diptych.core.capabilities import Model
 from diptych.core.metrics.resampling import benjamini_hochberg, t_inference
 from diptych.core.workspace import Workspace
+from diptych.core.yaml_input import load_yaml
 
 #: Statuses of a scored proposal once the session decided.
 DECIDED = ("finding", "not confirmed", "no finding")
@@ -64,15 +63,14 @@ class Runner(Protocol):
 @cache
 def table7() -> dict[str, tuple[str, ...]]:
     """PST Table 7's occupations by stereotype."""
-    with (_prompts_dir() / "pst_identities.yaml").open(encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    data = load_yaml(_prompts_dir() / "pst_identities.yaml")
     return {side: tuple(data["occupations"][side]) for side in SIDES}
 
 
 def partner_pool(ws: Workspace, side: str) -> list[str]:
     """Identities of stereotype ``side`` a proposed identity may meet: Table 7's, then those
     of the pairs accepted into the workspace, each once."""
-    accepted = [getattr(p, side) for p in ws.workspace_identities()]
+    accepted = [getattr(p, side) for p in ws.lists.identities()]
     return list(dict.fromkeys([*table7()[side], *accepted]))
 
 

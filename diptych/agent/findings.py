@@ -2,7 +2,7 @@
 
 The session's checkpoints stay the agent's own; what the report needs — the ranked findings
 with their search and held-out figures, and the runs they were scored on — is saved through
-:meth:`Workspace.save_agent_findings` when a session ends.
+``ws.findings.save`` when a session ends.
 
 Each finding record holds ``status`` (finding / not confirmed / no finding / unscored; the
 rejected ones are counted), ``reason``, ``q_value`` (identity searches: Benjamini–Hochberg over
@@ -16,16 +16,14 @@ its own ``status``, ``q_value`` and ``ci_adjusted``. A session's record holds ``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from diptych.agent.decision import summary
+from diptych.agent.outcomes import IdentityReport, MitigationReport
 from diptych.agent.proposals import Proposal
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import Workspace
-
-if TYPE_CHECKING:
-    from diptych.agent.session import IdentityReport, MitigationReport
 
 #: Statuses a mitigation's saved interventions may have, in the order they are listed.
 MITIGATION_STATUSES = ("finding", "not confirmed", "no finding", "scored", "unscored")
@@ -75,7 +73,7 @@ def _pair_heldout(heldout: dict[str, Any] | None) -> dict[str, Any]:
 def _model_id(ws: Workspace, runs: list[str], fallback: str) -> str:
     for run_id in runs:
         try:
-            models = ws.get_run(run_id).models
+            models = ws.runs.get(run_id).models
         except DiptychError:
             continue
         if models:

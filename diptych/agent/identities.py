@@ -145,15 +145,19 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         # The agent's own calls are charged to the session's budget like its trials.
         budget = budget_of(state)
         try:
-            raw, reply = ("", None) if settings.proposer == "lexicon" else structured_call(
-                tools.agent,
-                messages,
-                candidates.schema(settings.per_round),
-                budget=budget,
-                temperature=inst.sampling.temperature,
-                # Room for each pair asked for, within the instructions' cap.
-                max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
-                seed=_seed(settings.session, round_no),
+            raw, reply = (
+                ("", None)
+                if settings.proposer == "lexicon"
+                else structured_call(
+                    tools.agent,
+                    messages,
+                    candidates.schema(settings.per_round),
+                    budget=budget,
+                    temperature=inst.sampling.temperature,
+                    # Room for each pair asked for, within the instructions' cap.
+                    max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
+                    seed=_seed(settings.session, round_no),
+                )
             )
         except AgentBudgetError as stop:
             tools.emit("stopped", {"round": round_no, "reason": str(stop)})

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from functools import cache
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from diptych.agent import _prompts_dir
+from diptych.core.yaml_input import load_yaml
 
 
 class AgentSampling(BaseModel):
@@ -59,8 +59,7 @@ class MitigationInstructions(BaseModel):
 
 
 def _load(name: str) -> object:
-    with (_prompts_dir() / name).open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+    return load_yaml(_prompts_dir() / name)
 
 
 @cache

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.agent import _prompts_dir
+from diptych.core.yaml_input import load_yaml
 
 Side = Literal["masculine", "feminine"]
 SIDES: tuple[Side, Side] = ("masculine", "feminine")
@@ -155,8 +155,7 @@ def _singulars(word: str) -> list[str]:
 
 
 def _load_yaml(name: str) -> object:
-    with (_prompts_dir() / name).open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+    return load_yaml(_prompts_dir() / name)
 
 
 def _paper_entries() -> list[LexiconEntry]:

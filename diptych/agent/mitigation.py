@@ -56,6 +56,9 @@ class MitigationSettings:
     rounds: int = 1
     per_round: int = 3
     max_cost: float | None = None
+    #: Stop after this many rounds in a row in which no intervention's search interval lay
+    #: below 0 (0: never stop early; ``rounds`` still bounds the session).
+    patience: int = 2
     seed: int = 0
     n_boot: int = 2000
     search_identities: dict[str, list[str]] = field(default_factory=dict)
@@ -68,6 +71,8 @@ class MitigationState(TypedDict, total=False):
     round: int
     current: list[dict[str, Any]]
     tried: list[dict[str, Any]]
+    #: Rounds in a row, up to the last, without an intervention that lowers the STS.
+    quiet_rounds: int
     budget: dict[str, Any]
     stop_reason: str
 
@@ -132,7 +137,7 @@ def template_problem(template: str, original: str, kind: str) -> str | None:
 
 def split_identities(ws: Workspace, run_id: str, seed: int) -> tuple[dict[str, Any], ...]:
     """The baseline run's parameters and its identities split into search and held-out halves."""
-    run = ws.get_run(run_id)
+    run = ws.runs.get(run_id)
     if run.probe != "pst-text":
         raise UsageError(f"run {run.id} is a '{run.probe}' run; the agent mitigates pst-text runs")
     params = dict(run.params)
@@ -195,7 +200,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         scene and template id, with the side effects over all of them."""
         plans = [(tid, run_params(ids, prompt, seed)) for tid, prompt in templates]
         if budget.max_cost is not None:
-            cost = sum(tools.ws.plan("pst-text", [target], params=p).cost for _, p in plans)
+            cost = sum(tools.ws.runs.plan("pst-text", [target], params=p).cost for _, p in plans)
             if budget.spent + cost > budget.max_cost:
                 return {"unscored": "over budget"}
         stereo: dict[Any, float] = {}
@@ -205,7 +210,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         for tid, params in plans:
             try:
                 record = tools.run(
-                    tools.ws.run(
+                    tools.ws.runs.run(
                         "pst-text",
                         [target],
                         params=params,
@@ -215,7 +220,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             except DiptychError as error:
                 return {"unscored": f"run failed: {error}"}
             runs[tid] = record.id
-            got = tools.ws.counts(record.id)
+            got = tools.ws.runs.counts(record.id)
             for k, v in got.items():
                 counts[k] = counts.get(k, 0) + v
             budget.trials += sum(got.values())
@@ -458,16 +463,21 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         )
         round_no = state.get("round", 0) + 1
         better = [i for i in state["current"] if _below_zero(i.get("score") or {})]
+        quiet = 0 if better else state.get("quiet_rounds", 0) + 1
         # A stop decided earlier in the round (the agent's budget ran out) stands.
         stop = state.get("stop_reason") or ""
         if not stop and round_no >= settings.rounds:
             stop = f"{settings.rounds} rounds done"
-        elif not stop and not better:
-            stop = f"round {round_no - 1} found no intervention that lowers the STS"
+        elif not stop and settings.patience and quiet >= settings.patience:
+            stop = (
+                f"{quiet} round(s) in a row found no intervention that lowers the STS "
+                f"(--patience {settings.patience})"
+            )
         return {
             "tried": state.get("tried", []) + state["current"],
             "current": [],
             "round": round_no,
+            "quiet_rounds": quiet,
             "stop_reason": stop,
         }
 

@@ -29,7 +29,7 @@ def person_stereo(ws: Workspace, run_id: str, template: str = "") -> dict[Person
     """Each labelled person of the run, keyed by its unordered scene, the ``template`` id the
     run was asked in, the trial and its position: its (expected) Stereo."""
     out: dict[PersonKey, float] = {}
-    for lab in ws.view(run_id).labels(SELF_ANNOTATOR):
+    for lab in ws.runs.view(run_id).labels(SELF_ANNOTATOR):
         stereotype = lab.subject_meta.get("stereotype")
         identity = str(lab.subject_meta.get("identity"))
         meta = lab.trial_meta
@@ -51,7 +51,7 @@ def candidate_mass(ws: Workspace, run_id: str) -> float | None:
     """The mean probability the model gives the two gendered continuations, over the run's
     people (None where the probe read no probabilities)."""
     masses = []
-    for lab in ws.view(run_id).labels(SELF_ANNOTATOR):
+    for lab in ws.runs.view(run_id).labels(SELF_ANNOTATOR):
         logprobs = lab.detail.get("logprobs")
         if isinstance(logprobs, dict) and logprobs:
             masses.append(sum(math.exp(float(v)) for v in logprobs.values()))

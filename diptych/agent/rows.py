@@ -95,10 +95,10 @@ def accept_row(ws: Workspace, row: AgentRow, session: str) -> bool:
         raise ValueError(f"{row.id} is {row.status}: only measured proposals can be accepted")
     source = f"agent session {session}, {row.id} ({row.status})"
     if row.kind == "pair":
-        return ws.accept_identity_pair(
+        return ws.lists.accept_pair(
             row.payload["masculine"], row.payload["feminine"], source=source
         )
-    return ws.accept_intervention(
+    return ws.lists.accept_intervention(
         row.payload["template"],
         kind=row.payload["kind"],
         text=row.payload["text"],
@@ -110,7 +110,7 @@ def accept_row(ws: Workspace, row: AgentRow, session: str) -> bool:
 def reject_row(ws: Workspace, row: AgentRow, session: str, reason: str = "") -> bool:
     """Record the auditor's rejection of ``row`` in the workspace; False when it is recorded
     already."""
-    return ws.reject_proposal(
+    return ws.lists.reject(
         row.kind,
         row.what,
         source=f"agent session {session}, {row.id} ({row.status})",

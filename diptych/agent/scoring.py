@@ -86,7 +86,7 @@ Await = Callable[[Coroutine[Any, Any, Any]], Any]
 
 def _first_text(ws: Workspace, run_id: str) -> str:
     """The first textual answer of the run (what the agent may see of the target, as data)."""
-    view = ws.view(run_id)
+    view = ws.runs.view(run_id)
     for trial in view.trials:
         result = view.result(trial)
         if result is not None and result.output and isinstance(result.output.get("text"), str):
@@ -96,9 +96,10 @@ def _first_text(ws: Workspace, run_id: str) -> str:
 
 # --- measuring identities against partners in templates ---------------------------------------
 
-#: The parameter that sets a probe's paired prompt; a probe not named takes no paraphrase, so
-#: its figure varies over partners only.
-TEMPLATE_PARAM: dict[str, str] = {"pst-text": "paired_template"}
+#: The parameter that sets a probe's paired prompt (both probes take their paraphrases of
+#: ``pst_paraphrases.yaml`` through it); a probe not named asks its own prompt, so its figure
+#: would vary over partners only.
+TEMPLATE_PARAM: dict[str, str] = {"pst-text": "paired_template", "pst": "paired_template"}
 #: A claim: an identity and the stereotype (masculine / feminine) a proposal gives it.
 Claim = tuple[str, str]
 OTHER_SIDE = {"masculine": "feminine", "feminine": "masculine"}
@@ -146,7 +147,7 @@ def person_stereo(label: SubjectLabel, claimed: str) -> float | None:
 def _people_labels(ws: Workspace, run_id: str, probe: str) -> list[SubjectLabel]:
     """One label per person: the model's own (text probes), else the people's majority where a
     person labelled, else the automatic annotators' majority (a tie is cannot_identify)."""
-    labels = ws.view(run_id).labels(SELF_ANNOTATOR if probe == "pst-text" else None)
+    labels = ws.runs.view(run_id).labels(SELF_ANNOTATOR if probe == "pst-text" else None)
     if probe == "pst-text":
         return labels
     by_person: dict[tuple[int, str], list[SubjectLabel]] = defaultdict(list)
@@ -214,7 +215,7 @@ def measure_claims(
     estimates: list[Any] = [None] * len(plans)
     if capped:
         try:
-            estimates = [ws.plan(probe, [target], params=params) for _, _, params in plans]
+            estimates = [ws.runs.plan(probe, [target], params=params) for _, _, params in plans]
         except DiptychError as error:
             return Measurement(False, f"cannot plan: {error}")
         to_run = sum(e.to_run for e in estimates)
@@ -234,7 +235,7 @@ def measure_claims(
         remaining = None if budget.max_cost is None else budget.max_cost - budget.spent
         try:
             record = run(
-                ws.run(probe, [target], params=params, options=RunOptions(max_cost=remaining))
+                ws.runs.run(probe, [target], params=params, options=RunOptions(max_cost=remaining))
             )
         except DiptychError as error:
             return Measurement(False, f"run failed: {error}", runs=out.runs)
@@ -247,7 +248,7 @@ def measure_claims(
             out.excerpt = _first_text(ws, record.id)
         if annotator is not None and probe in ANNOTATED_PROBES:
             try:
-                run(ws.annotate(record.id, annotator))
+                run(ws.annotators.annotate(record.id, annotator))
             except DiptychError as error:
                 return Measurement(False, f"annotation failed: {error}", runs=out.runs)
         labels = _people_labels(ws, record.id, probe)
@@ -255,7 +256,7 @@ def measure_claims(
             # Uncapped: the people read stand for the trials asked (one each in pst-text).
             budget.trials += len(labels)
         if not labels:
-            counts = ws.counts(record.id)
+            counts = ws.runs.counts(record.id)
             said = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if n)
             return Measurement(
                 False, f"{identity}: no trial answered ({said})", runs=out.runs,

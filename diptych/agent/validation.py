@@ -20,11 +20,11 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from diptych.agent import _prompts_dir
 from diptych.agent.lexicon import lexicon
+from diptych.core.yaml_input import load_yaml
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 #: A quoted pronoun ("use 'they'") sets the pronoun as surely as naming one.
@@ -62,8 +62,7 @@ class _Gendered:
 
 
 def _load(name: str) -> object:
-    with (_prompts_dir() / name).open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+    return load_yaml(_prompts_dir() / name)
 
 
 @cache

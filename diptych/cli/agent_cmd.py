@@ -11,6 +11,8 @@ import typer
 
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
+from diptych.core.errors import UsageError
+from diptych.core.safe_text import escape_controls
 
 app = typer.Typer(
     help="The audit agent: new stereotyped pairs and mitigations, measured.", no_args_is_help=True
@@ -53,6 +55,22 @@ AgentParamOption = Annotated[
 ]
 
 
+PatienceOption = Annotated[
+    int,
+    typer.Option(
+        "--patience",
+        min=0,
+        help="Stop after N rounds in a row without a new finding (0: never stop early; "
+        "--rounds still bounds the session).",
+    ),
+]
+
+
+def _echo(text: str, err: bool = False) -> None:
+    # Pairs, reasons and interventions come from a model's answers: shown, never replayed.
+    typer.echo(escape_controls(text), err=err)
+
+
 def _agent(spec: str, params: list[str] | None) -> Model:
     from diptych.agent.chat_model import agent_model
 
@@ -78,15 +96,7 @@ def identities(
     agent_param: AgentParamOption = None,
     rounds: Annotated[int, typer.Option("--rounds", min=1)] = 2,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 3,
-    patience: Annotated[
-        int,
-        typer.Option(
-            "--patience",
-            min=0,
-            help="Stop after N rounds in a row without a new finding (0: never stop early; "
-            "--rounds still bounds the session).",
-        ),
-    ] = 2,
+    patience: PatienceOption = 2,
     max_cost: Annotated[
         float | None,
         typer.Option(
@@ -126,13 +136,19 @@ def identities(
     """Search for new stereotyped identity pairs: ranked with STS, 95% interval, evidence and
     lineage, then the rejected proposals with their reasons."""
     from diptych.agent.identities import IdentitySettings
+    from diptych.agent.scoring import IDENTITY_PROBES
     from diptych.agent.session import search_identities
     from diptych.core.workspace import Workspace
 
+    if probe not in IDENTITY_PROBES:
+        # Refused before any model is loaded or any session started.
+        raise UsageError(
+            f"--probe {probe!r}: the agent searches identities with {' or '.join(IDENTITY_PROBES)}"
+        )
     # Both models are made before the workspace is opened: a misspelt name or parameter
     # touches nothing.
     agent = _agent(agent_model, agent_param)
-    target = Workspace.model((model, model_param or []))
+    target = Workspace.plugins.model((model, model_param or []))
     settings = IdentitySettings(
         session=session or f"id-{uuid.uuid4().hex[:8]}",
         probe=probe,
@@ -150,51 +166,51 @@ def identities(
 
     def progress(event: str, data: dict[str, Any]) -> None:
         if not as_json:
-            typer.echo(f"  {event}: {json.dumps(data, default=str)[:160]}", err=True)
+            _echo(f"  {event}: {json.dumps(data, default=str)[:160]}", err=True)
 
     with state(ctx).open_workspace(create=True) as ws:
-        typer.echo(f"agent session {settings.session}", err=True)
+        _echo(f"agent session {settings.session}", err=True)
         report = search_identities(
             ws,
             target,
             agent,
             settings,
             on_event=progress,
-            annotator=ws.annotator(annotator) if annotator else None,
+            annotator=ws.annotators.get(annotator) if annotator else None,
         )
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        _echo(json.dumps(report.to_dict(), indent=2, default=str))
         return
     from diptych.agent.memory import is_settled
 
-    typer.echo(f"session {report.session}: {report.stop_reason}; spent {_spent(report.budget)}")
+    _echo(f"session {report.session}: {report.stop_reason}; spent {_spent(report.budget)}")
     scored = [p for p in report.ranked if is_settled(p.status)]
     found = sum(p.status == "finding" for p in report.ranked)
-    typer.echo(f"{found} finding(s) of {len(scored)} proposal(s) scored")
-    typer.echo("\nRanked pairs (STS paired, 95% interval; held-out re-test and q-value beside)")
+    _echo(f"{found} finding(s) of {len(scored)} proposal(s) scored")
+    _echo("\nRanked pairs (STS paired, 95% interval; held-out re-test and q-value beside)")
     header = (
         f"{'pair':34} {'status':13} {'STS':>8} {'95% CI':>16} {'held-out':>9} {'q':>6}  "
         "evidence; lineage"
     )
-    typer.echo(header)
+    _echo(header)
     for p in report.ranked:
         data = p.to_dict()
         held = (p.heldout or {}).get("value")
         lineage = f"round {p.round}" + (f" from {', '.join(p.parents)}" if p.parents else "")
         evidence = "; ".join(f"{k}: {v}" for k, v in p.evidence.items())
-        typer.echo(
+        _echo(
             f"{p.pair[:34]:34} {p.status:13} {_value(p.sts):>8} {_interval(p.sts):>16} "
             f"{'—' if held is None else f'{held:.1f}':>9} {_q(data.get('q_value')):>6}  "
             f"{evidence}; {lineage}"
             + (f" ({p.reason})" if p.reason and not is_settled(p.status) else "")
         )
     if not report.ranked:
-        typer.echo("(no pair was accepted)")
-    typer.echo("\nRejected proposals")
+        _echo("(no pair was accepted)")
+    _echo("\nRejected proposals")
     for p in report.rejected:
-        typer.echo(f"{p.id:7} {(p.pair if p.masculine else '(malformed)')[:34]:34} {p.reason}")
+        _echo(f"{p.id:7} {(p.pair if p.masculine else '(malformed)')[:34]:34} {p.reason}")
     if not report.rejected:
-        typer.echo("(none)")
+        _echo("(none)")
 
 
 def _diff(score: dict[str, Any] | None) -> str:
@@ -214,6 +230,7 @@ def mitigate(
     agent_param: AgentParamOption = None,
     rounds: Annotated[int, typer.Option("--rounds", min=1)] = 1,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 2,
+    patience: PatienceOption = 2,
     max_cost: Annotated[float | None, typer.Option("--max-cost", min=0)] = None,
     session: Annotated[str | None, typer.Option("--session")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -231,32 +248,31 @@ def mitigate(
             session=session or f"mit-{uuid.uuid4().hex[:8]}",
             rounds=rounds,
             per_round=per_round,
+            patience=patience,
             max_cost=max_cost,
         )
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        _echo(json.dumps(report.to_dict(), indent=2, default=str))
         return
-    typer.echo(f"session {report.session}: {report.stop_reason}")
-    typer.echo(
+    _echo(f"session {report.session}: {report.stop_reason}")
+    _echo(
         "\nPareto front (STS change, paired 95% interval and permutation p; negative "
         "is less stereotyping) — search identities | held-out identities and seed"
     )
     for t in report.front:
         s = t["score"]
-        typer.echo(f"{t['id']:6} {t['kind']:8} {as_text(t['text'])}")
-        typer.echo(
+        _echo(f"{t['id']:6} {t['kind']:8} {as_text(t['text'])}")
+        _echo(
             f"       search   {_diff(s)}  refusals {s['refusal_increase']:+.2f}  "
             f"P(he)+P(she) drop {s['mass_drop']:+.3f}"
         )
-        typer.echo(f"       held-out {_diff(t.get('heldout'))}")
+        _echo(f"       held-out {_diff(t.get('heldout'))}")
     if not report.front:
-        typer.echo("(no intervention could be scored)")
-    typer.echo("\nEvery intervention")
+        _echo("(no intervention could be scored)")
+    _echo("\nEvery intervention")
     for t in report.tried:
         detail = _diff(t.get("score")) if t["status"] == "scored" else t.get("reason")
-        typer.echo(
-            f"{t['id']:6} {t['status']:9} {t.get('kind', ''):8} {as_text(t['text'])}  {detail}"
-        )
+        _echo(f"{t['id']:6} {t['status']:9} {t.get('kind', ''):8} {as_text(t['text'])}  {detail}")
 
 
 def _spent(budget: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@
 Every annotator against every other (Cohen's κ on the persons both labelled), Fleiss' κ among the
 people (PST Table 1's measure), Krippendorff's α over all annotators, and each automatic
 annotator against the human majority (κ, accuracy, coverage; PST Table 12's comparison). The
-numbers are :meth:`Workspace.agreement`'s; numpy is imported only when the command runs.
+numbers are ``ws.annotators.agreement``'s; numpy is imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Agreement among a run's annotators: Cohen's κ per pair, Fleiss' κ among people,
         Krippendorff's α, and each automatic annotator against the human majority."""
-        from rich.console import Console
-
+        from diptych.cli.console import SafeConsole as Console
         from diptych.cli.render import print_result
+        from diptych.core.metrics.agreement import agreement_report_tables
         from diptych.core.probe import ProbeResult
 
         with state(ctx).open_workspace() as ws:
-            run = ws.get_run(run_id)
-            report = ws.agreement(run.id, n_boot=n_boot, seed=seed)
+            run = ws.runs.get(run_id)
+            report = ws.annotators.agreement(run.id, n_boot=n_boot, seed=seed)
         if as_json:
             typer.echo(json.dumps({"run": run.id, **report.to_dict()}, indent=2))
             return
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
                     f"{report.subjects} labelled persons. Annotators 'human:*' are people, "
                     "'self' is the model's own answer, the others are automatic."
                 ),
-                tables=report.tables(),
+                tables=agreement_report_tables(report),
                 notes=report.notes,
             ),
         )

@@ -64,8 +64,7 @@ def run_annotator(
     wait: bool = False,
 ) -> None:
     """Run the annotator plugin ``name`` over every generated image of the run."""
-    from rich.console import Console
-
+    from diptych.cli.console import SafeConsole as Console
     from diptych.cli.progress import RichReporter
     from diptych.core.annotation import ANNOTATION_CONCURRENCY
     from diptych.core.workspace import RunOptions
@@ -73,8 +72,8 @@ def run_annotator(
     console = Console(soft_wrap=True)
     options = RunOptions(concurrency=ANNOTATION_CONCURRENCY, wait=wait)
     with state(ctx).open_workspace() as ws:
-        annotator = ws.annotator(name, params=params, model=model)
-        summary = ws.annotate_sync(
+        annotator = ws.annotators.get(name, params=params, model=model)
+        summary = ws.annotators.annotate_sync(
             run, annotator, options=options, reporter=RichReporter(console, quiet=quiet)
         )
     labels = ", ".join(f"{n} {label}" for label, n in sorted(summary.by_label.items()))
@@ -167,9 +166,9 @@ def register(app: typer.Typer) -> None:
         if import_file is not None:
             check_input_file(import_file, "--import")
         with state(ctx).open_workspace() as ws:
-            record = ws.get_run(run)
+            record = ws.runs.get(run)
             if import_file is not None:
-                report = ws.import_labels(record.id, import_file, annotator=annotator)
+                report = ws.labels.import_csv(record.id, import_file, annotator=annotator)
                 print_import_report(report)
                 if not report.matched:
                     raise InputFileError(
@@ -178,7 +177,7 @@ def register(app: typer.Typer) -> None:
                     )
                 return
             assert template is not None
-            written = ws.label_template(record.id, template, images=images)
+            written = ws.labels.template(record.id, template, images=images)
         note = f" and {written.images} images to {images}" if images is not None else ""
         typer.echo(f"wrote {written.rows} rows to {template}{note}")
         if written.no_image:

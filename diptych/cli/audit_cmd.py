@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from diptych.agent.audit_search import run_search
+from diptych.audits import AuditPlan, plan_audit, run_audit
+from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_input_file
 from diptych.cli.progress import RichReporter
-from diptych.core.audit import METHODS, AuditPlan, audit_json_schema, starter_audit
+from diptych.core.audit import METHODS, audit_json_schema, starter_audit
 from diptych.core.errors import InputFileError, UsageError
+from diptych.core.json_input import parse_json
 
 audit_app = typer.Typer(
     help="Audits as files: a whole battery (models, probes, labels, mitigations, agent "
@@ -81,7 +83,7 @@ def _overrides(values: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise UsageError(f"--set takes FIELD.PATH=VALUE, not '{item}'")
         try:
-            out[key] = json.loads(raw)
+            out[key] = parse_json(raw, f"--set {key}: ")
         except json.JSONDecodeError:
             out[key] = raw
     return out
@@ -111,8 +113,8 @@ def check(
     """Validate an audit file and print its plan (trials, stored, cost) without running."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).open_workspace(create=True) as ws:
-        plan = ws.audit_plan(file)
-        problems = ws.audit_gate_problems(file)
+        plan = plan_audit(ws, file)
+        problems = ws.audits.gate_problems(file)
     if problems:
         raise InputFileError("\n".join(problems))
     if as_json:
@@ -156,7 +158,8 @@ def run(
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).open_workspace(create=True) as ws:
         outcome = asyncio.run(
-            ws.run_audit(
+            run_audit(
+                ws,
                 file,
                 reporter=reporter,
                 on_part=on_part,
@@ -195,7 +198,7 @@ def decide_gates(
     from diptych.cli.gate_output import gate_line, junit_xml, markdown_table
     from diptych.core.audit.gates import exit_code
 
-    report = ws.audit_gates(ref, overrides)
+    report = ws.audits.gates(ref, overrides)
     if junit is not None:
         junit.write_text(junit_xml(report), encoding="utf-8")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -255,7 +258,7 @@ def list_audits(
 ) -> None:
     """The audits recorded in the workspace, with their parts."""
     with state(ctx).open_workspace() as ws:
-        audits = ws.audits()
+        audits = ws.audits.list()
     if as_json:
         rows = [
             {
@@ -284,7 +287,7 @@ def diff(
 ) -> None:
     """Every headline figure of A and B side by side, with B − A and its 95% interval."""
     with state(ctx).open_workspace() as ws:
-        result = ws.audit_diff(a, b)
+        result = ws.audits.diff(a, b)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return

@@ -48,15 +48,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Measure an annotator's coverage, accuracy, sensitivity and specificity on the PAIRS
         images of known gender, and store them for the reports of later runs."""
-        from rich.console import Console
-
+        from diptych.cli.console import SafeConsole as Console
         from diptych.cli.progress import RichReporter
         from diptych.cli.render import print_result
         from diptych.core.workspace import RunOptions
 
         console = Console(soft_wrap=True, stderr=as_json)
         with state(ctx).open_workspace(create=True) as ws:
-            outcome = ws.calibrate_sync(
+            outcome = ws.annotators.calibrate_sync(
                 annotator,
                 params=annotator_param or [],
                 model=model,

@@ -5,7 +5,7 @@ Every figure both runs have — for pst overall per aspect and setting and micro
 pairs each level's association score and refusal share and their difference — is printed as A,
 B, B − A with a 95% interval and a p-value from one resampling of the figure's units, paired per
 scene when both runs asked the same plan (:mod:`diptych.core.metrics.compare`), as the probe of
-run A compares two runs (:meth:`Workspace.compare`). Labels are taken by the same policy as the
+run A compares two runs (``ws.analysis.compare``). Labels are taken by the same policy as the
 runs' reports.
 """
 
@@ -61,8 +61,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Compare two runs (pst, pairs): B − A with 95% intervals and p-values (PST Table 6)."""
         with state(ctx).open_workspace() as ws:
-            run_a_id, run_b_id = ws.get_run(run_a).id, ws.get_run(run_b).id
-            result = ws.compare(
+            run_a_id, run_b_id = ws.runs.get(run_a).id, ws.runs.get(run_b).id
+            result = ws.analysis.compare(
                 run_a_id, run_b_id, top=top, n_perm=n_perm, n_boot=n_boot, seed=seed
             )
         results: list[dict[str, Any]] = result.data["comparisons"]
@@ -117,7 +117,7 @@ def _table(title: str, first: str, *more: str) -> Table:
 
 
 def _print(run_a: str, run_b: str, results: list[dict[str, Any]], top: int | None) -> None:
-    from rich.console import Console
+    from diptych.cli.console import SafeConsole as Console
 
     console = Console()
     console.print(f"[bold]STS of run B {run_b} minus run A {run_a}[/]")
@@ -153,8 +153,9 @@ def _print(run_a: str, run_b: str, results: list[dict[str, Any]], top: int | Non
 def _print_tables(result: ProbeResult) -> None:
     """A probe's comparison tables as they are (numbers to two decimals)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
+
+    from diptych.cli.console import SafeConsole as Console
 
     console = Console()
     console.print(f"[bold]{result.title}[/]")

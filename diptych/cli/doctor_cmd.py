@@ -2,7 +2,7 @@
 
 The drills run in a scratch directory beside the workspace (the same disk and file system an
 audit uses), never in the workspace itself, against the loopback fake OpenAI service and the
-scripted models: they cost nothing and touch no audit. See :mod:`diptych.core.drills`.
+scripted models: they cost nothing and touch no audit. See :mod:`diptych.testing.drills`.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ def drill(
     """Show that nothing is lost or paid twice here: 20% of service requests fail, runs are
     killed and resumed, blobs are damaged and the disk fills up."""
     import diptych.testing
-    from diptych.core.drills import blob_drill, fault_drill, kill_point
     from diptych.core.plugins import load_plugins, register_plugin
     from diptych.core.workspace import Workspace
+    from diptych.testing.drills import blob_drill, fault_drill, kill_point
 
     load_plugins()
     register_plugin(diptych.testing, "testing")

@@ -29,6 +29,7 @@ from diptych.cli import (
 from diptych.cli.context import State
 from diptych.cli.usage import exit_code, one_line, show_flags_as_flags
 from diptych.core.errors import DiptychError
+from diptych.core.safe_text import escape_controls
 
 show_flags_as_flags()
 
@@ -93,7 +94,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 class _OneLine(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname.lower()}: {record.getMessage()}"
+        return f"{record.levelname.lower()}: {escape_controls(record.getMessage())}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
     except DiptychError as error:
         if debug:
             traceback.print_exc()
-        print(f"error: {error}", file=sys.stderr)
+        # A message may quote a value read from a file (an identity, a group): shown escaped.
+        print(f"error: {escape_controls(str(error))}", file=sys.stderr)
         sys.exit(error.exit_code)
     except typer.Abort:
         print("aborted", file=sys.stderr)
@@ -132,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         # Usage errors (unknown option or command, bad or missing value): one line, exit 2.
         if debug:
             traceback.print_exc()
-        print(f"error: {one_line(error)}", file=sys.stderr)
+        print(f"error: {escape_controls(one_line(error))}", file=sys.stderr)
         sys.exit(exit_code(error))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -161,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
 def _fail(debug: bool, message: str, code: int) -> None:
     if debug:
         traceback.print_exc()
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {escape_controls(message)}", file=sys.stderr)
     sys.exit(code)
 
 

@@ -82,7 +82,7 @@ def _stage(text: str) -> AbstractContextManager[object]:
 
     if not sys.stderr.isatty():
         return nullcontext()
-    from rich.console import Console
+    from diptych.cli.console import SafeConsole as Console
 
     return Console(stderr=True).status(text)
 
@@ -204,8 +204,7 @@ def retrieval_command(
 
 
 def _print_retrieval(result: RetrievalResult) -> None:
-    from rich.console import Console
-
+    from diptych.cli.console import SafeConsole as Console
     from diptych.core.metrics.retrieval import LABELS
 
     def cell(x: float | None) -> str:
@@ -311,7 +310,7 @@ def _table(title: str, *columns: str, text_columns: int = 1) -> Table:
 
 
 def _print_sts(result: STSResult) -> None:
-    from rich.console import Console
+    from diptych.cli.console import SafeConsole as Console
 
     ci = f"{result.confidence:.0%} CI"
     overall = _table(
@@ -372,8 +371,7 @@ def _print_sts(result: STSResult) -> None:
 
 
 def _print_association(result: AssociationResult) -> None:
-    from rich.console import Console
-
+    from diptych.cli.console import SafeConsole as Console
     from diptych.core.metrics.resampling import Inference
 
     def cells(i: Inference | None) -> list[str]:
@@ -516,7 +514,7 @@ def pmi_command(
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return
-    from rich.console import Console
+    from diptych.cli.console import SafeConsole as Console
 
     console = Console()
     for stratum in result.strata:

@@ -1,4 +1,8 @@
-"""``diptych plugins``: what is installed and what each plugin registers."""
+"""``diptych plugins``: what is installed and what each plugin registers.
+
+``diptych plugins new`` and ``diptych plugins check``, the plugin author's commands, are in
+:mod:`diptych.cli.plugins_author_cmd`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,10 @@ from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from diptych.cli import plugins_author_cmd
+from diptych.cli.console import SafeConsole as Console
 from diptych.core.plugins import PluginInfo
 from diptych.core.workspace import Workspace
 
@@ -29,22 +34,34 @@ def _registers(info: PluginInfo) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("plugins")
+    plugins_app = typer.Typer(
+        invoke_without_command=True,
+        help="List the installed plugins; scaffold and check your own.",
+    )
+
+    @plugins_app.callback()
     def plugins(
+        ctx: typer.Context,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
-        """List each plugin, its version and the probes, models and annotators it registers."""
+        """List each plugin, its version and the probes, models and annotators it registers;
+        'diptych plugins new' scaffolds a plugin package and 'diptych plugins check' checks
+        one against the plugin contract."""
+        if ctx.invoked_subcommand is not None:
+            return
         # The installed plugins are the environment's, not a workspace's: nothing is opened.
-        registry = Workspace.plugins()
+        registry = Workspace.plugins.registry()
         rows = [
             {
                 "name": info.name,
                 "package": info.distribution,
                 "version": info.version,
+                "api": info.api,
                 "probes": info.probes,
                 "models": info.models,
                 "annotators": info.annotators,
                 "error": info.error,
+                "warning": info.warning,
             }
             for info in registry.plugins
         ]
@@ -54,6 +71,8 @@ def register(app: typer.Typer) -> None:
         table = _table("plugin", "version", "package", "registers", names=("package",))
         for info in registry.plugins:
             registers = f"[red]not loaded: {info.error}[/]" if info.error else _registers(info)
+            if info.warning:
+                registers += f" [yellow](written for plugin API {info.api or 1})[/]"
             table.add_row(info.name, info.version, info.distribution, registers)
         Console().print(table)
         describe = _table("name", "kind", "description")
@@ -72,3 +91,6 @@ def register(app: typer.Typer) -> None:
                 (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else "",
             )
         Console().print(describe)
+
+    plugins_author_cmd.register(plugins_app)
+    app.add_typer(plugins_app, name="plugins")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -16,6 +15,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from diptych.cli.console import SafeConsole as Console
 from diptych.core.workspace import RunRecord
 
 

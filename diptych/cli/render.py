@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 
+from diptych.cli.console import SafeConsole as Console
 from diptych.core.probe import ProbeResult
 from diptych.core.report import fmt
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 
+from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import prepare_output_dir, writing
 from diptych.cli.progress import RichReporter
@@ -150,15 +150,15 @@ def watch(ctx: typer.Context, refused: RunLeasedError, poll: float = 1.0) -> NoR
     console.print(f"watching run {refused.run_id}, held by {refused.holder.describe()}")
     with state(ctx).open_workspace(create=False) as ws:
         last = None
-        while ws.lease(refused.run_id) is not None:
-            counts = ws.counts(refused.run_id)
+        while ws.runs.lease(refused.run_id) is not None:
+            counts = ws.runs.counts(refused.run_id)
             if counts != last:
                 stored = sum(v for k, v in counts.items() if k != "pending")
                 console.print(f"{stored} of {sum(counts.values())} trials stored")
                 last = counts
             time.sleep(poll)
-        run = ws.get_run(refused.run_id)
-        counts = ws.counts(run.id)
+        run = ws.runs.get(refused.run_id)
+        counts = ws.runs.counts(run.id)
     console.print(
         f"run {run.id} {run.status}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     )
@@ -170,12 +170,12 @@ def finish(
 ) -> None:
     if not show and report_dir is None:
         return
-    result = ws.analyze(run.id)
+    result = ws.analysis.analyze(run.id)
     if show:
         print_result(console, result)
     if report_dir is not None:
         with writing(report_dir):
-            path = ws.report(run.id, report_dir, result=result)
+            path = ws.analysis.report(run.id, report_dir, result=result)
         console.print(f"report written to {path}")
 
 
@@ -194,7 +194,7 @@ def _execute(
     except KeyboardInterrupt:
         reporter.stop()
         if reporter.run is not None:
-            counts = ws.counts(reporter.run.id)
+            counts = ws.runs.counts(reporter.run.id)
             finished = counts["done"] + counts["refused"] + counts["failed"]
             console.print(
                 f"interrupted: {finished} of {sum(counts.values())} trials stored; "
@@ -232,9 +232,7 @@ def probe_flags(probe: str, extra: list[str]) -> list[str]:
 
 def register(app: typer.Typer) -> None:
     # Options the command does not know are the probe's own parameters (see probe_flags).
-    @app.command(
-        "run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
-    )
+    @app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def run(
         ctx: typer.Context,
         probe: Annotated[
@@ -291,9 +289,9 @@ def register(app: typer.Typer) -> None:
         # Built before the workspace is opened: a misspelt name or parameter touches nothing.
         if report is not None and not dry_run:
             prepare_output_dir(report, "--report")
-        probe_obj = Workspace.probe(probe, given)
+        probe_obj = Workspace.plugins.probe(probe, given)
         scoped = split_model_params(model, model_param or [])
-        models = [Workspace.model((name, scoped[name])) for name in model]
+        models = [Workspace.plugins.model((name, scoped[name])) for name in model]
         options = RunOptions(
             concurrency=concurrency,
             retry=RetryPolicy(
@@ -307,11 +305,11 @@ def register(app: typer.Typer) -> None:
         )
         if dry_run:
             with state(ctx).open_workspace(create=True) as ws:
-                print_estimate(Console(soft_wrap=True), ws.plan(probe_obj, models))
+                print_estimate(Console(soft_wrap=True), ws.runs.plan(probe_obj, models))
             return
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
-            return ws.run_sync(probe_obj, models, options=options, reporter=reporter)
+            return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
 
         try:
             record, ws, console = _execute(ctx, go, quiet, create=True)
@@ -341,6 +339,15 @@ def register(app: typer.Typer) -> None:
         watch_run: WatchOption = False,
         executor: ExecutorOption = "local",
         ray_address: RayAddressOption = None,
+        same_build: Annotated[
+            bool,
+            typer.Option(
+                "--same-build",
+                help="Refuse to continue on another backend build (e.g. llama.cpp compiled "
+                "for other CPU features) than the one the stored results came from; without "
+                "it such a resume warns in one line and mixes the builds.",
+            ),
+        ] = False,
     ) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
         if report is not None:
@@ -354,10 +361,11 @@ def register(app: typer.Typer) -> None:
             wait=wait,
             executor=executor,
             ray_address=ray_address,
+            same_build=same_build,
         )
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
-            return ws.resume_sync(run_id, options=options, reporter=reporter)
+            return ws.runs.resume_sync(run_id, options=options, reporter=reporter)
 
         try:
             record, ws, console = _execute(ctx, go, quiet, create=False)

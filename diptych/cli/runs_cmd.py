@@ -10,12 +10,13 @@ from typing import Annotated, Literal
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, prepare_output_dir, writing
 from diptych.cli.render import print_result
+from diptych.core.builds import mixed_builds_note
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
@@ -85,7 +86,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List the runs in the workspace."""
         with state(ctx).open_workspace() as ws:
-            summaries = ws.runs()
+            summaries = ws.runs.list()
         if as_json:
             listing = [
                 {
@@ -114,12 +115,12 @@ def register(app: typer.Typer) -> None:
         """Show a run: parameters, models, outcomes, labels and its headline figures."""
         console = Console()
         with state(ctx).open_workspace() as ws:
-            detail = ws.show(run_id)
+            detail = ws.runs.show(run_id)
             run, counts = detail.run, detail.counts
             console.print(
                 f"[bold]{run.id}[/]  probe {run.probe} v{run.probe_version}  status {run.status}"
             )
-            holder = ws.lease(run.id)
+            holder = ws.runs.lease(run.id)
             if holder is not None:
                 console.print(f"being run by {holder.describe()}")
             elif run.status == "stale":
@@ -132,12 +133,19 @@ def register(app: typer.Typer) -> None:
                     f"model {m['model_id']}: {m['name']} version {m['version']} "
                     f"params {json.dumps(m['params'], sort_keys=True)}"
                 )
+            for model_id, builds in detail.builds.items():
+                for i, build in enumerate(builds):
+                    said = f"build of {model_id}: " if i == 0 else "  then: "
+                    console.print(said + build, markup=False, soft_wrap=True)
+            note = mixed_builds_note(detail.builds)
+            if note is not None:
+                console.print(note, style="yellow", markup=False)
             console.print("trials: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
             console.print(
                 "labels: " + (", ".join(f"{k} {v}" for k, v in detail.labels.items()) or "none")
             )
             if counts["done"]:
-                result = ws.analyze(
+                result = ws.analysis.analyze(
                     run.id, label_policy=label_policy, calibration_subset=calibration_subset
                 )
                 print_result(console, result, tables=False)
@@ -156,11 +164,11 @@ def register(app: typer.Typer) -> None:
             check_output_file(out, "--out")
         with state(ctx).open_workspace() as ws:
             if out is None:
-                ws.export(run_id, fmt, sys.stdout)
+                ws.runs.export(run_id, fmt, sys.stdout)
                 return
-            run = ws.get_run(run_id)
+            run = ws.runs.get(run_id)
             with writing(out):
-                ws.export(run.id, fmt, out)
+                ws.runs.export(run.id, fmt, out)
 
     @app.command("report")
     def report(
@@ -195,12 +203,15 @@ def register(app: typer.Typer) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
         directory."""
         with state(ctx).open_workspace() as ws:
-            runs = [ws.get_run(r).id for r in run_ids]
+            runs = [ws.runs.get(r).id for r in run_ids]
             target = out or Path(f"diptych-report-{runs[0]}")
             prepare_output_dir(target, "--out")
             with writing(target):
-                path = ws.report(
-                    runs, target, label_policy=label_policy, formats=formats,
+                path = ws.analysis.report(
+                    runs,
+                    target,
+                    label_policy=label_policy,
+                    formats=formats,
                     draft_with=draft_with,
                 )
         typer.echo(f"report written to {path}")

@@ -123,9 +123,17 @@ class Model:
         call, in a worker thread, and only when some trial must actually run — so a run whose
         trials are all cached never pays for it. Raise ModelLoadError on failure."""
 
+    def build(self) -> str | None:
+        """The backend build that computes the answers, where it changes their last digits
+        (llama.cpp: its version and the CPU features its kernels use); None where it does not
+        vary by machine. Stored with every result as ``build``: a run whose results came from
+        several builds says so, and resuming on another build warns first."""
+        return None
+
     def provenance(self) -> dict[str, Any]:
         """Facts stored with every result: model id, version, backend versions, device."""
-        return {"model": self.name, "version": self.version}
+        build = self.build()
+        return {"model": self.name, "version": self.version, **({"build": build} if build else {})}
 
     async def aclose(self) -> None:
         """Release what the model holds (sessions, servers, GPU memory)."""

@@ -13,12 +13,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from diptych.core.capabilities import Sampling
 from diptych.core.errors import InputFileError
 from diptych.core.trials import sha256_hex
+from diptych.core.yaml_input import load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -33,8 +33,7 @@ def data_path(name: str) -> Path:
 
 @lru_cache(maxsize=64)
 def _read_yaml(path: Path, mtime: float) -> Any:
-    with path.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+    return load_yaml(path)
 
 
 def load_data(name: str, schema: type[M]) -> M:
@@ -51,15 +50,8 @@ def load_data(name: str, schema: type[M]) -> M:
 
 @lru_cache(maxsize=128)
 def _validated(path: Path, mtime: float, schema: type[M]) -> M:
-    try:
-        raw = _read_yaml(path, mtime)
-    except FileNotFoundError as error:
-        raise InputFileError(f"data file {path} is missing; reinstall diptych") from error
-    except yaml.YAMLError as error:
-        raise InputFileError(f"{path} is not valid YAML: {error}".replace("\n", " ")) from error
-    except UnicodeDecodeError as error:
-        # A user's override saved in another encoding (or not text at all).
-        raise InputFileError(f"{path} is not UTF-8 text: {error}; save it as UTF-8") from error
+    # A malformed file (a user's override: not UTF-8, a duplicate key, too deep) is one line.
+    raw = _read_yaml(path, mtime)
     try:
         return schema.model_validate(raw)
     except ValidationError as error:

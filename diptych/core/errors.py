@@ -31,6 +31,11 @@ class InputFileError(UsageError):
     """An input file (labels, responses, corpus) is missing or malformed."""
 
 
+class MixedBuildError(UsageError):
+    """Resuming a run on another backend build than the one its stored results came from,
+    with ``--same-build``."""
+
+
 class StoreError(DiptychError):
     """The workspace cannot be opened or is not one this version can read."""
 

@@ -9,6 +9,10 @@ the ``diptych`` entry-point group in its package metadata::
 Each ``register_*`` hook receives a ``register`` callback and calls it once per class it
 provides; the host validates what it receives, so a plugin cannot hand back the wrong shape.
 diptych's own probes, models and annotators are registered the same way.
+
+The plugin API is versioned (:mod:`diptych.core.plugin_api`): a plugin module declares the
+version it was written for, ``DIPTYCH_PLUGIN_API = 2``, and each hook below says since which
+version it exists.
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ def register_probes(register: Callable[[type[Probe]], None]) -> None:
         ``analyze()``.
 
     Called once, when plugins are loaded. A name registered twice is an error naming both
-    plugins.
+    plugins. A probe that builds on earlier runs overrides ``bind(runs)``: since plugin API 2
+    it receives a read-only :class:`~diptych.core.lookup.RunLookup` (under API 1, the Store).
+
+    Since plugin API 1.
     """
 
 
@@ -53,6 +60,8 @@ def register_models(register: Callable[[type[Model]], None]) -> None:
     Import the model's SDK inside ``__init__`` (not at module level) and raise
     :class:`diptych.errors.MissingDependencyError` when it is absent, so that listing plugins
     never needs every SDK installed.
+
+    Since plugin API 1.
     """
 
 
@@ -63,6 +72,8 @@ def register_annotators(register: Callable[[type[Model]], None]) -> None:
     :param register: call ``register(AnnotatorClass)`` for each annotator; the class follows the
         same contract as a model class and implements
         :meth:`diptych.core.capabilities.PersonAnnotator.annotate`.
+
+    Since plugin API 1.
     """
 
 
@@ -80,4 +91,6 @@ def report_sections(probe: Probe, run: RunView, result: ProbeResult) -> list[Sec
     Called once per run each time a report is written; every plugin's sections appear, in
     plugin order, under the run's probe like the report's own. Sections must not write to the
     store.
+
+    Since plugin API 1.
     """

@@ -3,7 +3,9 @@
 Built-in plugins come through the same ``diptych`` entry-point group as third-party ones.
 ``DIPTYCH_PLUGINS=a,b`` restricts loading to the entry points named ``a`` and ``b``. A plugin
 that fails to import or to register is reported in one warning line (logger ``diptych``) and
-skipped; the host carries on with the rest.
+skipped; the host carries on with the rest. Each third-party plugin's declared plugin API
+version is checked first (:mod:`diptych.core.plugin_api`): an older compatible one loads with one
+warning line naming what changed, an incompatible one is refused with one line.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, TypeVar
 import pluggy
 from pydantic import BaseModel, ValidationError
 
-from diptych.core import hookspecs
+from diptych.core import hookspecs, plugin_api
 from diptych.core.capabilities import Capability, Model
 from diptych.core.errors import ParameterError, UnknownPluginError
 from diptych.core.probe import Probe
@@ -39,6 +41,10 @@ class PluginInfo:
     models: list[str] = field(default_factory=list)
     annotators: list[str] = field(default_factory=list)
     error: str | None = None
+    #: The plugin API version it was written for (None: it declares none).
+    api: int | None = None
+    #: The one-line warning of a plugin written for an older plugin API.
+    warning: str | None = None
 
 
 @dataclass
@@ -131,12 +137,18 @@ def load_plugins(*, reload: bool = False) -> Registry:
         info = PluginInfo(name=ep.name, distribution=dist, version=version)
         try:
             plugin = ep.load()
+            _check_api(info, plugin, builtin=dist == "diptych")
             pm.register(plugin, name=ep.name)
             _collect(registry, info, pm)
+            _warn(info)
+        except plugin_api.PluginAPIError as error:
+            # The refusal is its own whole line: the plugin, its version and what to change.
+            info.error = str(error)
+            log.warning("%s", info.error)
         # A third-party plugin may fail in any way while importing or registering; the host
         # names it and goes on, which is the whole point of isolating plugins.
         except Exception as error:  # noqa: BLE001
-            info.error = f"{type(error).__name__}: {error}"
+            info.error, info.warning = f"{type(error).__name__}: {error}", None
             log.warning(
                 "plugin '%s' (%s) was not loaded: %s", ep.name, dist or ep.value, info.error
             )
@@ -150,16 +162,41 @@ def load_plugins(*, reload: bool = False) -> Registry:
     return registry
 
 
+def _check_api(info: PluginInfo, plugin: object, *, builtin: bool) -> None:
+    """Record the plugin's API version; warn about an older one, raise for an incompatible one.
+    diptych's own plugins ship with the host: they are current whatever they declare."""
+    declared = plugin_api.declared(plugin)
+    info.api = declared if isinstance(declared, int) else None
+    if builtin:
+        info.api = plugin_api.PLUGIN_API
+        return
+    info.warning = plugin_api.check(
+        plugin, name=info.name, distribution=info.distribution, version=info.version
+    )
+
+
+def _warn(info: PluginInfo) -> None:
+    """The one line about a plugin written for an older plugin API, once it has loaded (a
+    plugin that fails to load gets the line of its failure instead)."""
+    if info.warning:
+        log.warning("%s", info.warning)
+
+
 _extra: dict[str, object] = {}
 
 
 def _add(name: str, plugin: object) -> None:
     assert _pm is not None and _registry is not None
     info = PluginInfo(name=name, distribution="", version="")
+    # A plugin registered by hand (a test, a notebook) is checked only when it declares a
+    # version: ad-hoc hook objects have no module to declare one in.
+    if plugin_api.declared(plugin) is not None:
+        _check_api(info, plugin, builtin=False)
     _pm.register(plugin, name=name)
     try:
         _pm.check_pending()
         _collect(_registry, info, _pm)
+        _warn(info)
     except BaseException:
         # Leave the host as it was: a plugin that cannot register is not half-registered.
         _pm.unregister(name=name)
@@ -230,6 +267,12 @@ def parse_params(schema: type[P], given: dict[str, Any] | Sequence[str] | None, 
             origin = getattr(field_info.annotation, "__origin__", None) if field_info else None
             if origin in (list, tuple) or "list[" in str(field_info and field_info.annotation):
                 values[key] = [v.strip() for v in value.split(",") if v.strip()]
+                if not values[key]:
+                    # ``-p masculine=`` would otherwise run with that side silently dropped.
+                    raise ParameterError(
+                        f"parameter '{key}' for {owner} is empty; name at least one value "
+                        "(comma-separated) or leave it out for the default"
+                    )
             else:
                 values[key] = value
     try:

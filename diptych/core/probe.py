@@ -3,13 +3,15 @@
 A probe turns one published method into trials (``plan``), turns a model's raw answers into
 labels for its subjects where the model labels its own output (``self_labels``), scores a
 finished run (``analyze``) and, where its method compares runs, compares two (``compare``). It
-reads a run through its :class:`~diptych.core.runview.RunView`. Class attributes describe it;
-the first docstring line is its description in ``diptych plugins``.
+reads a run through its :class:`~diptych.core.runview.RunView` and, where it builds on what the
+workspace holds, the workspace through the read-only :class:`~diptych.core.lookup.RunLookup`
+its ``bind`` receives; it never holds the store. Class attributes describe it; the first
+docstring line is its description in ``diptych plugins``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,8 +23,8 @@ from diptych.core.labels import Label
 from diptych.core.trials import Subject, TrialSpec
 
 if TYPE_CHECKING:
+    from diptych.core.lookup import RunLookup
     from diptych.core.runview import RunView
-    from diptych.core.store import Store
 
 
 __all__ = ["Figure", "Label", "Probe", "ProbeResult", "ReviewFlag", "Table"]
@@ -53,18 +55,41 @@ class Table:
     terminal_columns: dict[str, str] | None = None
 
 
-@dataclass
 class Figure:
-    """A figure of the analysis: PNG bytes, written by the report as ``figures/<name>.png``."""
+    """A figure of the analysis: PNG bytes, written by the report as ``figures/<name>.png``.
 
-    name: str
-    title: str
-    png: bytes = field(repr=False, default=b"")
-    caption: str = ""
+    ``draw`` renders the bytes when they are first read (then kept): drawing is most of an
+    analysis' time, and an HTML report that shows the same numbers as its own chart never
+    reads them. ``alt`` is the text alternative, every number the figure shows; ``table`` the
+    title of the result's table that holds those numbers, for a report that charts it."""
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        png: bytes = b"",
+        caption: str = "",
+        *,
+        draw: Callable[[], bytes] | None = None,
+        alt: str = "",
+        table: str = "",
+    ) -> None:
+        self.name, self.title, self.caption = name, title, caption
+        self.alt, self.table = alt, table
+        self._png, self._draw = png, draw
+
+    @property
+    def png(self) -> bytes:
+        if not self._png and self._draw is not None:
+            self._png, self._draw = self._draw(), None
+        return self._png
 
     @property
     def path(self) -> str:
         return f"figures/{self.name}.png"
+
+    def __repr__(self) -> str:
+        return f"Figure(name={self.name!r}, title={self.title!r})"
 
 
 @dataclass
@@ -114,11 +139,30 @@ class Probe:
             raise NotImplementedError(f"{self.name} must say which capability its mode needs")
         return next(iter(self.capabilities))
 
-    def bind(self, store: Store) -> Probe:
+    def bind(self, runs: RunLookup) -> Probe:
         """The probe ready to plan in this workspace. A probe that builds on an earlier run
-        (e.g. re-testing the most biased identities of ``from_run``) reads it here and returns
-        itself with the choice recorded in its parameters; the default needs nothing."""
+        (e.g. re-testing the most biased identities of ``from_run``) reads it through ``runs``
+        — read-only: a run's view by id, the runs of a probe, calibrations — and returns a probe
+        whose parameters record what it chose; the default needs nothing and returns itself.
+
+        Called before every plan (a dry run's too) and before a stored run is scored again, so
+        it writes nothing: images the trials name come from :meth:`input_blobs`."""
         return self
+
+    def input_blobs(self) -> Iterable[bytes]:
+        """The bytes of every input the trials name by content (``{"blob": sha}`` in a payload,
+        the sha256 of these bytes) that the probe brings along, such as the PAIRS photos or a
+        local dataset's images. The engine puts them in the workspace's blob store when a run
+        starts, before the first trial is asked (a blob stored already is not written again);
+        a dry run stores none. Called on the bound probe; the default brings none."""
+        return ()
+
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        """Every headline figure name (a key of ``ProbeResult.numbers``) the analysis of a run
+        of this probe with ``n_models`` models can give, so that an audit's gates are checked
+        before the first run; None where the probe does not say (a gate on one of its figures
+        is then checked against the last recorded run, or when its gates are decided)."""
+        return None
 
     def plan(self) -> Iterator[TrialSpec]:
         """Every trial, in a deterministic order, with its subjects."""

@@ -1,8 +1,11 @@
-"""A read-only view of one run: everything a probe reads to score it or flag it for review.
+"""Read-only views of the workspace: everything a probe reads to score a run or flag it for review.
 
-Handed to ``Probe.analyze``, ``Probe.review_flags``, ``Probe.compare`` and the report, so that a
-probe reads the run's trials, results, subjects, labels, flags, the blobs they name and the
-annotators' calibrations through one object and never opens the store itself.
+:class:`RunView` is one run. It is handed to ``Probe.analyze``, ``Probe.review_flags``,
+``Probe.compare`` and the report, so that a probe reads the run's trials, results, subjects,
+labels, flags, the blobs they name and the annotators' calibrations through one object and never
+opens the store itself. :class:`StoreLookup` is the workspace's
+:class:`~diptych.core.lookup.RunLookup` — any run by id, the runs of a probe, calibrations —
+which ``Probe.bind`` receives and ``RunView.lookup`` carries.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from diptych.core.trials import Subject
 
 @dataclass
 class RunView:
-    store: Store
+    """One run, read-only: built by the core (``RunView(store, run)``), read by a probe."""
+
+    #: The core's handle on the workspace; a probe reads through the methods below.
+    _store: Store
     run: RunRecord
     #: How a probe that scores people by annotators' labels takes them (core/labels.py); None
     #: leaves it to the probe (its default is "mixed").
@@ -37,11 +43,11 @@ class RunView:
 
     @cached_property
     def trials(self) -> list[TrialRow]:
-        return self.store.trials(self.run.id)
+        return self._store.trials(self.run.id)
 
     @cached_property
     def results(self) -> dict[str, ResultRecord]:
-        return self.store.run_results(self.run.id)
+        return self._store.run_results(self.run.id)
 
     def result(self, trial: TrialRow) -> ResultRecord | None:
         return self.results.get(trial.key)
@@ -51,7 +57,7 @@ class RunView:
         """Each trial's subjects (by trial index) in the order the probe planned them."""
         return {
             idx: [Subject(position, meta) for position, meta in subjects]
-            for idx, subjects in self.store.subjects_by_trial(self.run.id).items()
+            for idx, subjects in self._store.subjects_by_trial(self.run.id).items()
         }
 
     def subjects(self, trial: TrialRow) -> list[Subject]:
@@ -59,22 +65,65 @@ class RunView:
 
     def labels(self, annotator: str | None = None) -> list[SubjectLabel]:
         """Every stored label of the run's subjects (of one annotator, if named)."""
-        return self.store.labels(self.run.id, annotator)
+        return self._store.labels(self.run.id, annotator)
 
     def flags(self, reason: str | None = None) -> list[dict[str, Any]]:
         """The run's stored review flags (of one reason, if named)."""
-        return self.store.flags(self.run.id, reason)
+        return self._store.flags(self.run.id, reason)
+
+    def notes(self) -> list[dict[str, Any]]:
+        """Reviewers' notes on the run's people (``trial_idx``, ``position``, ``annotator``,
+        ``note``), labelled or not."""
+        return self._store.notes(self.run.id)
 
     def latest_calibration(self, annotator: str) -> CalibrationRecord | None:
         """The most recent error profile of ``annotator`` (``diptych calibrate``), if any."""
-        return self.store.latest_calibration(annotator)
+        return self._store.latest_calibration(annotator)
 
     def blob(self, sha: str) -> bytes:
         """The bytes of a blob a result names (a generated image, a long text)."""
-        return self.store.get_blob(sha)
+        return self._store.get_blob(sha)
 
     def status_counts(self) -> dict[str, int]:
-        return self.store.status_counts(self.run.id)
+        return self._store.status_counts(self.run.id)
 
     def model_ids(self) -> list[str]:
         return [m["model_id"] for m in self.run.models]
+
+    def subject_rows(self) -> list[dict[str, Any]]:
+        """Every subject of the run in plan order, with its trial and the trial's outcome: each
+        row holds ``subject_id`` (what a label's ``subject_id`` names), ``trial_idx``,
+        ``position``, ``meta``, ``model_id``, ``trial_meta``, ``status`` (``pending`` while the
+        trial has no result) and ``blob`` (the result's blob, e.g. the generated image)."""
+        return self._store.run_subjects(self.run.id)
+
+    @property
+    def lookup(self) -> StoreLookup:
+        """The workspace this run is in, read-only (a :class:`~diptych.core.lookup.RunLookup`):
+        for a score that needs another run, such as the generation run of a retrieval run."""
+        return StoreLookup(self._store, chroma_url=self.chroma_url)
+
+    @property
+    def collections_path(self) -> str | None:
+        """Where a probe keeps vector collections of this workspace
+        (:func:`diptych.core.vectors.open_collection`); None when the workspace is open
+        read-only, so that the vectors stay in memory."""
+        return None if self._store.read_only else str(self._store.path)
+
+
+class StoreLookup:
+    """The :class:`~diptych.core.lookup.RunLookup` of one open workspace: what the engine hands
+    ``Probe.bind`` and every :class:`RunView` carries. It reads the store and never writes."""
+
+    def __init__(self, store: Store, *, chroma_url: str | None = None) -> None:
+        self._store = store
+        self._chroma_url = chroma_url
+
+    def run(self, run_id: str) -> RunView:
+        return RunView(self._store, self._store.get_run(run_id), chroma_url=self._chroma_url)
+
+    def runs(self, probe: str | None = None) -> list[RunRecord]:
+        return [r for r in self._store.list_runs() if probe is None or r.probe == probe]
+
+    def latest_calibration(self, annotator: str) -> CalibrationRecord | None:
+        return self._store.latest_calibration(annotator)

@@ -6,6 +6,7 @@ matplotlib is imported only when a figure is drawn: planning and running never n
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,6 +23,12 @@ def png(fig: MplFigure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     return buffer.getvalue()
+
+
+def png_later(fig: MplFigure) -> Callable[[], bytes]:
+    """``fig`` drawn as PNG bytes when the caller first asks (``Figure(draw=...)``): most
+    reports show the numbers as their own charts and never need the drawing."""
+    return lambda: png(fig)
 
 
 def new_figure(width: float, height: float) -> MplFigure:

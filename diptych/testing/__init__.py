@@ -9,12 +9,20 @@
 * :class:`FakeOpenAIServer` (:mod:`diptych.testing.fake_openai`): a loopback fake of the
   OpenAI API, for plugins that talk to OpenAI-compatible services.
 * :func:`free_port`: a loopback port nothing listens on, for a server a test starts itself.
+* The drills (:mod:`diptych.testing.drills`, imported on their own): faults, kills, damaged
+  blobs and a full disk, run against the engine from outside; ``diptych doctor drill`` runs them.
+* :mod:`diptych.testing.pytest`: the pytest plugin whose fixtures (``diptych_workspace``,
+  ``scripted_model``, ``fake_openai``, ``run_probe``, ``assert_round_trip``) diptych's own tests
+  and a scaffolded plugin's tests use.
+* :mod:`diptych.testing.contract`: the contract every plugin keeps, one expectation at a time
+  (``diptych plugins check``).
 """
 
 from __future__ import annotations
 
 import socket
 
+from diptych.core.plugin_api import PLUGIN_API
 from diptych.testing.fake_openai import (
     CONTENT_POLICY_MESSAGE,
     ChatRequest,
@@ -40,8 +48,12 @@ from diptych.testing.scripted import (
     register_probes,
 )
 
+#: The scripted plugin is written for the plugin API of the diptych it ships with.
+DIPTYCH_PLUGIN_API = PLUGIN_API
+
 __all__ = [
     "CONTENT_POLICY_MESSAGE",
+    "DIPTYCH_PLUGIN_API",
     "SCRIPTED_MODELS",
     "ChatRequest",
     "FakeOpenAIServer",

@@ -76,7 +76,7 @@ class DiptychApp(App[None]):
         self.sub_title = str(store_path)
         # Plugins load here, on the UI thread, once: worker threads that plan, estimate and
         # run then only read the registry, and never race to load it.
-        Workspace.plugins()
+        Workspace.plugins.registry()
 
     # --- runs -----------------------------------------------------------------------------
 

@@ -98,6 +98,8 @@ class AnalysisReady(Message):
     flagged: int
     result: ProbeResult | None
     error: str | None = None
+    #: Said when the run's results came from more than one backend build.
+    builds_note: str | None = None
 
 
 @dataclass

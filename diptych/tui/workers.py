@@ -19,6 +19,7 @@ from typing import Any
 
 from textual.message import Message
 
+from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
 from diptych.tui.jobs import ActiveRuns, JobControl, RunRequest
@@ -76,16 +77,18 @@ def execute_job(
         with Workspace.open(store_path) as ws:
             start: Callable[[], Awaitable[RunRecord]]
             if request.resume is not None:
-                fingerprint = ws.get_run(request.resume).fingerprint
+                fingerprint = ws.runs.get(request.resume).fingerprint
                 start = partial(
-                    ws.resume, request.resume, options=request.options(), reporter=reporter
+                    ws.runs.resume, request.resume, options=request.options(), reporter=reporter
                 )
             else:
                 # Built once, here, in the thread that runs them.
-                probe = ws.probe(request.probe, list(request.probe_params))
-                models = [ws.model((name, list(params))) for name, params in request.models]
-                fingerprint = ws.fingerprint(probe, models)
-                start = partial(ws.run, probe, models, options=request.options(), reporter=reporter)
+                probe = ws.plugins.probe(request.probe, list(request.probe_params))
+                models = [ws.plugins.model((name, list(params))) for name, params in request.models]
+                fingerprint = ws.runs.fingerprint(probe, models)
+                start = partial(
+                    ws.runs.run, probe, models, options=request.options(), reporter=reporter
+                )
             if not active.claim(fingerprint):
                 post(JobEnded(job_id, run_id, "error", error="this run is already running"))
                 return
@@ -95,12 +98,12 @@ def execute_job(
                 if run_id is None:
                     post(JobEnded(job_id, None, outcome))
                     return
-                record = ws.get_run(run_id)
+                record = ws.runs.get(run_id)
                 if outcome == "stopped" and record.status == "running":
                     # A cancel that landed during the engine's own clean-up (while it awaited
                     # a model's client closing) left the run stored as running.
-                    record = ws.finish(run_id)
-                post(JobEnded(job_id, run_id, outcome, record.status, ws.counts(run_id)))
+                    record = ws.runs.finish(run_id)
+                post(JobEnded(job_id, run_id, outcome, record.status, ws.runs.counts(run_id)))
             finally:
                 active.release(fingerprint)
     except DiptychError as error:
@@ -141,20 +144,22 @@ def load_runs(store_path: Path) -> list[RunSummary]:
     """Every run of the workspace with its outcome counts and the number of people flagged
     for review (as the Review screen counts them: a flag on an output lands on each person)."""
     with Workspace.open(store_path) as ws:
-        return [replace(row, flagged=ws.flagged_people(row.run.id)) for row in ws.runs()]
+        return [
+            replace(row, flagged=ws.review.flagged_people(row.run.id)) for row in ws.runs.list()
+        ]
 
 
 def last_request(store_path: Path) -> dict[str, Any] | None:
     """The last run asked for in this workspace (probe, parameters, models), if any."""
     with Workspace.open(store_path) as ws:
-        return ws.last_request()
+        return ws.preferences.last_request()
 
 
 def remember_request(store_path: Path, request: RunRequest) -> None:
     """Remember a new run's probe, parameters and models for the next New-run form."""
     with Workspace.open(store_path) as ws:
         if not ws.read_only:
-            ws.remember_request(request.probe, request.probe_params, request.models)
+            ws.preferences.remember_request(request.probe, request.probe_params, request.models)
 
 
 def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
@@ -162,23 +167,24 @@ def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
     price."""
     with Workspace.open(store_path) as ws:
         models = [(name, list(params)) for name, params in request.models]
-        return ws.plan(request.probe, models, params=list(request.probe_params))
+        return ws.runs.plan(request.probe, models, params=list(request.probe_params))
 
 
 def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
     """The probe's analysis of a stored run, with its counts and flags."""
     with Workspace.open(store_path) as ws:
-        run = ws.get_run(run_id)
-        counts = ws.counts(run.id)
-        flagged = len(ws.flags(run.id))
+        run = ws.runs.get(run_id)
+        counts = ws.runs.counts(run.id)
+        flagged = len(ws.review.flags(run.id))
+        mixed = mixed_builds_note(ws.runs.builds(run.id))
         try:
-            result = ws.analyze(run.id)
+            result = ws.analysis.analyze(run.id)
         except DiptychError as error:
-            return AnalysisReady(run, counts, flagged, None, str(error))
-        return AnalysisReady(run, counts, flagged, result)
+            return AnalysisReady(run, counts, flagged, None, str(error), mixed)
+        return AnalysisReady(run, counts, flagged, result, builds_note=mixed)
 
 
 def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:
     """Write ``report.md``, ``report.json`` and the figures of a run; return the Markdown path."""
     with Workspace.open(store_path) as ws:
-        return ws.report(run_id, out_dir)
+        return ws.analysis.report(run_id, out_dir)

@@ -116,7 +116,7 @@ def test_the_agents_calls_are_charged_and_a_budget_they_exhaust_stops_the_sessio
     agent.enqueue(*(proposals(pair) for pair in ROUNDS))  # type: ignore[attr-defined]
     report = search_identities(
         ws,
-        ws.model("scripted-likelihood"),
+        ws.plugins.model("scripted-likelihood"),
         agent,
         IdentitySettings(
             allow_new=True,
@@ -138,10 +138,10 @@ def test_the_agents_calls_are_charged_and_a_budget_they_exhaust_stops_the_sessio
 
 
 def test_patience_zero_runs_every_round_and_n_stops_after_n_quiet_rounds(ws, embedder) -> None:
-    target = ws.model("scripted-likelihood")
+    target = ws.plugins.model("scripted-likelihood")
     calls = {}
     for patience in (0, 1, 2):
-        agent = ws.model("scripted-chat")
+        agent = ws.plugins.model("scripted-chat")
         agent.enqueue(*(proposals(pair) for pair in ROUNDS))
         report = search_identities(
             ws,
@@ -176,8 +176,8 @@ def test_an_old_session_resumes_with_patience_for_its_early_stop() -> None:
 
 
 def test_unscored_pairs_run_later_and_memory_is_per_target(ws, embedder) -> None:
-    priced = ws.model(("scripted-likelihood", {"price_per_call": 1.0}))
-    agent = ws.model("scripted-chat")
+    priced = ws.plugins.model(("scripted-likelihood", {"price_per_call": 1.0}))
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(proposals(("astronaut", "florist")))
     first = search_identities(
         ws,
@@ -208,7 +208,7 @@ def test_unscored_pairs_run_later_and_memory_is_per_target(ws, embedder) -> None
     )
     assert [p.reason for p in third.rejected] == ["already proposed (exact: m2:r0p0)"]
     # ... but not on another target (another version of the model answers differently).
-    other = ws.model(("scripted-likelihood", {"version": "2"}))
+    other = ws.plugins.model(("scripted-likelihood", {"version": "2"}))
     agent.enqueue(proposals(("astronaut", "florist")))
     fourth = search_identities(
         ws,
@@ -221,12 +221,12 @@ def test_unscored_pairs_run_later_and_memory_is_per_target(ws, embedder) -> None
 
 
 def test_only_measured_outcomes_are_shown_and_rejections_as_what_to_avoid(ws, embedder) -> None:
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(
         proposals(("astronaut", "florist"), ("fireman", "nanny"), ("welder", "doula")),
         proposals(("pilot", "midwife")),
     )
-    target = ws.model(("scripted-likelihood", {"refuse_containing": "welder"}))
+    target = ws.plugins.model(("scripted-likelihood", {"refuse_containing": "welder"}))
     report = search_identities(
         ws,
         target,

@@ -63,7 +63,9 @@ def _partners() -> dict[str, list[str]]:
 
 def test_measure_claims_reads_the_expected_stereo_over_partners_and_templates(ws) -> None:
     # pilot is read P(she) = 0.3, typist 0.8, in every prompt that asks about them.
-    target = ws.model(("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}}))
+    target = ws.plugins.model(
+        ("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}})
+    )
     templates = paraphrases("likelihood_paired", "search")[:3]
     budget = Budget()
     got = measure_claims(
@@ -94,14 +96,16 @@ def test_measure_claims_reads_the_expected_stereo_over_partners_and_templates(ws
     prompts = [c["prompt"] for c in target.history]
     assert len(prompts) == 72 == len(set(prompts))
     for key, run_id in got.runs.items():
-        params = ws.get_run(run_id).params
+        params = ws.runs.get(run_id).params
         tid = key.split(":")[0]
         assert params["paired_template"] == next(t.text for t in templates if t.id == tid)
         assert params["samples_paired"] == 1
 
 
 def test_one_template_or_one_partner_never_decides(ws) -> None:
-    target = ws.model(("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}}))
+    target = ws.plugins.model(
+        ("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}})
+    )
     got = measure_claims(
         ws,
         "pst-text",
@@ -189,7 +193,7 @@ def test_benjamini_hochberg_over_every_identity_of_every_scored_proposal_decides
 
 
 def _agent_proposing(ws, *pairs: tuple[str, str]):
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(
         json.dumps(
             {
@@ -207,7 +211,7 @@ def test_heldout_on_the_other_side_is_not_confirmed(ws, embedder) -> None:
     # welder and doula are stereotyped as claimed in the search paraphrases; every held-out
     # paraphrase flips them (a factor of -1 on their distance from 0.5).
     flips = dict.fromkeys(("answered that", "thinks that", "replies that", "announces that"), -1.0)
-    target = ws.model(
+    target = ws.plugins.model(
         (
             "scripted-likelihood",
             {"p_feminine": {"welder": 0.2, "doula": 0.8}, "noise": 0.02, "interventions": flips},
@@ -224,7 +228,7 @@ def test_heldout_on_the_other_side_is_not_confirmed(ws, embedder) -> None:
     assert p.status == "not confirmed" and p.reason and p.reason.count("other side") == 2
     assert p.q_value == 1.0
     # The held-out test used partners and paraphrases the search never saw.
-    params = {k: ws.get_run(v).params for k, v in p.runs.items()}
+    params = {k: ws.runs.get(v).params for k, v in p.runs.items()}
     search = [v for k, v in params.items() if k.startswith("search")]
     held = [v for k, v in params.items() if k.startswith("heldout")]
     assert not {v["paired_template"] for v in search} & {v["paired_template"] for v in held}
@@ -245,7 +249,7 @@ def test_heldout_on_the_other_side_is_not_confirmed(ws, embedder) -> None:
 
 
 def test_the_scripted_target_reads_the_person_its_last_sentence_names(ws) -> None:
-    model = ws.model(
+    model = ws.plugins.model(
         (
             "scripted-likelihood",
             {
@@ -260,6 +264,6 @@ def test_the_scripted_target_reads_the_person_its_last_sentence_names(ws) -> Non
     # An intervention halves the distance from 0.5; a person planted nowhere is at 0.5.
     assert model.planted_p_feminine("Be fair. " + scene + "The nurse says that") == 0.7
     assert model.planted_p_feminine("One chef. The chef says that") == 0.5
-    noisy = ws.model(("scripted-likelihood", {"p_feminine": {}, "noise": 0.1}))
+    noisy = ws.plugins.model(("scripted-likelihood", {"p_feminine": {}, "noise": 0.1}))
     values = {noisy.planted_p_feminine(f"One x{i}. The x{i} says that") for i in range(50)}
     assert all(0.4 <= v <= 0.6 for v in values) and len(values) == 50

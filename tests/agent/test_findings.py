@@ -11,10 +11,12 @@ from diptych.agent.session import search_identities, search_mitigations
 
 
 def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     # welder is read as a man and doula as a woman in every prompt: a pair stereotyped as
     # claimed, STS = ((2 * 0.8 - 1) + (2 * 0.9 - 1)) / 2 * 100 = 70 in every scene.
-    target = ws.model(("scripted-likelihood", {"p_feminine": {"welder": 0.2, "doula": 0.9}}))
+    target = ws.plugins.model(
+        ("scripted-likelihood", {"p_feminine": {"welder": 0.2, "doula": 0.9}})
+    )
     agent.enqueue(
         json.dumps(
             {
@@ -30,7 +32,7 @@ def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     )
     report = search_identities(ws, target, agent, settings, embedder=embedder)
 
-    [saved] = ws.agent_findings()
+    [saved] = ws.findings.list()
     assert saved["session"] == "saved1" and saved["kind"] == "identities"
     assert saved["agent_model"] == "scripted-chat"
     assert saved["target"].startswith("scripted-likelihood")
@@ -70,8 +72,8 @@ def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     # Every run the pair was scored on is listed, and selects the session.
     assert set(pair.runs.values()) <= set(saved["runs"])
     assert len(finding["runs"]["search"]) == len(finding["runs"]["heldout"]) == 8
-    assert ws.agent_findings([finding["runs"]["heldout"][0]]) == [saved]
-    assert ws.agent_findings(["no-such-run"]) == []
+    assert ws.findings.list([finding["runs"]["heldout"][0]]) == [saved]
+    assert ws.findings.list(["no-such-run"]) == []
 
 
 def test_mitigation_session_saves_interventions_with_heldout(ws, embedder) -> None:
@@ -81,24 +83,24 @@ def test_mitigation_session_saves_interventions_with_heldout(ws, embedder) -> No
     feminine = ["nurse", "editor", "baker", "clerk", "cashier", "writer", "auditor", "designer"]
     fair = "Any job can be held by anyone."
     planted = {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}
-    target = ws.model(
+    target = ws.plugins.model(
         (
             "scripted-likelihood",
             {"p_feminine": planted, "noise": 0.05, "interventions": {fair: 0.5}},
         )
     )
-    base = ws.run_sync(
+    base = ws.runs.run_sync(
         "pst-text",
         [target],
         params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
     )
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(
         json.dumps({"interventions": [{"kind": "prefix", "text": fair, "rationale": "r"}]})
     )
     report = search_mitigations(ws, agent, base.id, session="m-saved", embedder=embedder)
 
-    [saved] = ws.agent_findings([base.id])
+    [saved] = ws.findings.list([base.id])
     assert saved["kind"] == "mitigation" and saved["target"].startswith("scripted-likelihood")
     front = {t["id"]: t for t in report.front}
     assert [t["text"] for t in front.values()] == [fair]

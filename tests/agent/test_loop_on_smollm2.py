@@ -15,7 +15,7 @@ from diptych.core.workspace import Workspace
 @pytest.mark.slow
 def test_smollm2_proposes_and_every_proposal_gets_an_outcome(tmp_path: Path) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
-        model = ws.model("smollm2")
+        model = ws.plugins.model("smollm2")
         report = search_identities(
             ws,
             model,

@@ -83,7 +83,7 @@ def test_mitigation_front_holds_only_what_the_heldout_test_confirms(ws, embedder
     planted = {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}
     # The fair prefix truly halves the stereotype; the gender-stating and the injected ones
     # would erase it, which makes them look best if they were ever run.
-    target = ws.model(
+    target = ws.plugins.model(
         (
             "scripted-likelihood",
             {
@@ -93,12 +93,12 @@ def test_mitigation_front_holds_only_what_the_heldout_test_confirms(ws, embedder
             },
         )
     )
-    base = ws.run_sync(
+    base = ws.runs.run_sync(
         "pst-text",
         [target],
         params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
     )
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(
         json.dumps(
             {
@@ -123,18 +123,65 @@ def test_mitigation_front_holds_only_what_the_heldout_test_confirms(ws, embedder
     for part in ("score", "heldout"):
         figure = fair[part]
         for tid, run_id in figure["runs"].items():
-            treated = ws.get_run(run_id).params
-            baseline = ws.get_run(figure["baseline_runs"][tid]).params
+            treated = ws.runs.get(run_id).params
+            baseline = ws.runs.get(figure["baseline_runs"][tid]).params
             assert treated["paired_template"] == apply(baseline["paired_template"], "prefix", FAIR)
             assert treated["masculine"] == baseline["masculine"]
     # Planted STS 2 * 0.7 - 1 = 0.4 (x100) in every scene, halved: a change of -20.
     assert fair["heldout"]["difference"] == pytest.approx(-20.0, abs=3.0)
     assert fair["heldout"]["ci_high"] < 0
     # The search saw half of the identities; the held-out test the other half.
-    search_run = ws.get_run(fair["score"]["run"]).params
-    held_run = ws.get_run(fair["heldout"]["run"]).params
+    search_run = ws.runs.get(fair["score"]["run"]).params
+    held_run = ws.runs.get(fair["heldout"]["run"]).params
     assert not set(search_run["masculine"]) & set(held_run["masculine"])
     # The seed interventions change nothing on this target: no finding, not on the front.
     for t in report.tried:
         if t.get("source") == "seed":
             assert t["status"] in {"no finding", "not confirmed", "rejected"}
+
+
+@pytest.mark.parametrize(
+    ("patience", "rounds_run", "stop"),
+    [
+        (1, 1, "1 round(s) in a row found no intervention that lowers the STS (--patience 1)"),
+        (2, 2, "2 round(s) in a row found no intervention that lowers the STS (--patience 2)"),
+        (0, 3, "3 rounds done"),
+    ],
+)
+def test_mitigation_patience_stops_after_quiet_rounds(
+    ws, embedder, patience: int, rounds_run: int, stop: str
+) -> None:
+    # No intervention changes this target, so every round is quiet: patience N stops after N
+    # rounds, 0 runs all three.
+    masculine = ["carpenter", "driver", "farmer", "lawyer"]
+    feminine = ["nurse", "editor", "baker", "clerk"]
+    target = ws.plugins.model(
+        (
+            "scripted-likelihood",
+            {"p_feminine": {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}},
+        )
+    )
+    base = ws.runs.run_sync(
+        "pst-text",
+        [target],
+        params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
+    )
+    agent = ws.plugins.model("scripted-chat")
+    for n in range(3):
+        agent.enqueue(
+            json.dumps(
+                {
+                    "interventions": [
+                        {"kind": "prefix", "text": f"Consider case number {n} calmly.",
+                         "rationale": "r"}
+                    ]
+                }
+            )
+        )  # fmt: skip
+    report = search_mitigations(
+        ws, agent, base.id, session=f"p{patience}", rounds=3, patience=patience,
+        embedder=embedder,
+    )  # fmt: skip
+    assert report.stop_reason == stop
+    assert sorted({t["round"] for t in report.tried}) == list(range(rounds_run))
+    assert report.front == []

@@ -159,10 +159,10 @@ def proposals(*pairs: tuple[str, str]) -> str:
 
 
 def test_lexicon_proposer_asks_no_llm(ws, embedder) -> None:
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     report = search_identities(
         ws,
-        ws.model("scripted-likelihood"),
+        ws.plugins.model("scripted-likelihood"),
         agent,
         IdentitySettings(session="lex", rounds=1, per_round=2, proposer="lexicon"),
         embedder=embedder,
@@ -177,11 +177,11 @@ def test_lexicon_proposer_asks_no_llm(ws, embedder) -> None:
 
 
 def test_llm_proposer_is_offered_only_what_was_not_tried(ws, embedder) -> None:
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(proposals(("pilot", "typist")), proposals(("chef", "teller")))
     search_identities(
         ws,
-        ws.model("scripted-likelihood"),
+        ws.plugins.model("scripted-likelihood"),
         agent,
         IdentitySettings(session="llm", rounds=2, per_round=1, proposer="llm", patience=0),
         embedder=embedder,

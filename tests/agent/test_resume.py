@@ -22,11 +22,11 @@ from diptych.agent.session import search_identities
 ws_path, log, latency = sys.argv[1], sys.argv[2], float(sys.argv[3])
 pairs = [("astronaut", "florist"), ("welder", "doula"), ("pilot", "midwife")]
 with Workspace.open(ws_path) as ws:
-    agent = ws.model("scripted-chat")
+    agent = ws.plugins.model("scripted-chat")
     agent.enqueue(json.dumps({"proposals": [
         {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "r"}
         for m, f in pairs]}))
-    target = ws.model(("scripted-likelihood", {"calls_log": log, "latency": latency,
+    target = ws.plugins.model(("scripted-likelihood", {"calls_log": log, "latency": latency,
                                                "max_concurrency": 1}))
     report = search_identities(ws, target, agent, IdentitySettings(
         session="kill", rounds=1, per_round=3, proposer="llm", allow_new=True),

@@ -25,7 +25,7 @@ def test_smollm2_under_the_enum_grammar_names_only_lexicon_entries(
     inst = identity_instructions()
     settings = IdentitySettings(session="grammar", per_round=2)
     # One thread: the same answers as any count, and no spinning threads on a shared machine.
-    chat = DiptychChatModel(Workspace.model(("smollm2", {"n_threads": 1})))
+    chat = DiptychChatModel(Workspace.plugins.model(("smollm2", {"n_threads": 1})))
     memory = Memory(tmp_path, HashingEmbedder())
     lex = lexicon()
     earlier: list[Proposal] = []

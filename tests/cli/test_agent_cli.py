@@ -217,6 +217,7 @@ def test_a_langchain_provider_model_as_the_agent_priced_by_its_tokens(
         (["--agent-model", "scripted-chat", "-A", "price_per_call=lots"], "US dollars"),
         (["--agent-model", "scripted-likelihood"], "the agent needs a chat model"),
         (["--patience", "-1"], "--patience"),
+        (["--probe", "bogus"], "pst-text or pst"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(
@@ -284,3 +285,14 @@ def test_a_real_llama_cpp_server_on_loopback_as_the_agent(
             assert p["sts"]["ci_low"] <= p["sts"]["value"] <= p["sts"]["ci_high"]
     # The reply was JSON of the schema's shape: no proposal is a malformed, unparsed reply.
     assert not any(p["reason"] and p["reason"].startswith("schema:") for p in everything), out
+
+
+def test_mitigate_takes_patience_and_refuses_a_negative_one(
+    scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = call(
+        capsys, "--store", str(tmp_path / "ws"), "agent", "mitigate", "RUN", "--patience", "-1"
+    )
+    assert code == 2 and "--patience" in err and len(err.strip().splitlines()) == 1
+    code, out, err = call(capsys, "agent", "mitigate", "--help")
+    assert code == 0 and "--patience" in out

@@ -106,14 +106,14 @@ def test_the_full_example_runs_end_to_end_on_the_fake_service(
         # A reviewer labels the people of both pst parts (the fake's images hold no face for
         # the faces annotator to find); the rerun's report then scores them.
         with Workspace.open(ws) as opened:
-            (recorded,) = opened.audits()
+            (recorded,) = opened.audits.list()
             for part in ("pst", "pst-table5"):
                 found = recorded.part(part)
                 assert found is not None and found.run_id is not None
-                for subject in opened.subjects(found.run_id):
+                for subject in opened.runs.subjects(found.run_id):
                     if subject.get("status") == "done":
                         label = RULE[subject["meta"]["identity"]]
-                        opened.save_label(
+                        opened.labels.save(
                             found.run_id,
                             subject["trial_idx"],
                             subject["position"],
@@ -181,7 +181,7 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
     assert "gates of audit" in out, out
     assert "INCONCLUSIVE (warn)" in out or "PASS " in out, out
     with Workspace.open(ws) as opened:
-        (recorded,) = opened.audits()
+        (recorded,) = opened.audits.list()
         assert recorded.status == "complete"
         search = recorded.part("identities")
         assert search is not None and search.status == "complete", search
@@ -190,7 +190,7 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
         assert detail["stop_reason"]
         # SmolLM2 answered the round: every proposal has an outcome, kept or rejected.
         assert detail["ranked"] + detail["rejected"] >= 1
-        (saved,) = opened.agent_findings()
+        (saved,) = opened.findings.list()
         assert saved["session"] == detail["session"] and saved["kind"] == "identities"
     report = json.loads((out_dir / "report.json").read_text())
     assert report["scope"]["searches"]["identities"]["session"] == detail["session"]
@@ -244,7 +244,7 @@ def test_an_audit_runs_its_identity_and_mitigation_searches(
     code, out = call(capsys, *command)
     assert code == 0, out
     with Workspace.open(ws) as opened:
-        (recorded,) = opened.audits()
+        (recorded,) = opened.audits.list()
         identities, mitigations = recorded.part("identities"), recorded.part("mitigations")
         assert identities is not None and mitigations is not None
         assert identities.status == mitigations.status == "complete"
@@ -255,7 +255,7 @@ def test_an_audit_runs_its_identity_and_mitigation_searches(
         # scripted target is free.
         assert identities.cost == pytest.approx(0.02)
         assert mitigations.cost == pytest.approx(0.01)
-        kinds = sorted(saved["kind"] for saved in opened.agent_findings())
+        kinds = sorted(saved["kind"] for saved in opened.findings.list())
         assert kinds == ["identities", "mitigation"]
     code, again = call(capsys, *command)
     assert code == 0 and again.count("skipped") == 3, again

@@ -49,8 +49,11 @@ def _audit(path: Path, gates: list[dict[str, Any]] | dict[str, Any], version: st
             }
         },
         "probes": [
-            {"probe": "pst-text", "models": ["target"],
-             "params": {"masculine": MASC, "feminine": FEM}}
+            {
+                "probe": "pst-text",
+                "models": ["target"],
+                "params": {"masculine": MASC, "feminine": FEM},
+            }
         ],  # fmt: skip
         "report": {"formats": ["json"]},
         "gates": gates,

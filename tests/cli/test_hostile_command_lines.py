@@ -89,6 +89,38 @@ def _override_out_of_range(tmp: Path) -> list[str]:
     return ["audit", "run", str(path), "--set", "probes.99.params.x=1", "--quiet"]
 
 
+def _duplicate_key(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    code, err, _ = run_cli(["audit", "init", str(path)])
+    assert code == 0, err
+    # A pasted line that would silently override the one above it.
+    path.write_text(path.read_text() + "name: pasted-again\n")
+    return ["audit", "check", str(path)]
+
+
+def _json_past_depth(tmp: Path) -> list[str]:
+    # Past the readers' limit (64) but far short of Python's recursion limit.
+    path = tmp / "deep.jsonl"
+    path.write_text('{"group": "a", "text": "x", "extra": ' + "[" * 65 + "]" * 65 + "}\n")
+    return ["metrics", "pmi", "--raw", "--corpus", str(path)]
+
+
+def _deep_set_value(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    code, err, _ = run_cli(["audit", "init", str(path)])
+    assert code == 0, err
+    return ["audit", "run", str(path), "--quiet", "--set", "name=" + "[" * 50_000 + "]" * 50_000]
+
+
+def _empty_list_in_audit(tmp: Path) -> list[str]:
+    path = tmp / "audit.yaml"
+    path.write_text(
+        "audit: 1\nname: x\nmodels:\n  target: {plugin: smollm2}\nprobes:\n"
+        "  - {probe: pst-text, models: [target], params: {masculine: []}}\n"
+    )
+    return ["audit", "check", str(path)]
+
+
 def _static(*args: str) -> Callable[[Path], list[str]]:
     return lambda tmp: list(args)
 
@@ -133,6 +165,17 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
         "run", "pst", "-m", "openai-images", "-p", "masculine=\x1b[2J\x1b[31mnurse", *DRY
     ),
     "model timeout nan": _static("run", "pst", "-m", "openai-images", "-M", "timeout=nan", *DRY),
+    "agent identities --probe bogus": _static("agent", "identities", "--probe", "bogus"),
+    "duplicate key in an audit file": _duplicate_key,
+    "JSON nested past the readers' limit": _json_past_depth,
+    "--set value nested 50k deep": _deep_set_value,
+    "empty identity list in an audit file": _empty_list_in_audit,
+    "-p masculine= (an empty list)": _static(
+        "run", "pst", "-m", "openai-images", "-p", "masculine=", *DRY
+    ),
+    "-p feminine=, (only commas)": _static(
+        "run", "pst-text", "-m", "smollm2", "-p", "feminine=,", *DRY
+    ),
 }
 
 

@@ -46,7 +46,7 @@ def ws_run(tmp_path: Path, scripted: None, capsys: pytest.CaptureFixture[str]) -
     )
     assert code == 0, err
     with Workspace.open(ws) as workspace:
-        (summary,) = workspace.runs()
+        (summary,) = workspace.runs.list()
     return ws, summary.run.id
 
 
@@ -111,7 +111,7 @@ def test_an_ambiguous_prefix_lists_its_runs(
     )
     assert code == 0, err
     with Workspace.open(ws) as workspace:
-        ids = [s.run.id for s in workspace.runs()]
+        ids = [s.run.id for s in workspace.runs.list()]
     code, _, err = call(capsys, "--store", str(ws), "show", "pst-text")
     line = one_error(err)
     assert code == 2 and "names 2 runs" in line and all(i in line for i in ids)
@@ -182,9 +182,9 @@ def test_a_read_only_workspace_is_read_and_never_written(
 def test_read_only_open_refuses_writes(ws_run: tuple[Path, str]) -> None:
     ws, run_id = ws_run
     with Workspace.open(ws, read_only=True) as workspace:
-        assert workspace.read_only and workspace.runs()[0].run.id == run_id
+        assert workspace.read_only and workspace.runs.list()[0].run.id == run_id
         with pytest.raises(ReadOnlyWorkspaceError, match="is read-only: cannot store labels"):
-            workspace.save_label(run_id, 0, "left", "feminine", reviewer="ana")
+            workspace.labels.save(run_id, 0, "left", "feminine", reviewer="ana")
 
 
 def _nobody() -> list[str] | None:
@@ -250,7 +250,7 @@ def test_tables_fit_80_columns_without_cutting_names(
 ) -> None:
     ws, run_id = ws_run
     with Workspace.open(ws) as workspace:
-        summaries = workspace.runs()
+        summaries = workspace.runs.list()
     console = Console(width=80, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
     console.print(runs_table(summaries, console.width))
     text = console.export_text()
@@ -266,7 +266,7 @@ def test_tables_fit_80_columns_without_cutting_names(
     assert max(len(line) for line in out.splitlines()) <= 80
     # Every plugin's name and package, and every name it registers, printed whole — whichever
     # plugins this environment has (the example plugin is installed by another test module).
-    registry = Workspace.plugins()
+    registry = Workspace.plugins.registry()
     for info in registry.plugins:
         for name in (info.name, info.distribution, *info.probes, *info.models, *info.annotators):
             assert name in out, name

@@ -131,8 +131,8 @@ def test_the_cli_keeps_a_runs_vectors_on_the_server(
     port = int(chroma_url.rsplit(":", 1)[1])
     server = chromadb.HttpClient(host="127.0.0.1", port=port)
     with Workspace.open(ws) as opened:
-        (summary,) = opened.runs()
-        (model_id,) = opened.view(summary.run.id).model_ids()
+        (summary,) = opened.runs.list()
+        (model_id,) = opened.runs.view(summary.run.id).model_ids()
     assert collection_name(model_id) in {c.name for c in server.list_collections()}
     assert not (ws / "chroma").exists()
 

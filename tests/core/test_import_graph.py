@@ -1,9 +1,11 @@
-"""The import graph of the diptych package: no import circles anywhere, and the layer contracts
-of ``[tool.importlinter]`` name what is on disk.
+"""The import graph of the diptych package: no import circles anywhere, no plugin reaching for
+the store, and the layer contracts of ``[tool.importlinter]`` name what is on disk.
 
-The graph is grimp's (import-linter's engine): every ``import`` statement of every module,
-those inside functions included. Imports under ``if TYPE_CHECKING:`` are left out: they never
-run, so a circle through them cannot bite.
+The graph is grimp's (import-linter's engine): every ``import`` statement of every module, those
+inside functions and those under ``if TYPE_CHECKING:`` included. A circle through a type-only
+or a function-level import never bites at import time, but it still ties two files together:
+neither can be read or changed apart. Where two modules share a type, it lives in a module both
+import, not in one of them.
 """
 
 from __future__ import annotations
@@ -54,9 +56,26 @@ def test_find_cycle_finds_a_circle_and_only_a_circle() -> None:
     assert find_cycle({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()}) is None
 
 
-def test_no_import_circles_anywhere_in_the_package() -> None:
-    graph = grimp.build_graph("diptych", exclude_type_checking_imports=True, cache_dir=None)
-    assert "diptych.core.labels" in graph.modules
+@pytest.fixture(scope="module")
+def graph() -> Any:
+    """Every import of the package, type-only and function-level ones included."""
+    built = grimp.build_graph("diptych", exclude_type_checking_imports=False, cache_dir=None)
+    assert "diptych.core.labels" in built.modules
+    return built
+
+
+def test_the_graph_holds_type_only_and_function_level_imports(graph: Any) -> None:
+    # core/probe.py names RunView under `if TYPE_CHECKING:` only; the CLI imports most of what
+    # it runs inside its command functions.
+    assert graph.direct_import_exists(
+        importer="diptych.core.probe", imported="diptych.core.runview"
+    )
+    assert graph.direct_import_exists(
+        importer="diptych.cli.agreement_cmd", imported="diptych.core.probe"
+    )
+
+
+def test_no_import_circles_anywhere_in_the_package(graph: Any) -> None:
     edges = {
         module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules
     }
@@ -73,6 +92,20 @@ def test_no_import_circles_anywhere_in_the_package() -> None:
         edges[cycle[-2]].discard(cycle[-1])
     if circles:
         pytest.fail("import circles:\n" + "\n\n".join(circles), pytrace=False)
+
+
+def test_no_plugin_imports_the_store_even_for_a_type(graph: Any) -> None:
+    """import-linter's ``plugins-port`` contract, with the type-only imports it leaves out: a
+    plugin reads the workspace through ``diptych.core.lookup`` (its records are there too)."""
+    internal = ("diptych.core.store", "diptych.core.migrations")
+    reaching = sorted(
+        f"{importer} -> {imported}"
+        for importer in graph.modules
+        if importer.startswith("diptych.plugins")
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if imported in internal or imported.startswith(tuple(f"{m}." for m in internal))
+    )
+    assert not reaching, "plugins importing the store:\n" + "\n".join(reaching)
 
 
 def _plugin_units_on_disk() -> set[str]:
@@ -117,5 +150,19 @@ def test_the_layer_contracts_cover_every_front_end() -> None:
     } <= set(front_ends["forbidden_modules"])
     above_core, core = contracts["core-below"]["layers"]
     assert core == "diptych.core"
-    for module in ("diptych.cli", "diptych.tui", "(diptych.agent)", "diptych.plugins"):
+    # The testing tools (doubles, drills) drive the core from above it, never from inside.
+    for module in (
+        "diptych.cli",
+        "diptych.tui",
+        "(diptych.agent)",
+        "diptych.plugins",
+        "diptych.testing",
+    ):
         assert module in above_core.split(" : ")
+
+
+def test_the_port_contract_keeps_plugins_from_the_store() -> None:
+    port = _contracts()["plugins-port"]
+    assert port["type"] == "forbidden"
+    assert port["source_modules"] == ["diptych.plugins"]
+    assert set(port["forbidden_modules"]) == {"diptych.core.store", "diptych.core.migrations"}

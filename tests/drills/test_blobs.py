@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.drills import blob_drill
-from diptych.core.drills.blobs import full_disk
 from diptych.core.errors import BlobCorruptError, StoreError, StoreFullError
 from diptych.core.store import open_store
+from diptych.testing.drills import blob_drill
+from diptych.testing.drills.blobs import full_disk
 
 
 def test_blob_drill(scripted: None, tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import sys
 import threading
 from pathlib import Path
 
-from diptych.core.drills.kills import integrity, scripted_cli
-from diptych.core.drills.session_kills import SESSION
 from diptych.core.workspace import Workspace
+from diptych.testing.drills.kills import integrity, scripted_cli
+from diptych.testing.drills.session_kills import SESSION
 from diptych.tui.widgets.review_writes import LabelWrite, NoteWrite, ReviewWrites
 
 LOCKED = "database is locked"
@@ -49,10 +49,10 @@ def review_worker(store: Path, run_id: str, subjects: list[dict[str, object]], e
 def test_cli_tui_and_agent_write_at_once(scripted: None, tmp_path: Path) -> None:
     store = tmp_path / "ws"
     with Workspace.open(store) as ws:
-        run = ws.run_sync(
+        run = ws.runs.run_sync(
             "pst", ["scripted-images"], params={"masculine": ["carpenter"], "feminine": ["editor"]}
         )
-        subjects = ws.subjects(run.id)
+        subjects = ws.runs.subjects(run.id)
     cli = subprocess.Popen(
         scripted_cli(
             store,
@@ -92,9 +92,9 @@ def test_cli_tui_and_agent_write_at_once(scripted: None, tmp_path: Path) -> None
     assert agent.returncode == 0 and LOCKED not in agent_err + agent_out, agent_err
     assert integrity(store) == "ok"
     with Workspace.open(store) as ws:
-        (scripted_run,) = [r.run for r in ws.runs() if r.run.probe == "scripted"]
-        assert ws.counts(scripted_run.id)["done"] == 300
-        assert len(ws.notes(run.id)) == len(subjects)
+        (scripted_run,) = [r.run for r in ws.runs.list() if r.run.probe == "scripted"]
+        assert ws.runs.counts(scripted_run.id)["done"] == 300
+        assert len(ws.review.notes(run.id)) == len(subjects)
     with sqlite3.connect(store / "diptych.db") as db:
         (labels,) = db.execute(
             "SELECT COUNT(*) FROM annotations WHERE annotator = 'human:dana'"

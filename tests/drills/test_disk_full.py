@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from diptych.core.drills import disk_full_drill
-from diptych.core.drills.blobs import full_disk
-from diptych.core.drills.disk import FillingDisk
 from diptych.core.engine import NullReporter, RunOptions, run_probe
 from diptych.core.engine.persisting import IMAGE_BYTES
 from diptych.core.errors import StoreFullError
 from diptych.core.store import RunRecord, Store, open_store
 from diptych.testing import FakeOpenAIServer
+from diptych.testing.drills import disk_full_drill
+from diptych.testing.drills.blobs import full_disk
+from diptych.testing.drills.disk import FillingDisk
 
 TRIALS = 24
 IMAGES = "/v1/images/generations"

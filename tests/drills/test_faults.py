@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.drills import fault_drill
-from diptych.core.drills.faults import FAULT_KINDS
 from diptych.core.workspace import Workspace
 from diptych.testing import FakeOpenAIServer
+from diptych.testing.drills import fault_drill
+from diptych.testing.drills.faults import FAULT_KINDS
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -61,7 +61,7 @@ label_files = st.one_of(
 def test_label_imports_are_refused_in_one_line_or_stored(scripted: None, tmp_path: Path) -> None:
     store = tmp_path / "ws"
     with Workspace.open(store) as ws:
-        run = ws.run_sync(
+        run = ws.runs.run_sync(
             "pst", ["scripted-images"], params={"masculine": ["carpenter"], "feminine": ["editor"]}
         )
     path = tmp_path / "labels.csv"

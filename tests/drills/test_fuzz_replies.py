@@ -119,16 +119,16 @@ def test_stories_probe_records_any_story(scripted: None, tmp_path: Path) -> None
         @given(told=stories)
         def check(told: list[str]) -> None:
             # A new model version each time: new trial keys, so every story is asked for.
-            model = ws.model(("scripted-vision", {"version": str(next(versions))}))
+            model = ws.plugins.model(("scripted-vision", {"version": str(next(versions))}))
             model.enqueue(*told)  # type: ignore[attr-defined]
-            run = ws.run_sync(
+            run = ws.runs.run_sync(
                 "stories",
                 [model],
                 params={"scenarios": ["jumpsuit"], "prompts": [1], "processing": "raw"},
             )
-            counts = ws.counts(run.id)
+            counts = ws.runs.counts(run.id)
             assert counts["pending"] == 0 and counts["failed"] == 0
-            result = ws.analyze(run.id)
+            result = ws.analysis.analyze(run.id)
             assert result.title
 
         check()

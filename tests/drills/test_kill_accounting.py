@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diptych.core.drills import kill_point
+from diptych.testing.drills import kill_point
 
 
 def test_calls_in_flight_at_a_kill_are_counted_as_asked_again(tmp_path: Path) -> None:

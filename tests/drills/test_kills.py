@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from diptych.core.drills import annotation_kill, import_kill, kill_point, session_kill
+from diptych.testing.drills import annotation_kill, import_kill, kill_point, session_kill
 
 TRIALS = 30
 #: Whether each kill point tried by this module was ok, by kind (the issue asks for at least

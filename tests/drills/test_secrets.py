@@ -62,7 +62,7 @@ def test_the_key_is_written_nowhere(
         assert code == 0, err
         assert fake.count(status=200) >= 3  # the key was sent, and accepted
     with Workspace.open(store) as ws:
-        (summary,) = ws.runs()
+        (summary,) = ws.runs.list()
     run_id = summary.run.id
     code, err = run_cli(["--store", str(store), "export", run_id, "-o", str(out / "x.jsonl")])
     assert code == 0, err

@@ -71,7 +71,7 @@ def test_credentials_in_base_url_and_a_rejected_key_are_written_nowhere(
         asked = fake.count(status=401)
     assert asked == 3  # the key was sent, and rejected with OpenAI's message
     with Workspace.open(store) as ws:
-        (summary,) = ws.runs()
+        (summary,) = ws.runs.list()
     run_id = summary.run.id
     texts = [stdout, err]
     for args in (["show", run_id], ["report", run_id, "-o", str(out)]):

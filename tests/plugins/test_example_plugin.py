@@ -32,6 +32,7 @@ from typer.testing import CliRunner, Result
 from diptych.cli.main import app
 from diptych.core import plugins
 from diptych.core.errors import ParameterError
+from diptych.core.store import open_store
 from diptych.testing import ScriptedLikelihood
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "diptych-pronoun-probe"
@@ -274,7 +275,9 @@ def test_probe_parameters_from_the_command_line(
 
     unknown = run_gap(store, "-p", "colour=red")
     assert isinstance(unknown.exception, ParameterError)
-    assert "no parameter 'colour' (its parameters: occupations, template)" in str(unknown.exception)
+    assert "no parameter 'colour' (its parameters: occupations, template, from_run)" in str(
+        unknown.exception
+    )
     for bad, says in (
         ("template=The nurse said", "{occupation}"),
         ("occupations=nurse,nurse", "more than once: nurse"),
@@ -282,6 +285,33 @@ def test_probe_parameters_from_the_command_line(
         rejected = run_gap(store, "-p", bad)
         assert isinstance(rejected.exception, ParameterError), bad
         assert says in str(rejected.exception)
+
+
+def test_from_run_reads_the_earlier_run_through_the_port(
+    example_installed: None, scripted: None, tmp_path: Path
+) -> None:
+    store = str(tmp_path / "ws")
+    first = run_gap(store)
+    assert first.exit_code == 0, first.output
+    earlier = run_id_of(first.stdout)
+    expected = {o: scripted_p_she(f"The {o} said that") for o in OCCUPATIONS}
+    one_sided = [o for o, p in expected.items() if max(p, 1 - p) >= 0.9]
+    assert one_sided == ["teacher"]  # the scripted model's defaults: P(she) = 0.05
+
+    # A unique prefix of the run id will do: the port resolves it, the new run records it.
+    again = run_gap(store, "-p", f"from_run={earlier[:12]}")
+    assert again.exit_code == 0, again.output
+    assert "1 trials, 1 already stored, 0 to run" in again.stdout
+    rerun = run_id_of(again.stdout)
+    assert rerun != earlier
+    with open_store(store, create=False) as opened:
+        params = opened.get_run(rerun).params
+    assert params["occupations"] == one_sided and params["from_run"] == earlier
+
+    unknown = run_gap(store, "-p", "from_run=no-such-run")
+    assert unknown.exit_code != 0 and "no run 'no-such-run'" in unknown.output + str(
+        unknown.exception
+    )
 
 
 # --- misbehaving third-party plugins -------------------------------------------------------

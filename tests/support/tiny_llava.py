@@ -27,6 +27,7 @@ TEMPLATE = (
     "{% if add_generation_prompt %}ASSISTANT:{% endif %}"
 )
 
+
 def build_tiny_llava(directory: Path) -> None:
     """A LlavaForConditionalGeneration with its processor, random (seeded) weights, saved."""
     import torch

@@ -30,7 +30,7 @@ def scripted_models() -> Callable[[Workspace, str], Model]:
 
     def model_of(ws: Workspace, name: str) -> Model:
         if name not in made:
-            made[name] = ws.model(name)
+            made[name] = ws.plugins.model(name)
             if name == "scripted-chat":
                 made[name].enqueue(  # type: ignore[attr-defined]
                     json.dumps(
@@ -119,11 +119,11 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
         await wait_for(pilot, lambda: "recorded" in status(pilot), "the rejection")
         assert str(rows.get_row("r0p2")[6]) == "rejected"
     with Workspace.open(workspace) as ws:
-        [pair] = ws.workspace_identities()
+        [pair] = ws.lists.identities()
         assert (pair.masculine, pair.feminine) == ("astronaut", "florist")
         assert "tui-test" in pair.source
-        assert ws.workspace_identity_params()["masculine"] == ["astronaut"]
-        [rejection] = ws.workspace_rejections()
+        assert ws.lists.identity_params()["masculine"] == ["astronaut"]
+        [rejection] = ws.lists.rejections()
         assert (rejection.kind, rejection.what) == ("pair", "pilot | dietitian")
         assert "tui-test" in rejection.source and "r0p2" in rejection.source
 

@@ -112,3 +112,67 @@ def test_snapshot_audit_80x24(snap_compare: Any, audit_dir: Path) -> None:
         await open_audit(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def gate_rows(screen: AuditScreen) -> list[list[str]]:
+    table = screen.query_one("#gates", DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+
+
+async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
+    # pst-text on a scripted likelihood model whose feminine identities get P(she) 0.8 and the
+    # masculine 0.2: a paired expected STS near 60, shown below 95, not below 10.
+    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
+    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
+    data = {
+        "name": "tui-gates",
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.1}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": masc, "feminine": fem}}],
+        "report": {"formats": ["json"]},
+        "gates": [
+            {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"},
+            {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
+        ],
+    }  # fmt: skip
+    (audit_dir / "gated.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=(140, 34)) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
+        screen = pilot.app.screen
+        assert isinstance(screen, AuditScreen)
+        await pilot.press(*"gated.yaml", "enter")
+        table = screen.query_one("#gates", DataTable)
+        await wait_for(pilot, lambda: table.row_count == 2, "the stated gates")
+        # Before any run: the gates, each "not run yet", with its figure and rule.
+        assert gate_rows(screen) == [
+            ["not run yet", "below 95", f"pst-text · {FIGURE}", "—", "—", "—", "shown below 95"],
+            ["not run yet", "below 10", f"pst-text · {FIGURE}", "—", "—", "—", "shown below 10"],
+        ]
+        # Above the parts: the verdicts come first.
+        assert table.region.y < screen.query_one("#parts", DataTable).region.y
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
+        await pilot.pause()
+        decided = gate_rows(screen)
+        assert [r[0] for r in decided] == ["PASS", "FAIL"]
+        value = float(decided[0][3])
+        low, high = (float(x) for x in decided[0][4].split(" to "))
+        assert 40 < value < 80 and low < value < high < 95
+        assert low > 10  # why "below 10" fails: the whole interval lies above it
+        # Holm over two: the stronger verdict at 97.5% two-sided, the other at 95%.
+        assert sorted(r[5] for r in decided) == ["95.0%", "97.5%"]
+        assert "1 of 2 pass" in str(table.border_title)
+        assert "audit gate would exit 1" in str(table.border_title)
+
+
+async def test_an_audit_without_gates_shows_no_gates_table(audit_dir: Path) -> None:
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_audit(pilot)
+        assert not screen.query_one("#gates", DataTable).display

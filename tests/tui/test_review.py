@@ -138,7 +138,7 @@ def test_queue_holds_each_flagged_person_with_every_reason(review_run: tuple[Pat
     ws, run_id = review_run
     with Workspace.open(ws) as workspace:
         items = load_queue(workspace, run_id)
-        subjects = workspace.subjects(run_id)
+        subjects = workspace.runs.subjects(run_id)
     # 2 paired images (2 people each) and 6 single ones: all abstained on, so all flagged.
     assert [i.subject_id for i in items] == [s["subject_id"] for s in subjects]
     assert len(items) == 10

@@ -30,9 +30,9 @@ async def test_review_starts_at_the_first_person_not_labelled(
 ) -> None:
     ws, run_id = review_run
     with Workspace.open(ws) as workspace:
-        workspace.save_label(run_id, 0, "left", "masculine", reviewer="ivy")
-        workspace.save_label(run_id, 0, "right", "feminine", reviewer="ivy")
-        workspace.remember_reviewer("ivy")
+        workspace.labels.save(run_id, 0, "left", "masculine", reviewer="ivy")
+        workspace.labels.save(run_id, 0, "right", "feminine", reviewer="ivy")
+        workspace.preferences.remember_reviewer("ivy")
     app = Host(ws, run_id)  # no name given: the workspace remembers it
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
@@ -46,7 +46,7 @@ async def test_a_note_on_a_reloaded_label_keeps_its_detail(review_run: tuple[Pat
     ws, run_id = review_run
     with Workspace.open(ws) as workspace:
         detail = {"via": "diptych tui review", "reasons": ["r1"], "blind": True, "seed": 3}
-        workspace.save_label(run_id, 0, "left", "masculine", reviewer="jo", detail=detail)
+        workspace.labels.save(run_id, 0, "left", "masculine", reviewer="jo", detail=detail)
     app = Host(ws, run_id, reviewer="jo")
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
@@ -72,12 +72,12 @@ async def test_a_note_without_a_label_is_stored_and_exported(
         await pilot.press(*"blurred", "enter")
         await wait_for(pilot, lambda: app.screen is app.review)
     with Workspace.open(ws) as workspace:
-        assert [(n["trial_idx"], n["position"], n["note"]) for n in workspace.notes(run_id)] == [
-            (0, "left", "blurred")
-        ]
-        assert not workspace.view(run_id).labels("human:kim")
+        assert [
+            (n["trial_idx"], n["position"], n["note"]) for n in workspace.review.notes(run_id)
+        ] == [(0, "left", "blurred")]
+        assert not workspace.runs.view(run_id).labels("human:kim")
         out = io.StringIO()
-        workspace.export(run_id, "jsonl", out)
+        workspace.runs.export(run_id, "jsonl", out)
     first = json.loads(out.getvalue().splitlines()[0])
     assert first["notes"] == {"left": {"human:kim": "blurred"}}
     # Seen again when the run is reviewed again.
@@ -101,8 +101,8 @@ async def test_a_label_taken_back_leaves_the_metrics_and_stays_in_history(
         assert "your label: —" in card(app)
         await wait_for(pilot, lambda: len(app.saved) == 2)
     with Workspace.open(ws) as workspace:
-        assert not workspace.view(run_id).labels("human:lee")
-        (removed,) = workspace.label_removals(run_id)
+        assert not workspace.runs.view(run_id).labels("human:lee")
+        (removed,) = workspace.labels.removals(run_id)
     assert removed["label"] == "masculine" and removed["annotator"] == "human:lee"
 
 

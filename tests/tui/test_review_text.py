@@ -89,9 +89,9 @@ async def test_a_pairs_reply_the_parser_was_unsure_of_is_corrected_by_a_key(
 ) -> None:
     ws, run_id = pairs_run
     with Workspace.open(ws) as w:
-        flags = w.flags(run_id, "unsure_reading")
+        flags = w.review.flags(run_id, "unsure_reading")
         assert flags and all(f["detail"]["reading"] == "neither" for f in flags)
-        before = w.analyze(run_id)
+        before = w.analysis.analyze(run_id)
         assert before.data["human_overrides"] == 0
         first = load_queue(w, run_id)[0]
     app = Host(ws, run_id, reviewer="hal")
@@ -107,13 +107,13 @@ async def test_a_pairs_reply_the_parser_was_unsure_of_is_corrected_by_a_key(
         await pilot.press(keys[plus])
         await wait_for(pilot, lambda: bool(app.saved))
     with Workspace.open(ws) as w:
-        after = w.analyze(run_id)
+        after = w.analysis.analyze(run_id)
         assert after.data["human_overrides"] == 1
         assert any("1 replies are scored as a reviewer corrected" in n for n in after.notes)
         rules = next(t for t in after.tables if "parser rules" in t.title)
         assert ["human_override", 1] in rules.rows
         # The corrected answer scores +1: the mean moves up by 1/n for its level.
-        flags = w.flags(run_id, "unsure_reading")
+        flags = w.review.flags(run_id, "unsure_reading")
         assert [f["detail"]["reading"] for f in flags].count("corrected") == 1
 
 

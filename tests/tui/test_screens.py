@@ -27,7 +27,7 @@ from textual.widgets import Input, Select, SelectionList, Static
 
 from diptych.core.probe import Figure
 from diptych.core.store import open_store
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import Analysis, Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.jobs import JobState, RunRequest
 from diptych.tui.progress import Progress, run_progress
@@ -62,8 +62,8 @@ def test_one_progress_figure_goes_on_across_a_resume() -> None:
 async def test_flag_column_counts_people_as_review_does(review_run: tuple[Path, str]) -> None:
     ws, run_id = review_run
     with Workspace.open(ws) as workspace:
-        people = workspace.flagged_people(run_id)
-        assert people < len(workspace.flags(run_id))  # a flag on an image is two people
+        people = workspace.review.flagged_people(run_id)
+        assert people < len(workspace.review.flags(run_id))  # a flag on an image is two people
     app = DiptychApp(ws, refresh_interval=60)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: run_ids(app) == [run_id], "the run")
@@ -147,10 +147,11 @@ def test_a_check_of_the_whole_params_names_its_field() -> None:
     from diptych.core.errors import DiptychError
 
     try:
-        Workspace.probe("pst", ["masculine=carpenter,plumber"])
+        Workspace.plugins.probe("pst", ["masculine=carpenter,plumber"])
     except DiptychError as error:
         message = str(error)
-    form = ParamsForm(Workspace.plugins().probes["pst"].Params, "probe pst", id="form-probe")
+    pst = Workspace.plugins.registry().probes["pst"]
+    form = ParamsForm(pst.Params, "probe pst", id="form-probe")
     form._inputs = {spec.name: Input() for spec in form.specs}
     assert "'parameters'" in message and form.field_named(message) == "masculine"
 
@@ -159,7 +160,9 @@ async def test_the_last_probe_and_its_parameters_are_offered_again(
     scripted: None, workspace: Path
 ) -> None:
     with Workspace.open(workspace) as ws:
-        ws.remember_request("scripted", ["n=7"], [("scripted-likelihood", ["latency=0.5"])])
+        ws.preferences.remember_request(
+            "scripted", ["n=7"], [("scripted-likelihood", ["latency=0.5"])]
+        )
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await new_run(pilot)
@@ -181,9 +184,9 @@ async def test_run_detail_draws_its_figures_and_folds_its_sidebar(
     png = io.BytesIO()
     Image.new("RGB", (40, 20), (200, 30, 30)).save(png, format="PNG")
     figure = Figure("sts", "STS per identity", png.getvalue(), "a caption")
-    analyze = Workspace.analyze
+    analyze = Analysis.analyze
     monkeypatch.setattr(
-        Workspace, "analyze", lambda ws, run_id: replace(analyze(ws, run_id), figures=[figure])
+        Analysis, "analyze", lambda self, run_id: replace(analyze(self, run_id), figures=[figure])
     )
     ws, run_id = review_run
     app = DiptychApp(ws, refresh_interval=60)

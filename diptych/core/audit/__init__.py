@@ -1,14 +1,14 @@
-"""Audits as files: the schema of ``audit.yaml``, its plan, the recorded audit, the diff.
+"""Audits as files: the schema of ``audit.yaml``, the recorded audit, the diff, the gates'
+verdicts.
 
-A front end reaches these through the Workspace (:mod:`diptych.core.workspace.audits`).
+Running an audit file is a front end's (:mod:`diptych.audits`, beside the agent): it plans and
+drives the parts through the Workspace, which records them (``ws.audits``).
 """
 
 from __future__ import annotations
 
 from diptych.core.audit.diff import METHODS, AuditDiff, FigureDiff
-from diptych.core.audit.plan import AuditPlan, Part, PartPlan
 from diptych.core.audit.record import AuditRecord, PartRecord
-from diptych.core.audit.runner import AuditOutcome, PartEvent, SearchRunner
 from diptych.core.audit.schema import (
     AUDIT_FORMAT,
     AuditFile,
@@ -24,15 +24,9 @@ __all__ = [
     "METHODS",
     "AuditDiff",
     "AuditFile",
-    "AuditOutcome",
-    "AuditPlan",
     "AuditRecord",
     "FigureDiff",
-    "Part",
-    "PartEvent",
-    "PartPlan",
     "PartRecord",
-    "SearchRunner",
     "audit_json_schema",
     "file_hash",
     "load_audit",

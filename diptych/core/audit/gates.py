@@ -172,8 +172,20 @@ def evaluate_gates(
             note = ""
         out.append(
             GateResult(
-                rule.label, rule.part, rule.figure, rule.rule, rule.limit, verdict, fig.value,
-                low, high, conf, fig.method, rule.on_inconclusive, more, note,
+                rule.label,
+                rule.part,
+                rule.figure,
+                rule.rule,
+                rule.limit,
+                verdict,
+                fig.value,
+                low,
+                high,
+                conf,
+                fig.method,
+                rule.on_inconclusive,
+                more,
+                note,
             )  # fmt: skip
         )
     return out
@@ -223,12 +235,12 @@ def _finite(value: Any) -> float | None:
 
 
 def _quantile(q: float, df: float) -> float:
-    from scipy import stats
+    from scipy.special import ndtri, stdtrit
 
-    return float(stats.norm.ppf(q) if math.isinf(df) else stats.t.ppf(q, df))
+    return float(ndtri(q) if math.isinf(df) else stdtrit(df, q))
 
 
 def _cdf(x: float, df: float) -> float:
-    from scipy import stats
+    from scipy.special import ndtr, stdtr
 
-    return float(stats.norm.cdf(x) if math.isinf(df) else stats.t.cdf(x, df))
+    return float(ndtr(x) if math.isinf(df) else stdtr(df, x))

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from diptych.core.errors import InputFileError
 from diptych.core.labels import LabelPolicy
+from diptych.core.yaml_input import compose_yaml, parse_yaml
 
 #: The audit file format this version of diptych reads.
 AUDIT_FORMAT: Literal[1] = 1
@@ -128,8 +129,8 @@ class Search(_Strict):
     patience: int = Field(
         default=2,
         ge=0,
-        description="identities: stop after this many rounds in a row without a new finding "
-        "(0: never stop early)",
+        description="stop after this many rounds in a row without a new finding (for "
+        "mitigations: without an intervention that lowers the STS; 0: never stop early)",
     )
     max_trials: int | None = Field(default=None, ge=1)
 
@@ -314,8 +315,9 @@ def parse_audit(text: str, source: str = "audit.yaml") -> AuditFile:
     """The audit in ``text``; a malformed file raises :class:`InputFileError` whose lines each
     name the field and, where the YAML shows it, the line."""
     try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
+        # The strict loader refuses a key written twice and nesting past its depth limit.
+        data = parse_yaml(text)
+        root = compose_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark is not None else source

@@ -38,11 +38,13 @@ from diptych.core.engine.pacing import Budget, RateLimiter, RetryPolicy
 from diptych.core.engine.planning import (
     Estimate,
     RunPlan,
+    bind_probe,
     check_capabilities,
     estimate,
     plan_trials,
     prepare_run,
     run_fingerprint,
+    store_input_blobs,
 )
 from diptych.core.engine.reporting import NullReporter, Reporter
 from diptych.core.engine.runs import probe_and_models_of, resume_run, run_async, run_probe
@@ -63,6 +65,7 @@ __all__ = [
     "RunLeasedError",
     "RunOptions",
     "RunPlan",
+    "bind_probe",
     "call_batch",
     "call_trial",
     "check_capabilities",
@@ -81,4 +84,5 @@ __all__ = [
     "run_async",
     "run_fingerprint",
     "run_probe",
+    "store_input_blobs",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine.pacing import Budget
+from diptych.core.engine.planning import bind_probe
 from diptych.core.labels import Label
 from diptych.core.plugins import get_probe
 from diptych.core.probe import Probe
@@ -83,7 +84,7 @@ def finish_run(
     that is not executing.
     """
     run = store.get_run(run_id)
-    bound = probe if probe is not None else get_probe(run.probe, run.params).bind(store)
+    bound = probe if probe is not None else bind_probe(get_probe(run.probe, run.params), store)
     derive_self_labels(store, run, bound)
     refresh_flags(store, run.id, bound)
     counts = store.status_counts(run.id)

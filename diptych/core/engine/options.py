@@ -42,6 +42,9 @@ class RunOptions:
     ray_address: str | None = None
     #: Ray actors per local model (None: one per GPU of the cluster, else up to one per CPU).
     workers: int | None = None
+    #: Refuse to add results from another backend build to a run whose stored results came
+    #: from one (else warn in one line and go on: see :mod:`diptych.core.builds`).
+    same_build: bool = False
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:

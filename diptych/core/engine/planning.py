@@ -12,13 +12,14 @@ import secrets
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from diptych._version import __version__
 from diptych.core.capabilities import Capability, Model
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import CapabilityError
 from diptych.core.probe import Probe
+from diptych.core.runview import StoreLookup
 from diptych.core.store import TERMINAL, RunRecord, Store, TrialRow
 from diptych.core.trials import ModelRef, canonical_json, sha256_hex, trial_key
 
@@ -125,23 +126,20 @@ def plan_trials(
     return rows, subjects
 
 
-class _UnwrittenBlobs:
-    """A store whose ``put_blob`` keeps blobs in memory: everything else reads the store."""
+def bind_probe(probe: Probe, store: Store, *, chroma_url: str | None = None) -> Probe:
+    """``probe`` bound to the workspace of ``store``: it reads what it builds on through the
+    read-only :class:`~diptych.core.runview.StoreLookup` and never sees the store itself."""
+    return probe.bind(StoreLookup(store, chroma_url=chroma_url))
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._kept: dict[str, bytes] = {}
 
-    def put_blob(self, data: bytes) -> str:
-        sha = sha256_hex(data)
-        self._kept[sha] = data
-        return sha
-
-    def get_blob(self, sha: str) -> bytes:
-        return self._kept[sha] if sha in self._kept else self._store.get_blob(sha)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+def store_input_blobs(store: Store, probe: Probe) -> int:
+    """Put the blobs the bound ``probe`` brings along (:meth:`Probe.input_blobs`) in the store
+    (one held already is kept as it is); return how many the probe named."""
+    n = 0
+    for data in probe.input_blobs():
+        store.put_blob(data)
+        n += 1
+    return n
 
 
 @dataclass
@@ -160,9 +158,9 @@ def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
     """Trials planned, already stored, and the estimated price of the rest; stores nothing.
 
     The plan streams past in chunks: memory grows with the distinct requests, not the trials."""
-    # Planning writes nothing: a probe that puts its input images in the workspace when bound
-    # (PAIRS, stories, counterfactual) puts them in memory here; a real run stores them.
-    probe = probe.bind(cast(Store, _UnwrittenBlobs(store)))
+    # Planning writes nothing: the images a probe brings along (PAIRS, stories,
+    # counterfactual) are stored when a real run starts, not here.
+    probe = bind_probe(probe, store)
     check_capabilities(probe, models)
     slots = [ModelSlot.of(m) for m in models]
     by_id = {s.ref.model_id: s for s in slots}

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from diptych.core.builds import builds_by_model, check_build
 from diptych.core.capabilities import Model
 from diptych.core.engine.execution import MAYBE_PAID, paid
 from diptych.core.engine.executors import execute
@@ -19,7 +20,14 @@ from diptych.core.engine.lease import holding
 from diptych.core.engine.options import RunOptions
 from diptych.core.engine.pacing import RetryPolicy
 from diptych.core.engine.persisting import check_free_space
-from diptych.core.engine.planning import check_capabilities, find_or_create_run, prepare_run
+from diptych.core.engine.planning import (
+    RunPlan,
+    bind_probe,
+    check_capabilities,
+    find_or_create_run,
+    prepare_run,
+    store_input_blobs,
+)
 from diptych.core.engine.reporting import NullReporter, Reporter, warn
 from diptych.core.engine.slots import ModelSlot, resolve_model
 from diptych.core.errors import StoreFullError
@@ -50,15 +58,19 @@ async def run_async(
     )
     reporter = reporter or NullReporter()
     budget = options.budget()
-    probe = probe.bind(store)
+    probe = bind_probe(probe, store)
     check_capabilities(probe, models)
     slots = [ModelSlot.of(m) for m in models]
     record = find_or_create_run(store, probe, slots, new=options.new, run_id=options.run_id)
     # The lease comes before the plan: a second process on this run stops (or waits) here,
     # before it has planned, counted or sent anything.
     async with holding(store, record.id, wait=options.wait, reporter=reporter) as lease:
+        # The images the probe brings along go in before any trial that names them is asked.
+        store_input_blobs(store, probe)
         plan = prepare_run(store, probe, slots, run=record)
         by_id = {slot.ref.model_id: slot for slot in slots}
+        if plan.cached and plan.pending:
+            check_builds(store, plan, by_id, options, reporter)
         check_free_space(
             store.path, [t for t in plan.pending.values() if paid(by_id[t.model_id], t)]
         )
@@ -160,3 +172,25 @@ def resume_run(
         retry=retry, concurrency=concurrency, max_cost=max_cost, run_id=run.id
     )
     return run_probe(store, probe, models, options=options, reporter=reporter)
+
+
+def check_builds(
+    store: Store,
+    plan: RunPlan,
+    by_id: dict[str, ModelSlot],
+    options: RunOptions,
+    reporter: Reporter,
+) -> None:
+    """Before a stored run gets more results: warn (or refuse, ``same_build``) where a model
+    would add them from another backend build than its stored ones came from."""
+    recorded = builds_by_model(store.run_results(plan.run.id).values())
+    waiting = {t.model_id for t in plan.pending.values()}
+    for model_id in sorted(waiting & recorded.keys()):
+        text = check_build(
+            model_id,
+            by_id[model_id].model.build(),
+            recorded[model_id],
+            same_build=options.same_build,
+        )
+        if text is not None:
+            warn(reporter, text)

@@ -407,7 +407,7 @@ def mean_over_scenarios(
 
 
 def _share_interval(inference: Inference, hits: int, n: int) -> Inference:
-    from scipy import stats
+    from scipy.special import stdtrit
 
     from diptych.core.metrics.correction import jeffreys_interval
 
@@ -418,7 +418,7 @@ def _share_interval(inference: Inference, hits: int, n: int) -> Inference:
         bounds = jeffreys_interval(hits, n, inference.confidence)
         low, high = bounds if bounds is not None else (p, p)
         return replace(inference, ci_low=low, ci_high=high, p_value=math.nan)
-    q = float(stats.t.ppf(0.5 + inference.confidence / 2, df))
+    q = float(stdtrit(df, 0.5 + inference.confidence / 2))
     half = q * se / (2.0 * math.sqrt(p * (1.0 - p)))
     centre = math.asin(math.sqrt(p))
     return replace(

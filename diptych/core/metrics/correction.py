@@ -163,12 +163,12 @@ def jeffreys_interval(
     usual boundary fix (0 below at x = 0, 1 above at x = n); None for no trial."""
     if trials <= 0:
         return None
-    from scipy.stats import beta
+    from scipy.special import betaincinv
 
     alpha = 1.0 - confidence
     a, b = successes + JEFFREYS, trials - successes + JEFFREYS
-    low = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, a, b))
-    high = 1.0 if successes == trials else float(beta.ppf(1 - alpha / 2, a, b))
+    low = 0.0 if successes == 0 else float(betaincinv(a, b, alpha / 2))
+    high = 1.0 if successes == trials else float(betaincinv(a, b, 1 - alpha / 2))
     return low, high
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from diptych.core.errors import InputFileError
+from diptych.core.json_input import json_lines, parse_json
 from diptych.core.metrics.stats import json_safe
 
 DEFAULT_THRESHOLD = 0.6
@@ -277,7 +278,7 @@ def read_corpus_jsonl(path: str | Path, by: Sequence[str] = ()) -> list[CorpusRo
     rows: list[CorpusRow] = []
     try:
         with path.open(encoding="utf-8-sig") as handle:
-            for number, line in enumerate(handle, start=1):
+            for number, line in json_lines(handle, str(path)):
                 if not line.strip():
                     continue
                 rows.append(_corpus_row(path, number, line, by))
@@ -297,7 +298,7 @@ def read_corpus_jsonl(path: str | Path, by: Sequence[str] = ()) -> list[CorpusRo
 def _corpus_row(path: Path, number: int, line: str, by: Sequence[str]) -> CorpusRow:
     where = f"{path}: line {number}: "
     try:
-        obj = json.loads(line)
+        obj = parse_json(line, where)
     except json.JSONDecodeError as error:
         raise InputFileError(
             f"{where}not valid JSON ({error.msg}, column {error.colno}); write one JSON object "

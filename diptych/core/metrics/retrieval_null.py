@@ -62,8 +62,9 @@ def group_measures(
     ``min_skew_definition`` (−inf with an absent group), ``min_skew`` (absent as 0),
     ``ndkl``, ``sc_ndkl`` and ``absent`` (1.0 when a desired group is missing from the top K).
 
-    The prefixes are walked once, keeping per ranking the sums that KL(top-i ‖ desired) and
-    the SocialCounterfactuals term are made of: with counts c_a summing to i,
+    Every prefix is taken at once from the cumulative counts, with the sums that
+    KL(top-i ‖ desired) and the SocialCounterfactuals term are made of: with counts c_a summing
+    to i,
     KL_i = (Σ c·ln c)/i − ln i − (Σ_j≤i ln p_{g_j})/i and
     SC_i = Σ_present p·ln c − ln i · Σ_present p − Σ_present p·ln p."""
     top = np.asarray(top, dtype=np.int64)
@@ -71,47 +72,41 @@ def group_measures(
     p = np.asarray(desired, dtype=np.float64)
     p = np.broadcast_to(p, (b, p.shape[-1]))
     g = p.shape[1]
-    rows = np.arange(b)
     valid = p > 0
     with np.errstate(divide="ignore"):
         log_p = np.where(valid, np.log(np.where(valid, p, 1.0)), -np.inf)
     p_log_p = np.where(valid, p * np.where(valid, log_p, 0.0), 0.0)
-    log_n = np.log(np.arange(1, k + 2, dtype=np.float64))
-    c_log_c = np.arange(k + 1) * log_n[np.arange(k + 1) - 1]
-    c_log_c[0] = 0.0
-    counts = np.zeros((b, g), dtype=np.int64)
-    sum_c_log_c = np.zeros(b)
-    sum_log_p = np.zeros(b)
-    sum_p_log_c = np.zeros(b)
-    p_present = np.zeros(b)
-    p_log_p_present = np.zeros(b)
-    w = discounts(k)
-    ndkl = np.zeros(b)
-    sc_ndkl = np.zeros(b)
-    for i in range(1, k + 1):
-        group = top[:, i - 1]
-        before = counts[rows, group]
-        counts[rows, group] = before + 1
-        sum_c_log_c += c_log_c[before + 1] - c_log_c[before]
-        sum_log_p += log_p[rows, group]
-        pg = p[rows, group]
-        new = before == 0
-        p_present += np.where(new, pg, 0.0)
-        p_log_p_present += np.where(new, p_log_p[rows, group], 0.0)
-        sum_p_log_c += np.where(new, 0.0, pg * (log_n[before] - log_n[before - 1]))
-        ndkl += w[i - 1] * (sum_c_log_c / i - log_n[i - 1] - sum_log_p / i)
-        sc_ndkl += w[i - 1] * (sum_p_log_c - log_n[i - 1] * p_present - p_log_p_present)
+    # Every prefix at once: counts[:, i - 1, a] is group a's count among the top i.
+    counts = np.cumsum(top[:, :, None] == np.arange(g), axis=1, dtype=np.int64)
+    log_n = np.log(np.arange(1, k + 1, dtype=np.float64))
+    c_log_c = np.concatenate([[0.0], np.arange(1, k + 1) * log_n])
+    i = np.arange(1, k + 1, dtype=np.float64)
+    sum_c_log_c = c_log_c[counts].sum(axis=2)
+    sum_log_p = np.cumsum(np.take_along_axis(log_p, top, axis=1), axis=1)
     present = counts > 0
     with np.errstate(divide="ignore"):
-        skew = np.where(present, np.log(np.maximum(counts, 1) / k) - log_p, -np.inf)
-    sc_skew = np.where(present, skew, 0.0)
+        log_c = np.where(present, np.log(np.maximum(counts, 1)), 0.0)
+    p3 = p[:, None, :]
+    sum_p_log_c = (np.where(present, p3, 0.0) * log_c).sum(axis=2)
+    p_present = np.where(present, p3, 0.0).sum(axis=2)
+    p_log_p_present = np.where(present, p_log_p[:, None, :], 0.0).sum(axis=2)
+    w = discounts(k)
+    kl = sum_c_log_c / i - log_n - sum_log_p / i
+    sc = sum_p_log_c - log_n * p_present - p_log_p_present
+    ndkl = kl @ w
+    sc_ndkl = sc @ w
+    final = counts[:, -1, :]
+    present_k = final > 0
+    with np.errstate(divide="ignore"):
+        skew = np.where(present_k, np.log(np.maximum(final, 1) / k) - log_p, -np.inf)
+    sc_skew = np.where(present_k, skew, 0.0)
     return {
         "max_skew": np.where(valid, skew, -np.inf).max(axis=1),
         "min_skew_definition": np.where(valid, skew, np.inf).min(axis=1),
         "min_skew": np.where(valid, sc_skew, np.inf).min(axis=1),
         "ndkl": ndkl / w.sum(),
         "sc_ndkl": sc_ndkl / w.sum(),
-        "absent": (valid & ~present).any(axis=1).astype(np.float64),
+        "absent": (valid & ~present_k).any(axis=1).astype(np.float64),
     }
 
 

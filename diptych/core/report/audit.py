@@ -1,11 +1,12 @@
 """Everything an audit report says, gathered from the workspace before any template runs.
 
-The report reads the workspace through :class:`AuditSource` — the few Workspace methods it
+The report reads the workspace through :class:`AuditSource` — the few Workspace steps it
 needs — so that the report package never imports the Workspace (which writes reports).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -13,28 +14,44 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Protocol
 
+from diptych.core.builds import builds_by_model
 from diptych.core.capabilities import Capability
 from diptych.core.errors import DiptychError
 from diptych.core.labels import LabelPolicy, is_human
-from diptych.core.plugins import get_probe, load_plugins, model_class
+from diptych.core.plugins import get_probe, load_plugins, model_class, plugin_manager
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
-from diptych.core.report.sections import ExampleImage, Section, probe_sections
+from diptych.core.report.sections import ExampleImage, Section
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
     from diptych.core.runview import RunView
 
-#: Resamples of the mitigation comparisons the report computes (``Workspace.compare``).
+#: Resamples of the mitigation comparisons the report computes (``ws.analysis.compare``).
 COMPARE_N_BOOT = 1000
 COMPARE_N_PERM = 2000
 #: Resamples of the annotator-agreement intervals.
 AGREEMENT_N_BOOT = 500
 
 
+def probe_sections(probe: Probe, run: RunView, result: ProbeResult) -> list[Section]:
+    """Every section the loaded plugins contribute for this run, in plugin order."""
+    found: list[Section] = []
+    for contributed in plugin_manager().hook.report_sections(probe=probe, run=run, result=result):
+        for section in contributed or ():
+            if not isinstance(section, Section):
+                raise TypeError(
+                    f"report_sections returned {section!r} for probe {probe.name}, not a Section"
+                )
+            found.append(section)
+    return found
+
+
 class AuditSource(Protocol):
-    """What the report reads of a workspace (a :class:`diptych.core.workspace.Workspace`)."""
+    """What the report reads of a workspace: ``ws.analysis.report`` hands one over the
+    Workspace's namespaces (runs' views, review notes, annotator agreement, comparisons, agent
+    findings)."""
 
     def view(self, run_id: str) -> RunView: ...
 
@@ -87,10 +104,20 @@ class RunPart:
     sections: list[Section]
     examples: list[ExampleImage]
     review: Review | None
+    #: What the services said the answered calls cost (``cost_usd`` in their provenance).
+    actual: ActualCost = field(default_factory=lambda: ActualCost(None, 0, 0))
 
     @property
     def id(self) -> str:
         return self.view.id
+
+    @property
+    def estimated_cost_text(self) -> str:
+        return "not priced" if self.cost is None else f"${self.cost:.2f}"
+
+    @property
+    def actual_cost_text(self) -> str:
+        return self.actual.text
 
     @property
     def anchor(self) -> str:
@@ -144,6 +171,10 @@ class Audit:
     scope: dict[str, Any] = field(default_factory=dict)
     #: Agent sessions that scored one of the runs, with their findings and held-out re-tests.
     agent_sessions: list[AgentSession] = field(default_factory=list)
+    #: The audit's release gates decided (a GateReport) where the report is an audit's with
+    #: gates; ``gate_error`` says why they could not be decided.
+    gates: Any = None
+    gate_error: str = ""
 
     @property
     def title(self) -> str:
@@ -166,11 +197,20 @@ def model_summaries(view: RunView) -> list[dict[str, Any]]:
         if result is not None and trial.model_id not in first:
             first[trial.model_id] = result.provenance
     owner = load_plugins().owner
+    # The backend builds each model's results came from: more than one is said in the report.
+    builds = builds_by_model(view.results.values())
     out = []
     for m in view.run.models:
         name = m.get("name") or str(m["model_id"]).split("@")[0]
         provider = owner.get(("model", name)) or owner.get(("annotator", name)) or ""
-        out.append({**m, "provider": provider, "provenance": first.get(m["model_id"], {})})
+        out.append(
+            {
+                **m,
+                "provider": provider,
+                "provenance": first.get(m["model_id"], {}),
+                "builds": builds.get(m["model_id"], []),
+            }
+        )
     return out
 
 
@@ -199,6 +239,42 @@ def cost_paid(view: RunView) -> float | None:
     return total if known else None
 
 
+@dataclass(frozen=True)
+class ActualCost:
+    """The dollars the services reported for a run's answered calls (from their token
+    counts), beside which the report shows the estimate ``--max-cost`` reserved."""
+
+    #: The sum of the reported costs; None when no call reported one.
+    usd: float | None
+    #: Answered calls that reported a cost, and answered calls in all.
+    reported: int
+    answered: int
+
+    @property
+    def text(self) -> str:
+        if self.usd is None:
+            return "not reported"
+        if self.reported < self.answered:
+            # The rest were answered by a service that sent no token counts (or before
+            # diptych read them): the sum is a lower bound.
+            return f"${self.usd:.2f} ({self.reported:,} of {self.answered:,} calls reported)"
+        return f"${self.usd:.2f}"
+
+
+def cost_actual(view: RunView) -> ActualCost:
+    """What the services reported the run's answered calls cost (``cost_usd`` in each
+    result's provenance)."""
+    total, reported, answered = 0.0, 0, 0
+    for result in view.results.values():
+        if result.status not in ("done", "refused"):
+            continue
+        answered += 1
+        cost = result.provenance.get("cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost):
+            total, reported = total + float(cost), reported + 1
+    return ActualCost(total if reported else None, reported, answered)
+
+
 def _review(source: AuditSource, view: RunView) -> Review | None:
     labels = Counter(lab.annotator for lab in view.labels())
     notes = source.notes(view.id)
@@ -211,7 +287,9 @@ def _review(source: AuditSource, view: RunView) -> Review | None:
         except DiptychError as error:
             review.agreement_notes.append(f"agreement not computed: {error}")
         else:
-            review.agreement = agreement.tables()
+            from diptych.core.metrics.agreement.tables import agreement_report_tables
+
+            review.agreement = agreement_report_tables(agreement)
             review.agreement_notes = list(agreement.notes)
     return review
 
@@ -240,6 +318,7 @@ def run_part(
         sections=probe_sections(probe, view, result),
         examples=example_images(view, result),
         review=_review(source, view),
+        actual=cost_actual(view),
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from diptych.core.probe import ProbeResult, Table
+from diptych.core.probe import Figure, ProbeResult, Table
 
 __all__ = [
     "Chart",
@@ -26,6 +26,7 @@ __all__ = [
     "ChartRow",
     "chart_from_numbers",
     "chart_from_table",
+    "charted",
     "charts_of",
     "plain",
 ]
@@ -339,12 +340,15 @@ def _effect(row: ChartRow) -> float:
     return -math.inf
 
 
-def chart_from_table(table: Table, name: str) -> Chart | None:
+def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Chart | None:
     """A forest plot of ``table``'s first value columns that carry a ``95% CI`` column
     beside them, one row per table row, sorted by the first series (largest first); None
-    when the table has no such column or fewer than two rows."""
+    when the table has no such column or fewer than two rows. The first column must say what
+    a row is (:data:`ROW_KINDS`) unless ``any_rows`` (a probe named the table for a chart)."""
     columns = [str(c) for c in table.columns]
-    if not columns or not any(columns[0].lower().startswith(k) for k in ROW_KINDS):
+    if not columns:
+        return None
+    if not any_rows and not any(columns[0].lower().startswith(k) for k in ROW_KINDS):
         return None
     pairs: list[tuple[int, int]] = []
     for j, column in enumerate(columns):
@@ -424,14 +428,36 @@ def chart_from_numbers(numbers: dict[str, Any], name: str, title: str) -> Chart 
 
 def charts_of(result: ProbeResult, prefix: str) -> list[Chart]:
     """The charts a probe gave in ``data["charts"]``, else one read from its widest table,
-    else one of its headline figures."""
+    else one of its headline figures; then one for each table a probe figure names (the
+    figure's numbers, drawn here with their intervals), each table once."""
     given = result.data.get("charts") if isinstance(result.data, dict) else None
+    out: list[Chart] = []
     if isinstance(given, list) and given:
-        return [Chart.from_dict(c) for c in given if isinstance(c, dict) and "name" in c]
-    candidates: Sequence[Table] = sorted(result.tables, key=lambda t: -len(t.rows))
-    for table in candidates:
-        chart = chart_from_table(table, f"{prefix}-forest")
+        out = [Chart.from_dict(c) for c in given if isinstance(c, dict) and "name" in c]
+    else:
+        candidates: Sequence[Table] = sorted(result.tables, key=lambda t: -len(t.rows))
+        for table in candidates:
+            chart = chart_from_table(table, f"{prefix}-forest")
+            if chart is not None:
+                out = [chart]
+                break
+    titles = {c.title for c in out}
+    tables = {t.title: t for t in result.tables}
+    for figure in result.figures:
+        named = tables.get(figure.table)
+        if named is None or named.title in titles:
+            continue
+        chart = chart_from_table(named, f"{prefix}-{figure.name}", any_rows=True)
         if chart is not None:
-            return [chart]
-    found = chart_from_numbers(result.numbers, f"{prefix}-figures", f"{result.title}: figures")
-    return [found] if found is not None else []
+            out.append(chart)
+            titles.add(named.title)
+    if not out:
+        found = chart_from_numbers(result.numbers, f"{prefix}-figures", f"{result.title}: figures")
+        out = [found] if found is not None else []
+    return out
+
+
+def charted(figure: Figure, charts: Sequence[Chart]) -> bool:
+    """Whether one of ``charts`` shows ``figure``'s numbers (drawn from the table it names):
+    an HTML report shows that chart and need not draw the figure."""
+    return bool(figure.table) and any(c.title == figure.table for c in charts)

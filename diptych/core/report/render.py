@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from typing import Any
 
 import jinja2
+import markupsafe
 
-from diptych.core.probe import ProbeResult
+from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.audit import Audit, RunPart
-from diptych.core.report.charts import Chart, charts_of
+from diptych.core.report.charts import Chart, charted, charts_of
 from diptych.core.report.findings import METHOD as AGENT_METHOD
 from diptych.core.report.formatting import data_uri, fmt, interval, sample_size
+from diptych.core.report.gates import gate_lines, gates_heading
 from diptych.core.report.verdict import (
     FRAMEWORKS,
     GLOSSARY,
@@ -22,12 +24,14 @@ from diptych.core.report.verdict import (
     recommended_actions,
     scope_line,
 )
+from diptych.core.safe_text import escape_controls, has_controls
 
 #: 2: one report covers several runs (``runs``); a one-run report keeps version 1's keys.
 #: 3: ``verdict`` (findings and scope), ``charts`` per run, ``context`` (published values),
 #: ``actions``, ``glossary``, ``frameworks``, ``appendix_tables``; ``plugins`` lists only those
-#: the runs used. docs/reports.md documents every key.
-REPORT_SCHEMA_VERSION = 3
+#: the runs used. 4: ``gates`` (an audit's release gates decided) and ``alt`` of each probe
+#: figure. docs/reports.md documents every key.
+REPORT_SCHEMA_VERSION = 4
 #: A table wider than this moves to the run's appendix; the body keeps the narrow ones.
 BODY_MAX_COLUMNS = 6
 #: Significance level of the "significant" the summary writes beside a p-value.
@@ -89,6 +93,16 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
+def _shown(value: Any) -> Any:
+    """Every value a template prints, with terminal control characters escaped: names come
+    from users' files and models' answers, and a Markdown report is read in terminals too."""
+    if isinstance(value, str) and has_controls(value):
+        escaped = escape_controls(str(value))
+        # Markup stays markup (it was escaped for HTML already); a plain str is escaped next.
+        return markupsafe.Markup(escaped) if isinstance(value, markupsafe.Markup) else escaped
+    return value
+
+
 @cache
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -96,6 +110,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         autoescape=autoescape,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        finalize=_shown,
     )
     env.globals.update(
         fmt=fmt,
@@ -104,6 +119,8 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         slug=slug,
         body_tables=body_tables,
         wide_tables=wide_tables,
+        charted=charted,
+        figure_alt=figure_alt,
     )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id
@@ -136,6 +153,8 @@ def wide_tables(tables: list[Any]) -> list[Any]:
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
+        "gates": gate_lines(audit.gates) if audit.gates is not None else [],
+        "gates_heading": gates_heading(audit.gates) if audit.gates is not None else "",
         "headlines": headlines(audit),
         "findings": findings(audit),
         "scope_line": scope_line(audit),
@@ -164,13 +183,24 @@ def render_markdown(audit: Audit, figure_paths: dict[int, str]) -> str:
 
 
 def result_json(result: ProbeResult, figure_paths: dict[int, str]) -> dict[str, Any]:
-    return {
-        **{k: v for k, v in asdict(result).items() if k != "figures"},
-        "figures": [
-            {"name": f.name, "title": f.title, "path": figure_paths.get(id(f), f.path)}
-            for f in result.figures
-        ],
-    }
+    # Without the figures: ``asdict`` would deep-copy each with its drawing.
+    out = asdict(replace(result, figures=[]))
+    out["figures"] = [
+        {
+            "name": f.name,
+            "title": f.title,
+            "path": figure_paths.get(id(f), f.path),
+            "alt": figure_alt(f),
+        }
+        for f in result.figures
+    ]
+    return out
+
+
+def figure_alt(figure: Figure) -> str:
+    """A probe figure's text alternative: the numbers it shows where the probe states them,
+    else its title and caption."""
+    return f"{figure.title}. {figure.alt or figure.caption}".strip()
 
 
 def _chart_json(charts: list[Chart]) -> list[dict[str, Any]]:
@@ -192,6 +222,9 @@ def _run_json(part: RunPart, figure_paths: dict[int, str], charts: list[Chart]) 
         "started": part.started,
         "finished": part.finished,
         "cost_usd": part.cost,
+        # The estimate above (the models' declared prices) beside what the services reported.
+        "cost_actual_usd": part.actual.usd,
+        "cost_actual_calls": {"reported": part.actual.reported, "answered": part.actual.answered},
         "counts": part.counts,
         "models": part.models,
         "result": result_json(part.result, figure_paths),
@@ -231,6 +264,17 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "verdict": {
             "findings": [f.to_dict() for f in findings(audit)],
             "scope": scope_line(audit),
+        },
+        "gates": None
+        if audit.gates is None and not audit.gate_error
+        else {
+            "heading": gates_heading(audit.gates) if audit.gates is not None else "",
+            "family": audit.gates.family if audit.gates is not None else None,
+            "confidence": audit.gates.confidence if audit.gates is not None else None,
+            "gates": [g.to_dict() for g in gate_lines(audit.gates)]
+            if audit.gates is not None
+            else [],
+            "error": audit.gate_error or None,
         },
         "context": [c.to_dict() for c in published_context(audit)],
         "actions": [a.to_dict() for a in recommended_actions(audit)],

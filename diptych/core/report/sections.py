@@ -2,21 +2,19 @@
 
 A built-in probe and a third-party one take the same road: a plugin implements
 :func:`diptych.core.hookspecs.report_sections` and returns :class:`Section` objects for the runs
-of its own probe; the report places each under the run's methods or results.
+of its own probe; the report (:func:`diptych.core.report.audit.probe_sections`) asks every
+plugin and places each section under the run's methods or results. This module holds the types
+alone, so that the hook's specification can name them without importing the plugin host.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from diptych.core.probe import Figure, Table
 
-if TYPE_CHECKING:
-    from diptych.core.probe import Probe, ProbeResult
-    from diptych.core.runview import RunView
-
-__all__ = ["ExampleImage", "Section", "probe_sections"]
+__all__ = ["ExampleImage", "Section"]
 
 
 @dataclass
@@ -49,18 +47,3 @@ class Section:
     @property
     def paragraphs(self) -> list[str]:
         return [p.strip() for p in self.text.split("\n\n") if p.strip()]
-
-
-def probe_sections(probe: Probe, run: RunView, result: ProbeResult) -> list[Section]:
-    """Every section the loaded plugins contribute for this run, in plugin order."""
-    from diptych.core.plugins import plugin_manager
-
-    found: list[Section] = []
-    for contributed in plugin_manager().hook.report_sections(probe=probe, run=run, result=result):
-        for section in contributed or ():
-            if not isinstance(section, Section):
-                raise TypeError(
-                    f"report_sections returned {section!r} for probe {probe.name}, not a Section"
-                )
-            found.append(section)
-    return found

@@ -313,7 +313,15 @@ def scope_line(audit: Audit) -> str:
     trials = sum(total.values())
     counted = ", ".join(f"{n:,} {s}" for s, n in total.items())
     costs = [p.cost for p in audit.runs if p.cost is not None]
-    cost = f"${sum(costs):.2f} paid" if costs else "no priced calls"
+    actual = [p.actual.usd for p in audit.runs if p.actual.usd is not None]
+    # The estimate (declared prices) beside what the services reported from their token counts.
+    cost = (
+        ", ".join(
+            [*([f"${sum(costs):.2f} estimated"] if costs else []),
+             *([f"${sum(actual):.2f} actual"] if actual else [])]
+        )
+        or "no priced calls"
+    )  # fmt: skip
     return f"Scope: {models} · {probes} · {dates} · {trials:,} trials ({counted}) · {cost}."
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.errors import UsageError
+from diptych.core.errors import DiptychError, UsageError
 from diptych.core.labels import LabelPolicy
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
@@ -102,6 +102,17 @@ def write_audit(
     return written
 
 
+def _figures_json(audit: Audit) -> dict[str, Any]:
+    """What a gate reads of the report JSON: its scope and each run's numbers."""
+    return {
+        "scope": audit.scope,
+        "runs": [
+            {"run": p.id, "probe": p.view.run.probe, "result": {"numbers": p.result.numbers}}
+            for p in audit.runs
+        ],
+    }
+
+
 def write_audit_report(
     source: AuditSource,
     run_ids: Sequence[str],
@@ -112,15 +123,24 @@ def write_audit_report(
     label_policy: LabelPolicy | None = None,
     draft_with: Model | None = None,
     scope: dict[str, Any] | None = None,
+    gates: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None,
 ) -> dict[str, Path]:
     """Gather the audit of ``run_ids`` from ``source`` (a Workspace), draft its narrative with
     ``draft_with`` where given, and write it; the paths written, by format. ``scope`` names
-    what produced the report beyond its runs (an audit file: its name, id and hash)."""
+    what produced the report beyond its runs (an audit file: its name, id and hash); ``gates``
+    decides the release gates ``scope["gates"]`` states on the report's figures (a
+    ``GateReport``), for the report to show them first."""
     if not run_ids:
         raise UsageError("a report needs at least one run")
     chosen = parse_formats(formats)
     audit = collect_audit(source, run_ids, result=result, label_policy=label_policy)
     audit.scope = dict(scope or {})
+    if audit.scope.get("gates") and gates is not None:
+        try:
+            audit.gates = gates(audit.scope, _figures_json(audit))
+        except DiptychError as error:
+            # A gate whose figure the runs lack: the report says so; `audit gate` fails on it.
+            audit.gate_error = str(error)
     if draft_with is not None:
         from diptych.core.report.draft import draft_narrative
 

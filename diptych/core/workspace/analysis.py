@@ -1,24 +1,40 @@
-"""The Workspace's steps that read results: a run's analysis, the audit report of runs, and
-the comparison of two runs."""
+"""``Workspace.analysis``: what a run's results say — its analysis, the comparison of two
+runs — and the audit report of runs."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from diptych.core.labels import LabelPolicy
 from diptych.core.plugins import get_probe
 from diptych.core.probe import ProbeResult
 from diptych.core.report import write_audit_report
-from diptych.core.workspace.annotators import AnnotatorSteps
-from diptych.core.workspace.base import ModelSpec
-from diptych.core.workspace.findings import FindingSteps
+from diptych.core.workspace.annotators import Annotators
+from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
+from diptych.core.workspace.findings import Findings
+from diptych.core.workspace.plugins import build_model
+from diptych.core.workspace.review import Review
+
+if TYPE_CHECKING:
+    from diptych.core.metrics.agreement import AnnotatorAgreement
+    from diptych.core.runview import RunView
 
 
-class AnalysisSteps(FindingSteps, AnnotatorSteps):
-    """Analysis: a report reads the run's labels, notes and annotator agreement and the agent
-    findings scored on it as well as its results, hence the steps it stands on."""
+class Analysis(Namespace):
+    """Analysis: a run's tables, figures and numbers with intervals, two runs compared, and
+    the report — which reads a run's notes, annotator agreement and the agent findings scored
+    on it as well as its results."""
+
+    def __init__(
+        self, kernel: Kernel, review: Review, annotators: Annotators, findings: Findings
+    ) -> None:
+        super().__init__(kernel)
+        self._review = review
+        self._annotators = annotators
+        self._findings = findings
 
     def analyze(
         self,
@@ -32,45 +48,10 @@ class AnalysisSteps(FindingSteps, AnnotatorSteps):
         probe uses annotators' labels; None keeps the probe's default. ``calibration_subset``
         names the PAIRS subset an annotator's calibration may have been made on for its error
         rates to correct scores (None: only a calibration over all of PAIRS is used)."""
-        view = self.view(run_id)
+        view = self._kernel.view(run_id)
         view.label_policy = label_policy
         view.calibration_subset = calibration_subset
         return get_probe(view.run.probe, view.run.params).analyze(view)
-
-    def report(
-        self,
-        run_id: str | Sequence[str],
-        out_dir: str | os.PathLike[str] | None = None,
-        *,
-        result: ProbeResult | None = None,
-        label_policy: LabelPolicy | None = None,
-        formats: str | Sequence[str] | None = None,
-        draft_with: ModelSpec | None = None,
-    ) -> Path:
-        """Write the audit report of one run or several (``run_id`` a list) into ``out_dir``
-        (default ``diptych-report-<first run id>``): ``report.html`` (self-contained),
-        ``report.md`` with its figures, ``report.json``, and ``report.pdf`` when ``formats``
-        (``"html,md,json,pdf"`` or a list) asks for it. Returns the Markdown file's path, or
-        the first file written when Markdown is not among the formats.
-
-        ``result`` is the (first) run's analysis where the caller holds it already (else the
-        run is analysed, its labels taken by ``label_policy`` as in :meth:`analyze`).
-        ``draft_with`` names a Chat model that drafts the summary and discussion; sentences
-        whose numbers or claims of significance the results do not bear out are dropped and
-        listed (see :mod:`diptych.core.report.draft`)."""
-        ids = [run_id] if isinstance(run_id, str) else list(run_id)
-        runs = [self.get_run(r).id for r in ids]
-        out = Path(out_dir) if out_dir is not None else Path(f"diptych-report-{runs[0]}")
-        written = write_audit_report(
-            self,
-            runs,
-            out,
-            formats=formats,
-            result=result,
-            label_policy=label_policy,
-            draft_with=self.model(draft_with) if draft_with is not None else None,
-        )
-        return written.get("md") or next(iter(written.values()))
 
     def compare(
         self,
@@ -86,6 +67,81 @@ class AnalysisSteps(FindingSteps, AnnotatorSteps):
         for pst, B − A of every STS both runs have with a 95% bootstrap interval and a
         permutation p-value (PST Table 6), ``top`` narrowing it to A's most biased
         identities. Raises :class:`UsageError` when the probe does not compare runs."""
-        view_a, view_b = self.view(run_a), self.view(run_b)
+        view_a, view_b = self._kernel.view(run_a), self._kernel.view(run_b)
         probe = get_probe(view_a.run.probe, view_a.run.params)
         return probe.compare(view_a, view_b, top=top, n_perm=n_perm, n_boot=n_boot, seed=seed)
+
+    def report(
+        self,
+        run_id: str | Sequence[str],
+        out_dir: str | os.PathLike[str] | None = None,
+        *,
+        result: ProbeResult | None = None,
+        label_policy: LabelPolicy | None = None,
+        formats: str | Sequence[str] | None = None,
+        draft_with: ModelSpec | None = None,
+        scope: Mapping[str, Any] | None = None,
+        gates: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None,
+    ) -> Path:
+        """Write the audit report of one run or several (``run_id`` a list) into ``out_dir``
+        (default ``diptych-report-<first run id>``): ``report.html`` (self-contained),
+        ``report.md`` with its figures, ``report.json``, and ``report.pdf`` when ``formats``
+        (``"html,md,json,pdf"`` or a list) asks for it. Returns the Markdown file's path, or
+        the first file written when Markdown is not among the formats.
+
+        ``result`` is the (first) run's analysis where the caller holds it already (else the
+        run is analysed, its labels taken by ``label_policy`` as in :meth:`analyze`).
+        ``draft_with`` names a Chat model that drafts the summary and discussion; sentences
+        whose numbers or claims of significance the results do not bear out are dropped and
+        listed (see :mod:`diptych.core.report.draft`). ``scope`` names what produced the
+        report beyond its runs (an audit file: its name, id and hash); ``gates`` decides the
+        audit's release gates on the report's figures, for the report to show beside its
+        verdict (``Workspace.audits.report_gates``)."""
+        ids = [run_id] if isinstance(run_id, str) else list(run_id)
+        runs = [self._kernel.get_run(r).id for r in ids]
+        out = Path(out_dir) if out_dir is not None else Path(f"diptych-report-{runs[0]}")
+        written = write_audit_report(
+            _ReportSource(self),
+            runs,
+            out,
+            formats=formats,
+            result=result,
+            label_policy=label_policy,
+            draft_with=build_model(draft_with) if draft_with is not None else None,
+            scope=dict(scope) if scope is not None else None,
+            gates=gates,
+        )
+        return written.get("md") or next(iter(written.values()))
+
+
+class _ReportSource:
+    """The workspace as the report reads it (:class:`~diptych.core.report.AuditSource`)."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self._analysis = analysis
+
+    def view(self, run_id: str) -> RunView:
+        return self._analysis._kernel.view(run_id)
+
+    def notes(self, run_id: str) -> list[dict[str, Any]]:
+        return self._analysis._review.notes(run_id)
+
+    def agreement(self, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> AnnotatorAgreement:
+        return self._analysis._annotators.agreement(run_id, n_boot=n_boot, seed=seed)
+
+    def compare(
+        self,
+        run_a: str,
+        run_b: str,
+        *,
+        top: int | None = None,
+        n_perm: int = 10_000,
+        n_boot: int = 2000,
+        seed: int = 0,
+    ) -> ProbeResult:
+        return self._analysis.compare(
+            run_a, run_b, top=top, n_perm=n_perm, n_boot=n_boot, seed=seed
+        )
+
+    def agent_findings(self, run_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        return self._analysis._findings.list(run_ids)

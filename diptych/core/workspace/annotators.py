@@ -1,11 +1,9 @@
-"""The Workspace's steps with annotators: label a run's people with an annotator plugin or a
-labels file, calibrate an annotator on PAIRS, and measure how far annotators agree."""
+"""``Workspace.annotators``: label a run's people with an annotator plugin, calibrate an
+annotator on PAIRS, and measure how far a run's annotators agree."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from diptych.core.annotation import AnnotationSummary, annotate_run_async, annotator_id
@@ -14,24 +12,24 @@ from diptych.core.engine import Reporter, RunOptions
 from diptych.core.errors import UsageError
 from diptych.core.plugins import get_model, get_probe, load_plugins
 from diptych.core.runview import RunView
-from diptych.core.workspace import label_import
-from diptych.core.workspace.base import Params, plugin_params
+from diptych.core.workspace.base import Kernel, Namespace, Params, plugin_params
 from diptych.core.workspace.calibration import calibration_outcome
 from diptych.core.workspace.records import CalibrationOutcome
-from diptych.core.workspace.review import ReviewSteps
-from diptych.core.workspace.running import RunningSteps
+from diptych.core.workspace.runs import Runs
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
 
 
-class AnnotatorSteps(ReviewSteps, RunningSteps):
-    """Annotators: an annotation pass or a labels file stores labels (and refreshes the review
-    flags); a calibration is a run of its own."""
+class Annotators(Namespace):
+    """Annotators: an annotation pass stores labels (and refreshes the review flags); a
+    calibration is a run of its own; agreement compares the labels a run has."""
 
-    def annotator(
-        self, name: str, *, params: Params | None = None, model: str | None = None
-    ) -> Model:
+    def __init__(self, kernel: Kernel, runs: Runs) -> None:
+        super().__init__(kernel)
+        self._runs = runs
+
+    def get(self, name: str, *, params: Params | None = None, model: str | None = None) -> Model:
         """The annotator plugin ``name`` with ``params``; ``model`` names the vision-language
         model a VLM annotator asks."""
         registry = load_plugins()
@@ -63,14 +61,18 @@ class AnnotatorSteps(ReviewSteps, RunningSteps):
         """Label every person in the run's generated images with ``annotator`` (a name or an
         instance). Each image is asked once per annotator, across runs; a stopped pass
         resumes. The run's review flags are refreshed after."""
-        self._writing("store labels")
+        self._kernel.writing("store labels")
         instance = (
-            self.annotator(annotator, params=params, model=model)
+            self.get(annotator, params=params, model=model)
             if isinstance(annotator, str)
             else annotator
         )
         return await annotate_run_async(
-            self._store, self.get_run(run_id).id, instance, options=options, reporter=reporter
+            self._store,
+            self._kernel.get_run(run_id).id,
+            instance,
+            options=options,
+            reporter=reporter,
         )
 
     def annotate_sync(
@@ -90,38 +92,6 @@ class AnnotatorSteps(ReviewSteps, RunningSteps):
             )
         )
 
-    def import_labels(
-        self, run_id: str, path: str | os.PathLike[str], *, annotator: str | None = None
-    ) -> label_import.ImportReport:
-        """Store the labels of a CSV file in the STS contract's format (``image, setting,
-        position, identity, stereotype, label`` and optional ``annotator, run``) for the run's
-        people, matched by image and position; refresh the run's review flags.
-
-        Rows without an annotator are ``annotator``'s (a bare name is a person's; default
-        ``human:<file stem>``). Rows that match no person are reported, not stored; a
-        malformed file raises :class:`InputFileError` and stores nothing."""
-        self._writing("store labels")
-        run = self.get_run(run_id)
-        report = label_import.import_labels(self._store, run, Path(path), annotator)
-        self.refresh_flags(run.id)
-        return report
-
-    def label_template(
-        self,
-        run_id: str,
-        path: str | os.PathLike[str],
-        *,
-        images: str | os.PathLike[str] | None = None,
-    ) -> label_import.TemplateReport:
-        """Write the run's labels template (one row per person in a generated image, label
-        empty) to ``path`` and, with ``images``, each image as ``images/<image>.png``."""
-        return label_import.write_template(
-            self._store,
-            self.get_run(run_id),
-            Path(path),
-            Path(images) if images is not None else None,
-        )
-
     async def calibrate(
         self,
         annotator: str,
@@ -138,12 +108,12 @@ class AnnotatorSteps(ReviewSteps, RunningSteps):
 
         Raises :class:`DiptychError` when the run stopped with images not yet labelled (run it
         again to finish: nothing is asked twice)."""
-        self._writing("calibrate an annotator")
-        instance = self.annotator(annotator, params=params, model=model)
+        self._kernel.writing("calibrate an annotator")
+        instance = self.get(annotator, params=params, model=model)
         name, version = annotator_id(instance), instance.version
         probe = get_probe("calibration", {"subset": subset})
-        record = await self.run(probe, [instance], options=options, reporter=reporter)
-        return calibration_outcome(RunView(self._store, record), probe, name, version)
+        record = await self._runs.run(probe, [instance], options=options, reporter=reporter)
+        return calibration_outcome(self._store, RunView(self._store, record), probe, name, version)
 
     def calibrate_sync(
         self,
@@ -176,7 +146,7 @@ class AnnotatorSteps(ReviewSteps, RunningSteps):
         # numpy comes with the agreement metrics: imported when asked for, not with the core.
         from diptych.core.metrics.agreement import annotator_agreement, labelled_subjects
 
-        view = self.view(run_id)
+        view = self._kernel.view(run_id)
         subjects = labelled_subjects(view.labels())
         if not subjects:
             raise UsageError(

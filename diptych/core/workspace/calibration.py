@@ -5,14 +5,15 @@ from __future__ import annotations
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.probe import Probe
 from diptych.core.runview import RunView
+from diptych.core.store import Store
 from diptych.core.workspace.records import CalibrationOutcome
 
 
 def calibration_outcome(
-    view: RunView, probe: Probe, annotator: str, version: str
+    store: Store, view: RunView, probe: Probe, annotator: str, version: str
 ) -> CalibrationOutcome:
-    """Compute the profile of the calibration run ``view`` with its probe, store it under
-    ``annotator`` (the id its labels are stored under) and ``version``, and return it all.
+    """Compute the profile of the calibration run ``view`` with its probe, store it in ``store``
+    under ``annotator`` (the id its labels are stored under) and ``version``, and return it all.
 
     A run with images not yet labelled has no profile yet: its coverage would be wrong."""
     counts = view.status_counts()
@@ -25,7 +26,7 @@ def calibration_outcome(
     if not callable(profile_of):
         raise UsageError(f"the installed probe '{probe.name}' computes no annotator profile")
     profile = profile_of(view) | {"annotator": annotator, "annotator_version": version}
-    saved = view.store.save_calibration(annotator, version, profile)
+    saved = store.save_calibration(annotator, version, profile)
     return CalibrationOutcome(
         annotator=annotator,
         annotator_version=version,

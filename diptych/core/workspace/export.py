@@ -29,7 +29,7 @@ def trial_rows(view: RunView) -> Iterator[dict[str, Any]]:
             "subject": lab.subject_meta,
         }
     notes: dict[int, dict[str, dict[str, str]]] = {}
-    for note in view.store.notes(view.run.id):
+    for note in view.notes():
         notes.setdefault(note["trial_idx"], {}).setdefault(note["position"], {})[
             note["annotator"]
         ] = note["note"]

@@ -1,11 +1,13 @@
-"""The Workspace's gate step: read an audit's gates and figures, resolve baselines, decide.
+"""The gates of ``Workspace.audits``: read an audit's gates and figures, resolve baselines,
+decide.
 
-A front end calls :meth:`Workspace.audit_gates`; the verdicts themselves are
+A front end calls ``ws.audits.gates``; the verdicts themselves are
 :mod:`diptych.core.audit.gates`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.gates import GateFigure, GateResult, GateRule, evaluate_gates
-from diptych.core.audit.schema import Gates, load_audit, parse_audit
-from diptych.core.errors import InputFileError, UsageError
-from diptych.core.workspace import audits as _audits
+from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.schema import AuditFile, Gates, load_audit, parse_audit
+from diptych.core.errors import DiptychError, InputFileError, UsageError
+from diptych.core.workspace import recorded
 
 if TYPE_CHECKING:
     from diptych.core.store import Store
-    from diptych.core.workspace.workspace import Workspace
+    from diptych.core.workspace.analysis import Analysis
 
 
 @dataclass
@@ -51,7 +54,7 @@ def _target(
     if path.suffix in (".yaml", ".yml") or path.is_file():
         audit, _ = load_audit(path)
         if overrides:
-            audit = _audits.apply_overrides(audit, overrides)
+            audit = apply_overrides(audit, overrides)
         rec = record.get_audit(store, audit.name)
         if rec is None:
             raise UsageError(
@@ -59,10 +62,10 @@ def _target(
                 f"'diptych audit run {path}' first"
             )
         return rec, audit.gates
-    rec = _audits.get(store, str(ref))
+    rec = recorded.get(store, str(ref))
     audit = parse_audit(rec.file_text, rec.file_path)
     if overrides:
-        audit = _audits.apply_overrides(audit, overrides)
+        audit = apply_overrides(audit, overrides)
     return rec, audit.gates
 
 
@@ -78,14 +81,43 @@ def _previous(store: Store, rec: record.AuditRecord) -> str:
 
 
 def audit_gates(
-    ws: Workspace, store: Store, ref: str | Path, overrides: dict[str, Any] | None = None
+    analysis: Analysis, store: Store, ref: str | Path, overrides: dict[str, Any] | None = None
 ) -> GateReport:
     """Decide the gates of an audit file (its newest record here) or of a recorded audit.
     Every figure a gate cannot rest on is one line of the :class:`InputFileError` raised."""
     rec, gates = _target(store, ref, overrides)
     if gates is None or not gates.checks:
         raise UsageError(f"audit '{rec.name}' states no gates (add a gates: section)")
-    name, report, _ = _audits._report_json(store, rec.id)
+    name, report, _ = recorded.report_json(store, rec.id)
+    return _decide(analysis, store, rec, gates, name, report)
+
+
+def report_gates(
+    analysis: Analysis, store: Store, scope: Mapping[str, Any], report: Mapping[str, Any]
+) -> GateReport | None:
+    """The gates of the audit a report is being written for (``scope``: the audit's id and its
+    gates as ``audit run`` read them, overrides applied), decided on the report's own figures
+    exactly as ``audit gate`` decides them once the report is recorded; None when the report
+    is not an audit's or its audit states no gates."""
+    stated = scope.get("gates")
+    audit_id = scope.get("audit_id")
+    if not stated or not isinstance(audit_id, str):
+        return None
+    gates = Gates.model_validate(stated)
+    if not gates.checks:
+        return None
+    rec = recorded.get(store, audit_id)
+    return _decide(analysis, store, rec, gates, rec.id, report)
+
+
+def _decide(
+    analysis: Analysis,
+    store: Store,
+    rec: record.AuditRecord,
+    gates: Gates,
+    name: str,
+    report: Mapping[str, Any],
+) -> GateReport:
     figures = _diff.report_figures(report)
     rules: list[GateRule] = []
     tested: dict[tuple[str, str, str], GateFigure] = {}
@@ -93,8 +125,9 @@ def audit_gates(
     diffs: dict[str, _diff.AuditDiff] = {}
     for gate in gates.checks:
         rules.append(
-            GateRule(gate.label, gate.part, gate.figure, gate.rule, gate.limit,
-                     gate.on_inconclusive)  # fmt: skip
+            GateRule(
+                gate.label, gate.part, gate.figure, gate.rule, gate.limit, gate.on_inconclusive
+            )  # fmt: skip
         )
         key = (gate.part, gate.figure)
         if key not in figures:
@@ -106,7 +139,7 @@ def audit_gates(
             against = gate.no_regression.against
             base = _previous(store, rec) if against == "previous" else against
             if base not in diffs:
-                diffs[base] = _audits.diff(ws, store, base, rec.id)
+                diffs[base] = _against(analysis, store, base, rec, name, figures)
             fig = _difference(diffs[base], key)
         if isinstance(fig, str):
             problems.append(f"gate '{gate.label}': {fig}")
@@ -116,6 +149,30 @@ def audit_gates(
         raise InputFileError("\n".join(problems))
     results = evaluate_gates(rules, tested, confidence=gates.confidence, family=gates.family)
     return GateReport(name, rec.name, gates.family, gates.confidence, results)
+
+
+def _against(
+    analysis: Analysis,
+    store: Store,
+    base: str,
+    rec: record.AuditRecord,
+    name: str,
+    figures: _diff.Figures,
+) -> _diff.AuditDiff:
+    """``audit diff`` of the baseline against this audit's figures (``figures``: the report
+    being written, or the recorded one): bootstrapped per part where both are recorded."""
+    name_a, report_a, rec_a = recorded.report_json(store, base)
+    boot: dict[tuple[str, str], tuple[float, float, float]] = {}
+    if rec_a is not None:
+        for part_a in rec_a.parts:
+            part_b = rec.part(part_a.name)
+            if part_a.run_id and part_b is not None and part_b.run_id:
+                boot.update(
+                    recorded._bootstrapped(analysis, part_a.name, part_a.run_id, part_b.run_id)
+                )
+    return _diff.diff_figures(
+        _diff.report_figures(report_a), figures, name_a=name_a, name_b=name, bootstrapped=boot
+    )
 
 
 def _difference(d: _diff.AuditDiff, key: tuple[str, str]) -> GateFigure | str:
@@ -135,7 +192,7 @@ def _difference(d: _diff.AuditDiff, key: tuple[str, str]) -> GateFigure | str:
 def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
     import difflib
 
-    names = [f for p, f in figures if p == key[0]]
+    names = [f for p, f in figures if p == key[0] and f is not None]
     if not names:
         return f"gate '{label}': {where} has no part '{key[0]}' with figures"
     close = difflib.get_close_matches(key[1], names, n=2, cutoff=0.4)
@@ -143,7 +200,26 @@ def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
     return f"gate '{label}': part '{key[0]}' of {where} has no figure '{key[1]}'{hint}"
 
 
-def gate_problems(ws: Workspace, store: Store, source: str | Path) -> list[str]:
+def _declared_figures(audit: AuditFile) -> dict[tuple[str, str | None], Any] | None:
+    """The figures each part's probe declares it can publish (``Probe.figure_names``), keyed
+    like a report's, with ``(part, None)`` marking a part whose names are known; None when no
+    part's probe declares them."""
+    from diptych.core.plugins import get_probe
+
+    out: dict[tuple[str, str | None], Any] = {}
+    for part in audit.probes:
+        try:
+            names = get_probe(part.probe, part.params).figure_names(len(part.models))
+        # An unknown probe or bad parameters are audit check's own errors, reported there.
+        except (DiptychError, ValueError):
+            continue
+        if names is not None:
+            out[(part.part_name, None)] = {}
+            out.update({(part.part_name, n): {} for n in names})
+    return out or None
+
+
+def gate_problems(store: Store, source: str | Path) -> list[str]:
     """What ``audit check`` can say of a file's gates before it runs: against the newest record
     of the same audit that has a report, every gate's figure must exist and carry an interval,
     and a named baseline must be readable and hold the figure."""
@@ -152,15 +228,22 @@ def gate_problems(ws: Workspace, store: Store, source: str | Path) -> list[str]:
         return []
     rec = record.get_audit(store, audit.name)
     problems: list[str] = []
-    figures = None
+    figures: dict[tuple[str, str | None], Any] | None = None
     if rec is not None and rec.report:
         try:
-            figures = _diff.report_figures(_audits._report_json(store, rec.id)[1])
+            recorded_figures = _diff.report_figures(recorded.report_json(store, rec.id)[1])
+            figures = {(p, f): n for (p, f), n in recorded_figures.items()}
         except (UsageError, InputFileError):
             figures = None
+    if figures is None:
+        figures = _declared_figures(audit)
     for gate in audit.gates.checks:
         key = (gate.part, gate.figure)
-        if figures is not None:
+        if figures is not None and (gate.part, None) in figures:
+            # No run recorded yet: the names the part's probe declares (no interval to see).
+            if key not in figures:
+                problems.append(_missing(gate.label, key, figures, "the audit's probes"))
+        elif figures is not None:
             if key not in figures:
                 where = f"the last run ({rec.id if rec else '?'})"
                 problems.append(_missing(gate.label, key, figures, where))
@@ -171,7 +254,7 @@ def gate_problems(ws: Workspace, store: Store, source: str | Path) -> list[str]:
         if gate.no_regression is not None and gate.no_regression.against != "previous":
             against = gate.no_regression.against
             try:
-                base = _diff.report_figures(_audits._report_json(store, against)[1])
+                base = _diff.report_figures(recorded.report_json(store, against)[1])
             except (UsageError, InputFileError) as exc:
                 problems.append(f"gate '{gate.label}': baseline: {exc}")
                 continue

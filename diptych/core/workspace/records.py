@@ -41,6 +41,8 @@ class RunDetail:
     #: Stored labels per annotator id (``human:alice``, ``self``, ``faces`` ...).
     labels: dict[str, int]
     failures: list[Failure] = field(default_factory=list)
+    #: Per model id, the backend builds its results came from (see diptych.core.builds).
+    builds: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,20 @@
-"""The Workspace: the one road from a front end (CLI, TUI, agent) into the core.
+"""The Workspace: the one road from a front end (CLI, TUI, agent, audits) into the core.
 
-The class is composed of the steps of this package, one module per concern: reading runs
-(:mod:`.reading`), running probes (:mod:`.running`), human review (:mod:`.review`), annotators
-(:mod:`.annotators`), analysis and reports (:mod:`.analysis`), what the workspace keeps for its
-front ends (:mod:`.preferences`), what agent sessions found (:mod:`.findings`), over the store
-and plugins they share (:mod:`.base`). Opening a workspace and its audit files are here.
+Its steps are grouped by concern into namespaces, one module of this package each, in the
+manner of ``client.chat.completions``:
+
+* ``ws.runs`` (:mod:`.runs`) — the stored runs, and running probes on models;
+* ``ws.labels`` (:mod:`.labels`) — a reviewer's labels, labels files in and out;
+* ``ws.review`` (:mod:`.review`) — notes on people and the run's review flags;
+* ``ws.annotators`` (:mod:`.annotators`) — annotation passes, calibration, agreement;
+* ``ws.analysis`` (:mod:`.analysis`) — a run's analysis, two runs compared, the report;
+* ``ws.audits`` (:mod:`.audits`) — recorded audits, their gates and diffs;
+* ``ws.findings`` (:mod:`.findings`) — what agent sessions found;
+* ``ws.lists`` (:mod:`.lists`) — the identity pairs and interventions accepted here;
+* ``ws.preferences`` (:mod:`.preferences`) — what a front end remembers;
+* ``Workspace.plugins`` (:mod:`.plugins`) — the installed plugins, probes and models built.
+
+Opening and closing a workspace, and what belongs to the workspace as a whole, are here.
 """
 
 from __future__ import annotations
@@ -12,27 +22,24 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from diptych.core.audit import (
-    AuditDiff,
-    AuditFile,
-    AuditOutcome,
-    AuditPlan,
-    AuditRecord,
-    PartEvent,
-    SearchRunner,
-)
-from diptych.core.engine import Reporter, RunOptions
 from diptych.core.store import Store, default_store_path
-from diptych.core.vectors import check_server_url
-from diptych.core.workspace import audits as _audits
-from diptych.core.workspace import gates as _gates
-from diptych.core.workspace.analysis import AnalysisSteps
-from diptych.core.workspace.base import ModelSpec, Params, ProbeSpec
-from diptych.core.workspace.gates import GateReport
-from diptych.core.workspace.preferences import PreferenceSteps
-from diptych.core.workspace.reading import ReadingSteps
+from diptych.core.vectors import check_server_url, open_collection
+from diptych.core.workspace.analysis import Analysis
+from diptych.core.workspace.annotators import Annotators
+from diptych.core.workspace.audits import Audits
+from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
+from diptych.core.workspace.findings import Findings
+from diptych.core.workspace.labels import Labels
+from diptych.core.workspace.lists import Lists
+from diptych.core.workspace.plugins import Plugins
+from diptych.core.workspace.preferences import Preferences
+from diptych.core.workspace.review import Review
+from diptych.core.workspace.runs import Runs
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
 
 __all__ = ["CHROMA_ENV", "ModelSpec", "Params", "ProbeSpec", "Workspace"]
 
@@ -40,16 +47,18 @@ __all__ = ["CHROMA_ENV", "ModelSpec", "Params", "ProbeSpec", "Workspace"]
 CHROMA_ENV = "DIPTYCH_CHROMA"
 
 
-class Workspace(PreferenceSteps, AnalysisSteps, ReadingSteps):
+class Workspace:
     """One audit workspace — its store of runs, results and labels — and every step a front
-    end takes on it: plan, run, resume, analyse, report, annotate, import and save labels,
-    review flags, compare, calibrate, agreement, keep agent sessions' findings.
+    end takes on it, grouped by concern: ``runs`` (plan, run, resume, read, export),
+    ``labels``, ``review``, ``annotators`` (annotate, calibrate, agreement), ``analysis``
+    (analyse, compare, report), ``audits``, ``findings``, ``lists``, ``preferences``, and
+    ``plugins``.
 
     Open one with :meth:`open` and close it when done (it is a context manager)::
 
         with Workspace.open() as ws:
-            record = ws.run_sync("pst-text", ["smollm2"])
-            print(ws.analyze(record.id).summary)
+            record = ws.runs.run_sync("pst-text", ["smollm2"])
+            print(ws.analysis.analyze(record.id).summary)
 
     A workspace is cheap to open and, like the SQLite connection under it, belongs to one
     thread: a worker thread opens its own. Every method that takes a ``run_id`` accepts a
@@ -57,7 +66,39 @@ class Workspace(PreferenceSteps, AnalysisSteps, ReadingSteps):
     ``key=value`` strings) or given as instances.
     """
 
-    # --- opening ------------------------------------------------------------------------------
+    #: The installed plugins (usable on the class: no workspace needs to be open).
+    plugins: ClassVar[Plugins] = Plugins()
+    #: The stored runs, and running probes on models.
+    runs: Runs
+    #: A reviewer's labels of a run's people; labels files in and out.
+    labels: Labels
+    #: A reviewer's notes and the run's review flags.
+    review: Review
+    #: Annotation passes, an annotator's calibration, annotator agreement.
+    annotators: Annotators
+    #: A run's analysis, two runs compared, the audit report.
+    analysis: Analysis
+    #: The audits recorded in the workspace, their gates and diffs.
+    audits: Audits
+    #: What agent sessions found.
+    findings: Findings
+    #: The identity pairs and interventions an auditor accepted, the proposals rejected.
+    lists: Lists
+    #: What a front end remembers (the last reviewer, the last run asked for).
+    preferences: Preferences
+
+    def __init__(self, store: Store, *, chroma_url: str | None = None) -> None:
+        kernel = Kernel(store, chroma_url=chroma_url)
+        self._kernel = kernel
+        self.runs = Runs(kernel)
+        self.review = Review(kernel)
+        self.labels = Labels(kernel, self.review)
+        self.annotators = Annotators(kernel, self.runs)
+        self.findings = Findings(kernel)
+        self.analysis = Analysis(kernel, self.review, self.annotators, self.findings)
+        self.audits = Audits(kernel, self.analysis)
+        self.lists = Lists(kernel)
+        self.preferences = Preferences(kernel)
 
     @classmethod
     def open(
@@ -92,62 +133,35 @@ class Workspace(PreferenceSteps, AnalysisSteps, ReadingSteps):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- audits as files (diptych.core.workspace.audits) --------------------------------------
+    def close(self) -> None:
+        """Close the store; the Workspace cannot be used after."""
+        self._kernel.store.close()
 
-    def audit_plan(self, source: str | os.PathLike[str] | AuditFile) -> AuditPlan:
-        """What running the audit file would do, part by part (trials, stored, price); stores
-        nothing. A malformed file raises :class:`InputFileError` naming fields and lines."""
-        return _audits.plan(self, source if isinstance(source, AuditFile) else Path(source))
+    @property
+    def path(self) -> Path:
+        """The workspace directory."""
+        return self._kernel.path
 
-    async def run_audit(
-        self,
-        source: str | os.PathLike[str],
-        *,
-        options: RunOptions | None = None,
-        reporter: Reporter | None = None,
-        on_part: PartEvent | None = None,
-        searches: SearchRunner | None = None,
-        out_dir: str | os.PathLike[str] | None = None,
-        overrides: Mapping[str, Any] | None = None,
-    ) -> AuditOutcome:
-        """Run (or continue) every part of the audit file under one budget, record it with
-        the file's hash and write its report. ``searches`` runs agent searches (a front end
-        brings the agent); ``overrides`` replaces dotted fields (``models.m.params.base_url``)."""
-        self._writing("run an audit")
-        return await _audits.run(
-            self,
-            self._store,
-            Path(source),
-            options=options,
-            reporter=reporter,
-            on_part=on_part,
-            searches=searches,
-            out_dir=Path(out_dir) if out_dir is not None else None,
-            overrides=dict(overrides or {}),
-        )
+    @property
+    def read_only(self) -> bool:
+        """Whether the workspace was opened for reading only."""
+        return self._kernel.store.read_only
 
-    def audits(self) -> list[AuditRecord]:
-        """Every audit recorded in the workspace, oldest first, with its parts."""
-        return _audits.audits(self._store)
+    def require_writable(self, action: str) -> None:
+        """Refuse ``action`` (e.g. "run an audit") with :class:`ReadOnlyWorkspaceError` when
+        the workspace was opened for reading only."""
+        self._kernel.writing(action)
 
-    def audit(self, ref: str) -> AuditRecord:
-        """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""
-        return _audits.get(self._store, ref)
+    @property
+    def chroma_url(self) -> str | None:
+        """The chromadb server holding the workspace's collections (None: the embedded one)."""
+        return self._kernel.chroma_url
 
-    def audit_gates(
-        self, ref: str | os.PathLike[str], overrides: dict[str, Any] | None = None
-    ) -> GateReport:
-        """Decide the release gates of an audit file (its newest record here) or of a recorded
-        audit: pass, fail or inconclusive per gate, Holm-adjusted as one family; ``overrides``
-        are ``audit run --set``'s."""
-        where = Path(ref) if not isinstance(ref, str) else ref
-        return _gates.audit_gates(self, self._store, where, overrides)
+    def collection(self, name: str, *, metadata: Mapping[str, Any] | None = None) -> Collection:
+        """The workspace's chromadb collection ``name`` (created on first use), on the server
+        of :attr:`chroma_url` or in ``<workspace>/chroma/``."""
+        return open_collection(self.path, name, url=self._kernel.chroma_url, metadata=metadata)
 
-    def audit_gate_problems(self, source: str | os.PathLike[str]) -> list[str]:
-        """What can be said of an audit file's gates before it runs, one line a problem."""
-        return _gates.gate_problems(self, self._store, Path(source))
-
-    def audit_diff(self, a: str, b: str) -> AuditDiff:
-        """Audit B against audit A (recorded audits or report JSONs): every headline figure
-        side by side with B − A and the interval of the difference, its method named."""
-        return _audits.diff(self, self._store, a, b)
+    def blob_path(self, sha: str) -> Path:
+        """Where a stored image or long text lies on disk."""
+        return self._kernel.store.blob_path(sha)

@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).parent
 LICENSE = "CC BY 4.0"
 ATTRIBUTION = (
-    "PAIRS images: Kathleen C. Fraser and Svetlana Kiritchenko, 2024, \"Examining Gender and "
-    "Racial Bias in Large Vision-Language Models Using a Novel Dataset of Parallel Images\", "
+    'PAIRS images: Kathleen C. Fraser and Svetlana Kiritchenko, 2024, "Examining Gender and '
+    'Racial Bias in Large Vision-Language Models Using a Novel Dataset of Parallel Images", '
     "EACL 2024; licensed CC BY 4.0"
 )
 SUBSETS = ("occupations", "status", "potential_crime")
@@ -93,7 +93,9 @@ def images(
 ) -> list[PairsImage]:
     """The bundled images, filtered by subset, scenario, gender ("man"/"woman") and race."""
     for value, allowed, what in (
-        (subset, SUBSETS, "subset"), (gender, GENDERS, "gender"), (race, RACES, "race")
+        (subset, SUBSETS, "subset"),
+        (gender, GENDERS, "gender"),
+        (race, RACES, "race"),
     ):
         if value is not None and value not in allowed:
             raise ValueError(f"unknown PAIRS {what} {value!r}; use one of {', '.join(allowed)}")

@@ -113,7 +113,10 @@ class LikelihoodEvaluator:
         self._state_bytes = 0
         self._state_budget = state_budget
         self._rows: OrderedDict[tuple[Group, int], Any] = OrderedDict()
+        #: Batches and tokens decoded so far (what the work costs: a token costs about the
+        #: same in any batch of more than a few, so tokens measure it).
         self.decodes = 0
+        self.tokens = 0
 
     # --- public ------------------------------------------------------------------------
 
@@ -400,6 +403,7 @@ class LikelihoodEvaluator:
         batch.n_tokens = n
         self._llm._ctx.decode(self._batch)
         self.decodes += 1
+        self.tokens += n
 
     def _output_rows(self, n_rows: int) -> list[Any]:
         """Log-softmax of the last decode's ``n_rows`` output rows (new arrays)."""

@@ -6,7 +6,7 @@ female-stereotyped occupations of the PST paper's Table 7 and the power roles of
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.data import load_data
 
@@ -15,8 +15,8 @@ GENDERS = ("masculine", "feminine")
 
 class Occupations(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    masculine: list[str]
-    feminine: list[str]
+    masculine: list[str] = Field(min_length=1)
+    feminine: list[str] = Field(min_length=1)
 
 
 class PowerRoleTable(BaseModel):
@@ -44,6 +44,9 @@ def chosen_identities(given: list[str] | None, full: list[str], kind: str) -> li
     """``given`` checked against ``full`` (every identity of the kind), or all of ``full``."""
     if given is None:
         return list(full)
+    if not given:
+        # An empty list would drop one side of every pair without a word.
+        raise ValueError(f"{kind} identities: the list is empty; name at least one or leave it out")
     repeated = sorted({g for g in given if given.count(g) > 1})
     if repeated:
         # A repeated identity would be counted twice in every score.

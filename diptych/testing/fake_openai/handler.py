@@ -1,18 +1,47 @@
-"""The HTTP side of the fake: one thread per request, keep-alive, OpenAI's response headers."""
+"""The HTTP side of the fake: one thread per request, keep-alive, OpenAI's response headers.
+
+The handler asks the fake for what to answer through :class:`Service`, the part of
+:class:`~diptych.testing.fake_openai.server.FakeOpenAIServer` it calls, so that this module
+does not import the server that starts it.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from diptych.testing.fake_openai.faults import fault_reply
+from diptych.testing.fake_openai.faults import Fault, SlidingWindow, fault_reply
 from diptych.testing.fake_openai.wire import CHAT_PATH, IMAGES_PATH, RecordedRequest, Reply
 
-if TYPE_CHECKING:
-    from diptych.testing.fake_openai.server import FakeOpenAIServer
+
+class Service(Protocol):
+    """What the handler needs of the fake: its settings, its faults and its answers."""
+
+    latency: float
+    rate_limit_per_min: int | None
+    rate_window: float
+    _stopping: threading.Event
+    _window: SlidingWindow
+
+    def _record(
+        self, method: str, path: str, headers: dict[str, str], body: Any
+    ) -> RecordedRequest: ...
+
+    def _check_key(self, headers: dict[str, str]) -> None: ...
+
+    def _take_fault(self, path: str, prompt: str | None) -> Fault | None: ...
+
+    def _images(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]: ...
+
+    def _chat(self, body: dict[str, Any]) -> dict[str, Any]: ...
+
+    def _models(self, path: str) -> dict[str, Any]: ...
+
+    def _file(self, path: str) -> bytes: ...
 
 
 class HTTPServer(ThreadingHTTPServer):
@@ -23,7 +52,7 @@ class HTTPServer(ThreadingHTTPServer):
     # socketserver's default backlog is 5: a burst of concurrent connections beyond it has
     # its SYNs dropped and retransmitted a second later, which reads as server latency.
     request_queue_size = 128
-    fake: FakeOpenAIServer
+    fake: Service
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -32,7 +61,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     @property
-    def fake(self) -> FakeOpenAIServer:
+    def fake(self) -> Service:
         return self.server.fake
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)

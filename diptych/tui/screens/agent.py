@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Sta
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
+from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def _model_by_name(ws: Workspace, name: str) -> Model:
     """``NAME key=value ...`` as the CLI takes ``-m NAME -M key=value``; an agent model may
     also be a LangChain ``provider:model``."""
     spec, *params = shlex.split(name) or [""]
-    return ws.model((spec, params))
+    return ws.plugins.model((spec, params))
 
 
 def _agent_by_name(ws: Workspace, name: str) -> Model:
@@ -171,7 +172,7 @@ def run_session(
                     ),
                     embedder=embedder,
                     on_event=on_event,
-                    annotator=ws.annotator(request.annotator) if request.annotator else None,
+                    annotator=ws.annotators.get(request.annotator) if request.annotator else None,
                 )
                 rows = [pair_row(p) for p in report.ranked + report.rejected]
                 post(AgentFinished(report.session, rows, report.stop_reason))
@@ -353,7 +354,9 @@ class AgentScreen(Screen[None]):
     def _explain(self) -> None:
         """The highlighted row's whole reason and figures, under the table."""
         row = self._current()
-        text = "" if row is None else describe(row, self._rows.decisions.get(row.id))
+        text = (
+            "" if row is None else escape_controls(describe(row, self._rows.decisions.get(row.id)))
+        )
         self.query_one("#agent-reason", Static).update(text)
 
     # --- deciding ---------------------------------------------------------------------------
@@ -433,10 +436,12 @@ class AgentScreen(Screen[None]):
             "—" if row.q_value is None else f"{row.q_value:.3f}",
             "" if decision is None else decision.note,
         )
+        # Pairs and reasons come from a model's answers: escaped, never replayed by the terminal.
+        shown_cells = tuple(escape_controls(c) for c in cells)
         if known is None:
-            table.add_row(*cells, key=row.id)
+            table.add_row(*shown_cells, key=row.id)
         else:
-            for column, value in zip(table.columns, cells, strict=True):
+            for column, value in zip(table.columns, shown_cells, strict=True):
                 table.update_cell(row.id, column, value, update_width=True)
         current = self._current()
         if current is not None and current.id == row.id:

@@ -18,11 +18,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
-from diptych.core.audit import AuditPlan
+from diptych.audits import AuditPlan, plan_audit, run_audit
+from diptych.core.audit.gates import exit_code
 from diptych.core.errors import DiptychError
+from diptych.core.report.gates import RULES, GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
 
 COLUMNS = ("part", "kind", "probe", "planned", "stored", "to run", "cost", "status")
+#: The gates table, verdict first: what a release decision reads.
+GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
 
 @dataclass
@@ -48,6 +52,16 @@ class AuditFailed(Message):
     error: str
 
 
+@dataclass
+class AuditGates(Message):
+    """The audit's gates: decided (``lines``), or stated but not decidable yet (``rows``:
+    gate, figure and rule with why), and a line for the summary."""
+
+    lines: list[GateLine]
+    rows: list[tuple[str, str, str, str]]
+    note: str
+
+
 class AuditScreen(Screen[None]):
     """One audit file: its parts with trials, stored results and cost, each part's status
     while it runs, and the report when it is written."""
@@ -66,6 +80,8 @@ class AuditScreen(Screen[None]):
         self.plan: AuditPlan | None = None
         self.status: dict[str, str] = {}
         self.report: Path | None = None
+        self.gates: list[GateLine] = []
+        self.gates_note = ""
 
     @property
     def store_path(self) -> Path:
@@ -77,12 +93,16 @@ class AuditScreen(Screen[None]):
         yield Input(
             value=str(self._file or ""), placeholder="path/to/audit.yaml, then Enter", id="file"
         )
+        yield DataTable(id="gates", cursor_type="row", zebra_stripes=True)
         yield DataTable(id="parts", cursor_type="row", zebra_stripes=True)
         yield Static("", id="summary")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#parts", DataTable).add_columns(*COLUMNS)
+        gates = self.query_one("#gates", DataTable)
+        gates.add_columns(*GATE_COLUMNS)
+        gates.display = False  # shown only for an audit that states gates
         if self._file is not None:
             self._load(self._file)
         else:
@@ -99,14 +119,15 @@ class AuditScreen(Screen[None]):
     def _load(self, file: Path) -> None:
         try:
             with Workspace.open(self.store_path) as ws:
-                plan = ws.audit_plan(file)
-                recorded = {a.id: a for a in ws.audits()}.get(plan.id)
+                plan = plan_audit(ws, file)
+                recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
         self.app.call_from_thread(self.post_message, AuditPlanned(plan))
         for part in recorded.parts if recorded else []:
             self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, part.status))
+        self._gates(file, plan, recorded is not None and bool(recorded.report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
     def _execute(self, file: Path) -> None:
@@ -117,13 +138,40 @@ class AuditScreen(Screen[None]):
 
         try:
             with Workspace.open(self.store_path) as ws:
-                outcome = asyncio.run(ws.run_audit(file, on_part=on_part, searches=run_search))
+                outcome = asyncio.run(run_audit(ws, file, on_part=on_part, searches=run_search))
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
         self.app.call_from_thread(
             self.post_message, AuditFinished(outcome.status, outcome.spent, outcome.report)
         )
+        if self.plan is not None:
+            self._gates(file, self.plan, outcome.report is not None)
+
+    def _gates(self, file: Path, plan: AuditPlan, recorded: bool) -> None:
+        """Decide the audit's gates (in the calling worker) where it has run to a report."""
+        gates = plan.audit.gates
+        if gates is None or not gates.checks:
+            return
+        if not recorded:
+            rows = [
+                (g.label, f"{g.part} · {g.figure}", _rule(g), "not run yet") for g in gates.checks
+            ]
+            note = "gates decided when the audit has run (ctrl+r)"
+            self.app.call_from_thread(self.post_message, AuditGates([], rows, note))
+            return
+        try:
+            with Workspace.open(self.store_path) as ws:
+                report = ws.audits.gates(file)
+        except DiptychError as error:
+            rows = [
+                (g.label, f"{g.part} · {g.figure}", _rule(g), "not decided") for g in gates.checks
+            ]
+            self.app.call_from_thread(self.post_message, AuditGates([], rows, str(error)))
+            return
+        code = exit_code(report.results)
+        note = f"{gates_heading(report)} audit gate would exit {code}"
+        self.app.call_from_thread(self.post_message, AuditGates(gate_lines(report), [], note))
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -155,6 +203,20 @@ class AuditScreen(Screen[None]):
     @on(AuditFailed)
     def _failed(self, message: AuditFailed) -> None:
         self._say(f"error: {message.error}")
+
+    @on(AuditGates)
+    def _gates_shown(self, message: AuditGates) -> None:
+        self.gates = message.lines
+        self.gates_note = message.note
+        table = self.query_one("#gates", DataTable)
+        table.clear()
+        for g in message.lines:
+            table.add_row(g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value,
+                          g.interval, g.level, g.rule)  # fmt: skip
+        for label, figure, rule, why in message.rows:
+            table.add_row(why, label, figure, "—", "—", "—", rule)
+        table.border_title = message.note
+        table.display = True
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -194,3 +256,7 @@ class AuditScreen(Screen[None]):
 
     def _say(self, text: str) -> None:
         self.query_one("#summary", Static).update(text)
+
+
+def _rule(gate: Any) -> str:
+    return f"{RULES.get(gate.rule, gate.rule)} {gate.limit:g}"

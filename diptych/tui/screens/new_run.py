@@ -1,9 +1,9 @@
 """The New-run screen: choose a probe, models and parameters, see the plan and its cost, start.
 
 Values are parsed exactly as the CLI parses ``-p`` / ``-M`` (``key=value`` strings through
-``Workspace.probe`` / ``Workspace.model``), so the screen accepts what ``diptych run`` accepts
-and says why it refuses the rest. The dry-run estimate (``diptych run --dry-run``) is
-recomputed in a worker thread shortly after each change. The screen returns a
+``Workspace.plugins.probe`` / ``Workspace.plugins.model``), so the screen accepts what
+``diptych run`` accepts and says why it refuses the rest. The dry-run estimate (``diptych run
+--dry-run``) is recomputed in a worker thread shortly after each change. The screen returns a
 :class:`RunRequest`; the app runs it.
 """
 
@@ -63,7 +63,7 @@ class RunOptions(BaseModel):
 
 def probe_class(name: str) -> type[Probe]:
     """The installed probe ``name`` (one of the probes the screen offers)."""
-    return Workspace.plugins().probes[name]
+    return Workspace.plugins.registry().probes[name]
 
 
 def form_id(model: str) -> str:
@@ -110,7 +110,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         """``last``: the last run asked for in this workspace (``probe``, ``params``,
         ``models``), offered again."""
         super().__init__()
-        registry = Workspace.plugins()
+        registry = Workspace.plugins.registry()
         self.probe_names = sorted(registry.probes)
         self.last = last if last and last.get("probe") in registry.probes else None
         if probe is None and self.last is not None:
@@ -127,7 +127,7 @@ class NewRunScreen(Screen[RunRequest | None]):
     def _first_probe(self) -> str:
         """The first probe some installed model can run (not one, like ``calibration``, that
         only annotators answer)."""
-        registry = Workspace.plugins()
+        registry = Workspace.plugins.registry()
         for name in self.probe_names:
             wanted = registry.probes[name].capabilities
             if any(wanted & model.capabilities for model in registry.models.values()):
@@ -208,7 +208,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         description.update(cls.description())
         self._model_choices = [
             name
-            for name, model in sorted(Workspace.plugins().models.items())
+            for name, model in sorted(Workspace.plugins.registry().models.items())
             if cls.capabilities & model.capabilities
         ]
         self._show_models()
@@ -268,7 +268,7 @@ class NewRunScreen(Screen[RunRequest | None]):
                 form_id(m) for m in chosen
             }:
                 await form.remove()
-        registry = Workspace.plugins()
+        registry = Workspace.plugins.registry()
         for name in chosen:
             if not forms.query(f"#{form_id(name)}"):
                 form = ParamsForm(registry.models[name].Params, f"model {name}", id=form_id(name))
@@ -308,7 +308,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         probe_form = self.query_one("#form-probe", ParamsForm)
         probe_params = probe_form.values()
         try:
-            Workspace.probe(self.probe_name, probe_params)
+            Workspace.plugins.probe(self.probe_name, probe_params)
             probe_form.show_error(None)
         except DiptychError as error:
             probe_form.show_error(str(error))
@@ -318,7 +318,7 @@ class NewRunScreen(Screen[RunRequest | None]):
             form = self.query_one(f"#{form_id(name)}", ParamsForm)
             params = form.values()
             try:
-                Workspace.model((name, params))
+                Workspace.plugins.model((name, params))
                 form.show_error(None)
             except DiptychError as error:
                 form.show_error(str(error))

@@ -35,7 +35,7 @@ class PluginsScreen(Screen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        registry = Workspace.plugins()
+        registry = Workspace.plugins.registry()
         yield Header()
         yield Label("Installed plugins", classes="heading")
         yield self._plugins_table(registry)

@@ -1,6 +1,6 @@
 """The Review screen: look at what the probe flagged in a run and label it by hand.
 
-The queue is the run's flagged people (``Workspace.flags``; why each is flagged is shown and can
+The queue is the run's flagged people (``ws.review.flags``; why each is flagged is shown and can
 be filtered on), optionally with every person who has no human label yet. One key per label
 gives it; a worker stores it at once as annotator ``human:<name>`` (the name is asked once), and
 the screen does not go away before every label given is stored, so quitting at any moment keeps

@@ -177,10 +177,10 @@ class ReviewView(ReviewDrawing):
     @work(thread=True, exclusive=True, exit_on_error=False, group="review-queue")
     def _load_queue(self, include_unlabelled: bool, probe: Probe | None, replace: bool) -> None:
         with Workspace.open(self.store_path, create=False) as ws:
-            run = ws.get_run(self.run_id)
-            probe = probe or ws.probe_of(run.id)
+            run = ws.runs.get(self.run_id)
+            probe = probe or ws.runs.probe(run.id)
             items = load_queue(ws, run.id, include_unlabelled=include_unlabelled)
-            remembered = ws.last_reviewer() if self.reviewer is None else None
+            remembered = ws.preferences.last_reviewer() if self.reviewer is None else None
         if not get_current_worker().is_cancelled:
             self.post_message(self.QueueLoaded(run.id, probe, items, replace))
             if self.reviewer is None:
@@ -190,7 +190,7 @@ class ReviewView(ReviewDrawing):
     def _remember_reviewer(self, name: str) -> None:
         with Workspace.open(self.store_path, create=False) as ws:
             if not ws.read_only:
-                ws.remember_reviewer(name)
+                ws.preferences.remember_reviewer(name)
 
     @work(thread=True, exit_on_error=False, group="review-save")
     def _save_pending(self) -> None:
@@ -216,7 +216,7 @@ class ReviewView(ReviewDrawing):
                 self._writes.refresh_flags(ws, run_id)
                 items = load_queue(ws, run_id, include_unlabelled=include_unlabelled)
                 self.post_message(self.QueueLoaded(run_id, probe, items, False))
-            result = ws.analyze(run_id)
+            result = ws.analysis.analyze(run_id)
         self.post_message(self.MetricsUpdated(result.numbers))
 
     def _decode(self, item: ReviewItem) -> None:

@@ -198,6 +198,7 @@ class RunDetailScreen(Screen[None]):
                 (run.status, "bold"),
                 f"\n{models} · created {timestamp(run.created_at)}\n{outcome} · ",
                 f"flagged {message.flagged}",
+                (f"\n{message.builds_note}" if message.builds_note else "", "yellow"),
             )
         )
         self.result = message.result

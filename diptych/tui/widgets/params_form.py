@@ -1,9 +1,9 @@
 """A form for a plugin's ``Params``: one input per pydantic field, with its description.
 
 The form never validates by itself: it turns what was changed into ``key=value`` strings, and
-the caller parses those through the CLI's own path (``Workspace.probe`` / ``Workspace.model``
-/ ``parse_params``), so a value is accepted or refused exactly as ``diptych run -p`` would. The
-resulting one-line error is shown under the field it names.
+the caller parses those through the CLI's own path (``Workspace.plugins.probe`` /
+``Workspace.plugins.model`` / ``parse_params``), so a value is accepted or refused exactly as
+``diptych run -p`` would. The resulting one-line error is shown under the field it names.
 
 A list field whose schema names its vocabulary (``json_schema_extra={"choices": [...]}``, e.g.
 the PST identities) also gets a searchable pick-list under it; what is picked is written into

@@ -117,8 +117,8 @@ def output_item_id(trial_idx: int) -> int:
 def load_queue(ws: Workspace, run_id: str, *, include_unlabelled: bool = False) -> list[ReviewItem]:
     """The run's flagged people in plan order; with ``include_unlabelled``, also every person
     of a finished output that has no human label (reason :data:`NO_HUMAN_LABEL`)."""
-    view = ws.view(run_id)
-    subjects = [s for s in ws.subjects(view.id) if s["status"] == "done"]
+    view = ws.runs.view(run_id)
+    subjects = [s for s in ws.runs.subjects(view.id) if s["status"] == "done"]
     by_trial: dict[int, list[dict[str, Any]]] = {}
     for subject in subjects:
         by_trial.setdefault(subject["trial_idx"], []).append(subject)
@@ -147,7 +147,7 @@ def load_queue(ws: Workspace, run_id: str, *, include_unlabelled: bool = False) 
             (lab.annotator, lab.label)
         )
     # Notes stand on their own (a note may come before a label, or with none).
-    for note in ws.notes(view.id):
+    for note in ws.review.notes(view.id):
         notes.setdefault(note["subject_id"], []).append((note["annotator"], note["note"]))
     trials = {t.idx: t for t in view.trials}
     results = view.results

@@ -49,7 +49,7 @@ def _story_of(text: str) -> str:
         return text
     try:
         answer = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return text
     if not isinstance(answer, dict) or not isinstance(answer.get("story"), str):
         return text

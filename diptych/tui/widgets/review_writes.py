@@ -38,7 +38,7 @@ class LabelWrite:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def store(self, ws: Workspace) -> None:
-        ws.save_label(
+        ws.labels.save(
             self.run_id,
             self.trial_idx,
             self.position,
@@ -64,7 +64,9 @@ class NoteWrite:
     label: str | None = None
 
     def store(self, ws: Workspace) -> None:
-        ws.save_note(self.run_id, self.trial_idx, self.position, self.note, reviewer=self.reviewer)
+        ws.review.save_note(
+            self.run_id, self.trial_idx, self.position, self.note, reviewer=self.reviewer
+        )
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class RemoveWrite:
     reviewer: str
 
     def store(self, ws: Workspace) -> None:
-        ws.remove_label(self.run_id, self.trial_idx, self.position, reviewer=self.reviewer)
+        ws.labels.remove(self.run_id, self.trial_idx, self.position, reviewer=self.reviewer)
 
 
 #: Anything the Review screen stores.
@@ -141,7 +143,7 @@ class ReviewWrites:
         with self._lock:
             if self._flags_fresh == self._saved:
                 return False
-            ws.refresh_flags(run_id)
+            ws.review.refresh_flags(run_id)
             self._flags_fresh = self._saved
             return True
 

@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, OptionList
 from textual.widgets.data_table import RowKey
 
+from diptych.core.safe_text import escape_controls, has_controls
+
 JUMP_BINDINGS: list[BindingType] = [
     Binding("home,g", "first", "first row", show=False),
     Binding("end,G", "last", "last row", show=False),
@@ -24,6 +26,16 @@ def matches(cells: tuple[Any, ...], text: str) -> bool:
     if not wanted:
         return True
     return any(wanted in (c.plain if isinstance(c, Text) else str(c)).lower() for c in cells)
+
+
+def shown(cell: Any) -> Any:
+    """``cell`` with terminal control characters escaped: names come from files and models, and
+    Textual passes an ``ESC`` through to the terminal as it is."""
+    if isinstance(cell, str):
+        return escape_controls(cell)
+    if isinstance(cell, Text) and has_controls(cell.plain):
+        return Text(escape_controls(cell.plain), style=cell.style, justify=cell.justify)
+    return cell
 
 
 class ListTable(DataTable[Any]):
@@ -45,6 +57,7 @@ class ListTable(DataTable[Any]):
         key: str | None = None,
         label: Any = None,
     ) -> RowKey:
+        cells = tuple(shown(c) for c in cells)
         self.all_rows.append((cells, key, height))
         return super().add_row(*cells, height=height, key=key, label=label)
 

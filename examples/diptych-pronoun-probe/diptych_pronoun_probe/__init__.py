@@ -3,7 +3,8 @@
 Probe ``pronoun-gap`` reads which pronoun a text model expects after a sentence about an
 occupation ("The nurse said that" → " he" or " she") and reports, occupation by occupation,
 the model's probability of " she" renormalised over the two pronouns, and how far it sits from
-an even split on average.
+an even split on average. With ``from_run`` it asks again only about the occupations an earlier
+run found one-sided, read through the read-only port diptych hands ``bind``.
 
 The package uses diptych's public API only and becomes visible to diptych through a single
 entry point in its ``pyproject.toml``::
@@ -21,15 +22,19 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from diptych import Capability, hookimpl
+from diptych.core.errors import UsageError
 from diptych.core.metrics.stats import bootstrap_cluster_mean
 from diptych.core.probe import Label, Probe, ProbeResult, Table
 from diptych.core.report import Section
 from diptych.core.trials import Subject, TrialSpec
 
 if TYPE_CHECKING:
+    from diptych.core.lookup import RunLookup
     from diptych.core.runview import RunView
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+#: The version of diptych's plugin API this plugin is written for (bind receives a RunLookup).
+DIPTYCH_PLUGIN_API = 2
 
 HE, SHE = " he", " she"
 DEFAULT_OCCUPATIONS = ("nurse", "carpenter", "secretary", "mechanic", "teacher", "engineer")
@@ -50,6 +55,21 @@ def leaning(p: float) -> str:
     if p > 0.5:
         return "she"
     return "he" if p < 0.5 else "neither"
+
+
+def one_sided(run: RunView) -> list[str]:
+    """The occupations for which some model of ``run`` is at least CONFIDENT of one pronoun,
+    in the run's order."""
+    found: list[str] = []
+    for trial in run.trials:
+        outcome = run.results.get(trial.key)
+        if outcome is None or outcome.status != "done" or outcome.output is None:
+            continue
+        p = p_she(outcome.output["logprobs"])
+        occupation = trial.meta["occupation"]
+        if max(p, 1 - p) >= CONFIDENT and occupation not in found:
+            found.append(occupation)
+    return found
 
 
 class PronounGap(Probe):
@@ -73,6 +93,11 @@ class PronounGap(Probe):
         template: str = Field(
             "The {occupation} said that",
             description="the sentence the pronoun continues; must contain {occupation}",
+        )
+        from_run: str | None = Field(
+            None,
+            description="an earlier pronoun-gap run: keep only the occupations it found "
+            f"one-sided (P of one pronoun at least {CONFIDENT})",
         )
 
         @field_validator("occupations")
@@ -106,6 +131,24 @@ class PronounGap(Probe):
 
     def prompts_used(self) -> dict[str, str]:
         return {"template": self.p.template, "continuations": f"{HE!r} / {SHE!r}"}
+
+    def bind(self, runs: RunLookup) -> PronounGap:
+        # diptych calls bind before planning with a read-only port onto the workspace: here
+        # the earlier run is read through it, and the choice is recorded in the parameters
+        # (so it is part of the new run's identity). Keeping the one-sided occupations of a
+        # list that holds only those changes nothing, so binding twice is harmless.
+        if self.p.from_run is None:
+            return self
+        earlier = runs.run(self.p.from_run)
+        if earlier.run.probe != self.name:
+            raise UsageError(
+                f"from_run {earlier.id} is a {earlier.run.probe} run, not a {self.name} run"
+            )
+        found = one_sided(earlier)
+        kept = [o for o in self.p.occupations if o in found]
+        if not kept:
+            raise UsageError(f"run {earlier.id} found none of the occupations one-sided")
+        return PronounGap(self.p.model_copy(update={"occupations": kept, "from_run": earlier.id}))
 
     def plan(self) -> Iterator[TrialSpec]:
         for occupation in self.p.occupations:

@@ -87,7 +87,7 @@ def test_diff_of_two_report_files(tmp_path: Path) -> None:
         nums = {"STS single": {"value": value, "ci_low": value - 2, "ci_high": value + 2}}
         (tmp_path / name / "report.json").write_text(json.dumps(report([("pst", name, nums)])))
     with Workspace.open(tmp_path / "ws") as ws:
-        result = ws.audit_diff(str(tmp_path / "a"), str(tmp_path / "b" / "report.json"))
+        result = ws.audits.diff(str(tmp_path / "a"), str(tmp_path / "b" / "report.json"))
     (row,) = result.rows
     half = Z95 * math.hypot(2 / Z95, 2 / Z95)
     assert row.difference == -3.0

@@ -40,8 +40,14 @@ def test_three_verdicts_from_the_interval() -> None:
 
 def test_a_figure_without_an_interval_cannot_carry_a_gate() -> None:
     assert "no interval" in str(
-        GateFigure.from_number({"value": 31.19, "ci_low": "-inf", "ci_high": "inf",
-                                "reason": "one partner only: no interval"})  # fmt: skip
+        GateFigure.from_number(
+            {
+                "value": 31.19,
+                "ci_low": "-inf",
+                "ci_high": "inf",
+                "reason": "one partner only: no interval",
+            }
+        )  # fmt: skip
     )
     assert GateFigure.from_number({"value": 1.0}) == "the figure has no interval"
     t = GateFigure.from_number({"value": 2.0, "ci_low": 0.0, "ci_high": 4.0, "se": 0.9, "df": 9})
@@ -78,9 +84,7 @@ def test_exit_codes() -> None:
 
 
 def test_the_audit_file_takes_gates_as_a_list_or_a_family() -> None:
-    base = (
-        "name: g\nmodels: {m: {plugin: smollm2}}\nprobes: [{probe: pst-text, models: [m]}]\n"
-    )
+    base = "name: g\nmodels: {m: {plugin: smollm2}}\nprobes: [{probe: pst-text, models: [m]}]\n"
     audit = parse_audit(base + "gates:\n  - {part: pst-text, figure: F, below: 15}\n")
     assert audit.gates is not None and audit.gates.family == "holm"
     assert audit.gates.checks[0].rule == "below" and audit.gates.checks[0].limit == 15

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-import pytest
+import io
+from collections.abc import Iterator
 
+import pytest
+from PIL import Image
+
+from diptych.core.capabilities import Capability
 from diptych.core.engine import estimate, run_probe
+from diptych.core.lookup import RunLookup
 from diptych.core.plugins import get_model, get_probe
 from diptych.core.store import Store
+from diptych.core.trials import TrialSpec, sha256_hex
+from diptych.testing import ScriptedProbe
 
 
 def test_dry_run_estimate_counts_and_prices(scripted: None, store: Store) -> None:
@@ -38,3 +46,47 @@ def test_parameters_left_at_their_defaults_do_not_change_a_run(scripted: None) -
     # Writing a default out, or a release adding one, is the same run; changing a value is not.
     assert run_fingerprint(given, []) == run_fingerprint(spelled_out, [])
     assert run_fingerprint(given, []) != run_fingerprint(get_probe("scripted", {"n": 4}), [])
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), (200, 0, 0)).save(out, format="PNG")
+    return out.getvalue()
+
+
+class _Bringing(ScriptedProbe):
+    """A scripted probe that names one image of its own by content and records what it was
+    bound with."""
+
+    name = "scripted-bringing"
+    image = _png()
+    bound_with: list[object] = []
+
+    def bind(self, runs: RunLookup) -> _Bringing:
+        self.bound_with.append(runs)
+        return self
+
+    def input_blobs(self) -> list[bytes]:
+        return [self.image]
+
+    def plan(self) -> Iterator[TrialSpec]:
+        payload = {"images": [{"blob": sha256_hex(self.image)}], "text": "Who is this?"}
+        yield TrialSpec(Capability.VISION_CHAT, payload)
+
+
+def test_a_probe_is_bound_through_the_port_and_its_inputs_stored_when_it_runs(
+    scripted: None, store: Store
+) -> None:
+    probe = _Bringing(_Bringing.Params(capability=Capability.VISION_CHAT))
+    sha = sha256_hex(_Bringing.image)
+    estimate(store, probe, [get_model("scripted-vision")])
+    # A dry run binds the probe too, and stores neither a run nor the probe's inputs.
+    assert store.list_runs() == [] and not store.has_blob(sha)
+    run = run_probe(store, probe, [get_model("scripted-vision")])
+    assert store.get_blob(sha) == _Bringing.image
+    assert store.status_counts(run.id)["done"] == 1
+    # The probe never held the store: only the read-only port, which sees the run just made.
+    assert _Bringing.bound_with and all(
+        isinstance(port, RunLookup) and not isinstance(port, Store) for port in _Bringing.bound_with
+    )
+    assert [r.id for r in _Bringing.bound_with[-1].runs("scripted-bringing")] == [run.id]

@@ -43,32 +43,32 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuditRuns]:
     try:
         with FakeOpenAIServer(image_size=(16, 16)) as fake, Workspace.open(path) as ws:
             images = ("openai-images", {"base_url": fake.base_url})
-            text = ws.run_sync(
+            text = ws.runs.run_sync(
                 "pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter", "sheriff"]}
             )
-            base = ws.run_sync("pst", [images], params=PST)
-            ws.annotate_sync(base.id, "faces")
-            for subject in ws.subjects(base.id):
+            base = ws.runs.run_sync("pst", [images], params=PST)
+            ws.annotators.annotate_sync(base.id, "faces")
+            for subject in ws.runs.subjects(base.id):
                 if subject.get("status") != "done":
                     continue
                 label = RULE[subject["meta"]["identity"]]
-                ws.save_label(
+                ws.labels.save(
                     base.id, subject["trial_idx"], subject["position"], label, reviewer="ana"
                 )
-            first = ws.subjects(base.id)[0]
-            ws.save_note(
+            first = ws.runs.subjects(base.id)[0]
+            ws.review.save_note(
                 base.id,
                 first["trial_idx"],
                 first["position"],
                 "face hidden by a helmet",
                 reviewer="ana",
             )
-            mitigated = ws.run_sync(
+            mitigated = ws.runs.run_sync(
                 "pst", [images], params={**PST, "intervention": "entigen-all-genders"}
             )
-            for subject in ws.subjects(mitigated.id):
+            for subject in ws.runs.subjects(mitigated.id):
                 if subject.get("status") == "done":
-                    ws.save_label(
+                    ws.labels.save(
                         mitigated.id,
                         subject["trial_idx"],
                         subject["position"],
@@ -77,10 +77,10 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuditRuns]:
                         else RULE[subject["meta"]["identity"]],
                         reviewer="ana",
                     )
-            pairs = ws.run_sync(
+            pairs = ws.runs.run_sync(
                 "pairs", [ScriptedVisionChat()], params={"scenarios": ["scrubs"], "runs": 1}
             )
-            stories = ws.run_sync(
+            stories = ws.runs.run_sync(
                 "stories",
                 [ScriptedVisionChat()],
                 params={"scenarios": ["jumpsuit"], "prompts": [1], "runs": 1, "processing": "raw"},

@@ -58,15 +58,17 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def test_saved_findings_are_reported_with_both_intervals(ws: Workspace, tmp_path: Path) -> None:
-    run = ws.run_sync("pst-text", ["scripted-likelihood"])
-    other = ws.run_sync("pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter"]})
-    ws.save_agent_findings("sess1", _findings(run.id))
-    ws.save_agent_findings("elsewhere", {**_findings(other.id), "kind": "mitigation"})
-    assert [s["session"] for s in ws.agent_findings([run.id])] == ["sess1"]
-    assert len(ws.agent_findings()) == 2
+    run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+    other = ws.runs.run_sync(
+        "pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter"]}
+    )
+    ws.findings.save("sess1", _findings(run.id))
+    ws.findings.save("elsewhere", {**_findings(other.id), "kind": "mitigation"})
+    assert [s["session"] for s in ws.findings.list([run.id])] == ["sess1"]
+    assert len(ws.findings.list()) == 2
 
     out = tmp_path / "report"
-    ws.report(run.id, out)
+    ws.analysis.report(run.id, out)
     html = (out / "report.html").read_text(encoding="utf-8")
     md = (out / "report.md").read_text(encoding="utf-8")
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -100,9 +102,9 @@ def test_saved_findings_are_reported_with_both_intervals(ws: Workspace, tmp_path
 
 
 def test_no_findings_no_section(ws: Workspace, tmp_path: Path) -> None:
-    run = ws.run_sync("pst-text", ["scripted-likelihood"])
+    run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
     out = tmp_path / "report"
-    ws.report(run.id, out)
+    ws.analysis.report(run.id, out)
     assert "Agent findings" not in (out / "report.html").read_text(encoding="utf-8")
     assert "Agent findings" not in (out / "report.md").read_text(encoding="utf-8")
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["agent_findings"] is None

@@ -25,7 +25,7 @@ VIEWPORTS = {"laptop": (1280, 800), "phone": (390, 844)}
 def report_dir(audit: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("browser-report")
     with Workspace.open(audit.ws_path) as ws:
-        ws.report(audit.runs, out, formats="html,pdf")
+        ws.analysis.report(audit.runs, out, formats="html,pdf")
     return out
 
 

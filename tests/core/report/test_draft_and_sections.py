@@ -70,7 +70,7 @@ def test_a_scripted_model_drafts_and_wrong_sentences_are_dropped(
 ) -> None:
     with Workspace.open(audit.ws_path) as ws:
         text_run = audit.runs[0]
-        numbers = ws.analyze(text_run).numbers
+        numbers = ws.analysis.analyze(text_run).numbers
         sts = numbers["STS paired (expected from P(he), P(she))"]
         good = (
             f"The expected paired STS is {sts['value']:.2f}, with a 95% interval from "
@@ -79,7 +79,7 @@ def test_a_scripted_model_drafts_and_wrong_sentences_are_dropped(
         bad = f"The expected paired STS is {sts['value'] + 3.7:.2f}."
         claim = "The model is significantly biased."
         chat.enqueue(f"{good} {bad}\n{claim}")
-        ws.report([text_run], tmp_path, formats="md,json,html", draft_with=chat)
+        ws.analysis.report([text_run], tmp_path, formats="md,json,html", draft_with=chat)
     data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert data["draft"]["kept"] == [good]
     assert [d["sentence"] for d in data["draft"]["dropped"]] == [bad, claim]
@@ -95,7 +95,7 @@ def test_a_scripted_model_drafts_and_wrong_sentences_are_dropped(
 @pytest.mark.slow
 def test_smollm2_drafts_offline_and_only_checked_sentences_stay(audit: Any, tmp_path: Path) -> None:
     with Workspace.open(audit.ws_path) as ws:
-        ws.report([audit.runs[0]], tmp_path, formats="json", draft_with="smollm2")
+        ws.analysis.report([audit.runs[0]], tmp_path, formats="json", draft_with="smollm2")
     draft = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["draft"]
     assert draft["drafted_by_model"]
     assert draft["kept"] or draft["dropped"], "SmolLM2 wrote something"
@@ -135,9 +135,9 @@ def test_the_example_plugins_section_appears_like_a_built_in_one(
     example: ModuleType, tmp_path: Path
 ) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
-        record = ws.run_sync("pronoun-gap", [ScriptedLikelihood()])
-        result: ProbeResult = ws.analyze(record.id)
-        ws.report(record.id, tmp_path / "out")
+        record = ws.runs.run_sync("pronoun-gap", [ScriptedLikelihood()])
+        result: ProbeResult = ws.analysis.analyze(record.id)
+        ws.analysis.report(record.id, tmp_path / "out")
     leaning = {m: by for m, by in result.data.items()}
     (by_occupation,) = leaning.values()
     she = sum(1 for p in by_occupation.values() if p > 0.5)

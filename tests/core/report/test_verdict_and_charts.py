@@ -127,7 +127,7 @@ def test_published_values_carry_the_pst_papers_dalle3_figures() -> None:
 def written(audit: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("verdict")
     with Workspace.open(audit.ws_path) as ws:
-        ws.report(audit.runs, out)
+        ws.analysis.report(audit.runs, out)
     return out
 
 

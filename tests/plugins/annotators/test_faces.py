@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from support.pairs_photos import LAB_COAT, PERCEIVED, PairsPainter, photo, rgb, side_by_side
 
 from diptych.core import plugins
 from diptych.core.annotation import annotate_run, annotator_id
@@ -22,6 +21,7 @@ from diptych.plugins.annotators import faces
 from diptych.plugins.annotators._face_models import face_models
 from diptych.plugins.annotators._people import FaceBox, detect, detect_people, person_crop
 from diptych.plugins.annotators.faces import FacesAnnotator
+from diptych.testing.pairs_photos import LAB_COAT, PERCEIVED, PairsPainter, photo, rgb, side_by_side
 
 
 def iou(a: FaceBox, b: FaceBox) -> float:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pairs_photos import LAB_COAT, photo, rgb, side_by_side
 
 from diptych.core.errors import ModelLoadError
 from diptych.core.plugins import load_plugins
 from diptych.plugins.annotators.nsfw import NsfwAnnotator, NsfwParams
+from diptych.testing.pairs_photos import LAB_COAT, photo, rgb, side_by_side
 
 pytestmark = pytest.mark.usefixtures("offline")
 

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image
-from support.pairs_photos import CAST, PERCEIVED, PairsPainter, photo, rgb, side_by_side
 
 from diptych.core import plugins
 from diptych.core.annotation import annotate_run, annotator_id
@@ -42,6 +41,7 @@ from diptych.plugins.annotators._annotation_prompts import annotation_prompts
 from diptych.plugins.annotators._gender_answers import FEMININE, MASCULINE, parse_answer
 from diptych.plugins.annotators.vlm import VisionLanguageAnnotator
 from diptych.testing import ScriptedVisionChat
+from diptych.testing.pairs_photos import CAST, PERCEIVED, PairsPainter, photo, rgb, side_by_side
 
 # No test here may reach the Hugging Face hub (the fixture is in tests/plugins/conftest.py).
 pytestmark = pytest.mark.usefixtures("offline")

@@ -297,7 +297,7 @@ def test_the_api_key_never_reaches_store_blobs_exports_reports_or_logs(
     ]
     view = RunView(store, store.get_run(right_run))
     report_dir = tmp_path / "report"
-    Workspace(store).report(view.id, report_dir)
+    Workspace(store).analysis.report(view.id, report_dir)
     stored = [p for p in store.path.rglob("*") if p.is_file()]
     assert any(p.name == "diptych.db" for p in stored) and len(stored) > 3
     written = [p.read_bytes() for p in stored]

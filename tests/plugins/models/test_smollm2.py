@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import math
 import subprocess
@@ -260,6 +261,15 @@ def test_identity_and_hints(model: SmolLM2) -> None:
     assert facts["n_threads"] >= 1
     # The build's CPU features, e.g. "CPU : SSE3 = 1 | AVX = 1 | ...".
     assert " = 1" in facts["system_info"]
+    # What tells builds apart in a run: the package's version and those features (and AMX
+    # kernels switched off where the CPU has them).
+    with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+        amx = "amx_tile" in cpuinfo.read().split()
+    assert facts["build"] == (
+        f"llama-cpp-python {importlib.metadata.version('llama-cpp-python')}; "
+        f"{facts['system_info']}" + ("; extra buffer types off" if amx else "")
+    )
+    assert model.build() == facts["build"]
 
 
 async def test_llamacpp_loads_any_gguf_and_fingerprints_it(model: SmolLM2) -> None:

@@ -24,11 +24,11 @@ from diptych.cli.metrics import app as metrics_app
 from diptych.core import plugins
 from diptych.core.capabilities import Capability, Model, Sampling
 from diptych.core.data import pairs_sampling
-from diptych.core.engine import RetryPolicy, run_probe
+from diptych.core.engine import RetryPolicy, run_probe, store_input_blobs
 from diptych.core.errors import ParameterError, RefusalError
 from diptych.core.plugins import get_model, get_probe
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.runview import RunView
+from diptych.core.runview import RunView, StoreLookup
 from diptych.core.store import Store, open_store
 from diptych.datasets import pairs
 from diptych.plugins.models import openai_vision as vision_plugin
@@ -272,11 +272,15 @@ def test_string_parameters_as_the_cli_gives_them(registered: None) -> None:
     assert len(list(probe.plan())) == 5 * 4 * 2 + 4 * 2
 
 
-def test_bind_puts_the_images_in_the_workspace(store: Store) -> None:
-    probe = Pairs(PairsParams(scenarios=["scrubs"])).bind(store)
-    for trial in probe.plan():
-        sha = trial.payload["images"][0]["blob"]
-        assert hashlib.sha256(store.get_blob(sha)).hexdigest() == sha
+def test_the_probe_brings_every_image_its_trials_name(store: Store) -> None:
+    probe = Pairs(PairsParams(scenarios=["scrubs"])).bind(StoreLookup(store))
+    brought = {hashlib.sha256(data).hexdigest() for data in probe.input_blobs()}
+    named = {trial.payload["images"][0]["blob"] for trial in probe.plan()}
+    assert named and named == brought
+    # Binding reads the workspace and writes nothing; a run stores the images when it starts.
+    assert not any(store.has_blob(sha) for sha in named)
+    assert store_input_blobs(store, probe) == len(brought)
+    assert all(hashlib.sha256(store.get_blob(sha)).hexdigest() == sha for sha in named)
 
 
 # --- a run on a scripted model, numbers by hand -------------------------------------------------

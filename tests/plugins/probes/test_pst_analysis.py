@@ -204,6 +204,13 @@ def test_figures_are_pngs(table_14_result: ProbeResult) -> None:
             assert png.format == "PNG"
             assert png.width > 300 and png.height > 300
         assert figure.caption and figure.path == f"figures/{figure.name}.png"
+    # Each text alternative states every point the figure draws: Table 14's micro STS.
+    micro = table(table_14_result, "Tables 14 and 15")
+    paired, single = column(micro, "STS paired"), column(micro, "STS single")
+    fig3, _, fig5 = (f.alt for f in table_14_result.figures)
+    for occ, *_ in TABLE_14_15:
+        assert f"{occ} (" in fig3 and f") {paired[occ]:.1f} (95% interval " in fig3
+        assert f"{occ}: single {single[occ]:.1f}" in fig5
 
 
 # --- the label policy ---------------------------------------------------------------------------
@@ -307,7 +314,7 @@ def test_a_run_without_labels_says_how_to_add_them(store: Store, tmp_path: Any) 
     coverage = table(result, "Images and labels")
     assert coverage.rows[0][coverage.columns.index("unlabelled")] == 2
     # The report renders it all the same.
-    md = Workspace(store).report(view.id, tmp_path / "rep", result=result)
+    md = Workspace(store).analysis.report(view.id, tmp_path / "rep", result=result)
     assert "no labels yet" in md.read_text()
 
 
@@ -322,7 +329,7 @@ def test_a_tiny_run_still_draws_its_figures(store: Store, tmp_path: Any) -> None
     assert "occupation: gap paired − single" not in result.numbers
     # No single-person images: no gap, so no Figure 5; Figures 3 and 4 have one point each.
     assert [f.name for f in result.figures] == ["fig3_micro_sts_paired", "fig4_pct_female_vs_bls"]
-    path = Workspace(store).report(view.id, tmp_path / "rep", result=result)
+    path = Workspace(store).analysis.report(view.id, tmp_path / "rep", result=result)
     assert (tmp_path / "rep" / "figures" / "fig3_micro_sts_paired.png").read_bytes()[:8] == (
         b"\x89PNG\r\n\x1a\n"
     )

@@ -44,9 +44,7 @@ class CountsOne(ScriptedAnnotator):
     async def annotate(self, image: Any, subjects: Any) -> list[Label]:
         self.calls += 1
         return [
-            Label(
-                s, "cannot_identify" if s == "right" else "masculine", None, {"faces_found": 1}
-            )
+            Label(s, "cannot_identify" if s == "right" else "masculine", None, {"faces_found": 1})
             for s in subjects
         ]
 

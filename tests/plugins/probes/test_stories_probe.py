@@ -16,7 +16,7 @@ from PIL import Image
 from diptych.core import plugins
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import image_sha
-from diptych.core.engine import run_probe
+from diptych.core.engine import run_probe, store_input_blobs
 from diptych.core.errors import MissingDependencyError, ParameterError, RefusalError
 from diptych.core.metrics.preprocess import stop_words
 from diptych.core.probe import ReviewFlag
@@ -123,7 +123,9 @@ def test_default_plan_is_the_papers(store: Store) -> None:
     # Runs outermost: every image gets all its prompts of run 1 before any of run 2.
     assert [s.meta["run"] for s in specs[:240]] == [1] * 240
     assert {s.meta["group"] for s in specs} == set(GROUPS)
-    probe.bind(store)
+    brought = {hashlib.sha256(data).hexdigest() for data in probe.input_blobs()}
+    assert {s.payload["images"][0]["blob"] for s in specs} == brought
+    store_input_blobs(store, probe)
     assert all(store.blob_path(s.payload["images"][0]["blob"]).exists() for s in specs)
 
 
@@ -205,7 +207,7 @@ class PairsStoryteller(ScriptedVisionChat):
 
 
 def storyteller_for(probe: Stories, store: Store) -> PairsStoryteller:
-    probe.bind(store)
+    store_input_blobs(store, probe)
     groups = {image_sha(i.path): (i.group, i.scenario) for i in probe.images()}
     blobs = {}
     for blob in groups:
@@ -330,6 +332,34 @@ def test_pmi_pooled_by_race_and_gender_by_hand(
     ]
 
 
+def test_top_words_chart_per_group(raw_run: tuple[Stories, RunView, PairsStoryteller]) -> None:
+    from diptych.core.report.charts import Chart, charts_of
+
+    probe, view, _ = raw_run
+    result = probe.analyze(view)
+    charts = {c.name: c for c in charts_of(result, "run-s")}
+    by_race = charts["top-words-by-race"]
+    rows = {r.label: r for r in by_race.rows}
+    # Five words a group at most: black's five, white's first five of seven.
+    assert len(by_race.rows) == 10 and "white · man" in rows and "white · jail" not in rows
+    lawyer = rows["white · lawyer"]
+    # 11 of White's 127 tokens, 6 of Black's 132, per 1,000 words.
+    assert [p.value for p in lawyer.points] == pytest.approx([11 / 127 * 1000, 6 / 132 * 1000])
+    assert lawyer.side == f"{math.log2(11 * 132 / (6 * 127)):.2f}"
+    prison = rows["black · prison"]
+    assert [p.value for p in prison.points] == pytest.approx([6 / 132 * 1000, 0.0])
+    assert prison.side == "inf"
+    # The text alternative states every point and score the chart draws.
+    alt = Chart.from_dict(by_race.to_dict()).alt_text()
+    assert (
+        "white · lawyer: in the group 86.6 (no interval); in the other groups 45.5 "
+        "(no interval); s 0.93." in alt
+    )
+    by_gender = charts["top-words-by-gender"]
+    woman = {r.label: r for r in by_gender.rows}["woman · woman"]
+    assert [p.value for p in woman.points] == pytest.approx([12 / 127 * 1000, 0.0])
+
+
 def test_words_per_image_is_table_e1(raw_run: tuple[Stories, RunView, PairsStoryteller]) -> None:
     probe, view, _ = raw_run
     result = probe.analyze(view)
@@ -397,12 +427,12 @@ def test_crime_lexicon_flags_and_counts_by_group(
 
 
 def test_report_marks_lexicon_words_and_credits_pairs(
-    raw_run: tuple[Stories, RunView, PairsStoryteller], tmp_path: Path
+    raw_run: tuple[Stories, RunView, PairsStoryteller], store: Store, tmp_path: Path
 ) -> None:
     probe, view, _ = raw_run
     result = probe.analyze(view)
     out = tmp_path / "report"
-    markdown = Workspace(view.store).report(view.id, out, result=result).read_text()
+    markdown = Workspace(store).analysis.report(view.id, out, result=result).read_text()
     assert "**prisoner** (6, inf)" in markdown and "**jail** (3, inf)" in markdown
     assert "woman (6, 1.93)" in markdown  # log2(6*114 / (6*30))
     assert pairs.ATTRIBUTION in markdown and "1 refused" in markdown

@@ -26,6 +26,7 @@ from diptych.core.metrics.agreement.run import (
     labelled_subjects,
     run_agreement,
 )
+from diptych.core.metrics.agreement.tables import agreement_report_tables
 
 __all__ = [
     "ALL",
@@ -35,6 +36,7 @@ __all__ = [
     "LabelledSubject",
     "PairAgreement",
     "ReferenceAgreement",
+    "agreement_report_tables",
     "agreement_tables",
     "annotator_agreement",
     "category_counts",

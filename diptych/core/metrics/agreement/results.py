@@ -1,17 +1,15 @@
-"""What ``diptych agreement`` reports about a run: the records and their JSON."""
+"""What ``diptych agreement`` reports about a run: the records and their JSON (their report
+tables are :func:`diptych.core.metrics.agreement.tables.agreement_report_tables`)."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from diptych.core.labels import CANNOT_IDENTIFY, AnnotatorKind
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.stats import Estimate, json_safe
-
-if TYPE_CHECKING:
-    from diptych.core.probe import Table
 
 #: The slice that is every subject (the others are the strata the probe records).
 ALL = "all"
@@ -161,8 +159,3 @@ class AnnotatorAgreement:
         }
         safe: dict[str, Any] = json_safe(out)
         return safe
-
-    def tables(self) -> list[Table]:
-        from diptych.core.metrics.agreement.tables import agreement_report_tables
-
-        return agreement_report_tables(self)

@@ -37,6 +37,7 @@ from diptych.core.metrics.agreement.results import (
     PairAgreement,
     ReferenceAgreement,
 )
+from diptych.core.metrics.agreement.tables import agreement_report_tables
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.stats import DEFAULT_N_BOOT
 from diptych.core.metrics.sts import GENDERS
@@ -248,4 +249,4 @@ def agreement_tables(run: RunView, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 
     subjects = labelled_subjects(run.labels())
     if not subjects:
         return []
-    return annotator_agreement(subjects, n_boot=n_boot, seed=seed).tables()
+    return agreement_report_tables(annotator_agreement(subjects, n_boot=n_boot, seed=seed))

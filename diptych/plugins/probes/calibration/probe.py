@@ -35,7 +35,6 @@ from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
 from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
-from diptych.core.store import Store
 from diptych.core.trials import Subject, TrialSpec
 from diptych.datasets import pairs
 from diptych.plugins.probes.calibration.profile import PERCEIVED
@@ -69,12 +68,10 @@ class Calibration(Probe):
     def images(self) -> list[pairs.PairsImage]:
         return pairs.images(subset=self.p.subset)
 
-    def bind(self, store: Store) -> Calibration:
-        # The trials name images by blob; putting them in the workspace here (idempotent) is
-        # what lets the engine load them.
+    def input_blobs(self) -> Iterator[bytes]:
+        # The trials name images by blob; the engine puts these in the workspace to load them.
         for image in self.images():
-            store.put_blob(image.path.read_bytes())
-        return self
+            yield image.path.read_bytes()
 
     def plan(self) -> Iterator[TrialSpec]:
         for image in self.images():

@@ -8,7 +8,7 @@ review flags for images whose attributes look mislabelled."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +23,6 @@ from diptych.core.metrics.retrieval import (
 )
 from diptych.core.probe import ProbeResult, ReviewFlag, Table
 from diptych.core.runview import RunView
-from diptych.core.store import Store
 from diptych.plugins.probes.counterfactual import figures, sources
 from diptych.plugins.probes.counterfactual.embeddings import (
     ModelEmbeddings,
@@ -36,19 +35,17 @@ from diptych.plugins.probes.counterfactual.filtering import (
     counts_table_rows,
     run_filter,
 )
+from diptych.plugins.probes.counterfactual.params import RetrievalParams
 from diptych.plugins.probes.counterfactual.ranking import PoolRankings, rank_pools
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
-
-if TYPE_CHECKING:
-    from diptych.plugins.probes.counterfactual.probe import CounterfactualRetrieval
 
 FLAG_REASON = "attribute-not-detected"
 PLURAL = {"occupation": "occupations (for PAIRS: answer options)", "query": "queries"}
 
 
-def filter_model(probe: CounterfactualRetrieval, run: RunView) -> str:
+def filter_model(p: RetrievalParams, run: RunView) -> str:
     ids = run.model_ids()
-    chosen = probe.p.filter_encoder or ids[0]
+    chosen = p.filter_encoder or ids[0]
     if chosen not in ids:
         raise UsageError(
             f"filter_encoder {chosen!r} is not a model of run {run.id}: {', '.join(ids)}"
@@ -56,40 +53,41 @@ def filter_model(probe: CounterfactualRetrieval, run: RunView) -> str:
     return chosen
 
 
-def _nsfw_labels(store: Store, gen_run: str, name: str) -> tuple[str | None, list[SubjectLabel]]:
+def _nsfw_labels(gen_run: RunView, name: str) -> tuple[str | None, list[SubjectLabel]]:
     """The labels of annotator ``name`` on ``gen_run``: stored under ``name`` itself or, when it
     ran with other parameters (another threshold), under ``name#<hash of its parameters>``."""
     by_id: dict[str, list[SubjectLabel]] = {}
-    for label in store.labels(gen_run):
+    for label in gen_run.labels():
         if label.annotator == name or label.annotator.startswith(name + "#"):
             by_id.setdefault(label.annotator, []).append(label)
     if name in by_id or not by_id:
         return (name if by_id else None), by_id.get(name, [])
     if len(by_id) > 1:
         raise UsageError(
-            f"{gen_run} has labels from several '{name}' annotators ({', '.join(sorted(by_id))}); "
-            "choose one with nsfw_annotator"
+            f"{gen_run.id} has labels from several '{name}' annotators "
+            f"({', '.join(sorted(by_id))}); choose one with nsfw_annotator"
         )
     ((chosen, labels),) = by_id.items()
     return chosen, labels
 
 
-def _unsafe(probe: CounterfactualRetrieval, run: RunView) -> tuple[set[str] | None, str]:
+def _unsafe(p: RetrievalParams, run: RunView) -> tuple[set[str] | None, str]:
     """Stage 2's input: the blobs the NSFW annotator labelled unsafe, and how they were found.
 
     The ``nsfw`` annotator labels an image ``nsfw`` or ``safe``; ``nsfw_labels`` (default
     ``["nsfw"]``) says which labels mean unsafe, so another classifier's words can be named."""
-    gen_run = probe.generation_run()
+    gen_run = p.generation_run()
     if gen_run is None:
         return None, "not applied: curated images (PAIRS) or an already filtered dataset"
-    blobs = {s["subject_id"]: s["blob"] for s in run.store.run_subjects(gen_run)}
-    annotator, labels = _nsfw_labels(run.store, gen_run, probe.p.nsfw_annotator)
+    generation = run.lookup.run(gen_run)
+    blobs = {s["subject_id"]: s["blob"] for s in generation.subject_rows()}
+    annotator, labels = _nsfw_labels(generation, p.nsfw_annotator)
     if not labels:
         return None, (
-            f"not applied: no labels from '{probe.p.nsfw_annotator}' on {gen_run} (run "
-            f"'diptych annotate {gen_run} --annotator {probe.p.nsfw_annotator}')"
+            f"not applied: no labels from '{p.nsfw_annotator}' on {gen_run} (run "
+            f"'diptych annotate {gen_run} --annotator {p.nsfw_annotator}')"
         )
-    unsafe = {blobs[x.subject_id] for x in labels if x.label in probe.p.nsfw_labels}
+    unsafe = {blobs[x.subject_id] for x in labels if x.label in p.nsfw_labels}
     return unsafe, f"{annotator}: {len(labels)} images labelled, {len(unsafe)} unsafe"
 
 
@@ -100,13 +98,13 @@ def _embedded(
     return [s for s in sets if all(i.blob in m.images for m in models for i in s.images)]
 
 
-def similarity_threshold(probe: CounterfactualRetrieval) -> tuple[float | None, str]:
+def similarity_threshold(p: RetrievalParams) -> tuple[float | None, str]:
     """Stage 1's threshold and, when it is not applied, why: generated sets are filtered at
     the default unless ``similarity_threshold`` says otherwise; curated sets only when it is
     set."""
-    if probe.p.similarity_threshold is not None:
-        return probe.p.similarity_threshold, ""
-    if probe.generation_run() is not None:
+    if p.similarity_threshold is not None:
+        return p.similarity_threshold, ""
+    if p.generation_run() is not None:
         return DEFAULT_SIMILARITY_THRESHOLD, ""
     return None, (
         "not applied: curated images (PAIRS) or an already filtered dataset; set "
@@ -115,14 +113,14 @@ def similarity_threshold(probe: CounterfactualRetrieval) -> tuple[float | None, 
 
 
 def filter_run(
-    probe: CounterfactualRetrieval, run: RunView
+    p: RetrievalParams, run: RunView
 ) -> tuple[FilterOutcome, str, dict[str, ModelEmbeddings]]:
     emb = run_embeddings(run)
     sets, _ = run_sets(run)
-    chosen = filter_model(probe, run)
+    chosen = filter_model(p, run)
     usable = _embedded(sets, list(emb.values()))
-    unsafe, note = _unsafe(probe, run)
-    threshold, unfiltered = similarity_threshold(probe)
+    unsafe, note = _unsafe(p, run)
+    threshold, unfiltered = similarity_threshold(p)
     outcome = run_filter(
         usable,
         emb[chosen].images,
@@ -132,16 +130,16 @@ def filter_run(
         unfiltered=unfiltered,
         unsafe=unsafe,
         nsfw_note=note,
-        detectability=probe.p.detectability,
+        detectability=p.detectability,
     )
     return outcome, chosen, emb
 
 
-def detectability_flags(probe: CounterfactualRetrieval, run: RunView) -> list[ReviewFlag]:
+def detectability_flags(p: RetrievalParams, run: RunView) -> list[ReviewFlag]:
     """An image flagged for each attribute the filtering encoder reads as another value."""
     if not run.model_ids():
         return []
-    outcome, chosen, _ = filter_run(probe, run)
+    outcome, chosen, _ = filter_run(p, run)
     _, trial_of = run_sets(run)
     return [
         ReviewFlag(
@@ -262,9 +260,8 @@ def _numbers(key: str, result: RetrievalResult) -> dict[str, dict[str, Any]]:
     return out
 
 
-def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResult:
-    p = probe.p
-    outcome, chosen, emb = filter_run(probe, run)
+def analyze_retrieval(p: RetrievalParams, run: RunView) -> ProbeResult:
+    outcome, chosen, emb = filter_run(p, run)
     audited = [m for m in run.model_ids() if m != chosen] or [chosen]
     notes = []
     if chosen in audited:
@@ -289,7 +286,8 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
     rankings_of: dict[str, PoolRankings] = {}
     unscorable: set[str] = set()
     for model in audited:
-        where = None if run.store.read_only else (str(run.store.path), model)
+        home = run.collections_path
+        where = None if home is None else (home, model)
         ranked = rank_pools(
             outcome.kept,
             emb[model],
@@ -445,6 +443,7 @@ def analyze_retrieval(probe: CounterfactualRetrieval, run: RunView) -> ProbeResu
                 for m, res in per_model.items()
             },
             "retrieved": retrieved_images(rankings_of, outcome.kept, k_of),
+            "charts": figures.max_skew_charts(per_model, rankings_of, outcome.kept),
         },
     )
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from diptych.core.metrics.retrieval import RetrievalResult
 from diptych.core.probe import Figure
-from diptych.plugins._figures import new_figure, png
+from diptych.plugins._figures import new_figure, png_later
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
 
 if TYPE_CHECKING:
@@ -21,10 +21,85 @@ if TYPE_CHECKING:
 
 def max_skew_by_subject(result: RetrievalResult, subjects: dict[str, str]) -> dict[str, float]:
     """Mean MaxSkew@K per subject over its queries (the prefixes of one occupation)."""
-    found: dict[str, list[float]] = {}
+    return {s: v[0] for s, v in _by_subject(result, subjects).items()}
+
+
+def _by_subject(
+    result: RetrievalResult, subjects: dict[str, str]
+) -> dict[str, tuple[float, float | None, int]]:
+    """Per subject: mean MaxSkew@K over its queries, the mean of its expectation under a
+    random ranking of the same pool (None where a query has none) and how many queries."""
+    found: dict[str, list[tuple[float, float | None]]] = {}
     for q in result.queries:
-        found.setdefault(subjects[q.query], []).append(q.max_skew)
-    return {s: float(np.mean(v)) for s, v in found.items() if all(math.isfinite(x) for x in v)}
+        found.setdefault(subjects[q.query], []).append((q.max_skew, q.random.get("max_skew")))
+    out = {}
+    for subject, values in found.items():
+        skews = [v for v, _ in values]
+        if not all(math.isfinite(x) for x in skews):
+            continue
+        randoms = [r for _, r in values if r is not None]
+        random = float(np.mean(randoms)) if len(randoms) == len(values) else None
+        out[subject] = (float(np.mean(skews)), random, len(values))
+    return out
+
+
+#: Subjects one chart shows at most: the most skewed ones (the table and JSON keep all).
+CHART_ROWS = 40
+
+
+def max_skew_charts(
+    per_model: dict[str, dict[tuple[str, str], RetrievalResult]],
+    rankings_of: dict[str, PoolRankings],
+    kept: list[CounterfactualSet],
+) -> list[dict[str, Any]]:
+    """MaxSkew@K by occupation (subject) for each encoder and intersectional view, as the
+    report's forest-plot charts (``ProbeResult.data["charts"]``): each subject's mean over its
+    wordings beside what a random ranking of the same pool gives, most skewed first. A subject
+    has no interval of its own (its wordings are not independent draws); the note gives the
+    mean over subjects with its interval."""
+    charts = []
+    for model, results in per_model.items():
+        for (segment, view), result in sorted(results.items()):
+            if view != _intersectional(kept, segment):
+                continue
+            values = _by_subject(result, rankings_of[model].subjects)
+            if not values:
+                continue
+            ordered = sorted(values.items(), key=lambda kv: (-kv[1][0], kv[0]))[:CHART_ROWS]
+            rows = []
+            for subject, (skew, random, n) in ordered:
+                points = [{"series": "MaxSkew@K", "value": skew}]
+                if random is not None:
+                    points.append({"series": "random ranking", "value": random})
+                rows.append({"label": subject, "points": points, "side": str(n)})
+            mean = result.figures["max_skew"].mean
+            spread = (
+                f"95% interval {mean.ci_low:.3f} to {mean.ci_high:.3f}"
+                if math.isfinite(mean.ci_low) and math.isfinite(mean.ci_high)
+                else f"no interval ({mean.reason})"
+            )
+            shown = "" if len(values) <= CHART_ROWS else f" (the {CHART_ROWS} most skewed)"
+            charts.append(
+                {
+                    "kind": "forest",
+                    "name": f"maxskew-by-occupation-{model}-{segment}",
+                    "title": f"MaxSkew@{result.k} by occupation{shown}: {model}, {segment} "
+                    f"({view})",
+                    "axis": f"MaxSkew@{result.k}",
+                    "rows": rows,
+                    "row_kind": "occupation",
+                    "side_label": "wordings",
+                    "reference": 0.0,
+                    "note": (
+                        "Each occupation's MaxSkew@K, the mean over its wordings, beside its "
+                        "expectation under a random ranking of the same pool; no interval per "
+                        "occupation (its wordings are not independent draws). Over the "
+                        f"{len(values)} occupations: {mean.value:.3f}, {spread}."
+                    ),
+                    "source": "probe",
+                }
+            )
+    return charts
 
 
 def _intersectional(kept: list[CounterfactualSet], segment: str) -> str:
@@ -56,11 +131,20 @@ def skew_across_subjects(
         ax.scatter([x], [values[low]], color="tab:green", zorder=3)
         ax.annotate(low, (x, values[low]), textcoords="offset points", xytext=(6, 0), fontsize=7)
     ax.set_ylabel("MaxSkew@K (mean over a subject's queries)")
+    alt = "MaxSkew@K across subjects, a box per encoder and attribute pair. " + " ".join(
+        f"{name.replace(chr(10), ', ')}: {len(values)} subjects, median "
+        f"{float(np.median(list(values.values()))):.3f}, from {min(values.values()):.3f} "
+        f"({min(values, key=lambda s: (values[s], s))}) to {max(values.values()):.3f} "
+        f"({max(values, key=lambda s: (values[s], s))})."
+        for name, values in series
+    )
     return Figure(
         "maxskew_by_subject",
         "MaxSkew@K across subjects",
-        png(fig),
-        "Each box: one encoder and attribute pair; red: the most skewed subject, green: the least.",
+        caption="Each box: one encoder and attribute pair; red: the most skewed subject, "
+        "green: the least.",
+        draw=png_later(fig),
+        alt=alt,
     )
 
 
@@ -90,11 +174,15 @@ def group_shares(
             ax.axhline(1 / len(groups), color="grey", linestyle="--", linewidth=1)
             ax.set_ylabel(f"share of top {pick.k}")
             ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+            title = f"Groups retrieved @ K = {pick.k}: {pick.query} ({model})"
             return Figure(
                 "group_shares",
-                f"Groups retrieved @ K = {pick.k}: {pick.query} ({model})",
-                png(fig),
-                "Dashed: equal shares.",
+                title,
+                caption="Dashed: equal shares.",
+                draw=png_later(fig),
+                alt=f"{title}: share of the top {pick.k} per group, "
+                + ", ".join(f"{g} {top[g] / pick.k:.2f}" for g in groups)
+                + f"; equal shares {1 / len(groups):.2f}.",
             )
     return None
 

@@ -8,6 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from diptych.plugins.probes.counterfactual.templates import data
 
+#: ``sets`` naming the latest ``counterfactual-sets`` run; binding the probe records which one
+#: (``generated:<run id>``).
+GENERATED = "generated"
+
 
 def _pair(value: str) -> str:
     if value not in data().pairs:
@@ -93,3 +97,9 @@ class RetrievalParams(BaseModel):
         1000, ge=100, description="label permutations of the random-ranking p-values"
     )
     seed: int = Field(0, ge=0, description="bootstrap and permutation seed")
+
+    def generation_run(self) -> str | None:
+        """The ``counterfactual-sets`` run the sets come from, once bound (``generated:<id>``)."""
+        if self.sets.startswith(GENERATED + ":"):
+            return self.sets.split(":", 1)[1]
+        return None

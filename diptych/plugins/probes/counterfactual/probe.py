@@ -25,18 +25,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diptych.core.capabilities import Capability
 from diptych.core.errors import UsageError
 from diptych.core.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
-from diptych.core.store import Store
 from diptych.core.trials import TrialSpec
 from diptych.datasets import pairs
 from diptych.plugins.probes.counterfactual import sources
 from diptych.plugins.probes.counterfactual.generation import CounterfactualSets
-from diptych.plugins.probes.counterfactual.params import RetrievalParams
+from diptych.plugins.probes.counterfactual.params import GENERATED, RetrievalParams
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
 from diptych.plugins.probes.counterfactual.templates import (
     article,
@@ -45,7 +45,8 @@ from diptych.plugins.probes.counterfactual.templates import (
     neutral_queries,
 )
 
-GENERATED = "generated"
+if TYPE_CHECKING:
+    from diptych.core.lookup import RunLookup
 
 
 class CounterfactualRetrieval(Probe):
@@ -74,32 +75,34 @@ class CounterfactualRetrieval(Probe):
 
     def generation_run(self) -> str | None:
         """The ``counterfactual-sets`` run the sets come from, when they are generated."""
-        if self.p.sets.startswith(GENERATED + ":"):
-            return self.p.sets.split(":", 1)[1]
-        return None
+        return self.p.generation_run()
 
-    def bind(self, store: Store) -> CounterfactualRetrieval:
-        # The sets' images go into the workspace's blobs here, so that trials can name them by
-        # content; "generated" is resolved to the run it means and recorded in the parameters.
+    def bind(self, runs: RunLookup) -> CounterfactualRetrieval:
+        # "generated" is resolved to the run it means and recorded in the parameters; the sets
+        # of a generation run are read from it here.
         probe = self
         if self.p.sets == GENERATED:
-            chosen = sources.latest_generation_run(store)
+            chosen = sources.latest_generation_run(runs)
             probe = CounterfactualRetrieval(
                 self.p.model_copy(update={"sets": f"{GENERATED}:{chosen}"})
             )
-        probe._sets = probe.load_sets(store)
+        probe._sets = probe.load_sets(runs)
         return probe
 
-    def load_sets(self, store: Store | None) -> list[CounterfactualSet]:
+    def input_blobs(self) -> Iterator[bytes]:
+        # Trials name the sets' images by content; the engine puts these in the workspace.
+        return sources.input_images(self.p.sets)
+
+    def load_sets(self, runs: RunLookup | None) -> list[CounterfactualSet]:
         if self.p.sets == "pairs":
-            return sources.pairs_sets(store)
+            return sources.pairs_sets()
         run_id = self.generation_run()
         if run_id is not None or self.p.sets == GENERATED:
-            if store is None or run_id is None:
+            if runs is None or run_id is None:
                 raise UsageError("generated sets are read from a workspace: bind the probe first")
-            found, self.incomplete_sets = sources.generated_sets(store, run_id)
+            found, self.incomplete_sets = sources.generated_sets(runs, run_id)
             return found
-        return sources.dataset_sets(Path(self.p.sets).expanduser(), store)
+        return sources.dataset_sets(Path(self.p.sets).expanduser())
 
     def sets(self) -> list[CounterfactualSet]:
         if self._sets is None:
@@ -186,13 +189,13 @@ class CounterfactualRetrieval(Probe):
     def review_flags(self, run: RunView) -> list[ReviewFlag]:
         from diptych.plugins.probes.counterfactual.analysis import detectability_flags
 
-        return detectability_flags(self, run)
+        return detectability_flags(self.p, run)
 
     def analyze(self, run: RunView) -> ProbeResult:
         # Imported here: the analysis pulls in numpy, chromadb and matplotlib.
         from diptych.plugins.probes.counterfactual.analysis import analyze_retrieval
 
-        return analyze_retrieval(self, run)
+        return analyze_retrieval(self.p, run)
 
 
 @hookimpl

@@ -1,22 +1,28 @@
 """Where counterfactual sets come from: the bundled PAIRS images, a local copy of the
 SocialCounterfactuals dataset, or a ``counterfactual-sets`` run of an image generator.
 
-Each source puts its images in the workspace's blob store (so trials can name them by content)
-and returns :class:`~.sets.CounterfactualSet` objects.
+Each source returns :class:`~.sets.CounterfactualSet` objects whose images are named by content
+(the sha256 of their bytes); :func:`input_images` yields the bytes of a bundled or local source,
+which the engine puts in the workspace's blob store when a run starts. A generation run's images
+are in the workspace already.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diptych.core.data import image_sha
 from diptych.core.errors import MissingDependencyError, UsageError
-from diptych.core.store import Store
 from diptych.datasets import pairs
+from diptych.plugins.probes.counterfactual.params import GENERATED
 from diptych.plugins.probes.counterfactual.sets import CounterfactualImage, CounterfactualSet
 from diptych.plugins.probes.counterfactual.templates import data
+
+if TYPE_CHECKING:
+    from diptych.core.lookup import RunLookup
 
 #: How the PAIRS folders' words read in the paper's vocabulary (Table 19: "White", "male").
 PAIRS_WORDS = {"black": "Black", "white": "White", "man": "male", "woman": "female"}
@@ -24,7 +30,7 @@ PAIRS_SEGMENT = "race-gender"
 GENERATION_PROBE = "counterfactual-sets"
 
 
-def pairs_sets(store: Store | None = None) -> list[CounterfactualSet]:
+def pairs_sets() -> list[CounterfactualSet]:
     """The 50 PAIRS scenarios as sets of four (Black/White × male/female), pooled by subset."""
     descriptions = {(q.subset, q.scenario): q.description for q in pairs.questions()}
     out = []
@@ -32,8 +38,6 @@ def pairs_sets(store: Store | None = None) -> list[CounterfactualSet]:
         for scenario in pairs.scenarios(subset):
             images = []
             for img in pairs.images(subset=subset, scenario=scenario):
-                if store is not None:
-                    store.put_blob(img.path.read_bytes())
                 description = descriptions[(subset, scenario)]
                 images.append(
                     CounterfactualImage(
@@ -101,7 +105,13 @@ def load_local_dataset(path: Path) -> Any:
     return loaded.cast_column("image", datasets.Image(decode=False))
 
 
-def dataset_sets(path: Path, store: Store | None = None) -> list[CounterfactualSet]:
+def _image_bytes(row: dict[str, Any]) -> bytes:
+    image = row["image"]
+    raw: bytes = image["bytes"] if image.get("bytes") else Path(image["path"]).read_bytes()
+    return raw
+
+
+def dataset_sets(path: Path) -> list[CounterfactualSet]:
     """The sets of a local SocialCounterfactuals copy: rows with ``image``, ``a1_type``, ``a1``,
     ``a2_type``, ``a2``, ``counterfactual_set``, ``caption`` and optionally ``subject``."""
     table = load_local_dataset(path)
@@ -111,9 +121,7 @@ def dataset_sets(path: Path, store: Store | None = None) -> list[CounterfactualS
         raise UsageError(f"dataset {path} lacks column(s) {', '.join(missing)}")
     by_set: dict[str, list[tuple[dict[str, Any], CounterfactualImage]]] = {}
     for i, row in enumerate(table):
-        image = row["image"]
-        raw = image["bytes"] if image.get("bytes") else Path(image["path"]).read_bytes()
-        blob = store.put_blob(raw) if store is not None else _sha(raw)
+        blob = _sha(_image_bytes(row))
         types = (_type(row["a1_type"]), _type(row["a2_type"]))
         attributes = {types[0]: str(row["a1"]), types[1]: str(row["a2"])}
         item = CounterfactualImage(blob, attributes, str(row["caption"]), {"row": i})
@@ -144,24 +152,37 @@ def _sha(raw: bytes) -> str:
     return sha256_hex(raw)
 
 
+def input_images(sets: str) -> Iterator[bytes]:
+    """The bytes of every image of the bundled or local source ``sets`` (``pairs`` or a dataset
+    directory); a generation run's (``generated:<id>``) are in the workspace already."""
+    if sets == "pairs":
+        for img in pairs.images():
+            yield img.path.read_bytes()
+    elif sets != GENERATED and not sets.startswith(GENERATED + ":"):
+        for row in load_local_dataset(Path(sets).expanduser()):
+            yield _image_bytes(row)
+
+
 # --- a generation run ---------------------------------------------------------------------------
 
 
-def latest_generation_run(store: Store) -> str:
-    runs = [r for r in store.list_runs() if r.probe == GENERATION_PROBE]
-    if not runs:
+def latest_generation_run(runs: RunLookup) -> str:
+    found = runs.runs(GENERATION_PROBE)
+    if not found:
         raise UsageError(
             f"no {GENERATION_PROBE} run in this workspace; run 'diptych run {GENERATION_PROBE} "
             "-m <image generator>' first, or choose sets=pairs"
         )
-    return runs[-1].id
+    return found[-1].id
 
 
-def generated_sets(store: Store, run_id: str) -> tuple[list[CounterfactualSet], int]:
+def generated_sets(runs: RunLookup, run_id: str) -> tuple[list[CounterfactualSet], int]:
     """The complete sets of a generation run, and how many sets lack an image (a refusal or a
     failure leaves a set that no longer differs only in its attributes, so it is left out)."""
-    trials = store.trials(run_id)
-    results = store.run_results(run_id)
+    view = runs.run(run_id)
+    run_id = view.id
+    trials = view.trials
+    results = view.results
     by_set: dict[str, list[tuple[dict[str, Any], CounterfactualImage | None]]] = {}
     for trial in trials:
         result = results.get(trial.key)

@@ -3,6 +3,7 @@ per-scenario / per-question dot plots."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from diptych.core.metrics.association import AssociationResult
@@ -13,11 +14,79 @@ from diptych.plugins.probes.pairs.questions import COMPARED, FIGURE_NUMBER, RUBR
 _COLOURS = ("#4C72B0", "#DD8452")
 
 
+def _number(estimate: Any) -> str:
+    if estimate is None:
+        return "—"
+    text = f"{estimate.value:.2f}"
+    if estimate.has_interval:
+        text += f" (95% interval {estimate.ci_low:.2f} to {estimate.ci_high:.2f})"
+    return text
+
+
 def levels_figure(subset: str, entries: list[tuple[str, AssociationResult]]) -> Figure | None:
     """Figure 2, 3 or 4: each model's association score per level, with intervals."""
     if not entries:
         return None
     number = FIGURE_NUMBER[subset]
+    compare = COMPARED[subset]
+    levels = entries[0][1].levels
+    # The text alternative states every bar and whisker the figure draws.
+    alt = f"Figure {number}: {subset}, mean association score by {compare} and model. " + " ".join(
+        f"{model}: "
+        + "; ".join(f"{level} {_number(assoc.mean.get(level))}" for level in levels)
+        + "."
+        for model, assoc in entries
+    )
+    return Figure(
+        f"fig{number}_{subset}_by_{compare}",
+        f"Figure {number}: {subset}, association score by {compare}",
+        draw=partial(_draw_levels, subset, entries),
+        alt=alt,
+        # One model: the same numbers as the subset's association table, which a report
+        # draws as its own chart.
+        table=(
+            f"{subset}: association score by {compare} (cf. PAIRS Figure {number})"
+            if len(entries) == 1
+            else ""
+        ),
+        caption=(
+            f"Mean score per {compare} and model ({RUBRIC[subset]}; 0 no choice), as PAIRS "
+            f"Figure {number}; whiskers are 95% bootstrap intervals over scenarios."
+        ),
+    )
+
+
+def rows_figure(
+    name: str, where: str, key: str, rows: list[dict[str, Any]], levels: tuple[str, str]
+) -> Figure | None:
+    """Each scenario's (or question's) mean per level, sorted by the difference."""
+    rows = [r for r in rows if r["difference"] is not None]
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: (r["difference"], r["name"]))
+    first, second = levels
+    alt = f"{where}: mean score by {key}, {first} and {second}, largest difference first. " + (
+        " ".join(
+            f"{r['name']}: {first} {r['mean'][first]:.2f}, {second} {r['mean'][second]:.2f}."
+            for r in reversed(rows)
+        )
+    )
+    return Figure(
+        name,
+        f"{where}: mean score by {key}",
+        draw=partial(_draw_rows, where, key, rows, levels),
+        alt=alt,
+        table=f"{where}: by {key}",
+        caption=(
+            f"Mean score of each {key} for {first} and {second}, sorted by the difference "
+            f"{first} − {second} (largest at the top)."
+        ),
+    )
+
+
+def _draw_levels(subset: str, entries: list[tuple[str, AssociationResult]]) -> bytes:
+    # Drawn only when a reader needs the PNG (matplotlib's import and drawing are most of an
+    # analysis' time); the report shows the same numbers as its own chart.
     compare = COMPARED[subset]
     levels = entries[0][1].levels
     fig = new_figure(max(4.0, 1.4 * len(entries) + 2.0), 3.6)
@@ -46,25 +115,10 @@ def levels_figure(subset: str, entries: list[tuple[str, AssociationResult]]) -> 
     ax.set_ylabel("association score")
     ax.set_title(f"{subset}: association score by {compare}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    return Figure(
-        f"fig{number}_{subset}_by_{compare}",
-        f"Figure {number}: {subset}, association score by {compare}",
-        png=png(fig),
-        caption=(
-            f"Mean score per {compare} and model ({RUBRIC[subset]}; 0 no choice), as PAIRS "
-            f"Figure {number}; whiskers are 95% bootstrap intervals over scenarios."
-        ),
-    )
+    return png(fig)
 
 
-def rows_figure(
-    name: str, where: str, key: str, rows: list[dict[str, Any]], levels: tuple[str, str]
-) -> Figure | None:
-    """Each scenario's (or question's) mean per level, sorted by the difference."""
-    rows = [r for r in rows if r["difference"] is not None]
-    if not rows:
-        return None
-    rows = sorted(rows, key=lambda r: (r["difference"], r["name"]))
+def _draw_rows(where: str, key: str, rows: list[dict[str, Any]], levels: tuple[str, str]) -> bytes:
     fig = new_figure(6.4, max(2.4, 1.2 + 0.26 * len(rows)))
     ax = fig.add_subplot()
     ys = list(range(len(rows)))
@@ -80,12 +134,4 @@ def rows_figure(
     ax.set_xlabel("mean score")
     ax.set_title(f"{where}: by {key}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
-    return Figure(
-        name,
-        f"{where}: mean score by {key}",
-        png=png(fig),
-        caption=(
-            f"Mean score of each {key} for {first} and {second}, sorted by the difference "
-            f"{first} − {second} (largest at the top)."
-        ),
-    )
+    return png(fig)

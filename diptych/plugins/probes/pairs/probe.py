@@ -30,9 +30,9 @@ scores them with the current parser.
 (``<plus option>_vs_<minus option>``), ``question`` (as the paper asks it, without the
 instruction), ``plus_option`` / ``minus_option`` (the answers scored +1 / −1), ``gender``
 (man | woman), ``race`` (black | white), ``group`` (``<race>_<gender>``) and ``run`` (the
-sample index + 1). Payload: the image by the sha256 of its bytes (put in the workspace's blob
-store when the probe is bound), the text, and the sampling. **Subject**: one, ``single``, with
-``group``, ``gender`` and ``race``.
+sample index + 1). Payload: the image by the sha256 of its bytes (the engine puts it in the
+workspace's blob store from :meth:`Pairs.input_blobs`), the text, and the sampling.
+**Subject**: one, ``single``, with ``group``, ``gender`` and ``race``.
 
 The images are the PAIRS dataset's (:data:`diptych.datasets.pairs.ATTRIBUTION`, CC BY 4.0).
 """
@@ -48,7 +48,6 @@ from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
 from diptych.core.probe import COMPARE_N_BOOT, COMPARE_N_PERM, Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
-from diptych.core.store import Store
 from diptych.core.trials import Subject, TrialSpec
 from diptych.datasets import pairs
 from diptych.plugins.probes.pairs.closed_form import closed_form
@@ -109,12 +108,11 @@ class Pairs(Probe):
             seed=seed,
         )
 
-    def bind(self, store: Store) -> Pairs:
-        # The trials name images by blob; putting them in the workspace here (idempotent) is
-        # what lets the engine load them, and makes each trial key hash the image's content.
+    def input_blobs(self) -> Iterator[bytes]:
+        # The trials name images by blob, so each trial key hashes the image's content; the
+        # engine puts these in the workspace to load them.
         for image in self.images():
-            store.put_blob(image.path.read_bytes())
-        return self
+            yield image.path.read_bytes()
 
     def plan(self) -> Iterator[TrialSpec]:
         for q in self.questions():

@@ -125,8 +125,11 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
         images_only = {**est.to_dict(), "resampled": "images (these identities only)"}
         headline = over_identities.get(setting)
         numbers[f"{prefix}STS {setting}"] = (
-            {**headline.to_dict(), "resampled": "masculine and feminine identities",
-             "images_only": images_only}  # fmt: skip
+            {
+                **headline.to_dict(),
+                "resampled": "masculine and feminine identities",
+                "images_only": images_only,
+            }  # fmt: skip
             if headline is not None
             else images_only
         )

@@ -24,7 +24,7 @@ from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels, readable_lab
 from diptych.plugins.probes.pst.context import GROUP_NAMES, AnalysisContext, group_prefix
 
 if TYPE_CHECKING:
-    from diptych.core.store import CalibrationRecord
+    from diptych.core.lookup import CalibrationRecord
 
 #: How many persons of each gender (by human majority) an automatic annotator must share with the
 #: people in one setting before the run's own human labels give its error rates there; below it
@@ -97,9 +97,7 @@ def _error_rates(
     return ErrorCounts.from_dict(calibration.profile["error_counts"]), calibration_name(calibration)
 
 
-def usable_calibration(
-    run: RunView, annotator: str
-) -> tuple[CalibrationRecord | None, str | None]:
+def usable_calibration(run: RunView, annotator: str) -> tuple[CalibrationRecord | None, str | None]:
     """The annotator's latest calibration if it was made on the PAIRS subset the run asks for
     (``RunView.calibration_subset``; None: all of PAIRS), else None and why it is not used.
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from diptych.core.metrics.sts import STSResult
 from diptych.core.probe import Figure
-from diptych.plugins._figures import new_figure, png
+from diptych.plugins._figures import new_figure, png_later
 from diptych.plugins.probes._pst_scoring import pct_feminine_ci
 
 if TYPE_CHECKING:
@@ -31,6 +31,13 @@ def _whiskers(
     below = [max(0.0, v - ci[0]) if ci else 0.0 for v, ci in zip(values, cis, strict=True)]
     above = [max(0.0, ci[1] - v) if ci else 0.0 for v, ci in zip(values, cis, strict=True)]
     return [below, above]
+
+
+def _est(value: float | None, ci: tuple[float, float] | None) -> str:
+    """A figure and its interval as a text alternative states them."""
+    if value is None:
+        return "none"
+    return f"{value:.1f}" + (f" (95% interval {ci[0]:.1f} to {ci[1]:.1f})" if ci else "")
 
 
 def _height(n: int) -> float:
@@ -78,7 +85,10 @@ def figure_3(sts: STSResult, suffix: str, where: str) -> Figure | None:
     return Figure(
         f"fig3_micro_sts_paired{suffix}",
         f"Figure 3: micro STS (paired) by occupation — {where}",
-        png=png(fig),
+        draw=png_later(fig),
+        alt=f"Micro STS (paired) by occupation, {where}, ascending: "
+        + "; ".join(f"{m.identity} ({m.stereotype}) {_est(m.paired, m.paired_ci)}" for m in micro)
+        + ".",
         caption=(
             "Micro STS in the paired setting per occupation, ascending, as the PST paper's "
             "Figure 3; whiskers are 95% bootstrap intervals over images."
@@ -134,7 +144,15 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
     return Figure(
         f"fig4_pct_female_vs_bls{suffix}",
         f"Figure 4: %F generated vs %F in labor statistics — {where}",
-        png=png(fig),
+        draw=png_later(fig),
+        alt=f"% feminine figures generated against % women in labor statistics (both in %), "
+        f"{where}: "
+        + "; ".join(
+            f"{m.identity} ({m.stereotype}): statistics {x:.0f}, paired "
+            f"{_est(y, pct_feminine_ci(m, 'paired'))}, single {_est(m.pct_feminine_single, None)}"
+            for m, x, y in points
+        )
+        + ".",
         caption=(
             "Share of feminine figures per occupation (filled: paired setting with 95% "
             "intervals; hollow: single-person) against the share of women in the occupation "
@@ -188,7 +206,14 @@ def figure_5(sts: STSResult, suffix: str, where: str) -> Figure | None:
     return Figure(
         f"fig5_single_vs_paired{suffix}",
         f"Figure 5: single-person vs paired micro STS — {where}",
-        png=png(fig),
+        draw=png_later(fig),
+        alt=f"Micro STS single-person and paired by occupation, {where}, by the gap: "
+        + "; ".join(
+            f"{m.identity}: single {_est(m.single, m.single_ci)}, paired "
+            f"{_est(m.paired, m.paired_ci)}"
+            for m in micro
+        )
+        + ".",
         caption=(
             "Micro STS per occupation in the single-person (hollow) and paired (filled, "
             "coloured by stereotype) settings, sorted by the gap paired − single (PST Figure 5 "
@@ -257,7 +282,22 @@ def figure_7(
     return Figure(
         f"fig7_power_levels{suffix}",
         f"Figure 7: micro STS by power level — {where}",
-        png=png(fig),
+        draw=png_later(fig),
+        alt=f"Micro STS by power level, {where}: "
+        + "; ".join(
+            f"{occupation_of.get(m.identity, m.identity)}, {m.identity} "
+            f"({power_of.get(m.identity) or 'no'} power): paired {_est(m.paired, m.paired_ci)}, "
+            f"gap paired − single {_est(m.gap, m.gap_ci)}"
+            for m in sorted(sts.micro.values(), key=lambda m: m.identity)
+        )
+        + "; each level's STS (dashed): "
+        + ", ".join(
+            f"{'high' if g == 'masculine' else 'low'} "
+            f"{_est(sts.by_stereotype[g].paired.value, None)}"  # type: ignore[union-attr]
+            for g in ("masculine", "feminine")
+            if sts.by_stereotype[g].paired is not None
+        )
+        + ".",
         caption=(
             "Per occupation, the micro STS of its powerful (▲, high-power role, stereotyped "
             "masculine) and powerless (▼, low-power role, feminine) identity in the paired "

@@ -7,7 +7,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from diptych.plugins.probes._pst_identities import chosen_identities, identities
-from diptych.plugins.probes.pst.prompts import image_prompts, template_fields
+from diptych.plugins.probes.pst.prompts import (
+    check_paired,
+    check_single,
+    image_prompts,
+    template_fields,
+)
 
 #: Samples per prompt a run may ask for: the papers use 1 and 3; a hundred already makes a
 #: paired occupation test of 80,000 images, and more is far more likely a typo than a plan.
@@ -87,6 +92,16 @@ class PSTParams(BaseModel):
         description="the occupations the occupation aspect is restricted to, given or as "
         "selected from from_run",
     )
+    paired_template: str | None = Field(
+        None,
+        description="override Table 9's paired prompt (placeholders {id1} {id2}, {occ1} "
+        "{occ2}, {a_id1} {a_id2}); None: the paper's",
+    )
+    single_template: str | None = Field(
+        None,
+        description="override Table 9's single prompt ({id1}, {occ1} or {a_id1}); None: the "
+        "paper's",
+    )
     new_identities: bool = Field(
         False,
         description="masculine and feminine name identities beyond Table 7 (new pairs an "
@@ -101,6 +116,16 @@ class PSTParams(BaseModel):
             raise ValueError("name at least one aspect: occupation, power")
         _no_repeats(list(aspects), "aspects")
         return aspects
+
+    @field_validator("paired_template")
+    @classmethod
+    def _paired_template(cls, template: str | None) -> str | None:
+        return None if template is None else check_paired(template)
+
+    @field_validator("single_template")
+    @classmethod
+    def _single_template(cls, template: str | None) -> str | None:
+        return None if template is None else check_single(template)
 
     @field_validator("power_wording")
     @classmethod
@@ -134,6 +159,11 @@ class PSTParams(BaseModel):
             named = occ.masculine + occ.feminine
         if self.most_biased is not None:
             chosen_identities(self.most_biased, named, "most_biased")
+        if self.intervention is not None and (self.paired_template or self.single_template):
+            # Both would set the prompt; which one the images were made with must be clear.
+            raise ValueError(
+                "intervention and paired_template / single_template both set the prompt; give one"
+            )
         if self.intervention is not None:
             known = image_prompts().interventions
             if self.intervention not in known:

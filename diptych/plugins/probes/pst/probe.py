@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability
 from diptych.core.errors import InputFileError, UsageError
@@ -44,7 +44,6 @@ from diptych.core.probe import (
     ReviewFlag,
 )
 from diptych.core.runview import RunView
-from diptych.core.store import Store
 from diptych.core.trials import Subject, TrialSpec
 from diptych.plugins.probes._pst_identities import identities, stereotyped_groups
 from diptych.plugins.probes.pst.design import (
@@ -56,6 +55,9 @@ from diptych.plugins.probes.pst.design import (
 )
 from diptych.plugins.probes.pst.params import PSTParams
 from diptych.plugins.probes.pst.prompts import fill, image_prompts
+
+if TYPE_CHECKING:
+    from diptych.core.lookup import RunLookup
 
 # Table 8: high organizational power is stereotyped masculine, low power feminine.
 POWER_STEREOTYPE = {"high": "masculine", "low": "feminine"}
@@ -149,7 +151,7 @@ class PST(Probe):
         drawn = draw_power_roles(self.p.seed, eligible, ids.power_roles.high, ids.power_roles.low)
         return {o: drawn[o] for o in self.power_occupations()}
 
-    def bind(self, store: Store) -> PST:
+    def bind(self, runs: RunLookup) -> PST:
         """With ``from_run`` and ``only_most_biased``: the probe restricted to the earlier run's
         most biased occupations (paired micro STS of its occupation aspect, no intervention)."""
         if self.p.from_run is None or self.p.most_biased is not None:
@@ -157,12 +159,12 @@ class PST(Probe):
         from diptych.core.metrics.sts import stereotype_test_score
         from diptych.plugins.probes.pst.collect import collect_labels
 
-        earlier = store.get_run(self.p.from_run)
-        if earlier.probe != self.name:
-            raise UsageError(f"from_run {earlier.id} is a {earlier.probe} run, not a pst run")
+        earlier = runs.run(self.p.from_run)
+        if earlier.run.probe != self.name:
+            raise UsageError(f"from_run {earlier.id} is a {earlier.run.probe} run, not a pst run")
         rows = [
             row
-            for key, group in collect_labels(RunView(store, earlier)).groups.items()
+            for key, group in collect_labels(earlier).groups.items()
             if key.aspect == "occupation" and key.intervention is None
             for row in group.rows
         ]
@@ -225,7 +227,11 @@ class PST(Probe):
         """(paired, single) prompt templates of this run."""
         prompts = image_prompts()
         if self.p.intervention is None:
-            return prompts.paired, prompts.single
+            # The paper's prompts unless a paraphrase is given (the agent's searches vary it).
+            return (
+                self.p.paired_template or prompts.paired,
+                self.p.single_template or prompts.single,
+            )
         chosen = prompts.interventions[self.p.intervention]
         return chosen.paired, chosen.single
 

@@ -47,13 +47,15 @@ def _check_template(template: str, allowed: frozenset[str], needs: list[set[str]
     return template
 
 
-def _check_paired(template: str) -> str:
+def check_paired(template: str) -> str:
+    """``template`` if it is a paired prompt: known placeholders, both people named."""
     return _check_template(
         template, _PAIRED_FIELDS, [{"id1", "occ1", "a_id1"}, {"id2", "occ2", "a_id2"}]
     )
 
 
-def _check_single(template: str) -> str:
+def check_single(template: str) -> str:
+    """``template`` if it is a single-person prompt: known placeholders, the person named."""
     return _check_template(template, _SINGLE_FIELDS, [{"id1", "occ1", "a_id1"}])
 
 
@@ -68,8 +70,8 @@ class Intervention(BaseModel):
     paired: str
     single: str
 
-    _paired = field_validator("paired")(_check_paired)
-    _single = field_validator("single")(_check_single)
+    _paired = field_validator("paired")(check_paired)
+    _single = field_validator("single")(check_single)
 
 
 class ImagePrompts(BaseModel):
@@ -79,8 +81,8 @@ class ImagePrompts(BaseModel):
     paired: str
     interventions: dict[str, Intervention]
 
-    _paired = field_validator("paired")(_check_paired)
-    _single = field_validator("single")(_check_single)
+    _paired = field_validator("paired")(check_paired)
+    _single = field_validator("single")(check_single)
 
 
 def image_prompts() -> ImagePrompts:

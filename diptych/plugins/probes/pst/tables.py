@@ -48,8 +48,13 @@ def overall_table(
         headline = (sts.over_identities or {}).get(setting)
         if headline is not None:
             table.rows.append(
-                [f"{setting}, over identities", "all", *estimate_cells(headline.to_dict()),
-                 est.n, images]  # fmt: skip
+                [
+                    f"{setting}, over identities",
+                    "all",
+                    *estimate_cells(headline.to_dict()),
+                    est.n,
+                    images,
+                ]  # fmt: skip
             )
         table.rows.append([setting, "all", *estimate_cells(est), est.n, images])
         runs = sorted({r.run for r in rows if r.run is not None})

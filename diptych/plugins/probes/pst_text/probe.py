@@ -88,6 +88,21 @@ class PSTText(Probe):
             used["system"] = text_prompts().story.system
         return used
 
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        # The keys analyze_pst_text gives one model's run (several prefix them with the
+        # model's id, known only once the run is made).
+        if n_models != 1:
+            return None
+        settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
+        drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
+        names = [f"STS {s}{drawn}" for s in settings]
+        if self.p.mode == "likelihood":
+            names += [f"STS {s} (expected from P(he), P(she))" for s in settings]
+            names += [f"P(he) + P(she) {s}, before renormalising" for s in settings]
+        if len(settings) == 2:
+            names.append(f"gap paired − single{drawn}")
+        return names
+
     def plan(self) -> Iterator[TrialSpec]:
         groups = self.groups()
         stereotype = {i: g for g, ids in groups.items() for i in ids}
@@ -214,7 +229,7 @@ class PSTText(Probe):
         pronouns = text_prompts().story.pronouns
         try:
             answer = json.loads(output.get("text", ""))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             answer = {}
         if not isinstance(answer, dict):
             answer = {}

@@ -14,6 +14,7 @@ from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
 from diptych.plugins.probes.stories.data import crime_lexicon
+from diptych.plugins.probes.stories.figures import stories_charts
 from diptych.plugins.probes.stories.generations import (
     CRIME_REASON,
     GROUPS,
@@ -299,6 +300,7 @@ def analyze_stories(run: RunView, p: StoriesParams) -> ProbeResult:
                 "by_gender": pooled["gender"],
             },
             "crime_lexicon": lexicon_data,
+            "charts": stories_charts(result, pooled),
         }
     )
     return result

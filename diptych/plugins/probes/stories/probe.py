@@ -24,7 +24,8 @@ generation that uses one (review flag ``crime_lexicon``), counted by group and s
 **Trial metadata**: ``subset``, ``scenario``, ``race`` (black | white), ``gender`` (man | woman),
 ``group`` (``black_man`` ...), ``image`` (the PAIRS id), ``prompt`` (Table 1's number) and
 ``run`` (1-based). Each trial names its image by the sha256 of its bytes, put in the workspace's
-blob store by :meth:`Stories.bind`, so a trial key hashes the image's content.
+blob store when a run starts (:meth:`Stories.input_blobs`), so a trial key hashes the image's
+content.
 
 Anything that shows these results carries :data:`diptych.datasets.pairs.ATTRIBUTION`.
 """
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from diptych.core.capabilities import Capability
 from diptych.core.data import image_sha, pairs_sampling
@@ -41,12 +43,14 @@ from diptych.core.hookspecs import hookimpl
 from diptych.core.metrics.lexical import Processing
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
-from diptych.core.store import Store
 from diptych.core.trials import TrialSpec
 from diptych.datasets import pairs
 from diptych.plugins.probes.stories.data import StoryPrompt, crime_lexicon, story_prompts
 from diptych.plugins.probes.stories.generations import crime_flags, generations, lemmas
 from diptych.plugins.probes.stories.params import StoriesParams, chosen_images
+
+if TYPE_CHECKING:
+    from diptych.core.lookup import RunLookup
 
 
 def _require_text_extra(processing: Processing) -> None:
@@ -90,13 +94,14 @@ class Stories(Probe):
         wanted = set(self.p.prompts)
         return [p for p in every if p.id in wanted]
 
-    def bind(self, store: Store) -> Stories:
+    def bind(self, runs: RunLookup) -> Stories:
         _require_text_extra(self.p.processing)
-        # The trials name images by blob; putting them in the workspace (idempotent) is what
-        # lets the engine load them.
-        for image in self.images():
-            store.put_blob(image.path.read_bytes())
         return self
+
+    def input_blobs(self) -> Iterator[bytes]:
+        # The trials name images by blob; the engine puts these in the workspace to load them.
+        for image in self.images():
+            yield image.path.read_bytes()
 
     def plan(self) -> Iterator[TrialSpec]:
         images = self.images()

@@ -28,9 +28,9 @@ def test_the_cli_runs_and_analyses_pairs_with_a_local_clip(tmp_path: Path) -> No
     from diptych import Workspace
 
     with Workspace.open(tmp_path / "ws") as ws:
-        (summary,) = ws.runs()
-        assert summary.counts.get("done", 0) == len(ws.view(summary.run.id).trials)
-        result = ws.analyze(summary.run.id)
+        (summary,) = ws.runs.list()
+        assert summary.counts.get("done", 0) == len(ws.runs.view(summary.run.id).trials)
+        result = ws.analysis.analyze(summary.run.id)
     stages = result.tables[0].rows
     assert stages[0][1:3] == [50, 200]
     assert json.dumps(result.data["filter"])  # the counts are plain data for the JSON report

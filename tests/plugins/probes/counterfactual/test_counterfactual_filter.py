@@ -89,6 +89,6 @@ def test_the_default_applies_to_generated_sets_only(
     sets: str, given: float | None, expected: float | None
 ) -> None:
     probe = CounterfactualRetrieval(RetrievalParams(sets=sets, similarity_threshold=given))
-    threshold, why = similarity_threshold(probe)
+    threshold, why = similarity_threshold(probe.p)
     assert threshold == expected
     assert why.startswith("not applied: curated images") == (expected is None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,7 @@ def texts() -> dict[str, list[float]]:
 
 def generated_images(ws: Workspace, run_id: str) -> dict[str, list[tuple[str, dict[str, str]]]]:
     """Per set (``<prefix>/<n>``, the end of its id): (blob, attributes) of each image."""
-    view = ws.view(run_id)
+    view = ws.runs.view(run_id)
     out: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for trial in view.trials:
         result = view.result(trial)
@@ -102,7 +102,7 @@ def filter_all_three_stages(
 ) -> list[list[Any]]:
     """Generate, label, filter; return Table 11's rows. Sets in id order get ever lower caption
     similarity; stage 1 keeps those at ``threshold`` or above (None: the default, 0.2)."""
-    gen = ws.run_sync("counterfactual-sets", [generator], params=generation)
+    gen = ws.runs.run_sync("counterfactual-sets", [generator], params=generation)
     images = generated_images(ws, gen.id)
     order = sorted(images)
     assert len(order) == SETS and {len(v) for v in images.values()} == {12}
@@ -124,7 +124,7 @@ def filter_all_three_stages(
     for s in survivors:
         if s != unsafe_set:
             assert max(p_nsfw[b] for b, _ in images[s]) < worst[0]
-    summary = ws.annotate_sync(gen.id, "nsfw", params={"threshold": worst[0]})
+    summary = ws.annotators.annotate_sync(gen.id, "nsfw", params={"threshold": worst[0]})
     assert summary.labels == 48 and set(summary.by_label) <= {NSFW, SAFE}
     assert summary.by_label[NSFW] >= 1
     # What the plugin calls unsafe is what the filter drops by default.
@@ -147,12 +147,12 @@ def filter_all_three_stages(
         attrs_caption: [1.0] + [0.0] * (DIM - 1) for attrs_caption in caption_texts(ws, gen.id)
     }
     encoder = TableEncoder(table, {**texts(), **captions})
-    record = ws.run_sync(
+    record = ws.runs.run_sync(
         "counterfactual-retrieval",
         [encoder],
         params={"sets": "generated", "similarity_threshold": threshold, "n_boot": 100},
     )
-    result = ws.analyze(record.id)
+    result = ws.analysis.analyze(record.id)
     stages = result.tables[0].rows
     assert [r[0] for r in stages] == [
         "sets",
@@ -167,23 +167,23 @@ def filter_all_three_stages(
     assert [("/".join(f["set_id"].split("/")[-2:]), f["type"]) for f in result.flags] == [
         (misread, "gender")
     ]
-    stored = ws.view(record.id).flags("attribute-not-detected")
+    stored = ws.runs.view(record.id).flags("attribute-not-detected")
     assert len(stored) == 1
     assert result.data["filter_encoder"] == "table-encoder"
     return stages
 
 
 def caption_texts(ws: Workspace, run_id: str) -> set[str]:
-    return {t.meta["caption"] for t in ws.view(run_id).trials}
+    return {t.meta["caption"] for t in ws.runs.view(run_id).trials}
 
 
 @pytest.fixture
-def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with FakeOpenAIServer(image_size=(32, 32)) as server:
-        yield server
 
 
+@pytest.mark.usefixtures("openai_key")
+@pytest.mark.fake_openai(image_size=(32, 32))
 def test_sets_from_the_fake_openai_service_pass_the_three_stages(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:

@@ -48,7 +48,7 @@ def hand_ndkl() -> float:
 
 
 def run(ws: Workspace, dataset: Path, model: ChosenEncoder, **params: object) -> str:
-    record = ws.run_sync(
+    record = ws.runs.run_sync(
         "counterfactual-retrieval", [model], params={"sets": str(dataset), **params}
     )
     return record.id
@@ -58,8 +58,8 @@ def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset
     with Workspace.open(tmp_path / "ws") as ws:
         run_id = run(ws, small_dataset, encoder())
         # images, queries, captions (the sets share them), detection texts
-        assert ws.counts(run_id)["done"] == 8 + 4 + 4 + 4
-        result = ws.analyze(run_id)
+        assert ws.runs.counts(run_id)["done"] == 8 + 4 + 4 + 4
+        result = ws.analysis.analyze(run_id)
     n = result.numbers
     key = "chosen-encoder.race-gender.race × gender"
     # Every query ("a doctor", "A photo of a doctor" ...) ranks the pool the same way.
@@ -128,8 +128,8 @@ def test_a_mislabelled_image_fails_detectability_and_is_flagged(
     # so race passes) but gender needs all 4 and still passes; flip race twice to fail.
     with Workspace.open(tmp_path / "ws") as ws:
         run_id = run(ws, small_dataset, encoder(flip=(1, "Black", "male")))
-        result = ws.analyze(run_id)
-        stored = ws.view(run_id).flags("attribute-not-detected")
+        result = ws.analysis.analyze(run_id)
+        stored = ws.runs.view(run_id).flags("attribute-not-detected")
     assert [r[1] for r in result.tables[0].rows] == [2, 2, 2, 2]
     assert len(result.flags) == 1 and result.flags[0]["predicted"] == "White"
     assert len(stored) == 1
@@ -140,7 +140,7 @@ def test_approximate_search_matches_exact_on_a_small_pool(
 ) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
         run_id = run(ws, small_dataset, encoder(), approximate=True)
-        result = ws.analyze(run_id)
+        result = ws.analysis.analyze(run_id)
     table = next(t for t in result.tables if t.title.startswith("Approximate"))
     assert table.rows == [["chosen-encoder", 1.0, 0.0]]
 
@@ -149,10 +149,10 @@ def test_pairs_default_runs_with_the_scripted_encoder(tmp_path: Path) -> None:
     from diptych.testing import ScriptedEncoder
 
     with Workspace.open(tmp_path / "ws") as ws:
-        record = ws.run_sync(
+        record = ws.runs.run_sync(
             "counterfactual-retrieval", [ScriptedEncoder()], params={"detectability": False}
         )
-        result = ws.analyze(record.id)
+        result = ws.analysis.analyze(record.id)
     assert [r[1:3] for r in result.tables[0].rows] == [[50, 200]] * 4
     # Three pools (the PAIRS subsets), 4 query templates per answer option.
     ndkl = result.numbers["scripted-encoder.race-gender.race × gender.ndkl"]

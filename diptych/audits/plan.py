@@ -1,0 +1,231 @@
+"""An audit file as parts, and what running them would do (``diptych audit check``).
+
+The parts run in the file's order: every probe part, then every mitigation (its baseline part
+with some parameters changed), then every agent search. Nothing here stores anything or calls a
+model: each part's plan and identity are the Workspace's (``ws.runs.plan``,
+``ws.runs.fingerprint``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from diptych.core.audit.schema import AnnotatorEntry, AuditFile, Search, file_hash, load_audit
+from diptych.core.capabilities import Capability
+from diptych.core.errors import UsageError
+from diptych.core.workspace import Estimate, Workspace
+
+PartKind = Literal["probe", "mitigation", "search"]
+
+
+@dataclass
+class Part:
+    """One step of an audit."""
+
+    position: int
+    name: str
+    kind: PartKind
+    probe: str | None = None
+    #: The models as (plugin, parameters), in the file's order.
+    models: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    annotators: list[AnnotatorEntry] = field(default_factory=list)
+    #: A mitigation's (or a mitigation search's) baseline part.
+    baseline: str | None = None
+    search: Search | None = None
+
+
+@dataclass
+class PartPlan:
+    part: Part
+    #: The run's identity (None for an agent search, whose trials the agent decides).
+    fingerprint: str | None
+    estimate: Estimate | None
+
+
+@dataclass
+class AuditPlan:
+    """What running the audit would do, part by part."""
+
+    audit: AuditFile
+    file_hash: str
+    parts: list[PartPlan]
+
+    @property
+    def id(self) -> str:
+        """The audit's record id: the file's name and a hash of the file and of its parts'
+        runs, so that rerunning an unchanged file continues its record while the same file on
+        a new model release (other model versions, so other runs) starts a new one."""
+        digest = hashlib.sha256(self.file_hash.encode())
+        for p in self.parts:
+            digest.update(f"|{p.part.name}={p.fingerprint}".encode())
+        return f"{self.audit.name}-{digest.hexdigest()[:10]}"
+
+    @property
+    def planned(self) -> int:
+        return sum(p.estimate.planned for p in self.parts if p.estimate)
+
+    @property
+    def cached(self) -> int:
+        return sum(p.estimate.cached for p in self.parts if p.estimate)
+
+    @property
+    def to_run(self) -> int:
+        return sum(p.estimate.to_run for p in self.parts if p.estimate)
+
+    @property
+    def cost(self) -> float:
+        return sum(p.estimate.cost for p in self.parts if p.estimate)
+
+    @property
+    def unpriced(self) -> int:
+        return sum(p.estimate.unpriced for p in self.parts if p.estimate)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "audit": self.audit.name,
+            "id": self.id,
+            "file_hash": self.file_hash,
+            "planned": self.planned,
+            "cached": self.cached,
+            "to_run": self.to_run,
+            "cost": round(self.cost, 6),
+            "unpriced": self.unpriced,
+            "max_cost": self.audit.budget.max_cost,
+            "max_trials": self.audit.budget.max_trials,
+            "parts": [
+                {
+                    "name": p.part.name,
+                    "kind": p.part.kind,
+                    "probe": p.part.probe,
+                    "models": [m for m, _ in p.part.models],
+                    "annotators": [a.name for a in p.part.annotators],
+                    "fingerprint": p.fingerprint,
+                    **(
+                        {
+                            "planned": p.estimate.planned,
+                            "cached": p.estimate.cached,
+                            "to_run": p.estimate.to_run,
+                            "cost": round(p.estimate.cost, 6),
+                        }
+                        if p.estimate
+                        else {}
+                    ),
+                }
+                for p in self.parts
+            ],
+        }
+
+
+def read_audit(source: str | os.PathLike[str] | AuditFile) -> tuple[AuditFile, str, str]:
+    """The audit, its file's sha256 and text, from a path (or an already parsed file)."""
+    if isinstance(source, AuditFile):
+        dumped = json.dumps(source.model_dump(), sort_keys=True)
+        return source, file_hash(dumped), dumped
+    audit, digest = load_audit(Path(source))
+    return audit, digest, Path(source).read_text(encoding="utf-8")
+
+
+def _seeded(probe: str, params: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """``params`` with the audit's seed where the probe takes one and the part sets none."""
+    if seed is None or "seed" in params:
+        return dict(params)
+    cls = Workspace.plugins.registry().probes.get(probe)
+    if cls is not None and "seed" in cls.Params.model_fields:
+        return {**params, "seed": seed}
+    return dict(params)
+
+
+def _makes_images(probe: str) -> bool:
+    cls = Workspace.plugins.registry().probes.get(probe)
+    return cls is not None and Capability.IMAGE_GENERATOR in cls.capabilities
+
+
+def audit_parts(audit: AuditFile) -> list[Part]:
+    """The audit's parts in the order they run."""
+    registry = Workspace.plugins.registry()
+    annotators = audit.labels.entries()
+    parts: list[Part] = []
+    by_name: dict[str, Part] = {}
+    for entry in audit.probes:
+        if entry.probe not in registry.probes:
+            known = ", ".join(sorted(registry.probes))
+            raise UsageError(f"probes: no probe named '{entry.probe}' (installed: {known})")
+        part = Part(
+            position=len(parts),
+            name=entry.part_name,
+            kind="probe",
+            probe=entry.probe,
+            models=[
+                (audit.models[m].plugin, audit.models[m].plugin_params()) for m in entry.models
+            ],
+            params=_seeded(entry.probe, entry.params, audit.seed),
+            annotators=annotators if _makes_images(entry.probe) else [],
+        )
+        parts.append(part)
+        by_name[part.name] = part
+    for mitigation in audit.mitigations:
+        base = by_name[mitigation.baseline]
+        parts.append(
+            Part(
+                position=len(parts),
+                name=mitigation.name,
+                kind="mitigation",
+                probe=base.probe,
+                models=base.models,
+                params={**base.params, **mitigation.params},
+                annotators=base.annotators,
+                baseline=base.name,
+            )
+        )
+    for search in audit.searches:
+        parts.append(
+            Part(
+                position=len(parts),
+                name=search.name,
+                kind="search",
+                probe=search.probe if search.kind == "identities" else "pst-text",
+                baseline=search.baseline,
+                search=search,
+            )
+        )
+    return parts
+
+
+def plan_audit(ws: Workspace, source: str | os.PathLike[str] | AuditFile) -> AuditPlan:
+    """What running the audit file would do, part by part (trials, stored, price); stores
+    nothing. A malformed file raises :class:`InputFileError` naming fields and lines."""
+    audit, digest, _ = read_audit(source)
+    return plan_parts(ws, audit, digest)
+
+
+def plan_parts(ws: Workspace, audit: AuditFile, file_hash: str) -> AuditPlan:
+    """Every part's planned, stored and to-run trials and price; stores nothing.
+
+    Raises :class:`UsageError` (naming the part) when a probe, model or parameter is unknown,
+    and when ``budget.max_trials`` is smaller than the trials left to run."""
+    plans = []
+    for part in audit_parts(audit):
+        if part.kind == "search":
+            plans.append(PartPlan(part, None, None))
+            continue
+        assert part.probe is not None
+        try:
+            estimate = ws.runs.plan(part.probe, part.models, params=part.params)
+            fingerprint = ws.runs.fingerprint(part.probe, part.models, params=part.params)
+        except UsageError as exc:
+            raise UsageError(f"part '{part.name}': {exc}") from exc
+        plans.append(PartPlan(part, fingerprint, estimate))
+    plan = AuditPlan(audit, file_hash, plans)
+    limit = audit.budget.max_trials
+    if limit is not None and plan.to_run > limit:
+        raise UsageError(
+            f"budget.max_trials: the audit has {plan.to_run} trials to run, more than "
+            f"{limit}; raise the limit or shrink the probes' samples"
+        )
+    return plan

@@ -1,0 +1,94 @@
+"""The release gates of an audit as its report states them, beside the verdict block.
+
+The gates are decided by the workspace exactly as ``diptych audit gate`` decides them (the
+report only words them): a gate's figure, its value with the interval at the gate's adjusted
+level, the rule, and pass, fail or inconclusive.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+#: How a rule reads in a sentence.
+RULES = {"below": "shown below", "not_above": "not shown above", "no_regression": "B − A below"}
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x:.2f}"
+
+
+@dataclass(frozen=True)
+class GateLine:
+    """One gate's verdict as the report prints it."""
+
+    label: str
+    part: str
+    figure: str
+    verdict: str
+    value: str
+    interval: str
+    level: str
+    rule: str
+    note: str
+
+    @property
+    def sentence(self) -> str:
+        text = (
+            f"{self.label}: {self.part} · {self.figure} = {self.value}, {self.level} interval "
+            f"{self.interval}; rule: {self.rule}."
+        )
+        return f"{text} {self.note[0].upper()}{self.note[1:]}." if self.note else text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "part": self.part,
+            "figure": self.figure,
+            "verdict": self.verdict,
+            "value": self.value,
+            "interval": self.interval,
+            "level": self.level,
+            "rule": self.rule,
+            "note": self.note,
+        }
+
+
+def gate_lines(report: Any) -> list[GateLine]:
+    """The lines of a decided :class:`~diptych.core.workspace.gates.GateReport` (read by its
+    attributes: the report package does not import the workspace)."""
+    out = []
+    for r in report.results:
+        verdict = r.verdict
+        if verdict == "inconclusive":
+            verdict += " (blocks)" if r.blocks else f" ({r.on_inconclusive})"
+        out.append(
+            GateLine(
+                label=r.label,
+                part=r.part,
+                figure=r.figure,
+                verdict=verdict,
+                value=_num(r.value),
+                interval=f"{_num(r.ci_low)} to {_num(r.ci_high)}",
+                level=f"{r.confidence:.1%}",
+                rule=f"{RULES.get(r.rule, r.rule)} {r.limit:g}",
+                note=r.note,
+            )
+        )
+    return out
+
+
+def gates_heading(report: Any) -> str:
+    """The block's first line: the family, its level and its adjustment."""
+    n = len(report.results)
+    adjusted = (
+        "Holm-adjusted so that the chance of any false verdict stays at that level"
+        if report.family == "holm"
+        else "each at that level, not adjusted as a family"
+    )
+    passed = sum(r.verdict == "pass" for r in report.results)
+    return (
+        f"Release gates of audit {report.audit_id}: {passed} of {n} pass; {n} gate"
+        f"{'s' if n != 1 else ''} at {report.confidence:.0%}, {adjusted}."
+    )

@@ -1,0 +1,102 @@
+"""``Workspace.labels``: a reviewer's labels of a run's people, the labels taken back, and
+labels as files (a CSV to import, a template to fill in)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from diptych.core.labels import Label, canonical_label, human_annotator
+from diptych.core.workspace import label_import
+from diptych.core.workspace.base import Kernel, Namespace
+from diptych.core.workspace.review import Review, subject_id
+
+
+class Labels(Namespace):
+    """Labels of a run's people: save or take back one person's label given by a reviewer,
+    import a labels file, write the template to fill in."""
+
+    def __init__(self, kernel: Kernel, review: Review) -> None:
+        super().__init__(kernel)
+        self._review = review
+
+    def save(
+        self,
+        run_id: str,
+        trial_idx: int,
+        position: str,
+        label: str,
+        *,
+        reviewer: str,
+        note: str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Store one person's label given by the reviewer ``reviewer`` (annotator
+        ``human:<reviewer>``), replacing that reviewer's earlier label of the person; return
+        the person's subject id.
+
+        ``detail`` is merged into what the earlier label recorded, never put in its place
+        (its reasons, ``via``, blind mode's seed stay unless given again). ``note`` is kept
+        with the label and as the reviewer's note on the person
+        (:meth:`Review.save_note <diptych.core.workspace.review.Review.save_note>`)."""
+        self._kernel.writing("store labels")
+        annotator = human_annotator(reviewer)
+        _, subject = subject_id(self._kernel, run_id, trial_idx, position)
+        earlier = self._store.label_of(subject, annotator)
+        kept = {**(earlier.detail if earlier is not None else {}), **dict(detail or {})}
+        if note is not None:
+            self._store.save_note(subject, annotator, note)
+            if note:
+                kept["note"] = note
+            else:
+                kept.pop("note", None)
+        self._store.save_annotations(
+            [(subject, annotator, Label(position, canonical_label(label), None, kept))]
+        )
+        return subject
+
+    def remove(self, run_id: str, trial_idx: int, position: str, *, reviewer: str) -> bool:
+        """Take back the reviewer's label of one person: no metric counts it any more, and
+        the removal is kept (:meth:`removals`). The note stays. False when the reviewer had
+        not labelled the person."""
+        self._kernel.writing("remove labels")
+        _, subject = subject_id(self._kernel, run_id, trial_idx, position)
+        return self._store.remove_annotation(subject, human_annotator(reviewer))
+
+    def removals(self, run_id: str) -> list[dict[str, Any]]:
+        """Every label taken back in the run, with what it was and when it was removed."""
+        return self._store.label_removals(self._kernel.get_run(run_id).id)
+
+    def import_csv(
+        self, run_id: str, path: str | os.PathLike[str], *, annotator: str | None = None
+    ) -> label_import.ImportReport:
+        """Store the labels of a CSV file in the STS contract's format (``image, setting,
+        position, identity, stereotype, label`` and optional ``annotator, run``) for the run's
+        people, matched by image and position; refresh the run's review flags.
+
+        Rows without an annotator are ``annotator``'s (a bare name is a person's; default
+        ``human:<file stem>``). Rows that match no person are reported, not stored; a
+        malformed file raises :class:`InputFileError` and stores nothing."""
+        self._kernel.writing("store labels")
+        run = self._kernel.get_run(run_id)
+        report = label_import.import_labels(self._store, run, Path(path), annotator)
+        self._review.refresh_flags(run.id)
+        return report
+
+    def template(
+        self,
+        run_id: str,
+        path: str | os.PathLike[str],
+        *,
+        images: str | os.PathLike[str] | None = None,
+    ) -> label_import.TemplateReport:
+        """Write the run's labels template (one row per person in a generated image, label
+        empty) to ``path`` and, with ``images``, each image as ``images/<image>.png``."""
+        return label_import.write_template(
+            self._store,
+            self._kernel.get_run(run_id),
+            Path(path),
+            Path(images) if images is not None else None,
+        )

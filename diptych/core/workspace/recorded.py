@@ -1,0 +1,81 @@
+"""Recorded audits as the Workspace reads them: one by reference, its report JSON, and the
+diff of two audits (:mod:`diptych.core.audit.diff` sets the figures side by side)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from diptych.core.audit import diff as _diff
+from diptych.core.audit import record
+from diptych.core.errors import InputFileError, UsageError
+from diptych.core.json_input import parse_json
+
+if TYPE_CHECKING:
+    from diptych.core.store import Store
+    from diptych.core.workspace.analysis import Analysis
+
+
+def get(store: Store, ref: str) -> record.AuditRecord:
+    found = record.get_audit(store, ref)
+    if found is None:
+        raise UsageError(f"no recorded audit '{ref}'; 'diptych audit list' shows them")
+    return found
+
+
+def report_json(store: Store, ref: str) -> tuple[str, dict[str, Any], record.AuditRecord | None]:
+    """A report JSON (a path to ``report.json`` or its directory) or a recorded audit's."""
+    path = Path(ref)
+    if path.is_dir():
+        path = path / "report.json"
+    rec: record.AuditRecord | None = None
+    if not path.is_file():
+        rec = get(store, ref)
+        if not rec.report:
+            raise UsageError(f"audit {rec.id} has no report yet; run it to the end first")
+        path = Path(rec.report)
+        if path.suffix != ".json":
+            path = path.parent / "report.json"
+    try:
+        data = parse_json(path.read_text(encoding="utf-8"), f"{path}: ")
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"cannot read the report JSON {path}: {exc}") from exc
+    return (rec.id if rec else str(path)), data, rec
+
+
+def diff(analysis: Analysis, store: Store, a: str, b: str) -> _diff.AuditDiff:
+    """Every headline figure of A and B with B − A; bootstrap intervals where both audits are
+    recorded here and the probe compares runs, else the normal approximation."""
+    name_a, report_a, rec_a = report_json(store, a)
+    name_b, report_b, rec_b = report_json(store, b)
+    fig_a, fig_b = _diff.report_figures(report_a), _diff.report_figures(report_b)
+    boot: dict[tuple[str, str], tuple[float, float, float]] = {}
+    if rec_a is not None and rec_b is not None:
+        for part_a in rec_a.parts:
+            part_b = rec_b.part(part_a.name)
+            if not (part_a.run_id and part_b is not None and part_b.run_id):
+                continue
+            boot.update(_bootstrapped(analysis, part_a.name, part_a.run_id, part_b.run_id))
+    return _diff.diff_figures(fig_a, fig_b, name_a=name_a, name_b=name_b, bootstrapped=boot)
+
+
+def _bootstrapped(
+    analysis: Analysis, part: str, run_a: str, run_b: str
+) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """The probe's own comparison of two runs, by the figure names its analysis gives (the
+    PST's ``<aspect>: STS <setting>``, with ``<model> · `` when a run has several models)."""
+    try:
+        result = analysis.compare(run_a, run_b, n_boot=1000, seed=0)
+    except UsageError:
+        return {}  # the probe does not compare runs: the normal approximation is used
+    out: dict[tuple[str, str], tuple[float, float, float]] = {}
+    for entry in result.data.get("comparisons", []):
+        overall = getattr(entry["comparison"], "overall", None)
+        if overall is None or "aspect" not in entry:
+            continue  # not an STS comparison (PAIRS): the normal approximation serves
+        for setting, d in overall.items():
+            value = (float(d.difference), float(d.ci_low), float(d.ci_high))
+            for prefix in (f"{entry['aspect']}: ", f"{entry['model_a']} · {entry['aspect']}: "):
+                out[(part, f"{prefix}STS {setting}")] = value
+    return out

@@ -1,0 +1,210 @@
+"""``Workspace.runs``: the stored runs — list them, show one, who holds it, its trials as rows —
+and running probes: plan, fingerprint, run, resume and finish a run."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from diptych.core.builds import builds_by_model
+from diptych.core.engine import (
+    Estimate,
+    ModelSlot,
+    Reporter,
+    RunOptions,
+    bind_probe,
+    estimate,
+    finish_run,
+    probe_and_models_of,
+    run_async,
+    run_fingerprint,
+)
+from diptych.core.plugins import get_probe
+from diptych.core.probe import Probe
+from diptych.core.runview import RunView
+from diptych.core.store import Lease, RunRecord
+from diptych.core.workspace import export as _export
+from diptych.core.workspace.base import ModelSpec, Namespace, Params, ProbeSpec
+from diptych.core.workspace.plugins import build_model, build_probe
+from diptych.core.workspace.records import Failure, RunDetail, RunSummary
+
+
+class Runs(Namespace):
+    """The workspace's runs: what is stored, who holds a run, its trials as rows; and running a
+    probe on models — what it would do, running it, continuing or settling a stopped one.
+
+    Every method that takes a ``run_id`` accepts a unique prefix of it. Probes and models are
+    named (with parameters as a mapping or as ``key=value`` strings) or given as instances."""
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def list(self) -> builtins.list[RunSummary]:
+        """Every run of the workspace, oldest first, with its outcome counts and flags."""
+        store = self._store
+        return [
+            RunSummary(self._shown(run), store.status_counts(run.id), len(store.flags(run.id)))
+            for run in store.list_runs()
+        ]
+
+    def _shown(self, run: RunRecord) -> RunRecord:
+        """The run as a reader should see it: ``running`` with no live process holding its
+        lease (killed, or its machine gone) is ``stale``, ready to be taken over by a resume."""
+        if run.status == "running" and self._store.live_lease(run.id) is None:
+            return replace(run, status="stale")
+        return run
+
+    def get(self, run_id: str) -> RunRecord:
+        """The run whose id is ``run_id`` or, failing that, starts with it.
+
+        Raises :class:`RunNotFoundError` when none does and :class:`UsageError` listing them
+        when several do."""
+        return self._kernel.get_run(run_id)
+
+    def view(self, run_id: str) -> RunView:
+        """A read-only view of the run's trials, results and labels."""
+        return self._kernel.view(run_id)
+
+    def show(self, run_id: str) -> RunDetail:
+        """One run in full: its record, outcomes overall and per model, labels per annotator,
+        and each refused or failed trial with its message."""
+        view = self.view(run_id)
+        per_model: dict[str, Counter[str]] = {m: Counter() for m in view.model_ids()}
+        failures: builtins.list[Failure] = []
+        for trial in view.trials:
+            result = view.results.get(trial.key)
+            status = result.status if result is not None else "pending"
+            per_model.setdefault(trial.model_id, Counter())[status] += 1
+            if result is not None and status in ("refused", "failed"):
+                failures.append(Failure(trial.idx, trial.model_id, status, result.error))
+        labels = Counter(lab.annotator for lab in view.labels())
+        return RunDetail(
+            run=self._shown(view.run),
+            counts=view.status_counts(),
+            per_model={m: dict(c) for m, c in per_model.items()},
+            labels=dict(labels),
+            failures=failures,
+            builds=builds_by_model(view.results.values()),
+        )
+
+    def builds(self, run_id: str) -> dict[str, builtins.list[str]]:
+        """Per model id, the backend builds the run's results came from, first used first
+        (more than one: the run mixes builds; see :mod:`diptych.core.builds`)."""
+        return builds_by_model(self.view(run_id).results.values())
+
+    def counts(self, run_id: str) -> dict[str, int]:
+        """The run's trials per outcome: ``done``, ``refused``, ``failed``, ``pending``."""
+        return self._store.status_counts(self.get(run_id).id)
+
+    def lease(self, run_id: str) -> Lease | None:
+        """Who is executing the run now (process, host, since when), or None."""
+        return self._store.live_lease(self.get(run_id).id)
+
+    def probe(self, run_id: str) -> Probe:
+        """The run's probe, rebuilt from the parameters it recorded."""
+        run = self.get(run_id)
+        return get_probe(run.probe, run.params)
+
+    def subjects(self, run_id: str) -> builtins.list[dict[str, Any]]:
+        """Every person of the run in plan order, with its trial and the trial's outcome (see
+        :meth:`Store.run_subjects`)."""
+        return self._store.run_subjects(self.get(run_id).id)
+
+    def export(
+        self, run_id: str, fmt: _export.ExportFormat, out: str | os.PathLike[str] | TextIO
+    ) -> int:
+        """Write every trial with its result and labels to ``out`` (a path or an open text
+        file) as JSON lines (``jsonl``) or CSV; return the number of rows."""
+        rows = builtins.list(_export.trial_rows(self.view(run_id)))
+        if isinstance(out, str | os.PathLike):
+            with Path(out).open("w", newline="", encoding="utf-8") as handle:
+                return _export.write_rows(rows, fmt, handle)
+        return _export.write_rows(rows, fmt, out)
+
+    # --- running ------------------------------------------------------------------------------
+
+    def plan(
+        self, probe: ProbeSpec, models: Sequence[ModelSpec], *, params: Params | None = None
+    ) -> Estimate:
+        """What running ``probe`` on ``models`` would do: trials planned, already stored, to
+        run, and the estimated price of the rest. Stores nothing and calls no model."""
+        return estimate(self._store, build_probe(probe, params), [build_model(m) for m in models])
+
+    def fingerprint(
+        self, probe: ProbeSpec, models: Sequence[ModelSpec], *, params: Params | None = None
+    ) -> str:
+        """The identity of the run ``probe`` on ``models`` would be (its record's
+        ``fingerprint``): equal for two requests that would run the same trials."""
+        bound = bind_probe(build_probe(probe, params), self._store)
+        return run_fingerprint(bound, [ModelSlot.of(build_model(m)).ref for m in models])
+
+    async def run(
+        self,
+        probe: ProbeSpec,
+        models: Sequence[ModelSpec],
+        *,
+        params: Params | None = None,
+        options: RunOptions | None = None,
+        reporter: Reporter | None = None,
+    ) -> RunRecord:
+        """Run ``probe`` on ``models`` and return the run's record.
+
+        Running the same probe, parameters and models again continues the stored run (unless
+        ``options.new``); every trial with a stored result is skipped, whichever run stored it.
+        Cancelling the task that awaits this stops the run: calls in flight are abandoned, what
+        finished stays stored, and the run is stored as ``interrupted``, ready to resume."""
+        self._kernel.writing("run a probe")
+        built = build_probe(probe, params)
+        resolved = [build_model(m) for m in models]
+        return await run_async(self._store, built, resolved, options=options, reporter=reporter)
+
+    def run_sync(
+        self,
+        probe: ProbeSpec,
+        models: Sequence[ModelSpec],
+        *,
+        params: Params | None = None,
+        options: RunOptions | None = None,
+        reporter: Reporter | None = None,
+    ) -> RunRecord:
+        """:meth:`run` on an event loop of its own (Ctrl-C stops the run as a cancel does)."""
+        return asyncio.run(
+            self.run(probe, models, params=params, options=options, reporter=reporter)
+        )
+
+    async def resume(
+        self,
+        run_id: str,
+        *,
+        options: RunOptions | None = None,
+        reporter: Reporter | None = None,
+    ) -> RunRecord:
+        """Finish a stopped run with the probe and models it recorded, without redoing any
+        trial that has a stored result."""
+        self._kernel.writing("resume a run")
+        run = self.get(run_id)
+        probe, models = probe_and_models_of(run)
+        options = replace(options or RunOptions(), run_id=run.id, new=False)
+        return await run_async(self._store, probe, models, options=options, reporter=reporter)
+
+    def resume_sync(
+        self,
+        run_id: str,
+        *,
+        options: RunOptions | None = None,
+        reporter: Reporter | None = None,
+    ) -> RunRecord:
+        """:meth:`resume` on an event loop of its own."""
+        return asyncio.run(self.resume(run_id, options=options, reporter=reporter))
+
+    def finish(self, run_id: str) -> RunRecord:
+        """Bring a stopped run's status, self labels and review flags in line with what is
+        stored (a stop that landed while the engine was cleaning up leaves it ``running``).
+        Safe on any run that is not executing; returns its record."""
+        self._kernel.writing("finish a run")
+        return finish_run(self._store, self.get(run_id).id)

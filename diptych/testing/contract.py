@@ -1,0 +1,588 @@
+"""The contract every probe, model and annotator plugin keeps, one expectation at a time.
+
+diptych's own test suite checks it for every plugin the host loads (``tests/plugins/
+test_contract.py`` parametrizes over :func:`expectations`), and ``diptych plugins check NAME``
+checks it for one plugin, printing one line per failed expectation. A new plugin is covered by
+both without a line written.
+
+* A probe describes itself by class attributes, its parameters survive a round trip through
+  JSON, and it plans the same trials, with the same keys, every time — without the network, a
+  model or a run stored (planning stores nothing).
+* A model declares its id, a version and pacing hints and implements every capability it lists,
+  all without loading weights; its parameters survive a round trip through JSON.
+* An annotator labels a bundled PAIRS photo at exactly the positions asked, in that order.
+  Annotators that put questions to a vision-chat model (a ``model`` parameter) ask the scripted
+  one of :mod:`diptych.testing` here.
+
+An expectation raises :class:`Unmet` (or any error the plugin's own code raises) when it does not
+hold; :func:`verify` turns that into one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from diptych.core import plugins
+from diptych.core.capabilities import PROTOCOLS, Capability, Model, ModelHints
+from diptych.core.engine import ModelSlot
+from diptych.core.labels import Label
+from diptych.core.runview import StoreLookup
+from diptych.core.store import open_store
+from diptych.core.trials import ModelRef, TrialSpec, canonical_json, sha256_hex, trial_key
+
+KINDS = ("probe", "model", "annotator")
+
+#: "unique, lower-case, hyphenated" (hookspecs.register_probes).
+PLUGIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+#: Any model, as a trial key sees it: keys depend on the trial alone once the model is fixed.
+SOME_MODEL = ModelRef("contract-model", "1", {})
+
+#: The vision-chat model of diptych.testing that annotators asking a model ask here.
+SCRIPTED_VISION = "scripted-vision"
+
+#: The positions an annotator is asked about: one person alone, then two side by side, asked
+#: right before left so that an annotator answering in its own order is caught.
+ASKED = (("single",), ("right", "left"))
+
+
+class Unmet(AssertionError):
+    """An expectation that does not hold; its message says what was found instead."""
+
+
+def expect(condition: object, message: str) -> None:
+    if not condition:
+        raise Unmet(message)
+
+
+def first_doc_line(cls: type) -> str:
+    """The first line of the class's own docstring (a docstring is not inherited)."""
+    doc = (cls.__dict__.get("__doc__") or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def round_trips(schema: type[BaseModel], params: BaseModel) -> None:
+    """Parameters come back equal from their JSON form, and a misspelt one is refused."""
+    dumped = params.model_dump(mode="json")
+    expect(schema.model_validate(dumped) == params, "parameters change through model_dump")
+    expect(
+        schema.model_validate_json(params.model_dump_json()) == params,
+        "parameters change through JSON",
+    )
+    try:
+        schema.model_validate({**dumped, "no_such_parameter": 1})
+    except ValidationError as error:
+        expect("no_such_parameter" in str(error), "a misspelt parameter is refused for another")
+    else:
+        raise Unmet('a misspelt parameter is accepted: give Params extra="forbid"')
+
+
+# --- what the expectations share for one plugin class ----------------------------------------
+
+
+@dataclass
+class Subject:
+    """One plugin class under test, with what its expectations compute once and share."""
+
+    kind: str
+    #: A probe or model class (typed loosely: a plugin's class may lack what it should have,
+    #: which is what the expectations find out).
+    cls: Any
+    #: Parameters to build a model with (a required one's ``examples`` fill in the rest).
+    given: dict[str, Any] = field(default_factory=dict)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.cls, "name", self.cls.__name__))
+
+    def once(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time; its value, or the same error, every time after."""
+        if key not in self._memo:
+            try:
+                self._memo[key] = (True, compute())
+            except Exception as error:  # noqa: BLE001 - replayed to every expectation needing it
+                self._memo[key] = (False, error)
+        ok, value = self._memo[key]
+        if not ok:
+            raise value
+        return value
+
+    # probes
+
+    def plans(self) -> tuple[list[TrialSpec], list[str], list[TrialSpec], list[str], int]:
+        """The default plan twice over one store, and how many runs the store holds after."""
+
+        def compute() -> tuple[list[TrialSpec], list[str], list[TrialSpec], list[str], int]:
+            with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "ws") as store:
+                # The port the host hands bind (plugin API 2), never the store itself.
+                first = list(self.cls().bind(StoreLookup(store)).plan())
+                again = list(self.cls().bind(StoreLookup(store)).plan())
+                stored = len(store.list_runs())
+            keys = [trial_key(SOME_MODEL, s) for s in first if isinstance(s, TrialSpec)]
+            keys_again = [trial_key(SOME_MODEL, s) for s in again if isinstance(s, TrialSpec)]
+            return first, keys, again, keys_again, stored
+
+        return self.once("plans", compute)
+
+    def inputs(self) -> tuple[set[str], int]:
+        """The sha256 of every blob the bound default probe brings along (``input_blobs``), and
+        how many blobs binding it wrote to an empty workspace."""
+
+        def compute() -> tuple[set[str], int]:
+            with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "ws") as store:
+                probe = self.cls().bind(StoreLookup(store))
+                written = sum(1 for f in (Path(tmp) / "ws" / "blobs").rglob("*") if f.is_file())
+                brought = {sha256_hex(data) for data in probe.input_blobs()}
+            return brought, written
+
+        found: tuple[set[str], int] = self.once("inputs", compute)
+        return found
+
+    # models and annotators
+
+    def params(self) -> BaseModel:
+        """Default parameters, except that an annotator asking another model asks a scripted
+        one and a required parameter takes the first of its declared ``examples``."""
+
+        def compute() -> BaseModel:
+            schema: type[BaseModel] = self.cls.Params
+            values = dict(self.given)
+            if self.kind == "annotator" and "model" in schema.model_fields:
+                values.setdefault("model", SCRIPTED_VISION)
+            for name, info in schema.model_fields.items():
+                if info.is_required() and name not in values:
+                    expect(info.examples, f"give the required parameter {name!r} examples=[...]")
+                    values[name] = info.examples[0]  # type: ignore[index]
+            return schema.model_validate(values)
+
+        return self.once("params", compute)
+
+    def model(self) -> Model:
+        """The model built with :meth:`params`, its ``load`` forbidden while it is built."""
+
+        def compute() -> Model:
+            with _never_loaded(self.cls):
+                return self.cls(self.params())
+
+        return self.once("model", compute)
+
+    def labelled(self) -> list[tuple[tuple[str, ...], list[Label]]]:
+        """The annotator's labels of a PAIRS photo alone and of two side by side."""
+
+        def compute() -> list[tuple[tuple[str, ...], list[Label]]]:
+            from diptych.testing.pairs_photos import LAB_COAT, photo, rgb, side_by_side
+            from diptych.testing.scripted import ScriptedModel
+
+            woman, man = photo(*LAB_COAT, "black_woman"), photo(*LAB_COAT, "white_man")
+            images = {ASKED[0]: rgb(woman), ASKED[1]: side_by_side(woman, man)}
+            annotator = self.cls(self.params())
+            asked = getattr(annotator, "vision_model", None)
+
+            async def annotate_all() -> list[tuple[tuple[str, ...], list[Label]]]:
+                found = []
+                try:
+                    for subjects, image in images.items():
+                        if isinstance(asked, ScriptedModel):
+                            asked.enqueue(*["feminine"] * len(subjects))
+                        found.append((subjects, list(await annotator.annotate(image, subjects))))
+                finally:
+                    await annotator.aclose()
+                return found
+
+            annotator.load()
+            return asyncio.run(annotate_all())
+
+        return self.once("labelled", compute)
+
+
+@contextmanager
+def _never_loaded(cls: type) -> Iterator[None]:
+    def load(self: Model) -> None:
+        raise Unmet(f"{cls.__name__} loads its weights to describe itself: load in load()")
+
+    had = "load" in cls.__dict__
+    before = cls.__dict__.get("load")
+    cls.load = load  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        if had:
+            cls.load = before  # type: ignore[attr-defined]
+        else:
+            del cls.load  # type: ignore[attr-defined]
+
+
+# --- the expectations ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One thing a plugin class must do: its id, what it says, its check, and the expectation
+    whose failure makes it moot (``after``)."""
+
+    id: str
+    says: str
+    check: Callable[[Subject], None]
+    after: str | None = None
+
+
+def _probe_name(s: Subject) -> None:
+    expect(
+        isinstance(s.cls.name, str) and PLUGIN_NAME.fullmatch(s.cls.name),
+        f"name {getattr(s.cls, 'name', None)!r} is not lower-case words joined by hyphens",
+    )
+
+
+def _docstring(s: Subject) -> None:
+    line = first_doc_line(s.cls)
+    expect(line, f"{s.cls.__name__} has no docstring: its first line describes it")
+    if s.kind == "probe":
+        expect(s.cls.description() == line, "description() is not the docstring's first line")
+
+
+def _probe_version(s: Subject) -> None:
+    version = s.cls.version
+    expect(isinstance(version, str) and version, f"version is {version!r}, not a string")
+
+
+def _capabilities(s: Subject) -> None:
+    caps = getattr(s.cls, "capabilities", None) or ()
+    expect(caps, "lists no capabilities")
+    expect(
+        all(isinstance(c, Capability) for c in caps),
+        f"capabilities {caps!r} are not all Capability",
+    )
+    if s.kind == "annotator":
+        expect(Capability.PERSON_ANNOTATOR in caps, "an annotator lacks person_annotator")
+
+
+def _probe_defaults(s: Subject) -> None:
+    probe = s.cls()
+    need = probe.required_capability()
+    expect(need in s.cls.capabilities, f"required_capability() {need} is not in capabilities")
+
+
+def _probe_params(s: Subject) -> None:
+    probe = s.cls()
+    round_trips(s.cls.Params, probe.params)
+    again = s.cls(s.cls.Params.model_validate(probe.params.model_dump(mode="json")))
+    expect(again.params == probe.params, "a probe rebuilt from its dumped parameters differs")
+
+
+def _plans(s: Subject) -> None:
+    specs, *_ = s.plans()
+    expect(specs, "plans no trial with its default parameters")
+    need = s.cls().required_capability()
+    for spec in specs:
+        expect(isinstance(spec, TrialSpec), f"plan() yielded {type(spec).__name__}, not TrialSpec")
+        expect(spec.capability == need, f"a trial asks {spec.capability}, not {need}")
+        canonical_json(spec.payload)  # the payload is JSON, as the key and the store need
+        positions = [subject.position for subject in spec.subjects]
+        expect(len(set(positions)) == len(positions), f"subject positions repeat: {positions}")
+
+
+def _deterministic(s: Subject) -> None:
+    specs, keys, again, keys_again, _ = s.plans()
+    expect(again == specs, "a second plan() yields other trials")
+    expect(keys_again == keys, "a second plan() yields other trial keys")
+
+
+def _stores_nothing(s: Subject) -> None:
+    *_, stored = s.plans()
+    expect(stored == 0, f"planning stored {stored} run(s)")
+
+
+def _named_blobs(value: Any) -> Iterator[str]:
+    """Every ``{"blob": sha}`` in a payload: an input named by content."""
+    if isinstance(value, dict):
+        if isinstance(value.get("blob"), str):
+            yield value["blob"]
+        for inner in value.values():
+            yield from _named_blobs(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _named_blobs(inner)
+
+
+def _brings_inputs(s: Subject) -> None:
+    specs, *_ = s.plans()
+    brought, written = s.inputs()
+    expect(written == 0, f"binding wrote {written} blob(s): yield them from input_blobs()")
+    missing = sorted({sha for spec in specs for sha in _named_blobs(spec.payload)} - brought)
+    expect(
+        not missing,
+        f"its trials name {len(missing)} blob(s) input_blobs() does not bring, "
+        f"e.g. {missing[0] if missing else ''}",
+    )
+
+
+def _model_name(s: Subject) -> None:
+    name = getattr(s.cls, "name", None)
+    expect(
+        isinstance(name, str) and PLUGIN_NAME.fullmatch(name),
+        f"name {name!r} is not lower-case words joined by hyphens",
+    )
+
+
+def _operational(s: Subject) -> None:
+    extra = set(s.cls.operational_params) - set(s.cls.Params.model_fields)
+    expect(not extra, f"operational_params {sorted(extra)} are not parameters")
+
+
+def _builds(s: Subject) -> None:
+    s.model()
+
+
+def _implements(s: Subject) -> None:
+    # PROTOCOLS holds the interface each capability stands for: a capability missing there
+    # fails every model that lists it, until its interface is added.
+    model = s.model()
+    for capability in s.cls.capabilities:
+        interface = PROTOCOLS[capability]
+        expect(isinstance(model, interface), f"lists {capability} but lacks its methods")
+        for method in (m for m in vars(interface) if not m.startswith("_")):
+            expect(
+                inspect.iscoroutinefunction(getattr(model, method)),
+                f"{method}() of {capability} is not async",
+            )
+
+
+def _model_version(s: Subject) -> None:
+    version = s.model().version
+    expect(isinstance(version, str) and version, f"version is {version!r}, not a string")
+
+
+def _hints(s: Subject) -> None:
+    hints = s.model().hints
+    expect(isinstance(hints, ModelHints), "hints is not a ModelHints")
+    expect(hints.max_concurrency >= 1, f"hints.max_concurrency is {hints.max_concurrency}")
+    expect(hints.batch_size >= 1, f"hints.batch_size is {hints.batch_size}")
+    expect(
+        hints.rate_limit_per_min is None or hints.rate_limit_per_min > 0,
+        f"hints.rate_limit_per_min is {hints.rate_limit_per_min}",
+    )
+    expect(
+        hints.price_per_call is None or hints.price_per_call >= 0,
+        f"hints.price_per_call is {hints.price_per_call}",
+    )
+
+
+def _identity(s: Subject) -> None:
+    model = s.model()
+    canonical_json(model.identity_params())  # part of every trial key: it must be JSON
+    model_id = ModelSlot.of(model).ref.model_id
+    if not model.params.model_fields_set:
+        expect(model_id == s.name, f"with default parameters the id is {model_id!r}, not the name")
+    else:
+        expect(
+            re.fullmatch(rf"{re.escape(s.name)}#[0-9a-f]{{8}}", model_id),
+            f"the id {model_id!r} is not '{s.name}#<8 hex digits>'",
+        )
+
+
+def _model_params(s: Subject) -> None:
+    params = s.params()
+    round_trips(s.cls.Params, params)
+    with _never_loaded(s.cls):
+        expect(s.cls(params).params == params, "the model does not keep the parameters given")
+
+
+def _labels_positions(s: Subject) -> None:
+    for subjects, labels in s.labelled():
+        got = [label.position for label in labels]
+        expect(got == list(subjects), f"asked {list(subjects)}, labelled {got}")
+        for label in labels:
+            expect(
+                isinstance(label.label, str) and label.label,
+                f"label {label.label!r} is not a word",
+            )
+            expect(
+                label.confidence is None or 0 <= label.confidence <= 1,
+                f"confidence {label.confidence} is not within 0..1",
+            )
+
+
+PROBE: tuple[Expectation, ...] = (
+    Expectation("name", "is named in lower-case words joined by hyphens", _probe_name),
+    Expectation("docstring", "describes itself in its docstring's first line", _docstring),
+    Expectation("version", "has a version string", _probe_version),
+    Expectation("capabilities", "lists the capabilities it uses", _capabilities),
+    Expectation("defaults", "builds with its default parameters", _probe_defaults),
+    Expectation("params", "keeps its parameters through JSON", _probe_params, "defaults"),
+    Expectation("plans", "plans trials with its default parameters", _plans, "defaults"),
+    Expectation("deterministic", "plans the same trials every time", _deterministic, "plans"),
+    Expectation("stores-nothing", "stores no run while planning", _stores_nothing, "plans"),
+    Expectation(
+        "brings-inputs", "brings every input its trials name by blob", _brings_inputs, "plans"
+    ),
+)
+
+MODEL: tuple[Expectation, ...] = (
+    Expectation("name", "is named in lower-case words joined by hyphens", _model_name),
+    Expectation("docstring", "describes itself in its docstring's first line", _docstring),
+    Expectation("capabilities", "lists the capabilities it implements", _capabilities),
+    Expectation("operational", "names only its own parameters as operational", _operational),
+    Expectation("builds", "builds without loading weights", _builds),
+    Expectation("implements", "implements each capability it lists", _implements, "builds"),
+    Expectation("version", "has a version string", _model_version, "builds"),
+    Expectation("hints", "gives sane pacing hints", _hints, "builds"),
+    Expectation("identity", "has an id from its name and parameters", _identity, "builds"),
+    Expectation("params", "keeps its parameters through JSON", _model_params, "builds"),
+)
+
+ANNOTATOR: tuple[Expectation, ...] = (
+    *MODEL,
+    Expectation(
+        "labels", "labels the people asked for, in that order", _labels_positions, "implements"
+    ),
+)
+
+EXPECTATIONS: dict[str, tuple[Expectation, ...]] = {
+    "probe": PROBE,
+    "model": MODEL,
+    "annotator": ANNOTATOR,
+}
+
+
+def expectations(kind: str) -> tuple[Expectation, ...]:
+    """Every expectation of a probe, a model or an annotator."""
+    return EXPECTATIONS[kind]
+
+
+# --- verifying ---------------------------------------------------------------------------------
+
+
+_subjects: dict[tuple[str, type, str], Subject] = {}
+
+
+def subject(kind: str, cls: type, given: dict[str, Any] | None = None) -> Subject:
+    """The one :class:`Subject` of this class (its shared computations are done once)."""
+    key = (kind, cls, canonical_json(given or {}))
+    if key not in _subjects:
+        _subjects[key] = Subject(kind, cls, dict(given or {}))
+    return _subjects[key]
+
+
+def line(s: Subject, expectation: Expectation, why: str) -> str:
+    """One failed expectation as one line: what, which, expected what, found what."""
+    why = " ".join(why.split()) or "it does not"
+    return f"{s.kind} '{s.name}' {expectation.says}: {why}"
+
+
+def verify(s: Subject, expectation: Expectation) -> str | None:
+    """None when the expectation holds, else its one line."""
+    try:
+        expectation.check(s)
+    except Unmet as unmet:
+        return line(s, expectation, str(unmet))
+    # The plugin's own code may fail in any way; that is the finding, in one line.
+    except Exception as error:  # noqa: BLE001
+        return line(s, expectation, f"{type(error).__name__}: {error}")
+    return None
+
+
+def check(s: Subject) -> tuple[int, list[str]]:
+    """Every expectation of the class: how many were checked and one line per failure. An
+    expectation whose prerequisite failed is not checked (it would repeat the same fault)."""
+    failed: dict[str, str] = {}
+    checked = 0
+    for expectation in expectations(s.kind):
+        if expectation.after is not None and expectation.after in failed:
+            continue
+        checked += 1
+        found = verify(s, expectation)
+        if found is not None:
+            failed[expectation.id] = found
+    return checked, list(failed.values())
+
+
+@dataclass
+class PluginCheck:
+    """What ``diptych plugins check NAME`` found for one plugin."""
+
+    plugin: str
+    package: str
+    checked: int = 0
+    failures: list[str] = field(default_factory=list)
+    #: The classes checked, as ``kind name``.
+    classes: list[str] = field(default_factory=list)
+    #: What the author should know but that fails nothing (a plugin written for an older
+    #: plugin API loads, with this warning).
+    notes: list[str] = field(default_factory=list)
+
+
+def _classes(name: str) -> tuple[plugins.PluginInfo | None, list[tuple[str, Any]]]:
+    """The plugin named ``name`` and its classes, or the one probe, model or annotator of that
+    name."""
+    registry = plugins.load_plugins()
+    for info in registry.plugins:
+        if info.name == name or (info.distribution and info.distribution == name):
+            found = [
+                (kind, getattr(registry, f"{kind}s")[n])
+                for kind in KINDS
+                for n in getattr(info, f"{kind}s")
+            ]
+            return info, found
+    for kind in KINDS:
+        cls = getattr(registry, f"{kind}s").get(name)
+        if cls is not None:
+            owner = registry.owner.get((kind, name), "")
+            return next((i for i in registry.plugins if i.name == owner), None), [(kind, cls)]
+    return None, []
+
+
+def check_plugin(name: str, *, given: dict[str, dict[str, Any]] | None = None) -> PluginCheck:
+    """Check the contract for the plugin ``name`` (its entry-point name or package) or for the
+    one probe, model or annotator called ``name``.
+
+    Raises :class:`~diptych.core.errors.UnknownPluginError` when nothing is called ``name``.
+    ``given`` holds parameters by class name for models that need them."""
+    import diptych.testing
+    from diptych.core.errors import UnknownPluginError
+
+    info, classes = _classes(name)
+    if info is None and not classes:
+        listing = ", ".join(sorted(p.name for p in plugins.load_plugins().plugins)) or "none"
+        raise UnknownPluginError(
+            f"no plugin, probe, model or annotator named '{name}' (plugins: {listing}); "
+            "'diptych plugins' lists them"
+        )
+    result = PluginCheck(
+        plugin=info.name if info else name,
+        package=f"{info.distribution} {info.version}".strip() if info else "",
+    )
+    if info is not None and info.error:
+        # A refusal for its plugin API names the plugin already; any other failure does not.
+        refused = info.error.startswith(f"plugin '{info.name}' ")
+        result.failures.append(
+            info.error if refused else f"plugin '{info.name}' is not loaded: {info.error}"
+        )
+        return result
+    # Annotators that ask a vision model ask the scripted one: register it for the check.
+    scripted = None
+    if SCRIPTED_VISION not in plugins.load_plugins().models:
+        scripted = plugins.register_plugin(diptych.testing, "diptych-contract-scripted")
+    try:
+        for kind, cls in classes:
+            s = subject(kind, cls, (given or {}).get(cls.name))
+            checked, failures = check(s)
+            result.checked += checked
+            result.failures.extend(failures)
+            result.classes.append(f"{kind} {cls.name}")
+    finally:
+        if scripted is not None:
+            plugins.unregister_plugin(scripted)
+    if info is not None and info.warning:
+        result.notes.append(info.warning)
+    return result

@@ -1,0 +1,58 @@
+"""PAIRS photos (the bundled dataset) as test pictures: one person, or people side by side.
+
+The plugin contract labels them with every annotator (:mod:`diptych.testing.contract`); the
+``faces`` and the vision-language annotator tests label the same photos and paint the same people
+into a scripted image model's output.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from diptych.core.capabilities import GeneratedImage
+from diptych.datasets import pairs
+from diptych.testing.scripted import ScriptedImageGenerator
+
+#: A scenario whose four photos all show a frontal face in a lab coat.
+LAB_COAT = ("occupations", "lab_coat")
+
+
+def photo(subset: str, scenario: str, group: str) -> pairs.PairsImage:
+    race, gender = group.split("_")
+    (image,) = pairs.images(subset=subset, scenario=scenario, race=race, gender=gender)
+    return image
+
+
+def rgb(image: pairs.PairsImage) -> Image.Image:
+    with Image.open(image.path) as handle:
+        return handle.convert("RGB")
+
+
+def side_by_side(*people: pairs.PairsImage) -> Image.Image:
+    """PAIRS photos (256×256 each) next to each other, left to right."""
+    canvas = Image.new("RGB", (256 * len(people), 256))
+    for slot, person in enumerate(people):
+        canvas.paste(rgb(person), (256 * slot, 0))
+    return canvas
+
+
+# The carpenter is painted as a woman and the nurse as a man, against the stereotype, so that
+# a label right for its position can only have come from the picture.
+CAST = {"carpenter": photo(*LAB_COAT, "black_woman"), "nurse": photo(*LAB_COAT, "white_man")}
+PERCEIVED = {"carpenter": "feminine", "nurse": "masculine"}
+
+
+class PairsPainter(ScriptedImageGenerator):
+    """Paints the people a prompt names with PAIRS photos, left to right as it names them."""
+
+    name = "pairs-painter"
+
+    async def generate(
+        self, prompt: str, n: int, seed: int | None, size: str | None
+    ) -> list[GeneratedImage]:
+        def paint() -> list[GeneratedImage]:
+            named = sorted((prompt.index(who), who) for who in CAST if who in prompt)
+            picture = side_by_side(*(CAST[who] for _, who in named))
+            return [GeneratedImage(picture, {"seed": seed}) for _ in range(n)]
+
+        return list(await self._call("generate", prompt, paint, prompt=prompt, n=n, seed=seed))

@@ -1,0 +1,120 @@
+"""Gate verdicts in the report beside its verdict block, and ``audit check`` naming a gate's
+unknown figure before the audit has ever run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import diptych.testing
+from diptych.cli.main import main
+from diptych.core import plugins
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+MASC = ["carpenter", "farmer", "guard"]
+FEM = ["nurse", "editor", "secretary"]
+
+
+@pytest.fixture(autouse=True)
+def testing_plugins() -> Iterator[None]:
+    plugins.load_plugins()
+    name = plugins.register_plugin(diptych.testing, "testing")
+    yield
+    plugins.unregister_plugin(name)
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out + err
+
+
+def _audit(path: Path, gates: list[dict[str, Any]]) -> Path:
+    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
+    data = {
+        "name": "gated-report",
+        "models": {
+            "target": {
+                "plugin": "scripted-likelihood",
+                "params": {"p_feminine": planted, "noise": 0.1},
+            }
+        },
+        "probes": [
+            {
+                "probe": "pst-text",
+                "models": ["target"],
+                "params": {"masculine": MASC, "feminine": FEM},
+            }
+        ],  # fmt: skip
+        "report": {"formats": ["json", "md", "html"]},
+        "gates": gates,
+    }
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_report_shows_the_gates_that_audit_gate_decides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, out_dir = str(tmp_path / "ws"), tmp_path / "rep"
+    gates = [
+        {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "far below 95"},
+        {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
+    ]
+    file = _audit(tmp_path / "audit.yaml", gates)
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--out", str(out_dir),
+                     "--quiet")  # fmt: skip
+    assert code == 1, out  # "below 10" fails: the planted STS is near 60
+    code, out = call(capsys, "--store", ws, "audit", "gate", str(file), "--json")
+    decided = json.loads(out)["gates"]
+    report = json.loads((out_dir / "report.json").read_text())
+    shown = report["gates"]["gates"]
+    assert [g["verdict"] for g in shown] == [g["verdict"] for g in decided] == ["pass", "fail"]
+    for mine, theirs in zip(shown, decided, strict=True):
+        # The same value and interval at the same Holm-adjusted level as `audit gate`.
+        assert mine["value"] == f"{theirs['value']:.2f}"
+        assert mine["interval"] == f"{theirs['ci_low']:.2f} to {theirs['ci_high']:.2f}"
+        assert mine["level"] == f"{theirs['confidence']:.1%}"
+    # Holm over two gates: the smaller p is held to 2.5%/2 a side (97.5%), the other to 95%.
+    assert sorted(g["level"] for g in shown) == ["95.0%", "97.5%"]
+    assert report["gates"]["heading"].startswith("Release gates of audit ")
+    assert "1 of 2 pass" in report["gates"]["heading"]
+    html = (out_dir / "report.html").read_text()
+    # First in the verdict block, before the findings' sentences.
+    assert html.index('id="gates"') < html.index('class="findings"')
+    assert "rule: shown below 10" in html and ">FAIL</strong>" in html
+    markdown = (out_dir / "report.md").read_text()
+    assert "- **PASS** far below 95: pst-text · " + FIGURE in markdown
+    # A report of the same run outside the audit has no gates.
+    run_id = report["scope"]["parts"][0]["run"]
+    plain = tmp_path / "plain"
+    code, out = call(capsys, "--store", ws, "report", run_id, "--out", str(plain))
+    assert code == 0, out
+    assert json.loads((plain / "report.json").read_text())["gates"] is None
+    assert 'id="gates"' not in (plain / "report.html").read_text()
+    assert "Release gates" not in (plain / "report.md").read_text()
+
+
+def test_check_names_an_unknown_figure_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    file = _audit(
+        tmp_path / "audit.yaml",
+        [{"part": "pst-text", "figure": "STS pared (expected from P(he), P(she))", "below": 50}],
+    )
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 2, out
+    (line,) = [x for x in out.splitlines() if "gate '" in x]
+    assert "the audit's probes has no figure 'STS pared" in line
+    assert f"did you mean '{FIGURE}'" in line
+    _audit(file, [{"part": "pst-text", "figure": FIGURE, "below": 50}])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 0, out
+    assert not (tmp_path / "ws").exists() or "gate '" not in out

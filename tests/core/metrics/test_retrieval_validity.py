@@ -1,0 +1,32 @@
+"""The retrieval validity benchmark scores its simulations with the kernels `retrieval_metrics`
+is made of; these tests hold the two together, so the benchmark measures the shipped figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench import validity_retrieval as vr
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_the_benchmark_kernels_give_what_retrieval_metrics_gives(seed: int) -> None:
+    vr.check_kernel(seed, n_occ=6)
+
+
+def test_the_permutation_test_never_rejects_more_often_than_its_exact_size() -> None:
+    # With 20 permutations a p-value falls below 0.05 only when the observed mean is the most
+    # extreme of 21 exchangeable values: the rejection count over n null simulations is
+    # Binomial(n, 1/21), so 80 simulations see more than 12 rejections with probability < 1e-3.
+    rejected = vr._permutation_rejections(np.random.default_rng(3), 80, n_occ=20)
+    assert set(rejected) == set(vr.FIGURE_NAMES)
+    assert max(rejected.values()) <= 12
+
+
+def test_the_population_truth_is_the_mean_excess_of_many_occupations() -> None:
+    truth = vr.truth()
+    # Bias@K's excess: the favoured groups (Black_male, White_male) are both male, so men lead
+    # the top K; a random ranking of a balanced pool has E[Bias@K] = 0 by symmetry.
+    assert truth["bias"] > 0.1
+    assert vr._null()["bias"] == pytest.approx(0.0, abs=1e-12)
+    assert all(np.isfinite(v) for v in truth.values())

@@ -1,0 +1,76 @@
+"""The report shows the estimated cost of a paid run beside what the service reported, and
+prints names from files with their control characters escaped."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import markupsafe
+import pytest
+
+import diptych.testing
+from diptych.core import plugins
+from diptych.core.report.audit import ActualCost
+from diptych.core.report.render import _environment
+from diptych.core.workspace import Workspace
+from diptych.testing.scripted import ScriptedChat
+
+
+class BilledChat(ScriptedChat):
+    """A chat model whose service reports each answer's cost, as OpenAI's usage does."""
+
+    name = "billed-chat"
+
+    def provenance(self) -> dict[str, Any]:
+        return {**super().provenance(), "cost_usd": 0.003}
+
+
+@pytest.fixture
+def billed() -> Iterator[None]:
+    plugins.load_plugins()
+
+    def register_models(register: Callable[[type], None]) -> None:
+        register(BilledChat)
+
+    names = [
+        plugins.register_plugin(diptych.testing, "testing"),
+        plugins.register_plugin(plugins.plugin_module(register_models=register_models), "billed"),
+    ]
+    yield
+    for name in names:
+        plugins.unregister_plugin(name)
+
+
+def test_the_report_shows_estimated_beside_actual_cost(billed: None, tmp_path: Path) -> None:
+    with Workspace.open(tmp_path / "ws") as ws:
+        model = ws.plugins.model(("billed-chat", {"price_per_call": 0.01}))
+        run = ws.runs.run_sync("scripted", [model], params={"n": 4, "capability": "chat"})
+        ws.analysis.report(run.id, tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    (part,) = data["runs"]
+    # Declared price: 4 calls x $0.01; reported by the service: 4 x $0.003.
+    assert part["cost_usd"] == pytest.approx(0.04)
+    assert part["cost_actual_usd"] == pytest.approx(0.012)
+    assert part["cost_actual_calls"] == {"reported": 4, "answered": 4}
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| estimated cost | actual cost |" in md and "| $0.04 | $0.01 |" in md
+    assert "$0.04 estimated, $0.01 actual" in md  # the scope line
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert '<td class="num">$0.04</td><td class="num">$0.01</td>' in html
+
+
+def test_an_actual_cost_reported_for_some_calls_says_how_many() -> None:
+    assert ActualCost(0.5, 3, 4).text == "$0.50 (3 of 4 calls reported)"
+    assert ActualCost(None, 0, 4).text == "not reported"
+    assert ActualCost(0.5, 4, 4).text == "$0.50"
+
+
+def test_report_templates_print_control_characters_escaped() -> None:
+    md = _environment(False).from_string("{{ name }} {{ n }}")
+    assert md.render(name="pi\x1b[2Jlot", n=3) == "pi\\x1b[2Jlot 3"
+    html = _environment(True).from_string("{{ name }} {{ safe }}")
+    shown = html.render(name="<b>\x1b[2J", safe=markupsafe.Markup("<i>\x07</i>"))
+    assert shown == "&lt;b&gt;\\x1b[2J <i>\\x07</i>"

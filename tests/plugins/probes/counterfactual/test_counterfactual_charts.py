@@ -1,0 +1,77 @@
+"""The retrieval probe's MaxSkew-by-occupation chart: its numbers against the analysis' own."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from support.counterfactual_sets import DETECT, ChosenEncoder, colour, neutral_texts, vector
+
+from diptych import Workspace
+from diptych.core.report.charts import Chart, charts_of
+
+# The top four of the pool of eight for every wording: Black male twice, White male, Black
+# female, so MaxSkew@4 = ln(2/4 ÷ 1/4) = ln 2 for each of the occupation's four wordings.
+SCORES = {
+    (0, "Black", "male"): 5.0,
+    (1, "Black", "male"): 4.0,
+    (0, "White", "male"): 3.0,
+    (0, "Black", "female"): 2.0,
+    (1, "White", "male"): 1.0,
+    (1, "Black", "female"): 0.5,
+    (0, "White", "female"): 0.2,
+    (1, "White", "female"): 0.1,
+}
+
+
+def _encoder() -> ChosenEncoder:
+    images = {colour(n, r, g): vector(s / 10, r, g) for (n, r, g), s in SCORES.items()}
+    texts = {t: [1.0, 0.0, 0.0, 0.0] for t in neutral_texts()}
+    return ChosenEncoder(images, {**texts, **DETECT})
+
+
+def test_one_occupation_by_hand(tmp_path: Path, small_dataset: Path) -> None:
+    with Workspace.open(tmp_path / "ws") as ws:
+        record = ws.runs.run_sync(
+            "counterfactual-retrieval", [_encoder()], params={"sets": str(small_dataset)}
+        )
+        result = ws.analysis.analyze(record.id)
+    (chart,) = charts_of(result, "run-x")
+    assert chart.row_kind == "occupation" and chart.side_label == "wordings"
+    (row,) = chart.rows
+    assert row.label == "doctor" and row.side == "4"
+    observed, random = row.points
+    assert observed.value == pytest.approx(math.log(2))
+    # A random top 4 of two images per group: all four groups in 16 of C(8,4) = 70 draws
+    # (MaxSkew 0), a group twice otherwise (ln 2).
+    assert random.value == pytest.approx(54 / 70 * math.log(2))
+    assert not observed.has_interval
+    assert "no interval (one occupation only" in chart.note
+    alt = chart.alt_text()
+    assert f"{math.log(2):.2f}" in alt and f"{54 / 70 * math.log(2):.2f}" in alt
+
+
+def test_many_occupations_match_the_analysis(tmp_path: Path) -> None:
+    from diptych.testing import ScriptedEncoder
+
+    with Workspace.open(tmp_path / "ws") as ws:
+        record = ws.runs.run_sync(
+            "counterfactual-retrieval", [ScriptedEncoder()], params={"detectability": False}
+        )
+        result = ws.analysis.analyze(record.id)
+    (chart,) = [Chart.from_dict(c) for c in result.data["charts"]]
+    units = result.numbers["scripted-encoder.race-gender.race × gender.ndkl"]["units"]
+    # 68 occupations (answer options of the three PAIRS pools): the 40 most skewed are shown.
+    assert units == {"occupation": 68} and len(chart.rows) == 40
+    assert chart.title.startswith("MaxSkew@4 by occupation (the 40 most skewed)")
+    values = [r.points[0].value for r in chart.rows]
+    assert values == sorted(values, reverse=True)
+    (most,) = next(t for t in result.tables if t.title.startswith("Most and least")).rows
+    # The chart's worst occupation and its value are the analysis' "most skewed" ones.
+    assert chart.rows[0].label == most[2]
+    assert values[0] == pytest.approx(float(most[3]), abs=5e-4)
+    # Each of an occupation's four wordings is one query.
+    assert {r.side for r in chart.rows} == {"4"}
+    headline = result.numbers["scripted-encoder.race-gender.race × gender.max_skew"]
+    assert f"Over the 68 occupations: {headline['value']:.3f}" in chart.note
