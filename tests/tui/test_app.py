@@ -51,11 +51,17 @@ PST_PARAMS = [
 ]
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
+async def wait_for(
+    pilot: Pilot[Any],
+    condition: Callable[[], bool],
+    what: str,
+    shown: Callable[[], str] | None = None,
+) -> None:
     deadline = time.monotonic() + 60
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            seen = f"; the screen shows {shown()!r}" if shown is not None else ""
+            raise AssertionError(f"timed out waiting for {what}{seen}")
         await pilot.pause(0.05)
 
 
@@ -498,7 +504,12 @@ def test_snapshot_new_run(snap_compare: Any, snapshot_workspace: Path) -> None:
         await pilot.pause()
         screen.query_one("#models", SelectionList).select("scripted-likelihood")
         estimate = screen.query_one("#estimate", Static)
-        await wait_for(pilot, lambda: "planned" in str(estimate.render()), "the estimate")
+        await wait_for(
+            pilot,
+            lambda: "planned" in str(estimate.render()),
+            "the estimate",
+            shown=lambda: str(estimate.render()),
+        )
 
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
