@@ -28,7 +28,14 @@ def data_path(name: str) -> Path:
     override = os.environ.get("DIPTYCH_PROMPTS")
     if override and (Path(override) / name).is_file():
         return Path(override) / name
-    return Path(str(resources.files("diptych.prompts").joinpath(name)))
+    return _shipped_dir() / name
+
+
+@lru_cache(maxsize=1)
+def _shipped_dir() -> Path:
+    # Resolving the package's resources costs more than reading a cached file: probes ask
+    # for their prompts once per trial.
+    return Path(str(resources.files("diptych.prompts")))
 
 
 @lru_cache(maxsize=64)

@@ -161,7 +161,11 @@ class Probe:
         """Every headline figure name (a key of ``ProbeResult.numbers``) the analysis of a run
         of this probe with ``n_models`` models can give, so that an audit's gates are checked
         before the first run; None where the probe does not say (a gate on one of its figures
-        is then checked against the last recorded run, or when its gates are decided)."""
+        is then checked against the last recorded run, or when its gates are decided). Where
+        part of a name is known only once the run is made, such as a model's id, a placeholder
+        stands for it (:mod:`diptych.core.figure_names`); a figure published without an
+        interval (a p-value, a count) is declared with ``without_interval``, so that a gate on
+        it is refused before the run too."""
         return None
 
     def plan(self) -> Iterator[TrialSpec]:

@@ -17,6 +17,7 @@ chromadb is imported only when a collection is opened, so importing the core sta
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +144,12 @@ def add_vectors(
     """Store (or replace) vectors under ``ids`` with their metadata.
 
     New ids go in with ``add`` in the largest batches chromadb takes; only ids already stored
-    are ``upsert``-ed, since an upsert must look every id up before it writes."""
+    are ``upsert``-ed, since an upsert must look every id up before it writes. An id given twice
+    is refused here: chromadb would refuse it too, but from inside the lookup, with an error
+    that names ``get``."""
+    twice = sorted(x for x, n in Counter(ids).items() if n > 1)
+    if twice:
+        raise ValueError(f"{len(twice)} id(s) given more than once, e.g. {twice[0]!r}")
     array = np.asarray(vectors, dtype=np.float32)
     batch = _batch_size(collection)
     stored: set[str] = set()

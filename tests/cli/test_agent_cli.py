@@ -5,25 +5,22 @@ structured outputs require), its calls priced against --max-cost, and usage erro
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.agent_cli import call, identities, use_hashing_memory
 from support.strict_schema import strict_problems
 
-from diptych.cli.main import main
 from diptych.testing import FakeOpenAIServer
 from diptych.testing.fake_openai.chat import ChatRequest
-from diptych.testing.fake_openai.wire import Reply
+from diptych.testing.fake_openai.wire import RecordedRequest, Reply
 
 PAIRS = [("welder", "florist"), ("roofer", "doula"), ("plumber", "midwife")]
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
+OPENAI_COMPATIBLE = "--agent-model openai-compatible"
+#: One proposal a round, and no stopping early.
+TWO_ROUNDS = "--rounds 2 --per-round 1 --patience 0"
 
 
 class StrictFake(FakeOpenAIServer):
@@ -74,40 +71,36 @@ class Proposing:
 
 @pytest.fixture
 def fast_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    from diptych.agent import session
-    from diptych.agent.memory import HashingEmbedder
-
-    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+    use_hashing_memory(monkeypatch)
 
 
-def test_openai_compatible_agent_from_the_cli_with_its_own_params(
+#: ``served(fake, words)``: the exit code, stdout and stderr of ``agent identities`` with these
+#: words, in a new workspace, the agent's model at the fake service.
+Served = Callable[[FakeOpenAIServer, str], tuple[int, str, str]]
+
+
+@pytest.fixture
+def served(
     scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+) -> Served:
+    def run(fake: FakeOpenAIServer, words: str) -> tuple[int, str, str]:
+        at_fake = ("-A", f"base_url={fake.base_url}")
+        return identities(capsys, tmp_path / "ws", *words.split(), *at_fake)
+
+    return run
+
+
+def chats(fake: FakeOpenAIServer) -> list[RecordedRequest]:
+    return [r for r in fake.requests if r.path.endswith("/chat/completions")]
+
+
+def test_openai_compatible_agent_from_the_cli_with_its_own_params(served: Served) -> None:
     agent = Proposing()
     with StrictFake(chat_reply=agent) as fake:
-        code, out, err = call(
-            capsys,
-            "--store",
-            str(tmp_path / "ws"),
-            "agent",
-            "identities",
-            "-m",
-            "scripted-likelihood",
-            "--agent-model",
-            "openai-compatible",
-            "-A",
-            f"base_url={fake.base_url}",
-            "-A",
-            "model=gpt-4o-mini",
-            "--rounds",
-            "2",
-            "--per-round",
-            "1",
-            "--patience",
-            "0",
-            "--json",
+        code, out, err = served(
+            fake, f"{OPENAI_COMPATIBLE} -A model=gpt-4o-mini {TWO_ROUNDS} --json"
         )
-        chats = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+        asked = chats(fake)
     assert code == 0, out + err
     report = json.loads(out)
     assert report["stop_reason"] == "2 rounds done"
@@ -117,8 +110,8 @@ def test_openai_compatible_agent_from_the_cli_with_its_own_params(
     for p in report["ranked"]:
         assert p["sts"]["ci_low"] <= p["sts"]["value"] <= p["sts"]["ci_high"]
     # Two rounds, two calls, each under a strict JSON schema naming the served model.
-    assert len(chats) == 2
-    for request in chats:
+    assert len(asked) == 2
+    for request in asked:
         assert request.status == 200
         assert request.body["model"] == "gpt-4o-mini"
         form = request.body["response_format"]
@@ -126,34 +119,11 @@ def test_openai_compatible_agent_from_the_cli_with_its_own_params(
         assert strict_problems(form["json_schema"]["schema"]) == []
 
 
-def test_the_agents_calls_exhaust_max_cost_and_the_session_says_so(
-    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_agents_calls_exhaust_max_cost_and_the_session_says_so(served: Served) -> None:
     with StrictFake(chat_reply=Proposing()) as fake:
-        code, out, err = call(
-            capsys,
-            "--store",
-            str(tmp_path / "ws"),
-            "agent",
-            "identities",
-            "-m",
-            "scripted-likelihood",
-            "--agent-model",
-            "openai-compatible",
-            "-A",
-            f"base_url={fake.base_url}",
-            "-A",
-            "price_per_call=0.3",
-            "--rounds",
-            "5",
-            "--per-round",
-            "1",
-            "--patience",
-            "0",
-            "--max-cost",
-            "0.5",
-        )
-        asked = len([r for r in fake.requests if r.path.endswith("/chat/completions")])
+        words = "-A price_per_call=0.3 --rounds 5 --per-round 1 --patience 0 --max-cost 0.5"
+        code, out, err = served(fake, f"{OPENAI_COMPATIBLE} {words}")
+        asked = len(chats(fake))
     assert code == 0, out + err
     first = out.splitlines()[0]
     assert "over budget: the agent's next call ($0.3000) would pass --max-cost $0.5" in first
@@ -161,42 +131,18 @@ def test_the_agents_calls_exhaust_max_cost_and_the_session_says_so(
     assert asked == 1
 
 
-def test_a_langchain_provider_model_as_the_agent_priced_by_its_tokens(
-    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_langchain_provider_model_as_the_agent_priced_by_its_tokens(served: Served) -> None:
     """``openai:gpt-4o-mini`` through LangChain's init_chat_model (langchain-openai), pointed
     at the fake service: strict schema, and its calls charged at the shipped token prices."""
     agent = Proposing()
     with StrictFake(chat_reply=agent, api_key="sk-test-lc") as fake:
-        code, out, err = call(
-            capsys,
-            "--store",
-            str(tmp_path / "ws"),
-            "agent",
-            "identities",
-            "-m",
-            "scripted-likelihood",
-            "--agent-model",
-            "openai:gpt-4o-mini",
-            "-A",
-            f"base_url={fake.base_url}",
-            "-A",
-            "api_key=sk-test-lc",
-            "-A",
-            "max_retries=0",
-            "--rounds",
-            "2",
-            "--per-round",
-            "1",
-            "--patience",
-            "0",
-            "--json",
-        )
-        chats = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+        words = "--agent-model openai:gpt-4o-mini -A api_key=sk-test-lc -A max_retries=0"
+        code, out, err = served(fake, f"{words} {TWO_ROUNDS} --json")
+        asked = chats(fake)
     assert code == 0, out + err
     report = json.loads(out)
-    assert report["stop_reason"] == "2 rounds done" and len(chats) == 2
-    for request in chats:
+    assert report["stop_reason"] == "2 rounds done" and len(asked) == 2
+    for request in asked:
         assert request.status == 200 and request.body["model"] == "gpt-4o-mini"
         form = request.body["response_format"]
         assert form["json_schema"]["strict"] is True
@@ -223,16 +169,7 @@ def test_a_langchain_provider_model_as_the_agent_priced_by_its_tokens(
 def test_usage_errors_are_one_line_and_exit_2(
     args: list[str], says: str, scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = call(
-        capsys,
-        "--store",
-        str(tmp_path / "ws"),
-        "agent",
-        "identities",
-        "-m",
-        "scripted-likelihood",
-        *args,
-    )
+    code, out, err = identities(capsys, tmp_path / "ws", *args)
     assert code == 2, out + err
     lines = [line for line in (out + err).splitlines() if line.strip()]
     assert len(lines) == 1 and says in lines[0], lines
@@ -250,28 +187,12 @@ def test_a_real_llama_cpp_server_on_loopback_as_the_agent(
 ) -> None:
     """SmolLM2 behind llama-cpp-python's OpenAI-compatible server proposes under the strict
     schema; the scripted target scores what it proposed."""
-    code, out, err = call(
+    code, out, err = identities(
         capsys,
-        "--store",
-        str(tmp_path / "ws"),
-        "agent",
-        "identities",
-        "-m",
-        "scripted-likelihood",
-        "--agent-model",
-        "openai-compatible",
-        "-A",
-        f"base_url={llama_server}",
-        "-A",
-        "model=smollm2",
+        tmp_path / "ws",
+        *f"--agent-model openai-compatible -A base_url={llama_server} -A model=smollm2".split(),
         # A grammar-constrained reply on a busy two-core machine may take minutes.
-        "-A",
-        "timeout=900",
-        "--rounds",
-        "1",
-        "--per-round",
-        "1",
-        "--json",
+        *"-A timeout=900 --rounds 1 --per-round 1 --json".split(),
     )
     assert code == 0, out + err
     report = json.loads(out)

@@ -6,52 +6,23 @@ import json
 from pathlib import Path
 
 import pytest
+from support.agent_cli import call, identities, use_hashing_memory
 
 from diptych.agent.checkpoint import stored_state
 from diptych.agent.lexicon import lexicon
-from diptych.cli.main import main
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
 
 
 @pytest.fixture
 def fast_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    from diptych.agent import session
-    from diptych.agent.memory import HashingEmbedder
-
-    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+    use_hashing_memory(monkeypatch)
 
 
 def test_lexicon_proposer_and_allow_new_reach_the_session(
     scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store = tmp_path / "ws"
-    code, out, err = call(
-        capsys,
-        "--store",
-        str(store),
-        "agent",
-        "identities",
-        "-m",
-        "scripted-likelihood",
-        "--agent-model",
-        "scripted-chat",
-        "--proposer",
-        "lexicon",
-        "--allow-new",
-        "--rounds",
-        "1",
-        "--per-round",
-        "2",
-        "--session",
-        "cli-lex",
-        "--json",
-    )
+    words = "--agent-model scripted-chat --proposer lexicon --allow-new --rounds 1 --per-round 2"
+    code, out, err = identities(capsys, store, *words.split(), "--session", "cli-lex", "--json")
     assert code == 0, err
     report = json.loads(out)
     proposals = report["ranked"] + report["rejected"]
@@ -70,13 +41,7 @@ def test_an_unknown_proposer_is_a_usage_error(
     scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = call(
-        capsys,
-        "--store",
-        str(tmp_path / "ws"),
-        "agent",
-        "identities",
-        "--proposer",
-        "oracle",
+        capsys, "--store", str(tmp_path / "ws"), "agent", "identities", "--proposer", "oracle"
     )
     assert code == 2
     assert "--proposer" in out + err and "lexicon" in out + err

@@ -118,3 +118,74 @@ def test_check_names_an_unknown_figure_before_any_run(
     code, out = call(capsys, "--store", ws, "audit", "check", str(file))
     assert code == 0, out
     assert not (tmp_path / "ws").exists() or "gate '" not in out
+
+
+def _pairs_audit(path: Path, gates: list[dict[str, Any]], models: list[str]) -> Path:
+    data = {
+        "name": "gated-pairs",
+        "models": {
+            "vlm": {"plugin": "scripted-vision"},
+            "vlm-2": {"plugin": "scripted-vision", "params": {"version": "2"}},
+        },
+        "probes": [
+            {
+                "probe": "pairs",
+                "name": "jobs",
+                "models": models,
+                "params": {"subsets": ["occupations"]},
+            },
+        ],  # fmt: skip
+        "report": {"formats": ["json"]},
+        "gates": gates,
+    }
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_check_refuses_a_figure_a_pairs_part_cannot_produce(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    figure = "occupations: difference man − woman"
+    # The part asks the occupation questions only: status figures are none of its own.
+    bad = [{"part": "jobs", "figure": "status: difference white − black", "below": 0.2},
+           {"part": "jobs", "figure": figure, "below": 0.2}]  # fmt: skip
+    file = _pairs_audit(tmp_path / "audit.yaml", bad, ["vlm"])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 2, out
+    (line,) = [x for x in out.splitlines() if "gate '" in x]
+    assert "part 'jobs' of the audit's probes has no figure 'status: difference" in line
+    _pairs_audit(file, bad[1:], ["vlm"])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 0, out
+
+    # Two models: each figure begins with its model's id, which the run names; any id passes,
+    # the rest of the name is still checked.
+    two = [{"part": "jobs", "figure": f"scripted-vision#0a1b2c3d: {figure}", "below": 0.2}]
+    _pairs_audit(file, two, ["vlm", "vlm-2"])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 0, out
+    _pairs_audit(file, [{**two[0], "figure": figure}], ["vlm", "vlm-2"])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 2, out
+    (line,) = [x for x in out.splitlines() if "gate '" in x]
+    assert f"did you mean '<model>: {figure}'" in line
+
+
+def test_check_refuses_a_gate_on_a_figure_without_an_interval_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A p-value has no interval for a gate to rest on: refused before the run, in the words
+    audit check uses once it is recorded, while the association score beside it is accepted."""
+    ws = str(tmp_path / "ws")
+    p_value = {"part": "jobs", "figure": "occupations: paired t-test p", "below": 0.05}
+    score = {"part": "jobs", "figure": "occupations: association score, man", "below": 0.5}
+    file = _pairs_audit(tmp_path / "audit.yaml", [p_value, score], ["vlm"])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 2, out
+    (line,) = [x for x in out.splitlines() if "gate '" in x]
+    gate = "gate 'jobs: occupations: paired t-test p below 0.05'"
+    assert line.endswith(f"{gate}: the figure has no interval (a p-value)"), line
+    _pairs_audit(file, [score], ["vlm"])
+    code, out = call(capsys, "--store", ws, "audit", "check", str(file))
+    assert code == 0, out

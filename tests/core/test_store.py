@@ -164,3 +164,40 @@ def test_labels_are_saved_per_annotator_and_read_back_with_their_subject(store: 
     assert faces.subject_meta == {"identity": "nurse"} and faces.trial_meta == {"setting": "paired"}
     assert labels[1].detail == {"note": "x"}
     assert [lab.annotator for lab in store.labels("pst-1", "self")] == ["self"]
+
+
+def _labelled_run(store: Store, run_id: str, n_trials: int) -> None:
+    store.create_run(
+        run_id, probe="pst-text", probe_version="1", params={}, models=[],
+        fingerprint=run_id, diptych_version="0",
+    )  # fmt: skip
+    trials = [TrialRow(run_id, i, "m", f"{run_id}-{i}", "chat", 0, {}, {}) for i in range(n_trials)]
+    store.add_trials(run_id, trials, [(i, "left", {}) for i in range(n_trials)])
+    subjects = [s["subject_id"] for s in store.run_subjects(run_id)]
+    store.save_annotations([(sid, "self", Label("left", "masculine")) for sid in subjects])
+
+
+def test_one_annotators_labels_of_a_run_are_read_without_visiting_other_runs(
+    store: Store,
+) -> None:
+    # The agent reads a run's self labels after each of its many runs: that read must cost
+    # what the run holds, not what the workspace has gathered (counted in SQLite VM steps).
+    def steps_to_read(run_id: str) -> int:
+        steps = [0]
+
+        def count() -> int:
+            steps[0] += 1
+            return 0
+
+        store.db.set_progress_handler(count, 10)
+        try:
+            assert len(store.labels(run_id, "self")) == 20
+        finally:
+            store.db.set_progress_handler(None, 0)
+        return steps[0]
+
+    _labelled_run(store, "first", 20)
+    alone = steps_to_read("first")
+    for k in range(40):
+        _labelled_run(store, f"other-{k}", 20)
+    assert steps_to_read("first") <= 1.5 * alone

@@ -81,6 +81,13 @@ def test_writing_again_replaces_vectors_and_metadata_without_duplicates(tmp_path
     assert collection.get(ids=["b"], include=["metadatas"])["metadatas"] == [{"g": "z"}]
 
 
+def test_an_id_given_twice_in_one_write_is_refused_before_chromadb(tmp_path: Path) -> None:
+    collection = open_collection(tmp_path, "twice")
+    with pytest.raises(ValueError, match=r"1 id\(s\) given more than once, e.g. 'a'"):
+        add_vectors(collection, ["a", "b", "a"], [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    assert collection.count() == 0
+
+
 def test_an_add_is_searchable_as_soon_as_it_returns(
     tmp_path: Path, vectors: tuple[list[str], np.ndarray, np.ndarray]
 ) -> None:

@@ -98,7 +98,9 @@ class Annotations(Connection):
         )
         args: list[Any] = [run_id]
         if annotator is not None:
-            query += " AND a.annotator = ?"
+            # "+" keeps SQLite off the annotator index: one annotator's labels over every run
+            # of the workspace grow with it, a run's subjects (found by run_id) do not.
+            query += " AND +a.annotator = ?"
             args.append(annotator)
         return [
             SubjectLabel(

@@ -61,6 +61,11 @@ class Runs(Connection):
             )
         return self.get_run(run_id)
 
+    def run_with_id(self, run_id: str) -> RunRecord | None:
+        """The run whose id is exactly ``run_id``, if any (one indexed lookup)."""
+        row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return RunRecord.from_row(row) if row else None
+
     def get_run(self, run_id: str) -> RunRecord:
         row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:

@@ -47,6 +47,10 @@ class Kernel:
 
         Raises :class:`RunNotFoundError` when none does and :class:`UsageError` listing them
         when several do."""
+        # The full id (what every caller but a typing user passes) is one indexed lookup.
+        found = self.store.run_with_id(run_id)
+        if found is not None:
+            return found
         matches = [r for r in self.store.list_runs() if r.id.startswith(run_id)]
         exact = [r for r in matches if r.id == run_id]
         if exact or len(matches) == 1:

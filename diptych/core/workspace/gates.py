@@ -18,6 +18,7 @@ from diptych.core.audit.gates import GateFigure, GateResult, GateRule, evaluate_
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.schema import AuditFile, Gates, load_audit, parse_audit
 from diptych.core.errors import DiptychError, InputFileError, UsageError
+from diptych.core.figure_names import Declared, stands_for
 from diptych.core.workspace import recorded
 
 if TYPE_CHECKING:
@@ -201,9 +202,10 @@ def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
 
 
 def _declared_figures(audit: AuditFile) -> dict[tuple[str, str | None], Any] | None:
-    """The figures each part's probe declares it can publish (``Probe.figure_names``), keyed
-    like a report's, with ``(part, None)`` marking a part whose names are known; None when no
-    part's probe declares them."""
+    """The figures each part's probe declares it can publish (``Probe.figure_names``, some
+    with a placeholder such as ``<model>``), keyed like a report's and each holding its
+    declared name (which says whether the figure carries an interval), with ``(part, None)``
+    marking a part whose names are known; None when no part's probe declares them."""
     from diptych.core.plugins import get_probe
 
     out: dict[tuple[str, str | None], Any] = {}
@@ -215,8 +217,28 @@ def _declared_figures(audit: AuditFile) -> dict[tuple[str, str | None], Any] | N
             continue
         if names is not None:
             out[(part.part_name, None)] = {}
-            out.update({(part.part_name, n): {} for n in names})
+            out.update({(part.part_name, n): n for n in names})
     return out or None
+
+
+def _declared_name(
+    declared: Mapping[tuple[str, str | None], Any], key: tuple[str, str]
+) -> str | None:
+    """The part's declared name that holds the gate's figure, by name or by a placeholder."""
+    if key in declared:
+        return declared[key]
+    return next(
+        (name for part, name in declared if part == key[0] and name and stands_for(name, key[1])),
+        None,
+    )
+
+
+def _no_interval(name: str) -> str | None:
+    """Why a gate cannot rest on a declared figure, in the words a recorded run's number gets
+    from :meth:`GateFigure.from_number`; None when it will carry an interval."""
+    if not isinstance(name, Declared) or name.interval:
+        return None
+    return f"the figure has no interval ({name.what})"
 
 
 def gate_problems(store: Store, source: str | Path) -> list[str]:
@@ -240,9 +262,13 @@ def gate_problems(store: Store, source: str | Path) -> list[str]:
     for gate in audit.gates.checks:
         key = (gate.part, gate.figure)
         if figures is not None and (gate.part, None) in figures:
-            # No run recorded yet: the names the part's probe declares (no interval to see).
-            if key not in figures:
+            # No run recorded yet: the names the part's probe declares, each saying whether
+            # its figure will carry an interval.
+            name = _declared_name(figures, key)
+            if name is None:
                 problems.append(_missing(gate.label, key, figures, "the audit's probes"))
+            elif (reason := _no_interval(name)) is not None:
+                problems.append(f"gate '{gate.label}': {reason}")
         elif figures is not None:
             if key not in figures:
                 where = f"the last run ({rec.id if rec else '?'})"

@@ -82,6 +82,20 @@ def weights_options(
     return options
 
 
+def checkpoint_options(
+    *, allow_download: bool, revision: str | None, cache_dir: str | None
+) -> dict[str, Any]:
+    """``from_pretrained`` arguments that say where a checkpoint is read from: the local cache
+    only, unless downloads are allowed (an audit must never fetch weights behind the user's
+    back), at ``revision`` and from ``cache_dir`` when given."""
+    options: dict[str, Any] = {"local_files_only": not allow_download}
+    if revision is not None:
+        options["revision"] = revision
+    if cache_dir is not None:
+        options["cache_dir"] = cache_dir
+    return options
+
+
 def dtype_keyword(transformers_version: str) -> str:
     # transformers 4.56 renamed from_pretrained's torch_dtype to dtype (torch_dtype is
     # deprecated); older releases would take an unknown dtype for a config field and load

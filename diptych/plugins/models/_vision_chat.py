@@ -25,6 +25,7 @@ from diptych.plugins.models._checkpoint import COMMIT, Checkpoint
 from diptych.plugins.models._placement import Device, DType, import_torch, placement_for
 from diptych.plugins.models._seeded_sampling import MAX_SEED, SeededSampling, fresh_seed
 from diptych.plugins.models._transformers_loading import (
+    checkpoint_options,
     non_sampling_settings,
     quiet_transformers,
     weights_options,
@@ -181,11 +182,9 @@ class TransformersVisionChat(Model):
         p = self._params
         device, dtype = placement_for(torch, p.device, p.dtype)
         self._checkpoint.check_available(p.allow_download)
-        options: dict[str, Any] = {"local_files_only": not p.allow_download}
-        if p.revision is not None:
-            options["revision"] = p.revision
-        if p.cache_dir is not None:
-            options["cache_dir"] = p.cache_dir
+        options = checkpoint_options(
+            allow_download=p.allow_download, revision=p.revision, cache_dir=p.cache_dir
+        )
         try:
             with quiet_transformers(transformers):
                 processor, model = self._load_parts(

@@ -33,7 +33,11 @@ from diptych.core.errors import MissingDependencyError, ModelLoadError, Permanen
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._checkpoint import COMMIT, Checkpoint
 from diptych.plugins.models._placement import Device, DType, import_torch, placement_for
-from diptych.plugins.models._transformers_loading import quiet_transformers, weights_options
+from diptych.plugins.models._transformers_loading import (
+    checkpoint_options,
+    quiet_transformers,
+    weights_options,
+)
 
 DEFAULT_MODEL = "openai/clip-vit-base-patch32"
 
@@ -143,11 +147,9 @@ class Clip(Model):
         p = self._params
         device, dtype = placement_for(torch, p.device, p.dtype)
         self._checkpoint.check_available(p.allow_download)
-        options: dict[str, Any] = {"local_files_only": not p.allow_download}
-        if p.revision is not None:
-            options["revision"] = p.revision
-        if p.cache_dir is not None:
-            options["cache_dir"] = p.cache_dir
+        options = checkpoint_options(
+            allow_download=p.allow_download, revision=p.revision, cache_dir=p.cache_dir
+        )
         source = self._checkpoint.source
         weights = weights_options(
             str(transformers.__version__),

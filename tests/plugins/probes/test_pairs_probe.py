@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from scipy import stats
+from support.figure_names import declared_intervals, expand, run_intervals
 from typer.testing import CliRunner
 
 from diptych.cli.main import main
@@ -43,6 +44,7 @@ from diptych.testing import (
     FakeOpenAIServer,
     ScriptedVisionChat,
 )
+from diptych.testing.scripted import ScriptedParams
 
 INSTRUCTION = closed_form().instruction
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.02)
@@ -339,6 +341,30 @@ def test_a_run_stores_every_answer_and_its_reading(
     # Resuming runs nothing again: every answer is stored.
     again = run_probe(store, get_probe("pairs", run.params), [model], retry=FAST_RETRY)
     assert again.id == run.id and model.calls == 180
+
+
+def test_the_declared_figure_names_are_the_runs(
+    finished: tuple[Store, Any, GroupVision, ProbeResult], tmp_path: Path
+) -> None:
+    """What figure_names declares before a run (an audit's gates are checked against it) is
+    every figure the analysis gives, for one model and for two, each declared without an
+    interval exactly where a gate cannot rest on the run's number."""
+    _, run, _, result = finished
+    one = get_probe("pairs", run.params).figure_names(1) or []
+    assert sorted(one) == sorted(result.numbers)
+    assert declared_intervals(one) == run_intervals(result.numbers)
+    models = [GroupVision(), GroupVision(ScriptedParams.model_validate({"version": "2"}))]
+    with open_store(tmp_path / "ws") as store:
+        probe = get_probe("pairs", {"scenarios": SCENARIOS, "runs": 1})
+        view = RunView(store, run_probe(store, probe, models, retry=FAST_RETRY))
+        two = probe.analyze(view)
+    assert len(view.model_ids()) == 2
+    assert expand(probe.figure_names(2) or [], model=view.model_ids()) == set(two.numbers)
+    marked = declared_intervals(probe.figure_names(2) or [], model=view.model_ids())
+    assert marked == run_intervals(two.numbers)
+    # Only the experiments the chosen questions reach.
+    status = get_probe("pairs", {"questions": ["boss_vs_employee"]}).figure_names(1) or []
+    assert status and all(name.startswith("status: ") for name in status)
 
 
 def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeResult]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine import run_probe
@@ -428,6 +429,50 @@ def test_runs_on_the_scripted_image_model(store: Store, scripted: None) -> None:
     assert asked == expected
     view = RunView(store, run)
     assert all(view.results[t.key].blob for t in view.trials)
+
+
+def _label_every_person(store: Store, run_id: str) -> None:
+    """A person's human label and the automatic annotator 'faces', which agrees with it four
+    times in five: enough of each gender in each setting to estimate its error rates."""
+    import hashlib
+
+    from diptych.core.labels import Label
+
+    rows = store.subjects_missing_label(run_id, "nobody")
+    labels = []
+    for i, row in enumerate(rows):
+        digest = hashlib.sha256(f"{run_id}/{row['subject_id']}".encode()).digest()
+        truth, other = ("feminine", "masculine") if digest[0] % 2 else ("masculine", "feminine")
+        faces = other if i % 5 == 0 else truth
+        labels.append((row["subject_id"], "human:a", Label(row["position"], truth)))
+        labels.append((row["subject_id"], "faces", Label(row["position"], faces)))
+    store.save_annotations(labels)
+
+
+def test_the_declared_figure_names_are_the_runs(store: Store, scripted: None) -> None:
+    """What figure_names declares before a run (an audit's gates are checked against it) is
+    every figure the analysis of a labelled run gives, for one model and for two, each
+    declared without an interval exactly where a gate cannot rest on the run's number."""
+    from diptych.testing import ScriptedImageGenerator
+    from diptych.testing.scripted import ScriptedParams
+
+    params = {"masculine": ["carpenter", "driver", "farmer", "guard"],
+              "feminine": ["nurse", "editor", "secretary", "librarian"]}  # fmt: skip
+    probe = PST(PSTParams.model_validate(params))
+    second = ScriptedImageGenerator(ScriptedParams.model_validate({"version": "2"}))
+    one_model = [ScriptedImageGenerator()]
+    two_models = [ScriptedImageGenerator(), second]
+    for models in (one_model, two_models):
+        run = run_probe(store, probe, models)
+        _label_every_person(store, run.id)
+        view = RunView(store, run)
+        assert len(view.model_ids()) == len(models)
+        declared = probe.figure_names(len(models)) or []
+        expected = expand(declared, model=view.model_ids(), annotator=["faces"])
+        numbers = probe.analyze(view).numbers
+        assert expected == set(numbers)
+        marked = declared_intervals(declared, model=view.model_ids(), annotator=["faces"])
+        assert marked == run_intervals(numbers)
 
 
 def test_analyze_delegates_to_pst_analysis(monkeypatch: pytest.MonkeyPatch) -> None:

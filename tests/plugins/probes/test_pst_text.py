@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych.core.capabilities import Message, Sampling
 from diptych.core.engine import run_probe
@@ -198,6 +199,28 @@ def test_story_mode(store: Store) -> None:
     # The sheriff: 2 partners × 2 orders paired, 3 single samples, all 'they'.
     assert sts["excluded_cannot_identify"] == 7
     assert sts["micro"]["sheriff"]["n_paired"] == 0
+
+
+@pytest.mark.parametrize("mode", ["likelihood", "story"])
+def test_the_declared_figure_names_are_the_runs(store: Store, mode: str) -> None:
+    """What figure_names declares before a run (an audit's gates are checked against it) is
+    every figure the analysis gives, for one model and for two, each declared without an
+    interval exactly where a gate cannot rest on the run's number."""
+    params = {"mode": mode, "masculine": ["carpenter", "sheriff"], "feminine": ["nurse", "editor"]}
+    probe = get_probe("pst-text", params)
+
+    def model(version: str) -> ScriptedLikelihood | StoryTeller:
+        if mode == "story":
+            return StoryTeller(ScriptedParams.model_validate({"version": version}))
+        return FixedPShe({"feminine": 0.7, "masculine": 0.4}, version=version)
+
+    for models in ([model("1")], [model("1"), model("2")]):
+        view = RunView(store, run_probe(store, probe, models))
+        assert len(view.model_ids()) == len(models)
+        names = probe.figure_names(len(models)) or []
+        numbers = probe.analyze(view).numbers
+        assert expand(names, model=view.model_ids()) == set(numbers)
+        assert declared_intervals(names, model=view.model_ids()) == run_intervals(numbers)
 
 
 def test_gap_has_an_interval_around_its_value(store: Store) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych.core import plugins
 from diptych.core.capabilities import Capability, Sampling
@@ -30,6 +31,7 @@ from diptych.plugins.probes.stories.generations import CRIME_REASON, GROUPS
 from diptych.plugins.probes.stories.params import StoriesParams
 from diptych.plugins.probes.stories.probe import Stories
 from diptych.testing import ScriptedVisionChat
+from diptych.testing.scripted import ScriptedParams
 
 CRIME_SCENARIOS = [
     "bandanna",
@@ -232,6 +234,27 @@ def raw_run(store: Store) -> tuple[Stories, RunView, PairsStoryteller]:
     model = storyteller_for(probe, store)
     run = run_probe(store, probe, [model])
     return probe, RunView(store, run), model
+
+
+def test_the_declared_figure_names_are_the_runs(store: Store) -> None:
+    """What figure_names declares before a run (an audit's gates are checked against it) is
+    every figure the analysis gives, for one model and for two, each declared without an
+    interval exactly where a gate cannot rest on the run's number."""
+    params = {"scenarios": ["jumpsuit"], "prompts": [1], "processing": "raw"}
+    probe = Stories(StoriesParams.model_validate(params))
+    one = RunView(store, run_probe(store, probe, [ScriptedVisionChat()]))
+    numbers = probe.analyze(one).numbers
+    assert sorted(probe.figure_names(1) or []) == sorted(numbers)
+    assert declared_intervals(probe.figure_names(1) or []) == run_intervals(numbers)
+    second = ScriptedVisionChat(ScriptedParams.model_validate({"version": "2"}))
+    models = [ScriptedVisionChat(), second]
+    two = RunView(store, run_probe(store, probe, models))
+    assert len(two.model_ids()) == 2
+    declared = expand(probe.figure_names(2) or [], model=two.model_ids())
+    numbers = probe.analyze(two).numbers
+    assert declared == set(numbers)
+    marked = declared_intervals(probe.figure_names(2) or [], model=two.model_ids())
+    assert marked == run_intervals(numbers)
 
 
 def test_the_model_sees_every_image_with_its_prompts_and_run_seeds(

@@ -36,7 +36,7 @@ from diptych.plugins.probes.counterfactual.filtering import (
     run_filter,
 )
 from diptych.plugins.probes.counterfactual.params import RetrievalParams
-from diptych.plugins.probes.counterfactual.ranking import PoolRankings, rank_pools
+from diptych.plugins.probes.counterfactual.ranking import PoolRankings, items, rank_pools
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
 
 FLAG_REASON = "attribute-not-detected"
@@ -143,7 +143,7 @@ def detectability_flags(p: RetrievalParams, run: RunView) -> list[ReviewFlag]:
     _, trial_of = run_sets(run)
     return [
         ReviewFlag(
-            trial_of[u.blob],
+            trial_of[(u.set_id, u.index)],
             None,
             FLAG_REASON,
             {
@@ -468,8 +468,10 @@ def _bias_row(model: str, segment: str, result: RetrievalResult) -> list[Any]:
 def retrieved_images(
     rankings_of: dict[str, PoolRankings], kept: list[CounterfactualSet], k_of: dict[str, int]
 ) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """Per model and query, the top K images (blob sha, intersectional group, score), best
-    first: what a reviewer looks at beside the skew figures (the TUI's run detail shows them)."""
+    """Per model and query, the top K images (item id, blob sha, intersectional group, score),
+    best first: what a reviewer looks at beside the skew figures (the TUI's run detail shows
+    them). Two items can show one blob: identical images made for different attributes."""
+    blob_of = {x: image.blob for _, x, image in items(kept)}
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for model, ranked in rankings_of.items():
         for (segment, view), rankings in sorted(ranked.rankings.items()):
@@ -477,7 +479,7 @@ def retrieved_images(
                 continue
             for r in rankings:
                 out.setdefault(model, {})[r.query] = [
-                    {"blob": i.item, "group": i.group, "score": i.score}
+                    {"item": i.item, "blob": blob_of[i.item], "group": i.group, "score": i.score}
                     for i in r.ranked[: k_of[segment]]
                 ]
     return out

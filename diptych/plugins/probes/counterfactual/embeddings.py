@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,13 +39,18 @@ def run_embeddings(run: RunView) -> dict[str, ModelEmbeddings]:
     return out
 
 
-def run_sets(run: RunView) -> tuple[list[CounterfactualSet], dict[str, int]]:
-    """The run's sets (from the first model's image trials) and each image's trial index."""
+def run_sets(run: RunView) -> tuple[list[CounterfactualSet], dict[tuple[str, int], int]]:
+    """The run's sets (from the first model's image trials) and each image's trial index, by
+    set id and place in the set: a blob can be the image of several trials."""
     first = run.model_ids()[0] if run.model_ids() else None
     metas: list[dict[str, Any]] = []
-    trial_of: dict[str, int] = {}
+    trial_of: dict[tuple[str, int], int] = {}
+    placed: Counter[str] = Counter()
     for trial in run.trials:
         if trial.model_id == first and trial.meta.get("kind") == "image":
             metas.append(trial.meta)
-            trial_of.setdefault(trial.meta["blob"], trial.idx)
+            # A set's images are its trials in order (sets_from_image_meta).
+            set_id = trial.meta["set_id"]
+            trial_of[(set_id, placed[set_id])] = trial.idx
+            placed[set_id] += 1
     return sets_from_image_meta(metas), trial_of

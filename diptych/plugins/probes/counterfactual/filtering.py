@@ -53,6 +53,8 @@ class Undetected:
     """An image whose attribute the filtering encoder reads as another value."""
 
     set_id: str
+    #: Its place in the set: two images of a set can have the same blob.
+    index: int
     blob: str
     attribute_type: str
     value: str
@@ -166,14 +168,14 @@ def detectability_stage(
                 continue  # one value: nothing to tell apart
             text_matrix = np.stack([texts[detect_text(v)] for v in candidates])
             hits = 0
-            for image in s.images:
+            for index, image in enumerate(s.images):
                 sims = unit_rows(text_matrix) @ unit_rows(images[image.blob])
                 predicted = candidates[int(np.argmax(sims))]
                 if predicted == image.attributes[t]:
                     hits += 1
                 else:
                     undetected.append(
-                        Undetected(s.id, image.blob, t, image.attributes[t], predicted)
+                        Undetected(s.id, index, image.blob, t, image.attributes[t], predicted)
                     )
             required = threshold.required(t, s.size)
             if hits < (s.size if required is None else required):

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from itertools import product
 
 from diptych.core.capabilities import Capability
+from diptych.core.figure_names import without_interval
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec
@@ -82,6 +83,10 @@ class CounterfactualSets(Probe):
             "prefixes": " | ".join(p or "A/An" for p in d.prefixes),
             "source": d.source,
         }
+
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        # The counts analyze gives, over every model's images together.
+        return [without_interval(name, "a count") for name in ("sets_complete", "sets_planned")]
 
     def analyze(self, run: RunView) -> ProbeResult:
         counts = run.status_counts()

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from diptych.core.capabilities import Capability
 from diptych.core.errors import UsageError
+from diptych.core.figure_names import MODEL
 from diptych.core.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
@@ -108,6 +109,32 @@ class CounterfactualRetrieval(Probe):
         if self._sets is None:
             self._sets = self.load_sets(None)
         return self._sets
+
+    def segments(self) -> dict[str, tuple[str, ...]]:
+        """Every segment the sets can hold, with its attribute types, read from the parameters
+        alone: a generation run's pair and a dataset's are known once the sets are read."""
+        if self.p.sets == "pairs":
+            return {sources.PAIRS_SEGMENT: sources.PAIRS_TYPES}
+        if self.p.sets == GENERATED or self.generation_run() is not None:
+            return {pair: tuple(types) for pair, types in data().pairs.items()}
+        types = list(dict.fromkeys(sources.TYPE_WORDS.values()))
+        return {f"{a}-{b}": (a, b) for a in types for b in types if a != b}
+
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        # The keys analyze_retrieval gives: every audited model's id (the filtering encoder's
+        # too when it is the only one), segment, attribute view and measure, and the measure's
+        # excess over a random ranking. Bias@K needs the images' gender.
+        from diptych.core.metrics.retrieval import MEASURES
+        from diptych.plugins.probes.counterfactual.ranking import views
+
+        names = []
+        for segment, types in self.segments().items():
+            measures = [m for m in MEASURES if "gender" in types or "bias" not in m]
+            for view in views(types):
+                for measure in measures:
+                    key = f"{MODEL}.{segment}.{view}.{measure}"
+                    names += [f"{key}.excess", key]
+        return names
 
     # --- the plan -------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ each neutral query gives, per attribute view (the pair intersected, and each typ
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,8 +26,31 @@ GENDERS = ("male", "female")
 
 
 def collection_name(model_id: str) -> str:
-    """A chromadb collection name for the model's image embeddings (letters, digits, ._-)."""
-    return "counterfactual-" + re.sub(r"[^A-Za-z0-9._-]", "-", model_id).strip("-._")[:200]
+    """A chromadb collection name for the model's image embeddings (letters, digits, ._-).
+
+    Its rows are items (:func:`item_id`). Collections of earlier versions, named
+    ``counterfactual-<model>`` with a row per blob, are left as they are: an analysis stores
+    its vectors again before it searches, so a workspace's earlier runs are scored afresh."""
+    return "counterfactual-items-" + re.sub(r"[^A-Za-z0-9._-]", "-", model_id).strip("-._")[:200]
+
+
+def item_id(s: CounterfactualSet, index: int) -> str:
+    """The id of the ``index``-th image of ``s`` as a ranked item and a collection row.
+
+    Not the blob alone: two images of a run can have the same bytes (a safety checker's black
+    image, a cached generator's answer to two prompts), yet each is its own item with its own
+    attributes. The blob is part of it so that an id always names the same vector, even when
+    another dataset's sets have the same ids."""
+    return f"{s.id}/{index}/{s.images[index].blob}"
+
+
+def items(
+    sets: Iterable[CounterfactualSet],
+) -> Iterator[tuple[CounterfactualSet, str, CounterfactualImage]]:
+    """Every image of ``sets`` with its set and item id."""
+    for s in sets:
+        for index, image in enumerate(s.images):
+            yield s, item_id(s, index), image
 
 
 def views(types: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -60,7 +83,7 @@ class PoolRankings:
     exact_rankings: dict[tuple[str, str], list[QueryRanking]] = field(default_factory=dict)
 
 
-def _items(
+def _ranked(
     hits: Sequence[Hit], images: dict[str, CounterfactualImage], kinds: tuple[str, ...]
 ) -> list[RankedItem]:
     out = []
@@ -87,38 +110,43 @@ def rank_pools(
     """Every query's ranking of its pool's kept images. ``collection_where`` is (workspace
     path, model id) to store the vectors in chromadb; None keeps them in memory (a read-only
     workspace), where only exact search is possible."""
-    by_pool: dict[str, list[tuple[CounterfactualSet, CounterfactualImage]]] = {}
-    for s in kept:
-        for image in s.images:
-            by_pool.setdefault(s.pool_id, []).append((s, image))
+    by_pool: dict[str, list[tuple[CounterfactualSet, str, CounterfactualImage]]] = {}
+    for s, item, image in items(kept):
+        by_pool.setdefault(s.pool_id, []).append((s, item, image))
     collection = None
     if collection_where is not None:
         path, model_id = collection_where
         collection = open_collection(path, collection_name(model_id), url=chroma_url)
-        members = [(s, i) for pool in by_pool.values() for s, i in pool]
+        members = [m for pool in by_pool.values() for m in pool]
         add_vectors(
             collection,
-            [i.blob for _, i in members],
-            np.stack([emb.images[i.blob] for _, i in members]) if members else np.zeros((0, 1)),
+            [x for _, x, _ in members],
+            np.stack([emb.images[i.blob] for _, _, i in members]) if members else np.zeros((0, 1)),
             [
                 {
+                    # The id again, so that ``where`` can hold a search to a pool's items
+                    # (the chromadb versions we support cannot all pass ids to ``query``).
+                    "item": x,
                     "pool": s.pool_id,
                     "set_id": s.id,
                     "segment": s.segment,
                     "subject": s.subject,
                     **i.attributes,
                 }
-                for s, i in members
+                for s, x, i in members
             ],
         )
     out = PoolRankings()
     for pool, members in by_pool.items():
         segment = members[0][0].segment
         types = members[0][0].attribute_types
-        images = {i.blob: i for _, i in members}
+        images = {x: i for _, x, i in members}
         ids = sorted(images)
-        matrix = np.stack([emb.images[b] for b in ids])
-        set_ids = sorted({s.id for s, _ in members})
+        matrix = np.stack([emb.images[images[x].blob] for x in ids])
+        # Identical images are one vector under several ids, so the index may return any of
+        # them at the K-th place: asking for that many more and keeping the first K by
+        # (score, id) breaks such a tie as exact search does.
+        spare = len(ids) - len({i.blob for i in images.values()})
         for q_pool, subject, text in emb.queries:
             if q_pool != pool or text not in emb.texts:
                 continue
@@ -126,8 +154,9 @@ def rank_pools(
             ranked = exact
             if approximate and collection is not None:
                 k = k_of[segment]
-                where = {"$and": [{"pool": pool}, {"set_id": {"$in": set_ids}}]}
-                hits = approximate_top_k(collection, emb.texts[text], k, where=where)
+                where = {"item": {"$in": ids}}
+                wide = min(k + spare, len(ids))
+                hits = approximate_top_k(collection, emb.texts[text], wide, where=where)[:k]
                 out.recalls.append(recall_at_k(hits, exact[:k]))
                 seen = {h.id for h in hits}
                 ranked = list(hits) + [h for h in exact if h.id not in seen]
@@ -136,9 +165,9 @@ def rank_pools(
             out.subjects[label] = unit
             for view, kinds in views(types).items():
                 out.rankings.setdefault((segment, view), []).append(
-                    QueryRanking(label, _items(ranked, images, kinds), unit)
+                    QueryRanking(label, _ranked(ranked, images, kinds), unit)
                 )
                 out.exact_rankings.setdefault((segment, view), []).append(
-                    QueryRanking(label, _items(exact, images, kinds), unit)
+                    QueryRanking(label, _ranked(exact, images, kinds), unit)
                 )
     return out

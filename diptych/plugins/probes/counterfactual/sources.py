@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 #: How the PAIRS folders' words read in the paper's vocabulary (Table 19: "White", "male").
 PAIRS_WORDS = {"black": "Black", "white": "White", "man": "male", "woman": "female"}
 PAIRS_SEGMENT = "race-gender"
+PAIRS_TYPES = ("race", "gender")
 GENERATION_PROBE = "counterfactual-sets"
 
 
@@ -53,7 +54,7 @@ def pairs_sets() -> list[CounterfactualSet]:
                     segment=PAIRS_SEGMENT,
                     subject=scenario,
                     template=descriptions[(subset, scenario)],
-                    attribute_types=("race", "gender"),
+                    attribute_types=PAIRS_TYPES,
                     images=tuple(images),
                     pool=f"pairs/{subset}",
                 )

@@ -44,6 +44,7 @@ from typing import Any
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import image_sha
+from diptych.core.figure_names import model_prefix, without_interval
 from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
 from diptych.core.probe import COMPARE_N_BOOT, COMPARE_N_PERM, Probe, ProbeResult, ReviewFlag
@@ -54,6 +55,7 @@ from diptych.plugins.probes.pairs.closed_form import closed_form
 from diptych.plugins.probes.pairs.params import PairsParams
 from diptych.plugins.probes.pairs.parser import PARSER_VERSION, parse_answer
 from diptych.plugins.probes.pairs.questions import (
+    COMPARED,
     SUBSETS,
     PairsQuestion,
     all_questions,
@@ -98,6 +100,30 @@ class Pairs(Probe):
         """The images the run shows, each once."""
         wanted = {(q.subset, q.scenario) for q in self.questions()}
         return [img for img in pairs.images() if (img.subset, img.scenario) in wanted]
+
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        # The keys analyze_pairs gives each experiment the questions reach; several models
+        # prefix them with each model's id.
+        from diptych.core.metrics.association import FIRST_LEVEL
+
+        prefix = model_prefix(n_models)
+        asked = {q.subset for q in self.questions()}
+        names = []
+        for subset in (s for s in SUBSETS if s in asked):
+            compared = COMPARED[subset]
+            values = pairs.GENDERS if compared == "gender" else pairs.RACES
+            # The difference takes the levels in association_score's order.
+            first = next(v for v in values if v in FIRST_LEVEL[compared])
+            levels = (first, *(v for v in values if v != first))
+            where = f"{prefix}{subset}"
+            names += [f"{where}: association score, {level}" for level in levels]
+            names += [
+                f"{where}: difference {' − '.join(levels)}",
+                without_interval(f"{where}: paired t-test p", "a p-value"),
+            ]
+            for level in levels:
+                names += [f"{where}: refusal rate, {level}", f"{where}: neither rate, {level}"]
+        return names
 
     def sampling(self, run: int) -> Sampling:
         seed = None if self.p.seed is None else run_seed(self.p.seed, run)

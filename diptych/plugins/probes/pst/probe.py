@@ -35,7 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability
 from diptych.core.errors import InputFileError, UsageError
+from diptych.core.figure_names import ANNOTATOR, model_prefix
 from diptych.core.hookspecs import hookimpl
+from diptych.core.labels import HUMAN_MAJORITY
 from diptych.core.probe import (
     COMPARE_N_BOOT,
     COMPARE_N_PERM,
@@ -97,6 +99,25 @@ class PST(Probe):
         if "occupation" in self.p.aspects:
             self.occupation_groups()
         return Capability.IMAGE_GENERATOR
+
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        # The keys analyze_pst gives each aspect (group_prefix names it). The STS of each label
+        # source and the error-corrected STS name an automatic annotator, known once images
+        # are labelled.
+        settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
+        intervention = f" · intervention {self.p.intervention}" if self.p.intervention else ""
+        names = []
+        for aspect in self.p.aspects:
+            prefix = f"{model_prefix(n_models, ' · ')}{aspect}{intervention}: "
+            names += [f"{prefix}STS {s}" for s in settings]
+            if len(settings) == 2:
+                names.append(f"{prefix}gap paired − single")
+            if aspect == "occupation":
+                names.append(f"{prefix}Pearson r, %F paired vs %F BLS (over occupations)")
+            for source in (HUMAN_MAJORITY, ANNOTATOR):
+                names += [f"{prefix}STS {s}, labels by {source}" for s in settings]
+            names += [f"{prefix}STS {s}, corrected for {ANNOTATOR}" for s in settings]
+        return names
 
     # --- identities ------------------------------------------------------------------------
 

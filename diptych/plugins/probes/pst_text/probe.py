@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from diptych.core.capabilities import Capability, Sampling
+from diptych.core.figure_names import model_prefix, without_interval
 from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, Label
 from diptych.core.probe import Probe, ProbeResult
@@ -89,18 +90,21 @@ class PSTText(Probe):
         return used
 
     def figure_names(self, n_models: int = 1) -> list[str] | None:
-        # The keys analyze_pst_text gives one model's run (several prefix them with the
-        # model's id, known only once the run is made).
-        if n_models != 1:
-            return None
+        # The keys analyze_pst_text gives; several models prefix them with each model's id.
+        prefix = model_prefix(n_models)
         settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
         drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
-        names = [f"STS {s}{drawn}" for s in settings]
+        names = [f"{prefix}STS {s}{drawn}" for s in settings]
         if self.p.mode == "likelihood":
-            names += [f"STS {s} (expected from P(he), P(she))" for s in settings]
-            names += [f"P(he) + P(she) {s}, before renormalising" for s in settings]
+            names += [f"{prefix}STS {s} (expected from P(he), P(she))" for s in settings]
+            # The mass is described (mean, least, greatest over prompts), not estimated.
+            mass = "a mean over the prompts, with its least and greatest"
+            names += [
+                without_interval(f"{prefix}P(he) + P(she) {s}, before renormalising", mass)
+                for s in settings
+            ]
         if len(settings) == 2:
-            names.append(f"gap paired − single{drawn}")
+            names.append(f"{prefix}gap paired − single{drawn}")
         return names
 
     def plan(self) -> Iterator[TrialSpec]:

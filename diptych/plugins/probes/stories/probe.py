@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from diptych.core.capabilities import Capability
 from diptych.core.data import image_sha, pairs_sampling
 from diptych.core.errors import MissingDependencyError
+from diptych.core.figure_names import model_prefix
 from diptych.core.hookspecs import hookimpl
 from diptych.core.metrics.lexical import Processing
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
@@ -46,7 +47,7 @@ from diptych.core.runview import RunView
 from diptych.core.trials import TrialSpec
 from diptych.datasets import pairs
 from diptych.plugins.probes.stories.data import StoryPrompt, crime_lexicon, story_prompts
-from diptych.plugins.probes.stories.generations import crime_flags, generations, lemmas
+from diptych.plugins.probes.stories.generations import GROUPS, crime_flags, generations, lemmas
 from diptych.plugins.probes.stories.params import StoriesParams, chosen_images
 
 if TYPE_CHECKING:
@@ -93,6 +94,12 @@ class Stories(Probe):
             return list(every)
         wanted = set(self.p.prompts)
         return [p for p in every if p.id in wanted]
+
+    def figure_names(self, n_models: int = 1) -> list[str] | None:
+        # The keys analyze_stories gives: every scenario shows each group once, so every group
+        # has generations; several models prefix them with each model's id.
+        prefix = model_prefix(n_models)
+        return [f"{prefix}crime-lexicon share, {group}" for group in GROUPS]
 
     def bind(self, runs: RunLookup) -> Stories:
         _require_text_extra(self.p.processing)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.counterfactual_sets import DETECT, ChosenEncoder, colour, neutral_texts, vector
+from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych import Workspace
 
@@ -159,3 +160,48 @@ def test_pairs_default_runs_with_the_scripted_encoder(tmp_path: Path) -> None:
     assert ndkl["n"] == 4 * (40 + 10 + 18)
     # The unit is the answer option: its four wordings rank one subset together.
     assert ndkl["units"] == {"occupation": 40 + 10 + 18}
+
+
+def test_the_declared_figure_names_are_the_runs(tmp_path: Path) -> None:
+    """What figure_names declares before a run (an audit's gates are checked against it) is
+    every figure the analysis gives: on PAIRS sets for one encoder and for two (the first only
+    filters), and on generated sets those of the generation's pair; each declared without an
+    interval exactly where a gate cannot rest on the run's number."""
+    from PIL import Image
+
+    from diptych.core.capabilities import GeneratedImage
+    from diptych.testing import ScriptedEncoder, ScriptedImageGenerator, ScriptedParams
+
+    second = ScriptedEncoder(ScriptedParams.model_validate({"version": "2"}))
+    with Workspace.open(tmp_path / "ws") as ws:
+        for models in ([ScriptedEncoder()], [ScriptedEncoder(), second]):
+            record = ws.runs.run_sync(
+                "counterfactual-retrieval", models, params={"detectability": False}
+            )
+            result = ws.analysis.analyze(record.id)
+            probe = ws.plugins.probe("counterfactual-retrieval", record.params)
+            declared = probe.figure_names(len(models)) or []
+            assert expand(declared, model=result.data["audited"]) == set(result.numbers)
+            marked = declared_intervals(declared, model=result.data["audited"])
+            assert marked == run_intervals(result.numbers)
+
+        # Two occupations, the unit a figure's interval resamples (one would give none).
+        generation = {"occupations": ["doctor", "nurse"], "prefixes": [0], "sets_per_caption": 2}
+        # 4 sets of 6 races × 2 genders, each image of its own colour (none shared by two sets).
+        generator = ScriptedImageGenerator()
+        generator.enqueue(
+            *([GeneratedImage(Image.new("RGB", (8, 8), (5 * i, 0, 0)))] for i in range(48))
+        )
+        made = ws.runs.run_sync("counterfactual-sets", [generator], params=generation)
+        sets_probe = ws.plugins.probe("counterfactual-sets", made.params)
+        counts = ws.analysis.analyze(made.id).numbers
+        assert set(sets_probe.figure_names(1) or []) == set(counts)
+        assert declared_intervals(sets_probe.figure_names(1) or []) == run_intervals(counts)
+        params = {"sets": "generated", "detectability": False, "similarity_threshold": -1}
+        record = ws.runs.run_sync("counterfactual-retrieval", [ScriptedEncoder()], params=params)
+        result = ws.analysis.analyze(record.id)
+        declared = ws.plugins.probe("counterfactual-retrieval", params).figure_names(1) or []
+        of_the_pair = [name for name in declared if ".race-gender." in name]
+        assert expand(of_the_pair, model=result.data["audited"]) == set(result.numbers)
+        marked = declared_intervals(of_the_pair, model=result.data["audited"])
+        assert marked == run_intervals(result.numbers)
