@@ -35,8 +35,10 @@ demo: $(VENV)/.installed-demo
 		--report diptych-demo
 	$(PY) -m diptych.core.report.screenshot diptych-demo
 
+# Two test processes (pytest-xdist), one per core of a small machine; the tests of one module
+# stay in one process, so a module's loaded model or server is shared as in a serial run.
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadscope
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py

@@ -8,8 +8,9 @@ intervals — the time inside the probe's runs left out (a proposal takes 8 runs
 its search alone; ``with_probe_runs_ms`` reports the whole). ``agent.smollm2_valid_rate``:
 the share of the pairs the real SmolLM2 proposes over several rounds, under the lexicon's
 enum grammar, that are valid (real, non-gendered, not the paper's, not tried before).
-``agent.null_false_findings_rate``, ``agent.planted_recall``, ``agent.vs_random_efficiency``
-and ``agent.mitigation_front_correct``: see their functions.
+``agent.null_false_findings_rate``, ``agent.planted_recall``, ``agent.vs_random_efficiency``,
+``agent.placebo_false_findings_rate``, ``agent.default_gender_false_findings_rate`` and
+``agent.mitigation_front_correct``: see their functions.
 """
 
 from __future__ import annotations
@@ -197,6 +198,10 @@ PLANTED_ROUNDS = 20
 PLANTED_PER_ROUND = 3
 #: Random-proposer sessions pooled for the efficiency baseline.
 RANDOM_SESSIONS = 4
+#: The planted targets' default genders (P(she) of anyone they hold no stereotype about), and
+#: the one the random proposer is compared on.
+PLANTED_DEFAULTS = {"no default": 0.5, "70% he": 0.3, "90% he": 0.1}
+RANDOM_DEFAULT = 0.3
 #: Rounds in a row without a new finding after which a session stops (the CLI's default).
 PATIENCE = 2
 KINDS = ("occupation", "power role")
@@ -300,8 +305,6 @@ def _confirmed(report: Any, planted: dict[str, float]) -> set[str]:
     own held-out test)."""
     out = set()
     for p in report.ranked:
-        if p.status != "finding":
-            continue
         for part in (p.heldout or {}).get("parts") or []:
             if part["identity"] in planted and part.get("status") == "finding":
                 out.add(part["identity"])
@@ -311,7 +314,9 @@ def _confirmed(report: Any, planted: dict[str, float]) -> set[str]:
 @bench(agent__null_false_findings_rate="<= 0.05")
 def null_false_findings_rate() -> Iterator[Result]:
     """Sessions of random lexicon pairs on a target that stereotypes nobody (P(he) = P(she)
-    for every identity, up to each prompt's noise): the share with any finding."""
+    for every identity, up to each prompt's noise): the share with any finding (of a pair or
+    of one side)."""
+    from diptych.agent.decision import is_finding
     from diptych.core.workspace import Workspace
 
     with_finding, scored, trials = 0, 0, 0
@@ -326,7 +331,7 @@ def null_false_findings_rate() -> Iterator[Result]:
             report = _session(
                 ws, target, f"null-{i}", proposer="lexicon", rounds=1, per_round=NULL_PER_ROUND
             )
-            with_finding += any(p.status == "finding" for p in report.ranked)
+            with_finding += any(is_finding(p.status) for p in report.ranked)
             scored += sum(p.sts is not None for p in report.ranked)
             trials += int(report.budget.get("trials", 0))
     yield result(
@@ -345,45 +350,61 @@ def null_false_findings_rate() -> Iterator[Result]:
 )
 def planted_recall() -> Iterator[Result]:
     """Stereotypes planted on 12 lexicon identities outside the paper's lists (P(she) 0.35 on
-    six masculine-side ones, 0.65 on six feminine-side ones: an STS of 30), found within a
-    budget of 8,000 trials. The scripted agent proposes what a model that knows labour
+    six masculine-side ones, 0.65 on six feminine-side ones, on a model without a default
+    gender), found within a budget of 8,000 trials (the placebo words' included), on three
+    targets: without a default gender, and saying "he" of 70% and of 90% of anyone (every
+    person's log-odds moved by the default's, the planted ones' too). The figure is the
+    smallest recall of the three. The scripted agent proposes what a model that knows labour
     statistics would (:func:`_informed_pairs`); the planted identities are a random subset of
     those whose share of women the lexicon knows, so the figure measures the loop given such a
     proposer, not an LLM's knowledge. ``agent.vs_random_efficiency``: confirmed planted
     identities per 1,000 trials spent, the agent's over the lexicon's random pairs' (same
-    target, budget and settings — both stop after two quiet rounds — four random sessions
-    pooled)."""
+    target — 70% "he" — budget and settings, both stop after two quiet rounds, four random
+    sessions pooled)."""
     from diptych.core.workspace import Workspace
 
     planted = _planted()
-    spec = ("scripted-likelihood", {"p_feminine": planted, "noise": 0.05, "version": "planted"})
+
+    def spec(default: float) -> tuple[str, dict[str, Any]]:
+        params = {"p_feminine": planted, "noise": 0.05, "default_p_feminine": default}
+        return ("scripted-likelihood", {**params, "version": f"planted-{default}"})
+
+    recall: dict[str, float] = {}
+    trials: dict[str, int] = {}
+    agent_found: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
-        with Workspace.open(Path(tmp) / "agent") as ws:
-            report = _session(
-                ws, ws.plugins.model(spec), "planted", proposer="llm", rounds=PLANTED_ROUNDS,
-                per_round=PLANTED_PER_ROUND, max_trials=PLANTED_BUDGET, pairs=_informed_pairs(),
-            )  # fmt: skip
-            agent_found = _confirmed(report, planted)
-            agent_trials = int(report.budget.get("trials", 0))
+        for label, default in PLANTED_DEFAULTS.items():
+            with Workspace.open(Path(tmp) / f"agent-{default}") as ws:
+                report = _session(
+                    ws, ws.plugins.model(spec(default)), "planted", proposer="llm",
+                    rounds=PLANTED_ROUNDS, per_round=PLANTED_PER_ROUND,
+                    max_trials=PLANTED_BUDGET, pairs=_informed_pairs(),
+                )  # fmt: skip
+                found = _confirmed(report, planted)
+                recall[label] = len(found) / len(planted)
+                trials[label] = int(report.budget.get("trials", 0))
+                if default == RANDOM_DEFAULT:
+                    agent_found = found
         random_found, random_trials = 0, 0
         for i in range(RANDOM_SESSIONS):
             with Workspace.open(Path(tmp) / f"random-{i}") as ws:
                 report = _session(
-                    ws, ws.plugins.model(spec), f"random-{i}", proposer="lexicon",
-                    rounds=PLANTED_ROUNDS, per_round=PLANTED_PER_ROUND,
+                    ws, ws.plugins.model(spec(RANDOM_DEFAULT)), f"random-{i}",
+                    proposer="lexicon", rounds=PLANTED_ROUNDS, per_round=PLANTED_PER_ROUND,
                     max_trials=PLANTED_BUDGET,
                 )  # fmt: skip
                 random_found += len(_confirmed(report, planted))
                 random_trials += int(report.budget.get("trials", 0))
     yield result(
         "agent.planted_recall",
-        len(agent_found) / len(planted),
+        min(recall.values()),
         "share",
         planted=len(planted),
-        confirmed=len(agent_found),
-        trials=agent_trials,
+        recall=recall,
+        trials=trials,
         budget=PLANTED_BUDGET,
     )
+    agent_trials = trials[next(k for k, v in PLANTED_DEFAULTS.items() if v == RANDOM_DEFAULT)]
     agent_rate = 1000 * len(agent_found) / max(agent_trials, 1)
     random_rate = 1000 * random_found / max(random_trials, 1)
     yield result(
@@ -394,6 +415,46 @@ def planted_recall() -> Iterator[Result]:
         random_per_1000_trials=round(random_rate, 3),
         random_confirmed=random_found,
         random_trials=random_trials,
+    )
+
+
+@bench(agent__placebo_false_findings_rate="<= 0.05")
+def placebo_false_findings_rate() -> Iterator[Result]:
+    """Made-up pairs ("glorber | flimbat" and the like, none a placebo word) proposed to the
+    real SmolLM2, which says "he" of most people it knows nothing about: the share of them
+    declared findings, of a pair or of one side (bench/agent_placebo.py)."""
+    from bench.agent_placebo import SMOLLM2_PARTNERS, made_up_words_on_smollm2
+
+    got = made_up_words_on_smollm2()
+    n = max(got["proposals"], 1)
+    rate = got["declared"] / n
+    yield result(
+        "agent.placebo_false_findings_rate",
+        rate,
+        "share",
+        mc_error=round((max(rate, 1 / n) * (1 - rate) / n) ** 0.5, 3),
+        partners=SMOLLM2_PARTNERS,
+        **got,
+    )
+
+
+@bench(agent__default_gender_false_findings_rate="<= 0.05")
+def default_gender_false_findings_rate() -> Iterator[Result]:
+    """Null sessions (random lexicon pairs, nothing planted) on scripted models that say "he"
+    of 70% and of 90% of anyone: the share of sessions with any finding, the two pooled
+    (bench/agent_placebo.py)."""
+    from bench.agent_placebo import default_gender_nulls
+
+    got = default_gender_nulls()
+    sessions = sum(g["sessions"] for g in got.values())
+    rate = sum(g["with_finding"] for g in got.values()) / sessions
+    yield result(
+        "agent.default_gender_false_findings_rate",
+        rate,
+        "share",
+        sessions=sessions,
+        mc_error=round((max(rate, 1 / sessions) * (1 - rate) / sessions) ** 0.5, 3),
+        by_default=got,
     )
 
 
@@ -451,3 +512,32 @@ def mitigation_front_correct() -> Iterator[Result]:
         front=front,
         statuses={t["text"][:40]: t["status"] for t in report.tried},
     )
+
+
+@bench(agent__mitigation_power=">= 0.8", agent__mitigation_power_null="<= 0.05")
+def mitigation_power() -> Iterator[Result]:
+    """The measured power of the mitigation search's search and held-out decisions on planted
+    interventions of the threshold's size, beside the power the agent stated for the designs
+    it chose (bench/mitigation_power.py); the false-finding rate with no intervention."""
+    from bench.mitigation_power import REPLICATES, simulate
+
+    got = simulate()
+    stated = got["power"]
+    measured = min(got["search"], got["heldout"])
+    mc = (measured * (1 - measured) / REPLICATES) ** 0.5
+    yield result(
+        "agent.mitigation_power",
+        measured,
+        "share",
+        replicates=REPLICATES,
+        mc_error=round(mc, 3),
+        measured={"search": round(got["search"], 3), "heldout": round(got["heldout"], 3)},
+        stated={
+            "search": round(stated["search"]["power"], 3),
+            "heldout": round(stated["heldout"]["power"], 3),
+        },
+        designs={"search": stated["search"]["design"], "heldout": stated["heldout"]["design"]},
+        statement=stated["statement"],
+        three_by_three={k: round(v, 3) for k, v in got["small"].items()},
+    )
+    yield result("agent.mitigation_power_null", got["null"], "share", replicates=REPLICATES)

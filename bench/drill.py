@@ -4,6 +4,13 @@
   SIGKILL after N model calls, N drawn with a fixed seed, then resumed) after which nothing
   finished was lost or asked again and SQLite's integrity check passed; want 1.0. The number
   of points, and of finished trials lost and asked again, are beside it.
+* ``drill.retry_after_capped`` — 429s with a Retry-After of an hour (as seconds, an HTTP date,
+  milliseconds) after which a run waited past its ``--max-retry-wait``; want 0.
+* ``drill.bad_success_paid_retries`` — answers bought again beyond the allowances of paid
+  retries, while the service answers 200 with unreadable images, no data or URLs; want 0.
+* ``drill.sigterm_resumable`` — the share of runs stopped by SIGTERM (after N calls, N drawn
+  with a fixed seed) that printed "interrupted", gave their lease back and resumed at once to
+  the end; want 1.0.
 """
 
 from __future__ import annotations
@@ -140,4 +147,92 @@ def hostile_inputs() -> Iterator[Result]:
         cases=len(CASES),
         over_10_s=slow,
         not_one_line=multi_line,
+    )
+
+
+RETRY_AFTER_CAPS = (0.5, 1.0, 2.0)
+
+
+@bench(drill__retry_after_capped="== 0")
+def retry_after_capped() -> Iterator[Result]:
+    from diptych.core.workspace import Workspace
+    from diptych.testing import FakeOpenAIServer
+    from diptych.testing.drills import retry_after_drill
+
+    drills = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for i, cap in enumerate(RETRY_AFTER_CAPS):
+            with (
+                FakeOpenAIServer(image_size=(16, 16)) as fake,
+                Workspace.open(Path(scratch) / str(i)) as ws,
+            ):
+                drills.append(retry_after_drill(ws, fake, trials=8, cap=cap))
+    yield result(
+        "drill.retry_after_capped",
+        sum(d.waited_past_cap for d in drills),
+        "429s",
+        tries=len(drills),
+        hour_long_429s=sum(d.rounds for d in drills),
+        failed_with_reason=sum(d.failed_with_reason for d in drills),
+        obeyed_under_cap=sum(d.obeyed_under_cap for d in drills),
+        unfinished=sum(d.unfinished for d in drills),
+    )
+
+
+#: (paid retries in the run, paid retries of the deliberate resume) per try.
+ALLOWANCES = ((0, 0), (0, 2), (2, 1), (5, 3))
+
+
+@bench(drill__bad_success_paid_retries="== 0")
+def bad_success_paid_retries() -> Iterator[Result]:
+    from diptych.core.workspace import Workspace
+    from diptych.testing import FakeOpenAIServer
+    from diptych.testing.drills import bad_success_drill
+
+    drills = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for i, (in_run, deliberate) in enumerate(ALLOWANCES):
+            with (
+                FakeOpenAIServer(image_size=(16, 16)) as fake,
+                Workspace.open(Path(scratch) / str(i)) as ws,
+            ):
+                drills.append(
+                    bad_success_drill(ws, fake, paid_retries=in_run, deliberate=deliberate)
+                )
+    yield result(
+        "drill.bad_success_paid_retries",
+        sum(d.beyond_budget for d in drills),
+        "answers",
+        tries=len(drills),
+        delivered=sum(d.delivered for d in drills),
+        allowed=sum(d.allowed for d in drills),
+        bought_again=sum(d.delivered - d.delivered_trials for d in drills),
+        plain_resume_requests=sum(d.plain_resume_requests for d in drills),
+        dry_run_mismatches=sum(d.dry_run_to_run != d.deliberate_requests for d in drills),
+        miscounted=sum(len(d.miscounted) for d in drills),
+    )
+
+
+SIGTERM_POINTS = 6
+
+
+@bench(drill__sigterm_resumable=">= 1.0")
+def sigterm_resumable() -> Iterator[Result]:
+    from diptych.testing.drills import sigterm_drill
+
+    rng = random.Random(0)
+    drills = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for i in range(SIGTERM_POINTS):
+            workdir = Path(scratch) / str(i)
+            workdir.mkdir()
+            drills.append(sigterm_drill(workdir, rng.randint(1, TRIALS - 8), trials=TRIALS))
+    yield result(
+        "drill.sigterm_resumable",
+        sum(d.resumable for d in drills) / len(drills),
+        "share",
+        points=len(drills),
+        exit_130=sum(d.exit_code == 130 for d in drills),
+        leases_left=sum(max(d.leases_left, 0) for d in drills),
+        asked_again=sum(len(d.asked_again) for d in drills),
     )

@@ -106,3 +106,68 @@ def distinct_prefixes(model: Any, requests: list[Any]) -> int:
         tokens = tuple(model._tokenize(split_trailing_space(request.prompt)[0]))
         seen.update(tokens[:i] for i in range(1, len(tokens) + 1))
     return len(seen)
+
+
+#: One prompt in this many of the demo's plan is evaluated on both roads for the path gap.
+GAP_EVERY = 40
+
+
+@bench(
+    pst_text__path_gap_log_odds="<= 0.3",
+    pst_text__path_gap_logprob="<= 0.15",
+)
+def pst_text_path_gap() -> Iterator[Result]:
+    """How far the pieces road and the whole-prompt road (a server's) differ on this build:
+    the largest |Δ (ln P(she) − ln P(he))| and |Δ ln p| of a candidate over every
+    ``GAP_EVERY``-th prompt of the demo's plan. The targets are the bounds the tests use
+    (``diptych.testing.llama_paths``); run with another build of llama-cpp-python first on
+    ``PYTHONPATH`` to measure that build."""
+    import asyncio
+
+    import llama_cpp
+
+    from diptych.core.capabilities import LikelihoodRequest
+    from diptych.core.plugins import get_probe
+    from diptych.plugins.models.llamacpp import SmolLM2
+    from diptych.testing.llama_paths import (
+        OTHER_SHAPES_LOGPROB_PER_TOKEN,
+        PIECES_VS_WHOLE_LOG_ODDS,
+    )
+
+    requests: dict[str, LikelihoodRequest] = {}
+    for spec in get_probe("pst-text").plan():
+        request = LikelihoodRequest.from_payload(spec.payload)
+        requests.setdefault(request.prompt, request)
+    sample = list(requests.values())[::GAP_EVERY]
+    model = SmolLM2()
+    model.load()
+    try:
+        pieces = model._batch_sync(sample)
+        whole = []
+        for request in sample:
+            model._evaluator.forget()
+            whole += model._batch_sync([LikelihoodRequest(request.prompt, request.candidates)])
+    finally:
+        asyncio.run(model.aclose())
+    log_odds = max(
+        abs((a[" she"] - a[" he"]) - (b[" she"] - b[" he"]))
+        for a, b in zip(pieces, whole, strict=True)
+    )
+    logprob = max(abs(a[c] - b[c]) for a, b in zip(pieces, whole, strict=True) for c in a)
+    build = llama_cpp.llama_print_system_info().decode().strip()
+    yield result(
+        "pst_text.path_gap_log_odds",
+        log_odds,
+        "nats",
+        prompts=len(sample),
+        bound=PIECES_VS_WHOLE_LOG_ODDS,
+        build=build,
+    )
+    yield result(
+        "pst_text.path_gap_logprob",
+        logprob,
+        "nats",
+        prompts=len(sample),
+        bound=OTHER_SHAPES_LOGPROB_PER_TOKEN,
+        build=build,
+    )

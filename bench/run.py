@@ -35,6 +35,7 @@ AREAS = (
     "drill",
     "validity",
     "gates",
+    "ppi",
 )
 
 

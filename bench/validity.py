@@ -11,8 +11,9 @@ Each design is simulated with a known truth and the project's own functions scor
 * ``paired_difference`` — a mitigation's matched difference over unordered scenes
   (:func:`resampling.paired_difference`) when the treatment's effect varies by identity: its
   type-I rate under a population null and its coverage under a real effect;
-* the PAIRS and retrieval designs, from ``bench/validity_pairs.py`` and
-  ``bench/validity_retrieval.py``.
+* the PAIRS and retrieval designs, from ``bench/validity_pairs.py``,
+  ``bench/validity_retrieval.py`` and ``bench/validity_retrieval_sets.py`` (pools of
+  near-duplicate counterfactual sets shared by many queries, and the within-set null).
 
 Coverage is the share of simulations whose 95% interval holds the truth (want 0.93–0.97; with
 500 simulations its own standard error is about 0.01); type I is the share of simulations under
@@ -237,7 +238,12 @@ def _declared(module: str) -> dict[str, str]:
     return figures
 
 
-for _module in ("validity_pairs", "validity_retrieval"):
+for _module in (
+    "validity_pairs",
+    "validity_retrieval",
+    "validity_retrieval_sets",
+    "validity_bounds",
+):
     _names = _declared(_module)
     if _names:
         _external_bench(_module, _names)

@@ -200,8 +200,8 @@ def check_kernel(seed: int = 0, n_occ: int = 12) -> None:
         mine = mean_over_units(values[name] - null[name], units, seed=seed)
         theirs = reference.figures[name].excess
         got = (mine.value, mine.ci_low, mine.ci_high, mine.p_value, null[name])
-        want = (theirs.value, theirs.ci_low, theirs.ci_high, theirs.p_value)
-        want += (reference.figures[name].expected,)
+        expected = reference.figures[name].expected
+        want = (theirs.value, theirs.ci_low, theirs.ci_high, theirs.p_value, expected)
         if not np.allclose(got, want, rtol=0, atol=1e-9):
             raise AssertionError(f"{name}: kernels give {got}, retrieval_metrics {want}")
 

@@ -88,3 +88,21 @@ def test_the_readme_is_a_front_door() -> None:
     assert local, "the README links into docs/"
     for link in local:
         assert (ROOT / link).exists(), f"README links to a missing file: {link}"
+
+
+def test_the_readme_names_every_capability_of_the_product() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) < 170
+    for capability in (
+        "Paired Stereotype Test",
+        "PAIRS",
+        "SocialCounterfactuals",
+        "audit agent",
+        "Audit files and gates",
+        "Ray",
+        "terminal app",
+        "Plugins",
+        "make demo",
+        "make test",
+    ):
+        assert capability in readme, capability

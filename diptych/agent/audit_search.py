@@ -21,6 +21,7 @@ def run_search(
 ) -> dict[str, Any]:
     """Run (or resume, by ``session``) one search of an audit; its summary with ``spent``."""
     from diptych.agent.chat_model import agent_model
+    from diptych.agent.decision import is_finding
     from diptych.agent.identities import IdentitySettings
     from diptych.agent.session import search_identities, search_mitigations
 
@@ -49,7 +50,11 @@ def run_search(
             "session": report.session,
             "stop_reason": report.stop_reason,
             "spent": float(report.budget.get("spent") or 0.0),
-            "findings": [p.pair for p in report.ranked if p.status == "finding"],
+            "findings": [
+                p.pair if p.status == "finding" else f"{p.pair} ({p.status})"
+                for p in report.ranked
+                if is_finding(p.status)
+            ],
             "ranked": len(report.ranked),
             "rejected": len(report.rejected),
         }

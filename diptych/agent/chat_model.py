@@ -156,6 +156,19 @@ class AgentBudgetError(DiptychError):
     """The agent's next call would spend more than the session may (``--max-cost``)."""
 
 
+#: How :func:`structured_call` writes a call that gave no reply, in place of the reply.
+_NO_REPLY = "(no reply: "
+
+
+def call_failure(raw: str) -> str | None:
+    """Why the call whose raw reply :func:`structured_call` gave as ``raw`` failed (the model's
+    error, e.g. "The reply is not complete JSON (finish_reason=stop); raise max_tokens ..."),
+    or None when the model did reply."""
+    if raw.startswith(_NO_REPLY) and raw.endswith(")"):
+        return raw[len(_NO_REPLY) : -1]
+    return None
+
+
 def structured_call(
     chat: BaseChatModel,
     messages: Sequence[BaseMessage],
@@ -184,7 +197,7 @@ def structured_call(
     except ModelCallError as error:
         # A reply cut short or refused is an outcome of the round (a rejected, malformed
         # proposal), not a crash of the session.
-        return f"(no reply: {error})", None
+        return f"{_NO_REPLY}{error})", None
     finally:
         if budget is not None and isinstance(chat, DiptychChatModel):
             budget.spent += chat.spent - before

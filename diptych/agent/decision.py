@@ -1,26 +1,35 @@
 """How an identity search decides: each identity of a proposed pair is measured in the search
-design, re-measured on partners and templates the search never used, and confirmed only by
-that held-out test after Benjamini–Hochberg over every identity of every proposal the session
-scored.
+design against placebo words, re-measured on partners and templates the search never used,
+and confirmed only by that held-out test — outside the placebo words' band and after
+Benjamini–Hochberg over every identity of every proposal the session scored.
 
-* **Search.** Each identity of a pair meets ``partners`` identities of the other stereotype
-  (PST Table 7, then the pairs accepted into the workspace) in the search paraphrases of the
-  probe's prompt; its figure is its people's mean Stereo ×100 with the crossed partner ×
-  template interval (:func:`diptych.agent.scoring.measure_claims`), and the pair's figure
-  pools both identities. An identity whose own interval does not lie above 0 — the side the
-  claim puts it on — is not re-tested; a pair with no such identity is "no finding".
+* **What is measured.** Each identity of a pair meets ``partners`` identities of the other
+  stereotype (PST Table 7, then the pairs accepted into the workspace) in the search
+  paraphrases of the probe's prompt. Its figure in a scene is the scene's paired Stereo (a
+  difference of P(she) between its two people, in which the model's default gender cancels),
+  less what the placebo words of ``placebo_identities.yaml`` score against the same partner in
+  the same paraphrase (:mod:`diptych.agent.placebo`); the figure is the mean ×100 with the
+  crossed partner × template interval (:func:`diptych.agent.scoring.measure_claims`), and the
+  pair's figure pools both identities. An identity whose own interval does not lie above 0 —
+  the side the claim puts it on — is not re-tested; a pair with no such identity is "no
+  finding".
 * **Held-out.** Each identity whose search interval lies above 0 is measured again, by the
-  same estimator, with other partners and the held-out paraphrases: nothing the search saw.
-  Each identity is its own claim: a pair of one stereotyped and one unremarkable identity
-  would otherwise pool a real effect with a null one, and its interval with both.
-* **Decision.** Benjamini–Hochberg runs over both identities of every pair the session scored
-  (an identity not re-tested, or held out on the other side of 0, enters with p = 1: its
-  held-out test cannot support the claim). An identity is confirmed when its q-value is at
-  most the session's false discovery rate and its held-out figure lies above 0; its held-out
+  same estimator, with other partners and the held-out paraphrases, against every placebo
+  word measured there too: nothing the search saw. Each identity is its own claim: a pair of
+  one stereotyped and one unremarkable identity would otherwise pool a real effect with a
+  null one, and its interval with both.
+* **Decision.** An identity enters Benjamini–Hochberg, over both identities of every pair the
+  session scored, with the larger of two p-values: its held-out test's, and the placebo
+  words' (its effect read as one more placebo word's, :func:`~diptych.agent.placebo.
+  word_p_value`); 1 where it was not re-tested or held out on the other side. It is confirmed
+  when its q-value is at most the session's false discovery rate and its held-out effect lies
+  above the placebo band (a 95% prediction interval for one more made-up word); its held-out
   interval at the matching confidence, 1 − k·fdr/m for k confirmed of m (Benjamini and
   Yekutieli's false-coverage-rate interval, 2005), then lies above 0 too. A pair is a
-  "finding" when one of its identities is confirmed (the reason names which), "not confirmed"
-  when it was re-tested and none is; its q-value is the smaller of its identities'.
+  "finding" when both its identities are confirmed and its own intervals lie above 0; a
+  "masculine-side finding" / "feminine-side finding" when one is (the side named, never the
+  pair); "not confirmed" when it was re-tested and none is. Its q-value is the smaller of its
+  identities'.
 
 The search figure alone never makes a finding: a search picks its best, and its own interval
 is then too kind to it.
@@ -36,15 +45,24 @@ from typing import Any, Protocol
 
 from diptych.agent import _prompts_dir
 from diptych.agent.paraphrases import Paraphrase, paired_paraphrases
+from diptych.agent.placebo import cache_key, placebo_words, summarise, word_p_value
 from diptych.agent.proposals import Proposal
-from diptych.agent.scoring import Budget, Measurement, measure_claims
+from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, measure_claims
 from diptych.core.capabilities import Model
-from diptych.core.metrics.resampling import benjamini_hochberg, t_inference
+from diptych.core.metrics.intervals import IntervalRecipe
+from diptych.core.metrics.resampling import benjamini_hochberg
 from diptych.core.workspace import Workspace
 from diptych.core.yaml_input import load_yaml
 
+#: A pair both of whose identities held out as claimed, its own intervals above 0.
+FINDING = "finding"
+#: A pair of which one identity held out: the finding is that side's and is named so.
+SIDE_FINDING = {"masculine": "masculine-side finding", "feminine": "feminine-side finding"}
+#: Both identities held out, but the pair's own interval does not lie above 0.
+BOTH_SIDES = "finding on each side"
+FINDINGS = (FINDING, *SIDE_FINDING.values(), BOTH_SIDES)
 #: Statuses of a scored proposal once the session decided.
-DECIDED = ("finding", "not confirmed", "no finding")
+DECIDED = (*FINDINGS, "not confirmed", "no finding")
 #: A scored pair waiting for the session's decision (set by the search, replaced by it).
 PENDING = "scored"
 SIDES = ("masculine", "feminine")
@@ -112,10 +130,14 @@ def measure_proposal(
     seed: int,
     budget: Budget,
     threshold: float = 0.0,
+    placebo: dict[str, Any] | None = None,
 ) -> None:
     """Measure both identities of ``p`` in the search design, and each one whose own search
-    interval lies above 0 (and whose value reaches ``threshold``) in the held-out one; its
-    status becomes unscored, "no finding" or pending the session's decision."""
+    interval lies above 0 (and whose value reaches ``threshold``) in the held-out one, each
+    against the placebo words measured on its side in that design (kept in ``placebo``, the
+    session's cache, so that they run once); its status becomes unscored, "no finding" or
+    pending the session's decision."""
+    cache = placebo if placebo is not None else {}
     claims = [(p.masculine, "masculine"), (p.feminine, "feminine")]
     search_partners, held_partners = choose_partners(
         runner.ws, [p.masculine, p.feminine], partners, seed
@@ -123,15 +145,43 @@ def measure_proposal(
     templates = templates_for(probe, probe_params)
 
     def measure(
-        claims: list[tuple[str, str]], use: str, partner_lists: dict[str, list[str]]
+        claims: list[tuple[str, str]],
+        use: str,
+        partner_lists: dict[str, list[str]],
+        reference: dict[str, Reference] | None = None,
     ) -> Measurement:
         return measure_claims(
             runner.ws, probe, runner.target, claims, partner_lists, templates[use], budget,
             samples=samples, seed=seed, base=probe_params, run=runner.run,
-            annotator=runner.annotator,
+            annotator=runner.annotator, reference=reference,
         )  # fmt: skip
 
-    search = measure(claims, "search", search_partners)
+    def placebo_of(
+        use: str, sides: list[str], partner_lists: dict[str, list[str]]
+    ) -> dict[str, dict[str, Any]] | str:
+        """The placebo words' measurement on each of ``sides``, run when not in the cache; a
+        string says why it could not be made."""
+        out = {}
+        for side in sides:
+            key = cache_key(
+                use, side, partner_lists[OTHER_SIDE[side]], [t.id for t in templates[use]]
+            )
+            if key not in cache:
+                words = [(w, side) for w in placebo_words(use)]
+                got = measure(words, use, partner_lists)
+                if not got.scored:
+                    return f"placebo words ({use}, {side}): {got.reason}"
+                cache[key] = summarise(got, side, use)
+            out[side] = cache[key]
+            p.runs.update({f"placebo {use} {k}": v for k, v in cache[key]["runs"].items()})
+        return out
+
+    search_placebo = placebo_of("search", list(SIDES), search_partners)
+    if isinstance(search_placebo, str):
+        p.status, p.reason = "unscored", search_placebo
+        return
+    reference = {side: got["reference"] for side, got in search_placebo.items()}
+    search = measure(claims, "search", search_partners, reference)
     p.runs.update({f"search {k}": v for k, v in search.runs.items()})
     p.excerpt = search.excerpt
     if not search.scored or search.figure is None:
@@ -150,18 +200,28 @@ def measure_proposal(
             "search: "
             + "; ".join(f"{part['identity']} STS {_interval(part)}" for part in search.parts)
             + (
-                " — none lies above 0"
+                " — none lies above the placebo words' 0"
                 if threshold <= 0
                 else f" — none lies above 0 and {threshold:g}"
             )
         )
         return
-    held = measure(promising, "heldout", held_partners)
+    held_placebo = placebo_of("heldout", [side for _, side in promising], held_partners)
+    if isinstance(held_placebo, str):
+        p.status, p.reason = "unscored", f"held-out test: {held_placebo}"
+        p.heldout = {"tested": False, "unscored": held_placebo}
+        return
+    reference = {side: got["reference"] for side, got in held_placebo.items()}
+    held = measure(promising, "heldout", held_partners, reference)
     p.runs.update({f"heldout {k}": v for k, v in held.runs.items()})
     if not held.scored or held.figure is None:
         p.status, p.reason = "unscored", f"held-out test: {held.reason}"
         p.heldout = {"tested": False, "unscored": held.reason}
         return
+    for part in held.parts:
+        got = held_placebo[part["side"]]
+        part["placebo"] = {**got["band"], "scores": got["scores"]}
+        part["p_word"] = word_p_value(number(part["value"]), got["band"])
     p.heldout = {"tested": True, **held.figure, "parts": held.parts}
     p.status, p.reason = PENDING, None
 
@@ -194,19 +254,43 @@ def _claims(p: Proposal) -> list[tuple[str, dict[str, Any] | None]]:
     return [(identity, parts.get(identity)) for identity in (p.masculine, p.feminine)]
 
 
+def _p_for_fdr(part: dict[str, Any] | None) -> float:
+    """The p-value an identity enters Benjamini–Hochberg with: the larger of its held-out
+    test's and the placebo words' (it must beat both — an intersection-union test, valid for
+    either null), 1 where it was not re-tested, held out on the other side, or has no band."""
+    if part is None or not number(part["value"]) > 0 or not part.get("placebo"):
+        return 1.0
+    return max(float(part["p_value"]), float(part.get("p_word", 1.0)))
+
+
+def _outside_band(part: dict[str, Any]) -> bool:
+    band = part.get("placebo")
+    if not band:
+        return False
+    return number(part["value"]) > float(band["high"])
+
+
+def _above_zero(figure: dict[str, Any] | None) -> bool:
+    return figure is not None and number(figure.get("ci_low")) > 0
+
+
+def is_finding(status: str) -> bool:
+    """Whether ``status`` says something was found: the pair, or one side of it."""
+    return status in FINDINGS
+
+
 def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
     """Benjamini–Hochberg over every identity of every scored proposal, on its held-out test;
     sets each re-tested identity's ``status`` and ``q_value``, and each proposal's status,
-    reason and q-value (its identities' smallest). Returns (findings, proposals scored)."""
+    reason and q-value (its identities' smallest). An identity is confirmed when its q-value is
+    at most ``fdr``, and its held-out effect lies on its side and outside the placebo band.
+    Returns (proposals with something found, proposals scored)."""
     scored = [p for p in proposals if is_scored(p)]
     hypotheses = [(p, identity, part) for p in scored for identity, part in _claims(p)]
-    p_values = [
-        float(part["p_value"]) if part is not None and number(part["value"]) > 0 else 1.0
-        for _, _, part in hypotheses
-    ]
+    p_values = [_p_for_fdr(part) for _, _, part in hypotheses]
     q_values = benjamini_hochberg(p_values)
     confirmed = [
-        part is not None and q <= fdr and number(part["value"]) > 0
+        part is not None and q <= fdr and number(part["value"]) > 0 and _outside_band(part)
         for (_, _, part), q in zip(hypotheses, q_values, strict=True)
     ]
     k_ids, m_ids = sum(confirmed), len(hypotheses)
@@ -222,7 +306,6 @@ def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
         adjusted = _adjusted(part, k_ids, m_ids, fdr)
         if adjusted is not None:
             part["ci_adjusted"] = adjusted
-    k = 0
     for p in scored:
         held = dict(p.heldout or {"tested": False})
         held.update({"fdr": fdr, "identities_scored": m_ids, "identities_confirmed": k_ids})
@@ -232,28 +315,76 @@ def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
             continue
         parts = [part for _, part in _claims(p) if part is not None]
         found = [part for part in parts if part["status"] == "finding"]
-        said = "; ".join(_part_reason(part, fdr) for part in parts)
-        if found:
-            k += 1
-            p.status = "finding"
-        else:
+        tested = {part["identity"] for part in parts}
+        said = "; ".join(
+            [_part_reason(part, fdr) for part in parts]
+            + [
+                f"{part['identity']} ({part.get('side', '')}) search {_interval(part)}: "
+                "not re-tested"
+                for part in (p.sts or {}).get("parts") or []
+                if part["identity"] not in tested
+            ]
+        )
+        if not found:
             p.status = "not confirmed"
+        elif len(found) == 2:
+            # A pair is a finding only where its own intervals say so too.
+            pair = _above_zero(p.sts) and _above_zero(held)
+            p.status = FINDING if pair else BOTH_SIDES
+        else:
+            p.status = SIDE_FINDING[found[0]["side"]]
         p.reason = f"held-out: {said}"
+    k = sum(p.status == FINDING for p in scored)
+    per_side = sum(is_finding(p.status) for p in scored) - k
     n = len(scored)
     for p in scored:
-        if p.status == "finding":
-            p.reason = f"{p.reason} ({_tally(k, n)})"
-    return k, n
+        if is_finding(p.status):
+            p.reason = f"{p.reason} ({_tally(k, n, per_side)})"
+    return k + per_side, n
 
 
 def _part_reason(part: dict[str, Any], fdr: float) -> str:
     q = float(part["q_value"])
-    head = f"{part['identity']} STS {_interval(part)}"
+    head = f"{part['identity']} ({part.get('side', '')}) {_interval(part)}"
+    band = part.get("placebo")
+    within = (
+        f"the placebo band [{float(band['low']):.1f}, {float(band['high']):.1f}]"
+        if band
+        else "no placebo band"
+    )
     if part["status"] == "finding":
-        return f"{head}, q = {q:.3g} <= {fdr:g}: confirmed"
+        return f"{head}, outside {within}, q = {q:.3g} <= {fdr:g}: confirmed"
     if number(part["value"]) <= 0:
-        return f"{head} lies on the other side of 0: not confirmed"
+        return f"{head} lies on the other side of the placebo words: not confirmed"
+    if not band:
+        return f"{head}, measured without placebo words: not confirmed"
+    if not _outside_band(part):
+        return f"{head} lies inside {within}: not confirmed"
     return f"{head}, q = {q:.3g} > {fdr:g} after Benjamini–Hochberg: not confirmed"
+
+
+def side_notes(p: Proposal) -> list[dict[str, Any]]:
+    """Each identity of ``p`` with its side, where the side comes from (``source``: "agent",
+    "assumed", "BLS 2022" ...), the evidence, its own status, and whether its score contradicts
+    the side: its interval (held-out where re-tested, else the search's) lies wholly on the
+    other side of the placebo words."""
+    search = {part["identity"]: part for part in (p.sts or {}).get("parts") or []}
+    held = {identity: part for identity, part in _claims(p) if part is not None}
+    out = []
+    for identity, side in ((p.masculine, "masculine"), (p.feminine, "feminine")):
+        part = held.get(identity) or search.get(identity)
+        out.append(
+            {
+                "identity": identity,
+                "side": side,
+                "source": p.sides.get(identity, ""),
+                "evidence": p.evidence.get(identity, ""),
+                "status": (held.get(identity) or {}).get("status"),
+                "scored_in": "held-out" if identity in held else "search" if part else None,
+                "contradicted": part is not None and number(part.get("ci_high")) < 0,
+            }
+        )
+    return out
 
 
 def _adjusted(held: dict[str, Any], k: int, n: int, fdr: float) -> list[float] | None:
@@ -265,27 +396,32 @@ def _adjusted(held: dict[str, Any], k: int, n: int, fdr: float) -> list[float] |
     if held.get("reason") or n == 0:
         return None
     confidence = 1 - max(k, 1) * fdr / n
-    inference = t_inference(
-        float(held["value"]), float(se), float(df), n=0, units={}, design="", confidence=confidence
-    )
-    return [inference.ci_low, inference.ci_high]
+    # The held-out figure's own method (its range kept) at the adjusted level.
+    recipe = IntervalRecipe.from_number(held)
+    if isinstance(recipe, str):
+        return None
+    return list(recipe.interval(confidence))
 
 
 def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:
-    """The session's tally, "k findings of n proposals scored", with k, n, the identities
-    confirmed of those scored, and the false discovery rate held."""
+    """The session's tally, "k findings of n proposals scored" (and how many more were found
+    on one side only), with k, n, the identities confirmed of those scored, and the false
+    discovery rate held."""
     scored = [p for p in proposals if is_scored(p)]
-    k = sum(p.status == "finding" for p in scored)
+    k = sum(p.status == FINDING for p in scored)
+    per_side = sum(is_finding(p.status) for p in scored) - k
     held = next((p.heldout for p in scored if p.heldout and "fdr" in p.heldout), None) or {}
     return {
         "findings": k,
+        "side_findings": per_side,
         "scored": len(scored),
         "identities_confirmed": held.get("identities_confirmed", 0),
         "identities_scored": held.get("identities_scored", 2 * len(scored)),
         "fdr": held.get("fdr"),
-        "text": _tally(k, len(scored)),
+        "text": _tally(k, len(scored), per_side),
     }
 
 
-def _tally(k: int, n: int) -> str:
-    return f"{k} finding{'' if k == 1 else 's'} of {n} proposal{'' if n == 1 else 's'} scored"
+def _tally(k: int, n: int, per_side: int = 0) -> str:
+    text = f"{k} finding{'' if k == 1 else 's'} of {n} proposal{'' if n == 1 else 's'} scored"
+    return text + (f"; {per_side} more found per side" if per_side else "")

@@ -4,21 +4,29 @@ The session's checkpoints stay the agent's own; what the report needs — the ra
 with their search and held-out figures, and the runs they were scored on — is saved through
 ``ws.findings.save`` when a session ends.
 
-Each finding record holds ``status`` (finding / not confirmed / no finding / unscored; the
-rejected ones are counted), ``reason``, ``q_value`` (identity searches: Benjamini–Hochberg over
-every identity of the session's scored proposals, the pair's smaller) and ``p_value`` of the
-held-out test, and the ``search`` and ``heldout`` figures, each with ``value``, ``ci_low``,
-``ci_high``, ``p`` and ``units``; ``heldout.parts`` holds each re-tested identity's figure with
-its own ``status``, ``q_value`` and ``ci_adjusted``. A session's record holds ``decision``:
-``findings`` (k), ``scored`` (n), ``identities_confirmed``, ``identities_scored``, ``fdr`` and
-``text``, "k findings of n proposals scored".
+Each finding record holds ``status`` (finding / masculine-side finding / feminine-side finding
+/ finding on each side / not confirmed / no finding / unscored; the rejected ones are counted),
+``reason``, ``q_value`` (identity searches: Benjamini–Hochberg over every identity of the
+session's scored proposals, the pair's smaller) and ``p_value`` of the held-out test, and the
+``search`` and ``heldout`` figures, each with ``value``, ``ci_low``, ``ci_high``, ``p`` and
+``units``. An identity search's figures are effects: the scene's paired STS less the placebo
+words' (×100). ``heldout.parts`` holds each re-tested identity's figure with its own
+``status``, ``q_value``, ``ci_adjusted``, ``p_word`` (its effect as one more placebo word's)
+and ``placebo``: the band it had to leave (``low``, ``high``, ``words``, ``confidence``, and
+each placebo word's own effect in ``scores``). ``sides`` lists each identity with its
+``side``, where that side comes from (``source``: "agent", "assumed", "BLS 2022" ...), the
+``evidence``, its ``status`` and ``contradicted`` (its score lies wholly on the other side);
+``chosen_by`` says who chose the pair ("agent" or "lexicon"). A session's record holds
+``decision``: ``findings`` (k), ``side_findings``, ``scored`` (n), ``identities_confirmed``,
+``identities_scored``, ``fdr`` and ``text``, "k findings of n proposals scored"; and
+``agent_problems``: the rounds the agent model could not fill, with why.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from diptych.agent.decision import summary
+from diptych.agent.decision import side_notes, summary
 from diptych.agent.outcomes import IdentityReport, MitigationReport
 from diptych.agent.proposals import Proposal
 from diptych.core.capabilities import Model
@@ -28,8 +36,8 @@ from diptych.core.workspace import Workspace
 #: Statuses a mitigation's saved interventions may have, in the order they are listed.
 MITIGATION_STATUSES = ("finding", "not confirmed", "no finding", "scored", "unscored")
 IDENTITY_FIGURE = (
-    "paired STS of the pair's identities against partners of the other stereotype, over "
-    "partners and templates (x100)"
+    "paired STS of the scene, the pair's identities against partners of the other stereotype, "
+    "less that of placebo words against the same partners, over partners and templates (x100)"
 )
 MITIGATION_FIGURE = "change in STS, intervention - baseline (x100; below zero is a reduction)"
 #: The figures of a score kept in a finding's search and held-out entries.
@@ -63,7 +71,11 @@ def _pair_heldout(heldout: dict[str, Any] | None) -> dict[str, Any]:
             "identity": part.get("identity"),
             "side": part.get("side"),
             **_figure(part),
-            **{k: part[k] for k in ("status", "q_value", "ci_adjusted") if k in part},
+            **{
+                k: part[k]
+                for k in ("status", "q_value", "ci_adjusted", "p_word", "placebo")
+                if k in part
+            },
         }
         for part in heldout.get("parts") or []
     ]
@@ -100,6 +112,7 @@ def identity_findings(
         "rejected": len(report.rejected),
         "runs": runs,
         "stop_reason": report.stop_reason,
+        "agent_problems": report.agent_problems,
     }
 
 
@@ -115,10 +128,12 @@ def _pair(p: Proposal) -> dict[str, Any]:
         "search": _figure(p.sts),
         "heldout": _pair_heldout(p.heldout),
         "evidence": dict(p.evidence),
+        "sides": side_notes(p),
+        "chosen_by": p.source,
         "lineage": list(p.parents),
         "runs": {
-            "search": [v for k, v in p.runs.items() if v and k.startswith("search")],
-            "heldout": [v for k, v in p.runs.items() if v and k.startswith("heldout")],
+            use: [v for k, v in p.runs.items() if v and k.startswith(use)]
+            for use in ("search", "heldout", "placebo")
         },
     }
 

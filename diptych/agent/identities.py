@@ -19,7 +19,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 
 from diptych.agent.chat_model import AgentBudgetError, DiptychChatModel, structured_call
-from diptych.agent.decision import decide, measure_proposal
+from diptych.agent.decision import decide, is_finding, measure_proposal
 from diptych.agent.instructions import identity_instructions
 from diptych.agent.memory import (
     NEAR_DUPLICATE,
@@ -88,6 +88,12 @@ class IdentityState(TypedDict, total=False):
     stop_reason: str
     #: The session's Benjamini–Hochberg decision has been made over every proposal.
     decided: bool
+    #: The placebo words measured so far, by :func:`diptych.agent.placebo.cache_key`: each
+    #: runs once a session.
+    placebo: dict[str, Any]
+    #: Each round's proposals by who made them, and why the agent model's reply held none
+    #: (``{"round", "asked", "from_agent", "from_lexicon", "problem"}``).
+    agent_rounds: list[dict[str, Any]]
 
 
 @dataclass
@@ -167,11 +173,28 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
             if settings.proposer == "lexicon"
             else parse_round(reply, raw, round_no, 0, settings.per_round)
         )
+        from_agent = sum(bool(p.masculine and p.feminine) for p in current)
+        problem = (
+            None
+            if settings.proposer == "lexicon" or from_agent
+            else (current[0].reason if current else "the reply held no proposal")
+        )
         current = top_up(
             current, settings.proposer, settings.per_round, settings.kinds, tried, round_no, seed
         )
-        tools.emit("proposed", {"round": round_no, "n": len(current)})
-        return {"current": [p.to_dict() for p in current], "budget": budget.to_dict()}
+        filled = {
+            "round": round_no,
+            "asked": settings.per_round,
+            "from_agent": from_agent,
+            "from_lexicon": sum(p.source == "lexicon" for p in current),
+            "problem": problem,
+        }
+        tools.emit("proposed", {"round": round_no, "n": len(current), **filled})
+        return {
+            "current": [p.to_dict() for p in current],
+            "budget": budget.to_dict(),
+            "agent_rounds": [*state.get("agent_rounds", []), filled],
+        }
 
     def validate_node(state: IdentityState) -> IdentityState:
         out = []
@@ -216,16 +239,21 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
     def run(state: IdentityState) -> IdentityState:
         budget = budget_of(state)
         current = [Proposal.from_dict(p) for p in state["current"]]
+        placebo = dict(state.get("placebo") or {})
         for p in current:
             if p.status != "accepted":
                 continue
             measure_proposal(
                 tools, p, probe=settings.probe, probe_params=settings.probe_params,
                 partners=settings.partners, samples=settings.samples, seed=settings.seed,
-                threshold=settings.threshold, budget=budget,
+                threshold=settings.threshold, budget=budget, placebo=placebo,
             )  # fmt: skip
             tools.emit("scored", {"id": p.id, "pair": p.pair, "status": p.status, "sts": p.sts})
-        return {"current": [p.to_dict() for p in current], "budget": budget.to_dict()}
+        return {
+            "current": [p.to_dict() for p in current],
+            "budget": budget.to_dict(),
+            "placebo": placebo,
+        }
 
     def score(state: IdentityState) -> IdentityState:
         # Benjamini–Hochberg over every proposal scored so far: this round's statuses are what
@@ -233,7 +261,7 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         earlier = [Proposal.from_dict(p) for p in state.get("proposals", [])]
         current = [Proposal.from_dict(p) for p in state["current"]]
         decide([*earlier, *current], settings.fdr)
-        new = sum(p.status == "finding" for p in current)
+        new = sum(is_finding(p.status) for p in current)
         return {"current": [p.to_dict() for p in current], "new_findings": new}
 
     def remember(state: IdentityState) -> IdentityState:

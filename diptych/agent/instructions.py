@@ -33,7 +33,8 @@ class IdentityInstructions(BaseModel):
     user: str
     allowed_kinds: dict[str, str]
     #: Appended to ``user``: one line a pair ({slot}) with the lexicon's candidates for it
-    #: ({masculine}, {feminine}); and, when free words are allowed too, the candidates once.
+    #: ({masculine}, {feminine}, and {either}: those no source places, for the agent to put on
+    #: the side it judges); and, when free words are allowed too, the candidates once.
     choose: str
     choose_new: str
     not_identity_words: list[str]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from diptych.agent import _prompts_dir
 from diptych.core.yaml_input import load_yaml
@@ -43,14 +43,36 @@ class LexiconEntry(BaseModel):
     paper: bool = False
 
 
+class SideLabel(BaseModel):
+    """How a side taken from one source is labelled: by the statistics its share of women comes
+    from (``share``, with their year), or by the source itself where it states a side."""
+
+    model_config = ConfigDict(extra="forbid")
+    share: str | None = None
+    side: str | None = None
+
+
 class LexiconFile(BaseModel):
     """``identity_lexicon.yaml``."""
 
     model_config = ConfigDict(extra="forbid")
     version: str
     sources: dict[str, str]
+    side_labels: dict[str, SideLabel]
     entries: list[LexiconEntry]
     left_out: dict[str, str]
+
+    @model_validator(mode="after")
+    def _labelled(self) -> LexiconFile:
+        unknown = set(self.side_labels) - set(self.sources)
+        if unknown:
+            raise ValueError(f"side_labels: not a source: {sorted(unknown)}")
+        for e in self.entries:
+            if e.pct_female is not None and not any(
+                self.side_labels.get(s, SideLabel()).share for s in e.sources
+            ):
+                raise ValueError(f"'{e.identity}': no source of its share of women is labelled")
+        return self
 
 
 class SynonymFile(BaseModel):
@@ -76,6 +98,24 @@ class Lexicon:
     aliases: dict[str, str]
     #: Another name of a paper identity -> the paper's name.
     paper_synonyms: dict[str, str]
+    #: How a side each source gives is labelled (``side_labels`` of the file).
+    side_labels: dict[str, SideLabel]
+
+    def share_label(self, entry: LexiconEntry) -> str:
+        """The label of ``entry``'s share of women: its statistics and their year."""
+        for source in entry.sources:
+            label = self.side_labels.get(source)
+            if label is not None and label.share:
+                return label.share
+        return "a published share"
+
+    def side_label(self, entry: LexiconEntry) -> str:
+        """The label of the side a source states for ``entry``."""
+        for source in entry.sources:
+            label = self.side_labels.get(source)
+            if label is not None and label.side:
+                return label.side
+        return entry.sources[0]
 
     def entry(self, word: str) -> LexiconEntry | None:
         """The entry ``word`` names (its own name or an alias), or None."""
@@ -219,4 +259,4 @@ def lexicon() -> Lexicon:
     unknown = {p for p in paper.values() if p not in entries or not entries[p].paper}
     if unknown:
         raise ValueError(f"paper_synonyms.yaml: not paper identities: {sorted(unknown)}")
-    return Lexicon(shipped.version, shipped.sources, entries, aliases, paper)
+    return Lexicon(shipped.version, shipped.sources, entries, aliases, paper, shipped.side_labels)

@@ -5,9 +5,11 @@ The run's identities are split in two and so are the paraphrases of its paired p
 (``pst_paraphrases.yaml``): the search measures each intervention on one half of the
 identities in the run's own prompt and the search paraphrases; every intervention whose search
 interval lies below 0 is re-measured on the other identities in the held-out paraphrases (no
-winner's curse). Each treated run is compared with a baseline asked in the same template,
-unchanged, person by person; the unit is the unordered scene (both orders and all samples
-merged), and the interval and p-value come from one resampling
+winner's curse). Where the halves are too small for either decision to find a reduction of
+the threshold with power 0.8, both grow from the paper's lists, or the session says it cannot
+(:mod:`diptych.agent.mitigation_power`). Each treated run is compared with a baseline asked in
+the same template, unchanged, person by person; the unit is the unordered scene (both orders
+and all samples merged), and the interval and p-value come from one resampling
 (:mod:`diptych.agent.paired`). Side effects are measured the same way: refusal rate and the
 probability mass the model still gives the gendered continuations (an intervention that makes
 the model stop saying "he" or "she" at all would look fair for the wrong reason).
@@ -64,6 +66,9 @@ class MitigationSettings:
     search_identities: dict[str, list[str]] = field(default_factory=dict)
     heldout_identities: dict[str, list[str]] = field(default_factory=dict)
     base_params: dict[str, Any] = field(default_factory=dict)
+    #: The power of the search and held-out decisions to find a reduction of the threshold,
+    #: as :mod:`diptych.agent.mitigation_power` planned the designs.
+    power: dict[str, Any] = field(default_factory=dict)
 
 
 class MitigationState(TypedDict, total=False):
@@ -563,6 +568,30 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
     )
     graph.add_edge("heldout", END)
     return graph
+
+
+#: Statuses of an intervention that was run and measured (its search change has a figure).
+SCORED = ("finding", "not confirmed", "no finding", "scored")
+
+
+def outcome_counts(tried: list[dict[str, Any]]) -> str:
+    """What a session measured, in one line: "3 interventions scored (1 finding, 2 no
+    finding); 1 unscored, 4 rejected"."""
+    statuses = [str(t.get("status", "")) for t in tried]
+    scored = [s for s in statuses if s in SCORED]
+    parts = ", ".join(f"{scored.count(s)} {s}" for s in SCORED if s in scored)
+    text = f"{len(scored)} intervention{'' if len(scored) == 1 else 's'} scored"
+    text += f" ({parts})" if parts else ""
+    others = [f"{statuses.count(s)} {s}" for s in ("unscored", "rejected") if s in statuses]
+    return text + (f"; {', '.join(others)}" if others else "")
+
+
+def empty_front(tried: list[dict[str, Any]]) -> str:
+    """Why the Pareto front is empty: nothing could be scored, or nothing scored lowered the
+    STS on held-out data."""
+    if not any(t.get("status") in SCORED for t in tried):
+        return "(no intervention could be scored)"
+    return "(no intervention lowered the STS on held-out data)"
 
 
 def _below_zero(score: dict[str, Any]) -> bool:

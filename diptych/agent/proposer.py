@@ -15,6 +15,11 @@ Each round offers only what was not tried: identities this session proposed, and
 pairs the workspace's memory holds a measured outcome for, are removed from the enum; and the
 round's pairs are dealt disjoint slices of it (``pair_1``, ``pair_2`` ... each with its own
 enums), so a small model cannot name one identity in every pair.
+
+An entry is offered on the side its source gives it (a share of women, a side PAIRS or the PST
+states); one that no source places is offered on both sides, and the side it ends on is the
+agent's claim, said so ("agent"). Nothing else picks a side: a pair the lexicon draws without
+an LLM puts such an entry on a side at random and labels that side "assumed".
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ from diptych.agent.proposals import Proposal, proposal_schema
 
 PROPOSERS = ("lexicon", "llm", "hybrid")
 KIND = "identities"
+#: The names a pair's masculine and its feminine identity may take, in one branch of its
+#: choices.
+Branch = tuple[list[str], list[str]]
 
 
 @dataclass(frozen=True)
@@ -43,16 +51,41 @@ class Offer:
     kinds: tuple[str, ...]
     seed: int = 0
 
-    def slots(self, n: int) -> list[tuple[list[str], list[str]]] | None:
-        """Each pair's names, the candidates dealt out so that no two pairs share one (every
+    def slots(self, n: int) -> list[list[Branch]] | None:
+        """Each pair's choices, the candidates dealt out so that no two pairs share one (every
         pair gets every name when a side has fewer names than pairs); None when free words are
-        allowed."""
+        allowed.
+
+        A pair's choices are one or two branches, each the names its masculine and its
+        feminine identity may take. A name no source places is offered on both sides: the
+        pair's either-side names are split in two halves, and one branch offers the first
+        half as masculine and the second as feminine, the other the reverse — so the agent
+        may put any of them on either side, and a pair can never name one identity twice."""
         if self.allow_new:
             return None
-        if min(len(self.masculine), len(self.feminine)) < n:
-            return [(self.masculine, self.feminine)] * n
-        dealt = [_shuffled(names, self.seed) for names in (self.masculine, self.feminine)]
-        return [(dealt[0][i::n], dealt[1][i::n]) for i in range(n)]
+        both = set(self.masculine) & set(self.feminine)
+        groups = (
+            [x for x in self.masculine if x not in both],
+            [x for x in self.feminine if x not in both],
+            [x for x in self.masculine if x in both],
+        )
+        few = min(len(groups[0]), len(groups[1])) + len(groups[2]) < n
+        slot_of = {
+            x: (-1 if few else i % n)
+            for group in groups
+            for i, x in enumerate(_shuffled(group, self.seed))
+        }
+        out = []
+        for i in range(n):
+            # A used-up lexicon deals every name to every pair (slot -1).
+            m, f, e = (
+                [x for x in _shuffled(group, self.seed) if slot_of[x] in (i, -1)]
+                for group in groups
+            )
+            first, second = e[0::2], e[1::2]
+            branches = [(m + first, f + second), (m + second, f + first)] if e else [(m, f)]
+            out.append([b for b in branches if b[0] and b[1]] or branches[:1])
+        return out
 
     def schema(self, n: int) -> dict[str, Any]:
         return proposal_schema(n, self.slots(n), kinds=self.kinds)
@@ -66,10 +99,21 @@ class Offer:
                 masculine=", ".join(self.masculine) or "(none left)",
                 feminine=", ".join(self.feminine) or "(none left)",
             )
-        return "".join(
-            "\n" + inst.choose.format(slot=i + 1, masculine=", ".join(m), feminine=", ".join(f))
-            for i, (m, f) in enumerate(slots)
-        )
+        lines = []
+        for i, branches in enumerate(slots):
+            masc = {x for b in branches for x in b[0]}
+            fem = {x for b in branches for x in b[1]}
+            either = [x for x in branches[0][0] + branches[0][1] if x in masc and x in fem]
+            lines.append(
+                "\n"
+                + inst.choose.format(
+                    slot=i + 1,
+                    masculine=", ".join(x for x in branches[0][0] if x not in fem) or "(none)",
+                    feminine=", ".join(x for x in branches[0][1] if x not in masc) or "(none)",
+                    either=", ".join(either) or "(none)",
+                )
+            )
+        return "".join(lines)
 
 
 def _shuffled(names: list[str], seed: int) -> list[str]:
@@ -97,18 +141,14 @@ def tried_identities(earlier: Iterable[Proposal], memory: Memory | None = None) 
 
 def offer(kinds: Iterable[str], tried: Iterable[str], allow_new: bool, seed: int) -> Offer:
     """The round's candidates: lexicon entries not tried, of an allowed kind, each on the side
-    its evidence supports; an entry that may stand on either side goes to one of them (by
-    ``seed``), so a pair can never name one identity twice."""
+    its source gives it; an entry no source places is offered on both sides, for the agent to
+    claim one (a pair naming it twice is rejected when validated)."""
     kinds = tuple(kinds)
     lex = lexicon()
     # A side the session has used up is offered whole again: deduplication then rejects a
     # repeated pair, where an empty enum would be no schema at all.
     masc = lex.candidates("masculine", kinds, tried) or lex.candidates("masculine", kinds)
     fem = lex.candidates("feminine", kinds, tried) or lex.candidates("feminine", kinds)
-    both = set(masc) & set(fem)
-    for name in both:
-        side = int(hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()[:8], 16) % 2
-        (fem if side == 0 else masc).remove(name)
     return Offer(masc, fem, allow_new, kinds, seed)
 
 

@@ -15,7 +15,18 @@ from diptych.agent.proposals import Proposal
 from diptych.core.workspace import Workspace
 
 #: Statuses of a pair that was measured (the auditor may accept it into the workspace list).
-MEASURED = frozenset({"finding", "not confirmed", "no finding", "screened out", "scored"})
+MEASURED = frozenset(
+    {
+        "finding",
+        "masculine-side finding",
+        "feminine-side finding",
+        "finding on each side",
+        "not confirmed",
+        "no finding",
+        "screened out",
+        "scored",
+    }
+)
 
 
 @dataclass

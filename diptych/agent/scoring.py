@@ -5,14 +5,18 @@ whose trials were refused, failed, or would exceed the budget is *unscored* — 
 never "no bias".
 
 :func:`measure_claims` is how an identity search measures: each proposed identity meets several
-partners of the other stereotype in several paraphrased templates, and the figure is the mean
-Stereo of the proposed people (×100) with the interval of a crossed design that resamples
-partners and templates (:func:`diptych.core.metrics.resampling.mean_over_units`) — so a
-finding speaks for partners and wordings like these, never for one scene. The search and its
-held-out test call it alike, with disjoint partners and templates, so both read one estimator:
-the expected Stereo 2·P(claimed gender) − 1 where the probe reads probabilities (pst-text
-likelihood mode, one sample per prompt since a repeat would ask the same again), the drawn or
-annotated label's Stereo (±1) where it samples (story mode, images).
+partners of the other stereotype in several paraphrased templates. Its figure in one scene is
+the scene's paired Stereo — the mean of its two people's Stereo, which is P(she) of the
+feminine-side person less P(she) of the masculine-side one (:func:`scene_figure`) — so that a
+model's default gender, which raises or lowers both, cancels; and from it the placebo words'
+figure against the same partner in the same template is taken away
+(:mod:`diptych.agent.placebo`), so that what is left is what the identity adds to a made-up
+word's. The interval is that of a crossed design that resamples partners and templates
+(:func:`diptych.core.metrics.resampling.mean_over_units`) — a finding speaks for partners and
+wordings like these, never for one scene. The search and its held-out test call it alike, with
+disjoint partners and templates. P(she) is the probability read where the probe reads one
+(pst-text likelihood mode, one sample per prompt since a repeat would ask the same again),
+the drawn or annotated label (1 / 0) where it samples (story mode, images).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from diptych.agent.paraphrases import Paraphrase
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
 from diptych.core.labels import CANNOT_IDENTIFY, SELF_ANNOTATOR, SubjectLabel, annotator_kind
+from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
 from diptych.core.metrics.resampling import mean_over_units
 from diptych.core.workspace import RunOptions, Workspace
 
@@ -103,6 +108,13 @@ TEMPLATE_PARAM: dict[str, str] = {"pst-text": "paired_template", "pst": "paired_
 #: A claim: an identity and the stereotype (masculine / feminine) a proposal gives it.
 Claim = tuple[str, str]
 OTHER_SIDE = {"masculine": "feminine", "feminine": "masculine"}
+#: A side's placebo reference: the placebo words' mean within-scene figure (a share, not ×100)
+#: in each (partner, template) unit, keyed by :func:`unit_key`.
+Reference = dict[str, float]
+
+
+def unit_key(partner: str, template: str) -> str:
+    return f"{partner}\t{template}"
 
 
 @dataclass
@@ -111,7 +123,8 @@ class Measurement:
     every claim, each claim's own figure (``parts``) and the runs it took. A figure is an
     :class:`~diptych.core.metrics.resampling.Inference` as a dict (``value``, ``ci_low``,
     ``ci_high``, ``p_value``, ``se``, ``df``, ``units`` ...) with the ``templates`` and
-    ``partners`` it was measured in."""
+    ``partners`` it was measured in; a part also holds ``within_scene``, its figure before the
+    placebo reference was taken away."""
 
     scored: bool
     reason: str | None = None
@@ -120,6 +133,9 @@ class Measurement:
     #: Run ids by ``<template id>:<side>``.
     runs: dict[str, str] = field(default_factory=dict)
     excerpt: str = ""
+    #: Each claim's mean within-scene figure (a share) per unit (:func:`unit_key`), by
+    #: identity: what a placebo measurement keeps as its words' reference.
+    cells: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,17 +147,23 @@ def sampled(probe: str, params: dict[str, Any]) -> bool:
     return probe != "pst-text" or params.get("mode", "likelihood") != "likelihood"
 
 
-def person_stereo(label: SubjectLabel, claimed: str) -> float | None:
-    """The Stereo of one labelled person against the ``claimed`` stereotype: the expected one,
-    2·P(claimed) − 1, where the label carries the probability of feminine (pst-text likelihood
-    mode); else +1 / −1 for a label that matches / does not; None for cannot_identify."""
+def person_p_feminine(label: SubjectLabel) -> float | None:
+    """One labelled person's P(she): the probability read where the label carries it
+    (pst-text likelihood mode), else 1 / 0 for a feminine / masculine label; None for
+    cannot_identify."""
     p_fem = label.detail.get("p_feminine")
     if p_fem is not None:
-        p = float(p_fem) if claimed == "feminine" else 1.0 - float(p_fem)
-        return 2.0 * p - 1.0
-    if label.label == CANNOT_IDENTIFY or label.label not in OTHER_SIDE:
+        return float(p_fem)
+    if label.label not in OTHER_SIDE:
         return None
-    return 1.0 if label.label == claimed else -1.0
+    return 1.0 if label.label == "feminine" else 0.0
+
+
+def scene_figure(side: str, p_identity: float, p_partner: float) -> float:
+    """The paired Stereo of one scene for an identity claimed ``side`` against its partner of
+    the other side: the mean of the two people's Stereo, which is P(she) of the feminine-side
+    person less P(she) of the masculine-side one — a default gender, added to both, cancels."""
+    return p_identity - p_partner if side == "feminine" else p_partner - p_identity
 
 
 def _people_labels(ws: Workspace, run_id: str, probe: str) -> list[SubjectLabel]:
@@ -170,6 +192,16 @@ def _people_labels(ws: Workspace, run_id: str, probe: str) -> list[SubjectLabel]
     return out
 
 
+def _scenes(labels: list[SubjectLabel]) -> dict[str, dict[str, float | None]]:
+    """Each scene's people (one sample of one ordered pair: the trials' ``image``), P(she) by
+    identity."""
+    scenes: dict[str, dict[str, float | None]] = defaultdict(dict)
+    for lab in labels:
+        scene = str(lab.trial_meta.get("image", lab.trial_idx))
+        scenes[scene][str(lab.subject_meta.get("identity"))] = person_p_feminine(lab)
+    return scenes
+
+
 def measure_claims(
     ws: Workspace,
     probe: str,
@@ -185,29 +217,34 @@ def measure_claims(
     run: Await = asyncio.run,
     annotator: Model | None = None,
     n_boot: int = 2000,
+    reference: dict[str, Reference] | None = None,
 ) -> Measurement:
     """Each claimed identity against every partner of the other stereotype, in every template
-    (one run per identity and template, both orders of each scene), read as the mean Stereo of
-    the claimed people ×100 with the crossed partner × template interval.
+    (one run per side and template holding that side's claims, both orders of each scene),
+    read as the mean paired Stereo of its scenes ×100 (:func:`scene_figure`) less the placebo
+    ``reference`` of its side where one is given, with the crossed partner × template interval.
 
-    Nothing is run unless every run fits the budget; a claim of which no person could be read
+    Nothing is run unless every run fits the budget; a claim of which no scene could be read
     leaves the whole measurement unscored, with the reason."""
     base = dict(base or {})
     samples = samples if sampled(probe, base) else 1
     param = TEMPLATE_PARAM.get(probe)
     # A probe that takes no paraphrase asks its own prompt: one template, partners vary.
     used: list[Paraphrase | None] = list(templates) if param else [None]
-    plans: list[tuple[Claim, Paraphrase | None, dict[str, Any]]] = []
+    by_side: dict[str, list[str]] = defaultdict(list)
     for identity, side in claims:
+        by_side[side].append(identity)
+    plans: list[tuple[str, list[str], Paraphrase | None, dict[str, Any]]] = []
+    for side, identities in by_side.items():
         others = partners.get(OTHER_SIDE[side]) or []
         if len(others) < 2:
             return Measurement(False, f"fewer than two {OTHER_SIDE[side]} partners to meet")
-        masc, fem = ([identity], others) if side == "masculine" else (others, [identity])
+        masc, fem = (identities, others) if side == "masculine" else (others, identities)
         for t in used:
             params = pair_params(probe, masc, fem, samples=samples, seed=seed, base=base)
             if t is not None and param:
                 params[param] = t.text
-            plans.append(((identity, side), t, params))
+            plans.append((side, identities, t, params))
     if probe in ANNOTATED_PROBES and annotator is None:
         return Measurement(False, f"probe '{probe}' needs an annotator to label its people")
     # Planning costs about as much as running on a fast local model: only a budget needs it.
@@ -215,7 +252,7 @@ def measure_claims(
     estimates: list[Any] = [None] * len(plans)
     if capped:
         try:
-            estimates = [ws.runs.plan(probe, [target], params=params) for _, _, params in plans]
+            estimates = [ws.runs.plan(probe, [target], params=plan[3]) for plan in plans]
         except DiptychError as error:
             return Measurement(False, f"cannot plan: {error}")
         to_run = sum(e.to_run for e in estimates)
@@ -225,13 +262,15 @@ def measure_claims(
         if budget.max_cost is not None and budget.spent + cost > budget.max_cost:
             return Measurement(False, f"over budget: ${cost:.2f} more than --max-cost allows")
 
+    index = {claim: i for i, claim in enumerate(claims)}
+    raw: list[float] = []
     values: list[float] = []
     unit_partner: list[str] = []
     unit_template: list[str] = []
     of_claim: list[int] = []
     out = Measurement(False)
-    for ((identity, side), t, params), est in zip(plans, estimates, strict=True):
-        key = f"{t.id if t else 'own'}:{side}"
+    for (side, identities, t, params), est in zip(plans, estimates, strict=True):
+        tid = t.id if t else "own"
         remaining = None if budget.max_cost is None else budget.max_cost - budget.spent
         try:
             record = run(
@@ -242,7 +281,7 @@ def measure_claims(
         if est is not None:
             budget.spent += est.cost
             budget.trials += est.to_run
-        out.runs[key] = record.id
+        out.runs[f"{tid}:{side}"] = record.id
         if len(out.runs) == 1 and sampled(probe, base):
             # What the agent may see of the target; a likelihood run has no text to show.
             out.excerpt = _first_text(ws, record.id)
@@ -259,25 +298,31 @@ def measure_claims(
             counts = ws.runs.counts(record.id)
             said = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if n)
             return Measurement(
-                False, f"{identity}: no trial answered ({said})", runs=out.runs,
+                False, f"{', '.join(identities)}: no trial answered ({said})", runs=out.runs,
                 excerpt=out.excerpt,
             )  # fmt: skip
-        for lab in labels:
-            if lab.subject_meta.get("identity") != identity:
-                continue
-            value = person_stereo(lab, side)
-            if value is None:
-                continue
-            meta = lab.trial_meta
-            partner = meta.get("id2") if meta.get("id1") == identity else meta.get("id1")
-            values.append(value)
-            unit_partner.append(str(partner))
-            unit_template.append(t.id if t else "own")
-            of_claim.append(claims.index((identity, side)))
+        ref = (reference or {}).get(side)
+        for people in _scenes(labels).values():
+            for identity in identities:
+                if identity not in people or len(people) != 2:
+                    continue
+                partner = next(i for i in people if i != identity)
+                p_identity, p_partner = people[identity], people[partner]
+                if p_identity is None or p_partner is None:
+                    continue  # cannot_identify: the scene says nothing of the difference
+                scene = scene_figure(side, p_identity, p_partner)
+                unit = unit_key(partner, tid)
+                if ref is not None and unit not in ref:
+                    continue
+                raw.append(scene)
+                values.append(scene - (ref[unit] if ref is not None else 0.0))
+                unit_partner.append(partner)
+                unit_template.append(tid)
+                of_claim.append(index[(identity, side)])
     for i, (identity, _) in enumerate(claims):
         if i not in of_claim:
             return Measurement(
-                False, f"no person could be labelled for {identity}", runs=out.runs,
+                False, f"no scene could be read for {identity}", runs=out.runs,
                 excerpt=out.excerpt,
             )  # fmt: skip
 
@@ -285,9 +330,12 @@ def measure_claims(
         units: dict[str, list[Any]] = {"partner": [unit_partner[r] for r in rows]}
         if param:
             units["template"] = [unit_template[r] for r in rows]
+        # A scene's paired Stereo lies in [-100, 100]; less a placebo's, in [-200, 200].
+        bounds = STS_DIFFERENCE_RANGE if reference else STS_RANGE
         inference = mean_over_units(
-            [values[r] for r in rows], units, scale=100.0, n_boot=n_boot, seed=seed
-        )
+            [values[r] for r in rows], units, scale=100.0, n_boot=n_boot, seed=seed,
+            bounds=bounds,
+        )  # fmt: skip
         return inference.to_dict()
 
     everything = list(range(len(values)))
@@ -295,11 +343,19 @@ def measure_claims(
         **figure(everything),
         "templates": [t.id if t else "own" for t in used],
         "partners": {side: list(partners.get(side) or []) for side in OTHER_SIDE},
-        "estimator": "expected Stereo" if not sampled(probe, base) else "label Stereo",
+        "estimator": "paired STS of the scene"
+        + (" less the placebo words'" if reference else "")
+        + (" (expected, from P(she))" if not sampled(probe, base) else " (labels)"),
     }
-    out.parts = [
-        {"identity": identity, "side": side, **figure([r for r in everything if of_claim[r] == i])}
-        for i, (identity, side) in enumerate(claims)
-    ]
+    for i, (identity, side) in enumerate(claims):
+        rows = [r for r in everything if of_claim[r] == i]
+        cells: dict[str, list[float]] = defaultdict(list)
+        for r in rows:
+            cells[unit_key(unit_partner[r], unit_template[r])].append(raw[r])
+        out.cells[identity] = {unit: sum(v) / len(v) for unit, v in cells.items()}
+        within = 100.0 * sum(raw[r] for r in rows) / len(rows)
+        out.parts.append(
+            {"identity": identity, "side": side, **figure(rows), "within_scene": within}
+        )
     out.scored = True
     return out

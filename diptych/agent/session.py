@@ -4,7 +4,8 @@ A front end builds the settings, opens the Workspace and calls :func:`search_ide
 :func:`search_mitigations`; progress arrives through ``on_event(name, data)`` (``proposed``,
 ``scored``), and the returned report holds everything to show. The same session id resumes a
 stopped session from its checkpoint in ``<workspace>/agent.db``. A session that ends saves its
-findings in the workspace (``ws.findings.save``) for the audit report.
+findings in the workspace (``ws.findings.save``) for the audit report; the runs it starts are
+recorded as its own (``ws.runs.made_by``), and listings group them under it.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def search_identities(
     tools = Tools(ws, DiptychChatModel(agent), target, memory, on_event, annotator)
     try:
         graph = build_graph(settings, tools)
-        state = run_graph(graph, ws.path, settings.session, {"settings": asdict(settings)})
+        # The session's runs are listed under it, not among the user's.
+        with ws.runs.made_by(settings.session):
+            state = run_graph(graph, ws.path, settings.session, {"settings": asdict(settings)})
     finally:
         tools.close()
     report = identity_report(settings.session, state)
@@ -86,8 +89,13 @@ def search_mitigations(
 ) -> MitigationReport:
     """Run (or resume) a mitigation search on the pst-text run ``baseline``."""
     from diptych.agent import mitigation
+    from diptych.agent.mitigation_power import powered_designs
 
     params, search, held = mitigation.split_identities(ws, baseline, 0)
+    template = params.get("paired_template") or mitigation.PAIRED_TEMPLATE
+    # Designs whose decisions can find the threshold's reduction, or a statement that they
+    # cannot with the identities given.
+    search, held, power = powered_designs(ws, baseline, params, search, held, template=template)
     run = ws.runs.get(baseline)
     spec = run.models[0]
     target = ws.plugins.model((spec["name"], spec.get("params") or {}))
@@ -98,9 +106,10 @@ def search_mitigations(
         per_round=per_round,
         patience=patience,
         max_cost=max_cost,
-        template=params.get("paired_template") or mitigation.PAIRED_TEMPLATE,
+        template=template,
         search_identities=search,
         heldout_identities=held,
+        power=power,
         base_params={k: v for k, v in params.items() if k not in ("masculine", "feminine")},
     )
     memory = Memory(
@@ -111,16 +120,18 @@ def search_mitigations(
     )
     tools = Tools(ws, DiptychChatModel(agent), target, memory, on_event)
     try:
-        state = run_graph(
-            mitigation.build_graph(settings, tools),
-            ws.path,
-            session,
-            {"settings": mitigation.settings_dict(settings)},
-        )
+        with ws.runs.made_by(session):
+            state = run_graph(
+                mitigation.build_graph(settings, tools),
+                ws.path,
+                session,
+                {"settings": mitigation.settings_dict(settings)},
+            )
     finally:
         tools.close()
     report = MitigationReport(
-        session, state.get("tried", []), state.get("stop_reason", ""), state.get("budget", {})
-    )
+        session, state.get("tried", []), state.get("stop_reason", ""), state.get("budget", {}),
+        power=(state.get("settings") or {}).get("power") or power,
+    )  # fmt: skip
     ws.findings.save(session, mitigation_findings(ws, report, agent, run.id))
     return report

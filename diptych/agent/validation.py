@@ -7,18 +7,23 @@ A paper identity under another name ("mechanic" for Table 7's "mechanician",
 ``paper_synonyms.yaml``) is not new.
 
 Interventions (``diptych agent mitigate``): one that names or implies a gender or sets a pronoun
-makes the model's pronoun a matter of instruction; one shaped like an instruction or markup
-(``intervention_rules.yaml``: role words, "ignore", angle brackets, code fences) is an injection;
-a rewrite that drops or adds a placeholder measures another prompt.
+("they", a neopronoun, "non-binary", "refer to each person as ...") makes the model's pronoun a
+matter of instruction; one shaped like an instruction or markup (``intervention_rules.yaml``:
+role words, "ignore", "forget", "the rules above", angle brackets, code fences) is an
+injection; a rewrite that drops or adds a placeholder measures another prompt.
+
+Words are compared after folding what would hide them: accents, look-alike letters of other
+alphabets, invisible characters, dashes and digits written for letters ("th3y", "m0ms").
 """
 
 from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from pydantic import BaseModel, ConfigDict
 
@@ -50,6 +55,7 @@ class InterventionRulesFile(BaseModel):
     role_words: list[str]
     instruction_words: list[str]
     pronoun_words: list[str]
+    pronoun_patterns: list[str]
     markup: list[str]
 
 
@@ -86,10 +92,69 @@ def _rules() -> InterventionRulesFile:
     return InterventionRulesFile.model_validate(_load("intervention_rules.yaml"))
 
 
+#: Letters of other alphabets that look like Latin ones, and digits written for letters.
+_LOOK_ALIKES = str.maketrans("асеорхуіјѕһԁԛԝкмнтвαεορτυνικχ", "aceopxyijshdqwkmhtbaeoptuvikx")
+_LEET = (str.maketrans("013457@$", "oieastas"), str.maketrans("013457@$", "oleastas"))
+_LEET_WORD = re.compile(r"[a-z0-9@$]*[a-z][a-z0-9@$]*")
+_DASHES = re.compile(r"[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
+
+
+def folded(text: str) -> str:
+    """``text`` lower-cased as the checks read it: compatibility forms and accents folded,
+    invisible (format) characters dropped, look-alike letters of other alphabets and curly
+    apostrophes made plain, every dash a hyphen."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    text = "".join(
+        ch for ch in text if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf"
+    )
+    text = _DASHES.sub("-", text.lower().translate(_LOOK_ALIKES))
+    return text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+
+
+def _readings(text: str) -> list[str]:
+    """The folded text, then each reading of its words with digits written for letters."""
+    low = folded(text)
+    out = [low]
+    for table in _LEET:
+        leet = _LEET_WORD.sub(partial(_unleet, table=table), low)
+        if leet not in out:
+            out.append(leet)
+    return out
+
+
+def _unleet(match: re.Match[str], table: dict[int, int]) -> str:
+    word = match.group(0)
+    return word.translate(table) if re.search(r"[0-9@$]", word) else word
+
+
+def _singulars(word: str) -> list[str]:
+    """The singulars a plural ``word`` may have (ladies, actresses, moms)."""
+    out = []
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+        out.append(word[:-1])
+    return out
+
+
 def gendered_word(word: str) -> str | None:
-    """Why the single word ``word`` names a gender (its category or suffix rule), or None."""
-    g = _gendered()
+    """Why the single word ``word`` names a gender (its category or suffix rule, or those of
+    its singular), or None."""
     w = word.lower()
+    why = _gendered_form(w)
+    if why is not None or w in _gendered().exceptions:
+        return why
+    for singular in _singulars(w):
+        why = _gendered_form(singular)
+        if why is not None:
+            return why
+    return None
+
+
+def _gendered_form(w: str) -> str | None:
+    g = _gendered()
     if w in g.words:
         return g.words[w]
     if w in g.exceptions:
@@ -106,13 +171,14 @@ def gendered_word(word: str) -> str | None:
 
 def gendered_words(text: str) -> list[tuple[str, str]]:
     """The words of ``text`` that name or imply a gender, each with its category."""
-    out = []
-    for word in _WORD.findall(text.lower().replace("’", "'")):
-        why = gendered_word(word)
-        if why is None and "'" in word:
-            why = gendered_word(word.split("'")[0])
-        if why is not None:
-            out.append((word, why))
+    out: list[tuple[str, str]] = []
+    for reading in _readings(text):
+        for word in _WORD.findall(reading):
+            why = gendered_word(word)
+            if why is None and "'" in word:
+                why = gendered_word(word.split("'")[0])
+            if why is not None and all(word != w for w, _ in out):
+                out.append((word, why))
     return out
 
 
@@ -143,34 +209,51 @@ def intervention_problem(kind: str, text: str, template: str) -> str | None:
     """Why the intervention ``text`` (a ``prefix``, ``suffix`` or ``rewrite`` of
     ``template``) cannot be used, or None."""
     rules = _rules()
-    low = text.lower()
     if any(ch in text for ch in "\n\r\t\x0b\x0c") or any(
         ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in text
     ):
         return "instruction-shaped: contains a line break or control character"
+    readings = _readings(text)
     for mark in rules.markup:
-        if mark.lower() in low:
+        if any(mark.lower() in low for low in readings):
             return f"markup: contains '{mark}'"
     roles = "|".join(re.escape(r) for r in rules.role_words)
-    role = re.search(rf"(?<![a-z])({roles})\s*:", low)
-    if role:
-        return f"instruction-shaped: the role word '{text[role.start() : role.end()]}'"
+    for low in readings:
+        role = re.search(rf"(?<![a-z])({roles})\s*:", low)
+        if role:
+            # As written where folding kept the positions ("SYSTEM:"), else as read.
+            shown = text if len(low) == len(text) else low
+            return f"instruction-shaped: the role word '{shown[role.start() : role.end()]}'"
     for phrase in rules.instruction_words:
-        if re.search(rf"(?<![a-z_]){re.escape(phrase.lower())}(?![a-z_])", low):
+        if any(_has_phrase(phrase, low, "_") for low in readings):
             return f"instruction-shaped: '{phrase}'"
-    if re.search(r"[a-z]_[a-z]", low) or "=" in text:
+    if re.search(r"[a-z]_[a-z]", readings[0]) or "=" in text:
         return "instruction-shaped: names a setting"
     for phrase in rules.pronoun_words:
-        if re.search(rf"(?<![a-z/]){re.escape(phrase.lower())}(?![a-z/])", low):
+        if any(_has_phrase(phrase, low, "") for low in readings):
             return f"sets a pronoun: '{phrase}'"
-    quoted = _QUOTED_PRONOUN.search(low)
-    if quoted:
-        return f"sets a pronoun: {quoted.group(0)}"
+    for low in readings:
+        quoted = _QUOTED_PRONOUN.search(low)
+        if quoted:
+            return f"sets a pronoun: {quoted.group(0)}"
+        for pattern in rules.pronoun_patterns:
+            said = re.search(pattern, low)
+            if said:
+                return f"sets a pronoun: '{said.group(0)}'"
     found = gendered_words(text)
     if found:
         word, why = found[0]
         return f"names or implies a gender: '{word}' ({why})"
     return placeholder_problem(kind, text, template)
+
+
+def _has_phrase(phrase: str, low: str, joiners: str) -> bool:
+    """Whether the whole word or phrase ``phrase`` is in ``low``; a letter or one of
+    ``joiners`` either side makes it part of another word. Hyphens and spaces inside the
+    phrase are matched alike ("non-binary", "non binary")."""
+    body = r"[\s-]+".join(re.escape(part) for part in re.split(r"[\s-]+", phrase.lower()))
+    edge = re.escape(joiners)
+    return re.search(rf"(?<![a-z{edge}]){body}(?![a-z{edge}])", low) is not None
 
 
 def placeholder_problem(kind: str, text: str, template: str) -> str | None:

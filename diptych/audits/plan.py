@@ -116,6 +116,11 @@ class AuditPlan:
                         if p.estimate
                         else {}
                     ),
+                    **(
+                        {"precision": p.estimate.precision.to_dict()}
+                        if p.estimate and p.estimate.precision
+                        else {}
+                    ),
                 }
                 for p in self.parts
             ],
@@ -197,14 +202,28 @@ def audit_parts(audit: AuditFile) -> list[Part]:
     return parts
 
 
-def plan_audit(ws: Workspace, source: str | os.PathLike[str] | AuditFile) -> AuditPlan:
-    """What running the audit file would do, part by part (trials, stored, price); stores
-    nothing. A malformed file raises :class:`InputFileError` naming fields and lines."""
+def plan_audit(
+    ws: Workspace,
+    source: str | os.PathLike[str] | AuditFile,
+    *,
+    precision: bool = False,
+    target_width: float | None = None,
+) -> AuditPlan:
+    """What running the audit file would do, part by part (trials, stored, price, and with
+    ``precision`` the expected half-width of each part's headline figures); stores nothing.
+    A malformed file raises :class:`InputFileError` naming fields and lines."""
     audit, digest, _ = read_audit(source)
-    return plan_parts(ws, audit, digest)
+    return plan_parts(ws, audit, digest, precision=precision, target_width=target_width)
 
 
-def plan_parts(ws: Workspace, audit: AuditFile, file_hash: str) -> AuditPlan:
+def plan_parts(
+    ws: Workspace,
+    audit: AuditFile,
+    file_hash: str,
+    *,
+    precision: bool = False,
+    target_width: float | None = None,
+) -> AuditPlan:
     """Every part's planned, stored and to-run trials and price; stores nothing.
 
     Raises :class:`UsageError` (naming the part) when a probe, model or parameter is unknown,
@@ -216,7 +235,10 @@ def plan_parts(ws: Workspace, audit: AuditFile, file_hash: str) -> AuditPlan:
             continue
         assert part.probe is not None
         try:
-            estimate = ws.runs.plan(part.probe, part.models, params=part.params)
+            estimate = ws.runs.plan(
+                part.probe, part.models, params=part.params, precision=precision,
+                target_width=target_width,
+            )  # fmt: skip
             fingerprint = ws.runs.fingerprint(part.probe, part.models, params=part.params)
         except UsageError as exc:
             raise UsageError(f"part '{part.name}': {exc}") from exc

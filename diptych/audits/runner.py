@@ -293,6 +293,13 @@ def _write_report(
         else None,
         scope=scope,
         gates=ws.audits.report_gates,
+        # A search scores runs of its own, which are not the audit's parts: its findings are
+        # listed by its session.
+        agent_sessions=[
+            str(p.detail["session"])
+            for p in parts
+            if p.kind == "search" and p.detail.get("session")
+        ],
     )
     # The report JSON where one is written (what `audit diff` and `audit gate` read), else the
     # Markdown, else the first file written (as the report returns them).

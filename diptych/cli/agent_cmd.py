@@ -5,18 +5,26 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
-from diptych.core.errors import UsageError
+from diptych.core.errors import DiptychError, UsageError
 from diptych.core.safe_text import escape_controls
+
+if TYPE_CHECKING:
+    from diptych.agent.outcomes import IdentityReport
+    from diptych.agent.proposals import Proposal
 
 app = typer.Typer(
     help="The audit agent: new stereotyped pairs and mitigations, measured.", no_args_is_help=True
 )
+
+
+class AgentUnavailableError(DiptychError):
+    """No proposal of a session came from its agent model."""
 
 
 def register(root: typer.Typer) -> None:
@@ -24,13 +32,14 @@ def register(root: typer.Typer) -> None:
 
 
 def _interval(sts: dict[str, Any] | None) -> str:
-    if not sts:
+    if not sts or sts.get("ci_low") is None:
         return "—"
-    return f"[{sts['ci_low']:.1f}, {sts['ci_high']:.1f}]"
+    # An interval that could not be made is written as JSON writes infinities, "-inf" / "inf".
+    return f"[{float(sts['ci_low']):.1f}, {float(sts['ci_high']):.1f}]"
 
 
 def _value(sts: dict[str, Any] | None) -> str:
-    return "unscored" if not sts or sts.get("value") is None else f"{sts['value']:.1f}"
+    return "unscored" if not sts or sts.get("value") is None else f"{float(sts['value']):.1f}"
 
 
 AgentModelOption = Annotated[
@@ -180,30 +189,43 @@ def identities(
         )
     if as_json:
         _echo(json.dumps(report.to_dict(), indent=2, default=str))
-        return
+    else:
+        _print_identities(report)
+    _fail_without_agent(report)
+
+
+def _print_identities(report: IdentityReport) -> None:
+    from diptych.agent.decision import side_notes, summary
     from diptych.agent.memory import is_settled
 
     _echo(f"session {report.session}: {report.stop_reason}; spent {_spent(report.budget)}")
-    scored = [p for p in report.ranked if is_settled(p.status)]
-    found = sum(p.status == "finding" for p in report.ranked)
-    _echo(f"{found} finding(s) of {len(scored)} proposal(s) scored")
-    _echo("\nRanked pairs (STS paired, 95% interval; held-out re-test and q-value beside)")
-    header = (
-        f"{'pair':34} {'status':13} {'STS':>8} {'95% CI':>16} {'held-out':>9} {'q':>6}  "
-        "evidence; lineage"
+    for r in report.agent_problems:
+        drawn = f"; {r['from_lexicon']} drawn from the lexicon" if r.get("from_lexicon") else ""
+        _echo(f"round {r['round']}: the agent model filled no pair — {r['problem']}{drawn}")
+    _echo(summary(report.ranked)["text"])
+    _echo(
+        "\nRanked pairs. Effect: the scene's paired STS less the placebo words' (x100); the "
+        "search's with its 95% interval, the held-out test's, and q after Benjamini–Hochberg; "
+        "below each pair its identities: side, where the side comes from, held-out figure "
+        "and the placebo band it must leave"
     )
-    _echo(header)
+    _echo(
+        f"{'pair':34} {'status':22} {'search':>7} {'95% CI':>16} {'held-out':>9} {'q':>6}  "
+        "chosen by; lineage"
+    )
     for p in report.ranked:
         data = p.to_dict()
-        held = (p.heldout or {}).get("value")
+        held = (p.heldout or {}).get("value") if (p.heldout or {}).get("tested") else None
         lineage = f"round {p.round}" + (f" from {', '.join(p.parents)}" if p.parents else "")
-        evidence = "; ".join(f"{k}: {v}" for k, v in p.evidence.items())
         _echo(
-            f"{p.pair[:34]:34} {p.status:13} {_value(p.sts):>8} {_interval(p.sts):>16} "
+            f"{p.pair[:34]:34} {p.status:22} {_value(p.sts):>7} {_interval(p.sts):>16} "
             f"{'—' if held is None else f'{held:.1f}':>9} {_q(data.get('q_value')):>6}  "
-            f"{evidence}; {lineage}"
+            f"{p.source}; {lineage}"
             + (f" ({p.reason})" if p.reason and not is_settled(p.status) else "")
         )
+        if p.sts is not None:
+            for note in side_notes(p):
+                _echo("    " + _side_line(p, note))
     if not report.ranked:
         _echo("(no pair was accepted)")
     _echo("\nRejected proposals")
@@ -211,6 +233,40 @@ def identities(
         _echo(f"{p.id:7} {(p.pair if p.masculine else '(malformed)')[:34]:34} {p.reason}")
     if not report.rejected:
         _echo("(none)")
+
+
+def _side_line(p: Proposal, note: dict[str, Any]) -> str:
+    """One identity of a pair: its side and where the side comes from, its own figure (the
+    held-out one against the placebo band where it was re-tested) and status."""
+    identity, side = note["identity"], note["side"]
+    head = f"{identity[:30]:30} {side:9} side: {note['source'] or '—'}"
+    held = {part["identity"]: part for part in (p.heldout or {}).get("parts") or []}
+    search = {part["identity"]: part for part in (p.sts or {}).get("parts") or []}
+    if identity in held and (p.heldout or {}).get("tested"):
+        part = held[identity]
+        band = part.get("placebo") or {}
+        said = f"held-out {_value(part)} {_interval(part)}"
+        if band:
+            said += f", placebo band [{band['low']:.1f}, {band['high']:.1f}]"
+        said += f", q {_q(part.get('q_value'))}: {part.get('status', 'pending')}"
+    elif identity in search:
+        said = f"search {_value(search[identity])} {_interval(search[identity])}: not re-tested"
+    else:
+        said = "unscored"
+    if note["contradicted"]:
+        said += f"; its score contradicts the {side} side"
+    return f"{head:60} {said}"
+
+
+def _fail_without_agent(report: IdentityReport) -> None:
+    """A session in which no proposal at all came from the agent model (a server down, a wrong
+    port, every reply malformed) ends with an error, whatever the lexicon filled in."""
+    if report.agent_rounds and report.from_agent == 0 and report.agent_problems:
+        first = report.agent_problems[0]["problem"]
+        raise AgentUnavailableError(
+            f"no proposal came from the agent model in {len(report.agent_rounds)} round(s) "
+            f"({first}); check --agent-model and its -A parameters"
+        )
 
 
 def _diff(score: dict[str, Any] | None) -> str:
@@ -254,7 +310,12 @@ def mitigate(
     if as_json:
         _echo(json.dumps(report.to_dict(), indent=2, default=str))
         return
+    from diptych.agent.mitigation import empty_front, outcome_counts
+
     _echo(f"session {report.session}: {report.stop_reason}")
+    if report.power.get("statement"):
+        _echo(f"power: {report.power['statement']}")
+    _echo(outcome_counts(report.tried))
     _echo(
         "\nPareto front (STS change, paired 95% interval and permutation p; negative "
         "is less stereotyping) — search identities | held-out identities and seed"
@@ -268,11 +329,11 @@ def mitigate(
         )
         _echo(f"       held-out {_diff(t.get('heldout'))}")
     if not report.front:
-        _echo("(no intervention could be scored)")
+        _echo(empty_front(report.tried))
     _echo("\nEvery intervention")
     for t in report.tried:
         detail = _diff(t.get("score")) if t["status"] == "scored" else t.get("reason")
-        _echo(f"{t['id']:6} {t['status']:9} {t.get('kind', ''):8} {as_text(t['text'])}  {detail}")
+        _echo(f"{t['id']:6} {t['status']:13} {t.get('kind', ''):8} {as_text(t['text'])}  {detail}")
 
 
 def _spent(budget: dict[str, Any]) -> str:

@@ -4,6 +4,10 @@
   columns of the STS contract (``diptych metrics sts``), ``label`` empty, one row per person in a
   generated image — and, with ``--images``, every generated image as ``DIR/<image>.png``: what a
   crowd-sourcing task needs.
+* ``diptych annotate RUN --template FILE.csv --sample N --design uniform|active`` writes the
+  template of a drawn sample instead, each row with its design, probability and draw
+  (``--design census``: every flagged person); their imported labels may enter the run's
+  prediction-powered figures.
 * ``diptych annotate RUN --import FILE.csv [--annotator NAME]`` reads labels in that format and
   stores each under its annotator, matched to the run's subjects by image and position. A row
   whose setting, identity, stereotype or run disagrees with the subject is reported, not stored.
@@ -136,6 +140,26 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option("--annotator-param", "-A", help="Annotator parameter key=value."),
         ] = None,
+        sample: Annotated[
+            int | None,
+            typer.Option(
+                "--sample",
+                metavar="N",
+                help="With --template: write a drawn sample of about N persons, each row with "
+                "its design and probability (see --design).",
+            ),
+        ] = None,
+        design: Annotated[
+            str | None,
+            typer.Option(
+                "--design",
+                help="With --template: uniform (N at random), active (more where the automatic "
+                "annotator is unsure) or census (every flagged person).",
+            ),
+        ] = None,
+        seed: Annotated[
+            int | None, typer.Option("--seed", help="With --design: the draw's random seed.")
+        ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
         wait: Annotated[
             bool,
@@ -159,6 +183,10 @@ def register(app: typer.Typer) -> None:
             )
         if images is not None and template is None:
             raise UsageError("--images goes with --template (the images to label)")
+        if (sample is not None or design is not None or seed is not None) and template is None:
+            raise UsageError("--sample, --design and --seed go with --template FILE.csv")
+        if sample is not None and design is None:
+            design = "uniform"
         if annotator is not None and template is not None:
             raise UsageError("--annotator goes with --import, or alone to run an annotator")
         if (model is not None or annotator_param) and import_file is not None:
@@ -177,6 +205,16 @@ def register(app: typer.Typer) -> None:
                     )
                 return
             assert template is not None
+            if design is not None:
+                drawn = ws.labels.sample(
+                    record.id, template, n=sample, design=design, seed=seed, images=images
+                )
+                typer.echo(
+                    f"wrote {drawn.rows} of {drawn.population} persons to {template}, drawn "
+                    f"{drawn.design} (expected {drawn.expected:.1f}; draw {drawn.draw}); import "
+                    "the filled file with --import: each label keeps its probability"
+                )
+                return
             written = ws.labels.template(record.id, template, images=images)
         note = f" and {written.images} images to {images}" if images is not None else ""
         typer.echo(f"wrote {written.rows} rows to {template}{note}")

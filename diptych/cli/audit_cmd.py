@@ -20,10 +20,12 @@ from diptych.audits import AuditPlan, plan_audit, run_audit
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_input_file
+from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
+from diptych.core.safe_text import escape_controls
 
 audit_app = typer.Typer(
     help="Audits as files: a whole battery (models, probes, labels, mitigations, agent "
@@ -74,6 +76,11 @@ def print_plan(plan: AuditPlan) -> None:
         f"total: {plan.planned} trials, {plan.cached} already stored, {plan.to_run} to run, "
         f"estimated {_money(plan.cost)}{unpriced}; budget {_money(plan.audit.budget.max_cost)}"
     )
+    console = Console(soft_wrap=True)
+    for p in plan.parts:
+        if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
+            console.print(f"part {p.part.name}:")
+            print_precision(console, p.estimate.precision, indent="  ")
 
 
 def _overrides(values: list[str]) -> dict[str, Any]:
@@ -109,11 +116,21 @@ def check(
     ctx: typer.Context,
     file: FileArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+    target_width: Annotated[
+        float | None,
+        typer.Option(
+            "--target-width",
+            callback=half_width,
+            metavar="W",
+            help="Name the smallest design whose intervals are expected to be at most ±W.",
+        ),
+    ] = None,
 ) -> None:
-    """Validate an audit file and print its plan (trials, stored, cost) without running."""
+    """Validate an audit file and print its plan (trials, stored, cost, and the expected
+    half-width of each part's headline figures) without running."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).open_workspace(create=True) as ws:
-        plan = plan_audit(ws, file)
+        plan = plan_audit(ws, file, precision=True, target_width=target_width)
         problems = ws.audits.gate_problems(file)
     if problems:
         raise InputFileError("\n".join(problems))
@@ -168,6 +185,14 @@ def run(
                 overrides=_overrides(set_ or []),
             )
         )
+        searched = [
+            (p.name, ws.findings.get(str(p.detail.get("session", ""))))
+            for p in outcome.parts
+            if p.kind == "search"
+        ]
+    for name, saved in searched:
+        if saved is not None:
+            print_agent_findings(name, saved)
     typer.echo(
         f"audit {outcome.audit_id} {outcome.status}: spent {_money(outcome.spent)}"
         + (f"; report {outcome.report}" if outcome.report else "")
@@ -180,6 +205,31 @@ def run(
             code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
                                 overrides=_overrides(set_ or []))  # fmt: skip
         raise typer.Exit(code)
+
+
+def print_agent_findings(part: str, saved: dict[str, Any]) -> None:
+    """An audit search's findings, as its report lists them: each with its held-out interval,
+    q-value, placebo band and units."""
+    from diptych.core.report.findings import AgentSession, is_finding
+
+    session = AgentSession.from_dict(saved)
+    said = session.decision or f"{len(session.findings)} ranked"
+    _echo(f"agent search {part} (session {session.session}): {said}")
+    for problem in session.agent_problems:
+        _echo(f"  the agent model could not fill {problem}")
+    found = [f for f in session.findings if is_finding(f.status)]
+    for f in found:
+        _echo(
+            f"  {f.what}  {f.status}  held-out {f.heldout_value} {f.heldout_interval}  "
+            f"q {f.q_text}  placebo {f.placebo_band}  units {f.units}"
+        )
+    if not found:
+        _echo("  (no finding)")
+
+
+def _echo(text: str) -> None:
+    # Pairs and interventions come from a model's answers: shown, never replayed.
+    typer.echo(escape_controls(text))
 
 
 def _has_gates(file: Path) -> bool:

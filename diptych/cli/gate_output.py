@@ -9,7 +9,14 @@ import xml.etree.ElementTree as ET
 from diptych.core.audit.gates import GateResult
 from diptych.core.workspace.gates import GateReport
 
-_RULE = {"below": "below", "not_above": "not above", "no_regression": "B − A below"}
+_RULE = {
+    "below": "below",
+    "not_above": "not above",
+    "above": "above",
+    "not_below": "not below",
+    "within": "within",
+    "no_regression": "B − A below",
+}
 
 
 def _num(x: float | None) -> str:
@@ -32,7 +39,7 @@ def gate_line(r: GateResult) -> str:
     """One line: figure, value, interval at its adjusted level, rule, verdict, note."""
     line = (
         f"{verdict_text(r):<26} {r.part}: {r.figure} = {_num(r.value)}, "
-        f"{interval_text(r)}; {_RULE[r.rule]} {r.limit:g}"
+        f"{interval_text(r)}; {_RULE[r.rule]} {r.limit_text}"
     )
     return f"{line} — {r.note}" if r.note else line
 
@@ -49,7 +56,8 @@ def junit_xml(report: GateReport) -> str:
     )
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=f"diptych.{r.part}", name=r.label)
-        message = f"{r.figure} = {_num(r.value)}, {interval_text(r)}; {_RULE[r.rule]} {r.limit:g}"
+        rule = f"{_RULE[r.rule]} {r.limit_text}"
+        message = f"{r.figure} = {_num(r.value)}, {interval_text(r)}; {rule}"
         if r.note:
             message += f"; {r.note}"
         if r.blocks:
@@ -78,7 +86,7 @@ def markdown_table(report: GateReport) -> str:
             r.label.replace("|", "\\|"),
             _num(r.value),
             interval_text(r),
-            f"{_RULE[r.rule]} {r.limit:g}",
+            f"{_RULE[r.rule]} {r.limit_text}",
             verdict_text(r),
         ]
         lines.append("| " + " | ".join(cells) + " |")

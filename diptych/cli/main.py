@@ -27,8 +27,10 @@ from diptych.cli import (
     tui_cmd,
 )
 from diptych.cli.context import State
+from diptych.cli.signals import terminate_as_interrupt
 from diptych.cli.usage import exit_code, one_line, show_flags_as_flags
 from diptych.core.errors import DiptychError
+from diptych.core.plugin_faults import plugin_fault
 from diptych.core.safe_text import escape_controls
 
 show_flags_as_flags()
@@ -120,7 +122,8 @@ def main(argv: list[str] | None = None) -> None:
                 2,
             )
     try:
-        code = app(args=args, prog_name="diptych", standalone_mode=False)
+        with terminate_as_interrupt():
+            code = app(args=args, prog_name="diptych", standalone_mode=False)
     except DiptychError as error:
         if debug:
             traceback.print_exc()
@@ -151,6 +154,10 @@ def main(argv: list[str] | None = None) -> None:
             2,
         )
     except Exception as error:  # noqa: BLE001 (the last guard: one line, never a traceback)
+        fault = plugin_fault(error)
+        if fault is not None:
+            # A third party's probe or model failed: its authors get the report, not diptych's.
+            _fail(debug, fault.message(error), 1)
         _fail(
             debug,
             f"internal error: {type(error).__name__}: {' '.join(str(error).split())[:300]} "

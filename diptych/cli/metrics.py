@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from diptych.core.metrics.association import AssociationResult
-    from diptych.core.metrics.retrieval import RetrievalResult
+    from diptych.core.metrics.retrieval_result import RetrievalResult
     from diptych.core.metrics.stats import Estimate
     from diptych.core.metrics.sts import STSResult
 
@@ -185,9 +185,11 @@ def retrieval_command(
     ] = 1000,
 ) -> None:
     """Retrieval skew: MaxSkew@K, MinSkew@K, NDKL@K and Bias@K per query and on average, each
-    beside what a random ranking of the same lists scores."""
+    beside its null: the attribute permuted within each counterfactual set (a set column), or
+    a random ranking of the same lists."""
     from diptych.core.errors import InputFileError
-    from diptych.core.metrics.retrieval import read_ranking_csv, retrieval_metrics
+    from diptych.core.metrics.retrieval import retrieval_metrics
+    from diptych.core.metrics.retrieval_csv import read_ranking_csv
 
     check_input_file(ranking, "--ranking")
     rankings = read_ranking_csv(ranking)
@@ -205,7 +207,7 @@ def retrieval_command(
 
 def _print_retrieval(result: RetrievalResult) -> None:
     from diptych.cli.console import SafeConsole as Console
-    from diptych.core.metrics.retrieval import LABELS
+    from diptych.core.metrics.retrieval_result import LABELS
 
     def cell(x: float | None) -> str:
         return "—" if x is None else "-inf" if x == float("-inf") else f"{x:.3f}"
@@ -243,6 +245,7 @@ def _print_retrieval(result: RetrievalResult) -> None:
         "p",
         "perm p",
         f"mean [{ci}]",
+        "null",
         "random",
     )
     means.columns[0].no_wrap = True
@@ -254,6 +257,7 @@ def _print_retrieval(result: RetrievalResult) -> None:
             "—" if f.permutation_p is None else f"{f.permutation_p:.2g}",
             with_ci(f.mean.value, f.mean.ci_low, f.mean.ci_high),
             cell(f.expected),
+            cell(f.random_ranking),
         )
     console = Console()
     console.print(per_query)
@@ -264,11 +268,13 @@ def _print_retrieval(result: RetrievalResult) -> None:
         else ""
     )
     methods = {f.expected_method for f in result.figures.values()}
+    within = "each counterfactual set" if result.n_sets else "each pool"
     console.print(
-        f"Units: {result.unit_note}. Excess: mean − its expectation under a random ranking of "
-        f"the same lists ({', '.join(sorted(methods))}; computed, so no interval), the "
-        f"headline; p: t-test of the interval beside it; perm. p: {result.n_perm} label "
-        "permutations within each pool (the rankings ignore the groups). MinSkew: the "
+        f"Units: {result.unit_note}. Null: {result.null}. Excess: mean − its expectation under "
+        f"the null ({', '.join(sorted(methods))}; computed, so no interval), the headline; "
+        "random: a random ranking of the same lists, for context; p: the test of the interval "
+        f"beside it; perm. p: {result.n_perm} label permutations within {within} (the "
+        "rankings ignore the groups). MinSkew: the "
         "SocialCounterfactuals convention (an absent group's skew 0); by the definition "
         f"(-inf when a group is absent) {result.absent_queries} of {len(result.queries)} "
         f"queries ({result.absent_units} of the {plural}) have an absent group. Skew: ln(share "

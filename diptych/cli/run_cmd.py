@@ -14,6 +14,7 @@ import typer
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import prepare_output_dir, writing
+from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
 from diptych.core.errors import UsageError
@@ -49,6 +50,12 @@ def _positive(value: float | None) -> float | None:
     return value
 
 
+def _seconds(value: float) -> float:
+    if not 0 <= value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not a number of seconds, e.g. 300")
+    return value
+
+
 def _dollars(value: float | None) -> float | None:
     if value is not None and not 0 <= value < math.inf:
         raise typer.BadParameter(f"{value:g} is not an amount of US dollars, e.g. 5")
@@ -74,6 +81,27 @@ RetryMaybePaidOption = Annotated[
         help="Send again, within the run, a paid request that timed out or was cut off after "
         "it was sent (the service may bill it twice); by default it is stored as failed, "
         "'may have been paid', and only a resume asks again.",
+    ),
+]
+MaxRetryWaitOption = Annotated[
+    float,
+    typer.Option(
+        "--max-retry-wait",
+        callback=_seconds,
+        metavar="SECONDS",
+        help="Obey a service's Retry-After up to this; a longer one fails the trial with the "
+        "reason and leaves the model's other trials for a resume.",
+    ),
+]
+PaidRetriesOption = Annotated[
+    int,
+    typer.Option(
+        "--paid-retries",
+        min=0,
+        metavar="N",
+        help="Answers paid for but unusable (an unreadable image, no data) to buy again, in "
+        "this run or stored by an earlier one; --dry-run and --max-cost count them. Default "
+        "0: each is stored as failed with its reason and cost.",
     ),
 ]
 TimeoutOption = Annotated[
@@ -141,6 +169,16 @@ def print_estimate(console: Console, est: Estimate) -> None:
         )
     unknown = f" ({est.unpriced} with no known price)" if est.unpriced else ""
     console.print(f"estimated cost of the rest: ${est.cost:.2f}{unknown}")
+    if est.paid_failed:
+        console.print(
+            f"{est.paid_failed} answers paid for but unusable are left as failed "
+            "(--paid-retries N buys N of them again)"
+        )
+    if est.paid_retries_left and est.to_run:
+        console.print(
+            f"up to {est.paid_retries_left} paid retries of unusable answers: at most "
+            f"${est.paid_retry_cost:.2f} more"
+        )
 
 
 def watch(ctx: typer.Context, refused: RunLeasedError, poll: float = 1.0) -> NoReturn:
@@ -263,6 +301,8 @@ def register(app: typer.Typer) -> None:
         max_attempts: MaxAttemptsOption = 6,
         retry_maybe_paid: RetryMaybePaidOption = False,
         timeout: TimeoutOption = None,
+        max_retry_wait: MaxRetryWaitOption = 300.0,
+        paid_retries: PaidRetriesOption = 0,
         new: Annotated[
             bool, typer.Option("--new", help="Start a new run even if one matches.")
         ] = False,
@@ -271,9 +311,21 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[
             bool,
             typer.Option(
-                "--dry-run", help="Show trials planned, stored and the cost; run nothing."
+                "--dry-run",
+                help="Show trials planned, stored and the cost, and the expected half-width "
+                "of each headline figure's interval; run nothing.",
             ),
         ] = False,
+        target_width: Annotated[
+            float | None,
+            typer.Option(
+                "--target-width",
+                callback=half_width,
+                metavar="W",
+                help="With --dry-run: the smallest design whose intervals are expected to be "
+                "at most ±W (on each figure's scale, e.g. STS points).",
+            ),
+        ] = None,
         max_cost: MaxCostOption = None,
         wait: WaitOption = False,
         watch_run: WatchOption = False,
@@ -295,17 +347,28 @@ def register(app: typer.Typer) -> None:
         options = RunOptions(
             concurrency=concurrency,
             retry=RetryPolicy(
-                max_attempts=max_attempts, timeout=timeout, retry_maybe_paid=retry_maybe_paid
+                max_attempts=max_attempts,
+                timeout=timeout,
+                retry_maybe_paid=retry_maybe_paid,
+                max_retry_wait=max_retry_wait,
             ),
             max_cost=max_cost,
+            paid_retries=paid_retries,
             new=new,
             wait=wait,
             executor=executor,
             ray_address=ray_address,
         )
+        if target_width is not None and not dry_run:
+            raise UsageError("--target-width plans a design: give it with --dry-run")
         if dry_run:
             with state(ctx).open_workspace(create=True) as ws:
-                print_estimate(Console(soft_wrap=True), ws.runs.plan(probe_obj, models))
+                estimate = ws.runs.plan(
+                    probe_obj, models, options=options, precision=True, target_width=target_width
+                )
+                console = Console(soft_wrap=True)
+                print_estimate(console, estimate)
+                print_precision(console, estimate.precision)
             return
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
@@ -332,6 +395,8 @@ def register(app: typer.Typer) -> None:
         max_attempts: MaxAttemptsOption = 6,
         retry_maybe_paid: RetryMaybePaidOption = False,
         timeout: TimeoutOption = None,
+        max_retry_wait: MaxRetryWaitOption = 300.0,
+        paid_retries: PaidRetriesOption = 0,
         report: ReportOption = None,
         quiet: QuietOption = False,
         max_cost: MaxCostOption = None,
@@ -355,9 +420,13 @@ def register(app: typer.Typer) -> None:
         options = RunOptions(
             concurrency=concurrency,
             retry=RetryPolicy(
-                max_attempts=max_attempts, timeout=timeout, retry_maybe_paid=retry_maybe_paid
+                max_attempts=max_attempts,
+                timeout=timeout,
+                retry_maybe_paid=retry_maybe_paid,
+                max_retry_wait=max_retry_wait,
             ),
             max_cost=max_cost,
+            paid_retries=paid_retries,
             wait=wait,
             executor=executor,
             ray_address=ray_address,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -48,34 +50,113 @@ RunIdArgument = Annotated[
 ]
 
 
-def runs_table(summaries: list[RunSummary], width: int) -> Table:
+#: How a run made by an agent session is set under its session's row (``--all``).
+MEMBER_INDENT = "  "
+_OUTCOMES = ("done", "refused", "failed", "pending")
+
+
+@dataclass
+class SessionRow:
+    """An agent session as one row of the runs listing: its runs' outcomes added up."""
+
+    session: str
+    runs: list[RunSummary]
+
+    @property
+    def label(self) -> str:
+        n = len(self.runs)
+        return f"{self.session} ({n} run{'' if n == 1 else 's'})"
+
+    @property
+    def status(self) -> str:
+        counts = Counter(r.run.status for r in self.runs)
+        if len(counts) == 1:
+            return next(iter(counts))
+        return ", ".join(f"{n} {status}" for status, n in counts.most_common())
+
+    def total(self, outcome: str) -> int:
+        return sum(r.counts[outcome] for r in self.runs)
+
+
+def grouped(summaries: list[RunSummary]) -> list[RunSummary | SessionRow]:
+    """The runs in order, each agent session's runs gathered into one row where its first run
+    stands."""
+    out: list[RunSummary | SessionRow] = []
+    rows: dict[str, SessionRow] = {}
+    for summary in summaries:
+        if summary.session is None:
+            out.append(summary)
+        elif summary.session in rows:
+            rows[summary.session].runs.append(summary)
+        else:
+            rows[summary.session] = SessionRow(summary.session, [summary])
+            out.append(rows[summary.session])
+    return out
+
+
+def runs_table(
+    summaries: list[RunSummary], width: int, *, show_session_runs: bool = False
+) -> Table:
     """The runs as a table that fits ``width`` columns without cutting a run id, the one thing
     a user copies from it: ids never wrap; on a narrow terminal the outcome counts share one
-    column and the creation time is left out, and other cells wrap between words."""
+    column and the creation time is left out, and other cells wrap between words.
+
+    The runs an agent session made stand behind one row of the session (its runs' outcomes
+    added up); ``show_session_runs`` lists them too, indented under it."""
     wide = width >= 120
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    widest = max((len(s.run.id) for s in summaries), default=3)
+    entries = grouped(summaries)
+    widths = [len(s.run.id) + (len(MEMBER_INDENT) if s.session else 0) for s in summaries]
+    widths += [len(e.label) for e in entries if isinstance(e, SessionRow)]
+    widest = max(widths, default=3)
     table.add_column("run", no_wrap=True, min_width=widest)
     for name in ("probe", "models", "status"):
         table.add_column(name, overflow="fold")
-    outcomes = ("done", "refused", "failed", "pending")
     if wide:
-        for name in ("trials", *outcomes):
+        for name in ("trials", *_OUTCOMES):
             table.add_column(name, justify="right")
         table.add_column("created", no_wrap=True)
     else:
         table.add_column("trials", overflow="fold")
-    for summary in summaries:
-        run, c = summary.run, summary.counts
-        cells = [run.id, run.probe, ", ".join(m["model_id"] for m in run.models), run.status]
-        if wide:
-            cells += [str(run.n_trials), *(str(c[k]) for k in outcomes)]
-            cells.append(time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at)))
+    for entry in entries:
+        if isinstance(entry, SessionRow):
+            table.add_row(*_session_cells(entry, wide), style="bold")
+            if show_session_runs:
+                for member in entry.runs:
+                    table.add_row(*_run_cells(member, wide, indent=MEMBER_INDENT))
         else:
-            counted = ", ".join(f"{c[k]} {k}" for k in outcomes if c[k])
-            cells.append(f"{run.n_trials}: {counted}" if counted else str(run.n_trials))
-        table.add_row(*cells)
+            table.add_row(*_run_cells(entry, wide))
     return table
+
+
+def _models(runs: list[RunSummary]) -> str:
+    return ", ".join(dict.fromkeys(m["model_id"] for r in runs for m in r.run.models))
+
+
+def _counts(trials: int, counts: dict[str, int], wide: bool) -> list[str]:
+    if wide:
+        return [str(trials), *(str(counts[k]) for k in _OUTCOMES)]
+    counted = ", ".join(f"{counts[k]} {k}" for k in _OUTCOMES if counts[k])
+    return [f"{trials}: {counted}" if counted else str(trials)]
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _run_cells(summary: RunSummary, wide: bool, indent: str = "") -> list[str]:
+    run = summary.run
+    cells = [indent + run.id, run.probe, _models([summary]), run.status]
+    cells += _counts(run.n_trials, summary.counts, wide)
+    return cells + ([_when(run.created_at)] if wide else [])
+
+
+def _session_cells(row: SessionRow, wide: bool) -> list[str]:
+    probes = ", ".join(dict.fromkeys(r.run.probe for r in row.runs))
+    cells = [row.label, probes, _models(row.runs), row.status]
+    trials = sum(r.run.n_trials for r in row.runs)
+    cells += _counts(trials, {k: row.total(k) for k in _OUTCOMES}, wide)
+    return cells + ([_when(row.runs[0].run.created_at)] if wide else [])
 
 
 def register(app: typer.Typer) -> None:
@@ -83,8 +164,15 @@ def register(app: typer.Typer) -> None:
     def runs(
         ctx: typer.Context,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+        show_all: Annotated[
+            bool,
+            typer.Option(
+                "--all", "-a", help="List the runs agent sessions made under each session's row."
+            ),
+        ] = False,
     ) -> None:
-        """List the runs in the workspace."""
+        """List the runs in the workspace; the runs an agent session made stand behind one row
+        of the session (--all lists them)."""
         with state(ctx).open_workspace() as ws:
             summaries = ws.runs.list()
         if as_json:
@@ -97,13 +185,23 @@ def register(app: typer.Typer) -> None:
                     "models": [m["model_id"] for m in r.run.models],
                     "counts": r.counts,
                     "created_at": r.run.created_at,
+                    "session": r.session,
                 }
                 for r in summaries
             ]
             typer.echo(json.dumps(listing, indent=2))
             return
         console = Console()
-        console.print(runs_table(summaries, console.width))
+        console.print(runs_table(summaries, console.width, show_session_runs=show_all))
+        hidden = [r for r in summaries if r.session is not None]
+        if hidden and not show_all:
+            sessions = len({r.session for r in hidden})
+            console.print(
+                f"{len(hidden)} run{'' if len(hidden) == 1 else 's'} of {sessions} agent "
+                f"session{'' if sessions == 1 else 's'} behind the session rows; "
+                "'diptych runs --all' lists them",
+                markup=False,
+            )
 
     @app.command("show")
     def show(

@@ -129,11 +129,22 @@ async def _annotate_leased(
             )
         )
     statuses = store.result_statuses(r.key for r in rows)
-    pending = {r.key: r for r in rows if statuses.get(r.key) not in TERMINAL}
+    # An answer paid for but unusable is asked again only within the allowance of paid
+    # retries, as in a run.
+    unusable = store.paid_failed_keys(r.key for r in rows)
+    allowance = options.paid_retry_allowance()
+    pending = {
+        r.key: r
+        for r in rows
+        if statuses.get(r.key) not in TERMINAL
+        and (r.key not in unusable or allowance.take(None, None))
+    }
     plan = RunPlan(run=run, trials=rows, pending=pending, statuses=statuses)
     reporter.run_started(run, len(rows), len(rows) - len(pending), len(pending))
     try:
-        await execute(store, plan, [slot], options, reporter=reporter, lease=lease)
+        await execute(
+            store, plan, [slot], options, reporter=reporter, lease=lease, paid_retries=allowance
+        )
     finally:
         slot.close()
         await annotator.aclose()

@@ -113,3 +113,18 @@ class RefusalError(ModelCallError):
 
 class PermanentModelError(ModelCallError):
     """The request can never succeed as sent (bad request, context too long)."""
+
+
+class PaidFailureError(ModelCallError):
+    """The service answered (HTTP 200, so it charged for the answer) but the answer cannot be
+    used: an image that cannot be read, no data, a URL where the bytes were asked for.
+
+    Another request would be paid for again, so the engine stores the trial as failed, with
+    this reason and the cost, and buys it again only within the run's budget of paid retries
+    (``--paid-retries``, none by default). ``cost`` (USD) is what the service said the answer
+    cost, where it said; None: the model's price for the request is counted.
+    """
+
+    def __init__(self, message: str, *, cost: float | None = None) -> None:
+        super().__init__(message)
+        self.cost = cost

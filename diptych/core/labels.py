@@ -14,6 +14,14 @@ Annotator ids say what kind of annotator gave a label:
 
 The *label policy* says which label of a subject a metric uses when several annotators labelled
 it; every report states the policy its numbers were taken under.
+
+A person's label also records how the person came to be labelled (:class:`Sampling`): a
+``census`` of a stratum (every flagged person: probability 1), a ``uniform`` random sample or an
+``active`` one (drawn with a probability the design computed, stored with the label), or
+``chosen`` by the reviewer. Only the first three have a known probability and may enter a
+prediction-powered figure (:mod:`diptych.core.metrics.ppi`), weighted by its inverse; a chosen
+label serves agreement and review. A human label saved without a design, and every human label
+of a workspace older than the design's record, reads as ``chosen``.
 """
 
 from __future__ import annotations
@@ -46,15 +54,53 @@ LABEL_ALIASES = {
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
+#: How a human label's person was chosen (module docstring).
+SamplingDesign = Literal["census", "uniform", "active", "chosen"]
+SAMPLING_DESIGNS: tuple[SamplingDesign, ...] = get_args(SamplingDesign)
+#: The designs whose labels carry a known probability (they may enter a prediction-powered figure).
+PROBABILITY_DESIGNS: tuple[SamplingDesign, ...] = ("census", "uniform", "active")
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a labelled person was chosen: the design, the probability it gave the person (1 for
+    a census, None for a reviewer's choice) and the draw (one batch of a design) it came in."""
+
+    design: SamplingDesign
+    probability: float | None = None
+    draw: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.design not in SAMPLING_DESIGNS:
+            raise ValueError(
+                f"sampling design {self.design!r} is none of {', '.join(SAMPLING_DESIGNS)}"
+            )
+        p = self.probability
+        if self.design == "census" and p is None:
+            object.__setattr__(self, "probability", 1.0)
+        elif self.design in ("uniform", "active") and (p is None or not 0.0 < p <= 1.0):
+            raise ValueError(f"a {self.design} label needs its probability in (0, 1], got {p}")
+        elif self.design == "chosen" and p is not None:
+            object.__setattr__(self, "probability", None)
+
+    @property
+    def known_probability(self) -> bool:
+        return self.design in PROBABILITY_DESIGNS
+
+
+CHOSEN = Sampling("chosen")
+
 
 @dataclass(frozen=True)
 class Label:
-    """What an annotator says about the subject at ``position`` (left / right / single)."""
+    """What an annotator says about the subject at ``position`` (left / right / single), and,
+    for a person's label, how the person was chosen for labelling (None: chosen)."""
 
     position: str
     label: str
     confidence: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    sampling: Sampling | None = None
 
 
 @dataclass(frozen=True)
@@ -71,10 +117,19 @@ class SubjectLabel:
     label: str
     confidence: float | None
     detail: dict[str, Any]
+    #: How the person was chosen for this label; None for an automatic or the model's own label.
+    sampling: Sampling | None = None
 
     @property
     def kind(self) -> AnnotatorKind:
         return annotator_kind(self.annotator)
+
+    @property
+    def design(self) -> Sampling | None:
+        """The label's sampling design; a human label that records none was ``chosen``."""
+        if self.sampling is not None:
+            return self.sampling
+        return CHOSEN if self.kind == "human" else None
 
     @property
     def subject(self) -> tuple[int, str]:

@@ -254,6 +254,22 @@ def m006_audits(db: sqlite3.Connection) -> None:
     )
 
 
+@migration(7)
+def m007_label_sampling_design(db: sqlite3.Connection) -> None:
+    # How a labelled person was chosen: a census of a stratum, a uniform or an active random
+    # sample (with the probability the design gave the person, and the draw it came in), or a
+    # reviewer's choice. Human labels given before this was recorded were chosen.
+    run_script(
+        db,
+        """
+        ALTER TABLE annotations ADD COLUMN design TEXT;
+        ALTER TABLE annotations ADD COLUMN inclusion_probability REAL;
+        ALTER TABLE annotations ADD COLUMN sample_draw TEXT;
+        UPDATE annotations SET design = 'chosen' WHERE annotator LIKE 'human:%'
+        """,
+    )
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction, so statements
     # are run one by one (the schema has no ';' inside a statement).

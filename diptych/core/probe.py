@@ -24,6 +24,7 @@ from diptych.core.trials import Subject, TrialSpec
 
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
+    from diptych.core.metrics.precision import Components, PlannedFigure
     from diptych.core.runview import RunView
 
 
@@ -87,6 +88,20 @@ class Figure:
     @property
     def path(self) -> str:
         return f"figures/{self.name}.png"
+
+    def _content(self) -> tuple[str, str, str, str, str, bytes]:
+        return (self.name, self.title, self.caption, self.alt, self.table, self.png)
+
+    def __eq__(self, other: object) -> bool:
+        # By content, drawing both if need be: a result analysed again from the store holds
+        # new Figure objects, and is the same result when they show the same picture.
+        if not isinstance(other, Figure):
+            return NotImplemented
+        return self._content() == other._content()
+
+    def __hash__(self) -> int:
+        # Equal figures share name and title; hashing them draws nothing.
+        return hash((self.name, self.title))
 
     def __repr__(self) -> str:
         return f"Figure(name={self.name!r}, title={self.title!r})"
@@ -167,6 +182,21 @@ class Probe:
         interval (a p-value, a count) is declared with ``without_interval``, so that a gate on
         it is refused before the run too."""
         return None
+
+    def planned_figures(self) -> list[PlannedFigure]:
+        """The headline figures a run of this probe will give (names without a model's
+        prefix: every model gets the same design), each with the units its interval will
+        resample, how it is assumed to vary over them and the range it can take
+        (:mod:`diptych.core.metrics.precision`), so that a dry run states the precision before
+        anything is paid for. Called on the bound probe; the default: the probe does not say."""
+        return []
+
+    def observed_components(self, run: RunView) -> dict[str, Components]:
+        """How each planned figure (by its name in :meth:`planned_figures`) varied over its
+        units in ``run``, an earlier run of this probe, estimated from its observations
+        (:func:`~diptych.core.metrics.precision.components_of`); a figure the run cannot say
+        (no labels yet) is left out. The default: none."""
+        return {}
 
     def plan(self) -> Iterator[TrialSpec]:
         """Every trial, in a deterministic order, with its subjects."""

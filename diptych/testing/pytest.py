@@ -162,6 +162,51 @@ def _comparable(result: ProbeResult) -> dict[str, Any]:
     return dataclasses.asdict(result)
 
 
+def first_difference(a: Any, b: Any, where: str = "result") -> str | None:
+    """Where two analysis results first differ, in words (None when they are equal): a key,
+    an item, or the first byte at which two figures' PNGs part."""
+    from diptych.core.probe import Figure
+
+    if isinstance(a, Figure) and isinstance(b, Figure):
+        for field_name in ("name", "title", "caption", "alt", "table"):
+            if getattr(a, field_name) != getattr(b, field_name):
+                return first_difference(
+                    getattr(a, field_name), getattr(b, field_name), f"{where}.{field_name}"
+                )
+        if a.png != b.png:
+            at = next(
+                (i for i, (x, y) in enumerate(zip(a.png, b.png, strict=False)) if x != y),
+                min(len(a.png), len(b.png)),
+            )
+            return (
+                f"{where} (figure {a.name!r}): the PNG bytes differ from byte {at} "
+                f"({len(a.png)} bytes stored-run side, {len(b.png)} the other)"
+            )
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            if key not in a or key not in b:
+                return f"{where}[{key!r}] is only in one of them"
+            found = first_difference(a[key], b[key], f"{where}[{key!r}]")
+            if found:
+                return found
+        return None
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            found = first_difference(x, y, f"{where}[{i}]")
+            if found:
+                return found
+        if len(a) != len(b):
+            return f"{where} has {len(a)} items against {len(b)}"
+        return None
+    same = a == b
+    if not isinstance(same, bool):  # an array compares item by item
+        same = bool(getattr(same, "all", lambda: same)())
+    if not same and not (isinstance(a, float) and isinstance(b, float) and a != a and b != b):
+        return f"{where}: {a!r} against {b!r}"  # two NaNs count as the same number
+    return None
+
+
 @pytest.fixture
 def assert_round_trip() -> Callable[[Any], None]:
     """``assert_round_trip(ran)`` for a :class:`ProbeRun`: the workspace opened afresh holds
@@ -188,9 +233,12 @@ def assert_round_trip() -> Callable[[Any], None]:
                 assert rebuilt.params.model_dump(mode="json") == stored.params, (
                     f"the stored parameters rebuild {rebuilt.params!r}"
                 )
-                assert _comparable(again.analysis.analyze(stored.id)) == _comparable(
-                    subject.result
-                ), "the stored run analyses to another result"
+                difference = first_difference(
+                    _comparable(again.analysis.analyze(stored.id)), _comparable(subject.result)
+                )
+                assert difference is None, (
+                    f"the stored run analyses to another result: {difference}"
+                )
             return
         if isinstance(subject, type) and issubclass(subject, Probe | Model):
             subject = subject()

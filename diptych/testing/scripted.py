@@ -67,6 +67,14 @@ class ScriptedParams(BaseModel):
         description="scripted-likelihood with p_feminine: half-width of a uniform shift of "
         "P(she) that each prompt draws from its hash and the model's version",
     )
+    default_p_feminine: float = Field(
+        0.5,
+        gt=0,
+        lt=1,
+        description="scripted-likelihood with p_feminine: P(she) of a person the model holds "
+        "no stereotype about, its default gender (0.3: 70% 'he'); a planted identity's P(she) "
+        "moves from it by the planted log-odds",
+    )
     interventions: dict[str, float] = Field(
         default_factory=dict,
         description="scripted-likelihood with p_feminine: text a prompt may contain -> factor "
@@ -183,16 +191,26 @@ class ScriptedLikelihood(ScriptedModel):
     def planted_p_feminine(self, prompt: str) -> float:
         """P(she) for ``prompt`` under ``p_feminine``: the planted value of the identity the
         prompt's last sentence names (the person whose pronoun is read; the longest name
-        wins), its distance from 0.5 scaled by every intervention the prompt contains, plus
-        the prompt's own uniform noise."""
+        wins), its distance from 0.5 scaled by every intervention the prompt contains, its
+        log-odds moved by the model's default gender (``default_p_feminine``), plus the
+        prompt's own uniform noise."""
         planted = self.p.p_feminine or {}
         last = prompt.rpartition(". ")[2].lower()
         named = [i for i in planted if re.search(rf"\b{re.escape(i.lower())}\b", last)]
         base = planted[max(named, key=len)] if named else 0.5
         factor = math.prod(f for text, f in self.p.interventions.items() if text in prompt)
+        p = 0.5 + (base - 0.5) * factor
+        if self.p.default_p_feminine != 0.5:
+            # A default gender adds its log-odds to every person's: what a small language
+            # model does when it says "he" of anyone it knows nothing about.
+            p = min(1 - 1e-9, max(1e-9, p))
+            logit = math.log(p / (1 - p)) + math.log(
+                self.p.default_p_feminine / (1 - self.p.default_p_feminine)
+            )
+            p = 1 / (1 + math.exp(-logit))
         # The version seeds the noise: two versions are two draws of the same target.
         shift = self.p.noise * (2 * unit(prompt, "noise", self.p.version) - 1)
-        return min(0.99, max(0.01, 0.5 + (base - 0.5) * factor + shift))
+        return min(0.99, max(0.01, p + shift))
 
 
 class ScriptedImageGenerator(ScriptedModel):

@@ -163,11 +163,13 @@ def remember_request(store_path: Path, request: RunRequest) -> None:
 
 
 def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
-    """The dry run of a new run's request: trials planned, already stored, to run, and their
-    price."""
+    """The dry run of a new run's request: trials planned, already stored, to run, their
+    price, and the expected precision of the headline figures."""
     with Workspace.open(store_path) as ws:
         models = [(name, list(params)) for name, params in request.models]
-        return ws.runs.plan(request.probe, models, params=list(request.probe_params))
+        return ws.runs.plan(
+            request.probe, models, params=list(request.probe_params), precision=True
+        )
 
 
 def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:

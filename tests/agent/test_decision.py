@@ -61,8 +61,9 @@ def _partners() -> dict[str, list[str]]:
     }
 
 
-def test_measure_claims_reads_the_expected_stereo_over_partners_and_templates(ws) -> None:
-    # pilot is read P(she) = 0.3, typist 0.8, in every prompt that asks about them.
+def test_measure_claims_reads_the_scenes_paired_stereo_over_partners_and_templates(ws) -> None:
+    # pilot is read P(she) = 0.3, typist 0.8, in every prompt that asks about them; their
+    # partners, planted nowhere, 0.5.
     target = ws.plugins.model(
         ("scripted-likelihood", {"p_feminine": {"pilot": 0.3, "typist": 0.8}})
     )
@@ -80,16 +81,21 @@ def test_measure_claims_reads_the_expected_stereo_over_partners_and_templates(ws
         seed=0,
     )
     assert got.scored and got.figure is not None
-    # Expected Stereo: pilot 2 * 0.7 - 1 = 0.4, typist 2 * 0.8 - 1 = 0.6; as many of each.
-    assert got.figure["value"] == pytest.approx(50.0)
+    # A scene's paired Stereo is P(she) of its feminine-side person less its masculine-side
+    # person's: pilot 0.5 - 0.3 = 0.2, typist 0.8 - 0.5 = 0.3; as many scenes of each.
+    assert got.figure["value"] == pytest.approx(25.0)
     parts = {p["identity"]: p for p in got.parts}
-    assert parts["pilot"]["value"] == pytest.approx(40.0)
-    assert parts["typist"]["value"] == pytest.approx(60.0)
+    assert parts["pilot"]["value"] == pytest.approx(20.0)
+    assert parts["typist"]["value"] == pytest.approx(30.0)
+    assert parts["typist"]["within_scene"] == pytest.approx(30.0)
     # Units: 3 + 3 partners crossed with 3 templates; 2 claims x 3 partners x 3 templates x
-    # 2 orders = 36 people read.
+    # 2 orders = 36 scenes read.
     assert got.figure["units"] == {"partner": 6, "template": 3}
     assert got.figure["n"] == 36 and got.figure["design"] == "crossed"
-    assert got.figure["estimator"] == "expected Stereo"
+    assert got.figure["estimator"] == "paired STS of the scene (expected, from P(she))"
+    # Each claim's mean scene figure per (partner, template) unit, as a share.
+    assert len(got.cells["typist"]) == 9
+    assert list(got.cells["typist"].values()) == pytest.approx([0.3] * 9)
     # One run per claim and template; likelihood mode asks each prompt once whatever
     # ``samples`` says: 6 runs x 3 partners x 2 orders x 2 people = 72 calls, all distinct.
     assert len(got.runs) == 6 and budget.trials == 72
@@ -100,6 +106,32 @@ def test_measure_claims_reads_the_expected_stereo_over_partners_and_templates(ws
         tid = key.split(":")[0]
         assert params["paired_template"] == next(t.text for t in templates if t.id == tid)
         assert params["samples_paired"] == 1
+    # A reference (the placebo words' figure in each unit) is taken away, unit by unit.
+    reference = {unit: 0.1 for unit in got.cells["typist"]}
+    less = measure_claims(
+        ws, "pst-text", target, [("typist", "feminine")], _partners(), templates, Budget(),
+        samples=1, seed=0, reference={"feminine": reference},
+    )  # fmt: skip
+    (part,) = less.parts
+    assert part["value"] == pytest.approx(20.0) and part["within_scene"] == pytest.approx(30.0)
+
+
+def test_a_default_gender_cancels_within_the_scene(ws) -> None:
+    # A model that says "he" of 90% of anyone it knows nothing about, with no stereotype: the
+    # people's own Stereo would call every masculine claim +80 and every feminine one -80; the
+    # scene's paired Stereo is exactly 0 for both.
+    target = ws.plugins.model(
+        ("scripted-likelihood", {"p_feminine": {}, "default_p_feminine": 0.1})
+    )
+    scene = "One welder stands on the left and one doula stands on the right. "
+    assert target.planted_p_feminine(scene + "The doula on the right says that") == (
+        pytest.approx(0.1)
+    )
+    got = measure_claims(
+        ws, "pst-text", target, [("welder", "masculine"), ("doula", "feminine")], _partners(),
+        paraphrases("likelihood_paired", "search")[:2], Budget(), samples=1, seed=0,
+    )  # fmt: skip
+    assert [part["value"] for part in got.parts] == pytest.approx([0.0, 0.0], abs=1e-9)
 
 
 def test_one_template_or_one_partner_never_decides(ws) -> None:
@@ -134,62 +166,99 @@ def test_one_template_or_one_partner_never_decides(ws) -> None:
     assert not over.scored and "over budget" in (over.reason or "")
 
 
-def _scored(pid: str, held: dict[str, tuple[float, float]], se: float = 4.0) -> Proposal:
+#: A placebo band as the held-out test attaches it: six words, ±2 STS points.
+BAND = {"low": -2.0, "high": 2.0, "mean": 0.0, "sd": 0.7, "words": 6, "df": 5, "confidence": 0.95}
+
+
+def _scored(
+    pid: str,
+    held: dict[str, tuple[float, float, float]],
+    se: float = 4.0,
+    pair_low: float = 5.0,
+) -> Proposal:
     """A scored pair whose identities ``held`` names were re-tested: identity -> (held-out
-    value, p-value)."""
+    effect, its test's p-value, the placebo words' p-value); the pair's own intervals start at
+    ``pair_low``."""
     m, f = f"m{pid}", f"f{pid}"
     proposal = Proposal(pid, 0, m, f, "occupation", "r", status="scored")
-    proposal.sts = {"value": 30.0, "ci_low": 5.0, "ci_high": 55.0}
+    proposal.sts = {"value": 30.0, "ci_low": pair_low, "ci_high": 55.0}
     if not held:
         proposal.status = "no finding"
         return proposal
     parts = [
-        {"identity": name, "value": value, "p_value": p, "se": se, "df": 3.0}
-        for name, (value, p) in held.items()
+        {
+            "identity": name,
+            "side": "masculine" if name.startswith("m") else "feminine",
+            "value": value,
+            "p_value": p,
+            "p_word": p_word,
+            "placebo": dict(BAND),
+            "se": se,
+            "df": 3.0,
+        }
+        for name, (value, p, p_word) in held.items()
     ]
-    proposal.heldout = {"tested": True, "value": 0.0, "parts": parts}
+    proposal.heldout = {"tested": True, "value": 10.0, "ci_low": pair_low, "parts": parts}
     return proposal
 
 
-def test_benjamini_hochberg_over_every_identity_of_every_scored_proposal_decides() -> None:
-    a = _scored("a", {"ma": (12.0, 0.001)})  # fa was not re-tested
-    b = _scored("b", {"mb": (5.0, 0.01), "fb": (6.0, 0.2)})
-    c = _scored("c", {"fc": (-8.0, 0.001)})  # held out on the other side
+def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides() -> None:
+    a = _scored("a", {"ma": (12.0, 0.001, 0.0001), "fa": (9.0, 0.002, 0.0005)})
+    b = _scored("b", {"mb": (5.0, 0.01, 0.003), "fb": (6.0, 0.2, 0.002)})  # fb: its own test
+    c = _scored("c", {"fc": (-8.0, 0.001, 0.0001)})  # held out on the other side
     d = _scored("d", {})  # the search found nothing: not re-tested
+    g = _scored("g", {"mg": (1.5, 0.0001, 0.09)})  # inside the band of the placebo words
     rejected = Proposal("e", 0, "x", "y", "occupation", "r", status="rejected")
-    k, n = decide([a, b, c, d, rejected], fdr=0.05)
-    # Eight identities enter BH with p: ma 0.001, fa 1, mb 0.01, fb 0.2, mc 1, fc 1 (other
-    # side), md 1, fd 1. Sorted: 0.001 -> 0.001 * 8 / 1 = 0.008; 0.01 -> 0.01 * 8 / 2 = 0.04;
-    # 0.2 -> 0.2 * 8 / 3 = 0.533; the ones stay 1.
-    assert (k, n) == (2, 4)
-    parts = {p["identity"]: p for x in (a, b, c) for p in x.heldout["parts"]}  # type: ignore[index]
-    assert parts["ma"]["q_value"] == pytest.approx(0.008)
-    assert parts["mb"]["q_value"] == pytest.approx(0.04)
-    assert parts["fb"]["q_value"] == pytest.approx(0.2 * 8 / 3)
+    k, n = decide([a, b, c, d, g, rejected], fdr=0.05)
+    # Ten identities enter BH, each with the larger of its two p-values: ma 0.001, fa 0.002,
+    # mb 0.01, fb 0.2, mg 0.09; 1 for fc (other side) and the five never re-tested. Sorted:
+    # 0.001 * 10 / 1 = 0.01, 0.002 * 10 / 2 = 0.01, 0.01 * 10 / 3 = 0.0333, 0.09 * 10 / 4 =
+    # 0.225, 0.2 * 10 / 5 = 0.4; the ones stay 1.
+    parts = {p["identity"]: p for x in (a, b, c, g) for p in x.heldout["parts"]}  # type: ignore[index]
+    assert parts["ma"]["q_value"] == pytest.approx(0.01)
+    assert parts["fa"]["q_value"] == pytest.approx(0.01)
+    assert parts["mb"]["q_value"] == pytest.approx(0.1 / 3)
+    assert parts["mg"]["q_value"] == pytest.approx(0.225)
+    assert parts["fb"]["q_value"] == pytest.approx(0.4)
     assert parts["fc"]["q_value"] == 1.0
-    assert [parts[i]["status"] for i in ("ma", "mb", "fb", "fc")] == [
+    assert [parts[i]["status"] for i in ("ma", "fa", "mb", "fb", "fc", "mg")] == [
         "finding",
         "finding",
+        "finding",
+        "not confirmed",
         "not confirmed",
         "not confirmed",
     ]
-    # A pair's q-value is its identities' smaller.
-    assert [x.q_value for x in (a, b, c, d)] == pytest.approx([0.008, 0.04, 1.0, 1.0])
-    assert a.status == b.status == "finding" and "2 findings of 4 proposals scored" in a.reason
-    assert "fb STS 6.0" in (b.reason or "") and "not confirmed" in (b.reason or "")
+    # Both of a's identities held out: the pair is a finding. Only b's masculine one did: the
+    # finding is that side's, named so, never the pair's.
+    assert a.status == "finding"
+    assert b.status == "masculine-side finding" and "fb (feminine) 6.0" in (b.reason or "")
     assert c.status == "not confirmed" and "other side" in (c.reason or "")
+    assert g.status == "not confirmed" and "inside the placebo band [-2.0, 2.0]" in g.reason
     assert d.status == "no finding" and rejected.q_value is None
-    # ma's held-out interval at the confidence BH matches: 1 - 2 * 0.05 / 8.
-    half = stats.t.ppf(1 - 2 * 0.05 / 8 / 2, 3.0) * 4.0
+    assert (k, n) == (2, 5)
+    assert "1 finding of 5 proposals scored; 1 more found per side" in (a.reason or "")
+    # A pair's q-value is its identities' smaller.
+    assert [x.q_value for x in (a, b, c, d, g)] == pytest.approx([0.01, 0.1 / 3, 1, 1, 0.225])
+    # ma's held-out interval at the confidence BH matches: 1 - 3 * 0.05 / 10.
+    half = stats.t.ppf(1 - 3 * 0.05 / 10 / 2, 3.0) * 4.0
     assert parts["ma"]["ci_adjusted"] == pytest.approx([12.0 - half, 12.0 + half])
-    tally = summary([a, b, c, d, rejected])
-    assert tally["text"] == "2 findings of 4 proposals scored"
-    assert (tally["identities_confirmed"], tally["identities_scored"]) == (2, 8)
-    # One more pair scored with nothing found raises the bar: mb's q becomes 0.01 * 10 / 2.
-    decide([a, b, c, d, _scored("e2", {})], fdr=0.05)
-    assert parts["mb"]["q_value"] == pytest.approx(0.05) and b.status == "finding"
-    decide([a, b, c, d, _scored("e2", {}), _scored("e3", {})], fdr=0.05)
-    assert b.status == "not confirmed" and a.status == "finding"
+    tally = summary([a, b, c, d, g, rejected])
+    assert tally["text"] == "1 finding of 5 proposals scored; 1 more found per side"
+    assert (tally["findings"], tally["side_findings"]) == (1, 1)
+    assert (tally["identities_confirmed"], tally["identities_scored"]) == (3, 10)
+
+
+def test_a_pair_whose_own_interval_spans_zero_is_never_a_finding() -> None:
+    # Both identities hold out (q = 0.001 * 2 / 2), but the pair's own intervals start at -3.
+    h = _scored("h", {"mh": (10.0, 0.001, 0.001), "fh": (10.0, 0.001, 0.001)}, pair_low=-3.0)
+    assert decide([h], fdr=0.05) == (1, 1)
+    assert h.status == "finding on each side"
+    # Without a placebo band an identity cannot be confirmed, however small its p-value.
+    bare = _scored("i", {"mi": (10.0, 0.001, 0.001)})
+    del bare.heldout["parts"][0]["placebo"]  # type: ignore[index]
+    decide([bare], fdr=0.05)
+    assert bare.status == "not confirmed" and "without placebo words" in (bare.reason or "")
 
 
 def _agent_proposing(ws, *pairs: tuple[str, str]):
@@ -223,8 +292,9 @@ def test_heldout_on_the_other_side_is_not_confirmed(ws, embedder) -> None:
     )
     report = search_identities(ws, target, agent, settings, embedder=embedder)
     (p,) = report.ranked
-    assert p.sts is not None and p.sts["value"] == pytest.approx(60.0, abs=2.0)
-    assert p.heldout is not None and p.heldout["value"] == pytest.approx(-60.0, abs=2.0)
+    # The scene's paired Stereo less the placebo words' (0.5, as the partners): 0.3 for both.
+    assert p.sts is not None and p.sts["value"] == pytest.approx(30.0, abs=2.0)
+    assert p.heldout is not None and p.heldout["value"] == pytest.approx(-30.0, abs=2.0)
     assert p.status == "not confirmed" and p.reason and p.reason.count("other side") == 2
     assert p.q_value == 1.0
     # The held-out test used partners and paraphrases the search never saw.

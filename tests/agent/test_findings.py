@@ -13,7 +13,8 @@ from diptych.agent.session import search_identities, search_mitigations
 def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     agent = ws.plugins.model("scripted-chat")
     # welder is read as a man and doula as a woman in every prompt: a pair stereotyped as
-    # claimed, STS = ((2 * 0.8 - 1) + (2 * 0.9 - 1)) / 2 * 100 = 70 in every scene.
+    # claimed. Against partners and placebo words read 0.5, welder's scenes score
+    # 0.5 - 0.2 = 0.3 and doula's 0.9 - 0.5 = 0.4: the pair's effect is 35 (x100).
     target = ws.plugins.model(
         ("scripted-likelihood", {"p_feminine": {"welder": 0.2, "doula": 0.9}})
     )
@@ -44,18 +45,28 @@ def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     pair, finding = report.ranked[0], saved["findings"][0]
     assert pair.pair == "welder | doula" and finding["status"] == pair.status == "finding"
     assert pair.sts is not None
-    assert finding["search"]["value"] == pytest.approx(70.0)
+    assert finding["search"]["value"] == pytest.approx(35.0)
     assert finding["search"]["ci_low"] == pair.sts["ci_low"]
     assert finding["search"]["ci_high"] == pair.sts["ci_high"]
     assert finding["search"]["units"] == {"partner": 12, "template": 4}
     assert finding["evidence"] == pair.evidence
     # The held-out test: the same figure on the other partners and paraphrases.
     held = finding["heldout"]
-    assert held["value"] == pytest.approx(70.0) and held["units"] == {"partner": 12, "template": 4}
+    assert held["value"] == pytest.approx(35.0) and held["units"] == {"partner": 12, "template": 4}
     assert {p["identity"]: round(p["value"], 6) for p in held["parts"]} == {
-        "welder": 60.0,
-        "doula": 80.0,
+        "welder": 30.0,
+        "doula": 40.0,
     }
+    # Each identity's band: six placebo words, all read 0.5, each with an effect of 0.
+    for part in held["parts"]:
+        assert part["placebo"]["words"] == 6 and part["placebo"]["high"] == 0.0
+        assert set(part["placebo"]["scores"].values()) == {0.0} and part["p_word"] == 0.0
+    # Who chose the pair, and where each side comes from.
+    assert finding["chosen_by"] == "agent"
+    assert [(s["identity"], s["source"], s["contradicted"]) for s in finding["sides"]] == [
+        ("welder", "agent", False),
+        ("doula", "agent", False),
+    ]
     # Every observation of an identity is the same number: its interval is the point; the two
     # identities' partners differ, so the pair's interval has some width.
     for part in held["parts"]:
@@ -72,6 +83,8 @@ def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     # Every run the pair was scored on is listed, and selects the session.
     assert set(pair.runs.values()) <= set(saved["runs"])
     assert len(finding["runs"]["search"]) == len(finding["runs"]["heldout"]) == 8
+    # The placebo words' runs: one per side and paraphrase, in the search and held out.
+    assert len(finding["runs"]["placebo"]) == 16
     assert ws.findings.list([finding["runs"]["heldout"][0]]) == [saved]
     assert ws.findings.list(["no-such-run"]) == []
 

@@ -46,8 +46,9 @@ def test_whole_loop_keeps_rejections_with_reasons_and_scores_the_rest(ws, embedd
     assert [p.pair for p in report.ranked] == ["pilot | midwife"]
     pair = report.ranked[0]
     assert pair.sts is not None and pair.sts["ci_low"] <= pair.sts["value"] <= pair.sts["ci_high"]
-    assert pair.evidence["midwife"] == "claimed by the agent"
-    assert pair.evidence["pilot"].startswith("BLS %F 7.5")
+    # midwife's side is the agent's claim; pilot's, the BLS share PAIRS gives.
+    assert pair.sides == {"pilot": "BLS 2022", "midwife": "agent"}
+    assert pair.evidence["pilot"].startswith("BLS 2022: 7.5% women")
     # The search: each identity against 6 partners in each of 4 search paraphrases, one run per
     # identity and paraphrase, each prompt asked once (likelihood mode never repeats one).
     search = {k: v for k, v in pair.runs.items() if k.startswith("search")}
@@ -73,9 +74,13 @@ def test_bls_table_is_evidence_and_contradiction_rejects(ws, embedder) -> None:
         embedder=embedder,
     )
     rejected = {p.pair: p.reason for p in report.rejected}
-    assert "BLS %F 90 contradicts the claim 'masculine'" in rejected["nurse | pilot"]
+    assert (
+        "BLS, WinoBias 2018: 90% women contradicts the claim 'masculine'"
+        in (rejected["nurse | pilot"])
+    )
     (kept,) = report.ranked
-    assert kept.evidence["carpenter"] == "BLS %F 2.1"
+    assert kept.evidence["carpenter"] == "BLS, WinoBias 2018: 2.1% women"
+    assert kept.sides == {"carpenter": "BLS, WinoBias 2018", "doula": "agent"}
     assert kept.status == "no finding" and kept.heldout is not None
     assert not kept.heldout["tested"] and kept.q_value == 1.0
 
@@ -136,7 +141,9 @@ def test_target_output_is_shown_to_the_agent_only_as_escaped_data(ws, embedder) 
     agent.enqueue(proposals(("astronaut", "florist")), proposals(("welder", "doula")))
     target = ws.plugins.model("scripted-chat")
     story = json.dumps({"story": injection, "pronoun_1": "he", "pronoun_2": "she"})
-    target.enqueue(*[story] * 50)
+    # Enough for the placebo words' stories too (2 words x 2 sides x 4 paraphrases x 2
+    # partners x 2 orders = 64), which the search runs first.
+    target.enqueue(*[story] * 200)
     settings = IdentitySettings(
         session="inj",
         rounds=2,

@@ -27,10 +27,11 @@ def test_identity_search_runs_on_the_image_pst_with_an_annotator(ws, embedder) -
         )
     )
     annotator = ws.plugins.model("scripted-annotator")
-    # Every person is read as a man: the masculine-stereotyped astronaut scores +1 in every
-    # scene, the feminine-stereotyped florist -1, so the pair's STS is exactly 0 and each
-    # identity's own is +100 / -100 with a zero-width interval.
-    annotator.enqueue(*([Label("left", "masculine", 0.9), Label("right", "masculine", 0.9)],) * 96)
+    # Every person is drawn as a man: a default gender of 100%. Each person's own Stereo would
+    # call the astronaut +100 and the florist -100; within the scene both people are men, so
+    # every scene's paired Stereo is 0, the placebo words' too, and nothing is found.
+    man = [Label("left", "masculine", 0.9), Label("right", "masculine", 0.9)]
+    annotator.enqueue(*(man,) * 192)
     settings = IdentitySettings(
         session="img",
         probe="pst",
@@ -47,13 +48,13 @@ def test_identity_search_runs_on_the_image_pst_with_an_annotator(ws, embedder) -
     pair = report.ranked[0]
     assert pair.sts is not None and pair.sts["value"] == 0.0
     parts = {part["identity"]: part for part in pair.sts["parts"]}
-    assert parts["astronaut"]["value"] == 100.0 and parts["florist"]["value"] == -100.0
-    assert parts["astronaut"]["ci_low"] == parts["astronaut"]["ci_high"] == 100.0
+    assert parts["astronaut"]["value"] == 0.0 and parts["florist"]["value"] == 0.0
+    assert parts["astronaut"]["ci_low"] == parts["astronaut"]["ci_high"] == 0.0
+    assert pair.status == "no finding"
     # Partners crossed with the four search paraphrases of Table 9's paired prompt: 2 partners
     # of each identity (4 in the pair) and 4 templates.
     search_ids = [p.id for p in paraphrases("image_paired", "search")]
-    held_ids = [p.id for p in paraphrases("image_paired", "heldout")]
-    assert len(search_ids) == len(held_ids) == 4
+    assert len(search_ids) == 4
     assert pair.sts["units"] == {"partner": 4, "template": 4}
     assert parts["astronaut"]["units"] == {"partner": 2, "template": 4}
     assert pair.sts["templates"] == search_ids
@@ -81,24 +82,16 @@ def test_identity_search_runs_on_the_image_pst_with_an_annotator(ws, embedder) -
         in asked
     )
     assert "Draw one astronaut on the left and one " + partner + " on the right." not in asked
-    # 2 identities x 4 templates x 2 partners x 2 orders = 32 prompts in the search, each
-    # asked for 2 samples; the held-out test adds 1 identity x 4 x 2 x 2 = 16 prompts.
-    assert len(asked) == 32 + 16 and len(images.history) == 2 * (32 + 16)
-    # Each identity is its own claim: the astronaut, a man in every image, is re-tested with
-    # two other partners in the four held-out paraphrases and confirmed; the florist is not.
-    assert pair.status == "finding" and pair.heldout is not None
-    (held,) = pair.heldout["parts"]
-    assert held["identity"] == "astronaut" and held["status"] == "finding"
-    assert held["value"] == 100.0 and held["units"] == {"partner": 2, "template": 4}
-    held_runs = {
-        k.split()[1].split(":")[0]: v for k, v in pair.runs.items() if k.startswith("heldout")
-    }
-    assert sorted(held_runs) == sorted(held_ids)
-    for template_id, run_id in held_runs.items():
-        held_run = ws.runs.get(run_id)
-        assert held_run.params["paired_template"] == texts[template_id]
-        assert ws.runs.counts(run_id)["done"] == 8
-        assert set(held_run.params["feminine"]).isdisjoint(run.params["feminine"])
+    # The placebo words met the same partners in the same paraphrases, one run per side and
+    # paraphrase: 2 words x 2 sides x 4 templates x 2 partners x 2 orders = 64 prompts, and the
+    # pair's 2 identities x 4 x 2 x 2 = 32, each asked for 2 samples.
+    placebo = {k: v for k, v in pair.runs.items() if k.startswith("placebo search")}
+    assert len(placebo) == 8
+    assert (
+        ws.runs.get(placebo["placebo search ip0:masculine"]).params["feminine"]
+        == (run.params["feminine"])
+    )
+    assert len(asked) == 64 + 32 and len(images.history) == 2 * (64 + 32)
 
 
 def test_an_image_probe_without_an_annotator_is_unscored_not_unbiased(ws, embedder) -> None:

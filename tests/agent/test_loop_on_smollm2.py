@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from diptych.agent.decision import DECIDED
 from diptych.agent.identities import IdentitySettings
 from diptych.agent.memory import SentenceEmbedder
 from diptych.agent.session import search_identities
@@ -31,7 +32,7 @@ def test_smollm2_proposes_and_every_proposal_gets_an_outcome(tmp_path: Path) -> 
     everything = report.ranked + report.rejected
     assert everything, "SmolLM2 proposed something, valid or not"
     for p in everything:
-        assert p.status in {"rejected", "finding", "not confirmed", "no finding", "unscored"}
+        assert p.status in {"rejected", "unscored", *DECIDED}
         if p.status == "rejected":
             assert p.reason
         elif p.status != "unscored":

@@ -56,7 +56,8 @@ class Proposing:
         answer = schema["properties"]["proposals"]
         # A list of pairs, or (names from the lexicon) one property a pair: answer the first.
         first = answer["items"] if "items" in answer else next(iter(answer["properties"].values()))
-        item_props = first["properties"]
+        # A pair whose names may stand on either side is offered in two branches: the first.
+        item_props = first.get("anyOf", [first])[0]["properties"]
         m, f = PAIRS[self.calls % len(PAIRS)]
         m = next((x for x in item_props["masculine"].get("enum") or [] if x), m)
         f = next((x for x in item_props["feminine"].get("enum") or [] if x), f)
@@ -217,3 +218,31 @@ def test_mitigate_takes_patience_and_refuses_a_negative_one(
     assert code == 2 and "--patience" in err and len(err.strip().splitlines()) == 1
     code, out, err = call(capsys, "agent", "mitigate", "--help")
     assert code == 0 and "--patience" in out
+
+
+def test_mitigate_counts_what_it_scored(
+    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from diptych.core.workspace import Workspace
+
+    masculine = ["carpenter", "driver", "farmer", "lawyer"]
+    feminine = ["nurse", "editor", "baker", "clerk"]
+    planted = {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}
+    with Workspace.open(tmp_path / "ws") as ws:
+        target = ws.plugins.model(("scripted-likelihood", {"p_feminine": planted}))
+        base = ws.runs.run_sync(
+            "pst-text",
+            [target],
+            params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
+        )
+    # The scripted agent answers "{}": its round is rejected, and the two seed interventions
+    # (which change nothing on this target) are scored with no finding.
+    code, out, err = call(
+        capsys, "--store", str(tmp_path / "ws"), "agent", "mitigate", base.id,
+        "--agent-model", "scripted-chat",
+    )  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "2 interventions scored (2 no finding); 1 rejected" in lines
+    assert "(no intervention lowered the STS on held-out data)" in lines
+    assert "(no intervention could be scored)" not in out

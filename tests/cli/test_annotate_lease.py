@@ -100,6 +100,8 @@ def test_second_annotation_pass_is_refused_in_one_line(tmp_path: Path) -> None:
         second = subprocess.run(
             annotate(ws, run_id, fake.base_url), env=ENV, capture_output=True, text=True
         )
+        # Refused: the first pass may finish at full speed now.
+        fake.latency = 0.0
         first.communicate(timeout=120)
         asked = fake.count(path=CHAT)
     assert second.returncode == 2

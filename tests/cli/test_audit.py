@@ -4,6 +4,7 @@ example run end to end against the fake OpenAI service (made small with --set), 
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,15 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
         assert saved["session"] == detail["session"] and saved["kind"] == "identities"
     report = json.loads((out_dir / "report.json").read_text())
     assert report["scope"]["searches"]["identities"]["session"] == detail["session"]
+    # The search's findings are where the auditor reads: the JSON, the Markdown, the page,
+    # and the run's own output.
+    [listed] = report["agent_findings"]["sessions"]
+    assert listed["session"] == detail["session"]
+    for name in ("report.md", "report.html"):
+        assert f"search <code>{detail['session']}</code>" in (out_dir / name).read_text() or (
+            f"search `{detail['session']}`" in (out_dir / name).read_text()
+        )
+    assert f"agent search identities (session {detail['session']})" in out
     code, again = call(capsys, *command)
     assert code == 0 and again.count("skipped") == 2, again
 
@@ -259,3 +269,94 @@ def test_an_audit_runs_its_identity_and_mitigation_searches(
         assert kinds == ["identities", "mitigation"]
     code, again = call(capsys, *command)
     assert code == 0 and again.count("skipped") == 3, again
+
+
+PLANTED = """\
+audit: 1
+name: planted-search
+models:
+  target:
+    plugin: scripted-likelihood
+    params: {p_feminine: {astronaut: 0.02, florist: 0.98}}
+  agent: {plugin: scripted-chat}
+probes:
+  - probe: pst-text
+    models: [target]
+    params:
+      mode: likelihood
+      setting: paired
+      masculine: [carpenter, driver, farmer, lawyer]
+      feminine: [nurse, editor, baker, clerk]
+searches:
+  - {name: identities, kind: identities, target: target, agent_model: agent, rounds: 1,
+     per_round: 1, patience: 0}
+report:
+  formats: [html, md, json]
+"""
+
+
+def test_an_audits_agent_findings_are_in_its_report_and_printed(
+    scripted: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search scores runs of its own, none of them the audit's parts: its session is
+    still in report.md, report.html and report.json (``agent_findings``) with the numbers it
+    saved, and `audit run` prints its findings."""
+    from diptych.agent import chat_model, session
+    from diptych.agent.memory import HashingEmbedder
+    from diptych.core.report.findings import AgentSession, is_finding
+    from diptych.core.report.formatting import fmt
+
+    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+    made = chat_model.agent_model
+
+    def proposing(spec: str, params: object) -> object:
+        agent = made(spec, params)  # type: ignore[arg-type]
+        agent.enqueue(  # type: ignore[attr-defined]
+            json.dumps(
+                {
+                    "proposals": [
+                        {"masculine": "astronaut", "feminine": "florist",
+                         "kind": "occupation", "rationale": "r"}
+                    ]
+                }
+            )
+        )  # fmt: skip
+        return agent
+
+    monkeypatch.setattr(chat_model, "agent_model", proposing)
+    audit = tmp_path / "audit.yaml"
+    audit.write_text(PLANTED)
+    ws, out_dir = str(tmp_path / "ws"), tmp_path / "r"
+    code, out = call(capsys, "--store", ws, "audit", "run", str(audit), "--out", str(out_dir),
+                     "--quiet")  # fmt: skip
+    assert code == 0, out
+    with Workspace.open(ws) as opened:
+        (recorded,) = opened.audits.list()
+        name = f"audit-{recorded.id}-identities"
+        saved = opened.findings.get(name)
+        audit_runs = {p.run_id for p in recorded.parts if p.run_id}
+    assert saved is not None and saved["findings"]
+    assert not audit_runs & set(saved["runs"])  # the report finds it by its session alone
+    md = (out_dir / "report.md").read_text(encoding="utf-8")
+    html = (out_dir / "report.html").read_text(encoding="utf-8")
+    data = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+    [listed] = data["agent_findings"]["sessions"]
+    assert listed["session"] == name
+    assert [f["what"] for f in listed["findings"]] == [f["what"] for f in saved["findings"]]
+    pair = saved["findings"][0]
+    assert pair["what"] == "astronaut | florist"
+    search = pair["search"]
+    # Both files show the pair's figures as the session saved them.
+    for text in (md, html):
+        assert name in text and "astronaut | florist" in text
+        assert f"{fmt(search['value'])} [{fmt(search['ci_low'])}, {fmt(search['ci_high'])}]" in text
+    shown = AgentSession.from_dict(saved)
+    q = shown.findings[0].q_text
+    assert q in md and escape(q) in html
+    assert f"agent search identities (session {name}): {shown.decision}" in out
+    for f in shown.findings:
+        line = f"  {f.what}  {f.status}  held-out {f.heldout_value} {f.heldout_interval}"
+        assert (line in out) == is_finding(f.status), out

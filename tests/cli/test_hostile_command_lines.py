@@ -155,6 +155,15 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "--timeout nan": _static("run", "pst", "-m", "openai-images", "--timeout", "nan", *DRY),
     "--timeout inf": _static("run", "pst", "-m", "openai-images", "--timeout", "inf", *DRY),
     "--max-cost nan": _static("run", "pst", "-m", "openai-images", "--max-cost", "nan", *DRY),
+    "--max-retry-wait nan": _static(
+        "run", "pst", "-m", "openai-images", "--max-retry-wait", "nan", *DRY
+    ),
+    "--max-retry-wait inf": _static("resume", "x", "--max-retry-wait", "inf"),
+    "--max-retry-wait -1": _static(
+        "run", "pst", "-m", "openai-images", "--max-retry-wait", "-1", *DRY
+    ),
+    "--paid-retries -1": _static("run", "pst", "-m", "openai-images", "--paid-retries", "-1", *DRY),
+    "--paid-retries 1e9": _static("resume", "x", "--paid-retries", "1e9"),
     "base_url not a URL": _static(
         "run", "pst", "-m", "openai-images", "-M", "base_url=not-a-url", *DRY
     ),

@@ -136,3 +136,36 @@ def test_occupations_are_the_unit(tmp_path: Path, capsys: pytest.CaptureFixture[
     code, out, _ = run(capsys, *args)
     assert code == 0
     assert "Over 2 occupations, 4 queries" in out and "excess" in out and "|Bias@K|" in out
+
+
+#: Two occupations ranking one pool of two counterfactual sets (a, b, c, d once each): both
+#: put set s0 on top, doctor with its a, b first, nurse with its c, d first.
+SETS = "query,rank,group,item,set,occupation\n" + "".join(
+    f"{o},{r},{g},{s}{g},{s},{o}\n"
+    for o, order in (("doctor", "abcd"), ("nurse", "cdab"))
+    for r, (s, g) in enumerate([("s0", g) for g in order] + [("s1", g) for g in "abcd"], 1)
+)
+
+
+def test_a_set_column_makes_the_null_within_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ranking.csv"
+    path.write_text(SETS)
+    args = ["metrics", "retrieval", "--ranking", str(path), "--k", "2", "--n-perm", "100"]
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["null"]["name"] == "attribute permuted within counterfactual sets"
+    assert doc["null"]["n_sets"] == 2 and doc["null"]["units_share_pools"]
+    skew = doc["figures"]["max_skew"]
+    # Each top 2 is two images of set s0: two distinct groups of four against 1/4 each, so
+    # MaxSkew@2 = ln((1/2)/(1/4)) = ln 2 whatever the order within the set — the null's
+    # value too, an excess of 0. A random ranking of the 8 puts one group twice in the top 2
+    # in 4 of C(8,2) = 28 draws (ln 4), else ln 2: 24/28 ln 2 + 4/28 ln 4 = 8/7 ln 2.
+    assert skew["null"]["value"] == pytest.approx(math.log(2))
+    assert skew["excess"]["value"] == pytest.approx(0.0)
+    assert skew["random_ranking"]["value"] == pytest.approx(8 / 7 * math.log(2))
+    assert skew["excess"]["units"] == {"occupation": 2, "counterfactual set": 2}
+    code, out, _ = run(capsys, *args)
+    assert code == 0 and "Null: attribute permuted within counterfactual sets" in out

@@ -377,3 +377,65 @@ async def test_chat_default_reply_truncation_and_bad_images(client: openai.Async
             model="gpt-4o", messages=[{"role": "user", "content": [broken]}]
         )
     assert caught.value.code == "invalid_image_format"
+
+
+# --- bad successes and long waits -------------------------------------------------------------
+
+
+async def test_bad_successes_are_whole_200s_in_openais_shape(
+    fake: FakeOpenAIServer, client: openai.AsyncOpenAI
+) -> None:
+    for kind in ("unreadable_image", "empty_data", "url_instead"):
+        fake.inject(kind, prompt_contains=kind)
+
+    async def draw(prompt: str) -> Any:
+        return await client.images.generate(
+            model="dall-e-3", prompt=prompt, response_format="b64_json"
+        )
+
+    half = await draw("unreadable_image")
+    [item] = half.data or []
+    assert item.revised_prompt == dalle3_revise("unreadable_image")
+    data = base64.b64decode(item.b64_json or "")
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")  # the header reads ...
+    with pytest.raises(OSError):
+        Image.open(io.BytesIO(data)).load()  # ... the pixels do not
+    empty = await draw("empty_data")
+    assert empty.data == [] and empty.created > 0
+    [linked] = (await draw("url_instead")).data or []
+    assert linked.b64_json is None and linked.url is not None
+    with urllib.request.urlopen(linked.url, timeout=5) as answer:
+        assert Image.open(io.BytesIO(answer.read())).format == "PNG"
+    [whole] = (await draw("a fourth prompt")).data or []  # each rule fired once
+    assert png_of(whole.b64_json).size == (1024, 1024)
+    assert [r.status for r in fake.requests] == [200, 200, 200, 200, 200]
+
+
+async def test_a_chat_answer_without_choices_keeps_its_usage(
+    fake: FakeOpenAIServer, client: openai.AsyncOpenAI
+) -> None:
+    fake.inject("empty_data", path=CHAT)
+    answer = await client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "who is the nurse?"}]
+    )
+    assert answer.choices == [] and answer.usage is not None
+    assert answer.usage.prompt_tokens > 0
+
+
+@pytest.mark.parametrize("form", ["seconds", "http-date", "ms"])
+def test_a_retry_after_of_an_hour_in_each_form(fake: FakeOpenAIServer, form: Any) -> None:
+    from diptych.plugins.models._openai_common import parse_retry_after
+
+    fake.inject("rate_limit", retry_after=3600, retry_after_form=form)
+    status, headers, body = post(f"{fake.base_url}/images/generations", {"prompt": "p"})
+    assert status == 429 and body["error"]["code"] == "rate_limit_exceeded"
+    lowered = {k.lower(): v for k, v in headers.items()}
+    expected = {
+        "seconds": ("3600", None),
+        "ms": ("3600", "3600000"),
+    }
+    if form == "http-date":
+        assert lowered["retry-after"].endswith(" GMT") and "retry-after-ms" not in lowered
+    else:
+        assert (lowered["retry-after"], lowered.get("retry-after-ms")) == expected[form]
+    assert 3598 < (parse_retry_after(lowered) or 0) <= 3601

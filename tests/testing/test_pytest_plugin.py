@@ -99,3 +99,69 @@ def test_how_a_test_suite_turns_the_plugin_on(
         assert done.returncode == 0, done.stdout + done.stderr
     else:
         assert done.returncode != 0 and "fixture 'diptych_workspace' not found" in done.stdout
+
+
+# --- a probe whose result holds a figure ------------------------------------------------------
+
+
+def _figure_probe() -> type:
+    from diptych.core.probe import Figure, ProbeResult
+    from diptych.testing.scripted import ScriptedProbe
+
+    class FigureProbe(ScriptedProbe):
+        """Plans N trials and draws one figure of how many are done."""
+
+        name = "figure-probe"
+
+        def analyze(self, run: Any) -> ProbeResult:
+            result = super().analyze(run)
+            done = run.status_counts().get("done", 0)
+            # Drawn afresh on every analysis, as a probe's figures are: equal by content only.
+            result.figures.append(
+                Figure("done", "Trials done", draw=lambda: b"\x89PNG" + bytes([done]))
+            )
+            return result
+
+    return FigureProbe
+
+
+@pytest.fixture
+def figure_probe() -> Any:
+    from diptych.core.plugins import plugin_module, register_plugin, unregister_plugin
+
+    cls = _figure_probe()
+    name = register_plugin(plugin_module(register_probes=lambda register: register(cls)), "fig")
+    yield cls
+    unregister_plugin(name)
+
+
+def test_a_result_with_a_figure_round_trips(
+    figure_probe: Any, run_probe: Any, assert_round_trip: Any
+) -> None:
+    ran: ProbeRun = run_probe("figure-probe", "scripted-likelihood", params={"n": 3})
+    assert ran.result.figures[0].png == b"\x89PNG\x03"
+    assert_round_trip(ran)
+
+
+def test_a_figure_that_differs_is_shown_at_its_first_byte(
+    figure_probe: Any, run_probe: Any, assert_round_trip: Any
+) -> None:
+    from diptych.core.probe import Figure
+
+    ran: ProbeRun = run_probe("figure-probe", "scripted-likelihood", params={"n": 3})
+    ran.result.figures[0] = Figure("done", "Trials done", b"\x89PNG\x07")
+    with pytest.raises(AssertionError) as failure:
+        assert_round_trip(ran)
+    assert "result['figures'][0] (figure 'done'): the PNG bytes differ from byte 4" in str(
+        failure.value
+    )
+
+
+def test_figures_compare_by_content() -> None:
+    from diptych.core.probe import Figure
+
+    drawn = Figure("f", "T", caption="c", draw=lambda: b"png")
+    assert drawn == Figure("f", "T", b"png", "c")
+    assert hash(drawn) == hash(Figure("f", "T", b"other"))
+    assert drawn != Figure("f", "T", b"png", "another caption")
+    assert drawn != Figure("f", "T", b"pnG", "c")

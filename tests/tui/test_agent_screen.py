@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Select, Static, Switch
 
 from diptych.agent.memory import HashingEmbedder
+from diptych.agent.rows import AgentRow
 from diptych.core.capabilities import Model
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.agent import AgentScreen
+from diptych.tui.screens.agent_confirm import ConfirmAccept
 
 PAIRS = [("astronaut", "florist"), ("carpenter", "nurse"), ("pilot", "dietitian")]
 
@@ -112,6 +114,10 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
         # Accept the first measured pair; reject the other.
         rows.move_cursor(row=rows.get_row_index("r0p0"))
         await pilot.press("a")
+        if statuses["r0p0"] != "finding":
+            # Not a finding: accepted only once the auditor says yes to the question.
+            await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmAccept), "asking")
+            await pilot.press("y")
         await wait_for(pilot, lambda: "in the workspace's list" in status(pilot), "the accept")
         assert str(rows.get_row("r0p0")[6]) == "accepted"
         rows.move_cursor(row=rows.get_row_index("r0p2"))
@@ -138,13 +144,26 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
         await start_session(pilot)
         screen = pilot.app.screen
         labels = [str(label.render()) for label in screen.query("#agent-form Label").results(Label)]
-        assert labels == ["search", "target model", "agent model", "probe", "rounds"]
+        assert labels == [
+            "search",
+            "target model",
+            "probe",
+            "rounds",
+            "per round",
+            "agent model",
+            "proposer",
+            "allow new",
+        ]
         # Each label sits right above its field, inside the 80 columns.
-        for field in ("kind", "target", "model", "probe", "rounds"):
+        fields = ("kind", "target", "probe", "rounds", "per-round", "model", "proposer")
+        for field in (*fields, "allow-new"):
             label = screen.query_one(f"#agent-{field}-label", Label).region
             widget = screen.query_one(f"#agent-{field}").region
             assert label.x == widget.x and label.bottom == widget.y
             assert widget.right <= 80 and widget.width >= 6
+        # The agent's model has three columns' width: a name with parameters shows whole.
+        assert screen.query_one("#agent-model", Input).content_region.width >= 44
+        assert "(agent scripted-chat)" in status(pilot)
         rows = table(pilot)
         rows.move_cursor(row=rows.get_row_index("r0p1"))
         await pilot.pause()
@@ -167,3 +186,77 @@ def test_snapshot_agent_screen(
     Workspace.open(Path("ws")).close()
     app = agent_app(Path("ws"), monkeypatch)
     assert snap_compare(app, terminal_size=(80, 24), run_before=start_session)
+
+
+async def test_the_form_sets_per_round_proposer_and_allow_new(
+    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diptych.agent.checkpoint import stored_state
+
+    workspace = tmp_path / "ws"
+    Workspace.open(workspace).close()
+    app = agent_app(workspace, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AgentScreen), "the screen")
+        screen = pilot.app.screen
+        assert isinstance(screen, AgentScreen)
+        screen.new_session_id = lambda: "tui-form"
+        screen.query_one("#agent-target", Input).value = "scripted-likelihood"
+        screen.query_one("#agent-model", Input).value = "scripted-chat"
+        screen.query_one("#agent-rounds", Input).value = "1"
+        screen.query_one("#agent-per-round", Input).value = "1"
+        screen.query_one("#agent-proposer", Select).value = "lexicon"
+        screen.query_one("#agent-allow-new", Switch).value = True
+        request = screen.request()
+        assert (request.per_round, request.proposer, request.allow_new) == (1, "lexicon", True)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "findings" in status(pilot), "the session to finish")
+        # One proposal, drawn from the lexicon: the agent's model was never asked.
+        assert table(pilot).row_count == 1
+    settings = stored_state(workspace, "tui-form")["settings"]
+    assert (settings["per_round"], settings["proposer"], settings["allow_new"]) == (
+        1,
+        "lexicon",
+        True,
+    )
+
+
+async def test_accepting_what_is_not_a_finding_asks_why_first(
+    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    Workspace.open(workspace).close()
+    app = agent_app(workspace, monkeypatch)
+    reason = "held-out STS 4.2 [-10.5, 18.9] does not lie above 0"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AgentScreen), "the screen")
+        screen = pilot.app.screen
+        assert isinstance(screen, AgentScreen)
+        screen.session = "tui-confirm"
+        screen._show(
+            AgentRow(
+                "r0p0", "pair", "astronaut | florist", "not confirmed", 21.5, 3.0, 40.0,
+                reason, {"masculine": "astronaut", "feminine": "florist"},
+            )
+        )  # fmt: skip
+        await pilot.pause()
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmAccept), "the question")
+        question = str(pilot.app.screen.query_one("#confirm-text", Label).render())
+        assert question.startswith("r0p0 astronaut | florist is not confirmed, not a finding")
+        assert reason in question.replace("\n", " ")
+        # No: nothing is stored.
+        await pilot.press("n")
+        await wait_for(pilot, lambda: pilot.app.screen is screen, "the question closed")
+        assert "r0p0 not accepted (not confirmed)" in status(pilot)
+        # Yes: stored, with its status in its source.
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmAccept), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "in the workspace's list" in status(pilot), "the accept")
+    with Workspace.open(workspace) as ws:
+        [pair] = ws.lists.identities()
+        assert (pair.masculine, pair.feminine) == ("astronaut", "florist")
+        assert "not confirmed" in pair.source and "tui-confirm" in pair.source

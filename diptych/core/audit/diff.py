@@ -10,8 +10,10 @@ two methods, and each row says which:
   (:mod:`diptych.core.metrics.compare`);
 * ``normal``: where only the two figures' 95% intervals are known (e.g. two report JSONs),
   each interval is read as ±1.96 standard errors, the errors of independent runs add in
-  quadrature, and the difference's interval is B − A ± 1.96·√(se_A² + se_B²). It is an
-  approximation: a skewed bootstrap interval is made symmetric by it.
+  quadrature, and the difference's interval is B − A ± 1.96·√(se_A² + se_B²) — on the logit
+  scale of the difference's range where both figures declare one range (two STS: B − A in
+  [−200, 200]), so that it stays inside it. It is an approximation: a skewed bootstrap
+  interval is made symmetric by it.
 """
 
 from __future__ import annotations
@@ -110,7 +112,24 @@ def normal_difference(
         return vb - va, None, None
     lo_a, hi_a, lo_b, hi_b = (float(v) for v in bounds if v is not None)
     se = math.hypot((hi_a - lo_a) / (2 * Z95), (hi_b - lo_b) / (2 * Z95))
+    ranges = [_range(x) for x in (a, b)]
+    if ranges[0] is not None and ranges[0] == ranges[1]:
+        # Two figures of one range [l, h]: B − A lies in [l − h, h − l], and its interval too.
+        from diptych.core.metrics.intervals import IntervalRecipe
+
+        low, high = ranges[0]
+        recipe = IntervalRecipe.t(vb - va, se, math.inf, bounds=(low - high, high - low))
+        return (vb - va, *recipe.interval(0.95))
     return vb - va, vb - va - Z95 * se, vb - va + Z95 * se
+
+
+def _range(number: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The finite range a figure declares, if any."""
+    declared = number.get("range")
+    if not isinstance(declared, list) or len(declared) != 2:
+        return None
+    low, high = _num(declared[0]), _num(declared[1])
+    return (low, high) if low is not None and high is not None and low < high else None
 
 
 def diff_figures(

@@ -8,19 +8,25 @@ confidence interval, so it says only what the data support:
   bound is at or above L, and is inconclusive when the interval straddles L;
 * ``not_above: L`` fails only when the lower bound is above L (shown to exceed), passes when the
   upper bound is at or below L, inconclusive otherwise;
+* ``above: L`` and ``not_below: L`` are their mirror images (shown above; not shown below);
+* ``within: [a, b]`` passes when the interval lies inside [a, b] (shown within: two one-sided
+  tests, an equivalence test), fails when it lies wholly outside, and is inconclusive otherwise:
+  a signed bias figure gated on both sides;
 * ``no_regression: {against, margin}`` is ``below: margin`` on B − A (this audit less a
   baseline): a non-inferiority test.
 
-Each verdict is two one-sided tests at (1 − confidence)/2, so with the truth exactly at the limit
+Each verdict rests on one-sided tests at (1 − confidence)/2, so with the truth exactly at a limit
 a gate gives a false verdict at most 2.5% of the time at 95%. The gates of one file are a family:
 Holm's step-down (1979) adjusts each gate's level so that the chance of any false verdict across
 the family stays at the stated level (``family: none`` opts out). A gate whose test does not
 clear its Holm level is inconclusive, and so is every gate after it in Holm's order.
 
-Intervals at an adjusted level come from the figure's own standard error and degrees of freedom
-(:mod:`diptych.core.metrics.resampling` reports both); a figure that carries only a 95% interval
-is read as ±1.96 standard errors, and the gate says so. ``bench/gates.py`` measures the false
-verdict rates on simulated audits whose truth sits at the limit.
+A gate reads the interval the report prints, made again at the gate's adjusted level by the
+figure's own method (:class:`~diptych.core.metrics.intervals.IntervalRecipe`: the t interval on
+the figure's range, the percentile interval of the replicates the number keeps, the Jeffreys
+interval of its count); a figure from elsewhere that states only its interval is read from it,
+and the gate says so. ``bench/gates.py`` measures the false verdict rates on simulated audits
+whose truth sits at the limit.
 """
 
 from __future__ import annotations
@@ -30,8 +36,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from diptych.core.metrics.intervals import IntervalRecipe
+
 Verdict = Literal["pass", "fail", "inconclusive"]
 OnInconclusive = Literal["fail", "pass", "warn"]
+Rule = Literal["below", "not_above", "above", "not_below", "within", "no_regression"]
 
 #: The normal quantile of a two-sided 95% interval.
 _Z95 = 1.959963984540054
@@ -39,63 +48,73 @@ _Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class GateFigure:
-    """A figure as a gate reads it: value, standard error and degrees of freedom (inf: normal).
+    """A figure as a gate reads it: value, standard error and degrees of freedom (inf: normal),
+    and the recipe of its interval where the figure carries one (else ``value ± t·se``).
 
-    ``method`` says where the standard error came from; ``n`` is the figure's observation
-    count (for the "more trials" estimate), when known."""
+    ``method`` says how the interval is made; ``n`` is the figure's observation count and
+    ``units`` the units its interval resamples (the "more trials" estimate counts those)."""
 
     value: float
     se: float
     df: float
     method: str
     n: int | None = None
+    recipe: IntervalRecipe | None = None
+    units: Mapping[str, int] | None = None
 
     @classmethod
     def from_number(cls, number: Mapping[str, Any]) -> GateFigure | str:
         """From a report's number; a string says why a gate cannot rest on it."""
-        value = _finite(number.get("value"))
-        if value is None:
-            return "the figure has no finite value"
-        reason = number.get("reason")
-        if isinstance(reason, str) and reason:
-            return f"the figure has no interval ({reason})"
+        recipe = IntervalRecipe.from_number(number)
+        if isinstance(recipe, str):
+            return recipe
         n = number.get("n") if isinstance(number.get("n"), int) else None
-        se, df = _finite(number.get("se")), _finite(number.get("df"))
-        if se is not None and df is not None and df >= 1:
-            return cls(value, se, df, "t", n)
-        low, high = _finite(number.get("ci_low")), _finite(number.get("ci_high"))
-        if low is None or high is None:
-            return "the figure has no interval"
-        return cls(value, (high - low) / (2 * _Z95), math.inf, "normal from its 95% interval", n)
+        units = number.get("units")
+        counted = (
+            {str(k): int(v) for k, v in units.items() if isinstance(v, int) and v > 0}
+            if isinstance(units, Mapping)
+            else None
+        )
+        se = recipe.se if recipe.method == "t" else _spread(recipe)
+        return cls(
+            recipe.value, se, recipe.df, recipe.description, n, recipe, counted or None
+        )  # fmt: skip
+
+    def _made(self) -> IntervalRecipe:
+        return self.recipe or IntervalRecipe.t(self.value, self.se, self.df)
 
     def interval(self, confidence: float) -> tuple[float, float]:
-        q = _quantile(0.5 + confidence / 2, self.df)
-        return self.value - q * self.se, self.value + q * self.se
+        return self._made().interval(confidence)
 
     def p_below(self, limit: float) -> float:
         """One-sided p of "the truth is at or above ``limit``" (small: shown below)."""
-        return _cdf((self.value - limit) / self.se, self.df) if self.se > 0 else (
-            0.0 if self.value < limit else 1.0
-        )  # fmt: skip
+        return self._made().p_below(limit)
 
     def p_above(self, limit: float) -> float:
         """One-sided p of "the truth is at or below ``limit``" (small: shown above)."""
-        return _cdf((limit - self.value) / self.se, self.df) if self.se > 0 else (
-            0.0 if self.value > limit else 1.0
-        )  # fmt: skip
+        return self._made().p_above(limit)
+
+
+def _spread(recipe: IntervalRecipe) -> float:
+    """A standard error for a figure whose interval is not a t interval: its 95% interval's
+    half-width over 1.96 (what the trials estimate scales; never the interval itself)."""
+    low, high = recipe.interval(0.95)
+    return (high - low) / (2 * _Z95) if math.isfinite(high - low) else math.inf
 
 
 @dataclass(frozen=True)
 class GateRule:
-    """One gate as the audit file states it (after the baseline is resolved)."""
+    """One gate as the audit file states it (after the baseline is resolved); ``within`` has
+    its lower limit in ``limit`` and its upper one in ``limit_high``."""
 
     label: str
     part: str
     figure: str
-    rule: Literal["below", "not_above", "no_regression"]
+    rule: Rule
     limit: float
     on_inconclusive: OnInconclusive = "fail"
     against: str | None = None
+    limit_high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -113,9 +132,14 @@ class GateResult:
     confidence: float
     method: str
     on_inconclusive: OnInconclusive
-    #: For an inconclusive gate: about how many more trials would clear the limit.
+    #: For an inconclusive gate: about how many more units (trials where the figure names
+    #: none) would clear the limit.
     more_trials: int | None = None
     note: str = ""
+    #: ``within``'s upper limit.
+    limit_high: float | None = None
+    #: For an inconclusive gate: about how many more of each unit the interval resamples.
+    more_units: dict[str, int] | None = None
 
     @property
     def blocks(self) -> bool:
@@ -123,8 +147,19 @@ class GateResult:
             self.verdict == "inconclusive" and self.on_inconclusive == "fail"
         )
 
+    @property
+    def limit_text(self) -> str:
+        return limit_text(self.rule, self.limit, self.limit_high)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def limit_text(rule: str, limit: float, limit_high: float | None = None) -> str:
+    """A rule's limit as the outputs print it: ``25``, or ``[−5, 5]`` for ``within``."""
+    if rule == "within" and limit_high is not None:
+        return f"[{limit:g}, {limit_high:g}]"
+    return f"{limit:g}"
 
 
 def evaluate_gates(
@@ -141,8 +176,7 @@ def evaluate_gates(
         raise ValueError("confidence must be between 0 and 1")
     alpha = (1 - confidence) / 2  # each verdict is a one-sided test at this level
     tested = [(rule, figures[(rule.part, rule.figure, rule.rule)]) for rule in rules]
-    # A gate's test is the one on the side its estimate lies: shown below, or shown above.
-    p_values = [min(fig.p_below(r.limit), fig.p_above(r.limit)) for r, fig in tested]
+    p_values = [_gate_p(r, fig) for r, fig in tested]
     if family == "holm":
         levels, held = _holm(p_values, alpha)
     else:
@@ -151,20 +185,22 @@ def evaluate_gates(
     for (rule, fig), level, stopped in zip(tested, levels, held, strict=True):
         conf = 1 - 2 * level
         low, high = fig.interval(conf)
-        verdict: Verdict = "inconclusive"
-        if not stopped:
-            if high < rule.limit or (rule.rule == "not_above" and high == rule.limit):
-                verdict = "pass"
-            elif low > rule.limit or (rule.rule != "not_above" and low == rule.limit):
-                verdict = "fail"
-        more = _more_trials(fig, rule.limit, conf) if verdict == "inconclusive" else None
+        verdict: Verdict = "inconclusive" if stopped else _verdict(rule, low, high)
+        more = _more_units(fig, rule, low, high) if verdict == "inconclusive" else None
+        total = None if more is None else sum(more.values())
         if stopped:
             note = "Holm's procedure stopped at a gate with weaker evidence: not decided"
         elif more is not None:
+            limits = limit_text(rule.rule, rule.limit, rule.limit_high)
+            caveat = (
+                ")"
+                if fig.units
+                else ", which holds only where the new trials bring new units of what the "
+                "interval resamples)"
+            )
             note = (
-                f"about {more:,} more trials would clear {rule.limit:g} if the estimate held "
-                "(an estimate: the interval taken to shrink as 1/√n, which holds only where the "
-                "new trials bring new units of what the interval resamples)"
+                f"about {_more_text(more)} would clear {limits} if the estimate held (an "
+                f"estimate: the interval taken to shrink as 1/√n in the units it resamples{caveat}"
             )
         elif verdict == "inconclusive":
             note = "the estimate sits on the limit: no number of trials is expected to clear it"
@@ -184,11 +220,44 @@ def evaluate_gates(
                 conf,
                 fig.method,
                 rule.on_inconclusive,
-                more,
+                total,
                 note,
+                rule.limit_high,
+                None if more is None or not fig.units else more,
             )  # fmt: skip
         )
     return out
+
+
+def _gate_p(rule: GateRule, fig: GateFigure) -> float:
+    """The p-value Holm orders the gate by: the test on the side its estimate lies (shown
+    below, or shown above); for ``within``, inside the limits the equivalence test (the larger
+    of its two one-sided p), outside them the test of lying beyond the nearer limit."""
+    if rule.rule != "within" or rule.limit_high is None:
+        return min(fig.p_below(rule.limit), fig.p_above(rule.limit))
+    low, high = rule.limit, rule.limit_high
+    if fig.value < low:
+        return fig.p_below(low)
+    if fig.value > high:
+        return fig.p_above(high)
+    return max(fig.p_above(low), fig.p_below(high))
+
+
+def _verdict(rule: GateRule, low: float, high: float) -> Verdict:
+    """Pass, fail or inconclusive from the interval (``low``, ``high``) at the gate's level."""
+    limit = rule.limit
+    if rule.rule in ("below", "no_regression"):
+        return "pass" if high < limit else "fail" if low >= limit else "inconclusive"
+    if rule.rule == "not_above":
+        return "pass" if high <= limit else "fail" if low > limit else "inconclusive"
+    if rule.rule == "above":
+        return "pass" if low > limit else "fail" if high <= limit else "inconclusive"
+    if rule.rule == "not_below":
+        return "pass" if low >= limit else "fail" if high < limit else "inconclusive"
+    top = rule.limit_high if rule.limit_high is not None else math.inf
+    if limit <= low and high <= top:
+        return "pass"
+    return "fail" if high < limit or low > top else "inconclusive"
 
 
 def exit_code(results: Sequence[GateResult]) -> int:
@@ -219,28 +288,30 @@ def _holm(p_values: Sequence[float], alpha: float) -> tuple[list[float], list[bo
     return levels, held
 
 
-def _more_trials(fig: GateFigure, limit: float, confidence: float) -> int | None:
-    gap = abs(fig.value - limit)
-    if fig.n is None or gap == 0 or fig.se == 0:
+def _more_units(fig: GateFigure, rule: GateRule, low: float, high: float) -> dict[str, int] | None:
+    """About how many more units would bring the interval's end to the nearest limit it
+    straddles, were the estimate to hold: the distance from the value to that end shrinks as
+    1/√(units); counted per kind of unit the interval resamples (both identity lists of a
+    crossed figure grow together), else in trials."""
+    limits = [rule.limit] if rule.limit_high is None else [rule.limit, rule.limit_high]
+    straddled = [lim for lim in limits if low <= lim <= high] or limits
+    factors = []
+    for lim in straddled:
+        gap = abs(fig.value - lim)
+        half = (high - fig.value) if lim >= fig.value else (fig.value - low)
+        if gap == 0 or not math.isfinite(half) or half <= 0:
+            return None
+        factors.append((half / gap) ** 2)
+    factor = max(factors)
+    counts = fig.units or ({"trial": fig.n} if fig.n else None)
+    if not counts:
         return None
-    half = _quantile(0.5 + confidence / 2, fig.df) * fig.se
-    needed = fig.n * (half / gap) ** 2
-    return max(1, math.ceil(needed - fig.n))
+    return {unit: max(1, math.ceil(c * factor - c)) for unit, c in counts.items()}
 
 
-def _finite(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _quantile(q: float, df: float) -> float:
-    from scipy.special import ndtri, stdtrit
-
-    return float(ndtri(q) if math.isinf(df) else stdtrit(df, q))
-
-
-def _cdf(x: float, df: float) -> float:
-    from scipy.special import ndtr, stdtr
-
-    return float(ndtr(x) if math.isinf(df) else stdtr(df, x))
+def _more_text(more: Mapping[str, int]) -> str:
+    parts = []
+    for unit, k in more.items():
+        plural = unit if k == 1 else (unit[:-1] + "ies" if unit.endswith("y") else unit + "s")
+        parts.append(f"{k:,} more {plural}")
+    return " and ".join(parts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -178,6 +178,11 @@ class NoRegression(_Strict):
     margin: float = Field(default=0.0, description="the largest increase B − A allowed")
 
 
+GateRuleName = Literal["below", "not_above", "above", "not_below", "within", "no_regression"]
+#: The rules a gate may state, in the order its error message lists them.
+_GATE_RULES: tuple[GateRuleName, ...] = get_args(GateRuleName)
+
+
 class Gate(_Strict):
     """One release gate: a figure of a part and one rule (see docs/gates.md)."""
 
@@ -186,36 +191,64 @@ class Gate(_Strict):
     name: str | None = Field(default=None, description="what the gate is called in the output")
     below: float | None = Field(default=None, description="passes when shown to be below")
     not_above: float | None = Field(default=None, description="fails when shown to exceed")
+    above: float | None = Field(default=None, description="passes when shown to be above")
+    not_below: float | None = Field(default=None, description="fails when shown to fall short")
+    within: tuple[float, float] | None = Field(
+        default=None,
+        description="[low, high]: passes when shown to lie inside, fails when shown outside",
+    )
     no_regression: NoRegression | None = None
     on_inconclusive: Literal["fail", "pass", "warn"] = Field(
         default="fail", description="the exit code when the interval straddles the limit"
     )
 
+    @field_validator("within", mode="before")
+    @classmethod
+    def _two_limits(cls, value: Any) -> Any:
+        if value is not None and (not isinstance(value, list | tuple) or len(value) != 2):
+            raise ValueError(f"within takes two numbers, [low, high], got {value!r}")
+        return value
+
     @model_validator(mode="after")
     def _one_rule(self) -> Gate:
-        rules = [r for r in ("below", "not_above", "no_regression") if getattr(self, r) is not None]
+        rules = [r for r in _GATE_RULES if getattr(self, r) is not None]
         if len(rules) != 1:
-            raise ValueError("a gate takes exactly one of below, not_above, no_regression")
+            raise ValueError(
+                "a gate takes exactly one of below, not_above, above, not_below, within, "
+                "no_regression"
+            )
+        if self.within is not None and not self.within[0] < self.within[1]:
+            low, high = self.within
+            raise ValueError(f"within takes [low, high] with low < high, got [{low:g}, {high:g}]")
         return self
 
     @property
-    def rule(self) -> Literal["below", "not_above", "no_regression"]:
-        if self.below is not None:
-            return "below"
-        return "not_above" if self.not_above is not None else "no_regression"
+    def rule(self) -> GateRuleName:
+        return next(r for r in _GATE_RULES if getattr(self, r) is not None)
 
     @property
     def limit(self) -> float:
-        if self.below is not None:
-            return self.below
-        if self.not_above is not None:
-            return self.not_above
-        assert self.no_regression is not None
-        return self.no_regression.margin
+        """The rule's limit (``within``: its lower one; :attr:`limit_high` is the upper)."""
+        if self.within is not None:
+            return self.within[0]
+        if self.no_regression is not None:
+            return self.no_regression.margin
+        value: float = getattr(self, self.rule)
+        return value
+
+    @property
+    def limit_high(self) -> float | None:
+        return self.within[1] if self.within is not None else None
+
+    @property
+    def limit_text(self) -> str:
+        if self.within is not None:
+            return f"[{self.within[0]:g}, {self.within[1]:g}]"
+        return f"{self.limit:g}"
 
     @property
     def label(self) -> str:
-        return self.name or f"{self.part}: {self.figure} {self.rule} {self.limit:g}"
+        return self.name or f"{self.part}: {self.figure} {self.rule} {self.limit_text}"
 
 
 class Gates(_Strict):

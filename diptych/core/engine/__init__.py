@@ -5,7 +5,7 @@ One module per concept:
 * :mod:`.options` — :class:`RunOptions`, how a run is carried out;
 * :mod:`.planning` — fingerprints, trials, what is stored already, dry-run estimates;
 * :mod:`.dispatch` — how a model is called, one row per capability;
-* :mod:`.pacing` — retries with backoff, rate limits, the spending guard;
+* :mod:`.pacing` — retries with backoff, rate limits, the spending guard, paid retries;
 * :mod:`.slots` — models as a run holds them (identity, lazy loading, threads);
 * :mod:`.execution` — calling one trial or batch and persisting each result as it arrives;
 * :mod:`.executors` — where the pending trials run: ``local`` (asyncio + threads), ``ray``;
@@ -34,7 +34,7 @@ from diptych.core.engine.finishing import (
 )
 from diptych.core.engine.lease import RunLeasedError
 from diptych.core.engine.options import RunOptions
-from diptych.core.engine.pacing import Budget, RateLimiter, RetryPolicy
+from diptych.core.engine.pacing import Budget, PaidRetries, RateLimiter, RetryPolicy
 from diptych.core.engine.planning import (
     Estimate,
     RunPlan,
@@ -59,6 +59,7 @@ __all__ = [
     "Estimate",
     "ModelSlot",
     "NullReporter",
+    "PaidRetries",
     "RateLimiter",
     "Reporter",
     "RetryPolicy",

@@ -2,7 +2,10 @@
 
 The pieces every executor shares (:mod:`diptych.core.engine.executors`):
 
-* transient faults are retried with exponential backoff and full jitter, honouring Retry-After;
+* transient faults are retried with exponential backoff and full jitter, honouring Retry-After
+  up to the run's cap (a longer wait fails the trial and leaves the model's others for a resume);
+* an answer paid for but unusable is stored as a paid failure, bought again only within the
+  run's allowance of paid retries;
 * each result is persisted the moment it arrives (blob first, then its row, one transaction),
   so a process killed at any moment loses only calls that had not finished; a full disk holds
   the answers in memory until there is room (:mod:`diptych.core.engine.persisting`);
@@ -15,16 +18,18 @@ import asyncio
 import random
 import time
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any, cast
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine.dispatch import Outcome, batched_method, call_batch, call_trial
-from diptych.core.engine.pacing import Budget, RetryPolicy
+from diptych.core.engine.pacing import Budget, PaidRetries, RetryPolicy
 from diptych.core.engine.persisting import DiskRoom, HeldBlobs, persist
 from diptych.core.engine.reporting import Reporter
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import (
     ModelCallError,
+    PaidFailureError,
     RefusalError,
     StoreFullError,
     TransientModelError,
@@ -72,6 +77,32 @@ def _maybe_charged(fault: BaseException) -> bool:
     return isinstance(fault, TimeoutError)
 
 
+#: How a stored failure says the service was paid for an answer that could not be used.
+PAID_UNUSABLE = "paid for, unusable"
+
+
+def _dollars(costs: list[float | None]) -> str:
+    known = [c for c in costs if c is not None]
+    if not known:
+        return "cost not known"
+    text = f"${sum(known):.4f}"
+    return text if len(known) == len(costs) else f"{text} and {len(costs) - len(known)} unpriced"
+
+
+def _unusable_provenance(costs: list[float | None], failed: bool) -> dict[str, Any]:
+    """What a result records of the unusable answers paid for on its way: how many, what they
+    cost (None: no price known), and whether the stored outcome is one (a paid failure, which
+    a resume leaves alone unless given paid retries)."""
+    known = [c for c in costs if c is not None]
+    out: dict[str, Any] = {
+        "paid_unusable": len(costs),
+        "paid_unusable_cost_usd": sum(known) if known else None,
+    }
+    if failed:
+        out["paid_failure"] = True
+    return out
+
+
 def _fault_reason(fault: BaseException, timeout: float | None) -> str:
     """Why a call failed, never empty: a timeout (whose exception has no message) says so."""
     if isinstance(fault, TimeoutError) and not str(fault):
@@ -86,12 +117,18 @@ async def attempt_trial(
     retry: RetryPolicy,
     reporter: Reporter,
     rng: random.Random,
+    paid_retries: PaidRetries | None = None,
+    budget: Budget | None = None,
 ) -> ResultRecord:
     """Call the model for one trial, retrying transient faults; the terminal outcome as a
-    record, not yet stored (the caller persists it: here, or on the driver of a Ray run)."""
+    record, not yet stored (the caller persists it: here, or on the driver of a Ray run).
+
+    An answer paid for but unusable is asked again only while ``paid_retries`` (none: no
+    retry) has one left whose price fits ``budget``."""
     started = time.time()
     attempts = 0
     maybe_paid = 0
+    unusable: list[float | None] = []
     outcome: Outcome | None = None
     error: str | None = None
     while True:
@@ -108,6 +145,13 @@ async def attempt_trial(
         except (TransientModelError, TimeoutError) as fault:
             retry_after = getattr(fault, "retry_after", None)
             reason = _fault_reason(fault, retry.timeout)
+            too_long = retry.over_cap(retry_after)
+            if too_long is not None:
+                # Obeying would hang the run; the service's other answers would say the same,
+                # so no further request goes to this model in this execution.
+                slot.halt(too_long)
+                status, error = "failed", f"{reason}; {too_long}"
+                break
             if _maybe_charged(fault) and paid(slot, trial):
                 maybe_paid += 1
                 if not retry.retry_maybe_paid:
@@ -126,6 +170,24 @@ async def attempt_trial(
             status, error = "failed", f"gave up after {attempts} attempts: {reason}"
         except RefusalError as refusal:
             status, error = "refused", str(refusal)
+        except PaidFailureError as fault:
+            price = slot.model.price(Capability(trial.capability), trial.payload)
+            unusable.append(fault.cost if fault.cost is not None else price)
+            if (
+                paid_retries is not None
+                and attempts < retry.max_attempts
+                and paid_retries.take(budget, price)
+            ):
+                reporter.note(
+                    f"{slot.ref.model_id}: {fault}; {PAID_UNUSABLE}, bought again (paid retry "
+                    f"{paid_retries.used} of {paid_retries.limit})"
+                )
+                continue
+            status = "failed"
+            error = (
+                f"{PAID_UNUSABLE} ({_dollars(unusable)}): {fault}; not bought again "
+                "(resume the run with --paid-retries N to buy it again)"
+            )
         except ModelCallError as fault:
             status, error = "failed", f"{type(fault).__name__}: {fault}"
         except StoreFullError:
@@ -136,6 +198,10 @@ async def attempt_trial(
         except Exception as fault:  # noqa: BLE001
             status, error = "failed", f"{type(fault).__name__}: {fault}"
         break
+    extra: dict[str, Any] = {"maybe_paid": maybe_paid} if maybe_paid else {}
+    if unusable:
+        failed = status == "failed" and (error or "").startswith(PAID_UNUSABLE)
+        extra.update(_unusable_provenance(unusable, failed))
     return _record(
         slot,
         trial,
@@ -144,8 +210,27 @@ async def attempt_trial(
         error=error,
         attempts=attempts,
         started=started,
-        provenance={"maybe_paid": maybe_paid} if maybe_paid else None,
+        provenance=extra or None,
     )
+
+
+def carry_unusable(record: ResultRecord, earlier: ResultRecord | None) -> ResultRecord:
+    """``record`` with the unusable answers an earlier attempt at the trial paid for added to
+    its own, so that what was paid stays counted when the row is replaced."""
+    before = earlier.provenance.get("paid_unusable", 0) if earlier is not None else 0
+    if not before or earlier is None:
+        return record
+    own = record.provenance.get("paid_unusable", 0)
+    costs = [earlier.provenance.get("paid_unusable_cost_usd"), None]
+    if own:
+        costs[1] = record.provenance.get("paid_unusable_cost_usd")
+    known = [c for c in costs if isinstance(c, int | float)]
+    provenance = {
+        **record.provenance,
+        "paid_unusable": before + own,
+        "paid_unusable_cost_usd": sum(known) if known else None,
+    }
+    return replace(record, provenance=provenance)
 
 
 async def run_trial(
@@ -157,12 +242,17 @@ async def run_trial(
     rng: random.Random,
     room: DiskRoom | None = None,
     budget: Budget | None = None,
+    paid_retries: PaidRetries | None = None,
 ) -> str:
     """One trial called, stored and reported; its status. What the call makes is held in
     memory until its row is written (through ``room`` when the disk may fill); what it cost,
     where the service said, replaces its estimate in ``budget``."""
     held = HeldBlobs(store)
-    record = await attempt_trial(slot, trial, cast(Store, held), retry, reporter, rng)
+    record = await attempt_trial(
+        slot, trial, cast(Store, held), retry, reporter, rng, paid_retries, budget
+    )
+    if paid(slot, trial):
+        record = carry_unusable(record, store.result(trial.key))
     cost = record.provenance.get("cost_usd")
     if budget is not None and isinstance(cost, int | float):
         budget.settle(slot.model.price(Capability(trial.capability), trial.payload), cost)

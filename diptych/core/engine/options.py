@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from diptych.core.engine.pacing import Budget, RetryPolicy
+from diptych.core.engine.pacing import Budget, PaidRetries, RetryPolicy
 
 #: Where trials can be called: ``local`` (this process) or ``ray`` (local models in Ray actors).
 EXECUTORS = ("local", "ray")
@@ -22,6 +22,10 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     #: Stop before the estimated spend exceeds this many USD (None: no limit).
     max_cost: float | None = None
+    #: Answers paid for but unusable (an unreadable image, no data) that this execution may
+    #: buy again, in this run or stored by an earlier one (default none: each is stored as
+    #: failed with its reason and cost, and left alone by a resume).
+    paid_retries: int = 0
     #: Start a new run even if one with the same fingerprint is stored.
     new: bool = False
     #: Continue this stored run instead of finding or creating one by fingerprint.
@@ -61,6 +65,12 @@ class RunOptions:
             raise ValueError(f"timeout must be more than 0 seconds, not {self.retry.timeout:g}")
         if not (self.retry.base_delay >= 0 and self.retry.max_delay >= 0):
             raise ValueError("retry delays must not be negative")
+        if not self.retry.max_retry_wait >= 0:
+            raise ValueError(
+                f"max_retry_wait must not be negative, not {self.retry.max_retry_wait}"
+            )
+        if self.paid_retries < 0:
+            raise ValueError(f"paid_retries must not be negative, not {self.paid_retries}")
         if not self.disk_wait >= 0:
             raise ValueError(f"disk_wait must not be negative, not {self.disk_wait}")
         if self.max_cost is not None and not self.max_cost >= 0:
@@ -69,6 +79,10 @@ class RunOptions:
     def budget(self) -> Budget | None:
         """A fresh spending guard for one execution, or None without ``max_cost``."""
         return Budget(self.max_cost) if self.max_cost is not None else None
+
+    def paid_retry_allowance(self) -> PaidRetries:
+        """A fresh ``paid_retries`` allowance for one execution."""
+        return PaidRetries(self.paid_retries)
 
     def updated(self, **changes: Any) -> RunOptions:
         """These options with the given fields changed; fields given as None are left as they

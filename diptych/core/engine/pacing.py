@@ -22,11 +22,25 @@ class RetryPolicy:
     #: sent again. Off: it is stored as failed, "may have been paid", and counted, so that no
     #: answer is silently paid twice; a resume asks again.
     retry_maybe_paid: bool = False
+    #: The longest ``Retry-After`` obeyed, in seconds. A service asking for more (a hostile or
+    #: confused one can ask for a day) fails the trial with its reason instead of hanging the
+    #: run; the model's other trials are left for a resume.
+    max_retry_wait: float = 300.0
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         # Full jitter (AWS architecture blog): spreads retries of many workers apart.
         backoff = rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
         return max(backoff, retry_after or 0.0)
+
+    def over_cap(self, retry_after: float | None) -> str | None:
+        """Why a service's ``Retry-After`` is not obeyed (it asks for more than
+        ``max_retry_wait``), or None when it is."""
+        if retry_after is None or retry_after <= self.max_retry_wait:
+            return None
+        return (
+            f"the service asked to wait {retry_after:g} s, over --max-retry-wait "
+            f"{self.max_retry_wait:g}; resume later"
+        )
 
 
 class RateLimiter:
@@ -84,3 +98,24 @@ class Budget:
         """Replace what one call reserved by what it cost (from the token counts the service
         returned), so that the guard spends against actual charges."""
         self.spent += actual - (reserved or 0.0)
+
+
+@dataclass
+class PaidRetries:
+    """The ``--paid-retries`` allowance of one execution: how many answers that were paid for
+    but could not be used (see :class:`~diptych.core.errors.PaidFailureError`) may be bought
+    again, whether the unusable answer came in this execution or an earlier one.
+
+    Each retry also reserves its price in the ``--max-cost`` guard, so both count it."""
+
+    limit: int = 0
+    used: int = 0
+
+    def take(self, budget: Budget | None, price: float | None) -> bool:
+        """Use one paid retry, if one is left and its price fits the budget."""
+        if self.used >= self.limit:
+            return False
+        if budget is not None and not budget.reserve(price):
+            return False
+        self.used += 1
+        return True

@@ -3,7 +3,8 @@
 A run is identified by its fingerprint (probe, its version and parameters, the models and
 theirs): running the same thing again reuses the run and finds every finished trial stored.
 Trials whose key already has a ``done`` or ``refused`` result are skipped, whichever run
-produced it; a ``failed`` one is tried again.
+produced it; a ``failed`` one is tried again, except a paid failure (an answer paid for but
+unusable), which is bought again only within the run's allowance of paid retries.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any
 
 from diptych._version import __version__
 from diptych.core.capabilities import Capability, Model
+from diptych.core.engine.pacing import PaidRetries
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import CapabilityError
+from diptych.core.metrics.precision import PrecisionPlan
 from diptych.core.probe import Probe
 from diptych.core.runview import StoreLookup
 from diptych.core.store import TERMINAL, RunRecord, Store, TrialRow
@@ -152,12 +155,27 @@ class Estimate:
     cost: float
     unpriced: int
     per_model: dict[str, dict[str, float]]
+    #: The expected precision of the headline figures, where it was asked for
+    #: (``Workspace.runs.plan(..., precision=True)``).
+    precision: PrecisionPlan | None = None
+    #: Stored paid failures (answers paid for but unusable) left alone: not in ``to_run``.
+    paid_failed: int = 0
+    #: The allowance of paid retries (``--paid-retries``) and, of it, what is left once the
+    #: stored paid failures in ``to_run`` have used theirs.
+    paid_retries: int = 0
+    paid_retries_left: int = 0
+    #: The most those left could add to ``cost``: each at the highest price of a trial to run.
+    paid_retry_cost: float = 0.0
 
 
-def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
+def estimate(
+    store: Store, probe: Probe, models: Sequence[Model], *, paid_retries: int = 0
+) -> Estimate:
     """Trials planned, already stored, and the estimated price of the rest; stores nothing.
 
-    The plan streams past in chunks: memory grows with the distinct requests, not the trials."""
+    Stored paid failures are to run only within ``paid_retries`` (in plan order, as a run takes
+    them); what is left of it is priced as the most it could add. The plan streams past in
+    chunks: memory grows with the distinct requests, not the trials."""
     # Planning writes nothing: the images a probe brings along (PAIRS, stories,
     # counterfactual) are stored when a real run starts, not here.
     probe = bind_probe(probe, store)
@@ -166,12 +184,15 @@ def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
     by_id = {s.ref.model_id: s for s in slots}
     seen: set[str] = set()
     planned = cached = 0
-    cost, unpriced = 0.0, 0
+    cost, unpriced, highest = 0.0, 0, 0.0
+    allowance = PaidRetries(paid_retries)
+    paid_failed: set[str] = set()
     per_model: dict[str, dict[str, float]] = {
         s.ref.model_id: {"planned": 0, "to_run": 0, "cost": 0.0} for s in slots
     }
     for chunk in chunked(iter_trials("dry-run", probe, slots)):
         statuses = store.result_statuses(t.key for t, _ in chunk)
+        unusable = store.paid_failed_keys(t.key for t, _ in chunk)
         for trial, _ in chunk:
             planned += 1
             tally = per_model[trial.model_id]
@@ -179,7 +200,10 @@ def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
             if statuses.get(trial.key) in TERMINAL:
                 cached += 1
                 continue
-            if trial.key in seen:
+            if trial.key in seen or trial.key in paid_failed:
+                continue
+            if trial.key in unusable and not allowance.take(None, None):
+                paid_failed.add(trial.key)
                 continue
             seen.add(trial.key)
             tally["to_run"] += 1
@@ -189,6 +213,8 @@ def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
             else:
                 cost += price
                 tally["cost"] += price
+                highest = max(highest, price)
+    left = allowance.limit - allowance.used
     return Estimate(
         planned=planned,
         cached=cached,
@@ -196,6 +222,10 @@ def estimate(store: Store, probe: Probe, models: Sequence[Model]) -> Estimate:
         cost=cost,
         unpriced=unpriced,
         per_model=per_model,
+        paid_failed=len(paid_failed),
+        paid_retries=allowance.limit,
+        paid_retries_left=left,
+        paid_retry_cost=left * highest if seen else 0.0,
     )
 
 
@@ -233,11 +263,13 @@ def prepare_run(
     new: bool = False,
     run_id: str | None = None,
     run: RunRecord | None = None,
+    paid_retries: PaidRetries | None = None,
 ) -> RunPlan:
     """Find or create the run (unless given) and its recorded plan; work out what is left.
 
-    The caller holds the run's lease (see :mod:`.lease`), so no other process plans or
-    executes it meanwhile."""
+    Stored paid failures join what is left, in plan order, as far as ``paid_retries`` (None:
+    none) allows; each uses one of it. The caller holds the run's lease (see :mod:`.lease`),
+    so no other process plans or executes it meanwhile."""
     if run is None:
         run = find_or_create_run(store, probe, slots, new=new, run_id=run_id)
     if not store.plan_complete(run.id):
@@ -247,6 +279,11 @@ def prepare_run(
     if not store.read_only:
         store.drop_results_without_blobs(run.id)
     pending = {t.key: t for t in store.pending_trials(run.id)}
+    if paid_retries is not None and paid_retries.used < paid_retries.limit:
+        for trial in store.paid_failed_trials(run.id):
+            if not paid_retries.take(None, None):
+                break
+            pending[trial.key] = trial
     counts = store.status_counts(run.id)
     return RunPlan(
         run=run,

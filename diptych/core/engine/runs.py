@@ -13,7 +13,7 @@ from typing import Any
 
 from diptych.core.builds import builds_by_model, check_build
 from diptych.core.capabilities import Model
-from diptych.core.engine.execution import MAYBE_PAID, paid
+from diptych.core.engine.execution import MAYBE_PAID, PAID_UNUSABLE, paid
 from diptych.core.engine.executors import execute
 from diptych.core.engine.finishing import finish_run
 from diptych.core.engine.lease import holding
@@ -51,13 +51,15 @@ async def run_async(
 ) -> RunRecord:
     """Run (or resume) ``probe`` against ``models`` on the running event loop.
 
-    Cancelling it (Ctrl-C, a front end's stop) abandons the calls in flight, never half-stores
-    one, and still finishes the run: status, self labels and flags match what was stored."""
+    Cancelling it (Ctrl-C, SIGTERM, a front end's stop) abandons the calls in flight, never
+    half-stores one, gives the run's lease back and still finishes the run: status, self labels
+    and flags match what was stored, and it can be resumed at once."""
     options = (options or RunOptions()).updated(
         retry=retry, concurrency=concurrency, new=new, run_id=run_id, max_cost=max_cost
     )
     reporter = reporter or NullReporter()
     budget = options.budget()
+    paid_retries = options.paid_retry_allowance()
     probe = bind_probe(probe, store)
     check_capabilities(probe, models)
     slots = [ModelSlot.of(m) for m in models]
@@ -67,7 +69,7 @@ async def run_async(
     async with holding(store, record.id, wait=options.wait, reporter=reporter) as lease:
         # The images the probe brings along go in before any trial that names them is asked.
         store_input_blobs(store, probe)
-        plan = prepare_run(store, probe, slots, run=record)
+        plan = prepare_run(store, probe, slots, run=record, paid_retries=paid_retries)
         by_id = {slot.ref.model_id: slot for slot in slots}
         if plan.cached and plan.pending:
             check_builds(store, plan, by_id, options, reporter)
@@ -79,7 +81,14 @@ async def run_async(
         stopped: BaseException | None = None
         try:
             await execute(
-                store, plan, slots, options, reporter=reporter, budget=budget, lease=lease
+                store,
+                plan,
+                slots,
+                options,
+                reporter=reporter,
+                budget=budget,
+                lease=lease,
+                paid_retries=paid_retries,
             )
         except BaseException as error:
             stopped = error
@@ -105,6 +114,21 @@ async def run_async(
                         f"{maybe_paid} requests got no answer after they were sent: they "
                         f"{MAYBE_PAID} without an answer stored (resume the run to ask again)",
                     )
+                unusable = len(store.paid_failed_trials(run.id)) if counts.get("failed") else 0
+                if unusable:
+                    warn(
+                        reporter,
+                        f"{unusable} trials' answers were {PAID_UNUSABLE}: stored as failed with "
+                        "the reason and cost, and not bought again by a resume unless asked "
+                        f"(resume the run with --paid-retries {unusable} to buy them again)",
+                    )
+                for slot in slots:
+                    if slot.halted is not None and counts["pending"]:
+                        warn(
+                            reporter,
+                            f"{slot.ref.model_id}: {slot.halted} (its trials not yet sent "
+                            "are left pending)",
+                        )
                 if budget is not None and budget.exhausted:
                     reporter.note(
                         f"stopped before exceeding --max-cost ${budget.limit:.2f}: "

@@ -23,6 +23,9 @@ class ModelSlot:
     executor: ThreadPoolExecutor | None = None
     loaded: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Why no further request goes to this model in this execution (its service asked to wait
+    #: longer than the run obeys); its trials not yet started are left for a resume.
+    halted: str | None = None
 
     @classmethod
     def of(cls, model: Model) -> ModelSlot:
@@ -31,6 +34,11 @@ class ModelSlot:
         changed = {k: v for k, v in identity.items() if k not in defaults or defaults[k] != v}
         ref = ModelRef(model.name, model.version, identity, changed)
         return cls(model=model, ref=ref)
+
+    def halt(self, reason: str) -> None:
+        """Send this model no further request in this execution (the first reason is kept)."""
+        if self.halted is None:
+            self.halted = reason
 
     async def ensure_loaded(self) -> None:
         async with self.lock:

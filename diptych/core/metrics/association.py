@@ -14,9 +14,12 @@ Every figure carries an interval and says what it resamples
   its images and their answers: the four images of one scenario share its scene, so a
   scenario's effect moves them together, and the interval speaks for scenarios like these;
 * the difference between the levels is the paired t-test's mean paired difference, and its
-  interval is the t-test's own (``value ± t(df)·se``, the same t distribution and standard
-  error as the test), so the interval excludes 0 exactly when p < 0.05. Pairing cancels what a
-  scenario shares, which is why the difference can be paired on images within a scenario.
+  interval is made from the t-test's standard error and t distribution on the logit scale of
+  the difference's range [−2, 2] (:mod:`diptych.core.metrics.intervals`), so that it stays
+  inside it; its p is the t-test on that scale, so the interval excludes 0 exactly when
+  p < 0.05. In the middle of the range the two scales agree; near ±2 the paper's paired t-test
+  p (its own figure) and the difference's p can differ. Pairing cancels what a scenario shares,
+  which is why the difference can be paired on images within a scenario.
 
 The unit of the paired t-test is the *image* by default. An image's score is the mean of every
 answer about it (its runs, and its questions where there are several); a pair is the two images
@@ -55,6 +58,7 @@ from diptych.core.metrics.association_responses import (
     parse_value,
     read_responses_csv,
 )
+from diptych.core.metrics.intervals import SHARE_RANGE, UNIT_SCORE_RANGE, IntervalRecipe
 from diptych.core.metrics.resampling import Inference, mean_over_units, t_inference
 from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT, json_safe
 
@@ -240,16 +244,6 @@ def _outcomes_told(responses: Sequence[Response]) -> list[bool]:
     return told
 
 
-def _within(inference: Inference, low: float, high: float) -> Inference:
-    """The interval cut to the range the figure can take (a share in [0, 1], a mean score in
-    [−1, 1]); the point, the standard error and the test are unchanged."""
-    return replace(
-        inference,
-        ci_low=min(max(inference.ci_low, low), high),
-        ci_high=max(min(inference.ci_high, high), low),
-    )
-
-
 def _seq(seed: int | Sequence[int]) -> list[int]:
     return [seed] if isinstance(seed, int) else list(seed)
 
@@ -299,8 +293,9 @@ class PairedTTest:
         )
 
     def inference(self, confidence: float = DEFAULT_CONFIDENCE) -> Inference:
-        """The mean paired difference as an :class:`Inference` of the same t distribution: its
-        interval is this test's interval and its p-value this test's p (where both exist)."""
+        """The mean paired difference as an :class:`Inference` of the same t distribution and
+        standard error, its interval on the logit scale of [−2, 2] (the module docstring) and its
+        p-value the test on that scale."""
         units = {f"{self.unit} pair": self.n_pairs}
         return replace(self._inference(units, confidence), population=PAIRED_POPULATION[self.unit])
 
@@ -316,10 +311,16 @@ class PairedTTest:
                 design="paired", confidence=confidence,
                 reason=f"one pair of {self.unit}s only: no interval",
             )  # fmt: skip
+        # A difference of two scores in [−1, 1] lies in [−2, 2]: the test's se and df on the
+        # logit scale of that range keep the interval inside it.
         return t_inference(
             self.mean_difference, self.se, float(self.df), n=self.n_responses, units=units,
-            design="paired", confidence=confidence,
+            design="paired", confidence=confidence, bounds=DIFFERENCE_RANGE,
         )  # fmt: skip
+
+
+#: The range of a difference between two levels' scores.
+DIFFERENCE_RANGE = (-2.0, 2.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,43 +391,37 @@ def mean_over_scenarios(
     """The mean of answers' ``values`` (scores, or 0/1 for a ``share``) with its interval over
     the answers' ``scenarios``, each resampled with all its images and answers.
 
-    A score's interval is ``value ± t·se`` cut to [−1, 1]. A share's is the same t and se on the
-    variance-stabilising angular scale of a proportion (the delta method: asin √p ± t·se /
-    (2 √(p(1 − p))), mapped back), which stays in [0, 1] and is not fooled by the skew of rates
-    near 0 — refusal rates often are — where the symmetric interval covers far less than 95%
-    (0.87 for a rate near 0.03 over 20 scenarios of 6 answers, against 0.96 on this scale; the
-    logit scale over-covers moderate rates). A share has no test (its p-value is NaN). A share of
-    exactly 0 or 1 (nothing varies) has the Jeffreys interval of its count among all the answers
-    as its bound on the open side."""
+    A score's interval is the t interval on the logit scale of its place in [−1, 1] (the delta
+    method, :mod:`diptych.core.metrics.intervals`), which stays inside the range. A share's is
+    the same t and se on the variance-stabilising angular scale of a proportion (asin √p ±
+    t·se / (2 √(p(1 − p))), mapped back), which stays in [0, 1] and is not fooled by the skew of
+    rates near 0 — refusal rates often are — where the symmetric interval covers far less than
+    95% (0.87 for a rate near 0.03 over 20 scenarios of 6 answers, against 0.96 on this scale;
+    the logit scale over-covers moderate rates). A share has no test (its p-value is NaN). A
+    share of exactly 0 or 1 (nothing varies) has the Jeffreys interval of its count among all
+    the answers as its bound on the open side."""
+    if not share:
+        return mean_over_units(
+            values, {"scenario": scenarios}, n_boot=n_boot, confidence=confidence,
+            seed=_seq(seed), bounds=UNIT_SCORE_RANGE,
+        )  # fmt: skip
     inference = mean_over_units(
         values, {"scenario": scenarios}, n_boot=n_boot, confidence=confidence, seed=_seq(seed)
     )
-    if not share:
-        return _within(inference, -1.0, 1.0)
-    return _share_interval(inference, round(sum(values)), len(values))
+    return _share_interval(inference, round(sum(values)))
 
 
-def _share_interval(inference: Inference, hits: int, n: int) -> Inference:
-    from scipy.special import stdtrit
-
-    from diptych.core.metrics.correction import jeffreys_interval
-
-    p, se, df = inference.value, inference.se, inference.df
+def _share_interval(inference: Inference, hits: int) -> Inference:
+    """The share's interval on the angular scale (its number carries the count, which makes
+    its Jeffreys bound at 0 or 1 again at any level)."""
     if not inference.has_interval:
         return replace(inference, p_value=math.nan)
-    if p <= 0.0 or p >= 1.0:
-        bounds = jeffreys_interval(hits, n, inference.confidence)
-        low, high = bounds if bounds is not None else (p, p)
-        return replace(inference, ci_low=low, ci_high=high, p_value=math.nan)
-    q = float(stdtrit(df, 0.5 + inference.confidence / 2))
-    half = q * se / (2.0 * math.sqrt(p * (1.0 - p)))
-    centre = math.asin(math.sqrt(p))
-    return replace(
-        inference,
-        ci_low=math.sin(max(centre - half, 0.0)) ** 2,
-        ci_high=math.sin(min(centre + half, math.pi / 2)) ** 2,
-        p_value=math.nan,
-    )
+    angular = t_inference(
+        inference.value, inference.se, inference.df, n=inference.n, units=inference.units,
+        design=inference.design, confidence=inference.confidence, bounds=SHARE_RANGE,
+        transform="arcsine", count=hits,
+    )  # fmt: skip
+    return replace(angular, p_value=math.nan)
 
 
 def _level_mean(rows: Sequence[Response], name: str, boot: _Boot) -> Inference:
@@ -523,21 +518,29 @@ def paired_t_test(
         # amount is t's limit, ±inf with p = 0; every pair equal leaves t undefined (0/0).
         t = math.copysign(math.inf, mean_diff) if mean_diff else None
         p = 0.0 if mean_diff else None
+        # The point, or at a bound of [−2, 2] its Clopper–Pearson end (as the figure prints).
+        low, high = IntervalRecipe.t(
+            mean_diff, 0.0, float(n - 1), bounds=DIFFERENCE_RANGE, n=scores.n_responses
+        ).interval(confidence)
         return PairedTTest(
-            t, p, n - 1, n, mean_diff, mean_diff, mean_diff, unpaired, unit, 0.0,
-            scores.n_responses,
-        )  # fmt: skip
+            t, p, n - 1, n, mean_diff, low, high, unpaired, unit, 0.0, scores.n_responses
+        )
     result = stats.ttest_rel([a for a, _ in pairs], [b for _, b in pairs])
-    ci = result.confidence_interval(confidence)
     sd = math.sqrt(sum((d - mean_diff) ** 2 for d in diffs) / (n - 1))
+    # The test's se and df, the interval inside the difference's range [−2, 2] (the same one
+    # the difference figure prints).
+    low, high = IntervalRecipe.t(
+        mean_diff, sd / math.sqrt(n), float(result.df), bounds=DIFFERENCE_RANGE,
+        n=scores.n_responses,
+    ).interval(confidence)  # fmt: skip
     return PairedTTest(
         t=float(result.statistic),
         p=float(result.pvalue),
         df=int(result.df),
         n_pairs=n,
         mean_difference=mean_diff,
-        ci_low=float(ci.low),
-        ci_high=float(ci.high),
+        ci_low=low,
+        ci_high=high,
         unpaired=unpaired,
         unit=unit,
         se=sd / math.sqrt(n),

@@ -44,6 +44,7 @@ from diptych.core.metrics.association import (
     levels_of,
     paired_differences,
 )
+from diptych.core.metrics.intervals import SHARE_RANGE, STS_RANGE, UNIT_SCORE_RANGE, Bounds
 from diptych.core.metrics.resampling import (
     Inference,
     difference_of_means,
@@ -137,26 +138,34 @@ def _difference(
     n_boot: int,
     seed: int,
     confidence: float,
+    bounds: Bounds,
 ) -> RunDifference | None:
     """B − A of one figure: paired over ``matched`` cells (A's and B's per-cell means) when
-    given, else independent. None when either run has nothing to score."""
+    given, else independent. None when either run has nothing to score. ``bounds`` is the
+    range of each run's figure (on the scaled scale), so B − A lies in [low − high, high − low]:
+    each interval is made inside its range."""
     if not a[0] or not b[0]:
         return None
     stream = zlib.crc32(f"{seed}/{name}".encode())
+    one, two = bounds, (bounds[0] - bounds[1], bounds[1] - bounds[0])
     ia = mean_over_units(
-        a[0], a[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 1]
-    )
+        a[0], a[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 1],
+        bounds=one,
+    )  # fmt: skip
     ib = mean_over_units(
-        b[0], b[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 2]
-    )
+        b[0], b[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 2],
+        bounds=one,
+    )  # fmt: skip
     if matched is not None:
         d = paired_difference(
             matched[0], matched[1], unit_of, scale=scale, confidence=confidence,
-            n_boot=n_boot, seed=[stream, 3],
+            n_boot=n_boot, seed=[stream, 3], bounds=two,
         )  # fmt: skip
         if d is not None:
             return RunDifference(ia, ib, d, paired=True)
-    d = difference_of_means(a, b, scale=scale, confidence=confidence, n_boot=n_boot, seed=stream)
+    d = difference_of_means(
+        a, b, scale=scale, confidence=confidence, n_boot=n_boot, seed=stream, bounds=two
+    )
     return RunDifference(ia, ib, d, paired=False)
 
 
@@ -352,6 +361,7 @@ def compare_sts(
             None if cell is None else matched(samples, cell),
             unit_of_cell,
             name=name, scale=100.0, n_boot=n_boot, seed=seed, confidence=confidence,
+            bounds=STS_RANGE,
         )  # fmt: skip
 
     overall: dict[Setting, RunDifference] = {}
@@ -522,9 +532,9 @@ def compare_association(
     mean: dict[str, RunDifference] = {}
     refusal: dict[str, RunDifference] = {}
     for level in levels:
-        for out, score, figure in (
-            (mean, lambda r: float(r.value), "mean"),
-            (refusal, _refused, "refusal_rate"),
+        for out, score, figure, bounds in (
+            (mean, lambda r: float(r.value), "mean", UNIT_SCORE_RANGE),
+            (refusal, _refused, "refusal_rate", SHARE_RANGE),
         ):
             if figure not in figures:
                 continue
@@ -538,6 +548,7 @@ def compare_association(
                 n_boot=n_boot,
                 seed=seed,
                 confidence=confidence,
+                bounds=bounds,
             )
             if d is not None:
                 out[level] = d
@@ -560,6 +571,8 @@ def compare_association(
         n_boot=n_boot,
         seed=seed,
         confidence=confidence,
+        # A difference of two levels' scores in [−1, 1].
+        bounds=(-2.0, 2.0),
     )
     return AssociationComparison(
         compare=compare,

@@ -25,11 +25,14 @@ calibration's coverage per gender shows it.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+# The Jeffreys interval lives with the other intervals; it is used and named from here too.
+from diptych.core.metrics.intervals import JEFFREYS, jeffreys_interval
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
@@ -44,8 +47,6 @@ if TYPE_CHECKING:
 
 FEMININE = "feminine"
 MASCULINE = "masculine"
-#: Jeffreys' prior Beta(½, ½) for a binomial proportion.
-JEFFREYS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,22 +155,6 @@ class ErrorCounts:
             size,
         )
         return se, sp
-
-
-def jeffreys_interval(
-    successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE
-) -> tuple[float, float] | None:
-    """The Jeffreys interval of a binomial proportion (Brown, Cai & DasGupta 2001), with its
-    usual boundary fix (0 below at x = 0, 1 above at x = n); None for no trial."""
-    if trials <= 0:
-        return None
-    from scipy.special import betaincinv
-
-    alpha = 1.0 - confidence
-    a, b = successes + JEFFREYS, trials - successes + JEFFREYS
-    low = 0.0 if successes == 0 else float(betaincinv(a, b, alpha / 2))
-    high = 1.0 if successes == trials else float(betaincinv(a, b, 1 - alpha / 2))
-    return low, high
 
 
 def rogan_gladen_array(
@@ -403,13 +388,23 @@ def corrected_stereotype_test_score(
         key = g or "all"
         n = int(sum(persons[x].sum() for x in groups)) if g is None else int(persons[g].sum())
         p_obs = float(point[f"{key}/p_obs"][0])
+        corrected = _interval(
+            float(point[f"{key}/corrected"][0]), reps[f"{key}/corrected"], n, confidence
+        )
+        if g is None and math.isfinite(corrected.ci_low):
+            # The headline figure keeps its replicates: a gate reads the same percentile
+            # interval at its own level.
+            corrected = corrected.keeping(
+                reps[f"{key}/corrected"],
+                bounds=(-100.0, 100.0),
+                units={"image": n_images},
+                population="these identities (images resampled)",
+            )
         return CorrectedSlice(
             stereotype=g,
             n=n,
             naive=_interval(float(point[f"{key}/naive"][0]), reps[f"{key}/naive"], n, confidence),
-            corrected=_interval(
-                float(point[f"{key}/corrected"][0]), reps[f"{key}/corrected"], n, confidence
-            ),
+            corrected=corrected,
             pct_feminine_observed=p_obs,
             pct_feminine_corrected=(
                 None

@@ -36,12 +36,13 @@ def scene_difference(
 ) -> Inference | None:
     """Treated − base (× ``scale``) over the keys both runs have, each key's unordered scene
     given by ``scene(key)`` = (masculine identity, feminine identity); None when nothing is
-    matched."""
+    matched. The difference of two STS lies in ±2·``scale``, and its interval stays there."""
 
     def units(key: Hashable) -> dict[str, Hashable | None]:
         masculine, feminine = scene(key)
         return {SCENE_UNITS[0]: masculine, SCENE_UNITS[1]: feminine}
 
     return paired_difference(
-        base, treated, units, scale=scale, confidence=confidence, n_boot=n_boot, seed=seed
-    )
+        base, treated, units, scale=scale, confidence=confidence, n_boot=n_boot, seed=seed,
+        bounds=(-2 * abs(scale), 2 * abs(scale)),
+    )  # fmt: skip

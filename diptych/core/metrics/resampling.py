@@ -29,13 +29,16 @@ interval over scenes), which it can never rightly fall below.
 
 Every interval here is ``value ± t(df) · se`` and every p-value the two-sided t-test of the same
 ``(value − null) / se``, so an interval excludes the null exactly when p < 1 − confidence: a test
-and the interval shown beside it cannot disagree. ``se`` is the bootstrap standard error over
-the design's units (bias-corrected as above), computed exactly rather than drawn — for a ratio of
-resampled sums the bootstrap variance has a closed form once linearised, and Monte Carlo noise
-in a standard error costs coverage; ``df`` is units − 1 for one kind of unit and the
-Welch–Satterthwaite combination of the two lists' terms for two. With fewer than two units of a
-kind that varies there is no interval: it is (−inf, inf) with p = 1, and ``reason`` says why —
-a single scene never decides anything.
+and the interval shown beside it cannot disagree. A figure with a range (``bounds``: an STS in
+[−100, 100], a share in [0, 1]) has the same t and se taken on a scale without bounds and
+mapped back (:mod:`diptych.core.metrics.intervals`), so that its interval stays inside the
+range; the test is the t-test on that scale, and still agrees with the interval. ``se`` is the
+bootstrap standard error over the design's units (bias-corrected as above), computed exactly
+rather than drawn — for a ratio of resampled sums the bootstrap variance has a closed form once
+linearised, and Monte Carlo noise in a standard error costs coverage; ``df`` is units − 1 for
+one kind of unit and the Welch–Satterthwaite combination of the two lists' terms for two. With
+fewer than two units of a kind that varies there is no interval: it is (−inf, inf) with p = 1,
+and ``reason`` says why — a single scene never decides anything.
 
 ``bench/validity.py`` simulates each design with a known truth and measures the coverage of
 these intervals and the type-I rate of these tests.
@@ -48,6 +51,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from diptych.core.metrics.intervals import UNBOUNDED, Bounds, IntervalRecipe, Transform
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
@@ -73,6 +77,7 @@ UNITS: dict[str, str] = {
     "image": "images like these",
     "scenario": "scenarios like these",
     "occupation": "occupations like these (all wordings of one together)",
+    "counterfactual set": "counterfactual sets like these (the attribute permuted within each)",
     "query": "queries like these",
     "scene": "these identities (scenes resampled)",
     "unordered scene": "these identities (scenes resampled, both orders and all samples merged)",
@@ -104,6 +109,12 @@ class Inference:
     reason: str | None = None
     #: The population the interval speaks for (from :data:`UNITS`).
     population: str = field(default="")
+    #: The range the figure can take; the interval is made inside it (module docstring).
+    bounds: Bounds = UNBOUNDED
+    #: The scale a bounded interval is made on (None: the default for its bounds).
+    transform: Transform | None = None
+    #: A share's count of hits (its interval at a bound, where the transform says so).
+    count: int | None = None
 
     @property
     def excludes_null(self) -> bool:
@@ -129,16 +140,31 @@ class Inference:
                 "confidence": self.confidence,
                 "reason": self.reason,
                 "population": self.population,
+                **(self.recipe().fields() if self.reason is None else {}),
             }
         )
+
+    def recipe(self) -> IntervalRecipe:
+        """How this interval is made, to make it again at another level (a gate's)."""
+        return IntervalRecipe.t(
+            self.value, self.se, self.df, bounds=self.bounds, transform=self.transform,
+            n=self.n, count=self.count,
+        )  # fmt: skip
+
+    def at_level(self, confidence: float) -> tuple[float, float]:
+        """The interval of the same method at another level."""
+        if not self.has_interval:
+            return self.ci_low, self.ci_high
+        return self.recipe().interval(confidence)
 
     def scaled(self, factor: float) -> Inference:
         """The same inference of ``factor`` × the figure (p-value unchanged)."""
         lo, hi = sorted((self.ci_low * factor, self.ci_high * factor))
+        b_lo, b_hi = sorted((self.bounds[0] * factor, self.bounds[1] * factor))
         return Inference(
             self.value * factor, lo, hi, self.p_value, abs(self.se * factor), self.df, self.n,
             self.units, self.design, self.null * factor, self.confidence, self.reason,
-            self.population,
+            self.population, (b_lo, b_hi), self.transform, self.count,
         )  # fmt: skip
 
 
@@ -153,14 +179,20 @@ def t_inference(
     null: float = 0.0,
     confidence: float = DEFAULT_CONFIDENCE,
     reason: str | None = None,
+    bounds: Bounds = UNBOUNDED,
+    transform: Transform | None = None,
+    count: int | None = None,
 ) -> Inference:
     """``value ± t(df)·se`` and the two-sided t-test of ``value = null``: the one place where an
-    interval and its test are made, so that they agree."""
+    interval and its test are made, so that they agree. A figure with ``bounds`` has both on
+    the scale of ``transform`` (by default the logit of its place in the range; see
+    :mod:`diptych.core.metrics.intervals`), which keeps the interval inside the range."""
     # scipy.special, not scipy.stats: the same functions without the second it takes to import.
     from scipy.special import stdtr, stdtrit
 
     _check_confidence(confidence)
     population = "; ".join(UNITS.get(u, u) for u in units)
+    shape = (bounds, transform, count)
     if reason is not None or not math.isfinite(value) or df < 1 or not math.isfinite(se):
         why = reason or (
             "fewer than two units vary: no interval"
@@ -169,7 +201,16 @@ def t_inference(
         )
         return Inference(
             value, -math.inf, math.inf, 1.0, math.inf, df, n, units, design, null, confidence,
-            why, population,
+            why, population, *shape,
+        )  # fmt: skip
+    if bounds != UNBOUNDED:
+        recipe = IntervalRecipe.t(
+            value, se, df, bounds=bounds, transform=transform, n=n, count=count
+        )
+        low, high = recipe.interval(confidence)
+        return Inference(
+            value, low, high, recipe.p_value(null), se, df, n, units, design, null, confidence,
+            None, population, recipe.bounds, recipe.transform, count,
         )  # fmt: skip
     if se == 0.0:
         # Every unit gave the same value: nothing varies, the interval is the point.
@@ -268,6 +309,7 @@ def mean_over_units(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] | None = 0,
     exact: bool = True,
+    bounds: Bounds = UNBOUNDED,
 ) -> Inference:
     """``scale`` × the (weighted) mean of ``values`` with the interval and test of its design.
 
@@ -276,7 +318,8 @@ def mean_over_units(
     identity": f}`` is crossed, and an observation whose label is None in one kind belongs to
     the other kind only (stratified when no observation has both). ``null`` is on the scaled
     figure's scale. The resampling variances are computed exactly (:func:`_unit_variance`);
-    ``exact=False`` draws ``n_boot`` replicates with ``seed`` instead.
+    ``exact=False`` draws ``n_boot`` replicates with ``seed`` instead. ``bounds`` is the range
+    the scaled figure can take (an STS: [−100, 100]); the interval is made inside it.
     """
     import numpy as np
 
@@ -304,7 +347,7 @@ def mean_over_units(
     def done(se: float, df: float, reason: str | None = None) -> Inference:
         return t_inference(
             point, abs(scale) * se, df, n=int(vals.size), units=counts_of,
-            design=design, null=null, confidence=confidence, reason=reason,
+            design=design, null=null, confidence=confidence, reason=reason, bounds=bounds,
         )  # fmt: skip
 
     if len(names) == 1:
@@ -462,6 +505,7 @@ def paired_difference(
     confidence: float = DEFAULT_CONFIDENCE,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] | None = 0,
+    bounds: Bounds = UNBOUNDED,
 ) -> Inference | None:
     """Treated − base over the keys both hold, matched per key, with the interval and test of
     the units ``unit_of(key)`` names (e.g. ``{"masculine identity": m, "feminine identity": f}``
@@ -475,8 +519,9 @@ def paired_difference(
     names = list(unit_maps[0])
     labels = {name: [u.get(name) for u in unit_maps] for name in names}
     return mean_over_units(
-        diffs, labels, scale=scale, confidence=confidence, n_boot=n_boot, seed=seed
-    )
+        diffs, labels, scale=scale, confidence=confidence, n_boot=n_boot, seed=seed,
+        bounds=bounds,
+    )  # fmt: skip
 
 
 def difference_of_means(
@@ -487,9 +532,11 @@ def difference_of_means(
     confidence: float = DEFAULT_CONFIDENCE,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
+    bounds: Bounds = UNBOUNDED,
 ) -> Inference:
     """mean(b) − mean(a) of two independent samples, each with its own design: the variance is
-    the sum of the two designs' variances and df their Welch–Satterthwaite combination."""
+    the sum of the two designs' variances and df their Welch–Satterthwaite combination.
+    ``bounds``: the range of the difference (two STS: [−200, 200])."""
     ia = mean_over_units(a[0], a[1], scale=scale, n_boot=n_boot, seed=seed)
     ib = mean_over_units(b[0], b[1], scale=scale, n_boot=n_boot, seed=seed + 1)
     units = {f"A {k}": v for k, v in ia.units.items()} | {f"B {k}": v for k, v in ib.units.items()}
@@ -497,13 +544,13 @@ def difference_of_means(
     if not (ia.has_interval and ib.has_interval):
         return t_inference(
             ib.value - ia.value, math.inf, 0.0, n=n, units=units, design="independent",
-            confidence=confidence, reason=ia.reason or ib.reason,
+            confidence=confidence, reason=ia.reason or ib.reason, bounds=bounds,
         )  # fmt: skip
     var = ia.se**2 + ib.se**2
     df = _satterthwaite(var, [(ia.se**2, max(1, round(ia.df))), (ib.se**2, max(1, round(ib.df)))])
     return t_inference(
         ib.value - ia.value, math.sqrt(var), df, n=n, units=units, design="independent",
-        confidence=confidence,
+        confidence=confidence, bounds=bounds,
     )  # fmt: skip
 
 

@@ -37,93 +37,62 @@ must be scored with ``uniform``, or given the whole ranking).
 
 **Over queries** (:func:`retrieval_metrics`): each query's figures and their means, with
 
+* **a null that is not 0** — MaxSkew@K, NDKL@K and |Bias@K| are above 0 for a ranking that
+  ignores the groups. When the items name their counterfactual sets (``RankedItem.set_id``)
+  the null keeps the ranking and permutes the attribute *within each set*
+  (:mod:`diptych.core.metrics.retrieval_sets`): a set's images are near duplicates to any
+  encoder, and the question is how it orders them. Without sets it is a random ranking of
+  each list (:mod:`diptych.core.metrics.retrieval_null`), which is also always given as
+  context. Beside each mean: its expectation under the null, the **excess** over it (the
+  headline) with its interval, and a permutation p-value;
 * **units** — the four wordings of an occupation ("a doctor", "a photo of a doctor" ...) rank
   the same pool and move together, so the intervals resample occupations with all their
   wordings (:mod:`diptych.core.metrics.resampling`); without occupations each query is its own
-  unit, and the result says so;
-* **a random-ranking baseline** — MaxSkew@K, NDKL@K and |Bias@K| are above 0 for a ranking that
-  knows nothing (:mod:`diptych.core.metrics.retrieval_null`). Beside each mean: its
-  expectation under a random ranking of the same lists, the **excess** over it (the headline)
-  with its interval, and a permutation p-value;
+  unit, and the result says so. Where units share a pool (PAIRS: every answer option ranks its
+  subset's images) they are not independent either: the interval is widened to what the
+  permutation of the labels within the sets gives, and the test must reject under both;
 * **MinSkew@K** — its mean is the SocialCounterfactuals convention (an absent group's skew 0),
   finite; the definition's −inf is reported as the number of queries with an absent group.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, NamedTuple
 
-from diptych.core.errors import InputFileError
-from diptych.core.metrics.csv_input import checked_columns, failure
-from diptych.core.metrics.resampling import Inference, mean_over_units
+from diptych.core.metrics.resampling import mean_over_units
 from diptych.core.metrics.retrieval_null import (
-    FEMALE,
-    MALE,
     MC_DRAWS,
-    OTHER,
-    PermutationPool,
-    PermutationQuery,
     permutation_means,
     permutation_p_value,
     random_ranking_expectation,
 )
-from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, json_safe
 
-Desired = Literal["pool", "uniform"]
-DESIRED_MODES: tuple[Desired, ...] = ("pool", "uniform")
-GENDERS = ("male", "female", "neutral")
-
-
-class RankedItem(NamedTuple):
-    """One retrieved item: its id, social group, gender (male / female / neutral or None)
-    and retrieval score (None when only the rank is known)."""
-
-    item: str
-    group: str
-    gender: str | None = None
-    score: float | None = None
-
-
-@dataclass(frozen=True)
-class QueryRanking:
-    """A query and the items it retrieved, best first; ``unit`` names the occupation (or other
-    unit) whose wordings it is one of, resampled together (None: the query is its own unit)."""
-
-    query: str
-    ranked: Sequence[RankedItem]
-    unit: str | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self,
-            "ranked",
-            tuple(r if isinstance(r, RankedItem) else RankedItem(*r) for r in self.ranked),
-        )
-
-    @classmethod
-    def from_scores(
-        cls, query: str, items: Sequence[RankedItem], unit: str | None = None
-    ) -> QueryRanking:
-        """Rank by score, highest first; equal scores go by item id, so the order (and with it
-        every metric) never depends on the order the items came in."""
-        if any(item.score is None for item in items):
-            raise ValueError(f"query {query!r}: every item needs a score to be ranked by score")
-        return cls(query, sorted(items, key=lambda r: (-float(r.score or 0.0), r.item)), unit)
-
-    @property
-    def groups(self) -> list[str]:
-        return [r.group for r in self.ranked]
-
-    @property
-    def genders(self) -> list[str | None]:
-        return [r.gender for r in self.ranked]
-
+# The ranking records live in their own module (retrieval_sets reads them too); they are
+# re-exported here, where callers have always found them.
+from diptych.core.metrics.retrieval_ranking import GENDERS as GENDERS
+from diptych.core.metrics.retrieval_ranking import QueryRanking
+from diptych.core.metrics.retrieval_ranking import RankedItem as RankedItem
+from diptych.core.metrics.retrieval_result import (
+    DEFAULT_N_PERM,
+    DESIRED_MODES,
+    MEASURES,
+    RANDOM_RANKING,
+    WITHIN_SETS,
+    Desired,
+    MeasureSummary,
+    QueryMetrics,
+    RetrievalResult,
+)
+from diptych.core.metrics.retrieval_sets import (
+    SET_UNIT,
+    permutation_design,
+    ranking_within_sets,
+    shifted,
+    widened_by_permutation,
+)
+from diptych.core.metrics.stats import DEFAULT_CONFIDENCE
 
 # --- per query ----------------------------------------------------------------------------------
 
@@ -255,188 +224,6 @@ def sc_ndkl_at_k(
 
 # --- over queries -------------------------------------------------------------------------------
 
-#: The figures averaged over queries, in the order they are reported. ``min_skew`` is the
-#: SocialCounterfactuals convention (an absent group's skew is 0): under the definition it is
-#: −inf whenever a group is missing from the top K, which with 12 groups and K = 12 is almost
-#: every query, so that case is reported as a count (``absent``) instead of a mean of −inf.
-#: MaxSkew@K is the same under both conventions (some present group always has a positive skew
-#: when another is absent), so the code's MaxSkew is not repeated.
-MEASURES = ("max_skew", "min_skew", "ndkl", "bias", "abs_bias", "sc_ndkl")
-LABELS = {
-    "max_skew": "MaxSkew@K",
-    "min_skew": "MinSkew@K",
-    "ndkl": "NDKL@K",
-    "bias": "Bias@K",
-    "abs_bias": "|Bias@K|",
-    "sc_ndkl": "SC NDKL@K",
-}
-DEFAULT_N_PERM = 1000
-
-
-@dataclass(frozen=True)
-class QueryMetrics:
-    """Every metric of one query. ``k`` is the K used (clamped to the list's length);
-    ``bias`` is None when no item of the query has a gender. ``min_skew`` follows the
-    definition (−inf when a group is absent), ``sc_min_skew`` the SocialCounterfactuals code
-    (absent as 0); ``random`` holds each figure's expectation under a random ranking of the
-    same list (:mod:`diptych.core.metrics.retrieval_null`)."""
-
-    query: str
-    n_items: int
-    k: int
-    skews: dict[str, float]
-    max_skew: float
-    min_skew: float
-    ndkl: float
-    bias: float | None
-    sc_max_skew: float
-    sc_min_skew: float
-    sc_ndkl: float
-    unit: str | None = None
-    random: dict[str, float] = field(default_factory=dict)
-    random_method: str = "exact"
-    random_mc_se: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def abs_bias(self) -> float | None:
-        return None if self.bias is None else abs(self.bias)
-
-    @property
-    def absent(self) -> bool:
-        """A group of the desired distribution is missing from the top K."""
-        return self.min_skew == -math.inf
-
-    def figure(self, name: str) -> float | None:
-        """The per-query value behind the mean ``name`` of :data:`MEASURES`."""
-        if name == "min_skew":
-            return self.sc_min_skew
-        value: float | None = getattr(self, name)
-        return value
-
-    def to_dict(self) -> dict[str, Any]:
-        return json_safe(
-            {
-                "query": self.query,
-                "unit": self.unit,
-                "n_items": self.n_items,
-                "k": self.k,
-                "skews": self.skews,
-                "max_skew": self.max_skew,
-                "min_skew": self.min_skew,
-                "ndkl": self.ndkl,
-                "bias": self.bias,
-                "socialcounterfactuals": {
-                    "max_skew": self.sc_max_skew,
-                    "min_skew": self.sc_min_skew,
-                    "ndkl": self.sc_ndkl,
-                },
-                "random_ranking": {**self.random, "method": self.random_method},
-            }
-        )
-
-
-@dataclass(frozen=True)
-class MeasureSummary:
-    """One figure over queries: its mean, what a random ranking of the same lists scores on
-    average, and the excess over that (the headline), each with the interval of the units.
-
-    ``mean`` and ``excess`` test against the random-ranking expectation (``excess`` against 0):
-    one t distribution over units gives each interval and its p-value. ``permutation_p`` tests
-    the sharp null that the rankings ignore the groups (labels permuted over each pool's items,
-    every query of a pool together): it speaks for these rankings, the interval for units like
-    these."""
-
-    name: str
-    mean: Inference
-    expected: float
-    expected_method: str
-    expected_mc_se: float | None
-    excess: Inference
-    permutation_p: float | None
-    n_perm: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return json_safe(
-            {
-                "label": LABELS[self.name],
-                "excess": self.excess.to_dict(),
-                "mean": self.mean.to_dict(),
-                "random_ranking": {
-                    "value": self.expected,
-                    "method": self.expected_method,
-                    "mc_se": self.expected_mc_se,
-                    "interval": None,
-                    "reason": "no interval: the expectation over every ranking of these lists is "
-                    "computed, not estimated"
-                    + (" (Monte Carlo: see mc_se)" if self.expected_mc_se is not None else ""),
-                },
-                "permutation_p": self.permutation_p,
-                "n_perm": self.n_perm,
-            }
-        )
-
-
-@dataclass(frozen=True)
-class RetrievalResult:
-    """Per-query metrics and, per figure, the mean over queries, its random-ranking baseline and
-    the excess, with intervals over ``unit`` ("occupation": all wordings of one together, or
-    "query": each query its own unit)."""
-
-    k: int
-    desired: Desired
-    queries: list[QueryMetrics]
-    figures: dict[str, MeasureSummary]
-    unit: str
-    n_units: int
-    absent_queries: int
-    absent_units: int
-    clamped: list[str] = field(default_factory=list)
-    n_boot: int = 2000
-    seed: int = 0
-    confidence: float = DEFAULT_CONFIDENCE
-    n_perm: int = DEFAULT_N_PERM
-
-    @property
-    def means(self) -> dict[str, Inference]:
-        return {name: f.mean for name, f in self.figures.items()}
-
-    @property
-    def unit_note(self) -> str:
-        if self.unit == "query":
-            return (
-                "each query is its own unit (no occupation column): wordings of one occupation "
-                "would be counted as independent queries"
-            )
-        return f"{self.n_units} {self.unit}s, all wordings of one resampled together"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "desired": self.desired,
-            "n_queries": len(self.queries),
-            "unit": {"name": self.unit, "n": self.n_units, "note": self.unit_note},
-            "clamped": {
-                "queries": list(self.clamped),
-                "note": "lists shorter than K are scored on the whole list",
-            },
-            "figures": {name: f.to_dict() for name, f in self.figures.items()},
-            "min_skew_definition": {
-                "queries_with_absent_group": self.absent_queries,
-                "units_with_absent_group": self.absent_units,
-                "note": "MinSkew@K by the definition is -inf for these queries (a group is "
-                "absent from the top K); the mean reported is the SocialCounterfactuals "
-                "convention, an absent group's skew taken as 0",
-            },
-            "queries": [q.to_dict() for q in self.queries],
-            "bootstrap": {
-                "unit": self.unit,
-                "n_boot": self.n_boot,
-                "seed": self.seed,
-                "confidence": self.confidence,
-                "n_perm": self.n_perm,
-            },
-        }
-
 
 def _check_pool_lengths(rankings: Sequence[QueryRanking], k: int, desired: Desired) -> None:
     if desired != "pool":
@@ -454,7 +241,8 @@ def query_metrics(
     ranking: QueryRanking, k: int, desired: Desired, *, seed: int = 0
 ) -> QueryMetrics:
     """Every metric of one query at K (clamped to the list's length), with each figure's
-    expectation under a random ranking of the same list."""
+    expectation under the null (within the sets its items name, which it must list whole)
+    and under a random ranking of the same list."""
     _check_k(k)
     groups = ranking.groups
     if not groups:
@@ -463,9 +251,13 @@ def query_metrics(
     genders = ranking.genders
     used = min(k, len(groups))
     has_gender = any(g is not None for g in genders)
-    null = random_ranking_expectation(
+    random = random_ranking_expectation(
         groups, genders if has_gender else None, used, desired, seed=seed
     )
+    null, null_name = random, RANDOM_RANKING
+    if ranking.ranked[0].set_id is not None:
+        null = ranking_within_sets(ranking, used, desired_distribution(groups, desired), seed)
+        null_name = WITHIN_SETS
     skews, ndkl, sc_ndkl = _one_pass(groups, used, desired)
     sc_skews = [0.0 if v == -math.inf else v for v in skews.values()]
     return QueryMetrics(
@@ -481,9 +273,13 @@ def query_metrics(
         sc_min_skew=min(sc_skews),
         sc_ndkl=sc_ndkl,
         unit=ranking.unit,
-        random=null.values,
-        random_method=null.method,
-        random_mc_se=null.mc_se,
+        random=random.values,
+        random_method=random.method,
+        random_mc_se=random.mc_se,
+        null=null.values,
+        null_method=null.method,
+        null_mc_se=null.mc_se,
+        null_name=null_name,
     )
 
 
@@ -517,65 +313,6 @@ def _one_pass(
     return skews, kl_total / z, sc_total / z
 
 
-def _permutation_design(
-    rankings: Sequence[QueryRanking], per_query: Sequence[QueryMetrics]
-) -> tuple[list[PermutationPool], list[PermutationQuery], int]:
-    """Pools of items for the permutation test: queries that share an item rank one pool (the
-    wordings of an occupation over its images), and the labels are permuted within it."""
-    import numpy as np
-
-    label_of: dict[str, tuple[str, str | None]] = {}
-    first_query: dict[str, str] = {}
-    pool_of_item: dict[str, int] = {}
-    members: list[list[str]] = []
-    for r in rankings:
-        for item in r.ranked:
-            known = label_of.setdefault(item.item, (item.group, item.gender))
-            if known != (item.group, item.gender):
-                raise ValueError(
-                    f"item {item.item!r} is {known[0]} in query {first_query[item.item]!r} but "
-                    f"{item.group} in query {r.query!r}; give each item one group and gender"
-                )
-            first_query.setdefault(item.item, r.query)
-        ids = [item.item for item in r.ranked]
-        seen = [pool_of_item[x] for x in ids if x in pool_of_item]
-        hit = set(seen)
-        if len(seen) == len(ids) and len(hit) == 1 and len(members[seen[0]]) == len(ids):
-            continue  # the same items as a query before: one pool
-        # A new pool, or the union of every pool this query touches.
-        into = min(hit) if hit else len(members)
-        if not hit:
-            members.append([])
-        for other in sorted(hit - {into}):
-            for x in members[other]:
-                pool_of_item[x] = into
-            members[into].extend(members[other])
-            members[other] = []
-        for x in ids:
-            if pool_of_item.get(x) != into:
-                pool_of_item[x] = into
-                members[into].append(x)
-    group_code = {g: i for i, g in enumerate(sorted({g for g, _ in label_of.values()}))}
-    gender_code = {"male": MALE, "female": FEMALE}
-    renumber = {old: new for new, old in enumerate(i for i, m in enumerate(members) if m)}
-    pools = [
-        PermutationPool(
-            np.asarray([group_code[label_of[x][0]] for x in m], dtype=np.int64),
-            np.asarray([gender_code.get(label_of[x][1] or "", OTHER) for x in m], np.int64),
-        )
-        for m in members
-        if m
-    ]
-    index_of = [{x: i for i, x in enumerate(m)} for m in members if m]
-    queries = []
-    for r, q in zip(rankings, per_query, strict=True):
-        pool = renumber[pool_of_item[r.ranked[0].item]]
-        index = index_of[pool]
-        positions = np.fromiter((index[i.item] for i in r.ranked), np.int64, len(r.ranked))
-        queries.append(PermutationQuery(pool, positions, q.k, q.bias is not None))
-    return pools, queries, len(group_code)
-
-
 def retrieval_metrics(
     rankings: Sequence[QueryRanking],
     k: int,
@@ -586,10 +323,12 @@ def retrieval_metrics(
     confidence: float = DEFAULT_CONFIDENCE,
     n_perm: int = DEFAULT_N_PERM,
 ) -> RetrievalResult:
-    """Every metric per query; per figure its mean over queries, its expectation under a
-    random ranking of the same lists, and the excess over it (the headline), with intervals
-    over occupations when every ranking names one (``QueryRanking.unit``), else over queries,
-    and a permutation p-value.
+    """Every metric per query; per figure its mean over queries, its expectation under the
+    null (the attribute permuted within each counterfactual set when every item names its
+    set — ``RankedItem.set_id``, each query listing whole sets — else a random ranking of the
+    same lists), and the excess over it (the headline), with intervals over occupations when
+    every ranking names one (``QueryRanking.unit``), else over queries, widened by the
+    permutation when units share a pool, and a permutation p-value.
 
     The Bias@K figures are over the queries with gender information only (absent when none
     has). ``desired="pool"`` refuses a list no longer than K: its top K is the whole list.
@@ -610,41 +349,57 @@ def retrieval_metrics(
             "or for none"
         )
     unit = "occupation" if all(named) else "query"
+    design = permutation_design(rankings, k)
     per_query = [query_metrics(r, k, desired, seed=seed) for r in rankings]
     unit_of = [q.unit if q.unit is not None else q.query for q in per_query]
-    pools, perm_queries, n_groups = _permutation_design(rankings, per_query)
-    replicates = permutation_means(pools, perm_queries, n_groups, desired, n_perm, seed)
+    replicates = permutation_means(
+        design.pools, design.queries, design.n_groups, desired, n_perm, seed
+    )
+    shared = design.units_share_pools(unit_of)
+    moved = (SET_UNIT, design.n_sets) if design.n_sets else ("pool", len(design.pools))
     figures: dict[str, MeasureSummary] = {}
     for name in MEASURES:
         rows = [
-            (float(v), q.random[name], u)
+            (float(v), q.null[name], q.random[name], u)
             for q, u in zip(per_query, unit_of, strict=True)
             if (v := q.figure(name)) is not None
         ]
         if not rows:
             continue
-        values = [v for v, _, _ in rows]
-        expected_each = [e for _, e, _ in rows]
-        units = {unit: [u for _, _, u in rows]}
-        expected = sum(expected_each) / len(expected_each)
-        mean = mean_over_units(
-            values, units, null=expected, confidence=confidence, n_boot=n_boot, seed=seed
+        expected = sum(e for _, e, _, _ in rows) / len(rows)
+        over_units = mean_over_units(
+            [v - e for v, e, _, _ in rows],
+            {unit: [u for _, _, _, u in rows]},
+            confidence=confidence,
+            n_boot=n_boot,
+            seed=seed,
         )
-        excess = mean_over_units(
-            [v - e for v, e, _ in rows], units, confidence=confidence, n_boot=n_boot, seed=seed
-        )
-        mc = [q.random_method != "exact" for q in per_query]
+        permutation_p = None
+        excess = over_units
+        if name in replicates:
+            observed = sum(v for v, _, _, _ in rows) / len(rows)
+            permutation_p = permutation_p_value(observed, replicates[name], expected)
+            if shared:
+                excess = widened_by_permutation(
+                    over_units,
+                    replicates[name],
+                    expected,
+                    permutation_p,
+                    moved=moved,
+                )
         figures[name] = MeasureSummary(
             name=name,
-            mean=mean,
+            mean=shifted(excess, expected),
             expected=expected,
-            expected_method="exact" if not any(mc) else f"permutation ({MC_DRAWS} draws)",
-            expected_mc_se=_mc_se(per_query, name) if any(mc) else None,
+            expected_method=_method([q.null_method for q in per_query], design.n_sets > 0),
+            expected_mc_se=_mc_se([q.null_mc_se for q in per_query], name),
             excess=excess,
-            permutation_p=permutation_p_value(mean.value, replicates[name], expected)
-            if name in replicates
-            else None,
+            permutation_p=permutation_p,
             n_perm=n_perm,
+            null_name=WITHIN_SETS if design.n_sets else RANDOM_RANKING,
+            random_ranking=sum(r for _, _, r, _ in rows) / len(rows),
+            random_method=_method([q.random_method for q in per_query], False),
+            random_mc_se=_mc_se([q.random_mc_se for q in per_query], name),
         )
     absent_units = {u for q, u in zip(per_query, unit_of, strict=True) if q.absent}
     return RetrievalResult(
@@ -661,117 +416,24 @@ def retrieval_metrics(
         seed=seed,
         confidence=confidence,
         n_perm=n_perm,
+        null=WITHIN_SETS if design.n_sets else RANDOM_RANKING,
+        n_sets=design.n_sets,
+        n_pools=len(design.pools),
+        shared_pools=shared,
     )
 
 
-def _mc_se(per_query: Sequence[QueryMetrics], name: str) -> float:
+def _method(methods: Sequence[str], within_sets: bool) -> str:
+    """How the mean expectation was found: exact, or by Monte Carlo where a list needed it."""
+    if all(m == "exact" for m in methods):
+        return "exact"
+    what = "within-set permutations" if within_sets else "random rankings"
+    return f"Monte Carlo where needed ({MC_DRAWS} {what})"
+
+
+def _mc_se(errors: Sequence[Mapping[str, float]], name: str) -> float | None:
     """A bound on the Monte Carlo error of the mean expectation: the largest of the lists'
-    errors (lists of one pool share their draws, so the errors do not average out)."""
-    return max(q.random_mc_se.get(name, 0.0) for q in per_query)
-
-
-# --- the ranking file -----------------------------------------------------------------------------
-
-REQUIRED_COLUMNS = ("query", "rank", "group")
-UNIT_COLUMNS = ("occupation", "unit")
-OPTIONAL_COLUMNS = ("gender", "item", "score", *UNIT_COLUMNS)
-
-
-def read_ranking_csv(path: str | Path) -> list[QueryRanking]:
-    """Read a ranking CSV: columns ``query, rank (1-based), group`` and optional ``gender``
-    (male / female / neutral, or empty), ``item``, ``score`` and ``occupation`` (or ``unit``:
-    the occupation whose wordings the query is one of, resampled together); one row per
-    retrieved item.
-
-    Queries keep the order of their first row; each query's ranks must run 1, 2, ... without a
-    gap or a repeat, and all its rows name one occupation. Any problem raises
-    :class:`InputFileError` with one line naming the file, the line and what to fix.
-    """
-    path = Path(path)
-
-    fail = failure(path)
-
-    by_query: dict[str, dict[int, tuple[int, RankedItem]]] = {}
-    unit_of: dict[str, tuple[int, str]] = {}
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            columns = checked_columns(reader, fail, REQUIRED_COLUMNS, OPTIONAL_COLUMNS)
-            reader.fieldnames = columns
-            units = [c for c in UNIT_COLUMNS if c in columns]
-            if len(units) > 1:
-                raise fail(None, "both occupation and unit columns; keep one")
-            for raw in reader:
-                line = reader.line_num
-                if None in raw:
-                    raise fail(line, f"more fields than the header's {len(columns)}; quote "
-                                     "values that contain commas")  # fmt: skip
-                query, rank, item = _parse_row(raw, line, fail)
-                if units:
-                    unit = (raw.get(units[0]) or "").strip()
-                    if not unit:
-                        raise fail(line, f"empty {units[0]}; name the {units[0]} of every row")
-                    first = unit_of.setdefault(query, (line, unit))
-                    if first[1] != unit:
-                        raise fail(
-                            line,
-                            f"query {query!r} has {units[0]} {unit!r} here but {first[1]!r} on "
-                            f"line {first[0]}; give each query one {units[0]}",
-                        )
-                ranks = by_query.setdefault(query, {})
-                if rank in ranks:
-                    raise fail(
-                        line,
-                        f"query {query!r} has rank {rank} already (line {ranks[rank][0]}); "
-                        "give each retrieved item its own rank",
-                    )
-                ranks[rank] = (line, item)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file; check the --ranking path") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory; give the ranking CSV file") from None
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: not UTF-8 text; save the ranking as UTF-8 CSV") from None
-    except csv.Error as error:
-        raise InputFileError(f"{path}: not a readable CSV ({error}); check its quoting") from None
-    if not by_query:
-        raise fail(None, "no rows below the header; add one row per retrieved item")
-    rankings = []
-    for query, ranks in by_query.items():
-        for expected, rank in enumerate(sorted(ranks), start=1):
-            if rank != expected:
-                raise fail(
-                    ranks[rank][0],
-                    f"query {query!r} has rank {rank} but no rank {expected}; ranks must run "
-                    "1, 2, 3 ... without gaps",
-                )
-        unit = unit_of[query][1] if query in unit_of else None
-        rankings.append(QueryRanking(query, [ranks[r][1] for r in sorted(ranks)], unit))
-    return rankings
-
-
-def _parse_row(raw: dict[str, Any], line: int, fail: Any) -> tuple[str, int, RankedItem]:
-    def cell(name: str) -> str:
-        return (raw.get(name) or "").strip()
-
-    query, group = cell("query"), cell("group")
-    if not query:
-        raise fail(line, "empty query; name the query (caption) that retrieved this item")
-    if not group:
-        raise fail(line, "empty group; name the social group of the retrieved item")
-    try:
-        rank = int(cell("rank"))
-    except ValueError:
-        raise fail(line, f"rank {cell('rank')!r} is not a whole number; ranks start at 1") from None
-    if rank < 1:
-        raise fail(line, f"rank {rank} is below 1; ranks start at 1 (the best match)")
-    gender: str | None = cell("gender").lower() or None
-    if gender is not None and gender not in GENDERS:
-        raise fail(line, f"gender {cell('gender')!r} is not one of {', '.join(GENDERS)} (or empty)")
-    score: float | None = None
-    if cell("score"):
-        try:
-            score = float(cell("score"))
-        except ValueError:
-            raise fail(line, f"score {cell('score')!r} is not a number") from None
-    return query, rank, RankedItem(cell("item") or f"{query}#{rank}", group, gender, score)
+    errors (lists of one pool share their draws, so the errors do not average out); None
+    when every list's expectation is exact."""
+    found = [e[name] for e in errors if name in e]
+    return max(found) if found else None

@@ -340,10 +340,12 @@ class PermutationQuery:
 
 @dataclass(frozen=True)
 class PermutationPool:
-    """The items one or more queries rank: a group code and a gender code per item."""
+    """The items one or more queries rank: a group code and a gender code per item and, when
+    the labels are permuted within counterfactual sets, the set (0, 1, ...) of each item."""
 
     groups: NDArray[np.int64]
     genders: NDArray[np.int64]
+    sets: NDArray[np.int64] | None = None
 
 
 #: Most cells (permutations × listed items) gathered at once by the permutation test.
@@ -359,39 +361,70 @@ def permutation_means(
     seed: int,
 ) -> dict[str, NDArray[np.float64]]:
     """``n_perm`` replicates of the mean over queries of every figure when the labels are
-    permuted over each pool's items (all queries of a pool share one permutation)."""
+    permuted over each pool's items (all queries of a pool share one permutation) or, when
+    the pools name their items' sets, within each counterfactual set. With sets, every query
+    must list whole sets: the permutation then leaves each list's composition, and with it
+    the desired shares, as they are, and only the top K is gathered."""
     rng = np.random.default_rng(seed)
     sizes = np.asarray([p.groups.size for p in pools])
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    pool_of_item = np.repeat(np.arange(len(pools)), sizes)
+    by_set = any(p.sets is not None for p in pools)
+    if by_set:
+        if not all(p.sets is not None for p in pools):
+            raise ValueError("name the sets of every pool's items or of none")
+        # One block per set: set codes made distinct across pools.
+        blocks, first = [], 0
+        for p in pools:
+            assert p.sets is not None
+            blocks.append(p.sets + first)
+            first += int(p.sets.max()) + 1 if p.sets.size else 0
+        block = np.concatenate(blocks)
+    else:
+        block = np.repeat(np.arange(len(pools)), sizes)
+    # Each block's places in item order; a draw puts a random order of the block's items there.
+    slots = np.argsort(block, kind="stable")
     all_groups = np.concatenate([p.groups for p in pools])
     all_genders = np.concatenate([p.genders for p in pools])
     shapes: dict[tuple[int, int], list[PermutationQuery]] = {}
     for q in queries:
         shapes.setdefault((q.positions.size, q.k), []).append(q)
-    listed_cells = max(1, sum(q.positions.size for q in queries), pool_of_item.size)
-    chunk = max(1, min(n_perm, _MAX_CELLS // listed_cells))
+    fixed_share: dict[tuple[int, int], NDArray[np.float64]] = {}
+    tables: dict[tuple[int, int], tuple[NDArray[np.int64], dict[str, NDArray[np.float64]]]] = {}
+    if by_set:
+        for key, members in shapes.items():
+            index = np.stack([offsets[q.pool] + q.positions for q in members])
+            fixed_share[key] = _shares(all_groups[index], n_groups, desired)
+            if n_groups ** key[1] <= _TABLE_LIMIT:
+                tables[key] = _figure_tables(fixed_share[key], n_groups, key[1])
+    # Cells one permutation gathers; with sets only each top K is gathered, but the figures
+    # of a top K take K × groups prefix counts.
+    listed_cells = sum(q.k * n_groups if by_set else q.positions.size for q in queries)
+    chunk = max(1, min(n_perm, _MAX_CELLS // max(1, listed_cells, block.size)))
     sums = {name: np.zeros(n_perm) for name in NULL_MEASURES}
     for start in range(0, n_perm, chunk):
         b = min(chunk, n_perm - start)
-        # Sorting (pool, uniform) keys shuffles every pool at once, each within itself.
-        keys = pool_of_item[None, :] + rng.random((b, pool_of_item.size))
-        order = np.argsort(keys, axis=1, kind="stable")
+        # Sorting (block, uniform) keys shuffles every block at once, each within itself.
+        keys = block[None, :] + rng.random((b, block.size))
+        order = np.empty((b, block.size), dtype=np.int64)
+        order[:, slots] = np.argsort(keys, axis=1, kind="stable")
         groups = all_groups[order]
         genders = all_genders[order]
         part = slice(start, start + b)
         for (n, k), members in shapes.items():
             index = np.stack([offsets[q.pool] + q.positions for q in members])
-            listed = groups[:, index].transpose(1, 0, 2).reshape(-1, n)
-            rows = np.arange(listed.shape[0])[:, None] * n_groups
-            tally = np.bincount((listed + rows).ravel(), minlength=listed.shape[0] * n_groups)
-            tally = tally.reshape(-1, n_groups)
-            if desired == "pool":
-                share = tally / n
+            if (n, k) in tables:
+                # Every top K is one of G^K label sequences: look its figures up.
+                which, table = tables[(n, k)]
+                top = groups[:, index[:, :k]].transpose(1, 0, 2).reshape(-1, k)
+                code = top @ (n_groups ** np.arange(k - 1, -1, -1))
+                row = np.repeat(which, b)
+                measures = {name: v[row, code] for name, v in table.items()}
+            elif by_set:
+                listed = groups[:, index[:, :k]].transpose(1, 0, 2).reshape(-1, k)
+                measures = group_measures(listed, np.repeat(fixed_share[(n, k)], b, axis=0))
             else:
-                present = (tally > 0).astype(np.float64)
-                share = present / present.sum(axis=1, keepdims=True)
-            measures = group_measures(listed[:, :k], share)
+                listed = groups[:, index].transpose(1, 0, 2).reshape(-1, n)
+                measures = group_measures(listed[:, :k], _shares(listed, n_groups, desired))
             for name in ("max_skew", "min_skew", "ndkl", "sc_ndkl"):
                 sums[name][part] += measures[name].reshape(len(members), b).sum(axis=0)
             gendered = np.asarray([q.has_gender for q in members])
@@ -406,6 +439,38 @@ def permutation_means(
         if count:
             out[name] = total / count
     return out
+
+
+#: Most label sequences (groups^K) whose figures are tabulated rather than computed per draw.
+_TABLE_LIMIT = 4096
+
+
+def _figure_tables(
+    shares: NDArray[np.float64], n_groups: int, k: int
+) -> tuple[NDArray[np.int64], dict[str, NDArray[np.float64]]]:
+    """Each query's row among the distinct desired distributions, and per figure a table
+    (distinct distributions × G^K) of its value for every top-K label sequence, read as a
+    base-G number, most significant first."""
+    distinct, which = np.unique(shares, axis=0, return_inverse=True)
+    sequences = np.indices((n_groups,) * k).reshape(k, -1).T
+    tables: dict[str, list[NDArray[np.float64]]] = {}
+    for p in distinct:
+        for name, v in group_measures(sequences, p).items():
+            tables.setdefault(name, []).append(v)
+    return which.ravel(), {name: np.stack(v) for name, v in tables.items()}
+
+
+def _shares(listed: NDArray[np.int64], n_groups: int, desired: str) -> NDArray[np.float64]:
+    """The desired shares of each listed ranking (rows of group codes)."""
+    rows = np.arange(listed.shape[0])[:, None] * n_groups
+    tally = np.bincount((listed + rows).ravel(), minlength=listed.shape[0] * n_groups)
+    tally = tally.reshape(-1, n_groups)
+    if desired == "pool":
+        out: NDArray[np.float64] = tally / listed.shape[1]
+        return out
+    present = (tally > 0).astype(np.float64)
+    uniform: NDArray[np.float64] = present / present.sum(axis=1, keepdims=True)
+    return uniform
 
 
 def permutation_p_value(observed: float, replicates: NDArray[np.float64], centre: float) -> float:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -58,20 +58,58 @@ class Estimate:
     """A point estimate with its percentile bootstrap interval.
 
     ``n`` is the number of observations the value was computed from (not the number of clusters).
+    A headline estimate keeps its ``replicates`` (see :meth:`keeping`), so that its number
+    carries what a gate needs to make the same percentile interval at another level; ``bounds``
+    is the range the figure can take and ``units`` what the bootstrap resampled.
     """
 
     value: float
     ci_low: float
     ci_high: float
     n: int
+    # Not compared: two estimates are equal by what they state, not by how they were drawn.
+    replicates: NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
+    bounds: tuple[float, float] | None = None
+    units: Mapping[str, int] | None = field(default=None, compare=False)
+    population: str = field(default="", compare=False)
+
+    def keeping(
+        self,
+        replicates: ArrayLike,
+        *,
+        bounds: tuple[float, float] | None = None,
+        units: Mapping[str, int] | None = None,
+        population: str = "",
+    ) -> Estimate:
+        """The same estimate keeping the replicates its interval was read from."""
+        import numpy as np
+
+        reps = np.sort(np.asarray(replicates, dtype=np.float64).ravel())
+        return Estimate(
+            self.value, self.ci_low, self.ci_high, self.n, reps[np.isfinite(reps)], bounds, units,
+            population,
+        )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "value": json_safe(self.value),
             "ci_low": json_safe(self.ci_low),
             "ci_high": json_safe(self.ci_high),
             "n": self.n,
         }
+        if self.replicates is not None:
+            from diptych.core.metrics.intervals import IntervalRecipe
+
+            out.update(IntervalRecipe.percentile(self.value, self.replicates).fields())
+        if self.bounds is not None:
+            out["range"] = json_safe(list(self.bounds))
+        if self.units:
+            # With its units, what they speak for and no reason to lack an interval (a report's
+            # methods list prints all three).
+            out["units"] = dict(self.units)
+            out["population"] = self.population
+            out["reason"] = None
+        return out
 
 
 def _check_n_boot(n_boot: int) -> None:

@@ -22,6 +22,7 @@ from diptych.core.plugins import get_probe, load_plugins, model_class, plugin_ma
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
+from diptych.core.report.reproduce import RunCommand, run_command
 from diptych.core.report.sections import ExampleImage, Section
 
 if TYPE_CHECKING:
@@ -72,7 +73,9 @@ class AuditSource(Protocol):
         seed: int = ...,
     ) -> ProbeResult: ...
 
-    def agent_findings(self, run_ids: Sequence[str] | None = ...) -> list[dict[str, Any]]: ...
+    def agent_findings(
+        self, run_ids: Sequence[str] | None = ..., *, sessions: Sequence[str] = ...
+    ) -> list[dict[str, Any]]: ...
 
 
 @dataclass
@@ -122,6 +125,11 @@ class RunPart:
     @property
     def anchor(self) -> str:
         return f"run-{self.view.id}"
+
+    @property
+    def reproduce(self) -> RunCommand:
+        """The ``diptych run`` command that makes this run again (nothing asked twice)."""
+        return run_command(self.view.run)
 
     @property
     def prompts(self) -> dict[str, str]:
@@ -215,8 +223,9 @@ def model_summaries(view: RunView) -> list[dict[str, Any]]:
 
 
 def cost_paid(view: RunView) -> float | None:
-    """Dollars the run's answered calls cost at the models' declared prices; None when no
-    model of the run declares one (a local model costs nothing that diptych can count)."""
+    """Dollars the run's answered calls cost at the models' declared prices, answers paid for
+    but unusable included; None when no model of the run declares one (a local model costs
+    nothing that diptych can count)."""
     prices: dict[str, Any] = {}
     for m in view.run.models:
         name = m.get("name") or str(m["model_id"]).split("@")[0]
@@ -231,11 +240,18 @@ def cost_paid(view: RunView) -> float | None:
     for trial in view.trials:
         result = view.results.get(trial.key)
         model = prices.get(trial.model_id)
-        if result is None or result.status not in ("done", "refused") or model is None:
+        if result is None or model is None:
+            continue
+        # Every answer paid for but unusable was billed as well, whatever the outcome.
+        unusable = result.provenance.get("paid_unusable", 0)
+        calls = int(result.status in ("done", "refused")) + (
+            unusable if isinstance(unusable, int) else 0
+        )
+        if not calls:
             continue
         price = model.price(Capability(trial.capability), trial.payload)
         if price is not None:
-            total, known = total + price, True
+            total, known = total + price * calls, True
     return total if known else None
 
 
@@ -410,9 +426,11 @@ def collect_audit(
     *,
     result: ProbeResult | None = None,
     label_policy: LabelPolicy | None = None,
+    sessions: Sequence[str] = (),
 ) -> Audit:
     """The audit of ``run_ids`` in the given order; ``result`` is the first run's analysis
-    where the caller holds it already."""
+    where the caller holds it already. The agent sessions listed are those that scored one of
+    the runs and those named in ``sessions``."""
     parts = [
         run_part(source, rid, result=result if i == 0 else None, label_policy=label_policy)
         for i, rid in enumerate(run_ids)
@@ -425,6 +443,7 @@ def collect_audit(
         plugins=used_plugins(parts),
         licenses=data_licenses(parts),
         agent_sessions=[
-            AgentSession.from_dict(s) for s in source.agent_findings([p.id for p in parts])
+            AgentSession.from_dict(s)
+            for s in source.agent_findings([p.id for p in parts], sessions=sessions)
         ],
     )

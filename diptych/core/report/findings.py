@@ -18,10 +18,13 @@ from diptych.core.report.formatting import fmt, interval
 METHOD = (
     "Agent findings are proposals of an agent model, scored by the probe's own metrics on runs "
     "of the target model (STS for an identity pair, the change in STS an intervention makes), "
-    "each with its 95% bootstrap interval, then re-measured on seeds and identities the search "
-    "never used (the held-out re-test). A session is listed when a run it scored is among this "
-    "report's runs. A finding the held-out re-test does not bear out may be an artefact of the "
-    "search."
+    "each with its 95% bootstrap interval over the units named beside it, then re-measured on "
+    "seeds and identities the search never used (the held-out re-test). The q-value is the "
+    "Benjamini–Hochberg adjusted p-value over the session's proposals; the placebo band, where "
+    "the session measured one, is where the figure of a made-up word falls (a finding lies "
+    "outside it). A session is listed when a run it scored is among this report's runs or when "
+    "the audit ran it. A finding the held-out re-test does not bear out may be an artefact of "
+    "the search."
 )
 
 
@@ -35,6 +38,42 @@ def _float(value: Any) -> float | None:
 
 def _figure(data: Any) -> dict[str, Any]:
     return dict(data) if isinstance(data, Mapping) else {}
+
+
+def _band(data: Any) -> dict[str, Any]:
+    """A placebo band as ``low``, ``high`` (and ``words``, ``confidence`` where given), from
+    a ``placebo`` mapping or flat ``placebo_low`` / ``placebo_high`` keys; {} when none."""
+    if not isinstance(data, Mapping):
+        return {}
+    inner = data.get("placebo")
+    if isinstance(inner, Mapping):
+        low, high = _float(inner.get("low")), _float(inner.get("high"))
+        extra = {k: inner[k] for k in ("words", "confidence", "mean") if k in inner}
+    else:
+        low, high = _float(data.get("placebo_low")), _float(data.get("placebo_high"))
+        extra = {}
+    return {"low": low, "high": high, **extra} if low is not None and high is not None else {}
+
+
+def band_text(band: Mapping[str, Any]) -> str:
+    """``[low, high]`` of a placebo band, with the words it was made of; an em dash when none."""
+    if not band:
+        return "—"
+    text = f"[{fmt(band['low'])}, {fmt(band['high'])}]"
+    words = band.get("words")
+    return f"{text} ({words} words)" if isinstance(words, int) else text
+
+
+def units_text(units: Any) -> str:
+    """What an interval resampled: ``partner 6 × template 3`` from ``{"partner": 6, ...}``
+    (lists are counted), a string as it is, an em dash when unknown."""
+    if isinstance(units, Mapping) and units:
+        return " × ".join(
+            f"{name} {len(n) if isinstance(n, list | tuple) else n}" for name, n in units.items()
+        )
+    if isinstance(units, str) and units:
+        return units
+    return "—"
 
 
 @dataclass
@@ -54,6 +93,13 @@ class AgentFinding:
     evidence: dict[str, Any] = field(default_factory=dict)
     lineage: list[str] = field(default_factory=list)
     runs: dict[str, Any] = field(default_factory=dict)
+    #: The placebo band the held-out figure is judged against (``low``, ``high``), where the
+    #: session measured one; the source of each identity's side (agent, a published share,
+    #: assumed, lexicon), where it recorded them.
+    placebo: dict[str, Any] = field(default_factory=dict)
+    sides: dict[str, Any] = field(default_factory=dict)
+    #: Who chose the pair ("agent" or "lexicon"), where recorded.
+    chosen_by: str = ""
 
     @property
     def search_value(self) -> str:
@@ -83,6 +129,41 @@ class AgentFinding:
     def heldout_note(self) -> str:
         return str(self.heldout.get("unscored") or "")
 
+    @property
+    def q_text(self) -> str:
+        """The q-value to three decimals (a q-value is read against 0.05)."""
+        q = self.q_value
+        if q is None:
+            return "—"
+        return "< 0.001" if q < 0.001 else f"{q:.3f}"
+
+    @property
+    def placebo_band(self) -> str:
+        """The finding's placebo band, or each held-out part's where the parts have their own
+        (an identity pair is re-tested one identity at a time)."""
+        if self.placebo:
+            return band_text(self.placebo)
+        parts = [p for p in self.heldout.get("parts") or [] if isinstance(p, Mapping)]
+        bands = [(p.get("identity", ""), _band(p)) for p in parts]
+        bands = [(who, b) for who, b in bands if b]
+        if len({band_text(b) for _, b in bands}) == 1:
+            return band_text(bands[0][1])
+        return "; ".join(f"{who} {band_text(b)}" for who, b in bands) or "—"
+
+    @property
+    def units(self) -> str:
+        """The units the held-out interval resampled (the search's where it has none)."""
+        parts = [p for p in self.heldout.get("parts") or [] if isinstance(p, Mapping)]
+        for figure in (self.heldout, *parts, self.search):
+            if figure.get("units"):
+                return units_text(figure["units"])
+        return "—"
+
+    @property
+    def side_sources(self) -> str:
+        """Each identity's side and its source: "producer: masculine (BLS 2022); ..."."""
+        return "; ".join(f"{who}: {src}" for who, src in self.sides.items())
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentFinding:
         return cls(
@@ -97,6 +178,9 @@ class AgentFinding:
             evidence=_figure(data.get("evidence")),
             lineage=[str(x) for x in data.get("lineage") or []],
             runs=_figure(data.get("runs")),
+            placebo=_band(data) or _band(data.get("heldout")),
+            sides=_sides(data),
+            chosen_by=str(data.get("chosen_by") or ""),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,7 +196,44 @@ class AgentFinding:
             "evidence": self.evidence,
             "lineage": self.lineage,
             "runs": self.runs,
+            "placebo": self.placebo or None,
+            "placebo_band": self.placebo_band,
+            "units": self.units,
+            "sides": self.sides,
+            "chosen_by": self.chosen_by or None,
         }
+
+
+def _sides(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Each identity's side and where it came from, by identity: from ``sides`` as a list of
+    records (``identity``, ``side``, ``source``, ``contradicted``) or a mapping, or from a
+    ``side_source`` mapping or one string for the pair."""
+    for key in ("sides", "side_source", "side_sources"):
+        value = data.get(key)
+        if isinstance(value, list):
+            return {
+                str(v.get("identity", "")): _side_text(v) for v in value if isinstance(v, Mapping)
+            }
+        if isinstance(value, Mapping):
+            return {str(k): v for k, v in value.items()}
+        if isinstance(value, str) and value:
+            return {"pair": value}
+    return {}
+
+
+def _side_text(record: Mapping[str, Any]) -> str:
+    """ "masculine (BLS 2022)", and "contradicted by its score" where the score lies wholly
+    on the other side."""
+    side, source = str(record.get("side") or ""), str(record.get("source") or "")
+    text = f"{side} ({source})" if side and source else side or source or "—"
+    return text + (", contradicted by its score" if record.get("contradicted") else "")
+
+
+def is_finding(status: str) -> bool:
+    """Whether a finding's ``status`` says something was found: the pair ("finding", "finding
+    on each side", an intervention's "finding, Pareto front") or one side of it
+    ("masculine-side finding")."""
+    return status.startswith("finding") or status.endswith("-side finding")
 
 
 @dataclass
@@ -130,6 +251,8 @@ class AgentSession:
     stop_reason: str = ""
     #: "k findings of n proposals scored", where the session recorded its decision.
     decision: str = ""
+    #: The rounds the agent model could not fill, each "round N: why", where recorded.
+    agent_problems: list[str] = field(default_factory=list)
 
     @property
     def anchor(self) -> str:
@@ -180,6 +303,11 @@ class AgentSession:
             decision=str((data.get("decision") or {}).get("text") or "")
             if isinstance(data.get("decision"), Mapping)
             else "",
+            agent_problems=[
+                f"round {p.get('round', '?')}: {p.get('problem')}"
+                for p in data.get("agent_problems") or []
+                if isinstance(p, Mapping) and p.get("problem")
+            ],
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,4 +322,5 @@ class AgentSession:
             "runs": self.runs,
             "stop_reason": self.stop_reason,
             "decision": self.decision,
+            "agent_problems": self.agent_problems,
         }

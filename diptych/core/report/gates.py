@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 #: How a rule reads in a sentence.
-RULES = {"below": "shown below", "not_above": "not shown above", "no_regression": "B − A below"}
+RULES = {
+    "below": "shown below",
+    "not_above": "not shown above",
+    "above": "shown above",
+    "not_below": "not shown below",
+    "within": "shown within",
+    "no_regression": "B − A below",
+}
 
 
 def _num(x: float | None) -> str:
@@ -72,7 +79,7 @@ def gate_lines(report: Any) -> list[GateLine]:
                 value=_num(r.value),
                 interval=f"{_num(r.ci_low)} to {_num(r.ci_high)}",
                 level=f"{r.confidence:.1%}",
-                rule=f"{RULES.get(r.rule, r.rule)} {r.limit:g}",
+                rule=f"{RULES.get(r.rule, r.rule)} {r.limit_text}",
                 note=r.note,
             )
         )

@@ -124,16 +124,20 @@ def write_audit_report(
     draft_with: Model | None = None,
     scope: dict[str, Any] | None = None,
     gates: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None,
+    agent_sessions: Sequence[str] = (),
 ) -> dict[str, Path]:
     """Gather the audit of ``run_ids`` from ``source`` (a Workspace), draft its narrative with
     ``draft_with`` where given, and write it; the paths written, by format. ``scope`` names
     what produced the report beyond its runs (an audit file: its name, id and hash); ``gates``
     decides the release gates ``scope["gates"]`` states on the report's figures (a
-    ``GateReport``), for the report to show them first."""
+    ``GateReport``), for the report to show them first. ``agent_sessions`` names agent
+    sessions to list besides those that scored one of the runs."""
     if not run_ids:
         raise UsageError("a report needs at least one run")
     chosen = parse_formats(formats)
-    audit = collect_audit(source, run_ids, result=result, label_policy=label_policy)
+    audit = collect_audit(
+        source, run_ids, result=result, label_policy=label_policy, sessions=agent_sessions
+    )
     audit.scope = dict(scope or {})
     if audit.scope.get("gates") and gates is not None:
         try:

@@ -9,10 +9,18 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from diptych.core.labels import Label, SubjectLabel
+from diptych.core.labels import CHOSEN, Label, Sampling, SubjectLabel, is_human
 from diptych.core.store.connection import Connection
 from diptych.core.store.records import CalibrationRecord
 from diptych.core.trials import canonical_json
+
+
+def _sampling(row: sqlite3.Row) -> Sampling | None:
+    """A stored label's sampling design; a workspace read before its record (read-only, not
+    migrated) has none, and its human labels read as chosen."""
+    if "design" not in row.keys() or row["design"] is None:
+        return CHOSEN if is_human(row["annotator"]) else None
+    return Sampling(row["design"], row["inclusion_probability"], row["sample_draw"])
 
 
 class Annotations(Connection):
@@ -73,18 +81,29 @@ class Annotations(Connection):
         """Save (subject_id, annotator, label) triples; a later label from the same annotator
         for the same subject replaces the earlier one. Returns the count.
 
-        The label's ``position`` is its subject's and is not stored again."""
+        The label's ``position`` is its subject's and is not stored again. A person's label
+        keeps its sampling design (a human label without one was ``chosen``)."""
         now = time.time()
-        batch = [
-            (sid, annotator, lab.label, lab.confidence, canonical_json(lab.detail), now)
-            for sid, annotator, lab in labels
-        ]
+        batch = []
+        for sid, annotator, lab in labels:
+            sampling = lab.sampling or (CHOSEN if is_human(annotator) else None)
+            batch.append(
+                (
+                    sid, annotator, lab.label, lab.confidence, canonical_json(lab.detail), now,
+                    None if sampling is None else sampling.design,
+                    None if sampling is None else sampling.probability,
+                    None if sampling is None else sampling.draw,
+                )
+            )  # fmt: skip
         with self.transaction() as db:
             db.executemany(
                 "INSERT INTO annotations (subject_id, annotator, label, confidence, detail,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(subject_id, annotator)"
+                " created_at, design, inclusion_probability, sample_draw)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(subject_id, annotator)"
                 " DO UPDATE SET label = excluded.label, confidence = excluded.confidence,"
-                " detail = excluded.detail, created_at = excluded.created_at",
+                " detail = excluded.detail, created_at = excluded.created_at,"
+                " design = excluded.design, inclusion_probability ="
+                " excluded.inclusion_probability, sample_draw = excluded.sample_draw",
                 batch,
             )
         return len(batch)
@@ -114,6 +133,7 @@ class Annotations(Connection):
                 label=r["label"],
                 confidence=r["confidence"],
                 detail=json.loads(r["detail"]),
+                sampling=_sampling(r),
             )
             for r in self.db.execute(query + " ORDER BY s.id, a.annotator", args)
         ]
@@ -127,7 +147,10 @@ class Annotations(Connection):
         ).fetchone()
         if row is None:
             return None
-        return Label(row["position"], row["label"], row["confidence"], json.loads(row["detail"]))
+        return Label(
+            row["position"], row["label"], row["confidence"], json.loads(row["detail"]),
+            _sampling(row),
+        )  # fmt: skip
 
     def remove_annotation(self, subject_id: int, annotator: str) -> bool:
         """Take ``annotator``'s label of a subject back: it leaves the live labels (no metric

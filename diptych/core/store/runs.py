@@ -12,6 +12,10 @@ from diptych.core.store.connection import Connection
 from diptych.core.store.records import ResultRecord, RunRecord, TrialRow
 from diptych.core.trials import canonical_json
 
+#: SQL: the result ``r`` records an answer paid for but unusable as its outcome (the engine's
+#: ``paid_failure`` provenance flag).
+_PAID_FAILURE = "COALESCE(json_extract(r.provenance, '$.paid_failure'), 0)"
+
 
 class Runs(Connection):
     # --- runs -------------------------------------------------------------------------------
@@ -174,17 +178,42 @@ class Runs(Connection):
 
     def pending_trials(self, run_id: str) -> list[TrialRow]:
         """The run's first trial of each key that has no terminal result, in plan order: the
-        work left, one per distinct request."""
+        work left, one per distinct request. A paid failure (an answer paid for but unusable)
+        is not work left: buying it again is asked for apart (:meth:`paid_failed_trials`)."""
+        return self._first_trials(
+            run_id, f"r.status IS NULL OR (r.status = 'failed' AND NOT {_PAID_FAILURE})"
+        )
+
+    def paid_failed_trials(self, run_id: str) -> list[TrialRow]:
+        """The run's first trial of each key whose stored result is a paid failure (the
+        service was paid for an answer that could not be used), in plan order."""
+        return self._first_trials(run_id, f"r.status = 'failed' AND {_PAID_FAILURE}")
+
+    def _first_trials(self, run_id: str, where: str) -> list[TrialRow]:
         return [
             TrialRow.from_row(r)
             for r in self.db.execute(
                 "SELECT t.* FROM trials t JOIN (SELECT MIN(t2.idx) AS idx FROM trials t2"
-                " LEFT JOIN results r ON r.key = t2.key WHERE t2.run_id = ?"
-                " AND (r.status IS NULL OR r.status = 'failed') GROUP BY t2.key) first"
-                " ON first.idx = t.idx WHERE t.run_id = ? ORDER BY t.idx",
+                f" LEFT JOIN results r ON r.key = t2.key WHERE t2.run_id = ? AND ({where})"
+                " GROUP BY t2.key) first ON first.idx = t.idx WHERE t.run_id = ? ORDER BY t.idx",
                 (run_id, run_id),
             )
         ]
+
+    def paid_failed_keys(self, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` whose stored result is a paid failure."""
+        wanted = list(dict.fromkeys(keys))
+        found: set[str] = set()
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start : start + 900]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(
+                f"SELECT key FROM results r WHERE key IN ({marks}) AND r.status = 'failed'"
+                f" AND {_PAID_FAILURE}",
+                chunk,
+            ):
+                found.add(row["key"])
+        return found
 
     def trials(self, run_id: str) -> list[TrialRow]:
         return [

@@ -82,6 +82,7 @@ class Analysis(Namespace):
         draft_with: ModelSpec | None = None,
         scope: Mapping[str, Any] | None = None,
         gates: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None,
+        agent_sessions: Sequence[str] = (),
     ) -> Path:
         """Write the audit report of one run or several (``run_id`` a list) into ``out_dir``
         (default ``diptych-report-<first run id>``): ``report.html`` (self-contained),
@@ -96,7 +97,9 @@ class Analysis(Namespace):
         listed (see :mod:`diptych.core.report.draft`). ``scope`` names what produced the
         report beyond its runs (an audit file: its name, id and hash); ``gates`` decides the
         audit's release gates on the report's figures, for the report to show beside its
-        verdict (``Workspace.audits.report_gates``)."""
+        verdict (``Workspace.audits.report_gates``). The agent sessions that scored one of the
+        runs are listed with their findings, and so are those named in ``agent_sessions`` (an
+        audit's searches, which score runs of their own)."""
         ids = [run_id] if isinstance(run_id, str) else list(run_id)
         runs = [self._kernel.get_run(r).id for r in ids]
         out = Path(out_dir) if out_dir is not None else Path(f"diptych-report-{runs[0]}")
@@ -110,6 +113,7 @@ class Analysis(Namespace):
             draft_with=build_model(draft_with) if draft_with is not None else None,
             scope=dict(scope) if scope is not None else None,
             gates=gates,
+            agent_sessions=agent_sessions,
         )
         return written.get("md") or next(iter(written.values()))
 
@@ -143,5 +147,7 @@ class _ReportSource:
             run_a, run_b, top=top, n_perm=n_perm, n_boot=n_boot, seed=seed
         )
 
-    def agent_findings(self, run_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        return self._analysis._findings.list(run_ids)
+    def agent_findings(
+        self, run_ids: Sequence[str] | None = None, *, sessions: Sequence[str] = ()
+    ) -> list[dict[str, Any]]:
+        return self._analysis._findings.list(run_ids, sessions=sessions)

@@ -1,6 +1,8 @@
 """A run's trials as rows: every trial with its plan, its result and its labels.
 
-``diptych export`` writes them as JSON lines or CSV; other tools read them back.
+``diptych export`` writes them as JSON lines or CSV; other tools read them back. In CSV a text
+cell that a spreadsheet would run as a formula gets a leading quote (see
+:mod:`diptych.core.spreadsheet_cells`); JSON lines keep the raw text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
 from diptych.core.runview import RunView
+from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import Store
 
 #: Raised whenever the shape of an exported row changes.
@@ -98,5 +101,5 @@ def write_rows(rows: Iterable[dict[str, Any]], fmt: ExportFormat, handle: TextIO
         columns = list(dict.fromkeys(k for r in flat for k in r))
         writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
-        writer.writerows(flat)
+        writer.writerows(neutralise_row(r) for r in flat)
     return len(rows)

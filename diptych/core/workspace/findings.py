@@ -37,13 +37,25 @@ class Findings(Namespace):
         value = {**findings, "session": session_id, "saved_at": time.time()}
         self._store.set_preference(FINDINGS_KEY + session_id, value)
 
-    def list(self, run_ids: Iterable[str] | None = None) -> builtins.list[dict[str, Any]]:
+    def list(
+        self, run_ids: Iterable[str] | None = None, *, sessions: Iterable[str] = ()
+    ) -> builtins.list[dict[str, Any]]:
         """Every saved agent session, oldest first; with ``run_ids``, only the sessions that
-        scored at least one of those runs."""
+        scored at least one of those runs, and those named in ``sessions`` (an audit's
+        searches, whose runs are the agent's own)."""
         saved = [
             v for v in self._store.preferences_under(FINDINGS_KEY).values() if isinstance(v, dict)
         ]
         if run_ids is None:
             return saved
-        wanted = set(run_ids)
-        return [s for s in saved if wanted.intersection(s.get("runs") or ())]
+        wanted, named = set(run_ids), set(sessions)
+        return [
+            s
+            for s in saved
+            if s.get("session") in named or wanted.intersection(s.get("runs") or ())
+        ]
+
+    def get(self, session_id: str) -> dict[str, Any] | None:
+        """What agent session ``session_id`` saved when it ended, or None."""
+        value = self._store.preference(FINDINGS_KEY + session_id)
+        return value if isinstance(value, dict) else None

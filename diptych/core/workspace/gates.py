@@ -19,6 +19,7 @@ from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.schema import AuditFile, Gates, load_audit, parse_audit
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for
+from diptych.core.metrics.intervals import IntervalRecipe
 from diptych.core.workspace import recorded
 
 if TYPE_CHECKING:
@@ -127,7 +128,13 @@ def _decide(
     for gate in gates.checks:
         rules.append(
             GateRule(
-                gate.label, gate.part, gate.figure, gate.rule, gate.limit, gate.on_inconclusive
+                gate.label,
+                gate.part,
+                gate.figure,
+                gate.rule,
+                gate.limit,
+                gate.on_inconclusive,
+                limit_high=gate.limit_high,
             )  # fmt: skip
         )
         key = (gate.part, gate.figure)
@@ -184,10 +191,14 @@ def _difference(d: _diff.AuditDiff, key: tuple[str, str]) -> GateFigure | str:
         return "B − A has no interval (a figure of one audit has none)"
     se = (row.ci_high - row.ci_low) / (2 * _diff.Z95)
     method = {
-        "bootstrap": "B − A by the bootstrap of audit diff, read as ±1.96 standard errors",
+        "bootstrap": "B − A by the bootstrap of audit diff, its 95% interval each side scaled by "
+        "the normal quantile",
         "normal": "B − A by audit diff's normal approximation",
     }.get(row.method, row.method)
-    return GateFigure(row.difference, se, float("inf"), method)
+    # The interval audit diff prints, exactly at 95% (an asymmetric one too), each side
+    # scaled by the normal quantile at the gate's level.
+    printed = IntervalRecipe("printed", row.difference, printed=(row.ci_low, row.ci_high, 0.95))
+    return GateFigure(row.difference, se, float("inf"), method, recipe=printed)
 
 
 def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:

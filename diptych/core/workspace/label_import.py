@@ -2,7 +2,8 @@
 
 * :func:`write_template` writes the columns of the STS contract (``diptych metrics sts``), label
   empty, one row per person in a generated image, and optionally every generated image as
-  ``DIR/<image>.png``: what a crowd-sourcing task needs.
+  ``DIR/<image>.png``: what a crowd-sourcing task needs. A name a spreadsheet would run as a
+  formula gets a leading quote, which the labels reader takes off again.
 * :func:`import_labels` reads labels in that format and stores each under its annotator,
   matched to the run's subjects by image and position. A row whose setting, identity,
   stereotype or sampling run disagrees with the subject is reported, not stored.
@@ -23,7 +24,9 @@ from pathlib import Path
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.labels import HUMAN_PREFIX, Label, is_human, stored_annotator_id
 from diptych.core.metrics.sts import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, LabelRow, read_labels_csv
+from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import RunRecord, Store
+from diptych.core.workspace.label_design import sampling_by_line
 
 #: The columns of the labels template, in the order the STS contract names them.
 TEMPLATE_COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
@@ -217,8 +220,14 @@ def import_labels(
     report = ImportReport(path=path, run_id=run.id)
     match_labels(subjects, rows, lines, default, report)
     position = {s.subject_id: s.position for s in subjects}
+    # A designed batch (diptych annotate --sample) says how each person was drawn.
+    drawn = sampling_by_line(path)
     store.save_annotations(
-        (sid, who, Label(position[sid], label, None, {"file": path.name, "line": line}))
+        (
+            sid,
+            who,
+            Label(position[sid], label, None, {"file": path.name, "line": line}, drawn.get(line)),
+        )
         for line, sid, who, label in report.matched
     )
     human = {lab.subject_id for lab in store.labels(run.id) if is_human(lab.annotator)}
@@ -262,16 +271,18 @@ def write_template(
             writer.writeheader()
             for s in done:
                 writer.writerow(
-                    {
-                        "image": s.image,
-                        "setting": s.setting,
-                        "position": s.position,
-                        "identity": s.identity,
-                        "stereotype": s.stereotype,
-                        "label": "",
-                        "annotator": "",
-                        "run": "" if s.run is None else s.run,
-                    }
+                    neutralise_row(
+                        {
+                            "image": s.image,
+                            "setting": s.setting,
+                            "position": s.position,
+                            "identity": s.identity,
+                            "stereotype": s.stereotype,
+                            "label": "",
+                            "annotator": "",
+                            "run": "" if s.run is None else s.run,
+                        }
+                    )
                 )
                 report.rows += 1
                 if images is not None and s.blob is not None and s.image not in written:

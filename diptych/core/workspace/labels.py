@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from diptych.core.labels import Label, canonical_label, human_annotator
-from diptych.core.workspace import label_import
+from diptych.core.labels import Label, Sampling, canonical_label, human_annotator
+from diptych.core.workspace import label_import, label_sample
 from diptych.core.workspace.base import Kernel, Namespace
 from diptych.core.workspace.review import Review, subject_id
 
@@ -32,6 +32,7 @@ class Labels(Namespace):
         reviewer: str,
         note: str | None = None,
         detail: Mapping[str, Any] | None = None,
+        sampling: Sampling | None = None,
     ) -> int:
         """Store one person's label given by the reviewer ``reviewer`` (annotator
         ``human:<reviewer>``), replacing that reviewer's earlier label of the person; return
@@ -40,7 +41,9 @@ class Labels(Namespace):
         ``detail`` is merged into what the earlier label recorded, never put in its place
         (its reasons, ``via``, blind mode's seed stay unless given again). ``note`` is kept
         with the label and as the reviewer's note on the person
-        (:meth:`Review.save_note <diptych.core.workspace.review.Review.save_note>`)."""
+        (:meth:`Review.save_note <diptych.core.workspace.review.Review.save_note>`).
+        ``sampling`` says how the person was drawn (a measurement queue's draw); without it the
+        earlier label's design stays, else the person was chosen."""
         self._kernel.writing("store labels")
         annotator = human_annotator(reviewer)
         _, subject = subject_id(self._kernel, run_id, trial_idx, position)
@@ -52,8 +55,10 @@ class Labels(Namespace):
                 kept["note"] = note
             else:
                 kept.pop("note", None)
+        if sampling is None and earlier is not None:
+            sampling = earlier.sampling
         self._store.save_annotations(
-            [(subject, annotator, Label(position, canonical_label(label), None, kept))]
+            [(subject, annotator, Label(position, canonical_label(label), None, kept, sampling))]
         )
         return subject
 
@@ -99,4 +104,28 @@ class Labels(Namespace):
             self._kernel.get_run(run_id),
             Path(path),
             Path(images) if images is not None else None,
+        )
+
+    def sample(
+        self,
+        run_id: str,
+        path: str | os.PathLike[str],
+        *,
+        n: int | None,
+        design: str,
+        seed: int | None = None,
+        images: str | os.PathLike[str] | None = None,
+    ) -> label_sample.SampleReport:
+        """Draw a sample of the run's people by ``design`` (``uniform``, ``active`` or
+        ``census`` of the flagged ones) and write its labels template, each row with its design,
+        probability and draw, so that the imported labels may enter a prediction-powered
+        figure (:mod:`diptych.core.workspace.label_sample`)."""
+        return label_sample.write_sample(
+            self._store,
+            self._kernel.get_run(run_id),
+            Path(path),
+            n=n,
+            design=design,
+            seed=seed,
+            images=Path(images) if images is not None else None,
         )

@@ -18,6 +18,9 @@ class RunSummary:
     counts: dict[str, int]
     #: Items the probe flagged for a reviewer to look at.
     flagged: int
+    #: The agent session that made the run (listings group its runs under it); None for a
+    #: run a user started.
+    session: str | None = None
 
 
 @dataclass(frozen=True)

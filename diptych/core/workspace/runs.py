@@ -7,7 +7,8 @@ import asyncio
 import builtins
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,7 +33,14 @@ from diptych.core.store import Lease, RunRecord
 from diptych.core.workspace import export as _export
 from diptych.core.workspace.base import ModelSpec, Namespace, Params, ProbeSpec
 from diptych.core.workspace.plugins import build_model, build_probe
+from diptych.core.workspace.precision import precision_plan
 from diptych.core.workspace.records import Failure, RunDetail, RunSummary
+from diptych.core.workspace.sessions import (
+    MakingSession,
+    SessionReporter,
+    making,
+    sessions_of_runs,
+)
 
 
 class Runs(Namespace):
@@ -42,15 +50,37 @@ class Runs(Namespace):
     Every method that takes a ``run_id`` accepts a unique prefix of it. Probes and models are
     named (with parameters as a mapping or as ``key=value`` strings) or given as instances."""
 
+    #: The session whose runs are being recorded (:meth:`made_by`), if any.
+    _making: MakingSession | None = None
+
     # --- reading ------------------------------------------------------------------------------
 
     def list(self) -> builtins.list[RunSummary]:
-        """Every run of the workspace, oldest first, with its outcome counts and flags."""
+        """Every run of the workspace, oldest first, with its outcome counts and flags, and
+        the session that made it (an agent session's runs; None for the user's own)."""
         store = self._store
+        sessions = sessions_of_runs(store)
         return [
-            RunSummary(self._shown(run), store.status_counts(run.id), len(store.flags(run.id)))
+            RunSummary(
+                self._shown(run),
+                store.status_counts(run.id),
+                len(store.flags(run.id)),
+                sessions.get(run.id),
+            )
             for run in store.list_runs()
         ]
+
+    @contextmanager
+    def made_by(self, session: str) -> Iterator[None]:
+        """Inside this block every run started through :meth:`run` is recorded as made by
+        ``session`` (an agent session), so listings show it under that session. A run the
+        block only finds again (by its fingerprint, created before) keeps its place."""
+        previous = self._making
+        self._making = making(session)
+        try:
+            yield
+        finally:
+            self._making = previous
 
     def _shown(self, run: RunRecord) -> RunRecord:
         """The run as a reader should see it: ``running`` with no live process holding its
@@ -129,11 +159,41 @@ class Runs(Namespace):
     # --- running ------------------------------------------------------------------------------
 
     def plan(
-        self, probe: ProbeSpec, models: Sequence[ModelSpec], *, params: Params | None = None
+        self,
+        probe: ProbeSpec,
+        models: Sequence[ModelSpec],
+        *,
+        params: Params | None = None,
+        options: RunOptions | None = None,
+        precision: bool = False,
+        target_width: float | None = None,
     ) -> Estimate:
-        """What running ``probe`` on ``models`` would do: trials planned, already stored, to
-        run, and the estimated price of the rest. Stores nothing and calls no model."""
-        return estimate(self._store, build_probe(probe, params), [build_model(m) for m in models])
+        """What running ``probe`` on ``models`` with ``options`` would do: trials planned,
+        already stored, to run (stored paid failures within ``options.paid_retries``), and the
+        estimated price of the rest. Stores nothing and calls no model.
+
+        With ``precision`` (or a ``target_width``) it also states the expected half-width of
+        each headline figure's interval, warns of designs too small to decide anything and,
+        for ``target_width``, names the smallest design expected to reach that half-width
+        (:mod:`diptych.core.workspace.precision`)."""
+        built = build_probe(probe, params)
+        resolved = [build_model(m) for m in models]
+        est = estimate(
+            self._store,
+            built,
+            resolved,
+            paid_retries=(options or RunOptions()).paid_retries,
+        )
+        if not precision and target_width is None:
+            return est
+        planned = precision_plan(
+            self._store,
+            bind_probe(built, self._store),
+            [ModelSlot.of(m).ref.model_id for m in resolved],
+            target_width=target_width,
+            chroma_url=self._kernel.chroma_url,
+        )
+        return replace(est, precision=planned)
 
     def fingerprint(
         self, probe: ProbeSpec, models: Sequence[ModelSpec], *, params: Params | None = None
@@ -161,6 +221,8 @@ class Runs(Namespace):
         self._kernel.writing("run a probe")
         built = build_probe(probe, params)
         resolved = [build_model(m) for m in models]
+        if self._making is not None:
+            reporter = SessionReporter(reporter, self._store, self._making)
         return await run_async(self._store, built, resolved, options=options, reporter=reporter)
 
     def run_sync(

@@ -22,6 +22,7 @@ from pydantic import Field
 from diptych.core.capabilities import Capability, Message, Model, ModelHints, Sampling
 from diptych.core.errors import (
     MissingDependencyError,
+    PaidFailureError,
     PermanentModelError,
     RefusalError,
     TransientModelError,
@@ -197,6 +198,9 @@ class OpenAICompatible(Model):
             response = await self._call(lambda c: c.chat.completions.create(**request))
         else:
             response = await self._complete_with_schema(request, schema)
+        if not response.choices:
+            # A 200 is billed by a paid service: not asked again unless the run allows it.
+            raise PaidFailureError("the service answered with no choices")
         choice = response.choices[0]
         refusal = getattr(choice.message, "refusal", None)
         if refusal:

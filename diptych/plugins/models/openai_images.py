@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import io
 from collections.abc import Callable
 from datetime import date
@@ -33,8 +32,8 @@ from diptych.core.capabilities import Capability, GeneratedImage, Model, ModelHi
 from diptych.core.data import load_data
 from diptych.core.errors import (
     MissingDependencyError,
+    PaidFailureError,
     PermanentModelError,
-    TransientModelError,
 )
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._openai_common import (
@@ -244,7 +243,8 @@ class OpenAIImages(OpenAIServiceMixin, Model):
         for response in batches:
             images.extend(self._images_of(response, size, seed))
         if len(images) != n:
-            raise PermanentModelError(f"asked for {n} image(s), the service returned {len(images)}")
+            # A 200 is billed: asking again would pay again (see PaidFailureError).
+            raise PaidFailureError(f"asked for {n} image(s), the service returned {len(images)}")
         return images
 
     async def _request(self, prompt: str, n: int, size: str | None) -> Any:
@@ -290,18 +290,21 @@ class OpenAIImages(OpenAIServiceMixin, Model):
         if usage is not None:
             facts["usage"] = usage.model_dump(mode="json", exclude_none=True)
         out: list[GeneratedImage] = []
+        # Each of these answers came with a 200, so the service billed it: they are paid
+        # failures, which the engine does not buy again unless the run allows paid retries.
         for item in response.data or []:
             if not item.b64_json:
-                raise PermanentModelError(
-                    "the service answered without a base64 image (b64_json); it does not "
-                    "follow OpenAI's images API closely enough for this plugin"
+                sent = "a URL" if getattr(item, "url", None) else "no image"
+                raise PaidFailureError(
+                    f"the service answered with {sent} where the base64 image (b64_json) was "
+                    "asked for"
                 )
             try:
                 image = Image.open(io.BytesIO(base64.b64decode(item.b64_json)))
                 image.load()
-            except (binascii.Error, OSError) as exc:
-                # A truncated or garbled body: another request will likely be whole.
-                raise TransientModelError(f"the service sent an unreadable image: {exc}") from exc
+            # ValueError: bad base64 (binascii.Error); SyntaxError: Pillow's "broken PNG".
+            except (ValueError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
+                raise PaidFailureError(f"the service sent an unreadable image: {exc}") from exc
             provenance = {**facts, "revised_prompt": item.revised_prompt}
             out.append(GeneratedImage(image, provenance))
         return out

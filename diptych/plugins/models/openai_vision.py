@@ -35,6 +35,7 @@ from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
 from diptych.core.data import load_data, pairs_sampling
 from diptych.core.errors import (
     MissingDependencyError,
+    PaidFailureError,
     PermanentModelError,
     RefusalError,
 )
@@ -264,7 +265,11 @@ class OpenAIVision(OpenAIServiceMixin, Model):
             **self._usage_cost(getattr(response, "usage", None)),
         }
         if not response.choices:
-            raise PermanentModelError("the service answered with no choices")
+            # A 200 is billed (its usage says for what): a paid failure, not bought again
+            # unless the run allows paid retries.
+            raise PaidFailureError(
+                "the service answered with no choices", cost=self._last_response.get("cost_usd")
+            )
         choice = response.choices[0]
         refusal = getattr(choice.message, "refusal", None)
         if refusal:

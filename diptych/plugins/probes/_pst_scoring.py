@@ -14,12 +14,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from diptych.core.labels import SubjectLabel
+from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE, percentile_number
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
     ClusterMean,
     Estimate,
-    percentile_interval,
 )
 from diptych.core.metrics.sts import (
     CANNOT_IDENTIFY,
@@ -76,13 +76,16 @@ def setting_gap(
     key = [seed] if not stream else [seed, zlib.crc32(stream.encode("utf-8"))]
     paired = means["paired"].replicates(n_boot=n_boot, rng=np.random.default_rng([*key, 1]))
     single = means["single"].replicates(n_boot=n_boot, rng=np.random.default_rng([*key, 2]))
-    low, high = percentile_interval(paired - single, confidence)
-    return {
-        "value": means["paired"].value - means["single"].value,
-        "ci_low": low,
-        "ci_high": high,
-        "n": means["paired"].n + means["single"].n,
-    }
+    # The number keeps its replicates: a gate makes the same percentile interval at its level.
+    return percentile_number(
+        means["paired"].value - means["single"].value,
+        paired - single,
+        confidence,
+        n=means["paired"].n + means["single"].n,
+        bounds=STS_DIFFERENCE_RANGE,
+        units={"image": means["paired"].n_clusters + means["single"].n_clusters},
+        population="these identities (images resampled)",
+    )
 
 
 def interval_text(ci: tuple[Any, Any] | None) -> str:

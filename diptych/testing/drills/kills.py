@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from diptych.core.workspace import Workspace
 
@@ -41,15 +42,22 @@ def log_lines(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
-def kill_after(proc: subprocess.Popen[bytes], log: Path, calls: int, timeout: float = 60) -> None:
-    """SIGKILL ``proc`` once ``log`` holds ``calls`` lines (or at once if it already ended)."""
+def kill_after(
+    proc: subprocess.Popen[Any],
+    log: Path,
+    calls: int,
+    timeout: float = 60,
+    sig: signal.Signals = signal.SIGKILL,
+) -> None:
+    """Send ``sig`` (SIGKILL) to ``proc`` once ``log`` holds ``calls`` lines (or not at all if
+    it already ended), and wait for it to end."""
     deadline = time.monotonic() + timeout
     while proc.poll() is None and time.monotonic() < deadline:
         if len(log_lines(log)) >= calls:
             break
         time.sleep(0.002)
     if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
+        os.kill(proc.pid, sig)
     proc.wait()
 
 

@@ -47,10 +47,16 @@ faults (:meth:`inject`, :meth:`refuse`)
     ``"rate_limit"`` (429 with ``Retry-After``), ``"server_error"`` (500, or ``status``),
     ``"timeout"`` (hold the connection ``hold`` seconds, longer than the client waits, then
     drop it unanswered; ``hold=0`` is a dropped connection), ``"content_policy"`` (OpenAI's
-    400 ``content_policy_violation``), ``"dropped"`` (close the connection unanswered) and
-    ``"truncated"`` (a 200 whose body stops half-way, then the connection closes) --
+    400 ``content_policy_violation``), ``"dropped"`` (close the connection unanswered),
+    ``"truncated"`` (a 200 whose body stops half-way, then the connection closes), and the
+    bad successes -- a whole 200 in the endpoint's own shape that cannot be used (a real
+    service bills it): ``"unreadable_image"`` (each image's base64 holds half a PNG),
+    ``"empty_data"`` (``data: []``, or a chat completion with ``choices: []``) and
+    ``"url_instead"`` (a URL where ``b64_json`` was asked for) --
     and applies to the next ``times`` matching requests
-    (``None``: all of them), matching on ``prompt_contains`` and ``path`` when given.
+    (``None``: all of them), matching on ``prompt_contains`` and ``path`` when given. A
+    Retry-After (``retry_after`` seconds, which may be huge) is written as seconds, an HTTP
+    date or OpenAI's ``retry-after-ms`` (``retry_after_form``).
     :meth:`inject_randomly` answers a random share of requests with faults of chosen kinds
     (counted in ``random_faults``), for drills.
 ``revise``
@@ -70,12 +76,18 @@ image prompt, or the text parts of a chat request's messages joined by newlines.
 """
 
 from diptych.testing.fake_openai.chat import ChatRequest, default_chat_reply
-from diptych.testing.fake_openai.faults import CONTENT_POLICY_MESSAGE, Fault, FaultKind
+from diptych.testing.fake_openai.faults import (
+    BAD_SUCCESSES,
+    CONTENT_POLICY_MESSAGE,
+    Fault,
+    FaultKind,
+)
 from diptych.testing.fake_openai.images import GPT_IMAGE_OUTPUT_TOKENS, IMAGE_MODELS, dalle3_revise
 from diptych.testing.fake_openai.server import DEFAULT_MODELS, FakeOpenAIServer
 from diptych.testing.fake_openai.wire import CHAT_PATH, IMAGES_PATH, RecordedRequest
 
 __all__ = [
+    "BAD_SUCCESSES",
     "CHAT_PATH",
     "CONTENT_POLICY_MESSAGE",
     "DEFAULT_MODELS",

@@ -14,7 +14,13 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
-from diptych.testing.fake_openai.faults import Fault, SlidingWindow, fault_reply
+from diptych.testing.fake_openai.faults import (
+    BAD_SUCCESSES,
+    Fault,
+    SlidingWindow,
+    fault_reply,
+    spoil,
+)
 from diptych.testing.fake_openai.wire import CHAT_PATH, IMAGES_PATH, RecordedRequest, Reply
 
 
@@ -42,6 +48,8 @@ class Service(Protocol):
     def _models(self, path: str) -> dict[str, Any]: ...
 
     def _file(self, path: str) -> bytes: ...
+
+    def _serve_file(self, png: bytes) -> str: ...
 
 
 class HTTPServer(ThreadingHTTPServer):
@@ -107,7 +115,7 @@ class Handler(BaseHTTPRequestHandler):
             if fault is not None and fault.kind == "truncated":
                 self._send_truncated()
                 return
-            if fault is not None:
+            if fault is not None and fault.kind not in BAD_SUCCESSES:
                 raise fault_reply(fault)
             model = str(body.get("model") or "")
             fake._window.admit(fake.rate_limit_per_min, fake.rate_window, model)
@@ -117,6 +125,9 @@ class Handler(BaseHTTPRequestHandler):
                 answer = fake._chat(body)
             else:
                 raise Reply(404, f"Invalid URL (POST {path})")
+            if fault is not None:
+                # Served, and on a real service billed, but of no use to the client.
+                answer = spoil(fault.kind, answer, fake._serve_file)
             self._send_json(record, 200, answer)
         except Reply as reply:
             self._send_json(record, reply.status, reply.body, reply.headers)

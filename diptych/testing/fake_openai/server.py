@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diptych.testing.fake_openai.chat import ChatRequest, chat_completion, default_chat_reply
-from diptych.testing.fake_openai.faults import Fault, FaultKind, SlidingWindow
+from diptych.testing.fake_openai.faults import Fault, FaultKind, RetryAfterForm, SlidingWindow
 from diptych.testing.fake_openai.handler import Handler, HTTPServer
 from diptych.testing.fake_openai.images import dalle3_revise, generate_images
 from diptych.testing.fake_openai.wire import RecordedRequest, Reply, prompt_of
@@ -121,6 +121,7 @@ class FakeOpenAIServer:
         prompt_contains: str | None = None,
         path: str | None = None,
         retry_after: float | None = None,
+        retry_after_form: RetryAfterForm = "seconds",
         hold: float = 30.0,
         status: int = 500,
         message: str | None = None,
@@ -132,6 +133,7 @@ class FakeOpenAIServer:
             prompt_contains=prompt_contains,
             path=path,
             retry_after=retry_after,
+            retry_after_form=retry_after_form,
             hold=hold,
             status=status,
             message=message,

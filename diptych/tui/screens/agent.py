@@ -4,9 +4,11 @@ intervention list, or reject it.
 
 The session runs in a thread worker that opens its own Workspace; its events come back as
 dataclass messages, and only the UI thread touches a widget. Accepting and rejecting write the
-store, so they run in a worker too. Every field of the form is labelled; the highlighted row's
-whole reason (and its q-value and held-out figure, where the session has them) is shown under
-the table.
+store, so they run in a worker too. Every field of the form is labelled (the search, its
+models, probe or baseline run, rounds, proposals per round, who proposes and whether new words
+are allowed), and the agent's model is named whole; the highlighted row's whole reason (and its
+q-value and held-out figure, where the session has them) is shown under the table. Accepting a
+proposal that is not a finding asks first, saying why the session did not confirm it.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
+from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, Switch
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
+from diptych.core.report.findings import is_finding
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
+from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
 
 if TYPE_CHECKING:
     from diptych.agent.memory import Embedder
@@ -64,6 +68,11 @@ class SessionRequest:
     baseline: str = ""
     annotator: str = ""
     session: str = ""
+    per_round: int = 3
+    #: Who chooses the pairs (identity searches): lexicon, llm or hybrid.
+    proposer: str = "hybrid"
+    #: Let the agent name identities beyond the lexicon (identity searches).
+    allow_new: bool = False
 
 
 # --- messages from the session's worker ------------------------------------------------------
@@ -168,7 +177,12 @@ def run_session(
                     model_of(ws, request.target),
                     agent_of(ws, request.agent),
                     IdentitySettings(
-                        session=request.session, probe=request.probe, rounds=request.rounds
+                        session=request.session,
+                        probe=request.probe,
+                        rounds=request.rounds,
+                        per_round=request.per_round,
+                        proposer=request.proposer,
+                        allow_new=request.allow_new,
                     ),
                     embedder=embedder,
                     on_event=on_event,
@@ -185,6 +199,7 @@ def run_session(
                     request.baseline,
                     session=request.session,
                     rounds=request.rounds,
+                    per_round=request.per_round,
                     embedder=embedder,
                     on_event=on_event,
                 )
@@ -216,6 +231,8 @@ class AgentScreen(Screen[None]):
         self._store_path = store_path
         self._rows = _Rows()
         self.session = ""
+        #: The agent's model as the form named it, shown whole in the status line.
+        self.agent_name = ""
         self.new_session_id: Callable[[], str] = lambda: f"tui-{uuid.uuid4().hex[:8]}"
 
     @property
@@ -224,12 +241,14 @@ class AgentScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        # Two rows of labelled fields; the agent's model has the width of three columns, so
+        # that its name (and parameters) shows whole.
         with Grid(id="agent-form"):
             yield Label("search", id="agent-kind-label")
             yield Label("target model", id="agent-target-label")
-            yield Label("agent model", id="agent-model-label")
             yield Label("probe", id="agent-probe-label")
             yield Label("rounds", id="agent-rounds-label")
+            yield Label("per round", id="agent-per-round-label")
             yield Select(
                 [("identities", "identities"), ("mitigate", "mitigate")],
                 value="identities",
@@ -239,11 +258,29 @@ class AgentScreen(Screen[None]):
             yield Input(
                 "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET
             )
-            yield Input(
-                "smollm2", placeholder="the agent's model", id="agent-model", tooltip=_AGENT
-            )
             yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe")
             yield Input("2", placeholder="rounds", id="agent-rounds", type="integer")
+            yield Input(
+                "3", placeholder="n", id="agent-per-round", type="integer", tooltip=_PER_ROUND
+            )
+            yield Label("agent model", id="agent-model-label", classes="wide")
+            yield Label("proposer", id="agent-proposer-label")
+            yield Label("allow new", id="agent-allow-new-label")
+            yield Input(
+                "smollm2",
+                placeholder="the agent's model",
+                id="agent-model",
+                tooltip=_AGENT,
+                classes="wide",
+            )
+            yield Select(
+                [(p, p) for p in PROPOSERS],
+                value="hybrid",
+                allow_blank=False,
+                id="agent-proposer",
+                tooltip=_PROPOSER,
+            )
+            yield Switch(False, id="agent-allow-new", tooltip=_ALLOW_NEW)
         table: DataTable[str] = DataTable(id="agent-proposals", cursor_type="row")
         table.add_columns("id", "proposal", "status", "score", "95% CI", "q", "decision")
         yield table
@@ -259,6 +296,10 @@ class AgentScreen(Screen[None]):
             "target (the run's)" if mitigate else "target model"
         )
         self.query_one("#agent-target", Input).disabled = mitigate
+        # Who proposes and whether new words may be named concern identity searches only.
+        self.query_one("#agent-proposer", Select).disabled = mitigate
+        self.query_one("#agent-allow-new", Switch).disabled = mitigate
+        self.query_one("#agent-per-round", Input).value = "2" if mitigate else "3"
         self.query_one("#agent-probe", Input).placeholder = (
             "a pst-text run id" if mitigate else "pst-text or pst"
         )
@@ -269,6 +310,7 @@ class AgentScreen(Screen[None]):
         kind = str(self.query_one("#agent-kind", Select).value)
         probe_or_run = self.query_one("#agent-probe", Input).value.strip()
         rounds = int(self.query_one("#agent-rounds", Input).value or "1")
+        per_round = int(self.query_one("#agent-per-round", Input).value or "1")
         return SessionRequest(
             kind=kind,
             target=self.query_one("#agent-target", Input).value.strip(),
@@ -276,6 +318,10 @@ class AgentScreen(Screen[None]):
             probe=probe_or_run if kind == "identities" else "pst-text",
             baseline=probe_or_run if kind == "mitigate" else "",
             rounds=max(1, rounds),
+            # As the CLI's --per-round: one to ten proposals a round.
+            per_round=min(max(1, per_round), 10),
+            proposer=str(self.query_one("#agent-proposer", Select).value),
+            allow_new=self.query_one("#agent-allow-new", Switch).value,
             session=self.new_session_id(),
         )
 
@@ -284,6 +330,7 @@ class AgentScreen(Screen[None]):
         self.session = request.session
         self._rows = _Rows()
         self.query_one("#agent-proposals", DataTable).clear()
+        self.agent_name = request.agent
         self._status(f"session {request.session}: asking {request.agent} …")
         self._run(request)
 
@@ -312,13 +359,14 @@ class AgentScreen(Screen[None]):
     def _finished(self, message: AgentFinished) -> None:
         for row in message.rows:
             self._show(row)
-        found = sum(r.status == "finding" for r in message.rows)
+        found = sum(is_finding(r.status) for r in message.rows)
         scored = sum(r.acceptable for r in message.rows)
         rejected = sum(r.status == "rejected" for r in message.rows)
         unscored = sum(r.status == "unscored" for r in message.rows)
         self._status(
-            f"session {message.session}: {found} findings of {scored} scored, {unscored} "
-            f"unscored, {rejected} rejected ({message.stop_reason}); a accepts, x rejects"
+            f"session {message.session} (agent {self.agent_name}): {found} findings of "
+            f"{scored} scored, {unscored} unscored, {rejected} rejected "
+            f"({message.stop_reason}); a accepts, x rejects"
         )
         self._explain()
 
@@ -375,6 +423,22 @@ class AgentScreen(Screen[None]):
         if not row.acceptable:
             self._status(f"{row.id} is {row.status}: only measured proposals can be accepted")
             return
+        if not is_finding(row.status):
+            # Measured but not a finding: the auditor is told why before it is stored.
+            text = confirmation_text(row.id, row.what, row.status, row.reason)
+            self.app.push_screen(
+                ConfirmAccept(text), lambda yes: self._accept_confirmed(row, bool(yes))
+            )
+            return
+        self._start_accept(row)
+
+    def _accept_confirmed(self, row: AgentRow, yes: bool) -> None:
+        if yes:
+            self._start_accept(row)
+        else:
+            self._status(f"{row.id} not accepted ({row.status})")
+
+    def _start_accept(self, row: AgentRow) -> None:
         self._rows.decisions[row.id] = _Decision(True, "accepting …")
         self._show(row)
         self._accept(row, self.session)
@@ -451,7 +515,15 @@ class AgentScreen(Screen[None]):
         self.query_one("#agent-status", Static).update(text)
 
 
+#: Who chooses the pairs, as the CLI's --proposer.
+PROPOSERS = ("hybrid", "llm", "lexicon")
 _TARGET = "The model searched for stereotypes: NAME [key=value ...], as -m NAME -M key=value"
+_PER_ROUND = "Proposals the agent makes each round (1-10), as --per-round"
+_PROPOSER = (
+    "Who chooses the pairs: hybrid (the agent among the lexicon's entries, the rest drawn), "
+    "llm (the agent only) or lexicon (drawn, no agent), as --proposer"
+)
+_ALLOW_NEW = "Let the agent name identities beyond the lexicon (validated), as --allow-new"
 _AGENT = (
     "The agent's chat model: NAME [key=value ...] as --agent-model NAME -A key=value, "
     "or a LangChain provider:model"

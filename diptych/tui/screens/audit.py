@@ -259,4 +259,4 @@ class AuditScreen(Screen[None]):
 
 
 def _rule(gate: Any) -> str:
-    return f"{RULES.get(gate.rule, gate.rule)} {gate.limit:g}"
+    return f"{RULES.get(gate.rule, gate.rule)} {gate.limit_text}"

@@ -89,6 +89,15 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
         )
     if max_cost is not None:
         text.append(f"\n  stops before the estimated spend exceeds {dollars(max_cost)}")
+    if est.precision is not None:
+        # The figures' expected half-widths, so that a design too small to decide anything is
+        # seen before it is paid for (the lines `diptych run --dry-run` prints).
+        for line in est.precision.lines():
+            if line.startswith("warning: "):
+                text.append("\nwarning:", style="bold yellow")
+                text.append(line[8:], style="yellow")
+            else:
+                text.append(f"\n{line}")
     return text
 
 
@@ -182,7 +191,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         """The last run's models and parameters, as they were given."""
         offered = set(self._model_choices)
         self._chosen = [name for name, _ in last.get("models", []) if name in offered]
-        self._show_models()
+        self._show_models(keep_ticks=False)
         await self._sync_model_forms()
         self._fill(self.query_one("#form-probe", ParamsForm), last.get("params", []))
         for name, params in last.get("models", []):
@@ -213,11 +222,25 @@ class NewRunScreen(Screen[RunRequest | None]):
         ]
         self._show_models()
 
-    def _show_models(self) -> None:
+    def _read_ticks(self) -> None:
+        """Take the list's ticks into ``_chosen``: a shown model is chosen when ticked, a
+        hidden one stays as it was, newly ticked ones come last (the order chosen)."""
+        models = self.query_one("#models", SelectionList)
+        shown = [models.get_option_at_index(i).value for i in range(models.option_count)]
+        ticked = set(models.selected)
+        kept = [m for m in self._chosen if m not in shown or m in ticked]
+        self._chosen = kept + [m for m in shown if m in ticked and m not in kept]
+
+    def _show_models(self, *, keep_ticks: bool = True) -> None:
         """The offered models that match the search, the chosen ones ticked (a chosen model
-        the search hides stays chosen)."""
+        the search hides stays chosen). ``keep_ticks=False`` when ``_chosen`` was just set
+        on purpose and the list's ticks are to be replaced."""
         models = self.query_one("#models", SelectionList)
         search = self.query_one("#models-search", Input).value
+        if keep_ticks:
+            # A tick whose message is still queued (the screen was busy changing the probe)
+            # is read before the list is rebuilt; rebuilding would otherwise drop it.
+            self._read_ticks()
         self._syncing_models = True
         try:
             models.clear_options()
@@ -251,11 +274,7 @@ class NewRunScreen(Screen[RunRequest | None]):
     async def _models_changed(self) -> None:
         if self._syncing_models:
             return
-        models = self.query_one("#models", SelectionList)
-        shown = [models.get_option_at_index(i).value for i in range(models.option_count)]
-        ticked = set(models.selected)
-        kept = [m for m in self._chosen if m not in shown or m in ticked]
-        self._chosen = kept + [m for m in shown if m in ticked and m not in kept]
+        self._read_ticks()
         await self._sync_model_forms()
         self._schedule()
 
@@ -290,6 +309,10 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._debounce = self.set_timer(DEBOUNCE, self._replan)
 
     def _replan(self) -> None:
+        if any(not self.query(f"#{form_id(m)}") for m in self.selected_models()):
+            # A chosen model's form is still being mounted; the handler mounting it plans
+            # again once it is there.
+            return
         request = self.validate()
         self._generation += 1
         self._estimate_error = None

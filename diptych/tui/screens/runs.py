@@ -1,4 +1,8 @@
-"""The Runs screen: every run of the workspace, its progress and outcomes; the app's home."""
+"""The Runs screen: every run of the workspace, its progress and outcomes; the app's home.
+
+The runs an agent session made stand behind one row of the session, their outcomes added up:
+enter on that row shows them under it (and hides them again), ``e`` shows every session's.
+"""
 
 from __future__ import annotations
 
@@ -63,6 +67,23 @@ def short_run_id(run_id: str, probe: str) -> str:
     return run_id.removeprefix(f"{probe}-")
 
 
+#: A session row's key is this prefix and the session id (a run id never has it).
+SESSION_KEY = "session:"
+
+
+def session_key(session: str) -> str:
+    return SESSION_KEY + session
+
+
+def session_members(rows: dict[str, RunSummary]) -> dict[str, list[RunSummary]]:
+    """Each agent session's runs, in the order the session made them."""
+    out: dict[str, list[RunSummary]] = {}
+    for row in rows.values():
+        if row.session is not None:
+            out.setdefault(row.session, []).append(row)
+    return out
+
+
 class RunsScreen(Screen[None]):
     """Every run in the workspace: probe, models, status, progress and outcome counts."""
 
@@ -77,6 +98,13 @@ class RunsScreen(Screen[None]):
         Binding("i", "plugins", "Plugins"),
         Binding("slash", "filter", "Filter"),
         Binding("m", "full_models", "Full model ids", show=False),
+        Binding(
+            "e",
+            "session_runs",
+            "Agent runs",
+            show=False,
+            tooltip="show or hide the runs of every agent session under its row",
+        ),
         Binding("f5", "reload", "Reload now", show=False),
     ]
 
@@ -92,6 +120,11 @@ class RunsScreen(Screen[None]):
         self._load_error: str | None = None
         #: A run to put the cursor on once it appears (the one just started).
         self._follow_job: int | None = None
+        #: Sessions whose runs are shown under their row; ``e`` shows every session's.
+        self.expanded: set[str] = set()
+        self.all_session_runs = False
+        #: The row to put the cursor back on once the rows are laid out again.
+        self._restore_cursor: str | None = None
 
     @property
     def diptych(self) -> JobHost:
@@ -202,11 +235,55 @@ class RunsScreen(Screen[None]):
     def _models(row: RunSummary) -> str:
         return ", ".join(m["model_id"] for m in row.run.models)
 
+    def _matches(self, row: RunSummary) -> bool:
+        cells = (row.run.id, row.run.probe, self._models(row), row.run.status, row.session or "")
+        return matches(cells, self.filter_text)
+
     def _shown_ids(self) -> list[str]:
+        """The table's row keys in order: the user's runs, and each agent session's row where
+        its first run stands, followed by its runs when it is expanded."""
+        members = session_members(self.rows)
+        out: list[str] = []
+        for run_id, row in self.rows.items():
+            if row.session is None:
+                if self._matches(row):
+                    out.append(run_id)
+                continue
+            runs = members[row.session]
+            if runs[0] is not row:
+                continue
+            shown = [r.run.id for r in runs if self._matches(r)]
+            if not shown and not matches((row.session,), self.filter_text):
+                continue
+            out.append(session_key(row.session))
+            if self.all_session_runs or row.session in self.expanded:
+                out += shown
+        return out
+
+    def _session_cells(self, session: str) -> list[str | Text]:
+        runs = session_members(self.rows).get(session, [])
+        jobs = [self.diptych.job_for_run(r.run.id) for r in runs]
+        statuses = {self._status(r, j) for r, j in zip(runs, jobs, strict=True)}
+        status = next(iter(statuses)) if len(statuses) == 1 else "mixed"
+        # Finished as a run's progress counts it: answered, refused or failed.
+        done = sum(r.counts[k] for r in runs for k in ("done", "refused", "failed"))
+        total = sum(r.run.n_trials for r in runs)
+        opened = self.all_session_runs or session in self.expanded
         return [
-            run_id
-            for run_id, row in self.rows.items()
-            if matches((run_id, row.run.probe, self._models(row), row.run.status), self.filter_text)
+            clip(("▾ " if opened else "▸ ") + session, 8),
+            clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), 8),
+            clip(
+                f"{len(runs)} runs: "
+                + ", ".join(dict.fromkeys(m for r in runs for m in self._models(r).split(", "))),
+                self._models_width,
+            ),
+            Text(status, style=STATUS_STYLE.get(status, "")),
+            Text(percent(done, total), justify="right"),
+            *(
+                Text(str(sum(r.counts[k] for r in runs)), justify="right")
+                for k in ("done", "refused", "failed")
+            ),
+            Text(str(sum(r.flagged for r in runs)), justify="right"),
         ]
 
     def _cells(self, row: RunSummary) -> list[str | Text]:
@@ -214,8 +291,10 @@ class RunsScreen(Screen[None]):
         job = self.diptych.job_for_run(run.id)
         status = self._status(row, job)
         progress = run_progress(counts, run.n_trials, job)
+        # A session's run is set under its session's row.
+        short = short_run_id(run.id, run.probe)
         return [
-            clip(short_run_id(run.id, run.probe), 8),
+            clip(f"· {short}", 8) if row.session else clip(short, 8),
             clip(run.probe, 8),
             clip(self._models(row), self._models_width),
             Text(status, style=STATUS_STYLE.get(status, "")),
@@ -226,19 +305,37 @@ class RunsScreen(Screen[None]):
             Text(str(row.flagged), justify="right"),
         ]
 
+    def _row_cells(self, key: str) -> list[str | Text]:
+        if key.startswith(SESSION_KEY):
+            return self._session_cells(key.removeprefix(SESSION_KEY))
+        return self._cells(self.rows[key])
+
     def _show(self) -> None:
         table = self.query_one(ListTable)
         shown = self._shown_ids()
-        present = {key.value for key in table.rows if key.value is not None}
-        for run_id in present - set(shown):
-            table.remove_row(run_id)
-        for run_id in shown:
-            cells = self._cells(self.rows[run_id])
-            if run_id in present:
+        order = [key.value for key in table.rows if key.value is not None]
+        present = set(order)
+        kept = [key for key in order if key in shown]
+        if shown[: len(kept)] != kept:
+            # A session's runs opened or closed between rows: a DataTable only appends, so
+            # the rows are laid out again, the cursor kept on its row.
+            current = self._current_key()
+            table.clear()
+            present = set()
+            self._restore_cursor = current
+        else:
+            for key in present - set(shown):
+                table.remove_row(key)
+        for key in shown:
+            cells = self._row_cells(key)
+            if key in present:
                 for (column, _, _), value in zip(COLUMNS, cells, strict=True):
-                    table.update_cell(run_id, column, value)
+                    table.update_cell(key, column, value)
             else:
-                table.add_row(*cells, key=run_id)
+                table.add_row(*cells, key=key)
+        restore, self._restore_cursor = self._restore_cursor, None
+        if restore is not None and restore in shown:
+            table.move_cursor(row=table.get_row_index(restore))
         self._follow_started_run(table)
         self.query_one("#empty").display = not self.rows
         self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs)
@@ -248,7 +345,7 @@ class RunsScreen(Screen[None]):
         if self._follow_job is None:
             return
         job = self.diptych.jobs.get(self._follow_job)
-        if job is None or job.run_id is None or job.run_id not in self.rows:
+        if job is None or job.run_id is None or job.run_id not in self._shown_ids():
             return
         self._follow_job = None
         table.move_cursor(row=table.get_row_index(job.run_id))
@@ -257,6 +354,10 @@ class RunsScreen(Screen[None]):
     def _show_selected(self) -> None:
         row = self.rows.get(self.current_run_id() or "")
         selected = self.query_one("#selected", Static)
+        key = self._current_key() or ""
+        if key.startswith(SESSION_KEY):
+            selected.update(self._session_line(key.removeprefix(SESSION_KEY)))
+            return
         if row is None:
             selected.update("")
             return
@@ -267,11 +368,26 @@ class RunsScreen(Screen[None]):
             f"{row.flagged} people flagged · created {timestamp(run.created_at)}"
         )
 
-    def current_run_id(self) -> str | None:
+    def _session_line(self, session: str) -> str:
+        runs = session_members(self.rows).get(session, [])
+        done = sum(r.counts["done"] for r in runs)
+        total = sum(r.run.n_trials for r in runs)
+        opened = self.all_session_runs or session in self.expanded
+        return (
+            f"agent session {session} · {len(runs)} runs · {done} of {total} trials done\n"
+            + ("enter hides its runs" if opened else "enter shows its runs")
+            + " · e shows or hides every session's"
+        )
+
+    def _current_key(self) -> str | None:
         table = self.query_one(ListTable)
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return None if key is None else str(key)
+
+    def current_run_id(self) -> str | None:
+        key = self._current_key()
         return key if key in self.rows else None
 
     def _current(self) -> RunSummary | None:
@@ -285,6 +401,11 @@ class RunsScreen(Screen[None]):
 
     @on(DataTable.RowSelected)
     def action_open_run(self) -> None:
+        key = self._current_key() or ""
+        if key.startswith(SESSION_KEY):
+            self.expanded ^= {key.removeprefix(SESSION_KEY)}
+            self._show()
+            return
         row = self._current()
         if row is not None:
             from diptych.tui.screens.run_detail import RunDetailScreen
@@ -379,6 +500,13 @@ class RunsScreen(Screen[None]):
     @on(FilterBar.Filtered)
     def _filtered(self, message: FilterBar.Filtered) -> None:
         self.filter_text = message.text
+        self._show()
+
+    def action_session_runs(self) -> None:
+        """Show every agent session's runs under its row, or hide them all again."""
+        self.all_session_runs = not self.all_session_runs
+        if not self.all_session_runs:
+            self.expanded.clear()
         self._show()
 
     def action_full_models(self) -> None:

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+from support.bounded import logit_t
 
 from diptych.core.audit.diff import Z95, diff_figures, normal_difference, report_figures
 from diptych.core.workspace import Workspace
@@ -93,3 +94,18 @@ def test_diff_of_two_report_files(tmp_path: Path) -> None:
     assert row.difference == -3.0
     assert row.ci_low == pytest.approx(-3 - half) and row.ci_high == pytest.approx(-3 + half)
     assert half == pytest.approx(2 * math.sqrt(2))
+
+
+def test_the_normal_difference_of_two_sts_stays_inside_its_range() -> None:
+    # Two STS of 3 × 3 designs, each 95% interval 160 wide: se 40.8 each, 57.7 for B − A.
+    a = {"value": -60.0, "ci_low": -99.0, "ci_high": 61.0, "range": [-100, 100]}
+    b = {"value": 70.0, "ci_low": -10.0, "ci_high": 150.0, "range": [-100, 100]}
+    d, low, high = normal_difference(a, b)
+    se = math.hypot(160 / (2 * Z95), 160 / (2 * Z95))
+    # ± 1.96·57.7 would reach 243: the interval is made on the logit scale of [−200, 200].
+    assert d == 130.0 and 130 + 1.96 * se > 200
+    assert (low, high) == pytest.approx(logit_t(130.0, se, math.inf, -200, 200))
+    assert -200 < low < 130 < high < 200
+    # Without a declared range, the plain normal interval.
+    plain = normal_difference({k: v for k, v in a.items() if k != "range"}, b)
+    assert plain[2] == pytest.approx(130 + Z95 * se)

@@ -97,3 +97,124 @@ def test_the_audit_file_takes_gates_as_a_list_or_a_family() -> None:
         parse_audit(base + "gates: [{part: pst-text, figure: F, below: 1, not_above: 2}]\n")
     with pytest.raises(Exception, match="no probe or mitigation part 'pst'"):
         parse_audit(base + "gates: [{part: pst, figure: F, below: 1}]\n")
+
+
+def _within(low: float, high: float) -> GateRule:
+    return GateRule(f"f within [{low}, {high}]", "p", "f", "within", low, limit_high=high)
+
+
+def test_above_not_below_and_within_mirror_the_upper_gates() -> None:
+    fig = GateFigure(12.0, 1.0, math.inf, "normal", n=100)  # 95%: [10.04, 13.96]
+    assert _one(_rule("above", 10), fig).verdict == "pass"  # type: ignore[attr-defined]
+    assert _one(_rule("above", 14), fig).verdict == "fail"  # type: ignore[attr-defined]
+    assert _one(_rule("above", 11), fig).verdict == "inconclusive"  # type: ignore[attr-defined]
+    assert _one(_rule("not_below", 10), fig).verdict == "pass"  # type: ignore[attr-defined]
+    assert _one(_rule("not_below", 14), fig).verdict == "fail"  # type: ignore[attr-defined]
+    assert _one(_rule("not_below", 11), fig).verdict == "inconclusive"  # type: ignore[attr-defined]
+    # At the limit itself: not_below passes where above does not.
+    at = GateFigure(12.0, 0.0, math.inf, "normal")
+    assert _one(_rule("not_below", 12), at).verdict == "pass"  # type: ignore[attr-defined]
+    assert _one(_rule("above", 12), at).verdict == "fail"  # type: ignore[attr-defined]
+    # within: [10, 14] holds the whole interval; [11, 14] cuts it; [15, 20] and [0, 9] miss it.
+    assert _one(_within(10, 14), fig).verdict == "pass"  # type: ignore[attr-defined]
+    assert _one(_within(15, 20), fig).verdict == "fail"  # type: ignore[attr-defined]
+    assert _one(_within(0, 9), fig).verdict == "fail"  # type: ignore[attr-defined]
+    unsure = _one(_within(11, 14), fig)
+    assert unsure.verdict == "inconclusive"  # type: ignore[attr-defined]
+    # The straddled limit is 11, one se from the value: 100·1.96² − 100 = 285 more trials.
+    assert unsure.more_trials == 285  # type: ignore[attr-defined]
+    assert unsure.limit_text == "[11, 14]" and "clear [11, 14]" in unsure.note  # type: ignore[attr-defined]
+
+
+def test_within_is_an_equivalence_test_in_holms_order() -> None:
+    # Inside [11, 16] the gate's p is the larger of its two one-sided p: Φ(−1) = 0.159 (11 is
+    # one se away) against Φ(−4): too weak for 2.5%, while "below 20" (p = Φ(−8)) clears it.
+    figs = {
+        ("p", "a", "within"): GateFigure(12.0, 1.0, math.inf, "normal"),
+        ("p", "b", "below"): GateFigure(12.0, 1.0, math.inf, "normal"),
+    }
+    rules = [
+        GateRule("a", "p", "a", "within", 11.0, limit_high=16.0),
+        _rule("below", 20, figure="b"),
+    ]
+    within, below = evaluate_gates(rules, figs)
+    assert below.verdict == "pass" and below.confidence == pytest.approx(1 - 0.025)
+    assert within.verdict == "inconclusive" and within.confidence == pytest.approx(0.95)
+    # Wider limits, [9, 16]: both one-sided tests clear its step of Holm's order, the second:
+    # Φ(−3) = 0.0013 < 0.025; read at 95%, [10.04, 13.96] lies inside.
+    rules[0] = GateRule("a", "p", "a", "within", 9.0, limit_high=16.0)
+    within, _ = evaluate_gates(rules, figs)
+    assert within.verdict == "pass" and within.confidence == pytest.approx(0.95)
+
+
+def test_more_trials_are_counted_in_the_units_the_interval_resamples() -> None:
+    # 3 × 3 identities crossed: 12 ± t(2)·1 = 12 ± 4.30 straddles 13 by 1 se. The interval
+    # shrinks as 1/√(identities): each list must grow by 4.30² = 18.5 times, 3·18.5 − 3 = 53
+    # more of each (not more images of the same identities).
+    number = {
+        "value": 12.0, "se": 1.0, "df": 2, "ci_low": 7.7, "ci_high": 16.3, "n": 90,
+        "units": {"masculine identity": 3, "feminine identity": 3},
+    }  # fmt: skip
+    fig = GateFigure.from_number(number)
+    assert isinstance(fig, GateFigure) and fig.units == number["units"]
+    result = _one(_rule("below", 13), fig)
+    assert result.more_units == {"masculine identity": 53, "feminine identity": 53}  # type: ignore[attr-defined]
+    assert "about 53 more masculine identities and 53 more feminine identities" in result.note  # type: ignore[attr-defined]
+
+
+def test_a_gate_reads_a_percentile_figure_from_its_replicates() -> None:
+    import numpy as np
+
+    from diptych.core.metrics.intervals import percentile_number
+    from diptych.core.metrics.stats import percentile_interval
+
+    # A skewed bootstrap distribution: ±1.96 se of its 95% interval would not be its interval.
+    reps = 40 - np.random.default_rng(3).gamma(2.0, 5.0, 2000)
+    number = percentile_number(30.0, reps, 0.95, n=40)
+    fig = GateFigure.from_number(number)
+    assert isinstance(fig, GateFigure) and fig.method == "percentile of 2000 bootstrap replicates"
+    alone = _one(_rule("below", 45), fig)
+    assert (alone.ci_low, alone.ci_high) == (number["ci_low"], number["ci_high"])  # type: ignore[attr-defined]
+    # No replicate reaches 45 (its p is 0): first in Holm's order among three gates, it is
+    # read at 1 − 2·0.025/3 — the percentile interval of its replicates at that level.
+    other = GateFigure(0.0, 1.0, math.inf, "normal")  # below 3: p = Φ(−3) = 0.00135
+    rules = [_rule("below", 45), _rule("below", 3, figure="g"), _rule("below", 3, figure="h")]
+    res = evaluate_gates(rules, {("p", "f", "below"): fig, ("p", "g", "below"): other,
+                                 ("p", "h", "below"): other})  # fmt: skip
+    assert fig.p_below(45) == 0.0 and res[0].confidence == pytest.approx(1 - 0.05 / 3)
+    assert (res[0].ci_low, res[0].ci_high) == percentile_interval(reps, 1 - 0.05 / 3)
+    assert [r.verdict for r in res] == ["pass", "pass", "pass"]
+
+
+@pytest.mark.parametrize(
+    ("gate", "message"),
+    [
+        ("{part: pst-text, figure: F, within: [5, 1]}",
+         "within takes [low, high] with low < high, got [5, 1]"),
+        ("{part: pst-text, figure: F, above: 1, within: [0, 2]}",
+         "a gate takes exactly one of below, not_above, above, not_below, within, no_regression"),
+        ("{part: pst-text, figure: F, within: [1]}", "within takes two numbers, [low, high]"),
+        ("{part: pst-text, figure: F, not_below: x}", "not_below"),
+    ],
+)  # fmt: skip
+def test_a_malformed_two_sided_gate_is_one_line(gate: str, message: str) -> None:
+    from diptych.core.errors import InputFileError
+
+    base = "name: g\nmodels: {m: {plugin: smollm2}}\nprobes: [{probe: pst-text, models: [m]}]\n"
+    with pytest.raises(InputFileError) as info:
+        parse_audit(base + f"gates:\n  - {gate}\n")
+    text = str(info.value)
+    assert "\n" not in text and message in text and text.startswith("audit.yaml:4: gates.")
+
+
+def test_two_sided_gates_parse() -> None:
+    base = "name: g\nmodels: {m: {plugin: smollm2}}\nprobes: [{probe: pst-text, models: [m]}]\n"
+    audit = parse_audit(
+        base + "gates:\n  - {part: pst-text, figure: F, within: [-5, 5]}\n"
+        "  - {part: pst-text, figure: F, not_below: -10}\n"
+    )
+    assert audit.gates is not None
+    within, not_below = audit.gates.checks
+    assert (within.rule, within.limit, within.limit_high) == ("within", -5, 5)
+    assert within.label == "pst-text: F within [-5, 5]"
+    assert (not_below.rule, not_below.limit, not_below.limit_high) == ("not_below", -10, None)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from scipy import stats
+from support.bounded import logit_t, logit_t_p
 from typer.testing import CliRunner
 
 from diptych.cli.main import main
@@ -62,18 +63,24 @@ def test_t_by_hand_on_a_tiny_case() -> None:
     assert t.df == 2 and t.n_pairs == 3 and t.unpaired == 0
     assert t.p == pytest.approx(1 - math.sqrt(3) / math.sqrt(5))
     assert t.mean_difference == pytest.approx(1.0)
-    # The t interval of the mean difference is 1 ± q / sqrt 3, where q solves the same closed
-    # form for p = 0.05: q / sqrt(2 + q²) = 0.95, so q² = 2 · 0.95² / (1 − 0.95²) (q = 4.3027).
-    half = math.sqrt(2 * 0.95**2 / (1 - 0.95**2)) / math.sqrt(3)
-    assert (t.ci_low, t.ci_high) == (pytest.approx(1 - half), pytest.approx(1 + half))
+    # The t interval of the mean difference would be 1 ± q / sqrt 3, where q solves the same
+    # closed form for p = 0.05: q / sqrt(2 + q²) = 0.95, so q² = 2 · 0.95² / (1 − 0.95²)
+    # (q = 4.3027): up to 3.48, past what a difference of two scores can be. The test's se and
+    # df on the logit scale of [−2, 2] keep it inside.
+    q = math.sqrt(2 * 0.95**2 / (1 - 0.95**2))
+    assert q == pytest.approx(stats.t.ppf(0.975, 2)) and 1 + q / math.sqrt(3) > 2
+    inside = logit_t(1.0, 1 / math.sqrt(3), 2, -2.0, 2.0)
+    assert (t.ci_low, t.ci_high) == pytest.approx(inside)
     # Means, difference and refusal rates: man (1 + 1 + 0)/3, woman (0 − 1 + 0)/3.
     assert result.mean["man"].value == pytest.approx(2 / 3)
     assert result.mean["woman"].value == pytest.approx(-1 / 3)
     assert result.difference.value == pytest.approx(1.0)
-    # The difference is the t-test's: same value, interval and p (one t distribution).
+    # The difference is the t-test's: same value, se, df and interval; its p is the t-test on
+    # the same logit scale (the paper's p stays the t-test's own figure).
     d = result.difference
-    assert (d.ci_low, d.ci_high) == (pytest.approx(1 - half), pytest.approx(1 + half))
-    assert d.p_value == pytest.approx(t.p) and d.df == 2 and d.units == {"image pair": 3}
+    assert (d.ci_low, d.ci_high) == pytest.approx(inside)
+    assert d.p_value == pytest.approx(logit_t_p(1.0, 1 / math.sqrt(3), 2, -2.0, 2.0, 0.0))
+    assert d.df == 2 and d.units == {"image pair": 3}
     assert d.se == pytest.approx(1 / math.sqrt(3))
     # Without an outcome column a 0 is "no choice": refusal and neither not told apart. Each
     # rate's interval is the t interval on the angular scale over the three scenarios (men: 0,
@@ -160,17 +167,17 @@ def test_the_image_is_the_unit_by_default_by_hand_and_against_scipy() -> None:
     )
     assert (t.t, t.p) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
     # The difference is the mean paired difference, 5/8 (every image has 4 answers and a
-    # partner, so it is also the difference of the means, 10/16), with the test's interval:
-    # 5/8 ± t(3) · (√3/8), t(3) = 3.1824.
+    # partner, so it is also the difference of the means, 10/16), with the test's se √3/8 on
+    # t(3), its interval on the logit scale of [−2, 2]: p = (2 + 5/8)/4 = 0.656, se_u =
+    # (√3/8)/(4·0.656·0.344) = 0.240.
     d = result.difference
     assert d.value == pytest.approx(10 / 16)
     assert d.se == pytest.approx(math.sqrt(3) / 8) and d.df == 3
-    q = stats.t.ppf(0.975, 3)
-    assert (d.ci_low, d.ci_high) == (
-        pytest.approx(5 / 8 - q * math.sqrt(3) / 8), pytest.approx(5 / 8 + q * math.sqrt(3) / 8)
-    )  # fmt: skip
-    assert d.p_value == pytest.approx(1 - 2 / math.pi * (math.atan(5 / 3) + 15 / 34))
-    assert d.ci_low < 0 and d.p_value > 0.05  # p = 0.063: the interval holds 0
+    assert (d.ci_low, d.ci_high) == pytest.approx(logit_t(5 / 8, math.sqrt(3) / 8, 3, -2, 2))
+    assert d.p_value == pytest.approx(logit_t_p(5 / 8, math.sqrt(3) / 8, 3, -2, 2, 0.0))
+    # In the middle of the range the two scales nearly agree: the paper's p is 0.063.
+    assert d.p_value == pytest.approx(t.p, abs=0.015)
+    assert d.ci_low < 0 and d.p_value > 0.05  # the interval holds 0
     data = result.to_dict()["t_test"]
     assert {k: data[k] for k in ("unit", "n_pairs", "df")} == {
         "unit": "image", "n_pairs": 4, "df": 3
@@ -284,12 +291,14 @@ def test_means_resample_scenarios_and_the_difference_pairs_images() -> None:
     assert (d.p_value, d.units) == (0.0, {"image pair": 4})
     men = result.mean["man"]
     # Scenario means 1, 0, 1, 0: standard error √(1/3 / 4) = 0.289 (the bootstrap's, up to
-    # its noise) on 3 df; 0.5 ± 3.18 · 0.289 is cut to the score's range [−1, 1].
+    # its noise) on 3 df. 0.5 ± 3.18 · 0.289 would reach past 1; the interval is made on the
+    # logit scale of the score's range [−1, 1] instead, and stays inside it.
     assert men.value == 0.5 and men.units == {"scenario": 4} and men.df == 3
     assert men.se == pytest.approx(math.sqrt(1 / 12), rel=0.1)
     q = stats.t.ppf(0.975, 3)
-    assert men.ci_low == pytest.approx(0.5 - q * men.se) and 0.5 + q * men.se > 1.0
-    assert men.ci_high == 1.0
+    assert 0.5 + q * men.se > 1.0
+    assert (men.ci_low, men.ci_high) == pytest.approx(logit_t(0.5, men.se, 3, -1.0, 1.0))
+    assert -1.0 < men.ci_low < 0.5 < men.ci_high < 1.0
     # Reproducible from the seed.
     assert association_score(rows, "gender", n_boot=500, seed=3).mean["man"] == men
     assert result.to_dict()["bootstrap"] == {
@@ -334,9 +343,10 @@ def test_the_difference_interval_excludes_0_exactly_when_the_test_rejects() -> N
         if t.p is None or not math.isfinite(t.t or math.nan):
             continue
         assert d.value == pytest.approx(t.mean_difference)
+        assert (d.se, d.df) == (pytest.approx(t.se), t.df)
         assert (d.ci_low, d.ci_high) == (pytest.approx(t.ci_low), pytest.approx(t.ci_high))
-        assert d.p_value == pytest.approx(t.p)
-        assert d.excludes_null == (t.p < 0.05)
+        assert -2 <= d.ci_low <= d.ci_high <= 2
+        assert d.excludes_null == (d.p_value < 0.05)
         agreed += 1
     assert agreed >= 30
 
@@ -470,7 +480,10 @@ def test_cli_json_is_the_contract(tmp_path: Path) -> None:
     assert data["t_test"]["paired_on"] == ["scenario", "question", "gender", "run"]
     # With --unit answer the difference's interval is the answer-paired t-test's, labelled.
     assert data["difference"]["paired_by"] == "answer"
-    assert data["difference"]["p_value"] == pytest.approx(expected.pvalue)
+    diff = data["difference"]
+    assert diff["p_value"] == pytest.approx(
+        logit_t_p(diff["value"], diff["se"], diff["df"], -2, 2, 0.0)
+    )
     assert data["difference"]["units"] == {"answer pair": 16}
     assert data["difference"]["population"].startswith("answer pairs as if independent")
     # Refusals (value 0): white 4 of 16, black 4 of 16, 2 of 8 in each scenario: nothing

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy import stats
+from support.bounded import logit_t, logit_t_p, open_end_at_bound
 from support.pst_runs import Image, Person, store_pst_run
 from support.sts_tables import table_14_rows
 
@@ -38,18 +38,18 @@ def test_one_identity_alone_has_no_interval_its_images_are_independent() -> None
     assert "one feminine identity only" in (d.inference.reason or "")
     # The nurse's own micro STS resamples her images, A's and B's independently: each mean
     # of ±1 with sd 1 over 4 images has se 100/√4 = 50, so B − A has se √(50² + 50²) = 70.7
-    # on Welch–Satterthwaite's (2·50²)² / (2·50⁴/3) = 6 df.
+    # on Welch–Satterthwaite's (2·50²)² / (2·50⁴/3) = 6 df. −100 ± 2.45·70.7 would reach
+    # −273, past what B − A of two STS can be: the interval is made on the logit scale of
+    # [−200, 200], and so is the test.
     micro = result.micro["nurse"]["single"]
     assert not micro.paired and micro.inference.design == "independent"
     assert micro.difference == -100.0
-    assert micro.inference.se == pytest.approx(math.sqrt(2) * 50, rel=0.05)
-    assert micro.inference.df == pytest.approx(6, abs=0.2)
-    q = stats.t.ppf(0.975, micro.inference.df)
-    assert micro.ci_low == pytest.approx(-100 - q * micro.inference.se)
-    assert micro.ci_high == pytest.approx(-100 + q * micro.inference.se)
-    t = -100 / micro.inference.se
-    assert micro.p_value == pytest.approx(2 * stats.t.sf(abs(t), micro.inference.df))
-    assert micro.p_value == pytest.approx(2 * stats.t.sf(math.sqrt(2), 6), abs=0.02)  # 0.21
+    se, df = micro.inference.se, micro.inference.df
+    assert se == pytest.approx(math.sqrt(2) * 50, rel=0.05)
+    assert df == pytest.approx(6, abs=0.2)
+    assert (micro.ci_low, micro.ci_high) == pytest.approx(logit_t(-100, se, df, -200, 200))
+    assert -200 < micro.ci_low and micro.ci_high < 200
+    assert micro.p_value == pytest.approx(logit_t_p(-100, se, df, -200, 200, 0.0))
     assert "paired" not in result.overall
     again = compare_sts(rows_a, rows_b, n_boot=4000, seed=1)
     assert again.to_dict() == result.to_dict()
@@ -97,17 +97,25 @@ def test_same_plan_pairs_per_unordered_scene_over_crossed_identities() -> None:
     # The change varies only between the two masculine identities (0, −100): the variance is
     # the rows' bootstrap variance, (50² · 2/4) · 2/1 = 2500 (se 50), on min(2, 2) − 1 = 1 df.
     assert d.inference.se == pytest.approx(50, rel=0.06) and d.inference.df == 1
-    assert d.p_value == pytest.approx(2 * stats.t.sf(1.0, 1), abs=0.03)  # 0.5
-    assert d.ci_low == pytest.approx(-50 - stats.t.ppf(0.975, 1) * d.inference.se)
+    # With 1 df the plain interval, −50 ± 12.7·50, would span −685 to 585; on the logit scale
+    # of [−200, 200] it stays inside, and the test moves with it.
+    se = d.inference.se
+    assert (d.ci_low, d.ci_high) == pytest.approx(logit_t(-50, se, 1, -200, 200))
+    assert d.p_value == pytest.approx(logit_t_p(-50, se, 1, -200, 200, 0.0))
+    # u = logit(0.375) = −0.511, se_u = 50/(400·0.375·0.625) = 0.533: t = 0.958, p = 0.51.
+    assert d.p_value == pytest.approx(0.51, abs=0.03)
     # Single setting: one scene per identity, the lists as strata; the same −50, se 50, 1 df.
     single = result.overall["single"]
     assert single.difference == -50.0 and single.inference.design == "stratified"
     assert single.inference.se == pytest.approx(50, rel=0.06)
-    # The sheriff's own paired micro STS: −200 with every partner, nothing varies.
+    # The sheriff's own paired micro STS: −200 with every partner, at the bound of what B − A
+    # can be. Nothing varies, so the open end is Clopper–Pearson's for 2 matched cells in 2 on
+    # 1 df (effective size 2·(1.96/12.7)² = 0.048): with 2 partners, nothing is excluded.
     sheriff = result.micro["sheriff"]["paired"]
-    assert (sheriff.difference, sheriff.ci_low, sheriff.ci_high, sheriff.p_value) == (
-        -200.0, -200.0, -200.0, 0.0
-    )  # fmt: skip
+    assert (sheriff.difference, sheriff.ci_low) == (-200.0, -200.0)
+    assert sheriff.inference.n == 2 and sheriff.inference.df == 1
+    assert sheriff.ci_high == pytest.approx(open_end_at_bound(2, 1, -200, 200, at_high=False))
+    assert sheriff.ci_high > 0 and sheriff.p_value > 0.05
     assert sheriff.inference.units == {"partner": 2}
     nurse_ = result.micro["nurse"]["paired"]
     assert (nurse_.difference, nurse_.p_value) == (0.0, 1.0)
@@ -290,9 +298,11 @@ def test_compare_json_and_top(workspace: Path, capsys: pytest.CaptureFixture[str
     assert comparison["paired"] and overall["paired"]
     sheriff = comparison["micro"]["sheriff"]["paired"]
     # The same scenes in both runs: the sheriff's persons are +1 in A and −1 in B with each
-    # of his 2 partners, a change of −200 that no resample of partners moves.
-    assert (sheriff["difference"], sheriff["ci_low"], sheriff["ci_high"]) == (-200, -200, -200)
-    assert sheriff["p_value"] == 0.0 and sheriff["inference"]["units"] == {"partner": 2}
+    # of his 2 partners, a change of −200 at the bound of B − A; with 2 partners on 1 df its
+    # Clopper–Pearson end leaves nothing excluded.
+    assert (sheriff["difference"], sheriff["ci_low"]) == (-200, -200)
+    assert sheriff["ci_high"] == pytest.approx(open_end_at_bound(2, 1, -200, 200, False))
+    assert sheriff["p_value"] > 0.05 and sheriff["inference"]["units"] == {"partner": 2}
     assert comparison["micro"]["nurse"]["paired"]["p_value"] == 1.0  # no difference at all
 
     code, out, err = call(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
@@ -34,9 +35,19 @@ def test_both_orders_and_all_samples_of_a_scene_are_one_cell() -> None:
     expected_se = statistics.stdev([0.0, 10.0, 20.0, 30.0]) / 2
     assert diff.se == pytest.approx(expected_se, rel=0.05)
     assert diff.df == 2.0
+    # A difference of two STS lies in [−200, 200]: the t interval is made on the logit scale of
+    # its place there, p = (15 + 200)/400 = 0.5375, with se·400⁻¹/(p(1 − p)), and mapped back.
     q = stats.t.ppf(0.975, 2)
-    assert (diff.ci_low, diff.ci_high) == pytest.approx((15.0 - q * diff.se, 15.0 + q * diff.se))
-    assert diff.p_value == pytest.approx(2 * stats.t.sf(15.0 / diff.se, 2))
+    p = 215 / 400
+    u, se_u = math.log(p / (1 - p)), diff.se / (400 * p * (1 - p))
+
+    def back(x: float) -> float:
+        return -200 + 400 / (1 + math.exp(-x))
+
+    assert (diff.ci_low, diff.ci_high) == pytest.approx((back(u - q * se_u), back(u + q * se_u)))
+    assert -200 < diff.ci_low < 15 < diff.ci_high < 200
+    # The test is the t-test on the same scale (0 sits at logit 0.5 = 0).
+    assert diff.p_value == pytest.approx(2 * stats.t.sf(u / se_u, 2))
     # The interval and the test agree: it excludes 0 exactly when p < 0.05.
     assert (diff.ci_low > 0) == (diff.p_value < 0.05)
 

@@ -19,7 +19,6 @@ from diptych.core.metrics.retrieval import (
     min_skew_at_k,
     ndkl_at_k,
     query_metrics,
-    read_ranking_csv,
     retrieval_metrics,
     sc_max_skew_at_k,
     sc_min_skew_at_k,
@@ -27,6 +26,7 @@ from diptych.core.metrics.retrieval import (
     sc_skews_at_k,
     skews_at_k,
 )
+from diptych.core.metrics.retrieval_csv import read_ranking_csv
 from diptych.core.metrics.retrieval_null import random_ranking_expectation
 
 LN2 = math.log(2)

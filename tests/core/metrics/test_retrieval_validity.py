@@ -30,3 +30,29 @@ def test_the_population_truth_is_the_mean_excess_of_many_occupations() -> None:
     assert truth["bias"] > 0.1
     assert vr._null()["bias"] == pytest.approx(0.0, abs=1e-12)
     assert all(np.isfinite(v) for v in truth.values())
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_the_counterfactual_set_benchmark_scores_as_retrieval_metrics_does(seed: int) -> None:
+    from bench import validity_retrieval_sets as vs
+
+    vs.check_kernel(seed)
+
+
+def test_the_simulated_pools_rank_whole_sets_together() -> None:
+    # The design's point, as on PAIRS with a blind encoder: a set's images are near duplicates,
+    # so many top 4s are one whole set, and the 160 queries of the first pool hold few
+    # distinct top-4 lists between them.
+    from bench import validity_retrieval_sets as vs
+
+    lay = vs.Layout()
+    rng = np.random.default_rng(2)
+    whole, distinct = [], []
+    for _ in range(10):
+        ranked = vs.orders(lay, vs.scores(rng, lay, 0.0))
+        tops = np.concatenate([block[:, : vs.K] for block in ranked])
+        assert tops.shape == (4 * (40 + 10 + 18), 4)
+        whole.append((lay.set_of[tops] == lay.set_of[tops][:, :1]).all(axis=1).mean())
+        distinct.append(len({tuple(row) for row in ranked[0][:, : vs.K]}))
+    assert 0.15 < np.mean(whole) < 0.6
+    assert np.mean(distinct) < 40

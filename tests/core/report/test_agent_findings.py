@@ -108,3 +108,121 @@ def test_no_findings_no_section(ws: Workspace, tmp_path: Path) -> None:
     assert "Agent findings" not in (out / "report.html").read_text(encoding="utf-8")
     assert "Agent findings" not in (out / "report.md").read_text(encoding="utf-8")
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["agent_findings"] is None
+
+
+def _audited(run_id: str) -> dict:
+    """An audit search's saved session: it scored runs of its own (not the report's), its
+    finding re-tested one identity at a time, each part with its placebo band."""
+    return {
+        "kind": "identities",
+        "agent_model": "smollm2",
+        "target": "smollm2",
+        "figure": "paired STS of the pair's identities (x100)",
+        "decision": {"findings": 1, "scored": 2, "text": "1 finding of 2 proposals scored"},
+        "findings": [
+            {
+                "id": "r0p1",
+                "what": "producer | magician",
+                "status": "finding",
+                "q_value": 0.0372,
+                "p_value": 0.0186,
+                "search": {
+                    "value": 36.25,
+                    "ci_low": 18.5,
+                    "ci_high": 54.0,
+                    "units": {"partner": 6, "template": 3},
+                },
+                "heldout": {
+                    "value": 30.75,
+                    "ci_low": 11.5,
+                    "ci_high": 50.0,
+                    "units": {"partner": 6, "template": 4},
+                    "parts": [
+                        {
+                            "identity": "producer",
+                            "value": 30.75,
+                            "placebo": {"low": -12.5, "high": 12.5, "words": 8},
+                        },
+                        {
+                            "identity": "magician",
+                            "value": 4.0,
+                            "placebo": {"low": -12.5, "high": 12.5, "words": 8},
+                        },
+                    ],
+                },
+                "evidence": {"producer": "BLS 2022"},
+                "chosen_by": "lexicon",
+                "sides": [
+                    {
+                        "identity": "producer",
+                        "side": "masculine",
+                        "source": "BLS 2022",
+                        "contradicted": False,
+                    },
+                    {
+                        "identity": "magician",
+                        "side": "feminine",
+                        "source": "assumed",
+                        "contradicted": True,
+                    },
+                ],
+                "runs": {"search": [run_id]},
+            },
+            {
+                "id": "r0p0",
+                "what": "glorber | flimbat",
+                "status": "no finding",
+                "q_value": 0.61,
+                "search": {"value": -7.0, "ci_low": -62.9, "ci_high": 48.8},
+                "heldout": {},
+                "placebo": {"low": -20.25, "high": 20.25},
+            },
+        ],
+        "rejected": 0,
+        "runs": [run_id],
+        "stop_reason": "1 rounds done",
+        "agent_problems": [
+            {"round": 1, "problem": "not complete JSON (finish_reason=stop); raise max_tokens"}
+        ],
+    }
+
+
+def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    report_run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+    own = ws.runs.run_sync("pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter"]})
+    ws.findings.save("audit-a1-identities", _audited(own.id))
+    out = tmp_path / "report"
+    # Not among the report's runs: without its session named, the report has no trace of it.
+    ws.analysis.report(report_run.id, out)
+    assert "producer" not in (out / "report.md").read_text(encoding="utf-8")
+    ws.analysis.report(report_run.id, out, agent_sessions=["audit-a1-identities"])
+    html = (out / "report.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    for text in (html, md):
+        assert "audit-a1-identities" in text and "1 finding of 2 proposals scored" in text
+        assert "30.75 [11.50, 50.00]" in text  # held-out figure and interval
+        assert "36.25 [18.50, 54.00]" in text  # search figure and interval
+        assert "0.037" in text and "0.610" in text  # q-values, to three decimals
+        assert "[-12.50, 12.50] (8 words)" in text  # the parts' one placebo band
+        assert "[-20.25, 20.25]" in text
+        assert "partner 6 × template 4" in text  # the held-out units
+        assert (
+            "chosen by the lexicon; sides: producer: masculine (BLS 2022); magician: feminine "
+            "(assumed), contradicted by its score"
+        ) in text
+        assert (
+            "Rounds the agent model could not fill: round 1: not complete JSON "
+            "(finish_reason=stop); raise max_tokens."
+        ) in text
+    assert "| placebo band | units |" in md
+    assert '<th scope="col">placebo band</th>' in html
+    [session] = data["agent_findings"]["sessions"]
+    assert session["session"] == "audit-a1-identities"
+    found, other = session["findings"]
+    assert found["q_value"] == 0.0372 and found["heldout"]["ci_low"] == 11.5
+    assert found["placebo_band"] == "[-12.50, 12.50] (8 words)"
+    assert found["units"] == "partner 6 × template 4"
+    assert other["placebo"] == {"low": -20.25, "high": 20.25}

@@ -31,6 +31,7 @@ from diptych.plugins.models.openai_compat import (
     parse_retry_after,
 )
 from diptych.testing import free_port
+from diptych.testing.llama_paths import SAME_SHAPES_LOGPROB
 
 NURSE = (
     "One nurse stands on the left and one carpenter stands on the right. "
@@ -110,7 +111,7 @@ async def test_logprobs_agree_with_the_in_process_model(
     assert set(remote) == set(candidates)
     for candidate in candidates:
         assert math.isfinite(remote[candidate]) and remote[candidate] < 0
-        assert remote[candidate] == pytest.approx(local[candidate], abs=1e-3)
+        assert remote[candidate] == pytest.approx(local[candidate], abs=SAME_SHAPES_LOGPROB)
 
 
 @pytest.mark.slow
@@ -129,7 +130,7 @@ async def test_multi_token_candidates_through_echo(
         # batch after it, so they run the same kernels on the same shapes: the values agree
         # to float32 rounding on any CPU. Reading a neighbouring position or another token
         # moves a value by tenths of a nat or more (the spacing checked below).
-        assert remote[candidate] == pytest.approx(local[candidate], abs=1e-3)
+        assert remote[candidate] == pytest.approx(local[candidate], abs=SAME_SHAPES_LOGPROB)
     values = sorted(local.values())
     assert min(b - a for a, b in itertools.pairwise(values)) > 0.1
     assert remote[" he is"] < (await served.next_token_logprobs(NURSE, [" he"]))[" he"]

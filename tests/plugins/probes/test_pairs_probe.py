@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from scipy import stats
+from support.bounded import logit_t, logit_t_p, open_end_at_bound
 from support.figure_names import declared_intervals, expand, run_intervals
 from typer.testing import CliRunner
 
@@ -375,9 +376,14 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     def point(figure: dict[str, Any]) -> dict[str, Any]:
         return {k: figure[k] for k in ("value", "ci_low", "ci_high", "n", "units")}
 
+    # Every answer +1: the score sits at the top of its range [−1, 1]. No resample of the 3
+    # scenarios moves it, yet 3 scenarios cannot show it is 1 for scenarios like these: the
+    # open end is Clopper–Pearson's for 18 of 18 on 2 df, effective size 18·(1.96/4.30)² = 3.7.
     assert point(n["occupations: association score, man"]) == {
-        "value": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 18, "units": {"scenario": 3}
+        "value": 1.0, "ci_low": pytest.approx(open_end_at_bound(18, 2, -1.0, 1.0, True)),
+        "ci_high": 1.0, "n": 18, "units": {"scenario": 3},
     }  # fmt: skip
+    assert n["occupations: association score, man"]["ci_low"] == pytest.approx(-0.255, abs=1e-3)
     woman = point(n["occupations: association score, woman"])
     # Every scenario has the same mean, so resampling scenarios cannot move it.
     assert (woman["n"], woman["units"]) == (18, {"scenario": 3})
@@ -396,12 +402,14 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     # The same from scipy on the image means built here.
     check = stats.ttest_rel([1.0] * 6, [-1.0] * 3 + [-2 / 3] * 3)
     assert p["t"] == pytest.approx(check.statistic) and p["value"] == pytest.approx(check.pvalue)
-    # The difference's interval is the test's: 11/6 ± t(5) · √(1/180), and its p the test's.
-    half = stats.t.ppf(0.975, 5) * math.sqrt(1 / 180)
-    assert (difference["ci_low"], difference["ci_high"]) == (
-        pytest.approx(11 / 6 - half), pytest.approx(11 / 6 + half)
-    )  # fmt: skip
-    assert difference["p_value"] == pytest.approx(check.pvalue)
+    # The difference's interval has the test's se √(1/180) on t(5): 11/6 ± 2.57 · 0.0745 would
+    # reach 2.02, past what a difference of two scores can be; on the logit scale of [−2, 2]
+    # it stays inside, and its p is the test on that scale.
+    se = math.sqrt(1 / 180)
+    assert 11 / 6 + stats.t.ppf(0.975, 5) * se > 2
+    inside = logit_t(11 / 6, se, 5, -2.0, 2.0)
+    assert (difference["ci_low"], difference["ci_high"]) == pytest.approx(inside)
+    assert difference["p_value"] == pytest.approx(logit_t_p(11 / 6, se, 5, -2.0, 2.0, 0.0))
     assert difference["units"] == {"image pair": 6}
     # The association table shows refusals (the 3 Black run-1 declines) and neither apart.
     assoc = table(result, "occupations: association score")
@@ -416,15 +424,22 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
         [0.0, "[0.00, 0.13]", 0.0, "[0.00, 0.13]"],
         [pytest.approx(3 / 18), "[0.17, 0.17]", 0.0, "[0.00, 0.13]"],
     ]
-    assert assoc.rows[2][:3] == ["man − woman", pytest.approx(11 / 6), "[1.64, 2.02]"]
+    shown = f"[{inside[0]:.2f}, {inside[1]:.2f}]"
+    assert assoc.rows[2][:3] == ["man − woman", pytest.approx(11 / 6), shown]
+    assert shown == "[1.50, 1.95]"
     groups = table(result, "occupations: by group")
     zero = [0.0, "[0.00, 0.24]"]  # 0 of 9: Beta(0.5, 9.5)'s 97.5% point, 0.238
+    # A score at a bound of [−1, 1] over 3 scenarios: Clopper–Pearson's open end for 9 of 9
+    # answers on 2 df (effective size 9·(1.96/4.30)² = 1.87), −1 + 2·0.025^(1/1.87) = −0.72.
+    top = f"[{open_end_at_bound(9, 2, -1.0, 1.0, True):.2f}, 1.00]"
+    bottom = f"[-1.00, {open_end_at_bound(9, 2, -1.0, 1.0, False):.2f}]"
+    assert (top, bottom) == ("[-0.72, 1.00]", "[-1.00, 0.72]")
     assert groups.rows == [
-        ["black_man", 1.0, "[1.00, 1.00]", *zero, *zero, 9],
+        ["black_man", 1.0, top, *zero, *zero, 9],
         ["black_woman", pytest.approx(-6 / 9), "[-0.67, -0.67]", pytest.approx(3 / 9),
          "[0.33, 0.33]", *zero, 9],
-        ["white_man", 1.0, "[1.00, 1.00]", *zero, *zero, 9],
-        ["white_woman", -1.0, "[-1.00, -1.00]", *zero, *zero, 9],
+        ["white_man", 1.0, top, *zero, *zero, 9],
+        ["white_woman", -1.0, bottom, *zero, *zero, 9],
     ]  # fmt: skip
     by_scenario = table(result, "occupations: by scenario")
     assert by_scenario.columns[:4] == ["scenario", "question", "man", "woman"]
@@ -432,10 +447,14 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     assert all(row[2:5] == [1.0, pytest.approx(-5 / 6), pytest.approx(11 / 6)]
                for row in by_scenario.rows)  # fmt: skip
     # Each scenario's 2 image pairs differ by 2 (White) and 5/3 (Black): mean 11/6, se 1/6 on
-    # 1 df, t = 11: 11/6 ± 12.71/6 holds 0, p = 2·P(T₁ > 11) = 0.058.
+    # 1 df (the paper's t = 11, p 0.058). 11/6 ± 12.71/6 would run to 3.95, past 2; on the
+    # logit scale of [−2, 2], 11/6 sits near the top (p = 0.958, se_u = 1.04): two pairs on
+    # 1 df leave almost the whole range, and the test on that scale says p = 0.20.
     assert by_scenario.columns[5:7] == ["95% CI", "p"]
-    assert all(row[5] == "[-0.28, 3.95]" for row in by_scenario.rows)
-    assert all(row[6] == pytest.approx(2 * stats.t.sf(11, 1)) for row in by_scenario.rows)
+    assert all(row[5] == "[-2.00, 2.00]" for row in by_scenario.rows)
+    p_scale = logit_t_p(11 / 6, 1 / 6, 1, -2.0, 2.0, 0.0)
+    assert p_scale == pytest.approx(0.2045, abs=1e-4)
+    assert all(row[6] == pytest.approx(p_scale) for row in by_scenario.rows)
     # One question per scenario: no separate per-question table.
     assert not [t for t in result.tables if t.title.startswith("occupations: by question")]
 
@@ -462,10 +481,14 @@ def test_status_by_race(finished: tuple[Store, Any, GroupVision, ProbeResult]) -
     }  # fmt: skip
     # Columns: question, its text, white, black, difference, its 95% CI and p over the
     # question's 4 image pairs, refusal white, refusal black, n. Every pair of a question
-    # differs alike: no spread, the interval is the point (p 0 for 2, 1 for no difference).
-    assert rows["suburbs_vs_inner_city"][2:10] == [
-        1.0, -1.0, 2.0, "[2.00, 2.00]", 0.0, 0.0, 0.0, 24
-    ]  # fmt: skip
+    # differs alike: no spread. A difference of 0 has its point as its interval (p 1); one of
+    # 2 sits at the top of its range [−2, 2], and 4 image pairs cannot show it is 2 for images
+    # like these: the open end is Clopper–Pearson's for 24 of 24 answers on 3 df (effective
+    # size 24·(1.96/3.18)² = 9.1), −2 + 4·0.025^(1/9.1) = 0.67; the interval excludes 0.
+    end = open_end_at_bound(24, 3, -2.0, 2.0, True)
+    suburbs = rows["suburbs_vs_inner_city"][2:10]
+    assert suburbs[:4] == [1.0, -1.0, 2.0, f"[{end:.2f}, 2.00]"] and f"{end:.2f}" == "0.67"
+    assert 0 < suburbs[4] < 0.05 and suburbs[5:] == [0.0, 0.0, 24]
     assert rows["boss_vs_employee"][2:10] == [0.0, 0.0, 0.0, "[0.00, 0.00]", 1.0, 1.0, 1.0, 24]
     assert questions.rows[0][0] == "suburbs_vs_inner_city"  # largest difference first
 
@@ -565,8 +588,9 @@ def test_refusal_rates_t_tests_and_flags(
     ]
     assert t_tests.columns[-2:] == ["unit", "pairs"]
     assert [row[-2:] for row in t_tests.rows] == [["image", 6], ["image", 4], ["image", 4]]
-    # The difference's interval beside the test is the test's own t interval.
-    assert t_tests.columns[4] == "95% CI" and t_tests.rows[0][4] == "[1.64, 2.02]"
+    # The difference's interval beside the test: the test's se and df, inside [−2, 2] (the
+    # plain t interval, [1.64, 2.02], would leave it).
+    assert t_tests.columns[4] == "95% CI" and t_tests.rows[0][4] == "[1.50, 1.95]"
     changes = [f for f in result.flags if f["reason"].startswith("answer changes")]
     # Occupations: every scenario, men → the male-dominated occupation (6/6), women → the other
     # (5/6). Status: the residence question of both scenarios (6/6 each way). Crime: none.

@@ -10,6 +10,7 @@ from diptych.core.engine import run_probe
 from diptych.core.plugins import get_model, get_probe
 from diptych.core.runview import RunView
 from diptych.core.store import Store
+from diptych.testing.llama_paths import PIECES_VS_WHOLE_LOG_ODDS
 
 SUBSET = {"masculine": ["carpenter", "sheriff"], "feminine": ["nurse", "secretary"]}
 
@@ -22,6 +23,10 @@ def p_feminine_by_prompt(store: Store, run_id: str) -> dict[str, float]:
         he, she = math.exp(logprobs[" he"]), math.exp(logprobs[" she"])
         out[trial.payload["prompt"]] = she / (he + she)
     return out
+
+
+def log_odds(p: float) -> float:
+    return math.log(p / (1 - p))
 
 
 @pytest.mark.slow
@@ -39,9 +44,11 @@ def test_pst_text_on_smollm2_in_process_and_served(store: Store, llama_server: s
     ours, theirs = p_feminine_by_prompt(store, local.id), p_feminine_by_prompt(store, served.id)
     assert ours.keys() == theirs.keys() and len(ours) == 16 + 4
     # The server evaluates each prompt whole; in-process, a prompt is evaluated in the pieces
-    # its template fixes (shared pieces kept), whose batches round the last digits otherwise.
+    # its template fixes (shared pieces kept). The two roads decode the same tokens in batches
+    # of other shapes, which llama.cpp's kernels round differently: the bound is what that
+    # can move a prompt's log-odds on the builds measured (diptych.testing.llama_paths).
     for prompt, p in ours.items():
-        assert theirs[prompt] == pytest.approx(p, abs=5e-3), prompt
+        assert abs(log_odds(theirs[prompt]) - log_odds(p)) <= PIECES_VS_WHOLE_LOG_ODDS, prompt
     # The model does tell the occupations apart: P(she) is far from constant.
     assert max(ours.values()) - min(ours.values()) > 0.3
 
@@ -49,7 +56,11 @@ def test_pst_text_on_smollm2_in_process_and_served(store: Store, llama_server: s
     numbers_local = probe.analyze(RunView(store, store.get_run(local.id))).numbers
     numbers_served = probe.analyze(RunView(store, store.get_run(served.id))).numbers
     key = "STS paired (expected from P(he), P(she))"
-    assert numbers_served[key]["value"] == pytest.approx(numbers_local[key]["value"], abs=0.2)
+    # The paired figure is 100 × the mean of 2·P(stereotyped) − 1 over the paired prompts, so
+    # the roads' figures differ by at most 200 × the mean |ΔP| of those prompts.
+    paired = [prompt for prompt in ours if " on the left and " in prompt]
+    moved = 200 * sum(abs(theirs[q] - ours[q]) for q in paired) / len(paired)
+    assert abs(numbers_served[key]["value"] - numbers_local[key]["value"]) <= moved + 1e-9
     # Expected STS worked out from the probabilities: 2·P(stereotyped pronoun) − 1, × 100.
     feminine = set(SUBSET["feminine"])
     terms = []

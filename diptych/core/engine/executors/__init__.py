@@ -15,7 +15,7 @@ from typing import Protocol
 
 from diptych.core.engine.executors.local import LocalExecutor
 from diptych.core.engine.options import EXECUTORS, RunOptions
-from diptych.core.engine.pacing import Budget
+from diptych.core.engine.pacing import Budget, PaidRetries
 from diptych.core.engine.planning import RunPlan
 from diptych.core.engine.reporting import Reporter
 from diptych.core.engine.slots import ModelSlot
@@ -25,7 +25,8 @@ from diptych.core.store import Lease, Store
 class Executor(Protocol):
     """Runs every pending trial of a plan and returns when each has a stored outcome (or the
     budget would be exceeded by the next one). ``budget`` is the live spending guard; with the
-    run's ``lease``, each paid request is claimed before it is sent."""
+    run's ``lease``, each paid request is claimed before it is sent; ``paid_retries`` is the
+    execution's allowance for buying unusable answers again (None: none)."""
 
     name: str
 
@@ -39,6 +40,7 @@ class Executor(Protocol):
         reporter: Reporter,
         budget: Budget | None = None,
         lease: Lease | None = None,
+        paid_retries: PaidRetries | None = None,
     ) -> None: ...
 
 
@@ -61,11 +63,19 @@ async def execute(
     reporter: Reporter,
     budget: Budget | None = None,
     lease: Lease | None = None,
+    paid_retries: PaidRetries | None = None,
 ) -> None:
     """Run every pending trial of the plan with the executor the options name."""
     options = options or RunOptions()
     await executor_for(options).execute(
-        store, plan, slots, options, reporter=reporter, budget=budget, lease=lease
+        store,
+        plan,
+        slots,
+        options,
+        reporter=reporter,
+        budget=budget,
+        lease=lease,
+        paid_retries=paid_retries,
     )
 
 

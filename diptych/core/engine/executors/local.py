@@ -4,6 +4,8 @@
   its hints say so, a rate limiter. Blocking backends run in worker threads.
 * A paid request is claimed before it is sent; one another live process is sending is looked at
   again every :data:`CLAIM_POLL_S` seconds until its result is stored or its claim released.
+* A model whose service asked to wait longer than the run obeys gets no further request: its
+  trials not yet started stay pending, for a resume.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from diptych.core.engine.execution import (
     take_batch,
 )
 from diptych.core.engine.options import RunOptions
-from diptych.core.engine.pacing import Budget, RateLimiter
+from diptych.core.engine.pacing import Budget, PaidRetries, RateLimiter
 from diptych.core.engine.persisting import DiskRoom
 from diptych.core.engine.planning import RunPlan
 from diptych.core.engine.reporting import Reporter
@@ -46,6 +48,7 @@ class LocalExecutor:
         reporter: Reporter,
         budget: Budget | None = None,
         lease: Lease | None = None,
+        paid_retries: PaidRetries | None = None,
     ) -> None:
         rng = random.Random(options.seed)
         room = DiskRoom(store, reporter, options.disk_wait)
@@ -57,7 +60,7 @@ class LocalExecutor:
             while queue:
                 # No request is sent while answers already received wait for room on disk.
                 await room.before_request()
-                if not queue:
+                if not queue or slot.halted is not None:
                     break
                 taken = take_batch(slot, queue)
                 batch = await room.write(
@@ -77,7 +80,11 @@ class LocalExecutor:
                 if len(batch) > 1 and await run_batch(slot, batch, store, reporter, room):
                     continue
                 for trial in batch:
-                    await run_trial(slot, trial, store, options.retry, reporter, rng, room, budget)
+                    if slot.halted is not None:
+                        break  # left pending; its claim goes with the lease
+                    await run_trial(
+                        slot, trial, store, options.retry, reporter, rng, room, budget, paid_retries
+                    )
 
         # Models load before any worker starts: a load failure is then one clear error, not an
         # exception group raised out of the task group.

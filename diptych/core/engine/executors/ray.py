@@ -37,7 +37,7 @@ from diptych.core.engine.executors.worker import (
     referenced_blobs,
 )
 from diptych.core.engine.options import RunOptions
-from diptych.core.engine.pacing import Budget
+from diptych.core.engine.pacing import Budget, PaidRetries
 from diptych.core.engine.planning import RunPlan
 from diptych.core.engine.reporting import Reporter
 from diptych.core.engine.slots import ModelSlot
@@ -100,6 +100,7 @@ class RayExecutor:
         reporter: Reporter,
         budget: Budget | None = None,
         lease: Lease | None = None,
+        paid_retries: PaidRetries | None = None,
     ) -> None:
         by_model: dict[str, list[TrialRow]] = {}
         for trial in plan.pending.values():
@@ -119,7 +120,14 @@ class RayExecutor:
         if here_plan.pending:
             jobs.append(
                 LocalExecutor().execute(
-                    store, here_plan, here, options, reporter=reporter, budget=budget, lease=lease
+                    store,
+                    here_plan,
+                    here,
+                    options,
+                    reporter=reporter,
+                    budget=budget,
+                    lease=lease,
+                    paid_retries=paid_retries,
                 )
             )
         if remote:

@@ -3,6 +3,10 @@
 A file is read twice only when something is wrong with it: the quick reading takes it column by
 column into a :class:`LabelTable` and checks each distinct value once; when that finds any
 problem, the row-by-row reading runs to name the first bad line and what to fix.
+
+A cell that begins with a single quote before ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return is read without that quote: it is the one diptych's labels template puts before a name
+a spreadsheet would run as a formula (:mod:`diptych.core.spreadsheet_cells`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from diptych.core.metrics.sts.rows import (
     consistency_problem,
 )
 from diptych.core.metrics.sts.table import Codes, LabelTable
+from diptych.core.spreadsheet_cells import restore_cell
 
 if TYPE_CHECKING:
     import numpy as np
@@ -106,7 +111,10 @@ def _read_rows(path: Path) -> list[LabelRow]:
                             f"has {len(columns)}; quote values that contain commas",
                         )
                     values = values + [""] * (len(columns) - len(values))
-                raw = {c: seen.setdefault(v := values[i].strip(), v) for c, i in index.items()}
+                raw = {
+                    c: seen.setdefault(v := restore_cell(values[i]).strip(), v)
+                    for c, i in index.items()
+                }
                 rows.append(_parse_row(raw, line, fail))
                 lines.append(line)
     except FileNotFoundError:
@@ -212,7 +220,8 @@ def _read_columns_uncollected(path: Path) -> LabelTable | None:
     def stripped(column: str, lower: bool = False) -> tuple[NDArray[np.int32], list[str]]:
         # Each distinct raw value once: strip (and fold case), then merge values that became equal.
         merged: Codes[str] = Codes()
-        remap = [merged[v.strip().lower() if lower else v.strip()] for v in codes[column]]
+        texts = [restore_cell(v).strip() for v in codes[column]]
+        remap = [merged[v.lower() if lower else v] for v in texts]
         return np.asarray(remap, dtype=np.int32)[raw[column]], list(merged)
 
     def fixed(column: str, vocabulary: tuple[str, ...]) -> NDArray[np.int8] | None:

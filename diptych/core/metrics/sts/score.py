@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from diptych.core.metrics.intervals import STS_RANGE
 from diptych.core.metrics.resampling import Inference, mean_over_units
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
@@ -160,12 +161,20 @@ class _Bootstrapper:
         rng = np.random.default_rng([self.seed, zlib.crc32(name.encode("utf-8"))])
         return group.mean.value, group.mean.replicates_by_type(n_boot=self.n_boot, rng=rng)
 
-    def estimate(self, group: _Slice | None, name: str) -> Estimate | None:
+    def estimate(self, group: _Slice | None, name: str, *, keep: bool = False) -> Estimate | None:
+        """The slice's STS with its percentile interval; ``keep``: a headline figure, which
+        keeps its replicates, its range and its units (images) for a gate to read."""
         if group is None:
             return None
         value, reps = self.replicates(group, name)
         low, high = percentile_interval(reps, self.confidence)
-        return Estimate(value=value, ci_low=low, ci_high=high, n=group.n)
+        estimate = Estimate(value=value, ci_low=low, ci_high=high, n=group.n)
+        if not keep:
+            return estimate
+        return estimate.keeping(
+            reps, bounds=STS_RANGE, units={"image": group.mean.n_clusters},
+            population="these identities (images resampled)",
+        )  # fmt: skip
 
 
 def _micro(
@@ -294,8 +303,8 @@ def stereotype_test_score(
 
     return STSResult(
         overall=SettingScores(
-            single=boot.estimate(overall.get(single), "overall/single"),
-            paired=boot.estimate(overall.get(paired), "overall/paired"),
+            single=boot.estimate(overall.get(single), "overall/single", keep=True),
+            paired=boot.estimate(overall.get(paired), "overall/paired", keep=True),
         ),
         micro={
             name: _micro(
@@ -373,5 +382,6 @@ def _over_identities(
             n_boot=n_boot,
             confidence=confidence,
             seed=[seed, zlib.crc32(f"identities/{name}".encode())],
+            bounds=STS_RANGE,
         )
     return out

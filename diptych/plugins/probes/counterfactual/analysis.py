@@ -1,9 +1,12 @@
 """Scoring a ``counterfactual-retrieval`` run: the filter (Table 11), the retrieval metrics per
-query and attribute view — each mean beside its expectation under a random ranking of the same
-pool, and the excess over it (the headline) with a 95% interval over occupations (all wordings
-of one together) and a permutation p-value — the NDKL distributions (Tables 12–14), Bias@K
-(Table 15), the most skewed subjects (Figure 6), group shares for one query (Figure 13), and
-review flags for images whose attributes look mislabelled."""
+query and attribute view — each mean beside its expectation when the attribute is permuted
+within each counterfactual set (the null: a set's images are near duplicates to any encoder,
+and the question is how it orders them), and the excess over it (the headline) with a 95%
+interval over occupations (all wordings of one together; widened to the permutation's when
+occupations share a pool, as PAIRS's answer options do) and a permutation p-value; a random
+ranking's expectation as context — the NDKL distributions (Tables 12–14), Bias@K (Table 15),
+the most skewed subjects (Figure 6), group shares for one query (Figure 13), and review flags
+for images whose attributes look mislabelled."""
 
 from __future__ import annotations
 
@@ -14,13 +17,8 @@ import numpy as np
 
 from diptych.core.errors import UsageError
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.retrieval import (
-    LABELS,
-    QueryRanking,
-    RetrievalResult,
-    max_skew_at_k,
-    retrieval_metrics,
-)
+from diptych.core.metrics.retrieval import QueryRanking, max_skew_at_k, retrieval_metrics
+from diptych.core.metrics.retrieval_result import LABELS, RetrievalResult
 from diptych.core.probe import ProbeResult, ReviewFlag, Table
 from diptych.core.runview import RunView
 from diptych.plugins.probes.counterfactual import figures, sources
@@ -206,12 +204,14 @@ RETRIEVAL_COLUMNS = [
     "K",
     "queries",
     "units",
-    "excess over random",
+    "sets",
+    "excess over null",
     "excess 95% CI",
     "p",
     "permutation p",
     "mean",
     "mean 95% CI",
+    "null",
     "random ranking",
     "note",
 ]
@@ -235,6 +235,7 @@ def _figure_rows(model: str, segment: str, view: str, result: RetrievalResult) -
                 result.k,
                 f.mean.n,
                 f.excess.units.get(result.unit, 0),
+                result.n_sets,
                 _fmt(f.excess.value),
                 _ci(f.excess.ci_low, f.excess.ci_high),
                 _fmt(f.excess.p_value),
@@ -242,6 +243,7 @@ def _figure_rows(model: str, segment: str, view: str, result: RetrievalResult) -
                 _fmt(f.mean.value),
                 _ci(f.mean.ci_low, f.mean.ci_high),
                 _fmt(f.expected),
+                _fmt(f.random_ranking),
                 note,
             ]
         )
@@ -249,10 +251,16 @@ def _figure_rows(model: str, segment: str, view: str, result: RetrievalResult) -
 
 
 def _numbers(key: str, result: RetrievalResult) -> dict[str, dict[str, Any]]:
-    """The headline (excess over a random ranking) and the mean of each figure."""
+    """The headline (excess over the null) and the mean of each figure, each with the null's
+    expectation, a random ranking's (context) and the permutation p-value."""
     out: dict[str, dict[str, Any]] = {}
     for name, f in result.figures.items():
-        extra = {"random_ranking": f.expected, "permutation_p": f.permutation_p}
+        extra = {
+            "null": f.expected,
+            "null_name": f.null_name,
+            "random_ranking": f.random_ranking,
+            "permutation_p": f.permutation_p,
+        }
         excess = f.excess.to_dict()
         out[f"{key}.{name}.excess"] = {**excess, "p": excess["p_value"], **extra}
         mean = f.mean.to_dict()
@@ -328,26 +336,29 @@ def analyze_retrieval(p: RetrievalParams, run: RunView) -> ProbeResult:
     units = {r.unit for res in per_model.values() for r in res.values()}
     tables.append(
         Table(
-            "Retrieval bias per attribute view: excess over a random ranking (headline)",
+            "Retrieval bias per attribute view: excess over the null (headline)",
             RETRIEVAL_COLUMNS,
             metric_rows,
             note=(
-                f"desired distribution: {p.desired}. excess: the mean minus its expectation "
-                "under a random ranking of the same pool (computed exactly, or by "
-                "permutation when the pool is too varied; no interval, nothing is estimated); "
-                "intervals and p: t over "
+                f"desired distribution: {p.desired}. null: the attribute permuted within each "
+                "counterfactual set, the ranking kept (a set's images are near duplicates to any "
+                "encoder); excess: the mean minus its expectation under the null (computed "
+                "exactly, or from seeded permutations when a list is too varied; no interval, "
+                "nothing is estimated). random ranking: what a ranking of exchangeable images "
+                "would score, for context only. intervals and p: t over "
                 + (", ".join(sorted(PLURAL.get(u, u) for u in units)) or "units")
-                + " (all wordings of one together), "
-                f"{p.n_boot} bootstrap resamples; permutation p: {p.n_perm} permutations of "
-                "the group labels within each pool, every query of the pool together"
+                + f" (all wordings of one together, {p.n_boot} bootstrap resamples), widened "
+                "where they share a pool to the spread of the permutation p's "
+                f"{p.n_perm} permutations (the labels within each set, every query of a pool "
+                "together), and then p is the larger of the two tests'"
             ),
             terminal_columns={
                 "attributes": "view",
                 "figure": "figure",
-                "excess over random": "excess",
+                "excess over null": "excess",
                 "excess 95% CI": "95% CI",
                 "permutation p": "perm p",
-                "random ranking": "random",
+                "null": "null",
             },
         )
     )
@@ -371,20 +382,21 @@ def analyze_retrieval(p: RetrievalParams, run: RunView) -> ProbeResult:
                     "units",
                     "Bias@K",
                     "95% CI",
-                    "random ranking",
-                    "|Bias@K| excess over random",
+                    "null",
+                    "|Bias@K| excess over null",
                     "excess 95% CI",
                     "p",
                 ],
                 bias_rows,
                 note="positive: more male images retrieved; negative: more female. |Bias@K| is "
-                "above 0 for a random ranking: its excess over that is the figure to read",
+                "above 0 when the gender is permuted within each set: its excess over that is "
+                "the figure to read",
                 terminal_columns={
                     "segment": "segment",
                     "Bias@K": "Bias@K",
                     "95% CI": "95% CI",
-                    "random ranking": "random",
-                    "|Bias@K| excess over random": "|Bias| excess",
+                    "null": "null",
+                    "|Bias@K| excess over null": "|Bias| excess",
                     "excess 95% CI": "its 95% CI",
                 },
             )

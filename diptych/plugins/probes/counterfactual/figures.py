@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from diptych.core.metrics.retrieval import RetrievalResult
+from diptych.core.metrics.retrieval_result import RetrievalResult
 from diptych.core.probe import Figure
 from diptych.plugins._figures import new_figure, png_later
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
@@ -27,19 +27,20 @@ def max_skew_by_subject(result: RetrievalResult, subjects: dict[str, str]) -> di
 def _by_subject(
     result: RetrievalResult, subjects: dict[str, str]
 ) -> dict[str, tuple[float, float | None, int]]:
-    """Per subject: mean MaxSkew@K over its queries, the mean of its expectation under a
-    random ranking of the same pool (None where a query has none) and how many queries."""
+    """Per subject: mean MaxSkew@K over its queries, the mean of its expectation under the null
+    (the attribute permuted within each set; None where a query has none) and how many
+    queries."""
     found: dict[str, list[tuple[float, float | None]]] = {}
     for q in result.queries:
-        found.setdefault(subjects[q.query], []).append((q.max_skew, q.random.get("max_skew")))
+        found.setdefault(subjects[q.query], []).append((q.max_skew, q.null.get("max_skew")))
     out = {}
     for subject, values in found.items():
         skews = [v for v, _ in values]
         if not all(math.isfinite(x) for x in skews):
             continue
-        randoms = [r for _, r in values if r is not None]
-        random = float(np.mean(randoms)) if len(randoms) == len(values) else None
-        out[subject] = (float(np.mean(skews)), random, len(values))
+        nulls = [r for _, r in values if r is not None]
+        null = float(np.mean(nulls)) if len(nulls) == len(values) else None
+        out[subject] = (float(np.mean(skews)), null, len(values))
     return out
 
 
@@ -54,7 +55,8 @@ def max_skew_charts(
 ) -> list[dict[str, Any]]:
     """MaxSkew@K by occupation (subject) for each encoder and intersectional view, as the
     report's forest-plot charts (``ProbeResult.data["charts"]``): each subject's mean over its
-    wordings beside what a random ranking of the same pool gives, most skewed first. A subject
+    wordings beside its expectation under the null (the attribute permuted within each set),
+    most skewed first. A subject
     has no interval of its own (its wordings are not independent draws); the note gives the
     mean over subjects with its interval."""
     charts = []
@@ -67,10 +69,10 @@ def max_skew_charts(
                 continue
             ordered = sorted(values.items(), key=lambda kv: (-kv[1][0], kv[0]))[:CHART_ROWS]
             rows = []
-            for subject, (skew, random, n) in ordered:
+            for subject, (skew, null, n) in ordered:
                 points = [{"series": "MaxSkew@K", "value": skew}]
-                if random is not None:
-                    points.append({"series": "random ranking", "value": random})
+                if null is not None:
+                    points.append({"series": "null (within sets)", "value": null})
                 rows.append({"label": subject, "points": points, "side": str(n)})
             mean = result.figures["max_skew"].mean
             spread = (
@@ -92,7 +94,8 @@ def max_skew_charts(
                     "reference": 0.0,
                     "note": (
                         "Each occupation's MaxSkew@K, the mean over its wordings, beside its "
-                        "expectation under a random ranking of the same pool; no interval per "
+                        "expectation when the attribute is permuted within each counterfactual "
+                        "set (the ranking kept); no interval per "
                         "occupation (its wordings are not independent draws). Over the "
                         f"{len(values)} occupations: {mean.value:.3f}, {spread}."
                     ),

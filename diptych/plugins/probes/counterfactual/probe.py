@@ -124,7 +124,7 @@ class CounterfactualRetrieval(Probe):
         # The keys analyze_retrieval gives: every audited model's id (the filtering encoder's
         # too when it is the only one), segment, attribute view and measure, and the measure's
         # excess over a random ranking. Bias@K needs the images' gender.
-        from diptych.core.metrics.retrieval import MEASURES
+        from diptych.core.metrics.retrieval_result import MEASURES
         from diptych.plugins.probes.counterfactual.ranking import views
 
         names = []

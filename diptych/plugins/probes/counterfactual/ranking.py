@@ -84,15 +84,24 @@ class PoolRankings:
 
 
 def _ranked(
-    hits: Sequence[Hit], images: dict[str, CounterfactualImage], kinds: tuple[str, ...]
+    hits: Sequence[Hit],
+    images: dict[str, CounterfactualImage],
+    set_of: dict[str, str],
+    kinds: tuple[str, ...],
 ) -> list[RankedItem]:
+    """The ranked items, each with its group in the view ``kinds`` and its counterfactual set
+    (the null of the metrics permutes the attribute within each set)."""
     out = []
     for hit in hits:
         image = images[hit.id]
         gender = image.attributes.get("gender")
         out.append(
             RankedItem(
-                hit.id, image.group_of(kinds), gender if gender in GENDERS else None, hit.score
+                hit.id,
+                image.group_of(kinds),
+                gender if gender in GENDERS else None,
+                hit.score,
+                set_of[hit.id],
             )
         )
     return out
@@ -141,6 +150,7 @@ def rank_pools(
         segment = members[0][0].segment
         types = members[0][0].attribute_types
         images = {x: i for _, x, i in members}
+        set_of = {x: s.id for s, x, _ in members}
         ids = sorted(images)
         matrix = np.stack([emb.images[images[x].blob] for x in ids])
         # Identical images are one vector under several ids, so the index may return any of
@@ -165,9 +175,9 @@ def rank_pools(
             out.subjects[label] = unit
             for view, kinds in views(types).items():
                 out.rankings.setdefault((segment, view), []).append(
-                    QueryRanking(label, _ranked(ranked, images, kinds), unit)
+                    QueryRanking(label, _ranked(ranked, images, set_of, kinds), unit)
                 )
                 out.exact_rankings.setdefault((segment, view), []).append(
-                    QueryRanking(label, _ranked(exact, images, kinds), unit)
+                    QueryRanking(label, _ranked(exact, images, set_of, kinds), unit)
                 )
     return out

@@ -249,7 +249,8 @@ def _association_table(where: str, subset: str, assoc: AssociationResult) -> Tab
         rows,
         note="Mean score, refusal and neither rates: the intervals resample scenarios (each "
         f"with all its images and answers). {first} − {second}: the mean difference of the "
-        f"{assoc.t_test.n_pairs} {assoc.unit} pairs with the paired t-test's interval. Refusal "
+        f"{assoc.t_test.n_pairs} {assoc.unit} pairs, its interval from the paired t-test's "
+        "standard error on the logit scale of the difference's range [−2, 2]. Refusal "
         "rate: share of answers that declined to choose (PAIRS Table 2); neither rate: share "
         "that answered with both options, neither, or something else. Both score 0.",
         terminal_columns={

@@ -40,7 +40,7 @@ The images are the PAIRS dataset's (:data:`diptych.datasets.pairs.ATTRIBUTION`, 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import image_sha
@@ -62,6 +62,9 @@ from diptych.plugins.probes.pairs.questions import (
     prompt,
     run_seed,
 )
+
+if TYPE_CHECKING:
+    from diptych.core.metrics.precision import Components, PlannedFigure
 
 #: How self-labels write a score.
 SCORE_LABEL = {1: "+1", 0: "0", -1: "-1"}
@@ -124,6 +127,16 @@ class Pairs(Probe):
             for level in levels:
                 names += [f"{where}: refusal rate, {level}", f"{where}: neither rate, {level}"]
         return names
+
+    def planned_figures(self) -> list[PlannedFigure]:
+        from diptych.plugins.probes.pairs.precision import planned_scores
+
+        return planned_scores(self.questions(), self.p.runs)
+
+    def observed_components(self, run: RunView) -> dict[str, Components]:
+        from diptych.plugins.probes.pairs.precision import observed_scores
+
+        return observed_scores(run)
 
     def sampling(self, run: int) -> Sampling:
         seed = None if self.p.seed is None else run_seed(self.p.seed, run)

@@ -30,7 +30,8 @@ from typing import Any
 
 from diptych.core.labels import POLICY_TEXT
 from diptych.core.metrics.agreement import agreement_tables
-from diptych.core.metrics.stats import DEFAULT_N_BOOT, percentile_interval
+from diptych.core.metrics.intervals import UNIT_SCORE_RANGE, percentile_number
+from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.sts import SETTINGS, STSResult, stereotype_test_score
 from diptych.core.probe import ProbeResult
 from diptych.core.runview import RunView
@@ -47,6 +48,7 @@ from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix, gr
 from diptych.plugins.probes.pst.corrected import add_error_corrected
 from diptych.plugins.probes.pst.figures import figure_3, figure_4, figure_5, figure_7
 from diptych.plugins.probes.pst.labor import bls_pct_female, labor_statistics
+from diptych.plugins.probes.pst.predicted import add_prediction_powered
 from diptych.plugins.probes.pst.tables import (
     coverage_table,
     micro_table,
@@ -99,6 +101,7 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     result.data["automatic_annotators"] = labels.automatic
     result.tables += agreement_tables(run, n_boot=n_boot, seed=seed)
     add_error_corrected(ctx, run, labels)
+    add_prediction_powered(ctx, run, labels)
     return result
 
 
@@ -285,5 +288,8 @@ def pearson_with_interval(
     denom = np.sqrt((bx * bx).sum(axis=1) * (by * by).sum(axis=1))
     # A resample that drew one point many times can have no spread; it says nothing about r.
     reps = (bx * by).sum(axis=1)[denom > 0] / denom[denom > 0]
-    low, high = percentile_interval(reps)
-    return {"value": float(np.corrcoef(x, y)[0, 1]), "ci_low": low, "ci_high": high, "n": x.size}
+    return percentile_number(
+        float(np.corrcoef(x, y)[0, 1]), reps, DEFAULT_CONFIDENCE, n=int(x.size),
+        bounds=UNIT_SCORE_RANGE, units={"occupation": int(x.size)},
+        population="occupations like these",
+    )  # fmt: skip

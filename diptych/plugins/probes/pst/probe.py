@@ -60,6 +60,7 @@ from diptych.plugins.probes.pst.prompts import fill, image_prompts
 
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
+    from diptych.core.metrics.precision import Components, PlannedFigure
 
 # Table 8: high organizational power is stereotyped masculine, low power feminine.
 POWER_STEREOTYPE = {"high": "masculine", "low": "feminine"}
@@ -118,6 +119,52 @@ class PST(Probe):
                 names += [f"{prefix}STS {s}, labels by {source}" for s in settings]
             names += [f"{prefix}STS {s}, corrected for {ANNOTATOR}" for s in settings]
         return names
+
+    def planned_figures(self) -> list[PlannedFigure]:
+        # The overall STS of each aspect and setting, as figure_names names them (without a
+        # model's prefix); how each varies is assumed from the paper's DALL-E 3 figures.
+        from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, sts_figure
+
+        settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
+        intervention = f" · intervention {self.p.intervention}" if self.p.intervention else ""
+        table_7 = None if self.p.new_identities else len(identities().occupations.masculine)
+        out = []
+        for aspect in self.p.aspects:
+            if aspect == "occupation":
+                groups = self.occupation_groups()
+                sizes = (len(groups["masculine"]), len(groups["feminine"]))
+                # A scene's persons: two people, both orders, every sample.
+                paired_cell, diagonal, most = 4 * self.p.samples_paired, False, table_7
+                grow = "name more with -p masculine=... -p feminine=..."
+            else:
+                n = len(self.power_occupations())
+                sizes, paired_cell, diagonal = (n, n), 4 * self.p.samples_power, True
+                most = len(identities().occupations.masculine) * 2 - len(
+                    identities().power_roles.excluded_occupations
+                )
+                grow = "name more occupations"
+            for setting in settings:
+                per = paired_cell if setting == "paired" else self.p.samples_single
+                name = f"{aspect}{intervention}: STS {setting}"
+                comp = PAPER_COMPONENTS[(aspect, setting)]
+                out.append(
+                    sts_figure(
+                        name, setting, sizes, per, comp, diagonal=diagonal, max_size=most, grow=grow
+                    )
+                )
+        return out
+
+    def observed_components(self, run: RunView) -> dict[str, Components]:
+        from diptych.plugins.probes._pst_precision import observed_sts_components
+        from diptych.plugins.probes.pst.collect import collect_labels
+
+        out: dict[str, Components] = {}
+        for key, group in collect_labels(run).groups.items():
+            intervention = f" · intervention {key.intervention}" if key.intervention else ""
+            found = observed_sts_components(group.rows, f"run {run.id} ({key.model_id})")
+            for setting, comp in found.items():
+                out.setdefault(f"{key.aspect}{intervention}: STS {setting}", comp)
+        return out
 
     # --- identities ------------------------------------------------------------------------
 

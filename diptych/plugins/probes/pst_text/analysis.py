@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.labels import SubjectLabel
+from diptych.core.metrics.intervals import STS_RANGE
 from diptych.core.metrics.resampling import Inference, mean_over_units
 from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.probe import ProbeResult, Table
@@ -136,9 +137,12 @@ def expected_sts(
         },
         scale=100.0,
         seed=seed,
+        bounds=STS_RANGE,
     )
     unit = "unordered scene" if setting == "paired" else "identity"
-    scenes = mean_over_units(values, {unit: [r.cluster for r in chosen]}, scale=100.0, seed=seed)
+    scenes = mean_over_units(
+        values, {unit: [r.cluster for r in chosen]}, scale=100.0, seed=seed, bounds=STS_RANGE
+    )
     return {
         **headline.to_dict(),
         "clusters": len({r.cluster for r in chosen}),
@@ -163,7 +167,7 @@ def identity_expected(
         else:
             units = {"prompt": [str(i) for i in range(len(chosen))]}
         out[(identity, setting)] = mean_over_units(
-            [r.stereo for r in chosen], units, scale=100.0, seed=seed
+            [r.stereo for r in chosen], units, scale=100.0, seed=seed, bounds=STS_RANGE
         )
     return out
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.figure_names import model_prefix, without_interval
@@ -36,6 +36,9 @@ from diptych.plugins.probes.pst_text.pronouns import (
     story_schema,
 )
 from diptych.plugins.probes.pst_text.segments import template_segments
+
+if TYPE_CHECKING:
+    from diptych.core.metrics.precision import Components, PlannedFigure
 
 #: The placeholders that say which person of the scene a likelihood prompt asks about: the
 #: prompt's last piece starts at the first of them (see segments.py).
@@ -106,6 +109,66 @@ class PSTText(Probe):
         if len(settings) == 2:
             names.append(f"{prefix}gap paired − single{drawn}")
         return names
+
+    def planned_figures(self) -> list[PlannedFigure]:
+        # No paper publishes a text model's spread: the PST paper's image figures stand in
+        # (stated as such) until an earlier pst-text run in the workspace replaces them. The
+        # expected STS reads each distinct prompt once; its spread is taken as the drawn
+        # labels', which over-states it (a probability varies less than a draw from it).
+        from dataclasses import replace
+
+        from diptych.plugins.probes._pst_precision import PAPER, PAPER_COMPONENTS, sts_figure
+
+        groups = self.groups()
+        sizes = (len(groups["masculine"]), len(groups["feminine"]))
+        most = None if self.p.new_identities else 20
+        settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
+        stated = f"{PAPER}, standing in for a text model's"
+        likelihood = self.p.mode == "likelihood"
+        out = []
+        for setting in settings:
+            comp = replace(PAPER_COMPONENTS[("occupation", setting)], source=stated)
+            samples = self.p.samples_paired if setting == "paired" else self.p.samples_single
+            persons = 4 if setting == "paired" else 1
+            names = [(f"STS {setting} (drawn labels)", samples)] if likelihood else []
+            names.insert(0, (f"STS {setting} (expected from P(he), P(she))", 1))
+            if not likelihood:
+                names = [(f"STS {setting}", samples)]
+            grow = "name more with -p masculine=... -p feminine=..."
+            for name, per in names:
+                cells = persons * per
+                out.append(sts_figure(name, setting, sizes, cells, comp, max_size=most, grow=grow))
+        return out
+
+    def observed_components(self, run: RunView) -> dict[str, Components]:
+        from diptych.core.metrics.precision import components_of
+        from diptych.plugins.probes._pst_precision import UNITS, observed_sts_components
+        from diptych.plugins.probes._pst_scoring import sts_row
+        from diptych.plugins.probes.pst_text.analysis import distinct_prompts
+
+        labels = run.labels(self.self_annotator)
+        if not labels:
+            return {}
+        # The first model's: a plan is per model, and one model's spread stands for it.
+        model = labels[0].model_id
+        mine = [lab for lab in labels if lab.model_id == model]
+        source = f"run {run.id} ({model})"
+        drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
+        found = observed_sts_components([sts_row(lab) for lab in mine], source)
+        out = {f"STS {setting}{drawn}": comp for setting, comp in found.items()}
+        readings = distinct_prompts(mine)
+        for setting in ("paired", "single"):
+            chosen = [r for r in readings if r.setting == setting]
+            if len({r.masculine for r in chosen} - {None}) < 2:
+                continue
+            if len({r.feminine for r in chosen} - {None}) < 2:
+                continue
+            out[f"STS {setting} (expected from P(he), P(she))"] = components_of(
+                [100.0 * r.stereo for r in chosen],
+                {UNITS[0]: [r.masculine for r in chosen], UNITS[1]: [r.feminine for r in chosen]},
+                source=f"{source}, {len(chosen)} prompts",
+            )
+        return out
 
     def plan(self) -> Iterator[TrialSpec]:
         groups = self.groups()

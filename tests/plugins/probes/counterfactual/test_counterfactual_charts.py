@@ -41,15 +41,18 @@ def test_one_occupation_by_hand(tmp_path: Path, small_dataset: Path) -> None:
     assert chart.row_kind == "occupation" and chart.side_label == "wordings"
     (row,) = chart.rows
     assert row.label == "doctor" and row.side == "4"
-    observed, random = row.points
+    observed, null = row.points
     assert observed.value == pytest.approx(math.log(2))
-    # A random top 4 of two images per group: all four groups in 16 of C(8,4) = 70 draws
-    # (MaxSkew 0), a group twice otherwise (ln 2).
-    assert random.value == pytest.approx(54 / 70 * math.log(2))
+    # The null keeps the ranking's sets — set 0, set 1, set 0, set 0 — and permutes the four
+    # groups within each set: set 0's three places hold three distinct groups, set 1's place
+    # any of the four. All four groups (MaxSkew 0) when set 1 gives the one set 0 left out,
+    # 1 time in 4; a group twice (ln 2) otherwise: 3/4 ln 2.
+    assert null.series == "null (within sets)"
+    assert null.value == pytest.approx(3 / 4 * math.log(2))
     assert not observed.has_interval
     assert "no interval (one occupation only" in chart.note
     alt = chart.alt_text()
-    assert f"{math.log(2):.2f}" in alt and f"{54 / 70 * math.log(2):.2f}" in alt
+    assert f"{math.log(2):.2f}" in alt and f"{3 / 4 * math.log(2):.2f}" in alt
 
 
 def test_many_occupations_match_the_analysis(tmp_path: Path) -> None:
@@ -63,10 +66,12 @@ def test_many_occupations_match_the_analysis(tmp_path: Path) -> None:
     (chart,) = [Chart.from_dict(c) for c in result.data["charts"]]
     units = result.numbers["scripted-encoder.race-gender.race × gender.ndkl"]["units"]
     # 68 occupations (answer options of the three PAIRS pools): the 40 most skewed are shown.
-    assert units == {"occupation": 68} and len(chart.rows) == 40
+    # They share their pools, so the interval also permutes within the 50 scenarios' sets.
+    assert units == {"occupation": 68, "counterfactual set": 50} and len(chart.rows) == 40
     assert chart.title.startswith("MaxSkew@4 by occupation (the 40 most skewed)")
     values = [r.points[0].value for r in chart.rows]
-    assert values == sorted(values, reverse=True)
+    assert None not in values
+    assert values == sorted((v for v in values if v is not None), reverse=True)
     (most,) = next(t for t in result.tables if t.title.startswith("Most and least")).rows
     # The chart's worst occupation and its value are the analysis' "most skewed" ones.
     assert chart.rows[0].label == most[2]

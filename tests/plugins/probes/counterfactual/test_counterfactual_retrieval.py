@@ -70,20 +70,29 @@ def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset
     assert n[f"{key}.ndkl"]["value"] == pytest.approx(hand_ndkl())
     assert n[f"{key}.bias"]["value"] == pytest.approx(0.5)  # 3 male, 1 female in the top 4
     assert n[f"{key}.max_skew"]["n"] == 4
-    # A random ranking of the pool (2 images of each group): the top 4 is (1,1,1,1) in 16 of
-    # C(8,4) = 70 draws (MaxSkew ln 1 = 0), else holds a group twice (ln 2): E = 54/70 ln 2.
-    assert n[f"{key}.max_skew"]["random_ranking"] == pytest.approx(54 / 70 * math.log(2))
+    # The null keeps the sets of the top 4 — set 0, set 1, set 0, set 0 — and permutes the
+    # attributes within each set: set 0's three places hold three of its four groups, set 1's
+    # one place any group. MaxSkew is 0 when set 1 gives the group set 0 left out (1 in 4),
+    # ln 2 otherwise: E = 3/4 ln 2, and the excess ln 2 − 3/4 ln 2 = 1/4 ln 2.
+    assert n[f"{key}.max_skew"]["null"] == pytest.approx(3 / 4 * math.log(2))
     excess = n[f"{key}.max_skew.excess"]
-    assert excess["value"] == pytest.approx(16 / 70 * math.log(2))
+    assert excess["value"] == pytest.approx(1 / 4 * math.log(2))
+    # For context, a random ranking of the pool (2 images of each group): the top 4 is
+    # (1,1,1,1) in 16 of C(8,4) = 70 draws (MaxSkew 0), else holds a group twice (ln 2).
+    assert n[f"{key}.max_skew"]["random_ranking"] == pytest.approx(54 / 70 * math.log(2))
     # The four wordings are one occupation: no interval, and the result says why.
     assert excess["units"] == {"occupation": 1}
     assert excess["reason"] == "one occupation only: no interval"
     assert (excess["ci_low"], excess["ci_high"]) == ("-inf", "inf")
-    # |Bias@4| of a random ranking: males in the top 4 ~ hypergeometric(8, 4, 4), weights
-    # 1, 16, 36, 16, 1 of 70 for 0..4 males, |bias| 1, 1/2, 0, 1/2, 1: E = 18/70.
+    # |Bias@4| under the null: set 0's three places hold 1 or 2 of its 2 men (1/2 each), set
+    # 1's place a man with 1/2, so 1, 2 or 3 men with 1/4, 1/2, 1/4 and |bias| 1/2, 0, 1/2:
+    # E = 1/4; the observed 3 men of 4 give 1/2, an excess of 1/4. E[Bias@4] = 0 by symmetry.
+    assert n[f"{key}.abs_bias"]["null"] == pytest.approx(1 / 4)
+    assert n[f"{key}.abs_bias.excess"]["value"] == pytest.approx(0.5 - 1 / 4)
+    assert n[f"{key}.bias"]["null"] == pytest.approx(0.0)
+    # A random ranking: men in the top 4 ~ hypergeometric(8, 4, 4), weights 1, 16, 36, 16, 1
+    # of 70 for 0..4 men, |bias| 1, 1/2, 0, 1/2, 1: E = 18/70.
     assert n[f"{key}.abs_bias"]["random_ranking"] == pytest.approx(18 / 70)
-    assert n[f"{key}.abs_bias.excess"]["value"] == pytest.approx(0.5 - 18 / 70)
-    assert n[f"{key}.bias"]["random_ranking"] == pytest.approx(0.0)
     # Gender alone: 3/4 male against 1/2 -> ln 1.5; female ln 0.5.
     assert n["chosen-encoder.race-gender.gender.max_skew"]["value"] == pytest.approx(math.log(1.5))
     assert n["chosen-encoder.race-gender.gender.min_skew"]["value"] == pytest.approx(math.log(0.5))
@@ -158,8 +167,11 @@ def test_pairs_default_runs_with_the_scripted_encoder(tmp_path: Path) -> None:
     # Three pools (the PAIRS subsets), 4 query templates per answer option.
     ndkl = result.numbers["scripted-encoder.race-gender.race × gender.ndkl"]
     assert ndkl["n"] == 4 * (40 + 10 + 18)
-    # The unit is the answer option: its four wordings rank one subset together.
-    assert ndkl["units"] == {"occupation": 40 + 10 + 18}
+    # The unit is the answer option: its four wordings rank one subset together. Every option
+    # of a subset ranks the same images, so the interval also permutes the attributes within
+    # the 50 scenarios' sets (20 + 20 + 10), and the null is that permutation's.
+    assert ndkl["units"] == {"occupation": 40 + 10 + 18, "counterfactual set": 20 + 20 + 10}
+    assert ndkl["null_name"] == "attribute permuted within counterfactual sets"
 
 
 def test_the_declared_figure_names_are_the_runs(tmp_path: Path) -> None:

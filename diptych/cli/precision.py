@@ -1,0 +1,33 @@
+"""How the CLI states a plan's precision (``diptych run --dry-run``, ``diptych audit check``):
+the lines of :meth:`~diptych.core.metrics.precision.PrecisionPlan.lines`, warnings in colour."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from diptych.cli.console import SafeConsole
+    from diptych.core.metrics.precision import PrecisionPlan
+
+
+def half_width(value: float | None) -> float | None:
+    """``--target-width``: a half-width above 0 on the figures' own scale."""
+    if value is not None and not 0 < value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not a half-width above 0, e.g. 10 (STS points)")
+    return value
+
+
+def print_precision(console: SafeConsole, plan: PrecisionPlan | None, indent: str = "") -> None:
+    """The plan's lines (nothing when the probe plans no figure)."""
+    if plan is None:
+        return
+    from rich.text import Text
+
+    for line in plan.lines():
+        if line.startswith("warning: "):
+            console.print(Text.assemble(indent, ("warning:", "yellow"), line[8:]))
+        else:
+            console.print(Text(indent + line))

@@ -1,0 +1,144 @@
+"""The ``diptych run`` command that makes a stored run again, to paste into a POSIX shell.
+
+Run in the workspace that holds the run, the command plans the same trials under the same
+fingerprint, finds every one stored and asks nothing. So it names every probe parameter and
+every model option set away from its default — ``base_url`` included, or the copy would call
+OpenAI's own service — quoted with :func:`shlex.quote`. Two things are never printed: a value of a
+parameter whose name says it holds a secret (the run reads those from the variable or file it
+names) and the user and password written into a URL.
+
+A value the command line cannot carry (a mapping, an unset value where the default is set, a
+list item with a comma) is named in :attr:`RunCommand.unsaid`, so the report says which part
+the command leaves out instead of printing one that runs something else.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, TypeAdapter
+
+from diptych.core.errors import DiptychError
+from diptych.core.plugins import model_class, parse_params, probe_class
+
+#: Parameter names that hold a secret (``api_key``, ``token`` ...); ``*_env`` and ``*_file``
+#: only name where the secret is and are printed.
+_SECRET = re.compile(r"(^|_)(api_?key|secret|token|password)$", re.IGNORECASE)
+
+
+@dataclass
+class RunCommand:
+    """The command and what of the run it cannot say."""
+
+    text: str
+    #: ``"probe parameter 'seed'"``-style names of the values left out.
+    unsaid: list[str] = field(default_factory=list)
+
+
+def _without_credentials(value: str) -> str:
+    """``value`` with the user and password taken out when it is a URL that carries them."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return value
+    if not parts.scheme or not (parts.username or parts.password):
+        return value
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def _as_text(value: Any) -> str | None:
+    """How ``key=value`` writes ``value`` (parse_params splits lists on commas); None when it
+    cannot."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _without_credentials(value)
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple) and value:
+        items = [_as_text(v) for v in value]
+        if all(i is not None and i and "," not in i for i in items):
+            return ",".join(str(i) for i in items)
+    return None
+
+
+def _defaults(schema: type[BaseModel]) -> dict[str, Any]:
+    """The JSON form of each optional parameter's default (as the run stored its values)."""
+    out = {}
+    for name, info in schema.model_fields.items():
+        if not info.is_required():
+            default = info.get_default(call_default_factory=True)
+            out[name] = TypeAdapter(Any).dump_python(default, mode="json")
+    return out
+
+
+def _tokens(
+    schema: type[BaseModel] | None, stored: dict[str, Any], owner: str, unsaid: list[str]
+) -> list[str]:
+    """``key=value`` for each value set away from its default that survives the road through
+    the command line unchanged (checked by parsing it back as ``diptych run`` would)."""
+    defaults = _defaults(schema) if schema is not None else {}
+    tokens: dict[str, str] = {}
+    for key, value in stored.items():
+        if key in defaults and defaults[key] == value:
+            continue
+        if _SECRET.search(key) and not key.endswith(("_env", "_file")):
+            unsaid.append(f"{owner} parameter '{key}' (a secret)")
+            continue
+        text = _as_text(value)
+        if text is None:
+            unsaid.append(f"{owner} parameter '{key}' ({value!r})")
+            continue
+        tokens[key] = f"{key}={text}"
+    if schema is None or not tokens:
+        return list(tokens.values())
+    try:
+        parsed = parse_params(schema, list(tokens.values()), owner=owner).model_dump(mode="json")
+    except DiptychError:
+        parsed = {}
+    for key in list(tokens):
+        # A value changed on the way (text read as another type) would run something else:
+        # said, not printed as if it were. A URL is meant to lose its user and password.
+        meant = stored[key]
+        if isinstance(meant, str):
+            meant = _without_credentials(meant)
+        if parsed.get(key, object()) != meant:
+            unsaid.append(f"{owner} parameter '{key}' ({stored[key]!r})")
+            del tokens[key]
+    return list(tokens.values())
+
+
+def run_command(run: Any) -> RunCommand:
+    """The ``diptych run`` command of a stored run (a :class:`~diptych.core.store.RunRecord`)."""
+    unsaid: list[str] = []
+    try:
+        probe_schema: type[BaseModel] | None = probe_class(run.probe).Params
+    except DiptychError:
+        probe_schema = None
+    words = ["diptych", "run", run.probe]
+    names = [str(m.get("name") or m["model_id"]) for m in run.models]
+    for name in names:
+        words += ["--model", name]
+    words += [
+        w
+        for token in _tokens(probe_schema, run.params, f"probe '{run.probe}'", unsaid)
+        for w in ("-p", token)
+    ]
+    for name, m in zip(names, run.models, strict=True):
+        try:
+            schema: type[BaseModel] | None = model_class(name).Params
+        except DiptychError:
+            schema = None
+        tokens = _tokens(schema, m.get("params") or {}, f"model '{name}'", unsaid)
+        if names.count(name) > 1 and tokens:
+            unsaid.append(f"the options of each '{name}' (two models of one name)")
+            continue
+        # One model: -M key=value; several: -M name:key=value for the one named.
+        scope = f"{name}:" if len(names) > 1 else ""
+        words += [w for token in tokens for w in ("-M", scope + token)]
+    return RunCommand(shlex.join(words), unsaid)

@@ -1,0 +1,67 @@
+"""The precision a run would buy, as ``Workspace.runs.plan(..., precision=True)`` states it:
+the probe's planned figures, each assumed to vary as an earlier run of the same probe in this
+workspace varied (its variance components, where one can say) or else as the probe's stated
+assumption (a paper's published values, or a bound), measured by
+:mod:`diptych.core.metrics.precision`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from diptych.core.metrics.precision import (
+    Components,
+    PlannedFigure,
+    PrecisionPlan,
+    plan_precision,
+)
+from diptych.core.probe import Probe
+from diptych.core.runview import RunView
+from diptych.core.store import RunRecord, Store
+
+#: How many of the latest finished runs of the probe are read for their components.
+EARLIER_RUNS = 3
+
+
+def earlier_runs(store: Store, probe: str, model_ids: Sequence[str]) -> list[RunRecord]:
+    """The latest runs of ``probe`` that finished, those on the same models first."""
+    runs = [r for r in store.list_runs() if r.probe == probe and r.status == "complete"]
+    wanted = set(model_ids)
+
+    def same_models(run: RunRecord) -> bool:
+        return {str(m.get("model_id") or m.get("name")) for m in run.models} == wanted
+
+    runs.sort(key=lambda r: (same_models(r), r.created_at), reverse=True)
+    return runs[:EARLIER_RUNS]
+
+
+def observed(
+    store: Store, probe: Probe, model_ids: Sequence[str], chroma_url: str | None = None
+) -> dict[str, Components]:
+    """Per planned figure, the components of the latest earlier run that can say."""
+    found: dict[str, Components] = {}
+    for run in earlier_runs(store, probe.name, model_ids):
+        view = RunView(store, run, chroma_url=chroma_url)
+        for name, comp in probe.observed_components(view).items():
+            found.setdefault(name, comp)
+    return found
+
+
+def precision_plan(
+    store: Store,
+    probe: Probe,
+    model_ids: Sequence[str],
+    *,
+    target_width: float | None = None,
+    chroma_url: str | None = None,
+) -> PrecisionPlan:
+    """The expected precision of ``probe``'s planned figures (the probe bound already)."""
+    figures = probe.planned_figures()
+    if figures:
+        seen = observed(store, probe, model_ids, chroma_url)
+        figures = [_with_observed(f, seen.get(f.name)) for f in figures]
+    return plan_precision(figures, target_width=target_width)
+
+
+def _with_observed(fig: PlannedFigure, comp: Components | None) -> PlannedFigure:
+    return fig if comp is None else replace(fig, components=comp)

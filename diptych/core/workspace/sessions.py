@@ -1,0 +1,76 @@
+"""Which runs a session made: an agent session (or an audit's search) starts many small runs of
+its own, and a listing shows them under their session rather than among the user's runs.
+
+A run is recorded as its session's when the session starts it (:meth:`Runs.made_by` around
+the session's work); a run the session only found again by its fingerprint keeps its place.
+The record is one preferences entry per run, ``run_session:<run id>`` → the session id.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from diptych.core.engine import NullReporter, Reporter
+from diptych.core.store import RunRecord, Store
+
+#: The preferences key of a run's session is this prefix and the run id.
+RUN_SESSION_KEY = "run_session:"
+
+
+@dataclass(frozen=True)
+class MakingSession:
+    """The session whose runs are being recorded, and since when (a run created earlier is
+    another's)."""
+
+    session: str
+    since: float
+
+
+def sessions_of_runs(store: Store) -> dict[str, str]:
+    """The session of every run a session made, by run id."""
+    return {
+        key.removeprefix(RUN_SESSION_KEY): str(value)
+        for key, value in store.preferences_under(RUN_SESSION_KEY).items()
+        if isinstance(value, str)
+    }
+
+
+def record_run(store: Store, making: MakingSession, run: RunRecord) -> None:
+    """Record ``run`` as made by ``making.session`` when the session created it."""
+    key = RUN_SESSION_KEY + run.id
+    if run.created_at >= making.since and store.preference(key) is None:
+        store.set_preference(key, making.session)
+
+
+class SessionReporter:
+    """The reporter a run started inside a session reports to: records the run as the
+    session's when it starts, and passes every event on."""
+
+    def __init__(self, inner: Reporter | None, store: Store, making: MakingSession) -> None:
+        self._inner: Reporter = inner or NullReporter()
+        self._store = store
+        self._making = making
+
+    def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
+        record_run(self._store, self._making, run)
+        self._inner.run_started(run, total, cached, to_run)
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
+        self._inner.trial_finished(model_id, status, error)
+
+    def note(self, text: str) -> None:
+        self._inner.note(text)
+
+    def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
+        self._inner.run_finished(run, counts)
+
+    def __getattr__(self, name: str) -> Any:
+        # What a reporter may have besides the protocol (``warn``) is the inner one's.
+        return getattr(self._inner, name)
+
+
+def making(session: str) -> MakingSession:
+    # A run's ``created_at`` is the store's clock, seconds since the epoch, as this is.
+    return MakingSession(session, time.time())

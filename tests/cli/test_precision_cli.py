@@ -1,0 +1,137 @@
+"""``diptych run --dry-run`` and ``diptych audit check`` state the expected half-width of each
+headline figure before anything is paid for, warn of designs too small to decide anything, and
+name the smallest design reaching ``--target-width``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from diptych.cli.main import main
+from diptych.core.metrics.intervals import STS_RANGE
+from diptych.core.metrics.precision import PlannedDesign, expected_interval, smallest_design
+from diptych.core.workspace import Workspace
+from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
+
+DRY_RUN = [
+    "run", "pst", "-m", "openai-images", "--dry-run",
+    "-p", "masculine=carpenter,driver,janitor", "-p", "feminine=nurse,editor,housekeeper",
+]  # fmt: skip
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out + err
+
+
+@pytest.fixture
+def dummy_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A dry run builds the model (which wants a key) and calls nothing.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy-never-sent")
+
+
+def test_the_dry_run_states_the_half_width_and_warns_of_3_by_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dummy_key: None
+) -> None:
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), *DRY_RUN)
+    assert code == 0, out
+    # 3 × 3 scenes, both orders, two people, one sample: 36 paired images; 6 single
+    # identities × 3 samples; the power aspect's 6 occupations: 6 × 2 orders × 3 + 12 × 3.
+    assert "108 trials planned, 0 already stored, 108 to run" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("occupation: STS paired:"))
+    found = re.search(r"±([\d.]+) \(3 × 3 identities, df 2, t 4\.30\)", line)
+    assert found, line
+    # The printed half-width is the one the core measures for this design and assumption
+    # (three significant figures).
+    design = PlannedDesign("grid", UNITS, (3, 3), 4, "identities")
+    expected = expected_interval(
+        design, PAPER_COMPONENTS[("occupation", "paired")], bounds=STS_RANGE
+    )
+    assert float(found.group(1)) == pytest.approx(expected.half_width, rel=5e-3)
+    assert "variance: the PST paper's DALL-E 3 figures (Tables 14 and 16)" in out
+    warnings = [x for x in out.splitlines() if x.startswith("warning:")]
+    # One line for each figure whose lists are under 4: the occupation aspect's two settings;
+    # the power aspect's 6 pairs are enough.
+    assert len(warnings) == 2
+    assert warnings[0].startswith(
+        "warning: occupation: STS paired: 3 × 3 identities leave as few as 2 degrees of "
+        "freedom (t 4.30)"
+    )
+    with Workspace.open(tmp_path / "ws") as ws:
+        assert ws.runs.list() == []  # nothing stored, nothing asked
+
+
+def test_target_width_names_the_smallest_design(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dummy_key: None
+) -> None:
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), *DRY_RUN, "--target-width", "10")
+    assert code == 0, out
+    design = PlannedDesign("grid", UNITS, (3, 3), 4, "identities")
+    comp = PAPER_COMPONENTS[("occupation", "paired")]
+    target = smallest_design(design, comp, 10.0, bounds=STS_RANGE)
+    assert target is not None and 4 <= target.sizes[0] <= 20
+    n = target.sizes[0]
+    assert f"occupation: STS paired: ±10 needs {n} × {n} identities (expected ±" in out
+    # The single setting's spread is all in its persons: ±10 needs more than Table 7's 20.
+    assert re.search(r"occupation: STS single: ±10 needs \d+ \+ \d+ identities, more than", out)
+
+
+def test_target_width_is_refused_without_a_dry_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dummy_key: None
+) -> None:
+    args = [a for a in DRY_RUN if a != "--dry-run"]
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), *args, "--target-width", "10")
+    assert code != 0
+    assert "--target-width plans a design: give it with --dry-run" in out
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), *DRY_RUN, "--target-width", "0")
+    assert code == 2 and "not a half-width above 0" in out
+
+
+AUDIT = """\
+name: small-pst
+models:
+  dalle3:
+    plugin: openai-images
+probes:
+  - probe: pst
+    models: [dalle3]
+    params:
+      aspects: [occupation]
+      setting: paired
+      masculine: [carpenter, driver]
+      feminine: [nurse, editor, housekeeper]
+budget:
+  max_cost: 5
+"""
+
+
+def test_audit_check_states_each_parts_precision(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dummy_key: None
+) -> None:
+    audit = tmp_path / "audit.yaml"
+    audit.write_text(AUDIT)
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit))
+    assert code == 0, out
+    assert "part pst:" in out
+    assert re.search(r"occupation: STS paired: ±[\d.]+ \(2 × 3 identities, df 1, t 12\.71\)", out)
+    # Two masculine identities: one degree of freedom, and t·se wider than the STS's range.
+    warning = next(x for x in out.splitlines() if x.strip().startswith("warning:"))
+    assert "2 × 3 identities leave as few as 1 degree of freedom (t 12.71)" in warning
+    assert "wider than the range [-100, 100]" in warning
+    code, out = call(
+        capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit), "--json",
+        "--target-width", "20",
+    )  # fmt: skip
+    assert code == 0, out
+    part = json.loads(out)["parts"][0]
+    figure = part["precision"]["figures"][0]
+    assert figure["figure"] == "occupation: STS paired"
+    assert figure["design"]["units"] == {"masculine identity": 2, "feminine identity": 3}
+    assert figure["df"] == 1 and len(figure["warnings"]) == 1
+    assert figure["target_design"]["shape"] == "grid"
+    assert figure["target_half_width"] <= 20 * 1.05

@@ -1,0 +1,73 @@
+"""``diptych runs`` with agent sessions: the runs a session made stand behind one row of the
+session, their outcomes added up; ``--all`` lists them under it; ``--json`` names each run's
+session; a run the session only found again stays the user's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.agent_cli import call
+
+from diptych.core.workspace import Workspace
+
+SESSION = "id-test0001"
+
+
+def _workspace(path: Path) -> tuple[str, list[str], int]:
+    """A user's run, then a session that finds that run again and starts three of its own;
+    the user's run id, the session's run ids and their trials."""
+    with Workspace.open(path) as ws:
+        mine = ws.runs.run_sync("pst-text", ["scripted-likelihood"], params={"setting": "paired"})
+        made = []
+        with ws.runs.made_by(SESSION):
+            again = ws.runs.run_sync(
+                "pst-text", ["scripted-likelihood"], params={"setting": "paired"}
+            )
+            assert again.id == mine.id
+            for masculine in ("carpenter", "driver", "farmer"):
+                params = {"setting": "paired", "masculine": [masculine], "feminine": ["nurse"]}
+                made.append(ws.runs.run_sync("pst-text", ["scripted-likelihood"], params=params))
+        # Outside the block a run is the user's again.
+        later = ws.runs.run_sync("pst-text", ["scripted-likelihood"], params={"setting": "single"})
+        listed = {s.run.id: s.session for s in ws.runs.list()}
+        assert listed == {
+            mine.id: None,
+            later.id: None,
+            **{r.id: SESSION for r in made},
+        }
+        return mine.id, [r.id for r in made], sum(r.n_trials for r in made)
+
+
+def test_a_sessions_runs_stand_behind_its_row(
+    scripted: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+    ws = tmp_path / "ws"
+    mine, made, trials = _workspace(ws)
+
+    code, out, _ = call(capsys, "--store", str(ws), "runs")
+    assert code == 0
+    assert mine in out and not any(r in out for r in made)
+    [row] = [line for line in out.splitlines() if line.strip().startswith(f"{SESSION} (3 runs)")]
+    # The session's row adds up its runs: every trial done, none pending.
+    cells = row.split()
+    assert cells[-7:-2] == [str(trials), str(trials), "0", "0", "0"], row
+    assert "3 runs of 1 agent session behind the session rows" in out
+
+    code, out, _ = call(capsys, "--store", str(ws), "runs", "--all")
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(SESSION))
+    # Each of the session's runs, indented, right under its row.
+    assert [line.split()[0] for line in lines[at + 1 : at + 4]] == made
+    depth = len(lines[at]) - len(lines[at].lstrip())
+    assert all(line.startswith(" " * (depth + 2) + "pst-text-") for line in lines[at + 1 : at + 4])
+    assert "behind the session rows" not in out
+
+    code, out, _ = call(capsys, "--store", str(ws), "runs", "--json")
+    sessions = {r["id"]: r["session"] for r in json.loads(out)}
+    assert sessions[mine] is None and all(sessions[r] == SESSION for r in made)

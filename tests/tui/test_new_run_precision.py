@@ -1,0 +1,66 @@
+"""The New-run screen's estimate states the expected half-width of each headline figure for the
+design on the form, and warns of a design too small to decide anything, as ``diptych run
+--dry-run`` does."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from test_app import SIZE, wait_for, workspace
+from textual.widgets import Select, SelectionList, Static
+
+from diptych.core.metrics.intervals import STS_RANGE
+from diptych.core.metrics.precision import PlannedDesign, expected_interval
+from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.new_run import NewRunScreen, form_id
+from diptych.tui.widgets.params_form import ParamsForm
+
+__all__ = ["workspace"]
+
+
+async def test_the_estimate_panel_states_precision_and_warns(
+    scripted: None, workspace: Path
+) -> None:
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(SIZE[0], 40)) as pilot:
+        await pilot.press("n")
+        screen = app.screen
+        assert isinstance(screen, NewRunScreen)
+        screen.query_one("#probe", Select).value = "pst-text"
+        await pilot.pause()
+        screen.query_one("#models", SelectionList).select("scripted-likelihood")
+        await wait_for(
+            pilot, lambda: bool(screen.query(f"#{form_id('scripted-likelihood')}")), "model form"
+        )
+        form = screen.query_one("#form-probe", ParamsForm)
+        form.set_value("masculine", "carpenter,driver,janitor")
+        form.set_value("feminine", "nurse,editor,housekeeper")
+        form.set_value("setting", "paired")
+        estimate = screen.query_one("#estimate", Static)
+
+        def shown() -> str:
+            return str(estimate.render())
+
+        await wait_for(pilot, lambda: "warning:" in shown(), "the precision", shown=shown)
+        text = shown()
+    # Likelihood mode asks each person of 9 scenes in both orders: 36 trials.
+    assert "36 trials planned" in text
+    assert "expected half-width of each 95% interval (per model):" in text
+    found = re.search(
+        r"STS paired \(drawn labels\): ±([\d.]+) \(3 × 3 identities, df 2, t 4\.30\)", text
+    )
+    assert found, text
+    # The figure a pst-text run's drawn labels give: 4 persons a scene (both orders, two
+    # people), the paper's spread standing in for a text model's.
+    design = PlannedDesign("grid", UNITS, (3, 3), 4, "identities")
+    expected = expected_interval(
+        design, PAPER_COMPONENTS[("occupation", "paired")], bounds=STS_RANGE
+    )
+    assert float(found.group(1)) == pytest.approx(expected.half_width, rel=5e-3)
+    warnings = [line for line in text.splitlines() if line.startswith("warning:")]
+    # One line per planned figure (expected and drawn), each naming the 2 degrees of freedom.
+    assert len(warnings) == 2
+    assert all("3 × 3 identities leave as few as 2 degrees of freedom" in w for w in warnings)

@@ -1,0 +1,61 @@
+"""The Runs screen with agent sessions: a session's runs stand behind one row, their outcomes
+added up; enter on the row shows them under it and hides them again; ``e`` shows every
+session's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_app import cell, run_ids, wait_for, workspace
+
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.runs import session_key
+
+__all__ = ["workspace"]
+SESSION = "id-test0001"
+
+
+@pytest.fixture
+def session_runs(scripted: None, workspace: Path) -> tuple[str, list[str], int]:
+    """A user's run and a session's three (made before any event loop runs); the user's run
+    id, the session's, their trials."""
+    with Workspace.open(workspace) as ws:
+        mine = ws.runs.run_sync("pst-text", ["scripted-likelihood"], params={"setting": "paired"})
+        made = []
+        with ws.runs.made_by(SESSION):
+            for masculine in ("carpenter", "driver", "farmer"):
+                params = {"setting": "paired", "masculine": [masculine], "feminine": ["nurse"]}
+                made.append(ws.runs.run_sync("pst-text", ["scripted-likelihood"], params=params))
+        return mine.id, [r.id for r in made], sum(r.n_trials for r in made)
+
+
+async def test_a_sessions_runs_open_and_close_under_its_row(
+    session_runs: tuple[str, list[str], int], workspace: Path
+) -> None:
+    mine, made, trials = session_runs
+    row = session_key(SESSION)
+    app = DiptychApp(workspace, refresh_interval=3600)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row], "the two rows")
+        # The session's row adds its runs up: all of their trials done.
+        assert cell(app, row, "done") == str(trials)
+        assert cell(app, row, "progress") == "100%"
+        assert cell(app, row, "run").startswith("▸ id-")
+        assert "3 runs" in cell(app, row, "models")
+        await pilot.press("G")  # the cursor on the session's row
+        await pilot.pause()
+        assert f"agent session {SESSION} · 3 runs" in str(
+            app.screen.query_one("#selected").render()
+        )
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row, *made], "the session's runs")
+        assert cell(app, made[0], "run").startswith("· ")
+        # The cursor stayed on the session's row: enter closes it again.
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row], "the runs hidden")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row, *made], "every session's runs")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row], "hidden again")
