@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from test_app import SIZE, wait_for, workspace
-from textual.widgets import Select, SelectionList, Static
+from test_app import SIZE, choose_probe, wait_for, workspace
+from textual.widgets import SelectionList, Static
 
 from diptych.core.metrics.intervals import STS_RANGE
 from diptych.core.metrics.precision import PlannedDesign, expected_interval
@@ -29,8 +29,7 @@ async def test_the_estimate_panel_states_precision_and_warns(
         await pilot.press("n")
         screen = app.screen
         assert isinstance(screen, NewRunScreen)
-        screen.query_one("#probe", Select).value = "pst-text"
-        await pilot.pause()
+        await choose_probe(pilot, "pst-text")
         screen.query_one("#models", SelectionList).select("scripted-likelihood")
         await wait_for(
             pilot, lambda: bool(screen.query(f"#{form_id('scripted-likelihood')}")), "model form"

@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 from test_app import (
     cell,
+    choose_probe,
     few_plugins,
     loaded,
     pst_text_run,
@@ -23,7 +24,7 @@ from test_app import (
 )
 from test_review import review_run
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, SelectionList, Static
+from textual.widgets import Input, SelectionList, Static
 
 from diptych.core.probe import Figure
 from diptych.core.store import open_store
@@ -131,8 +132,7 @@ async def test_new_run_form_guides(scripted: None, workspace: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await new_run(pilot)
         assert screen.probe_name != "calibration"  # a probe some model can run
-        screen.query_one("#probe", Select).value = "scripted"
-        await pilot.pause()
+        await choose_probe(pilot, "scripted")
         # Empty means the default, not an integer error.
         concurrency = screen.query_one("#form-run-concurrency", Input)
         concurrency.value = ""
@@ -245,8 +245,7 @@ def test_snapshot_new_run_sized(snap_compare: Any, snapshot_workspace: Path, siz
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewRunScreen), "the form")
         screen = pilot.app.screen
-        screen.query_one("#probe", Select).value = "scripted"
-        await pilot.pause()
+        await choose_probe(pilot, "scripted")
         screen.query_one("#models", SelectionList).select("scripted-likelihood")
         estimate = screen.query_one("#estimate", Static)
         await wait_for(pilot, lambda: "planned" in str(estimate.render()), "the estimate")
