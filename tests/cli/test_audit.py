@@ -9,18 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from diptych.cli.main import main
 from diptych.core.workspace import Workspace
 from diptych.testing import FakeOpenAIServer
+from tests.support.cli import call
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "audits"
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out + err
 
 
 @pytest.mark.parametrize("name", ["smollm2-offline.yaml", "dalle3-gpt4o.yaml"])

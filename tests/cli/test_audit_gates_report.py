@@ -4,35 +4,21 @@ unknown figure before the audit has ever run."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-import diptych.testing
-from diptych.cli.main import main
-from diptych.core import plugins
+from tests.support.cli import call
 
 FIGURE = "STS paired (expected from P(he), P(she))"
 MASC = ["carpenter", "farmer", "guard"]
 FEM = ["nurse", "editor", "secretary"]
 
 
-@pytest.fixture(autouse=True)
-def testing_plugins() -> Iterator[None]:
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    yield
-    plugins.unregister_plugin(name)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out + err
+#: The scripted models of diptych.testing, as a plugin.
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
 def _audit(path: Path, gates: list[dict[str, Any]]) -> Path:

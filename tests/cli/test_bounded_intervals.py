@@ -6,21 +6,18 @@ report prints percentile)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-import diptych.testing
-from diptych.cli.main import main
-from diptych.core import plugins
 from diptych.core.metrics.intervals import decode_replicates
 from diptych.core.metrics.stats import percentile_interval
 from diptych.core.report import fmt
 from diptych.tui.formatting import interval as tui_interval
 from diptych.tui.widgets.review_panels import format_estimate
+from tests.support.cli import call
 
 EXPECTED = "STS paired (expected from P(he), P(she))"
 DRAWN = "STS paired (drawn labels)"
@@ -28,19 +25,8 @@ MASC = ["carpenter", "farmer", "guard"]
 FEM = ["nurse", "editor", "secretary"]
 
 
-@pytest.fixture(autouse=True)
-def testing_plugins() -> Iterator[None]:
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    yield
-    plugins.unregister_plugin(name)
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out + err
+#: The scripted models of diptych.testing, as a plugin.
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
 def _audit(path: Path, gates: list[dict[str, Any]]) -> Path:

@@ -10,23 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from diptych.cli.main import main
 from diptych.core.metrics.intervals import STS_RANGE
 from diptych.core.metrics.precision import PlannedDesign, expected_interval, smallest_design
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
+from tests.support.cli import call
 
 DRY_RUN = [
     "run", "pst", "-m", "openai-images", "--dry-run",
     "-p", "masculine=carpenter,driver,janitor", "-p", "feminine=nurse,editor,housekeeper",
 ]  # fmt: skip
-
-
-def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out + err
 
 
 @pytest.fixture

@@ -1,0 +1,15 @@
+"""The CLI called in-process, as the CLI tests call it."""
+
+from __future__ import annotations
+
+import pytest
+
+from diptych.cli.main import main
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """``diptych ARGS`` in this process: its exit code and what it printed (stdout, stderr)."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out + err
