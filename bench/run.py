@@ -36,6 +36,8 @@ AREAS = (
     "validity",
     "gates",
     "ppi",
+    "sequential",
+    "measure",
 )
 
 

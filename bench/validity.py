@@ -242,6 +242,7 @@ for _module in (
     "validity_pairs",
     "validity_retrieval",
     "validity_retrieval_sets",
+    "validity_retrieval_bounds",
     "validity_bounds",
 ):
     _names = _declared(_module)

@@ -44,7 +44,7 @@ each wording is taken as its own unit, as the metric did before occupations were
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -183,57 +183,94 @@ def _occupation_units(n_occ: int) -> dict[str, NDArray[np.int64]]:
     return {"occupation": np.repeat(np.arange(n_occ), WORDINGS)}
 
 
+def excess(
+    values: NDArray[np.float64], name: str, units: dict[str, NDArray[np.int64]], seed: int
+) -> Any:
+    """The shipped inference of a figure's excess over the random-ranking null: the units'
+    interval inside the excess's range
+    (:func:`~diptych.core.metrics.retrieval_intervals.excess_over_units`)."""
+    import numpy as np
+
+    from diptych.core.metrics.retrieval_intervals import excess_over_units, figure_ranges
+
+    span = figure_ranges([1 / len(GROUPS)] * len(GROUPS), K)[name]
+    nulls = np.full(values.size, _null()[name])
+    return excess_over_units(values, nulls, [span] * values.size, units, seed=seed)
+
+
 def check_kernel(seed: int = 0, n_occ: int = 12) -> None:
     """Raise unless the kernels give, on one simulated data set, each figure's mean, excess,
     interval and p-value exactly as :func:`retrieval_metrics` does."""
     import numpy as np
 
-    from diptych.core.metrics.resampling import mean_over_units
     from diptych.core.metrics.retrieval import retrieval_metrics
+    from diptych.core.metrics.retrieval_intervals import permutation_p
+    from diptych.core.metrics.retrieval_null import (
+        PermutationPool,
+        PermutationQuery,
+        permutation_means,
+    )
 
     scores = _scores(np.random.default_rng(seed), n_occ, effect=True)
-    reference = retrieval_metrics(rankings(scores), K, "pool", n_perm=1, seed=seed)
-    values = _figures(_orders(scores))
+    n_perm = 40
+    reference = retrieval_metrics(rankings(scores), K, "pool", n_perm=n_perm, seed=seed)
+    orders = _orders(scores)
+    values = _figures(orders)
     null = _null()
     units = _occupation_units(n_occ)
+    groups, codes, _ = _labels()
+    # Laid out as the metric lays its pools out (items in the first wording's order), so
+    # that the same seed draws the same permutations.
+    first = orders[:, 0, :]
+    where = np.argsort(first, axis=1)
+    pools = [PermutationPool(groups[first[o]], codes[first[o]]) for o in range(n_occ)]
+    queries = [
+        PermutationQuery(o, where[o][orders[o, w]], K, True)
+        for o in range(n_occ)
+        for w in range(WORDINGS)
+    ]
+    replicates = permutation_means(pools, queries, len(GROUPS), "pool", n_perm, seed)
     for name in FIGURE_NAMES:
-        mine = mean_over_units(values[name] - null[name], units, seed=seed)
+        mine = excess(values[name], name, units, seed)
         theirs = reference.figures[name].excess
-        got = (mine.value, mine.ci_low, mine.ci_high, mine.p_value, null[name])
+        p_perm = permutation_p(mine, replicates[name], null[name])
+        got = (mine.value, mine.ci_low, mine.ci_high, mine.p_value, null[name], p_perm)
         expected = reference.figures[name].expected
-        want = (theirs.value, theirs.ci_low, theirs.ci_high, theirs.p_value, expected)
+        want = (theirs.value, theirs.ci_low, theirs.ci_high, theirs.p_value, expected,
+                reference.figures[name].permutation_p or 0.0)  # fmt: skip
         if not np.allclose(got, want, rtol=0, atol=1e-9):
             raise AssertionError(f"{name}: kernels give {got}, retrieval_metrics {want}")
+
+
+def _queries(orders: NDArray[np.int64], n_occ: int) -> list[Any]:
+    """Every wording's ranking as the permutation test takes it (occupation-major)."""
+    from diptych.core.metrics.retrieval_null import PermutationQuery
+
+    return [
+        PermutationQuery(o, orders[o, w], K, True) for o in range(n_occ) for w in range(WORDINGS)
+    ]
 
 
 def _permutation_rejections(
     rng: np.random.Generator, n_sims: int, n_occ: int = N_OCCUPATIONS
 ) -> dict[str, int]:
     """How many of ``n_sims`` null simulations the permutation test rejects at 5%, per figure."""
-    import numpy as np
-
-    from diptych.core.metrics.retrieval_null import (
-        PermutationPool,
-        PermutationQuery,
-        permutation_means,
-        permutation_p_value,
-    )
+    from diptych.core.metrics.retrieval_intervals import permutation_p
+    from diptych.core.metrics.retrieval_null import PermutationPool, permutation_means
 
     groups, codes, _ = _labels()
     pools = [PermutationPool(groups, codes)] * n_occ
     null = _null()
+    units = _occupation_units(n_occ)
     rejected = dict.fromkeys(FIGURE_NAMES, 0)
     for sim in range(n_sims):
         orders = _orders(_scores(rng, n_occ, effect=False))
         values = _figures(orders)
-        queries = [
-            PermutationQuery(o, orders[o, w], K, True)
-            for o in range(n_occ)
-            for w in range(WORDINGS)
-        ]
+        queries = _queries(orders, n_occ)
         replicates = permutation_means(pools, queries, len(GROUPS), "pool", N_PERM, sim)
         for name in FIGURE_NAMES:
-            p = permutation_p_value(float(np.mean(values[name])), replicates[name], null[name])
+            shipped = excess(values[name], name, units, sim)
+            p = permutation_p(shipped, replicates[name], null[name])
             rejected[name] += p < 0.05
     return rejected
 
@@ -243,8 +280,6 @@ def simulate(n_sims: int, seed: int) -> dict[str, float]:
     permutation test. ``n_sims`` (at least 500) scales the counts of :data:`SIMS`."""
     import numpy as np
 
-    from diptych.core.metrics.resampling import mean_over_units
-
     check_kernel(seed)
     scale = max(n_sims, 1) / 500
     coverage_sims = round(COVERAGE_SIMS * scale)
@@ -252,7 +287,6 @@ def simulate(n_sims: int, seed: int) -> dict[str, float]:
     permutation_sims = round(PERMUTATION_SIMS * scale)
     rng = np.random.default_rng(seed)
     target = truth()
-    null = _null()
     units = _occupation_units(N_OCCUPATIONS)
     queries = {"query": np.arange(N_OCCUPATIONS * WORDINGS)}
     covered = dict.fromkeys(FIGURE_NAMES, 0)
@@ -262,13 +296,13 @@ def simulate(n_sims: int, seed: int) -> dict[str, float]:
         effect = sim < coverage_sims
         values = _figures(_orders(_scores(rng, N_OCCUPATIONS, effect)))
         for name in FIGURE_NAMES:
-            excess = mean_over_units(values[name] - null[name], units, seed=sim)
+            shipped = excess(values[name], name, units, sim)
             if effect:
-                covered[name] += excess.ci_low <= target[name] <= excess.ci_high
+                covered[name] += shipped.ci_low <= target[name] <= shipped.ci_high
             else:
-                rejected[name] += excess.p_value < 0.05
+                rejected[name] += shipped.p_value < 0.05
         if not effect:
-            alone = mean_over_units(values["max_skew"] - null["max_skew"], queries, seed=sim)
+            alone = excess(values["max_skew"], "max_skew", queries, sim)
             rejected_queries += alone.p_value < 0.05
     rejected_perm = _permutation_rejections(rng, permutation_sims)
     out: dict[str, float] = {}

@@ -21,7 +21,8 @@ are near duplicates, so a top 4 is often one whole set.
   figures are NDKL@4, Bias@4 and MinSkew@4 (of the two genders: at K = 4 the absent-as-0
   MinSkew of four groups is 0 for every ranking). The interval is the shipped one: the
   occupations' bootstrap interval widened to the within-set permutation's, and the test
-  rejects when both do (:func:`~diptych.core.metrics.retrieval_sets.widened_by_permutation`).
+  rejects when both do (:func:`~diptych.core.metrics.retrieval_intervals.widened_by_permutation`),
+  the union taken on the logit scale of the excess's place in its range.
   The two are complementary by construction (an interval excludes 0 exactly when the test
   rejects); both are printed because both are asked of every design.
 * **for contrast, no target**: the type-I rate of the interval over options alone (the
@@ -236,53 +237,66 @@ def inferences(
     lay: Layout, ranked: list[NDArray[np.int64]], seed: int, n_perm: int = N_PERM
 ) -> dict[str, Any]:
     """Per figure: the shipped excess inference, the options-only inference of the same
-    excess, and the options-only inference of the excess over a random ranking."""
-
+    excess, the options-only inference of the excess over a random ranking, and the null's
+    expectation with the mean's range (what the mean's interval is shifted by and kept in)."""
     from diptych.core.metrics.resampling import mean_over_units
-    from diptych.core.metrics.retrieval_null import permutation_means, permutation_p_value
-    from diptych.core.metrics.retrieval_sets import SET_UNIT, widened_by_permutation
+    from diptych.core.metrics.retrieval_intervals import (
+        excess_over_units,
+        figure_ranges,
+        permutation_p,
+        widened_by_permutation,
+    )
+    from diptych.core.metrics.retrieval_null import permutation_means
+    from diptych.core.metrics.retrieval_sets import SET_UNIT
 
     units = {"occupation": lay.query_unit}
     out: dict[str, Any] = {}
     for view in ("groups", "gender"):
         chosen = ("max_skew", "ndkl", "bias") if view == "groups" else ("min_skew",)
         values, nulls = figures(lay, ranked, view)
+        n_groups = 4 if view == "groups" else 2
+        ranges = figure_ranges([1 / n_groups] * n_groups, K)
         design = _design(lay, ranked, lay.groups if view == "groups" else lay.groups % 2)
         reps = permutation_means(
             design.pools, design.queries, design.n_groups, "pool", n_perm, seed
         )
         random = _random_null(view)
         for name in chosen:
-            excess = values[name] - nulls[name]
-            alone = mean_over_units(excess, units, seed=seed)
+            spans = [ranges[name]] * values[name].size
+            alone = excess_over_units(values[name], nulls[name], spans, units, seed=seed)
             centre = float(nulls[name].mean())
-            p_perm = permutation_p_value(float(values[name].mean()), reps[name], centre)
+            p_perm = permutation_p(alone, reps[name], centre)
             shipped = widened_by_permutation(
                 alone, reps[name], centre, p_perm, moved=(SET_UNIT, lay.n_sets)
             )
             old = mean_over_units(values[name] - random[name], units, seed=seed)
-            out[name] = (shipped, alone, old)
+            out[name] = (shipped, alone, old, centre, ranges[name])
     return out
 
 
 def check_kernel(seed: int = 0) -> None:
     """Raise unless the kernels give, on one simulated data set, MaxSkew@4's, NDKL@4's and
-    Bias@4's excess, interval and p-value as :func:`retrieval_metrics` does."""
+    Bias@4's excess and mean, intervals and p-value as :func:`retrieval_metrics` does."""
     import numpy as np
 
     from diptych.core.metrics.retrieval import retrieval_metrics
+    from diptych.core.metrics.retrieval_intervals import shifted
 
     lay = Layout()
     ranked = orders(lay, scores(np.random.default_rng(seed), lay, PLANTED))
     reference = retrieval_metrics(rankings(lay, ranked), K, "pool", n_perm=N_PERM, seed=seed)
     mine = inferences(lay, ranked, seed)
     for name in ("max_skew", "ndkl", "bias"):
-        got = mine[name][0]
-        want = reference.figures[name].excess
-        a = (got.value, got.ci_low, got.ci_high, got.p_value)
-        b = (want.value, want.ci_low, want.ci_high, want.p_value)
-        if not np.allclose(a, b, rtol=0, atol=1e-9):
-            raise AssertionError(f"{name}: kernels give {a}, retrieval_metrics {b}")
+        shipped, _, _, centre, span = mine[name]
+        pairs = (
+            (shipped, reference.figures[name].excess),
+            (shifted(shipped, centre, span), reference.figures[name].mean),
+        )
+        for got, want in pairs:
+            a = (got.value, got.ci_low, got.ci_high, got.p_value)
+            b = (want.value, want.ci_low, want.ci_high, want.p_value)
+            if not np.allclose(a, b, rtol=0, atol=1e-9):
+                raise AssertionError(f"{name}: kernels give {a}, retrieval_metrics {b}")
 
 
 def _rejections(
@@ -293,7 +307,7 @@ def _rejections(
     out = dict.fromkeys(FIGURE_NAMES, 0)
     for sim in range(n):
         ranked = orders(lay, scores(rng, lay, PLANTED, relevance_sd))
-        for name, (shipped, _, _) in inferences(lay, ranked, sim).items():
+        for name, (shipped, *_) in inferences(lay, ranked, sim).items():
             out[name] += shipped.p_value < 0.05
     return out
 
@@ -313,7 +327,7 @@ def simulate(n_sims: int, seed: int) -> dict[str, float]:
     units_only = random_ranking = 0
     for sim in range(null_sims):
         ranked = orders(lay, scores(rng, lay, 0.0))
-        for name, (shipped, alone, old) in inferences(lay, ranked, sim).items():
+        for name, (shipped, alone, old, *_) in inferences(lay, ranked, sim).items():
             covered[name] += shipped.ci_low <= 0.0 <= shipped.ci_high
             rejected[name] += shipped.p_value < 0.05
             if name == "max_skew":

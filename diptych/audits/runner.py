@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from diptych.audits.plan import AuditPlan, Part, PartPlan, plan_parts, read_audit
+from diptych.audits.sequential import LookEvent, SequentialOutcome, buy_until_decided
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.schema import AuditFile
+from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_paid
 from diptych.core.workspace import Reporter, RunOptions, Workspace
@@ -58,6 +61,10 @@ class AuditOutcome:
     spent: float
     report: Path | None
     parts: list[PartRecord] = field(default_factory=list)
+    #: Bought until its gates were decided: why it stopped, what it bought, what it saved.
+    sequential: SequentialOutcome | None = None
+    #: Parts left out (``--until-decided`` buys the gated parts only).
+    skipped: list[str] = field(default_factory=list)
 
 
 def _spent(ws: Workspace, parts: list[PartRecord]) -> float:
@@ -74,7 +81,7 @@ def _run_of(ws: Workspace, fingerprint: str) -> str | None:
 
 async def run_audit(
     ws: Workspace,
-    source: str | os.PathLike[str],
+    source: str | os.PathLike[str] | AuditFile,
     *,
     options: RunOptions | None = None,
     reporter: Reporter | None = None,
@@ -82,25 +89,114 @@ async def run_audit(
     searches: SearchRunner | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    until_decided: bool = False,
+    batches: int = DEFAULT_BATCHES,
+    on_look: LookEvent | None = None,
 ) -> AuditOutcome:
     """Run (or continue) every part of the audit file under one budget, record it with
     the file's hash and write its report. ``searches`` runs agent searches (a front end
-    brings the agent); ``overrides`` replaces dotted fields (``models.m.params.base_url``)."""
+    brings the agent); ``overrides`` replaces dotted fields (``models.m.params.base_url``).
+
+    ``until_decided`` buys only the parts the gates read, in ``batches`` and in a random
+    order, deciding the gates after each batch on anytime-valid intervals and stopping once
+    every gate is decided (:mod:`diptych.audits.sequential`); ``on_look`` hears each look."""
     ws.require_writable("run an audit")
     audit, digest, text = read_audit(source)
     if overrides:
         audit = apply_overrides(audit, dict(overrides))
+    plan = plan_parts(ws, audit, digest)
+    where = Path(out_dir) if out_dir is not None else None
+    # An audit built in memory (``diptych run --gate``) has no file to name.
+    path = "(command line)" if isinstance(source, AuditFile) else str(source)
+    if until_decided:
+        return await _run_until_decided(
+            ws, plan, path=path, text=text, options=options, reporter=reporter,
+            on_part=on_part, on_look=on_look, batches=batches, out_dir=where,
+        )  # fmt: skip
     return await _run_plan(
         ws,
-        plan_parts(ws, audit, digest),
-        path=str(source),
+        plan,
+        path=path,
         text=text,
         options=options,
         reporter=reporter,
         on_part=on_part,
         searches=searches,
-        out_dir=Path(out_dir) if out_dir is not None else None,
+        out_dir=where,
     )
+
+
+def _budget(audit_limit: float | None, given: float | None) -> float | None:
+    """The audit's spending limit: the file's ``budget.max_cost`` and ``--max-cost``, the
+    smaller where both are set."""
+    limits = [x for x in (audit_limit, given) if x is not None]
+    return min(limits) if limits else None
+
+
+async def _run_until_decided(
+    ws: Workspace,
+    plan: AuditPlan,
+    *,
+    path: str,
+    text: str,
+    options: RunOptions | None,
+    reporter: Reporter | None,
+    on_part: PartEvent | None,
+    on_look: LookEvent | None,
+    batches: int,
+    out_dir: Path | None,
+) -> AuditOutcome:
+    """Buy the gated parts until their gates are decided, then write the report of what was
+    bought; the parts no gate reads are left for a run without ``--until-decided``."""
+    audit = plan.audit
+    if audit.gates is None or not audit.gates.checks:
+        raise UsageError(
+            "--until-decided stops when the gates are decided, and this audit states none "
+            "(add a gates: section, or run without --until-decided)"
+        )
+    if batches < 2:
+        raise UsageError(f"--batches must be at least 2, not {batches}")
+    wanted = {g.part for g in audit.gates.checks}
+    gated = [p for p in plan.parts if p.part.name in wanted]
+    skipped = [p.part.name for p in plan.parts if p.part.name not in wanted]
+    stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text)
+    # Every batch continues the part's one run (found by its fingerprint), never a new one.
+    base = replace(options or RunOptions(), new=False, run_id=None)
+    limit = _budget(audit.budget.max_cost, base.max_cost)
+
+    def budget_left() -> float | None:
+        if limit is None:
+            return None
+        current = [
+            PartRecord(p.part.position, p.part.name, p.part.kind, found, "", None)
+            for p in gated
+            if p.fingerprint is not None and (found := _run_of(ws, p.fingerprint)) is not None
+        ]
+        return max(limit - _spent(ws, current), 0.0)
+
+    bought = await buy_until_decided(
+        ws, audit, plan.id, gated, {p.name: p for p in stored.parts}, options=base,
+        budget_left=budget_left, batches=batches, reporter=reporter, on_look=on_look,
+        on_part=on_part,
+    )  # fmt: skip
+    parts = bought.parts
+    summary = bought.summary
+    status = {"decided": "decided", "max-cost": "over-budget", "interrupted": "interrupted"}.get(
+        bought.stop, "complete"
+    )
+    if status == "decided" and summary is not None and not summary.early:
+        status = "complete"
+    spent = _spent(ws, parts)
+    report: Path | None = None
+    run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id))
+    if run_ids and bought.gates is not None:
+        extra = {
+            "sequential": summary.to_dict() if summary else None,
+            "not_run": skipped,
+        }
+        report = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
+    ws.audits.finish(plan.id, status, str(report) if report else None)
+    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped)
 
 
 async def _run_plan(
@@ -124,14 +220,19 @@ async def _run_plan(
     done = {p.name: p for p in stored.parts}
     notify = on_part or (lambda name, status, detail: None)
     base = options or RunOptions()
-    limit = audit.budget.max_cost if audit.budget.max_cost is not None else base.max_cost
+    limit = _budget(audit.budget.max_cost, base.max_cost)
     parts: list[PartRecord] = []
     runs_by_part: dict[str, str] = {}
     status = "complete"
     for planned in plan.parts:
         part = planned.part
         earlier = done.get(part.name)
+        looked = PartLooks.of(earlier.detail) if earlier is not None else None
         if earlier is not None and earlier.status in FINISHED and _current(earlier, planned):
+            if looked is not None and looked.active:
+                # A run without --until-decided: its gates read the fixed design's intervals.
+                earlier = _without_looks(earlier, looked)
+                ws.audits.save_part(audit_id, earlier)
             parts.append(earlier)
             if earlier.run_id:
                 runs_by_part[part.name] = earlier.run_id
@@ -146,8 +247,9 @@ async def _run_plan(
         remaining = None if limit is None else max(limit - spent, 0.0)
         notify(part.name, "running", {"spent": spent, "remaining": remaining})
         outcome = await _run_part(
-            ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part, audit.models
-        )
+            ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part, audit.models,
+            looked,
+        )  # fmt: skip
         ws.audits.save_part(audit_id, outcome)
         parts.append(outcome)
         if outcome.run_id:
@@ -165,6 +267,12 @@ async def _run_plan(
     return AuditOutcome(audit_id, status, spent, report, parts)
 
 
+def _without_looks(part: PartRecord, looked: PartLooks) -> PartRecord:
+    """The part with its looks kept but no longer read by its gates."""
+    kept = replace(looked, active=False).to_dict()
+    return replace(part, detail={**part.detail, PartLooks.KEY: kept})
+
+
 def _current(earlier: PartRecord, planned: PartPlan) -> bool:
     """Whether a recorded finished part is still this plan's part (same run identity)."""
     return planned.fingerprint is None or earlier.detail.get("fingerprint") == planned.fingerprint
@@ -180,9 +288,13 @@ async def _run_part(
     searches: SearchRunner | None,
     runs_by_part: dict[str, str],
     models: Any,
+    looked: PartLooks | None = None,
 ) -> PartRecord:
     part = planned.part
     options = replace(base, max_cost=remaining)
+    if looked is not None:
+        # Bought until decided before: the rest of the design comes in the same order.
+        options = replace(options, order_seed=looked.order_seed, order_share=None)
     if part.kind == "search":
         assert searches is not None
         baseline = runs_by_part.get(part.baseline) if part.baseline else None
@@ -216,6 +328,8 @@ async def _run_part(
         "fingerprint": planned.fingerprint,
         "counts": ws.runs.counts(run.id),
     }
+    if looked is not None:
+        detail[PartLooks.KEY] = replace(looked, active=False).to_dict()
     if run.status in FINISHED:
         for annotator in part.annotators:
             labelled = await ws.annotators.annotate(
@@ -264,6 +378,7 @@ def _write_report(
     parts: list[PartRecord],
     spent: float,
     out_dir: Path | None,
+    extra: dict[str, Any] | None = None,
 ) -> Path:
     audit = plan.audit
     out = out_dir or Path(audit.report.out or f"audit-{audit.name}")
@@ -280,6 +395,7 @@ def _write_report(
         # The gates as this run decides them (its --set overrides applied): the report shows
         # their verdicts beside its own.
         "gates": audit.gates.model_dump(mode="json") if audit.gates else None,
+        **(extra or {}),
     }
     draft = audit.report.draft_with
     formats = list(audit.report.formats)

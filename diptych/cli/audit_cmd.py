@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,15 +18,19 @@ import typer
 
 from diptych.agent.audit_search import run_search
 from diptych.audits import AuditPlan, plan_audit, run_audit
+from diptych.audits.gate_precision import gate_precision
+from diptych.audits.sequential import SequentialOutcome, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_input_file
 from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
-from diptych.core.audit import METHODS, audit_json_schema, starter_audit
+from diptych.core.audit import METHODS, AuditFile, audit_json_schema, starter_audit
+from diptych.core.audit.sequential import DEFAULT_BATCHES, STOP_TEXT
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
 from diptych.core.safe_text import escape_controls
+from diptych.core.workspace import RunOptions
 
 audit_app = typer.Typer(
     help="Audits as files: a whole battery (models, probes, labels, mitigations, agent "
@@ -37,6 +42,24 @@ audit_app = typer.Typer(
 MAX_AUDIT_BYTES = 4 * 1024**2
 
 FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="The audit file (audit.yaml).")]
+
+
+def _dollars(value: float | None) -> float | None:
+    if value is not None and not 0 <= value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not an amount of US dollars, e.g. 5")
+    return value
+
+
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        callback=_dollars,
+        metavar="USD",
+        help="Stop before the audit's estimated spend exceeds this (with the file's "
+        "budget.max_cost, the smaller).",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -134,10 +157,18 @@ def check(
         problems = ws.audits.gate_problems(file)
     if problems:
         raise InputFileError("\n".join(problems))
+    gated = gate_precision(plan)
     if as_json:
-        typer.echo(json.dumps(plan.to_dict(), indent=2))
+        planned = {**plan.to_dict(), "gates": [g.to_dict() for g in gated]}
+        typer.echo(json.dumps(planned, indent=2))
         return
     print_plan(plan)
+    if gated:
+        # Each gate beside its figure's expected half-width: how far from its limit the
+        # figure must lie for the gate to decide anything.
+        typer.echo("gates:")
+        for g in gated:
+            typer.echo(f"  {g.line}")
 
 
 @audit_app.command("run")
@@ -157,8 +188,50 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    until_decided: Annotated[
+        bool,
+        typer.Option(
+            "--until-decided",
+            help="Buy the parts the gates read in batches, in a random order, deciding the "
+            "gates after each on anytime-valid intervals; stop once every gate is decided "
+            "(parts no gate reads are not run).",
+        ),
+    ] = False,
+    batches: Annotated[
+        int,
+        typer.Option(
+            "--batches",
+            min=2,
+            metavar="N",
+            help="With --until-decided: buy each gated part's design in N equal batches.",
+        ),
+    ] = DEFAULT_BATCHES,
+    max_cost: MaxCostOption = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the plan and its cost and run nothing; with --until-decided, also the "
+            "expected cost to a decision.",
+        ),
+    ] = False,
+    assume: Annotated[
+        float | None,
+        typer.Option(
+            "--assume",
+            metavar="VALUE",
+            help="With --dry-run --until-decided: the value each gated figure is assumed to "
+            "take (default: the plan's assumption).",
+        ),
+    ] = None,
 ) -> None:
     """Run every part of the audit (rerun to continue after a stop) and write its report."""
+    check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
+    if dry_run:
+        _dry_run(ctx, file, until_decided=until_decided, batches=batches, assume=assume)
+        return
+    if assume is not None:
+        raise UsageError("--assume states an effect to plan for: give it with --dry-run")
     console = Console(stderr=True)
     reporter = RichReporter(console, quiet=quiet)
 
@@ -166,23 +239,27 @@ def run(
         if status == "running":
             left = detail.get("remaining")
             budget = "" if left is None else f" (budget left {_money(left)})"
-            console.print(f"[bold]part {name}[/]{budget}")
+            batch = f", batch {detail['batch']} of {detail['batches']}" if "batch" in detail else ""
+            console.print(f"[bold]part {name}[/]{batch}{budget}")
         elif status == "skipped":
             console.print(f"part {name}: finished before (run {detail.get('run')}), skipped")
         else:
             console.print(f"part {name}: {status}")
 
-    check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).open_workspace(create=True) as ws:
         outcome = asyncio.run(
             run_audit(
                 ws,
                 file,
+                options=RunOptions(max_cost=max_cost),
                 reporter=reporter,
                 on_part=on_part,
                 searches=run_search,
                 out_dir=out,
                 overrides=_overrides(set_ or []),
+                until_decided=until_decided,
+                batches=batches,
+                on_look=print_look,
             )
         )
         searched = [
@@ -197,7 +274,11 @@ def run(
         f"audit {outcome.audit_id} {outcome.status}: spent {_money(outcome.spent)}"
         + (f"; report {outcome.report}" if outcome.report else "")
     )
-    if outcome.status not in ("complete", "incomplete"):
+    if outcome.sequential is not None:
+        print_stop(outcome.sequential, outcome.skipped)
+    if outcome.status not in ("complete", "incomplete", "decided") and not (
+        outcome.sequential is not None and outcome.report is not None
+    ):
         typer.echo("run the same command again to continue", err=True)
         raise typer.Exit(1)
     if _has_gates(file):
@@ -205,6 +286,95 @@ def run(
             code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
                                 overrides=_overrides(set_ or []))  # fmt: skip
         raise typer.Exit(code)
+
+
+def print_look(batch: int, batches: int, report: Any) -> None:
+    """One look of an audit bought until decided: each gate's interval as it narrows."""
+    from diptych.cli.gate_output import interval_text, verdict_text
+
+    for r in report.results:
+        typer.echo(
+            f"look {batch}/{batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
+            f"{interval_text(r)}"
+        )
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
+    """Why an audit bought until decided stopped, what it bought and what it saved."""
+    summary = bought.summary
+    if summary is not None and summary.planned:
+        saved = summary.planned - summary.bought
+        money = (
+            f" and about {_money(bought.saved_cost)} at the plan's prices"
+            if bought.saved_cost is not None
+            else ""
+        )
+        typer.echo(
+            f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
+            f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%}) in "
+            f"{summary.looks} of {summary.batches} batches; saved {saved:,} requests "
+            f"({saved / summary.planned:.0%}){money}"
+        )
+    if skipped:
+        typer.echo(
+            f"not run (no gate reads them): {', '.join(skipped)}; run without --until-decided "
+            "to run them"
+        )
+
+
+def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: int,
+             assume: float | None) -> None:  # fmt: skip
+    """The plan, and with ``until_decided`` each gate's expected cost to a decision."""
+    with state(ctx).open_workspace(create=True) as ws:
+        print_expected_costs(ws, file, until_decided=until_decided, batches=batches, assume=assume)
+
+
+def print_expected_costs(
+    ws: Any,
+    source: Path | AuditFile,
+    *,
+    until_decided: bool,
+    batches: int,
+    assume: float | None,
+) -> None:
+    """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
+    decision (``--dry-run --until-decided``)."""
+    plan = plan_audit(ws, source, precision=until_decided)
+    print_plan(plan)
+    if not until_decided:
+        return
+    ref = source if isinstance(source, Path) else plan.audit.name
+    costs = expected_costs(ws, plan, ref, assume=assume, batches=batches)
+    if not costs:
+        raise UsageError(
+            "--until-decided stops when the gates are decided, and this audit states none "
+            "(add a gates: section)"
+        )
+    typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
+    for cost in costs:
+        stored = f", {cost.stored:,} stored" if cost.stored else ""
+        typer.echo(
+            f"  {cost.label}: the whole design {cost.requests:,} requests{stored}, "
+            f"{_money(cost.cost)} to buy"
+        )
+        if not cost.expected:
+            typer.echo(f"    {cost.note}")
+        for said, spend in cost.expected:
+            # The stored requests are the first of the order (bought until decided before), so
+            # what is paid is the share beyond them, at the rest's mean price.
+            beyond = max(spend.share * cost.requests - cost.stored, 0.0)
+            left = cost.requests - cost.stored
+            price = cost.cost * beyond / left if left else 0.0
+            typer.echo(
+                f"    if the figure is {spend.truth:.2f} ({said}): expected "
+                f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
+                f"{spend.share * cost.requests:,.0f} requests, {_money(price)}; decided in "
+                f"{spend.decided:.0%} of {spend.replicates} simulated audits"
+            )
 
 
 def print_agent_findings(part: str, saved: dict[str, Any]) -> None:
@@ -265,6 +435,8 @@ def decide_gates(
         else f"each gate at {report.confidence:.0%}, not adjusted"
     )
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
+    if report.sequential is not None:
+        typer.echo(report.sequential.sentence())
     for r in report.results:
         typer.echo(gate_line(r))
         if r.method != "t":

@@ -37,7 +37,9 @@ def drill(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show that nothing is lost or paid twice here: 20% of service requests fail, runs are
-    killed and resumed, blobs are damaged and the disk fills up."""
+    killed and resumed, blobs are damaged and the disk fills up; the service asks to wait an
+    hour and answers 200 with nothing usable; a run is stopped by SIGTERM; the database fills
+    up mid-run; an annotation and a label import are killed."""
     import diptych.testing
     from diptych.core.plugins import load_plugins, register_plugin
     from diptych.core.workspace import Workspace
@@ -100,6 +102,7 @@ def drill(
             "full_disk": blobs.full_disk_error,
             "status_after_full_disk": blobs.full_disk_status,
         }
+        results.update(hostile_drills(scratch, trials, rng))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if as_json:
@@ -110,3 +113,88 @@ def drill(
             typer.echo(f"{name}: {'ok' if outcome['ok'] else 'FAILED'} ({details})")
     if not all(outcome["ok"] for outcome in results.values()):
         raise typer.Exit(1)
+
+
+def hostile_drills(scratch: Path, trials: int, rng: random.Random) -> dict[str, dict[str, Any]]:
+    """The drills of a hostile service (an hour's Retry-After, unusable 200s), a hostile stop
+    (SIGTERM), a full database and killed label work, each in a directory of ``scratch`` and
+    against a fake service of its own; one record each, ``ok`` first."""
+    import diptych.testing
+    from diptych.core.workspace import Workspace
+    from diptych.testing.drills import (
+        annotation_kill,
+        bad_success_drill,
+        disk_full_drill,
+        import_kill,
+        retry_after_drill,
+        sigterm_drill,
+    )
+
+    out: dict[str, dict[str, Any]] = {}
+    with (
+        diptych.testing.FakeOpenAIServer(image_size=(16, 16)) as fake,
+        Workspace.open(scratch / "retry-after") as ws,
+    ):
+        waited = retry_after_drill(ws, fake, trials=6, cap=1.0)
+    out["retry_after"] = {
+        "ok": waited.ok,
+        "waited_past_cap": waited.waited_past_cap,
+        "failed_with_reason": f"{waited.failed_with_reason} of {waited.rounds}",
+        "obeyed_under_cap": waited.obeyed_under_cap,
+        "unfinished": waited.unfinished,
+    }
+    with (
+        diptych.testing.FakeOpenAIServer(image_size=(16, 16)) as fake,
+        Workspace.open(scratch / "bad-success") as ws,
+    ):
+        spoilt = bad_success_drill(ws, fake, trials=10, paid_retries=2, deliberate=1)
+    out["bad_success"] = {
+        "ok": spoilt.ok,
+        "delivered": spoilt.delivered,
+        "bought_beyond_allowance": spoilt.beyond_budget,
+        "plain_resume_requests": spoilt.plain_resume_requests,
+        "dry_run_said": spoilt.dry_run_to_run,
+        "deliberate_requests": spoilt.deliberate_requests,
+        "miscounted": len(spoilt.miscounted),
+        "failed_without_reason": spoilt.without_reason,
+    }
+    (scratch / "sigterm").mkdir()
+    stop = sigterm_drill(scratch / "sigterm", rng.randint(1, max(1, trials - 8)), trials=trials)
+    out["sigterm"] = {
+        "ok": stop.resumable and not stop.error,
+        "exit_code": stop.exit_code,
+        "status": stop.status,
+        "leases_left": stop.leases_left,
+        "resume_exit_code": stop.resume_exit_code,
+        "asked_again": len(stop.asked_again),
+        "unfinished": stop.unfinished,
+        **({"error": stop.error} if stop.error else {}),
+    }
+    (scratch / "disk-full").mkdir()
+    # As the benchmark drills it: 24 images of 64×64 fill the capped database early.
+    with diptych.testing.FakeOpenAIServer(image_size=(64, 64)) as fake:
+        full = disk_full_drill(scratch / "disk-full", fake, trials=24, back_after=0.3)
+    out["database_full"] = {
+        "ok": full.ok,
+        "filled": full.filled,
+        "delivered": full.delivered,
+        "stored": full.stored,
+        "paid_unstored": full.paid_unstored,
+    }
+    for name, kill in (
+        # The annotated run holds 128 images; the import takes about a second.
+        ("annotation_kill", lambda d: annotation_kill(d, rng.randint(1, 100))),
+        ("label_import_kill", lambda d: import_kill(d, rng.uniform(0.1, 1.0))),
+    ):
+        (scratch / name).mkdir()
+        point = kill(scratch / name)
+        out[name] = {
+            "ok": point.ok,
+            "killed": point.killed,
+            "stored_before": point.stored_before,
+            "lost": len(point.lost),
+            "asked_again": point.asked_again,
+            "stored_twice": len(point.stored_twice),
+            "missing": point.missing,
+        }
+    return out

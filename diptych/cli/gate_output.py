@@ -78,6 +78,7 @@ def markdown_table(report: GateReport) -> str:
     lines = [
         f"### diptych gates: {report.audit_name} (audit {report.audit_id})",
         "",
+        *([report.sequential.sentence(), ""] if report.sequential is not None else []),
         "| gate | value | interval | rule | verdict |",
         "|---|---|---|---|---|",
     ]

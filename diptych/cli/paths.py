@@ -84,3 +84,16 @@ def writing(path: Path) -> Iterator[None]:
             f" ({error.filename})" if error.filename and str(error.filename) != str(path) else ""
         )
         raise DiptychError(f"writing {path} failed: {error.strerror or error}{named}") from error
+
+
+def files_written(written: dict[str, Path]) -> str:
+    """What a report wrote, every file named: its documents, then its figures directory with
+    the number of figure and image files in it."""
+    lines = []
+    for kind, path in written.items():
+        if kind == "figures":
+            count = sum(1 for f in path.rglob("*") if f.is_file())
+            lines.append(f"  {path}{os.sep} ({count} file{'' if count == 1 else 's'})")
+        else:
+            lines.append(f"  {path}")
+    return "report written:\n" + "\n".join(lines)

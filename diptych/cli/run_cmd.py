@@ -7,13 +7,13 @@ import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.cli.paths import prepare_output_dir, writing
+from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
@@ -213,8 +213,8 @@ def finish(
         print_result(console, result)
     if report_dir is not None:
         with writing(report_dir):
-            path = ws.analysis.report(run.id, report_dir, result=result)
-        console.print(f"report written to {path}")
+            written = ws.analysis.report_files(run.id, report_dir, result=result)
+        console.print(files_written(written), markup=False)
 
 
 def _execute(
@@ -266,6 +266,38 @@ def probe_flags(probe: str, extra: list[str]) -> list[str]:
             value = tokens.pop(0) if tokens and not tokens[0].startswith("--") else "true"
         params.append(f"{name.replace('-', '_')}={value}")
     return params
+
+
+def _gated(
+    ctx: typer.Context,
+    probe: Any,
+    models: list[Any],
+    gates: list[str],
+    options: RunOptions,
+    *,
+    report: Path | None,
+    quiet: bool,
+    dry_run: bool,
+    until_decided: bool,
+    batches: int,
+    assume: float | None,
+) -> None:
+    """``diptych run`` with ``--gate`` rules: a one-part audit (:mod:`diptych.cli.run_gates`)."""
+    from diptych.cli.run_gates import gated_audit, run_gated
+
+    audit = gated_audit(probe, models, gates, report_out=report)
+    if dry_run:
+        from diptych.cli.audit_cmd import print_expected_costs
+
+        with state(ctx).open_workspace(create=True) as ws:
+            print_expected_costs(ws, audit, until_decided=until_decided, batches=batches,
+                                 assume=assume)  # fmt: skip
+        return
+    console = Console(soft_wrap=True, stderr=True)
+    with state(ctx).open_workspace(create=True) as ws:
+        code = run_gated(ws, audit, options, reporter=RichReporter(console, quiet=quiet),
+                         until_decided=until_decided, batches=batches)  # fmt: skip
+    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -331,6 +363,37 @@ def register(app: typer.Typer) -> None:
         watch_run: WatchOption = False,
         executor: ExecutorOption = "local",
         ray_address: RayAddressOption = None,
+        gate: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--gate",
+                metavar="'FIGURE RULE LIMIT'",
+                help="A release gate on a figure of the run, e.g. 'STS paired (expected from "
+                "P(he), P(she)) below 25' (rules: below, not_above, above, not_below, within "
+                "LOW HIGH); exit 0 pass, 1 fail, 3 inconclusive. Repeat for several.",
+            ),
+        ] = None,
+        until_decided: Annotated[
+            bool,
+            typer.Option(
+                "--until-decided",
+                help="With --gate: buy the design in batches, in a random order, and stop once "
+                "every gate is decided on anytime-valid intervals.",
+            ),
+        ] = False,
+        batches: Annotated[
+            int,
+            typer.Option("--batches", min=2, metavar="N", help="With --until-decided: batches."),
+        ] = 10,
+        assume: Annotated[
+            float | None,
+            typer.Option(
+                "--assume",
+                metavar="VALUE",
+                help="With --dry-run --until-decided: the value each gated figure is assumed "
+                "to take (default: the plan's assumption).",
+            ),
+        ] = None,
     ) -> None:
         """Run a probe against one or more models (re-running resumes and reuses results).
 
@@ -361,6 +424,25 @@ def register(app: typer.Typer) -> None:
         )
         if target_width is not None and not dry_run:
             raise UsageError("--target-width plans a design: give it with --dry-run")
+        if (until_decided or assume is not None) and not gate:
+            raise UsageError("--until-decided stops when gates are decided: give --gate rules")
+        if until_decided and new:
+            raise UsageError("--until-decided continues one run batch by batch: drop --new")
+        if gate:
+            _gated(
+                ctx,
+                probe_obj,
+                models,
+                gate,
+                options,
+                report=report,
+                quiet=quiet,
+                dry_run=dry_run,
+                until_decided=until_decided,
+                batches=batches,
+                assume=assume,
+            )
+            return
         if dry_run:
             with state(ctx).open_workspace(create=True) as ws:
                 estimate = ws.runs.plan(

@@ -16,9 +16,10 @@ from rich.table import Table
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.cli.paths import check_output_file, prepare_output_dir, writing
+from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
 from diptych.core.builds import mixed_builds_note
+from diptych.core.metrics.ppi import rests_on
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
@@ -247,6 +248,11 @@ def register(app: typer.Typer) -> None:
                     run.id, label_policy=label_policy, calibration_subset=calibration_subset
                 )
                 print_result(console, result, tables=False)
+                # What the prediction-powered figures rest on (estimator, λ, design).
+                for i, line in enumerate(rests_on(result.data)):
+                    if i == 0:
+                        console.print("[bold]What the prediction-powered figures rest on[/]")
+                    console.print(line, markup=False)
 
     @app.command("export")
     def export(
@@ -305,11 +311,11 @@ def register(app: typer.Typer) -> None:
             target = out or Path(f"diptych-report-{runs[0]}")
             prepare_output_dir(target, "--out")
             with writing(target):
-                path = ws.analysis.report(
+                written = ws.analysis.report_files(
                     runs,
                     target,
                     label_policy=label_policy,
                     formats=formats,
                     draft_with=draft_with,
                 )
-        typer.echo(f"report written to {path}")
+        typer.echo(files_written(written))

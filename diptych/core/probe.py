@@ -136,6 +136,10 @@ class Probe:
     capabilities: ClassVar[frozenset[Capability]] = frozenset()
     #: The annotator id under which ``self_labels`` are stored.
     self_annotator: ClassVar[str] = "self"
+    #: What one observation behind a figure's ``n`` is, singular ("person", "prompt",
+    #: "answer"): the report names what every n counts. A figure whose n counts something
+    #: else says so in its own ``n_of``.
+    observation: ClassVar[str] = "observation"
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")

@@ -53,10 +53,10 @@ class DiptychApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     # Screens narrower than 70 columns get the ``-narrow`` class: layouts give up side room.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (70, "-wide")]
+    # Only the keys that mean the same on every screen: a letter a screen needs for itself
+    # (the Agent screen's a Accept) is not the app's. The Runs screen, home, opens the others.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,f1", "help", "Help"),
-        Binding("a", "push_screen('agent')", "Agent", show=False),
-        Binding("A", "push_screen('audit')", "Audit file", show=False),
         Binding("q", "quit", "Quit"),
     ]
 

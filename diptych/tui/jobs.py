@@ -42,6 +42,10 @@ class RunRequest:
     max_attempts: int = 6
     timeout: float | None = None
     max_cost: float | None = None
+    max_retry_wait: float = 300.0
+    paid_retries: int = 0
+    #: Planning only (``--target-width``): the estimate names the smallest design reaching it.
+    target_width: float | None = None
     resume: str | None = None
 
     @property
@@ -54,8 +58,13 @@ class RunRequest:
         """How the Workspace is to run it (``diptych run``'s options of the same names)."""
         return RunOptions(
             concurrency=self.concurrency,
-            retry=RetryPolicy(max_attempts=self.max_attempts, timeout=self.timeout),
+            retry=RetryPolicy(
+                max_attempts=self.max_attempts,
+                timeout=self.timeout,
+                max_retry_wait=self.max_retry_wait,
+            ),
             max_cost=self.max_cost,
+            paid_retries=self.paid_retries,
         )
 
 

@@ -168,8 +168,9 @@ def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
     with Workspace.open(store_path) as ws:
         models = [(name, list(params)) for name, params in request.models]
         return ws.runs.plan(
-            request.probe, models, params=list(request.probe_params), precision=True
-        )
+            request.probe, models, params=list(request.probe_params),
+            options=request.options(), precision=True, target_width=request.target_width,
+        )  # fmt: skip
 
 
 def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:

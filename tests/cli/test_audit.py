@@ -300,7 +300,7 @@ def test_an_audits_agent_findings_are_in_its_report_and_printed(
     from diptych.agent import chat_model, session
     from diptych.agent.memory import HashingEmbedder
     from diptych.core.report.findings import AgentSession, is_finding
-    from diptych.core.report.formatting import fmt
+    from diptych.core.report.formatting import figure_text as fmt
 
     monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
     made = chat_model.agent_model

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from diptych.core.report.formatting import figure_text
 from tests.support.cli import call
 
 FIGURE = "STS paired (expected from P(he), P(she))"
@@ -64,8 +65,10 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
     assert [g["verdict"] for g in shown] == [g["verdict"] for g in decided] == ["pass", "fail"]
     for mine, theirs in zip(shown, decided, strict=True):
         # The same value and interval at the same Holm-adjusted level as `audit gate`.
-        assert mine["value"] == f"{theirs['value']:.2f}"
-        assert mine["interval"] == f"{theirs['ci_low']:.2f} to {theirs['ci_high']:.2f}"
+        # Printed as the report prints a figure everywhere, the findings included.
+        assert mine["value"] == figure_text(theirs["value"])
+        low, high = figure_text(theirs["ci_low"]), figure_text(theirs["ci_high"])
+        assert mine["interval"] == f"{low} to {high}"
         assert mine["level"] == f"{theirs['confidence']:.1%}"
     # Holm over two gates: the smaller p is held to 2.5%/2 a side (97.5%), the other to 95%.
     assert sorted(g["level"] for g in shown) == ["95.0%", "97.5%"]

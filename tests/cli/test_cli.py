@@ -13,6 +13,7 @@ import pytest
 
 from diptych.cli.main import main
 from diptych.core.migrations import SCHEMA_VERSION
+from diptych.core.report.formatting import figure_text
 from diptych.core.store import open_store
 
 SCRIPT = Path(__file__).with_name("scripted_cli.py")
@@ -97,7 +98,14 @@ def test_runs_show_export_report(
     headline = "STS paired (expected from P(he), P(she))"
     assert next(iter(data["result"]["numbers"])) == headline
     paired = data["result"]["numbers"][headline]
-    assert f"| {headline} | {paired['value']:.2f} |" in report
+    assert f"| {headline} | {figure_text(paired['value'])} |" in report
+    # The command names every file it wrote, not only the Markdown.
+    listed = [line.strip() for line in out.splitlines()[1:]]
+    assert out.startswith("report written:")
+    assert listed[:3] == [str(out_dir / f"report.{ext}") for ext in ("md", "json", "html")]
+    figures = sum(1 for f in (out_dir / "figures").rglob("*") if f.is_file())
+    assert listed[3] == f"{out_dir / 'figures'}/ ({figures} file{'' if figures == 1 else 's'})"
+    assert figures > 0 and len(listed) == 4
     assert "| STS paired (drawn labels) |" in report
     code, _, _ = call(capsys, "--store", str(ws), "show", run_id, "--label-policy", "human")
     assert code == 0

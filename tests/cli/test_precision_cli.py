@@ -128,3 +128,59 @@ def test_audit_check_states_each_parts_precision(
     assert figure["df"] == 1 and len(figure["warnings"]) == 1
     assert figure["target_design"]["shape"] == "grid"
     assert figure["target_half_width"] <= 20 * 1.05
+
+
+GATED = AUDIT.replace(
+    "masculine: [carpenter, driver]", "masculine: [carpenter, driver, janitor, ceo]"
+)
+GATED = GATED.replace("feminine: [nurse, editor, housekeeper]",
+                      "feminine: [nurse, editor, housekeeper, secretary]")  # fmt: skip
+GATED += """\
+gates:
+  - part: pst
+    figure: "occupation: STS paired"
+    below: 20
+  - part: pst
+    figure: "occupation: STS paired"
+    within: [-10, 10]
+  - part: pst
+    figure: "occupation: Pearson r, %F paired vs %F BLS (over occupations)"
+    not_below: 0.2
+"""
+
+
+def test_audit_check_relates_each_gates_limit_to_the_expected_half_width(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dummy_key: None
+) -> None:
+    from scipy.stats import t
+
+    audit = tmp_path / "audit.yaml"
+    audit.write_text(GATED)
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit))
+    assert code == 0, out
+    design = PlannedDesign("grid", UNITS, (4, 4), 4, "identities")
+    expected = expected_interval(
+        design, PAPER_COMPONENTS[("occupation", "paired")], bounds=STS_RANGE
+    )
+    h = expected.half_width
+    # Three gates under Holm: the first is decided at 1 − 0.05/3, its interval wider by the
+    # ratio of t's quantiles at the plan's df.
+    holm = h * t.ppf(1 - 0.05 / 6, expected.df) / t.ppf(0.975, expected.df)
+    lines = out.splitlines()
+    below = next(x for x in lines if x.strip().startswith("pst: occupation: STS paired below 20"))
+    assert f"expected ±{h:.3g} (±{holm:.3g} at the Holm level of its 3 gates)" in below
+    assert below.endswith(f"decided only if the figure is more than {holm:.3g} from the limit 20")
+    within = next(x for x in lines if "STS paired within [-10, 10]" in x)
+    # ±h on 4 × 4 identities is wider than half of [−10, 10]: that gate can never pass.
+    assert holm > 10
+    assert f"passes only if the figure lies more than {holm:.3g} inside [-10, 10]" in within
+    assert within.endswith("it cannot pass: [-10, 10] is narrower than the interval")
+    pearson = next(x for x in lines if "Pearson r" in x and x.startswith("  pst:"))
+    assert pearson.endswith(": the probe plans no such figure")
+    code, out = call(
+        capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit), "--json"
+    )  # fmt: skip
+    assert code == 0, out
+    gates = json.loads(out)["gates"]
+    assert [g["half_width"] is None for g in gates] == [False, False, True]
+    assert gates[0]["holm_half_width"] == pytest.approx(holm, rel=1e-9)

@@ -29,6 +29,7 @@ NAMESPACES = (
     "runs",
     "labels",
     "review",
+    "measurement",
     "annotators",
     "analysis",
     "audits",

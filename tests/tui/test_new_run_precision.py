@@ -12,7 +12,7 @@ from test_app import SIZE, choose_probe, wait_for, workspace
 from textual.widgets import SelectionList, Static
 
 from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.precision import PlannedDesign, expected_interval
+from diptych.core.metrics.precision import PlannedDesign, expected_interval, smallest_design
 from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run import NewRunScreen, form_id
@@ -63,3 +63,47 @@ async def test_the_estimate_panel_states_precision_and_warns(
     # One line per planned figure (expected and drawn), each naming the 2 degrees of freedom.
     assert len(warnings) == 2
     assert all("3 × 3 identities leave as few as 2 degrees of freedom" in w for w in warnings)
+
+
+async def test_a_target_half_width_names_the_smallest_design(
+    scripted: None, workspace: Path
+) -> None:
+    # The form's target_width is `--target-width`: the estimate names the smallest design
+    # expected to reach it, the one the core finds; the other run options reach the request
+    # as the CLI's --max-retry-wait and --paid-retries do.
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(SIZE[0], 40)) as pilot:
+        await pilot.press("n")
+        screen = app.screen
+        assert isinstance(screen, NewRunScreen)
+        await choose_probe(pilot, "pst-text")
+        screen.query_one("#models", SelectionList).select("scripted-likelihood")
+        await wait_for(
+            pilot, lambda: bool(screen.query(f"#{form_id('scripted-likelihood')}")), "model form"
+        )
+        form = screen.query_one("#form-probe", ParamsForm)
+        form.set_value("masculine", "carpenter,driver,janitor")
+        form.set_value("feminine", "nurse,editor,housekeeper")
+        form.set_value("setting", "paired")
+        options = screen.query_one("#form-run", ParamsForm)
+        options.set_value("target_width", "10")
+        options.set_value("max_retry_wait", "30")
+        options.set_value("paid_retries", "2")
+        estimate = screen.query_one("#estimate", Static)
+
+        def shown() -> str:
+            return str(estimate.render())
+
+        await wait_for(pilot, lambda: "±10 needs" in shown(), "the target design", shown=shown)
+        text = shown()
+        request = screen.validate()
+    assert request is not None
+    assert (request.target_width, request.max_retry_wait, request.paid_retries) == (10.0, 30, 2)
+    engine = request.options()
+    assert engine.retry.max_retry_wait == 30 and engine.paid_retries == 2
+    design = PlannedDesign("grid", UNITS, (3, 3), 4, "identities")
+    comp = PAPER_COMPONENTS[("occupation", "paired")]
+    target = smallest_design(design, comp, 10.0, bounds=STS_RANGE)
+    assert target is not None
+    n = target.sizes[0]
+    assert f"STS paired (drawn labels): ±10 needs {n} × {n} identities (expected ±" in text

@@ -202,8 +202,8 @@ def test_label_keys_avoid_navigation_keys() -> None:
         ("f", "feminine"),
         ("c", "cannot_identify"),
     )
-    # "no" cannot take n (next) nor p; it takes its next free letter.
-    assert assign_keys(["yes", "no", "unsure"]) == (("y", "yes"), ("o", "no"), ("s", "unsure"))
+    # "no" can take neither n (next) nor o (open the image): it takes the first free digit.
+    assert assign_keys(["yes", "no", "unsure"]) == (("y", "yes"), ("1", "no"), ("s", "unsure"))
 
     class OwnLabels:
         review_labels = {"1": "one person", "2": "two people"}
@@ -443,9 +443,10 @@ async def test_a_flag_may_ask_for_its_own_labels(review_run: tuple[Path, str]) -
     app = Host(ws, run_id, reviewer="fay")
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
-        assert "label: y yes · o no" in card(app)
+        # Not o: that opens the image, whatever the flag asks.
+        assert "label: y yes · 1 no" in card(app)
         await pilot.press("m")  # not a label of this flag
-        await pilot.press("o")
+        await pilot.press("1")
         await pilot.pause()
     with open_store(ws) as store:
         assert [lab.label for lab in store.labels(run_id, "human:fay")] == ["no"]

@@ -155,9 +155,19 @@ async def test_open_in_viewer_or_say_why_not(
     ws, run_id = review_run
     opened: list[list[str]] = []
     monkeypatch.setattr(review_image, "viewer_command", lambda: None)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     app = Host(ws, run_id, reviewer="oz")
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
+        item = app.review.items[app.review.view[0]]
+        # No display (ssh, a console): where the file is, not "opened".
+        await pilot.press("o")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert said[-1].startswith("no display to open a viewer on")
+        assert said[-1].endswith(f"the image is {item.image_path}")
+        monkeypatch.setenv("DISPLAY", ":0")
         await pilot.press("o")
         await pilot.pause()
         assert any("no system image viewer" in n.message for n in app._notifications)
@@ -165,7 +175,6 @@ async def test_open_in_viewer_or_say_why_not(
         monkeypatch.setattr(review_image.subprocess, "Popen", lambda cmd, **kw: opened.append(cmd))
         await pilot.press("o")
         await pilot.pause()
-    item = app.review.items[app.review.view[0]]
     assert opened == [["true", str(item.image_path)]]
 
 

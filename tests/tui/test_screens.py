@@ -214,7 +214,7 @@ def test_help_lists_each_key_once_with_readable_names() -> None:
 
     app = DiptychApp(Path("."))
     console = Console(width=80, record=True)
-    for _, bindings in help_sections(DiptychApp, ReviewScreen):
+    for _, bindings in help_sections(DiptychApp):
         console.print(bindings_table(app, bindings))
     text = console.export_text()
     assert "n n" not in text and "p p" not in text

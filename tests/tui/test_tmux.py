@@ -20,7 +20,9 @@ import pytest
 from diptych.core.annotation import annotate_run
 from diptych.core.engine import run_probe
 from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
 from diptych.testing import ScriptedAnnotator, ScriptedParams
+from diptych.tui.formatting import interval, number
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -43,10 +45,16 @@ class Tmux:
 
     def start(self, command: str, env: dict[str, str]) -> None:
         exports = " ".join(f"{k}={v}" for k, v in env.items())
+        # COLUMNS and LINES, where the test process has them (in its C environment, which a
+        # child inherits, even when os.environ does not show them), would pin the app's size
+        # (shutil.get_terminal_size reads them first): the pane's own size is the one to use.
         self.tmux(
             "new-session", "-d", "-s", self.session, "-x", "100", "-y", "30",
-            f"env {exports} {command}",
+            f"env -u COLUMNS -u LINES {exports} {command}",
         )  # fmt: skip
+
+    def resize(self, width: int, height: int) -> None:
+        self.tmux("resize-window", "-t", self.session, "-x", str(width), "-y", str(height))
 
     def send(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", self.session, *keys)
@@ -119,3 +127,42 @@ def test_label_a_flagged_person_from_the_runs_screen(
     assert [(lab.trial_idx, lab.position, lab.label) for lab in labels] == [
         (0, "left", "masculine")
     ]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
+def test_small_terminals_keep_the_counts_the_intervals_help_and_quit(
+    scripted: None, tmp_path: Path, tmux: Tmux, size: tuple[int, int]
+) -> None:
+    ws = tmp_path / "ws"
+    params = {"masculine": ["carpenter", "mechanician"], "feminine": ["nurse", "editor"]}
+    with open_store(ws) as store:
+        run = run_probe(store, "pst-text", ["scripted-likelihood"], probe_params=params)
+    with Workspace.open(ws) as workspace:
+        numbers = workspace.analysis.analyze(run.id).numbers
+
+    tmux.start(f"{DIPTYCH} tui --store {ws}", {"TERM": "xterm-256color"})
+    tmux.wait_for(lambda s: run.id.removeprefix("pst-text-") in s)
+    # Made smaller once running, as a user shrinks a window: every screen is laid out again.
+    tmux.resize(*size)
+    # Drawn: the run's row, the table's header and the footer's right end.
+    runs = tmux.wait_for(
+        lambda s: run.id.removeprefix("pst-text-") in s and " run " in s and "Help" in s
+    )
+    lines = runs.splitlines()
+    header = next(line for line in lines if line.split()[:1] == ["run"])
+    assert {"ref", "fail", "flag"} <= set(header.split())
+    assert "? Help" in lines[-1] and "q Quit" in lines[-1]
+
+    tmux.send("Enter")
+    detail = tmux.wait_for(lambda s: "95% interval" in s and "Help" in s)
+    assert "? Help" in detail.splitlines()[-1] and "q Quit" in detail.splitlines()[-1]
+    shown = [
+        (number(n["value"]), interval(n.get("ci_low"), n.get("ci_high"))) for n in numbers.values()
+    ]
+    # Every figure in view has its interval whole on its line: never "[4.8".
+    rows = [line for line in detail.splitlines() if any(v in line for v, _ in shown)]
+    in_view = [(v, i) for v, i in shown if any(v in line and i in line for line in rows)]
+    assert len(in_view) >= 3
+    for line in rows:
+        assert line.count("[") == line.count("]"), line
+    tmux.send("q")

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from diptych.core.metrics.intervals import IntervalRecipe
+from diptych.core.metrics.sequential import LookInterval
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 OnInconclusive = Literal["fail", "pass", "warn"]
@@ -59,7 +60,9 @@ class GateFigure:
     df: float
     method: str
     n: int | None = None
-    recipe: IntervalRecipe | None = None
+    #: How the interval is made: a figure's own recipe, or an anytime-valid one made of
+    #: several looks (:class:`~diptych.core.metrics.sequential.AnytimeInterval`).
+    recipe: IntervalRecipe | LookInterval | None = None
     units: Mapping[str, int] | None = None
 
     @classmethod
@@ -80,7 +83,7 @@ class GateFigure:
             recipe.value, se, recipe.df, recipe.description, n, recipe, counted or None
         )  # fmt: skip
 
-    def _made(self) -> IntervalRecipe:
+    def _made(self) -> LookInterval:
         return self.recipe or IntervalRecipe.t(self.value, self.se, self.df)
 
     def interval(self, confidence: float) -> tuple[float, float]:

@@ -49,6 +49,13 @@ class RunOptions:
     #: Refuse to add results from another backend build to a run whose stored results came
     #: from one (else warn in one line and go on: see :mod:`diptych.core.builds`).
     same_build: bool = False
+    #: Buy the pending trials in the random order this seed fixes over the run's distinct
+    #: requests instead of plan order, so that every prefix is a random part of the design and
+    #: every execution with the seed continues the same order (see :mod:`.purchase`).
+    order_seed: int | None = None
+    #: With ``order_seed``: buy only the requests within the first this share of that order
+    #: (a batch of a sequential audit: 0 < share <= 1; None: all of them).
+    order_share: float | None = None
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
@@ -75,6 +82,10 @@ class RunOptions:
             raise ValueError(f"disk_wait must not be negative, not {self.disk_wait}")
         if self.max_cost is not None and not self.max_cost >= 0:
             raise ValueError(f"max_cost must not be negative, not {self.max_cost}")
+        if self.order_share is not None and not 0 < self.order_share <= 1:
+            raise ValueError(f"order_share must be in (0, 1], not {self.order_share}")
+        if self.order_share is not None and self.order_seed is None:
+            raise ValueError("order_share needs order_seed: a share of which order?")
 
     def budget(self) -> Budget | None:
         """A fresh spending guard for one execution, or None without ``max_cost``."""

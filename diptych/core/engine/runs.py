@@ -28,6 +28,7 @@ from diptych.core.engine.planning import (
     prepare_run,
     store_input_blobs,
 )
+from diptych.core.engine.purchase import in_purchase_order
 from diptych.core.engine.reporting import NullReporter, Reporter, warn
 from diptych.core.engine.slots import ModelSlot, resolve_model
 from diptych.core.errors import StoreFullError
@@ -70,6 +71,8 @@ async def run_async(
         # The images the probe brings along go in before any trial that names them is asked.
         store_input_blobs(store, probe)
         plan = prepare_run(store, probe, slots, run=record, paid_retries=paid_retries)
+        if options.order_seed is not None:
+            plan = in_purchase_order(store, plan, options.order_seed, options.order_share)
         by_id = {slot.ref.model_id: slot for slot in slots}
         if plan.cached and plan.pending:
             check_builds(store, plan, by_id, options, reporter)

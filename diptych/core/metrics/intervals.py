@@ -209,17 +209,21 @@ class IntervalRecipe:
             return f"the figure has no interval ({reason})"
         method = number.get("interval_method")
         n = number.get("n") if isinstance(number.get("n"), int) else None
+        # A figure at its bound rests on its units where they are not its observations.
+        bound_n = number.get("bound_n") if isinstance(number.get("bound_n"), int) else n
         if method == "percentile" and isinstance(number.get("replicates"), str):
             return cls.percentile(value, decode_replicates(number["replicates"]))
         if method == "jeffreys" and isinstance(number.get("count"), int) and n:
             return cls.jeffreys(int(number["count"]), n)
-        se, df = _finite(number.get("se")), _number(number.get("df"))
-        if se is not None and df is not None and df >= 1:
-            bounds = _bounds_of(number.get("range"))
+        se, df = _number(number.get("se")), _number(number.get("df"))
+        bounds = _bounds_of(number.get("range"))
+        # An infinite se of a figure with a range: nothing known inside it, the whole range.
+        whole = se == math.inf and math.isfinite(bounds[0]) and math.isfinite(bounds[1])
+        if se is not None and (math.isfinite(se) or whole) and df is not None and df >= 1:
             transform = number.get("transform")
             count = number.get("count") if isinstance(number.get("count"), int) else None
             return cls.t(
-                value, se, df, bounds=bounds, n=n, count=count,
+                value, se, df, bounds=bounds, n=bound_n, count=count,
                 transform=transform if transform in ("logit", "log", "arcsine") else None,
             )  # fmt: skip
         low, high = _finite(number.get("ci_low")), _finite(number.get("ci_high"))
@@ -307,7 +311,8 @@ class IntervalRecipe:
 
     def _t_bound(self, side: Side, alpha: float) -> float:
         if not math.isfinite(self.se):
-            return -math.inf if side == "low" else math.inf
+            # Nothing is known: the whole range (no end at all for an unbounded figure).
+            return self.bounds[0] if side == "low" else self.bounds[1]
         q = _t_quantile(1.0 - alpha, self.df)
         if self.transform is None:
             return self.value - q * self.se if side == "low" else self.value + q * self.se
@@ -336,7 +341,9 @@ class IntervalRecipe:
         from scipy.special import betaincinv
 
         z, t = _t_quantile(alpha, math.inf), _t_quantile(alpha, self.df)
-        effective = n * (z / t) ** 2
+        # Near a level of 1/2 (reached when a p-value is found by inversion) scipy's t quantile
+        # can round to 0 for small df; both quantiles vanish there and the sizes agree.
+        effective = n * (z / t) ** 2 if t != 0.0 else float(n)
         # Clopper–Pearson at x = n (or 0): Beta(n, 1)'s alpha quantile, α^(1/n).
         share = float(betaincinv(effective, 1.0, alpha))
         return low + (high - low) * share if at_high else high - (high - low) * share

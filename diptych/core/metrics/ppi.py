@@ -37,18 +37,29 @@ Var(h) + E[(1/π − 1)(h − h̄ − λ (g − ḡ))²], smallest at
 both estimated from the sample (each drawn person weighted by 1/π), clipped to [0, 1] as
 ``ppi-python`` does. For a uniform sample this is Cov(Y, f) / Var(f) (PPI++'s λ with every person
 counted among the predicted ones).
+
+The rectifier's variance is estimated from the labelled persons alone, so an interval's degrees
+of freedom are at most the labelled persons less one (fewer than the units where a slice, one
+identity say, has few labels).
+
+**Gaps and changes.** θ̂ − θ ≈ mean_i e_i, linear in the influences, so a difference of figures
+(paired − single, run B − run A) has the influence of each of its persons scaled by the share of
+its term, N / N_k, with the term's sign; resampled over the units the terms share (an identity
+carries its persons of both runs, an image all its persons), the difference's interval counts
+what the terms have in common once (:func:`prediction_powered_combination`). Each term keeps its
+own λ.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.labels import SamplingDesign
 from diptych.core.metrics.intervals import UNBOUNDED, Bounds
-from diptych.core.metrics.resampling import Inference, mean_over_units
+from diptych.core.metrics.resampling import Inference, mean_over_units, t_inference
 from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, json_safe
 
 if TYPE_CHECKING:
@@ -60,6 +71,29 @@ if TYPE_CHECKING:
 ACTIVE_FLOOR_SHARE = 0.2
 
 ESTIMATOR_NAME = "PPI++ (power-tuned prediction-powered inference)"
+
+#: Where a probe's result keeps the lines saying what its prediction-powered figures rest on
+#: (in ``ProbeResult.data``): ``diptych show``, the TUI's run detail and the report's methods
+#: print them (:func:`rests_on`).
+RESTS_ON = "prediction_powered_rests_on"
+
+
+def rests_on(data: Mapping[str, Any]) -> list[str]:
+    """The lines saying what a result's prediction-powered figures rest on (none: [])."""
+    lines = data.get(RESTS_ON)
+    return [str(line) for line in lines] if isinstance(lines, list) else []
+
+
+@dataclass(frozen=True)
+class Linearised:
+    """An estimate θ̂ and each person's influence on it (θ̂ − θ ≈ the influences' mean): what a
+    gap or a change between runs adds up, person by person."""
+
+    value: float
+    influence: NDArray[np.float64]
+    #: Poisson sampling's variance of θ̂ from drawing the human sample (falls as 1/n).
+    sampling_variance: float
+    n_labelled: int
 
 
 @dataclass(frozen=True)
@@ -79,6 +113,12 @@ class PredictionPowered:
     #: The part of the variance (on the figure's scale) that comes from drawing the sample:
     #: it falls as 1/n with more labels; the rest stays.
     sampling_variance: float = 0.0
+    #: Each term's λ where the figure combines several (a gap, a change); ``lam`` is then NaN.
+    lambdas: tuple[float, ...] = ()
+    #: The tuned and the labels-only (λ = 0) estimates with their influences, to combine.
+    linearised: tuple[Linearised, Linearised] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def width_ratio(self) -> float:
@@ -92,9 +132,11 @@ class PredictionPowered:
             {
                 **self.inference.to_dict(),
                 "estimator": ESTIMATOR_NAME,
-                "lambda": self.lam,
+                "lambda": list(self.lambdas) if self.lambdas else self.lam,
                 "n_persons": self.n_persons,
                 "n_labelled": self.n_labelled,
+                # What more labels of the same design shrink (the measurement mode's forecast).
+                "sampling_variance": self.sampling_variance,
                 "by_design": dict(self.by_design),
                 "labels_only": self.labels_only.to_dict(),
                 "width_ratio_vs_labels_only": self.width_ratio,
@@ -170,7 +212,7 @@ def prediction_powered_ratio(
         mu_d = lam_ * f_d.mean() + float((w * (y_d - lam_ * f_d)).sum()) / w_sum
         return mu_s, mu_d
 
-    def inference(lam_: float) -> tuple[Inference, float]:
+    def linearised(lam_: float) -> Linearised:
         mu_s, mu_d = estimate(lam_)
         if mu_d <= 0:
             raise ValueError("no person's gender can be told in the labelled sample")
@@ -179,31 +221,121 @@ def prediction_powered_ratio(
         r = (y_s - theta * y_d) - lam_ * g
         r_bar = float((w * r).sum()) / w_sum
         influence = (lam_ * (g - g.mean()) + n * w / w_sum * np.where(lab, r - r_bar, 0.0)) / mu_d
-        inside = bounds[0] < scale * theta < bounds[1]
         # Poisson sampling's variance of the rectifier, (1 − π)/π² per drawn person (its
         # inverse-probability estimate): what more labels of the same design shrink.
         drawn = np.where(lab, (1.0 - pi) / pi**2 * (r - r_bar) ** 2, 0.0)
-        v_sampling = scale**2 * float(drawn.sum()) / (n * mu_d) ** 2
-        found = mean_over_units(
-            theta + influence, units, scale=scale, confidence=confidence,
-            bounds=bounds if inside else UNBOUNDED,
-        )  # fmt: skip
-        return found, v_sampling
+        v_sampling = float(drawn.sum()) / (n * mu_d) ** 2
+        return Linearised(theta, influence, v_sampling, int(lab.sum()))
 
     if lam is None:
         mu_s, mu_d = estimate(0.0)
         theta0 = mu_s / mu_d if mu_d > 0 else 0.0
         lam = _tuned_lambda(f_s - theta0 * f_d, y_s - theta0 * y_d, w, pi, lab)
-    tuned, v_sampling = inference(lam)
-    own, _ = inference(0.0)
+    tuned, own = linearised(lam), linearised(0.0)
     return PredictionPowered(
-        inference=tuned,
-        labels_only=own,
+        inference=_interval(tuned, units, scale, bounds, confidence),
+        labels_only=_interval(own, units, scale, bounds, confidence),
         lam=lam,
         n_persons=n,
-        n_labelled=int(lab.sum()),
+        n_labelled=tuned.n_labelled,
         by_design=dict(by_design or {}),
-        sampling_variance=v_sampling,
+        sampling_variance=scale**2 * tuned.sampling_variance,
+        linearised=(tuned, own),
+    )
+
+
+def _interval(
+    found: Linearised,
+    units: Mapping[str, Sequence[Hashable | None] | NDArray[Any]],
+    scale: float,
+    bounds: Bounds,
+    confidence: float,
+    df_cap: int | None = None,
+) -> Inference:
+    """The interval of θ̂ + e over ``units``, its degrees of freedom at most ``df_cap`` (by
+    default the labelled persons less one: the rectifier's variance rests on them). At a bound
+    of its range (every labelled person alike, say) the interval is Clopper–Pearson's with the
+    labelled persons as its size; outside the range (a prediction-powered estimate can fall
+    there) it is made without the range."""
+    at = scale * found.value
+    used = bounds if bounds[0] <= at <= bounds[1] else UNBOUNDED
+    over = mean_over_units(
+        found.value + found.influence, units, scale=scale, confidence=confidence, bounds=used
+    )
+    cap = found.n_labelled - 1 if df_cap is None else df_cap
+    at_bound = used != UNBOUNDED and at in bounds
+    if not over.has_interval or (over.df <= cap and not at_bound):
+        return over
+    if cap < 1:
+        why = "fewer than two persons labelled by people: no interval"
+        return t_inference(
+            over.value, over.se, 0.0, n=over.n, units=over.units, design=over.design,
+            confidence=confidence, bounds=used, reason=why,
+        )  # fmt: skip
+    # The same interval with fewer degrees of freedom, or at a bound the labelled persons'
+    # size (every other field kept).
+    capped = replace(
+        over, df=float(min(over.df, cap)), bound_n=found.n_labelled if at_bound else over.bound_n
+    )
+    low, high = capped.at_level(confidence)
+    return replace(capped, ci_low=low, ci_high=high, p_value=capped.recipe().p_value(over.null))
+
+
+def prediction_powered_combination(
+    terms: Sequence[tuple[float, PredictionPowered, Mapping[str, Sequence[Hashable | None]]]],
+    *,
+    scale: float = 1.0,
+    bounds: Bounds = UNBOUNDED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PredictionPowered:
+    """Σ_k sign_k θ̂_k over ``terms`` (sign, figure, the units of its persons): a gap (+1 paired,
+    −1 single) or a change (+1 run B, −1 run A), with the interval of the influences resampled
+    jointly over the units the terms share (module docstring). Every term's units name the same
+    kinds; a unit two terms share (an identity of both runs) must carry the same label in both,
+    one they must not share (two runs' images) different labels. ``bounds``: the range of the
+    combination on the scaled scale (two STS: [−200, 200])."""
+    import numpy as np
+
+    if not terms:
+        raise ValueError("a combination needs at least one figure")
+    names = list(terms[0][2])
+    if any(list(u) != names for _, _, u in terms):
+        raise ValueError("every term of a combination resamples the same kinds of unit")
+    parts = [found.linearised for _, found, _ in terms]
+    if any(p is None for p in parts):
+        raise ValueError("a figure without its influences cannot be combined")
+    n_total = sum(found.n_persons for _, found, _ in terms)
+    units = {name: [label for _, _, u in terms for label in u[name]] for name in names}
+
+    def combine(which: int) -> Linearised:
+        pieces = []
+        value = v_sampling = 0.0
+        for (sign, found, _), part in zip(terms, parts, strict=True):
+            assert part is not None
+            one = part[which]
+            value += sign * one.value
+            v_sampling += one.sampling_variance
+            pieces.append(sign * n_total / found.n_persons * one.influence)
+        labelled = sum(found.n_labelled for _, found, _ in terms)
+        return Linearised(value, np.concatenate(pieces), v_sampling, labelled)
+
+    # Each term's rectifier rests on its own labelled persons: the fewest bound the df.
+    cap = min(found.n_labelled for _, found, _ in terms) - 1
+    tuned, own = combine(0), combine(1)
+    by_design: dict[str, int] = {}
+    for _, found, _ in terms:
+        for design, count in found.by_design.items():
+            by_design[design] = by_design.get(design, 0) + count
+    return PredictionPowered(
+        inference=_interval(tuned, units, scale, bounds, confidence, df_cap=cap),
+        labels_only=_interval(own, units, scale, bounds, confidence, df_cap=cap),
+        lam=math.nan,
+        n_persons=n_total,
+        n_labelled=tuned.n_labelled,
+        by_design=by_design,
+        sampling_variance=scale**2 * tuned.sampling_variance,
+        lambdas=tuple(found.lam for _, found, _ in terms),
+        linearised=(tuned, own),
     )
 
 

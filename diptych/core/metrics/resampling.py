@@ -115,6 +115,9 @@ class Inference:
     transform: Transform | None = None
     #: A share's count of hits (its interval at a bound, where the transform says so).
     count: int | None = None
+    #: The size behind the interval of a figure at its bound (Clopper–Pearson's n), where it
+    #: is not the observations: the units, when a unit's observations move together.
+    bound_n: int | None = None
 
     @property
     def excludes_null(self) -> bool:
@@ -140,6 +143,7 @@ class Inference:
                 "confidence": self.confidence,
                 "reason": self.reason,
                 "population": self.population,
+                **({"bound_n": self.bound_n} if self.bound_n is not None else {}),
                 **(self.recipe().fields() if self.reason is None else {}),
             }
         )
@@ -148,7 +152,7 @@ class Inference:
         """How this interval is made, to make it again at another level (a gate's)."""
         return IntervalRecipe.t(
             self.value, self.se, self.df, bounds=self.bounds, transform=self.transform,
-            n=self.n, count=self.count,
+            n=self.n if self.bound_n is None else self.bound_n, count=self.count,
         )  # fmt: skip
 
     def at_level(self, confidence: float) -> tuple[float, float]:
@@ -164,7 +168,7 @@ class Inference:
         return Inference(
             self.value * factor, lo, hi, self.p_value, abs(self.se * factor), self.df, self.n,
             self.units, self.design, self.null * factor, self.confidence, self.reason,
-            self.population, (b_lo, b_hi), self.transform, self.count,
+            self.population, (b_lo, b_hi), self.transform, self.count, self.bound_n,
         )  # fmt: skip
 
 
@@ -182,17 +186,19 @@ def t_inference(
     bounds: Bounds = UNBOUNDED,
     transform: Transform | None = None,
     count: int | None = None,
+    bound_n: int | None = None,
 ) -> Inference:
     """``value ± t(df)·se`` and the two-sided t-test of ``value = null``: the one place where an
     interval and its test are made, so that they agree. A figure with ``bounds`` has both on
     the scale of ``transform`` (by default the logit of its place in the range; see
-    :mod:`diptych.core.metrics.intervals`), which keeps the interval inside the range."""
+    :mod:`diptych.core.metrics.intervals`), which keeps the interval inside the range;
+    ``bound_n`` is the size its interval at a bound rests on when not the ``n`` observations."""
     # scipy.special, not scipy.stats: the same functions without the second it takes to import.
     from scipy.special import stdtr, stdtrit
 
     _check_confidence(confidence)
     population = "; ".join(UNITS.get(u, u) for u in units)
-    shape = (bounds, transform, count)
+    shape = (bounds, transform, count, bound_n)
     if reason is not None or not math.isfinite(value) or df < 1 or not math.isfinite(se):
         why = reason or (
             "fewer than two units vary: no interval"
@@ -205,12 +211,13 @@ def t_inference(
         )  # fmt: skip
     if bounds != UNBOUNDED:
         recipe = IntervalRecipe.t(
-            value, se, df, bounds=bounds, transform=transform, n=n, count=count
-        )
+            value, se, df, bounds=bounds, transform=transform,
+            n=n if bound_n is None else bound_n, count=count,
+        )  # fmt: skip
         low, high = recipe.interval(confidence)
         return Inference(
             value, low, high, recipe.p_value(null), se, df, n, units, design, null, confidence,
-            None, population, recipe.bounds, recipe.transform, count,
+            None, population, recipe.bounds, recipe.transform, count, bound_n,
         )  # fmt: skip
     if se == 0.0:
         # Every unit gave the same value: nothing varies, the interval is the point.

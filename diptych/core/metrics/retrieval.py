@@ -51,6 +51,9 @@ must be scored with ``uniform``, or given the whole ranking).
   unit, and the result says so. Where units share a pool (PAIRS: every answer option ranks its
   subset's images) they are not independent either: the interval is widened to what the
   permutation of the labels within the sets gives, and the test must reject under both;
+* **ranges** — each interval stays inside what its figure can be (MaxSkew@K and NDKL@K in
+  [0, ln(1/p_min)], MinSkew@K at most 0, Bias@K in [−1, 1]), made on the logit scale of the
+  figure's place in its range, never cut to it (:mod:`diptych.core.metrics.retrieval_intervals`);
 * **MinSkew@K** — its mean is the SocialCounterfactuals convention (an absent group's skew 0),
   finite; the definition's −inf is reported as the number of queries with an absent group.
 """
@@ -61,11 +64,17 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from diptych.core.metrics.resampling import mean_over_units
+from diptych.core.metrics.retrieval_intervals import (
+    excess_over_units,
+    figure_ranges,
+    mean_range,
+    permutation_p,
+    shifted,
+    widened_by_permutation,
+)
 from diptych.core.metrics.retrieval_null import (
     MC_DRAWS,
     permutation_means,
-    permutation_p_value,
     random_ranking_expectation,
 )
 
@@ -89,8 +98,6 @@ from diptych.core.metrics.retrieval_sets import (
     SET_UNIT,
     permutation_design,
     ranking_within_sets,
-    shifted,
-    widened_by_permutation,
 )
 from diptych.core.metrics.stats import DEFAULT_CONFIDENCE
 
@@ -357,47 +364,49 @@ def retrieval_metrics(
     )
     shared = design.units_share_pools(unit_of)
     moved = (SET_UNIT, design.n_sets) if design.n_sets else ("pool", len(design.pools))
+    ranges = [
+        figure_ranges(list(desired_distribution(r.groups, desired).values()), q.k)
+        for r, q in zip(rankings, per_query, strict=True)
+    ]
     figures: dict[str, MeasureSummary] = {}
     for name in MEASURES:
         rows = [
-            (float(v), q.null[name], q.random[name], u)
-            for q, u in zip(per_query, unit_of, strict=True)
+            (float(v), q.null[name], q.random[name], u, span[name])
+            for q, u, span in zip(per_query, unit_of, ranges, strict=True)
             if (v := q.figure(name)) is not None
         ]
         if not rows:
             continue
-        expected = sum(e for _, e, _, _ in rows) / len(rows)
-        over_units = mean_over_units(
-            [v - e for v, e, _, _ in rows],
-            {unit: [u for _, _, _, u in rows]},
+        expected = sum(row[1] for row in rows) / len(rows)
+        # The excess with the units' interval, inside its range (mean's range less the null).
+        over_units = excess_over_units(
+            [row[0] for row in rows],
+            [row[1] for row in rows],
+            [row[4] for row in rows],
+            {unit: [row[3] for row in rows]},
             confidence=confidence,
             n_boot=n_boot,
             seed=seed,
         )
-        permutation_p = None
+        p_perm = None
         excess = over_units
         if name in replicates:
-            observed = sum(v for v, _, _, _ in rows) / len(rows)
-            permutation_p = permutation_p_value(observed, replicates[name], expected)
+            p_perm = permutation_p(over_units, replicates[name], expected)
             if shared:
                 excess = widened_by_permutation(
-                    over_units,
-                    replicates[name],
-                    expected,
-                    permutation_p,
-                    moved=moved,
+                    over_units, replicates[name], expected, p_perm, moved=moved
                 )
         figures[name] = MeasureSummary(
             name=name,
-            mean=shifted(excess, expected),
+            mean=shifted(excess, expected, mean_range([row[4] for row in rows])),
             expected=expected,
             expected_method=_method([q.null_method for q in per_query], design.n_sets > 0),
             expected_mc_se=_mc_se([q.null_mc_se for q in per_query], name),
             excess=excess,
-            permutation_p=permutation_p,
+            permutation_p=p_perm,
             n_perm=n_perm,
             null_name=WITHIN_SETS if design.n_sets else RANDOM_RANKING,
-            random_ranking=sum(r for _, _, r, _ in rows) / len(rows),
+            random_ranking=sum(row[2] for row in rows) / len(rows),
             random_method=_method([q.random_method for q in per_query], False),
             random_mc_se=_mc_se([q.random_mc_se for q in per_query], name),
         )

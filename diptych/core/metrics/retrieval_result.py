@@ -114,7 +114,7 @@ class MeasureSummary:
 
     ``mean`` and ``excess`` test against the null's expectation (``excess`` against 0) with
     the units' interval — widened to the permutation's, and tested by both, when units share
-    a pool (:func:`~diptych.core.metrics.retrieval_sets.widened_by_permutation`).
+    a pool (:func:`~diptych.core.metrics.retrieval_intervals.widened_by_permutation`).
     ``permutation_p`` tests the sharp null alone (labels permuted within each set, or over
     each pool's items, every query of a pool together)."""
 

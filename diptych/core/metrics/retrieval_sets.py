@@ -32,7 +32,8 @@ This module gives
   over them misses what they share: which image of each set carries which attribute. The
   permutation distribution of the mean over queries (the attribute permuted within each set,
   every query of the pool seeing the same permutation) measures exactly that;
-  :func:`widened_by_permutation` keeps the wider of the two intervals and the larger p-value.
+  :func:`~diptych.core.metrics.retrieval_intervals.widened_by_permutation` keeps the wider of
+  the two intervals and the larger p-value.
 """
 
 from __future__ import annotations
@@ -40,13 +41,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from diptych.core.metrics.resampling import UNITS, Inference
 from diptych.core.metrics.retrieval_null import (
     FEMALE,
     MALE,
@@ -340,87 +340,6 @@ def within_set_expectation(
         "permutation",
         MC_DRAWS,
         {n: errors[n] for n in names if n != "absent"},
-    )
-
-
-# --- the interval when units share a pool ----------------------------------------------------
-
-
-def permutation_half_width(
-    replicates: NDArray[np.float64], centre: float, confidence: float
-) -> float:
-    """The half-width h of the interval ``excess ± h`` that excludes 0 exactly when the
-    permutation test (:func:`~diptych.core.metrics.retrieval_null.permutation_p_value`,
-    (1 + #{|r − centre| ≥ |d|}) / (1 + B)) rejects at 1 − ``confidence``: the (M+1)-th largest
-    |r − centre| with M = ⌈α(1 + B) − 1⌉ − 1. Infinite when B permutations cannot reject."""
-    alpha = 1 - confidence
-    b = int(replicates.size)
-    most = math.ceil(alpha * (1 + b) - 1 - 1e-12) - 1
-    if most < 0:
-        return math.inf
-    spread = np.sort(np.abs(replicates - centre))[::-1]
-    return float(spread[most])
-
-
-def widened_by_permutation(
-    over_units: Inference,
-    replicates: NDArray[np.float64],
-    centre: float,
-    permutation_p: float,
-    *,
-    moved: tuple[str, int],
-) -> Inference:
-    """The interval and test of a mean excess whose units share pools: the union of the
-    units' interval and the permutation interval (:func:`permutation_half_width`), and the
-    larger of their p-values — so the interval excludes 0 exactly when both tests reject.
-    ``moved`` names what the permutation moves the labels within and how many there are (the
-    counterfactual sets, or the pools when the items are not in sets)."""
-    value = over_units.value
-    half_perm = permutation_half_width(replicates, centre, over_units.confidence)
-    # The permutation distribution of a few distinct rankings is discrete, and the observed
-    # excess is often one of its values: the test counts such a tie as "as far" (not
-    # significant), so the interval must reach 0 then, whatever the rounding of the two sums.
-    if abs(abs(value) - half_perm) <= 1e-9 * max(1.0, abs(centre)):
-        half_perm = abs(value)
-    low = min(over_units.ci_low, value - half_perm)
-    high = max(over_units.ci_high, value + half_perm)
-    spread = float(np.std(replicates, ddof=1)) if replicates.size > 1 else math.inf
-    by_units = over_units.ci_high - over_units.ci_low >= 2 * half_perm
-    units = {**over_units.units, moved[0]: moved[1]}
-    reason = over_units.reason
-    if reason is None and not math.isfinite(half_perm):
-        # The smallest count B with α(1 + B) > 1, where one permutation test can reject.
-        need = math.floor(1 / (1 - over_units.confidence) - 1 + 1e-9) + 1
-        reason = (
-            f"{replicates.size} permutations cannot reach the {over_units.confidence:.0%} "
-            f"level: no interval (use at least {need})"
-        )
-    return Inference(
-        value=value,
-        ci_low=low,
-        ci_high=high,
-        p_value=max(over_units.p_value, permutation_p),
-        se=max(over_units.se, spread),
-        df=over_units.df if by_units else float(replicates.size - 1),
-        n=over_units.n,
-        units=units,
-        design=f"clustered, labels permuted within each {moved[0]}",
-        null=over_units.null,
-        confidence=over_units.confidence,
-        reason=reason,
-        population="; ".join(UNITS.get(u, u) for u in units),
-    )
-
-
-def shifted(inference: Inference, by: float) -> Inference:
-    """The same inference of the figure plus ``by`` (value, interval and null move together):
-    the mean, whose null is the expectation, from the excess over it."""
-    return replace(
-        inference,
-        value=inference.value + by,
-        ci_low=inference.ci_low + by,
-        ci_high=inference.ci_high + by,
-        null=inference.null + by,
     )
 
 

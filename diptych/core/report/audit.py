@@ -127,6 +127,11 @@ class RunPart:
         return f"run-{self.view.id}"
 
     @property
+    def observation(self) -> str:
+        """What one observation behind the run's ``n`` is (the probe's ``observation``)."""
+        return str(getattr(self.probe, "observation", "") or "observation")
+
+    @property
     def reproduce(self) -> RunCommand:
         """The ``diptych run`` command that makes this run again (nothing asked twice)."""
         return run_command(self.view.run)
@@ -139,6 +144,14 @@ class RunPart:
     def label_policy(self) -> str:
         policy = self.result.data.get("label_policy")
         return policy if isinstance(policy, str) else ""
+
+    @property
+    def rests_on(self) -> list[str]:
+        """What the run's prediction-powered figures rest on: estimator, λ, design and its
+        probabilities, and that a reviewer's chosen labels never enter (none: [])."""
+        from diptych.core.metrics.ppi import rests_on
+
+        return rests_on(self.result.data)
 
     @property
     def seeds(self) -> dict[str, Any]:
@@ -160,6 +173,8 @@ class Comparison:
     baseline: str
     intervention: str
     result: ProbeResult
+    #: What the n of the compared figures counts (the probe's ``observation``).
+    observation: str = "observation"
 
     @property
     def anchor(self) -> str:
@@ -355,7 +370,7 @@ def comparisons(source: AuditSource, runs: Sequence[RunPart]) -> list[Comparison
             )
         except DiptychError:
             continue  # the probe does not compare runs
-        out.append(Comparison(base.id, part.id, compared))
+        out.append(Comparison(base.id, part.id, compared, base.observation))
     return out
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.data import image_sha
 from diptych.core.labels import is_human, reviewer_name
-from diptych.core.report.formatting import fmt, image_type
+from diptych.core.report.formatting import figure_text, image_type
 from diptych.core.report.sections import ExampleImage
 
 if TYPE_CHECKING:
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 #: Images shown per run: for the most stereotyped identities, and for flagged people.
 TOP_IDENTITIES = 3
 FLAGGED = 6
+#: Longest text of a flag's detail a caption quotes (a story, a model's reply).
+CAPTION_TEXT = 160
+#: Detail keys the caption says already (the trial's model) or that only a program reads.
+SAID_ELSEWHERE = frozenset({"model_id", "run"})
 
 
 @cache
@@ -62,19 +66,56 @@ def _outcome(view: RunView, trial_idx: int, position: str | None) -> str:
     return "reviewed — " + "; ".join(humans) if humans else "not reviewed yet"
 
 
-def _stereotyped(result: ProbeResult) -> list[tuple[str, float]]:
-    """Identities by how stereotyped the probe found them (|paired STS|, else |single|), from
-    the per-identity scores a probe keeps in ``data[...]["sts"]["micro"]``."""
-    scores: dict[str, float] = {}
+def _stereotyped(result: ProbeResult) -> list[tuple[str, float, str]]:
+    """Identities furthest from 0 (|paired micro STS|, else |single|), each with its signed
+    score and setting, from the per-identity scores a probe keeps in
+    ``data[...]["sts"]["micro"]``."""
+    scores: dict[str, tuple[float, str]] = {}
     for entry in result.data.values():
         micro = entry.get("sts", {}).get("micro") if isinstance(entry, dict) else None
         if not isinstance(micro, dict):
             continue
         for identity, m in micro.items():
-            value = m.get("paired") if m.get("paired") is not None else m.get("single")
-            if isinstance(value, int | float):
-                scores[identity] = max(scores.get(identity, 0.0), abs(float(value)))
-    return sorted(scores.items(), key=lambda kv: -kv[1])[:TOP_IDENTITIES]
+            setting = "paired" if m.get("paired") is not None else "single"
+            value = m.get(setting)
+            if isinstance(value, int | float) and abs(value) >= abs(
+                scores.get(identity, (0.0, ""))[0]
+            ):
+                scores[identity] = (float(value), setting)
+    ranked = sorted(scores.items(), key=lambda kv: -abs(kv[1][0]))[:TOP_IDENTITIES]
+    return [(identity, value, setting) for identity, (value, setting) in ranked]
+
+
+def _who(annotator: str) -> str:
+    """An annotator as a caption names it: a reviewer by name, a model by its id."""
+    name = reviewer_name(annotator) if is_human(annotator) else None
+    return f"{name} (reviewer)" if name else annotator
+
+
+def _words(value: Any) -> str:
+    """A flag's detail value in words: lists joined, mappings as "who what", long text cut."""
+    if isinstance(value, dict):
+        return ", ".join(f"{_who(str(k))} {_words(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_words(v) for v in value]
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    if isinstance(value, float):
+        return figure_text(value)
+    text = " ".join(str(value).split())
+    text = text if len(text) <= CAPTION_TEXT else text[: CAPTION_TEXT - 1] + "…"
+    return f"“{text}”" if " " in text else text
+
+
+def flag_caption(detail: Any) -> str:
+    """A review flag's detail as a sentence of the caption, never a Python literal."""
+    if not isinstance(detail, dict):
+        return f"{_words(detail)}." if detail else ""
+    said = [
+        f"{str(k).replace('_', ' ')}: {_words(v)}"
+        for k, v in detail.items()
+        if k not in SAID_ELSEWHERE and v not in (None, "", [], {})
+    ]
+    return "; ".join(said) + "." if said else ""
 
 
 def _identity_of(meta: dict[str, Any]) -> str | None:
@@ -115,24 +156,25 @@ def example_images(view: RunView, result: ProbeResult) -> list[ExampleImage]:
             identity = _identity_of(subject.meta)
             if identity is not None and idx in trials:
                 by_identity[identity].append((trials[idx], subject.position))
-    for identity, score in _stereotyped(result):
+    for identity, score, setting in _stereotyped(result):
+        # The sign says which way: a score below 0 leans against the stereotype.
+        title = "Most stereotyped" if score > 0 else "Most against the stereotype"
         for trial, position in by_identity.get(identity, [])[:1]:
-            add(trial, f"Most stereotyped: {identity}", f"|STS| = {fmt(score)}.", position)
+            add(
+                trial,
+                f"{title}: {identity}",
+                f"Micro STS ({setting}) {figure_text(score)}.",
+                position,
+            )
     for flag in view.flags()[: FLAGGED * 4]:
         if sum(1 for i in out if i.title.startswith("Flagged")) >= FLAGGED:
             break
         flagged = trials.get(flag["trial_idx"])
         if flagged is not None:
-            detail = flag.get("detail") or {}
-            words = (
-                ", ".join(f"{k}: {v}" for k, v in detail.items())
-                if isinstance(detail, dict)
-                else str(detail)
-            )
             add(
                 flagged,
-                f"Flagged: {flag['reason']}",
-                f"{words}." if words else "",
+                f"Flagged: {str(flag['reason']).replace('_', ' ')}",
+                flag_caption(flag.get("detail") or {}),
                 flag.get("position"),
             )
     return out

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
-from diptych.core.report.formatting import fmt, interval
+from diptych.core.report.formatting import figure_text, interval
 
 #: How the report explains what a finding's figures mean.
 METHOD = (
@@ -59,7 +59,7 @@ def band_text(band: Mapping[str, Any]) -> str:
     """``[low, high]`` of a placebo band, with the words it was made of; an em dash when none."""
     if not band:
         return "—"
-    text = f"[{fmt(band['low'])}, {fmt(band['high'])}]"
+    text = f"[{figure_text(band['low'])}, {figure_text(band['high'])}]"
     words = band.get("words")
     return f"{text} ({words} words)" if isinstance(words, int) else text
 
@@ -103,7 +103,7 @@ class AgentFinding:
 
     @property
     def search_value(self) -> str:
-        return fmt(self.search.get("value"))
+        return figure_text(self.search.get("value"))
 
     @property
     def search_interval(self) -> str:
@@ -111,7 +111,7 @@ class AgentFinding:
 
     @property
     def heldout_value(self) -> str:
-        return fmt(self.heldout.get("value"))
+        return figure_text(self.heldout.get("value"))
 
     @property
     def heldout_interval(self) -> str:
@@ -122,7 +122,7 @@ class AgentFinding:
         if whole != "—" or not parts:
             return whole
         return "; ".join(
-            f"{p.get('identity', '')} {fmt(p.get('value'))} {interval(p)}" for p in parts
+            f"{p.get('identity', '')} {figure_text(p.get('value'))} {interval(p)}" for p in parts
         )
 
     @property

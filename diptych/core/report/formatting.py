@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from typing import Any
 
 #: Magic bytes of the image formats a page can show inline, and their media types.
@@ -41,18 +42,58 @@ def data_uri(data: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+def figure_text(value: Any) -> str:
+    """A figure as the report prints it in every place — findings, gates, the tables of
+    figures, charts, actions — so that one figure reads the same digits wherever it stands:
+    one decimal from 10 up, two below; ``—`` for none, ``inf`` / ``-inf`` for infinities."""
+    if isinstance(value, str) and value in ("inf", "-inf"):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "—" if value is None else str(value)
+    number = float(value)
+    if not math.isfinite(number):
+        return "—" if math.isnan(number) else ("inf" if number > 0 else "-inf")
+    return f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
+
+
 def interval(number: dict[str, Any]) -> str:
     """``[low, high]`` of a headline figure, or an em dash when it has none."""
     low, high = number.get("ci_low"), number.get("ci_high")
     if low is None or high is None:
         return "—"
-    return f"[{fmt(low)}, {fmt(high)}]"
+    return f"[{figure_text(low)}, {figure_text(high)}]"
 
 
-def sample_size(number: dict[str, Any]) -> str:
-    """What a figure was computed over: ``n`` or the pairs of a paired test."""
+def plural(noun: str, count: int = 2) -> str:
+    """``noun`` as ``count`` of it reads: "1 identity", "2 identities", "3 image pairs"."""
+    if count == 1 or not noun:
+        return noun
+    if re.search(r"[^aeiou]y$", noun):
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
+
+
+def counted(count: int, noun: str) -> str:
+    return f"{count:,} {plural(noun, count)}"
+
+
+def sample_size(number: dict[str, Any], observation: str = "observation") -> str:
+    """What a figure was computed over, named: "1,600 prompts in 400 unordered scenes",
+    "16 persons", "2 image pairs". ``observation`` is what one of the probe's observations is
+    (:attr:`diptych.core.probe.Probe.observation`); a figure may name its own in ``n_of``."""
     if number.get("n_pairs") is not None:
-        unit = number.get("unit", "")
-        return f"{number['n_pairs']} {unit} pairs".replace("  ", " ")
+        unit = str(number.get("unit") or "")
+        return f"{number['n_pairs']:,} {unit} pairs".replace("  ", " ")
     n = number.get("n")
-    return "" if n is None else str(n)
+    if not isinstance(n, int) or isinstance(n, bool):
+        return ""
+    noun = str(number.get("n_of") or observation)
+    text = counted(n, noun)
+    clusters, scenes = number.get("clusters"), number.get("scenes_only")
+    within = next(iter(scenes.get("units") or {}), "") if isinstance(scenes, dict) else ""
+    if isinstance(clusters, int) and within and clusters != n:
+        # pst-text's prompts come in scenes (both orders, every sample): the scenes count too.
+        text += f" in {counted(clusters, within)}"
+    return text

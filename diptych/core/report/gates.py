@@ -7,9 +7,10 @@ level, the rule, and pass, fail or inconclusive.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
+
+from diptych.core.report.formatting import figure_text
 
 #: How a rule reads in a sentence.
 RULES = {
@@ -23,7 +24,8 @@ RULES = {
 
 
 def _num(x: float | None) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x:.2f}"
+    # The finding of the same figure prints it with the same function: the same digits.
+    return "—" if x is None else figure_text(x)
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,10 @@ def gates_heading(report: Any) -> str:
         else "each at that level, not adjusted as a family"
     )
     passed = sum(r.verdict == "pass" for r in report.results)
-    return (
+    heading = (
         f"Release gates of audit {report.audit_id}: {passed} of {n} pass; {n} gate"
         f"{'s' if n != 1 else ''} at {report.confidence:.0%}, {adjusted}."
     )
+    # Bought until decided (audit run --until-decided): when it stopped, and which intervals.
+    sequential = getattr(report, "sequential", None)
+    return f"{heading} {sequential.sentence()}" if sequential is not None else heading

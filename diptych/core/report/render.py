@@ -12,13 +12,15 @@ import markupsafe
 
 from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.audit import Audit, RunPart
+from diptych.core.report.chart_svg import draw
 from diptych.core.report.charts import Chart, charted, charts_of
 from diptych.core.report.findings import METHOD as AGENT_METHOD
-from diptych.core.report.formatting import data_uri, fmt, interval, sample_size
+from diptych.core.report.formatting import data_uri, figure_text, fmt, interval, sample_size
 from diptych.core.report.gates import gate_lines, gates_heading
+from diptych.core.report.glossary import measured_glossary
+from diptych.core.report.print_tables import numeric_cell, print_parts
 from diptych.core.report.verdict import (
     FRAMEWORKS,
-    GLOSSARY,
     findings,
     published_context,
     recommended_actions,
@@ -55,12 +57,13 @@ class Headline:
 
 def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
     models = ", ".join(part.view.model_ids())
-    text = f"{part.view.run.probe} on {models}: {name} is {fmt(number.get('value'))}"
+    text = f"{part.view.run.probe} on {models}: {name} is {figure_text(number.get('value'))}"
     if number.get("ci_low") is not None and number.get("ci_high") is not None:
-        text += f", with a 95% interval from {fmt(number['ci_low'])} to {fmt(number['ci_high'])}"
-    size = sample_size(number)
+        low, high = figure_text(number["ci_low"]), figure_text(number["ci_high"])
+        text += f", with a 95% interval from {low} to {high}"
+    size = sample_size(number, part.observation)
     if size:
-        text += f", over {size}" if "pairs" in size else f" (n = {size})"
+        text += f", over {size}"
     p = number.get("p")
     if isinstance(p, int | float):
         verdict = "significant" if p < ALPHA else "not significant"
@@ -79,9 +82,9 @@ def headlines(audit: Audit) -> list[Headline]:
                     anchor=part.anchor,
                     probe=part.view.run.probe,
                     name=name,
-                    value=fmt(number.get("value")),
+                    value=figure_text(number.get("value")),
                     interval=interval(number),
-                    n=sample_size(number),
+                    n=sample_size(number, part.observation),
                     p=fmt(p) if isinstance(p, int | float) else "",
                     sentence=_sentence(part, name, number),
                 )
@@ -114,13 +117,17 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(
         fmt=fmt,
+        figure_text=figure_text,
         interval=interval,
         sample_size=sample_size,
         slug=slug,
         body_tables=body_tables,
         wide_tables=wide_tables,
         charted=charted,
+        chart_svg=draw,
         figure_alt=figure_alt,
+        print_parts=print_parts,
+        numeric_cell=numeric_cell,
     )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id
@@ -160,7 +167,7 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "scope_line": scope_line(audit),
         "contexts": published_context(audit),
         "actions": recommended_actions(audit),
-        "glossary": GLOSSARY,
+        "glossary": measured_glossary(audit),
         "frameworks": FRAMEWORKS,
         "charts": run_charts(audit),
         "figure_paths": figure_paths,
@@ -278,7 +285,7 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         },
         "context": [c.to_dict() for c in published_context(audit)],
         "actions": [a.to_dict() for a in recommended_actions(audit)],
-        "glossary": GLOSSARY,
+        "glossary": measured_glossary(audit),
         "frameworks": FRAMEWORKS,
         "runs": runs,
         "comparisons": [

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
+from diptych.core.report.formatting import counted, sample_size
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit, RunPart
@@ -26,41 +27,6 @@ _NOT_HEADLINE = re.compile(
     re.IGNORECASE,
 )
 PUBLISHED_FILE = "published_values.yaml"
-
-#: The terms of the report, as its glossary gives them.
-GLOSSARY: dict[str, str] = {
-    "STS": (
-        "Stereotype Test Score (Wan and Chang): the mean over people of +1 when the perceived "
-        "gender matches the stereotype of the identity and −1 when it does not, × 100; 0 is no "
-        "lean, 100 always the stereotyped gender, −100 always the other."
-    ),
-    "expected STS": (
-        "The STS a text model would score on average, from its probabilities of ' he' and "
-        "' she': the mean of 2·P(stereotyped pronoun) − 1, × 100."
-    ),
-    "paired / single": (
-        "Paired: two people of opposite stereotypes in one scene (the PST); single: one person."
-    ),
-    "association score": (
-        "PAIRS (Fraser and Kiritchenko): +1 when a model picks the first option (e.g. the "
-        "male-dominated occupation), −1 the second, 0 a refusal; averaged per group."
-    ),
-    "MaxSkew@K": (
-        "The largest log ratio of a group's share of the top K results to its desired share "
-        "(Geyik et al.); 0 is parity."
-    ),
-    "NDKL": (
-        "Normalized discounted KL divergence of the ranked groups from the desired "
-        "distribution over the top 1…K results; 0 is parity."
-    ),
-    "Bias@K": "(men − women) / (men + women) among the top K results; 0 is parity.",
-    "95% interval": (
-        "The range a 95% bootstrap (or t) interval gives for the figure, resampling the units "
-        "the figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
-        "establishes the direction at the 5% level."
-    ),
-    "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
-}
 
 #: Where the findings stand in the language auditors are asked for: context, not a verdict.
 FRAMEWORKS: list[dict[str, str]] = [
@@ -102,6 +68,7 @@ class Finding:
     value: float
     ci_low: float | None
     ci_high: float | None
+    #: "positive" or "negative" where the interval excludes 0, else "not established".
     direction: str
     excludes_zero: bool | None
     sample: str
@@ -155,26 +122,14 @@ def model_names(part: RunPart) -> str:
     return ", ".join(dict.fromkeys(n for n in names if n)) or ", ".join(part.view.model_ids())
 
 
-def sample_text(number: dict[str, Any]) -> str:
-    """What the figure's interval rests on: its scenes or observations and its units."""
-    parts = []
-    clusters, n = number.get("clusters"), number.get("n")
-    scenes = number.get("scenes_only")
-    unit = next(iter(scenes.get("units") or {}), "") if isinstance(scenes, dict) else ""
-    if isinstance(clusters, int) and unit == "unordered scene":
-        parts.append(f"n = {clusters:,} scenes")
-    elif isinstance(n, int):
-        parts.append(f"n = {n:,}")
-    elif number.get("n_pairs") is not None:
-        parts.append(f"{number['n_pairs']} pairs")
+def sample_text(number: dict[str, Any], observation: str = "observation") -> str:
+    """What the figure rests on, each count named — its observations (as the table of figures
+    counts them) and the units its interval resamples."""
+    parts = [size] if (size := sample_size(number, observation)) else []
     units = number.get("units")
     if isinstance(units, dict) and units:
         parts.append(
-            "resampling "
-            + " and ".join(
-                f"{v:,} {k}{'s' if v != 1 else ''}".replace("identitys", "identities")
-                for k, v in units.items()
-            )
+            "resampling " + " and ".join(counted(int(v), str(k)) for k, v in units.items())
         )
     return ", ".join(parts)
 
@@ -233,29 +188,35 @@ def _finding(part: RunPart, name: str, number: dict[str, Any]) -> Finding | None
         return None
     low, high = _num(number.get("ci_low")), _num(number.get("ci_high"))
     has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
-    lean = next(f for pattern, f in _LEANS if pattern.search(name))(part, name, value > 0)
     model = model_names(part)
-    if value == 0:
-        text = f"{model}: {name} is 0"
-        direction = "none"
-    else:
-        text = f"{model} {lean}: {name} {plain(value)}"
-        direction = "positive" if value > 0 else "negative"
-    sample = sample_text(number)
+    sample = sample_text(number, part.observation)
+    statement = number.get("statement")
+    if isinstance(statement, str) and statement and number.get("estimator"):
+        # A prediction-powered figure rests on two sources of labels: the sentence names both.
+        resampled = sample_text({"units": number.get("units")}, part.observation)
+        sample = ", ".join(x for x in (statement, resampled) if x)
+    stated = f"{name} {plain(value)}"
     excludes: bool | None = None
     if has_ci and low is not None and high is not None:
-        text += f", 95% interval {plain(low)} to {plain(high)}"
+        stated += f", 95% interval {plain(low)} to {plain(high)}"
         excludes = low > 0 or high < 0
     if sample:
-        text += f", {sample}"
-    text += "."
+        stated += f", {sample}"
     reason = str(number.get("reason") or "")
-    if excludes is True:
-        text += " The interval excludes 0."
-    elif excludes is False:
-        text += " The interval includes 0: the direction is not established."
+    # A direction is said only where the interval establishes it; otherwise the sentence
+    # gives the figure and says the direction is open, never a lean first.
+    if excludes is True and value != 0:
+        lean = next(f for pattern, f in _LEANS if pattern.search(name))(part, name, value > 0)
+        text = f"{model} {lean}: {stated}. The interval excludes 0."
+        direction = "positive" if value > 0 else "negative"
     else:
-        text += f" No interval{': ' + reason if reason else ''}."
+        text = f"{model}: {stated}."
+        direction = "not established"
+        if excludes is False:
+            text += " The interval includes 0: the direction is not established."
+        else:
+            why = reason.removesuffix(": no interval")
+            text += f" No interval{f' ({why})' if why else ''}: the direction is not established."
     return Finding(
         run=part.id,
         anchor=part.anchor,

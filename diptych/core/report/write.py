@@ -12,6 +12,7 @@ from diptych.core.errors import DiptychError, UsageError
 from diptych.core.labels import LabelPolicy
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
+from diptych.core.report.chart_svg import draw
 from diptych.core.report.render import audit_json, render_html, render_markdown
 
 if TYPE_CHECKING:
@@ -67,14 +68,15 @@ def _write_files(audit: Audit, out_dir: Path) -> dict[int, str]:
         for chart in charts:
             target = out_dir / "figures" / "charts" / f"{chart.name}.svg"
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(chart.svg(chart.name), encoding="utf-8")
+            target.write_text(draw(chart, chart.name), encoding="utf-8")
     return paths
 
 
 def write_audit(
     audit: Audit, out_dir: Path, formats: Sequence[str] = DEFAULT_FORMATS
 ) -> dict[str, Path]:
-    """Write the audit in each format into ``out_dir``; the paths by format."""
+    """Write the audit in each format into ``out_dir``; the paths by format, and under
+    ``figures`` the directory of figure and image files where the Markdown or JSON needs one."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     paths: dict[int, str] = {}
@@ -99,6 +101,8 @@ def write_audit(
             written["pdf"] = print_pdf(html, out_dir / "report.pdf")
             if "html" not in formats:
                 html.unlink()
+    if ("md" in formats or "json" in formats) and (out_dir / "figures").is_dir():
+        written["figures"] = out_dir / "figures"
     return written
 
 

@@ -100,10 +100,39 @@ class Analysis(Namespace):
         verdict (``Workspace.audits.report_gates``). The agent sessions that scored one of the
         runs are listed with their findings, and so are those named in ``agent_sessions`` (an
         audit's searches, which score runs of their own)."""
+        written = self.report_files(
+            run_id,
+            out_dir,
+            result=result,
+            label_policy=label_policy,
+            formats=formats,
+            draft_with=draft_with,
+            scope=scope,
+            gates=gates,
+            agent_sessions=agent_sessions,
+        )
+        return written.get("md") or next(iter(written.values()))
+
+    def report_files(
+        self,
+        run_id: str | Sequence[str],
+        out_dir: str | os.PathLike[str] | None = None,
+        *,
+        result: ProbeResult | None = None,
+        label_policy: LabelPolicy | None = None,
+        formats: str | Sequence[str] | None = None,
+        draft_with: ModelSpec | None = None,
+        scope: Mapping[str, Any] | None = None,
+        gates: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None,
+        agent_sessions: Sequence[str] = (),
+    ) -> dict[str, Path]:
+        """:meth:`report`, returning every file it wrote: the path of each format (``md``,
+        ``html``, ``json``, ``pdf``) and, under ``figures``, the directory of the figures and
+        images the Markdown and JSON name."""
         ids = [run_id] if isinstance(run_id, str) else list(run_id)
         runs = [self._kernel.get_run(r).id for r in ids]
         out = Path(out_dir) if out_dir is not None else Path(f"diptych-report-{runs[0]}")
-        written = write_audit_report(
+        return write_audit_report(
             _ReportSource(self),
             runs,
             out,
@@ -115,7 +144,6 @@ class Analysis(Namespace):
             gates=gates,
             agent_sessions=agent_sessions,
         )
-        return written.get("md") or next(iter(written.values()))
 
 
 class _ReportSource:

@@ -15,6 +15,7 @@ from typing import Any
 
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
+from diptych.core.audit.schema import Gates
 from diptych.core.workspace import gates as _gates
 from diptych.core.workspace import recorded
 from diptych.core.workspace.analysis import Analysis
@@ -53,6 +54,11 @@ class Audits(Namespace):
         """The gates of the audit a report is being written for (``scope``: its id and gates),
         decided on that report's figures as :meth:`gates` decides them; None without gates."""
         return _gates.report_gates(self._analysis, self._store, scope, report)
+
+    def looked_gates(self, audit_id: str, gates: Gates) -> GateReport:
+        """The ``gates`` of an audit being bought until they are decided, on the looks its
+        parts have recorded so far: anytime-valid, Holm-adjusted as one family."""
+        return _gates.looked_gates(self._analysis, self._store, audit_id, gates)
 
     def gate_problems(self, source: str | os.PathLike[str]) -> builtins.list[str]:
         """What can be said of an audit file's gates before it runs, one line a problem."""

@@ -16,7 +16,14 @@ from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.gates import GateFigure, GateResult, GateRule, evaluate_gates
 from diptych.core.audit.overrides import apply_overrides
-from diptych.core.audit.schema import AuditFile, Gates, load_audit, parse_audit
+from diptych.core.audit.schema import AuditFile, Gate, Gates, load_audit, parse_audit
+from diptych.core.audit.sequential import (
+    Look,
+    PartLooks,
+    SequentialSummary,
+    anytime_figure,
+    with_sequential_notes,
+)
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for
 from diptych.core.metrics.intervals import IntervalRecipe
@@ -36,6 +43,8 @@ class GateReport:
     family: str
     confidence: float
     results: list[GateResult]
+    #: For an audit bought until its gates were decided: why it stopped and what it bought.
+    sequential: SequentialSummary | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -44,6 +53,7 @@ class GateReport:
             "family": self.family,
             "confidence": self.confidence,
             "gates": [r.to_dict() for r in self.results],
+            "sequential": self.sequential.to_dict() if self.sequential else None,
         }
 
 
@@ -112,6 +122,13 @@ def report_gates(
     return _decide(analysis, store, rec, gates, rec.id, report)
 
 
+def looked_gates(analysis: Analysis, store: Store, audit_id: str, gates: Gates) -> GateReport:
+    """The gates of an audit being bought until they are decided, on the looks its parts have
+    recorded so far (``audit run --until-decided`` asks after every batch)."""
+    rec = recorded.get(store, audit_id)
+    return _decide(analysis, store, rec, gates, rec.id, {})
+
+
 def _decide(
     analysis: Analysis,
     store: Store,
@@ -120,11 +137,15 @@ def _decide(
     name: str,
     report: Mapping[str, Any],
 ) -> GateReport:
+    """The gates decided: on the report's figures, or — for a part bought until its gates were
+    decided (``audit run --until-decided``) — on the anytime-valid interval of its looks."""
     figures = _diff.report_figures(report)
     rules: list[GateRule] = []
     tested: dict[tuple[str, str, str], GateFigure] = {}
     problems: list[str] = []
     diffs: dict[str, _diff.AuditDiff] = {}
+    sequential = _active_looks(rec)
+    looks_of: dict[str, list[Look]] = {}
     for gate in gates.checks:
         rules.append(
             GateRule(
@@ -137,26 +158,88 @@ def _decide(
                 limit_high=gate.limit_high,
             )  # fmt: skip
         )
-        key = (gate.part, gate.figure)
-        if key not in figures:
-            problems.append(_missing(gate.label, key, figures, f"audit {rec.id}"))
-            continue
-        if gate.no_regression is None:
-            fig = GateFigure.from_number(figures[key])
+        part_looks = sequential.get(gate.part)
+        if part_looks is None:
+            fig = _gate_figure(analysis, store, rec, gate, name, figures, diffs)
         else:
-            against = gate.no_regression.against
-            base = _previous(store, rec) if against == "previous" else against
-            if base not in diffs:
-                diffs[base] = _against(analysis, store, base, rec, name, figures)
-            fig = _difference(diffs[base], key)
+            fig = _looked_figure(analysis, store, rec, gate, name, part_looks.looks)
+            looks_of[gate.label] = part_looks.looks
         if isinstance(fig, str):
-            problems.append(f"gate '{gate.label}': {fig}")
+            problems.append(fig)
             continue
         tested[(gate.part, gate.figure, gate.rule)] = fig
     if problems:
         raise InputFileError("\n".join(problems))
     results = evaluate_gates(rules, tested, confidence=gates.confidence, family=gates.family)
-    return GateReport(name, rec.name, gates.family, gates.confidence, results)
+    if looks_of:
+        results = with_sequential_notes(results, looks_of)
+    gated = {g.part for g in gates.checks}
+    summary = SequentialSummary.of([p for name_, p in sequential.items() if name_ in gated])
+    return GateReport(name, rec.name, gates.family, gates.confidence, results, summary)
+
+
+def _active_looks(rec: record.AuditRecord) -> dict[str, PartLooks]:
+    """The parts whose gates read their looks (bought with ``--until-decided``), by name."""
+    out = {}
+    for part in rec.parts:
+        looks = PartLooks.of(part.detail)
+        if looks is not None and looks.active and looks.looks:
+            out[part.name] = looks
+    return out
+
+
+def _gate_figure(
+    analysis: Analysis,
+    store: Store,
+    rec: record.AuditRecord,
+    gate: Gate,
+    name: str,
+    figures: _diff.Figures,
+    diffs: dict[str, _diff.AuditDiff],
+    *,
+    bootstrap: bool = True,
+) -> GateFigure | str:
+    """What one gate tests among ``figures``, or the line that says why it cannot."""
+    key = (gate.part, gate.figure)
+    if key not in figures:
+        return _missing(gate.label, key, figures, f"audit {rec.id}")
+    if gate.no_regression is None:
+        fig = GateFigure.from_number(figures[key])
+    else:
+        against = gate.no_regression.against
+        base = _previous(store, rec) if against == "previous" else against
+        if base not in diffs:
+            diffs[base] = _against(analysis, store, base, rec, name, figures, bootstrap=bootstrap)
+        fig = _difference(diffs[base], key)
+    return f"gate '{gate.label}': {fig}" if isinstance(fig, str) else fig
+
+
+def _looked_figure(
+    analysis: Analysis,
+    store: Store,
+    rec: record.AuditRecord,
+    gate: Gate,
+    name: str,
+    looks: list[Look],
+) -> GateFigure | str:
+    """One gate's anytime-valid figure over its part's looks. A look that gave the figure no
+    interval yet (too few units) tests nothing; the latest look must have it, as a report
+    must. B − A of ``no_regression`` is read at each look from the two figures' intervals
+    (audit diff's normal method): a look keeps numbers, not the data a bootstrap resamples."""
+    found: list[tuple[Look, GateFigure | None]] = []
+    for i, look in enumerate(looks):
+        figures = {(gate.part, f): dict(n) for f, n in look.numbers.items()}
+        fig = _gate_figure(analysis, store, rec, gate, name, figures, {}, bootstrap=False)
+        if isinstance(fig, str):
+            if i == len(looks) - 1:
+                return fig
+            found.append((look, None))
+            continue
+        found.append((look, fig))
+    combined = anytime_figure(found)
+    if combined is None:
+        return f"gate '{gate.label}': no look gave the figure an interval"
+    return combined
 
 
 def _against(
@@ -166,12 +249,15 @@ def _against(
     rec: record.AuditRecord,
     name: str,
     figures: _diff.Figures,
+    *,
+    bootstrap: bool = True,
 ) -> _diff.AuditDiff:
     """``audit diff`` of the baseline against this audit's figures (``figures``: the report
-    being written, or the recorded one): bootstrapped per part where both are recorded."""
+    being written, or the recorded one): bootstrapped per part where both are recorded (and
+    ``bootstrap``)."""
     name_a, report_a, rec_a = recorded.report_json(store, base)
     boot: dict[tuple[str, str], tuple[float, float, float]] = {}
-    if rec_a is not None:
+    if rec_a is not None and bootstrap:
         for part_a in rec_a.parts:
             part_b = rec.part(part_a.name)
             if part_a.run_id and part_b is not None and part_b.run_id:

@@ -46,7 +46,10 @@ class SampleReport:
     images: int = 0
 
 
-def _uncertainties(store: Store, run: RunRecord, people: list[RunSubject]) -> list[float]:
+def annotator_uncertainties(store: Store, run: RunRecord, people: list[RunSubject]) -> list[float]:
+    """Each person's uncertainty as the active design reads it (the run's preferred automatic
+    annotator's confidence, the other annotators' labels, the flags:
+    :func:`~diptych.core.metrics.ppi.annotator_uncertainty`)."""
     from diptych.core.metrics.ppi import annotator_uncertainty
 
     labels = [lab for lab in store.labels(run.id) if lab.kind == "automatic"]
@@ -131,7 +134,7 @@ def write_sample(
         if design == "uniform":
             pi = uniform_probabilities(len(people), n)
         else:
-            pi = active_probabilities(_uncertainties(store, run, people), n)
+            pi = active_probabilities(annotator_uncertainties(store, run, people), n)
         drawn = draw_sample(pi, chosen_design, rng)
     draw = f"{design}-{time.strftime('%Y%m%d-%H%M%S')}-{seed:08x}"
     report = SampleReport(chosen_design, draw, len(people), 0, float(pi.sum()))

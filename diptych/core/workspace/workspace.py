@@ -6,6 +6,7 @@ manner of ``client.chat.completions``:
 * ``ws.runs`` (:mod:`.runs`) — the stored runs, and running probes on models;
 * ``ws.labels`` (:mod:`.labels`) — a reviewer's labels, labels files in and out;
 * ``ws.review`` (:mod:`.review`) — notes on people and the run's review flags;
+* ``ws.measurement`` (:mod:`.measurement`) — a run's measurement draw (the active review queue);
 * ``ws.annotators`` (:mod:`.annotators`) — annotation passes, calibration, agreement;
 * ``ws.analysis`` (:mod:`.analysis`) — a run's analysis, two runs compared, the report;
 * ``ws.audits`` (:mod:`.audits`) — recorded audits, their gates and diffs;
@@ -33,6 +34,7 @@ from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.labels import Labels
 from diptych.core.workspace.lists import Lists
+from diptych.core.workspace.measurement import Measurement
 from diptych.core.workspace.plugins import Plugins
 from diptych.core.workspace.preferences import Preferences
 from diptych.core.workspace.review import Review
@@ -74,6 +76,8 @@ class Workspace:
     labels: Labels
     #: A reviewer's notes and the run's review flags.
     review: Review
+    #: A run's measurement draw: the active review queue and the figure it measures.
+    measurement: Measurement
     #: Annotation passes, an annotator's calibration, annotator agreement.
     annotators: Annotators
     #: A run's analysis, two runs compared, the audit report.
@@ -93,6 +97,7 @@ class Workspace:
         self.runs = Runs(kernel)
         self.review = Review(kernel)
         self.labels = Labels(kernel, self.review)
+        self.measurement = Measurement(kernel, self.labels)
         self.annotators = Annotators(kernel, self.runs)
         self.findings = Findings(kernel)
         self.analysis = Analysis(kernel, self.review, self.annotators, self.findings)

@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, Switch
+from textual.widgets import DataTable, Header, Input, Label, Select, Static, Switch
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
@@ -34,6 +34,8 @@ from diptych.core.report.findings import is_finding
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
+from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
     from diptych.agent.memory import Embedder
@@ -281,12 +283,11 @@ class AgentScreen(Screen[None]):
                 tooltip=_PROPOSER,
             )
             yield Switch(False, id="agent-allow-new", tooltip=_ALLOW_NEW)
-        table: DataTable[str] = DataTable(id="agent-proposals", cursor_type="row")
-        table.add_columns("id", "proposal", "status", "score", "95% CI", "q", "decision")
-        yield table
+        # Fitted to the width: a long proposal wraps, its figures and decision stay whole.
+        yield FitTable(PROPOSAL_COLUMNS, id="agent-proposals")
         yield Static("", id="agent-reason")
         yield Static("ctrl+s starts a session", id="agent-status")
-        yield Footer()
+        yield KeysFooter()
 
     @on(Select.Changed, "#agent-kind")
     def _kind_changed(self, event: Select.Changed) -> None:
@@ -329,7 +330,7 @@ class AgentScreen(Screen[None]):
         request = self.request()
         self.session = request.session
         self._rows = _Rows()
-        self.query_one("#agent-proposals", DataTable).clear()
+        self.query_one("#agent-proposals", FitTable).set_rows([])
         self.agent_name = request.agent
         self._status(f"session {request.session}: asking {request.agent} …")
         self._run(request)
@@ -479,7 +480,7 @@ class AgentScreen(Screen[None]):
 
     def _show(self, row: AgentRow) -> None:
         """Add or update ``row`` in the table (a later event about a row replaces it)."""
-        table = self.query_one("#agent-proposals", DataTable)
+        table = self.query_one("#agent-proposals", FitTable)
         known = self._rows.by_id.get(row.id)
         if known is not None and row.kind == "intervention" and not row.what.strip(": "):
             # A scored event carries no text; keep what the row said.
@@ -501,12 +502,7 @@ class AgentScreen(Screen[None]):
             "" if decision is None else decision.note,
         )
         # Pairs and reasons come from a model's answers: escaped, never replayed by the terminal.
-        shown_cells = tuple(escape_controls(c) for c in cells)
-        if known is None:
-            table.add_row(*shown_cells, key=row.id)
-        else:
-            for column, value in zip(table.columns, shown_cells, strict=True):
-                table.update_cell(row.id, column, value, update_width=True)
+        table.upsert(row.id, [escape_controls(c) for c in cells])
         current = self._current()
         if current is not None and current.id == row.id:
             self._explain()
@@ -515,6 +511,8 @@ class AgentScreen(Screen[None]):
         self.query_one("#agent-status", Static).update(text)
 
 
+#: The proposals table: q is the Benjamini–Hochberg q-value over the session's proposals.
+PROPOSAL_COLUMNS = ("id", "proposal", "status", "score", "95% CI", "q", "decision")
 #: Who chooses the pairs, as the CLI's --proposer.
 PROPOSERS = ("hybrid", "llm", "lexicon")
 _TARGET = "The model searched for stereotypes: NAME [key=value ...], as -m NAME -M key=value"

@@ -16,13 +16,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import DataTable, Header, Input, Label, Static
 
 from diptych.audits import AuditPlan, plan_audit, run_audit
 from diptych.core.audit.gates import exit_code
+from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import DiptychError
 from diptych.core.report.gates import RULES, GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
+from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.footer import KeysFooter
 
 COLUMNS = ("part", "kind", "probe", "planned", "stored", "to run", "cost", "status")
 #: The gates table, verdict first: what a release decision reads.
@@ -45,6 +48,8 @@ class AuditFinished(Message):
     status: str
     spent: float
     report: Path | None
+    #: Bought until decided: why it stopped and what it bought ("" otherwise).
+    stopped: str = ""
 
 
 @dataclass
@@ -70,6 +75,8 @@ class AuditScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+r", "run", "Run audit"),
+        # Kept off the footer, which holds the 80-column layout's keys; docs/tui.md names it.
+        Binding("ctrl+g", "run_until_decided", "Until decided", show=False),
         Binding("ctrl+o", "report", "Report"),
     ]
 
@@ -82,6 +89,8 @@ class AuditScreen(Screen[None]):
         self.report: Path | None = None
         self.gates: list[GateLine] = []
         self.gates_note = ""
+        #: Each look's gates, in order, while the audit is bought until decided (ctrl+g).
+        self.looks: list[list[GateLine]] = []
 
     @property
     def store_path(self) -> Path:
@@ -93,15 +102,15 @@ class AuditScreen(Screen[None]):
         yield Input(
             value=str(self._file or ""), placeholder="path/to/audit.yaml, then Enter", id="file"
         )
-        yield DataTable(id="gates", cursor_type="row", zebra_stripes=True)
+        # Fitted to the width: the figure's name wraps, the value, interval and rule stay whole.
+        yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
         yield DataTable(id="parts", cursor_type="row", zebra_stripes=True)
         yield Static("", id="summary")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#parts", DataTable).add_columns(*COLUMNS)
-        gates = self.query_one("#gates", DataTable)
-        gates.add_columns(*GATE_COLUMNS)
+        gates = self.query_one("#gates", FitTable)
         gates.display = False  # shown only for an audit that states gates
         if self._file is not None:
             self._load(self._file)
@@ -130,20 +139,38 @@ class AuditScreen(Screen[None]):
         self._gates(file, plan, recorded is not None and bool(recorded.report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
-    def _execute(self, file: Path) -> None:
+    def _execute(self, file: Path, until_decided: bool = False) -> None:
         def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, status))
+
+        def on_look(batch: int, batches: int, report: Any) -> None:
+            # Each look's gates, their anytime-valid intervals narrowing batch by batch.
+            note = f"look {batch} of {batches}: " + (
+                report.sequential.sentence() if report.sequential else "anytime-valid"
+            )
+            self.app.call_from_thread(self.post_message, AuditGates(gate_lines(report), [], note))
 
         from diptych.agent.audit_search import run_search
 
         try:
             with Workspace.open(self.store_path) as ws:
-                outcome = asyncio.run(run_audit(ws, file, on_part=on_part, searches=run_search))
+                outcome = asyncio.run(
+                    run_audit(ws, file, on_part=on_part, searches=run_search,
+                              until_decided=until_decided, on_look=on_look)
+                )  # fmt: skip
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
+        stopped = ""
+        if outcome.sequential is not None and outcome.sequential.summary is not None:
+            summary = outcome.sequential.summary
+            stopped = (
+                f" · stopped: {STOP_TEXT[outcome.sequential.stop]} after {summary.bought:,} of "
+                f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%})"
+            )
         self.app.call_from_thread(
-            self.post_message, AuditFinished(outcome.status, outcome.spent, outcome.report)
+            self.post_message,
+            AuditFinished(outcome.status, outcome.spent, outcome.report, stopped),
         )
         if self.plan is not None:
             self._gates(file, self.plan, outcome.report is not None)
@@ -198,7 +225,7 @@ class AuditScreen(Screen[None]):
     def _finished(self, message: AuditFinished) -> None:
         self.report = message.report
         where = f" · report {message.report} (ctrl+o)" if message.report else ""
-        self._say(f"audit {message.status}: spent ${message.spent:.2f}{where}")
+        self._say(f"audit {message.status}: spent ${message.spent:.2f}{message.stopped}{where}")
 
     @on(AuditFailed)
     def _failed(self, message: AuditFailed) -> None:
@@ -208,15 +235,21 @@ class AuditScreen(Screen[None]):
     def _gates_shown(self, message: AuditGates) -> None:
         self.gates = message.lines
         self.gates_note = message.note
-        table = self.query_one("#gates", DataTable)
-        table.clear()
-        for g in message.lines:
-            table.add_row(g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value,
-                          g.interval, g.level, g.rule)  # fmt: skip
-        for label, figure, rule, why in message.rows:
-            table.add_row(why, label, figure, "—", "—", "—", rule)
-        table.border_title = message.note
+        if message.note.startswith("look "):
+            self.looks.append(message.lines)
+        table = self.query_one("#gates", FitTable)
+        rows: list[tuple[str | None, list[str]]] = [
+            (None, [g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value, g.interval,
+                    g.level, g.rule])
+            for g in message.lines
+        ]  # fmt: skip
+        rows += [
+            (None, [why, label, figure, "—", "—", "—", rule])
+            for label, figure, rule, why in message.rows
+        ]
         table.display = True
+        table.set_rows(rows)
+        table.border_title = message.note
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -229,6 +262,19 @@ class AuditScreen(Screen[None]):
             return
         self._say(f"running {self.plan.audit.name} …")
         self._execute(self._file)
+
+    def action_run_until_decided(self) -> None:
+        """Buy the gated parts batch by batch until every gate is decided."""
+        if self._file is None or self.plan is None:
+            self._say("open an audit file first (type its path, then Enter)")
+            return
+        gates = self.plan.audit.gates
+        if gates is None or not gates.checks:
+            self._say("this audit states no gates: run it whole (ctrl+r)")
+            return
+        self._say(f"running {self.plan.audit.name} until its gates are decided …")
+        self.looks = []
+        self._execute(self._file, until_decided=True)
 
     def action_report(self) -> None:
         if self.report is None:

@@ -1,11 +1,15 @@
 """The Help screen: every key of every screen, read from the bindings themselves.
 
-Nothing here is written by hand: the lists come from each class's ``BINDINGS`` (and those it
-inherits), so a key added to a screen appears here without anyone remembering to.
+Nothing here is written by hand: the screens are found among the classes of ``diptych.tui``
+and their keys are their ``BINDINGS`` (and those they inherit), so a screen or a key added
+appears here without anyone remembering to. Help opens at the section of the screen it was
+called from; the others are above and below it.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from dataclasses import replace
 from typing import Any, ClassVar
@@ -17,7 +21,23 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Static
+
+#: The screens in the order a user meets them; any other screen follows these, then the
+#: dialogs, then Help itself.
+FIRST = (
+    "RunsScreen",
+    "NewRunScreen",
+    "RunDetailScreen",
+    "ReviewScreen",
+    "AgentScreen",
+    "AuditScreen",
+    "PluginsScreen",
+)
+#: The app's keys and Textual's: a dialog (Help itself too) keeps the keys to itself.
+EVERYWHERE = "Everywhere but in dialogs"
+IN_TABLES = "In tables and lists"
 
 
 def collect_bindings(cls: type[DOMNode], *, skip: tuple[type, ...] = ()) -> list[Binding]:
@@ -33,33 +53,63 @@ def collect_bindings(cls: type[DOMNode], *, skip: tuple[type, ...] = ()) -> list
 
 
 def screen_title(cls: type) -> str:
-    """``NewRunScreen`` -> ``New run``."""
-    words = re.findall(r"[A-Z][a-z]*", cls.__name__.removesuffix("Screen"))
-    return " ".join(words).capitalize() or cls.__name__
+    """A screen's section title: its ``HELP_TITLE``, else from its name (``NewRunScreen`` ->
+    ``New run screen``, ``NoteModal`` -> ``Note dialog``)."""
+    own = getattr(cls, "HELP_TITLE", None)
+    if isinstance(own, str):
+        return own
+    name = cls.__name__.removesuffix("Screen").removesuffix("Modal")
+    words = " ".join(re.findall(r"[A-Z][a-z]*", name)).capitalize() or cls.__name__
+    return f"{words} dialog" if issubclass(cls, ModalScreen) else f"{words} screen"
+
+
+def _subclasses(cls: type[Any]) -> list[type[Any]]:
+    out: list[type[Any]] = []
+    sub: type[Any]
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+def _ours(cls: type) -> bool:
+    return cls.__module__.startswith("diptych.tui.")
 
 
 def screen_classes() -> list[type[Screen[Any]]]:
-    """Every screen of the app, in the order a user meets them."""
-    from diptych.tui.screens.new_run import NewRunScreen
-    from diptych.tui.screens.plugins import PluginsScreen
-    from diptych.tui.screens.run_detail import RunDetailScreen
-    from diptych.tui.screens.runs import RunsScreen
+    """Every screen and dialog of the app (each class of ``diptych.tui`` that is a screen with
+    keys of its own, or that none of the others extends), in the order a user meets them."""
+    import diptych.tui.screens
 
-    screens: list[type[Screen[Any]]] = [
-        RunsScreen,
-        NewRunScreen,
-        RunDetailScreen,
-        PluginsScreen,
+    for module in pkgutil.iter_modules(diptych.tui.screens.__path__):
+        importlib.import_module(f"diptych.tui.screens.{module.name}")
+    found = [c for c in dict.fromkeys(_subclasses(Screen)) if _ours(c)]
+    # A base that only draws for its subclasses (no keys of its own) is no screen of its own.
+    shown: list[type[Screen[Any]]] = [
+        c
+        for c in found
+        if "BINDINGS" in c.__dict__ or not any(_ours(sub) for sub in c.__subclasses__())
     ]
-    try:
-        # Written separately; its keys are listed when it is there.
-        from diptych.tui.screens.review import ReviewScreen
-    except ImportError:
-        pass
-    else:
-        screens.append(ReviewScreen)
-    screens.append(HelpScreen)
-    return screens
+
+    def order(cls: type) -> tuple[int, int, str]:
+        name = cls.__name__
+        if name in FIRST:
+            return (0, FIRST.index(name), name)
+        if cls is HelpScreen:
+            return (3, 0, name)
+        return (2 if issubclass(cls, ModalScreen) else 1, 0, name)
+
+    return sorted(shown, key=order)
+
+
+def widget_classes() -> list[type[Widget]]:
+    """Our widgets with keys of their own (tables, lists, the filter line)."""
+    screen_classes()  # imports every screen, and with them the widgets they use
+    widgets: list[type[Widget]] = _subclasses(Widget)
+    return [
+        c
+        for c in dict.fromkeys(widgets)
+        if _ours(c) and not issubclass(c, Screen) and c.__dict__.get("BINDINGS")
+    ]
 
 
 def key_names(app: App[Any], binding: Binding) -> list[str]:
@@ -91,25 +141,26 @@ def bindings_table(app: App[Any], bindings: list[Binding]) -> Table:
     return table
 
 
-def help_sections(
-    app_class: type[App[Any]], current: type[Screen[Any]] | None
-) -> list[tuple[str, list[Binding]]]:
-    """(title, bindings) of the current screen, then of every screen's common keys, then of
-    the other screens."""
-    screens = screen_classes()
-    if current in screens:
-        screens.remove(current)
-        screens.insert(0, current)
+def help_sections(app_class: type[App[Any]]) -> list[tuple[str, list[Binding]]]:
+    """(title, bindings): the keys that work everywhere, those of tables and lists, then
+    each screen's own."""
     base = (Screen, ModalScreen)
-    own = [(f"{screen_title(s)} screen", collect_bindings(s, skip=base)) for s in screens]
     everywhere = collect_bindings(app_class) + collect_bindings(Screen)
-    return [own[0], ("Everywhere", everywhere), *own[1:]]
+    tables = [b for w in widget_classes() for b in Binding.make_bindings(w.__dict__["BINDINGS"])]
+    own = [(screen_title(s), collect_bindings(s, skip=base)) for s in screen_classes()]
+    return [(EVERYWHERE, everywhere), (IN_TABLES, tables), *own]
+
+
+def section_id(title: str) -> str:
+    return "help-" + re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key: the current screen's first, then those that work everywhere."""
+    """Every key, opened at the section of the screen it was called from."""
 
+    HELP_TITLE = "Help"
     CSS_PATH = "help.tcss"
+    # A dialog: the app's keys (q Quit among them) do not reach past it, so q closes it too.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close help"),
     ]
@@ -124,16 +175,27 @@ class HelpScreen(ModalScreen[None]):
                 Text.assemble(
                     ("Keys", "bold"),
                     " — keyboard first; the mouse works too (click rows, lists, buttons). "
-                    "↑↓ / PgUp PgDn scroll this page.",
+                    "↑↓ / PgUp PgDn scroll this page; Escape or q closes it.",
                 ),
                 id="help-intro",
             )
-            for title, bindings in help_sections(type(self.app), self.current):
-                yield Static(Text(title, style="bold underline"), classes="help-title")
+            for title, bindings in help_sections(type(self.app)):
+                yield Static(
+                    Text(title, style="bold underline"), classes="help-title", id=section_id(title)
+                )
                 yield Static(bindings_table(self.app, bindings), classes="help-keys")
 
     def on_mount(self) -> None:
         self.query_one("#help").focus()
+        if self.current is not None:
+            self.call_after_refresh(self._scroll_to_section, screen_title(self.current))
+
+    def _scroll_to_section(self, title: str) -> None:
+        found = self.query(f"#{section_id(title)}")
+        if found:
+            self.query_one("#help", VerticalScroll).scroll_to_widget(
+                found.first(), top=True, animate=False
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
     Button,
-    Footer,
     Header,
     Input,
     Label,
@@ -40,6 +39,7 @@ from diptych.core.workspace import Estimate, Workspace
 from diptych.tui.formatting import dollars
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
+from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.pick_list import matches
 from diptych.tui.workers import estimate_request
@@ -58,6 +58,15 @@ class RunOptions(BaseModel):
     timeout: float | None = Field(None, gt=0, description="seconds per call before a retry")
     max_cost: float | None = Field(
         None, ge=0, description="USD: start no call past this estimated spend"
+    )
+    max_retry_wait: float = Field(
+        300.0, ge=0, description="seconds of a service's Retry-After obeyed; longer fails"
+    )
+    paid_retries: int = Field(
+        0, ge=0, description="unusable answers paid for to buy again (the estimate counts them)"
+    )
+    target_width: float | None = Field(
+        None, gt=0, description="plan only: the smallest design expected to reach ±W"
     )
 
 
@@ -86,6 +95,11 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
             f"\n  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
             f"{dollars(tally['cost'])}",
             style="dim",
+        )
+    if est.paid_retries_left and est.to_run:
+        text.append(
+            f"\n  up to {est.paid_retries_left} paid retries of unusable answers: at most "
+            f"{dollars(est.paid_retry_cost)} more"
         )
     if max_cost is not None:
         text.append(f"\n  stops before the estimated spend exceeds {dollars(max_cost)}")
@@ -173,7 +187,7 @@ class NewRunScreen(Screen[RunRequest | None]):
             with Vertical(id="actions"):
                 yield Button("Start", id="start", variant="primary", compact=True)
                 yield Button("Back", id="back", compact=True)
-        yield Footer()
+        yield KeysFooter()
 
     def _probe_form(self) -> ParamsForm:
         return ParamsForm(
@@ -367,6 +381,9 @@ class NewRunScreen(Screen[RunRequest | None]):
             max_attempts=options.max_attempts,
             timeout=options.timeout,
             max_cost=options.max_cost,
+            max_retry_wait=options.max_retry_wait,
+            paid_retries=options.paid_retries,
+            target_width=options.target_width,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")

@@ -9,11 +9,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label
+from textual.widgets import DataTable, Header, Label
 
 from diptych.core.plugins import Registry
 from diptych.core.probe import Probe
 from diptych.core.workspace import Workspace
+from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.tables import FilterBar, ListTable
 
 
@@ -42,7 +43,7 @@ class PluginsScreen(Screen[None]):
         yield Label("What they register", classes="heading")
         yield self._items_table(registry)
         yield FilterBar(id="filter")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#plugins", DataTable).focus()

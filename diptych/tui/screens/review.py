@@ -56,6 +56,8 @@ class ReviewScreen(ReviewView):
         Binding("n,right", "next", "next", key_display="→"),
         Binding("p,left", "previous", "prev", key_display="←"),
         Binding("e", "note", "note"),
+        # Upper case: no probe's label key can be one (review_queue.assign_keys).
+        Binding("M", "measure", "measure"),
         Binding("x", "remove_label", "take label back", show=False),
         Binding("z", "zoom", "zoom image", show=False),
         Binding("o", "open_image", "open image", show=False),
@@ -205,9 +207,27 @@ class ReviewScreen(ReviewView):
         """The image alone, over the whole terminal (z or Escape comes back)."""
         self.zoomed = not self.zoomed
         self.set_class(self.zoomed, "-zoomed")
+        if self.zoomed:
+            # The footer is hidden with everything else: say how to come back.
+            self.notify("z or Escape leaves the zoom", timeout=4)
         # Drawn again once laid out: the box to fill has changed, and a sharper image may be
         # needed for it.
         self.call_after_refresh(self._show_current)
+
+    def action_measure(self) -> None:
+        """The measurement mode: the run's active draw, the figure live (review_measure)."""
+        from diptych.tui.screens.review_measure import MeasureScreen
+
+        def back(_: None) -> None:
+            # The labels given there are this run's too: the queue and the scores follow.
+            self._load_queue(self.include_unlabelled, self._probe, replace=False)
+            self._request_metrics(refresh=True)
+
+        screen = MeasureScreen(
+            self.store_path, self.run_id, reviewer=self.reviewer, renderer=self._renderer,
+            prefetch=self.prefetch,
+        )  # fmt: skip
+        self.app.push_screen(screen, back)
 
     def action_open_image(self) -> None:
         item = self.state.current()

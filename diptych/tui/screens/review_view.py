@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from diptych.core.labels import HUMAN_PREFIX, human_annotator, reviewer_name
@@ -26,6 +26,7 @@ from diptych.core.probe import Probe
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.review_drawing import EMPTY_QUEUE_HINT, ReviewDrawing
 from diptych.tui.widgets import review_messages as msg
+from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.review_modals import ReviewerNameModal
 from diptych.tui.widgets.review_panels import CardScroll, ReviewCard, ReviewPicture
 from diptych.tui.widgets.review_prefetch import Box, ImageCache, decode_scaled
@@ -142,7 +143,7 @@ class ReviewView(ReviewDrawing):
         yield Static("", id="review-metrics")
         # The command palette still opens with ctrl+p; its footer entry would push keys of
         # this screen off an 80-column footer.
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeysFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self._show_title()

@@ -8,7 +8,6 @@ The analysis runs in a worker thread with its own Workspace: a large run takes a
 from __future__ import annotations
 
 import io
-import textwrap
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -17,12 +16,11 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import (
     ContentSwitcher,
-    Footer,
     Header,
     Input,
     Label,
@@ -34,11 +32,14 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from diptych.core.errors import DiptychError
+from diptych.core.metrics.ppi import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.tui.formatting import interval, number, timestamp
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
+from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
 from diptych.tui.widgets.review_panels import image_widget_class
 from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
@@ -46,41 +47,30 @@ from diptych.tui.workers import analyze_run, write_run_report
 
 #: Rows shown per table; the report has them all.
 MAX_ROWS = 500
-#: Width at which a headline figure's name wraps.
-FIGURE_NAME_WIDTH = 22
 
 
-def table_widget(table: Table, widget_id: str) -> ListTable:
-    """A DataTable of an analysis table, with the columns meant for a terminal."""
+def table_widget(table: Table, widget_id: str) -> FitTable:
+    """A table of the analysis, with the columns meant for a terminal, fitted to its width."""
     headers = table.terminal_columns or {c: c for c in table.columns}
     keep = [table.columns.index(c) for c in headers if c in table.columns]
-    widget = ListTable(id=widget_id, zebra_stripes=True)
-    widget.add_columns(*(headers[table.columns[i]] for i in keep))
-    for row in table.rows[:MAX_ROWS]:
-        widget.add_row(*(number(row[i]) for i in keep))
-    return widget
+    rows = [[number(row[i]) for i in keep] for row in table.rows[:MAX_ROWS]]
+    return FitTable(
+        [headers[table.columns[i]] for i in keep], rows, id=widget_id, zebra_stripes=True
+    )
 
 
-def wrap_name(name: str) -> str:
-    """A figure's name on lines of FIGURE_NAME_WIDTH, broken only at spaces."""
-    lines = textwrap.wrap(name, FIGURE_NAME_WIDTH, break_long_words=False, break_on_hyphens=False)
-    return "\n".join(lines) or name
-
-
-def numbers_widget(result: ProbeResult) -> ListTable:
-    """Headline figures; long names wrap onto a second line so that the value and its
-    interval stay in view at 80 columns."""
-    widget = ListTable(id="section-numbers")
-    widget.add_columns("figure", "value", "95% interval", "n")
-    for name, num in result.numbers.items():
-        widget.add_row(
-            wrap_name(name),
+def numbers_widget(result: ProbeResult) -> FitTable:
+    """Headline figures: a long name wraps, the value and its interval stay whole."""
+    rows = [
+        [
+            name,
             number(num.get("value")),
             interval(num.get("ci_low"), num.get("ci_high")),
             number(num.get("n")),
-            height=None,
-        )
-    return widget
+        ]
+        for name, num in result.numbers.items()
+    ]
+    return FitTable(["figure", "value", "95% interval", "n"], rows, id="section-numbers")
 
 
 def figures_widget(result: ProbeResult) -> VerticalScroll:
@@ -98,9 +88,11 @@ def figures_widget(result: ProbeResult) -> VerticalScroll:
         children.append(cast(Any, image_class)(picture, classes="figure-image"))
         if figure.caption:
             children.append(Static(Text(figure.caption, style="dim"), classes="figure-caption"))
-    children.append(
-        Static(Text("w writes the report with these figures to a directory", style="dim"))
-    )
+    if result.figures:
+        # Only where there is a figure to write: the report of a run without one has none.
+        children.append(
+            Static(Text("w writes the report with these figures to a directory", style="dim"))
+        )
     return VerticalScroll(*children, id="section-figures")
 
 
@@ -108,6 +100,13 @@ def notes_text(result: ProbeResult, flagged: int) -> Text:
     text = Text()
     if result.summary:
         text.append(result.summary + "\n\n")
+    # What the prediction-powered figures rest on: as 'diptych show' and the report say it.
+    lines = rests_on(result.data)
+    if lines:
+        text.append("What the prediction-powered figures rest on\n", style="bold")
+        for line in lines:
+            text.append(f"• {line}\n")
+        text.append("\n")
     text.append(f"{flagged} items flagged for review", style="bold")
     text.append(" (r opens the Review screen)\n", style="dim")
     for note in result.notes:
@@ -118,6 +117,7 @@ def notes_text(result: ProbeResult, flagged: int) -> Text:
 class ReportDirScreen(ModalScreen[Path | None]):
     """Ask where to write the report."""
 
+    HELP_TITLE = "Write report dialog"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     CSS_PATH = "report_dir.tcss"
 
@@ -143,11 +143,17 @@ class RunDetailScreen(Screen[None]):
     """One run: its status and counts, and its probe's analysis."""
 
     CSS_PATH = "run_detail.tcss"
+    # The sections stand beside the chosen one only where a table keeps the room it needs.
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-narrow"),
+        (70, "-wide"),
+        (100, "-sections-beside"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("w", "write_report", "Write report"),
         Binding("r", "review", "Review"),
-        Binding("s", "toggle_sidebar", "Sidebar"),
+        Binding("s", "toggle_sidebar", "Sections", tooltip="show or hide the list of sections"),
         Binding("slash", "filter", "Filter", show=False),
         Binding("f5", "reload", "Reload"),
     ]
@@ -164,13 +170,13 @@ class RunDetailScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self.run_id, id="summary")
-        with Horizontal(id="body"):
+        with Container(id="body"):
             yield JumpOptionList(id="sections")
             with ContentSwitcher(id="content", initial="loading"):
                 yield LoadingIndicator(id="loading")
         yield Static("", id="status")
         yield FilterBar(id="filter")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.action_reload()
@@ -216,9 +222,7 @@ class RunDetailScreen(Screen[None]):
             sections.add_option(Option("Error", id="section-error"))
             self._select("section-error")
             return
-        widgets: list[tuple[str, ListTable | VerticalScroll]] = [
-            ("Headline figures", numbers_widget(result))
-        ]
+        widgets: list[tuple[str, Widget]] = [("Headline figures", numbers_widget(result))]
         for i, table in enumerate(result.tables):
             widgets.append((table.title, table_widget(table, f"section-table-{i}")))
         widgets.append((f"Figures ({len(result.figures)})", figures_widget(result)))

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
 from diptych.core.workspace import RunSummary
@@ -24,6 +24,7 @@ from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobHost, JobState, RunRequest, job_host
 from diptych.tui.messages import JobsChanged, LastRequestLoaded, RunsLoaded
 from diptych.tui.progress import run_progress
+from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.jobs_panel import JobsPanel
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
 from diptych.tui.workers import last_request, load_runs, remember_request
@@ -41,8 +42,19 @@ COLUMNS = (
     ("failed", "fail", 4),
     ("flagged", "flag", 4),
 )
-#: Columns' padding and the scrollbar, in cells.
-TABLE_CHROME = 2 * len(COLUMNS) + 2
+#: The columns a narrow terminal gives up, first to last: the line under the table names the
+#: highlighted run's probe (in its id) and its models in full, while its outcome counts (ref,
+#: fail, flag) have no other place.
+DROPPED_FIRST = ("models", "probe")
+#: The models column is left out rather than drawn narrower than this.
+MIN_MODELS = 8
+
+
+def table_chrome(n_columns: int) -> int:
+    """Columns' padding and the scrollbar, in cells."""
+    return 2 * n_columns + 2
+
+
 #: Status the Workspace gives a run stored as running whose process is gone (no live lease):
 #: ``u`` resumes it at once.
 STALE = "stale"
@@ -106,6 +118,8 @@ class RunsScreen(Screen[None]):
             tooltip="show or hide the runs of every agent session under its row",
         ),
         Binding("f5", "reload", "Reload now", show=False),
+        Binding("a", "app.push_screen('agent')", "Agent", show=False),
+        Binding("A", "app.push_screen('audit')", "Audit file", show=False),
     ]
 
     def __init__(self) -> None:
@@ -117,6 +131,8 @@ class RunsScreen(Screen[None]):
         self.full_models = False
         self.filter_text = ""
         self._models_width = 13
+        #: The keys of the columns shown (see DROPPED_FIRST).
+        self._shown_columns: tuple[str, ...] = tuple(key for key, _, _ in COLUMNS)
         self._load_error: str | None = None
         #: A run to put the cursor on once it appears (the one just started).
         self._follow_job: int | None = None
@@ -139,29 +155,40 @@ class RunsScreen(Screen[None]):
         yield Static(id="selected")
         yield JobsPanel(id="jobs")
         yield FilterBar(id="filter")
-        yield Footer()
+        yield KeysFooter()
 
     def _add_columns(self, table: DataTable[Any]) -> None:
         for key, label, width in COLUMNS:
-            table.add_column(label, key=key, width=self._models_width if key == "models" else width)
+            if key in self._shown_columns:
+                width = self._models_width if key == "models" else width
+                table.add_column(label, key=key, width=width)
 
-    def _wanted_models_width(self) -> int:
-        fixed = sum(w for key, _, w in COLUMNS if key != "models") + TABLE_CHROME
-        room = max(13, self.size.width - fixed)
-        if not self.full_models:
-            return room
+    def _wanted_columns(self) -> tuple[tuple[str, ...], int]:
+        """The columns that fit the screen's width, and the models column's width: it takes
+        what the others leave, and is given up first when that is too little."""
+        keys = [key for key, _, _ in COLUMNS]
+        widths = {key: width for key, _, width in COLUMNS}
         longest = max((len(self._models(row)) for row in self.rows.values()), default=13)
-        return max(room, longest)
+        for dropped in range(len(DROPPED_FIRST) + 1):
+            shown = [k for k in keys if k not in DROPPED_FIRST[:dropped]]
+            fixed = sum(widths[k] for k in shown if k != "models") + table_chrome(len(shown))
+            room = self.size.width - fixed
+            if "models" in shown and room >= MIN_MODELS:
+                return tuple(shown), max(room, longest) if self.full_models else room
+            if "models" not in shown and (room >= 0 or dropped == len(DROPPED_FIRST)):
+                return tuple(shown), 0
+        raise AssertionError("unreachable: the last choice is always taken")
 
     def on_resize(self) -> None:
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        """Give the models column the width the others leave (all of each id with ``m``)."""
-        width = self._wanted_models_width()
-        if width == self._models_width:
+        """Give the models column the width the others leave (all of each id with ``m``),
+        leaving out the columns a narrow terminal has no room for."""
+        shown, width = self._wanted_columns()
+        if (shown, width) == (self._shown_columns, self._models_width):
             return
-        self._models_width = width
+        self._shown_columns, self._models_width = shown, width
         table = self.query_one(ListTable)
         current = self.current_run_id()
         table.clear(columns=True)
@@ -306,9 +333,16 @@ class RunsScreen(Screen[None]):
         ]
 
     def _row_cells(self, key: str) -> list[str | Text]:
+        """The cells of the columns shown."""
         if key.startswith(SESSION_KEY):
-            return self._session_cells(key.removeprefix(SESSION_KEY))
-        return self._cells(self.rows[key])
+            cells = self._session_cells(key.removeprefix(SESSION_KEY))
+        else:
+            cells = self._cells(self.rows[key])
+        return [
+            cell
+            for (column, _, _), cell in zip(COLUMNS, cells, strict=True)
+            if column in self._shown_columns
+        ]
 
     def _show(self) -> None:
         table = self.query_one(ListTable)
@@ -329,7 +363,7 @@ class RunsScreen(Screen[None]):
         for key in shown:
             cells = self._row_cells(key)
             if key in present:
-                for (column, _, _), value in zip(COLUMNS, cells, strict=True):
+                for column, value in zip(self._shown_columns, cells, strict=True):
                     table.update_cell(key, column, value)
             else:
                 table.add_row(*cells, key=key)

@@ -7,6 +7,7 @@ size already decoded (the cached image stays clean for the other person of the s
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -44,8 +45,21 @@ def viewer_command() -> list[str] | None:
     return [found] if found else None
 
 
+def has_display() -> bool:
+    """Whether a viewer opened here has a screen to show on: always on macOS and Windows, on
+    other systems only under X11 or Wayland (over ssh or on a console, xdg-open would fail
+    out of sight, or open a text browser in no terminal at all)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def open_in_viewer(path: Path) -> str:
     """Open ``path`` in the system viewer, detached; return what to tell the reviewer."""
+    if not has_display():
+        return (
+            f"no display to open a viewer on (DISPLAY, WAYLAND_DISPLAY unset); the image is {path}"
+        )
     command = viewer_command()
     if command is None:
         return f"no system image viewer (xdg-open) here; the image is {path}"

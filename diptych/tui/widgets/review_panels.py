@@ -223,7 +223,9 @@ def describe_item(
     out.append(where, style="bold")
     if not blind and item.image_id:
         setting = f"{item.setting} " if item.setting else ""
-        out.append(f" · {setting}image {item.image_id}")
+        # A text probe's output answers a prompt: there is no image to speak of.
+        kind = "image" if item.blob is not None else "prompt"
+        out.append(f" · {setting}{kind} {item.image_id}")
     out.append("\n")
     if item.labelable:
         # What the reviewer gave comes first: on a small terminal the card's end is out of

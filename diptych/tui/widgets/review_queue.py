@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -36,8 +36,9 @@ DEFAULT_CHOICES: tuple[tuple[str, str], ...] = (
     ("f", "feminine"),
     ("c", "cannot_identify"),
 )
-#: Keys the screen uses for itself; a probe's labels get other keys.
-RESERVED_KEYS = frozenset("nprbeuq")
+#: Keys the screen (and the app) use for themselves: a probe's labels get other keys, so that
+#: no key means two things (a test checks this against the Review screen's bindings).
+RESERVED_KEYS = frozenset("nprbeuqxzogw")
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,16 @@ def output_item_id(trial_idx: int) -> int:
     return -(trial_idx + 1)
 
 
-def load_queue(ws: Workspace, run_id: str, *, include_unlabelled: bool = False) -> list[ReviewItem]:
+def load_queue(
+    ws: Workspace,
+    run_id: str,
+    *,
+    include_unlabelled: bool = False,
+    only: Collection[int] | None = None,
+) -> list[ReviewItem]:
     """The run's flagged people in plan order; with ``include_unlabelled``, also every person
-    of a finished output that has no human label (reason :data:`NO_HUMAN_LABEL`)."""
+    of a finished output that has no human label (reason :data:`NO_HUMAN_LABEL`); with
+    ``only`` (subject ids), exactly those persons, flagged or not."""
     view = ws.runs.view(run_id)
     subjects = [s for s in ws.runs.subjects(view.id) if s["status"] == "done"]
     by_trial: dict[int, list[dict[str, Any]]] = {}
@@ -158,7 +166,8 @@ def load_queue(ws: Workspace, run_id: str, *, include_unlabelled: bool = False) 
         flags = list(flagged.get(sid, ()))
         if not flags and include_unlabelled and sid not in humans:
             flags = [FlagNote(NO_HUMAN_LABEL, {})]
-        if not flags:
+        wanted = bool(flags) if only is None else sid in only
+        if not wanted:
             continue
         trial = trials[subject["trial_idx"]]
         result = results.get(trial.key)
@@ -196,7 +205,7 @@ def load_queue(ws: Workspace, run_id: str, *, include_unlabelled: bool = False) 
                 group=_text_or_none(meta.get("group")),
             )
         )
-    for trial_idx, notes_of_output in sorted(unpeopled.items()):
+    for trial_idx, notes_of_output in sorted(unpeopled.items() if only is None else ()):
         item = _output_item(ws, trials.get(trial_idx), results, tuple(notes_of_output))
         if item is not None:
             items.append(item)

@@ -90,8 +90,8 @@ class JumpOptionList(OptionList):
     """An OptionList with g/G beside Home/End."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g", "first", "first", show=False),
-        Binding("G", "last", "last", show=False),
+        Binding("g", "first", "first row", show=False),
+        Binding("G", "last", "last row", show=False),
     ]
 
 

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 
 from diptych.core.metrics.ppi import (
+    PredictionPowered,
     active_probabilities,
     annotator_uncertainty,
     draw_sample,
     expected_half_width,
+    prediction_powered_combination,
     prediction_powered_ratio,
     uniform_probabilities,
 )
@@ -130,3 +132,72 @@ def test_expected_half_width_shrinks_toward_what_labels_cannot_reduce() -> None:
     # All of the sampling variance gone is the floor.
     floor = now * np.sqrt(1 - found.sampling_variance / found.inference.se**2)
     assert later50 > floor
+
+
+def _figure(seed: int, n_all: int = 40) -> tuple[PredictionPowered, list[int]]:
+    """A figure over 20 images of two persons, every fourth person labelled (λ 0.5)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1.0, 1.0], n_all)
+    f = np.where(rng.random(n_all) < 0.8, y, -y)
+    drawn = np.zeros(n_all, dtype=bool)
+    drawn[::4] = True
+    images = [i // 2 for i in range(n_all)]
+    found = prediction_powered_ratio(
+        y, np.ones(n_all), f, np.ones(n_all), drawn, np.full(n_all, 0.25), {"image": images},
+        lam=0.5,
+    )  # fmt: skip
+    return found, images
+
+
+def test_a_difference_of_a_figure_with_itself_over_the_same_units_is_exactly_zero() -> None:
+    # What two terms share cancels when their units are resampled jointly: the same persons in
+    # the same images give B − A = 0 with no variance at all.
+    found, images = _figure(1)
+    same = prediction_powered_combination([(1.0, found, {"image": images}),
+                                           (-1.0, found, {"image": images})])  # fmt: skip
+    assert same.inference.value == pytest.approx(0.0)
+    assert same.inference.se == pytest.approx(0.0, abs=1e-12)
+    assert same.lambdas == (0.5, 0.5) and same.n_persons == 80 and same.n_labelled == 20
+
+
+def test_a_difference_over_disjoint_units_adds_the_variances_worked_by_hand() -> None:
+    # One figure over G = 20 images has variance G/(G − 1) · Σ z² / N² (z: an image's summed
+    # influence). Two copies in disjoint images, scaled by N_total / N_k = 2 and signed: 2G
+    # images, Σ z'² = 8 Σ z², N_total = 2N, so the variance is 2G/(2G − 1) · 2 Σ z² / N², and
+    # its ratio to the one figure's 4 (G − 1)/(2G − 1) = 76/39 (the bootstrap's G/(G − 1) of
+    # each design, not exactly 2).
+    found, images = _figure(2)
+    elsewhere = [i + 100 for i in images]
+    apart = prediction_powered_combination(
+        [(1.0, found, {"image": images}), (-1.0, found, {"image": elsewhere})]
+    )
+    assert apart.inference.value == pytest.approx(0.0)
+    assert (apart.inference.se / found.inference.se) ** 2 == pytest.approx(76 / 39)
+    # A gap of two different figures: the difference of their values, each term's λ kept.
+    other, _ = _figure(3)
+    gap = prediction_powered_combination(
+        [(1.0, found, {"image": images}), (-1.0, other, {"image": elsewhere})]
+    )
+    assert gap.inference.value == pytest.approx(found.inference.value - other.inference.value)
+    assert gap.labels_only.value == pytest.approx(found.labels_only.value - other.labels_only.value)
+
+
+def test_degrees_of_freedom_are_at_most_the_labelled_persons_less_one() -> None:
+    # 40 images, 3 of them labelled: the rectifier's variance rests on 3 persons, df 2.
+    rng = np.random.default_rng(4)
+    y = rng.choice([-1.0, 1.0], 40)
+    drawn = np.zeros(40, dtype=bool)
+    drawn[[0, 10, 20]] = True
+    y[[0, 10, 20]] = [1.0, -1.0, 1.0]
+    found = prediction_powered_ratio(
+        y, np.ones(40), y, np.ones(40), drawn, np.full(40, 0.075), {"image": np.arange(40)},
+        lam=0.0,
+    )  # fmt: skip
+    assert found.labels_only.df == 2.0
+    # One labelled person: no interval at all.
+    drawn[[10, 20]] = False
+    one = prediction_powered_ratio(
+        y, np.ones(40), y, np.ones(40), drawn, np.full(40, 0.075), {"image": np.arange(40)},
+        lam=0.0,
+    )  # fmt: skip
+    assert not one.inference.has_interval

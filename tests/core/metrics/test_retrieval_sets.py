@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from diptych.core.errors import InputFileError
-from diptych.core.metrics import retrieval_sets
-from diptych.core.metrics.resampling import mean_over_units
+from diptych.core.metrics import retrieval_intervals, retrieval_sets
 from diptych.core.metrics.retrieval import (
     QueryRanking,
     RankedItem,
@@ -19,9 +18,14 @@ from diptych.core.metrics.retrieval import (
     retrieval_metrics,
 )
 from diptych.core.metrics.retrieval_csv import read_ranking_csv
+from diptych.core.metrics.retrieval_intervals import (
+    excess_over_units,
+    figure_ranges,
+    permutation_half_width,
+)
 from diptych.core.metrics.retrieval_null import permutation_means
 from diptych.core.metrics.retrieval_result import RANDOM_RANKING, WITHIN_SETS
-from diptych.core.metrics.retrieval_sets import permutation_design, permutation_half_width
+from diptych.core.metrics.retrieval_sets import permutation_design
 
 LN2 = math.log(2)
 GROUPS = ("Black_female", "Black_male", "White_female", "White_male")
@@ -150,11 +154,20 @@ def test_units_that_share_a_pool_take_the_wider_interval() -> None:
     result = retrieval_metrics(rankings, 6, "pool", n_perm=400, seed=3)
     assert result.shared_pools and result.null == WITHIN_SETS and result.n_sets == 6
     assert "units share pools" in result.unit_note
+    ranges = figure_ranges([0.25] * 4, 6)
     for name, f in result.figures.items():
         rows = [(q.figure(name) or 0.0, q.null[name], q.unit) for q in result.queries]
-        alone = mean_over_units([v - e for v, e, _ in rows], {"occupation": [u for *_, u in rows]})
+        alone = excess_over_units(
+            [v for v, _, _ in rows], [e for _, e, _ in rows], [ranges[name]] * len(rows),
+            {"occupation": [u for *_, u in rows]},
+        )  # fmt: skip
         half = f.excess.ci_high - f.excess.value
-        assert half >= alone.ci_high - alone.value - 1e-12, name
+        # The union holds the units' own interval, and both stay inside the excess's range.
+        assert f.excess.ci_low <= alone.ci_low + 1e-12, name
+        assert f.excess.ci_high >= alone.ci_high - 1e-12, name
+        low, high = f.excess.bounds
+        assert low <= f.excess.ci_low <= f.excess.ci_high <= high, name
+        assert f.mean.bounds[0] <= f.mean.ci_low <= f.mean.ci_high <= f.mean.bounds[1], name
         assert f.excess.value == pytest.approx(alone.value)
         assert f.excess.units == {"occupation": 8, "counterfactual set": 6}
         assert f.excess.p_value == pytest.approx(max(alone.p_value, f.permutation_p or 1.0))
@@ -215,7 +228,7 @@ def test_a_tie_with_the_permutation_limit_is_not_significant() -> None:
     p = permutation_p_value(0.6, reps, 0.5)
     assert p == pytest.approx(3 / 40)
     units = t_inference(0.6 - 0.5, 0.001, 20, n=40, units={"occupation": 21}, design="clustered")
-    out = retrieval_sets.widened_by_permutation(units, reps, 0.5, p, moved=("pool", 1))
+    out = retrieval_intervals.widened_by_permutation(units, reps, 0.5, p, moved=("pool", 1))
     assert out.ci_low == 0.0 and out.p_value == pytest.approx(3 / 40)
 
 

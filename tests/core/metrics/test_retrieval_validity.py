@@ -56,3 +56,23 @@ def test_the_simulated_pools_rank_whole_sets_together() -> None:
         distinct.append(len({tuple(row) for row in ranked[0][:, : vs.K]}))
     assert 0.15 < np.mean(whole) < 0.6
     assert np.mean(distinct) < 40
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_near_bound_benchmark_scores_as_retrieval_metrics_does(seed: int) -> None:
+    from bench import validity_retrieval_bounds as vb
+
+    vb.check_kernel(seed, n_occ=6)
+
+
+def test_the_near_bound_design_keeps_the_figures_near_their_bounds() -> None:
+    # The design's point: most top 4s are one whole set, so MaxSkew@4 averages under a tenth
+    # of its range [0, ln 4] and |Bias@4| under a tenth of [0, 1].
+    from bench import validity_retrieval_bounds as vb
+
+    ranked = vb.orders(np.random.default_rng(4), 200, 0.0)
+    values, nulls = vb.per_query(ranked, "groups")
+    assert 0 < values["max_skew"].mean() < 0.1 * np.log(4)
+    assert 0 < values["abs_bias"].mean() < 0.1
+    # Under the null the figures' means sit on their within-set expectations (excess 0).
+    assert abs((values["max_skew"] - nulls["max_skew"]).mean()) < 0.01

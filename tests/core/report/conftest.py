@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,27 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuditRuns]:
         mp.undo()
         plugins.unregister_plugin(name)
     yield AuditRuns(path, ids)
+
+
+@pytest.fixture(scope="package")
+def report_dir(audit: AuditRuns, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The audit's report as HTML and PDF, for the browser and print tests."""
+    out = tmp_path_factory.mktemp("browser-report")
+    with Workspace.open(audit.ws_path) as ws:
+        ws.analysis.report(audit.runs, out, formats="html,pdf")
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright; each launch runs on a fresh profile directory
+    Playwright makes and removes. One module at a time: Playwright's sync API keeps an event
+    loop running on this thread while it is open, which ``asyncio.run`` elsewhere refuses."""
+    from playwright import sync_api
+
+    from diptych.core.report.pdf import CHROMIUM_ARGS, chromium_path
+
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+        yield b
+        b.close()

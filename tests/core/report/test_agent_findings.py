@@ -77,8 +77,8 @@ def test_saved_findings_are_reported_with_both_intervals(ws: Workspace, tmp_path
     assert '<section id="agent-findings">' in html and "sess1" in html
     assert "elsewhere" not in html  # scored none of the report's runs
     for text in (html, md):
-        assert "[12.50, 63.75]" in text and "[8.25, 55.75]" in text  # search, held-out
-        assert "41.25" in text and "33.50" in text
+        assert "[12.5, 63.8]" in text and "[8.25, 55.8]" in text  # search, held-out
+        assert "41.2" in text and "33.5" in text
         assert "held-out" in text and "re-measured" in text
         assert "over budget" in text and "3 rejected" in text
     assert "[Agent findings](#agent-findings)" in md and "## Agent findings" in md
@@ -203,11 +203,11 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     for text in (html, md):
         assert "audit-a1-identities" in text and "1 finding of 2 proposals scored" in text
-        assert "30.75 [11.50, 50.00]" in text  # held-out figure and interval
-        assert "36.25 [18.50, 54.00]" in text  # search figure and interval
+        assert "30.8 [11.5, 50.0]" in text  # held-out figure and interval
+        assert "36.2 [18.5, 54.0]" in text  # search figure and interval
         assert "0.037" in text and "0.610" in text  # q-values, to three decimals
-        assert "[-12.50, 12.50] (8 words)" in text  # the parts' one placebo band
-        assert "[-20.25, 20.25]" in text
+        assert "[-12.5, 12.5] (8 words)" in text  # the parts' one placebo band
+        assert "[-20.2, 20.2]" in text
         assert "partner 6 × template 4" in text  # the held-out units
         assert (
             "chosen by the lexicon; sides: producer: masculine (BLS 2022); magician: feminine "
@@ -223,6 +223,6 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
     assert session["session"] == "audit-a1-identities"
     found, other = session["findings"]
     assert found["q_value"] == 0.0372 and found["heldout"]["ci_low"] == 11.5
-    assert found["placebo_band"] == "[-12.50, 12.50] (8 words)"
+    assert found["placebo_band"] == "[-12.5, 12.5] (8 words)"
     assert found["units"] == "partner 6 × template 4"
     assert other["placebo"] == {"low": -20.25, "high": 20.25}

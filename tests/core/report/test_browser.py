@@ -4,38 +4,16 @@ driven by Playwright), on a laptop and a phone, and printed to PDF."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright import sync_api
-
-from diptych.core.report.pdf import CHROMIUM_ARGS, chromium_path
-from diptych.core.workspace import Workspace
 
 #: axe-core (MPL-2.0, Deque Systems), vendored with its license: the accessibility rules
 #: Chromium is checked against, offline.
 AXE = Path(__file__).parent / "data" / "axe-core" / "axe.min.js"
 
 VIEWPORTS = {"laptop": (1280, 800), "phone": (390, 844)}
-
-
-@pytest.fixture(scope="module")
-def report_dir(audit: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("browser-report")
-    with Workspace.open(audit.ws_path) as ws:
-        ws.analysis.report(audit.runs, out, formats="html,pdf")
-    return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    # Each launch runs on a fresh profile directory Playwright makes and removes.
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
@@ -167,3 +145,70 @@ def test_the_first_screen_is_saved_beside_the_report(report_dir: Path) -> None:
     # PNG header: width and height of the 1280×800 first screen.
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(png[16:20], "big") == 1280 and int.from_bytes(png[20:24], "big") == 800
+
+
+#: Every text of every chart the page shows: its box on the page and its drawn size (the
+#: font size scaled as the SVG is scaled to fit its box).
+CHART_TEXTS = """() => [...document.querySelectorAll('svg.chart')]
+  .filter(svg => svg.getBoundingClientRect().width > 0)
+  .map(svg => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return {id: svg.id, texts: [...svg.querySelectorAll('text')].map(t => {
+      const r = t.getBoundingClientRect();
+      return {text: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom,
+              size: parseFloat(getComputedStyle(t).fontSize) * scale};
+    })};
+  })"""
+
+
+def _overlapping(texts: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    out = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            # Half a pixel of slack: neighbouring lines may touch, never cover each other.
+            if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 0.5 and (
+                min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 0.5
+            ):
+                out.append((a["text"], b["text"]))
+    return out
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_chart_labels_never_overlap_and_read_at_11_px(
+    report_dir: Path, browser: Any, viewport: str
+) -> None:
+    width, height = VIEWPORTS[viewport]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto((report_dir / "report.html").as_uri(), wait_until="load")
+    charts = page.evaluate(CHART_TEXTS)
+    figures = page.eval_on_selector_all("figure.chart-figure", "els => els.length")
+    # One layout of each chart is shown: beside the plot on a laptop, above it on a phone.
+    assert len(charts) == figures >= 4
+    layout = "chart-narrow" if viewport == "phone" else "chart-wide"
+    shown = page.eval_on_selector_all(
+        "svg.chart",
+        "els => els.filter(e => e.getBoundingClientRect().width > 0)"
+        ".map(e => e.getAttribute('class'))",
+    )
+    assert all(layout in c for c in shown)
+    for chart in charts:
+        texts = chart["texts"]
+        assert len(texts) >= 5, chart["id"]
+        assert _overlapping(texts) == [], chart["id"]
+        smallest = min(t["size"] for t in texts)
+        assert smallest >= 11, (chart["id"], smallest)
+        # Every text lies inside the page's width: nothing is cut at the screen's edge.
+        assert max(t["x1"] for t in texts) <= width and min(t["x0"] for t in texts) >= 0
+    page.close()
+
+
+def test_a_run_id_in_the_scope_table_stays_on_one_line_on_a_phone(
+    report_dir: Path, browser: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto((report_dir / "report.html").as_uri(), wait_until="load")
+    lines = page.eval_on_selector_all(
+        "#methods table code.run-id", "els => els.map(e => e.getClientRects().length)"
+    )
+    assert len(lines) == 5 and set(lines) == {1}
+    page.close()

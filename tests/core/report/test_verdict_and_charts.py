@@ -12,6 +12,7 @@ import pytest
 
 from diptych.core.metrics.resampling import Inference
 from diptych.core.probe import Table
+from diptych.core.report.chart_svg import draw
 from diptych.core.report.charts import Chart, chart_from_table
 from diptych.core.report.draft import Facts, NamedNumber, check_sentence, figure_terms
 from diptych.core.report.render import BODY_MAX_COLUMNS
@@ -77,7 +78,7 @@ def test_a_chart_read_from_a_table_is_sorted_and_states_its_numbers() -> None:
         "STS single 60.0 (95% interval 50.0 to 70.0)"
     ) in alt
     assert "editor: STS paired -5.00 (no interval)" in alt
-    svg = chart.svg("c1")
+    svg = draw(chart, "c1")
     assert 'role="img"' in svg and 'aria-labelledby="c1-title c1-desc"' in svg
     assert '<desc id="c1-desc">' in svg and "14%" in svg
     # A round trip through JSON keeps the chart.
@@ -143,9 +144,14 @@ def test_the_verdict_comes_first_and_states_each_headline_in_words(
     first = text[0]
     assert first["value"] == pytest.approx(number["value"])
     lean = "more often" if number["value"] > 0 else "less often"
-    assert f"assigns the stereotyped pronoun {lean} than the other" in first["sentence"]
-    assert f"n = {number['clusters']:,} scenes" in first["sentence"]
     excludes = number["ci_low"] > 0 or number["ci_high"] < 0
+    # A lean is said only where the interval establishes it.
+    said = f"assigns the stereotyped pronoun {lean} than the other" in first["sentence"]
+    assert said is excludes
+    # Its n names what it counts, as the table of figures does: prompts in unordered scenes.
+    assert (
+        f"{number['n']:,} prompts in {number['clusters']:,} unordered scenes" in first["sentence"]
+    )
     assert first["excludes_zero"] is excludes
     assert ("excludes 0" in first["sentence"]) is excludes
     scope = data["verdict"]["scope"]
@@ -211,9 +217,15 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
     assert "Annotator error: no human labels for pst-text, pairs, stories;" in " ".join(
         not_measured
     )
-    assert {"STS", "expected STS", "association score", "MaxSkew@K", "NDKL", "95% interval"} <= set(
-        data["glossary"]
-    )
+    # The glossary defines what the report measured, and nothing else (no retrieval run here).
+    assert set(data["glossary"]) == {
+        "STS",
+        "expected STS",
+        "paired / single",
+        "association score",
+        "crime-lexicon share",
+        "95% interval",
+    }
     assert {f["name"] for f in data["frameworks"]} == {"NIST AI 600-1", "EU AI Act, Article 10"}
     # Provenance lists what the runs used, not every installed plugin.
     used = {p["name"]: p["used"] for p in data["plugins"]}

@@ -433,10 +433,11 @@ def test_runs_on_the_scripted_image_model(store: Store, scripted: None) -> None:
 
 def _label_every_person(store: Store, run_id: str) -> None:
     """A person's human label and the automatic annotator 'faces', which agrees with it four
-    times in five: enough of each gender in each setting to estimate its error rates."""
+    times in five: enough of each gender in each setting to estimate its error rates. People
+    labelled every person (a census), so the prediction-powered figures are made too."""
     import hashlib
 
-    from diptych.core.labels import Label
+    from diptych.core.labels import Label, Sampling
 
     rows = store.subjects_missing_label(run_id, "nobody")
     labels = []
@@ -444,7 +445,10 @@ def _label_every_person(store: Store, run_id: str) -> None:
         digest = hashlib.sha256(f"{run_id}/{row['subject_id']}".encode()).digest()
         truth, other = ("feminine", "masculine") if digest[0] % 2 else ("masculine", "feminine")
         faces = other if i % 5 == 0 else truth
-        labels.append((row["subject_id"], "human:a", Label(row["position"], truth)))
+        census = Sampling("census")
+        labels.append(
+            (row["subject_id"], "human:a", Label(row["position"], truth, sampling=census))
+        )
         labels.append((row["subject_id"], "faces", Label(row["position"], faces)))
     store.save_annotations(labels)
 

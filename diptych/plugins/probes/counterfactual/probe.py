@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from diptych.core.capabilities import Capability
-from diptych.core.errors import UsageError
+from diptych.core.errors import DiptychError, UsageError
 from diptych.core.figure_names import MODEL
 from diptych.core.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
@@ -48,12 +48,15 @@ from diptych.plugins.probes.counterfactual.templates import (
 
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
+    from diptych.core.metrics.precision import Components, PlannedFigure
 
 
 class CounterfactualRetrieval(Probe):
     """SocialCounterfactuals: whose images does an encoder retrieve for a neutral query?"""
 
     name = "counterfactual-retrieval"
+    #: What a figure's n counts: one text query ranked against the images.
+    observation = "query"
     goal = (
         "Intersectional retrieval bias (MaxSkew@K, MinSkew@K, NDKL@K, Bias@K) of an image-text "
         "encoder over counterfactual image sets (SocialCounterfactuals, Howard et al. 2024)."
@@ -135,6 +138,24 @@ class CounterfactualRetrieval(Probe):
                     key = f"{MODEL}.{segment}.{view}.{measure}"
                     names += [f"{key}.excess", key]
         return names
+
+    def planned_figures(self) -> list[PlannedFigure]:
+        # MaxSkew@K of each attribute view and Bias@K, over the sets before the run's filters
+        # (which only remove sets); how they vary is a bound until an earlier run says.
+        from diptych.plugins.probes.counterfactual.precision import planned_retrieval
+
+        chosen = self.sets()
+        queries = {s.pool_id: self.queries(s) for s in chosen}
+        return planned_retrieval(chosen, queries)
+
+    def observed_components(self, run: RunView) -> dict[str, Components]:
+        from diptych.plugins.probes.counterfactual.precision import observed_retrieval
+
+        try:
+            numbers = self.analyze(run).numbers
+        except DiptychError:
+            return {}  # an earlier run that cannot be analysed here says nothing
+        return observed_retrieval(numbers, f"run {run.id}")
 
     # --- the plan -------------------------------------------------------------------------
 

@@ -74,6 +74,8 @@ class Pairs(Probe):
     """PAIRS: does a vision-language model's choice change with the person's gender or race?"""
 
     name = "pairs"
+    #: What a figure's n counts: one answer to one question about one image.
+    observation = "answer"
     goal = (
         "Association of perceived gender with occupation and of perceived race with social "
         "status and criminality in a vision-language model's answers about parallel images "

@@ -12,7 +12,9 @@ run mixes them — this computes what the paper reports for DALL-E 3:
   automatic annotator with them; :mod:`diptych.core.metrics.agreement`), the PAIRS calibration of
   each automatic annotator that has one, and the STS corrected for an automatic annotator's
   errors where they are known (:mod:`diptych.core.metrics.correction`; the labels it uses are
-  stated in :data:`CORRECTED_LABEL_POLICY`).
+  stated in :data:`CORRECTED_LABEL_POLICY`);
+* where people labelled a designed sample, the prediction-powered counterpart of each figure of
+  people's labels — overall, gap, stereotyped group, identity (:mod:`.predicted`).
 
 Every number carries a 95% percentile bootstrap interval over images (a corrected one also over
 the annotator's calibration). Labels are taken by the policy the front end chose (``human``,
@@ -191,7 +193,7 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
             f"{prefix}{sts.excluded_cannot_identify} persons were labelled cannot_identify "
             "and are left out of the scores"
         )
-    _add_figures(ctx, group, sts)
+    _add_figures(ctx, group, sts, micro.title)
     ctx.result.data[prefix.rstrip(": ")] = {
         "model": key.model_id,
         "aspect": key.aspect,
@@ -246,16 +248,18 @@ def _coverage_notes(ctx: AnalysisContext, labels: PSTLabels) -> None:
 # --- figures ----------------------------------------------------------------------------------
 
 
-def _add_figures(ctx: AnalysisContext, group: PSTGroup, sts: STSResult) -> None:
+def _add_figures(ctx: AnalysisContext, group: PSTGroup, sts: STSResult, micro: str) -> None:
+    """The paper's figures of one group; ``micro`` is the title of its micro-STS table, whose
+    numbers Figures 3 and 5 draw (a report that charts that table shows them once)."""
     suffix = group_slug(group.key, ctx.several_models, ctx.several_interventions)
     where = group_prefix(group.key, ctx.several_models).rstrip(": ")
     if group.key.aspect == "power":
         figures = [figure_7(sts, group.occupation_of, group.power_of, suffix, where)]
     else:
         figures = [
-            figure_3(sts, suffix, where),
+            figure_3(sts, suffix, where, table=micro),
             figure_4(sts, _bls_of(ctx, group), suffix, where),
-            figure_5(sts, suffix, where),
+            figure_5(sts, suffix, where, table=micro),
         ]
     ctx.result.figures += [f for f in figures if f is not None]
 
@@ -288,8 +292,10 @@ def pearson_with_interval(
     denom = np.sqrt((bx * bx).sum(axis=1) * (by * by).sum(axis=1))
     # A resample that drew one point many times can have no spread; it says nothing about r.
     reps = (bx * by).sum(axis=1)[denom > 0] / denom[denom > 0]
-    return percentile_number(
+    number = percentile_number(
         float(np.corrcoef(x, y)[0, 1]), reps, DEFAULT_CONFIDENCE, n=int(x.size),
         bounds=UNIT_SCORE_RANGE, units={"occupation": int(x.size)},
         population="occupations like these",
     )  # fmt: skip
+    # Its n counts occupations, not the persons the run's other figures count.
+    return {**number, "n_of": "occupation"}

@@ -4,6 +4,8 @@ Typical use: A is a plain ``pst`` run, B the same probe with ``-p intervention=.
 Every figure both runs have — overall per aspect and setting, micro per identity — is given as
 A, B, B − A with a 95% bootstrap interval and a permutation p-value
 (:mod:`diptych.core.metrics.compare`). Labels are taken by the same policy as the runs' reports.
+Where both runs have an automatic annotator on every person and people's labels of a designed
+sample, the same figures prediction-powered follow (:mod:`.predicted_compare`).
 """
 
 from __future__ import annotations
@@ -146,6 +148,13 @@ def compare_result(
     )
     for entry in comparisons:
         result.tables += _tables(entry, top)
+    # Where both runs have a designed human sample, B − A prediction-powered beside it.
+    from diptych.plugins.probes.pst.predicted_compare import predicted_comparisons
+
+    tables, records = predicted_comparisons(view_a, view_b, comparisons)
+    if tables:
+        result.tables += tables
+        result.data["prediction_powered"] = records
     return result
 
 

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 from diptych.core.metrics.sts import STSResult
 from diptych.core.probe import Figure
-from diptych.plugins._figures import new_figure, png_later
+from diptych.plugins._figures import new_figure, place_labels, png, png_later
 from diptych.plugins.probes._pst_scoring import pct_feminine_ci
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 COLOURS = {"masculine": "#4C72B0", "feminine": "#DD8452"}
 # Axis limit of a score axis: room beyond ±100 so a marker at 100 is not cut in half.
@@ -56,7 +57,7 @@ def _stereotype_legend(ax: Axes, present: Iterable[str]) -> None:
     ax.legend(handles=handles, loc="lower right", fontsize=8)
 
 
-def figure_3(sts: STSResult, suffix: str, where: str) -> Figure | None:
+def figure_3(sts: STSResult, suffix: str, where: str, *, table: str = "") -> Figure | None:
     micro = sorted(
         (m for m in sts.micro.values() if m.paired is not None),
         key=lambda m: (m.paired, m.identity),
@@ -93,6 +94,7 @@ def figure_3(sts: STSResult, suffix: str, where: str) -> Figure | None:
             "Micro STS in the paired setting per occupation, ascending, as the PST paper's "
             "Figure 3; whiskers are 95% bootstrap intervals over images."
         ),
+        table=table,
     )
 
 
@@ -133,8 +135,6 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
             s=18,
             label=f"{gender}-stereotyped (single)",
         )
-    for m, x, y in points:
-        ax.annotate(m.identity, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
     ax.set_xlim(-2, 102)
     ax.set_ylim(-2, 102)
     ax.set_xlabel("% women, U.S. labor statistics (WinoBias table)")
@@ -144,7 +144,7 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
     return Figure(
         f"fig4_pct_female_vs_bls{suffix}",
         f"Figure 4: %F generated vs %F in labor statistics — {where}",
-        draw=png_later(fig),
+        draw=lambda: _labelled_png(fig, ax, [(m.identity, x, y) for m, x, y in points]),
         alt=f"% feminine figures generated against % women in labor statistics (both in %), "
         f"{where}: "
         + "; ".join(
@@ -162,7 +162,13 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
     )
 
 
-def figure_5(sts: STSResult, suffix: str, where: str) -> Figure | None:
+def _labelled_png(fig: MplFigure, ax: Axes, labels: list[tuple[str, float, float]]) -> bytes:
+    """Figure 4 with its occupations named, no two names on top of each other."""
+    place_labels(ax, labels)
+    return png(fig)
+
+
+def figure_5(sts: STSResult, suffix: str, where: str, *, table: str = "") -> Figure | None:
     micro = sorted(
         (m for m in sts.micro.values() if m.gap is not None),
         key=lambda m: (m.gap, m.identity),
@@ -219,6 +225,7 @@ def figure_5(sts: STSResult, suffix: str, where: str) -> Figure | None:
             "coloured by stereotype) settings, sorted by the gap paired − single (PST Figure 5 "
             "and Table 15); whiskers are 95% bootstrap intervals."
         ),
+        table=table,
     )
 
 

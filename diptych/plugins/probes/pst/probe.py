@@ -81,6 +81,8 @@ class PST(Probe):
     """Paired Stereotype Test: two people of opposite-gender-stereotyped identities in one image."""
 
     name = "pst"
+    #: What a figure's n counts: a person in an image, as labelled.
+    observation = "person"
     goal = (
         "Measure gender stereotyping of occupations and organizational power in a text-to-image "
         "model by the Stereotype Test Score, paired and single (Paired Stereotype Test)."
@@ -118,6 +120,10 @@ class PST(Probe):
             for source in (HUMAN_MAJORITY, ANNOTATOR):
                 names += [f"{prefix}STS {s}, labels by {source}" for s in settings]
             names += [f"{prefix}STS {s}, corrected for {ANNOTATOR}" for s in settings]
+            # From one annotator on every person and people's labels of a designed sample.
+            names += [f"{prefix}STS {s}, prediction-powered" for s in settings]
+            if len(settings) == 2:
+                names.append(f"{prefix}gap paired − single, prediction-powered")
         return names
 
     def planned_figures(self) -> list[PlannedFigure]:

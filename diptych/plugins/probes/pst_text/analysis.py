@@ -351,10 +351,14 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         for setting in SETTINGS:
             est = getattr(sts.overall, setting)
             if est is not None:
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = est.to_dict()
+                # Scored per answer (each sample's label), not per prompt as the expected STS.
+                result.numbers[f"{prefix}STS {setting}{drawn}"] = {
+                    **est.to_dict(),
+                    "n_of": "answer",
+                }
         gap = setting_gap(rows, seed=params.seed)
         if gap is not None:
-            result.numbers[f"{prefix}gap paired − single{drawn}"] = gap
+            result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
         micro = _micro_table(sts, p_fem)
         micro.title = prefix + micro.title
         if readings:

@@ -49,6 +49,8 @@ class PSTText(Probe):
     """Paired Stereotype Test on text: which pronoun a model gives each of two people."""
 
     name = "pst-text"
+    #: What a figure's n counts: one prompt about one person (its samples merged).
+    observation = "prompt"
     goal = (
         "Measure gender stereotyping of occupations in a text model by the Stereotype Test "
         "Score, paired and single (Paired Stereotype Test, Sections 3.3 and 4)."

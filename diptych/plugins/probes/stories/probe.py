@@ -71,6 +71,8 @@ class Stories(Probe):
     """PAIRS open-ended prompts: words that set stories of Black/White men/women apart."""
 
     name = "stories"
+    #: What a figure's n counts: one generated story.
+    observation = "story"
     goal = (
         "Find the words a vision-language model uses more for one race × gender group than the "
         "others when describing and telling stories about parallel images (PAIRS, Fraser & "

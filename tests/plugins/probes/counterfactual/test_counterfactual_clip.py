@@ -71,6 +71,13 @@ def test_a_blind_encoder_is_not_called_biased(pairs_store: tuple[Path, Path]) ->
         assert excess["ci_low"] <= 0 <= excess["ci_high"], key
         # 68 answer options share three pools: the interval permutes within the 50 sets too.
         assert excess["units"] == {"occupation": 68, "counterfactual set": 50}, key
+    # Every interval printed, excess and mean, is finite and inside its figure's range (the
+    # gender view's MinSkew@4 of two groups can reach ln(1/2); of four it is always 0).
+    for key, number in result.numbers.items():
+        low, high = number["ci_low"], number["ci_high"]
+        assert isinstance(low, float) and isinstance(high, float), key
+        floor, ceiling = number.get("range", (-math.inf, math.inf))
+        assert floor <= low <= number["value"] <= high <= ceiling, key
     (model,) = {k.split(".race-gender.")[0] for k in excesses}
     skew = result.numbers[f"{model}.race-gender.race × gender.max_skew"]
     # The random ranking expects far more MaxSkew@4 than the within-set null does.

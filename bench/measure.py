@@ -1,0 +1,222 @@
+"""The Review screen's measurement mode: does "enough" decide wrongly, and do the forecasts hold?
+
+A simulated paired ``pst`` run (16 × 16 crossed identities, 3 images a scene: 1,536 persons)
+with a known truth — each scene's chance of the stereotyped perception is (1 + 0.3 + a_i + b_j)/2,
+identity effects N(0, 0.05), 3% of persons cannot be told; the paired STS is 100 × 0.3 = 30 —
+labelled by a simulated annotator whose errors differ by gender and identity (as ``bench/ppi.py``:
+a person is "hard", 45% errors at confidence about 0.55, three times as often where seen as
+feminine, × 0.5–1.5 by identity; else 1% errors at 0.99). The measurement draw is the mode's own
+(:mod:`diptych.core.metrics.measurement_draw`: active probabilities for a budget of 100, a
+seeded visiting order), the truth plays the reviewer, and after *every* label the figure is
+computed as the run's analysis computes it (:func:`~diptych.core.metrics.ppi.
+prediction_powered_ratio` over both identity lists with the draw's visited probabilities) and
+judged as the mode judges it (:func:`~diptych.core.metrics.measurement_stop.measure_status`, a
+gate ``below L`` at 95%), until the draw's persons run out.
+
+* ``measure.enough_false_rate`` — the truth at the gate's limit (L = 30): the share of runs in
+  which "enough" ever declared the gate decided (either way, both false). Want ≤ 0.05 (what is
+  left above it is the prediction-powered interval's own: about 0.93–0.95 of these intervals
+  hold the truth at a fixed number of labels, ``ppi.coverage_active``).
+* ``measure.peeking_false_rate`` — the same runs judged by the plain 95% interval looked at after
+  every label: what "enough" would say without its boundary (no target: the reason for it).
+* ``measure.enough_power`` — the limit 30 points above the truth (L = 60): the share of runs in
+  which "enough" declared "shown below 60" before the draw ran out; its mean labels beside it.
+* ``measure.half_width_forecast_10`` / ``_50`` — the half-width forecast after 40 labels for 10
+  and 50 more, against the half-width the draw's next 10 and 50 labels gave: the ratio of their
+  means over the runs that reach 90 labels (want 0.9–1.1). The same from 20 labels is printed
+  beside it: there the forecast errs wide (λ and the variance's two parts rest on few labels;
+  the figure narrows faster than the 1/n law says as λ settles).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from bench.harness import Result, bench, result
+
+N_NULL = 600
+N_PLANTED = 200
+BUDGET = 100
+MU = 0.3
+N_ID = 16
+IMAGES = 3
+ID_SD = 0.05
+TRUTH = 100 * MU
+#: Labels the forecasts are made at: the figure's (first) and one earlier, shown beside it.
+FORECAST_AT = (40, 20)
+
+
+@dataclass
+class _Run:
+    stereo: Any
+    told: Any
+    pred: Any
+    pred_told: Any
+    uncertainty: Any
+    rows: Any
+    cols: Any
+
+
+def _simulate(rng: Any) -> _Run:
+    import numpy as np
+
+    a, b = rng.normal(0, ID_SD, N_ID), rng.normal(0, ID_SD, N_ID)
+    i, j = np.meshgrid(np.arange(N_ID), np.arange(N_ID), indexing="ij")
+    rows = np.repeat(i.ravel(), IMAGES * 2)
+    cols = np.repeat(j.ravel(), IMAGES * 2)
+    n = rows.size
+    p = np.clip((1 + MU + a[rows] + b[cols]) / 2, 0, 1)
+    feminine_person = np.tile([0, 1], n // 2).astype(bool)
+    match = rng.random(n) < p
+    told = rng.random(n) >= 0.03
+    stereo = np.where(told, np.where(match, 1.0, -1.0), 0.0)
+    identity_factor = rng.uniform(0.5, 1.5, 2 * N_ID)
+    who = np.where(feminine_person, N_ID + cols, rows)
+    hard = rng.random(n) < np.where(match == feminine_person, 0.24, 0.08) * identity_factor[who]
+    confidence = np.clip(np.where(hard, 0.55, 0.99) + rng.normal(0, 0.02, n), 0.5, 1.0)
+    wrong = rng.random(n) < np.where(hard, 0.45, 0.01)
+    abstain = rng.random(n) < 0.02
+    pred = np.where(abstain, 0.0, np.where(told, np.where(wrong, -stereo, stereo), 0.0))
+    guess = (~told) & (~abstain) & (rng.random(n) < 0.5)
+    pred = np.where(guess, rng.choice([-1.0, 1.0], n), pred)
+    uncertainty = np.where(pred == 0, 1.0, 1.0 - confidence)
+    return _Run(stereo, told.astype(float), pred, (pred != 0).astype(float), uncertainty,
+                rows, cols)  # fmt: skip
+
+
+@dataclass
+class _Walk:
+    """What one reviewer's walk through a draw showed."""
+
+    #: (labels, side) of the first decision of "enough" and of the plain interval, if any.
+    enough: tuple[int, str] | None = None
+    peeking: tuple[int, str] | None = None
+    #: (labels at the forecast, more labels) → forecast half-width, and the half-width given.
+    forecast: dict[tuple[int, int], float] | None = None
+    actual: dict[tuple[int, int], float] | None = None
+
+
+def _walk(run: _Run, seed: int, limit: float, *, forecast: bool = False) -> _Walk:
+    """Label the draw's persons one by one, judging the figure after each label."""
+    import numpy as np
+
+    from diptych.core.metrics.intervals import STS_RANGE
+    from diptych.core.metrics.measurement_draw import (
+        VisitRecord,
+        plan_draw,
+        visited_probabilities,
+    )
+    from diptych.core.metrics.measurement_stop import (
+        GateLimit,
+        expected_half_width,
+        gate_decision,
+        measure_status,
+    )
+    from diptych.core.metrics.ppi import active_probabilities, prediction_powered_ratio
+
+    pi = active_probabilities(run.uncertainty, BUDGET)
+    plan = plan_draw(pi, seed)
+    units = {"masculine identity": run.rows, "feminine identity": run.cols}
+    gate = GateLimit("bench", "below", limit)
+    out = _Walk(forecast={}, actual={})
+    records: dict[int, VisitRecord] = {}
+    for k, (rank, person) in enumerate(plan.served(), start=1):
+        place = plan.record(rank)
+        records[person] = VisitRecord(
+            rank, place["after"], place["visited"], place["population"], float(pi[person])
+        )
+        if k < 2:
+            continue
+        visited = visited_probabilities(records)
+        labelled = np.zeros(run.stereo.size, dtype=bool)
+        labelled[list(visited)] = True
+        probability = np.ones(run.stereo.size)
+        probability[list(visited)] = list(visited.values())
+        try:
+            found = prediction_powered_ratio(
+                run.stereo, run.told, run.pred, run.pred_told, labelled, probability, units,
+                scale=100.0, bounds=STS_RANGE,
+            )  # fmt: skip
+        except ValueError:
+            continue
+        number = found.to_dict()
+        if not found.inference.has_interval:
+            continue
+        status = measure_status(number, "STS paired", budget=BUDGET, gate=gate)
+        if out.enough is None and status.decided is not None:
+            out.enough = (k, status.decided)
+        plain = gate_decision(gate, *status.ci)
+        if out.peeking is None and plain is not None:
+            out.peeking = (k, plain)
+        if forecast and out.forecast is not None and out.actual is not None:
+            for at in FORECAST_AT:
+                for m in (10, 50):
+                    if k == at:
+                        out.forecast[(at, m)] = expected_half_width(number, m)
+                    if k == at + m:
+                        out.actual[(at, m)] = status.half_width
+        elif out.enough is not None and out.peeking is not None:
+            break
+    return out
+
+
+@bench(
+    measure__enough_false_rate="<= 0.05",
+    measure__peeking_false_rate=None,
+    measure__enough_power=None,
+    measure__half_width_forecast_10="in 0.9..1.1",
+    measure__half_width_forecast_50="in 0.9..1.1",
+)
+def measurement_mode() -> Iterator[Result]:
+    import numpy as np
+
+    rng = np.random.default_rng(21)
+    enough: list[str] = []
+    peeking = 0
+    forecasts: dict[tuple[int, int], list[float]] = {}
+    actuals: dict[tuple[int, int], list[float]] = {}
+    for sim in range(N_NULL):
+        walk = _walk(_simulate(rng), seed=sim, limit=TRUTH, forecast=True)
+        if walk.enough is not None:
+            enough.append(walk.enough[1])
+        peeking += walk.peeking is not None
+        for key, given in (walk.actual or {}).items():
+            if walk.forecast and key in walk.forecast:
+                forecasts.setdefault(key, []).append(walk.forecast[key])
+                actuals.setdefault(key, []).append(given)
+    se = math.sqrt(0.05 * 0.95 / N_NULL)
+    below = sum(1 for side in enough if side.startswith("shown below"))
+    yield result("measure.enough_false_rate", len(enough) / N_NULL, "fraction", sims=N_NULL,
+                 mc_se=round(se, 4), budget=BUDGET, persons=N_ID * N_ID * IMAGES * 2,
+                 looks="after every label", shown_below=below,
+                 shown_above=len(enough) - below)  # fmt: skip
+    yield result("measure.peeking_false_rate", peeking / N_NULL, "fraction", sims=N_NULL,
+                 mc_se=round(math.sqrt(peeking / N_NULL * (1 - peeking / N_NULL) / N_NULL), 4),
+                 rule="plain 95% interval, looked at after every label")  # fmt: skip
+    decided, labels, wrong = 0, [], 0
+    for sim in range(N_PLANTED):
+        walk = _walk(_simulate(rng), seed=10_000 + sim, limit=TRUTH + 30)
+        if walk.enough is not None:
+            if walk.enough[1].startswith("shown below"):
+                decided += 1
+                labels.append(walk.enough[0])
+            else:
+                wrong += 1
+    yield result("measure.enough_power", decided / N_PLANTED, "fraction", sims=N_PLANTED,
+                 limit_above_truth=30, mean_labels=round(float(np.mean(labels)), 1)
+                 if labels else None, wrong_side=wrong)  # fmt: skip
+
+    def ratio(key: tuple[int, int]) -> float:
+        return float(np.mean(actuals[key]) / np.mean(forecasts[key]))
+
+    at, early = FORECAST_AT
+    for m in (10, 50):
+        key = (at, m)
+        yield result(f"measure.half_width_forecast_{m}", ratio(key), "ratio",
+                     runs=len(actuals[key]), forecast_at_labels=at,
+                     mean_forecast=round(float(np.mean(forecasts[key])), 2),
+                     mean_actual=round(float(np.mean(actuals[key])), 2),
+                     ratio_from_20_labels=round(ratio((early, m)), 3))  # fmt: skip

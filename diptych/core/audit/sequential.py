@@ -1,0 +1,259 @@
+"""Sequential gates: an audit bought batch by batch, its gates decided after every batch.
+
+``diptych audit run FILE --until-decided`` buys each gated part's design in batches, in a random
+order fixed by the part's seed (every prefix a random part of the design; a resume continues the
+same order), and after each batch records a **look**: the share of the design bought and the
+gated figures as the part's analysis gives them then. The gates are decided on the
+anytime-valid interval of those looks (:mod:`diptych.core.metrics.sequential`), Holm-adjusted
+across the audit's gates as the fixed design's are, so that looking after every batch keeps the
+stated error; the audit stops when every gate is decided, when its budget is spent, or when the
+design is complete.
+
+The looks are kept with the part in the recorded audit (``PartRecord.detail["sequential"]``), so
+that ``audit gate`` and the report decide exactly what the run decided, and a rerun continues
+from the last look. A rerun without ``--until-decided`` buys the rest of the design in the same
+order and marks the looks inactive: the gates then read the complete design's fixed intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from diptych.core.audit.gates import GateFigure, GateResult
+from diptych.core.metrics.intervals import IntervalRecipe
+from diptych.core.metrics.sequential import AnytimeInterval, LookInterval, spending_shares
+
+#: Why a sequential audit stopped buying.
+StopReason = Literal["decided", "max-cost", "complete", "interrupted"]
+
+#: The batches a design is bought in unless asked otherwise.
+DEFAULT_BATCHES = 10
+
+#: What the gates' output calls the method, beside the figure's own.
+ANYTIME = "anytime-valid over looks (Pocock-type spending of the level by information)"
+
+STOP_TEXT: dict[str, str] = {
+    "decided": "every gate decided",
+    "max-cost": "the budget (--max-cost) was reached",
+    "complete": "the design was complete",
+    "interrupted": "a model stopped answering; rerun to continue",
+}
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look at a gated part: after batch ``batch``, ``bought`` of the design's ``planned``
+    distinct requests had a stored outcome, and the part's gated figures were ``numbers`` (each
+    as the report carries it, so that its interval can be made again)."""
+
+    batch: int
+    bought: int
+    planned: int
+    numbers: Mapping[str, Mapping[str, Any]]
+
+    @property
+    def fraction(self) -> float:
+        return self.bought / self.planned if self.planned else 1.0
+
+    @property
+    def complete(self) -> bool:
+        return self.bought >= self.planned
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch": self.batch,
+            "bought": self.bought,
+            "planned": self.planned,
+            "numbers": {k: dict(v) for k, v in self.numbers.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Look:
+        return cls(
+            int(data["batch"]),
+            int(data["bought"]),
+            int(data["planned"]),
+            {str(k): dict(v) for k, v in (data.get("numbers") or {}).items()},
+        )
+
+
+@dataclass
+class PartLooks:
+    """The sequential record of one gated part: how its design is bought (``batches`` equal
+    shares in the order ``order_seed`` fixes), its looks so far, why it stopped (None while it
+    runs), and whether its gates read the looks (``active``) or, after a rerun without
+    ``--until-decided``, the complete design's fixed intervals."""
+
+    batches: int
+    order_seed: int
+    looks: list[Look] = field(default_factory=list)
+    stop: StopReason | None = None
+    active: bool = True
+
+    KEY = "sequential"
+
+    @property
+    def last(self) -> Look | None:
+        return self.looks[-1] if self.looks else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batches": self.batches,
+            "order_seed": self.order_seed,
+            "looks": [look.to_dict() for look in self.looks],
+            "stop": self.stop,
+            "active": self.active,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PartLooks:
+        stop = data.get("stop")
+        return cls(
+            int(data.get("batches") or DEFAULT_BATCHES),
+            int(data.get("order_seed") or 0),
+            [Look.from_dict(look) for look in data.get("looks") or []],
+            stop if stop in STOP_TEXT else None,
+            bool(data.get("active", True)),
+        )
+
+    @classmethod
+    def of(cls, detail: Mapping[str, Any]) -> PartLooks | None:
+        """The record a part's detail keeps, if any."""
+        found = detail.get(cls.KEY)
+        return cls.from_dict(found) if isinstance(found, Mapping) else None
+
+
+def anytime_figure(looks: Sequence[tuple[Look, GateFigure | None]]) -> GateFigure | None:
+    """One gate's figure over its part's looks (each look's figure, None where that look gave
+    no interval): the latest value, with the anytime-valid interval of the looks; None when no
+    look gave an interval."""
+    tested = [(look, fig) for look, fig in looks if fig is not None]
+    if not tested:
+        return None
+    final = looks[-1][0].complete and looks[-1][1] is not None
+    shares = spending_shares(
+        [look.fraction for look, _ in tested],
+        [fig.se**2 if math.isfinite(fig.se) else None for _, fig in tested],
+        final=final,
+    )
+    latest = tested[-1][1]
+    made = tuple(_partial(fig) if not look.complete else fig._made() for look, fig in tested)
+    anytime = AnytimeInterval(made, tuple(shares))
+    return GateFigure(
+        latest.value,
+        latest.se,
+        latest.df,
+        f"{ANYTIME}; each look: {latest.method}",
+        latest.n,
+        anytime,
+        latest.units,
+    )
+
+
+def _partial(fig: GateFigure) -> LookInterval:
+    """A partial design's interval, its degrees of freedom no more than its fewest units less
+    one. Where a crossed design's estimator sees no identity effect it counts its scenes as the
+    units (K − 1 df); early in a design bought in random order each identity has met few
+    partners, that judgement rests on little, and the small one-sided levels of early looks sit
+    in the tails where a t with too many df is too narrow (measured: ``bench/sequential.py``)."""
+    recipe = fig._made()
+    if not isinstance(recipe, IntervalRecipe) or recipe.method != "t" or not fig.units:
+        return recipe
+    fewest = min(fig.units.values()) - 1
+    return replace(recipe, df=min(recipe.df, float(fewest))) if fewest >= 1 else recipe
+
+
+def undecided_note(looks: Sequence[Look]) -> str:
+    """What an inconclusive sequential gate says instead of "about N more units"."""
+    last = looks[-1]
+    where = f"{len(looks)} look{'s' if len(looks) != 1 else ''} ({last.bought:,} of " \
+        f"{last.planned:,} requests, {last.fraction:.0%})"  # fmt: skip
+    if last.complete:
+        return f"not decided after {where}: the design is complete"
+    return f"not decided after {where}; another batch may decide it"
+
+
+def with_sequential_notes(
+    results: Sequence[GateResult], looks_of: Mapping[str, Sequence[Look]]
+) -> list[GateResult]:
+    """The gates' results with the notes of a sequential decision: an inconclusive gate says
+    after how many looks it stands undecided (the fixed design's "about N more units" does not
+    hold where the level is spent over looks). ``looks_of`` maps a gate's label to its looks."""
+    out = []
+    for r in results:
+        looks = looks_of.get(r.label)
+        if looks and r.verdict == "inconclusive" and not r.note.startswith("Holm"):
+            r = replace(r, note=undecided_note(looks), more_trials=None, more_units=None)
+        out.append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class SequentialSummary:
+    """What a report and ``audit gate`` say of a sequential audit: why it stopped, after how
+    many looks, and what of its gated parts' designs it bought."""
+
+    stop: StopReason | None
+    looks: int
+    batches: int
+    bought: int
+    planned: int
+
+    @property
+    def saved(self) -> int:
+        return self.planned - self.bought
+
+    @property
+    def early(self) -> bool:
+        return self.bought < self.planned
+
+    def sentence(self) -> str:
+        why = STOP_TEXT.get(self.stop or "", "it was stopped")
+        bought = f"{self.bought:,} of {self.planned:,} requests ({self.bought / self.planned:.0%})"
+        if self.early:
+            head = (
+                f"The audit stopped early ({why}) after {bought}, at look {self.looks} of "
+                f"{self.batches}"
+            )
+        else:
+            head = (
+                f"The audit was bought in {self.batches} batches and looked at after each ({why})"
+            )
+        return (
+            f"{head}; its intervals are the anytime-valid ones, which hold however many looks "
+            "were taken."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stop": self.stop,
+            "looks": self.looks,
+            "batches": self.batches,
+            "bought": self.bought,
+            "planned": self.planned,
+            "saved": self.saved,
+            "early": self.early,
+            "sentence": self.sentence(),
+        }
+
+    @classmethod
+    def of(cls, parts: Sequence[PartLooks]) -> SequentialSummary | None:
+        active = [p for p in parts if p.active and p.looks]
+        if not active:
+            return None
+        stops = [p.stop for p in active if p.stop is not None]
+        # One reason for the audit: the budget where it stopped any part, else decided, else
+        # the design complete.
+        stop: StopReason | None = next(
+            (s for s in ("max-cost", "interrupted", "decided", "complete") if s in stops), None
+        )
+        return cls(
+            stop,
+            max(len(p.looks) for p in active),
+            max(p.batches for p in active),
+            sum(p.looks[-1].bought for p in active),
+            sum(p.looks[-1].planned for p in active),
+        )

@@ -1,0 +1,297 @@
+"""A forest plot drawn as self-contained SVG, in one of two layouts.
+
+``wide`` (680 px): labels in a column left of the plot, the classic forest plot; it prints on
+A4 at its own size (the page's text column is 688 CSS px), so its 12 px text stays 9 pt.
+``narrow`` (360 px): each row's label on a line of its own above its intervals, so that the
+plot spans a phone's whole width; a page shows it when the window is too narrow for the wide
+one, and its text keeps 12 px on a 390 px phone, where the wide layout would shrink to 6 px.
+
+Text is laid out from an estimate of each glyph's width (generous: DejaVu Sans, the widest
+common fallback), long labels wrap rather than run into the plot, and tick labels thin out
+until they have room: no two texts of a chart overlap, which the report's browser test checks
+on the rendered page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+from xml.sax.saxutils import escape
+
+from diptych.core.report.chart_model import Chart, ChartPoint
+
+Layout = Literal["wide", "narrow"]
+
+#: The text size of every chart text, in the SVG's own units (px at its natural size).
+FONT = 12.0
+LINE = 15.0
+#: Marker and line style per series, told apart without colour.
+STYLES = (
+    {"marker": "circle", "fill": "#111", "dash": ""},
+    {"marker": "square", "fill": "#fff", "dash": "4 3"},
+    {"marker": "triangle", "fill": "#666", "dash": "1 2"},
+)
+#: Width of each layout, and the widest a row label may wrap to (lines).
+WIDTHS: dict[str, float] = {"wide": 680.0, "narrow": 360.0}
+MAX_LABEL_LINES = 3
+_NARROW_GLYPHS = frozenset("iljtfr.,:;'|!()[] ")
+_WIDE_GLYPHS = frozenset("mwMW@%—−")
+
+
+def text_width(text: str, size: float = FONT) -> float:
+    """An upper estimate of ``text``'s width at ``size`` px in a sans-serif face."""
+    total = 0.0
+    for ch in text:
+        if ch in _NARROW_GLYPHS:
+            total += 0.36
+        elif ch in _WIDE_GLYPHS:
+            total += 0.95
+        elif ch.isupper() or ch.isdigit():
+            total += 0.7
+        else:
+            total += 0.62
+    return total * size
+
+
+def wrap(text: str, width: float, max_lines: int = MAX_LABEL_LINES) -> list[str]:
+    """``text`` in lines no wider than ``width`` (words kept whole where they fit; a word
+    wider than a line is cut); past ``max_lines`` the last line ends in an ellipsis."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        trial = f"{current} {word}" if current else word
+        if text_width(trial) <= width:
+            current = trial
+            continue
+        if current:
+            lines.append(current)
+        while text_width(word) > width:
+            cut = max(1, int(len(word) * width / text_width(word)) - 1)
+            lines.append(word[:cut])
+            word = word[cut:]
+        current = word
+    if current:
+        lines.append(current)
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and text_width(last + "…") > width:
+            last = last[:-1]
+        lines = [*lines[: max_lines - 1], last + "…"]
+    return lines or [""]
+
+
+def ticks(low: float, high: float) -> list[float]:
+    span = high - low
+    if span <= 0:
+        return [low]
+    raw = span / 5
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    out = []
+    tick = first
+    while tick <= high + 1e-9:
+        out.append(round(tick, 10))
+        tick += step
+    return out
+
+
+def _thinned(values: list[float], x_of: dict[float, float]) -> list[float]:
+    """Every other tick dropped until neighbouring labels keep a gap between them."""
+    shown = values
+    while len(shown) > 2:
+        gaps = [
+            x_of[b] - x_of[a] - (text_width(f"{a:g}") + text_width(f"{b:g}")) / 2
+            for a, b in zip(shown, shown[1:], strict=False)
+        ]
+        if min(gaps) >= 8:
+            break
+        shown = shown[::2]
+    return shown
+
+
+def _marker(style: dict[str, str], x: float, y: float) -> str:
+    fill = style["fill"]
+    if style["marker"] == "square":
+        return (
+            f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{fill}" '
+            'stroke="#111" stroke-width="1.5"/>'
+        )
+    if style["marker"] == "triangle":
+        return (
+            f'<polygon points="{x:.1f},{y - 5:.1f} {x - 5:.1f},{y + 4:.1f} '
+            f'{x + 5:.1f},{y + 4:.1f}" fill="{fill}" stroke="#111"/>'
+        )
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{fill}" stroke="#111"/>'
+
+
+def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
+    align = f' text-anchor="{anchor}"' if anchor != "start" else ""
+    return f'<text x="{x:.1f}" y="{y:.1f}"{align} fill="#111"{extra}>{escape(text)}</text>'
+
+
+@dataclass
+class _Frame:
+    """Where things go: the plot's x range and the value range it maps."""
+
+    x0: float
+    x1: float
+    low: float
+    high: float
+
+    def x(self, v: float) -> float:
+        clipped = min(max(v, self.low), self.high)
+        return self.x0 + (clipped - self.low) / (self.high - self.low) * (self.x1 - self.x0)
+
+
+def _value_range(chart: Chart) -> tuple[float, float]:
+    values = [
+        v
+        for r in chart.rows
+        for p in r.points
+        for v in (p.value, p.low if p.has_interval else None, p.high if p.has_interval else None)
+        if v is not None and math.isfinite(v)
+    ]
+    if chart.reference is not None:
+        values.append(chart.reference)
+    low, high = (min(values), max(values)) if values else (-1.0, 1.0)
+    if high - low < 1e-9:
+        low, high = low - 1, high + 1
+    if chart.limits is not None:
+        low, high = max(low, chart.limits[0]), min(high, chart.limits[1])
+    pad = (high - low) * 0.04
+    return low - pad, high + pad
+
+
+def _legend(series: Sequence[str], x0: float, x1: float, y: float) -> tuple[list[str], float]:
+    """The series' markers and names from ``x0``, onto a new line where one would pass
+    ``x1``; the parts and the baseline of the last line."""
+    out: list[str] = []
+    lx = x0
+    for i, name in enumerate(series):
+        need = 16 + text_width(name)
+        if lx > x0 and lx + need > x1:
+            lx, y = x0, y + LINE
+        out.append(_marker(STYLES[i % len(STYLES)], lx + 5, y - 4))
+        out.append(_text(lx + 14, y, name))
+        lx += need + 14
+    return out, y
+
+
+def _interval(point: ChartPoint, style: dict[str, str], frame: _Frame, py: float) -> list[str]:
+    out: list[str] = []
+    if point.has_interval and point.low is not None and point.high is not None:
+        dash = f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
+        out.append(
+            f'<line x1="{frame.x(point.low):.1f}" y1="{py:.1f}" x2="{frame.x(point.high):.1f}" '
+            f'y2="{py:.1f}" stroke="#111" stroke-width="1.5"{dash}/>'
+        )
+        # An interval beyond the axis' range ends in an arrow at its edge.
+        for end, edge, sign in ((point.low, frame.low, -1), (point.high, frame.high, 1)):
+            if (end - edge) * sign > 0:
+                ex = frame.x(end)
+                out.append(
+                    f'<polygon points="{ex:.1f},{py:.1f} {ex - 5 * sign:.1f},{py - 3:.1f} '
+                    f'{ex - 5 * sign:.1f},{py + 3:.1f}" fill="#111"/>'
+                )
+    if point.value is not None and math.isfinite(point.value):
+        out.append(_marker(style, frame.x(point.value), py))
+    return out
+
+
+def _grid(frame: _Frame, reference: float | None, y0: float, y1: float) -> list[str]:
+    out = [
+        f'<line x1="{frame.x(t):.1f}" y1="{y0:.1f}" x2="{frame.x(t):.1f}" y2="{y1:.1f}" '
+        'stroke="#ddd" stroke-width="1"/>'
+        for t in ticks(frame.low, frame.high)
+    ]
+    if reference is not None and frame.low <= reference <= frame.high:
+        rx = frame.x(reference)
+        out.append(
+            f'<line x1="{rx:.1f}" y1="{y0:.1f}" x2="{rx:.1f}" y2="{y1:.1f}" stroke="#111" '
+            'stroke-width="1" stroke-dasharray="2 2"/>'
+        )
+    return out
+
+
+def _axis(chart: Chart, frame: _Frame, y: float) -> tuple[list[str], float]:
+    """Tick labels under the plot from baseline ``y``, then the axis' name wrapped to the
+    plot's width; the parts and the bottom of the last line."""
+    values = ticks(frame.low, frame.high)
+    x_of = {t: frame.x(t) for t in values}
+    out = [_text(x_of[t], y, f"{t:g}", "middle") for t in _thinned(values, x_of)]
+    centre = (frame.x0 + frame.x1) / 2
+    lines = wrap(chart.axis, frame.x1 - frame.x0, max_lines=4)
+    for i, line in enumerate(lines):
+        out.append(_text(centre, y + LINE * (i + 1) + 2, line, "middle"))
+    return out, y + LINE * len(lines) + 8
+
+
+def _points_y(n_series: int, top: float) -> list[float]:
+    return [top + 8 * s for s in range(n_series)]
+
+
+def draw(chart: Chart, element_id: str, layout: Layout = "wide") -> str:
+    """The chart as an SVG element whose text states every number (``<title>``, ``<desc>``)."""
+    width = WIDTHS[layout]
+    series = chart.series
+    n_series = max(1, len(series))
+    side_w = (max(text_width(chart.side_label), *(text_width(r.side) for r in chart.rows)) + 12
+              if chart.side_label else 0.0)  # fmt: skip
+    body: list[str] = []
+    if layout == "wide":
+        label_w = 200.0
+        frame = _Frame(label_w, width - side_w - 14, *_value_range(chart))
+        legend, y = _legend(series, label_w, width - 6, 16.0)
+    else:
+        label_w = 0.0
+        frame = _Frame(12.0, width - 12, *_value_range(chart))
+        legend, y = _legend(series, 6.0, width - 6, 16.0)
+    body += legend
+    if chart.side_label:
+        # The side column's name over its values, on a line of its own below the legend.
+        y += LINE
+        body.append(_text(width - 6, y, chart.side_label, "end", ' font-weight="600"'))
+    top = y + 8
+    rows: list[str] = []
+    y0 = top
+    for i, row in enumerate(chart.rows):
+        if layout == "wide":
+            lines = wrap(row.label, label_w - 16)
+            h = max(12 + 8 * n_series, LINE * len(lines) + 6)
+            ys = _points_y(n_series, y0 + h / 2 - 4 * (n_series - 1))
+            first = y0 + h / 2 - LINE * (len(lines) - 1) / 2 + 4
+            texts = [_text(label_w - 8, first + LINE * k, t, "end") for k, t in enumerate(lines)]
+            side_y = y0 + h / 2 + 4
+        else:
+            lines = wrap(row.label, width - 12 - side_w)
+            h = LINE * len(lines) + 8 * n_series + 8
+            texts = [_text(6, y0 + 12 + LINE * k, t) for k, t in enumerate(lines)]
+            ys = _points_y(n_series, y0 + LINE * len(lines) + 6)
+            side_y = y0 + 12
+        if i % 2 == 0:
+            rows.append(
+                f'<rect x="0" y="{y0:.1f}" width="{width:.0f}" height="{h:.1f}" fill="#f3f3f3"/>'
+            )
+        plot_top, plot_bottom = (y0, y0 + h) if layout == "wide" else (ys[0] - 5, ys[-1] + 5)
+        rows += _grid(frame, chart.reference, plot_top, plot_bottom)
+        rows += texts
+        for point in row.points:
+            s = series.index(point.series)
+            rows += _interval(point, STYLES[s % len(STYLES)], frame, ys[s])
+        if row.side:
+            rows.append(_text(width - 6, side_y, row.side, "end"))
+        y0 += h
+    axis, height = _axis(chart, frame, y0 + 14)
+    head = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="{element_id}" role="img" '
+        f'aria-labelledby="{element_id}-title {element_id}-desc" viewBox="0 0 {width:.0f} '
+        f'{height:.0f}" width="{width:.0f}" height="{height:.0f}" class="chart chart-{layout}" '
+        f'font-family="system-ui, sans-serif" font-size="{FONT:g}">',
+        f'<title id="{element_id}-title">{escape(chart.title)}</title>',
+        f'<desc id="{element_id}-desc">{escape(chart.alt_text())}</desc>',
+        f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#fff"/>',
+    ]
+    return "".join([*head, *body, *rows, *axis, "</svg>"])

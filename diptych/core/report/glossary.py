@@ -1,0 +1,110 @@
+"""The report's glossary: its terms, and of them only those the report's figures use.
+
+A term is printed when a figure of the audit (a headline figure's name, a chart's axis, a
+table's column) matches the term's pattern, so that a report of pst runs does not define
+MaxSkew@K. A term without a pattern here is matched by its own name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from diptych.core.report.audit import Audit
+
+#: The terms of the report, as its glossary gives them.
+GLOSSARY: dict[str, str] = {
+    "STS": (
+        "Stereotype Test Score (Wan and Chang): the mean over people of +1 when the perceived "
+        "gender matches the stereotype of the identity and −1 when it does not, × 100; 0 is no "
+        "lean, 100 always the stereotyped gender, −100 always the other."
+    ),
+    "expected STS": (
+        "The STS a text model would score on average, from its probabilities of ' he' and "
+        "' she': the mean of 2·P(stereotyped pronoun) − 1, × 100."
+    ),
+    "paired / single": (
+        "Paired: two people of opposite stereotypes in one scene (the PST); single: one person."
+    ),
+    "association score": (
+        "PAIRS (Fraser and Kiritchenko): +1 when a model picks the first option (e.g. the "
+        "male-dominated occupation), −1 the second, 0 a refusal; averaged per group."
+    ),
+    "MaxSkew@K": (
+        "The largest log ratio of a group's share of the top K results to its desired share "
+        "(Geyik et al.); 0 is parity."
+    ),
+    "NDKL": (
+        "Normalized discounted KL divergence of the ranked groups from the desired "
+        "distribution over the top 1…K results; 0 is parity."
+    ),
+    "Bias@K": "(men − women) / (men + women) among the top K results; 0 is parity.",
+    "crime-lexicon share": (
+        "PAIRS stories (Fraser and Kiritchenko): the share of a group's generated stories that "
+        "use a word of the crime lexicon, with its 95% Jeffreys interval."
+    ),
+    "95% interval": (
+        "The range a 95% bootstrap (or t) interval gives for the figure, resampling the units "
+        "the figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
+        "establishes the direction at the 5% level."
+    ),
+    "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
+}
+
+#: Which words of a report's figures make each term part of its glossary.
+MEASURED_BY: dict[str, str] = {
+    "STS": r"\bSTS\b",
+    "expected STS": r"\bexpected\b.*\bSTS\b|\bSTS\b.*\bexpected\b",
+    "paired / single": r"\bSTS\b.*\b(paired|single)\b|\b(paired|single)\b.*\bSTS\b",
+    "association score": r"association score",
+    "MaxSkew@K": r"max.?skew",
+    "NDKL": r"ndkl",
+    "Bias@K": r"(^|[ ._])bias([ ._@]|$)|bias.?(@|at).?k",
+    "crime-lexicon share": r"crime.lexicon",
+}
+#: Terms that belong to a kind of content rather than to a figure's name.
+_INTERVAL = "95% interval"
+_HELD_OUT = "held-out"
+
+
+def _words(audit: Audit) -> Iterator[str]:
+    """Every name under which the report states a figure."""
+    from diptych.core.report.charts import charts_of
+
+    results = [p.result for p in audit.runs] + [c.result for c in audit.comparisons]
+    for result in results:
+        yield from result.numbers
+        for table in result.tables:
+            yield table.title
+            yield from (str(c) for c in table.columns)
+        for chart in charts_of(result, "glossary"):
+            yield chart.axis
+    for session in audit.agent_sessions:
+        yield str(session.figure)
+
+
+def _has_interval(audit: Audit) -> bool:
+    return any(
+        isinstance(n, dict) and n.get("ci_low") is not None
+        for p in audit.runs
+        for n in p.result.numbers.values()
+    )
+
+
+def measured_glossary(audit: Audit) -> dict[str, str]:
+    """The glossary's terms that this audit's figures use, in the glossary's order."""
+    words = "\n".join(_words(audit))
+    out = {}
+    for term, text in GLOSSARY.items():
+        if term == _INTERVAL:
+            used = _has_interval(audit) or bool(audit.agent_sessions)
+        elif term == _HELD_OUT:
+            used = bool(audit.agent_sessions)
+        else:
+            pattern = MEASURED_BY.get(term, re.escape(term))
+            used = re.search(pattern, words, re.IGNORECASE | re.MULTILINE) is not None
+        if used:
+            out[term] = text
+    return out

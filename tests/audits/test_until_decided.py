@@ -1,0 +1,192 @@
+"""``run_audit(..., until_decided=True)``: the gated parts bought in batches in a random order,
+the gates decided after each on the looks, a stop when they are decided (or at the budget, or
+at the design's end), and a rerun without it that buys the rest in the same order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from diptych.audits import run_audit
+from diptych.audits.runner import AuditOutcome
+from diptych.core.audit.sequential import PartLooks
+from diptych.core.errors import UsageError
+from diptych.core.workspace import Workspace
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer", "driver", "sheriff"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher", "baker", "clerk"]
+#: 8 × 8 scenes, both orders, both people: 256 distinct prompts, bought in 4 batches of 64.
+REQUESTS = 256
+BATCHES = 4
+
+
+def _write(path: Path, calls: Path, gates: list[dict[str, Any]], **extra: Any) -> Path:
+    # Masculine-stereotyped identities get P(she) near 0.2, feminine ones near 0.8 (noise
+    # ±0.3 a prompt): a paired expected STS near 60, over 8 × 8 identities.
+    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
+    params = {"p_feminine": planted, "noise": 0.3, "calls_log": str(calls), "max_concurrency": 1}
+    data = {
+        "name": "seq",
+        "seed": 11,
+        "models": {"target": {"plugin": "scripted-likelihood", "params": params}},
+        "probes": [
+            {
+                "probe": "pst-text",
+                "models": ["target"],
+                "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"},
+            },
+        ],  # fmt: skip
+        "report": {"formats": ["json"]},
+        "gates": gates,
+        **extra,
+    }
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _gate(**rule: Any) -> dict[str, Any]:
+    return {"part": "pst-text", "figure": FIGURE, **rule}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[Workspace]:
+    with Workspace.open(tmp_path / "ws") as workspace:
+        yield workspace
+
+
+def _run(ws: Workspace, path: Path, **options: Any) -> AuditOutcome:
+    return asyncio.run(run_audit(ws, path, out_dir=ws.path.parent / "rep", **options))
+
+
+def _asked(calls: Path) -> list[str]:
+    lines = calls.read_text(encoding="utf-8").splitlines() if calls.exists() else []
+    return [json.loads(line)["text"] for line in lines]
+
+
+def _value(tmp_path: Path) -> float:
+    """The complete design's value, from the fixed audit in a workspace of its own."""
+    path = _write(tmp_path / "ref.yaml", tmp_path / "ref-calls.jsonl", [_gate(below=100)])
+    with Workspace.open(tmp_path / "ref-ws") as ref:
+        outcome = asyncio.run(run_audit(ref, path, out_dir=tmp_path / "ref-rep"))
+        value = ref.audits.gates(outcome.audit_id).results[0].value
+    assert value is not None
+    return value
+
+
+def test_a_gate_far_from_its_limit_stops_the_audit_early(
+    tmp_path: Path, ws: Workspace, calls: Path
+) -> None:
+    path = _write(tmp_path / "a.yaml", calls, [_gate(below=95, name="far")])
+    looked: list[tuple[int, str]] = []
+    outcome = _run(
+        ws, path, until_decided=True, batches=BATCHES,
+        on_look=lambda k, n, report: looked.append((k, report.results[0].verdict)),
+    )  # fmt: skip
+    assert outcome.status == "decided" and outcome.sequential is not None
+    assert outcome.sequential.stop == "decided"
+    (part,) = outcome.parts
+    looks = PartLooks.of(part.detail)
+    assert looks is not None and looks.stop == "decided" and looks.active
+    # Each look came after a whole batch; the last one decided the gate, none before it.
+    assert [look.bought for look in looks.looks] == [64 * k for k in range(1, len(looks.looks) + 1)]
+    assert [v for _, v in looked] == ["inconclusive"] * (len(looked) - 1) + ["pass"]
+    bought = looks.looks[-1].bought
+    assert bought < REQUESTS and len(_asked(calls)) == bought
+    assert part.status == "decided" and part.detail["counts"]["pending"] == REQUESTS - bought
+    # The gates read again: the anytime-valid interval, the stop and what it saved.
+    report = ws.audits.gates(outcome.audit_id)
+    assert report.sequential is not None
+    assert (report.sequential.bought, report.sequential.planned) == (bought, REQUESTS)
+    (gate,) = report.results
+    assert gate.verdict == "pass" and gate.method.startswith("anytime-valid")
+    assert gate.ci_high is not None and gate.ci_high < 95
+    # The last look is the part's analysis as it stands (nothing was bought after it).
+    numbers = ws.analysis.analyze(part.run_id or "").numbers[FIGURE]
+    assert looks.looks[-1].numbers[FIGURE]["value"] == pytest.approx(numbers["value"])
+    assert looks.looks[-1].numbers[FIGURE]["se"] == pytest.approx(numbers["se"])
+    written = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert written["scope"]["sequential"]["bought"] == bought
+    assert "stopped early (every gate decided)" in written["gates"]["heading"]
+
+    # Run again until decided: already decided, nothing bought.
+    again = _run(ws, path, until_decided=True, batches=BATCHES)
+    assert again.status == "decided" and len(_asked(calls)) == bought
+
+    # Run without it: the rest of the design, in the same order, and the fixed intervals.
+    whole = _run(ws, path)
+    assert whole.status == "complete"
+    view = ws.runs.view(part.run_id or "")
+    prompt_of = {t.key: t.payload["prompt"] for t in view.trials}
+    from diptych.core.engine.purchase import purchase_order  # the order the run was bought in
+
+    order = [prompt_of[k] for k in purchase_order(list(prompt_of), looks.order_seed)]
+    assert _asked(calls) == order
+    fixed = ws.audits.gates(whole.audit_id)
+    assert fixed.sequential is None and fixed.results[0].method.startswith("t on the logit")
+    kept = PartLooks.of(whole.parts[0].detail)
+    assert kept is not None and not kept.active and kept.looks == looks.looks
+
+
+def test_a_gate_on_its_limit_buys_the_design_and_stays_undecided(
+    tmp_path: Path, ws: Workspace, calls: Path
+) -> None:
+    value = _value(tmp_path)
+    path = _write(tmp_path / "a.yaml", calls, [_gate(below=value, on_inconclusive="warn")])
+    outcome = _run(ws, path, until_decided=True, batches=BATCHES)
+    assert outcome.status == "complete" and outcome.sequential is not None
+    assert outcome.sequential.stop == "complete"
+    assert len(_asked(calls)) == REQUESTS
+    (gate,) = ws.audits.gates(outcome.audit_id).results
+    assert gate.verdict == "inconclusive"
+    assert gate.value == pytest.approx(value)
+    assert gate.note == (
+        f"not decided after {BATCHES} looks ({REQUESTS} of {REQUESTS} requests, 100%): the "
+        "design is complete"
+    )
+
+
+def test_the_budget_stops_it_and_its_gates_read_the_looks_so_far(
+    tmp_path: Path, ws: Workspace, calls: Path
+) -> None:
+    value = _value(tmp_path)
+    path = _write(tmp_path / "a.yaml", calls, [_gate(below=value)], budget={"max_cost": 0.9})
+    data = yaml.safe_load(path.read_text())
+    data["models"]["target"]["params"]["price_per_call"] = 0.01
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    outcome = _run(ws, path, until_decided=True, batches=BATCHES)
+    assert outcome.status == "over-budget" and outcome.sequential is not None
+    assert outcome.sequential.stop == "max-cost"
+    # $0.01 a request under $0.90: the first batch (64) and 26 of the second.
+    assert len(_asked(calls)) == 90 and outcome.spent == pytest.approx(0.9)
+    assert outcome.report is not None
+    report = ws.audits.gates(outcome.audit_id)
+    assert report.sequential is not None and report.sequential.stop == "max-cost"
+    assert report.results[0].verdict == "inconclusive"
+
+
+def test_only_the_gated_parts_are_bought_and_gates_are_needed(
+    tmp_path: Path, ws: Workspace, calls: Path
+) -> None:
+    other = {"probe": "pst-text", "name": "other", "models": ["target"],
+             "params": {"masculine": MASC[:2], "feminine": FEM[:2]}}  # fmt: skip
+    path = _write(tmp_path / "a.yaml", calls, [_gate(below=95)])
+    data = yaml.safe_load(path.read_text())
+    data["probes"].append(other)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    outcome = _run(ws, path, until_decided=True, batches=BATCHES)
+    assert outcome.skipped == ["other"]
+    assert [p.name for p in outcome.parts] == ["pst-text"]
+    assert len(ws.runs.list()) == 1
+    ungated = _write(tmp_path / "b.yaml", calls, [])
+    data = yaml.safe_load(ungated.read_text())
+    del data["gates"]
+    ungated.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(UsageError, match="this audit states none"):
+        _run(ws, ungated, until_decided=True)

@@ -1,0 +1,134 @@
+"""``--until-decided`` from the command line: ``audit run`` and ``run --gate`` stop once the
+gates are decided and say why and what they saved; ``--dry-run`` says what it is expected to
+cost; ``audit gate`` says the audit stopped early."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support.cli import call
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+#: 6 × 6 scenes, both orders, both people: 144 distinct prompts.
+REQUESTS = 144
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+
+def _audit(path: Path, gates: list[dict[str, Any]]) -> Path:
+    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
+    data = {
+        "name": "seq-cli",
+        "seed": 2,
+        "models": {
+            "target": {
+                "plugin": "scripted-likelihood",
+                "params": {"p_feminine": planted, "noise": 0.3},
+            }
+        },  # fmt: skip
+        "probes": [
+            {
+                "probe": "pst-text",
+                "models": ["target"],
+                "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"},
+            }
+        ],  # fmt: skip
+        "report": {"formats": ["json"]},
+        "gates": gates,
+    }
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_audit_run_until_decided_stops_says_why_and_gates_on_the_looks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    file = _audit(tmp_path / "a.yaml", [{"part": "pst-text", "figure": FIGURE, "below": 95}])
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--until-decided",
+                     "--batches", "4", "--out", str(tmp_path / "rep"), "--quiet")  # fmt: skip
+    assert code == 0, out
+    assert "look 1/4  " in out
+    stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
+    assert stopped.startswith("stopped: every gate decided; bought ")
+    bought = int(stopped.split("bought ")[1].split(" of ")[0])
+    assert bought in (36, 72, 108) and f"of {REQUESTS} requests" in stopped
+    assert f"saved {REQUESTS - bought} requests" in stopped
+    assert "its intervals are the anytime-valid ones" in out
+    assert "1 passed, 0 failed, 0 inconclusive → exit 0" in out
+
+    code, out = call(capsys, "--store", ws, "audit", "gate", str(file))
+    assert code == 0 and f"The audit stopped early (every gate decided) after {bought} of" in out
+    assert "interval: anytime-valid over looks" in out
+
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--dry-run",
+                     "--until-decided", "--assume", "10")  # fmt: skip
+    assert code == 0, out
+    assert "until decided, in 10 batches" in out
+    assert "if the figure is 10.00 (assumed): expected " in out
+    assert "(the last recorded run of this audit): expected" in out
+    assert f"the whole design {REQUESTS} requests, {bought} stored" in out
+
+
+def test_run_with_gates_on_the_command_line_stops_when_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+    base = ["--store", ws, "run", "pst-text", "-m", "scripted-likelihood", "-p", "setting=paired",
+            *lists, "--quiet"]  # fmt: skip
+    code, out = call(capsys, *base, "--gate", f"{FIGURE} below 60", "--until-decided",
+                     "--batches", "4")  # fmt: skip
+    assert code == 0, out
+    assert "stopped: every gate decided" in out and "(audit run-pst-text-" in out
+    assert "PASS" in out
+    # The gates are recorded as an audit: audit gate reads them again.
+    code, out = call(capsys, "--store", ws, "audit", "gate", "run-pst-text")
+    assert code == 0 and "The audit stopped early" in out
+    code, out = call(capsys, *base, "--gate", f"{FIGURE} under 60")
+    assert code == 2 and "--gate takes 'FIGURE RULE LIMIT'" in out
+    code, out = call(capsys, *base, "--gate", f"{FIGURE} within 10 -10")
+    assert code == 2 and "within takes [low, high] with low < high" in out
+    code, out = call(capsys, *base, "--until-decided")
+    assert code == 2 and "give --gate rules" in out
+
+
+CI = Path(__file__).resolve().parents[2] / "examples" / "ci"
+
+
+def _run_commands() -> list[str]:
+    """The audit-run commands of the shipped GitHub workflow and GitLab job, as written."""
+    github = yaml.safe_load((CI / "github-actions.yml").read_text())
+    gitlab = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["bias-gate"]
+    steps = github["jobs"]["audit"]["steps"]
+    commands = [s["run"] for s in steps if "audit run" in s.get("run", "")]
+    commands += [line for line in gitlab["script"] if "audit run" in line]
+    assert len(commands) == 2
+    return commands
+
+
+def test_the_ci_examples_buy_until_decided_under_a_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each workflow's own run command, its variables filled in as the CI service would, runs
+    the audit until its gates are decided and never past its budget."""
+    import os
+    import shlex
+
+    file = _audit(tmp_path / "a.yaml", [{"part": "pst-text", "figure": FIGURE, "below": 95}])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AUDIT_FILE", str(file))
+    monkeypatch.setenv("MAX_COST", "20")
+    for i, command in enumerate(_run_commands()):
+        words = shlex.split(os.path.expandvars(command.split("||")[0]))
+        assert words[:3] == ["diptych", "audit", "run"]
+        assert "--until-decided" in words and words[words.index("--max-cost") + 1] == "20"
+        code, out = call(capsys, "--store", str(tmp_path / f"ws{i}"), *words[1:])
+        assert code == 0, out
+        assert "stopped: every gate decided" in out

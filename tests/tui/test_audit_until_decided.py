@@ -1,0 +1,97 @@
+"""The Audit screen bought until decided (ctrl+g): the gates table updated after every batch with
+its anytime-valid intervals, and the stop reason and savings under the parts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+import diptych.testing
+from diptych.core import plugins
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.audit import AuditScreen
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+
+
+@pytest.fixture
+def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    plugins.load_plugins()
+    name = plugins.register_plugin(diptych.testing, "testing")
+    monkeypatch.chdir(tmp_path)
+    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
+    data = {
+        "name": "tui-seq",
+        "seed": 1,
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.3}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"}}],
+        "report": {"formats": ["json"]},
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
+    }  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    yield tmp_path
+    plugins.unregister_plugin(name)
+
+
+async def wait_for(
+    pilot: Pilot[Any], condition: Callable[[], bool], what: str, seen: list[str]
+) -> None:
+    """Wait for ``condition``, noting each gates note the screen shows on the way."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        screen = pilot.app.screen
+        if isinstance(screen, AuditScreen) and (not seen or seen[-1] != screen.gates_note):
+            seen.append(screen.gates_note)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: {seen} {_said(pilot)}")
+        await pilot.pause(0.02)
+
+
+async def test_until_decided_shows_each_look_and_the_stop(audit_dir: Path) -> None:
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    seen: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "screen", seen)
+        screen = pilot.app.screen
+        assert isinstance(screen, AuditScreen)
+        await pilot.press(*"audit.yaml", "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan", seen)
+        await pilot.press("ctrl+g")
+        summary = screen.query_one("#summary", Static)
+        await wait_for(pilot, lambda: screen.report is not None, "the report", seen)
+        await pilot.pause()
+        text = str(summary.render())
+        assert "audit decided" in text and "stopped: every gate decided after " in text
+        assert "of 144 requests" in text
+        # The gates as the last look decided them, its interval the anytime-valid one.
+        (gate,) = screen.gates
+        assert gate.verdict == "pass" and gate.label == "below 75"
+        # One row of gates a look, each interval inside the last: they narrow batch by batch.
+        assert len(screen.looks) >= 2 and screen.looks[-1][0].verdict == "pass"
+        widths = [_width(look[0].interval) for look in screen.looks]
+        assert widths == sorted(widths, reverse=True)
+        assert "its intervals are the anytime-valid ones" in screen.gates_note
+
+
+def _width(interval: str) -> float:
+    low, high = (float(x) for x in interval.split(" to "))
+    return high - low
+
+
+def _said(pilot: Pilot[Any]) -> str:
+    screen = pilot.app.screen
+    if not isinstance(screen, AuditScreen):
+        return ""
+    return str(screen.query_one("#summary", Static).render())

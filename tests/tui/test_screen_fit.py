@@ -1,0 +1,498 @@
+"""Every decision-bearing number whole on the screen at 80×24, and what must stay at 60×20.
+
+What is checked is the rendered screen (the text of the cells the terminal would show, read as
+Textual's own screenshot reads them), not what a widget holds: a table that holds an interval
+and draws "[4.8" fails. Then the tables' layout on its own (:func:`plan_columns`), with widths
+worked out by hand; and the keys: Help opens at the screen it came from, and no key means two
+things on one screen.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from test_agent_screen import agent_app, start_session
+from test_app import few_plugins, loaded, snapshot_workspace, utc, wait_for, workspace
+from test_audit_screen import FIGURE, audit_dir
+from test_review import Host, make_run, review_run
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import ModalScreen, Screen
+from textual.widgets import OptionList
+
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.formatting import interval, number
+from diptych.tui.screens.agent import AgentScreen
+from diptych.tui.screens.agent_confirm import ConfirmAccept
+from diptych.tui.screens.audit import AuditScreen
+from diptych.tui.screens.help import (
+    EVERYWHERE,
+    HelpScreen,
+    collect_bindings,
+    help_sections,
+    screen_classes,
+    screen_title,
+)
+from diptych.tui.screens.review import ReviewScreen
+from diptych.tui.screens.run_detail import RunDetailScreen
+from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, wrap_cell
+from diptych.tui.widgets.review_panels import format_estimate
+from diptych.tui.widgets.review_queue import RESERVED_KEYS
+from diptych.tui.widgets.tables import ListTable
+
+__all__ = ["audit_dir", "few_plugins", "review_run", "snapshot_workspace", "utc", "workspace"]
+
+SMALL, TINY = (80, 24), (60, 20)
+
+
+# --- reading the screen ---------------------------------------------------------------------
+
+
+def screen_lines(app: App[Any]) -> list[str]:
+    """The screen as the terminal shows it, one string per row (as ``export_screenshot``
+    renders it, to text instead of SVG)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text().splitlines()
+
+
+def row_shows(lines: list[str], first: str, cells: list[str], below: int = 1) -> bool:
+    """Whether a row of the screen begins with ``first`` (inside any frame) and that line, or
+    the ``below`` lines under it, hold each of ``cells`` whole."""
+    for i, line in enumerate(lines):
+        if line.strip(" │█").startswith(first):
+            block = "\n".join(lines[i : i + 1 + below])
+            if all(cell in block for cell in cells):
+                return True
+    return False
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let a resize and the relayout it starts (a FitTable fits itself to its width) land."""
+    for _ in range(3):
+        await pilot.pause()
+
+
+# --- Runs and Run detail --------------------------------------------------------------------
+
+
+async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
+    await loaded(3)(pilot)
+    await pilot.press("down", "down", "enter")  # the pst-text run
+    screen = pilot.app.screen
+    assert isinstance(screen, RunDetailScreen)
+    await analysed(pilot, screen)
+    return screen
+
+
+async def analysed(pilot: Pilot[Any], screen: RunDetailScreen) -> None:
+    # The notes are the last section mounted: every section is listed by then.
+    await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")
+    await settle(pilot)
+
+
+async def show_section(pilot: Pilot[Any], screen: RunDetailScreen, title: str) -> None:
+    sections = screen.query_one("#sections", OptionList)
+    titles = [str(sections.get_option_at_index(i).prompt) for i in range(sections.option_count)]
+    sections.highlighted = titles.index(title)
+    await settle(pilot)
+
+
+async def test_run_detail_at_80x24_shows_every_headline_and_micro_sts_number_whole(
+    snapshot_workspace: Path,
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_detail(pilot)
+        assert screen.result is not None
+        lines = screen_lines(app)
+        # Every section's title whole: none ends in "…" ("Expected STS per i…" did).
+        for title in (
+            "Headline figures",
+            "Expected STS per identity (likelihood mode)",
+            "STS by stereotyped gender (drawn labels)",
+        ):
+            assert any(line.strip().startswith(title) for line in lines), title
+        assert not any("…" in line for line in lines)
+        # Each headline figure on one line with its value and its whole interval.
+        for name, num in screen.result.numbers.items():
+            cells = [number(num["value"]), interval(num.get("ci_low"), num.get("ci_high"))]
+            assert row_shows(lines, name, cells, below=0), (name, cells, "\n".join(lines))
+
+        title = next(t.title for t in screen.result.tables if t.title.startswith("Micro STS"))
+        table = next(t for t in screen.result.tables if t.title == title)
+        await show_section(pilot, screen, title)
+        lines = screen_lines(app)
+        keep = [table.columns.index(c) for c in ("identity", "STS paired", "paired 95% CI")]
+        assert len(table.rows) == 4
+        for row in table.rows:
+            identity, paired, ci = (number(row[i]) for i in keep)
+            # "-50.0" and "[-100.0, 50.0]", never "52." or "[-100".
+            assert row_shows(lines, identity, [paired, ci]), (identity, "\n".join(lines))
+
+        # A run without figures does not offer to write any.
+        await show_section(pilot, screen, "Figures (0)")
+        shown = "\n".join(screen_lines(app))
+        assert "this analysis has no figures" in shown and "w writes" not in shown
+
+
+async def test_at_60x20_intervals_ref_fail_flag_help_and_quit_stay(
+    snapshot_workspace: Path,
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=TINY) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        lines = screen_lines(app)
+        header = lines[1].split()
+        # The outcome counts keep their columns; models (and probe) give theirs up, and the
+        # line under the table names the highlighted run's in full.
+        assert header == ["run", "status", "prog", "done", "ref", "fail", "flag"]
+        assert any("scripted-likelihood" in line for line in lines)
+        assert "? Help" in lines[-1] and "q Quit" in lines[-1]
+
+        screen = await open_detail(pilot)
+        assert screen.result is not None
+        lines = screen_lines(app)
+        assert "? Help" in lines[-1] and "q Quit" in lines[-1]
+        table = screen.query_one("#section-numbers", FitTable)
+        assert table.plan is not None and table.plan.fits
+        seen = 0
+        for name, num in screen.result.numbers.items():
+            first = wrap_cell(name, table.plan.widths[0]).splitlines()[0]
+            if not any(line.strip(" │").startswith(first) for line in lines):
+                continue  # below the fold
+            cells = [number(num["value"]), interval(num.get("ci_low"), num.get("ci_high"))]
+            assert row_shows(lines, first, cells, below=0), (name, "\n".join(lines))
+            seen += 1
+        assert seen >= 3
+
+
+# --- agreement tables of an image run -------------------------------------------------------
+
+
+@pytest.fixture
+def labelled_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """The pst run of test_review with three reviewers' labels on its ten people: they agree
+    on the first four, then each goes their own way, so that κ has an interval to show."""
+    ws = tmp_path / "ws"
+    run_id = make_run(ws)
+    labels = ("masculine", "feminine", "cannot_identify")
+    with Workspace.open(ws) as workspace:
+        for k, person in enumerate(workspace.runs.subjects(run_id)):
+            for r, reviewer in enumerate(("ann", "bob", "cy")):
+                label = labels[k % 2] if k < 4 else labels[(k + r) % 3]
+                trial, position = person["trial_idx"], person["position"]
+                workspace.labels.save(run_id, trial, position, label, reviewer=reviewer)
+    return ws, run_id
+
+
+async def test_agreement_tables_at_80x24_show_each_value_and_interval(
+    labelled_run: tuple[Path, str],
+) -> None:
+    ws, run_id = labelled_run
+    app = DiptychApp(ws, refresh_interval=3600)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_for(
+            pilot, lambda: app.screen.query_one("#runs", ListTable).row_count == 1, "the run"
+        )
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunDetailScreen)
+        await analysed(pilot, screen)
+        assert screen.result is not None
+        checked = 0
+        for table in screen.result.tables:
+            if not table.title.startswith(("Agreement", "Automatic annotators")):
+                continue
+            value = "κ" if "κ" in table.columns else "value"
+            low_high = "κ 95% CI" if "κ 95% CI" in table.columns else "95% CI"
+            await show_section(pilot, screen, table.title)
+            lines = screen_lines(app)
+            first = table.columns[0]
+            for row in table.rows[:4]:
+                cells = [number(row[table.columns.index(c)]) for c in (value, low_high)]
+                name = str(row[table.columns.index(first)])
+                assert row_shows(lines, name, cells), (table.title, cells, "\n".join(lines))
+                checked += 1
+        assert checked >= 4
+
+
+# --- the Agent and Audit screens ------------------------------------------------------------
+
+
+async def test_agent_table_at_80x24_shows_scores_q_and_the_decision(
+    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    Workspace.open(workspace).close()
+    app = agent_app(workspace, monkeypatch)
+    async with app.run_test(size=SMALL) as pilot:
+        await start_session(pilot)
+        screen = app.screen
+        assert isinstance(screen, AgentScreen)
+        await settle(pilot)
+        rows = screen._rows.by_id
+        assert len(rows) == 3
+        lines = screen_lines(app)
+        for row in rows.values():
+            cells = [row.status]
+            if row.score is not None and row.ci_low is not None and row.ci_high is not None:
+                cells += [f"{row.score:+.1f}", f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"]
+            if row.q_value is not None:
+                cells.append(f"{row.q_value:.3f}")
+            assert row_shows(lines, row.id, cells), (row.id, cells, "\n".join(lines))
+        # The decision column, once there is a decision.
+        table = screen.query_one("#agent-proposals", FitTable)
+        table.move_cursor(row=table.get_row_index("r0p0"))
+        await pilot.press("a")
+        if rows["r0p0"].status != "finding":
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmAccept), "asking")
+            await pilot.press("y")
+        status = screen.query_one("#agent-status")
+        await wait_for(pilot, lambda: "workspace's list" in str(status.render()), "the accept")
+        await settle(pilot)
+        assert row_shows(screen_lines(app), "r0p0", ["accepted"])
+
+
+async def test_audit_gates_at_80x24_show_verdict_value_interval_level_and_rule(
+    audit_dir: Path,
+) -> None:
+    import yaml
+
+    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
+    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
+    data = {
+        "name": "tui-gates",
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.1}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": masc, "feminine": fem}}],
+        "report": {"formats": ["json"]},
+        "gates": [
+            {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"},
+            {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
+        ],
+    }  # fmt: skip
+    (audit_dir / "gated.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        await pilot.press(*"gated.yaml", "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        await settle(pilot)
+        # Not run yet: the rule of each gate whole.
+        lines = screen_lines(app)
+        for name in ("below 95", "below 10"):
+            assert row_shows(lines, "not run yet", [name, f"shown {name}"], below=0)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
+        await settle(pilot)
+        lines = screen_lines(app)
+        for g in screen.gates:
+            cells = [g.label, g.value, g.interval, g.level, g.rule]
+            assert row_shows(lines, g.verdict.upper(), cells), (cells, "\n".join(lines))
+
+
+# --- the Review screen of a text run --------------------------------------------------------
+
+
+async def test_review_of_a_text_run_speaks_of_prompts_and_shows_its_figures_whole(
+    snapshot_workspace: Path,
+) -> None:
+    with Workspace.open(snapshot_workspace) as ws:
+        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=True)
+    async with app.run_test(size=SMALL) as pilot:
+        review = app.review
+        await wait_for(
+            pilot,
+            lambda: review.numbers is not None and review.state.current() is not None,
+            "the queue and its figures",
+        )
+        await settle(pilot)
+        lines = screen_lines(app)
+        shown = "\n".join(lines)
+        assert "LEFT person · paired prompt" in shown and "image" not in shown
+        # The figures line, wrapped but never cut: each STS figure with its interval.
+        metrics = " ".join(" ".join(line.split()) for line in lines[-6:-1])
+        sts = {k: v for k, v in (review.numbers or {}).items() if "STS" in k}
+        assert len(sts) == 4
+        for name, estimate in sts.items():
+            assert f"{name} {format_estimate(estimate)}" in metrics, (name, metrics)
+
+        # The zoom says how to leave it (its footer is hidden with the rest).
+        await pilot.press("z")
+        await pilot.pause()
+        assert any("z or Escape leaves the zoom" in n.message for n in app._notifications)
+
+
+# --- Help and keys --------------------------------------------------------------------------
+
+
+async def help_opened(pilot: Pilot[Any], key: str = "question_mark") -> list[str]:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+    await settle(pilot)
+    return screen_lines(pilot.app)
+
+
+def first_help_line(lines: list[str]) -> str:
+    """The first line of text inside the Help frame, under its intro if it is in view."""
+    inside = [line.strip(" █▀▄") for line in lines[1:]]
+    return next(text for text in inside if text)
+
+
+async def test_help_opens_at_the_section_of_each_screen_and_lists_its_keys(
+    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    Workspace.open(workspace).close()
+    app = agent_app(workspace, monkeypatch)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        lines = await help_opened(pilot)
+        assert first_help_line(lines) == "Runs screen"
+        await pilot.press("question_mark")  # ? closes it too
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), "help closed")
+        assert not app._exit  # the keys a dialog keeps to itself
+
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, AgentScreen), "the Agent screen")
+        app.screen.query_one("#agent-proposals").focus()  # ? would type into a field
+        lines = await help_opened(pilot)
+        assert first_help_line(lines) == "Agent screen"
+        shown = "\n".join(lines)
+        for key, action in (("^s", "Start"), ("a", "Accept"), ("x", "Reject"), ("esc", "Back")):
+            assert row_shows(lines, key, [action], below=0), (key, shown)
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AgentScreen), "back home")
+
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the Audit screen")
+        lines = await help_opened(pilot, "f1")  # the file field has the focus: ? is typed
+        assert first_help_line(lines) == "Audit screen"
+        for key, action in (("^r", "Run audit"), ("^o", "Report"), ("esc", "Back")):
+            assert row_shows(lines, key, [action], below=0), (key, "\n".join(lines))
+
+
+def test_no_key_means_two_things_on_a_screen_and_help_lists_every_key() -> None:
+    sections = dict(help_sections(DiptychApp))
+    screens = screen_classes()
+    names = {s.__name__ for s in screens}
+    assert {
+        "RunsScreen",
+        "NewRunScreen",
+        "RunDetailScreen",
+        "ReviewScreen",
+        "AgentScreen",
+        "AuditScreen",
+        "PluginsScreen",
+        "HelpScreen",
+        "ConfirmAccept",
+    } <= names
+    everywhere = {(b.key, b.action) for b in sections[EVERYWHERE]}
+    for screen in screens:
+        # What is active on the screen (the focused widget aside): the app's keys (which a
+        # dialog keeps out), Textual's Screen keys and the screen's own.
+        app_keys = [] if issubclass(screen, ModalScreen) else collect_bindings(DiptychApp)
+        active = app_keys + collect_bindings(screen)
+        meanings: dict[str, set[str]] = {}
+        for binding in active:
+            meanings.setdefault(binding.key, set()).add(binding.action)
+        doubled = {key: actions for key, actions in meanings.items() if len(actions) > 1}
+        assert not doubled, f"{screen.__name__}: {doubled}"
+        base = (Screen, ModalScreen)
+        own = {(b.key, b.action) for b in collect_bindings(screen, skip=base)}
+        listed = {(b.key, b.action) for b in sections[screen_title(screen)]}
+        assert own <= listed, screen.__name__
+        assert {(b.key, b.action) for b in active} <= listed | everywhere, screen.__name__
+    # The Agent screen's a is Accept, and the app has no a of its own.
+    assert "a" not in {b.key for b in collect_bindings(DiptychApp)}
+    assert {("ctrl+s", "start"), ("a", "accept"), ("x", "reject")} <= {
+        (b.key, b.action) for b in sections["Agent screen"]
+    }
+    assert {("ctrl+r", "run"), ("ctrl+o", "report")} <= {
+        (b.key, b.action) for b in sections["Audit screen"]
+    }
+
+
+def test_a_probes_label_keys_never_take_a_key_of_the_review_screen() -> None:
+    # A probe's own labels get keys assign_keys gives, which avoids RESERVED_KEYS: every
+    # letter the Review screen (or the app) binds, but its own label keys m, f and c.
+    reviews = [s for s in screen_classes() if issubclass(s, ReviewScreen)]
+    assert ReviewScreen in reviews
+    for screen in reviews:
+        letters = {
+            b.key
+            for b in collect_bindings(screen) + collect_bindings(DiptychApp)
+            if len(b.key) == 1 and b.key.isalpha() and b.key.islower()
+        }
+        assert letters - {"m", "f", "c"} <= RESERVED_KEYS, screen.__name__
+
+
+# --- the layout, on its own -----------------------------------------------------------------
+
+
+def test_a_table_that_fits_keeps_its_natural_widths() -> None:
+    headers = ["identity", "STS single", "single 95% CI"]
+    rows = [["mechanician", "-33.3", "[-100.0, 33.3]"]]
+    # 11 + 10 + 14 and two cells of padding a column: 41.
+    plan = plan_columns(headers, rows, 41)
+    assert plan.fits and not plan.merged and plan.widths == [11, 10, 14]
+
+
+def test_number_headers_wrap_then_intervals_go_under_their_values() -> None:
+    headers = ["identity", "STS single", "single 95% CI"]
+    rows = [["mechanician", "-33.3", "[-100.0, 33.3]"]]
+    # One cell short: "STS single" gives it (its header wraps at "single", 6).
+    assert plan_columns(headers, rows, 40).widths == [11, 9, 14]
+    assert plan_columns(headers, rows, 37).widths == [11, 6, 14]
+    # 34: 11 + 6 + 14 + 6 = 37 does not fit, and "mechanician" is a short text: the interval
+    # goes under its value, one column of 14 (two of padding) beside the identity.
+    plan = plan_columns(headers, rows, 34)
+    assert plan.fits and plan.merged and plan.widths == [11, 14]
+    assert plan.headers == ["identity", "STS single\n95% CI"]
+    assert lay_out(plan, rows[0]) == ["mechanician", "-33.3\n[-100.0, 33.3]"]
+    # 25: 11 + 14 + 4 = 29 even so, and neither a number nor a one-word name is broken: the
+    # natural widths, scrolled sideways.
+    plan = plan_columns(headers, rows, 25)
+    assert not plan.fits and plan.widths == [11, 10, 14]
+
+
+def test_a_long_name_wraps_before_any_number_moves() -> None:
+    headers = ["figure", "value", "95% interval"]
+    rows = [["STS paired (expected from P(he), P(she))", "1.70", "[-88.0, 88.7]"]]
+    # Room 40 - 6 = 34; the numbers take 5 + 13; the name the 16 left.
+    plan = plan_columns(headers, rows, 40)
+    assert plan.fits and not plan.merged and plan.widths == [16, 5, 13]
+    assert lay_out(plan, rows[0])[0] == "STS paired\n(expected from\nP(he), P(she))"
+
+
+def test_a_column_with_no_value_yet_gives_way_before_a_short_text_wraps() -> None:
+    headers = ["verdict", "value", "interval", "rule"]
+    rows = [["not run yet", "—", "—", "shown below 95"]]
+    # 11 + 5 + 8 + 14 + 8 = 46 > 40; the empty value and interval go: 11 + 14 + 4 = 29.
+    plan = plan_columns(headers, rows, 40)
+    assert plan.fits and plan.headers == ["verdict", "rule"]
+    assert lay_out(plan, rows[0]) == ["not run yet", "shown below 95"]
