@@ -65,6 +65,8 @@ class AuditOutcome:
     sequential: SequentialOutcome | None = None
     #: Parts left out (``--until-decided`` buys the gated parts only).
     skipped: list[str] = field(default_factory=list)
+    #: Every file the report wrote, by format (``md``, ``html``, ``json``, ``pdf``, ``figures``).
+    files: dict[str, Path] = field(default_factory=dict)
 
 
 def _spent(ws: Workspace, parts: list[PartRecord]) -> float:
@@ -188,15 +190,16 @@ async def _run_until_decided(
         status = "complete"
     spent = _spent(ws, parts)
     report: Path | None = None
+    files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id))
     if run_ids and bought.gates is not None:
         extra = {
             "sequential": summary.to_dict() if summary else None,
             "not_run": skipped,
         }
-        report = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
+        report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
     ws.audits.finish(plan.id, status, str(report) if report else None)
-    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped)
+    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files)
 
 
 async def _run_plan(
@@ -260,11 +263,12 @@ async def _run_plan(
             break
     spent = _spent(ws, parts)
     report: Path | None = None
+    files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
     if status in FINISHED and run_ids:
-        report = _write_report(ws, plan, audit_id, run_ids, parts, spent, out_dir)
+        report, files = _write_report(ws, plan, audit_id, run_ids, parts, spent, out_dir)
     ws.audits.finish(audit_id, status, str(report) if report else None)
-    return AuditOutcome(audit_id, status, spent, report, parts)
+    return AuditOutcome(audit_id, status, spent, report, parts, files=files)
 
 
 def _without_looks(part: PartRecord, looked: PartLooks) -> PartRecord:
@@ -379,7 +383,9 @@ def _write_report(
     spent: float,
     out_dir: Path | None,
     extra: dict[str, Any] | None = None,
-) -> Path:
+) -> tuple[Path, dict[str, Path]]:
+    """The audit's report, written: the file ``audit gate`` and ``audit diff`` read, and every
+    file written."""
     audit = plan.audit
     out = out_dir or Path(audit.report.out or f"audit-{audit.name}")
     scope = {
@@ -399,7 +405,7 @@ def _write_report(
     }
     draft = audit.report.draft_with
     formats = list(audit.report.formats)
-    first = ws.analysis.report(
+    files = ws.analysis.report_files(
         run_ids,
         out,
         formats=formats,
@@ -418,5 +424,6 @@ def _write_report(
         ],
     )
     # The report JSON where one is written (what `audit diff` and `audit gate` read), else the
-    # Markdown, else the first file written (as the report returns them).
-    return out / "report.json" if "json" in formats else first
+    # Markdown, else the first file written.
+    main = files.get("json") or files.get("md") or next(iter(files.values()))
+    return main, files

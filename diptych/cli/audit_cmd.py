@@ -22,7 +22,7 @@ from diptych.audits.gate_precision import gate_precision
 from diptych.audits.sequential import SequentialOutcome, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.cli.paths import check_input_file
+from diptych.cli.paths import check_input_file, files_written
 from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, AuditFile, audit_json_schema, starter_audit
@@ -198,14 +198,15 @@ def run(
         ),
     ] = False,
     batches: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--batches",
             min=2,
             metavar="N",
-            help="With --until-decided: buy each gated part's design in N equal batches.",
+            help="With --until-decided: buy each gated part's design in N equal batches "
+            f"(default {DEFAULT_BATCHES}).",
         ),
-    ] = DEFAULT_BATCHES,
+    ] = None,
     max_cost: MaxCostOption = None,
     dry_run: Annotated[
         bool,
@@ -227,6 +228,9 @@ def run(
 ) -> None:
     """Run every part of the audit (rerun to continue after a stop) and write its report."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
+    if batches is not None and not until_decided:
+        raise UsageError("--batches sets the batches of --until-decided: give both, or neither")
+    batches = batches or DEFAULT_BATCHES
     if dry_run:
         _dry_run(ctx, file, until_decided=until_decided, batches=batches, assume=assume)
         return
@@ -274,6 +278,8 @@ def run(
         f"audit {outcome.audit_id} {outcome.status}: spent {_money(outcome.spent)}"
         + (f"; report {outcome.report}" if outcome.report else "")
     )
+    if outcome.files:
+        typer.echo(files_written(outcome.files))
     if outcome.sequential is not None:
         print_stop(outcome.sequential, outcome.skipped)
     if outcome.status not in ("complete", "incomplete", "decided") and not (

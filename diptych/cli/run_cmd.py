@@ -17,6 +17,7 @@ from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
+from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
 from diptych.core.workspace import (
     EXECUTORS,
@@ -382,9 +383,11 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         batches: Annotated[
-            int,
-            typer.Option("--batches", min=2, metavar="N", help="With --until-decided: batches."),
-        ] = 10,
+            int | None,
+            typer.Option(
+                "--batches", min=2, metavar="N", help="With --until-decided: batches (default 10)."
+            ),
+        ] = None,
         assume: Annotated[
             float | None,
             typer.Option(
@@ -428,6 +431,9 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--until-decided stops when gates are decided: give --gate rules")
         if until_decided and new:
             raise UsageError("--until-decided continues one run batch by batch: drop --new")
+        if batches is not None and not until_decided:
+            raise UsageError("--batches sets the batches of --until-decided: give both, or neither")
+        batches = batches or DEFAULT_BATCHES
         if gate:
             _gated(
                 ctx,

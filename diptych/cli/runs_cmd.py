@@ -65,8 +65,9 @@ class SessionRow:
 
     @property
     def label(self) -> str:
+        # The count on a line of its own: the session id alone sets the column's width.
         n = len(self.runs)
-        return f"{self.session} ({n} run{'' if n == 1 else 's'})"
+        return f"{self.session}\n({n} run{'' if n == 1 else 's'})"
 
     @property
     def status(self) -> str:
@@ -108,7 +109,7 @@ def runs_table(
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     entries = grouped(summaries)
     widths = [len(s.run.id) + (len(MEMBER_INDENT) if s.session else 0) for s in summaries]
-    widths += [len(e.label) for e in entries if isinstance(e, SessionRow)]
+    widths += [len(e.session) for e in entries if isinstance(e, SessionRow)]
     widest = max(widths, default=3)
     table.add_column("run", no_wrap=True, min_width=widest)
     for name in ("probe", "models", "status"):

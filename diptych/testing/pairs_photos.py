@@ -11,6 +11,7 @@ from PIL import Image
 
 from diptych.core.capabilities import GeneratedImage
 from diptych.datasets import pairs
+from diptych.testing._unit import unit
 from diptych.testing.scripted import ScriptedImageGenerator
 
 #: A scenario whose four photos all show a frontal face in a lab coat.
@@ -56,3 +57,46 @@ class PairsPainter(ScriptedImageGenerator):
             return [GeneratedImage(picture, {"seed": seed}) for _ in range(n)]
 
         return list(await self._call("generate", prompt, paint, prompt=prompt, n=n, seed=seed))
+
+
+class PairsPhotoService:
+    """A painter for :class:`~diptych.testing.FakeOpenAIServer` (``painter=``): each image two
+    PAIRS photos side by side, chosen from the prompt, seed and index, a man and a woman in an
+    order chosen the same way — so an annotator meets real faces (and the detector's real
+    misses) while the test knows each side's perceived gender.
+
+    ``perceived(image, position)`` gives it back for an image the service painted (by its
+    pixels, as a workspace stores and a review screen shows it)."""
+
+    def __init__(self) -> None:
+        self._photos = {
+            gender: [p for p in pairs.images() if p.perceived_gender == gender]
+            for gender in ("masculine", "feminine")
+        }
+        self._painted: dict[bytes, tuple[str, str]] = {}
+
+    def __call__(self, prompt: str, seed: object, index: int, size: tuple[int, int]) -> bytes:
+        import io
+
+        def pick(gender: str, k: int) -> pairs.PairsImage:
+            pool = self._photos[gender]
+            return pool[int(unit(prompt, seed, index, gender, k) * len(pool))]
+
+        order = ("masculine", "feminine")
+        if unit(prompt, seed, index, "order") < 0.5:
+            order = ("feminine", "masculine")
+        picture = side_by_side(*(pick(g, k) for k, g in enumerate(order)))
+        self._painted[_pixels(picture)] = order
+        buffer = io.BytesIO()
+        picture.save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    def perceived(self, image: Image.Image, position: str) -> str:
+        left, right = self._painted[_pixels(image.convert("RGB"))]
+        return left if position == "left" else right
+
+
+def _pixels(image: Image.Image) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(image.tobytes()).digest()

@@ -171,6 +171,10 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
     code, out = call(capsys, *command)
     assert code == 0, out
     assert "asyncio.run() cannot be called" not in out
+    # Every file the report wrote is named.
+    assert "report written:" in out
+    for name in ("report.md", "report.html", "report.json"):
+        assert str(out_dir / name) in out, out
     # The run ends with its gate, decided on the interval over the 2 × 2 identities.
     assert "gates of audit" in out, out
     assert "INCONCLUSIVE (warn)" in out or "PASS " in out, out

@@ -53,7 +53,11 @@ def test_a_sessions_runs_stand_behind_its_row(
     code, out, _ = call(capsys, "--store", str(ws), "runs")
     assert code == 0
     assert mine in out and not any(r in out for r in made)
-    [row] = [line for line in out.splitlines() if line.strip().startswith(f"{SESSION} (3 runs)")]
+    lines = out.splitlines()
+    [at] = [i for i, line in enumerate(lines) if line.strip().startswith(SESSION)]
+    row = lines[at]
+    # The count under the session's id, which alone sets the run column's width.
+    assert lines[at + 1].strip() == "(3 runs)"
     # The session's row adds up its runs: every trial done, none pending.
     cells = row.split()
     assert cells[-7:-2] == [str(trials), str(trials), "0", "0", "0"], row
@@ -62,10 +66,10 @@ def test_a_sessions_runs_stand_behind_its_row(
     code, out, _ = call(capsys, "--store", str(ws), "runs", "--all")
     lines = out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.strip().startswith(SESSION))
-    # Each of the session's runs, indented, right under its row.
-    assert [line.split()[0] for line in lines[at + 1 : at + 4]] == made
+    # Each of the session's runs, indented, right under its row (and its count).
+    assert [line.split()[0] for line in lines[at + 2 : at + 5]] == made
     depth = len(lines[at]) - len(lines[at].lstrip())
-    assert all(line.startswith(" " * (depth + 2) + "pst-text-") for line in lines[at + 1 : at + 4])
+    assert all(line.startswith(" " * (depth + 2) + "pst-text-") for line in lines[at + 2 : at + 5])
     assert "behind the session rows" not in out
 
     code, out, _ = call(capsys, "--store", str(ws), "runs", "--json")

@@ -74,6 +74,8 @@ def test_audit_run_until_decided_stops_says_why_and_gates_on_the_looks(
     assert "if the figure is 10.00 (assumed): expected " in out
     assert "(the last recorded run of this audit): expected" in out
     assert f"the whole design {REQUESTS} requests, {bought} stored" in out
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--batches", "4")
+    assert code == 2 and "--batches sets the batches of --until-decided" in out
 
 
 def test_run_with_gates_on_the_command_line_stops_when_decided(
@@ -97,6 +99,8 @@ def test_run_with_gates_on_the_command_line_stops_when_decided(
     assert code == 2 and "within takes [low, high] with low < high" in out
     code, out = call(capsys, *base, "--until-decided")
     assert code == 2 and "give --gate rules" in out
+    code, out = call(capsys, *base, "--gate", f"{FIGURE} below 60", "--batches", "4")
+    assert code == 2 and "--batches sets the batches of --until-decided" in out
 
 
 CI = Path(__file__).resolve().parents[2] / "examples" / "ci"

@@ -1,12 +1,13 @@
-"""The Review screen's measurement mode: a ``pst`` run on the fake image service, 60 persons of
-its active draw labelled with the truth playing the reviewer, and the prediction-powered paired
-STS they give.
+"""The Review screen's measurement mode: a ``pst`` run on the fake image service annotated by
+the bundled ``faces`` annotator, 60 persons of its active draw labelled with the truth playing
+the reviewer, and the prediction-powered paired STS they give.
 
-The fake service paints colour fields with shapes, in which the bundled ``faces`` annotator
-finds nobody (it labels every person ``cannot_identify``: nothing to correct). The automatic
-annotator here is the scripted one of :mod:`diptych.testing`, answering from the image: a
-person's truth is a hash of its image's pixels and position, and the annotator is sure (0.97)
-and almost always right about 70% of persons, unsure (0.6) and 40% wrong about the rest.
+The fake service paints each image with two PAIRS photographs side by side, a man and a woman in
+an order it chooses (:class:`~diptych.testing.pairs_photos.PairsPhotoService`): ``faces`` meets
+real faces, with its real errors and abstentions (a face it misses leaves both persons of the
+image unlabelled), and the test knows each person's perceived gender. The snapshot uses the
+scripted image model and a scripted annotator answering from the image instead (a run id that
+does not depend on a server's port, and no model to load).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from diptych.core import plugins
 from diptych.core.annotation import annotate_run
 from diptych.core.engine import run_probe
 from diptych.core.labels import Label
@@ -36,6 +38,9 @@ from diptych.testing import (
     ScriptedImageGenerator,
     ScriptedParams,
 )
+from diptych.testing.pairs_photos import PairsPhotoService
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.help import help_sections, screen_title
 from diptych.tui.screens.review import ReviewScreen
 from diptych.tui.screens.review_measure import MeasureScreen
 from diptych.tui.widgets.review_measure import MeasurePanel
@@ -75,19 +80,23 @@ class ImageReader(ScriptedAnnotator):
         return out
 
 
+PHOTOS = PairsPhotoService()
+
+
 @pytest.fixture
 def image_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
-    """8 × 8 occupations paired in both orders on the fake service: 128 images, 256 persons."""
+    """8 × 8 occupations paired in both orders on the fake service, two PAIRS photographs an
+    image (128 images, 256 persons), annotated by ``faces``."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-measure")
     ws_path = tmp_path / "ws"
     params = {"aspects": ["occupation"], "setting": "paired", "masculine": MASCULINE,
               "feminine": FEMININE}  # fmt: skip
-    with FakeOpenAIServer(image_size=(16, 16)) as fake, Workspace.open(ws_path) as ws:
+    with FakeOpenAIServer(painter=PHOTOS) as fake, Workspace.open(ws_path) as ws:
         run = ws.runs.run_sync(
             "pst", [("openai-images", {"base_url": fake.base_url})], params=params
         )
     with open_store(ws_path) as store:
-        annotate_run(store, run.id, ImageReader(ScriptedParams.model_validate({})))
+        annotate_run(store, run.id, plugins.get_model("faces"))
     return ws_path, run.id
 
 
@@ -115,9 +124,10 @@ async def wait_for(pilot: Pilot[Any], ready: Callable[[], bool], timeout: float 
 
 
 def truth_of(item: ReviewItem) -> str:
+    """The perceived gender of the person the service painted there."""
     assert item.image_path is not None
     with Image.open(item.image_path) as image:
-        return truth(image.convert("RGB"), item.position)
+        return PHOTOS.perceived(image, item.position)
 
 
 async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
@@ -138,7 +148,7 @@ async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
         item = measure.state.current()
         assert item is not None and item.identity
         card = measure.query_one(ReviewCard).text.plain
-        assert item.identity not in card and "scripted-annotator" not in card
+        assert item.identity not in card and "faces" not in card
         served: list[int] = []
         for _ in range(60):
             item = measure.state.current()
@@ -252,3 +262,15 @@ def test_measurement_mode_snapshot(
         )
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=twelve_labels)
+
+
+def test_help_has_a_section_for_the_measurement_mode_right_after_review() -> None:
+    """Help (which opens at the section of the screen it is called from) lists the mode's keys
+    under its own title, after the Review screen's."""
+    sections = help_sections(DiptychApp)
+    titles = [title for title, _ in sections]
+    mode = screen_title(MeasureScreen)
+    assert mode == "Review screen: measurement mode (M)"
+    assert titles.index(mode) == titles.index("Review screen") + 1
+    keys = {(b.key, b.action) for b in dict(sections)[mode]}
+    assert {("w", "half_width"), ("M", "leave"), ("m", "label('masculine')")} <= keys

@@ -9,7 +9,8 @@ against the service, with no network and no cost:
   (dall-e-3: n=1, three sizes, standard|hd, vivid|natural; gpt-image-1: low|medium|high|auto,
   always base64, no ``response_format``; dall-e-2: square sizes). The images are small real
   PNGs (Pillow), the same for the same prompt, seed and index, of the requested size unless
-  ``image_size`` forces one. dall-e-3 answers with a ``revised_prompt`` (see ``revise``);
+  ``image_size`` forces one; ``painter`` paints them otherwise (a test of an annotator may
+  compose photographs). dall-e-3 answers with a ``revised_prompt`` (see ``revise``);
   gpt-image-1 answers with a ``usage`` block.
 * ``POST /v1/chat/completions`` -- text and image content parts
   (``{"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}``, decoded and

@@ -82,6 +82,10 @@ def dalle3_revise(prompt: str) -> str:
     return f"{body}, showing people of diverse genders and descents, in a realistic style."
 
 
+#: What paints an answer's images: (prompt, seed, index in the answer, (width, height)) → PNG.
+Painter = Callable[[str, Any, int, tuple[int, int]], bytes]
+
+
 def render_png(prompt: str, seed: Any, index: int, size: tuple[int, int]) -> bytes:
     """A real PNG of ``size``: a colour field with a few shapes, all chosen by the inputs."""
     from PIL import Image, ImageDraw
@@ -115,10 +119,12 @@ def generate_images(
     revise: Callable[[str], str] | None,
     image_size: tuple[int, int] | None,
     serve_file: Callable[[bytes], str],
+    paint: Painter = render_png,
 ) -> dict[str, Any]:
     """The answer to an images request, or a Reply raised with OpenAI's error.
 
-    ``serve_file`` keeps a PNG for ``response_format=url`` and gives the URL it is served at.
+    ``serve_file`` keeps a PNG for ``response_format=url`` and gives the URL it is served at;
+    ``paint`` makes each image (by default :func:`render_png`; a test may paint photographs).
     """
     model = str(body.get("model") or "dall-e-2")  # OpenAI's default when none is named
     prompt = body.get("prompt")
@@ -169,7 +175,7 @@ def generate_images(
     revised = revise(prompt) if model == "dall-e-3" and revise else None
     data: list[dict[str, Any]] = []
     for index in range(n):
-        png = render_png(prompt, seed, index, pixels)
+        png = paint(prompt, seed, index, pixels)
         item: dict[str, Any] = {}
         if response_format == "b64_json":
             item["b64_json"] = base64.b64encode(png).decode("ascii")

@@ -13,7 +13,7 @@ from typing import Any
 from diptych.testing.fake_openai.chat import ChatRequest, chat_completion, default_chat_reply
 from diptych.testing.fake_openai.faults import Fault, FaultKind, RetryAfterForm, SlidingWindow
 from diptych.testing.fake_openai.handler import Handler, HTTPServer
-from diptych.testing.fake_openai.images import dalle3_revise, generate_images
+from diptych.testing.fake_openai.images import Painter, dalle3_revise, generate_images, render_png
 from diptych.testing.fake_openai.wire import RecordedRequest, Reply, prompt_of
 
 #: Models /v1/models lists unless told otherwise.
@@ -32,6 +32,7 @@ class FakeOpenAIServer:
         revise: Callable[[str], str] | None = dalle3_revise,
         chat_reply: Callable[[ChatRequest], str] = default_chat_reply,
         image_size: tuple[int, int] | None = None,
+        painter: Painter = render_png,
         api_key: str | None = None,
         models: tuple[str, ...] = DEFAULT_MODELS,
         host: str = "127.0.0.1",
@@ -43,6 +44,7 @@ class FakeOpenAIServer:
         self.revise = revise
         self.chat_reply = chat_reply
         self.image_size = image_size
+        self.painter = painter
         self.api_key = api_key
         self.models = models
         self.faults: list[Fault] = []
@@ -266,6 +268,7 @@ class FakeOpenAIServer:
             revise=self.revise,
             image_size=self.image_size,
             serve_file=self._serve_file,
+            paint=self.painter,
         )
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ FIRST = (
     "NewRunScreen",
     "RunDetailScreen",
     "ReviewScreen",
+    "MeasureScreen",
     "AgentScreen",
     "AuditScreen",
     "PluginsScreen",

@@ -75,6 +75,7 @@ class MeasureScreen(ReviewView):
     the images, the writes), pushed by ``M`` there; its keys are only those that mean something
     in a draw."""
 
+    HELP_TITLE = "Review screen: measurement mode (M)"
     CSS_PATH = "review.tcss"
     AUTO_FOCUS = ""  # the half-width box takes focus only when asked (w): keys label persons
     BINDINGS: ClassVar[list[BindingType]] = [
