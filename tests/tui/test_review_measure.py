@@ -123,11 +123,18 @@ async def wait_for(pilot: Pilot[Any], ready: Callable[[], bool], timeout: float 
         await pilot.pause(0.05)
 
 
-def truth_of(item: ReviewItem) -> str:
-    """The perceived gender of the person the service painted there."""
+def painted(item: ReviewItem) -> str:
+    """The perceived gender of the person the fake service painted there."""
     assert item.image_path is not None
     with Image.open(item.image_path) as image:
         return PHOTOS.perceived(image, item.position)
+
+
+def truth_of(item: ReviewItem) -> str:
+    """The truth the scripted annotator answers from (the snapshot's run)."""
+    assert item.image_path is not None
+    with Image.open(item.image_path) as image:
+        return truth(image.convert("RGB"), item.position)
 
 
 async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
@@ -154,7 +161,7 @@ async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
             item = measure.state.current()
             assert item is not None and item.subject_id not in served
             served.append(item.subject_id)
-            await pilot.press("m" if truth_of(item) == "masculine" else "f")
+            await pilot.press("m" if painted(item) == "masculine" else "f")
         # The draw serves its persons in order: the 60 are its first 60.
         assert served == [p.subject_id for p in draw.persons[:60]]
         await wait_for(pilot, lambda: len(app.saved) == 60)

@@ -255,14 +255,15 @@ def _micro_row(
 
 def _method(annotator: str) -> str:
     return (
-        f"prediction-powered figures: {ESTIMATOR_NAME} from {annotator}'s labels on every "
-        "person and people's labels on a sample drawn with known probabilities (census, "
-        "uniform or active), each weighted by the inverse of its probability of being drawn by "
-        "at least one batch; λ tuned to the variance per figure (0: people's labels alone). "
-        "Labels a reviewer chose are not used. The overall STS resamples both identity lists, "
-        "the gaps, stereotyped groups and identities their images; labelled and unlabelled "
-        "persons together, a gap's two settings at once. An interval's degrees of freedom are "
-        "at most the labelled persons less one (no interval below two)."
+        f"prediction-powered figures: {ESTIMATOR_NAME} from the labels of annotator "
+        f"{annotator!r} on every person and people's labels on a sample drawn with known "
+        "probabilities (census, uniform or active), each weighted by the inverse of its "
+        "probability of being drawn by at least one batch; λ tuned to the variance per "
+        "figure (0: people's labels alone). Labels a reviewer chose are not used. The "
+        "overall STS resamples both identity lists, the gaps, stereotyped groups and "
+        "identities their images; labelled and unlabelled persons together, a gap's two "
+        "settings at once. An interval's degrees of freedom are at most the labelled persons "
+        "less one (no interval below two)."
     )
 
 
@@ -335,10 +336,10 @@ def rests_on_lines(
     record = _design_record(persons, design, chosen)
     counts = ", ".join(f"{d} {n}" for d, n in sorted(record["by_design"].items()))
     lines = [
-        f"Prediction-powered figures: {ESTIMATOR_NAME}, from {annotator}'s labels on every "
-        f"person ({record['persons']}) and people's labels on {record['labelled']} persons "
-        f"drawn with known probabilities ({counts}), each weighted by the inverse of its "
-        "probability."
+        f"Prediction-powered figures: {ESTIMATOR_NAME}, from the labels of annotator "
+        f"{annotator!r} on every person ({record['persons']}) and people's labels on "
+        f"{record['labelled']} persons drawn with known probabilities ({counts}), each "
+        "weighted by the inverse of its probability."
     ]
     batches = [
         f"{b['draw']} ({b['design']}, {b['persons']} persons, "
