@@ -435,11 +435,13 @@ def decide_gates(
     if as_json:
         typer.echo(json.dumps({**report.to_dict(), "exit_code": code}, indent=2))
         return code
-    family = (
-        f"Holm across {len(report.results)} gates at {report.confidence:.0%}"
-        if report.family == "holm"
-        else f"each gate at {report.confidence:.0%}, not adjusted"
-    )
+    gates = len(report.results)
+    if report.family != "holm":
+        family = f"each gate at {report.confidence:.0%}, not adjusted"
+    elif gates == 1:
+        family = f"one gate, at {report.confidence:.0%}"
+    else:
+        family = f"Holm across {gates} gates at {report.confidence:.0%}"
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())
