@@ -18,8 +18,8 @@ from diptych.audits.runner import AuditOutcome
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import UsageError
 from diptych.core.workspace import Workspace
+from tests.support.sequential_audits import FIGURE, planted_audit
 
-FIGURE = "STS paired (expected from P(he), P(she))"
 MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer", "driver", "sheriff"]
 FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher", "baker", "clerk"]
 #: 8 × 8 scenes, both orders, both people: 256 distinct prompts, bought in 4 batches of 64.
@@ -28,27 +28,9 @@ BATCHES = 4
 
 
 def _write(path: Path, calls: Path, gates: list[dict[str, Any]], **extra: Any) -> Path:
-    # Masculine-stereotyped identities get P(she) near 0.2, feminine ones near 0.8 (noise
-    # ±0.3 a prompt): a paired expected STS near 60, over 8 × 8 identities.
-    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
-    params = {"p_feminine": planted, "noise": 0.3, "calls_log": str(calls), "max_concurrency": 1}
-    data = {
-        "name": "seq",
-        "seed": 11,
-        "models": {"target": {"plugin": "scripted-likelihood", "params": params}},
-        "probes": [
-            {
-                "probe": "pst-text",
-                "models": ["target"],
-                "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"},
-            },
-        ],  # fmt: skip
-        "report": {"formats": ["json"]},
-        "gates": gates,
-        **extra,
-    }
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
+    return planted_audit(path, gates, MASC, FEM, name="seq", seed=11,
+                         model_params={"calls_log": str(calls), "max_concurrency": 1},
+                         **extra)  # fmt: skip
 
 
 def _gate(**rule: Any) -> dict[str, Any]:

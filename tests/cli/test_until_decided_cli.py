@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE, planted_audit
 
-FIGURE = "STS paired (expected from P(he), P(she))"
 MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
 FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
 #: 6 × 6 scenes, both orders, both people: 144 distinct prompts.
@@ -22,28 +22,7 @@ pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
 def _audit(path: Path, gates: list[dict[str, Any]]) -> Path:
-    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
-    data = {
-        "name": "seq-cli",
-        "seed": 2,
-        "models": {
-            "target": {
-                "plugin": "scripted-likelihood",
-                "params": {"p_feminine": planted, "noise": 0.3},
-            }
-        },  # fmt: skip
-        "probes": [
-            {
-                "probe": "pst-text",
-                "models": ["target"],
-                "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"},
-            }
-        ],  # fmt: skip
-        "report": {"formats": ["json"]},
-        "gates": gates,
-    }
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
+    return planted_audit(path, gates, MASC, FEM, name="seq-cli", seed=2)
 
 
 def test_audit_run_until_decided_stops_says_why_and_gates_on_the_looks(
