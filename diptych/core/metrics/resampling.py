@@ -429,12 +429,18 @@ def _interaction_variance(grid_s: NDArray[np.float64], grid_n: NDArray[np.float6
     row = np.zeros(n_r)
     col = np.zeros(n_c)
     mu = float(y[present].mean())
-    # Backfitting: exact in one sweep for a complete grid, converging for an incomplete one.
+    per_row, per_col = present.sum(axis=1), present.sum(axis=0)
+    centred = np.where(present, y - mu, 0.0)
+    # Backfitting: exact in one sweep for a complete grid, converging for an incomplete one
+    # (it stops once a sweep moves no effect by more than rounding).
+    tolerance = 1e-13 * (1.0 + float(np.abs(centred).max()))
     for _ in range(50 if k < n_r * n_c else 1):
-        r = np.where(present, y - mu - col[None, :], 0.0).sum(axis=1) / present.sum(axis=1)
-        row = r
-        c = np.where(present, y - mu - row[:, None], 0.0).sum(axis=0) / present.sum(axis=0)
-        col = c
+        r = (centred - np.where(present, col[None, :], 0.0)).sum(axis=1) / per_row
+        c = (centred - np.where(present, r[:, None], 0.0)).sum(axis=0) / per_col
+        moved = max(float(np.abs(r - row).max()), float(np.abs(c - col).max()))
+        row, col = r, c
+        if moved <= tolerance:
+            break
     resid = np.where(present, y - mu - row[:, None] - col[None, :], 0.0)
     return float((resid**2).sum() / resid_df / k)
 
