@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from diptych.core.metrics.intervals import IntervalRecipe
+from diptych.core.metrics.intervals import UNBOUNDED, IntervalRecipe, bounds_of
 from diptych.core.metrics.sequential import LookInterval
 
 Verdict = Literal["pass", "fail", "inconclusive"]
@@ -71,6 +71,10 @@ class GateFigure:
         recipe = IntervalRecipe.from_number(number)
         if isinstance(recipe, str):
             return recipe
+        if recipe.method == "percentile" and recipe.bounds == UNBOUNDED:
+            # The range a percentile figure states: what a look's t interval of the same
+            # units is made inside (diptych.core.audit.sequential.look_interval).
+            recipe = replace(recipe, bounds=bounds_of(number.get("range")))
         n = number.get("n") if isinstance(number.get("n"), int) else None
         units = number.get("units")
         counted = (

@@ -12,7 +12,13 @@ design is complete.
 The looks are kept with the part in the recorded audit (``PartRecord.detail["sequential"]``), so
 that ``audit gate`` and the report decide exactly what the run decided, and a rerun continues
 from the last look. A rerun without ``--until-decided`` buys the rest of the design in the same
-order and marks the looks inactive: the gates then read the complete design's fixed intervals.
+order and reads it as the last look of the same spending plan, with what is left of the level:
+once an audit has looked, no later verdict on its gates reads the fixed design's full level,
+which would spend more than the level over the looks and the complete design together.
+
+A look is tested only when it holds enough for its interval to be trusted at the small level it
+spends (:func:`look_interval`); one that does not is skipped and spends nothing — the latest look
+too, so that an audit with too few units yet is undecided, never stuck.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any, Literal
 
 from diptych.core.audit.gates import GateFigure, GateResult
 from diptych.core.metrics.intervals import IntervalRecipe
-from diptych.core.metrics.sequential import AnytimeInterval, LookInterval, spending_shares
+from diptych.core.metrics.sequential import AnytimeInterval, spending_shares
 
 #: Why a sequential audit stopped buying.
 StopReason = Literal["decided", "max-cost", "complete", "interrupted"]
@@ -84,8 +90,8 @@ class Look:
 class PartLooks:
     """The sequential record of one gated part: how its design is bought (``batches`` equal
     shares in the order ``order_seed`` fixes), its looks so far, why it stopped (None while it
-    runs), and whether its gates read the looks (``active``) or, after a rerun without
-    ``--until-decided``, the complete design's fixed intervals."""
+    runs), and whether its gates read the looks (``active``; a record of an earlier version
+    could turn them off, after which the gates read the fixed design's intervals)."""
 
     batches: int
     order_seed: int
@@ -126,41 +132,140 @@ class PartLooks:
         return cls.from_dict(found) if isinstance(found, Mapping) else None
 
 
+#: The least a look must hold before its figure is tested: this many units of every kind its
+#: interval resamples (identities on each side of a crossed design, images, scenarios, image
+#: pairs). 3 × 3 identities is the smallest crossed design on which the fixed interval's coverage
+#: is measured (``bench/validity.py``); below it a look spends nothing (docs/gates.md).
+MIN_UNITS = 3
+
+#: The normal quantile of a two-sided 95% interval.
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Untested:
+    """What a gate reads where no look has held enough to be tested yet: no interval (the
+    figure's whole range at every level) and p = 1 on either side, so nothing is decided."""
+
+    bounds: tuple[float, float] = (-math.inf, math.inf)
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        return self.bounds
+
+    def p_below(self, limit: float) -> float:
+        return 1.0
+
+    def p_above(self, limit: float) -> float:
+        return 1.0
+
+
+def look_interval(fig: GateFigure | None, *, complete: bool = False) -> IntervalRecipe | None:
+    """The interval a look's figure is tested on, or None where the look cannot be trusted at
+    the small levels a look spends — it is then skipped and spends nothing:
+
+    * fewer than :data:`MIN_UNITS` units of a kind its interval resamples (``fig.units``; the
+      observations where the figure names no units);
+    * a resampling (percentile) interval is replaced by the t interval of the same units: the
+      replicates' spread as the standard error, made unbiased by √(u/(u − 1)), with u − 1
+      degrees of freedom, on the figure's range's scale. The percentile interval of a few units
+      is too short (its spread is biased down and its tails are the normal's, not the t's),
+      most of all in the far tails where early looks test; on a range bound it is one point;
+    * a t interval of a partial design has no more degrees of freedom than its fewest units
+      less one (:func:`_partial`);
+    * an interval of zero width, or none: a figure whose units all gave one value off its
+      range's bounds has nothing to read its spread from.
+    """
+    if fig is None:
+        return None
+    counts = dict(fig.units) if fig.units else ({"observation": fig.n} if fig.n else {})
+    if counts and min(counts.values()) < MIN_UNITS:
+        return None
+    made = fig._made()
+    if not isinstance(made, IntervalRecipe):
+        return None
+    if made.method == "percentile":
+        made = _studentized(made, min(counts.values()) if counts else 0)
+    elif made.method == "t" and not complete:
+        made = _partial(fig, made)
+    if made is None or made.method == "t" and not _varies(made):
+        return None
+    low, high = made.interval(0.95)
+    if not (math.isfinite(low) and math.isfinite(high)) or not low < high:
+        return None
+    return made
+
+
+def _studentized(recipe: IntervalRecipe, units: int) -> IntervalRecipe | None:
+    """The t interval of a percentile figure's ``units`` (see :func:`look_interval`)."""
+    reps = recipe.replicates
+    if reps is None or reps.size < 2 or units < 2:
+        return None
+    spread = float(reps.std(ddof=1)) * math.sqrt(units / (units - 1))
+    return IntervalRecipe.t(recipe.value, spread, float(units - 1), bounds=recipe.bounds, n=units)
+
+
+def _varies(recipe: IntervalRecipe) -> bool:
+    """Whether a t recipe has a spread to read: a finite se above 0, or a value on a finite
+    bound of its range (where the interval is Clopper–Pearson's open end)."""
+    if not math.isfinite(recipe.se):
+        return False
+    return recipe.se > 0 or recipe.value in recipe.bounds
+
+
 def anytime_figure(looks: Sequence[tuple[Look, GateFigure | None]]) -> GateFigure | None:
     """One gate's figure over its part's looks (each look's figure, None where that look gave
-    no interval): the latest value, with the anytime-valid interval of the looks; None when no
-    look gave an interval."""
-    tested = [(look, fig) for look, fig in looks if fig is not None]
-    if not tested:
+    none): the latest value, with the anytime-valid interval of the looks that hold enough to
+    be tested (:func:`look_interval`; the others spend nothing); None when no look gave a figure.
+    A last look at the complete design spends what is left of the level."""
+    given = [(look, fig) for look, fig in looks if fig is not None]
+    if not given:
         return None
+    made = [(look, look_interval(fig, complete=look.complete)) for look, fig in given]
     final = looks[-1][0].complete and looks[-1][1] is not None
     shares = spending_shares(
-        [look.fraction for look, _ in tested],
-        [fig.se**2 if math.isfinite(fig.se) else None for _, fig in tested],
+        [look.fraction for look, _ in made],
+        [_variance(m) for _, m in made],
         final=final,
     )
-    latest = tested[-1][1]
-    made = tuple(_partial(fig) if not look.complete else fig._made() for look, fig in tested)
-    anytime = AnytimeInterval(made, tuple(shares))
+    latest = given[-1][1]
+    tested = [m for _, m in made if m is not None]
+    if not tested:
+        untested = GateFigure(
+            latest.value, math.inf, 0.0,
+            f"{ANYTIME}; no look yet holds {MIN_UNITS} units of each kind with an interval, "
+            "so none is tested", latest.n, Untested(), latest.units,
+        )  # fmt: skip
+        return untested
+    kept = tuple(m if m is not None else Untested() for _, m in made)
+    anytime = AnytimeInterval(kept, tuple(shares))
     return GateFigure(
         latest.value,
         latest.se,
         latest.df,
-        f"{ANYTIME}; each look: {latest.method}",
+        f"{ANYTIME}; each look: {tested[-1].description}",
         latest.n,
         anytime,
         latest.units,
     )
 
 
-def _partial(fig: GateFigure) -> LookInterval:
+def _variance(recipe: IntervalRecipe | None) -> float | None:
+    """A tested look's se² (what its information fraction reads); None for a skipped look."""
+    if recipe is None:
+        return None
+    if recipe.method == "t":
+        return recipe.se**2 if math.isfinite(recipe.se) else None
+    low, high = recipe.interval(0.95)
+    return ((high - low) / (2 * _Z95)) ** 2
+
+
+def _partial(fig: GateFigure, recipe: IntervalRecipe) -> IntervalRecipe:
     """A partial design's interval, its degrees of freedom no more than its fewest units less
     one. Where a crossed design's estimator sees no identity effect it counts its scenes as the
     units (K − 1 df); early in a design bought in random order each identity has met few
     partners, that judgement rests on little, and the small one-sided levels of early looks sit
     in the tails where a t with too many df is too narrow (measured: ``bench/sequential.py``)."""
-    recipe = fig._made()
-    if not isinstance(recipe, IntervalRecipe) or recipe.method != "t" or not fig.units:
+    if not fig.units:
         return recipe
     fewest = min(fig.units.values()) - 1
     return replace(recipe, df=min(recipe.df, float(fewest))) if fewest >= 1 else recipe
@@ -219,9 +324,8 @@ class SequentialSummary:
                 f"{self.batches}"
             )
         else:
-            head = (
-                f"The audit was bought in {self.batches} batches and looked at after each ({why})"
-            )
+            times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
+            head = f"The audit was looked at {times}, the last at its complete design ({why})"
         return (
             f"{head}; its intervals are the anytime-valid ones, which hold however many looks "
             "were taken."

@@ -216,7 +216,7 @@ class IntervalRecipe:
         if method == "jeffreys" and isinstance(number.get("count"), int) and n:
             return cls.jeffreys(int(number["count"]), n)
         se, df = _number(number.get("se")), _number(number.get("df"))
-        bounds = _bounds_of(number.get("range"))
+        bounds = bounds_of(number.get("range"))
         # An infinite se of a figure with a range: nothing known inside it, the whole range.
         whole = se == math.inf and math.isfinite(bounds[0]) and math.isfinite(bounds[1])
         if se is not None and (math.isfinite(se) or whole) and df is not None and df >= 1:
@@ -500,7 +500,8 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
-def _bounds_of(value: Any) -> Bounds:
+def bounds_of(value: Any) -> Bounds:
+    """A number's ``range`` as bounds (unbounded where it states none)."""
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
         return UNBOUNDED
     low, high = _number(value[0]), _number(value[1])

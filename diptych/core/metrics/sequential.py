@@ -181,7 +181,10 @@ class AnytimeInterval:
         alpha = (1.0 - confidence) / 2.0
         low, high = -math.inf, math.inf
         for look, w in self._tested():
-            lo, hi = look.interval(1.0 - 2.0 * alpha * w)
+            level = 1.0 - 2.0 * alpha * w
+            if level >= 1.0:
+                continue  # a share too small to tell from 0: its interval is the whole range
+            lo, hi = look.interval(level)
             low, high = max(low, lo), min(high, hi)
         if low > high:
             # Looks that contradict one another (a chance the level bounds): the point where

@@ -7,6 +7,7 @@ A front end calls ``ws.audits.gates``; the verdicts themselves are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +19,11 @@ from diptych.core.audit.gates import GateFigure, GateResult, GateRule, evaluate_
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.schema import AuditFile, Gate, Gates, load_audit, parse_audit
 from diptych.core.audit.sequential import (
+    ANYTIME,
     Look,
     PartLooks,
     SequentialSummary,
+    Untested,
     anytime_figure,
     with_sequential_notes,
 )
@@ -223,23 +226,44 @@ def _looked_figure(
     looks: list[Look],
 ) -> GateFigure | str:
     """One gate's anytime-valid figure over its part's looks. A look that gave the figure no
-    interval yet (too few units) tests nothing; the latest look must have it, as a report
-    must. B − A of ``no_regression`` is read at each look from the two figures' intervals
-    (audit diff's normal method): a look keeps numbers, not the data a bootstrap resamples."""
+    interval (too few units yet) tests nothing and spends nothing, the latest one too: the gate
+    is then undecided, never an error, so an audit bought until decided always continues. Only
+    a figure the latest look does not name at all is an error (a misspelt gate). B − A of
+    ``no_regression`` is read at each look from the two figures' intervals (audit diff's normal
+    method): a look keeps numbers, not the data a bootstrap resamples."""
     found: list[tuple[Look, GateFigure | None]] = []
+    named = False
     for i, look in enumerate(looks):
         figures = {(gate.part, f): dict(n) for f, n in look.numbers.items()}
+        named = named or (gate.part, gate.figure) in figures
         fig = _gate_figure(analysis, store, rec, gate, name, figures, {}, bootstrap=False)
         if isinstance(fig, str):
-            if i == len(looks) - 1:
+            if i == len(looks) - 1 and not named and not _will_publish(rec, gate):
                 return fig
             found.append((look, None))
             continue
         found.append((look, fig))
     combined = anytime_figure(found)
     if combined is None:
-        return f"gate '{gate.label}': no look gave the figure an interval"
+        number = looks[-1].numbers.get(gate.figure) or {}
+        value = number.get("value")
+        shown = float(value) if isinstance(value, int | float) else math.nan
+        return GateFigure(
+            shown, math.inf, 0.0, f"{ANYTIME}; no look has given the figure an interval yet",
+            recipe=Untested(),
+        )  # fmt: skip
     return combined
+
+
+def _will_publish(rec: record.AuditRecord, gate: Gate) -> bool:
+    """Whether the gate's part's probe declares the figure (it may be missing from the first
+    looks, before anything it is made of has been bought: a story whose persons are all
+    "they")."""
+    try:
+        declared = _declared_figures(parse_audit(rec.file_text, rec.file_path))
+    except (DiptychError, ValueError):
+        return False
+    return declared is not None and _declared_name(declared, (gate.part, gate.figure)) is not None
 
 
 def _against(
