@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from diptych.audits.plan import AuditPlan, Part, PartPlan, plan_parts, read_audit
-from diptych.audits.sequential import LookEvent, SequentialOutcome, buy_until_decided
+from diptych.audits.sequential import (
+    LookEvent,
+    SequentialOutcome,
+    buy_until_decided,
+    with_final_look,
+)
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.schema import AuditFile
@@ -233,8 +238,8 @@ async def _run_plan(
         looked = PartLooks.of(earlier.detail) if earlier is not None else None
         if earlier is not None and earlier.status in FINISHED and _current(earlier, planned):
             if looked is not None and looked.active:
-                # A run without --until-decided: its gates read the fixed design's intervals.
-                earlier = _without_looks(earlier, looked)
+                # Looked at before: the complete design is the last look of the same plan.
+                earlier = with_final_look(ws, audit, planned, earlier, looked)
                 ws.audits.save_part(audit_id, earlier)
             parts.append(earlier)
             if earlier.run_id:
@@ -253,6 +258,8 @@ async def _run_plan(
             ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part, audit.models,
             looked,
         )  # fmt: skip
+        if looked is not None and looked.active and outcome.status in FINISHED:
+            outcome = with_final_look(ws, audit, planned, outcome, looked)
         ws.audits.save_part(audit_id, outcome)
         parts.append(outcome)
         if outcome.run_id:
@@ -269,12 +276,6 @@ async def _run_plan(
         report, files = _write_report(ws, plan, audit_id, run_ids, parts, spent, out_dir)
     ws.audits.finish(audit_id, status, str(report) if report else None)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files)
-
-
-def _without_looks(part: PartRecord, looked: PartLooks) -> PartRecord:
-    """The part with its looks kept but no longer read by its gates."""
-    kept = replace(looked, active=False).to_dict()
-    return replace(part, detail={**part.detail, PartLooks.KEY: kept})
 
 
 def _current(earlier: PartRecord, planned: PartPlan) -> bool:
@@ -333,7 +334,7 @@ async def _run_part(
         "counts": ws.runs.counts(run.id),
     }
     if looked is not None:
-        detail[PartLooks.KEY] = replace(looked, active=False).to_dict()
+        detail[PartLooks.KEY] = looked.to_dict()
     if run.status in FINISHED:
         for annotator in part.annotators:
             labelled = await ws.annotators.annotate(

@@ -217,6 +217,23 @@ def _look(ws: Workspace, audit: AuditFile, planned: PartPlan, run_id: str, batch
     return Look(batch, bought, total, kept)
 
 
+def with_final_look(
+    ws: Workspace, audit: AuditFile, planned: PartPlan, part: PartRecord, looks: PartLooks
+) -> PartRecord:
+    """A part once bought until decided, its design now read whole (a run without
+    ``--until-decided``): the complete design is the last look of the same spending plan, and
+    spends what is left of the level — never the fixed design's full level, which would add
+    to what the earlier looks spent (docs/gates.md). Nothing is added where the last look
+    already saw the complete design."""
+    last = looks.last
+    if audit.gates is None or part.run_id is None or (last is not None and last.complete):
+        kept = replace(looks, active=True, stop=looks.stop or "complete")
+    else:
+        look = _look(ws, audit, planned, part.run_id, looks.batches)
+        kept = replace(looks, looks=[*looks.looks, look], active=True, stop="complete")
+    return replace(part, detail={**part.detail, PartLooks.KEY: kept.to_dict()})
+
+
 def _record(
     ws: Workspace, planned: PartPlan, run_id: str, status: str, state: PartLooks
 ) -> PartRecord:

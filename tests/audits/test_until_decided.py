@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,8 @@ def test_a_gate_far_from_its_limit_stops_the_audit_early(
     again = _run(ws, path, until_decided=True, batches=BATCHES)
     assert again.status == "decided" and len(_asked(calls)) == bought
 
-    # Run without it: the rest of the design, in the same order, and the fixed intervals.
+    # Run without it: the rest of the design, in the same order, read as the last look of the
+    # same spending plan (never the fixed interval at the full level: a second chance to err).
     whole = _run(ws, path)
     assert whole.status == "complete"
     view = ws.runs.view(part.run_id or "")
@@ -110,10 +112,20 @@ def test_a_gate_far_from_its_limit_stops_the_audit_early(
 
     order = [prompt_of[k] for k in purchase_order(list(prompt_of), looks.order_seed)]
     assert _asked(calls) == order
-    fixed = ws.audits.gates(whole.audit_id)
-    assert fixed.sequential is None and fixed.results[0].method.startswith("t on the logit")
+    after = ws.audits.gates(whole.audit_id)
+    (read,) = after.results
+    assert read.method.startswith("anytime-valid") and read.verdict == "pass"
     kept = PartLooks.of(whole.parts[0].detail)
-    assert kept is not None and not kept.active and kept.looks == looks.looks
+    assert kept is not None and kept.active and kept.looks[:-1] == looks.looks
+    last = kept.looks[-1]
+    assert last.complete and last.bought == REQUESTS and kept.stop == "complete"
+    numbers = ws.analysis.analyze(whole.parts[0].run_id or "").numbers[FIGURE]
+    assert last.numbers[FIGURE]["value"] == pytest.approx(numbers["value"])
+    assert read.value == pytest.approx(numbers["value"])
+    assert after.sequential is not None and not after.sequential.early
+    assert after.sequential.sentence().startswith(
+        f"The audit was looked at {len(kept.looks)} times, the last at its complete design"
+    )
 
 
 def test_a_gate_on_its_limit_buys_the_design_and_stays_undecided(
@@ -172,3 +184,59 @@ def test_only_the_gated_parts_are_bought_and_gates_are_needed(
     ungated.write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(UsageError, match="this audit states none"):
         _run(ws, ungated, until_decided=True)
+
+
+def test_one_prompt_a_look_decides_nothing_before_three_identities_a_side(
+    tmp_path: Path, ws: Workspace, calls: Path
+) -> None:
+    # 3 × 3 scenes, both orders, both people: 36 prompts in 36 batches, a look after each. The
+    # first looks hold one identity of a side: they used to stop the audit with "the figure
+    # has no interval", and every rerun with it, the audit left running.
+    path = planted_audit(
+        tmp_path / "a.yaml", [_gate(below=95)], MASC[:3], FEM[:3], name="seq36", seed=11,
+        model_params={"calls_log": str(calls), "max_concurrency": 1},
+    )  # fmt: skip
+    seen: list[tuple[int, str, float | None]] = []
+    outcome = _run(
+        ws, path, until_decided=True, batches=36,
+        on_look=lambda k, n, r: seen.append((k, r.results[0].verdict, r.results[0].ci_high)),
+    )  # fmt: skip
+    assert outcome.status in ("decided", "complete") and outcome.report is not None
+    (part,) = outcome.parts
+    looks = PartLooks.of(part.detail)
+    assert looks is not None and [look.bought for look in looks.looks][:3] == [1, 2, 3]
+    for look, (_, verdict, high) in zip(looks.looks, seen, strict=True):
+        units = look.numbers[FIGURE].get("units") or {}
+        if min(units.values(), default=0) < 3:
+            # Too few identities of a side: no interval, nothing decided.
+            assert verdict == "inconclusive" and (high is None or not math.isfinite(high))
+    assert ws.audits.get(outcome.audit_id).status == outcome.status
+
+
+def test_an_audit_stuck_on_a_look_without_an_interval_resumes(
+    tmp_path: Path, ws: Workspace, calls: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import diptych.core.workspace.gates as gates_module
+    from diptych.core.errors import InputFileError
+
+    path = planted_audit(
+        tmp_path / "a.yaml", [_gate(below=95)], MASC[:3], FEM[:3], name="stuck", seed=11,
+        model_params={"calls_log": str(calls), "max_concurrency": 1},
+    )  # fmt: skip
+
+    def stuck(*args: Any, **kwargs: Any) -> str:
+        return f"gate '{FIGURE} below 95': the figure has no interval (one feminine identity only)"
+
+    # The earlier version: the first look has no interval and the gates raise.
+    monkeypatch.setattr(gates_module, "_looked_figure", stuck)
+    with pytest.raises(InputFileError, match="has no interval"):
+        _run(ws, path, until_decided=True, batches=36)
+    (left,) = [a for a in ws.audits.list() if a.name == "stuck"]
+    assert left.status == "running"
+    monkeypatch.undo()
+    again = _run(ws, path, until_decided=True, batches=36)
+    assert again.audit_id == left.id and again.status in ("decided", "complete")
+    assert ws.audits.get(again.audit_id).status == again.status
+    looks = PartLooks.of(again.parts[0].detail)
+    # The look the stuck run took is kept; the resume went on from it.
+    assert looks is not None and looks.looks[0].bought == 1 and len(looks.looks) > 1
