@@ -46,6 +46,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+# The grid of designs and the peek-then-complete audit are this area's figures too.
+from bench import sequential_grid  # noqa: F401
 from bench.harness import Result, bench, result
 
 #: Identities per list, batches, and the limits the truths sit at (or below).
