@@ -180,13 +180,14 @@ def look_interval(fig: GateFigure | None, *, complete: bool = False) -> Interval
     counts = dict(fig.units) if fig.units else ({"observation": fig.n} if fig.n else {})
     if counts and min(counts.values()) < MIN_UNITS:
         return None
-    made = fig._made()
-    if not isinstance(made, IntervalRecipe):
+    own = fig._made()
+    if not isinstance(own, IntervalRecipe):
         return None
-    if made.method == "percentile":
-        made = _studentized(made, min(counts.values()) if counts else 0)
-    elif made.method == "t" and not complete:
-        made = _partial(fig, made)
+    made: IntervalRecipe | None = own
+    if own.method == "percentile":
+        made = _studentized(own, min(counts.values()) if counts else 0)
+    elif own.method == "t" and not complete:
+        made = _partial(fig, own)
     if made is None or made.method == "t" and not _varies(made):
         return None
     low, high = made.interval(0.95)
