@@ -26,8 +26,9 @@ import typer
 
 from diptych.cli.context import state
 from diptych.cli.paths import check_input_file
-from diptych.core.errors import InputFileError, UsageError
-from diptych.core.workspace import ImportReport
+from diptych.core.errors import AnnotationFailedError, InputFileError, UsageError
+from diptych.core.workspace import AnnotationSummary, ImportReport
+from diptych.core.workspace.label_sample import MAX_SEED
 
 #: How many unmatched rows and unlabelled subjects the report lists before summing up.
 SHOWN = 10
@@ -86,7 +87,33 @@ def run_annotator(
         f"stored), {summary.labels} labels: {labels or 'none'}"
     )
     if summary.failed:
-        console.print(f"{summary.failed} images could not be labelled: {summary.errors[:1]}")
+        raise AnnotationFailedError(unlabelled_reason(summary))
+
+
+def unlabelled_reason(summary: AnnotationSummary) -> str:
+    """One line on the images an annotation pass could not label: how many, why (the first
+    stored reason) and what to do."""
+    first = " ".join((summary.errors[0] if summary.errors else "no reason stored").split())
+    if len(first) > 300:
+        first = first[:299] + "…"
+    todo = (
+        "fix the cause and run the same command again: the images not labelled are asked "
+        "again, the labels stored are kept"
+    )
+    if summary.refused == summary.failed:
+        # A refusal is final (never asked again): running again would not help.
+        each, some = "was refused", "were refused"
+        todo = "the service will not label them: choose another annotator (--annotator NAME)"
+    elif summary.refused:
+        each, some = "failed or was refused", "failed or were refused"
+    else:
+        each = some = "failed"
+    if summary.failed == summary.images:
+        return f"{summary.annotator}: every request {each}: {first} — {todo}"
+    return (
+        f"{summary.annotator}: {summary.failed} of {summary.images} images were not labelled, "
+        f"their requests {some}: {first} — {todo}"
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -158,7 +185,13 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         seed: Annotated[
-            int | None, typer.Option("--seed", help="With --design: the draw's random seed.")
+            int | None,
+            typer.Option(
+                "--seed",
+                min=0,
+                max=MAX_SEED,
+                help="With --design: the draw's random seed (0 to 2^64 - 1).",
+            ),
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
         wait: Annotated[

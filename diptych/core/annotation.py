@@ -43,7 +43,10 @@ class AnnotationSummary:
     asked: int = 0
     labels: int = 0
     by_label: dict[str, int] = field(default_factory=dict)
+    #: Images with no labels from this pass: their request failed or was refused.
     failed: int = 0
+    #: Of ``failed``, those the service refused (stored as such, never asked again).
+    refused: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -154,6 +157,8 @@ async def _annotate_leased(
         result = store.result(row.key)
         if result is None or result.status != "done" or result.output is None:
             summary.failed += 1
+            if result is not None and result.status == "refused":
+                summary.refused += 1
             if result is not None and result.error and len(summary.errors) < 5:
                 summary.errors.append(result.error)
             continue

@@ -59,8 +59,17 @@ class BlobCorruptError(StoreError):
     used, and the trial that made it runs again on resume."""
 
 
+class StoreDamagedError(StoreError):
+    """The workspace's database file cannot be read (damaged, truncated, not a file): it is
+    left as it is, never repaired, deleted or written over."""
+
+
 class StoreFullError(StoreError):
     """The disk holding the workspace is full: the run stops, and resumes once space is freed."""
+
+
+class AnnotationFailedError(DiptychError):
+    """An annotation pass left images unlabelled: their requests failed or were refused."""
 
 
 class ModelLoadError(DiptychError):

@@ -53,6 +53,8 @@ LABEL_ALIASES = {
 }
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: How an annotator id that says its kind begins (``vqa:``, ``vlm-judge:``, ``human:``).
+_KIND_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*:")
 
 #: How a human label's person was chosen (module docstring).
 SamplingDesign = Literal["census", "uniform", "active", "chosen"]
@@ -170,11 +172,31 @@ def human_annotator(name: str) -> str:
     return HUMAN_PREFIX + bare
 
 
+def says_its_kind(name: str) -> bool:
+    """Whether ``name`` is written as an annotator id that says its kind (``human:alice``,
+    ``vqa:blip``, ``vlm-judge:llava``): one word of letters, digits, ``_`` and ``-`` before a
+    colon. A colon further on is part of a name: ``=HYPERLINK("http://x","y")`` or
+    ``@bob: night shift`` say no kind."""
+    return _KIND_PREFIX.match(name) is not None
+
+
 def stored_annotator_id(name: str) -> str:
-    """A stored annotator id from what a user typed: a bare name is a person's (``alice`` →
-    ``human:alice``); a name that says its kind (``human:alice``, ``vqa:blip``) is kept."""
+    """A stored annotator id from what the auditor typed (``--annotator``): a name is a
+    person's (``alice`` → ``human:alice``, ``=cmd|x`` → ``human:=cmd|x``); an id that says its
+    kind (``human:alice``, ``vqa:blip``) is kept."""
     name = name.strip()
-    return name if ":" in name else HUMAN_PREFIX + name
+    return name if says_its_kind(name) else HUMAN_PREFIX + name
+
+
+def person_annotator_id(cell: str) -> str | None:
+    """The annotator id of the person a labels file's ``annotator`` cell names (``alice`` →
+    ``human:alice``; ``human:alice`` is kept), or None when the cell is written as another
+    kind's id (``vqa:blip``). A cell comes from whoever filled the file in, so it never makes
+    its label an automatic annotator's: only the auditor's ``--annotator`` may say that."""
+    name = cell.strip()
+    if name.startswith(HUMAN_PREFIX):
+        return name
+    return None if says_its_kind(name) else HUMAN_PREFIX + name
 
 
 def is_reserved_for_people_or_self(annotator: str) -> bool:

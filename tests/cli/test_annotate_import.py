@@ -222,14 +222,21 @@ def test_default_and_named_annotators(
     assert code == 0 and "(annotators: human:batch-7)" in out
     code, out, _ = annotate(capsys, ws, run, "--import", str(path), "--annotator", "dana")
     assert code == 0 and "(annotators: human:dana)" in out
-    # An annotator that says its kind is kept as it is (and is not a human label).
-    auto = [{**r, "annotator": "vqa:blip"} for r in rows]
-    code, out, _ = annotate(
-        capsys, ws, run, "--import", str(write_labels(tmp_path / "v.csv", auto))
-    )
+    # An annotator the auditor names with its kind is kept as it is (not a human label) ...
+    code, out, _ = annotate(capsys, ws, run, "--import", str(path), "--annotator", "vqa:blip")
     assert code == 0 and "(annotators: vqa:blip)" in out
     by_annotator = Counter(lab.annotator for lab in ws_store.labels(run.id))
     assert by_annotator == {"human:batch-7": 6, "human:dana": 6, "vqa:blip": 6}
+    # ... but a cell of the file, written by whoever filled it in, names a person: one that
+    # reads as another kind's id refuses the file, which stores nothing.
+    auto = [{**r, "annotator": "vqa:blip"} for r in rows]
+    code, _, err = annotate(
+        capsys, ws, run, "--import", str(write_labels(tmp_path / "v.csv", auto))
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "v.csv, line 2, column annotator: 'vqa:blip' is written as an automatic" in err
+    assert "give --annotator vqa:blip" in err
+    assert Counter(lab.annotator for lab in ws_store.labels(run.id)) == by_annotator
 
 
 def test_rows_that_match_no_person_are_reported_with_their_line(

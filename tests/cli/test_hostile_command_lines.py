@@ -182,6 +182,25 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "-p masculine= (an empty list)": _static(
         "run", "pst", "-m", "openai-images", "-p", "masculine=", *DRY
     ),
+    "annotate --seed -1": _static(
+        "annotate",
+        "x",
+        "--template",
+        "t.csv",
+        "--sample",
+        "3",
+        "--design",
+        "uniform",
+        "--seed",
+        "-1",
+    ),  # fmt: skip
+    "annotate --seed 2^64": _static(
+        "annotate", "x", "--template", "t.csv", "--sample", "3", "--seed", str(2**64)
+    ),
+    "agreement --seed -1": _static("agreement", "x", "--seed", "-1"),
+    "compare --seed -1": _static("compare", "x", "y", "--seed", "-1"),
+    "metrics sts --seed -1": _static("metrics", "sts", "--labels", "x.csv", "--seed", "-1"),
+    "drill --seed -1": _static("doctor", "drill", "--seed", "-1"),
     "-p feminine=, (only commas)": _static(
         "run", "pst-text", "-m", "smollm2", "-p", "feminine=,", *DRY
     ),

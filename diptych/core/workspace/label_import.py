@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diptych.core.errors import InputFileError, UsageError
-from diptych.core.labels import HUMAN_PREFIX, Label, is_human, stored_annotator_id
+from diptych.core.labels import (
+    HUMAN_PREFIX,
+    Label,
+    is_human,
+    person_annotator_id,
+    stored_annotator_id,
+)
 from diptych.core.metrics.sts import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, LabelRow, read_labels_csv
 from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import RunRecord, Store
@@ -160,7 +166,7 @@ def match_labels(
         bare.setdefault(s.image.rpartition("/")[2], []).append(s.image)
     first_line: dict[tuple[int, str], int] = {}
     for row, line in zip(rows, lines, strict=True):
-        who = stored_annotator_id(row.annotator) if row.annotator else default_annotator
+        who = (person_annotator_id(row.annotator) if row.annotator else None) or default_annotator
         image = row.image
         if image not in images and len(set(bare.get(image, []))) == 1:
             image = bare[image][0]
@@ -205,6 +211,21 @@ def match_labels(
         report.matched.append((line, subject.subject_id, who, row.label))
 
 
+def _refuse_kinds_in_cells(path: Path, rows: Sequence[LabelRow], lines: Sequence[int]) -> None:
+    """Refuse the file if an ``annotator`` cell is written as an automatic annotator's id: a
+    file's cells name the people who labelled, and whoever filled one in must not make their
+    labels count as a classifier's (nor a spreadsheet formula's colon read as a kind)."""
+    for row, line in zip(rows, lines, strict=True):
+        if row.annotator and person_annotator_id(row.annotator) is None:
+            raise InputFileError(
+                f"{path}, line {line}, column annotator: {row.annotator[:40]!r} is written as "
+                "an automatic annotator's id, but a cell names the person who gave the label: "
+                "write the name without its 'kind:' (or 'human:NAME'), or, to store an "
+                "annotator's labels, empty the column and give --annotator "
+                f"{row.annotator[:40]}; nothing was stored"
+            )
+
+
 def import_labels(
     store: Store, run: RunRecord, path: Path, annotator: str | None = None
 ) -> ImportReport:
@@ -215,13 +236,15 @@ def import_labels(
     """
     rows = read_labels_csv(path)
     lines = _data_lines(path)
+    _refuse_kinds_in_cells(path, rows, lines)
+    # A designed batch (diptych annotate --sample) says how each person was drawn; read (and
+    # checked) before anything is stored.
+    drawn = sampling_by_line(path)
     default = stored_annotator_id(annotator) if annotator else HUMAN_PREFIX + path.stem
     subjects = run_subjects(store, run)
     report = ImportReport(path=path, run_id=run.id)
     match_labels(subjects, rows, lines, default, report)
     position = {s.subject_id: s.position for s in subjects}
-    # A designed batch (diptych annotate --sample) says how each person was drawn.
-    drawn = sampling_by_line(path)
     store.save_annotations(
         (
             sid,
@@ -266,7 +289,9 @@ def write_template(
     report.no_image = len(subjects) - len(done)
     written: set[str] = set()
     try:
-        with path.open("w", newline="", encoding="utf-8") as handle:
+        # "x": made here or refused, so a second process writing the same name at once
+        # cannot write over the first one's file.
+        with path.open("x", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=TEMPLATE_COLUMNS)
             writer.writeheader()
             for s in done:
@@ -291,6 +316,10 @@ def write_template(
                     target.write_bytes(store.get_blob(s.blob))
                     written.add(s.image)
     except OSError as error:
+        if isinstance(error, FileExistsError) and error.filename == str(path):
+            raise UsageError(
+                f"{path} exists; choose another file name or remove it first"
+            ) from None
         raise InputFileError(f"cannot write {error.filename}: {error.strerror}") from error
     report.images = len(written)
     return report

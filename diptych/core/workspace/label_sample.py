@@ -30,6 +30,9 @@ from diptych.core.workspace.label_import import TEMPLATE_COLUMNS, RunSubject, ru
 #: The columns a designed batch adds to the labels template.
 SAMPLING_COLUMNS = ("design", "probability", "draw")
 DRAWN_DESIGNS: tuple[SamplingDesign, ...] = ("uniform", "active", "census")
+#: The largest seed of a draw: numpy's seeds are non-negative, and the draw's name carries the
+#: seed in hex, so it is kept to 64 bits.
+MAX_SEED = 2**64 - 1
 
 
 @dataclass
@@ -118,6 +121,8 @@ def write_sample(
     chosen_design: SamplingDesign = design
     if design != "census" and (n is None or n < 1):
         raise UsageError(f"--design {design} needs --sample N (how many persons to label)")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed {seed}: a draw's seed is a whole number from 0 to 2^64 - 1")
     if path.exists():
         raise UsageError(f"{path} exists; choose another file name or remove it first")
     people = [s for s in run_subjects(store, run) if s.status == "done"]
@@ -140,7 +145,9 @@ def write_sample(
     report = SampleReport(chosen_design, draw, len(people), 0, float(pi.sum()))
     written: set[str] = set()
     try:
-        with path.open("w", newline="", encoding="utf-8") as handle:
+        # "x": made here or refused, so a second process writing the same name at once
+        # cannot write over the first one's file.
+        with path.open("x", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=(*TEMPLATE_COLUMNS, *SAMPLING_COLUMNS))
             writer.writeheader()
             for person, p, chosen in zip(people, pi.tolist(), drawn.tolist(), strict=True):
@@ -162,6 +169,10 @@ def write_sample(
                     target.write_bytes(store.get_blob(person.blob))
                     written.add(person.image)
     except OSError as error:
+        if isinstance(error, FileExistsError) and error.filename == str(path):
+            raise UsageError(
+                f"{path} exists; choose another file name or remove it first"
+            ) from None
         raise InputFileError(f"cannot write {error.filename}: {error.strerror}") from error
     report.images = len(written)
     return report
