@@ -32,6 +32,7 @@ from diptych.cli.usage import exit_code, one_line, show_flags_as_flags
 from diptych.core.errors import DiptychError
 from diptych.core.plugin_faults import plugin_fault
 from diptych.core.safe_text import escape_controls
+from diptych.core.workspace import damage_of
 
 show_flags_as_flags()
 
@@ -154,6 +155,10 @@ def main(argv: list[str] | None = None) -> None:
             2,
         )
     except Exception as error:  # noqa: BLE001 (the last guard: one line, never a traceback)
+        damage = damage_of(error, _store_named(args))
+        if damage is not None:
+            # Found past the Workspace's own guard (a query outside its with-block).
+            _fail(debug, str(damage), damage.exit_code)
         fault = plugin_fault(error)
         if fault is not None:
             # A third party's probe or model failed: its authors get the report, not diptych's.
@@ -165,6 +170,17 @@ def main(argv: list[str] | None = None) -> None:
             1,
         )
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _store_named(args: list[str]) -> str | None:
+    """The workspace ``--store PATH`` names on the command line (the global option or the
+    tui's), or None for the default."""
+    for i, arg in enumerate(args):
+        if arg == "--store" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--store="):
+            return arg.partition("=")[2]
+    return None
 
 
 def _fail(debug: bool, message: str, code: int) -> None:

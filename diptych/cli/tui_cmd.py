@@ -36,6 +36,9 @@ def register(app: typer.Typer) -> None:
         # the screen is taken over; the app's threads open their own.
         with Workspace.open(store or state(ctx).store_path) as ws:
             path = ws.path
+            # Read too (what the first screen shows): a database damaged past its first page
+            # is then one line here rather than an error inside the app.
+            ws.runs.list()
         try:
             # Imported before the app takes over the terminal: textual-image asks the
             # terminal which graphics it supports (Kitty, Sixel) when it is imported, and the

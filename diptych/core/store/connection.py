@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 from diptych.core.errors import (
     ReadOnlyWorkspaceError,
+    StoreDamagedError,
     StoreError,
     StoreFullError,
     WorkspaceNotFoundError,
@@ -62,6 +63,43 @@ def _uri(db: Path, **query: str) -> str:
     return f"file:{quote(str(db.absolute()))}?{args}"
 
 
+#: Reads that came back short or failed: a file cut off, or a disk that no longer reads it.
+_UNREADABLE = ("SQLITE_IOERR_SHORT_READ", "SQLITE_IOERR_READ")
+
+
+def damaged(error: BaseException) -> bool:
+    """Whether ``error`` says the database file is not (or no longer) a whole database:
+    bytes that are not SQLite's, a truncated file, pages that do not read back. A locked
+    database or a full disk is not damage."""
+    if not isinstance(error, sqlite3.DatabaseError):
+        return False
+    name = getattr(error, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or name in _UNREADABLE
+
+
+def damaged_store_error(db_path: Path, error: sqlite3.DatabaseError) -> StoreDamagedError:
+    """The one line that names a damaged database file and what to do; nothing is deleted or
+    written over: the file may be the only copy of paid-for results."""
+    return StoreDamagedError(
+        f"{db_path} cannot be read, it is damaged ({' '.join(str(error).split())}); it was left "
+        "as it is: restore it from a backup, or move it aside (with any -wal and -shm file "
+        "beside it) to start an empty workspace there, or choose another with --store PATH"
+    )
+
+
+def _read_first_pages(db: sqlite3.Connection) -> None:
+    """Read the first row of every table, so that a damaged file is refused before a command
+    writes to it, for the price of a few pages (a check of every page would cost a read of
+    the whole file on each open). Damage deeper in a table is found by the first query that
+    reaches it."""
+    tables = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    for (name,) in tables:
+        quoted = '"' + str(name).replace('"', '""') + '"'
+        # The table's own b-tree, then whichever index SQLite prefers for a bare row.
+        db.execute(f"SELECT * FROM {quoted} NOT INDEXED LIMIT 1").fetchall()
+        db.execute(f"SELECT 1 FROM {quoted} LIMIT 1").fetchall()
+
+
 def _foreign_tables(db: sqlite3.Connection) -> list[str]:
     """The tables of a database that is not a diptych workspace (none when it is one or empty)."""
     names = [
@@ -90,6 +128,11 @@ class Connection:
     ) -> None:
         self.path = Path(path)
         db_path = self.path / DB_NAME
+        if db_path.exists() and not db_path.is_file():
+            raise StoreDamagedError(
+                f"{db_path} is a directory (or another non-file), not a diptych database; it "
+                "was left as it is: move it aside, or choose another workspace with --store PATH"
+            )
         if not db_path.is_file() and (not create or read_only):
             raise WorkspaceNotFoundError(
                 f"no diptych workspace at {self.path} (run 'diptych --store {self.path} run "
@@ -103,8 +146,11 @@ class Connection:
                 # Before anything is created beside it: another program's file stays untouched.
                 with _closing(sqlite3.connect(_uri(db_path, mode="ro"), uri=True)) as probe:
                     self._refuse_foreign(probe)
+                    _read_first_pages(probe)
             self.db = self._open_read_only() if read_only else self._open_writable()
         except sqlite3.DatabaseError as error:
+            if damaged(error):
+                raise damaged_store_error(db_path, error) from error
             raise StoreError(
                 f"{db_path} is not a diptych workspace ({error}); choose another with --store PATH"
             ) from error

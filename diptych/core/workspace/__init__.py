@@ -26,7 +26,13 @@ from diptych.core.workspace.preferences import Preferences
 from diptych.core.workspace.records import CalibrationOutcome, Failure, RunDetail, RunSummary
 from diptych.core.workspace.review import Review
 from diptych.core.workspace.runs import Runs
-from diptych.core.workspace.workspace import ModelSpec, Params, ProbeSpec, Workspace
+from diptych.core.workspace.workspace import (
+    ModelSpec,
+    Params,
+    ProbeSpec,
+    Workspace,
+    damage_of,
+)
 
 __all__ = [
     "EXECUTORS",
@@ -62,5 +68,6 @@ __all__ = [
     "Runs",
     "TemplateReport",
     "Workspace",
+    "damage_of",
     "export_rows",
 ]

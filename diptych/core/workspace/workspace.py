@@ -21,11 +21,14 @@ Opening and closing a workspace, and what belongs to the workspace as a whole, a
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from diptych.core.errors import StoreDamagedError
 from diptych.core.store import Store, default_store_path
+from diptych.core.store.connection import DB_NAME, damaged, damaged_store_error
 from diptych.core.vectors import check_server_url, open_collection
 from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.annotators import Annotators
@@ -41,9 +44,11 @@ from diptych.core.workspace.review import Review
 from diptych.core.workspace.runs import Runs
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from chromadb.api.models.Collection import Collection
 
-__all__ = ["CHROMA_ENV", "ModelSpec", "Params", "ProbeSpec", "Workspace"]
+__all__ = ["CHROMA_ENV", "ModelSpec", "Params", "ProbeSpec", "Workspace", "damage_of"]
 
 #: The environment variable naming a chromadb server for every workspace opened without one.
 CHROMA_ENV = "DIPTYCH_CHROMA"
@@ -135,8 +140,17 @@ class Workspace:
     def __enter__(self) -> Workspace:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.close()
+        found = None if error is None else damage_of(error, self.path)
+        if found is not None:
+            # A page that does not read back surfaces in whichever query reaches it first.
+            raise found from error
 
     def close(self) -> None:
         """Close the store; the Workspace cannot be used after."""
@@ -170,3 +184,15 @@ class Workspace:
     def blob_path(self, sha: str) -> Path:
         """Where a stored image or long text lies on disk."""
         return self._kernel.store.blob_path(sha)
+
+
+def damage_of(
+    error: BaseException, path: str | os.PathLike[str] | None = None
+) -> StoreDamagedError | None:
+    """The one-line error naming the damaged database of the workspace at ``path`` (default:
+    ``$DIPTYCH_STORE`` else ``./.diptych``) when ``error`` is SQLite finding it damaged; None
+    for any other error."""
+    if not damaged(error):
+        return None
+    assert isinstance(error, sqlite3.DatabaseError)
+    return damaged_store_error(Path(path or default_store_path()) / DB_NAME, error)
