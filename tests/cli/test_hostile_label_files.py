@@ -261,6 +261,7 @@ def test_an_annotator_cell_that_reads_as_a_kind_refuses_the_file(
         (["--sample", "3", "--seed", str(2**64)], "--seed"),
         (["--sample", "0", "--design", "uniform"], "needs --sample N"),
         (["--sample", "-2", "--design", "active"], "needs --sample N"),
+        (["--sample", "-5", "--design", "census"], "leave out --sample"),
     ],
 )
 def test_a_draw_option_out_of_range_is_one_line_and_writes_nothing(
@@ -299,3 +300,20 @@ def test_the_draw_refuses_a_negative_seed_in_the_core(
     with Workspace.open(ws) as workspace, pytest.raises(UsageError, match="from 0 to 2"):
         workspace.labels.sample(run.id, tmp_path / "d.csv", n=2, design="uniform", seed=-1)
     assert not (tmp_path / "d.csv").exists()
+
+
+@pytest.mark.parametrize("drawn", [False, True], ids=["template", "drawn batch"])
+def test_a_template_whose_images_cannot_be_written_is_not_left_half_written(
+    drawn: bool, ws: Path, run: RunRecord, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "t.csv"
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    draw = ["--sample", "2", "--seed", "1"] if drawn else []
+    args = ["--template", str(path), "--images", str(blocked / "images"), *draw]
+    code, _, err = annotate(capsys, ws, run, *args)
+    line = one_line(err)
+    assert code == 2 and "cannot write" in line
+    assert not path.exists()  # so the same command, its directory fixed, goes through
+    code, _, err = annotate(capsys, ws, run, "--template", str(path), *draw)
+    assert code == 0, err

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.labels import (
@@ -263,6 +265,28 @@ def import_labels(
 # --- template and images --------------------------------------------------------------------
 
 
+@contextmanager
+def new_csv(path: Path) -> Iterator[TextIO]:
+    """``path`` made for writing a labels file: never over an existing file (it may hold
+    someone's labels, or another process is writing it this moment), and removed again when
+    writing it (or the images beside it) fails, so a failed command leaves no half file that
+    the next attempt would refuse."""
+    try:
+        handle = path.open("x", newline="", encoding="utf-8")
+    except FileExistsError:
+        raise UsageError(f"{path} exists; choose another file name or remove it first") from None
+    except OSError as error:
+        raise InputFileError(f"cannot write {path}: {error.strerror}") from error
+    try:
+        with handle:
+            yield handle
+    except BaseException as error:
+        path.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise InputFileError(f"cannot write {error.filename}: {error.strerror}") from error
+        raise
+
+
 @dataclass
 class TemplateReport:
     """What :func:`write_template` wrote."""
@@ -288,38 +312,29 @@ def write_template(
     done = [s for s in subjects if s.status == "done"]
     report.no_image = len(subjects) - len(done)
     written: set[str] = set()
-    try:
-        # "x": made here or refused, so a second process writing the same name at once
-        # cannot write over the first one's file.
-        with path.open("x", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=TEMPLATE_COLUMNS)
-            writer.writeheader()
-            for s in done:
-                writer.writerow(
-                    neutralise_row(
-                        {
-                            "image": s.image,
-                            "setting": s.setting,
-                            "position": s.position,
-                            "identity": s.identity,
-                            "stereotype": s.stereotype,
-                            "label": "",
-                            "annotator": "",
-                            "run": "" if s.run is None else s.run,
-                        }
-                    )
+    with new_csv(path) as handle:
+        writer = csv.DictWriter(handle, fieldnames=TEMPLATE_COLUMNS)
+        writer.writeheader()
+        for s in done:
+            writer.writerow(
+                neutralise_row(
+                    {
+                        "image": s.image,
+                        "setting": s.setting,
+                        "position": s.position,
+                        "identity": s.identity,
+                        "stereotype": s.stereotype,
+                        "label": "",
+                        "annotator": "",
+                        "run": "" if s.run is None else s.run,
+                    }
                 )
-                report.rows += 1
-                if images is not None and s.blob is not None and s.image not in written:
-                    target = images / f"{s.image}.png"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(store.get_blob(s.blob))
-                    written.add(s.image)
-    except OSError as error:
-        if isinstance(error, FileExistsError) and error.filename == str(path):
-            raise UsageError(
-                f"{path} exists; choose another file name or remove it first"
-            ) from None
-        raise InputFileError(f"cannot write {error.filename}: {error.strerror}") from error
+            )
+            report.rows += 1
+            if images is not None and s.blob is not None and s.image not in written:
+                target = images / f"{s.image}.png"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(store.get_blob(s.blob))
+                written.add(s.image)
     report.images = len(written)
     return report

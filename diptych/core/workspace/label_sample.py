@@ -21,11 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from diptych.core.errors import InputFileError, UsageError
+from diptych.core.errors import UsageError
 from diptych.core.labels import SAMPLING_DESIGNS, SamplingDesign, automatic_order
 from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import RunRecord, Store
-from diptych.core.workspace.label_import import TEMPLATE_COLUMNS, RunSubject, run_subjects
+from diptych.core.workspace.label_import import (
+    TEMPLATE_COLUMNS,
+    RunSubject,
+    new_csv,
+    run_subjects,
+)
 
 #: The columns a designed batch adds to the labels template.
 SAMPLING_COLUMNS = ("design", "probability", "draw")
@@ -119,6 +124,11 @@ def write_sample(
         )
     assert design in SAMPLING_DESIGNS
     chosen_design: SamplingDesign = design
+    if design == "census" and n is not None:
+        raise UsageError(
+            "--design census takes every flagged person: leave out --sample (or draw N with "
+            "--design uniform or active)"
+        )
     if design != "census" and (n is None or n < 1):
         raise UsageError(f"--design {design} needs --sample N (how many persons to label)")
     if seed is not None and not 0 <= seed <= MAX_SEED:
@@ -144,35 +154,26 @@ def write_sample(
     draw = f"{design}-{time.strftime('%Y%m%d-%H%M%S')}-{seed:08x}"
     report = SampleReport(chosen_design, draw, len(people), 0, float(pi.sum()))
     written: set[str] = set()
-    try:
-        # "x": made here or refused, so a second process writing the same name at once
-        # cannot write over the first one's file.
-        with path.open("x", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=(*TEMPLATE_COLUMNS, *SAMPLING_COLUMNS))
-            writer.writeheader()
-            for person, p, chosen in zip(people, pi.tolist(), drawn.tolist(), strict=True):
-                if not chosen:
-                    continue
-                row = {
-                    "image": person.image, "setting": person.setting,
-                    "position": person.position, "identity": person.identity,
-                    "stereotype": person.stereotype, "label": "", "annotator": "",
-                    "run": "" if person.run is None else person.run,
-                }  # fmt: skip
-                writer.writerow(
-                    {**neutralise_row(row), "design": design, "probability": repr(p), "draw": draw}
-                )
-                report.rows += 1
-                if images is not None and person.blob is not None and person.image not in written:
-                    target = images / f"{person.image}.png"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(store.get_blob(person.blob))
-                    written.add(person.image)
-    except OSError as error:
-        if isinstance(error, FileExistsError) and error.filename == str(path):
-            raise UsageError(
-                f"{path} exists; choose another file name or remove it first"
-            ) from None
-        raise InputFileError(f"cannot write {error.filename}: {error.strerror}") from error
+    with new_csv(path) as handle:
+        writer = csv.DictWriter(handle, fieldnames=(*TEMPLATE_COLUMNS, *SAMPLING_COLUMNS))
+        writer.writeheader()
+        for person, p, chosen in zip(people, pi.tolist(), drawn.tolist(), strict=True):
+            if not chosen:
+                continue
+            row = {
+                "image": person.image, "setting": person.setting,
+                "position": person.position, "identity": person.identity,
+                "stereotype": person.stereotype, "label": "", "annotator": "",
+                "run": "" if person.run is None else person.run,
+            }  # fmt: skip
+            writer.writerow(
+                {**neutralise_row(row), "design": design, "probability": repr(p), "draw": draw}
+            )
+            report.rows += 1
+            if images is not None and person.blob is not None and person.image not in written:
+                target = images / f"{person.image}.png"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(store.get_blob(person.blob))
+                written.add(person.image)
     report.images = len(written)
     return report
