@@ -62,8 +62,9 @@ def test_store_from_a_newer_version_is_refused_untouched(tmp_path: Path) -> None
 
 def test_a_file_that_is_not_a_workspace_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "diptych.db").write_bytes(b"not a database at all" * 100)
-    with pytest.raises(StoreError, match="not a diptych workspace"):
+    with pytest.raises(StoreError, match="diptych.db cannot be read, it is damaged"):
         Store(tmp_path)
+    assert (tmp_path / "diptych.db").read_bytes() == b"not a database at all" * 100
 
 
 def test_blobs_are_content_addressed(store: Store) -> None:
