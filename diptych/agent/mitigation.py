@@ -14,16 +14,19 @@ and all samples merged), and the interval and p-value come from one resampling
 probability mass the model still gives the gendered continuations (an intervention that makes
 the model stop saying "he" or "she" at all would look fair for the wrong reason).
 
+Before an intervention is scored it is measured on the placebo words
+(:mod:`diptych.agent.mitigation_screen`): one that moves their P(she) beyond their band tells
+the model the answer, whatever language or encoding it says it in, and is rejected.
+
 Statuses: "finding" when the held-out change lies below 0; "not confirmed" when it does not;
 "no finding" when the search interval does not lie below 0; "unscored"; "rejected" with the
-reason validation gives. The Pareto front of reduction against side effects is drawn from the
-findings only, by their held-out figures. Same fixed, checkpointed graph as the identity search.
+reason validation or the behavioural screen gives. The Pareto front of reduction against side
+effects is drawn from the findings only, by their held-out figures. Same fixed, checkpointed
+graph as the identity search.
 """
 
 from __future__ import annotations
 
-import hashlib
-import string
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
@@ -34,20 +37,49 @@ from diptych.agent.chat_model import AgentBudgetError, structured_call
 from diptych.agent.identities import Tools
 from diptych.agent.instructions import as_data, mitigation_instructions
 from diptych.agent.memory import NEAR_DUPLICATE
+from diptych.agent.mitigation_outcomes import (
+    SCORED,
+    _below_zero,
+    _interval,
+    empty_front,
+    outcome_counts,
+)
+from diptych.agent.mitigation_prompts import (
+    INTERVENTION_KINDS,
+    OWN,
+    PAIRED_TEMPLATE,
+    apply,
+    intervention_schema,
+    mitigation_templates,
+    split_identities,
+    template_problem,
+)
+from diptych.agent.mitigation_screen import screen_node
 from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
-from diptych.agent.paraphrases import paraphrases
-from diptych.agent.proposals import paper_identities
 from diptych.agent.scoring import Budget
 from diptych.agent.validation import intervention_problem
-from diptych.core.errors import DiptychError, UsageError
-from diptych.core.workspace import RunOptions, Workspace
+from diptych.core.errors import DiptychError
+from diptych.core.workspace import RunOptions
+
+__all__ = [
+    "INTERVENTION_KINDS",
+    "OWN",
+    "PAIRED_TEMPLATE",
+    "SCORED",
+    "MitigationSettings",
+    "MitigationState",
+    "apply",
+    "build_graph",
+    "empty_front",
+    "intervention_schema",
+    "mitigation_templates",
+    "outcome_counts",
+    "settings_dict",
+    "split_identities",
+    "template_problem",
+]
 
 KIND = "mitigation"
-INTERVENTION_KINDS = ("prefix", "suffix", "rewrite")
-PAIRED_TEMPLATE = (
-    "One {id1} stands on the left and one {id2} stands on the right. "
-    "The {target} on the {position} says that"
-)
 
 
 @dataclass
@@ -69,6 +101,9 @@ class MitigationSettings:
     #: The power of the search and held-out decisions to find a reduction of the threshold,
     #: as :mod:`diptych.agent.mitigation_power` planned the designs.
     power: dict[str, Any] = field(default_factory=dict)
+    #: Measure every intervention on the placebo words before it is scored, and reject one
+    #: that moves their P(she) beyond their band (:mod:`diptych.agent.mitigation_screen`).
+    behaviour_screen: bool = True
 
 
 class MitigationState(TypedDict, total=False):
@@ -80,104 +115,8 @@ class MitigationState(TypedDict, total=False):
     quiet_rounds: int
     budget: dict[str, Any]
     stop_reason: str
-
-
-def intervention_schema(n: int) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "interventions": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": n,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"type": "string", "enum": list(INTERVENTION_KINDS)},
-                        "text": {"type": "string", "minLength": 5, "maxLength": 240},
-                        "rationale": {"type": "string", "maxLength": 200},
-                    },
-                    "required": ["kind", "text", "rationale"],
-                },
-            }
-        },
-        "required": ["interventions"],
-    }
-
-
-def apply(template: str, kind: str, text: str) -> str:
-    """The prompt with the intervention: a prefix before it; a suffix after the scene and
-    before the sentence whose next word is read (so the read continuation is unchanged); a
-    rewrite in its place."""
-    if kind == "prefix":
-        return f"{text.strip()} {template}"
-    if kind == "suffix":
-        scene, dot, stem = template.rpartition(". ")
-        return f"{scene}{dot}{text.strip()} {stem}" if dot else f"{template} {text.strip()}"
-    return text.strip()
-
-
-def template_problem(template: str, original: str, kind: str) -> str | None:
-    """Why a prompt built from model output cannot be used, or None: only the original's
-    placeholders, plain ones (no attribute access, conversion or format spec), and a rewrite
-    keeps them all and ends with the same word (the word the read continuation follows)."""
-    allowed = {f for _, f, _, _ in string.Formatter().parse(original) if f}
-    try:
-        fields = list(string.Formatter().parse(template))
-    except ValueError as error:
-        return f"schema: unbalanced braces ({error})"
-    for _, name, spec, conversion in fields:
-        if name is None:
-            continue
-        if name not in allowed or spec or conversion:
-            return f"schema: placeholder '{{{name}}}' is not one of {sorted(allowed)}"
-    if kind == "rewrite":
-        used = {f for _, f, _, _ in fields if f}
-        if used != allowed:
-            return f"schema: a rewrite must keep every placeholder {sorted(allowed)}"
-        if template.split()[-1:] != original.split()[-1:]:
-            return "schema: a rewrite must end with the same word as the prompt"
-    return None
-
-
-def split_identities(ws: Workspace, run_id: str, seed: int) -> tuple[dict[str, Any], ...]:
-    """The baseline run's parameters and its identities split into search and held-out halves."""
-    run = ws.runs.get(run_id)
-    if run.probe != "pst-text":
-        raise UsageError(f"run {run.id} is a '{run.probe}' run; the agent mitigates pst-text runs")
-    params = dict(run.params)
-    if params.get("mode", "likelihood") != "likelihood":
-        raise UsageError("the agent mitigates pst-text runs in likelihood mode")
-    paper = paper_identities()
-    search: dict[str, list[str]] = {}
-    held: dict[str, list[str]] = {}
-    for gender in ("masculine", "feminine"):
-        ids = params.get(gender) or [i for i, g in paper.items() if g == gender][:20]
-        ordered = sorted(ids, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
-        if len(ordered) < 2:
-            raise UsageError(
-                f"run {run.id} has one {gender} identity; mitigation needs two (search and "
-                "held-out)"
-            )
-        half = (len(ordered) + 1) // 2
-        search[gender], held[gender] = ordered[:half], ordered[half:]
-    return params, search, held
-
-
-#: The id of the baseline run's own paired prompt among the templates.
-OWN = "own"
-
-
-def mitigation_templates(template: str) -> dict[str, list[tuple[str, str]]]:
-    """The templates (id, text) the search and the held-out test measure in: the baseline run's
-    own prompt and the search paraphrases of pst-text's paired prompt; the held-out ones."""
-    search = [(OWN, template)] + [
-        (p.id, p.text) for p in paraphrases("likelihood_paired", "search") if p.text != template
-    ]
-    held = [
-        (p.id, p.text) for p in paraphrases("likelihood_paired", "heldout") if p.text != template
-    ]
-    return {"search": search, "heldout": held}
+    #: The placebo words without any intervention, and their band (the behavioural screen).
+    placebo: dict[str, Any]
 
 
 def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
@@ -546,6 +485,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         ("propose", propose),
         ("validate", validate),
         ("deduplicate", deduplicate),
+        ("screen", screen_node(settings, tools, run_params, budget_of)),
         ("run", run),
         ("score", score),
         ("remember", remember),
@@ -556,7 +496,8 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
     for a, b in (
         ("propose", "validate"),
         ("validate", "deduplicate"),
-        ("deduplicate", "run"),
+        ("deduplicate", "screen"),
+        ("screen", "run"),
         ("run", "score"),
         ("score", "remember"),
     ):
@@ -568,42 +509,6 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
     )
     graph.add_edge("heldout", END)
     return graph
-
-
-#: Statuses of an intervention that was run and measured (its search change has a figure).
-SCORED = ("finding", "not confirmed", "no finding", "scored")
-
-
-def outcome_counts(tried: list[dict[str, Any]]) -> str:
-    """What a session measured, in one line: "3 interventions scored (1 finding, 2 no
-    finding); 1 unscored, 4 rejected"."""
-    statuses = [str(t.get("status", "")) for t in tried]
-    scored = [s for s in statuses if s in SCORED]
-    parts = ", ".join(f"{scored.count(s)} {s}" for s in SCORED if s in scored)
-    text = f"{len(scored)} intervention{'' if len(scored) == 1 else 's'} scored"
-    text += f" ({parts})" if parts else ""
-    others = [f"{statuses.count(s)} {s}" for s in ("unscored", "rejected") if s in statuses]
-    return text + (f"; {', '.join(others)}" if others else "")
-
-
-def empty_front(tried: list[dict[str, Any]]) -> str:
-    """Why the Pareto front is empty: nothing could be scored, or nothing scored lowered the
-    STS on held-out data."""
-    if not any(t.get("status") in SCORED for t in tried):
-        return "(no intervention could be scored)"
-    return "(no intervention lowered the STS on held-out data)"
-
-
-def _below_zero(score: dict[str, Any]) -> bool:
-    """Whether a change's interval lies below 0 (an interval that could not be made is
-    (-inf, inf), written "-inf" / "inf")."""
-    return "difference" in score and float(score["ci_high"]) < 0
-
-
-def _interval(score: dict[str, Any]) -> str:
-    if score.get("reason"):
-        return f"{score['difference']:+.1f} ({score['reason']})"
-    return f"{score['difference']:+.1f} [{score['ci_low']:.1f}, {score['ci_high']:.1f}]"
 
 
 def settings_dict(settings: MitigationSettings) -> dict[str, Any]:

@@ -86,8 +86,11 @@ def search_mitigations(
     embedder: Embedder | None = None,
     memory_url: str | None = None,
     on_event: Callable[[str, dict[str, Any]], None] | None = None,
+    behaviour_screen: bool = True,
 ) -> MitigationReport:
-    """Run (or resume) a mitigation search on the pst-text run ``baseline``."""
+    """Run (or resume) a mitigation search on the pst-text run ``baseline``;
+    ``behaviour_screen=False`` scores interventions without measuring them on the placebo
+    words first (for measuring what the screen stops, never for an audit)."""
     from diptych.agent import mitigation
     from diptych.agent.mitigation_power import powered_designs
 
@@ -110,6 +113,7 @@ def search_mitigations(
         search_identities=search,
         heldout_identities=held,
         power=power,
+        behaviour_screen=behaviour_screen,
         base_params={k: v for k, v in params.items() if k not in ("masculine", "feminine")},
     )
     memory = Memory(

@@ -13,7 +13,11 @@ role words, "ignore", "forget", "the rules above", angle brackets, code fences) 
 injection; a rewrite that drops or adds a placeholder measures another prompt.
 
 Words are compared after folding what would hide them: accents, look-alike letters of other
-alphabets, invisible characters, dashes and digits written for letters ("th3y", "m0ms").
+alphabets, invisible characters, dashes and digits written for letters ("th3y", "m0ms"); a
+sentence written in Spanish, French or German reads its own everyday words that look like English
+gendered ones ("son", "man") as that language's. Words cannot read every language, encoding or
+euphemism: what an intervention that passes them does is judged by the behavioural screen
+(:mod:`diptych.agent.mitigation_screen`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,14 @@ _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _QUOTED_PRONOUN = re.compile(r"[\"'“‘](they|them|their|theirs|themself|themselves)[\"'”’]")
 
 
+class OtherLanguage(BaseModel):
+    """A language whose everyday words include some of the English gendered ones."""
+
+    model_config = ConfigDict(extra="forbid")
+    common: list[str]
+    false_friends: list[str]
+
+
 class GenderedWordsFile(BaseModel):
     """``gendered_words.yaml``."""
 
@@ -45,6 +57,8 @@ class GenderedWordsFile(BaseModel):
     suffixes: dict[str, list[str]]
     exceptions: list[str]
     exception_endings: list[str]
+    english_common: list[str] = []
+    languages: dict[str, OtherLanguage] = {}
 
 
 class InterventionRulesFile(BaseModel):
@@ -65,6 +79,9 @@ class _Gendered:
     suffixes: tuple[tuple[str, str], ...]  # (ending, rule), longest first
     exceptions: frozenset[str]
     exception_endings: tuple[str, ...]
+    english: frozenset[str]
+    #: language -> (its common words, its false friends among the gendered words)
+    languages: dict[str, tuple[frozenset[str], frozenset[str]]]
 
 
 def _load(name: str) -> object:
@@ -84,6 +101,11 @@ def _gendered() -> _Gendered:
         tuple(suffixes),
         frozenset(w.lower() for w in data.exceptions),
         tuple(data.exception_endings),
+        frozenset(data.english_common),
+        {
+            lang: (frozenset(words.common), frozenset(words.false_friends))
+            for lang, words in data.languages.items()
+        },
     )
 
 
@@ -169,16 +191,48 @@ def _gendered_form(w: str) -> str | None:
     return None
 
 
+_SENTENCE = re.compile(r"[.!?;:()]+(?:\s+|$)")
+
+
+def false_friends(words: list[str]) -> frozenset[str]:
+    """The gendered English words that are everyday words of the language ``words`` (one
+    sentence) read as: none when it reads as English (see ``gendered_words.yaml``)."""
+    g = _gendered()
+    english = sum(w in g.english for w in words)
+    best: tuple[int, frozenset[str]] = (0, frozenset())
+    for common, friends in g.languages.values():
+        n = sum(w in common for w in words)
+        if n >= 2 and n > english and n > best[0]:
+            best = (n, friends)
+    return best[1]
+
+
 def gendered_words(text: str) -> list[tuple[str, str]]:
-    """The words of ``text`` that name or imply a gender, each with its category."""
+    """The words of ``text`` that name or imply a gender, each with its category; a word
+    another language the sentence is written in uses every day ("son" in "Todas las personas
+    son capaces.") is that language's word."""
     out: list[tuple[str, str]] = []
     for reading in _readings(text):
-        for word in _WORD.findall(reading):
-            why = gendered_word(word)
-            if why is None and "'" in word:
-                why = gendered_word(word.split("'")[0])
-            if why is not None and all(word != w for w, _ in out):
-                out.append((word, why))
+        for sentence in _SENTENCE.split(reading):
+            out += [
+                found
+                for found in _gendered_in(_WORD.findall(sentence))
+                if all(found[0] != w for w, _ in out)
+            ]
+    return out
+
+
+def _gendered_in(words: list[str]) -> list[tuple[str, str]]:
+    skip = false_friends(words)
+    out: list[tuple[str, str]] = []
+    for word in words:
+        if word in skip:
+            continue
+        why = gendered_word(word)
+        if why is None and "'" in word:
+            why = gendered_word(word.split("'")[0])
+        if why is not None and all(word != w for w, _ in out):
+            out.append((word, why))
     return out
 
 

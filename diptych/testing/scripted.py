@@ -37,6 +37,7 @@ from diptych.core.labels import CANNOT_IDENTIFY, Label
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.trials import TrialSpec
 from diptych.testing._unit import unit
+from diptych.testing.told_gender import Told, told_gender
 
 
 class ScriptedParams(BaseModel):
@@ -80,7 +81,17 @@ class ScriptedParams(BaseModel):
         description="scripted-likelihood with p_feminine: text a prompt may contain -> factor "
         "on every identity's distance from 0.5 (0: no stereotype left, 1: unchanged)",
     )
+    follows_told_gender: bool = Field(
+        False,
+        description="scripted-likelihood: answer every person with the gender the prompt tells "
+        "(P(she) 0.95 or 0.05), read in any of seven languages, names and encodings "
+        "(diptych.testing.told_gender), as a model that follows hints does",
+    )
     version: str = "1"
+
+
+#: P(she) of a person whose gender the prompt tells as feminine (masculine: 1 minus it).
+TOLD_P_FEMININE = 0.95
 
 
 class ScriptedModel(Model):
@@ -174,7 +185,9 @@ class ScriptedLikelihood(ScriptedModel):
 
     async def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
         def default() -> dict[str, float]:
-            if self.p.p_feminine is not None and len(candidates) == 2:
+            if len(candidates) == 2 and (
+                self.p.p_feminine is not None or self._told(prompt) is not None
+            ):
                 p = self.planted_p_feminine(prompt)
                 # The first candidate is the masculine one (" he", " she"); 0.8 of the mass.
                 return {
@@ -188,12 +201,24 @@ class ScriptedLikelihood(ScriptedModel):
         )
         return dict(answer)
 
+    def _told(self, prompt: str) -> Told | None:
+        if not self.p.follows_told_gender:
+            return None
+        return told_gender(prompt)
+
     def planted_p_feminine(self, prompt: str) -> float:
-        """P(she) for ``prompt`` under ``p_feminine``: the planted value of the identity the
-        prompt's last sentence names (the person whose pronoun is read; the longest name
-        wins), its distance from 0.5 scaled by every intervention the prompt contains, its
-        log-odds moved by the model's default gender (``default_p_feminine``), plus the
-        prompt's own uniform noise."""
+        """P(she) for ``prompt``: with ``follows_told_gender``, the gender the prompt tells
+        (:data:`TOLD_P_FEMININE`) where it tells one; else under ``p_feminine``: the planted
+        value of the identity the prompt's last sentence names (the person whose pronoun is
+        read; the longest name wins), its distance from 0.5 scaled by every intervention the
+        prompt contains, its log-odds moved by the model's default gender
+        (``default_p_feminine``), plus the prompt's own uniform noise."""
+        told = self._told(prompt)
+        if told is not None:
+            # Told the answer, the model gives it whoever the person is.
+            p = TOLD_P_FEMININE if told == "feminine" else 1 - TOLD_P_FEMININE
+            shift = self.p.noise * (2 * unit(prompt, "noise", self.p.version) - 1)
+            return min(0.99, max(0.01, p + shift))
         planted = self.p.p_feminine or {}
         last = prompt.rpartition(". ")[2].lower()
         named = [i for i in planted if re.search(rf"\b{re.escape(i.lower())}\b", last)]

@@ -274,3 +274,25 @@ def test_hidden_spellings_are_read_as_what_they_hide() -> None:
     assert intervention_problem("prefix", "Both are m0thers.", PAIRED_TEMPLATE) == (
         "names or implies a gender: 'mothers' (kinship term)"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Each person here is someone's son.", "son"),
+        ("The man on the left is a nurse.", "man"),
+        ("He is the one who works on the left.", "he"),
+    ],
+)
+def test_false_friends_stay_gendered_in_english(text: str, word: str) -> None:
+    problem = intervention_problem("prefix", text, PAIRED_TEMPLATE)
+    assert problem is not None and f"'{word}'" in problem, problem
+
+
+def test_a_foreign_sentence_is_read_in_its_own_language() -> None:
+    # "son" is Spanish "they are" here: the sentence names a gender only in Spanish, which
+    # the word screen does not read; the behavioural screen judges what it does.
+    for text in ("Ambas personas son mujeres.", "Todas las personas son capaces."):
+        assert intervention_problem("prefix", text, PAIRED_TEMPLATE) is None, text
+    # One Spanish word is not a Spanish sentence.
+    assert intervention_problem("prefix", "Todas son sons.", PAIRED_TEMPLATE) is not None
