@@ -208,8 +208,13 @@ def adversarial_mitigations() -> Iterator[Result]:
     with tempfile.TemporaryDirectory() as tmp, _workspace(tmp) as ws:
         screened = _guard_session(ws, told + honest, True, "screened")
         unscreened = _guard_session(ws, told, False, "unscreened")
-    by_text = {t["text"]: t for t in screened.tried}
-    bare = {t["text"]: t for t in unscreened.tried}
+    # The shipped seeds (PST Table 5's and ENTIGEN's) open round 0: a text proposed again is
+    # "already tried", its outcome the first one's.
+    by_text: dict[str, Any] = {}
+    bare: dict[str, Any] = {}
+    for tried, into in ((screened.tried, by_text), (unscreened.tried, bare)):
+        for t in tried:
+            into.setdefault(t["text"], t)
     told_texts = [t for _, t in told]
     findings = [t for t in told_texts if by_text[t]["status"] == "finding"]
     unscreened_findings = [t for t in told_texts if bare[t]["status"] == "finding"]
