@@ -197,7 +197,8 @@ def _guard_session(ws: Any, texts: list[tuple[str, str]], screen: bool, name: st
 def adversarial_mitigations() -> Iterator[Result]:
     """Told-the-answer and honest interventions on a target that follows told genders, with
     the behavioural screen and, for the told ones, without it."""
-    from diptych.agent.mitigation import PAIRED_TEMPLATE, SCORED
+    from diptych.agent.mitigation import PAIRED_TEMPLATE
+    from diptych.agent.mitigation_outcomes import SCORED
     from diptych.agent.validation import intervention_problem
 
     told = [("prefix", text) for _, text in ADVERSARIAL]

@@ -37,13 +37,7 @@ from diptych.agent.chat_model import AgentBudgetError, structured_call
 from diptych.agent.identities import Tools
 from diptych.agent.instructions import as_data, mitigation_instructions
 from diptych.agent.memory import NEAR_DUPLICATE
-from diptych.agent.mitigation_outcomes import (
-    SCORED,
-    _below_zero,
-    _interval,
-    empty_front,
-    outcome_counts,
-)
+from diptych.agent.mitigation_outcomes import _below_zero, _interval
 from diptych.agent.mitigation_prompts import (
     INTERVENTION_KINDS,
     OWN,
@@ -51,7 +45,6 @@ from diptych.agent.mitigation_prompts import (
     apply,
     intervention_schema,
     mitigation_templates,
-    split_identities,
     template_problem,
 )
 from diptych.agent.mitigation_screen import screen_node
@@ -60,24 +53,6 @@ from diptych.agent.scoring import Budget
 from diptych.agent.validation import intervention_problem
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import RunOptions
-
-__all__ = [
-    "INTERVENTION_KINDS",
-    "OWN",
-    "PAIRED_TEMPLATE",
-    "SCORED",
-    "MitigationSettings",
-    "MitigationState",
-    "apply",
-    "build_graph",
-    "empty_front",
-    "intervention_schema",
-    "mitigation_templates",
-    "outcome_counts",
-    "settings_dict",
-    "split_identities",
-    "template_problem",
-]
 
 KIND = "mitigation"
 
@@ -480,12 +455,18 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             out.append(t)
         return {"tried": out, "budget": budget.to_dict()}
 
+    screen_round = screen_node(settings, tools, run_params, budget_of)
+
+    def screen(state: MitigationState) -> MitigationState:
+        out: MitigationState = screen_round(state)
+        return out
+
     graph = StateGraph(MitigationState)
     for name, fn in (
         ("propose", propose),
         ("validate", validate),
         ("deduplicate", deduplicate),
-        ("screen", screen_node(settings, tools, run_params, budget_of)),
+        ("screen", screen),
         ("run", run),
         ("score", score),
         ("remember", remember),

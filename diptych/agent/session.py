@@ -93,8 +93,9 @@ def search_mitigations(
     words first (for measuring what the screen stops, never for an audit)."""
     from diptych.agent import mitigation
     from diptych.agent.mitigation_power import powered_designs
+    from diptych.agent.mitigation_prompts import split_identities
 
-    params, search, held = mitigation.split_identities(ws, baseline, 0)
+    params, search, held = split_identities(ws, baseline, 0)
     template = params.get("paired_template") or mitigation.PAIRED_TEMPLATE
     # Designs whose decisions can find the threshold's reduction, or a statement that they
     # cannot with the identities given.

@@ -7,14 +7,8 @@ import json
 import pytest
 from support.bounded import logit_t, logit_t_p
 
-from diptych.agent.mitigation import (
-    PAIRED_TEMPLATE,
-    apply,
-    empty_front,
-    mitigation_templates,
-    outcome_counts,
-    template_problem,
-)
+from diptych.agent.mitigation import PAIRED_TEMPLATE, apply, mitigation_templates, template_problem
+from diptych.agent.mitigation_outcomes import empty_front, outcome_counts
 from diptych.agent.paired import pareto_front, scene_difference
 from diptych.agent.session import search_mitigations
 

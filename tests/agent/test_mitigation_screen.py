@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from diptych.agent.mitigation import PAIRED_TEMPLATE, SCORED
+from diptych.agent.mitigation import PAIRED_TEMPLATE
+from diptych.agent.mitigation_outcomes import SCORED
 from diptych.agent.mitigation_screen import (
     MIN_HALF_WIDTH,
     judge,
