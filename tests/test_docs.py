@@ -41,7 +41,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_manual_builds_strictly(site: Path) -> None:
-    for page in ("index.html", "install/index.html", "probes/pst/index.html", "errors/index.html"):
+    for page in ("index.html", "install.html", "probes/pst.html", "errors.html"):
         assert (site / page).is_file(), page
 
 
@@ -50,7 +50,7 @@ def test_the_cli_reference_is_generated_from_the_app(site: Path) -> None:
 
     from diptych.cli.main import app
 
-    html = (site / "cli" / "reference" / "index.html").read_text()
+    html = (site / "cli" / "reference.html").read_text()
     commands = _command_paths(typer.main.get_command(app))
     assert "diptych metrics sts" in commands
     for command in commands:
@@ -60,7 +60,7 @@ def test_the_cli_reference_is_generated_from_the_app(site: Path) -> None:
 
 
 def test_the_api_pages_come_from_docstrings(site: Path) -> None:
-    workspace = (site / "api" / "workspace" / "index.html").read_text()
+    workspace = (site / "api" / "workspace.html").read_text()
     assert 'id="diptych.core.workspace.Workspace"' in workspace
     # The Workspace's tree: one section per namespace.
     for module, name in (("runs", "Runs"), ("labels", "Labels"), ("review", "Review"),
@@ -68,7 +68,7 @@ def test_the_api_pages_come_from_docstrings(site: Path) -> None:
                          ("audits", "Audits"), ("findings", "Findings"), ("lists", "Lists"),
                          ("preferences", "Preferences"), ("plugins", "Plugins")):  # fmt: skip
         assert f'id="diptych.core.workspace.{module}.{name}"' in workspace, name
-    hooks = (site / "api" / "hookspecs" / "index.html").read_text()
+    hooks = (site / "api" / "hookspecs.html").read_text()
     for hook in ("register_probes", "register_models", "register_annotators"):
         assert f'id="diptych.core.hookspecs.{hook}"' in hooks
 
@@ -77,6 +77,8 @@ def test_the_site_fetches_nothing_from_the_network(site: Path) -> None:
     for page in site.rglob("*.html"):
         text = page.read_text()
         assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text, page
+        # Scripts too (the search's, read from disk): every one is the site's own.
+        assert not re.search(r"<script[^>]+src=\"(https?:)?//", text), page
 
 
 def test_the_readme_is_a_front_door() -> None:
@@ -106,3 +108,32 @@ def test_the_readme_names_every_capability_of_the_product() -> None:
         "make test",
     ):
         assert capability in readme, capability
+
+
+def test_the_manual_works_opened_from_disk(site: Path) -> None:
+    """As the README says to read it: build/docs/index.html opened from disk (file://). A link
+    lands on its page, not on a directory a browser lists, and no search box is offered that
+    could never start."""
+    from playwright.sync_api import sync_playwright
+
+    from diptych.core.report.pdf import CHROMIUM_ARGS, chromium_path
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page()
+            page.goto((site / "index.html").as_uri())
+            page.click("article a[href='install.html']")
+            page.wait_for_load_state()
+            assert page.url.endswith("/install.html")
+            assert page.inner_text("article h1").rstrip("¶") == "Install"
+            # Every link of the page is a file, not a folder a browser would list.
+            hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
+            local = [h.split("#")[0] for h in hrefs if h.startswith("file:")]
+            assert local and all(h.endswith((".html", ".png", ".svg", ".json")) for h in local), [
+                h for h in local if not h.endswith(".html")
+            ]
+            # No search box: from disk it could never start.
+            assert page.locator("input.md-search__input").count() == 0
+        finally:
+            browser.close()

@@ -175,9 +175,18 @@ async def buy_until_decided(
             state.looks.append(look)
             records[name] = _record(ws, planned, run.id, run.status, state)
             ws.audits.save_part(audit_id, records[name])
+            notify(name, records[name].status, _at(state))
             bought_now.append(planned)
         if bought_now:
             report = _decide_looks(ws, audit, audit_id, states)
+            for planned in bought_now:
+                name = planned.part.name
+                if _decided(report, name) and ws.runs.get(runs[name]).status == "partial":
+                    # Its gates are decided: the rest of its design is not needed.
+                    ws.runs.settle(runs[name], "decided")
+                    records[name] = _record(ws, planned, runs[name], "decided", states[name])
+                    ws.audits.save_part(audit_id, records[name])
+                    notify(name, "decided", _at(states[name]))
             if on_look is not None and report is not None:
                 last = max(states[p.part.name].looks[-1].batch for p in bought_now)
                 on_look(last, max(s.batches for s in states.values()), report)
@@ -194,9 +203,13 @@ async def buy_until_decided(
         run_id = runs.get(name)
         if run_id is None:
             continue
-        status = ws.runs.get(run_id).status
+        # A part whose batch was bought in full waits for no look any more: say why the rest
+        # of its design stays unbought.
+        why = {"decided": "decided", "max-cost": "over-budget"}.get(stop, "interrupted")
+        status = ws.runs.settle(run_id, why).status
         records[name] = _record(ws, planned, run_id, status, state)
         ws.audits.save_part(audit_id, records[name])
+        notify(name, records[name].status, _at(state))
     summary = SequentialSummary.of(list(states.values()))
     return SequentialOutcome(
         stop,
@@ -205,6 +218,22 @@ async def buy_until_decided(
         summary,
         _saved_cost(ws, gated, runs),
     )
+
+
+def _at(state: PartLooks) -> dict[str, Any]:
+    """Where a part stands, for ``on_part``: the look it is at, of how many."""
+    return {"look": len(state.looks), "batches": state.batches}
+
+
+def part_status_words(status: str, detail: dict[str, Any]) -> str:
+    """A part's status as the audit's progress lines and the terminal app's part rows say it:
+    the batch a running part buys, the look a stopped one stands at ("decided at look 2 of
+    10"); its status alone for a part not bought batch by batch."""
+    if "batch" in detail and status == "running":
+        return f"running batch {detail['batch']} of {detail['batches']}"
+    if "look" in detail and detail["look"]:
+        return f"{status} at look {detail['look']} of {detail['batches']}"
+    return status
 
 
 def _look(ws: Workspace, audit: AuditFile, planned: PartPlan, run_id: str, batch: int) -> Look:

@@ -19,7 +19,7 @@ import typer
 from diptych.agent.audit_search import run_search
 from diptych.audits import AuditPlan, plan_audit, run_audit
 from diptych.audits.gate_precision import gate_precision
-from diptych.audits.sequential import SequentialOutcome, expected_costs
+from diptych.audits.sequential import SequentialOutcome, expected_costs, part_status_words
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_input_file, files_written
@@ -248,7 +248,7 @@ def run(
         elif status == "skipped":
             console.print(f"part {name}: finished before (run {detail.get('run')}), skipped")
         else:
-            console.print(f"part {name}: {status}")
+            console.print(f"part {name}: {part_status_words(status, detail)}", markup=False)
 
     with state(ctx).open_workspace(create=True) as ws:
         outcome = asyncio.run(

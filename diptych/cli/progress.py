@@ -73,5 +73,14 @@ class RichReporter:
 
     def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
         self.stop()
+        if run.status == "partial":
+            # A batch of a sequential audit, bought in full: the rest waits for its next look.
+            left = counts.get("pending", 0)
+            bought = ", ".join(f"{v} {k}" for k, v in counts.items() if v and k != "pending")
+            self.console.print(
+                f"run [bold]{run.id}[/] partial: its batch bought ({bought}); {left} trials "
+                "wait for the gates' next look"
+            )
+            return
         summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
         self.console.print(f"run [bold]{run.id}[/] {run.status}: {summary}")

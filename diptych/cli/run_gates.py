@@ -106,10 +106,10 @@ def run_gated(
         run_audit(ws, audit, options=options, reporter=reporter, out_dir=out,
                   until_decided=until_decided, batches=batches, on_look=print_look)
     )  # fmt: skip
-    run_ids = ", ".join(p.run_id for p in outcome.parts if p.run_id)
-    typer.echo(
-        f"run {run_ids} {outcome.status} (audit {outcome.audit_id}); report {outcome.report}"
-    )
+    # Each run in the words every listing uses ("decided at look 1 of 10: ...").
+    for run_id in dict.fromkeys(p.run_id for p in outcome.parts if p.run_id):
+        typer.echo(f"run {run_id} {ws.runs.status_text(run_id)} (audit {outcome.audit_id})")
+    typer.echo(f"report {outcome.report}")
     if outcome.sequential is not None:
         print_stop(outcome.sequential, outcome.skipped)
     if outcome.report is None:

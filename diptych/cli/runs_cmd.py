@@ -18,6 +18,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
+from diptych.core.audit.run_status import outcome_words
 from diptych.core.builds import mixed_builds_note
 from diptych.core.metrics.ppi import rests_on
 
@@ -71,7 +72,7 @@ class SessionRow:
 
     @property
     def status(self) -> str:
-        counts = Counter(r.run.status for r in self.runs)
+        counts = Counter(r.said for r in self.runs)
         if len(counts) == 1:
             return next(iter(counts))
         return ", ".join(f"{n} {status}" for status, n in counts.most_common())
@@ -135,10 +136,12 @@ def _models(runs: list[RunSummary]) -> str:
     return ", ".join(dict.fromkeys(m["model_id"] for r in runs for m in r.run.models))
 
 
-def _counts(trials: int, counts: dict[str, int], wide: bool) -> list[str]:
+def _counts(trials: int, counts: dict[str, int], wide: bool, status: str = "") -> list[str]:
     if wide:
         return [str(trials), *(str(counts[k]) for k in _OUTCOMES)]
-    counted = ", ".join(f"{counts[k]} {k}" for k in _OUTCOMES if counts[k])
+    # A decided run's untried trials are not waiting for anything: "not bought", not "pending".
+    words = outcome_words(status, counts)
+    counted = ", ".join(f"{v} {k}" for k, v in words.items() if v)
     return [f"{trials}: {counted}" if counted else str(trials)]
 
 
@@ -148,8 +151,8 @@ def _when(ts: float) -> str:
 
 def _run_cells(summary: RunSummary, wide: bool, indent: str = "") -> list[str]:
     run = summary.run
-    cells = [indent + run.id, run.probe, _models([summary]), run.status]
-    cells += _counts(run.n_trials, summary.counts, wide)
+    cells = [indent + run.id, run.probe, _models([summary]), summary.said]
+    cells += _counts(run.n_trials, summary.counts, wide, run.status)
     return cells + ([_when(run.created_at)] if wide else [])
 
 
@@ -183,6 +186,7 @@ def register(app: typer.Typer) -> None:
                     "id": r.run.id,
                     "probe": r.run.probe,
                     "status": r.run.status,
+                    "status_text": r.said,
                     "trials": r.run.n_trials,
                     "models": [m["model_id"] for m in r.run.models],
                     "counts": r.counts,
@@ -217,9 +221,9 @@ def register(app: typer.Typer) -> None:
         with state(ctx).open_workspace() as ws:
             detail = ws.runs.show(run_id)
             run, counts = detail.run, detail.counts
-            console.print(
-                f"[bold]{run.id}[/]  probe {run.probe} v{run.probe_version}  status {run.status}"
-            )
+            console.print(f"[bold]{run.id}[/]  probe {run.probe} v{run.probe_version}  status ",
+                          end="")  # fmt: skip
+            console.print(detail.status_text or run.status, markup=False, soft_wrap=True)
             holder = ws.runs.lease(run.id)
             if holder is not None:
                 console.print(f"being run by {holder.describe()}")
@@ -240,7 +244,14 @@ def register(app: typer.Typer) -> None:
             note = mixed_builds_note(detail.builds)
             if note is not None:
                 console.print(note, style="yellow", markup=False)
-            console.print("trials: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            words = outcome_words(run.status, counts)
+            console.print("trials: " + ", ".join(f"{k} {v}" for k, v in words.items()))
+            if run.status == "decided" and counts["pending"]:
+                console.print(
+                    f"the rest was not needed for its gates; 'diptych resume {run.id}' buys it",
+                    markup=False,
+                    soft_wrap=True,
+                )
             console.print(
                 "labels: " + (", ".join(f"{k} {v}" for k, v in detail.labels.items()) or "none")
             )

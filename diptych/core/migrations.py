@@ -8,6 +8,7 @@ that records a higher one was written by a newer diptych and is refused rather t
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Callable
@@ -268,6 +269,30 @@ def m007_label_sampling_design(db: sqlite3.Connection) -> None:
         UPDATE annotations SET design = 'chosen' WHERE annotator LIKE 'human:%'
         """,
     )
+
+
+@migration(8)
+def m008_decided_runs(db: sqlite3.Connection) -> None:
+    # A run a sequential audit stopped once its gates were decided was stored as
+    # "interrupted", as if a user or a fault had stopped it; its audit part says "decided".
+    # Such a run, unchanged since (as many trials without an outcome as the part recorded),
+    # is stored as what happened: "decided". A run resumed since keeps its own status.
+    rows = db.execute(
+        "SELECT p.run_id, p.detail FROM audit_parts p JOIN runs r ON r.id = p.run_id"
+        " WHERE p.status = 'decided' AND r.status = 'interrupted'"
+    ).fetchall()
+    for run_id, detail in rows:
+        try:
+            recorded = json.loads(detail).get("counts", {}).get("pending")
+        except (ValueError, AttributeError):
+            continue
+        (pending,) = db.execute(
+            "SELECT COUNT(*) FROM trials t LEFT JOIN results r ON r.key = t.key"
+            " WHERE t.run_id = ? AND r.key IS NULL",
+            (run_id,),
+        ).fetchone()
+        if recorded == pending:
+            db.execute("UPDATE runs SET status = 'decided' WHERE id = ?", (run_id,))
 
 
 def run_script(db: sqlite3.Connection, script: str) -> None:

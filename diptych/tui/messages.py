@@ -100,6 +100,8 @@ class AnalysisReady(Message):
     error: str | None = None
     #: Said when the run's results came from more than one backend build.
     builds_note: str | None = None
+    #: The run's status in words ("decided at look 1 of 10: ..."); its status if empty.
+    status_text: str = ""
 
 
 @dataclass

@@ -180,11 +180,12 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
         counts = ws.runs.counts(run.id)
         flagged = len(ws.review.flags(run.id))
         mixed = mixed_builds_note(ws.runs.builds(run.id))
+        said = ws.runs.status_text(run.id)
         try:
             result = ws.analysis.analyze(run.id)
         except DiptychError as error:
-            return AnalysisReady(run, counts, flagged, None, str(error), mixed)
-        return AnalysisReady(run, counts, flagged, result, builds_note=mixed)
+            return AnalysisReady(run, counts, flagged, None, str(error), mixed, said)
+        return AnalysisReady(run, counts, flagged, result, builds_note=mixed, status_text=said)
 
 
 def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:

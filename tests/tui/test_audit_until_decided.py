@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 import yaml
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 import diptych.testing
 from diptych.core import plugins
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
+from diptych.tui.screens.run_detail import RunDetailScreen
+from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.widgets.tables import ListTable
 
 FIGURE = "STS paired (expected from P(he), P(she))"
 MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
@@ -83,6 +86,34 @@ async def test_until_decided_shows_each_look_and_the_stop(audit_dir: Path) -> No
         widths = [_width(look[0].interval) for look in screen.looks]
         assert widths == sorted(widths, reverse=True)
         assert "its intervals are the anytime-valid ones" in screen.gates_note
+        # The part's row agrees with the status line: decided, at the look that decided it.
+        parts = screen.query_one("#parts", DataTable)
+        looks = len(screen.looks)
+        assert str(parts.get_row_at(0)[-1]) == f"decided at look {looks} of 10"
+        # The Runs screen names the run decided, and under the table what stopping saved.
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, RunsScreen), "runs", seen)
+        runs = pilot.app.screen
+        assert isinstance(runs, RunsScreen)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: bool(runs.rows), "the runs", seen)
+        await pilot.pause()
+        (row,) = runs.rows.values()
+        assert row.run.status == "decided"
+        assert "decided" in str(runs.query_one(ListTable).get_row_at(0))
+        selected = str(runs.query_one("#selected", Static).render())
+        # Each batch a tenth of the 144 requests, rounded up.
+        bought = -(-looks * 144 // 10)
+        assert f"decided at look {looks} of 10: {bought} of 144 requests, {144 - bought} saved" \
+            in selected  # fmt: skip
+        assert "interrupted" not in selected
+        # Its Run detail: decided, the look and the saving, its untried trials not bought.
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, RunDetailScreen), "detail", seen)
+        summary = pilot.app.screen.query_one("#summary", Static)
+        await wait_for(pilot, lambda: "decided at look" in str(summary.render()), "words", seen)
+        text = str(summary.render())
+        assert f"not bought {144 - bought}" in text and "pending" not in text
 
 
 def _width(interval: str) -> float:

@@ -9,6 +9,8 @@ cancel) is finished later by :func:`finish_run` with the same outcome.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from diptych.core.capabilities import Capability
 from diptych.core.engine.pacing import Budget
 from diptych.core.engine.planning import bind_probe
@@ -59,11 +61,25 @@ def refresh_flags(store: Store, run_id: str, probe: Probe) -> int:
     )
 
 
-def final_status(counts: dict[str, int], budget: Budget | None = None) -> str:
+#: Statuses of a run whose trials left to run were left on purpose: the budget ran out
+#: (``over-budget``), the share of its design it was asked for is bought and the rest waits
+#: for a sequential audit's next look (``partial``), or that audit's gates were decided on
+#: the part bought, so the rest is not needed (``decided``). Each says why the trials are left,
+#: so finishing the run again without a new reason keeps it; a resume buys the rest.
+LEFT_ON_PURPOSE = ("over-budget", "partial", "decided")
+
+
+def final_status(
+    counts: dict[str, int], budget: Budget | None = None, *, batch_bought: bool = False
+) -> str:
     """A stopped run's status from its outcome counts: ``complete``, ``incomplete`` (some
-    trials failed), ``over-budget`` or ``interrupted`` (trials left to run)."""
+    trials failed), ``over-budget``, ``partial`` (``batch_bought``: every trial this execution
+    was asked for has an outcome, the rest of the design was not asked for) or
+    ``interrupted`` (trials left that were asked for: a user's stop or a fault)."""
     if counts["pending"]:
-        return "over-budget" if budget is not None and budget.exhausted else "interrupted"
+        if budget is not None and budget.exhausted:
+            return "over-budget"
+        return "partial" if batch_bought else "interrupted"
     return "incomplete" if counts["failed"] else "complete"
 
 
@@ -73,23 +89,35 @@ def finish_run(
     *,
     probe: Probe | None = None,
     budget: Budget | None = None,
+    asked: Collection[str] | None = None,
 ) -> RunRecord:
     """Bring a stopped run's status, self labels and review flags in line with what is stored,
     and return its record.
 
     ``probe`` is the run's probe, bound to this store, where the caller holds it (else it is
     rebuilt from the run's record and bound); ``budget`` is the spending guard of the execution
-    that stopped, if any. Without one, a run stored as ``over-budget`` with trials left keeps
-    that status: nothing since says it stopped for another reason. Safe to call on any run
-    that is not executing.
+    that stopped, if any; ``asked`` the keys of the trials that execution was asked to buy
+    where it was asked for a share of the design only (a batch of a sequential audit). Without
+    either, a run stored with trials left on purpose (:data:`LEFT_ON_PURPOSE`) keeps that
+    status: nothing since says it stopped for another reason. Safe to call on any run that is
+    not executing.
     """
     run = store.get_run(run_id)
     bound = probe if probe is not None else bind_probe(get_probe(run.probe, run.params), store)
     derive_self_labels(store, run, bound)
     refresh_flags(store, run.id, bound)
     counts = store.status_counts(run.id)
-    status = final_status(counts, budget)
-    if budget is None and run.status == "over-budget" and status == "interrupted":
+    batch_bought = False
+    if asked is not None:
+        stored = store.run_results(run.id)
+        batch_bought = all(key in stored for key in asked)
+    status = final_status(counts, budget, batch_bought=batch_bought)
+    if (
+        budget is None
+        and asked is None
+        and run.status in LEFT_ON_PURPOSE
+        and status == "interrupted"
+    ):
         status = run.status
     store.set_run_status(run.id, status)
     return store.get_run(run.id)

@@ -103,7 +103,10 @@ async def run_async(
                 slot.close()
                 await slot.model.aclose()
             try:
-                run = finish_run(store, plan.run.id, probe=probe, budget=budget)
+                # A batch of a sequential audit asked for a share of the design only: the
+                # rest is left on purpose, not by a stop.
+                asked = set(plan.pending) if options.order_share is not None else None
+                run = finish_run(store, plan.run.id, probe=probe, budget=budget, asked=asked)
                 counts = store.status_counts(run.id)
             except StoreFullError:
                 # The disk is still full: the error that stopped the run says what to do.

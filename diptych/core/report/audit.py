@@ -56,6 +56,11 @@ class AuditSource(Protocol):
 
     def view(self, run_id: str) -> RunView: ...
 
+    def status_text(self, run_id: str) -> str:
+        """The run's status in words, as every listing gives it ("decided at look 1 of 10:
+        164 of 1,640 requests, 1,476 saved")."""
+        ...
+
     def notes(self, run_id: str) -> list[dict[str, Any]]: ...
 
     def agreement(
@@ -109,6 +114,12 @@ class RunPart:
     review: Review | None
     #: What the services said the answered calls cost (``cost_usd`` in their provenance).
     actual: ActualCost = field(default_factory=lambda: ActualCost(None, 0, 0))
+    #: The run's status in words, as every listing gives it; its stored status if empty.
+    status_text: str = ""
+
+    @property
+    def status_said(self) -> str:
+        return self.status_text or self.view.run.status
 
     @property
     def id(self) -> str:
@@ -350,6 +361,7 @@ def run_part(
         examples=example_images(view, result),
         review=_review(source, view),
         actual=cost_actual(view),
+        status_text=source.status_text(view.id),
     )
 
 

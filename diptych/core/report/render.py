@@ -224,6 +224,7 @@ def _run_json(part: RunPart, figure_paths: dict[int, str], charts: list[Chart]) 
         "probe_version": run.probe_version,
         "params": run.params,
         "status": run.status,
+        "status_text": part.status_said,
         "fingerprint": run.fingerprint,
         "diptych_version": run.diptych_version,
         "started": part.started,

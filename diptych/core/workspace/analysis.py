@@ -8,6 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.audit.record import list_audits
+from diptych.core.audit.run_status import looks_by_run
+from diptych.core.audit.run_status import status_text as status_words
 from diptych.core.labels import LabelPolicy
 from diptych.core.plugins import get_probe
 from diptych.core.probe import ProbeResult
@@ -154,6 +157,11 @@ class _ReportSource:
 
     def view(self, run_id: str) -> RunView:
         return self._analysis._kernel.view(run_id)
+
+    def status_text(self, run_id: str) -> str:
+        store = self._analysis._kernel.store
+        run = self._analysis._kernel.get_run(run_id)
+        return status_words(run.status, looks_by_run(list_audits(store)).get(run.id))
 
     def notes(self, run_id: str) -> list[dict[str, Any]]:
         return self._analysis._review.notes(run_id)

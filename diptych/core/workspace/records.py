@@ -21,6 +21,14 @@ class RunSummary:
     #: The agent session that made the run (listings group its runs under it); None for a
     #: run a user started.
     session: str | None = None
+    #: The run's status in words (a decided run names its look and what it saved: see
+    #: :mod:`diptych.core.audit.run_status`); its stored status where that says it all.
+    status_text: str = ""
+
+    @property
+    def said(self) -> str:
+        """The status as a listing shows it."""
+        return self.status_text or self.run.status
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class RunDetail:
     failures: list[Failure] = field(default_factory=list)
     #: Per model id, the backend builds its results came from (see diptych.core.builds).
     builds: dict[str, list[str]] = field(default_factory=dict)
+    #: The run's status in words, as :attr:`RunSummary.status_text`.
+    status_text: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from diptych.core.audit.record import list_audits
+from diptych.core.audit.run_status import looks_by_run
+from diptych.core.audit.run_status import status_text as status_words
 from diptych.core.builds import builds_by_model
 from diptych.core.engine import (
     Estimate,
@@ -60,15 +63,41 @@ class Runs(Namespace):
         the session that made it (an agent session's runs; None for the user's own)."""
         store = self._store
         sessions = sessions_of_runs(store)
-        return [
-            RunSummary(
-                self._shown(run),
-                store.status_counts(run.id),
-                len(store.flags(run.id)),
-                sessions.get(run.id),
+        looks = looks_by_run(list_audits(store))
+        out: builtins.list[RunSummary] = []
+        for run in store.list_runs():
+            shown = self._shown(run)
+            out.append(
+                RunSummary(
+                    shown,
+                    store.status_counts(run.id),
+                    len(store.flags(run.id)),
+                    sessions.get(run.id),
+                    status_words(shown.status, looks.get(run.id)),
+                )
             )
-            for run in store.list_runs()
-        ]
+        return out
+
+    def status_text(self, run_id: str) -> str:
+        """The run's status in words, as listings show it: a run a sequential audit stopped
+        once its gates were decided says at which look and what it saved ("decided at look 1
+        of 10: 164 of 1,640 requests, 1,476 saved"); see :mod:`diptych.core.audit.run_status`."""
+        run = self._shown(self.get(run_id))
+        return status_words(run.status, looks_by_run(list_audits(self._store)).get(run.id))
+
+    def settle(self, run_id: str, status: str) -> RunRecord:
+        """Say why a ``partial`` run's untried trials stay unbought once the sequential audit
+        that bought it batch by batch stops: ``decided`` (its gates were decided on the part
+        bought), ``over-budget`` or ``interrupted`` (a model stopped answering, or the audit was
+        stopped). A run in any other status is left as it is; a resume buys the rest."""
+        if status not in ("decided", "over-budget", "interrupted"):
+            raise ValueError(f"a partial run is settled as decided, over-budget or interrupted, "
+                             f"not {status!r}")  # fmt: skip
+        self._kernel.writing("settle a run")
+        run = self.get(run_id)
+        if run.status == "partial":
+            self._store.set_run_status(run.id, status)
+        return self._store.get_run(run.id)
 
     @contextmanager
     def made_by(self, session: str) -> Iterator[None]:
@@ -113,13 +142,17 @@ class Runs(Namespace):
             if result is not None and status in ("refused", "failed"):
                 failures.append(Failure(trial.idx, trial.model_id, status, result.error))
         labels = Counter(lab.annotator for lab in view.labels())
+        shown = self._shown(view.run)
         return RunDetail(
-            run=self._shown(view.run),
+            run=shown,
             counts=view.status_counts(),
             per_model={m: dict(c) for m, c in per_model.items()},
             labels=dict(labels),
             failures=failures,
             builds=builds_by_model(view.results.values()),
+            status_text=status_words(
+                shown.status, looks_by_run(list_audits(self._store)).get(shown.id)
+            ),
         )
 
     def builds(self, run_id: str) -> dict[str, builtins.list[str]]:

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Label, Static
 
 from diptych.audits import AuditPlan, plan_audit, run_audit
+from diptych.audits.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import DiptychError
@@ -141,7 +142,8 @@ class AuditScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
     def _execute(self, file: Path, until_decided: bool = False) -> None:
         def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
-            self.app.call_from_thread(self.post_message, AuditPartChanged(name, status))
+            said = part_status_words(status, detail)
+            self.app.call_from_thread(self.post_message, AuditPartChanged(name, said))
 
         def on_look(batch: int, batches: int, report: Any) -> None:
             # Each look's gates, their anytime-valid intervals narrowing batch by batch.

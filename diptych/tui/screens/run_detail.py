@@ -31,6 +31,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.ppi import rests_on
 from diptych.core.probe import ProbeResult, Table
@@ -196,7 +197,8 @@ class RunDetailScreen(Screen[None]):
         run, counts = message.run, message.counts
         self.run_id = run.id
         models = ", ".join(m["model_id"] for m in run.models)
-        outcome = " · ".join(f"{k} {counts[k]}" for k in ("done", "refused", "failed", "pending"))
+        words = outcome_words(run.status, counts)
+        outcome = " · ".join(f"{k} {v}" for k, v in words.items())
         self.query_one("#summary", Static).update(
             Text.assemble(
                 (run.id, "bold"),
@@ -204,6 +206,8 @@ class RunDetailScreen(Screen[None]):
                 (run.status, "bold"),
                 f"\n{models} · created {timestamp(run.created_at)}\n{outcome} · ",
                 f"flagged {message.flagged}",
+                # Stopped by a sequential audit: the look it stopped at and what that saved.
+                (f"\n{message.status_text}" if message.status_text not in ("", run.status) else ""),
                 (f"\n{message.builds_note}" if message.builds_note else "", "yellow"),
             )
         )

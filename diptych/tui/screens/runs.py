@@ -71,6 +71,9 @@ STATUS_STYLE = {
     "incomplete": "red",
     STALE: "bold red",
     "over-budget": "red",
+    # Stopped on purpose by a sequential audit: its gates decided, or a look undecided.
+    "decided": "green",
+    "partial": "cyan",
 }
 
 
@@ -397,6 +400,11 @@ class RunsScreen(Screen[None]):
             return
         run = row.run
         progress = run_progress(row.counts, run.n_trials, self.diptych.job_for_run(run.id))
+        job = self.diptych.job_for_run(run.id)
+        if job is None and row.said != run.status:
+            # Stopped by a sequential audit: the look it stopped at and what that saved.
+            selected.update(f"{run.id} · {self._models(row)}\n{row.said}")
+            return
         selected.update(
             f"{run.id} · {self._models(row)}\nprogress {progress.text()} · "
             f"{row.flagged} people flagged · created {timestamp(run.created_at)}"

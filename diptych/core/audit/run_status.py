@@ -1,0 +1,61 @@
+"""What a run's status says to a reader, in every listing: ``diptych runs``, ``diptych show``,
+the run output, the report and the terminal app.
+
+A run bought batch by batch for a sequential audit (``--until-decided``) stops on purpose: its
+stored status is ``partial`` while the audit looks at what it bought, and ``decided`` once the
+audit's gates are decided on it; the rest of its design was never asked for. Its looks are kept
+with the audit's part (:class:`~diptych.core.audit.sequential.PartLooks`), so the words name the
+look it stopped at and what stopping there saved: "decided at look 1 of 10: 164 of 1,640
+requests, 1,476 saved". ``interrupted`` is left for a stop a user (Ctrl-C, SIGTERM) or a fault
+caused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from diptych.core.audit.record import AuditRecord
+from diptych.core.audit.sequential import PartLooks
+
+#: The trials of a decided run that no request was sent for: the listings' word for them,
+#: where "pending" would say they wait to be bought.
+NOT_BOUGHT = "not bought"
+
+
+def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
+    """Each run's looks as the last audit that bought it batch by batch recorded them (an
+    audit recorded later wins where two bought the same run)."""
+    out: dict[str, PartLooks] = {}
+    for audit in sorted(audits, key=lambda a: a.updated_at):
+        for part in audit.parts:
+            looks = PartLooks.of(part.detail) if part.run_id else None
+            if part.run_id and looks is not None and looks.looks:
+                out[part.run_id] = looks
+    return out
+
+
+def status_text(status: str, looks: PartLooks | None = None) -> str:
+    """The run's status in words: a decided run names the look it stopped at, the requests it
+    bought and those it saved; a partial one the look it is at; any other its status."""
+    last = looks.last if looks is not None else None
+    if looks is None or last is None:
+        if status == "decided":
+            return "decided: its gates were decided before the design was bought whole"
+        if status == "partial":
+            return "partial: bought batch by batch, the rest waits for the next look"
+        return status
+    at = f"look {len(looks.looks)} of {looks.batches}"
+    if status == "decided":
+        saved = last.planned - last.bought
+        return f"decided at {at}: {last.bought:,} of {last.planned:,} requests, {saved:,} saved"
+    if status == "partial":
+        return f"partial: {at} undecided, {last.bought:,} of {last.planned:,} requests"
+    return status
+
+
+def outcome_words(status: str, counts: Mapping[str, int]) -> dict[str, int]:
+    """The run's trials by outcome as a listing names them: a decided run's trials with no
+    outcome are ``not bought``, not ``pending`` (nothing is waiting to buy them)."""
+    if status != "decided":
+        return dict(counts)
+    return {(NOT_BOUGHT if k == "pending" else k): v for k, v in counts.items()}
