@@ -371,8 +371,8 @@ def _print_sts(result: STSResult) -> None:
     console.print(
         "m/f: the gender the identity is stereotyped as; micro intervals are in --json. "
         f"Left out as cannot_identify (after majority vote): {result.excluded_cannot_identify}. "
-        f"Intervals: percentile bootstrap over images, {result.n_boot} resamples, seed "
-        f"{result.seed}."
+        "Intervals over images: t on the logit scale of [−100, 100], at a bound the open "
+        "Clopper–Pearson end for the images (none with one image)."
     )
 
 

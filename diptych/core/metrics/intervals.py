@@ -17,7 +17,9 @@ all — makes the very interval the report printed, at whatever level it needs:
   variance to read) gets the Clopper–Pearson interval of n successes in n, with n the
   observations shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998,
   *Survey Methodology* 24(2), for a proportion of a complex sample); an angular share there,
-  the Jeffreys interval of its count, as measured for it.
+  the Jeffreys interval of its count, as measured for it. A figure inside its range whose
+  units all gave one value gets the same open ends on both sides: never a zero-width interval
+  from a finite sample.
 * ``percentile`` — the equal-tailed percentile interval of the bootstrap replicates, which the
   number keeps (sorted, compressed: ``replicates``); it is inside the range by construction.
 * ``jeffreys`` — the Jeffreys interval of a count (``count`` successes of ``n``).
@@ -317,26 +319,28 @@ class IntervalRecipe:
         if self.transform is None:
             return self.value - q * self.se if side == "low" else self.value + q * self.se
         moved = self._transformed()
-        if moved is None:
-            return self._at_bound(side, alpha)
-        if self.se == 0.0:
-            return self.value
+        if moved is None or self.se == 0.0:
+            return self._without_spread(side, alpha)
         u, se_u = moved
         return _backward(u - q * se_u if side == "low" else u + q * se_u, self.bounds,
                          self.transform)  # fmt: skip
 
-    def _at_bound(self, side: Side, alpha: float) -> float:
-        """A figure at its bound: the closed end is the bound itself; the open end is
-        Clopper–Pearson's with the design's effective size (Jeffreys' for an angular share
-        with its count)."""
+    def _without_spread(self, side: Side, alpha: float) -> float:
+        """A figure whose units all gave the same value (at its bound, or anywhere when every
+        unit's mean is the same): no variance to read. The share of units that could differ
+        is at most Clopper–Pearson's upper end for none in n, 1 − α^(1/n), with n the units
+        shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998); each
+        such unit could move the figure to the end of its range. At a bound that is the
+        Clopper–Pearson interval of n in n (its closed end the bound itself); an angular share
+        there gets the Jeffreys interval of its count."""
         low, high = self.bounds
-        at_high = self.value >= high
-        if (side == "high") == at_high:
-            return self.value
         n = self.n or 0
         if n < 1:
-            return low if at_high else high
-        if self.transform == "arcsine" and self.count is not None:
+            return low if side == "low" else high
+        at_bound = not low < self.value < high
+        if at_bound and self.transform == "arcsine" and self.count is not None:
+            if (side == "high") == (self.value >= high):
+                return self.value
             return low + (high - low) * self._jeffreys_bound(side, alpha, self.count, n)
         from scipy.special import betaincinv
 
@@ -345,8 +349,10 @@ class IntervalRecipe:
         # can round to 0 for small df; both quantiles vanish there and the sizes agree.
         effective = n * (z / t) ** 2 if t != 0.0 else float(n)
         # Clopper–Pearson at x = n (or 0): Beta(n, 1)'s alpha quantile, α^(1/n).
-        share = float(betaincinv(effective, 1.0, alpha))
-        return low + (high - low) * share if at_high else high - (high - low) * share
+        share = 1.0 - float(betaincinv(effective, 1.0, alpha))
+        if side == "low":
+            return self.value - share * (self.value - low)
+        return self.value + share * (high - self.value)
 
     def _t_p(self, limit: float, direction: Literal["below", "above"]) -> float | None:
         """The closed form of a t recipe's one-sided p; None where it is found by inversion
@@ -366,7 +372,8 @@ class IntervalRecipe:
                           self.transform)  # fmt: skip
         gap = u - at if direction == "below" else at - u
         if se_u == 0.0:
-            return 0.0 if gap < 0 else 1.0
+            # Bounded: the interval of a figure without spread is not a t interval.
+            return None if self.transform is not None else (0.0 if gap < 0 else 1.0)
         if math.isinf(gap):
             return 0.0 if gap < 0 else 1.0
         return _t_cdf(gap / se_u, self.df)

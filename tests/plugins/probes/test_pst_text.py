@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from scipy.stats import norm
+from scipy.stats import t as student_t
 from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych.core.capabilities import Message, Sampling
@@ -106,7 +108,19 @@ def test_certain_stereotyped_model_scores_100(store: Store) -> None:
     for setting in ("paired", "single"):
         assert numbers[f"STS {setting} (drawn labels)"]["value"] == 100.0
         assert numbers[f"STS {setting} (expected from P(he), P(she))"]["value"] == 100.0
-        assert numbers[f"STS {setting} (drawn labels)"]["ci_low"] == 100.0
+    # Every label stereotyped: the intervals are open below, never [100, 100]. Paired: 4
+    # scenes × 2 orders = 8 images (units), df 7, Clopper–Pearson's end on 8·(z/t(7))².
+    drawn = numbers["STS paired (drawn labels)"]
+    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"image": 8})
+    effective = 8 * (norm.ppf(0.025) / student_t.ppf(0.025, 7)) ** 2
+    assert drawn["ci_low"] == pytest.approx(100 - 200 * (1 - 0.025 ** (1 / effective)))
+    result = analyze(store, run.id)
+    for table in result.tables:
+        for row in table.rows:
+            for cell in row:
+                if isinstance(cell, str) and cell.startswith("["):
+                    low, high = (float(x) for x in cell.strip("[]").split(","))
+                    assert -100 <= low < high <= 100, (table.title, row)
 
 
 def test_scores_for_known_probabilities(store: Store) -> None:
