@@ -65,7 +65,7 @@ def interval(number: dict[str, Any]) -> str:
         return "—"
     ends = figure_text(low), figure_text(high)
     if ends[0] == ends[1] and _finite_pair(low, high) and float(high) > float(low):
-        ends = _outward(float(low), float(high))
+        ends = outward(float(low), float(high))
     return f"[{ends[0]}, {ends[1]}]"
 
 
@@ -73,7 +73,7 @@ def _finite_pair(low: Any, high: Any) -> bool:
     return all(isinstance(x, int | float) and math.isfinite(x) for x in (low, high))
 
 
-def _outward(low: float, high: float) -> tuple[str, str]:
+def outward(low: float, high: float) -> tuple[str, str]:
     """The two ends printed to the digits :func:`figure_text` uses, low rounded down and high
     up: a printed interval of positive width that holds the computed one."""
     places = 1 if min(abs(low), abs(high)) >= 10 else 2

@@ -163,3 +163,20 @@ def test_a_t_recipe_without_spread_inside_its_range_is_open_both_ways(value: flo
     )  # fmt: skip
     # Its p-values are those of the interval: it excludes the null exactly when p < 0.05.
     assert recipe.p_value(low - 1e-6) < 0.05 < recipe.p_value(low + 1e-6)
+
+
+def test_the_corrected_tables_naive_figure_at_its_bound_is_open() -> None:
+    import numpy as np
+
+    from diptych.core.metrics.correction import ErrorCounts, corrected_stereotype_test_score
+
+    # Ten single images of feminine-stereotyped persons, every one labelled feminine: the naive
+    # STS is +100 in every resample, and its interval is the open end for ten images.
+    corrected = corrected_stereotype_test_score(
+        np.ones(10, dtype=bool), ["feminine"] * 10, range(10), ErrorCounts(18, 20, 19, 20),
+        n_boot=200,
+    )  # fmt: skip
+    naive = corrected.by_stereotype["feminine"].naive
+    assert (naive.value, naive.ci_high) == (100.0, 100.0)
+    assert naive.ci_low == pytest.approx(100 - 200 * (1 - open_end(10)), rel=1e-9)
+    assert corrected.overall.naive.ci_low == pytest.approx(naive.ci_low)

@@ -18,7 +18,8 @@ from diptych.plugins.probes.counterfactual.templates import data, neutral_querie
 DOCS = Path(__file__).resolve().parents[4] / "docs"
 #: "random ranking … (… MaxSkew@4 0.698, NDKL@4 0.946, |Bias@4| 0.363 …)"
 QUOTED = re.compile(
-    r"MaxSkew@4 (\d\.\d{3}), NDKL@4 (\d\.\d{3}) and\s+\|Bias@4\| of the gender view (\d\.\d{3})"
+    r"MaxSkew@4\s+(\d\.\d{3}),\s+NDKL@4\s+(\d\.\d{3})\s+and\s+\|Bias@4\|\s+of\s+the\s+gender"
+    r"\s+view\s+(\d\.\d{3})"
 )
 
 
