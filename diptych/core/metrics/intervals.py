@@ -133,6 +133,10 @@ def _slope(x: float, bounds: Bounds, transform: Transform) -> float:
     return 1.0 / ((high - low) * 2.0 * math.sqrt(p * (1.0 - p)))
 
 
+#: An se below this share of a bounded figure's range is rounding, not spread.
+_ROUNDING = 1e-12
+
+
 def _t_quantile(q: float, df: float) -> float:
     from scipy.special import ndtri, stdtrit
 
@@ -319,11 +323,16 @@ class IntervalRecipe:
         if self.transform is None:
             return self.value - q * self.se if side == "low" else self.value + q * self.se
         moved = self._transformed()
-        if moved is None or self.se == 0.0:
+        if moved is None or self._no_spread():
             return self._without_spread(side, alpha)
         u, se_u = moved
         return _backward(u - q * se_u if side == "low" else u + q * se_u, self.bounds,
                          self.transform)  # fmt: skip
+
+    def _no_spread(self) -> bool:
+        """Whether the units gave one value: an se of 0, or one that is rounding (a mean of
+        equal values summed in another order) — a trillionth of the range."""
+        return self.se <= _ROUNDING * (self.bounds[1] - self.bounds[0])
 
     def _without_spread(self, side: Side, alpha: float) -> float:
         """A figure whose units all gave the same value (at its bound, or anywhere when every
@@ -365,15 +374,15 @@ class IntervalRecipe:
             u, se_u, at = self.value, self.se, limit
         else:
             moved = self._transformed()
-            if moved is None:
+            if moved is None or self._no_spread():
+                # Bounded and without spread: not a t interval, its p found by inversion.
                 return None
             u, se_u = moved
             at = _forward(min(max(limit, self.bounds[0]), self.bounds[1]), self.bounds,
                           self.transform)  # fmt: skip
         gap = u - at if direction == "below" else at - u
         if se_u == 0.0:
-            # Bounded: the interval of a figure without spread is not a t interval.
-            return None if self.transform is not None else (0.0 if gap < 0 else 1.0)
+            return 0.0 if gap < 0 else 1.0
         if math.isinf(gap):
             return 0.0 if gap < 0 else 1.0
         return _t_cdf(gap / se_u, self.df)
