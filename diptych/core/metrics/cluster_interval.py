@@ -10,8 +10,12 @@ from the observed share, so a share of 0.95 seen in four images is rarely resamp
 1). The interval here is the one :mod:`diptych.core.metrics.intervals` makes for every bounded
 figure: t with the images' exact bootstrap standard error on the logit scale of the range, df
 the images less one, and at a bound (or wherever every image gave the same mean) the open
-Clopper–Pearson end for the images, shrunk by those df (Korn & Graubard 1998). One image
-gives no interval, and says so.
+Clopper–Pearson end for the images. The images are the independent draws, so that end is
+exact as it stands: the share of images that could differ from the rest is at most
+Clopper–Pearson's for none in n, and each could move the slice's mean to the other end of
+its range at most. (Korn & Graubard's shrinking by the design's df is for a size counted in
+observations inside clusters; here the clusters are counted.) One image gives no interval,
+and says so.
 
 The difference of two independent slices (paired − single, the paper's gap) takes each
 slice's interval and combines them by the method of variance estimates recovery (Newcombe
@@ -56,7 +60,9 @@ def cluster_mean_inference(
     return t_inference(
         mean.value, abs(mean.scale) * math.sqrt(variance), float(n_units - 1), n=mean.n,
         units=units, design="clustered", confidence=confidence, bounds=bounds,
-        bound_n=n_units,  # the images, not the people in them, are what was drawn
+        # The images, not the people in them, are what was drawn: Clopper–Pearson on them
+        # exactly, with no design left to shrink it for.
+        bound_n=n_units, bound_df=math.inf,
     )  # fmt: skip
 
 

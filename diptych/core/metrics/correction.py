@@ -286,7 +286,9 @@ def _interval(
     if finite.min() == finite.max() and images >= 2:
         # Every resample the same (a slice at its bound, a perfect calibration): not a point,
         # but the open end every figure without spread gets (diptych.core.metrics.intervals).
-        recipe = IntervalRecipe.t(value, 0.0, images - 1, bounds=bounds, n=images)
+        recipe = IntervalRecipe.t(
+            value, 0.0, images - 1, bounds=bounds, n=images, bound_df=math.inf
+        )
         low, high = recipe.interval(confidence)
         return Estimate(value, low, high, n)
     alpha = 1.0 - confidence

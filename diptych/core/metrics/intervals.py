@@ -173,6 +173,9 @@ class IntervalRecipe:
     replicates: NDArray[np.float64] | None = None
     #: The printed interval and its level (printed).
     printed: tuple[float, float, float] | None = None
+    #: The df that shrinks ``n`` at a bound (None: ``df``); inf where ``n`` counts the draws
+    #: themselves (a slice's images), whose Clopper–Pearson end needs no shrinking.
+    bound_df: float | None = None
 
     # --- constructors -------------------------------------------------------------------------
 
@@ -187,10 +190,11 @@ class IntervalRecipe:
         transform: Transform | None = None,
         n: int | None = None,
         count: int | None = None,
+        bound_df: float | None = None,
     ) -> IntervalRecipe:
         bounds = check_bounds(bounds)
         chosen = transform if transform is not None else default_transform(bounds)
-        return cls("t", value, se, df, bounds, chosen, n, count)
+        return cls("t", value, se, df, bounds, chosen, n, count, bound_df=bound_df)
 
     @classmethod
     def percentile(cls, value: float, replicates: ArrayLike) -> IntervalRecipe:
@@ -231,6 +235,7 @@ class IntervalRecipe:
             return cls.t(
                 value, se, df, bounds=bounds, n=bound_n, count=count,
                 transform=transform if transform in ("logit", "log", "arcsine") else None,
+                bound_df=_number(number.get("bound_df")),
             )  # fmt: skip
         low, high = _finite(number.get("ci_low")), _finite(number.get("ci_high"))
         if low is None or high is None:
@@ -250,6 +255,8 @@ class IntervalRecipe:
             out["n_boot"] = int(self.replicates.size)
         if self.count is not None:
             out["count"] = self.count
+        if self.bound_df is not None:
+            out["bound_df"] = "inf" if math.isinf(self.bound_df) else self.bound_df
         return out
 
     # --- what it makes ------------------------------------------------------------------------
@@ -338,7 +345,8 @@ class IntervalRecipe:
         """A figure whose units all gave the same value (at its bound, or anywhere when every
         unit's mean is the same): no variance to read. The share of units that could differ
         is at most Clopper–Pearson's upper end for none in n, 1 − α^(1/n), with n the units
-        shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998); each
+        shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998; not
+        shrunk where n counts the independent draws themselves, ``bound_df`` inf); each
         such unit could move the figure to the end of its range. At a bound that is the
         Clopper–Pearson interval of n in n (its closed end the bound itself); an angular share
         there gets the Jeffreys interval of its count."""
@@ -353,7 +361,8 @@ class IntervalRecipe:
             return low + (high - low) * self._jeffreys_bound(side, alpha, self.count, n)
         from scipy.special import betaincinv
 
-        z, t = _t_quantile(alpha, math.inf), _t_quantile(alpha, self.df)
+        df = self.df if self.bound_df is None else self.bound_df
+        z, t = _t_quantile(alpha, math.inf), _t_quantile(alpha, df)
         # Near a level of 1/2 (reached when a p-value is found by inversion) scipy's t quantile
         # can round to 0 for small df; both quantiles vanish there and the sizes agree.
         effective = n * (z / t) ** 2 if t != 0.0 else float(n)

@@ -18,12 +18,11 @@ OTHER = {"masculine": "feminine", "feminine": "masculine"}
 
 
 def open_end(images: int, confidence: float = 0.95) -> float:
-    """The share Clopper–Pearson leaves for n successes of n at one-sided level α, on the
-    effective size n·(z/t(n − 1))² (Korn & Graubard): α^(1/n_eff), the lower end of the
-    exact binomial interval at x = n, worked out in closed form."""
+    """The lower end of the exact (Clopper–Pearson) binomial interval at x = n of n images, at
+    one-sided level α: Beta(n, 1)'s α quantile, α^(1/n), in closed form. The images are the
+    independent draws, so it is not shrunk for a design."""
     alpha = (1 - confidence) / 2
-    effective = images * (norm.ppf(alpha) / student_t.ppf(alpha, images - 1)) ** 2
-    return float(alpha ** (1 / effective))
+    return float(alpha ** (1 / images))
 
 
 def two_by_two(*, always: str) -> list[LabelRow]:
@@ -55,8 +54,9 @@ def test_a_micro_sts_at_its_bound_has_the_clopper_pearson_end() -> None:
     low, high = editor.paired_ci
     assert low == -100.0
     assert high == pytest.approx(-100 + 200 * (1 - open_end(4)), rel=1e-9)
-    # Worked out: n_eff = 4·(1.960/3.182)² = 1.517, 0.025^(1/1.517) = 0.0879: [−100, 82.4].
-    assert high == pytest.approx(82.42, abs=0.01)
+    # Worked out: 0.025^(1/4) = 0.3976, so at most 60.2% of such images could show an editor
+    # as a woman: [−100, 20.5].
+    assert high == pytest.approx(20.47, abs=0.01)
     single_low, single_high = editor.single_ci or (0.0, 0.0)
     assert single_low == -100.0
     assert single_high == pytest.approx(-100 + 200 * (1 - open_end(3)), rel=1e-9)
@@ -149,6 +149,17 @@ def test_one_image_gives_no_interval_and_says_why() -> None:
     number = paired.to_dict()
     assert number["reason"] == "one image only: no interval"
     assert isinstance(IntervalRecipe.from_number(number), str)
+
+
+def test_a_figure_over_clustered_observations_shrinks_its_size_at_a_bound() -> None:
+    # Korn & Graubard where n counts observations inside clusters: n·(z/t(df))².
+    recipe = IntervalRecipe.t(100.0, 0.0, 3.0, bounds=(-100.0, 100.0), n=4)
+    effective = 4 * (norm.ppf(0.025) / student_t.ppf(0.025, 3)) ** 2
+    assert recipe.interval(0.95)[0] == pytest.approx(-100 + 200 * 0.025 ** (1 / effective))
+    # Where n counts the draws themselves, exactly Clopper–Pearson, and a number says so.
+    exact = IntervalRecipe.t(100.0, 0.0, 3.0, bounds=(-100.0, 100.0), n=4, bound_df=math.inf)
+    assert exact.interval(0.95)[0] == pytest.approx(100 - 200 * (1 - open_end(4)))
+    assert exact.fields()["bound_df"] == "inf"
 
 
 @pytest.mark.parametrize("value", [-40.0, 0.0, 60.0])
