@@ -138,7 +138,7 @@ def simulate(n_sims: int, seed: int) -> dict[str, float]:
             for _ in range(N):
                 rows, truth = _study(rng, n_id, eta)
                 found = _intervals(rows)
-                for key, (_value, low, high) in found.items():
+                for _value, low, high in found.values():
                     if math.isfinite(low) and math.isfinite(high) and not high > low:
                         zero += 1
                 if suffix is None:

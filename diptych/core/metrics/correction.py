@@ -429,18 +429,25 @@ def corrected_stereotype_test_score(
             stereotype=g,
             n=n,
             naive=_interval(
-                float(point[f"{key}/naive"][0]), reps[f"{key}/naive"], n, confidence,
+                float(point[f"{key}/naive"][0]),
+                reps[f"{key}/naive"],
+                n,
+                confidence,
                 images=images,
-            ),  # fmt: skip
+            ),
             corrected=corrected,
             pct_feminine_observed=p_obs,
             pct_feminine_corrected=(
                 None
                 if g is None
                 else _interval(
-                    float(point[f"{g}/p_true"][0]), reps[f"{g}/p_true"], n, confidence,
-                    images=images, bounds=PERCENT_RANGE,
-                )  # fmt: skip
+                    float(point[f"{g}/p_true"][0]),
+                    reps[f"{g}/p_true"],
+                    n,
+                    confidence,
+                    images=images,
+                    bounds=PERCENT_RANGE,
+                )
             ),
         )
 

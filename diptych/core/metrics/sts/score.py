@@ -164,9 +164,7 @@ class _Intervals:
         """The slice's STS with its interval, carrying what a gate reads to make it again."""
         if group is None:
             return None
-        return estimate_of(
-            self.inference(group), population="these identities (images resampled)"
-        )
+        return estimate_of(self.inference(group), population="these identities (images resampled)")
 
 
 def _micro(

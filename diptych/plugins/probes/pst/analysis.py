@@ -18,8 +18,9 @@ run mixes them — this computes what the paper reports for DALL-E 3:
 
 Every number carries a 95% interval over images (:mod:`diptych.core.metrics.cluster_interval`;
 a corrected one a percentile bootstrap, also over the annotator's calibration). Labels are
-taken by the policy the front end chose (``human``, ``automatic`` or ``mixed``, the default; :data:`~diptych.core.labels.POLICY_TEXT`), and the STS
-of each label source alone stands beside it (:mod:`.by_source`). The overall STS leads with the
+taken by the policy the front end chose (``human``, ``automatic`` or ``mixed``, the default;
+:data:`~diptych.core.labels.POLICY_TEXT`), and the STS of each label source alone stands beside
+it (:mod:`.by_source`). The overall STS leads with the
 interval over identities (both identity lists resampled: identities like these), the interval
 over images (these identities only) beside it;
 subjects without a label and refused images are counted and reported, never silently dropped.
