@@ -45,7 +45,11 @@ FIGURES: dict[str, str | None] = {
     **{f"validity.coverage.sts_table_{k}": AT_LEAST for k in KINDS},
     **{f"validity.coverage.sts_table_{k}_near_bound": AT_LEAST for k in KINDS},
 }
-SIMS = dict.fromkeys(FIGURES, N * len(SIZES))
+#: Studies behind each figure: the coverages one η each, the zero-width count all three.
+SIMS = {
+    **dict.fromkeys(FIGURES, N * len(SIZES)),
+    "validity.zero_width_intervals": 3 * N * len(SIZES),
+}
 
 
 def _study(
