@@ -244,6 +244,7 @@ for _module in (
     "validity_retrieval_sets",
     "validity_retrieval_bounds",
     "validity_bounds",
+    "validity_tables",
 ):
     _names = _declared(_module)
     if _names:

@@ -8,6 +8,7 @@ them) are imported inside the commands so that ``diptych --help`` stays fast.
 from __future__ import annotations
 
 import json
+import math
 from contextlib import AbstractContextManager, nullcontext
 from enum import StrEnum
 from pathlib import Path
@@ -292,7 +293,10 @@ def _fmt(x: float | None) -> str:
 
 
 def _fmt_ci(ci: tuple[float, float] | None) -> str:
-    return "—" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+    # No interval (one image): a dash, as the reports print it.
+    if ci is None or not all(math.isfinite(x) for x in ci):
+        return "—"
+    return f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
 def _estimate_cells(e: Estimate | None) -> list[str]:
@@ -371,8 +375,8 @@ def _print_sts(result: STSResult) -> None:
     console.print(
         "m/f: the gender the identity is stereotyped as; micro intervals are in --json. "
         f"Left out as cannot_identify (after majority vote): {result.excluded_cannot_identify}. "
-        f"Intervals: percentile bootstrap over images, {result.n_boot} resamples, seed "
-        f"{result.seed}."
+        "Intervals over images: t on the logit scale of [−100, 100], at a bound the open "
+        "Clopper–Pearson end for the images (none with one image)."
     )
 
 

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from diptych.core.report import fmt
+from diptych.core.report.formatting import outward
 
 
 def timestamp(seconds: float) -> str:
@@ -22,9 +23,16 @@ def number(value: Any) -> str:
 
 
 def interval(low: Any, high: Any) -> str:
+    """``[low, high]``; one narrower than its printed digits has its ends rounded outward (as
+    the report's), so that it never reads as a point."""
     if low is None and high is None:
         return "—"
-    return f"[{number(low)}, {number(high)}]"
+    ends = number(low), number(high)
+    finite = all(isinstance(x, int | float) and math.isfinite(x) for x in (low, high))
+    if ends[0] == ends[1] and finite and high > low:
+        down, up = outward(float(low), float(high))
+        ends = down.replace(",", ""), up.replace(",", "")
+    return f"[{ends[0]}, {ends[1]}]"
 
 
 def clip(text: str, width: int) -> str:

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from diptych.core.metrics.intervals import decode_replicates
-from diptych.core.metrics.stats import percentile_interval
+from diptych.core.metrics.intervals import IntervalRecipe
 from diptych.core.report import fmt
 from diptych.tui.formatting import interval as tui_interval
 from diptych.tui.widgets.review_panels import format_estimate
@@ -95,15 +94,19 @@ def test_report_cli_tui_and_gate_print_one_interval_inside_the_range(
     assert f"[{low:+.1f}, {high:+.1f}]" in format_estimate(expected)
 
     # Two gates: Holm reads the stronger one at 97.5%, by the figure's own method — the drawn
-    # labels' percentile interval from the replicates its number keeps, not ±1.96 se.
+    # labels' t interval over images on the logit scale, from the se, df and range its
+    # number keeps, not ±1.96 se.
     drawn = numbers[DRAWN]
-    assert drawn["interval_method"] == "percentile"
-    reps = decode_replicates(drawn["replicates"])
-    assert (drawn["ci_low"], drawn["ci_high"]) == percentile_interval(reps, 0.95)
+    assert (drawn["interval_method"], drawn["transform"]) == ("t", "logit")
+    recipe = IntervalRecipe.from_number(drawn)
+    assert isinstance(recipe, IntervalRecipe)
+    assert (drawn["ci_low"], drawn["ci_high"]) == pytest.approx(recipe.interval(0.95))
     _audit(file, [{"part": "pst-text", "figure": DRAWN, "above": -90},
                   {"part": "pst-text", "figure": EXPECTED, "below": 99.99}])  # fmt: skip
     code, out = call(capsys, "--store", ws, "audit", "gate", str(file), "--json")
     first, _ = json.loads(out)["gates"]
     assert first["verdict"] == "pass" and first["confidence"] == pytest.approx(0.975)
-    assert (first["ci_low"], first["ci_high"]) == percentile_interval(reps, first["confidence"])
-    assert first["method"] == f"percentile of {reps.size} bootstrap replicates"
+    assert (first["ci_low"], first["ci_high"]) == pytest.approx(
+        recipe.interval(first["confidence"]), rel=1e-12
+    )
+    assert first["method"] == "t on the logit scale of [-100, 100]"

@@ -32,7 +32,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 # The Jeffreys interval lives with the other intervals; it is used and named from here too.
-from diptych.core.metrics.intervals import JEFFREYS, jeffreys_interval
+from diptych.core.metrics.intervals import (
+    JEFFREYS,
+    PERCENT_RANGE,
+    STS_RANGE,
+    IntervalRecipe,
+    jeffreys_interval,
+)
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
@@ -263,12 +269,28 @@ class CorrectedSTS:
         }
 
 
-def _interval(value: float, reps: NDArray[np.float64], n: int, confidence: float) -> Estimate:
+def _interval(
+    value: float,
+    reps: NDArray[np.float64],
+    n: int,
+    confidence: float,
+    *,
+    images: int,
+    bounds: tuple[float, float] = STS_RANGE,
+) -> Estimate:
     import numpy as np
 
     finite = reps[np.isfinite(reps)]
     if finite.size == 0:
         return Estimate(value, float("nan"), float("nan"), n)
+    if finite.min() == finite.max() and images >= 2:
+        # Every resample the same (a slice at its bound, a perfect calibration): not a point,
+        # but the open end every figure without spread gets (diptych.core.metrics.intervals).
+        recipe = IntervalRecipe.t(
+            value, 0.0, images - 1, bounds=bounds, n=images, bound_df=math.inf
+        )
+        low, high = recipe.interval(confidence)
+        return Estimate(value, low, high, n)
     alpha = 1.0 - confidence
     low, high = np.percentile(finite, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return Estimate(value, float(low), float(high), n)
@@ -387,10 +409,13 @@ def corrected_stereotype_test_score(
     def slice_of(g: str | None) -> CorrectedSlice:
         key = g or "all"
         n = int(sum(persons[x].sum() for x in groups)) if g is None else int(persons[g].sum())
+        # The images the slice's persons are in: what its interval rests on at a bound.
+        images = n_images if g is None else int((persons[g] > 0).sum())
         p_obs = float(point[f"{key}/p_obs"][0])
         corrected = _interval(
-            float(point[f"{key}/corrected"][0]), reps[f"{key}/corrected"], n, confidence
-        )
+            float(point[f"{key}/corrected"][0]), reps[f"{key}/corrected"], n, confidence,
+            images=images,
+        )  # fmt: skip
         if g is None and math.isfinite(corrected.ci_low):
             # The headline figure keeps its replicates: a gate reads the same percentile
             # interval at its own level.
@@ -403,13 +428,26 @@ def corrected_stereotype_test_score(
         return CorrectedSlice(
             stereotype=g,
             n=n,
-            naive=_interval(float(point[f"{key}/naive"][0]), reps[f"{key}/naive"], n, confidence),
+            naive=_interval(
+                float(point[f"{key}/naive"][0]),
+                reps[f"{key}/naive"],
+                n,
+                confidence,
+                images=images,
+            ),
             corrected=corrected,
             pct_feminine_observed=p_obs,
             pct_feminine_corrected=(
                 None
                 if g is None
-                else _interval(float(point[f"{g}/p_true"][0]), reps[f"{g}/p_true"], n, confidence)
+                else _interval(
+                    float(point[f"{g}/p_true"][0]),
+                    reps[f"{g}/p_true"],
+                    n,
+                    confidence,
+                    images=images,
+                    bounds=PERCENT_RANGE,
+                )
             ),
         )
 

@@ -17,7 +17,9 @@ all — makes the very interval the report printed, at whatever level it needs:
   variance to read) gets the Clopper–Pearson interval of n successes in n, with n the
   observations shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998,
   *Survey Methodology* 24(2), for a proportion of a complex sample); an angular share there,
-  the Jeffreys interval of its count, as measured for it.
+  the Jeffreys interval of its count, as measured for it. A figure inside its range whose
+  units all gave one value gets the same open ends on both sides: never a zero-width interval
+  from a finite sample.
 * ``percentile`` — the equal-tailed percentile interval of the bootstrap replicates, which the
   number keeps (sorted, compressed: ``replicates``); it is inside the range by construction.
 * ``jeffreys`` — the Jeffreys interval of a count (``count`` successes of ``n``).
@@ -131,6 +133,10 @@ def _slope(x: float, bounds: Bounds, transform: Transform) -> float:
     return 1.0 / ((high - low) * 2.0 * math.sqrt(p * (1.0 - p)))
 
 
+#: An se below this share of a bounded figure's range is rounding, not spread.
+_ROUNDING = 1e-12
+
+
 def _t_quantile(q: float, df: float) -> float:
     from scipy.special import ndtri, stdtrit
 
@@ -167,6 +173,9 @@ class IntervalRecipe:
     replicates: NDArray[np.float64] | None = None
     #: The printed interval and its level (printed).
     printed: tuple[float, float, float] | None = None
+    #: The df that shrinks ``n`` at a bound (None: ``df``); inf where ``n`` counts the draws
+    #: themselves (a slice's images), whose Clopper–Pearson end needs no shrinking.
+    bound_df: float | None = None
 
     # --- constructors -------------------------------------------------------------------------
 
@@ -181,10 +190,11 @@ class IntervalRecipe:
         transform: Transform | None = None,
         n: int | None = None,
         count: int | None = None,
+        bound_df: float | None = None,
     ) -> IntervalRecipe:
         bounds = check_bounds(bounds)
         chosen = transform if transform is not None else default_transform(bounds)
-        return cls("t", value, se, df, bounds, chosen, n, count)
+        return cls("t", value, se, df, bounds, chosen, n, count, bound_df=bound_df)
 
     @classmethod
     def percentile(cls, value: float, replicates: ArrayLike) -> IntervalRecipe:
@@ -225,6 +235,7 @@ class IntervalRecipe:
             return cls.t(
                 value, se, df, bounds=bounds, n=bound_n, count=count,
                 transform=transform if transform in ("logit", "log", "arcsine") else None,
+                bound_df=_number(number.get("bound_df")),
             )  # fmt: skip
         low, high = _finite(number.get("ci_low")), _finite(number.get("ci_high"))
         if low is None or high is None:
@@ -244,6 +255,8 @@ class IntervalRecipe:
             out["n_boot"] = int(self.replicates.size)
         if self.count is not None:
             out["count"] = self.count
+        if self.bound_df is not None:
+            out["bound_df"] = "inf" if math.isinf(self.bound_df) else self.bound_df
         return out
 
     # --- what it makes ------------------------------------------------------------------------
@@ -317,36 +330,47 @@ class IntervalRecipe:
         if self.transform is None:
             return self.value - q * self.se if side == "low" else self.value + q * self.se
         moved = self._transformed()
-        if moved is None:
-            return self._at_bound(side, alpha)
-        if self.se == 0.0:
-            return self.value
+        if moved is None or self._no_spread():
+            return self._without_spread(side, alpha)
         u, se_u = moved
         return _backward(u - q * se_u if side == "low" else u + q * se_u, self.bounds,
                          self.transform)  # fmt: skip
 
-    def _at_bound(self, side: Side, alpha: float) -> float:
-        """A figure at its bound: the closed end is the bound itself; the open end is
-        Clopper–Pearson's with the design's effective size (Jeffreys' for an angular share
-        with its count)."""
+    def _no_spread(self) -> bool:
+        """Whether the units gave one value: an se of 0, or one that is rounding (a mean of
+        equal values summed in another order) — a trillionth of the range."""
+        return self.se <= _ROUNDING * (self.bounds[1] - self.bounds[0])
+
+    def _without_spread(self, side: Side, alpha: float) -> float:
+        """A figure whose units all gave the same value (at its bound, or anywhere when every
+        unit's mean is the same): no variance to read. The share of units that could differ
+        is at most Clopper–Pearson's upper end for none in n, 1 − α^(1/n), with n the units
+        shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998; not
+        shrunk where n counts the independent draws themselves, ``bound_df`` inf); each
+        such unit could move the figure to the end of its range. At a bound that is the
+        Clopper–Pearson interval of n in n (its closed end the bound itself); an angular share
+        there gets the Jeffreys interval of its count."""
         low, high = self.bounds
-        at_high = self.value >= high
-        if (side == "high") == at_high:
-            return self.value
         n = self.n or 0
         if n < 1:
-            return low if at_high else high
-        if self.transform == "arcsine" and self.count is not None:
+            return low if side == "low" else high
+        at_bound = not low < self.value < high
+        if at_bound and self.transform == "arcsine" and self.count is not None:
+            if (side == "high") == (self.value >= high):
+                return self.value
             return low + (high - low) * self._jeffreys_bound(side, alpha, self.count, n)
         from scipy.special import betaincinv
 
-        z, t = _t_quantile(alpha, math.inf), _t_quantile(alpha, self.df)
+        df = self.df if self.bound_df is None else self.bound_df
+        z, t = _t_quantile(alpha, math.inf), _t_quantile(alpha, df)
         # Near a level of 1/2 (reached when a p-value is found by inversion) scipy's t quantile
         # can round to 0 for small df; both quantiles vanish there and the sizes agree.
         effective = n * (z / t) ** 2 if t != 0.0 else float(n)
         # Clopper–Pearson at x = n (or 0): Beta(n, 1)'s alpha quantile, α^(1/n).
-        share = float(betaincinv(effective, 1.0, alpha))
-        return low + (high - low) * share if at_high else high - (high - low) * share
+        share = 1.0 - float(betaincinv(effective, 1.0, alpha))
+        if side == "low":
+            return self.value - share * (self.value - low)
+        return self.value + share * (high - self.value)
 
     def _t_p(self, limit: float, direction: Literal["below", "above"]) -> float | None:
         """The closed form of a t recipe's one-sided p; None where it is found by inversion
@@ -359,7 +383,8 @@ class IntervalRecipe:
             u, se_u, at = self.value, self.se, limit
         else:
             moved = self._transformed()
-            if moved is None:
+            if moved is None or self._no_spread():
+                # Bounded and without spread: not a t interval, its p found by inversion.
                 return None
             u, se_u = moved
             at = _forward(min(max(limit, self.bounds[0]), self.bounds[1]), self.bounds,

@@ -118,6 +118,9 @@ class Inference:
     #: The size behind the interval of a figure at its bound (Clopper–Pearson's n), where it
     #: is not the observations: the units, when a unit's observations move together.
     bound_n: int | None = None
+    #: The df that shrinks ``bound_n`` at a bound (None: ``df``; inf: none, ``bound_n``
+    #: counting the independent draws themselves).
+    bound_df: float | None = None
 
     @property
     def excludes_null(self) -> bool:
@@ -153,6 +156,7 @@ class Inference:
         return IntervalRecipe.t(
             self.value, self.se, self.df, bounds=self.bounds, transform=self.transform,
             n=self.n if self.bound_n is None else self.bound_n, count=self.count,
+            bound_df=self.bound_df,
         )  # fmt: skip
 
     def at_level(self, confidence: float) -> tuple[float, float]:
@@ -169,6 +173,7 @@ class Inference:
             self.value * factor, lo, hi, self.p_value, abs(self.se * factor), self.df, self.n,
             self.units, self.design, self.null * factor, self.confidence, self.reason,
             self.population, (b_lo, b_hi), self.transform, self.count, self.bound_n,
+            self.bound_df,
         )  # fmt: skip
 
 
@@ -187,6 +192,7 @@ def t_inference(
     transform: Transform | None = None,
     count: int | None = None,
     bound_n: int | None = None,
+    bound_df: float | None = None,
 ) -> Inference:
     """``value ± t(df)·se`` and the two-sided t-test of ``value = null``: the one place where an
     interval and its test are made, so that they agree. A figure with ``bounds`` has both on
@@ -198,7 +204,7 @@ def t_inference(
 
     _check_confidence(confidence)
     population = "; ".join(UNITS.get(u, u) for u in units)
-    shape = (bounds, transform, count, bound_n)
+    shape = (bounds, transform, count, bound_n, bound_df)
     if reason is not None or not math.isfinite(value) or df < 1 or not math.isfinite(se):
         why = reason or (
             "fewer than two units vary: no interval"
@@ -212,12 +218,12 @@ def t_inference(
     if bounds != UNBOUNDED:
         recipe = IntervalRecipe.t(
             value, se, df, bounds=bounds, transform=transform,
-            n=n if bound_n is None else bound_n, count=count,
+            n=n if bound_n is None else bound_n, count=count, bound_df=bound_df,
         )  # fmt: skip
         low, high = recipe.interval(confidence)
         return Inference(
             value, low, high, recipe.p_value(null), se, df, n, units, design, null, confidence,
-            None, population, recipe.bounds, recipe.transform, count, bound_n,
+            None, population, recipe.bounds, recipe.transform, count, bound_n, bound_df,
         )  # fmt: skip
     if se == 0.0:
         # Every unit gave the same value: nothing varies, the interval is the point.

@@ -72,6 +72,13 @@ class Estimate:
     bounds: tuple[float, float] | None = None
     units: Mapping[str, int] | None = field(default=None, compare=False)
     population: str = field(default="", compare=False)
+    #: How a t interval was made (:class:`~diptych.core.metrics.intervals.IntervalRecipe`),
+    #: with the se, df and size at a bound it carries; or why there is no interval.
+    recipe: Any = field(default=None, compare=False, repr=False)
+    se: float | None = field(default=None, compare=False)
+    df: float | None = field(default=None, compare=False)
+    bound_n: int | None = field(default=None, compare=False)
+    reason: str | None = field(default=None, compare=False)
 
     def keeping(
         self,
@@ -101,14 +108,20 @@ class Estimate:
             from diptych.core.metrics.intervals import IntervalRecipe
 
             out.update(IntervalRecipe.percentile(self.value, self.replicates).fields())
+        if self.recipe is not None:
+            # A t interval: what a gate needs to make it again at its level.
+            out.update(json_safe({"se": self.se, "df": self.df}))
+            out.update(json_safe(self.recipe.fields()))
+            if self.bound_n is not None:
+                out["bound_n"] = self.bound_n
         if self.bounds is not None:
             out["range"] = json_safe(list(self.bounds))
         if self.units:
-            # With its units, what they speak for and no reason to lack an interval (a report's
-            # methods list prints all three).
+            # With its units, what they speak for and the reason it lacks an interval, if it
+            # does (a report's methods list prints all three).
             out["units"] = dict(self.units)
             out["population"] = self.population
-            out["reason"] = None
+            out["reason"] = self.reason
         return out
 
 

@@ -57,11 +57,31 @@ def figure_text(value: Any) -> str:
 
 
 def interval(number: dict[str, Any]) -> str:
-    """``[low, high]`` of a headline figure, or an em dash when it has none."""
+    """``[low, high]`` of a headline figure, or an em dash when it has none. An interval
+    narrower than the printed digits (a figure at its bound on a hundred thousand images) has
+    its ends rounded outward, so that it never prints as a point."""
     low, high = number.get("ci_low"), number.get("ci_high")
     if low is None or high is None:
         return "—"
-    return f"[{figure_text(low)}, {figure_text(high)}]"
+    ends = figure_text(low), figure_text(high)
+    if ends[0] == ends[1] and _finite_pair(low, high) and float(high) > float(low):
+        ends = outward(float(low), float(high))
+    return f"[{ends[0]}, {ends[1]}]"
+
+
+def _finite_pair(low: Any, high: Any) -> bool:
+    return all(isinstance(x, int | float) and math.isfinite(x) for x in (low, high))
+
+
+def outward(low: float, high: float) -> tuple[str, str]:
+    """The two ends printed to the digits :func:`figure_text` uses, low rounded down and high
+    up: a printed interval of positive width that holds the computed one."""
+    places = 1 if min(abs(low), abs(high)) >= 10 else 2
+    scale = 10**places
+    down, up = math.floor(low * scale) / scale, math.ceil(high * scale) / scale
+    if down == up:  # both already on the grid: one step apart at least
+        up += 1 / scale
+    return f"{down:,.{places}f}", f"{up:,.{places}f}"
 
 
 def plural(noun: str, count: int = 2) -> str:

@@ -9,12 +9,17 @@ an STS row, the paired − single gap with its interval, and how an estimate rea
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Iterable
 from typing import Any
 
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE, percentile_number
+from diptych.core.metrics.cluster_interval import (
+    cluster_mean_inference,
+    difference_interval,
+    interval_of,
+)
+from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
+from diptych.core.metrics.resampling import Inference
 from diptych.core.metrics.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
@@ -50,42 +55,54 @@ def setting_gap(
     confidence: float = DEFAULT_CONFIDENCE,
     stream: str = "",
 ) -> dict[str, Any] | None:
-    """Paired − single STS (the paper's gap, Tables 2, 3 and 4) with a bootstrap interval.
+    """Paired − single STS (the paper's gap, Tables 2, 3 and 4) with its interval.
 
-    The paired and the single images are different images, so each setting is resampled on its
-    own and the differences of the replicates are draws of the gap. Several annotators' labels
-    of one person are reduced by majority first, as the STS itself does. ``stream`` names the
-    slice (e.g. a stereotype group) so that each slice gets its own random numbers; None when a
-    setting has no scored person.
+    The paired and the single images are different images, so each setting has its interval
+    over its own images and the gap's combines the two
+    (:func:`~diptych.core.metrics.cluster_interval.difference_interval`): never of zero width,
+    even where both settings sit at +100. Several annotators' labels of one person are reduced
+    by majority first, as the STS itself does. None when a setting has no scored person.
+    ``seed``, ``n_boot`` and ``stream`` are kept for callers; the interval is exact.
     """
-    import numpy as np
-
+    del seed, n_boot, stream
     persons = [p for p in reduce_majority(rows) if p.label != CANNOT_IDENTIFY]
-    means: dict[str, ClusterMean] = {}
+    found: dict[str, Inference] = {}
+    n_images = 0
     for setting in ("paired", "single"):
         scored = [p for p in persons if p.setting == setting]
         if not scored:
             return None
         # Images numbered in order of appearance: stable across processes, unlike hash().
         images: dict[tuple[int | None, str], int] = {}
-        means[setting] = ClusterMean.from_observations(
+        mean = ClusterMean.from_observations(
             [stereo(p.label, p.stereotype) for p in scored],
             [images.setdefault(p.image_key, len(images)) for p in scored],
             scale=100.0,
         )
-    key = [seed] if not stream else [seed, zlib.crc32(stream.encode("utf-8"))]
-    paired = means["paired"].replicates(n_boot=n_boot, rng=np.random.default_rng([*key, 1]))
-    single = means["single"].replicates(n_boot=n_boot, rng=np.random.default_rng([*key, 2]))
-    # The number keeps its replicates: a gate makes the same percentile interval at its level.
-    return percentile_number(
-        means["paired"].value - means["single"].value,
-        paired - single,
-        confidence,
-        n=means["paired"].n + means["single"].n,
-        bounds=STS_DIFFERENCE_RANGE,
-        units={"image": means["paired"].n_clusters + means["single"].n_clusters},
-        population="these identities (images resampled)",
+        found[setting] = cluster_mean_inference(mean, bounds=STS_RANGE, confidence=confidence)
+        n_images += mean.n_clusters
+    paired, single = found["paired"], found["single"]
+    ci = difference_interval(
+        (paired.value, interval_of(paired)), (single.value, interval_of(single))
     )
+    reason = None
+    if ci is None:
+        few = "paired" if not paired.has_interval else "single"
+        reason = f"one {few} image only: no interval"
+    low, high = ci if ci is not None else (-math.inf, math.inf)
+    # No se: a gate reads the printed interval, each side scaled to its level.
+    return {
+        "value": paired.value - single.value,
+        "ci_low": low,
+        "ci_high": high,
+        "n": paired.n + single.n,
+        "confidence": confidence,
+        "interval_method": "difference of the settings' intervals",
+        "range": list(STS_DIFFERENCE_RANGE),
+        "units": {"image": n_images},
+        "population": "these identities (images resampled)",
+        "reason": reason,
+    }
 
 
 def interval_text(ci: tuple[Any, Any] | None) -> str:
@@ -93,7 +110,12 @@ def interval_text(ci: tuple[Any, Any] | None) -> str:
     if ci is None or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci):
         # No interval: too few units vary (a JSON copy spells infinities as strings).
         return "—"
-    return f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+    low, high = f"{ci[0]:.1f}", f"{ci[1]:.1f}"
+    if low == high and ci[1] > ci[0]:
+        # Narrower than a tenth (a bound on a hundred thousand images): rounded outward, so
+        # that it never prints as a point.
+        low, high = f"{math.floor(ci[0] * 10) / 10:.1f}", f"{math.ceil(ci[1] * 10) / 10:.1f}"
+    return f"[{low}, {high}]"
 
 
 def estimate_cells(estimate: Estimate | dict[str, Any] | None) -> list[Any]:

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from scipy.stats import norm
+from scipy.stats import t as student_t
 from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych.core.capabilities import Message, Sampling
@@ -43,6 +45,13 @@ class FixedPShe(ScriptedLikelihood):
         lf = math.log(p) - 2.0 if p > 0 else -1e4
         lm = math.log(1 - p) - 2.0 if p < 1 else -1e4
         return {" he": lm, " she": lf}
+
+
+def no_spread_share(n: int, df: float) -> float:
+    """1 − α^(1/n_eff), n_eff = n·(z/t(df))²: the share of units Clopper–Pearson allows to
+    differ when none did, at a one-sided 2.5%."""
+    effective = n * (norm.ppf(0.025) / student_t.ppf(0.025, df)) ** 2
+    return float(1 - 0.025 ** (1 / effective))
 
 
 def analyze(store: Store, run_id: str) -> Any:
@@ -106,7 +115,19 @@ def test_certain_stereotyped_model_scores_100(store: Store) -> None:
     for setting in ("paired", "single"):
         assert numbers[f"STS {setting} (drawn labels)"]["value"] == 100.0
         assert numbers[f"STS {setting} (expected from P(he), P(she))"]["value"] == 100.0
-        assert numbers[f"STS {setting} (drawn labels)"]["ci_low"] == 100.0
+    # Every label stereotyped: the intervals are open below, never [100, 100]. Paired: 4
+    # scenes × 2 orders = 8 images, Clopper–Pearson's end for 8 of 8: 0.025^(1/8) = 0.631.
+    drawn = numbers["STS paired (drawn labels)"]
+    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"image": 8})
+    assert drawn["ci_low"] == pytest.approx(100 - 200 * (1 - 0.025 ** (1 / 8)))
+    assert drawn["ci_low"] == pytest.approx(26.12, abs=0.01)
+    result = analyze(store, run.id)
+    for table in result.tables:
+        for row in table.rows:
+            for cell in row:
+                if isinstance(cell, str) and cell.startswith("["):
+                    low, high = (float(x) for x in cell.strip("[]").split(","))
+                    assert -100 <= low < high <= 100, (table.title, row)
 
 
 def test_scores_for_known_probabilities(store: Store) -> None:
@@ -256,10 +277,16 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     ]
     paired = result.numbers["STS paired (expected from P(he), P(she))"]
     # 20 × 20 pairs × 2 orders × 2 people = 1600 prompts, in 400 scenes of 4 prompts whose
-    # mean is (2·40 + 2·20)/4 = 30 each: the bootstrap cannot move it.
+    # mean is (2·40 + 2·20)/4 = 30 each: nothing varies. Not a point, though: 1,600 prompts
+    # (df 399, the scenes less one) cannot rule out a few that differ — at most the
+    # Clopper–Pearson share for none in n·(z/t(df))², each moving the figure to an end.
     assert paired["value"] == pytest.approx(30.0)
-    assert (paired["n"], paired["clusters"]) == (1600, 400)
-    assert paired["ci_low"] == pytest.approx(30.0) and paired["ci_high"] == pytest.approx(30.0)
+    assert (paired["n"], paired["clusters"], paired["df"]) == (1600, 400, 399)
+    share = no_spread_share(1600, 399)
+    assert (paired["ci_low"], paired["ci_high"]) == (
+        pytest.approx(30 - share * 130), pytest.approx(30 + share * 70)
+    )  # fmt: skip
+    assert 29.6 < paired["ci_low"] < 30 < paired["ci_high"] < 30.2
     assert paired["resampled"] == "masculine and feminine identities"
     assert paired["units"] == {"masculine identity": 20, "feminine identity": 20}
     single = result.numbers["STS single (expected from P(he), P(she))"]
@@ -267,8 +294,12 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     assert single["value"] == pytest.approx(30.0)
     assert (single["n"], single["clusters"]) == (40, 40)
     # Each list is a stratum and every identity of a list gives the same value (40 feminine,
-    # 20 masculine): identities like these would give the same mean, a zero-width interval.
-    assert single["ci_low"] == pytest.approx(30.0) and single["ci_high"] == pytest.approx(30.0)
+    # 20 masculine): no spread again, 40 prompts on the lists' 19 to 38 df.
+    share = no_spread_share(40, single["df"])
+    assert 19 <= single["df"] <= 38
+    assert (single["ci_low"], single["ci_high"]) == (
+        pytest.approx(30 - share * 130), pytest.approx(30 + share * 70)
+    )  # fmt: skip
     # Over these 40 identities pooled, values 40 and 20 have sd 10.13 (ddof 1), standard
     # error 1.60, t(39) 2.023: a 95% half-width of 3.24. Resampling the 3 samples as units
     # would give about 3.24/√3 ≈ 1.9.
@@ -283,8 +314,12 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     table = next(t for t in result.tables if t.title.startswith("Expected STS per identity"))
     rows = {r[0]: dict(zip(table.columns, r, strict=True)) for r in table.rows}
     assert rows["nurse"]["E[STS] paired"] == pytest.approx(40.0)
-    # Every partner gives the nurse the same value: the interval over partners has no width.
-    assert rows["nurse"]["paired 95% CI"] == "[40.0, 40.0]"
+    # Every partner gives the nurse the same value, yet 40 prompts over 20 partners (df 19)
+    # do not make a point: 40 − 140·s to 40 + 60·s, s = 1 − 0.025^(1/35.07) = 0.0999.
+    share = no_spread_share(40, 19)
+    assert share == pytest.approx(0.0999, abs=1e-4)
+    assert rows["nurse"]["paired 95% CI"] == f"[{40 - 140 * share:.1f}, {40 + 60 * share:.1f}]"
+    assert rows["nurse"]["paired 95% CI"] == "[26.0, 46.0]"
     # One single prompt per identity: no interval.
     assert rows["carpenter"]["single 95% CI"] == "—"
     assert rows["carpenter"]["E[STS] single"] == pytest.approx(20.0)

@@ -1,5 +1,7 @@
 """The STS computed from labelled persons: overall, per stereotyped gender and per identity
-(micro), with percentile bootstrap intervals over images, and the overall STS over identities.
+(micro), with intervals over images (:mod:`diptych.core.metrics.cluster_interval`: t on the
+logit scale of [−100, 100], Clopper–Pearson's open end at a bound, never of zero width), and
+the overall STS over identities.
 
 The image intervals speak for the images these identities gave. The overall figure over
 identities (:data:`STSResult.over_identities`) speaks for identities like these: a paired image
@@ -14,6 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from diptych.core.metrics.cluster_interval import (
+    cluster_mean_inference,
+    difference_interval,
+    estimate_of,
+    interval_of,
+)
 from diptych.core.metrics.intervals import STS_RANGE
 from diptych.core.metrics.resampling import Inference, mean_over_units
 from diptych.core.metrics.stats import (
@@ -22,7 +30,6 @@ from diptych.core.metrics.stats import (
     ClusterMean,
     Estimate,
     json_safe,
-    percentile_interval,
 )
 from diptych.core.metrics.sts.rows import (
     CANNOT_IDENTIFY,
@@ -142,39 +149,22 @@ class _Slice:
         return self.mean.n
 
 
-class _Bootstrapper:
-    """Estimates for named slices; each name has its own random stream.
+class _Intervals:
+    """Estimates for named slices, each with its interval over its images
+    (:func:`~diptych.core.metrics.cluster_interval.cluster_mean_inference`): exact, so the
+    same for every seed, and an identity's does not change when others are added or removed."""
 
-    Deriving the stream from (seed, name) rather than drawing from one shared generator means an
-    identity's interval does not change when other identities are added or removed, and the single
-    and paired resamples of one identity are independent, as the gap's interval needs.
-    """
-
-    def __init__(self, n_boot: int, confidence: float, seed: int) -> None:
-        self.n_boot = n_boot
+    def __init__(self, confidence: float) -> None:
         self.confidence = confidence
-        self.seed = seed
 
-    def replicates(self, group: _Slice, name: str) -> tuple[float, NDArray[np.float64]]:
-        import numpy as np
+    def inference(self, group: _Slice) -> Inference:
+        return cluster_mean_inference(group.mean, bounds=STS_RANGE, confidence=self.confidence)
 
-        rng = np.random.default_rng([self.seed, zlib.crc32(name.encode("utf-8"))])
-        return group.mean.value, group.mean.replicates_by_type(n_boot=self.n_boot, rng=rng)
-
-    def estimate(self, group: _Slice | None, name: str, *, keep: bool = False) -> Estimate | None:
-        """The slice's STS with its percentile interval; ``keep``: a headline figure, which
-        keeps its replicates, its range and its units (images) for a gate to read."""
+    def estimate(self, group: _Slice | None) -> Estimate | None:
+        """The slice's STS with its interval, carrying what a gate reads to make it again."""
         if group is None:
             return None
-        value, reps = self.replicates(group, name)
-        low, high = percentile_interval(reps, self.confidence)
-        estimate = Estimate(value=value, ci_low=low, ci_high=high, n=group.n)
-        if not keep:
-            return estimate
-        return estimate.keeping(
-            reps, bounds=STS_RANGE, units={"image": group.mean.n_clusters},
-            population="these identities (images resampled)",
-        )  # fmt: skip
+        return estimate_of(self.inference(group), population="these identities (images resampled)")
 
 
 def _micro(
@@ -182,18 +172,17 @@ def _micro(
     stereotype: Gender,
     single: _Slice | None,
     paired: _Slice | None,
-    boot: _Bootstrapper,
+    intervals: _Intervals,
 ) -> MicroSTS:
     values: dict[Setting, float] = {}
-    reps: dict[Setting, NDArray[np.float64]] = {}
     pct_feminine: dict[Setting, float] = {}
-    cis: dict[Setting, Interval] = {}
+    cis: dict[Setting, Interval | None] = {}
     slices: tuple[tuple[Setting, _Slice | None], ...] = (("single", single), ("paired", paired))
     for setting, group in slices:
         if group is None:
             continue
-        values[setting], reps[setting] = boot.replicates(group, f"micro/{identity}/{setting}")
-        cis[setting] = percentile_interval(reps[setting], boot.confidence)
+        found = intervals.inference(group)
+        values[setting], cis[setting] = found.value, interval_of(found)
         pct_feminine[setting] = 100.0 * group.n_feminine / group.n
     both = "single" in values and "paired" in values
     return MicroSTS(
@@ -208,9 +197,13 @@ def _micro(
         n_paired=paired.n if paired else 0,
         single_ci=cis.get("single"),
         paired_ci=cis.get("paired"),
-        # Single and paired resamples are independent, so their differences are draws of the gap.
+        # Single and paired images are different images: the two intervals combine.
         gap_ci=(
-            percentile_interval(reps["paired"] - reps["single"], boot.confidence) if both else None
+            difference_interval(
+                (values["paired"], cis["paired"]), (values["single"], cis["single"])
+            )
+            if both
+            else None
         ),
     )
 
@@ -247,12 +240,12 @@ def stereotype_test_score(
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> STSResult:
-    """Overall, per-stereotype and micro STS of labelled PST images, with bootstrap intervals.
+    """Overall, per-stereotype and micro STS of labelled PST images, with their intervals.
 
     ``rows`` (LabelRows or a :class:`LabelTable`) may hold several annotators' labels per person;
-    they are reduced by majority first, as :func:`reduce_majority` does. ``seed`` (non-negative)
-    makes the intervals reproducible. Each interval resamples the slice's images through their
-    (persons, Stereo sum) types (:meth:`ClusterMean.replicates_by_type`).
+    they are reduced by majority first, as :func:`reduce_majority` does. Each slice's interval
+    is over its images, computed exactly (the module docstring); ``n_boot`` and ``seed``
+    (non-negative) are those of the interval over identities, and recorded.
     """
     import numpy as np
 
@@ -266,7 +259,7 @@ def stereotype_test_score(
         i, message = problem
         raise ValueError(f"row {i + 1}: {message}")
     persons = table.persons()
-    boot = _Bootstrapper(n_boot, confidence, seed)
+    intervals = _Intervals(confidence)
 
     # Identities whose every person is cannot_identify still get an (empty) micro entry; their
     # order is that of their first person.
@@ -303,8 +296,8 @@ def stereotype_test_score(
 
     return STSResult(
         overall=SettingScores(
-            single=boot.estimate(overall.get(single), "overall/single", keep=True),
-            paired=boot.estimate(overall.get(paired), "overall/paired", keep=True),
+            single=intervals.estimate(overall.get(single)),
+            paired=intervals.estimate(overall.get(paired)),
         ),
         micro={
             name: _micro(
@@ -312,18 +305,14 @@ def stereotype_test_score(
                 stereotype_of[name],
                 by_identity.get(code_of[name] * n_settings + single),
                 by_identity.get(code_of[name] * n_settings + paired),
-                boot,
+                intervals,
             )
             for name in stereotype_of
         },
         by_stereotype={
             g: SettingScores(
-                single=boot.estimate(
-                    by_stereotype.get(k * n_settings + single), f"stereotype/{g}/single"
-                ),
-                paired=boot.estimate(
-                    by_stereotype.get(k * n_settings + paired), f"stereotype/{g}/paired"
-                ),
+                single=intervals.estimate(by_stereotype.get(k * n_settings + single)),
+                paired=intervals.estimate(by_stereotype.get(k * n_settings + paired)),
             )
             for k, g in enumerate(GENDERS)
         },

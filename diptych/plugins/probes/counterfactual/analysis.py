@@ -324,8 +324,8 @@ def analyze_retrieval(p: RetrievalParams, run: RunView) -> ProbeResult:
             numbers.update(_numbers(f"{model}.{segment}.{view}", result))
             if view == " × ".join(_types(outcome.kept, segment)):
                 ndkl_rows.append([model, segment, *_distribution([q.ndkl for q in result.queries])])
-                if "bias" in result.figures:
-                    bias_rows.append(_bias_row(model, segment, result))
+            if "bias" in result.figures:  # the gender view only (ranking.BIAS_VIEW)
+                bias_rows.append(_bias_row(model, segment, result))
         if p.approximate and ranked.recalls:
             recall_rows.append(_recall_row(model, ranked, per_model[model], k_of, p))
     if unscorable:
@@ -388,9 +388,10 @@ def analyze_retrieval(p: RetrievalParams, run: RunView) -> ProbeResult:
                     "p",
                 ],
                 bias_rows,
-                note="positive: more male images retrieved; negative: more female. |Bias@K| is "
-                "above 0 when the gender is permuted within each set: its excess over that is "
-                "the figure to read",
+                note="the gender view (Bias@K counts the two genders only; other views would "
+                "repeat it). positive: more male images retrieved; negative: more female. "
+                "|Bias@K| is above 0 when the gender is permuted within each set: its excess "
+                "over that is the figure to read",
                 terminal_columns={
                     "segment": "segment",
                     "Bias@K": "Bias@K",

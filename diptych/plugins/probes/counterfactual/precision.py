@@ -1,6 +1,6 @@
 """The planned precision of counterfactual retrieval's headline figures: MaxSkew@K of each
-attribute view and Bias@K where gender is an attribute, over the units their intervals
-resample (:mod:`diptych.core.metrics.retrieval`).
+attribute view and Bias@K of the gender view where gender is an attribute, over the units
+their intervals resample (:mod:`diptych.core.metrics.retrieval`).
 
 A figure's interval resamples the occupations, every wording of one together (a PAIRS answer
 option is an occupation here). Where the occupations of a pool share its images — PAIRS: all
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.metrics.intervals import UNIT_SCORE_RANGE
 from diptych.core.metrics.precision import Components, PlannedDesign, PlannedFigure
-from diptych.plugins.probes.counterfactual.ranking import query_unit, views
+from diptych.plugins.probes.counterfactual.ranking import BIAS_VIEW, query_unit, views
 from diptych.plugins.probes.counterfactual.templates import data
 
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ def planned_retrieval(
     sets: Sequence[CounterfactualSet], queries: Mapping[str, Sequence[str]]
 ) -> list[PlannedFigure]:
     """Each segment's planned figures: MaxSkew@K per attribute view and, where gender is one
-    of its attributes, Bias@K of the intersectional view. ``queries`` holds each pool's
-    neutral queries (every wording of every occupation or answer option)."""
+    of its attributes, Bias@K of the gender view (the one it is scored in). ``queries`` holds
+    each pool's neutral queries (every wording of every occupation or answer option)."""
     by_segment: dict[str, list[CounterfactualSet]] = defaultdict(list)
     for s in sets:
         by_segment[s.segment].append(s)
@@ -75,11 +75,10 @@ def planned_retrieval(
                     f"{segment}.{view}.max_skew", design, bound(0.0, high), 0.0, high, grow=grow
                 )
             )
-        if "gender" in types:
-            view = " × ".join(types)
+        if BIAS_VIEW in types:
             out.append(
                 PlannedFigure(
-                    f"{segment}.{view}.bias",
+                    f"{segment}.{BIAS_VIEW}.bias",
                     design,
                     bound(*UNIT_SCORE_RANGE),
                     *UNIT_SCORE_RANGE,

@@ -128,12 +128,13 @@ class CounterfactualRetrieval(Probe):
         # too when it is the only one), segment, attribute view and measure, and the measure's
         # excess over a random ranking. Bias@K needs the images' gender.
         from diptych.core.metrics.retrieval_result import MEASURES
-        from diptych.plugins.probes.counterfactual.ranking import views
+        from diptych.plugins.probes.counterfactual.ranking import BIAS_VIEW, views
 
         names = []
         for segment, types in self.segments().items():
-            measures = [m for m in MEASURES if "gender" in types or "bias" not in m]
             for view in views(types):
+                # Bias@K counts the genders: the gender view's only.
+                measures = [m for m in MEASURES if view == BIAS_VIEW or "bias" not in m]
                 for measure in measures:
                     key = f"{MODEL}.{segment}.{view}.{measure}"
                     names += [f"{key}.excess", key]

@@ -53,6 +53,14 @@ def items(
             yield s, item_id(s, index), image
 
 
+#: The one view Bias@K is scored in. Bias@K = (male − female) / (male + female) counts the
+#: two genders and nothing else: in every view it is the same number with the same null (a
+#: set's genders are permuted with its groups), so under race it would read as a race figure
+#: it is not and under race × gender repeat itself. Scored once, in the view whose groups are
+#: the ones it counts.
+BIAS_VIEW = "gender"
+
+
 def views(types: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """The attribute views of a segment: its types intersected, then each type alone."""
     return {" × ".join(types): tuple(types), **{t: (t,) for t in types}}
@@ -90,11 +98,12 @@ def _ranked(
     kinds: tuple[str, ...],
 ) -> list[RankedItem]:
     """The ranked items, each with its group in the view ``kinds`` and its counterfactual set
-    (the null of the metrics permutes the attribute within each set)."""
+    (the null of the metrics permutes the attribute within each set). The gender, which Bias@K
+    counts, only in the gender view (:data:`BIAS_VIEW`)."""
     out = []
     for hit in hits:
         image = images[hit.id]
-        gender = image.attributes.get("gender")
+        gender = image.attributes.get("gender") if kinds == (BIAS_VIEW,) else None
         out.append(
             RankedItem(
                 hit.id,

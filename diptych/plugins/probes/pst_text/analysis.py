@@ -315,8 +315,8 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
                 "The STS of labels drawn from those probabilities follows as a secondary "
                 "figure (intervals over drawn samples)."
                 if likelihood
-                else "Intervals: 95% percentile bootstrap over scenes (both people of a paired "
-                "scene resampled together)."
+                else "Intervals: 95% over scenes (both people of a paired scene together), t on "
+                "the logit scale of [−100, 100], at ±100 the open Clopper–Pearson end."
             )
         ),
     )

@@ -40,7 +40,7 @@ def test_pairs_plans_on_its_sets_because_its_options_share_pools(
     assert 0.17 < want.half_width < 0.2
     # The race view has two groups: half the range, half the width.
     assert re.search(r"race-gender\.race\.max_skew: ±0\.09\d", out)
-    assert re.search(r"race-gender\.race × gender\.bias: ±0\.2\d", out)
+    assert re.search(r"race-gender\.gender\.bias: ±0\.2\d", out)
     assert "variance: a bound: every unit's figure anywhere in its range" in out
     assert "warning:" not in out
     code, out = call(

@@ -68,7 +68,11 @@ def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset
     # MinSkew: White female is absent (-inf by the definition); SocialCounterfactuals' 0.
     assert n[f"{key}.min_skew"]["value"] == 0.0
     assert n[f"{key}.ndkl"]["value"] == pytest.approx(hand_ndkl())
-    assert n[f"{key}.bias"]["value"] == pytest.approx(0.5)  # 3 male, 1 female in the top 4
+    # Bias@K counts the two genders: scored in the gender view, and there only.
+    gender = "chosen-encoder.race-gender.gender"
+    assert n[f"{gender}.bias"]["value"] == pytest.approx(0.5)  # 3 male, 1 female in the top 4
+    for other in (key, "chosen-encoder.race-gender.race"):
+        assert not [name for name in n if name.startswith(other) and "bias" in name]
     assert n[f"{key}.max_skew"]["n"] == 4
     # The null keeps the sets of the top 4 — set 0, set 1, set 0, set 0 — and permutes the
     # attributes within each set: set 0's three places hold three of its four groups, set 1's
@@ -87,12 +91,12 @@ def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset
     # |Bias@4| under the null: set 0's three places hold 1 or 2 of its 2 men (1/2 each), set
     # 1's place a man with 1/2, so 1, 2 or 3 men with 1/4, 1/2, 1/4 and |bias| 1/2, 0, 1/2:
     # E = 1/4; the observed 3 men of 4 give 1/2, an excess of 1/4. E[Bias@4] = 0 by symmetry.
-    assert n[f"{key}.abs_bias"]["null"] == pytest.approx(1 / 4)
-    assert n[f"{key}.abs_bias.excess"]["value"] == pytest.approx(0.5 - 1 / 4)
-    assert n[f"{key}.bias"]["null"] == pytest.approx(0.0)
+    assert n[f"{gender}.abs_bias"]["null"] == pytest.approx(1 / 4)
+    assert n[f"{gender}.abs_bias.excess"]["value"] == pytest.approx(0.5 - 1 / 4)
+    assert n[f"{gender}.bias"]["null"] == pytest.approx(0.0)
     # A random ranking: men in the top 4 ~ hypergeometric(8, 4, 4), weights 1, 16, 36, 16, 1
     # of 70 for 0..4 men, |bias| 1, 1/2, 0, 1/2, 1: E = 18/70.
-    assert n[f"{key}.abs_bias"]["random_ranking"] == pytest.approx(18 / 70)
+    assert n[f"{gender}.abs_bias"]["random_ranking"] == pytest.approx(18 / 70)
     # Gender alone: 3/4 male against 1/2 -> ln 1.5; female ln 0.5.
     assert n["chosen-encoder.race-gender.gender.max_skew"]["value"] == pytest.approx(math.log(1.5))
     assert n["chosen-encoder.race-gender.gender.min_skew"]["value"] == pytest.approx(math.log(0.5))
