@@ -17,6 +17,9 @@ gate ``below L`` at 95%), until the draw's persons run out.
   which "enough" ever declared the gate decided (either way, both false). Want ≤ 0.05 (what is
   left above it is the prediction-powered interval's own: about 0.93–0.95 of these intervals
   hold the truth at a fixed number of labels, ``ppi.coverage_active``).
+* ``measure.enough_false_rate_high_coverage`` — the same in the high-coverage regime of
+  ``bench/ppi_budgets.py`` (2,048 persons, the annotator labels 95%, its errors in a quarter of
+  hard persons): want ≤ 0.05.
 * ``measure.peeking_false_rate`` — the same runs judged by the plain 95% interval looked at after
   every label: what "enough" would say without its boundary (no target: the reason for it).
 * ``measure.enough_power`` — the limit 30 points above the truth (L = 60): the share of runs in
@@ -99,7 +102,7 @@ class _Walk:
     actual: dict[tuple[int, int], float] | None = None
 
 
-def _walk(run: _Run, seed: int, limit: float, *, forecast: bool = False) -> _Walk:
+def _walk(run: Any, seed: int, limit: float, *, forecast: bool = False) -> _Walk:
     """Label the draw's persons one by one, judging the figure after each label."""
     import numpy as np
 
@@ -165,6 +168,7 @@ def _walk(run: _Run, seed: int, limit: float, *, forecast: bool = False) -> _Wal
 
 @bench(
     measure__enough_false_rate="<= 0.05",
+    measure__enough_false_rate_high_coverage="<= 0.05",
     measure__peeking_false_rate=None,
     measure__enough_power=None,
     measure__half_width_forecast_10="in 0.9..1.1",
@@ -193,6 +197,7 @@ def measurement_mode() -> Iterator[Result]:
                  mc_se=round(se, 4), budget=BUDGET, persons=N_ID * N_ID * IMAGES * 2,
                  looks="after every label", shown_below=below,
                  shown_above=len(enough) - below)  # fmt: skip
+    yield from _false_rate_high_coverage()
     yield result("measure.peeking_false_rate", peeking / N_NULL, "fraction", sims=N_NULL,
                  mc_se=round(math.sqrt(peeking / N_NULL * (1 - peeking / N_NULL) / N_NULL), 4),
                  rule="plain 95% interval, looked at after every label")  # fmt: skip
@@ -220,3 +225,21 @@ def measurement_mode() -> Iterator[Result]:
                      mean_forecast=round(float(np.mean(forecasts[key])), 2),
                      mean_actual=round(float(np.mean(actuals[key])), 2),
                      ratio_from_20_labels=round(ratio((early, m)), 3))  # fmt: skip
+
+
+def _false_rate_high_coverage() -> Iterator[Result]:
+    import numpy as np
+
+    from bench.ppi_budgets import simulate_high_coverage
+
+    rng = np.random.default_rng(22)
+    sides: list[str] = []
+    for sim in range(N_NULL):
+        walk = _walk(simulate_high_coverage(rng), seed=20_000 + sim, limit=TRUTH)
+        if walk.enough is not None:
+            sides.append(walk.enough[1])
+    below = sum(1 for side in sides if side.startswith("shown below"))
+    yield result("measure.enough_false_rate_high_coverage", len(sides) / N_NULL, "fraction",
+                 sims=N_NULL, mc_se=round(math.sqrt(0.05 * 0.95 / N_NULL), 4), budget=BUDGET,
+                 persons=2048, looks="after every label", shown_below=below,
+                 shown_above=len(sides) - below)  # fmt: skip

@@ -32,6 +32,10 @@ prediction_powered_ratio` over both identity lists); the truth is 100 × 0.3.
   identities over 600 runs × 4 identities (want ≥ 0.93: with so few labels the interval is
   conservative — at most labelled − 1 degrees of freedom, Clopper–Pearson at a bound — and none
   is given below two labels).
+* ``ppi.coverage_small_budgets`` / ``ppi.side_miss_small_budgets`` (and ``_high_coverage``,
+  an annotator that labels 95% with its errors in a quarter of hard persons): the measurement
+  draw stopped at 40, 60 and 90 labels, the lowest coverage (want ≥ 0.94) and the largest
+  one-sided miss (want ≤ 0.03) over the stops, 2,000 draws (``bench/ppi_budgets.py``).
 * ``ppi.pairs_faces_coverage`` — real annotator errors: the ``faces`` annotator on the bundled
   PAIRS photographs (whose gender is known, labelled once per bench run), the truth playing the
   reviewer: 600 simulated runs of 200 photographs drawn from PAIRS with their faces labels, 50 of
@@ -407,6 +411,18 @@ def identity_slices() -> Iterator[Result]:
                  slices=total, slices_without_interval=no_interval,
                  mc_se=round(math.sqrt(coverage * (1 - coverage) / total), 4),
                  median_labelled=float(np.median(labelled)), human_labels=BUDGET)  # fmt: skip
+
+
+@bench(
+    ppi__coverage_small_budgets=">= 0.94",
+    ppi__side_miss_small_budgets="<= 0.03",
+    ppi__coverage_small_budgets_high_coverage=">= 0.94",
+    ppi__side_miss_small_budgets_high_coverage="<= 0.03",
+)
+def small_budgets() -> Iterator[Result]:
+    from bench.ppi_budgets import small_budget_figures
+
+    yield from small_budget_figures()
 
 
 # --- real annotator errors: faces on PAIRS ----------------------------------------------------

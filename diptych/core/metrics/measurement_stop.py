@@ -86,6 +86,28 @@ def variance_after(se: float, sampling_variance: float, n_labelled: int, more: f
     return total - sampling + sampling * n_labelled / (n_labelled + max(more, 0.0))
 
 
+def df_after(number: Mapping[str, Any], more: float) -> float:
+    """The interval's degrees of freedom after ``more`` labels of the same design: the
+    sampling part's (``sampling_df``) grow with the labels, the rest's (what the units carry,
+    read back from the figure's Satterthwaite combination) stay; at most the labels less one."""
+    df = float(number["df"])
+    n = int(number["n_labelled"])
+    se = float(number["se"])
+    df_s = number.get("sampling_df")
+    total = se**2
+    sampling = min(max(float(number.get("sampling_variance") or 0.0), 0.0), total)
+    if not isinstance(df_s, int | float) or not math.isfinite(df_s) or sampling <= 0 or n < 1:
+        return df
+    # Satterthwaite: 1/df = [S²/df_S + R²/df_R] / V², so the rest's term R²/df_R is what the
+    # figure's df leaves once the sampling part's is taken out; it does not change.
+    rest_term = max(total**2 / df - sampling**2 / df_s, 0.0) if df > 0 else 0.0
+    later_s = sampling * n / (n + more)
+    later = total - sampling + later_s
+    den_later = later_s**2 / (df_s * (n + more) / n) + rest_term
+    grown = later**2 / den_later if den_later > 0 else math.inf
+    return float(min(n + more - 1, max(1.0, grown)))
+
+
 def _recipe(number: Mapping[str, Any]) -> IntervalRecipe:
     recipe = IntervalRecipe.from_number(number)
     if isinstance(recipe, str):
@@ -95,10 +117,10 @@ def _recipe(number: Mapping[str, Any]) -> IntervalRecipe:
     return recipe
 
 
-def _with_se(recipe: IntervalRecipe, se: float) -> IntervalRecipe:
+def _with_se(recipe: IntervalRecipe, se: float, df: float | None = None) -> IntervalRecipe:
     return IntervalRecipe.t(
-        recipe.value, se, recipe.df, bounds=recipe.bounds, transform=recipe.transform,
-        n=recipe.n, count=recipe.count,
+        recipe.value, se, recipe.df if df is None else df, bounds=recipe.bounds,
+        transform=recipe.transform, n=recipe.n, count=recipe.count,
     )  # fmt: skip
 
 
@@ -117,7 +139,7 @@ def expected_half_width(
     later = variance_after(
         se, float(number.get("sampling_variance") or 0.0), int(number["n_labelled"]), more
     )
-    return _half(_with_se(recipe, math.sqrt(later)).interval(confidence))
+    return _half(_with_se(recipe, math.sqrt(later), df_after(number, more)).interval(confidence))
 
 
 def information_fraction(number: Mapping[str, Any], budget: int) -> float:

@@ -13,6 +13,7 @@ import pytest
 from diptych.core.metrics.measurement_stop import (
     MIN_LABELS,
     GateLimit,
+    df_after,
     expected_half_width,
     gate_decision,
     information_fraction,
@@ -163,3 +164,16 @@ def test_enough_once_the_monitored_interval_decides_the_gate_or_the_width_is_rea
     few = measure_status(number(n=MIN_LABELS - 1), "STS paired", budget=100, gate=gate,
                          target=100.0)  # fmt: skip
     assert few.decided is None and few.enough is None
+
+
+def test_the_degrees_of_freedom_grow_with_the_sampling_part() -> None:
+    # se² = 10: a sampling part 6 with 8 df and a rest 4 with 15 df, so the figure's df is
+    # 100 / (36/8 + 16/15) = 17.96. After 40 more labels (40 now) the sampling part halves to 3
+    # and its df double to 16; the rest's term 16/15 stays: 49 / (9/16 + 16/15) = 30.08.
+    df = 100 / (36 / 8 + 16 / 15)
+    number = {"df": df, "n_labelled": 40, "se": math.sqrt(10.0), "sampling_variance": 6.0,
+              "sampling_df": 8.0}  # fmt: skip
+    assert df_after(number, 40) == pytest.approx(49 / (9 / 16 + 16 / 15))
+    assert df_after(number, 0) == pytest.approx(df)
+    # Without a sampling df (a figure from before it was recorded) the df stay as they are.
+    assert df_after({**number, "sampling_df": None}, 40) == pytest.approx(df)

@@ -3,6 +3,8 @@ unbiasedness of inverse-probability weighting on a simulated population, the aut
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,7 @@ from diptych.core.metrics.ppi import (
     prediction_powered_ratio,
     uniform_probabilities,
 )
+from diptych.core.metrics.ppi_small_sample import left_out_lambdas
 
 ONES4 = np.ones(4)
 
@@ -38,15 +41,21 @@ def test_hand_worked_estimate() -> None:
     assert found.inference.ci_low < -25.0 < found.inference.ci_high
 
 
-def test_tuned_lambda_is_zero_without_relation_and_clipped() -> None:
-    # The annotator's values carry no covariance with people's (centred) labels: λ* = 0, as
-    # worked in the hand example's numbers (num = 2·1·0.5 + 2·(−1)·0.5 = 0).
+def test_each_label_gets_lambda_tuned_on_the_others_and_clipped() -> None:
+    # The hand example's persons 0 and 2 (w = 2, 1/π − 1 = 1; λ = 0 gives θ₀ = 0, so g = f,
+    # centred 0.5, and h = y, weighted mean 0): λ*'s terms a = w (1/π − 1)(h − h̄)(g − ḡ) are
+    # 1 and −1, b = w (1/π − 1)(g − ḡ)² are 0.5 each. Person 0's λ is the other's a/b = −2,
+    # clipped to 0; person 2's is 2, clipped to 1 (one label: no standard error to add).
+    # Their weighted mean λ is 0.5, and
+    #   μ_S = 0.5 · mean f + [2 (1 − 0 · 1) + 2 (−1 − 1 · 1)] / 4 = 0.25 − 0.5 = −0.25
+    #   μ_D = 0.5 · 1 + [2 (1 − 0) + 2 (1 − 1)] / 4 = 1                      → θ = −0.25
     found = prediction_powered_ratio(
         [1, 0, -1, 0], [1, 0, 1, 0], [1, 1, 1, -1], ONES4, [True, False, True, False],
         [0.5] * 4, {"image": [0, 1, 2, 3]},
     )  # fmt: skip
-    assert found.lam == 0.0
-    # An annotator that says half of the truth: Cov/Var = 2, clipped to 1.
+    assert found.lam == pytest.approx(0.5)
+    assert found.inference.value == pytest.approx(-0.25)
+    # An annotator that says half of the truth: Cov/Var = 2 without any one label, clipped to 1.
     rng = np.random.default_rng(0)
     y = rng.choice([-1.0, 1.0], 200)
     found = prediction_powered_ratio(
@@ -54,6 +63,98 @@ def test_tuned_lambda_is_zero_without_relation_and_clipped() -> None:
         {"image": np.arange(200)},
     )  # fmt: skip
     assert found.lam == 1.0
+
+
+def test_left_out_lambdas_by_hand() -> None:
+    # Persons 0–2 labelled (π = 1/2: w = 2, 1/π − 1 = 1), person 3 not; g = ±1 (mean 0),
+    # h = 1, 0, 1.5 (weighted mean 5/6). λ*'s terms: a = 2 (h − 5/6) g = 1/3, 5/3, 4/3 and
+    # b = 2 g² = 2. Person 0's λ from persons 1 and 2: 3/4, with the delta method's standard
+    # error √((5/3 − 3/2)² + (4/3 − 3/2)²) / 4 = √(1/18) / 4; person 1's 5/12 + √(1/2)/4;
+    # person 2's 1/2 + √(8/9)/4.
+    g = np.array([1.0, -1.0, 1.0, -1.0])
+    h = np.array([1.0, 0.0, 1.5, 0.0])
+    lab = np.array([True, True, True, False])
+    pi = np.array([0.5, 0.5, 0.5, 1.0])
+    w = np.where(lab, 1 / pi, 0.0)
+    found = left_out_lambdas(g, h, w, pi, lab)
+    expected = [
+        0.75 + math.sqrt(1 / 18) / 4,
+        5 / 12 + math.sqrt(0.5) / 4,
+        0.5 + math.sqrt(8 / 9) / 4,
+        0.0,
+    ]
+    assert found == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_share_told_stays_a_share() -> None:
+    # The annotator tells 6 of 8 persons; people labelled persons 0 and 2 (π = 1/2), telling
+    # both. With λ = 1 the denominator would be 0.75 + [2 (1 − 0) + 2 (1 − 1)] / 4 = 1.25, a
+    # share above 1. Its λ is scaled down to where it meets 1: at λ_D = κ λ it is 1 + 0.25 κ,
+    # so κ = 0 (people's own share, 1), while the numerator keeps λ = 1:
+    #   μ_S = mean f_S + [2 (1 − 0) + 2 (−1 − 1)] / 4 = 0.25 − 0.5 = −0.25   → θ = −0.25
+    # (−0.2 with the share of 1.25).
+    f_s = [0, 0, 1, 1, -1, 1, 1, -1]
+    f_d = [0, 0, 1, 1, 1, 1, 1, 1]
+    y_s = [1, 0, -1, 0, 0, 0, 0, 0]
+    labelled = [True, False, True] + [False] * 5
+    found = prediction_powered_ratio(
+        y_s, np.ones(8), f_s, f_d, labelled, np.full(8, 0.5), {"image": np.arange(8)}, lam=1.0
+    )
+    assert found.linearised is not None
+    assert found.linearised[0].denominator == pytest.approx(1.0)
+    assert found.inference.value == pytest.approx(-0.25)
+    # The influences still sum to zero (the interval is centred on the estimate).
+    assert found.linearised[0].influence.sum() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_shares_told_stay_in_range_on_an_active_design() -> None:
+    # An annotator that abstains on a tenth of the persons, where the active design draws
+    # most: the estimated share told never leaves [0, 1] over many small draws.
+    rng = np.random.default_rng(5)
+    n_all = 600
+    told = (rng.random(n_all) >= 0.02).astype(float)
+    y = np.where(told == 1, rng.choice([-1.0, 1.0], n_all, p=[0.35, 0.65]), 0.0)
+    abstain = rng.random(n_all) < 0.1
+    f = np.where(abstain, 0.0, y)
+    pi = active_probabilities(np.where(abstain, 1.0, 0.02), 20)
+    shares = []
+    for _ in range(300):
+        drawn = draw_sample(pi, "active", rng)
+        if drawn.sum() < 2 or not (told[drawn] > 0).any():
+            continue
+        found = prediction_powered_ratio(
+            y, told, f, (f != 0).astype(float), drawn, pi, {"image": np.arange(n_all)}
+        )
+        assert found.linearised is not None
+        shares.append(found.linearised[0].denominator)
+    assert len(shares) > 250
+    assert 0.0 < min(shares) and max(shares) <= 1.0
+
+
+def test_few_disagreements_give_few_degrees_of_freedom() -> None:
+    # 400 persons all +1, 40 labelled uniformly (π = 0.1), the annotator right on all but
+    # person 0 (it says −1); λ = 1, every person told. The rectifier r = y − f is 2
+    # at person 0 and 0 elsewhere, its weighted mean 2/40 = 0.05, so each drawn person's term
+    # of the sampling variance c = (1 − π)/π² (r − r̄)² is 90 · 1.95² = 342.225 (person 0) or
+    # 90 · 0.05² = 0.225 (39 others): Satterthwaite's df 2 (Σ c)² / Σ (1 − π) c² =
+    # 2 · 351² / (0.9 · (342.225² + 39 · 0.225²)) = 2.3377. The interval rests on one
+    # disagreement, not on 39 df.
+    n_all = 400
+    y = np.ones(n_all)
+    f = y.copy()
+    f[0] = -1.0
+    labelled = np.zeros(n_all, dtype=bool)
+    labelled[np.arange(0, n_all, 10)] = True
+    found = prediction_powered_ratio(
+        y, np.ones(n_all), f, np.ones(n_all), labelled, np.full(n_all, 0.1),
+        {"image": np.arange(n_all)}, lam=1.0,
+    )  # fmt: skip
+    assert found.linearised is not None
+    expected = 2 * 351.0**2 / (0.9 * (342.225**2 + 39 * 0.225**2))
+    assert found.linearised[0].sampling_df == pytest.approx(expected, rel=1e-9)
+    # The interval's df combines it with the images' (399) for the annotator's own spread,
+    # next to nothing here: never below it, nearly it.
+    assert expected <= found.inference.df < expected + 0.1
 
 
 def test_is_the_ppi_mean_of_the_authors_for_a_uniform_sample() -> None:
