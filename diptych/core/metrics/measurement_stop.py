@@ -10,14 +10,15 @@ annotator's labels on every person carry, which no label changes. After ``more``
     se²(n + more) = se² − V_S + V_S · n / (n + more),
 
 and the expected interval is the figure's own interval made with that standard error (same
-method, level, degrees of freedom and range: :func:`expected_half_width`). The 1/n law takes
-π' to grow in proportion to the labels, as it does in a measurement draw (π' = (m/N)·π with the
-visited prefix m growing as the labels do), holds λ where it is and leaves out the
-finite-population gain as π' nears 1. On a simulated uniform sample the forecast after 10 and
-50 more labels is within 2% of the half-width those labels give
+method, level and range: :func:`expected_half_width`), its degrees of freedom those of the
+sampling part grown in proportion to the labels, the rest's kept (:func:`df_after`). The 1/n law
+takes π' to grow in proportion to the labels, as it does in a measurement draw (π' = (m/N)·π
+with the visited prefix m growing as the labels do), holds λ where it is and leaves out the
+finite-population gain as π' nears 1. On a simulated uniform sample the forecast after 10 and 50
+more labels is within 2% of the half-width those labels give
 (``tests/core/metrics/test_measurement_stop.py``); on the measurement draw itself
-(``bench/measure.py``) it is within a few per cent from 40 labels on, and errs wide before
-(from 20 labels, the figure narrows faster than forecast as λ settles).
+(``bench/measure.py``) it is within a few per cent from 40 labels on, and errs wide before (from
+20 labels, the figure narrows faster than forecast as λ settles).
 
 **Looking after every label.** A 95% interval looked at after every label and taken as decided
 the first time it clears a limit clears it by chance far more often than 5% of the time (half of
