@@ -29,6 +29,7 @@ from diptych.core.metrics.sts import (
     reduce_majority,
     stereo,
 )
+from diptych.core.report.formatting import bounds
 
 
 def sts_row(
@@ -93,7 +94,7 @@ def interval_text(ci: tuple[Any, Any] | None) -> str:
     if ci is None or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci):
         # No interval: too few units vary (a JSON copy spells infinities as strings).
         return "—"
-    return f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+    return bounds(ci[0], ci[1])
 
 
 def estimate_cells(estimate: Estimate | dict[str, Any] | None) -> list[Any]:

@@ -42,6 +42,7 @@ from diptych.core.metrics.association import (
 )
 from diptych.core.metrics.resampling import Inference
 from diptych.core.probe import ProbeResult, Table
+from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
 from diptych.plugins.probes.pairs.answers import (
@@ -72,7 +73,7 @@ def _fmt(x: float | None, digits: int = 2) -> str:
 
 
 def _ci(low: float | None, high: float | None) -> str:
-    return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+    return bounds(low, high)
 
 
 def _ci_of(inference: Inference | None) -> str:
