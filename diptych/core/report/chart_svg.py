@@ -21,6 +21,7 @@ from typing import Literal
 from xml.sax.saxutils import escape
 
 from diptych.core.report.chart_model import Chart, ChartPoint
+from diptych.core.report.formatting import figure_text
 
 Layout = Literal["wide", "narrow"]
 
@@ -218,12 +219,18 @@ def _grid(frame: _Frame, reference: float | None, y0: float, y1: float) -> list[
     return out
 
 
+def _tick(value: float) -> str:
+    """A tick label: a whole number as it is, else as every figure prints (two decimals
+    below 10)."""
+    return f"{value:g}" if float(value).is_integer() else figure_text(value)
+
+
 def _axis(chart: Chart, frame: _Frame, y: float) -> tuple[list[str], float]:
     """Tick labels under the plot from baseline ``y``, then the axis' name wrapped to the
     plot's width; the parts and the bottom of the last line."""
     values = ticks(frame.low, frame.high)
     x_of = {t: frame.x(t) for t in values}
-    out = [_text(x_of[t], y, f"{t:g}", "middle") for t in _thinned(values, x_of)]
+    out = [_text(x_of[t], y, _tick(t), "middle") for t in _thinned(values, x_of)]
     centre = (frame.x0 + frame.x1) / 2
     lines = wrap(chart.axis, frame.x1 - frame.x0, max_lines=4)
     for i, line in enumerate(lines):
@@ -241,9 +248,10 @@ def _row_height(label: str, n_series: int, layout: Layout, side_w: float = 0.0) 
     return LINE * len(wrap(label, WIDTHS["narrow"] - 12 - side_w)) + 8 * n_series + 8
 
 
-#: The tallest a printed chart may be: an A4 page's text column (about 1000 CSS px) less its
-#: caption and a heading kept with it.
-PRINT_HEIGHT = 820.0
+#: The tallest a printed chart part may be: a little over half an A4 page's text column
+#: (about 1000 CSS px), so that a part fits under the headings and text a page already holds
+#: instead of leaving that page mostly empty.
+PRINT_HEIGHT = 560.0
 #: What a chart takes besides its rows: legend, side label, tick labels and axis name.
 _FRAME_HEIGHT = 110.0
 

@@ -26,6 +26,18 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+#: Table columns that hold p- or q-values.
+_P_COLUMNS = re.compile(r"^(p|q|p-value|q-value|p \(.*\)|.* p)$", re.IGNORECASE)
+
+
+def cell_text(cell: Any, column: Any = "") -> str:
+    """A table cell as every surface prints it: :func:`fmt`, and a p- or q-value column's
+    floats to three decimals (:func:`p_text`)."""
+    if isinstance(cell, float) and _P_COLUMNS.match(str(column).strip()):
+        return p_text(cell)
+    return fmt(cell)
+
+
 def image_type(data: bytes) -> str | None:
     """The media type of an image's bytes, or None when they are not an image a browser shows."""
     for magic, mime in _IMAGE_MAGIC:

@@ -17,6 +17,7 @@ from diptych.core.report.chart_svg import print_parts as chart_print_parts
 from diptych.core.report.charts import Chart, charted, charts_of
 from diptych.core.report.findings import METHOD as AGENT_METHOD
 from diptych.core.report.formatting import (
+    cell_text,
     counted,
     data_uri,
     figure_text,
@@ -27,7 +28,12 @@ from diptych.core.report.formatting import (
 )
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
-from diptych.core.report.print_tables import PHONE_WIDTH, numeric_cell, print_parts
+from diptych.core.report.print_tables import (
+    LAPTOP_WIDTH,
+    PHONE_WIDTH,
+    numeric_cell,
+    print_parts,
+)
 from diptych.core.report.verdict import (
     FRAMEWORKS,
     findings,
@@ -131,6 +137,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(
         fmt=fmt,
+        cell_text=cell_text,
         p_text=p_text,
         counted=counted,
         figure_text=figure_text,
@@ -146,6 +153,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         figure_alt=figure_alt,
         print_parts=print_parts,
         PHONE_WIDTH=PHONE_WIDTH,
+        LAPTOP_WIDTH=LAPTOP_WIDTH,
         numeric_cell=numeric_cell,
     )
     env.filters["data_uri"] = data_uri

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,12 @@ from tests.support.surfaces import assert_report_surfaces, shell_env
 
 pytestmark = pytest.mark.surface
 FORMATS = "html,md,json,pdf"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _runs_before_the_browser(report_dir: Path) -> None:
+    """The five-run audit is run before the browser opens: a run drives its own event loop,
+    which cannot start while Playwright's runs on this thread."""
 
 
 def sh(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -64,11 +71,11 @@ def test_the_demo_report(tmp_path: Path, shell: dict[str, str], browser: Any) ->
 
 
 def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: Any) -> None:
-    masculine = ["carpenter", "farmer", "guard", "sheriff", "mechanic", "plumber"]
-    feminine = ["nurse", "editor", "secretary", "librarian", "cashier", "receptionist"]
+    masculine = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+    feminine = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
     file = planted_audit(
         tmp_path / "audit.yaml",
-        [{"part": "pst-text", "figure": FIGURE, "not_below": 0, "name": "a lean is shown"}],
+        [{"part": "pst-text", "figure": FIGURE, "below": 95, "name": "far from all-stereotyped"}],
         masculine,
         feminine,
         name="early",
@@ -76,7 +83,9 @@ def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: 
         report={"formats": FORMATS.split(",")},
     )
     done = sh(
-        f"diptych audit run {file.name} --until-decided --out report --quiet", tmp_path, shell
+        f"diptych audit run {file.name} --until-decided --batches 4 --out report --quiet",
+        tmp_path,
+        shell,
     )
     assert done.returncode in (0, 1), done.stderr
     report = tmp_path / "report"
@@ -115,38 +124,55 @@ def test_the_five_run_audit(report_dir: Path, browser: Any) -> None:
     assert_report_surfaces(report_dir, browser=browser)
 
 
+def off_the_loop(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call`` on a thread of its own: Playwright's sync API keeps an event loop running on
+    this one, where ``asyncio.run`` (a run's engine) refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call, *args, **kwargs).result()
+
+
 @pytest.fixture
-def scripted_ws(tmp_path: Path) -> Iterator[Workspace]:
+def scripted() -> Iterator[None]:
     plugins.load_plugins()
     name = plugins.register_plugin(diptych.testing, "testing")
     try:
-        with Workspace.open(tmp_path / ".diptych") as ws:
-            yield ws
+        yield
     finally:
         plugins.unregister_plugin(name)
 
 
+def _retrieval_report(where: Path) -> None:
+    with Workspace.open(where / ".diptych") as ws:
+        run = ws.runs.run_sync(
+            "counterfactual-retrieval",
+            ["scripted-encoder"],
+            params={"k": 5, "n_boot": 100, "n_perm": 100, "desired": "uniform"},
+        )
+        ws.analysis.report(run.id, where / "report", formats=FORMATS)
+
+
+@pytest.mark.usefixtures("scripted")
 def test_a_retrieval_run(
-    scripted_ws: Workspace, tmp_path: Path, browser: Any, shell: dict[str, str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
-    monkeypatch.chdir(tmp_path)
-    run = scripted_ws.runs.run_sync(
-        "counterfactual-retrieval",
-        ["scripted-encoder"],
-        params={"k": 5, "n_boot": 100, "n_perm": 100, "desired": "uniform"},
-    )
-    scripted_ws.analysis.report(run.id, tmp_path / "report", formats=FORMATS)
-    assert_report_surfaces(tmp_path / "report", browser=browser)
-
-
-def test_agent_findings(
-    scripted_ws: Workspace, tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, browser: Any, shell: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
+    off_the_loop(_retrieval_report, tmp_path)
+    assert_report_surfaces(
+        tmp_path / "report", browser=browser, cwd=tmp_path, env=shell, store=tmp_path / ".diptych"
+    )
+
+
+def _agent_report(where: Path) -> None:
     from tests.core.report.test_agent_findings import _findings
 
+    with Workspace.open(where / ".diptych") as ws:
+        run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+        ws.findings.save("sess1", _findings(run.id))
+        ws.analysis.report(run.id, where / "report", formats=FORMATS)
+
+
+@pytest.mark.usefixtures("scripted")
+def test_agent_findings(tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    run = scripted_ws.runs.run_sync("pst-text", ["scripted-likelihood"])
-    scripted_ws.findings.save("sess1", _findings(run.id))
-    scripted_ws.analysis.report(run.id, tmp_path / "report", formats=FORMATS)
+    off_the_loop(_agent_report, tmp_path)
     assert_report_surfaces(tmp_path / "report", browser=browser)

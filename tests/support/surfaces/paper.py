@@ -108,7 +108,9 @@ def _tokens(text: str) -> list[str]:
     return [t for t in text.split() if t]
 
 
-def _find(words: list[Word], tokens: list[str], start: int) -> tuple[int, int] | None:
+def _find(
+    words: list[Word], tokens: list[str], start: int, window: int = 10
+) -> tuple[int, int] | None:
     """Where ``tokens`` print, in order, from ``start``: the index of the first and of the
     last (a token may print split or joined at a line's end, so each is matched by
     containment, within a window)."""
@@ -120,7 +122,7 @@ def _find(words: list[Word], tokens: list[str], start: int) -> tuple[int, int] |
         j, last = i, i
         ok = True
         for token in tokens[1:]:
-            for k in range(j + 1, min(len(words), j + 10)):
+            for k in range(j + 1, min(len(words), j + window)):
                 if _same(words[k].text, token):
                     j = last = k
                     break
@@ -133,7 +135,9 @@ def _find(words: list[Word], tokens: list[str], start: int) -> tuple[int, int] |
 
 
 def _same(word: str, token: str) -> bool:
-    return word == token or (len(token) > 3 and (token in word or word in token))
+    # A word split at a line's end (or joined to its punctuation) is matched by containment,
+    # both sides long enough that "a" is never found inside "Provenance".
+    return word == token or (min(len(word), len(token)) > 3 and (token in word or word in token))
 
 
 def _fill(printed: Printed, page: int) -> float:
@@ -161,7 +165,9 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         tokens = _tokens(element["text"])
         # Long texts are anchored by their first and last few words.
         anchor = tokens if len(tokens) <= 12 else tokens[:3]
-        found = _find(printed.words, anchor, cursor)
+        # A heading's words print one after another; a figure's or a row's may interleave.
+        window = 2 if element["kind"] == "heading" else 10
+        found = _find(printed.words, anchor, cursor, window)
         if found is None:
             continue
         first = found[0]

@@ -21,7 +21,12 @@ _DECIMAL = re.compile(r"(?<![\w.,/])([-−]?)(\d{1,3}(?:,\d{3})+|\d+)\.(\d+)(?![
 #: A p- or q-value just before: read against 0.05, to three decimals.
 _P_BEFORE = re.compile(r"(\b[pq](-value)?|\bp_value|\bq_value)\s*(=|<|≤)?\s*$", re.IGNORECASE)
 #: A section or risk number of a cited document, not a figure ("§3.3", "Sections 3.3 and 4").
-_CITED_BEFORE = re.compile(r"(§|\b(sections?|risk|tables?|figures?|chapter|article))\s*$", re.I)
+_CITED_BEFORE = re.compile(
+    r"(§|§[\d.]+[–-]|\b(sections?|risk|tables?|figures?|chapter|article|CC BY(-SA)?))\s*$|"
+    # A threshold a method compares with ("s > 0.6", "p < 0.05"), not a figure.
+    r"[<>≤≥]\s*$",
+    re.I,
+)
 #: Nouns the report counts; after any count but 1 they must be plural.
 _NOUNS = (
     "identity|image|prompt|scene|answer|story|query|person|trial|request|occupation|partner"
@@ -135,7 +140,10 @@ def digit_problems(text: str, column: str = "") -> list[str]:
         before = text[max(0, m.start() - 1) : m.start()]
         if before == "$" or text[max(0, m.start() - 2) : m.start()] in ("$-", "$−"):
             continue
-        if _CITED_BEFORE.search(text[max(0, m.start() - 12) : m.start()]):
+        before_text = text[max(0, m.start() - 12) : m.start()]
+        if _CITED_BEFORE.search(before_text) and not (
+            re.search(r"[<≤]\s*$", before_text) and float(m.group(2) + "." + m.group(3)) < 0.01
+        ):
             continue
         whole = float(m.group(2).replace(",", ""))
         decimals = len(m.group(3))

@@ -438,7 +438,7 @@ def _t_test_table(ctx: _Context) -> Table:
             "five status questions); a pair is the two images of one scenario that differ only "
             "in the compared attribute, so df = pairs − 1. scipy.stats.ttest_rel; the "
             "difference is the mean paired difference and its 95% CI the test's t interval. "
-            "t is ±inf "
+            "t is ±∞ "
             "(p = 0) when every pair differs by the same amount, undefined when every pair "
             "agrees."
         ),

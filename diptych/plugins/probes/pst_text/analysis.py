@@ -295,7 +295,6 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
     )
 
 
-
 def _as_prompts(number: dict[str, Any]) -> dict[str, Any]:
     """A drawn-label figure with its units named as this probe's: the STS scorer resamples
     "images" (pst's unit), which here are prompts."""
@@ -306,6 +305,7 @@ def _as_prompts(number: dict[str, Any]) -> dict[str, Any]:
     if isinstance(population, str):
         number["population"] = population.replace("images resampled", "prompts resampled")
     return number
+
 
 def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -> ProbeResult:
     """Score a ``pst-text`` run from the labels its probe read off the answers, stored under
