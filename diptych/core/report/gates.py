@@ -63,7 +63,9 @@ def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
             continue
         out.setdefault(
             (str(run), r.figure),
-            DecidedInterval(r.ci_low, r.ci_high, f"{r.confidence:.1%}", interval_kind(r.method)),
+            DecidedInterval(
+                r.ci_low, r.ci_high, f"{r.confidence:.1%}", interval_kind(getattr(r, "method", ""))
+            ),
         )
     return out
 
@@ -129,7 +131,7 @@ def gate_lines(report: Any, runs: dict[str, str] | None = None) -> list[GateLine
                 rule=f"{RULES.get(r.rule, r.rule)} {r.limit_text}",
                 note=r.note,
                 run=(runs or {}).get(r.part, ""),
-                kind=interval_kind(r.method),
+                kind=interval_kind(getattr(r, "method", "")),
             )
         )
     return out

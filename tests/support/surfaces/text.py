@@ -27,6 +27,7 @@ _CITED_BEFORE = re.compile(
     r"[<>≤≥]\s*$",
     re.I,
 )
+_QUOTED = re.compile(r"“[^”]*”")
 #: Nouns the report counts; after any count but 1 they must be plural.
 _NOUNS = (
     "identity|image|prompt|scene|answer|story|query|person|trial|request|occupation|partner"
@@ -136,6 +137,9 @@ def digit_problems(text: str, column: str = "") -> list[str]:
     """Decimals that break the one rule of digits: one decimal from 10 up, two below (p- and
     q-values: three); money (``$``) keeps its cents."""
     out = []
+    # A model's own words, quoted where the report lists the sentences it dropped, are not
+    # the report's numbers.
+    text = _QUOTED.sub("“”", text)
     for m in _DECIMAL.finditer(text):
         before = text[max(0, m.start() - 1) : m.start()]
         if before == "$" or text[max(0, m.start() - 2) : m.start()] in ("$-", "$−"):
@@ -234,7 +238,7 @@ def json_display_texts(data: Any, key: str = "") -> list[str]:
     return [data] if isinstance(data, str) and key in _DISPLAY_KEYS else []
 
 
-def text_problems(report_dir: Path) -> list[str]:
+def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     """Every problem of the text checks in the report written to ``report_dir`` (whichever of
     its HTML, Markdown and JSON exist)."""
     problems: list[str] = []
@@ -247,7 +251,7 @@ def text_problems(report_dir: Path) -> list[str]:
         for chunk in chunks:
             where = "html"
             problems += [f"{where}: {p}" for p in word_problems(chunk.text, probes)]
-            if not chunk.code:
+            if digits and not chunk.code:
                 problems += [f"{where}: {p}" for p in digit_problems(chunk.text, chunk.column)]
         problems += [f"html: {p}" for p in interval_problems(chunks)]
         gated = {
@@ -262,9 +266,11 @@ def text_problems(report_dir: Path) -> list[str]:
         for line in prose.splitlines():
             column = ""
             problems += [
-                f"md: {p}" for p in digit_problems(line, column) if not line.startswith("|")
+                f"md: {p}"
+                for p in digit_problems(line, column)
+                if digits and not line.startswith("|")
             ]
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]
-        problems += [f"json: {p}" for p in digit_problems(text)]
+        problems += [f"json: {p}" for p in digit_problems(text)] if digits else []
     return problems
