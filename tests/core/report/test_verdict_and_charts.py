@@ -186,7 +186,7 @@ def test_each_run_opens_with_a_chart_and_keeps_narrow_tables_in_its_body(
 
 
 @pytest.mark.xfail(
-    reason="published values' context is missing from the report since the one-formatter change: under investigation",
+    reason="published values' context is missing from the report: under investigation",
     strict=False,
 )
 def test_the_pst_papers_values_stand_beside_ours_as_context(audit: Any, written: Path) -> None:
