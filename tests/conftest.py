@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,35 @@ from diptych.core.store import Store, open_store
 # The fixtures plugin authors get (diptych_workspace, scripted_model, fake_openai, run_probe,
 # assert_round_trip): diptych's own tests use the very same ones.
 pytest_plugins = ["diptych.testing.pytest"]
+
+
+@pytest.fixture(autouse=True)
+def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Every report a test writes in this process has its text checked when the test ends
+    (no ``inf``/``nan``, counts and units, one interval per figure; the rule of digits on
+    the reports of the surface tests, where no plugin's own prose is quoted:
+    :mod:`tests.support.surfaces.text`); the browser and paper checks run on one report of
+    each kind in ``tests/core/report/test_surfaces.py``."""
+    from diptych.core.report import write as report_write
+    from tests.support.surfaces.text import text_problems
+
+    written: list[Path] = []
+    original = report_write.write_audit
+
+    def recording(audit: Any, out_dir: Path, *args: Any, **kwargs: Any) -> dict[str, Path]:
+        files = original(audit, out_dir, *args, **kwargs)
+        written.append(Path(out_dir))
+        return files
+
+    monkeypatch.setattr(report_write, "write_audit", recording)
+    yield written
+    problems = [
+        f"{d}: {p}"
+        for d in dict.fromkeys(written)
+        if d.is_dir()
+        for p in text_problems(d, digits=False)
+    ]
+    assert not problems, "the report's text breaks its rules:\n" + "\n".join(problems)
 
 
 @pytest.fixture

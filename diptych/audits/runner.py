@@ -393,6 +393,8 @@ def _write_report(
         "audit": audit.name,
         "audit_id": audit_id,
         "file_hash": plan.file_hash,
+        # The file as it was named, for the report's command that runs the audit again.
+        "file": ws.audits.get(audit_id).file_path,
         "spent_usd": round(spent, 6),
         "max_cost": audit.budget.max_cost,
         "parts": [

@@ -12,6 +12,7 @@ import typer
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError, UsageError
+from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 
 if TYPE_CHECKING:
@@ -34,12 +35,12 @@ def register(root: typer.Typer) -> None:
 def _interval(sts: dict[str, Any] | None) -> str:
     if not sts or sts.get("ci_low") is None:
         return "—"
-    # An interval that could not be made is written as JSON writes infinities, "-inf" / "inf".
-    return f"[{float(sts['ci_low']):.1f}, {float(sts['ci_high']):.1f}]"
+    # An interval that could not be made (JSON writes its bounds "-inf" / "inf") prints as none.
+    return bounds(sts.get("ci_low"), sts.get("ci_high"))
 
 
 def _value(sts: dict[str, Any] | None) -> str:
-    return "unscored" if not sts or sts.get("value") is None else f"{float(sts['value']):.1f}"
+    return "unscored" if not sts or sts.get("value") is None else figure_text(sts["value"])
 
 
 AgentModelOption = Annotated[
@@ -87,7 +88,7 @@ def _agent(spec: str, params: list[str] | None) -> Model:
 
 
 def _q(value: Any) -> str:
-    return "—" if not isinstance(value, int | float) else f"{value:.3f}"
+    return p_text(value)
 
 
 @app.command("identities")

@@ -29,6 +29,7 @@ from diptych.core.audit import METHODS, AuditFile, audit_json_schema, starter_au
 from diptych.core.audit.sequential import DEFAULT_BATCHES, STOP_TEXT
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
+from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import RunOptions
 
@@ -306,7 +307,7 @@ def print_look(batch: int, batches: int, report: Any) -> None:
 
 
 def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
+    return figure_text(value)
 
 
 def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
@@ -524,11 +525,9 @@ def diff(
     typer.echo(f"A: {result.a}\nB: {result.b}")
     typer.echo(f"{'part':14} {'figure':44} {'A':>9} {'B':>9} {'B − A':>9} {'95% interval':>20}")
 
-    def num(v: float | None) -> str:
-        return "—" if v is None else f"{v:.2f}"
-
+    num = figure_text
     for r in result.rows:
-        ci = "—" if r.ci_low is None else f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
+        ci = bounds(r.ci_low, r.ci_high)
         typer.echo(
             f"{r.part[:14]:14} {r.figure[:44]:44} {num(r.a):>9} {num(r.b):>9} "
             f"{num(r.difference):>9} {ci:>20} {r.method}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from diptych.cli.context import state
+from diptych.core.report.formatting import bounds, figure_text, p_text
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -96,11 +97,11 @@ def register(app: typer.Typer) -> None:
 
 def _cells(d: RunDifference) -> list[str]:
     return [
-        f"{d.a.value:.1f}",
-        f"{d.b.value:.1f}",
-        f"{d.difference:+.1f}",
-        f"[{d.ci_low:+.1f}, {d.ci_high:+.1f}]",
-        f"{d.p_value:.4f}",
+        figure_text(d.a.value),
+        figure_text(d.b.value),
+        figure_text(d.difference),
+        bounds(d.ci_low, d.ci_high),
+        p_text(d.p_value),
     ]
 
 

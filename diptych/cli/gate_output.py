@@ -3,10 +3,10 @@ for a GitHub job summary."""
 
 from __future__ import annotations
 
-import math
 import xml.etree.ElementTree as ET
 
 from diptych.core.audit.gates import GateResult
+from diptych.core.report.formatting import figure_text
 from diptych.core.workspace.gates import GateReport
 
 _RULE = {
@@ -20,9 +20,7 @@ _RULE = {
 
 
 def _num(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "—"
-    return f"{x:.2f}"
+    return figure_text(x)
 
 
 def interval_text(r: GateResult) -> str:

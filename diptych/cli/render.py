@@ -6,15 +6,7 @@ from rich.table import Table
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.core.probe import ProbeResult
-from diptych.core.report import fmt
-
-
-def _short(value: object) -> str:
-    # Scores on the ±100 scale read best with one decimal (the report keeps two); smaller
-    # numbers such as probabilities keep two.
-    if isinstance(value, float) and 10 <= abs(value) < float("inf"):
-        return f"{value:.1f}"
-    return fmt(value)
+from diptych.core.report.formatting import figure_text, fmt, interval
 
 
 def print_result(
@@ -26,9 +18,7 @@ def print_result(
     if result.numbers:
         headline = Table("figure", "value", "95% interval", "n", title="Headline figures")
         for name, num in result.numbers.items():
-            low, high = num.get("ci_low"), num.get("ci_high")
-            interval = f"[{fmt(low)}, {fmt(high)}]" if low is not None else "—"
-            headline.add_row(name, fmt(num.get("value")), interval, fmt(num.get("n")))
+            headline.add_row(name, figure_text(num.get("value")), interval(num), fmt(num.get("n")))
         console.print(headline)
     for table in result.tables if tables else []:
         headers = table.terminal_columns or {c: c for c in table.columns}
@@ -37,7 +27,7 @@ def print_result(
         for i in keep:
             shown.add_column(headers[table.columns[i]], no_wrap=True)
         for row in table.rows[:max_rows]:
-            shown.add_row(*(_short(row[i]) for i in keep))
+            shown.add_row(*(fmt(row[i]) for i in keep))
         console.print(shown)
         if len(table.rows) > max_rows:
             console.print(f"[dim]… {len(table.rows) - max_rows} more rows in the report[/]")

@@ -323,11 +323,15 @@ def register(app: typer.Typer) -> None:
             target = out or Path(f"diptych-report-{runs[0]}")
             prepare_output_dir(target, "--out")
             with writing(target):
+                # The runs of a recorded audit keep its gates, as the audit's own report does.
+                scope = ws.audits.report_scope(runs)
                 written = ws.analysis.report_files(
                     runs,
                     target,
                     label_policy=label_policy,
                     formats=formats,
                     draft_with=draft_with,
+                    scope=scope,
+                    gates=ws.audits.report_gates if scope else None,
                 )
         typer.echo(files_written(written))

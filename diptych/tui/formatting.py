@@ -1,4 +1,7 @@
-"""How values are written on screen: short, absolute (never "3 minutes ago") and stable."""
+"""How values are written on screen: short, absolute (never "3 minutes ago") and stable.
+
+Numbers go through the report's formatter (:mod:`diptych.core.report.formatting`), so that a
+figure reads the same digits in the terminal app, the CLI, the report and its JSON."""
 
 from __future__ import annotations
 
@@ -6,8 +9,7 @@ import math
 import time
 from typing import Any
 
-from diptych.core.report import fmt
-from diptych.core.report.formatting import outward
+from diptych.core.report.formatting import bounds, dollars, figure_text
 
 
 def timestamp(seconds: float) -> str:
@@ -16,23 +18,12 @@ def timestamp(seconds: float) -> str:
 
 
 def number(value: Any) -> str:
-    """Scores on the ±100 scale with one decimal, smaller numbers with two (as the CLI)."""
-    if isinstance(value, float) and math.isfinite(value) and abs(value) >= 10:
-        return f"{value:.1f}"
-    return fmt(value)
+    """A figure: one decimal from 10 up, two below (:func:`figure_text`)."""
+    return figure_text(value)
 
 
 def interval(low: Any, high: Any) -> str:
-    """``[low, high]``; one narrower than its printed digits has its ends rounded outward (as
-    the report's), so that it never reads as a point."""
-    if low is None and high is None:
-        return "—"
-    ends = number(low), number(high)
-    finite = all(isinstance(x, int | float) and math.isfinite(x) for x in (low, high))
-    if ends[0] == ends[1] and finite and high > low:
-        down, up = outward(float(low), float(high))
-        ends = down.replace(",", ""), up.replace(",", "")
-    return f"[{ends[0]}, {ends[1]}]"
+    return bounds(low, high)
 
 
 def clip(text: str, width: int) -> str:
@@ -46,5 +37,4 @@ def percent(part: int, whole: int) -> str:
     return f"{math.floor(100 * part / whole)}%"
 
 
-def dollars(value: float) -> str:
-    return f"${value:,.2f}"
+__all__ = ["clip", "dollars", "interval", "number", "percent", "timestamp"]

@@ -80,14 +80,19 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
     assert "rule: shown below 10" in html and ">FAIL</strong>" in html
     markdown = (out_dir / "report.md").read_text()
     assert "- **PASS** far below 95: pst-text · " + FIGURE in markdown
-    # A report of the same run outside the audit has no gates.
+    # `diptych report` of the audit's run keeps its gates, decided the same way; its command
+    # to reproduce names the audit file.
     run_id = report["scope"]["parts"][0]["run"]
-    plain = tmp_path / "plain"
-    code, out = call(capsys, "--store", ws, "report", run_id, "--out", str(plain))
+    again = tmp_path / "again"
+    code, out = call(capsys, "--store", ws, "report", run_id, "--out", str(again))
     assert code == 0, out
-    assert json.loads((plain / "report.json").read_text())["gates"] is None
-    assert 'id="gates"' not in (plain / "report.html").read_text()
-    assert "Release gates" not in (plain / "report.md").read_text()
+    kept = json.loads((again / "report.json").read_text())["gates"]["gates"]
+    assert [(g["verdict"], g["interval"]) for g in kept] == [
+        (g["verdict"], g["interval"]) for g in shown
+    ]
+    assert 'id="gates"' in (again / "report.html").read_text()
+    assert f"audit run {file}" in (again / "report.md").read_text()
+
 
 
 def test_check_names_an_unknown_figure_before_any_run(

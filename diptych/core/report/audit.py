@@ -22,7 +22,7 @@ from diptych.core.plugins import get_probe, load_plugins, model_class, plugin_ma
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
-from diptych.core.report.reproduce import RunCommand, run_command
+from diptych.core.report.reproduce import RunCommand, audit_command, report_command, run_command
 from diptych.core.report.sections import ExampleImage, Section
 
 if TYPE_CHECKING:
@@ -120,6 +120,10 @@ class RunPart:
     @property
     def status_said(self) -> str:
         return self.status_text or self.view.run.status
+    #: The workspace the run is in and the directory the report was written from: the
+    #: reproduce command names the workspace where it is not the default there.
+    store: str | None = None
+    cwd: str | None = None
 
     @property
     def id(self) -> str:
@@ -145,7 +149,7 @@ class RunPart:
     @property
     def reproduce(self) -> RunCommand:
         """The ``diptych run`` command that makes this run again (nothing asked twice)."""
-        return run_command(self.view.run)
+        return run_command(self.view.run, self.store, self.cwd)
 
     @property
     def prompts(self) -> dict[str, str]:
@@ -209,6 +213,19 @@ class Audit:
     #: gates; ``gate_error`` says why they could not be decided.
     gates: Any = None
     gate_error: str = ""
+    #: The workspace the runs are in and the directory the report was written from.
+    store: str | None = None
+    cwd: str | None = None
+
+    @property
+    def report_command(self) -> str:
+        """``diptych report RUN...``: this report again, from the directory it was written in."""
+        return report_command([p.id for p in self.runs], self.store, self.cwd)
+
+    @property
+    def audit_command(self) -> str | None:
+        """``diptych audit run FILE``: an audit's report again, from what the audit stored."""
+        return audit_command(self.scope, self.store, self.cwd)
 
     @property
     def title(self) -> str:

@@ -91,13 +91,18 @@ class Chart:
     #: The axis' range where the figure is bounded (STS: −100 to 100); intervals beyond it
     #: are drawn to its edge with an arrow, and the text alternative keeps their numbers.
     limits: tuple[float, float] | None = None
+    #: The drawn range of the value axis where it is fixed from outside (the parts of a chart
+    #: printed over several pages share the whole chart's); None: from the chart's own values.
+    scale: tuple[float, float] | None = field(default=None, compare=False)
 
     @property
     def series(self) -> list[str]:
         return list(dict.fromkeys(p.series for r in self.rows for p in r.points))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "forest", **asdict(self)}
+        out = {"kind": "forest", **asdict(self)}
+        del out["scale"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chart:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 from xml.sax.saxutils import escape
 
 from diptych.core.report.chart_model import Chart, ChartPoint
+from diptych.core.report.formatting import figure_text
 
 Layout = Literal["wide", "narrow"]
 
@@ -147,6 +148,8 @@ class _Frame:
 
 
 def _value_range(chart: Chart) -> tuple[float, float]:
+    if chart.scale is not None:
+        return chart.scale
     values = [
         v
         for r in chart.rows
@@ -216,12 +219,18 @@ def _grid(frame: _Frame, reference: float | None, y0: float, y1: float) -> list[
     return out
 
 
+def _tick(value: float) -> str:
+    """A tick label: a whole number as it is, else as every figure prints (two decimals
+    below 10)."""
+    return f"{value:g}" if float(value).is_integer() else figure_text(value)
+
+
 def _axis(chart: Chart, frame: _Frame, y: float) -> tuple[list[str], float]:
     """Tick labels under the plot from baseline ``y``, then the axis' name wrapped to the
     plot's width; the parts and the bottom of the last line."""
     values = ticks(frame.low, frame.high)
     x_of = {t: frame.x(t) for t in values}
-    out = [_text(x_of[t], y, f"{t:g}", "middle") for t in _thinned(values, x_of)]
+    out = [_text(x_of[t], y, _tick(t), "middle") for t in _thinned(values, x_of)]
     centre = (frame.x0 + frame.x1) / 2
     lines = wrap(chart.axis, frame.x1 - frame.x0, max_lines=4)
     for i, line in enumerate(lines):
@@ -231,6 +240,38 @@ def _axis(chart: Chart, frame: _Frame, y: float) -> tuple[list[str], float]:
 
 def _points_y(n_series: int, top: float) -> list[float]:
     return [top + 8 * s for s in range(n_series)]
+
+
+def _row_height(label: str, n_series: int, layout: Layout, side_w: float = 0.0) -> float:
+    if layout == "wide":
+        return max(12 + 8 * n_series, LINE * len(wrap(label, 200.0 - 16)) + 6)
+    return LINE * len(wrap(label, WIDTHS["narrow"] - 12 - side_w)) + 8 * n_series + 8
+
+
+#: The tallest a printed chart part may be: a little over half an A4 page's text column
+#: (about 1000 CSS px), so that a part fits under the headings and text a page already holds
+#: instead of leaving that page mostly empty.
+PRINT_HEIGHT = 560.0
+#: What a chart takes besides its rows: legend, side label, tick labels and axis name.
+_FRAME_HEIGHT = 110.0
+
+
+def print_parts(chart: Chart, max_height: float = PRINT_HEIGHT) -> list[Chart]:
+    """The chart in parts of rows that each fit a printed page in the wide layout, on one
+    scale (the whole chart's); one part when the whole chart fits. A chart taller than a
+    page would otherwise split across two with its axis only on the second."""
+    n_series = max(1, len(chart.series))
+    heights = [_row_height(r.label, n_series, "wide") for r in chart.rows]
+    room = max_height - _FRAME_HEIGHT
+    if sum(heights) <= room or len(chart.rows) < 2:
+        return [chart]
+    count = math.ceil(sum(heights) / room)
+    size = math.ceil(len(chart.rows) / count)
+    scale = _value_range(chart)
+    return [
+        replace(chart, rows=chart.rows[i : i + size], scale=scale)
+        for i in range(0, len(chart.rows), size)
+    ]
 
 
 def draw(chart: Chart, element_id: str, layout: Layout = "wide") -> str:
@@ -260,7 +301,7 @@ def draw(chart: Chart, element_id: str, layout: Layout = "wide") -> str:
     for i, row in enumerate(chart.rows):
         if layout == "wide":
             lines = wrap(row.label, label_w - 16)
-            h = max(12 + 8 * n_series, LINE * len(lines) + 6)
+            h = _row_height(row.label, n_series, layout)
             ys = _points_y(n_series, y0 + h / 2 - 4 * (n_series - 1))
             first = y0 + h / 2 - LINE * (len(lines) - 1) / 2 + 4
             texts = [_text(label_w - 8, first + LINE * k, t, "end") for k, t in enumerate(lines)]

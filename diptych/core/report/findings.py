@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
-from diptych.core.report.formatting import figure_text, interval
+from diptych.core.report.formatting import figure_text, interval, p_text
 
 #: How the report explains what a finding's figures mean.
 METHOD = (
@@ -132,10 +132,7 @@ class AgentFinding:
     @property
     def q_text(self) -> str:
         """The q-value to three decimals (a q-value is read against 0.05)."""
-        q = self.q_value
-        if q is None:
-            return "—"
-        return "< 0.001" if q < 0.001 else f"{q:.3f}"
+        return p_text(self.q_value)
 
     @property
     def placebo_band(self) -> str:

@@ -17,16 +17,25 @@ _IMAGE_MAGIC = (
 
 
 def fmt(value: Any) -> str:
-    """A value as the report prints it: floats to two decimals, infinities as ``inf``."""
+    """Any value as every surface prints it (report, CLI, terminal app): a float as a figure
+    (:func:`figure_text`), a whole number as it is, text as it is."""
     if isinstance(value, bool) or value is None:
         return "—" if value is None else str(value)
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        if math.isnan(value):
-            return "—"
-        return f"{value:.2f}"
+    if isinstance(value, float) or (isinstance(value, str) and value in _INFINITE):
+        return figure_text(value)
     return str(value)
+
+
+#: Table columns that hold p- or q-values.
+_P_COLUMNS = re.compile(r"^(p|q|p-value|q-value|p \(.*\)|.* p)$", re.IGNORECASE)
+
+
+def cell_text(cell: Any, column: Any = "") -> str:
+    """A table cell as every surface prints it: :func:`fmt`, and a p- or q-value column's
+    floats to three decimals (:func:`p_text`)."""
+    if isinstance(cell, float) and _P_COLUMNS.match(str(column).strip()):
+        return p_text(cell)
+    return fmt(cell)
 
 
 def image_type(data: bytes) -> str | None:
@@ -42,26 +51,47 @@ def data_uri(data: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+#: How an infinite value reads: a reader's symbol, never a program's ``inf``.
+_INFINITE = {"inf": "∞", "-inf": "−∞", "Infinity": "∞", "-Infinity": "−∞"}
+
+
 def figure_text(value: Any) -> str:
-    """A figure as the report prints it in every place — findings, gates, the tables of
-    figures, charts, actions — so that one figure reads the same digits wherever it stands:
-    one decimal from 10 up, two below; ``—`` for none, ``inf`` / ``-inf`` for infinities."""
-    if isinstance(value, str) and value in ("inf", "-inf"):
-        return value
+    """A figure as every surface prints it — findings, gates, the tables of figures, charts,
+    actions, the CLI and the terminal app — so that one figure reads the same digits wherever
+    it stands: one decimal from 10 up, two below; ``—`` for none; ``∞`` / ``−∞`` for an
+    infinite value (a skew of a group absent from the top K). A whole number stays whole."""
+    if isinstance(value, str) and value in _INFINITE:
+        return _INFINITE[value]
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "—" if value is None else str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
     number = float(value)
     if not math.isfinite(number):
-        return "—" if math.isnan(number) else ("inf" if number > 0 else "-inf")
+        return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
     return f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
 
 
+def p_text(p: Any) -> str:
+    """A p- or q-value, read against 0.05: three decimals, ``< 0.001`` below that."""
+    if isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p):
+        return "—"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, str):
+        return value not in _INFINITE
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def interval(number: dict[str, Any]) -> str:
-    """``[low, high]`` of a headline figure, or an em dash when it has none. An interval
-    narrower than the printed digits (a figure at its bound on a hundred thousand images) has
-    its ends rounded outward, so that it never prints as a point."""
+    """``[low, high]`` of a headline figure, or an em dash when it has none: a bound that is
+    missing or infinite means no interval was made (a design too small to support one). An
+    interval narrower than the printed digits (a figure at its bound on a hundred thousand
+    images) has its ends rounded outward, so that it never prints as a point."""
     low, high = number.get("ci_low"), number.get("ci_high")
-    if low is None or high is None:
+    if not (_finite(low) and _finite(high)):
         return "—"
     ends = figure_text(low), figure_text(high)
     if ends[0] == ends[1] and _finite_pair(low, high) and float(high) > float(low):
@@ -82,6 +112,16 @@ def outward(low: float, high: float) -> tuple[str, str]:
     if down == up:  # both already on the grid: one step apart at least
         up += 1 / scale
     return f"{down:,.{places}f}", f"{up:,.{places}f}"
+
+
+def bounds(low: Any, high: Any) -> str:
+    """``[low, high]`` from its two bounds (see :func:`interval`)."""
+    return interval({"ci_low": low, "ci_high": high})
+
+
+def dollars(value: float) -> str:
+    """Money: dollars and cents."""
+    return f"${value:,.2f}"
 
 
 def plural(noun: str, count: int = 2) -> str:

@@ -28,6 +28,48 @@ def _num(x: float | None) -> str:
     return "—" if x is None else figure_text(x)
 
 
+def interval_kind(method: str) -> str:
+    """How a gate's interval was made, in the words the report names it by: ``anytime-valid``
+    (over the looks of an audit bought until decided) or ``fixed`` (one look at the design)."""
+    return "anytime-valid" if method.startswith("anytime-valid") else "fixed"
+
+
+@dataclass(frozen=True)
+class DecidedInterval:
+    """The interval a gate decided a figure on: the one the report prints for that figure
+    everywhere (finding, table of figures), named, so that a page never shows a figure with
+    two intervals at one level."""
+
+    low: float
+    high: float
+    level: str
+    kind: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.level} {self.kind} interval"
+
+
+def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
+    """The gates' intervals by (run id, figure), for the figures an audit's gates read
+    directly (a ``no_regression`` gate reads a difference, not the figure)."""
+    if audit.gates is None:
+        return {}
+    runs = {p.get("name"): p.get("run") for p in audit.scope.get("parts") or []}
+    out: dict[tuple[str, str], DecidedInterval] = {}
+    for r in audit.gates.results:
+        run = runs.get(r.part)
+        if run is None or r.ci_low is None or r.ci_high is None or r.rule == "no_regression":
+            continue
+        out.setdefault(
+            (str(run), r.figure),
+            DecidedInterval(
+                r.ci_low, r.ci_high, f"{r.confidence:.1%}", interval_kind(getattr(r, "method", ""))
+            ),
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class GateLine:
     """One gate's verdict as the report prints it."""
@@ -41,12 +83,15 @@ class GateLine:
     level: str
     rule: str
     note: str
+    #: The run of the gate's part, and how its interval was made (``anytime-valid``, ``fixed``).
+    run: str = ""
+    kind: str = "fixed"
 
     @property
     def sentence(self) -> str:
         text = (
-            f"{self.label}: {self.part} · {self.figure} = {self.value}, {self.level} interval "
-            f"{self.interval}; rule: {self.rule}."
+            f"{self.label}: {self.part} · {self.figure} = {self.value}, {self.level} {self.kind} "
+            f"interval {self.interval}; rule: {self.rule}."
         )
         return f"{text} {self.note[0].upper()}{self.note[1:]}." if self.note else text
 
@@ -61,12 +106,14 @@ class GateLine:
             "level": self.level,
             "rule": self.rule,
             "note": self.note,
+            "run": self.run,
+            "kind": self.kind,
         }
 
 
-def gate_lines(report: Any) -> list[GateLine]:
+def gate_lines(report: Any, runs: dict[str, str] | None = None) -> list[GateLine]:
     """The lines of a decided :class:`~diptych.core.workspace.gates.GateReport` (read by its
-    attributes: the report package does not import the workspace)."""
+    attributes: the report package does not import the workspace); ``runs``: each part's run."""
     out = []
     for r in report.results:
         verdict = r.verdict
@@ -83,6 +130,8 @@ def gate_lines(report: Any) -> list[GateLine]:
                 level=f"{r.confidence:.1%}",
                 rule=f"{RULES.get(r.rule, r.rule)} {r.limit_text}",
                 note=r.note,
+                run=(runs or {}).get(r.part, ""),
+                kind=interval_kind(getattr(r, "method", "")),
             )
         )
     return out

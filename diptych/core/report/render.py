@@ -13,12 +13,27 @@ import markupsafe
 from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.audit import Audit, RunPart
 from diptych.core.report.chart_svg import draw
+from diptych.core.report.chart_svg import print_parts as chart_print_parts
 from diptych.core.report.charts import Chart, charted, charts_of
 from diptych.core.report.findings import METHOD as AGENT_METHOD
-from diptych.core.report.formatting import data_uri, figure_text, fmt, interval, sample_size
-from diptych.core.report.gates import gate_lines, gates_heading
+from diptych.core.report.formatting import (
+    cell_text,
+    counted,
+    data_uri,
+    figure_text,
+    fmt,
+    interval,
+    p_text,
+    sample_size,
+)
+from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
-from diptych.core.report.print_tables import numeric_cell, print_parts
+from diptych.core.report.print_tables import (
+    LAPTOP_WIDTH,
+    PHONE_WIDTH,
+    numeric_cell,
+    print_parts,
+)
 from diptych.core.report.verdict import (
     FRAMEWORKS,
     findings,
@@ -67,8 +82,13 @@ def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
     p = number.get("p")
     if isinstance(p, int | float):
         verdict = "significant" if p < ALPHA else "not significant"
-        text += f"; p = {fmt(p)}, {verdict} at the 5% level"
+        text += f"; p {_p_said(p)}, {verdict} at the 5% level"
     return text + "."
+
+
+def _p_said(p: float) -> str:
+    text = p_text(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def headlines(audit: Audit) -> list[Headline]:
@@ -85,7 +105,7 @@ def headlines(audit: Audit) -> list[Headline]:
                     value=figure_text(number.get("value")),
                     interval=interval(number),
                     n=sample_size(number, part.observation),
-                    p=fmt(p) if isinstance(p, int | float) else "",
+                    p=p_text(p) if isinstance(p, int | float) else "",
                     sentence=_sentence(part, name, number),
                 )
             )
@@ -117,16 +137,23 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(
         fmt=fmt,
+        cell_text=cell_text,
+        p_text=p_text,
+        counted=counted,
         figure_text=figure_text,
         interval=interval,
+        figure_interval=figure_interval,
         sample_size=sample_size,
         slug=slug,
         body_tables=body_tables,
         wide_tables=wide_tables,
         charted=charted,
         chart_svg=draw,
+        chart_print_parts=chart_print_parts,
         figure_alt=figure_alt,
         print_parts=print_parts,
+        PHONE_WIDTH=PHONE_WIDTH,
+        LAPTOP_WIDTH=LAPTOP_WIDTH,
         numeric_cell=numeric_cell,
     )
     env.filters["data_uri"] = data_uri
@@ -157,10 +184,24 @@ def wide_tables(tables: list[Any]) -> list[Any]:
     return [t for t in tables if len(t.columns) > BODY_MAX_COLUMNS]
 
 
+def _part_runs(audit: Audit) -> dict[str, str]:
+    """Each audit part's run, by the part's name."""
+    return {str(p.get("name")): str(p.get("run")) for p in audit.scope.get("parts") or []}
+
+
+def figure_interval(number: dict[str, Any], decided: Any = None) -> str:
+    """A figure's interval in a table: the one its gate decided on where a gate read it
+    (named), else its own 95% interval."""
+    if decided is None:
+        return interval(number)
+    return f"{interval({'ci_low': decided.low, 'ci_high': decided.high})} ({decided.name})"
+
+
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
-        "gates": gate_lines(audit.gates) if audit.gates is not None else [],
+        "gates": gate_lines(audit.gates, _part_runs(audit)) if audit.gates is not None else [],
+        "decided": decided_intervals(audit),
         "gates_heading": gates_heading(audit.gates) if audit.gates is not None else "",
         "headlines": headlines(audit),
         "findings": findings(audit),
@@ -279,7 +320,7 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
             "heading": gates_heading(audit.gates) if audit.gates is not None else "",
             "family": audit.gates.family if audit.gates is not None else None,
             "confidence": audit.gates.confidence if audit.gates is not None else None,
-            "gates": [g.to_dict() for g in gate_lines(audit.gates)]
+            "gates": [g.to_dict() for g in gate_lines(audit.gates, _part_runs(audit))]
             if audit.gates is not None
             else [],
             "error": audit.gate_error or None,

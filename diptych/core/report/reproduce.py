@@ -14,9 +14,11 @@ the command leaves out instead of printing one that runs something else.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -113,14 +115,63 @@ def _tokens(
     return list(tokens.values())
 
 
-def run_command(run: Any) -> RunCommand:
-    """The ``diptych run`` command of a stored run (a :class:`~diptych.core.store.RunRecord`)."""
+_Place = str | os.PathLike[str] | None
+
+#: Where a workspace is when no ``--store`` names it (and ``DIPTYCH_STORE`` is not set).
+DEFAULT_STORE = ".diptych"
+
+
+def store_words(store: _Place, cwd: _Place = None) -> list[str]:
+    """``["--store", PATH]`` that names the workspace ``store`` for a command pasted in ``cwd``
+    (the directory the report was written from), or nothing when it is the default there: a
+    command that leaves out a workspace elsewhere finds none ("no diptych workspace at
+    .diptych"). The path is relative when the workspace lies under ``cwd``."""
+    if store is None:
+        return []
+    here = Path(cwd if cwd is not None else os.getcwd()).resolve()
+    where = Path(store).resolve()
+    if where == here / DEFAULT_STORE:
+        return []
+    try:
+        shown = str(where.relative_to(here))
+    except ValueError:
+        shown = str(where)
+    return ["--store", shown]
+
+
+def diptych_words(store: _Place, cwd: _Place = None) -> list[str]:
+    """``diptych`` and the workspace it must open, the start of every printed command."""
+    return ["diptych", *store_words(store, cwd)]
+
+
+def report_command(run_ids: list[str], store: _Place, cwd: _Place = None) -> str:
+    """The ``diptych report`` command that writes this report again."""
+    return shlex.join([*diptych_words(store, cwd), "report", *run_ids, "--out", "REPORT_DIR"])
+
+
+def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> str | None:
+    """The ``diptych audit run FILE`` command that makes an audit's report again from what it
+    stored (with ``--until-decided`` and its batches when it was bought until decided, so that
+    it stops at the same look and buys nothing); None when the audit had no file."""
+    file = scope.get("file")
+    if not isinstance(file, str) or not file or file.startswith("("):
+        return None
+    words = [*diptych_words(store, cwd), "audit", "run", file]
+    sequential = scope.get("sequential")
+    if isinstance(sequential, dict):
+        words += ["--until-decided", "--batches", str(sequential.get("batches"))]
+    return shlex.join([*words, "--out", "REPORT_DIR"])
+
+
+def run_command(run: Any, store: _Place = None, cwd: _Place = None) -> RunCommand:
+    """The ``diptych run`` command of a stored run (a :class:`~diptych.core.store.RunRecord`),
+    naming the workspace ``store`` where it is not the default in ``cwd``."""
     unsaid: list[str] = []
     try:
         probe_schema: type[BaseModel] | None = probe_class(run.probe).Params
     except DiptychError:
         probe_schema = None
-    words = ["diptych", "run", run.probe]
+    words = [*diptych_words(store, cwd), "run", run.probe]
     names = [str(m.get("name") or m["model_id"]) for m in run.models]
     for name in names:
         words += ["--model", name]

@@ -97,7 +97,7 @@ class Context:
     @property
     def sentence(self) -> str:
         if self.values:
-            given = ", ".join(f"{k} {v:.2f}" for k, v in self.values.items())
+            given = ", ".join(f"{k} {plain(v)}" for k, v in self.values.items())
             said = f"{self.what}: {given}"
         else:
             said = f"{self.what}: {self.statement}"
@@ -182,11 +182,19 @@ _LEANS: list[tuple[re.Pattern[str], Callable[[RunPart, str, bool], str]]] = [
 ]
 
 
-def _finding(part: RunPart, name: str, number: dict[str, Any]) -> Finding | None:
+def _finding(
+    part: RunPart, name: str, number: dict[str, Any], decided: Any = None
+) -> Finding | None:
+    """The figure's sentence. ``decided``: the interval a gate decided the figure on (a
+    :class:`~diptych.core.report.gates.DecidedInterval`), which the sentence states, named,
+    in place of the figure's own 95% interval — one interval per figure on the page."""
     value = _num(number.get("value"))
     if value is None or not math.isfinite(value):
         return None
     low, high = _num(number.get("ci_low")), _num(number.get("ci_high"))
+    named = "95% interval"
+    if decided is not None:
+        low, high, named = decided.low, decided.high, decided.name
     has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
     model = model_names(part)
     sample = sample_text(number, part.observation)
@@ -198,7 +206,9 @@ def _finding(part: RunPart, name: str, number: dict[str, Any]) -> Finding | None
     stated = f"{name} {plain(value)}"
     excludes: bool | None = None
     if has_ci and low is not None and high is not None:
-        stated += f", 95% interval {plain(low)} to {plain(high)}"
+        stated += f", {named} {plain(low)} to {plain(high)}"
+        if decided is not None:
+            stated += " (the interval its gate decided on)"
         excludes = low > 0 or high < 0
     if sample:
         stated += f", {sample}"
@@ -251,10 +261,13 @@ def headline_names(part: RunPart) -> list[str]:
 
 
 def findings(audit: Audit) -> list[Finding]:
+    from diptych.core.report.gates import decided_intervals
+
+    decided = decided_intervals(audit)
     out = []
     for part in audit.runs:
         for name in headline_names(part):
-            found = _finding(part, name, part.result.numbers[name])
+            found = _finding(part, name, part.result.numbers[name], decided.get((part.id, name)))
             if found is not None:
                 out.append(found)
     return out

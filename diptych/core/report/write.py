@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -129,13 +130,15 @@ def write_audit_report(
     scope: dict[str, Any] | None = None,
     gates: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None,
     agent_sessions: Sequence[str] = (),
+    store: str | Path | None = None,
 ) -> dict[str, Path]:
     """Gather the audit of ``run_ids`` from ``source`` (a Workspace), draft its narrative with
     ``draft_with`` where given, and write it; the paths written, by format. ``scope`` names
     what produced the report beyond its runs (an audit file: its name, id and hash); ``gates``
     decides the release gates ``scope["gates"]`` states on the report's figures (a
     ``GateReport``), for the report to show them first. ``agent_sessions`` names agent
-    sessions to list besides those that scored one of the runs."""
+    sessions to list besides those that scored one of the runs. ``store`` is the workspace
+    the runs are in: the report's commands name it where it is not the default."""
     if not run_ids:
         raise UsageError("a report needs at least one run")
     chosen = parse_formats(formats)
@@ -143,6 +146,10 @@ def write_audit_report(
         source, run_ids, result=result, label_policy=label_policy, sessions=agent_sessions
     )
     audit.scope = dict(scope or {})
+    if store is not None:
+        audit.store, audit.cwd = str(store), os.getcwd()
+        for part in audit.runs:
+            part.store, part.cwd = audit.store, audit.cwd
     if audit.scope.get("gates") and gates is not None:
         try:
             audit.gates = gates(audit.scope, _figures_json(audit))

@@ -146,6 +146,7 @@ class Analysis(Namespace):
             scope=dict(scope) if scope is not None else None,
             gates=gates,
             agent_sessions=agent_sessions,
+            store=self._kernel.path,
         )
 
 

@@ -60,6 +60,13 @@ class Audits(Namespace):
         parts have recorded so far: anytime-valid, Holm-adjusted as one family."""
         return _gates.looked_gates(self._analysis, self._store, audit_id, gates)
 
+    def report_scope(self, run_ids: builtins.list[str]) -> dict[str, Any] | None:
+        """What a report of ``run_ids`` says produced it when they are a recorded audit's runs
+        (the newest such audit whose gates read only these runs): its name, id, hash, file,
+        parts and gates, as ``audit run`` hands them to its own report, so that ``diptych
+        report`` of an audit's runs keeps its gates; None when no recorded audit fits."""
+        return _gates.report_scope(self._store, run_ids)
+
     def gate_problems(self, source: str | os.PathLike[str]) -> builtins.list[str]:
         """What can be said of an audit file's gates before it runs, one line a problem."""
         return _gates.gate_problems(self._store, Path(source))

@@ -125,6 +125,36 @@ def report_gates(
     return _decide(analysis, store, rec, gates, rec.id, report)
 
 
+def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
+    """The scope of the newest recorded audit with gates whose runs include every one of
+    ``run_ids`` and whose gated parts' runs are all among them (see ``Audits.report_scope``)."""
+    wanted = set(run_ids)
+    for rec in reversed(record.list_audits(store)):
+        if not wanted or not wanted <= set(rec.run_ids):
+            continue
+        audit = parse_audit(rec.file_text, rec.file_path)
+        if audit.gates is None or not audit.gates.checks:
+            continue
+        gated = {g.part for g in audit.gates.checks}
+        if any((p := rec.part(name)) is None or p.run_id not in wanted for name in gated):
+            continue
+        looks = _active_looks(rec)
+        summary = SequentialSummary.of([p for n, p in looks.items() if n in gated])
+        return {
+            "audit": rec.name,
+            "audit_id": rec.id,
+            "file_hash": rec.file_hash,
+            "file": rec.file_path,
+            "parts": [
+                {"name": p.name, "kind": p.kind, "run": p.run_id, "status": p.status}
+                for p in rec.parts
+            ],
+            "gates": audit.gates.model_dump(mode="json"),
+            "sequential": summary.to_dict() if summary else None,
+        }
+    return None
+
+
 def looked_gates(analysis: Analysis, store: Store, audit_id: str, gates: Gates) -> GateReport:
     """The gates of an audit being bought until they are decided, on the looks its parts have
     recorded so far (``audit run --until-decided`` asks after every batch)."""

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from diptych.core.probe import Table
+from diptych.core.report.formatting import bounds
 
 
 def _ci(pair: Sequence[float] | None) -> str:
-    return "—" if not pair else f"[{pair[0]:.2f}, {pair[1]:.2f}]"
+    return "—" if not pair else bounds(pair[0], pair[1])
 
 
 def calibration_table(profile: dict[str, Any], title: str = "") -> Table:

@@ -34,6 +34,7 @@ from diptych.core.metrics.sts import (
     reduce_majority,
     stereo,
 )
+from diptych.core.report.formatting import bounds
 
 
 def sts_row(
@@ -110,12 +111,7 @@ def interval_text(ci: tuple[Any, Any] | None) -> str:
     if ci is None or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci):
         # No interval: too few units vary (a JSON copy spells infinities as strings).
         return "—"
-    low, high = f"{ci[0]:.1f}", f"{ci[1]:.1f}"
-    if low == high and ci[1] > ci[0]:
-        # Narrower than a tenth (a bound on a hundred thousand images): rounded outward, so
-        # that it never prints as a point.
-        low, high = f"{math.floor(ci[0] * 10) / 10:.1f}", f"{math.ceil(ci[1] * 10) / 10:.1f}"
-    return f"[{low}, {high}]"
+    return bounds(ci[0], ci[1])
 
 
 def estimate_cells(estimate: Estimate | dict[str, Any] | None) -> list[Any]:

@@ -165,7 +165,7 @@ def test_every_column_of_every_table_is_printed(printed: Any, pages: list[Page])
     assert widest <= PRINT_VIEWPORT["width"]
     # A table too wide for the page prints in parts of columns, together every column.
     tables = printed.evaluate(
-        """() => [...document.querySelectorAll('.screen-only')].map(box => ({
+        """() => [...document.querySelectorAll('.scroll.screen-only')].map(box => ({
           all: [...box.querySelectorAll('th')].map(th => th.textContent),
           parts: [...box.nextElementSibling.querySelectorAll('table')].map(t =>
             [...t.querySelectorAll('th')].map(th => th.textContent)),

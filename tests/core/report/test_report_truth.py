@@ -89,7 +89,7 @@ def test_every_n_names_what_it_counts_alike_in_findings_and_table(
     html = (written / "report.html").read_text(encoding="utf-8")
     md = (written / "report.md").read_text(encoding="utf-8")
     n = rows[(audit.runs[0], text)]
-    assert f'<td class="num">{n}</td>' in html and f"| {n} |" in md
+    assert f'<td class="count">{n}</td>' in html and f"| {n} |" in md
 
 
 def test_sample_size_names_its_observations() -> None:
@@ -121,7 +121,7 @@ def test_the_gate_and_the_finding_print_a_figure_with_the_same_digits(
     )
     (line,) = gate_lines(SimpleNamespace(results=[result]))
     assert (line.value, line.interval) == ("11.6", "10.1 to 12.9")
-    assert "= 11.6, 97.5% interval 10.1 to 12.9; rule: shown below 10." in line.sentence
+    assert "= 11.6, 97.5% fixed interval 10.1 to 12.9; rule: shown below 10." in line.sentence
     # The findings print each figure with that same function, and so does the table.
     html = (written / "report.html").read_text(encoding="utf-8")
     for f in data["verdict"]["findings"]:

@@ -22,6 +22,7 @@ from support.sts_tables import (
 from diptych.core.labels import HUMAN_MAJORITY, POLICY_TEXT
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.probe import ProbeResult, Table
+from diptych.core.report.formatting import figure_text
 from diptych.core.store import Store
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes.pst.analysis import analyze_pst
@@ -209,8 +210,9 @@ def test_figures_are_pngs(table_14_result: ProbeResult) -> None:
     paired, single = column(micro, "STS paired"), column(micro, "STS single")
     fig3, _, fig5 = (f.alt for f in table_14_result.figures)
     for occ, *_ in TABLE_14_15:
-        assert f"{occ} (" in fig3 and f") {paired[occ]:.1f} (95% interval " in fig3
-        assert f"{occ}: single {single[occ]:.1f}" in fig5
+        # Printed as every figure is (one decimal from 10 up, two below).
+        assert f"{occ} (" in fig3 and f") {figure_text(paired[occ])} (95% interval " in fig3
+        assert f"{occ}: single {figure_text(single[occ])}" in fig5
 
 
 # --- the label policy ---------------------------------------------------------------------------

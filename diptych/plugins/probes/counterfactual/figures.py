@@ -12,6 +12,7 @@ import numpy as np
 
 from diptych.core.metrics.retrieval_result import RetrievalResult
 from diptych.core.probe import Figure
+from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, png_later
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
 
@@ -76,7 +77,7 @@ def max_skew_charts(
                 rows.append({"label": subject, "points": points, "side": str(n)})
             mean = result.figures["max_skew"].mean
             spread = (
-                f"95% interval {mean.ci_low:.3f} to {mean.ci_high:.3f}"
+                f"95% interval {figure_text(mean.ci_low)} to {figure_text(mean.ci_high)}"
                 if math.isfinite(mean.ci_low) and math.isfinite(mean.ci_high)
                 else f"no interval ({mean.reason})"
             )

@@ -42,6 +42,7 @@ from diptych.core.metrics.association import (
 )
 from diptych.core.metrics.resampling import Inference
 from diptych.core.probe import ProbeResult, Table
+from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
 from diptych.plugins.probes.pairs.answers import (
@@ -72,7 +73,7 @@ def _fmt(x: float | None, digits: int = 2) -> str:
 
 
 def _ci(low: float | None, high: float | None) -> str:
-    return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+    return bounds(low, high)
 
 
 def _ci_of(inference: Inference | None) -> str:
@@ -437,7 +438,7 @@ def _t_test_table(ctx: _Context) -> Table:
             "five status questions); a pair is the two images of one scenario that differ only "
             "in the compared attribute, so df = pairs − 1. scipy.stats.ttest_rel; the "
             "difference is the mean paired difference and its 95% CI the test's t interval. "
-            "t is ±inf "
+            "t is ±∞ "
             "(p = 0) when every pair differs by the same amount, undefined when every pair "
             "agrees."
         ),

@@ -8,6 +8,7 @@ from typing import Any
 
 from diptych.core.metrics.association import AssociationResult
 from diptych.core.probe import Figure
+from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, png
 from diptych.plugins.probes.pairs.questions import COMPARED, FIGURE_NUMBER, RUBRIC
 
@@ -17,9 +18,10 @@ _COLOURS = ("#4C72B0", "#DD8452")
 def _number(estimate: Any) -> str:
     if estimate is None:
         return "—"
-    text = f"{estimate.value:.2f}"
+    text = figure_text(estimate.value)
     if estimate.has_interval:
-        text += f" (95% interval {estimate.ci_low:.2f} to {estimate.ci_high:.2f})"
+        low, high = figure_text(estimate.ci_low), figure_text(estimate.ci_high)
+        text += f" (95% interval {low} to {high})"
     return text
 
 

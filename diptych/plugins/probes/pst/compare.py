@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.errors import UsageError
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.probe import ProbeResult, Table
+from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pst.collect import LABEL_POLICY, NO_LABELS, collect_labels
 
@@ -162,7 +163,7 @@ _DIFFERENCE_COLUMNS = ["A", "B", "B − A", "95% CI", "p"]
 
 
 def _cells(d: STSDifference) -> list[Any]:
-    return [d.a.value, d.b.value, d.difference, f"[{d.ci_low:+.1f}, {d.ci_high:+.1f}]", d.p_value]
+    return [d.a.value, d.b.value, d.difference, bounds(d.ci_low, d.ci_high), d.p_value]
 
 
 def _tables(entry: dict[str, Any], top: int | None) -> list[Table]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from diptych.core.metrics.sts import STSResult
 from diptych.core.probe import Figure
+from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, place_labels, png, png_later
 from diptych.plugins.probes._pst_scoring import pct_feminine_ci
 
@@ -38,7 +39,8 @@ def _est(value: float | None, ci: tuple[float, float] | None) -> str:
     """A figure and its interval as a text alternative states them."""
     if value is None:
         return "none"
-    return f"{value:.1f}" + (f" (95% interval {ci[0]:.1f} to {ci[1]:.1f})" if ci else "")
+    text = figure_text(value)
+    return text + (f" (95% interval {figure_text(ci[0])} to {figure_text(ci[1])})" if ci else "")
 
 
 def _height(n: int) -> float:

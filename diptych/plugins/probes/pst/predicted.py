@@ -29,6 +29,7 @@ from diptych.core.metrics.ppi import (
 from diptych.core.metrics.ppi_batches import CombinedDesign, probability_summary
 from diptych.core.metrics.sts import SETTINGS
 from diptych.core.probe import Table
+from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels
 from diptych.plugins.probes.pst.context import GROUP_NAMES, AnalysisContext, group_prefix
@@ -73,7 +74,7 @@ def _ci(found: PredictionPowered | None, own: bool = False) -> str:
     inf = found.labels_only if own else found.inference
     if not inf.has_interval:
         return "—"
-    return f"[{inf.ci_low:.1f}, {inf.ci_high:.1f}]"
+    return bounds(inf.ci_low, inf.ci_high)
 
 
 def _lam(found: PredictionPowered) -> str:

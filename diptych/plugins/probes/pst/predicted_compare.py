@@ -20,6 +20,7 @@ from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE
 from diptych.core.metrics.ppi import PredictionPowered, prediction_powered_combination
 from diptych.core.metrics.sts import SETTINGS
 from diptych.core.probe import Table
+from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pst.collect import collect_labels
 from diptych.plugins.probes.pst.predicted import design_statement
@@ -84,7 +85,7 @@ def _difference(
 
 def _cells(a: PredictionPowered, b: PredictionPowered, d: PredictionPowered) -> list[Any]:
     inf = d.inference
-    ci = f"[{inf.ci_low:+.1f}, {inf.ci_high:+.1f}]" if inf.has_interval else "—"
+    ci = bounds(inf.ci_low, inf.ci_high) if inf.has_interval else "—"
     return [
         a.inference.value, b.inference.value, inf.value, ci, inf.p_value,
         a.n_labelled, b.n_labelled, f"{a.lam:.2f} / {b.lam:.2f}",

@@ -295,6 +295,18 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
     )
 
 
+def _as_prompts(number: dict[str, Any]) -> dict[str, Any]:
+    """A drawn-label figure with its units named as this probe's: the STS scorer resamples
+    "images" (pst's unit), which here are prompts."""
+    units = number.get("units")
+    if isinstance(units, dict) and "image" in units:
+        number["units"] = {("prompt" if k == "image" else k): v for k, v in units.items()}
+    population = number.get("population")
+    if isinstance(population, str):
+        number["population"] = population.replace("images resampled", "prompts resampled")
+    return number
+
+
 def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -> ProbeResult:
     """Score a ``pst-text`` run from the labels its probe read off the answers, stored under
     ``self_annotator`` (see the module docstring for which figure leads)."""
@@ -352,13 +364,14 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
             est = getattr(sts.overall, setting)
             if est is not None:
                 # Scored per answer (each sample's label), not per prompt as the expected STS.
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = {
-                    **est.to_dict(),
-                    "n_of": "answer",
-                }
+                result.numbers[f"{prefix}STS {setting}{drawn}"] = _as_prompts(
+                    {**est.to_dict(), "n_of": "answer"}
+                )
         gap = setting_gap(rows, seed=params.seed)
         if gap is not None:
-            result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
+            result.numbers[f"{prefix}gap paired − single{drawn}"] = _as_prompts(
+                {**gap, "n_of": "answer"}
+            )
         micro = _micro_table(sts, p_fem)
         micro.title = prefix + micro.title
         if readings:

@@ -310,7 +310,7 @@ def _pmi_note(p: StoriesParams, shown: int) -> str:
     return (
         f"Words with association score s > {p.threshold:g} used at least {p.min_count} times by "
         f"the group, most frequent first, as word (count, s); s = log2(freq(w,D)·N(other) / "
-        "(freq(w,other)·N(D))), inf when no other group uses the word. Up to "
+        "(freq(w,other)·N(D))), ∞ when no other group uses the word. Up to "
         f"{shown} words each (all in the JSON report); crime-lexicon words in bold."
     )
 

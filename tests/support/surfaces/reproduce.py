@@ -1,0 +1,74 @@
+"""The report's "How to reproduce" commands, pasted as printed into a shell in the directory
+the report was written from: each must run, and the runs must keep their fingerprints."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+#: The CLI with the scripted test models registered (``diptych.testing``).
+SCRIPTED_CLI = Path(__file__).parents[2] / "cli" / "scripted_cli.py"
+
+
+def printed_commands(report_md: str) -> list[str]:
+    """Every command of the Markdown's "How to reproduce this report" block, as printed."""
+    section = report_md.split("### How to reproduce this report", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```\n(.*?)```", section, re.DOTALL)
+    return [line for block in blocks for line in block.strip().splitlines() if line.strip()]
+
+
+def shell_env(bin_dir: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """``diptych`` on PATH as the CLI with the scripted models registered, a dummy key, and no
+    ``DIPTYCH_STORE``: the commands must name their workspace themselves."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    shim = bin_dir / "diptych"
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {SCRIPTED_CLI} "$@"\n')
+    shim.chmod(0o755)
+    env = {
+        k: v
+        for k, v in (base or dict(os.environ)).items()
+        if k not in ("DIPTYCH_STORE", "OPENAI_BASE_URL")
+    }
+    return {**env, "PATH": f"{bin_dir}:{env['PATH']}", "OPENAI_API_KEY": "sk-dummy"}
+
+
+def fingerprints(store: Path) -> dict[str, tuple[str, dict[str, int]]]:
+    """Each run of the workspace: its fingerprint and its trials by status."""
+    from diptych.core.store import open_store
+
+    with open_store(store) as opened:
+        return {r.id: (r.fingerprint, opened.status_counts(r.id)) for r in opened.list_runs()}
+
+
+def reproduce_problems(
+    report_md: Path, cwd: Path, env: dict[str, str], store: Path | None = None
+) -> list[str]:
+    """Run every printed command in ``cwd``; what failed, with its last line of error, and —
+    given the workspace ``store`` — any run made anew or changed (a fingerprint, a count)."""
+    problems = []
+    before = fingerprints(store) if store is not None else {}
+    commands = printed_commands(report_md.read_text(encoding="utf-8"))
+    if not commands:
+        return ["the report prints no command to reproduce it"]
+    for command in commands:
+        done = subprocess.run(
+            ["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        )
+        # Exit 1 is a gate that fails or a finding: the command ran as it did the first time.
+        if done.returncode not in (0, 1):
+            said = (done.stderr or done.stdout).strip().splitlines()
+            problems.append(f"`{command}` exited {done.returncode}: {said[-1] if said else ''}")
+    if store is not None:
+        after = fingerprints(store)
+        if after != before:
+            changed = {
+                k: (before.get(k), after.get(k))
+                for k in {*before, *after}
+                if before.get(k) != after.get(k)
+            }
+            problems.append(f"the commands changed the workspace's runs: {changed}")
+    return problems

@@ -1,0 +1,146 @@
+"""The report on a screen, measured in Chromium at a phone's width and a laptop's: nothing wider
+than its box unless it is a table that says it scrolls and keeps its first column in view, no
+text under 12 px, no two text boxes over each other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+#: The sizes a reader opens the report at.
+VIEWPORTS = {"phone": (390, 844), "laptop": (1280, 800)}
+#: The smallest text a phone reads without zooming, in CSS px (charts scaled to fit included).
+SMALLEST_TEXT = 12.0
+
+#: Every element whose content is wider than its box; for each, whether it is a scrolling
+#: table box that says so (a visible hint naming the scroll) and keeps its first column in view.
+_WIDER = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const style = getComputedStyle(el);
+    if (style.display === 'inline' || style.display === 'none' || el.closest('svg')) continue;
+    if (el.getClientRects().length === 0) continue;
+    if (el.scrollWidth <= el.clientWidth + 1) continue;
+    const table = el.querySelector(':scope > table');
+    const scrolls = ['auto', 'scroll'].includes(style.overflowX);
+    const hint = el.parentElement && [...el.parentElement.querySelectorAll('.scroll-hint')]
+      .some(h => h.getClientRects().length > 0 && /scroll/i.test(h.textContent));
+    const first = table ? [...table.querySelectorAll('tr > :first-child')] : [];
+    const sticky = first.length > 0 && first.every(c => getComputedStyle(c).position === 'sticky');
+    // A sticky first column must stay in view: scroll to the end and measure it.
+    let inView = false;
+    if (sticky) {
+      const before = el.scrollLeft;
+      el.scrollLeft = el.scrollWidth;
+      const box = el.getBoundingClientRect();
+      const cell = first[0].getBoundingClientRect();
+      inView = cell.left >= box.left - 1 && cell.right <= box.right + 1;
+      el.scrollLeft = before;
+    }
+    if (table && scrolls && hint && sticky && inView) continue;
+    out.push({tag: el.tagName.toLowerCase(), id: el.id, cls: el.className && String(el.className),
+              text: (el.innerText || '').slice(0, 60), scroll: el.scrollWidth,
+              client: el.clientWidth, table: !!table, scrolls, hint: !!hint, sticky, inView});
+  }
+  return out;
+}"""
+
+#: Every visible text run: its boxes (one per line) and its drawn size (an SVG's text scaled as
+#: the SVG is scaled to its box).
+_TEXTS = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    if (!node.textContent.trim()) continue;
+    const el = node.parentElement;
+    if (!el || el.closest('style, script, title, desc')) continue;
+    // The content of a closed <details> is not drawn.
+    const details = el.closest('details');
+    if (details && !details.open && !el.closest('summary')) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || el.getClientRects().length === 0) continue;
+    let size = parseFloat(style.fontSize);
+    const svg = el.closest('svg');
+    if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width) {
+      size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    }
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    // The part of a box a scrolling ancestor shows: text scrolled out of view is not drawn.
+    let clip = null;
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (['auto', 'scroll', 'hidden'].includes(s.overflowX)) {
+        const r = a.getBoundingClientRect();
+        clip = clip ? {l: Math.max(clip.l, r.left), r: Math.min(clip.r, r.right)}
+                    : {l: r.left, r: r.right};
+      }
+    }
+    const cell = el.closest('td, th');
+    const sticky = !!cell && getComputedStyle(cell).position === 'sticky';
+    for (const r of range.getClientRects()) {
+      if (r.width < 0.5 || r.height < 0.5) continue;
+      let x0 = r.left, x1 = r.right;
+      if (clip) { x0 = Math.max(x0, clip.l); x1 = Math.min(x1, clip.r); }
+      if (x1 - x0 < 0.5) continue;
+      out.push({text: node.textContent.trim().slice(0, 40), x0, x1,
+                y0: r.top + window.scrollY, y1: r.bottom + window.scrollY, size,
+                sticky, cell: cell ? 1 : 0});
+    }
+  }
+  return out;
+}"""
+
+
+def wider_than_their_box(page: Any) -> list[str]:
+    found = page.evaluate(_WIDER)
+    return [
+        f"<{w['tag']} id={w['id']!r} class={w['cls']!r}> content {w['scroll']} px in a "
+        f"{w['client']} px box ({'a table' if w['table'] else 'not a table'}"
+        f"{'' if w['hint'] else ', no hint that it scrolls'}"
+        f"{'' if w['sticky'] else ', first column not sticky'}): “{w['text']}”"
+        for w in found
+    ]
+
+
+def small_text(texts: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"“{t['text']}” drawn at {t['size']:.1f} px"
+        for t in texts
+        if t["size"] < SMALLEST_TEXT - 0.05
+    ]
+
+
+def overlapping(texts: list[dict[str, Any]], slack: float = 0.5) -> list[str]:
+    """Pairs of text boxes that cover each other by more than ``slack`` px each way; a sticky
+    first column is drawn over the cells scrolling under it, which is what it is for."""
+    boxes = sorted(texts, key=lambda t: t["y0"])
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if b["y0"] >= a["y1"] - slack:
+                break
+            if a["sticky"] != b["sticky"] and a["cell"] and b["cell"]:
+                continue
+            if min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > slack and (
+                min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > slack
+            ):
+                out.append(f"“{a['text']}” over “{b['text']}”")
+    return out
+
+
+def screen_problems(html: Path, browser: Any) -> list[str]:
+    """Every problem of the screen checks, at each of :data:`VIEWPORTS`."""
+    problems = []
+    for name, (width, height) in VIEWPORTS.items():
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto(html.resolve().as_uri(), wait_until="load")
+            problems += [f"{name}: {p}" for p in wider_than_their_box(page)]
+            texts = page.evaluate(_TEXTS)
+            problems += [f"{name}: {p}" for p in small_text(texts)]
+            problems += [f"{name}: {p}" for p in overlapping(texts)]
+        finally:
+            page.close()
+    return problems

@@ -1,0 +1,276 @@
+"""What a report prints, read as text: every number through the one formatter, no ``inf`` or
+``nan``, counts with their nouns agreeing, the probe's own units, and one interval per figure.
+
+These checks read the written files only (HTML, Markdown, JSON's display fields), so they run
+on every report any test writes (see ``tests/conftest.py``), not only on those the browser opens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+#: A machine's word for a value that is not a number, printed where a reader looks.
+_NOT_A_NUMBER = re.compile(r"(?<![\w-])[-−]?(inf|infinity|nan)(?![\w-])", re.IGNORECASE)
+#: A decimal number standing alone (not a version's part, a word's part or a percentage).
+_DECIMAL = re.compile(r"(?<![\w.,/])([-−]?)(\d{1,3}(?:,\d{3})+|\d+)\.(\d+)(?![\w.]|%|\s*%)")
+#: A p- or q-value just before: read against 0.05, to three decimals.
+_P_BEFORE = re.compile(r"(\b[pq](-value)?|\bp_value|\bq_value)\s*(=|<|≤)?\s*$", re.IGNORECASE)
+#: A section or risk number of a cited document, not a figure ("§3.3", "Sections 3.3 and 4").
+_CITED_BEFORE = re.compile(
+    r"(§|§[\d.]+[–-]|\b(sections?|risk|tables?|figures?|chapter|article|CC BY(-SA)?))\s*$|"
+    # A threshold a method compares with ("s > 0.6", "p < 0.05"), not a figure.
+    r"[<>≤≥]\s*$",
+    re.I,
+)
+_QUOTED = re.compile(r"“[^”]*”")
+#: Nouns the report counts; after any count but 1 they must be plural.
+_NOUNS = (
+    "identity|image|prompt|scene|answer|story|query|person|trial|request|occupation|partner"
+    "|template|word|call|label|proposal|finding|look|batch|gate|run|subject|question"
+)
+_SINGULAR_AFTER_COUNT = re.compile(
+    rf"(?<![\w.,/#:\-−])(\d{{1,3}}(?:,\d{{3}})+|\d+)\s+({_NOUNS})\b(?!\s+(pairs?|of|’|'))",
+)
+#: Intervals as the report writes them: ``[low, high]`` or ``low to high``.
+_NUM = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-−]?∞"
+_INTERVALS = re.compile(rf"\[({_NUM}), ({_NUM})\]|(?<![\w.])({_NUM}) to ({_NUM})(?![\w.])")
+#: The observation nouns a probe's counts may not use (a text probe has no images).
+FOREIGN_UNITS = {"pst-text": ("image", "images", "person", "persons")}
+
+
+@dataclass
+class Chunk:
+    """A piece of the page's text with where it stands: inside code (commands, ids), under a
+    table column (its header), inside an element that names a figure (``data-figure``)."""
+
+    text: str
+    code: bool = False
+    column: str = ""
+    figure: tuple[str, str] | None = None
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.chunks: list[Chunk] = []
+        self._skip = 0
+        self._code = 0
+        self._headers: list[list[str]] = []
+        self._column: list[int] = []
+        self._in_th = False
+        self._figures: list[tuple[str, tuple[str, str] | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag in ("style", "script"):
+            self._skip += 1
+        elif tag in ("code", "pre"):
+            self._code += 1
+        elif tag == "table":
+            self._headers.append([])
+            self._column.append(-1)
+        elif tag == "tr" and self._column:
+            self._column[-1] = -1
+        elif tag in ("td", "th") and self._column:
+            self._column[-1] += 1
+            self._in_th = tag == "th"
+            if self._in_th:
+                self._headers[-1].append("")
+        if tag not in _VOID:
+            figure = named.get("data-figure")
+            self._figures.append(
+                (tag, (named.get("data-run") or "", figure) if figure is not None else None)
+            )
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script"):
+            self._skip -= 1
+        elif tag in ("code", "pre"):
+            self._code -= 1
+        elif tag == "table" and self._headers:
+            self._headers.pop()
+            self._column.pop()
+        elif tag == "th":
+            self._in_th = False
+        # Close back to the matching open element (the report's HTML is well formed).
+        for i in range(len(self._figures) - 1, -1, -1):
+            if self._figures[i][0] == tag:
+                del self._figures[i:]
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._skip or not data.strip():
+            return
+        column = ""
+        if self._headers and self._column and not self._in_th:
+            j = self._column[-1]
+            column = self._headers[-1][j] if 0 <= j < len(self._headers[-1]) else ""
+        elif self._in_th and self._headers and self._headers[-1]:
+            self._headers[-1][-1] += data.strip()
+            return
+        figure = next((f for _, f in reversed(self._figures) if f is not None), None)
+        self.chunks.append(Chunk(data, self._code > 0, column, figure))
+
+
+_VOID = {"br", "img", "meta", "link", "input", "hr", "col", "wbr", "source", "area"}
+
+
+def html_chunks(html: str) -> list[Chunk]:
+    reader = _Reader()
+    reader.feed(html)
+    reader.close()
+    return reader.chunks
+
+
+def _is_p_value(text: str, start: int, column: str) -> bool:
+    return column.strip() in ("p", "q", "p-value", "q-value") or bool(
+        _P_BEFORE.search(text[max(0, start - 12) : start])
+    )
+
+
+def digit_problems(text: str, column: str = "") -> list[str]:
+    """Decimals that break the one rule of digits: one decimal from 10 up, two below (p- and
+    q-values: three); money (``$``) keeps its cents."""
+    out = []
+    # A model's own words, quoted where the report lists the sentences it dropped, are not
+    # the report's numbers.
+    text = _QUOTED.sub("“”", text)
+    for m in _DECIMAL.finditer(text):
+        before = text[max(0, m.start() - 1) : m.start()]
+        if before == "$" or text[max(0, m.start() - 2) : m.start()] in ("$-", "$−"):
+            continue
+        before_text = text[max(0, m.start() - 12) : m.start()]
+        if _CITED_BEFORE.search(before_text) and not (
+            re.search(r"[<≤]\s*$", before_text) and float(m.group(2) + "." + m.group(3)) < 0.01
+        ):
+            continue
+        whole = float(m.group(2).replace(",", ""))
+        decimals = len(m.group(3))
+        if _is_p_value(text, m.start(), column):
+            wanted = {3}
+        else:
+            wanted = {1} if whole >= 10 else {2}
+        if decimals not in wanted:
+            out.append(f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”")
+    return out
+
+
+def _around(text: str, start: int, end: int, width: int = 40) -> str:
+    return " ".join(text[max(0, start - width) : end + width].split())
+
+
+def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
+    """``inf``/``nan`` printed, a count of 2 or more with a singular noun, a probe's count in
+    a unit that is not its own."""
+    out = [
+        f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
+        for m in _NOT_A_NUMBER.finditer(text)
+    ]
+    for m in _SINGULAR_AFTER_COUNT.finditer(text):
+        if m.group(1).replace(",", "") != "1":
+            out.append(f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”")
+    foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
+    for unit in foreign:
+        for m in re.finditer(rf"\b\d[\d,]*\s+{unit}\b", text):
+            out.append(f"{m.group(0)!r} in a {probes[0]} report")
+    return out
+
+
+def interval_problems(chunks: list[Chunk]) -> list[str]:
+    """A figure (by run and name) printed with two different intervals at one level, or a
+    gated figure's interval not named as anytime-valid or fixed."""
+    seen: dict[tuple[str, str, str], set[tuple[str, str]]] = {}
+    texts: dict[tuple[str, str], str] = {}
+    for chunk in chunks:
+        if chunk.figure is None:
+            continue
+        texts[chunk.figure] = texts.get(chunk.figure, "") + " " + chunk.text
+    for key, text in texts.items():
+        for m in _INTERVALS.finditer(text):
+            low, high = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            # The level named just after an interval ("[a, b] (95.0% fixed interval)"), else
+            # the last one named before it ("95% interval a to b"), else the report's 95%.
+            after = re.match(r"\s*\((\d+(?:\.\d+)?)% ", text[m.end() :])
+            level = (
+                [after.group(1)]
+                if after
+                else re.findall(
+                    r"(\d+(?:\.\d+)?)% (?:anytime-valid |fixed )?interval", text[: m.start()]
+                )
+            )
+            at = f"{float(level[-1]):g}" if level else "95"
+            seen.setdefault((*key, at), set()).add((low, high))
+    return [
+        f"{run or 'the report'}: {figure!r} at {level}% printed with {len(found)} intervals "
+        f"{sorted(found)}"
+        for (run, figure, level), found in seen.items()
+        if len(found) > 1
+    ]
+
+
+def named_gate_intervals(chunks: list[Chunk], gated: set[tuple[str, str]]) -> list[str]:
+    """Each gated figure's interval says which kind it is (anytime-valid or fixed)."""
+    texts: dict[tuple[str, str], str] = {}
+    for chunk in chunks:
+        if chunk.figure in gated:
+            texts[chunk.figure] = texts.get(chunk.figure, "") + " " + chunk.text
+    return [
+        f"{figure!r} of {run}: its interval is not named anytime-valid or fixed"
+        for (run, figure), text in texts.items()
+        if _INTERVALS.search(text) and not re.search(r"anytime-valid|fixed", text)
+    ]
+
+
+#: The JSON's fields that are prose or printed values, read as the page is.
+_DISPLAY_KEYS = {"sentence", "text", "alt", "heading", "interval", "sample", "placebo_band"}
+
+
+def json_display_texts(data: Any, key: str = "") -> list[str]:
+    if isinstance(data, dict):
+        return [t for k, v in data.items() for t in json_display_texts(v, k)]
+    if isinstance(data, list):
+        return [t for v in data for t in json_display_texts(v, key)]
+    return [data] if isinstance(data, str) and key in _DISPLAY_KEYS else []
+
+
+def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
+    """Every problem of the text checks in the report written to ``report_dir`` (whichever of
+    its HTML, Markdown and JSON exist)."""
+    problems: list[str] = []
+    data: dict[str, Any] = {}
+    if (report_dir / "report.json").is_file():
+        data = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+    probes = tuple(r.get("probe", "") for r in data.get("runs", []))
+    if (report_dir / "report.html").is_file():
+        chunks = html_chunks((report_dir / "report.html").read_text(encoding="utf-8"))
+        for chunk in chunks:
+            where = "html"
+            problems += [f"{where}: {p}" for p in word_problems(chunk.text, probes)]
+            if digits and not chunk.code:
+                problems += [f"{where}: {p}" for p in digit_problems(chunk.text, chunk.column)]
+        problems += [f"html: {p}" for p in interval_problems(chunks)]
+        gated = {
+            (str(g.get("run") or ""), str(g.get("figure")))
+            for g in ((data.get("gates") or {}).get("gates") or [])
+        }
+        problems += [f"html: {p}" for p in named_gate_intervals(chunks, gated)]
+    if (report_dir / "report.md").is_file():
+        markdown = (report_dir / "report.md").read_text(encoding="utf-8")
+        prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
+        problems += [f"md: {p}" for p in word_problems(markdown, probes)]
+        for line in prose.splitlines():
+            column = ""
+            problems += [
+                f"md: {p}"
+                for p in digit_problems(line, column)
+                if digits and not line.startswith("|")
+            ]
+    for text in json_display_texts(data):
+        problems += [f"json: {p}" for p in word_problems(text, probes)]
+        problems += [f"json: {p}" for p in digit_problems(text)] if digits else []
+    return problems
