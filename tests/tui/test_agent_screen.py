@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, DataTable, Input, Label, Select, Static
 
 from diptych.agent.memory import HashingEmbedder
 from diptych.agent.rows import AgentRow
@@ -207,7 +207,7 @@ async def test_the_form_sets_per_round_proposer_and_allow_new(
         screen.query_one("#agent-rounds", Input).value = "1"
         screen.query_one("#agent-per-round", Input).value = "1"
         screen.query_one("#agent-proposer", Select).value = "lexicon"
-        screen.query_one("#agent-allow-new", Switch).value = True
+        screen.query_one("#agent-allow-new", Checkbox).value = True
         request = screen.request()
         assert (request.per_round, request.proposer, request.allow_new) == (1, "lexicon", True)
         await pilot.press("ctrl+s")

@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, Label, Select, Static, Switch
+from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
@@ -36,6 +36,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.ticks import TickBox
 
 if TYPE_CHECKING:
     from diptych.agent.memory import Embedder
@@ -215,6 +216,11 @@ class AgentScreen(Screen[None]):
     """Start an agent session and decide on its proposals."""
 
     CSS_PATH = "agent.tcss"
+    HELP_PURPOSE = (
+        "Let an LLM agent search for identity pairs or interventions: its proposals are run and "
+        "tested as they arrive, and you accept the findings into the workspace's lists (a) or "
+        "reject them (x). Ctrl+S starts a session."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),
         Binding("a", "accept", "Accept"),
@@ -282,7 +288,7 @@ class AgentScreen(Screen[None]):
                 id="agent-proposer",
                 tooltip=_PROPOSER,
             )
-            yield Switch(False, id="agent-allow-new", tooltip=_ALLOW_NEW)
+            yield TickBox("", False, id="agent-allow-new", tooltip=_ALLOW_NEW, compact=True)
         # Fitted to the width: a long proposal wraps, its figures and decision stay whole.
         yield FitTable(PROPOSAL_COLUMNS, id="agent-proposals")
         yield Static("", id="agent-reason")
@@ -299,7 +305,7 @@ class AgentScreen(Screen[None]):
         self.query_one("#agent-target", Input).disabled = mitigate
         # Who proposes and whether new words may be named concern identity searches only.
         self.query_one("#agent-proposer", Select).disabled = mitigate
-        self.query_one("#agent-allow-new", Switch).disabled = mitigate
+        self.query_one("#agent-allow-new", TickBox).disabled = mitigate
         self.query_one("#agent-per-round", Input).value = "2" if mitigate else "3"
         self.query_one("#agent-probe", Input).placeholder = (
             "a pst-text run id" if mitigate else "pst-text or pst"
@@ -322,7 +328,7 @@ class AgentScreen(Screen[None]):
             # As the CLI's --per-round: one to ten proposals a round.
             per_round=min(max(1, per_round), 10),
             proposer=str(self.query_one("#agent-proposer", Select).value),
-            allow_new=self.query_one("#agent-allow-new", Switch).value,
+            allow_new=self.query_one("#agent-allow-new", TickBox).value,
             session=self.new_session_id(),
         )
 
