@@ -146,10 +146,10 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
         labels = [str(label.render()) for label in screen.query("#agent-form Label").results(Label)]
         assert labels == [
             "search",
-            "target model",
             "probe",
             "rounds",
             "per round",
+            "target model",
             "agent model",
             "proposer",
             "allow new",
@@ -161,7 +161,7 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
             widget = screen.query_one(f"#agent-{field}").region
             assert label.x == widget.x and label.bottom == widget.y
             assert widget.right <= 80 and widget.width >= 6
-        # The agent's model has three columns' width: a name with parameters shows whole.
+        # The agent's model has two columns' width: a name with parameters shows whole.
         assert screen.query_one("#agent-model", Input).content_region.width >= 44
         assert "(agent scripted-chat)" in status(pilot)
         rows = table(pilot)

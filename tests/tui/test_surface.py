@@ -24,6 +24,7 @@ from surface import (
     state_by_colour,
     unseen_errors,
 )
+from test_agent_screen import agent_app, start_session
 from test_app import (
     choose_probe,
     few_plugins,
@@ -35,6 +36,7 @@ from test_app import (
 )
 from test_audit_screen import audit_dir
 from test_review import Host, review_run
+from test_review_measure import MeasureHost, scripted_run, truth_of
 from test_screen_fit import labelled_run, open_detail, settle, show_section
 from textual.app import App
 from textual.pilot import Pilot
@@ -44,6 +46,7 @@ from textual.widgets import Static
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
+from diptych.tui.screens.agent import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.help import HelpScreen, screen_purpose, screen_title
 from diptych.tui.screens.new_run import NewRunScreen
@@ -55,6 +58,7 @@ from diptych.tui.widgets.ticks import TickList
 
 __all__ = [
     "audit_dir",
+    "scripted_run",
     "few_plugins",
     "labelled_run",
     "review_run",
@@ -269,6 +273,72 @@ async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[
         await wait_for(pilot, lambda: review.state.current() is not None, "the queue")
         assert "M" in footer_keys(app)
         assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_measurement_mode(scripted_run: tuple[Path, str], size: tuple[int, int]) -> None:
+    ws, run_id = scripted_run
+    app = MeasureHost(ws, run_id)
+    async with app.run_test(size=size) as pilot:
+        measure = app.measure
+        await wait_for(pilot, lambda: measure.draw is not None, "the draw")
+        for _ in range(12):
+            item = measure.state.current()
+            assert item is not None
+            await pilot.press("m" if truth_of(item) == "masculine" else "f")
+        await wait_for(
+            pilot,
+            lambda: measure.status is not None and measure.status.n_labelled == 12,
+            "the figure after 12 labels",
+        )
+        await settle(pilot)
+        # The measured figure's value and interval, whole (the panel beside the image).
+        assert cut_values(app) + cut_fields(app) == [], shown(app)
+        assert await state_by_colour(pilot) == []
+
+
+# --- Agent ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_agent_screen(
+    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    workspace = tmp_path / "ws"
+    Workspace.open(workspace).close()
+    app = agent_app(workspace, monkeypatch)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, AgentScreen), "the Agent screen")
+        screen = app.screen
+        assert isinstance(screen, AgentScreen)
+        # Every field of the form whole (no "smoll", no "identiti" over "es"), the allow-new
+        # box's state in text.
+        await settle(pilot)
+        assert cut_fields(app) + await state_by_colour(pilot) == [], shown(app)
+        screen.query_one("#agent-proposals").focus()
+        assert await help_check(pilot, AgentScreen) == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AgentScreen), "back")
+        await start_session(pilot)
+        await settle(pilot)
+        rows = screen._rows.by_id
+        assert rows
+        lines = screen_lines(app)
+        # Each proposal's score, interval and q in view, whole.
+        assert cut_values(app) == [], shown(app)
+        table = screen.query_one("#agent-proposals", FitTable)
+        in_view = list(rows.values())[: max(1, table.scrollable_content_region.height // 3)]
+        for row in in_view:
+            cells = [row.status]
+            if row.score is not None and row.ci_low is not None and row.ci_high is not None:
+                cells += [f"{row.score:+.1f}", f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"]
+            if row.q_value is not None:
+                cells.append(f"{row.q_value:.3f}")
+            assert missing_values(lines, cells) == [], shown(app)
+        # a and x decide (a asks first where the session did not confirm); ctrl+s would buy
+        # another session.
+        assert await silent_keys(pilot, leave=("ctrl+s", "a", "x")) == [], shown(app)
 
 
 # --- Audit ----------------------------------------------------------------------------------

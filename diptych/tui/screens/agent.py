@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid
+from textual.containers import Grid, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Label, Select, Static
@@ -37,6 +37,7 @@ from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.ticks import TickBox
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 if TYPE_CHECKING:
     from diptych.agent.memory import Embedder
@@ -249,11 +250,11 @@ class AgentScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        # Two rows of labelled fields; the agent's model has the width of three columns, so
-        # that its name (and parameters) shows whole.
+        # Three rows of labelled fields, one line each: the models' names (the target's, the
+        # agent's with its parameters) get the width of several columns, so that they show
+        # whole at 60 columns too.
         with Grid(id="agent-form"):
             yield Label("search", id="agent-kind-label")
-            yield Label("target model", id="agent-target-label")
             yield Label("probe", id="agent-probe-label")
             yield Label("rounds", id="agent-rounds-label")
             yield Label("per round", id="agent-per-round-label")
@@ -262,15 +263,19 @@ class AgentScreen(Screen[None]):
                 value="identities",
                 allow_blank=False,
                 id="agent-kind",
+                compact=True,
             )
+            yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe", compact=True)
+            yield Input("2", placeholder="rounds", id="agent-rounds", type="integer", compact=True)
             yield Input(
-                "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET
-            )
-            yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe")
-            yield Input("2", placeholder="rounds", id="agent-rounds", type="integer")
+                "3", placeholder="n", id="agent-per-round", type="integer", tooltip=_PER_ROUND,
+                compact=True,
+            )  # fmt: skip
+            yield Label("target model", id="agent-target-label", classes="whole")
             yield Input(
-                "3", placeholder="n", id="agent-per-round", type="integer", tooltip=_PER_ROUND
-            )
+                "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET,
+                classes="whole", compact=True,
+            )  # fmt: skip
             yield Label("agent model", id="agent-model-label", classes="wide")
             yield Label("proposer", id="agent-proposer-label")
             yield Label("allow new", id="agent-allow-new-label")
@@ -280,6 +285,7 @@ class AgentScreen(Screen[None]):
                 id="agent-model",
                 tooltip=_AGENT,
                 classes="wide",
+                compact=True,
             )
             yield Select(
                 [(p, p) for p in PROPOSERS],
@@ -287,11 +293,14 @@ class AgentScreen(Screen[None]):
                 allow_blank=False,
                 id="agent-proposer",
                 tooltip=_PROPOSER,
+                compact=True,
             )
             yield TickBox("", False, id="agent-allow-new", tooltip=_ALLOW_NEW, compact=True)
         # Fitted to the width: a long proposal wraps, its figures and decision stay whole.
         yield FitTable(PROPOSAL_COLUMNS, id="agent-proposals")
-        yield Static("", id="agent-reason")
+        # The whole reason, scrolled (with a scrollbar saying so) where the terminal is short.
+        with VerticalScroll(id="agent-reason-box"):
+            yield WholeNumbers("", id="agent-reason")
         yield Static("ctrl+s starts a session", id="agent-status")
         yield KeysFooter()
 

@@ -31,6 +31,11 @@ class TickBox(Checkbox):
         label = self.get_visual_style("toggle--label")
         return Content.assemble(("[", label), (tick(self.value), "bold"), ("]", label))
 
+    def render(self) -> Content:
+        # With no label (one stands above the box), no padding for one: the box's width is
+        # the three cells of "[x]".
+        return self._button if not self.label else super().render()
+
 
 class TickList(SelectionList[Any]):
     """A selection list whose options are drawn ``[x] name`` when chosen, ``[ ] name`` when
