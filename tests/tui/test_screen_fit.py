@@ -10,6 +10,7 @@ things on one screen.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -359,7 +360,8 @@ async def help_opened(pilot: Pilot[Any], key: str = "question_mark") -> list[str
 
 def first_help_line(lines: list[str]) -> str:
     """The first line of text inside the Help frame, under its intro if it is in view."""
-    inside = [line.strip(" █▀▄") for line in lines[1:]]
+    # The frame, the scrollbar and the blank cells around the text go.
+    inside = [re.sub(r"[\u2580-\u259f]", " ", line).strip() for line in lines[1:]]
     return next(text for text in inside if text)
 
 
