@@ -304,7 +304,9 @@ async def test_measurement_mode(scripted_run: tuple[Path, str], size: tuple[int,
 async def test_agent_screen(
     scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> None:
-    workspace = tmp_path / "ws"
+    # A relative path: the header shows it, and a temporary directory's name would be cut.
+    monkeypatch.chdir(tmp_path)
+    workspace = Path("ws")
     Workspace.open(workspace).close()
     app = agent_app(workspace, monkeypatch)
     async with app.run_test(size=size) as pilot:
