@@ -122,7 +122,8 @@ def plan_columns(
     columns = [[row[i] for row in rows] for i in range(n)]
     pairs = _interval_pairs(headers, columns) if merge else set()
     empty = {i for i in range(n) if all(c.strip() in EMPTY for c in columns[i])}
-    stages = ((set(), set()), (pairs, set()), (set(), empty), (pairs, empty))
+    none: set[int] = set()
+    stages = ((none, none), (pairs, none), (none, empty), (pairs, empty))
     for merged, dropped in stages:
         plan = _plan(headers, columns, width, merged, dropped, short_too=False)
         if plan.fits:
