@@ -20,6 +20,7 @@ from diptych.cli.runs_cmd import runs_table
 from diptych.core.errors import ReadOnlyWorkspaceError
 from diptych.core.store import connection
 from diptych.core.workspace import Workspace
+from diptych.tui.screens.runs import short_run_id
 
 SCRIPT = Path(__file__).with_name("scripted_cli.py")
 PST_TEXT = ["pst-text", "-m", "scripted-likelihood", "-p", "masculine=carpenter,sheriff"]
@@ -115,6 +116,34 @@ def test_an_ambiguous_prefix_lists_its_runs(
     code, _, err = call(capsys, "--store", str(ws), "show", "pst-text")
     line = one_error(err)
     assert code == 2 and "names 2 runs" in line and all(i in line for i in ids)
+
+
+def test_the_id_the_tui_prints_names_its_run_in_every_command(
+    ws_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, run_id = ws_run
+    # The Runs table prints the id without its probe prefix ("0663f62e" of
+    # "pst-text-0663f62e"): show, export and resume take it as they take the whole id.
+    short = short_run_id(run_id, "pst-text")
+    assert short != run_id and len(short) == 8
+    code, whole, err = call(capsys, "--store", str(ws), "show", run_id)
+    assert code == 0, err
+    code, shown, err = call(capsys, "--store", str(ws), "show", short)
+    assert code == 0 and shown == whole, err
+    code, exported, err = call(capsys, "--store", str(ws), "export", short[:5])
+    assert code == 0 and exported, err
+    # A start of it that names two runs is refused, naming both.
+    code, _, err = call(
+        capsys, "--store", str(ws), "run", *PST_TEXT, "-p", "feminine=nurse,editor", "--new",
+        "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    with Workspace.open(ws) as workspace:
+        second = next(s.run.id for s in workspace.runs.list() if s.run.id != run_id)
+    assert second.startswith(run_id)  # a new run of the same design: the same first 8 digits
+    code, _, err = call(capsys, "--store", str(ws), "show", short)
+    line = one_error(err)
+    assert code == 2 and "names 2 runs" in line and run_id in line and second in line
 
 
 def test_the_resume_hint_is_the_command_to_paste(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, DataTable, Input, Label, Select, Static
 
 from diptych.agent.memory import HashingEmbedder
 from diptych.agent.rows import AgentRow
@@ -146,10 +146,10 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
         labels = [str(label.render()) for label in screen.query("#agent-form Label").results(Label)]
         assert labels == [
             "search",
-            "target model",
             "probe",
             "rounds",
             "per round",
+            "target model",
             "agent model",
             "proposer",
             "allow new",
@@ -160,8 +160,9 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
             label = screen.query_one(f"#agent-{field}-label", Label).region
             widget = screen.query_one(f"#agent-{field}").region
             assert label.x == widget.x and label.bottom == widget.y
-            assert widget.right <= 80 and widget.width >= 6
-        # The agent's model has three columns' width: a name with parameters shows whole.
+            # A field takes a word at least; the allow-new box the three cells of "[ ]".
+            assert widget.right <= 80 and widget.width >= (3 if field == "allow-new" else 6)
+        # The agent's model has two columns' width: a name with parameters shows whole.
         assert screen.query_one("#agent-model", Input).content_region.width >= 44
         assert "(agent scripted-chat)" in status(pilot)
         rows = table(pilot)
@@ -207,7 +208,7 @@ async def test_the_form_sets_per_round_proposer_and_allow_new(
         screen.query_one("#agent-rounds", Input).value = "1"
         screen.query_one("#agent-per-round", Input).value = "1"
         screen.query_one("#agent-proposer", Select).value = "lexicon"
-        screen.query_one("#agent-allow-new", Switch).value = True
+        screen.query_one("#agent-allow-new", Checkbox).value = True
         request = screen.request()
         assert (request.per_round, request.proposer, request.allow_new) == (1, "lexicon", True)
         await pilot.press("ctrl+s")

@@ -10,6 +10,7 @@ things on one screen.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from diptych.tui.screens.help import (
 )
 from diptych.tui.screens.review import ReviewScreen
 from diptych.tui.screens.run_detail import RunDetailScreen
-from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, wrap_cell
+from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, stack_row, wrap_cell
 from diptych.tui.widgets.review_panels import format_estimate
 from diptych.tui.widgets.review_queue import RESERVED_KEYS
 from diptych.tui.widgets.tables import ListTable
@@ -359,7 +360,8 @@ async def help_opened(pilot: Pilot[Any], key: str = "question_mark") -> list[str
 
 def first_help_line(lines: list[str]) -> str:
     """The first line of text inside the Help frame, under its intro if it is in view."""
-    inside = [line.strip(" █▀▄") for line in lines[1:]]
+    # The frame, the scrollbar and the blank cells around the text go.
+    inside = [re.sub(r"[\u2580-\u259f]", " ", line).strip() for line in lines[1:]]
     return next(text for text in inside if text)
 
 
@@ -475,9 +477,38 @@ def test_number_headers_wrap_then_intervals_go_under_their_values() -> None:
     assert plan.headers == ["identity", "STS single\n95% CI"]
     assert lay_out(plan, rows[0]) == ["mechanician", "-33.3\n[-100.0, 33.3]"]
     # 25: 11 + 14 + 4 = 29 even so, and neither a number nor a one-word name is broken: the
-    # natural widths, scrolled sideways.
+    # row becomes one cell of "header: value" items in the 23 cells inside its padding, the
+    # interval under its header (29 cells beside it).
     plan = plan_columns(headers, rows, 25)
-    assert not plan.fits and plan.widths == [11, 10, 14]
+    assert plan.fits and plan.stacked and plan.widths == [23]
+    assert lay_out(plan, rows[0], headers) == [
+        "mechanician\nSTS single: -33.3\nsingle 95% CI:\n[-100.0, 33.3]"
+    ]
+    # 14: the interval (14) is wider than the 12 cells inside: the natural widths, scrolled
+    # sideways.
+    plan = plan_columns(headers, rows, 14)
+    assert not plan.fits and not plan.stacked and plan.widths == [11, 10, 14]
+
+
+def test_a_stacked_row_packs_its_items_and_leaves_out_empty_ones() -> None:
+    headers = ["verdict", "gate", "figure", "value", "interval", "level", "rule"]
+    row = ["PASS", "below 95", "pst-text · STS paired (expected from P(he), P(she))", "59.0",
+           "[52.1, 65.9]", "95%", "shown below 95"]  # fmt: skip
+    plan = plan_columns(headers, [row], 54)
+    assert plan.stacked and plan.widths == [52]
+    assert lay_out(plan, row, headers)[0].split("\n") == [
+        "PASS · gate: below 95",
+        "figure: pst-text · STS paired (expected from P(he),",
+        "P(she))",
+        "value: 59.0 · interval: [52.1, 65.9] · level: 95%",
+        "rule: shown below 95",
+    ]
+    waiting = ["not run yet", "below 95", "pst-text · STS", "—", "—", "—", "shown below 95"]
+    assert stack_row(headers, waiting, 30).split("\n") == [
+        "not run yet · gate: below 95",
+        "figure: pst-text · STS",
+        "rule: shown below 95",
+    ]
 
 
 def test_a_long_name_wraps_before_any_number_moves() -> None:

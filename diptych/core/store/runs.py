@@ -17,6 +17,13 @@ from diptych.core.trials import canonical_json
 _PAID_FAILURE = "COALESCE(json_extract(r.provenance, '$.paid_failure'), 0)"
 
 
+def named_by(run: RunRecord, name: str) -> bool:
+    """Whether ``name`` names ``run``: its id, the start of it, or the start of the id without
+    its probe prefix (``0663f62e`` for ``pst-text-0663f62e``: what a table whose probe column
+    already names the probe prints)."""
+    return run.id.startswith(name) or run.id.removeprefix(f"{run.probe}-").startswith(name)
+
+
 class Runs(Connection):
     # --- runs -------------------------------------------------------------------------------
 
@@ -73,11 +80,9 @@ class Runs(Connection):
     def get_run(self, run_id: str) -> RunRecord:
         row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            matches = self.db.execute(
-                "SELECT id FROM runs WHERE id LIKE ? ORDER BY created_at", (f"{run_id}%",)
-            ).fetchall()
+            matches = [r for r in self.list_runs() if named_by(r, run_id)]
             if len(matches) == 1:
-                return self.get_run(matches[0]["id"])
+                return matches[0]
             raise RunNotFoundError(
                 f"no run '{run_id}' in {self.path}; 'diptych runs' lists the runs there"
             )

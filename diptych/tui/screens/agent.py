@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid
+from textual.containers import Grid, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, Label, Select, Static, Switch
+from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
@@ -36,6 +36,8 @@ from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.ticks import TickBox
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 if TYPE_CHECKING:
     from diptych.agent.memory import Embedder
@@ -215,6 +217,11 @@ class AgentScreen(Screen[None]):
     """Start an agent session and decide on its proposals."""
 
     CSS_PATH = "agent.tcss"
+    HELP_PURPOSE = (
+        "Let an LLM agent search for identity pairs or interventions: its proposals are run and "
+        "tested as they arrive, and you accept the findings into the workspace's lists (a) or "
+        "reject them (x). Ctrl+S starts a session."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),
         Binding("a", "accept", "Accept"),
@@ -243,11 +250,11 @@ class AgentScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        # Two rows of labelled fields; the agent's model has the width of three columns, so
-        # that its name (and parameters) shows whole.
+        # Three rows of labelled fields, one line each: the models' names (the target's, the
+        # agent's with its parameters) get the width of several columns, so that they show
+        # whole at 60 columns too.
         with Grid(id="agent-form"):
             yield Label("search", id="agent-kind-label")
-            yield Label("target model", id="agent-target-label")
             yield Label("probe", id="agent-probe-label")
             yield Label("rounds", id="agent-rounds-label")
             yield Label("per round", id="agent-per-round-label")
@@ -256,15 +263,19 @@ class AgentScreen(Screen[None]):
                 value="identities",
                 allow_blank=False,
                 id="agent-kind",
+                compact=True,
             )
+            yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe", compact=True)
+            yield Input("2", placeholder="rounds", id="agent-rounds", type="integer", compact=True)
             yield Input(
-                "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET
-            )
-            yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe")
-            yield Input("2", placeholder="rounds", id="agent-rounds", type="integer")
+                "3", placeholder="n", id="agent-per-round", type="integer", tooltip=_PER_ROUND,
+                compact=True,
+            )  # fmt: skip
+            yield Label("target model", id="agent-target-label", classes="whole")
             yield Input(
-                "3", placeholder="n", id="agent-per-round", type="integer", tooltip=_PER_ROUND
-            )
+                "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET,
+                classes="whole", compact=True,
+            )  # fmt: skip
             yield Label("agent model", id="agent-model-label", classes="wide")
             yield Label("proposer", id="agent-proposer-label")
             yield Label("allow new", id="agent-allow-new-label")
@@ -274,6 +285,7 @@ class AgentScreen(Screen[None]):
                 id="agent-model",
                 tooltip=_AGENT,
                 classes="wide",
+                compact=True,
             )
             yield Select(
                 [(p, p) for p in PROPOSERS],
@@ -281,11 +293,14 @@ class AgentScreen(Screen[None]):
                 allow_blank=False,
                 id="agent-proposer",
                 tooltip=_PROPOSER,
+                compact=True,
             )
-            yield Switch(False, id="agent-allow-new", tooltip=_ALLOW_NEW)
+            yield TickBox("", False, id="agent-allow-new", tooltip=_ALLOW_NEW, compact=True)
         # Fitted to the width: a long proposal wraps, its figures and decision stay whole.
         yield FitTable(PROPOSAL_COLUMNS, id="agent-proposals")
-        yield Static("", id="agent-reason")
+        # The whole reason, scrolled (with a scrollbar saying so) where the terminal is short.
+        with VerticalScroll(id="agent-reason-box"):
+            yield WholeNumbers("", id="agent-reason")
         yield Static("ctrl+s starts a session", id="agent-status")
         yield KeysFooter()
 
@@ -299,7 +314,7 @@ class AgentScreen(Screen[None]):
         self.query_one("#agent-target", Input).disabled = mitigate
         # Who proposes and whether new words may be named concern identity searches only.
         self.query_one("#agent-proposer", Select).disabled = mitigate
-        self.query_one("#agent-allow-new", Switch).disabled = mitigate
+        self.query_one("#agent-allow-new", TickBox).disabled = mitigate
         self.query_one("#agent-per-round", Input).value = "2" if mitigate else "3"
         self.query_one("#agent-probe", Input).placeholder = (
             "a pst-text run id" if mitigate else "pst-text or pst"
@@ -322,7 +337,7 @@ class AgentScreen(Screen[None]):
             # As the CLI's --per-round: one to ten proposals a round.
             per_round=min(max(1, per_round), 10),
             proposer=str(self.query_one("#agent-proposer", Select).value),
-            allow_new=self.query_one("#agent-allow-new", Switch).value,
+            allow_new=self.query_one("#agent-allow-new", TickBox).value,
             session=self.new_session_id(),
         )
 

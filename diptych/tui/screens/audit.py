@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, Label, Static
+from textual.widgets import Header, Input, Label, Static
 
 from diptych.audits import AuditPlan, plan_audit, run_audit
 from diptych.audits.sequential import part_status_words
@@ -73,6 +73,11 @@ class AuditScreen(Screen[None]):
     while it runs, and the report when it is written."""
 
     CSS_PATH = "audit.tcss"
+    HELP_PURPOSE = (
+        "Run an audit file and read its verdict: its parts with their trials, cost and status, "
+        "and its gates' verdicts with the value, interval and rule each rests on. Ctrl+R runs it, "
+        "ctrl+o opens its report."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+r", "run", "Run audit"),
@@ -105,12 +110,12 @@ class AuditScreen(Screen[None]):
         )
         # Fitted to the width: the figure's name wraps, the value, interval and rule stay whole.
         yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
-        yield DataTable(id="parts", cursor_type="row", zebra_stripes=True)
+        # Fitted too: a part's status and cost are never scrolled off to the right.
+        yield FitTable(COLUMNS, id="parts", zebra_stripes=True)
         yield Static("", id="summary")
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#parts", DataTable).add_columns(*COLUMNS)
         gates = self.query_one("#gates", FitTable)
         gates.display = False  # shown only for an audit that states gates
         if self._file is not None:
@@ -163,6 +168,12 @@ class AuditScreen(Screen[None]):
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
+        # The rows end as the audit recorded its parts: a part bought batch by batch was last
+        # heard of as "running", and a part no gate reads was never started.
+        for part in outcome.parts:
+            self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, part.status))
+        for name in outcome.skipped:
+            self.app.call_from_thread(self.post_message, AuditPartChanged(name, "not run"))
         stopped = ""
         if outcome.sequential is not None and outcome.sequential.summary is not None:
             summary = outcome.sequential.summary
@@ -288,11 +299,9 @@ class AuditScreen(Screen[None]):
     # --- drawing ------------------------------------------------------------------------------
 
     def _fill(self) -> None:
-        table = self.query_one("#parts", DataTable)
-        table.clear()
-        if self.plan is None:
-            return
-        for p in self.plan.parts:
+        table = self.query_one("#parts", FitTable)
+        rows: list[tuple[str | None, list[str]]] = []
+        for p in self.plan.parts if self.plan is not None else []:
             e = p.estimate
             cells = (
                 (str(e.planned), str(e.cached), str(e.to_run), f"${e.cost:.2f}")
@@ -300,7 +309,9 @@ class AuditScreen(Screen[None]):
                 else ("agent", "—", "—", "≤ budget")
             )
             status = self.status.get(p.part.name, "planned")
-            table.add_row(p.part.name, p.part.kind, p.part.probe or "", *cells, status)
+            rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells,
+                                       status]))  # fmt: skip
+        table.set_rows(rows)
 
     def _say(self, text: str) -> None:
         self.query_one("#summary", Static).update(text)

@@ -1,9 +1,10 @@
-"""The Help screen: every key of every screen, read from the bindings themselves.
+"""The Help screen: what each screen is for, then its keys, read from the screens themselves.
 
-Nothing here is written by hand: the screens are found among the classes of ``diptych.tui``
-and their keys are their ``BINDINGS`` (and those they inherit), so a screen or a key added
-appears here without anyone remembering to. Help opens at the section of the screen it was
-called from; the others are above and below it.
+Nothing here is written by hand: the screens are found among the classes of ``diptych.tui``,
+their keys are their ``BINDINGS`` (and those they inherit) and what each is for is its
+``HELP_PURPOSE`` (else its docstring's first paragraph), so a screen or a key added appears here
+without anyone remembering to. Help opens at the section of the screen it was called from; the
+others are above and below it.
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ def screen_title(cls: type) -> str:
     name = cls.__name__.removesuffix("Screen").removesuffix("Modal")
     words = " ".join(re.findall(r"[A-Z][a-z]*", name)).capitalize() or cls.__name__
     return f"{words} dialog" if issubclass(cls, ModalScreen) else f"{words} screen"
+
+
+def screen_purpose(cls: type) -> str:
+    """What a screen is for, in a sentence or two: its ``HELP_PURPOSE``, else the first
+    paragraph of its docstring."""
+    own = getattr(cls, "HELP_PURPOSE", None)
+    if isinstance(own, str):
+        return own
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(doc.split())
 
 
 def _subclasses(cls: type[Any]) -> list[type[Any]]:
@@ -160,6 +171,10 @@ class HelpScreen(ModalScreen[None]):
     """Every key, opened at the section of the screen it was called from."""
 
     HELP_TITLE = "Help"
+    HELP_PURPOSE = (
+        "What each screen is for and its keys; it opens at the screen you came from, and the "
+        "others are above and below it."
+    )
     CSS_PATH = "help.tcss"
     # A dialog: the app's keys (q Quit among them) do not reach past it, so q closes it too.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -180,10 +195,15 @@ class HelpScreen(ModalScreen[None]):
                 ),
                 id="help-intro",
             )
+            purposes = {screen_title(s): screen_purpose(s) for s in screen_classes()}
             for title, bindings in help_sections(type(self.app)):
                 yield Static(
                     Text(title, style="bold underline"), classes="help-title", id=section_id(title)
                 )
+                # What the screen is for comes before its keys: a key means little to someone
+                # who does not know what the screen does.
+                if purposes.get(title):
+                    yield Static(purposes[title], classes="help-purpose")
                 yield Static(bindings_table(self.app, bindings), classes="help-keys")
 
     def on_mount(self) -> None:

@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     Header,
@@ -42,6 +43,7 @@ from diptych.tui.messages import EstimateReady
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.pick_list import matches
+from diptych.tui.widgets.ticks import TickList
 from diptych.tui.workers import estimate_request
 
 #: Seconds of quiet after an edit before the plan is estimated again.
@@ -124,6 +126,13 @@ class NewRunScreen(Screen[RunRequest | None]):
     """Choose a probe, models and parameters; see the trials and their cost; start the run."""
 
     CSS_PATH = "new_run.tcss"
+    # A terminal under 30 rows: the headings give up their blank line and the plan its height.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    HELP_PURPOSE = (
+        "Plan a run before paying for it: choose a probe, the models it tests and their "
+        "parameters; the plan at the foot shows the trials, their cost and the precision to "
+        "expect. Ctrl+S starts the run."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start run", priority=True),
         Binding("escape", "back", "Back"),
@@ -176,14 +185,17 @@ class NewRunScreen(Screen[RunRequest | None]):
                 yield Static(id="probe-description")
                 yield Label("Models", classes="heading")
                 yield Input(placeholder="search models", id="models-search", compact=True)
-                yield SelectionList[str](id="models")
+                yield TickList(id="models")
                 yield Static("", id="models-error")
             with FormsScroll(id="forms"):
                 if self.probe_name:
                     yield self._probe_form()
                 yield ParamsForm(RunOptions, "run options", id="form-run")
         with Horizontal(id="plan"):
-            yield Static("", id="estimate")
+            # The plan scrolls rather than take the rows the Models list needs: a probe that
+            # plans its figures' precision writes a line per figure.
+            with VerticalScroll(id="estimate-scroll", can_focus=False):
+                yield Static("", id="estimate")
             with Vertical(id="actions"):
                 yield Button("Start", id="start", variant="primary", compact=True)
                 yield Button("Back", id="back", compact=True)
@@ -332,7 +344,15 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._estimate_error = None
         estimate = self.query_one("#estimate", Static)
         if request is None:
-            estimate.update(Text("fix the field marked in red to see the plan", style="red"))
+            first = self.first_invalid()
+            where = "" if first is None else f" ({first[0]})"
+            estimate.update(
+                Text(f"fix the field marked in red{where} to see the plan", style="red")
+            )
+            if first is not None and not self._typing_in_a_form():
+                # In view, so that the sentence points at something on the screen; the focus
+                # stays where the user is (ctrl+s takes it there).
+                first[1].scroll_visible(animate=False)
             return
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
@@ -420,10 +440,33 @@ class NewRunScreen(Screen[RunRequest | None]):
 
     # --- leaving --------------------------------------------------------------------------
 
+    def first_invalid(self) -> tuple[str, Widget] | None:
+        """The first field marked in red, top to bottom (the model list first), as its name
+        and the widget that takes its input."""
+        if str(self.query_one("#models-error", Static).render()):
+            return "Models", self.query_one("#models", TickList)
+        for form in self.query(ParamsForm):
+            marked = form.marked_field()
+            if marked is not None:
+                name, widget = marked
+                return f"{name} of {form.title}", widget
+        return None
+
+    def _typing_in_a_form(self) -> bool:
+        focused = self.focused
+        return focused is not None and any(isinstance(a, ParamsForm) for a in focused.ancestors)
+
     def action_start(self) -> None:
         request = self.validate()
         if request is None:
-            self.notify("the run cannot start: see the fields marked in red", severity="error")
+            first = self.first_invalid()
+            if first is not None:
+                # The field to fix, in view and focused: the message points at it.
+                first[1].scroll_visible(animate=False)
+                first[1].focus()
+            where = "" if first is None else f": {first[0]}"
+            self.notify(f"the run cannot start: fix the field marked in red{where}",
+                        severity="error")  # fmt: skip
             return
         if self._estimate_error is not None:
             self.notify(f"the run cannot start: {self._estimate_error}", severity="error")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +13,7 @@ from textual.widgets import DataTable, Header, Label
 from diptych.core.plugins import Registry
 from diptych.core.probe import Probe
 from diptych.core.workspace import Workspace
+from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.tables import FilterBar, ListTable
 
@@ -30,6 +30,10 @@ class PluginsScreen(Screen[None]):
     """Each plugin with its package and version, then everything it registered."""
 
     CSS_PATH = "plugins.tcss"
+    HELP_PURPOSE = (
+        "What is installed: each plugin with its package and version, and the probes, models and "
+        "annotators it registered, with what each can do."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("slash", "filter", "Filter"),
@@ -48,23 +52,23 @@ class PluginsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#plugins", DataTable).focus()
 
+    # Fitted to the width: what a plugin registers and what an item does wrap rather than run
+    # off the right edge.
     @staticmethod
-    def _plugins_table(registry: Registry) -> ListTable:
-        table = ListTable(id="plugins")
-        table.add_columns("plugin", "package", "version", "registers")
+    def _plugins_table(registry: Registry) -> FitTable:
+        rows = []
         for info in registry.plugins:
             if info.error:
-                registers: str | Text = Text(f"not loaded: {info.error}", style="red")
+                registers = f"not loaded: {info.error}"
             else:
                 n = len(info.probes) + len(info.models) + len(info.annotators)
                 registers = f"{n} ({', '.join(info.probes + info.models + info.annotators)})"
-            table.add_row(info.name, info.distribution, info.version, registers)
-        return table
+            rows.append([info.name, info.distribution, info.version, registers])
+        return FitTable(["plugin", "package", "version", "registers"], rows, id="plugins")
 
     @staticmethod
-    def _items_table(registry: Registry) -> ListTable:
-        table = ListTable(id="items")
-        table.add_columns("kind", "name", "plugin", "description")
+    def _items_table(registry: Registry) -> FitTable:
+        rows = []
         kinds: list[tuple[str, dict[str, type]]] = [
             ("probe", dict(registry.probes)),
             ("model", dict(registry.models)),
@@ -73,8 +77,8 @@ class PluginsScreen(Screen[None]):
         for kind, items in kinds:
             for name, cls in sorted(items.items()):
                 owner = registry.owner.get((kind, name), "")
-                table.add_row(kind, name, owner, describe(cls))
-        return table
+                rows.append([kind, name, owner, describe(cls)])
+        return FitTable(["kind", "name", "plugin", "description"], rows, id="items")
 
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()

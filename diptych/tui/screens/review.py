@@ -30,6 +30,7 @@ from dataclasses import replace
 from textual import events
 from textual.binding import Binding
 
+from diptych.core.capabilities import Capability
 from diptych.tui.screens.review_view import EMPTY_QUEUE_HINT, VIA, ReviewView
 from diptych.tui.widgets.review_image import open_in_viewer
 from diptych.tui.widgets.review_modals import ALL_REASONS, NoteModal, ReasonModal, ReviewerNameModal
@@ -49,6 +50,11 @@ class ReviewScreen(ReviewView):
     """Review and label the flagged people of one run."""
 
     CSS_PATH = "review.tcss"
+    HELP_PURPOSE = (
+        "Label by hand the people a run's review flags point at, one at a time: your label "
+        "corrects the automatic annotators', and the run's figures are recomputed after each one. "
+        "M opens the measurement mode for a run whose people are in images."
+    )
     BINDINGS = [
         Binding("m", "label_key('m')", "masc"),
         Binding("f", "label_key('f')", "fem"),
@@ -77,9 +83,25 @@ class ReviewScreen(ReviewView):
             # m/f/c are in the footer only while they are this person's label keys.
             keys = {k for k, _ in self._choices_for(self.state.current())}
             return parameters[0] in keys
+        if action == "measure":
+            # The measurement draws persons in images: a run whose outputs are texts has none
+            # to draw, so M is not offered there.
+            return self.measurable
         return True
 
+    @property
+    def measurable(self) -> bool:
+        """Whether the run's outputs are images with persons a measurement can draw."""
+        return self._probe is not None and Capability.IMAGE_GENERATOR in self._probe.capabilities
+
     def on_key(self, event: events.Key) -> None:
+        if event.character == "M" and self._probe is not None and not self.measurable:
+            event.stop()
+            self.notify(
+                "the measurement mode draws persons in images; this run's outputs are texts",
+                severity="warning",
+            )
+            return
         # A probe's own labels may use keys that are not bindings of this screen.
         keys = dict(self._choices_for(self.state.current()))
         if event.character in keys and event.character not in ("m", "f", "c"):

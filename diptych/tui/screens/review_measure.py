@@ -77,6 +77,11 @@ class MeasureScreen(ReviewView):
 
     HELP_TITLE = "Review screen: measurement mode (M)"
     CSS_PATH = "review.tcss"
+    HELP_PURPOSE = (
+        "Label the persons an active draw serves, so that the prediction-powered figure narrows "
+        "where it is least sure; the figure and its interval are recomputed after every label, "
+        "and you may stop after any one."
+    )
     AUTO_FOCUS = ""  # the half-width box takes focus only when asked (w): keys label persons
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "label('masculine')", "masc"),

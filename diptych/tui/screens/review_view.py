@@ -39,6 +39,7 @@ from diptych.tui.widgets.review_writes import (
     ReviewWrites,
     Write,
 )
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 __all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewView"]
 
@@ -140,7 +141,7 @@ class ReviewView(ReviewDrawing):
             yield ReviewPicture(self._renderer, id="review-picture")
             with CardScroll(id="review-card-scroll"):
                 yield ReviewCard(id="review-card")
-        yield Static("", id="review-metrics")
+        yield WholeNumbers("", id="review-metrics")
         # The command palette still opens with ctrl+p; its footer entry would push keys of
         # this screen off an 80-column footer.
         yield KeysFooter(compact=True, show_command_palette=False)
@@ -278,6 +279,7 @@ class ReviewView(ReviewDrawing):
         self._loaded = True
         self.run_id = message.run_id
         self._probe = message.probe
+        self.refresh_bindings()  # the keys the footer offers may depend on the probe
         self.state.load(message.items, replace_all=message.replace)
         self.state.take_stored(self.annotator)
         self.state.rebuild(start_unlabelled=first or message.replace)

@@ -144,6 +144,10 @@ class RunDetailScreen(Screen[None]):
     """One run: its status and counts, and its probe's analysis."""
 
     CSS_PATH = "run_detail.tcss"
+    HELP_PURPOSE = (
+        "Read one run's results: its headline figures with their 95% intervals, each table of its "
+        "analysis, its figures and notes, section by section; w writes its report."
+    )
     # The sections stand beside the chosen one only where a table keeps the room it needs.
     HORIZONTAL_BREAKPOINTS = [
         (0, "-narrow"),

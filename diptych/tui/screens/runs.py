@@ -103,6 +103,11 @@ class RunsScreen(Screen[None]):
     """Every run in the workspace: probe, models, status, progress and outcome counts."""
 
     CSS_PATH = "runs.tcss"
+    HELP_PURPOSE = (
+        "Home: every run of the workspace with its status, progress and outcome counts. Open a "
+        "run's figures (enter), start a new run (n), review the people its flags point at (r), or "
+        "go to the Agent (a) and Audit (A) screens."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Detail"),
         Binding("n", "new_run", "New run"),

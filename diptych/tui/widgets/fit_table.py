@@ -4,10 +4,12 @@ A decision is read off a value and its interval, so a table never cuts a number 
 a table is wider than its room, it first wraps the headers of its number columns
 (``STS single`` over two lines), then its long texts (a name, a figure's title), widest
 first; then it sets each interval under its value (``-50.0`` over ``[-100.0, 50.0]``, one
-column instead of two), and only then wraps the short texts that read best on one line (a
-status, a rule); before a short text wraps, a column empty in every row (no value measured
-yet) is left out. A table that still does not fit keeps its natural widths and scrolls
-sideways (with a scrollbar, never silently cut).
+column instead of two), and leaves out a column empty in every row (no value measured yet).
+A table that still does not fit sets each row as one cell of ``header: value`` items packed
+on lines (``PASS · gate: below 95`` over ``value: 59.0 · interval: [52.1, 65.9]``), rather
+than break a status or a rule or hide a value to the right. Only where a number is wider than
+the table do the short texts wrap, and failing that the table keeps its natural widths and
+scrolls sideways (with a scrollbar, never silently cut).
 
 :func:`plan_columns` decides the layout from the cells' text alone, so it is tested without a
 terminal; :class:`FitTable` lays its rows out again whenever its width changes.
@@ -66,6 +68,8 @@ class ColumnPlan:
     wrap: list[bool]
     #: False when even the narrowest layout is too wide: natural widths, scrolled sideways.
     fits: bool
+    #: Each row one cell of ``header: value`` items, packed on lines (see :func:`stack_row`).
+    stacked: bool = False
 
     @property
     def merged(self) -> bool:
@@ -118,11 +122,22 @@ def plan_columns(
     columns = [[row[i] for row in rows] for i in range(n)]
     pairs = _interval_pairs(headers, columns) if merge else set()
     empty = {i for i in range(n) if all(c.strip() in EMPTY for c in columns[i])}
-    for short_too in (False, True):
-        for merged, dropped in ((set(), set()), (pairs, set()), (set(), empty), (pairs, empty)):
-            plan = _plan(headers, columns, width, merged, dropped, short_too=short_too)
-            if plan.fits:
-                return plan
+    none: set[int] = set()
+    stages = ((none, none), (pairs, none), (none, empty), (pairs, empty))
+    for merged, dropped in stages:
+        plan = _plan(headers, columns, width, merged, dropped, short_too=False)
+        if plan.fits:
+            return plan
+    # No columns fit without breaking a status or a rule: each row becomes one cell of
+    # "header: value" items, as long as every number still fits on a line.
+    room = width - 2 * PADDING
+    numbers = [c for column in columns for c in column if is_number(c)]
+    if all(len(c) <= room for c in numbers) and room >= MIN_TEXT:
+        return ColumnPlan([""], [tuple(range(n))], [room], [True], fits=True, stacked=True)
+    for merged, dropped in stages:
+        plan = _plan(headers, columns, width, merged, dropped, short_too=True)
+        if plan.fits:
+            return plan
     # Nothing fits: every column at its natural width, and the table scrolls sideways.
     natural = _plan(headers, columns, width, set(), set(), short_too=True)
     return ColumnPlan(
@@ -204,8 +219,36 @@ def wrap_cell(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
-def lay_out(plan: ColumnPlan, row: Sequence[str]) -> list[str]:
-    """One row's cells as the plan draws them."""
+def stack_row(headers: Sequence[str], row: Sequence[str], width: int) -> str:
+    """A row as one cell: its first value, then ``header: value`` items packed on lines of
+    ``width`` with `` · `` between them; an item breaks only when it is wider than a line, and
+    then inside its text, never inside a number (an empty value is left out)."""
+    items = [row[0]] if row else []
+    items += [
+        f"{' '.join(h.split())}: {cell}"
+        for h, cell in zip(headers[1:], row[1:], strict=True)
+        if cell.strip() not in EMPTY
+    ]
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 3 + len(item) <= width:
+            lines[-1] += f" · {item}"
+        elif len(item) <= width:
+            lines.append(item)
+        else:
+            head, _, value = item.partition(": ")
+            if value and is_number(value):
+                lines += [wrap_cell(f"{head}:", width), value]
+            else:
+                lines.append(wrap_cell(item, width))
+    return "\n".join(lines)
+
+
+def lay_out(plan: ColumnPlan, row: Sequence[str], headers: Sequence[str] = ()) -> list[str]:
+    """One row's cells as the plan draws them (``headers``: the source columns', which a
+    stacked row names its values by)."""
+    if plan.stacked:
+        return [stack_row(headers, row, plan.widths[0])]
     out = []
     for group, width, wraps in zip(plan.groups, plan.widths, plan.wrap, strict=True):
         cell = "\n".join(row[i] for i in group)
@@ -275,6 +318,8 @@ class FitTable(ListTable):
         self.plan = plan
         cursor = self.cursor_row
         self.clear(columns=True)
+        # A stacked row names each of its values: a header over it would say nothing.
+        self.show_header = not plan.stacked
         self.header_height = max(h.count("\n") + 1 for h in plan.headers) if plan.headers else 1
         for header, group, width_ in zip(plan.headers, plan.groups, plan.widths, strict=True):
             label = wrap_cell(header, width_) if plan.fits else header.replace("\n", " ")
@@ -283,7 +328,7 @@ class FitTable(ListTable):
         for key, row in self.source:
             if not matches(tuple(row), self.filter_text):
                 continue
-            shown = lay_out(plan, row)
+            shown = lay_out(plan, row, self.headers)
             height = max(cell.count("\n") + 1 for cell in shown) if shown else 1
             self.add_row(*shown, key=key, height=height)
         if self.row_count:

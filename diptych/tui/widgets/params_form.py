@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from diptych.tui.widgets.pick_list import PickList
+from diptych.tui.widgets.ticks import TickBox
 
 #: The field a parse error names: ``... parameter 'masculine.0': ...`` -> ``masculine``.
 ERROR_FIELD = re.compile(r"parameter '([^'.]+)[^']*'(?:: (.*))?")
@@ -192,7 +193,7 @@ class ParamsForm(Vertical):
     def _input_for(self, spec: FieldSpec) -> Widget:
         widget_id = self._widget_id(spec.name)
         if spec.kind == "bool":
-            return Checkbox(value=spec.initial == "true", id=widget_id, compact=True)
+            return TickBox(value=spec.initial == "true", id=widget_id, compact=True)
         if spec.kind == "choice":
             return Select(
                 [(choice, choice) for choice in spec.choices],
@@ -294,6 +295,17 @@ class ParamsForm(Vertical):
             target.update(message)
         target.add_class("-shown")
         target.scroll_visible()
+
+    def marked_field(self) -> tuple[str, Widget] | None:
+        """The field whose error is shown (its name and input), if one is; the form's own
+        error marks its first field."""
+        for spec in self.specs:
+            if self.query_one(f"#{self.id}-{spec.name}-error").has_class("-shown"):
+                return spec.name, self._inputs[spec.name]
+        if self.query_one(".form-error").has_class("-shown") and self.specs:
+            first = self.specs[0].name
+            return first, self._inputs[first]
+        return None
 
     def field_named(self, message: str) -> str | None:
         """The field a parse error is about: the one it names as the parameter, else (a check

@@ -15,6 +15,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, SelectionList
 
+from diptych.tui.widgets.ticks import TickList
+
 
 def matches(choices: Iterable[str], search: str) -> list[str]:
     """The choices that contain every word of ``search`` (any case), in their order."""
@@ -66,7 +68,7 @@ class PickList(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=self._placeholder, classes="pick-search", compact=True)
-        yield SelectionList[str](
+        yield TickList(
             *((c, c, c in self.picked) for c in self.choices), classes="pick-options", compact=True
         )
 

@@ -27,6 +27,7 @@ from diptych.core.workspace.measurement import (
     MeasureTarget,
 )
 from diptych.tui.widgets.review_writes import LabelWrite
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class MeasurePanel(Vertical):
         self.text = Text()
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="measure-figure")
+        yield WholeNumbers("", id="measure-figure")
         yield Input(
             placeholder="enough at ± (w to type, Enter)",
             id="measure-width",

@@ -1,0 +1,78 @@
+"""A text that wraps between words, never inside a number or an interval.
+
+Rich wraps a line at any space, and an interval has one: "[-50.0, +50.0]" at the end of a line
+became "[-50.0," over "+50.0]" on the Review screen at 80 columns. :class:`WholeNumbers` is a
+:class:`~textual.widgets.Static` whose text breaks only at the spaces outside a figure (a value
+with its interval and its n), so that each is read on one line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.geometry import Size
+from textual.widgets import Static
+
+from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
+
+#: What stays on one line: a value, its interval and its ``n=`` (each optional but the first),
+#: or an interval alone.
+FIGURE = re.compile(
+    rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern}))?|{INTERVAL.pattern})(?:\s+n=[\d,]+)?"
+)
+
+
+def break_points(plain: str) -> list[int]:
+    """The indexes of the spaces a line may break at: those outside every figure."""
+    inside: set[int] = set()
+    for match in FIGURE.finditer(plain):
+        inside.update(range(match.start(), match.end()))
+    return [i for i, ch in enumerate(plain) if ch == " " and i not in inside]
+
+
+def wrap_whole(text: Text, width: int) -> Text:
+    """``text`` wrapped to ``width`` cells at :func:`break_points` (and at its own newlines),
+    its styles kept. A piece wider than ``width`` is left whole, to be cut by the box rather
+    than broken."""
+    out = Text(end="")
+    width = max(width, 1)
+    for number, line in enumerate(text.split("\n", allow_blank=True)):
+        if number:
+            out.append("\n")
+        plain = line.plain
+        starts = [0, *(i + 1 for i in break_points(plain))]
+        ends = [*(i for i in break_points(plain)), len(plain)]
+        current = 0  # cells on the line being filled
+        for k, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            word = line[start:end]
+            cells = cell_len(word.plain)
+            if k and current and current + 1 + cells > width:
+                out.append("\n")
+                current = 0
+            elif k:
+                out.append(" ")
+                current += 1
+            out.append_text(word)
+            current += cells
+    return out
+
+
+class WholeNumbers(Static):
+    """A Static whose text never breaks inside a number, an interval or its ``n=``."""
+
+    def __init__(self, content: str | Text = "", **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.text = Text(content) if isinstance(content, str) else content
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        self.text = content if isinstance(content, Text) else Text(str(content))
+        super().update(self.text, layout=layout)
+
+    def render(self) -> Text:
+        return wrap_whole(self.text, self.content_region.width or self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(wrap_whole(self.text, width).plain.split("\n"))

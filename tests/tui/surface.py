@@ -1,0 +1,431 @@
+"""What a user can read on a screen of the TUI, checked by class of defect rather than by case.
+
+Every check reads the rendered screen — the cells the terminal would show, with their colours,
+as Textual's own screenshot renders them — and the regions of the widgets on it, never what a
+widget merely holds. Each returns the defects it finds, one readable line each, so that a test
+asserts ``== []`` and its failure says what a user would have met:
+
+- :func:`cut_values`: a decision-bearing value (a number, an interval, a cost, a q-value) cut
+  ("[4.8", "52.…"), wrapped inside itself ("2.7" over "5"), or hidden (in a box too small to
+  show it, or in a table column off to the right with nothing saying so);
+- :func:`cut_fields`: a form field whose value is not shown whole in its box;
+- :func:`missing_values`: values a screen means to show that are not drawn whole on one line;
+- :func:`state_by_colour`: a control (checkbox, switch, a list's tick) whose state changes only
+  the colours of its cells, not their text;
+- :func:`unseen_errors`: a screen that points at a field "marked in red" while no such field is
+  in view, or whose focus is not on the field it refers to;
+- :func:`silent_keys`: a key shown in the footer that, pressed, changes nothing and says
+  nothing;
+- :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
+  then its keys.
+
+``tests/tui/test_surface.py`` runs them on every screen at 80×24 and 60×20.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from textual.app import App
+from textual.color import Color
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import (
+    Checkbox,
+    DataTable,
+    Input,
+    RadioButton,
+    Select,
+    SelectionList,
+    Static,
+    Switch,
+)
+
+from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
+
+#: A value a decision is read from: an interval, then a plain number with a decimal point or a
+#: dollar, a percent, a q-value (integers alone are counts, and counts wrap like words do).
+VALUE = re.compile(rf"{INTERVAL.pattern}|[+\-−]?\$?\d[\d,]*\.\d+%?|[+\-−]?\$\d[\d,]*")
+#: An interval opened and not closed on its line: "[4.8" or "[-1.04, 24".
+OPEN_INTERVAL = re.compile(rf"[\[(]\s*{_NUMBER}(?:\s*,\s*(?:{_NUMBER})?)?\s*$")
+#: A number clipped by an ellipsis, either side.
+CLIPPED_NUMBER = re.compile(r"\d…|…\d|\d\.…")
+#: The words a screen uses to point at an invalid field.
+POINTS_AT_FIELD = re.compile(r"marked in red|fields? marked|see the field", re.IGNORECASE)
+
+
+# --- the rendered screen --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the terminal: its character and its foreground colour."""
+
+    char: str
+    color: str | None
+
+
+def _render(app: App[Any]) -> list[list[Segment]]:
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    update = app.screen._compositor.render_update(
+        full=True, screen_stack=app._background_screens
+    )
+    console.print(update)
+    segments = list(console._record_buffer)
+    lines = list(Segment.split_lines(segments))
+    return lines[:height]
+
+
+def screen_lines(app: App[Any]) -> list[str]:
+    """The screen as the terminal shows it, one string per row."""
+    width = app.size.width
+    return [
+        "".join(s.text for s in line if not s.control)[:width].ljust(width)
+        for line in _render(app)
+    ]
+
+
+def screen_cells(app: App[Any]) -> list[list[Cell]]:
+    """The screen cell by cell, each with its foreground colour (as ``#rrggbb``)."""
+    out = []
+    for line in _render(app):
+        row: list[Cell] = []
+        for segment in line:
+            if segment.control:
+                continue
+            style = segment.style or Style()
+            color = style.color.get_truecolor().hex if style.color is not None else None
+            row.extend(Cell(ch, color) for ch in segment.text)
+        out.append(row)
+    return out
+
+
+def region_lines(lines: list[str], region: Region) -> list[str]:
+    """The text inside ``region`` of the screen, one string per row."""
+    return [line[region.x : region.right] for line in lines[region.y : region.bottom]]
+
+
+def visible_widgets(app: App[Any]) -> Iterator[tuple[Widget, Region]]:
+    """Each widget drawn on the top screen, with the part of the screen it is drawn in."""
+    for widget, (region, clip) in app.screen._compositor.visible_widgets.items():
+        shown = region.intersection(clip)
+        if shown.area and widget.display and widget.visible:
+            yield widget, shown
+
+
+def _where(widget: Widget) -> str:
+    return f"{type(widget).__name__}#{widget.id}" if widget.id else type(widget).__name__
+
+
+# --- decision-bearing values ----------------------------------------------------------------
+
+
+def cut_values(app: App[Any]) -> list[str]:
+    """The decision-bearing values the screen draws cut, wrapped inside themselves, or hidden
+    in a box too small for them (module docstring)."""
+    lines = screen_lines(app)
+    found: list[str] = []
+    for widget, region in visible_widgets(app):
+        if widget.children and not isinstance(widget, DataTable):
+            continue  # a container: its children are checked
+        inside = region_lines(lines, widget.content_region.intersection(region))
+        for y, text in enumerate(inside):
+            where = f"{_where(widget)} row {region.y + y}"
+            if OPEN_INTERVAL.search(text.rstrip()):
+                found.append(f"{where}: an interval cut: {text.strip()!r}")
+            if CLIPPED_NUMBER.search(text):
+                found.append(f"{where}: a number cut by an ellipsis: {text.strip()!r}")
+            below = inside[y + 1] if y + 1 < len(inside) else ""
+            if re.search(r"[\d.]$", text) and re.match(r"[\d.]", below) and below.strip():
+                found.append(
+                    f"{where}: a number wrapped inside itself: {text.strip()!r} / "
+                    f"{below.strip()!r}"
+                )
+        found += _hidden_in(widget, region, lines)
+    return found + _squeezed_lists(app)
+
+
+def _squeezed_lists(app: App[Any]) -> list[str]:
+    """Lists and tables that hold rows and show none (the Models list at 80×24 did)."""
+    found = []
+    for widget in app.screen.query("DataTable, OptionList"):
+        if not (widget.display and widget.visible) or not widget.is_mounted:
+            continue
+        if any(not a.display for a in widget.ancestors if isinstance(a, Widget)):
+            continue
+        held = getattr(widget, "row_count", None)
+        if held is None:
+            held = getattr(widget, "option_count", 0)
+        header = 1 if isinstance(widget, DataTable) and widget.show_header else 0
+        if held and widget.scrollable_content_region.height <= header:
+            found.append(f"{_where(widget)}: holds {held} rows and shows none")
+    return found
+
+
+def _hidden_in(widget: Widget, region: Region, lines: list[str]) -> list[str]:
+    """Values in ``widget`` that its box does not show and that no scrolling reaches."""
+    if isinstance(widget, DataTable):
+        return _hidden_columns(widget)
+    if not isinstance(widget, Static) or widget.allow_vertical_scroll:
+        return []
+    if widget.region != region and any(
+        isinstance(a, Widget) and a.allow_vertical_scroll for a in widget.ancestors
+    ):
+        return []  # partly scrolled out of a box that scrolls: the rest is a scroll away
+    text = _plain(widget)
+    drawn = " ".join(" ".join(region_lines(lines, region)).split())
+    return [
+        f"{_where(widget)}: {value!r} is held but not drawn (its box is too small)"
+        for value in VALUE.findall(text)
+        if isinstance(value, str) and " ".join(value.split()) not in drawn
+    ]
+
+
+def _plain(widget: Static) -> str:
+    visual = widget.render()
+    plain = getattr(visual, "plain", None)
+    return plain if isinstance(plain, str) else str(visual)
+
+
+def _hidden_columns(table: DataTable[Any]) -> list[str]:
+    """Columns that lie right of what the table shows: a scrollbar under the table says that
+    there is more, but not which value of the row a decision needed."""
+    room = table.scrollable_content_region.width
+    x, out = 0, []
+    for column in table.ordered_columns:
+        x += column.get_render_width(table)
+        if x > room + table.scroll_x:
+            out.append(f"{_where(table)}: the column {column.label.plain!r} is off screen")
+    return out
+
+
+def cut_fields(app: App[Any]) -> list[str]:
+    """Form fields whose value is not drawn whole on one line of their box (an input showing
+    "smoll" of "smollm2", a choice wrapped as "identiti" over "es")."""
+    lines = screen_lines(app)
+    found = []
+    for widget, region in visible_widgets(app):
+        value = _field_value(widget)
+        if not value:
+            continue
+        inside = region_lines(lines, region)
+        if not any(value in line for line in inside):
+            drawn = [line.strip() for line in inside]
+            found.append(f"{_where(widget)}: {value!r} is drawn as {drawn!r}")
+    return found
+
+
+def _field_value(widget: Widget) -> str | None:
+    if isinstance(widget, Input):
+        return widget.value
+    if isinstance(widget, Select) and widget.value is not Select.NULL:
+        return next((str(p) for p, v in widget._options if v == widget.value), None)
+    return None
+
+
+def missing_values(lines: list[str], values: Iterable[str]) -> list[str]:
+    """The ``values`` that are not drawn whole on one line of the screen."""
+    return [f"{v!r} is not on the screen whole" for v in values if not any(v in ln for ln in lines)]
+
+
+# --- state in text --------------------------------------------------------------------------
+
+
+async def state_by_colour(pilot: Pilot[Any]) -> list[str]:
+    """Controls on screen whose state reads only in colour: each is switched, redrawn and
+    switched back, and the text of its cells must change with it."""
+    app = pilot.app
+    found: list[str] = []
+    for widget, region in list(visible_widgets(app)):
+        flip = _flipper(widget)
+        if flip is None:
+            continue
+        before = region_lines(screen_lines(app), region)
+        flip()
+        await pilot.pause()
+        after = region_lines(screen_lines(app), region)
+        flip()
+        await pilot.pause()
+        if before == after:
+            found.append(f"{_where(widget)}: its state shows in colour only: {before[:2]!r}")
+    return found
+
+
+def _flipper(widget: Widget) -> Callable[[], None] | None:
+    if isinstance(widget, Checkbox | RadioButton | Switch):
+
+        def flip() -> None:
+            widget.value = not widget.value
+
+        return flip
+    if isinstance(widget, SelectionList) and widget.option_count:
+        first = widget.get_option_at_index(widget.scroll_offset.y)
+
+        def toggle() -> None:
+            widget.toggle(first)
+
+        return toggle
+    return None
+
+
+# --- errors the screen points at ------------------------------------------------------------
+
+
+def _is_red(app: App[Any], hex_colour: str | None) -> bool:
+    """Whether a cell's colour is the theme's error colour (blended a little, as Textual
+    draws it over a background) or plainly red."""
+    if not hex_colour:
+        return False
+    r, g, b = Color.parse(hex_colour).rgb
+    er, eg, eb = Color.parse(app.current_theme.error or "red").rgb
+    near = max(abs(r - er), abs(g - eg), abs(b - eb)) <= 24
+    return near or (r >= 150 and g <= 100 and b <= 120)
+
+
+def unseen_errors(app: App[Any], *, focus: bool = True) -> list[str]:
+    """When the screen tells the user to fix a field "marked in red", a field so marked is in
+    view (text in the theme's error colour outside that sentence) and, with ``focus``, the
+    focus is at it (after the user asked to go on, say)."""
+    lines = screen_lines(app)
+    pointing = [y for y, line in enumerate(lines) if POINTS_AT_FIELD.search(line)]
+    if not pointing:
+        return []
+    cells = screen_cells(app)
+    marked = [
+        y
+        for y, row in enumerate(cells)
+        if y not in pointing and any(_is_red(app, c.color) and c.char.strip() for c in row)
+    ]
+    found = []
+    if not marked:
+        found.append(
+            f"row {pointing[0]} says {lines[pointing[0]].strip()!r} and no field on the screen "
+            "is marked"
+        )
+    focused = app.focused
+    if not focus:
+        return found
+    if focused is None or focused.region.intersection(app.screen.region).area == 0:
+        found.append("the focus is not on a field in view")
+    elif marked and not any(focused.region.y - 3 <= y <= focused.region.bottom + 3 for y in marked):
+        found.append(f"the focus ({_where(focused)}) is not at the field marked in red")
+    return found
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+#: Actions that leave the screen: pressed last, and leaving is what they do.
+LEAVING = ("back", "pop_screen", "dismiss", "leave", "cancel", "close")
+
+
+def footer_keys(app: App[Any]) -> list[str]:
+    """The keys the footer shows (Help and Quit aside, which every screen has); those that
+    leave the screen last."""
+    keys = []
+    for key, active in app.screen.active_bindings.items():
+        binding = active.binding
+        if binding.show and active.enabled and binding.action not in ("help", "quit"):
+            keys.append(key)
+    return sorted(keys, key=lambda k: _leaves(app, k))
+
+
+def _leaves(app: App[Any], key: str) -> bool:
+    active = app.screen.active_bindings.get(key)
+    return active is not None and any(word in active.binding.action for word in LEAVING)
+
+
+@dataclass
+class _Seen:
+    stack: tuple[int, ...]
+    lines: list[str]
+    notes: int
+    focused: Widget | None
+
+
+def _seen(app: App[Any]) -> _Seen:
+    return _Seen(
+        tuple(id(s) for s in app.screen_stack),
+        screen_lines(app),
+        len(app._notifications),
+        app.focused,
+    )
+
+
+async def silent_keys(
+    pilot: Pilot[Any],
+    *,
+    leave: Iterable[str] = (),
+    settle: Callable[[Pilot[Any]], Any] | None = None,
+) -> list[str]:
+    """The footer's keys that, pressed, change nothing a user sees and say nothing. Each key
+    is pressed on the screen as it was; a screen it opens is closed again. ``leave``: keys not
+    to press (one that starts a paid run, say), each tested elsewhere."""
+    app = pilot.app
+    home = app.screen
+    found = []
+    keys = [(key, _leaves(app, key)) for key in footer_keys(app)]
+    for key, leaving in keys:
+        if key in leave or key not in app.screen.active_bindings:
+            continue
+        if app.screen is not home:
+            break
+        before = _seen(app)
+        await pilot.press(key)
+        for _ in range(4):
+            await pilot.pause()
+        if settle is not None:
+            await settle(pilot)
+        after = _seen(app)
+        if (before.stack, before.lines, before.notes, before.focused) == (
+            after.stack,
+            after.lines,
+            after.notes,
+            after.focused,
+        ):
+            found.append(f"{key}: nothing changed and nothing was said")
+        if leaving and home not in app.screen_stack:
+            break  # it went back, as it says
+        while app.screen is not home and len(app.screen_stack) > 1:
+            app.pop_screen()
+            await pilot.pause()
+        if app.screen is not home:
+            found.append(f"{key}: left the screen for good")
+            break
+    return found
+
+
+# --- help -----------------------------------------------------------------------------------
+
+
+def help_leads_with_purpose(lines: list[str], title: str, purpose: str) -> list[str]:
+    """Help opened on a screen shows, first, the screen's section title, then what the screen
+    is for (its first words at least), then its keys."""
+    # The frame, the scrollbar and the blank cells around the text go.
+    inside = [re.sub(r"[\u2580-\u259f│┃]", " ", line).strip() for line in lines[1:]]
+    texts = [t for t in inside if t]
+    if not texts or texts[0] != title:
+        return [f"Help opens on {texts[:1]!r}, not on {title!r}"]
+    after = " ".join(texts[1:4])
+    head = " ".join(purpose.split()[:4])
+    if head not in after:
+        return [f"Help's {title!r} does not start with what the screen is for ({head!r})"]
+    return []

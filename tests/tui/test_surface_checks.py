@@ -1,0 +1,186 @@
+"""The surface checks of tests/tui/surface.py find each class of defect they name, on small
+apps with the defect planted, and find nothing on the same app without it."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+from rich.text import Text
+from surface import (
+    cut_fields,
+    cut_values,
+    help_leads_with_purpose,
+    silent_keys,
+    state_by_colour,
+    unseen_errors,
+)
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Checkbox, DataTable, Footer, Input, SelectionList, Static
+
+from diptych.tui.widgets.ticks import TickBox, TickList
+from diptych.tui.widgets.whole_numbers import WholeNumbers, wrap_whole
+
+pytestmark = pytest.mark.surface
+
+SIZE = (40, 10)
+
+
+class One(App[None]):
+    """An app that shows the widgets it is given (or makes them: a callable is called in
+    the app, for a widget that needs one to be made), with no focus at first."""
+
+    AUTO_FOCUS = None
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "nothing", "Nothing"),
+        Binding("y", "say", "Say"),
+        Binding("z", "draw", "Draw"),
+    ]
+
+    def __init__(self, *widgets: Any) -> None:
+        super().__init__()
+        self.widgets = widgets
+
+    def compose(self) -> ComposeResult:
+        yield from (w() if callable(w) else w for w in self.widgets)
+        yield Footer()
+
+    def action_nothing(self) -> None:
+        pass
+
+    def action_say(self) -> None:
+        self.notify("not here: nothing to do on this screen")
+
+    def action_draw(self) -> None:
+        self.query_one("#box", Static).update("drawn")
+
+
+async def test_an_interval_cut_wrapped_or_clipped_is_found_and_a_whole_one_is_not() -> None:
+    # "[-50.0, +50.0]" in 10 cells: the interval wraps inside itself.
+    narrow = Static("[-50.0, +50.0]", id="box")
+    narrow.styles.width = 10
+    cut = Static("value 52.…", id="cut")
+    wide = Static("fine [-50.0, +50.0] n=12", id="wide")
+    async with One(narrow, cut, wide).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_values(pilot.app)
+    assert any("#box" in f and "interval cut" in f for f in found), found
+    assert any("#cut" in f and "ellipsis" in f for f in found), found
+    assert not any("#wide" in f for f in found), found
+
+
+async def test_a_number_wrapped_inside_itself_is_found() -> None:
+    box = Static("1234567.89", id="box")
+    box.styles.width = 6
+    async with One(box).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_values(pilot.app)
+    assert any("wrapped inside itself" in f for f in found), found
+
+
+async def test_a_value_held_in_a_box_too_small_is_hidden() -> None:
+    box = Static("first line\nsecond line\ncost $12.50", id="box")
+    box.styles.height = 2
+    async with One(box).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_values(pilot.app)
+    assert found == ["Static#box: '$12.50' is held but not drawn (its box is too small)"]
+
+
+async def test_a_column_off_to_the_right_and_a_list_with_no_rows_are_found() -> None:
+    table: DataTable[str] = DataTable(id="wide")
+    squeezed: TickList = TickList(("a", "a"), ("b", "b"), id="list")
+    squeezed.styles.height = 2  # its frame and nothing inside
+    async with One(table, squeezed).run_test(size=SIZE) as pilot:
+        table.add_columns("name", "a long description of the row", "value")
+        table.add_row("x", "y", "59.0")
+        await pilot.pause()
+        found = cut_values(pilot.app)
+    assert "DataTable#wide: the column 'value' is off screen" in found, found
+    assert "TickList#list: holds 2 rows and shows none" in found, found
+
+
+async def test_a_field_whose_value_does_not_show_whole_is_found() -> None:
+    def short() -> Input:
+        field = Input("smollm2-instruct-large", id="short")
+        field.styles.width = 12
+        return field
+
+    async with One(short, lambda: Input("smollm2", id="whole")).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_fields(pilot.app)
+    assert len(found) == 1 and found[0].startswith("Input#short"), found
+
+
+async def test_a_checkbox_that_shows_its_state_by_colour_alone_is_found() -> None:
+    plain = Checkbox("plain", id="plain")
+    ticked = TickBox("ticked", id="ticked")
+    textual_list: SelectionList[str] = SelectionList(("a", "a"), id="textual")
+    ours = TickList(("a", "a"), id="ours")
+    async with One(plain, ticked, textual_list, ours).run_test(size=(40, 24)) as pilot:
+        await pilot.pause()
+        found = await state_by_colour(pilot)
+        # Switched back: the check leaves every state as it found it.
+        assert not plain.value and not ticked.value and not textual_list.selected
+    assert sorted(f.split(":")[0] for f in found) == ["Checkbox#plain", "SelectionList#textual"]
+
+
+async def test_a_sentence_pointing_at_a_red_field_needs_the_field_in_view_and_focused() -> None:
+    pointer = Static(Text("fix the field marked in red", style="red"))
+    field = Input(id="field")
+    filler = Static("\n" * 20)
+    mark = Static(Text("must be a number", style="red"), id="mark")
+    async with One(pointer, field, filler, mark).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert unseen_errors(pilot.app, focus=False) == [
+            "row 0 says 'fix the field marked in red' and no field on the screen is marked"
+        ]
+    async with One(pointer_again := Static(Text("fix the field marked in red", style="red")),
+                   Input(id="near"), Static(Text("must be a number", style="red"))
+                   ).run_test(size=SIZE) as pilot:  # fmt: skip
+        await pilot.pause()
+        assert pointer_again.region.y == 0
+        pilot.app.query_one("#near").focus()
+        await pilot.pause()
+        assert unseen_errors(pilot.app) == []
+        pilot.app.set_focus(None)
+        await pilot.pause()
+        assert unseen_errors(pilot.app) == ["the focus is not on a field in view"]
+
+
+async def test_a_footer_key_that_does_nothing_and_says_nothing_is_found() -> None:
+    async with One(Static("", id="box")).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = await silent_keys(pilot)
+    # x does nothing; y says why it does nothing; z draws.
+    assert found == ["x: nothing changed and nothing was said"]
+
+
+def test_help_must_open_on_the_screen_then_what_it_is_for() -> None:
+    lines = ["", "█ Runs screen", "█ Home: every run of the workspace", "█ n   New run"]
+    assert help_leads_with_purpose(lines, "Runs screen", "Home: every run of the workspace") == []
+    keys_first = ["", "█ Runs screen", "█ n   New run", "█ u   Resume", "█ p   Pause"]
+    assert help_leads_with_purpose(keys_first, "Runs screen", "Home: every run of it") != []
+    assert help_leads_with_purpose(["", "█ Keys"], "Runs screen", "Home") != []
+
+
+def test_a_figure_never_wraps_inside_its_value_interval_or_n() -> None:
+    text = Text("STS paired +1.7 [-88.0, +88.7] n=16 · STS single +0.0 [-50.0, +50.0] n=12")
+    # At 40 cells rich would break "[-50.0," from "+50.0]"; here the line breaks before the
+    # value, whose 25 cells stay together.
+    assert wrap_whole(text, 40).plain.split("\n") == [
+        "STS paired +1.7 [-88.0, +88.7] n=16 ·",
+        "STS single +0.0 [-50.0, +50.0] n=12",
+    ]
+    assert wrap_whole(text, 200).plain == text.plain
+
+
+async def test_whole_numbers_draws_its_text_so() -> None:
+    line = WholeNumbers("cost $1.25 · interval [-50.0, +50.0] n=12", id="box")
+    line.styles.width = 24
+    async with One(line).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert cut_values(pilot.app) == []
+        assert line.size.height == 2  # "cost $1.25 · interval" over "[-50.0, +50.0] n=12"
