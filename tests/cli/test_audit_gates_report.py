@@ -94,7 +94,6 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
     assert f"audit run {file}" in (again / "report.md").read_text()
 
 
-
 def test_check_names_an_unknown_figure_before_any_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -85,9 +85,7 @@ def _render(app: App[Any]) -> list[list[Segment]]:
         legacy_windows=False,
         safe_box=False,
     )
-    update = app.screen._compositor.render_update(
-        full=True, screen_stack=app._background_screens
-    )
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     console.print(update)
     segments = list(console._record_buffer)
     lines = list(Segment.split_lines(segments))
@@ -98,8 +96,7 @@ def screen_lines(app: App[Any]) -> list[str]:
     """The screen as the terminal shows it, one string per row."""
     width = app.size.width
     return [
-        "".join(s.text for s in line if not s.control)[:width].ljust(width)
-        for line in _render(app)
+        "".join(s.text for s in line if not s.control)[:width].ljust(width) for line in _render(app)
     ]
 
 
@@ -156,8 +153,7 @@ def cut_values(app: App[Any]) -> list[str]:
             below = inside[y + 1] if y + 1 < len(inside) else ""
             if re.search(r"[\d.]$", text) and re.match(r"[\d.]", below) and below.strip():
                 found.append(
-                    f"{where}: a number wrapped inside itself: {text.strip()!r} / "
-                    f"{below.strip()!r}"
+                    f"{where}: a number wrapped inside itself: {text.strip()!r} / {below.strip()!r}"
                 )
         found += _hidden_in(widget, region, lines)
     return found + _squeezed_lists(app)

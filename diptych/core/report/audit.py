@@ -120,6 +120,7 @@ class RunPart:
     @property
     def status_said(self) -> str:
         return self.status_text or self.view.run.status
+
     #: The workspace the run is in and the directory the report was written from: the
     #: reproduce command names the workspace where it is not the default there.
     store: str | None = None

@@ -94,13 +94,10 @@ def interval(number: dict[str, Any]) -> str:
     if not (_finite(low) and _finite(high)):
         return "—"
     ends = figure_text(low), figure_text(high)
-    if ends[0] == ends[1] and _finite_pair(low, high) and float(high) > float(low):
-        ends = outward(float(low), float(high))
+    if ends[0] == ends[1] and isinstance(low, int | float) and isinstance(high, int | float):
+        if high > low:
+            ends = outward(float(low), float(high))
     return f"[{ends[0]}, {ends[1]}]"
-
-
-def _finite_pair(low: Any, high: Any) -> bool:
-    return all(isinstance(x, int | float) and math.isfinite(x) for x in (low, high))
 
 
 def outward(low: float, high: float) -> tuple[str, str]:
