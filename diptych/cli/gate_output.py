@@ -3,6 +3,7 @@ for a GitHub job summary."""
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 
 from diptych.core.audit.gates import GateResult
@@ -23,8 +24,13 @@ def _num(x: float | None) -> str:
     return figure_text(x)
 
 
+def _end(x: float | None) -> str:
+    # An infinite end is an interval that was not made (an untested look), not a bound at ∞.
+    return "—" if x is None or not math.isfinite(x) else figure_text(x)
+
+
 def interval_text(r: GateResult) -> str:
-    return f"{r.confidence:.1%} [{_num(r.ci_low)}, {_num(r.ci_high)}]"
+    return f"{r.confidence:.1%} [{_end(r.ci_low)}, {_end(r.ci_high)}]"
 
 
 def verdict_text(r: GateResult) -> str:

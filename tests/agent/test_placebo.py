@@ -125,11 +125,18 @@ def test_a_model_that_says_he_of_anyone_finds_nothing_in_made_up_words(ws, embed
 
 def test_a_stereotype_planted_under_a_default_gender_is_found(ws, embedder) -> None:
     # welder P(she) 0.2 and doula 0.8 on a model without a default; with 90% "he" for anyone
-    # their log-odds move by logit(0.1), as every placebo word's and partner's do. No noise.
+    # their log-odds move by logit(0.1), as every placebo word's and partner's do. A little
+    # noise on every prompt (±0.01 in P(she)), as a real model has: a model that answers every
+    # prompt identically leaves an interval nothing but the number of partners can narrow.
+    noise = 0.01
     target = ws.plugins.model(
         (
             "scripted-likelihood",
-            {"p_feminine": {"welder": 0.2, "doula": 0.8}, "default_p_feminine": 0.1},
+            {
+                "p_feminine": {"welder": 0.2, "doula": 0.8},
+                "default_p_feminine": 0.1,
+                "noise": noise,
+            },
         )
     )
     report = search_identities(
@@ -137,18 +144,19 @@ def test_a_stereotype_planted_under_a_default_gender_is_found(ws, embedder) -> N
     )
     (p,) = report.ranked
     # Partners and placebo words are read 0.1: a scene's paired Stereo less the placebo
-    # words' is 0.1 - P(welder) for welder, P(doula) - 0.1 for doula.
+    # words' is 0.1 - P(welder) for welder, P(doula) - 0.1 for doula — each term moved by the
+    # noise at most, so the contrast of means by at most twice it (×100, the STS scale).
     welder = 100 * (0.1 - _logistic(_logit(0.2) + _logit(0.1)))
     doula = 100 * (_logistic(_logit(0.8) + _logit(0.1)) - 0.1)
     parts = {part["identity"]: part for part in p.heldout["parts"]}  # type: ignore[index]
-    assert parts["welder"]["value"] == pytest.approx(welder)  # 7.29
-    assert parts["doula"]["value"] == pytest.approx(doula)  # 20.77
+    bound = 2 * 100 * noise
+    assert parts["welder"]["value"] == pytest.approx(welder, abs=bound)  # 7.29
+    assert parts["doula"]["value"] == pytest.approx(doula, abs=bound)  # 20.77
     assert {part["status"] for part in parts.values()} == {"finding"}
     assert p.status == "finding"
-    # Each part carries the band it left: six words, every one read 0.1, so a band of 0.
+    # Each part carries the band it left: six words, each read 0.1 up to the noise.
     for part in parts.values():
-        assert part["placebo"]["words"] == 6 and part["placebo"]["high"] == 0.0
-        assert part["p_word"] == 0.0
+        assert part["placebo"]["words"] == 6 and abs(part["placebo"]["high"]) <= bound
 
 
 def test_one_side_found_is_named_for_that_side(ws, embedder, capsys) -> None:

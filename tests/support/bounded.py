@@ -47,3 +47,15 @@ def open_end_at_bound(
     n_eff = n * (stats.norm.ppf(alpha) / stats.t.ppf(alpha, df)) ** 2
     share = alpha ** (1 / n_eff)
     return low + (high - low) * share if at_high else high - (high - low) * share
+
+
+def open_ends_without_spread(
+    value: float, n: int, df: float, low: float, high: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    """The interval of a figure inside its range whose units all gave one value: the share of
+    units that could differ is at most Clopper–Pearson's upper end for none in n_eff,
+    1 − alpha^(1/n_eff), and each could move the figure to the end of its range."""
+    alpha = (1 - confidence) / 2
+    n_eff = n * (stats.norm.ppf(alpha) / stats.t.ppf(alpha, df)) ** 2
+    share = 1 - alpha ** (1 / n_eff)
+    return value - share * (value - low), value + share * (high - value)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.labels import LabelPolicy
+from diptych.core.metrics.stats import json_safe
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
 from diptych.core.report.chart_svg import draw
@@ -89,7 +90,10 @@ def write_audit(
     if "json" in formats:
         written["json"] = out_dir / "report.json"
         written["json"].write_text(
-            json.dumps(audit_json(audit, paths), indent=2, default=str), encoding="utf-8"
+            # Strict JSON: an untested gate's open interval is infinite, and JSON has no
+            # infinity, so every number goes through the contract's "inf" / "-inf" spelling.
+            json.dumps(json_safe(audit_json(audit, paths)), indent=2, default=str, allow_nan=False),
+            encoding="utf-8",
         )
     if "html" in formats or "pdf" in formats:
         html = out_dir / "report.html"

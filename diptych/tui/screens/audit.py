@@ -146,8 +146,11 @@ class AuditScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
     def _execute(self, file: Path, until_decided: bool = False) -> None:
+        last_said: dict[str, tuple[str, str]] = {}
+
         def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
             said = part_status_words(status, detail)
+            last_said[name] = (status, said)
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, said))
 
         def on_look(batch: int, batches: int, report: Any) -> None:
@@ -169,9 +172,12 @@ class AuditScreen(Screen[None]):
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
         # The rows end as the audit recorded its parts: a part bought batch by batch was last
-        # heard of as "running", and a part no gate reads was never started.
+        # heard of as "running", and a part no gate reads was never started. Where the last
+        # words heard already say the recorded status, they stay (with their look).
         for part in outcome.parts:
-            self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, part.status))
+            status, said = last_said.get(part.name, ("", ""))
+            words = said if status == part.status else part.status
+            self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, words))
         for name in outcome.skipped:
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, "not run"))
         stopped = ""

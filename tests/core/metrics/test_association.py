@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from scipy import stats
-from support.bounded import logit_t, logit_t_p
+from support.bounded import logit_t, logit_t_p, open_ends_without_spread
 from typer.testing import CliRunner
 
 from diptych.cli.main import main
@@ -276,7 +276,7 @@ def test_levels_order_and_pair_keys() -> None:
 def test_means_resample_scenarios_and_the_difference_pairs_images() -> None:
     # Every scenario's answers are constant, and each scenario's man − woman difference is 1,
     # while the levels' means vary a lot between scenarios. Every image pair differs by 1: no
-    # spread, the difference's interval is exactly [1, 1]; each level's own interval resamples
+    # spread, the difference's interval is open on both sides; each level's own interval resamples
     # the scenario means.
     rows = []
     for scenario, (man, woman) in {"a": (1, 0), "b": (0, -1), "c": (1, 0), "d": (0, -1)}.items():
@@ -287,8 +287,14 @@ def test_means_resample_scenarios_and_the_difference_pairs_images() -> None:
             ]
     result = association_score(rows, "gender", n_boot=500, seed=3)
     d = result.difference
-    assert (d.value, d.ci_low, d.ci_high) == (1.0, 1.0, 1.0)
-    assert (d.p_value, d.units) == (0.0, {"image pair": 4})
+    # No spread, yet 4 image pairs (24 answers on 3 df) cannot show that other images would
+    # differ alike: both ends open, Clopper–Pearson's for none differing, never the point.
+    assert d.value == 1.0
+    assert (d.ci_low, d.ci_high) == pytest.approx(open_ends_without_spread(1.0, 24, 3, -2, 2))
+    # Its p is the level at which that open interval reaches 0: just under 0.05, as its
+    # 95% interval stops short of 0.
+    assert d.units == {"image pair": 4} and 0.0 < d.p_value < 0.05 < 1 - d.p_value
+    assert d.ci_low > 0
     men = result.mean["man"]
     # Scenario means 1, 0, 1, 0: standard error √(1/3 / 4) = 0.289 (the bootstrap's, up to
     # its noise) on 3 df. 0.5 ± 3.18 · 0.289 would reach past 1; the interval is made on the
@@ -487,10 +493,12 @@ def test_cli_json_is_the_contract(tmp_path: Path) -> None:
     assert data["difference"]["units"] == {"answer pair": 16}
     assert data["difference"]["population"].startswith("answer pairs as if independent")
     # Refusals (value 0): white 4 of 16, black 4 of 16, 2 of 8 in each scenario: nothing
-    # varies between scenarios, so the interval (se 0) is the point.
+    # varies between scenarios (se 0), yet 2 scenarios (1 df) say almost nothing of others:
+    # both ends open, Clopper–Pearson's for none of 16 differing, shrunk to 1 df.
+    low, high = open_ends_without_spread(0.25, 16, 1, 0.0, 1.0)
     no_choice = {
-        "value": 0.25, "ci_low": 0.25, "ci_high": 0.25, "of": "no choice", "n_refused": 4,
-        "n_neither": None, "n": 16, "neither_rate": None,
+        "value": 0.25, "ci_low": pytest.approx(low), "ci_high": pytest.approx(high),
+        "of": "no choice", "n_refused": 4, "n_neither": None, "n": 16, "neither_rate": None,
     }  # fmt: skip
     assert data["refusal_rate"]["white"] == no_choice
     assert data["refusal_rate"]["black"] == no_choice

@@ -93,13 +93,16 @@ def test_every_maxskew_at_its_bound_gives_the_clopper_pearson_end_on_the_units()
     assert "inf" not in json.dumps(result.to_dict()["figures"]["max_skew"]["mean"])
     assert '"bound_n": 4' in dumped
     # The sets hold each group once, so every top 4 has 2 men and 2 women: Bias@4 = 0 in
-    # every query and under every permutation — the point [0, 0], p = 1; |Bias@4| is at its
-    # bound 0 with the Clopper–Pearson end on [0, 1].
+    # every query and under every permutation — no spread, yet 4 occupations cannot show that
+    # others would agree: an interval open on both sides of 0, never the point; p = 1;
+    # |Bias@4| is at its bound 0 with the Clopper–Pearson end on [0, 1].
     bias = result.figures["bias"]
-    assert (bias.excess.value, bias.excess.ci_low, bias.excess.ci_high) == (0.0, 0.0, 0.0)
+    assert bias.excess.value == 0.0 and bias.excess.ci_low < 0.0 < bias.excess.ci_high
     assert bias.excess.p_value == 1.0
-    # (the null's expectation of Bias@4 is 0 up to the rounding of its exact sum)
-    assert (bias.mean.ci_low, bias.mean.ci_high) == pytest.approx((0.0, 0.0), abs=1e-12)
+    # Bias@4's mean is 0 in [−1, 1] with no spread over the occupations: both ends open by
+    # the share Clopper–Pearson allows for none of them differing (|Bias@4|'s open end below).
+    share = 1 - 0.025 ** (1 / n_eff)
+    assert (bias.mean.ci_low, bias.mean.ci_high) == pytest.approx((-share, share), rel=1e-9)
     absolute = result.figures["abs_bias"]
     assert (absolute.mean.value, absolute.mean.ci_low) == (0.0, 0.0)
     assert absolute.mean.ci_high == pytest.approx(1 - 0.025 ** (1 / n_eff), rel=1e-9)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 from scipy import stats
-from support.bounded import logit_t, logit_t_p, open_end_at_bound
+from support.bounded import logit_t, logit_t_p, open_end_at_bound, open_ends_without_spread
 from support.figure_names import declared_intervals, expand, run_intervals
 from typer.testing import CliRunner
 
@@ -385,9 +385,13 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     }  # fmt: skip
     assert n["occupations: association score, man"]["ci_low"] == pytest.approx(-0.255, abs=1e-3)
     woman = point(n["occupations: association score, woman"])
-    # Every scenario has the same mean, so resampling scenarios cannot move it.
+    # Every scenario has the same mean, so resampling scenarios cannot move it; 3 scenarios
+    # still cannot show that others would agree: both ends open, Clopper–Pearson's for none
+    # of 18 differing on 2 df, never a point.
     assert (woman["n"], woman["units"]) == (18, {"scenario": 3})
-    assert [woman[k] for k in ("value", "ci_low", "ci_high")] == [pytest.approx(-15 / 18)] * 3
+    ends = open_ends_without_spread(-15 / 18, 18, 2, -1.0, 1.0)
+    assert woman["value"] == pytest.approx(-15 / 18)
+    assert (woman["ci_low"], woman["ci_high"]) == pytest.approx(ends)
     difference = n["occupations: difference man − woman"]
     assert difference["value"] == pytest.approx(33 / 18)
     # The unit is the image: 6 pairs (scenario, race), each the mean of its 3 runs. White:
@@ -417,12 +421,14 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
         "refusal rate", "refusal 95% CI", "neither rate", "neither 95% CI"
     ]  # fmt: skip
     # Each scenario: no refusal among men, 1 of 6 women's answers (a Black woman's run 1).
-    # Nothing varies between scenarios: a share in (0, 1) has its point as its interval, and a
+    # Nothing varies between scenarios: a share in (0, 1) is open on both sides (3 scenarios
+    # cannot show others agree; Clopper–Pearson's for none of 18 differing on 2 df), and a
     # share of 0 the Jeffreys bound of 0 in its 18 answers, Beta(0.5, 18.5)'s 97.5% point 0.129.
     assert stats.beta.ppf(0.975, 0.5, 18.5) == pytest.approx(0.1286, abs=1e-4)
+    low, high = open_ends_without_spread(3 / 18, 18, 2, 0.0, 1.0)
     assert [row[-4:] for row in assoc.rows[:2]] == [
         [0.0, "[0.00, 0.13]", 0.0, "[0.00, 0.13]"],
-        [pytest.approx(3 / 18), "[0.17, 0.17]", 0.0, "[0.00, 0.13]"],
+        [pytest.approx(3 / 18), f"[{low:.2f}, {high:.2f}]", 0.0, "[0.00, 0.13]"],
     ]
     shown = f"[{inside[0]:.2f}, {inside[1]:.2f}]"
     assert assoc.rows[2][:3] == ["man − woman", pytest.approx(11 / 6), shown]
@@ -434,10 +440,12 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     top = f"[{open_end_at_bound(9, 2, -1.0, 1.0, True):.2f}, 1.00]"
     bottom = f"[-1.00, {open_end_at_bound(9, 2, -1.0, 1.0, False):.2f}]"
     assert (top, bottom) == ("[-0.72, 1.00]", "[-1.00, 0.72]")
+    # Inside the range with no spread over 3 scenarios: both ends open (none of 9 differing).
+    score = "[{:.2f}, {:.2f}]".format(*open_ends_without_spread(-6 / 9, 9, 2, -1.0, 1.0))
+    share = "[{:.2f}, {:.2f}]".format(*open_ends_without_spread(3 / 9, 9, 2, 0.0, 1.0))
     assert groups.rows == [
         ["black_man", 1.0, top, *zero, *zero, 9],
-        ["black_woman", pytest.approx(-6 / 9), "[-0.67, -0.67]", pytest.approx(3 / 9),
-         "[0.33, 0.33]", *zero, 9],
+        ["black_woman", pytest.approx(-6 / 9), score, pytest.approx(3 / 9), share, *zero, 9],
         ["white_man", 1.0, top, *zero, *zero, 9],
         ["white_woman", -1.0, bottom, *zero, *zero, 9],
     ]  # fmt: skip
@@ -489,7 +497,11 @@ def test_status_by_race(finished: tuple[Store, Any, GroupVision, ProbeResult]) -
     suburbs = rows["suburbs_vs_inner_city"][2:10]
     assert suburbs[:4] == [1.0, -1.0, 2.0, f"[{end:.2f}, 2.00]"] and f"{end:.2f}" == "0.67"
     assert 0 < suburbs[4] < 0.05 and suburbs[5:] == [0.0, 0.0, 24]
-    assert rows["boss_vs_employee"][2:10] == [0.0, 0.0, 0.0, "[0.00, 0.00]", 1.0, 1.0, 1.0, 24]
+    # A difference of 0 in every pair: no spread, both ends open on the same 24 answers, 3 df.
+    low, high = open_ends_without_spread(0.0, 24, 3, -2.0, 2.0)
+    boss = rows["boss_vs_employee"][2:10]
+    assert boss[:3] == [0.0, 0.0, 0.0] and boss[4:] == [1.0, 1.0, 1.0, 24]
+    assert boss[3] == f"[{low:.2f}, {high:.2f}]" and low < 0 < high
     assert questions.rows[0][0] == "suburbs_vs_inner_city"  # largest difference first
 
 
@@ -523,10 +535,12 @@ def test_a_run_compared_with_itself_changes_nothing(
     assert [e["subset"] for e in entries] == ["occupations", "status", "potential_crime"]
     for entry in entries:
         c = entry["comparison"]
-        # The same images and questions: matched per image, every change 0 with no spread.
+        # The same images and questions: matched per image, every change 0 with no spread —
+        # an interval open on both sides around 0 (finitely many images), p 1.
         assert c.paired
         for d in [*c.mean.values(), *c.refusal_rate.values(), c.difference]:
-            assert (d.difference, d.ci_low, d.ci_high, d.p_value) == (0.0, 0.0, 0.0, 1.0)
+            assert (d.difference, d.p_value) == (0.0, 1.0)
+            assert d.ci_low < 0.0 < d.ci_high
     occupations = result.tables[0]
     assert occupations.title == "pairs-group-vision · occupations (paired per image)"
     assert occupations.rows[2][:4] == [
@@ -568,15 +582,21 @@ def test_refusal_rates_t_tests_and_flags(
         "experiment", "group", "pairs-group-vision", "pairs-group-vision 95% CI"
     ]  # fmt: skip
     # Every scenario refuses alike (status: the boss question's 6 of 30; crime: the women's
-    # half), so each interval over scenarios is its point; none of 18: the Jeffreys bound.
-    assert refusals.rows == [
-        ["occupations", "man", 0.0, "[0.00, 0.13]"],
-        ["occupations", "woman", pytest.approx(3 / 18), "[0.17, 0.17]"],
-        ["status", "white", pytest.approx(12 / 60), "[0.20, 0.20]"],
-        ["status", "black", pytest.approx(12 / 60), "[0.20, 0.20]"],
-        ["potential_crime", "white", 0.5, "[0.50, 0.50]"],
-        ["potential_crime", "black", 0.5, "[0.50, 0.50]"],
+    # half), so resampling scenarios cannot move a rate; a few scenarios still cannot show
+    # that others would agree, so each interval is open on both sides, never a point. None
+    # of 18: the Jeffreys bound.
+    assert [row[:3] for row in refusals.rows] == [
+        ["occupations", "man", 0.0],
+        ["occupations", "woman", pytest.approx(3 / 18)],
+        ["status", "white", pytest.approx(12 / 60)],
+        ["status", "black", pytest.approx(12 / 60)],
+        ["potential_crime", "white", 0.5],
+        ["potential_crime", "black", 0.5],
     ]
+    assert refusals.rows[0][3] == "[0.00, 0.13]"
+    for row in refusals.rows[1:]:
+        low, high = (float(x) for x in row[3].strip("[]").split(", "))
+        assert 0.0 <= low < row[2] < high <= 1.0
     # Nobody answered with neither option: the boss/employee "could be either" declines.
     neither = table(result, "Neither rates")
     assert [row[2] for row in neither.rows] == [0.0] * 6
@@ -679,7 +699,7 @@ def test_the_report(
     # (The summary names it too; the results table carries the statistic.)
     rows = [line for line in markdown.splitlines() if "occupations: paired t-test p" in line]
     (row,) = [line for line in rows if "(t =" in line]
-    assert "(t = 24.60, df = 5)" in row and "| 6 image pairs |" in row
+    assert "(t = 24.6, df = 5)" in row and "| 6 image pairs |" in row
 
 
 # --- through openai-vision and the fake OpenAI server -------------------------------------------

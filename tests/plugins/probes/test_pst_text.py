@@ -116,9 +116,9 @@ def test_certain_stereotyped_model_scores_100(store: Store) -> None:
         assert numbers[f"STS {setting} (drawn labels)"]["value"] == 100.0
         assert numbers[f"STS {setting} (expected from P(he), P(she))"]["value"] == 100.0
     # Every label stereotyped: the intervals are open below, never [100, 100]. Paired: 4
-    # scenes × 2 orders = 8 images, Clopper–Pearson's end for 8 of 8: 0.025^(1/8) = 0.631.
+    # scenes × 2 orders = 8 prompts, Clopper–Pearson's end for 8 of 8: 0.025^(1/8) = 0.631.
     drawn = numbers["STS paired (drawn labels)"]
-    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"image": 8})
+    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"prompt": 8})
     assert drawn["ci_low"] == pytest.approx(100 - 200 * (1 - 0.025 ** (1 / 8)))
     assert drawn["ci_low"] == pytest.approx(26.12, abs=0.01)
     result = analyze(store, run.id)

@@ -371,7 +371,7 @@ def test_top_words_chart_per_group(raw_run: tuple[Stories, RunView, PairsStoryte
     assert lawyer.side == f"{math.log2(11 * 132 / (6 * 127)):.2f}"
     prison = rows["black · prison"]
     assert [p.value for p in prison.points] == pytest.approx([6 / 132 * 1000, 0.0])
-    assert prison.side == "inf"
+    assert prison.side == "∞"
     # The text alternative states every point and score the chart draws.
     alt = Chart.from_dict(by_race.to_dict()).alt_text()
     assert (
@@ -456,7 +456,7 @@ def test_report_marks_lexicon_words_and_credits_pairs(
     result = probe.analyze(view)
     out = tmp_path / "report"
     markdown = Workspace(store).analysis.report(view.id, out, result=result).read_text()
-    assert "**prisoner** (6, inf)" in markdown and "**jail** (3, inf)" in markdown
+    assert "**prisoner** (6, ∞)" in markdown and "**jail** (3, ∞)" in markdown
     assert "woman (6, 1.93)" in markdown  # log2(6*114 / (6*30))
     assert pairs.ATTRIBUTION in markdown and "1 refused" in markdown
     assert "Describe the image in as much detail as possible." in markdown

@@ -244,7 +244,11 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     problems: list[str] = []
     data: dict[str, Any] = {}
     if (report_dir / "report.json").is_file():
-        data = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+        text = (report_dir / "report.json").read_text(encoding="utf-8")
+        bad: set[str] = set()
+        # JSON has no Infinity or NaN (Python writes them, a strict reader rejects the file).
+        data = json.loads(text, parse_constant=lambda token: bad.add(token))
+        problems += [f"json: {t} is not JSON (write it as the string 'inf')" for t in sorted(bad)]
     probes = tuple(r.get("probe", "") for r in data.get("runs", []))
     if (report_dir / "report.html").is_file():
         chunks = html_chunks((report_dir / "report.html").read_text(encoding="utf-8"))

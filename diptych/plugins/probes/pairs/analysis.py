@@ -42,7 +42,7 @@ from diptych.core.metrics.association import (
 )
 from diptych.core.metrics.resampling import Inference
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import bounds
+from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
 from diptych.plugins.probes.pairs.answers import (
@@ -68,8 +68,9 @@ def _option_name(answer: Answer, value: int | None) -> str:
     return {1: answer.plus_option, -1: answer.minus_option}.get(value, "no choice")
 
 
-def _fmt(x: float | None, digits: int = 2) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
+def _fmt(x: float | None) -> str:
+    # The report's one rule of digits; an infinite t (no spread between paired images) is ∞.
+    return figure_text(x)
 
 
 def _ci(low: float | None, high: float | None) -> str:

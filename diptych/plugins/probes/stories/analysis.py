@@ -49,7 +49,7 @@ def _cell(result: PMIResult, group: str, marked: dict[str, str]) -> str:
         return "—"
     shown = []
     for w in words[:TABLE_WORDS]:
-        score = "inf" if math.isinf(w.score) else f"{w.score:.2f}"
+        score = "∞" if math.isinf(w.score) else f"{w.score:.2f}"
         # Lexicon words in bold, as the paper highlights them; a phrase counts when a part does.
         text = f"**{w.word}**" if any(part in marked for part in w.word.split("_")) else w.word
         shown.append(f"{text} ({w.count}, {score})")

@@ -3,6 +3,7 @@ as the report's dot plots (``ProbeResult.data["charts"]``), and the headline fig
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from diptych.core.probe import ProbeResult
@@ -32,7 +33,11 @@ def top_words_charts(pooled: dict[str, dict[str, dict[str, Any]]]) -> list[dict[
                 others = sum(g["tokens"] for name, g in groups.items() if name != group)
                 for word in found["words"][:CHART_WORDS]:
                     score = word["score"]
-                    shown = score if isinstance(score, str) else f"{score:.2f}"
+                    # JSON spells an infinite score "inf"; a reader is shown ∞.
+                    infinite = score in ("inf", "-inf") or (
+                        isinstance(score, float) and math.isinf(score)
+                    )
+                    shown = "∞" if infinite else f"{float(score):.2f}"
                     points = [
                         {"series": "in the group", "value": _rate(word["count"], found["tokens"])}
                     ]
@@ -62,7 +67,7 @@ def top_words_charts(pooled: dict[str, dict[str, dict[str, Any]]]) -> list[dict[
                     "note": (
                         f"Each group's {CHART_WORDS} most used words with association score s "
                         "above the threshold: uses per 1,000 words of the group's texts beside "
-                        "the other groups' (s = log2 of their ratio; inf: no other group used "
+                        "the other groups' (s = log2 of their ratio; ∞: no other group used "
                         "it). Counts, not estimates: no interval."
                     ),
                     "source": "probe",
