@@ -185,10 +185,6 @@ def test_each_run_opens_with_a_chart_and_keeps_narrow_tables_in_its_body(
     assert (written / "figures" / "charts" / f"{chart['name']}.svg").is_file()
 
 
-@pytest.mark.xfail(
-    reason="published values' context is missing from the report: under investigation",
-    strict=False,
-)
 def test_the_pst_papers_values_stand_beside_ours_as_context(audit: Any, written: Path) -> None:
     data = json.loads((written / "report.json").read_text(encoding="utf-8"))
     by_run: dict[str, list[dict[str, Any]]] = {}
@@ -204,7 +200,8 @@ def test_the_pst_papers_values_stand_beside_ours_as_context(audit: Any, written:
     # Only the aspect that ran: no organizational-power value for an occupation run.
     assert all(18.98 not in c["values"].values() for c in data["context"])
     html = (written / "report.html").read_text(encoding="utf-8")
-    assert "Context, not a pass mark" in html and "47.38" in html
+    # Printed by the report's one rule of digits (47.38 in the JSON, 47.4 on the page).
+    assert "Context, not a pass mark" in html and "DALL-E 3 47.4." in html
     md = (written / "report.md").read_text(encoding="utf-8")
     assert "Measured by Wan and Chang on DALL-E 3" in md
 
