@@ -147,12 +147,7 @@ def test_small_and_overlapping_text_is_found(tmp_path: Path, browser: Any) -> No
 # --- paper --------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    reason="the planted page does not yet plant every paper defect as meant", strict=False
-)
-def test_a_split_figure_a_thin_page_and_a_lone_heading_are_found(
-    tmp_path: Path, browser: Any
-) -> None:
+def _planted_paper_problems(tmp_path: Path, browser: Any) -> list[str]:
     from diptych.core.report.pdf import print_pdf
 
     html = _page(
@@ -166,8 +161,21 @@ def test_a_split_figure_a_thin_page_and_a_lone_heading_are_found(
         "<div style='break-inside:avoid;height:120mm'></div><p>its content</p><p>end</p>",
     )
     pdf = print_pdf(html, tmp_path / "page.pdf")
-    found = paper_problems(pdf, html, browser)
-    assert any(p.startswith("figure split over pages") for p in found), found
+    return paper_problems(pdf, html, browser)
+
+
+def test_a_thin_page_and_a_lone_heading_are_found(tmp_path: Path, browser: Any) -> None:
+    found = _planted_paper_problems(tmp_path, browser)
     assert any("page 1 of" in p and "full" in p for p in found), found
     assert any("page 2 of" in p and "full" in p for p in found), found
     assert any("Alone at the foot" in p for p in found), found
+
+
+@pytest.mark.xfail(
+    reason="the paper check anchors a figure by its chart's SVG labels (every report figure "
+    "has them); this planted figure is plain text, so it is not yet found",
+    strict=False,
+)
+def test_a_split_figure_is_found(tmp_path: Path, browser: Any) -> None:
+    found = _planted_paper_problems(tmp_path, browser)
+    assert any(p.startswith("figure split over pages") for p in found), found
