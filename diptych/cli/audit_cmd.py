@@ -29,7 +29,7 @@ from diptych.core.audit import METHODS, AuditFile, audit_json_schema, starter_au
 from diptych.core.audit.sequential import DEFAULT_BATCHES, STOP_TEXT
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
-from diptych.core.report.formatting import bounds, figure_text
+from diptych.core.report.formatting import bounds, counted, figure_text, plan_counts
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import RunOptions
 
@@ -74,7 +74,7 @@ def _money(value: float | None) -> str:
 def print_plan(plan: AuditPlan) -> None:
     typer.echo(f"audit {plan.audit.name} ({plan.id}), file sha256 {plan.file_hash[:16]}…")
     typer.echo(
-        f"{'part':22} {'kind':10} {'probe':12} {'planned':>8} {'cached':>7} {'to run':>7} "
+        f"{'part':22} {'kind':10} {'probe':12} {'trials':>8} {'stored':>7} {'requests':>8} "
         f"{'cost':>10}  models"
     )
     for p in plan.parts:
@@ -87,17 +87,19 @@ def print_plan(plan: AuditPlan) -> None:
             assert s is not None
             typer.echo(
                 f"{p.part.name[:22]:22} {'search':10} {p.part.probe or '':12} "
-                f"{'agent decides':>24} {'≤ budget':>10}  {s.kind}: {s.rounds} round(s) × "
+                f"{'agent decides':>25} {'≤ budget':>10}  {s.kind}: {counted(s.rounds, 'round')} × "
                 f"{s.per_round}, agent {s.agent_model}"
             )
             continue
         typer.echo(
             f"{p.part.name[:22]:22} {p.part.kind:10} {p.part.probe or '':12} {e.planned:>8} "
-            f"{e.cached:>7} {e.to_run:>7} {_money(e.cost):>10}  {models}"
+            f"{e.cached:>7} {e.to_run:>8} {_money(e.cost):>10}  {models}"
         )
-    unpriced = f" ({plan.unpriced} trials without a declared price)" if plan.unpriced else ""
+    unpriced = (
+        f" ({counted(plan.unpriced, 'request')} without a declared price)" if plan.unpriced else ""
+    )
     typer.echo(
-        f"total: {plan.planned} trials, {plan.cached} already stored, {plan.to_run} to run, "
+        f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
         f"estimated {_money(plan.cost)}{unpriced}; budget {_money(plan.audit.budget.max_cost)}"
     )
     console = Console(soft_wrap=True)
@@ -233,7 +235,8 @@ def run(
         raise UsageError("--batches sets the batches of --until-decided: give both, or neither")
     batches = batches or DEFAULT_BATCHES
     if dry_run:
-        _dry_run(ctx, file, until_decided=until_decided, batches=batches, assume=assume)
+        _dry_run(ctx, file, until_decided=until_decided, batches=batches, assume=assume,
+                 overrides=_overrides(set_ or []))  # fmt: skip
         return
     if assume is not None:
         raise UsageError("--assume states an effect to plan for: give it with --dry-run")
@@ -334,10 +337,12 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
 
 
 def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: int,
-             assume: float | None) -> None:  # fmt: skip
-    """The plan, and with ``until_decided`` each gate's expected cost to a decision."""
+             assume: float | None, overrides: dict[str, Any]) -> None:  # fmt: skip
+    """The plan, and with ``until_decided`` each gate's expected cost to a decision; ``--set``
+    applies to the plan as it would to the run."""
     with state(ctx).open_workspace(create=True) as ws:
-        print_expected_costs(ws, file, until_decided=until_decided, batches=batches, assume=assume)
+        print_expected_costs(ws, file, until_decided=until_decided, batches=batches,
+                             assume=assume, overrides=overrides)  # fmt: skip
 
 
 def print_expected_costs(
@@ -347,10 +352,11 @@ def print_expected_costs(
     until_decided: bool,
     batches: int,
     assume: float | None,
+    overrides: dict[str, Any] | None = None,
 ) -> None:
     """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
-    decision (``--dry-run --until-decided``)."""
-    plan = plan_audit(ws, source, precision=until_decided)
+    decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
+    plan = plan_audit(ws, _overridden(source, overrides), precision=until_decided)
     print_plan(plan)
     if not until_decided:
         return
@@ -382,6 +388,17 @@ def print_expected_costs(
                 f"{spend.share * cost.requests:,.0f} requests, {_money(price)}; decided in "
                 f"{spend.decided:.0%} of {spend.replicates} simulated audits"
             )
+
+
+def _overridden(source: Path | AuditFile, overrides: dict[str, Any] | None) -> Path | AuditFile:
+    """The audit as ``--set`` makes it, validated as the run would validate it."""
+    if not overrides:
+        return source
+    from diptych.core.audit import load_audit
+    from diptych.core.audit.overrides import apply_overrides
+
+    audit = load_audit(source)[0] if isinstance(source, Path) else source
+    return apply_overrides(audit, overrides)
 
 
 def print_agent_findings(part: str, saved: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from rich.progress import (
 )
 
 from diptych.cli.console import SafeConsole as Console
+from diptych.core.report.formatting import plan_counts
 from diptych.core.workspace import RunRecord
 
 
@@ -31,9 +32,7 @@ class RichReporter:
 
     def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
         self.run = run
-        self.console.print(
-            f"run [bold]{run.id}[/]: {total} trials, {cached} already stored, {to_run} to run"
-        )
+        self.console.print(f"run [bold]{run.id}[/]: " + escape(plan_counts(total, cached, to_run)))
         if self.quiet or to_run == 0:
             return
         self.progress = Progress(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -17,8 +17,11 @@ from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
+from diptych.cli.signals import settle_stopped
+from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
+from diptych.core.report.formatting import plan_counts
 from diptych.core.workspace import (
     EXECUTORS,
     Estimate,
@@ -162,7 +165,7 @@ def resume_command(ws: Workspace, run_id: str) -> str:
 
 
 def print_estimate(console: Console, est: Estimate) -> None:
-    console.print(f"{est.planned} trials planned, {est.cached} already stored, {est.to_run} to run")
+    console.print(plan_counts(est.planned, est.cached, est.to_run))
     for model_id, tally in est.per_model.items():
         console.print(
             f"  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
@@ -233,6 +236,7 @@ def _execute(
     except KeyboardInterrupt:
         reporter.stop()
         if reporter.run is not None:
+            settle_stopped(ws, reporter.run.id)
             counts = ws.runs.counts(reporter.run.id)
             finished = counts["done"] + counts["refused"] + counts["failed"]
             console.print(
@@ -247,10 +251,11 @@ def _execute(
     return run, ws, console
 
 
-def probe_flags(probe: str, extra: list[str]) -> list[str]:
+def probe_flags(probe: str, extra: list[str], options: Collection[str] = ()) -> list[str]:
     """``--name value`` (or ``--name=value``) after the known options, as the probe parameter
     ``name=value``: ``diptych run counterfactual-retrieval --sets pairs``. A bare flag means
-    true. Anything else left over is a usage error."""
+    true. Anything else left over is a usage error, and so is a flag that is no parameter of
+    the probe but a near miss of one of the command's ``options`` (``--dry-rn``)."""
     if probe.startswith("-"):
         raise UsageError(f"no such option: {probe} (see 'diptych run --help')")
     params: list[str] = []
@@ -263,6 +268,7 @@ def probe_flags(probe: str, extra: list[str]) -> list[str]:
                 "-p name=VALUE"
             )
         name, sep, value = token[2:].partition("=")
+        misspelt(probe, name, options)
         if not sep:
             value = tokens.pop(0) if tokens and not tokens[0].startswith("--") else "true"
         params.append(f"{name.replace('-', '_')}={value}")
@@ -401,7 +407,8 @@ def register(app: typer.Typer) -> None:
         """Run a probe against one or more models (re-running resumes and reuses results).
 
         Probe parameters are given as -p key=value or as --key VALUE after the other options."""
-        given = [*(param or []), *probe_flags(probe, ctx.args)]
+        own = [o for p in ctx.command.params for o in getattr(p, "opts", [])]
+        given = [*(param or []), *probe_flags(probe, ctx.args, own)]
         if not model:
             raise UsageError("Missing option '--model' / '-m': name the model(s) to run")
         # Built before the workspace is opened: a misspelt name or parameter touches nothing.

@@ -16,6 +16,10 @@ import signal
 import threading
 from collections.abc import Iterator
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from diptych.core.workspace import Workspace
 
 
 def _as_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -40,3 +44,15 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def settle_stopped(ws: Workspace, run_id: str) -> None:
+    """A stop that lands while the engine is cleaning up (or between the last answer and the
+    status write) leaves the run ``running`` with no process holding it, which listings read as
+    ``stale``. The stop was the user's: record it as ``interrupted`` (or whatever its stored
+    outcomes say) now, as the engine would have."""
+    try:
+        if ws.runs.get(run_id).status == "running" and ws.runs.lease(run_id) is None:
+            ws.runs.finish(run_id)
+    except Exception:  # noqa: BLE001 - the stop is reported either way; a resume settles it
+        pass

@@ -7,11 +7,15 @@ module is written against is pinned in pyproject.toml; a test walks every comman
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Collection
 from typing import Any
 
 import typer
 from typer.core import TyperOption
+
+from diptych.core.errors import UsageError
 
 
 def one_line(error: typer.TyperException) -> str:
@@ -52,3 +56,21 @@ def _flag_display(self: TyperOption, ctx: Any) -> str | None:
 def show_flags_as_flags() -> None:
     """Install the flag display above (idempotent)."""
     TyperOption.display_type_rich = _flag_display  # type: ignore[method-assign]
+
+
+def misspelt(probe: str, name: str, options: Collection[str]) -> None:
+    """Refuse ``--name`` read as a probe parameter when the probe has no such parameter and the
+    name is a near miss of one of the command's own ``options`` (``--dry-rn``): the user meant
+    the option, and the probe's "no parameter" error would send them the wrong way."""
+    from diptych.core.workspace import Workspace
+
+    cls = Workspace.plugins.registry().probes.get(probe)
+    if cls is None or name.replace("-", "_") in cls.Params.model_fields:
+        return
+    close = difflib.get_close_matches(f"--{name}", [o for o in options if o.startswith("--")],
+                                      n=1, cutoff=0.75)  # fmt: skip
+    if close:
+        raise UsageError(
+            f"no such option --{name}: did you mean {close[0]}? (probe parameters are given "
+            "as -p NAME=VALUE)"
+        )

@@ -279,13 +279,17 @@ def parse_params(schema: type[P], given: dict[str, Any] | Sequence[str] | None, 
         return schema.model_validate(values)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "parameters"
+        where = ".".join(str(p) for p in first["loc"])
         known = ", ".join(schema.model_fields) or "none"
         if first["type"] == "extra_forbidden":
             raise ParameterError(
                 f"{owner} has no parameter '{where}' (its parameters: {known})"
             ) from error
-        raise ParameterError(f"{owner} parameter '{where}': {first['msg']}") from error
+        # pydantic prefixes a validator's own message with "Value error, ": not the user's words.
+        message = str(first["msg"]).removeprefix("Value error, ")
+        if not where:  # a check across parameters (a model validator) names its own fields
+            raise ParameterError(f"{owner}: {message}") from error
+        raise ParameterError(f"{owner} parameter '{where}': {message}") from error
 
 
 def probe_class(name: str) -> type[Probe]:

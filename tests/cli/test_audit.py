@@ -357,3 +357,22 @@ def test_an_audits_agent_findings_are_in_its_report_and_printed(
     for f in shown.findings:
         line = f"  {f.what}  {f.status}  held-out {f.heldout_value} {f.heldout_interval}"
         assert (line in out) == is_finding(f.status), out
+
+
+def test_a_dry_run_plans_what_set_makes_and_refuses_what_the_run_would(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    file = str(EXAMPLES / "smollm2-offline.yaml")
+    code, whole = call(capsys, "--store", ws, "audit", "run", file, "--dry-run")
+    assert code == 0, whole
+    small = ["--set", "probes.0.params.masculine=[\"carpenter\"]",
+             "--set", "probes.0.params.feminine=[\"nurse\"]"]  # fmt: skip
+    code, out = call(capsys, "--store", ws, "audit", "run", file, "--dry-run", *small)
+    assert code == 0, out
+    planned = [line for line in out.splitlines() if line.startswith("total:")]
+    assert planned and planned[0] not in whole, out
+    for bad in ("probes.0.params.bogus=1", "probes.0.params.samples_paired=abc"):
+        code, out = call(capsys, "--store", ws, "audit", "run", file, "--dry-run", "--set", bad)
+        assert code == 2, out
+        assert out.count("\n") <= 2 and ("bogus" in out or "samples_paired" in out), out

@@ -214,7 +214,7 @@ def test_dry_run_prints_plan_and_cost_and_stores_nothing(tmp_path: Path) -> None
         "--dry-run",
     )
     assert result.returncode == 0, result.stderr
-    assert "25 trials planned, 0 already stored, 25 to run" in result.stdout
+    assert "25 trials planned, 0 already stored, 25 requests to run" in result.stdout
     assert "estimated cost of the rest: $1.00" in result.stdout
     with open_store(ws) as store:
         assert store.list_runs() == []

@@ -71,10 +71,10 @@ def test_paid_retries_on_resume_and_what_the_dry_run_says(
         assert "1 trials' answers were paid for, unusable" in out
         assert "resume the run with --paid-retries 1 to buy them again" in out
         code, out = call(capsys, *images(fake, ws, "--dry-run"))
-        assert "3 trials planned, 2 already stored, 0 to run" in out
+        assert "3 trials planned, 2 already stored, 0 requests to run" in out
         assert "1 answers paid for but unusable are left as failed" in out
         code, out = call(capsys, *images(fake, ws, "--dry-run", "--paid-retries", "1"))
-        assert "3 trials planned, 2 already stored, 1 to run" in out
+        assert "3 trials planned, 2 already stored, 1 request to run" in out
         with open_store(ws) as store:
             (run,) = store.list_runs()
         code, out = call(capsys, "--store", str(ws), "resume", run.id, "--quiet")

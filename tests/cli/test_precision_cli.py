@@ -35,7 +35,7 @@ def test_the_dry_run_states_the_half_width_and_warns_of_3_by_3(
     assert code == 0, out
     # 3 × 3 scenes, both orders, two people, one sample: 36 paired images; 6 single
     # identities × 3 samples; the power aspect's 6 occupations: 6 × 2 orders × 3 + 12 × 3.
-    assert "108 trials planned, 0 already stored, 108 to run" in out
+    assert "108 trials planned, 0 already stored, 108 requests to run" in out
     line = next(x for x in out.splitlines() if x.strip().startswith("occupation: STS paired:"))
     found = re.search(r"±([\d.]+) \(3 × 3 identities, df 2, t 4\.30\)", line)
     assert found, line

@@ -65,3 +65,38 @@ def test_an_unknown_parameter_is_one_line(
 def test_a_run_without_a_model_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "run", "pst-text")
     assert code == 2 and "Missing option '--model'" in err
+
+
+def test_a_near_miss_of_an_option_is_named_as_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "ws")
+    code, out, err = run(capsys, "--store", store, "run", "pst-text", "-m", "smollm2", "--dry-rn")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "error: no such option --dry-rn: did you mean --dry-run? (probe parameters are given "
+        "as -p NAME=VALUE)"
+    ]
+    # A real parameter spelt as a flag is still the probe's; nothing was created.
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_check_across_parameters_speaks_of_the_identities_not_of_a_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "ws")
+    code, out, err = run(
+        capsys,
+        "--store",
+        store,
+        "run",
+        "pst-text",
+        "-m",
+        "smollm2",
+        "-p",
+        "masculine=notajob",
+        "--dry-run",
+    )
+    assert code == 2
+    assert err.startswith("error: probe 'pst-text': unknown masculine identities ['notajob']")
+    assert "'parameters'" not in err and "Value error" not in err

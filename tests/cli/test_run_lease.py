@@ -109,7 +109,7 @@ def test_wait_continues_after_the_holder_and_finds_everything_stored(tmp_path: P
         asked = prompts_asked(fake)
     assert first.returncode == 0 and second.returncode == 0, second.stderr
     assert len(asked) == N_IMAGES == len(set(asked))
-    assert f"{N_IMAGES} already stored, 0 to run" in second.stdout
+    assert f"{N_IMAGES} already stored, 0 requests to run" in second.stdout
 
 
 def test_sigkilled_holder_is_stale_and_its_run_taken_over(tmp_path: Path) -> None:

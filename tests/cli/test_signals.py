@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from typing import Any
 
 import pytest
 
-from diptych.cli.signals import terminate_as_interrupt
+from diptych.cli.signals import settle_stopped, terminate_as_interrupt
+from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
 
 
 def test_sigterm_raises_keyboard_interrupt_outside_a_loop() -> None:
@@ -36,3 +39,55 @@ def test_sigterm_cancels_the_running_task_as_ctrl_c_does() -> None:
     with pytest.raises(KeyboardInterrupt), terminate_as_interrupt():
         asyncio.run(run())
     assert seen == ["cancelled", "finally"]
+
+
+class _FirstTrials:
+    """A Reporter that says when a few trials have finished."""
+
+    def __init__(self) -> None:
+        self.some = asyncio.Event()
+        self.finished = 0
+
+    def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
+        return lambda *args, **kwargs: None
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
+        self.finished += 1
+        if self.finished >= 3:
+            self.some.set()
+
+
+def test_a_stop_that_left_the_run_running_is_recorded_as_interrupted(
+    diptych_workspace: Workspace, scripted_plugin: None
+) -> None:
+    ws = diptych_workspace
+    model = ("scripted-likelihood", {"latency": 0.02, "max_concurrency": 1})
+    reporter = _FirstTrials()
+
+    async def stop_early() -> None:
+        task = asyncio.create_task(
+            ws.runs.run("scripted", [model], params={"n": 30}, reporter=reporter)
+        )
+        await reporter.some.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(stop_early())
+    (summary,) = ws.runs.list()
+    # A signal landing between the last answer and the status write leaves it "running" with
+    # no process holding it: listings would call it stale.
+    with open_store(ws.path) as store:
+        store.set_run_status(summary.run.id, "running")
+    settle_stopped(ws, summary.run.id)
+    assert ws.runs.get(summary.run.id).status == "interrupted"
+    counts = ws.runs.counts(summary.run.id)
+    assert counts["pending"] > 0 and counts["done"] >= 3
+
+
+def test_a_finished_run_is_left_as_it_is(
+    diptych_workspace: Workspace, scripted_plugin: None
+) -> None:
+    run = diptych_workspace.runs.run_sync("scripted", ["scripted-likelihood"], params={"n": 2})
+    settle_stopped(diptych_workspace, run.id)
+    assert diptych_workspace.runs.get(run.id).status == "complete"

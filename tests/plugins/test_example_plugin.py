@@ -192,7 +192,7 @@ def test_run_export_and_report_through_the_cli(
 
     ran = run_gap(store)
     assert ran.exit_code == 0, ran.output
-    assert "6 trials, 0 already stored, 6 to run" in ran.stdout
+    assert "6 trials planned, 0 already stored, 6 requests to run" in ran.stdout
     assert "complete: 6 done" in ran.stdout
     assert "P(she) per occupation" in ran.stdout and HEADLINE in ran.stdout
     for occupation, p in expected.items():
@@ -250,7 +250,7 @@ def test_run_export_and_report_through_the_cli(
     # Running the same thing again finds every trial stored and asks the model nothing.
     again = run_gap(store)
     assert again.exit_code == 0, again.output
-    assert f"run {run_id}: 6 trials, 6 already stored, 0 to run" in again.stdout
+    assert f"run {run_id}: 6 trials planned, 6 already stored, 0 requests to run" in again.stdout
 
 
 def test_probe_parameters_from_the_command_line(
@@ -265,7 +265,7 @@ def test_probe_parameters_from_the_command_line(
         "template=Yesterday the {occupation} told me",
     )
     assert ran.exit_code == 0, ran.output
-    assert "2 trials, 0 already stored, 2 to run" in ran.stdout
+    assert "2 trials planned, 0 already stored, 2 requests to run" in ran.stdout
     exported = cli("--store", store, "export", run_id_of(ran.stdout))
     rows = [json.loads(line) for line in exported.stdout.splitlines()]
     assert [r["payload"]["prompt"] for r in rows] == [
@@ -301,7 +301,7 @@ def test_from_run_reads_the_earlier_run_through_the_port(
     # A unique prefix of the run id will do: the port resolves it, the new run records it.
     again = run_gap(store, "-p", f"from_run={earlier[:12]}")
     assert again.exit_code == 0, again.output
-    assert "1 trials, 1 already stored, 0 to run" in again.stdout
+    assert "1 trial planned, 1 already stored, 0 requests to run" in again.stdout
     rerun = run_id_of(again.stdout)
     assert rerun != earlier
     with open_store(store, create=False) as opened:

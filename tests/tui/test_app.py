@@ -151,7 +151,10 @@ async def test_a_run_started_from_the_new_run_screen_finishes(
         estimate = screen.query_one("#estimate", Static)
         await wait_for(
             pilot,
-            lambda: "12 trials planned · 0 already stored · 12 to run" in str(estimate.render()),
+            lambda: (
+                "12 trials planned · 0 already stored · 12 requests to run"
+                in str(estimate.render())
+            ),
             "the estimate",
         )
         await pilot.press("ctrl+s")

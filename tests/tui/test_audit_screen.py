@@ -83,7 +83,10 @@ async def test_open_plan_run_and_report(audit_dir: Path) -> None:
             ["pst-table5", "mitigation", "pst", "4", "0", "4", "$0.16", "planned"],
         ]
         summary = screen.query_one("#summary", Static)
-        assert "8 trials, 0 stored, 8 to run, $0.32 estimated of $1.00" in str(summary.render())
+        assert (
+            "8 trials planned, 0 already stored, 8 requests to run, $0.32 estimated of $1.00"
+            in str(summary.render())
+        )
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.report is not None, "the report")
         assert [r[-1] for r in rows(screen)] == ["complete", "complete"]

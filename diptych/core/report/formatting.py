@@ -154,3 +154,13 @@ def sample_size(number: dict[str, Any], observation: str = "observation") -> str
         # pst-text's prompts come in scenes (both orders, every sample): the scenes count too.
         text += f" in {counted(clusters, within)}"
     return text
+
+
+def plan_counts(planned: int, cached: int, to_run: int, *, sep: str = ", ") -> str:
+    """A plan in one line: "1,720 trials planned, 236 already stored, 1,412 requests to run".
+    What is left is counted in requests, not trials: trials that ask the same thing (the same
+    prompt, seed and model) share one request, so the three need not add up."""
+    return sep.join(
+        (f"{counted(planned, 'trial')} planned", f"{cached:,} already stored",
+         f"{counted(to_run, 'request')} to run")
+    )  # fmt: skip

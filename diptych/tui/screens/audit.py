@@ -23,12 +23,13 @@ from diptych.audits.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import DiptychError
+from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import RULES, GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 
-COLUMNS = ("part", "kind", "probe", "planned", "stored", "to run", "cost", "status")
+COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
 #: The gates table, verdict first: what a release decision reads.
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
@@ -229,9 +230,9 @@ class AuditScreen(Screen[None]):
         p = message.plan
         budget = p.audit.budget.max_cost
         self._say(
-            f"{p.audit.name}: {p.planned} trials, {p.cached} stored, {p.to_run} to run, "
-            f"${p.cost:.2f} estimated"
-            + (f" of ${budget:.2f}" if budget is not None else "")
+            f"{p.audit.name}: {plan_counts(p.planned, p.cached, p.to_run)}, "
+            f"{dollars(p.cost)} estimated"
+            + (f" of {dollars(budget)}" if budget is not None else "")
             + " · ctrl+r runs it"
         )
 

@@ -36,6 +36,7 @@ from textual.worker import Worker, WorkerState
 from diptych.core.errors import DiptychError
 from diptych.core.plugins import parse_params
 from diptych.core.probe import Probe
+from diptych.core.report.formatting import plural
 from diptych.core.workspace import Estimate, Workspace
 from diptych.tui.formatting import dollars
 from diptych.tui.jobs import JobHost, RunRequest, job_host
@@ -83,12 +84,13 @@ def form_id(model: str) -> str:
 
 def estimate_text(est: Estimate, max_cost: float | None) -> Text:
     text = Text()
-    text.append(f"{est.planned}", style="bold")
-    text.append(" trials planned · ")
-    text.append(f"{est.cached}", style="bold")
+    # Counted as the CLI counts them (plan_counts): trials planned and stored, requests to run.
+    text.append(f"{est.planned:,}", style="bold")
+    text.append(f" {plural('trial', est.planned)} planned · ")
+    text.append(f"{est.cached:,}", style="bold")
     text.append(" already stored · ")
-    text.append(f"{est.to_run}", style="bold")
-    text.append(" to run · estimated cost ")
+    text.append(f"{est.to_run:,}", style="bold")
+    text.append(f" {plural('request', est.to_run)} to run · estimated cost ")
     text.append(dollars(est.cost), style="bold")
     if est.unpriced:
         text.append(f" ({est.unpriced} with no known price)")

@@ -198,4 +198,4 @@ def test_each_printed_command_reruns_the_same_run_asking_nothing(
         assert (same.id, same.fingerprint) == (run.id, run.fingerprint)
         assert store.status_counts(run.id) == stored
     planned = sum(stored.values())
-    assert f"{planned} trials planned, {planned} already stored, 0 to run" in dry.stdout
+    assert f"{planned} trials planned, {planned} already stored, 0 requests to run" in dry.stdout
