@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from diptych.core.metrics.precision import (
     Components,
@@ -23,15 +24,24 @@ from diptych.core.store import RunRecord, Store
 EARLIER_RUNS = 3
 
 
-def earlier_runs(store: Store, probe: str, model_ids: Sequence[str]) -> list[RunRecord]:
-    """The latest runs of ``probe`` that finished, those on the same models first."""
-    runs = [r for r in store.list_runs() if r.probe == probe and r.status == "complete"]
+#: Statuses of a run whose stored answers can say how its figures vary: finished, or stopped
+#: on purpose after a share of its design was bought (a sequential audit's decided or partial
+#: run is the best guide to that very design).
+READABLE = ("complete", "decided", "partial")
+
+
+def earlier_runs(
+    store: Store, probe: str, model_ids: Sequence[str], params: dict[str, Any] | None = None
+) -> list[RunRecord]:
+    """The latest readable runs of ``probe``: those of the same design (``params``) first,
+    then those on the same models, then the rest."""
+    runs = [r for r in store.list_runs() if r.probe == probe and r.status in READABLE]
     wanted = set(model_ids)
 
     def same_models(run: RunRecord) -> bool:
         return {str(m.get("model_id") or m.get("name")) for m in run.models} == wanted
 
-    runs.sort(key=lambda r: (same_models(r), r.created_at), reverse=True)
+    runs.sort(key=lambda r: (r.params == params, same_models(r), r.created_at), reverse=True)
     return runs[:EARLIER_RUNS]
 
 
@@ -40,7 +50,8 @@ def observed(
 ) -> dict[str, Components]:
     """Per planned figure, the components of the latest earlier run that can say."""
     found: dict[str, Components] = {}
-    for run in earlier_runs(store, probe.name, model_ids):
+    design = probe.params.model_dump(mode="json")
+    for run in earlier_runs(store, probe.name, model_ids, design):
         view = RunView(store, run, chroma_url=chroma_url)
         for name, comp in probe.observed_components(view).items():
             found.setdefault(name, comp)

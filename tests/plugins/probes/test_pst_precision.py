@@ -44,3 +44,19 @@ def test_an_earlier_run_gives_the_components(
     # Planned from the run, the expected half-width differs from the paper's.
     figure = {f.name: f for f in after.precision.figures}[EXPECTED]
     assert figure.expected.half_width != paper.expected.half_width
+
+
+def test_a_run_of_the_same_design_is_preferred_even_when_older(
+    diptych_workspace: Workspace, scripted_plugin: None
+) -> None:
+    ws = diptych_workspace
+    target = ws.plugins.model(("scripted-likelihood", {"p_feminine": PLANTED}))
+    params = {"masculine": MASCULINE, "feminine": FEMININE, "setting": "paired"}
+    same = ws.runs.run_sync("pst-text", [target], params=params)
+    other = {**params, "masculine": MASCULINE[:3], "feminine": FEMININE[:3]}
+    later = ws.runs.run_sync("pst-text", [target], params=other)
+    assert later.created_at >= same.created_at
+    plan = ws.runs.plan("pst-text", [target], params=params, precision=True)
+    assert plan.precision is not None
+    comp = {f.name: f for f in plan.precision.figures}[EXPECTED].components
+    assert comp.source.startswith(f"run {same.id} (")
