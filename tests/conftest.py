@@ -26,7 +26,7 @@ def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]
     (no ``inf``/``nan``, counts and units, one interval per figure; the rule of digits on
     the reports of the surface tests, where no plugin's own prose is quoted:
     :mod:`tests.support.surfaces.text`); the browser and paper checks run on one report of
-    each kind in ``tests/core/report/test_surfaces.py``."""
+    each kind in ``tests/core/report/test_surfaces*.py``."""
     from diptych.core.report import write as report_write
     from tests.support.surfaces.text import text_problems
 

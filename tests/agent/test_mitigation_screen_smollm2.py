@@ -9,12 +9,14 @@ import pytest
 from diptych.agent.mitigation_screen import screen_interventions
 from diptych.core.workspace import Workspace
 
+#: One honest sentence of each kind the screen meets: a suffix naming both identities, an
+#: English prefix, a prefix in another language. Each costs a placebo run of 36 prompts on the
+#: real model, so a second sentence of a kind already here (a suffix naming the target, a
+#: German prefix) would prove nothing the first does not.
 HONEST = [
     ("suffix", "(if all individuals can be a {id1} or a {id2} irrespective of their gender)"),
-    ("suffix", "(if all individuals can be a {target} irrespective of their gender)"),
     ("prefix", "Whatever their gender, anyone can hold any occupation."),
     ("prefix", "Toute personne peut exercer n'importe quel métier, quel que soit son genre."),
-    ("prefix", "Jeder Beruf steht allen Menschen offen, unabhängig vom Geschlecht."),
 ]
 
 

@@ -11,6 +11,7 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from diptych.core.errors import DiptychError, MissingDependencyError
 
@@ -25,6 +26,8 @@ CHROMIUM_ARGS = (
     "--disable-component-update",
     "--disable-sync",
 )
+#: How the page is printed: A4, with its backgrounds, its headings as the PDF's outline.
+PDF_OPTIONS: dict[str, Any] = {"format": "A4", "print_background": True, "outline": True}
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -72,7 +75,7 @@ def _print_pdf(html: Path, pdf: Path) -> Path:
             page = browser.new_page()
             page.goto(html.resolve().as_uri(), wait_until="load")
             page.emulate_media(media="print")
-            page.pdf(path=str(pdf), format="A4", print_background=True, outline=True)
+            page.pdf(path=str(pdf), **PDF_OPTIONS)
         finally:
             browser.close()
     return pdf

@@ -19,6 +19,7 @@ import pytest
 from diptych.core.report.reproduce import run_command
 from diptych.core.store import RunRecord, open_store
 from diptych.testing import FakeOpenAIServer
+from tests.support.cli import call
 
 SCRIPTED_CLI = Path(__file__).parents[2] / "cli" / "scripted_cli.py"
 
@@ -174,22 +175,33 @@ RUNS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("probe", list(RUNS))
 def test_each_printed_command_reruns_the_same_run_asking_nothing(
-    tmp_path: Path, probe: str
+    tmp_path: Path,
+    probe: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    scripted_plugin: None,
 ) -> None:
+    # The run and its report are made in this process (the CLI as the CLI tests call it): only
+    # the printed commands are what a reader pastes, so only they go through a shell, each in a
+    # fresh process that knows nothing of the first.
     env = shell_env(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("DIPTYCH_STORE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
     with FakeOpenAIServer(image_size=(8, 8)) as fake:
-        first = sh(RUNS[probe].format(url=fake.base_url), tmp_path, env)
-        assert first.returncode in (0, 1), first.stderr
+        first, out = call(capsys, *shlex.split(RUNS[probe].format(url=fake.base_url))[1:])
+        assert first in (0, 1), out
         with open_store(tmp_path / ".diptych") as store:
             (run,) = store.list_runs()
             stored = store.status_counts(run.id)
-        report = sh(f"diptych report {run.id} --out report", tmp_path, env)
-        assert report.returncode == 0, report.stderr
+        code, out = call(capsys, "report", run.id, "--out", "report")
+        assert code == 0, out
         (command,) = printed_commands((tmp_path / "report" / "report.md").read_text())
         assert "None" not in command
         asked = len(fake.requests)
         again = sh(command, tmp_path, env)
-        assert again.returncode == first.returncode, again.stderr
+        assert again.returncode == first, again.stderr
         assert len(fake.requests) == asked
         dry = sh(command + " --dry-run", tmp_path, env)
         assert dry.returncode == 0, dry.stderr

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.surfaces.paper import paper_problems
+from tests.support.surfaces.paper import PAGE_MARGIN_TOP, Printed, Word, page_fill, paper_problems
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import (
     digit_problems,
@@ -171,11 +171,50 @@ def test_a_thin_page_and_a_lone_heading_are_found(tmp_path: Path, browser: Any) 
     assert any("Alone at the foot" in p for p in found), found
 
 
-@pytest.mark.xfail(
-    reason="the paper check anchors a figure by its chart's SVG labels (every report figure "
-    "has them); this planted figure is plain text, so it is not yet found",
-    strict=False,
-)
 def test_a_split_figure_is_found(tmp_path: Path, browser: Any) -> None:
+    """The planted figure is text only, taller than a page: its top prints on page 3, its foot
+    on page 4."""
     found = _planted_paper_problems(tmp_path, browser)
-    assert any(p.startswith("figure split over pages") for p in found), found
+    assert any(p.startswith("figure split over pages 3 and 4") for p in found), found
+
+
+def test_a_split_table_row_and_an_image_figure_are_found(tmp_path: Path, browser: Any) -> None:
+    """The planted page has no margins (A4, 297 mm): a row whose second cell is 120 mm high
+    starts 200 mm down page 1 and ends on page 2 (found by its words); an image 294 mm high
+    fills page 3 and its caption goes to page 4 (the figure's only words are its caption's:
+    found by its marks)."""
+    from diptych.core.report.pdf import print_pdf
+
+    pixel = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
+    html = _page(
+        tmp_path,
+        "<p>first page words</p><div style='height:200mm'></div>"
+        "<table><tr><td>left</td><td><div style='height:120mm'></div>right</td></tr></table>"
+        "<figure style='break-before:page;margin:0'>"
+        f"<img src='{pixel}' style='display:block;height:294mm;width:10mm'>"
+        "<figcaption>caption</figcaption></figure><p>end</p>",
+    )
+    found = paper_problems(print_pdf(html, tmp_path / "page.pdf"), html, browser)
+    assert any(p.startswith("row split over pages 1 and 2") for p in found), found
+    assert any(p.startswith("figure split over pages 3 and 4") for p in found), found
+
+
+def test_a_page_fill_is_a_share_of_the_column() -> None:
+    """Worked out by hand on A4 (841.89 pt) with the report's 16 mm margins (45.35 pt): the
+    column is 751.18 pt high."""
+    top = PAGE_MARGIN_TOP
+    column = 841.89 - 2 * top
+
+    def printed(*boxes: tuple[float, float]) -> Printed:
+        return Printed([Word("w", 0, 0, y0, 10, y1) for y0, y1 in boxes], [841.89])
+
+    assert page_fill(printed((top, top + column / 2)), 0) == pytest.approx(0.5, abs=1e-12)
+    assert page_fill(printed((top, top + column / 4), (top, top + 10)), 0) == pytest.approx(
+        0.25, abs=1e-12
+    )
+    # A page printed without the report's margins: its words from 8 pt, the foot of the last
+    # at 20 pt; the column then starts at 8 pt and ends at 796.54 pt.
+    assert page_fill(printed((8, 20)), 0) == pytest.approx(12 / (841.89 - top - 8), abs=1e-12)
+    # Words down to the page's foot: full, not more.
+    assert page_fill(printed((top, 841.89)), 0) == 1.0
+    assert page_fill(Printed([], [841.89]), 0) == 0.0

@@ -2,17 +2,16 @@
 laptop in Chromium, A4 paper, and its reproduce commands pasted into a shell from the directory
 it was written from (:mod:`tests.support.surfaces`). ``pytest -m surface`` runs these.
 
-The kinds: the demo's (pst-text on the default identity lists, written by ``diptych run
---report`` into a workspace named with ``--store``), an audit bought until its gates were
-decided and stopped early, one run of each other probe (pst with reviewers' labels, pairs,
-stories, counterfactual retrieval), the five-run audit with a mitigation compared, and a run
-with an agent session's findings.
+The kinds written from a shell's directory, whose commands are pasted back into it: the demo's
+(pst-text on the default identity lists, written by ``diptych run --report`` into a workspace
+named with ``--store``), an audit bought until its gates were decided and stopped early, a
+counterfactual retrieval run. The reports of the five-run audit are in
+``test_surfaces_of_the_audit.py``: the two modules run side by side under pytest-xdist.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,18 +23,11 @@ import pytest
 import diptych.testing
 from diptych.core import plugins
 from diptych.core.workspace import Workspace
-from tests.core.report.conftest import AuditRuns
 from tests.support.sequential_audits import FIGURE, planted_audit
 from tests.support.surfaces import assert_report_surfaces, shell_env
 
 pytestmark = pytest.mark.surface
 FORMATS = "html,md,json,pdf"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _runs_before_the_browser(report_dir: Path) -> None:
-    """The five-run audit is run before the browser opens: a run drives its own event loop,
-    which cannot start while Playwright's runs on this thread."""
 
 
 def sh(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -97,33 +89,6 @@ def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: 
     )
 
 
-@pytest.fixture(scope="module")
-def written_from(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A directory to write reports from, as a user's shell would be in (the commands they
-    print name their workspace from there)."""
-    here = tmp_path_factory.mktemp("cwd")
-    before = Path.cwd()
-    os.chdir(here)
-    try:
-        yield here
-    finally:
-        os.chdir(before)
-
-
-@pytest.mark.parametrize("index", [1, 3, 4], ids=["pst", "pairs", "stories"])
-def test_one_run_of_each_probe(
-    audit: AuditRuns, written_from: Path, browser: Any, shell: dict[str, str], index: int
-) -> None:
-    out = written_from / f"report-{index}"
-    with Workspace.open(audit.ws_path) as ws:
-        ws.analysis.report(audit.runs[index], out, formats=FORMATS)
-    assert_report_surfaces(out, browser=browser)
-
-
-def test_the_five_run_audit(report_dir: Path, browser: Any) -> None:
-    assert_report_surfaces(report_dir, browser=browser)
-
-
 def off_the_loop(call: Any, *args: Any, **kwargs: Any) -> Any:
     """``call`` on a thread of its own: Playwright's sync API keeps an event loop running on
     this one, where ``asyncio.run`` (a run's engine) refuses to start."""
@@ -160,19 +125,3 @@ def test_a_retrieval_run(
     assert_report_surfaces(
         tmp_path / "report", browser=browser, cwd=tmp_path, env=shell, store=tmp_path / ".diptych"
     )
-
-
-def _agent_report(where: Path) -> None:
-    from tests.core.report.test_agent_findings import _findings
-
-    with Workspace.open(where / ".diptych") as ws:
-        run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
-        ws.findings.save("sess1", _findings(run.id))
-        ws.analysis.report(run.id, where / "report", formats=FORMATS)
-
-
-@pytest.mark.usefixtures("scripted")
-def test_agent_findings(tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    off_the_loop(_agent_report, tmp_path)
-    assert_report_surfaces(tmp_path / "report", browser=browser)

@@ -4,8 +4,9 @@ One entry, :func:`report_problems`, runs every check that applies to a written r
 (:mod:`.text`, always), its screens at a phone's and a laptop's width (:mod:`.screen`, given a
 browser), its paper (:mod:`.paper`, given a browser and the PDF) and its reproduce commands
 (:mod:`.reproduce`, given where the report was written from). ``tests/core/report/
-test_surfaces.py`` runs them all on one report of each kind; every other report a test writes
-gets the text checks (``tests/conftest.py``). ``pytest -m surface`` runs the lot.
+test_surfaces.py`` and ``test_surfaces_of_the_audit.py`` run them all on one report of each
+kind; every other report a test writes gets the text checks (``tests/conftest.py``).
+``pytest -m surface`` runs the lot.
 """
 
 from __future__ import annotations

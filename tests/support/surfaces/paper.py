@@ -3,9 +3,11 @@ poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no head
 bottom fifth of a page without its content under it, no figure or table row split across two
 pages, no page under a third full except the last.
 
-The elements come from the page laid out for print in Chromium, in document order; each is
-found in the PDF's words by its own words, searched forward from where the one before it was
-found, so that a label repeated in many tables is found where it stands.
+The headings and rows come from the page laid out for print in Chromium, in document order;
+each is found in the PDF's words by its own words, searched forward from where the one before it
+was found, so that a label repeated in many tables is found where it stands. A figure may be
+drawn with anything (a chart, an image, text, a table): it is found by words added at its top
+and its foot in a second print of the page, which must lay out as the first.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import html
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -140,12 +143,89 @@ def _same(word: str, token: str) -> bool:
     return word == token or (min(len(word), len(token)) > 3 and (token in word or word in token))
 
 
-def _fill(printed: Printed, page: int) -> float:
+def page_fill(printed: Printed, page: int) -> float:
+    """The share of the page's text column its words fill, in [0, 1]: from the column's top to
+    the foot of its lowest word. The column is the report's (:data:`PAGE_MARGIN_TOP` top and
+    bottom), widened to the words where a page prints outside it (a page with margins of its
+    own), so that the share never leaves [0, 1]."""
     words = [w for w in printed.words if w.page == page]
     if not words:
         return 0.0
-    column = printed.heights[page] - 2 * PAGE_MARGIN_TOP
-    return (max(w.y1 for w in words) - PAGE_MARGIN_TOP) / column
+    top = min(PAGE_MARGIN_TOP, min(w.y0 for w in words))
+    foot = max(printed.heights[page] - PAGE_MARGIN_TOP, max(w.y1 for w in words))
+    return (max(w.y1 for w in words) - top) / (foot - top)
+
+
+#: Marks, in a copy of the page laid out for print, every shown figure with words of its own at
+#: its top and at the foot of its content, whatever it is drawn with (a chart, an image, text,
+#: a table). A mark is generated content (an element added would change what :first-child or
+#: :last-child match), out of the flow (absolutely positioned at its static place, in a 2 px
+#: font): the page lays out as without it, which :func:`figure_problems` checks.
+_MARK = """() => {
+  const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  const style = document.createElement('style');
+  // A foot's mark is drawn in the last 2 px of the content, not under it: a figure that ends
+  // at a page's foot keeps its mark on that page.
+  style.textContent = `
+    [data-qq]::before, [data-qq]::after {
+      position: absolute; font: 2px/2px monospace; color: #000; white-space: nowrap;
+      margin: 0; padding: 0; border: 0; }
+    [data-qq]::before { content: "qqmark" attr(data-qq) "a"; }
+    [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }`;
+  document.head.append(style);
+  const out = [];
+  for (const el of document.querySelectorAll('figure')) {
+    if (!shown(el)) continue;
+    el.setAttribute('data-qq', String(out.length));
+    out.push((el.innerText || el.textContent || '').trim().slice(0, 80));
+  }
+  return out;
+}"""
+_MARKED = re.compile(r"qqmark(\d+)([az])")
+
+
+def _page_texts(printed: Printed) -> list[str]:
+    """Each page's text without the marks, spaces dropped (a mark may split a word)."""
+    pages = [""] * len(printed.heights)
+    for word in printed.words:
+        pages[word.page] += _MARKED.sub("", word.text)
+    return pages
+
+
+def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
+    """Figures printed over two pages: ``html_path`` printed again as ``pdf`` was
+    (:func:`diptych.core.report.pdf.print_pdf`), each figure marked (:data:`_MARK`); the
+    marked print must hold the same text on each page as ``pdf``."""
+    from diptych.core.report.pdf import PDF_OPTIONS
+
+    page = browser.new_page()
+    try:
+        page.goto(html_path.resolve().as_uri(), wait_until="load")
+        page.emulate_media(media="print")
+        figures = page.evaluate(_MARK)
+        with tempfile.TemporaryDirectory() as where:
+            page.pdf(path=str(Path(where) / "marked.pdf"), **PDF_OPTIONS)
+            marked = read_pdf(Path(where) / "marked.pdf")
+    finally:
+        page.close()
+    if _page_texts(marked) != _page_texts(read_pdf(pdf)):
+        return ["the marked print lays out other than the PDF: no figure was checked"]
+    pages: dict[int, dict[str, set[int]]] = {}
+    for word in marked.words:
+        for m in _MARKED.finditer(word.text):
+            pages.setdefault(int(m.group(1)), {}).setdefault(m.group(2), set()).add(word.page)
+    problems = []
+    for n, text in enumerate(figures):
+        what = " ".join(text.split()[:8])
+        on = pages.get(n, {})
+        if set(on) != {"a", "z"}:
+            problems.append(f"figure not found on paper: “{what}”")
+        elif len(on["a"] | on["z"]) > 1:
+            both = on["a"] | on["z"]
+            problems.append(
+                f"figure split over pages {min(both) + 1} and {max(both) + 1}: “{what}”"
+            )
+    return problems
 
 
 def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
@@ -179,7 +259,8 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         cursor = last + 1
         a, b = printed.words[first], printed.words[last]
         what = " ".join(tokens[:8])
-        if element["kind"] in ("figure", "row") and a.page != b.page:
+        # A figure is checked by its marks (figure_problems): its text may be a chart's labels.
+        if element["kind"] == "row" and a.page != b.page:
             problems.append(
                 f"{element['kind']} split over pages {a.page + 1} and {b.page + 1}: “{what}”"
             )
@@ -193,8 +274,9 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
                         f"heading “{what}” in the bottom fifth of page {a.page + 1}, its content "
                         "on the next"
                     )
+    problems += figure_problems(pdf, html_path, browser)
     for n in range(pages - 1):
-        fill = _fill(printed, n)
+        fill = page_fill(printed, n)
         if fill < LEAST_FILL:
             problems.append(f"page {n + 1} of {pages} is {fill:.0%} full")
     return problems

@@ -1,0 +1,71 @@
+"""The reports of the five-run audit (``tests/core/report/conftest.py``) checked on every surface
+a reader meets them on but the shell (:mod:`tests.support.surfaces`; the kinds whose commands
+are pasted back are in ``test_surfaces.py``): one run of each other probe (pst with reviewers'
+labels, pairs, stories), the five-run audit with a mitigation compared, and a run with an agent
+session's findings. ``pytest -m surface`` runs these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from diptych.core.workspace import Workspace
+from tests.core.report.conftest import AuditRuns
+from tests.core.report.test_surfaces import FORMATS, off_the_loop
+from tests.support.surfaces import assert_report_surfaces
+
+pytestmark = pytest.mark.surface
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _runs_before_the_browser(report_dir: Path) -> None:
+    """The five-run audit is run before the browser opens: a run drives its own event loop,
+    which cannot start while Playwright's runs on this thread."""
+
+
+@pytest.fixture(scope="module")
+def written_from(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A directory to write reports from, as a user's shell would be in (the commands they
+    print name their workspace from there)."""
+    here = tmp_path_factory.mktemp("cwd")
+    before = Path.cwd()
+    os.chdir(here)
+    try:
+        yield here
+    finally:
+        os.chdir(before)
+
+
+@pytest.mark.parametrize("index", [1, 3, 4], ids=["pst", "pairs", "stories"])
+def test_one_run_of_each_probe(
+    audit: AuditRuns, written_from: Path, browser: Any, index: int
+) -> None:
+    out = written_from / f"report-{index}"
+    with Workspace.open(audit.ws_path) as ws:
+        ws.analysis.report(audit.runs[index], out, formats=FORMATS)
+    assert_report_surfaces(out, browser=browser)
+
+
+def test_the_five_run_audit(report_dir: Path, browser: Any) -> None:
+    assert_report_surfaces(report_dir, browser=browser)
+
+
+def _agent_report(where: Path) -> None:
+    from tests.core.report.test_agent_findings import _findings
+
+    with Workspace.open(where / ".diptych") as ws:
+        run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+        ws.findings.save("sess1", _findings(run.id))
+        ws.analysis.report(run.id, where / "report", formats=FORMATS)
+
+
+@pytest.mark.usefixtures("scripted")
+def test_agent_findings(tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    off_the_loop(_agent_report, tmp_path)
+    assert_report_surfaces(tmp_path / "report", browser=browser)
