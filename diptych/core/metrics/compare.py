@@ -32,7 +32,6 @@ A's images of the same pairs, as Table 6 does.
 
 from __future__ import annotations
 
-import zlib
 from collections import defaultdict
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,12 +43,13 @@ from diptych.core.metrics.association import (
     levels_of,
     paired_differences,
 )
-from diptych.core.metrics.intervals import SHARE_RANGE, STS_RANGE, UNIT_SCORE_RANGE, Bounds
-from diptych.core.metrics.resampling import (
-    Inference,
-    difference_of_means,
-    mean_over_units,
-    paired_difference,
+from diptych.core.metrics.intervals import SHARE_RANGE, STS_RANGE, UNIT_SCORE_RANGE
+from diptych.core.metrics.run_difference import (
+    RunDifference,
+    Sample,
+    cell_means,
+    method_note,
+    run_difference,
 )
 from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.sts import (
@@ -64,118 +64,8 @@ from diptych.core.metrics.sts import (
     stereo,
 )
 
-#: Observations with the units each belongs to: values, and per kind of unit a parallel list.
-Sample = tuple[list[float], dict[str, list[Hashable | None]]]
-
-
-@dataclass(frozen=True)
-class RunDifference:
-    """One figure of run A and run B, and B − A with its interval and test (``inference``).
-
-    ``paired`` says whether B − A matched the runs per scene (same plan) or took them as
-    independent samples."""
-
-    a: Inference
-    b: Inference
-    inference: Inference
-    paired: bool
-
-    @property
-    def difference(self) -> float:
-        return self.inference.value
-
-    @property
-    def ci_low(self) -> float:
-        return self.inference.ci_low
-
-    @property
-    def ci_high(self) -> float:
-        return self.inference.ci_high
-
-    @property
-    def p_value(self) -> float:
-        return self.inference.p_value
-
-    def to_dict(self) -> dict[str, Any]:
-        d = self.inference.to_dict()
-        return {
-            "a": self.a.to_dict(),
-            "b": self.b.to_dict(),
-            "difference": d["value"],
-            "ci_low": d["ci_low"],
-            "ci_high": d["ci_high"],
-            "p_value": d["p_value"],
-            "paired": self.paired,
-            "inference": d,
-        }
-
-
 #: The STS figures' name for a difference of two runs.
 STSDifference = RunDifference
-
-
-def _method(paired: bool, units: str, n_boot: int, seed: int) -> str:
-    how = (
-        "the runs matched per unordered scene (both orders and all samples merged), B − A the "
-        "mean change over scenes"
-        if paired
-        else "the runs taken as independent samples, their variances added"
-    )
-    return (
-        f"95% CI and p from one resampling of {units}: {how}; interval (B − A) ± t·se and p "
-        f"the t-test of the same se ({n_boot} bootstrap resamples, seed {seed})."
-    )
-
-
-def _difference(
-    a: Sample,
-    b: Sample,
-    matched: tuple[Mapping[Hashable, float], Mapping[Hashable, float]] | None,
-    unit_of: Callable[[Hashable], Mapping[str, Hashable | None]],
-    *,
-    name: str,
-    scale: float,
-    n_boot: int,
-    seed: int,
-    confidence: float,
-    bounds: Bounds,
-) -> RunDifference | None:
-    """B − A of one figure: paired over ``matched`` cells (A's and B's per-cell means) when
-    given, else independent. None when either run has nothing to score. ``bounds`` is the
-    range of each run's figure (on the scaled scale), so B − A lies in [low − high, high − low]:
-    each interval is made inside its range."""
-    if not a[0] or not b[0]:
-        return None
-    stream = zlib.crc32(f"{seed}/{name}".encode())
-    one, two = bounds, (bounds[0] - bounds[1], bounds[1] - bounds[0])
-    ia = mean_over_units(
-        a[0], a[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 1],
-        bounds=one,
-    )  # fmt: skip
-    ib = mean_over_units(
-        b[0], b[1], scale=scale, confidence=confidence, n_boot=n_boot, seed=[stream, 2],
-        bounds=one,
-    )  # fmt: skip
-    if matched is not None:
-        d = paired_difference(
-            matched[0], matched[1], unit_of, scale=scale, confidence=confidence,
-            n_boot=n_boot, seed=[stream, 3], bounds=two,
-        )  # fmt: skip
-        if d is not None:
-            return RunDifference(ia, ib, d, paired=True)
-    d = difference_of_means(
-        a, b, scale=scale, confidence=confidence, n_boot=n_boot, seed=stream, bounds=two
-    )
-    return RunDifference(ia, ib, d, paired=False)
-
-
-def _cell_means(values: Sequence[float], cells: Sequence[Hashable]) -> dict[Hashable, float]:
-    sums: dict[Hashable, float] = defaultdict(float)
-    counts: dict[Hashable, int] = defaultdict(int)
-    for v, c in zip(values, cells, strict=True):
-        sums[c] += v
-        counts[c] += 1
-    return {c: sums[c] / counts[c] for c in sums}
 
 
 # --- STS --------------------------------------------------------------------------------------
@@ -207,7 +97,7 @@ class STSComparison:
 
     @property
     def method(self) -> str:
-        return _method(
+        return method_note(
             self.paired,
             "identities crossed in scenes (micro: an identity's partners, or its images in the "
             "single setting)",
@@ -335,7 +225,7 @@ def compare_sts(
         for run in ("a", "b"):
             scored = [p for p in samples[run] if p.label != CANNOT_IDENTIFY]
             values = [float(stereo(p.label, p.stereotype)) for p in scored]
-            out.append(_cell_means(values, [cell(run, p) for p in scored]))
+            out.append(cell_means(values, [cell(run, p) for p in scored]))
         return out[0], out[1]
 
     def scene(run: str, p: LabelRow) -> Hashable:
@@ -355,7 +245,7 @@ def compare_sts(
         def unit_of_cell(key: Hashable) -> Mapping[str, Hashable | None]:
             return _crossed(key) if names == CROSSED else {names[0]: key}
 
-        return _difference(
+        return run_difference(
             _sts_sample(samples["a"], names, lambda p: unit("a", p)),
             _sts_sample(samples["b"], names, lambda p: unit("b", p)),
             None if cell is None else matched(samples, cell),
@@ -458,7 +348,7 @@ class AssociationComparison:
 
     @property
     def method(self) -> str:
-        return _method(
+        return method_note(
             self.paired,
             "scenarios for each level's mean and refusal share, image pairs for the difference "
             "between the levels",
@@ -523,7 +413,7 @@ def compare_association(
         cells = []
         for rs in (responses_a, responses_b):
             at = [r for r in rs if getattr(r, compare) == level]
-            cells.append(_cell_means([score(r) for r in at], [r.image() for r in at]))
+            cells.append(cell_means([score(r) for r in at], [r.image() for r in at]))
         return cells[0], cells[1]
 
     def scenario_of(image: Hashable) -> Mapping[str, Hashable | None]:
@@ -538,7 +428,7 @@ def compare_association(
         ):
             if figure not in figures:
                 continue
-            d = _difference(
+            d = run_difference(
                 level_sample(responses_a, level, score),
                 level_sample(responses_b, level, score),
                 by_image(level, score),
@@ -561,7 +451,7 @@ def compare_association(
     ]
     diffs: list[dict[Hashable, float]] = [{k: x - y for k, (x, y) in p.items()} for p in pairs]
     samples: list[Sample] = [(list(d.values()), {"image pair": list(d.keys())}) for d in diffs]
-    difference = _difference(
+    difference = run_difference(
         samples[0],
         samples[1],
         (diffs[0], diffs[1]) if same_plan else None,

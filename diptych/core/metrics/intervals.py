@@ -40,6 +40,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from diptych.core.metrics.scales import (
+    ROUNDING,
+    from_scale,
+    scale_slope,
+    t_cdf,
+    t_quantile,
+    to_scale,
+)
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import ArrayLike, NDArray
@@ -82,71 +91,6 @@ def check_bounds(bounds: Bounds) -> Bounds:
     if not low < high:
         raise ValueError(f"a figure's range needs low < high, got [{low}, {high}]")
     return low, high
-
-
-# --- the transforms ---------------------------------------------------------------------------
-
-
-def _forward(x: float, bounds: Bounds, transform: Transform) -> float:
-    """The figure ``x`` on the transform's scale (±inf at a bound)."""
-    low, high = bounds
-    if transform == "logit":
-        p = (x - low) / (high - low)
-        if p <= 0.0:
-            return -math.inf
-        if p >= 1.0:
-            return math.inf
-        return math.log(p / (1.0 - p))
-    if transform == "log":
-        if math.isfinite(low):
-            return math.log(x - low) if x > low else -math.inf
-        return -math.log(high - x) if x < high else math.inf
-    p = min(max((x - low) / (high - low), 0.0), 1.0)
-    return math.asin(math.sqrt(p))
-
-
-def _backward(u: float, bounds: Bounds, transform: Transform) -> float:
-    low, high = bounds
-    if transform == "logit":
-        if u >= 0:
-            return low + (high - low) / (1.0 + math.exp(-u))
-        e = math.exp(u)
-        return low + (high - low) * e / (1.0 + e)
-    if transform == "log":
-        if math.isfinite(low):
-            return low + math.exp(u)
-        return high - math.exp(-u)
-    # The angular scale is bounded itself: [0, π/2] holds every share.
-    v = min(max(u, 0.0), math.pi / 2)
-    return low + (high - low) * math.sin(v) ** 2
-
-
-def _slope(x: float, bounds: Bounds, transform: Transform) -> float:
-    """d(transform)/dx at ``x`` (inside the range): the delta method's factor."""
-    low, high = bounds
-    if transform == "logit":
-        p = (x - low) / (high - low)
-        return 1.0 / ((high - low) * p * (1.0 - p))
-    if transform == "log":
-        return 1.0 / (x - low) if math.isfinite(low) else 1.0 / (high - x)
-    p = (x - low) / (high - low)
-    return 1.0 / ((high - low) * 2.0 * math.sqrt(p * (1.0 - p)))
-
-
-#: An se below this share of a bounded figure's range is rounding, not spread.
-_ROUNDING = 1e-12
-
-
-def _t_quantile(q: float, df: float) -> float:
-    from scipy.special import ndtri, stdtrit
-
-    return float(ndtri(q) if math.isinf(df) else stdtrit(df, q))
-
-
-def _t_cdf(x: float, df: float) -> float:
-    from scipy.special import ndtr, stdtr
-
-    return float(ndtr(x) if math.isinf(df) else stdtr(df, x))
 
 
 # --- the recipe -------------------------------------------------------------------------------
@@ -318,28 +262,28 @@ class IntervalRecipe:
         if not low < self.value < high:
             return None
         return (
-            _forward(self.value, self.bounds, self.transform),
-            self.se * _slope(self.value, self.bounds, self.transform),
+            to_scale(self.value, self.bounds, self.transform),
+            self.se * scale_slope(self.value, self.bounds, self.transform),
         )
 
     def _t_bound(self, side: Side, alpha: float) -> float:
         if not math.isfinite(self.se):
             # Nothing is known: the whole range (no end at all for an unbounded figure).
             return self.bounds[0] if side == "low" else self.bounds[1]
-        q = _t_quantile(1.0 - alpha, self.df)
+        q = t_quantile(1.0 - alpha, self.df)
         if self.transform is None:
             return self.value - q * self.se if side == "low" else self.value + q * self.se
         moved = self._transformed()
         if moved is None or self._no_spread():
             return self._without_spread(side, alpha)
         u, se_u = moved
-        return _backward(u - q * se_u if side == "low" else u + q * se_u, self.bounds,
+        return from_scale(u - q * se_u if side == "low" else u + q * se_u, self.bounds,
                          self.transform)  # fmt: skip
 
     def _no_spread(self) -> bool:
         """Whether the units gave one value: an se of 0, or one that is rounding (a mean of
         equal values summed in another order) — a trillionth of the range."""
-        return self.se <= _ROUNDING * (self.bounds[1] - self.bounds[0])
+        return self.se <= ROUNDING * (self.bounds[1] - self.bounds[0])
 
     def _without_spread(self, side: Side, alpha: float) -> float:
         """A figure whose units all gave the same value (at its bound, or anywhere when every
@@ -362,7 +306,7 @@ class IntervalRecipe:
         from scipy.special import betaincinv
 
         df = self.df if self.bound_df is None else self.bound_df
-        z, t = _t_quantile(alpha, math.inf), _t_quantile(alpha, df)
+        z, t = t_quantile(alpha, math.inf), t_quantile(alpha, df)
         # Near a level of 1/2 (reached when a p-value is found by inversion) scipy's t quantile
         # can round to 0 for small df; both quantiles vanish there and the sizes agree.
         effective = n * (z / t) ** 2 if t != 0.0 else float(n)
@@ -387,14 +331,14 @@ class IntervalRecipe:
                 # Bounded and without spread: not a t interval, its p found by inversion.
                 return None
             u, se_u = moved
-            at = _forward(min(max(limit, self.bounds[0]), self.bounds[1]), self.bounds,
+            at = to_scale(min(max(limit, self.bounds[0]), self.bounds[1]), self.bounds,
                           self.transform)  # fmt: skip
         gap = u - at if direction == "below" else at - u
         if se_u == 0.0:
             return 0.0 if gap < 0 else 1.0
         if math.isinf(gap):
             return 0.0 if gap < 0 else 1.0
-        return _t_cdf(gap / se_u, self.df)
+        return t_cdf(gap / se_u, self.df)
 
     def _percentile_bound(self, side: Side, alpha: float) -> float:
         import numpy as np
@@ -415,7 +359,7 @@ class IntervalRecipe:
     def _printed_bound(self, side: Side, alpha: float) -> float:
         assert self.printed is not None
         low, high, level = self.printed
-        scale = _t_quantile(1.0 - alpha, math.inf) / _t_quantile(0.5 + level / 2, math.inf)
+        scale = t_quantile(1.0 - alpha, math.inf) / t_quantile(0.5 + level / 2, math.inf)
         if side == "low":
             return self.value - (self.value - low) * scale
         return self.value + (high - self.value) * scale

@@ -49,13 +49,10 @@ from diptych.core.metrics.intervals import (
     UNBOUNDED,
     UNIT_SCORE_RANGE,
     Bounds,
-    _backward,
-    _forward,
-    _slope,
-    _t_quantile,
 )
 from diptych.core.metrics.resampling import UNITS, Inference, mean_over_units, t_inference
 from diptych.core.metrics.retrieval_null import permutation_p_value
+from diptych.core.metrics.scales import from_scale, scale_slope, t_quantile, to_scale
 from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 
 if TYPE_CHECKING:
@@ -166,16 +163,16 @@ def _scaled(inference: Inference, x: float) -> float:
         return x
     low, high = inference.bounds
     if x - low <= _TOL * (high - low):
-        return _forward(low, inference.bounds, inference.transform)
+        return to_scale(low, inference.bounds, inference.transform)
     if high - x <= _TOL * (high - low):
-        return _forward(high, inference.bounds, inference.transform)
-    return _forward(x, inference.bounds, inference.transform)
+        return to_scale(high, inference.bounds, inference.transform)
+    return to_scale(x, inference.bounds, inference.transform)
 
 
 def _unscaled(inference: Inference, u: float) -> float:
     if inference.transform is None:
         return u
-    return _backward(u, inference.bounds, inference.transform)
+    return from_scale(u, inference.bounds, inference.transform)
 
 
 def _gap(a: float, b: float) -> float:
@@ -223,7 +220,7 @@ def _permutation_interval(excess: Inference, half: float, tied: bool) -> tuple[f
             return (u, null) if u < null else (null, u)
         return (u, u) if half < abs(value) else (-math.inf, math.inf)
     gap = _gap(u, null)
-    slope = gap / abs(value) if gap > 0 else _slope(0.0, excess.bounds, excess.transform)
+    slope = gap / abs(value) if gap > 0 else scale_slope(0.0, excess.bounds, excess.transform)
     spread = half * slope
     if tied:
         spread = gap
@@ -286,8 +283,8 @@ def widened_by_permutation(
             df = float(replicates.size - 1)
             slope = 1.0
             if over_units.transform is not None:
-                slope = _slope(value, over_units.bounds, over_units.transform)
-            se = (perm_high - u) / (_t_quantile(0.5 + confidence / 2, df) * slope)
+                slope = scale_slope(value, over_units.bounds, over_units.transform)
+            se = (perm_high - u) / (t_quantile(0.5 + confidence / 2, df) * slope)
     return Inference(
         value=value,
         ci_low=low,

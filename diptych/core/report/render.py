@@ -11,6 +11,7 @@ import jinja2
 import markupsafe
 
 from diptych.core.probe import Figure, ProbeResult
+from diptych.core.report.actions import recommended_actions
 from diptych.core.report.audit import Audit, RunPart
 from diptych.core.report.chart_svg import draw
 from diptych.core.report.chart_svg import print_parts as chart_print_parts
@@ -38,7 +39,6 @@ from diptych.core.report.verdict import (
     FRAMEWORKS,
     findings,
     published_context,
-    recommended_actions,
     scope_line,
 )
 from diptych.core.safe_text import escape_controls, has_controls

@@ -1,0 +1,159 @@
+"""The report's recommended actions, generated from the results: what each mitigation did to the
+figure it targeted (reduced it, with the interval of the change excluding 0, or not), the largest
+figures of each run, and what the audit did not measure (probes not run, models not covered,
+annotator error without human labels).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from diptych.core.report.charts import plain
+from diptych.core.report.verdict import model_names, number_or_none
+
+if TYPE_CHECKING:
+    from diptych.core.report.audit import Audit
+
+
+@dataclass
+class Action:
+    kind: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _interval_cell(cell: str) -> tuple[float | None, float | None]:
+    match = re.match(r"^\s*\[\s*([^,]+),\s*([^\]]+)\]\s*$", cell.replace("−", "-"))
+    if not match:
+        return None, None
+    try:
+        return float(match.group(1)), float(match.group(2))
+    except ValueError:
+        return None, None
+
+
+def _mitigation_actions(audit: Audit) -> list[Action]:
+    out = []
+    for c in audit.comparisons:
+        for table in c.result.tables:
+            cols = [str(x) for x in table.columns]
+            if "B − A" not in cols or "A" not in cols or "B" not in cols:
+                continue
+            if cols[0] != "overall":
+                continue
+            ci = cols.index("B − A") + 1 if "95% CI" in cols else None
+            for row in table.rows:
+                a, b, d = (number_or_none(row[cols.index(k)]) for k in ("A", "B", "B − A"))
+                if a is None or b is None or d is None:
+                    continue
+                cell = str(row[ci]) if ci is not None and ci < len(row) else ""
+                low, high = _interval_cell(cell)
+                toward_zero = abs(b) < abs(a)
+                established = (
+                    low is not None
+                    and high is not None
+                    and ((a > 0 and high < 0) or (a < 0 and low > 0))
+                )
+                if toward_zero and established:
+                    verdict = "reduced it; the interval of the change excludes 0"
+                elif toward_zero:
+                    verdict = "moved it toward 0, but the interval of the change includes 0"
+                else:
+                    verdict = "did not reduce it"
+                out.append(
+                    Action(
+                        "mitigation",
+                        f"{table.title}, {row[0]}: the intervention (run {c.intervention}) "
+                        f"{verdict} — {plain(a)} at baseline (run {c.baseline}), {plain(b)} "
+                        f"with it, change {plain(d)} (95% interval {cell or '—'}). Its side "
+                        "effects on the other figures are under “Mitigations compared”.",
+                    )
+                )
+    for session in audit.agent_sessions:
+        if session.kind != "mitigation":
+            continue
+        for f in session.findings:
+            held = number_or_none(f.heldout.get("value"))
+            if held is None:
+                continue
+            out.append(
+                Action(
+                    "mitigation",
+                    f"Agent-proposed mitigation “{f.what}” ({f.status}): held-out change "
+                    f"{plain(held)}, 95% interval {f.heldout_interval}.",
+                )
+            )
+    return out
+
+
+def _worst_actions(audit: Audit) -> list[Action]:
+    from diptych.core.report.charts import charts_of
+
+    out = []
+    for part in audit.runs:
+        for chart in charts_of(part.result, part.anchor):
+            worst = [
+                r
+                for r in chart.rows
+                if r.points and r.points[0].value is not None and r.points[0].value > 0
+            ][:5]
+            if not worst:
+                continue
+            listed = "; ".join(
+                f"{r.label} {plain(r.points[0].value)}"
+                + (
+                    f" [{plain(r.points[0].low)}, {plain(r.points[0].high)}]"
+                    if r.points[0].has_interval
+                    else ""
+                )
+                for r in worst
+            )
+            out.append(
+                Action(
+                    "largest",
+                    f"{model_names(part)} ({part.view.run.probe}, run {part.id}), largest "
+                    f"{chart.axis} first: {listed}.",
+                )
+            )
+    return out
+
+
+#: Every built-in probe, for the list of what was not measured.
+KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual")
+
+
+def _not_measured(audit: Audit) -> list[Action]:
+    ran = {p.view.run.probe for p in audit.runs}
+    out = []
+    missing = [p for p in KNOWN_PROBES if p not in ran]
+    if missing:
+        out.append(Action("not measured", f"Probes not run in this audit: {', '.join(missing)}."))
+    out.append(
+        Action(
+            "not measured",
+            "Models not covered: only "
+            f"{', '.join(dict.fromkeys(model_names(p) for p in audit.runs))} "
+            "were audited; other models, versions and prompts may behave differently.",
+        )
+    )
+    unreviewed = [
+        p.view.run.probe for p in audit.runs if p.review is None or p.review.human_labels == 0
+    ]
+    if unreviewed:
+        out.append(
+            Action(
+                "not measured",
+                "Annotator error: no human labels for "
+                f"{', '.join(dict.fromkeys(unreviewed))}; labels from a model's own output or an "
+                "automatic annotator carry errors this report does not measure.",
+            )
+        )
+    return out
+
+
+def recommended_actions(audit: Audit) -> list[Action]:
+    return [*_mitigation_actions(audit), *_worst_actions(audit), *_not_measured(audit)]
