@@ -10,26 +10,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from diptych.agent.audit_search import run_search
-from diptych.audits import AuditPlan, plan_audit, run_audit
+from diptych.audits import plan_audit, run_audit
 from diptych.audits.gate_precision import gate_precision
-from diptych.audits.sequential import SequentialOutcome, expected_costs, part_status_words
+from diptych.audits.sequential import part_status_words
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.options import dollars
 from diptych.cli.paths import check_input_file, files_written
-from diptych.cli.precision import half_width, print_precision
+from diptych.cli.plan_output import (
+    money,
+    print_expected_costs,
+    print_look,
+    print_plan,
+    print_stop,
+)
+from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
-from diptych.core.audit import METHODS, AuditFile, audit_json_schema, starter_audit
-from diptych.core.audit.sequential import DEFAULT_BATCHES, STOP_TEXT
+from diptych.core.audit import METHODS, audit_json_schema, starter_audit
+from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
-from diptych.core.report.formatting import bounds, counted, figure_text, plan_counts
+from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import RunOptions
 
@@ -45,17 +52,11 @@ MAX_AUDIT_BYTES = 4 * 1024**2
 FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="The audit file (audit.yaml).")]
 
 
-def _dollars(value: float | None) -> float | None:
-    if value is not None and not 0 <= value < math.inf:
-        raise typer.BadParameter(f"{value:g} is not an amount of US dollars, e.g. 5")
-    return value
-
-
 MaxCostOption = Annotated[
     float | None,
     typer.Option(
         "--max-cost",
-        callback=_dollars,
+        callback=dollars,
         metavar="USD",
         help="Stop before the audit's estimated spend exceeds this (with the file's "
         "budget.max_cost, the smaller).",
@@ -65,48 +66,6 @@ MaxCostOption = Annotated[
 
 def register(app: typer.Typer) -> None:
     app.add_typer(audit_app, name="audit")
-
-
-def _money(value: float | None) -> str:
-    return "—" if value is None else f"${value:,.2f}"
-
-
-def print_plan(plan: AuditPlan) -> None:
-    typer.echo(f"audit {plan.audit.name} ({plan.id}), file sha256 {plan.file_hash[:16]}…")
-    typer.echo(
-        f"{'part':22} {'kind':10} {'probe':12} {'trials':>8} {'stored':>7} {'requests':>8} "
-        f"{'cost':>10}  models"
-    )
-    for p in plan.parts:
-        e = p.estimate
-        models = ", ".join(m for m, _ in p.part.models)
-        if p.part.annotators:
-            models += f"; labels: {', '.join(a.name for a in p.part.annotators)}"
-        if e is None:
-            s = p.part.search
-            assert s is not None
-            typer.echo(
-                f"{p.part.name[:22]:22} {'search':10} {p.part.probe or '':12} "
-                f"{'agent decides':>25} {'≤ budget':>10}  {s.kind}: {counted(s.rounds, 'round')} × "
-                f"{s.per_round}, agent {s.agent_model}"
-            )
-            continue
-        typer.echo(
-            f"{p.part.name[:22]:22} {p.part.kind:10} {p.part.probe or '':12} {e.planned:>8} "
-            f"{e.cached:>7} {e.to_run:>8} {_money(e.cost):>10}  {models}"
-        )
-    unpriced = (
-        f" ({counted(plan.unpriced, 'request')} without a declared price)" if plan.unpriced else ""
-    )
-    typer.echo(
-        f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
-        f"estimated {_money(plan.cost)}{unpriced}; budget {_money(plan.audit.budget.max_cost)}"
-    )
-    console = Console(soft_wrap=True)
-    for p in plan.parts:
-        if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
-            console.print(f"part {p.part.name}:")
-            print_precision(console, p.estimate.precision, indent="  ")
 
 
 def _overrides(values: list[str]) -> dict[str, Any]:
@@ -246,7 +205,7 @@ def run(
     def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
         if status == "running":
             left = detail.get("remaining")
-            budget = "" if left is None else f" (budget left {_money(left)})"
+            budget = "" if left is None else f" (budget left {money(left)})"
             batch = f", batch {detail['batch']} of {detail['batches']}" if "batch" in detail else ""
             console.print(f"[bold]part {name}[/]{batch}{budget}")
         elif status == "skipped":
@@ -279,7 +238,7 @@ def run(
         if saved is not None:
             print_agent_findings(name, saved)
     typer.echo(
-        f"audit {outcome.audit_id} {outcome.status}: spent {_money(outcome.spent)}"
+        f"audit {outcome.audit_id} {outcome.status}: spent {money(outcome.spent)}"
         + (f"; report {outcome.report}" if outcome.report else "")
     )
     if outcome.files:
@@ -298,44 +257,6 @@ def run(
         raise typer.Exit(code)
 
 
-def print_look(batch: int, batches: int, report: Any) -> None:
-    """One look of an audit bought until decided: each gate's interval as it narrows."""
-    from diptych.cli.gate_output import interval_text, verdict_text
-
-    for r in report.results:
-        typer.echo(
-            f"look {batch}/{batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
-            f"{interval_text(r)}"
-        )
-
-
-def _number(value: float | None) -> str:
-    return figure_text(value)
-
-
-def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
-    """Why an audit bought until decided stopped, what it bought and what it saved."""
-    summary = bought.summary
-    if summary is not None and summary.planned:
-        saved = summary.planned - summary.bought
-        money = (
-            f" and about {_money(bought.saved_cost)} at the plan's prices"
-            if bought.saved_cost is not None
-            else ""
-        )
-        typer.echo(
-            f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
-            f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%}) in "
-            f"{summary.looks} of {summary.batches} batches; saved {saved:,} requests "
-            f"({saved / summary.planned:.0%}){money}"
-        )
-    if skipped:
-        typer.echo(
-            f"not run (no gate reads them): {', '.join(skipped)}; run without --until-decided "
-            "to run them"
-        )
-
-
 def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: int,
              assume: float | None, overrides: dict[str, Any]) -> None:  # fmt: skip
     """The plan, and with ``until_decided`` each gate's expected cost to a decision; ``--set``
@@ -343,62 +264,6 @@ def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: in
     with state(ctx).open_workspace(create=True) as ws:
         print_expected_costs(ws, file, until_decided=until_decided, batches=batches,
                              assume=assume, overrides=overrides)  # fmt: skip
-
-
-def print_expected_costs(
-    ws: Any,
-    source: Path | AuditFile,
-    *,
-    until_decided: bool,
-    batches: int,
-    assume: float | None,
-    overrides: dict[str, Any] | None = None,
-) -> None:
-    """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
-    decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
-    plan = plan_audit(ws, _overridden(source, overrides), precision=until_decided)
-    print_plan(plan)
-    if not until_decided:
-        return
-    ref = source if isinstance(source, Path) else plan.audit.name
-    costs = expected_costs(ws, plan, ref, assume=assume, batches=batches)
-    if not costs:
-        raise UsageError(
-            "--until-decided stops when the gates are decided, and this audit states none "
-            "(add a gates: section)"
-        )
-    typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
-    for cost in costs:
-        stored = f", {cost.stored:,} stored" if cost.stored else ""
-        typer.echo(
-            f"  {cost.label}: the whole design {cost.requests:,} requests{stored}, "
-            f"{_money(cost.cost)} to buy"
-        )
-        if not cost.expected:
-            typer.echo(f"    {cost.note}")
-        for said, spend in cost.expected:
-            # The stored requests are the first of the order (bought until decided before), so
-            # what is paid is the share beyond them, at the rest's mean price.
-            beyond = max(spend.share * cost.requests - cost.stored, 0.0)
-            left = cost.requests - cost.stored
-            price = cost.cost * beyond / left if left else 0.0
-            typer.echo(
-                f"    if the figure is {spend.truth:.2f} ({said}): expected "
-                f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
-                f"{spend.share * cost.requests:,.0f} requests, {_money(price)}; decided in "
-                f"{spend.decided:.0%} of {spend.replicates} simulated audits"
-            )
-
-
-def _overridden(source: Path | AuditFile, overrides: dict[str, Any] | None) -> Path | AuditFile:
-    """The audit as ``--set`` makes it, validated as the run would validate it."""
-    if not overrides:
-        return source
-    from diptych.core.audit import load_audit
-    from diptych.core.audit.overrides import apply_overrides
-
-    audit = load_audit(source)[0] if isinstance(source, Path) else source
-    return apply_overrides(audit, overrides)
 
 
 def print_agent_findings(part: str, saved: dict[str, Any]) -> None:

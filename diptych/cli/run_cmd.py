@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import shlex
 import time
 from collections.abc import Callable, Collection
@@ -13,6 +12,21 @@ import typer
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.options import (
+    ConcurrencyOption,
+    ExecutorOption,
+    MaxAttemptsOption,
+    MaxCostOption,
+    MaxRetryWaitOption,
+    PaidRetriesOption,
+    QuietOption,
+    RayAddressOption,
+    ReportOption,
+    RetryMaybePaidOption,
+    TimeoutOption,
+    WaitOption,
+    WatchOption,
+)
 from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import half_width, print_precision
 from diptych.cli.progress import RichReporter
@@ -23,7 +37,6 @@ from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import plan_counts
 from diptych.core.workspace import (
-    EXECUTORS,
     Estimate,
     RetryPolicy,
     RunLeasedError,
@@ -46,116 +59,6 @@ def split_model_params(models: list[str], given: list[str]) -> dict[str, list[st
             for params in scoped.values():
                 params.append(item)
     return scoped
-
-
-def _positive(value: float | None) -> float | None:
-    if value is not None and not 0 < value < math.inf:
-        raise typer.BadParameter(f"{value:g} is not a number of seconds more than 0, e.g. 30")
-    return value
-
-
-def _seconds(value: float) -> float:
-    if not 0 <= value < math.inf:
-        raise typer.BadParameter(f"{value:g} is not a number of seconds, e.g. 300")
-    return value
-
-
-def _dollars(value: float | None) -> float | None:
-    if value is not None and not 0 <= value < math.inf:
-        raise typer.BadParameter(f"{value:g} is not an amount of US dollars, e.g. 5")
-    return value
-
-
-def _executor(value: str) -> str:
-    if value not in EXECUTORS:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(EXECUTORS)}")
-    return value
-
-
-ConcurrencyOption = Annotated[
-    int, typer.Option("--concurrency", min=1, help="Most trials in flight at once.")
-]
-MaxAttemptsOption = Annotated[
-    int, typer.Option("--max-attempts", min=1, help="Attempts per trial on transient faults.")
-]
-RetryMaybePaidOption = Annotated[
-    bool,
-    typer.Option(
-        "--retry-maybe-paid",
-        help="Send again, within the run, a paid request that timed out or was cut off after "
-        "it was sent (the service may bill it twice); by default it is stored as failed, "
-        "'may have been paid', and only a resume asks again.",
-    ),
-]
-MaxRetryWaitOption = Annotated[
-    float,
-    typer.Option(
-        "--max-retry-wait",
-        callback=_seconds,
-        metavar="SECONDS",
-        help="Obey a service's Retry-After up to this; a longer one fails the trial with the "
-        "reason and leaves the model's other trials for a resume.",
-    ),
-]
-PaidRetriesOption = Annotated[
-    int,
-    typer.Option(
-        "--paid-retries",
-        min=0,
-        metavar="N",
-        help="Answers paid for but unusable (an unreadable image, no data) to buy again, in "
-        "this run or stored by an earlier one; --dry-run and --max-cost count them. Default "
-        "0: each is stored as failed with its reason and cost.",
-    ),
-]
-TimeoutOption = Annotated[
-    float | None,
-    typer.Option(
-        "--timeout", callback=_positive, metavar="SECONDS", help="Seconds per call before retrying."
-    ),
-]
-ReportOption = Annotated[
-    Path | None,
-    typer.Option("--report", metavar="DIR", help="Write the report into this directory."),
-]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-WaitOption = Annotated[
-    bool,
-    typer.Option(
-        "--wait", help="If another process is running this run, wait for it, then continue."
-    ),
-]
-WatchOption = Annotated[
-    bool,
-    typer.Option(
-        "--watch", help="If another process is running this run, show its progress until it ends."
-    ),
-]
-ExecutorOption = Annotated[
-    str,
-    typer.Option(
-        "--executor",
-        help="Where local-model trials run: local (this process) or ray (Ray actors).",
-        callback=_executor,
-    ),
-]
-RayAddressOption = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address",
-        metavar="ADDR",
-        help="Ray cluster to join with --executor ray (default: $RAY_ADDRESS, else a local one).",
-    ),
-]
-MaxCostOption = Annotated[
-    float | None,
-    typer.Option(
-        "--max-cost",
-        callback=_dollars,
-        metavar="USD",
-        help="Stop before the estimated spend exceeds this.",
-    ),
-]
 
 
 def resume_command(ws: Workspace, run_id: str) -> str:
@@ -251,6 +154,57 @@ def _execute(
     return run, ws, console
 
 
+def _run_options(
+    *,
+    concurrency: int,
+    max_attempts: int,
+    timeout: float | None,
+    retry_maybe_paid: bool,
+    max_retry_wait: float,
+    max_cost: float | None,
+    paid_retries: int,
+    wait: bool,
+    executor: str,
+    ray_address: str | None,
+    new: bool = False,
+    same_build: bool = False,
+) -> RunOptions:
+    """The options ``run`` and ``resume`` both take, as the Workspace reads them."""
+    retry = RetryPolicy(
+        max_attempts=max_attempts,
+        timeout=timeout,
+        retry_maybe_paid=retry_maybe_paid,
+        max_retry_wait=max_retry_wait,
+    )
+    return RunOptions(
+        concurrency=concurrency, retry=retry, max_cost=max_cost, paid_retries=paid_retries,
+        new=new, wait=wait, executor=executor, ray_address=ray_address, same_build=same_build,
+    )  # fmt: skip
+
+
+def _run_to_the_end(
+    ctx: typer.Context,
+    go: Callable[[Workspace, RichReporter], RunRecord],
+    *,
+    quiet: bool,
+    create: bool,
+    report: Path | None,
+    watch_run: bool,
+) -> None:
+    """Run ``go`` (or, with ``--watch``, follow the process that holds the run), then show the
+    result and write the report; exit 1 when the run did not complete."""
+    try:
+        record, ws, console = _execute(ctx, go, quiet, create=create)
+    except RunLeasedError as refused:
+        if not watch_run:
+            raise
+        watch(ctx, refused)
+    with ws:
+        finish(console, ws, record, report, show=True)
+    if record.status != "complete":
+        raise typer.Exit(1)
+
+
 def probe_flags(probe: str, extra: list[str], options: Collection[str] = ()) -> list[str]:
     """``--name value`` (or ``--name=value``) after the known options, as the probe parameter
     ``name=value``: ``diptych run counterfactual-retrieval --sets pairs``. A bare flag means
@@ -294,7 +248,7 @@ def _gated(
 
     audit = gated_audit(probe, models, gates, report_out=report)
     if dry_run:
-        from diptych.cli.audit_cmd import print_expected_costs
+        from diptych.cli.plan_output import print_expected_costs
 
         with state(ctx).open_workspace(create=True) as ws:
             print_expected_costs(ws, audit, until_decided=until_decided, batches=batches,
@@ -417,21 +371,12 @@ def register(app: typer.Typer) -> None:
         probe_obj = Workspace.plugins.probe(probe, given)
         scoped = split_model_params(model, model_param or [])
         models = [Workspace.plugins.model((name, scoped[name])) for name in model]
-        options = RunOptions(
-            concurrency=concurrency,
-            retry=RetryPolicy(
-                max_attempts=max_attempts,
-                timeout=timeout,
-                retry_maybe_paid=retry_maybe_paid,
-                max_retry_wait=max_retry_wait,
-            ),
-            max_cost=max_cost,
-            paid_retries=paid_retries,
+        options = _run_options(
+            concurrency=concurrency, max_attempts=max_attempts, timeout=timeout,
+            retry_maybe_paid=retry_maybe_paid, max_retry_wait=max_retry_wait, max_cost=max_cost,
+            paid_retries=paid_retries, wait=wait, executor=executor, ray_address=ray_address,
             new=new,
-            wait=wait,
-            executor=executor,
-            ray_address=ray_address,
-        )
+        )  # fmt: skip
         if target_width is not None and not dry_run:
             raise UsageError("--target-width plans a design: give it with --dry-run")
         if (until_decided or assume is not None) and not gate:
@@ -469,16 +414,7 @@ def register(app: typer.Typer) -> None:
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
             return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
 
-        try:
-            record, ws, console = _execute(ctx, go, quiet, create=True)
-        except RunLeasedError as refused:
-            if not watch_run:
-                raise
-            watch(ctx, refused)
-        with ws:
-            finish(console, ws, record, report, show=True)
-        if record.status != "complete":
-            raise typer.Exit(1)
+        _run_to_the_end(ctx, go, quiet=quiet, create=True, report=report, watch_run=watch_run)
 
     @app.command("resume")
     def resume(
@@ -512,32 +448,14 @@ def register(app: typer.Typer) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
         if report is not None:
             prepare_output_dir(report, "--report")
-        options = RunOptions(
-            concurrency=concurrency,
-            retry=RetryPolicy(
-                max_attempts=max_attempts,
-                timeout=timeout,
-                retry_maybe_paid=retry_maybe_paid,
-                max_retry_wait=max_retry_wait,
-            ),
-            max_cost=max_cost,
-            paid_retries=paid_retries,
-            wait=wait,
-            executor=executor,
-            ray_address=ray_address,
+        options = _run_options(
+            concurrency=concurrency, max_attempts=max_attempts, timeout=timeout,
+            retry_maybe_paid=retry_maybe_paid, max_retry_wait=max_retry_wait, max_cost=max_cost,
+            paid_retries=paid_retries, wait=wait, executor=executor, ray_address=ray_address,
             same_build=same_build,
-        )
+        )  # fmt: skip
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
             return ws.runs.resume_sync(run_id, options=options, reporter=reporter)
 
-        try:
-            record, ws, console = _execute(ctx, go, quiet, create=False)
-        except RunLeasedError as refused:
-            if not watch_run:
-                raise
-            watch(ctx, refused)
-        with ws:
-            finish(console, ws, record, report, show=True)
-        if record.status != "complete":
-            raise typer.Exit(1)
+        _run_to_the_end(ctx, go, quiet=quiet, create=False, report=report, watch_run=watch_run)

@@ -99,7 +99,8 @@ def run_gated(
     """Run the gated audit (until its gates are decided, with ``until_decided``), print why it
     stopped and its gates; the exit code ``audit gate`` would give."""
     from diptych.audits import run_audit
-    from diptych.cli.audit_cmd import decide_gates, print_look, print_stop
+    from diptych.cli.audit_cmd import decide_gates
+    from diptych.cli.plan_output import print_look, print_stop
 
     out = Path(audit.report.out) if audit.report.out else ws.path / "gate-reports" / audit.name
     outcome = asyncio.run(

@@ -1,0 +1,131 @@
+"""The options ``diptych run``, ``diptych resume`` and ``diptych audit`` share: how a run is paced
+and retried, where its trials run, its cost ceiling, its report and its progress, each checked as
+it is read (a number of seconds, an amount of US dollars, an executor's name).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from diptych.core.workspace import EXECUTORS
+
+
+def positive_seconds(value: float | None) -> float | None:
+    """A number of seconds above 0, or none given."""
+    if value is not None and not 0 < value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not a number of seconds more than 0, e.g. 30")
+    return value
+
+
+def seconds(value: float) -> float:
+    """A number of seconds, 0 or more."""
+    if not 0 <= value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not a number of seconds, e.g. 300")
+    return value
+
+
+def dollars(value: float | None) -> float | None:
+    """An amount of US dollars, 0 or more, or none given."""
+    if value is not None and not 0 <= value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not an amount of US dollars, e.g. 5")
+    return value
+
+
+def executor_name(value: str) -> str:
+    """One of the executors trials can run on."""
+    if value not in EXECUTORS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(EXECUTORS)}")
+    return value
+
+
+ConcurrencyOption = Annotated[
+    int, typer.Option("--concurrency", min=1, help="Most trials in flight at once.")
+]
+MaxAttemptsOption = Annotated[
+    int, typer.Option("--max-attempts", min=1, help="Attempts per trial on transient faults.")
+]
+RetryMaybePaidOption = Annotated[
+    bool,
+    typer.Option(
+        "--retry-maybe-paid",
+        help="Send again, within the run, a paid request that timed out or was cut off after "
+        "it was sent (the service may bill it twice); by default it is stored as failed, "
+        "'may have been paid', and only a resume asks again.",
+    ),
+]
+MaxRetryWaitOption = Annotated[
+    float,
+    typer.Option(
+        "--max-retry-wait",
+        callback=seconds,
+        metavar="SECONDS",
+        help="Obey a service's Retry-After up to this; a longer one fails the trial with the "
+        "reason and leaves the model's other trials for a resume.",
+    ),
+]
+PaidRetriesOption = Annotated[
+    int,
+    typer.Option(
+        "--paid-retries",
+        min=0,
+        metavar="N",
+        help="Answers paid for but unusable (an unreadable image, no data) to buy again, in "
+        "this run or stored by an earlier one; --dry-run and --max-cost count them. Default "
+        "0: each is stored as failed with its reason and cost.",
+    ),
+]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        callback=positive_seconds,
+        metavar="SECONDS",
+        help="Seconds per call before retrying.",
+    ),
+]
+ReportOption = Annotated[
+    Path | None,
+    typer.Option("--report", metavar="DIR", help="Write the report into this directory."),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+WaitOption = Annotated[
+    bool,
+    typer.Option(
+        "--wait", help="If another process is running this run, wait for it, then continue."
+    ),
+]
+WatchOption = Annotated[
+    bool,
+    typer.Option(
+        "--watch", help="If another process is running this run, show its progress until it ends."
+    ),
+]
+ExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Where local-model trials run: local (this process) or ray (Ray actors).",
+        callback=executor_name,
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        metavar="ADDR",
+        help="Ray cluster to join with --executor ray (default: $RAY_ADDRESS, else a local one).",
+    ),
+]
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        callback=dollars,
+        metavar="USD",
+        help="Stop before the estimated spend exceeds this.",
+    ),
+]

@@ -1,0 +1,158 @@
+"""What ``diptych audit`` and ``diptych run --gate`` print about buying: the plan (trials, stored,
+to run, cost, and the expected half-width of each part's figures), each gate's expected cost to a
+decision before an audit is bought until decided, each look as its intervals narrow, and why the
+buying stopped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from diptych.audits import AuditPlan, plan_audit
+from diptych.audits.sequential import SequentialOutcome, expected_costs
+from diptych.cli.console import SafeConsole as Console
+from diptych.cli.precision import print_precision
+from diptych.core.audit import AuditFile
+from diptych.core.audit.sequential import STOP_TEXT
+from diptych.core.errors import UsageError
+from diptych.core.report.formatting import counted, figure_text, plan_counts
+
+
+def money(value: float | None) -> str:
+    """An amount of US dollars as printed; a dash for none."""
+    return "—" if value is None else f"${value:,.2f}"
+
+
+def print_plan(plan: AuditPlan) -> None:
+    typer.echo(f"audit {plan.audit.name} ({plan.id}), file sha256 {plan.file_hash[:16]}…")
+    typer.echo(
+        f"{'part':22} {'kind':10} {'probe':12} {'trials':>8} {'stored':>7} {'requests':>8} "
+        f"{'cost':>10}  models"
+    )
+    for p in plan.parts:
+        e = p.estimate
+        models = ", ".join(m for m, _ in p.part.models)
+        if p.part.annotators:
+            models += f"; labels: {', '.join(a.name for a in p.part.annotators)}"
+        if e is None:
+            s = p.part.search
+            assert s is not None
+            typer.echo(
+                f"{p.part.name[:22]:22} {'search':10} {p.part.probe or '':12} "
+                f"{'agent decides':>25} {'≤ budget':>10}  {s.kind}: {counted(s.rounds, 'round')} × "
+                f"{s.per_round}, agent {s.agent_model}"
+            )
+            continue
+        typer.echo(
+            f"{p.part.name[:22]:22} {p.part.kind:10} {p.part.probe or '':12} {e.planned:>8} "
+            f"{e.cached:>7} {e.to_run:>8} {money(e.cost):>10}  {models}"
+        )
+    unpriced = (
+        f" ({counted(plan.unpriced, 'request')} without a declared price)" if plan.unpriced else ""
+    )
+    typer.echo(
+        f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
+        f"estimated {money(plan.cost)}{unpriced}; budget {money(plan.audit.budget.max_cost)}"
+    )
+    console = Console(soft_wrap=True)
+    for p in plan.parts:
+        if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
+            console.print(f"part {p.part.name}:")
+            print_precision(console, p.estimate.precision, indent="  ")
+
+
+def print_look(batch: int, batches: int, report: Any) -> None:
+    """One look of an audit bought until decided: each gate's interval as it narrows."""
+    from diptych.cli.gate_output import interval_text, verdict_text
+
+    for r in report.results:
+        typer.echo(
+            f"look {batch}/{batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
+            f"{interval_text(r)}"
+        )
+
+
+def _number(value: float | None) -> str:
+    return figure_text(value)
+
+
+def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
+    """Why an audit bought until decided stopped, what it bought and what it saved."""
+    summary = bought.summary
+    if summary is not None and summary.planned:
+        saved = summary.planned - summary.bought
+        dollars = (
+            f" and about {money(bought.saved_cost)} at the plan's prices"
+            if bought.saved_cost is not None
+            else ""
+        )
+        typer.echo(
+            f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
+            f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%}) in "
+            f"{summary.looks} of {summary.batches} batches; saved {saved:,} requests "
+            f"({saved / summary.planned:.0%}){dollars}"
+        )
+    if skipped:
+        typer.echo(
+            f"not run (no gate reads them): {', '.join(skipped)}; run without --until-decided "
+            "to run them"
+        )
+
+
+def print_expected_costs(
+    ws: Any,
+    source: Path | AuditFile,
+    *,
+    until_decided: bool,
+    batches: int,
+    assume: float | None,
+    overrides: dict[str, Any] | None = None,
+) -> None:
+    """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
+    decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
+    plan = plan_audit(ws, _overridden(source, overrides), precision=until_decided)
+    print_plan(plan)
+    if not until_decided:
+        return
+    ref = source if isinstance(source, Path) else plan.audit.name
+    costs = expected_costs(ws, plan, ref, assume=assume, batches=batches)
+    if not costs:
+        raise UsageError(
+            "--until-decided stops when the gates are decided, and this audit states none "
+            "(add a gates: section)"
+        )
+    typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
+    for cost in costs:
+        stored = f", {cost.stored:,} stored" if cost.stored else ""
+        typer.echo(
+            f"  {cost.label}: the whole design {cost.requests:,} requests{stored}, "
+            f"{money(cost.cost)} to buy"
+        )
+        if not cost.expected:
+            typer.echo(f"    {cost.note}")
+        for said, spend in cost.expected:
+            # The stored requests are the first of the order (bought until decided before), so
+            # what is paid is the share beyond them, at the rest's mean price.
+            beyond = max(spend.share * cost.requests - cost.stored, 0.0)
+            left = cost.requests - cost.stored
+            price = cost.cost * beyond / left if left else 0.0
+            typer.echo(
+                f"    if the figure is {spend.truth:.2f} ({said}): expected "
+                f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
+                f"{spend.share * cost.requests:,.0f} requests, {money(price)}; decided in "
+                f"{spend.decided:.0%} of {spend.replicates} simulated audits"
+            )
+
+
+def _overridden(source: Path | AuditFile, overrides: dict[str, Any] | None) -> Path | AuditFile:
+    """The audit as ``--set`` makes it, validated as the run would validate it."""
+    if not overrides:
+        return source
+    from diptych.core.audit import load_audit
+    from diptych.core.audit.overrides import apply_overrides
+
+    audit = load_audit(source)[0] if isinstance(source, Path) else source
+    return apply_overrides(audit, overrides)
