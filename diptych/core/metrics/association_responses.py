@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal, cast, get_args
 
 from diptych.core.errors import InputFileError
-from diptych.core.metrics.csv_input import checked_columns, failure
+from diptych.core.metrics.csv_input import checked_columns, failure, header_columns, readable_csv
 
 Attribute = Literal["gender", "race"]
 ATTRIBUTES: tuple[Attribute, ...] = get_args(Attribute)
@@ -134,11 +134,8 @@ def _read_columns(path: Path) -> list[Response] | None:
 def _read_columns_uncollected(path: Path) -> list[Response] | None:
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle)
-        header = next(reader, None)
-        if not header:
-            return None
-        columns = [c.strip().lower() for c in header]
-        if any(c not in columns for c in REQUIRED_COLUMNS):
+        columns = header_columns(reader, REQUIRED_COLUMNS)
+        if columns is None:
             return None
         # A column named twice: DictReader keeps the last one.
         index = {c: len(columns) - 1 - columns[::-1].index(c) for c in columns}
@@ -218,7 +215,7 @@ def _read_rows(path: Path) -> list[Response]:
 
     rows: list[Response] = []
     seen: dict[tuple[str, str, str, str, str], int] = {}
-    try:
+    with readable_csv(path, "--responses", "responses"):
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             columns = checked_columns(reader, fail, REQUIRED_COLUMNS, OPTIONAL_COLUMNS)
@@ -238,14 +235,6 @@ def _read_rows(path: Path) -> list[Response]:
                         "gender, race and run); give each answer one row",
                     )
                 seen[key] = line
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file; check the --responses path") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory; give the responses CSV file") from None
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: not UTF-8 text; save the responses as UTF-8 CSV") from None
-    except csv.Error as error:
-        raise InputFileError(f"{path}: not a readable CSV ({error}); check its quoting") from None
     if not rows:
         raise fail(None, "no responses below the header; add one row per answer")
     return rows

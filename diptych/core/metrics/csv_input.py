@@ -1,10 +1,11 @@
 """What the metric commands' CSV readers share: one-line errors that name the file and line,
-and the check of the header every reader does first."""
+the ways a file cannot be read at all, and the check of the header every reader does first."""
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from diptych.core.errors import InputFileError
@@ -21,6 +22,34 @@ def failure(path: Path) -> Fail:
         return InputFileError(where + message)
 
     return fail
+
+
+@contextmanager
+def readable_csv(path: Path, option: str, what: str) -> Iterator[None]:
+    """Reading ``path`` (given as ``option``, holding ``what``) inside this block: a missing file,
+    a directory, text that is not UTF-8 or broken quoting is one line saying what to do."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file; check the {option} path") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a directory; give the {what} CSV file") from None
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: not UTF-8 text; save the {what} as UTF-8 CSV") from None
+    except csv.Error as error:
+        raise InputFileError(f"{path}: not a readable CSV ({error}); check its quoting") from None
+
+
+def header_columns(reader: Iterator[list[str]], required: Sequence[str]) -> list[str] | None:
+    """The fast readers' header: its column names lower-cased and stripped, or None when there
+    is none or it lacks a required column (the careful reader then says what is wrong)."""
+    header = next(reader, None)
+    if not header:
+        return None
+    columns = [c.strip().lower() for c in header]
+    if any(c not in columns for c in required):
+        return None
+    return columns
 
 
 def checked_columns(

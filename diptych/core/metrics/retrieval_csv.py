@@ -7,8 +7,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from diptych.core.errors import InputFileError
-from diptych.core.metrics.csv_input import checked_columns, failure
+from diptych.core.metrics.csv_input import checked_columns, failure, readable_csv
 from diptych.core.metrics.retrieval import GENDERS, QueryRanking, RankedItem
 
 REQUIRED_COLUMNS = ("query", "rank", "group")
@@ -33,7 +32,7 @@ def read_ranking_csv(path: str | Path) -> list[QueryRanking]:
 
     by_query: dict[str, dict[int, tuple[int, RankedItem]]] = {}
     unit_of: dict[str, tuple[int, str]] = {}
-    try:
+    with readable_csv(path, "--ranking", "ranking"):
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             columns = checked_columns(reader, fail, REQUIRED_COLUMNS, OPTIONAL_COLUMNS)
@@ -69,14 +68,6 @@ def read_ranking_csv(path: str | Path) -> list[QueryRanking]:
                         "give each retrieved item its own rank",
                     )
                 ranks[rank] = (line, item)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file; check the --ranking path") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory; give the ranking CSV file") from None
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: not UTF-8 text; save the ranking as UTF-8 CSV") from None
-    except csv.Error as error:
-        raise InputFileError(f"{path}: not a readable CSV ({error}); check its quoting") from None
     if not by_query:
         raise fail(None, "no rows below the header; add one row per retrieved item")
     rankings = []

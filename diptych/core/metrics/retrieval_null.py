@@ -27,7 +27,7 @@ the per-query functions by the tests.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -253,30 +253,46 @@ def _exact_genders(male: int, female: int, other: int, k: int) -> tuple[float, f
     return e_bias, e_abs
 
 
+@dataclass
+class MonteCarloMeans:
+    """Running sums of each figure over Monte Carlo draws, for the figures' means and the
+    standard errors of those means."""
+
+    sums: dict[str, float] = field(default_factory=dict)
+    squares: dict[str, float] = field(default_factory=dict)
+
+    def add(self, values: Mapping[str, NDArray[np.float64]]) -> None:
+        """One batch of draws: every figure's value in each."""
+        for name, v in values.items():
+            self.sums[name] = self.sums.get(name, 0.0) + float(v.sum())
+            self.squares[name] = self.squares.get(name, 0.0) + float((v * v).sum())
+
+    def means_and_se(self, draws: int) -> tuple[dict[str, float], dict[str, float]]:
+        """Each figure's mean over ``draws`` draws and its Monte Carlo standard error."""
+        means = {name: s / draws for name, s in self.sums.items()}
+        se = {
+            name: math.sqrt(max(0.0, self.squares[name] / draws - means[name] ** 2) / draws)
+            for name in self.sums
+        }
+        return means, se
+
+
 @lru_cache(maxsize=256)
 def _mc_groups(counts: tuple[int, ...], shares: tuple[float, ...], k: int, seed: int) -> tuple[
     dict[str, float], dict[str, float]
 ]:  # fmt: skip
     labels = np.repeat(np.arange(len(counts)), counts)
     rng = np.random.default_rng(seed)
-    sums: dict[str, float] = {}
-    squares: dict[str, float] = {}
+    draws = MonteCarloMeans()
     chunk = max(1, min(MC_DRAWS, 2**22 // max(1, labels.size)))
     done = 0
     p = np.asarray(shares)
     while done < MC_DRAWS:
         b = min(chunk, MC_DRAWS - done)
         top = rng.permuted(np.broadcast_to(labels, (b, labels.size)), axis=1)[:, :k]
-        for name, v in group_measures(top, p).items():
-            sums[name] = sums.get(name, 0.0) + float(v.sum())
-            squares[name] = squares.get(name, 0.0) + float((v * v).sum())
+        draws.add(group_measures(top, p))
         done += b
-    means = {name: s / MC_DRAWS for name, s in sums.items()}
-    se = {
-        name: math.sqrt(max(0.0, squares[name] / MC_DRAWS - means[name] ** 2) / MC_DRAWS)
-        for name in sums
-    }
-    return means, se
+    return draws.means_and_se(MC_DRAWS)
 
 
 def random_ranking_expectation(

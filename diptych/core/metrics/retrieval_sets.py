@@ -52,6 +52,7 @@ from diptych.core.metrics.retrieval_null import (
     MALE,
     MC_DRAWS,
     OTHER,
+    MonteCarloMeans,
     NullExpectation,
     PermutationPool,
     PermutationQuery,
@@ -247,8 +248,7 @@ def _monte_carlo(
         rank_in_set[j] = seen.get(s, 0)
         seen[s] = rank_in_set[j] + 1
     sets = np.asarray(places)
-    sums: dict[str, float] = {}
-    squares: dict[str, float] = {}
+    draws = MonteCarloMeans()
     chunk = max(1, min(MC_DRAWS, 2**20 // max(1, sum(len(x) for x in labels))))
     p = np.asarray(shares)
     done = 0
@@ -267,16 +267,9 @@ def _monte_carlo(
         values = group_measures(top_g, p)
         if genders is not None:
             values.update(gender_measures(top_s))
-        for name, v in values.items():
-            sums[name] = sums.get(name, 0.0) + float(v.sum())
-            squares[name] = squares.get(name, 0.0) + float((v * v).sum())
+        draws.add(values)
         done += b
-    means = {name: s / MC_DRAWS for name, s in sums.items()}
-    se = {
-        name: math.sqrt(max(0.0, squares[name] / MC_DRAWS - means[name] ** 2) / MC_DRAWS)
-        for name in sums
-    }
-    return means, se
+    return draws.means_and_se(MC_DRAWS)
 
 
 def within_set_expectation(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from diptych.core.store.connection import Connection
+from diptych.core.store.records import record_from_row
 
 #: Seconds between two heartbeats of a running process.
 HEARTBEAT_S = 2.0
@@ -75,15 +76,7 @@ class Lease:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Lease:
-        return cls(
-            run_id=row["run_id"],
-            owner=row["owner"],
-            host=row["host"],
-            pid=row["pid"],
-            process_start=row["process_start"],
-            acquired_at=row["acquired_at"],
-            heartbeat_at=row["heartbeat_at"],
-        )
+        return record_from_row(cls, row)
 
     def alive(self, now: float | None = None) -> bool:
         """Whether the owner still runs: a fresh heartbeat and, on this host, its process."""

@@ -4,11 +4,39 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Collection
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar, cast
+
+R = TypeVar("R")
 
 #: Outcomes a trial is never asked again for (a ``failed`` one is retried).
 TERMINAL = ("done", "refused")
+
+
+#: Each record class's field names, read once.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def record_from_row(
+    cls: type[R],
+    row: sqlite3.Row,
+    *,
+    json_columns: Collection[str] = (),
+    nullable_json: Collection[str] = (),
+) -> R:
+    """The record whose every field is the row's column of the same name, the ``json_columns``
+    decoded from their JSON text (``nullable_json`` too, where the column is not NULL)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cast("type[Any]", cls)))
+    values = {name: row[name] for name in names}
+    for name in json_columns:
+        values[name] = json.loads(values[name])
+    for name in nullable_json:
+        if values[name] is not None:
+            values[name] = json.loads(values[name])
+    return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -27,19 +55,7 @@ class RunRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> RunRecord:
-        return cls(
-            id=row["id"],
-            probe=row["probe"],
-            probe_version=row["probe_version"],
-            params=json.loads(row["params"]),
-            models=json.loads(row["models"]),
-            fingerprint=row["fingerprint"],
-            status=row["status"],
-            n_trials=row["n_trials"],
-            diptych_version=row["diptych_version"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-        )
+        return record_from_row(cls, row, json_columns=("params", "models"))
 
 
 @dataclass(frozen=True)
@@ -63,20 +79,7 @@ class ResultRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> ResultRecord:
-        return cls(
-            key=row["key"],
-            model_id=row["model_id"],
-            model_version=row["model_version"],
-            capability=row["capability"],
-            status=row["status"],
-            output=json.loads(row["output"]) if row["output"] is not None else None,
-            blob=row["blob"],
-            error=row["error"],
-            attempts=row["attempts"],
-            started_at=row["started_at"],
-            finished_at=row["finished_at"],
-            provenance=json.loads(row["provenance"]),
-        )
+        return record_from_row(cls, row, json_columns=("provenance",), nullable_json=("output",))
 
 
 @dataclass(frozen=True)
@@ -92,16 +95,7 @@ class TrialRow:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> TrialRow:
-        return cls(
-            run_id=row["run_id"],
-            idx=row["idx"],
-            model_id=row["model_id"],
-            key=row["key"],
-            capability=row["capability"],
-            sample=row["sample"],
-            payload=json.loads(row["payload"]),
-            meta=json.loads(row["meta"]),
-        )
+        return record_from_row(cls, row, json_columns=("payload", "meta"))
 
 
 @dataclass(frozen=True)
@@ -116,10 +110,4 @@ class CalibrationRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> CalibrationRecord:
-        return cls(
-            id=row["id"],
-            annotator=row["annotator"],
-            version=row["version"],
-            created_at=row["created_at"],
-            profile=json.loads(row["profile"]),
-        )
+        return record_from_row(cls, row, json_columns=("profile",))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from diptych.core.errors import InputFileError
-from diptych.core.metrics.csv_input import checked_columns, failure
+from diptych.core.metrics.csv_input import checked_columns, failure, header_columns, readable_csv
 from diptych.core.metrics.sts.rows import (
     GENDERS,
     LABELS,
@@ -86,7 +86,7 @@ def _read_rows(path: Path) -> list[LabelRow]:
 
     fail = failure(path)
 
-    try:
+    with readable_csv(path, "--labels", "labels"):
         with path.open(newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
             columns = checked_columns(reader, fail, REQUIRED_COLUMNS, OPTIONAL_COLUMNS)
@@ -117,14 +117,6 @@ def _read_rows(path: Path) -> list[LabelRow]:
                 }
                 rows.append(_parse_row(raw, line, fail))
                 lines.append(line)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file; check the --labels path") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory; give the labels CSV file") from None
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: not UTF-8 text; save the labels as a UTF-8 CSV") from None
-    except csv.Error as e:
-        raise InputFileError(f"{path}: not a readable CSV ({e}); check its quoting") from None
     if not rows:
         raise fail(None, "no label rows below the header; add one row per label")
     problem = consistency_problem(rows, lambda i: f"line {lines[i]}")
@@ -184,11 +176,8 @@ def _read_columns_uncollected(path: Path) -> LabelTable | None:
 
     with path.open(newline="", encoding="utf-8-sig") as f:
         reader = csv.reader(f)
-        header = next(reader, None)
-        if not header:
-            return None
-        columns = [c.strip().lower() for c in header]
-        if any(c not in columns for c in REQUIRED_COLUMNS):
+        columns = header_columns(reader, REQUIRED_COLUMNS)
+        if columns is None:
             return None
         index = {
             c: columns.index(c) for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if c in columns
