@@ -21,7 +21,7 @@ from diptych.audits.gate_precision import gate_precision
 from diptych.audits.sequential import part_status_words
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.cli.options import dollars
+from diptych.cli.options import max_cost_option
 from diptych.cli.paths import check_input_file, files_written
 from diptych.cli.plan_output import (
     money,
@@ -54,12 +54,9 @@ FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="The audit file (a
 
 MaxCostOption = Annotated[
     float | None,
-    typer.Option(
-        "--max-cost",
-        callback=dollars,
-        metavar="USD",
-        help="Stop before the audit's estimated spend exceeds this (with the file's "
-        "budget.max_cost, the smaller).",
+    max_cost_option(
+        "Stop before the audit's estimated spend exceeds this (with the file's "
+        "budget.max_cost, the smaller)."
     ),
 ]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -120,12 +120,13 @@ RayAddressOption = Annotated[
         help="Ray cluster to join with --executor ray (default: $RAY_ADDRESS, else a local one).",
     ),
 ]
+
+
+def max_cost_option(help: str) -> Any:
+    """``--max-cost USD``, an amount of US dollars, with what it caps said in ``help``."""
+    return typer.Option("--max-cost", callback=dollars, metavar="USD", help=help)
+
+
 MaxCostOption = Annotated[
-    float | None,
-    typer.Option(
-        "--max-cost",
-        callback=dollars,
-        metavar="USD",
-        help="Stop before the estimated spend exceeds this.",
-    ),
+    float | None, max_cost_option("Stop before the estimated spend exceeds this.")
 ]

@@ -11,7 +11,6 @@ choice" to report, and reports say so.
 from __future__ import annotations
 
 import csv
-import gc
 import itertools
 import math
 from collections.abc import Callable
@@ -20,7 +19,13 @@ from pathlib import Path
 from typing import Literal, cast, get_args
 
 from diptych.core.errors import InputFileError
-from diptych.core.metrics.csv_input import checked_columns, failure, header_columns, readable_csv
+from diptych.core.metrics.csv_input import (
+    checked_columns,
+    collector_paused,
+    failure,
+    header_columns,
+    readable_csv,
+)
 
 Attribute = Literal["gender", "race"]
 ATTRIBUTES: tuple[Attribute, ...] = get_args(Attribute)
@@ -120,15 +125,8 @@ _BLOCK_ROWS = 1 << 16
 
 def _read_columns(path: Path) -> list[Response] | None:
     """The responses of a file with nothing to explain in it, else None."""
-    # The csv reader makes a list per row, and a million of them set off the cyclic garbage
-    # collector hundreds of times for nothing (they hold only strings).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _read_columns_uncollected(path)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read_columns_uncollected(path: Path) -> list[Response] | None:

@@ -4,6 +4,7 @@ the ways a file cannot be read at all, and the check of the header every reader 
 from __future__ import annotations
 
 import csv
+import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,21 @@ def failure(path: Path) -> Fail:
         return InputFileError(where + message)
 
     return fail
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block (and back on after, if it was on).
+
+    The csv reader makes a list per row, and a million of them set off the collector hundreds
+    of times for nothing (they hold only strings): a third of a fast reader's time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextmanager

@@ -12,14 +12,19 @@ a spreadsheet would run as a formula (:mod:`diptych.core.spreadsheet_cells`).
 from __future__ import annotations
 
 import csv
-import gc
 import itertools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from diptych.core.errors import InputFileError
-from diptych.core.metrics.csv_input import checked_columns, failure, header_columns, readable_csv
+from diptych.core.metrics.csv_input import (
+    checked_columns,
+    collector_paused,
+    failure,
+    header_columns,
+    readable_csv,
+)
 from diptych.core.metrics.sts.rows import (
     GENDERS,
     LABELS,
@@ -160,15 +165,8 @@ _BLOCK_ROWS = 1 << 16
 def _read_columns(path: Path) -> LabelTable | None:
     """The file as a LabelTable, or None when anything in it needs the row-by-row reading to
     explain (a bad value, a row of the wrong length, a contradiction between rows)."""
-    # The csv reader makes a list per row, and a million of them set off the cyclic garbage
-    # collector hundreds of times for nothing (they hold only strings): a third of the reading.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _read_columns_uncollected(path)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read_columns_uncollected(path: Path) -> LabelTable | None:
