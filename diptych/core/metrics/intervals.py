@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from diptych.core.metrics.scales import (
     ROUNDING,
+    Bounds,
+    Transform,
     from_scale,
     scale_slope,
     t_cdf,
@@ -54,7 +56,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
 Side = Literal["low", "high"]
-Bounds = tuple[float, float]
 
 #: No bound on either side.
 UNBOUNDED: Bounds = (-math.inf, math.inf)
@@ -70,9 +71,6 @@ PERCENT_RANGE: Bounds = (0.0, 100.0)
 UNIT_SCORE_RANGE: Bounds = (-1.0, 1.0)
 #: A figure that is never negative (MaxSkew@K, NDKL@K).
 NON_NEGATIVE: Bounds = (0.0, math.inf)
-
-#: The transforms a t interval can be made on.
-Transform = Literal["logit", "log", "arcsine"]
 
 
 def default_transform(bounds: Bounds) -> Transform | None:

@@ -10,10 +10,12 @@ used).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Literal
 
-if TYPE_CHECKING:
-    from diptych.core.metrics.intervals import Bounds, Transform
+#: A figure's range: its low and high bound (either may be infinite).
+Bounds = tuple[float, float]
+#: The transforms a t interval can be made on.
+Transform = Literal["logit", "log", "arcsine"]
 
 
 def to_scale(x: float, bounds: Bounds, transform: Transform) -> float:
