@@ -16,6 +16,8 @@ asserts ``== []`` and its failure says what a user would have met:
   in view, or whose focus is not on the field it refers to;
 - :func:`silent_keys`: a key shown in the footer that, pressed, changes nothing and says
   nothing;
+- :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
+  hidden (pushed off its right end, or drawn over by another key);
 - :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
   then its keys.
 
@@ -41,6 +43,7 @@ from textual.widget import Widget
 from textual.widgets import (
     Checkbox,
     DataTable,
+    Footer,
     Input,
     RadioButton,
     Select,
@@ -48,6 +51,7 @@ from textual.widgets import (
     Static,
     Switch,
 )
+from textual.widgets._footer import FooterKey
 
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 
@@ -347,6 +351,25 @@ def footer_keys(app: App[Any]) -> list[str]:
 def _leaves(app: App[Any], key: str) -> bool:
     active = app.screen.active_bindings.get(key)
     return active is not None and any(word in active.binding.action for word in LEAVING)
+
+
+def cut_footer_keys(app: App[Any]) -> list[str]:
+    """The keys the footer holds that it does not draw whole: each key's own cells must
+    read its key and label ("r Review"), not a part of them, nothing (a key scrolled off the
+    footer's right end) or another key drawn over it."""
+    lines = screen_lines(app)
+    found = []
+    for footer in app.screen.query(Footer):
+        if not (footer.display and footer.visible) or not footer.is_mounted:
+            continue
+        for key in footer.query(FooterKey):
+            label = " ".join(key.render().plain.split())
+            region = key.region
+            drawn = " ".join(" ".join(region_lines(lines, region)).split()) if region.area else ""
+            if drawn != label or not footer.region.contains_region(region):
+                row = region_lines(lines, footer.region)[:1]
+                found.append(f"footer: the key {label!r} is drawn as {drawn!r} in {row!r}")
+    return found
 
 
 @dataclass

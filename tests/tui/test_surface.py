@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from surface import (
     cut_fields,
+    cut_footer_keys,
     cut_values,
     footer_keys,
     help_leads_with_purpose,
@@ -77,6 +78,7 @@ async def surface(pilot: Pilot[Any], *, leave: tuple[str, ...] = ()) -> list[str
     await settle(pilot)
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
+    found += cut_footer_keys(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 
@@ -165,7 +167,7 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
         await settle(pilot)
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         # The directory asked for is shown whole in its box.
         assert any("diptych-report-" in line for line in screen_lines(app))
 
@@ -234,7 +236,7 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
             lambda: shown(app) + str(estimate.render()),
         )
         await settle(pilot)
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         assert await silent_keys(pilot, leave=("ctrl+s",)) == [], shown(app)
 
 
@@ -274,7 +276,7 @@ async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[
         review = app.review
         await wait_for(pilot, lambda: review.state.current() is not None, "the queue")
         assert "M" in footer_keys(app)
-        assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) + await state_by_colour(pilot) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -295,7 +297,7 @@ async def test_measurement_mode(scripted_run: tuple[Path, str], size: tuple[int,
         )
         await settle(pilot)
         # The measured figure's value and interval, whole (the panel beside the image).
-        assert cut_values(app) + cut_fields(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) + cut_fields(app) == [], shown(app)
         assert await state_by_colour(pilot) == []
 
 
@@ -330,7 +332,7 @@ async def test_agent_screen(
         assert rows
         lines = screen_lines(app)
         # Each proposal's score, interval and q in view, whole.
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         table = screen.query_one("#agent-proposals", FitTable)
         in_view = list(rows.values())[: max(1, table.scrollable_content_region.height // 3)]
         for row in in_view:
@@ -385,7 +387,7 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
         await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
         await settle(pilot)
         lines = screen_lines(app)
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         for g in screen.gates:
             cells = [g.verdict.upper(), g.value, g.interval, g.rule]
             assert missing_values(lines, cells) == [], shown(app)

@@ -108,6 +108,8 @@ class RunsScreen(Screen[None]):
         "run's figures (enter), start a new run (n), review the people its flags point at (r), or "
         "go to the Agent (a) and Audit (A) screens."
     )
+    #: Left to Help first where the footer has no room for every key (widgets/footer.py).
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "cancel")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Detail"),
         Binding("n", "new_run", "New run"),
