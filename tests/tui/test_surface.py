@@ -44,6 +44,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
+from diptych.core.engine import run_probe
+from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
@@ -110,6 +112,33 @@ async def test_runs_screen(snapshot_workspace: Path, size: tuple[int, int]) -> N
         assert await help_check(pilot, type(app.screen)) == []
         # n, r and i open screens; u, p and c say why they do nothing on a finished run.
         assert await surface(pilot) == [], shown(app)
+
+
+@pytest.fixture
+def one_design_thrice(few_plugins: None, workspace: Path) -> Path:
+    """Three runs of one design (two asked for anew): their ids share 8 hex digits."""
+    with open_store(workspace) as store:
+        for new in (False, True, True):
+            run_probe(store, "scripted", ["scripted-likelihood"], probe_params=["n=4"], new=new)
+    return workspace
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_screen_prints_each_run_by_a_name_every_command_takes(
+    one_design_thrice: Path, size: tuple[int, int]
+) -> None:
+    with Workspace.open(one_design_thrice) as ws:
+        names = [s.name for s in ws.runs.list()]
+        # Each name, typed, names its run alone (the CLI's lookup: tests/cli).
+        assert [ws.runs.get(n).id for n in names] == [s.run.id for s in ws.runs.list()]
+    assert len(set(names)) == 3 and len({n[:8] for n in names}) == 1
+    app = DiptychApp(one_design_thrice, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        # Printed whole in the run column: no "0663f62…".
+        assert missing_values(screen_lines(app), names) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -29,8 +29,10 @@ from diptych.tui.widgets.jobs_panel import JobsPanel
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
 from diptych.tui.workers import last_request, load_runs, remember_request
 
-#: (key, header, width): the models column takes the width the others leave (or, with ``m``,
-#: the full model ids); the line under the table shows the highlighted run in full.
+#: (key, header, width): the run column widens to the longest run name (the shortest start of
+#: an id that names its run alone: two runs of one design need more than 8 digits); the models
+#: column takes the width the others leave (or, with ``m``, the full model ids); the line under
+#: the table shows the highlighted run in full.
 COLUMNS = (
     ("run", "run", 8),
     ("probe", "probe", 8),
@@ -43,9 +45,10 @@ COLUMNS = (
     ("flagged", "flag", 4),
 )
 #: The columns a narrow terminal gives up, first to last: the line under the table names the
-#: highlighted run's probe (in its id) and its models in full, while its outcome counts (ref,
-#: fail, flag) have no other place.
-DROPPED_FIRST = ("models", "probe")
+#: highlighted run's probe (in its id), its models in full and its progress, while its outcome
+#: counts (ref, fail, flag) have no other place. (Progress goes only where runs' names are
+#: long: two runs of one design at 60 columns.)
+DROPPED_FIRST = ("models", "probe", "progress")
 #: The models column is left out rather than drawn narrower than this.
 MIN_MODELS = 8
 
@@ -75,11 +78,6 @@ STATUS_STYLE = {
     "decided": "green",
     "partial": "cyan",
 }
-
-
-def short_run_id(run_id: str, probe: str) -> str:
-    """The run id without its probe prefix, which the probe column already shows."""
-    return run_id.removeprefix(f"{probe}-")
 
 
 #: A session row's key is this prefix and the session id (a run id never has it).
@@ -141,6 +139,7 @@ class RunsScreen(Screen[None]):
         self.full_models = False
         self.filter_text = ""
         self._models_width = 13
+        self._run_width = 8
         #: The keys of the columns shown (see DROPPED_FIRST).
         self._shown_columns: tuple[str, ...] = tuple(key for key, _, _ in COLUMNS)
         self._load_error: str | None = None
@@ -170,14 +169,20 @@ class RunsScreen(Screen[None]):
     def _add_columns(self, table: DataTable[Any]) -> None:
         for key, label, width in COLUMNS:
             if key in self._shown_columns:
-                width = self._models_width if key == "models" else width
+                width = {"models": self._models_width, "run": self._run_width}.get(key, width)
                 table.add_column(label, key=key, width=width)
+
+    def _wanted_run_width(self) -> int:
+        """Room for every run's name whole (a session's run is set under it, after "· ")."""
+        names = [len(r.name) + (2 if r.session else 0) for r in self.rows.values()]
+        return max([COLUMNS[0][2], *names])
 
     def _wanted_columns(self) -> tuple[tuple[str, ...], int]:
         """The columns that fit the screen's width, and the models column's width: it takes
         what the others leave, and is given up first when that is too little."""
         keys = [key for key, _, _ in COLUMNS]
         widths = {key: width for key, _, width in COLUMNS}
+        widths["run"] = self._wanted_run_width()
         longest = max((len(self._models(row)) for row in self.rows.values()), default=13)
         for dropped in range(len(DROPPED_FIRST) + 1):
             shown = [k for k in keys if k not in DROPPED_FIRST[:dropped]]
@@ -196,9 +201,10 @@ class RunsScreen(Screen[None]):
         """Give the models column the width the others leave (all of each id with ``m``),
         leaving out the columns a narrow terminal has no room for."""
         shown, width = self._wanted_columns()
-        if (shown, width) == (self._shown_columns, self._models_width):
+        run_width = self._wanted_run_width()
+        if (shown, width, run_width) == (self._shown_columns, self._models_width, self._run_width):
             return
-        self._shown_columns, self._models_width = shown, width
+        self._shown_columns, self._models_width, self._run_width = shown, width, run_width
         table = self.query_one(ListTable)
         current = self.current_run_id()
         table.clear(columns=True)
@@ -239,7 +245,10 @@ class RunsScreen(Screen[None]):
         self._loading = False
         self._load_error = None
         self.rows = {row.run.id: row for row in message.rows}
-        self._show()
+        if self._wanted_run_width() != self._run_width:
+            self._fit_columns()  # lays the rows out again
+        else:
+            self._show()
 
     @on(JobsChanged)
     def _jobs_changed(self) -> None:
@@ -307,7 +316,7 @@ class RunsScreen(Screen[None]):
         total = sum(r.run.n_trials for r in runs)
         opened = self.all_session_runs or session in self.expanded
         return [
-            clip(("▾ " if opened else "▸ ") + session, 8),
+            clip(("▾ " if opened else "▸ ") + session, self._run_width),
             clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), 8),
             clip(
                 f"{len(runs)} runs: "
@@ -328,10 +337,10 @@ class RunsScreen(Screen[None]):
         job = self.diptych.job_for_run(run.id)
         status = self._status(row, job)
         progress = run_progress(counts, run.n_trials, job)
-        # A session's run is set under its session's row.
-        short = short_run_id(run.id, run.probe)
+        # A session's run is set under its session's row. The name is never cut: it is what
+        # a user types to name the run in every command.
         return [
-            clip(f"· {short}", 8) if row.session else clip(short, 8),
+            f"· {row.name}" if row.session else row.name,
             clip(run.probe, 8),
             clip(self._models(row), self._models_width),
             Text(status, style=STATUS_STYLE.get(status, "")),
