@@ -102,4 +102,3 @@ class KeysFooter(Footer):
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._fitted_to:
             self.call_after_refresh(self.recompose)
-
