@@ -10,6 +10,8 @@ asserts ``== []`` and its failure says what a user would have met:
   show it, or in a table column off to the right with nothing saying so);
 - :func:`cut_fields`: a form field whose value is not shown whole in its box;
 - :func:`missing_values`: values a screen means to show that are not drawn whole on one line;
+- :func:`cut_names`: names a list means to show (a model's) that are not drawn whole, read
+  down its rows (a name broken over lines reads whole; "openai-compat-lla…" does not);
 - :func:`state_by_colour`: a control (checkbox, switch, a list's tick) whose state changes only
   the colours of its cells, not their text;
 - :func:`unseen_errors`: a screen that points at a field "marked in red" while no such field is
@@ -244,6 +246,17 @@ def _field_value(widget: Widget) -> str | None:
 def missing_values(lines: list[str], values: Iterable[str]) -> list[str]:
     """The ``values`` that are not drawn whole on one line of the screen."""
     return [f"{v!r} is not on the screen whole" for v in values if not any(v in ln for ln in lines)]
+
+
+def cut_names(app: App[Any], widget: Widget, names: Iterable[str]) -> list[str]:
+    """The ``names`` that ``widget`` (a list) does not draw whole: its rows are read top to
+    bottom, each without its tick box or the indent under one, and joined, so that a name
+    broken over lines reads whole and one cut by an ellipsis or the list's edge does not."""
+    region = widget.scrollable_content_region
+    rows = region_lines(screen_lines(app), region)
+    text = "".join(re.sub(r"^\s*(\[.\]\s)?", "", row).rstrip() for row in rows)
+    return [f"{_where(widget)}: {name!r} is not drawn whole: {rows!r}" for name in names
+            if name not in text]  # fmt: skip
 
 
 # --- state in text --------------------------------------------------------------------------

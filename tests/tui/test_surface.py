@@ -9,6 +9,7 @@ what is drawn. ``python -m pytest tests/tui/test_surface.py`` runs them all.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from surface import (
     cut_fields,
     cut_footer_keys,
+    cut_names,
     cut_values,
     footer_keys,
     help_leads_with_purpose,
@@ -44,9 +46,13 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
+from diptych import hookimpl
+from diptych.core import plugins
+from diptych.core.capabilities import Model
 from diptych.core.engine import run_probe
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
+from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.screens.agent import AgentScreen
@@ -267,6 +273,45 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         await settle(pilot)
         assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         assert await silent_keys(pilot, leave=("ctrl+s",)) == [], shown(app)
+
+
+class LongNamedLikelihood(ScriptedLikelihood):
+    """The scripted likelihood model under a name of 36 characters."""
+
+    name = "scripted-likelihood-with-a-long-name"
+
+
+class LongNamedPlugin:
+    @hookimpl
+    def register_models(self, register: Callable[[type[Model]], None]) -> None:
+        register(LongNamedLikelihood)
+
+
+@pytest.fixture
+def long_named_model(few_plugins: None) -> Iterator[str]:
+    name = plugins.register_plugin(LongNamedPlugin(), "long-named-model")
+    yield LongNamedLikelihood.name
+    plugins.unregister_plugin(name)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_new_run_models_list_shows_a_long_name_whole(
+    snapshot_workspace: Path, long_named_model: str, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
+        await choose_probe(pilot, "scripted")
+        models = app.screen.query_one("#models", TickList)
+        names = [str(models.get_option_at_index(i).value) for i in range(models.option_count)]
+        assert long_named_model in names and len(long_named_model) >= 23
+        for name in names:
+            models.highlighted = names.index(name)  # scrolled into view
+            await settle(pilot)
+            assert cut_names(app, models, [name]) == [], shown(app)
+        assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
 
 
 # --- Review and its measurement mode --------------------------------------------------------
