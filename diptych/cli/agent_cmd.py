@@ -273,10 +273,8 @@ def _fail_without_agent(report: IdentityReport) -> None:
 def _diff(score: dict[str, Any] | None) -> str:
     if not score or "difference" not in score:
         return f"unscored ({(score or {}).get('unscored', '')})"
-    return (
-        f"{score['difference']:+.1f} [{score['ci_low']:+.1f}, {score['ci_high']:+.1f}] "
-        f"p={score['p_value']:.3f}"
-    )
+    interval = bounds(score.get("ci_low"), score.get("ci_high"))
+    return f"{figure_text(score['difference'])} {interval} p {p_text(score.get('p_value'))}"
 
 
 @app.command("mitigate")

@@ -29,7 +29,7 @@ from diptych.core.audit import METHODS, AuditFile, audit_json_schema, starter_au
 from diptych.core.audit.sequential import DEFAULT_BATCHES, STOP_TEXT
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
-from diptych.core.report.formatting import bounds, counted, figure_text, plan_counts
+from diptych.core.report.formatting import bounds, counted, dollars, figure_text, plan_counts
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import RunOptions
 
@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _money(value: float | None) -> str:
-    return "—" if value is None else f"${value:,.2f}"
+    return "—" if value is None else dollars(value)
 
 
 def print_plan(plan: AuditPlan) -> None:
@@ -383,7 +383,7 @@ def print_expected_costs(
             left = cost.requests - cost.stored
             price = cost.cost * beyond / left if left else 0.0
             typer.echo(
-                f"    if the figure is {spend.truth:.2f} ({said}): expected "
+                f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
                 f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
                 f"{spend.share * cost.requests:,.0f} requests, {_money(price)}; decided in "
                 f"{spend.decided:.0%} of {spend.replicates} simulated audits"

@@ -50,6 +50,7 @@ from diptych import hookimpl
 from diptych.core import plugins
 from diptych.core.capabilities import Model
 from diptych.core.engine import run_probe
+from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.testing import ScriptedLikelihood
@@ -414,9 +415,9 @@ async def test_agent_screen(
         for row in in_view:
             cells = [row.status]
             if row.score is not None and row.ci_low is not None and row.ci_high is not None:
-                cells += [f"{row.score:+.1f}", f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"]
+                cells += [figure_text(row.score), bounds(row.ci_low, row.ci_high)]
             if row.q_value is not None:
-                cells.append(f"{row.q_value:.3f}")
+                cells.append(p_text(row.q_value))
             assert missing_values(lines, cells) == [], shown(app)
         # a and x decide (a asks first where the session did not confirm); ctrl+s would buy
         # another session.

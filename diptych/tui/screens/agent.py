@@ -31,6 +31,7 @@ from textual.widgets import DataTable, Header, Input, Label, Select, Static
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
 from diptych.core.report.findings import is_finding
+from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
@@ -502,18 +503,13 @@ class AgentScreen(Screen[None]):
             row.what, row.payload = known.what, {**known.payload, **row.payload}
         self._rows.by_id[row.id] = row
         decision = self._rows.decisions.get(row.id)
-        interval = (
-            "—"
-            if row.ci_low is None or row.ci_high is None
-            else f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"
-        )
         cells = (
             row.id,
             row.what,
             row.status,
-            "—" if row.score is None else f"{row.score:+.1f}",
-            interval,
-            "—" if row.q_value is None else f"{row.q_value:.3f}",
+            figure_text(row.score),
+            bounds(row.ci_low, row.ci_high),
+            p_text(row.q_value),
             "" if decision is None else decision.note,
         )
         # Pairs and reasons come from a model's answers: escaped, never replayed by the terminal.
@@ -547,13 +543,13 @@ def describe(row: AgentRow, decision: _Decision | None = None) -> str:
     """One row in full: what it is, its status and why, and its figures."""
     figures = []
     if row.score is not None:
-        figures.append(f"score {row.score:+.1f}")
+        figures.append(f"score {figure_text(row.score)}")
     if row.ci_low is not None and row.ci_high is not None:
-        figures.append(f"95% CI [{row.ci_low:+.1f}, {row.ci_high:+.1f}]")
+        figures.append(f"95% CI {bounds(row.ci_low, row.ci_high)}")
     if row.heldout is not None:
-        figures.append(f"held-out {row.heldout:+.1f}")
+        figures.append(f"held-out {figure_text(row.heldout)}")
     if row.q_value is not None:
-        figures.append(f"q {row.q_value:.3f}")
+        figures.append(f"q {p_text(row.q_value)}")
     head = f"{row.id} {row.what}: {row.status}"
     if row.reason:
         head += f" — {row.reason}"
