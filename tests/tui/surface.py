@@ -290,7 +290,9 @@ def _flipper(widget: Widget) -> Callable[[], None] | None:
 
         return flip
     if isinstance(widget, SelectionList) and widget.option_count:
-        first = widget.get_option_at_index(widget.scroll_offset.y)
+        # The option drawn on the list's first line (an option may take several lines).
+        index = widget._lines[widget.scroll_offset.y][0] if widget._lines else 0
+        first = widget.get_option_at_index(index)
 
         def toggle() -> None:
             widget.toggle(first)

@@ -205,6 +205,13 @@ async def test_a_footer_key_cut_or_pushed_off_is_found_and_a_fitted_footer_has_n
         # left of it, the last one left out: n 10, r 9, i 10 cells, / Filter's 9 too many.
         footer = " ".join(screen_lines(pilot.app)[-1].split())
         assert footer == "n New run r Review i Plugins q Quit", footer
+        # A wider terminal: every key, in Textual's own spacing again.
+        await pilot.resize_terminal(80, 10)
+        for _ in range(3):
+            await pilot.pause()
+        footer = " ".join(screen_lines(pilot.app)[-1].split())
+        assert footer == "n New run r Review i Plugins / Filter q Quit", footer
+        assert cut_footer_keys(pilot.app) == []
 
 
 async def test_a_long_name_cut_in_a_list_is_found_and_one_broken_over_lines_is_not() -> None:
