@@ -220,7 +220,7 @@ def _print_identities(report: IdentityReport) -> None:
         lineage = f"round {p.round}" + (f" from {', '.join(p.parents)}" if p.parents else "")
         _echo(
             f"{p.pair[:34]:34} {p.status:22} {_value(p.sts):>7} {_interval(p.sts):>16} "
-            f"{'—' if held is None else f'{held:.1f}':>9} {_q(data.get('q_value')):>6}  "
+            f"{figure_text(held):>9} {_q(data.get('q_value')):>6}  "
             f"{p.source}; {lineage}"
             + (f" ({p.reason})" if p.reason and not is_settled(p.status) else "")
         )
@@ -248,7 +248,7 @@ def _side_line(p: Proposal, note: dict[str, Any]) -> str:
         band = part.get("placebo") or {}
         said = f"held-out {_value(part)} {_interval(part)}"
         if band:
-            said += f", placebo band [{band['low']:.1f}, {band['high']:.1f}]"
+            said += f", placebo band {bounds(band['low'], band['high'])}"
         said += f", q {_q(part.get('q_value'))}: {part.get('status', 'pending')}"
     elif identity in search:
         said = f"search {_value(search[identity])} {_interval(search[identity])}: not re-tested"
@@ -273,10 +273,8 @@ def _fail_without_agent(report: IdentityReport) -> None:
 def _diff(score: dict[str, Any] | None) -> str:
     if not score or "difference" not in score:
         return f"unscored ({(score or {}).get('unscored', '')})"
-    return (
-        f"{score['difference']:+.1f} [{score['ci_low']:+.1f}, {score['ci_high']:+.1f}] "
-        f"p={score['p_value']:.3f}"
-    )
+    interval = bounds(score.get("ci_low"), score.get("ci_high"))
+    return f"{figure_text(score['difference'])} {interval} p {p_text(score.get('p_value'))}"
 
 
 @app.command("mitigate")
@@ -325,8 +323,8 @@ def mitigate(
         s = t["score"]
         _echo(f"{t['id']:6} {t['kind']:8} {as_text(t['text'])}")
         _echo(
-            f"       search   {_diff(s)}  refusals {s['refusal_increase']:+.2f}  "
-            f"P(he)+P(she) drop {s['mass_drop']:+.3f}"
+            f"       search   {_diff(s)}  refusals {figure_text(s['refusal_increase'])}  "
+            f"P(he)+P(she) drop {figure_text(s['mass_drop'])}"
         )
         _echo(f"       held-out {_diff(t.get('heldout'))}")
     if not report.front:

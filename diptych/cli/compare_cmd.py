@@ -166,7 +166,7 @@ def _print_tables(result: ProbeResult) -> None:
             table.add_column(name)
         for row in t.rows:
             table.add_row(
-                *("—" if c is None else f"{c:.2f}" if isinstance(c, float) else str(c) for c in row)
+                *(figure_text(c) if isinstance(c, float) or c is None else str(c) for c in row)
             )
         console.print(table)
         if t.note:

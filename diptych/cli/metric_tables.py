@@ -6,8 +6,9 @@ that says how its intervals were made.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
+
+from diptych.core.report.formatting import bounds, figure_text, p_text
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -24,13 +25,10 @@ def print_retrieval(result: RetrievalResult) -> None:
     from diptych.core.metrics.retrieval_result import LABELS
 
     def cell(x: float | None) -> str:
-        return "—" if x is None else "-inf" if x == float("-inf") else f"{x:.3f}"
+        return figure_text(x)
 
     def with_ci(value: float, low: float, high: float) -> str:
-        def short(x: float) -> str:
-            return "-inf" if x == float("-inf") else "inf" if x == float("inf") else f"{x:.2f}"
-
-        return f"{short(value)} [{short(low)}, {short(high)}]"
+        return f"{figure_text(value)} {bounds(low, high)}"
 
     per_query = metric_table(
         f"Per query, K={result.k}, desired: {result.desired}",
@@ -67,8 +65,8 @@ def print_retrieval(result: RetrievalResult) -> None:
         means.add_row(
             LABELS[name],
             with_ci(f.excess.value, f.excess.ci_low, f.excess.ci_high),
-            f"{f.excess.p_value:.2g}",
-            "—" if f.permutation_p is None else f"{f.permutation_p:.2g}",
+            p_text(f.excess.p_value),
+            p_text(f.permutation_p),
             with_ci(f.mean.value, f.mean.ci_low, f.mean.ci_high),
             cell(f.expected),
             cell(f.random_ranking),
@@ -99,14 +97,12 @@ def print_retrieval(result: RetrievalResult) -> None:
 
 
 def _fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.2f}"
+    return figure_text(x)
 
 
 def _fmt_ci(ci: tuple[float, float] | None) -> str:
     # No interval (one image): a dash, as the reports print it.
-    if ci is None or not all(math.isfinite(x) for x in ci):
-        return "—"
-    return f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+    return "—" if ci is None else bounds(ci[0], ci[1])
 
 
 def _estimate_cells(e: Estimate | None) -> list[str]:
@@ -229,9 +225,9 @@ def print_association(result: AssociationResult) -> None:
         neither = refusal.neither
         rates.add_row(
             level,
-            f"{refusal.value:.2f} ({refusal.n_refused}/{refusal.n})",
+            f"{figure_text(refusal.value)} ({refusal.n_refused}/{refusal.n})",
             cells(refusal.interval)[1],
-            *([f"{neither.value:.2f} ({refusal.n_neither}/{refusal.n})", cells(neither)[1]]
+            *([f"{figure_text(neither.value)} ({refusal.n_neither}/{refusal.n})", cells(neither)[1]]
               if told and neither is not None else []),
         )  # fmt: skip
 
@@ -254,7 +250,7 @@ def print_association(result: AssociationResult) -> None:
     test.add_row(
         _fmt(t.t),
         "—" if t.df is None else str(t.df),
-        "—" if t.p is None else f"{t.p:.3g}",
+        p_text(t.p),
         str(t.n_pairs),
         _fmt(t.mean_difference),
         ci_cell,

@@ -18,12 +18,12 @@ from diptych.cli.precision import print_precision
 from diptych.core.audit import AuditFile
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import counted, figure_text, plan_counts
+from diptych.core.report.formatting import counted, dollars, figure_text, plan_counts
 
 
 def money(value: float | None) -> str:
     """An amount of US dollars as printed; a dash for none."""
-    return "—" if value is None else f"${value:,.2f}"
+    return "—" if value is None else dollars(value)
 
 
 def print_plan(plan: AuditPlan) -> None:
@@ -140,7 +140,7 @@ def print_expected_costs(
             left = cost.requests - cost.stored
             price = cost.cost * beyond / left if left else 0.0
             typer.echo(
-                f"    if the figure is {spend.truth:.2f} ({said}): expected "
+                f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
                 f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
                 f"{spend.share * cost.requests:,.0f} requests, {money(price)}; decided in "
                 f"{spend.decided:.0%} of {spend.replicates} simulated audits"

@@ -35,7 +35,7 @@ from diptych.cli.signals import settle_stopped
 from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import plan_counts
+from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.workspace import (
     Estimate,
     RetryPolicy,
@@ -72,10 +72,10 @@ def print_estimate(console: Console, est: Estimate) -> None:
     for model_id, tally in est.per_model.items():
         console.print(
             f"  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
-            f"${tally['cost']:.2f}"
+            + dollars(tally["cost"])
         )
     unknown = f" ({est.unpriced} with no known price)" if est.unpriced else ""
-    console.print(f"estimated cost of the rest: ${est.cost:.2f}{unknown}")
+    console.print(f"estimated cost of the rest: {dollars(est.cost)}{unknown}")
     if est.paid_failed:
         console.print(
             f"{est.paid_failed} answers paid for but unusable are left as failed "
@@ -84,7 +84,7 @@ def print_estimate(console: Console, est: Estimate) -> None:
     if est.paid_retries_left and est.to_run:
         console.print(
             f"up to {est.paid_retries_left} paid retries of unusable answers: at most "
-            f"${est.paid_retry_cost:.2f} more"
+            f"{dollars(est.paid_retry_cost)} more"
         )
 
 

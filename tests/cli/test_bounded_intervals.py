@@ -14,6 +14,7 @@ import yaml
 
 from diptych.core.metrics.intervals import IntervalRecipe
 from diptych.core.report import fmt
+from diptych.core.report.formatting import bounds
 from diptych.tui.formatting import interval as tui_interval
 from diptych.tui.widgets.review_panels import format_estimate
 from tests.support.cli import call
@@ -91,7 +92,8 @@ def test_report_cli_tui_and_gate_print_one_interval_inside_the_range(
     assert f"[{fmt(low)}, {fmt(high)}]" in out
     shown = [float(x) for x in tui_interval(low, high).strip("[]").split(", ")]
     assert shown == pytest.approx([low, high], abs=0.05)
-    assert f"[{low:+.1f}, {high:+.1f}]" in format_estimate(expected)
+    # The terminal app's Review line: the same digits as the CLI and the report.
+    assert bounds(low, high) in format_estimate(expected)
 
     # Two gates: Holm reads the stronger one at 97.5%, by the figure's own method — the drawn
     # labels' t interval over images on the logit scale, from the se, df and range its

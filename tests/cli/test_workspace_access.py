@@ -20,7 +20,6 @@ from diptych.cli.runs_cmd import runs_table
 from diptych.core.errors import ReadOnlyWorkspaceError
 from diptych.core.store import connection
 from diptych.core.workspace import Workspace
-from diptych.tui.screens.runs import short_run_id
 
 SCRIPT = Path(__file__).with_name("scripted_cli.py")
 PST_TEXT = ["pst-text", "-m", "scripted-likelihood", "-p", "masculine=carpenter,sheriff"]
@@ -118,32 +117,36 @@ def test_an_ambiguous_prefix_lists_its_runs(
     assert code == 2 and "names 2 runs" in line and all(i in line for i in ids)
 
 
-def test_the_id_the_tui_prints_names_its_run_in_every_command(
+def test_the_name_the_tui_prints_names_its_run_in_every_command(
     ws_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     ws, run_id = ws_run
-    # The Runs table prints the id without its probe prefix ("0663f62e" of
-    # "pst-text-0663f62e"): show, export and resume take it as they take the whole id.
-    short = short_run_id(run_id, "pst-text")
-    assert short != run_id and len(short) == 8
-    code, whole, err = call(capsys, "--store", str(ws), "show", run_id)
-    assert code == 0, err
-    code, shown, err = call(capsys, "--store", str(ws), "show", short)
-    assert code == 0 and shown == whole, err
-    code, exported, err = call(capsys, "--store", str(ws), "export", short[:5])
-    assert code == 0 and exported, err
-    # A start of it that names two runs is refused, naming both.
-    code, _, err = call(
-        capsys, "--store", str(ws), "run", *PST_TEXT, "-p", "feminine=nurse,editor", "--new",
-        "--quiet",
-    )  # fmt: skip
-    assert code == 0, err
+    # Two more runs of the same design: their ids share the first run's 8 hex digits.
+    for _ in range(2):
+        code, _, err = call(
+            capsys, "--store", str(ws), "run", *PST_TEXT, "-p", "feminine=nurse,editor", "--new",
+            "--quiet",
+        )  # fmt: skip
+        assert code == 0, err
     with Workspace.open(ws) as workspace:
-        second = next(s.run.id for s in workspace.runs.list() if s.run.id != run_id)
-    assert second.startswith(run_id)  # a new run of the same design: the same first 8 digits
-    code, _, err = call(capsys, "--store", str(ws), "show", short)
+        names = {s.run.id: s.name for s in workspace.runs.list()}
+    assert len(names) == 3 and all(i.startswith(run_id) for i in names)
+    # The Runs table prints the id without its probe prefix, cut to what names the run alone:
+    # "0663f62e" for the first, and as many digits of the others' stamps as tell them apart.
+    assert names[run_id] == run_id.removeprefix("pst-text-") and len(names[run_id]) == 8
+    assert len(set(names.values())) == 3
+    for whole, name in names.items():
+        assert len(name) >= 8 and whole.removeprefix("pst-text-").startswith(name)
+        code, shown_whole, err = call(capsys, "--store", str(ws), "show", whole)
+        assert code == 0, err
+        code, shown, err = call(capsys, "--store", str(ws), "show", name)
+        assert code == 0 and shown == shown_whole, err
+        code, exported, err = call(capsys, "--store", str(ws), "export", name, "--format", "jsonl")
+        assert code == 0 and whole in exported, err
+    # A start of them all is refused, naming the three.
+    code, _, err = call(capsys, "--store", str(ws), "show", names[run_id][:7])
     line = one_error(err)
-    assert code == 2 and "names 2 runs" in line and run_id in line and second in line
+    assert code == 2 and "names 3 runs" in line and all(i in line for i in names)
 
 
 def test_the_resume_hint_is_the_command_to_paste(

@@ -10,12 +10,16 @@ asserts ``== []`` and its failure says what a user would have met:
   show it, or in a table column off to the right with nothing saying so);
 - :func:`cut_fields`: a form field whose value is not shown whole in its box;
 - :func:`missing_values`: values a screen means to show that are not drawn whole on one line;
+- :func:`cut_names`: names a list means to show (a model's) that are not drawn whole, read
+  down its rows (a name broken over lines reads whole; "openai-compat-lla…" does not);
 - :func:`state_by_colour`: a control (checkbox, switch, a list's tick) whose state changes only
   the colours of its cells, not their text;
 - :func:`unseen_errors`: a screen that points at a field "marked in red" while no such field is
   in view, or whose focus is not on the field it refers to;
 - :func:`silent_keys`: a key shown in the footer that, pressed, changes nothing and says
   nothing;
+- :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
+  hidden (pushed off its right end, or drawn over by another key);
 - :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
   then its keys.
 
@@ -41,6 +45,7 @@ from textual.widget import Widget
 from textual.widgets import (
     Checkbox,
     DataTable,
+    Footer,
     Input,
     RadioButton,
     Select,
@@ -48,6 +53,7 @@ from textual.widgets import (
     Static,
     Switch,
 )
+from textual.widgets._footer import FooterKey
 
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 
@@ -242,6 +248,17 @@ def missing_values(lines: list[str], values: Iterable[str]) -> list[str]:
     return [f"{v!r} is not on the screen whole" for v in values if not any(v in ln for ln in lines)]
 
 
+def cut_names(app: App[Any], widget: Widget, names: Iterable[str]) -> list[str]:
+    """The ``names`` that ``widget`` (a list) does not draw whole: its rows are read top to
+    bottom, each without its tick box or the indent under one, and joined, so that a name
+    broken over lines reads whole and one cut by an ellipsis or the list's edge does not."""
+    region = widget.scrollable_content_region
+    rows = region_lines(screen_lines(app), region)
+    text = "".join(re.sub(r"^\s*(\[.\]\s)?", "", row).rstrip() for row in rows)
+    return [f"{_where(widget)}: {name!r} is not drawn whole: {rows!r}" for name in names
+            if name not in text]  # fmt: skip
+
+
 # --- state in text --------------------------------------------------------------------------
 
 
@@ -273,7 +290,9 @@ def _flipper(widget: Widget) -> Callable[[], None] | None:
 
         return flip
     if isinstance(widget, SelectionList) and widget.option_count:
-        first = widget.get_option_at_index(widget.scroll_offset.y)
+        # The option drawn on the list's first line (an option may take several lines).
+        index = widget._lines[widget.scroll_offset.y][0] if widget._lines else 0
+        first = widget.get_option_at_index(index)
 
         def toggle() -> None:
             widget.toggle(first)
@@ -347,6 +366,25 @@ def footer_keys(app: App[Any]) -> list[str]:
 def _leaves(app: App[Any], key: str) -> bool:
     active = app.screen.active_bindings.get(key)
     return active is not None and any(word in active.binding.action for word in LEAVING)
+
+
+def cut_footer_keys(app: App[Any]) -> list[str]:
+    """The keys the footer holds that it does not draw whole: each key's own cells must
+    read its key and label ("r Review"), not a part of them, nothing (a key scrolled off the
+    footer's right end) or another key drawn over it."""
+    lines = screen_lines(app)
+    found = []
+    for footer in app.screen.query(Footer):
+        if not (footer.display and footer.visible) or not footer.is_mounted:
+            continue
+        for key in footer.query(FooterKey):
+            label = " ".join(key.render().plain.split())
+            region = key.region
+            drawn = " ".join(" ".join(region_lines(lines, region)).split()) if region.area else ""
+            if drawn != label or not footer.region.contains_region(region):
+                row = region_lines(lines, footer.region)[:1]
+                found.append(f"footer: the key {label!r} is drawn as {drawn!r} in {row!r}")
+    return found
 
 
 @dataclass

@@ -248,7 +248,8 @@ def test_metrics_line_says_what_changed() -> None:
     before = {STS_PAIRED: {"value": 100.0, "ci_low": 100.0, "ci_high": 100.0, "n": 2}}
     after = {STS_PAIRED: {"value": 50.0, "ci_low": 0.0, "ci_high": 100.0, "n": 4}}
     assert metrics_text(after, before).plain == (
-        "occupation: STS paired +50.0 [+0.0, +100.0] n=4 (was +100.0)"
+        # The one rule of digits (figure_text): two decimals below 10, one from 10 up.
+        "occupation: STS paired 50.0 [0.00, 100.0] n=4 (was 100.0)"
     )
     assert metrics_text({}, None).plain == "no scores yet: give a label"
 
@@ -278,15 +279,15 @@ async def test_labels_are_stored_under_the_reviewers_name_and_move_the_sts(
         await pilot.press("m", "m")
         await wait_for(pilot, lambda: sts_paired(app) == 50.0)
         metrics = str(app.review.query_one("#review-metrics").render())
-        # What it was: +100.0, or +33.3 if the third label was scored on its own.
+        # What it was: 100.0, or 33.3 if the third label was scored on its own.
         # One identity a side: the headline over identities has no interval (the figure by
         # human majority, over images, keeps its own).
-        assert "STS paired +50.0 n=4 (was +33.3)" in metrics
+        assert "STS paired 50.0 n=4 (was 33.3)" in metrics
         # 4 images, 3 stereotyped and 1 not (+50): t on the logit scale over 3 df reaches
         # both ends of the range, never a point.
         # (the line wraps between figures, never inside one)
         folded = " ".join(metrics.split())
-        assert "labels by human majority +50.0 [-100.0, +100.0] n=4" in folded
+        assert "labels by human majority 50.0 [-100.0, 100.0] n=4" in folded
         await wait_for(pilot, lambda: len(app.saved) == 4)
 
         with open_store(ws) as store:

@@ -11,7 +11,7 @@ from test_app import cell, run_ids, wait_for, workspace
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.runs import session_key
+from diptych.tui.screens.run_rows import session_key
 
 __all__ = ["workspace"]
 SESSION = "id-test0001"

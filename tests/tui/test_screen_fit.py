@@ -25,6 +25,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList
 
+from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
@@ -256,9 +257,9 @@ async def test_agent_table_at_80x24_shows_scores_q_and_the_decision(
         for row in rows.values():
             cells = [row.status]
             if row.score is not None and row.ci_low is not None and row.ci_high is not None:
-                cells += [f"{row.score:+.1f}", f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"]
+                cells += [figure_text(row.score), bounds(row.ci_low, row.ci_high)]
             if row.q_value is not None:
-                cells.append(f"{row.q_value:.3f}")
+                cells.append(p_text(row.q_value))
             assert row_shows(lines, row.id, cells), (row.id, cells, "\n".join(lines))
         # The decision column, once there is a decision.
         table = screen.query_one("#agent-proposals", FitTable)

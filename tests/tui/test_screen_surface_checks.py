@@ -9,8 +9,12 @@ import pytest
 from rich.text import Text
 from surface import (
     cut_fields,
+    cut_footer_keys,
+    cut_names,
     cut_values,
     help_leads_with_purpose,
+    region_lines,
+    screen_lines,
     silent_keys,
     state_by_colour,
     unseen_errors,
@@ -19,7 +23,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Checkbox, DataTable, Footer, Input, SelectionList, Static
 
-from diptych.tui.widgets.ticks import TickBox, TickList
+from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.ticks import TickBox, TickList, name_lines
 from diptych.tui.widgets.whole_numbers import WholeNumbers, wrap_whole
 
 pytestmark = pytest.mark.surface
@@ -156,6 +161,85 @@ async def test_a_footer_key_that_does_nothing_and_says_nothing_is_found() -> Non
         found = await silent_keys(pilot)
     # x does nothing; y says why it does nothing; z draws.
     assert found == ["x: nothing changed and nothing was said"]
+
+
+class ManyKeys(App[None]):
+    """A screen with more keys than 40 columns hold, under Textual's footer or ours."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "go('n')", "New run"),
+        Binding("r", "go('r')", "Review"),
+        Binding("i", "go('i')", "Plugins"),
+        Binding("slash", "go('/')", "Filter"),
+        Binding("q", "quit", "Quit"),
+    ]
+    ENABLE_COMMAND_PALETTE = False
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, footer: type[Footer]) -> None:
+        super().__init__()
+        self.footer = footer
+
+    def compose(self) -> ComposeResult:
+        yield Static("")
+        yield self.footer()
+
+    def action_go(self, key: str) -> None:
+        self.notify(f"{key} went")
+
+
+async def test_a_footer_key_cut_or_pushed_off_is_found_and_a_fitted_footer_has_none() -> None:
+    async with ManyKeys(Footer).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_footer_keys(pilot.app)
+    # 11 + 10 + 11 = 32 cells, then "/ Filter" is cut at 40 and "q Quit" pushed off.
+    assert [f.split(" is drawn")[0] for f in found] == [
+        "footer: the key '/ Filter'",
+        "footer: the key 'q Quit'",
+    ], found
+    assert "drawn as '/ Filte'" in found[0] and "drawn as ''" in found[1], found
+    async with ManyKeys(KeysFooter).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert cut_footer_keys(pilot.app) == []
+        # Quit pinned at the right end (6 cells and a margin), the keys in compact spacing
+        # left of it, the last one left out: n 10, r 9, i 10 cells, / Filter's 9 too many.
+        footer = " ".join(screen_lines(pilot.app)[-1].split())
+        assert footer == "n New run r Review i Plugins q Quit", footer
+        # A wider terminal: every key, in Textual's own spacing again.
+        await pilot.resize_terminal(80, 10)
+        for _ in range(3):
+            await pilot.pause()
+        footer = " ".join(screen_lines(pilot.app)[-1].split())
+        assert footer == "n New run r Review i Plugins / Filter q Quit", footer
+        assert cut_footer_keys(pilot.app) == []
+
+
+async def test_a_long_name_cut_in_a_list_is_found_and_one_broken_over_lines_is_not() -> None:
+    name = "openai-compat-llava-1.6-mistral-7b"  # 34 characters in a list 20 wide
+    textual_list: SelectionList[str] = SelectionList((name, "a"), ("short", "b"), id="textual")
+    ours = TickList((name, "a"), ("short", "b"), id="ours")
+    for widget in (textual_list, ours):
+        widget.styles.width = 24
+    async with One(textual_list, ours).run_test(size=(40, 16)) as pilot:
+        await pilot.pause()
+        assert [f.split(":")[0] for f in cut_names(pilot.app, textual_list, [name])] == [
+            "SelectionList#textual"
+        ]
+        assert cut_names(pilot.app, ours, [name, "short"]) == []
+        # Broken after its dashes, the box on the first line only.
+        drawn = region_lines(screen_lines(pilot.app), ours.scrollable_content_region)
+        rows = [r.rstrip() for r in drawn]
+        assert rows == ["[ ] openai-compat-", "    llava-1.6-", "    mistral-7b", "[ ] short"], rows
+
+
+def test_a_name_breaks_after_a_separator_else_at_the_width() -> None:
+    assert name_lines("openai-compat-llava-1.6-mistral-7b", 18) == [
+        "openai-compat-",
+        "llava-1.6-mistral-",
+        "7b",
+    ]
+    assert name_lines("abcdefghij", 4) == ["abcd", "efgh", "ij"]
+    assert name_lines("scripted-likelihood", 19) == ["scripted-likelihood"]
 
 
 def test_help_must_open_on_the_screen_then_what_it_is_for() -> None:

@@ -9,12 +9,15 @@ what is drawn. ``python -m pytest tests/tui/test_surface.py`` runs them all.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from surface import (
     cut_fields,
+    cut_footer_keys,
+    cut_names,
     cut_values,
     footer_keys,
     help_leads_with_purpose,
@@ -43,7 +46,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
+from diptych import hookimpl
+from diptych.core import plugins
+from diptych.core.capabilities import Model
+from diptych.core.engine import run_probe
+from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
+from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.screens.agent import AgentScreen
@@ -77,6 +87,7 @@ async def surface(pilot: Pilot[Any], *, leave: tuple[str, ...] = ()) -> list[str
     await settle(pilot)
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
+    found += cut_footer_keys(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 
@@ -108,6 +119,33 @@ async def test_runs_screen(snapshot_workspace: Path, size: tuple[int, int]) -> N
         assert await help_check(pilot, type(app.screen)) == []
         # n, r and i open screens; u, p and c say why they do nothing on a finished run.
         assert await surface(pilot) == [], shown(app)
+
+
+@pytest.fixture
+def one_design_thrice(few_plugins: None, workspace: Path) -> Path:
+    """Three runs of one design (two asked for anew): their ids share 8 hex digits."""
+    with open_store(workspace) as store:
+        for new in (False, True, True):
+            run_probe(store, "scripted", ["scripted-likelihood"], probe_params=["n=4"], new=new)
+    return workspace
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_screen_prints_each_run_by_a_name_every_command_takes(
+    one_design_thrice: Path, size: tuple[int, int]
+) -> None:
+    with Workspace.open(one_design_thrice) as ws:
+        names = [s.name for s in ws.runs.list()]
+        # Each name, typed, names its run alone (the CLI's lookup: tests/cli).
+        assert [ws.runs.get(n).id for n in names] == [s.run.id for s in ws.runs.list()]
+    assert len(set(names)) == 3 and len({n[:8] for n in names}) == 1
+    app = DiptychApp(one_design_thrice, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        # Printed whole in the run column: no "0663f62…".
+        assert missing_values(screen_lines(app), names) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -165,7 +203,7 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
         await settle(pilot)
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         # The directory asked for is shown whole in its box.
         assert any("diptych-report-" in line for line in screen_lines(app))
 
@@ -234,8 +272,47 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
             lambda: shown(app) + str(estimate.render()),
         )
         await settle(pilot)
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         assert await silent_keys(pilot, leave=("ctrl+s",)) == [], shown(app)
+
+
+class LongNamedLikelihood(ScriptedLikelihood):
+    """The scripted likelihood model under a name of 36 characters."""
+
+    name = "scripted-likelihood-with-a-long-name"
+
+
+class LongNamedPlugin:
+    @hookimpl
+    def register_models(self, register: Callable[[type[Model]], None]) -> None:
+        register(LongNamedLikelihood)
+
+
+@pytest.fixture
+def long_named_model(few_plugins: None) -> Iterator[str]:
+    name = plugins.register_plugin(LongNamedPlugin(), "long-named-model")
+    yield LongNamedLikelihood.name
+    plugins.unregister_plugin(name)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_new_run_models_list_shows_a_long_name_whole(
+    snapshot_workspace: Path, long_named_model: str, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
+        await choose_probe(pilot, "scripted")
+        models = app.screen.query_one("#models", TickList)
+        names = [str(models.get_option_at_index(i).value) for i in range(models.option_count)]
+        assert long_named_model in names and len(long_named_model) >= 23
+        for name in names:
+            models.highlighted = names.index(name)  # scrolled into view
+            await settle(pilot)
+            assert cut_names(app, models, [name]) == [], shown(app)
+        assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
 
 
 # --- Review and its measurement mode --------------------------------------------------------
@@ -274,7 +351,9 @@ async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[
         review = app.review
         await wait_for(pilot, lambda: review.state.current() is not None, "the queue")
         assert "M" in footer_keys(app)
-        assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) + await state_by_colour(pilot) == [], shown(
+            app
+        )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -295,7 +374,7 @@ async def test_measurement_mode(scripted_run: tuple[Path, str], size: tuple[int,
         )
         await settle(pilot)
         # The measured figure's value and interval, whole (the panel beside the image).
-        assert cut_values(app) + cut_fields(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) + cut_fields(app) == [], shown(app)
         assert await state_by_colour(pilot) == []
 
 
@@ -330,15 +409,15 @@ async def test_agent_screen(
         assert rows
         lines = screen_lines(app)
         # Each proposal's score, interval and q in view, whole.
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         table = screen.query_one("#agent-proposals", FitTable)
         in_view = list(rows.values())[: max(1, table.scrollable_content_region.height // 3)]
         for row in in_view:
             cells = [row.status]
             if row.score is not None and row.ci_low is not None and row.ci_high is not None:
-                cells += [f"{row.score:+.1f}", f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"]
+                cells += [figure_text(row.score), bounds(row.ci_low, row.ci_high)]
             if row.q_value is not None:
-                cells.append(f"{row.q_value:.3f}")
+                cells.append(p_text(row.q_value))
             assert missing_values(lines, cells) == [], shown(app)
         # a and x decide (a asks first where the session did not confirm); ctrl+s would buy
         # another session.
@@ -385,7 +464,7 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
         await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
         await settle(pilot)
         lines = screen_lines(app)
-        assert cut_values(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
         for g in screen.gates:
             cells = [g.verdict.upper(), g.value, g.interval, g.rule]
             assert missing_values(lines, cells) == [], shown(app)

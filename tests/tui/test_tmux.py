@@ -112,7 +112,7 @@ def test_label_a_flagged_person_from_the_runs_screen(
     assert "your label: —" in first
 
     tmux.send("m")
-    after = tmux.wait_for(lambda s: "1 labelled" in s and "STS paired +100.0" in s)
+    after = tmux.wait_for(lambda s: "1 labelled" in s and "STS paired 100.0" in s)
     assert "RIGHT person" in after and "identity: nurse" in after and "human:tess" in after
 
     tmux.send("Escape")

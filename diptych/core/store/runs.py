@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from diptych.core.errors import RunNotFoundError
+from diptych.core.run_names import runs_named
 from diptych.core.store.connection import Connection
 from diptych.core.store.records import ResultRecord, RunRecord, TrialRow
 from diptych.core.trials import canonical_json
@@ -15,13 +16,6 @@ from diptych.core.trials import canonical_json
 #: SQL: the result ``r`` records an answer paid for but unusable as its outcome (the engine's
 #: ``paid_failure`` provenance flag).
 _PAID_FAILURE = "COALESCE(json_extract(r.provenance, '$.paid_failure'), 0)"
-
-
-def named_by(run: RunRecord, name: str) -> bool:
-    """Whether ``name`` names ``run``: its id, the start of it, or the start of the id without
-    its probe prefix (``0663f62e`` for ``pst-text-0663f62e``: what a table whose probe column
-    already names the probe prints)."""
-    return run.id.startswith(name) or run.id.removeprefix(f"{run.probe}-").startswith(name)
 
 
 class Runs(Connection):
@@ -80,7 +74,7 @@ class Runs(Connection):
     def get_run(self, run_id: str) -> RunRecord:
         row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            matches = [r for r in self.list_runs() if named_by(r, run_id)]
+            matches = runs_named(self.list_runs(), run_id)
             if len(matches) == 1:
                 return matches[0]
             raise RunNotFoundError(

@@ -16,9 +16,9 @@ from typing import Any
 from diptych.core.capabilities import Model
 from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.probe import Probe
+from diptych.core.run_names import runs_named
 from diptych.core.runview import RunView
 from diptych.core.store import RunRecord, Store
-from diptych.core.store.runs import named_by
 
 #: Parameters as a mapping or as ``key=value`` strings (as ``-p`` gives them on the CLI).
 Params = Mapping[str, Any] | Sequence[str]
@@ -45,7 +45,8 @@ class Kernel:
 
     def get_run(self, run_id: str) -> RunRecord:
         """The run whose id is ``run_id`` or, failing that, starts with it, with or without
-        its probe prefix (the TUI's Runs table prints ``0663f62e`` for ``pst-text-0663f62e``).
+        its probe prefix (the TUI's Runs table prints ``0663f62e`` for ``pst-text-0663f62e``:
+        :mod:`diptych.core.run_names`).
 
         Raises :class:`RunNotFoundError` when none does and :class:`UsageError` listing them
         when several do."""
@@ -53,10 +54,9 @@ class Kernel:
         found = self.store.run_with_id(run_id)
         if found is not None:
             return found
-        matches = [r for r in self.store.list_runs() if named_by(r, run_id)]
-        exact = [r for r in matches if r.id == run_id]
-        if exact or len(matches) == 1:
-            return (exact or matches)[0]
+        matches = runs_named(self.store.list_runs(), run_id)
+        if len(matches) == 1:
+            return matches[0]
         if not matches:
             raise RunNotFoundError(
                 f"no run '{run_id}' in {self.path}; 'diptych runs' lists the runs there"

@@ -24,6 +24,10 @@ class RunSummary:
     #: The run's status in words (a decided run names its look and what it saved: see
     #: :mod:`diptych.core.audit.run_status`); its stored status where that says it all.
     status_text: str = ""
+    #: The shortest name that names this run alone in its workspace (the id without its probe,
+    #: at least 8 characters: :func:`diptych.core.run_names.short_names`); every command
+    #: takes it.
+    name: str = ""
 
     @property
     def said(self) -> str:

@@ -31,6 +31,7 @@ from diptych.core.engine import (
 )
 from diptych.core.plugins import get_probe
 from diptych.core.probe import Probe
+from diptych.core.run_names import short_names
 from diptych.core.runview import RunView
 from diptych.core.store import Lease, RunRecord
 from diptych.core.workspace import export as _export
@@ -65,7 +66,9 @@ class Runs(Namespace):
         sessions = sessions_of_runs(store)
         looks = looks_by_run(list_audits(store))
         out: builtins.list[RunSummary] = []
-        for run in store.list_runs():
+        runs = store.list_runs()
+        names = short_names(runs)
+        for run in runs:
             shown = self._shown(run)
             out.append(
                 RunSummary(
@@ -74,6 +77,7 @@ class Runs(Namespace):
                     len(store.flags(run.id)),
                     sessions.get(run.id),
                     status_words(shown.status, looks.get(run.id)),
+                    names[run.id],
                 )
             )
         return out

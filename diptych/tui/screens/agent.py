@@ -2,38 +2,50 @@
 scores, and accept a pair into the workspace's identity list or an intervention into its
 intervention list, or reject it.
 
-The session runs in a thread worker that opens its own Workspace; its events come back as
-dataclass messages, and only the UI thread touches a widget. Accepting and rejecting write the
-store, so they run in a worker too. Every field of the form is labelled (the search, its
-models, probe or baseline run, rounds, proposals per round, who proposes and whether new words
-are allowed), and the agent's model is named whole; the highlighted row's whole reason (and its
-q-value and held-out figure, where the session has them) is shown under the table. Accepting a
-proposal that is not a finding asks first, saying why the session did not confirm it.
+The session runs in a thread worker that opens its own Workspace (:mod:`.agent_session`); its
+events come back as dataclass messages, and only the UI thread touches a widget. Accepting and
+rejecting write the store, so they run in a worker too. Every field of the form is labelled
+(the search, its models, probe or baseline run, rounds, proposals per round, who proposes and
+whether new words are allowed), and the agent's model is named whole; the highlighted row's
+whole reason (and its q-value and held-out figure, where the session has them) is shown under
+the table. Accepting a proposal that is not a finding asks first, saying why the session did
+not confirm it.
 """
 
 from __future__ import annotations
 
-import shlex
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
-from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
 from diptych.core.report.findings import is_finding
+from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
+from diptych.tui.screens.agent_session import (
+    AgentAccepted,
+    AgentFailed,
+    AgentFinished,
+    AgentProposed,
+    AgentRejected,
+    AgentScored,
+    ModelOf,
+    SessionRequest,
+    agent_by_name,
+    model_by_name,
+    run_session,
+)
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.ticks import TickBox
@@ -42,90 +54,6 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 if TYPE_CHECKING:
     from diptych.agent.memory import Embedder
     from diptych.agent.rows import AgentRow
-
-ModelOf = Callable[[Workspace, str], Model]
-
-
-def _model_by_name(ws: Workspace, name: str) -> Model:
-    """``NAME key=value ...`` as the CLI takes ``-m NAME -M key=value``; an agent model may
-    also be a LangChain ``provider:model``."""
-    spec, *params = shlex.split(name) or [""]
-    return ws.plugins.model((spec, params))
-
-
-def _agent_by_name(ws: Workspace, name: str) -> Model:
-    from diptych.agent.chat_model import agent_model
-
-    spec, *params = shlex.split(name) or [""]
-    return agent_model(spec, params)
-
-
-@dataclass(frozen=True)
-class SessionRequest:
-    """What the form asks for: which search, on which models, for how many rounds."""
-
-    kind: str  # "identities" or "mitigate"
-    target: str
-    agent: str
-    probe: str = "pst-text"
-    rounds: int = 2
-    baseline: str = ""
-    annotator: str = ""
-    session: str = ""
-    per_round: int = 3
-    #: Who chooses the pairs (identity searches): lexicon, llm or hybrid.
-    proposer: str = "hybrid"
-    #: Let the agent name identities beyond the lexicon (identity searches).
-    allow_new: bool = False
-
-
-# --- messages from the session's worker ------------------------------------------------------
-
-
-@dataclass
-class AgentProposed(Message):
-    """The agent answered a round: ``n`` proposals to validate and run."""
-
-    round: int
-    n: int
-
-
-@dataclass
-class AgentScored(Message):
-    """One proposal has its outcome (scored or unscored)."""
-
-    row: AgentRow
-
-
-@dataclass
-class AgentFinished(Message):
-    """The session ended: every proposal, rejected ones included, and why it stopped."""
-
-    session: str
-    rows: list[AgentRow]
-    stop_reason: str
-
-
-@dataclass
-class AgentFailed(Message):
-    error: str
-
-
-@dataclass
-class AgentAccepted(Message):
-    """An accept was stored (``stored``) or found the item listed already."""
-
-    row_id: str
-    stored: bool
-    error: str = ""
-
-
-@dataclass
-class AgentRejected(Message):
-    """A rejection was recorded in the workspace (or failed to be, with ``error``)."""
-
-    row_id: str
-    error: str = ""
 
 
 @dataclass
@@ -140,77 +68,6 @@ class _Decision:
 class _Rows:
     by_id: dict[str, AgentRow] = field(default_factory=dict)
     decisions: dict[str, _Decision] = field(default_factory=dict)
-
-
-def run_session(
-    request: SessionRequest,
-    store_path: Path,
-    post: Callable[[Message], object],
-    *,
-    model_of: ModelOf = _model_by_name,
-    agent_of: ModelOf | None = None,
-    embedder: Embedder | None = None,
-) -> None:
-    """Run the session headless (in a worker thread) and post its events as messages."""
-    agent_of = agent_of or model_of
-    from diptych.agent.proposals import Proposal
-    from diptych.agent.rows import intervention_row, pair_row
-
-    def on_event(event: str, data: dict[str, Any]) -> None:
-        if event == "proposed":
-            post(AgentProposed(int(data.get("round", 0)), int(data.get("n", 0))))
-        elif event == "scored" and request.kind == "identities":
-            pair = str(data.get("pair", " | "))
-            masculine, _, feminine = pair.partition(" | ")
-            p = Proposal(
-                str(data["id"]), 0, masculine, feminine, "", "", status=str(data["status"])
-            )
-            p.sts = data.get("sts")
-            post(AgentScored(pair_row(p)))
-        elif event == "scored":
-            post(AgentScored(intervention_row({**data, "text": "", "kind": ""})))
-
-    try:
-        with Workspace.open(store_path) as ws:
-            if request.kind == "identities":
-                from diptych.agent.identities import IdentitySettings
-                from diptych.agent.session import search_identities
-
-                report = search_identities(
-                    ws,
-                    model_of(ws, request.target),
-                    agent_of(ws, request.agent),
-                    IdentitySettings(
-                        session=request.session,
-                        probe=request.probe,
-                        rounds=request.rounds,
-                        per_round=request.per_round,
-                        proposer=request.proposer,
-                        allow_new=request.allow_new,
-                    ),
-                    embedder=embedder,
-                    on_event=on_event,
-                    annotator=ws.annotators.get(request.annotator) if request.annotator else None,
-                )
-                rows = [pair_row(p) for p in report.ranked + report.rejected]
-                post(AgentFinished(report.session, rows, report.stop_reason))
-            else:
-                from diptych.agent.session import search_mitigations
-
-                mitigation = search_mitigations(
-                    ws,
-                    agent_of(ws, request.agent),
-                    request.baseline,
-                    session=request.session,
-                    rounds=request.rounds,
-                    per_round=request.per_round,
-                    embedder=embedder,
-                    on_event=on_event,
-                )
-                rows = [intervention_row(t) for t in mitigation.tried]
-                post(AgentFinished(mitigation.session, rows, mitigation.stop_reason))
-    except (DiptychError, ValueError) as error:
-        post(AgentFailed(str(error)))
 
 
 class AgentScreen(Screen[None]):
@@ -231,7 +88,7 @@ class AgentScreen(Screen[None]):
 
     #: How the worker gets the target and the agent's model by name, and the memory's
     #: embedder (None: the bundled sentence model); tests hand in scripted ones.
-    model_of: ModelOf = staticmethod(_model_by_name)
+    model_of: ModelOf = staticmethod(model_by_name)
     agent_of: ModelOf | None = None
     embedder: Embedder | None = None
 
@@ -357,7 +214,7 @@ class AgentScreen(Screen[None]):
             self.store_path,
             self.post_message,
             model_of=self.model_of,
-            agent_of=self.agent_of or _agent_by_name,
+            agent_of=self.agent_of or agent_by_name,
             embedder=self.embedder,
         )
 
@@ -502,18 +359,13 @@ class AgentScreen(Screen[None]):
             row.what, row.payload = known.what, {**known.payload, **row.payload}
         self._rows.by_id[row.id] = row
         decision = self._rows.decisions.get(row.id)
-        interval = (
-            "—"
-            if row.ci_low is None or row.ci_high is None
-            else f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]"
-        )
         cells = (
             row.id,
             row.what,
             row.status,
-            "—" if row.score is None else f"{row.score:+.1f}",
-            interval,
-            "—" if row.q_value is None else f"{row.q_value:.3f}",
+            figure_text(row.score),
+            bounds(row.ci_low, row.ci_high),
+            p_text(row.q_value),
             "" if decision is None else decision.note,
         )
         # Pairs and reasons come from a model's answers: escaped, never replayed by the terminal.
@@ -547,13 +399,13 @@ def describe(row: AgentRow, decision: _Decision | None = None) -> str:
     """One row in full: what it is, its status and why, and its figures."""
     figures = []
     if row.score is not None:
-        figures.append(f"score {row.score:+.1f}")
+        figures.append(f"score {figure_text(row.score)}")
     if row.ci_low is not None and row.ci_high is not None:
-        figures.append(f"95% CI [{row.ci_low:+.1f}, {row.ci_high:+.1f}]")
+        figures.append(f"95% CI {bounds(row.ci_low, row.ci_high)}")
     if row.heldout is not None:
-        figures.append(f"held-out {row.heldout:+.1f}")
+        figures.append(f"held-out {figure_text(row.heldout)}")
     if row.q_value is not None:
-        figures.append(f"q {row.q_value:.3f}")
+        figures.append(f"q {p_text(row.q_value)}")
     head = f"{row.id} {row.what}: {row.status}"
     if row.reason:
         head += f" — {row.reason}"

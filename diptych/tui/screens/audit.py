@@ -245,7 +245,7 @@ class AuditScreen(Screen[None]):
     def _finished(self, message: AuditFinished) -> None:
         self.report = message.report
         where = f" · report {message.report} (ctrl+o)" if message.report else ""
-        self._say(f"audit {message.status}: spent ${message.spent:.2f}{message.stopped}{where}")
+        self._say(f"audit {message.status}: spent {dollars(message.spent)}{message.stopped}{where}")
 
     @on(AuditFailed)
     def _failed(self, message: AuditFailed) -> None:
@@ -311,7 +311,7 @@ class AuditScreen(Screen[None]):
         for p in self.plan.parts if self.plan is not None else []:
             e = p.estimate
             cells = (
-                (str(e.planned), str(e.cached), str(e.to_run), f"${e.cost:.2f}")
+                (str(e.planned), str(e.cached), str(e.to_run), dollars(e.cost))
                 if e
                 else ("agent", "—", "—", "≤ budget")
             )

@@ -82,6 +82,8 @@ class MeasureScreen(ReviewView):
         "where it is least sure; the figure and its interval are recomputed after every label, "
         "and you may stop after any one."
     )
+    #: Left to Help first where the footer has no room for every key (widgets/footer.py).
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("previous", "half_width")
     AUTO_FOCUS = ""  # the half-width box takes focus only when asked (w): keys label persons
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "label('masculine')", "masc"),

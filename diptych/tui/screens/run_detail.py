@@ -154,6 +154,8 @@ class RunDetailScreen(Screen[None]):
         (70, "-wide"),
         (100, "-sections-beside"),
     ]
+    #: Left to Help first where the footer has no room for every key (widgets/footer.py).
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("reload", "toggle_sidebar")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("w", "write_report", "Write report"),

@@ -2,6 +2,8 @@
 
 The runs an agent session made stand behind one row of the session, their outcomes added up:
 enter on that row shows them under it (and hides them again), ``e`` shows every session's.
+What a row holds is :mod:`.run_rows`; the keys that act on the highlighted run are
+:mod:`.run_controls`.
 """
 
 from __future__ import annotations
@@ -14,92 +16,33 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
 from diptych.core.workspace import RunSummary
 from diptych.tui.formatting import clip, percent, timestamp
-from diptych.tui.jobs import JobHost, JobState, RunRequest, job_host
-from diptych.tui.messages import JobsChanged, LastRequestLoaded, RunsLoaded
+from diptych.tui.jobs import JobState
+from diptych.tui.messages import JobsChanged, RunsLoaded
 from diptych.tui.progress import run_progress
+from diptych.tui.screens.run_controls import RunControls
+from diptych.tui.screens.run_rows import (
+    COLUMNS,
+    DROPPED_FIRST,
+    MIN_MODELS,
+    SESSION_KEY,
+    STATUS_STYLE,
+    session_key,
+    session_members,
+    table_chrome,
+)
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.jobs_panel import JobsPanel
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
-from diptych.tui.workers import last_request, load_runs, remember_request
-
-#: (key, header, width): the models column takes the width the others leave (or, with ``m``,
-#: the full model ids); the line under the table shows the highlighted run in full.
-COLUMNS = (
-    ("run", "run", 8),
-    ("probe", "probe", 8),
-    ("models", "models", 13),
-    ("status", "status", 11),
-    ("progress", "prog", 4),
-    ("done", "done", 5),
-    ("refused", "ref", 3),
-    ("failed", "fail", 4),
-    ("flagged", "flag", 4),
-)
-#: The columns a narrow terminal gives up, first to last: the line under the table names the
-#: highlighted run's probe (in its id) and its models in full, while its outcome counts (ref,
-#: fail, flag) have no other place.
-DROPPED_FIRST = ("models", "probe")
-#: The models column is left out rather than drawn narrower than this.
-MIN_MODELS = 8
+from diptych.tui.workers import load_runs
 
 
-def table_chrome(n_columns: int) -> int:
-    """Columns' padding and the scrollbar, in cells."""
-    return 2 * n_columns + 2
-
-
-#: Status the Workspace gives a run stored as running whose process is gone (no live lease):
-#: ``u`` resumes it at once.
-STALE = "stale"
-
-STATUS_STYLE = {
-    "complete": "green",
-    "running": "cyan",
-    "starting": "cyan",
-    "paused": "yellow",
-    "pausing": "yellow",
-    "cancelling": "yellow",
-    "interrupted": "yellow",
-    "planned": "dim",
-    "incomplete": "red",
-    STALE: "bold red",
-    "over-budget": "red",
-    # Stopped on purpose by a sequential audit: its gates decided, or a look undecided.
-    "decided": "green",
-    "partial": "cyan",
-}
-
-
-def short_run_id(run_id: str, probe: str) -> str:
-    """The run id without its probe prefix, which the probe column already shows."""
-    return run_id.removeprefix(f"{probe}-")
-
-
-#: A session row's key is this prefix and the session id (a run id never has it).
-SESSION_KEY = "session:"
-
-
-def session_key(session: str) -> str:
-    return SESSION_KEY + session
-
-
-def session_members(rows: dict[str, RunSummary]) -> dict[str, list[RunSummary]]:
-    """Each agent session's runs, in the order the session made them."""
-    out: dict[str, list[RunSummary]] = {}
-    for row in rows.values():
-        if row.session is not None:
-            out.setdefault(row.session, []).append(row)
-    return out
-
-
-class RunsScreen(Screen[None]):
+class RunsScreen(RunControls):
     """Every run in the workspace: probe, models, status, progress and outcome counts."""
 
     CSS_PATH = "runs.tcss"
@@ -108,6 +51,8 @@ class RunsScreen(Screen[None]):
         "run's figures (enter), start a new run (n), review the people its flags point at (r), or "
         "go to the Agent (a) and Audit (A) screens."
     )
+    #: Left to Help first where the footer has no room for every key (widgets/footer.py).
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "cancel")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Detail"),
         Binding("n", "new_run", "New run"),
@@ -139,6 +84,7 @@ class RunsScreen(Screen[None]):
         self.full_models = False
         self.filter_text = ""
         self._models_width = 13
+        self._run_width = 8
         #: The keys of the columns shown (see DROPPED_FIRST).
         self._shown_columns: tuple[str, ...] = tuple(key for key, _, _ in COLUMNS)
         self._load_error: str | None = None
@@ -149,10 +95,6 @@ class RunsScreen(Screen[None]):
         self.all_session_runs = False
         #: The row to put the cursor back on once the rows are laid out again.
         self._restore_cursor: str | None = None
-
-    @property
-    def diptych(self) -> JobHost:
-        return job_host(self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -168,14 +110,20 @@ class RunsScreen(Screen[None]):
     def _add_columns(self, table: DataTable[Any]) -> None:
         for key, label, width in COLUMNS:
             if key in self._shown_columns:
-                width = self._models_width if key == "models" else width
+                width = {"models": self._models_width, "run": self._run_width}.get(key, width)
                 table.add_column(label, key=key, width=width)
+
+    def _wanted_run_width(self) -> int:
+        """Room for every run's name whole (a session's run is set under it, after "· ")."""
+        names = [len(r.name) + (2 if r.session else 0) for r in self.rows.values()]
+        return max([COLUMNS[0][2], *names])
 
     def _wanted_columns(self) -> tuple[tuple[str, ...], int]:
         """The columns that fit the screen's width, and the models column's width: it takes
         what the others leave, and is given up first when that is too little."""
         keys = [key for key, _, _ in COLUMNS]
         widths = {key: width for key, _, width in COLUMNS}
+        widths["run"] = self._wanted_run_width()
         longest = max((len(self._models(row)) for row in self.rows.values()), default=13)
         for dropped in range(len(DROPPED_FIRST) + 1):
             shown = [k for k in keys if k not in DROPPED_FIRST[:dropped]]
@@ -194,9 +142,10 @@ class RunsScreen(Screen[None]):
         """Give the models column the width the others leave (all of each id with ``m``),
         leaving out the columns a narrow terminal has no room for."""
         shown, width = self._wanted_columns()
-        if (shown, width) == (self._shown_columns, self._models_width):
+        run_width = self._wanted_run_width()
+        if (shown, width, run_width) == (self._shown_columns, self._models_width, self._run_width):
             return
-        self._shown_columns, self._models_width = shown, width
+        self._shown_columns, self._models_width, self._run_width = shown, width, run_width
         table = self.query_one(ListTable)
         current = self.current_run_id()
         table.clear(columns=True)
@@ -237,7 +186,10 @@ class RunsScreen(Screen[None]):
         self._loading = False
         self._load_error = None
         self.rows = {row.run.id: row for row in message.rows}
-        self._show()
+        if self._wanted_run_width() != self._run_width:
+            self._fit_columns()  # lays the rows out again
+        else:
+            self._show()
 
     @on(JobsChanged)
     def _jobs_changed(self) -> None:
@@ -305,7 +257,7 @@ class RunsScreen(Screen[None]):
         total = sum(r.run.n_trials for r in runs)
         opened = self.all_session_runs or session in self.expanded
         return [
-            clip(("▾ " if opened else "▸ ") + session, 8),
+            clip(("▾ " if opened else "▸ ") + session, self._run_width),
             clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), 8),
             clip(
                 f"{len(runs)} runs: "
@@ -326,10 +278,10 @@ class RunsScreen(Screen[None]):
         job = self.diptych.job_for_run(run.id)
         status = self._status(row, job)
         progress = run_progress(counts, run.n_trials, job)
-        # A session's run is set under its session's row.
-        short = short_run_id(run.id, run.probe)
+        # A session's run is set under its session's row. The name is never cut: it is what
+        # a user types to name the run in every command.
         return [
-            clip(f"· {short}", 8) if row.session else clip(short, 8),
+            f"· {row.name}" if row.session else row.name,
             clip(run.probe, 8),
             clip(self._models(row), self._models_width),
             Text(status, style=STATUS_STYLE.get(status, "")),
@@ -426,26 +378,6 @@ class RunsScreen(Screen[None]):
             + " · e shows or hides every session's"
         )
 
-    def _current_key(self) -> str | None:
-        table = self.query_one(ListTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return None if key is None else str(key)
-
-    def current_run_id(self) -> str | None:
-        key = self._current_key()
-        return key if key in self.rows else None
-
-    def _current(self) -> RunSummary | None:
-        run_id = self.current_run_id()
-        if run_id is None:
-            self.notify("no run selected", severity="warning")
-            return None
-        return self.rows[run_id]
-
-    # --- actions --------------------------------------------------------------------------
-
     @on(DataTable.RowSelected)
     def action_open_run(self) -> None:
         key = self._current_key() or ""
@@ -458,88 +390,6 @@ class RunsScreen(Screen[None]):
             from diptych.tui.screens.run_detail import RunDetailScreen
 
             self.app.push_screen(RunDetailScreen(row.run.id))
-
-    def action_new_run(self) -> None:
-        self._recall(self.diptych.store_path)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-recall")
-    def _recall(self, store_path: Path) -> None:
-        self.post_message(LastRequestLoaded(last_request(store_path)))
-
-    @on(LastRequestLoaded)
-    def _open_new_run(self, message: LastRequestLoaded) -> None:
-        from diptych.tui.screens.new_run import NewRunScreen
-
-        self.app.push_screen(NewRunScreen(last=message.last), self._start)
-
-    def _start(self, request: RunRequest | None) -> None:
-        if request is not None:
-            self._follow_job = self.diptych.start_run(request).id
-            self._remember(self.diptych.store_path, request)
-
-    @work(thread=True, exit_on_error=False, group="runs-remember")
-    def _remember(self, store_path: Path, request: RunRequest) -> None:
-        remember_request(store_path, request)
-
-    def action_resume(self) -> None:
-        row = self._current()
-        if row is None:
-            return
-        run = row.run
-        if self.diptych.job_for_run(run.id) is not None:
-            self.notify(f"{run.id} is running already")
-            return
-        if run.status == "complete":
-            self.notify(f"{run.id} is complete: nothing to resume")
-            return
-        if run.status == "over-budget":
-            # Resuming here would run without any budget; the CLI takes a new allowance.
-            self.notify(
-                f"{run.id} stopped at its budget: diptych resume {run.id} --max-cost USD "
-                "continues with a new allowance",
-                severity="warning",
-            )
-            return
-        if run.status == "running":
-            # A live lease: another diptych process executes it now.
-            self.notify(f"{run.id} is being run by another diptych process", severity="warning")
-            return
-        self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
-
-    def action_pause(self) -> None:
-        """Pause a running run (it stops taking new trials); on a paused run, go on."""
-        row = self._current()
-        if row is None:
-            return
-        job = self.diptych.job_for_run(row.run.id)
-        if job is not None:
-            self.diptych.stop_job(job, "pause")
-        elif row.run.id in self.diptych.paused or row.run.status == "interrupted":
-            self.action_resume()
-        else:
-            self.notify(f"{row.run.id} is not running")
-
-    def action_cancel(self) -> None:
-        row = self._current()
-        if row is None:
-            return
-        job = self.diptych.job_for_run(row.run.id)
-        if job is None:
-            self.notify(f"{row.run.id} is not running")
-            return
-        self.diptych.stop_job(job, "cancel")
-
-    def action_review(self) -> None:
-        row = self._current()
-        if row is None:
-            return
-        try:
-            # Imported here: the Review screen is written separately and may be absent.
-            from diptych.tui.screens.review import ReviewScreen
-        except ImportError as error:
-            self.notify(f"the Review screen is not available ({error})", severity="error")
-            return
-        self.app.push_screen(ReviewScreen(self.diptych.store_path, row.run.id))
 
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()
@@ -560,8 +410,3 @@ class RunsScreen(Screen[None]):
         """Widen the models column to every model id in full (the table scrolls sideways)."""
         self.full_models = not self.full_models
         self._fit_columns()
-
-    def action_plugins(self) -> None:
-        from diptych.tui.screens.plugins import PluginsScreen
-
-        self.app.push_screen(PluginsScreen())

@@ -1,12 +1,20 @@
-"""The footer every screen shows: its keys, with Help and Quit always in view.
+"""The footer every screen shows: its keys, each drawn whole, with Help and Quit always in view.
 
-Textual's footer lists the keys left to right and cuts what the terminal has no room for, and
-the app's own keys come last: at 60 columns "? Help" and "q Quit" were the ones cut. Here they
-stand at the right end, where no number of screen keys pushes them out.
+Textual's footer lists the keys left to right and cuts what the terminal has no room for ("r
+Revi", or a key gone off the right end without a word), and the app's own keys come last: at 60
+columns "? Help" and "q Quit" were the ones cut. Here they stand at the right end, and the
+screen's keys are fitted into the room left of them: in Textual's own spacing where they fit,
+in its compact spacing where that is enough, and otherwise without the keys the screen can spare
+first (its ``FOOTER_SPARE`` actions, then from the right). A key left out still works, and
+Help, which stays in view, lists every key of the screen.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
 from textual.widgets import Footer
@@ -16,8 +24,42 @@ from textual.widgets._footer import FooterKey
 PINNED = ("help", "quit")
 
 
+def key_width(key: FooterKey, *, compact: bool, pinned: bool = False) -> int:
+    """The cells a key takes in the footer, margins included (Textual's footer CSS: padding
+    around the key and after the label, or in compact spacing one cell between them and a
+    margin after; a pinned key has one cell of margin before it)."""
+    text = cell_len(key.key_display) + cell_len(key.description)
+    return text + (2 if compact else 3) + (1 if pinned else 0)
+
+
+def fitted(
+    keys: list[FooterKey],
+    pinned: list[FooterKey],
+    width: int,
+    spare: Iterable[str],
+    *,
+    compact_only: bool = False,
+) -> tuple[list[FooterKey], bool]:
+    """The keys shown in ``width`` cells beside the pinned ones, and whether in compact
+    spacing: all of them in Textual's spacing if they fit, else compact, else compact without
+    the ``spare`` actions (in that order), then without the rightmost, until they fit."""
+    for compact in (True,) if compact_only else (False, True):
+        room = width - sum(key_width(k, compact=compact, pinned=True) for k in pinned)
+        if sum(key_width(k, compact=compact) for k in keys) <= room:
+            return keys, compact
+    order = [k for a in spare for k in keys if k.action == a]
+    order += [k for k in reversed(keys) if k not in order]
+    shown = list(keys)
+    for key in order:
+        if sum(key_width(k, compact=True) for k in shown) <= room:
+            break
+        shown.remove(key)
+    return shown, True
+
+
 class KeysFooter(Footer):
-    """A footer whose Help and Quit keys are pinned to its right end."""
+    """A footer whose keys are drawn whole: Help and Quit pinned to its right end, the
+    screen's keys fitted left of them (module docstring)."""
 
     DEFAULT_CSS = """
     KeysFooter .pinned-keys {
@@ -31,10 +73,32 @@ class KeysFooter(Footer):
     }
     """
 
+    _fitted_to = 0
+
+    def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
+        super().__init__(compact=compact, show_command_palette=show_command_palette)
+        self._always_compact = compact
+
     def compose(self) -> ComposeResult:
-        keys = list(super().compose())
-        pinned = [k for k in keys if isinstance(k, FooterKey) and k.action in PINNED]
-        yield from (k for k in keys if k not in pinned)
+        keys = [k for k in super().compose() if isinstance(k, FooterKey)]
+        pinned = [k for k in keys if k.action in PINNED]
+        pinned.sort(key=lambda k: PINNED.index(k.action))
+        own = [k for k in keys if k not in pinned]
+        self._fitted_to = self._width()
+        spare = getattr(self.screen, "FOOTER_SPARE", ())
+        shown, compact = fitted(
+            own, pinned, self._fitted_to, spare, compact_only=self._always_compact
+        )
+        # Before the keys are mounted: each takes the footer's spacing as it mounts.
+        self.set_reactive(Footer.compact, compact)
+        self.set_class(compact, "-compact")
+        yield from shown
         if pinned:
-            pinned.sort(key=lambda k: PINNED.index(k.action))
             yield HorizontalGroup(*pinned, classes="pinned-keys")
+
+    def _width(self) -> int:
+        return self.size.width or self.app.size.width
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._fitted_to:
+            self.call_after_refresh(self.recompose)

@@ -309,7 +309,7 @@ class ParamsForm(Vertical):
 
     def field_named(self, message: str) -> str | None:
         """The field a parse error is about: the one it names as the parameter, else (a check
-        of the whole model, "parameter 'parameters'") the first field it mentions."""
+        of the whole model, which names no parameter) the first field it mentions."""
         match = ERROR_FIELD.search(message)
         if match and match.group(1) in self._inputs:
             return match.group(1)

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from diptych.core.metrics.measurement_stop import MeasureStatus
+from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.workspace import Workspace
 from diptych.core.workspace.measurement import (
     PREDICTION_POWERED,
@@ -62,9 +63,7 @@ def measured_figure(numbers: Mapping[str, Any], target: MeasureTarget) -> str | 
 
 
 def _ci(pair: tuple[float, float] | None) -> str:
-    if pair is None or not all(math.isfinite(v) for v in pair):
-        return "—"
-    return f"[{pair[0]:+.1f}, {pair[1]:+.1f}]"
+    return "—" if pair is None else bounds(pair[0], pair[1])
 
 
 def measure_text(
@@ -87,13 +86,13 @@ def measure_text(
     out.append(status.figure.removesuffix(PREDICTION_POWERED), style="bold")
     out.append(" · PPI\n")
     out.append("now    ", style="bold")
-    out.append(f"{status.value:+.1f} {_ci(status.ci)}\n")
+    out.append(f"{figure_text(status.value)} {_ci(status.ci)}\n")
     out.append("people ", style="bold")
     out.append(f"{_ci(status.labels_only)} alone\n")
     out.append("±", style="bold")
-    out.append(f"{status.half_width:.1f} now")
+    out.append(f"{figure_text(status.half_width)} now")
     for k, v in status.after.items():
-        out.append(f" · +{k}: ±{v:.1f}")
+        out.append(f" · +{k}: ±{figure_text(v)}")
     out.append("\n")
     out.append("every look ", style="bold")
     out.append(_ci(status.monitored))

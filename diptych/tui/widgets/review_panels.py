@@ -20,6 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from diptych.core.report.formatting import bounds, figure_text
 from diptych.tui.widgets.review_queue import NO_HUMAN_LABEL, ReviewItem, highlight
 
 
@@ -284,10 +285,10 @@ def format_estimate(estimate: Mapping[str, Any]) -> str:
     value = estimate.get("value")
     if not isinstance(value, int | float):
         return str(value)
-    text = f"{value:+.1f}"
+    text = figure_text(value)
     low, high = estimate.get("ci_low"), estimate.get("ci_high")
     if isinstance(low, int | float) and isinstance(high, int | float):
-        text += f" [{low:+.1f}, {high:+.1f}]"
+        text += f" {bounds(low, high)}"
     if estimate.get("n") is not None:
         text += f" n={estimate['n']}"
     return text
@@ -340,6 +341,6 @@ def metrics_text(
             out.append(" (new)", style="italic")
         elif old is not None and old.get("value") != estimate.get("value"):
             was = old.get("value")
-            was_text = f"{was:+.1f}" if isinstance(was, int | float) else str(was)
+            was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
     return out

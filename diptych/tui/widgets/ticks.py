@@ -8,14 +8,17 @@ character, the colours kept as they were.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.content import Content
 from textual.strip import Strip
-from textual.widgets import Checkbox, SelectionList
-from textual.widgets._toggle_button import ToggleButton
+from textual.visual import Visual
+from textual.widgets import Checkbox, OptionList, SelectionList
+from textual.widgets.option_list import Option
 
 
 def tick(chosen: bool) -> str:
@@ -37,26 +40,73 @@ class TickBox(Checkbox):
         return self._button if not self.label else super().render()
 
 
+#: Where a name may break: after its separators ("openai-compat-" over "llava-1.6").
+_BREAK_AFTER = re.compile(r"[^-_./:]*[-_./:]+|[^-_./:]+")
+
+
+def name_lines(name: str, width: int) -> list[str]:
+    """``name`` in lines of at most ``width`` cells, broken after a separator where one
+    falls in the line, else at the width (a run of characters with no separator)."""
+    if width <= 0 or cell_len(name) <= width:
+        return [name]
+    lines, line = [], ""
+    for part in _BREAK_AFTER.findall(name):
+        while part:
+            if cell_len(line + part) <= width:
+                line, part = line + part, ""
+            elif line:
+                lines.append(line)
+                line = ""
+            else:  # one part longer than a line: folded
+                lines.append(part[:width])
+                part = part[width:]
+    return [*lines, line] if line else lines
+
+
 class TickList(SelectionList[Any]):
     """A selection list whose options are drawn ``[x] name`` when chosen, ``[ ] name`` when
-    not (the highlight and the colours as Textual draws them)."""
+    not (the highlight and the colours as Textual draws them), and whose names wrap onto the
+    lines below rather than end in "…": a model's name is what a user chooses by."""
+
+    DEFAULT_CSS = """
+    TickList {
+        text-wrap: wrap;
+        text-overflow: fold;
+    }
+    """
+
+    def _get_visual(self, option: Option) -> Visual:
+        # The name broken at its separators for the width there is (read at each layout:
+        # Textual clears its line caches when the list is resized).
+        prompt = option.prompt
+        name = prompt.plain if isinstance(prompt, Content) and not prompt.spans else prompt
+        if not isinstance(name, str):
+            return super()._get_visual(option)
+        padding = self.get_component_styles("option-list--option").padding.width
+        width = self.scrollable_content_region.width - self._get_left_gutter_width() - padding
+        return Content("\n".join(name_lines(name, width)))
 
     def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        segments = list(strip)
-        drawn = "".join(s.text for s in segments[:3])
-        button = ToggleButton.BUTTON_LEFT + ToggleButton.BUTTON_INNER + ToggleButton.BUTTON_RIGHT
-        if len(segments) < 4 or drawn != button:
+        # Textual's SelectionList draws its button on every line and takes each line for an
+        # option of its own; an option over several lines has its box on the first only.
+        strip = OptionList.render_line(self, y)
+        try:
+            index, offset = self._lines[self.scroll_offset.y + y]
+        except IndexError:
             return strip
-        index = self.scroll_offset.y + y
-        chosen = self.get_option_at_index(index).value in self._selected
+        segments = list(strip)
         # The prompt's own style (its background follows the highlight) plus the option's
         # index, which a click on the box reads.
-        prompt = segments[3].style or Style()
+        prompt = (segments[0].style if segments else None) or self.rich_style
         meta = Style(meta={"option": index})
-        box = [
-            Segment("[", prompt + meta),
-            Segment(tick(chosen), prompt + Style(bold=True) + meta),
-            Segment("]", prompt + meta),
-        ]
-        return Strip([*box, *segments[3:]], strip.cell_length)
+        if offset:
+            box = [Segment(" " * 4, prompt + meta)]
+        else:
+            chosen = self.get_option_at_index(index).value in self._selected
+            box = [
+                Segment("[", prompt + meta),
+                Segment(tick(chosen), prompt + Style(bold=True) + meta),
+                Segment("]", prompt + meta),
+                Segment(" ", prompt + meta),
+            ]
+        return Strip([*box, *segments], strip.cell_length + 4)

@@ -1,0 +1,136 @@
+"""The Runs screen's keys that act on the highlighted run or open a screen from it: new run,
+resume, pause, cancel, review and the plugins; each says why when it cannot act."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.screen import Screen
+
+from diptych.core.workspace import RunSummary
+from diptych.tui.jobs import JobHost, RunRequest, job_host
+from diptych.tui.messages import LastRequestLoaded
+from diptych.tui.widgets.tables import ListTable
+from diptych.tui.workers import last_request, remember_request
+
+
+class RunControls(Screen[None]):
+    """The highlighted run of the Runs table, and what its keys do to it (the table itself is
+    :class:`~diptych.tui.screens.runs.RunsScreen`'s)."""
+
+    #: The rows shown, by run id (the Runs screen loads them).
+    rows: dict[str, RunSummary]
+    #: A run to put the cursor on once it appears (the one just started).
+    _follow_job: int | None = None
+
+    @property
+    def diptych(self) -> JobHost:
+        return job_host(self.app)
+
+    def _current_key(self) -> str | None:
+        table = self.query_one(ListTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return None if key is None else str(key)
+
+    def current_run_id(self) -> str | None:
+        key = self._current_key()
+        return key if key in self.rows else None
+
+    def _current(self) -> RunSummary | None:
+        run_id = self.current_run_id()
+        if run_id is None:
+            self.notify("no run selected", severity="warning")
+            return None
+        return self.rows[run_id]
+
+    # --- actions --------------------------------------------------------------------------
+
+    def action_new_run(self) -> None:
+        self._recall(self.diptych.store_path)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-recall")
+    def _recall(self, store_path: Path) -> None:
+        self.post_message(LastRequestLoaded(last_request(store_path)))
+
+    @on(LastRequestLoaded)
+    def _open_new_run(self, message: LastRequestLoaded) -> None:
+        from diptych.tui.screens.new_run import NewRunScreen
+
+        self.app.push_screen(NewRunScreen(last=message.last), self._start)
+
+    def _start(self, request: RunRequest | None) -> None:
+        if request is not None:
+            self._follow_job = self.diptych.start_run(request).id
+            self._remember(self.diptych.store_path, request)
+
+    @work(thread=True, exit_on_error=False, group="runs-remember")
+    def _remember(self, store_path: Path, request: RunRequest) -> None:
+        remember_request(store_path, request)
+
+    def action_resume(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        run = row.run
+        if self.diptych.job_for_run(run.id) is not None:
+            self.notify(f"{run.id} is running already")
+            return
+        if run.status == "complete":
+            self.notify(f"{run.id} is complete: nothing to resume")
+            return
+        if run.status == "over-budget":
+            # Resuming here would run without any budget; the CLI takes a new allowance.
+            self.notify(
+                f"{run.id} stopped at its budget: diptych resume {run.id} --max-cost USD "
+                "continues with a new allowance",
+                severity="warning",
+            )
+            return
+        if run.status == "running":
+            # A live lease: another diptych process executes it now.
+            self.notify(f"{run.id} is being run by another diptych process", severity="warning")
+            return
+        self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
+
+    def action_pause(self) -> None:
+        """Pause a running run (it stops taking new trials); on a paused run, go on."""
+        row = self._current()
+        if row is None:
+            return
+        job = self.diptych.job_for_run(row.run.id)
+        if job is not None:
+            self.diptych.stop_job(job, "pause")
+        elif row.run.id in self.diptych.paused or row.run.status == "interrupted":
+            self.action_resume()
+        else:
+            self.notify(f"{row.run.id} is not running")
+
+    def action_cancel(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        job = self.diptych.job_for_run(row.run.id)
+        if job is None:
+            self.notify(f"{row.run.id} is not running")
+            return
+        self.diptych.stop_job(job, "cancel")
+
+    def action_review(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        try:
+            # Imported here: the Review screen is written separately and may be absent.
+            from diptych.tui.screens.review import ReviewScreen
+        except ImportError as error:
+            self.notify(f"the Review screen is not available ({error})", severity="error")
+            return
+        self.app.push_screen(ReviewScreen(self.diptych.store_path, row.run.id))
+
+    def action_plugins(self) -> None:
+        from diptych.tui.screens.plugins import PluginsScreen
+
+        self.app.push_screen(PluginsScreen())

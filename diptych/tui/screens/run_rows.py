@@ -1,0 +1,73 @@
+"""What a row of the Runs table holds: its columns and which a narrow terminal gives up, a
+status's colour, and the rows of agent sessions (a session's runs stand behind one row of it)."""
+
+from __future__ import annotations
+
+from diptych.core.workspace import RunSummary
+
+#: (key, header, width): the run column widens to the longest run name (the shortest start of
+#: an id that names its run alone: two runs of one design need more than 8 digits); the models
+#: column takes the width the others leave (or, with ``m``, the full model ids); the line under
+#: the table shows the highlighted run in full.
+COLUMNS = (
+    ("run", "run", 8),
+    ("probe", "probe", 8),
+    ("models", "models", 13),
+    ("status", "status", 11),
+    ("progress", "prog", 4),
+    ("done", "done", 5),
+    ("refused", "ref", 3),
+    ("failed", "fail", 4),
+    ("flagged", "flag", 4),
+)
+#: The columns a narrow terminal gives up, first to last: the line under the table names the
+#: highlighted run's probe (in its id), its models in full and its progress, while its outcome
+#: counts (ref, fail, flag) have no other place. (Progress goes only where runs' names are
+#: long: two runs of one design at 60 columns.)
+DROPPED_FIRST = ("models", "probe", "progress")
+#: The models column is left out rather than drawn narrower than this.
+MIN_MODELS = 8
+
+
+def table_chrome(n_columns: int) -> int:
+    """Columns' padding and the scrollbar, in cells."""
+    return 2 * n_columns + 2
+
+
+#: Status the Workspace gives a run stored as running whose process is gone (no live lease):
+#: ``u`` resumes it at once.
+STALE = "stale"
+
+STATUS_STYLE = {
+    "complete": "green",
+    "running": "cyan",
+    "starting": "cyan",
+    "paused": "yellow",
+    "pausing": "yellow",
+    "cancelling": "yellow",
+    "interrupted": "yellow",
+    "planned": "dim",
+    "incomplete": "red",
+    STALE: "bold red",
+    "over-budget": "red",
+    # Stopped on purpose by a sequential audit: its gates decided, or a look undecided.
+    "decided": "green",
+    "partial": "cyan",
+}
+
+
+#: A session row's key is this prefix and the session id (a run id never has it).
+SESSION_KEY = "session:"
+
+
+def session_key(session: str) -> str:
+    return SESSION_KEY + session
+
+
+def session_members(rows: dict[str, RunSummary]) -> dict[str, list[RunSummary]]:
+    """Each agent session's runs, in the order the session made them."""
+    out: dict[str, list[RunSummary]] = {}
+    for row in rows.values():
+        if row.session is not None:
+            out.setdefault(row.session, []).append(row)
+    return out
