@@ -236,7 +236,7 @@ class CounterfactualRetrieval(Probe):
     # --- scoring --------------------------------------------------------------------------
 
     def review_flags(self, run: RunView) -> list[ReviewFlag]:
-        from diptych.plugins.probes.counterfactual.analysis import detectability_flags
+        from diptych.plugins.probes.counterfactual.applied_filter import detectability_flags
 
         return detectability_flags(self.p, run)
 
