@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from diptych.core.metrics.precision import Components, PlannedFigure
 
 
-class CounterfactualRetrieval(Probe):
+class CounterfactualRetrieval(Probe[RetrievalParams]):
     """SocialCounterfactuals: whose images does an encoder retrieve for a neutral query?"""
 
     name = "counterfactual-retrieval"
@@ -69,11 +69,6 @@ class CounterfactualRetrieval(Probe):
         super().__init__(params)
         self._sets: list[CounterfactualSet] | None = None
         self.incomplete_sets = 0
-
-    @property
-    def p(self) -> RetrievalParams:
-        assert isinstance(self.params, RetrievalParams)
-        return self.params
 
     # --- the sets -------------------------------------------------------------------------
 
