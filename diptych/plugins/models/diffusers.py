@@ -45,9 +45,11 @@ from diptych.core.errors import (
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._checkpoint import (
     COMMIT,
+    cache_dir_param,
     commit_of,
     directory_fingerprint,
     download_command,
+    revision_param,
 )
 from diptych.plugins.models._diffusion_pipeline import (
     dtype_keyword,
@@ -60,6 +62,8 @@ from diptych.plugins.models._diffusion_pipeline import (
 from diptych.plugins.models._placement import (
     Device,
     DType,
+    device_param,
+    dtype_param,
     import_torch,
     package_version,
     resolve_placement,
@@ -94,18 +98,12 @@ class Diffusers(Model):
             default=DEFAULT_MODEL,
             description="Hugging Face hub id (read from the local cache) or a pipeline directory.",
         )
-        revision: str | None = Field(
-            default=None, description="Hub branch, tag or commit (hub ids only); default: main."
-        )
+        revision: str | None = revision_param()
         variant: str | None = Field(
             default=None, description='Weights variant to load, e.g. "fp16" (smaller download).'
         )
-        device: Device = Field(
-            default="auto", description="auto: cuda if available, then mps, then cpu."
-        )
-        dtype: DType = Field(
-            default="auto", description="auto: float16 on cuda, float32 elsewhere."
-        )
+        device: Device = device_param()
+        dtype: DType = dtype_param()
         steps: int = Field(default=50, ge=1, description="Denoising steps.")
         guidance_scale: float = Field(default=7.5, ge=0, description="Classifier-free guidance.")
         scheduler: str | None = Field(
@@ -129,9 +127,7 @@ class Diffusers(Model):
         allow_download: bool = Field(
             default=False, description="Let diffusers download a hub model that is not cached."
         )
-        cache_dir: str | None = Field(
-            default=None, description="Hugging Face cache to read (default: HF_HUB_CACHE)."
-        )
+        cache_dir: str | None = cache_dir_param()
         attention_slicing: bool = Field(
             default=False, description="Compute attention in slices: less memory, a little slower."
         )
