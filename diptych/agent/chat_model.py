@@ -19,7 +19,6 @@ the session's budget (:func:`structured_call`).
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -34,6 +33,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import ConfigDict
 
+from diptych.agent.strict_schema import strict_schema
 from diptych.core.capabilities import Capability, Chat, Message, Model, Sampling
 from diptych.core.errors import (
     CapabilityError,
@@ -207,50 +207,6 @@ def structured_call(
     except (json.JSONDecodeError, RecursionError):
         # A reply nested past the parser's depth is as unusable as one that is not JSON.
         return text, None
-
-
-# --- schemas OpenAI's strict structured outputs accept --------------------------------------
-
-
-def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` as OpenAI's strict structured outputs take it: at every object level every
-    property is required and ``additionalProperties`` is false; a property that was optional
-    may be null instead (strict mode's way of saying "optional"). The constraints a local
-    grammar uses to keep a small model's strings short are kept."""
-    return _strict(copy.deepcopy(schema))
-
-
-def _strict(node: Any) -> Any:
-    if isinstance(node, list):
-        return [_strict(x) for x in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "properties" and isinstance(value, dict):
-            # Property names are names, not schema keywords: only their schemas are walked.
-            out[key] = {name: _strict(sub) for name, sub in value.items()}
-        else:
-            out[key] = _strict(value)
-    props = out.get("properties")
-    if isinstance(props, dict) or out.get("type") == "object":
-        props = props if isinstance(props, dict) else {}
-        required = [k for k in out.get("required", []) if k in props]
-        for name in props:
-            if name not in required:
-                props[name] = _nullable(props[name])
-        out["properties"] = props
-        out["required"] = list(props)
-        out["additionalProperties"] = False
-    return out
-
-
-def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
-    # anyOf rather than a list of types: a local grammar (llama.cpp's) keeps the bounds of
-    # the original only inside a branch of its own.
-    if prop.get("type") == "null" or {"type": "null"} in prop.get("anyOf", []):
-        return prop
-    return {"anyOf": [prop, {"type": "null"}]}
 
 
 # --- what --agent-model names ----------------------------------------------------------------

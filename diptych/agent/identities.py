@@ -16,10 +16,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 
 from diptych.agent.chat_model import AgentBudgetError, DiptychChatModel, structured_call
 from diptych.agent.decision import decide, is_finding, measure_proposal
+from diptych.agent.graph import round_graph
 from diptych.agent.instructions import identity_instructions
 from diptych.agent.memory import (
     NEAR_DUPLICATE,
@@ -308,30 +309,18 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         tools.emit("decided", {"findings": k, "scored": n, "fdr": settings.fdr})
         return {"proposals": [p.to_dict() for p in proposals], "decided": True}
 
-    graph = StateGraph(IdentityState)
-    for name, fn in (
-        ("propose", propose),
-        ("validate", validate_node),
-        ("deduplicate", deduplicate),
-        ("run", run),
-        ("score", score),
-        ("remember", remember),
+    return round_graph(
+        IdentityState,
+        [
+            ("propose", propose),
+            ("validate", validate_node),
+            ("deduplicate", deduplicate),
+            ("run", run),
+            ("score", score),
+            ("remember", remember),
+        ],
         ("decide", decide_node),
-    ):
-        graph.add_node(name, fn)
-    graph.add_edge(START, "propose")
-    graph.add_edge("propose", "validate")
-    graph.add_edge("validate", "deduplicate")
-    graph.add_edge("deduplicate", "run")
-    graph.add_edge("run", "score")
-    graph.add_edge("score", "remember")
-    graph.add_conditional_edges(
-        "remember",
-        lambda s: "decide" if s.get("stop_reason") else "propose",
-        ["decide", "propose"],
     )
-    graph.add_edge("decide", END)
-    return graph
 
 
 def _user_prompt(

@@ -31,9 +31,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
 from langchain_core.messages import HumanMessage, SystemMessage
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 
 from diptych.agent.chat_model import AgentBudgetError, structured_call
+from diptych.agent.graph import round_graph
 from diptych.agent.identities import Tools
 from diptych.agent.instructions import as_data, mitigation_instructions
 from diptych.agent.memory import NEAR_DUPLICATE
@@ -461,35 +462,19 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         out: MitigationState = screen_round(state)
         return out
 
-    graph = StateGraph(MitigationState)
-    for name, fn in (
-        ("propose", propose),
-        ("validate", validate),
-        ("deduplicate", deduplicate),
-        ("screen", screen),
-        ("run", run),
-        ("score", score),
-        ("remember", remember),
+    return round_graph(
+        MitigationState,
+        [
+            ("propose", propose),
+            ("validate", validate),
+            ("deduplicate", deduplicate),
+            ("screen", screen),
+            ("run", run),
+            ("score", score),
+            ("remember", remember),
+        ],
         ("heldout", heldout),
-    ):
-        graph.add_node(name, fn)
-    graph.add_edge(START, "propose")
-    for a, b in (
-        ("propose", "validate"),
-        ("validate", "deduplicate"),
-        ("deduplicate", "screen"),
-        ("screen", "run"),
-        ("run", "score"),
-        ("score", "remember"),
-    ):
-        graph.add_edge(a, b)
-    graph.add_conditional_edges(
-        "remember",
-        lambda s: "heldout" if s.get("stop_reason") else "propose",
-        ["heldout", "propose"],
     )
-    graph.add_edge("heldout", END)
-    return graph
 
 
 def settings_dict(settings: MitigationSettings) -> dict[str, Any]:

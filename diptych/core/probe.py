@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +33,9 @@ __all__ = ["Figure", "Label", "Probe", "ProbeResult", "ReviewFlag", "Table"]
 #: Bootstrap resamples and seed of ``Probe.compare`` unless a caller says otherwise.
 COMPARE_N_BOOT = 2000
 COMPARE_N_PERM = 10_000
+
+#: A probe's own parameters class: ``class Pairs(Probe[PairsParams])`` reads them as ``self.p``.
+ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,11 @@ class ProbeResult:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-class Probe:
-    """Base class of every probe plugin."""
+class Probe(Generic[ParamsT]):
+    """Base class of every probe plugin.
+
+    ``Probe[MyParams]`` (with ``Params = MyParams``) types :attr:`p` as ``MyParams``; a bare
+    ``Probe`` works as before, its ``p`` untyped."""
 
     name: ClassVar[str]
     goal: ClassVar[str] = ""
@@ -146,6 +152,12 @@ class Probe:
 
     def __init__(self, params: BaseModel | None = None) -> None:
         self.params = params if params is not None else self.Params()
+
+    @property
+    def p(self) -> ParamsT:
+        """The parameters as the probe's own ``Params`` (``params`` is typed as any model)."""
+        assert isinstance(self.params, self.Params)
+        return self.params  # type: ignore[return-value]
 
     @classmethod
     def description(cls) -> str:

@@ -8,9 +8,25 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import Any
+
+from pydantic import Field
 
 from diptych.core.errors import ModelLoadError, ParameterError
 from diptych.plugins.models._placement import package_version
+
+
+def revision_param() -> Any:
+    """The ``revision`` parameter of a model read from the hub."""
+    return Field(
+        default=None, description="Hub branch, tag or commit (hub ids only); default: main."
+    )
+
+
+def cache_dir_param() -> Any:
+    """The ``cache_dir`` parameter of a model read from the hub."""
+    return Field(default=None, description="Hugging Face cache to read (default: HF_HUB_CACHE).")
+
 
 #: A full git commit id, as the hub cache names its snapshot folders.
 COMMIT = re.compile(r"^[0-9a-f]{40}$")

@@ -11,10 +11,22 @@ import importlib.metadata
 import re
 from typing import Any, Literal
 
+from pydantic import Field
+
 from diptych.core.errors import ModelLoadError
 
 Device = Literal["auto", "cuda", "mps", "cpu"]
 DType = Literal["auto", "float16", "bfloat16", "float32"]
+
+
+def device_param() -> Any:
+    """The ``device`` parameter of an in-process model (:func:`resolve_placement`)."""
+    return Field(default="auto", description="auto: cuda if available, then mps, then cpu.")
+
+
+def dtype_param() -> Any:
+    """The ``dtype`` parameter of an in-process model (:func:`resolve_placement`)."""
+    return Field(default="auto", description="auto: float16 on cuda, float32 elsewhere.")
 
 
 def resolve_placement(device: str, dtype: str, *, cuda: bool, mps: bool) -> tuple[str, str]:

@@ -12,30 +12,27 @@ trial keys must stay cheap, and the core's import-hygiene test loads every plugi
 from __future__ import annotations
 
 import copy
-import importlib.util
-import threading
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
-from diptych.core.errors import MissingDependencyError, PermanentModelError
-from diptych.plugins.models._checkpoint import COMMIT, Checkpoint
-from diptych.plugins.models._placement import Device, DType, import_torch, placement_for
+from diptych.core.capabilities import Capability, Model, Sampling
+from diptych.core.errors import PermanentModelError
+from diptych.plugins.models._checkpoint import cache_dir_param, revision_param
+from diptych.plugins.models._placement import Device, DType, device_param, dtype_param
 from diptych.plugins.models._seeded_sampling import MAX_SEED, SeededSampling, fresh_seed
 from diptych.plugins.models._transformers_loading import (
-    checkpoint_options,
+    CheckpointModel,
+    load_checkpoint,
     non_sampling_settings,
-    quiet_transformers,
-    weights_options,
 )
 
 #: One vision-chat request: the images and the text asked about them.
 Request = tuple[list[Any], str]
 
 
-class TransformersVisionChat(Model):
+class TransformersVisionChat(CheckpointModel):
     """Base of vision-chat plugins on transformers: subclasses say how to load and prompt.
 
     Loading reads the checkpoint straight into the resolved device and dtype. ``ask_batch``
@@ -54,8 +51,6 @@ class TransformersVisionChat(Model):
     operational_params: ClassVar[frozenset[str]] = frozenset(
         {"batch_size", "allow_download", "cache_dir"}
     )
-    #: The file that marks a model directory (checked before loading).
-    marker: ClassVar[str] = "config.json"
     #: The pip extra that installs what the plugin needs.
     extra: ClassVar[str] = "transformers"
 
@@ -64,63 +59,25 @@ class TransformersVisionChat(Model):
             description="Hugging Face hub id (read from the local cache) or a "
             "model directory written by save_pretrained."
         )
-        revision: str | None = Field(
-            default=None, description="Hub branch, tag or commit (hub ids only); default: main."
-        )
-        device: Device = Field(
-            default="auto", description="auto: cuda if available, then mps, then cpu."
-        )
-        dtype: DType = Field(
-            default="auto", description="auto: float16 on cuda, float32 elsewhere."
-        )
+        revision: str | None = revision_param()
+        device: Device = device_param()
+        dtype: DType = dtype_param()
         batch_size: int = Field(default=8, ge=1, description="Requests per forward pass.")
         allow_download: bool = Field(
             default=False, description="Let transformers download a hub model that is not cached."
         )
-        cache_dir: str | None = Field(
-            default=None, description="Hugging Face cache to read (default: HF_HUB_CACHE)."
-        )
+        cache_dir: str | None = cache_dir_param()
 
     def __init__(self, params: TransformersVisionChat.Params | None = None) -> None:
-        # Cheap on purpose: the engine builds models to compute trial keys and loads the
-        # weights (load()) only when some trial must actually run.
         super().__init__(params)
         assert isinstance(self.params, TransformersVisionChat.Params)
         self._params: TransformersVisionChat.Params = self.params
-        self._checkpoint = Checkpoint(
-            self._params.model,
-            revision=self._params.revision,
-            cache_dir=self._params.cache_dir,
-            marker=self.marker,
-            owner=self.name,
-        )
-        self._version = self._checkpoint.version()
-        self._model: Any = None  # the transformers model once loaded
-        self._processor: Any = None
-        self._torch: Any = None
-        self._device = "unloaded"
-        self._dtype = "unloaded"
-        self._facts: dict[str, Any] = {}
         self._last_seeds: list[int | None] = []
-        self._lock = threading.Lock()
-        self.hints = ModelHints(
-            blocking=True, max_concurrency=1, batch_size=self._params.batch_size
-        )
 
     # --- identity -------------------------------------------------------------------------
 
-    @property
-    def version(self) -> str:
-        return self._version
-
     def provenance(self) -> dict[str, Any]:
-        facts: dict[str, Any] = {
-            **super().provenance(),
-            "backend": "transformers",
-            "model_id": self._params.model,
-            "revision": self._params.revision,
-            **self._facts,
-        }
+        facts = super().provenance()
         if self._last_seeds:
             # The engine calls a blocking model one request at a time and reads provenance
             # right after, so these are the seeds of the answer stored with them -- including
@@ -166,65 +123,26 @@ class TransformersVisionChat(Model):
 
     # --- loading --------------------------------------------------------------------------
 
-    def load(self) -> None:
-        with self._lock:
-            self._loaded()
-
     def _loaded(self) -> Any:
         """The model, loaded on first use; call with ``self._lock`` held."""
         if self._model is not None:
             return self._model
-        torch = import_torch(self.name)
-        if importlib.util.find_spec("transformers") is None:
-            raise MissingDependencyError("transformers", self.extra, f"The {self.name} model")
-        import transformers
-
-        p = self._params
-        device, dtype = placement_for(torch, p.device, p.dtype)
-        self._checkpoint.check_available(p.allow_download)
-        options = checkpoint_options(
-            allow_download=p.allow_download, revision=p.revision, cache_dir=p.cache_dir
+        loaded = load_checkpoint(
+            self._checkpoint, self._params, self._load_parts, owner=self.name, extra=self.extra
         )
-        try:
-            with quiet_transformers(transformers):
-                processor, model = self._load_parts(
-                    transformers,
-                    self._checkpoint.source,
-                    options,
-                    weights_options(
-                        str(transformers.__version__),
-                        device,
-                        getattr(torch, dtype),
-                        accelerate=importlib.util.find_spec("accelerate") is not None,
-                    ),
-                )
-        # OSError covers missing and partial files, the hub's not-found and offline errors;
-        # ValueError a config naming no model this transformers version knows.
-        except (OSError, ValueError) as exc:
-            raise self._checkpoint.load_error(exc) from exc
-        if getattr(model, "hf_device_map", None) is None:
-            # Read into CPU memory (on the CPU, or without device-map support): move it.
-            model.to(device)
-        model.eval()
-        self._torch = torch
-        self._processor = processor
-        self._model = model
-        self._device, self._dtype = device, dtype
-        self._facts = self._describe(model, processor, transformers, torch)
-        return model
+        self._torch, self._processor, self._model = loaded.torch, loaded.processor, loaded.model
+        self._device, self._dtype = loaded.device, loaded.dtype
+        self._facts = self._describe(
+            loaded.model, loaded.processor, loaded.transformers, loaded.torch
+        )
+        return loaded.model
 
     def _describe(
         self, model: Any, processor: Any, transformers: Any, torch: Any
     ) -> dict[str, Any]:
         """What every answer of this model shares, recorded with each of them."""
-        config = model.config
-        commit = getattr(config, "_commit_hash", None)
-        if not (isinstance(commit, str) and COMMIT.match(commit)):
-            commit = self._checkpoint.commit
         return {
-            "name_or_path": str(getattr(config, "_name_or_path", "") or self._params.model),
-            "commit": commit,
-            "architecture": type(model).__name__,
+            **self._source_facts(model),
             "processor": type(processor).__name__,
             "device": self._device,
             "dtype": self._dtype,
@@ -234,15 +152,6 @@ class TransformersVisionChat(Model):
             "transformers": str(transformers.__version__),
             "torch": str(torch.__version__),
         }
-
-    async def aclose(self) -> None:
-        with self._lock:
-            if self._model is None:
-                return
-            self._model = None
-            self._processor = None
-            if self._torch is not None and self._torch.cuda.is_available():
-                self._torch.cuda.empty_cache()
 
     # --- answering ------------------------------------------------------------------------
 

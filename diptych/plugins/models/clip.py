@@ -21,23 +21,17 @@ trial keys must stay cheap.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from diptych.core.capabilities import Capability, Model, ModelHints
-from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
+from diptych.core.capabilities import Capability, Model
+from diptych.core.errors import ModelLoadError, PermanentModelError
 from diptych.core.hookspecs import hookimpl
-from diptych.plugins.models._checkpoint import COMMIT, Checkpoint
-from diptych.plugins.models._placement import Device, DType, import_torch, placement_for
-from diptych.plugins.models._transformers_loading import (
-    checkpoint_options,
-    quiet_transformers,
-    weights_options,
-)
+from diptych.plugins.models._checkpoint import cache_dir_param, revision_param
+from diptych.plugins.models._placement import Device, DType, device_param, dtype_param
+from diptych.plugins.models._transformers_loading import CheckpointModel, load_checkpoint
 
 DEFAULT_MODEL = "openai/clip-vit-base-patch32"
 
@@ -63,23 +57,17 @@ class ClipParams(Model.Params):
         description="Hugging Face hub id (read from the local cache) or a model directory "
         "written by save_pretrained.",
     )
-    revision: str | None = Field(
-        default=None, description="Hub branch, tag or commit (hub ids only); default: main."
-    )
-    device: Device = Field(
-        default="auto", description="auto: cuda if available, then mps, then cpu."
-    )
-    dtype: DType = Field(default="auto", description="auto: float16 on cuda, float32 elsewhere.")
+    revision: str | None = revision_param()
+    device: Device = device_param()
+    dtype: DType = dtype_param()
     batch_size: int = Field(default=32, ge=1, description="Images or texts per forward pass.")
     allow_download: bool = Field(
         default=False, description="Let transformers download a hub model that is not cached."
     )
-    cache_dir: str | None = Field(
-        default=None, description="Hugging Face cache to read (default: HF_HUB_CACHE)."
-    )
+    cache_dir: str | None = cache_dir_param()
 
 
-class Clip(Model):
+class Clip(CheckpointModel):
     """CLIP, SigLIP and other dual image-text encoders on transformers, run in-process."""
 
     name: ClassVar[str] = "clip"
@@ -91,97 +79,28 @@ class Clip(Model):
     Params = ClipParams
 
     def __init__(self, params: ClipParams | None = None) -> None:
-        # Cheap on purpose: the engine builds models to compute trial keys and loads the
-        # weights (load()) only when some trial must actually run.
         super().__init__(params)
         assert isinstance(self.params, ClipParams)
         self._params: ClipParams = self.params
-        self._checkpoint = Checkpoint(
-            self._params.model,
-            revision=self._params.revision,
-            cache_dir=self._params.cache_dir,
-            marker="config.json",
-            owner=self.name,
-        )
-        self._version = self._checkpoint.version()
-        self._model: Any = None
-        self._processor: Any = None
-        self._torch: Any = None
-        self._device = "unloaded"
-        self._dtype = "unloaded"
         self._pad_to_max = False
-        self._facts: dict[str, Any] = {}
-        self._lock = threading.Lock()
-        self.hints = ModelHints(
-            blocking=True, max_concurrency=1, batch_size=self._params.batch_size
-        )
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    def provenance(self) -> dict[str, Any]:
-        return {
-            **super().provenance(),
-            "backend": "transformers",
-            "model_id": self._params.model,
-            "revision": self._params.revision,
-            **self._facts,
-        }
 
     # --- loading --------------------------------------------------------------------------
-
-    def load(self) -> None:
-        with self._lock:
-            self._loaded()
 
     def _loaded(self) -> Any:
         """The model, loaded on first use; call with ``self._lock`` held."""
         if self._model is not None:
             return self._model
-        torch = import_torch(self.name)
-        if importlib.util.find_spec("transformers") is None:
-            raise MissingDependencyError("transformers", "transformers", "The clip model")
-        import transformers
-
-        p = self._params
-        device, dtype = placement_for(torch, p.device, p.dtype)
-        self._checkpoint.check_available(p.allow_download)
-        options = checkpoint_options(
-            allow_download=p.allow_download, revision=p.revision, cache_dir=p.cache_dir
+        loaded = load_checkpoint(
+            self._checkpoint,
+            self._params,
+            _read_dual_encoder,
+            owner=self.name,
+            extra="transformers",
         )
-        source = self._checkpoint.source
-        weights = weights_options(
-            str(transformers.__version__),
-            device,
-            getattr(torch, dtype),
-            accelerate=importlib.util.find_spec("accelerate") is not None,
-        )
-        try:
-            with quiet_transformers(transformers):
-                processor = transformers.AutoProcessor.from_pretrained(source, **options)
-                model = transformers.AutoModel.from_pretrained(source, **weights, **options)
-        # OSError covers missing and partial files, the hub's not-found and offline errors;
-        # ValueError a config naming no model this transformers version knows.
-        except (OSError, ValueError) as exc:
-            raise self._checkpoint.load_error(exc) from exc
-        if not all(hasattr(model, m) for m in ("get_image_features", "get_text_features")):
-            raise ModelLoadError(
-                f"{source!r} is a {type(model).__name__}, not a dual image-text encoder (it has "
-                "no get_image_features / get_text_features); use a CLIP or SigLIP checkpoint"
-            )
-        if getattr(processor, "image_processor", None) is None or not hasattr(
-            processor, "tokenizer"
-        ):
-            raise ModelLoadError(
-                f"{source!r} has no image processor and tokenizer; save the processor with "
-                "the model (processor.save_pretrained)"
-            )
-        if getattr(model, "hf_device_map", None) is None:
-            model.to(device)
-        model.eval()
+        torch, transformers = loaded.torch, loaded.transformers
+        processor, model = loaded.processor, loaded.model
         self._torch, self._processor, self._model = torch, processor, model
-        self._device, self._dtype = device, dtype
+        self._device, self._dtype = loaded.device, loaded.dtype
         self._pad_to_max = getattr(model.config, "model_type", "") in _PAD_TO_MAX_LENGTH
         self._facts = self._describe(model, processor, transformers, torch)
         return model
@@ -190,10 +109,6 @@ class Clip(Model):
         self, model: Any, processor: Any, transformers: Any, torch: Any
     ) -> dict[str, Any]:
         """What every embedding of this model shares, recorded with each of them."""
-        config = model.config
-        commit = getattr(config, "_commit_hash", None)
-        if not (isinstance(commit, str) and COMMIT.match(commit)):
-            commit = self._checkpoint.commit
         images = processor.image_processor
         preprocessing = {
             key: _plain(getattr(images, key)) for key in _PREPROCESSING if hasattr(images, key)
@@ -204,9 +119,7 @@ class Clip(Model):
             getattr(processor.tokenizer, "model_max_length", None)
         )
         return {
-            "name_or_path": str(getattr(config, "_name_or_path", "") or self._params.model),
-            "commit": commit,
-            "architecture": type(model).__name__,
+            **self._source_facts(model),
             "preprocessing": preprocessing,
             "normalized": "l2",
             "device": self._device,
@@ -214,15 +127,6 @@ class Clip(Model):
             "transformers": str(transformers.__version__),
             "torch": str(torch.__version__),
         }
-
-    async def aclose(self) -> None:
-        with self._lock:
-            if self._model is None:
-                return
-            self._model = None
-            self._processor = None
-            if self._torch is not None and self._torch.cuda.is_available():
-                self._torch.cuda.empty_cache()
 
     # --- embedding ------------------------------------------------------------------------
 
@@ -295,6 +199,26 @@ def _plain(value: Any) -> Any:
         return {k: _plain(v) for k, v in dataclasses.asdict(value).items() if v is not None}
     inner = getattr(value, "value", None)
     return inner if isinstance(inner, int | str) else str(value)
+
+
+def _read_dual_encoder(
+    transformers: Any, source: str, options: dict[str, Any], weights: dict[str, Any]
+) -> tuple[Any, Any]:
+    """(processor, model) of a dual image-text encoder at ``source``; a checkpoint of another
+    kind is refused with what to use instead."""
+    processor = transformers.AutoProcessor.from_pretrained(source, **options)
+    model = transformers.AutoModel.from_pretrained(source, **weights, **options)
+    if not all(hasattr(model, m) for m in ("get_image_features", "get_text_features")):
+        raise ModelLoadError(
+            f"{source!r} is a {type(model).__name__}, not a dual image-text encoder (it has "
+            "no get_image_features / get_text_features); use a CLIP or SigLIP checkpoint"
+        )
+    if getattr(processor, "image_processor", None) is None or not hasattr(processor, "tokenizer"):
+        raise ModelLoadError(
+            f"{source!r} has no image processor and tokenizer; save the processor with "
+            "the model (processor.save_pretrained)"
+        )
+    return processor, model
 
 
 @hookimpl

@@ -25,11 +25,10 @@ for callers that bypass the engine.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -46,14 +45,25 @@ from diptych.core.errors import (
 from diptych.core.hookspecs import hookimpl
 from diptych.plugins.models._checkpoint import (
     COMMIT,
+    cache_dir_param,
     commit_of,
     directory_fingerprint,
     download_command,
-    local_model_dir,
+    revision_param,
+)
+from diptych.plugins.models._diffusion_pipeline import (
+    dtype_keyword,
+    loaded_commit,
+    local_pipeline_dir,
+    not_cached_message,
+    quiet_loading,
+    scheduler_like,
 )
 from diptych.plugins.models._placement import (
     Device,
     DType,
+    device_param,
+    dtype_param,
     import_torch,
     package_version,
     resolve_placement,
@@ -88,18 +98,12 @@ class Diffusers(Model):
             default=DEFAULT_MODEL,
             description="Hugging Face hub id (read from the local cache) or a pipeline directory.",
         )
-        revision: str | None = Field(
-            default=None, description="Hub branch, tag or commit (hub ids only); default: main."
-        )
+        revision: str | None = revision_param()
         variant: str | None = Field(
             default=None, description='Weights variant to load, e.g. "fp16" (smaller download).'
         )
-        device: Device = Field(
-            default="auto", description="auto: cuda if available, then mps, then cpu."
-        )
-        dtype: DType = Field(
-            default="auto", description="auto: float16 on cuda, float32 elsewhere."
-        )
+        device: Device = device_param()
+        dtype: DType = dtype_param()
         steps: int = Field(default=50, ge=1, description="Denoising steps.")
         guidance_scale: float = Field(default=7.5, ge=0, description="Classifier-free guidance.")
         scheduler: str | None = Field(
@@ -123,9 +127,7 @@ class Diffusers(Model):
         allow_download: bool = Field(
             default=False, description="Let diffusers download a hub model that is not cached."
         )
-        cache_dir: str | None = Field(
-            default=None, description="Hugging Face cache to read (default: HF_HUB_CACHE)."
-        )
+        cache_dir: str | None = cache_dir_param()
         attention_slicing: bool = Field(
             default=False, description="Compute attention in slices: less memory, a little slower."
         )
@@ -140,7 +142,7 @@ class Diffusers(Model):
         super().__init__(params)
         assert isinstance(self.params, Diffusers.Params)
         self._params: Diffusers.Params = self.params
-        self._local_dir = _local_pipeline_dir(self._params.model)
+        self._local_dir = local_pipeline_dir(self._params.model)
         if self._local_dir is not None and self._params.revision is not None:
             raise ParameterError(
                 f"model '{self.name}': revision applies to hub ids, but {self._params.model!r} "
@@ -216,17 +218,17 @@ class Diffusers(Model):
             mps=bool(torch.backends.mps.is_available()),
         )
         if self._local_dir is None and self._snapshot is None and not p.allow_download:
-            raise ModelLoadError(_not_cached_message(p.model, p.revision))
+            raise ModelLoadError(not_cached_message(p.model, p.revision))
         source = str(self._local_dir) if self._local_dir is not None else p.model
         kwargs: dict[str, Any] = {
-            _dtype_keyword(diffusers.__version__): getattr(torch, dtype),
+            dtype_keyword(diffusers.__version__): getattr(torch, dtype),
             "local_files_only": not p.allow_download,
         }
         for key in ("revision", "variant", "cache_dir"):
             if getattr(p, key) is not None:
                 kwargs[key] = getattr(p, key)
         try:
-            with _quiet_loading():
+            with quiet_loading():
                 pipe = diffusers.AutoPipelineForText2Image.from_pretrained(source, **kwargs)
         # OSError covers missing and partial files, the hub's not-found and offline errors;
         # ValueError a model_index.json naming no text-to-image pipeline or a bad variant.
@@ -243,7 +245,7 @@ class Diffusers(Model):
         if not p.safety_checker and getattr(pipe, "safety_checker", None) is not None:
             pipe.safety_checker = None
         if p.scheduler is not None:
-            pipe.scheduler = _scheduler(diffusers, pipe.scheduler, p.scheduler)
+            pipe.scheduler = scheduler_like(diffusers, pipe.scheduler, p.scheduler)
         # The core never prints; a progress bar per call would also break a TUI's layout.
         pipe.set_progress_bar_config(disable=True)
         if p.attention_slicing:
@@ -264,7 +266,7 @@ class Diffusers(Model):
         """What every image of this pipeline shares, recorded with each of them."""
         p = self._params
         name_or_path = str(pipe.config.get("_name_or_path", p.model))
-        commit = _loaded_commit(pipe) or commit_of(self._snapshot)
+        commit = loaded_commit(pipe) or commit_of(self._snapshot)
         return {
             "model": self.name,
             "version": self.version,
@@ -413,93 +415,6 @@ def _import_backend(owner: str) -> tuple[Any, Any]:
     except ImportError as exc:
         raise MissingDependencyError("diffusers", "diffusers", f"The {owner} model") from exc
     return torch, diffusers
-
-
-def _local_pipeline_dir(model: str) -> Path | None:
-    """The pipeline directory ``model`` names, or None when it is a hub id."""
-    return local_model_dir(model, "model_index.json", "diffusers")
-
-
-def _loaded_commit(pipe: Any) -> str | None:
-    """The hub commit the loaded pipeline came from, read off its components.
-
-    diffusers records each component's source directory (``_name_or_path``, a
-    ``snapshots/<commit>/`` folder for a cached hub model); transformers models may carry
-    ``_commit_hash``.
-    """
-    for component in pipe.components.values():
-        config = getattr(component, "config", None)
-        if config is None:
-            continue
-        commit = getattr(config, "_commit_hash", None)
-        if isinstance(commit, str) and COMMIT.match(commit):
-            return commit
-        where = config.get("_name_or_path") if isinstance(config, dict) else None
-        where = where or getattr(config, "_name_or_path", None)
-        if isinstance(where, str):
-            parts = Path(where).parts
-            for before, after in zip(parts, parts[1:], strict=False):
-                if before == "snapshots" and COMMIT.match(after):
-                    return after
-    return None
-
-
-def _not_cached_message(model: str, revision: str | None) -> str:
-    at = f" at revision {revision}" if revision else ""
-    return (
-        f"The diffusers model {model!r}{at} is not in the local Hugging Face cache and "
-        f"downloads are off: download it with `{download_command(model, revision)}`, "
-        "or pass a local pipeline directory as model, or set allow_download=true"
-    )
-
-
-def _dtype_keyword(version: str) -> str:
-    # diffusers 0.42 renamed from_pretrained's torch_dtype to dtype (torch_dtype is
-    # deprecated); older releases ignore an unknown dtype and would load float32.
-    numbers = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
-    return "dtype" if numbers >= (0, 42) else "torch_dtype"
-
-
-def _scheduler(diffusers: Any, current: Any, name: str) -> Any:
-    """A ``name`` scheduler configured like ``current`` (betas, prediction type ...)."""
-    compatible = sorted(c.__name__ for c in getattr(current, "compatibles", ()))
-    cls: Any = getattr(diffusers, name, None)
-    is_scheduler = isinstance(cls, type) and issubclass(cls, diffusers.SchedulerMixin)
-    if not is_scheduler:
-        raise ModelLoadError(
-            f"{name!r} is not a diffusers scheduler; this pipeline can use: "
-            + ", ".join(compatible)
-        )
-    if compatible and name not in compatible and name != type(current).__name__:
-        raise ModelLoadError(
-            f"scheduler {name!r} does not fit this pipeline's {type(current).__name__}; "
-            "choose one of: " + ", ".join(compatible)
-        )
-    return cls.from_config(current.config)
-
-
-@contextlib.contextmanager
-def _quiet_loading() -> Iterator[None]:
-    """Loading without diffusers' and transformers' progress bars (the core never prints).
-
-    Both libraries keep the switch in a global; it is put back as it was.
-    """
-    import diffusers.utils.logging as diffusers_logging
-
-    modules: list[Any] = [diffusers_logging]
-    with contextlib.suppress(ImportError):
-        import transformers.utils.logging as transformers_logging
-
-        modules.append(transformers_logging)
-    enabled = [m.is_progress_bar_enabled() for m in modules]
-    for module in modules:
-        module.disable_progress_bar()
-    try:
-        yield
-    finally:
-        for module, was in zip(modules, enabled, strict=True):
-            if was:
-                module.enable_progress_bar()
 
 
 @hookimpl

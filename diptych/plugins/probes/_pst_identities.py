@@ -6,7 +6,9 @@ female-stereotyped occupations of the PST paper's Table 7 and the power roles of
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from diptych.core.data import load_data
 
@@ -38,6 +40,19 @@ class Identities(BaseModel):
 
 def identities() -> Identities:
     return load_data("pst_identities.yaml", Identities)
+
+
+def occupation_subset(stereotype: Literal["masculine", "feminine"]) -> Any:
+    """The parameter that picks some of one side's occupations of Table 7 (default: all 20),
+    with the list a front end offers to pick from (the TUI's New-run form)."""
+    side = {"masculine": "male", "feminine": "female"}[stereotype]
+    return Field(
+        None,
+        description=f"subset of the {side}-stereotyped occupations (Table 7); default all 20",
+        json_schema_extra={
+            "choices": list[JsonValue](getattr(identities().occupations, stereotype))
+        },
+    )
 
 
 def chosen_identities(given: list[str] | None, full: list[str], kind: str) -> list[str]:

@@ -12,9 +12,10 @@ import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from diptych.core.workspace import RetryPolicy, RunOptions, Workspace
+from diptych.testing.drills.faults import InjectingService
 
 IMAGES_PATH = "/v1/images/generations"
 #: The unusable answers, by prompt: ``times`` None answers every request so, 1 only the first.
@@ -24,25 +25,6 @@ SPOILT: dict[str, tuple[str, int | None]] = {
     "request 5": ("url_instead", None),
     "request 7": ("unreadable_image", 1),
 }
-
-
-class BadSuccessService(Protocol):
-    """An OpenAI-compatible service that can spoil its answers (``diptych.testing``'s)."""
-
-    @property
-    def base_url(self) -> str: ...
-
-    requests: list[Any]
-
-    def inject(
-        self,
-        kind: Any,
-        *,
-        times: int | None = ...,
-        prompt_contains: str | None = ...,
-    ) -> Any: ...
-
-    def clear_faults(self) -> None: ...
 
 
 @dataclass
@@ -81,7 +63,7 @@ class BadSuccessDrill:
 
 def bad_success_drill(
     workspace: Workspace,
-    service: BadSuccessService,
+    service: InjectingService,
     *,
     trials: int = 10,
     paid_retries: int = 2,

@@ -39,6 +39,28 @@ class FaultService(Protocol):
     ) -> None: ...
 
 
+class InjectingService(Protocol):
+    """An OpenAI-compatible service that fails or spoils chosen requests on purpose
+    (``diptych.testing``'s fake): a 429 with a Retry-After, an unusable answer ..."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    requests: list[Any]
+
+    def inject(
+        self,
+        kind: Any,
+        *,
+        times: int | None = ...,
+        prompt_contains: str | None = ...,
+        retry_after: float | None = ...,
+        retry_after_form: Any = ...,
+    ) -> Any: ...
+
+    def clear_faults(self) -> None: ...
+
+
 @dataclass
 class FaultDrill:
     """What one fault drill did and what went wrong (nothing, when ``ok``)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from diptych.core.workspace import RetryPolicy, RunOptions, Workspace
+from diptych.testing.drills.faults import InjectingService
 
 IMAGES_PATH = "/v1/images/generations"
 #: The Retry-After forms the drill sends, one round each.
@@ -34,27 +35,6 @@ class Recorded(Protocol):
     status: int | None
     received_at: float
     answered_at: float | None
-
-
-class RetryAfterService(Protocol):
-    """An OpenAI-compatible service that can answer 429 on purpose (``diptych.testing``'s)."""
-
-    @property
-    def base_url(self) -> str: ...
-
-    requests: list[Any]
-
-    def inject(
-        self,
-        kind: Any,
-        *,
-        times: int | None = ...,
-        prompt_contains: str | None = ...,
-        retry_after: float | None = ...,
-        retry_after_form: Any = ...,
-    ) -> Any: ...
-
-    def clear_faults(self) -> None: ...
 
 
 @dataclass
@@ -85,7 +65,7 @@ class RetryAfterDrill:
 
 
 def retry_after_drill(
-    workspace: Workspace, service: RetryAfterService, *, trials: int = 8, cap: float = 1.0
+    workspace: Workspace, service: InjectingService, *, trials: int = 8, cap: float = 1.0
 ) -> RetryAfterDrill:
     """Generate ``trials`` images through ``openai-images`` with Retry-After capped at ``cap``
     seconds while the service asks for half the cap once, then for an hour once per round."""
@@ -119,7 +99,7 @@ def retry_after_drill(
 
 def _round(
     workspace: Workspace,
-    service: RetryAfterService,
+    service: InjectingService,
     model: tuple[str, dict[str, Any]],
     params: dict[str, Any],
     options: RunOptions,

@@ -48,7 +48,7 @@ class CalibrationParams(BaseModel):
     )
 
 
-class Calibration(Probe):
+class Calibration(Probe[CalibrationParams]):
     """Measure a perceived-gender annotator's errors on the PAIRS images of known gender."""
 
     name = "calibration"
@@ -59,11 +59,6 @@ class Calibration(Probe):
     version = "1"
     capabilities = frozenset({Capability.PERSON_ANNOTATOR})
     Params = CalibrationParams  # type: ignore[assignment]
-
-    @property
-    def p(self) -> CalibrationParams:
-        assert isinstance(self.params, CalibrationParams)
-        return self.params
 
     def images(self) -> list[pairs.PairsImage]:
         return pairs.images(subset=self.p.subset)

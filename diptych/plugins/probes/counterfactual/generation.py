@@ -27,7 +27,7 @@ from diptych.plugins.probes.counterfactual.params import GenerationParams
 from diptych.plugins.probes.counterfactual.templates import caption, data
 
 
-class CounterfactualSets(Probe):
+class CounterfactualSets(Probe[GenerationParams]):
     """SocialCounterfactuals sets: images differing only in race, gender or physical traits."""
 
     name = "counterfactual-sets"
@@ -38,11 +38,6 @@ class CounterfactualSets(Probe):
     version = "1"
     capabilities = frozenset({Capability.IMAGE_GENERATOR})
     Params = GenerationParams  # type: ignore[assignment]
-
-    @property
-    def p(self) -> GenerationParams:
-        assert isinstance(self.params, GenerationParams)
-        return self.params
 
     def plan(self) -> Iterator[TrialSpec]:
         d = data()

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from diptych.core.metrics.precision import Components, PlannedFigure
 
 
-class CounterfactualRetrieval(Probe):
+class CounterfactualRetrieval(Probe[RetrievalParams]):
     """SocialCounterfactuals: whose images does an encoder retrieve for a neutral query?"""
 
     name = "counterfactual-retrieval"
@@ -69,11 +69,6 @@ class CounterfactualRetrieval(Probe):
         super().__init__(params)
         self._sets: list[CounterfactualSet] | None = None
         self.incomplete_sets = 0
-
-    @property
-    def p(self) -> RetrievalParams:
-        assert isinstance(self.params, RetrievalParams)
-        return self.params
 
     # --- the sets -------------------------------------------------------------------------
 
@@ -236,7 +231,7 @@ class CounterfactualRetrieval(Probe):
     # --- scoring --------------------------------------------------------------------------
 
     def review_flags(self, run: RunView) -> list[ReviewFlag]:
-        from diptych.plugins.probes.counterfactual.analysis import detectability_flags
+        from diptych.plugins.probes.counterfactual.applied_filter import detectability_flags
 
         return detectability_flags(self.p, run)
 

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 SCORE_LABEL = {1: "+1", 0: "0", -1: "-1"}
 
 
-class Pairs(Probe):
+class Pairs(Probe[PairsParams]):
     """PAIRS: does a vision-language model's choice change with the person's gender or race?"""
 
     name = "pairs"
@@ -84,11 +84,6 @@ class Pairs(Probe):
     version = "1"
     capabilities = frozenset({Capability.VISION_CHAT})
     Params = PairsParams  # type: ignore[assignment]
-
-    @property
-    def p(self) -> PairsParams:
-        assert isinstance(self.params, PairsParams)
-        return self.params
 
     # --- what is asked ---------------------------------------------------------------------
 

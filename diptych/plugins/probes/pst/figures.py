@@ -7,10 +7,10 @@ nothing to draw, so a small or partly labelled run gets the figures it can suppo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from diptych.core.metrics.sts import STSResult
+from diptych.core.metrics.sts import MicroSTS, STSResult
 from diptych.core.probe import Figure
 from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, place_labels, png, png_later
@@ -33,6 +33,24 @@ def _whiskers(
     below = [max(0.0, v - ci[0]) if ci else 0.0 for v, ci in zip(values, cis, strict=True)]
     above = [max(0.0, ci[1] - v) if ci else 0.0 for v, ci in zip(values, cis, strict=True)]
     return [below, above]
+
+
+def _ascending(sts: STSResult, score: Callable[[MicroSTS], float | None]) -> list[MicroSTS]:
+    """The occupations that have ``score``, ascending by it (ties by name), as the paper's
+    Figures 3 and 5 list them."""
+    return sorted(
+        (m for m in sts.micro.values() if score(m) is not None),
+        key=lambda m: (score(m), m.identity),
+    )
+
+
+def _occupation_rows(ax: Axes, micro: Sequence[MicroSTS], xlabel: str) -> None:
+    """One row per occupation, bottom up, on the micro STS scale with 0 marked."""
+    ax.set_yticks(range(len(micro)), [m.identity for m in micro], fontsize=8)
+    ax.set_ylim(-0.6, len(micro) - 0.4)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlim(-_SCORE_LIMIT, _SCORE_LIMIT)
+    ax.set_xlabel(xlabel)
 
 
 def _est(value: float | None, ci: tuple[float, float] | None) -> str:
@@ -60,10 +78,7 @@ def _stereotype_legend(ax: Axes, present: Iterable[str]) -> None:
 
 
 def figure_3(sts: STSResult, suffix: str, where: str, *, table: str = "") -> Figure | None:
-    micro = sorted(
-        (m for m in sts.micro.values() if m.paired is not None),
-        key=lambda m: (m.paired, m.identity),
-    )
+    micro = _ascending(sts, lambda m: m.paired)
     if not micro:
         return None
     values = [m.paired for m in micro if m.paired is not None]
@@ -78,11 +93,7 @@ def figure_3(sts: STSResult, suffix: str, where: str, *, table: str = "") -> Fig
         capsize=2,
         height=0.7,
     )
-    ax.set_yticks(range(len(micro)), [m.identity for m in micro], fontsize=8)
-    ax.set_ylim(-0.6, len(micro) - 0.4)
-    ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlim(-_SCORE_LIMIT, _SCORE_LIMIT)
-    ax.set_xlabel("micro STS, paired setting")
+    _occupation_rows(ax, micro, "micro STS, paired setting")
     ax.set_title(f"Micro STS under the PST by occupation ({where})", fontsize=10)
     _stereotype_legend(ax, (m.stereotype for m in micro))
     return Figure(
@@ -171,10 +182,7 @@ def _labelled_png(fig: MplFigure, ax: Axes, labels: list[tuple[str, float, float
 
 
 def figure_5(sts: STSResult, suffix: str, where: str, *, table: str = "") -> Figure | None:
-    micro = sorted(
-        (m for m in sts.micro.values() if m.gap is not None),
-        key=lambda m: (m.gap, m.identity),
-    )
+    micro = _ascending(sts, lambda m: m.gap)
     if not micro:
         return None
     fig = new_figure(6.4, _height(len(micro)))
@@ -204,11 +212,7 @@ def figure_5(sts: STSResult, suffix: str, where: str, *, table: str = "") -> Fig
         capsize=1.5,
     )
     ax.scatter(paireds, ys, color=[COLOURS[m.stereotype] for m in micro], zorder=3, label="paired")
-    ax.set_yticks(ys, [m.identity for m in micro], fontsize=8)
-    ax.set_ylim(-0.6, len(micro) - 0.4)
-    ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlim(-_SCORE_LIMIT, _SCORE_LIMIT)
-    ax.set_xlabel("micro STS")
+    _occupation_rows(ax, micro, "micro STS")
     ax.set_title(f"Single-person vs paired micro STS ({where})", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     return Figure(

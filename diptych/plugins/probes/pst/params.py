@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from diptych.plugins.probes._pst_identities import chosen_identities, identities
+from diptych.plugins.probes._pst_identities import chosen_identities, identities, occupation_subset
 from diptych.plugins.probes.pst.prompts import (
     check_paired,
     check_single,
@@ -38,17 +38,8 @@ class PSTParams(BaseModel):
     setting: Literal["both", "paired", "single"] = Field(
         "both", description="paired test, single-person baseline, or both"
     )
-    masculine: list[str] | None = Field(
-        None,
-        description="subset of the male-stereotyped occupations (Table 7); default all 20",
-        # The vocabulary a front end offers to pick from (the TUI's New-run form).
-        json_schema_extra={"choices": list[JsonValue](identities().occupations.masculine)},
-    )
-    feminine: list[str] | None = Field(
-        None,
-        description="subset of the female-stereotyped occupations (Table 7); default all 20",
-        json_schema_extra={"choices": list[JsonValue](identities().occupations.feminine)},
-    )
+    masculine: list[str] | None = occupation_subset("masculine")
+    feminine: list[str] | None = occupation_subset("feminine")
     samples_paired: int = Field(
         1,
         ge=1,

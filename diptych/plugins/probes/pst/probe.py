@@ -77,7 +77,7 @@ class _Person:
     meta: dict[str, Any]
 
 
-class PST(Probe):
+class PST(Probe[PSTParams]):
     """Paired Stereotype Test: two people of opposite-gender-stereotyped identities in one image."""
 
     name = "pst"
@@ -90,11 +90,6 @@ class PST(Probe):
     version = "1"
     capabilities = frozenset({Capability.IMAGE_GENERATOR})
     Params = PSTParams  # type: ignore[assignment]
-
-    @property
-    def p(self) -> PSTParams:
-        assert isinstance(self.params, PSTParams)
-        return self.params
 
     def required_capability(self) -> Capability:
         # The engine asks this before it records a run: an unresolved only_most_biased fails

@@ -10,14 +10,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    JsonValue,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from diptych.core.data import load_data
-from diptych.plugins.probes._pst_identities import chosen_identities, identities
+from diptych.plugins.probes._pst_identities import chosen_identities, identities, occupation_subset
 
 
 class Candidates(BaseModel):
@@ -119,17 +118,8 @@ class PSTTextParams(BaseModel):
     setting: Literal["both", "paired", "single"] = Field(
         "both", description="paired test, single-person baseline, or both"
     )
-    masculine: list[str] | None = Field(
-        None,
-        description="subset of the male-stereotyped occupations (Table 7); default all 20",
-        # The vocabulary a front end offers to pick from (the TUI's New-run form).
-        json_schema_extra={"choices": list[JsonValue](identities().occupations.masculine)},
-    )
-    feminine: list[str] | None = Field(
-        None,
-        description="subset of the female-stereotyped occupations (Table 7); default all 20",
-        json_schema_extra={"choices": list[JsonValue](identities().occupations.feminine)},
-    )
+    masculine: list[str] | None = occupation_subset("masculine")
+    feminine: list[str] | None = occupation_subset("feminine")
     samples_paired: int = Field(
         1, ge=1, le=MAX_SAMPLES, description="samples per ordered pair (paper: 1)"
     )

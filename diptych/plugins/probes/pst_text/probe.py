@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 PERSON_FIELDS = frozenset({"target", "position", "id"})
 
 
-class PSTText(Probe):
+class PSTText(Probe[PSTTextParams]):
     """Paired Stereotype Test on text: which pronoun a model gives each of two people."""
 
     name = "pst-text"
@@ -58,11 +58,6 @@ class PSTText(Probe):
     version = "1"
     capabilities = frozenset({Capability.TEXT_LIKELIHOOD, Capability.CHAT})
     Params = PSTTextParams  # type: ignore[assignment]
-
-    @property
-    def p(self) -> PSTTextParams:
-        assert isinstance(self.params, PSTTextParams)
-        return self.params
 
     def required_capability(self) -> Capability:
         return Capability.TEXT_LIKELIHOOD if self.p.mode == "likelihood" else Capability.CHAT

@@ -67,7 +67,7 @@ def _require_text_extra(processing: Processing) -> None:
             raise MissingDependencyError(package, "text", purpose)
 
 
-class Stories(Probe):
+class Stories(Probe[StoriesParams]):
     """PAIRS open-ended prompts: words that set stories of Black/White men/women apart."""
 
     name = "stories"
@@ -81,11 +81,6 @@ class Stories(Probe):
     version = "1"
     capabilities = frozenset({Capability.VISION_CHAT})
     Params = StoriesParams  # type: ignore[assignment]
-
-    @property
-    def p(self) -> StoriesParams:
-        assert isinstance(self.params, StoriesParams)
-        return self.params
 
     def images(self) -> list[pairs.PairsImage]:
         return chosen_images(self.p)

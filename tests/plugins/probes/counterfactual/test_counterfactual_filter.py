@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from diptych.plugins.probes.counterfactual.analysis import similarity_threshold
+from diptych.plugins.probes.counterfactual.applied_filter import similarity_threshold
 from diptych.plugins.probes.counterfactual.filtering import (
     DEFAULT_SIMILARITY_THRESHOLD,
     run_filter,
