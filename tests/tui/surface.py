@@ -20,6 +20,11 @@ asserts ``== []`` and its failure says what a user would have met:
   nothing;
 - :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
   hidden (pushed off its right end, or drawn over by another key);
+- :func:`footer_lacks`: a footer without ``Help`` and ``Quit`` (docs/tui.md promises both on
+  every screen, a field being typed in too), or a footer key cut to no label;
+- :func:`cut_titles`: a box's title (which carries ids and verdicts) or a dialog cut by the
+  terminal's edge;
+- :func:`markup_leaks`: markup (````name````, ``ALL_REASONS``) drawn as its characters;
 - :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
   then its keys.
 
@@ -37,7 +42,9 @@ from typing import Any
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.app import App
+from textual.binding import Binding
 from textual.color import Color
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -445,6 +452,75 @@ async def silent_keys(
             found.append(f"{key}: left the screen for good")
             break
     return found
+
+
+def footer_lacks(app: App[Any], *, labels: bool = True) -> list[str]:
+    """What the footer, as drawn, does not show of what every screen promises: ``Help`` and
+    ``Quit`` (whatever keys they take while a field takes the letters), and a label for each
+    key it shows (a key with its label cut to nothing, or to a stub, tells nothing)."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    footers = [f for f in app.screen.query(Footer) if f.display]
+    if not footers:
+        return []
+    lines = screen_lines(app)
+    found = []
+    footer = footers[0]
+    row = lines[footer.region.y] if footer.region.height else ""
+    # Help where the app has it (a test's host of one screen may not).
+    has_help = any(b.action == "help" for b in Binding.make_bindings(type(app).BINDINGS))
+    for word in ("Help", "Quit") if has_help else ("Quit",):
+        if not re.search(rf"\S+ {word}\b", row):
+            found.append(f"the footer shows no {word}: {row.strip()!r}")
+    for key in footer.query(FooterKey) if labels else []:
+        shown_at = key.region.intersection(footer.region)
+        text = lines[shown_at.y][shown_at.x : shown_at.right].strip() if shown_at.area else ""
+        label = key.description
+        if label and label not in text and text:
+            found.append(f"the footer cuts {label!r} to {text!r}")
+    return found
+
+
+def cut_titles(app: App[Any]) -> list[str]:
+    """Box titles (border titles carry an audit's id, a run's verdict) drawn cut with an
+    ellipsis, and widgets of a dialog drawn past the terminal's right edge."""
+    found = []
+    lines = screen_lines(app)
+    width = app.size.width
+    for widget, region in visible_widgets(app):
+        rows = {"title": widget.region.y, "subtitle": widget.region.bottom - 1}
+        for name, title in (("title", widget.border_title), ("subtitle", widget.border_subtitle)):
+            if not title or not widget.styles.border_top[0]:
+                continue
+            plain = Text.from_markup(title).plain if isinstance(title, str) else title.plain
+            y = rows[name]
+            if 0 <= y < len(lines) and " ".join(plain.split()) not in " ".join(lines[y].split()):
+                found.append(f"{_where(widget)}: its {name} {plain!r} is cut: {lines[y].strip()!r}")
+        if isinstance(widget, Static) and TITLE_ID.search(widget.id or ""):
+            plain = " ".join(_plain(widget).split())
+            drawn = " ".join(" ".join(region_lines(lines, region)).split())
+            if plain and plain not in drawn:
+                found.append(f"{_where(widget)}: {plain!r} is drawn as {drawn!r}")
+        # A box the screen itself lays out (a dialog's frame) past the edge: its end is lost.
+        if widget.parent is app.screen and widget.region.x + widget.outer_size.width > width:
+            found.append(f"{_where(widget)}: drawn past the right edge at {width} columns")
+    return found
+
+
+#: The ids of the lines that title a screen (a run's id, who labels, a verdict).
+TITLE_ID = re.compile(r"title|header|heading")
+#: Markup of a docstring or a constant's name, drawn as it is written.
+MARKUP = re.compile(r"``|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|:(?:func|class|meth):`")
+
+
+def markup_leaks(lines: list[str]) -> list[str]:
+    """Rows that show markup (````human:<name>````, ``ALL_REASONS``) rather than words."""
+    return [
+        f"row {y} shows markup: {line.strip()!r}"
+        for y, line in enumerate(lines)
+        if MARKUP.search(line)
+    ]
 
 
 # --- help -----------------------------------------------------------------------------------

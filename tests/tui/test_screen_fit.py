@@ -395,7 +395,12 @@ async def test_help_opens_at_the_section_of_each_screen_and_lists_its_keys(
         await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the Audit screen")
         lines = await help_opened(pilot, "f1")  # the file field has the focus: ? is typed
         assert first_help_line(lines) == "Audit screen"
-        for key, action in (("^r", "Run audit"), ("^o", "Report"), ("esc", "Back")):
+        for key, action in (
+            ("^r", "Run"),
+            ("^g", "Until decided"),
+            ("^o", "Report"),
+            ("esc", "Back"),
+        ):
             assert row_shows(lines, key, [action], below=0), (key, "\n".join(lines))
 
 

@@ -11,8 +11,11 @@ from surface import (
     cut_fields,
     cut_footer_keys,
     cut_names,
+    cut_titles,
     cut_values,
+    footer_lacks,
     help_leads_with_purpose,
+    markup_leaks,
     region_lines,
     screen_lines,
     silent_keys,
@@ -37,8 +40,11 @@ class One(App[None]):
     the app, for a widget that needs one to be made), with no focus at first."""
 
     AUTO_FOCUS = None
+    FOOTER: type[Footer] = Footer
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Help"),
+        Binding("q", "quit", "Quit"),
         Binding("x", "nothing", "Nothing"),
         Binding("y", "say", "Say"),
         Binding("z", "draw", "Draw"),
@@ -50,7 +56,10 @@ class One(App[None]):
 
     def compose(self) -> ComposeResult:
         yield from (w() if callable(w) else w for w in self.widgets)
-        yield Footer()
+        yield self.FOOTER()
+
+    def action_help(self) -> None:
+        self.notify("help")
 
     def action_nothing(self) -> None:
         pass
@@ -268,3 +277,54 @@ async def test_whole_numbers_draws_its_text_so() -> None:
         await pilot.pause()
         assert cut_values(pilot.app) == []
         assert line.size.height == 2  # "cost $1.25 · interval" over "[-50.0, +50.0] n=12"
+
+
+class Pinned(One):
+    FOOTER = KeysFooter
+
+
+async def test_a_footer_without_quit_while_a_field_takes_the_letters_is_found() -> None:
+    # A focused field takes q: Textual's footer drops "q Quit"; ours shows ctrl+q instead.
+    for app, expected in ((One(Input(id="field")), 1), (Pinned(Input(id="field")), 0)):
+        async with app.run_test(size=(60, 10)) as pilot:
+            pilot.app.query_one("#field").focus()
+            await pilot.pause()
+            found = footer_lacks(pilot.app)
+        assert len([f for f in found if "no Quit" in f]) == expected, found
+
+
+async def test_a_footer_key_cut_to_a_stub_is_found() -> None:
+    async with One(Static("", id="box")).run_test(size=(20, 10)) as pilot:
+        await pilot.pause()
+        found = footer_lacks(pilot.app)
+    assert any("the footer cuts" in f for f in found), found
+
+
+async def test_a_cut_title_and_a_dialog_past_the_edge_are_found() -> None:
+    titled = Static("x", id="titled")
+    titled.styles.border = ("round", "white")
+    titled.border_title = "Release gates of audit smollm2-offline-5c366747d6: 1 of 1 pass"
+    wide = Static("Write the report (enter writes, escape cancels)", id="wide")
+    wide.styles.width = 70
+    heading = Static("Review pst-text-0663f62e · 0/0 · human:newcomer · 0 labelled",
+                     id="review-title")  # fmt: skip
+    heading.styles.height = 1
+    async with One(titled, wide, heading).run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        found = cut_titles(pilot.app)
+    assert sorted(f.split(":")[0] for f in found) == [
+        "Static#review-title",
+        "Static#titled",
+        "Static#wide",
+    ], found
+    titled.border_title = "gates"
+    whole = Static("short", id="title-ok")
+    async with One(titled, whole).run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert cut_titles(pilot.app) == []
+
+
+def test_markup_in_help_text_is_found() -> None:
+    lines = ["asks who; stored as ``human:<name>``", "answers ALL_REASONS or a reason",
+             "Who is reviewing? stored as human:<name>", "STS paired (P(he), P(she))"]  # fmt: skip
+    assert [f.split(" shows")[0] for f in markup_leaks(lines)] == ["row 0", "row 1"]

@@ -18,10 +18,14 @@ from surface import (
     cut_fields,
     cut_footer_keys,
     cut_names,
+    cut_titles,
     cut_values,
     footer_keys,
+    footer_lacks,
     help_leads_with_purpose,
+    markup_leaks,
     missing_values,
+    region_lines,
     screen_lines,
     silent_keys,
     state_by_colour,
@@ -44,7 +48,7 @@ from test_screen_fit import labelled_run, open_detail, settle, show_section
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Input, Label, Static
 
 from diptych import hookimpl
 from diptych.core import plugins
@@ -82,12 +86,15 @@ __all__ = [
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
 
 
-async def surface(pilot: Pilot[Any], *, leave: tuple[str, ...] = ()) -> list[str]:
-    """Every class of defect on the screen shown now (the keys last: they move the screen)."""
+async def surface(
+    pilot: Pilot[Any], *, leave: tuple[str, ...] = (), labels: bool = True
+) -> list[str]:
+    """Every class of defect on the screen shown now (the keys last: they move the screen).
+    ``labels``: whether the footer's labels are checked whole too."""
     await settle(pilot)
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
-    found += cut_footer_keys(app)
+    found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 
@@ -98,7 +105,7 @@ async def help_check(pilot: Pilot[Any], screen: type[Screen[Any]]) -> list[str]:
     await settle(pilot)
     found = help_leads_with_purpose(
         screen_lines(pilot.app), screen_title(screen), screen_purpose(screen)
-    )
+    ) + markup_leaks(screen_lines(pilot.app))
     await pilot.press("escape")
     await wait_for(pilot, lambda: not isinstance(pilot.app.screen, HelpScreen), "help closed")
     return found
@@ -203,7 +210,11 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
         await settle(pilot)
-        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
+        # Within the terminal, its sentence whole.
+        assert cut_values(app) + cut_footer_keys(app) + cut_titles(app) == [], shown(app)
+        label = app.screen.query_one(Label)
+        drawn = " ".join(region_lines(screen_lines(app), label.region))
+        assert "(enter writes, escape cancels):" in " ".join(drawn.split()), shown(app)
         # The directory asked for is shown whole in its box.
         assert any("diptych-report-" in line for line in screen_lines(app))
 
@@ -253,6 +264,8 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         # is brought into view and focused by ctrl+s.
         models.select("scripted-likelihood")
         await settle(pilot)
+        # The chosen model in view, ticked.
+        assert any("[x] scripted-likelihood" in line for line in screen_lines(app)), shown(app)
         run_form = screen.query_one("#form-run")
         run_form.query_one("#form-run-concurrency").value = "0"  # type: ignore[attr-defined]
         await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
@@ -262,8 +275,24 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         assert app.focused is not None and app.focused.id == "form-run-concurrency"
         assert unseen_errors(app) == [], shown(app)
 
-        # A valid plan: its trials and cost whole (in its scrolled box at the least).
         run_form.query_one("#form-run-concurrency").value = ""  # type: ignore[attr-defined]
+
+        # A field with a pick list under it refused: its red reason in view with it.
+        await choose_probe(pilot, "pst-text")
+        models.select("scripted-likelihood")
+        await settle(pilot)
+        field = screen.query_one("#form-probe-masculine", Input)
+        field.value = "notajob"
+        await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+        screen.query_one("#probe").focus()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.focused is field
+        assert unseen_errors(app) + footer_lacks(app) == [], shown(app)
+        assert "notajob" in shown(app) and "unknown" in shown(app), shown(app)
+        field.value = ""
+
+        # A valid plan: its trials and cost whole (in its scrolled box at the least).
         estimate = screen.query_one("#estimate", Static)
         await wait_for(
             pilot,
@@ -341,6 +370,19 @@ async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, i
         assert "texts" in list(app._notifications)[-1].message
         # The labels go on being stored by the footer's m/f/c: leave those to their tests.
         assert await surface(pilot, leave=("m", "f", "c")) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_with_nobody_flagged(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    with Workspace.open(snapshot_workspace) as ws:
+        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    app = Host(snapshot_workspace, run_id, reviewer="newcomer-with-a-long-name")
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        assert review.state.current() is None  # nobody flagged: the queue is empty
+        # Every key of the footer says why it has nobody to act on (m and f among them).
+        assert await surface(pilot) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -456,6 +498,9 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
         app.screen.query_one("#parts").focus()
         assert await help_check(pilot, AuditScreen) == []
         screen.query_one("#file").focus()
+        await settle(pilot)
+        # Typing in the file's field, the footer still says how to quit.
+        assert footer_lacks(app) == [], shown(app)
         await pilot.press(*"gated.yaml", "enter")
         await wait_for(pilot, lambda: screen.plan is not None, "the plan")
         await settle(pilot)
@@ -464,13 +509,30 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
         await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
         await settle(pilot)
         lines = screen_lines(app)
-        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
-        for g in screen.gates:
+        # The gates' heading (the audit's id, how many pass) whole.
+        assert cut_values(app) + cut_footer_keys(app) + cut_titles(app) == [], shown(app)
+        assert missing_values([" ".join(" ".join(lines).split())], [screen.gates_note]) == []
+        # Each gate whole: at 60×20 under the heading the table scrolls (its scrollbar says
+        # so), the first gate in view at the top, the last at the end.
+        table = screen.query_one("#gates", FitTable)
+        for g, end in zip(screen.gates, (False, True), strict=True):
+            if end:
+                table.scroll_end(animate=False)
+                await settle(pilot)
             cells = [g.verdict.upper(), g.value, g.interval, g.rule]
-            assert missing_values(lines, cells) == [], shown(app)
+            assert missing_values(screen_lines(app), cells) == [], shown(app)
         # The summary's word and every part's row agree.
         summary = str(screen.query_one("#summary").render())
         assert summary.startswith("audit complete"), summary
         assert set(screen.status.values()) == {"complete"}, screen.status
         screen.query_one("#parts").focus()
         assert await silent_keys(pilot) == [], shown(app)
+
+
+def test_help_text_has_no_markup() -> None:
+    """What each screen is for reads as words: no ``literal`` marks, no constant's name."""
+    from diptych.tui.screens.help import screen_classes
+
+    found = [f"{cls.__name__}: {line}" for cls in screen_classes()
+             for line in markup_leaks([screen_purpose(cls)])]  # fmt: skip
+    assert found == []

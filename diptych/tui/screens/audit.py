@@ -28,6 +28,7 @@ from diptych.core.report.gates import RULES, GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
 #: The gates table, verdict first: what a release decision reads.
@@ -74,6 +75,8 @@ class AuditScreen(Screen[None]):
     while it runs, and the report when it is written."""
 
     CSS_PATH = "audit.tcss"
+    # Under 24 rows the gates' table scrolls in fewer rows, under their heading.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     HELP_PURPOSE = (
         "Run an audit file and read its verdict: its parts with their trials, cost and status, "
         "and its gates' verdicts with the value, interval and rule each rests on. Ctrl+R runs it, "
@@ -81,9 +84,9 @@ class AuditScreen(Screen[None]):
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
-        Binding("ctrl+r", "run", "Run audit"),
-        # Kept off the footer, which holds the 80-column layout's keys; docs/tui.md names it.
-        Binding("ctrl+g", "run_until_decided", "Until decided", show=False),
+        # Short names, the footer compact: every key whole at 60 columns, ^g among them.
+        Binding("ctrl+r", "run", "Run", tooltip="run the audit file whole"),
+        Binding("ctrl+g", "run_until_decided", "Until decided"),
         Binding("ctrl+o", "report", "Report"),
     ]
 
@@ -109,16 +112,20 @@ class AuditScreen(Screen[None]):
         yield Input(
             value=str(self._file or ""), placeholder="path/to/audit.yaml, then Enter", id="file"
         )
+        # The gates' heading (the audit's id, how many pass, why it stopped early) wraps on
+        # lines of its own: as the table's title it was cut at the frame's end.
+        yield WholeNumbers("", id="gates-note")
         # Fitted to the width: the figure's name wraps, the value, interval and rule stay whole.
         yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
         # Fitted too: a part's status and cost are never scrolled off to the right.
         yield FitTable(COLUMNS, id="parts", zebra_stripes=True)
         yield Static("", id="summary")
-        yield KeysFooter()
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         gates = self.query_one("#gates", FitTable)
         gates.display = False  # shown only for an audit that states gates
+        self.query_one("#gates-note").display = False
         if self._file is not None:
             self._load(self._file)
         else:
@@ -269,7 +276,10 @@ class AuditScreen(Screen[None]):
         ]
         table.display = True
         table.set_rows(rows)
-        table.border_title = message.note
+        table.border_title = "gates"
+        note = self.query_one("#gates-note", WholeNumbers)
+        note.display = True
+        note.update(message.note)
 
     # --- actions ------------------------------------------------------------------------------
 

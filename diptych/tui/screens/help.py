@@ -72,7 +72,8 @@ def screen_purpose(cls: type) -> str:
     if isinstance(own, str):
         return own
     doc = (cls.__doc__ or "").strip().split("\n\n")[0]
-    return " ".join(doc.split())
+    # A docstring's literals (``human:<name>``) read as their words on the screen.
+    return " ".join(doc.replace("``", "").split())
 
 
 def _subclasses(cls: type[Any]) -> list[type[Any]]:

@@ -109,6 +109,9 @@ class ReviewScreen(ReviewView):
             self.give_label(keys[event.character])
 
     def action_label_key(self, key: str) -> None:
+        if self.state.current() is None:
+            self._say_nobody()
+            return
         keys = dict(self._choices_for(self.state.current()))
         if key in keys:
             self.give_label(keys[key])
@@ -117,7 +120,7 @@ class ReviewScreen(ReviewView):
         """The current person, once the reviewer is named (else ask, and None)."""
         item = self.state.current()
         if item is None:
-            self.app.bell()
+            self._say_nobody()
             return None
         if not item.labelable:
             self.notify("nobody here to label: this output is for reading", severity="warning")
@@ -165,23 +168,31 @@ class ReviewScreen(ReviewView):
         )
         self._show_current()
 
-    def _go(self, moved: bool) -> None:
+    def _say_nobody(self) -> None:
+        """Why a key that acts on a person does nothing: the queue is empty."""
+        more = "" if self.include_unlabelled else " (u adds those nobody flagged)"
+        self.notify(f"nobody to review here{more}", severity="warning")
+
+    def _go(self, moved: bool, where: str) -> None:
         if moved:
             self._show_current()
+        elif self.state.current() is None:
+            self._say_nobody()
         else:
             self.app.bell()
+            self.notify(f"already at the {where} person", timeout=2)
 
     def action_next(self) -> None:
-        self._go(self.state.move(+1))
+        self._go(self.state.move(+1), "last")
 
     def action_previous(self) -> None:
-        self._go(self.state.move(-1))
+        self._go(self.state.move(-1), "first")
 
     def action_first(self) -> None:
-        self._go(self.state.jump(last=False))
+        self._go(self.state.jump(last=False), "first")
 
     def action_last(self) -> None:
-        self._go(self.state.jump(last=True))
+        self._go(self.state.jump(last=True), "last")
 
     def action_filter_reason(self) -> None:
         counts = reason_counts(self.state.items[sid] for sid in self.state.order)

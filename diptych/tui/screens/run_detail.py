@@ -162,7 +162,8 @@ class RunDetailScreen(Screen[None]):
         Binding("r", "review", "Review"),
         Binding("s", "toggle_sidebar", "Sections", tooltip="show or hide the list of sections"),
         Binding("slash", "filter", "Filter", show=False),
-        Binding("f5", "reload", "Reload"),
+        # Off the footer: at 60 columns it cut "Sections" to "Sec"; Help lists it.
+        Binding("f5", "reload", "Reload", show=False),
     ]
 
     def __init__(self, run_id: str) -> None:
@@ -183,7 +184,8 @@ class RunDetailScreen(Screen[None]):
                 yield LoadingIndicator(id="loading")
         yield Static("", id="status")
         yield FilterBar(id="filter")
-        yield KeysFooter()
+        # Compact: its keys and their names whole at 60 columns ("s Sec" was cut).
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.action_reload()

@@ -6,7 +6,8 @@ columns "? Help" and "q Quit" were the ones cut. Here they stand at the right en
 screen's keys are fitted into the room left of them: in Textual's own spacing where they fit,
 in its compact spacing where that is enough, and otherwise without the keys the screen can spare
 first (its ``FOOTER_SPARE`` actions, then from the right). A key left out still works, and
-Help, which stays in view, lists every key of the screen.
+Help, which stays in view, lists every key of the screen. While a field takes the letters, ``q``
+types a q: the footer then shows the key that still quits (ctrl+q).
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from collections.abc import Iterable
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import HorizontalGroup
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+#: The key that quits wherever the focus is (Textual's own, a priority binding).
+QUIT = Binding("ctrl+q", "quit", "Quit")
 #: The app's actions kept in view.
 PINNED = ("help", "quit")
 
@@ -82,8 +86,15 @@ class KeysFooter(Footer):
     def compose(self) -> ComposeResult:
         keys = [k for k in super().compose() if isinstance(k, FooterKey)]
         pinned = [k for k in keys if k.action in PINNED]
-        pinned.sort(key=lambda k: PINNED.index(k.action))
         own = [k for k in keys if k not in pinned]
+        if not any(k.action == "quit" for k in pinned):
+            # A focused field takes q (and ?, for which the footer shows F1): ctrl+q still quits.
+            pinned.append(
+                FooterKey("ctrl+q", self.app.get_key_display(QUIT), "Quit", "quit").data_bind(
+                    compact=Footer.compact
+                )
+            )
+        pinned.sort(key=lambda k: PINNED.index(k.action))
         self._fitted_to = self._width()
         spare = getattr(self.screen, "FOOTER_SPARE", ())
         shown, compact = fitted(

@@ -228,6 +228,9 @@ class ParamsForm(Vertical):
                 with Horizontal(classes="field-row"):
                     yield Label(spec.name, classes="field-name")
                     yield widget
+                # Under the field it explains, above its pick list: focused after ctrl+s, the
+                # field and its reason share the view (below a list, the reason was off it).
+                yield Static("", classes="field-error", id=f"{self.id}-{spec.name}-error")
                 if spec.suggestions:
                     yield PickList(
                         spec.suggestions,
@@ -238,7 +241,6 @@ class ParamsForm(Vertical):
                     )
                 if spec.description:
                     yield Static(spec.description, classes="field-help")
-                yield Static("", classes="field-error", id=f"{self.id}-{spec.name}-error")
         yield Static("", classes="form-error")
 
     # --- values ---------------------------------------------------------------------------

@@ -39,6 +39,8 @@ _DIALOG_CSS = """
 class ReviewerNameModal(ModalScreen[str | None]):
     """Asks who is reviewing; the labels are stored as annotator ``human:<name>``."""
 
+    HELP_PURPOSE = "Asks who is reviewing: your labels are stored under human:<your name>."
+
     DEFAULT_CSS = _DIALOG_CSS.format(name="ReviewerNameModal")
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
@@ -100,6 +102,8 @@ ALL_REASONS = "__all__"
 
 class ReasonModal(ModalScreen[str | None]):
     """Pick the flag reason to review (or all of them); answers ALL_REASONS or a reason."""
+
+    HELP_PURPOSE = "Choose the flag reason to review, or all of them."
 
     DEFAULT_CSS = _DIALOG_CSS.format(name="ReasonModal") + (
         "ReasonModal OptionList { height: auto; max-height: 12; }"

@@ -307,7 +307,7 @@ def title_text(
 ) -> str:
     """``Review <run> · 3/10 · human:alice · 2 labelled · all reasons``: where the reviewer is
     in the queue shown, who labels, and what the queue holds (the most needed first: a narrow
-    terminal cuts the end)."""
+    terminal wraps the end)."""
     position = f"{view.index(cursor) + 1}/{len(view)}" if cursor in view else f"0/{len(view)}"
     parts = [f"Review {run_id}", position]
     if blind:
