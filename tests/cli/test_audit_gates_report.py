@@ -71,7 +71,7 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
         assert mine["interval"] == f"{low} to {high}"
         assert mine["level"] == f"{theirs['confidence']:.1%}"
     # Holm over two gates: the smaller p is held to 2.5%/2 a side (97.5%), the other to 95%.
-    assert sorted(g["level"] for g in shown) == ["95.0%", "97.5%"]
+    assert sorted(g["level"] for g in shown) == ["95%", "97.5%"]
     assert report["gates"]["heading"].startswith("Release gates of audit ")
     assert "1 of 2 pass" in report["gates"]["heading"]
     html = (out_dir / "report.html").read_text()

@@ -171,14 +171,6 @@ def sample_size(number: dict[str, Any], observation: str = "observation") -> str
     if isinstance(clusters, int) and within and clusters != n:
         # pst-text's prompts come in scenes (both orders, every sample): the scenes count too.
         text += f" in {counted(clusters, within)}"
-        return text
-    units = number.get("units")
-    if isinstance(units, dict) and len(units) == 1:
-        # What the interval resamples, where it is not what n counts (1,600 answers in 800
-        # draws): the count "What each interval resamples" gives, in the same word.
-        ((unit, count),) = units.items()
-        if isinstance(count, int) and not isinstance(count, bool) and count != n:
-            text += f" in {counted(count, str(unit))}"
     return text
 
 

@@ -131,8 +131,7 @@ def sample_text(number: dict[str, Any], observation: str = "observation") -> str
     units = number.get("units")
     if isinstance(units, dict) and units:
         resampled = " and ".join(counted(int(v), str(k)) for k, v in units.items())
-        if not (size and size.endswith(f" in {resampled}")):  # said once: "in 800 draws"
-            parts.append("resampling " + resampled)
+        parts.append("resampling " + resampled)
     return ", ".join(parts)
 
 
