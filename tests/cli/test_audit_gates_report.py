@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import figure_text, level_text
 from tests.support.cli import call
 
 FIGURE = "STS paired (expected from P(he), P(she))"
@@ -69,7 +69,7 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
         assert mine["value"] == figure_text(theirs["value"])
         low, high = figure_text(theirs["ci_low"]), figure_text(theirs["ci_high"])
         assert mine["interval"] == f"{low} to {high}"
-        assert mine["level"] == f"{theirs['confidence']:.1%}"
+        assert mine["level"] == level_text(theirs["confidence"])  # "95%", "97.5%"
     # Holm over two gates: the smaller p is held to 2.5%/2 a side (97.5%), the other to 95%.
     assert sorted(g["level"] for g in shown) == ["95%", "97.5%"]
     assert report["gates"]["heading"].startswith("Release gates of audit ")
