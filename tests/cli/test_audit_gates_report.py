@@ -4,6 +4,7 @@ unknown figure before the audit has ever run."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,8 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
         (g["verdict"], g["interval"]) for g in shown
     ]
     assert 'id="gates"' in (again / "report.html").read_text()
-    assert f"audit run {file}" in (again / "report.md").read_text()
+    # Named from the report's own directory, where the command is pasted.
+    assert f"audit run {os.path.relpath(file, again)}" in (again / "report.md").read_text()
 
 
 def test_check_names_an_unknown_figure_before_any_run(
