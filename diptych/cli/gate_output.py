@@ -7,7 +7,7 @@ import math
 import xml.etree.ElementTree as ET
 
 from diptych.core.audit.gates import GateResult
-from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import figure_text, level_text
 from diptych.core.workspace.gates import GateReport
 
 _RULE = {
@@ -30,7 +30,7 @@ def _end(x: float | None) -> str:
 
 
 def interval_text(r: GateResult) -> str:
-    return f"{r.confidence:.1%} [{_end(r.ci_low)}, {_end(r.ci_high)}]"
+    return f"{level_text(r.confidence)} [{_end(r.ci_low)}, {_end(r.ci_high)}]"
 
 
 def verdict_text(r: GateResult) -> str:

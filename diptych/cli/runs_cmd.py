@@ -256,7 +256,8 @@ def register(app: typer.Typer) -> None:
                 "labels: " + (", ".join(f"{k} {v}" for k, v in detail.labels.items()) or "none")
             )
             if counts["done"]:
-                result = ws.analysis.analyze(
+                # As every listing shows it: a gated figure with the interval its gate used.
+                result = ws.analysis.read(
                     run.id, label_policy=label_policy, calibration_subset=calibration_subset
                 )
                 print_result(console, result, tables=False)

@@ -4,13 +4,14 @@ unknown figure before the audit has ever run."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import figure_text, level_text
 from tests.support.cli import call
 
 FIGURE = "STS paired (expected from P(he), P(she))"
@@ -69,9 +70,9 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
         assert mine["value"] == figure_text(theirs["value"])
         low, high = figure_text(theirs["ci_low"]), figure_text(theirs["ci_high"])
         assert mine["interval"] == f"{low} to {high}"
-        assert mine["level"] == f"{theirs['confidence']:.1%}"
+        assert mine["level"] == level_text(theirs["confidence"])  # "95%", "97.5%"
     # Holm over two gates: the smaller p is held to 2.5%/2 a side (97.5%), the other to 95%.
-    assert sorted(g["level"] for g in shown) == ["95.0%", "97.5%"]
+    assert sorted(g["level"] for g in shown) == ["95%", "97.5%"]
     assert report["gates"]["heading"].startswith("Release gates of audit ")
     assert "1 of 2 pass" in report["gates"]["heading"]
     html = (out_dir / "report.html").read_text()
@@ -91,7 +92,8 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
         (g["verdict"], g["interval"]) for g in shown
     ]
     assert 'id="gates"' in (again / "report.html").read_text()
-    assert f"audit run {file}" in (again / "report.md").read_text()
+    # Named from the report's own directory, where the command is pasted.
+    assert f"audit run {os.path.relpath(file, again)}" in (again / "report.md").read_text()
 
 
 def test_check_names_an_unknown_figure_before_any_run(

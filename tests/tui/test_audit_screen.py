@@ -169,7 +169,7 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
         assert 40 < value < 80 and low < value < high < 95
         assert low > 10  # why "below 10" fails: the whole interval lies above it
         # Holm over two: the stronger verdict at 97.5% two-sided, the other at 95%.
-        assert sorted(r[5] for r in decided) == ["95.0%", "97.5%"]
+        assert sorted(r[5] for r in decided) == ["95%", "97.5%"]
         note = str(app.screen.query_one("#gates-note").render())
         assert "1 of 2 pass" in note and "audit gate would exit 1" in note
 

@@ -247,11 +247,22 @@ def test_decoded_images_fit_the_box_and_the_cache_knows_how_sharp(tmp_path: Path
 def test_metrics_line_says_what_changed() -> None:
     before = {STS_PAIRED: {"value": 100.0, "ci_low": 100.0, "ci_high": 100.0, "n": 2}}
     after = {STS_PAIRED: {"value": 50.0, "ci_low": 0.0, "ci_high": 100.0, "n": 4}}
+    # The report's digits (one rule), a reader's minus.
     assert metrics_text(after, before).plain == (
         # The one rule of digits (figure_text): two decimals below 10, one from 10 up.
         "occupation: STS paired 50.0 [0.00, 100.0] n=4 (was 100.0)"
     )
     assert metrics_text({}, None).plain == "no scores yet: give a label"
+    # A figure a gate decided on its looks shows the gate's interval, named: never unnamed.
+    gated = {
+        STS_PAIRED: {
+            "value": 11.5, "ci_low": -1.16, "ci_high": 23.8, "n": 160,
+            "interval_name": "95% anytime-valid interval, look 1 of 10",
+        }
+    }  # fmt: skip
+    assert metrics_text(gated, None).plain == (
+        "occupation: STS paired 11.5 [−1.16, 23.8] (95% anytime-valid interval, look 1 of 10) n=160"
+    )
 
 
 # --- the screen, with Pilot -----------------------------------------------------------------

@@ -187,7 +187,9 @@ async def test_run_detail_draws_its_figures_and_folds_its_sidebar(
     figure = Figure("sts", "STS per identity", png.getvalue(), "a caption")
     analyze = Analysis.analyze
     monkeypatch.setattr(
-        Analysis, "analyze", lambda self, run_id: replace(analyze(self, run_id), figures=[figure])
+        Analysis,
+        "analyze",
+        lambda self, run_id, **kw: replace(analyze(self, run_id, **kw), figures=[figure]),
     )
     ws, run_id = review_run
     app = DiptychApp(ws, refresh_interval=60)

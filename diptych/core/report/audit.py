@@ -121,8 +121,8 @@ class RunPart:
     def status_said(self) -> str:
         return self.status_text or self.view.run.status
 
-    #: The workspace the run is in and the directory the report was written from: the
-    #: reproduce command names the workspace where it is not the default there.
+    #: The workspace the run is in and the report's own directory, where its commands are
+    #: pasted: the reproduce command names the workspace from there where it is not the default.
     store: str | None = None
     cwd: str | None = None
 
@@ -214,13 +214,13 @@ class Audit:
     #: gates; ``gate_error`` says why they could not be decided.
     gates: Any = None
     gate_error: str = ""
-    #: The workspace the runs are in and the directory the report was written from.
+    #: The workspace the runs are in and the report's own directory (see :class:`RunPart`).
     store: str | None = None
     cwd: str | None = None
 
     @property
     def report_command(self) -> str:
-        """``diptych report RUN...``: this report again, from the directory it was written in."""
+        """``diptych report RUN...``: this report again, from the directory it is in."""
         return report_command([p.id for p in self.runs], self.store, self.cwd)
 
     @property

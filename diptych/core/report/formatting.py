@@ -69,7 +69,12 @@ def figure_text(value: Any) -> str:
     number = float(value)
     if not math.isfinite(number):
         return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
-    return f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
+    return minus(f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}")
+
+
+def minus(text: str) -> str:
+    """A printed number's sign as a reader's minus (U+2212), never a hyphen: "−15.8"."""
+    return text.replace("-", "−")
 
 
 def p_text(p: Any) -> str:
@@ -97,7 +102,20 @@ def interval(number: dict[str, Any]) -> str:
     if ends[0] == ends[1] and isinstance(low, int | float) and isinstance(high, int | float):
         if high > low:
             ends = outward(float(low), float(high))
-    return f"[{ends[0]}, {ends[1]}]"
+    named = number.get("interval_name")
+    # A gate's interval says which it is: a page never shows a figure with an unnamed second.
+    return f"[{ends[0]}, {ends[1]}]" + (f" ({named})" if named else "")
+
+
+def level_text(confidence: float) -> str:
+    """A confidence level as every surface writes it: "95%", "97.5%" (Holm-adjusted)."""
+    return f"{confidence * 100:.4g}%"
+
+
+def decided_name(confidence: float, kind: str, look: str = "") -> str:
+    """The name of the interval a gate decided on: "95% anytime-valid interval, look 1 of 10"
+    (``kind``: ``anytime-valid`` or ``fixed``; ``look``: where an anytime-valid one stopped)."""
+    return f"{level_text(confidence)} {kind} interval" + (f", {look}" if look else "")
 
 
 def outward(low: float, high: float) -> tuple[str, str]:
@@ -108,7 +126,7 @@ def outward(low: float, high: float) -> tuple[str, str]:
     down, up = math.floor(low * scale) / scale, math.ceil(high * scale) / scale
     if down == up:  # both already on the grid: one step apart at least
         up += 1 / scale
-    return f"{down:,.{places}f}", f"{up:,.{places}f}"
+    return minus(f"{down:,.{places}f}"), minus(f"{up:,.{places}f}")
 
 
 def bounds(low: Any, high: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import decided_name, figure_text, level_text
 
 #: How a rule reads in a sentence.
 RULES = {
@@ -44,10 +44,13 @@ class DecidedInterval:
     high: float
     level: str
     kind: str
+    #: Where an anytime-valid interval stopped ("look 1 of 10"); empty for a fixed one.
+    look: str = ""
+    confidence: float = 0.95
 
     @property
     def name(self) -> str:
-        return f"{self.level} {self.kind} interval"
+        return decided_name(self.confidence, self.kind, self.look)
 
 
 def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
@@ -56,15 +59,23 @@ def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
     if audit.gates is None:
         return {}
     runs = {p.get("name"): p.get("run") for p in audit.scope.get("parts") or []}
+    sequential = getattr(audit.gates, "sequential", None)
+    look = f"look {sequential.looks} of {sequential.batches}" if sequential is not None else ""
     out: dict[tuple[str, str], DecidedInterval] = {}
     for r in audit.gates.results:
         run = runs.get(r.part)
         if run is None or r.ci_low is None or r.ci_high is None or r.rule == "no_regression":
             continue
+        kind = interval_kind(getattr(r, "method", ""))
         out.setdefault(
             (str(run), r.figure),
             DecidedInterval(
-                r.ci_low, r.ci_high, f"{r.confidence:.1%}", interval_kind(getattr(r, "method", ""))
+                r.ci_low,
+                r.ci_high,
+                level_text(r.confidence),
+                kind,
+                look if kind == "anytime-valid" else "",
+                r.confidence,
             ),
         )
     return out
@@ -127,7 +138,7 @@ def gate_lines(report: Any, runs: dict[str, str] | None = None) -> list[GateLine
                 verdict=verdict,
                 value=_num(r.value),
                 interval=f"{_num(r.ci_low)} to {_num(r.ci_high)}",
-                level=f"{r.confidence:.1%}",
+                level=level_text(r.confidence),
                 rule=f"{RULES.get(r.rule, r.rule)} {r.limit_text}",
                 note=r.note,
                 run=(runs or {}).get(r.part, ""),
@@ -148,7 +159,7 @@ def gates_heading(report: Any) -> str:
     passed = sum(r.verdict == "pass" for r in report.results)
     heading = (
         f"Release gates of audit {report.audit_id}: {passed} of {n} pass; {n} gate"
-        f"{'s' if n != 1 else ''} at {report.confidence:.0%}, {adjusted}."
+        f"{'s' if n != 1 else ''} at {level_text(report.confidence)}, {adjusted}."
     )
     # Bought until decided (audit run --until-decided): when it stopped, and which intervals.
     sequential = getattr(report, "sequential", None)

@@ -194,7 +194,7 @@ def figure_interval(number: dict[str, Any], decided: Any = None) -> str:
     (named), else its own 95% interval."""
     if decided is None:
         return interval(number)
-    return f"{interval({'ci_low': decided.low, 'ci_high': decided.high})} ({decided.name})"
+    return interval({"ci_low": decided.low, "ci_high": decided.high, "interval_name": decided.name})
 
 
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:

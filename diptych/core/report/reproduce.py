@@ -123,20 +123,25 @@ DEFAULT_STORE = ".diptych"
 
 def store_words(store: _Place, cwd: _Place = None) -> list[str]:
     """``["--store", PATH]`` that names the workspace ``store`` for a command pasted in ``cwd``
-    (the directory the report was written from), or nothing when it is the default there: a
-    command that leaves out a workspace elsewhere finds none ("no diptych workspace at
-    .diptych"). The path is relative when the workspace lies under ``cwd``."""
+    (the report's own directory), or nothing when it is the default there: a command that
+    leaves out a workspace elsewhere finds none ("no diptych workspace at .diptych"). The path
+    is relative to ``cwd`` (``../.diptych``), so that it holds wherever the two were made."""
     if store is None:
         return []
     here = Path(cwd if cwd is not None else os.getcwd()).resolve()
     where = Path(store).resolve()
     if where == here / DEFAULT_STORE:
         return []
+    return ["--store", from_here(where, here)]
+
+
+def from_here(path: str | os.PathLike[str], here: str | os.PathLike[str]) -> str:
+    """``path`` as a command run in ``here`` names it: relative, or absolute where no relative
+    path leads there (another drive)."""
     try:
-        shown = str(where.relative_to(here))
+        return os.path.relpath(Path(path).resolve(), Path(here).resolve())
     except ValueError:
-        shown = str(where)
-    return ["--store", shown]
+        return str(Path(path).resolve())
 
 
 def diptych_words(store: _Place, cwd: _Place = None) -> list[str]:
@@ -156,6 +161,10 @@ def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> s
     file = scope.get("file")
     if not isinstance(file, str) or not file or file.startswith("("):
         return None
+    # The file as the audit was run (relative to the directory it ran in, this process's),
+    # named from the report's directory where the command is pasted.
+    if cwd is not None and Path(file).resolve().is_file():
+        file = from_here(file, cwd)
     words = [*diptych_words(store, cwd), "audit", "run", file]
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from diptych.core.audit.run_status import outcome_words
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
 from diptych.core.report.formatting import counted, sample_size
@@ -129,18 +130,19 @@ def sample_text(number: dict[str, Any], observation: str = "observation") -> str
     parts = [size] if (size := sample_size(number, observation)) else []
     units = number.get("units")
     if isinstance(units, dict) and units:
-        parts.append(
-            "resampling " + " and ".join(counted(int(v), str(k)) for k, v in units.items())
-        )
+        resampled = " and ".join(counted(int(v), str(k)) for k, v in units.items())
+        parts.append("resampling " + resampled)
     return ", ".join(parts)
 
 
 def _lean_sts(part: RunPart, positive: bool) -> str:
     what = "pronoun" if part.view.run.probe == "pst-text" else "gender"
     return (
-        f"assigns the stereotyped {what} more often than the other"
+        # "the other pronoun": one person in the single setting, two in the paired one.
+        f"assigns the stereotyped {what} more often than the other {what}"
         if positive
-        else f"assigns the stereotyped {what} less often than the other (against the stereotype)"
+        else f"assigns the stereotyped {what} less often than the other {what} (against the "
+        "stereotype)"
     )
 
 
@@ -283,7 +285,8 @@ def scope_line(audit: Audit) -> str:
     dates = f"{starts[0]} to {ends[-1]}" if starts and ends else "—"
     total: dict[str, int] = {}
     for part in audit.runs:
-        for status, n in part.counts.items():
+        # In the listings' words: a decided run's untried trials are "not bought".
+        for status, n in outcome_words(part.view.run.status, part.counts).items():
             total[status] = total.get(status, 0) + n
     trials = sum(total.values())
     counted = ", ".join(f"{n:,} {s}" for s, n in total.items())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,7 +150,8 @@ def write_audit_report(
     )
     audit.scope = dict(scope or {})
     if store is not None:
-        audit.store, audit.cwd = str(store), os.getcwd()
+        # The commands are pasted in the report's own directory: their paths start there.
+        audit.store, audit.cwd = str(store), str(Path(out_dir).resolve())
         for part in audit.runs:
             part.store, part.cwd = audit.store, audit.cwd
     if audit.scope.get("gates") and gates is not None:

@@ -35,7 +35,8 @@ from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.ppi import rests_on
 from diptych.core.probe import ProbeResult, Table
-from diptych.tui.formatting import interval, number, timestamp
+from diptych.core.report.formatting import interval as figure_interval
+from diptych.tui.formatting import number, timestamp
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
@@ -66,7 +67,7 @@ def numbers_widget(result: ProbeResult) -> FitTable:
         [
             name,
             number(num.get("value")),
-            interval(num.get("ci_low"), num.get("ci_high")),
+            figure_interval(num),  # a gate's interval named, as `diptych show` prints it
             number(num.get("n")),
         ]
         for name, num in result.numbers.items()

@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.core.report.formatting import bounds, figure_text
+from diptych.core.report.formatting import figure_text, interval
 from diptych.tui.widgets.review_queue import NO_HUMAN_LABEL, ReviewItem, highlight
 
 
@@ -285,12 +285,13 @@ def format_estimate(estimate: Mapping[str, Any]) -> str:
     value = estimate.get("value")
     if not isinstance(value, int | float):
         return str(value)
+    # The report's formatter: the same digits, and a gate's interval named, as `diptych show`.
     text = figure_text(value)
-    low, high = estimate.get("ci_low"), estimate.get("ci_high")
-    if isinstance(low, int | float) and isinstance(high, int | float):
-        text += f" {bounds(low, high)}"
+    shown = interval(dict(estimate))
+    if shown != "—":
+        text += f" {shown}"
     if estimate.get("n") is not None:
-        text += f" n={estimate['n']}"
+        text += f" n={figure_text(estimate['n'])}"
     return text
 
 

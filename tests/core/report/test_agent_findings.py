@@ -206,8 +206,8 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
         assert "30.8 [11.5, 50.0]" in text  # held-out figure and interval
         assert "36.2 [18.5, 54.0]" in text  # search figure and interval
         assert "0.037" in text and "0.610" in text  # q-values, to three decimals
-        assert "[-12.5, 12.5] (8 words)" in text  # the parts' one placebo band
-        assert "[-20.2, 20.2]" in text
+        assert "[−12.5, 12.5] (8 words)" in text  # the parts' one placebo band
+        assert "[−20.2, 20.2]" in text
         assert "partner 6 × template 4" in text  # the held-out units
         assert (
             "chosen by the lexicon; sides: producer: masculine (BLS 2022); magician: feminine "
@@ -223,6 +223,6 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
     assert session["session"] == "audit-a1-identities"
     found, other = session["findings"]
     assert found["q_value"] == 0.0372 and found["heldout"]["ci_low"] == 11.5
-    assert found["placebo_band"] == "[-12.5, 12.5] (8 words)"
+    assert found["placebo_band"] == "[−12.5, 12.5] (8 words)"
     assert found["units"] == "partner 6 × template 4"
     assert other["placebo"] == {"low": -20.25, "high": 20.25}

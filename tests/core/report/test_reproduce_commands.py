@@ -200,10 +200,11 @@ def test_each_printed_command_reruns_the_same_run_asking_nothing(
         (command,) = printed_commands((tmp_path / "report" / "report.md").read_text())
         assert "None" not in command
         asked = len(fake.requests)
-        again = sh(command, tmp_path, env)
+        # Pasted where the report says: in its own directory.
+        again = sh(command, tmp_path / "report", env)
         assert again.returncode == first, again.stderr
         assert len(fake.requests) == asked
-        dry = sh(command + " --dry-run", tmp_path, env)
+        dry = sh(command + " --dry-run", tmp_path / "report", env)
         assert dry.returncode == 0, dry.stderr
     with open_store(tmp_path / ".diptych") as store:
         (same,) = store.list_runs()

@@ -57,16 +57,19 @@ def test_the_demo_report(tmp_path: Path, shell: dict[str, str], browser: Any) ->
 
     print_pdf(report / "report.html", report / "report.pdf")
     assert data["run"].startswith("pst-text-")
+    # Pasted where the report says: in its own directory, not where it was written from.
     assert_report_surfaces(
-        report, browser=browser, cwd=tmp_path, env=shell, store=tmp_path / "demo" / ".diptych"
+        report, browser=browser, cwd=report, env=shell, store=tmp_path / "demo" / ".diptych"
     )
 
 
 def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: Any) -> None:
     masculine = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
     feminine = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-    file = planted_audit(
-        tmp_path / "audit.yaml",
+    # As the example audits lie: a file in a folder of its own, the report in another.
+    (tmp_path / "examples" / "audits").mkdir(parents=True)
+    planted_audit(
+        tmp_path / "examples" / "audits" / "early.yaml",
         [{"part": "pst-text", "figure": FIGURE, "below": 95, "name": "far from all-stereotyped"}],
         masculine,
         feminine,
@@ -75,7 +78,8 @@ def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: 
         report={"formats": FORMATS.split(",")},
     )
     done = sh(
-        f"diptych audit run {file.name} --until-decided --batches 4 --out report --quiet",
+        "diptych audit run examples/audits/early.yaml --until-decided --batches 4 --out report "
+        "--quiet",
         tmp_path,
         shell,
     )
@@ -85,7 +89,7 @@ def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: 
     assert gates["gates"][0]["kind"] == "anytime-valid"
     assert "stopped early" in gates["heading"]
     assert_report_surfaces(
-        report, browser=browser, cwd=tmp_path, env=shell, store=tmp_path / ".diptych"
+        report, browser=browser, cwd=report, env=shell, store=tmp_path / ".diptych"
     )
 
 
@@ -123,5 +127,9 @@ def test_a_retrieval_run(
     monkeypatch.chdir(tmp_path)
     off_the_loop(_retrieval_report, tmp_path)
     assert_report_surfaces(
-        tmp_path / "report", browser=browser, cwd=tmp_path, env=shell, store=tmp_path / ".diptych"
+        tmp_path / "report",
+        browser=browser,
+        cwd=tmp_path / "report",
+        env=shell,
+        store=tmp_path / ".diptych",
     )

@@ -77,7 +77,7 @@ def test_a_chart_read_from_a_table_is_sorted_and_states_its_numbers() -> None:
         "sheriff: STS paired 80.0 (95% interval 70.0 to 95.5); "
         "STS single 60.0 (95% interval 50.0 to 70.0)"
     ) in alt
-    assert "editor: STS paired -5.00 (no interval)" in alt
+    assert "editor: STS paired −5.00 (no interval)" in alt
     svg = draw(chart, "c1")
     assert 'role="img"' in svg and 'aria-labelledby="c1-title c1-desc"' in svg
     assert '<desc id="c1-desc">' in svg and "14%" in svg
@@ -146,7 +146,7 @@ def test_the_verdict_comes_first_and_states_each_headline_in_words(
     lean = "more often" if number["value"] > 0 else "less often"
     excludes = number["ci_low"] > 0 or number["ci_high"] < 0
     # A lean is said only where the interval establishes it.
-    said = f"assigns the stereotyped pronoun {lean} than the other" in first["sentence"]
+    said = f"assigns the stereotyped pronoun {lean} than the other pronoun" in first["sentence"]
     assert said is excludes
     # Its n names what it counts, as the table of figures does: prompts in unordered scenes.
     assert (

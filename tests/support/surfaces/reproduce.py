@@ -1,5 +1,5 @@
 """The report's "How to reproduce" commands, pasted as printed into a shell in the directory
-the report was written from: each must run, and the runs must keep their fingerprints."""
+the report is in: each must run, and the runs must keep their fingerprints."""
 
 from __future__ import annotations
 

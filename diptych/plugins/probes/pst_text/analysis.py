@@ -295,15 +295,17 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
     )
 
 
-def _as_prompts(number: dict[str, Any]) -> dict[str, Any]:
+def _as_draws(number: dict[str, Any]) -> dict[str, Any]:
     """A drawn-label figure with its units named as this probe's: the STS scorer resamples
-    "images" (pst's unit), which here are prompts."""
+    "images" (pst's unit: one picture, both people of a paired scene in it), which here are
+    draws — the labels drawn for one scene in one order once (both people of a paired scene,
+    the one person of a single one). Its ``n`` counts answers, one a person."""
     units = number.get("units")
     if isinstance(units, dict) and "image" in units:
-        number["units"] = {("prompt" if k == "image" else k): v for k, v in units.items()}
+        number["units"] = {("draw" if k == "image" else k): v for k, v in units.items()}
     population = number.get("population")
     if isinstance(population, str):
-        number["population"] = population.replace("images resampled", "prompts resampled")
+        number["population"] = population.replace("images resampled", "draws resampled")
     return number
 
 
@@ -323,7 +325,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
                 "pronouns (each distinct prompt once), with the probability mass the two "
                 "pronouns take before renormalising beside it; its 95% interval resamples both "
                 "identity lists (identities like these; the interval over scenes alone, for "
-                "these identities, follows it). "
+                "these identities, is kept in report.json as scenes_only). "
                 "The STS of labels drawn from those probabilities follows as a secondary "
                 "figure (intervals over drawn samples)."
                 if likelihood
@@ -364,12 +366,12 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
             est = getattr(sts.overall, setting)
             if est is not None:
                 # Scored per answer (each sample's label), not per prompt as the expected STS.
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = _as_prompts(
+                result.numbers[f"{prefix}STS {setting}{drawn}"] = _as_draws(
                     {**est.to_dict(), "n_of": "answer"}
                 )
         gap = setting_gap(rows, seed=params.seed)
         if gap is not None:
-            result.numbers[f"{prefix}gap paired − single{drawn}"] = _as_prompts(
+            result.numbers[f"{prefix}gap paired − single{drawn}"] = _as_draws(
                 {**gap, "n_of": "answer"}
             )
         micro = _micro_table(sts, p_fem)

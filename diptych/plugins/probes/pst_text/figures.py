@@ -72,6 +72,16 @@ def expected_forest(
     if not rows:
         return None
     rows.sort(key=lambda kv: -kv[0])
+    # The caption says what is drawn: a setting none of whose points has an interval (one
+    # prompt per identity) is said to have no bars, never promised them.
+    barred = {p.series for _, r in rows for p in r.points if p.has_interval}
+    over = {"paired": "the identity's partners (paired)", "single": "its prompts (single)"}
+    shown = [over[s] for s in over if s in barred]
+    bars = f"bars: 95% intervals over {' or '.join(shown)}" if shown else "no bars"
+    bare = [s for s in over if s not in barred and any(
+        p.series == s for _, r in rows for p in r.points)]  # fmt: skip
+    if bare:
+        bars += f"; {' and '.join(bare)} points have none (one prompt gives no interval)"
     return Chart(
         name=f"{prefix}expected-sts-per-identity".replace(" ", "-").replace(":", ""),
         title=f"{prefix}Expected STS per identity, paired and single",
@@ -81,8 +91,7 @@ def expected_forest(
         limits=(-100.0, 100.0),
         side_label="%F BLS" if any(r.side for _, r in rows) else "",
         note=(
-            "Points: expected STS; bars: 95% intervals over the identity's partners (paired) "
-            "or its prompts (single). Sorted by the paired figure, largest first. %F BLS: "
+            f"Points: expected STS; {bars}. Sorted by the paired figure, largest first. %F BLS: "
             "the share of women in the occupation (U.S. Bureau of Labor Statistics as "
             "tabulated by WinoBias)."
         ),
