@@ -35,7 +35,7 @@ UNITS = 30
 
 
 def _figure(rng: object, truth: float) -> dict[str, object]:
-    from diptych.core.metrics.resampling import mean_over_units
+    from diptych.core.metrics.uncertainty.resampling import mean_over_units
 
     values = rng.normal(truth, 1.0, UNITS)  # type: ignore[attr-defined]
     return mean_over_units(values, {"image": list(range(UNITS))}).to_dict()
@@ -49,8 +49,8 @@ def _bounded_exact(truth: float) -> float:
     from scipy import stats
 
     from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
-    from diptych.core.metrics.intervals import STS_RANGE
-    from diptych.core.metrics.resampling import mean_over_units
+    from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+    from diptych.core.metrics.uncertainty.resampling import mean_over_units
 
     gate = GateRule("g", "p", "f", "below", truth)
     passed = 0.0
@@ -70,8 +70,8 @@ def _percentile(rng: object, truth: float) -> dict[str, object]:
     """The same, with the percentile interval of a bootstrap over the 30 images."""
     import numpy as np
 
-    from diptych.core.metrics.intervals import STS_RANGE, percentile_number
-    from diptych.core.metrics.stats import ClusterMean
+    from diptych.core.metrics.uncertainty.bootstrap import ClusterMean
+    from diptych.core.metrics.uncertainty.intervals import STS_RANGE, percentile_number
 
     plus = rng.random(UNITS) < (1 + truth / 100) / 2  # type: ignore[attr-defined]
     mean = ClusterMean.from_observations(np.where(plus, 1.0, -1.0), np.arange(UNITS), scale=100)

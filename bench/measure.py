@@ -3,22 +3,23 @@
 A simulated paired ``pst`` run (16 × 16 crossed identities, 3 images a scene: 1,536 persons)
 with a known truth — each scene's chance of the stereotyped perception is (1 + 0.3 + a_i + b_j)/2,
 identity effects N(0, 0.05), 3% of persons cannot be told; the paired STS is 100 × 0.3 = 30 —
-labelled by a simulated annotator whose errors differ by gender and identity (as ``bench/ppi.py``:
-a person is "hard", 45% errors at confidence about 0.55, three times as often where seen as
-feminine, × 0.5–1.5 by identity; else 1% errors at 0.99). The measurement draw is the mode's own
-(:mod:`diptych.core.metrics.measurement_draw`: active probabilities for a budget of 100, a
-seeded visiting order), the truth plays the reviewer, and after *every* label the figure is
-computed as the run's analysis computes it (:func:`~diptych.core.metrics.ppi.
-prediction_powered_ratio` over both identity lists with the draw's visited probabilities) and
-judged as the mode judges it (:func:`~diptych.core.metrics.measurement_stop.measure_status`, a
-gate ``below L`` at 95%), until the draw's persons run out.
+labelled by a simulated annotator whose errors differ by gender and identity (as
+``bench/ppi/figures.py``: a person is "hard", 45% errors at confidence about 0.55, three times as
+often where seen as feminine, × 0.5–1.5 by identity; else 1% errors at 0.99). The measurement draw
+is the mode's own (:mod:`diptych.core.metrics.uncertainty.ppi.draw`: active probabilities for a
+budget of 100, a seeded visiting order), the truth plays the reviewer, and after *every* label the
+figure is computed as the run's analysis computes it
+(:func:`~diptych.core.metrics.uncertainty.ppi.estimate. prediction_powered_ratio` over both identity
+lists with the draw's visited probabilities) and judged as the mode judges it
+(:func:`~diptych.core.metrics.uncertainty.ppi.stop.measure_status`, a gate ``below L`` at 95%),
+until the draw's persons run out.
 
 * ``measure.enough_false_rate`` — the truth at the gate's limit (L = 30): the share of runs in
   which "enough" ever declared the gate decided (either way, both false). Want ≤ 0.05 (what is
   left above it is the prediction-powered interval's own: about 0.93–0.95 of these intervals
   hold the truth at a fixed number of labels, ``ppi.coverage_active``).
 * ``measure.enough_false_rate_high_coverage`` — the same in the high-coverage regime of
-  ``bench/ppi_budgets.py`` (2,048 persons, the annotator labels 95%, its errors in a quarter of
+  ``bench/ppi/budgets.py`` (2,048 persons, the annotator labels 95%, its errors in a quarter of
   hard persons): want ≤ 0.05.
 * ``measure.peeking_false_rate`` — the same runs judged by the plain 95% interval looked at after
   every label: what "enough" would say without its boundary (no target: the reason for it).
@@ -106,19 +107,22 @@ def _walk(run: Any, seed: int, limit: float, *, forecast: bool = False) -> _Walk
     """Label the draw's persons one by one, judging the figure after each label."""
     import numpy as np
 
-    from diptych.core.metrics.intervals import STS_RANGE
-    from diptych.core.metrics.measurement_draw import (
+    from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+    from diptych.core.metrics.uncertainty.ppi.draw import (
         VisitRecord,
         plan_draw,
         visited_probabilities,
     )
-    from diptych.core.metrics.measurement_stop import (
+    from diptych.core.metrics.uncertainty.ppi.estimate import (
+        active_probabilities,
+        prediction_powered_ratio,
+    )
+    from diptych.core.metrics.uncertainty.ppi.stop import (
         GateLimit,
         expected_half_width,
         gate_decision,
         measure_status,
     )
-    from diptych.core.metrics.ppi import active_probabilities, prediction_powered_ratio
 
     pi = active_probabilities(run.uncertainty, BUDGET)
     plan = plan_draw(pi, seed)
@@ -230,7 +234,7 @@ def measurement_mode() -> Iterator[Result]:
 def _false_rate_high_coverage() -> Iterator[Result]:
     import numpy as np
 
-    from bench.ppi_budgets import simulate_high_coverage
+    from bench.ppi.budgets import simulate_high_coverage
 
     rng = np.random.default_rng(22)
     sides: list[str] = []

@@ -95,7 +95,7 @@ def _raw_corpus(path: Path, n_tokens: int, seed: int = 0) -> None:
 def pmi_raw() -> Iterator[Result]:
     """`diptych metrics pmi --raw --by scenario` on a 1,000,000-word corpus, in process: read
     and check the JSONL, tokenise, score every word of every group of 10 strata, dump JSON."""
-    from diptych.core.metrics.lexical import pmi_corpus, read_corpus_jsonl
+    from diptych.core.metrics.pairs.lexical import pmi_corpus, read_corpus_jsonl
 
     with tempfile.TemporaryDirectory(prefix="diptych-bench-") as tmp:
         path = Path(tmp) / "corpus.jsonl"
@@ -128,8 +128,8 @@ def pmi_preprocess() -> Iterator[Result]:
     import os
 
     from diptych.core.errors import MissingDependencyError
-    from diptych.core.metrics.lexical import word_count
-    from diptych.core.metrics.preprocess import english_pipeline, preprocess, processes_for
+    from diptych.core.metrics.pairs.lexical import word_count
+    from diptych.core.metrics.pairs.preprocess import english_pipeline, preprocess, processes_for
 
     try:
         english_pipeline()

@@ -89,7 +89,7 @@ def index_and_recall(vectors: np.ndarray, queries: np.ndarray, suffix: str) -> I
     """Ingest ``vectors`` into a new workspace collection, then compare its top 50 with exact."""
     import numpy as np
 
-    from diptych.core.metrics.retrieval import max_skew_at_k
+    from diptych.core.metrics.retrieval.metrics import max_skew_at_k
     from diptych.core.vectors import (
         HNSW,
         add_vectors,

@@ -49,7 +49,7 @@ def tui_review_next() -> Iterator[Result]:
     from diptych.core.engine import run_probe
     from diptych.core.store import Store
     from diptych.testing import ScriptedAnnotator, ScriptedImageGenerator, ScriptedParams
-    from diptych.tui.screens.review import ReviewScreen
+    from diptych.tui.review.screen import ReviewScreen
 
     class Photos(ScriptedImageGenerator):
         async def generate(

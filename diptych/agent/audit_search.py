@@ -1,12 +1,12 @@
-"""The agent's searches as audit parts: the :class:`~diptych.audits.SearchRunner` the CLI
-and the TUI hand to :func:`diptych.audits.run_audit` (the audit runner imports no agent, so
+"""The agent's searches as audit parts: the :class:`~diptych.audit.SearchRunner` the CLI
+and the TUI hand to :func:`diptych.audit.run_audit` (the audit runner imports no agent, so
 the agent comes in from here)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from diptych.audits import Part
+from diptych.audit import Part
 from diptych.core.errors import UsageError
 from diptych.core.workspace import Workspace
 

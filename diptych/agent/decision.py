@@ -49,8 +49,8 @@ from diptych.agent.placebo import cache_key, placebo_words, summarise, word_p_va
 from diptych.agent.proposals import Proposal
 from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, measure_claims
 from diptych.core.capabilities import Model
-from diptych.core.metrics.intervals import IntervalRecipe
-from diptych.core.metrics.resampling import benjamini_hochberg
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+from diptych.core.metrics.uncertainty.resampling import benjamini_hochberg
 from diptych.core.workspace import Workspace
 from diptych.core.yaml_input import load_yaml
 

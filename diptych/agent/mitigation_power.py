@@ -6,15 +6,15 @@ unordered scenes (:func:`diptych.agent.paired.scene_difference`), so with 2 × 2
 1 degree of freedom and a t multiplier of 12.7: no intervention could ever be found. Before
 anything runs, the agent states the power of each decision to find a reduction of ``threshold``
 STS points — the effect size it reports as its threshold — on the real interval
-(:func:`diptych.core.metrics.precision.decision_power`), with the change assumed to vary over
-identities and prompts as :func:`scaled_change` states from the baseline run's own variance
+(:func:`diptych.core.metrics.uncertainty.precision.decision_power`), with the change assumed to vary
+over identities and prompts as :func:`scaled_change` states from the baseline run's own variance
 components.
 
-Where either decision has less than :data:`~diptych.core.metrics.precision.WANTED_POWER`, the
-designs grow: the smallest identity lists that reach it are taken, the baseline's own
-identities first and then, where the baseline used the paper's lists, more of them. Where even
-that cannot reach it, the agent says so — with the power it has and the identities it would
-need — and searches anyway.
+Where either decision has less than
+:data:`~diptych.core.metrics.uncertainty.precision.WANTED_POWER`, the designs grow: the smallest
+identity lists that reach it are taken, the baseline's own identities first and then, where the
+baseline used the paper's lists, more of them. Where even that cannot reach it, the agent says so —
+with the power it has and the identities it would need — and searches anyway.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import hashlib
 from dataclasses import replace
 from typing import Any
 
-from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE
-from diptych.core.metrics.precision import (
+from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
+from diptych.core.metrics.uncertainty.precision import (
     WANTED_POWER,
     Components,
     PlannedDesign,
@@ -134,7 +134,7 @@ def plan_designs(
 
 
 def _side(design: PlannedDesign, power: float, comp: Components) -> dict[str, Any]:
-    from diptych.core.metrics.precision import expected_interval
+    from diptych.core.metrics.uncertainty.precision import expected_interval
 
     got = expected_interval(design, replace(comp, centre=0.0), bounds=STS_DIFFERENCE_RANGE)
     return {

@@ -17,7 +17,7 @@ from typing import Any
 
 from diptych.core.labels import CANNOT_IDENTIFY, SELF_ANNOTATOR
 from diptych.core.metrics.paired import scene_difference as matched_scene_difference
-from diptych.core.metrics.stats import json_safe
+from diptych.core.metrics.uncertainty.bootstrap import json_safe
 from diptych.core.workspace import Workspace
 
 #: A person of a run: (masculine identity, feminine identity, template id, trial image,

@@ -12,10 +12,10 @@ model's default gender, which raises or lowers both, cancels; and from it the pl
 figure against the same partner in the same template is taken away
 (:mod:`diptych.agent.placebo`), so that what is left is what the identity adds to a made-up
 word's. The interval is that of a crossed design that resamples partners and templates
-(:func:`diptych.core.metrics.resampling.mean_over_units`) — a finding speaks for partners and
-wordings like these, never for one scene. The search and its held-out test call it alike, with
-disjoint partners and templates. P(she) is the probability read where the probe reads one
-(pst-text likelihood mode, one sample per prompt since a repeat would ask the same again),
+(:func:`diptych.core.metrics.uncertainty.resampling.mean_over_units`) — a finding speaks for
+partners and wordings like these, never for one scene. The search and its held-out test call it
+alike, with disjoint partners and templates. P(she) is the probability read where the probe reads
+one (pst-text likelihood mode, one sample per prompt since a repeat would ask the same again),
 the drawn or annotated label (1 / 0) where it samples (story mode, images).
 """
 
@@ -31,8 +31,8 @@ from diptych.agent.paraphrases import Paraphrase
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
 from diptych.core.labels import CANNOT_IDENTIFY, SELF_ANNOTATOR, SubjectLabel, annotator_kind
-from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
-from diptych.core.metrics.resampling import mean_over_units
+from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
+from diptych.core.metrics.uncertainty.resampling import mean_over_units
 from diptych.core.workspace import RunOptions, Workspace
 
 #: The probes an identity search can run, with what each needs to take new identities.
@@ -121,8 +121,8 @@ def unit_key(partner: str, template: str) -> str:
 class Measurement:
     """Claims measured in one design (the search's, or the held-out test's): the figure over
     every claim, each claim's own figure (``parts``) and the runs it took. A figure is an
-    :class:`~diptych.core.metrics.resampling.Inference` as a dict (``value``, ``ci_low``,
-    ``ci_high``, ``p_value``, ``se``, ``df``, ``units`` ...) with the ``templates`` and
+    :class:`~diptych.core.metrics.uncertainty.resampling.Inference` as a dict (``value``,
+    ``ci_low``, ``ci_high``, ``p_value``, ``se``, ``df``, ``units`` ...) with the ``templates`` and
     ``partners`` it was measured in; a part also holds ``within_scene``, its figure before the
     placebo reference was taken away."""
 

@@ -16,9 +16,9 @@ from typing import Annotated, Any
 import typer
 
 from diptych.agent.audit_search import run_search
-from diptych.audits import plan_audit, run_audit
-from diptych.audits.gate_precision import gate_precision
-from diptych.audits.sequential import part_status_words
+from diptych.audit import plan_audit, run_audit
+from diptych.audit.precision import gate_precision
+from diptych.audit.sequential import part_status_words
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.options import max_cost_option
@@ -301,7 +301,7 @@ def decide_gates(
     """Print the gates' verdicts (and write JUnit XML, a GitHub step summary); the exit code."""
     import os
 
-    from diptych.cli.gate_output import gate_line, junit_xml, markdown_table
+    from diptych.cli.verdict_formats import gate_line, junit_xml, markdown_table
     from diptych.core.audit.gates import exit_code
 
     report = ws.audits.gates(ref, overrides)

@@ -13,16 +13,16 @@ from diptych.core.report.formatting import bounds, figure_text, p_text
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from diptych.core.metrics.association import AssociationResult
-    from diptych.core.metrics.lexical import PMICorpusResult
-    from diptych.core.metrics.retrieval_result import RetrievalResult
-    from diptych.core.metrics.stats import Estimate
+    from diptych.core.metrics.pairs.association import AssociationResult
+    from diptych.core.metrics.pairs.lexical import PMICorpusResult
+    from diptych.core.metrics.retrieval.results import RetrievalResult
     from diptych.core.metrics.sts import STSResult
+    from diptych.core.metrics.uncertainty.bootstrap import Estimate
 
 
 def print_retrieval(result: RetrievalResult) -> None:
     from diptych.cli.console import SafeConsole as Console
-    from diptych.core.metrics.retrieval_result import LABELS
+    from diptych.core.metrics.retrieval.results import LABELS
 
     def cell(x: float | None) -> str:
         return figure_text(x)
@@ -188,7 +188,7 @@ def print_sts(result: STSResult) -> None:
 
 def print_association(result: AssociationResult) -> None:
     from diptych.cli.console import SafeConsole as Console
-    from diptych.core.metrics.resampling import Inference
+    from diptych.core.metrics.uncertainty.resampling import Inference
 
     def cells(i: Inference | None) -> list[str]:
         if i is None:

@@ -143,7 +143,7 @@ def association_command(
 ) -> None:
     """PAIRS association score: mean answer per level, their difference, paired t-test, refusals."""
     from diptych.core.errors import InputFileError
-    from diptych.core.metrics.association import association_score, read_responses_csv
+    from diptych.core.metrics.pairs.association import association_score, read_responses_csv
 
     rows = _read(responses, "--responses", read_responses_csv)
     try:
@@ -195,8 +195,8 @@ def retrieval_command(
     beside its null: the attribute permuted within each counterfactual set (a set column), or
     a random ranking of the same lists."""
     from diptych.core.errors import InputFileError
-    from diptych.core.metrics.retrieval import retrieval_metrics
-    from diptych.core.metrics.retrieval_csv import read_ranking_csv
+    from diptych.core.metrics.retrieval.csv_reader import read_ranking_csv
+    from diptych.core.metrics.retrieval.metrics import retrieval_metrics
 
     check_input_file(ranking, "--ranking")
     rankings = read_ranking_csv(ranking)
@@ -247,7 +247,7 @@ def pmi_command(
     as_json: JsonOption = False,
 ) -> None:
     """Words that set each group's texts apart from the others' (PAIRS, Appendix D: PMI)."""
-    from diptych.core.metrics.lexical import pmi_corpus, read_corpus_jsonl
+    from diptych.core.metrics.pairs.lexical import pmi_corpus, read_corpus_jsonl
 
     columns = [c.strip() for c in (by or "").split(",") if c.strip()]
     rows = _read(corpus, "--corpus", lambda path: read_corpus_jsonl(path, columns))

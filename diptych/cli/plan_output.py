@@ -11,8 +11,8 @@ from typing import Any
 
 import typer
 
-from diptych.audits import AuditPlan, plan_audit
-from diptych.audits.sequential import SequentialOutcome, expected_costs
+from diptych.audit import AuditPlan, plan_audit
+from diptych.audit.sequential import SequentialOutcome, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.core.audit import AuditFile
@@ -66,7 +66,7 @@ def print_plan(plan: AuditPlan) -> None:
 
 def print_look(batch: int, batches: int, report: Any) -> None:
     """One look of an audit bought until decided: each gate's interval as it narrows."""
-    from diptych.cli.gate_output import interval_text, verdict_text
+    from diptych.cli.verdict_formats import interval_text, verdict_text
 
     for r in report.results:
         typer.echo(

@@ -1,5 +1,6 @@
 """How the CLI states a plan's precision (``diptych run --dry-run``, ``diptych audit check``):
-the lines of :meth:`~diptych.core.metrics.precision.PrecisionPlan.lines`, warnings in colour."""
+the lines of :meth:`~diptych.core.metrics.uncertainty.precision.PrecisionPlan.lines`, warnings in
+colour."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import typer
 
 if TYPE_CHECKING:
     from diptych.cli.console import SafeConsole
-    from diptych.core.metrics.precision import PrecisionPlan
+    from diptych.core.metrics.uncertainty.precision import PrecisionPlan
 
 
 def half_width(value: float | None) -> float | None:

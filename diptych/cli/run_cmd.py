@@ -243,8 +243,8 @@ def _gated(
     batches: int,
     assume: float | None,
 ) -> None:
-    """``diptych run`` with ``--gate`` rules: a one-part audit (:mod:`diptych.cli.run_gates`)."""
-    from diptych.cli.run_gates import gated_audit, run_gated
+    """``diptych run`` with ``--gate`` rules: a one-part audit (:mod:`diptych.cli.gates`)."""
+    from diptych.cli.gates import gated_audit, run_gated
 
     audit = gated_audit(probe, models, gates, report_out=report)
     if dry_run:

@@ -20,7 +20,7 @@ from diptych.cli.paths import check_output_file, files_written, prepare_output_d
 from diptych.cli.render import print_result
 from diptych.core.audit.run_status import outcome_words
 from diptych.core.builds import mixed_builds_note
-from diptych.core.metrics.ppi import rests_on
+from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows

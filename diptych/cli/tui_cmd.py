@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
             # Imported before the app takes over the terminal: textual-image asks the
             # terminal which graphics it supports (Kitty, Sixel) when it is imported, and the
             # answer must not land in the app's input.
-            import diptych.tui.screens.review  # noqa: F401
+            import diptych.tui.review.screen  # noqa: F401
             from diptych.tui.app import DiptychApp
         except ImportError as error:
             if error.name is None or not error.name.startswith("textual"):

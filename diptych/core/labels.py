@@ -19,9 +19,9 @@ A person's label also records how the person came to be labelled (:class:`Sampli
 ``census`` of a stratum (every flagged person: probability 1), a ``uniform`` random sample or an
 ``active`` one (drawn with a probability the design computed, stored with the label), or
 ``chosen`` by the reviewer. Only the first three have a known probability and may enter a
-prediction-powered figure (:mod:`diptych.core.metrics.ppi`), weighted by its inverse; a chosen
-label serves agreement and review. A human label saved without a design, and every human label
-of a workspace older than the design's record, reads as ``chosen``.
+prediction-powered figure (:mod:`diptych.core.metrics.uncertainty.ppi.estimate`), weighted by its
+inverse; a chosen label serves agreement and review. A human label saved without a design, and every
+human label of a workspace older than the design's record, reads as ``chosen``.
 """
 
 from __future__ import annotations

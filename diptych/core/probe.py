@@ -24,7 +24,7 @@ from diptych.core.trials import Subject, TrialSpec
 
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
-    from diptych.core.metrics.precision import Components, PlannedFigure
+    from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
     from diptych.core.runview import RunView
 
 
@@ -203,15 +203,16 @@ class Probe(Generic[ParamsT]):
         """The headline figures a run of this probe will give (names without a model's
         prefix: every model gets the same design), each with the units its interval will
         resample, how it is assumed to vary over them and the range it can take
-        (:mod:`diptych.core.metrics.precision`), so that a dry run states the precision before
-        anything is paid for. Called on the bound probe; the default: the probe does not say."""
+        (:mod:`diptych.core.metrics.uncertainty.precision`), so that a dry run states the precision
+        before anything is paid for. Called on the bound probe; the default: the probe does not
+        say."""
         return []
 
     def observed_components(self, run: RunView) -> dict[str, Components]:
         """How each planned figure (by its name in :meth:`planned_figures`) varied over its
         units in ``run``, an earlier run of this probe, estimated from its observations
-        (:func:`~diptych.core.metrics.precision.components_of`); a figure the run cannot say
-        (no labels yet) is left out. The default: none."""
+        (:func:`~diptych.core.metrics.uncertainty.precision.components_of`); a figure the run cannot
+        say (no labels yet) is left out. The default: none."""
         return {}
 
     def plan(self) -> Iterator[TrialSpec]:

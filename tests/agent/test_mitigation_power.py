@@ -15,7 +15,7 @@ from diptych.agent.mitigation_power import (
     scaled_change,
 )
 from diptych.agent.session import search_mitigations
-from diptych.core.metrics.precision import Components
+from diptych.core.metrics.uncertainty.precision import Components
 
 #: A baseline like a scripted one: identities vary a little, prompts a little more.
 BASE = Components(4.0, 4.0, 3.0, 6.0, "a baseline", centre=40.0)

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-from diptych.core.metrics.intervals import IntervalRecipe
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.report import fmt
 from diptych.core.report.formatting import bounds
 from diptych.tui.formatting import interval as tui_interval
-from diptych.tui.widgets.review_panels import format_estimate
+from diptych.tui.review.panels import format_estimate
 from tests.support.cli import call
 
 EXPECTED = "STS paired (expected from P(he), P(she))"

@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.precision import PlannedDesign, expected_interval, smallest_design
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.precision import (
+    PlannedDesign,
+    expected_interval,
+    smallest_design,
+)
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
 from tests.support.cli import call

@@ -12,7 +12,7 @@ from diptych.core import json_input
 from diptych.core.audit.schema import parse_audit
 from diptych.core.errors import InputFileError
 from diptych.core.json_input import MAX_JSON_DEPTH, json_lines, parse_json
-from diptych.core.metrics.lexical import read_corpus_jsonl
+from diptych.core.metrics.pairs.lexical import read_corpus_jsonl
 from diptych.core.yaml_input import MAX_YAML_DEPTH, load_yaml
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from diptych.core.workspace import Workspace
 from diptych.testing.drills.kills import integrity, scripted_cli
 from diptych.testing.drills.session_kills import SESSION
-from diptych.tui.widgets.review_writes import LabelWrite, NoteWrite, ReviewWrites
+from diptych.tui.review.writes import LabelWrite, NoteWrite, ReviewWrites
 
 LOCKED = "database is locked"
 

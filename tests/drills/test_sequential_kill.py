@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from diptych.audits import run_audit
+from diptych.audit import run_audit
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.workspace import Workspace
 from diptych.testing.drills.kills import integrity, kill_after, log_lines, scripted_cli

@@ -411,7 +411,7 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
 async def test_review_key_opens_the_review_screen_for_the_run(
     pst_text_run: str, workspace: Path
 ) -> None:
-    import diptych.tui.screens.review as review
+    import diptych.tui.review.screen as review
 
     run_id = pst_text_run
     app = DiptychApp(workspace, refresh_interval=60)

@@ -11,8 +11,12 @@ import pytest
 from test_app import SIZE, choose_probe, wait_for, workspace
 from textual.widgets import SelectionList, Static
 
-from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.precision import PlannedDesign, expected_interval, smallest_design
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.precision import (
+    PlannedDesign,
+    expected_interval,
+    smallest_design,
+)
 from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run import NewRunScreen, form_id

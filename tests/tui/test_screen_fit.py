@@ -19,7 +19,6 @@ from rich.console import Console
 from test_agent_screen import agent_app, start_session
 from test_app import few_plugins, loaded, snapshot_workspace, utc, wait_for, workspace
 from test_audit_screen import FIGURE, audit_dir
-from test_review import Host, make_run, review_run
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
@@ -29,6 +28,9 @@ from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
+from diptych.tui.review.panels import format_estimate
+from diptych.tui.review.queue import RESERVED_KEYS
+from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.agent import AgentScreen
 from diptych.tui.screens.agent_confirm import ConfirmAccept
 from diptych.tui.screens.audit import AuditScreen
@@ -40,12 +42,10 @@ from diptych.tui.screens.help import (
     screen_classes,
     screen_title,
 )
-from diptych.tui.screens.review import ReviewScreen
 from diptych.tui.screens.run_detail import RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, stack_row, wrap_cell
-from diptych.tui.widgets.review_panels import format_estimate
-from diptych.tui.widgets.review_queue import RESERVED_KEYS
 from diptych.tui.widgets.tables import ListTable
+from tests.tui.review.test_review import Host, make_run, review_run
 
 __all__ = ["audit_dir", "few_plugins", "review_run", "snapshot_workspace", "utc", "workspace"]
 

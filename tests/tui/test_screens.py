@@ -22,7 +22,6 @@ from test_app import (
     wait_for,
     workspace,
 )
-from test_review import review_run
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
@@ -32,12 +31,13 @@ from diptych.core.workspace import Analysis, Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.jobs import JobState, RunRequest
 from diptych.tui.progress import Progress, run_progress
+from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.help import bindings_table, collect_bindings
 from diptych.tui.screens.new_run import NewRunScreen
-from diptych.tui.screens.review import ReviewScreen
 from diptych.tui.screens.run_detail import RunDetailScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.tables import ListTable
+from tests.tui.review.test_review import review_run
 
 __all__ = ["few_plugins", "pst_text_run", "review_run", "snapshot_workspace", "utc", "workspace"]
 SIZES = [(80, 24), (60, 20)]

@@ -42,8 +42,6 @@ from test_app import (
     workspace,
 )
 from test_audit_screen import audit_dir
-from test_review import Host, review_run
-from test_review_measure import MeasureHost, scripted_run, truth_of
 from test_screen_fit import labelled_run, open_detail, settle, show_section
 from textual.app import App
 from textual.pilot import Pilot
@@ -60,15 +58,17 @@ from diptych.core.workspace import Workspace
 from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
+from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.agent import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.help import HelpScreen, screen_purpose, screen_title
 from diptych.tui.screens.new_run import NewRunScreen
 from diptych.tui.screens.plugins import PluginsScreen
-from diptych.tui.screens.review import ReviewScreen
 from diptych.tui.screens.run_detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.ticks import TickList
+from tests.tui.review.test_review import Host, review_run
+from tests.tui.review.test_review_measure import MeasureHost, scripted_run, truth_of
 
 pytestmark = pytest.mark.surface
 

@@ -1,7 +1,7 @@
 """Audits as files: the schema of ``audit.yaml``, the recorded audit, the diff, the gates'
 verdicts.
 
-Running an audit file is a front end's (:mod:`diptych.audits`, beside the agent): it plans and
+Running an audit file is a front end's (:mod:`diptych.audit`, beside the agent): it plans and
 drives the parts through the Workspace, which records them (``ws.audits``).
 """
 

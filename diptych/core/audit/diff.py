@@ -115,7 +115,7 @@ def normal_difference(
     ranges = [_range(x) for x in (a, b)]
     if ranges[0] is not None and ranges[0] == ranges[1]:
         # Two figures of one range [l, h]: B − A lies in [l − h, h − l], and its interval too.
-        from diptych.core.metrics.intervals import IntervalRecipe
+        from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 
         low, high = ranges[0]
         recipe = IntervalRecipe.t(vb - va, se, math.inf, bounds=(low - high, high - low))

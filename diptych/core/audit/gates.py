@@ -22,10 +22,10 @@ the family stays at the stated level (``family: none`` opts out). A gate whose t
 clear its Holm level is inconclusive, and so is every gate after it in Holm's order.
 
 A gate reads the interval the report prints, made again at the gate's adjusted level by the
-figure's own method (:class:`~diptych.core.metrics.intervals.IntervalRecipe`: the t interval on
-the figure's range, the percentile interval of the replicates the number keeps, the Jeffreys
-interval of its count); a figure from elsewhere that states only its interval is read from it,
-and the gate says so. ``bench/gates.py`` measures the false verdict rates on simulated audits
+figure's own method (:class:`~diptych.core.metrics.uncertainty.intervals.IntervalRecipe`: the t
+interval on the figure's range, the percentile interval of the replicates the number keeps, the
+Jeffreys interval of its count); a figure from elsewhere that states only its interval is read from
+it, and the gate says so. ``bench/gates.py`` measures the false verdict rates on simulated audits
 whose truth sits at the limit.
 """
 
@@ -36,8 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from diptych.core.metrics.intervals import UNBOUNDED, IntervalRecipe, bounds_of
-from diptych.core.metrics.sequential import LookInterval
+from diptych.core.metrics.uncertainty.intervals import UNBOUNDED, IntervalRecipe, bounds_of
+from diptych.core.metrics.uncertainty.sequential import LookInterval
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 OnInconclusive = Literal["fail", "pass", "warn"]
@@ -61,7 +61,7 @@ class GateFigure:
     method: str
     n: int | None = None
     #: How the interval is made: a figure's own recipe, or an anytime-valid one made of
-    #: several looks (:class:`~diptych.core.metrics.sequential.AnytimeInterval`).
+    #: several looks (:class:`~diptych.core.metrics.uncertainty.sequential.AnytimeInterval`).
     recipe: IntervalRecipe | LookInterval | None = None
     units: Mapping[str, int] | None = None
 

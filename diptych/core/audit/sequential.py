@@ -4,10 +4,10 @@
 order fixed by the part's seed (every prefix a random part of the design; a resume continues the
 same order), and after each batch records a **look**: the share of the design bought and the
 gated figures as the part's analysis gives them then. The gates are decided on the
-anytime-valid interval of those looks (:mod:`diptych.core.metrics.sequential`), Holm-adjusted
-across the audit's gates as the fixed design's are, so that looking after every batch keeps the
-stated error; the audit stops when every gate is decided, when its budget is spent, or when the
-design is complete.
+anytime-valid interval of those looks (:mod:`diptych.core.metrics.uncertainty.sequential`),
+Holm-adjusted across the audit's gates as the fixed design's are, so that looking after every batch
+keeps the stated error; the audit stops when every gate is decided, when its budget is spent, or
+when the design is complete.
 
 The looks are kept with the part in the recorded audit (``PartRecord.detail["sequential"]``), so
 that ``audit gate`` and the report decide exactly what the run decided, and a rerun continues
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from diptych.core.audit.gates import GateFigure, GateResult
-from diptych.core.metrics.intervals import IntervalRecipe
-from diptych.core.metrics.sequential import AnytimeInterval, spending_shares
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, spending_shares
 
 #: Why a sequential audit stopped buying.
 StopReason = Literal["decided", "max-cost", "complete", "interrupted"]
@@ -135,7 +135,7 @@ class PartLooks:
 #: The least a look must hold before its figure is tested: this many units of every kind its
 #: interval resamples (identities on each side of a crossed design, images, scenarios, image
 #: pairs). 3 × 3 identities is the smallest crossed design on which the fixed interval's coverage
-#: is measured (``bench/validity.py``); below it a look spends nothing (docs/gates.md).
+#: is measured (``bench/validity/figures.py``); below it a look spends nothing (docs/gates.md).
 MIN_UNITS = 3
 
 #: The normal quantile of a two-sided 95% interval.
@@ -265,7 +265,8 @@ def _partial(fig: GateFigure, recipe: IntervalRecipe) -> IntervalRecipe:
     one. Where a crossed design's estimator sees no identity effect it counts its scenes as the
     units (K − 1 df); early in a design bought in random order each identity has met few
     partners, that judgement rests on little, and the small one-sided levels of early looks sit
-    in the tails where a t with too many df is too narrow (measured: ``bench/sequential.py``)."""
+    in the tails where a t with too many df is too narrow (measured:
+    ``bench/sequential/figures.py``)."""
     if not fig.units:
         return recipe
     fewest = min(fig.units.values()) - 1

@@ -20,7 +20,7 @@ from diptych.core.capabilities import Capability, Model
 from diptych.core.engine.pacing import PaidRetries
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import CapabilityError
-from diptych.core.metrics.precision import PrecisionPlan
+from diptych.core.metrics.uncertainty.precision import PrecisionPlan
 from diptych.core.probe import Probe
 from diptych.core.runview import StoreLookup
 from diptych.core.store import TERMINAL, RunRecord, Store, TrialRow

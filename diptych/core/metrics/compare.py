@@ -5,8 +5,8 @@ beside the STS without it, for the "top 5" most biased occupations of each stere
 (Section 5). diptych gives every figure both runs have — overall per setting and micro per
 identity for the STS, each level's association score and their difference for PAIRS — as A, B
 and B − A, and for B − A an interval and a test from one resampling of the figure's units
-(:mod:`diptych.core.metrics.resampling`): the interval is ``(B − A) ± t(df)·se`` and p the
-t-test of the same ``(B − A)/se``, so the interval excludes 0 exactly when p < 0.05.
+(:mod:`diptych.core.metrics.uncertainty.resampling`): the interval is ``(B − A) ± t(df)·se`` and p
+the t-test of the same ``(B − A)/se``, so the interval excludes 0 exactly when p < 0.05.
 
 The units are each figure's own:
 
@@ -20,10 +20,10 @@ The units are each figure's own:
 a changed prompt, or re-generates exactly the scenes of A's top 5), the runs are matched per
 unordered scene — both orders and every sample of a scene merged into one cell — and B − A is
 the mean over scenes of each scene's change, resampled by the same units
-(:func:`~diptych.core.metrics.resampling.paired_difference`): what a scene shares in both runs
-cancels. **Otherwise: independent.** B − A is the difference of two independent means, each
-resampled by its own units, the variances added
-(:func:`~diptych.core.metrics.resampling.difference_of_means`).
+(:func:`~diptych.core.metrics.uncertainty.resampling.paired_difference`): what a scene shares in
+both runs cancels. **Otherwise: independent.** B − A is the difference of two independent means,
+each resampled by its own units, the variances added
+(:func:`~diptych.core.metrics.uncertainty.resampling.difference_of_means`).
 
 Only identities both runs asked for are compared, and an image counts only if every person in it
 has such an identity: a run B that re-generated just the top-5 pairs is then compared with run
@@ -37,13 +37,12 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from diptych.core.metrics.association import (
+from diptych.core.metrics.pairs.association import (
     Attribute,
     Response,
     levels_of,
     paired_differences,
 )
-from diptych.core.metrics.intervals import SHARE_RANGE, STS_RANGE, UNIT_SCORE_RANGE
 from diptych.core.metrics.run_difference import (
     RunDifference,
     Sample,
@@ -51,7 +50,6 @@ from diptych.core.metrics.run_difference import (
     method_note,
     run_difference,
 )
-from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.sts import (
     CANNOT_IDENTIFY,
     GENDERS,
@@ -63,6 +61,8 @@ from diptych.core.metrics.sts import (
     reduce_majority,
     stereo,
 )
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
+from diptych.core.metrics.uncertainty.intervals import SHARE_RANGE, STS_RANGE, UNIT_SCORE_RANGE
 
 #: The STS figures' name for a difference of two runs.
 STSDifference = RunDifference

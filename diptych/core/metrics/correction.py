@@ -31,20 +31,21 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-# The Jeffreys interval lives with the other intervals; it is used and named from here too.
-from diptych.core.metrics.intervals import (
-    JEFFREYS,
-    PERCENT_RANGE,
-    STS_RANGE,
-    IntervalRecipe,
-    jeffreys_interval,
-)
-from diptych.core.metrics.stats import (
+from diptych.core.metrics.uncertainty.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
     Estimate,
     json_safe,
     resample_weights,
+)
+
+# The Jeffreys interval lives with the other intervals; it is used and named from here too.
+from diptych.core.metrics.uncertainty.intervals import (
+    JEFFREYS,
+    PERCENT_RANGE,
+    STS_RANGE,
+    IntervalRecipe,
+    jeffreys_interval,
 )
 
 if TYPE_CHECKING:
@@ -285,7 +286,8 @@ def _interval(
         return Estimate(value, float("nan"), float("nan"), n)
     if finite.min() == finite.max() and images >= 2:
         # Every resample the same (a slice at its bound, a perfect calibration): not a point,
-        # but the open end every figure without spread gets (diptych.core.metrics.intervals).
+        # but the open end every figure without spread gets
+        # (diptych.core.metrics.uncertainty.intervals).
         recipe = IntervalRecipe.t(
             value, 0.0, images - 1, bounds=bounds, n=images, bound_df=math.inf
         )

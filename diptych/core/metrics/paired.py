@@ -5,9 +5,9 @@ difference is measured per match rather than between two independent samples.
 The unit is the unordered scene: a PST scene pairs one masculine- and one feminine-stereotyped
 identity, and both of its orders (left/right) and all of its samples move together, so they are
 merged into one cell; the identities are crossed in the scenes, and the interval resamples both
-lists (:func:`diptych.core.metrics.resampling.paired_difference`, Owen's two-way design). The
-interval and the p-value come from the same resampling and the same t distribution, so an
-interval that excludes 0 always comes with p < 0.05 and the other way round.
+lists (:func:`diptych.core.metrics.uncertainty.resampling.paired_difference`, Owen's two-way
+design). The interval and the p-value come from the same resampling and the same t distribution, so
+an interval that excludes 0 always comes with p < 0.05 and the other way round.
 
 (:mod:`diptych.core.metrics.compare` tests two independent runs; these runs are matched.)
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from diptych.core.metrics.resampling import Inference, paired_difference
-from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
+from diptych.core.metrics.uncertainty.resampling import Inference, paired_difference
 
 #: The units of a matched PST comparison: the two identity lists of the unordered scenes.
 SCENE_UNITS = ("masculine identity", "feminine identity")

@@ -2,10 +2,11 @@
 its interval and test (:class:`RunDifference`).
 
 B − A is paired where the runs asked the same units — matched per cell, the mean change over
-cells resampled by the figure's units (:func:`~diptych.core.metrics.resampling.paired_difference`)
-— and otherwise the difference of two independent means, their variances added
-(:func:`~diptych.core.metrics.resampling.difference_of_means`). Each figure's comparison (the
-STS, the association score) is :mod:`diptych.core.metrics.compare`'s.
+cells resampled by the figure's units
+(:func:`~diptych.core.metrics.uncertainty.resampling.paired_difference`) — and otherwise the
+difference of two independent means, their variances added
+(:func:`~diptych.core.metrics.uncertainty.resampling.difference_of_means`). Each figure's comparison
+(the STS, the association score) is :mod:`diptych.core.metrics.compare`'s.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from diptych.core.metrics.intervals import Bounds
-from diptych.core.metrics.resampling import (
+from diptych.core.metrics.uncertainty.intervals import Bounds
+from diptych.core.metrics.uncertainty.resampling import (
     Inference,
     difference_of_means,
     mean_over_units,

@@ -165,7 +165,7 @@ class RunPart:
     def rests_on(self) -> list[str]:
         """What the run's prediction-powered figures rest on: estimator, λ, design and its
         probabilities, and that a reviewer's chosen labels never enter (none: [])."""
-        from diptych.core.metrics.ppi import rests_on
+        from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 
         return rests_on(self.result.data)
 

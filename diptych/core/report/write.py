@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.labels import LabelPolicy
-from diptych.core.metrics.stats import json_safe
+from diptych.core.metrics.uncertainty.bootstrap import json_safe
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
 from diptych.core.report.chart_svg import draw

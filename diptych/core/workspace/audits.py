@@ -1,7 +1,7 @@
 """``Workspace.audits``: the audits recorded in the workspace — list them, decide their gates,
 diff two — and the record an audit runner keeps of its parts.
 
-Running an audit file is a front end's (:mod:`diptych.audits`), which drives the parts through
+Running an audit file is a front end's (:mod:`diptych.audit`), which drives the parts through
 the Workspace and records them here; the core imports no front end.
 """
 

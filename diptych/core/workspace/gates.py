@@ -29,7 +29,7 @@ from diptych.core.audit.sequential import (
 )
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for
-from diptych.core.metrics.intervals import IntervalRecipe
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.workspace import recorded
 
 if TYPE_CHECKING:

@@ -4,8 +4,9 @@ probabilities, so that their human labels may enter a prediction-powered figure.
 * ``uniform`` — ``n`` persons at random, each with probability n / N;
 * ``active`` — each person on its own with a probability that rises with the automatic
   annotator's uncertainty about it (its confidence, another annotator's different label, an
-  abstention, a review flag; :func:`~diptych.core.metrics.ppi.active_probabilities`), about
-  ``n`` persons in all;
+  abstention, a review flag;
+  :func:`~diptych.core.metrics.uncertainty.ppi.estimate.active_probabilities`), about ``n`` persons
+  in all;
 * ``census`` — every flagged person (probability 1): a stratum labelled in full.
 
 Each row carries its ``design``, ``probability`` and ``draw``; the import keeps them
@@ -57,8 +58,8 @@ class SampleReport:
 def annotator_uncertainties(store: Store, run: RunRecord, people: list[RunSubject]) -> list[float]:
     """Each person's uncertainty as the active design reads it (the run's preferred automatic
     annotator's confidence, the other annotators' labels, the flags:
-    :func:`~diptych.core.metrics.ppi.annotator_uncertainty`)."""
-    from diptych.core.metrics.ppi import annotator_uncertainty
+    :func:`~diptych.core.metrics.uncertainty.ppi.estimate.annotator_uncertainty`)."""
+    from diptych.core.metrics.uncertainty.ppi.estimate import annotator_uncertainty
 
     labels = [lab for lab in store.labels(run.id) if lab.kind == "automatic"]
     order = automatic_order(labels)
@@ -111,7 +112,7 @@ def write_sample(
     ``path`` (with each row's design, probability and draw), its images to ``images``."""
     import numpy as np
 
-    from diptych.core.metrics.ppi import (
+    from diptych.core.metrics.uncertainty.ppi.estimate import (
         active_probabilities,
         draw_sample,
         uniform_probabilities,

@@ -3,10 +3,10 @@ Review screen's measurement mode serves — and the figure it measures.
 
 One draw a run: made the first time it is asked for, over the persons of the measured figure's
 setting (paired or single), with the active design's probabilities for a budget of labels
-(:func:`~diptych.core.metrics.ppi.active_probabilities`), then frozen — its visiting order, its
-probabilities and its draws are kept in the workspace, so that the mode, opened again, continues
-the same draw (:mod:`diptych.core.metrics.measurement_draw` says why that keeps the weights
-valid). Each label given in it is a human label of design ``active`` with the person's
+(:func:`~diptych.core.metrics.uncertainty.ppi.estimate.active_probabilities`), then frozen — its
+visiting order, its probabilities and its draws are kept in the workspace, so that the mode, opened
+again, continues the same draw (:mod:`diptych.core.metrics.uncertainty.ppi.draw` says why that keeps
+the weights valid). Each label given in it is a human label of design ``active`` with the person's
 probability, the draw's id and its place in the draw.
 
 The measured figure is the prediction-powered STS of the setting; when the run is a part of a
@@ -25,8 +25,8 @@ from diptych.core.audit import record
 from diptych.core.audit.schema import parse_audit
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.labels import Sampling
-from diptych.core.metrics.measurement_draw import DETAIL_KEY, DrawPlan, plan_draw
-from diptych.core.metrics.measurement_stop import GateLimit
+from diptych.core.metrics.uncertainty.ppi.draw import DETAIL_KEY, DrawPlan, plan_draw
+from diptych.core.metrics.uncertainty.ppi.stop import GateLimit
 from diptych.core.workspace.base import Kernel, Namespace
 from diptych.core.workspace.label_import import run_subjects
 from diptych.core.workspace.label_sample import annotator_uncertainties
@@ -180,7 +180,7 @@ class Measurement(Namespace):
     # --- the kept draw ----------------------------------------------------------------------
 
     def _make(self, run_id: str, budget: float, seed: int | None) -> dict[str, Any]:
-        from diptych.core.metrics.ppi import active_probabilities
+        from diptych.core.metrics.uncertainty.ppi.estimate import active_probabilities
 
         self._kernel.writing("make a measurement draw")
         run = self._kernel.get_run(run_id)

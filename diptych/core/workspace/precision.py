@@ -2,7 +2,7 @@
 the probe's planned figures, each assumed to vary as an earlier run of the same probe in this
 workspace varied (its variance components, where one can say) or else as the probe's stated
 assumption (a paper's published values, or a bound), measured by
-:mod:`diptych.core.metrics.precision`."""
+:mod:`diptych.core.metrics.uncertainty.precision`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from diptych.core.metrics.precision import (
+from diptych.core.metrics.uncertainty.precision import (
     Components,
     PlannedFigure,
     PrecisionPlan,

@@ -24,15 +24,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.precision import (
+from diptych.core.metrics.sts import GENDERS, LabelRow
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.precision import (
     Components,
     PlannedDesign,
     PlannedFigure,
     Shape,
     components_of,
 )
-from diptych.core.metrics.sts import GENDERS, LabelRow
 
 PAPER = "the PST paper's DALL-E 3 figures (Tables 14 and 16)"
 UNITS = ("masculine identity", "feminine identity")

@@ -13,19 +13,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.cluster_interval import (
-    cluster_mean_inference,
-    difference_interval,
-    interval_of,
-)
-from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
-from diptych.core.metrics.resampling import Inference
-from diptych.core.metrics.stats import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_N_BOOT,
-    ClusterMean,
-    Estimate,
-)
 from diptych.core.metrics.sts import (
     CANNOT_IDENTIFY,
     LabelRow,
@@ -34,6 +21,19 @@ from diptych.core.metrics.sts import (
     reduce_majority,
     stereo,
 )
+from diptych.core.metrics.uncertainty.bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOT,
+    ClusterMean,
+    Estimate,
+)
+from diptych.core.metrics.uncertainty.cluster_interval import (
+    cluster_mean_inference,
+    difference_interval,
+    interval_of,
+)
+from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
+from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.report.formatting import bounds
 
 
@@ -60,9 +60,9 @@ def setting_gap(
 
     The paired and the single images are different images, so each setting has its interval
     over its own images and the gap's combines the two
-    (:func:`~diptych.core.metrics.cluster_interval.difference_interval`): never of zero width,
-    even where both settings sit at +100. Several annotators' labels of one person are reduced
-    by majority first, as the STS itself does. None when a setting has no scored person.
+    (:func:`~diptych.core.metrics.uncertainty.cluster_interval.difference_interval`): never of zero
+    width, even where both settings sit at +100. Several annotators' labels of one person are
+    reduced by majority first, as the STS itself does. None when a setting has no scored person.
     ``seed``, ``n_boot`` and ``stream`` are kept for callers; the interval is exact.
     """
     del seed, n_boot, stream

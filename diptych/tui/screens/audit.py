@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header, Input, Label, Static
 
-from diptych.audits import AuditPlan, plan_audit, run_audit
-from diptych.audits.sequential import part_status_words
+from diptych.audit import AuditPlan, plan_audit, run_audit
+from diptych.audit.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import DiptychError

@@ -91,10 +91,12 @@ def _ours(cls: type) -> bool:
 def screen_classes() -> list[type[Screen[Any]]]:
     """Every screen and dialog of the app (each class of ``diptych.tui`` that is a screen with
     keys of its own, or that none of the others extends), in the order a user meets them."""
+    import diptych.tui.review
     import diptych.tui.screens
 
-    for module in pkgutil.iter_modules(diptych.tui.screens.__path__):
-        importlib.import_module(f"diptych.tui.screens.{module.name}")
+    for package in (diptych.tui.screens, diptych.tui.review):
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{module.name}")
     found = [c for c in dict.fromkeys(_subclasses(Screen)) if _ours(c)]
     # A base that only draws for its subclasses (no keys of its own) is no screen of its own.
     shown: list[type[Screen[Any]]] = [

@@ -124,7 +124,7 @@ class RunControls(Screen[None]):
             return
         try:
             # Imported here: the Review screen is written separately and may be absent.
-            from diptych.tui.screens.review import ReviewScreen
+            from diptych.tui.review.screen import ReviewScreen
         except ImportError as error:
             self.notify(f"the Review screen is not available ({error})", severity="error")
             return

@@ -33,17 +33,17 @@ from textual.worker import Worker, WorkerState
 
 from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
-from diptych.core.metrics.ppi import rests_on
+from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.formatting import interval as figure_interval
 from diptych.tui.formatting import number, timestamp
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
+from diptych.tui.review.panels import image_widget_class
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
-from diptych.tui.widgets.review_panels import image_widget_class
 from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
 from diptych.tui.workers import analyze_run, write_run_report
 
@@ -341,7 +341,7 @@ class RunDetailScreen(Screen[None]):
     def action_review(self) -> None:
         try:
             # Imported here: the Review screen is written separately and may be absent.
-            from diptych.tui.screens.review import ReviewScreen
+            from diptych.tui.review.screen import ReviewScreen
         except ImportError as error:
             self.notify(f"the Review screen is not available ({error})", severity="error")
             return

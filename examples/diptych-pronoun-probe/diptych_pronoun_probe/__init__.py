@@ -23,7 +23,7 @@ from pydantic import Field, field_validator
 
 from diptych import Capability, hookimpl
 from diptych.core.errors import UsageError
-from diptych.core.metrics.stats import bootstrap_cluster_mean
+from diptych.core.metrics.uncertainty.bootstrap import bootstrap_cluster_mean
 from diptych.core.probe import Label, Probe, ProbeResult, Table
 from diptych.core.report import Section
 from diptych.core.trials import Subject, TrialSpec

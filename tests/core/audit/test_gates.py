@@ -165,8 +165,8 @@ def test_more_trials_are_counted_in_the_units_the_interval_resamples() -> None:
 def test_a_gate_reads_a_percentile_figure_from_its_replicates() -> None:
     import numpy as np
 
-    from diptych.core.metrics.intervals import percentile_number
-    from diptych.core.metrics.stats import percentile_interval
+    from diptych.core.metrics.uncertainty.bootstrap import percentile_interval
+    from diptych.core.metrics.uncertainty.intervals import percentile_number
 
     # A skewed bootstrap distribution: ±1.96 se of its 95% interval would not be its interval.
     reps = 40 - np.random.default_rng(3).gamma(2.0, 5.0, 2000)

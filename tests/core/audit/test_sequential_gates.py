@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from diptych.core.audit.expected_spend import expected_spend
 from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
 from diptych.core.audit.sequential import (
     Look,
@@ -17,11 +18,10 @@ from diptych.core.audit.sequential import (
     undecided_note,
     with_sequential_notes,
 )
-from diptych.core.audit.sequential_plan import expected_spend
-from diptych.core.metrics.components import Components
-from diptych.core.metrics.intervals import IntervalRecipe
-from diptych.core.metrics.precision import PlannedDesign
-from diptych.core.metrics.sequential import pocock_spending
+from diptych.core.metrics.uncertainty.components import Components
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+from diptych.core.metrics.uncertainty.precision import PlannedDesign
+from diptych.core.metrics.uncertainty.sequential import pocock_spending
 
 
 def _fig(value: float, se: float) -> GateFigure:

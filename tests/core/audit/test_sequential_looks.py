@@ -11,8 +11,8 @@ import pytest
 
 from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
 from diptych.core.audit.sequential import MIN_UNITS, Look, anytime_figure, look_interval
-from diptych.core.metrics.intervals import STS_RANGE, IntervalRecipe, percentile_number
-from diptych.core.metrics.sequential import AnytimeInterval, pocock_spending
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE, IntervalRecipe, percentile_number
+from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, pocock_spending
 
 BELOW_50 = GateRule("g", "p", "f", "below", 50.0)
 

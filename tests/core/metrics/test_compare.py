@@ -14,8 +14,8 @@ from support.pst_runs import Image, Person, store_pst_run
 from support.sts_tables import table_14_rows
 
 from diptych.cli.main import main
-from diptych.core.metrics.association import Response
 from diptych.core.metrics.compare import compare_association, compare_sts, most_biased_identities
+from diptych.core.metrics.pairs.association import Response
 from diptych.core.metrics.sts import LabelRow, stereotype_test_score
 from diptych.core.store import Store
 

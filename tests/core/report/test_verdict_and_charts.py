@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from diptych.core.metrics.resampling import Inference
+from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.probe import Table
 from diptych.core.report.chart_svg import draw
 from diptych.core.report.charts import Chart, chart_from_table

@@ -16,7 +16,7 @@ from support.cli import call
 
 from diptych.core.engine import run_probe
 from diptych.core.labels import Label
-from diptych.core.metrics.ppi import rests_on
+from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.runview import RunView
 from diptych.core.store import Store, open_store
 from diptych.core.workspace import Workspace

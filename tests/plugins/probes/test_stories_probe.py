@@ -19,7 +19,7 @@ from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import image_sha
 from diptych.core.engine import run_probe, store_input_blobs
 from diptych.core.errors import MissingDependencyError, ParameterError, RefusalError
-from diptych.core.metrics.preprocess import stop_words
+from diptych.core.metrics.pairs.preprocess import stop_words
 from diptych.core.probe import ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.store import Store

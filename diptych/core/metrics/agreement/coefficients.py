@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from diptych.core.labels import GENDER_LABELS
-from diptych.core.metrics.stats import (
+from diptych.core.metrics.uncertainty.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
     Estimate,

@@ -9,7 +9,7 @@ from typing import Any
 
 from diptych.core.labels import CANNOT_IDENTIFY, AnnotatorKind
 from diptych.core.metrics.correction import ErrorCounts
-from diptych.core.metrics.stats import Estimate, json_safe
+from diptych.core.metrics.uncertainty.bootstrap import Estimate, json_safe
 
 #: The slice that is every subject (the others are the strata the probe records).
 ALL = "all"

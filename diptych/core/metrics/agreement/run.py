@@ -39,8 +39,8 @@ from diptych.core.metrics.agreement.results import (
 )
 from diptych.core.metrics.agreement.tables import agreement_report_tables
 from diptych.core.metrics.correction import ErrorCounts
-from diptych.core.metrics.stats import DEFAULT_N_BOOT
 from diptych.core.metrics.sts import GENDERS
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT
 
 if TYPE_CHECKING:
     from diptych.core.probe import Table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from diptych.core.metrics.stats import Estimate
+from diptych.core.metrics.uncertainty.bootstrap import Estimate
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement.results import AnnotatorAgreement

@@ -13,8 +13,9 @@ is exactly the paper's 1/(4·|id_m|·|id_f|) sum, and the micro mean its 1/(2·|
 
 Labels from several annotators of one subject are reduced by majority (the paper hires three per
 subject); a subject whose label is ``cannot_identify`` — given, or a tie — is left out of every
-score and counted. Intervals are over images (:mod:`diptych.core.metrics.cluster_interval`): the
-two people of one paired image were drawn together, so they count together.
+score and counted. Intervals are over images
+(:mod:`diptych.core.metrics.uncertainty.cluster_interval`): the two people of one paired image were
+drawn together, so they count together.
 
 The package has four parts: :mod:`.rows` (a person's label, its vocabulary, Stereo and the
 majority), :mod:`.table` (the same labels as columns, for files of a million rows),

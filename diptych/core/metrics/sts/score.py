@@ -1,13 +1,13 @@
 """The STS computed from labelled persons: overall, per stereotyped gender and per identity
-(micro), with intervals over images (:mod:`diptych.core.metrics.cluster_interval`: t on the
-logit scale of [−100, 100], Clopper–Pearson's open end at a bound, never of zero width), and
+(micro), with intervals over images (:mod:`diptych.core.metrics.uncertainty.cluster_interval`: t on
+the logit scale of [−100, 100], Clopper–Pearson's open end at a bound, never of zero width), and
 the overall STS over identities.
 
 The image intervals speak for the images these identities gave. The overall figure over
 identities (:data:`STSResult.over_identities`) speaks for identities like these: a paired image
 crosses one masculine- and one feminine-stereotyped identity, and its interval resamples both
-lists (:mod:`diptych.core.metrics.resampling`); in the single setting each list is a stratum.
-That is the headline a report leads with."""
+lists (:mod:`diptych.core.metrics.uncertainty.resampling`); in the single setting each list is a
+stratum. That is the headline a report leads with."""
 
 from __future__ import annotations
 
@@ -16,21 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from diptych.core.metrics.cluster_interval import (
-    cluster_mean_inference,
-    difference_interval,
-    estimate_of,
-    interval_of,
-)
-from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.resampling import Inference, mean_over_units
-from diptych.core.metrics.stats import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_N_BOOT,
-    ClusterMean,
-    Estimate,
-    json_safe,
-)
 from diptych.core.metrics.sts.rows import (
     CANNOT_IDENTIFY,
     GENDERS,
@@ -41,6 +26,21 @@ from diptych.core.metrics.sts.rows import (
     Setting,
 )
 from diptych.core.metrics.sts.table import LabelTable
+from diptych.core.metrics.uncertainty.bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOT,
+    ClusterMean,
+    Estimate,
+    json_safe,
+)
+from diptych.core.metrics.uncertainty.cluster_interval import (
+    cluster_mean_inference,
+    difference_interval,
+    estimate_of,
+    interval_of,
+)
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 
 if TYPE_CHECKING:
     import numpy as np
@@ -151,8 +151,8 @@ class _Slice:
 
 class _Intervals:
     """Estimates for named slices, each with its interval over its images
-    (:func:`~diptych.core.metrics.cluster_interval.cluster_mean_inference`): exact, so the
-    same for every seed, and an identity's does not change when others are added or removed."""
+    (:func:`~diptych.core.metrics.uncertainty.cluster_interval.cluster_mean_inference`): exact, so
+    the same for every seed, and an identity's does not change when others are added or removed."""
 
     def __init__(self, confidence: float) -> None:
         self.confidence = confidence

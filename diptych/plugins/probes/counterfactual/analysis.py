@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from diptych.core.metrics.retrieval import QueryRanking, max_skew_at_k, retrieval_metrics
-from diptych.core.metrics.retrieval_result import LABELS, RetrievalResult
+from diptych.core.metrics.retrieval.metrics import QueryRanking, max_skew_at_k, retrieval_metrics
+from diptych.core.metrics.retrieval.results import LABELS, RetrievalResult
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.plugins.probes.counterfactual import figures

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from diptych.core.metrics.retrieval_result import RetrievalResult
+from diptych.core.metrics.retrieval.results import RetrievalResult
 from diptych.core.probe import Figure
 from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, png_later

@@ -1,6 +1,6 @@
 """The planned precision of counterfactual retrieval's headline figures: MaxSkew@K of each
 attribute view and Bias@K of the gender view where gender is an attribute, over the units
-their intervals resample (:mod:`diptych.core.metrics.retrieval`).
+their intervals resample (:mod:`diptych.core.metrics.retrieval.metrics`).
 
 A figure's interval resamples the occupations, every wording of one together (a PAIRS answer
 option is an occupation here). Where the occupations of a pool share its images — PAIRS: all
@@ -8,7 +8,7 @@ the options of a subset rank its scenarios' images — they are not independent:
 then rests on what the within-set permutation moves, the counterfactual sets, and the plan
 counts those. The excess over the null is the mean less a computed expectation, so its
 interval is the mean's shifted: one half-width for both, planned on the mean's range
-(:func:`~diptych.core.metrics.retrieval_intervals.figure_ranges`: MaxSkew@K in [0, ln G] for G
+(:func:`~diptych.core.metrics.retrieval.intervals.figure_ranges`: MaxSkew@K in [0, ln G] for G
 equally desired groups, Bias@K in [−1, 1]).
 
 Before any run the spread is a bound: a figure whose every unit may lie anywhere in its range
@@ -26,8 +26,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.metrics.intervals import UNIT_SCORE_RANGE
-from diptych.core.metrics.precision import Components, PlannedDesign, PlannedFigure
+from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE
+from diptych.core.metrics.uncertainty.precision import Components, PlannedDesign, PlannedFigure
 from diptych.plugins.probes.counterfactual.ranking import BIAS_VIEW, query_unit, views
 from diptych.plugins.probes.counterfactual.templates import data
 

@@ -12,7 +12,7 @@ The analysis filters the sets with the filtering encoder (the run's first model 
 ``filter_encoder`` names another; a report warns when it is also audited), stores the audited
 encoders' image embeddings in the workspace's chromadb collection with each set's attributes,
 retrieves the top K of each query's pool and scores MaxSkew@K, MinSkew@K, NDKL@K and Bias@K
-per query and attribute type (:mod:`diptych.core.metrics.retrieval`).
+per query and attribute type (:mod:`diptych.core.metrics.retrieval.metrics`).
 
 **Trial metadata**: ``kind`` (image | query | caption | detect); images: the set's fields
 (``set_id``, ``segment``, ``subject``, ``template``, ``attribute_types``, ``pool``,
@@ -48,7 +48,7 @@ from diptych.plugins.probes.counterfactual.templates import (
 
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
-    from diptych.core.metrics.precision import Components, PlannedFigure
+    from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
 
 
 class CounterfactualRetrieval(Probe[RetrievalParams]):
@@ -122,7 +122,7 @@ class CounterfactualRetrieval(Probe[RetrievalParams]):
         # The keys analyze_retrieval gives: every audited model's id (the filtering encoder's
         # too when it is the only one), segment, attribute view and measure, and the measure's
         # excess over a random ranking. Bias@K needs the images' gender.
-        from diptych.core.metrics.retrieval_result import MEASURES
+        from diptych.core.metrics.retrieval.results import MEASURES
         from diptych.plugins.probes.counterfactual.ranking import BIAS_VIEW, views
 
         names = []

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diptych.core.metrics.retrieval import QueryRanking, RankedItem
+from diptych.core.metrics.retrieval.metrics import QueryRanking, RankedItem
 from diptych.core.vectors import (
     Hit,
     add_vectors,

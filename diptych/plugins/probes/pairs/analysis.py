@@ -6,7 +6,7 @@ computes what §5 of the paper reports, from the stored replies read by
 
 * the association score per level with a 95% interval over scenarios, the difference between
   the levels with the paired t-test's own interval, and the test (Figures 2–4), via
-  :func:`diptych.core.metrics.association.association_score` — the same numbers
+  :func:`diptych.core.metrics.pairs.association.association_score` — the same numbers
   ``diptych metrics association`` gives for the exported responses;
 * the refusal rate per level (Table 2) and per group (race × gender), and beside it the
   "neither" rate, each with its interval over scenarios: a 0 is a refusal or an answer with
@@ -31,14 +31,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from diptych.core.metrics.association import (
+from diptych.core.metrics.pairs.association import (
     AssociationResult,
     Outcome,
     association_score,
     levels_of,
     mean_over_scenarios,
 )
-from diptych.core.metrics.resampling import Inference
+from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.runview import RunView

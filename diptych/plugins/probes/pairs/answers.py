@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.labels import canonical_label, majority
-from diptych.core.metrics.association import Outcome, Response
+from diptych.core.metrics.pairs.association import Outcome, Response
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pairs.parser import OUTCOME_OF_RULE, parse_answer
 

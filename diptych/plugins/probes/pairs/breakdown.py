@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from diptych.core.metrics.association import Attribute, paired_t_test
+from diptych.core.metrics.pairs.association import Attribute, paired_t_test
 from diptych.core.probe import Table
 from diptych.core.report.formatting import bounds
 from diptych.plugins.probes.pairs.answers import Answer, majority_answer, mean, outcome_rate

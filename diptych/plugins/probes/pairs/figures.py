@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from diptych.core.metrics.association import AssociationResult
+from diptych.core.metrics.pairs.association import AssociationResult
 from diptych.core.probe import Figure
 from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, png

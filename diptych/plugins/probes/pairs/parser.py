@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from diptych.core.metrics.association import Outcome
+from diptych.core.metrics.pairs.association import Outcome
 from diptych.plugins.probes.pairs.closed_form import closed_form
 from diptych.plugins.probes.pairs.normalise import normalise, whole_word
 

@@ -1,6 +1,6 @@
 """The planned precision of PAIRS' association scores: each level's score is a mean of answers
 scored +1 / 0 / −1, its interval resampling scenarios with all their images and answers
-(:func:`diptych.core.metrics.association.mean_over_scenarios`).
+(:func:`diptych.core.metrics.pairs.association.mean_over_scenarios`).
 
 Before a run the spread is a bound: a score lies in [−1, 1], so neither a scenario's mean nor
 an answer can vary with an SD above 1; the plan puts all of it on the scenarios (the bound on
@@ -12,8 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from diptych.core.metrics.intervals import UNIT_SCORE_RANGE
-from diptych.core.metrics.precision import Components, PlannedDesign, PlannedFigure, components_of
+from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE
+from diptych.core.metrics.uncertainty.precision import (
+    Components,
+    PlannedDesign,
+    PlannedFigure,
+    components_of,
+)
 from diptych.datasets import pairs
 from diptych.plugins.probes.pairs.questions import COMPARED, SUBSETS, PairsQuestion
 
@@ -26,7 +31,7 @@ BOUND = Components(
 
 
 def _levels(subset: str) -> tuple[str, ...]:
-    from diptych.core.metrics.association import FIRST_LEVEL
+    from diptych.core.metrics.pairs.association import FIRST_LEVEL
 
     compared = COMPARED[subset]
     values = pairs.GENDERS if compared == "gender" else pairs.RACES

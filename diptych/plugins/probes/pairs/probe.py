@@ -64,7 +64,7 @@ from diptych.plugins.probes.pairs.questions import (
 )
 
 if TYPE_CHECKING:
-    from diptych.core.metrics.precision import Components, PlannedFigure
+    from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
 
 #: How self-labels write a score.
 SCORE_LABEL = {1: "+1", 0: "0", -1: "-1"}
@@ -104,7 +104,7 @@ class Pairs(Probe[PairsParams]):
     def figure_names(self, n_models: int = 1) -> list[str] | None:
         # The keys analyze_pairs gives each experiment the questions reach; several models
         # prefix them with each model's id.
-        from diptych.core.metrics.association import FIRST_LEVEL
+        from diptych.core.metrics.pairs.association import FIRST_LEVEL
 
         prefix = model_prefix(n_models)
         asked = {q.subset for q in self.questions()}

@@ -16,9 +16,10 @@ run mixes them — this computes what the paper reports for DALL-E 3:
 * where people labelled a designed sample, the prediction-powered counterpart of each figure of
   people's labels — overall, gap, stereotyped group, identity (:mod:`.predicted`).
 
-Every number carries a 95% interval over images (:mod:`diptych.core.metrics.cluster_interval`;
-a corrected one a percentile bootstrap, also over the annotator's calibration). Labels are
-taken by the policy the front end chose (``human``, ``automatic`` or ``mixed``, the default;
+Every number carries a 95% interval over images
+(:mod:`diptych.core.metrics.uncertainty.cluster_interval`; a corrected one a percentile bootstrap,
+also over the annotator's calibration). Labels are taken by the policy the front end chose
+(``human``, ``automatic`` or ``mixed``, the default;
 :data:`~diptych.core.labels.POLICY_TEXT`), and the STS of each label source alone stands beside
 it (:mod:`.by_source`). The overall STS leads with the
 interval over identities (both identity lists resampled: identities like these), the interval
@@ -33,9 +34,9 @@ from typing import Any
 
 from diptych.core.labels import POLICY_TEXT
 from diptych.core.metrics.agreement import agreement_tables
-from diptych.core.metrics.intervals import UNIT_SCORE_RANGE, percentile_number
-from diptych.core.metrics.stats import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.sts import SETTINGS, STSResult, stereotype_test_score
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
+from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE, percentile_number
 from diptych.core.probe import ProbeResult
 from diptych.core.runview import RunView
 from diptych.plugins.probes._pst_scoring import interval_text, setting_gap

@@ -1,17 +1,18 @@
 """The prediction-powered figures of a ``pst`` run: one automatic annotator's labels on every
-person, corrected by the human labels of a designed sample (:mod:`diptych.core.metrics.ppi`).
+person, corrected by the human labels of a designed sample
+(:mod:`diptych.core.metrics.uncertainty.ppi.estimate`).
 
 Each figure people's labels give has its prediction-powered counterpart, resampling the same
 units: the overall STS per setting over both identity lists (crossed in paired scenes, each list
 a stratum in single ones), the gap paired − single, the STS of each stereotyped group (Tables 3
 and 4) and the micro STS per identity with its gap (Tables 14 to 16) over images — labelled and
 unlabelled persons resampled together. A gap adds up the influences of its two settings' persons
-(:func:`~diptych.core.metrics.ppi.prediction_powered_combination`), so its interval resamples
-the images of both at once.
+(:func:`~diptych.core.metrics.uncertainty.ppi.estimate.prediction_powered_combination`), so its
+interval resamples the images of both at once.
 
 Human labels enter from census strata and from the drawn batches the combined design admits
-(:mod:`diptych.core.metrics.ppi_batches`: all uniform batches together, each person weighted by
-its probability of being in at least one); a reviewer's ``chosen`` labels never do.
+(:mod:`diptych.core.metrics.uncertainty.ppi.batches`: all uniform batches together, each person
+weighted by its probability of being in at least one); a reviewer's ``chosen`` labels never do.
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE
-from diptych.core.metrics.ppi import (
+from diptych.core.metrics.sts import SETTINGS
+from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
+from diptych.core.metrics.uncertainty.ppi.batches import CombinedDesign, probability_summary
+from diptych.core.metrics.uncertainty.ppi.estimate import (
     ESTIMATOR_NAME,
     RESTS_ON,
     PredictionPowered,
     prediction_powered_combination,
 )
-from diptych.core.metrics.ppi_batches import CombinedDesign, probability_summary
-from diptych.core.metrics.sts import SETTINGS
 from diptych.core.probe import Table
 from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView

@@ -2,13 +2,13 @@
 run has an automatic annotator on every person and people's labels of a designed sample.
 
 Each run's figure is its own prediction-powered STS (its own annotator, sample and λ); B − A adds
-up both runs' influences (:func:`~diptych.core.metrics.ppi.prediction_powered_combination`) and
+up both runs' influences
+(:func:`~diptych.core.metrics.uncertainty.ppi.estimate.prediction_powered_combination`) and
 resamples the units the runs share jointly: both identity lists for the overall STS (an identity
-carries its persons of both runs, so the runs matched scene by scene cancel what a scene shares),
-an identity's partners for its paired micro STS, and each run's own images for the single one.
-Only identities both runs asked for are compared, and an image counts only if every person in it
-has such an identity, as the comparison of people's labels does
-(:mod:`diptych.plugins.probes.pst.compare`).
+carries its persons of both runs, so the runs matched scene by scene cancel what a scene shares), an
+identity's partners for its paired micro STS, and each run's own images for the single one. Only
+identities both runs asked for are compared, and an image counts only if every person in it has such
+an identity, as the comparison of people's labels does (:mod:`diptych.plugins.probes.pst.compare`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable, Sequence
 from typing import Any
 
-from diptych.core.metrics.intervals import STS_DIFFERENCE_RANGE
-from diptych.core.metrics.ppi import PredictionPowered, prediction_powered_combination
 from diptych.core.metrics.sts import SETTINGS
+from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
+from diptych.core.metrics.uncertainty.ppi.estimate import (
+    PredictionPowered,
+    prediction_powered_combination,
+)
 from diptych.core.probe import Table
 from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView

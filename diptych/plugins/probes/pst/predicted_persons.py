@@ -1,7 +1,7 @@
 """The persons of a ``pst`` run as a prediction-powered figure reads them: one automatic
 annotator's label on every person, people's labels where the combined design of the run's
-batches drew the person (:mod:`diptych.core.metrics.ppi_batches`), and the units each figure
-resamples.
+batches drew the person (:mod:`diptych.core.metrics.uncertainty.ppi.batches`), and the units each
+figure resamples.
 
 Only human labels whose person was drawn with a known probability enter (a ``census`` of a
 stratum, a ``uniform`` or an ``active`` batch); a reviewer's ``chosen`` labels never do.
@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.labels import majority
-from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.measurement_draw import read_visited_draws
-from diptych.core.metrics.ppi import PredictionPowered, prediction_powered_ratio
-from diptych.core.metrics.ppi_batches import CombinedDesign, combine_batches
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.ppi.batches import CombinedDesign, combine_batches
+from diptych.core.metrics.uncertainty.ppi.draw import read_visited_draws
+from diptych.core.metrics.uncertainty.ppi.estimate import (
+    PredictionPowered,
+    prediction_powered_ratio,
+)
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pst.collect import GroupKey, readable_labels
 

@@ -60,7 +60,7 @@ from diptych.plugins.probes.pst.prompts import fill, image_prompts
 
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
-    from diptych.core.metrics.precision import Components, PlannedFigure
+    from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
 
 # Table 8: high organizational power is stereotyped masculine, low power feminine.
 POWER_STEREOTYPE = {"high": "masculine", "low": "feminine"}

@@ -3,8 +3,8 @@
 In likelihood mode the model's answer is a probability, not a label: P(she) among the two
 candidate pronouns is a deterministic property of one prompt. The headline is therefore the
 *expected* STS, the mean over distinct prompts of 2·P(stereotyped pronoun) − 1, × 100, with a
-95% interval over identities (:mod:`diptych.core.metrics.resampling`): a paired scene crosses
-one masculine- with one feminine-stereotyped identity, and every identity appears in many
+95% interval over identities (:mod:`diptych.core.metrics.uncertainty.resampling`): a paired scene
+crosses one masculine- with one feminine-stereotyped identity, and every identity appears in many
 scenes, so the interval resamples both identity lists (the two-way bootstrap) and speaks for
 identities like these; in the single setting the two lists are strata. The interval that
 resamples scenes alone follows, labelled as speaking for these identities only. Each distinct
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.intervals import STS_RANGE
-from diptych.core.metrics.resampling import Inference, mean_over_units
 from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.plugins.probes._pst_scoring import (

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 
 from diptych.core.data import data_path
-from diptych.core.metrics.resampling import Inference
+from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
 
 BLS_FILE = "winobias_bls_pct_female.tsv"

@@ -38,7 +38,7 @@ from diptych.plugins.probes.pst_text.pronouns import (
 from diptych.plugins.probes.pst_text.segments import template_segments
 
 if TYPE_CHECKING:
-    from diptych.core.metrics.precision import Components, PlannedFigure
+    from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
 
 #: The placeholders that say which person of the scene a likelihood prompt asks about: the
 #: prompt's last piece starts at the first of them (see segments.py).
@@ -138,7 +138,7 @@ class PSTText(Probe[PSTTextParams]):
         return out
 
     def observed_components(self, run: RunView) -> dict[str, Components]:
-        from diptych.core.metrics.precision import components_of
+        from diptych.core.metrics.uncertainty.precision import components_of
         from diptych.plugins.probes._pst_precision import UNITS, observed_sts_components
         from diptych.plugins.probes._pst_scoring import sts_row
         from diptych.plugins.probes.pst_text.analysis import distinct_prompts

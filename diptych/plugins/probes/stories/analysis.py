@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from diptych.core.metrics.lexical import GroupText, PMIResult, mean_sd, pmi_by_group, word_count
+from diptych.core.metrics.pairs.lexical import (
+    GroupText,
+    PMIResult,
+    mean_sd,
+    pmi_by_group,
+    word_count,
+)
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
@@ -77,7 +83,7 @@ def _mean_sd_text(values: Sequence[int]) -> str:
 def analyze_stories(run: RunView, p: StoriesParams) -> ProbeResult:
     """Score a ``stories`` run made with ``p`` (PAIRS Appendix D; see the probe's docstring)."""
     from diptych.core.metrics.correction import jeffreys_interval
-    from diptych.core.metrics.stats import json_safe
+    from diptych.core.metrics.uncertainty.bootstrap import json_safe
 
     gens = generations(run)
     models = run.model_ids()
@@ -321,7 +327,7 @@ def _processing_note(p: StoriesParams) -> str:
             "Text processing: raw (lower case, runs of letters); the crime lexicon is matched "
             "on spaCy lemmas all the same."
         )
-    from diptych.core.metrics.preprocess import pipeline_version
+    from diptych.core.metrics.pairs.preprocess import pipeline_version
 
     return (
         "Text processing as PAIRS Appendix D: SMART stop list, numerals and punctuation dropped, "

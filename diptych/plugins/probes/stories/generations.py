@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from diptych.core.metrics.lexical import Processing, raw_tokens
+from diptych.core.metrics.pairs.lexical import Processing, raw_tokens
 from diptych.core.probe import ReviewFlag
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
@@ -60,7 +60,7 @@ def generations(run: RunView) -> list[Generation]:
 
 
 def lemmas(texts: Sequence[str]) -> list[list[str]]:
-    from diptych.core.metrics.preprocess import preprocess
+    from diptych.core.metrics.pairs.preprocess import preprocess
 
     return preprocess(texts, phrases=False)
 
@@ -71,7 +71,7 @@ def tokens_and_lemmas(
     """(analysis tokens, lemmas) of each text, with one spaCy pass: the lemmas match the crime
     lexicon whatever the analysis's processing; the tokens add the bigram phrases learned from
     every text (or are the raw words)."""
-    from diptych.core.metrics.preprocess import join_phrases, lemma_sentences
+    from diptych.core.metrics.pairs.preprocess import join_phrases, lemma_sentences
 
     per_text = lemma_sentences(texts)
     lemmas = [[w for s in sentences for w in s] for sentences in per_text]

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from diptych.core.metrics.lexical import DEFAULT_MIN_COUNT, DEFAULT_THRESHOLD, Processing
+from diptych.core.metrics.pairs.lexical import DEFAULT_MIN_COUNT, DEFAULT_THRESHOLD, Processing
 from diptych.datasets import pairs
 from diptych.plugins.probes.stories.data import story_prompts
 

@@ -10,7 +10,7 @@ whatever sets one group's texts apart comes from the person, not the scene.
 The analysis follows Appendix D: every generation is processed the paper's way (SMART stop list,
 numerals and punctuation dropped, lower case, spaCy lemmas, gensim bigram phrases learned from
 every generation of the run), the generations of one image (6 prompts × 3 runs) are concatenated
-into one text, and the PMI association score (:mod:`diptych.core.metrics.lexical`) picks the
+into one text, and the PMI association score (:mod:`diptych.core.metrics.pairs.lexical`) picks the
 frequent words that set each group apart:
 
 * per scenario and model, the four groups (Tables 3 and E.2–E.6);
@@ -41,7 +41,7 @@ from diptych.core.data import image_sha, pairs_sampling
 from diptych.core.errors import MissingDependencyError
 from diptych.core.figure_names import model_prefix
 from diptych.core.hookspecs import hookimpl
-from diptych.core.metrics.lexical import Processing
+from diptych.core.metrics.pairs.lexical import Processing
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.trials import TrialSpec
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 def _require_text_extra(processing: Processing) -> None:
     """Fail before a run starts, not in its last step, when the analysis cannot run."""
-    from diptych.core.metrics.preprocess import SPACY_MODEL, SPACY_PACKAGE
+    from diptych.core.metrics.pairs.preprocess import SPACY_MODEL, SPACY_PACKAGE
 
     purpose = "The stories probe (its word analysis and crime-lexicon flags)"
     needed = [("spacy", "spacy"), (SPACY_MODEL, SPACY_PACKAGE)]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.metrics.retrieval import retrieval_metrics
-from diptych.core.metrics.retrieval_ranking import QueryRanking, RankedItem
+from diptych.core.metrics.retrieval.metrics import retrieval_metrics
+from diptych.core.metrics.retrieval.ranking import QueryRanking, RankedItem
 from diptych.plugins.probes.counterfactual.ranking import BIAS_VIEW, query_unit, views
 from diptych.plugins.probes.counterfactual.sources import pairs_sets
 from diptych.plugins.probes.counterfactual.templates import data, neutral_queries

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support.counterfactual_sets import GENDERS, RACES, colour
 
-from diptych.core.metrics.precision import PlannedDesign, expected_interval
+from diptych.core.metrics.uncertainty.precision import PlannedDesign, expected_interval
 from diptych.plugins.probes.counterfactual.precision import bound, observed_retrieval
 from tests.support.cli import call
 

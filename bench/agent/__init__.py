@@ -1,0 +1,1 @@
+"""Benchmarks of the audit agent (figures ``agent.*``)."""

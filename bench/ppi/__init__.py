@@ -1,0 +1,1 @@
+"""Benchmarks of prediction-powered estimation (figures ``ppi.*``)."""

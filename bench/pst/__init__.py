@@ -1,0 +1,1 @@
+"""Benchmarks of the pst and pst-text probes (``pst.*``, ``pst_text.*``)."""

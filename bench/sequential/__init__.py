@@ -1,0 +1,1 @@
+"""Benchmarks of sequential gates (figures ``sequential.*``)."""

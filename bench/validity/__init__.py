@@ -1,0 +1,1 @@
+"""Validity of intervals and tests on simulated truths (``validity.*``)."""

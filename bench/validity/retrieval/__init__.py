@@ -1,0 +1,1 @@
+"""Validity of counterfactual retrieval's intervals and nulls."""

@@ -1,0 +1,432 @@
+"""Running an audit: every part through the Workspace, one budget, resumable as a whole.
+
+Each probe or mitigation part is a Workspace run, found again by its fingerprint: a rerun after
+a kill continues the part that stopped (no trial with a stored result is asked again) and skips
+the parts recorded as finished. The spend of every part so far is taken from the budget before
+the next starts, so ``budget.max_cost`` bounds the whole audit. Agent searches are driven by
+the :data:`SearchRunner` a front end hands in (the CLI and the TUI hand the agent's,
+:func:`diptych.agent.audit_search.run_search`), under sessions named after the audit, so they
+resume from their checkpoints too. The audit and its parts are recorded in the workspace
+(``ws.audits``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from diptych.audit.plan import AuditPlan, Part, PartPlan, plan_parts, read_audit
+from diptych.audit.sequential import (
+    LookEvent,
+    SequentialOutcome,
+    buy_until_decided,
+    with_final_look,
+)
+from diptych.core.audit import PartRecord
+from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.schema import AuditFile
+from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.errors import UsageError
+from diptych.core.report.audit import cost_paid
+from diptych.core.workspace import Reporter, RunOptions, Workspace
+
+#: Run statuses after which the audit goes on to its next part.
+FINISHED = ("complete", "incomplete")
+
+
+class SearchRunner(Protocol):
+    """Runs one agent search part: given the workspace, the part, the audit's models by name
+    as (plugin, params), the session id, the money left (None: no limit) and the baseline
+    part's run id (mitigation searches), returns a summary with ``spent`` (USD) and
+    ``stop_reason``."""
+
+    def __call__(
+        self,
+        ws: Workspace,
+        part: Part,
+        models: dict[str, tuple[str, dict[str, Any]]],
+        session: str,
+        remaining: float | None,
+        baseline_run: str | None,
+    ) -> dict[str, Any]: ...
+
+
+#: ``on_part(name, status, detail)``: a part started (``running``), finished or was skipped.
+PartEvent = Callable[[str, str, dict[str, Any]], None]
+
+
+@dataclass
+class AuditOutcome:
+    audit_id: str
+    status: str
+    spent: float
+    report: Path | None
+    parts: list[PartRecord] = field(default_factory=list)
+    #: Bought until its gates were decided: why it stopped, what it bought, what it saved.
+    sequential: SequentialOutcome | None = None
+    #: Parts left out (``--until-decided`` buys the gated parts only).
+    skipped: list[str] = field(default_factory=list)
+    #: Every file the report wrote, by format (``md``, ``html``, ``json``, ``pdf``, ``figures``).
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+def _spent(ws: Workspace, parts: list[PartRecord]) -> float:
+    """Money the audit's parts have cost so far, counting a run shared by parts once."""
+    runs = {p.run_id for p in parts if p.run_id and p.kind != "search"}
+    total = sum(cost_paid(ws.runs.view(r)) or 0.0 for r in runs)
+    return total + sum(p.cost or 0.0 for p in parts if p.kind == "search")
+
+
+def _run_of(ws: Workspace, fingerprint: str) -> str | None:
+    found = [s.run.id for s in ws.runs.list() if s.run.fingerprint == fingerprint]
+    return found[-1] if found else None
+
+
+async def run_audit(
+    ws: Workspace,
+    source: str | os.PathLike[str] | AuditFile,
+    *,
+    options: RunOptions | None = None,
+    reporter: Reporter | None = None,
+    on_part: PartEvent | None = None,
+    searches: SearchRunner | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    until_decided: bool = False,
+    batches: int = DEFAULT_BATCHES,
+    on_look: LookEvent | None = None,
+) -> AuditOutcome:
+    """Run (or continue) every part of the audit file under one budget, record it with
+    the file's hash and write its report. ``searches`` runs agent searches (a front end
+    brings the agent); ``overrides`` replaces dotted fields (``models.m.params.base_url``).
+
+    ``until_decided`` buys only the parts the gates read, in ``batches`` and in a random
+    order, deciding the gates after each batch on anytime-valid intervals and stopping once
+    every gate is decided (:mod:`diptych.audit.sequential`); ``on_look`` hears each look."""
+    ws.require_writable("run an audit")
+    audit, digest, text = read_audit(source)
+    if overrides:
+        audit = apply_overrides(audit, dict(overrides))
+    plan = plan_parts(ws, audit, digest)
+    where = Path(out_dir) if out_dir is not None else None
+    # An audit built in memory (``diptych run --gate``) has no file to name.
+    path = "(command line)" if isinstance(source, AuditFile) else str(source)
+    if until_decided:
+        return await _run_until_decided(
+            ws, plan, path=path, text=text, options=options, reporter=reporter,
+            on_part=on_part, on_look=on_look, batches=batches, out_dir=where,
+        )  # fmt: skip
+    return await _run_plan(
+        ws,
+        plan,
+        path=path,
+        text=text,
+        options=options,
+        reporter=reporter,
+        on_part=on_part,
+        searches=searches,
+        out_dir=where,
+    )
+
+
+def _budget(audit_limit: float | None, given: float | None) -> float | None:
+    """The audit's spending limit: the file's ``budget.max_cost`` and ``--max-cost``, the
+    smaller where both are set."""
+    limits = [x for x in (audit_limit, given) if x is not None]
+    return min(limits) if limits else None
+
+
+async def _run_until_decided(
+    ws: Workspace,
+    plan: AuditPlan,
+    *,
+    path: str,
+    text: str,
+    options: RunOptions | None,
+    reporter: Reporter | None,
+    on_part: PartEvent | None,
+    on_look: LookEvent | None,
+    batches: int,
+    out_dir: Path | None,
+) -> AuditOutcome:
+    """Buy the gated parts until their gates are decided, then write the report of what was
+    bought; the parts no gate reads are left for a run without ``--until-decided``."""
+    audit = plan.audit
+    if audit.gates is None or not audit.gates.checks:
+        raise UsageError(
+            "--until-decided stops when the gates are decided, and this audit states none "
+            "(add a gates: section, or run without --until-decided)"
+        )
+    if batches < 2:
+        raise UsageError(f"--batches must be at least 2, not {batches}")
+    wanted = {g.part for g in audit.gates.checks}
+    gated = [p for p in plan.parts if p.part.name in wanted]
+    skipped = [p.part.name for p in plan.parts if p.part.name not in wanted]
+    stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text)
+    # Every batch continues the part's one run (found by its fingerprint), never a new one.
+    base = replace(options or RunOptions(), new=False, run_id=None)
+    limit = _budget(audit.budget.max_cost, base.max_cost)
+
+    def budget_left() -> float | None:
+        if limit is None:
+            return None
+        current = [
+            PartRecord(p.part.position, p.part.name, p.part.kind, found, "", None)
+            for p in gated
+            if p.fingerprint is not None and (found := _run_of(ws, p.fingerprint)) is not None
+        ]
+        return max(limit - _spent(ws, current), 0.0)
+
+    bought = await buy_until_decided(
+        ws, audit, plan.id, gated, {p.name: p for p in stored.parts}, options=base,
+        budget_left=budget_left, batches=batches, reporter=reporter, on_look=on_look,
+        on_part=on_part,
+    )  # fmt: skip
+    parts = bought.parts
+    summary = bought.summary
+    status = {"decided": "decided", "max-cost": "over-budget", "interrupted": "interrupted"}.get(
+        bought.stop, "complete"
+    )
+    if status == "decided" and summary is not None and not summary.early:
+        status = "complete"
+    spent = _spent(ws, parts)
+    report: Path | None = None
+    files: dict[str, Path] = {}
+    run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id))
+    if run_ids and bought.gates is not None:
+        extra = {
+            "sequential": summary.to_dict() if summary else None,
+            "not_run": skipped,
+        }
+        report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
+    ws.audits.finish(plan.id, status, str(report) if report else None)
+    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files)
+
+
+async def _run_plan(
+    ws: Workspace,
+    plan: AuditPlan,
+    *,
+    path: str,
+    text: str,
+    options: RunOptions | None = None,
+    reporter: Reporter | None = None,
+    on_part: PartEvent | None = None,
+    searches: SearchRunner | None = None,
+    out_dir: Path | None = None,
+) -> AuditOutcome:
+    """Run (or continue) every part of ``plan`` and write the audit's report."""
+    audit = plan.audit
+    if any(p.part.kind == "search" for p in plan.parts) and searches is None:
+        raise UsageError("this audit has agent searches; run it from the CLI or the TUI")
+    audit_id = plan.id
+    stored = ws.audits.begin(audit_id, audit.name, plan.file_hash, path, text)
+    done = {p.name: p for p in stored.parts}
+    notify = on_part or (lambda name, status, detail: None)
+    base = options or RunOptions()
+    limit = _budget(audit.budget.max_cost, base.max_cost)
+    parts: list[PartRecord] = []
+    runs_by_part: dict[str, str] = {}
+    status = "complete"
+    for planned in plan.parts:
+        part = planned.part
+        earlier = done.get(part.name)
+        looked = PartLooks.of(earlier.detail) if earlier is not None else None
+        if earlier is not None and earlier.status in FINISHED and _current(earlier, planned):
+            if looked is not None and looked.active:
+                # Looked at before: the complete design is the last look of the same plan.
+                earlier = with_final_look(ws, audit, planned, earlier, looked)
+                ws.audits.save_part(audit_id, earlier)
+            parts.append(earlier)
+            if earlier.run_id:
+                runs_by_part[part.name] = earlier.run_id
+            notify(part.name, "skipped", {"run": earlier.run_id, "status": earlier.status})
+            continue
+        current = [p for p in parts]
+        if planned.fingerprint is not None:
+            found = _run_of(ws, planned.fingerprint)
+            if found is not None:
+                current.append(PartRecord(part.position, part.name, part.kind, found, "", None))
+        spent = _spent(ws, current)
+        remaining = None if limit is None else max(limit - spent, 0.0)
+        notify(part.name, "running", {"spent": spent, "remaining": remaining})
+        outcome = await _run_part(
+            ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part, audit.models,
+            looked,
+        )  # fmt: skip
+        if looked is not None and looked.active and outcome.status in FINISHED:
+            outcome = with_final_look(ws, audit, planned, outcome, looked)
+        ws.audits.save_part(audit_id, outcome)
+        parts.append(outcome)
+        if outcome.run_id:
+            runs_by_part[part.name] = outcome.run_id
+        notify(part.name, outcome.status, {"run": outcome.run_id, **outcome.detail})
+        if outcome.status not in FINISHED:
+            status = outcome.status
+            break
+    spent = _spent(ws, parts)
+    report: Path | None = None
+    files: dict[str, Path] = {}
+    run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
+    if status in FINISHED and run_ids:
+        report, files = _write_report(ws, plan, audit_id, run_ids, parts, spent, out_dir)
+    ws.audits.finish(audit_id, status, str(report) if report else None)
+    return AuditOutcome(audit_id, status, spent, report, parts, files=files)
+
+
+def _current(earlier: PartRecord, planned: PartPlan) -> bool:
+    """Whether a recorded finished part is still this plan's part (same run identity)."""
+    return planned.fingerprint is None or earlier.detail.get("fingerprint") == planned.fingerprint
+
+
+async def _run_part(
+    ws: Workspace,
+    planned: PartPlan,
+    audit_id: str,
+    base: RunOptions,
+    remaining: float | None,
+    reporter: Reporter | None,
+    searches: SearchRunner | None,
+    runs_by_part: dict[str, str],
+    models: Any,
+    looked: PartLooks | None = None,
+) -> PartRecord:
+    part = planned.part
+    options = replace(base, max_cost=remaining)
+    if looked is not None:
+        # Bought until decided before: the rest of the design comes in the same order.
+        options = replace(options, order_seed=looked.order_seed, order_share=None)
+    if part.kind == "search":
+        assert searches is not None
+        baseline = runs_by_part.get(part.baseline) if part.baseline else None
+        named = {name: (m.plugin, m.plugin_params()) for name, m in models.items()}
+        summary = await asyncio.to_thread(
+            _search_apart,
+            ws,
+            searches,
+            part,
+            named,
+            f"audit-{audit_id}-{part.name}",
+            remaining,
+            baseline,
+        )
+        stopped = str(summary.get("stop_reason", ""))
+        state = "over-budget" if "budget" in stopped and remaining == 0 else "complete"
+        return PartRecord(
+            part.position,
+            part.name,
+            part.kind,
+            None,
+            state,
+            float(summary.get("spent") or 0.0),
+            summary,
+        )
+    assert part.probe is not None
+    run = await ws.runs.run(
+        part.probe, part.models, params=part.params, options=options, reporter=reporter
+    )
+    detail: dict[str, Any] = {
+        "fingerprint": planned.fingerprint,
+        "counts": ws.runs.counts(run.id),
+    }
+    if looked is not None:
+        detail[PartLooks.KEY] = looked.to_dict()
+    if run.status in FINISHED:
+        for annotator in part.annotators:
+            labelled = await ws.annotators.annotate(
+                run.id,
+                annotator.name,
+                params=annotator.params,
+                model=annotator.model,
+                options=options,
+                reporter=reporter,
+            )
+            detail.setdefault("annotators", {})[annotator.name] = asdict(labelled)
+    return PartRecord(
+        part.position,
+        part.name,
+        part.kind,
+        run.id,
+        run.status,
+        cost_paid(ws.runs.view(run.id)),
+        detail,
+    )
+
+
+def _search_apart(
+    ws: Workspace,
+    searches: SearchRunner,
+    part: Part,
+    models: dict[str, tuple[str, dict[str, Any]]],
+    session: str,
+    remaining: float | None,
+    baseline: str | None,
+) -> dict[str, Any]:
+    """Run one agent search in the calling (worker) thread on a Workspace of its own.
+
+    A search drives its own event loop (its probe runs and its chat model's calls), which
+    cannot run inside the audit's; and a store's SQLite connection serves only the thread
+    that opened it, so the search opens the same workspace again."""
+    with Workspace.open(ws.path, create=False, chroma_url=ws.chroma_url) as own:
+        return searches(own, part, models, session, remaining, baseline)
+
+
+def _write_report(
+    ws: Workspace,
+    plan: AuditPlan,
+    audit_id: str,
+    run_ids: list[str],
+    parts: list[PartRecord],
+    spent: float,
+    out_dir: Path | None,
+    extra: dict[str, Any] | None = None,
+) -> tuple[Path, dict[str, Path]]:
+    """The audit's report, written: the file ``audit gate`` and ``audit diff`` read, and every
+    file written."""
+    audit = plan.audit
+    out = out_dir or Path(audit.report.out or f"audit-{audit.name}")
+    scope = {
+        "audit": audit.name,
+        "audit_id": audit_id,
+        "file_hash": plan.file_hash,
+        # The file as it was named, for the report's command that runs the audit again.
+        "file": ws.audits.get(audit_id).file_path,
+        "spent_usd": round(spent, 6),
+        "max_cost": audit.budget.max_cost,
+        "parts": [
+            {"name": p.name, "kind": p.kind, "run": p.run_id, "status": p.status} for p in parts
+        ],
+        "searches": {p.name: p.detail for p in parts if p.kind == "search"},
+        # The gates as this run decides them (its --set overrides applied): the report shows
+        # their verdicts beside its own.
+        "gates": audit.gates.model_dump(mode="json") if audit.gates else None,
+        **(extra or {}),
+    }
+    draft = audit.report.draft_with
+    formats = list(audit.report.formats)
+    files = ws.analysis.report_files(
+        run_ids,
+        out,
+        formats=formats,
+        label_policy=audit.labels.policy,
+        draft_with=(audit.models[draft].plugin, audit.models[draft].plugin_params())
+        if draft
+        else None,
+        scope=scope,
+        gates=ws.audits.report_gates,
+        # A search scores runs of its own, which are not the audit's parts: its findings are
+        # listed by its session.
+        agent_sessions=[
+            str(p.detail["session"])
+            for p in parts
+            if p.kind == "search" and p.detail.get("session")
+        ],
+    )
+    # The report JSON where one is written (what `audit diff` and `audit gate` read), else the
+    # Markdown, else the first file written.
+    main = files.get("json") or files.get("md") or next(iter(files.values()))
+    return main, files

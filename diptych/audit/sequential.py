@@ -1,0 +1,393 @@
+"""Buying an audit's gated parts until their gates are decided (``audit run --until-decided``).
+
+Each gated part's design is bought in equal batches, in the random order its seed fixes over
+the design's distinct requests (``RunOptions.order_seed``), so that every prefix is a random
+part of the whole design and a rerun continues the same order. After each batch the part's
+gated figures are analysed as they stand and kept as a look with the part's record
+(:class:`~diptych.core.audit.sequential.PartLooks`); the audit's gates are then decided on the
+anytime-valid interval of the looks (``ws.audits.looked_gates``). A part stops buying once its
+gates are decided; the audit stops when every gate is decided, when the budget is spent, or
+when the designs are complete. Each result is stored as it arrives and each look as it is
+taken, so a kill at any moment loses nothing: the rerun finishes the batch it was in and takes
+its look.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from diptych.audit.plan import AuditPlan, PartPlan
+from diptych.core.audit import PartRecord
+from diptych.core.audit.expected_spend import ExpectedSpend, expected_spend
+from diptych.core.audit.gates import GateRule
+from diptych.core.audit.schema import AuditFile
+from diptych.core.audit.sequential import (
+    DEFAULT_BATCHES,
+    Look,
+    PartLooks,
+    SequentialSummary,
+    StopReason,
+)
+from diptych.core.errors import DiptychError
+from diptych.core.metrics.uncertainty.precision import FigurePrecision
+from diptych.core.report.audit import cost_paid
+from diptych.core.workspace import Reporter, RunOptions, Workspace
+from diptych.core.workspace.gates import GateReport
+
+#: ``on_look(batch, batches, report)``: the gates as decided after a batch's look.
+LookEvent = Callable[[int, int, GateReport], None]
+
+
+@dataclass
+class SequentialOutcome:
+    """What buying until decided did: why it stopped, the gated parts as recorded, the gates
+    as last decided, and the money the rest of the designs would have cost (``saved_cost``, at
+    the plan's prices; None where a request has no known price)."""
+
+    stop: StopReason
+    parts: list[PartRecord]
+    gates: GateReport | None
+    summary: SequentialSummary | None
+    saved_cost: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _seed_of(planned: PartPlan, audit: AuditFile) -> int:
+    """The order's seed: the part's own seed parameter, else the audit's, else 0."""
+    seed = planned.part.params.get("seed", audit.seed)
+    return int(seed) if isinstance(seed, int) else 0
+
+
+def requests_bought(ws: Workspace, run_id: str) -> tuple[int, int]:
+    """Of the run's distinct requests, how many have a stored outcome, and how many there are."""
+    view = ws.runs.view(run_id)
+    keys = {t.key for t in view.trials}
+    return sum(1 for k in keys if k in view.results), len(keys)
+
+
+def _next_batch(looks: PartLooks) -> int:
+    """The batch to buy next: the first whose end lies beyond what the last look had bought
+    (the same batch again where a budget or a stop cut it short)."""
+    last = looks.last
+    if last is None:
+        return 1
+    for k in range(1, looks.batches + 1):
+        if -(-k * last.planned // looks.batches) > last.bought:
+            return k
+    return looks.batches + 1
+
+
+def _decide_looks(
+    ws: Workspace, audit: AuditFile, audit_id: str, states: dict[str, PartLooks]
+) -> GateReport | None:
+    """The gates on the looks so far, once every gated part has one (None before)."""
+    assert audit.gates is not None
+    if not all(s.looks for s in states.values()):
+        return None
+    return ws.audits.looked_gates(audit_id, audit.gates)
+
+
+def _decided(report: GateReport | None, part: str | None = None) -> bool:
+    results = [r for r in (report.results if report else []) if part is None or r.part == part]
+    return bool(results) and all(r.verdict != "inconclusive" for r in results)
+
+
+async def buy_until_decided(
+    ws: Workspace,
+    audit: AuditFile,
+    audit_id: str,
+    gated: list[PartPlan],
+    earlier: dict[str, PartRecord],
+    *,
+    options: RunOptions,
+    budget_left: Callable[[], float | None],
+    batches: int = DEFAULT_BATCHES,
+    reporter: Reporter | None = None,
+    on_look: LookEvent | None = None,
+    on_part: Callable[[str, str, dict[str, Any]], None] | None = None,
+) -> SequentialOutcome:
+    """Buy the ``gated`` parts batch by batch until the audit's gates are decided (see the
+    module docstring); ``earlier`` holds the parts as recorded before (a rerun continues their
+    looks), ``budget_left`` the money left for the audit (None: no limit)."""
+    assert audit.gates is not None
+    notify = on_part or (lambda name, status, detail: None)
+    states: dict[str, PartLooks] = {}
+    runs: dict[str, str] = {}
+    records: dict[str, PartRecord] = {}
+    for planned in gated:
+        name = planned.part.name
+        before = earlier.get(name)
+        kept = PartLooks.of(before.detail) if before is not None else None
+        if kept is not None and kept.active and before is not None and before.run_id:
+            # Continue the looks of an earlier run with --until-decided, in its order.
+            states[name] = replace(kept, stop=None)
+            runs[name] = before.run_id
+        else:
+            states[name] = PartLooks(batches, _seed_of(planned, audit))
+    report = _decide_looks(ws, audit, audit_id, states)
+    stop: StopReason | None = "decided" if _decided(report) else None
+    stalled: set[str] = set()
+    while stop is None:
+        bought_now: list[PartPlan] = []
+        over_budget = False
+        for planned in gated:
+            name = planned.part.name
+            state = states[name]
+            batch = _next_batch(state)
+            if batch > state.batches or name in stalled or _decided(report, name):
+                continue
+            left = budget_left()
+            if left is not None and left <= 0:
+                over_budget = True
+                break
+            notify(name, "running", {"batch": batch, "batches": state.batches, "remaining": left})
+            run = await ws.runs.run(
+                planned.part.probe or "",
+                planned.part.models,
+                params=planned.part.params,
+                options=replace(
+                    options,
+                    max_cost=left,
+                    order_seed=state.order_seed,
+                    order_share=batch / state.batches,
+                ),
+                reporter=reporter,
+            )
+            runs[name] = run.id
+            for annotator in planned.part.annotators:
+                await ws.annotators.annotate(
+                    run.id,
+                    annotator.name,
+                    params=annotator.params,
+                    model=annotator.model,
+                    options=replace(options, max_cost=budget_left()),
+                    reporter=reporter,
+                )
+            over_budget = over_budget or run.status == "over-budget"
+            look = _look(ws, audit, planned, run.id, batch)
+            if state.last is not None and look.bought == state.last.bought:
+                # Nothing new stored (the model stopped answering): its trials wait for a rerun.
+                stalled.add(name)
+                continue
+            state.looks.append(look)
+            records[name] = _record(ws, planned, run.id, run.status, state)
+            ws.audits.save_part(audit_id, records[name])
+            notify(name, records[name].status, _at(state))
+            bought_now.append(planned)
+        if bought_now:
+            report = _decide_looks(ws, audit, audit_id, states)
+            for planned in bought_now:
+                name = planned.part.name
+                if _decided(report, name) and ws.runs.get(runs[name]).status == "partial":
+                    # Its gates are decided: the rest of its design is not needed.
+                    ws.runs.settle(runs[name], "decided")
+                    records[name] = _record(ws, planned, runs[name], "decided", states[name])
+                    ws.audits.save_part(audit_id, records[name])
+                    notify(name, "decided", _at(states[name]))
+            if on_look is not None and report is not None:
+                last = max(states[p.part.name].looks[-1].batch for p in bought_now)
+                on_look(last, max(s.batches for s in states.values()), report)
+        if _decided(report):
+            stop = "decided"
+        elif over_budget:
+            stop = "max-cost"
+        elif not bought_now:
+            stop = "interrupted" if stalled else "complete"
+    for planned in gated:
+        name = planned.part.name
+        state = states[name]
+        state.stop = stop
+        run_id = runs.get(name)
+        if run_id is None:
+            continue
+        # A part whose batch was bought in full waits for no look any more: say why the rest
+        # of its design stays unbought.
+        why = {"decided": "decided", "max-cost": "over-budget"}.get(stop, "interrupted")
+        status = ws.runs.settle(run_id, why).status
+        records[name] = _record(ws, planned, run_id, status, state)
+        ws.audits.save_part(audit_id, records[name])
+        notify(name, records[name].status, _at(state))
+    summary = SequentialSummary.of(list(states.values()))
+    return SequentialOutcome(
+        stop,
+        [records[p.part.name] for p in gated if p.part.name in records],
+        report,
+        summary,
+        _saved_cost(ws, gated, runs),
+    )
+
+
+def _at(state: PartLooks) -> dict[str, Any]:
+    """Where a part stands, for ``on_part``: the look it is at, of how many."""
+    return {"look": len(state.looks), "batches": state.batches}
+
+
+def part_status_words(status: str, detail: dict[str, Any]) -> str:
+    """A part's status as the audit's progress lines and the terminal app's part rows say it:
+    the batch a running part buys, the look a stopped one stands at ("decided at look 2 of
+    10"); its status alone for a part not bought batch by batch."""
+    if "batch" in detail and status == "running":
+        return f"running batch {detail['batch']} of {detail['batches']}"
+    if "look" in detail and detail["look"]:
+        return f"{status} at look {detail['look']} of {detail['batches']}"
+    return status
+
+
+def _look(ws: Workspace, audit: AuditFile, planned: PartPlan, run_id: str, batch: int) -> Look:
+    """The part's gated figures now, as its analysis gives them."""
+    assert audit.gates is not None
+    wanted = {g.figure for g in audit.gates.checks if g.part == planned.part.name}
+    numbers = ws.analysis.analyze(run_id, label_policy=audit.labels.policy).numbers
+    bought, total = requests_bought(ws, run_id)
+    kept = {f: dict(n) for f, n in numbers.items() if f in wanted and isinstance(n, dict)}
+    return Look(batch, bought, total, kept)
+
+
+def with_final_look(
+    ws: Workspace, audit: AuditFile, planned: PartPlan, part: PartRecord, looks: PartLooks
+) -> PartRecord:
+    """A part once bought until decided, its design now read whole (a run without
+    ``--until-decided``): the complete design is the last look of the same spending plan, and
+    spends what is left of the level — never the fixed design's full level, which would add
+    to what the earlier looks spent (docs/gates.md). Nothing is added where the last look
+    already saw the complete design."""
+    last = looks.last
+    if audit.gates is None or part.run_id is None or (last is not None and last.complete):
+        kept = replace(looks, active=True, stop=looks.stop or "complete")
+    else:
+        look = _look(ws, audit, planned, part.run_id, looks.batches)
+        kept = replace(looks, looks=[*looks.looks, look], active=True, stop="complete")
+    return replace(part, detail={**part.detail, PartLooks.KEY: kept.to_dict()})
+
+
+def _record(
+    ws: Workspace, planned: PartPlan, run_id: str, status: str, state: PartLooks
+) -> PartRecord:
+    """The part as the audit records it: ``decided`` where it stopped early with its gates
+    decided, else its run's status; its looks in the detail."""
+    last = state.last
+    early = last is not None and not last.complete
+    shown = "decided" if state.stop == "decided" and early else status
+    part = planned.part
+    detail: dict[str, Any] = {
+        "fingerprint": planned.fingerprint,
+        "counts": ws.runs.counts(run_id),
+        PartLooks.KEY: state.to_dict(),
+    }
+    return PartRecord(
+        part.position,
+        part.name,
+        part.kind,
+        run_id,
+        shown,
+        cost_paid(ws.runs.view(run_id)),
+        detail,
+    )
+
+
+def _saved_cost(ws: Workspace, gated: list[PartPlan], runs: dict[str, str]) -> float | None:
+    """What the requests left unbought would cost at the plan's prices (None: some unpriced)."""
+    total = 0.0
+    for planned in gated:
+        part = planned.part
+        if part.name not in runs:
+            if planned.estimate is None or planned.estimate.unpriced:
+                return None
+            total += planned.estimate.cost
+            continue
+        left = ws.runs.plan(part.probe or "", part.models, params=part.params)
+        if left.unpriced:
+            return None
+        total += left.cost
+    return total
+
+
+@dataclass
+class GateCost:
+    """A gate's part bought whole (``requests``, ``cost``) and, for each value its figure is
+    assumed to take (with where the value comes from), what buying until decided is expected
+    to take; ``note`` says why there is no expectation (the probe plans no such figure)."""
+
+    label: str
+    requests: int
+    cost: float
+    #: Of ``requests``, those stored already (free); ``cost`` prices the rest.
+    stored: int = 0
+    expected: list[tuple[str, ExpectedSpend]] = field(default_factory=list)
+    note: str = ""
+
+
+def _run_of_fingerprint(ws: Workspace, fingerprint: str | None) -> str | None:
+    found = [s.run.id for s in ws.runs.list() if s.run.fingerprint == fingerprint]
+    return found[-1] if found and fingerprint is not None else None
+
+
+def _planned_figure(planned: PartPlan, figure: str) -> FigurePrecision | None:
+    """The part's planned figure a gate reads (a figure of several models names its model
+    first: ``model: STS paired``)."""
+    precision = planned.estimate.precision if planned.estimate else None
+    for fig in precision.figures if precision else []:
+        if figure == fig.name or figure.endswith(f": {fig.name}"):
+            return fig
+    return None
+
+
+def expected_costs(
+    ws: Workspace,
+    plan: AuditPlan,
+    source: str | os.PathLike[str],
+    *,
+    assume: float | None = None,
+    batches: int = DEFAULT_BATCHES,
+) -> list[GateCost]:
+    """Each gate's expected cost to a decision (``audit run --dry-run --until-decided``): for
+    the value ``assume`` (else the plan's own assumption: a paper's published value or an
+    earlier run's) and for the value the last recorded run of the same audit gave. ``plan``
+    must be made with ``precision``."""
+    gates = plan.audit.gates
+    if gates is None or not gates.checks:
+        return []
+    last: dict[str, float] = {}
+    try:
+        for r in ws.audits.gates(source).results:
+            if r.value is not None and r.rule != "no_regression":
+                last[r.label] = r.value
+    except DiptychError:
+        pass  # never run here: only the assumed value
+    by_name = {p.part.name: p for p in plan.parts}
+    out = []
+    for gate in gates.checks:
+        planned = by_name[gate.part]
+        estimate = planned.estimate
+        found = _run_of_fingerprint(ws, planned.fingerprint)
+        stored, total = requests_bought(ws, found) if found else (0, 0)
+        to_run = estimate.to_run if estimate else 0
+        cost = GateCost(
+            gate.label, max(total, stored + to_run), estimate.cost if estimate else 0.0, stored
+        )
+        out.append(cost)
+        fig = _planned_figure(planned, gate.figure)
+        if fig is None or gate.no_regression is not None:
+            cost.note = "no expectation: the probe plans no such figure (or B − A of a baseline)"
+            continue
+        rule = GateRule(gate.label, gate.part, gate.figure, gate.rule, gate.limit,
+                        limit_high=gate.limit_high)  # fmt: skip
+        truths = [
+            (
+                "assumed" if assume is not None else f"assumed: {fig.components.source}",
+                assume if assume is not None else fig.components.centre,
+            )
+        ]
+        if gate.label in last:
+            truths.append(("the last recorded run of this audit", last[gate.label]))
+        for said, truth in truths:
+            spend = expected_spend(
+                fig.design, fig.components, rule, truth, bounds=(fig.low, fig.high),
+                batches=batches, confidence=gates.confidence,
+                family=len(gates.checks) if gates.family == "holm" else 1,
+            )  # fmt: skip
+            cost.expected.append((said, spend))
+    return out

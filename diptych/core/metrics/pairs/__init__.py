@@ -1,0 +1,1 @@
+"""PAIRS: the association score of closed answers, and the words of open ones."""

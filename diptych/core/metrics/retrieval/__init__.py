@@ -1,0 +1,1 @@
+"""Counterfactual retrieval: its metrics, intervals, nulls, records and CSV."""

@@ -1,0 +1,1 @@
+"""How a figure's uncertainty is made, from bootstrap to precision before purchase."""

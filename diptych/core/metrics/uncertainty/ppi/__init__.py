@@ -1,0 +1,1 @@
+"""Prediction-powered estimation: its batches, the reviewer's draw and its stop."""

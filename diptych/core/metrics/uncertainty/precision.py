@@ -1,0 +1,278 @@
+"""Precision known before purchase: the expected half-width of a headline figure's interval
+for a planned design, the smallest design that reaches a half-width asked for, and the power
+of a decision taken on such an interval.
+
+A design is named by its units (:mod:`diptych.core.metrics.uncertainty.resampling`): identities
+crossed in scenes (a ``grid`` of R × C cells, or a ``diagonal`` that pairs each row with one column,
+as the PST power aspect pairs an occupation's two roles), two lists as strata (``strata``: the
+single-person setting), or one kind of unit (``clusters``: images, occupations). What the
+interval will be depends on how the figure varies over those units, which is not known before
+the run: a :class:`Components` states it — standard deviations of a row unit's and a column
+unit's effect on a cell's mean, of the cell's own effect, and of one observation around its
+cell's mean — with where it comes from (a paper's published values, an earlier run of the same
+probe in the workspace, or a bound).
+
+The expected half-width is measured, not approximated: the cells' means are drawn from the
+components and :func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units` — the very
+function the analysis calls — makes each replicate's interval, so the variance estimator, its floor,
+the crossed design's degrees-of-freedom rule and the t multiplier are the real interval's. (A small
+crossed design's df is itself random: 3 × 3 identities give df 2 where identities dominate and
+8 where the scenes do, so no single closed form would be right.) The replicates are seeded, so
+a plan is reproducible; the Monte Carlo error of each expected half-width is reported with it.
+A design balanced over its cells is assumed: a scene's observations (orders, samples, people)
+merge into its cell, which is what the resampling does with them.
+
+``bench/validity/figures.py``-style checks live in the tests: a simulation from binary labels with
+identity effects checks the predicted half-width against the mean realised one. The design and
+its simulation are :mod:`diptych.core.metrics.uncertainty.planned_design`; this module plans a run's
+figures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, json_safe
+from diptych.core.metrics.uncertainty.components import Components, components_of
+from diptych.core.metrics.uncertainty.planned_design import (
+    WANTED_POWER,
+    Expected,
+    PlannedDesign,
+    Shape,
+    decision_power,
+    expected_interval,
+    search_cap,
+    smallest_design,
+    smallest_powered_design,
+    t_multiplier,
+)
+
+__all__ = [
+    "Components",
+    "Expected",
+    "FigurePrecision",
+    "PlannedDesign",
+    "PlannedFigure",
+    "PrecisionPlan",
+    "Shape",
+    "WANTED_POWER",
+    "components_of",
+    "decision_power",
+    "expected_interval",
+    "plan_precision",
+    "smallest_design",
+    "smallest_powered_design",
+]
+
+#: Below this many units per side the interval's degrees of freedom can fall to 2 or fewer
+#: (t multiplier 4.3 or more): such a design is warned about.
+FEW_UNITS = 4
+
+
+@dataclass(frozen=True)
+class PlannedFigure:
+    """A headline figure as a probe plans it: its design, how it is assumed to vary, the
+    range it can take, and how far its lists can grow (None: without limit)."""
+
+    name: str
+    design: PlannedDesign
+    components: Components
+    low: float
+    high: float
+    max_size: int | None = None
+    #: How to ask for a larger design, e.g. "name more identities (masculine=..., feminine=...)".
+    grow: str = ""
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+
+@dataclass(frozen=True)
+class FigurePrecision:
+    """A planned figure's expected precision, its warnings and, when a half-width was asked
+    for, the smallest design reaching it."""
+
+    name: str
+    design: PlannedDesign
+    expected: Expected
+    components: Components
+    low: float
+    high: float
+    warnings: list[str] = field(default_factory=list)
+    target: PlannedDesign | None = None
+    target_expected: Expected | None = None
+    #: Why no target design is given (out of the lists' reach), or None.
+    target_note: str | None = None
+
+    def line(self) -> str:
+        """``occupation: STS paired  ±48.1 (3 × 3 identities, df 2, t 4.30)``."""
+        e = self.expected
+        df = f"df {e.df:g}" if math.isfinite(e.df) else "no df"
+        hw = f"±{e.half_width:.3g}" if math.isfinite(e.half_width) else "no interval"
+        return f"{self.name}: {hw} ({self.design.describe()}, {df}, t {e.t:.2f})"
+
+    def target_line(self, width: float) -> str | None:
+        if self.target is not None and self.target_expected is not None:
+            return (
+                f"{self.name}: ±{width:g} needs {self.target.describe()} "
+                f"(expected ±{self.target_expected.half_width:.3g})"
+            )
+        if self.target_note:
+            return f"{self.name}: {self.target_note}"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.expected
+        out: dict[str, Any] = {
+            "figure": self.name,
+            "design": self.design.to_dict(),
+            "half_width": e.half_width,
+            "mc_error": e.mc_error,
+            "df": e.df,
+            "t": e.t,
+            "se": e.se,
+            "range": [self.low, self.high],
+            "variance": self.components.to_dict(),
+            "warnings": list(self.warnings),
+        }
+        if self.target is not None and self.target_expected is not None:
+            out["target_design"] = self.target.to_dict()
+            out["target_half_width"] = self.target_expected.half_width
+        if self.target_note:
+            out["target_note"] = self.target_note
+        return json_safe(out)
+
+
+@dataclass(frozen=True)
+class PrecisionPlan:
+    """The precision of every headline figure a run would give, at ``confidence``."""
+
+    figures: list[FigurePrecision]
+    confidence: float = DEFAULT_CONFIDENCE
+    target_width: float | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        return [w for f in self.figures for w in f.warnings]
+
+    @property
+    def sources(self) -> list[str]:
+        """The variance assumptions, each once, in the figures' order."""
+        return list(dict.fromkeys(f.components.source for f in self.figures))
+
+    def lines(self) -> list[str]:
+        """The plan as a front end prints it: a heading, one line per figure, the target
+        designs, the assumptions, then one line per warning."""
+        if not self.figures:
+            return []
+        pct = f"{self.confidence * 100:g}%"
+        out = [f"expected half-width of each {pct} interval (per model):"]
+        out += [f"  {f.line()}" for f in self.figures]
+        if self.target_width is not None:
+            out += [
+                f"  {line}"
+                for f in self.figures
+                if (line := f.target_line(self.target_width)) is not None
+            ]
+        out += [f"  variance: {s}" for s in self.sources]
+        out += [f"warning: {w}" for w in self.warnings]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "confidence": self.confidence,
+            "target_width": self.target_width,
+            "figures": [f.to_dict() for f in self.figures],
+            "warnings": self.warnings,
+        }
+
+
+# --- a plan ------------------------------------------------------------------------------
+
+
+def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
+    """At most one line for the figure: too few units per side to give an interval, or so
+    few that its degrees of freedom can fall to 2 or fewer, and an interval whose t·se would
+    be wider than the figure's whole range."""
+    d = fig.design
+    grow = f" ({fig.grow})" if fig.grow else ""
+    if d.smallest_side < 2:
+        return [f"{fig.name}: {d.describe()} give no interval at all; use at least 2{grow}"]
+    problems = []
+    if d.smallest_side < FEW_UNITS:
+        df = d.least_df()
+        problems.append(
+            f"leave as few as {df} degree{'s' if df != 1 else ''} of freedom "
+            f"(t {t_multiplier(df, DEFAULT_CONFIDENCE):.2f})"
+        )
+    if 2 * expected.t_half_width > fig.high - fig.low:
+        problems.append(
+            f"t·se would be ±{expected.t_half_width:.3g}, wider than the range "
+            f"[{fig.low:g}, {fig.high:g}], so the interval would say little beyond the range"
+        )
+    if not problems:
+        return []
+    advice = f"; use at least {FEW_UNITS} per list{grow}" if d.smallest_side < FEW_UNITS else ""
+    return [f"{fig.name}: {d.describe()} " + " and ".join(problems) + advice]
+
+
+def figure_precision(
+    fig: PlannedFigure,
+    *,
+    target_width: float | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> FigurePrecision:
+    """One figure's expected precision, its warnings and the design reaching ``target_width``
+    (a half-width on the figure's scale)."""
+    expected = expected_interval(
+        fig.design, fig.components, bounds=fig.bounds, confidence=confidence
+    )
+    out = FigurePrecision(
+        fig.name, fig.design, expected, fig.components, fig.low, fig.high,
+        design_warnings(fig, expected),
+    )  # fmt: skip
+    if target_width is None:
+        return out
+    target = smallest_design(
+        fig.design, fig.components, target_width, bounds=fig.bounds, confidence=confidence
+    )
+    if target is None:
+        return replace(
+            out,
+            target_note=f"±{target_width:g} is out of reach even with "
+            f"{fig.design.resized(search_cap(fig.design)).describe()} under this variance",
+        )
+    note = None
+    if fig.max_size is not None and target.smallest_side > fig.max_size:
+        note = (
+            f"±{target_width:g} needs {target.describe()}, more than the {fig.max_size} the "
+            f"list offers" + (f" ({fig.grow})" if fig.grow else "")
+        )
+        return replace(out, target_note=note)
+    return replace(
+        out,
+        target=target,
+        target_expected=expected_interval(
+            target, fig.components, bounds=fig.bounds, confidence=confidence
+        ),
+    )
+
+
+def plan_precision(
+    figures: Sequence[PlannedFigure],
+    *,
+    target_width: float | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PrecisionPlan:
+    """The precision of each planned figure (see :func:`figure_precision`)."""
+    if target_width is not None and not 0 < target_width < math.inf:
+        raise ValueError(f"a target half-width must be a number above 0, not {target_width:g}")
+    return PrecisionPlan(
+        [figure_precision(f, target_width=target_width, confidence=confidence) for f in figures],
+        confidence,
+        target_width,
+    )

@@ -1,0 +1,1 @@
+"""The Review screen: its queue, drawing, panels, writes and measurement."""

@@ -1,0 +1,347 @@
+"""What the Review screen draws: the picture (or text output), the person's card, the metrics.
+
+The picture is drawn by textual-image, which picks Kitty's graphics protocol or Sixel where the
+terminal supports them and coloured half-block characters otherwise. ``DIPTYCH_TUI_IMAGES``
+(``auto``, ``halfcell``, ``unicode``, ``sixel``, ``tgp``) or the screen's ``renderer`` argument
+forces one; the tests force ``halfcell`` so that screenshots do not depend on the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+from PIL import Image as PILImage
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from diptych.core.report.formatting import figure_text, interval
+from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
+
+
+class _NotATerminal:
+    """sys.__stdout__ as textual-image sees it while it is imported under a running app."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _app_is_running() -> bool:
+    # textual._context is Textual's own record of the app running on this thread; there is no
+    # public way to ask.
+    from textual._context import active_app
+
+    return active_app.get(None) is not None
+
+
+# textual-image asks the terminal which graphics it supports and how large a cell is when it is
+# first imported. Imported before an app starts (as ``diptych tui`` should: import this module
+# at start-up), it gets its answers. Imported while an app runs, Textual's input thread would
+# read the terminal's answers as keystrokes (they would land in the reviewer-name box), so it is
+# told there is no terminal to ask; "auto" then means half blocks, which every terminal draws.
+IMPORTED_UNDER_APP = _app_is_running()
+if IMPORTED_UNDER_APP and sys.__stdout__ is not None:
+    _stdout = sys.__stdout__
+    # setattr: typeshed declares sys.__stdout__ final; it is swapped back straight after.
+    setattr(sys, "__stdout__", _NotATerminal(_stdout))  # noqa: B010
+    try:
+        from textual_image import widget as image_widgets
+    finally:
+        setattr(sys, "__stdout__", _stdout)  # noqa: B010
+else:
+    from textual_image import widget as image_widgets
+
+RENDERER_ENV = "DIPTYCH_TUI_IMAGES"
+RENDERERS: dict[str, type[Widget]] = {
+    "auto": image_widgets.HalfcellImage if IMPORTED_UNDER_APP else image_widgets.Image,
+    "halfcell": image_widgets.HalfcellImage,
+    "unicode": image_widgets.UnicodeImage,
+    "sixel": image_widgets.SixelImage,
+    "tgp": image_widgets.TGPImage,
+}
+
+
+def image_widget_class(renderer: str | None = None) -> type[Widget]:
+    """The textual-image widget for ``renderer`` (else ``$DIPTYCH_TUI_IMAGES``, else auto)."""
+    name = (renderer or os.environ.get(RENDERER_ENV) or "auto").strip().lower()
+    if name not in RENDERERS:
+        known = ", ".join(RENDERERS)
+        raise ValueError(f"unknown image renderer {name!r} ({RENDERER_ENV}); choose {known}")
+    return RENDERERS[name]
+
+
+def cell_pixels() -> tuple[int, int]:
+    """(width, height) of a terminal cell in pixels, as textual-image measured it at import."""
+    size = image_widgets.get_cell_size()
+    return int(size.width), int(size.height)
+
+
+class ReviewPicture(Vertical):
+    """The output under review: an image, or a text with its flagged words highlighted."""
+
+    DEFAULT_CSS = """
+    ReviewPicture {
+        align: center middle;
+    }
+    ReviewPicture > .review-image {
+        width: auto;
+        height: auto;
+    }
+    ReviewPicture > #review-text {
+        width: 100%;
+        height: auto;
+        padding: 0 1;
+    }
+    ReviewPicture > #review-message {
+        width: 100%;
+        height: auto;
+        content-align: center middle;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, renderer: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._image_class = image_widget_class(renderer)
+        #: The text output shown (None while an image or a message is), for tests and hosts.
+        self.text: Text | None = None
+
+    def compose(self) -> ComposeResult:
+        image = self._image_class(classes="review-image")
+        image.display = False
+        yield image
+        text = Static("", id="review-text")
+        text.display = False
+        yield text
+        yield Static("loading…", id="review-message")
+
+    @property
+    def image_widget(self) -> Widget:
+        return self.query_one(".review-image")
+
+    def show_image(self, image: PILImage.Image) -> None:
+        self.text = None
+        widget = self.image_widget
+        # textual-image's widgets take the picture through this property.
+        widget.image = image  # type: ignore[attr-defined]
+        widget.display = True
+        self.query_one("#review-text").display = False
+        self.query_one("#review-message").display = False
+
+    def show_text(self, text: Text) -> None:
+        self.text = text
+        self.image_widget.display = False
+        shown = self.query_one("#review-text", Static)
+        shown.update(text)
+        shown.display = True
+        self.query_one("#review-message").display = False
+
+    def show_message(self, message: str) -> None:
+        self.text = None
+        self.image_widget.display = False
+        self.query_one("#review-text").display = False
+        note = self.query_one("#review-message", Static)
+        note.update(message)
+        note.display = True
+
+
+class CardScroll(VerticalScroll, can_focus=False):
+    """Scrolls a long card with the mouse but never takes focus: its arrow-key bindings would
+    otherwise swallow ← and →, which move through the queue."""
+
+
+class ReviewCard(Static):
+    """The person under review: why they are flagged, who they are, what others said."""
+
+    DEFAULT_CSS = """
+    ReviewCard {
+        width: 100%;
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        #: What is shown, kept so tests and hosts can read it without a screenshot.
+        self.text = Text()
+
+    def show(self, text: Text) -> None:
+        self.text = text
+        self.update(text)
+
+
+def _reason_text(reason: str, detail: Mapping[str, Any], blind: bool) -> str:
+    name = "no human label yet" if reason == NO_HUMAN_LABEL else reason.replace("_", " ")
+    if blind:
+        # A detail carries other annotators' labels or the words a rewrite added: both would
+        # tell the reviewer what to see.
+        return name
+    if reason == "annotator_abstained" and detail.get("annotators"):
+        return f"{name} ({', '.join(map(str, detail['annotators']))})"
+    if reason == "annotators_disagree" and isinstance(detail.get("labels"), Mapping):
+        labels = ", ".join(f"{a}: {v}" for a, v in detail["labels"].items())
+        return f"{name} ({labels})"
+    if reason == "person_count" and isinstance(detail.get("found"), Mapping):
+        found = ", ".join(f"{a}: {n}" for a, n in detail["found"].items())
+        return f"{name} (expected {detail.get('expected')}, found {found})"
+    if reason == "unsure_reading" and detail.get("reading"):
+        return f"{name} (read as {detail['reading']}: {detail.get('why', '')})"
+    if reason == "crime_lexicon" and detail.get("words"):
+        return f"{name} (uses: {', '.join(map(str, detail['words']))})"
+    if detail.get("words"):
+        return f"{name} (adds: {', '.join(map(str, detail['words']))})"
+    return name
+
+
+def describe_item(
+    item: ReviewItem,
+    *,
+    annotator: str | None,
+    choices: Sequence[tuple[str, str]],
+    blind: bool,
+    seed: int | None,
+    note: str | None,
+) -> Text:
+    """The card of ``item``. In blind mode it leaves out everything that names the person or
+    what anyone else (an automatic annotator, another reviewer) saw."""
+    out = Text()
+    if not item.labelable:
+        where = "output (nobody in it to label)"
+    else:
+        where = f"{item.position.upper()} person" if item.position else "person"
+    out.append(where, style="bold")
+    if not blind and item.image_id:
+        setting = f"{item.setting} " if item.setting else ""
+        # A text probe's output answers a prompt: there is no image to speak of.
+        kind = "image" if item.blob is not None else "prompt"
+        out.append(f" · {setting}{kind} {item.image_id}")
+    out.append("\n")
+    if item.labelable:
+        # What the reviewer gave comes first: on a small terminal the card's end is out of
+        # view.
+        mine = item.human_label(annotator) if annotator else None
+        out.append("your label: ", style="bold")
+        out.append(mine or "—", style="bold green" if mine else "")
+        out.append("\n")
+        out.append("note: ", style="bold")
+        out.append((note or "—") + "\n")
+    reasons = "; ".join(_reason_text(f.reason, f.detail, blind) for f in item.flags)
+    out.append("flagged: ", style="bold")
+    out.append((reasons or "no longer flagged") + "\n")
+    if blind:
+        out.append(
+            f"blind: identity, prompt and others' labels hidden; order shuffled (seed {seed})\n",
+            style="italic",
+        )
+    else:
+        if item.identity:
+            stereotype = f" · stereotyped {item.stereotype}" if item.stereotype else ""
+            out.append("identity: ", style="bold")
+            out.append(f"{item.identity}{stereotype}\n")
+        automatic = ", ".join(f"{a}: {v}" for a, v in item.automatic)
+        out.append("automatic: ", style="bold")
+        out.append((automatic or "none") + "\n")
+        others = ", ".join(f"{a}: {v}" for a, v in item.humans if a != annotator)
+        if others:
+            out.append("other reviewers: ", style="bold")
+            out.append(others + "\n")
+        if item.prompt:
+            out.append("prompt: ", style="bold")
+            out.append_text(highlight(item.prompt, item.words))
+            out.append("\n")
+        if item.revised_prompt:
+            out.append("revised: ", style="bold")
+            out.append_text(highlight(item.revised_prompt, item.words))
+            out.append("\n")
+        if item.group:
+            out.append("group: ", style="bold")
+            out.append(item.group.replace("_", " ") + "\n")
+    if item.blob is not None and item.output_text is not None:
+        # A model's answer about the image beside it (a PAIRS reply, a story): the words it
+        # was flagged for marked.
+        out.append("reply: ", style="bold")
+        out.append_text(highlight(item.output_text, item.words))
+        out.append("\n")
+    out.append("label: ", style="bold")
+    if not choices:
+        out.append("— (shown for reading; nothing here takes a label)")
+    out.append(" · ".join(f"{k} {label.replace('_', ' ')}" for k, label in choices))
+    return out
+
+
+def format_estimate(estimate: Mapping[str, Any]) -> str:
+    value = estimate.get("value")
+    if not isinstance(value, int | float):
+        return str(value)
+    # The report's formatter: the same digits, and a gate's interval named, as `diptych show`.
+    text = figure_text(value)
+    shown = interval(dict(estimate))
+    if shown != "—":
+        text += f" {shown}"
+    if estimate.get("n") is not None:
+        text += f" n={figure_text(estimate['n'])}"
+    return text
+
+
+def title_text(
+    run_id: str,
+    view: Sequence[int],
+    cursor: int | None,
+    *,
+    labelled: int,
+    include_unlabelled: bool,
+    reason: str | None,
+    annotator: str | None,
+    blind: bool,
+) -> str:
+    """``Review <run> · 3/10 · human:alice · 2 labelled · all reasons``: where the reviewer is
+    in the queue shown, who labels, and what the queue holds (the most needed first: a narrow
+    terminal wraps the end)."""
+    position = f"{view.index(cursor) + 1}/{len(view)}" if cursor in view else f"0/{len(view)}"
+    parts = [f"Review {run_id}", position]
+    if blind:
+        parts.append("BLIND")
+    if annotator:
+        parts.append(annotator)
+    parts.append(f"{labelled} labelled")
+    if include_unlabelled:
+        parts.append("+unlabelled")
+    parts.append((reason or "all reasons").replace("_", " "))
+    return " · ".join(parts)
+
+
+def metrics_text(
+    numbers: Mapping[str, Mapping[str, Any]], before: Mapping[str, Mapping[str, Any]] | None
+) -> Text:
+    """The headline STS figures (every number whose name says STS), each with what it was
+    before the last label when that changed it."""
+    shown = {k: v for k, v in numbers.items() if "STS" in k} or dict(list(numbers.items())[:2])
+    out = Text()
+    if not shown:
+        out.append("no scores yet: give a label", style="italic")
+        return out
+    for i, (name, estimate) in enumerate(shown.items()):
+        if i:
+            out.append(" · ")
+        out.append(f"{name} ", style="bold")
+        out.append(format_estimate(estimate))
+        old = (before or {}).get(name)
+        if before is not None and old is None:
+            out.append(" (new)", style="italic")
+        elif old is not None and old.get("value") != estimate.get("value"):
+            was = old.get("value")
+            was_text = figure_text(was) if isinstance(was, int | float) else str(was)
+            out.append(f" (was {was_text})", style="italic")
+    return out

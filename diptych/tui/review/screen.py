@@ -1,0 +1,276 @@
+"""The Review screen: look at what the probe flagged in a run and label it by hand.
+
+The queue is the run's flagged people (``ws.review.flags``; why each is flagged is shown and can
+be filtered on), optionally with every person who has no human label yet. One key per label
+gives it; a worker stores it at once as annotator ``human:<name>`` (the name is asked once), and
+the screen does not go away before every label given is stored, so quitting at any moment keeps
+them all. After each label a worker recomputes the run's flags and the probe's headline
+numbers, and the STS line shows the change.
+
+The reviewer starts at the first person they have not labelled; a label can be taken back
+(``x``: kept in the store's history, counted by no metric); a note (``e``) is stored with or
+without a label. ``z`` zooms the image to the whole terminal, ``o`` opens it in the system
+viewer; the person being labelled is framed on it. The reviewer's name is remembered per
+workspace.
+
+Blind mode hides who the person is (identity, prompt) and what anyone else labelled, shuffles
+the queue with a seed, and records the seed with every label it gives, so the order can be
+reproduced.
+
+Drawing never waits for the disk: the queue, the metrics and the images are read, and the labels
+written, in thread workers (each with a Workspace of its own) that report back with messages;
+the next few images of the queue are decoded and scaled before the reviewer asks for them
+(``diptych.tui.review.prefetch``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual import events
+from textual.binding import Binding
+
+from diptych.core.capabilities import Capability
+from diptych.tui.review.image import open_in_viewer
+from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal, ReviewerNameModal
+from diptych.tui.review.queue import ReviewItem, reason_counts
+from diptych.tui.review.view import EMPTY_QUEUE_HINT, VIA, ReviewView
+from diptych.tui.review.writes import (
+    LabelWrite,
+    NoteWrite,
+    RemoveWrite,
+    Write,
+    label_detail,
+)
+
+__all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewScreen"]
+
+
+class ReviewScreen(ReviewView):
+    """Review and label the flagged people of one run."""
+
+    CSS_PATH = "review.tcss"
+    HELP_PURPOSE = (
+        "Label by hand the people a run's review flags point at, one at a time: your label "
+        "corrects the automatic annotators', and the run's figures are recomputed after each one. "
+        "M opens the measurement mode for a run whose people are in images."
+    )
+    BINDINGS = [
+        Binding("m", "label_key('m')", "masc"),
+        Binding("f", "label_key('f')", "fem"),
+        Binding("c", "label_key('c')", "can't tell"),
+        Binding("n,right", "next", "next", key_display="→"),
+        Binding("p,left", "previous", "prev", key_display="←"),
+        Binding("e", "note", "note"),
+        # Upper case: no probe's label key can be one (queue.assign_keys).
+        Binding("M", "measure", "measure"),
+        Binding("x", "remove_label", "take label back", show=False),
+        Binding("z", "zoom", "zoom image", show=False),
+        Binding("o", "open_image", "open image", show=False),
+        Binding("r", "filter_reason", "reason", show=False),
+        Binding("b", "toggle_blind", "blind", show=False),
+        Binding("u", "toggle_unlabelled", "add unlabelled", show=False),
+        Binding("home,g", "first", "first", show=False),
+        Binding("end,G", "last", "last", show=False),
+        # Escape is everyone's "back" (out of the zoom first); the footer has no room for it.
+        Binding("escape", "back", "back", show=False),
+    ]
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "label_key":
+            # m/f/c are in the footer only while they are this person's label keys.
+            keys = {k for k, _ in self._choices_for(self.state.current())}
+            return parameters[0] in keys
+        if action == "measure":
+            # The measurement draws persons in images: a run whose outputs are texts has none
+            # to draw, so M is not offered there.
+            return self.measurable
+        return True
+
+    @property
+    def measurable(self) -> bool:
+        """Whether the run's outputs are images with persons a measurement can draw."""
+        return self._probe is not None and Capability.IMAGE_GENERATOR in self._probe.capabilities
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character == "M" and self._probe is not None and not self.measurable:
+            event.stop()
+            self.notify(
+                "the measurement mode draws persons in images; this run's outputs are texts",
+                severity="warning",
+            )
+            return
+        # A probe's own labels may use keys that are not bindings of this screen.
+        keys = dict(self._choices_for(self.state.current()))
+        if event.character in keys and event.character not in ("m", "f", "c"):
+            event.stop()
+            self.give_label(keys[event.character])
+
+    def action_label_key(self, key: str) -> None:
+        if self.state.current() is None:
+            self._say_nobody()
+            return
+        keys = dict(self._choices_for(self.state.current()))
+        if key in keys:
+            self.give_label(keys[key])
+
+    def _reviewing(self) -> ReviewItem | None:
+        """The current person, once the reviewer is named (else ask, and None)."""
+        item = self.state.current()
+        if item is None:
+            self._say_nobody()
+            return None
+        if not item.labelable:
+            self.notify("nobody here to label: this output is for reading", severity="warning")
+            return None
+        if self.reviewer is None:
+            self.app.push_screen(ReviewerNameModal(), self._name_given)
+            return None
+        return item
+
+    def give_label(self, label: str) -> None:
+        """Store ``label`` for the current person (in a worker), then move on to the next."""
+        item = self._reviewing()
+        if item is None or self.reviewer is None or self.annotator is None:
+            return
+        seed = self.state.seed if self.state.blind else None
+        detail = label_detail(VIA, item.reasons, seed=seed)
+        self._write(
+            LabelWrite(
+                self.run_id,
+                item.subject_id,
+                item.trial_idx,
+                item.position,
+                label,
+                self.reviewer,
+                note=self.state.notes.get(item.subject_id),
+                detail=detail,
+            )
+        )
+        self.state.give(item, label, self.annotator)
+        self._show_current()
+
+    def _write(self, write: Write) -> None:
+        self._writes.add(write)
+        self._save_pending()
+
+    def action_remove_label(self) -> None:
+        item = self._reviewing()
+        if item is None or self.reviewer is None or self.annotator is None:
+            return
+        if not self.state.take_back(item, self.annotator):
+            self.notify("you have not labelled this person", severity="warning")
+            return
+        self._write(
+            RemoveWrite(self.run_id, item.subject_id, item.trial_idx, item.position, self.reviewer)
+        )
+        self._show_current()
+
+    def _say_nobody(self) -> None:
+        """Why a key that acts on a person does nothing: the queue is empty."""
+        more = "" if self.include_unlabelled else " (u adds those nobody flagged)"
+        self.notify(f"nobody to review here{more}", severity="warning")
+
+    def _go(self, moved: bool, where: str) -> None:
+        if moved:
+            self._show_current()
+        elif self.state.current() is None:
+            self._say_nobody()
+        else:
+            self.app.bell()
+            self.notify(f"already at the {where} person", timeout=2)
+
+    def action_next(self) -> None:
+        self._go(self.state.move(+1), "last")
+
+    def action_previous(self) -> None:
+        self._go(self.state.move(-1), "first")
+
+    def action_first(self) -> None:
+        self._go(self.state.jump(last=False), "first")
+
+    def action_last(self) -> None:
+        self._go(self.state.jump(last=True), "last")
+
+    def action_filter_reason(self) -> None:
+        counts = reason_counts(self.state.items[sid] for sid in self.state.order)
+
+        def chosen(answer: str | None) -> None:
+            if answer is None:
+                return
+            self.state.reason = None if answer == ALL_REASONS else answer
+            self.state.rebuild(start_unlabelled=True)
+            self._show_current()
+
+        self.app.push_screen(ReasonModal(counts, self.state.reason), chosen)
+
+    def action_note(self) -> None:
+        item = self._reviewing()
+        if item is None:
+            return
+
+        def noted(text: str | None) -> None:
+            if text is None or self.reviewer is None:
+                return
+            self.state.set_note(item.subject_id, text)
+            label = self.state.mine.get(item.subject_id)
+            note = NoteWrite(
+                self.run_id, item.subject_id, item.trial_idx, item.position, text, self.reviewer
+            )
+            self._write(replace(note, label=label))
+            self._show_current()
+
+        about = f"the {item.position} person" if item.position else "this person"
+        self.app.push_screen(NoteModal(self.state.notes.get(item.subject_id, ""), about), noted)
+
+    def action_toggle_blind(self) -> None:
+        self.state.blind = not self.state.blind
+        self.state.reorder()
+        self.state.rebuild(start_unlabelled=True)
+        self._show_current()
+
+    def action_toggle_unlabelled(self) -> None:
+        self.include_unlabelled = not self.include_unlabelled
+        self._show_title()
+        self._load_queue(self.include_unlabelled, self._probe, replace=True)
+
+    def action_zoom(self) -> None:
+        """The image alone, over the whole terminal (z or Escape comes back)."""
+        self.zoomed = not self.zoomed
+        self.set_class(self.zoomed, "-zoomed")
+        if self.zoomed:
+            # The footer is hidden with everything else: say how to come back.
+            self.notify("z or Escape leaves the zoom", timeout=4)
+        # Drawn again once laid out: the box to fill has changed, and a sharper image may be
+        # needed for it.
+        self.call_after_refresh(self._show_current)
+
+    def action_measure(self) -> None:
+        """The measurement mode: the run's active draw, the figure live."""
+        from diptych.tui.review.measure_mode import MeasureScreen
+
+        def back(_: None) -> None:
+            # The labels given there are this run's too: the queue and the scores follow.
+            self._load_queue(self.include_unlabelled, self._probe, replace=False)
+            self._request_metrics(refresh=True)
+
+        screen = MeasureScreen(
+            self.store_path, self.run_id, reviewer=self.reviewer, renderer=self._renderer,
+            prefetch=self.prefetch,
+        )  # fmt: skip
+        self.app.push_screen(screen, back)
+
+    def action_open_image(self) -> None:
+        item = self.state.current()
+        if item is None or item.image_path is None:
+            self.notify("no image here to open", severity="warning")
+            return
+        self.notify(open_in_viewer(item.image_path))
+
+    def action_back(self) -> None:
+        if self.zoomed:
+            self.action_zoom()
+        else:
+            super().action_back()

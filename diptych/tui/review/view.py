@@ -1,0 +1,327 @@
+"""The Review screen's machinery: its queue state, workers and messages.
+
+:class:`ReviewView` reads the queue, decodes the images, stores what the reviewer gives and
+recomputes the scores, each in a thread worker with a Workspace of its own; its base
+(:mod:`diptych.tui.review.drawing`) draws the current item, and
+:class:`~diptych.tui.review.screen.ReviewScreen` adds the keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from diptych.core.labels import HUMAN_PREFIX, human_annotator, reviewer_name
+from diptych.core.probe import Probe
+from diptych.core.workspace import Workspace
+from diptych.tui.review import messages as msg
+from diptych.tui.review.drawing import EMPTY_QUEUE_HINT, ReviewDrawing
+from diptych.tui.review.modals import ReviewerNameModal
+from diptych.tui.review.panels import CardScroll, ReviewCard, ReviewPicture
+from diptych.tui.review.prefetch import Box, ImageCache, decode_scaled
+from diptych.tui.review.queue import ReviewItem, load_queue
+from diptych.tui.review.state import ReviewState
+from diptych.tui.review.writes import (
+    LabelWrite,
+    NoteWrite,
+    RemoveWrite,
+    ReviewWrites,
+    Write,
+)
+from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.whole_numbers import WholeNumbers
+
+__all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewView"]
+
+#: Reviewer names already given, per running app: the name is asked once, not per screen.
+_REVIEWERS: weakref.WeakKeyDictionary[App[Any], str] = weakref.WeakKeyDictionary()
+#: What every label given here records as its origin.
+VIA = "diptych tui review"
+
+
+class ReviewView(ReviewDrawing):
+    """The current person of a run's review queue, drawn; what the reviewer gave, stored."""
+
+    # Its messages, as a host names them (``ReviewScreen.ImageShown``).
+    QueueLoaded: TypeAlias = msg.QueueLoaded
+    ImageDecoded: TypeAlias = msg.ImageDecoded
+    ImageShown: TypeAlias = msg.ImageShown
+    LabelSaved: TypeAlias = msg.LabelSaved
+    MetricsUpdated: TypeAlias = msg.MetricsUpdated
+    ReviewerKnown: TypeAlias = msg.ReviewerKnown
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def __init__(
+        self,
+        store_path: Path,
+        run_id: str,
+        *,
+        reviewer: str | None = None,
+        blind: bool = False,
+        seed: int | None = None,
+        include_unlabelled: bool = False,
+        renderer: str | None = None,
+        prefetch: int = 4,
+    ) -> None:
+        """``reviewer``: the name to label as (else the workspace's last one, else asked);
+        ``seed``: of the blind-mode shuffle (else drawn when blind mode starts); ``renderer``:
+        force an image renderer (see :mod:`diptych.tui.review.panels`); ``prefetch``:
+        how many images ahead to decode (0 turns prefetching off)."""
+        super().__init__()
+        self.store_path = Path(store_path)
+        self.run_id = run_id
+        # The bare name (``human:alice`` given is ``alice``); a name that cannot be an
+        # annotator id is refused here rather than at the first label.
+        self.reviewer = (
+            None if reviewer is None else human_annotator(reviewer).removeprefix(HUMAN_PREFIX)
+        )
+        self.state = ReviewState(blind=blind, seed=seed)
+        self.include_unlabelled = include_unlabelled
+        self.prefetch = prefetch
+        self.zoomed = False
+        self._renderer = renderer
+        self._writes = ReviewWrites()
+        self._probe: Probe | None = None
+        self._choices: tuple[tuple[str, str], ...] = ()
+        self._footer_choices: tuple[tuple[str, str], ...] = ()
+        self._lines: dict[str, str | Text] = {}
+        self._cache = ImageCache()
+        self._box: Box = (800, 480)
+        self.shown: tuple[int, str | None] | None = None
+        self.numbers: dict[str, dict[str, Any]] | None = None
+        self._numbers_before: dict[str, dict[str, Any]] | None = None
+        self.metrics_generation = 0
+        self._metrics_running = False
+        self._metrics_dirty = False
+        self._loaded = False
+
+    # What tests and hosts read of the queue.
+    @property
+    def items(self) -> dict[int, ReviewItem]:
+        return self.state.items
+
+    @property
+    def view(self) -> list[int]:
+        return self.state.view
+
+    @property
+    def cursor(self) -> int | None:
+        return self.state.cursor
+
+    @property
+    def reason(self) -> str | None:
+        return self.state.reason
+
+    @property
+    def blind(self) -> bool:
+        return self.state.blind
+
+    @property
+    def seed(self) -> int | None:
+        return self.state.seed
+
+    @property
+    def annotator(self) -> str | None:
+        return None if self.reviewer is None else human_annotator(self.reviewer)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="review-title")
+        with Horizontal(id="review-body"):
+            yield ReviewPicture(self._renderer, id="review-picture")
+            with CardScroll(id="review-card-scroll"):
+                yield ReviewCard(id="review-card")
+        yield WholeNumbers("", id="review-metrics")
+        # The command palette still opens with ctrl+p; its footer entry would push keys of
+        # this screen off an 80-column footer.
+        yield KeysFooter(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self._show_title()
+        if self.reviewer is None:
+            known = getattr(self.app, "reviewer", None) or _REVIEWERS.get(self.app)
+            self.reviewer = reviewer_name(known) if isinstance(known, str) else None
+        self._load_queue(self.include_unlabelled, None, replace=True)
+
+    async def on_unmount(self) -> None:
+        # A label given may still wait for its worker, and the flags derived from the labels
+        # may lag behind the last one: both are brought up to date, in a thread, before the
+        # screen (or the app) goes.
+        await asyncio.to_thread(self._writes.finish, self.store_path, self.run_id)
+
+    def _name_given(self, name: str | None) -> None:
+        if name is None:
+            # No name, no labels: the reviewer chose not to review.
+            self.action_back()
+            return
+        self._take_name(name)
+        self._remember_reviewer(name)
+
+    def _take_name(self, name: str) -> None:
+        self.reviewer = name
+        _REVIEWERS[self.app] = name
+        self.state.take_stored(self.annotator)
+        self.state.rebuild(start_unlabelled=True)
+        self._show_current()
+
+    # --- workers -----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="review-queue")
+    def _load_queue(self, include_unlabelled: bool, probe: Probe | None, replace: bool) -> None:
+        with Workspace.open(self.store_path, create=False) as ws:
+            run = ws.runs.get(self.run_id)
+            probe = probe or ws.runs.probe(run.id)
+            items = load_queue(ws, run.id, include_unlabelled=include_unlabelled)
+            remembered = ws.preferences.last_reviewer() if self.reviewer is None else None
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.QueueLoaded(run.id, probe, items, replace))
+            if self.reviewer is None:
+                self.post_message(self.ReviewerKnown(remembered))
+
+    @work(thread=True, exit_on_error=False, group="review-remember")
+    def _remember_reviewer(self, name: str) -> None:
+        with Workspace.open(self.store_path, create=False) as ws:
+            if not ws.read_only:
+                ws.preferences.remember_reviewer(name)
+
+    @work(thread=True, exit_on_error=False, group="review-save")
+    def _save_pending(self) -> None:
+        """Store what was given so far (the first worker to run stores it all)."""
+
+        def saved(write: Write) -> None:
+            label = write.label if isinstance(write, LabelWrite | NoteWrite) else None
+            if label is not None:
+                annotator = human_annotator(write.reviewer)
+                self.post_message(self.LabelSaved(write.subject_id, annotator, label))
+            elif isinstance(write, RemoveWrite):
+                self.post_message(self.LabelSaved(write.subject_id, "", ""))
+
+        with Workspace.open(self.store_path, create=False) as ws:
+            self._writes.save_pending(ws, saved)
+
+    @work(thread=True, exit_on_error=False, group="review-metrics")
+    def _recompute(
+        self, run_id: str, probe: Probe, refresh: bool, include_unlabelled: bool
+    ) -> None:
+        with Workspace.open(self.store_path, create=False) as ws:
+            if refresh:
+                self._writes.refresh_flags(ws, run_id)
+                items = load_queue(ws, run_id, include_unlabelled=include_unlabelled)
+                self.post_message(self.QueueLoaded(run_id, probe, items, False))
+            result = ws.analysis.read(run_id)
+        self.post_message(self.MetricsUpdated(result.numbers))
+
+    def _decode(self, item: ReviewItem) -> None:
+        if item.blob is None or item.image_path is None:
+            return
+        sha = item.blob
+        self._cache.pending.add(sha)
+        self.run_worker(
+            partial(self._decode_in_thread, sha, item.image_path, self._box),
+            name=f"decode:{sha}",
+            group="review-prefetch",
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _decode_in_thread(self, sha: str, path: Path, box: Box) -> None:
+        self.post_message(self.ImageDecoded(sha, decode_scaled(path, box)))
+
+    def _request_metrics(self, refresh: bool) -> None:
+        """Recompute after a label; while a recomputation runs, only remember to run one more
+        (every label would otherwise start its own analysis of the whole run)."""
+        if self._probe is None:
+            return
+        if self._metrics_running:
+            self._metrics_dirty = True
+            return
+        self._metrics_running = True
+        self._recompute(self.run_id, self._probe, refresh, self.include_unlabelled)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker, state = event.worker, event.state
+        if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        error = worker.error if state == WorkerState.ERROR else None
+        if worker.group == "review-metrics":
+            self._metrics_running = False
+            if error is not None:
+                self._set_line("#review-metrics", f"metrics could not be computed: {error}")
+            if self._metrics_dirty:
+                self._metrics_dirty = False
+                self._request_metrics(refresh=True)
+        elif worker.group == "review-prefetch" and error is not None:
+            sha = worker.name.removeprefix("decode:")
+            self._cache.pending.discard(sha)
+            current = self.state.current()
+            if current is not None and current.blob == sha:
+                self.query_one(ReviewPicture).show_message(f"cannot show image: {error}")
+        elif worker.group == "review-queue" and error is not None:
+            self.query_one(ReviewPicture).show_message(f"cannot read the run: {error}")
+        elif worker.group in ("review-save", "review-remember") and error is not None:
+            self.notify(f"not stored: {error}", severity="error")
+
+    # --- messages ----------------------------------------------------------------------------
+
+    def on_review_screen_queue_loaded(self, message: QueueLoaded) -> None:
+        message.stop()
+        first = not self._loaded
+        self._loaded = True
+        self.run_id = message.run_id
+        self._probe = message.probe
+        self.refresh_bindings()  # the keys the footer offers may depend on the probe
+        self.state.load(message.items, replace_all=message.replace)
+        self.state.take_stored(self.annotator)
+        self.state.rebuild(start_unlabelled=first or message.replace)
+        self._show_current()
+        if first:
+            self._request_metrics(refresh=False)
+
+    def on_review_screen_reviewer_known(self, message: ReviewerKnown) -> None:
+        message.stop()
+        if self.reviewer is not None:
+            return
+        if message.name:
+            self._take_name(message.name)
+        else:
+            self.app.push_screen(ReviewerNameModal(), self._name_given)
+
+    def on_review_screen_image_decoded(self, message: ImageDecoded) -> None:
+        message.stop()
+        # Done here, not when the worker's state changes: that message may come after this
+        # one, and a "not sharp enough" answer in between would wait for a decode that a
+        # still-pending mark keeps from starting (blind mode's first image, stuck on
+        # "loading image…").
+        self._cache.pending.discard(message.sha)
+        self._cache.put(message.sha, message.decoded)
+        current = self.state.current()
+        if current is not None and current.blob == message.sha:
+            if self.shown != (current.subject_id, current.blob):
+                self._show_current()
+
+    def on_review_screen_label_saved(self, message: LabelSaved) -> None:
+        # Not stopped: the host app may want to know too. The flags and the scores follow.
+        self._request_metrics(refresh=True)
+
+    def on_review_screen_metrics_updated(self, message: MetricsUpdated) -> None:
+        message.stop()
+        self._numbers_before = self.numbers
+        self.numbers = message.numbers
+        self.metrics_generation += 1
+        self._show_metrics()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.dismiss()
+        else:
+            self.app.exit()
