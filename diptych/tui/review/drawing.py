@@ -22,7 +22,6 @@ from diptych.tui.review.image import mark_person
 from diptych.tui.review.panels import (
     ReviewCard,
     ReviewPicture,
-    cell_pixels,
     describe_item,
     highlight,
     metrics_text,
@@ -32,6 +31,7 @@ from diptych.tui.review.prefetch import Box, ImageCache, around
 from diptych.tui.review.queue import ReviewItem, assign_keys, probe_choices
 from diptych.tui.review.state import ReviewState
 from diptych.tui.review.text import text_output
+from diptych.tui.widgets.images import cell_pixels
 
 EMPTY_QUEUE_HINT = (
     "Press u to review every person without a human label, r to change the reason, Escape to "

@@ -76,7 +76,7 @@ class ReviewView(ReviewDrawing):
     ) -> None:
         """``reviewer``: the name to label as (else the workspace's last one, else asked);
         ``seed``: of the blind-mode shuffle (else drawn when blind mode starts); ``renderer``:
-        force an image renderer (see :mod:`diptych.tui.review.panels`); ``prefetch``:
+        force an image renderer (see :mod:`diptych.tui.widgets.images`); ``prefetch``:
         how many images ahead to decode (0 turns prefetching off)."""
         super().__init__()
         self.store_path = Path(store_path)

@@ -40,9 +40,9 @@ from diptych.tui.formatting import number, timestamp
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
-from diptych.tui.review.panels import image_widget_class
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
 from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
 from diptych.tui.workers import analyze_run, write_run_report

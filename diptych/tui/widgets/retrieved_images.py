@@ -22,7 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from diptych.core.probe import ProbeResult
-from diptych.tui.review.panels import image_widget_class
+from diptych.tui.widgets.images import image_widget_class
 
 #: Longest side of a retrieved image as drawn (they are thumbnails beside the query).
 THUMBNAIL = 256
