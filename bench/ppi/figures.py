@@ -3,11 +3,10 @@
 Simulated ``pst`` runs (paired setting, 16 × 16 crossed identities, 3 images a scene: 1,536
 persons) with a known truth — each scene's chance of the stereotyped perception is
 (1 + 0.3 + a_i + b_j)/2 with identity effects a, b ~ N(0, 0.05), 3% of persons cannot be told —
-are labelled by a
-simulated annotator on every person, and by "people" (the truth) on a sample of 100 drawn by the
-design. The figure is the paired STS over identities
-(:func:`diptych.core.metrics.uncertainty.ppi.estimate. prediction_powered_ratio` over both identity
-lists); the truth is 100 × 0.3.
+are labelled by a simulated annotator on every person, and by "people" (the truth) on a sample
+of 100 drawn by the design. The figure is the paired STS over identities
+(:func:`diptych.core.metrics.uncertainty.ppi.estimate.prediction_powered_ratio` over both
+identity lists); the truth is 100 × 0.3.
 
 * ``ppi.coverage_uniform`` / ``ppi.coverage_active`` — share of 2,000 runs whose 95% interval
   holds the truth (want 0.93–0.97; Monte Carlo SE about 0.005). The annotator's errors differ by
@@ -15,9 +14,8 @@ lists); the truth is 100 × 0.3.
   with a chance three times higher for persons seen as feminine (24% against 8%) and varying by
   identity (× 0.5–1.5), else "easy" (1% errors, confidence about 0.99) — about 93% accurate.
 * ``ppi.width_ratio_vs_human`` — mean width of the prediction-powered interval over the human
-  labels' own (the same 100 labels, λ = 0), the annotator 90% accurate (errors at random). The
-  identities' own spread is a floor no label lowers: the ratio with twice the identity spread
-  is printed beside it.
+  labels' own (the same 100 labels, λ = 0), the annotator 90% accurate (errors at random); with
+  twice the identity spread (a floor no label lowers) beside it. Ratios carry their MC error.
 * ``ppi.active_width_ratio_vs_uniform`` — mean width, active over uniform design, at the same
   budget, with the hard-case annotator (its confidence guides the active design).
 * ``ppi.worst_width_ratio_vs_human`` — the largest mean width ratio over annotators 55%–99%
@@ -33,10 +31,8 @@ lists); the truth is 100 × 0.3.
   identities over 600 runs × 4 identities (want ≥ 0.93: with so few labels the interval is
   conservative — at most labelled − 1 degrees of freedom, Clopper–Pearson at a bound — and none
   is given below two labels).
-* ``ppi.coverage_small_budgets`` / ``ppi.side_miss_small_budgets`` (and ``_high_coverage``,
-  an annotator that labels 95% with its errors in a quarter of hard persons): the measurement
-  draw stopped at 40, 60 and 90 labels, the lowest coverage (want ≥ 0.94) and the largest
-  one-sided miss (want ≤ 0.03) over the stops, 2,000 draws (``bench/ppi/budgets.py``).
+* ``ppi.coverage_small_budgets`` / ``ppi.side_miss_small_budgets`` (and ``_high_coverage``):
+  the measurement draw stopped at 40, 60 and 90 labels (``bench/ppi/budgets.py``).
 * ``ppi.pairs_faces_coverage`` — real annotator errors: the ``faces`` annotator on the bundled
   PAIRS photographs (whose gender is known, labelled once per bench run), the truth playing the
   reviewer: 600 simulated runs of 200 photographs drawn from PAIRS with their faces labels, 50 of
@@ -189,7 +185,7 @@ def _width(inf: Any) -> float:
     return float(inf.ci_high - inf.ci_low)
 
 
-def _coverage(design: str, n_sims: int, seed: int) -> tuple[float, float]:
+def _coverage(design: str, n_sims: int, seed: int) -> tuple[float, Any]:
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -198,10 +194,14 @@ def _coverage(design: str, n_sims: int, seed: int) -> tuple[float, float]:
         found = _score(_simulate(rng), design, rng)
         hits += found.inference.ci_low <= 100 * MU <= found.inference.ci_high
         widths.append(_width(found.inference))
-    return hits / n_sims, float(np.mean(widths))
+    return hits / n_sims, np.array(widths)
 
 
-def _width_ratio_vs_human(accuracy: float, n_sims: int, seed: int, id_sd: float = ID_SD) -> float:
+def _width_ratio_vs_human(
+    accuracy: float, n_sims: int, seed: int, id_sd: float = ID_SD
+) -> tuple[float, float]:
+    """The ratio of mean widths, prediction-powered over the labels' own, and its Monte Carlo
+    standard error (the delta method's for a ratio of paired means)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -210,7 +210,9 @@ def _width_ratio_vs_human(accuracy: float, n_sims: int, seed: int, id_sd: float 
         found = _score(_simulate(rng, accuracy=accuracy, id_sd=id_sd), "uniform", rng)
         ppi.append(_width(found.inference))
         own.append(_width(found.labels_only))
-    return float(np.mean(ppi) / np.mean(own))
+    a, b = np.array(ppi), np.array(own)
+    ratio = float(a.mean() / b.mean())
+    return ratio, float(np.std(a - ratio * b) / math.sqrt(n_sims) / b.mean())
 
 
 @bench(
@@ -221,6 +223,8 @@ def _width_ratio_vs_human(accuracy: float, n_sims: int, seed: int, id_sd: float 
     ppi__worst_width_ratio_vs_human="<= 1.02",
 )
 def simulated_runs() -> Iterator[Result]:
+    import numpy as np
+
     se = math.sqrt(0.95 * 0.05 / N_COVERAGE)
     uniform, uniform_width = _coverage("uniform", N_COVERAGE, seed=1)
     yield result("ppi.coverage_uniform", uniform, "fraction", sims=N_COVERAGE,
@@ -228,24 +232,28 @@ def simulated_runs() -> Iterator[Result]:
     active, active_width = _coverage("active", N_COVERAGE, seed=2)
     yield result("ppi.coverage_active", active, "fraction", sims=N_COVERAGE,
                  mc_se=round(se, 4), budget=BUDGET, persons=PERSONS)  # fmt: skip
-    ratio = _width_ratio_vs_human(0.9, N_WIDTH, seed=3)
+    ratio, ratio_se = _width_ratio_vs_human(0.9, N_WIDTH, seed=3)
     # What no label reduces — the identities' own spread — bounds the gain: with twice the
     # identity spread the ratio is shown beside it.
-    wider = _width_ratio_vs_human(0.9, N_WIDTH, seed=3, id_sd=2 * ID_SD)
+    wider, _ = _width_ratio_vs_human(0.9, N_WIDTH, seed=3, id_sd=2 * ID_SD)
     yield result("ppi.width_ratio_vs_human", ratio, "ratio", sims=N_WIDTH, accuracy=0.9,
-                 human_labels=BUDGET, identity_sd=ID_SD,
+                 mc_se=round(ratio_se, 4), human_labels=BUDGET, identity_sd=ID_SD,
                  ratio_at_identity_sd_x2=round(wider, 3))  # fmt: skip
-    yield result("ppi.active_width_ratio_vs_uniform", active_width / uniform_width, "ratio",
-                 sims=N_COVERAGE, uniform_width=round(uniform_width, 2),
-                 active_width=round(active_width, 2))  # fmt: skip
+    # Two independent sets of runs: the ratio's relative errors add in quadrature.
+    active_ratio = float(active_width.mean() / uniform_width.mean())
+    spread = [float(np.std(w) / w.mean()) for w in (active_width, uniform_width)]
+    active_se = active_ratio * math.hypot(*spread) / math.sqrt(N_COVERAGE)
+    yield result("ppi.active_width_ratio_vs_uniform", active_ratio, "ratio", sims=N_COVERAGE,
+                 mc_se=round(active_se, 4), uniform_width=round(float(uniform_width.mean()), 2),
+                 active_width=round(float(active_width.mean()), 2))  # fmt: skip
     ratios = {
         acc: _width_ratio_vs_human(acc, N_WIDTH // 3, seed=4 + k)
         for k, acc in enumerate((0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99))
     }
-    worst = max(ratios, key=lambda acc: ratios[acc])
-    yield result("ppi.worst_width_ratio_vs_human", ratios[worst], "ratio", at_accuracy=worst,
-                 sims_per_accuracy=N_WIDTH // 3,
-                 ratios={str(k): round(v, 3) for k, v in ratios.items()})  # fmt: skip
+    worst = max(ratios, key=lambda acc: ratios[acc][0])
+    yield result("ppi.worst_width_ratio_vs_human", ratios[worst][0], "ratio", at_accuracy=worst,
+                 mc_se=round(ratios[worst][1], 4), sims_per_accuracy=N_WIDTH // 3,
+                 ratios={str(k): round(v[0], 3) for k, v in ratios.items()})  # fmt: skip
 
 
 # --- several batches, and gaps ----------------------------------------------------------------

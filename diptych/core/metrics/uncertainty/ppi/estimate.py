@@ -24,10 +24,10 @@ person i's influence on θ̂ = μ̂_S / μ̂_D is
 The influences sum to zero, so θ̂ + e_i has mean θ̂, and its variance under the run's own
 resampling design (:func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units`: both
 identity lists of paired scenes, images ...) is the prediction-powered bootstrap of that design
-(Zrnic, "A note on the prediction-powered bootstrap", arXiv 2405.18379) computed in closed form, as
-the rest of diptych's intervals are: a resampled unit carries its labelled and unlabelled persons
-together. ``ppi-python``'s estimators assume independent labelled and unlabelled draws and a plain
-mean; they are used in the tests as an independent check of the estimate where the two coincide.
+(Zrnic, "A note on the prediction-powered bootstrap", arXiv 2405.18379) computed in closed form,
+as the rest of diptych's intervals are: a resampled unit carries its labelled and unlabelled
+persons together.
+``ppi-python`` (independent draws, a plain mean) checks the estimate in the tests.
 
 With the sampling indicator's conditional variance 1/π − 1, the influence's variance is
 Var(h) + E[(1/π − 1)(h − h̄ − λ (g − ḡ))²], smallest at
@@ -41,37 +41,32 @@ counted among the predicted ones).
 **Few labels** (:mod:`diptych.core.metrics.uncertainty.ppi.small_sample`). With 40–90 labels and an
 annotator that is rarely wrong, a few labels carry the whole correction: a confident error drawn
 with a small π weighs as much as the rest of the sample. Three things then make the plain
-recipe short (coverage 0.92–0.93 at 40–60 labels, the estimate's spread 1.2–1.3 times its
-standard error, in ``bench/ppi/budgets.py``), and each is handled where it arises:
+recipe short (coverage 0.92–0.93 at 40–60 labels, ``bench/ppi/budgets.py``); each is handled:
 
 * *λ tuned on the labels it corrects.* λ* is a weighted regression slope whose weights,
   (1/π)(1/π − 1), let one or two persons set it; tuned on them, it absorbs their own residuals,
   so the variance (which λ minimises) comes out small just when one error dominates. Each
-  labelled person i therefore gets λ_i, tuned on the *other* labelled persons (λ_{−i} = Σ_{j≠i}
-  a_j / Σ_{j≠i} b_j), moved one delta-method standard error towards plain PPI and clipped to
-  [0, 1]: a λ below 1 only where the labels show it pays, while with many labels λ_i → λ*.
-  The estimate uses λ_i in person i's rectifier and their weighted mean λ̄ on everyone's
-  annotator values, so each person's term is unbiased whatever λ_i; the reported λ is λ̄.
+  labelled person i gets λ_i tuned on the *other* labelled persons, moved one delta-method
+  standard error towards plain PPI, clipped to [0, 1] (λ_i → λ* with many labels); λ_i enters
+  person i's rectifier, their weighted mean λ̄ (the reported λ) everyone's annotator values.
   What tuning still moves — θ̂ shifts by (λ̂ − λ*) · D, D the annotator's mean over everyone less
   its weighted mean over the labelled — adds Var(λ̂) D² / μ̂_D² to the variance.
 * *A variance resting on a few persons.* The sampling part V_S = Σ c_i, c_i = (1 − π)/π² (r_i −
   r̄)² over the drawn persons, is a Poisson-sampling sum with variance Σ (1 − π) c_i²: its
   Satterthwaite degrees of freedom are 2 (Σ c)² / Σ (1 − π) c² — about 2 when one disagreement
-  carries it, many when the labels share it. The interval's df combine it with the units'
-  (the rest of the variance): V² / (V_S² / df_S + (V − V_S)² / df_units), at most the labelled
-  persons less one — below the units' df when a few labels carry the figure, above when many do.
-* *A share above 1.* The ratio's denominator is the share of persons whose gender can be told;
-  its prediction-powered estimate λ̄ mean f_D + Σ w (Y_D − λ f_D)/Σ w can leave [0, 1] (1.09 on
-  a real draw). Its λ's are scaled by the largest κ ∈ [0, 1] that keeps it in the range of its
-  values (at κ = 0 it is the labels' own weighted share, always inside); the numerator keeps
-  its λ's, and the influences are those of the estimator used, so the interval stays honest.
+  carries it. The interval's df combine it with the units' (the rest of the variance):
+  V² / (V_S² / df_S + (V − V_S)² / df_units), at most the labelled persons less one.
+* *A share above 1.* The denominator, the share of persons whose gender can be told, can leave
+  [0, 1] (1.09 on a real draw): its λ's are scaled by the largest κ ∈ [0, 1] that keeps it in
+  range (at κ = 0 it is the labels' own share); the influences are the estimator's used.
 
 **Gaps and changes.** θ̂ − θ ≈ mean_i e_i, linear in the influences, so a difference of figures
 (paired − single, run B − run A) has the influence of each of its persons scaled by the share of
 its term, N / N_k, with the term's sign; resampled over the units the terms share (an identity
 carries its persons of both runs, an image all its persons), the difference's interval counts
-what the terms have in common once (:func:`prediction_powered_combination`). Each term keeps its
-own λ.
+what they share once (:func:`prediction_powered_combination`). Each term keeps its own λ and
+its own sampling part, so the combination's has Welch–Satterthwaite df (Σ V_k)² / Σ V_k²/df_k
+(each df_k at most its term's labelled persons less one).
 """
 
 from __future__ import annotations
@@ -90,6 +85,7 @@ from diptych.core.metrics.uncertainty.ppi.small_sample import (
     share_scale,
     small_sample_df,
     tuning_variance,
+    welch_satterthwaite,
 )
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units, t_inference
 
@@ -200,6 +196,7 @@ def prediction_powered_ratio(
     bounds: Bounds = UNBOUNDED,
     confidence: float = DEFAULT_CONFIDENCE,
     by_design: Mapping[str, int] | None = None,
+    labels_only: bool = True,
 ) -> PredictionPowered:
     """θ = Σ Y_num / Σ Y_den over every person, prediction-powered (module docstring).
 
@@ -207,8 +204,9 @@ def prediction_powered_ratio(
     (``pred_*``; 0 where it gave none), the human values where ``labelled`` (ignored elsewhere),
     each labelled person's inclusion ``probability`` (ignored elsewhere). ``units`` is the
     run's resampling design (as :func:`mean_over_units` takes it); ``lam`` fixes λ (None: tuned).
-    ``bounds`` is the range of ``scale`` × θ. Raises ValueError without a labelled person or
-    when nobody's gender can be told."""
+    ``bounds`` is the range of ``scale`` × θ; ``labels_only=False`` skips the labels' own figure
+    (a look that needs only the estimate gets the estimate's there). Raises ValueError without a
+    labelled person or when nobody's gender can be told."""
     import numpy as np
 
     f_s = np.asarray(pred_num, dtype=np.float64)
@@ -271,13 +269,15 @@ def prediction_powered_ratio(
     else:
         tuned_here = False
         per_person = np.full(n, float(lam))
-    tuned, own = linearised(per_person), linearised(np.zeros(n))
+    tuned = linearised(per_person)
     if tuned_here:
         extra = tuning_variance(tuned.value, tuned.denominator, f_s, f_d, w, g0, h0, pi, lab)
         tuned = replace(tuned, tuning_variance=extra)
+    own = linearised(np.zeros(n)) if labels_only else tuned
+    inference = _interval(tuned, units, scale, bounds, confidence)
     return PredictionPowered(
-        inference=_interval(tuned, units, scale, bounds, confidence),
-        labels_only=_interval(own, units, scale, bounds, confidence),
+        inference=inference,
+        labels_only=_interval(own, units, scale, bounds, confidence) if labels_only else inference,
         lam=lam,
         n_persons=n,
         n_labelled=tuned.n_labelled,
@@ -359,19 +359,23 @@ def prediction_powered_combination(
     units = {name: [label for _, _, u in terms for label in u[name]] for name in names}
 
     def combine(which: int) -> Linearised:
-        pieces = []
-        value = v_sampling = 0.0
+        pieces, sampling = [], []
+        value = tuning = 0.0
         for (sign, found, _), part in zip(terms, parts, strict=True):
             assert part is not None
             one = part[which]
             value += sign * one.value
-            v_sampling += one.sampling_variance
+            tuning += one.tuning_variance
+            # Each term's sampling part with its own df, at most its labelled persons less one.
+            df = max(min(one.sampling_df, one.n_labelled - 1.0), 1.0)
+            sampling.append((one.sampling_variance, df))
             pieces.append(sign * n_total / found.n_persons * one.influence)
         labelled = sum(found.n_labelled for _, found, _ in terms)
-        return Linearised(value, np.concatenate(pieces), v_sampling, labelled)
+        v_s, df_s = welch_satterthwaite(sampling)
+        return Linearised(value, np.concatenate(pieces), v_s, labelled, df_s, math.nan, tuning)
 
-    # Each term's rectifier rests on its own labelled persons: the fewest bound the df.
-    cap = min(found.n_labelled for _, found, _ in terms) - 1
+    # Each term's rectifier rests on its own labelled persons: none without two in every term.
+    cap = sum(f.n_labelled - 1 for _, f, _ in terms) * (min(f.n_labelled for _, f, _ in terms) > 1)
     tuned, own = combine(0), combine(1)
     by_design: dict[str, int] = {}
     for _, found, _ in terms:

@@ -16,7 +16,7 @@ carry it (the reasons are in that module's docstring, "Few labels").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -136,3 +136,11 @@ def small_sample_df(
         rest**2 / over.df if over.df > 0 else math.inf
     )
     return total * total / den if den > 0 else over.df
+
+
+def welch_satterthwaite(parts: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """The sum of independent variances (variance, df) and its Welch–Satterthwaite df,
+    (Σ V)² / Σ V² / df: a gap's or a change's sampling part, each term drawn on its own."""
+    total = sum(max(v, 0.0) for v, _ in parts)
+    den = sum(max(v, 0.0) ** 2 / df for v, df in parts if df > 0 and math.isfinite(df))
+    return total, (total * total / den if den > 0 else math.inf)

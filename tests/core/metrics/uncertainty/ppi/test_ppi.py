@@ -19,7 +19,7 @@ from diptych.core.metrics.uncertainty.ppi.estimate import (
     prediction_powered_ratio,
     uniform_probabilities,
 )
-from diptych.core.metrics.uncertainty.ppi.small_sample import left_out_lambdas
+from diptych.core.metrics.uncertainty.ppi.small_sample import left_out_lambdas, welch_satterthwaite
 
 ONES4 = np.ones(4)
 
@@ -303,3 +303,47 @@ def test_degrees_of_freedom_are_at_most_the_labelled_persons_less_one() -> None:
         lam=0.0,
     )  # fmt: skip
     assert not one.inference.has_interval
+
+
+def test_welch_satterthwaite_by_hand() -> None:
+    # Variances 4 (df 9) and 1 (df 4): (4 + 1)² / (4²/9 + 1²/4) = 25 / (73/36) = 900/73.
+    assert welch_satterthwaite([(4.0, 9.0), (1.0, 4.0)]) == (5.0, pytest.approx(900 / 73))
+    # A part known exactly (df ∞) adds its variance but nothing to the denominator:
+    # (2 + 2)² / (2²/4) = 16.
+    assert welch_satterthwaite([(2.0, math.inf), (2.0, 4.0)]) == (4.0, pytest.approx(16.0))
+    assert welch_satterthwaite([(0.0, 3.0)]) == (0.0, math.inf)
+
+
+def test_a_gap_takes_welch_satterthwaite_df_over_its_terms_sampling_parts() -> None:
+    # Two figures on disjoint images, 10 labelled persons each: the gap's sampling part is the
+    # sum of the two terms' and its df their Welch–Satterthwaite combination, each term's df at
+    # most its labelled persons less one (both terms' own are above 9, so 9 each:
+    # (V₁ + V₂)² / ((V₁² + V₂²) / 9)); the interval's df at most 9 + 9.
+    found, images = _figure(2)
+    other, _ = _figure(3)
+    gap = prediction_powered_combination(
+        [(1.0, found, {"image": images}), (-1.0, other, {"image": [i + 100 for i in images]})]
+    )
+    assert found.linearised is not None and other.linearised is not None
+    assert gap.linearised is not None
+    assert (found.n_labelled, other.n_labelled) == (10, 10)
+    v1, v2 = (p.linearised[0].sampling_variance for p in (found, other))
+    assert min(p.linearised[0].sampling_df for p in (found, other)) > 9.0
+    assert gap.linearised[0].sampling_variance == pytest.approx(v1 + v2)
+    assert gap.linearised[0].sampling_df == pytest.approx(9 * (v1 + v2) ** 2 / (v1**2 + v2**2))
+    assert 1.0 <= gap.inference.df <= 18.0
+
+
+def test_a_look_without_the_labels_own_figure_keeps_the_estimate() -> None:
+    images = [i // 2 for i in range(40)]
+    rng = np.random.default_rng(5)
+    y = rng.choice([-1.0, 1.0], 40)
+    f = np.where(rng.random(40) < 0.8, y, -y)
+    drawn = np.zeros(40, dtype=bool)
+    drawn[::4] = True
+    args = (y, np.ones(40), f, np.ones(40), drawn, np.full(40, 0.25), {"image": images})
+    full, look = prediction_powered_ratio(*args), prediction_powered_ratio(*args, labels_only=False)
+    assert look.inference == full.inference and look.lam == full.lam
+    # Skipped, the labels' own figure is the estimate's (its width ratio 1), not λ = 0's.
+    assert look.labels_only == look.inference and look.width_ratio == 1.0
+    assert full.labels_only.value != full.inference.value
