@@ -269,12 +269,12 @@ def test_compare_prints_every_difference(
     assert "m1 · occupation (A no intervention, B pst-table5)" in out
     lines = [line.split() for line in out.splitlines()]
     # Paired: the sheriff's 4 of 16 persons turn from +1 to -1: 100 -> 50.
-    assert ["paired", "100.0", "50.0", "-50.0"] in [row[:4] for row in lines]
-    assert ["single", "100.0", "50.0", "-50.0"] in [row[:4] for row in lines]
+    assert ["paired", "100.0", "50.0", "−50.0"] in [row[:4] for row in lines]
+    assert ["single", "100.0", "50.0", "−50.0"] in [row[:4] for row in lines]
     sheriff = [row[1:5] for row in lines if row[:1] == ["sheriff"]]
     assert sheriff == [
-        ["single", "100.0", "-100.0", "-200.0"],
-        ["paired", "100.0", "-100.0", "-200.0"],
+        ["single", "100.0", "−100.0", "−200.0"],
+        ["paired", "100.0", "−100.0", "−200.0"],
     ]
     assert "matched per unordered scene (both orders and all samples merged)" in " ".join(
         out.split()

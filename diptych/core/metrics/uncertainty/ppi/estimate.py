@@ -24,9 +24,8 @@ person i's influence on θ̂ = μ̂_S / μ̂_D is
 The influences sum to zero, so θ̂ + e_i has mean θ̂, and its variance under the run's own
 resampling design (:func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units`: both
 identity lists of paired scenes, images ...) is the prediction-powered bootstrap of that design
-(Zrnic, "A note on the prediction-powered bootstrap", arXiv 2405.18379) computed in closed form,
-as the rest of diptych's intervals are: a resampled unit carries its labelled and unlabelled
-persons together.
+(Zrnic, "A note on the prediction-powered bootstrap", arXiv 2405.18379) in closed form: a
+resampled unit carries its labelled and unlabelled persons together.
 ``ppi-python`` (independent draws, a plain mean) checks the estimate in the tests.
 
 With the sampling indicator's conditional variance 1/π − 1, the influence's variance is
