@@ -90,7 +90,7 @@ def test_report_cli_tui_and_gate_print_one_interval_inside_the_range(
     code, out = call(capsys, "--store", ws, "show", run["run"])
     assert code == 0, out
     assert f"[{fmt(low)}, {fmt(high)}]" in out
-    shown = [float(x) for x in tui_interval(low, high).strip("[]").split(", ")]
+    shown = [float(x.replace("−", "-")) for x in tui_interval(low, high).strip("[]").split(", ")]
     assert shown == pytest.approx([low, high], abs=0.05)
     # The terminal app's Review line: the same digits as the CLI and the report.
     assert bounds(low, high) in format_estimate(expected)

@@ -156,7 +156,7 @@ def scripted_p_she(prompt: str) -> float:
 
 
 def run_id_of(output: str) -> str:
-    match = re.search(r"^run (\S+): \d+ trials", output, re.MULTILINE)
+    match = re.search(r"^run (\S+): [\d,]+ trials? planned", output, re.MULTILINE)
     assert match, output
     return match.group(1)
 

@@ -47,6 +47,12 @@ from diptych.testing import (
 )
 from diptych.testing.scripted import ScriptedParams
 
+
+def minus(text: str) -> str:
+    """A printed interval as the reports write it: the reader's minus sign, U+2212."""
+    return text.replace("-", "−")
+
+
 INSTRUCTION = closed_form().instruction
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.02)
 
@@ -437,11 +443,11 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     zero = [0.0, "[0.00, 0.24]"]  # 0 of 9: Beta(0.5, 9.5)'s 97.5% point, 0.238
     # A score at a bound of [−1, 1] over 3 scenarios: Clopper–Pearson's open end for 9 of 9
     # answers on 2 df (effective size 9·(1.96/4.30)² = 1.87), −1 + 2·0.025^(1/1.87) = −0.72.
-    top = f"[{open_end_at_bound(9, 2, -1.0, 1.0, True):.2f}, 1.00]"
-    bottom = f"[-1.00, {open_end_at_bound(9, 2, -1.0, 1.0, False):.2f}]"
-    assert (top, bottom) == ("[-0.72, 1.00]", "[-1.00, 0.72]")
+    top = minus(f"[{open_end_at_bound(9, 2, -1.0, 1.0, True):.2f}, 1.00]")
+    bottom = minus(f"[-1.00, {open_end_at_bound(9, 2, -1.0, 1.0, False):.2f}]")
+    assert (top, bottom) == ("[−0.72, 1.00]", "[−1.00, 0.72]")
     # Inside the range with no spread over 3 scenarios: both ends open (none of 9 differing).
-    score = "[{:.2f}, {:.2f}]".format(*open_ends_without_spread(-6 / 9, 9, 2, -1.0, 1.0))
+    score = minus("[{:.2f}, {:.2f}]".format(*open_ends_without_spread(-6 / 9, 9, 2, -1.0, 1.0)))
     share = "[{:.2f}, {:.2f}]".format(*open_ends_without_spread(3 / 9, 9, 2, 0.0, 1.0))
     assert groups.rows == [
         ["black_man", 1.0, top, *zero, *zero, 9],
@@ -501,7 +507,7 @@ def test_status_by_race(finished: tuple[Store, Any, GroupVision, ProbeResult]) -
     low, high = open_ends_without_spread(0.0, 24, 3, -2.0, 2.0)
     boss = rows["boss_vs_employee"][2:10]
     assert boss[:3] == [0.0, 0.0, 0.0] and boss[4:] == [1.0, 1.0, 1.0, 24]
-    assert boss[3] == f"[{low:.2f}, {high:.2f}]" and low < 0 < high
+    assert boss[3] == minus(f"[{low:.2f}, {high:.2f}]") and low < 0 < high
     assert questions.rows[0][0] == "suburbs_vs_inner_city"  # largest difference first
 
 

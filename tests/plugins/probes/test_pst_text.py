@@ -118,7 +118,8 @@ def test_certain_stereotyped_model_scores_100(store: Store) -> None:
     # Every label stereotyped: the intervals are open below, never [100, 100]. Paired: 4
     # scenes × 2 orders = 8 prompts, Clopper–Pearson's end for 8 of 8: 0.025^(1/8) = 0.631.
     drawn = numbers["STS paired (drawn labels)"]
-    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"prompt": 8})
+    # One label drawn a prompt: the drawn figure resamples its 8 draws.
+    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"draw": 8})
     assert drawn["ci_low"] == pytest.approx(100 - 200 * (1 - 0.025 ** (1 / 8)))
     assert drawn["ci_low"] == pytest.approx(26.12, abs=0.01)
     result = analyze(store, run.id)
@@ -126,7 +127,7 @@ def test_certain_stereotyped_model_scores_100(store: Store) -> None:
         for row in table.rows:
             for cell in row:
                 if isinstance(cell, str) and cell.startswith("["):
-                    low, high = (float(x) for x in cell.strip("[]").split(","))
+                    low, high = (float(x.replace("−", "-")) for x in cell.strip("[]").split(","))
                     assert -100 <= low < high <= 100, (table.title, row)
 
 

@@ -298,7 +298,7 @@ async def test_labels_are_stored_under_the_reviewers_name_and_move_the_sts(
         # both ends of the range, never a point.
         # (the line wraps between figures, never inside one)
         folded = " ".join(metrics.split())
-        assert "labels by human majority 50.0 [-100.0, 100.0] n=4" in folded
+        assert "labels by human majority 50.0 [−100.0, 100.0] n=4" in folded
         await wait_for(pilot, lambda: len(app.saved) == 4)
 
         with open_store(ws) as store:

@@ -449,7 +449,7 @@ def test_cli_sts_table_and_errors(tmp_path: Path) -> None:
     path = _write(tmp_path, CLI_CSV)
     result = CliRunner().invoke(app, ["sts", "--labels", str(path), "--n-boot", "100"])
     assert result.exit_code == 0, result.output
-    assert "33.33" in result.output and "sheriff" in result.output
+    assert "33.3" in result.output and "sheriff" in result.output
     # The nurse (100 %F paired) sorts after the sheriff (50 %F), as in the paper's Table 14.
     assert result.output.index("sheriff", result.output.index("Micro")) < result.output.index(
         "nurse", result.output.index("Micro")
