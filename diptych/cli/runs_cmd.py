@@ -257,7 +257,7 @@ def register(app: typer.Typer) -> None:
             )
             if counts["done"]:
                 # As every listing shows it: a gated figure with the interval its gate used.
-                result = ws.analysis.read(
+                result = ws.audits.read(
                     run.id, label_policy=label_policy, calibration_subset=calibration_subset
                 )
                 print_result(console, result, tables=False)

@@ -182,7 +182,7 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
         mixed = mixed_builds_note(ws.runs.builds(run.id))
         said = ws.runs.status_text(run.id)
         try:
-            result = ws.analysis.read(run.id)
+            result = ws.audits.read(run.id)
         except DiptychError as error:
             return AnalysisReady(run, counts, flagged, None, str(error), mixed, said)
         return AnalysisReady(run, counts, flagged, result, builds_note=mixed, status_text=said)

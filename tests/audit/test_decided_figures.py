@@ -41,9 +41,9 @@ def test_show_prints_the_interval_the_gate_decided_on_named(
         (decided,) = ws.audits.gates(outcome.audit_id).results
         assert decided.ci_low is not None and decided.ci_high is not None
         fixed = ws.analysis.analyze(run_id).numbers[FIGURE]
-        shown = ws.analysis.read(run_id).numbers[FIGURE]
+        shown = ws.audits.read(run_id).numbers[FIGURE]
         other = "STS paired (drawn labels)"
-        assert ws.analysis.read(run_id).numbers[other] == ws.analysis.analyze(run_id).numbers[other]
+        assert ws.audits.read(run_id).numbers[other] == ws.analysis.analyze(run_id).numbers[other]
     # The gate's own interval and the look's value and count, named by kind and look.
     name = f"95% anytime-valid interval, look {len(looks.looks)} of {BATCHES}"
     assert (shown["ci_low"], shown["ci_high"]) == (decided.ci_low, decided.ci_high)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,6 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report import write_audit_report
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
-from diptych.core.workspace.decided import decided_numbers, with_decided
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.plugins import build_model
 from diptych.core.workspace.review import Review
@@ -57,32 +55,6 @@ class Analysis(Namespace):
         view.label_policy = label_policy
         view.calibration_subset = calibration_subset
         return get_probe(view.run.probe, view.run.params).analyze(view)
-
-    def read(
-        self,
-        run_id: str,
-        *,
-        label_policy: LabelPolicy | None = None,
-        calibration_subset: str | None = None,
-    ) -> ProbeResult:
-        """:meth:`analyze` as every listing of the run shows it (``diptych show``, the terminal
-        app's run detail and review line): a figure an audit's gates decided on its looks
-        carries the interval the decision used, named (:meth:`decided`)."""
-        result = self.analyze(
-            run_id, label_policy=label_policy, calibration_subset=calibration_subset
-        )
-        decided = self.decided(run_id)
-        if decided:
-            result = replace(result, numbers=with_decided(result.numbers, decided))
-        return result
-
-    def decided(self, run_id: str) -> dict[str, dict[str, Any]]:
-        """The figures of the run that an audit's gates decided on its looks (``audit run
-        --until-decided``), each as the look it was decided at had it with the gate's interval,
-        named ("95% anytime-valid interval, look 1 of 10"): what every listing of the run shows
-        for those figures in place of the analysis's own fixed-design interval (see
-        :mod:`diptych.core.workspace.decided`). Empty for any other run."""
-        return decided_numbers(self, self._store, self._kernel.get_run(run_id).id)
 
     def compare(
         self,

@@ -10,16 +10,20 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.schema import Gates
+from diptych.core.labels import LabelPolicy
+from diptych.core.probe import ProbeResult
 from diptych.core.workspace import gates as _gates
 from diptych.core.workspace import recorded
 from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.base import Kernel, Namespace
+from diptych.core.workspace.decided import decided_numbers, with_decided
 from diptych.core.workspace.gates import GateReport
 
 
@@ -30,6 +34,32 @@ class Audits(Namespace):
     def __init__(self, kernel: Kernel, analysis: Analysis) -> None:
         super().__init__(kernel)
         self._analysis = analysis
+
+    def read(
+        self,
+        run_id: str,
+        *,
+        label_policy: LabelPolicy | None = None,
+        calibration_subset: str | None = None,
+    ) -> ProbeResult:
+        """A run's analysis as every listing of the run shows it (``diptych show``, the terminal
+        app's run detail and review line): a figure an audit's gates decided on its looks
+        carries the interval the decision used, named (:meth:`decided`)."""
+        result = self._analysis.analyze(
+            run_id, label_policy=label_policy, calibration_subset=calibration_subset
+        )
+        decided = self.decided(run_id)
+        if decided:
+            result = replace(result, numbers=with_decided(result.numbers, decided))
+        return result
+
+    def decided(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """The figures of the run that an audit's gates decided on its looks (``audit run
+        --until-decided``), each as the look it was decided at had it with the gate's interval,
+        named ("95% anytime-valid interval, look 1 of 10"): what every listing of the run shows
+        for those figures in place of the analysis's own fixed-design interval (see
+        :mod:`diptych.core.workspace.decided`). Empty for any other run."""
+        return decided_numbers(self._analysis, self._store, self._kernel.get_run(run_id).id)
 
     def list(self) -> builtins.list[record.AuditRecord]:
         """Every audit recorded in the workspace, oldest first, with its parts."""

@@ -17,6 +17,7 @@ from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import decided_name
 from diptych.core.report.gates import interval_kind
+from diptych.core.workspace.gates import audit_gates
 
 if TYPE_CHECKING:
     from diptych.core.store import Store
@@ -28,8 +29,6 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
     run batch by batch: the number as the gate's last look had it, its interval the gate's
     (``ci_low``, ``ci_high``) and named (``interval_name``: "95% anytime-valid interval, look
     1 of 10"). Empty for a run no such audit bought, or whose gates cannot be decided now."""
-    from diptych.core.workspace.gates import audit_gates
-
     found = None
     for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
         for part in audit.parts:

@@ -218,7 +218,7 @@ class ReviewView(ReviewDrawing):
                 self._writes.refresh_flags(ws, run_id)
                 items = load_queue(ws, run_id, include_unlabelled=include_unlabelled)
                 self.post_message(self.QueueLoaded(run_id, probe, items, False))
-            result = ws.analysis.read(run_id)
+            result = ws.audits.read(run_id)
         self.post_message(self.MetricsUpdated(result.numbers))
 
     def _decode(self, item: ReviewItem) -> None:

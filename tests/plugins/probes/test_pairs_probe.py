@@ -465,7 +465,7 @@ def test_occupations_by_gender(finished: tuple[Store, Any, GroupVision, ProbeRes
     # logit scale of [−2, 2], 11/6 sits near the top (p = 0.958, se_u = 1.04): two pairs on
     # 1 df leave almost the whole range, and the test on that scale says p = 0.20.
     assert by_scenario.columns[5:7] == ["95% CI", "p"]
-    assert all(row[5] == "[-2.00, 2.00]" for row in by_scenario.rows)
+    assert all(row[5] == "[−2.00, 2.00]" for row in by_scenario.rows)
     p_scale = logit_t_p(11 / 6, 1 / 6, 1, -2.0, 2.0, 0.0)
     assert p_scale == pytest.approx(0.2045, abs=1e-4)
     assert all(row[6] == pytest.approx(p_scale) for row in by_scenario.rows)
