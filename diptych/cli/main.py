@@ -28,7 +28,7 @@ from diptych.cli import (
 )
 from diptych.cli.context import State
 from diptych.cli.signals import terminate_as_interrupt
-from diptych.cli.usage import exit_code, one_line, show_flags_as_flags
+from diptych.cli.usage import OneLineSummaries, exit_code, one_line, show_flags_as_flags
 from diptych.core.errors import DiptychError
 from diptych.core.plugin_faults import plugin_fault
 from diptych.core.safe_text import escape_controls
@@ -38,6 +38,7 @@ show_flags_as_flags()
 
 app = typer.Typer(
     name="diptych",
+    cls=OneLineSummaries,
     help="Audit generative image and vision-language models for social bias.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

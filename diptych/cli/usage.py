@@ -8,12 +8,13 @@ module is written against is pinned in pyproject.toml; a test walks every comman
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 from collections.abc import Collection
 from typing import Any
 
 import typer
-from typer.core import TyperOption
+from typer.core import TyperGroup, TyperOption
 
 from diptych.core.errors import UsageError
 
@@ -56,6 +57,28 @@ def _flag_display(self: TyperOption, ctx: Any) -> str | None:
 def show_flags_as_flags() -> None:
     """Install the flag display above (idempotent)."""
     TyperOption.display_type_rich = _flag_display  # type: ignore[method-assign]
+
+
+class OneLineSummaries(TyperGroup):
+    """The root group: each command's summary in the command lists on one line.
+
+    Typer's rich help keeps the single line breaks of a docstring's first paragraph in the
+    command panels (it joins them only in a command's own help), so a summary wrapped at 100
+    characters in the source broke mid-sentence in ``diptych --help``. The sub-groups are built
+    before the root, so one walk here reaches every command."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _join_summaries(self)
+
+
+def _join_summaries(group: TyperGroup) -> None:
+    for command in group.commands.values():
+        if command.short_help is None and command.help:
+            first = inspect.cleandoc(command.help).split("\n\n")[0]
+            command.short_help = " ".join(first.split())
+        if isinstance(command, TyperGroup):
+            _join_summaries(command)
 
 
 def misspelt(probe: str, name: str, options: Collection[str]) -> None:

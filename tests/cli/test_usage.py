@@ -154,3 +154,18 @@ def test_help_shows_flags_as_flags(
     code, out, _ = call(capsys, *path, "--help")
     assert code == 0
     assert "<bool>" not in out and "--help" in out
+
+
+@pytest.mark.parametrize("group", [p for p, c in COMMANDS if hasattr(c, "commands")], ids=str)
+def test_command_lists_keep_each_summary_one_sentence(
+    capsys: pytest.CaptureFixture[str], group: tuple[str, ...]
+) -> None:
+    """A summary wrapped in its docstring reads as one sentence in the list of commands: a line
+    of the panel never ends mid-sentence where the source wrapped it."""
+    code, out, _ = call(capsys, *group, "--help")
+    assert code == 0
+    for path, command in COMMANDS:
+        if len(path) != len(group) + 1 or path[:-1] != group or not command.help:
+            continue
+        first = " ".join(command.help.split("\n\n")[0].split())
+        assert command.short_help == first, path
