@@ -20,12 +20,6 @@ from diptych.core.report.formatting import fmt
 
 #: The width a printed table may take: A4 less the page's 14 mm margins, in CSS px.
 PRINT_WIDTH = 680.0
-#: The width a table has on a phone (390 px less the page's padding): a table wider than this
-#: at the printed size scrolls there, and says so.
-PHONE_WIDTH = 366.0
-#: The same on a laptop: the page's 920 px column, scaled from the screen's 14 px table text
-#: to the 12 px the widths are estimated at.
-LAPTOP_WIDTH = 780.0
 #: Printed table text (9 pt) in CSS px, and a cell's padding and rule.
 PRINT_FONT = 12.0
 CELL_PADDING = 10.0

@@ -30,8 +30,6 @@ from diptych.core.report.formatting import (
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.print_tables import (
-    LAPTOP_WIDTH,
-    PHONE_WIDTH,
     numeric_cell,
     print_parts,
 )
@@ -152,8 +150,6 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         chart_print_parts=chart_print_parts,
         figure_alt=figure_alt,
         print_parts=print_parts,
-        PHONE_WIDTH=PHONE_WIDTH,
-        LAPTOP_WIDTH=LAPTOP_WIDTH,
         numeric_cell=numeric_cell,
     )
     env.filters["data_uri"] = data_uri
@@ -189,12 +185,23 @@ def _part_runs(audit: Audit) -> dict[str, str]:
     return {str(p.get("name")): str(p.get("run")) for p in audit.scope.get("parts") or []}
 
 
-def figure_interval(number: dict[str, Any], decided: Any = None) -> str:
+def figure_interval(number: dict[str, Any], decided: Any = None, *, html: bool = False) -> Any:
     """A figure's interval in a table: the one its gate decided on where a gate read it
-    (named), else its own 95% interval."""
+    (named), else its own 95% interval. The name is words of its own, never run into the
+    bounds: on the page a line under them ("[−1.16, 23.8]" / "95% anytime-valid interval,
+    look 1 of 10"), in Markdown after a semicolon. The bracketed pair is one
+    unbreakable token: a narrow screen scrolls the table rather than wrap it."""
     if decided is None:
-        return interval(number)
-    return interval({"ci_low": decided.low, "ci_high": decided.high, "interval_name": decided.name})
+        bounds_text, name = interval(number), ""
+    else:
+        bounds_text = interval({"ci_low": decided.low, "ci_high": decided.high})
+        name = str(decided.name)
+    if not html:
+        return bounds_text + (f"; {name}" if name else "")
+    shown = markupsafe.Markup('<span class="nowrap">{}</span>').format(bounds_text)
+    if name:
+        shown += markupsafe.Markup('<span class="interval-name">{}</span>').format(name)
+    return shown
 
 
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:

@@ -94,3 +94,25 @@ def test_example_images_carry_the_review_outcome_and_attribution(written: Path) 
     assert "reviewed — ana:" in examples
     # PAIRS images shown as examples carry the dataset's attribution.
     assert str(markupsafe.escape(pairs.ATTRIBUTION)) in examples
+
+
+def test_a_decided_interval_names_itself_apart_from_its_bounds() -> None:
+    """A gate's interval: its bounds one unbreakable token, its name words of their own (a
+    line under the bounds on the page, after a semicolon in Markdown)."""
+    from types import SimpleNamespace
+
+    from diptych.core.report.render import figure_interval
+
+    decided = SimpleNamespace(
+        low=-1.163, high=23.81, name="95% anytime-valid interval, look 1 of 10"
+    )
+    assert figure_interval({}, decided) == (
+        "[−1.16, 23.8]; 95% anytime-valid interval, look 1 of 10"
+    )
+    assert str(figure_interval({}, decided, html=True)) == (
+        '<span class="nowrap">[−1.16, 23.8]</span>'
+        '<span class="interval-name">95% anytime-valid interval, look 1 of 10</span>'
+    )
+    assert str(figure_interval({"ci_low": 1.0, "ci_high": 2.5}, html=True)) == (
+        '<span class="nowrap">[1.00, 2.50]</span>'
+    )

@@ -125,12 +125,47 @@ def test_a_cut_table_is_found_and_a_scrolling_one_that_says_so_is_not(
     cut = _page(tmp_path, f'<div class="scroll"><table>{WIDE_ROW}</table></div>')
     found = screen_problems(cut, browser)
     assert any("phone" in p and "no hint" in p and "not sticky" in p for p in found), found
+    # The hint shows where the table scrolls (the phone), not where it fits (the laptop).
     fine = _page(
         tmp_path,
+        "<style>@media (min-width: 600px) { .scroll-hint { display: none } }</style>"
         '<p class="scroll-hint">The table scrolls sideways →</p>'
         f'<div class="scroll sticky"><table>{WIDE_ROW}</table></div>',
     )
     assert screen_problems(fine, browser) == []
+
+
+def test_a_hint_over_a_table_that_fits_is_found(tmp_path: Path, browser: Any) -> None:
+    page = _page(
+        tmp_path,
+        '<p class="scroll-hint">The table scrolls sideways →</p>'
+        '<div class="scroll sticky"><table><tr><td>one</td><td>two</td></tr></table></div>',
+    )
+    found = screen_problems(page, browser)
+    assert sorted(p.split(":")[0] for p in found if "hint shown over a table that fits" in p) == [
+        "laptop",
+        "phone",
+    ], found
+
+
+def test_an_interval_wrapped_or_run_into_its_name_is_found(tmp_path: Path, browser: Any) -> None:
+    """A cell 60 px wide wraps "[−100.0, 100.0]" at its space; a cell that prints the name
+    after the bounds on their line runs the two together; the bounds kept whole and the name
+    on a line of its own pass."""
+    wrapped = _page(tmp_path, "<table><tr><td style='width:60px'>[−100.0, 100.0]</td></tr></table>")
+    assert any("wrapped over 2 lines" in p for p in screen_problems(wrapped, browser))
+    joined = _page(
+        tmp_path,
+        "<table><tr><td>[−1.16, 23.8] (95% anytime-valid interval, look 1 of 10)</td></tr></table>",
+    )
+    assert any("on one line with words" in p for p in screen_problems(joined, browser))
+    apart = _page(
+        tmp_path,
+        "<table><tr><td style='width:60px'><span style='white-space:nowrap'>[−1.16, 23.8]</span>"
+        "<span style='display:block'>95% anytime-valid interval, look 1 of 10</span></td></tr>"
+        "</table>",
+    )
+    assert screen_problems(apart, browser) == []
 
 
 def test_small_and_overlapping_text_is_found(tmp_path: Path, browser: Any) -> None:

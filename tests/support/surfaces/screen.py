@@ -1,6 +1,7 @@
 """The report on a screen, measured in Chromium at a phone's width and a laptop's: nothing wider
-than its box unless it is a table that says it scrolls and keeps its first column in view, no
-text under 12 px, no two text boxes over each other."""
+than its box unless it is a table that says it scrolls and keeps its first column in view, a
+table's hint that it scrolls shown exactly when it does, an interval never wrapped between its
+bounds nor sharing a line with words, no text under 12 px, no two text boxes over each other."""
 
 from __future__ import annotations
 
@@ -93,6 +94,76 @@ _TEXTS = """() => {
 }"""
 
 
+#: Each table's scroll hint: whether it is shown, and whether the box under it scrolls.
+_HINTS = """() => [...document.querySelectorAll('.scroll-hint')].map(h => {
+  const box = h.nextElementSibling;
+  return {shown: h.getClientRects().length > 0,
+          scrolls: !!box && box.scrollWidth > box.clientWidth + 1,
+          text: box ? (box.innerText || '').trim().slice(0, 60) : ''};
+})"""
+
+#: Every interval "[low, high]" in a table cell: the lines its bounds are drawn on, and whether
+#: words (a name) in the same cell are drawn on one of those lines.
+_INTERVALS = r"""() => {
+  const out = [];
+  const lines = rects => [...new Set([...rects].filter(r => r.width > 0.5)
+    .map(r => Math.round(r.top)))];
+  for (const cell of document.querySelectorAll('td, th')) {
+    if (cell.getClientRects().length === 0) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    let node;
+    while ((node = walker.nextNode())) nodes.push(node);
+    for (const n of nodes) {
+      const m = /\[[^\]\[]*,[^\]\[]*\]/.exec(n.textContent);
+      if (!m) continue;
+      const range = document.createRange();
+      range.setStart(n, m.index);
+      range.setEnd(n, m.index + m[0].length);
+      const tops = lines(range.getClientRects());
+      const box = range.getBoundingClientRect();
+      let joined = false;
+      for (const other of nodes) {
+        const words = other === n ? other.textContent.slice(m.index + m[0].length)
+                                  : other.textContent;
+        if (!/[A-Za-z]{3}/.test(words)) continue;
+        const r = document.createRange();
+        if (other === n) { r.setStart(n, m.index + m[0].length); r.setEnd(n, n.length); }
+        else r.selectNodeContents(other);
+        for (const w of r.getClientRects()) {
+          if (w.width > 0.5 && Math.min(w.bottom, box.bottom) - Math.max(w.top, box.top) > 2)
+            joined = true;
+        }
+      }
+      out.push({text: m[0], lines: tops.length, joined,
+                cell: (cell.innerText || '').trim().slice(0, 60)});
+    }
+  }
+  return out;
+}"""
+
+
+def hints_wrong(page: Any) -> list[str]:
+    """A hint over a table that fits, or a table that scrolls without its hint."""
+    return [
+        f"“{h['text']}”: {'hint shown' if h['shown'] else 'no hint'} over a table that "
+        f"{'scrolls' if h['scrolls'] else 'fits'}"
+        for h in page.evaluate(_HINTS)
+        if h["shown"] != h["scrolls"]
+    ]
+
+
+def intervals_broken(page: Any) -> list[str]:
+    """An interval wrapped between its bounds, or printed on one line with its name."""
+    out = []
+    for i in page.evaluate(_INTERVALS):
+        if i["lines"] > 1:
+            out.append(f"interval {i['text']} wrapped over {i['lines']} lines: “{i['cell']}”")
+        if i["joined"]:
+            out.append(f"interval {i['text']} on one line with words: “{i['cell']}”")
+    return out
+
+
 def wider_than_their_box(page: Any) -> list[str]:
     found = page.evaluate(_WIDER)
     return [
@@ -138,6 +209,8 @@ def screen_problems(html: Path, browser: Any) -> list[str]:
         try:
             page.goto(html.resolve().as_uri(), wait_until="load")
             problems += [f"{name}: {p}" for p in wider_than_their_box(page)]
+            problems += [f"{name}: {p}" for p in hints_wrong(page)]
+            problems += [f"{name}: {p}" for p in intervals_broken(page)]
             texts = page.evaluate(_TEXTS)
             problems += [f"{name}: {p}" for p in small_text(texts)]
             problems += [f"{name}: {p}" for p in overlapping(texts)]
