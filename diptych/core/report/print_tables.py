@@ -20,9 +20,13 @@ from diptych.core.report.formatting import fmt
 
 #: The width a printed table may take: A4 less the page's 14 mm margins, in CSS px.
 PRINT_WIDTH = 680.0
-#: Printed table text (9 pt) in CSS px, and a cell's padding and rule.
+#: A table of at most this many rows takes under a third of a page: it prints on one page,
+#: moving whole to the next rather than leaving a few rows behind.
+SHORT_TABLE = 10
+#: Printed table text (9 pt) in CSS px, and a cell's padding and rule (8 px and 1 px), with room
+#: for the glyph estimate's error now that no number or interval wraps on paper.
 PRINT_FONT = 12.0
-CELL_PADDING = 10.0
+CELL_PADDING = 12.0
 #: The widest a column of words is laid out before its text wraps.
 TEXT_COLUMN = 170.0
 _INTERVAL_CELL = re.compile(r"^\s*\[[^\]]*,[^\]]*\]\s*$")

@@ -10,6 +10,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
+from diptych.core.audit.run_status import outcome_words
 from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.actions import recommended_actions
 from diptych.core.report.audit import Audit, RunPart
@@ -29,10 +30,7 @@ from diptych.core.report.formatting import (
 )
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
-from diptych.core.report.print_tables import (
-    numeric_cell,
-    print_parts,
-)
+from diptych.core.report.print_tables import SHORT_TABLE, numeric_cell, print_parts
 from diptych.core.report.verdict import (
     FRAMEWORKS,
     findings,
@@ -151,6 +149,8 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         figure_alt=figure_alt,
         print_parts=print_parts,
         numeric_cell=numeric_cell,
+        SHORT_TABLE=SHORT_TABLE,
+        outcome_words=outcome_words,
     )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id

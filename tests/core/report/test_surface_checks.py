@@ -253,3 +253,39 @@ def test_a_page_fill_is_a_share_of_the_column() -> None:
     # Words down to the page's foot: full, not more.
     assert page_fill(printed((top, 841.89)), 0) == 1.0
     assert page_fill(Printed([], [841.89]), 0) == 0.0
+
+
+def test_a_split_short_table_a_lone_term_and_a_broken_token_are_found(
+    tmp_path: Path, browser: Any
+) -> None:
+    """On a page without margins (A4, 297 mm): a table of six 12 mm rows starting 250 mm down
+    page 1 leaves rows on page 2; a glossary's term 287 mm down page 2 has its definition (a
+    block that will not split) on page 3; ``seed=0`` in a 20 px cell that may break anywhere
+    breaks. The same page with the table and the term kept whole, and the token unbroken,
+    has none of the three."""
+    from diptych.core.report.pdf import print_pdf
+
+    rows = "".join(f"<tr><td style='height:12mm'>row{i}</td></tr>" for i in range(6))
+
+    def page(keep: str) -> Path:
+        html = _page(
+            tmp_path,
+            f"<style>{keep}</style><p>first page words</p><div style='height:240mm'></div>"
+            f"<div class='table'><table><tbody>{rows}</tbody></table></div>"
+            "<h2 style='break-before:page'>Glossary</h2><div style='height:250mm'></div>"
+            "<dl><div class='term'><dt>lonely term</dt><dd><div style='break-inside:avoid'>"
+            "<p>its definition</p><div style='height:60mm'></div></div></dd></div></dl>"
+            "<table><tr><td style='width:20px'><code class='seed'>seed=0</code></td></tr></table>"
+            "<p>end</p>",
+        )
+        return paper_problems(print_pdf(html, tmp_path / "page.pdf"), html, browser)
+
+    found = page("code { overflow-wrap: anywhere }")
+    assert any(p.startswith("table of 6 rows split over pages 1 and 2") for p in found), found
+    assert any("lonely term" in p for p in found), found
+    assert "“seed=0” broken over two lines" in found, found
+    kept = page(
+        ".table, .term { break-inside: avoid } dt { break-after: avoid } "
+        ".seed { white-space: nowrap }"
+    )
+    assert not [p for p in kept if "table of" in p or "lonely" in p or "seed=0" in p], kept

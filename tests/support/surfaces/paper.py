@@ -1,7 +1,8 @@
 """The report on A4 as Chromium prints it (:mod:`diptych.core.report.pdf`), read back with
-poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading in the
-bottom fifth of a page without its content under it, no figure or table row split across two
-pages, no page under a third full except the last.
+poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
+glossary's term) in the bottom fifth of a page without its content under it, no figure or table
+row split across two pages, no short table split across two, no short code token (``seed=0``)
+broken over two lines, no page under half full except the last.
 
 The headings and rows come from the page laid out for print in Chromium, in document order;
 each is found in the PDF's words by its own words, searched forward from where the one before it
@@ -25,8 +26,13 @@ import pytest
 
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
-#: A page must be filled to this share of its text column, the last page excepted.
-LEAST_FILL = 1 / 3
+#: A page must be filled to this share of its text column, the last page excepted: nothing
+#: the report keeps whole is taller than half a page, so a page left emptier was pushed.
+LEAST_FILL = 1 / 2
+#: A table of at most this many rows fits a third of a page: it prints on one page.
+SHORT_TABLE = 10
+#: A code token without spaces at most this long prints on one line.
+SHORT_CODE = 24
 #: A heading in this bottom share of a page must have its content under it on that page.
 FOOT = 1 / 5
 _WORD = re.compile(
@@ -83,9 +89,14 @@ def read_pdf(pdf: Path) -> Printed:
 _ELEMENTS = """() => {
   const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
   const out = [];
-  for (const el of document.querySelectorAll('h2, h3, h4, figure, tr')) {
+  const tables = [...document.querySelectorAll('table')];
+  for (const el of document.querySelectorAll('h2, h3, h4, dt, figure, tr')) {
     if (!shown(el)) continue;
     const kind = el.tagName === 'TR' ? 'row' : el.tagName === 'FIGURE' ? 'figure' : 'heading';
+    // A row knows its table and how many body rows that table has.
+    const table = el.closest('table');
+    const table_index = kind === 'row' && table ? tables.indexOf(table) : -1;
+    const rows = table_index >= 0 ? table.querySelectorAll('tbody tr').length : 0;
     let text = el.innerText;
     if (kind === 'figure') {
       // An SVG's texts are not in innerText: its labels, then the caption.
@@ -95,13 +106,36 @@ _ELEMENTS = """() => {
     }
     let after = '';
     if (kind === 'heading') {
-      // What the heading introduces: the text after it, to the next heading.
-      for (let n = el.nextElementSibling; n && !/^H[1-4]$/.test(n.tagName);
+      // What the heading (or a glossary's term) introduces: the text after it, to the next.
+      for (let n = el.nextElementSibling; n && !/^(H[1-4]|DT)$/.test(n.tagName);
            n = n.nextElementSibling) {
-        if (shown(n)) { after = n.innerText || n.textContent; if (after.trim()) break; }
+        if (!shown(n)) continue;
+        // A table's first row, not its caption (which prints under it).
+        const table = n.tagName === 'TABLE' ? n : n.querySelector(':scope > table:first-child');
+        const row = table && table.querySelector('tr');
+        after = row ? row.innerText : (n.innerText || n.textContent);
+        if (after.trim()) break;
       }
     }
-    out.push({kind, text, after});
+    out.push({kind, text, after, table: table_index, rows});
+  }
+  return out;
+}"""
+
+#: Short code tokens (no space, hyphen or slash; at most SHORT_CODE characters) drawn over more
+#: than one line in the page laid out for print: "seed=" / "0".
+_BROKEN_CODE = """(most) => {
+  const out = [];
+  for (const el of document.querySelectorAll('code')) {
+    const text = (el.textContent || '').trim();
+    // A hyphen or a slash is where typography may break a token ("scripted-" / "likelihood").
+    if (!text || /[\\s\\-\\/]/.test(text) || text.length > most) continue;
+    if (el.getClientRects().length === 0) continue;
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const tops = new Set([...range.getClientRects()].filter(r => r.width > 0.5)
+      .map(r => Math.round(r.top)));
+    if (tops.size > 1) out.push(text);
   }
   return out;
 }"""
@@ -236,9 +270,13 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         page.emulate_media(media="print")
         page.goto(html_path.resolve().as_uri(), wait_until="load")
         elements = page.evaluate(_ELEMENTS)
+        broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
     finally:
         page.close()
-    problems: list[str] = []
+    problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
+    # Each table's rows as found, in order: (first word, last word, page of each, tokens).
+    tables: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    short: dict[int, tuple[int, str]] = {}
     cursor = 0
     pages = len(printed.heights)
     for element in elements:
@@ -260,6 +298,15 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         a, b = printed.words[first], printed.words[last]
         what = " ".join(tokens[:8])
         # A figure is checked by its marks (figure_problems): its text may be a chart's labels.
+        # A row in the split-table check is one found by all its words, not its first few.
+        whole = (
+            len(tokens) <= 12 or (_find(printed.words, tokens, first, window) or (-1,))[0] == first
+        )
+        if element["kind"] == "row" and element["table"] >= 0 and whole:
+            tables.setdefault(element["table"], []).append(
+                (first, last, a.page, b.page, len(tokens))
+            )
+            short.setdefault(element["table"], (element["rows"], what))
         if element["kind"] == "row" and a.page != b.page:
             problems.append(
                 f"{element['kind']} split over pages {a.page + 1} and {b.page + 1}: “{what}”"
@@ -274,6 +321,20 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
                         f"heading “{what}” in the bottom fifth of page {a.page + 1}, its content "
                         "on the next"
                     )
+    for table, found_rows in tables.items():
+        rows, what = short[table]
+        # A break between two of its rows found one right after the other (a row matched far
+        # away is another passage's words, not a split).
+        breaks = [
+            (one[3], two[2])
+            for one, two in zip(found_rows, found_rows[1:], strict=False)
+            if two[2] > one[3] and two[0] - one[1] <= two[4] + 10
+        ]
+        if rows <= SHORT_TABLE and breaks:
+            problems.append(
+                f"table of {rows} rows split over pages {breaks[0][0] + 1} and "
+                f"{breaks[0][1] + 1}: “{what}”"
+            )
     problems += figure_problems(pdf, html_path, browser)
     for n in range(pages - 1):
         fill = page_fill(printed, n)
