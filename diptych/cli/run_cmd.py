@@ -211,7 +211,7 @@ def probe_flags(probe: str, extra: list[str], options: Collection[str] = ()) -> 
     true. Anything else left over is a usage error, and so is a flag that is no parameter of
     the probe but a near miss of one of the command's ``options`` (``--dry-rn``)."""
     if probe.startswith("-"):
-        raise UsageError(f"no such option: {probe} (see 'diptych run --help')")
+        raise UsageError(f"no such option {probe} (see 'diptych run --help')")
     params: list[str] = []
     tokens = list(extra)
     while tokens:

@@ -31,6 +31,17 @@ def one_line(error: typer.TyperException) -> str:
             f"no such option --store for '{ctx.command_path}': it goes before the command, "
             f"as in 'diptych --store PATH {ctx.info_name} ...'"
         )
+    possibilities = sorted(getattr(error, "possibilities", None) or [])
+    if type(error).__name__ == "NoSuchOption" and option:
+        # In the words of every other error line: lower case, the near miss as a question.
+        message = f"no such option {option}"
+        if len(possibilities) == 1:
+            message += f"; did you mean {possibilities[0]}?"
+        elif possibilities:
+            message += f"; did you mean one of {', '.join(possibilities)}?"
+    elif re.match(r"[A-Z][a-z]", message):
+        # click's sentences ("Missing option", "Invalid value") start as no other line does.
+        message = message[0].lower() + message[1:]
     if ctx is not None:
         return f"{message} (see '{ctx.command_path} --help')"
     return message
@@ -94,6 +105,6 @@ def misspelt(probe: str, name: str, options: Collection[str]) -> None:
                                       n=1, cutoff=0.75)  # fmt: skip
     if close:
         raise UsageError(
-            f"no such option --{name}: did you mean {close[0]}? (probe parameters are given "
+            f"no such option --{name}; did you mean {close[0]}? (probe parameters are given "
             "as -p NAME=VALUE)"
         )

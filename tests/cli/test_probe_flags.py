@@ -22,7 +22,7 @@ def test_flags_become_probe_parameters() -> None:
 @pytest.mark.parametrize(
     ("probe", "extra", "says"),
     [
-        ("--bogus", [], "no such option: --bogus"),
+        ("--bogus", [], "no such option --bogus"),
         ("p", ["stray"], "unexpected argument 'stray'"),
     ],
 )
@@ -74,7 +74,7 @@ def test_a_near_miss_of_an_option_is_named_as_the_option(
     code, out, err = run(capsys, "--store", store, "run", "pst-text", "-m", "smollm2", "--dry-rn")
     assert code == 2
     assert err.strip().splitlines() == [
-        "error: no such option --dry-rn: did you mean --dry-run? (probe parameters are given "
+        "error: no such option --dry-rn; did you mean --dry-run? (probe parameters are given "
         "as -p NAME=VALUE)"
     ]
     # A real parameter spelt as a flag is still the probe's; nothing was created.
@@ -100,3 +100,17 @@ def test_a_check_across_parameters_speaks_of_the_identities_not_of_a_field(
     assert code == 2
     assert err.startswith("error: probe 'pst-text': unknown masculine identities ['notajob']")
     assert "'parameters'" not in err and "Value error" not in err
+
+
+def test_an_unknown_option_reads_as_every_other_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """click's own "No such option: --x Did you mean --y?" in the CLI's words: lower case, no
+    colon, the near miss as a question after a semicolon."""
+    code, _, err = run(capsys, "--store", str(tmp_path / "ws"), "report", "r1", "--outt", "x")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "error: no such option --outt; did you mean --out? (see 'diptych report --help')"
+    ]
+    code, _, err = run(capsys, "--store", str(tmp_path / "ws"), "report")
+    assert err.startswith("error: missing argument"), err
