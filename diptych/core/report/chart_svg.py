@@ -21,7 +21,7 @@ from typing import Literal
 from xml.sax.saxutils import escape
 
 from diptych.core.report.chart_model import Chart, ChartPoint
-from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import figure_text, minus
 
 Layout = Literal["wide", "narrow"]
 
@@ -222,7 +222,7 @@ def _grid(frame: _Frame, reference: float | None, y0: float, y1: float) -> list[
 def _tick(value: float) -> str:
     """A tick label: a whole number as it is, else as every figure prints (two decimals
     below 10)."""
-    return f"{value:g}" if float(value).is_integer() else figure_text(value)
+    return minus(f"{value:g}") if float(value).is_integer() else figure_text(value)
 
 
 def _axis(chart: Chart, frame: _Frame, y: float) -> tuple[list[str], float]:

@@ -15,6 +15,7 @@ from tests.support.surfaces.text import (
     digit_problems,
     html_chunks,
     interval_problems,
+    minus_problems,
     named_gate_intervals,
     text_problems,
     word_problems,
@@ -35,6 +36,32 @@ from tests.support.surfaces.text import (
 )
 def test_the_rule_of_digits(text: str, bad: list[str]) -> None:
     assert [p.split(" in ")[0] for p in digit_problems(text)] == bad
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("ticks -50 0 50", 1),
+        ("t on the logit scale of [-100, 100]", 1),
+        ("κ [-0.65, -0.56]", 2),
+        ("[−100, 100], −0.56, run pst-text-9e0e2f56, 2026-11-29, dall-e-3, --seed=-1", 0),
+    ],
+)
+def test_a_hyphen_for_a_minus(text: str, found: int) -> None:
+    assert len(minus_problems(text)) == found
+
+
+def test_every_printed_sign_is_the_readers_minus() -> None:
+    """A chart's tick, a gate's interval method and an agreement interval: U+2212."""
+    from diptych.core.metrics.agreement.tables import _interval
+    from diptych.core.metrics.uncertainty.bootstrap import Estimate
+    from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+    from diptych.core.report.chart_svg import _tick
+
+    assert [_tick(v) for v in (-50.0, 0.0, 2.5, -2.5)] == ["−50", "0", "2.50", "−2.50"]
+    assert _interval(Estimate(-0.6, -0.654, -0.556, 20)) == "[−0.65, −0.56]"
+    recipe = IntervalRecipe("t", 10.0, se=1.0, bounds=(-100.0, 100.0), transform="logit")
+    assert recipe.description == "t on the logit scale of [−100, 100]"
 
 
 def test_a_q_column_reads_three_decimals() -> None:

@@ -164,6 +164,19 @@ def _around(text: str, start: int, end: int, width: int = 40) -> str:
     return " ".join(text[max(0, start - width) : end + width].split())
 
 
+#: A hyphen-minus as a number's sign ("-50", "[-100, 100]"): never after a letter, digit or
+#: another joining mark (a run id, a date, a model name, a flag keep their hyphens).
+_HYPHEN_MINUS = re.compile(r"(?<![\w.\-=/:#@])-(?=\d)")
+
+
+def minus_problems(text: str) -> list[str]:
+    """A printed number signed with a hyphen, not the reader's minus (U+2212)."""
+    return [
+        f"hyphen for a minus in “{_around(text, m.start(), m.end() + 4)}”"
+        for m in _HYPHEN_MINUS.finditer(text)
+    ]
+
+
 def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     """``inf``/``nan`` printed, a count of 2 or more with a singular noun, a probe's count in
     a unit that is not its own."""
@@ -258,6 +271,8 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
             problems += [f"{where}: {p}" for p in word_problems(chunk.text, probes)]
             if digits and not chunk.code:
                 problems += [f"{where}: {p}" for p in digit_problems(chunk.text, chunk.column)]
+            if not chunk.code:
+                problems += [f"{where}: {p}" for p in minus_problems(chunk.text)]
         problems += [f"html: {p}" for p in interval_problems(chunks)]
         gated = {
             (str(g.get("run") or ""), str(g.get("figure")))
@@ -268,6 +283,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
         problems += [f"md: {p}" for p in word_problems(markdown, probes)]
+        problems += [f"md: {p}" for p in minus_problems(prose)]
         for line in prose.splitlines():
             column = ""
             problems += [
@@ -277,5 +293,6 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
             ]
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]
+        problems += [f"json: {p}" for p in minus_problems(text)]
         problems += [f"json: {p}" for p in digit_problems(text)] if digits else []
     return problems

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 def _interval(e: Estimate) -> str:
     if e.ci_low != e.ci_low:  # NaN: no resample where the coefficient is defined
         return "—"
-    return f"[{e.ci_low:.2f}, {e.ci_high:.2f}]"
+    # The reader's minus (U+2212), as every printed number is signed.
+    return f"[{e.ci_low:.2f}, {e.ci_high:.2f}]".replace("-", "\u2212")
 
 
 def _value_or_none(e: Estimate) -> float | None:

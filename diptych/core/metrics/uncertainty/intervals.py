@@ -215,7 +215,8 @@ class IntervalRecipe:
             return "its printed interval, each side scaled by the normal quantile"
         if self.transform is None:
             return "t"
-        low, high = (f"{b:g}" for b in self.bounds)
+        # Printed with the reader's minus (U+2212), as every printed number is.
+        low, high = (f"{b:g}".replace("-", "\u2212") for b in self.bounds)
         return f"t on the {self.transform} scale of [{low}, {high}]"
 
     def bound(self, side: Side, alpha: float) -> float:

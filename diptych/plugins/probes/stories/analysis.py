@@ -227,7 +227,8 @@ def analyze_stories(run: RunView, p: StoriesParams) -> ProbeResult:
                     len(mine),
                     k,
                     share,
-                    "—" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]",
+                    # The reader's minus (U+2212), as every printed number is signed.
+                    "—" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]".replace("-", "\u2212"),
                     ", ".join(f"{w} ×{n}" for w, n in words.most_common(5)) or "—",
                 ]
             )
