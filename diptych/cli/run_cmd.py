@@ -35,7 +35,7 @@ from diptych.cli.signals import settle_stopped
 from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import dollars, plan_counts
+from diptych.core.report.formatting import counted, dollars, plan_counts
 from diptych.core.workspace import (
     Estimate,
     RetryPolicy,
@@ -70,11 +70,12 @@ def resume_command(ws: Workspace, run_id: str) -> str:
 def print_estimate(console: Console, est: Estimate) -> None:
     console.print(plan_counts(est.planned, est.cached, est.to_run))
     for model_id, tally in est.per_model.items():
+        # In the total line's units: trials planned, requests to run.
         console.print(
-            f"  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
-            + dollars(tally["cost"])
+            f"  {model_id}: {counted(int(tally['planned']), 'trial')} planned, "
+            f"{counted(int(tally['to_run']), 'request')} to run, " + dollars(tally["cost"])
         )
-    unknown = f" ({est.unpriced} with no known price)" if est.unpriced else ""
+    unknown = f" ({est.unpriced:,} with no known price)" if est.unpriced else ""
     console.print(f"estimated cost of the rest: {dollars(est.cost)}{unknown}")
     if est.paid_failed:
         console.print(

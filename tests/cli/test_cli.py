@@ -206,7 +206,7 @@ def test_dry_run_prints_plan_and_cost_and_stores_nothing(tmp_path: Path) -> None
         "-m",
         "scripted-images",
         "-p",
-        "n=25",
+        "n=1250",
         "-p",
         "capability=image_generator",
         "-M",
@@ -214,8 +214,12 @@ def test_dry_run_prints_plan_and_cost_and_stores_nothing(tmp_path: Path) -> None
         "--dry-run",
     )
     assert result.returncode == 0, result.stderr
-    assert "25 trials planned, 0 already stored, 25 requests to run" in result.stdout
-    assert "estimated cost of the rest: $1.00" in result.stdout
+    assert "1,250 trials planned, 0 already stored, 1,250 requests to run" in result.stdout
+    assert "estimated cost of the rest: $50.00" in result.stdout
+    # Each model's line in the total's units, with thousands separators.
+    assert "  scripted-images: 1,250 trials planned, 1,250 requests to run, $50.00" in (
+        result.stdout
+    )
     with open_store(ws) as store:
         assert store.list_runs() == []
 
