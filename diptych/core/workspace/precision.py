@@ -54,8 +54,21 @@ def observed(
     for run in earlier_runs(store, probe.name, model_ids, design):
         view = RunView(store, run, chroma_url=chroma_url)
         for name, comp in probe.observed_components(view).items():
-            found.setdefault(name, comp)
+            if name not in found:
+                found[name] = comp if run.params == design else _another_design(comp, run, design)
     return found
+
+
+def _another_design(comp: Components, run: RunRecord, design: dict[str, Any]) -> Components:
+    """``comp`` read from a run of another design, said so in its source: a variance taken
+    from other identities or samples is an assumption the plan line must name."""
+    keys = sorted(set(run.params) | set(design))
+    differ = [k for k in keys if run.params.get(k) != design.get(k)]
+    return replace(
+        comp,
+        source=f"assumed from run {run.id}, another design ({', '.join(differ)} differ): "
+        f"{comp.source}",
+    )
 
 
 def precision_plan(
