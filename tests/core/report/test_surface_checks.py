@@ -78,6 +78,9 @@ def test_a_q_column_reads_three_decimals() -> None:
         ("over 1,600 prompt in 400 scenes", 1),
         ("1 image, 2 images, 3 image pairs, 16 persons, 20 identities, 1 of 10 batches", 0),
         ("informal, nanometre, infinite", 0),
+        ("Parameters. masculine=None, seed=0", 1),
+        ("- `masculine`: `None`", 1),
+        ("at the probe's defaults: masculine; None of the runs", 0),
     ],
 )
 def test_words(text: str, found: int) -> None:

@@ -184,6 +184,11 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
         f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
         for m in _NOT_A_NUMBER.finditer(text)
     ]
+    # A parameter left unset printed as Python's None, not as the probe's default.
+    out += [
+        f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
+        for m in re.finditer(r"\w=None\b|: `None`", text)
+    ]
     for m in _SINGULAR_AFTER_COUNT.finditer(text):
         if m.group(1).replace(",", "") != "1":
             out.append(f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”")
