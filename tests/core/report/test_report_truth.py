@@ -132,7 +132,11 @@ def test_the_gate_and_the_finding_print_a_figure_with_the_same_digits(
         if f["ci_low"] is not None:
             interval = f"{figure_text(f['ci_low'])} to {figure_text(f['ci_high'])}"
             assert interval in f["sentence"]
-            cells = f'{value}</td><td class="num">[{interval.replace(" to ", ", ")}]</td>'
+            # The bounds one unbreakable token in their cell (a gate's name would follow them).
+            cells = (
+                f'{value}</td><td class="num"><span class="nowrap">'
+                f'[{interval.replace(" to ", ", ")}]</span>'
+            )
             assert cells in html, cells
 
 
