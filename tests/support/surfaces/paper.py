@@ -2,7 +2,7 @@
 poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
 glossary's term) in the bottom fifth of a page without its content under it, no figure or table
 row split across two pages, no short table split across two, no short code token (``seed=0``)
-broken over two lines, no page under half full except the last.
+broken over two lines, no page under a third full except the last.
 
 The headings and rows come from the page laid out for print in Chromium, in document order;
 each is found in the PDF's words by its own words, searched forward from where the one before it
@@ -26,9 +26,8 @@ import pytest
 
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
-#: A page must be filled to this share of its text column, the last page excepted: nothing
-#: the report keeps whole is taller than half a page, so a page left emptier was pushed.
-LEAST_FILL = 1 / 2
+#: A page must be filled to this share of its text column, the last page excepted.
+LEAST_FILL = 1 / 3
 #: A table of at most this many rows fits a third of a page: it prints on one page.
 SHORT_TABLE = 10
 #: A code token without spaces at most this long prints on one line.
