@@ -108,3 +108,13 @@ class AnalysisReady(Message):
 class ReportWritten(Message):
     path: Path | None
     error: str | None = None
+
+
+@dataclass
+class RunHolder(Message):
+    """Who executes a run this app did not start: ``(pid, host, described)`` of the process
+    holding its lease, or None when nobody does any more; ``verb``: the key's action."""
+
+    run_id: str
+    verb: str
+    holder: tuple[int, str, str] | None

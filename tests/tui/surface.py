@@ -539,3 +539,45 @@ def help_leads_with_purpose(lines: list[str], title: str, purpose: str) -> list[
     if head not in after:
         return [f"Help's {title!r} does not start with what the screen is for ({head!r})"]
     return []
+
+
+# --- text held and not drawn ----------------------------------------------------------------
+
+
+def cut_text(app: App[Any], widget: Widget) -> list[str]:
+    """``widget``'s text (a line that names a run and what stopping saved) not drawn whole in
+    its box: its words, read down its rows, must be its whole text."""
+    text = " ".join(_plain(widget).split()) if isinstance(widget, Static) else ""
+    drawn = " ".join(" ".join(region_lines(screen_lines(app), widget.content_region)).split())
+    if text and text not in drawn:
+        return [f"{_where(widget)}: {text!r} is drawn as {drawn!r}"]
+    return []
+
+
+def cut_highlighted_option(app: App[Any], widget: Widget) -> list[str]:
+    """The highlighted option of a list (a section's title) not drawn whole in the list's
+    box, read down its rows: a title wrapped over two lines reads whole, one whose second
+    line lies under the box's edge does not."""
+    from textual.widgets import OptionList
+
+    if not isinstance(widget, OptionList) or widget.highlighted is None:
+        return []
+    prompt = widget.get_option_at_index(widget.highlighted).prompt
+    text = " ".join((prompt.plain if isinstance(prompt, Text) else str(prompt)).split())
+    rows = region_lines(screen_lines(app), widget.scrollable_content_region)
+    drawn = " ".join(" ".join(rows).split())
+    if text not in drawn:
+        return [f"{_where(widget)}: the highlighted {text!r} is drawn as {rows!r}"]
+    return []
+
+
+def toasts_over(app: App[Any], widget: Widget) -> list[str]:
+    """Notifications drawn over ``widget`` (a screen's title line): a key pressed several
+    times in a row stacks its toasts upward until they cover what the screen is about."""
+    from textual.widgets._toast import Toast
+
+    found = []
+    for widget_on, region in visible_widgets(app):
+        if isinstance(widget_on, Toast) and region.overlaps(widget.region):
+            found.append(f"a toast is drawn over {_where(widget)}: {_plain(widget_on)!r}")
+    return found

@@ -17,7 +17,9 @@ import pytest
 from surface import (
     cut_fields,
     cut_footer_keys,
+    cut_highlighted_option,
     cut_names,
+    cut_text,
     cut_titles,
     cut_values,
     footer_keys,
@@ -29,6 +31,7 @@ from surface import (
     screen_lines,
     silent_keys,
     state_by_colour,
+    toasts_over,
     unseen_errors,
 )
 from test_agent_screen import agent_app, start_session
@@ -175,9 +178,12 @@ async def test_run_detail_screen_every_section(
         ]
         assert in_view and missing_values(lines, [v for pair in in_view for v in pair]) == []
         assert values
+        sections = screen.query_one("#sections")
         for title in [t.title for t in screen.result.tables] + ["Flags and notes"]:
             await show_section(pilot, screen, title)
             assert cut_values(app) == [], (title, shown(app))
+            # The section's title whole where it is chosen (its second line in view too).
+            assert cut_highlighted_option(app, sections) == [], shown(app)
         await show_section(pilot, screen, "Headline figures")
         # w opens the report dialog (closed again), r the Review screen, s the sections.
         assert await surface(pilot) == [], shown(app)
@@ -247,7 +253,8 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         assert await help_check(pilot, NewRunScreen) == []
         # The Models list shows rows to choose from, each with its state in text.
         models = screen.query_one("#models", TickList)
-        assert models.option_count and models.content_region.height >= 2, shown(app)
+        assert models.option_count >= 3, [models.get_option_at_index(i) for i in range(2)]
+        assert models.scrollable_content_region.height >= 3, shown(app)
         lines = screen_lines(app)
         assert any("[ ] scripted-likelihood" in line for line in lines), shown(app)
         # No model chosen: the plan points at the field to fix, and it is in view.
@@ -302,6 +309,9 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         )
         await settle(pilot)
         assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
+        # With the plan shown, the list still shows three rows, the chosen model among them.
+        assert models.scrollable_content_region.height >= 3, shown(app)
+        assert any("[x] scripted-likelihood" in line for line in screen_lines(app)), shown(app)
         assert await silent_keys(pilot, leave=("ctrl+s",)) == [], shown(app)
 
 
@@ -442,6 +452,8 @@ async def test_agent_screen(
         await settle(pilot)
         assert cut_fields(app) + await state_by_colour(pilot) == [], shown(app)
         screen.query_one("#agent-proposals").focus()
+        # Before a session has proposals, a and x say why they have nothing to act on.
+        assert await silent_keys(pilot, leave=("ctrl+s", "escape")) == [], shown(app)
         assert await help_check(pilot, AgentScreen) == []
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, AgentScreen), "back")
@@ -536,3 +548,157 @@ def test_help_text_has_no_markup() -> None:
     found = [f"{cls.__name__}: {line}" for cls in screen_classes()
              for line in markup_leaks([screen_purpose(cls)])]  # fmt: skip
     assert found == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_audit_screen_every_part_reachable_under_its_gates(
+    audit_dir: Path, size: tuple[int, int]
+) -> None:
+    """Three parts under two gates: the gates take what they need, the parts keep rows of
+    their own, and each part's row, moved to, is drawn whole with its status."""
+    import yaml
+    from test_audit_screen import FIGURE
+
+    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
+    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
+    parts = [
+        {"probe": "pst-text", "name": name, "models": ["t"],
+         "params": {"masculine": masc[:k], "feminine": fem[:k]}}
+        for k, name in ((3, "three"), (2, "two"), (1, "one"))
+    ]  # fmt: skip
+    data = {
+        "name": "tui-parts",
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.1}}},
+        "probes": parts,
+        "report": {"formats": ["json"]},
+        "gates": [
+            {"part": "three", "figure": FIGURE, "below": 95, "name": "below 95"},
+            {"part": "three", "figure": FIGURE, "below": 10, "name": "below 10"},
+        ],
+    }  # fmt: skip
+    (audit_dir / "parts.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        await pilot.press(*"parts.yaml", "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        await settle(pilot)
+        # The file's field has the focus: every key of the screen in the footer, ^o too.
+        assert "^o Report" in screen_lines(app)[-1], shown(app)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
+        await settle(pilot)
+        assert cut_values(app) + cut_footer_keys(app) + footer_lacks(app) == [], shown(app)
+        assert "^o Report" in screen_lines(app)[-1], shown(app)
+        table = screen.query_one("#parts", FitTable)
+        assert table.row_count == 3
+        # Rows of their own in view, not its header alone (three lines at the least).
+        header = 1 if table.show_header else 0
+        assert table.scrollable_content_region.height - header >= 3, shown(app)
+        table.focus()
+        for k, name in enumerate(("three", "two", "one")):
+            table.move_cursor(row=k)
+            await settle(pilot)
+            status = screen.status[name]
+            assert status == "complete", screen.status
+            lines = screen_lines(app)
+            drawn = " ".join(" ".join(region_lines(lines, table.region)).split())
+            # Its name and its status on the table's rows in view (wide: one line each;
+            # narrow: "name · kind: probe ..." over the status).
+            assert name in drawn and status in drawn, (name, shown(app))
+        # The gates' values whole as well: the parts took no more than they need.
+        gates = screen.query_one("#gates", FitTable)
+        assert gates.scrollable_content_region.height >= 4, shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_toasts_leave_the_review_title_in_view(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    """Keys pressed on an empty queue say why, one toast each: however many, the title line
+    (whose run and reviewer they are about) stays in view."""
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    # Toasts drawn as the terminal draws them (a test app leaves them out unless asked).
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("down", "down", "r")  # the pst-text run: nobody flagged
+        await wait_for(
+            pilot,
+            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
+            "the Review screen",
+        )
+        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
+            await pilot.press(*"newcomer", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        assert review.state.current() is None
+        title = review.query_one("#review-title")
+        for key in ("m", "f", "right", "x", "e", "m", "f"):
+            await pilot.press(key)
+        await settle(pilot)
+        assert len(app._notifications) >= 5
+        assert toasts_over(app, title) == [], shown(app)
+        assert cut_text(app, title) == [], shown(app)
+
+
+@pytest.fixture
+def decided_run(few_plugins: None, workspace: Path) -> Path:
+    """A pst-text run of the paper's 20 × 20 occupations an audit bought until its gate was
+    decided at an early look, so that its status in words is long: "decided at look 1 of 10:
+    164 of 1,640 requests, 1,476 saved"."""
+    import asyncio
+
+    import yaml
+    from test_app import OCC
+    from test_audit_screen import FIGURE
+
+    from diptych.audit import run_audit
+
+    masc, fem = OCC.masculine, OCC.feminine
+    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
+    data = {
+        "name": "tui-seq",
+        "seed": 1,
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.3}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": masc, "feminine": fem}}],
+        "report": {"formats": ["json"]},
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
+    }  # fmt: skip
+    Path("audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    with Workspace.open(workspace) as ws:
+        asyncio.run(run_audit(ws, "audit.yaml", until_decided=True, out_dir="out"))
+    return workspace
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_screen_says_a_decided_runs_look_and_saving_whole(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    with Workspace.open(decided_run) as ws:
+        (run,) = ws.runs.list()
+        said = run.said
+    assert said.startswith("decided at look") and said.endswith(" saved"), said
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        await settle(pilot)
+        selected = app.screen.query_one("#selected", Static)
+        assert said in " ".join(str(selected.render()).split())
+        # "… 1,476" without "saved" at 60 columns: the line wraps, and its box holds it.
+        assert cut_text(app, selected) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+    # Its Review line: each figure with its interval (the gate's, named at length) whole.
+    review = Host(decided_run, run.run.id, reviewer="newcomer", include_unlabelled=True)
+    async with review.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: review.review.numbers is not None, "the figures")
+        await settle(pilot)
+        assert "anytime-valid" in shown(review)
+        assert cut_values(review) == [], shown(review)

@@ -27,6 +27,9 @@ class ReviewPicture(Vertical):
     DEFAULT_CSS = """
     ReviewPicture {
         align: center middle;
+        /* A prompt and its answer's probabilities longer than a short terminal: the rest a
+           scroll away, never cut off below the box. */
+        overflow-y: auto;
     }
     ReviewPicture > .review-image {
         width: auto;

@@ -292,6 +292,7 @@ class AgentScreen(Screen[None]):
     def action_accept(self) -> None:
         row = self._current()
         if row is None:
+            self._nothing_to_decide("accept")
             return
         if not row.acceptable:
             self._status(f"{row.id} is {row.status}: only measured proposals can be accepted")
@@ -331,6 +332,7 @@ class AgentScreen(Screen[None]):
     def action_reject(self) -> None:
         row = self._current()
         if row is None:
+            self._nothing_to_decide("reject")
             return
         self._rows.decisions[row.id] = _Decision(False, "rejecting …")
         self._show(row)
@@ -376,6 +378,15 @@ class AgentScreen(Screen[None]):
 
     def _status(self, text: str) -> None:
         self.query_one("#agent-status", Static).update(text)
+
+    def _nothing_to_decide(self, verb: str) -> None:
+        """a and x act on the highlighted proposal: before a session has listed one, say so
+        (the status line, where the session's progress is read)."""
+        if not self.session:
+            self._status(f"no proposal to {verb} yet: ctrl+s starts a session, and a and x "
+                         "then accept or reject the highlighted proposal")  # fmt: skip
+        else:
+            self._status(f"no proposal to {verb} yet: the session lists each as it is measured")
 
 
 #: The proposals table: q is the Benjamini–Hochberg q-value over the session's proposals.

@@ -33,6 +33,8 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
 #: The gates table, verdict first: what a release decision reads.
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
+#: Lines of part rows kept in view under the gates (a part's row stacked at 60 columns: one).
+PART_LINES = 3
 
 
 @dataclass
@@ -89,6 +91,10 @@ class AuditScreen(Screen[None]):
         Binding("ctrl+g", "run_until_decided", "Until decided"),
         Binding("ctrl+o", "report", "Report"),
     ]
+    #: At 60 columns, with the file's field taking the letters (Help and Quit shown as f1 and
+    #: ^q), the footer has no room for every key: Back goes first (escape goes back on every
+    #: screen, and Help lists it), the audit's own keys stay.
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("back",)
 
     def __init__(self, store_path: Path | None = None, file: Path | None = None) -> None:
         super().__init__()
@@ -125,6 +131,8 @@ class AuditScreen(Screen[None]):
     def on_mount(self) -> None:
         gates = self.query_one("#gates", FitTable)
         gates.display = False  # shown only for an audit that states gates
+        for table in self.query(FitTable):
+            self.watch(table, "virtual_size", lambda _: self._share_rows(), init=False)
         self.query_one("#gates-note").display = False
         if self._file is not None:
             self._load(self._file)
@@ -332,6 +340,18 @@ class AuditScreen(Screen[None]):
 
     def _say(self, text: str) -> None:
         self.query_one("#summary", Static).update(text)
+
+    def _share_rows(self) -> None:
+        """Let each table ask for no more than its rows (the room is shared by fractions:
+        a table that needs less leaves the rest to the other; audit.tcss)."""
+        for table in self.query(FitTable):
+            frame = table.styles.gutter.height + table.scrollbar_size_horizontal
+            rows = table.virtual_size.height + frame
+            table.styles.max_height = max(rows, 1)
+            if table.id == "parts":
+                # Three lines of rows under the header where the parts have them.
+                header = table.header_height if table.show_header else 0
+                table.styles.min_height = max(min(rows, header + PART_LINES + frame), 1)
 
 
 def _rule(gate: Any) -> str:

@@ -10,7 +10,7 @@ from textual.screen import Screen
 
 from diptych.core.workspace import RunSummary
 from diptych.tui.jobs import JobHost, RunRequest, job_host
-from diptych.tui.messages import LastRequestLoaded
+from diptych.tui.messages import LastRequestLoaded, RunHolder
 from diptych.tui.widgets.tables import ListTable
 from diptych.tui.workers import last_request, remember_request
 
@@ -91,7 +91,7 @@ class RunControls(Screen[None]):
             return
         if run.status == "running":
             # A live lease: another diptych process executes it now.
-            self.notify(f"{run.id} is being run by another diptych process", severity="warning")
+            self._holder(self.diptych.store_path, run.id, "resume")
             return
         self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
 
@@ -105,6 +105,8 @@ class RunControls(Screen[None]):
             self.diptych.stop_job(job, "pause")
         elif row.run.id in self.diptych.paused or row.run.status == "interrupted":
             self.action_resume()
+        elif row.run.status == "running":
+            self._holder(self.diptych.store_path, row.run.id, "pause")
         else:
             self.notify(f"{row.run.id} is not running")
 
@@ -113,10 +115,42 @@ class RunControls(Screen[None]):
         if row is None:
             return
         job = self.diptych.job_for_run(row.run.id)
+        if job is None and row.run.status == "running":
+            self._holder(self.diptych.store_path, row.run.id, "cancel")
+            return
         if job is None:
             self.notify(f"{row.run.id} is not running")
             return
         self.diptych.stop_job(job, "cancel")
+
+    @work(thread=True, exit_on_error=False, group="runs-holder")
+    def _holder(self, store_path: Path, run_id: str, verb: str) -> None:
+        from diptych.core.workspace import Workspace
+
+        with Workspace.open(store_path) as ws:
+            lease = ws.runs.lease(run_id)
+        holder = None if lease is None else (lease.pid, lease.host, lease.describe())
+        self.post_message(RunHolder(run_id, verb, holder))
+
+    @on(RunHolder)
+    def _say_holder(self, message: RunHolder) -> None:
+        """A run another process executes (``diptych run`` in a shell, say) is that
+        process's to stop: this app holds no handle on its calls. Say where it runs and how
+        it is stopped so that every finished trial is kept (Ctrl-C there, or SIGINT)."""
+        run_id = message.run_id
+        if message.holder is None:
+            self.notify(f"{run_id} is not running now (its process has just ended)")
+            return
+        pid, host, described = message.holder
+        stop = f"press Ctrl-C where it runs (or kill -INT {pid} on {host})"
+        after = "; then u resumes it here" if message.verb != "cancel" else ""
+        self.notify(
+            f"cannot {message.verb} {run_id} from here: another diptych process runs it "
+            f"({described}). To stop it, {stop}: it stops as interrupted, every finished trial "
+            f"kept{after}.",
+            severity="warning",
+            timeout=12,
+        )
 
     def action_review(self) -> None:
         row = self._current()
