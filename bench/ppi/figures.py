@@ -16,8 +16,7 @@ identity lists); the truth is 100 × 0.3.
 * ``ppi.width_ratio_vs_human`` — mean width of the prediction-powered interval over the human
   labels' own (the same 100 labels, λ = 0), the annotator 90% accurate (errors at random); with
   twice the identity spread (a floor no label lowers) beside it. Ratios carry their MC error.
-* ``ppi.active_width_ratio_vs_uniform`` — mean width, active over uniform design, at the same
-  budget, with the hard-case annotator (its confidence guides the active design).
+* ``ppi.active_width_ratio_vs_uniform`` — mean width, active over uniform, hard-case annotator.
 * ``ppi.worst_width_ratio_vs_human`` — the largest mean width ratio over annotators 55%–99%
   accurate (power tuning: never worse than the labels alone).
 * ``ppi.coverage_two_batches`` — two independent uniform batches of 50 over the same run,
