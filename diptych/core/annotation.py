@@ -27,7 +27,7 @@ from diptych.core.engine import (
 )
 from diptych.core.engine.lease import holding
 from diptych.core.errors import CapabilityError, UsageError
-from diptych.core.labels import Label, is_reserved_for_people_or_self
+from diptych.core.labels import GENDER, Label, is_reserved_for_people_or_self
 from diptych.core.plugins import get_probe
 from diptych.core.store import TERMINAL, Lease, RunRecord, Store, TrialRow
 from diptych.core.trials import TrialSpec, trial_key
@@ -170,6 +170,7 @@ async def _annotate_leased(
                     label["label"],
                     label.get("confidence"),
                     label.get("detail") or {},
+                    dimension=label.get("dimension") or GENDER,
                 )
                 labels.append((ids[label["position"]], name, stored))
                 summary.by_label[label["label"]] = summary.by_label.get(label["label"], 0) + 1
