@@ -82,9 +82,7 @@ def test_a_face_of_a_swatch_reads_as_that_swatch(step: int) -> None:
     assert reading.detail["ita"] == pytest.approx(ita, abs=0.006)
     # One colour, no spread: the nearest swatch is certain.
     assert reading.confidence == 1.0 and reading.detail["uncertainty"] == 0.0
-    others = sorted(
-        deltaE_ciede2000(lab, monk_lab()[k]) for k in range(10) if k != step - 1
-    )
+    others = sorted(deltaE_ciede2000(lab, monk_lab()[k]) for k in range(10) if k != step - 1)
     assert reading.detail["margin"] == pytest.approx(others[0], abs=0.01)
 
 
