@@ -38,6 +38,7 @@ AREAS = {
     "ppi": "bench.ppi.figures",
     "sequential": "bench.sequential.figures",
     "measure": "bench.measure",
+    "tone": "bench.tone",
 }
 
 

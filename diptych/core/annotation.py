@@ -27,7 +27,7 @@ from diptych.core.engine import (
 )
 from diptych.core.engine.lease import holding
 from diptych.core.errors import CapabilityError, UsageError
-from diptych.core.labels import Label, is_reserved_for_people_or_self
+from diptych.core.labels import GENDER, Label, is_reserved_for_people_or_self
 from diptych.core.plugins import get_probe
 from diptych.core.store import TERMINAL, Lease, RunRecord, Store, TrialRow
 from diptych.core.trials import TrialSpec, trial_key
@@ -163,13 +163,25 @@ async def _annotate_leased(
                 summary.errors.append(result.error)
             continue
         ids = {s["position"]: s["subject_id"] for s in subjects}
+        dimensions = getattr(annotator, "label_dimensions", frozenset({GENDER}))
         for label in result.output.get("labels", []):
+            dimension = label.get("dimension") or GENDER
+            if dimension not in dimensions:
+                # An annotator labels only the dimensions it declares: a label in another
+                # would sit where no reader of that dimension expects this annotator.
+                if len(summary.errors) < 5:
+                    summary.errors.append(
+                        f"{name} returned a {dimension!r} label; it declares "
+                        f"{', '.join(sorted(dimensions))}"
+                    )
+                continue
             if label["position"] in ids:
                 stored = Label(
                     label["position"],
                     label["label"],
                     label.get("confidence"),
                     label.get("detail") or {},
+                    dimension=dimension,
                 )
                 labels.append((ids[label["position"]], name, stored))
                 summary.by_label[label["label"]] = summary.by_label.get(label["label"], 0) + 1

@@ -93,6 +93,10 @@ class Model:
     #: timeouts, where a key is read from). They are left out of trial keys, so changing them
     #: does not invalidate stored results.
     operational_params: ClassVar[frozenset[str]] = frozenset()
+    #: For a person annotator: the label dimensions its labels are in (``gender``, ``tone``;
+    #: :data:`diptych.core.labels.LABEL_DIMENSIONS`). Each :class:`Label` it returns names one
+    #: of them (``Label.dimension``); the annotation stage refuses a label in another.
+    label_dimensions: ClassVar[frozenset[str]] = frozenset({"gender"})
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")

@@ -12,6 +12,12 @@ Annotator ids say what kind of annotator gave a label:
 * ``self`` — the model's own answer, read off its output by the probe;
 * anything else — an automatic annotator (``faces``, ``vqa:<model>``, ...).
 
+A label belongs to one *dimension*: what it is about. ``gender`` (perceived gender, the
+vocabulary above; every label of a workspace older than dimensions) or ``tone`` (perceived skin
+tone on the Monk scale, :mod:`diptych.core.labels_tone`). An annotator gives a subject at most one
+label per dimension; readers that mean gender read only ``gender`` labels, so a tone label never
+enters a gender figure.
+
 The *label policy* says which label of a subject a metric uses when several annotators labelled
 it; every report states the policy its numbers were taken under.
 
@@ -40,6 +46,12 @@ HUMAN_MAJORITY = "human majority"
 AnnotatorKind = Literal["human", "automatic", "self"]
 
 CANNOT_IDENTIFY = "cannot_identify"
+
+LabelDimension = Literal["gender", "tone"]
+#: The label dimensions: perceived gender (every label before dimensions) and perceived skin tone.
+LABEL_DIMENSIONS: tuple[LabelDimension, ...] = get_args(LabelDimension)
+GENDER: LabelDimension = "gender"
+TONE: LabelDimension = "tone"
 #: The perceived-gender vocabulary of the STS (PST paper, section 3.3).
 GENDER_LABELS = ("masculine", "feminine", CANNOT_IDENTIFY)
 #: Spellings an annotator or an imported file may use for the gender labels.
@@ -96,13 +108,18 @@ CHOSEN = Sampling("chosen")
 @dataclass(frozen=True)
 class Label:
     """What an annotator says about the subject at ``position`` (left / right / single), and,
-    for a person's label, how the person was chosen for labelling (None: chosen)."""
+    for a person's label, how the person was chosen for labelling (None: chosen), in one
+    ``dimension`` (perceived gender unless said)."""
 
     position: str
     label: str
     confidence: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     sampling: Sampling | None = None
+    dimension: LabelDimension = GENDER
+
+    def __post_init__(self) -> None:
+        check_dimension(self.dimension)
 
 
 @dataclass(frozen=True)
@@ -121,6 +138,8 @@ class SubjectLabel:
     detail: dict[str, Any]
     #: How the person was chosen for this label; None for an automatic or the model's own label.
     sampling: Sampling | None = None
+    #: What the label is about: perceived gender or perceived skin tone.
+    dimension: LabelDimension = GENDER
 
     @property
     def kind(self) -> AnnotatorKind:
@@ -137,6 +156,13 @@ class SubjectLabel:
     def subject(self) -> tuple[int, str]:
         """The person: (trial index, position)."""
         return (self.trial_idx, self.position)
+
+
+def check_dimension(dimension: str) -> LabelDimension:
+    """``dimension`` if it is one of :data:`LABEL_DIMENSIONS`; else a ValueError naming them."""
+    if dimension not in LABEL_DIMENSIONS:
+        raise ValueError(f"label dimension {dimension!r} is none of {', '.join(LABEL_DIMENSIONS)}")
+    return dimension
 
 
 # --- who labelled -----------------------------------------------------------------------------
@@ -258,10 +284,14 @@ POLICY_TEXT: Mapping[LabelPolicy, str] = {
 }
 
 
-def automatic_order(labels: Iterable[SubjectLabel]) -> list[str]:
-    """Automatic annotators, the one that labelled most subjects first (ties by name): one
-    preferred annotator for a whole run keeps its scores from mixing two classifiers."""
-    coverage = Counter(lab.annotator for lab in labels if lab.kind == "automatic")
+def automatic_order(
+    labels: Iterable[SubjectLabel], dimension: LabelDimension = GENDER
+) -> list[str]:
+    """Automatic annotators of ``dimension``, the one that labelled most subjects first (ties by
+    name): one preferred annotator for a whole run keeps its scores from mixing two classifiers."""
+    coverage = Counter(
+        lab.annotator for lab in labels if lab.kind == "automatic" and lab.dimension == dimension
+    )
     return sorted(coverage, key=lambda a: (-coverage[a], a))
 
 
@@ -269,11 +299,14 @@ def choose_label(
     labels: Sequence[SubjectLabel],
     automatic: Sequence[str],
     policy: LabelPolicy = "mixed",
+    dimension: LabelDimension = GENDER,
 ) -> tuple[str, str] | None:
     """The label a metric takes for one subject under ``policy``, and its source (
     :data:`HUMAN_MAJORITY` or an automatic annotator's id); None if the policy gives none.
 
-    ``labels`` are one subject's labels; ``automatic`` is :func:`automatic_order` of the run."""
+    ``labels`` are one subject's labels (only those of ``dimension`` are read); ``automatic`` is
+    :func:`automatic_order` of the run."""
+    labels = [lab for lab in labels if lab.dimension == dimension]
     if policy != "automatic":
         human = majority(lab.label for lab in labels if lab.kind == "human")
         if human is not None:

@@ -295,6 +295,42 @@ def m008_decided_runs(db: sqlite3.Connection) -> None:
             db.execute("UPDATE runs SET status = 'decided' WHERE id = ?", (run_id,))
 
 
+@migration(9)
+def m009_label_dimensions(db: sqlite3.Connection) -> None:
+    # A label is about one dimension: perceived gender (every label so far) or perceived skin
+    # tone. One annotator may label a person in each, so the table is rebuilt with the
+    # dimension in its key (SQLite cannot change a UNIQUE constraint in place); ids are kept,
+    # so nothing that names a label by id is lost. A label taken back records its dimension
+    # too. Notes stay one per (person, annotator): a reviewer's note is on the person.
+    run_script(
+        db,
+        """
+        CREATE TABLE annotations_dimensioned (
+            id INTEGER PRIMARY KEY,
+            subject_id INTEGER NOT NULL REFERENCES subjects(id),
+            annotator TEXT NOT NULL,
+            dimension TEXT NOT NULL DEFAULT 'gender',
+            label TEXT NOT NULL,
+            confidence REAL,
+            detail TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL,
+            design TEXT,
+            inclusion_probability REAL,
+            sample_draw TEXT,
+            UNIQUE (subject_id, annotator, dimension)
+        );
+        INSERT INTO annotations_dimensioned (id, subject_id, annotator, dimension, label,
+            confidence, detail, created_at, design, inclusion_probability, sample_draw)
+            SELECT id, subject_id, annotator, 'gender', label, confidence, detail, created_at,
+            design, inclusion_probability, sample_draw FROM annotations;
+        DROP TABLE annotations;
+        ALTER TABLE annotations_dimensioned RENAME TO annotations;
+        CREATE INDEX annotations_annotator ON annotations(annotator);
+        ALTER TABLE label_removals ADD COLUMN dimension TEXT NOT NULL DEFAULT 'gender'
+        """,
+    )
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction, so statements
     # are run one by one (the schema has no ';' inside a statement).

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from diptych.core.labels import LabelPolicy, SubjectLabel
+from diptych.core.labels import GENDER, LabelDimension, LabelPolicy, SubjectLabel
 from diptych.core.store import CalibrationRecord, ResultRecord, RunRecord, Store, TrialRow
 from diptych.core.trials import Subject
 
@@ -63,9 +63,12 @@ class RunView:
     def subjects(self, trial: TrialRow) -> list[Subject]:
         return self.subjects_by_trial.get(trial.idx, [])
 
-    def labels(self, annotator: str | None = None) -> list[SubjectLabel]:
-        """Every stored label of the run's subjects (of one annotator, if named)."""
-        return self._store.labels(self.run.id, annotator)
+    def labels(
+        self, annotator: str | None = None, dimension: LabelDimension | None = GENDER
+    ) -> list[SubjectLabel]:
+        """Every stored label of the run's subjects of ``dimension`` (perceived gender unless
+        said; None: every dimension), of one annotator if named."""
+        return self._store.labels(self.run.id, annotator, dimension)
 
     def flags(self, reason: str | None = None) -> list[dict[str, Any]]:
         """The run's stored review flags (of one reason, if named)."""

@@ -10,7 +10,10 @@ both without a line written.
   model or a run stored (planning stores nothing).
 * A model declares its id, a version and pacing hints and implements every capability it lists,
   all without loading weights; its parameters survive a round trip through JSON.
-* An annotator labels a bundled PAIRS photo at exactly the positions asked, in that order.
+* An annotator labels a bundled PAIRS photo at exactly the positions asked, in that order, in
+  the label dimensions it declares (``label_dimensions``: ``gender``, ``tone``). A tone label is
+  ``monk-1`` ... ``monk-10`` or ``cannot_identify`` with a ``reason`` in its detail, and a
+  measured one records the detail keys its annotator declares (``tone_detail_keys``).
   Annotators that put questions to a vision-chat model (a ``model`` parameter) ask the scripted
   one of :mod:`diptych.testing` here.
 
@@ -232,6 +235,40 @@ def _labels_positions(s: Subject) -> None:
             )
 
 
+def _dimensions(s: Subject) -> None:
+    from diptych.core.labels import CANNOT_IDENTIFY, LABEL_DIMENSIONS, TONE
+    from diptych.core.labels_tone import TONE_LABELS
+
+    declared = set(getattr(s.cls, "label_dimensions", {"gender"}))
+    expect(
+        bool(declared) and declared <= set(LABEL_DIMENSIONS),
+        f"label_dimensions {sorted(declared)} are not among {', '.join(LABEL_DIMENSIONS)}",
+    )
+    needed = tuple(getattr(s.cls, "tone_detail_keys", ()))
+    for _, labels in s.labelled():
+        for label in labels:
+            expect(
+                label.dimension in declared,
+                f"a label in dimension {label.dimension!r}, not one it declares "
+                f"({', '.join(sorted(declared))})",
+            )
+            if label.dimension != TONE:
+                continue
+            expect(
+                label.label in TONE_LABELS,
+                f"tone label {label.label!r} is none of monk-1 ... monk-10, cannot_identify",
+            )
+            if label.label == CANNOT_IDENTIFY:
+                reason = label.detail.get("reason")
+                expect(
+                    isinstance(reason, str) and bool(reason.strip()),
+                    "a tone abstention (cannot_identify) gives no 'reason' in its detail",
+                )
+            else:
+                missing = [k for k in needed if k not in label.detail]
+                expect(not missing, f"a tone label's detail lacks {', '.join(missing)}")
+
+
 PROBE: tuple[Expectation, ...] = (
     Expectation("name", "is named in lower-case words joined by hyphens", _probe_name),
     Expectation("docstring", "describes itself in its docstring's first line", _docstring),
@@ -264,6 +301,12 @@ ANNOTATOR: tuple[Expectation, ...] = (
     *MODEL,
     Expectation(
         "labels", "labels the people asked for, in that order", _labels_positions, "implements"
+    ),
+    Expectation(
+        "dimensions",
+        "labels only the dimensions it declares, in their vocabulary",
+        _dimensions,
+        "implements",
     ),
 )
 

@@ -9,7 +9,7 @@ A new plugin, and a new expectation, is covered without a line added here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 import diptych.testing
 from diptych.core import plugins
 from diptych.core.capabilities import Capability, Model
-from diptych.core.labels import CANNOT_IDENTIFY
+from diptych.core.labels import CANNOT_IDENTIFY, TONE, Label
 from diptych.core.probe import Probe
 from diptych.core.trials import TrialSpec
 from diptych.testing import contract
@@ -143,3 +143,63 @@ def test_the_contract_names_each_broken_expectation_in_one_line() -> None:
     ]
     # The four expectations that need a built model are moot, not repeated.
     assert checked == len(contract.MODEL) - 5
+
+
+class ToneGuesser(Model):
+    """Labels tone with a word of its own (or what ``said`` gives), in the tone dimension."""
+
+    name = "tone-guesser"
+    capabilities = frozenset({Capability.PERSON_ANNOTATOR})
+    label_dimensions = frozenset({"tone"})
+    tone_detail_keys = ("ita",)
+    said = "dark"
+
+    @property
+    def version(self) -> str:
+        return "1"
+
+    async def annotate(self, image: Any, subjects: Sequence[str]) -> list[Label]:
+        return [Label(p, self.said, None, {}, dimension=TONE) for p in subjects]
+
+
+class NoKeys(ToneGuesser):
+    """Gives a Monk step without the detail it declares."""
+
+    name = "no-keys"
+    said = "monk-4"
+
+
+class NoReason(ToneGuesser):
+    """Abstains without saying why."""
+
+    name = "no-reason"
+    said = CANNOT_IDENTIFY
+
+
+class GenderInTone(ToneGuesser):
+    """Declares tone and labels gender."""
+
+    name = "gender-in-tone"
+
+    async def annotate(self, image: Any, subjects: Sequence[str]) -> list[Label]:
+        return [Label(p, "feminine") for p in subjects]
+
+
+@pytest.mark.parametrize(
+    ("cls", "why"),
+    [
+        (ToneGuesser, "tone label 'dark' is none of monk-1 ... monk-10, cannot_identify"),
+        (NoKeys, "a tone label's detail lacks ita"),
+        (NoReason, "a tone abstention (cannot_identify) gives no 'reason' in its detail"),
+        (GenderInTone, "a label in dimension 'gender', not one it declares (tone)"),
+    ],
+)
+def test_the_contract_checks_a_tone_annotators_vocabulary_keys_and_reasons(
+    cls: type, why: str
+) -> None:
+    (dimensions,) = [e for e in contract.ANNOTATOR if e.id == "dimensions"]
+    failure = contract.verify(contract.subject("annotator", cls), dimensions)
+    assert failure == (
+        f"annotator '{cls.name}' labels only the dimensions it declares, in their vocabulary: "  # type: ignore[attr-defined]
+        + why
+    )

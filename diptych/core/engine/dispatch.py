@@ -102,7 +102,13 @@ async def _embed(slot: ModelSlot, p: dict[str, Any], store: Store) -> Outcome:
 async def _annotate(slot: ModelSlot, p: dict[str, Any], store: Store) -> Outcome:
     labels = await slot.call("annotate", _load_image(p["image"], store), list(p["subjects"]))
     stored = [
-        {"position": x.position, "label": x.label, "confidence": x.confidence, "detail": x.detail}
+        {
+            "position": x.position,
+            "label": x.label,
+            "confidence": x.confidence,
+            "detail": x.detail,
+            "dimension": x.dimension,
+        }
         for x in labels
     ]
     return {"labels": stored}, None, {}

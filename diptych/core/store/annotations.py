@@ -9,7 +9,15 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from diptych.core.labels import CHOSEN, Label, Sampling, SubjectLabel, is_human
+from diptych.core.labels import (
+    CHOSEN,
+    GENDER,
+    Label,
+    LabelDimension,
+    Sampling,
+    SubjectLabel,
+    is_human,
+)
 from diptych.core.store.connection import Connection
 from diptych.core.store.records import CalibrationRecord
 from diptych.core.trials import canonical_json
@@ -26,15 +34,17 @@ def _sampling(row: sqlite3.Row) -> Sampling | None:
 class Annotations(Connection):
     # --- subjects ---------------------------------------------------------------------------
 
-    def subjects_missing_label(self, run_id: str, annotator: str) -> list[sqlite3.Row]:
-        """Subjects of finished trials that ``annotator`` has not labelled yet."""
+    def subjects_missing_label(
+        self, run_id: str, annotator: str, dimension: LabelDimension = GENDER
+    ) -> list[sqlite3.Row]:
+        """Subjects of finished trials that ``annotator`` has not labelled yet in ``dimension``."""
         return self.db.execute(
             "SELECT s.id AS subject_id, s.position, t.idx AS trial_idx"
             " FROM subjects s JOIN trials t ON t.run_id = s.run_id AND t.idx = s.trial_idx"
             " JOIN results r ON r.key = t.key AND r.status = 'done'"
             " WHERE s.run_id = ? AND NOT EXISTS (SELECT 1 FROM annotations a"
-            " WHERE a.subject_id = s.id AND a.annotator = ?) ORDER BY s.id",
-            (run_id, annotator),
+            " WHERE a.subject_id = s.id AND a.annotator = ? AND a.dimension = ?) ORDER BY s.id",
+            (run_id, annotator, dimension),
         ).fetchall()
 
     def subjects_by_trial(self, run_id: str) -> dict[int, list[tuple[str, dict[str, Any]]]]:
@@ -79,7 +89,7 @@ class Annotations(Connection):
 
     def save_annotations(self, labels: Iterable[tuple[int, str, Label]]) -> int:
         """Save (subject_id, annotator, label) triples; a later label from the same annotator
-        for the same subject replaces the earlier one. Returns the count.
+        for the same subject in the same dimension replaces the earlier one. Returns the count.
 
         The label's ``position`` is its subject's and is not stored again. A person's label
         keeps its sampling design (a human label without one was ``chosen``)."""
@@ -89,7 +99,8 @@ class Annotations(Connection):
             sampling = lab.sampling or (CHOSEN if is_human(annotator) else None)
             batch.append(
                 (
-                    sid, annotator, lab.label, lab.confidence, canonical_json(lab.detail), now,
+                    sid, annotator, lab.dimension, lab.label, lab.confidence,
+                    canonical_json(lab.detail), now,
                     None if sampling is None else sampling.design,
                     None if sampling is None else sampling.probability,
                     None if sampling is None else sampling.draw,
@@ -97,9 +108,10 @@ class Annotations(Connection):
             )  # fmt: skip
         with self.transaction() as db:
             db.executemany(
-                "INSERT INTO annotations (subject_id, annotator, label, confidence, detail,"
-                " created_at, design, inclusion_probability, sample_draw)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(subject_id, annotator)"
+                "INSERT INTO annotations (subject_id, annotator, dimension, label, confidence,"
+                " detail, created_at, design, inclusion_probability, sample_draw)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(subject_id, annotator, dimension)"
                 " DO UPDATE SET label = excluded.label, confidence = excluded.confidence,"
                 " detail = excluded.detail, created_at = excluded.created_at,"
                 " design = excluded.design, inclusion_probability ="
@@ -108,14 +120,23 @@ class Annotations(Connection):
             )
         return len(batch)
 
-    def labels(self, run_id: str, annotator: str | None = None) -> list[SubjectLabel]:
-        """The run's stored labels with their subjects, by subject then annotator."""
+    def labels(
+        self,
+        run_id: str,
+        annotator: str | None = None,
+        dimension: LabelDimension | None = GENDER,
+    ) -> list[SubjectLabel]:
+        """The run's stored labels of ``dimension`` (perceived gender unless said; None: every
+        dimension) with their subjects, by subject then annotator."""
         query = (
             "SELECT a.*, s.position, s.meta AS subject_meta, s.trial_idx, t.model_id,"
             " t.meta AS trial_meta FROM annotations a JOIN subjects s ON s.id = a.subject_id"
             " JOIN trials t ON t.run_id = s.run_id AND t.idx = s.trial_idx WHERE s.run_id = ?"
         )
         args: list[Any] = [run_id]
+        if dimension is not None:
+            query += " AND a.dimension = ?"
+            args.append(dimension)
         if annotator is not None:
             # "+" keeps SQLite off the annotator index: one annotator's labels over every run
             # of the workspace grow with it, a run's subjects (found by run_id) do not.
@@ -134,41 +155,48 @@ class Annotations(Connection):
                 confidence=r["confidence"],
                 detail=json.loads(r["detail"]),
                 sampling=_sampling(r),
+                dimension=r["dimension"],
             )
-            for r in self.db.execute(query + " ORDER BY s.id, a.annotator", args)
+            for r in self.db.execute(query + " ORDER BY s.id, a.annotator, a.dimension", args)
         ]
 
-    def label_of(self, subject_id: int, annotator: str) -> Label | None:
-        """``annotator``'s live label of one subject, if any."""
+    def label_of(
+        self, subject_id: int, annotator: str, dimension: LabelDimension = GENDER
+    ) -> Label | None:
+        """``annotator``'s live label of one subject in ``dimension``, if any."""
         row = self.db.execute(
             "SELECT a.*, s.position FROM annotations a JOIN subjects s ON s.id = a.subject_id"
-            " WHERE a.subject_id = ? AND a.annotator = ?",
-            (subject_id, annotator),
+            " WHERE a.subject_id = ? AND a.annotator = ? AND a.dimension = ?",
+            (subject_id, annotator, dimension),
         ).fetchone()
         if row is None:
             return None
         return Label(
             row["position"], row["label"], row["confidence"], json.loads(row["detail"]),
-            _sampling(row),
+            _sampling(row), row["dimension"],
         )  # fmt: skip
 
-    def remove_annotation(self, subject_id: int, annotator: str) -> bool:
-        """Take ``annotator``'s label of a subject back: it leaves the live labels (no metric
-        counts it) and is kept in ``label_removals`` with the time it was removed. False when
-        there was no label to remove."""
+    def remove_annotation(
+        self, subject_id: int, annotator: str, dimension: LabelDimension = GENDER
+    ) -> bool:
+        """Take ``annotator``'s label of a subject in ``dimension`` back: it leaves the live
+        labels (no metric counts it) and is kept in ``label_removals`` with the time it was
+        removed. False when there was no label to remove."""
         with self.transaction() as db:
             row = db.execute(
-                "SELECT * FROM annotations WHERE subject_id = ? AND annotator = ?",
-                (subject_id, annotator),
+                "SELECT * FROM annotations WHERE subject_id = ? AND annotator = ?"
+                " AND dimension = ?",
+                (subject_id, annotator, dimension),
             ).fetchone()
             if row is None:
                 return False
             db.execute(
-                "INSERT INTO label_removals (subject_id, annotator, label, confidence, detail,"
-                " created_at, removed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO label_removals (subject_id, annotator, dimension, label,"
+                " confidence, detail, created_at, removed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     subject_id,
                     annotator,
+                    dimension,
                     row["label"],
                     row["confidence"],
                     row["detail"],
@@ -185,6 +213,7 @@ class Annotations(Connection):
             {
                 "subject_id": r["subject_id"],
                 "annotator": r["annotator"],
+                "dimension": r["dimension"],
                 "label": r["label"],
                 "detail": json.loads(r["detail"]),
                 "removed_at": r["removed_at"],

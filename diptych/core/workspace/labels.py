@@ -8,10 +8,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from diptych.core.labels import Label, Sampling, canonical_label, human_annotator
+from diptych.core.errors import UsageError
+from diptych.core.labels import (
+    GENDER,
+    LABEL_DIMENSIONS,
+    Label,
+    LabelDimension,
+    Sampling,
+    canonical_label,
+    human_annotator,
+)
+from diptych.core.labels_tone import TONE, tone_label
 from diptych.core.workspace import label_import, label_sample
 from diptych.core.workspace.base import Kernel, Namespace
 from diptych.core.workspace.review import Review, subject_id
+
+
+def _dimension(dimension: str) -> None:
+    if dimension not in LABEL_DIMENSIONS:
+        raise UsageError(f"label dimension {dimension!r} is none of {', '.join(LABEL_DIMENSIONS)}")
 
 
 class Labels(Namespace):
@@ -33,6 +48,7 @@ class Labels(Namespace):
         note: str | None = None,
         detail: Mapping[str, Any] | None = None,
         sampling: Sampling | None = None,
+        dimension: LabelDimension = GENDER,
     ) -> int:
         """Store one person's label given by the reviewer ``reviewer`` (annotator
         ``human:<reviewer>``), replacing that reviewer's earlier label of the person; return
@@ -43,11 +59,22 @@ class Labels(Namespace):
         with the label and as the reviewer's note on the person
         (:meth:`Review.save_note <diptych.core.workspace.review.Review.save_note>`).
         ``sampling`` says how the person was drawn (a measurement queue's draw); without it the
-        earlier label's design stays, else the person was chosen."""
+        earlier label's design stays, else the person was chosen. ``dimension`` says what the
+        label is about: perceived gender (``masculine`` ...) or perceived skin tone (``monk-1``
+        ... ``monk-10``, ``cannot_identify``); a reviewer keeps one label per dimension."""
         self._kernel.writing("store labels")
+        _dimension(dimension)
         annotator = human_annotator(reviewer)
+        stored = canonical_label(label)
+        if dimension == TONE:
+            tone = tone_label(label)
+            if tone is None:
+                raise UsageError(
+                    f"tone label {label!r} is none of monk-1 ... monk-10, cannot_identify"
+                )
+            stored = tone
         _, subject = subject_id(self._kernel, run_id, trial_idx, position)
-        earlier = self._store.label_of(subject, annotator)
+        earlier = self._store.label_of(subject, annotator, dimension)
         kept = {**(earlier.detail if earlier is not None else {}), **dict(detail or {})}
         if note is not None:
             self._store.save_note(subject, annotator, note)
@@ -58,17 +85,26 @@ class Labels(Namespace):
         if sampling is None and earlier is not None:
             sampling = earlier.sampling
         self._store.save_annotations(
-            [(subject, annotator, Label(position, canonical_label(label), None, kept, sampling))]
+            [(subject, annotator, Label(position, stored, None, kept, sampling, dimension))]
         )
         return subject
 
-    def remove(self, run_id: str, trial_idx: int, position: str, *, reviewer: str) -> bool:
-        """Take back the reviewer's label of one person: no metric counts it any more, and
-        the removal is kept (:meth:`removals`). The note stays. False when the reviewer had
-        not labelled the person."""
+    def remove(
+        self,
+        run_id: str,
+        trial_idx: int,
+        position: str,
+        *,
+        reviewer: str,
+        dimension: LabelDimension = GENDER,
+    ) -> bool:
+        """Take back the reviewer's label of one person in ``dimension``: no metric counts it
+        any more, and the removal is kept (:meth:`removals`). The note stays. False when the
+        reviewer had not labelled the person in that dimension."""
         self._kernel.writing("remove labels")
+        _dimension(dimension)
         _, subject = subject_id(self._kernel, run_id, trial_idx, position)
-        return self._store.remove_annotation(subject, human_annotator(reviewer))
+        return self._store.remove_annotation(subject, human_annotator(reviewer), dimension)
 
     def removals(self, run_id: str) -> list[dict[str, Any]]:
         """Every label taken back in the run, with what it was and when it was removed."""

@@ -140,14 +140,22 @@ class FaceModels:
         rects, scores, _ = detector.run(pixels, 0, min_score)
         return list(rects), [float(s) for s in scores]
 
-    def p_female(self, pixels: NDArray[np.uint8], rects: Sequence[Any]) -> list[float]:
-        """P(female) of each face, from a chip aligned on its 5 landmarks (the package's way)."""
+    def shapes(self, pixels: NDArray[np.uint8], rects: Sequence[Any]) -> list[Any]:
+        """The 5 landmarks (dlib ``full_object_detection``) of each face: the outer and inner
+        corners of both eyes and the base of the nose."""
+        return [self._landmarks(pixels, rect) for rect in rects]
+
+    def p_female(
+        self, pixels: NDArray[np.uint8], rects: Sequence[Any], shapes: Sequence[Any] | None = None
+    ) -> list[float]:
+        """P(female) of each face, from a chip aligned on its 5 landmarks (the package's way);
+        ``shapes`` are the faces' :meth:`shapes` when already found."""
         if not rects:
             return []
         np_, dlib = self._np, self._dlib
         chips = []
-        for rect in rects:
-            shape = self._landmarks(pixels, rect)
+        found = self.shapes(pixels, rects) if shapes is None else shapes
+        for shape in found:
             details = dlib.get_face_chip_details(shape, self._chip_size, self._padding)
             chips.append(dlib.extract_image_chip(pixels, details))
         batch = np_.stack(chips).astype(np_.float32)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.errors import PermanentModelError
@@ -68,7 +68,8 @@ class FaceBox:
 
     ``score`` is the detector's margin (dlib HOG: above 0 is a detection at its default
     threshold); ``p_female`` is the classifier's probability of its "female" class, which this
-    tool reads as perceived femininity.
+    tool reads as perceived femininity. ``landmarks`` are the 5 points of the landmark model (eye
+    corners, nose base) in the same coordinates, for measurements inside the face.
     """
 
     x0: float
@@ -77,6 +78,7 @@ class FaceBox:
     y1: float
     score: float
     p_female: float
+    landmarks: tuple[tuple[float, float], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def width(self) -> float:
@@ -166,7 +168,8 @@ def detect(
     pixels = np.asarray(scan, dtype=np.uint8)
     models = face_models()
     rects, scores = models.detect(pixels, min_detection_score)
-    p_female = models.p_female(pixels, rects)
+    shapes = models.shapes(pixels, rects)
+    p_female = models.p_female(pixels, rects, shapes)
     # Per-axis factors: rounding the resized size makes them differ slightly from `scale`.
     sx, sy = scan.size[0] / width, scan.size[1] / height
     found = [
@@ -178,8 +181,12 @@ def detect(
             y1=min(scan.size[1], rect.bottom() + 1) / sy,
             score=float(score),
             p_female=p,
+            # Pixel centres map back as (x + 0.5) / scale - 0.5.
+            landmarks=tuple(
+                ((pt.x + 0.5) / sx - 0.5, (pt.y + 0.5) / sy - 0.5) for pt in shape.parts()
+            ),
         )
-        for rect, score, p in zip(rects, scores, p_female, strict=True)
+        for rect, score, p, shape in zip(rects, scores, p_female, shapes, strict=True)
     ]
     widest = max((f.width for f in found if f.width >= min_face_size), default=0.0)
     floor = max(min_face_size, min_relative_size * widest)
