@@ -137,3 +137,13 @@ class PaidFailureError(ModelCallError):
     def __init__(self, message: str, *, cost: float | None = None) -> None:
         super().__init__(message)
         self.cost = cost
+
+
+class EvidenceError(DiptychError):
+    """A signed report does not bear out: its signature does not verify, a file or a stored
+    record it rests on changed, or a figure it states is not what its records give."""
+
+
+class ManifestError(UsageError):
+    """A report's manifest cannot be read as one (truncated, oversized, a file listed twice,
+    a path leaving the report's directory), or a signing key is missing or unusable."""

@@ -134,6 +134,8 @@ def write_audit_report(
     gates: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None,
     agent_sessions: Sequence[str] = (),
     store: str | Path | None = None,
+    written: str | None = None,
+    cwd: Path | None = None,
 ) -> dict[str, Path]:
     """Gather the audit of ``run_ids`` from ``source`` (a Workspace), draft its narrative with
     ``draft_with`` where given, and write it; the paths written, by format. ``scope`` names
@@ -141,7 +143,9 @@ def write_audit_report(
     decides the release gates ``scope["gates"]`` states on the report's figures (a
     ``GateReport``), for the report to show them first. ``agent_sessions`` names agent
     sessions to list besides those that scored one of the runs. ``store`` is the workspace
-    the runs are in: the report's commands name it where it is not the default."""
+    the runs are in: the report's commands name it where it is not the default. ``written``
+    and ``cwd`` make a report again as it was made (its date, and the directory its commands
+    were printed for), so that it can be compared with the one it re-derives."""
     if not run_ids:
         raise UsageError("a report needs at least one run")
     chosen = parse_formats(formats)
@@ -149,9 +153,11 @@ def write_audit_report(
         source, run_ids, result=result, label_policy=label_policy, sessions=agent_sessions
     )
     audit.scope = dict(scope or {})
+    if written is not None:
+        audit.written = written
     if store is not None:
         # The commands are pasted in the report's own directory: their paths start there.
-        audit.store, audit.cwd = str(store), str(Path(out_dir).resolve())
+        audit.store, audit.cwd = str(store), str(Path(cwd or out_dir).resolve())
         for part in audit.runs:
             part.store, part.cwd = audit.store, audit.cwd
     if audit.scope.get("gates") and gates is not None:

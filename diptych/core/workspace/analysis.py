@@ -128,10 +128,14 @@ class Analysis(Namespace):
         scope: Mapping[str, Any] | None = None,
         gates: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None,
         agent_sessions: Sequence[str] = (),
+        written: str | None = None,
+        cwd: Path | None = None,
     ) -> dict[str, Path]:
         """:meth:`report`, returning every file it wrote: the path of each format (``md``,
         ``html``, ``json``, ``pdf``) and, under ``figures``, the directory of the figures and
-        images the Markdown and JSON name."""
+        images the Markdown and JSON name. ``written`` (the date it says it was written) and
+        ``cwd`` (the directory its commands start from) make a report again as it was made,
+        for ``ws.evidence.verify`` to compare."""
         ids = [run_id] if isinstance(run_id, str) else list(run_id)
         runs = [self._kernel.get_run(r).id for r in ids]
         out = Path(out_dir) if out_dir is not None else Path(f"diptych-report-{runs[0]}")
@@ -147,6 +151,8 @@ class Analysis(Namespace):
             gates=gates,
             agent_sessions=agent_sessions,
             store=self._kernel.path,
+            written=written,
+            cwd=cwd,
         )
 
 

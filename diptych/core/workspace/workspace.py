@@ -11,6 +11,7 @@ manner of ``client.chat.completions``:
 * ``ws.analysis`` (:mod:`.analysis`) — a run's analysis, two runs compared, the report;
 * ``ws.audits`` (:mod:`.audits`) — recorded audits, their gates and diffs;
 * ``ws.findings`` (:mod:`.findings`) — what agent sessions found;
+* ``ws.evidence`` (:mod:`.evidence`) — a report's signed manifest, and its verification;
 * ``ws.lists`` (:mod:`.lists`) — the identity pairs and interventions accepted here;
 * ``ws.preferences`` (:mod:`.preferences`) — what a front end remembers;
 * ``Workspace.plugins`` (:mod:`.plugins`) — the installed plugins, probes and models built.
@@ -34,6 +35,7 @@ from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.audits import Audits
 from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
+from diptych.core.workspace.evidence import Evidence
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.labels import Labels
 from diptych.core.workspace.lists import Lists
@@ -95,6 +97,8 @@ class Workspace:
     lists: Lists
     #: What a front end remembers (the last reviewer, the last run asked for).
     preferences: Preferences
+    #: A report's manifest and SSH signature, and its verification against the records.
+    evidence: Evidence
 
     def __init__(self, store: Store, *, chroma_url: str | None = None) -> None:
         kernel = Kernel(store, chroma_url=chroma_url)
@@ -109,6 +113,7 @@ class Workspace:
         self.audits = Audits(kernel, self.analysis)
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
+        self.evidence = Evidence(kernel, self.analysis, self.audits)
 
     @classmethod
     def open(
