@@ -20,6 +20,7 @@ from diptych.cli import (
     calibrate_cmd,
     compare_cmd,
     doctor_cmd,
+    evidence_cmd,
     metrics,
     plugins_cmd,
     run_cmd,
@@ -80,6 +81,7 @@ def root(
 
 run_cmd.register(app)
 runs_cmd.register(app)
+evidence_cmd.register(app)
 plugins_cmd.register(app)
 compare_cmd.register(app)
 annotate_cmd.register(app)

@@ -20,6 +20,7 @@ from diptych.cli.paths import check_output_file, files_written, prepare_output_d
 from diptych.cli.render import print_result
 from diptych.core.audit.run_status import outcome_words
 from diptych.core.builds import mixed_builds_note
+from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
@@ -316,10 +317,33 @@ def register(app: typer.Typer) -> None:
                 "results do not bear out are dropped and listed.",
             ),
         ] = None,
+        sign: Annotated[
+            Path | None,
+            typer.Option(
+                "--sign",
+                metavar="KEY",
+                help="Sign the report's manifest (every file and stored record it rests on, "
+                "hashed) with this SSH private key (ssh-keygen -Y sign -n diptych-report).",
+            ),
+        ] = None,
+        signer: Annotated[
+            str | None,
+            typer.Option(
+                "--signer",
+                metavar="NAME",
+                help="Who signs, as the verifier's allowed-signers file names them "
+                "(default: the key's comment).",
+            ),
+        ] = None,
     ) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
-        directory."""
+        directory; with --sign, a signed manifest beside it that `diptych verify` checks."""
+        if signer is not None and sign is None:
+            raise UsageError("--signer names who signs with --sign KEY; give the key too")
         with state(ctx).open_workspace() as ws:
+            if sign is not None:
+                # A key that cannot sign is refused before minutes of analysis are spent.
+                ws.evidence.signing_key(sign)
             runs = [ws.runs.get(r).id for r in run_ids]
             target = out or Path(f"diptych-report-{runs[0]}")
             prepare_output_dir(target, "--out")
@@ -335,4 +359,16 @@ def register(app: typer.Typer) -> None:
                     scope=scope,
                     gates=ws.audits.report_gates if scope else None,
                 )
+                if sign is not None:
+                    written["manifest"] = ws.evidence.sign(
+                        target,
+                        runs,
+                        sign,
+                        signer=signer,
+                        label_policy=label_policy,
+                        formats=[f for f in ("html", "md", "json", "pdf") if f in written],
+                        drafted=draft_with is not None,
+                    )
+                    signature = written["manifest"].with_name(written["manifest"].name + ".sig")
+                    written["signature"] = signature
         typer.echo(files_written(written))

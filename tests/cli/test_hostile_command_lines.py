@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -121,6 +123,94 @@ def _empty_list_in_audit(tmp: Path) -> list[str]:
     return ["audit", "check", str(path)]
 
 
+def _report(tmp: Path, files: dict[str, str] | None = None, *, sign: bool = False) -> Path:
+    """A report's directory with a manifest (``files`` as it lists them: the real digests
+    unless given), signed with a new key when ``sign``."""
+    from diptych.core.evidence.manifest import Manifest, report_files
+
+    report = tmp / "report"
+    report.mkdir(exist_ok=True)
+    if not (report / "report.md").exists():
+        (report / "report.md").write_text("# report\n")
+    listed = report_files(report) if files is None else files
+    text = Manifest("2026-01-01T00:00:00Z", "auditor", "0", {"runs": []}, listed).text()
+    (report / "manifest.json").write_text(text)
+    if sign:
+        key = _key(tmp, "signer")
+        subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "diptych-report",
+                        str(report / "manifest.json")], check=True, stdin=subprocess.DEVNULL,
+                       capture_output=True)  # fmt: skip
+    return report
+
+
+def _key(tmp: Path, name: str) -> Path:
+    key = tmp / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
+                   check=True, stdin=subprocess.DEVNULL)  # fmt: skip
+    return key
+
+
+SHA = "0" * 64
+
+
+def _manifest_twice(tmp: Path) -> list[str]:
+    report = _report(tmp)
+    text = (report / "manifest.json").read_text()
+    line = next(ln for ln in text.splitlines() if '"report.md"' in ln)
+    (report / "manifest.json").write_text(text.replace(line, line + ",\n" + line.rstrip(",")))
+    return ["verify", str(report)]
+
+
+def _manifest_path(name: str) -> Callable[[Path], list[str]]:
+    return lambda tmp: ["verify", str(_report(tmp, {name: SHA}))]
+
+
+def _symlink_in_report(tmp: Path) -> list[str]:
+    report = tmp / "report"
+    report.mkdir()
+    (tmp / "outside.md").write_text("# elsewhere\n")
+    (report / "report.md").symlink_to(tmp / "outside.md")
+    (report / "manifest.json").write_text(
+        '{"date": "2026-01-01T00:00:00Z", "diptych_version": "0", "files": {"report.md": "'
+        + SHA + '"}, "format": "diptych-report-manifest", "format_version": 1, "records": {},'
+        ' "report": {"runs": []}, "signer": ""}'
+    )
+    return ["verify", str(report)]
+
+
+def _truncated_manifest(tmp: Path) -> list[str]:
+    report = _report(tmp)
+    text = (report / "manifest.json").read_text()
+    (report / "manifest.json").write_text(text[: len(text) // 2])
+    return ["verify", str(report)]
+
+
+def _oversized_manifest(tmp: Path) -> list[str]:
+    from diptych.core.evidence.manifest import MAX_MANIFEST_BYTES
+
+    report = _report(tmp)
+    # Sparse: the size a reader would have to take in, without the disk holding it.
+    os.truncate(report / "manifest.json", MAX_MANIFEST_BYTES + 1)
+    return ["verify", str(report)]
+
+
+def _wrong_key(tmp: Path) -> list[str]:
+    report = _report(tmp, sign=True)
+    other = _key(tmp, "other")
+    return ["verify", str(report), "--key", f"{other}.pub"]
+
+
+def _no_key(tmp: Path) -> list[str]:
+    return ["verify", str(_report(tmp, sign=True))]
+
+
+def _sign_missing_key(tmp: Path) -> list[str]:
+    from diptych.core.workspace import Workspace
+
+    Workspace.open(tmp / "ws").close()
+    return ["report", "x", "--out", str(tmp / "out"), "--sign", str(tmp / "nokey")]
+
+
 def _static(*args: str) -> Callable[[Path], list[str]]:
     return lambda tmp: list(args)
 
@@ -201,6 +291,18 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "compare --seed -1": _static("compare", "x", "y", "--seed", "-1"),
     "metrics sts --seed -1": _static("metrics", "sts", "--labels", "x.csv", "--seed", "-1"),
     "drill --seed -1": _static("doctor", "drill", "--seed", "-1"),
+    "verify: a manifest listing a file twice": _manifest_twice,
+    "verify: a manifest path with ../": _manifest_path("../secret.md"),
+    "verify: a manifest path in a parent": _manifest_path("figures/../../x.md"),
+    "verify: an absolute manifest path": _manifest_path("/etc/passwd"),
+    "verify: a symlink in the report": _symlink_in_report,
+    "verify: a truncated manifest": _truncated_manifest,
+    "verify: an oversized manifest": _oversized_manifest,
+    "verify: a wrong key": _wrong_key,
+    "verify: a signed report and no key": _no_key,
+    "verify: a --key that does not exist": _static("verify", ".", "--key", "/nonexistent.pub"),
+    "verify: a directory that does not exist": _static("verify", "/nonexistent-report"),
+    "report --sign with a missing key": _sign_missing_key,
     "-p feminine=, (only commas)": _static(
         "run", "pst-text", "-m", "smollm2", "-p", "feminine=,", *DRY
     ),
@@ -242,3 +344,37 @@ def test_two_new_runs_in_one_millisecond_get_two_ids(
     with open_store(tmp_path / "ws") as store:
         ids = {planning.find_or_create_run(store, probe, slots, new=True).id for _ in range(5)}
     assert len(ids) == 5
+
+
+#: What each refused report says is wrong with it.
+REFUSED_REPORTS = {
+    "verify: a manifest listing a file twice": "lists 'report.md' twice",
+    "verify: a manifest path with ../": "a path outside the report's directory",
+    "verify: a manifest path in a parent": "a path outside the report's directory",
+    "verify: an absolute manifest path": "a path outside the report's directory",
+    "verify: a symlink in the report": "is a symbolic link",
+    "verify: a truncated manifest": "is not whole JSON",
+    "verify: an oversized manifest": "more than the 268,435,456 a manifest may have",
+    "verify: a wrong key": "does not verify",
+    "verify: a signed report and no key": "give --allowed-signers FILE or --key PUB",
+    "report --sign with a missing key": "no such key file",
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_REPORTS))
+def test_a_refused_report_says_why_and_writes_nothing(case: str, tmp_path: Path) -> None:
+    args = CASES[case](tmp_path)
+
+    def files() -> dict[Path, int]:
+        # SQLite's own -wal and -shm files, which opening a workspace makes, aside.
+        return {
+            p: p.stat().st_mtime_ns
+            for p in tmp_path.rglob("*")
+            if not p.is_symlink() and p.is_file() and not p.name.endswith(("-wal", "-shm"))
+        }
+
+    before = files()
+    code, err, _ = run_cli(["--store", str(tmp_path / "ws"), *args])
+    assert code in (1, 2) and REFUSED_REPORTS[case] in err, err
+    assert files() == before
+    assert not (tmp_path / "out").exists()
