@@ -22,7 +22,8 @@ audit      audit id                                      the audit file, its nam
 look       audit id / part name                          the part's looks, status and cost
 ========== ============================================= ==========================================
 
-A run's ``updated_at`` is left out: it moves when a run is opened again without any record of
+A record's JSON columns are hashed as the values they encode, not as their text. A run's
+``updated_at`` is left out: it moves when a run is opened again without any record of
 the evidence changing. Flags for review are derived from labels and provenance (both hashed)
 and recomputed at will, so they are not records of their own.
 """
@@ -36,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.audit.record import list_audits
 from diptych.core.builds import builds_by_model
 from diptych.core.evidence.manifest import record_digest
-from diptych.core.store.blobs import _shas
 from diptych.core.trials import sha256_hex
 
 if TYPE_CHECKING:
@@ -46,7 +46,21 @@ Records = dict[str, dict[str, str]]
 
 
 def _rows(store: Store, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
-    return [dict(row) for row in store.db.execute(sql, tuple(args))]
+    return [
+        {k: _value(v) for k, v in dict(row).items()} for row in store.db.execute(sql, tuple(args))
+    ]
+
+
+def _value(value: Any) -> Any:
+    """A column's value as its meaning, not its bytes: JSON text (parameters, payloads,
+    provenance) as the value it encodes, so that the same record written again by another
+    JSON writer (a bundle imported elsewhere) keeps its digest."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _marks(n: int) -> str:
@@ -66,9 +80,7 @@ def collect_records(store: Store, run_ids: Sequence[str], versions: dict[str, st
     for row in _rows(store, f"SELECT * FROM runs WHERE id IN ({marks})", ids):
         row.pop("updated_at", None)
         put("run", row["id"], record_digest(row))
-    keys: set[str] = set()
     for row in _rows(store, f"SELECT * FROM trials WHERE run_id IN ({marks})", ids):
-        keys.add(row["key"])
         put("trial", f"{row['run_id']}/{row['idx']}", record_digest(row))
     results = _rows(
         store,
@@ -79,7 +91,10 @@ def collect_records(store: Store, run_ids: Sequence[str], versions: dict[str, st
     for row in results:
         put("result", row["key"], record_digest(row))
         if row["blob"]:
-            blobs.update(_shas(row["blob"], row["output"]))
+            blobs.add(row["blob"])
+            listed = row["output"].get("blobs") if isinstance(row["output"], dict) else None
+            # An output may list more blobs than its main one (several images of one call).
+            blobs.update(sha for sha in listed or () if isinstance(sha, str))
     for sha in sorted(blobs):
         path = store.blob_path(sha)
         # The bytes on disk, not the name they are filed under: a blob changed in place keeps

@@ -134,7 +134,8 @@ def figures(stated: dict[str, Any], derived: dict[str, Any]) -> list[Figure]:
         a = gates_a[i] if i < len(gates_a) else None
         b = gates_b[i] if i < len(gates_b) else None
         entry = a or b or {}
-        out.append(Figure(f"gate {entry.get('name') or entry.get('figure') or i + 1}", a, b))
+        label = entry.get("label") or entry.get("name") or entry.get("figure") or i + 1
+        out.append(Figure(f"gate {label}", a, b))
     return out
 
 
