@@ -22,6 +22,7 @@ from diptych.core.audit.run_status import outcome_words
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
+from diptych.core.report import parse_formats
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
@@ -340,6 +341,9 @@ def register(app: typer.Typer) -> None:
         directory; with --sign, a signed manifest beside it that `diptych verify` checks."""
         if signer is not None and sign is None:
             raise UsageError("--signer names who signs with --sign KEY; give the key too")
+        if sign is not None and "json" not in parse_formats(formats):
+            # verify re-derives the figures report.json states: a signed report carries it.
+            raise UsageError("--sign needs the json format: add json to --format")
         with state(ctx).open_workspace() as ws:
             if sign is not None:
                 # A key that cannot sign is refused before minutes of analysis are spent.

@@ -133,7 +133,7 @@ def _report(tmp: Path, files: dict[str, str] | None = None, *, sign: bool = Fals
     if not (report / "report.md").exists():
         (report / "report.md").write_text("# report\n")
     listed = report_files(report) if files is None else files
-    text = Manifest("2026-01-01T00:00:00Z", "auditor", "0", {"runs": []}, listed).text()
+    text = Manifest("2026-01-01T00:00:00Z", "auditor", "0", {"runs": ["x"]}, listed).text()
     (report / "manifest.json").write_text(text)
     if sign:
         key = _key(tmp, "signer")
@@ -173,7 +173,7 @@ def _symlink_in_report(tmp: Path) -> list[str]:
     (report / "manifest.json").write_text(
         '{"date": "2026-01-01T00:00:00Z", "diptych_version": "0", "files": {"report.md": "'
         + SHA + '"}, "format": "diptych-report-manifest", "format_version": 1, "records": {},'
-        ' "report": {"runs": []}, "signer": ""}'
+        ' "report": {"runs": ["x"]}, "signer": ""}'
     )
     return ["verify", str(report)]
 
@@ -303,6 +303,10 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "verify: a --key that does not exist": _static("verify", ".", "--key", "/nonexistent.pub"),
     "verify: a directory that does not exist": _static("verify", "/nonexistent-report"),
     "report --sign with a missing key": _sign_missing_key,
+    "report --sign without the json format": _static(
+        "report", "x", "--format", "html", "--sign", "key"
+    ),
+    "report --signer without --sign": _static("report", "x", "--signer", "auditor"),
     "-p feminine=, (only commas)": _static(
         "run", "pst-text", "-m", "smollm2", "-p", "feminine=,", *DRY
     ),

@@ -203,6 +203,7 @@ def _manifest(raw: Any, path: Path) -> Manifest:
     if (
         not isinstance(report, dict)
         or not isinstance(report.get("runs"), list)
+        or not report["runs"]
         or not all(isinstance(r, str) for r in report["runs"])
     ):
         raise bad("'report' does not name the report's runs")

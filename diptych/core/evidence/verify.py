@@ -25,8 +25,8 @@ from typing import Any
 REL_TOL = 1e-9
 ABS_TOL = 1e-12
 
-#: The parts of report.json that hold figures, each a list whose entries are figures, and how
-#: an entry is named.
+#: Dates and times (left out of printed numbers), numbers as a reader sees them, and the
+#: lines of commands (left out: they name the workspace by a path from where the report is).
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?")
 _NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?(?:e[−+-]?\d+)?%?")
 _COMMAND = re.compile(r"--store|\bdiptych (?:run|report|audit|resume)\b")
@@ -47,7 +47,8 @@ class Figure:
     def difference(self) -> str:
         path = first_path_differing(self.stated, self.derived)
         where = f" ({path})" if path else ""
-        return f"{self.name}{where}: the report states {_short(_at(self.stated, path))}, the records give {_short(_at(self.derived, path))}"  # noqa: E501
+        stated, derived = _short(_at(self.stated, path)), _short(_at(self.derived, path))
+        return f"{self.name}{where}: the report states {stated}, the records give {derived}"
 
 
 def _short(value: Any) -> str:

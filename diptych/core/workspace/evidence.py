@@ -26,6 +26,15 @@ from diptych.core.workspace.base import Kernel, Namespace
 
 #: The formats verify makes again to compare: the PDF is checked by its digest alone.
 _COMPARED = ("json", "md", "html")
+#: The order records are compared in: a version changed explains every difference after it,
+#: a run changed every trial of it, and so on down to what rests on the rest.
+_KIND_ORDER = {
+    kind: i
+    for i, kind in enumerate(
+        ("version", "run", "trial", "result", "blob", "build", "subject", "label", "removed",
+         "note", "calibration", "audit", "look")
+    )  # fmt: skip
+}
 
 
 @dataclass
@@ -161,7 +170,8 @@ class Evidence(Namespace):
                     "the workspace the report came from (--store), or import its bundle"
                 )
         records = collect_records(self._kernel.store, runs, self._versions(runs))
-        for kind in sorted(set(manifest.records) | set(records)):
+        kinds = set(manifest.records) | set(records)
+        for kind in sorted(kinds, key=lambda k: (_KIND_ORDER.get(k, len(_KIND_ORDER)), k)):
             difference = mf.first_difference(
                 kind, manifest.records.get(kind, {}), records.get(kind, {})
             )
