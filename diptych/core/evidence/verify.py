@@ -135,8 +135,8 @@ def figures(stated: dict[str, Any], derived: dict[str, Any]) -> list[Figure]:
         a = gates_a[i] if i < len(gates_a) else None
         b = gates_b[i] if i < len(gates_b) else None
         entry = a or b or {}
-        label = entry.get("label") or entry.get("name") or entry.get("figure") or i + 1
-        out.append(Figure(f"gate {label}", a, b))
+        gate = entry.get("label") or entry.get("name") or entry.get("figure") or str(i + 1)
+        out.append(Figure(f"gate {gate}", a, b))
     return out
 
 
