@@ -13,6 +13,7 @@ manner of ``client.chat.completions``:
 * ``ws.findings`` (:mod:`.findings`) — what agent sessions found;
 * ``ws.lists`` (:mod:`.lists`) — the identity pairs and interventions accepted here;
 * ``ws.preferences`` (:mod:`.preferences`) — what a front end remembers;
+* ``ws.bundles`` (:mod:`.bundles`) — evidence bundles out of and into the workspace;
 * ``Workspace.plugins`` (:mod:`.plugins`) — the installed plugins, probes and models built.
 
 Opening and closing a workspace, and what belongs to the workspace as a whole, are here.
@@ -34,6 +35,7 @@ from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.audits import Audits
 from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
+from diptych.core.workspace.bundles import Bundles
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.labels import Labels
 from diptych.core.workspace.lists import Lists
@@ -95,6 +97,8 @@ class Workspace:
     lists: Lists
     #: What a front end remembers (the last reviewer, the last run asked for).
     preferences: Preferences
+    #: Evidence bundles: a run's or an audit's records carried to another workspace.
+    bundles: Bundles
 
     def __init__(self, store: Store, *, chroma_url: str | None = None) -> None:
         kernel = Kernel(store, chroma_url=chroma_url)
@@ -109,6 +113,7 @@ class Workspace:
         self.audits = Audits(kernel, self.analysis)
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
+        self.bundles = Bundles(kernel)
 
     @classmethod
     def open(
