@@ -106,8 +106,10 @@ class ArchiveReader:
                 self.members = self._tar_listing()
         except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as error:
             self.close()
+            # tarfile's message lists every compression it tried, one a line: not said.
+            why = "" if isinstance(error, tarfile.TarError) else f" ({error})"
             raise BundleError(
-                f"{path}: not a whole zip or tar archive ({error}); it may be truncated: "
+                f"{path}: not a whole zip or tar archive{why}; it may be truncated: "
                 "copy the bundle again"
             ) from None
         total = sum(m.size for m in self.members.values())
@@ -124,8 +126,10 @@ class ArchiveReader:
         out: dict[str, Member] = {}
         for info in self._zip.infolist():
             name = safe_name(info.filename, str(self.path))
-            mode = info.external_attr >> 16
-            if info.is_dir() or (mode and not stat.S_ISREG(mode)):
+            # Unix zips keep the file type in the high bits (a symlink's is S_IFLNK); others
+            # keep none, and their members are files.
+            kind = stat.S_IFMT(info.external_attr >> 16)
+            if info.is_dir() or (kind and kind != stat.S_IFREG):
                 raise BundleError(
                     f"{self.path}: member '{name}' is not a regular file (a link or a "
                     f"directory); the bundle is unsafe, refused: {_AGAIN}"
