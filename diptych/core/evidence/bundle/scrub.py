@@ -35,6 +35,8 @@ _SECRET_NAME = re.compile(
 _SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
 #: Shorter values are too common to be told from ordinary text.
 _MIN_SECRET_LENGTH = 8
+#: OpenAI-style secret keys (sk-..., sk-proj-...), as the model plugins' own redaction knows them.
+_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
 _USERINFO = re.compile(r"(?<=://)[^/@\s\"']+@")
 _SECRET_QUERY = re.compile(
     r"(?P<name>[?&][^=&\s\"']*(?:key|token|secret|passw|pwd|auth|sig|credential|session)"
@@ -70,6 +72,7 @@ class Scrubber:
         out = value
         for secret in self._secrets:
             out = out.replace(secret, REDACTED)
+        out = _KEY.sub("sk-" + REDACTED, out)
         out = _USERINFO.sub("", out)
         out = _SECRET_QUERY.sub(lambda m: m.group("name") + REDACTED, out)
         if out != value:
