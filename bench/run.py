@@ -38,6 +38,8 @@ AREAS = {
     "ppi": "bench.ppi.figures",
     "sequential": "bench.sequential.figures",
     "measure": "bench.measure",
+    # Its figures are named evidence.*, beside the other evidence figures.
+    "evidence_bundle": "bench.evidence_bundle",
 }
 
 
