@@ -13,12 +13,21 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from diptych.core.errors import MissingDependencyError
 from diptych.core.evidence.bundle.layout import BundleError, TableSpec
 
-_ARROW = {"text": pa.string(), "int": pa.int64(), "real": pa.float64()}
+
+def _arrow() -> tuple[Any, Any]:
+    """pyarrow and its Parquet module, imported where a table is written or read (opening a
+    workspace does not load them)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as error:
+        raise MissingDependencyError("pyarrow", "evidence", "an evidence bundle") from error
+    return pa, pq
+
+
 _PYTHON: dict[str, tuple[type, ...]] = {"text": (str,), "int": (int,), "real": (float, int)}
 
 _SUBJECT_JOIN = "JOIN subjects s ON s.id = x.subject_id"
@@ -95,8 +104,10 @@ def _has_table(db: sqlite3.Connection, name: str) -> bool:
 
 
 def to_parquet(spec: TableSpec, rows: list[dict[str, Any]]) -> bytes:
+    pa, pq = _arrow()
+    arrow = {"text": pa.string(), "int": pa.int64(), "real": pa.float64()}
     schema = pa.schema(
-        [pa.field(c.name, _ARROW[c.kind], nullable=c.nullable) for c in spec.columns]
+        [pa.field(c.name, arrow[c.kind], nullable=c.nullable) for c in spec.columns]
     )
     table = pa.Table.from_pylist(rows, schema=schema)
     sink = io.BytesIO()
@@ -106,6 +117,7 @@ def to_parquet(spec: TableSpec, rows: list[dict[str, Any]]) -> bytes:
 
 def from_parquet(spec: TableSpec, data: bytes, where: str) -> list[dict[str, Any]]:
     """The rows of a staged table, every column checked against the layout."""
+    pa, pq = _arrow()
     try:
         table = pq.read_table(io.BytesIO(data))
     except (pa.ArrowException, OSError) as error:
