@@ -135,6 +135,15 @@ def linked(kind: bytes) -> Callable[[Path, Members], Path]:
     return make
 
 
+def file_and_directory(tmp: Path, good: Members) -> Path:
+    # "report/a" is a file and the directory of "report/a/b": both cannot be unpacked.
+    manifest = manifest_of(good)
+    extra = {"report/a": b"x", "report/a/b": b"y"}
+    for name, data in extra.items():
+        manifest["members"].append({"path": name, "sha256": sha256_hex(data), "size": 1})
+    return zip_of(tmp / "b.zip", {**with_manifest(good, manifest), **extra})
+
+
 def listed_twice(tmp: Path, good: Members) -> Path:
     manifest = manifest_of(good)
     manifest["members"].append(manifest["members"][-1])
@@ -171,6 +180,7 @@ CASES: dict[str, tuple[Callable[[Path, Members], Path], str]] = {
     "symlink in tar": (linked(tarfile.SYMTYPE), "is a symlink; the bundle is unsafe"),
     "hard link in tar": (linked(tarfile.LNKTYPE), "is a hard link; the bundle is unsafe"),
     "member listed twice": (listed_twice, "twice"),
+    "a file named as a directory": (file_and_directory, "member 'report/a/b' cannot be unpacked"),
     "member in the archive twice": (archive_twice, "is in the archive twice"),
     "member missing": (missing, "is not in the archive (1 missing): the bundle is truncated"),
     "member unlisted": (unlisted, "is not in the manifest; the bundle was altered"),
@@ -210,3 +220,20 @@ def test_the_good_bundle_these_are_made_from_imports(good: Members, tmp_path: Pa
                               "--max-gb", "0.001"])  # fmt: skip
     assert code == 0, err
     assert ": 1 runs, 2 trials, 2 results, 2 subjects; 2 blobs added" in out
+
+
+def test_a_bundle_over_the_total_limit_is_refused_before_unpacking(
+    good: Members, tmp_path: Path
+) -> None:
+    from diptych.core.evidence.bundle import BundleError, BundleLimits
+    from diptych.core.workspace import Workspace
+
+    bundle = zip_of(tmp_path / "b.zip", good)
+    # Every member is within its own limit; together they are not.
+    limits = BundleLimits(total_bytes=4096, member_bytes=1024**2)
+    with Workspace.open(tmp_path / "ws") as ws:
+        with pytest.raises(BundleError, match=r"over the limit of \d+ members and 4096 bytes; "
+                           "refused before unpacking"):  # fmt: skip
+            ws.bundles.import_file(bundle, limits=limits)
+        assert ws.runs.list() == []
+    assert not list((tmp_path / "ws").glob(".bundle-import-*"))

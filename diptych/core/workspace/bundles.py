@@ -27,18 +27,15 @@ class Bundles(Namespace):
 
     def scope(self, ref: str) -> tuple[list[str], list[str], Path | None]:
         """The runs and recorded audits ``ref`` (a run or an audit) takes with it, and the
-        recorded report directory of an audit. A run takes the recorded audits made of it
-        alone, so that its report keeps their gates."""
+        recorded report directory of an audit. A run takes the recorded audits it is a part of
+        (their records, not their other runs), so that its report keeps their gates and a
+        signed report's manifest finds every record it names."""
         try:
             run = self._kernel.get_run(ref)
         except RunNotFoundError:
             run = None
         if run is not None:
-            audits = [
-                a.id
-                for a in record.list_audits(self._store)
-                if a.run_ids == [run.id]
-            ]
+            audits = [a.id for a in record.list_audits(self._store) if run.id in a.run_ids]
             return [run.id], audits, None
         audit = record.get_audit(self._store, ref)
         if audit is None:

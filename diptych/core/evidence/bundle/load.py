@@ -155,13 +155,20 @@ def stage(reader: ArchiveReader, listed: dict[str, dict[str, Any]], staging: Pat
         target = (staging / path).resolve()
         if not target.is_relative_to(root):  # safe_name already refuses this: belt and braces
             raise BundleError(f"{reader.path}: member '{path}' escapes the staging directory")
-        target.parent.mkdir(parents=True, exist_ok=True)
         digest, size = hashlib.sha256(), 0
-        with open(target, "xb") as handle:
-            for chunk in reader.chunks(path, member["size"]):
-                digest.update(chunk)
-                size += len(chunk)
-                handle.write(chunk)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "xb") as handle:
+                for chunk in reader.chunks(path, member["size"]):
+                    digest.update(chunk)
+                    size += len(chunk)
+                    handle.write(chunk)
+        except OSError as error:
+            # A member named like another's directory ("a" and "a/b"), or a full disk.
+            raise BundleError(
+                f"{reader.path}: member '{path}' cannot be unpacked ({error.strerror}); "
+                f"{_AGAIN}"
+            ) from None
         if size != member["size"] or digest.hexdigest() != member["sha256"]:
             raise BundleError(
                 f"{reader.path}: member '{path}' has a SHA-256 other than its manifest states; "
