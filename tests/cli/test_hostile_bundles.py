@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import stat
 import tarfile
 import zipfile
 from collections.abc import Callable
@@ -144,6 +145,21 @@ def file_and_directory(tmp: Path, good: Members) -> Path:
     return zip_of(tmp / "b.zip", {**with_manifest(good, manifest), **extra})
 
 
+def zip_symlink(tmp: Path, good: Members) -> Path:
+    # A zip keeps a symlink as a member whose mode says S_IFLNK and whose data is its target.
+    manifest = manifest_of(good)
+    target = b"/etc/passwd"
+    manifest["members"].append(
+        {"path": "report/passwd", "sha256": sha256_hex(target), "size": len(target)}
+    )
+    path = zip_of(tmp / "b.zip", with_manifest(good, manifest))
+    with zipfile.ZipFile(path, "a") as archive:
+        info = zipfile.ZipInfo("report/passwd")
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(info, target)
+    return path
+
+
 def listed_twice(tmp: Path, good: Members) -> Path:
     manifest = manifest_of(good)
     manifest["members"].append(manifest["members"][-1])
@@ -179,6 +195,7 @@ CASES: dict[str, tuple[Callable[[Path, Members], Path], str]] = {
     "absolute path": (climbing("/tmp/escaped.txt"), "is not a relative path inside the bundle"),
     "symlink in tar": (linked(tarfile.SYMTYPE), "is a symlink; the bundle is unsafe"),
     "hard link in tar": (linked(tarfile.LNKTYPE), "is a hard link; the bundle is unsafe"),
+    "symlink in zip": (zip_symlink, "is not a regular file (a link or a directory)"),
     "member listed twice": (listed_twice, "twice"),
     "a file named as a directory": (file_and_directory, "member 'report/a/b' cannot be unpacked"),
     "member in the archive twice": (archive_twice, "is in the archive twice"),
