@@ -40,6 +40,8 @@ AREAS = {
     "measure": "bench.measure",
     "tone": "bench.tone",
     "evidence": "bench.evidence",
+    # Its figures are named evidence.*, beside the other evidence figures.
+    "evidence_bundle": "bench.evidence_bundle",
 }
 
 

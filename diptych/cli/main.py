@@ -17,6 +17,7 @@ from diptych.cli import (
     agreement_cmd,
     annotate_cmd,
     audit_cmd,
+    bundle_cmd,
     calibrate_cmd,
     compare_cmd,
     doctor_cmd,
@@ -82,6 +83,7 @@ def root(
 run_cmd.register(app)
 runs_cmd.register(app)
 evidence_cmd.register(app)
+bundle_cmd.register(app)
 plugins_cmd.register(app)
 compare_cmd.register(app)
 annotate_cmd.register(app)

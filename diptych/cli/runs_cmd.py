@@ -14,6 +14,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from diptych.cli.bundle_cmd import export_bundle
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
@@ -272,13 +273,41 @@ def register(app: typer.Typer) -> None:
     @app.command("export")
     def export(
         ctx: typer.Context,
-        run_id: RunIdArgument,
+        run_id: Annotated[
+            str,
+            typer.Argument(
+                metavar="RUN_ID|AUDIT",
+                help="Run id (a unique prefix will do); with --bundle, a recorded audit too.",
+            ),
+        ],
         fmt: Annotated[Literal["csv", "jsonl"], typer.Option("--format")] = "jsonl",
         out: Annotated[
             Path | None, typer.Option("--out", "-o", help="File (default stdout).")
         ] = None,
+        bundle: Annotated[
+            Path | None,
+            typer.Option(
+                "--bundle",
+                help="Write an evidence bundle (.zip, .tar or .tar.gz) instead: every record "
+                "as Parquet, images and long texts, the report directory, a SHA-256 manifest.",
+            ),
+        ] = None,
+        report_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--report",
+                help="With --bundle: the report directory to carry (an audit's recorded "
+                "report by default).",
+            ),
+        ] = None,
     ) -> None:
-        """Export every trial with its result and labels as CSV or JSON lines."""
+        """Export every trial with its result and labels as CSV or JSON lines, or a run's or
+        an audit's evidence as a bundle another workspace imports (``diptych import``)."""
+        if bundle is not None:
+            export_bundle(ctx, run_id, bundle, report_dir)
+            return
+        if report_dir is not None:
+            raise UsageError("--report goes with --bundle; a report is written by 'diptych report'")
         if out is not None:
             check_output_file(out, "--out")
         with state(ctx).open_workspace() as ws:

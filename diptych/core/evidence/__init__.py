@@ -5,6 +5,10 @@ and the pieces ``verify`` uses to re-derive every figure the report states.
 stored records a report rests on, one digest each), :mod:`.signing` (SSHSIG signatures through
 ``ssh-keygen`` and ``sshsig``) and :mod:`.verify` (a report's figures and printed numbers
 against the same report made again). ``Workspace.evidence`` puts them together.
+
+:mod:`.bundle` carries a run's or an audit's records, blobs and report directory to another
+workspace in open formats (Parquet tables, a manifest of SHA-256 digests), offline
+(``Workspace.bundles``).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ manner of ``client.chat.completions``:
 * ``ws.evidence`` (:mod:`.evidence`) — a report's signed manifest, and its verification;
 * ``ws.lists`` (:mod:`.lists`) — the identity pairs and interventions accepted here;
 * ``ws.preferences`` (:mod:`.preferences`) — what a front end remembers;
+* ``ws.bundles`` (:mod:`.bundles`) — evidence bundles out of and into the workspace;
 * ``Workspace.plugins`` (:mod:`.plugins`) — the installed plugins, probes and models built.
 
 Opening and closing a workspace, and what belongs to the workspace as a whole, are here.
@@ -36,6 +37,7 @@ from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.audits import Audits
 from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
 from diptych.core.workspace.evidence import Evidence
+from diptych.core.workspace.bundles import Bundles
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.labels import Labels
 from diptych.core.workspace.lists import Lists
@@ -99,6 +101,8 @@ class Workspace:
     preferences: Preferences
     #: A report's manifest and SSH signature, and its verification against the records.
     evidence: Evidence
+    #: Evidence bundles: a run's or an audit's records carried to another workspace.
+    bundles: Bundles
 
     def __init__(self, store: Store, *, chroma_url: str | None = None) -> None:
         kernel = Kernel(store, chroma_url=chroma_url)
@@ -114,6 +118,7 @@ class Workspace:
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
         self.evidence = Evidence(kernel, self.analysis, self.audits)
+        self.bundles = Bundles(kernel)
 
     @classmethod
     def open(
