@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 #: Figures that describe a run but are not a bias figure the verdict states.
 _NOT_HEADLINE = re.compile(
     r"refusal|neither|P\(he\) \+ P\(she\)|t-test p|labels by|drawn|corrected|Pearson"
-    r"|excess|share of|MinSkew|min_skew",
+    r"|excess|share of|MinSkew|min_skew"
+    # Perceived skin tone: a band's share (its test is of a share of 0) and the figures of one
+    # gender × tone cell describe; the verdict states each band's imbalance and the tone gap.
+    r"|tone share|share feminine|-stereotyped, Monk",
     re.IGNORECASE,
 )
 PUBLISHED_FILE = "published_values.yaml"

@@ -31,8 +31,8 @@ STEREOTYPE = {"carpenter": "masculine", "sheriff": "masculine", "nurse": "femini
 
 
 def _person(position: str, identity: str) -> Person:
-    labels = {"human:a": GENDER[identity], "skin-tone": f"monk-{TONE[identity]}"}
-    return Person(position, identity, STEREOTYPE[identity], labels)
+    tone = {"skin-tone": f"monk-{TONE[identity]}"}
+    return Person(position, identity, STEREOTYPE[identity], {"human:a": GENDER[identity]}, tone)
 
 
 def _images() -> list[Image]:
@@ -128,3 +128,13 @@ def test_every_tone_number_is_declared_for_gates(result: ProbeResult) -> None:
     tone = [n for n in result.numbers if "tone" in n or "Monk" in n]
     assert "occupation: tone gap paired" in tone
     assert undeclared(declared, tone) == []
+
+
+def test_a_tone_reference_or_minimum_that_cannot_be_read_is_refused_before_the_run() -> None:
+    from pydantic import ValidationError
+
+    assert PSTParams(tone_reference="1,2,1").tone_reference == "1,2,1"
+    with pytest.raises(ValidationError, match="ten weights"):
+        PSTParams(tone_reference="light skin")
+    with pytest.raises(ValidationError, match="min_cell"):
+        PSTParams(min_cell=1)

@@ -43,7 +43,10 @@ METHOD = (
     "less the feminine-stereotyped one's: above 0, that identity is drawn darker; its interval "
     "resamples both identity lists as the STS's does, and a gate can name it. Cells of gender × "
     'tone band with fewer than {min_cell} persons say "too few to say"; gates over several cells '
-    "are adjusted together by Holm's step-down."
+    "are adjusted together by Holm's step-down. "
+    "The figures are those of the tone labels as they are — each table's note names whose they "
+    "are — with no correction for an annotator's errors: none is measured yet against people's "
+    "tone labels, so where the skin-tone annotator gave them, its misreadings are in them."
 )
 
 VALIDATION = (

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from diptych.core.labels import CANNOT_IDENTIFY, SubjectLabel, automatic_order, choose_label
+from diptych.core.labels import SubjectLabel, automatic_order, choose_label
+from diptych.core.labels_tone import TONE, monk_step, tone_label
 from diptych.core.metrics.tone import (
     BAND_NAMES,
     NO_TONE,
@@ -35,29 +36,15 @@ from diptych.plugins.probes._pst_scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels, policy_of, readable_labels
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix
 
-#: The label dimension of a perceived skin tone.
-TONE = "tone"
 SETTINGS = ("paired", "single")
 
 
-def monk_step(label: str) -> int | None:
-    """The step 1–10 of a tone label (``monk-3``), 0 for cannot_identify, None for another
-    word."""
-    text = label.strip().lower()
-    if text == CANNOT_IDENTIFY:
-        return NO_TONE
-    if text.startswith("monk-") and text[5:].isdigit() and 1 <= int(text[5:]) <= 10:
-        return int(text[5:])
-    return None
-
-
 def tone_labels(run: RunView) -> dict[tuple[int, str], list[SubjectLabel]]:
-    """Every tone label but the probe's own, by subject (trial index, position)."""
+    """Every tone label but the probe's own, by subject (trial index, position); a label
+    outside the tone vocabulary is left out."""
     out: dict[tuple[int, str], list[SubjectLabel]] = {}
-    for lab in run.labels():
-        if lab.kind == "self" or getattr(lab, "dimension", TONE) != TONE:
-            continue
-        if monk_step(lab.label) is not None:
+    for lab in run.labels(dimension=TONE):
+        if lab.kind != "self" and tone_label(lab.label) is not None:
             out.setdefault(lab.subject, []).append(lab)
     return out
 
@@ -87,7 +74,7 @@ def collect_tones(run: RunView, labels: PSTLabels) -> dict[GroupKey, TonePersons
         return {}
     policy = policy_of(run)
     genders, _ = readable_labels(run)
-    tone_auto = automatic_order(lab for labs in tones.values() for lab in labs)
+    tone_auto = automatic_order((lab for labs in tones.values() for lab in labs), TONE)
     out: dict[GroupKey, TonePersons] = {}
     for trial in run.trials:
         result = run.result(trial)
@@ -100,7 +87,7 @@ def collect_tones(run: RunView, labels: PSTLabels) -> dict[GroupKey, TonePersons
         persons.scene[trial.idx] = {s.meta["stereotype"]: s.meta["identity"] for s in subjects}
         for subject in subjects:
             labs = tones.get((trial.idx, subject.position), [])
-            chosen_tone = choose_label(labs, tone_auto, policy)
+            chosen_tone = choose_label(labs, tone_auto, policy, TONE)
             if chosen_tone is None:
                 continue
             gender = choose_label(
