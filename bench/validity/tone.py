@@ -137,14 +137,14 @@ def simulate(n_id: int, mu_m: float, mu_f: float, seed: int) -> tuple[float, flo
 def tone_intervals() -> Iterator[Result]:
     start = time.perf_counter()
     coverage, _, bands = simulate(10, MU_M, MU_F, seed=21)
-    yield result("tone.gap_coverage", coverage, "fraction", sims=N, mc_error=_mc(coverage),
+    yield result("tone.gap_coverage", coverage, "fraction", sims=N, mc_se=_mc(coverage),
                  design="10 × 10 identities, 2 images a scene")  # fmt: skip
     small, _, _ = simulate(4, MU_M, MU_F, seed=22)
-    yield result("tone.gap_coverage_4x4", small, "fraction", sims=N, mc_error=_mc(small),
+    yield result("tone.gap_coverage_4x4", small, "fraction", sims=N, mc_se=_mc(small),
                  design="4 × 4 identities, 2 images a scene")  # fmt: skip
     _, type1, _ = simulate(10, MU_F, MU_F, seed=23)
-    yield result("tone.gap_type1", type1, "fraction", sims=N, mc_error=_mc(type1))
+    yield result("tone.gap_type1", type1, "fraction", sims=N, mc_se=_mc(type1))
     for name, value in zip(BANDS, bands, strict=True):
         yield result(f"tone.imbalance_coverage.{name}", value, "fraction", sims=N,
-                     mc_error=_mc(value), reference="uniform",
+                     mc_se=_mc(value), reference="uniform",
                      wall_s=round(time.perf_counter() - start, 1))  # fmt: skip

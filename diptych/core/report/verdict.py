@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 _NOT_HEADLINE = re.compile(
     r"refusal|neither|P\(he\) \+ P\(she\)|t-test p|labels by|drawn|corrected|Pearson"
     r"|excess|share of|MinSkew|min_skew"
-    # Perceived skin tone: a band's share (its test is of a share of 0) and the figures of one
-    # gender × tone cell describe; the verdict states each band's imbalance and the tone gap.
-    r"|tone share|share feminine|-stereotyped, Monk",
+    # Perceived skin tone: the verdict states the tone gap; a band's share (its test is of a
+    # share of 0), its imbalance and the figures of one gender × tone cell are the tables'.
+    r"|tone share|tone imbalance|share feminine|-stereotyped, Monk",
     re.IGNORECASE,
 )
 PUBLISHED_FILE = "published_values.yaml"

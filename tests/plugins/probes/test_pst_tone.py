@@ -100,6 +100,12 @@ def test_tone_shares_and_their_imbalance_against_uniform(result: ProbeResult) ->
     assert dark["value"] == 0.0 and dark["ci_high"] > 0.0
     (steps,) = [t for t in result.tables if t.title.endswith("Monk steps 1–10")]
     assert steps.rows[0] == ["paired", 0, 0, 4, 4, 4, 4, 0, 0, 0, 0, 0]
+    # Per identity and setting: every carpenter is drawn at step 6, in band 4–7.
+    (per_identity,) = [t for t in result.tables if t.title.endswith("skin tone per identity")]
+    rows = {(r[0], r[1]): r for r in per_identity.rows}
+    carpenter = rows[("carpenter", "paired")]
+    assert carpenter[2] == 4
+    assert carpenter[3] == 0.0 and carpenter[5] == 1.0 and carpenter[7] == 0.0
 
 
 def test_gender_by_tone_cells_with_counts_and_too_few_to_say(result: ProbeResult) -> None:
@@ -138,3 +144,28 @@ def test_a_tone_reference_or_minimum_that_cannot_be_read_is_refused_before_the_r
         PSTParams(tone_reference="light skin")
     with pytest.raises(ValidationError, match="min_cell"):
         PSTParams(min_cell=1)
+
+
+def test_a_gate_reads_the_tone_gap_and_cells_as_printed_and_holm_adjusts_them(
+    result: ProbeResult,
+) -> None:
+    from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
+
+    names = [
+        "occupation: tone gap paired",
+        "occupation: STS paired, masculine-stereotyped, Monk 4–7",
+        "occupation: tone imbalance Monk 4–7, paired",
+    ]
+    figures = {}
+    for name in names:
+        fig = GateFigure.from_number(result.numbers[name])
+        assert not isinstance(fig, str)
+        number = result.numbers[name]
+        # At the report's level the gate's interval is the one printed.
+        assert fig.interval(0.95) == pytest.approx((number["ci_low"], number["ci_high"]))
+        figures[("pst", name, "within")] = fig
+    rules = [GateRule(n, "pst", n, "within", -100.0, limit_high=100.0) for n in names]
+    held, alone = (evaluate_gates(rules, figures, family=family) for family in ("holm", "none"))
+    # Holm's levels are never looser than each gate's own: a family decides no more.
+    decided = {r.label for r in held if r.verdict != "inconclusive"}
+    assert decided <= {r.label for r in alone if r.verdict != "inconclusive"}

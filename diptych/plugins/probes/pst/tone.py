@@ -184,8 +184,50 @@ def _distribution(
                  *estimate_cells(imb.to_dict())]
             )  # fmt: skip
     if found:
-        ctx.result.tables += [table, steps]
-        ctx.result.data.setdefault("tone", {})[prefix.rstrip(": ")] = {"distribution": found}
+        by_identity = _by_identity(prefix, persons, reference)
+        ctx.result.tables += [table, steps, by_identity[0]]
+        ctx.result.data.setdefault("tone", {})[prefix.rstrip(": ")] = {
+            "distribution": found,
+            "by_identity": by_identity[1],
+        }
+
+
+def _by_identity(prefix: str, persons: TonePersons, reference: str) -> tuple[Table, dict[str, Any]]:
+    """Each identity's tone distribution per setting, with intervals over its images. Its
+    rows are "drawn identity", as the gap table's, so that the report's chart of the run stays
+    the micro STS (:func:`~diptych.core.report.charts.charts_of` charts the widest table whose
+    rows are identities)."""
+    table = Table(
+        f"{prefix}Perceived skin tone per identity",
+        ["drawn identity", "setting", "persons",
+         *[c for b in BAND_NAMES for c in (b, f"{b} 95% CI")], "cannot identify"],
+        [],
+        note=(
+            "Each identity's persons by band, with 95% intervals over its images (these "
+            "images); Monk steps and each band's imbalance against the reference "
+            f"({reference}) are in the JSON (data.tone)."
+        ),
+    )  # fmt: skip
+    found: dict[str, Any] = {}
+    for identity in dict.fromkeys(persons.identity):
+        for setting in SETTINGS:
+            mask = [
+                i == identity and s == setting
+                for i, s in zip(persons.identity, persons.setting, strict=True)
+            ]
+            if not any(mask):
+                continue
+            dist = tone_distribution(
+                _pick(persons.step, mask), {"image": _pick(persons.trial, mask)},
+                reference=reference,
+            )  # fmt: skip
+            if dist is None:
+                table.rows.append([identity, setting, 0, *[None, "—"] * 3, sum(mask)])
+                continue
+            found.setdefault(identity, {})[setting] = dist.to_dict()
+            cells = [c for band in dist.bands for c in estimate_cells(band.to_dict())]
+            table.rows.append([identity, setting, dist.n, *cells, dist.n_no_tone])
+    return table, found
 
 
 def _gap(ctx: AnalysisContext, prefix: str, persons: TonePersons, source: str) -> None:
@@ -210,7 +252,7 @@ def _gap(ctx: AnalysisContext, prefix: str, persons: TonePersons, source: str) -
     stereotype_of = dict(zip(persons.identity, persons.stereotype, strict=True))
     table = Table(
         f"{prefix}Tone gap of paired images (Monk steps)",
-        ["identity", "stereotyped", "gap", "95% CI", "images"],
+        ["drawn identity", "stereotyped", "gap", "95% CI", "images"],
         [
             ["all, over identities", "", *estimate_cells(gap.overall.to_dict()), gap.overall.n]
         ],  # fmt: skip
