@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.cli import call
 
+from diptych.core import plugins
 from diptych.core.store import open_store
 from diptych.testing import FakeOpenAIServer
 from diptych.testing.pairs_photos import PairsPhotoService
@@ -23,6 +25,22 @@ SUBSET = ["-p", "aspects=occupation", "-p", "masculine=carpenter,sheriff,driver"
           "-p", "feminine=nurse,editor,baker", "-p", "samples_single=1"]  # fmt: skip
 
 
+@pytest.fixture
+def skin_tone_registered() -> Iterator[None]:
+    """The skin-tone annotator, by hand where the installed package's entry points predate it."""
+    import diptych.plugins.annotators.skin_tone as skin_tone
+
+    if "skin-tone" in plugins.load_plugins().annotators:
+        yield
+        return
+    name = plugins.register_plugin(skin_tone, "skin-tone-end-to-end")
+    try:
+        yield
+    finally:
+        plugins.unregister_plugin(name)
+
+
+@pytest.mark.usefixtures("skin_tone_registered")
 def test_a_pst_run_on_pairs_photographs_reports_its_tone_gap_and_gender_by_tone_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
