@@ -23,11 +23,11 @@ class Person:
     stereotype: str
     #: annotator -> label
     labels: dict[str, str] = field(default_factory=dict)
-    #: annotator -> perceived skin tone label (``monk-1`` ... ``monk-10``, cannot_identify)
-    tones: dict[str, str] = field(default_factory=dict)
     occupation: str | None = None
     role: str | None = None
     power: str | None = None
+    #: annotator -> perceived skin tone label (``monk-1`` ... ``monk-10``, cannot_identify)
+    tones: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -32,7 +32,9 @@ STEREOTYPE = {"carpenter": "masculine", "sheriff": "masculine", "nurse": "femini
 
 def _person(position: str, identity: str) -> Person:
     tone = {"skin-tone": f"monk-{TONE[identity]}"}
-    return Person(position, identity, STEREOTYPE[identity], {"human:a": GENDER[identity]}, tone)
+    return Person(
+        position, identity, STEREOTYPE[identity], {"human:a": GENDER[identity]}, tones=tone
+    )
 
 
 def _images() -> list[Image]:
