@@ -249,3 +249,6 @@ for _module in (
     _names = _declared(_module)
     if _names:
         _external_bench(_module, _names)
+
+# The perceived-skin-tone figures' coverage (figures named tone.*) is declared by its module.
+importlib.import_module("bench.validity.tone")

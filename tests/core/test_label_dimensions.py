@@ -166,7 +166,9 @@ def test_one_reviewer_labels_a_person_in_both_dimensions(tmp_path: Path) -> None
 def _figures(ws: Workspace, run: str) -> str:
     result = ws.analysis.analyze(run)
     agreement = ws.annotators.agreement(run, n_boot=50, seed=1)
-    return json.dumps([result.numbers, repr(agreement)], sort_keys=True, default=str)
+    # Tone labels add the perceived-skin-tone figures; every gender figure stays as it was.
+    gender = {k: v for k, v in result.numbers.items() if "tone" not in k and "Monk" not in k}
+    return json.dumps([gender, repr(agreement)], sort_keys=True, default=str)
 
 
 def test_gender_figures_are_unchanged_by_tone_labels(tmp_path: Path) -> None:

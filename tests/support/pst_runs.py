@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from diptych.core.labels import Label
+from diptych.core.labels import TONE, Label
 from diptych.core.runview import RunView
 from diptych.core.store import ResultRecord, Store, TrialRow
 
@@ -26,6 +26,8 @@ class Person:
     occupation: str | None = None
     role: str | None = None
     power: str | None = None
+    #: annotator -> perceived skin tone label (``monk-1`` ... ``monk-10``, cannot_identify)
+    tones: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -129,5 +131,12 @@ def store_pst_run(
         if image.status == "done"
         for person in image.persons
         for annotator, label in person.labels.items()
+    )
+    store.save_annotations(
+        (ids[(idx, person.position)], annotator, Label(person.position, label, dimension=TONE))
+        for idx, image in enumerate(images)
+        if image.status == "done"
+        for person in image.persons
+        for annotator, label in person.tones.items()
     )
     return RunView(store, store.get_run(run_id))

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 #: Figures that describe a run but are not a bias figure the verdict states.
 _NOT_HEADLINE = re.compile(
     r"refusal|neither|P\(he\) \+ P\(she\)|t-test p|labels by|drawn|corrected|Pearson"
-    r"|excess|share of|MinSkew|min_skew",
+    r"|excess|share of|MinSkew|min_skew"
+    # Perceived skin tone: the verdict states the tone gap; a band's share (its test is of a
+    # share of 0), its imbalance and the figures of one gender × tone cell are the tables'.
+    r"|tone share|tone imbalance|share feminine|-stereotyped, Monk",
     re.IGNORECASE,
 )
 PUBLISHED_FILE = "published_values.yaml"

@@ -26,6 +26,8 @@ PST = {
 }
 #: The labels a reviewer gives, by identity: two stereotyped, two against the stereotype.
 RULE = {"carpenter": "masculine", "sheriff": "feminine", "nurse": "feminine", "editor": "masculine"}
+#: The perceived skin tone the reviewer gives, by identity.
+TONE = {"carpenter": "monk-6", "sheriff": "monk-3", "nurse": "monk-8", "editor": "monk-4"}
 
 
 @dataclass
@@ -56,6 +58,12 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuditRuns]:
                 ws.labels.save(
                     base.id, subject["trial_idx"], subject["position"], label, reviewer="ana"
                 )
+                # A perceived skin tone per person, so that every report check reads the
+                # report's tone section too.
+                ws.labels.save(
+                    base.id, subject["trial_idx"], subject["position"],
+                    TONE[subject["meta"]["identity"]], reviewer="ana", dimension="tone",
+                )  # fmt: skip
             first = ws.runs.subjects(base.id)[0]
             ws.review.save_note(
                 base.id,

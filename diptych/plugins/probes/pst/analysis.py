@@ -35,6 +35,7 @@ from typing import Any
 from diptych.core.labels import POLICY_TEXT
 from diptych.core.metrics.agreement import agreement_tables
 from diptych.core.metrics.sts import SETTINGS, STSResult, stereotype_test_score
+from diptych.core.metrics.tone import MIN_PERSONS
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE, percentile_number
 from diptych.core.probe import ProbeResult
@@ -59,6 +60,7 @@ from diptych.plugins.probes.pst.tables import (
     overall_table,
     stereotype_table,
 )
+from diptych.plugins.probes.pst.tone import add_tone
 
 
 def _seed(probe: Any) -> int:
@@ -85,9 +87,12 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
         ),
     )
     several_models, several_interventions = several(labels)
+    params = getattr(probe, "p", None)
     ctx = AnalysisContext(
-        result, seed, n_boot, _bls_if_needed(labels), several_models, several_interventions
-    )
+        result, seed, n_boot, _bls_if_needed(labels), several_models, several_interventions,
+        tone_reference=getattr(params, "tone_reference", None) or "uniform",
+        min_cell=int(getattr(params, "min_cell", MIN_PERSONS)),
+    )  # fmt: skip
     if labels.n_labelled == 0:
         message = NO_LABELS.format(run=run.id)
         result.summary = f"{message}.\n\n{result.summary}"
@@ -107,6 +112,7 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     result.tables += agreement_tables(run, n_boot=n_boot, seed=seed)
     add_error_corrected(ctx, run, labels)
     add_prediction_powered(ctx, run, labels)
+    add_tone(ctx, run, labels)
     return result
 
 

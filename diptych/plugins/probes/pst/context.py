@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from diptych.core.metrics.tone import MIN_PERSONS
 from diptych.core.probe import ProbeResult
 from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels
 
@@ -50,3 +51,7 @@ class AnalysisContext:
     bls: dict[str, float] | None
     several_models: bool
     several_interventions: bool
+    #: The distribution a tone imbalance is measured against (``-p tone_reference=``).
+    tone_reference: str = "uniform"
+    #: The fewest persons a gender × tone cell needs for its figure (``-p min_cell=``).
+    min_cell: int = MIN_PERSONS

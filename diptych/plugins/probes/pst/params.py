@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from diptych.core.metrics.tone.cells import MIN_PERSONS
+from diptych.core.metrics.tone.scale import reference_distribution
 from diptych.plugins.probes._pst_identities import chosen_identities, identities, occupation_subset
 from diptych.plugins.probes.pst.prompts import (
     check_paired,
@@ -99,6 +101,24 @@ class PSTParams(BaseModel):
         "auditor or the agent proposes), each with the stereotype of its list; occupation "
         "aspect only",
     )
+
+    tone_reference: str = Field(
+        "uniform",
+        description="the skin-tone distribution an imbalance is measured against: uniform, or "
+        "ten weights (Monk steps 1–10) or three (bands 1–3, 4–7, 8–10), comma-separated",
+    )
+    min_cell: int = Field(
+        MIN_PERSONS,
+        ge=2,
+        description="the fewest persons a gender × skin tone cell needs for its figure; "
+        "fewer is 'too few to say' (10: below it a share's 95% interval is wider than ±0.3)",
+    )
+
+    @field_validator("tone_reference")
+    @classmethod
+    def _tone_reference(cls, reference: str) -> str:
+        reference_distribution(reference)  # a ValueError says what a reference looks like
+        return reference
 
     @field_validator("aspects")
     @classmethod

@@ -61,6 +61,7 @@ from diptych.plugins.probes.pst.prompts import fill, image_prompts
 if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
     from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
+    from diptych.core.report.sections import Section
 
 # Table 8: high organizational power is stereotyped masculine, low power feminine.
 POWER_STEREOTYPE = {"high": "masculine", "low": "feminine"}
@@ -102,6 +103,8 @@ class PST(Probe[PSTParams]):
         # The keys analyze_pst gives each aspect (group_prefix names it). The STS of each label
         # source and the error-corrected STS name an automatic annotator, known once images
         # are labelled.
+        from diptych.plugins.probes.pst.tone import tone_figure_names
+
         settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
         intervention = f" · intervention {self.p.intervention}" if self.p.intervention else ""
         names = []
@@ -119,6 +122,8 @@ class PST(Probe[PSTParams]):
             names += [f"{prefix}STS {s}, prediction-powered" for s in settings]
             if len(settings) == 2:
                 names.append(f"{prefix}gap paired − single, prediction-powered")
+            # Perceived skin tone, where the run's persons have tone labels.
+            names += tone_figure_names(prefix, settings)
         return names
 
     def planned_figures(self) -> list[PlannedFigure]:
@@ -454,3 +459,14 @@ class PST(Probe[PSTParams]):
 @hookimpl
 def register_probes(register: Callable[[type[Probe]], None]) -> None:
     register(PST)
+
+
+@hookimpl
+def report_sections(probe: Probe, run: RunView, result: ProbeResult) -> list[Section] | None:
+    """The section on perceived skin tone, where the run's persons have tone labels."""
+    if not isinstance(probe, PST):
+        return None
+    from diptych.plugins.probes.pst.swatches import tone_section
+
+    section = tone_section(result, probe.p.tone_reference, probe.p.min_cell)
+    return None if section is None else [section]
