@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from diptych.core.labels_tone import MONK_LABELS
 from diptych.core.metrics.agreement import category_counts, cohen_kappa, krippendorff_alpha
 from diptych.core.metrics.agreement.ordinal import (
     krippendorff_alpha_ordinal,
@@ -17,7 +18,8 @@ from diptych.core.metrics.agreement.ordinal import (
     weighted_kappa_estimate,
 )
 
-MONK = [f"monk-{i}" for i in range(1, 11)]
+#: The Monk Skin Tone scale in its order, as the tone dimension's labels are written.
+MONK = list(MONK_LABELS)
 #: Two computations of one ratio of sums in float64 differ by a few ulps of its terms.
 TOL = 1e-9
 
