@@ -344,10 +344,12 @@ class AuditScreen(Screen[None]):
     def _share_rows(self) -> None:
         """Let each table ask for no more than its rows (the room is shared by fractions:
         a table that needs less leaves the rest to the other; audit.tcss)."""
+        gated = self.query_one("#gates", FitTable).display
         for table in self.query(FitTable):
             frame = table.styles.gutter.height + table.scrollbar_size_horizontal
             rows = table.virtual_size.height + frame
-            table.styles.max_height = max(rows, 1)
+            # Alone (an audit without gates), the parts take the room down to the summary.
+            table.styles.max_height = max(rows, 1) if gated else None
             if table.id == "parts":
                 # Three lines of rows under the header where the parts have them.
                 header = table.header_height if table.show_header else 0

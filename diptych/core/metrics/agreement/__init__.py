@@ -1,6 +1,8 @@
 """Inter-annotator agreement: the coefficients (Cohen's κ, Fleiss' κ, Krippendorff's α, each with
-a bootstrap interval) in :mod:`.coefficients`, and who agrees with whom in a run in :mod:`.run`
-(its records in :mod:`.results`, its report tables in :mod:`.tables`)."""
+a bootstrap interval) in :mod:`.coefficients`, their ordinal forms for an ordered scale such as
+the Monk Skin Tone scale (quadratic-weighted κ, ordinal α) in :mod:`.ordinal`, and who agrees
+with whom in a run in :mod:`.run` (its records in :mod:`.results`, its report tables in
+:mod:`.tables`)."""
 
 from diptych.core.metrics.agreement.coefficients import (
     category_counts,
@@ -10,6 +12,12 @@ from diptych.core.metrics.agreement.coefficients import (
     fleiss_kappa_estimate,
     krippendorff_alpha,
     krippendorff_alpha_estimate,
+)
+from diptych.core.metrics.agreement.ordinal import (
+    krippendorff_alpha_ordinal,
+    krippendorff_alpha_ordinal_estimate,
+    weighted_kappa,
+    weighted_kappa_estimate,
 )
 from diptych.core.metrics.agreement.results import (
     ALL,
@@ -46,6 +54,10 @@ __all__ = [
     "fleiss_kappa_estimate",
     "krippendorff_alpha",
     "krippendorff_alpha_estimate",
+    "krippendorff_alpha_ordinal",
+    "krippendorff_alpha_ordinal_estimate",
     "labelled_subjects",
     "run_agreement",
+    "weighted_kappa",
+    "weighted_kappa_estimate",
 ]
