@@ -9,6 +9,7 @@ manner of ``client.chat.completions``:
 * ``ws.measurement`` (:mod:`.measurement`) — a run's measurement draw (the active review queue);
 * ``ws.annotators`` (:mod:`.annotators`) — annotation passes, calibration, agreement;
 * ``ws.analysis`` (:mod:`.analysis`) — a run's analysis, two runs compared, the report;
+* ``ws.standings`` (:mod:`.standings`) — every audited model side by side, ranked;
 * ``ws.audits`` (:mod:`.audits`) — recorded audits, their gates and diffs;
 * ``ws.findings`` (:mod:`.findings`) — what agent sessions found;
 * ``ws.lists`` (:mod:`.lists`) — the identity pairs and interventions accepted here;
@@ -42,6 +43,7 @@ from diptych.core.workspace.plugins import Plugins
 from diptych.core.workspace.preferences import Preferences
 from diptych.core.workspace.review import Review
 from diptych.core.workspace.runs import Runs
+from diptych.core.workspace.standings import Standings
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -87,6 +89,8 @@ class Workspace:
     annotators: Annotators
     #: A run's analysis, two runs compared, the audit report.
     analysis: Analysis
+    #: Every audited model side by side on one figure, ranked with intervals.
+    standings: Standings
     #: The audits recorded in the workspace, their gates and diffs.
     audits: Audits
     #: What agent sessions found.
@@ -107,6 +111,7 @@ class Workspace:
         self.findings = Findings(kernel)
         self.analysis = Analysis(kernel, self.review, self.annotators, self.findings)
         self.audits = Audits(kernel, self.analysis)
+        self.standings = Standings(kernel)
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
 
