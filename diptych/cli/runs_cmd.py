@@ -316,6 +316,15 @@ def register(app: typer.Typer) -> None:
                 "results do not bear out are dropped and listed.",
             ),
         ] = None,
+        frameworks: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--frameworks",
+                metavar="FILE",
+                help="Your organisation's framework file (the shape of frameworks.yaml), "
+                "mapped in the report's appendix after the shipped ones; repeatable.",
+            ),
+        ] = None,
     ) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
         directory."""
@@ -334,5 +343,6 @@ def register(app: typer.Typer) -> None:
                     draft_with=draft_with,
                     scope=scope,
                     gates=ws.audits.report_gates if scope else None,
+                    frameworks=frameworks or [],
                 )
         typer.echo(files_written(written))

@@ -108,3 +108,62 @@ def test_no_run_to_rank_says_what_to_do(
     code, out = call(capsys, "--store", str(tmp_path / "ws"), "standings")
     assert code != 0
     assert "no run here has the figure 'STS paired'" in out and "--figure" in out
+
+
+def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(
+    three_models: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, runs = three_models
+    out = tmp_path / "report"
+    order = [runs["none"], runs["strong"], runs["moderate"]]
+    code, said = call(
+        capsys, "--store", str(path), "report", *order, "--out", str(out), "--format", "md,json"
+    )
+    assert code == 0, said
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    (table,) = data["standings"]["tables"]
+    assert [row["run"] for row in table["standings"]] == [
+        runs["strong"],
+        runs["moderate"],
+        runs["none"],
+    ]
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Standing among models" in md and "| #1 | 1 | 1 |" in md
+    groups = next(f for f in data["frameworks"] if f["id"].endswith("ms-2-11-002-groups"))
+    assert "standings" in groups["sections"] and "[Standing among models](#standing-among" in md
+
+
+def test_a_framework_file_that_claims_compliance_is_refused(
+    three_models: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, runs = three_models
+    own = tmp_path / "own.yaml"
+    own.write_text(
+        """version: "1"
+frameworks:
+  - id: own
+    name: Our policy
+    items:
+      - id: own-1
+        source: {title: Our policy, clause: "1", url: "https://example.org/p",
+                 retrieved: "2026-01-05"}
+        subject: Outputs are examined for stereotypes.
+        evidenced_when: [measured]
+        evidences: The system is fully conformant.
+        does_not: Anything else.
+        sections: [results]
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "report"
+    code, said = call(
+        capsys, "--store", str(path), "report", runs["none"], "--out", str(out),
+        "--frameworks", str(own),
+    )  # fmt: skip
+    assert code != 0
+    assert "own-1" in said and "conformant" in said and said.count("\n") == 1
+    assert not (out / "report.md").exists()

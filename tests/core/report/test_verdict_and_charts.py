@@ -227,7 +227,11 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
         "crime-lexicon share",
         "95% interval",
     }
-    assert {f["name"] for f in data["frameworks"]} == {"NIST AI 600-1", "EU AI Act, Article 10"}
+    assert {f["framework"] for f in data["frameworks"]} == {
+        "EU AI Act",
+        "NIST AI RMF",
+        "ISO/IEC 42001",
+    }
     # Provenance lists what the runs used, not every installed plugin.
     used = {p["name"]: p["used"] for p in data["plugins"]}
     assert "probe pst-text" in used["pst_text"] and "probe pairs" in used["pairs"]
