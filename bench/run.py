@@ -39,6 +39,7 @@ AREAS = {
     "sequential": "bench.sequential.figures",
     "measure": "bench.measure",
     "tone": "bench.tone",
+    "standings": "bench.standings",
 }
 
 
