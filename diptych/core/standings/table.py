@@ -230,8 +230,10 @@ def rank_table(
         for m in measured
     ]
     found: list[tuple[int, int, RunDifference]] = []
-    for i in range(len(measured)):
-        for j in range(i + 1, len(measured)):
+    # Pairs in the order of the figures, highest first: a table reads #1 − #2, #1 − #3 ...
+    order = sorted(range(len(measured)), key=lambda k: (-figures[k].value, measured[k].label))
+    for x, i in enumerate(order):
+        for j in order[x + 1 :]:
             d = difference_of(
                 measured[i].sample, measured[j].sample, n_boot=n_boot, seed=seed,
                 confidence=confidence,
