@@ -28,6 +28,7 @@ from diptych.core.report.formatting import (
     p_text,
     sample_size,
 )
+from diptych.core.report.frameworks import CONTEXT as FRAMEWORK_CONTEXT
 from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
 from diptych.core.report.frameworks import appendix, by_framework, frameworks
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
@@ -227,6 +228,7 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "glossary": measured_glossary(audit),
         "frameworks": by_framework(framework_items(audit)),
         "framework_sections": FRAMEWORK_SECTIONS,
+        "framework_context": FRAMEWORK_CONTEXT,
         "standings": [standings_text(t) for t in audit.standings.tables]
         if audit.standings is not None
         else [],

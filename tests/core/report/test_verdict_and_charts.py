@@ -247,4 +247,4 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
     # Markdown carries the same findings, context and glossary as the HTML.
     for f in data["verdict"]["findings"]:
         assert f["sentence"] in md
-    assert "NIST AI 600-1" in md and "Harmful Bias and Homogenization" in md
+    assert "NIST AI 600-1" in md and "MS-2.11-002" in md and "Appendix C: Frameworks" in html
