@@ -191,4 +191,6 @@ frameworks:
     assert outcome.status == "complete"
     report = json.loads((tmp_path / "rep" / "report.json").read_text())
     (own,) = [f for f in report["frameworks"] if f["framework"] == "ACME policy"]
-    assert own["id"] == "acme-1" and own["evidenced"] and own["sections"] == ["results"]
+    assert own["id"] == "acme-1" and own["sections"] == ["results"]
+    # Nobody labelled the parts' images: no figure was measured, and the appendix says so.
+    assert not own["evidenced"] and own["evidences"].startswith("Nothing in this report")
