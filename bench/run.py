@@ -42,6 +42,7 @@ AREAS = {
     "evidence": "bench.evidence",
     # Its figures are named evidence.*, beside the other evidence figures.
     "evidence_bundle": "bench.evidence_bundle",
+    "standings": "bench.standings",
 }
 
 

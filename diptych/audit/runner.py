@@ -418,6 +418,7 @@ def _write_report(
         else None,
         scope=scope,
         gates=ws.audits.report_gates,
+        frameworks=_frameworks_files(audit.report.frameworks, scope.get("file")),
         # A search scores runs of its own, which are not the audit's parts: its findings are
         # listed by its session.
         agent_sessions=[
@@ -430,3 +431,9 @@ def _write_report(
     # Markdown, else the first file written.
     main = files.get("json") or files.get("md") or next(iter(files.values()))
     return main, files
+
+
+def _frameworks_files(files: list[str], audit_file: object) -> list[Path]:
+    """The report's framework files, a relative one read from the audit file's directory."""
+    base = Path(str(audit_file)).parent if audit_file else Path.cwd()
+    return [Path(f) if Path(f).is_absolute() else base / f for f in files]

@@ -27,8 +27,8 @@ def export_bundle(ctx: typer.Context, ref: str, bundle: Path, report_dir: Path |
     said = [
         f"bundle written: {done.path} ({_mb(done.archive_bytes)}; {_mb(done.member_bytes)} "
         "unpacked)",
-        f"  runs: {', '.join(done.runs)}" + (f"; audits: {', '.join(done.audits)}" if done.audits
-                                             else ""),
+        f"  runs: {', '.join(done.runs)}"
+        + (f"; audits: {', '.join(done.audits)}" if done.audits else ""),
         f"  records: {rows}",
         f"  blobs: {done.blobs}; report files: {done.report_files}",
     ]
@@ -69,8 +69,8 @@ def register(app: typer.Typer) -> None:
         lines = [
             f"imported {bundle} into {where}: {added}; {done.blobs_added} blobs added"
             + (f"; {present} records were already here" if present else ""),
-            f"  runs: {', '.join(done.runs)}" + (f"; audits: {', '.join(done.audits)}"
-                                                 if done.audits else ""),
+            f"  runs: {', '.join(done.runs)}"
+            + (f"; audits: {', '.join(done.audits)}" if done.audits else ""),
         ]
         if done.report is not None:
             lines.append(f"  report directory: {done.report}")

@@ -26,6 +26,7 @@ from diptych.cli import (
     plugins_cmd,
     run_cmd,
     runs_cmd,
+    standings_cmd,
     tui_cmd,
 )
 from diptych.cli.context import State
@@ -86,6 +87,7 @@ evidence_cmd.register(app)
 bundle_cmd.register(app)
 plugins_cmd.register(app)
 compare_cmd.register(app)
+standings_cmd.register(app)
 annotate_cmd.register(app)
 agreement_cmd.register(app)
 calibrate_cmd.register(app)

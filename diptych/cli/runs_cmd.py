@@ -365,6 +365,15 @@ def register(app: typer.Typer) -> None:
                 "(default: the key's comment).",
             ),
         ] = None,
+        frameworks: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--frameworks",
+                metavar="FILE",
+                help="Your organisation's framework file (the shape of frameworks.yaml), "
+                "mapped in the report's appendix after the shipped ones; repeatable.",
+            ),
+        ] = None,
     ) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
         directory; with --sign, a signed manifest beside it that `diptych verify` checks."""
@@ -391,6 +400,7 @@ def register(app: typer.Typer) -> None:
                     draft_with=draft_with,
                     scope=scope,
                     gates=ws.audits.report_gates if scope else None,
+                    frameworks=frameworks or [],
                 )
                 if sign is not None:
                     written["manifest"] = ws.evidence.sign(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
     from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
     from diptych.core.runview import RunView
+    from diptych.core.standings import FigureSample
 
 
 __all__ = ["Figure", "Label", "Probe", "ProbeResult", "ReviewFlag", "Table"]
@@ -214,6 +215,14 @@ class Probe(Generic[ParamsT]):
         (:func:`~diptych.core.metrics.uncertainty.precision.components_of`); a figure the run cannot
         say (no labels yet) is left out. The default: none."""
         return {}
+
+    def figure_samples(self, run: RunView) -> list[FigureSample]:
+        """Each model's observations of each figure that can stand beside other models' (the
+        STS of each setting), with their units and cells and the design that must match for
+        two figures to be ranked together (:class:`~diptych.core.standings.FigureSample`;
+        :func:`~diptych.core.standings.sts_samples` makes them from the STS's label rows), for
+        ``diptych standings``. The default: none (the probe's runs are not ranked)."""
+        return []
 
     def plan(self) -> Iterator[TrialSpec]:
         """Every trial, in a deterministic order, with its subjects."""

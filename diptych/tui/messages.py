@@ -118,3 +118,11 @@ class RunHolder(Message):
     run_id: str
     verb: str
     holder: tuple[int, str, str] | None
+
+
+@dataclass
+class StandingsLoaded(Message):
+    """Every audited model side by side (``ws.standings.table``), or why there is none."""
+
+    standings: Any
+    error: str | None = None

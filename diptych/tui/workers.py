@@ -23,7 +23,14 @@ from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
 from diptych.tui.jobs import ActiveRuns, JobControl, RunRequest
-from diptych.tui.messages import AnalysisReady, JobEnded, JobNote, JobProgress, JobStarted
+from diptych.tui.messages import (
+    AnalysisReady,
+    JobEnded,
+    JobNote,
+    JobProgress,
+    JobStarted,
+    StandingsLoaded,
+)
 
 Post = Callable[[Message], object]
 
@@ -192,3 +199,12 @@ def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:
     """Write ``report.md``, ``report.json`` and the figures of a run; return the Markdown path."""
     with Workspace.open(store_path) as ws:
         return ws.analysis.report(run_id, out_dir)
+
+
+def load_standings(store_path: Path) -> StandingsLoaded:
+    """Every audited model of the workspace side by side on the paired STS."""
+    with Workspace.open(store_path) as ws:
+        try:
+            return StandingsLoaded(ws.standings.table())
+        except DiptychError as error:
+            return StandingsLoaded(None, str(error))

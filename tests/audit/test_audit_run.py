@@ -161,3 +161,36 @@ def test_one_budget_spans_every_part(
     again = run(ws, path)
     assert again.status == "over-budget"
     assert len(image_requests(calls)) == TRIALS_PER_PART + 1
+
+
+def test_an_audit_file_names_its_organisations_frameworks(
+    tmp_path: Path, ws: Workspace, calls: Path, write_audit: AuditWriter
+) -> None:
+    # The framework file is named from the audit file's folder, as the audit's other paths.
+    (tmp_path / "policy.yaml").write_text(
+        """version: "1"
+frameworks:
+  - id: acme
+    name: ACME policy
+    items:
+      - id: acme-1
+        source: {title: ACME policy, clause: "1", url: "https://example.org/p",
+                 retrieved: "2026-01-05"}
+        subject: Generated images are examined for stereotypes.
+        evidenced_when: [measured]
+        evidences: The STS of each part with its interval.
+        does_not: Decide a release.
+        sections: [results]
+""",
+        encoding="utf-8",
+    )
+    path = write_audit(
+        tmp_path / "a.yaml", calls, report={"formats": ["json"], "frameworks": ["policy.yaml"]}
+    )
+    outcome = run(ws, path)
+    assert outcome.status == "complete"
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    (own,) = [f for f in report["frameworks"] if f["framework"] == "ACME policy"]
+    assert own["id"] == "acme-1" and own["sections"] == ["results"]
+    # Nobody labelled the parts' images: no figure was measured, and the appendix says so.
+    assert not own["evidenced"] and own["evidences"].startswith("Nothing in this report")

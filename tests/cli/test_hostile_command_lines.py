@@ -172,7 +172,8 @@ def _symlink_in_report(tmp: Path) -> list[str]:
     (report / "report.md").symlink_to(tmp / "outside.md")
     (report / "manifest.json").write_text(
         '{"date": "2026-01-01T00:00:00Z", "diptych_version": "0", "files": {"report.md": "'
-        + SHA + '"}, "format": "diptych-report-manifest", "format_version": 1, "records": {},'
+        + SHA
+        + '"}, "format": "diptych-report-manifest", "format_version": 1, "records": {},'
         ' "report": {"runs": ["x"]}, "signer": ""}'
     )
     return ["verify", str(report)]

@@ -52,8 +52,18 @@ def plant_a_third_party_run(store: Path, url: str) -> str:
         )  # fmt: skip
         s.add_trials(
             "thirdparty-00000001",
-            [TrialRow("thirdparty-00000001", 0, "acme", "k" * 64, "chat", 0,
-                      {"messages": [], "token": OPTION_KEY}, {"i": 0})],  # fmt: skip
+            [
+                TrialRow(
+                    "thirdparty-00000001",
+                    0,
+                    "acme",
+                    "k" * 64,
+                    "chat",
+                    0,
+                    {"messages": [], "token": OPTION_KEY},
+                    {"i": 0},
+                )
+            ],  # fmt: skip
             [],
         )
         s.save_result(

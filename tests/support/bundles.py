@@ -71,5 +71,3 @@ def labelled_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path,
         s.remove_annotation(subject_id, "human:bob")
         s.save_calibration("human:bob", "1", {"accuracy": 0.9})
     return store, run.id
-
-

@@ -167,6 +167,11 @@ class ReportSpec(_Strict):
         default=None, description="a Chat model under models drafts the text"
     )
     out: str | None = Field(default=None, description="report directory (default: audit-<name>)")
+    frameworks: list[str] = Field(
+        default_factory=list,
+        description="an organisation's framework files (relative to the audit file), mapped "
+        "in the report's appendix after the shipped ones",
+    )
 
 
 class NoRegression(_Strict):

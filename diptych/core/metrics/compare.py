@@ -152,6 +152,10 @@ def _crossed(scene: Hashable) -> Mapping[str, Hashable | None]:
 
 #: The kinds of unit of a scene, in the order :func:`_scenes` gives its identities.
 CROSSED = ("masculine identity", "feminine identity")
+#: Each image's unordered scene (a figure of several runs side by side reads it too).
+scenes_of = _scenes
+#: A scene's identities as the units they are.
+crossed_units = _crossed
 
 
 def _sts_sample(

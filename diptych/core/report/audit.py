@@ -217,6 +217,10 @@ class Audit:
     #: The workspace the runs are in and the report's own directory (see :class:`RunPart`).
     store: str | None = None
     cwd: str | None = None
+    #: Every audited model side by side (a ``Standings``) where the report covers several.
+    standings: Any = None
+    #: An organisation's framework files (paths), mapped after the shipped ones.
+    frameworks_files: list[Any] = field(default_factory=list)
 
     @property
     def report_command(self) -> str:

@@ -28,11 +28,14 @@ from diptych.core.report.formatting import (
     p_text,
     sample_size,
 )
+from diptych.core.report.frameworks import CONTEXT as FRAMEWORK_CONTEXT
+from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
+from diptych.core.report.frameworks import appendix, by_framework, frameworks
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.print_tables import SHORT_TABLE, numeric_cell, print_parts
+from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
 from diptych.core.report.verdict import (
-    FRAMEWORKS,
     findings,
     published_context,
     scope_line,
@@ -43,8 +46,10 @@ from diptych.core.safe_text import escape_controls, has_controls
 #: 3: ``verdict`` (findings and scope), ``charts`` per run, ``context`` (published values),
 #: ``actions``, ``glossary``, ``frameworks``, ``appendix_tables``; ``plugins`` lists only those
 #: the runs used. 4: ``gates`` (an audit's release gates decided) and ``alt`` of each probe
-#: figure. docs/reports.md documents every key.
-REPORT_SCHEMA_VERSION = 4
+#: figure. 5: ``frameworks`` is the appendix mapping (one entry per clause: what the report
+#: evidences, what it does not, where), ``standings`` every model side by side.
+#: docs/reports.md documents every key.
+REPORT_SCHEMA_VERSION = 5
 #: A table wider than this moves to the run's appendix; the body keeps the narrow ones.
 BODY_MAX_COLUMNS = 6
 #: Significance level of the "significant" the summary writes beside a p-value.
@@ -204,6 +209,11 @@ def figure_interval(number: dict[str, Any], decided: Any = None, *, html: bool =
     return shown
 
 
+def framework_items(audit: Audit) -> list[Any]:
+    """The frameworks appendix: every shipped and organisation's item mapped onto the audit."""
+    return appendix(audit, frameworks(audit.frameworks_files))
+
+
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
@@ -216,7 +226,15 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "contexts": published_context(audit),
         "actions": recommended_actions(audit),
         "glossary": measured_glossary(audit),
-        "frameworks": FRAMEWORKS,
+        "frameworks": by_framework(framework_items(audit)),
+        "framework_sections": FRAMEWORK_SECTIONS,
+        "framework_context": FRAMEWORK_CONTEXT,
+        "standings": [standings_text(t) for t in audit.standings.tables]
+        if audit.standings is not None
+        else [],
+        "standings_method": audit.standings.method if audit.standings is not None else "",
+        "rank_columns": RANK_COLUMNS,
+        "pair_columns": PAIR_COLUMNS,
         "charts": run_charts(audit),
         "figure_paths": figure_paths,
         "several": len(audit.runs) > 1,
@@ -335,7 +353,8 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "context": [c.to_dict() for c in published_context(audit)],
         "actions": [a.to_dict() for a in recommended_actions(audit)],
         "glossary": measured_glossary(audit),
-        "frameworks": FRAMEWORKS,
+        "frameworks": [item.to_dict() for item in framework_items(audit)],
+        "standings": None if audit.standings is None else audit.standings.to_dict(),
         "runs": runs,
         "comparisons": [
             {

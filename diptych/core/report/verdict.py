@@ -32,34 +32,6 @@ _NOT_HEADLINE = re.compile(
 )
 PUBLISHED_FILE = "published_values.yaml"
 
-#: Where the findings stand in the language auditors are asked for: context, not a verdict.
-FRAMEWORKS: list[dict[str, str]] = [
-    {
-        "name": "NIST AI 600-1",
-        "citation": (
-            "NIST AI 600-1, Artificial Intelligence Risk Management Framework: Generative "
-            "Artificial Intelligence Profile (July 2024), risk 2.6 “Harmful Bias and "
-            "Homogenization”"
-        ),
-        "text": (
-            "The figures above measure one form of this risk: whether the model's outputs "
-            "reproduce a social stereotype (gender by occupation or power, race by status or "
-            "crime) for inputs that give no reason to."
-        ),
-    },
-    {
-        "name": "EU AI Act, Article 10",
-        "citation": (
-            "Regulation (EU) 2024/1689 (AI Act), Article 10(2)(f)–(g): examination of possible "
-            "biases and measures to detect, prevent and mitigate them"
-        ),
-        "text": (
-            "This report is evidence of such an examination for the probes and models it names; "
-            "it does not say whether a system complies."
-        ),
-    },
-]
-
 
 @dataclass
 class Finding:

@@ -14,6 +14,7 @@ from diptych.core.metrics.uncertainty.bootstrap import json_safe
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
 from diptych.core.report.chart_svg import draw
+from diptych.core.report.frameworks import frameworks as framework_list
 from diptych.core.report.render import audit_json, render_html, render_markdown
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ def write_audit_report(
     store: str | Path | None = None,
     written: str | None = None,
     cwd: Path | None = None,
+    frameworks: Sequence[Path] = (),
 ) -> dict[str, Path]:
     """Gather the audit of ``run_ids`` from ``source`` (a Workspace), draft its narrative with
     ``draft_with`` where given, and write it; the paths written, by format. ``scope`` names
@@ -145,7 +147,10 @@ def write_audit_report(
     sessions to list besides those that scored one of the runs. ``store`` is the workspace
     the runs are in: the report's commands name it where it is not the default. ``written``
     and ``cwd`` make a report again as it was made (its date, and the directory its commands
-    were printed for), so that it can be compared with the one it re-derives."""
+    were printed for), so that it can be compared with the one it re-derives. ``frameworks``
+    are an organisation's framework files, mapped in the appendix after the shipped ones
+    (:mod:`diptych.core.report.frameworks`; a file that claims a framework is satisfied is
+    refused before anything is written)."""
     if not run_ids:
         raise UsageError("a report needs at least one run")
     chosen = parse_formats(formats)
@@ -155,6 +160,9 @@ def write_audit_report(
     audit.scope = dict(scope or {})
     if written is not None:
         audit.written = written
+    audit.frameworks_files = [Path(f) for f in frameworks]
+    framework_list(audit.frameworks_files)  # a bad file is refused before anything is written
+    audit.standings = standings_of(source, audit)
     if store is not None:
         # The commands are pasted in the report's own directory: their paths start there.
         audit.store, audit.cwd = str(store), str(Path(cwd or out_dir).resolve())
@@ -171,3 +179,19 @@ def write_audit_report(
 
         audit.draft = asyncio.run(draft_narrative(draft_with, audit))
     return write_audit(audit, out_dir, chosen)
+
+
+def standings_of(source: AuditSource, audit: Audit) -> Any:
+    """Every audited model of the report side by side where the report covers more than one
+    model and the source can rank them (``AuditSource.standings``); else None."""
+    models = {m for part in audit.runs for m in part.view.model_ids()}
+    rank = getattr(source, "standings", None)
+    if len(models) < 2 or rank is None:
+        return None
+    try:
+        found = rank([part.id for part in audit.runs])
+    except UsageError:
+        return None  # no figure of these runs can be ranked (no labels yet)
+    if found is None or not any(len(t.standings) > 1 for t in found.tables):
+        return None
+    return found

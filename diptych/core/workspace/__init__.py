@@ -26,6 +26,7 @@ from diptych.core.workspace.preferences import Preferences
 from diptych.core.workspace.records import CalibrationOutcome, Failure, RunDetail, RunSummary
 from diptych.core.workspace.review import Review
 from diptych.core.workspace.runs import Runs
+from diptych.core.workspace.standings import Standings
 from diptych.core.workspace.workspace import (
     ModelSpec,
     Params,
@@ -66,6 +67,7 @@ __all__ = [
     "RunSubject",
     "RunSummary",
     "Runs",
+    "Standings",
     "TemplateReport",
     "Workspace",
     "damage_of",

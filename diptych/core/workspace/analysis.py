@@ -20,6 +20,7 @@ from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.plugins import build_model
 from diptych.core.workspace.review import Review
+from diptych.core.workspace.standings import Standings
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
@@ -86,6 +87,7 @@ class Analysis(Namespace):
         scope: Mapping[str, Any] | None = None,
         gates: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None,
         agent_sessions: Sequence[str] = (),
+        frameworks: Sequence[str | os.PathLike[str]] = (),
     ) -> Path:
         """Write the audit report of one run or several (``run_id`` a list) into ``out_dir``
         (default ``diptych-report-<first run id>``): ``report.html`` (self-contained),
@@ -102,7 +104,9 @@ class Analysis(Namespace):
         audit's release gates on the report's figures, for the report to show beside its
         verdict (``Workspace.audits.report_gates``). The agent sessions that scored one of the
         runs are listed with their findings, and so are those named in ``agent_sessions`` (an
-        audit's searches, which score runs of their own)."""
+        audit's searches, which score runs of their own). ``frameworks`` names an
+        organisation's framework files, mapped in the report's appendix after the shipped
+        ones (a file that claims a framework is satisfied is refused)."""
         written = self.report_files(
             run_id,
             out_dir,
@@ -113,6 +117,7 @@ class Analysis(Namespace):
             scope=scope,
             gates=gates,
             agent_sessions=agent_sessions,
+            frameworks=frameworks,
         )
         return written.get("md") or next(iter(written.values()))
 
@@ -130,6 +135,7 @@ class Analysis(Namespace):
         agent_sessions: Sequence[str] = (),
         written: str | None = None,
         cwd: Path | None = None,
+        frameworks: Sequence[str | os.PathLike[str]] = (),
     ) -> dict[str, Path]:
         """:meth:`report`, returning every file it wrote: the path of each format (``md``,
         ``html``, ``json``, ``pdf``) and, under ``figures``, the directory of the figures and
@@ -153,6 +159,7 @@ class Analysis(Namespace):
             store=self._kernel.path,
             written=written,
             cwd=cwd,
+            frameworks=[Path(f) for f in frameworks],
         )
 
 
@@ -194,3 +201,7 @@ class _ReportSource:
         self, run_ids: Sequence[str] | None = None, *, sessions: Sequence[str] = ()
     ) -> list[dict[str, Any]]:
         return self._analysis._findings.list(run_ids, sessions=sessions)
+
+    def standings(self, run_ids: Sequence[str]) -> Any:
+        """Every model of the runs side by side (``ws.standings.table``)."""
+        return Standings(self._analysis._kernel).table(run_ids)

@@ -31,8 +31,21 @@ _COMPARED = ("json", "md", "html")
 _KIND_ORDER = {
     kind: i
     for i, kind in enumerate(
-        ("version", "run", "trial", "result", "blob", "build", "subject", "label", "removed",
-         "note", "calibration", "audit", "look")
+        (
+            "version",
+            "run",
+            "trial",
+            "result",
+            "blob",
+            "build",
+            "subject",
+            "label",
+            "removed",
+            "note",
+            "calibration",
+            "audit",
+            "look",
+        )
     )  # fmt: skip
 }
 

@@ -9,6 +9,7 @@ manner of ``client.chat.completions``:
 * ``ws.measurement`` (:mod:`.measurement`) — a run's measurement draw (the active review queue);
 * ``ws.annotators`` (:mod:`.annotators`) — annotation passes, calibration, agreement;
 * ``ws.analysis`` (:mod:`.analysis`) — a run's analysis, two runs compared, the report;
+* ``ws.standings`` (:mod:`.standings`) — every audited model side by side, ranked;
 * ``ws.audits`` (:mod:`.audits`) — recorded audits, their gates and diffs;
 * ``ws.findings`` (:mod:`.findings`) — what agent sessions found;
 * ``ws.evidence`` (:mod:`.evidence`) — a report's signed manifest, and its verification;
@@ -36,8 +37,8 @@ from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.audits import Audits
 from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
-from diptych.core.workspace.evidence import Evidence
 from diptych.core.workspace.bundles import Bundles
+from diptych.core.workspace.evidence import Evidence
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.labels import Labels
 from diptych.core.workspace.lists import Lists
@@ -46,6 +47,7 @@ from diptych.core.workspace.plugins import Plugins
 from diptych.core.workspace.preferences import Preferences
 from diptych.core.workspace.review import Review
 from diptych.core.workspace.runs import Runs
+from diptych.core.workspace.standings import Standings
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -91,6 +93,8 @@ class Workspace:
     annotators: Annotators
     #: A run's analysis, two runs compared, the audit report.
     analysis: Analysis
+    #: Every audited model side by side on one figure, ranked with intervals.
+    standings: Standings
     #: The audits recorded in the workspace, their gates and diffs.
     audits: Audits
     #: What agent sessions found.
@@ -115,6 +119,7 @@ class Workspace:
         self.findings = Findings(kernel)
         self.analysis = Analysis(kernel, self.review, self.annotators, self.findings)
         self.audits = Audits(kernel, self.analysis)
+        self.standings = Standings(kernel)
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
         self.evidence = Evidence(kernel, self.analysis, self.audits)

@@ -168,3 +168,8 @@ class RunControls(Screen[None]):
         from diptych.tui.screens.plugins import PluginsScreen
 
         self.app.push_screen(PluginsScreen())
+
+    def action_standings(self) -> None:
+        from diptych.tui.screens.standings import StandingsScreen
+
+        self.app.push_screen(StandingsScreen(self.diptych.store_path))

@@ -49,7 +49,7 @@ class RunsScreen(RunControls):
     HELP_PURPOSE = (
         "Home: every run of the workspace with its status, progress and outcome counts. Open a "
         "run's figures (enter), start a new run (n), review the people its flags point at (r), or "
-        "go to the Agent (a) and Audit (A) screens."
+        "go to the Agent (a), Audit (A) and Standings (s) screens."
     )
     #: Left to Help first where the footer has no room for every key (widgets/footer.py).
     FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "cancel")
@@ -73,6 +73,7 @@ class RunsScreen(RunControls):
         Binding("f5", "reload", "Reload now", show=False),
         Binding("a", "app.push_screen('agent')", "Agent", show=False),
         Binding("A", "app.push_screen('audit')", "Audit file", show=False),
+        Binding("s", "standings", "Standings", show=False),
     ]
 
     def __init__(self) -> None:

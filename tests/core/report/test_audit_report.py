@@ -38,7 +38,7 @@ def test_html_is_self_contained(written: Path) -> None:
 
 def test_json_holds_every_run_and_the_comparison(audit: Any, written: Path) -> None:
     data = json.loads((written / "report.json").read_text(encoding="utf-8"))
-    assert data["schema_version"] == 4
+    assert data["schema_version"] == 5
     assert [r["run"] for r in data["runs"]] == audit.runs
     assert [r["probe"] for r in data["runs"]] == ["pst-text", "pst", "pst", "pairs", "stories"]
     (compared,) = data["comparisons"]

@@ -135,7 +135,7 @@ def test_the_gate_and_the_finding_print_a_figure_with_the_same_digits(
             # The bounds one unbreakable token in their cell (a gate's name would follow them).
             cells = (
                 f'{value}</td><td class="num"><span class="nowrap">'
-                f'[{interval.replace(" to ", ", ")}]</span>'
+                f"[{interval.replace(' to ', ', ')}]</span>"
             )
             assert cells in html, cells
 

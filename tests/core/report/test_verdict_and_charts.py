@@ -227,7 +227,11 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
         "crime-lexicon share",
         "95% interval",
     }
-    assert {f["name"] for f in data["frameworks"]} == {"NIST AI 600-1", "EU AI Act, Article 10"}
+    assert {f["framework"] for f in data["frameworks"]} == {
+        "EU AI Act",
+        "NIST AI RMF",
+        "ISO/IEC 42001",
+    }
     # Provenance lists what the runs used, not every installed plugin.
     used = {p["name"]: p["used"] for p in data["plugins"]}
     assert "probe pst-text" in used["pst_text"] and "probe pairs" in used["pairs"]
@@ -243,4 +247,4 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
     # Markdown carries the same findings, context and glossary as the HTML.
     for f in data["verdict"]["findings"]:
         assert f["sentence"] in md
-    assert "NIST AI 600-1" in md and "Harmful Bias and Homogenization" in md
+    assert "NIST AI 600-1" in md and "MS-2.11-002" in md and "Appendix C: Frameworks" in html

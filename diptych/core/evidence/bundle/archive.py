@@ -26,7 +26,7 @@ _AGAIN = "export it again from the workspace it came from"
 
 
 def archive_kind(path: Path) -> str:
-    """"zip", "tar" or "tar.gz", by the name the user gave."""
+    """ "zip", "tar" or "tar.gz", by the name the user gave."""
     name = path.name.lower()
     if name.endswith(".zip"):
         return "zip"
@@ -143,8 +143,12 @@ class ArchiveReader:
         for info in self._tar.getmembers():
             name = safe_name(info.name, str(self.path))
             if not info.isreg():
-                kind = "a hard link" if info.islnk() else "a symlink" if info.issym() else (
-                    "not a regular file"
+                kind = (
+                    "a hard link"
+                    if info.islnk()
+                    else "a symlink"
+                    if info.issym()
+                    else ("not a regular file")
                 )
                 raise BundleError(
                     f"{self.path}: member '{name}' is {kind}; the bundle is unsafe, refused: "

@@ -127,8 +127,12 @@ TABLES: tuple[TableSpec, ...] = (
         key=("key",),
         agree=("status", "output", "blob"),
     ),
-    TableSpec("subjects", _cols(f"{_SUBJECT} meta:text"), key=("run_id", "trial_idx", "position"),
-              agree=()),
+    TableSpec(
+        "subjects",
+        _cols(f"{_SUBJECT} meta:text"),
+        key=("run_id", "trial_idx", "position"),
+        agree=(),
+    ),
     # A label with its annotator (``human:<reviewer>``, ``self``, an automatic annotator, whose
     # id names the dimension it labels, e.g. ``vqa:skin-tone``) and the sampling design that
     # chose the person.

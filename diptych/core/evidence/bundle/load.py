@@ -90,8 +90,10 @@ def read_manifest(reader: ArchiveReader) -> dict[str, Any]:
         and m["size"] >= 0
         for m in members
     )
-    if not ok or not isinstance(manifest.get("runs"), list) or not isinstance(
-        manifest.get("audits"), list
+    if (
+        not ok
+        or not isinstance(manifest.get("runs"), list)
+        or not isinstance(manifest.get("audits"), list)
     ):
         raise BundleError(f"{where}its manifest lacks the members, runs or audits; {_AGAIN}")
     return manifest
@@ -166,8 +168,7 @@ def stage(reader: ArchiveReader, listed: dict[str, dict[str, Any]], staging: Pat
         except OSError as error:
             # A member named like another's directory ("a" and "a/b"), or a full disk.
             raise BundleError(
-                f"{reader.path}: member '{path}' cannot be unpacked ({error.strerror}); "
-                f"{_AGAIN}"
+                f"{reader.path}: member '{path}' cannot be unpacked ({error.strerror}); {_AGAIN}"
             ) from None
         if size != member["size"] or digest.hexdigest() != member["sha256"]:
             raise BundleError(
@@ -203,9 +204,7 @@ def _report_target(store: Store, manifest: dict[str, Any], staged: Path) -> Path
 def _same_tree(a: Path, b: Path) -> bool:
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-    return files_a == files_b and all(
-        (a / f).read_bytes() == (b / f).read_bytes() for f in files_a
-    )
+    return files_a == files_b and all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
 
 
 def import_bundle(

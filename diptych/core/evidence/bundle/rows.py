@@ -106,9 +106,7 @@ def _has_table(db: sqlite3.Connection, name: str) -> bool:
 def to_parquet(spec: TableSpec, rows: list[dict[str, Any]]) -> bytes:
     pa, pq = _arrow()
     arrow = {"text": pa.string(), "int": pa.int64(), "real": pa.float64()}
-    schema = pa.schema(
-        [pa.field(c.name, arrow[c.kind], nullable=c.nullable) for c in spec.columns]
-    )
+    schema = pa.schema([pa.field(c.name, arrow[c.kind], nullable=c.nullable) for c in spec.columns])
     table = pa.Table.from_pylist(rows, schema=schema)
     sink = io.BytesIO()
     pq.write_table(table, sink)

@@ -153,9 +153,7 @@ def write_bundle(
         "tables": {
             spec.name: {"path": spec.member, "rows": len(tables[spec.name])} for spec in TABLES
         },
-        "report": (
-            {"path": REPORT_DIR, "name": report_dir.resolve().name} if report_dir else None
-        ),
+        "report": ({"path": REPORT_DIR, "name": report_dir.resolve().name} if report_dir else None),
         "members": listed,
     }
     manifest_bytes = json.dumps(manifest, indent=1, sort_keys=True).encode()

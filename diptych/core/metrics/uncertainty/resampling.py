@@ -403,6 +403,20 @@ def difference_of_means(
     )  # fmt: skip
 
 
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input's order: a p below α after adjusting
+    keeps the family-wise error of all the tests at once at most α (Holm 1979)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    out = [0.0] * m
+    running = 0.0
+    for step, i in enumerate(order):
+        # Each adjusted p is at least the one before it: the step-down stops at the first keep.
+        running = max(running, min(1.0, (m - step) * p_values[i]))
+        out[i] = running
+    return out
+
+
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     """Benjamini–Hochberg q-values (step-up adjusted p-values), in the input's order."""
     m = len(p_values)

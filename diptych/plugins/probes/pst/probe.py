@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from diptych.core.lookup import RunLookup
     from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
     from diptych.core.report.sections import Section
+    from diptych.core.standings import FigureSample
 
 # Table 8: high organizational power is stereotyped masculine, low power feminine.
 POWER_STEREOTYPE = {"high": "masculine", "low": "feminine"}
@@ -158,6 +159,25 @@ class PST(Probe[PSTParams]):
                         name, setting, sizes, per, comp, diagonal=diagonal, max_size=most, grow=grow
                     )
                 )
+        return out
+
+    def figure_samples(self, run: RunView) -> list[FigureSample]:
+        # Each model's overall STS per aspect and setting, labelled by the run's policy; the
+        # aspects a run asked choose its figures, not how one is asked.
+        from diptych.core.standings import design_of, sts_samples
+        from diptych.plugins.probes.pst.collect import collect_labels
+
+        design, words = design_of(
+            run.run.probe, run.run.probe_version, run.run.params, apart_from=("aspects",)
+        )
+        out: list[FigureSample] = []
+        for key, group in collect_labels(run).groups.items():
+            intervention = f" · intervention {key.intervention}" if key.intervention else ""
+            prefix = f"{key.aspect}{intervention}: "
+            out += sts_samples(
+                group.rows, model=key.model_id, prefix=prefix, design=f"{design}/{prefix}",
+                design_label=words,
+            )  # fmt: skip
         return out
 
     def observed_components(self, run: RunView) -> dict[str, Components]:

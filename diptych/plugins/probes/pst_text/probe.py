@@ -39,6 +39,7 @@ from diptych.plugins.probes.pst_text.segments import template_segments
 
 if TYPE_CHECKING:
     from diptych.core.metrics.uncertainty.precision import Components, PlannedFigure
+    from diptych.core.standings import FigureSample
 
 #: The placeholders that say which person of the scene a likelihood prompt asks about: the
 #: prompt's last piece starts at the first of them (see segments.py).
@@ -165,6 +166,21 @@ class PSTText(Probe[PSTTextParams]):
                 {UNITS[0]: [r.masculine for r in chosen], UNITS[1]: [r.feminine for r in chosen]},
                 source=f"{source}, {len(chosen)} prompts",
             )
+        return out
+
+    def figure_samples(self, run: RunView) -> list[FigureSample]:
+        # Each model's overall STS per setting from its labels (drawn from P(he), P(she) in
+        # likelihood mode), as analyze_pst_text scores them.
+        from diptych.core.standings import design_of, sts_samples
+        from diptych.plugins.probes._pst_scoring import sts_row
+
+        design, words = design_of(run.run.probe, run.run.probe_version, run.run.params)
+        by_model: dict[str, list[Any]] = {}
+        for lab in run.labels(self.self_annotator):
+            by_model.setdefault(lab.model_id, []).append(sts_row(lab))
+        out: list[FigureSample] = []
+        for model, rows in by_model.items():
+            out += sts_samples(rows, model=model, prefix="", design=design, design_label=words)
         return out
 
     def plan(self) -> Iterator[TrialSpec]:

@@ -1,0 +1,92 @@
+"""``diptych standings [RUN ...]``: every audited model in the workspace side by side on one
+figure (the paired STS unless ``--figure`` names another), each with its interval, the pairwise
+differences with Holm-corrected tests and a rank with its interval, one table per design; the
+papers' published figures beside it as another design; a model measured again against its
+predecessor (``--against RUN``, or the same model on another version or build)
+(``ws.standings``, :mod:`diptych.core.standings`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from diptych.cli.context import state
+from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
+
+DEFAULT_FIGURE = "STS paired"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("standings")
+    def standings(
+        ctx: typer.Context,
+        runs: Annotated[
+            list[str] | None,
+            typer.Argument(
+                metavar="[RUN]...", help="The runs to set side by side (default: every run)."
+            ),
+        ] = None,
+        figure: Annotated[
+            str,
+            typer.Option("--figure", metavar="NAME", help="The figure to rank, e.g. 'STS single'."),
+        ] = DEFAULT_FIGURE,
+        against: Annotated[
+            str | None,
+            typer.Option(
+                "--against",
+                metavar="RUN",
+                help="A run whose models are the predecessors of the others': says whether "
+                "each change is distinguishable from noise.",
+            ),
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+        n_boot: Annotated[int, typer.Option("--n-boot", min=1, help="Bootstrap resamples.")] = 2000,
+        seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the resampling.")] = 0,
+    ) -> None:
+        """Rank every audited model on one figure, with intervals and Holm-corrected pairs."""
+        with state(ctx).open_workspace() as ws:
+            result = ws.standings.table(
+                runs or None, figure=figure, against=against, n_boot=n_boot, seed=seed
+            )
+        if as_json:
+            typer.echo(json.dumps(result.to_dict(), indent=2))
+            return
+        _print(result)
+
+
+def _print(result: object) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from diptych.cli.console import SafeConsole as Console
+    from diptych.core.standings import Standings
+
+    assert isinstance(result, Standings)
+    console = Console()
+    for design in result.tables:
+        text = standings_text(design)
+        ranks = Table(title=text.title, title_justify="left", box=box.SIMPLE_HEAD)
+        for name in RANK_COLUMNS:
+            ranks.add_column(
+                name,
+                justify="left" if name in ("model", "run") else "right",
+                no_wrap=name == "95% CI",
+            )
+        for row in text.ranks:
+            ranks.add_row(*row)
+        console.print(ranks)
+        if text.pairs:
+            pairs = Table(title="pairwise differences", title_justify="left", box=box.SIMPLE_HEAD)
+            for name in PAIR_COLUMNS:
+                pairs.add_column(name, justify="right", no_wrap=True)
+            for row in text.pairs:
+                pairs.add_row(*row)
+            console.print(pairs)
+        for line in text.successions:
+            console.print(line)
+        for line in text.references:
+            console.print(f"published: {line}")
+        console.print(f"units: {design.unit_words}")
+    console.print(result.method)

@@ -1,0 +1,88 @@
+"""The standings in the words and digits every surface prints (the CLI, the terminal app and
+the report's section): one table of models ranked, one of their pairwise differences, a
+sentence per model measured again, and the papers' published figures as another design."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.standings import DesignTable, Succession
+
+RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", "95% CI"]
+PAIR_COLUMNS = ["A", "B", "B − A", "95% CI", "p", "p (Holm)", "differs"]
+
+
+@dataclass
+class StandingsText:
+    """One design's standings as rows of text."""
+
+    title: str
+    ranks: list[list[str]]
+    pairs: list[list[str]]
+    successions: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+
+
+def rank_interval_text(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def succession_sentence(s: Succession) -> str:
+    d = s.difference
+    verdict = (
+        "distinguishable from noise" if s.distinguishable else "not distinguishable from noise"
+    )
+    return (
+        f"{s.after} against {s.before}: {figure_text(d.difference)} "
+        f"{bounds(d.ci_low, d.ci_high)}, p {p_text(d.p_value)} — {verdict}."
+    )
+
+
+def reference_lines(table: DesignTable) -> list[str]:
+    out = []
+    for r in table.references:
+        values = ", ".join(f"{who} {figure_text(v)}" for who, v in r.values.items())
+        out.append(
+            f"{values} — {r.source}, {r.where}: {r.what}; measured on {r.measured_on} "
+            "(other design: not ranked)"
+        )
+    return out
+
+
+def standings_text(table: DesignTable) -> StandingsText:
+    # A pair names its two models by their rows (#1, #2 ...): the names stay in one column.
+    row_of = {}
+    for k, s in enumerate(table.standings, start=1):
+        row_of[s.measured.sample.model] = row_of[s.measured.label] = f"#{k}"
+    ranks = [
+        [
+            f"#{k}",
+            str(s.rank),
+            rank_interval_text(s.rank_low, s.rank_high),
+            s.measured.sample.model,
+            s.measured.shown_run or s.measured.run,
+            figure_text(s.figure.value),
+            bounds(s.figure.ci_low, s.figure.ci_high),
+        ]
+        for k, s in enumerate(table.standings, start=1)
+    ]
+    pairs = [
+        [
+            row_of.get(p.a, p.a),
+            row_of.get(p.b, p.b),
+            figure_text(p.difference.difference),
+            bounds(p.difference.ci_low, p.difference.ci_high),
+            p_text(p.difference.p_value),
+            p_text(p.p_holm),
+            "yes" if p.differs else "no",
+        ]
+        for p in table.pairs
+    ]
+    return StandingsText(
+        title=f"{table.figure} · {table.design_label}",
+        ranks=ranks,
+        pairs=pairs,
+        successions=[succession_sentence(s) for s in table.successions],
+        references=reference_lines(table),
+    )

@@ -1,0 +1,352 @@
+"""Standing among models: every audited model's figure side by side, with its interval, the
+pairwise differences with Holm-corrected tests, and a rank with its interval.
+
+Only figures of one design are ranked together (:attr:`FigureSample.design`: the same probe,
+version and parameters, so the same identities asked in the same scenes); each design is its
+own table. Within it:
+
+* each model's figure is the mean over its observations with the interval of its units
+  (:func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units`);
+* each pair's difference is the runs' difference (:func:`~diptych.core.metrics.run_difference
+  .run_difference`): matched per scene where both asked the same scenes, else independent, its
+  interval and t-test from one resampling of the identities crossed in scenes — the units that
+  vary, never rows. The pairs' p-values are adjusted by Holm's step-down over the table's pairs,
+  so that "differs" holds for every pair at once with a family-wise error of at most α;
+* a model's rank is 1 + the number of models whose figure is higher (rank 1: the highest
+  figure), and its interval runs from 1 + the models *shown* higher (a Holm-significant
+  difference) to the number of models less those shown lower. Every model's interval covers
+  its true rank whenever no pair is wrongly called different, so all of them hold at once
+  with probability at least 1 − α (the ranks' simultaneous intervals of Mogstad, Romano,
+  Shaikh and Wilmer, "Inference for Ranks", 2024, built on the pairwise tests); bench
+  ``standings.rank_interval_coverage`` measures it where it is tightest, every model equal.
+
+A model measured again on another version or build (:class:`Succession`) is compared with its
+predecessor alone: a change whose interval excludes 0 is distinguishable from noise.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from diptych.core.metrics.run_difference import RunDifference, cell_means, run_difference
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
+from diptych.core.metrics.uncertainty.inference import Inference
+from diptych.core.metrics.uncertainty.resampling import holm, mean_over_units
+from diptych.core.standings.samples import FigureSample
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A figure of one model in one run, with what says which model and build made it."""
+
+    run: str
+    created_at: float
+    model_name: str
+    version: str
+    params: dict[str, Any]
+    builds: tuple[str, ...]
+    sample: FigureSample
+    #: The run as a table shows it (its id without the probe, cut short), else its id.
+    shown_run: str = ""
+
+    @property
+    def label(self) -> str:
+        """The model and the run it was measured in."""
+        return f"{self.sample.model} ({self.run})"
+
+
+@dataclass(frozen=True)
+class Standing:
+    measured: Measured
+    figure: Inference
+    rank: int
+    rank_low: int
+    rank_high: int
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.measured
+        return {
+            "run": m.run,
+            "model": m.sample.model,
+            "model_name": m.model_name,
+            "version": m.version,
+            "builds": list(m.builds),
+            "figure": m.sample.figure,
+            **{k: v for k, v in self.figure.to_dict().items() if k != "design"},
+            "rank": self.rank,
+            "rank_interval": [self.rank_low, self.rank_high],
+        }
+
+
+@dataclass(frozen=True)
+class PairDifference:
+    """B − A of two models of one table, its test's p and Holm's adjusted p."""
+
+    a: str
+    b: str
+    difference: RunDifference
+    p_holm: float
+    differs: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.difference.to_dict(), "model_a": self.a, "model_b": self.b,
+                "p_holm": self.p_holm, "differs": self.differs}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Succession:
+    """A model measured again (another version or build, or the run named as its predecessor)
+    set against its predecessor: after − before, and whether that is distinguishable from the
+    noise of resampling the units (its interval excludes 0)."""
+
+    before: str
+    after: str
+    difference: RunDifference
+
+    @property
+    def distinguishable(self) -> bool:
+        return self.difference.inference.excludes_null
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.difference.to_dict(), "before": self.before, "after": self.after,
+                "distinguishable": self.distinguishable}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A figure a method paper published for this figure: another design (its models, prompts
+    and annotators), shown for context and never ranked."""
+
+    source: str
+    where: str
+    measured_on: str
+    what: str
+    values: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "where": self.where, "measured_on": self.measured_on,
+                "what": self.what, "values": self.values, "design": "other design"}  # fmt: skip
+
+
+@dataclass
+class DesignTable:
+    """The standings of one design: its models ranked, their pairs, successions, and the
+    papers' published figures beside them."""
+
+    figure: str
+    design: str
+    design_label: str
+    unit_words: str
+    standings: list[Standing]
+    pairs: list[PairDifference]
+    successions: list[Succession] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "figure": self.figure,
+            "design": self.design_label,
+            "units": self.unit_words,
+            "standings": [s.to_dict() for s in self.standings],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "successions": [s.to_dict() for s in self.successions],
+            "references": [r.to_dict() for r in self.references],
+        }
+
+
+@dataclass
+class Standings:
+    tables: list[DesignTable]
+    n_boot: int = DEFAULT_N_BOOT
+    seed: int = 0
+    confidence: float = DEFAULT_CONFIDENCE
+
+    @property
+    def method(self) -> str:
+        level = round(100 * self.confidence)
+        return (
+            f"Each figure with its {level}% interval over its units; each pair's difference "
+            "matched per scene where both runs asked the same scenes (else independent), its "
+            "interval and t-test from one resampling of those units; p adjusted by Holm over "
+            "a table's pairs. Rank 1 is the highest figure; a rank's interval runs over the "
+            f"models no Holm-adjusted test at {1 - self.confidence:.2f} tells apart from it, so "
+            f"every rank interval of a table holds at once with probability ≥ {level}%. Only "
+            "runs of one design are ranked together; published figures are another design."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tables": [t.to_dict() for t in self.tables],
+            "method": self.method,
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "confidence": self.confidence,
+        }
+
+
+def difference_of(
+    a: FigureSample, b: FigureSample, *, n_boot: int, seed: int, confidence: float
+) -> RunDifference:
+    """B − A of one figure of two models: matched per cell when both asked the same cells."""
+    matched = None
+    if set(a.cells) == set(b.cells):
+        matched = (cell_means(a.values, a.cells), cell_means(b.values, b.cells))
+    units = {**b.cell_units, **a.cell_units}
+    found = run_difference(
+        (a.values, a.units), (b.values, b.units), matched, lambda cell: units[cell],
+        name=f"{a.figure}/{a.model}/{b.model}", scale=a.scale, n_boot=n_boot, seed=seed,
+        confidence=confidence, bounds=a.bounds,
+    )  # fmt: skip
+    assert found is not None  # a FigureSample always holds an observation
+    return found
+
+
+def rank_table(
+    measured: Sequence[Measured],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> tuple[list[Standing], list[PairDifference]]:
+    """The standings and pairwise differences of figures of one design (see the module)."""
+    alpha = 1 - confidence
+    # A model measured in one run of the table is named by the model alone.
+    times = Counter(m.sample.model for m in measured)
+    names = [m.sample.model if times[m.sample.model] == 1 else m.label for m in measured]
+    figures = [
+        mean_over_units(
+            m.sample.values,
+            m.sample.units,
+            scale=m.sample.scale,
+            confidence=confidence,
+            n_boot=n_boot,
+            seed=[zlib.crc32(m.label.encode()), seed],
+            bounds=m.sample.bounds,
+        )  # fmt: skip
+        for m in measured
+    ]
+    found: list[tuple[int, int, RunDifference]] = []
+    # Pairs in the order of the figures, highest first: a table reads #1 − #2, #1 − #3 ...
+    order = sorted(range(len(measured)), key=lambda k: (-figures[k].value, measured[k].label))
+    for x, i in enumerate(order):
+        for j in order[x + 1 :]:
+            d = difference_of(
+                measured[i].sample, measured[j].sample, n_boot=n_boot, seed=seed,
+                confidence=confidence,
+            )  # fmt: skip
+            found.append((i, j, d))
+    adjusted = holm([d.p_value for _, _, d in found])
+    pairs: list[PairDifference] = []
+    above = [0] * len(measured)  # models shown higher
+    below = [0] * len(measured)  # models shown lower
+    for (i, j, d), p in zip(found, adjusted, strict=True):
+        differs = p < alpha
+        pairs.append(PairDifference(names[i], names[j], d, p, differs))
+        if differs:
+            hi, lo = (j, i) if d.difference > 0 else (i, j)
+            above[lo] += 1
+            below[hi] += 1
+    n = len(measured)
+    standings = [
+        Standing(
+            measured=m,
+            figure=fig,
+            rank=1 + sum(other.value > fig.value for other in figures),
+            rank_low=1 + above[k],
+            rank_high=n - below[k],
+        )
+        for k, (m, fig) in enumerate(zip(measured, figures, strict=True))
+    ]
+    standings.sort(key=lambda s: (s.rank, s.measured.label))
+    return standings, pairs
+
+
+def _succession_key(m: Measured) -> tuple[str, str, str]:
+    # The same model is the same plugin with the same parameters, apart from its version.
+    params = {k: v for k, v in m.params.items() if k != "version"}
+    return (m.model_name, repr(sorted(params.items())), m.sample.design)
+
+
+def successions(
+    measured: Sequence[Measured],
+    *,
+    against: str | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> list[Succession]:
+    """Each model measured again set against its predecessor: with ``against`` (a run id),
+    every other figure of the design against that run's figure of the same model plugin (or
+    its only figure); otherwise each figure against the last earlier one of the same model
+    (plugin and parameters) made on another version or build."""
+    pairs: list[tuple[Measured, Measured]] = []
+    if against is not None:
+        old = [m for m in measured if m.run == against]
+        for m in measured:
+            if m.run == against:
+                continue
+            same = [o for o in old if o.sample.design == m.sample.design]
+            named = [o for o in same if o.model_name == m.model_name]
+            chosen = named[0] if len(named) == 1 else same[0] if len(same) == 1 else None
+            if chosen is not None:
+                pairs.append((chosen, m))
+    else:
+        ordered = sorted(measured, key=lambda m: m.created_at)
+        for k, m in enumerate(ordered):
+            earlier = [
+                o
+                for o in ordered[:k]
+                if _succession_key(o) == _succession_key(m)
+                and (o.version != m.version or o.builds != m.builds)
+            ]
+            if earlier:
+                pairs.append((earlier[-1], m))
+    return [
+        Succession(
+            before.label,
+            after.label,
+            difference_of(
+                before.sample, after.sample, n_boot=n_boot, seed=seed, confidence=confidence
+            ),  # fmt: skip
+        )
+        for before, after in pairs
+    ]
+
+
+def standings(
+    measured: Sequence[Measured],
+    *,
+    against: str | None = None,
+    references: dict[str, list[Reference]] | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Standings:
+    """Every design's table of ``measured`` (first seen first); ``references`` maps a design
+    to the papers' published figures for it."""
+    by_design: dict[str, list[Measured]] = {}
+    for m in measured:
+        by_design.setdefault(m.sample.design, []).append(m)
+    tables = []
+    for design, group in by_design.items():
+        ranked, pairs = rank_table(group, n_boot=n_boot, seed=seed, confidence=confidence)
+        first = group[0].sample
+        tables.append(
+            DesignTable(
+                figure=first.figure,
+                design=design,
+                design_label=first.design_label,
+                unit_words=first.unit_words,
+                standings=ranked,
+                pairs=pairs,
+                successions=successions(
+                    group, against=against, n_boot=n_boot, seed=seed, confidence=confidence
+                ),
+                references=(references or {}).get(design, []),
+            )
+        )
+    return Standings(tables, n_boot=n_boot, seed=seed, confidence=confidence)

@@ -1,0 +1,129 @@
+"""``Workspace.standings``: every audited model in the workspace side by side on one figure —
+each with its interval, the pairwise differences with Holm-corrected tests and a rank with its
+interval — one table per design (:mod:`diptych.core.standings`), the papers' published figures
+beside each as another design, and a model measured again against its predecessor."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from diptych.core import standings as ranking
+from diptych.core.builds import builds_by_model
+from diptych.core.errors import UsageError
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
+from diptych.core.plugins import get_probe
+from diptych.core.report.verdict import published_values
+from diptych.core.run_names import short_names
+from diptych.core.runview import RunView
+from diptych.core.workspace.base import Namespace
+
+#: The figure standings rank unless asked for another: the STS of the paired setting, the
+#: Paired Stereotype Test's headline.
+DEFAULT_FIGURE = "STS paired"
+
+
+def figure_matches(figure: str, asked: str) -> bool:
+    """Whether a figure's name is the one asked for: the same name, or the name after an
+    aspect's prefix (``occupation: STS paired`` for ``STS paired``)."""
+    return figure == asked or figure.endswith(f": {asked}")
+
+
+def references_for(probe: str, figure: str, params: dict[str, object]) -> list[ranking.Reference]:
+    """The figures the method papers published for ``figure`` of a ``probe`` run (as the
+    report's context beside ours: ``published_values.yaml``)."""
+    data = published_values()
+    aspects = params.get("aspects")
+    words = [figure] + ([str(a) for a in aspects] if isinstance(aspects, list | tuple) else [])
+    if probe == "pst-text":
+        words.append("occupation")  # pst-text's identities are the PST's occupations (Table 7)
+    said = " ".join(words).lower()
+    out = []
+    for entry in data.values:
+        if probe not in entry.probes or not re.search(entry.match, figure, re.I):
+            continue
+        if not all(w.lower() in said for w in entry.setting):
+            continue
+        source = data.sources.get(entry.source)
+        out.append(
+            ranking.Reference(
+                source=source.authors if source else entry.source,
+                where=entry.where,
+                measured_on=entry.measured_on,
+                what=entry.figure,
+                values=dict(entry.values),
+            )
+        )
+    return out
+
+
+class Standings(Namespace):
+    """Standing among models (``diptych standings``)."""
+
+    def measured(
+        self, run_ids: Sequence[str] | None = None, *, figure: str = DEFAULT_FIGURE
+    ) -> tuple[list[ranking.Measured], dict[str, list[ranking.Reference]]]:
+        """Each model's ``figure`` in the runs named (default: every run of the workspace
+        whose probe gives figures to rank), and the papers' figures for each design."""
+        runs = [self._kernel.get_run(r) for r in run_ids] if run_ids else self._store.list_runs()
+        shown = short_names(self._store.list_runs())
+        measured: list[ranking.Measured] = []
+        references: dict[str, list[ranking.Reference]] = {}
+        for run in runs:
+            view = RunView(self._store, run, chroma_url=self._kernel.chroma_url)
+            samples = [
+                s
+                for s in get_probe(run.probe, run.params).figure_samples(view)
+                if figure_matches(s.figure, figure)
+            ]
+            if not samples:
+                continue
+            models = {m.get("model_id"): m for m in run.models}
+            builds = builds_by_model(view.results.values())
+            for sample in samples:
+                model = models.get(sample.model, {})
+                measured.append(
+                    ranking.Measured(
+                        run=run.id,
+                        created_at=run.created_at,
+                        model_name=str(model.get("name", sample.model)),
+                        version=str(model.get("version", "")),
+                        params=dict(model.get("params") or {}),
+                        builds=tuple(builds.get(sample.model, [])),
+                        sample=sample,
+                        shown_run=shown.get(run.id, run.id),
+                    )
+                )
+                references.setdefault(
+                    sample.design, references_for(run.probe, sample.figure, run.params)
+                )
+        return measured, references
+
+    def table(
+        self,
+        run_ids: Sequence[str] | None = None,
+        *,
+        figure: str = DEFAULT_FIGURE,
+        against: str | None = None,
+        n_boot: int = DEFAULT_N_BOOT,
+        seed: int = 0,
+        confidence: float = DEFAULT_CONFIDENCE,
+    ) -> ranking.Standings:
+        """The standings of ``figure`` over the runs named (default: every run with labels),
+        one table per design. ``against`` names a run whose models are the predecessors of the
+        others' (a model version against the one before it). Raises :class:`UsageError` when
+        no run has the figure."""
+        against_id = self._kernel.get_run(against).id if against is not None else None
+        ids = list(run_ids or [])
+        if against_id is not None and ids and against_id not in ids:
+            ids.append(against_id)
+        measured, references = self.measured(ids or None, figure=figure)
+        if not measured:
+            raise UsageError(
+                f"no run here has the figure '{figure}' with labels to rank; label a run's "
+                "people first, or name another figure with --figure (e.g. 'STS single')"
+            )
+        return ranking.standings(
+            measured, against=against_id, references=references, n_boot=n_boot, seed=seed,
+            confidence=confidence,
+        )  # fmt: skip

@@ -1,0 +1,88 @@
+"""The Standings screen: every audited model of the workspace side by side on the paired STS
+(``diptych standings``) — each with its interval and a rank with its interval, the pairwise
+differences with Holm-corrected tests, one design at a time — reached from the Runs screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Header, Label, Static
+
+from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
+from diptych.tui.messages import StandingsLoaded
+from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.workers import load_standings
+
+
+class StandingsScreen(Screen[None]):
+    """Every audited model ranked on one figure, with intervals."""
+
+    CSS_PATH = "standings.tcss"
+    HELP_PURPOSE = (
+        "Standing among models: every audited model's paired STS with its interval, a rank "
+        "with its interval, and which pairs differ (Holm-corrected), one table per design; "
+        "the papers' figures beside them as another design, never ranked."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("f5", "reload", "Reload"),
+    ]
+
+    def __init__(self, store_path: Path) -> None:
+        super().__init__()
+        self.store_path = store_path
+        #: What was loaded last (a ``Standings``), for tests and a reload.
+        self.standings: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield VerticalScroll(Static("Ranking the models…", id="standings-status"), id="body")
+        yield KeysFooter(compact=True)
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self._load(self.store_path)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="standings")
+    def _load(self, store_path: Path) -> None:
+        self.post_message(load_standings(store_path))
+
+    @on(StandingsLoaded)
+    async def _loaded(self, message: StandingsLoaded) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        await body.remove_children()
+        self.standings = message.standings
+        if message.standings is None:
+            await body.mount(Static(message.error or "nothing to rank", id="standings-status"))
+            return
+        widgets: list[Any] = []
+        for k, table in enumerate(message.standings.tables, start=1):
+            text = standings_text(table)
+            # Static wraps: a design's words are never cut at the right edge.
+            widgets.append(Static(text.title, classes="heading"))
+            ranks = [row[:4] + row[5:] for row in text.ranks]  # the run is in the title's table
+            columns = RANK_COLUMNS[:4] + RANK_COLUMNS[5:]
+            widgets.append(FitTable(columns, ranks, id=f"ranks-{k}", classes="ranks"))
+            if text.pairs:
+                widgets.append(Label("pairwise differences (B − A)", classes="heading"))
+                widgets.append(FitTable(PAIR_COLUMNS, text.pairs, id=f"pairs-{k}"))
+            notes = text.successions + [f"published: {line}" for line in text.references]
+            runs = ", ".join(f"#{i} {row[4]}" for i, row in enumerate(text.ranks, start=1))
+            widgets.append(Static("\n".join([f"runs: {runs}", *notes]), classes="note"))
+        widgets.append(Static(message.standings.method, classes="note"))
+        await body.mount_all(widgets)
+        first = self.query(FitTable)
+        if first:
+            first.first().focus()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

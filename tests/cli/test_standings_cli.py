@@ -1,0 +1,169 @@
+"""``diptych standings``: three runs of scripted models with planted stereotypes, ranked in the
+planted order, the pairs that differ told apart, the papers' figure beside them as another
+design, and a model's new version against its predecessor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from diptych.cli.main import main
+from diptych.core.workspace import Workspace
+
+MASC = ["carpenter", "sheriff", "farmer", "guard", "lawyer", "mover"]
+FEM = ["editor", "designer", "writer", "baker", "clerk", "cashier"]
+DESIGN = {"masculine": MASC, "feminine": FEM, "samples_paired": 2, "setting": "paired"}
+
+
+def planted(p_masculine_she: float) -> dict[str, float]:
+    """P(she) of each identity: a masculine-stereotyped one says "she" with this chance, a
+    feminine-stereotyped one with 1 minus it, so the expected STS is 100·(1 − 2·p)."""
+    return {**dict.fromkeys(MASC, p_masculine_she), **dict.fromkeys(FEM, 1 - p_masculine_she)}
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out + err
+
+
+@pytest.fixture
+def three_models(tmp_path: Path, scripted: None) -> tuple[Path, dict[str, str]]:
+    """Three runs of one design: expected STS 80 (strong), 40 (moderate) and 0 (none)."""
+    path = tmp_path / "ws"
+    runs = {}
+    with Workspace.open(path) as ws:
+        for name, p in (("none", 0.5), ("strong", 0.1), ("moderate", 0.3)):
+            model = ("scripted-likelihood", {"p_feminine": planted(p)})
+            runs[name] = ws.runs.run_sync("pst-text", [model], params=DESIGN).id
+    return path, runs
+
+
+def test_three_models_ranked_in_the_planted_order(
+    three_models: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, runs = three_models
+    code, out = call(capsys, "--store", str(path), "standings", "--json")
+    assert code == 0, out
+    (table,) = json.loads(out)["tables"]
+    order = [row["run"] for row in table["standings"]]
+    assert order == [runs["strong"], runs["moderate"], runs["none"]]
+    assert [row["rank"] for row in table["standings"]] == [1, 2, 3]
+    # Every planted difference is 40 points or more: each pair is told apart, each rank sure.
+    assert all(pair["differs"] for pair in table["pairs"]) and len(table["pairs"]) == 3
+    assert [row["rank_interval"] for row in table["standings"]] == [[1, 1], [2, 2], [3, 3]]
+    assert all(pair["paired"] for pair in table["pairs"])
+    # Each figure is the run's own STS as its analysis gives it.
+    with Workspace.open(path) as ws:
+        for row in table["standings"]:
+            numbers = ws.analysis.analyze(row["run"]).numbers
+            # The same mean of the same ±100s, summed in another order: a rounding apart.
+            assert row["value"] == pytest.approx(numbers["STS paired (drawn labels)"]["value"])
+    # The paper's DALL-E 3 figure is context from another design, never ranked.
+    (reference,) = table["references"]
+    assert reference["design"] == "other design" and reference["values"] == {"DALL-E 3": 47.38}
+
+    code, out = call(capsys, "--store", str(path), "standings")
+    assert code == 0, out
+    assert "rank CI" in out and "pairwise differences" in out and "other design" in out
+
+
+def test_equal_models_are_not_told_apart(
+    tmp_path: Path, scripted: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two versions of one model with the same planted stereotype: their draws differ, the
+    # truth does not. The newer is compared with its predecessor, and the change is noise.
+    path = tmp_path / "ws"
+    with Workspace.open(path) as ws:
+        ids = [
+            ws.runs.run_sync(
+                "pst-text",
+                [("scripted-likelihood", {"p_feminine": planted(0.2), "noise": 0.1, "version": v})],
+                params=DESIGN,
+            ).id
+            for v in ("1", "2")
+        ]
+    code, out = call(capsys, "--store", str(path), "standings", "--json")
+    assert code == 0, out
+    (table,) = json.loads(out)["tables"]
+    (pair,) = table["pairs"]
+    assert not pair["differs"]
+    assert [row["rank_interval"] for row in table["standings"]] == [[1, 2], [1, 2]]
+    (change,) = table["successions"]
+    assert change["before"].endswith(f"({ids[0]})") and change["after"].endswith(f"({ids[1]})")
+    assert not change["distinguishable"]
+
+    code, out = call(capsys, "--store", str(path), "standings", "--against", ids[0])
+    assert code == 0, out
+    assert "not distinguishable from noise" in out
+
+
+def test_no_run_to_rank_says_what_to_do(
+    tmp_path: Path, scripted: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Workspace.open(tmp_path / "ws").close()
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "standings")
+    assert code != 0
+    assert "no run here has the figure 'STS paired'" in out and "--figure" in out
+
+
+def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(
+    three_models: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, runs = three_models
+    out = tmp_path / "report"
+    order = [runs["none"], runs["strong"], runs["moderate"]]
+    code, said = call(
+        capsys, "--store", str(path), "report", *order, "--out", str(out), "--format", "md,json"
+    )
+    assert code == 0, said
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    (table,) = data["standings"]["tables"]
+    assert [row["run"] for row in table["standings"]] == [
+        runs["strong"],
+        runs["moderate"],
+        runs["none"],
+    ]
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Standing among models" in md and "| #1 | 1 | 1 |" in md
+    groups = next(f for f in data["frameworks"] if f["id"].endswith("ms-2-11-002-groups"))
+    assert "standings" in groups["sections"] and "[Standing among models](#standing-among" in md
+
+
+def test_a_framework_file_that_claims_compliance_is_refused(
+    three_models: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, runs = three_models
+    own = tmp_path / "own.yaml"
+    own.write_text(
+        """version: "1"
+frameworks:
+  - id: own
+    name: Our policy
+    items:
+      - id: own-1
+        source: {title: Our policy, clause: "1", url: "https://example.org/p",
+                 retrieved: "2026-01-05"}
+        subject: Outputs are examined for stereotypes.
+        evidenced_when: [measured]
+        evidences: The system is fully conformant.
+        does_not: Anything else.
+        sections: [results]
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "report"
+    code, said = call(
+        capsys, "--store", str(path), "report", runs["none"], "--out", str(out),
+        "--frameworks", str(own),
+    )  # fmt: skip
+    assert code != 0
+    assert "own-1" in said and "conformant" in said and said.count("\n") == 1
+    assert not (out / "report.md").exists()

@@ -1,0 +1,66 @@
+"""The Standings screen, reached from the runs list: three scripted models with planted
+stereotypes ranked in the planted order, every figure, interval and rank interval whole on the
+screen at 80×24 and at 60×20, and the way back home."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_app import loaded, wait_for
+from test_screen_fit import row_shows, screen_lines, settle
+
+from diptych.core.report.formatting import bounds, figure_text
+from diptych.core.report.standings_tables import rank_interval_text
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.screens.standings import StandingsScreen
+
+MASC = ["carpenter", "sheriff", "farmer", "guard"]
+FEM = ["editor", "designer", "writer", "baker"]
+
+
+@pytest.fixture
+def three_models(scripted: None, tmp_path: Path) -> Path:
+    """Expected STS 80, 40 and 0 (P(she) 0.1, 0.3 and 0.5 for a masculine-stereotyped
+    identity, 1 minus it for a feminine-stereotyped one), one run each."""
+    path = tmp_path / "ws"
+    design = {"masculine": MASC, "feminine": FEM, "samples_paired": 2, "setting": "paired"}
+    with Workspace.open(path) as ws:
+        for p in (0.5, 0.1, 0.3):
+            planted = {**dict.fromkeys(MASC, p), **dict.fromkeys(FEM, 1 - p)}
+            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
+                             params=design)  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_standings_from_the_runs_list_fit_the_terminal(
+    three_models: Path, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(three_models, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, StandingsScreen)
+        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
+        await settle(pilot)
+        (table,) = screen.standings.tables
+        # The planted order: P(she) 0.1 first, 0.5 last.
+        planted = [s.measured.params["p_feminine"]["carpenter"] for s in table.standings]
+        assert planted == [0.1, 0.3, 0.5]
+        lines = screen_lines(app)
+        shown = "\n".join(lines)
+        for k, s in enumerate(table.standings, start=1):
+            value = figure_text(s.figure.value)
+            interval = bounds(s.figure.ci_low, s.figure.ci_high)
+            ranks = rank_interval_text(s.rank_low, s.rank_high)
+            # The row's number, its rank interval, the figure and its whole interval (at 60
+            # columns a row is set as items on lines of their own).
+            assert row_shows(lines, f"#{k}", [ranks, value, interval], below=2), (k, shown)
+        assert "? Help" in lines[-1] and "q Quit" in lines[-1]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs list")
