@@ -37,6 +37,13 @@ def builds_by_model(results: Iterable[_Result]) -> dict[str, list[str]]:
     return {model: builds for model, builds in out.items() if builds}
 
 
+def build_names(builds: Sequence[str]) -> list[str]:
+    """The builds as a reader names them: the backend and its version, without the CPU
+    features a build records after ``;`` (``AVX = 1 | AVX2 = 1 | ...``), which stay in the
+    results' provenance and the report's JSON, in order, each once."""
+    return list(dict.fromkeys(b.split(";")[0].strip() for b in builds))
+
+
 def mixed_builds_note(builds: Mapping[str, Sequence[str]]) -> str | None:
     """One sentence when some model's results came from more than one build, else None."""
     mixed = {model: b for model, b in builds.items() if len(b) > 1}

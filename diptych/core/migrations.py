@@ -331,6 +331,29 @@ def m009_label_dimensions(db: sqlite3.Connection) -> None:
     )
 
 
+@migration(10)
+def m010_fixed_outcome_counts(db: sqlite3.Connection) -> None:
+    # Results are shared by request across runs: counting a run's outcomes from the results
+    # its trials name counts, for a decided run, what other runs stored after it stopped. A
+    # decided or complete run keeps the counts it had when it got there. A decided run from
+    # before takes those its audit part recorded at its last look.
+    db.execute("ALTER TABLE runs ADD COLUMN outcome_counts TEXT")
+    rows = db.execute(
+        "SELECT p.run_id, p.detail FROM audit_parts p JOIN runs r ON r.id = p.run_id"
+        " WHERE p.status = 'decided' AND r.status = 'decided' ORDER BY p.updated_at"
+    ).fetchall()
+    for run_id, detail in rows:
+        try:
+            counts = json.loads(detail).get("counts")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(counts, dict) and counts:
+            db.execute(
+                "UPDATE runs SET outcome_counts = ? WHERE id = ?",
+                (json.dumps(counts, sort_keys=True), run_id),
+            )
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction, so statements
     # are run one by one (the schema has no ';' inside a statement).

@@ -106,7 +106,7 @@ def finish_run(
     bound = probe if probe is not None else bind_probe(get_probe(run.probe, run.params), store)
     derive_self_labels(store, run, bound)
     refresh_flags(store, run.id, bound)
-    counts = store.status_counts(run.id)
+    counts = store.status_counts(run.id, live=True)
     batch_bought = False
     if asked is not None:
         stored = store.run_results(run.id)

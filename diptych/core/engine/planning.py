@@ -284,7 +284,7 @@ def prepare_run(
             if not paid_retries.take(None, None):
                 break
             pending[trial.key] = trial
-    counts = store.status_counts(run.id)
+    counts = store.status_counts(run.id, live=True)
     return RunPlan(
         run=run,
         trials=[],

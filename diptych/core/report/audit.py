@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Protocol
 
-from diptych.core.builds import builds_by_model
+from diptych.core.builds import build_names, builds_by_model
 from diptych.core.capabilities import Capability
 from diptych.core.errors import DiptychError
 from diptych.core.labels import LabelPolicy, is_human
@@ -265,6 +265,7 @@ def model_summaries(view: RunView) -> list[dict[str, Any]]:
                 "provider": provider,
                 "provenance": first.get(m["model_id"], {}),
                 "builds": builds.get(m["model_id"], []),
+                "build_names": build_names(builds.get(m["model_id"], [])),
             }
         )
     return out

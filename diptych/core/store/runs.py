@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -16,6 +17,10 @@ from diptych.core.trials import canonical_json
 #: SQL: the result ``r`` records an answer paid for but unusable as its outcome (the engine's
 #: ``paid_failure`` provenance flag).
 _PAID_FAILURE = "COALESCE(json_extract(r.provenance, '$.paid_failure'), 0)"
+
+#: The statuses at which a run's outcome counts stop following the shared results: a run
+#: decided by its gates, or bought whole. A resume (status ``running``) lets them follow again.
+FIXED_COUNTS = frozenset({"decided", "complete"})
 
 
 class Runs(Connection):
@@ -95,10 +100,17 @@ class Runs(Connection):
         ]
 
     def set_run_status(self, run_id: str, status: str) -> None:
+        """Record the run's status; a run getting to a status whose counts are fixed
+        (:data:`FIXED_COUNTS`) keeps the outcome counts it has now, any other counts live."""
         with self.transaction() as db:
+            fixed = (
+                canonical_json(self.status_counts(run_id, live=True))
+                if status in FIXED_COUNTS
+                else None
+            )
             db.execute(
-                "UPDATE runs SET status = ?, updated_at = ? WHERE id = ?",
-                (status, time.time(), run_id),
+                "UPDATE runs SET status = ?, updated_at = ?, outcome_counts = ? WHERE id = ?",
+                (status, time.time(), fixed, run_id),
             )
 
     # --- trials and subjects ----------------------------------------------------------------
@@ -282,8 +294,21 @@ class Runs(Connection):
         )
         return {r["key"]: ResultRecord.from_row(r) for r in rows}
 
-    def status_counts(self, run_id: str) -> dict[str, int]:
-        """Trials of the run by outcome; ``pending`` for those with no result yet."""
+    def status_counts(self, run_id: str, *, live: bool = False) -> dict[str, int]:
+        """Trials of the run by outcome; ``pending`` for those with no result yet.
+
+        Results are shared by request across runs, so a run's trials can gain results that
+        other runs stored. A decided or complete run's counts are those it had when it got
+        there (what it stored or reused), unchanged since; ``live`` counts what is stored now
+        (what a resume would find)."""
+        if not live:
+            row = self.db.execute(
+                "SELECT outcome_counts FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            if row is not None and row["outcome_counts"] is not None:
+                fixed: dict[str, int] = {"done": 0, "refused": 0, "failed": 0, "pending": 0}
+                fixed.update(json.loads(row["outcome_counts"]))
+                return fixed
         counts = {"done": 0, "refused": 0, "failed": 0, "pending": 0}
         for row in self.db.execute(
             "SELECT COALESCE(r.status, 'pending') AS status, COUNT(*) AS n FROM trials t"

@@ -34,6 +34,22 @@ class RunSummary:
         """The status as a listing shows it."""
         return self.status_text or self.run.status
 
+    @property
+    def flagged_words(self) -> str:
+        """The run's review flags in words, or "" where its probe observes no people (a text
+        run's figures count prompts or answers: "0 people flagged" would speak of people it
+        never had)."""
+        from diptych.core.errors import UnknownPluginError
+        from diptych.core.plugins import probe_class
+
+        try:
+            people = probe_class(self.run.probe).observation == "person"
+        except UnknownPluginError:
+            people = False
+        if people:
+            return f"{self.flagged:,} {'person' if self.flagged == 1 else 'people'} flagged"
+        return f"{self.flagged:,} flagged for review" if self.flagged else ""
+
 
 @dataclass(frozen=True)
 class Failure:

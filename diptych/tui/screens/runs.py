@@ -363,10 +363,9 @@ class RunsScreen(RunControls):
             # Stopped by a sequential audit: the look it stopped at and what that saved.
             selected.update(f"{run.id} · {self._models(row)}\n{row.said}")
             return
-        selected.update(
-            f"{run.id} · {self._models(row)}\nprogress {progress.text()} · "
-            f"{row.flagged} people flagged · created {timestamp(run.created_at)}"
-        )
+        parts = [f"progress {progress.text()}", row.flagged_words, "created "
+                 + timestamp(run.created_at)]  # fmt: skip
+        selected.update(f"{run.id} · {self._models(row)}\n" + " · ".join(p for p in parts if p))
 
     def _session_line(self, session: str) -> str:
         runs = session_members(self.rows).get(session, [])
