@@ -171,6 +171,11 @@ def sample_size(number: dict[str, Any], observation: str = "observation") -> str
     if isinstance(clusters, int) and within and clusters != n:
         # pst-text's prompts come in scenes (both orders, every sample): the scenes count too.
         text += f" in {counted(clusters, within)}"
+    draws = (number.get("units") or {}).get("draw")
+    if isinstance(draws, int) and draws != n:
+        # A drawn-label figure counts answers (one a person) but resamples draws (both people
+        # of a scene drawn once): the count beside it in "what each interval resamples".
+        text += f" in {counted(draws, 'draw')}"
     return text
 
 

@@ -96,6 +96,10 @@ def test_sample_size_names_its_observations() -> None:
     assert sample_size({"n": 1600, "units": {"identity": 40}}, "person") == "1,600 persons"
     assert sample_size({"n": 1}, "story") == "1 story"
     assert sample_size({"n": 4, "n_of": "occupation"}, "person") == "4 occupations"
+    # A drawn-label figure's answers and the draws its interval resamples, in one cell.
+    drawn = {"n": 1600, "n_of": "answer", "units": {"draw": 800}}
+    assert sample_size(drawn) == "1,600 answers in 800 draws"
+    assert sample_size({"n": 120, "n_of": "answer", "units": {"draw": 120}}) == "120 answers"
     scenes = {"n": 160, "clusters": 40, "scenes_only": {"units": {"unordered scene": 40}}}
     assert sample_size(scenes, "prompt") == "160 prompts in 40 unordered scenes"
     assert sample_size({"n_pairs": 2, "unit": "image"}, "answer") == "2 image pairs"
