@@ -149,3 +149,34 @@ def test_an_audit_with_its_looks_and_report_travels_whole(
     # The gates decided on the audit's looks come out the same.
     assert original["gates"] and again["gates"] == original["gates"]
     assert again == original
+
+
+def test_a_tone_label_travels_as_tone_beside_the_same_reviewers_gender_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from diptych.core.labels_tone import TONE
+    from diptych.core.workspace import Workspace
+
+    store, run_id = labelled_run(tmp_path, monkeypatch)
+    with Workspace.open(store) as ws:
+        people = [s for s in ws.runs.subjects(run_id) if s.get("status") == "done"][:3]
+        for i, person in enumerate(people):
+            ws.labels.save(run_id, person["trial_idx"], person["position"], f"monk-{i + 2}",
+                           reviewer="alice", dimension=TONE)  # fmt: skip
+    bundle = tmp_path / "evidence.zip"
+    cli(store, "export", run_id, "--bundle", str(bundle))
+    fresh = tmp_path / "fresh"
+    cli(fresh, "import", str(bundle))
+
+    def by_dimension(path: Path) -> list[tuple[str, str, str]]:
+        db = sqlite3.connect(path / "diptych.db")
+        rows = db.execute(
+            "SELECT annotator, dimension, label FROM annotations x JOIN subjects s"
+            " ON s.id = x.subject_id ORDER BY s.trial_idx, s.position, annotator, dimension"
+        ).fetchall()
+        db.close()
+        return rows
+
+    assert by_dimension(fresh) == by_dimension(store)
+    assert sum(1 for _, dim, _ in by_dimension(fresh) if dim == "tone") == 3
+    assert table_counts(fresh) == table_counts(store)

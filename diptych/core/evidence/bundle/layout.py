@@ -133,16 +133,17 @@ TABLES: tuple[TableSpec, ...] = (
         key=("run_id", "trial_idx", "position"),
         agree=(),
     ),
-    # A label with its annotator (``human:<reviewer>``, ``self``, an automatic annotator, whose
-    # id names the dimension it labels, e.g. ``vqa:skin-tone``) and the sampling design that
-    # chose the person.
+    # A label with its annotator (``human:<reviewer>``, ``self``, an automatic annotator), the
+    # dimension it labels (``gender`` or ``tone``) and the sampling design that chose the person.
     TableSpec(
         "labels",
         _cols(
-            f"{_SUBJECT} annotator:text label:text confidence:real? detail:text "
-            "created_at:real design:text? inclusion_probability:real? sample_draw:text?"
+            f"{_SUBJECT} annotator:text dimension:text label:text confidence:real? "
+            "detail:text created_at:real design:text? inclusion_probability:real? "
+            "sample_draw:text?"
         ),
-        key=("run_id", "trial_idx", "position", "annotator"),
+        # One label per person, annotator and dimension (perceived gender, skin tone).
+        key=("run_id", "trial_idx", "position", "annotator", "dimension"),
         agree=("label", "confidence", "design", "inclusion_probability"),
     ),
     TableSpec(
@@ -154,8 +155,8 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         "label_removals",
         _cols(
-            f"{_SUBJECT} annotator:text label:text confidence:real? detail:text "
-            "created_at:real removed_at:real"
+            f"{_SUBJECT} annotator:text dimension:text label:text confidence:real? "
+            "detail:text created_at:real removed_at:real"
         ),
         key=("run_id", "trial_idx", "position", "annotator", "created_at", "removed_at"),
         agree=("label",),

@@ -54,10 +54,10 @@ def scope_queries(runs: Sequence[str], audits: Sequence[str]) -> dict[str, tuple
             rl,
         ),
         "labels": (
-            f"SELECT {_SUBJECT_COLS}, x.annotator, x.label, x.confidence, x.detail, x.created_at,"
-            " x.design, x.inclusion_probability, x.sample_draw"
+            f"SELECT {_SUBJECT_COLS}, x.annotator, x.dimension, x.label, x.confidence, x.detail,"
+            " x.created_at, x.design, x.inclusion_probability, x.sample_draw"
             f" FROM annotations x {_SUBJECT_JOIN} WHERE s.run_id IN ({r})"
-            " ORDER BY s.run_id, s.trial_idx, s.position, x.annotator",
+            " ORDER BY s.run_id, s.trial_idx, s.position, x.annotator, x.dimension",
             rl,
         ),
         "notes": (
@@ -67,8 +67,8 @@ def scope_queries(runs: Sequence[str], audits: Sequence[str]) -> dict[str, tuple
             rl,
         ),
         "label_removals": (
-            f"SELECT {_SUBJECT_COLS}, x.annotator, x.label, x.confidence, x.detail,"
-            f" x.created_at, x.removed_at FROM label_removals x {_SUBJECT_JOIN}"
+            f"SELECT {_SUBJECT_COLS}, x.annotator, x.dimension, x.label, x.confidence,"
+            f" x.detail, x.created_at, x.removed_at FROM label_removals x {_SUBJECT_JOIN}"
             f" WHERE s.run_id IN ({r}) ORDER BY x.id",
             rl,
         ),
