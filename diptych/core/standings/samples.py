@@ -45,13 +45,21 @@ class FigureSample:
 
 
 def sts_samples(
-    rows: Iterable[LabelRow], *, model: str, prefix: str, design: str, design_label: str
+    rows: Iterable[LabelRow],
+    *,
+    model: str,
+    prefix: str,
+    design: str,
+    design_label: str,
+    qualifier: str = "",
 ) -> list[FigureSample]:
     """The overall STS of each setting (``{prefix}STS paired``, ``{prefix}STS single``) of one
     model's persons ``rows``: several annotators' labels of a person reduced by majority,
     cannot_identify left out, every person placed in its unordered scene (its masculine and
     feminine identity; one of them alone in the single setting), as the STS's interval and
-    two runs' comparison resample them (:mod:`diptych.core.metrics.compare`)."""
+    two runs' comparison resample them (:mod:`diptych.core.metrics.compare`). ``qualifier``
+    names how the labels were had where the run's headline is another figure (" (drawn
+    labels)" of a likelihood run, whose headline is the STS expected from P(he), P(she))."""
     persons = reduce_majority(rows)
     if not persons:
         return []
@@ -69,7 +77,7 @@ def sts_samples(
         out.append(
             FigureSample(
                 model=model,
-                figure=f"{prefix}STS {setting}",
+                figure=f"{prefix}STS {setting}{qualifier}",
                 design=f"{design}/{setting}",
                 design_label=design_label,
                 values=[float(stereo(p.label, p.stereotype)) for p in scored],

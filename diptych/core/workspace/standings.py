@@ -25,8 +25,10 @@ DEFAULT_FIGURE = "STS paired"
 
 def figure_matches(figure: str, asked: str) -> bool:
     """Whether a figure's name is the one asked for: the same name, or the name after an
-    aspect's prefix (``occupation: STS paired`` for ``STS paired``)."""
-    return figure == asked or figure.endswith(f": {asked}")
+    aspect's prefix (``occupation: STS paired`` for ``STS paired``), each with the qualifier
+    that says how it was measured (``STS paired (drawn labels)``)."""
+    base = figure.split(" (", 1)[0] if figure.endswith(")") and " (" not in asked else figure
+    return base == asked or base.endswith(f": {asked}")
 
 
 def references_for(probe: str, figure: str, params: dict[str, object]) -> list[ranking.Reference]:

@@ -175,12 +175,16 @@ class PSTText(Probe[PSTTextParams]):
         from diptych.plugins.probes._pst_scoring import sts_row
 
         design, words = design_of(run.run.probe, run.run.probe_version, run.run.params)
+        # A likelihood run's headline is the STS expected from P(he), P(she); the figure ranked
+        # here is the one of labels drawn from them, and is named so.
+        qualifier = " (drawn labels)" if self.p.mode == "likelihood" else ""
         by_model: dict[str, list[Any]] = {}
         for lab in run.labels(self.self_annotator):
             by_model.setdefault(lab.model_id, []).append(sts_row(lab))
         out: list[FigureSample] = []
         for model, rows in by_model.items():
-            out += sts_samples(rows, model=model, prefix="", design=design, design_label=words)
+            out += sts_samples(rows, model=model, prefix="", design=design, design_label=words,
+                               qualifier=qualifier)  # fmt: skip
         return out
 
     def plan(self) -> Iterator[TrialSpec]:
