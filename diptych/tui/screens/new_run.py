@@ -124,6 +124,11 @@ class FormsScroll(VerticalScroll, can_focus=False):
     would take the keys typed for the next field)."""
 
 
+class ChoicesScroll(VerticalScroll, can_focus=False):
+    """The probe, its description and the Models list: scrolled (by the focused field, or to
+    the field refused) when a long description leaves the list no room, never cut."""
+
+
 class NewRunScreen(Screen[RunRequest | None]):
     """Choose a probe, models and parameters; see the trials and their cost; start the run."""
 
@@ -175,7 +180,7 @@ class NewRunScreen(Screen[RunRequest | None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="body"):
-            with Vertical(id="choose"):
+            with ChoicesScroll(id="choose"):
                 yield Label("Probe", classes="heading")
                 yield Select(
                     [(name, name) for name in self.probe_names],
@@ -185,7 +190,7 @@ class NewRunScreen(Screen[RunRequest | None]):
                     compact=True,
                 )
                 yield Static(id="probe-description")
-                yield Label("Models", classes="heading")
+                yield Label("Models", classes="heading", id="models-heading")
                 yield Input(placeholder="search models", id="models-search", compact=True)
                 yield TickList(id="models")
                 yield Static("", id="models-error")
@@ -281,6 +286,12 @@ class NewRunScreen(Screen[RunRequest | None]):
     @on(Input.Changed, "#models-search")
     def _search_models(self) -> None:
         self._show_models()
+
+    @on(SelectionList.SelectionHighlighted, "#models")
+    def _models_in_view(self) -> None:
+        # The list scrolls its own rows; the pane around it must show the list too, or the
+        # highlighted model is below the pane's edge.
+        self.query_one("#models", SelectionList).scroll_visible(animate=False)
 
     @on(Input.Submitted, "#models-search")
     def _to_models(self) -> None:
@@ -384,7 +395,9 @@ class NewRunScreen(Screen[RunRequest | None]):
                 ok = False
             models.append((name, tuple(params)))
         models_error = self.query_one("#models-error", Static)
-        models_error.update("" if models else "choose at least one model (space)")
+        # In words, not only in red: "Models — choose at least one".
+        models_error.update("" if models else "Models — choose at least one (space ticks)")
+        self.query_one("#models-heading", Label).set_class(not models, "-invalid")
         ok = ok and bool(models)
         run_form = self.query_one("#form-run", ParamsForm)
         try:
