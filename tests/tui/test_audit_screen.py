@@ -179,3 +179,26 @@ async def test_an_audit_without_gates_shows_no_gates_table(audit_dir: Path) -> N
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_audit(pilot)
         assert not screen.query_one("#gates", DataTable).display
+
+
+async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(
+    audit_dir: Path,
+) -> None:
+    # The audit run to its report once (as `diptych audit run` would) ...
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_audit(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+    html = audit_dir / "audit-tui-audit" / "report.html"
+    # ... then opened afresh: Ctrl+O finds the report where the run wrote it.
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    opened: list[str] = []
+    app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_audit(pilot)
+        await wait_for(pilot, lambda: screen.report is not None, "the recorded report")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert opened == [html.resolve().as_uri()]
+        assert "no report yet" not in str(screen.query_one("#summary", Static).render())

@@ -40,6 +40,8 @@ PART_LINES = 3
 @dataclass
 class AuditPlanned(Message):
     plan: AuditPlan
+    #: The report this audit last wrote, where its run recorded it (None: none there now).
+    report: Path | None = None
 
 
 @dataclass
@@ -155,7 +157,10 @@ class AuditScreen(Screen[None]):
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
-        self.app.call_from_thread(self.post_message, AuditPlanned(plan))
+        written = Path(recorded.report) if recorded and recorded.report else None
+        # A report written by `diptych audit run` (to its recorded path) is opened from here.
+        report = written if written is not None and written.is_file() else None
+        self.app.call_from_thread(self.post_message, AuditPlanned(plan, report))
         for part in recorded.parts if recorded else []:
             self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, part.status))
         self._gates(file, plan, recorded is not None and bool(recorded.report))
@@ -240,6 +245,7 @@ class AuditScreen(Screen[None]):
     @on(AuditPlanned)
     def _planned(self, message: AuditPlanned) -> None:
         self.plan = message.plan
+        self.report = message.report
         self.status = {}
         self._fill()
         p = message.plan
