@@ -62,6 +62,7 @@ from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.review.screen import ReviewScreen
+from diptych.tui.review.tone import TonePanel
 from diptych.tui.screens.agent import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.help import HelpScreen, screen_purpose, screen_title
@@ -72,6 +73,7 @@ from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.ticks import TickList
 from tests.tui.review.test_review import Host, review_run
 from tests.tui.review.test_review_measure import MeasureHost, scripted_run, truth_of
+from tests.tui.review.test_review_tone import tone_run
 
 pytestmark = pytest.mark.surface
 
@@ -82,6 +84,7 @@ __all__ = [
     "labelled_run",
     "review_run",
     "snapshot_workspace",
+    "tone_run",
     "utc",
     "workspace",
 ]
@@ -406,6 +409,32 @@ async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[
         assert cut_values(app) + cut_footer_keys(app) + await state_by_colour(pilot) == [], shown(
             app
         )
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_with_the_tone_keys(tone_run: tuple[Path, str], size: tuple[int, int]) -> None:
+    ws, run_id = tone_run
+    app = Host(ws, run_id, reviewer="ann")
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        assert "t" in footer_keys(app)
+        await pilot.press("t", "2")
+        await wait_for(
+            pilot,
+            lambda: "(was 3.00)" in review.query_one(TonePanel).text.plain,
+            "the tone gap after a tone",
+        )
+        await settle(pilot)
+        # The swatches' numbers and the tone gap, whole; the marks are words, not colours.
+        assert cut_values(app) + cut_footer_keys(app) + await state_by_colour(pilot) == [], shown(
+            app
+        )
+        lines = shown(app)
+        assert "you" in lines and "auto" in lines and "10" in lines
+        # With the tone keys armed, every key of the footer does something or says why (m/f
+        # say the tone keys are on; x takes the tone back: leave it to its test).
+        assert await silent_keys(pilot, leave=("x",)) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)

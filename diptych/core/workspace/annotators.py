@@ -4,12 +4,14 @@ annotator on PAIRS, and measure how far a run's annotators agree."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from diptych.core.annotation import AnnotationSummary, annotate_run_async, annotator_id
 from diptych.core.capabilities import Model
 from diptych.core.engine import Reporter, RunOptions
 from diptych.core.errors import UsageError
+from diptych.core.labels import TONE
 from diptych.core.plugins import get_model, get_probe, load_plugins
 from diptych.core.runview import RunView
 from diptych.core.workspace.base import Kernel, Namespace, Params, plugin_params
@@ -140,17 +142,22 @@ class Annotators(Namespace):
     def agreement(self, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> AnnotatorAgreement:
         """How far the run's annotators agree: Cohen's κ per pair, Fleiss' κ among the people
         (PST Table 1's measure), Krippendorff's α over all, and each automatic annotator
-        against the human majority (PST Table 12), with bootstrap intervals over images.
+        against the human majority (PST Table 12), with bootstrap intervals over images; and,
+        when two annotators or more gave perceived skin tones, weighted κ per pair and
+        Krippendorff's α (ordinal) of the tones (``tone``).
 
         Raises :class:`UsageError` when the run has no labels yet."""
         # numpy comes with the agreement metrics: imported when asked for, not with the core.
         from diptych.core.metrics.agreement import annotator_agreement, labelled_subjects
+        from diptych.core.metrics.agreement.tone import tone_agreement
 
         view = self._kernel.view(run_id)
         subjects = labelled_subjects(view.labels())
-        if not subjects:
+        tones = view.labels(dimension=TONE)
+        if not subjects and not tones:
             raise UsageError(
                 f"run {view.id} has no labels yet: import them with 'diptych annotate "
                 f"{view.id} --import FILE.csv' or run an annotator ('--annotator NAME')"
             )
-        return annotator_agreement(subjects, n_boot=n_boot, seed=seed)
+        report = annotator_agreement(subjects, n_boot=n_boot, seed=seed)
+        return replace(report, tone=tone_agreement(tones, n_boot=n_boot, seed=seed))

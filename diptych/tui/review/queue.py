@@ -23,7 +23,7 @@ from typing import Any
 
 from rich.text import Text
 
-from diptych.core.labels import is_human
+from diptych.core.labels import TONE, is_human
 from diptych.core.workspace import Workspace
 from diptych.tui.review.text import read_output
 
@@ -38,7 +38,7 @@ DEFAULT_CHOICES: tuple[tuple[str, str], ...] = (
 )
 #: Keys the screen (and the app) use for themselves: a probe's labels get other keys, so that
 #: no key means two things (a test checks this against the Review screen's bindings).
-RESERVED_KEYS = frozenset("nprbeuqxzogw")
+RESERVED_KEYS = frozenset("nprbeuqxzogwt")
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,8 @@ class ReviewItem:
     candidates: tuple[tuple[str, float], ...] = ()
     #: The group the output is about where no person is labelled (a story's pictured group).
     group: str | None = None
+    #: (annotator, tone label, confidence) of every perceived-skin-tone label, people's too.
+    tones: tuple[tuple[str, str, float | None], ...] = ()
 
     @property
     def labelable(self) -> bool:
@@ -154,6 +156,9 @@ def load_queue(
         (humans if human else automatic).setdefault(lab.subject_id, []).append(
             (lab.annotator, lab.label)
         )
+    tones: dict[int, list[tuple[str, str, float | None]]] = {}
+    for lab in view.labels(dimension=TONE):
+        tones.setdefault(lab.subject_id, []).append((lab.annotator, lab.label, lab.confidence))
     # Notes stand on their own (a note may come before a label, or with none).
     for note in ws.review.notes(view.id):
         notes.setdefault(note["subject_id"], []).append((note["annotator"], note["note"]))
@@ -203,6 +208,7 @@ def load_queue(
                 image_path=ws.blob_path(blob) if blob is not None else None,
                 candidates=parts.candidates,
                 group=_text_or_none(meta.get("group")),
+                tones=tuple(tones.get(sid, ())),
             )
         )
     for trial_idx, notes_of_output in sorted(unpeopled.items() if only is None else ()):

@@ -7,6 +7,12 @@ the screen does not go away before every label given is stored, so quitting at a
 them all. After each label a worker recomputes the run's flags and the probe's headline
 numbers, and the STS line shows the change.
 
+``t`` arms the tone keys: the ten Monk swatches are drawn beside the person with the
+automatic tone and the reviewer's marked in words (:mod:`diptych.tui.review.tone`); ``1``–``9``
+and ``0`` (for 10) store the reviewer's perceived skin tone as a label of dimension ``tone``,
+``c`` that it cannot be told, ``x`` takes it back, and ``t`` or Escape leaves the tone keys. The
+panel shows the run's tone figure, recomputed after each tone as the STS line is.
+
 The reviewer starts at the first person they have not labelled; a label can be taken back
 (``x``: kept in the store's history, counted by no metric); a note (``e``) is stored with or
 without a label. ``z`` zooms the image to the whole terminal, ``o`` opens it in the system
@@ -27,13 +33,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding
 
 from diptych.core.capabilities import Capability
+from diptych.core.labels import CANNOT_IDENTIFY
 from diptych.tui.review.image import open_in_viewer
 from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal, ReviewerNameModal
+from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import ReviewItem, reason_counts
+from diptych.tui.review.tone import TONE_KEYS, TonePanel, ToneRemoveWrite, ToneWrite, tone_text
 from diptych.tui.review.view import EMPTY_QUEUE_HINT, VIA, ReviewView
 from diptych.tui.review.writes import (
     LabelWrite,
@@ -64,6 +73,7 @@ class ReviewScreen(ReviewView):
         Binding("e", "note", "note"),
         # Upper case: no probe's label key can be one (queue.assign_keys).
         Binding("M", "measure", "measure"),
+        Binding("t", "tone_mode", "tone"),
         Binding("x", "remove_label", "take label back", show=False),
         Binding("z", "zoom", "zoom image", show=False),
         Binding("o", "open_image", "open image", show=False),
@@ -75,6 +85,14 @@ class ReviewScreen(ReviewView):
         # Escape is everyone's "back" (out of the zoom first); the footer has no room for it.
         Binding("escape", "back", "back", show=False),
     ]
+
+    #: Whether the digits give a tone (``t``), see the module docstring.
+    tone_armed = False
+
+    @on(events.Mount)
+    async def _mount_tone(self) -> None:
+        # Above the person's card, beside the image; before ReviewView.on_mount loads the queue.
+        await self.query_one(CardScroll).mount(TonePanel(id="tone-panel"), before=0)
 
     # --- actions -----------------------------------------------------------------------------
 
@@ -102,6 +120,10 @@ class ReviewScreen(ReviewView):
                 severity="warning",
             )
             return
+        if self.tone_armed and event.character in TONE_KEYS:
+            event.stop()
+            self.give_tone(TONE_KEYS[event.character])
+            return
         # A probe's own labels may use keys that are not bindings of this screen.
         keys = dict(self._choices_for(self.state.current()))
         if event.character in keys and event.character not in ("m", "f", "c"):
@@ -111,6 +133,12 @@ class ReviewScreen(ReviewView):
     def action_label_key(self, key: str) -> None:
         if self.state.current() is None:
             self._say_nobody()
+            return
+        if self.tone_armed:
+            if key == "c":
+                self.give_tone(CANNOT_IDENTIFY)
+            else:
+                self.notify("the tone keys are on: 1–9, 0 give a tone; t leaves them", timeout=3)
             return
         keys = dict(self._choices_for(self.state.current()))
         if key in keys:
@@ -160,6 +188,9 @@ class ReviewScreen(ReviewView):
         item = self._reviewing()
         if item is None or self.reviewer is None or self.annotator is None:
             return
+        if self.tone_armed:
+            self._take_tone_back(item)
+            return
         if not self.state.take_back(item, self.annotator):
             self.notify("you have not labelled this person", severity="warning")
             return
@@ -167,6 +198,94 @@ class ReviewScreen(ReviewView):
             RemoveWrite(self.run_id, item.subject_id, item.trial_idx, item.position, self.reviewer)
         )
         self._show_current()
+
+    # --- skin tone ---------------------------------------------------------------------------
+
+    def _toneable(self, item: ReviewItem | None) -> bool:
+        return item is not None and item.labelable and item.blob is not None
+
+    def action_tone_mode(self) -> None:
+        """Arm (or disarm) the tone keys for the people of an image run."""
+        item = self.state.current()
+        if item is None and not self.tone_armed:
+            self._say_nobody()
+            return
+        if not self.tone_armed and not self._toneable(item):
+            self.notify(
+                "a skin tone is read from a person in an image; this output has none",
+                severity="warning",
+            )
+            return
+        self.tone_armed = not self.tone_armed
+        self._show_tone()
+
+    def give_tone(self, label: str) -> None:
+        """Store ``label`` as the reviewer's perceived skin tone of the current person (in a
+        worker); the reviewer stays on the person, to see the figure move."""
+        item = self._reviewing()
+        if item is None or self.reviewer is None or self.annotator is None:
+            return
+        if not self._toneable(item):
+            self.notify("nobody in an image here to give a tone", severity="warning")
+            return
+        seed = self.state.seed if self.state.blind else None
+        detail = label_detail(VIA, item.reasons, seed=seed)
+        self._write(
+            ToneWrite(
+                self.run_id,
+                item.subject_id,
+                item.trial_idx,
+                item.position,
+                label,
+                self.reviewer,
+                detail=detail,
+            )
+        )
+        self._set_own_tone(item, label)
+
+    def _take_tone_back(self, item: ReviewItem) -> None:
+        if not any(a == self.annotator for a, _, _ in item.tones):
+            self.notify("you have not given this person a tone", severity="warning")
+            return
+        assert self.reviewer is not None
+        self._write(
+            ToneRemoveWrite(
+                self.run_id, item.subject_id, item.trial_idx, item.position, self.reviewer
+            )
+        )
+        self._set_own_tone(item, None)
+
+    def _set_own_tone(self, item: ReviewItem, label: str | None) -> None:
+        tones = tuple(t for t in item.tones if t[0] != self.annotator)
+        if label is not None and self.annotator is not None:
+            tones = (*tones, (self.annotator, label, None))
+        self.state.items[item.subject_id] = replace(item, tones=tones)
+        self._show_current()
+
+    def _show_metrics(self) -> None:
+        super()._show_metrics()
+        self._show_tone()
+
+    def _show_tone(self) -> None:
+        panels = self.query(TonePanel)
+        if not panels:
+            return
+        panel, item = panels.first(), self.state.current()
+        if self.tone_armed and not self._toneable(item):
+            self.tone_armed = False
+        panel.display = self._toneable(item)
+        if item is None or not panel.display:
+            return
+        panel.show(
+            tone_text(
+                item,
+                self.annotator,
+                self.numbers,
+                self._numbers_before,
+                blind=self.state.blind,
+                armed=self.tone_armed,
+            )
+        )
 
     def _say_nobody(self) -> None:
         """Why a key that acts on a person does nothing: the queue is empty."""
@@ -270,7 +389,9 @@ class ReviewScreen(ReviewView):
         self.notify(open_in_viewer(item.image_path))
 
     def action_back(self) -> None:
-        if self.zoomed:
+        if self.tone_armed:
+            self.action_tone_mode()
+        elif self.zoomed:
             self.action_zoom()
         else:
             super().action_back()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diptych.core.labels import CANNOT_IDENTIFY, AnnotatorKind
+from diptych.core.metrics.agreement.tone import ToneAgreement
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.uncertainty.bootstrap import Estimate, json_safe
 
@@ -102,6 +103,8 @@ class AnnotatorAgreement:
     n_boot: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    #: The ordinal agreement of the run's tone labels, when two annotators or more gave tones.
+    tone: ToneAgreement | None = None
 
     def to_dict(self) -> dict[str, Any]:
         def group(g: GroupAgreement | None) -> dict[str, Any] | None:
@@ -156,6 +159,7 @@ class AnnotatorAgreement:
             "human_majority_cannot_identify": self.majority_cannot_identify,
             "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": "images"},
             "notes": self.notes,
+            "tone": None if self.tone is None else self.tone.to_dict(),
         }
         safe: dict[str, Any] = json_safe(out)
         return safe

@@ -12,10 +12,12 @@ from __future__ import annotations
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from diptych.core.labels import (
     CANNOT_IDENTIFY,
+    TONE,
     SubjectLabel,
     annotator_kind,
     canonical_label,
@@ -38,6 +40,7 @@ from diptych.core.metrics.agreement.results import (
     ReferenceAgreement,
 )
 from diptych.core.metrics.agreement.tables import agreement_report_tables
+from diptych.core.metrics.agreement.tone import tone_agreement, tone_agreement_tables
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.sts import GENDERS
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT
@@ -240,13 +243,19 @@ def labelled_subjects(labels: Iterable[SubjectLabel]) -> list[LabelledSubject]:
 def run_agreement(
     run: RunView, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
 ) -> AnnotatorAgreement:
-    """:func:`annotator_agreement` of the labels stored for ``run``."""
-    return annotator_agreement(labelled_subjects(run.labels()), n_boot=n_boot, seed=seed)
+    """:func:`annotator_agreement` of the labels stored for ``run``, with the ordinal agreement
+    of its tone labels."""
+    report = annotator_agreement(labelled_subjects(run.labels()), n_boot=n_boot, seed=seed)
+    tone = tone_agreement(run.labels(dimension=TONE), n_boot=n_boot, seed=seed)
+    return replace(report, tone=tone)
 
 
 def agreement_tables(run: RunView, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> list[Table]:
-    """The agreement tables of a run's report; none when the run has no labels."""
+    """The agreement tables of a run's report (the tone coefficients' too, when two annotators
+    or more gave tones); none when the run has no labels."""
     subjects = labelled_subjects(run.labels())
-    if not subjects:
-        return []
-    return agreement_report_tables(annotator_agreement(subjects, n_boot=n_boot, seed=seed))
+    tone = tone_agreement(run.labels(dimension=TONE), n_boot=n_boot, seed=seed)
+    tables = []
+    if subjects:
+        tables = agreement_report_tables(annotator_agreement(subjects, n_boot=n_boot, seed=seed))
+    return tables + (tone_agreement_tables(tone) if tone is not None else [])

@@ -133,4 +133,8 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                 },
             )
         )  # fmt: skip
+    if report.tone is not None:
+        from diptych.core.metrics.agreement.tone import tone_agreement_tables
+
+        tables += tone_agreement_tables(report.tone)
     return tables
