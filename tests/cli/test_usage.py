@@ -76,7 +76,7 @@ def test_unknown_command(capsys: pytest.CaptureFixture[str], path: tuple[str, ..
     ids=" ".join,
 )
 def test_missing_arguments(capsys: pytest.CaptureFixture[str], path: tuple[str, ...]) -> None:
-    assert "Missing" in assert_usage_error(capsys, *path)
+    assert "missing" in assert_usage_error(capsys, *path)
 
 
 CASES = [
