@@ -246,8 +246,12 @@ def _gated(
 ) -> None:
     """``diptych run`` with ``--gate`` rules: a one-part audit (:mod:`diptych.cli.gates`)."""
     from diptych.cli.gates import gated_audit, run_gated
+    from diptych.core.workspace.gates import declared_gate_problems
 
     audit = gated_audit(probe, models, gates, report_out=report)
+    # A gate on a figure the probe never publishes is refused before anything is bought.
+    if problems := declared_gate_problems(audit):
+        raise UsageError("; ".join(problems))
     if dry_run:
         from diptych.cli.plan_output import print_expected_costs
 

@@ -116,3 +116,24 @@ def test_the_ci_examples_buy_until_decided_under_a_budget(
         code, out = call(capsys, "--store", str(tmp_path / f"ws{i}"), *words[1:])
         assert code == 0, out
         assert "stopped: every gate decided" in out
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_gate_on_an_undeclared_figure_is_refused_before_anything_is_bought(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dry_run: bool
+) -> None:
+    ws = str(tmp_path / "ws")
+    lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+    base = ["--store", ws, "run", "pst-text", "-m", "scripted-likelihood", "-p", "setting=paired",
+            *lists, "--quiet", "--gate", "STS paired below 25"]  # fmt: skip
+    code, out = call(capsys, *base, *(["--dry-run"] if dry_run else []))
+    assert code == 2, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, out
+    assert lines[0].startswith(
+        "error: gate 'pst-text: STS paired below 25': part 'pst-text' of the audit's probes has "
+        "no figure 'STS paired'; did you mean "
+    )
+    assert repr(FIGURE) in lines[0]
+    # Nothing bought, nor even a workspace made.
+    assert not (tmp_path / "ws").exists()
