@@ -125,6 +125,20 @@ def finish(
         console.print(files_written(written), markup=False)
 
 
+def print_interrupted(console: Console, ws: Workspace, reporter: RichReporter) -> None:
+    """After Ctrl-C (or SIGTERM): the run the reporter last started, recorded as stopped,
+    with what it holds and the command that finishes it."""
+    reporter.stop()
+    if reporter.run is not None:
+        settle_stopped(ws, reporter.run.id)
+        counts = ws.runs.counts(reporter.run.id)
+        finished = counts["done"] + counts["refused"] + counts["failed"]
+        console.print(
+            f"interrupted: {finished} of {sum(counts.values())} trials stored; "
+            f"resume with: {resume_command(ws, reporter.run.id)}"
+        )
+
+
 def _execute(
     ctx: typer.Context,
     run_fn: Callable[[Workspace, RichReporter], RunRecord],
@@ -138,15 +152,7 @@ def _execute(
     try:
         run = run_fn(ws, reporter)
     except KeyboardInterrupt:
-        reporter.stop()
-        if reporter.run is not None:
-            settle_stopped(ws, reporter.run.id)
-            counts = ws.runs.counts(reporter.run.id)
-            finished = counts["done"] + counts["refused"] + counts["failed"]
-            console.print(
-                f"interrupted: {finished} of {sum(counts.values())} trials stored; "
-                f"resume with: {resume_command(ws, reporter.run.id)}"
-            )
+        print_interrupted(console, ws, reporter)
         ws.close()
         raise typer.Exit(130) from None
     except BaseException:
@@ -260,9 +266,14 @@ def _gated(
                                  assume=assume)  # fmt: skip
         return
     console = Console(soft_wrap=True, stderr=True)
+    reporter = RichReporter(console, quiet=quiet)
     with state(ctx).open_workspace(create=True) as ws:
-        code = run_gated(ws, audit, options, reporter=RichReporter(console, quiet=quiet),
-                         until_decided=until_decided, batches=batches)  # fmt: skip
+        try:
+            code = run_gated(ws, audit, options, reporter=reporter,
+                             until_decided=until_decided, batches=batches)  # fmt: skip
+        except KeyboardInterrupt:
+            print_interrupted(Console(soft_wrap=True), ws, reporter)
+            code = 130
     raise typer.Exit(code)
 
 

@@ -137,3 +137,34 @@ def test_a_gate_on_an_undeclared_figure_is_refused_before_anything_is_bought(
     assert repr(FIGURE) in lines[0]
     # Nothing bought, nor even a workspace made.
     assert not (tmp_path / "ws").exists()
+
+
+def test_ctrl_c_during_run_until_decided_says_what_is_stored_and_how_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGINT after the 10th answer: the same line ``diptych run`` and ``resume`` print."""
+    import os
+    import signal
+
+    from diptych.cli.progress import RichReporter
+
+    finished = RichReporter.trial_finished
+    seen = []
+
+    def then_ctrl_c(self: RichReporter, *args: Any) -> None:
+        finished(self, *args)
+        seen.append(args)
+        if len(seen) == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(RichReporter, "trial_finished", then_ctrl_c)
+    ws = tmp_path / "ws"
+    lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+    code, out = call(capsys, "--store", str(ws), "run", "pst-text", "-m", "scripted-likelihood",
+                     "-p", "setting=paired", *lists, "--quiet", "--gate", f"{FIGURE} below 60",
+                     "--until-decided", "--batches", "4")  # fmt: skip
+    assert code == 130, out
+    line = next(x for x in out.splitlines() if x.startswith("interrupted: "))
+    stored = int(line.split()[1])
+    assert 10 <= stored < REQUESTS and f" of {REQUESTS} trials stored; resume with: " in line
+    assert line.endswith(f"diptych --store {ws.absolute()} resume " + line.split()[-1])
