@@ -28,7 +28,7 @@ from diptych.cli.options import (
     WatchOption,
 )
 from diptych.cli.paths import files_written, prepare_output_dir, writing
-from diptych.cli.precision import half_width, print_precision
+from diptych.cli.precision import few_units_warning, half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
 from diptych.cli.signals import settle_stopped
@@ -426,6 +426,10 @@ def register(app: typer.Typer) -> None:
                 print_estimate(console, estimate)
                 print_precision(console, estimate.precision)
             return
+
+        # Said before anything is bought, as --dry-run says it.
+        if (warning := few_units_warning(probe_obj)) is not None:
+            typer.echo(warning, err=True)
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
             return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
