@@ -183,6 +183,14 @@ def register(app: typer.Typer) -> None:
         of the session (--all lists them)."""
         with state(ctx).open_workspace() as ws:
             summaries = ws.runs.list()
+            where = str(ws.path)
+        if not summaries and not as_json:
+            # A header with no rows reads as broken; say what to do first.
+            typer.echo(
+                f"no runs in {where} yet; start one with diptych run PROBE -m MODEL "
+                "(diptych plugins lists them)"
+            )
+            return
         if as_json:
             listing = [
                 {
