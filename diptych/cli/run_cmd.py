@@ -35,7 +35,7 @@ from diptych.cli.signals import settle_stopped
 from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import counted, dollars, plan_counts
+from diptych.core.report.formatting import counted, dollars, plan_counts, tally
 from diptych.core.workspace import (
     Estimate,
     RetryPolicy,
@@ -69,11 +69,11 @@ def resume_command(ws: Workspace, run_id: str) -> str:
 
 def print_estimate(console: Console, est: Estimate) -> None:
     console.print(plan_counts(est.planned, est.cached, est.to_run))
-    for model_id, tally in est.per_model.items():
+    for model_id, per in est.per_model.items():
         # In the total line's units: trials planned, requests to run.
         console.print(
-            f"  {model_id}: {counted(int(tally['planned']), 'trial')} planned, "
-            f"{counted(int(tally['to_run']), 'request')} to run, " + dollars(tally["cost"])
+            f"  {model_id}: {counted(int(per['planned']), 'trial')} planned, "
+            f"{counted(int(per['to_run']), 'request')} to run, " + dollars(per["cost"])
         )
     unknown = f" ({est.unpriced:,} with no known price)" if est.unpriced else ""
     console.print(f"estimated cost of the rest: {dollars(est.cost)}{unknown}")
@@ -105,9 +105,7 @@ def watch(ctx: typer.Context, refused: RunLeasedError, poll: float = 1.0) -> NoR
             time.sleep(poll)
         run = ws.runs.get(refused.run_id)
         counts = ws.runs.counts(run.id)
-    console.print(
-        f"run {run.id} {run.status}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-    )
+    console.print(f"run {run.id} {run.status}: " + tally(counts))
     raise typer.Exit(0 if run.status == "complete" else 1)
 
 
@@ -134,7 +132,7 @@ def print_interrupted(console: Console, ws: Workspace, reporter: RichReporter) -
         counts = ws.runs.counts(reporter.run.id)
         finished = counts["done"] + counts["refused"] + counts["failed"]
         console.print(
-            f"interrupted: {finished} of {sum(counts.values())} trials stored; "
+            f"interrupted: {finished:,} of {sum(counts.values()):,} trials stored; "
             f"resume with: {resume_command(ws, reporter.run.id)}"
         )
 
