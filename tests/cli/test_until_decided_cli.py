@@ -41,6 +41,9 @@ def test_audit_run_until_decided_stops_says_why_and_gates_on_the_looks(
     assert f"saved {REQUESTS - bought} requests" in stopped
     assert "its intervals are the anytime-valid ones" in out
     assert "1 passed, 0 failed, 0 inconclusive → exit 0" in out
+    # The part's status once, its final one, after the looks.
+    said = [line for line in out.splitlines() if line.startswith("part pst-text: ")]
+    assert len(said) == 1 and said[0].startswith("part pst-text: decided at look "), out
 
     code, out = call(capsys, "--store", ws, "audit", "gate", str(file))
     assert code == 0 and f"The audit stopped early (every gate decided) after {bought} of" in out
