@@ -207,8 +207,14 @@ def run(
             console.print(f"[bold]part {name}[/]{batch}{budget}")
         elif status == "skipped":
             console.print(f"part {name}: finished before (run {detail.get('run')}), skipped")
+        elif until_decided:
+            # Bought batch by batch, a part is reported after each batch ("partial") and again
+            # as each look settles it: print only its final status, once the audit stops.
+            final[name] = part_status_words(status, detail)
         else:
             console.print(f"part {name}: {part_status_words(status, detail)}", markup=False)
+
+    final: dict[str, str] = {}
 
     with state(ctx).open_workspace(create=True) as ws:
         outcome = asyncio.run(
@@ -226,6 +232,8 @@ def run(
                 on_look=print_look,
             )
         )
+        for name, words in final.items():
+            console.print(f"part {name}: {words}", markup=False)
         searched = [
             (p.name, ws.findings.get(str(p.detail.get("session", ""))))
             for p in outcome.parts

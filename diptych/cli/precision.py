@@ -32,3 +32,30 @@ def print_precision(console: SafeConsole, plan: PrecisionPlan | None, indent: st
             console.print(Text.assemble(indent, ("warning:", "yellow"), line[8:]))
         else:
             console.print(Text(indent + line))
+
+
+def few_units_warning(probe: object) -> str | None:
+    """One line before a run is bought whose design leaves a headline figure's t interval so
+    few degrees of freedom that it cannot say anything (the first such figure, naming the
+    fix); None when every planned figure has enough units a side, or the probe plans none."""
+    from diptych.core.metrics.uncertainty.precision import (
+        DEFAULT_CONFIDENCE,
+        FEW_UNITS,
+        t_multiplier,
+    )
+
+    planned = getattr(probe, "planned_figures", None)
+    for fig in planned() if planned is not None else []:
+        d = fig.design
+        if d.smallest_side >= FEW_UNITS:
+            continue
+        grow = f" ({fig.grow})" if fig.grow else ""
+        if d.smallest_side < 2:
+            return f"warning: {d.describe()} give no interval at all; use at least 2{grow}"
+        df = d.least_df()
+        return (
+            f"warning: {d.describe()} leave {fig.name} a t interval with {df} degree"
+            f"{'s' if df != 1 else ''} of freedom (t {t_multiplier(df, DEFAULT_CONFIDENCE):.2f}): "
+            f"too wide to say anything; use at least {FEW_UNITS} per list{grow}"
+        )
+    return None

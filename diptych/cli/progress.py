@@ -16,7 +16,7 @@ from rich.progress import (
 )
 
 from diptych.cli.console import SafeConsole as Console
-from diptych.core.report.formatting import plan_counts
+from diptych.core.report.formatting import plan_counts, tally
 from diptych.core.workspace import RunRecord
 
 
@@ -75,11 +75,11 @@ class RichReporter:
         if run.status == "partial":
             # A batch of a sequential audit, bought in full: the rest waits for its next look.
             left = counts.get("pending", 0)
-            bought = ", ".join(f"{v} {k}" for k, v in counts.items() if v and k != "pending")
+            bought = tally(counts, leave_out=("pending",))
             self.console.print(
-                f"run [bold]{run.id}[/] partial: its batch bought ({bought}); {left} trials "
+                f"run [bold]{run.id}[/] partial: its batch bought ({bought}); {left:,} trials "
                 "wait for the gates' next look"
             )
             return
-        summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+        summary = tally(counts)
         self.console.print(f"run [bold]{run.id}[/] {run.status}: {summary}")

@@ -28,14 +28,14 @@ from diptych.cli.options import (
     WatchOption,
 )
 from diptych.cli.paths import files_written, prepare_output_dir, writing
-from diptych.cli.precision import half_width, print_precision
+from diptych.cli.precision import few_units_warning, half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
 from diptych.cli.signals import settle_stopped
 from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import counted, dollars, plan_counts
+from diptych.core.report.formatting import counted, dollars, plan_counts, tally
 from diptych.core.workspace import (
     Estimate,
     RetryPolicy,
@@ -69,11 +69,11 @@ def resume_command(ws: Workspace, run_id: str) -> str:
 
 def print_estimate(console: Console, est: Estimate) -> None:
     console.print(plan_counts(est.planned, est.cached, est.to_run))
-    for model_id, tally in est.per_model.items():
+    for model_id, per in est.per_model.items():
         # In the total line's units: trials planned, requests to run.
         console.print(
-            f"  {model_id}: {counted(int(tally['planned']), 'trial')} planned, "
-            f"{counted(int(tally['to_run']), 'request')} to run, " + dollars(tally["cost"])
+            f"  {model_id}: {counted(int(per['planned']), 'trial')} planned, "
+            f"{counted(int(per['to_run']), 'request')} to run, " + dollars(per["cost"])
         )
     unknown = f" ({est.unpriced:,} with no known price)" if est.unpriced else ""
     console.print(f"estimated cost of the rest: {dollars(est.cost)}{unknown}")
@@ -105,9 +105,7 @@ def watch(ctx: typer.Context, refused: RunLeasedError, poll: float = 1.0) -> NoR
             time.sleep(poll)
         run = ws.runs.get(refused.run_id)
         counts = ws.runs.counts(run.id)
-    console.print(
-        f"run {run.id} {run.status}: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-    )
+    console.print(f"run {run.id} {run.status}: " + tally(counts))
     raise typer.Exit(0 if run.status == "complete" else 1)
 
 
@@ -125,6 +123,20 @@ def finish(
         console.print(files_written(written), markup=False)
 
 
+def print_interrupted(console: Console, ws: Workspace, reporter: RichReporter) -> None:
+    """After Ctrl-C (or SIGTERM): the run the reporter last started, recorded as stopped,
+    with what it holds and the command that finishes it."""
+    reporter.stop()
+    if reporter.run is not None:
+        settle_stopped(ws, reporter.run.id)
+        counts = ws.runs.counts(reporter.run.id)
+        finished = counts["done"] + counts["refused"] + counts["failed"]
+        console.print(
+            f"interrupted: {finished:,} of {sum(counts.values()):,} trials stored; "
+            f"resume with: {resume_command(ws, reporter.run.id)}"
+        )
+
+
 def _execute(
     ctx: typer.Context,
     run_fn: Callable[[Workspace, RichReporter], RunRecord],
@@ -138,15 +150,7 @@ def _execute(
     try:
         run = run_fn(ws, reporter)
     except KeyboardInterrupt:
-        reporter.stop()
-        if reporter.run is not None:
-            settle_stopped(ws, reporter.run.id)
-            counts = ws.runs.counts(reporter.run.id)
-            finished = counts["done"] + counts["refused"] + counts["failed"]
-            console.print(
-                f"interrupted: {finished} of {sum(counts.values())} trials stored; "
-                f"resume with: {resume_command(ws, reporter.run.id)}"
-            )
+        print_interrupted(console, ws, reporter)
         ws.close()
         raise typer.Exit(130) from None
     except BaseException:
@@ -246,8 +250,12 @@ def _gated(
 ) -> None:
     """``diptych run`` with ``--gate`` rules: a one-part audit (:mod:`diptych.cli.gates`)."""
     from diptych.cli.gates import gated_audit, run_gated
+    from diptych.core.workspace.gates import declared_gate_problems
 
     audit = gated_audit(probe, models, gates, report_out=report)
+    # A gate on a figure the probe never publishes is refused before anything is bought.
+    if problems := declared_gate_problems(audit):
+        raise UsageError("; ".join(problems))
     if dry_run:
         from diptych.cli.plan_output import print_expected_costs
 
@@ -256,9 +264,14 @@ def _gated(
                                  assume=assume)  # fmt: skip
         return
     console = Console(soft_wrap=True, stderr=True)
+    reporter = RichReporter(console, quiet=quiet)
     with state(ctx).open_workspace(create=True) as ws:
-        code = run_gated(ws, audit, options, reporter=RichReporter(console, quiet=quiet),
-                         until_decided=until_decided, batches=batches)  # fmt: skip
+        try:
+            code = run_gated(ws, audit, options, reporter=reporter,
+                             until_decided=until_decided, batches=batches)  # fmt: skip
+        except KeyboardInterrupt:
+            print_interrupted(Console(soft_wrap=True), ws, reporter)
+            code = 130
     raise typer.Exit(code)
 
 
@@ -411,6 +424,10 @@ def register(app: typer.Typer) -> None:
                 print_estimate(console, estimate)
                 print_precision(console, estimate.precision)
             return
+
+        # Said before anything is bought, as --dry-run says it.
+        if (warning := few_units_warning(probe_obj)) is not None:
+            typer.echo(warning, err=True)
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
             return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)

@@ -24,6 +24,7 @@ from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.report import parse_formats
+from diptych.core.report.formatting import tally
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
@@ -141,11 +142,11 @@ def _models(runs: list[RunSummary]) -> str:
 
 def _counts(trials: int, counts: dict[str, int], wide: bool, status: str = "") -> list[str]:
     if wide:
-        return [str(trials), *(str(counts[k]) for k in _OUTCOMES)]
+        return [f"{trials:,}", *(f"{counts[k]:,}" for k in _OUTCOMES)]
     # A decided run's untried trials are not waiting for anything: "not bought", not "pending".
     words = outcome_words(status, counts)
-    counted = ", ".join(f"{v} {k}" for k, v in words.items() if v)
-    return [f"{trials}: {counted}" if counted else str(trials)]
+    counted = tally(words)
+    return [f"{trials:,}: {counted}" if counted else f"{trials:,}"]
 
 
 def _when(ts: float) -> str:
@@ -183,6 +184,14 @@ def register(app: typer.Typer) -> None:
         of the session (--all lists them)."""
         with state(ctx).open_workspace() as ws:
             summaries = ws.runs.list()
+            where = str(ws.path)
+        if not summaries and not as_json:
+            # A header with no rows reads as broken; say what to do first.
+            typer.echo(
+                f"no runs in {where} yet; start one with diptych run PROBE -m MODEL "
+                "(diptych plugins lists them)"
+            )
+            return
         if as_json:
             listing = [
                 {

@@ -86,6 +86,9 @@ async def annotate_run_async(
     for subject in store.run_subjects(run.id):
         if subject["status"] == "done" and subject["blob"]:
             by_image[subject["blob"] + "\x1f" + str(subject["trial_idx"])].append(subject)
+    if not by_image:
+        # A text run (or one with no image answered yet): a pass would "succeed" with nothing.
+        raise UsageError(f"{annotator.name} labels people in images; run {run.id} has no images")
     reporter = reporter or NullReporter()
     options = (options or RunOptions(concurrency=ANNOTATION_CONCURRENCY)).updated(
         retry=retry, concurrency=concurrency

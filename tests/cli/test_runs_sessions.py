@@ -75,3 +75,21 @@ def test_a_sessions_runs_stand_behind_its_row(
     code, out, _ = call(capsys, "--store", str(ws), "runs", "--json")
     sessions = {r["id"]: r["session"] for r in json.loads(out)}
     assert sessions[mine] is None and all(sessions[r] == SESSION for r in made)
+
+
+def test_an_empty_workspace_says_how_to_start_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = tmp_path / "ws"
+    # A dry run makes the workspace and buys nothing.
+    code, out, err = call(capsys, "--store", str(ws), "run", "pst-text", "-m", "smollm2",
+                          "--dry-run")  # fmt: skip
+    assert code == 0, out + err
+    code, out, err = call(capsys, "--store", str(ws), "runs")
+    assert code == 0, err
+    assert out.strip() == (
+        f"no runs in {ws} yet; start one with diptych run PROBE -m MODEL "
+        "(diptych plugins lists them)"
+    )
+    code, out, err = call(capsys, "--store", str(ws), "runs", "--json")
+    assert code == 0 and out.strip() == "[]"

@@ -41,6 +41,9 @@ def test_audit_run_until_decided_stops_says_why_and_gates_on_the_looks(
     assert f"saved {REQUESTS - bought} requests" in stopped
     assert "its intervals are the anytime-valid ones" in out
     assert "1 passed, 0 failed, 0 inconclusive → exit 0" in out
+    # The part's status once, its final one, after the looks.
+    said = [line for line in out.splitlines() if line.startswith("part pst-text: ")]
+    assert len(said) == 1 and said[0].startswith("part pst-text: decided at look "), out
 
     code, out = call(capsys, "--store", ws, "audit", "gate", str(file))
     assert code == 0 and f"The audit stopped early (every gate decided) after {bought} of" in out
@@ -116,3 +119,55 @@ def test_the_ci_examples_buy_until_decided_under_a_budget(
         code, out = call(capsys, "--store", str(tmp_path / f"ws{i}"), *words[1:])
         assert code == 0, out
         assert "stopped: every gate decided" in out
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_gate_on_an_undeclared_figure_is_refused_before_anything_is_bought(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dry_run: bool
+) -> None:
+    ws = str(tmp_path / "ws")
+    lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+    base = ["--store", ws, "run", "pst-text", "-m", "scripted-likelihood", "-p", "setting=paired",
+            *lists, "--quiet", "--gate", "STS paired below 25"]  # fmt: skip
+    code, out = call(capsys, *base, *(["--dry-run"] if dry_run else []))
+    assert code == 2, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, out
+    assert lines[0].startswith(
+        "error: gate 'pst-text: STS paired below 25': part 'pst-text' of the audit's probes has "
+        "no figure 'STS paired'; did you mean "
+    )
+    assert repr(FIGURE) in lines[0]
+    # Nothing bought, nor even a workspace made.
+    assert not (tmp_path / "ws").exists()
+
+
+def test_ctrl_c_during_run_until_decided_says_what_is_stored_and_how_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGINT after the 10th answer: the same line ``diptych run`` and ``resume`` print."""
+    import os
+    import signal
+
+    from diptych.cli.progress import RichReporter
+
+    finished = RichReporter.trial_finished
+    seen = []
+
+    def then_ctrl_c(self: RichReporter, *args: Any) -> None:
+        finished(self, *args)
+        seen.append(args)
+        if len(seen) == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(RichReporter, "trial_finished", then_ctrl_c)
+    ws = tmp_path / "ws"
+    lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+    code, out = call(capsys, "--store", str(ws), "run", "pst-text", "-m", "scripted-likelihood",
+                     "-p", "setting=paired", *lists, "--quiet", "--gate", f"{FIGURE} below 60",
+                     "--until-decided", "--batches", "4")  # fmt: skip
+    assert code == 130, out
+    line = next(x for x in out.splitlines() if x.startswith("interrupted: "))
+    stored = int(line.split()[1])
+    assert 10 <= stored < REQUESTS and f" of {REQUESTS} trials stored; resume with: " in line
+    assert line.endswith(f"diptych --store {ws.absolute()} resume " + line.split()[-1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 #: Magic bytes of the image formats a page can show inline, and their media types.
@@ -152,6 +153,11 @@ def plural(noun: str, count: int = 2) -> str:
 
 def counted(count: int, noun: str) -> str:
     return f"{count:,} {plural(noun, count)}"
+
+
+def tally(counts: Mapping[str, int], *, leave_out: Collection[str] = ()) -> str:
+    """Trials by outcome, those with none left out: "1,476 done, 8 failed"."""
+    return ", ".join(f"{n:,} {what}" for what, n in counts.items() if n and what not in leave_out)
 
 
 def sample_size(number: dict[str, Any], observation: str = "observation") -> str:

@@ -438,3 +438,23 @@ def gate_problems(store: Store, source: str | Path) -> list[str]:
             if key not in base:
                 problems.append(_missing(gate.label, key, base, f"baseline {against}"))
     return problems
+
+
+def declared_gate_problems(audit: AuditFile) -> list[str]:
+    """What can be said of ``audit``'s gates from its probes' declared figure names alone,
+    before anything is bought: a figure no part declares (with the nearest names), or one
+    published without an interval. Parts whose probe declares no names are not checked."""
+    figures = _declared_figures(audit)
+    if audit.gates is None or figures is None:
+        return []
+    problems: list[str] = []
+    for gate in audit.gates.checks:
+        key = (gate.part, gate.figure)
+        if (gate.part, None) not in figures:
+            continue
+        name = _declared_name(figures, key)
+        if name is None:
+            problems.append(_missing(gate.label, key, figures, "the audit's probes"))
+        elif (reason := _no_interval(name)) is not None:
+            problems.append(f"gate '{gate.label}': {reason}")
+    return problems

@@ -1,0 +1,23 @@
+"""Every count the CLI prints has thousands separators, as the reports' do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diptych.cli.runs_cmd import _counts
+from diptych.core.report.formatting import tally
+
+
+def test_tally_separates_thousands_and_leaves_out_empty_outcomes() -> None:
+    counts = {"done": 1476, "refused": 0, "failed": 8, "pending": 5904}
+    assert tally(counts) == "1,476 done, 8 failed, 5,904 pending"
+    assert tally(counts, leave_out=("pending",)) == "1,476 done, 8 failed"
+    assert tally({"done": 0}) == ""
+
+
+def test_the_runs_listing_separates_thousands() -> None:
+    counts: dict[str, Any] = {"done": 656, "refused": 0, "failed": 0, "pending": 5904}
+    assert _counts(6560, counts, False, "decided") == ["6,560: 656 done, 5,904 not bought"]
+    assert _counts(6560, counts, False, "partial") == ["6,560: 656 done, 5,904 pending"]
+    wide = _counts(6560, counts, True)
+    assert wide[0] == "6,560" and "5,904" in wide
