@@ -9,7 +9,7 @@ import typer
 
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, writing
-from diptych.core.evidence.bundle import BundleLimits
+from diptych.core.evidence.bundle import BundleLimits, check_bundle
 
 _GB = 1024**3
 
@@ -61,6 +61,8 @@ def register(app: typer.Typer) -> None:
             total_bytes=int(max_gb * _GB),
             member_bytes=min(BundleLimits().member_bytes, int(max_gb * _GB)),
         )
+        # A file that is no bundle is refused before a workspace is made for it.
+        check_bundle(bundle, limits=limits)
         with state(ctx).open_workspace(create=True) as ws:
             done = ws.bundles.import_file(bundle, limits=limits)
             where = ws.path

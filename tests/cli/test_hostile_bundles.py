@@ -231,6 +231,15 @@ def test_a_hostile_bundle_is_refused_in_one_line_and_adds_nothing(
     assert not (Path("/tmp/escaped.txt").exists() or (tmp_path.parent / "escaped.txt").exists())
 
 
+def test_a_file_that_is_no_bundle_makes_no_workspace(tmp_path: Path) -> None:
+    not_a_bundle = tmp_path / "fake.py"
+    not_a_bundle.write_text("print('hello')\n")
+    store = tmp_path / "never"
+    code, _, err = run_cli(["--store", str(store), "import", str(not_a_bundle)])
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert not store.exists()
+
+
 def test_the_good_bundle_these_are_made_from_imports(good: Members, tmp_path: Path) -> None:
     bundle = zip_of(tmp_path / "b.zip", good)
     code, out, err = run_cli(["--store", str(tmp_path / "ws"), "import", str(bundle),

@@ -178,7 +178,7 @@ def read_manifest(directory: Path) -> tuple[Manifest, bytes]:
 
 def _why(error: Exception) -> str:
     if isinstance(error, json.JSONDecodeError):
-        return f"{error.msg} at byte {error.pos}"
+        return f"{error.msg}, byte {error.pos}"
     return type(error).__name__
 
 

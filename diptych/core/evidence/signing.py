@@ -129,6 +129,10 @@ def keys_from_file(key: Path) -> list[PublicKey]:
     """The one public key of ``--key PUB``."""
     text = _read_small(key, "--key")
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    if "PRIVATE KEY-----" in text:
+        raise ManifestError(
+            f"--key {key}: this is a private key; give its public half ({key.name}.pub)"
+        )
     if len(lines) != 1:
         raise ManifestError(
             f"--key {key}: holds {len(lines)} key lines, not one; give one .pub file, or "

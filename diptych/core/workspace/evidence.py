@@ -294,7 +294,8 @@ def _check_signature(
         if not keys:
             raise EvidenceError(
                 f"{allowed_signers} lets no key sign as {manifest.signer!r} in the "
-                f"{signing.NAMESPACE} namespace; add the signer's key to it"
+                f"{signing.NAMESPACE} namespace: the manifest's signer was changed after it "
+                "was signed, or the file lacks the signer's key (add it only from the signer)"
             )
     if sig.stat().st_size > signing.MAX_KEY_FILE_BYTES:
         raise ManifestError(f"{sig} is far larger than a signature; copy it again")

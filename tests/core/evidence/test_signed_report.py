@@ -303,6 +303,11 @@ def test_a_wrong_key_is_refused_and_nothing_is_written(
     wrong.write_text(f"mallory@example.org {other.with_name('id_ed25519.pub').read_text()}")
     code, out = verify(capsys, copy, "--allowed-signers", str(wrong))
     assert code == 1 and "lets no key sign as 'auditor@example.org'" in out
+    # The signer's name could have been changed in the manifest: the line says so before it
+    # says to add a key.
+    assert "signer was changed after it was signed" in out
+    code, out = verify(capsys, copy, "--key", str(copy.key))
+    assert code == 2 and "this is a private key; give its public half (id_ed25519.pub)" in out
     assert _listing(copy.ws, copy.report) == before
 
 

@@ -14,10 +14,11 @@ from diptych.core.evidence.bundle.layout import (
     BundleError,
     BundleLimits,
 )
-from diptych.core.evidence.bundle.load import ImportSummary, import_bundle
+from diptych.core.evidence.bundle.load import ImportSummary, check_bundle, import_bundle
 from diptych.core.evidence.bundle.write import ExportSummary, write_bundle
 
 __all__ = [
+    "check_bundle",
     "BUNDLE_FORMAT",
     "FORMAT_VERSION",
     "MANIFEST_NAME",

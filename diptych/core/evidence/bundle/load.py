@@ -207,6 +207,18 @@ def _same_tree(a: Path, b: Path) -> bool:
     return files_a == files_b and all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
 
 
+def check_bundle(bundle: Path, *, limits: BundleLimits | None = None) -> None:
+    """Refuse a file that is not a whole bundle before any workspace is made for it: its
+    archive, its manifest and the members it lists (the records are checked on import)."""
+    if not bundle.is_file():
+        raise BundleError(f"{bundle}: no such file; give the bundle's path")
+    reader = ArchiveReader(bundle, limits or BundleLimits())
+    try:
+        check_members(reader, read_manifest(reader))
+    finally:
+        reader.close()
+
+
 def import_bundle(
     store: Store, bundle: Path, *, limits: BundleLimits | None = None
 ) -> ImportSummary:
