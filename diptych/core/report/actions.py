@@ -135,9 +135,9 @@ def _not_measured(audit: Audit) -> list[Action]:
     out.append(
         Action(
             "not measured",
-            "Models not covered: only "
-            f"{', '.join(dict.fromkeys(model_names(p) for p in audit.runs))} "
-            "were audited; other models, versions and prompts may behave differently.",
+            "Models not covered: the models audited were "
+            f"{', '.join(dict.fromkeys(model_names(p) for p in audit.runs))} alone; other "
+            "models, versions and prompts may behave differently.",
         )
     )
     unreviewed = [

@@ -285,7 +285,7 @@ def appendix(audit: Audit, listed: Sequence[Framework]) -> list[MappedItem]:
             evidences = item.evidences
             if not evidenced:
                 lacking = " or ".join(_EVIDENCE_WORDS[k] for k in item.evidenced_when)
-                evidences = f"Nothing in this report: it holds no {lacking}."
+                evidences = f"Nothing in this report: it does not hold {lacking}."
             out.append(
                 MappedItem(
                     framework=framework.name,

@@ -118,6 +118,11 @@ def test_what_the_audit_evidences_and_where(written: Path) -> None:
     for anchor in re.findall(r'href="#([a-z0-9-]+)"', appendix_html):
         assert f'id="{anchor}"' in html, anchor
     assert "Evidenced here:" in appendix_md and "Not evidenced:" in appendix_md
+    # Each clause's source is a link a reader can follow, in the HTML as in the Markdown.
+    sources = re.findall(r'<a class="url" href="(https?://[^"]+)"', appendix_html)
+    assert len(sources) == len(data["frameworks"])
+    # A clause the report holds nothing for says so in a sentence that reads.
+    assert not re.search(r"holds no an? ", md + html)
 
 
 def _own_file(path: Path, evidences: str) -> Path:
