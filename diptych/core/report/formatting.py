@@ -70,7 +70,9 @@ def figure_text(value: Any) -> str:
     number = float(value)
     if not math.isfinite(number):
         return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
-    return minus(f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}")
+    text = f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
+    # A value that rounds to zero prints without a sign: "−0.00" says a direction it lacks.
+    return minus(text.lstrip("-") if float(text.replace(",", "")) == 0 else text)
 
 
 def minus(text: str) -> str:

@@ -92,6 +92,12 @@ def test_every_n_names_what_it_counts_alike_in_findings_and_table(
     assert f'<td class="count">{n}</td>' in html and f"| {n} |" in md
 
 
+def test_a_figure_that_rounds_to_zero_prints_no_sign() -> None:
+    assert figure_text(-0.001) == "0.00" and figure_text(-0.0) == "0.00"
+    assert figure_text(-0.005) == "−0.01" and figure_text(-0.004) == "0.00"
+    assert figure_text(-12.34) == "−12.3"
+
+
 def test_sample_size_names_its_observations() -> None:
     assert sample_size({"n": 1600, "units": {"identity": 40}}, "person") == "1,600 persons"
     assert sample_size({"n": 1}, "story") == "1 story"
