@@ -425,11 +425,14 @@ def register(app: typer.Typer) -> None:
                 print_precision(console, estimate.precision)
             return
 
-        # Said before anything is bought, as --dry-run says it.
-        if (warning := few_units_warning(probe_obj)) is not None:
-            typer.echo(warning, err=True)
+        warning = few_units_warning(probe_obj)
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
+            # Said before anything is bought, as --dry-run says it, but only once the workspace
+            # is known to take the run: a refused run says its one error and nothing else.
+            ws.require_writable("run a probe")
+            if warning is not None:
+                typer.echo(warning, err=True)
             return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
 
         _run_to_the_end(ctx, go, quiet=quiet, create=True, report=report, watch_run=watch_run)
