@@ -166,7 +166,10 @@ def test_damage_past_the_first_pages_is_named_by_the_query_that_finds_it(
     monkeypatch.setattr(tui_cmd, "has_terminal", lambda: True)
     tmp = tmp_path / "out"
     tmp.mkdir()
-    reading = ["runs", "show", "report", "export", "annotate --template", "tui"]
+    # `runs` (and the TUI's first screen, which is its list) shows a complete run from the
+    # counts it kept when it completed: it never reads the results' pages, so it has nothing
+    # to find.
+    reading = ["show", "report", "export", "annotate --template"]
     every = commands(ws, run.id, tmp)
     for name in reading:
         code, err = run_cli(["--store", str(ws), *every[name]])

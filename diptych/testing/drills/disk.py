@@ -33,7 +33,11 @@ class FillingDisk(NullReporter):
 
     def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
         pages = self.store.db.execute("PRAGMA page_count").fetchone()[0]
-        self.store.db.execute(f"PRAGMA max_page_count = {pages + self.spare_pages}")
+        # SQLite fills free pages inside the file (a migration that rebuilt a table leaves
+        # some) before it grows it: those count towards the room left.
+        free = self.store.db.execute("PRAGMA freelist_count").fetchone()[0]
+        room = max(0, self.spare_pages - free)
+        self.store.db.execute(f"PRAGMA max_page_count = {pages + room}")
 
     def note(self, text: str) -> None:
         self.notes.append(text)
