@@ -111,4 +111,4 @@ def test_report_cli_tui_and_gate_print_one_interval_inside_the_range(
     assert (first["ci_low"], first["ci_high"]) == pytest.approx(
         recipe.interval(first["confidence"]), rel=1e-12
     )
-    assert first["method"] == "t on the logit scale of [-100, 100]"
+    assert first["method"] == "t on the logit scale of [\N{MINUS SIGN}100, 100]"
