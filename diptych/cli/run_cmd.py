@@ -425,13 +425,12 @@ def register(app: typer.Typer) -> None:
                 print_precision(console, estimate.precision)
             return
 
-        warning = few_units_warning(probe_obj)
-
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
             # Said before anything is bought, as --dry-run says it, but only once the workspace
-            # is known to take the run: a refused run says its one error and nothing else.
+            # is known to take the run: a refused run says its one error and nothing else. The
+            # design is the bound probe's (one that builds on an earlier run chooses here).
             ws.require_writable("run a probe")
-            if warning is not None:
+            if (warning := few_units_warning(ws.runs.bound(probe_obj))) is not None:
                 typer.echo(warning, err=True)
             return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
 

@@ -232,6 +232,11 @@ class Runs(Namespace):
         )
         return replace(est, precision=planned)
 
+    def bound(self, probe: ProbeSpec, *, params: Params | None = None) -> Probe:
+        """``probe`` bound to this workspace (:meth:`~diptych.core.probe.Probe.bind`): what it
+        would plan here, e.g. the most biased identities of the earlier run it names."""
+        return bind_probe(build_probe(probe, params), self._store)
+
     def fingerprint(
         self, probe: ProbeSpec, models: Sequence[ModelSpec], *, params: Params | None = None
     ) -> str:
