@@ -103,7 +103,7 @@ TABLES: tuple[TableSpec, ...] = (
         _cols(
             "id:text probe:text probe_version:text params:text models:text fingerprint:text "
             "status:text n_trials:int diptych_version:text created_at:real updated_at:real "
-            "plan_complete:int"
+            "plan_complete:int outcome_counts:text?"
         ),
         key=("id",),
         agree=("probe", "probe_version", "params", "models", "fingerprint"),
