@@ -51,6 +51,7 @@ from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, me
 from diptych.core.capabilities import Model
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.metrics.uncertainty.resampling import benjamini_hochberg
+from diptych.core.report.formatting import minus
 from diptych.core.workspace import Workspace
 from diptych.core.yaml_input import load_yaml
 
@@ -232,11 +233,16 @@ def number(value: Any) -> float:
     return float(value) if value is not None else math.nan
 
 
+def _one(value: Any) -> str:
+    """One decimal with a reader's minus; a value that rounds to zero has no sign."""
+    text = f"{number(value):.1f}"
+    return minus(text.lstrip("-") if float(text) == 0 else text)
+
+
 def _interval(figure: dict[str, Any]) -> str:
     if figure.get("reason"):
-        return f"{number(figure['value']):.1f} ({figure['reason']})"
-    low, high = number(figure.get("ci_low")), number(figure.get("ci_high"))
-    return f"{number(figure['value']):.1f} [{low:.1f}, {high:.1f}]"
+        return f"{_one(figure['value'])} ({figure['reason']})"
+    return f"{_one(figure['value'])} [{_one(figure.get('ci_low'))}, {_one(figure.get('ci_high'))}]"
 
 
 def is_scored(p: Proposal) -> bool:
@@ -348,12 +354,12 @@ def _part_reason(part: dict[str, Any], fdr: float) -> str:
     head = f"{part['identity']} ({part.get('side', '')}) {_interval(part)}"
     band = part.get("placebo")
     within = (
-        f"the placebo band [{float(band['low']):.1f}, {float(band['high']):.1f}]"
+        f"the placebo band [{_one(band['low'])}, {_one(band['high'])}]"
         if band
         else "no placebo band"
     )
     if part["status"] == "finding":
-        return f"{head}, outside {within}, q = {q:.3g} <= {fdr:g}: confirmed"
+        return f"{head}, outside {within}, q = {q:.3g} ≤ {fdr:g}: confirmed"
     if number(part["value"]) <= 0:
         return f"{head} lies on the other side of the placebo words: not confirmed"
     if not band:

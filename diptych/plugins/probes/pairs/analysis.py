@@ -195,8 +195,8 @@ def _analyze_subset(ctx: _Context, model_id: str, subset: str, answers: list[Ans
             {
                 "reason": f"association differs by {compare} (paired t-test p < {SIGNIFICANCE})",
                 "detail": (
-                    f"{where}: {first} {assoc.mean[first].value:.2f} vs {second} "
-                    f"{assoc.mean[second].value:.2f}; t = {_fmt(t.t)}, df = {t.df}, "
+                    f"{where}: {first} {figure_text(assoc.mean[first].value)} vs {second} "
+                    f"{figure_text(assoc.mean[second].value)}; t = {_fmt(t.t)}, df = {t.df}, "
                     f"p = {t.p:.3g}, {t.n_pairs} image pairs"
                 ),
                 "model": model_id,

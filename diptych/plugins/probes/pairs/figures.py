@@ -9,6 +9,7 @@ from typing import Any
 from diptych.core.metrics.pairs.association import AssociationResult
 from diptych.core.probe import Figure
 from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, png
 from diptych.plugins.probes.pairs.questions import COMPARED, FIGURE_NUMBER, RUBRIC
 
@@ -69,7 +70,8 @@ def rows_figure(
     first, second = levels
     alt = f"{where}: mean score by {key}, {first} and {second}, largest difference first. " + (
         " ".join(
-            f"{r['name']}: {first} {r['mean'][first]:.2f}, {second} {r['mean'][second]:.2f}."
+            f"{r['name']}: {first} {figure_text(r['mean'][first])}, "
+            f"{second} {figure_text(r['mean'][second])}."
             for r in reversed(rows)
         )
     )
