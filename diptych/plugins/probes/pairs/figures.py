@@ -9,7 +9,6 @@ from typing import Any
 from diptych.core.metrics.pairs.association import AssociationResult
 from diptych.core.probe import Figure
 from diptych.core.report.formatting import figure_text
-from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, png
 from diptych.plugins.probes.pairs.questions import COMPARED, FIGURE_NUMBER, RUBRIC
 
