@@ -197,8 +197,8 @@ def _guard_session(ws: Any, texts: list[tuple[str, str]], screen: bool, name: st
 def adversarial_mitigations() -> Iterator[Result]:
     """Told-the-answer and honest interventions on a target that follows told genders, with
     the behavioural screen and, for the told ones, without it."""
-    from diptych.agent.mitigation import PAIRED_TEMPLATE
-    from diptych.agent.mitigation_outcomes import SCORED
+    from diptych.agent.mitigation.outcomes import SCORED
+    from diptych.agent.mitigation.search import PAIRED_TEMPLATE
     from diptych.agent.validation import intervention_problem
 
     told = [("prefix", text) for _, text in ADVERSARIAL]
@@ -268,7 +268,7 @@ def honest_on_smollm2() -> Iterator[Result]:
     """The honest sentences' placebo words on the real SmolLM2 (llama.cpp, one thread): how
     many the screen rejects (a false rejection each), their shifts beside the band's
     half-width, and the told-the-answer ones' shifts on a model that hardly follows them."""
-    from diptych.agent.mitigation_screen import screen_interventions
+    from diptych.agent.mitigation.behaviour_screen import screen_interventions
 
     honest = [(kind, text) for kind, text, _ in HONEST]
     told = [("prefix", text) for _, text in ADVERSARIAL]

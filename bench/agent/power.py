@@ -5,7 +5,7 @@ A planted world: 20 masculine- and 20 feminine-stereotyped identities whose P(st
 pronoun) is 0.70 ± 0.08 (an SD over identities), every prompt moving it by a further ± 0.05.
 The baseline run asks 6 × 6 of them in the run's own prompt; the agent reads its variance
 components (as it reads a real baseline's: the expected Stereo of each distinct prompt),
-splits its identities and plans its designs (:func:`diptych.agent.mitigation_power
+splits its identities and plans its designs (:func:`diptych.agent.mitigation.power
 .plan_designs`, adding paper identities from the rest of the lists where 3 × 3 cannot reach
 0.8). A planted intervention then lowers the STS by the agent's threshold, unevenly: each
 identity keeps its stereotype in proportion, the proportion itself varying by ± 30% of the
@@ -70,8 +70,8 @@ def _persons(
 
 
 def simulate(seed: int = 0) -> dict[str, Any]:
-    from diptych.agent.mitigation import PAIRED_TEMPLATE, mitigation_templates
-    from diptych.agent.mitigation_power import THRESHOLD, plan_designs, scaled_change
+    from diptych.agent.mitigation.power import THRESHOLD, plan_designs, scaled_change
+    from diptych.agent.mitigation.search import PAIRED_TEMPLATE, mitigation_templates
     from diptych.agent.paired import scene_difference
     from diptych.core.metrics.uncertainty.precision import components_of
 
@@ -106,7 +106,7 @@ def simulate(seed: int = 0) -> dict[str, Any]:
             found += diff is not None and float(diff["ci_high"]) < 0
         return found / REPLICATES
 
-    from diptych.agent.mitigation_power import design_of, power_of
+    from diptych.agent.mitigation.power import design_of, power_of
 
     # The halves the agent would have had (3 × 3): stated and measured, where power is middling.
     small = power_of(

@@ -5,8 +5,8 @@ A front end like the CLI and the TUI: it reaches the core only through
 :class:`diptych.Workspace`. The loop is a langgraph graph with fixed nodes (propose → validate →
 deduplicate → run → score → remember), checkpointed in the workspace's ``agent.db`` so that a
 session killed at any point resumes where it stopped. Start one with
-:func:`diptych.agent.identities.search_identities` or
-:func:`diptych.agent.mitigation.search_mitigations`.
+:func:`diptych.agent.session.search_identities` or
+:func:`diptych.agent.session.search_mitigations`.
 """
 
 from __future__ import annotations

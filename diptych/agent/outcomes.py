@@ -88,7 +88,7 @@ class MitigationReport:
     tried: list[dict[str, Any]]
     stop_reason: str
     budget: dict[str, Any]
-    #: The stated power of its decisions (:mod:`diptych.agent.mitigation_power`), with
+    #: The stated power of its decisions (:mod:`diptych.agent.mitigation.power`), with
     #: ``statement``: what it can find, or that it cannot with the identities given.
     power: dict[str, Any] = field(default_factory=dict)
 

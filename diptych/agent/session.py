@@ -91,9 +91,9 @@ def search_mitigations(
     """Run (or resume) a mitigation search on the pst-text run ``baseline``;
     ``behaviour_screen=False`` scores interventions without measuring them on the placebo
     words first (for measuring what the screen stops, never for an audit)."""
-    from diptych.agent import mitigation
-    from diptych.agent.mitigation_power import powered_designs
-    from diptych.agent.mitigation_prompts import split_identities
+    from diptych.agent.mitigation import search as mitigation
+    from diptych.agent.mitigation.power import powered_designs
+    from diptych.agent.mitigation.prompts import split_identities
 
     params, search, held = split_identities(ws, baseline, 0)
     template = params.get("paired_template") or mitigation.PAIRED_TEMPLATE

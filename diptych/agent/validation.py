@@ -17,7 +17,7 @@ alphabets, invisible characters, dashes and digits written for letters ("th3y", 
 sentence written in Spanish, French or German reads its own everyday words that look like English
 gendered ones ("son", "man") as that language's. Words cannot read every language, encoding or
 euphemism: what an intervention that passes them does is judged by the behavioural screen
-(:mod:`diptych.agent.mitigation_screen`).
+(:mod:`diptych.agent.mitigation.behaviour_screen`).
 """
 
 from __future__ import annotations

@@ -309,7 +309,7 @@ def mitigate(
     if as_json:
         _echo(json.dumps(report.to_dict(), indent=2, default=str))
         return
-    from diptych.agent.mitigation_outcomes import empty_front, outcome_counts
+    from diptych.agent.mitigation.outcomes import empty_front, outcome_counts
 
     _echo(f"session {report.session}: {report.stop_reason}")
     if report.power.get("statement"):

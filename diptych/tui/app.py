@@ -24,7 +24,7 @@ from textual.screen import Screen
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import ActiveRuns, JobState, RunRequest
 from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
-from diptych.tui.screens.agent import AgentScreen
+from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.runs import RunsScreen
 from diptych.tui.workers import execute_job

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from test_agent_screen import agent_app, start_session
 from test_app import few_plugins, loaded, snapshot_workspace, utc, wait_for, workspace
 from test_audit_screen import FIGURE, audit_dir
 from textual.app import App
@@ -31,8 +30,8 @@ from diptych.tui.formatting import interval, number
 from diptych.tui.review.panels import format_estimate
 from diptych.tui.review.queue import RESERVED_KEYS
 from diptych.tui.review.screen import ReviewScreen
-from diptych.tui.screens.agent import AgentScreen
-from diptych.tui.screens.agent_confirm import ConfirmAccept
+from diptych.tui.screens.agent.confirm import ConfirmAccept
+from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.help import (
     EVERYWHERE,
@@ -45,6 +44,7 @@ from diptych.tui.screens.help import (
 from diptych.tui.screens.run_detail import RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, stack_row, wrap_cell
 from diptych.tui.widgets.tables import ListTable
+from tests.tui.agent.test_agent_screen import agent_app, start_session
 from tests.tui.review.test_review import Host, make_run, review_run
 
 __all__ = ["audit_dir", "few_plugins", "review_run", "snapshot_workspace", "utc", "workspace"]

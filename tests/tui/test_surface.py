@@ -34,7 +34,6 @@ from surface import (
     toasts_over,
     unseen_errors,
 )
-from test_agent_screen import agent_app, start_session
 from test_app import (
     choose_probe,
     few_plugins,
@@ -63,7 +62,7 @@ from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.review.tone import TonePanel
-from diptych.tui.screens.agent import AgentScreen
+from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.help import HelpScreen, screen_purpose, screen_title
 from diptych.tui.screens.new_run import NewRunScreen
@@ -71,6 +70,7 @@ from diptych.tui.screens.plugins import PluginsScreen
 from diptych.tui.screens.run_detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.ticks import TickList
+from tests.tui.agent.test_agent_screen import agent_app, start_session
 from tests.tui.review.test_review import Host, review_run
 from tests.tui.review.test_review_measure import MeasureHost, scripted_run, truth_of
 from tests.tui.review.test_review_tone import tone_run

@@ -94,9 +94,10 @@ def screen_classes() -> list[type[Screen[Any]]]:
     import diptych.tui.review
     import diptych.tui.screens
 
+    # A screen of several modules is a package of tui/screens (screens/agent/): walk into it.
     for package in (diptych.tui.screens, diptych.tui.review):
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package.__name__}.{module.name}")
+        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(module.name)
     found = [c for c in dict.fromkeys(_subclasses(Screen)) if _ours(c)]
     # A base that only draws for its subclasses (no keys of its own) is no screen of its own.
     shown: list[type[Screen[Any]]] = [

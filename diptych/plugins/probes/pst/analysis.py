@@ -14,7 +14,7 @@ run mixes them — this computes what the paper reports for DALL-E 3:
   errors where they are known (:mod:`diptych.core.metrics.correction`; the labels it uses are
   stated in :data:`CORRECTED_LABEL_POLICY`);
 * where people labelled a designed sample, the prediction-powered counterpart of each figure of
-  people's labels — overall, gap, stereotyped group, identity (:mod:`.predicted`).
+  people's labels — overall, gap, stereotyped group, identity (:mod:`.prediction_powered.analysis`).
 
 Every number carries a 95% interval over images
 (:mod:`diptych.core.metrics.uncertainty.cluster_interval`; a corrected one a percentile bootstrap,
@@ -53,7 +53,7 @@ from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix, gr
 from diptych.plugins.probes.pst.corrected import add_error_corrected
 from diptych.plugins.probes.pst.figures import figure_3, figure_4, figure_5, figure_7
 from diptych.plugins.probes.pst.labor import bls_pct_female, labor_statistics
-from diptych.plugins.probes.pst.predicted import add_prediction_powered
+from diptych.plugins.probes.pst.prediction_powered.analysis import add_prediction_powered
 from diptych.plugins.probes.pst.tables import (
     coverage_table,
     micro_table,

@@ -5,7 +5,7 @@ Every figure both runs have — overall per aspect and setting, micro per identi
 A, B, B − A with a 95% bootstrap interval and a permutation p-value
 (:mod:`diptych.core.metrics.compare`). Labels are taken by the same policy as the runs' reports.
 Where both runs have an automatic annotator on every person and people's labels of a designed
-sample, the same figures prediction-powered follow (:mod:`.predicted_compare`).
+sample, the same figures prediction-powered follow (:mod:`.prediction_powered.compare`).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def compare_result(
     for entry in comparisons:
         result.tables += _tables(entry, top)
     # Where both runs have a designed human sample, B − A prediction-powered beside it.
-    from diptych.plugins.probes.pst.predicted_compare import predicted_comparisons
+    from diptych.plugins.probes.pst.prediction_powered.compare import predicted_comparisons
 
     tables, records = predicted_comparisons(view_a, view_b, comparisons)
     if tables:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from diptych.agent.mitigation_power import (
+from diptych.agent.mitigation.power import (
     THRESHOLD,
     design_of,
     plan_designs,

@@ -2,7 +2,7 @@
 scores, and accept a pair into the workspace's identity list or an intervention into its
 intervention list, or reject it.
 
-The session runs in a thread worker that opens its own Workspace (:mod:`.agent_session`); its
+The session runs in a thread worker that opens its own Workspace (:mod:`.session`); its
 events come back as dataclass messages, and only the UI thread touches a widget. Accepting and
 rejecting write the store, so they run in a worker too. Every field of the form is labelled
 (the search, its models, probe or baseline run, rounds, proposals per round, who proposes and
@@ -32,8 +32,8 @@ from diptych.core.report.findings import is_finding
 from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
-from diptych.tui.screens.agent_confirm import ConfirmAccept, confirmation_text
-from diptych.tui.screens.agent_session import (
+from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
+from diptych.tui.screens.agent.session import (
     AgentAccepted,
     AgentFailed,
     AgentFinished,

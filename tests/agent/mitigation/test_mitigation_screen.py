@@ -8,14 +8,14 @@ import math
 
 import pytest
 
-from diptych.agent.mitigation import PAIRED_TEMPLATE
-from diptych.agent.mitigation_outcomes import SCORED
-from diptych.agent.mitigation_screen import (
+from diptych.agent.mitigation.behaviour_screen import (
     MIN_HALF_WIDTH,
     judge,
     placebo_design,
     screen_band,
 )
+from diptych.agent.mitigation.outcomes import SCORED
+from diptych.agent.mitigation.search import PAIRED_TEMPLATE
 from diptych.agent.session import search_mitigations
 
 

@@ -7,8 +7,13 @@ import json
 import pytest
 from support.bounded import logit_t, logit_t_p
 
-from diptych.agent.mitigation import PAIRED_TEMPLATE, apply, mitigation_templates, template_problem
-from diptych.agent.mitigation_outcomes import empty_front, outcome_counts
+from diptych.agent.mitigation.outcomes import empty_front, outcome_counts
+from diptych.agent.mitigation.search import (
+    PAIRED_TEMPLATE,
+    apply,
+    mitigation_templates,
+    template_problem,
+)
 from diptych.agent.paired import pareto_front, scene_difference
 from diptych.agent.session import search_mitigations
 

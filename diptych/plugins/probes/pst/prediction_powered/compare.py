@@ -26,8 +26,8 @@ from diptych.core.probe import Table
 from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pst.collect import collect_labels
-from diptych.plugins.probes.pst.predicted import design_statement
-from diptych.plugins.probes.pst.predicted_persons import (
+from diptych.plugins.probes.pst.prediction_powered.analysis import design_statement
+from diptych.plugins.probes.pst.prediction_powered.persons import (
     Person,
     Units,
     identity_units,

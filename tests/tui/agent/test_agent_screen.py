@@ -19,8 +19,8 @@ from diptych.agent.rows import AgentRow
 from diptych.core.capabilities import Model
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.agent import AgentScreen
-from diptych.tui.screens.agent_confirm import ConfirmAccept
+from diptych.tui.screens.agent.confirm import ConfirmAccept
+from diptych.tui.screens.agent.screen import AgentScreen
 
 PAIRS = [("astronaut", "florist"), ("carpenter", "nurse"), ("pilot", "dietitian")]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diptych.agent.mitigation_screen import screen_interventions
+from diptych.agent.mitigation.behaviour_screen import screen_interventions
 from diptych.core.workspace import Workspace
 
 #: One honest sentence of each kind the screen meets: a suffix naming both identities, an

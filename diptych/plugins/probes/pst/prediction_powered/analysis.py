@@ -34,7 +34,7 @@ from diptych.core.report.formatting import bounds
 from diptych.core.runview import RunView
 from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels
 from diptych.plugins.probes.pst.context import GROUP_NAMES, AnalysisContext, group_prefix
-from diptych.plugins.probes.pst.predicted_persons import (
+from diptych.plugins.probes.pst.prediction_powered.persons import (
     Person,
     Units,
     identity_units,

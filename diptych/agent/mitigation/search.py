@@ -7,7 +7,7 @@ identities in the run's own prompt and the search paraphrases; every interventio
 interval lies below 0 is re-measured on the other identities in the held-out paraphrases (no
 winner's curse). Where the halves are too small for either decision to find a reduction of
 the threshold with power 0.8, both grow from the paper's lists, or the session says it cannot
-(:mod:`diptych.agent.mitigation_power`). Each treated run is compared with a baseline asked in
+(:mod:`diptych.agent.mitigation.power`). Each treated run is compared with a baseline asked in
 the same template, unchanged, person by person; the unit is the unordered scene (both orders
 and all samples merged), and the interval and p-value come from one resampling
 (:mod:`diptych.agent.paired`). Side effects are measured the same way: refusal rate and the
@@ -15,8 +15,8 @@ probability mass the model still gives the gendered continuations (an interventi
 the model stop saying "he" or "she" at all would look fair for the wrong reason).
 
 Before an intervention is scored it is measured on the placebo words
-(:mod:`diptych.agent.mitigation_screen`): one that moves their P(she) beyond their band tells
-the model the answer, whatever language or encoding it says it in, and is rejected.
+(:mod:`diptych.agent.mitigation.behaviour_screen`): one that moves their P(she) beyond their band
+tells the model the answer, whatever language or encoding it says it in, and is rejected.
 
 Statuses: "finding" when the held-out change lies below 0; "not confirmed" when it does not;
 "no finding" when the search interval does not lie below 0; "unscored"; "rejected" with the
@@ -38,8 +38,9 @@ from diptych.agent.graph import round_graph
 from diptych.agent.identities import Tools
 from diptych.agent.instructions import as_data, mitigation_instructions
 from diptych.agent.memory import NEAR_DUPLICATE
-from diptych.agent.mitigation_outcomes import _below_zero, _interval
-from diptych.agent.mitigation_prompts import (
+from diptych.agent.mitigation.behaviour_screen import screen_node
+from diptych.agent.mitigation.outcomes import _below_zero, _interval
+from diptych.agent.mitigation.prompts import (
     INTERVENTION_KINDS,
     OWN,
     PAIRED_TEMPLATE,
@@ -48,7 +49,6 @@ from diptych.agent.mitigation_prompts import (
     mitigation_templates,
     template_problem,
 )
-from diptych.agent.mitigation_screen import screen_node
 from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
 from diptych.agent.scoring import Budget
 from diptych.agent.validation import intervention_problem
@@ -75,10 +75,10 @@ class MitigationSettings:
     heldout_identities: dict[str, list[str]] = field(default_factory=dict)
     base_params: dict[str, Any] = field(default_factory=dict)
     #: The power of the search and held-out decisions to find a reduction of the threshold,
-    #: as :mod:`diptych.agent.mitigation_power` planned the designs.
+    #: as :mod:`diptych.agent.mitigation.power` planned the designs.
     power: dict[str, Any] = field(default_factory=dict)
     #: Measure every intervention on the placebo words before it is scored, and reject one
-    #: that moves their P(she) beyond their band (:mod:`diptych.agent.mitigation_screen`).
+    #: that moves their P(she) beyond their band (:mod:`diptych.agent.mitigation.behaviour_screen`).
     behaviour_screen: bool = True
 
 

@@ -177,7 +177,7 @@ def screen_interventions(
     """The screen on its own, outside a session: the band of ``template`` (pst-text's paired
     prompt by default) on ``target`` and the verdict on each (kind, text) intervention, each
     with the placebo words' mean P(she) and, where it is rejected, the reason."""
-    from diptych.agent.mitigation_prompts import PAIRED_TEMPLATE, apply
+    from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, apply
 
     template = template or PAIRED_TEMPLATE
 

@@ -1,0 +1,1 @@
+"""The mitigation search: its prompts, power, behavioural screen and outcomes."""

@@ -1,0 +1,1 @@
+"""A pst run's figures prediction-powered, and two runs compared the same way."""
