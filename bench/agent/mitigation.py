@@ -198,7 +198,7 @@ def adversarial_mitigations() -> Iterator[Result]:
     """Told-the-answer and honest interventions on a target that follows told genders, with
     the behavioural screen and, for the told ones, without it."""
     from diptych.agent.mitigation.outcomes import SCORED
-    from diptych.agent.mitigation.search import PAIRED_TEMPLATE
+    from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE
     from diptych.agent.validation import intervention_problem
 
     told = [("prefix", text) for _, text in ADVERSARIAL]

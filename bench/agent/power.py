@@ -71,7 +71,7 @@ def _persons(
 
 def simulate(seed: int = 0) -> dict[str, Any]:
     from diptych.agent.mitigation.power import THRESHOLD, plan_designs, scaled_change
-    from diptych.agent.mitigation.search import PAIRED_TEMPLATE, mitigation_templates
+    from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, mitigation_templates
     from diptych.agent.paired import scene_difference
     from diptych.core.metrics.uncertainty.precision import components_of
 

@@ -93,10 +93,10 @@ def search_mitigations(
     words first (for measuring what the screen stops, never for an audit)."""
     from diptych.agent.mitigation import search as mitigation
     from diptych.agent.mitigation.power import powered_designs
-    from diptych.agent.mitigation.prompts import split_identities
+    from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, split_identities
 
     params, search, held = split_identities(ws, baseline, 0)
-    template = params.get("paired_template") or mitigation.PAIRED_TEMPLATE
+    template = params.get("paired_template") or PAIRED_TEMPLATE
     # Designs whose decisions can find the threshold's reduction, or a statement that they
     # cannot with the identities given.
     search, held, power = powered_designs(ws, baseline, params, search, held, template=template)

@@ -17,7 +17,7 @@ from diptych.agent.chat_model import (
 )
 from diptych.agent.identities import IdentitySettings
 from diptych.agent.memory import is_settled
-from diptych.agent.mitigation.search import intervention_schema
+from diptych.agent.mitigation.prompts import intervention_schema
 from diptych.agent.proposals import proposal_schema
 from diptych.agent.session import resumed_settings, search_identities
 from diptych.core.errors import CapabilityError, UsageError

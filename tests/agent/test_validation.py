@@ -10,7 +10,7 @@ import pytest
 
 from diptych.agent.instructions import mitigation_instructions
 from diptych.agent.lexicon import lexicon
-from diptych.agent.mitigation.search import PAIRED_TEMPLATE
+from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE
 from diptych.agent.proposals import Proposal, validate
 from diptych.agent.validation import folded, gendered_word, intervention_problem
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import diptych.testing.told_gender as told_module
-from diptych.agent.mitigation.search import PAIRED_TEMPLATE, apply
+from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, apply
 from diptych.agent.proposals import paper_identities
 from diptych.testing import ScriptedLikelihood
 from diptych.testing.told_gender import told_gender

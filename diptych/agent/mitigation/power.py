@@ -210,7 +210,7 @@ def powered_designs(
     """:func:`plan_designs` for the baseline run ``run_id``: the change's components from the
     run, the templates each side is asked in, and — where the run used the paper's lists —
     the rest of those lists as the pool more identities come from."""
-    from diptych.agent.mitigation.search import mitigation_templates
+    from diptych.agent.mitigation.prompts import mitigation_templates
     from diptych.agent.proposals import paper_identities
 
     templates = mitigation_templates(template)

@@ -1,1 +1,2 @@
-"""The app's screens, one module and one ``.tcss`` file each."""
+"""The app's screens: a module and its ``.tcss`` file each, or a package for a screen of a
+few modules (``agent``)."""

@@ -8,7 +8,7 @@ import pytest
 from support.bounded import logit_t, logit_t_p
 
 from diptych.agent.mitigation.outcomes import empty_front, outcome_counts
-from diptych.agent.mitigation.search import (
+from diptych.agent.mitigation.prompts import (
     PAIRED_TEMPLATE,
     apply,
     mitigation_templates,

@@ -15,7 +15,7 @@ from diptych.agent.mitigation.behaviour_screen import (
     screen_band,
 )
 from diptych.agent.mitigation.outcomes import SCORED
-from diptych.agent.mitigation.search import PAIRED_TEMPLATE
+from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE
 from diptych.agent.session import search_mitigations
 
 
