@@ -200,6 +200,15 @@ class Connection:
     def _open_read_only(self) -> sqlite3.Connection:
         db_path = self.path / DB_NAME
         wal = db_path.with_name(DB_NAME + "-wal")
+        if not wal.exists():
+            # SQLite removes the write-ahead log when the last connection closes, having
+            # copied it into the database: without one, no process has the workspace open and
+            # the database file is the whole of it. A reader opening it in WAL mode would make
+            # a -wal and a -shm beside it that it cannot remove (only a writer checkpoints), so
+            # it is read as immutable: nothing is written to the workspace's directory.
+            return self._checked(
+                sqlite3.connect(_uri(db_path, immutable="1"), uri=True, isolation_level=None)
+            )
         try:
             # mode=ro still shares the WAL index (-shm) with writers, so it sees their commits;
             # SQLite needs the -shm file, or a directory it may create it in.
@@ -215,6 +224,10 @@ class Connection:
             # No -shm can be made in a read-only directory; with no pending WAL the database
             # file alone is the whole workspace, and immutable=1 reads it without locks.
             db = sqlite3.connect(_uri(db_path, immutable="1"), uri=True, isolation_level=None)
+        return self._checked(db)
+
+    def _checked(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        """A read-only connection, once its schema is known to be this version's."""
         db.row_factory = sqlite3.Row
         try:
             self._refuse_foreign(db)

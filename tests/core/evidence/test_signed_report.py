@@ -5,6 +5,7 @@ named."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import subprocess
@@ -277,15 +278,25 @@ def test_a_changed_printed_number_with_a_manifest_made_again_names_its_line(
     assert f"report.md line {n + 1} prints" in out and "where the records give" in out
 
 
-def _listing(*dirs: Path) -> dict[str, tuple[int, int]]:
-    """Every file's size and time of change; SQLite's shared-memory index (``-shm``), which
-    any reader of a WAL database maps, aside."""
+def _listing(*dirs: Path) -> dict[str, str]:
+    """Every file under ``dirs`` with the digest of its bytes: SQLite's write-ahead log and
+    shared-memory index (``-wal``, ``-shm``) included, which a reader must not leave behind."""
     return {
-        str(p): (p.stat().st_size, p.stat().st_mtime_ns)
+        str(p): hashlib.sha256(p.read_bytes()).hexdigest()
         for d in dirs
         for p in sorted(d.rglob("*"))
-        if p.is_file() and not p.name.endswith("-shm")
+        if p.is_file()
     }
+
+
+def test_verify_leaves_the_workspace_and_report_as_they_were(
+    copy: Evidence, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _listing(copy.ws, copy.report)
+    assert not any(name.endswith(("-wal", "-shm")) for name in before)
+    code, out = verify(capsys, copy, "--allowed-signers", str(copy.allowed))
+    assert code == 0, out
+    assert _listing(copy.ws, copy.report) == before
 
 
 def test_a_wrong_key_is_refused_and_nothing_is_written(
