@@ -10,15 +10,6 @@ from diptych.core.audit.gates import GateResult
 from diptych.core.report.formatting import figure_text, level_text
 from diptych.core.workspace.gates import GateReport
 
-_RULE = {
-    "below": "below",
-    "not_above": "not above",
-    "above": "above",
-    "not_below": "not below",
-    "within": "within",
-    "no_regression": "B − A below",
-}
-
 
 def _num(x: float | None) -> str:
     return figure_text(x)
@@ -43,7 +34,7 @@ def gate_line(r: GateResult) -> str:
     """One line: figure, value, interval at its adjusted level, rule, verdict, note."""
     line = (
         f"{verdict_text(r):<26} {r.part}: {r.figure} = {_num(r.value)}, "
-        f"{interval_text(r)}; {_RULE[r.rule]} {r.limit_text}"
+        f"{interval_text(r)}; {r.rule_text}"
     )
     return f"{line} — {r.note}" if r.note else line
 
@@ -60,7 +51,7 @@ def junit_xml(report: GateReport) -> str:
     )
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=f"diptych.{r.part}", name=r.label)
-        rule = f"{_RULE[r.rule]} {r.limit_text}"
+        rule = r.rule_text
         message = f"{r.figure} = {_num(r.value)}, {interval_text(r)}; {rule}"
         if r.note:
             message += f"; {r.note}"
@@ -91,7 +82,7 @@ def markdown_table(report: GateReport) -> str:
             r.label.replace("|", "\\|"),
             _num(r.value),
             interval_text(r),
-            f"{_RULE[r.rule]} {r.limit_text}",
+            r.rule_text,
             verdict_text(r),
         ]
         lines.append("| " + " | ".join(cells) + " |")

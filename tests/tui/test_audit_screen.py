@@ -154,8 +154,8 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
         await wait_for(pilot, lambda: table.row_count == 2, "the stated gates")
         # Before any run: the gates, each "not run yet", with its figure and rule.
         assert gate_rows(screen) == [
-            ["not run yet", "below 95", f"pst-text · {FIGURE}", "—", "—", "—", "shown below 95"],
-            ["not run yet", "below 10", f"pst-text · {FIGURE}", "—", "—", "—", "shown below 10"],
+            ["not run yet", "below 95", f"pst-text · {FIGURE}", "—", "—", "—", "below 95"],
+            ["not run yet", "below 10", f"pst-text · {FIGURE}", "—", "—", "—", "below 10"],
         ]
         # Above the parts: the verdicts come first.
         assert table.region.y < screen.query_one("#parts", DataTable).region.y

@@ -158,15 +158,34 @@ class GateResult:
     def limit_text(self) -> str:
         return limit_text(self.rule, self.limit, self.limit_high)
 
+    @property
+    def rule_text(self) -> str:
+        return rule_text(self.rule, self.limit, self.limit_high)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def limit_text(rule: str, limit: float, limit_high: float | None = None) -> str:
-    """A rule's limit as the outputs print it: ``25``, or ``[−5, 5]`` for ``within``."""
+    """A rule's limit as the outputs print it: ``25``, or ``[−5, 5]`` for ``within``, with a
+    reader's minus (U+2212), as every figure beside it is printed."""
+
+    def number(x: float) -> str:
+        return f"{x:g}".replace("-", "\u2212")
+
     if rule == "within" and limit_high is not None:
-        return f"[{limit:g}, {limit_high:g}]"
-    return f"{limit:g}"
+        return f"[{number(limit)}, {number(limit_high)}]"
+    return number(limit)
+
+
+def rule_text(rule: str, limit: float, limit_high: float | None = None) -> str:
+    """A gate's rule quoted as its author wrote it (``below 25``, ``not_above 25``, ``within
+    [−5, 5]``), in every output that states it: the terminal, the report, JUnit, the TUI. A
+    rule reworded ("shown below 25") reads as another rule, and the verdict beside it already
+    says what the interval showed. ``no_regression`` states the difference its margin bounds."""
+    if rule == "no_regression":
+        return f"B − A below {limit_text(rule, limit)}"
+    return f"{rule} {limit_text(rule, limit, limit_high)}"
 
 
 def evaluate_gates(

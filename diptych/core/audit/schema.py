@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from diptych.core.audit.gates import rule_text
 from diptych.core.errors import InputFileError
 from diptych.core.labels import LabelPolicy
 from diptych.core.yaml_input import compose_yaml, parse_yaml
@@ -252,8 +253,13 @@ class Gate(_Strict):
         return f"{self.limit:g}"
 
     @property
+    def rule_text(self) -> str:
+        """The rule as written: ``below 25`` (:func:`diptych.core.audit.gates.rule_text`)."""
+        return rule_text(self.rule, self.limit, self.limit_high)
+
+    @property
     def label(self) -> str:
-        return self.name or f"{self.part}: {self.figure} {self.rule} {self.limit_text}"
+        return self.name or f"{self.part}: {self.figure} {self.rule_text}"
 
 
 class Gates(_Strict):

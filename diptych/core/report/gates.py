@@ -12,16 +12,6 @@ from typing import Any
 
 from diptych.core.report.formatting import decided_name, figure_text, level_text
 
-#: How a rule reads in a sentence.
-RULES = {
-    "below": "shown below",
-    "not_above": "not shown above",
-    "above": "shown above",
-    "not_below": "not shown below",
-    "within": "shown within",
-    "no_regression": "B − A below",
-}
-
 
 def _num(x: float | None) -> str:
     # The finding of the same figure prints it with the same function: the same digits.
@@ -139,7 +129,7 @@ def gate_lines(report: Any, runs: dict[str, str] | None = None) -> list[GateLine
                 value=_num(r.value),
                 interval=f"{_num(r.ci_low)} to {_num(r.ci_high)}",
                 level=level_text(r.confidence),
-                rule=f"{RULES.get(r.rule, r.rule)} {r.limit_text}",
+                rule=r.rule_text,
                 note=r.note,
                 run=(runs or {}).get(r.part, ""),
                 kind=interval_kind(getattr(r, "method", "")),

@@ -24,7 +24,7 @@ from diptych.core.audit.gates import exit_code
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
-from diptych.core.report.gates import RULES, GateLine, gate_lines, gates_heading
+from diptych.core.report.gates import GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
@@ -363,4 +363,4 @@ class AuditScreen(Screen[None]):
 
 
 def _rule(gate: Any) -> str:
-    return f"{RULES.get(gate.rule, gate.rule)} {gate.limit_text}"
+    return str(gate.rule_text)

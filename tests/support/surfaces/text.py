@@ -36,9 +36,12 @@ _NOUNS = (
 _SINGULAR_AFTER_COUNT = re.compile(
     rf"(?<![\w.,/#:\-−])(\d{{1,3}}(?:,\d{{3}})+|\d+)\s+({_NOUNS})\b(?!\s+(pairs?|of|’|'))",
 )
-#: Intervals as the report writes them: ``[low, high]`` or ``low to high``.
+#: Intervals as the report writes them: ``[low, high]`` or ``low to high``; a gate's band
+#: (``within [−5, 5]``) is a rule's limits, not an interval.
 _NUM = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-−]?∞"
-_INTERVALS = re.compile(rf"\[({_NUM}), ({_NUM})\]|(?<![\w.])({_NUM}) to ({_NUM})(?![\w.])")
+_INTERVALS = re.compile(
+    rf"(?<!within )\[({_NUM}), ({_NUM})\]|(?<![\w.])({_NUM}) to ({_NUM})(?![\w.])"
+)
 #: The observation nouns a probe's counts may not use (a text probe has no images).
 FOREIGN_UNITS = {"pst-text": ("image", "images", "person", "persons")}
 

@@ -183,7 +183,8 @@ class GateLimit:
     def describe(self) -> str:
         if self.rule == "within":
             return f"within [{self.limit:g}, {self.limit_high:g}]"
-        return f"{self.rule.replace('_', ' ')} {self.limit:g}"
+        # As the audit file states it: the rule's key, never reworded.
+        return f"{self.rule} {self.limit:g}"
 
 
 def gate_decision(gate: GateLimit, low: float, high: float) -> str | None:
