@@ -78,9 +78,14 @@ def test_the_report_shows_the_gates_that_audit_gate_decides(
     html = (out_dir / "report.html").read_text()
     # First in the verdict block, before the findings' sentences.
     assert html.index('id="gates"') < html.index('class="findings"')
-    assert "rule: shown below 10" in html and ">FAIL</strong>" in html
+    assert "rule: below 10" in html and ">FAIL</strong>" in html
     markdown = (out_dir / "report.md").read_text()
     assert "- **PASS** far below 95: pst-text · " + FIGURE in markdown
+    # Titled by the audit and what it decided; its probe is a section under the title.
+    title = "Audit gated-report (audit.yaml): 1 of 2 gates pass, release blocked"
+    assert markdown.startswith(f"# {title}\n")
+    assert f"<title>{title}</title>" in html and f"<h1>{title}</h1>" in html
+    assert "\n### Paired Stereotype Test on text (likelihood mode)\n" in markdown
     # `diptych report` of the audit's run keeps its gates, decided the same way; its command
     # to reproduce names the audit file.
     run_id = report["scope"]["parts"][0]["run"]
@@ -184,3 +189,41 @@ def test_check_refuses_a_gate_on_a_figure_without_an_interval_before_any_run(
     _pairs_audit(file, [score], ["vlm"])
     code, out = call(capsys, "--store", ws, "audit", "check", str(file))
     assert code == 0, out
+
+
+def test_every_output_quotes_each_rule_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal's line, JUnit, the job summary, and the report's JSON (which the TUI's
+    gate table reads), Markdown and HTML state ``below 95`` as the file says ``below: 95``."""
+    ws, out_dir = str(tmp_path / "ws"), tmp_path / "rep"
+    gates = [
+        {"part": "pst-text", "figure": FIGURE, "below": 95},
+        {"part": "pst-text", "figure": FIGURE, "not_above": 90, "name": "capped"},
+        {"part": "pst-text", "figure": FIGURE, "within": [-5, 99.5], "name": "in a band"},
+    ]
+    written = ["below 95", "not_above 90", "within [−5, 99.5]"]
+    file = _audit(tmp_path / "audit.yaml", gates)
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--out", str(out_dir),
+                     "--quiet")  # fmt: skip
+    assert code in (0, 1), out
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    junit = tmp_path / "gates.xml"
+    code, out = call(capsys, "--store", ws, "audit", "gate", str(file), "--junit", str(junit))
+    report = json.loads((out_dir / "report.json").read_text())
+    assert [g["rule"] for g in report["gates"]["gates"]] == written
+    # The unnamed gate is named by its rule as written too.
+    assert report["gates"]["gates"][0]["label"] == f"pst-text: {FIGURE} below 95"
+    surfaces = {
+        "terminal": out,
+        "junit": junit.read_text(),
+        "summary": summary.read_text(),
+        "report.md": (out_dir / "report.md").read_text(),
+        "report.html": (out_dir / "report.html").read_text(),
+    }
+    for where, text in surfaces.items():
+        for rule in written:
+            assert rule in text, (where, rule)
+        # Never reworded: no "shown below", no "not above" for not_above.
+        assert "shown " not in text and "not above" not in text, where

@@ -22,8 +22,10 @@ from diptych.core.plugins import get_probe, load_plugins, model_class, plugin_ma
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
+from diptych.core.report.names import tell_apart
 from diptych.core.report.reproduce import RunCommand, audit_command, report_command, run_command
 from diptych.core.report.sections import ExampleImage, Section
+from diptych.core.report.title import report_title
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
@@ -234,10 +236,8 @@ class Audit:
 
     @property
     def title(self) -> str:
-        if len(self.runs) == 1:
-            return self.runs[0].result.title
-        probes = ", ".join(dict.fromkeys(r.view.run.probe for r in self.runs))
-        return f"Bias audit: {probes}"
+        titles, probes = [r.result.title for r in self.runs], [r.view.run.probe for r in self.runs]
+        return report_title(self.scope, self.gates, titles, probes)
 
 
 def _when(ts: float | None) -> str:
@@ -485,6 +485,7 @@ def collect_audit(
         run_part(source, rid, result=result if i == 0 else None, label_policy=label_policy)
         for i, rid in enumerate(run_ids)
     ]
+    tell_apart(m for p in parts for m in p.models)
     return Audit(
         runs=parts,
         comparisons=comparisons(source, parts),

@@ -17,6 +17,7 @@ from diptych.core.audit.run_status import outcome_words
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
 from diptych.core.report.formatting import counted, sample_size
+from diptych.core.report.names import plain_name
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit, RunPart
@@ -95,7 +96,9 @@ def number_or_none(value: Any) -> float | None:
 
 
 def model_names(part: RunPart) -> str:
-    names = [str(m.get("name") or str(m.get("model_id", "")).split("@")[0]) for m in part.models]
+    """The run's models as the report names them: told apart from their namesakes in other
+    runs of the report (:func:`diptych.core.report.names.tell_apart`)."""
+    names = [str(m.get("shown") or plain_name(m)) for m in part.models]
     return ", ".join(dict.fromkeys(n for n in names if n)) or ", ".join(part.view.model_ids())
 
 
