@@ -8,7 +8,7 @@ predecessor (``--against RUN``, or the same model on another version or build)
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -68,25 +68,49 @@ def _print(result: object) -> None:
     for design in result.tables:
         text = standings_text(design)
         ranks = Table(title=text.title, title_justify="left", box=box.SIMPLE_HEAD)
-        for name in RANK_COLUMNS:
-            ranks.add_column(
-                name,
-                justify="left" if name in ("model", "run") else "right",
-                no_wrap=name == "95% CI",
-            )
+        for j, name in enumerate(RANK_COLUMNS):
+            words = name in ("model", "run")
+            _column(ranks, name, [row[j] for row in text.ranks], words=words)
         for row in text.ranks:
             ranks.add_row(*row)
-        console.print(ranks)
+        console.print(_fitted(ranks, console, text.ranks))
         if text.pairs:
             pairs = Table(title="pairwise differences", title_justify="left", box=box.SIMPLE_HEAD)
-            for name in PAIR_COLUMNS:
-                pairs.add_column(name, justify="right", no_wrap=True)
+            for j, name in enumerate(PAIR_COLUMNS):
+                _column(pairs, name, [row[j] for row in text.pairs], words=False)
             for row in text.pairs:
                 pairs.add_row(*row)
-            console.print(pairs)
+            console.print(_fitted(pairs, console, text.pairs))
         for line in text.successions:
             console.print(line)
         for line in text.references:
             console.print(f"published: {line}")
         console.print(f"units: {design.unit_words}")
     console.print(result.method)
+
+
+def _column(table: Any, name: str, values: list[str], *, words: bool) -> None:
+    """A column a narrow terminal narrows without cutting a value: a number, an interval or a
+    rank is never wrapped nor cut; a model's name or a run's id folds onto more lines, never
+    to an ellipsis."""
+    if words:
+        table.add_column(name, justify="left", overflow="fold", min_width=len(name))
+    else:
+        table.add_column(name, justify="right", no_wrap=True)
+
+
+def _fitted(table: Any, console: Any, rows: list[list[str]]) -> Any:
+    """The table as it is where it fits the terminal; narrower, its columns one space apart
+    (no padding inside them) and a header wider than its values on lines of its own words,
+    so that the values keep their widths a while longer."""
+    # Measured unbounded: a measure at the terminal's width is clamped to it.
+    wide = console.options.update_width(10_000)
+    if table.__rich_measure__(console, wide).maximum <= console.width:
+        return table
+    table.padding = (0, 0)
+    table.show_edge = False
+    for j, column in enumerate(table.columns):
+        widest = max((len(row[j]) for row in rows), default=0)
+        if column.no_wrap and len(str(column.header)) > widest:
+            column.header = str(column.header).replace(" ", "\n")
+    return table

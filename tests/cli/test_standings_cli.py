@@ -43,8 +43,12 @@ def three_models(tmp_path: Path, scripted: None) -> tuple[Path, dict[str, str]]:
 
 
 def test_three_models_ranked_in_the_planted_order(
-    three_models: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+    three_models: tuple[Path, dict[str, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A terminal wide enough for every column on one line (60 columns: below).
+    monkeypatch.setenv("COLUMNS", "120")
     path, runs = three_models
     code, out = call(capsys, "--store", str(path), "standings", "--json")
     assert code == 0, out
@@ -167,3 +171,39 @@ frameworks:
     assert code != 0
     assert "own-1" in said and "conformant" in said and said.count("\n") == 1
     assert not (out / "report.md").exists()
+
+
+def test_a_60_column_terminal_cuts_no_value(
+    three_models: tuple[Path, dict[str, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At 60 columns every figure, interval, rank and p prints whole on its row's first line;
+    a model's name folds onto lines under it, and nothing is cut to an ellipsis."""
+    from diptych.core.report.standings_tables import standings_text
+
+    path, _ = three_models
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out = call(capsys, "--store", str(path), "standings")
+    assert code == 0, out
+    lines = out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 60
+    assert "…" not in out
+    with Workspace.open(path) as ws:
+        (design,) = ws.standings.table(None, figure="STS paired").tables
+    text = standings_text(design)
+    for rows, model_columns in ((text.ranks, {3}), (text.pairs, set())):
+        for row in rows:
+            # The row's first line: the one that starts with its #k and holds its numbers.
+            first = [line for line in lines if line.lstrip().startswith(row[0] + " ")]
+            assert any(
+                all(cell in line for j, cell in enumerate(row) if j not in model_columns)
+                for line in first
+            ), row
+    # A folded name reads again from the lines under its row, in order.
+    header = next(line for line in lines if " model " in line and " run " in line)
+    start, end = header.index(" model ") + 1, header.index(" run ") + 1
+    body = lines[lines.index(header) + 2 :]
+    folded = "".join(line[start:end].strip() for line in body)
+    for row in text.ranks:
+        assert row[3] in folded, folded
