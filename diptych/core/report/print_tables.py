@@ -41,7 +41,9 @@ def numeric_cell(cell: Any) -> bool:
     )
 
 
-def _column_width(table: Table, j: int) -> float:
+def _column_width(table: Table, j: int, *, wrapped: bool = False) -> float:
+    """The printed width of column ``j``: its words laid out up to :data:`TEXT_COLUMN`, or,
+    ``wrapped``, as narrow as its widest word (a number or an interval never wraps)."""
     header = str(table.columns[j])
     # A header wraps between its words; a number or an interval stays on one line.
     widest_word = max((text_width(w, PRINT_FONT) for w in header.split()), default=0.0)
@@ -53,7 +55,8 @@ def _column_width(table: Table, j: int) -> float:
             width = max(width, text_width(text, PRINT_FONT))
         else:
             words = max((text_width(w, PRINT_FONT) for w in text.split()), default=0.0)
-            width = max(width, min(text_width(text, PRINT_FONT), max(words, TEXT_COLUMN)))
+            whole = words if wrapped else min(text_width(text, PRINT_FONT), max(words, TEXT_COLUMN))
+            width = max(width, whole)
     return width + CELL_PADDING
 
 
@@ -85,19 +88,66 @@ def _units(table: Table) -> list[list[int]]:
 
 def print_parts(table: Table, width: float = PRINT_WIDTH) -> list[TablePart]:
     """The table's columns in parts that each fit ``width`` when printed; one part when the
-    whole table fits."""
+    whole table fits, its words wrapped where they must (a page in landscape is no option: a
+    reader holds A4 upright). A table split in parts has as few as fit, as even as they can
+    be, and never a part of one column beside its first while another part has more."""
     if not table.columns:
         return [TablePart([], 1, 1)]
+    units = _units(table)
     widths = [_column_width(table, j) for j in range(len(table.columns))]
-    groups: list[list[int]] = []
-    current: list[int] = []
-    used = widths[0]
-    for unit in _units(table):
-        need = sum(widths[j] for j in unit)
-        if current and used + need > width:
-            groups.append(current)
-            current, used = [], widths[0]
-        current += unit
-        used += need
-    groups.append(current)
-    return [TablePart([0, *g], i, len(groups)) for i, g in enumerate(groups, 1)]
+    if sum(widths) <= width:
+        return [TablePart(list(range(len(table.columns))), 1, 1)]
+    # Too wide as laid out: with its words wrapped, each column as narrow as its widest word.
+    widths = [_column_width(table, j, wrapped=True) for j in range(len(table.columns))]
+    if sum(widths) <= width:
+        return [TablePart(list(range(len(table.columns))), 1, 1)]
+    need = [sum(widths[j] for j in unit) for unit in units]
+    groups = _even_groups(need, width - widths[0])
+    out = []
+    start = 0
+    for i, size in enumerate(groups, 1):
+        columns = [j for unit in units[start : start + size] for j in unit]
+        out.append(TablePart([0, *columns], i, len(groups)))
+        start += size
+    return out
+
+
+def _even_groups(need: list[float], room: float) -> list[int]:
+    """How many units each part takes, in order: the fewest parts in which every part fits
+    ``room`` (a unit wider than the room takes a part alone), the units spread as evenly as
+    those parts allow, so that the last part is not the one column left over."""
+    parts = 1
+    while True:
+        sizes = _split(need, parts, room)
+        if sizes is not None:
+            return sizes
+        parts += 1
+
+
+def _split(need: list[float], parts: int, room: float) -> list[int] | None:
+    """``need`` cut into ``parts`` runs of units that each fit ``room`` (a unit alone may
+    exceed it), with the widest run as narrow as it can be; None when they cannot fit."""
+    n = len(need)
+    if parts > n:
+        return None
+    # Cuts in order that keep each run's width under a bound, the smallest bound that works.
+    bounds = sorted({sum(need[a:b]) for a in range(n) for b in range(a + 1, n + 1)})
+    for bound in bounds:
+        sizes: list[int] = []
+        used, count = 0.0, 0
+        for k, w in enumerate(need):
+            left = n - k
+            # Leave at least one unit for each part still to come.
+            if count and (used + w > bound or left == parts - len(sizes) - 1):
+                sizes.append(count)
+                used, count = 0.0, 0
+            used += w
+            count += 1
+        sizes.append(count)
+        if len(sizes) != parts:
+            continue
+        starts = [sum(sizes[:i]) for i in range(parts)]
+        runs = [sum(need[a : a + c]) for a, c in zip(starts, sizes, strict=True)]
+        if all(r <= room or c == 1 for r, c in zip(runs, sizes, strict=True)):
+            return sizes
+    return None

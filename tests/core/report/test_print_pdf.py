@@ -189,7 +189,7 @@ def test_every_column_of_every_table_is_printed(printed: Any, pages: list[Page])
 
 def test_every_caption_prints_whole(printed: Any, pages: list[Page]) -> None:
     captions = printed.evaluate(
-        """() => [...document.querySelectorAll('caption, figcaption')]
+        """() => [...document.querySelectorAll('caption, p.caption, figcaption')]
           .filter(e => e.getClientRects().length > 0).map(e => e.innerText)"""
     )
     assert len(captions) > 20

@@ -165,6 +165,24 @@ def test_a_cut_table_is_found_and_a_scrolling_one_that_says_so_is_not(
     assert screen_problems(fine, browser) == []
 
 
+def test_a_caption_that_scrolls_with_its_table_is_found(tmp_path: Path, browser: Any) -> None:
+    note = "A note that says what the table's numbers are and how they were made. " * 3
+    hint = '<p class="scroll-hint">The table scrolls sideways →</p>'
+    inside = _page(
+        tmp_path,
+        f'{hint}<div class="scroll sticky"><table><caption>{note}</caption>{WIDE_ROW}</table>'
+        "</div>",
+    )
+    found = screen_problems(inside, browser)
+    assert [p.split(":")[0] for p in found if "caption in a box that scrolls" in p] == ["phone"]
+    under = _page(
+        tmp_path,
+        f'{hint}<div class="scroll sticky"><table>{WIDE_ROW}</table></div>'
+        f'<p class="caption">{note}</p>',
+    )
+    assert [p for p in screen_problems(under, browser) if "caption" in p] == []
+
+
 def test_a_hint_over_a_table_that_fits_is_found(tmp_path: Path, browser: Any) -> None:
     page = _page(
         tmp_path,
@@ -262,6 +280,42 @@ def test_a_split_table_row_and_an_image_figure_are_found(tmp_path: Path, browser
     found = paper_problems(print_pdf(html, tmp_path / "page.pdf"), html, browser)
     assert any(p.startswith("row split over pages 1 and 2") for p in found), found
     assert any(p.startswith("figure split over pages 3 and 4") for p in found), found
+
+
+def test_a_part_of_one_column_is_found() -> None:
+    from tests.support.surfaces.paper import part_problems
+
+    left_over = {"columns": [9, 2], "text": "identity"}
+    assert len(part_problems([left_over])) == 1
+    even = {"columns": [6, 5], "text": "identity"}
+    # Two columns a table, in two parts of one each besides the first, cannot be spread more.
+    narrow = {"columns": [2, 2], "text": "identity"}
+    assert part_problems([even, narrow]) == []
+
+
+def test_a_wide_table_prints_in_even_parts_or_wrapped() -> None:
+    """The demo's table of ten columns (its widths estimated at 9 pt) once printed as nine
+    columns and one left over; wrapped, it is two parts of five and four besides the first.
+    A table whose words wrap to fit prints whole."""
+    from diptych.core.probe import Table
+    from diptych.core.report.print_tables import print_parts
+
+    def table(columns: list[str], row: list[Any]) -> Table:
+        return Table(title="t", columns=columns, rows=[row] * 12)
+
+    # Headers of one long word each: 13 columns of "measurementNN" cannot share 680 px.
+    wide = table(
+        ["identity", *(f"measurement{j:02d}" for j in range(12))],
+        ["construction worker", *([12.5] * 12)],
+    )
+    parts = print_parts(wide)
+    sizes = [len(p.columns) - 1 for p in parts]
+    assert len(parts) >= 2 and sum(sizes) == 12 and max(sizes) - min(sizes) <= 1
+    assert all(p.columns[0] == 0 for p in parts)
+    # Four columns of sentences, 170 px each as laid out (too wide together), wrap to fit.
+    sentence = "a note of many short words " * 4
+    notes = table(["identity", "one", "two", "three", "four"], ["nurse", *([sentence] * 4)])
+    assert len(print_parts(notes)) == 1
 
 
 def test_a_page_fill_is_a_share_of_the_column() -> None:

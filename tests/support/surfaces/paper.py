@@ -1,8 +1,9 @@
 """The report on A4 as Chromium prints it (:mod:`diptych.core.report.pdf`), read back with
 poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
 glossary's term) in the bottom fifth of a page without its content under it, no figure or table
-row split across two pages, no short table split across two, no short code token (``seed=0``)
-broken over two lines, no page under a third full except the last.
+row split across two pages, no short table split across two, no table printed in parts of
+columns with a part of one column, no short code token (``seed=0``) broken over two lines, no
+page under a third full except the last.
 
 The headings and rows come from the page laid out for print in Chromium, in document order;
 each is found in the PDF's words by its own words, searched forward from where the one before it
@@ -261,6 +262,30 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     return problems
 
 
+#: Each table printed in parts of columns: how many columns each part shows, its first
+#: (repeated in every part) included.
+_PARTS = """() => [...document.querySelectorAll('.print-parts')]
+  .filter(d => d.getClientRects().length > 0)
+  .map(d => ({columns: [...d.querySelectorAll(':scope > table')]
+                .map(t => t.querySelectorAll('thead th').length),
+              text: (d.querySelector('th') || d).innerText.slice(0, 40)}))"""
+
+
+def part_problems(parts: list[dict[str, Any]]) -> list[str]:
+    """A table split into parts of columns with a part that shows one column beside the first
+    (the one left over, on a page of its own) where another shows more: the table should
+    wrap, or its columns be spread evenly over its parts."""
+    out = []
+    for table in parts:
+        columns = table["columns"]
+        if len(columns) > 1 and min(columns) <= 2 < max(columns):
+            out.append(
+                f"a table printed in parts of {columns} columns, one of a single column: "
+                f"“{table['text']}”"
+            )
+    return out
+
+
 def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     """Every problem of the paper checks of the PDF printed from ``html_path``."""
     printed = read_pdf(pdf)
@@ -270,9 +295,11 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         page.goto(html_path.resolve().as_uri(), wait_until="load")
         elements = page.evaluate(_ELEMENTS)
         broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
+        parts = page.evaluate(_PARTS)
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
+    problems += part_problems(parts)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).
     tables: dict[int, list[tuple[int, int, int, int, int]]] = {}
     short: dict[int, tuple[int, str]] = {}

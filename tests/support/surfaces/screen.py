@@ -1,6 +1,7 @@
 """The report on a screen, measured in Chromium at a phone's width and a laptop's: nothing wider
 than its box unless it is a table that says it scrolls and keeps its first column in view, a
-table's hint that it scrolls shown exactly when it does, an interval never wrapped between its
+table's hint that it scrolls shown exactly when it does, every caption wrapped within the
+window and outside any box that scrolls sideways, an interval never wrapped between its
 bounds nor sharing a line with words, no text under 12 px, no two text boxes over each other."""
 
 from __future__ import annotations
@@ -143,6 +144,37 @@ _INTERVALS = r"""() => {
 }"""
 
 
+#: Every shown caption (a table's, a figure's): whether a box that scrolls sideways holds it
+#: (it scrolls away with the table), and whether it runs past the window's right edge.
+_CAPTIONS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('caption, p.caption, figcaption')) {
+    if (el.getClientRects().length === 0) continue;
+    let scroller = null;
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)
+          && a.scrollWidth > a.clientWidth + 1) { scroller = a; break; }
+    }
+    const r = el.getBoundingClientRect();
+    out.push({text: (el.innerText || '').trim().slice(0, 60), scrolls: !!scroller,
+              right: r.right, width: document.documentElement.clientWidth});
+  }
+  return out;
+}"""
+
+
+def captions_off_screen(page: Any) -> list[str]:
+    """A caption in a box that scrolls sideways, or wider than the window: a reader must
+    scroll to read it, and it scrolls away from the table's first column."""
+    out = []
+    for c in page.evaluate(_CAPTIONS):
+        if c["scrolls"]:
+            out.append(f"caption in a box that scrolls sideways: “{c['text']}”")
+        elif c["right"] > c["width"] + 1:
+            out.append(f"caption past the window's edge ({c['right']:.0f} px): “{c['text']}”")
+    return out
+
+
 def hints_wrong(page: Any) -> list[str]:
     """A hint over a table that fits, or a table that scrolls without its hint."""
     return [
@@ -210,6 +242,7 @@ def screen_problems(html: Path, browser: Any) -> list[str]:
             page.goto(html.resolve().as_uri(), wait_until="load")
             problems += [f"{name}: {p}" for p in wider_than_their_box(page)]
             problems += [f"{name}: {p}" for p in hints_wrong(page)]
+            problems += [f"{name}: {p}" for p in captions_off_screen(page)]
             problems += [f"{name}: {p}" for p in intervals_broken(page)]
             texts = page.evaluate(_TEXTS)
             problems += [f"{name}: {p}" for p in small_text(texts)]
