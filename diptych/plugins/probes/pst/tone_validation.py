@@ -48,7 +48,7 @@ def tone_validation() -> ToneValidation:
 
 
 def measured_text(figure: MeasuredFigure | None) -> str:
-    """"0.972 ± 0.014 (want ≥ 0.9)" for a table cell; "not measured" without a figure."""
+    """ "0.972 ± 0.014 (want ≥ 0.9)" for a table cell; "not measured" without a figure."""
     if figure is None:
         return "not measured"
     text = f"{figure.value:.3g}"
