@@ -252,3 +252,4 @@ for _module in (
 
 # The perceived-skin-tone figures' coverage (figures named tone.*) is declared by its module.
 importlib.import_module("bench.validity.tone")
+importlib.import_module("bench.validity.tone_corrected")

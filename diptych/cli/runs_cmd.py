@@ -267,6 +267,10 @@ def register(app: typer.Typer) -> None:
             console.print(
                 "labels: " + (", ".join(f"{k} {v}" for k, v in detail.labels.items()) or "none")
             )
+            if detail.tone_labels:
+                most = sorted(detail.tone_labels.items(), key=lambda kv: (-kv[1], kv[0]))
+                tones = ", ".join(f"{k} {v}" for k, v in most)
+                console.print(f"tone labels: {tones}", markup=False)
             if counts["done"]:
                 # As every listing shows it: a gated figure with the interval its gate used.
                 result = ws.audits.read(

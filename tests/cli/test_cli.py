@@ -81,7 +81,7 @@ def test_runs_show_export_report(
     # 2 × 2 pairs × 2 orders × 2 people + 4 identities × 3 single samples.
     assert len(rows) == 16 + 12
     first = rows[0]
-    assert first["schema_version"] == 1 and first["status"] == "done"
+    assert first["schema_version"] == 2 and first["status"] == "done"
     assert set(first["output"]["logprobs"]) == {" he", " she"}
     assert first["labels"]["left"]["self"]["label"] in {"masculine", "feminine"}
 

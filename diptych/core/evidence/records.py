@@ -125,7 +125,11 @@ def _labels(store: Store, ids: list[str], put: Any) -> None:
             annotators.add(row["annotator"])
             subject = named[row.pop("subject_id")]
             row.pop("id", None)
-            put("label", f"{subject}/{row['annotator']}", record_digest(row))
+            # A person's gender and tone labels by one annotator are two records; the gender
+            # one keeps the key bundles signed before tone labels existed name it by.
+            dimension = row.get("dimension") or "gender"
+            tail = "" if dimension == "gender" else f"/{dimension}"
+            put("label", f"{subject}/{row['annotator']}{tail}", record_digest(row))
         for row in _rows(store, f"SELECT * FROM notes WHERE subject_id IN ({m})", chunk):
             subject = named[row.pop("subject_id")]
             put("note", f"{subject}/{row['annotator']}", record_digest(row))

@@ -12,24 +12,33 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
+from diptych.core.labels import TONE
 from diptych.core.runview import RunView
 from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import Store
 
-#: Raised whenever the shape of an exported row changes.
-EXPORT_SCHEMA_VERSION = 1
+#: Raised whenever the shape of an exported row changes (2: ``tone_labels`` beside ``labels``).
+EXPORT_SCHEMA_VERSION = 2
 
 ExportFormat = Literal["csv", "jsonl"]
 
 
 def trial_rows(view: RunView) -> Iterator[dict[str, Any]]:
-    """One row per trial: its plan, its result and every label its subjects received."""
+    """One row per trial: its plan, its result and every label its subjects received, the
+    perceived-gender ones under ``labels`` and the perceived-skin-tone ones under
+    ``tone_labels`` (position → annotator → label)."""
     labels: dict[int, dict[str, dict[str, Any]]] = {}
     for lab in view.labels():
         labels.setdefault(lab.trial_idx, {}).setdefault(lab.position, {})[lab.annotator] = {
             "label": lab.label,
             "confidence": lab.confidence,
             "subject": lab.subject_meta,
+        }
+    tones: dict[int, dict[str, dict[str, Any]]] = {}
+    for lab in view.labels(dimension=TONE):
+        tones.setdefault(lab.trial_idx, {}).setdefault(lab.position, {})[lab.annotator] = {
+            "label": lab.label,
+            "confidence": lab.confidence,
         }
     notes: dict[int, dict[str, dict[str, str]]] = {}
     for note in view.notes():
@@ -57,6 +66,7 @@ def trial_rows(view: RunView) -> Iterator[dict[str, Any]]:
             # Where the answer came from, e.g. DALL-E 3's revised_prompt, a seed, a device.
             "provenance": result.provenance if result else None,
             "labels": labels.get(trial.idx, {}),
+            "tone_labels": tones.get(trial.idx, {}),
             # Reviewers' notes on the trial's people, labelled or not: position → annotator.
             "notes": notes.get(trial.idx, {}),
         }
@@ -69,15 +79,16 @@ def export_rows(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
 
 def flatten(row: dict[str, Any]) -> dict[str, Any]:
     """A row as CSV columns: ``meta.<key>``, ``label.<position>.<annotator>``,
-    ``note.<position>.<annotator>``, the rest as JSON."""
+    ``tone.<position>.<annotator>``, ``note.<position>.<annotator>``, the rest as JSON."""
     flat: dict[str, Any] = {}
     for key, value in row.items():
         if key == "meta":
             flat.update({f"meta.{k}": v for k, v in value.items()})
-        elif key == "labels":
+        elif key in ("labels", "tone_labels"):
+            column = "label" if key == "labels" else "tone"
             for position, by_annotator in value.items():
                 for annotator, lab in by_annotator.items():
-                    flat[f"label.{position}.{annotator}"] = lab["label"]
+                    flat[f"{column}.{position}.{annotator}"] = lab["label"]
         elif key == "notes":
             for position, by_annotator in value.items():
                 for annotator, note in by_annotator.items():

@@ -76,6 +76,9 @@ class RunDetail:
     builds: dict[str, list[str]] = field(default_factory=dict)
     #: The run's status in words, as :attr:`RunSummary.status_text`.
     status_text: str = ""
+    #: Stored perceived-skin-tone labels per annotator id (``skin-tone``, ``human:alice`` ...);
+    #: :attr:`labels` counts the perceived-gender ones.
+    tone_labels: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

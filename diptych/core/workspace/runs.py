@@ -29,6 +29,7 @@ from diptych.core.engine import (
     run_async,
     run_fingerprint,
 )
+from diptych.core.labels import TONE
 from diptych.core.plugins import get_probe
 from diptych.core.probe import Probe
 from diptych.core.run_names import short_names
@@ -146,6 +147,7 @@ class Runs(Namespace):
             if result is not None and status in ("refused", "failed"):
                 failures.append(Failure(trial.idx, trial.model_id, status, result.error))
         labels = Counter(lab.annotator for lab in view.labels())
+        tones = Counter(lab.annotator for lab in view.labels(dimension=TONE))
         shown = self._shown(view.run)
         return RunDetail(
             run=shown,
@@ -157,6 +159,7 @@ class Runs(Namespace):
             status_text=status_words(
                 shown.status, looks_by_run(list_audits(self._store)).get(shown.id)
             ),
+            tone_labels=dict(tones),
         )
 
     def builds(self, run_id: str) -> dict[str, builtins.list[str]]:

@@ -33,6 +33,13 @@ def test_the_section_draws_each_swatch_with_its_number_and_says_what_tone_is(
         assert f"{step} {colour}" in markdown
     assert (written / "figures" / "tone_monk_swatches.png").read_bytes()[:4] == b"\x89PNG"
     assert "tone.gap_coverage" in markdown
+    # The checks carry their measured values from the package's validation file, each with its
+    # error and target, never a figure written into the report's text.
+    from diptych.plugins.probes.pst.tone_validation import measured_text, tone_validation
+
+    for figure in tone_validation().figures:
+        if figure.name in ("tone.gap_coverage", "tone.corrected.gap_coverage"):
+            assert f"{figure.name} | " in markdown and measured_text(figure) in markdown
 
 
 def test_the_report_gives_the_tone_gap_and_the_gender_by_tone_table(written: Path) -> None:

@@ -74,10 +74,12 @@ def test_the_tone_gap_is_the_crossed_mean_of_masculine_minus_feminine_stereotype
     assert gap["value"] == pytest.approx(1.0)
     assert gap["units"] == {"masculine identity": 2, "feminine identity": 2}
     # The grid [[3, 1], [1, −1]] is additive: variance = var(row means)/2 + var(col means)/2
-    # = 1 + 1, df = the smaller list less one = 1; the interval on the logit scale of [−9, 9].
+    # = 1 + 1, df Satterthwaite's over the two lists, (1 + 1)² / (1²/1 + 1²/1) = 2 (no
+    # interaction to share out); the interval on the logit scale of [−9, 9].
     assert gap["se"] == pytest.approx(2**0.5)
+    assert gap["df"] == pytest.approx(2.0)
     q, se_logit = (1 + 9) / 18, 2**0.5 / (18 * (10 / 18) * (8 / 18))
-    t = stats.t.ppf(0.975, 1)
+    t = stats.t.ppf(0.975, 2)
     assert gap["ci_low"] == pytest.approx(-9 + 18 * expit(logit(q) - t * se_logit))
     assert gap["ci_high"] == pytest.approx(-9 + 18 * expit(logit(q) + t * se_logit))
     (table,) = [

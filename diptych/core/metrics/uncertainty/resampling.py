@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from diptych.core.metrics.uncertainty.bootstrap import (
     DEFAULT_CONFIDENCE,
@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
 K = TypeVar("K", bound=Hashable)
+#: The crossed design's df where the identity lists dominate (:func:`_crossed_df`).
+CrossedDf = Literal["smaller list", "satterthwaite"]
 
 
 def _codes(labels: Sequence[Hashable | None] | NDArray[Any]) -> tuple[NDArray[np.int64], int]:
@@ -153,6 +155,7 @@ def mean_over_units(
     seed: int | Sequence[int] | None = 0,
     exact: bool = True,
     bounds: Bounds = UNBOUNDED,
+    lists_df: CrossedDf = "smaller list",
 ) -> Inference:
     """``scale`` × the (weighted) mean of ``values`` with the interval and test of its design.
 
@@ -163,6 +166,8 @@ def mean_over_units(
     figure's scale. The resampling variances are computed exactly (:func:`_unit_variance`);
     ``exact=False`` draws ``n_boot`` replicates with ``seed`` instead. ``bounds`` is the range
     the scaled figure can take (an STS: [−100, 100]); the interval is made inside it.
+    ``lists_df`` is the crossed design's df where the identity lists dominate
+    (:func:`_crossed_df`).
     """
     import numpy as np
 
@@ -245,7 +250,8 @@ def mean_over_units(
     v_inter = _interaction_variance(grid_s, grid_n)
     var = max(v_rows + v_cols - v_inter, v_cells)
     k = int(cells.size)
-    return done(math.sqrt(var), _crossed_df(v_rows, v_cols, v_inter, v_cells, n_r, n_c, k))
+    df = _crossed_df(v_rows, v_cols, v_inter, v_cells, n_r, n_c, k, lists_df)
+    return done(math.sqrt(var), df)
 
 
 def _interaction_variance(grid_s: NDArray[np.float64], grid_n: NDArray[np.float64]) -> float:
@@ -282,21 +288,39 @@ def _interaction_variance(grid_s: NDArray[np.float64], grid_n: NDArray[np.float6
 
 
 def _crossed_df(
-    v_rows: float, v_cols: float, v_inter: float, v_cells: float, n_r: int, n_c: int, k: int
+    v_rows: float,
+    v_cols: float,
+    v_inter: float,
+    v_cells: float,
+    n_r: int,
+    n_c: int,
+    k: int,
+    lists_df: CrossedDf = "smaller list",
 ) -> float:
     """Degrees of freedom of the crossed variance V_rows + V_cols − V_inter.
 
     Where the data show no identity effects (the estimate falls to the cells' own variance,
-    its floor), the scenes are the units: K − 1. Where identities dominate, the smaller list
-    less one — Satterthwaite's combination of the two lists' terms (up to R + C − 2) covered
-    below nominal in simulation. In between, where the interaction varies more than either
-    list, the Welch–Satterthwaite df of the signed combination, kept within those bounds."""
+    its floor), the scenes are the units: K − 1. Where identities dominate, by default the
+    smaller list less one: for the STS, whose persons score ±1, Satterthwaite's combination
+    of the two lists' terms (up to R + C − 2) covered below nominal in simulation.
+    ``lists_df="satterthwaite"`` takes that combination, each list's term less half the
+    interaction (which both count), kept within the smaller list less one and R + C − 2: for a
+    figure whose values are near normal, the tone gap in Monk steps, where both lists vary
+    alike and t(min − 1) covers 0.976 at 10 × 10 (``bench/validity/tone.py``). In between, where
+    the interaction varies more than either list, the Welch–Satterthwaite df of the signed
+    combination, kept within those bounds."""
     floor = float(min(n_r, n_c) - 1)
     estimate = v_rows + v_cols - v_inter
     if estimate <= v_cells:
         return float(k - 1)
     if v_inter <= max(v_rows, v_cols):
-        return floor
+        if lists_df == "smaller list":
+            return floor
+        a, b = max(v_rows - v_inter / 2, 0.0), max(v_cols - v_inter / 2, 0.0)
+        if a + b <= 0:
+            return floor
+        df = (a + b) ** 2 / (a**2 / (n_r - 1) + b**2 / (n_c - 1))
+        return float(min(max(df, floor), n_r + n_c - 2))
     inter_df = max(1, k - n_r - n_c + 1)
     den = v_rows**2 / (n_r - 1) + v_cols**2 / (n_c - 1) + v_inter**2 / inter_df
     return float(min(max(estimate**2 / den, floor), k - 1))

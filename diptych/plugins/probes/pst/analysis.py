@@ -53,6 +53,7 @@ from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix, gr
 from diptych.plugins.probes.pst.corrected import add_error_corrected
 from diptych.plugins.probes.pst.figures import figure_3, figure_4, figure_5, figure_7
 from diptych.plugins.probes.pst.labor import bls_pct_female, labor_statistics
+from diptych.plugins.probes.pst.predicted_tone import add_prediction_powered_tone
 from diptych.plugins.probes.pst.prediction_powered.analysis import add_prediction_powered
 from diptych.plugins.probes.pst.tables import (
     coverage_table,
@@ -113,6 +114,7 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     add_error_corrected(ctx, run, labels)
     add_prediction_powered(ctx, run, labels)
     add_tone(ctx, run, labels)
+    add_prediction_powered_tone(ctx, run)
     return result
 
 

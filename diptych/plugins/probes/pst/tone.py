@@ -5,8 +5,9 @@ A person's tone is the label of the ``tone`` dimension (``monk-1`` … ``monk-10
 ``cannot_identify``) chosen by the run's label policy, as its perceived gender is: the majority
 of people's labels where people labelled it, else the first automatic annotator's (the
 ``skin-tone`` annotator reads it from the skin of the face). Every figure rests on the labels
-the table's note names; no annotator error is corrected here (none is measured on people's tone
-labels yet), and the report says so. The figures themselves are
+the table's note names. Where people tone-labelled a designed sample, the gap and the band
+shares also have prediction-powered counterparts that correct the annotator's error with those
+labels (:mod:`diptych.plugins.probes.pst.predicted_tone`). The figures themselves are
 :mod:`diptych.core.metrics.tone`'s; this module gathers the persons and names the numbers, as
 :meth:`PST.figure_names <diptych.plugins.probes.pst.probe.PST.figure_names>` declares them.
 """
@@ -357,4 +358,8 @@ def tone_figure_names(prefix: str, settings: Sequence[str]) -> list[str]:
                 ]
     if "paired" in settings:
         names.append(f"{prefix}tone gap paired")
-    return names
+    # Their prediction-powered counterparts, where people tone-labelled a designed sample
+    # (:mod:`diptych.plugins.probes.pst.predicted_tone`).
+    corrected = [f"{prefix}tone share {b}, {s}" for s in settings for b in BAND_NAMES]
+    corrected += [f"{prefix}tone gap paired"] if "paired" in settings else []
+    return names + [f"{name}, prediction-powered" for name in corrected]
