@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from surface import screen_lines
 from test_app import (
     cell,
     choose_probe,
@@ -75,6 +76,31 @@ async def test_flag_column_counts_people_as_review_does(review_run: tuple[Path, 
         assert len(review.view) == people
 
 
+async def test_run_detail_counts_the_flags_as_the_runs_list_and_review_do(
+    review_run: tuple[Path, str],
+) -> None:
+    """One count of a run's flags everywhere: the people a flag lands on (a flag on an image
+    with two people in it is two), read from one place by the listing and the run detail."""
+    ws, run_id = review_run
+    with Workspace.open(ws) as workspace:
+        people = workspace.review.flagged_people(run_id)
+        assert people < len(workspace.review.flags(run_id))
+        (listed,) = workspace.runs.list()
+        assert listed.flagged == people
+    app = DiptychApp(ws, refresh_interval=60)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [run_id], "the run")
+        assert cell(app, run_id, "flagged") == str(people)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunDetailScreen)
+        await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")
+        summary = " ".join(str(screen.query_one("#summary", Static).render()).split())
+        assert f"flagged {people}" in summary, summary
+        notes = screen.query_one("#section-notes Static", Static)
+        assert f"{people} items flagged for review" in str(notes.render()), notes.render()
+
+
 async def test_a_stale_run_is_marked_and_resumes_with_one_key(
     pst_text_run: str, workspace: Path
 ) -> None:
@@ -87,6 +113,70 @@ async def test_a_stale_run_is_marked_and_resumes_with_one_key(
         await pilot.press("u")
         assert app.jobs and next(iter(app.jobs.values())).request.resume == pst_text_run
         await wait_for(pilot, lambda: not app.active_jobs, "the resume")
+
+
+def footer_row(app: DiptychApp) -> str:
+    return screen_lines(app)[app.size.height - 1]
+
+
+async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
+    pst_text_run: str, workspace: Path
+) -> None:
+    """An interrupted run offers u Resume, not p Pause or c Cancel (nothing runs to pause or
+    cancel); pressed all the same, p says why in one line and starts nothing. A complete run
+    offers none of the three."""
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
+        await pilot.pause()
+        row = footer_row(app)
+        assert "Resume" not in row and "Pause" not in row and "Cancel" not in row, row
+    with open_store(workspace) as store:
+        store.set_run_status(pst_text_run, "interrupted")
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
+        await pilot.pause()
+        row = footer_row(app)
+        assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
+        for key in ("p", "c"):
+            before = len(app._notifications)
+            await pilot.press(key)
+            await pilot.pause()
+            said = [n.message for n in list(app._notifications)[before:]]
+            assert len(said) == 1 and "\n" not in said[0], said
+            assert "not running" in said[0] and "u resumes" in said[0], said
+        assert not app.jobs
+
+
+async def test_the_runs_screen_is_drawn_at_once_and_filled_when_loaded(
+    pst_text_run: str, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the workspace is read, the Runs screen is there already (its title, its table's
+    header, its keys) with a line saying it is loading, not "No runs yet"; then its rows."""
+    import threading
+
+    import diptych.tui.screens.runs as runs_module
+
+    read = threading.Event()
+    load_runs = runs_module.load_runs
+
+    def slow_load(store_path: Path) -> Any:
+        read.wait(30)
+        return load_runs(store_path)
+
+    monkeypatch.setattr(runs_module, "load_runs", slow_load)
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = screen_lines(app)
+        drawn = "\n".join(lines)
+        assert "diptych" in lines[0] and "status" in drawn and "? Help" in lines[-1], drawn
+        assert "loading the workspace" in drawn and "No runs yet" not in drawn, drawn
+        read.set()
+        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
+        await pilot.pause()
+        assert "loading" not in "\n".join(screen_lines(app))
 
 
 async def test_slash_filters_and_g_moves_through_the_runs(

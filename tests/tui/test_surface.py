@@ -9,6 +9,7 @@ what is drawn. ``python -m pytest tests/tui/test_surface.py`` runs them all.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from surface import (
     cut_footer_keys,
     cut_highlighted_option,
     cut_names,
+    cut_sentences,
     cut_text,
     cut_titles,
     cut_values,
@@ -32,6 +34,7 @@ from surface import (
     silent_keys,
     state_by_colour,
     toasts_over,
+    unreachable_keys,
     unseen_errors,
 )
 from test_app import (
@@ -101,6 +104,7 @@ async def surface(
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
+    found += unreachable_keys(app) + cut_sentences(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 
@@ -132,6 +136,26 @@ async def test_runs_screen(snapshot_workspace: Path, size: tuple[int, int]) -> N
         assert await help_check(pilot, type(app.screen)) == []
         # n, r and i open screens; u, p and c say why they do nothing on a finished run.
         assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_footer_shows_every_key_or_says_more_are_under_help(
+    snapshot_workspace: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every key of the Runs screen offered (a run executing offers u, p and c), a footer
+    too narrow for them all says how many more keys Help lists."""
+    from diptych.tui.screens.runs import RunsScreen
+
+    every = {"resume": "Resume", "pause": "Pause", "cancel": "Cancel"}
+    monkeypatch.setattr(RunsScreen, "footer_labels", lambda self: every)
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        found = unreachable_keys(app) + cut_footer_keys(app) + footer_lacks(app)
+        assert found == [], shown(app)
+        if size == (60, 20):
+            assert "+" in screen_lines(app)[-1], shown(app)  # some keys are under Help
 
 
 @pytest.fixture
@@ -184,7 +208,7 @@ async def test_run_detail_screen_every_section(
         sections = screen.query_one("#sections")
         for title in [t.title for t in screen.result.tables] + ["Flags and notes"]:
             await show_section(pilot, screen, title)
-            assert cut_values(app) == [], (title, shown(app))
+            assert cut_values(app) + cut_sentences(app) == [], (title, shown(app))
             # The section's title whole where it is chosen (its second line in view too).
             assert cut_highlighted_option(app, sections) == [], shown(app)
         await show_section(pilot, screen, "Headline figures")
@@ -226,6 +250,42 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
         assert "(enter writes, escape cancels):" in " ".join(drawn.split()), shown(app)
         # The directory asked for is shown whole in its box.
         assert any("diptych-report-" in line for line in screen_lines(app))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_report_written_says_where_in_full_under_the_figures(
+    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Where the report went is said once, under the figures, its whole path readable (wrapped
+    after a separator where the line is too narrow); no toast is drawn over the figures."""
+    out = tmp_path / "reports-of-the-morning" / "a-directory-with-a-rather-long-name"
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        screen = await open_detail(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
+        app.screen.query_one(Input).value = str(out)
+        await pilot.press("enter")
+        status = screen.query_one("#status", Static)
+        await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
+        await settle(pilot)
+        written = str((out / "report.md").resolve())
+        rows = [r.rstrip() for r in region_lines(screen_lines(app), status.content_region)]
+        rows = [r for r in rows if r]
+        assert "".join(rows).removeprefix("report written to").strip() == written, rows
+        # Each row but the last ends at a separator (or at a word): the path is cut nowhere else.
+        assert all(r.endswith(("/", " to")) for r in rows[:-1]), rows
+        content = screen.query_one("#content")
+        assert toasts_over(app, content) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+        lines = screen_lines(app)
+        numbers = screen.result.numbers if screen.result is not None else {}
+        values = [number(n["value"]) for n in numbers.values()]
+        missing = missing_values(lines, values)
+        # The figures the table has no room for are below its shown rows, a scroll away.
+        table = screen.query_one("#section-numbers", FitTable)
+        assert missing == [] or table.max_scroll_y > 0, shown(app)
+        assert missing == missing_values(lines, values[len(values) - len(missing) :])
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -731,3 +791,45 @@ async def test_runs_screen_says_a_decided_runs_look_and_saving_whole(
         await settle(pilot)
         assert "anytime-valid" in shown(review)
         assert cut_values(review) == [], shown(review)
+
+
+async def test_review_of_a_decided_run_counts_only_the_people_it_bought(
+    decided_run: Path,
+) -> None:
+    """Results are shared by request across runs: once another run bought every request of
+    its design, the decided run's trials it never ran have results too. Its Review queue
+    still holds only the people of the trials it ran when it was decided (one person a
+    trial in pst-text: its "done" count), and its title counts those."""
+    with Workspace.open(decided_run) as ws:
+        (decided,) = ws.runs.list()
+        bought = decided.counts["done"]
+        run_id = decided.run.id
+    with open_store(decided_run) as store, store.transaction() as db:
+        # Another run of the same requests stores a result for each of the trials this one
+        # never ran (copied from one it ran: only their being there matters).
+        done = db.execute(
+            "SELECT r.* FROM results r JOIN trials t ON t.key = r.key WHERE t.run_id = ? LIMIT 1",
+            (run_id,),
+        ).fetchone()
+        missing = db.execute(
+            "SELECT DISTINCT t.key FROM trials t LEFT JOIN results r ON r.key = t.key"
+            " WHERE t.run_id = ? AND r.key IS NULL",
+            (run_id,),
+        ).fetchall()
+        later = time.time() + 60
+        for (key,) in missing:
+            row = dict(done, key=key, started_at=later, finished_at=later)
+            db.execute(
+                f"INSERT INTO results ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                tuple(row.values()),
+            )
+    with open_store(decided_run) as store:
+        live = store.status_counts(run_id, live=True)
+        # Every trial of the decided run has a result now.
+        assert live["pending"] == 0 and live["done"] > bought, live
+    review = Host(decided_run, run_id, reviewer="newcomer", include_unlabelled=True)
+    async with review.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: review.review.numbers is not None, "the figures")
+        await settle(pilot)
+        assert len(review.review.state.view) == bought
+        assert f" · 1/{bought} · " in shown(review), shown(review)

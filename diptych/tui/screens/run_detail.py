@@ -36,7 +36,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.formatting import interval as figure_interval
-from diptych.tui.formatting import number, timestamp
+from diptych.tui.formatting import number, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
@@ -49,6 +49,8 @@ from diptych.tui.workers import analyze_run, write_run_report
 
 #: Rows shown per table; the report has them all.
 MAX_ROWS = 500
+#: Lines of section titles above the chosen section, at most (a title may take two).
+SECTION_LINES = 4
 
 
 def table_widget(table: Table, widget_id: str) -> FitTable:
@@ -171,6 +173,8 @@ class RunDetailScreen(Screen[None]):
         super().__init__()
         self.run_id = run_id
         self.result: ProbeResult | None = None
+        #: Where the report was last written: said under the figures, wrapped to the width.
+        self.report_path: Path | None = None
 
     @property
     def diptych(self) -> JobHost:
@@ -254,6 +258,26 @@ class RunDetailScreen(Screen[None]):
             await content.mount(widget)
             sections.add_option(Option(title, id=widget.id))
         self._select("section-numbers")
+        self.call_after_refresh(self._fit_sections)
+
+    def _fit_sections(self) -> None:
+        """End the list of sections above the chosen one at a whole title: a title wrapped
+        over two lines whose second lay under the list's edge read as cut ("(cf. PST Tables
+        14" at 60 columns). Beside the section (100 columns and more) the list has the height."""
+        sections = self.query_one("#sections", OptionList)
+        if self.has_class("-sections-beside"):
+            sections.styles.max_height = None
+            return
+        room = SECTION_LINES
+        lines = [index for index, _ in getattr(sections, "_lines", [])]
+        shown = 0
+        for index in dict.fromkeys(lines):
+            height = lines.count(index)
+            if shown + height > room:
+                break
+            shown += height
+        # The border under the list takes a line of its own.
+        sections.styles.max_height = (shown or room) + 1
 
     def _select(self, section: str) -> None:
         sections = self.query_one("#sections", OptionList)
@@ -335,8 +359,20 @@ class RunDetailScreen(Screen[None]):
         if message.path is None:
             status.update(Text(f"the report was not written: {message.error}", style="red"))
             return
-        status.update(Text.assemble("report written to ", (str(message.path), "bold")))
-        self.notify(f"report written to {message.path}")
+        # Said under the figures, not in a toast: a toast covered them and cut the path.
+        self.report_path = message.path
+        self._show_report_path()
+
+    def _show_report_path(self) -> None:
+        if self.report_path is None:
+            return
+        status = self.query_one("#status", Static)
+        width = status.content_region.width or self.size.width - 2
+        status.update(wrap_path(f"report written to {self.report_path}", width))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_report_path)
+        self.call_after_refresh(self._fit_sections)
 
     def action_review(self) -> None:
         try:
