@@ -1,6 +1,6 @@
 """Write or check ``diptych/prompts/tone_validation.yaml``: the tone benchmark's figures as the
 report's section on perceived skin tone quotes them
-(:mod:`diptych.plugins.probes.pst.tone_validation`).
+(:mod:`diptych.plugins.probes.pst.tone.validation`).
 
     python bench/run.py tone | python -m bench.tone_validation --write
     python -m bench.tone_validation --check        # the shipped file against the declarations

@@ -35,7 +35,7 @@ def test_the_section_draws_each_swatch_with_its_number_and_says_what_tone_is(
     assert "tone.gap_coverage" in markdown
     # The checks carry their measured values from the package's validation file, each with its
     # error and target, never a figure written into the report's text.
-    from diptych.plugins.probes.pst.tone_validation import measured_text, tone_validation
+    from diptych.plugins.probes.pst.tone.validation import measured_text, tone_validation
 
     for figure in tone_validation().figures:
         if figure.name in ("tone.gap_coverage", "tone.corrected.gap_coverage"):

@@ -10,7 +10,7 @@ import yaml
 
 from bench.tone_validation import FILE, check, write
 from diptych.plugins.probes.pst.swatches import BENCH_FIGURES
-from diptych.plugins.probes.pst.tone_validation import (
+from diptych.plugins.probes.pst.tone.validation import (
     MeasuredFigure,
     measured_text,
     tone_validation,

@@ -53,7 +53,6 @@ from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix, gr
 from diptych.plugins.probes.pst.corrected import add_error_corrected
 from diptych.plugins.probes.pst.figures import figure_3, figure_4, figure_5, figure_7
 from diptych.plugins.probes.pst.labor import bls_pct_female, labor_statistics
-from diptych.plugins.probes.pst.predicted_tone import add_prediction_powered_tone
 from diptych.plugins.probes.pst.prediction_powered.analysis import add_prediction_powered
 from diptych.plugins.probes.pst.tables import (
     coverage_table,
@@ -61,7 +60,8 @@ from diptych.plugins.probes.pst.tables import (
     overall_table,
     stereotype_table,
 )
-from diptych.plugins.probes.pst.tone import add_tone
+from diptych.plugins.probes.pst.tone.figures import add_tone
+from diptych.plugins.probes.pst.tone.prediction_powered import add_prediction_powered_tone
 
 
 def _seed(probe: Any) -> int:

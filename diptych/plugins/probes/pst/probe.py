@@ -104,7 +104,7 @@ class PST(Probe[PSTParams]):
         # The keys analyze_pst gives each aspect (group_prefix names it). The STS of each label
         # source and the error-corrected STS name an automatic annotator, known once images
         # are labelled.
-        from diptych.plugins.probes.pst.tone import tone_figure_names
+        from diptych.plugins.probes.pst.tone.figures import tone_figure_names
 
         settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
         intervention = f" · intervention {self.p.intervention}" if self.p.intervention else ""

@@ -15,7 +15,7 @@ from diptych.core.metrics.tone import BANDS, MONK_SRGB, STEPS
 from diptych.core.probe import Figure, ProbeResult, Table
 from diptych.core.report.sections import Section
 from diptych.plugins._figures import new_figure, png_later
-from diptych.plugins.probes.pst.tone_validation import (
+from diptych.plugins.probes.pst.tone.validation import (
     VALIDATION_FILE,
     measured_text,
     tone_validation,

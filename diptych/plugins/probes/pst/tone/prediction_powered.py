@@ -34,7 +34,7 @@ from diptych.core.runview import RunView
 from diptych.plugins.probes._pst_scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import GroupKey
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix
-from diptych.plugins.probes.pst.tone import SETTINGS, tone_labels
+from diptych.plugins.probes.pst.tone.figures import SETTINGS, tone_labels
 
 SUFFIX = ", prediction-powered"
 

@@ -7,7 +7,7 @@ of people's labels where people labelled it, else the first automatic annotator'
 ``skin-tone`` annotator reads it from the skin of the face). Every figure rests on the labels
 the table's note names. Where people tone-labelled a designed sample, the gap and the band
 shares also have prediction-powered counterparts that correct the annotator's error with those
-labels (:mod:`diptych.plugins.probes.pst.predicted_tone`). The figures themselves are
+labels (:mod:`diptych.plugins.probes.pst.tone.prediction_powered`). The figures themselves are
 :mod:`diptych.core.metrics.tone`'s; this module gathers the persons and names the numbers, as
 :meth:`PST.figure_names <diptych.plugins.probes.pst.probe.PST.figure_names>` declares them.
 """
@@ -359,7 +359,7 @@ def tone_figure_names(prefix: str, settings: Sequence[str]) -> list[str]:
     if "paired" in settings:
         names.append(f"{prefix}tone gap paired")
     # Their prediction-powered counterparts, where people tone-labelled a designed sample
-    # (:mod:`diptych.plugins.probes.pst.predicted_tone`).
+    # (:mod:`diptych.plugins.probes.pst.tone.prediction_powered`).
     corrected = [f"{prefix}tone share {b}, {s}" for s in settings for b in BAND_NAMES]
     corrected += [f"{prefix}tone gap paired"] if "paired" in settings else []
     return names + [f"{name}, prediction-powered" for name in corrected]
