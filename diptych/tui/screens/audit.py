@@ -22,6 +22,7 @@ from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.sequential import STOP_TEXT
+from diptych.core.engine.planning import Estimate
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import RULES, GateLine, gate_lines, gates_heading
@@ -334,11 +335,7 @@ class AuditScreen(Screen[None]):
         rows: list[tuple[str | None, list[str]]] = []
         for p in self.plan.parts if self.plan is not None else []:
             e = p.estimate
-            cells = (
-                (str(e.planned), str(e.cached), str(e.to_run), dollars(e.cost))
-                if e
-                else ("agent", "—", "—", "≤ budget")
-            )
+            cells = estimate_cells(e) if e else ("agent", "—", "—", "≤ budget")
             status = self.status.get(p.part.name, "planned")
             rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells,
                                        status]))  # fmt: skip
@@ -364,3 +361,8 @@ class AuditScreen(Screen[None]):
 
 def _rule(gate: Any) -> str:
     return f"{RULES.get(gate.rule, gate.rule)} {gate.limit_text}"
+
+
+def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
+    """A part's trials, stored and requests to run (with thousands separators) and its cost."""
+    return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)
