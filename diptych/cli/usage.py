@@ -93,9 +93,10 @@ def _join_summaries(group: TyperGroup) -> None:
 
 
 def misspelt(probe: str, name: str, options: Collection[str]) -> None:
-    """Refuse ``--name`` read as a probe parameter when the probe has no such parameter and the
-    name is a near miss of one of the command's own ``options`` (``--dry-rn``): the user meant
-    the option, and the probe's "no parameter" error would send them the wrong way."""
+    """Refuse ``--name`` read as a probe parameter when the probe has no such parameter: as a
+    near miss of one of ``diptych run``'s own ``options`` (``--dry-rn``) when it is one (the
+    user meant the option), else as neither kind, each listed on the one line. The probe's
+    "no parameter" error would send them the wrong way: they never gave a -p."""
     from diptych.core.workspace import Workspace
 
     cls = Workspace.plugins.registry().probes.get(probe)
@@ -108,3 +109,10 @@ def misspelt(probe: str, name: str, options: Collection[str]) -> None:
             f"no such option --{name}; did you mean {close[0]}? (probe parameters are given "
             "as -p NAME=VALUE)"
         )
+    # Neither kind: the probe's "no parameter" error would speak of a -p the user never gave.
+    own = sorted({o for o in options if o.startswith("--")})
+    params = ", ".join(f"--{p.replace('_', '-')}" for p in cls.Params.model_fields) or "none"
+    raise UsageError(
+        f"no such option --{name}: neither an option of 'diptych run' ({', '.join(own)}) nor a "
+        f"parameter of {probe} ({params})"
+    )

@@ -23,6 +23,24 @@ from diptych.core.yaml_input import load_yaml
 M = TypeVar("M", bound=BaseModel)
 
 
+#: The bundled data files a figure or table may draw on, with their source and licence as a
+#: report's "Data licenses" names them (``prompts/SOURCES.md``). A table's or chart's note that
+#: draws on one names its file, and the report lists the licence of every file so named.
+BUNDLED_DATA = {
+    "winobias_bls_pct_female.tsv": (
+        "winobias_bls_pct_female.tsv (%F BLS: the share of women per occupation): U.S. Bureau "
+        "of Labor Statistics figures as tabulated by WinoBias (Zhao et al., NAACL 2018); U.S. "
+        "government statistics, public domain in the U.S., shipped with attribution to the "
+        "WinoBias authors"
+    ),
+}
+
+
+def bundled_data_named(text: str) -> list[str]:
+    """The licences of the bundled data files ``text`` names (:data:`BUNDLED_DATA`)."""
+    return [licence for name, licence in BUNDLED_DATA.items() if name in text]
+
+
 def data_path(name: str) -> Path:
     """The file to read for ``name``: the user's override if there is one, else the shipped one."""
     override = os.environ.get("DIPTYCH_PROMPTS")

@@ -114,3 +114,23 @@ def test_an_unknown_option_reads_as_every_other_error_line(
     ]
     code, _, err = run(capsys, "--store", str(tmp_path / "ws"), "report")
     assert err.startswith("error: missing argument"), err
+
+
+def test_a_flag_of_neither_kind_names_both_kinds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not a -p the user gave: the line says the flag is neither an option of the command nor
+    a parameter of the probe, and lists both, on one line."""
+    store = str(tmp_path / "ws")
+    code, _, err = run(capsys, "--store", store, "run", "pst-text", "-m", "smollm2", "--bogus")
+    assert code == 2
+    [line] = err.strip().splitlines()
+    assert line.startswith(
+        "error: no such option --bogus: neither an option of 'diptych run' (--assume, "
+    )
+    assert "--max-cost, " in line and "--model, " in line
+    assert line.endswith("nor a parameter of pst-text (--mode, --setting, --masculine, "
+                         "--feminine, --samples-paired, --samples-single, --seed, "
+                         "--paired-template, --single-template, --new-identities)")  # fmt: skip
+    assert "has no parameter" not in line and "-p" not in line.split("(")[0]
+    assert not (tmp_path / "ws").exists()

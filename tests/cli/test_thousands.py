@@ -21,3 +21,24 @@ def test_the_runs_listing_separates_thousands() -> None:
     assert _counts(6560, counts, False, "partial") == ["6,560: 656 done, 5,904 pending"]
     wide = _counts(6560, counts, True)
     assert wide[0] == "6,560" and "5,904" in wide
+
+
+def test_the_headline_tables_n_column_separates_thousands() -> None:
+    """``n`` of a headline figure reads "1,600" in the terminal, as in the report."""
+    import io
+
+    from diptych.cli.console import SafeConsole
+    from diptych.cli.render import print_result
+    from diptych.core.probe import ProbeResult, Table
+    from tests.support.surfaces.text import separator_problems
+
+    result = ProbeResult(
+        title="pst-text",
+        numbers={"STS paired": {"value": 12.5, "ci_low": 3.25, "ci_high": 21.0, "n": 1600}},
+        tables=[Table("Counts by identity", ["identity", "answers"], [["nurse", 1476]])],
+    )
+    out = io.StringIO()
+    print_result(SafeConsole(file=out, width=120), result)
+    printed = out.getvalue()
+    assert "1,600" in printed and "1,476" in printed
+    assert separator_problems(printed) == []

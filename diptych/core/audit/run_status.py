@@ -59,3 +59,16 @@ def outcome_words(status: str, counts: Mapping[str, int]) -> dict[str, int]:
     if status != "decided":
         return dict(counts)
     return {(NOT_BOUGHT if k == "pending" else k): v for k, v in counts.items()}
+
+
+def outcome_line(status: str, counts: Mapping[str, int], sep: str = " · ") -> str:
+    """The run's trials by outcome on one line, each count with its thousands separators:
+    "done 656 · refused 0 · failed 0 · not bought 5,904" (:func:`outcome_words`)."""
+    return sep.join(f"{k} {v:,}" for k, v in outcome_words(status, counts).items())
+
+
+def trials_asked(counts: Mapping[str, int]) -> int:
+    """The trials a run asked its models: every one with an outcome. A decided run's trials
+    never bought, and a partial run's still waiting, were never asked, so no exclusion is out
+    of them."""
+    return sum(n for k, n in counts.items() if k not in ("pending", NOT_BOUGHT))

@@ -22,6 +22,7 @@ from diptych.core.plugins import get_probe, load_plugins, model_class, plugin_ma
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
+from diptych.core.report.licences import data_licenses
 from diptych.core.report.names import tell_apart
 from diptych.core.report.reproduce import RunCommand, audit_command, report_command, run_command
 from diptych.core.report.sections import ExampleImage, Section
@@ -457,17 +458,6 @@ def _diptych_version() -> str:
         return version("diptych")
     except PackageNotFoundError:
         return "unknown"
-
-
-def data_licenses(runs: Sequence[RunPart]) -> list[str]:
-    """The licenses of bundled data the runs used, each once."""
-    out: list[str] = []
-    for part in runs:
-        for text in [*part.prompts.values(), *part.result.notes]:
-            if "CC BY" in text and text not in out:
-                out.append(text)
-        out.extend(i.attribution for i in part.examples if i.attribution)
-    return list(dict.fromkeys(out))
 
 
 def collect_audit(

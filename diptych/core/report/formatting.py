@@ -18,11 +18,12 @@ _IMAGE_MAGIC = (
 
 
 def fmt(value: Any) -> str:
-    """Any value as every surface prints it (report, CLI, terminal app): a float as a figure
-    (:func:`figure_text`), a whole number as it is, text as it is."""
+    """Any value as every surface prints it (report, CLI, terminal app): a number as a figure
+    (:func:`figure_text`; a whole number with its thousands separators, "1,600"), text as it
+    is."""
     if isinstance(value, bool) or value is None:
         return "—" if value is None else str(value)
-    if isinstance(value, float) or (isinstance(value, str) and value in _INFINITE):
+    if isinstance(value, int | float) or (isinstance(value, str) and value in _INFINITE):
         return figure_text(value)
     return str(value)
 
@@ -66,7 +67,7 @@ def figure_text(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "—" if value is None else str(value)
     if isinstance(value, int):
-        return f"{value:,}"
+        return minus(f"{value:,}")
     number = float(value)
     if not math.isfinite(number):
         return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")

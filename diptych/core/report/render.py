@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from diptych.core.audit.run_status import outcome_words
+from diptych.core.audit.run_status import outcome_words, trials_asked
 from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.actions import recommended_actions
 from diptych.core.report.audit import Audit, RunPart
@@ -156,6 +156,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         numeric_cell=numeric_cell,
         SHORT_TABLE=SHORT_TABLE,
         outcome_words=outcome_words,
+        trials_asked=trials_asked,
     )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id

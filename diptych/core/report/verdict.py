@@ -187,7 +187,9 @@ def _finding(
     stated = f"{name} {plain(value)}"
     excludes: bool | None = None
     if has_ci and low is not None and high is not None:
-        stated += f", {named} {plain(low)} to {plain(high)}"
+        # A decided interval's name ends in its look ("look 1 of 10"): a colon keeps that
+        # count from running into the interval's low end ("10 −1.16").
+        stated += f", {named}{':' if decided is not None else ''} {plain(low)} to {plain(high)}"
         if decided is not None:
             stated += " (the interval its gate decided on)"
         excludes = low > 0 or high < 0

@@ -25,7 +25,7 @@ from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines, gates_heading
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import Estimate, Workspace
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
@@ -334,11 +334,7 @@ class AuditScreen(Screen[None]):
         rows: list[tuple[str | None, list[str]]] = []
         for p in self.plan.parts if self.plan is not None else []:
             e = p.estimate
-            cells = (
-                (str(e.planned), str(e.cached), str(e.to_run), dollars(e.cost))
-                if e
-                else ("agent", "—", "—", "≤ budget")
-            )
+            cells = estimate_cells(e) if e else ("agent", "—", "—", "≤ budget")
             status = self.status.get(p.part.name, "planned")
             rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells,
                                        status]))  # fmt: skip
@@ -364,3 +360,8 @@ class AuditScreen(Screen[None]):
 
 def _rule(gate: Any) -> str:
     return str(gate.rule_text)
+
+
+def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
+    """A part's trials, stored and requests to run (with thousands separators) and its cost."""
+    return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)

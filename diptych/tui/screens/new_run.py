@@ -93,10 +93,10 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
     text.append(f" {plural('request', est.to_run)} to run · estimated cost ")
     text.append(dollars(est.cost), style="bold")
     if est.unpriced:
-        text.append(f" ({est.unpriced} with no known price)")
+        text.append(f" ({est.unpriced:,} with no known price)")
     for model_id, tally in est.per_model.items():
         text.append(
-            f"\n  {model_id}: {int(tally['planned'])} planned, {int(tally['to_run'])} to run, "
+            f"\n  {model_id}: {int(tally['planned']):,} planned, {int(tally['to_run']):,} to run, "
             f"{dollars(tally['cost'])}",
             style="dim",
         )

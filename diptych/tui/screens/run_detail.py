@@ -31,7 +31,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from diptych.core.audit.run_status import outcome_words
+from diptych.core.audit.run_status import outcome_line
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
@@ -210,8 +210,7 @@ class RunDetailScreen(Screen[None]):
         run, counts = message.run, message.counts
         self.run_id = run.id
         models = ", ".join(m["model_id"] for m in run.models)
-        words = outcome_words(run.status, counts)
-        outcome = " · ".join(f"{k} {v}" for k, v in words.items())
+        outcome = outcome_line(run.status, counts)
         self.query_one("#summary", Static).update(
             Text.assemble(
                 (run.id, "bold"),

@@ -163,6 +163,35 @@ def digit_problems(text: str, column: str = "") -> list[str]:
     return out
 
 
+#: A run of four or more digits standing as a number: not part of a word, an id, a hash, a
+#: version, a date or time, a path or URL (a port), a flag's value or a sum of money's cents.
+_BARE_DIGITS = re.compile(r"(?<![\w.,/:#=@\-−+$\\])\d{4,}(?![\w,/:\-]|\.\d)")
+#: Words after which a number names something rather than counts it ("seed 1234", "port 8080").
+_NAMING_BEFORE = re.compile(
+    r"\b(seeds?|ports?|pid|ids?|sha256|version|v|ISO(/IEC)?|NIST AI|RFC)\s*$", re.IGNORECASE
+)
+#: A year: four digits from 1900 to 2099 print bare ("2018", "July 2024").
+_YEAR = re.compile(r"(19|20)\d\d")
+
+
+def separator_problems(text: str) -> list[str]:
+    """A count of 1,000 or more printed without its thousands separators ("6560" for
+    "6,560"): every count goes through the one formatter. Years, and numbers that name rather
+    than count (ids, seeds, ports, hashes, versions: see :data:`_BARE_DIGITS` and
+    :data:`_NAMING_BEFORE`), print bare."""
+    out = []
+    # A model's own words, quoted, are not the report's numbers.
+    text = _QUOTED.sub("“”", text)
+    for m in _BARE_DIGITS.finditer(text):
+        naming = _NAMING_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+        if _YEAR.fullmatch(m.group(0)) or naming:
+            continue
+        out.append(
+            f"{m.group(0)!r} has no thousands separator: “{_around(text, m.start(), m.end())}”"
+        )
+    return out
+
+
 def _around(text: str, start: int, end: int, width: int = 40) -> str:
     return " ".join(text[max(0, start - width) : end + width].split())
 
@@ -281,6 +310,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
                 problems += [f"{where}: {p}" for p in digit_problems(chunk.text, chunk.column)]
             if not chunk.code:
                 problems += [f"{where}: {p}" for p in minus_problems(chunk.text)]
+                problems += [f"{where}: {p}" for p in separator_problems(chunk.text)]
         problems += [f"html: {p}" for p in interval_problems(chunks)]
         gated = {
             (str(g.get("run") or ""), str(g.get("figure")))
@@ -292,6 +322,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
         problems += [f"md: {p}" for p in word_problems(markdown, probes)]
         problems += [f"md: {p}" for p in minus_problems(prose)]
+        problems += [f"md: {p}" for p in separator_problems(prose)]
         for line in prose.splitlines():
             column = ""
             problems += [
@@ -302,5 +333,6 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]
         problems += [f"json: {p}" for p in minus_problems(text)]
+        problems += [f"json: {p}" for p in separator_problems(text)]
         problems += [f"json: {p}" for p in digit_problems(text)] if digits else []
     return problems

@@ -93,6 +93,6 @@ def expected_forest(
         note=(
             f"Points: expected STS; {bars}. Sorted by the paired figure, largest first. %F BLS: "
             "the share of women in the occupation (U.S. Bureau of Labor Statistics as "
-            "tabulated by WinoBias)."
+            f"tabulated by WinoBias, shipped as {BLS_FILE})."
         ),
     )
