@@ -9,6 +9,7 @@ what is drawn. ``python -m pytest tests/tui/test_surface.py`` runs them all.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -731,3 +732,43 @@ async def test_runs_screen_says_a_decided_runs_look_and_saving_whole(
         await settle(pilot)
         assert "anytime-valid" in shown(review)
         assert cut_values(review) == [], shown(review)
+
+
+async def test_review_of_a_decided_run_counts_only_the_people_it_bought(
+    decided_run: Path,
+) -> None:
+    """Results are shared by request across runs: once another run bought every request of
+    its design, the decided run's trials it never ran have results too. Its Review queue
+    still holds only the people of the trials it ran when it was decided (one person a
+    trial in pst-text: its "done" count), and its title counts those."""
+    with Workspace.open(decided_run) as ws:
+        (decided,) = ws.runs.list()
+        bought = decided.counts["done"]
+        run_id = decided.run.id
+    with open_store(decided_run) as store, store.transaction() as db:
+        # Another run of the same requests stores a result for each of the trials this one
+        # never ran (copied from one it ran: only their being there matters).
+        done = db.execute(
+            "SELECT r.* FROM results r JOIN trials t ON t.key = r.key WHERE t.run_id = ?"
+            " LIMIT 1", (run_id,),
+        ).fetchone()
+        missing = db.execute(
+            "SELECT DISTINCT t.key FROM trials t LEFT JOIN results r ON r.key = t.key"
+            " WHERE t.run_id = ? AND r.key IS NULL", (run_id,),
+        ).fetchall()
+        later = time.time() + 60
+        for (key,) in missing:
+            row = dict(done, key=key, started_at=later, finished_at=later)
+            db.execute(
+                f"INSERT INTO results ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                tuple(row.values()),
+            )
+    with open_store(decided_run) as store:
+        live = store.status_counts(run_id, live=True)
+        assert live["pending"] == 0 and live["done"] > bought, live  # the decided run's trials all have results now
+    review = Host(decided_run, run_id, reviewer="newcomer", include_unlabelled=True)
+    async with review.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: review.review.numbers is not None, "the figures")
+        await settle(pilot)
+        assert len(review.review.state.view) == bought
+        assert f" · 1/{bought} · " in shown(review), shown(review)

@@ -24,6 +24,8 @@ from typing import Any
 from rich.text import Text
 
 from diptych.core.labels import TONE, is_human
+from diptych.core.runview import RunView
+from diptych.core.store.runs import FIXED_COUNTS
 from diptych.core.workspace import Workspace
 from diptych.tui.review.text import read_output
 
@@ -128,7 +130,10 @@ def load_queue(
     of a finished output that has no human label (reason :data:`NO_HUMAN_LABEL`); with
     ``only`` (subject ids), exactly those persons, flagged or not."""
     view = ws.runs.view(run_id)
-    subjects = [s for s in ws.runs.subjects(view.id) if s["status"] == "done"]
+    ran = trials_the_run_ran(view)
+    subjects = [
+        s for s in ws.runs.subjects(view.id) if s["status"] == "done" and s["trial_idx"] in ran
+    ]
     by_trial: dict[int, list[dict[str, Any]]] = {}
     for subject in subjects:
         by_trial.setdefault(subject["trial_idx"], []).append(subject)
@@ -216,6 +221,21 @@ def load_queue(
         if item is not None:
             items.append(item)
     return items
+
+
+def trials_the_run_ran(view: RunView) -> set[int]:
+    """The indices of the run's trials that have their result as the run had it. Results are
+    shared by request across runs: once a decided (or complete) run's counts are fixed, a
+    later run of the same requests stores results for trials this one never ran, and their
+    people are not this run's to review. A result finished after the run last changed status
+    is such a one."""
+    fixed = view.run.status in FIXED_COUNTS
+    out: set[int] = set()
+    for trial in view.trials:
+        result = view.results.get(trial.key)
+        if result is not None and not (fixed and result.finished_at > view.run.updated_at):
+            out.add(trial.idx)
+    return out
 
 
 def _output_item(
