@@ -765,7 +765,8 @@ async def test_review_of_a_decided_run_counts_only_the_people_it_bought(
             )
     with open_store(decided_run) as store:
         live = store.status_counts(run_id, live=True)
-        assert live["pending"] == 0 and live["done"] > bought, live  # the decided run's trials all have results now
+        # Every trial of the decided run has a result now.
+        assert live["pending"] == 0 and live["done"] > bought, live
     review = Host(decided_run, run_id, reviewer="newcomer", include_unlabelled=True)
     async with review.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: review.review.numbers is not None, "the figures")
