@@ -749,12 +749,13 @@ async def test_review_of_a_decided_run_counts_only_the_people_it_bought(
         # Another run of the same requests stores a result for each of the trials this one
         # never ran (copied from one it ran: only their being there matters).
         done = db.execute(
-            "SELECT r.* FROM results r JOIN trials t ON t.key = r.key WHERE t.run_id = ?"
-            " LIMIT 1", (run_id,),
+            "SELECT r.* FROM results r JOIN trials t ON t.key = r.key WHERE t.run_id = ? LIMIT 1",
+            (run_id,),
         ).fetchone()
         missing = db.execute(
             "SELECT DISTINCT t.key FROM trials t LEFT JOIN results r ON r.key = t.key"
-            " WHERE t.run_id = ? AND r.key IS NULL", (run_id,),
+            " WHERE t.run_id = ? AND r.key IS NULL",
+            (run_id,),
         ).fetchall()
         later = time.time() + 60
         for (key,) in missing:
