@@ -12,7 +12,6 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -151,9 +150,7 @@ def load_runs(store_path: Path) -> list[RunSummary]:
     """Every run of the workspace with its outcome counts and the number of people flagged
     for review (as the Review screen counts them: a flag on an output lands on each person)."""
     with Workspace.open(store_path) as ws:
-        return [
-            replace(row, flagged=ws.review.flagged_people(row.run.id)) for row in ws.runs.list()
-        ]
+        return ws.runs.list()
 
 
 def last_request(store_path: Path) -> dict[str, Any] | None:
@@ -185,7 +182,7 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
     with Workspace.open(store_path) as ws:
         run = ws.runs.get(run_id)
         counts = ws.runs.counts(run.id)
-        flagged = len(ws.review.flags(run.id))
+        flagged = ws.review.flagged_people(run.id)  # as the Runs list counts them
         mixed = mixed_builds_note(ws.runs.builds(run.id))
         said = ws.runs.status_text(run.id)
         try:

@@ -75,6 +75,31 @@ async def test_flag_column_counts_people_as_review_does(review_run: tuple[Path, 
         assert len(review.view) == people
 
 
+async def test_run_detail_counts_the_flags_as_the_runs_list_and_review_do(
+    review_run: tuple[Path, str],
+) -> None:
+    """One count of a run's flags everywhere: the people a flag lands on (a flag on an image
+    with two people in it is two), read from one place by the listing and the run detail."""
+    ws, run_id = review_run
+    with Workspace.open(ws) as workspace:
+        people = workspace.review.flagged_people(run_id)
+        assert people < len(workspace.review.flags(run_id))
+        (listed,) = workspace.runs.list()
+        assert listed.flagged == people
+    app = DiptychApp(ws, refresh_interval=60)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [run_id], "the run")
+        assert cell(app, run_id, "flagged") == str(people)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunDetailScreen)
+        await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")
+        summary = " ".join(str(screen.query_one("#summary", Static).render()).split())
+        assert f"flagged {people}" in summary, summary
+        notes = screen.query_one("#section-notes Static", Static)
+        assert f"{people} items flagged for review" in str(notes.render()), notes.render()
+
+
 async def test_a_stale_run_is_marked_and_resumes_with_one_key(
     pst_text_run: str, workspace: Path
 ) -> None:

@@ -314,14 +314,19 @@ class Annotations(Connection):
         return len(rows)
 
     def flagged_subject_count(self, run_id: str) -> int:
-        """People of finished outputs that a flag lands on (a flag on a whole output lands on
-        each of its people): what a reviewer has to look at."""
+        """The items a reviewer has to look at, as the Review screen's queue holds them: the
+        people of finished outputs that a flag lands on (a flag on a whole output lands on
+        each of its people), and each flagged output with nobody in it to label (a story)."""
         row = self.db.execute(
-            "SELECT COUNT(DISTINCT s.id) FROM flags f JOIN subjects s ON s.run_id = f.run_id"
-            " AND s.trial_idx = f.trial_idx AND (f.position IS NULL OR f.position = s.position)"
+            "SELECT (SELECT COUNT(DISTINCT s.id) FROM flags f JOIN subjects s"
+            " ON s.run_id = f.run_id AND s.trial_idx = f.trial_idx"
+            " AND (f.position IS NULL OR f.position = s.position)"
             " JOIN trials t ON t.run_id = s.run_id AND t.idx = s.trial_idx"
-            " JOIN results r ON r.key = t.key AND r.status = 'done' WHERE f.run_id = ?",
-            (run_id,),
+            " JOIN results r ON r.key = t.key AND r.status = 'done' WHERE f.run_id = ?)"
+            " + (SELECT COUNT(DISTINCT f.trial_idx) FROM flags f WHERE f.run_id = ?"
+            " AND NOT EXISTS (SELECT 1 FROM subjects s"
+            " WHERE s.run_id = f.run_id AND s.trial_idx = f.trial_idx))",
+            (run_id, run_id),
         ).fetchone()
         return int(row[0])
 

@@ -63,7 +63,8 @@ class Review(Namespace):
         return self._store.flags(self._kernel.get_run(run_id).id, reason)
 
     def flagged_people(self, run_id: str) -> int:
-        """How many people of the run a review flag lands on: what the Review screen counts."""
+        """How many people of the run a review flag lands on (and flagged outputs with nobody
+        in them): what the Review screen's queue holds, the listing and the run detail say."""
         return self._store.flagged_subject_count(self._kernel.get_run(run_id).id)
 
     def refresh_flags(self, run_id: str) -> int:

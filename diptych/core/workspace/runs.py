@@ -74,7 +74,7 @@ class Runs(Namespace):
                 RunSummary(
                     shown,
                     store.status_counts(run.id),
-                    len(store.flags(run.id)),
+                    store.flagged_subject_count(run.id),
                     sessions.get(run.id),
                     status_words(shown.status, looks.get(run.id)),
                     names[run.id],
