@@ -6,6 +6,7 @@ figure reads the same digits in the terminal app, the CLI, the report and its JS
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import Any
 
@@ -31,10 +32,28 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
+def wrap_path(text: str, width: int) -> str:
+    """``text`` (a sentence ending in a path) broken into lines of at most ``width`` cells,
+    only after a space or a path separator: the terminal would cut a path mid-name, and a
+    reader copying it would not know where. A piece longer than a line is cut at the width."""
+    pieces = re.findall(r"[^ /]*[ /]|[^ /]+$", text)
+    lines, line = [], ""
+    for piece in pieces:
+        if line and len(line) + len(piece.rstrip(" ")) > width:
+            lines.append(line.rstrip(" "))
+            line = ""
+        while len(piece) > width > 0:
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line += piece
+    lines.append(line.rstrip(" "))
+    return "\n".join(lines)
+
+
 def percent(part: int, whole: int) -> str:
     if whole <= 0:
         return "—"
     return f"{math.floor(100 * part / whole)}%"
 
 
-__all__ = ["clip", "dollars", "interval", "number", "percent", "timestamp"]
+__all__ = ["clip", "dollars", "interval", "number", "percent", "timestamp", "wrap_path"]

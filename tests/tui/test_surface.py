@@ -230,6 +230,42 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
 
 
 @pytest.mark.parametrize("size", SIZES)
+async def test_report_written_says_where_in_full_under_the_figures(
+    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Where the report went is said once, under the figures, its whole path readable (wrapped
+    after a separator where the line is too narrow); no toast is drawn over the figures."""
+    out = tmp_path / "reports-of-the-morning" / "a-directory-with-a-rather-long-name"
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        screen = await open_detail(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
+        app.screen.query_one(Input).value = str(out)
+        await pilot.press("enter")
+        status = screen.query_one("#status", Static)
+        await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
+        await settle(pilot)
+        written = str((out / "report.md").resolve())
+        rows = [r.rstrip() for r in region_lines(screen_lines(app), status.content_region)]
+        rows = [r for r in rows if r]
+        assert "".join(rows).removeprefix("report written to").strip() == written, rows
+        # Each row but the last ends at a separator (or at a word): the path is cut nowhere else.
+        assert all(r.endswith(("/", " to")) for r in rows[:-1]), rows
+        content = screen.query_one("#content")
+        assert toasts_over(app, content) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+        lines = screen_lines(app)
+        numbers = screen.result.numbers if screen.result is not None else {}
+        values = [number(n["value"]) for n in numbers.values()]
+        missing = missing_values(lines, values)
+        # The figures the table has no room for are below its shown rows, a scroll away.
+        table = screen.query_one("#section-numbers", FitTable)
+        assert missing == [] or table.max_scroll_y > 0, shown(app)
+        assert missing == missing_values(lines, values[len(values) - len(missing) :])
+
+
+@pytest.mark.parametrize("size", SIZES)
 async def test_plugins_screen(snapshot_workspace: Path, size: tuple[int, int]) -> None:
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:

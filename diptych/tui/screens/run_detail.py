@@ -36,7 +36,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.formatting import interval as figure_interval
-from diptych.tui.formatting import number, timestamp
+from diptych.tui.formatting import number, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
@@ -171,6 +171,8 @@ class RunDetailScreen(Screen[None]):
         super().__init__()
         self.run_id = run_id
         self.result: ProbeResult | None = None
+        #: Where the report was last written: said under the figures, wrapped to the width.
+        self.report_path: Path | None = None
 
     @property
     def diptych(self) -> JobHost:
@@ -335,8 +337,19 @@ class RunDetailScreen(Screen[None]):
         if message.path is None:
             status.update(Text(f"the report was not written: {message.error}", style="red"))
             return
-        status.update(Text.assemble("report written to ", (str(message.path), "bold")))
-        self.notify(f"report written to {message.path}")
+        # Said under the figures, not in a toast: a toast covered them and cut the path.
+        self.report_path = message.path
+        self._show_report_path()
+
+    def _show_report_path(self) -> None:
+        if self.report_path is None:
+            return
+        status = self.query_one("#status", Static)
+        width = status.content_region.width or self.size.width - 2
+        status.update(wrap_path(f"report written to {self.report_path}", width))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_report_path)
 
     def action_review(self) -> None:
         try:
