@@ -20,6 +20,8 @@ asserts ``== []`` and its failure says what a user would have met:
   nothing;
 - :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
   hidden (pushed off its right end, or drawn over by another key);
+- :func:`unreachable_keys`: a key of the screen the footer left out for want of room without
+  saying that more keys are under Help ("? Help +3 keys");
 - :func:`footer_lacks`: a footer without ``Help`` and ``Quit`` (docs/tui.md promises both on
   every screen, a field being typed in too), or a footer key cut to no label;
 - :func:`cut_titles`: a box's title (which carries ids and verdicts) or a dialog cut by the
@@ -392,6 +394,30 @@ def cut_footer_keys(app: App[Any]) -> list[str]:
                 row = region_lines(lines, footer.region)[:1]
                 found.append(f"footer: the key {label!r} is drawn as {drawn!r} in {row!r}")
     return found
+
+
+#: The footer's word that keys it had no room for are listed under Help.
+MORE_KEYS = re.compile(r"\bHelp \+(\d+) keys?\b")
+
+
+def unreachable_keys(app: App[Any]) -> list[str]:
+    """The screen's keys (those meant for its footer, in the state it is in) that the footer
+    does not draw, unless it says how many more are under Help ("? Help +3 keys")."""
+    footers = [f for f in app.screen.query(Footer) if f.display and f.is_mounted]
+    if not footers:
+        return []
+    labels = getattr(app.screen, "footer_labels", None)
+    left_out = {a for a, label in (labels() if callable(labels) else {}).items() if label is None}
+    wanted = [k for k in footer_keys(app) if app.screen.active_bindings[k].binding.action
+              not in left_out]  # fmt: skip
+    footer = footers[0]
+    drawn = {k.key for k in footer.query(FooterKey) if footer.region.contains_region(k.region)}
+    missing = [k for k in wanted if k not in drawn]
+    row = region_lines(screen_lines(app), footer.region)[0] if footer.region.height else ""
+    said = MORE_KEYS.search(row)
+    if missing and (said is None or int(said.group(1)) != len(missing)):
+        return [f"footer: {missing!r} left out and {row.strip()!r} does not say so"]
+    return []
 
 
 @dataclass

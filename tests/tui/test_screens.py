@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from surface import screen_lines
 from test_app import (
     cell,
     choose_probe,
@@ -112,6 +113,40 @@ async def test_a_stale_run_is_marked_and_resumes_with_one_key(
         await pilot.press("u")
         assert app.jobs and next(iter(app.jobs.values())).request.resume == pst_text_run
         await wait_for(pilot, lambda: not app.active_jobs, "the resume")
+
+
+def footer_row(app: DiptychApp) -> str:
+    return screen_lines(app)[app.size.height - 1]
+
+
+async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
+    pst_text_run: str, workspace: Path
+) -> None:
+    """An interrupted run offers u Resume, not p Pause or c Cancel (nothing runs to pause or
+    cancel); pressed all the same, p says why in one line and starts nothing. A complete run
+    offers none of the three."""
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
+        await pilot.pause()
+        row = footer_row(app)
+        assert "Resume" not in row and "Pause" not in row and "Cancel" not in row, row
+    with open_store(workspace) as store:
+        store.set_run_status(pst_text_run, "interrupted")
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
+        await pilot.pause()
+        row = footer_row(app)
+        assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
+        for key in ("p", "c"):
+            before = len(app._notifications)
+            await pilot.press(key)
+            await pilot.pause()
+            said = [n.message for n in list(app._notifications)[before:]]
+            assert len(said) == 1 and "\n" not in said[0], said
+            assert "not running" in said[0] and "u resumes" in said[0], said
+        assert not app.jobs
 
 
 async def test_slash_filters_and_g_moves_through_the_runs(

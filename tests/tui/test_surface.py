@@ -33,6 +33,7 @@ from surface import (
     silent_keys,
     state_by_colour,
     toasts_over,
+    unreachable_keys,
     unseen_errors,
 )
 from test_app import (
@@ -102,6 +103,7 @@ async def surface(
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
+    found += unreachable_keys(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 
@@ -133,6 +135,26 @@ async def test_runs_screen(snapshot_workspace: Path, size: tuple[int, int]) -> N
         assert await help_check(pilot, type(app.screen)) == []
         # n, r and i open screens; u, p and c say why they do nothing on a finished run.
         assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_footer_shows_every_key_or_says_more_are_under_help(
+    snapshot_workspace: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every key of the Runs screen offered (a run executing offers u, p and c), a footer
+    too narrow for them all says how many more keys Help lists."""
+    from diptych.tui.screens.runs import RunsScreen
+
+    every = {"resume": "Resume", "pause": "Pause", "cancel": "Cancel"}
+    monkeypatch.setattr(RunsScreen, "footer_labels", lambda self: every)
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        found = unreachable_keys(app) + cut_footer_keys(app) + footer_lacks(app)
+        assert found == [], shown(app)
+        if size == (60, 20):
+            assert "+" in screen_lines(app)[-1], shown(app)  # some keys are under Help
 
 
 @pytest.fixture

@@ -46,6 +46,31 @@ class RunControls(Screen[None]):
             return None
         return self.rows[run_id]
 
+    # --- what the keys can do on the highlighted run ----------------------------------------
+
+    def footer_labels(self) -> dict[str, str | None]:
+        """u, p and c as the highlighted run takes them (widgets/footer.py): only a run that
+        runs can be paused or cancelled, only one that stopped short can be resumed; a key
+        left out says why when pressed."""
+        row = self.rows.get(self.current_run_id() or "")
+        if row is None:
+            return {"resume": None, "pause": None, "cancel": None}
+        running = self.diptych.job_for_run(row.run.id) is not None or row.run.status == "running"
+        done = row.run.status in ("complete", "decided")
+        return {
+            "resume": None if running or done else "Resume",
+            "pause": "Pause" if running else None,
+            "cancel": "Cancel" if running else None,
+        }
+
+    def _not_running(self, run: RunSummary, verb: str) -> None:
+        """Pause or cancel pressed on a run that does not run: why, in one line."""
+        status = run.run.status
+        if status in ("complete", "decided"):
+            self.notify(f"{run.run.id} is not running ({status}): nothing to {verb}")
+        else:
+            self.notify(f"{run.run.id} is not running ({status}): u resumes it")
+
     # --- actions --------------------------------------------------------------------------
 
     def action_new_run(self) -> None:
@@ -103,12 +128,12 @@ class RunControls(Screen[None]):
         job = self.diptych.job_for_run(row.run.id)
         if job is not None:
             self.diptych.stop_job(job, "pause")
-        elif row.run.id in self.diptych.paused or row.run.status == "interrupted":
-            self.action_resume()
+        elif row.run.id in self.diptych.paused:
+            self.action_resume()  # paused here: p again goes on
         elif row.run.status == "running":
             self._holder(self.diptych.store_path, row.run.id, "pause")
         else:
-            self.notify(f"{row.run.id} is not running")
+            self._not_running(row, "pause")
 
     def action_cancel(self) -> None:
         row = self._current()
@@ -119,7 +144,7 @@ class RunControls(Screen[None]):
             self._holder(self.diptych.store_path, row.run.id, "cancel")
             return
         if job is None:
-            self.notify(f"{row.run.id} is not running")
+            self._not_running(row, "cancel")
             return
         self.diptych.stop_job(job, "cancel")
 

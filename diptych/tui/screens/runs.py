@@ -96,6 +96,8 @@ class RunsScreen(RunControls):
         self.all_session_runs = False
         #: The row to put the cursor back on once the rows are laid out again.
         self._restore_cursor: str | None = None
+        #: The footer's labels of the keys that act on the highlighted run, as last shown.
+        self._footer_shown: dict[str, str | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -347,6 +349,14 @@ class RunsScreen(RunControls):
 
     @on(DataTable.RowHighlighted)
     def _show_selected(self) -> None:
+        labels = self.footer_labels()
+        if labels != self._footer_shown:
+            # The footer offers the keys the highlighted run takes (run_controls.py).
+            self._footer_shown = labels
+            self.refresh_bindings()
+        self._show_run_line()
+
+    def _show_run_line(self) -> None:
         row = self.rows.get(self.current_run_id() or "")
         selected = self.query_one("#selected", Static)
         key = self._current_key() or ""

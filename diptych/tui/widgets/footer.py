@@ -8,6 +8,10 @@ in its compact spacing where that is enough, and otherwise without the keys the 
 first (its ``FOOTER_SPARE`` actions, then from the right). A key left out still works, and
 Help, which stays in view, lists every key of the screen. While a field takes the letters, ``q``
 types a q: the footer then shows the key that still quits (ctrl+q).
+
+A screen whose keys act on what is selected (the Runs screen's u, p and c on the highlighted
+run) names, in its ``footer_labels()``, the keys that cannot act there now (None: left out of
+the footer; pressed all the same, the key says why) or what they do there.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ class KeysFooter(Footer):
         self._always_compact = compact
 
     def compose(self) -> ComposeResult:
-        keys = [k for k in super().compose() if isinstance(k, FooterKey)]
+        keys = self._labelled([k for k in super().compose() if isinstance(k, FooterKey)])
         pinned = [k for k in keys if k.action in PINNED]
         own = [k for k in keys if k not in pinned]
         if not any(k.action == "quit" for k in pinned):
@@ -100,12 +104,47 @@ class KeysFooter(Footer):
         shown, compact = fitted(
             own, pinned, self._fitted_to, spare, compact_only=self._always_compact
         )
+        # Keys left out for want of room: Help says how many it lists besides ("? Help +3
+        # keys"), so that a key not in view is known to be there. Its longer label may leave
+        # out one key more: fitted again until the count holds.
+        plain = pinned
+        while len(shown) < len(own):
+            more = len(own) - len(shown)
+            pinned = [self._more_keys(k, more) for k in plain]
+            shown, compact = fitted(own, pinned, self._fitted_to, spare, compact_only=True)
+            if len(own) - len(shown) == more:
+                break
         # Before the keys are mounted: each takes the footer's spacing as it mounts.
         self.set_reactive(Footer.compact, compact)
         self.set_class(compact, "-compact")
         yield from shown
         if pinned:
             yield HorizontalGroup(*pinned, classes="pinned-keys")
+
+    @staticmethod
+    def _more_keys(key: FooterKey, more: int) -> FooterKey:
+        if key.action != "help":
+            return key
+        label = f"Help +{more} {'key' if more == 1 else 'keys'}"
+        return FooterKey(
+            key.key, key.key_display, label, key.action, tooltip=key.tooltip
+        ).data_bind(compact=Footer.compact)
+
+    def _labelled(self, keys: list[FooterKey]) -> list[FooterKey]:
+        """The keys as the screen's state labels them (module docstring)."""
+        labels = getattr(self.screen, "footer_labels", None)
+        wanted: dict[str, str | None] = labels() if callable(labels) else {}
+        out = []
+        for key in keys:
+            if key.action not in wanted:
+                out.append(key)
+            elif (label := wanted[key.action]) is not None:
+                out.append(
+                    FooterKey(
+                        key.key, key.key_display, label, key.action, tooltip=key.tooltip
+                    ).data_bind(compact=Footer.compact)
+                )
+        return out
 
     def _width(self) -> int:
         return self.size.width or self.app.size.width
