@@ -7,13 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from surface import cut_text
 from test_app import loaded, wait_for
 from test_screen_fit import row_shows, screen_lines, settle
 
 from diptych.core.report.formatting import bounds, figure_text
-from diptych.core.report.standings_tables import rank_interval_text
+from diptych.core.report.standings_tables import rank_interval_text, standings_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
+from diptych.tui.screens.help import HelpScreen, screen_classes, screen_title
 from diptych.tui.screens.runs import RunsScreen
 from diptych.tui.screens.standings import StandingsScreen
 
@@ -64,3 +66,36 @@ async def test_standings_from_the_runs_list_fit_the_terminal(
         assert "? Help" in lines[-1] and "q Quit" in lines[-1]
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs list")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_standings_show_their_design_and_help_of_their_own(
+    three_models: Path, size: tuple[int, int]
+) -> None:
+    """The design line (what was compared, on which figure) is in view whole as the screen
+    opens; Help opened here is the Standings screen's, with the keys of every screen after
+    it and no other screen's section."""
+    app = DiptychApp(three_models, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, StandingsScreen)
+        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
+        await settle(pilot)
+        (table,) = screen.standings.tables
+        heading = screen.query(".heading").first()
+        design = standings_text(table).title
+        assert str(heading.render()) == design
+        drawn = " ".join(" ".join(screen_lines(app)).split())
+        assert " ".join(design.split()) in drawn, "\n".join(screen_lines(app))
+        assert cut_text(app, heading) == [], "\n".join(screen_lines(app))
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await settle(pilot)
+        help_screen = app.screen
+        titles = [str(w.render()) for w in help_screen.query(".help-title")]
+        assert titles[0] == screen_title(StandingsScreen), titles
+        others = {screen_title(s) for s in screen_classes()} - {screen_title(StandingsScreen)}
+        assert not others & set(titles), titles

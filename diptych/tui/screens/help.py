@@ -1,10 +1,10 @@
-"""The Help screen: what each screen is for, then its keys, read from the screens themselves.
+"""The Help screen: what a screen is for, then its keys, read from the screens themselves.
 
 Nothing here is written by hand: the screens are found among the classes of ``diptych.tui``,
 their keys are their ``BINDINGS`` (and those they inherit) and what each is for is its
 ``HELP_PURPOSE`` (else its docstring's first paragraph), so a screen or a key added appears here
-without anyone remembering to. Help opens at the section of the screen it was called from; the
-others are above and below it.
+without anyone remembering to. Help opened on a screen shows that screen's section, then the
+keys that work everywhere and in tables; no other screen's.
 """
 
 from __future__ import annotations
@@ -172,12 +172,12 @@ def section_id(title: str) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Every key, opened at the section of the screen it was called from."""
+    """The keys of the screen it was called from, then those of every screen."""
 
     HELP_TITLE = "Help"
     HELP_PURPOSE = (
-        "What each screen is for and its keys; it opens at the screen you came from, and the "
-        "others are above and below it."
+        "What the screen you came from is for and its keys, then the keys that work on every "
+        "screen."
     )
     CSS_PATH = "help.tcss"
     # A dialog: the app's keys (q Quit among them) do not reach past it, so q closes it too.
@@ -190,17 +190,20 @@ class HelpScreen(ModalScreen[None]):
         self.current = current
 
     def compose(self) -> ComposeResult:
+        intro = Static(
+            Text.assemble(
+                ("Keys", "bold"),
+                " — keyboard first; the mouse works too (click rows, lists, buttons). "
+                "↑↓ / PgUp PgDn scroll this page; Escape or q closes it.",
+            ),
+            id="help-intro",
+        )
         with VerticalScroll(id="help"):
-            yield Static(
-                Text.assemble(
-                    ("Keys", "bold"),
-                    " — keyboard first; the mouse works too (click rows, lists, buttons). "
-                    "↑↓ / PgUp PgDn scroll this page; Escape or q closes it.",
-                ),
-                id="help-intro",
-            )
+            # Opened on a screen, what that screen is for comes first; the intro after it.
+            if self.current is None:
+                yield intro
             purposes = {screen_title(s): screen_purpose(s) for s in screen_classes()}
-            for title, bindings in help_sections(type(self.app)):
+            for title, bindings in self._sections():
                 yield Static(
                     Text(title, style="bold underline"), classes="help-title", id=section_id(title)
                 )
@@ -209,6 +212,19 @@ class HelpScreen(ModalScreen[None]):
                 if purposes.get(title):
                     yield Static(purposes[title], classes="help-purpose")
                 yield Static(bindings_table(self.app, bindings), classes="help-keys")
+            if self.current is not None:
+                yield intro
+
+    def _sections(self) -> list[tuple[str, list[Binding]]]:
+        """Opened on a screen: that screen's section first, then the keys that work on every
+        screen; no other screen's (a short section ran on into the next one's, which read as
+        its own). Opened on none: every section."""
+        sections = help_sections(type(self.app))
+        if self.current is None:
+            return sections
+        title = screen_title(self.current)
+        own = [s for s in sections if s[0] == title]
+        return own + [s for s in sections if s[0] in (EVERYWHERE, IN_TABLES)]
 
     def on_mount(self) -> None:
         self.query_one("#help").focus()

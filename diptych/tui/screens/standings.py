@@ -82,7 +82,9 @@ class StandingsScreen(Screen[None]):
         await body.mount_all(widgets)
         first = self.query(FitTable)
         if first:
-            first.first().focus()
+            # The page stays at its top: focusing the table would scroll the design line
+            # above it (what was compared, on which figure) out of a short terminal.
+            first.first().focus(scroll_visible=False)
 
     def action_back(self) -> None:
         self.dismiss(None)
