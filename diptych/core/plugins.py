@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,10 @@ class PluginRegistrationError(Exception):
 
 _pm: pluggy.PluginManager | None = None
 _registry: Registry | None = None
+#: Held while the plugins load: a front end loads them in a thread of its own while another
+#: may ask for them (a worker, a screen), and the second must wait for the one load, not
+#: start a second. Re-entrant: a plugin may look another up while it registers.
+_LOADING = threading.RLock()
 
 
 def _distribution(ep: EntryPoint) -> tuple[str, str]:
@@ -117,6 +122,11 @@ def plugin_manager() -> pluggy.PluginManager:
 
 def load_plugins(*, reload: bool = False) -> Registry:
     """Load every plugin once (entry points, then those registered by hand); return the registry."""
+    with _LOADING:
+        return _load_plugins(reload=reload)
+
+
+def _load_plugins(*, reload: bool) -> Registry:
     global _pm, _registry
     if _registry is not None and not reload:
         return _registry

@@ -21,7 +21,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from diptych.core.workspace import Workspace
 from diptych.tui.jobs import ActiveRuns, JobState, RunRequest
 from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
 from diptych.tui.screens.agent.screen import AgentScreen
@@ -74,9 +73,9 @@ class DiptychApp(App[None]):
         self._active_runs = ActiveRuns()
         self._next_job = 1
         self.sub_title = str(store_path)
-        # Plugins load here, on the UI thread, once: worker threads that plan, estimate and
-        # run then only read the registry, and never race to load it.
-        Workspace.plugins.registry()
+        # The plugins load in the Runs screen's first read of the workspace, off the UI
+        # thread, so that the first frame is drawn at once; their loading takes a lock, so a
+        # screen asking for them meanwhile waits for that load rather than racing it.
 
     # --- runs -----------------------------------------------------------------------------
 

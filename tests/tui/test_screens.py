@@ -149,6 +149,36 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
         assert not app.jobs
 
 
+async def test_the_runs_screen_is_drawn_at_once_and_filled_when_loaded(
+    pst_text_run: str, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the workspace is read, the Runs screen is there already (its title, its table's
+    header, its keys) with a line saying it is loading, not "No runs yet"; then its rows."""
+    import threading
+
+    import diptych.tui.screens.runs as runs_module
+
+    read = threading.Event()
+    load_runs = runs_module.load_runs
+
+    def slow_load(store_path: Path) -> Any:
+        read.wait(30)
+        return load_runs(store_path)
+
+    monkeypatch.setattr(runs_module, "load_runs", slow_load)
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = screen_lines(app)
+        drawn = "\n".join(lines)
+        assert "diptych" in lines[0] and "status" in drawn and "? Help" in lines[-1], drawn
+        assert "loading the workspace" in drawn and "No runs yet" not in drawn, drawn
+        read.set()
+        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
+        await pilot.pause()
+        assert "loading" not in "\n".join(screen_lines(app))
+
+
 async def test_slash_filters_and_g_moves_through_the_runs(
     snapshot_workspace: Path,
 ) -> None:

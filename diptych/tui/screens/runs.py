@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
-from diptych.core.workspace import RunSummary
+from diptych.core.workspace import RunSummary, Workspace
 from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobState
 from diptych.tui.messages import JobsChanged, RunsLoaded
@@ -104,7 +104,8 @@ class RunsScreen(RunControls):
         table = ListTable(id="runs")
         self._add_columns(table)
         yield table
-        yield Static("No runs yet: press n to start one.", id="empty")
+        # Until the first read of the workspace lands: the screen is drawn at once, then filled.
+        yield Static("loading the workspace …", id="empty")
         yield Static(id="selected")
         yield JobsPanel(id="jobs")
         yield FilterBar(id="filter")
@@ -182,6 +183,9 @@ class RunsScreen(RunControls):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-load")
     def _load(self, store_path: Path) -> None:
+        # The plugins load here, off the UI thread, the first time (the rows name probes):
+        # loading them before the first frame left the terminal blank for seconds.
+        Workspace.plugins.registry()
         self.post_message(RunsLoaded(load_runs(store_path)))
 
     @on(RunsLoaded)
@@ -189,6 +193,7 @@ class RunsScreen(RunControls):
         self._loading = False
         self._load_error = None
         self.rows = {row.run.id: row for row in message.rows}
+        self.query_one("#empty", Static).update("No runs yet: press n to start one.")
         if self._wanted_run_width() != self._run_width:
             self._fit_columns()  # lays the rows out again
         else:
