@@ -11,6 +11,7 @@ from surface import (
     cut_fields,
     cut_footer_keys,
     cut_names,
+    cut_sentences,
     cut_titles,
     cut_values,
     footer_lacks,
@@ -328,3 +329,28 @@ def test_markup_in_help_text_is_found() -> None:
     lines = ["asks who; stored as ``human:<name>``", "answers ALL_REASONS or a reason",
              "Who is reviewing? stored as human:<name>", "STS paired (P(he), P(she))"]  # fmt: skip
     assert [f.split(" shows")[0] for f in markup_leaks(lines)] == ["row 0", "row 1"]
+
+
+async def test_cut_sentences_finds_a_heading_cut_by_an_ellipsis_or_mid_word() -> None:
+    from textual.widgets import OptionList
+
+    heading = "Expected STS per identity (likelihood mode)"
+    clipped = Static(heading, classes="clipped")
+    clipped.styles.text_wrap = "nowrap"
+    clipped.styles.text_overflow = "ellipsis"
+    hidden = Static(heading)
+    hidden.styles.text_wrap = "nowrap"
+    listed = OptionList(heading)
+    listed.styles.text_wrap = "nowrap"
+    listed.styles.text_overflow = "ellipsis"
+    for widget, what in ((clipped, "ellipsis"), (hidden, "drawn as"), (listed, "title cut")):
+        app = One(widget)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            found = cut_sentences(app)
+            assert len(found) == 1 and what in found[0], (found, screen_lines(app))
+    # The same heading wrapped whole: nothing found.
+    app = One(Static(heading), OptionList(heading))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert cut_sentences(app) == [], screen_lines(app)

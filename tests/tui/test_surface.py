@@ -20,6 +20,7 @@ from surface import (
     cut_footer_keys,
     cut_highlighted_option,
     cut_names,
+    cut_sentences,
     cut_text,
     cut_titles,
     cut_values,
@@ -103,7 +104,7 @@ async def surface(
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
-    found += unreachable_keys(app)
+    found += unreachable_keys(app) + cut_sentences(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 
@@ -207,7 +208,7 @@ async def test_run_detail_screen_every_section(
         sections = screen.query_one("#sections")
         for title in [t.title for t in screen.result.tables] + ["Flags and notes"]:
             await show_section(pilot, screen, title)
-            assert cut_values(app) == [], (title, shown(app))
+            assert cut_values(app) + cut_sentences(app) == [], (title, shown(app))
             # The section's title whole where it is chosen (its second line in view too).
             assert cut_highlighted_option(app, sections) == [], shown(app)
         await show_section(pilot, screen, "Headline figures")

@@ -25,7 +25,6 @@ from rich.text import Text
 
 from diptych.core.labels import TONE, is_human
 from diptych.core.runview import RunView
-from diptych.core.store.runs import FIXED_COUNTS
 from diptych.core.workspace import Workspace
 from diptych.tui.review.text import read_output
 
@@ -225,15 +224,15 @@ def load_queue(
 
 def trials_the_run_ran(view: RunView) -> set[int]:
     """The indices of the run's trials that have their result as the run had it. Results are
-    shared by request across runs: once a decided (or complete) run's counts are fixed, a
-    later run of the same requests stores results for trials this one never ran, and their
-    people are not this run's to review. A result finished after the run last changed status
+    shared by request across runs: once a sequential audit decided a run early, a later run
+    of the same requests stores results for trials this one never ran, and their people are
+    not this run's to review. On a decided run, a result finished after the run was decided
     is such a one."""
-    fixed = view.run.status in FIXED_COUNTS
+    decided = view.run.status == "decided"
     out: set[int] = set()
     for trial in view.trials:
         result = view.results.get(trial.key)
-        if result is not None and not (fixed and result.finished_at > view.run.updated_at):
+        if result is not None and not (decided and result.finished_at > view.run.updated_at):
             out.add(trial.idx)
     return out
 

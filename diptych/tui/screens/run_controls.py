@@ -56,7 +56,7 @@ class RunControls(Screen[None]):
         if row is None:
             return {"resume": None, "pause": None, "cancel": None}
         running = self.diptych.job_for_run(row.run.id) is not None or row.run.status == "running"
-        done = row.run.status in ("complete", "decided")
+        done = row.run.status == "complete"  # a decided run's u buys the rest of it
         return {
             "resume": None if running or done else "Resume",
             "pause": "Pause" if running else None,
@@ -66,7 +66,7 @@ class RunControls(Screen[None]):
     def _not_running(self, run: RunSummary, verb: str) -> None:
         """Pause or cancel pressed on a run that does not run: why, in one line."""
         status = run.run.status
-        if status in ("complete", "decided"):
+        if status == "complete":
             self.notify(f"{run.run.id} is not running ({status}): nothing to {verb}")
         else:
             self.notify(f"{run.run.id} is not running ({status}): u resumes it")

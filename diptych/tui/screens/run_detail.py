@@ -49,6 +49,8 @@ from diptych.tui.workers import analyze_run, write_run_report
 
 #: Rows shown per table; the report has them all.
 MAX_ROWS = 500
+#: Lines of section titles above the chosen section, at most (a title may take two).
+SECTION_LINES = 4
 
 
 def table_widget(table: Table, widget_id: str) -> FitTable:
@@ -256,6 +258,26 @@ class RunDetailScreen(Screen[None]):
             await content.mount(widget)
             sections.add_option(Option(title, id=widget.id))
         self._select("section-numbers")
+        self.call_after_refresh(self._fit_sections)
+
+    def _fit_sections(self) -> None:
+        """End the list of sections above the chosen one at a whole title: a title wrapped
+        over two lines whose second lay under the list's edge read as cut ("(cf. PST Tables
+        14" at 60 columns). Beside the section (100 columns and more) the list has the height."""
+        sections = self.query_one("#sections", OptionList)
+        if self.has_class("-sections-beside"):
+            sections.styles.max_height = None
+            return
+        room = SECTION_LINES
+        lines = [index for index, _ in getattr(sections, "_lines", [])]
+        shown = 0
+        for index in dict.fromkeys(lines):
+            height = lines.count(index)
+            if shown + height > room:
+                break
+            shown += height
+        # The border under the list takes a line of its own.
+        sections.styles.max_height = (shown or room) + 1
 
     def _select(self, section: str) -> None:
         sections = self.query_one("#sections", OptionList)
@@ -350,6 +372,7 @@ class RunDetailScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_report_path)
+        self.call_after_refresh(self._fit_sections)
 
     def action_review(self) -> None:
         try:
