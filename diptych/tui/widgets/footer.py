@@ -65,6 +65,10 @@ def fitted(
     return shown, True
 
 
+def _tooltip(key: FooterKey) -> str:
+    return key.tooltip if isinstance(key.tooltip, str) else ""
+
+
 class KeysFooter(Footer):
     """A footer whose keys are drawn whole: Help and Quit pinned to its right end, the
     screen's keys fitted left of them (module docstring)."""
@@ -127,7 +131,7 @@ class KeysFooter(Footer):
             return key
         label = f"Help +{more} {'key' if more == 1 else 'keys'}"
         return FooterKey(
-            key.key, key.key_display, label, key.action, tooltip=key.tooltip
+            key.key, key.key_display, label, key.action, tooltip=_tooltip(key)
         ).data_bind(compact=Footer.compact)
 
     def _labelled(self, keys: list[FooterKey]) -> list[FooterKey]:
@@ -141,7 +145,7 @@ class KeysFooter(Footer):
             elif (label := wanted[key.action]) is not None:
                 out.append(
                     FooterKey(
-                        key.key, key.key_display, label, key.action, tooltip=key.tooltip
+                        key.key, key.key_display, label, key.action, tooltip=_tooltip(key)
                     ).data_bind(compact=Footer.compact)
                 )
         return out
