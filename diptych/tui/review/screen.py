@@ -105,6 +105,10 @@ class ReviewScreen(ReviewView):
             # The measurement draws persons in images: a run whose outputs are texts has none
             # to draw, so M is not offered there.
             return self.measurable
+        if action == "tone_mode":
+            # A tone is read from a person in an image: on a text run's card there is none, so
+            # t is not offered (pressed, it says why; on_key).
+            return self.tone_armed or self._toneable(self.state.current())
         return True
 
     @property
@@ -119,6 +123,14 @@ class ReviewScreen(ReviewView):
                 "the measurement mode draws persons in images; this run's outputs are texts",
                 severity="warning",
             )
+            return
+        if (
+            event.character == "t"
+            and not self.tone_armed
+            and not self._toneable(self.state.current())
+        ):
+            event.stop()
+            self.action_tone_mode()
             return
         if self.tone_armed and event.character in TONE_KEYS:
             event.stop()

@@ -74,6 +74,13 @@ async def test_a_likelihood_run_shows_its_prompt_and_the_candidates_probabilitie
         # Each candidate with its probability, as the stored log-probabilities give it.
         for candidate, p in item.candidates:
             assert f"{candidate.strip()} {p:6.1%}" in text
+        # No person in an image here: the tone key is not offered, and pressed it says why.
+        offered = {b.binding.action for b in app.review.active_bindings.values() if b.enabled}
+        assert "tone_mode" not in offered and "next" in offered
+        await pilot.press("t")
+        await pilot.pause()
+        assert not app.review.tone_armed
+        assert any("has none" in str(n.message) for n in app._notifications)
 
 
 @pytest.fixture
