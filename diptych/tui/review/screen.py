@@ -60,8 +60,10 @@ class ReviewScreen(ReviewView):
 
     CSS_PATH = "review.tcss"
     HELP_PURPOSE = (
-        "Label by hand the people a run's review flags point at, one at a time: your label "
-        "corrects the automatic annotators', and the run's figures are recomputed after each one. "
+        "Label by hand the people a run's review flags point at, one at a time. On an image "
+        "run your label corrects the automatic annotators' and the figures are recomputed after "
+        "each one; on a text run the figures read the model's own answers, and your label is "
+        "kept for agreement with them only. "
         "M opens the measurement mode for a run whose people are in images."
     )
     BINDINGS = [
@@ -191,6 +193,22 @@ class ReviewScreen(ReviewView):
         )
         self.state.give(item, label, self.annotator)
         self._show_current()
+        if self._reads_own_answers(item) and not self._said_own_answers:
+            # Once a screen: the figures did not move, and the label is still worth keeping.
+            self._said_own_answers = True
+            self.notify(
+                "stored; this run's figures read the model's own answers, so your label is "
+                "kept for agreement with them only",
+                timeout=6,
+            )
+
+    _said_own_answers = False
+
+    def _reads_own_answers(self, item: ReviewItem) -> bool:
+        """Whether the person is a text run's, scored by the model's own answer (its label
+        under the probe's own annotator): a human label is not counted in its figures."""
+        own = self._probe.self_annotator if self._probe is not None else None
+        return item.blob is None and any(who == own for who, _ in item.automatic)
 
     def _write(self, write: Write) -> None:
         self._writes.add(write)
