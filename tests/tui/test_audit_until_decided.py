@@ -126,3 +126,55 @@ def _said(pilot: Pilot[Any]) -> str:
     if not isinstance(screen, AuditScreen):
         return ""
     return str(screen.query_one("#summary", Static).render())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_stop_line_whole_and_the_rows_as_recorded(
+    audit_dir: Path, size: tuple[int, int]
+) -> None:
+    """The stop line is read whole under the tables at both sizes (they scroll, it does not);
+    opened again, the rows say what the run said: the look the part stopped at, and the search
+    no gate reads "not run"."""
+    data = yaml.safe_load((audit_dir / "audit.yaml").read_text())
+    data["searches"] = [{"name": "identities", "kind": "identities", "target": "t",
+                         "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
+                         "max_trials": 40}]  # fmt: skip
+    (audit_dir / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    seen: list[str] = []
+    said: list[str] = []
+    for opened in range(2):
+        app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("A")
+            await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "", seen)
+            screen = pilot.app.screen
+            assert isinstance(screen, AuditScreen)
+            await pilot.press(*"audit.yaml", "enter")
+            await wait_for(pilot, lambda s=screen: s.plan is not None, "the plan", seen)
+            parts = screen.query_one("#parts", DataTable)
+            if opened == 0:
+                await pilot.press("ctrl+g")
+                await wait_for(pilot, lambda s=screen: s.report is not None, "report", seen)
+                await pilot.pause()
+                summary = screen.query_one("#summary", Static)
+                text = str(summary.render())
+                words = " ".join(text.split())
+                assert "stopped: every gate decided after " in words and words.endswith("(ctrl+o)")
+                # Every line of it on the screen, above the footer; the screen itself not
+                # scrolled (the tables scroll in their own room).
+                assert summary.region.height == len(text.split("\n")) <= 4
+                footer = screen.query_one("KeysFooter").region
+                assert summary.region.bottom <= footer.y
+                assert screen.max_scroll_y == 0
+            else:
+                await wait_for(pilot, lambda t=parts: "not run" in _rows(t)[-1], "rows", seen)
+            rows = _rows(parts)
+            assert rows[-1].endswith("not run")
+            said.append(rows[0].rsplit("status: ", 1)[-1].rsplit(" ", 1)[-1])
+            assert "decided at look " in rows[0] and rows[0].endswith(" of 10")
+    # The same look after the run and when opened again.
+    assert said[0] == said[1]
+
+
+def _rows(table: DataTable[Any]) -> list[str]:
+    return [" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]

@@ -47,7 +47,6 @@ from diptych.tui.review.measure_panel import (
     measured_figure,
     verdict_text,
 )
-from diptych.tui.review.modals import ReviewerNameModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import FlagNote, load_queue
 from diptych.tui.review.state import ReviewState
@@ -140,7 +139,7 @@ class MeasureScreen(ReviewView):
             self.app.bell()
             return
         if self.reviewer is None or self.annotator is None:
-            self.app.push_screen(ReviewerNameModal(), self._name_given)
+            self.ask_reviewer()
             return
         detail = {**label_detail(VIA, item.reasons), "blind": True}
         write = DrawnLabelWrite(

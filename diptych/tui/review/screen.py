@@ -39,7 +39,7 @@ from textual.binding import Binding
 from diptych.core.capabilities import Capability
 from diptych.core.labels import CANNOT_IDENTIFY
 from diptych.tui.review.image import open_in_viewer
-from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal, ReviewerNameModal
+from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import ReviewItem, reason_counts
 from diptych.tui.review.tone import TONE_KEYS, TonePanel, ToneRemoveWrite, ToneWrite, tone_text
@@ -60,8 +60,10 @@ class ReviewScreen(ReviewView):
 
     CSS_PATH = "review.tcss"
     HELP_PURPOSE = (
-        "Label by hand the people a run's review flags point at, one at a time: your label "
-        "corrects the automatic annotators', and the run's figures are recomputed after each one. "
+        "Label by hand the people a run's review flags point at, one at a time. On an image "
+        "run your label corrects the automatic annotators' and the figures are recomputed after "
+        "each one; on a text run the figures read the model's own answers, and your label is "
+        "kept for agreement with them only. "
         "M opens the measurement mode for a run whose people are in images."
     )
     BINDINGS = [
@@ -105,6 +107,10 @@ class ReviewScreen(ReviewView):
             # The measurement draws persons in images: a run whose outputs are texts has none
             # to draw, so M is not offered there.
             return self.measurable
+        if action == "tone_mode":
+            # A tone is read from a person in an image: on a text run's card there is none, so
+            # t is not offered (pressed, it says why; on_key).
+            return self.tone_armed or self._toneable(self.state.current())
         return True
 
     @property
@@ -119,6 +125,14 @@ class ReviewScreen(ReviewView):
                 "the measurement mode draws persons in images; this run's outputs are texts",
                 severity="warning",
             )
+            return
+        if (
+            event.character == "t"
+            and not self.tone_armed
+            and not self._toneable(self.state.current())
+        ):
+            event.stop()
+            self.action_tone_mode()
             return
         if self.tone_armed and event.character in TONE_KEYS:
             event.stop()
@@ -154,7 +168,7 @@ class ReviewScreen(ReviewView):
             self.notify("nobody here to label: this output is for reading", severity="warning")
             return None
         if self.reviewer is None:
-            self.app.push_screen(ReviewerNameModal(), self._name_given)
+            self.ask_reviewer()
             return None
         return item
 
@@ -179,6 +193,22 @@ class ReviewScreen(ReviewView):
         )
         self.state.give(item, label, self.annotator)
         self._show_current()
+        if self._reads_own_answers(item) and not self._said_own_answers:
+            # Once a screen: the figures did not move, and the label is still worth keeping.
+            self._said_own_answers = True
+            self.notify(
+                "stored; this run's figures read the model's own answers, so your label is "
+                "kept for agreement with them only",
+                timeout=6,
+            )
+
+    _said_own_answers = False
+
+    def _reads_own_answers(self, item: ReviewItem) -> bool:
+        """Whether the person is a text run's, scored by the model's own answer (its label
+        under the probe's own annotator): a human label is not counted in its figures."""
+        own = self._probe.self_annotator if self._probe is not None else None
+        return item.blob is None and any(who == own for who, _ in item.automatic)
 
     def _write(self, write: Write) -> None:
         self._writes.add(write)

@@ -14,14 +14,16 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, Input, Label, Static
+from textual.widgets import Header, Input, Label
 
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
-from diptych.core.audit.sequential import STOP_TEXT
+from diptych.core.audit.record import PartRecord
+from diptych.core.audit.sequential import STOP_TEXT, PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines, gates_heading
@@ -120,14 +122,18 @@ class AuditScreen(Screen[None]):
         yield Input(
             value=str(self._file or ""), placeholder="path/to/audit.yaml, then Enter", id="file"
         )
-        # The gates' heading (the audit's id, how many pass, why it stopped early) wraps on
-        # lines of its own: as the table's title it was cut at the frame's end.
-        yield WholeNumbers("", id="gates-note")
-        # Fitted to the width: the figure's name wraps, the value, interval and rule stay whole.
-        yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
-        # Fitted too: a part's status and cost are never scrolled off to the right.
-        yield FitTable(COLUMNS, id="parts", zebra_stripes=True)
-        yield Static("", id="summary")
+        # The gates and the parts scroll in the room the summary leaves them: the summary (why
+        # an audit bought until decided stopped, where its report is) is read whole at any size,
+        # never pushed under the footer.
+        with VerticalScroll(id="body"):
+            # The gates' heading (the audit's id, how many pass, why it stopped early) wraps on
+            # lines of its own: as the table's title it was cut at the frame's end.
+            yield WholeNumbers("", id="gates-note")
+            # Fitted to the width: the figure's name wraps, the value, interval and rule whole.
+            yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
+            # Fitted too: a part's status and cost are never scrolled off to the right.
+            yield FitTable(COLUMNS, id="parts", zebra_stripes=True)
+        yield WholeNumbers("", id="summary")
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -161,8 +167,8 @@ class AuditScreen(Screen[None]):
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
         self.app.call_from_thread(self.post_message, AuditPlanned(plan, report))
-        for part in recorded.parts if recorded else []:
-            self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, part.status))
+        for name, words in recorded_words(plan, recorded.parts if recorded else []).items():
+            self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
         self._gates(file, plan, recorded is not None and bool(recorded.report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
@@ -341,7 +347,7 @@ class AuditScreen(Screen[None]):
         table.set_rows(rows)
 
     def _say(self, text: str) -> None:
-        self.query_one("#summary", Static).update(text)
+        self.query_one("#summary", WholeNumbers).update(text)
 
     def _share_rows(self) -> None:
         """Let each table ask for no more than its rows (the room is shared by fractions:
@@ -356,6 +362,24 @@ class AuditScreen(Screen[None]):
                 # Three lines of rows under the header where the parts have them.
                 header = table.header_height if table.show_header else 0
                 table.styles.min_height = max(min(rows, header + PART_LINES + frame), 1)
+
+
+def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
+    """Each part's row as the audit last recorded it, in the words a run of it shows: a part
+    bought until decided names the look it stopped at, and where the audit was last bought until
+    decided, a part no gate reads is "not run" (as ``diptych audit run --until-decided`` says)."""
+    words: dict[str, str] = {}
+    sequential = False
+    for part in parts:
+        looks = PartLooks.of(part.detail)
+        active = looks is not None and looks.active and bool(looks.looks)
+        at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
+        sequential = sequential or active
+        words[part.name] = part_status_words(part.status, at)
+    if sequential:
+        for planned in plan.parts:
+            words.setdefault(planned.part.name, "not run")
+    return words
 
 
 def _rule(gate: Any) -> str:

@@ -71,9 +71,11 @@ class RunsScreen(RunControls):
             tooltip="show or hide the runs of every agent session under its row",
         ),
         Binding("f5", "reload", "Reload now", show=False),
-        Binding("a", "app.push_screen('agent')", "Agent", show=False),
-        Binding("A", "app.push_screen('audit')", "Audit file", show=False),
-        Binding("s", "standings", "Standings", show=False),
+        # The ways to the other screens are in the footer where it has room, and where it has
+        # not, Help's "+N keys" counts them.
+        Binding("a", "app.push_screen('agent')", "Agent"),
+        Binding("A", "app.push_screen('audit')", "Audit"),
+        Binding("s", "standings", "Standings"),
     ]
 
     def __init__(self) -> None:

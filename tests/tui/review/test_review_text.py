@@ -74,6 +74,24 @@ async def test_a_likelihood_run_shows_its_prompt_and_the_candidates_probabilitie
         # Each candidate with its probability, as the stored log-probabilities give it.
         for candidate, p in item.candidates:
             assert f"{candidate.strip()} {p:6.1%}" in text
+        # No person in an image here: the tone key is not offered, and pressed it says why.
+        offered = {b.binding.action for b in app.review.active_bindings.values() if b.enabled}
+        assert "tone_mode" not in offered and "next" in offered
+        await pilot.press("t")
+        await pilot.pause()
+        assert not app.review.tone_armed
+        assert any("has none" in str(n.message) for n in app._notifications)
+        # A label on it is stored, and said to be kept for agreement only: the figures read
+        # the model's own answers.
+        before = dict(app.review.numbers or {})
+        await pilot.press("m")
+        await wait_for(pilot, lambda: bool(app.saved))
+        said = [str(n.message) for n in app._notifications]
+        assert sum("kept for agreement with them only" in n for n in said) == 1
+        await wait_for(pilot, lambda: app.review.numbers is not None)
+        assert {k: v for k, v in (app.review.numbers or {}).items() if "STS" in k} == {
+            k: v for k, v in before.items() if "STS" in k
+        }
 
 
 @pytest.fixture
