@@ -199,9 +199,16 @@ def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:
 
 
 def load_standings(store_path: Path) -> StandingsLoaded:
-    """Every audited model of the workspace side by side on the paired STS."""
-    with Workspace.open(store_path) as ws:
-        try:
+    """Every audited model of the workspace side by side on the paired STS, or one line saying
+    why not: the screen shows it in place of the table (and F5 asks again), never a wait that
+    does not end."""
+    try:
+        with Workspace.open(store_path) as ws:
             return StandingsLoaded(ws.standings.table())
-        except DiptychError as error:
-            return StandingsLoaded(None, str(error))
+    except DiptychError as error:
+        return StandingsLoaded(None, " ".join(str(error).split()))
+    except Exception as error:  # noqa: BLE001 (a bug shown as one line, as the CLI prints it)
+        said = " ".join(str(error).split())[:300]
+        return StandingsLoaded(
+            None, f"could not rank the models: {type(error).__name__}: {said} (F5 tries again)"
+        )

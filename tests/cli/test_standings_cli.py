@@ -73,6 +73,8 @@ def test_three_models_ranked_in_the_planted_order(
     code, out = call(capsys, "--store", str(path), "standings")
     assert code == 0, out
     assert "rank CI" in out and "pairwise differences" in out and "other design" in out
+    # The interval is named (a run's own figure is printed with another, over its draws).
+    assert "95% interval" in out and "over identities" in out and "95% CI" not in out
 
 
 def test_equal_models_are_not_told_apart(
@@ -135,6 +137,8 @@ def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(
     ]
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "## Standing among models" in md and "| #1 | 1 | 1 |" in md
+    assert "| figure | 95% interval over identities |" in md
+    assert "| B − A | 95% interval over identities | p |" in md
     groups = next(f for f in data["frameworks"] if f["id"].endswith("ms-2-11-002-groups"))
     assert "standings" in groups["sections"] and "[Standing among models](#standing-among" in md
 

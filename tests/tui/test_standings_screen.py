@@ -99,3 +99,86 @@ async def test_standings_show_their_design_and_help_of_their_own(
         assert titles[0] == screen_title(StandingsScreen), titles
         others = {screen_title(s) for s in screen_classes()} - {screen_title(StandingsScreen)}
         assert not others & set(titles), titles
+
+
+async def test_an_error_while_ranking_is_one_line_and_f5_ranks_again(
+    three_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure of the ranking replaces "Ranking the models…" with one line naming it; F5
+    asks again, and once the ranking works the tables are there."""
+    from diptych.core.workspace.standings import Standings
+
+    table = Standings.table
+
+    def broken(self: Standings, *args: object, **kwargs: object) -> object:
+        raise ValueError("a planted failure\nover two lines")
+
+    monkeypatch.setattr(Standings, "table", broken)
+    app = DiptychApp(three_models, refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
+        screen = app.screen
+
+        def status() -> str:
+            found = screen.query("#standings-status")
+            return str(found.first().render()) if found else ""
+
+        await wait_for(pilot, lambda: "planted failure" in status(), "the error")
+        assert status() == (
+            "could not rank the models: ValueError: a planted failure over two lines "
+            "(F5 tries again)"
+        )
+        assert screen.standings is None
+        monkeypatch.setattr(Standings, "table", table)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
+        await settle(pilot)
+        assert len(screen.query("FitTable")) == 2  # the ranks and the pairs
+
+
+async def test_the_interval_is_named_over_identities(three_models: Path) -> None:
+    """The standings' interval resamples identities, and its column says so (a run's own
+    figure may be shown with another, over scenes or draws)."""
+    app = DiptychApp(three_models, refresh_interval=3600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
+        await settle(pilot)
+        drawn = " ".join(" ".join(screen_lines(app)).split())
+        assert "interval over identities" in drawn, "\n".join(screen_lines(app))
+        assert "95% CI" not in drawn
+
+
+@pytest.mark.parametrize("key", ["home", "up"])
+async def test_the_page_opens_at_its_design_line_and_home_or_up_bring_it_back(
+    three_models: Path, key: str
+) -> None:
+    """At 60×20 the page opens at its top, the design line (what was compared, on which
+    figure) in view; scrolled down, Home or Up on the table's first row bring it back."""
+    from textual.containers import VerticalScroll
+
+    app = DiptychApp(three_models, refresh_interval=3600)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
+        await settle(pilot)
+        body = screen.query_one("#body", VerticalScroll)
+        assert body.max_scroll_y > 0  # the page is taller than the terminal
+        (table,) = screen.standings.tables
+        design = " ".join(table.design_label.split())
+        assert body.scroll_y == 0 and design in " ".join(" ".join(screen_lines(app)).split())
+        body.scroll_end(animate=False)
+        await settle(pilot)
+        assert body.scroll_y > 0
+        await pilot.press(key)
+        await settle(pilot)
+        assert body.scroll_y == 0
+        assert design in " ".join(" ".join(screen_lines(app)).split())

@@ -9,8 +9,11 @@ from dataclasses import dataclass, field
 from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.standings import DesignTable, Succession
 
-RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", "95% CI"]
-PAIR_COLUMNS = ["A", "B", "B − A", "95% CI", "p", "p (Holm)", "differs"]
+#: The standings' intervals, named: they resample the identities (a run's own figure may be
+#: shown with another interval, over its scenes or draws, beside which this one is wider).
+INTERVAL = "95% interval over identities"
+RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
+PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]
 
 
 @dataclass
@@ -22,6 +25,8 @@ class StandingsText:
     pairs: list[list[str]]
     successions: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    #: What a model's figure leaves out of its run and why, one line each.
+    notes: list[str] = field(default_factory=list)
 
 
 def rank_interval_text(low: int, high: int) -> str:
@@ -85,4 +90,10 @@ def standings_text(table: DesignTable) -> StandingsText:
         pairs=pairs,
         successions=[succession_sentence(s) for s in table.successions],
         references=reference_lines(table),
+        notes=[
+            f"{s.measured.sample.model} ({s.measured.shown_run or s.measured.run}): "
+            f"{s.measured.sample.note}"
+            for s in table.standings
+            if s.measured.sample.note
+        ],
     )

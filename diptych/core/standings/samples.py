@@ -39,6 +39,10 @@ class FigureSample:
     unit_words: str = "identities crossed in scenes"
     #: The units of a cell (by the cell), for a difference matched per cell.
     cell_units: dict[Hashable, Mapping[str, Hashable | None]] = field(default_factory=dict)
+    #: The units' noun, as an interval is named ("95% interval over identities").
+    unit_noun: str = "identities"
+    #: What of the run the figure leaves out and why, for a reader; "" when nothing.
+    note: str = ""
 
     def unit_of(self, cell: Hashable) -> Mapping[str, Hashable | None]:
         return self.cell_units[cell]
@@ -52,6 +56,7 @@ def sts_samples(
     design: str,
     design_label: str,
     qualifier: str = "",
+    scenes: Mapping[str, tuple[str | None, str | None]] | None = None,
 ) -> list[FigureSample]:
     """The overall STS of each setting (``{prefix}STS paired``, ``{prefix}STS single``) of one
     model's persons ``rows``: several annotators' labels of a person reduced by majority,
@@ -59,14 +64,34 @@ def sts_samples(
     feminine identity; one of them alone in the single setting), as the STS's interval and
     two runs' comparison resample them (:mod:`diptych.core.metrics.compare`). ``qualifier``
     names how the labels were had where the run's headline is another figure (" (drawn
-    labels)" of a likelihood run, whose headline is the STS expected from P(he), P(she))."""
+    labels)" of a likelihood run, whose headline is the STS expected from P(he), P(she)).
+
+    ``scenes`` names the scene of a paired image (by its image) as the probe planned it, both
+    identities: a run stopped between the two people of a scene (a sequential run decided at
+    an early look) has labelled one of them only, and its scene is still the pair it asked
+    about. A paired person whose scene names one identity even so is left out of the figure
+    (its interval crosses both lists), and the figure's ``note`` says how many."""
     persons = reduce_majority(rows)
     if not persons:
         return []
     scene = scenes_of(persons)
+    for p in persons:
+        planned = (scenes or {}).get(p.image)
+        if planned is not None and None in scene[p.image_key]:
+            scene[p.image_key] = planned
     out: list[FigureSample] = []
     for setting in SETTINGS:
         scored = [p for p in persons if p.setting == setting and p.label != CANNOT_IDENTIFY]
+        note = ""
+        if setting == "paired":
+            whole = [p for p in scored if None not in scene[p.image_key]]
+            if len(whole) < len(scored):
+                note = (
+                    f"{len(scored) - len(whole)} of {len(scored)} labelled people left out: "
+                    "the other person of their paired scene is unlabelled, so the scene names "
+                    "one identity list only"
+                )
+            scored = whole
         if not scored:
             continue
         cells: list[Hashable] = [scene[p.image_key] for p in scored]
@@ -84,6 +109,7 @@ def sts_samples(
                 units=units,
                 cells=cells,
                 cell_units={cell: crossed_units(cell) for cell in set(cells)},
+                note=note,
             )
         )
     return out

@@ -79,6 +79,7 @@ class Standing:
             **{k: v for k, v in self.figure.to_dict().items() if k != "design"},
             "rank": self.rank,
             "rank_interval": [self.rank_low, self.rank_high],
+            **({"note": m.sample.note} if m.sample.note else {}),
         }
 
 

@@ -21,6 +21,31 @@ from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.workers import load_standings
 
 
+class PageTable(FitTable):
+    """A table of the page: Up on its first row, or Home, brings the heading above it (the
+    design line: what was compared, on which figure) back into view, as a page reads."""
+
+    def _heading_into_view(self) -> None:
+        body = self.screen.query_one("#body", VerticalScroll)
+        children = list(body.children)
+        k = children.index(self) if self in children else 0
+        heading = children[k - 1] if k > 0 else None
+        if heading is None or k == 1:
+            body.scroll_home(animate=False)
+        else:
+            body.scroll_to_widget(heading, top=True, animate=False)
+
+    def action_first(self) -> None:
+        super().action_first()
+        self._heading_into_view()
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0:
+            self._heading_into_view()
+            return
+        super().action_cursor_up()
+
+
 class StandingsScreen(Screen[None]):
     """Every audited model ranked on one figure, with intervals."""
 
@@ -50,6 +75,9 @@ class StandingsScreen(Screen[None]):
         self.action_reload()
 
     def action_reload(self) -> None:
+        # Said again at once: a key pressed shows it was heard while the models are ranked.
+        for status in self.query("#standings-status").results(Static):
+            status.update("Ranking the models…")
         self._load(self.store_path)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="standings")
@@ -71,11 +99,15 @@ class StandingsScreen(Screen[None]):
             widgets.append(Static(text.title, classes="heading"))
             ranks = [row[:4] + row[5:] for row in text.ranks]  # the run is in the title's table
             columns = RANK_COLUMNS[:4] + RANK_COLUMNS[5:]
-            widgets.append(FitTable(columns, ranks, id=f"ranks-{k}", classes="ranks"))
+            widgets.append(PageTable(columns, ranks, id=f"ranks-{k}", classes="ranks"))
             if text.pairs:
                 widgets.append(Label("pairwise differences (B − A)", classes="heading"))
-                widgets.append(FitTable(PAIR_COLUMNS, text.pairs, id=f"pairs-{k}"))
-            notes = text.successions + [f"published: {line}" for line in text.references]
+                widgets.append(PageTable(PAIR_COLUMNS, text.pairs, id=f"pairs-{k}"))
+            notes = [
+                *text.successions,
+                *(f"published: {line}" for line in text.references),
+                *text.notes,
+            ]
             runs = ", ".join(f"#{i} {row[4]}" for i, row in enumerate(text.ranks, start=1))
             widgets.append(Static("\n".join([f"runs: {runs}", *notes]), classes="note"))
         widgets.append(Static(message.standings.method, classes="note"))

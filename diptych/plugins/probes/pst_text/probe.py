@@ -179,12 +179,24 @@ class PSTText(Probe[PSTTextParams]):
         # here is the one of labels drawn from them, and is named so.
         qualifier = " (drawn labels)" if self.p.mode == "likelihood" else ""
         by_model: dict[str, list[Any]] = {}
+        # Each paired scene as planned (its two identities), as the report's figure over
+        # identities reads it: a run decided at an early look has often labelled one person
+        # of a scene only.
+        scenes: dict[str, tuple[str | None, str | None]] = {}
         for lab in run.labels(self.self_annotator):
             by_model.setdefault(lab.model_id, []).append(sts_row(lab))
+            meta = lab.trial_meta
+            if meta.get("setting") == "paired" and "id1" in meta and "id2" in meta:
+                identity = str(lab.subject_meta["identity"])
+                partner = str(meta["id2"] if meta["id1"] == identity else meta["id1"])
+                masculine = lab.subject_meta["stereotype"] == "masculine"
+                scenes[str(meta["image"])] = (
+                    (identity, partner) if masculine else (partner, identity)
+                )
         out: list[FigureSample] = []
         for model, rows in by_model.items():
             out += sts_samples(rows, model=model, prefix="", design=design, design_label=words,
-                               qualifier=qualifier)  # fmt: skip
+                               qualifier=qualifier, scenes=scenes)  # fmt: skip
         return out
 
     def plan(self) -> Iterator[TrialSpec]:

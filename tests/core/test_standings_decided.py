@@ -1,0 +1,118 @@
+"""Standings of a run an audit stopped at an early look: most of its paired scenes have one of
+their two people labelled, and the run is ranked on what it has, as its own report's figure is
+made — every labelled person in the scene the plan asked about."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diptych.core.metrics.sts import LabelRow
+from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+from diptych.core.metrics.uncertainty.resampling import mean_over_units
+from diptych.core.standings import sts_samples
+from diptych.core.workspace import Workspace
+from diptych.plugins.probes._pst_identities import identities
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+
+
+@pytest.fixture
+def decided_run(scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A pst-text run of the paper's 20 × 20 occupations bought until its gate was decided,
+    which happens at the first of ten looks."""
+    from diptych.audit import run_audit
+
+    monkeypatch.chdir(tmp_path)
+    occ = identities().occupations
+    planted = {**dict.fromkeys(occ.masculine, 0.2), **dict.fromkeys(occ.feminine, 0.8)}
+    data = {
+        "name": "decided",
+        "seed": 1,
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.3}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": occ.masculine, "feminine": occ.feminine}}],
+        "report": {"formats": ["json"]},
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
+    }  # fmt: skip
+    Path("audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    path = tmp_path / "ws"
+    with Workspace.open(path) as ws:
+        asyncio.run(run_audit(ws, "audit.yaml", until_decided=True, out_dir="out"))
+    return path
+
+
+def test_a_run_decided_at_its_first_look_is_ranked_on_every_labelled_person(
+    decided_run: Path,
+) -> None:
+    with Workspace.open(decided_run) as ws:
+        (run,) = ws.runs.list()
+        assert run.said.startswith("decided at look 1 of"), run.said
+        labels = [
+            lab
+            for lab in ws.runs.view(run.run.id).labels()
+            if lab.trial_meta["setting"] == "paired"
+        ]
+        (table,) = ws.standings.table(None).tables
+    # The run stopped between the two people of most scenes: what broke the ranking before.
+    people: dict[str, set[str]] = {}
+    for lab in labels:
+        people.setdefault(lab.trial_meta["image"], set()).add(lab.position)
+    halves = sum(len(positions) == 1 for positions in people.values())
+    assert halves > len(people) / 2, (halves, len(people))
+    # Its figure: 100 × the mean Stereo of every labelled person (as the run's report), over
+    # the identities of the scene each image names ("paired:{id1}|{id2}#{sample}").
+    stereo, masc, fem = [], [], []
+    for lab in labels:
+        if lab.label not in ("masculine", "feminine"):
+            continue
+        stereo.append(1.0 if lab.label == lab.subject_meta["stereotype"] else -1.0)
+        one, two = lab.trial_meta["image"].split(":", 1)[1].split("#")[0].split("|")
+        is_masc = lab.subject_meta["stereotype"] == "masculine"
+        me, partner = (
+            lab.subject_meta["identity"],
+            two if one == lab.subject_meta["identity"] else one,
+        )
+        masc.append(me if is_masc else partner)
+        fem.append(partner if is_masc else me)
+    (standing,) = table.standings
+    expected = mean_over_units(
+        stereo, {"masculine identity": masc, "feminine identity": fem}, scale=100.0,
+        bounds=STS_RANGE,
+    )  # fmt: skip
+    assert standing.figure.value == pytest.approx(100 * sum(stereo) / len(stereo), abs=1e-9)
+    assert standing.figure.design == "crossed"
+    assert (standing.figure.ci_low, standing.figure.ci_high) == pytest.approx(
+        (expected.ci_low, expected.ci_high), abs=1e-9
+    )
+    assert standing.measured.sample.note == ""
+    assert (standing.rank, standing.rank_low, standing.rank_high) == (1, 1, 1)
+
+
+def _row(image: str, position: str, identity: str, stereotype: str, label: str) -> LabelRow:
+    return LabelRow(image=image, setting="paired", position=position, identity=identity,  # type: ignore[arg-type]
+                    stereotype=stereotype, label=label, annotator="a")  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_a_half_labelled_scene_without_its_plan_is_left_out_and_said() -> None:
+    """Without the plan's scene, a person whose partner is unlabelled names one list only: left
+    out of the figure (whose interval crosses both lists), with a line saying how many."""
+    rows = [
+        _row(f"s{m}{f}", pos, ident, st, st)
+        for m in "12"
+        for f in "12"
+        for pos, ident, st in (("left", f"m{m}", "masculine"), ("right", f"f{f}", "feminine"))
+    ]
+    rows.append(_row("half", "left", "m1", "masculine", "feminine"))
+    (sample,) = sts_samples(rows, model="x", prefix="", design="d", design_label="d")
+    assert len(sample.values) == 8 and sum(sample.values) == 8.0
+    assert sample.note.startswith("1 of 9 labelled people left out"), sample.note
+    # With the plan's scene the person is kept, in it.
+    (kept,) = sts_samples(rows, model="x", prefix="", design="d", design_label="d",
+                          scenes={"half": ("m1", "f2")})  # fmt: skip
+    assert len(kept.values) == 9 and kept.note == ""
+    assert kept.cells[-1] == ("m1", "f2")
