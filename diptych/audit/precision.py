@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.report.formatting import minus
+
 if TYPE_CHECKING:
     from diptych.audit.plan import AuditPlan, PartPlan
     from diptych.core.audit.schema import Gate
@@ -70,10 +72,10 @@ def _decided_when(gate: Gate, h: str) -> str:
     if gate.within is not None:
         low, high = gate.within
         return (
-            f"passes only if the figure lies more than {h} inside [{low:g}, {high:g}], fails "
+            f"passes only if the figure lies more than {h} inside {_band(low, high)}, fails "
             f"only if more than {h} outside it"
         )
-    return f"decided only if the figure is more than {h} from the limit {gate.limit:g}"
+    return f"decided only if the figure is more than {h} from the limit {minus(f'{gate.limit:g}')}"
 
 
 def gate_precision(plan: AuditPlan) -> list[GatePrecision]:
@@ -106,7 +108,12 @@ def gate_precision(plan: AuditPlan) -> list[GatePrecision]:
         at = f" (±{shown} at the Holm level of its {family} gates)" if family > 1 else ""
         line = f"{gate.label}: expected ±{h:.3g}{at}; {_decided_when(gate, shown)}"
         if gate.within is not None and gate.within[1] - gate.within[0] <= 2 * holm:
-            line += f"; it cannot pass: [{gate.within[0]:g}, {gate.within[1]:g}] is narrower "
+            line += f"; it cannot pass: {_band(*gate.within)} is narrower "
             line += "than the interval"
         out.append(GatePrecision(gate.label, h, holm, line))
     return out
+
+
+def _band(low: float, high: float) -> str:
+    """A gate's band as its rule prints it, with a reader's minus: "[−10, 10]"."""
+    return minus(f"[{low:g}, {high:g}]")

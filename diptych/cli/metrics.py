@@ -68,7 +68,7 @@ def sts_command(
     from diptych.core.metrics.sts import read_label_table, stereotype_test_score
 
     rows = _read(labels, "--labels", read_label_table)
-    with _stage(f"scoring {len(rows):,} labels ({n_boot} bootstrap resamples)"):
+    with _stage(f"scoring {len(rows):,} labels ({n_boot:,} bootstrap resamples)"):
         result = stereotype_test_score(rows, n_boot=n_boot, seed=seed)
     _emit(result, as_json, print_sts)
 
@@ -147,7 +147,7 @@ def association_command(
 
     rows = _read(responses, "--responses", read_responses_csv)
     try:
-        with _stage(f"scoring {len(rows):,} responses ({n_boot} bootstrap resamples)"):
+        with _stage(f"scoring {len(rows):,} responses ({n_boot:,} bootstrap resamples)"):
             result = association_score(
                 rows, compare.value, unit=unit.value, n_boot=n_boot, seed=seed
             )

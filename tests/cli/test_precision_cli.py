@@ -174,11 +174,12 @@ def test_audit_check_relates_each_gates_limit_to_the_expected_half_width(
     below = next(x for x in lines if x.strip().startswith("pst: occupation: STS paired below 20"))
     assert f"expected ±{h:.3g} (±{holm:.3g} at the Holm level of its 3 gates)" in below
     assert below.endswith(f"decided only if the figure is more than {holm:.3g} from the limit 20")
-    within = next(x for x in lines if "STS paired within [-10, 10]" in x)
+    within = next(x for x in lines if "STS paired within [\N{MINUS SIGN}10, 10]" in x)
     # ±h on 4 × 4 identities is wider than half of [−10, 10]: that gate can never pass.
     assert holm > 10
-    assert f"passes only if the figure lies more than {holm:.3g} inside [-10, 10]" in within
-    assert within.endswith("it cannot pass: [-10, 10] is narrower than the interval")
+    band = "[\N{MINUS SIGN}10, 10]"
+    assert f"passes only if the figure lies more than {holm:.3g} inside {band}" in within
+    assert within.endswith(f"it cannot pass: {band} is narrower than the interval")
     pearson = next(x for x in lines if "Pearson r" in x and x.startswith("  pst:"))
     assert pearson.endswith(": the probe plans no such figure")
     code, out = call(

@@ -80,7 +80,7 @@ def method_note(paired: bool, units: str, n_boot: int, seed: int) -> str:
     )
     return (
         f"95% CI and p from one resampling of {units}: {how}; interval (B − A) ± t·se and p "
-        f"the t-test of the same se ({n_boot} bootstrap resamples, seed {seed})."
+        f"the t-test of the same se ({n_boot:,} bootstrap resamples, seed {seed})."
     )
 
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from diptych.core.data import bundled_data_named
 
-if TYPE_CHECKING:
-    from diptych.core.report.audit import RunPart
 
-
-def data_licenses(runs: Sequence[RunPart]) -> list[str]:
+def data_licenses(runs: Sequence[Any]) -> list[str]:
     """The licenses of bundled data the runs used, each once: the images' and prompts', and
-    those of the data files a table's or chart's note names (the %F BLS column's table)."""
+    those of the data files a table's or chart's note names (the %F BLS column's table).
+    ``runs`` are :class:`~diptych.core.report.audit.RunPart` (not imported: that module
+    imports this one)."""
     out: list[str] = []
     for part in runs:
         for text in [*part.prompts.values(), *part.result.notes]:

@@ -216,5 +216,5 @@ def test_two_sided_gates_parse() -> None:
     assert audit.gates is not None
     within, not_below = audit.gates.checks
     assert (within.rule, within.limit, within.limit_high) == ("within", -5, 5)
-    assert within.label == "pst-text: F within [-5, 5]"
+    assert within.label == "pst-text: F within [\N{MINUS SIGN}5, 5]"
     assert (not_below.rule, not_below.limit, not_below.limit_high) == ("not_below", -10, None)

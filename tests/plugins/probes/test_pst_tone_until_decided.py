@@ -94,9 +94,9 @@ def test_gates_on_the_tone_gap_decide_an_audit_until_decided(
                 low, high = line.split("[")[1].split("]")[0].split(", ")
                 verdicts[verdict] = (_number(low), _number(high), line)
     low, high, line = verdicts["PASS"]
-    assert -7 <= low <= high <= 7 and "within [-7, 7]" in line
+    assert -7 <= low <= high <= 7 and "within [\N{MINUS SIGN}7, 7]" in line
     low, high, line = verdicts["FAIL"]
-    assert high < 8 and "not below 8" in line
+    assert high < 8 and "not_below 8" in line
     assert "interval: anytime-valid over looks" in out
     # The gap the gates read is the report's, from the skin-tone annotator's labels.
     gap = _numbers(out_dir / "report.json")[GAP]

@@ -55,8 +55,8 @@ def test_writing_merges_a_run_and_a_stray_figure_is_named(tmp_path: Path) -> Non
 
 def test_a_cell_gives_the_value_its_error_and_its_target() -> None:
     figure = MeasuredFigure(name="x", value=0.972, unit="fraction", mc_se=0.014, want=">= 0.9")
-    assert measured_text(figure) == "0.972 ± 0.014 (want ≥ 0.9)"
+    assert measured_text(figure) == "0.97 ± 0.01 (want ≥ 0.9)"
     band = MeasuredFigure(name="y", value=0.9641, unit="fraction", mc_se=0.0059,
                           want="in 0.93..0.97")  # fmt: skip
-    assert measured_text(band) == "0.964 ± 0.0059 (want 0.93–0.97)"
+    assert measured_text(band) == "0.96 ± 0.01 (want 0.93–0.97)"
     assert measured_text(None) == "not measured"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.data import load_data
+from diptych.core.report.formatting import figure_text
 
 VALIDATION_FILE = "tone_validation.yaml"
 
@@ -48,12 +49,13 @@ def tone_validation() -> ToneValidation:
 
 
 def measured_text(figure: MeasuredFigure | None) -> str:
-    """ "0.972 ± 0.014 (want ≥ 0.9)" for a table cell; "not measured" without a figure."""
+    """ "0.97 ± 0.01 (want ≥ 0.9)" for a table cell, in the report's one rule of digits; "not
+    measured" without a figure."""
     if figure is None:
         return "not measured"
-    text = f"{figure.value:.3g}"
+    text = figure_text(figure.value)
     if figure.mc_se is not None:
-        text += f" ± {figure.mc_se:.2g}"
+        text += f" ± {figure_text(figure.mc_se)}"
     if figure.want is not None:
         want = figure.want.replace(">=", "≥").replace("<=", "≤").replace("in ", "")
         text += f" (want {want.replace('..', '–')})"
