@@ -466,6 +466,8 @@ async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[
         review = app.review
         await wait_for(pilot, lambda: review.state.current() is not None, "the queue")
         assert "M" in footer_keys(app)
+        # The footer is rebuilt once the first person's label keys are known: read it after.
+        await settle(pilot)
         assert cut_values(app) + cut_footer_keys(app) + await state_by_colour(pilot) == [], shown(
             app
         )

@@ -53,7 +53,6 @@ class ReviewDrawing(Screen[None]):
     _loaded: bool
     _choices: tuple[tuple[str, str], ...]
     _footer_choices: tuple[tuple[str, str], ...]
-    _footer_pictured: bool
     _lines: dict[str, str | Text]
     _cache: ImageCache
     _box: Box
@@ -126,13 +125,10 @@ class ReviewDrawing(Screen[None]):
         card = self.query_one(ReviewCard)
         item = self.state.current()
         choices = self._choices_for(item)
-        # The tone key is offered for a person in an image only.
-        pictured = item is not None and item.blob is not None
-        if choices != self._footer_choices or pictured != self._footer_pictured:
+        if choices != self._footer_choices:
             # Only when the label keys change: it rebuilds the footer, which costs more than
             # drawing the next image.
             self._footer_choices = choices
-            self._footer_pictured = pictured
             self.refresh_bindings()
         if item is None:
             self.shown = None

@@ -108,9 +108,10 @@ class ReviewScreen(ReviewView):
             # to draw, so M is not offered there.
             return self.measurable
         if action == "tone_mode":
-            # A tone is read from a person in an image: on a text run's card there is none, so
-            # t is not offered (pressed, it says why; on_key).
-            return self.tone_armed or self._toneable(self.state.current())
+            # A tone is read from a person in an image: a run whose outputs are texts has none,
+            # so t is not offered there, as M is not (pressed, it says why; on_key). Decided by
+            # the run, not the card, so the footer is not rebuilt from one person to the next.
+            return self.tone_armed or self.measurable
         return True
 
     @property

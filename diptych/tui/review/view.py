@@ -95,7 +95,6 @@ class ReviewView(ReviewDrawing):
         self._probe: Probe | None = None
         self._choices: tuple[tuple[str, str], ...] = ()
         self._footer_choices: tuple[tuple[str, str], ...] = ()
-        self._footer_pictured = False
         self._asking = False
         self._lines: dict[str, str | Text] = {}
         self._cache = ImageCache()
