@@ -47,6 +47,7 @@ from diptych.tui.review.measure_panel import (
     measured_figure,
     verdict_text,
 )
+from diptych.tui.review.modals import ReviewerNameModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import FlagNote, load_queue
 from diptych.tui.review.state import ReviewState
@@ -139,7 +140,7 @@ class MeasureScreen(ReviewView):
             self.app.bell()
             return
         if self.reviewer is None or self.annotator is None:
-            self.ask_reviewer()
+            self.app.push_screen(ReviewerNameModal(), self._name_given)
             return
         detail = {**label_detail(VIA, item.reasons), "blind": True}
         write = DrawnLabelWrite(

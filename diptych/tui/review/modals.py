@@ -6,7 +6,6 @@ returns its answer through ``dismiss`` (None when the reviewer cancels with Esca
 
 from __future__ import annotations
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -37,20 +36,6 @@ _DIALOG_CSS = """
 """
 
 
-class NameField(Input):
-    """The name's field: a key typed before the dialog was shown was meant for the screen
-    under it (the dialog opens when the queue has loaded), so it is not taken as the name."""
-
-    shown_at = float("inf")
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.time < self.shown_at:
-            event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
-
-
 class ReviewerNameModal(ModalScreen[str | None]):
     """Asks who is reviewing; the labels are stored as annotator ``human:<name>``."""
 
@@ -62,11 +47,8 @@ class ReviewerNameModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Who is reviewing? Your labels are stored as human:<name>.")
-            yield NameField(placeholder="your name, e.g. alice", id="reviewer-name")
+            yield Input(placeholder="your name, e.g. alice", id="reviewer-name")
             yield Label("", id="reviewer-error", classes="review-dialog-error")
-
-    def on_mount(self, event: events.Mount) -> None:
-        self.query_one(NameField).shown_at = event.time
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

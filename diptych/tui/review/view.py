@@ -95,7 +95,6 @@ class ReviewView(ReviewDrawing):
         self._probe: Probe | None = None
         self._choices: tuple[tuple[str, str], ...] = ()
         self._footer_choices: tuple[tuple[str, str], ...] = ()
-        self._asking = False
         self._lines: dict[str, str | Text] = {}
         self._cache = ImageCache()
         self._box: Box = (800, 480)
@@ -161,22 +160,12 @@ class ReviewView(ReviewDrawing):
         await asyncio.to_thread(self._writes.finish, self.store_path, self.run_id)
 
     def _name_given(self, name: str | None) -> None:
-        self._asking = False
         if name is None:
-            # Escape closes the dialog only: the queue stays to read, and a label key asks
-            # again (no name, no labels).
-            self.notify("no reviewer named: nothing is stored; a label key asks again", timeout=4)
+            # No name, no labels: the reviewer chose not to review.
+            self.action_back()
             return
         self._take_name(name)
         self._remember_reviewer(name)
-
-    def ask_reviewer(self) -> None:
-        """Open the "Who is reviewing?" dialog, once: a key pressed while the queue loads may
-        ask before the queue's own question comes."""
-        if self._asking:
-            return
-        self._asking = True
-        self.app.push_screen(ReviewerNameModal(), self._name_given)
 
     def _take_name(self, name: str) -> None:
         self.reviewer = name
@@ -305,7 +294,7 @@ class ReviewView(ReviewDrawing):
         if message.name:
             self._take_name(message.name)
         else:
-            self.ask_reviewer()
+            self.app.push_screen(ReviewerNameModal(), self._name_given)
 
     def on_review_screen_image_decoded(self, message: ImageDecoded) -> None:
         message.stop()

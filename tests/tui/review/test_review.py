@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 
@@ -31,7 +30,7 @@ from diptych.testing import (
     ScriptedImageGenerator,
     ScriptedParams,
 )
-from diptych.tui.review.modals import NameField, NoteModal, ReasonModal, ReviewerNameModal
+from diptych.tui.review.modals import NoteModal, ReasonModal, ReviewerNameModal
 from diptych.tui.review.panels import ReviewCard, ReviewPicture, metrics_text
 from diptych.tui.review.prefetch import ImageCache, decode_scaled
 from diptych.tui.review.queue import (
@@ -544,30 +543,3 @@ def test_review_screen_snapshot(
         await settled(pilot, app)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=to_the_rewritten_image)
-
-
-async def test_keys_typed_before_the_name_dialog_are_not_the_name_and_escape_stays(
-    review_run: tuple[Path, str],
-) -> None:
-    ws, run_id = review_run
-    app = Host(ws, run_id)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewerNameModal))
-        field = app.screen.query_one(NameField)
-        # A key pressed while the queue loaded (its time before the dialog was shown) is
-        # dropped; one pressed after it is shown is typed.
-        early = events.Key("m", "m")
-        early.time = field.shown_at - 0.5
-        field.post_message(early)
-        await pilot.pause()
-        assert field.value == ""
-        await pilot.press("b")
-        assert field.value == "b"
-        # Escape closes the dialog only: Review stays, and a label key asks again.
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: app.screen is app.review)
-        assert app.review.reviewer is None
-        await settled(pilot, app)
-        await pilot.press("m")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewerNameModal))
-        assert sum(isinstance(s, ReviewerNameModal) for s in app.screen_stack) == 1
