@@ -1,5 +1,5 @@
-"""Fixtures of the plugin tests: an offline Hugging Face hub and the tiny LLaVA both the model
-and the annotator tests load."""
+"""Fixtures of the plugin tests: an offline Hugging Face hub, torch on one thread, and the tiny
+LLaVA both the model and the annotator tests load."""
 
 from __future__ import annotations
 
@@ -17,6 +17,18 @@ def offline() -> Iterator[None]:
         patch.setenv("HF_HUB_OFFLINE", "1")
         patch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
         yield
+
+
+@pytest.fixture(scope="module")
+def torch_one_thread() -> Iterator[None]:
+    """Torch on one thread: the tiny test models gain nothing from more, and on a busy machine
+    (tests in parallel) torch's spinning worker threads make them several times slower."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""Fixtures of the model plugin tests: torch on one thread, and the module's plugin registered."""
+"""Fixtures of the model plugin tests: the module's plugin registered (torch on one thread:
+tests/plugins/conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,6 @@ from collections.abc import Iterator
 import pytest
 
 from diptych.core import plugins
-
-
-@pytest.fixture(scope="module")
-def torch_one_thread() -> Iterator[None]:
-    """Torch on one thread: the tiny test models gain nothing from more, and on a busy machine
-    (tests in parallel) torch's spinning worker threads make them several times slower."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

@@ -28,10 +28,7 @@ def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def model(tiny_clip: Path) -> Iterator[Clip]:
-    import torch
-
-    torch.set_num_threads(1)  # the tiny model is slower on many threads
+def model(tiny_clip: Path, torch_one_thread: None) -> Iterator[Clip]:
     clip = Clip(ClipParams(model=str(tiny_clip), device="cpu", batch_size=2))
     yield clip
     asyncio.run(clip.aclose())

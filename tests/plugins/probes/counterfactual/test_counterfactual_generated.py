@@ -198,11 +198,11 @@ def test_sets_from_the_fake_openai_service_pass_the_three_stages(
     assert stages[1][5].startswith("mean caption similarity >= -1")
 
 
-def test_sets_from_the_tiny_diffusers_pipeline_pass_the_three_stages(tmp_path: Path) -> None:
-    import torch
+def test_sets_from_the_tiny_diffusers_pipeline_pass_the_three_stages(
+    tmp_path: Path, torch_one_thread: None
+) -> None:
     from support.tiny_diffusers import build_tiny_pipeline
 
-    torch.set_num_threads(1)  # the tiny pipeline is slower on many threads
     build_tiny_pipeline(tmp_path / "build")
     generator = get_model("diffusers", {"model": str(tmp_path / "build" / "tiny-sd"), "steps": 2})
     # One caption, four seeds: four sets of one template; the default threshold keeps three.
