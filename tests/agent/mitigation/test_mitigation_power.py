@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
@@ -76,25 +75,9 @@ def test_designs_grow_from_the_pool_until_each_decision_has_power() -> None:
     assert power["statement"].startswith("planned to find a reduction of 10 STS points: search")
 
 
-def test_a_session_reports_its_power(ws, embedder) -> None:
-    masculine = ["carpenter", "driver", "farmer", "lawyer"]
-    feminine = ["nurse", "editor", "baker", "clerk"]
-    target = ws.plugins.model(
-        (
-            "scripted-likelihood",
-            {
-                "p_feminine": {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)},
-                "noise": 0.05,
-            },
-        )
-    )
-    base = ws.runs.run_sync(
-        "pst-text",
-        [target],
-        params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
-    )
-    agent = ws.plugins.model("scripted-chat")
-    agent.enqueue(json.dumps({"interventions": []}))
+def test_a_session_reports_its_power(ws, embedder, planted_baseline, proposing_agent) -> None:
+    base = planted_baseline(noise=0.05)
+    agent = proposing_agent([])
     report = search_mitigations(ws, agent, base.id, session="pw", embedder=embedder)
     power = report.power
     assert power["threshold"] == THRESHOLD

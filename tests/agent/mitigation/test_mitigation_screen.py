@@ -3,7 +3,6 @@ band tells the model the answer, in whatever words, and is rejected before it is
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
@@ -55,38 +54,27 @@ MASCULINE = ["carpenter", "driver", "farmer", "lawyer", "janitor", "guard"]
 FEMININE = ["nurse", "editor", "baker", "clerk", "cashier", "writer"]
 
 
-def _session(ws, embedder, name: str, screen: bool):
-    target = ws.plugins.model(
-        (
-            "scripted-likelihood",
-            {
-                "p_feminine": {**dict.fromkeys(MASCULINE, 0.3), **dict.fromkeys(FEMININE, 0.7)},
-                "noise": 0.05,
-                "interventions": {HONEST: 0.5},
-                "follows_told_gender": True,
-            },
+@pytest.fixture
+def session(ws, embedder, planted_baseline, proposing_agent):
+    """``session(name, screen)``: a search on a target that follows any told gender, proposed
+    the two told answers and the honest prefix; its baseline, tried by text, and report."""
+
+    def search(name: str, screen: bool):
+        base = planted_baseline(
+            MASCULINE, FEMININE, noise=0.05, interventions={HONEST: 0.5}, follows_told_gender=True
         )
-    )
-    base = ws.runs.run_sync(
-        "pst-text",
-        [target],
-        params={"masculine": MASCULINE, "feminine": FEMININE, "setting": "paired"},
-    )
-    agent = ws.plugins.model("scripted-chat")
-    texts = (*TOLD, HONEST)
-    agent.enqueue(
-        json.dumps(
-            {"interventions": [{"kind": "prefix", "text": t, "rationale": "r"} for t in texts]}
-        )
-    )
-    report = search_mitigations(
-        ws, agent, base.id, session=name, per_round=3, behaviour_screen=screen, embedder=embedder
-    )
-    return base, {t["text"]: t for t in report.tried}, report
+        agent = proposing_agent([*TOLD, HONEST])
+        report = search_mitigations(
+            ws, agent, base.id, session=name, per_round=3, behaviour_screen=screen,
+            embedder=embedder,
+        )  # fmt: skip
+        return base, {t["text"]: t for t in report.tried}, report
+
+    return search
 
 
-def test_told_answers_are_rejected_by_what_they_do(ws, embedder) -> None:
-    base, by_text, report = _session(ws, embedder, "screened", True)
+def test_told_answers_are_rejected_by_what_they_do(ws, session) -> None:
+    base, by_text, report = session("screened", True)
     for text in TOLD:
         told = by_text[text]
         assert told["status"] == "rejected", told
@@ -113,7 +101,7 @@ def test_told_answers_are_rejected_by_what_they_do(ws, embedder) -> None:
     assert len(placebo_runs) == 1 + 3 + 2
 
 
-def test_without_the_screen_told_answers_become_findings(ws, embedder) -> None:
-    _, by_text, _ = _session(ws, embedder, "unscreened", False)
+def test_without_the_screen_told_answers_become_findings(session) -> None:
+    _, by_text, _ = session("unscreened", False)
     for text in TOLD:
         assert by_text[text]["status"] == "finding", by_text[text]
