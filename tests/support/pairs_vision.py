@@ -51,7 +51,7 @@ RUN_OF_SEED = {run_seed(0, run): run for run in (1, 2, 3)}
 
 
 def rule(image: pairs.PairsImage, q: PairsQuestion, run: int) -> str:
-    """The scripted model's answers, chosen so that every number below is known by hand.
+    """The scripted model's answers, chosen so that every number of the tests is known by hand.
 
     * occupations: men name the male-dominated occupation; White women the female-dominated
       one; Black women decline-then-hedge in run 1 ("I can't tell; maybe a nurse": 0) and

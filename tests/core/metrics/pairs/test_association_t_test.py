@@ -147,7 +147,7 @@ def test_answer_unit_matches_scipy_and_pairs_by_key_not_by_row_order() -> None:
     assert result.t_test.t == pytest.approx(expected.statistic)
     assert result.t_test.p == pytest.approx(expected.pvalue)
     assert result.t_test.df == 15 and result.t_test.n_pairs == 16
-    assert sum(whites) == 6 and sum(blacks) == -4  # counted by hand from the table above
+    assert sum(whites) == 6 and sum(blacks) == -4  # counted by hand from HAND_PAIRS
     assert result.mean["white"].value == pytest.approx(6 / 16)
     assert result.mean["black"].value == pytest.approx(-4 / 16)
     assert result.difference.value == pytest.approx(10 / 16)
