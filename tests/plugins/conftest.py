@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.tiny_llava import build_tiny_llava
+from support.tiny.llava import build_tiny_llava
 
 
 @pytest.fixture(scope="module")

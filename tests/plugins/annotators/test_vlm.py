@@ -4,7 +4,7 @@ The vision models here are scripted (subclasses of ``ScriptedVisionChat``) and a
 they are shown: the position word of the question, the colour of the image, or which PAIRS
 photo a crop was cut from -- so a label can only be right if the annotator asked the right
 question about the right pixels. One test runs a tiny real LLaVA (built offline by
-``support.tiny_llava``) through the annotation stage, to show the wiring with transformers.
+``support.tiny.llava``) through the annotation stage, to show the wiring with transformers.
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ def test_sets_from_the_fake_openai_service_pass_the_three_stages(
 
 def test_sets_from_the_tiny_diffusers_pipeline_pass_the_three_stages(tmp_path: Path) -> None:
     import torch
-    from support.tiny_diffusers import build_tiny_pipeline
+    from support.tiny.stable_diffusion import build_tiny_pipeline
 
     torch.set_num_threads(1)  # the tiny pipeline is slower on many threads
     build_tiny_pipeline(tmp_path / "build")
