@@ -11,6 +11,7 @@ The core never imports a model SDK: image objects are passed around as ``Any`` h
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -53,6 +54,15 @@ class Message(BaseModel):
 
     role: Literal["system", "user", "assistant"]
     content: str | list[dict[str, Any]]
+
+
+def usable_cpus() -> int:
+    """The cores this process may run on: sched_getaffinity respects container CPU limits,
+    where os.cpu_count() reports the host's."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class ModelHints(BaseModel):

@@ -77,12 +77,15 @@ def test_two_processes_at_once_send_each_request_once(tmp_path: Path) -> None:
 
 
 def test_second_process_names_the_holder_and_exits_2(tmp_path: Path) -> None:
-    with FakeOpenAIServer(latency=0.2, image_size=(8, 8)) as fake:
+    # The first process holds the run for as long as the second takes to start (a slow
+    # service: 40 images two at a time), then finishes at once.
+    with FakeOpenAIServer(latency=2.0, image_size=(8, 8)) as fake:
         first = start(run_cli(tmp_path / "ws", fake.base_url))
         wait_for_requests(fake, 1)
         second = subprocess.run(
             run_cli(tmp_path / "ws", fake.base_url), env=ENV, capture_output=True, text=True
         )
+        fake.latency = 0.0
         first.communicate(timeout=120)
         asked = prompts_asked(fake)
     assert second.returncode == 2, second.stderr

@@ -114,7 +114,7 @@ def test_the_cli_keeps_a_runs_vectors_on_the_server(
     probe's collection of image embeddings is made on the server, none in the workspace (the
     tiny CLIP's random weights keep no set through the filter, so the collection stays empty)."""
     import chromadb
-    from support.tiny_clip import build_tiny_clip
+    from support.tiny.clip import build_tiny_clip
 
     from diptych.cli.main import main
     from diptych.plugins.probes.counterfactual.ranking import collection_name

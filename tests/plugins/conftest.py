@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.tiny_llava import build_tiny_llava
+from support.tiny.llava import build_tiny_llava
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def torch_one_thread() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def tiny_llava(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny LLaVA checkpoint directory (see support.tiny_llava), built once per module."""
+    """A tiny LLaVA checkpoint directory (see support.tiny.llava), built once per module."""
     directory = tmp_path_factory.mktemp("llava") / "tiny-llava"
     build_tiny_llava(directory)
     return directory

@@ -153,6 +153,8 @@ class Estimate:
     cached: int
     to_run: int
     cost: float
+    #: Requests to a service that declares no price (a model computed on this machine costs
+    #: nothing and is not counted here).
     unpriced: int
     per_model: dict[str, dict[str, float]]
     #: The expected precision of the headline figures, where it was asked for
@@ -207,7 +209,11 @@ def estimate(
                 continue
             seen.add(trial.key)
             tally["to_run"] += 1
-            price = by_id[trial.model_id].model.price(Capability(trial.capability), trial.payload)
+            model = by_id[trial.model_id].model
+            price = model.price(Capability(trial.capability), trial.payload)
+            if price is None and model.hints.blocking:
+                # Computed on this machine (weights in this process): nothing is bought.
+                price = 0.0
             if price is None:
                 unpriced += 1
             else:

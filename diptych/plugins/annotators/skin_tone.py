@@ -26,35 +26,28 @@ index, ``faces_found``, ``image_size`` and ``detect_scale``; an abstention its `
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from diptych.core.capabilities import Capability, Model, ModelHints
+from diptych.core.capabilities import Model
 from diptych.core.errors import MissingDependencyError
 from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, TONE, Label
 from diptych.plugins.annotators._face_models import (
-    FaceModels,
     bundle_version,
     bundled_models_dir,
     dlib_version,
-    face_models,
     package_version,
     require_face_packages,
 )
 from diptych.plugins.annotators._people import (
-    MAX_DETECT_PIXELS,
-    MIN_DETECTION_SCORE,
-    MIN_FACE_SIZE,
-    MIN_RELATIVE_SIZE,
-    UPSCALE,
+    DetectionParams,
+    PeopleAnnotator,
     as_rgb,
-    detect,
     left_to_right,
+    miscount,
 )
 from diptych.plugins.annotators._skin_tone import (
     MAX_CAST,
@@ -73,37 +66,7 @@ DETAIL_KEYS = ("faces_found", "image_size", "detect_scale", "cast", "chroma_p99"
 MEASURED_KEYS = ("lab", "ita", "delta_e", "margin", "uncertainty", "regions", "skin_pixels")
 
 
-def _usable_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-class SkinToneParams(Model.Params):
-    upscale: float = Field(
-        default=UPSCALE,
-        ge=1.0,
-        le=8.0,
-        description="how much small images are enlarged for detection",
-    )
-    max_detect_pixels: int = Field(
-        default=MAX_DETECT_PIXELS,
-        ge=64 * 64,
-        description="the most pixels the detector scans; larger images are shrunk to this area",
-    )
-    min_detection_score: float = Field(
-        default=MIN_DETECTION_SCORE, description="detector score a face needs"
-    )
-    min_face_size: float = Field(
-        default=MIN_FACE_SIZE, ge=0, description="faces narrower than this (pixels) are ignored"
-    )
-    min_relative_size: float = Field(
-        default=MIN_RELATIVE_SIZE,
-        ge=0.0,
-        le=1.0,
-        description="faces narrower than this fraction of the widest face are ignored",
-    )
+class SkinToneParams(DetectionParams):
     min_skin_pixels: int = Field(
         default=MIN_SKIN_PIXELS, ge=1, description="fewer skin pixels than this: cannot_identify"
     )
@@ -118,26 +81,18 @@ class SkinToneParams(Model.Params):
         gt=0.0,
         description="an image whose mean colour is farther from grey (C*ab): cannot_identify",
     )
-    max_concurrency: int | None = Field(
-        default=None, ge=1, description="images annotated at once (threads); default: usable CPUs"
-    )
 
 
-class SkinToneAnnotator(Model):
+class SkinToneAnnotator(PeopleAnnotator):
     """Perceived skin tone (Monk scale) from facial skin in CIELAB: dlib faces, offline."""
 
     name: ClassVar[str] = "skin-tone"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.PERSON_ANNOTATOR})
-    operational_params: ClassVar[frozenset[str]] = frozenset({"max_concurrency"})
     label_dimensions: ClassVar[frozenset[str]] = frozenset({TONE})
     #: What every measured label's detail holds (the plugin contract checks it).
     tone_detail_keys: ClassVar[tuple[str, ...]] = DETAIL_KEYS + MEASURED_KEYS
     Params = SkinToneParams
 
     def __init__(self, params: SkinToneParams | None = None) -> None:
-        super().__init__(params)
-        assert isinstance(self.params, SkinToneParams)
-        self._params: SkinToneParams = self.params
         require_face_packages("The skin-tone annotator")
         try:
             import skimage  # noqa: F401  (CIELAB and CIEDE2000)
@@ -146,16 +101,10 @@ class SkinToneAnnotator(Model):
                 "scikit-image", "faces", "The skin-tone annotator"
             ) from exc
         # The measurement's own version follows the face models' bundle.
-        self._version = bundle_version(bundled_models_dir()) + "+skin-tone.1"
-        self._models: FaceModels | None = None
-        self._lock = threading.Lock()
-        self.hints = ModelHints(
-            blocking=True, max_concurrency=self._params.max_concurrency or _usable_cpus()
-        )
-
-    @property
-    def version(self) -> str:
-        return self._version
+        version = bundle_version(bundled_models_dir()) + "+skin-tone.1"
+        super().__init__(params, version)
+        assert isinstance(self.params, SkinToneParams)
+        self._params: SkinToneParams = self.params
 
     def provenance(self) -> dict[str, Any]:
         return {
@@ -166,18 +115,6 @@ class SkinToneAnnotator(Model):
             "scikit_image": package_version("scikit-image"),
         }
 
-    def load(self) -> None:
-        with self._lock:
-            if self._models is None:
-                self._models = face_models()
-
-    async def aclose(self) -> None:
-        self._models = None
-
-    async def annotate(self, image: Any, subjects: Sequence[str]) -> list[Label]:
-        # Synchronous on purpose: the engine calls blocking models from worker threads.
-        return self.annotate_sync(image, subjects)
-
     def annotate_sync(self, image: Any, subjects: Sequence[str]) -> list[Label]:
         """:meth:`annotate` without the coroutine, for callers outside an event loop."""
         import numpy as np
@@ -185,17 +122,9 @@ class SkinToneAnnotator(Model):
         ordered = left_to_right(subjects, self.name)
         if not ordered:
             return []
-        self.load()
         p = self._params
         picture = as_rgb(image)
-        found = detect(
-            picture,
-            upscale=p.upscale,
-            max_detect_pixels=p.max_detect_pixels,
-            min_detection_score=p.min_detection_score,
-            min_face_size=p.min_face_size,
-            min_relative_size=p.min_relative_size,
-        )
+        found = self.find(picture)
         seen: dict[str, Any] = {
             "faces_found": len(found.faces),
             "image_size": list(found.image_size),
@@ -204,9 +133,8 @@ class SkinToneAnnotator(Model):
         pixels = np.asarray(picture, dtype=np.uint8)
         light = image_light(pixels)
         seen |= {"cast": round(light["cast"], 2), "chroma_p99": round(light["chroma_p99"], 2)}
-        if len(found.faces) != len(ordered):
-            people = "person" if len(ordered) == 1 else "people"
-            reason = f"{len(found.faces)} faces found for {len(ordered)} {people}"
+        reason = miscount(found, ordered)
+        if reason is not None:
             return [
                 Label(position, CANNOT_IDENTIFY, None, {**seen, "reason": reason}, dimension=TONE)
                 for position in subjects

@@ -29,15 +29,6 @@ def passive_openmp() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-def usable_cpus() -> int:
-    # llama.cpp's own default is half the cores; on the small machines this tool targets
-    # that halves throughput, and sched_getaffinity respects container CPU limits.
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 _LOAD_LOCK = threading.RLock()
 
 

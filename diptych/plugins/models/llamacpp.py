@@ -30,6 +30,7 @@ from diptych.core.capabilities import (
     Model,
     ModelHints,
     Sampling,
+    usable_cpus,
 )
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
 from diptych.core.hookspecs import hookimpl
@@ -44,7 +45,6 @@ from diptych.plugins.models._llama_loading import (
     cpu_has_amx,
     load_options,
     passive_openmp,
-    usable_cpus,
 )
 
 if TYPE_CHECKING:
@@ -95,6 +95,8 @@ class _LlamaCppModel(Model):
             raise MissingDependencyError("llama-cpp-python", "llamacpp", f"The {self.name} model")
         self._model_path = self._resolve_model_path()
         self._version = self._compute_version()
+        # llama.cpp's own default is half the cores: on the small machines this tool targets
+        # that halves throughput.
         self._n_threads = self._params.n_threads or usable_cpus()
         self._extra_buffer_types = not cpu_has_amx()
         self._llama_cpp_version = _package_version("llama-cpp-python")

@@ -35,6 +35,12 @@ def test_dry_run_estimate_counts_and_prices(scripted: None, store: Store) -> Non
     assert (after.cached, after.to_run) == (4, 16) and after.cost == pytest.approx(0.64)
     unpriced = estimate(store, probe, [get_model("scripted-images")])
     assert unpriced.unpriced == 16 and unpriced.cost == 0
+    # A model computed in this process (weights loaded here) buys nothing: it is free, not
+    # a service of unknown price.
+    on_machine = get_model("scripted-images")
+    on_machine.hints.blocking = True
+    free = estimate(store, probe, [on_machine])
+    assert free.unpriced == 0 and free.cost == 0 and free.to_run == 16
 
 
 def test_parameters_left_at_their_defaults_do_not_change_a_run(scripted: None) -> None:

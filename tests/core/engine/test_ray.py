@@ -97,7 +97,7 @@ def test_a_tiny_clip_embeds_the_same_in_ray_actors(tmp_path: Path) -> None:
     """A real torch model (the tiny CLIP) through the Ray executor: the counterfactual probe's
     PAIRS trials give the embeddings of a local run."""
     import numpy as np
-    from support.tiny_clip import build_tiny_clip
+    from support.tiny.clip import build_tiny_clip
 
     clip_dir = tmp_path / "tiny-clip"
     build_tiny_clip(clip_dir)

@@ -10,12 +10,12 @@ so that its answers depend on the image and the question, and saved with
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.tiny.parts import pil_image_processor
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.errors import ModelLoadError, PermanentModelError
@@ -37,7 +37,6 @@ GREEDY = Sampling(temperature=0.0, max_tokens=6)
 def build_tiny_blip(directory: Path) -> None:
     """A BlipForQuestionAnswering with its processor, random (seeded) weights, saved."""
     import torch
-    import transformers
     from transformers import (
         BertTokenizer,
         BlipConfig,
@@ -47,10 +46,7 @@ def build_tiny_blip(directory: Path) -> None:
         BlipVisionConfig,
     )
 
-    # BlipImageProcessor needs torchvision from transformers 5 on; its PIL twin does not.
-    image_processor_class: Any = getattr(transformers, "BlipImageProcessorPil", None)
-    if image_processor_class is None:
-        image_processor_class = transformers.BlipImageProcessor
+    image_processor_class = pil_image_processor("BlipImageProcessor")
 
     directory.mkdir(parents=True)
     vocab_file = directory.parent / "vocab.txt"
@@ -199,13 +195,8 @@ def test_one_image_per_question(model: BlipVqa) -> None:
 
 
 def test_an_uncached_hub_model_fails_in_one_line_without_touching_the_network(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    network_attempts: list[Any], tmp_path: Path
 ) -> None:
-    def trap(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("network access attempted")
-
-    monkeypatch.setattr(socket, "getaddrinfo", trap)
-    monkeypatch.setattr(socket.socket, "connect", trap)
     model = get_model("blip-vqa", {"cache_dir": str(tmp_path)})
     assert model.version == "Salesforce/blip-vqa-base@main"
     with pytest.raises(ModelLoadError, match=r"download Salesforce/blip-vqa-base`") as caught:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.tiny_clip import build_tiny_clip
+from support.tiny.clip import build_tiny_clip
 
 from diptych.core.capabilities import Capability, ImageTextEncoder
 from diptych.core.errors import ModelLoadError

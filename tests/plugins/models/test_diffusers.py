@@ -13,7 +13,6 @@ import io
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support.tiny_diffusers import build_tiny_pipeline
+from support.tiny.stable_diffusion import build_tiny_pipeline
 
 from diptych.core.capabilities import Capability, GeneratedImage
 from diptych.core.engine import run_probe
@@ -178,16 +177,8 @@ def test_a_hub_id_is_read_from_the_local_cache_and_pinned_to_its_commit(
 
 
 def test_an_uncached_hub_id_fails_in_one_line_without_touching_the_network(
-    monkeypatch: pytest.MonkeyPatch,
+    network_attempts: list[Any],
 ) -> None:
-    attempts: list[Any] = []
-
-    def trap(*args: Any, **kwargs: Any) -> Any:
-        attempts.append(args)
-        raise AssertionError("network access attempted")
-
-    monkeypatch.setattr(socket, "getaddrinfo", trap)
-    monkeypatch.setattr(socket.socket, "connect", trap)
     model_id = "diptych-test/no-such-model-7f3a9c"
     model = get_model("diffusers", {"model": model_id})
     with pytest.raises(ModelLoadError) as caught:
@@ -196,7 +187,7 @@ def test_an_uncached_hub_id_fails_in_one_line_without_touching_the_network(
     assert "\n" not in message
     assert f"download {model_id}`" in message  # `hf download ...` or `huggingface-cli ...`
     assert "local pipeline directory" in message and "allow_download=true" in message
-    assert attempts == []
+    assert network_attempts == []
 
 
 def test_paths_that_are_not_pipelines_are_refused_when_the_model_is_built(

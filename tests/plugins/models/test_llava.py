@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
-from support.tiny_llava import SPECIALS, WORDS
+from support.tiny.llava import SPECIALS, WORDS
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import pairs_sampling
@@ -176,16 +175,8 @@ def test_a_hub_id_is_read_from_the_local_cache_and_pinned_to_its_commit(
 
 
 def test_an_uncached_hub_id_fails_in_one_line_without_touching_the_network(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    network_attempts: list[Any], tmp_path: Path
 ) -> None:
-    attempts: list[Any] = []
-
-    def trap(*args: Any, **kwargs: Any) -> Any:
-        attempts.append(args)
-        raise AssertionError("network access attempted")
-
-    monkeypatch.setattr(socket, "getaddrinfo", trap)
-    monkeypatch.setattr(socket.socket, "connect", trap)
     model = get_model("llava", {"cache_dir": str(tmp_path)})
     with pytest.raises(ModelLoadError) as caught:
         model.load()
@@ -193,7 +184,7 @@ def test_an_uncached_hub_id_fails_in_one_line_without_touching_the_network(
     assert "\n" not in message
     assert "download llava-hf/llava-1.5-7b-hf`" in message
     assert "allow_download=true" in message
-    assert attempts == []
+    assert network_attempts == []
 
 
 def test_paths_that_are_not_models_and_devices_torch_cannot_see_are_refused(

@@ -41,6 +41,11 @@ IMAGES = "/v1/images/generations"
 FAST_RETRY = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.02)
 
 
+# Long enough that an answered request never times out on a loaded machine; the held one is held
+# far longer (the server's stop wakes it).
+SLOW_MACHINE_TIMEOUT = 2.0
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer(image_size=(32, 32)) as server:
@@ -151,7 +156,7 @@ async def test_dall_e_2_asks_for_n_images_at_once(fake: FakeOpenAIServer) -> Non
 
 
 async def test_sdk_errors_map_to_what_the_engine_should_do(fake: FakeOpenAIServer) -> None:
-    model = images_model(fake, timeout=0.3)
+    model = images_model(fake, timeout=SLOW_MACHINE_TIMEOUT)
     fake.inject("rate_limit", retry_after=4)
     with pytest.raises(TransientModelError, match="Rate limited") as limited:
         await model.generate("p", 1, None, None)
@@ -159,7 +164,7 @@ async def test_sdk_errors_map_to_what_the_engine_should_do(fake: FakeOpenAIServe
     fake.inject("server_error", status=502)
     with pytest.raises(TransientModelError, match="502"):
         await model.generate("p", 1, None, None)
-    fake.inject("timeout", hold=5)
+    fake.inject("timeout", hold=30)
     with pytest.raises(TransientModelError, match="No answer in time") as late:
         await model.generate("p", 1, None, None)
     # Sent and not answered in time: the service may have made (and billed) the image.
@@ -227,8 +232,8 @@ def test_server_errors_are_retried_and_a_timeout_that_may_have_been_paid_is_not(
     scripted: None, store: Store, fake: FakeOpenAIServer
 ) -> None:
     fake.inject("server_error", times=2)
-    fake.inject("timeout", hold=5)
-    run_id, results = image_run(store, images_model(fake, timeout=0.3))
+    fake.inject("timeout", hold=30)
+    run_id, results = image_run(store, images_model(fake, timeout=SLOW_MACHINE_TIMEOUT))
     [result] = results.values()
     assert (result.status, result.attempts) == ("failed", 3)
     assert result.error.startswith("may have been paid: ")
@@ -240,9 +245,11 @@ def test_a_timeout_is_sent_again_when_asked_to(
     scripted: None, store: Store, fake: FakeOpenAIServer
 ) -> None:
     fake.inject("server_error", times=2)
-    fake.inject("timeout", hold=5)
+    fake.inject("timeout", hold=30)
     retry = replace(FAST_RETRY, retry_maybe_paid=True)
-    run_id, results = image_run(store, images_model(fake, timeout=0.3), retry=retry)
+    run_id, results = image_run(
+        store, images_model(fake, timeout=SLOW_MACHINE_TIMEOUT), retry=retry
+    )
     [result] = results.values()
     assert (result.status, result.attempts) == ("done", 4)
     assert result.provenance["maybe_paid"] == 1

@@ -340,9 +340,26 @@ def krippendorff_alpha_estimate(
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> Estimate:
     """:func:`krippendorff_alpha` with a bootstrap interval over the pairable units."""
+    return pairable_estimate(
+        counts, _krippendorff_features, clusters, n_boot=n_boot, seed=seed, confidence=confidence
+    )
+
+
+def pairable_estimate(
+    counts: ArrayLike,
+    features_of: Callable[[ArrayLike], tuple[NDArray[np.float64], Finish]],
+    clusters: Sequence[Hashable] | None,
+    *,
+    n_boot: int,
+    seed: int | Sequence[int],
+    confidence: float,
+) -> Estimate:
+    """A Krippendorff α (any metric: ``features_of`` builds its per-unit terms) with a bootstrap
+    interval over the pairable units — those with two values or more, the only ones α reads —
+    or over their ``clusters``."""
     _check(n_boot, confidence)
     table = _as_counts(counts)
     pairable = table.sum(axis=1) >= 2
-    features, finish = _krippendorff_features(table)
+    features, finish = features_of(table)
     kept = None if clusters is None else [c for c, p in zip(clusters, pairable, strict=True) if p]
     return _estimate(features, finish, kept, n_boot, seed, confidence)

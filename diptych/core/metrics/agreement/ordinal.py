@@ -37,6 +37,7 @@ from diptych.core.metrics.agreement.coefficients import (
     _cohen_features,
     _estimate,
     _value,
+    pairable_estimate,
 )
 from diptych.core.metrics.uncertainty.bootstrap import (
     DEFAULT_CONFIDENCE,
@@ -167,9 +168,6 @@ def krippendorff_alpha_ordinal_estimate(
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> Estimate:
     """:func:`krippendorff_alpha_ordinal` with a bootstrap interval over the pairable units."""
-    _check(n_boot, confidence)
-    table = _as_counts(counts)
-    pairable = table.sum(axis=1) >= 2
-    features, finish = _ordinal_alpha_features(table)
-    kept = None if clusters is None else [c for c, p in zip(clusters, pairable, strict=True) if p]
-    return _estimate(features, finish, kept, n_boot, seed, confidence)
+    return pairable_estimate(
+        counts, _ordinal_alpha_features, clusters, n_boot=n_boot, seed=seed, confidence=confidence
+    )

@@ -27,7 +27,6 @@ second or two to import); the pipeline is loaded once per process.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import threading
@@ -35,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any, Literal
 
+from diptych.core.capabilities import usable_cpus
 from diptych.core.data import data_path
 from diptych.core.errors import InputFileError, MissingDependencyError
 
@@ -158,7 +158,7 @@ def processes_for(texts: Sequence[str]) -> int:
     workers, the engine's executors), since forking a threaded process can deadlock."""
     if sum(len(t) for t in texts) < PARALLEL_MIN_CHARS or threading.active_count() > 1:
         return 1
-    return max(1, len(os.sched_getaffinity(0)))
+    return usable_cpus()
 
 
 def lemma_sentences(

@@ -1,6 +1,6 @@
 """The annotation stage with the ``vqa`` annotator: labels of a stored ``pst`` run, two checkpoints
 side by side, crops of PAIRS people, and a tiny real LLaVA (built offline by
-``support.tiny_llava``) to show the wiring with transformers."""
+``support.tiny.llava``) to show the wiring with transformers."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.tiny_clip import build_tiny_clip
+from support.tiny.clip import build_tiny_clip
 
 pytestmark = pytest.mark.usefixtures("offline")
 

@@ -201,7 +201,7 @@ def test_sets_from_the_fake_openai_service_pass_the_three_stages(
 def test_sets_from_the_tiny_diffusers_pipeline_pass_the_three_stages(
     tmp_path: Path, torch_one_thread: None
 ) -> None:
-    from support.tiny_diffusers import build_tiny_pipeline
+    from support.tiny.stable_diffusion import build_tiny_pipeline
 
     build_tiny_pipeline(tmp_path / "build")
     generator = get_model("diffusers", {"model": str(tmp_path / "build" / "tiny-sd"), "steps": 2})

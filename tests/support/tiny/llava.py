@@ -9,7 +9,8 @@ untrained model's answers depend clearly on the image and the question.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from support.tiny.parts import pil_image_processor, word_level_tokenizer
 
 WORDS = (
     "a an the person in image is doctor nurse who what this man woman describe tell me about "
@@ -31,30 +32,20 @@ TEMPLATE = (
 def build_tiny_llava(directory: Path) -> None:
     """A LlavaForConditionalGeneration with its processor, random (seeded) weights, saved."""
     import torch
-    import transformers
-    from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import (
         CLIPVisionConfig,
         LlamaConfig,
         LlavaConfig,
         LlavaForConditionalGeneration,
         LlavaProcessor,
-        PreTrainedTokenizerFast,
     )
 
-    # CLIPImageProcessor needs torchvision from transformers 5 on; its PIL twin does not.
-    image_processor_class: Any = getattr(transformers, "CLIPImageProcessorPil", None)
-    if image_processor_class is None:
-        image_processor_class = transformers.CLIPImageProcessor
-
-    vocab = {token: i for i, token in enumerate(SPECIALS + WORDS)}
-    word_level = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    word_level.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=word_level,
+    image_processor_class = pil_image_processor("CLIPImageProcessor")
+    tokenizer = word_level_tokenizer(
+        SPECIALS,
+        WORDS,
         bos_token="<s>",
         eos_token="</s>",
-        unk_token="<unk>",
         pad_token="<pad>",
         extra_special_tokens={"image_token": "<image>"},
         chat_template=TEMPLATE,
@@ -74,7 +65,7 @@ def build_tiny_llava(directory: Path) -> None:
     spread = 0.2
     config = LlavaConfig(
         text_config=LlamaConfig(
-            vocab_size=len(vocab),
+            vocab_size=len(SPECIALS) + len(WORDS),
             hidden_size=32,
             intermediate_size=64,
             num_hidden_layers=2,
@@ -97,7 +88,7 @@ def build_tiny_llava(directory: Path) -> None:
             initializer_range=spread,
             initializer_factor=spread / 0.02,
         ),
-        image_token_index=vocab["<image>"],
+        image_token_index=SPECIALS.index("<image>"),
         vision_feature_select_strategy="default",
         vision_feature_layer=-1,
     )

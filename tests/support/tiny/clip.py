@@ -5,7 +5,8 @@ on 16-pixel images, a word-level tokenizer and a PIL image processor, saved with
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from support.tiny.parts import pil_image_processor, word_level_tokenizer
 
 WORDS = (
     "a an the photo picture image of person doctor nurse man woman male female black white "
@@ -18,29 +19,20 @@ def build_tiny_clip(directory: Path) -> None:
     """A CLIPModel with 2-layer text and vision towers on 16-pixel images, a word-level
     tokenizer and a PIL image processor, seeded random weights, saved with save_pretrained."""
     import torch
-    import transformers
-    from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import (
         CLIPConfig,
         CLIPModel,
         CLIPProcessor,
         CLIPTextConfig,
         CLIPVisionConfig,
-        PreTrainedTokenizerFast,
     )
 
-    # CLIPImageProcessor needs torchvision from transformers 5 on; its PIL twin does not.
-    image_processor_class: Any = getattr(transformers, "CLIPImageProcessorPil", None)
-    if image_processor_class is None:
-        image_processor_class = transformers.CLIPImageProcessor
-    vocab = {token: i for i, token in enumerate(SPECIALS + WORDS)}
-    word_level = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    word_level.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=word_level,
+    image_processor_class = pil_image_processor("CLIPImageProcessor")
+    tokenizer = word_level_tokenizer(
+        SPECIALS,
+        WORDS,
         bos_token="<|startoftext|>",
         eos_token="<|endoftext|>",
-        unk_token="<unk>",
         pad_token="<pad>",
         model_max_length=16,
     )
@@ -55,7 +47,7 @@ def build_tiny_clip(directory: Path) -> None:
     )
     config = CLIPConfig(
         text_config=CLIPTextConfig(
-            vocab_size=len(vocab),
+            vocab_size=len(SPECIALS) + len(WORDS),
             hidden_size=32,
             intermediate_size=64,
             num_hidden_layers=2,
