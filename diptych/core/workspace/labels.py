@@ -18,7 +18,7 @@ from diptych.core.labels import (
     canonical_label,
     human_annotator,
 )
-from diptych.core.labels_tone import TONE, tone_label
+from diptych.core.labels.tone import TONE, tone_label
 from diptych.core.workspace import label_import, label_sample
 from diptych.core.workspace.base import Kernel, Namespace
 from diptych.core.workspace.review import Review, subject_id

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from diptych.core.labels import CANNOT_IDENTIFY, TONE, is_human
-from diptych.core.labels_tone import MONK_LABELS, monk_label, monk_step, tone_label
+from diptych.core.labels.tone import MONK_LABELS, monk_label, monk_step, tone_label
 from diptych.core.metrics.tone.scale import MONK_SRGB
 from diptych.core.report.formatting import figure_text
 from diptych.core.workspace import Workspace

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any
 
 from diptych.core.labels import TONE, automatic_order, majority
-from diptych.core.labels_tone import monk_step
+from diptych.core.labels.tone import monk_step
 from diptych.core.metrics.tone import BAND_NAMES, NO_TONE
 from diptych.core.metrics.tone.predicted import (
     prediction_powered_band_share,
