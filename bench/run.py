@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 #: The areas, in the order they run: each area's figures are named ``<area>.…`` and
-#: registered by one module, a module of this folder or a package's ``figures``.
+#: registered by one module, a module of this folder or one of a package's (its ``figures``, or
+#: the module of its subject).
 AREAS = {
     "engine": "bench.engine",
     "pst": "bench.pst.images",
@@ -38,7 +39,7 @@ AREAS = {
     "ppi": "bench.ppi.figures",
     "sequential": "bench.sequential.figures",
     "measure": "bench.measure",
-    "tone": "bench.tone",
+    "tone": "bench.tone.annotator",
     "evidence": "bench.evidence",
     # Its figures are named evidence.*, beside the other evidence figures.
     "evidence_bundle": "bench.evidence_bundle",

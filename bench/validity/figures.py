@@ -251,5 +251,5 @@ for _module in (
         _external_bench(_module, _names)
 
 # The perceived-skin-tone figures' coverage (figures named tone.*) is declared by its module.
-importlib.import_module("bench.validity.tone")
-importlib.import_module("bench.validity.tone_corrected")
+importlib.import_module("bench.validity.tone.intervals")
+importlib.import_module("bench.validity.tone.corrected")

@@ -12,6 +12,11 @@
   stores each under its annotator, matched to the run's subjects by image and position. A row
   whose setting, identity, stereotype or run disagrees with the subject is reported, not stored.
 
+The template of a run that a skin-tone annotator read has a ``tone`` column beside ``label``:
+the person's Monk step, 1 to 10, blank where not judged. Its import stores each filled cell as
+the row's annotator's tone label, with the row's design and probability, so that a drawn
+sample's tones correct the tone figures as its gender labels correct the STS.
+
 Labels are stored one per subject per annotator, so three crowd workers' labels stay three
 labels (the analysis takes their majority); importing again replaces an annotator's label of the
 same subject and keeps everything else.
@@ -37,9 +42,10 @@ SHOWN = 10
 def print_import_report(report: ImportReport) -> None:
     echo = typer.echo
     who = ", ".join(report.annotators) or "none"
+    tones = f" and {len(report.tones)} skin tones" if report.tones else ""
     echo(
-        f"run {report.run_id}: {len(report.matched)} labels from {report.path.name} stored "
-        f"for {report.subjects_matched} people (annotators: {who})"
+        f"run {report.run_id}: {len(report.matched)} labels{tones} from {report.path.name} "
+        f"stored for {report.subjects_matched} people (annotators: {who})"
     )
     if report.problems:
         echo(f"{len(report.problems)} rows match no person of the run and were not stored:")
@@ -129,7 +135,7 @@ def register(app: typer.Typer) -> None:
                 "--import",
                 metavar="FILE.csv",
                 help="Labels to store: columns image, setting, position, identity, stereotype, "
-                "label (optional: annotator, run).",
+                "label (optional: annotator, run, tone: a Monk step 1-10).",
             ),
         ] = None,
         annotator: Annotated[

@@ -237,7 +237,7 @@ def _labels_positions(s: Subject) -> None:
 
 def _dimensions(s: Subject) -> None:
     from diptych.core.labels import CANNOT_IDENTIFY, LABEL_DIMENSIONS, TONE
-    from diptych.core.labels_tone import TONE_LABELS
+    from diptych.core.labels.tone import TONE_LABELS
 
     declared = set(getattr(s.cls, "label_dimensions", {"gender"}))
     expect(

@@ -21,7 +21,7 @@ from diptych.core.labels import (
     automatic_order,
     choose_label,
 )
-from diptych.core.labels_tone import MONK_LABELS, TONE_LABELS, monk_label, monk_step, tone_label
+from diptych.core.labels.tone import MONK_LABELS, TONE_LABELS, monk_label, monk_step, tone_label
 from diptych.core.migrations import MIGRATIONS
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace

@@ -25,8 +25,11 @@ from typing import TextIO
 
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.labels import (
+    GENDER,
     HUMAN_PREFIX,
+    TONE,
     Label,
+    LabelDimension,
     is_human,
     person_annotator_id,
     stored_annotator_id,
@@ -35,6 +38,7 @@ from diptych.core.metrics.sts import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, LabelRo
 from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import RunRecord, Store
 from diptych.core.workspace.label_design import sampling_by_line
+from diptych.core.workspace.label_tone import TONE_COLUMN, carries_tone, tones_by_line
 
 #: The columns of the labels template, in the order the STS contract names them.
 TEMPLATE_COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
@@ -119,6 +123,8 @@ class ImportReport:
     run_id: str
     #: (line, subject id, annotator, label) of every stored row.
     matched: list[tuple[int, int, str, str]] = field(default_factory=list)
+    #: (line, subject id, annotator, tone label) of every stored tone (the ``tone`` column).
+    tones: list[tuple[int, int, str, str]] = field(default_factory=list)
     #: (line, why) of every row that matches no person of the run.
     problems: list[tuple[int, str]] = field(default_factory=list)
     #: People in generated images that have no human label yet (after this import).
@@ -242,18 +248,23 @@ def import_labels(
     # A designed batch (diptych annotate --sample) says how each person was drawn; read (and
     # checked) before anything is stored.
     drawn = sampling_by_line(path)
+    toned = tones_by_line(path)
     default = stored_annotator_id(annotator) if annotator else HUMAN_PREFIX + path.stem
     subjects = run_subjects(store, run)
     report = ImportReport(path=path, run_id=run.id)
     match_labels(subjects, rows, lines, default, report)
     position = {s.subject_id: s.position for s in subjects}
+    report.tones = [
+        (line, sid, who, toned[line]) for line, sid, who, _ in report.matched if line in toned
+    ]
+
+    def stored(line: int, sid: int, label: str, dimension: LabelDimension) -> Label:
+        where = {"file": path.name, "line": line}
+        return Label(position[sid], label, None, where, drawn.get(line), dimension)
+
     store.save_annotations(
-        (
-            sid,
-            who,
-            Label(position[sid], label, None, {"file": path.name, "line": line}, drawn.get(line)),
-        )
-        for line, sid, who, label in report.matched
+        [(sid, who, stored(line, sid, label, GENDER)) for line, sid, who, label in report.matched]
+        + [(sid, who, stored(line, sid, tone, TONE)) for line, sid, who, tone in report.tones]
     )
     human = {lab.subject_id for lab in store.labels(run.id) if is_human(lab.annotator)}
     with_image = [s for s in subjects if s.status == "done"]
@@ -287,6 +298,22 @@ def new_csv(path: Path) -> Iterator[TextIO]:
         raise
 
 
+def template_columns(store: Store, run: RunRecord) -> tuple[str, ...]:
+    """The columns of the run's labels template: the STS contract's, and ``tone`` where a
+    skin-tone annotator read the run (:mod:`diptych.core.workspace.label_tone`)."""
+    return (*TEMPLATE_COLUMNS, TONE_COLUMN) if carries_tone(store, run) else TEMPLATE_COLUMNS
+
+
+def template_row(s: RunSubject, columns: Sequence[str]) -> dict[str, object]:
+    """The template's row of one person: who and where, every label left empty."""
+    row = {
+        "image": s.image, "setting": s.setting, "position": s.position,
+        "identity": s.identity, "stereotype": s.stereotype, "label": "", "annotator": "",
+        "run": "" if s.run is None else s.run,
+    }  # fmt: skip
+    return neutralise_row({c: row.get(c, "") for c in columns})
+
+
 @dataclass
 class TemplateReport:
     """What :func:`write_template` wrote."""
@@ -312,24 +339,12 @@ def write_template(
     done = [s for s in subjects if s.status == "done"]
     report.no_image = len(subjects) - len(done)
     written: set[str] = set()
+    columns = template_columns(store, run)
     with new_csv(path) as handle:
-        writer = csv.DictWriter(handle, fieldnames=TEMPLATE_COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
         for s in done:
-            writer.writerow(
-                neutralise_row(
-                    {
-                        "image": s.image,
-                        "setting": s.setting,
-                        "position": s.position,
-                        "identity": s.identity,
-                        "stereotype": s.stereotype,
-                        "label": "",
-                        "annotator": "",
-                        "run": "" if s.run is None else s.run,
-                    }
-                )
-            )
+            writer.writerow(template_row(s, columns))
             report.rows += 1
             if images is not None and s.blob is not None and s.image not in written:
                 target = images / f"{s.image}.png"

@@ -24,13 +24,13 @@ from typing import Any
 
 from diptych.core.errors import UsageError
 from diptych.core.labels import SAMPLING_DESIGNS, SamplingDesign, automatic_order
-from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import RunRecord, Store
 from diptych.core.workspace.label_import import (
-    TEMPLATE_COLUMNS,
     RunSubject,
     new_csv,
     run_subjects,
+    template_columns,
+    template_row,
 )
 
 #: The columns a designed batch adds to the labels template.
@@ -155,21 +155,17 @@ def write_sample(
     draw = f"{design}-{time.strftime('%Y%m%d-%H%M%S')}-{seed:08x}"
     report = SampleReport(chosen_design, draw, len(people), 0, float(pi.sum()))
     written: set[str] = set()
+    columns = template_columns(store, run)
     with new_csv(path) as handle:
-        writer = csv.DictWriter(handle, fieldnames=(*TEMPLATE_COLUMNS, *SAMPLING_COLUMNS))
+        writer = csv.DictWriter(handle, fieldnames=(*columns, *SAMPLING_COLUMNS))
         writer.writeheader()
         for person, p, chosen in zip(people, pi.tolist(), drawn.tolist(), strict=True):
             if not chosen:
                 continue
-            row = {
-                "image": person.image, "setting": person.setting,
-                "position": person.position, "identity": person.identity,
-                "stereotype": person.stereotype, "label": "", "annotator": "",
-                "run": "" if person.run is None else person.run,
-            }  # fmt: skip
             writer.writerow(
-                {**neutralise_row(row), "design": design, "probability": repr(p), "draw": draw}
-            )
+                {**template_row(person, columns), "design": design, "probability": repr(p),
+                 "draw": draw}
+            )  # fmt: skip
             report.rows += 1
             if images is not None and person.blob is not None and person.image not in written:
                 target = images / f"{person.image}.png"

@@ -18,7 +18,7 @@ from diptych.core.labels import (
     canonical_label,
     human_annotator,
 )
-from diptych.core.labels_tone import TONE, tone_label
+from diptych.core.labels.tone import TONE, tone_label
 from diptych.core.workspace import label_import, label_sample
 from diptych.core.workspace.base import Kernel, Namespace
 from diptych.core.workspace.review import Review, subject_id
@@ -118,8 +118,10 @@ class Labels(Namespace):
         people, matched by image and position; refresh the run's review flags.
 
         Rows without an annotator are ``annotator``'s (a bare name is a person's; default
-        ``human:<file stem>``). Rows that match no person are reported, not stored; a
-        malformed file raises :class:`InputFileError` and stores nothing."""
+        ``human:<file stem>``). A ``tone`` column's Monk steps (1 to 10, blank: not judged)
+        are stored as the same annotator's tone labels, with the row's design
+        (:mod:`~diptych.core.workspace.label_tone`). Rows that match no person are reported,
+        not stored; a malformed file raises :class:`InputFileError` and stores nothing."""
         self._kernel.writing("store labels")
         run = self._kernel.get_run(run_id)
         report = label_import.import_labels(self._store, run, Path(path), annotator)

@@ -10,7 +10,12 @@ the weights valid). Each label given in it is a human label of design ``active``
 probability, the draw's id and its place in the draw.
 
 The measured figure is the prediction-powered STS of the setting; when the run is a part of a
-recorded audit with a gate on an STS figure of that part, that figure and its gate.
+recorded audit with a gate on an STS figure of that part, that figure and its gate. The same draw
+measures perceived skin tone (``dimension="tone"``): its persons' tone labels, given in the
+draw's order, enter the prediction-powered tone gap and band shares with the same probabilities
+(the tone figures read the draw's tone labels apart from its gender labels, so each
+dimension's labels are a prefix of the draw of their own), and a gate on a tone figure is
+measured as one on the STS is.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 from diptych.core.audit import record
 from diptych.core.audit.schema import parse_audit
 from diptych.core.errors import InputFileError, UsageError
-from diptych.core.labels import Sampling
+from diptych.core.labels import GENDER, TONE, LabelDimension, Sampling
 from diptych.core.metrics.uncertainty.ppi.draw import DETAIL_KEY, DrawPlan, plan_draw
 from diptych.core.metrics.uncertainty.ppi.stop import GateLimit
 from diptych.core.workspace.base import Kernel, Namespace
@@ -45,13 +50,17 @@ _KEY = "measurement-draw:"
 class MeasureTarget:
     """The figure a measurement draw measures, and the audit gate on it, if any."""
 
-    #: The prediction-powered figure's name; None: the first paired STS the run has.
+    #: The prediction-powered figure's name; None: the first of the dimension's figures of the
+    #: setting the run has (the STS; the tone gap, else the share of Monk 4–7).
     figure: str | None
     setting: str
     gate: GateLimit | None = None
+    #: What the labels of the measurement are about: perceived gender or skin tone.
+    dimension: LabelDimension = GENDER
 
     def describe(self) -> str:
-        what = self.figure or f"the prediction-powered STS {self.setting}"
+        default = "STS" if self.dimension == GENDER else "tone figure"
+        what = self.figure or f"the prediction-powered {default} {self.setting}"
         if self.gate is None:
             return what
         return (
@@ -83,8 +92,14 @@ class MeasurementDraw:
     population: int
     created: float
     persons: tuple[DrawnPerson, ...]
-    #: subject id → (annotator, label) of the human labels given in this draw.
+    #: subject id → (annotator, label) of the human (gender) labels given in this draw.
     labels: Mapping[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: subject id → (annotator, tone label) of the human tone labels given in this draw.
+    tones: Mapping[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+    def given(self, dimension: LabelDimension) -> Mapping[int, tuple[tuple[str, str], ...]]:
+        """The labels given in this draw in ``dimension``."""
+        return self.tones if dimension == TONE else self.labels
 
     @property
     def n_labelled(self) -> int:
@@ -103,10 +118,12 @@ class Measurement(Namespace):
         super().__init__(kernel)
         self._labels = labels
 
-    def target(self, run_id: str) -> MeasureTarget:
-        """The figure to measure: an STS figure a recorded audit gates for this run's part (the
-        newest audit first), else the paired STS."""
+    def target(self, run_id: str, dimension: LabelDimension = GENDER) -> MeasureTarget:
+        """The figure to measure: an STS figure (a tone figure, for ``dimension`` tone) a
+        recorded audit gates for this run's part (the newest audit first), else the paired STS
+        (the tone figure of the run's draw's setting, else paired)."""
         run = self._kernel.get_run(run_id)
+        measured = "STS" if dimension == GENDER else "tone"
         for rec in reversed(record.list_audits(self._store)):
             part = next((p for p in rec.parts if p.run_id == run.id), None)
             if part is None:
@@ -120,7 +137,7 @@ class Measurement(Namespace):
             for gate in audit.gates.checks:
                 if gate.part != part.name or gate.no_regression is not None:
                     continue
-                if "STS" not in gate.figure:
+                if measured not in gate.figure:
                     continue
                 figure = gate.figure
                 if not figure.endswith(PREDICTION_POWERED):
@@ -129,7 +146,11 @@ class Measurement(Namespace):
                     gate.label, gate.rule, gate.limit, gate.limit_high,
                     audit.gates.confidence, rec.name,
                 )  # fmt: skip
-                return MeasureTarget(figure, _setting_of(figure), limit)
+                return MeasureTarget(figure, _setting_of(figure), limit, dimension)
+        if dimension == TONE:
+            kept = self._store.preference(_KEY + run.id)
+            setting = str(kept["setting"]) if isinstance(kept, Mapping) else "paired"
+            return MeasureTarget(None, setting, None, TONE)
         return MeasureTarget(None, "paired")
 
     def draw(
@@ -152,9 +173,11 @@ class Measurement(Namespace):
         *,
         reviewer: str,
         detail: Mapping[str, Any] | None = None,
+        dimension: LabelDimension = GENDER,
     ) -> int:
         """Store the reviewer's label of a person the run's draw served: design ``active``, its
-        probability, the draw and the person's place in it; return the subject id."""
+        probability, the draw and the person's place in it; return the subject id. ``dimension``
+        ``tone`` stores a perceived skin tone (``monk-1`` ... ``monk-10``, ``cannot_identify``)."""
         run = self._kernel.get_run(run_id)
         kept = self._store.preference(_KEY + run.id)
         if not isinstance(kept, Mapping):
@@ -175,6 +198,7 @@ class Measurement(Namespace):
         return self._labels.save(
             run.id, trial_idx, position, label, reviewer=reviewer,
             detail={**dict(detail or {}), DETAIL_KEY: plan.record(rank)}, sampling=sampling,
+            dimension=dimension,
         )  # fmt: skip
 
     # --- the kept draw ----------------------------------------------------------------------
@@ -231,15 +255,17 @@ class Measurement(Namespace):
             sid = subject_of.get((trial_idx, position))
             if sid is not None:
                 persons.append(DrawnPerson(sid, trial_idx, position, rank, plan.probability[index]))
-        given: dict[int, list[tuple[str, str]]] = {}
-        for lab in self._store.labels(run_id):
+        given: dict[LabelDimension, dict[int, list[tuple[str, str]]]] = {GENDER: {}, TONE: {}}
+        for lab in self._store.labels(run_id, dimension=None):
             s = lab.sampling
             if lab.kind == "human" and s is not None and s.draw == draw:
-                given.setdefault(lab.subject_id, []).append((lab.annotator, lab.label))
+                of = given[lab.dimension]
+                of.setdefault(lab.subject_id, []).append((lab.annotator, lab.label))
         return MeasurementDraw(
             run_id, draw, int(kept["seed"]), float(kept["budget"]), str(kept["setting"]),
             plan.population, float(kept["created"]), tuple(persons),
-            {sid: tuple(v) for sid, v in given.items()},
+            {sid: tuple(v) for sid, v in given[GENDER].items()},
+            {sid: tuple(v) for sid, v in given[TONE].items()},
         )  # fmt: skip
 
 

@@ -18,6 +18,12 @@ interval now and people's labels' own, the expected half-width after 10 and 50 m
 interval that may be looked at after every label, and "enough" once that interval decides the
 gate or the half-width reaches the one the reviewer typed (``w``)
 (:mod:`diptych.core.metrics.uncertainty.ppi.stop`). ``M`` or Escape goes back to the Review screen.
+
+``t`` measures perceived skin tone on the same draw instead (and back): ``1``–``9`` and ``0``
+(for 10) give the person's Monk step, ``c`` that it cannot be told, stored as tone labels with
+the draw's probabilities; the figure is the prediction-powered tone gap (else the share of Monk
+4–7, :func:`~diptych.tui.review.tone.measured_tone_figure`), its interval and "enough" by the
+same rule as the STS's. The draw serves in order the persons whose tone is not given yet.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from diptych.core.errors import DiptychError
+from diptych.core.labels import GENDER, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus, measure_status
 from diptych.core.workspace import Workspace
 from diptych.core.workspace.measurement import MeasurementDraw, MeasureTarget
@@ -51,6 +58,7 @@ from diptych.tui.review.modals import ReviewerNameModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import FlagNote, load_queue
 from diptych.tui.review.state import ReviewState
+from diptych.tui.review.tone import TONE_KEYS
 from diptych.tui.review.view import VIA, ReviewView
 from diptych.tui.review.writes import label_detail
 
@@ -94,6 +102,7 @@ class MeasureScreen(ReviewView):
         Binding("home,g", "first", "first", show=False),
         Binding("end,G", "last", "first unlabelled", show=False),
         Binding("w", "half_width", "± enough"),
+        Binding("t", "measure_tone", "tone"),
         Binding("M", "leave", "review"),
         Binding("escape", "back", "back", show=False),
     ]
@@ -122,6 +131,8 @@ class MeasureScreen(ReviewView):
         self.draw: MeasurementDraw | None = None
         self.target: MeasureTarget | None = None
         self.status: MeasureStatus | None = None
+        #: What the labels given are about: perceived gender (m/f/c) or skin tone (t: digits).
+        self.dimension: LabelDimension = GENDER
 
     @on(events.Mount)
     async def _mount_panel(self) -> None:
@@ -133,11 +144,27 @@ class MeasureScreen(ReviewView):
 
     # --- what the reviewer does ---------------------------------------------------------------
 
+    def on_key(self, event: events.Key) -> None:
+        if self.dimension == TONE and event.character in TONE_KEYS:
+            event.stop()
+            self.action_label(TONE_KEYS[event.character])
+
+    def action_measure_tone(self) -> None:
+        """Measure skin tone on the draw (or perceived gender again): the queue is read again
+        with this dimension's labels of the draw, and the figure follows."""
+        self.dimension = GENDER if self.dimension == TONE else TONE
+        self.target = None
+        self._load_queue(self.include_unlabelled, None, replace=True)
+        self._show_metrics()
+
     def action_label(self, label: str) -> None:
         """Store ``label`` for the person served (in a worker) and serve the next one."""
         item = self.state.current()
         if item is None:
             self.app.bell()
+            return
+        if self.dimension == TONE and label in ("masculine", "feminine"):
+            self.notify("measuring skin tone: 1–9, 0 give a tone, c can't tell; t for gender")
             return
         if self.reviewer is None or self.annotator is None:
             self.app.push_screen(ReviewerNameModal(), self._name_given)
@@ -145,7 +172,7 @@ class MeasureScreen(ReviewView):
         detail = {**label_detail(VIA, item.reasons), "blind": True}
         write = DrawnLabelWrite(
             self.run_id, item.subject_id, item.trial_idx, item.position, label, self.reviewer,
-            detail=detail,
+            detail=detail, dimension=self.dimension,
         )  # fmt: skip
         self._writes.add(write)
         self._save_pending()
@@ -213,8 +240,8 @@ class MeasureScreen(ReviewView):
             with Workspace.open(self.store_path, create=False) as ws:
                 run = ws.runs.get(self.run_id)
                 found = ws.runs.probe(run.id)
-                target = ws.measurement.target(run.id)
                 draw = ws.measurement.draw(run.id, budget=self.budget, seed=self.seed_of_draw)
+                target = ws.measurement.target(run.id, self.dimension)
                 people = {p.subject_id: p.rank for p in draw.persons}
                 items = load_queue(ws, run.id, only=people)
                 remembered = ws.preferences.last_reviewer() if self.reviewer is None else None
@@ -228,7 +255,9 @@ class MeasureScreen(ReviewView):
         items = sorted(
             (
                 dataclasses.replace(
-                    i, humans=draw.labels.get(i.subject_id, ()), flags=(*i.flags, DRAWN)
+                    i,
+                    humans=draw.given(self.dimension).get(i.subject_id, ()),
+                    flags=(*i.flags, DRAWN),
                 )
                 for i in items
             ),
@@ -266,7 +295,8 @@ class MeasureScreen(ReviewView):
         state, draw = self.state, self.draw
         at = state.view.index(state.cursor) + 1 if state.cursor in state.view else 0
         of = f" drawn of {draw.population}" if draw is not None else ""
-        parts = [f"Measure {self.run_id}", f"{at}/{len(state.view)}{of}"]
+        measured = " · skin tone" if self.dimension == TONE else ""
+        parts = [f"Measure {self.run_id}{measured}", f"{at}/{len(state.view)}{of}"]
         if self.annotator:
             parts.append(self.annotator)
         parts.append(f"{self._labelled()} labelled")

@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from diptych.core.labels import GENDER, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus
 from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.workspace import Workspace
@@ -27,6 +28,7 @@ from diptych.core.workspace.measurement import (
     MeasurementDraw,
     MeasureTarget,
 )
+from diptych.tui.review.tone import measured_tone_figure
 from diptych.tui.review.writes import LabelWrite
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 
@@ -34,12 +36,14 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 @dataclass(frozen=True)
 class DrawnLabelWrite(LabelWrite):
     """A label of a person the measurement draw served: stored with the draw's design, the
-    person's probability and its place in the draw."""
+    person's probability and its place in the draw; a perceived gender, or a skin tone."""
+
+    dimension: LabelDimension = GENDER
 
     def store(self, ws: Workspace) -> None:
         ws.measurement.save_label(
             self.run_id, self.trial_idx, self.position, self.label,
-            reviewer=self.reviewer, detail=self.detail,
+            reviewer=self.reviewer, detail=self.detail, dimension=self.dimension,
         )  # fmt: skip
 
 
@@ -55,9 +59,11 @@ class DrawOpened(Message, namespace="review_screen"):
 
 def measured_figure(numbers: Mapping[str, Any], target: MeasureTarget) -> str | None:
     """The name of the figure to show: the target's, else the first prediction-powered STS of
-    the draw's setting among ``numbers``."""
+    the draw's setting among ``numbers`` (its tone figure, when the target is skin tone)."""
     if target.figure is not None:
         return target.figure if target.figure in numbers else None
+    if target.dimension == TONE:
+        return measured_tone_figure(numbers, target.setting)
     wanted = f"STS {target.setting}{PREDICTION_POWERED}"
     return next((name for name in numbers if name.endswith(wanted)), None)
 

@@ -42,7 +42,14 @@ from diptych.tui.review.image import open_in_viewer
 from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal, ReviewerNameModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import ReviewItem, reason_counts
-from diptych.tui.review.tone import TONE_KEYS, TonePanel, ToneRemoveWrite, ToneWrite, tone_text
+from diptych.tui.review.tone import (
+    CHOSEN_TONE_NOTE,
+    TONE_KEYS,
+    TonePanel,
+    ToneRemoveWrite,
+    ToneWrite,
+    tone_text,
+)
 from diptych.tui.review.view import EMPTY_QUEUE_HINT, VIA, ReviewView
 from diptych.tui.review.writes import (
     LabelWrite,
@@ -273,6 +280,12 @@ class ReviewScreen(ReviewView):
             )
         )
         self._set_own_tone(item, label)
+        if not self._said_chosen_tone:
+            # Once a screen, as for a text run's labels: stored, but not in the corrected figure.
+            self._said_chosen_tone = True
+            self.notify(CHOSEN_TONE_NOTE, timeout=6)
+
+    _said_chosen_tone = False
 
     def _take_tone_back(self, item: ReviewItem) -> None:
         if not any(a == self.annotator for a, _, _ in item.tones):

@@ -10,6 +10,11 @@ dimension ``tone`` (:class:`ToneWrite`); the figure shown is the one the pst pro
 tones (the paired tone gap, else the share of Monk steps 4–7), with what it was before the
 last label.
 
+A tone given here is the reviewer's choice of person, so it is kept for agreement and never
+enters the prediction-powered tone figures (:data:`CHOSEN_TONE_NOTE` says so once a screen);
+the measurement mode's ``t`` measures those: its tones, given on the draw's persons in the
+draw's order, are stored with their probabilities (:func:`measured_tone_figure`).
+
 No worker and no arithmetic here: the screen hands in the item and the numbers its workers read.
 """
 
@@ -23,7 +28,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from diptych.core.labels import CANNOT_IDENTIFY, TONE, is_human
-from diptych.core.labels_tone import MONK_LABELS, monk_label, monk_step, tone_label
+from diptych.core.labels.tone import MONK_LABELS, monk_label, monk_step, tone_label
 from diptych.core.metrics.tone.scale import MONK_SRGB
 from diptych.core.report.formatting import figure_text
 from diptych.core.workspace import Workspace
@@ -35,6 +40,13 @@ from diptych.tui.review.writes import LabelWrite, RemoveWrite
 TONE_KEYS: dict[str, str] = {str(k % 10): monk_label(k) for k in range(1, 11)}
 #: The figures shown, in order of preference (the first the run has).
 TONE_FIGURES = ("tone gap paired", "tone share Monk 4–7, paired", "tone share Monk 4–7, single")
+#: What the Review screen says once, on the first tone given there.
+CHOSEN_TONE_NOTE = (
+    "stored; a tone you choose to give is kept for agreement: the corrected tone figures take "
+    "tones of a drawn sample (M, then t)"
+)
+#: The suffix of a prediction-powered figure's name.
+_CORRECTED = ", prediction-powered"
 #: Swatches per row: two rows of five fit the card's column at 60 columns.
 _PER_ROW = 5
 _CELL = 4
@@ -78,6 +90,17 @@ def tone_figure(numbers: Mapping[str, Mapping[str, Any]]) -> str | None:
     """The name of the tone figure to show among ``numbers`` (see :data:`TONE_FIGURES`)."""
     for wanted in TONE_FIGURES:
         name = next((n for n in numbers if n.endswith(wanted)), None)
+        if name is not None:
+            return name
+    return None
+
+
+def measured_tone_figure(numbers: Mapping[str, Any], setting: str) -> str | None:
+    """The prediction-powered tone figure the measurement mode shows for a draw of ``setting``:
+    the paired tone gap, else the share of Monk 4–7 (as :data:`TONE_FIGURES`, corrected)."""
+    wanted = [w for w in TONE_FIGURES if w.endswith(setting)]
+    for figure in wanted:
+        name = next((n for n in numbers if n.endswith(f"{figure}{_CORRECTED}")), None)
         if name is not None:
             return name
     return None

@@ -154,7 +154,7 @@ def test_an_audit_with_its_looks_and_report_travels_whole(
 def test_a_tone_label_travels_as_tone_beside_the_same_reviewers_gender_label(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diptych.core.labels_tone import TONE
+    from diptych.core.labels.tone import TONE
     from diptych.core.workspace import Workspace
 
     store, run_id = labelled_run(tmp_path, monkeypatch)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.tone_validation import FILE, check, write
+from bench.tone.validation import FILE, check, write
 from diptych.plugins.probes.pst.swatches import BENCH_FIGURES
 from diptych.plugins.probes.pst.tone.validation import (
     MeasuredFigure,

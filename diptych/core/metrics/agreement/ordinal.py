@@ -21,7 +21,7 @@ coefficients of :mod:`.coefficients` count both alike. The two standard ordinal 
 Both are ratios of sums over items, resampled as the nominal ones are (items, or clusters of
 items such as the people of one image), with the interval of :func:`.coefficients._estimate`.
 The scale's order is given (``categories``: for skin tone
-:data:`diptych.core.labels_tone.MONK_LABELS`), never inferred from the labels: labels outside it
+:data:`diptych.core.labels.tone.MONK_LABELS`), never inferred from the labels: labels outside it
 (``cannot_identify``) are left out as missing.
 """
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.labels import CANNOT_IDENTIFY, SubjectLabel, annotator_kind
-from diptych.core.labels_tone import MONK_LABELS, tone_label
+from diptych.core.labels.tone import MONK_LABELS, tone_label
 from diptych.core.metrics.agreement.coefficients import category_counts
 from diptych.core.metrics.agreement.ordinal import (
     krippendorff_alpha_ordinal_estimate,

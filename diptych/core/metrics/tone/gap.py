@@ -18,7 +18,7 @@ t(min − 1) covered 0.976 at 10 × 10, Satterthwaite's t(≈ 18) 0.964. An imag
 tone is ``cannot_identify`` gives no gap and is counted. Per identity the gap is that
 identity's person less its partner's (so that it reads "this identity is drawn darker" for
 either list), with the interval over its images.
-``bench/validity/tone.py`` measures the coverage on simulated crossed designs.
+``bench/validity/tone/intervals.py`` measures the coverage on simulated crossed designs.
 """
 
 from __future__ import annotations

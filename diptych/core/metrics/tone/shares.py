@@ -16,7 +16,7 @@ A gate can read it on one side or both (``within``). HEIM's single number, Σ_k 
 over the ten steps, is given beside it without an interval: an absolute value is biased upward
 where the truth is balanced (every sample's deviations count as imbalance), so an interval around
 it would not cover the balanced truth; the signed per-band figures carry the decision instead.
-``bench/validity/tone.py`` measures the coverage of the band imbalance's interval.
+``bench/validity/tone/intervals.py`` measures the coverage of the band imbalance's interval.
 """
 
 from __future__ import annotations

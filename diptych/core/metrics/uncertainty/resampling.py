@@ -306,9 +306,9 @@ def _crossed_df(
     ``lists_df="satterthwaite"`` takes that combination, each list's term less half the
     interaction (which both count), kept within the smaller list less one and R + C − 2: for a
     figure whose values are near normal, the tone gap in Monk steps, where both lists vary
-    alike and t(min − 1) covers 0.976 at 10 × 10 (``bench/validity/tone.py``). In between, where
-    the interaction varies more than either list, the Welch–Satterthwaite df of the signed
-    combination, kept within those bounds."""
+    alike and t(min − 1) covers 0.976 at 10 × 10 (``bench/validity/tone/intervals.py``). In
+    between, where the interaction varies more than either list, the Welch–Satterthwaite df of
+    the signed combination, kept within those bounds."""
     floor = float(min(n_r, n_c) - 1)
     estimate = v_rows + v_cols - v_inter
     if estimate <= v_cells:

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from diptych.core.labels_tone import MONK_LABELS
+from diptych.core.labels.tone import MONK_LABELS
 from diptych.core.metrics.agreement import category_counts, cohen_kappa, krippendorff_alpha
 from diptych.core.metrics.agreement.ordinal import (
     krippendorff_alpha_ordinal,

@@ -10,11 +10,11 @@ stratum, a ``uniform`` or an ``active`` batch); a reviewer's ``chosen`` labels n
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from diptych.core.labels import majority
+from diptych.core.labels import SubjectLabel, majority
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.ppi.batches import CombinedDesign, combine_batches
 from diptych.core.metrics.uncertainty.ppi.draw import read_visited_draws
@@ -23,6 +23,7 @@ from diptych.core.metrics.uncertainty.ppi.estimate import (
     prediction_powered_ratio,
 )
 from diptych.core.runview import RunView
+from diptych.core.trials import Subject
 from diptych.plugins.probes.pst.collect import GroupKey, readable_labels
 
 _STEREO = {True: 1.0, False: -1.0}
@@ -67,12 +68,35 @@ def _stereo(label: str | None, stereotype: str) -> tuple[float, float]:
     return _STEREO[label == stereotype], 1.0
 
 
-def run_persons(run: RunView, annotator: str) -> tuple[list[Person], CombinedDesign]:
-    """Every person of the run's finished images with ``annotator``'s label and, where the
-    combined design drew the person, the majority of people's labels that enter."""
-    readable, _ = readable_labels(run)
+@dataclass(frozen=True)
+class LabelledPerson:
+    """One person of a finished image with what a prediction-powered figure reads of it: the
+    automatic annotator's label and people's labels that enter, with the combined design's
+    probability."""
+
+    key: GroupKey
+    setting: str
+    #: The image (the trial's index in its run).
+    image: int
+    subject: Subject
+    #: The image's identity of each stereotype (both, in a paired image).
+    named: Mapping[str, str]
+    #: The automatic annotator's label (None where it gave none).
+    given: str | None
+    #: People's labels of the person that enter the figure (drawn with a known probability).
+    entering: list[str]
+    probability: float
+    design: str | None
+
+
+def labelled_persons(
+    run: RunView, labels: Mapping[tuple[int, str], Sequence[SubjectLabel]], annotator: str
+) -> tuple[list[LabelledPerson], CombinedDesign]:
+    """Every person of the run's finished images with ``annotator``'s label among ``labels``
+    (one dimension's, by (trial, position)) and, where the combined design of people's batches
+    drew the person, their labels that enter; and that design."""
     # A measurement draw's labels enter with their probability of having been visited and drawn.
-    readable = read_visited_draws(readable)
+    readable = read_visited_draws(labels)
     design = combine_batches(
         (lab.subject, s)
         for labs in readable.values()
@@ -88,30 +112,45 @@ def run_persons(run: RunView, annotator: str) -> tuple[list[Person], CombinedDes
         key = GroupKey(trial.model_id, meta.get("aspect", "occupation"), meta.get("intervention"))
         subjects = list(run.subjects(trial))
         named = {s.meta["stereotype"]: str(s.meta["identity"]) for s in subjects}
-        scene = (
-            (named.get("masculine"), named.get("feminine"))
-            if meta["setting"] == "paired"
-            else (None, None)
-        )
         for subject in subjects:
-            stereotype = subject.meta["stereotype"]
-            labs = readable.get((trial.idx, subject.position), [])
-            given = next((lab.label for lab in labs if lab.annotator == annotator), None)
-            subject_key = (trial.idx, subject.position)
+            person = (trial.idx, subject.position)
+            labs = readable.get(person, [])
             entering = [
                 lab.label for lab in labs if lab.kind == "human" and design.enters(lab.design)
             ]
-            labelled = bool(entering)
-            f, f_told = _stereo(given, stereotype)
-            y, y_told = _stereo(majority(entering) if labelled else None, stereotype)
             persons.append(
-                Person(
-                    key, meta["setting"], trial.idx, str(subject.meta["identity"]), stereotype,
-                    scene, f, f_told, y, y_told, labelled,
-                    design.probability(subject_key) if labelled else 1.0,
-                    design.design_of(subject_key) if labelled else None,
+                LabelledPerson(
+                    key, meta["setting"], trial.idx, subject, named,
+                    next((lab.label for lab in labs if lab.annotator == annotator), None),
+                    entering,
+                    design.probability(person) if entering else 1.0,
+                    design.design_of(person) if entering else None,
                 )
             )  # fmt: skip
+    return persons, design
+
+
+def run_persons(run: RunView, annotator: str) -> tuple[list[Person], CombinedDesign]:
+    """Every person of the run's finished images with ``annotator``'s label and, where the
+    combined design drew the person, the majority of people's labels that enter."""
+    readable, _ = readable_labels(run)
+    found, design = labelled_persons(run, readable, annotator)
+    persons = []
+    for p in found:
+        stereotype = p.subject.meta["stereotype"]
+        scene = (
+            (p.named.get("masculine"), p.named.get("feminine"))
+            if p.setting == "paired"
+            else (None, None)
+        )
+        f, f_told = _stereo(p.given, stereotype)
+        y, y_told = _stereo(majority(p.entering) if p.entering else None, stereotype)
+        persons.append(
+            Person(
+                p.key, p.setting, p.image, str(p.subject.meta["identity"]), stereotype, scene,
+                f, f_told, y, y_told, bool(p.entering), p.probability, p.design,
+            )
+        )  # fmt: skip
     return persons, design
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diptych.core.labels import SubjectLabel, automatic_order, choose_label
-from diptych.core.labels_tone import TONE, monk_step, tone_label
+from diptych.core.labels.tone import TONE, monk_step, tone_label
 from diptych.core.metrics.tone import (
     BAND_NAMES,
     NO_TONE,

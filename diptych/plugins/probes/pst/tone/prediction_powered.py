@@ -19,21 +19,20 @@ from functools import partial
 from typing import Any
 
 from diptych.core.labels import TONE, automatic_order, majority
-from diptych.core.labels_tone import monk_step
+from diptych.core.labels.tone import monk_step
 from diptych.core.metrics.tone import BAND_NAMES, NO_TONE
 from diptych.core.metrics.tone.predicted import (
     prediction_powered_band_share,
     prediction_powered_mean_step,
     prediction_powered_tone_gap,
 )
-from diptych.core.metrics.uncertainty.ppi.batches import combine_batches
-from diptych.core.metrics.uncertainty.ppi.draw import read_visited_draws
 from diptych.core.metrics.uncertainty.ppi.estimate import ESTIMATOR_NAME, PredictionPowered
 from diptych.core.probe import Table
 from diptych.core.runview import RunView
 from diptych.plugins.probes._pst_scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import GroupKey
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix
+from diptych.plugins.probes.pst.prediction_powered.persons import labelled_persons
 from diptych.plugins.probes.pst.tone.figures import SETTINGS, tone_labels
 
 SUFFIX = ", prediction-powered"
@@ -60,49 +59,27 @@ def tone_persons(run: RunView, annotator: str) -> list[TonePerson]:
     """Every person of the run's finished images with ``annotator``'s step (0 where it gave
     none) and, where the combined design of people's tone labels drew the person, the majority
     of those labels."""
-    labels = read_visited_draws(tone_labels(run))
-    design = combine_batches(
-        (lab.subject, s)
-        for labs in labels.values()
-        for lab in labs
-        if lab.kind == "human" and (s := lab.design) is not None
-    )
+    found, _ = labelled_persons(run, tone_labels(run), annotator)
     out = []
-    for trial in run.trials:
-        result = run.result(trial)
-        if result is None or result.status != "done":
-            continue
-        meta = trial.meta
-        key = GroupKey(trial.model_id, meta.get("aspect", "occupation"), meta.get("intervention"))
-        subjects = list(run.subjects(trial))
-        named = {s.meta["stereotype"]: str(s.meta["identity"]) for s in subjects}
-        for subject in subjects:
-            stereotype = subject.meta["stereotype"]
-            if meta["setting"] == "paired":
-                units = {"masculine identity": named.get("masculine"),
-                         "feminine identity": named.get("feminine")}  # fmt: skip
-            else:
-                own = str(subject.meta["identity"])
-                masculine = stereotype == "masculine"
-                units = {"masculine identity": own if masculine else None,
-                         "feminine identity": None if masculine else own}  # fmt: skip
-            person = (trial.idx, subject.position)
-            labs = labels.get(person, [])
-            given = next((lab.label for lab in labs if lab.annotator == annotator), None)
-            entering = [
-                lab.label for lab in labs if lab.kind == "human" and design.enters(lab.design)
-            ]
-            people = majority(entering) if entering else None
-            out.append(
-                TonePerson(
-                    key, meta["setting"], stereotype, units,
-                    (monk_step(given) or NO_TONE) if given else NO_TONE,
-                    (monk_step(people) or NO_TONE) if people else NO_TONE,
-                    bool(entering),
-                    design.probability(person) if entering else 1.0,
-                    design.design_of(person) if entering else None,
-                )
-            )  # fmt: skip
+    for p in found:
+        stereotype = p.subject.meta["stereotype"]
+        if p.setting == "paired":
+            units = {"masculine identity": p.named.get("masculine"),
+                     "feminine identity": p.named.get("feminine")}  # fmt: skip
+        else:
+            own = str(p.subject.meta["identity"])
+            masculine = stereotype == "masculine"
+            units = {"masculine identity": own if masculine else None,
+                     "feminine identity": None if masculine else own}  # fmt: skip
+        people = majority(p.entering) if p.entering else None
+        out.append(
+            TonePerson(
+                p.key, p.setting, stereotype, units,
+                (monk_step(p.given) or NO_TONE) if p.given else NO_TONE,
+                (monk_step(people) or NO_TONE) if people else NO_TONE,
+                bool(p.entering), p.probability, p.design,
+            )
+        )  # fmt: skip
     return out
 
 

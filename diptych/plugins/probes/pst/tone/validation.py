@@ -1,6 +1,6 @@
 """The measured checks of the skin-tone reading and of the tone intervals, as the report prints
 them: ``diptych/prompts/tone_validation.yaml``, written by the benchmark
-(``bench/run.py tone | python -m bench.tone_validation --write``) and checked against the
+(``bench/run.py tone | python -m bench.tone.validation --write``) and checked against the
 benchmark's declared figures and targets (``--check``), so that a report quotes what was
 measured, with its Monte Carlo error, the version of diptych it was measured with and when.
 """

@@ -1,12 +1,12 @@
 """tone.corrected.*: an annotator that reads one step too dark, corrected by people's labels.
 
-The crossed design of :mod:`bench.validity.tone` (10 × 10 identities, two images a scene, the
-same identity, scene and image spreads). People read each person's tone as round(x) kept within
-1–10 (the truth the figures speak of: E[step_m] − E[step_f]); the automatic annotator reads the
-masculine-stereotyped person one step darker than people do (a beard's shadow read as skin,
-capped at 10) and the feminine-stereotyped person as people do, and cannot read 5% of persons on
-its own. People label a uniform sample of ``LABELLED`` of the 400 persons (π = LABELLED / 400,
-drawn without replacement).
+The crossed design of :mod:`bench.validity.tone.intervals` (10 × 10 identities, two images a
+scene, the same identity, scene and image spreads). People read each person's tone as
+round(x) kept within 1–10 (the truth the figures speak of: E[step_m] − E[step_f]); the automatic
+annotator reads the masculine-stereotyped person one step darker than people do (a beard's
+shadow read as skin, capped at 10) and the feminine-stereotyped person as people do, and cannot
+read 5% of persons on its own. People label a uniform sample of ``LABELLED`` of the 400
+persons (π = LABELLED / 400, drawn without replacement).
 
 * ``tone.corrected.gap_coverage_uncorrected`` — the annotator's own gap
   (:func:`~diptych.core.metrics.tone.tone_gap`): off by nearly a step (0.95 of one; the cap at
@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator
 
 from bench.harness import Result, bench, result
-from bench.validity.tone import ABSTAIN, MU_F, MU_M, SD_ID, SD_IMAGE, SD_SCENE, _truths
+from bench.validity.tone.intervals import ABSTAIN, MU_F, MU_M, SD_ID, SD_IMAGE, SD_SCENE, _truths
 
 N = 600
 N_ID = 10
@@ -95,7 +95,7 @@ def simulate(n: int, seed: int) -> dict[str, float]:
 def _dark_share() -> float:
     """The truth of the share of persons people read 8–10 (both lists give one person an
     image)."""
-    from bench.validity.tone import _step_chances
+    from bench.validity.tone.intervals import _step_chances
 
     pm = _step_chances(MU_M, math.sqrt(SD_ID**2 + SD_SCENE**2 + SD_IMAGE**2))
     pf = _step_chances(MU_F, math.sqrt(SD_ID**2 + SD_IMAGE**2))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from diptych.core.labels import CANNOT_IDENTIFY, TONE
+from diptych.core.labels.record import CANNOT_IDENTIFY, TONE
 
 __all__ = [
     "MONK_LABELS",

@@ -2,9 +2,9 @@
 report's section on perceived skin tone quotes them
 (:mod:`diptych.plugins.probes.pst.tone.validation`).
 
-    python bench/run.py tone | python -m bench.tone_validation --write
-    python -m bench.tone_validation --check        # the shipped file against the declarations
-    python bench/run.py tone | python -m bench.tone_validation --check   # and against a run
+    python bench/run.py tone | python -m bench.tone.validation --write
+    python -m bench.tone.validation --check        # the shipped file against the declarations
+    python bench/run.py tone | python -m bench.tone.validation --check   # and against a run
 
 ``--check`` fails (exit 1, one line per fault) when the file names a figure no benchmark
 declares, misses one the report quotes, records another target than the declared one, misses
@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-FILE = Path(__file__).resolve().parent.parent / "diptych" / "prompts" / "tone_validation.yaml"
+FILE = Path(__file__).resolve().parents[2] / "diptych" / "prompts" / "tone_validation.yaml"
 #: The figures the report quotes (all the tone area's and the tone intervals').
 QUOTED_PREFIXES = ("tone.",)
 
@@ -81,11 +81,11 @@ def write(run: dict[str, dict[str, Any]], path: Path = FILE) -> None:
         "version": 1,
         "measured": dt.date.today().isoformat(),
         "diptych": diptych.__version__,
-        "command": "python bench/run.py tone | python -m bench.tone_validation --write",
+        "command": "python bench/run.py tone | python -m bench.tone.validation --write",
         "figures": [figures[k] for k in sorted(figures)],
     }
     header = (
-        "# Written by bench/tone_validation.py from the tone benchmark's output; the report's\n"
+        "# Written by bench/tone/validation.py from the tone benchmark's output; the report's\n"
         "# section on perceived skin tone quotes it. Do not edit by hand: run the benchmark.\n"
     )
     path.write_text(header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

@@ -14,7 +14,7 @@ Annotator ids say what kind of annotator gave a label:
 
 A label belongs to one *dimension*: what it is about. ``gender`` (perceived gender, the
 vocabulary above; every label of a workspace older than dimensions) or ``tone`` (perceived skin
-tone on the Monk scale, :mod:`diptych.core.labels_tone`). An annotator gives a subject at most one
+tone on the Monk scale, :mod:`diptych.core.labels.tone`). An annotator gives a subject at most one
 label per dimension; readers that mean gender read only ``gender`` labels, so a tone label never
 enters a gender figure.
 
