@@ -40,9 +40,7 @@ AREAS = {
     "sequential": "bench.sequential.figures",
     "measure": "bench.measure",
     "tone": "bench.tone.annotator",
-    "evidence": "bench.evidence",
-    # Its figures are named evidence.*, beside the other evidence figures.
-    "evidence_bundle": "bench.evidence_bundle",
+    "evidence": "bench.evidence.figures",
     "standings": "bench.standings",
 }
 

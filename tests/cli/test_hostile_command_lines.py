@@ -179,6 +179,39 @@ def _symlink_in_report(tmp: Path) -> list[str]:
     return ["verify", str(report)]
 
 
+def _symlinked_directory(tmp: Path) -> list[str]:
+    # A directory of the report that is a link: what it holds may change without the report.
+    report = _report(tmp)
+    (tmp / "elsewhere").mkdir()
+    (tmp / "elsewhere" / "x.png").write_bytes(b"\x89PNG")
+    (report / "figures").symlink_to(tmp / "elsewhere", target_is_directory=True)
+    return ["verify", str(report)]
+
+
+def _signature_removed(tmp: Path) -> list[str]:
+    report = _report(tmp, sign=True)
+    (report / "manifest.json.sig").unlink()
+    allowed = tmp / "allowed"
+    allowed.write_text(f"auditor {(tmp / 'signer.pub').read_text()}")
+    return ["verify", str(report), "--allowed-signers", str(allowed)]
+
+
+def _oversized_signature(tmp: Path) -> list[str]:
+    report = _report(tmp, sign=True)
+    os.truncate(report / "manifest.json.sig", 64 * 1024**2)
+    return ["verify", str(report), "--key", str(tmp / "signer.pub")]
+
+
+def _allowed_signers(text: bytes | None) -> Callable[[Path], list[str]]:
+    def make(tmp: Path) -> list[str]:
+        allowed = tmp / "allowed"
+        if text is not None:
+            allowed.write_bytes(text)
+        return ["verify", str(_report(tmp, sign=True)), "--allowed-signers", str(allowed)]
+
+    return make
+
+
 def _truncated_manifest(tmp: Path) -> list[str]:
     report = _report(tmp)
     text = (report / "manifest.json").read_text()
@@ -298,6 +331,12 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "verify: an absolute manifest path": _manifest_path("/etc/passwd"),
     "verify: a symlink in the report": _symlink_in_report,
     "verify: a truncated manifest": _truncated_manifest,
+    "verify: a symlinked directory in the report": _symlinked_directory,
+    "verify: a signed report whose signature was removed": _signature_removed,
+    "verify: an oversized signature": _oversized_signature,
+    "verify: --allowed-signers that does not exist": _allowed_signers(None),
+    "verify: --allowed-signers of binary bytes": _allowed_signers(bytes(range(256))),
+    "verify: --allowed-signers of no signer's line": _allowed_signers(b"not a key line\n"),
     "verify: an oversized manifest": _oversized_manifest,
     "verify: a wrong key": _wrong_key,
     "verify: a signed report and no key": _no_key,
@@ -359,6 +398,12 @@ REFUSED_REPORTS = {
     "verify: an absolute manifest path": "a path outside the report's directory",
     "verify: a symlink in the report": "is a symbolic link",
     "verify: a truncated manifest": "is not whole JSON",
+    "verify: a symlinked directory in the report": "is a symbolic link",
+    "verify: a signed report whose signature was removed": "is unsigned (no manifest.json.sig)",
+    "verify: an oversized signature": "far larger than a signature",
+    "verify: --allowed-signers that does not exist": "--allowed-signers",
+    "verify: --allowed-signers of binary bytes": "--allowed-signers",
+    "verify: --allowed-signers of no signer's line": "lets no key sign as 'auditor'",
     "verify: an oversized manifest": "more than the 268,435,456 a manifest may have",
     "verify: a wrong key": "does not verify",
     "verify: a signed report and no key": "give --allowed-signers FILE or --key PUB",

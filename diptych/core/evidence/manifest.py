@@ -13,11 +13,12 @@ anything else is read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -86,17 +87,26 @@ class Manifest:
         return sum(len(ids) for ids in self.records.values())
 
 
-def report_files(directory: Path) -> dict[str, str]:
-    """Every file of the report in ``directory`` (the manifest and its signature aside) by its
-    path relative to it, with its SHA-256. A symbolic link is refused: what it points at may
-    change without the report's directory changing."""
-    files: dict[str, str] = {}
-    for path in sorted(_walk(directory)):
-        name = path.relative_to(directory).as_posix()
-        if name in OWN_FILES:
-            continue
-        files[name] = sha256_hex(path.read_bytes())
-    return files
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read a block at a time: a file far larger than any a
+    report holds is hashed in the memory of one block."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def report_paths(directory: Path) -> list[str]:
+    """Every file of the report in ``directory`` (the manifest and its signature aside), by
+    its path relative to it. A symbolic link is refused: what it points at may change without
+    the report's directory changing."""
+    names = (path.relative_to(directory).as_posix() for path in _walk(directory))
+    return sorted(name for name in names if name not in OWN_FILES)
+
+
+def report_files(directory: Path, names: Iterable[str] | None = None) -> dict[str, str]:
+    """The files of the report in ``directory`` (``names``, else every one) with their
+    SHA-256."""
+    chosen = report_paths(directory) if names is None else names
+    return {name: file_sha256(directory / name) for name in chosen}
 
 
 def _walk(directory: Path) -> Iterator[Path]:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.record import list_audits
 from diptych.core.builds import builds_by_model
-from diptych.core.evidence.manifest import record_digest
+from diptych.core.evidence.manifest import file_sha256, record_digest
 from diptych.core.trials import sha256_hex
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def collect_records(store: Store, run_ids: Sequence[str], versions: dict[str, st
         path = store.blob_path(sha)
         # The bytes on disk, not the name they are filed under: a blob changed in place keeps
         # its name. One that is gone is its own digest of nothing.
-        put("blob", sha, sha256_hex(path.read_bytes()) if path.is_file() else sha256_hex(b""))
+        put("blob", sha, file_sha256(path) if path.is_file() else sha256_hex(b""))
     _labels(store, ids, put)
     _builds(store, ids, put)
     for name, version in versions.items():

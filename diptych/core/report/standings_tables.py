@@ -59,13 +59,13 @@ def standings_text(table: DesignTable) -> StandingsText:
     # A pair names its two models by their rows (#1, #2 ...): the names stay in one column.
     row_of = {}
     for k, s in enumerate(table.standings, start=1):
-        row_of[s.measured.sample.model] = row_of[s.measured.label] = f"#{k}"
+        row_of[s.measured.name] = row_of[s.measured.label] = f"#{k}"
     ranks = [
         [
             f"#{k}",
             str(s.rank),
             rank_interval_text(s.rank_low, s.rank_high),
-            s.measured.sample.model,
+            s.measured.name,
             s.measured.shown_run or s.measured.run,
             figure_text(s.figure.value),
             bounds(s.figure.ci_low, s.figure.ci_high),
@@ -91,7 +91,7 @@ def standings_text(table: DesignTable) -> StandingsText:
         successions=[succession_sentence(s) for s in table.successions],
         references=reference_lines(table),
         notes=[
-            f"{s.measured.sample.model} ({s.measured.shown_run or s.measured.run}): "
+            f"{s.measured.name} ({s.measured.shown_run or s.measured.run}): "
             f"{s.measured.sample.note}"
             for s in table.standings
             if s.measured.sample.note

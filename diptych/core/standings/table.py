@@ -52,10 +52,26 @@ class Measured:
     sample: FigureSample
     #: The run as a table shows it (its id without the probe, cut short), else its id.
     shown_run: str = ""
+    #: The model as every surface names it: its plugin, with the version, build or parameters
+    #: that set it apart from a namesake measured beside it (two builds of one model, two
+    #: servers of one GGUF file: :func:`diptych.core.report.names.tell_apart`); else its id.
+    shown: str = ""
+
+    @property
+    def name(self) -> str:
+        """The model as the standings name it."""
+        return self.shown or self.sample.model
 
     @property
     def label(self) -> str:
         """The model and the run it was measured in."""
+        return f"{self.name} ({self.run})"
+
+    @property
+    def key(self) -> str:
+        """The model's id and its run: what seeds its resampling and orders ties, the same
+        whichever other models are ranked beside it (unlike its name, which is told apart
+        from theirs)."""
         return f"{self.sample.model} ({self.run})"
 
 
@@ -72,6 +88,7 @@ class Standing:
         return {
             "run": m.run,
             "model": m.sample.model,
+            "shown": m.name,
             "model_name": m.model_name,
             "version": m.version,
             "builds": list(m.builds),
@@ -216,8 +233,8 @@ def rank_table(
     """The standings and pairwise differences of figures of one design (see the module)."""
     alpha = 1 - confidence
     # A model measured in one run of the table is named by the model alone.
-    times = Counter(m.sample.model for m in measured)
-    names = [m.sample.model if times[m.sample.model] == 1 else m.label for m in measured]
+    times = Counter(m.name for m in measured)
+    names = [m.name if times[m.name] == 1 else m.label for m in measured]
     figures = [
         mean_over_units(
             m.sample.values,
@@ -225,14 +242,14 @@ def rank_table(
             scale=m.sample.scale,
             confidence=confidence,
             n_boot=n_boot,
-            seed=[zlib.crc32(m.label.encode()), seed],
+            seed=[zlib.crc32(m.key.encode()), seed],
             bounds=m.sample.bounds,
         )  # fmt: skip
         for m in measured
     ]
     found: list[tuple[int, int, RunDifference]] = []
     # Pairs in the order of the figures, highest first: a table reads #1 − #2, #1 − #3 ...
-    order = sorted(range(len(measured)), key=lambda k: (-figures[k].value, measured[k].label))
+    order = sorted(range(len(measured)), key=lambda k: (-figures[k].value, measured[k].key))
     for x, i in enumerate(order):
         for j in order[x + 1 :]:
             d = difference_of(
@@ -262,7 +279,7 @@ def rank_table(
         )
         for k, (m, fig) in enumerate(zip(measured, figures, strict=True))
     ]
-    standings.sort(key=lambda s: (s.rank, s.measured.label))
+    standings.sort(key=lambda s: (s.rank, s.measured.key))
     return standings, pairs
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from diptych.core import standings as ranking
-from diptych.core.builds import builds_by_model
+from diptych.core.builds import build_names, builds_by_model
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.plugins import get_probe
+from diptych.core.report.names import tell_apart
 from diptych.core.report.verdict import published_values
 from diptych.core.run_names import short_names
 from diptych.core.runview import RunView
@@ -59,6 +61,26 @@ def references_for(probe: str, figure: str, params: dict[str, object]) -> list[r
     return out
 
 
+def told_apart(measured: Sequence[ranking.Measured]) -> list[ranking.Measured]:
+    """``measured`` with each model named as the report names it: its plugin, with the
+    version, build or parameters that set it apart from a namesake here (two builds of one
+    model read ``smollm2 (build llama-cpp-python 0.3.9)`` and ``smollm2 (build
+    llama-cpp-python 0.3.16)``), so that no two rows of the standings name two models alike."""
+    models = [
+        {
+            "name": m.model_name,
+            "model_id": m.sample.model,
+            "version": m.version,
+            "build_names": build_names(m.builds),
+        }
+        for m in measured
+    ]
+    tell_apart(models)
+    return [
+        replace(m, shown=str(model["shown"])) for m, model in zip(measured, models, strict=True)
+    ]
+
+
 class Standings(Namespace):
     """Standing among models (``diptych standings``)."""
 
@@ -99,7 +121,7 @@ class Standings(Namespace):
                 references.setdefault(
                     sample.design, references_for(run.probe, sample.figure, run.params)
                 )
-        return measured, references
+        return told_apart(measured), references
 
     def table(
         self,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -208,6 +209,20 @@ def _add_file(ev: Evidence) -> str:
     return "file figures/extra.png is new"
 
 
+def _cut_short(ev: Evidence) -> str:
+    path = ev.report / "report.md"
+    os.truncate(path, path.stat().st_size // 2)
+    return "file report.md changed"
+
+
+def _add_huge_file(ev: Evidence) -> str:
+    # 64 GiB, sparse: named as new without being read (reading it would take minutes).
+    huge = ev.report / "figures" / "huge.png"
+    huge.touch()
+    os.truncate(huge, 64 * 1024**3)
+    return "file figures/huge.png is new"
+
+
 CHANGES = {
     "one reviewer's label": _change_label,
     "one byte of one image": _change_image,
@@ -220,6 +235,8 @@ CHANGES = {
     "one digit of report.html": _change_file("report.html"),
     "one byte of a chart": _change_svg,
     "a file added to the report": _add_file,
+    "report.md cut short": _cut_short,
+    "a huge file added to the report": _add_huge_file,
 }
 
 

@@ -1,4 +1,4 @@
-"""evidence.*: signing the demo's report and verifying it, every figure re-derived.
+"""evidence.verify_*: signing the demo's report and verifying it, every figure re-derived.
 
 The demo's audit is built first and not timed: ``pst-text`` with its defaults (the demo's
 1,640 likelihood prompts, 1,720 trials) answered by the scripted likelihood model, which
