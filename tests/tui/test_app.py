@@ -154,37 +154,52 @@ async def test_a_model_ticked_while_the_probe_changes_stays_ticked(
         await wait_for(pilot, lambda: "planned" in str(estimate.render()), "the estimate")
 
 
+class Held:
+    """Calls of the scripted likelihood model after the eighth, held until ``release`` is set
+    (or their run is stopped); ``calls`` counts every call asked."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def ask(self) -> bool:
+        """Count a call; whether it is to be held."""
+        with self._lock:
+            self.calls += 1
+            return self.calls > 8
+
+
 @pytest.fixture
-def held_after_eight(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """The scripted likelihood model answers eight calls, then holds every further call until
-    the event is set: a run is stopped half-way however fast or slow the machine is."""
-    release = threading.Event()
-    answered = Counter[str]()
-    lock = threading.Lock()
+def held_after_eight(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
+    """The scripted likelihood model answers eight calls, then holds every further one: a run
+    is stopped half-way however fast or slow the machine is (wait for ``calls > 8``, not for a
+    count of finished trials: progress reaches the screen at most every 0.1 s)."""
+    held = Held()
     ask = ScriptedLikelihood.next_token_logprobs
 
-    async def held(self: ScriptedLikelihood, prompt: str, candidates: Any) -> dict[str, float]:
-        with lock:
-            answered["calls"] += 1
-            hold = answered["calls"] > 8
-        if hold:
-            await asyncio.get_running_loop().run_in_executor(None, release.wait, 60)
+    async def holding(self: ScriptedLikelihood, prompt: str, candidates: Any) -> dict[str, float]:
+        hold = held.ask()
+        # Polled, not waited for in a thread: a stop cancels the wait at once, and the run's
+        # loop has no thread of this test's to wait for as it closes.
+        while hold and not held.release.is_set():
+            await asyncio.sleep(0.01)
         return await ask(self, prompt, candidates)
 
-    monkeypatch.setattr(ScriptedLikelihood, "next_token_logprobs", held)
-    yield release
-    release.set()  # no thread of a failed test left waiting
+    monkeypatch.setattr(ScriptedLikelihood, "next_token_logprobs", holding)
+    yield held
+    held.release.set()
 
 
 async def test_cancel_mid_run_then_resume_asks_each_trial_once(
-    held_after_eight: threading.Event, workspace: Path, tmp_path: Path
+    held_after_eight: Held, workspace: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "calls.jsonl"
     n = 30
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         job = app.start_run(slow_request(log, n))
-        await wait_for(pilot, lambda: job.n_finished >= 6, "some trials to finish")
+        await wait_for(pilot, lambda: held_after_eight.calls > 8, "eight calls answered")
         await wait_for(pilot, lambda: job.run_id in run_ids(app), "the run in the table")
         assert job.run_id is not None
         run_id = job.run_id
@@ -192,7 +207,7 @@ async def test_cancel_mid_run_then_resume_asks_each_trial_once(
         await pilot.press("c")
         # The calls held since the eighth go on once the stop is asked: no new one starts.
         await wait_for(pilot, lambda: job.stop_reason == "cancel", "the stop asked")
-        held_after_eight.set()
+        held_after_eight.release.set()
         await wait_for(pilot, lambda: cell(app, run_id, "status") == "interrupted", "the stop")
         assert job.control.finished.is_set()
         with open_store(workspace) as store:
@@ -268,15 +283,17 @@ async def test_a_stop_during_the_engines_clean_up_still_stores_the_status(
         assert store.get_run(job.run_id).status == "complete"
 
 
-async def test_pause_then_go_on(scripted: None, workspace: Path, tmp_path: Path) -> None:
+async def test_pause_then_go_on(held_after_eight: Held, workspace: Path, tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         job = app.start_run(slow_request(log, 20))
-        await wait_for(pilot, lambda: job.n_finished >= 4, "some trials to finish")
+        await wait_for(pilot, lambda: held_after_eight.calls > 8, "eight calls answered")
         await wait_for(pilot, lambda: job.run_id in run_ids(app), "the run in the table")
         assert job.run_id is not None
         await pilot.press("p")
+        await wait_for(pilot, lambda: job.stop_reason == "pause", "the pause asked")
+        held_after_eight.release.set()
         await wait_for(pilot, lambda: cell(app, str(job.run_id), "status") == "paused", "pause")
         await pilot.press("p")
         await wait_for(
@@ -287,14 +304,16 @@ async def test_pause_then_go_on(scripted: None, workspace: Path, tmp_path: Path)
 
 
 async def test_quitting_mid_run_keeps_every_finished_trial(
-    scripted: None, workspace: Path, tmp_path: Path
+    held_after_eight: Held, workspace: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "calls.jsonl"
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         job = app.start_run(slow_request(log, 40))
-        await wait_for(pilot, lambda: job.n_finished >= 4, "some trials to finish")
+        await wait_for(pilot, lambda: held_after_eight.calls > 8, "eight calls answered")
         await pilot.press("q")
+        await wait_for(pilot, lambda: job.stop_reason == "quit", "the stop asked")
+        held_after_eight.release.set()
     # Quitting waited for the run's thread: its status and results are stored.
     assert job.control.finished.is_set()
     assert job.run_id is not None
@@ -332,6 +351,8 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
         assert isinstance(screen, RunDetailScreen)
         await wait_for(pilot, lambda: bool(screen.query("#section-numbers")), "the analysis")
         numbers = screen.query_one("#section-numbers", DataTable)
+        # Its rows are filled once the table is laid out at its width.
+        await wait_for(pilot, lambda: numbers.row_count > 0, "the figures' rows")
         shown = [
             [str(c).replace("\n", " ") for c in numbers.get_row_at(i)]
             for i in range(numbers.row_count)
