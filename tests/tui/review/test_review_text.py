@@ -195,7 +195,8 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
 
 # The choices column keeps its width when narrow (a probe's or a model's name whole); the
 # forms give up room instead, each field's name over its input.
-@pytest.mark.parametrize(("width", "klass", "choose"), [(60, "-narrow", 30), (100, "-wide", 30)])
+# (32: counterfactual-retrieval, the longest probe name, with the 8 cells around its selector.)
+@pytest.mark.parametrize(("width", "klass", "choose"), [(60, "-narrow", 32), (100, "-wide", 32)])
 async def test_a_narrow_terminal_switches_the_layout(
     scripted: None, workspace: Path, width: int, klass: str, choose: int
 ) -> None:
