@@ -16,23 +16,15 @@ asserts ``== []`` and its failure says what a user would have met:
   the colours of its cells, not their text;
 - :func:`unseen_errors`: a screen that points at a field "marked in red" while no such field is
   in view, or whose focus is not on the field it refers to;
-- :func:`silent_keys`: a key shown in the footer that, pressed, changes nothing and says
-  nothing;
-- :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
-  hidden (pushed off its right end, or drawn over by another key);
-- :func:`unreachable_keys`: a key of the screen the footer left out for want of room without
-  saying that more keys are under Help ("? Help +3 keys");
-- :func:`footer_lacks`: a footer without ``Help`` and ``Quit`` (docs/tui.md promises both on
-  every screen, a field being typed in too), or a footer key cut to no label;
 - :func:`cut_titles`: a box's title (which carries ids and verdicts) or a dialog cut by the
   terminal's edge;
 - :func:`cut_sentences`: a heading, a sentence or a list's title (a section's) cut at the
   right edge, by an ellipsis or mid-word (its words not all drawn in its box);
-- :func:`markup_leaks`: markup (````name````, ``ALL_REASONS``) drawn as its characters;
-- :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
-  then its keys.
+- :func:`markup_leaks`: markup (````name````, ``ALL_REASONS``) drawn as its characters.
 
-``tests/tui/test_surface.py`` runs them on every screen at 80×24 and 60×20.
+The checks of the keys (the footer's, Help's) are in ``surface_keys.py``, those of a text
+held and not drawn whole (an id, a title line) in ``surface_text.py``; the modules
+``tests/tui/test_surface_*.py`` run them all on every screen at 80×24 and 60×20.
 """
 
 from __future__ import annotations
@@ -48,7 +40,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
-from textual.binding import Binding
 from textual.color import Color
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -56,7 +47,6 @@ from textual.widget import Widget
 from textual.widgets import (
     Checkbox,
     DataTable,
-    Footer,
     Input,
     RadioButton,
     Select,
@@ -64,7 +54,6 @@ from textual.widgets import (
     Static,
     Switch,
 )
-from textual.widgets._footer import FooterKey
 
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 
@@ -356,163 +345,6 @@ def unseen_errors(app: App[Any], *, focus: bool = True) -> list[str]:
     return found
 
 
-# --- keys -----------------------------------------------------------------------------------
-
-
-#: Actions that leave the screen: pressed last, and leaving is what they do.
-LEAVING = ("back", "pop_screen", "dismiss", "leave", "cancel", "close")
-
-
-def footer_keys(app: App[Any]) -> list[str]:
-    """The keys the footer shows (Help and Quit aside, which every screen has); those that
-    leave the screen last."""
-    keys = []
-    for key, active in app.screen.active_bindings.items():
-        binding = active.binding
-        if binding.show and active.enabled and binding.action not in ("help", "quit"):
-            keys.append(key)
-    return sorted(keys, key=lambda k: _leaves(app, k))
-
-
-def _leaves(app: App[Any], key: str) -> bool:
-    active = app.screen.active_bindings.get(key)
-    return active is not None and any(word in active.binding.action for word in LEAVING)
-
-
-def cut_footer_keys(app: App[Any]) -> list[str]:
-    """The keys the footer holds that it does not draw whole: each key's own cells must
-    read its key and label ("r Review"), not a part of them, nothing (a key scrolled off the
-    footer's right end) or another key drawn over it."""
-    lines = screen_lines(app)
-    found = []
-    for footer in app.screen.query(Footer):
-        if not (footer.display and footer.visible) or not footer.is_mounted:
-            continue
-        for key in footer.query(FooterKey):
-            label = " ".join(key.render().plain.split())
-            region = key.region
-            drawn = " ".join(" ".join(region_lines(lines, region)).split()) if region.area else ""
-            if drawn != label or not footer.region.contains_region(region):
-                row = region_lines(lines, footer.region)[:1]
-                found.append(f"footer: the key {label!r} is drawn as {drawn!r} in {row!r}")
-    return found
-
-
-#: The footer's word that keys it had no room for are listed under Help.
-MORE_KEYS = re.compile(r"\bHelp \+(\d+) keys?\b")
-
-
-def unreachable_keys(app: App[Any]) -> list[str]:
-    """The screen's keys (those meant for its footer, in the state it is in) that the footer
-    does not draw, unless it says how many more are under Help ("? Help +3 keys")."""
-    footers = [f for f in app.screen.query(Footer) if f.display and f.is_mounted]
-    if not footers:
-        return []
-    labels = getattr(app.screen, "footer_labels", None)
-    left_out = {a for a, label in (labels() if callable(labels) else {}).items() if label is None}
-    # By action: a binding of two keys ("n,right") is one key of the footer.
-    actions = [app.screen.active_bindings[k].binding.action for k in footer_keys(app)]
-    wanted = [a for a in dict.fromkeys(actions) if a not in left_out]
-    footer = footers[0]
-    drawn = {k.action for k in footer.query(FooterKey) if footer.region.contains_region(k.region)}
-    missing = [a for a in wanted if a not in drawn]
-    row = region_lines(screen_lines(app), footer.region)[0] if footer.region.height else ""
-    said = MORE_KEYS.search(row)
-    # Where the app has a Help (a test's host of one screen may not) it says how many more.
-    has_help = any(b.action == "help" for b in Binding.make_bindings(type(app).BINDINGS))
-    if missing and has_help and (said is None or int(said.group(1)) != len(missing)):
-        return [f"footer: {missing!r} left out and {row.strip()!r} does not say so"]
-    return []
-
-
-@dataclass
-class _Seen:
-    stack: tuple[int, ...]
-    lines: list[str]
-    notes: int
-    focused: Widget | None
-
-
-def _seen(app: App[Any]) -> _Seen:
-    return _Seen(
-        tuple(id(s) for s in app.screen_stack),
-        screen_lines(app),
-        len(app._notifications),
-        app.focused,
-    )
-
-
-async def silent_keys(
-    pilot: Pilot[Any],
-    *,
-    leave: Iterable[str] = (),
-    settle: Callable[[Pilot[Any]], Any] | None = None,
-) -> list[str]:
-    """The footer's keys that, pressed, change nothing a user sees and say nothing. Each key
-    is pressed on the screen as it was; a screen it opens is closed again. ``leave``: keys not
-    to press (one that starts a paid run, say), each tested elsewhere."""
-    app = pilot.app
-    home = app.screen
-    found = []
-    keys = [(key, _leaves(app, key)) for key in footer_keys(app)]
-    for key, leaving in keys:
-        if key in leave or key not in app.screen.active_bindings:
-            continue
-        if app.screen is not home:
-            break
-        before = _seen(app)
-        await pilot.press(key)
-        for _ in range(4):
-            await pilot.pause()
-        if settle is not None:
-            await settle(pilot)
-        after = _seen(app)
-        if (before.stack, before.lines, before.notes, before.focused) == (
-            after.stack,
-            after.lines,
-            after.notes,
-            after.focused,
-        ):
-            found.append(f"{key}: nothing changed and nothing was said")
-        if leaving and home not in app.screen_stack:
-            break  # it went back, as it says
-        while app.screen is not home and len(app.screen_stack) > 1:
-            app.pop_screen()
-            await pilot.pause()
-        if app.screen is not home:
-            found.append(f"{key}: left the screen for good")
-            break
-    return found
-
-
-def footer_lacks(app: App[Any], *, labels: bool = True) -> list[str]:
-    """What the footer, as drawn, does not show of what every screen promises: ``Help`` and
-    ``Quit`` (whatever keys they take while a field takes the letters), and a label for each
-    key it shows (a key with its label cut to nothing, or to a stub, tells nothing)."""
-    from textual.widgets import Footer
-    from textual.widgets._footer import FooterKey
-
-    footers = [f for f in app.screen.query(Footer) if f.display]
-    if not footers:
-        return []
-    lines = screen_lines(app)
-    found = []
-    footer = footers[0]
-    row = lines[footer.region.y] if footer.region.height else ""
-    # Help where the app has it (a test's host of one screen may not).
-    has_help = any(b.action == "help" for b in Binding.make_bindings(type(app).BINDINGS))
-    for word in ("Help", "Quit") if has_help else ("Quit",):
-        if not re.search(rf"\S+ {word}\b", row):
-            found.append(f"the footer shows no {word}: {row.strip()!r}")
-    for key in footer.query(FooterKey) if labels else []:
-        shown_at = key.region.intersection(footer.region)
-        text = lines[shown_at.y][shown_at.x : shown_at.right].strip() if shown_at.area else ""
-        label = key.description
-        if label and label not in text and text:
-            found.append(f"the footer cuts {label!r} to {text!r}")
-    return found
-
-
 def cut_titles(app: App[Any]) -> list[str]:
     """Box titles (border titles carry an audit's id, a run's verdict) drawn cut with an
     ellipsis, and widgets of a dialog drawn past the terminal's right edge."""
@@ -594,63 +426,3 @@ def markup_leaks(lines: list[str]) -> list[str]:
         for y, line in enumerate(lines)
         if MARKUP.search(line)
     ]
-
-
-# --- help -----------------------------------------------------------------------------------
-
-
-def help_leads_with_purpose(lines: list[str], title: str, purpose: str) -> list[str]:
-    """Help opened on a screen shows, first, the screen's section title, then what the screen
-    is for (its first words at least), then its keys."""
-    # The frame, the scrollbar and the blank cells around the text go.
-    inside = [re.sub(r"[\u2580-\u259f│┃]", " ", line).strip() for line in lines[1:]]
-    texts = [t for t in inside if t]
-    if not texts or texts[0] != title:
-        return [f"Help opens on {texts[:1]!r}, not on {title!r}"]
-    after = " ".join(texts[1:4])
-    head = " ".join(purpose.split()[:4])
-    if head not in after:
-        return [f"Help's {title!r} does not start with what the screen is for ({head!r})"]
-    return []
-
-
-# --- text held and not drawn ----------------------------------------------------------------
-
-
-def cut_text(app: App[Any], widget: Widget) -> list[str]:
-    """``widget``'s text (a line that names a run and what stopping saved) not drawn whole in
-    its box: its words, read down its rows, must be its whole text."""
-    text = " ".join(_plain(widget).split()) if isinstance(widget, Static) else ""
-    drawn = " ".join(" ".join(region_lines(screen_lines(app), widget.content_region)).split())
-    if text and text not in drawn:
-        return [f"{_where(widget)}: {text!r} is drawn as {drawn!r}"]
-    return []
-
-
-def cut_highlighted_option(app: App[Any], widget: Widget) -> list[str]:
-    """The highlighted option of a list (a section's title) not drawn whole in the list's
-    box, read down its rows: a title wrapped over two lines reads whole, one whose second
-    line lies under the box's edge does not."""
-    from textual.widgets import OptionList
-
-    if not isinstance(widget, OptionList) or widget.highlighted is None:
-        return []
-    prompt = widget.get_option_at_index(widget.highlighted).prompt
-    text = " ".join((prompt.plain if isinstance(prompt, Text) else str(prompt)).split())
-    rows = region_lines(screen_lines(app), widget.scrollable_content_region)
-    drawn = " ".join(" ".join(rows).split())
-    if text not in drawn:
-        return [f"{_where(widget)}: the highlighted {text!r} is drawn as {rows!r}"]
-    return []
-
-
-def toasts_over(app: App[Any], widget: Widget) -> list[str]:
-    """Notifications drawn over ``widget`` (a screen's title line): a key pressed several
-    times in a row stacks its toasts upward until they cover what the screen is about."""
-    from textual.widgets._toast import Toast
-
-    found = []
-    for widget_on, region in visible_widgets(app):
-        if isinstance(widget_on, Toast) and region.overlaps(widget.region):
-            found.append(f"a toast is drawn over {_where(widget)}: {_plain(widget_on)!r}")
-    return found

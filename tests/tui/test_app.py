@@ -10,70 +10,34 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import threading
-import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.text import Text
+from steps import SIZE, cell, choose_probe, loaded, run_ids, wait_for
 from textual.dom import DOMNode
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, OptionList, Select, SelectionList, Static
+from textual.widgets import DataTable, Input, OptionList, SelectionList, Static
 from typer.testing import CliRunner
 
 from diptych.cli.main import app as cli_app
 from diptych.core import plugins
-from diptych.core.engine import resume_run, run_probe
+from diptych.core.engine import resume_run
 from diptych.core.plugins import get_probe
 from diptych.core.runview import RunView
-from diptych.core.store import Store, open_store
-from diptych.plugins.probes._pst_identities import identities
+from diptych.core.store import open_store
 from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.jobs import RunRequest
 from diptych.tui.screens.help import collect_bindings, help_sections, screen_classes
-from diptych.tui.screens.new_run import NewRunScreen, form_id, probe_class
+from diptych.tui.screens.new_run import NewRunScreen, form_id
 from diptych.tui.screens.run_detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.screens.runs import RunsScreen
 from diptych.tui.widgets.params_form import ParamsForm
-
-SIZE = (80, 24)
-OCC = identities().occupations
-#: A pst-text run small enough for a test: 2 × 2 identities, 16 paired and 12 single trials.
-PST_PARAMS = [
-    f"masculine={','.join(OCC.masculine[:2])}",
-    f"feminine={','.join(OCC.feminine[:2])}",
-]
-
-
-async def wait_for(
-    pilot: Pilot[Any],
-    condition: Callable[[], bool],
-    what: str,
-    shown: Callable[[], str] | None = None,
-) -> None:
-    deadline = time.monotonic() + 60
-    while not condition():
-        if time.monotonic() > deadline:
-            seen = f"; the screen shows {shown()!r}" if shown is not None else ""
-            raise AssertionError(f"timed out waiting for {what}{seen}")
-        await pilot.pause(0.05)
-
-
-def cell(app: DiptychApp, run_id: str, column: str) -> str:
-    table = app.screen.query_one("#runs", DataTable)
-    value = table.get_cell(run_id, column)
-    return value.plain if isinstance(value, Text) else str(value)
-
-
-def run_ids(app: DiptychApp) -> list[str]:
-    table = app.screen.query_one("#runs", DataTable)
-    return [str(key.value) for key in table.rows]
 
 
 def calls(log: Path) -> list[str]:
@@ -96,29 +60,7 @@ def slow_request(log: Path, n: int, latency: float = 0.05) -> RunRequest:
     )
 
 
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A workspace named by a relative path, so the header (which shows it) is the same on
-    every machine."""
-    monkeypatch.chdir(tmp_path)
-    return Path("ws")
-
-
 # --- behaviour ------------------------------------------------------------------------------
-
-
-async def choose_probe(pilot: Pilot[Any], probe: str) -> None:
-    """Choose ``probe`` on the New-run screen and wait until the screen has handled it: the
-    change is handled in steps (the forms removed and mounted, then the probe described and
-    the models list rebuilt), and a model ticked before the list is rebuilt is not offered."""
-    screen = pilot.app.screen
-    screen.query_one("#probe", Select).value = probe
-    description = probe_class(probe).description()
-    await wait_for(
-        pilot,
-        lambda: str(screen.query_one("#probe-description", Static).render()) == description,
-        f"the {probe} probe's models",
-    )
 
 
 async def test_a_run_started_from_the_new_run_screen_finishes(
@@ -212,20 +154,60 @@ async def test_a_model_ticked_while_the_probe_changes_stays_ticked(
         await wait_for(pilot, lambda: "planned" in str(estimate.render()), "the estimate")
 
 
+class Held:
+    """Calls of the scripted likelihood model after the eighth, held until ``release`` is set
+    (or their run is stopped); ``calls`` counts every call asked."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def ask(self) -> bool:
+        """Count a call; whether it is to be held."""
+        with self._lock:
+            self.calls += 1
+            return self.calls > 8
+
+
+@pytest.fixture
+def held_after_eight(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
+    """The scripted likelihood model answers eight calls, then holds every further one: a run
+    is stopped half-way however fast or slow the machine is (wait for ``calls > 8``, not for a
+    count of finished trials: progress reaches the screen at most every 0.1 s)."""
+    held = Held()
+    ask = ScriptedLikelihood.next_token_logprobs
+
+    async def holding(self: ScriptedLikelihood, prompt: str, candidates: Any) -> dict[str, float]:
+        hold = held.ask()
+        # Polled, not waited for in a thread: a stop cancels the wait at once, and the run's
+        # loop has no thread of this test's to wait for as it closes.
+        while hold and not held.release.is_set():
+            await asyncio.sleep(0.01)
+        return await ask(self, prompt, candidates)
+
+    monkeypatch.setattr(ScriptedLikelihood, "next_token_logprobs", holding)
+    yield held
+    held.release.set()
+
+
 async def test_cancel_mid_run_then_resume_asks_each_trial_once(
-    scripted: None, workspace: Path, tmp_path: Path
+    held_after_eight: Held, workspace: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "calls.jsonl"
     n = 30
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         job = app.start_run(slow_request(log, n))
-        await wait_for(pilot, lambda: job.n_finished >= 6, "some trials to finish")
+        await wait_for(pilot, lambda: held_after_eight.calls > 8, "eight calls answered")
         await wait_for(pilot, lambda: job.run_id in run_ids(app), "the run in the table")
         assert job.run_id is not None
         run_id = job.run_id
         app.screen.query_one("#runs", DataTable).focus()
         await pilot.press("c")
+        # The calls held since the eighth go on once the stop is asked: no new one starts.
+        await wait_for(pilot, lambda: job.stop_reason == "cancel", "the stop asked")
+        held_after_eight.release.set()
         await wait_for(pilot, lambda: cell(app, run_id, "status") == "interrupted", "the stop")
         assert job.control.finished.is_set()
         with open_store(workspace) as store:
@@ -301,15 +283,17 @@ async def test_a_stop_during_the_engines_clean_up_still_stores_the_status(
         assert store.get_run(job.run_id).status == "complete"
 
 
-async def test_pause_then_go_on(scripted: None, workspace: Path, tmp_path: Path) -> None:
+async def test_pause_then_go_on(held_after_eight: Held, workspace: Path, tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         job = app.start_run(slow_request(log, 20))
-        await wait_for(pilot, lambda: job.n_finished >= 4, "some trials to finish")
+        await wait_for(pilot, lambda: held_after_eight.calls > 8, "eight calls answered")
         await wait_for(pilot, lambda: job.run_id in run_ids(app), "the run in the table")
         assert job.run_id is not None
         await pilot.press("p")
+        await wait_for(pilot, lambda: job.stop_reason == "pause", "the pause asked")
+        held_after_eight.release.set()
         await wait_for(pilot, lambda: cell(app, str(job.run_id), "status") == "paused", "pause")
         await pilot.press("p")
         await wait_for(
@@ -320,14 +304,16 @@ async def test_pause_then_go_on(scripted: None, workspace: Path, tmp_path: Path)
 
 
 async def test_quitting_mid_run_keeps_every_finished_trial(
-    scripted: None, workspace: Path, tmp_path: Path
+    held_after_eight: Held, workspace: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "calls.jsonl"
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         job = app.start_run(slow_request(log, 40))
-        await wait_for(pilot, lambda: job.n_finished >= 4, "some trials to finish")
+        await wait_for(pilot, lambda: held_after_eight.calls > 8, "eight calls answered")
         await pilot.press("q")
+        await wait_for(pilot, lambda: job.stop_reason == "quit", "the stop asked")
+        held_after_eight.release.set()
     # Quitting waited for the run's thread: its status and results are stored.
     assert job.control.finished.is_set()
     assert job.run_id is not None
@@ -349,18 +335,6 @@ def resume_in_own_store(workspace: Path, run_id: str) -> str:
         return resume_run(store, run_id).status
 
 
-def make_pst_text_run(store: Store) -> str:
-    return run_probe(store, "pst-text", ["scripted-likelihood"], probe_params=PST_PARAMS).id
-
-
-@pytest.fixture
-def pst_text_run(scripted: None, workspace: Path) -> str:
-    """A finished pst-text run on the scripted likelihood model (made before any event loop
-    runs: the engine's run_probe starts its own)."""
-    with open_store(workspace) as store:
-        return make_pst_text_run(store)
-
-
 async def test_run_detail_shows_the_analysis_and_writes_the_report(
     pst_text_run: str, workspace: Path, tmp_path: Path
 ) -> None:
@@ -377,6 +351,8 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
         assert isinstance(screen, RunDetailScreen)
         await wait_for(pilot, lambda: bool(screen.query("#section-numbers")), "the analysis")
         numbers = screen.query_one("#section-numbers", DataTable)
+        # Its rows are filled once the table is laid out at its width.
+        await wait_for(pilot, lambda: numbers.row_count > 0, "the figures' rows")
         shown = [
             [str(c).replace("\n", " ") for c in numbers.get_row_at(i)]
             for i in range(numbers.row_count)
@@ -463,61 +439,6 @@ def test_cli_opens_the_app_on_the_workspace(
 
 
 # --- how the screens look -------------------------------------------------------------------
-
-FIXED_TIME = 1_735_732_800.0  # 2025-01-01 12:00 UTC
-
-
-@pytest.fixture
-def few_plugins(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Only pst-text, pst and the scripted plugin, whatever else is installed here (the
-    example plugin, say), so that screens listing plugins look the same everywhere."""
-    monkeypatch.setenv("DIPTYCH_PLUGINS", "pst_text,pst")
-    plugins.load_plugins(reload=True)
-    yield
-    monkeypatch.delenv("DIPTYCH_PLUGINS")
-    plugins.load_plugins(reload=True)
-
-
-@pytest.fixture
-def utc() -> Iterator[None]:
-    """Times shown in UTC (the screens show local time)."""
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if before is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
-
-
-@pytest.fixture
-def snapshot_workspace(few_plugins: None, utc: None, workspace: Path) -> Path:
-    """Three runs with fixed times: complete, over its budget, and a pst-text run."""
-    with open_store(workspace) as store:
-        run_probe(store, "scripted", ["scripted-likelihood"], probe_params=["n=4"])
-        run_probe(
-            store,
-            "scripted",
-            [("scripted-likelihood", ["price_per_call=1"])],
-            probe_params=["n=6"],
-            max_cost=1.0,
-        )
-        make_pst_text_run(store)
-        for i, run in enumerate(store.list_runs()):
-            store.db.execute(
-                "UPDATE runs SET created_at = ?, updated_at = ? WHERE id = ?",
-                (FIXED_TIME + 60 * i, FIXED_TIME + 60 * i, run.id),
-            )
-    return workspace
-
-
-def loaded(n_runs: int) -> Callable[[Pilot[Any]], Any]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await wait_for(pilot, lambda: len(run_ids(pilot.app)) == n_runs, "the runs")  # type: ignore[arg-type]
-
-    return run_before
 
 
 def test_snapshot_runs(snap_compare: Any, snapshot_workspace: Path) -> None:

@@ -3,59 +3,17 @@ each part's status, and the report offered at the end; a snapshot at 80×24."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
+from hosts import FIGURE
+from steps import wait_for
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-import diptych.testing
-from diptych.core import plugins
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
-
-PST = {
-    "aspects": ["occupation"],
-    "masculine": ["carpenter"],
-    "feminine": ["nurse"],
-    "samples_single": 1,
-    "samples_paired": 1,
-}
-
-
-@pytest.fixture
-def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A working directory with ``audit.yaml`` (pst and its Table 5 mitigation on a scripted,
-    priced image model); relative paths keep the screen the same from run to run."""
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    monkeypatch.chdir(tmp_path)
-    data = {
-        "audit": 1,
-        "name": "tui-audit",
-        "models": {"images": {"plugin": "scripted-images", "params": {"price_per_call": 0.04}}},
-        "probes": [{"probe": "pst", "models": ["images"], "params": PST}],
-        "mitigations": [
-            {"name": "pst-table5", "baseline": "pst", "params": {"intervention": "pst-table5"}}
-        ],
-        "budget": {"max_cost": 1.0},
-        "report": {"formats": ["json", "md"]},
-    }
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    yield tmp_path
-    plugins.unregister_plugin(name)
-
-
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 60
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 async def open_audit(pilot: Pilot[Any]) -> AuditScreen:
@@ -120,9 +78,6 @@ def test_snapshot_audit_80x24(snap_compare: Any, audit_dir: Path) -> None:
 def gate_rows(screen: AuditScreen) -> list[list[str]]:
     table = screen.query_one("#gates", DataTable)
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-
-
-FIGURE = "STS paired (expected from P(he), P(she))"
 
 
 async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:

@@ -6,15 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from steps import choose_probe, loaded, screen_lines, settle, wait_for
 from surface import cut_values
-from test_app import choose_probe, few_plugins, loaded, snapshot_workspace, utc, wait_for, workspace
-from test_screen_fit import screen_lines, settle
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run import NewRunScreen, probe_class
 from diptych.tui.widgets.ticks import TickList
-
-__all__ = ["few_plugins", "snapshot_workspace", "utc", "workspace"]
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
 

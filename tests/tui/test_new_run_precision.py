@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_app import SIZE, choose_probe, wait_for, workspace
+from steps import SIZE, choose_probe, wait_for
 from textual.widgets import SelectionList, Static
 
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
@@ -21,8 +21,6 @@ from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run import NewRunScreen, form_id
 from diptych.tui.widgets.params_form import ParamsForm
-
-__all__ = ["workspace"]
 
 
 async def test_the_estimate_panel_states_precision_and_warns(

@@ -8,12 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
-from test_app import loaded, run_ids, wait_for, workspace
+from steps import loaded, run_ids, wait_for
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-
-__all__ = ["workspace"]
 
 
 @pytest.fixture

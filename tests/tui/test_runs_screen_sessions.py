@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_app import cell, run_ids, wait_for, workspace
+from steps import cell, run_ids, wait_for
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.run_rows import session_key
 
-__all__ = ["workspace"]
 SESSION = "id-test0001"
 
 

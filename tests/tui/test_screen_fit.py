@@ -9,19 +9,23 @@ things on one screen.
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-from rich.console import Console
-from test_app import few_plugins, loaded, snapshot_workspace, utc, wait_for, workspace
-from test_audit_screen import FIGURE, audit_dir
-from textual.app import App
+from hosts import FIGURE, Host, start_session
+from steps import (
+    analysed,
+    loaded,
+    open_detail,
+    row_shows,
+    screen_lines,
+    settle,
+    show_section,
+    wait_for,
+)
 from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
-from textual.widgets import OptionList
 
 from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.core.workspace import Workspace
@@ -44,77 +48,11 @@ from diptych.tui.screens.help import (
 from diptych.tui.screens.run_detail import RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, stack_row, wrap_cell
 from diptych.tui.widgets.tables import ListTable
-from tests.tui.agent.test_agent_screen import agent_app, start_session
-from tests.tui.review.test_review import Host, make_run, review_run
-
-__all__ = ["audit_dir", "few_plugins", "review_run", "snapshot_workspace", "utc", "workspace"]
 
 SMALL, TINY = (80, 24), (60, 20)
 
 
-# --- reading the screen ---------------------------------------------------------------------
-
-
-def screen_lines(app: App[Any]) -> list[str]:
-    """The screen as the terminal shows it, one string per row (as ``export_screenshot``
-    renders it, to text instead of SVG)."""
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text().splitlines()
-
-
-def row_shows(lines: list[str], first: str, cells: list[str], below: int = 1) -> bool:
-    """Whether a row of the screen begins with ``first`` (inside any frame) and that line, or
-    the ``below`` lines under it, hold each of ``cells`` whole."""
-    for i, line in enumerate(lines):
-        if line.strip(" │█").startswith(first):
-            block = "\n".join(lines[i : i + 1 + below])
-            if all(cell in block for cell in cells):
-                return True
-    return False
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let a resize and the relayout it starts (a FitTable fits itself to its width) land."""
-    for _ in range(3):
-        await pilot.pause()
-
-
 # --- Runs and Run detail --------------------------------------------------------------------
-
-
-async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
-    await loaded(3)(pilot)
-    await pilot.press("down", "down", "enter")  # the pst-text run
-    screen = pilot.app.screen
-    assert isinstance(screen, RunDetailScreen)
-    await analysed(pilot, screen)
-    return screen
-
-
-async def analysed(pilot: Pilot[Any], screen: RunDetailScreen) -> None:
-    # The notes are the last section mounted: every section is listed by then.
-    await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")
-    await settle(pilot)
-
-
-async def show_section(pilot: Pilot[Any], screen: RunDetailScreen, title: str) -> None:
-    sections = screen.query_one("#sections", OptionList)
-    titles = [str(sections.get_option_at_index(i).prompt) for i in range(sections.option_count)]
-    sections.highlighted = titles.index(title)
-    await settle(pilot)
 
 
 async def test_run_detail_at_80x24_shows_every_headline_and_micro_sts_number_whole(
@@ -190,22 +128,6 @@ async def test_at_60x20_intervals_ref_fail_flag_help_and_quit_stay(
 # --- agreement tables of an image run -------------------------------------------------------
 
 
-@pytest.fixture
-def labelled_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
-    """The pst run of test_review with three reviewers' labels on its ten people: they agree
-    on the first four, then each goes their own way, so that κ has an interval to show."""
-    ws = tmp_path / "ws"
-    run_id = make_run(ws)
-    labels = ("masculine", "feminine", "cannot_identify")
-    with Workspace.open(ws) as workspace:
-        for k, person in enumerate(workspace.runs.subjects(run_id)):
-            for r, reviewer in enumerate(("ann", "bob", "cy")):
-                label = labels[k % 2] if k < 4 else labels[(k + r) % 3]
-                trial, position = person["trial_idx"], person["position"]
-                workspace.labels.save(run_id, trial, position, label, reviewer=reviewer)
-    return ws, run_id
-
-
 async def test_agreement_tables_at_80x24_show_each_value_and_interval(
     labelled_run: tuple[Path, str],
 ) -> None:
@@ -241,11 +163,9 @@ async def test_agreement_tables_at_80x24_show_each_value_and_interval(
 
 
 async def test_agent_table_at_80x24_shows_scores_q_and_the_decision(
-    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent_tui: DiptychApp,
 ) -> None:
-    workspace = tmp_path / "ws"
-    Workspace.open(workspace).close()
-    app = agent_app(workspace, monkeypatch)
+    app = agent_tui
     async with app.run_test(size=SMALL) as pilot:
         await start_session(pilot)
         screen = app.screen
@@ -367,11 +287,9 @@ def first_help_line(lines: list[str]) -> str:
 
 
 async def test_help_opens_at_the_section_of_each_screen_and_lists_its_keys(
-    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent_tui: DiptychApp,
 ) -> None:
-    workspace = tmp_path / "ws"
-    Workspace.open(workspace).close()
-    app = agent_app(workspace, monkeypatch)
+    app = agent_tui
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         lines = await help_opened(pilot)

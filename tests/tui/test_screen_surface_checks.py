@@ -1,5 +1,6 @@
-"""The surface checks of tests/tui/surface.py find each class of defect they name, on small
-apps with the defect planted, and find nothing on the same app without it."""
+"""The surface checks of tests/tui/surface.py and surface_keys.py find each class of defect
+they name, on small apps with the defect planted, and find nothing on the same app without
+it."""
 
 from __future__ import annotations
 
@@ -9,20 +10,17 @@ import pytest
 from rich.text import Text
 from surface import (
     cut_fields,
-    cut_footer_keys,
     cut_names,
     cut_sentences,
     cut_titles,
     cut_values,
-    footer_lacks,
-    help_leads_with_purpose,
     markup_leaks,
     region_lines,
     screen_lines,
-    silent_keys,
     state_by_colour,
     unseen_errors,
 )
+from surface_keys import cut_footer_keys, footer_lacks, help_leads_with_purpose, silent_keys
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Checkbox, DataTable, Footer, Input, SelectionList, Static

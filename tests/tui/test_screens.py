@@ -10,19 +10,8 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from steps import cell, choose_probe, loaded, run_ids, wait_for
 from surface import screen_lines
-from test_app import (
-    cell,
-    choose_probe,
-    few_plugins,
-    loaded,
-    pst_text_run,
-    run_ids,
-    snapshot_workspace,
-    utc,
-    wait_for,
-    workspace,
-)
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
@@ -38,9 +27,7 @@ from diptych.tui.screens.new_run import NewRunScreen
 from diptych.tui.screens.run_detail import RunDetailScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.tables import ListTable
-from tests.tui.review.test_review import review_run
 
-__all__ = ["few_plugins", "pst_text_run", "review_run", "snapshot_workspace", "utc", "workspace"]
 SIZES = [(80, 24), (60, 20)]
 
 

@@ -4,52 +4,25 @@ screen at 80×24 and at 60×20, and the way back home."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from surface import cut_text
-from test_app import loaded, wait_for
-from test_screen_fit import row_shows, screen_lines, settle
+from steps import open_standings, row_shows, screen_lines, settle, wait_for
+from surface_text import cut_text
 
 from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.report.standings_tables import rank_interval_text, standings_text
-from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.help import HelpScreen, screen_classes, screen_title
 from diptych.tui.screens.runs import RunsScreen
 from diptych.tui.screens.standings import StandingsScreen
 
-MASC = ["carpenter", "sheriff", "farmer", "guard"]
-FEM = ["editor", "designer", "writer", "baker"]
-
-
-@pytest.fixture
-def three_models(scripted: None, tmp_path: Path) -> Path:
-    """Expected STS 80, 40 and 0 (P(she) 0.1, 0.3 and 0.5 for a masculine-stereotyped
-    identity, 1 minus it for a feminine-stereotyped one), one run each."""
-    path = tmp_path / "ws"
-    design = {"masculine": MASC, "feminine": FEM, "samples_paired": 2, "setting": "paired"}
-    with Workspace.open(path) as ws:
-        for p in (0.5, 0.1, 0.3):
-            planted = {**dict.fromkeys(MASC, p), **dict.fromkeys(FEM, 1 - p)}
-            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
-                             params=design)  # fmt: skip
-    return path
-
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_standings_from_the_runs_list_fit_the_terminal(
-    three_models: Path, size: tuple[int, int]
+    standings_app: DiptychApp, size: tuple[int, int]
 ) -> None:
-    app = DiptychApp(three_models, refresh_interval=3600)
+    app = standings_app
     async with app.run_test(size=size) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, StandingsScreen)
-        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
-        await settle(pilot)
+        screen = await open_standings(pilot)
         (table,) = screen.standings.tables
         # The planted order: P(she) 0.1 first, 0.5 last.
         planted = [s.measured.params["p_feminine"]["carpenter"] for s in table.standings]
@@ -70,20 +43,14 @@ async def test_standings_from_the_runs_list_fit_the_terminal(
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_standings_show_their_design_and_help_of_their_own(
-    three_models: Path, size: tuple[int, int]
+    standings_app: DiptychApp, size: tuple[int, int]
 ) -> None:
     """The design line (what was compared, on which figure) is in view whole as the screen
     opens; Help opened here is the Standings screen's, with the keys of every screen after
     it and no other screen's section."""
-    app = DiptychApp(three_models, refresh_interval=3600)
+    app = standings_app
     async with app.run_test(size=size) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, StandingsScreen)
-        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
-        await settle(pilot)
+        screen = await open_standings(pilot)
         (table,) = screen.standings.tables
         heading = screen.query(".heading").first()
         design = standings_text(table).title
@@ -102,7 +69,7 @@ async def test_standings_show_their_design_and_help_of_their_own(
 
 
 async def test_an_error_while_ranking_is_one_line_and_f5_ranks_again(
-    three_models: Path, monkeypatch: pytest.MonkeyPatch
+    standings_app: DiptychApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failure of the ranking replaces "Ranking the models…" with one line naming it; F5
     asks again, and once the ranking works the tables are there."""
@@ -114,12 +81,9 @@ async def test_an_error_while_ranking_is_one_line_and_f5_ranks_again(
         raise ValueError("a planted failure\nover two lines")
 
     monkeypatch.setattr(Standings, "table", broken)
-    app = DiptychApp(three_models, refresh_interval=3600)
+    app = standings_app
     async with app.run_test(size=(80, 24)) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
-        screen = app.screen
+        screen = await open_standings(pilot, ranked=False)
 
         def status() -> str:
             found = screen.query("#standings-status")
@@ -138,17 +102,12 @@ async def test_an_error_while_ranking_is_one_line_and_f5_ranks_again(
         assert len(screen.query("FitTable")) == 2  # the ranks and the pairs
 
 
-async def test_the_interval_is_named_over_identities(three_models: Path) -> None:
+async def test_the_interval_is_named_over_identities(standings_app: DiptychApp) -> None:
     """The standings' interval resamples identities, and its column says so (a run's own
     figure may be shown with another, over scenes or draws)."""
-    app = DiptychApp(three_models, refresh_interval=3600)
+    app = standings_app
     async with app.run_test(size=(100, 30)) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
-        screen = app.screen
-        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
-        await settle(pilot)
+        await open_standings(pilot)
         drawn = " ".join(" ".join(screen_lines(app)).split())
         assert "interval over identities" in drawn, "\n".join(screen_lines(app))
         assert "95% CI" not in drawn
@@ -156,20 +115,15 @@ async def test_the_interval_is_named_over_identities(three_models: Path) -> None
 
 @pytest.mark.parametrize("key", ["home", "up"])
 async def test_the_page_opens_at_its_design_line_and_home_or_up_bring_it_back(
-    three_models: Path, key: str
+    standings_app: DiptychApp, key: str
 ) -> None:
     """At 60×20 the page opens at its top, the design line (what was compared, on which
     figure) in view; scrolled down, Home or Up on the table's first row bring it back."""
     from textual.containers import VerticalScroll
 
-    app = DiptychApp(three_models, refresh_interval=3600)
+    app = standings_app
     async with app.run_test(size=(60, 20)) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
-        screen = app.screen
-        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
-        await settle(pilot)
+        screen = await open_standings(pilot)
         body = screen.query_one("#body", VerticalScroll)
         assert body.max_scroll_y > 0  # the page is taller than the terminal
         (table,) = screen.standings.tables

@@ -54,7 +54,6 @@ from diptych.tui.review.measure_panel import (
     measured_figure,
     verdict_text,
 )
-from diptych.tui.review.modals import ReviewerNameModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import FlagNote, load_queue
 from diptych.tui.review.state import ReviewState
@@ -167,7 +166,7 @@ class MeasureScreen(ReviewView):
             self.notify("measuring skin tone: 1–9, 0 give a tone, c can't tell; t for gender")
             return
         if self.reviewer is None or self.annotator is None:
-            self.app.push_screen(ReviewerNameModal(), self._name_given)
+            self.ask_reviewer()
             return
         detail = {**label_detail(VIA, item.reasons), "blind": True}
         write = DrawnLabelWrite(
@@ -244,7 +243,6 @@ class MeasureScreen(ReviewView):
                 target = ws.measurement.target(run.id, self.dimension)
                 people = {p.subject_id: p.rank for p in draw.persons}
                 items = load_queue(ws, run.id, only=people)
-                remembered = ws.preferences.last_reviewer() if self.reviewer is None else None
         except DiptychError as error:
             self.post_message(DrawOpened(None, None, str(error)))
             return
@@ -265,8 +263,6 @@ class MeasureScreen(ReviewView):
         )
         self.post_message(DrawOpened(draw, target))
         self.post_message(self.QueueLoaded(run.id, found, items, True))
-        if self.reviewer is None:
-            self.post_message(self.ReviewerKnown(remembered))
 
     @work(thread=True, exit_on_error=False, group="review-metrics")
     def _recompute(

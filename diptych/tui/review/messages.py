@@ -58,10 +58,3 @@ class MetricsUpdated(Message, namespace="review_screen"):
     """The probe's headline numbers, recomputed with the labels stored so far."""
 
     numbers: dict[str, dict[str, Any]]
-
-
-@dataclass
-class ReviewerKnown(Message, namespace="review_screen"):
-    """The name this workspace's last review was given under (None: none yet)."""
-
-    name: str | None

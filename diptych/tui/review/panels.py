@@ -19,6 +19,7 @@ from textual.widgets import Static
 from diptych.core.report.formatting import figure_text, interval
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
+from diptych.tui.widgets.whole_numbers import WholeIds
 
 
 class ReviewPicture(Vertical):
@@ -98,8 +99,9 @@ class CardScroll(VerticalScroll, can_focus=False):
     otherwise swallow ← and →, which move through the queue."""
 
 
-class ReviewCard(Static):
-    """The person under review: why they are flagged, who they are, what others said."""
+class ReviewCard(WholeIds):
+    """The person under review: why they are flagged, who they are, what others said (the
+    image's id folded whole on a narrow card)."""
 
     DEFAULT_CSS = """
     ReviewCard {
@@ -108,15 +110,6 @@ class ReviewCard(Static):
         padding: 0 1;
     }
     """
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
-        #: What is shown, kept so tests and hosts can read it without a screenshot.
-        self.text = Text()
-
-    def show(self, text: Text) -> None:
-        self.text = text
-        self.update(text)
 
 
 def _reason_text(reason: str, detail: Mapping[str, Any], blind: bool) -> str:

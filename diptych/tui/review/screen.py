@@ -39,7 +39,7 @@ from textual.binding import Binding
 from diptych.core.capabilities import Capability
 from diptych.core.labels import CANNOT_IDENTIFY
 from diptych.tui.review.image import open_in_viewer
-from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal, ReviewerNameModal
+from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import ReviewItem, reason_counts
 from diptych.tui.review.tone import (
@@ -176,7 +176,7 @@ class ReviewScreen(ReviewView):
             self.notify("nobody here to label: this output is for reading", severity="warning")
             return None
         if self.reviewer is None:
-            self.app.push_screen(ReviewerNameModal(), self._name_given)
+            self.ask_reviewer()
             return None
         return item
 

@@ -21,6 +21,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from diptych.core.errors import DiptychError
 from diptych.core.labels import HUMAN_PREFIX, human_annotator, reviewer_name
 from diptych.core.probe import Probe
 from diptych.core.workspace import Workspace
@@ -41,12 +42,35 @@ from diptych.tui.review.writes import (
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 
-__all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewView"]
+__all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewView", "known_reviewer", "open_review"]
 
 #: Reviewer names already given, per running app: the name is asked once, not per screen.
 _REVIEWERS: weakref.WeakKeyDictionary[App[Any], str] = weakref.WeakKeyDictionary()
 #: What every label given here records as its origin.
 VIA = "diptych tui review"
+
+
+def known_reviewer(app: App[Any], store_path: Path) -> str | None:
+    """The reviewer's name where it is known without asking: the app's, the one given earlier
+    in this app, else the one the workspace remembers (None: to be asked)."""
+    known = getattr(app, "reviewer", None) or _REVIEWERS.get(app)
+    if isinstance(known, str):
+        return reviewer_name(known)
+    # One preference, read on the UI thread (a few milliseconds): whether to ask must be
+    # known before the screen takes a key, or the keys typed meanwhile land under the question.
+    try:
+        with Workspace.open(store_path, create=False) as ws:
+            return ws.preferences.last_reviewer()
+    except DiptychError:
+        return None  # the queue's own read says what is wrong with the workspace
+
+
+def open_review(app: App[Any], screen: ReviewView) -> None:
+    """Show ``screen`` with, in the same step, the question of who reviews where no name is
+    known: every key typed after the one that opened Review goes into the name's field, while
+    the queue loads behind the question."""
+    app.push_screen(screen)
+    screen.ask_reviewer_unless_known()
 
 
 class ReviewView(ReviewDrawing):
@@ -58,7 +82,6 @@ class ReviewView(ReviewDrawing):
     ImageShown: TypeAlias = msg.ImageShown
     LabelSaved: TypeAlias = msg.LabelSaved
     MetricsUpdated: TypeAlias = msg.MetricsUpdated
-    ReviewerKnown: TypeAlias = msg.ReviewerKnown
 
     # --- set-up ------------------------------------------------------------------------------
 
@@ -95,6 +118,7 @@ class ReviewView(ReviewDrawing):
         self._probe: Probe | None = None
         self._choices: tuple[tuple[str, str], ...] = ()
         self._footer_choices: tuple[tuple[str, str], ...] = ()
+        self._asking = False
         self._lines: dict[str, str | Text] = {}
         self._cache = ImageCache()
         self._box: Box = (800, 480)
@@ -148,9 +172,8 @@ class ReviewView(ReviewDrawing):
 
     def on_mount(self) -> None:
         self._show_title()
-        if self.reviewer is None:
-            known = getattr(self.app, "reviewer", None) or _REVIEWERS.get(self.app)
-            self.reviewer = reviewer_name(known) if isinstance(known, str) else None
+        # Pushed alone (not through open_review): asked now, before the queue is read.
+        self.ask_reviewer_unless_known()
         self._load_queue(self.include_unlabelled, None, replace=True)
 
     async def on_unmount(self) -> None:
@@ -159,10 +182,26 @@ class ReviewView(ReviewDrawing):
         # screen (or the app) goes.
         await asyncio.to_thread(self._writes.finish, self.store_path, self.run_id)
 
+    def ask_reviewer_unless_known(self) -> None:
+        """Take the name known without asking (:func:`known_reviewer`), else ask for it."""
+        if self.reviewer is None and not self._asking:
+            self.reviewer = known_reviewer(self.app, self.store_path)
+        if self.reviewer is None:
+            self.ask_reviewer()
+
+    def ask_reviewer(self) -> None:
+        """Open the "Who is reviewing?" dialog, once (a label key may ask while it is open)."""
+        if self._asking:
+            return
+        self._asking = True
+        self.app.push_screen(ReviewerNameModal(), self._name_given)
+
     def _name_given(self, name: str | None) -> None:
+        self._asking = False
         if name is None:
-            # No name, no labels: the reviewer chose not to review.
-            self.action_back()
+            # Escape closes the dialog only: the queue stays to read, and a label key asks
+            # again (no name, no labels).
+            self.notify("no reviewer named: nothing is stored; a label key asks again", timeout=4)
             return
         self._take_name(name)
         self._remember_reviewer(name)
@@ -182,11 +221,8 @@ class ReviewView(ReviewDrawing):
             run = ws.runs.get(self.run_id)
             probe = probe or ws.runs.probe(run.id)
             items = load_queue(ws, run.id, include_unlabelled=include_unlabelled)
-            remembered = ws.preferences.last_reviewer() if self.reviewer is None else None
         if not get_current_worker().is_cancelled:
             self.post_message(self.QueueLoaded(run.id, probe, items, replace))
-            if self.reviewer is None:
-                self.post_message(self.ReviewerKnown(remembered))
 
     @work(thread=True, exit_on_error=False, group="review-remember")
     def _remember_reviewer(self, name: str) -> None:
@@ -286,15 +322,6 @@ class ReviewView(ReviewDrawing):
         self._show_current()
         if first:
             self._request_metrics(refresh=False)
-
-    def on_review_screen_reviewer_known(self, message: ReviewerKnown) -> None:
-        message.stop()
-        if self.reviewer is not None:
-            return
-        if message.name:
-            self._take_name(message.name)
-        else:
-            self.app.push_screen(ReviewerNameModal(), self._name_given)
 
     def on_review_screen_image_decoded(self, message: ImageDecoded) -> None:
         message.stop()

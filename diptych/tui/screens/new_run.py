@@ -22,15 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import (
-    Button,
-    Header,
-    Input,
-    Label,
-    Select,
-    SelectionList,
-    Static,
-)
+from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker, WorkerState
 
 from diptych.core.errors import DiptychError
@@ -214,6 +206,10 @@ class NewRunScreen(Screen[RunRequest | None]):
         )
 
     async def on_mount(self) -> None:
+        # The longest probe's name whole in the selector: 8 cells of its arrow and the pane's
+        # padding, border and scrollbar around it ("counterfactual-retriev ▼" over "al").
+        longest = max(map(len, self.probe_names), default=0)
+        self.query_one("#choose").styles.width = max(30, longest + 8)
         self._show_probe()
         self.query_one("#probe", Select).focus()
         if self.last is not None and self.last.get("probe") == self.probe_name:

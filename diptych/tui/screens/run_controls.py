@@ -184,10 +184,11 @@ class RunControls(Screen[None]):
         try:
             # Imported here: the Review screen is written separately and may be absent.
             from diptych.tui.review.screen import ReviewScreen
+            from diptych.tui.review.view import open_review
         except ImportError as error:
             self.notify(f"the Review screen is not available ({error})", severity="error")
             return
-        self.app.push_screen(ReviewScreen(self.diptych.store_path, row.run.id))
+        open_review(self.app, ReviewScreen(self.diptych.store_path, row.run.id))
 
     def action_plugins(self) -> None:
         from diptych.tui.screens.plugins import PluginsScreen

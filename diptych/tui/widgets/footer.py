@@ -6,8 +6,9 @@ columns "? Help" and "q Quit" were the ones cut. Here they stand at the right en
 screen's keys are fitted into the room left of them: in Textual's own spacing where they fit,
 in its compact spacing where that is enough, and otherwise without the keys the screen can spare
 first (its ``FOOTER_SPARE`` actions, then from the right). A key left out still works, and
-Help, which stays in view, lists every key of the screen. While a field takes the letters, ``q``
-types a q: the footer then shows the key that still quits (ctrl+q).
+Help, which stays in view, lists every key of the screen: "Help +N keys" counts those Help
+lists that the footer does not show (the keys never in the footer among them). While a field
+takes the letters, ``q`` types a q: the footer then shows the key that still quits (ctrl+q).
 
 A screen whose keys act on what is selected (the Runs screen's u, p and c on the highlighted
 run) names, in its ``footer_labels()``, the keys that cannot act there now (None: left out of
@@ -17,12 +18,14 @@ the footer; pressed all the same, the key says why) or what they do there.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalGroup
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -63,6 +66,15 @@ def fitted(
             break
         shown.remove(key)
     return shown, True
+
+
+def help_actions(screen: type[Screen[Any]]) -> list[str]:
+    """The actions Help lists as the keys of ``screen`` (its own bindings and those it
+    inherits, Textual's Screen keys and the pinned ones aside), each once."""
+    from diptych.tui.screens.help import collect_bindings
+
+    bindings = collect_bindings(screen, skip=(Screen, ModalScreen))
+    return list(dict.fromkeys(b.action for b in bindings if b.action not in PINNED))
 
 
 def _tooltip(key: FooterKey) -> str:
@@ -108,16 +120,24 @@ class KeysFooter(Footer):
         shown, compact = fitted(
             own, pinned, self._fitted_to, spare, compact_only=self._always_compact
         )
-        # Keys left out for want of room: Help says how many it lists besides ("? Help +3
-        # keys"), so that a key not in view is known to be there. Its longer label may leave
-        # out one key more: fitted again until the count holds.
+        # Help says how many keys it lists for this screen besides those drawn ("? Help +3
+        # keys"): the keys never in the footer (m, e on the Runs screen) and those left out
+        # for want of room, so that a key not in view is known to be there. Its longer label
+        # may leave out one key more: fitted again until the count holds.
+        offered = {k.action for k in own}
+        elsewhere = len([a for a in help_actions(type(self.screen)) if a not in offered])
         plain = pinned
-        while len(shown) < len(own):
-            more = len(own) - len(shown)
-            pinned = [self._more_keys(k, more) for k in plain]
-            shown, compact = fitted(own, pinned, self._fitted_to, spare, compact_only=True)
-            if len(own) - len(shown) == more:
+        more = elsewhere + len(own) - len(shown)
+        for _ in range(len(own) + 1):
+            if not more:
                 break
+            pinned = [self._more_keys(k, more) for k in plain]
+            shown, compact = fitted(
+                own, pinned, self._fitted_to, spare, compact_only=self._always_compact
+            )
+            if elsewhere + len(own) - len(shown) == more:
+                break
+            more = elsewhere + len(own) - len(shown)
         # Before the keys are mounted: each takes the footer's spacing as it mounts.
         self.set_reactive(Footer.compact, compact)
         self.set_class(compact, "-compact")

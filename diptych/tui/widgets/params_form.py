@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -220,13 +221,18 @@ class ParamsForm(Vertical):
         yield Static(self.title, classes="form-title")
         if not self.specs:
             yield Static("no parameters", classes="no-params")
+        # Every name of the form whole beside its input ("similarity_thresho(default)" ran a
+        # name into its value), the inputs in one column.
+        name_width = max([18, *(cell_len(spec.name) + 1 for spec in self.specs)])
         for spec in self.specs:
             widget = self._input_for(spec)
             widget.add_class("field-input")
             self._inputs[spec.name] = widget
             with Vertical(classes="field"):
                 with Horizontal(classes="field-row"):
-                    yield Label(spec.name, classes="field-name")
+                    name = Label(spec.name, classes="field-name")
+                    name.styles.min_width = name_width
+                    yield name
                     yield widget
                 # Under the field it explains, above its pick list: focused after ctrl+s, the
                 # field and its reason share the view (below a list, the reason was off it).

@@ -1,9 +1,11 @@
-"""A text that wraps between words, never inside a number or an interval.
+"""A text that wraps between words, never inside a number, an interval or an id.
 
 Rich wraps a line at any space, and an interval has one: "[-50.0, +50.0]" at the end of a line
 became "[-50.0," over "+50.0]" on the Review screen at 80 columns. :class:`WholeNumbers` is a
 :class:`~textual.widgets.Static` whose text breaks only at the spaces outside a figure (a value
-with its interval and its n), so that each is read on one line.
+with its interval and its n), so that each is read on one line. An id longer than its line
+(an image's ``occ-paired-carpenter--nurse`` on a card 25 columns wide) is folded after one of
+its hyphens by :func:`fold_ids`, never cut inside a word.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Size
+from textual.visual import visualize
 from textual.widgets import Static
 
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
@@ -23,6 +26,9 @@ from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 FIGURE = re.compile(
     rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern}))?|{INTERVAL.pattern})(?:\s+n=[\d,]+)?"
 )
+
+#: An id: words joined by hyphens, three at least (``occ-paired-carpenter--nurse``).
+ID = re.compile(r"[A-Za-z0-9_.:]+(?:-+[A-Za-z0-9_.:]+){2,}")
 
 
 def break_points(plain: str) -> list[int]:
@@ -58,6 +64,47 @@ def wrap_whole(text: Text, width: int) -> Text:
             out.append_text(word)
             current += cells
     return out
+
+
+def fold_ids(text: Text, width: int) -> Text:
+    """``text`` with each id wider than ``width`` cells broken after its hyphens into pieces
+    that fit, each ending a line: the lines read down give the whole id, and the wrap that
+    follows has no id to cut inside a word. A piece with no hyphen to break at is left whole."""
+    plain = text.plain
+    cuts: list[int] = []
+    for match in ID.finditer(plain):
+        start = match.start()
+        while match.end() - start > max(width, 1):
+            ends = range(start, min(start + width, match.end()))
+            breaks = [i + 1 for i in ends if plain[i] == "-"]
+            if not breaks:
+                break
+            cuts.append(breaks[-1])
+            start = breaks[-1]
+    if not cuts:
+        return text
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(plain)], strict=True)]
+    return Text("\n", end="").join(pieces)
+
+
+class WholeIds(Static):
+    """A Static whose ids (a run's, an image's) are folded after a hyphen where they are wider
+    than its lines, never cut inside a word (:func:`fold_ids`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        #: What is shown, kept so tests and hosts can read it without a screenshot.
+        self.text = Text()
+
+    def show(self, text: Text) -> None:
+        self.text = text
+        self.update(text)
+
+    def render(self) -> Text:
+        return fold_ids(self.text, self.content_region.width or self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return visualize(self, fold_ids(self.text, width)).get_height(self.styles, width)
 
 
 class WholeNumbers(Static):

@@ -4,101 +4,24 @@ field labelled, the highlighted row's whole reason under the table."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-from textual.pilot import Pilot
-from textual.widgets import Checkbox, DataTable, Input, Label, Select, Static
+from hosts import start_session, status, table
+from steps import wait_for
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from diptych.agent.memory import HashingEmbedder
 from diptych.agent.rows import AgentRow
-from diptych.core.capabilities import Model
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.agent.confirm import ConfirmAccept
 from diptych.tui.screens.agent.screen import AgentScreen
 
-PAIRS = [("astronaut", "florist"), ("carpenter", "nurse"), ("pilot", "dietitian")]
-
-
-def scripted_models() -> Callable[[Workspace, str], Model]:
-    """The agent proposes three pairs (one of them Table 7's, so rejected) in one round; the
-    target is the zero-latency scripted likelihood model."""
-    made: dict[str, Model] = {}
-
-    def model_of(ws: Workspace, name: str) -> Model:
-        if name not in made:
-            made[name] = ws.plugins.model(name)
-            if name == "scripted-chat":
-                made[name].enqueue(  # type: ignore[attr-defined]
-                    json.dumps(
-                        {
-                            "proposals": [
-                                {
-                                    "masculine": m,
-                                    "feminine": f,
-                                    "kind": "occupation",
-                                    "rationale": "r",
-                                }
-                                for m, f in PAIRS
-                            ]
-                        }
-                    )
-                )
-        return made[name]
-
-    return model_of
-
-
-def agent_app(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> DiptychApp:
-    """The app with an Agent screen whose models are scripted (fresh for each app)."""
-    models = scripted_models()
-    monkeypatch.setattr(AgentScreen, "model_of", staticmethod(models))
-    monkeypatch.setattr(AgentScreen, "agent_of", staticmethod(models))
-    monkeypatch.setattr(AgentScreen, "embedder", HashingEmbedder())
-    return DiptychApp(workspace, refresh_interval=3600)
-
-
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 60
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
-
-
-def table(pilot: Pilot[Any]) -> DataTable[Any]:
-    return pilot.app.screen.query_one("#agent-proposals", DataTable)
-
-
-def status(pilot: Pilot[Any]) -> str:
-    return str(pilot.app.screen.query_one("#agent-status", Static).render())
-
-
-async def start_session(pilot: Pilot[Any]) -> None:
-    await pilot.press("a")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, AgentScreen), "the Agent screen")
-    screen = pilot.app.screen
-    assert isinstance(screen, AgentScreen)
-    screen.new_session_id = lambda: "tui-test"
-    screen.query_one("#agent-target", Input).value = "scripted-likelihood"
-    screen.query_one("#agent-model", Input).value = "scripted-chat"
-    screen.query_one("#agent-rounds", Input).value = "1"
-    await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: "findings" in status(pilot), "the session to finish")
-    await pilot.pause()
-
 
 async def test_a_session_lists_proposals_and_accepts_a_pair(
-    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent_tui: DiptychApp,
 ) -> None:
-    workspace = tmp_path / "ws"
-    Workspace.open(workspace).close()
-    app = agent_app(workspace, monkeypatch)
+    workspace, app = Path("ws"), agent_tui
     async with app.run_test(size=(100, 30)) as pilot:
         await start_session(pilot)
         rows = table(pilot)
@@ -135,11 +58,9 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
 
 
 async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
-    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent_tui: DiptychApp,
 ) -> None:
-    workspace = tmp_path / "ws"
-    Workspace.open(workspace).close()
-    app = agent_app(workspace, monkeypatch)
+    app = agent_tui
     async with app.run_test(size=(80, 24)) as pilot:
         await start_session(pilot)
         screen = pilot.app.screen
@@ -179,24 +100,16 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
         assert scored.startswith("r0p0 astronaut | florist: ") and "95% CI [" in scored
 
 
-def test_snapshot_agent_screen(
-    snap_compare: Any, scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A relative workspace path: the header shows it, the same on every machine.
-    monkeypatch.chdir(tmp_path)
-    Workspace.open(Path("ws")).close()
-    app = agent_app(Path("ws"), monkeypatch)
-    assert snap_compare(app, terminal_size=(80, 24), run_before=start_session)
+def test_snapshot_agent_screen(snap_compare: Any, agent_tui: DiptychApp) -> None:
+    assert snap_compare(agent_tui, terminal_size=(80, 24), run_before=start_session)
 
 
 async def test_the_form_sets_per_round_proposer_and_allow_new(
-    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent_tui: DiptychApp,
 ) -> None:
     from diptych.agent.checkpoint import stored_state
 
-    workspace = tmp_path / "ws"
-    Workspace.open(workspace).close()
-    app = agent_app(workspace, monkeypatch)
+    workspace, app = Path("ws"), agent_tui
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, AgentScreen), "the screen")
@@ -224,11 +137,9 @@ async def test_the_form_sets_per_round_proposer_and_allow_new(
 
 
 async def test_accepting_what_is_not_a_finding_asks_why_first(
-    scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    agent_tui: DiptychApp,
 ) -> None:
-    workspace = tmp_path / "ws"
-    Workspace.open(workspace).close()
-    app = agent_app(workspace, monkeypatch)
+    workspace, app = Path("ws"), agent_tui
     reason = "held-out STS 4.2 [-10.5, 18.9] does not lie above 0"
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("a")

@@ -9,25 +9,22 @@ name her a woman, so that image is flagged ``gendered_rewrite`` as well.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App
+from hosts import STS_PAIRED, Host, card, make_run, settled, sts_paired
+from steps import wait_for
 from textual.pilot import Pilot
 
-from diptych.core.annotation import annotate_run
-from diptych.core.capabilities import GeneratedImage, Message, Sampling
+from diptych.core.capabilities import Message, Sampling
 from diptych.core.engine import run_probe
 from diptych.core.labels import Label, reviewer_name
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.testing import (
-    ScriptedAnnotator,
     ScriptedChat,
-    ScriptedImageGenerator,
     ScriptedParams,
 )
 from diptych.tui.review.modals import NoteModal, ReasonModal, ReviewerNameModal
@@ -43,93 +40,6 @@ from diptych.tui.review.queue import (
 )
 from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.review.writes import LabelWrite, ReviewWrites
-
-SUBSET = {"aspects": ["occupation"], "masculine": ["carpenter"], "feminine": ["nurse"]}
-STS_PAIRED = "occupation: STS paired"
-
-
-class Rewriting(ScriptedImageGenerator):
-    """The scripted image model, rewriting the nurse-on-the-left prompt as DALL-E 3 might."""
-
-    async def generate(
-        self, prompt: str, n: int, seed: int | None, size: str | None
-    ) -> list[GeneratedImage]:
-        images = await super().generate(prompt, n, seed, size)
-        if "nurse on the left" not in prompt:
-            return images
-        revised = prompt.replace("one nurse", "one woman nurse")
-        return [
-            GeneratedImage(i.image, {**i.provenance, "revised_prompt": revised}) for i in images
-        ]
-
-
-def make_run(ws: Path, *, annotate: bool = True) -> str:
-    defaults = ScriptedParams.model_validate({})
-    with open_store(ws) as store:
-        run = run_probe(store, "pst", [Rewriting(defaults)], probe_params=SUBSET)
-        if annotate:
-            annotate_run(store, run.id, ScriptedAnnotator(defaults))
-        return run.id
-
-
-@pytest.fixture
-def review_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
-    ws = tmp_path / "ws"
-    return ws, make_run(ws)
-
-
-class Host(App[None]):
-    """The smallest app that shows the Review screen (the real one is ``diptych tui``)."""
-
-    def __init__(self, ws: Path, run_id: str, **options: Any) -> None:
-        super().__init__()
-        options.setdefault("renderer", "halfcell")
-        self.review = ReviewScreen(ws, run_id, **options)
-        self.shown: list[tuple[int, str | None]] = []
-        self.saved: list[tuple[int, str, str]] = []
-
-    def on_mount(self) -> None:
-        self.push_screen(self.review)
-
-    def on_review_screen_image_shown(self, message: ReviewScreen.ImageShown) -> None:
-        self.shown.append((message.subject_id, message.blob))
-
-    def on_review_screen_label_saved(self, message: ReviewScreen.LabelSaved) -> None:
-        self.saved.append((message.subject_id, message.annotator, message.label))
-
-
-async def wait_for(pilot: Pilot[Any], ready: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError("the screen did not get there in time")
-        await pilot.pause(0.02)
-
-
-def card(app: Host) -> str:
-    return app.review.query_one(ReviewCard).text.plain
-
-
-def sts_paired(app: Host) -> float | None:
-    numbers = app.review.numbers or {}
-    return numbers.get(STS_PAIRED, {}).get("value")
-
-
-async def settled(pilot: Pilot[Any], app: Host) -> None:
-    """The current person is drawn and the metrics are computed."""
-    await wait_for(
-        pilot,
-        lambda: (
-            app.review.cursor is not None
-            and app.review.shown is not None
-            and app.review.shown[0] == app.review.cursor
-            and bool(app.shown)
-            and app.shown[-1][0] == app.review.cursor
-            and app.review.numbers is not None
-            and not app.review._metrics_running
-        ),
-    )
-
 
 # --- the queue, headless --------------------------------------------------------------------
 

@@ -12,31 +12,26 @@ does not depend on a server's port, and no model to load).
 
 from __future__ import annotations
 
-import hashlib
 import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hosts import FEMININE, MASCULINE, MeasureHost, truth_of
 from PIL import Image
+from steps import wait_for
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from diptych.core import plugins
 from diptych.core.annotation import annotate_run
-from diptych.core.engine import run_probe
-from diptych.core.labels import Label
 from diptych.core.metrics.uncertainty.ppi.draw import DETAIL_KEY
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.testing import (
     FakeOpenAIServer,
-    ScriptedAnnotator,
-    ScriptedImageGenerator,
-    ScriptedParams,
 )
 from diptych.testing.pairs_photos import PairsPhotoService
 from diptych.tui.app import DiptychApp
@@ -48,38 +43,7 @@ from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.help import help_sections, screen_title
 from tests.support.cli import call
 
-MASCULINE = ["carpenter", "mechanician", "construction worker", "laborer", "driver", "sheriff",
-             "mover", "developer"]  # fmt: skip
-FEMININE = ["editor", "designer", "accountant", "auditor", "writer", "baker", "clerk", "cashier"]
 PP_PAIRED = "occupation: STS paired, prediction-powered"
-OTHER = {"masculine": "feminine", "feminine": "masculine"}
-
-
-def _digest(image: Image.Image, position: str, salt: bytes) -> bytes:
-    return hashlib.sha256(image.tobytes() + position.encode() + salt).digest()
-
-
-def truth(image: Image.Image, position: str) -> str:
-    return "feminine" if _digest(image, position, b"truth")[0] % 2 else "masculine"
-
-
-def _unit(image: Image.Image, position: str, salt: bytes) -> float:
-    return int.from_bytes(_digest(image, position, salt)[:4], "big") / 2**32
-
-
-class ImageReader(ScriptedAnnotator):
-    """The scripted annotator, labelling each person from its image (module docstring)."""
-
-    async def annotate(self, image: Any, subjects: Sequence[str]) -> list[Label]:
-        out = []
-        for position in subjects:
-            seen = truth(image, position)
-            hard = _unit(image, position, b"hard") < 0.3
-            wrong = _unit(image, position, b"err") < (0.4 if hard else 0.03)
-            out.append(Label(position, OTHER[seen] if wrong else seen, 0.6 if hard else 0.97))
-        return out
-
-
 PHOTOS = PairsPhotoService()
 
 
@@ -115,26 +79,11 @@ class Host(App[None]):
         self.saved.append((message.subject_id, message.annotator, message.label))
 
 
-async def wait_for(pilot: Pilot[Any], ready: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError("the screen did not get there in time")
-        await pilot.pause(0.05)
-
-
 def painted(item: ReviewItem) -> str:
     """The perceived gender of the person the fake service painted there."""
     assert item.image_path is not None
     with Image.open(item.image_path) as image:
         return PHOTOS.perceived(image, item.position)
-
-
-def truth_of(item: ReviewItem) -> str:
-    """The truth the scripted annotator answers from (the snapshot's run)."""
-    assert item.image_path is not None
-    with Image.open(item.image_path) as image:
-        return truth(image.convert("RGB"), item.position)
 
 
 async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
@@ -212,35 +161,6 @@ async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
     assert "STS paired, prediction-powered" in out
     assert "60 by people, chosen actively" in out
     assert "active, 60 persons, π" in out
-
-
-@pytest.fixture
-def scripted_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
-    """The same identities on the scripted image model: solid colours chosen by the prompt, and
-    a run id that does not depend on a server's port (for the snapshot)."""
-    ws_path = tmp_path / "ws"
-    params = {"aspects": ["occupation"], "setting": "paired", "masculine": MASCULINE,
-              "feminine": FEMININE}  # fmt: skip
-    defaults = ScriptedParams.model_validate({})
-    with open_store(ws_path) as store:
-        run = run_probe(store, "pst", [ScriptedImageGenerator(defaults)], probe_params=params)
-        annotate_run(store, run.id, ImageReader(defaults))
-    return ws_path, run.id
-
-
-class MeasureHost(App[None]):
-    """The measurement mode alone, with a fixed draw."""
-
-    def __init__(self, ws: Path, run_id: str) -> None:
-        super().__init__()
-        self.measure = MeasureScreen(ws, run_id, reviewer="ana", seed=7, renderer="halfcell")
-        self.saved = 0
-
-    def on_mount(self) -> None:
-        self.push_screen(self.measure)
-
-    def on_review_screen_label_saved(self, message: ReviewScreen.LabelSaved) -> None:
-        self.saved += 1
 
 
 def test_measurement_mode_snapshot(

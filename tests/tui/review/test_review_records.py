@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hosts import Host, card, settled
 from PIL import Image
-from test_review import Host, card, review_run, settled, wait_for
+from steps import wait_for
 from textual.pilot import Pilot
 
 from diptych.core.store import open_store
@@ -21,8 +22,6 @@ from diptych.tui.review import image as review_image
 from diptych.tui.review.image import MARK_COLOUR, mark_person
 from diptych.tui.review.modals import NoteModal, ReviewerNameModal
 from diptych.tui.review.panels import ReviewPicture
-
-__all__ = ["review_run"]  # the fixture, shared with test_review
 
 
 async def test_review_starts_at_the_first_person_not_labelled(

@@ -7,7 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
-from test_review import Host, card, wait_for
+from hosts import Host, card
+from steps import wait_for
 
 from diptych.core.engine import run_probe
 from diptych.core.store import open_store
@@ -19,10 +20,6 @@ from diptych.tui.review.text import read_output
 from diptych.tui.screens.new_run import NewRunScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.pick_list import PickList, matches
-from tests.tui.test_app import wait_for as wait_for_named
-from tests.tui.test_app import workspace
-
-__all__ = ["workspace"]
 
 PAIRS_PARAMS = {"subsets": ["occupations"], "scenarios": ["airplane"], "runs": 1}
 
@@ -166,15 +163,13 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("n")
-        await wait_for_named(pilot, lambda: isinstance(app.screen, NewRunScreen), "the form")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the form")
         screen = app.screen
         assert isinstance(screen, NewRunScreen)
         from textual.widgets import Input, Select, SelectionList
 
         screen.query_one("#probe", Select).value = "pst"
-        await wait_for_named(
-            pilot, lambda: bool(screen.query("#form-probe-masculine-pick")), "pick"
-        )
+        await wait_for(pilot, lambda: bool(screen.query("#form-probe-masculine-pick")), "pick")
         form = screen.query_one("#form-probe", ParamsForm)
         picker = form.pick_list("masculine")
         assert isinstance(picker, PickList) and "carpenter" in picker.choices
@@ -182,7 +177,7 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
         await pilot.pause()
         assert picker.shown == ["carpenter"]
         picker.options.select("carpenter")
-        await wait_for_named(pilot, lambda: "masculine=carpenter" in form.values(), "the pick")
+        await wait_for(pilot, lambda: "masculine=carpenter" in form.values(), "the pick")
         # Typed names are picked too.
         form.set_value("masculine", "carpenter,janitor,plumber")
         await pilot.pause()
@@ -191,7 +186,7 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
         offered = list(screen._model_choices)
         assert offered
         screen.query_one("#models", SelectionList).select(offered[0])
-        await wait_for_named(pilot, lambda: screen.selected_models() == [offered[0]], "chosen")
+        await wait_for(pilot, lambda: screen.selected_models() == [offered[0]], "chosen")
         screen.query_one("#models-search", Input).value = "no such model"
         await pilot.pause()
         assert screen.query_one("#models", SelectionList).option_count == 0
@@ -200,14 +195,15 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
 
 # The choices column keeps its width when narrow (a probe's or a model's name whole); the
 # forms give up room instead, each field's name over its input.
-@pytest.mark.parametrize(("width", "klass", "choose"), [(60, "-narrow", 30), (100, "-wide", 30)])
+# (32: counterfactual-retrieval, the longest probe name, with the 8 cells around its selector.)
+@pytest.mark.parametrize(("width", "klass", "choose"), [(60, "-narrow", 32), (100, "-wide", 32)])
 async def test_a_narrow_terminal_switches_the_layout(
     scripted: None, workspace: Path, width: int, klass: str, choose: int
 ) -> None:
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(width, 24)) as pilot:
         await pilot.press("n")
-        await wait_for_named(pilot, lambda: isinstance(app.screen, NewRunScreen), "the form")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the form")
         await pilot.pause()
         assert app.screen.has_class(klass)
         assert app.screen.query_one("#choose").outer_size.width == choose

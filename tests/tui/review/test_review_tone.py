@@ -1,8 +1,9 @@
 """The Review screen's skin-tone panel: the ten Monk swatches beside the person, a reviewer's
 tone stored as a human tone label and taken back, and the run's tone gap moving with it.
 
-The run is test_review's pst run (one carpenter and one nurse: two paired images, the carpenter
-on the left of image 0 and on the right of image 1, and three single images of each), with the
+The run is ``tone_run`` (conftest): the pst run of ``hosts.make_run`` (one carpenter and one
+nurse: two paired images, the carpenter on the left of image 0 and on the right of image 1, and
+three single images of each), with the
 ``skin-tone`` annotator's tones written in: every carpenter ``monk-6`` and every nurse ``monk-3``
 (confidence 0.8). The paired tone gap is the masculine-stereotyped person's step less the
 feminine-stereotyped one's per image, averaged: (6 − 3 + 6 − 3)/2 = 3 steps before any review.
@@ -15,32 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hosts import Host, card, settled
 from rich.text import Text
+from steps import wait_for
 
-from diptych.core.labels import CANNOT_IDENTIFY, TONE, Label
+from diptych.core.labels import CANNOT_IDENTIFY, TONE
 from diptych.core.store import open_store
-from diptych.core.workspace import Workspace
 from diptych.tui.review.queue import RESERVED_KEYS, ReviewItem
 from diptych.tui.review.tone import TONE_KEYS, TonePanel, tone_figure, tone_text
-from tests.tui.review.test_review import Host, card, make_run, settled, wait_for
 
 GAP = "occupation: tone gap paired"
-TONES = {"carpenter": "monk-6", "nurse": "monk-3"}
-
-
-@pytest.fixture
-def tone_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
-    ws = tmp_path / "ws"
-    run_id = make_run(ws)
-    with Workspace.open(ws) as workspace:
-        subjects = workspace.runs.subjects(run_id)
-    with open_store(ws) as store:
-        store.save_annotations(
-            (s["subject_id"], "skin-tone",
-             Label(s["position"], TONES[s["meta"]["identity"]], 0.8, dimension=TONE))
-            for s in subjects
-        )  # fmt: skip
-    return ws, run_id
 
 
 def gap(app: Host) -> float | None:
@@ -70,10 +55,10 @@ def stored_tones(ws: Path, run_id: str) -> list[tuple[int, str, str]]:
 
 
 async def test_a_tone_given_moves_the_tone_gap_and_taken_back_moves_it_home(
-    tone_run: tuple[Path, str],
+    tone_review: Host,
 ) -> None:
-    ws, run_id = tone_run
-    app = Host(ws, run_id, reviewer="alice")
+    app = tone_review
+    ws, run_id = app.review.store_path, app.review.run_id
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
         assert "carpenter" in card(app) and "LEFT person" in card(app)
@@ -134,10 +119,10 @@ async def test_a_tone_given_moves_the_tone_gap_and_taken_back_moves_it_home(
 
 
 async def test_cannot_identify_leaves_the_person_out_of_the_gap(
-    tone_run: tuple[Path, str],
+    tone_review: Host,
 ) -> None:
-    ws, run_id = tone_run
-    app = Host(ws, run_id, reviewer="alice")
+    app = tone_review
+    ws, run_id = app.review.store_path, app.review.run_id
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
         await pilot.press("t", "c")
@@ -181,11 +166,8 @@ def test_tone_keys_are_the_ten_steps_and_t_is_never_a_label_key() -> None:
     assert "t" in RESERVED_KEYS
 
 
-async def test_a_text_output_has_no_tone_to_give(
-    tone_run: tuple[Path, str],
-) -> None:
-    ws, run_id = tone_run
-    app = Host(ws, run_id, reviewer="alice")
+async def test_a_text_output_has_no_tone_to_give(tone_review: Host) -> None:
+    app = tone_review
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
         review = app.review

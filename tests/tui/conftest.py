@@ -1,0 +1,249 @@
+"""The workspaces, runs and apps the TUI's tests open screens on, one fixture each, shared by
+every module of tests/tui (the apps and run builders themselves are in ``hosts.py``, the steps
+a test takes on a screen in ``steps.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from hosts import (
+    FIGURE,
+    OCC,
+    Host,
+    make_pst_text_run,
+    make_run,
+    make_scripted_image_run,
+    new_agent_app,
+)
+
+import diptych.testing
+from diptych.core import plugins
+from diptych.core.engine import run_probe
+from diptych.core.labels import TONE, Label
+from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+
+FIXED_TIME = 1_735_732_800.0  # 2025-01-01 12:00 UTC
+#: The Audit screen's pst part: one pair of identities, one image of each kind.
+AUDIT_PST = {
+    "aspects": ["occupation"],
+    "masculine": ["carpenter"],
+    "feminine": ["nurse"],
+    "samples_single": 1,
+    "samples_paired": 1,
+}
+#: Each carpenter's perceived skin tone and each nurse's, as the ``skin-tone`` annotator gave.
+TONES = {"carpenter": "monk-6", "nurse": "monk-3"}
+
+
+# --- workspaces -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace named by a relative path, so the header (which shows it) is the same on
+    every machine."""
+    monkeypatch.chdir(tmp_path)
+    return Path("ws")
+
+
+@pytest.fixture
+def few_plugins(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Only pst-text, pst and the scripted plugin, whatever else is installed here (the
+    example plugin, say), so that screens listing plugins look the same everywhere."""
+    monkeypatch.setenv("DIPTYCH_PLUGINS", "pst_text,pst")
+    plugins.load_plugins(reload=True)
+    yield
+    monkeypatch.delenv("DIPTYCH_PLUGINS")
+    plugins.load_plugins(reload=True)
+
+
+@pytest.fixture
+def utc() -> Iterator[None]:
+    """Times shown in UTC (the screens show local time)."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if before is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+@pytest.fixture
+def snapshot_workspace(few_plugins: None, utc: None, workspace: Path) -> Path:
+    """Three runs with fixed times: complete, over its budget, and a pst-text run."""
+    with open_store(workspace) as store:
+        run_probe(store, "scripted", ["scripted-likelihood"], probe_params=["n=4"])
+        run_probe(
+            store,
+            "scripted",
+            [("scripted-likelihood", ["price_per_call=1"])],
+            probe_params=["n=6"],
+            max_cost=1.0,
+        )
+        make_pst_text_run(store)
+        for i, run in enumerate(store.list_runs()):
+            store.db.execute(
+                "UPDATE runs SET created_at = ?, updated_at = ? WHERE id = ?",
+                (FIXED_TIME + 60 * i, FIXED_TIME + 60 * i, run.id),
+            )
+    return workspace
+
+
+@pytest.fixture
+def pst_text_run(scripted: None, workspace: Path) -> str:
+    """A finished pst-text run on the scripted likelihood model (made before any event loop
+    runs: the engine's run_probe starts its own)."""
+    with open_store(workspace) as store:
+        return make_pst_text_run(store)
+
+
+# --- runs to review -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def review_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """The image pst run of ``hosts.make_run``: ten people, every one flagged."""
+    ws = tmp_path / "ws"
+    return ws, make_run(ws)
+
+
+@pytest.fixture
+def tone_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """``review_run`` with the ``skin-tone`` annotator's tones written in (:data:`TONES`,
+    confidence 0.8)."""
+    ws = tmp_path / "ws"
+    run_id = make_run(ws)
+    with Workspace.open(ws) as workspace:
+        subjects = workspace.runs.subjects(run_id)
+    with open_store(ws) as store:
+        store.save_annotations(
+            (s["subject_id"], "skin-tone",
+             Label(s["position"], TONES[s["meta"]["identity"]], 0.8, dimension=TONE))
+            for s in subjects
+        )  # fmt: skip
+    return ws, run_id
+
+
+@pytest.fixture
+def tone_review(tone_run: tuple[Path, str]) -> Host:
+    """The Review screen of ``tone_run``, alice reviewing."""
+    ws, run_id = tone_run
+    return Host(ws, run_id, reviewer="alice")
+
+
+@pytest.fixture
+def scripted_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """The measurement mode's run on the scripted image model (``hosts``)."""
+    ws = tmp_path / "ws"
+    return ws, make_scripted_image_run(ws)
+
+
+@pytest.fixture
+def labelled_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """``review_run`` with three reviewers' labels on its ten people: they agree on the first
+    four, then each goes their own way, so that κ has an interval to show."""
+    ws = tmp_path / "ws"
+    run_id = make_run(ws)
+    labels = ("masculine", "feminine", "cannot_identify")
+    with Workspace.open(ws) as workspace:
+        for k, person in enumerate(workspace.runs.subjects(run_id)):
+            for r, reviewer in enumerate(("ann", "bob", "cy")):
+                label = labels[k % 2] if k < 4 else labels[(k + r) % 3]
+                trial, position = person["trial_idx"], person["position"]
+                workspace.labels.save(run_id, trial, position, label, reviewer=reviewer)
+    return ws, run_id
+
+
+@pytest.fixture
+def decided_run(few_plugins: None, workspace: Path) -> Path:
+    """A pst-text run of the paper's 20 × 20 occupations an audit bought until its gate was
+    decided at an early look, so that its status in words is long: "decided at look 1 of 10:
+    164 of 1,640 requests, 1,476 saved"."""
+    from diptych.audit import run_audit
+
+    masc, fem = OCC.masculine, OCC.feminine
+    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
+    data = {
+        "name": "tui-seq",
+        "seed": 1,
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.3}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": masc, "feminine": fem}}],
+        "report": {"formats": ["json"]},
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
+    }  # fmt: skip
+    Path("audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    with Workspace.open(workspace) as ws:
+        asyncio.run(run_audit(ws, "audit.yaml", until_decided=True, out_dir="out"))
+    return workspace
+
+
+# --- the Agent, Audit and Standings screens -------------------------------------------------
+
+
+@pytest.fixture
+def agent_tui(scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DiptychApp:
+    """The app on a new workspace ``ws`` (in a temporary working directory) whose Agent
+    screen talks to scripted models."""
+    monkeypatch.chdir(tmp_path)
+    return new_agent_app(monkeypatch)
+
+
+@pytest.fixture
+def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A working directory with ``audit.yaml`` (pst and its Table 5 mitigation on a scripted,
+    priced image model); relative paths keep the screen the same from run to run."""
+    plugins.load_plugins()
+    name = plugins.register_plugin(diptych.testing, "testing")
+    monkeypatch.chdir(tmp_path)
+    data = {
+        "audit": 1,
+        "name": "tui-audit",
+        "models": {"images": {"plugin": "scripted-images", "params": {"price_per_call": 0.04}}},
+        "probes": [{"probe": "pst", "models": ["images"], "params": AUDIT_PST}],
+        "mitigations": [
+            {"name": "pst-table5", "baseline": "pst", "params": {"intervention": "pst-table5"}}
+        ],
+        "budget": {"max_cost": 1.0},
+        "report": {"formats": ["json", "md"]},
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    yield tmp_path
+    plugins.unregister_plugin(name)
+
+
+STANDINGS_MASC = ["carpenter", "sheriff", "farmer", "guard"]
+STANDINGS_FEM = ["editor", "designer", "writer", "baker"]
+
+
+@pytest.fixture
+def three_models(scripted: None, tmp_path: Path) -> Path:
+    """Expected STS 80, 40 and 0 (P(she) 0.1, 0.3 and 0.5 for a masculine-stereotyped
+    identity, 1 minus it for a feminine-stereotyped one), one pst-text run each."""
+    path = tmp_path / "ws"
+    masc, fem = STANDINGS_MASC, STANDINGS_FEM
+    design = {"masculine": masc, "feminine": fem, "samples_paired": 2, "setting": "paired"}
+    with Workspace.open(path) as ws:
+        for p in (0.5, 0.1, 0.3):
+            planted = {**dict.fromkeys(masc, p), **dict.fromkeys(fem, 1 - p)}
+            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
+                             params=design)  # fmt: skip
+    return path
+
+
+@pytest.fixture
+def standings_app(three_models: Path) -> DiptychApp:
+    """The app on ``three_models``; :func:`steps.open_standings` opens its Standings."""
+    return DiptychApp(three_models, refresh_interval=3600)

@@ -1,0 +1,212 @@
+"""The steps the TUI's tests take on a screen, as a user would: wait until it shows what it
+should, let a relayout land, open a run's figures, choose a probe, read the screen's text.
+
+Fixtures (the workspaces and runs the screens are opened on) are in ``conftest.py``; the
+checks of what a user reads, by class of defect, in ``surface.py`` and ``surface_keys.py``.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import DataTable, OptionList, Static
+
+from diptych.tui.screens.new_run import probe_class
+from diptych.tui.screens.run_detail import RunDetailScreen
+
+SIZE = (80, 24)
+
+
+async def wait_for(
+    pilot: Pilot[Any],
+    condition: Callable[[], bool],
+    what: str = "the screen to get there",
+    shown: Callable[[], str] | None = None,
+    *,
+    timeout: float = 60.0,
+) -> None:
+    """Poll ``condition`` until it holds (a deadline generous enough for a busy machine: a
+    condition that holds is waited for, never a fixed pause)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            seen = f"; the screen shows {shown()!r}" if shown is not None else ""
+            raise AssertionError(f"timed out waiting for {what}{seen}")
+        await pilot.pause(0.05)
+
+
+def cell(app: App[Any], run_id: str, column: str) -> str:
+    table = app.screen.query_one("#runs", DataTable)
+    value = table.get_cell(run_id, column)
+    return value.plain if isinstance(value, Text) else str(value)
+
+
+def run_ids(app: App[Any]) -> list[str]:
+    table = app.screen.query_one("#runs", DataTable)
+    return [str(key.value) for key in table.rows]
+
+
+def loaded(n_runs: int) -> Callable[[Pilot[Any]], Any]:
+    """A ``run_before`` that waits until the Runs screen lists ``n_runs`` runs."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, lambda: len(run_ids(pilot.app)) == n_runs, "the runs")
+
+    return run_before
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let a resize and the relayout it starts (a FitTable fits itself to its width) land."""
+    for _ in range(3):
+        await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+
+
+async def choose_probe(pilot: Pilot[Any], probe: str) -> None:
+    """Choose ``probe`` on the New-run screen and wait until the screen has handled it: the
+    change is handled in steps (the forms removed and mounted, then the probe described and
+    the models list rebuilt), and a model ticked before the list is rebuilt is not offered."""
+    from textual.widgets import Select
+
+    screen = pilot.app.screen
+    screen.query_one("#probe", Select).value = probe
+    description = probe_class(probe).description()
+    await wait_for(
+        pilot,
+        lambda: str(screen.query_one("#probe-description", Static).render()) == description,
+        f"the {probe} probe's models",
+    )
+
+
+async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
+    """The Run detail screen of the third run of ``snapshot_workspace`` (its pst-text run)."""
+    await loaded(3)(pilot)
+    await pilot.press("down", "down", "enter")
+    screen = pilot.app.screen
+    assert isinstance(screen, RunDetailScreen)
+    await analysed(pilot, screen)
+    return screen
+
+
+async def analysed(pilot: Pilot[Any], screen: RunDetailScreen) -> None:
+    # The notes are the last section mounted: every section is listed by then.
+    await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")
+    await settle(pilot)
+
+
+async def show_section(pilot: Pilot[Any], screen: RunDetailScreen, title: str) -> None:
+    sections = screen.query_one("#sections", OptionList)
+    titles = [str(sections.get_option_at_index(i).prompt) for i in range(sections.option_count)]
+    sections.highlighted = titles.index(title)
+    await settle(pilot)
+
+
+def screen_lines(app: App[Any]) -> list[str]:
+    """The screen as the terminal shows it, one string per row (as ``export_screenshot``
+    renders it, to text instead of SVG)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text().splitlines()
+
+
+def row_shows(lines: list[str], first: str, cells: list[str], below: int = 1) -> bool:
+    """Whether a row of the screen begins with ``first`` (inside any frame) and that line, or
+    the ``below`` lines under it, hold each of ``cells`` whole."""
+    for i, line in enumerate(lines):
+        if line.strip(" │█").startswith(first):
+            block = "\n".join(lines[i : i + 1 + below])
+            if all(cell in block for cell in cells):
+                return True
+    return False
+
+
+def shown(app: App[Any]) -> str:
+    """The screen's text, for a failed assertion to show."""
+    return "\n".join(screen_lines(app))
+
+
+async def open_standings(pilot: Pilot[Any], *, ranked: bool = True) -> Any:
+    """The Standings screen opened from the Runs screen of ``three_models`` (conftest), and,
+    with ``ranked``, its models ranked and laid out."""
+    from diptych.tui.screens.standings import StandingsScreen
+
+    app = pilot.app
+    await loaded(3)(pilot)
+    await pilot.press("s")
+    await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
+    screen = app.screen
+    assert isinstance(screen, StandingsScreen)
+    if ranked:
+        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
+        await settle(pilot)
+    return screen
+
+
+# --- every class of defect at once (surface.py, surface_keys.py) -----------------------------
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
+
+
+async def surface(
+    pilot: Pilot[Any], *, leave: tuple[str, ...] = (), labels: bool = True
+) -> list[str]:
+    """Every class of defect on the screen shown now (the keys last: they move the screen).
+    ``labels``: whether the footer's labels are checked whole too."""
+    from surface import (
+        cut_fields,
+        cut_sentences,
+        cut_titles,
+        cut_values,
+        state_by_colour,
+        unseen_errors,
+    )
+    from surface_keys import cut_footer_keys, footer_lacks, silent_keys, unreachable_keys
+    from surface_text import cut_ids
+
+    await settle(pilot)
+    app = pilot.app
+    found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
+    found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
+    found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app)
+    found += await silent_keys(pilot, leave=leave)
+    return found
+
+
+async def help_check(pilot: Pilot[Any], screen: type[Screen[Any]]) -> list[str]:
+    """Help opened on ``screen`` leads with what the screen is for and shows no markup."""
+    from surface import markup_leaks
+    from surface import screen_lines as drawn
+    from surface_keys import help_leads_with_purpose
+
+    from diptych.tui.screens.help import HelpScreen, screen_purpose, screen_title
+
+    await pilot.press("f1")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+    await settle(pilot)
+    found = help_leads_with_purpose(
+        drawn(pilot.app), screen_title(screen), screen_purpose(screen)
+    ) + markup_leaks(drawn(pilot.app))
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: not isinstance(pilot.app.screen, HelpScreen), "help closed")
+    return found

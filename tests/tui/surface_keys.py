@@ -1,0 +1,211 @@
+"""What a user can do with the keys a screen of the TUI offers, checked by class of defect (the
+rendered screen's cells, as :mod:`surface` reads them):
+
+- :func:`silent_keys`: a key shown in the footer that, pressed, changes nothing and says
+  nothing;
+- :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
+  hidden (pushed off its right end, or drawn over by another key);
+- :func:`unreachable_keys`: a key of the screen the footer does not show while its "? Help +N
+  keys" does not count it: N is the number of the screen's keys (those Help lists for it, and
+  those the footer means to show) that the footer does not draw;
+- :func:`footer_lacks`: a footer without ``Help`` and ``Quit`` (docs/tui.md promises both on
+  every screen, a field being typed in too), or a footer key cut to no label;
+- :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
+  then its keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from surface import region_lines, screen_lines
+from textual.app import App
+from textual.binding import Binding
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+#: Actions that leave the screen: pressed last, and leaving is what they do.
+LEAVING = ("back", "pop_screen", "dismiss", "leave", "cancel", "close")
+
+
+def footer_keys(app: App[Any]) -> list[str]:
+    """The keys the footer shows (Help and Quit aside, which every screen has); those that
+    leave the screen last."""
+    keys = []
+    for key, active in app.screen.active_bindings.items():
+        binding = active.binding
+        if binding.show and active.enabled and binding.action not in ("help", "quit"):
+            keys.append(key)
+    return sorted(keys, key=lambda k: _leaves(app, k))
+
+
+def _leaves(app: App[Any], key: str) -> bool:
+    active = app.screen.active_bindings.get(key)
+    return active is not None and any(word in active.binding.action for word in LEAVING)
+
+
+def cut_footer_keys(app: App[Any]) -> list[str]:
+    """The keys the footer holds that it does not draw whole: each key's own cells must
+    read its key and label ("r Review"), not a part of them, nothing (a key scrolled off the
+    footer's right end) or another key drawn over it."""
+    lines = screen_lines(app)
+    found = []
+    for footer in app.screen.query(Footer):
+        if not (footer.display and footer.visible) or not footer.is_mounted:
+            continue
+        for key in footer.query(FooterKey):
+            label = " ".join(key.render().plain.split())
+            region = key.region
+            drawn = " ".join(" ".join(region_lines(lines, region)).split()) if region.area else ""
+            if drawn != label or not footer.region.contains_region(region):
+                row = region_lines(lines, footer.region)[:1]
+                found.append(f"footer: the key {label!r} is drawn as {drawn!r} in {row!r}")
+    return found
+
+
+#: The footer's word that keys it had no room for are listed under Help.
+MORE_KEYS = re.compile(r"\bHelp \+(\d+) keys?\b")
+
+
+def unreachable_keys(app: App[Any]) -> list[str]:
+    """The screen's keys the footer does not draw, unless its Help counts each of them ("?
+    Help +3 keys"): the keys Help lists for the screen (a key never in the footer among them)
+    and those the footer means to show, less those it draws, are N."""
+    from textual.screen import ModalScreen, Screen
+
+    from diptych.tui.screens.help import collect_bindings
+
+    footers = [f for f in app.screen.query(Footer) if f.display and f.is_mounted]
+    if not footers:
+        return []
+    listed = [b.action for b in collect_bindings(type(app.screen), skip=(Screen, ModalScreen))]
+    # By action: a binding of two keys ("n,right") is one key of the footer.
+    meant = [app.screen.active_bindings[k].binding.action for k in footer_keys(app)]
+    wanted = [a for a in dict.fromkeys(listed + meant) if a not in ("help", "quit")]
+    footer = footers[0]
+    drawn = {k.action for k in footer.query(FooterKey) if footer.region.contains_region(k.region)}
+    missing = [a for a in wanted if a not in drawn]
+    row = region_lines(screen_lines(app), footer.region)[0] if footer.region.height else ""
+    said = MORE_KEYS.search(row)
+    counted = int(said.group(1)) if said else 0
+    # Where the app has a Help (a test's host of one screen may not) it says how many more.
+    has_help = any(b.action == "help" for b in Binding.make_bindings(type(app).BINDINGS))
+    if has_help and counted != len(missing):
+        return [
+            f"footer: {len(missing)} keys not shown {missing!r}; {row.strip()!r} counts {counted}"
+        ]
+    return []
+
+
+@dataclass
+class _Seen:
+    stack: tuple[int, ...]
+    lines: list[str]
+    notes: int
+    focused: Widget | None
+
+
+def _seen(app: App[Any]) -> _Seen:
+    return _Seen(
+        tuple(id(s) for s in app.screen_stack),
+        screen_lines(app),
+        len(app._notifications),
+        app.focused,
+    )
+
+
+async def silent_keys(
+    pilot: Pilot[Any],
+    *,
+    leave: Iterable[str] = (),
+    settle: Callable[[Pilot[Any]], Any] | None = None,
+) -> list[str]:
+    """The footer's keys that, pressed, change nothing a user sees and say nothing. Each key
+    is pressed on the screen as it was; a screen it opens is closed again. ``leave``: keys not
+    to press (one that starts a paid run, say), each tested elsewhere."""
+    app = pilot.app
+    home = app.screen
+    found = []
+    keys = [(key, _leaves(app, key)) for key in footer_keys(app)]
+    for key, leaving in keys:
+        if key in leave or key not in app.screen.active_bindings:
+            continue
+        if app.screen is not home:
+            break
+        before = _seen(app)
+        await pilot.press(key)
+        for _ in range(4):
+            await pilot.pause()
+        if settle is not None:
+            await settle(pilot)
+        after = _seen(app)
+        if (before.stack, before.lines, before.notes, before.focused) == (
+            after.stack,
+            after.lines,
+            after.notes,
+            after.focused,
+        ):
+            found.append(f"{key}: nothing changed and nothing was said")
+        if leaving and home not in app.screen_stack:
+            break  # it went back, as it says
+        while app.screen is not home and len(app.screen_stack) > 1:
+            app.pop_screen()
+            await pilot.pause()
+        if app.screen is not home:
+            found.append(f"{key}: left the screen for good")
+            break
+    return found
+
+
+def footer_lacks(app: App[Any], *, labels: bool = True) -> list[str]:
+    """What the footer, as drawn, does not show of what every screen promises: ``Help`` and
+    ``Quit`` (whatever keys they take while a field takes the letters), and a label for each
+    key it shows (a key with its label cut to nothing, or to a stub, tells nothing)."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    footers = [f for f in app.screen.query(Footer) if f.display]
+    if not footers:
+        return []
+    lines = screen_lines(app)
+    found = []
+    footer = footers[0]
+    row = lines[footer.region.y] if footer.region.height else ""
+    # Help where the app has it (a test's host of one screen may not).
+    has_help = any(b.action == "help" for b in Binding.make_bindings(type(app).BINDINGS))
+    for word in ("Help", "Quit") if has_help else ("Quit",):
+        if not re.search(rf"\S+ {word}\b", row):
+            found.append(f"the footer shows no {word}: {row.strip()!r}")
+    for key in footer.query(FooterKey) if labels else []:
+        shown_at = key.region.intersection(footer.region)
+        text = lines[shown_at.y][shown_at.x : shown_at.right].strip() if shown_at.area else ""
+        label = key.description
+        if label and label not in text and text:
+            found.append(f"the footer cuts {label!r} to {text!r}")
+    return found
+
+
+# --- help -----------------------------------------------------------------------------------
+
+
+def help_leads_with_purpose(lines: list[str], title: str, purpose: str) -> list[str]:
+    """Help opened on a screen shows, first, the screen's section title, then what the screen
+    is for (its first words at least), then its keys."""
+    # The frame, the scrollbar and the blank cells around the text go.
+    inside = [re.sub(r"[\u2580-\u259f│┃]", " ", line).strip() for line in lines[1:]]
+    texts = [t for t in inside if t]
+    if not texts or texts[0] != title:
+        return [f"Help opens on {texts[:1]!r}, not on {title!r}"]
+    after = " ".join(texts[1:4])
+    head = " ".join(purpose.split()[:4])
+    if head not in after:
+        return [f"Help's {title!r} does not start with what the screen is for ({head!r})"]
+    return []

@@ -1,0 +1,90 @@
+"""What a screen of the TUI holds and does not draw whole, checked on the rendered screen (as
+:mod:`surface` reads it):
+
+- :func:`cut_ids`: an id (a run's, an image's: words joined by hyphens) cut inside a word where
+  its line is too narrow for it ("occ-paired-carpenter--nur" over "se"); folded after one of
+  its hyphens, read down the lines, it is whole;
+- :func:`cut_text`: a widget's text not drawn whole in its box;
+- :func:`cut_highlighted_option`: a list's highlighted option not drawn whole;
+- :func:`toasts_over`: notifications drawn over a widget (a screen's title line).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from typing import Any
+
+from rich.text import Text
+from surface import _plain, _where, region_lines, screen_lines, visible_widgets
+from textual.app import App
+from textual.widget import Widget
+from textual.widgets import Static
+
+from diptych.tui.widgets.whole_numbers import ID
+
+
+def cut_ids(app: App[Any]) -> list[str]:
+    """The ids a text on the screen holds that it draws cut inside a word: each id found in a
+    text (a card, a title, a line under a table) and drawn there, whole on a row or over
+    several, may break only next to one of its hyphens."""
+    from textual.widgets._toast import Toast
+
+    lines = screen_lines(app)
+    found = []
+    for widget, region in visible_widgets(app):
+        if not isinstance(widget, Static) or isinstance(widget, Toast) or widget.children:
+            continue
+        rows = region_lines(lines, widget.content_region.intersection(region))
+        drawn = "\n".join(row.rstrip() for row in rows)
+        for name in dict.fromkeys(ID.findall(_plain(widget))):
+            # The id's characters in order, a line's end (and the next line's indent) allowed
+            # between any two of them.
+            spread = r"(?:\n[ ]*)?".join(re.escape(c) for c in name)
+            match = re.search(spread, drawn)
+            if match is None:
+                continue  # not in view (scrolled off): nothing drawn to judge
+            shown = match.group()
+            pieces = [p.strip() for p in shown.split("\n")]
+            if any(not (a.endswith("-") or b.startswith("-")) for a, b in pairwise(pieces)):
+                found.append(f"{_where(widget)}: the id {name!r} is cut: {pieces!r}")
+    return found
+
+
+def cut_text(app: App[Any], widget: Widget) -> list[str]:
+    """``widget``'s text (a line that names a run and what stopping saved) not drawn whole in
+    its box: its words, read down its rows, must be its whole text."""
+    text = " ".join(_plain(widget).split()) if isinstance(widget, Static) else ""
+    drawn = " ".join(" ".join(region_lines(screen_lines(app), widget.content_region)).split())
+    if text and text not in drawn:
+        return [f"{_where(widget)}: {text!r} is drawn as {drawn!r}"]
+    return []
+
+
+def cut_highlighted_option(app: App[Any], widget: Widget) -> list[str]:
+    """The highlighted option of a list (a section's title) not drawn whole in the list's
+    box, read down its rows: a title wrapped over two lines reads whole, one whose second
+    line lies under the box's edge does not."""
+    from textual.widgets import OptionList
+
+    if not isinstance(widget, OptionList) or widget.highlighted is None:
+        return []
+    prompt = widget.get_option_at_index(widget.highlighted).prompt
+    text = " ".join((prompt.plain if isinstance(prompt, Text) else str(prompt)).split())
+    rows = region_lines(screen_lines(app), widget.scrollable_content_region)
+    drawn = " ".join(" ".join(rows).split())
+    if text not in drawn:
+        return [f"{_where(widget)}: the highlighted {text!r} is drawn as {rows!r}"]
+    return []
+
+
+def toasts_over(app: App[Any], widget: Widget) -> list[str]:
+    """Notifications drawn over ``widget`` (a screen's title line): a key pressed several
+    times in a row stacks its toasts upward until they cover what the screen is about."""
+    from textual.widgets._toast import Toast
+
+    found = []
+    for widget_on, region in visible_widgets(app):
+        if isinstance(widget_on, Toast) and region.overlaps(widget.region):
+            found.append(f"a toast is drawn over {_where(widget)}: {_plain(widget_on)!r}")
+    return found

@@ -1,0 +1,160 @@
+"""The New-run screen at 80×24 and 60×20, read as a user reads it: the red field in view and
+focused, the Models list's rows and names whole, the plan's figures whole.
+
+Each screen is opened as a user opens it, on data with known values, and the checks of
+tests/tui/surface.py and surface_keys.py run on what is drawn (``steps.surface`` runs them all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from steps import (
+    SIZES,
+    choose_probe,
+    help_check,
+    loaded,
+    settle,
+    shown,
+    wait_for,
+)
+from surface import (
+    cut_names,
+    cut_values,
+    screen_lines,
+    state_by_colour,
+    unseen_errors,
+)
+from surface_keys import (
+    cut_footer_keys,
+    footer_lacks,
+    silent_keys,
+)
+from textual.widgets import Input, Static
+
+from diptych import hookimpl
+from diptych.core import plugins
+from diptych.core.capabilities import Model
+from diptych.testing import ScriptedLikelihood
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.new_run import NewRunScreen
+from diptych.tui.widgets.ticks import TickList
+
+pytestmark = pytest.mark.surface
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, NewRunScreen)
+        await choose_probe(pilot, "scripted")
+        await settle(pilot)
+        assert await help_check(pilot, NewRunScreen) == []
+        # The Models list shows rows to choose from, each with its state in text.
+        models = screen.query_one("#models", TickList)
+        assert models.option_count >= 3, [models.get_option_at_index(i) for i in range(2)]
+        assert models.scrollable_content_region.height >= 3, shown(app)
+        lines = screen_lines(app)
+        assert any("[ ] scripted-likelihood" in line for line in lines), shown(app)
+        # No model chosen: the plan points at the field to fix, and it is in view.
+        await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+        assert unseen_errors(app, focus=False) == [], shown(app)
+        # ctrl+s takes the user to it.
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.focused is models
+        assert unseen_errors(app) == [], shown(app)
+        assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
+
+        # A model chosen and a run option refused: the option's field, far down the forms,
+        # is brought into view and focused by ctrl+s.
+        models.select("scripted-likelihood")
+        await settle(pilot)
+        # The chosen model in view, ticked.
+        assert any("[x] scripted-likelihood" in line for line in screen_lines(app)), shown(app)
+        run_form = screen.query_one("#form-run")
+        run_form.query_one("#form-run-concurrency").value = "0"  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+        screen.query_one("#probe").focus()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.focused is not None and app.focused.id == "form-run-concurrency"
+        assert unseen_errors(app) == [], shown(app)
+
+        run_form.query_one("#form-run-concurrency").value = ""  # type: ignore[attr-defined]
+
+        # A field with a pick list under it refused: its red reason in view with it.
+        await choose_probe(pilot, "pst-text")
+        models.select("scripted-likelihood")
+        await settle(pilot)
+        field = screen.query_one("#form-probe-masculine", Input)
+        field.value = "notajob"
+        await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+        screen.query_one("#probe").focus()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.focused is field
+        assert unseen_errors(app) + footer_lacks(app) == [], shown(app)
+        assert "notajob" in shown(app) and "unknown" in shown(app), shown(app)
+        field.value = ""
+
+        # A valid plan: its trials and cost whole (in its scrolled box at the least).
+        estimate = screen.query_one("#estimate", Static)
+        await wait_for(
+            pilot,
+            lambda: "estimated cost" in str(estimate.render()),
+            "the estimate",
+            lambda: shown(app) + str(estimate.render()),
+        )
+        await settle(pilot)
+        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
+        # With the plan shown, the list still shows three rows, the chosen model among them.
+        assert models.scrollable_content_region.height >= 3, shown(app)
+        assert any("[x] scripted-likelihood" in line for line in screen_lines(app)), shown(app)
+        assert await silent_keys(pilot, leave=("ctrl+s",)) == [], shown(app)
+
+
+class LongNamedLikelihood(ScriptedLikelihood):
+    """The scripted likelihood model under a name of 36 characters."""
+
+    name = "scripted-likelihood-with-a-long-name"
+
+
+class LongNamedPlugin:
+    @hookimpl
+    def register_models(self, register: Callable[[type[Model]], None]) -> None:
+        register(LongNamedLikelihood)
+
+
+@pytest.fixture
+def long_named_model(few_plugins: None) -> Iterator[str]:
+    name = plugins.register_plugin(LongNamedPlugin(), "long-named-model")
+    yield LongNamedLikelihood.name
+    plugins.unregister_plugin(name)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_new_run_models_list_shows_a_long_name_whole(
+    snapshot_workspace: Path, long_named_model: str, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
+        await choose_probe(pilot, "scripted")
+        models = app.screen.query_one("#models", TickList)
+        names = [str(models.get_option_at_index(i).value) for i in range(models.option_count)]
+        assert long_named_model in names and len(long_named_model) >= 23
+        for name in names:
+            models.highlighted = names.index(name)  # scrolled into view
+            await settle(pilot)
+            assert cut_names(app, models, [name]) == [], shown(app)
+        assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)

@@ -1,0 +1,257 @@
+"""The Review screen and its measurement mode at 80×24 and 60×20, read as a user reads it: its
+figures and intervals whole, every key doing something or saying why, its title in view.
+
+Each screen is opened as a user opens it, on data with known values, and the checks of
+tests/tui/surface.py and surface_keys.py run on what is drawn (``steps.surface`` runs them all).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hosts import Host, MeasureHost, truth_of
+from steps import (
+    SIZES,
+    loaded,
+    settle,
+    shown,
+    surface,
+    wait_for,
+)
+from surface import (
+    cut_fields,
+    cut_titles,
+    cut_values,
+    state_by_colour,
+)
+from surface_keys import (
+    cut_footer_keys,
+    footer_keys,
+    silent_keys,
+)
+from surface_text import cut_ids, cut_text, toasts_over
+from textual.widgets import Static
+
+from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.review.screen import ReviewScreen
+from diptych.tui.review.tone import TonePanel
+
+pytestmark = pytest.mark.surface
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    with Workspace.open(snapshot_workspace) as ws:
+        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=True)
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(
+            pilot,
+            lambda: review.numbers is not None and review.state.current() is not None,
+            "the queue and its figures",
+        )
+        # A text run has no persons in images to measure: M is not offered ...
+        assert "M" not in footer_keys(app)
+        # ... and pressed all the same, it says why.
+        notes = len(app._notifications)
+        await pilot.press("M")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        assert len(app._notifications) == notes + 1
+        assert "texts" in list(app._notifications)[-1].message
+        # The labels go on being stored by the footer's m/f/c: leave those to their tests.
+        assert await surface(pilot, leave=("m", "f", "c")) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_with_nobody_flagged(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    with Workspace.open(snapshot_workspace) as ws:
+        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    app = Host(snapshot_workspace, run_id, reviewer="newcomer-with-a-long-name")
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        assert review.state.current() is None  # nobody flagged: the queue is empty
+        # Every key of the footer says why it has nobody to act on (m and f among them).
+        assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[int, int]) -> None:
+    ws, run_id = review_run
+    app = Host(ws, run_id, reviewer="ann")
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(pilot, lambda: review.state.current() is not None, "the queue")
+        assert "M" in footer_keys(app)
+        # The footer is rebuilt once the first person's label keys are known: read it after.
+        await settle(pilot)
+        # The image's id on the card (occ-paired-carpenter--nurse) folded whole, never cut.
+        found = cut_values(app) + cut_footer_keys(app) + cut_ids(app) + cut_titles(app)
+        assert found + await state_by_colour(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_with_the_tone_keys(tone_review: Host, size: tuple[int, int]) -> None:
+    app = tone_review
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        assert "t" in footer_keys(app)
+        await pilot.press("t", "2")
+        await wait_for(
+            pilot,
+            lambda: "(was 3.00)" in review.query_one(TonePanel).text.plain,
+            "the tone gap after a tone",
+        )
+        await settle(pilot)
+        # The swatches' numbers and the tone gap, whole; the marks are words, not colours.
+        assert cut_values(app) + cut_footer_keys(app) + await state_by_colour(pilot) == [], shown(
+            app
+        )
+        lines = shown(app)
+        assert "you" in lines and "auto" in lines and "10" in lines
+        # With the tone keys armed, every key of the footer does something or says why (m/f
+        # say the tone keys are on; x takes the tone back: leave it to its test).
+        assert await silent_keys(pilot, leave=("x",)) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_measurement_mode(scripted_run: tuple[Path, str], size: tuple[int, int]) -> None:
+    ws, run_id = scripted_run
+    app = MeasureHost(ws, run_id)
+    async with app.run_test(size=size) as pilot:
+        measure = app.measure
+        # The draw and its queue come in two messages: both, before the first label.
+        await wait_for(
+            pilot,
+            lambda: measure.draw is not None and measure.state.current() is not None,
+            "the draw's first person",
+        )
+        for k in range(12):
+            item = measure.state.current()
+            assert item is not None
+            await pilot.press("m" if truth_of(item) == "masculine" else "f")
+            # The label taken and the next person served, however long the key took.
+            await wait_for(
+                pilot,
+                lambda: (
+                    measure.state.current() is None
+                    or measure.state.current().subject_id != item.subject_id  # noqa: B023
+                ),
+                f"the person after label {k + 1}",
+            )
+        await wait_for(
+            pilot,
+            lambda: measure.status is not None and measure.status.n_labelled == 12,
+            "the figure after 12 labels",
+        )
+        await settle(pilot)
+        # The measured figure's value and interval, whole (the panel beside the image).
+        assert cut_values(app) + cut_footer_keys(app) + cut_fields(app) == [], shown(app)
+        assert await state_by_colour(pilot) == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_toasts_leave_the_review_title_in_view(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    """Keys pressed on an empty queue say why, one toast each: however many, the title line
+    (whose run and reviewer they are about) stays in view."""
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    # Toasts drawn as the terminal draws them (a test app leaves them out unless asked).
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("down", "down", "r")  # the pst-text run: nobody flagged
+        await wait_for(
+            pilot,
+            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
+            "the Review screen",
+        )
+        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
+            await pilot.press(*"newcomer", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        assert review.state.current() is None
+        title = review.query_one("#review-title")
+        for key in ("m", "f", "right", "x", "e", "m", "f"):
+            await pilot.press(key)
+        await settle(pilot)
+        assert len(app._notifications) >= 5
+        assert toasts_over(app, title) == [], shown(app)
+        assert cut_text(app, title) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_screen_says_a_decided_runs_look_and_saving_whole(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    with Workspace.open(decided_run) as ws:
+        (run,) = ws.runs.list()
+        said = run.said
+    assert said.startswith("decided at look") and said.endswith(" saved"), said
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        await settle(pilot)
+        selected = app.screen.query_one("#selected", Static)
+        assert said in " ".join(str(selected.render()).split())
+        # "… 1,476" without "saved" at 60 columns: the line wraps, and its box holds it.
+        assert cut_text(app, selected) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+    # Its Review line: each figure with its interval (the gate's, named at length) whole.
+    review = Host(decided_run, run.run.id, reviewer="newcomer", include_unlabelled=True)
+    async with review.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: review.review.numbers is not None, "the figures")
+        await settle(pilot)
+        assert "anytime-valid" in shown(review)
+        assert cut_values(review) == [], shown(review)
+
+
+async def test_review_of_a_decided_run_counts_only_the_people_it_bought(
+    decided_run: Path,
+) -> None:
+    """Results are shared by request across runs: once another run bought every request of
+    its design, the decided run's trials it never ran have results too. Its Review queue
+    still holds only the people of the trials it ran when it was decided (one person a
+    trial in pst-text: its "done" count), and its title counts those."""
+    with Workspace.open(decided_run) as ws:
+        (decided,) = ws.runs.list()
+        bought = decided.counts["done"]
+        run_id = decided.run.id
+    with open_store(decided_run) as store, store.transaction() as db:
+        # Another run of the same requests stores a result for each of the trials this one
+        # never ran (copied from one it ran: only their being there matters).
+        done = db.execute(
+            "SELECT r.* FROM results r JOIN trials t ON t.key = r.key WHERE t.run_id = ? LIMIT 1",
+            (run_id,),
+        ).fetchone()
+        missing = db.execute(
+            "SELECT DISTINCT t.key FROM trials t LEFT JOIN results r ON r.key = t.key"
+            " WHERE t.run_id = ? AND r.key IS NULL",
+            (run_id,),
+        ).fetchall()
+        later = time.time() + 60
+        for (key,) in missing:
+            row = dict(done, key=key, started_at=later, finished_at=later)
+            db.execute(
+                f"INSERT INTO results ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                tuple(row.values()),
+            )
+    with open_store(decided_run) as store:
+        live = store.status_counts(run_id, live=True)
+        # Every trial of the decided run has a result now.
+        assert live["pending"] == 0 and live["done"] > bought, live
+    review = Host(decided_run, run_id, reviewer="newcomer", include_unlabelled=True)
+    async with review.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: review.review.numbers is not None, "the figures")
+        await settle(pilot)
+        assert len(review.review.state.view) == bought
+        assert f" · 1/{bought} · " in shown(review), shown(review)

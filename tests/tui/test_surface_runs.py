@@ -1,0 +1,220 @@
+"""Every screen of the TUI at 80×24 and 60×20, read as a user reads it: the Runs screen, a run's
+figures, the report dialog and the Plugins screen.
+
+Each screen is opened as a user opens it, on data with known values, and the checks of
+tests/tui/surface.py and surface_keys.py run on what is drawn (``steps.surface`` runs them all).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from steps import (
+    SIZES,
+    help_check,
+    loaded,
+    open_detail,
+    settle,
+    show_section,
+    shown,
+    surface,
+    wait_for,
+)
+from surface import (
+    cut_sentences,
+    cut_titles,
+    cut_values,
+    missing_values,
+    region_lines,
+    screen_lines,
+)
+from surface_keys import (
+    cut_footer_keys,
+    footer_lacks,
+    unreachable_keys,
+)
+from surface_text import cut_highlighted_option, toasts_over
+from textual.widgets import Input, Label, Static
+
+from diptych.core.engine import run_probe
+from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.formatting import interval, number
+from diptych.tui.screens.plugins import PluginsScreen
+from diptych.tui.screens.run_detail import ReportDirScreen, RunDetailScreen
+from diptych.tui.widgets.fit_table import FitTable
+
+pytestmark = pytest.mark.surface
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_screen(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        assert await help_check(pilot, type(app.screen)) == []
+        # n, r and i open screens; u, p and c say why they do nothing on a finished run.
+        assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_footer_shows_every_key_or_says_more_are_under_help(
+    snapshot_workspace: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every key of the Runs screen offered (a run executing offers u, p and c), a footer
+    too narrow for them all says how many more keys Help lists."""
+    from diptych.tui.screens.runs import RunsScreen
+
+    every = {"resume": "Resume", "pause": "Pause", "cancel": "Cancel"}
+    monkeypatch.setattr(RunsScreen, "footer_labels", lambda self: every)
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        found = unreachable_keys(app) + cut_footer_keys(app) + footer_lacks(app)
+        assert found == [], shown(app)
+        if size == (60, 20):
+            assert "+" in screen_lines(app)[-1], shown(app)  # some keys are under Help
+
+
+@pytest.fixture
+def one_design_thrice(few_plugins: None, workspace: Path) -> Path:
+    """Three runs of one design (two asked for anew): their ids share 8 hex digits."""
+    with open_store(workspace) as store:
+        for new in (False, True, True):
+            run_probe(store, "scripted", ["scripted-likelihood"], probe_params=["n=4"], new=new)
+    return workspace
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_runs_screen_prints_each_run_by_a_name_every_command_takes(
+    one_design_thrice: Path, size: tuple[int, int]
+) -> None:
+    with Workspace.open(one_design_thrice) as ws:
+        names = [s.name for s in ws.runs.list()]
+        # Each name, typed, names its run alone (the CLI's lookup: tests/cli).
+        assert [ws.runs.get(n).id for n in names] == [s.run.id for s in ws.runs.list()]
+    assert len(set(names)) == 3 and len({n[:8] for n in names}) == 1
+    app = DiptychApp(one_design_thrice, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await settle(pilot)
+        # Printed whole in the run column: no "0663f62…".
+        assert missing_values(screen_lines(app), names) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_run_detail_screen_every_section(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_detail(pilot)
+        assert screen.result is not None
+        assert await help_check(pilot, RunDetailScreen) == []
+        numbers = screen.result.numbers
+        values = [number(n["value"]) for n in numbers.values()]
+        lines = screen_lines(app)
+        # The headline figures in view: each value and its interval whole on a line.
+        table = screen.query_one("#section-numbers", FitTable)
+        in_view = [
+            (number(n["value"]), interval(n.get("ci_low"), n.get("ci_high")))
+            for n in list(numbers.values())[: table.scrollable_content_region.height // 2]
+        ]
+        assert in_view and missing_values(lines, [v for pair in in_view for v in pair]) == []
+        assert values
+        sections = screen.query_one("#sections")
+        for title in [t.title for t in screen.result.tables] + ["Flags and notes"]:
+            await show_section(pilot, screen, title)
+            assert cut_values(app) + cut_sentences(app) == [], (title, shown(app))
+            # The section's title whole where it is chosen (its second line in view too).
+            assert cut_highlighted_option(app, sections) == [], shown(app)
+        await show_section(pilot, screen, "Headline figures")
+        # w opens the report dialog (closed again), r the Review screen, s the sections.
+        assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_agreement_sections(labelled_run: tuple[Path, str], size: tuple[int, int]) -> None:
+    ws, _ = labelled_run
+    app = DiptychApp(ws, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the detail")
+        screen = app.screen
+        assert isinstance(screen, RunDetailScreen)
+        await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")
+        assert screen.result is not None
+        titles = [t.title for t in screen.result.tables if "greement" in t.title]
+        assert titles
+        for title in titles:
+            await show_section(pilot, screen, title)
+            assert cut_values(app) == [], (title, shown(app))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await open_detail(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
+        await settle(pilot)
+        # Within the terminal, its sentence whole.
+        assert cut_values(app) + cut_footer_keys(app) + cut_titles(app) == [], shown(app)
+        label = app.screen.query_one(Label)
+        drawn = " ".join(region_lines(screen_lines(app), label.region))
+        assert "(enter writes, escape cancels):" in " ".join(drawn.split()), shown(app)
+        # The directory asked for is shown whole in its box.
+        assert any("diptych-report-" in line for line in screen_lines(app))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_report_written_says_where_in_full_under_the_figures(
+    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Where the report went is said once, under the figures, its whole path readable (wrapped
+    after a separator where the line is too narrow); no toast is drawn over the figures."""
+    out = tmp_path / "reports-of-the-morning" / "a-directory-with-a-rather-long-name"
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        screen = await open_detail(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
+        app.screen.query_one(Input).value = str(out)
+        await pilot.press("enter")
+        status = screen.query_one("#status", Static)
+        await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
+        await settle(pilot)
+        written = str((out / "report.md").resolve())
+        rows = [r.rstrip() for r in region_lines(screen_lines(app), status.content_region)]
+        rows = [r for r in rows if r]
+        assert "".join(rows).removeprefix("report written to").strip() == written, rows
+        # Each row but the last ends at a separator (or at a word): the path is cut nowhere else.
+        assert all(r.endswith(("/", " to")) for r in rows[:-1]), rows
+        content = screen.query_one("#content")
+        assert toasts_over(app, content) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+        lines = screen_lines(app)
+        numbers = screen.result.numbers if screen.result is not None else {}
+        values = [number(n["value"]) for n in numbers.values()]
+        missing = missing_values(lines, values)
+        # The figures the table has no room for are below its shown rows, a scroll away.
+        table = screen.query_one("#section-numbers", FitTable)
+        assert missing == [] or table.max_scroll_y > 0, shown(app)
+        assert missing == missing_values(lines, values[len(values) - len(missing) :])
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_plugins_screen(snapshot_workspace: Path, size: tuple[int, int]) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, PluginsScreen), "the plugins")
+        assert await help_check(pilot, PluginsScreen) == []
+        assert await surface(pilot) == [], shown(app)
