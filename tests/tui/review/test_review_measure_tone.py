@@ -28,14 +28,9 @@ from diptych.testing import ScriptedImageGenerator, ScriptedParams
 from diptych.tui.review.measure_panel import MeasurePanel
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.tone import CHOSEN_TONE_NOTE
-from tests.tui.review.test_review_measure import (
-    FEMININE,
-    MASCULINE,
-    Host,
-    ImageReader,
-    MeasureHost,
-    wait_for,
-)
+from tests.tui.hosts import FEMININE, MASCULINE, ImageReader, MeasureHost
+from tests.tui.review.test_review_measure import Host
+from tests.tui.steps import wait_for
 
 GAP = "occupation: tone gap paired, prediction-powered"
 BASE = {"masculine": 7, "feminine": 2}
