@@ -11,8 +11,9 @@ all — makes the very interval the report printed, at whatever level it needs:
   t and se on a scale that has no bound (the delta method), mapped back: the logit of the
   figure's place in its range, p = (x − a)/(b − a), whose se is se/((b − a)·p(1 − p)); the log
   of its distance from its one finite bound; or, for the shares of PAIRS answers
-  (:mod:`diptych.core.metrics.pairs.association`), the angular scale asin √p, which is bounded
-  itself. Near a bound the interval grows on the open side and shrinks on the other, as the
+  (:mod:`diptych.core.metrics.pairs.association`) and the prediction-powered figures
+  (:func:`diptych.core.metrics.uncertainty.ppi.small_sample.interval_scale`), the angular scale
+  asin √p, which is bounded itself. Near a bound the interval grows on the open side and shrinks on the other, as the
   figure's sampling distribution does. A figure *at* its bound (every unit gave the bound: no
   variance to read) gets the Clopper–Pearson interval of n successes in n, with n the
   observations shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998,
