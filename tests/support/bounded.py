@@ -2,8 +2,9 @@
 tests of bounded figures compare the implementation with.
 
 A figure x in [low, high] has its t interval made on the logit scale of p = (x − low)/(high − low)
-with the delta method's se, se / ((high − low)·p(1 − p)), and mapped back. At a bound, the open
-end is Clopper–Pearson's for n successes in n with the effective size n·(z/t(df))².
+with the delta method's se, se / ((high − low)·p(1 − p)), and mapped back; a prediction-powered
+figure on the angular scale asin √p, se / ((high − low)·2√(p(1 − p))). At a bound, the open end is
+Clopper–Pearson's for n successes in n with the effective size n·(z/t(df))².
 """
 
 from __future__ import annotations
@@ -36,6 +37,31 @@ def logit_t_p(value: float, se: float, df: float, low: float, high: float, null:
     p0 = (null - low) / width
     u, u0 = math.log(p / (1 - p)), math.log(p0 / (1 - p0))
     return float(2 * stats.t.sf(abs(u - u0) / (se / (width * p * (1 - p))), df))
+
+
+def angular_t(
+    value: float, se: float, df: float, low: float, high: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    """The t interval on the angular scale asin √p of the range, mapped back by sin²; the
+    scale holds every place in [0, π/2], so an end past it is the range's end."""
+    width = high - low
+    p = (value - low) / width
+    u = math.asin(math.sqrt(p))
+    se_u = se / (width * 2 * math.sqrt(p * (1 - p)))
+    q = stats.t.ppf(0.5 + confidence / 2, df)
+
+    def back(v: float) -> float:
+        return low + width * math.sin(min(max(v, 0.0), math.pi / 2)) ** 2
+
+    return back(u - q * se_u), back(u + q * se_u)
+
+
+def angular_t_p(value: float, se: float, df: float, low: float, high: float, null: float) -> float:
+    """The two-sided t-test of ``value = null`` on the angular scale."""
+    width = high - low
+    p, p0 = (value - low) / width, (null - low) / width
+    u, u0 = math.asin(math.sqrt(p)), math.asin(math.sqrt(p0))
+    return float(2 * stats.t.sf(abs(u - u0) / (se / (width * 2 * math.sqrt(p * (1 - p)))), df))
 
 
 def open_end_at_bound(

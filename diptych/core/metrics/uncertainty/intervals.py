@@ -7,19 +7,19 @@ says). A figure's number carries what its interval is made from (``interval_meth
 inputs), so that anything reading the number — a release gate at a Holm-adjusted level above
 all — makes the very interval the report printed, at whatever level it needs:
 
-* ``t`` — ``value ± t(df)·se`` for a figure without a finite bound. For a bounded one the same
-  t and se on a scale that has no bound (the delta method), mapped back: the logit of the
-  figure's place in its range, p = (x − a)/(b − a), whose se is se/((b − a)·p(1 − p)); the log
-  of its distance from its one finite bound; or, for the shares of PAIRS answers
-  (:mod:`diptych.core.metrics.pairs.association`), the angular scale asin √p, which is bounded
-  itself. Near a bound the interval grows on the open side and shrinks on the other, as the
-  figure's sampling distribution does. A figure *at* its bound (every unit gave the bound: no
-  variance to read) gets the Clopper–Pearson interval of n successes in n, with n the
+* ``t`` — ``value ± t(df)·se`` for a figure without a finite bound. For a bounded one the same t and
+  se on a scale that has no bound (the delta method), mapped back: the logit of the figure's place
+  in its range, p = (x − a)/(b − a), whose se is se/((b − a)·p(1 − p)); the log of its distance from
+  its one finite bound; or, for the shares of PAIRS answers
+  (:mod:`diptych.core.metrics.pairs.association`) and the prediction-powered figures
+  (:func:`diptych.core.metrics.uncertainty.ppi.small_sample.interval_scale`), the angular scale asin
+  √p, which is bounded itself. Near a bound the interval grows on the open side and shrinks on the
+  other, as the figure's sampling distribution does. A figure *at* its bound (every unit gave the
+  bound: no variance to read) gets the Clopper–Pearson interval of n successes in n, with n the
   observations shrunk by the design's degrees of freedom, n·(z/t(df))² (Korn & Graubard 1998,
-  *Survey Methodology* 24(2), for a proportion of a complex sample); an angular share there,
-  the Jeffreys interval of its count, as measured for it. A figure inside its range whose
-  units all gave one value gets the same open ends on both sides: never a zero-width interval
-  from a finite sample.
+  *Survey Methodology* 24(2), for a proportion of a complex sample); an angular share there, the
+  Jeffreys interval of its count, as measured for it. A figure inside its range whose units all gave
+  one value gets the same open ends on both sides: never a zero-width interval from a finite sample.
 * ``percentile`` — the equal-tailed percentile interval of the bootstrap replicates, which the
   number keeps (sorted, compressed: ``replicates``); it is inside the range by construction.
 * ``jeffreys`` — the Jeffreys interval of a count (``count`` successes of ``n``).

@@ -79,6 +79,7 @@ from diptych.core.labels import SamplingDesign
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, json_safe
 from diptych.core.metrics.uncertainty.intervals import UNBOUNDED, Bounds
 from diptych.core.metrics.uncertainty.ppi.small_sample import (
+    interval_scale,
     left_out_lambdas,
     sampling_degrees_of_freedom,
     share_scale,
@@ -297,36 +298,32 @@ def _interval(
     """The interval of θ̂ + e over ``units``, its degrees of freedom at most ``df_cap`` (by
     default the labelled persons less one: the rectifier's variance rests on them). At a bound
     of its range (every labelled person alike, say) the interval is Clopper–Pearson's with the
-    labelled persons as its size; outside the range (a prediction-powered estimate can fall
-    there) it is made without the range."""
+    labelled persons as its size; inside a range with two ends it is made on the angular scale
+    (:func:`interval_scale`); outside the range (a prediction-powered estimate can fall there)
+    it is made without the range."""
     at = scale * found.value
     used = bounds if bounds[0] <= at <= bounds[1] else UNBOUNDED
     over = mean_over_units(
         found.value + found.influence, units, scale=scale, confidence=confidence, bounds=used
     )
+    if not over.has_interval:
+        return over
     cap = found.n_labelled - 1 if df_cap is None else df_cap
-    widened = over.has_interval and found.tuning_variance > 0
-    if widened:
+    if found.tuning_variance > 0:
         over = replace(over, se=math.sqrt(over.se**2 + scale**2 * found.tuning_variance))
     # Satterthwaite's df of the two parts (module docstring), at most the cap.
-    df = (
-        small_sample_df(found.sampling_variance, found.sampling_df, over, scale)
-        if over.has_interval
-        else float(over.df)
-    )
+    df = small_sample_df(found.sampling_variance, found.sampling_df, over, scale)
     df = min(float(cap), max(1.0, df))
-    at_bound = used != UNBOUNDED and at in bounds
-    if not over.has_interval or (df == over.df and not at_bound and not widened):
-        return over
     if cap < 1:
         why = "fewer than two persons labelled by people: no interval"
         return t_inference(
             over.value, over.se, 0.0, n=over.n, units=over.units, design=over.design,
             confidence=confidence, bounds=used, reason=why,
         )  # fmt: skip
-    # The same interval with its degrees of freedom, or at a bound the labelled persons' size
-    # (every other field kept).
-    capped = replace(over, df=df, bound_n=found.n_labelled if at_bound else over.bound_n)
+    # The same interval with its degrees of freedom and scale, at a bound with the labelled
+    # persons' size (every other field kept).
+    bound_n = found.n_labelled if used != UNBOUNDED and at in bounds else over.bound_n
+    capped = replace(over, df=df, bound_n=bound_n, transform=interval_scale(used))
     low, high = capped.at_level(confidence)
     return replace(capped, ci_low=low, ci_high=high, p_value=capped.recipe().p_value(over.null))
 
