@@ -166,6 +166,8 @@ def row_bands(table: Table, parts: int) -> list[range]:
     :data:`BAND_HEIGHT` printed in ``parts`` parts of columns (two rows at least): a reader
     finds every column of a row on one page, not each part running over pages of its own."""
     n = len(table.rows)
+    if n == 0:
+        return [range(0, 0)]
     fit = max(2, int((BAND_HEIGHT - parts * PART_FRAME) // (parts * PRINT_ROW)))
     count = max(1, -(-n // fit))
     size = -(-n // count)

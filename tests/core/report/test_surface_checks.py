@@ -372,7 +372,7 @@ def test_a_split_short_table_a_lone_term_and_a_broken_token_are_found(
         ".table, .term { break-inside: avoid } dt { break-after: avoid } "
         ".seed { white-space: nowrap }"
     )
-    assert not [p for p in kept if "table of" in p or "lonely" in p or "seed=0" in p], kept
+    assert not [p for p in kept if p.startswith(("table of", "“seed=0”")) or "lonely" in p], kept
 
 
 def _printed(tmp_path: Path, browser: Any, body: str) -> list[str]:
@@ -392,7 +392,8 @@ ITEMS = "".join(f"<li style='height:10mm'>item{k}</li>" for k in range(6))
         # that will not split, goes to page 2.
         (
             "<div style='height:150mm'></div><h3>Mid-page heading</h3>"
-            "<div style='break-inside:avoid;height:200mm'><p>its content</p></div><p>end</p>",
+            "<div style='break-inside:avoid'><p>its content</p><div style='height:200mm'></div>"
+            "</div><p>end</p>",
             "heading “Mid-page heading” on page 1, its content on page 2",
         ),
         # Six items of 10 mm from 250 mm down page 1: the last ones go to page 2.
@@ -420,11 +421,13 @@ ITEMS = "".join(f"<li style='height:10mm'>item{k}</li>" for k in range(6))
             "<div style='height:250mm'></div><p>end</p>",
             "(“a paragraph that fits”) would have fitted under it",
         ),
-        # A block 250 mm high after 80 mm of page 1: it moves whole, leaving page 1 thin.
+        # A figure 250 mm high after 80 mm of page 1: it moves whole, leaving page 1 thin.
         (
-            "<div style='height:80mm'></div><div style='break-inside:avoid;height:250mm'>"
-            "<p>tall block</p></div><p>end</p>",
-            "(“tall block”) are kept together: more than half a page",
+            "<div style='height:80mm'></div><p>filler</p><figure style='margin:0;"
+            "break-inside:avoid'><p>tall block</p><div style='height:250mm'></div>"
+            "<figcaption>tall foot</figcaption></figure>"
+            "<p>end</p>",
+            "(“tall foot”) are kept together: more than half a page",
         ),
         # Two parts of the same eight rows from 200 mm down page 1: the second on page 2.
         (

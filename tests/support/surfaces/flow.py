@@ -118,7 +118,8 @@ def first_block_height(
             continue
         end = p.last
         if kind == "para":
-            feet = [y for y in lines[page] if y >= bottoms[p.first] - 0.5]
+            low, high = bottoms[p.first] - 0.5, bottoms[p.last] + 0.5
+            feet = [y for y in lines[page] if low <= y <= high]
             return (feet[1] if len(feet) > 1 else bottoms[p.last]), p.what
         if kind == "row":
             same = [q for q in on[i:] if q.element["kind"] == "row"
@@ -137,15 +138,15 @@ def thin_page_problems(
     placed: list[Placed],
     fills: list[float],
     room: list[float],
-    top: float,
+    tops: list[float],
     bottoms: dict[int, float],
     lines: dict[int, list[float]],
 ) -> list[str]:
     """A page under :data:`HALF` full (the last excepted) before a page that opens with a block:
     either the block would have begun under it, or the block, with the headings kept with it,
     is kept whole over more than half a page, which no block may be (a page under half full
-    is then never needed). ``room`` is what each page has left under its last word, ``top``
-    where a page's column starts."""
+    is then never needed). ``room`` is what each page has left under its last word, ``tops``
+    where each page's column starts."""
     out = []
     for n in range(len(fills) - 1):
         if fills[n] >= HALF:
@@ -154,7 +155,7 @@ def thin_page_problems(
         if first is None:
             continue
         foot, what = first
-        height = foot - top
+        height = foot - tops[n + 1]
         said = f"page {n + 1} is {fills[n]:.0%} full, and the first {height:.0f} pt of page {n + 2}"
         if height + TOP_MARGIN <= room[n]:
             out.append(f"{said} (“{what}”) would have fitted under it")

@@ -47,7 +47,8 @@ SHORT_CODE = 24
 #: A heading in this bottom share of a page must have its content under it on that page.
 FOOT = 1 / 5
 _WORD = re.compile(
-    r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>'
+    # A word at the very top of a page without margins starts a little above it (yMin < 0).
+    r'<word xMin="(-?[\d.]+)" yMin="(-?[\d.]+)" xMax="(-?[\d.]+)" yMax="(-?[\d.]+)">(.*?)</word>'
 )
 
 
@@ -441,14 +442,19 @@ def _heading_problems(printed: Printed, p: Placed) -> list[str]:
     return [f"heading “{p.what}” {where} page {a.page + 1}, its content on page {on + 1}"]
 
 
-def _room(printed: Printed) -> tuple[list[float], float, dict[int, float], dict[int, list[float]]]:
-    """Under each page's last word, the room left in its column; where a column starts; each
-    word's foot; each page's line feet, top to bottom."""
-    room = []
+def _room(
+    printed: Printed,
+) -> tuple[list[float], list[float], dict[int, float], dict[int, list[float]]]:
+    """Under each page's last word, the room left in its column; where each column starts (the
+    report's margin, or a page's first word where it prints above it); each word's foot; each
+    page's line feet, top to bottom."""
+    room, tops = [], []
     lines: dict[int, list[float]] = {}
     for n, height in enumerate(printed.heights):
-        feet = sorted({round(w.y1, 1) for w in printed.words if w.page == n})
+        words = [w for w in printed.words if w.page == n]
+        feet = sorted({round(w.y1, 1) for w in words})
         lines[n] = feet
+        tops.append(min([PAGE_MARGIN_TOP, *(w.y0 for w in words)]))
         room.append(height - PAGE_MARGIN_TOP - (feet[-1] if feet else PAGE_MARGIN_TOP))
     bottoms = {i: w.y1 for i, w in enumerate(printed.words)}
-    return room, PAGE_MARGIN_TOP, bottoms, lines
+    return room, tops, bottoms, lines
