@@ -248,10 +248,11 @@ def _row_height(label: str, n_series: int, layout: Layout, side_w: float = 0.0) 
     return LINE * len(wrap(label, WIDTHS["narrow"] - 12 - side_w)) + 8 * n_series + 8
 
 
-#: The tallest a printed chart part may be: under half an A4 page's text column (about 1000
-#: CSS px) with its heading and caption, so that a part fits under whatever a page already
-#: holds when that is under half: no page is left more than half empty for it.
-PRINT_HEIGHT = 360.0
+#: The tallest a printed chart part may be: with its caption (about 40 CSS px) under the
+#: headings kept with it (a section's, a run's and its note, about 140 px), under half an A4
+#: page's text column (about 1000 px), so that a part fits under whatever a page already holds
+#: when that is under half: no page is left more than half empty for it.
+PRINT_HEIGHT = 280.0
 #: What a chart takes besides its rows: legend, side label, tick labels and axis name.
 _FRAME_HEIGHT = 110.0
 

@@ -29,6 +29,14 @@ PRINT_FONT = 12.0
 CELL_PADDING = 12.0
 #: The widest a column of words is laid out before its text wraps.
 TEXT_COLUMN = 170.0
+#: A band of rows of a table printed in parts of columns (every part of those rows, one under
+#: another) is kept on one page, and takes under half of one (about 1000 CSS px a page), so that
+#: it fits under whatever a page already holds when that is under half. A part takes its
+#: header (two lines of 9 pt), its one-line caption and its margins, about 82 px, and a row of
+#: one line 23 px.
+BAND_HEIGHT = 450.0
+PART_FRAME = 82.0
+PRINT_ROW = 23.0
 _INTERVAL_CELL = re.compile(r"^\s*\[[^\]]*,[^\]]*\]\s*$")
 
 
@@ -151,3 +159,16 @@ def _split(need: list[float], parts: int, room: float) -> list[int] | None:
         if all(r <= room or c == 1 for r, c in zip(runs, sizes, strict=True)):
             return sizes
     return None
+
+
+def row_bands(table: Table, parts: int) -> list[range]:
+    """The table's rows in bands, as even as they can be, of as many rows as fit
+    :data:`BAND_HEIGHT` printed in ``parts`` parts of columns (two rows at least): a reader
+    finds every column of a row on one page, not each part running over pages of its own."""
+    n = len(table.rows)
+    if n == 0:
+        return [range(0, 0)]
+    fit = max(2, int((BAND_HEIGHT - parts * PART_FRAME) // (parts * PRINT_ROW)))
+    count = max(1, -(-n // fit))
+    size = -(-n // count)
+    return [range(i, min(n, i + size)) for i in range(0, n, size)]

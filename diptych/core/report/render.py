@@ -33,7 +33,7 @@ from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
 from diptych.core.report.frameworks import appendix, by_framework, frameworks
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
-from diptych.core.report.print_tables import SHORT_TABLE, numeric_cell, print_parts
+from diptych.core.report.print_tables import SHORT_TABLE, numeric_cell, print_parts, row_bands
 from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
 from diptych.core.report.verdict import (
     findings,
@@ -153,6 +153,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         chart_print_parts=chart_print_parts,
         figure_alt=figure_alt,
         print_parts=print_parts,
+        row_bands=row_bands,
         numeric_cell=numeric_cell,
         SHORT_TABLE=SHORT_TABLE,
         outcome_words=outcome_words,

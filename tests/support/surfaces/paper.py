@@ -1,15 +1,18 @@
 """The report on A4 as Chromium prints it (:mod:`diptych.core.report.pdf`), read back with
 poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
-glossary's term) in the bottom fifth of a page without its content under it, no figure or table
-row split across two pages, no short table split across two, no table printed in parts of
-columns with a part of one column, no short code token (``seed=0``) broken over two lines, no
-page under a third full except the last.
+glossary's term) without its content under it on its page, no figure, table row or list item
+split across two pages, no short table or short list split across two, no note apart from the
+block it closes, no row of a table printed in parts of columns with its parts on two pages, no
+table printed in parts of columns with a part of one column, no short code token (``seed=0``)
+broken over two lines, no page under a third full except the last, and none under half full
+before a page that opens with a block (:mod:`.flow`).
 
-The headings and rows come from the page laid out for print in Chromium, in document order;
-each is found in the PDF's words by its own words, searched forward from where the one before it
-was found, so that a label repeated in many tables is found where it stands. A figure may be
-drawn with anything (a chart, an image, text, a table): it is found by words added at its top
-and its foot in a second print of the page, which must lay out as the first.
+The headings, paragraphs, list items and rows come from the page laid out for print in
+Chromium, in document order; each is found in the PDF's words by its own words, searched
+forward from where the one before it was found, so that a label repeated in many tables is
+found where it stands. A figure may be drawn with anything (a chart, an image, text, a table):
+it is found by words added at its top and its foot in a second print of the page, which must
+lay out as the first.
 """
 
 from __future__ import annotations
@@ -25,6 +28,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.surfaces.flow import (
+    Placed,
+    band_problems,
+    item_problems,
+    note_problems,
+    thin_page_problems,
+)
+
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
 #: A page must be filled to this share of its text column, the last page excepted.
@@ -36,7 +47,8 @@ SHORT_CODE = 24
 #: A heading in this bottom share of a page must have its content under it on that page.
 FOOT = 1 / 5
 _WORD = re.compile(
-    r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>'
+    # A word at the very top of a page without margins starts a little above it (yMin < 0).
+    r'<word xMin="(-?[\d.]+)" yMin="(-?[\d.]+)" xMax="(-?[\d.]+)" yMax="(-?[\d.]+)">(.*?)</word>'
 )
 
 
@@ -85,18 +97,49 @@ def read_pdf(pdf: Path) -> Printed:
 
 
 #: The elements whose pages the checks compare, in document order, from the print layout:
-#: headings (with the text of what follows them up to the next heading), figures, table rows.
+#: headings (with the text of what follows them up to the next heading), figures, table rows,
+#: list items (the outermost, outside the contents) and paragraphs. ``lead`` marks what is
+#: kept with the block after it (``break-after: avoid``), ``closing`` a note under a block, and
+#: ``band`` a row of a table printed in parts of columns (the same for each part of the row).
 _ELEMENTS = """() => {
   const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
   const out = [];
   const tables = [...document.querySelectorAll('table')];
-  for (const el of document.querySelectorAll('h2, h3, h4, dt, figure, tr')) {
+  const lists = [...document.querySelectorAll('ul, ol')];
+  const parted = [...document.querySelectorAll('.print-parts')];
+  // The contents (its words would be found for the headings they name) is one paragraph.
+  const selector = 'nav, h2, h3, h4, dt, figure, tr, li, p';
+  for (const el of document.querySelectorAll(selector)) {
     if (!shown(el)) continue;
-    const kind = el.tagName === 'TR' ? 'row' : el.tagName === 'FIGURE' ? 'figure' : 'heading';
+    const tag = el.tagName;
+    if (tag === 'LI' && (el.closest('nav') || el.parentElement.closest('li'))) continue;
+    if (tag === 'P' && (el.closest('li, td, th, figure, nav, header, dd, details, pre')
+                        || el.classList.contains('scroll-hint'))) continue;
+    const kind = tag === 'TR' ? 'row' : tag === 'FIGURE' ? 'figure' : tag === 'LI' ? 'item'
+      : tag === 'P' || tag === 'NAV' ? 'para' : 'heading';
     // A row knows its table and how many body rows that table has.
     const table = el.closest('table');
     const table_index = kind === 'row' && table ? tables.indexOf(table) : -1;
     const rows = table_index >= 0 ? table.querySelectorAll('tbody tr').length : 0;
+    const short = table_index >= 0 && el.closest('.whole') ? rows : 0;
+    const parts = kind === 'row' ? el.closest('.print-parts') : null;
+    // The same row in each part: its place in its band (or in its part, printed without bands).
+    const group = parts ? el.closest('.band') : null;
+    const band = parts ? [parted.indexOf(parts),
+      group ? [...parts.querySelectorAll('.band')].indexOf(group) : 0,
+      el.parentElement.tagName + [...el.parentElement.children].indexOf(el)].join(':') : '';
+    const list = kind === 'item' ? lists.indexOf(el.parentElement) : -1;
+    const items = list >= 0 ? el.parentElement.querySelectorAll(':scope > li').length : 0;
+    const list_height = list >= 0 ? el.parentElement.getBoundingClientRect().height : 0;
+    const lead = kind !== 'row' && getComputedStyle(el).breakAfter === 'avoid';
+    let closing = false;
+    if (kind === 'para' && el.classList.contains('note')) {
+      let before = el.previousElementSibling;
+      while (before && !shown(before)) before = before.previousElementSibling;
+      let next = el.nextElementSibling;
+      while (next && !shown(next)) next = next.nextElementSibling;
+      closing = !next && !!before && !/^(H[1-4]|DT)$/.test(before.tagName);
+    }
     let text = el.innerText;
     if (kind === 'figure') {
       // An SVG's texts are not in innerText: its labels, then the caption.
@@ -106,9 +149,17 @@ _ELEMENTS = """() => {
     }
     let after = '';
     if (kind === 'heading') {
-      // What the heading (or a glossary's term) introduces: the text after it, to the next.
-      for (let n = el.nextElementSibling; n && !/^(H[1-4]|DT)$/.test(n.tagName);
-           n = n.nextElementSibling) {
+      // What the heading (or a glossary's term) introduces: the text after it, to the next;
+      // past a short introduction (two paragraphs at most) to the first of its sub-sections,
+      // that sub-section's first words: a section's heading and introduction alone at a page's
+      // foot have none of the section's content under them.
+      let n = el.nextElementSibling;
+      let intro = 0;
+      while (n && n.tagName === 'P' && intro < 2) { n = n.nextElementSibling; intro += 1; }
+      const deeper = n && /^H[2-4]$/.test(n.tagName) && /^H[2-4]$/.test(tag)
+        && n.tagName > tag;
+      n = intro && deeper ? n.nextElementSibling : el.nextElementSibling;
+      for (; n && !/^(H[1-4]|DT)$/.test(n.tagName); n = n.nextElementSibling) {
         if (!shown(n)) continue;
         // A table's first row, not its caption (which prints under it).
         const table = n.tagName === 'TABLE' ? n : n.querySelector(':scope > table:first-child');
@@ -117,7 +168,8 @@ _ELEMENTS = """() => {
         if (after.trim()) break;
       }
     }
-    out.push({kind, text, after, table: table_index, rows});
+    out.push({kind, text, after, table: table_index, rows, short, band, list, items, list_height,
+              lead, closing});
   }
   return out;
 }"""
@@ -266,7 +318,7 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
 #: (repeated in every part) included.
 _PARTS = """() => [...document.querySelectorAll('.print-parts')]
   .filter(d => d.getClientRects().length > 0)
-  .map(d => ({columns: [...d.querySelectorAll(':scope > table')]
+  .map(d => ({columns: [...d.querySelectorAll(':scope > .band:first-child > table')]
                 .map(t => t.querySelectorAll('thead th').length),
               text: (d.querySelector('th') || d).innerText.slice(0, 40)}))"""
 
@@ -300,53 +352,29 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
     problems += part_problems(parts)
+    placed = _place(printed, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).
     tables: dict[int, list[tuple[int, int, int, int, int]]] = {}
     short: dict[int, tuple[int, str]] = {}
-    cursor = 0
     pages = len(printed.heights)
-    for element in elements:
+    for p in placed:
+        element = p.element
         tokens = _tokens(element["text"])
-        # Long texts are anchored by their first and last few words.
-        anchor = tokens if len(tokens) <= 12 else tokens[:3]
-        # A heading's words print one after another; a figure's or a row's may interleave.
         window = 2 if element["kind"] == "heading" else 10
-        found = _find(printed.words, anchor, cursor, window)
-        if found is None:
-            continue
-        first = found[0]
-        last = found[1]
-        if len(tokens) > 12:
-            tail = _find(printed.words, tokens[-6:], found[1] + 1)
-            if tail is not None and tail[0] - found[1] < 4 * len(tokens):
-                last = tail[1]
-        cursor = last + 1
-        a, b = printed.words[first], printed.words[last]
-        what = " ".join(tokens[:8])
-        # A figure is checked by its marks (figure_problems): its text may be a chart's labels.
         # A row in the split-table check is one found by all its words, not its first few.
         whole = (
-            len(tokens) <= 12 or (_find(printed.words, tokens, first, window) or (-1,))[0] == first
+            len(tokens) <= 12
+            or (_find(printed.words, tokens, p.first, window) or (-1,))[0] == p.first
         )
         if element["kind"] == "row" and element["table"] >= 0 and whole:
             tables.setdefault(element["table"], []).append(
-                (first, last, a.page, b.page, len(tokens))
+                (p.first, p.last, p.page, p.end_page, len(tokens))
             )
-            short.setdefault(element["table"], (element["rows"], what))
-        if element["kind"] == "row" and a.page != b.page:
-            problems.append(
-                f"{element['kind']} split over pages {a.page + 1} and {b.page + 1}: “{what}”"
-            )
-        if element["kind"] == "heading" and a.page < pages - 1:
-            height = printed.heights[a.page]
-            if a.y0 > height * (1 - FOOT):
-                after = _tokens(element["after"])[:3]
-                under = _find(printed.words, after, last + 1) if after else None
-                if under is None or printed.words[under[0]].page != a.page:
-                    problems.append(
-                        f"heading “{what}” in the bottom fifth of page {a.page + 1}, its content "
-                        "on the next"
-                    )
+            short.setdefault(element["table"], (element["rows"], p.what))
+        if element["kind"] == "row" and p.page != p.end_page:
+            problems.append(f"row split over pages {p.page + 1} and {p.end_page + 1}: “{p.what}”")
+        if element["kind"] == "heading" and p.page < pages - 1:
+            problems += _heading_problems(printed, p)
     for table, found_rows in tables.items():
         rows, what = short[table]
         # A break between two of its rows found one right after the other (a row matched far
@@ -361,9 +389,72 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
                 f"table of {rows} rows split over pages {breaks[0][0] + 1} and "
                 f"{breaks[0][1] + 1}: “{what}”"
             )
+    problems += item_problems(placed)
+    problems += note_problems(placed, [w.page for w in printed.words])
+    problems += band_problems(placed)
     problems += figure_problems(pdf, html_path, browser)
+    fills = [page_fill(printed, n) for n in range(pages)]
     for n in range(pages - 1):
-        fill = page_fill(printed, n)
-        if fill < LEAST_FILL:
-            problems.append(f"page {n + 1} of {pages} is {fill:.0%} full")
+        if fills[n] < LEAST_FILL:
+            problems.append(f"page {n + 1} of {pages} is {fills[n]:.0%} full")
+    problems += thin_page_problems(placed, fills, *_room(printed))
     return problems
+
+
+def _place(printed: Printed, elements: list[dict[str, Any]]) -> list[Placed]:
+    """Each element where its words print, searched forward from the one before it."""
+    placed = []
+    cursor = 0
+    for element in elements:
+        tokens = _tokens(element["text"])
+        # Long texts are anchored by their first and last few words.
+        anchor = tokens if len(tokens) <= 12 else tokens[:3]
+        # A heading's words print one after another; a figure's or a row's may interleave.
+        window = 2 if element["kind"] == "heading" else 10
+        found = _find(printed.words, anchor, cursor, window)
+        if found is None:
+            continue
+        first, last = found
+        if len(tokens) > 12:
+            tail = _find(printed.words, tokens[-6:], last + 1)
+            if tail is not None and tail[0] - last < 4 * len(tokens):
+                last = tail[1]
+        cursor = last + 1
+        what = " ".join(tokens[:8])
+        pages = (printed.words[first].page, printed.words[last].page)
+        placed.append(Placed(element, first, last, *pages, what))
+    return placed
+
+
+def _heading_problems(printed: Printed, p: Placed) -> list[str]:
+    """A heading whose content (the first words after it) prints on a later page, wherever on
+    its page the heading is; one in the bottom fifth with no content found after it."""
+    a = printed.words[p.first]
+    after = _tokens(p.element["after"])[:3]
+    under = _find(printed.words, after, p.last + 1) if after else None
+    foot = a.y0 > printed.heights[a.page] * (1 - FOOT)
+    if under is None and not foot:
+        return []
+    on = printed.words[under[0]].page if under is not None else a.page + 1
+    if on == a.page:
+        return []
+    where = "in the bottom fifth of" if foot else "on"
+    return [f"heading “{p.what}” {where} page {a.page + 1}, its content on page {on + 1}"]
+
+
+def _room(
+    printed: Printed,
+) -> tuple[list[float], list[float], dict[int, float], dict[int, list[float]]]:
+    """Under each page's last word, the room left in its column; where each column starts (the
+    report's margin, or a page's first word where it prints above it); each word's foot; each
+    page's line feet, top to bottom."""
+    room, tops = [], []
+    lines: dict[int, list[float]] = {}
+    for n, height in enumerate(printed.heights):
+        words = [w for w in printed.words if w.page == n]
+        feet = sorted({round(w.y1, 1) for w in words})
+        lines[n] = feet
+        tops.append(min([PAGE_MARGIN_TOP, *(w.y0 for w in words)]))
+        room.append(height - PAGE_MARGIN_TOP - (feet[-1] if feet else PAGE_MARGIN_TOP))
+    bottoms = {i: w.y1 for i, w in enumerate(printed.words)}
+    return room, tops, bottoms, lines

@@ -1,0 +1,164 @@
+"""How the report's blocks flow over A4 pages (:mod:`.paper` finds each block's words in the
+PDF): a heading on the page of its content, a short list whole and no list item split, a note
+that closes a block on that block's page, a row of a table printed in parts of columns with all
+its parts on one page, and no page under half full whose next block would have begun on it.
+
+Each block is a :class:`Placed`: what the page laid out for print in Chromium says of it, and
+where its first and last words print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: A list of at most this many items, and at most a third of a page high as laid out for print
+#: (1000 CSS px a page), prints on one page; any other may break between items.
+SHORT_LIST = 7
+SHORT_LIST_HEIGHT = 1000 / 3
+#: A page under this share of its column, followed by a block that would have begun on it, is
+#: left emptier than it needs to be.
+HALF = 1 / 2
+#: What a page's first block loses of its height at the top of a page and takes back under
+#: another block: a heading's top margin (2rem of a 12 pt root), with room for rounding.
+TOP_MARGIN = 30.0
+
+
+@dataclass
+class Placed:
+    """A block of the page and where it printed: words ``first`` to ``last`` (indices into the
+    PDF's words), from ``page`` to ``end_page`` (0-based)."""
+
+    element: dict[str, Any]
+    first: int
+    last: int
+    page: int
+    end_page: int
+    what: str
+
+
+def short_list(item: dict[str, Any]) -> bool:
+    """Whether the list of this item is short: it prints whole."""
+    return bool(item["items"] <= SHORT_LIST and item["list_height"] <= SHORT_LIST_HEIGHT)
+
+
+def item_problems(placed: list[Placed]) -> list[str]:
+    """A list item over two pages, and a short list (:func:`short_list`) over two, found by
+    items printed one right after the other."""
+    out = []
+    lists: dict[int, list[Placed]] = {}
+    for p in placed:
+        if p.element["kind"] != "item":
+            continue
+        if p.page != p.end_page:
+            out.append(f"list item split over pages {p.page + 1} and {p.end_page + 1}: “{p.what}”")
+        lists.setdefault(p.element["list"], []).append(p)
+    for items in lists.values():
+        count = items[0].element["items"]
+        if not short_list(items[0].element):
+            continue
+        for one, two in zip(items, items[1:], strict=False):
+            if two.page > one.end_page and two.first - one.last <= len(two.what.split()) + 40:
+                out.append(
+                    f"list of {count} items split over pages {one.end_page + 1} and "
+                    f"{two.page + 1}: “{items[0].what}”"
+                )
+                break
+    return out
+
+
+def note_problems(placed: list[Placed], pages: list[int]) -> list[str]:
+    """A note that closes a block (the line under a list or a table) printed at the top of a
+    page, apart from the block it closes: ``pages`` is each word's page."""
+    out = []
+    for p in placed:
+        if p.element.get("closing") and p.first > 0 and pages[p.first - 1] < p.page:
+            out.append(
+                f"note “{p.what}” at the top of page {p.page + 1}, apart from what it closes "
+                f"on page {pages[p.first - 1] + 1}"
+            )
+    return out
+
+
+def band_problems(placed: list[Placed]) -> list[str]:
+    """A table printed in parts of columns with a row whose parts print on different pages: the
+    reader turns the page to read one row. Said once a table, at its first such row."""
+    rows: dict[str, set[int]] = {}
+    names: dict[str, str] = {}
+    for p in placed:
+        band = p.element.get("band")
+        if p.element["kind"] == "row" and band:
+            rows.setdefault(band, set()).update({p.page, p.end_page})
+            names.setdefault(band, p.what)
+    out = []
+    said: set[str] = set()
+    for key, on in rows.items():
+        table = key.split(":")[0]
+        if len(on) > 1 and table not in said:
+            said.add(table)
+            out.append(
+                f"a row's parts of columns print on pages {sorted(n + 1 for n in on)}: "
+                f"“{names[key]}”"
+            )
+    return out
+
+
+def first_block_height(
+    placed: list[Placed], page: int, bottoms: dict[int, float], lines: dict[int, list[float]]
+) -> tuple[float, str] | None:
+    """How far down ``page`` its first block ends, with the headings and lead-in lines kept with
+    it: a figure whole, a row (with the row after the first, which stays with it) or a short
+    table whole, an item or a short list whole, a paragraph's first two lines. ``bottoms`` is
+    each word's foot, ``lines`` each page's distinct line feet in order. None when the page
+    starts with no such block."""
+    on = [p for p in placed if p.page == page]
+    for i, p in enumerate(on):
+        kind = p.element["kind"]
+        if p.element.get("lead") or kind == "heading":
+            continue
+        end = p.last
+        if kind == "para":
+            low, high = bottoms[p.first] - 0.5, bottoms[p.last] + 0.5
+            feet = [y for y in lines[page] if low <= y <= high]
+            return (feet[1] if len(feet) > 1 else bottoms[p.last]), p.what
+        if kind == "row":
+            same = [q for q in on[i:] if q.element["kind"] == "row"
+                    and q.element["table"] == p.element["table"]]  # fmt: skip
+            whole = p.element["rows"] <= p.element.get("short", 0)
+            end = (same[-1] if whole else same[min(1, len(same) - 1)]).last
+        if kind == "item" and short_list(p.element):
+            same = [q for q in on[i:] if q.element["kind"] == "item"
+                    and q.element["list"] == p.element["list"]]  # fmt: skip
+            end = same[-1].last
+        return max(bottoms[k] for k in range(p.first, end + 1)), p.what
+    return None
+
+
+def thin_page_problems(
+    placed: list[Placed],
+    fills: list[float],
+    room: list[float],
+    tops: list[float],
+    bottoms: dict[int, float],
+    lines: dict[int, list[float]],
+) -> list[str]:
+    """A page under :data:`HALF` full (the last excepted) before a page that opens with a block:
+    either the block would have begun under it, or the block, with the headings kept with it,
+    is kept whole over more than half a page, which no block may be (a page under half full
+    is then never needed). ``room`` is what each page has left under its last word, ``tops``
+    where each page's column starts."""
+    out = []
+    for n in range(len(fills) - 1):
+        if fills[n] >= HALF:
+            continue
+        first = first_block_height(placed, n + 1, bottoms, lines)
+        if first is None:
+            continue
+        foot, what = first
+        height = foot - tops[n + 1]
+        said = f"page {n + 1} is {fills[n]:.0%} full, and the first {height:.0f} pt of page {n + 2}"
+        if height + TOP_MARGIN <= room[n]:
+            out.append(f"{said} (“{what}”) would have fitted under it")
+        else:
+            out.append(f"{said} (“{what}”) are kept together: more than half a page")
+    return out
