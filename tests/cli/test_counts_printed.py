@@ -19,7 +19,8 @@ N = 1200
 def test_the_printed_check_catches_a_bare_count_and_a_plural_after_one() -> None:
     assert len(printed_problems("records: 1 runs, 1720 trials")) == 2
     assert len(printed_problems("trials: done 656, not bought 5904")) == 1
-    assert printed_problems("records: 1 run, 1,720 trials; seed 1234") == []
+    assert len(printed_problems("look 1/10  PASS  STS paired: 2.5")) == 1
+    assert printed_problems("records: 1 run, 1,720 trials; seed 1234; look 1 of 10") == []
 
 
 def test_a_bundles_records_are_counted_by_kind() -> None:

@@ -219,7 +219,8 @@ def minus_problems(text: str) -> list[str]:
 
 def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     """``inf``/``nan`` printed, a count of 2 or more with a singular noun (or of 1 with a
-    plural), a probe's count in a unit that is not its own."""
+    plural), a look written "look 1/10" (not "look 1 of 10"), a probe's count in a unit that
+    is not its own."""
     out = [
         f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
         for m in _NOT_A_NUMBER.finditer(text)
@@ -235,6 +236,11 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     out += [
         f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
         for m in _PLURAL_AFTER_ONE.finditer(text)
+    ]
+    # A look of a sequential audit reads one way everywhere: "look 1 of 10".
+    out += [
+        f"{m.group(0)!r} for “look 1 of 10” in “{_around(text, m.start(), m.end())}”"
+        for m in re.finditer(r"\blook \d+\s*/\s*\d+", text)
     ]
     foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
     for unit in foreign:
