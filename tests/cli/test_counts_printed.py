@@ -53,3 +53,25 @@ def test_export_import_and_show_print_counts_as_the_reports_do(
 
     for printed in (shown, exported, imported):
         assert printed_problems(printed) == [], printed
+
+
+def test_the_progress_bar_counts_with_separators() -> None:
+    import io
+
+    from diptych.cli.console import SafeConsole
+    from diptych.cli.progress import RichReporter
+    from diptych.core.workspace import RunRecord
+
+    out = io.StringIO()
+    reporter = RichReporter(SafeConsole(file=out, width=120))
+    run = RunRecord(id="pst-text-1", probe="pst-text", probe_version="1", params={}, models=[],
+                    fingerprint="", status="running", n_trials=1720, diptych_version="",
+                    created_at=0.0, updated_at=0.0)  # fmt: skip
+    reporter.run_started(run, 1720, 80, 1640)
+    for _ in range(1640):
+        reporter.trial_finished("smollm2", "done", None)
+    reporter.stop()
+    printed = out.getvalue()
+    assert "1,720 trials planned, 80 already stored, 1,640 requests to run" in printed
+    assert "1,640/1,640 done 1,640" in printed
+    assert printed_problems(printed) == []
