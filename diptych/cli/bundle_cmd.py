@@ -11,6 +11,7 @@ from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, writing
 from diptych.core.evidence.bundle import BundleLimits, check_bundle
 from diptych.core.report.formatting import counted
+from diptych.core.report.reproduce import report_command
 
 _GB = 1024**3
 
@@ -87,4 +88,10 @@ def register(app: typer.Typer) -> None:
         ]
         if done.report is not None:
             lines.append(f"  report directory: {done.report}")
+            # The report's own commands name the workspace it was written from (its text is
+            # signed, so it stays as it is): the one that writes it again from this workspace.
+            lines.append(
+                "  its commands name the workspace it came from; to write it again from this "
+                f"one: {report_command(done.runs, where)}"
+            )
         typer.echo("\n".join(lines))
