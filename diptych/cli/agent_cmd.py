@@ -324,7 +324,7 @@ def mitigate(
         _echo(f"{t['id']:6} {t['kind']:8} {as_text(t['text'])}")
         _echo(
             f"       search   {_diff(s)}  refusals {figure_text(s['refusal_increase'])}  "
-            f"P(he)+P(she) drop {figure_text(s['mass_drop'])}"
+            f"P(he) + P(she) drop {figure_text(100 * s['mass_drop'])} percentage points"
         )
         _echo(f"       held-out {_diff(t.get('heldout'))}")
     if not report.front:

@@ -10,6 +10,8 @@ import typer
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, writing
 from diptych.core.evidence.bundle import BundleLimits, check_bundle
+from diptych.core.report.formatting import counted
+from diptych.core.report.reproduce import report_command
 
 _GB = 1024**3
 
@@ -18,22 +20,32 @@ def _mb(n: int) -> str:
     return f"{n / 1024**2:.1f} MB"
 
 
+def records(counts: dict[str, int]) -> str:
+    """A bundle's records by kind, each counted as every listing counts: "1 run, 1,720
+    trials, 1,640 results" (a kind is named by its table: ``label_removals``)."""
+    return ", ".join(
+        counted(n, table.removesuffix("s").replace("_", " ")) for table, n in counts.items() if n
+    )
+
+
 def export_bundle(ctx: typer.Context, ref: str, bundle: Path, report_dir: Path | None) -> None:
     """Write the evidence bundle of the run or audit ``ref`` and say what it holds."""
     check_output_file(bundle, "--bundle")
     with state(ctx).open_workspace() as ws, writing(bundle):
         done = ws.bundles.export(ref, bundle, report_dir=report_dir)
-    rows = ", ".join(f"{n} {name}" for name, n in done.rows.items() if n)
+    rows = records(done.rows)
     said = [
         f"bundle written: {done.path} ({_mb(done.archive_bytes)}; {_mb(done.member_bytes)} "
         "unpacked)",
         f"  runs: {', '.join(done.runs)}"
         + (f"; audits: {', '.join(done.audits)}" if done.audits else ""),
         f"  records: {rows}",
-        f"  blobs: {done.blobs}; report files: {done.report_files}",
+        f"  blobs: {done.blobs:,}; report files: {done.report_files:,}",
     ]
     if done.redacted:
-        said.append(f"  {done.redacted} values that held or looked like secrets were left out")
+        said.append(
+            f"  left out as secrets (held or looked like them): {counted(done.redacted, 'value')}"
+        )
     typer.echo("\n".join(said))
 
 
@@ -66,14 +78,20 @@ def register(app: typer.Typer) -> None:
         with state(ctx).open_workspace(create=True) as ws:
             done = ws.bundles.import_file(bundle, limits=limits)
             where = ws.path
-        added = ", ".join(f"{n} {name}" for name, n in done.added.items() if n) or "nothing new"
+        added = records(done.added) or "nothing new"
         present = sum(done.present.values())
         lines = [
-            f"imported {bundle} into {where}: {added}; {done.blobs_added} blobs added"
-            + (f"; {present} records were already here" if present else ""),
+            f"imported {bundle} into {where}: {added}; {counted(done.blobs_added, 'blob')} added"
+            + (f"; already here: {counted(present, 'record')}" if present else ""),
             f"  runs: {', '.join(done.runs)}"
             + (f"; audits: {', '.join(done.audits)}" if done.audits else ""),
         ]
         if done.report is not None:
             lines.append(f"  report directory: {done.report}")
+            # The report's own commands name the workspace it was written from (its text is
+            # signed, so it stays as it is): the one that writes it again from this workspace.
+            lines.append(
+                "  its commands name the workspace it came from; to write it again from this "
+                f"one: {report_command(done.runs, where)}"
+            )
         typer.echo("\n".join(lines))

@@ -70,7 +70,7 @@ def print_look(batch: int, batches: int, report: Any) -> None:
 
     for r in report.results:
         typer.echo(
-            f"look {batch}/{batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
+            f"look {batch} of {batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
             f"{interval_text(r)}"
         )
 

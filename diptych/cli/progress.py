@@ -7,7 +7,6 @@ from collections import Counter
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
     TaskID,
     TextColumn,
@@ -16,7 +15,7 @@ from rich.progress import (
 )
 
 from diptych.cli.console import SafeConsole as Console
-from diptych.core.report.formatting import plan_counts, tally
+from diptych.core.report.formatting import counted, plan_counts, tally
 from diptych.core.workspace import RunRecord
 
 
@@ -38,7 +37,8 @@ class RichReporter:
         self.progress = Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn(),
+            # Done of total as every count prints, with thousands separators ("1,640/1,640").
+            TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
             TextColumn("{task.fields[outcomes]}"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
@@ -54,7 +54,7 @@ class RichReporter:
             self.errors_shown += 1
             self.console.print(f"[yellow]{model_id}: trial failed: {error}[/]")
         if self.progress is not None and self.task is not None:
-            outcomes = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+            outcomes = " ".join(f"{k} {v:,}" for k, v in sorted(self.counts.items()))
             self.progress.update(self.task, advance=1, outcomes=outcomes)
 
     def note(self, text: str) -> None:
@@ -77,8 +77,8 @@ class RichReporter:
             left = counts.get("pending", 0)
             bought = tally(counts, leave_out=("pending",))
             self.console.print(
-                f"run [bold]{run.id}[/] partial: its batch bought ({bought}); {left:,} trials "
-                "wait for the gates' next look"
+                f"run [bold]{run.id}[/] partial: its batch bought ({bought}); "
+                f"{counted(left, 'trial')} wait for the gates' next look"
             )
             return
         summary = tally(counts)

@@ -19,7 +19,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
-from diptych.core.audit.run_status import outcome_words
+from diptych.core.audit.run_status import outcome_line, outcome_words
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
@@ -256,8 +256,7 @@ def register(app: typer.Typer) -> None:
             note = mixed_builds_note(detail.builds)
             if note is not None:
                 console.print(note, style="yellow", markup=False)
-            words = outcome_words(run.status, counts)
-            console.print("trials: " + ", ".join(f"{k} {v}" for k, v in words.items()))
+            console.print("trials: " + outcome_line(run.status, counts, sep=", "))
             if run.status == "decided" and counts["pending"]:
                 console.print(
                     f"the rest was not needed for its gates; 'diptych resume {run.id}' buys it",
@@ -265,11 +264,11 @@ def register(app: typer.Typer) -> None:
                     soft_wrap=True,
                 )
             console.print(
-                "labels: " + (", ".join(f"{k} {v}" for k, v in detail.labels.items()) or "none")
+                "labels: " + (", ".join(f"{k} {v:,}" for k, v in detail.labels.items()) or "none")
             )
             if detail.tone_labels:
                 most = sorted(detail.tone_labels.items(), key=lambda kv: (-kv[1], kv[0]))
-                tones = ", ".join(f"{k} {v}" for k, v in most)
+                tones = ", ".join(f"{k} {v:,}" for k, v in most)
                 console.print(f"tone labels: {tones}", markup=False)
             if counts["done"]:
                 # As every listing shows it: a gated figure with the interval its gate used.

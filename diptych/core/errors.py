@@ -41,7 +41,10 @@ class StoreError(DiptychError):
 
 
 class RunNotFoundError(StoreError):
-    """No run with the given id exists in the workspace."""
+    """No run with the given id exists in the workspace: bad input, as a wrongly named probe
+    is (exit 2)."""
+
+    exit_code = 2
 
 
 class WorkspaceNotFoundError(StoreError):

@@ -38,8 +38,8 @@ class Progress:
         return 0.0 if self.total <= 0 else min(1.0, self.done / self.total)
 
     def count(self) -> str:
-        """``38/156``."""
-        return f"{self.done}/{self.total}" if self.total else "—"
+        """``38/156``, ``1,720/1,720``: counts as every surface prints them."""
+        return f"{self.done:,}/{self.total:,}" if self.total else "—"
 
     def text(self) -> str:
         """``38/156 · 2.1/s · ETA 0:56`` (rate and time left only while it runs)."""

@@ -245,7 +245,7 @@ def test_the_good_bundle_these_are_made_from_imports(good: Members, tmp_path: Pa
     code, out, err = run_cli(["--store", str(tmp_path / "ws"), "import", str(bundle),
                               "--max-gb", "0.001"])  # fmt: skip
     assert code == 0, err
-    assert ": 1 runs, 2 trials, 2 results, 2 subjects; 2 blobs added" in out
+    assert ": 1 run, 2 trials, 2 results, 2 subjects; 2 blobs added" in out
 
 
 def test_a_bundle_over_the_total_limit_is_refused_before_unpacking(

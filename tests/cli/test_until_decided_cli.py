@@ -33,7 +33,7 @@ def test_audit_run_until_decided_stops_says_why_and_gates_on_the_looks(
     code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--until-decided",
                      "--batches", "4", "--out", str(tmp_path / "rep"), "--quiet")  # fmt: skip
     assert code == 0, out
-    assert "look 1/4  " in out
+    assert "look 1 of 4  " in out
     stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
     assert stopped.startswith("stopped: every gate decided; bought ")
     bought = int(stopped.split("bought ")[1].split(" of ")[0])

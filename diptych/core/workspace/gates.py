@@ -348,8 +348,19 @@ def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
     if not names:
         return f"gate '{label}': {where} has no part '{key[0]}' with figures"
     close = difflib.get_close_matches(key[1], names, n=2, cutoff=0.4)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    if close:
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?"
+    else:
+        # Nothing near: the names it has, on the same line, so the next try needs no lookup.
+        shown = names[:_LISTED]
+        more = f" and {len(names) - len(shown):,} more" if len(names) > len(shown) else ""
+        hint = f"; its figures: {', '.join(repr(n) for n in shown)}{more}"
     return f"gate '{label}': part '{key[0]}' of {where} has no figure '{key[1]}'{hint}"
+
+
+#: How many of a part's figure names a gate on an unknown one lists (a ``pst`` part declares
+#: over a hundred; the first are its headline figures).
+_LISTED = 8
 
 
 def _declared_figures(audit: AuditFile) -> dict[tuple[str, str | None], Any] | None:

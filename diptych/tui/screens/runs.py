@@ -20,6 +20,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
+from diptych.core.report.formatting import counted
 from diptych.core.workspace import RunSummary, Workspace
 from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobState
@@ -270,17 +271,17 @@ class RunsScreen(RunControls):
             clip(("▾ " if opened else "▸ ") + session, self._run_width),
             clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), 8),
             clip(
-                f"{len(runs)} runs: "
+                f"{counted(len(runs), 'run')}: "
                 + ", ".join(dict.fromkeys(m for r in runs for m in self._models(r).split(", "))),
                 self._models_width,
             ),
             Text(status, style=STATUS_STYLE.get(status, "")),
             Text(percent(done, total), justify="right"),
             *(
-                Text(str(sum(r.counts[k] for r in runs)), justify="right")
+                Text(f"{sum(r.counts[k] for r in runs):,}", justify="right")
                 for k in ("done", "refused", "failed")
             ),
-            Text(str(sum(r.flagged for r in runs)), justify="right"),
+            Text(f"{sum(r.flagged for r in runs):,}", justify="right"),
         ]
 
     def _cells(self, row: RunSummary) -> list[str | Text]:
@@ -296,10 +297,10 @@ class RunsScreen(RunControls):
             clip(self._models(row), self._models_width),
             Text(status, style=STATUS_STYLE.get(status, "")),
             Text(percent(progress.done, progress.total), justify="right"),
-            Text(str(counts["done"]), justify="right"),
-            Text(str(counts["refused"]), justify="right"),
-            Text(str(counts["failed"]), justify="right"),
-            Text(str(row.flagged), justify="right"),
+            Text(f"{counts['done']:,}", justify="right"),
+            Text(f"{counts['refused']:,}", justify="right"),
+            Text(f"{counts['failed']:,}", justify="right"),
+            Text(f"{row.flagged:,}", justify="right"),
         ]
 
     def _row_cells(self, key: str) -> list[str | Text]:
@@ -390,7 +391,8 @@ class RunsScreen(RunControls):
         total = sum(r.run.n_trials for r in runs)
         opened = self.all_session_runs or session in self.expanded
         return (
-            f"agent session {session} · {len(runs)} runs · {done} of {total} trials done\n"
+            f"agent session {session} · {counted(len(runs), 'run')} · {done:,} of "
+            f"{counted(total, 'trial')} done\n"
             + ("enter hides its runs" if opened else "enter shows its runs")
             + " · e shows or hides every session's"
         )

@@ -42,13 +42,13 @@ def test_a_run_imported_from_its_bundle_reports_every_figure_alike(
     bundle = tmp_path / "evidence.zip"
     said = cli(store, "export", run_id, "--bundle", str(bundle),
                "--report", str(tmp_path / "original"))  # fmt: skip
-    assert f"records: 1 runs, {N_IMAGES} trials, {N_IMAGES} results, {N_PEOPLE} subjects" in said
+    assert f"records: 1 run, {N_IMAGES} trials, {N_IMAGES} results, {N_PEOPLE} subjects" in said
 
     fresh = tmp_path / "fresh"
     said = cli(fresh, "import", str(bundle))
     # alice labels all 46, bob every third (16) less the one taken back.
-    assert f" {N_PEOPLE + 16 - 1} labels, 1 notes, 1 label_removals," in said
-    assert " 1 calibrations;" in said
+    assert f" {N_PEOPLE + 16 - 1} labels, 1 note, 1 label removal," in said
+    assert " 1 calibration;" in said
     # The fake service draws few distinct images: each is carried once.
     with open_store(store) as s:
         (images,) = s.db.execute("SELECT COUNT(DISTINCT blob) FROM results").fetchone()
@@ -86,7 +86,7 @@ def test_a_workspace_holding_part_of_a_run_gets_only_what_it_lacks(
             db.execute("DELETE FROM notes")
     said = cli(partial, "import", str(bundle))
     # bob's 16 labels less the one taken back, and alice's note.
-    assert ": 15 labels, 1 notes; 0 blobs added" in said
+    assert ": 15 labels, 1 note; 0 blobs added" in said
     assert table_counts(partial) == table_counts(store)
 
 

@@ -274,7 +274,7 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     # The headline leads with the expected STS, the candidates' mass beside it.
     assert names[:2] == [
         "STS paired (expected from P(he), P(she))",
-        "P(he) + P(she) paired, before renormalising",
+        "P(he) + P(she) paired %, before renormalising",
     ]
     paired = result.numbers["STS paired (expected from P(he), P(she))"]
     # 20 × 20 pairs × 2 orders × 2 people = 1600 prompts, in 400 scenes of 4 prompts whose
@@ -307,11 +307,12 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     pooled = single["scenes_only"]
     half = (pooled["ci_high"] - pooled["ci_low"]) / 2
     assert half == pytest.approx(2.0227 * 10.127 / math.sqrt(40), rel=0.05)
-    # FixedPShe's log-probabilities sum to e^-2 whatever P(she) is.
+    # FixedPShe's log-probabilities sum to e^-2 whatever P(she) is: 13.5%, in the headline as
+    # in the per-identity table.
     for setting in ("paired", "single"):
-        mass = result.numbers[f"P(he) + P(she) {setting}, before renormalising"]
-        assert mass["value"] == pytest.approx(math.exp(-2))
-        assert mass["min"] == pytest.approx(math.exp(-2))
+        mass = result.numbers[f"P(he) + P(she) {setting} %, before renormalising"]
+        assert mass["value"] == pytest.approx(100 * math.exp(-2))
+        assert mass["min"] == pytest.approx(100 * math.exp(-2))
     table = next(t for t in result.tables if t.title.startswith("Expected STS per identity"))
     rows = {r[0]: dict(zip(table.columns, r, strict=True)) for r in table.rows}
     assert rows["nurse"]["E[STS] paired"] == pytest.approx(40.0)
@@ -324,7 +325,7 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     # One single prompt per identity: no interval.
     assert rows["carpenter"]["single 95% CI"] == "—"
     assert rows["carpenter"]["E[STS] single"] == pytest.approx(20.0)
-    assert rows["nurse"]["P(he)+P(she) paired %"] == pytest.approx(100 * math.exp(-2))
+    assert rows["nurse"]["P(he) + P(she) paired %"] == pytest.approx(100 * math.exp(-2))
     assert rows["nurse"]["prompts paired"] == 40  # 20 partners × 2 orders
     # e^-2 ≈ 13.5% is above the 5% that is noted.
     assert not any("take less than" in note for note in result.notes)

@@ -36,6 +36,14 @@ _NOUNS = (
 _SINGULAR_AFTER_COUNT = re.compile(
     rf"(?<![\w.,/#:\-−])(\d{{1,3}}(?:,\d{{3}})+|\d+)\s+({_NOUNS})\b(?!\s+(pairs?|of|’|'))",
 )
+#: The same nouns' plurals (and the bundle's kinds of record): after a count of 1 they must
+#: be singular ("1 runs").
+_PLURAL_AFTER_ONE = re.compile(
+    r"(?<![\w.,/#:\-−])1\s+(identities|images|prompts|scenes|answers|stories|queries|persons"
+    r"|trials|requests|occupations|partners|templates|words|calls|labels|proposals|findings"
+    r"|looks|batches|gates|runs|subjects|questions|audits|records|results|blobs|notes"
+    r"|calibrations|values)\b(?!\s+(pairs?|of|’|'))",
+)
 #: Intervals as the report writes them: ``[low, high]`` or ``low to high``; a gate's band
 #: (``within [−5, 5]``) is a rule's limits, not an interval.
 _NUM = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-−]?∞"
@@ -210,8 +218,9 @@ def minus_problems(text: str) -> list[str]:
 
 
 def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
-    """``inf``/``nan`` printed, a count of 2 or more with a singular noun, a probe's count in
-    a unit that is not its own."""
+    """``inf``/``nan`` printed, a count of 2 or more with a singular noun (or of 1 with a
+    plural), a look written "look 1/10" (not "look 1 of 10"), a probe's count in a unit that
+    is not its own."""
     out = [
         f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
         for m in _NOT_A_NUMBER.finditer(text)
@@ -224,11 +233,26 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     for m in _SINGULAR_AFTER_COUNT.finditer(text):
         if m.group(1).replace(",", "") != "1":
             out.append(f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”")
+    out += [
+        f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
+        for m in _PLURAL_AFTER_ONE.finditer(text)
+    ]
+    # A look of a sequential audit reads one way everywhere: "look 1 of 10".
+    out += [
+        f"{m.group(0)!r} for “look 1 of 10” in “{_around(text, m.start(), m.end())}”"
+        for m in re.finditer(r"\blook \d+\s*/\s*\d+", text)
+    ]
     foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
     for unit in foreign:
         for m in re.finditer(rf"\b\d[\d,]*\s+{unit}\b", text):
             out.append(f"{m.group(0)!r} in a {probes[0]} report")
     return out
+
+
+def printed_problems(text: str) -> list[str]:
+    """What a command printed (export, import, show), read as a report's prose is: counts with
+    their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's minus."""
+    return word_problems(text) + separator_problems(text) + minus_problems(text)
 
 
 def interval_problems(chunks: list[Chunk]) -> list[str]:

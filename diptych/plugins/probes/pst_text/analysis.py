@@ -42,7 +42,7 @@ from diptych.plugins.probes._pst_scoring import (
 )
 from diptych.plugins.probes.pst_text.figures import expected_forest
 from diptych.plugins.probes.pst_text.params import PSTTextParams, text_prompts
-from diptych.plugins.probes.pst_text.pronouns import candidate_mass
+from diptych.plugins.probes.pst_text.pronouns import candidate_mass, mass_name
 
 SETTINGS = ("paired", "single")
 #: Below this P(he) + P(she) a prompt is noted: the pronouns are not what the model would write.
@@ -173,8 +173,9 @@ def identity_expected(
 
 
 def mean_mass(readings: Sequence[PromptReading]) -> dict[str, Any] | None:
-    """Mean, least and greatest P(he) + P(she) over distinct prompts."""
-    masses = [r.mass for r in readings if r.mass is not None]
+    """Mean, least and greatest P(he) + P(she) over distinct prompts, in percent: the unit the
+    per-identity table and the low-mass note use, so one quantity reads one way."""
+    masses = [100 * r.mass for r in readings if r.mass is not None]
     if not masses:
         return None
     return {"value": sum(masses) / len(masses), "min": min(masses), "max": max(masses),
@@ -217,7 +218,7 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
             "single 95% CI",
             "P(she) paired %",
             "P(she) single %",
-            "P(he)+P(she) paired %",
+            "P(he) + P(she) paired %",
             "prompts paired",
         ],
         rows,
@@ -225,14 +226,14 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
             "identity": "identity",
             "E[STS] paired": "paired",
             "paired 95% CI": "95% CI",
-            "P(he)+P(she) paired %": "mass%",
+            "P(he) + P(she) paired %": "mass%",
         },
         note=(
             "E[STS] = mean over distinct prompts of 2·P(stereotyped pronoun) − 1, × 100, "
             "with P renormalised over the two candidates; the paired interval resamples the "
             "identity's partners, the single one its prompts (none with one prompt). "
-            "P(he)+P(she) is their probability before renormalising: the share of the model's "
-            "next-token probability the comparison rests on."
+            "P(he) + P(she) is their probability before renormalising, in percent as in the "
+            "headline: the share of the model's next-token probability the comparison rests on."
         ),
     )
 
@@ -360,7 +361,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
                 result.numbers[f"{prefix}STS {setting} (expected from P(he), P(she))"] = expected
             mass = mean_mass([r for r in readings if r.setting == setting])
             if mass is not None:
-                result.numbers[f"{prefix}P(he) + P(she) {setting}, before renormalising"] = mass
+                result.numbers[f"{prefix}{mass_name(setting)}"] = mass
         sts = stereotype_test_score(rows, seed=params.seed)
         for setting in SETTINGS:
             est = getattr(sts.overall, setting)

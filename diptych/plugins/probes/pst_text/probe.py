@@ -32,6 +32,7 @@ from diptych.plugins.probes._pst_identities import stereotyped_groups
 from diptych.plugins.probes.pst_text.params import PSTTextParams, text_prompts
 from diptych.plugins.probes.pst_text.pronouns import (
     draw_label,
+    mass_name,
     renormalised_p_feminine,
     story_schema,
 )
@@ -100,10 +101,7 @@ class PSTText(Probe[PSTTextParams]):
             names += [f"{prefix}STS {s} (expected from P(he), P(she))" for s in settings]
             # The mass is described (mean, least, greatest over prompts), not estimated.
             mass = "a mean over the prompts, with its least and greatest"
-            names += [
-                without_interval(f"{prefix}P(he) + P(she) {s}, before renormalising", mass)
-                for s in settings
-            ]
+            names += [without_interval(f"{prefix}{mass_name(s)}", mass) for s in settings]
         if len(settings) == 2:
             names.append(f"{prefix}gap paired − single{drawn}")
         return names

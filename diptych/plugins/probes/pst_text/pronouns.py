@@ -46,3 +46,9 @@ def candidate_mass(logprobs: Mapping[str, float], candidates: Candidates) -> flo
     next-token probability the two pronouns take. A small mass means the model would mostly
     continue otherwise, and the renormalised P(she) speaks for a small part of its behaviour."""
     return math.exp(logprobs[candidates.masculine]) + math.exp(logprobs[candidates.feminine])
+
+
+def mass_name(setting: str) -> str:
+    """The headline figure of :func:`candidate_mass`'s mean over a setting's prompts, named
+    with its unit: percent, as in the per-identity table ("P(he) + P(she) paired %")."""
+    return f"P(he) + P(she) {setting} %, before renormalising"
