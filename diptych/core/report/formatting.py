@@ -106,15 +106,9 @@ def interval(number: dict[str, Any]) -> str:
     if ends[0] == ends[1] and isinstance(low, int | float) and isinstance(high, int | float):
         if high > low:
             ends = outward(float(low), float(high))
-    # A gate's interval says which it is: a page never shows a figure with an unnamed second;
-    # a crossed interval at its floor says it resamples the pairings, not the identity lists.
-    said = [number.get("interval_name"), FLOOR_MARK if number.get("floor") else None]
-    named = "; ".join(str(n) for n in said if n)
+    named = number.get("interval_name")
+    # A gate's interval says which it is: a page never shows a figure with an unnamed second.
     return f"[{ends[0]}, {ends[1]}]" + (f" ({named})" if named else "")
-
-
-#: What an interval that fell to its floor is called beside it (the figure's ``floor`` says why).
-FLOOR_MARK = "its floor: over pairings, not identities"
 
 
 def level_text(confidence: float) -> str:
