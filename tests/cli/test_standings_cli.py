@@ -65,7 +65,11 @@ def test_three_models_ranked_in_the_planted_order(
         for row in table["standings"]:
             numbers = ws.analysis.analyze(row["run"]).numbers
             # The same mean of the same ±100s, summed in another order: a rounding apart.
-            assert row["value"] == pytest.approx(numbers["STS paired (drawn labels)"]["value"])
+            # A likelihood run's headline, the STS expected from P(he), P(she), is what ranks.
+            assert row["figure"] == "STS paired (expected from P(he), P(she))"
+            headline = numbers["STS paired (expected from P(he), P(she))"]["value"]
+            assert row["value"] == pytest.approx(headline)
+            assert "partial" not in row  # each run bought whole
     # The paper's DALL-E 3 figure is context from another design, never ranked.
     (reference,) = table["references"]
     assert reference["design"] == "other design" and reference["values"] == {"DALL-E 3": 47.38}

@@ -1,6 +1,7 @@
-"""Standings of a run an audit stopped at an early look: most of its paired scenes have one of
-their two people labelled, and the run is ranked on what it has, as its own report's figure is
-made — every labelled person in the scene the plan asked about."""
+"""Standings of a run an audit stopped at an early look: it is ranked on what it has, its
+headline figure as its own report makes it, and says how much of its design that is; a run of
+drawn labels whose scenes are half labelled is ranked on every person in the scene the plan
+asked about."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import yaml
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
+from diptych.core.report.standings_tables import standings_text
 from diptych.core.standings import sts_samples
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes._pst_identities import identities
@@ -46,9 +48,12 @@ def decided_run(scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     return path
 
 
-def test_a_run_decided_at_its_first_look_is_ranked_on_every_labelled_person(
+def test_a_run_decided_at_its_first_look_is_ranked_on_its_headline_and_marked_partial(
     decided_run: Path,
 ) -> None:
+    """A likelihood run is ranked on its headline, the STS expected from P(he), P(she) (its
+    drawn labels add sampling noise to it), and a run decided at a look says how much of its
+    design it holds wherever the standings are read."""
     with Workspace.open(decided_run) as ws:
         (run,) = ws.runs.list()
         assert run.said.startswith("decided at look 1 of"), run.said
@@ -57,29 +62,31 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_every_labelled_person(
             for lab in ws.runs.view(run.run.id).labels()
             if lab.trial_meta["setting"] == "paired"
         ]
+        (audit,) = ws.audits.list()
+        look = audit.parts[0].detail["sequential"]["looks"][-1]
         (table,) = ws.standings.table(None).tables
-    # The run stopped between the two people of most scenes: what broke the ranking before.
-    people: dict[str, set[str]] = {}
+    # Worked from the labels: one reading per distinct prompt (its scene without the sample
+    # suffix, and the person asked about), 2·P(stereotyped pronoun) − 1, in the scene's two
+    # identities ("paired:{id1}|{id2}#{sample}").
+    p_of: dict[tuple[str, str], list[float]] = {}
+    who: dict[tuple[str, str], tuple[str, str, str]] = {}
     for lab in labels:
-        people.setdefault(lab.trial_meta["image"], set()).add(lab.position)
-    halves = sum(len(positions) == 1 for positions in people.values())
-    assert halves > len(people) / 2, (halves, len(people))
-    # Its figure: 100 × the mean Stereo of every labelled person (as the run's report), over
-    # the identities of the scene each image names ("paired:{id1}|{id2}#{sample}").
+        key = (lab.trial_meta["image"].split("#")[0], lab.position)
+        p_of.setdefault(key, []).append(float(lab.detail["p_feminine"]))
+        one, two = key[0].split(":", 1)[1].split("|")
+        me = lab.subject_meta["identity"]
+        partner = two if one == me else one
+        stereotype = lab.subject_meta["stereotype"]
+        who[key] = (stereotype, *((me, partner) if stereotype == "masculine" else (partner, me)))
     stereo, masc, fem = [], [], []
-    for lab in labels:
-        if lab.label not in ("masculine", "feminine"):
-            continue
-        stereo.append(1.0 if lab.label == lab.subject_meta["stereotype"] else -1.0)
-        one, two = lab.trial_meta["image"].split(":", 1)[1].split("#")[0].split("|")
-        is_masc = lab.subject_meta["stereotype"] == "masculine"
-        me, partner = (
-            lab.subject_meta["identity"],
-            two if one == lab.subject_meta["identity"] else one,
-        )
-        masc.append(me if is_masc else partner)
-        fem.append(partner if is_masc else me)
+    for key, ps in p_of.items():
+        p = sum(ps) / len(ps)
+        stereotype, m, f = who[key]
+        stereo.append(2 * (p if stereotype == "feminine" else 1 - p) - 1)
+        masc.append(m)
+        fem.append(f)
     (standing,) = table.standings
+    assert standing.measured.sample.figure == FIGURE
     expected = mean_over_units(
         stereo, {"masculine identity": masc, "feminine identity": fem}, scale=100.0,
         bounds=STS_RANGE,
@@ -89,8 +96,13 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_every_labelled_person(
     assert (standing.figure.ci_low, standing.figure.ci_high) == pytest.approx(
         (expected.ci_low, expected.ci_high), abs=1e-9
     )
-    assert standing.measured.sample.note == ""
     assert (standing.rank, standing.rank_low, standing.rank_high) == (1, 1, 1)
+    # Its share of the design, from the look the audit recorded.
+    share = f"{round(100 * look['bought'] / look['planned'])}% of its design"
+    assert standing.measured.partial.startswith(f"{share} (decided at look 1 of 10: ")
+    assert standing.to_dict()["partial"] == standing.measured.partial
+    (text,) = [standings_text(t) for t in [table]]
+    assert f"ranked on {share} (decided at look 1 of 10: " in " ".join(text.notes)
 
 
 def _row(image: str, position: str, identity: str, stereotype: str, label: str) -> LabelRow:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from diptych.core.errors import UsageError
@@ -88,6 +89,11 @@ def save_part(store: Store, audit_id: str, part: PartRecord) -> None:
 
 
 def finish(store: Store, audit_id: str, status: str, report: str | None = None) -> None:
+    """Record the audit's status, and the path of its report where one was written: made
+    absolute here, so that ``audit gate``, an export and the terminal app find the report from
+    any directory, not only the one the audit ran in (``--out`` is read from there)."""
+    if report is not None:
+        report = str(Path(report).resolve())
     with store.transaction() as db:
         db.execute(
             "UPDATE audits SET status = ?, report = COALESCE(?, report), updated_at = ?"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from diptych.core.report.formatting import bounds, figure_text, p_text
-from diptych.core.standings import DesignTable, Succession
+from diptych.core.standings import DesignTable, Standing, Succession
 
 #: The standings' intervals, named: they resample the identities (a run's own figure may be
 #: shown with another interval, over its scenes or draws, beside which this one is wider).
@@ -91,9 +91,20 @@ def standings_text(table: DesignTable) -> StandingsText:
         successions=[succession_sentence(s) for s in table.successions],
         references=reference_lines(table),
         notes=[
-            f"{s.measured.name} ({s.measured.shown_run or s.measured.run}): "
-            f"{s.measured.sample.note}"
+            f"{s.measured.name} ({s.measured.shown_run or s.measured.run}): {said}"
             for s in table.standings
-            if s.measured.sample.note
+            for said in _said_of(s)
         ],
     )
+
+
+def _said_of(s: Standing) -> list[str]:
+    """What a reader must know of one model's figure: what it leaves out of its run, how much
+    of its design the run holds, and an interval that fell to its floor."""
+    m = s.measured
+    out = [m.sample.note] if m.sample.note else []
+    if m.partial:
+        out.append(f"ranked on {m.partial}")
+    if s.figure.floor:
+        out.append(s.figure.floor)
+    return out

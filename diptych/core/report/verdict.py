@@ -107,7 +107,11 @@ def sample_text(number: dict[str, Any], observation: str = "observation") -> str
     counts them) and the units its interval resamples."""
     parts = [size] if (size := sample_size(number, observation)) else []
     units = number.get("units")
-    if isinstance(units, dict) and units:
+    floor = number.get("floor")
+    if isinstance(floor, str) and floor:
+        # The design named both identity lists, but its interval fell to the pairings'.
+        parts.append(floor)
+    elif isinstance(units, dict) and units:
         resampled = " and ".join(counted(int(v), str(k)) for k, v in units.items())
         parts.append("resampling " + resampled)
     return ", ".join(parts)

@@ -56,6 +56,10 @@ class Measured:
     #: that set it apart from a namesake measured beside it (two builds of one model, two
     #: servers of one GGUF file: :func:`diptych.core.report.names.tell_apart`); else its id.
     shown: str = ""
+    #: Where the run holds part of its design only (a sequential audit decided it at an early
+    #: look), its share in words ("10% of its design (decided at look 1 of 10: 164 of 1,640
+    #: requests, 1,476 saved)"); "" for a run bought whole.
+    partial: str = ""
 
     @property
     def name(self) -> str:
@@ -97,6 +101,7 @@ class Standing:
             "rank": self.rank,
             "rank_interval": [self.rank_low, self.rank_high],
             **({"note": m.sample.note} if m.sample.note else {}),
+            **({"partial": m.partial} if m.partial else {}),
         }
 
 

@@ -69,6 +69,12 @@ class Audits(Namespace):
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""
         return recorded.get(self._store, ref)
 
+    def report_path(self, rec: record.AuditRecord) -> Path | None:
+        """Where the recorded audit's report is from here, or None when it has none; a path an
+        earlier diptych recorded relative to where the audit ran is found from the current or
+        the workspace's directory, else one :class:`UsageError` line says what to do."""
+        return recorded.report_path(self._store, rec)
+
     def gates(
         self, ref: str | os.PathLike[str], overrides: dict[str, Any] | None = None
     ) -> GateReport:

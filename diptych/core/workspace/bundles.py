@@ -19,6 +19,7 @@ from diptych.core.evidence.bundle import (
     import_bundle,
     write_bundle,
 )
+from diptych.core.workspace import recorded
 from diptych.core.workspace.base import Namespace
 
 
@@ -43,7 +44,7 @@ class Bundles(Namespace):
                 f"no run or recorded audit '{ref}' in {self._kernel.path}; 'diptych runs' and "
                 "'diptych audit list' show them"
             )
-        report = Path(audit.report) if audit.report else None
+        report = recorded.report_path(self._store, audit)
         if report is not None and report.is_file():
             report = report.parent
         return audit.run_ids, [audit.id], report if report and report.is_dir() else None

@@ -103,6 +103,11 @@ def audit_gates(
     rec, gates = _target(store, ref, overrides)
     if gates is None or not gates.checks:
         raise UsageError(f"audit '{rec.name}' states no gates (add a gates: section)")
+    looked = _active_looks(rec)
+    if all(g.part in looked for g in gates.checks):
+        # Every gate reads its part's looks, recorded with the audit: the report's figures are
+        # not what they decide on, so a report moved or deleted since changes no verdict.
+        return _decide(analysis, store, rec, gates, rec.id, {})
     name, report, _ = recorded.report_json(store, rec.id)
     return _decide(analysis, store, rec, gates, name, report)
 

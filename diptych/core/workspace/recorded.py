@@ -24,6 +24,28 @@ def get(store: Store, ref: str) -> record.AuditRecord:
     return found
 
 
+def report_path(store: Store, rec: record.AuditRecord) -> Path | None:
+    """Where the recorded audit's report is: the path recorded (absolute since it is made so
+    when recorded), or — for a path an earlier diptych recorded as given, relative to the
+    directory the audit ran in — that path from the current directory or from the
+    workspace's, whichever holds it. None when the audit has no report.
+
+    Raises :class:`UsageError` for a relative path neither directory holds, saying what to do."""
+    if not rec.report:
+        return None
+    path = Path(rec.report)
+    if path.is_absolute():
+        return path
+    for base in (Path.cwd(), store.path.resolve().parent):
+        if (base / path).exists():
+            return (base / path).resolve()
+    raise UsageError(
+        f"audit {rec.id} recorded its report as '{rec.report}', relative to the directory it "
+        "ran in, and it is not found from here: run this from that directory, or run the "
+        "audit again to record the report's full path"
+    )
+
+
 def report_json(store: Store, ref: str) -> tuple[str, dict[str, Any], record.AuditRecord | None]:
     """A report JSON (a path to ``report.json`` or its directory) or a recorded audit's."""
     path = Path(ref)
@@ -32,11 +54,10 @@ def report_json(store: Store, ref: str) -> tuple[str, dict[str, Any], record.Aud
     rec: record.AuditRecord | None = None
     if not path.is_file():
         rec = get(store, ref)
-        if not rec.report:
+        found = report_path(store, rec)
+        if found is None:
             raise UsageError(f"audit {rec.id} has no report yet; run it to the end first")
-        path = Path(rec.report)
-        if path.suffix != ".json":
-            path = path.parent / "report.json"
+        path = found if found.suffix == ".json" else found.parent / "report.json"
     try:
         data = parse_json(path.read_text(encoding="utf-8"), f"{path}: ")
     except (OSError, json.JSONDecodeError) as exc:

@@ -106,6 +106,14 @@ def setting_gap(
     }
 
 
+def resampled_words(headline: Inference) -> str:
+    """What the headline STS's interval resamples, in words: both identity lists, or — where
+    the crossed interval fell to its floor — the scenes alone, and why."""
+    if headline.floor:
+        return headline.floor.removeprefix("resampling ")
+    return "masculine and feminine identities"
+
+
 def interval_text(ci: tuple[Any, Any] | None) -> str:
     """An interval as a table shows it; one decimal is the precision the ±100 scale needs."""
     if ci is None or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci):

@@ -160,10 +160,13 @@ class AuditScreen(Screen[None]):
             with Workspace.open(self.store_path) as ws:
                 plan = plan_audit(ws, file)
                 recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
+                try:
+                    written = ws.audits.report_path(recorded) if recorded else None
+                except DiptychError:
+                    written = None  # the gates' line below says where the report went missing
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
-        written = Path(recorded.report) if recorded and recorded.report else None
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
         self.app.call_from_thread(self.post_message, AuditPlanned(plan, report))

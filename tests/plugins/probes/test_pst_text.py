@@ -288,7 +288,10 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
         pytest.approx(30 - share * 130), pytest.approx(30 + share * 70)
     )  # fmt: skip
     assert 29.6 < paired["ci_low"] < 30 < paired["ci_high"] < 30.2
-    assert paired["resampled"] == "masculine and feminine identities"
+    # Nothing varies, the identities no more than the scenes: the interval is the scenes'
+    # (the crossed design's floor, df 399 above), and says so.
+    assert paired["resampled"].startswith("its 400 pairings of a masculine identity and a ")
+    assert paired["floor"] == "resampling " + paired["resampled"]
     assert paired["units"] == {"masculine identity": 20, "feminine identity": 20}
     single = result.numbers["STS single (expected from P(he), P(she))"]
     # 40 identities × 3 samples ask 40 distinct prompts: n is 40, not 120.

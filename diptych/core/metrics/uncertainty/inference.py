@@ -74,6 +74,10 @@ class Inference:
     #: The df that shrinks ``bound_n`` at a bound (None: ``df``; inf: none, ``bound_n``
     #: counting the independent draws themselves).
     bound_df: float | None = None
+    #: Where a crossed design's interval fell to its floor, the interval over the pairings of
+    #: its two lists (the identities varied no more than those): that said for a reader, since
+    #: ``units`` still names the lists the design meant to resample. None otherwise.
+    floor: str | None = None
 
     @property
     def excludes_null(self) -> bool:
@@ -100,6 +104,7 @@ class Inference:
                 "reason": self.reason,
                 "population": self.population,
                 **({"bound_n": self.bound_n} if self.bound_n is not None else {}),
+                **({"floor": self.floor} if self.floor else {}),
                 **(self.recipe().fields() if self.reason is None else {}),
             }
         )
@@ -126,7 +131,7 @@ class Inference:
             self.value * factor, lo, hi, self.p_value, abs(self.se * factor), self.df, self.n,
             self.units, self.design, self.null * factor, self.confidence, self.reason,
             self.population, (b_lo, b_hi), self.transform, self.count, self.bound_n,
-            self.bound_df,
+            self.bound_df, self.floor,
         )  # fmt: skip
 
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from diptych.core.metrics.uncertainty.bootstrap import (
@@ -251,7 +252,18 @@ def mean_over_units(
     var = max(v_rows + v_cols - v_inter, v_cells)
     k = int(cells.size)
     df = _crossed_df(v_rows, v_cols, v_inter, v_cells, n_r, n_c, k, lists_df)
-    return done(math.sqrt(var), df)
+    inferred = done(math.sqrt(var), df)
+    if v_rows + v_cols - v_inter > v_cells:
+        return inferred
+    # At the floor the interval is the pairings' (the cells'), not one over the lists: said so,
+    # since the design still names the lists. A partial design reads it most often: with one
+    # observation a cell, what varies between a cell's observations (a scene's two persons)
+    # is counted as interaction, which the correction takes out of the lists' variance.
+    return replace(
+        inferred,
+        floor=f"resampling its {k:,} pairings of a {names[0]} and a {names[1]} only: the "
+        "identity lists varied no more than these, so its interval fell to its floor",
+    )
 
 
 def _interaction_variance(grid_s: NDArray[np.float64], grid_n: NDArray[np.float64]) -> float:

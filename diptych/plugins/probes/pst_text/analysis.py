@@ -36,6 +36,7 @@ from diptych.core.runview import RunView
 from diptych.plugins.probes._pst_scoring import (
     estimate_cells,
     interval_text,
+    resampled_words,
     setting_gap,
     sts_row,
     table_14_order,
@@ -146,7 +147,7 @@ def expected_sts(
     return {
         **headline.to_dict(),
         "clusters": len({r.cluster for r in chosen}),
-        "resampled": "masculine and feminine identities",
+        "resampled": resampled_words(headline),
         "scenes_only": {**scenes.to_dict(), "resampled": f"{unit}s (these identities only)"},
     }
 

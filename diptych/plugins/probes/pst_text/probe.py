@@ -167,15 +167,14 @@ class PSTText(Probe[PSTTextParams]):
         return out
 
     def figure_samples(self, run: RunView) -> list[FigureSample]:
-        # Each model's overall STS per setting from its labels (drawn from P(he), P(she) in
-        # likelihood mode), as analyze_pst_text scores them.
+        # Each model's overall STS per setting as its run's headline: in likelihood mode the
+        # STS expected from P(he), P(she); in story mode that of its stories' pronouns.
         from diptych.core.standings import design_of, sts_samples
         from diptych.plugins.probes._pst_scoring import sts_row
 
         design, words = design_of(run.run.probe, run.run.probe_version, run.run.params)
-        # A likelihood run's headline is the STS expected from P(he), P(she); the figure ranked
-        # here is the one of labels drawn from them, and is named so.
-        qualifier = " (drawn labels)" if self.p.mode == "likelihood" else ""
+        if self.p.mode == "likelihood":
+            return self._expected_samples(run, design, words)
         by_model: dict[str, list[Any]] = {}
         # Each paired scene as planned (its two identities), as the report's figure over
         # identities reads it: a run decided at an early look has often labelled one person
@@ -194,7 +193,46 @@ class PSTText(Probe[PSTTextParams]):
         out: list[FigureSample] = []
         for model, rows in by_model.items():
             out += sts_samples(rows, model=model, prefix="", design=design, design_label=words,
-                               qualifier=qualifier, scenes=scenes)  # fmt: skip
+                               scenes=scenes)  # fmt: skip
+        return out
+
+    def _expected_samples(self, run: RunView, design: str, words: str) -> list[FigureSample]:
+        """A likelihood run's headline, the STS expected from P(he), P(she): each distinct
+        prompt's 2·P(stereotyped pronoun) − 1 in its unordered scene (its two identities; one
+        of them in the single setting), as the run's own figure reads them. The STS of labels
+        drawn from those probabilities adds sampling noise to it and is not ranked."""
+        from diptych.core.standings import FigureSample
+        from diptych.plugins.probes.pst_text.analysis import SETTINGS, distinct_prompts
+
+        by_model: dict[str, list[Any]] = {}
+        for lab in run.labels(self.self_annotator):
+            by_model.setdefault(lab.model_id, []).append(lab)
+        out: list[FigureSample] = []
+        for model, labels in by_model.items():
+            readings = distinct_prompts(labels)
+            for setting in SETTINGS:
+                chosen = [r for r in readings if r.setting == setting]
+                if not chosen:
+                    continue
+                cells = [(r.masculine, r.feminine) for r in chosen]
+                out.append(
+                    FigureSample(
+                        model=model,
+                        figure=f"STS {setting} (expected from P(he), P(she))",
+                        design=f"{design}/{setting}",
+                        design_label=words,
+                        values=[r.stereo for r in chosen],
+                        units={
+                            "masculine identity": [r.masculine for r in chosen],
+                            "feminine identity": [r.feminine for r in chosen],
+                        },
+                        cells=list(cells),
+                        cell_units={
+                            c: {"masculine identity": c[0], "feminine identity": c[1]}
+                            for c in set(cells)
+                        },
+                    )
+                )
         return out
 
     def plan(self) -> Iterator[TrialSpec]:
