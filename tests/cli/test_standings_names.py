@@ -24,8 +24,13 @@ DESIGN = {"masculine": MASC, "feminine": FEM, "samples_paired": 2, "setting": "p
 OLD, NEW = "llama-cpp-python 0.3.9", "llama-cpp-python 0.3.16"
 
 
-def planted(p_masculine_she: float) -> dict[str, float]:
-    return {**dict.fromkeys(MASC, p_masculine_she), **dict.fromkeys(FEM, 1 - p_masculine_she)}
+def planted(p_masculine_she: float, spread: tuple[float, ...]) -> dict[str, float]:
+    # Identities differ a little around the planted P(she), and differently in each model, as
+    # real models' do: figures with no spread over identities have no sampling interval.
+    return {
+        **{m: p_masculine_she + d for m, d in zip(MASC, spread, strict=True)},
+        **{f: 1 - p_masculine_she - d for f, d in zip(FEM, spread, strict=True)},
+    }
 
 
 @pytest.fixture
@@ -38,13 +43,13 @@ def alike(
     path = tmp_path / "ws"
     runs: dict[str, str] = {}
     with Workspace.open(path) as ws:
-        for name, version, build, p in (
-            ("old", "1", OLD, 0.1),
-            ("new", "2", NEW, 0.1),
-            ("other", "1", OLD, 0.5),
+        for name, version, build, p, spread in (
+            ("old", "1", OLD, 0.1, (-0.04, 0.0, 0.04, 0.0)),
+            ("new", "2", NEW, 0.1, (-0.04, 0.0, 0.04, 0.0)),
+            ("other", "1", OLD, 0.5, (0.05, -0.02, 0.0, -0.04)),
         ):
             monkeypatch.setattr(ScriptedLikelihood, "build", lambda self, b=f"{build}; AVX": b)
-            model = ("scripted-likelihood", {"p_feminine": planted(p), "version": version})
+            model = ("scripted-likelihood", {"p_feminine": planted(p, spread), "version": version})
             runs[name] = ws.runs.run_sync("pst-text", [model], params=DESIGN).id
     return path, runs
 
