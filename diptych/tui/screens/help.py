@@ -20,10 +20,11 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Static
+
+from diptych.tui.widgets.footer import collect_bindings
 
 #: The screens in the order a user meets them; any other screen follows these, then the
 #: dialogs, then Help itself.
@@ -40,18 +41,6 @@ FIRST = (
 #: The app's keys and Textual's: a dialog (Help itself too) keeps the keys to itself.
 EVERYWHERE = "Everywhere but in dialogs"
 IN_TABLES = "In tables and lists"
-
-
-def collect_bindings(cls: type[DOMNode], *, skip: tuple[type, ...] = ()) -> list[Binding]:
-    """The bindings a class has, its own and inherited (the nearest class wins a key), less
-    those of the classes in ``skip`` (Textual's Screen keys, listed once under Everywhere)."""
-    by_key: dict[str, Binding] = {}
-    for base in reversed(cls.__mro__):
-        if base in skip:
-            continue
-        for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", [])):
-            by_key[binding.key] = binding
-    return [b for b in by_key.values() if not b.system]
 
 
 def screen_title(cls: type) -> str:

@@ -25,6 +25,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalGroup
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -68,11 +69,21 @@ def fitted(
     return shown, True
 
 
+def collect_bindings(cls: type[DOMNode], *, skip: tuple[type, ...] = ()) -> list[Binding]:
+    """The bindings a class has, its own and inherited (the nearest class wins a key), less
+    those of the classes in ``skip`` (Textual's Screen keys, listed once under Everywhere)."""
+    by_key: dict[str, Binding] = {}
+    for base in reversed(cls.__mro__):
+        if base in skip:
+            continue
+        for binding in Binding.make_bindings(base.__dict__.get("BINDINGS", [])):
+            by_key[binding.key] = binding
+    return [b for b in by_key.values() if not b.system]
+
+
 def help_actions(screen: type[Screen[Any]]) -> list[str]:
     """The actions Help lists as the keys of ``screen`` (its own bindings and those it
     inherits, Textual's Screen keys and the pinned ones aside), each once."""
-    from diptych.tui.screens.help import collect_bindings
-
     bindings = collect_bindings(screen, skip=(Screen, ModalScreen))
     return list(dict.fromkeys(b.action for b in bindings if b.action not in PINNED))
 

@@ -104,7 +104,9 @@ class WholeIds(Static):
         return fold_ids(self.text, self.content_region.width or self.size.width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return visualize(self, fold_ids(self.text, width)).get_height(self.styles, width)
+        # As Textual's own Widget.get_content_height does: its styles serve as the rules map.
+        visual = visualize(self, fold_ids(self.text, width))
+        return visual.get_height(self.styles, width)  # type: ignore[arg-type]
 
 
 class WholeNumbers(Static):
