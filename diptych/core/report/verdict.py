@@ -273,7 +273,7 @@ def scope_line(audit: Audit) -> str:
         for status, n in outcome_words(part.view.run.status, part.counts).items():
             total[status] = total.get(status, 0) + n
     trials = sum(total.values())
-    counted = ", ".join(f"{n:,} {s}" for s, n in total.items())
+    outcomes = ", ".join(f"{n:,} {s}" for s, n in total.items())
     costs = [p.cost for p in audit.runs if p.cost is not None]
     actual = [p.actual.usd for p in audit.runs if p.actual.usd is not None]
     # The estimate (declared prices) beside what the services reported from their token counts.
@@ -284,7 +284,8 @@ def scope_line(audit: Audit) -> str:
         )
         or "no priced calls"
     )  # fmt: skip
-    return f"Scope: {models} · {probes} · {dates} · {trials:,} trials ({counted}) · {cost}."
+    trial_count = counted(trials, "trial")
+    return f"Scope: {models} · {probes} · {dates} · {trial_count} ({outcomes}) · {cost}."
 
 
 class PublishedSource(BaseModel):

@@ -13,6 +13,7 @@ does not depend on a server's port, and no model to load).
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ from tests.support.cli import call
 
 PP_PAIRED = "occupation: STS paired, prediction-powered"
 PHOTOS = PairsPhotoService()
+#: The seed of the measurement mode's draw in the test that labels sixty of its persons.
+DRAW_SEED = 1
 
 
 @pytest.fixture
@@ -87,8 +90,13 @@ def painted(item: ReviewItem) -> str:
 
 
 async def test_sixty_labels_of_the_active_draw_narrow_the_paired_sts(
-    image_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+    image_run: tuple[Path, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # One draw, the same on every machine: that 60 labels narrow the interval holds for most
+    # draws, not for each (the benchmark's ppi.active_width_ratio_vs_uniform measures how often).
+    monkeypatch.setattr(secrets, "randbits", lambda bits: DRAW_SEED)
     ws, run_id = image_run
     app = Host(ws, run_id)
     async with app.run_test(size=(100, 30)) as pilot:
