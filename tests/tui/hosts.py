@@ -265,3 +265,28 @@ async def start_session(pilot: Pilot[Any]) -> None:
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: "findings" in status(pilot), "the session to finish")
     await pilot.pause()
+
+
+def write_gated_audit(audit_dir: Path) -> Path:
+    """``gated.yaml``: pst-text on a scripted likelihood model whose feminine identities get
+    P(she) 0.8 and the masculine 0.2 (a paired expected STS near 60), gated below 95 and below
+    10."""
+    import yaml
+
+    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
+    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
+    data = {
+        "name": "tui-gates",
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.1}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": masc, "feminine": fem}}],
+        "report": {"formats": ["json"]},
+        "gates": [
+            {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"},
+            {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
+        ],
+    }  # fmt: skip
+    path = audit_dir / "gated.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

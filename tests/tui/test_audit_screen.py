@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-from hosts import FIGURE
+from hosts import FIGURE, write_gated_audit
 from steps import wait_for
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
@@ -83,21 +82,7 @@ def gate_rows(screen: AuditScreen) -> list[list[str]]:
 async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
     # pst-text on a scripted likelihood model whose feminine identities get P(she) 0.8 and the
     # masculine 0.2: a paired expected STS near 60, shown below 95, not below 10.
-    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
-    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
-    data = {
-        "name": "tui-gates",
-        "models": {"t": {"plugin": "scripted-likelihood",
-                         "params": {"p_feminine": planted, "noise": 0.1}}},
-        "probes": [{"probe": "pst-text", "models": ["t"],
-                    "params": {"masculine": masc, "feminine": fem}}],
-        "report": {"formats": ["json"]},
-        "gates": [
-            {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"},
-            {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
-        ],
-    }  # fmt: skip
-    (audit_dir / "gated.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    write_gated_audit(audit_dir)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(140, 34)) as pilot:
         await pilot.press("A")

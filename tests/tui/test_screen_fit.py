@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hosts import FIGURE, Host, start_session
+from hosts import Host, start_session, write_gated_audit
 from steps import (
     analysed,
     loaded,
@@ -197,23 +197,8 @@ async def test_agent_table_at_80x24_shows_scores_q_and_the_decision(
 async def test_audit_gates_at_80x24_show_verdict_value_interval_level_and_rule(
     audit_dir: Path,
 ) -> None:
-    import yaml
 
-    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
-    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
-    data = {
-        "name": "tui-gates",
-        "models": {"t": {"plugin": "scripted-likelihood",
-                         "params": {"p_feminine": planted, "noise": 0.1}}},
-        "probes": [{"probe": "pst-text", "models": ["t"],
-                    "params": {"masculine": masc, "feminine": fem}}],
-        "report": {"formats": ["json"]},
-        "gates": [
-            {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"},
-            {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
-        ],
-    }  # fmt: skip
-    (audit_dir / "gated.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    write_gated_audit(audit_dir)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("A")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hosts import FIGURE, start_session
+from hosts import FIGURE, start_session, write_gated_audit
 from steps import (
     SIZES,
     help_check,
@@ -87,21 +87,7 @@ async def test_agent_screen(agent_tui: DiptychApp, size: tuple[int, int]) -> Non
 @pytest.mark.parametrize("size", SIZES)
 async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, int]) -> None:
 
-    masc, fem = ["carpenter", "farmer", "guard"], ["nurse", "editor", "secretary"]
-    planted = {**{m: 0.2 for m in masc}, **{f: 0.8 for f in fem}}
-    data = {
-        "name": "tui-gates",
-        "models": {"t": {"plugin": "scripted-likelihood",
-                         "params": {"p_feminine": planted, "noise": 0.1}}},
-        "probes": [{"probe": "pst-text", "models": ["t"],
-                    "params": {"masculine": masc, "feminine": fem}}],
-        "report": {"formats": ["json"]},
-        "gates": [
-            {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"},
-            {"part": "pst-text", "figure": FIGURE, "below": 10, "name": "below 10"},
-        ],
-    }  # fmt: skip
-    (audit_dir / "gated.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    write_gated_audit(audit_dir)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
         await pilot.press("A")
