@@ -4,9 +4,9 @@ A simulated paired ``pst`` run (16 × 16 crossed identities, 3 images a scene: 1
 with a known truth — each scene's chance of the stereotyped perception is (1 + 0.3 + a_i + b_j)/2,
 identity effects N(0, 0.05), 3% of persons cannot be told; the paired STS is 100 × 0.3 = 30 —
 labelled by a simulated annotator whose errors differ by gender and identity (as
-``bench/ppi/figures.py``: a person is "hard", 45% errors at confidence about 0.55, three times as
-often where seen as feminine, × 0.5–1.5 by identity; else 1% errors at 0.99). The measurement draw
-is the mode's own (:mod:`diptych.core.metrics.uncertainty.ppi.draw`: active probabilities for a
+``bench/ppi/simulation.py``: a person is "hard", 45% errors at confidence about 0.55, three times
+as often where seen as feminine, × 0.5–1.5 by identity; else 1% errors at 0.99). The measurement
+draw is the mode's own (:mod:`diptych.core.metrics.uncertainty.ppi.draw`: active probabilities for a
 budget of 100, a seeded visiting order), the truth plays the reviewer, and after *every* label the
 figure is computed as the run's analysis computes it
 (:func:`~diptych.core.metrics.uncertainty.ppi.estimate. prediction_powered_ratio` over both identity
@@ -44,55 +44,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.harness import Result, bench, result
+from bench.ppi.simulation import (
+    PERSONS,
+    TRUTH,
+    paired_sts_of_draw,
+    simulate,
+    simulate_high_coverage,
+)
 
 N_NULL = 600
 N_PLANTED = 200
 BUDGET = 100
-MU = 0.3
-N_ID = 16
-IMAGES = 3
-ID_SD = 0.05
-TRUTH = 100 * MU
 #: Labels the forecasts are made at: the figure's (first) and one earlier, shown beside it.
 FORECAST_AT = (40, 20)
-
-
-@dataclass
-class _Run:
-    stereo: Any
-    told: Any
-    pred: Any
-    pred_told: Any
-    uncertainty: Any
-    rows: Any
-    cols: Any
-
-
-def _simulate(rng: Any) -> _Run:
-    import numpy as np
-
-    a, b = rng.normal(0, ID_SD, N_ID), rng.normal(0, ID_SD, N_ID)
-    i, j = np.meshgrid(np.arange(N_ID), np.arange(N_ID), indexing="ij")
-    rows = np.repeat(i.ravel(), IMAGES * 2)
-    cols = np.repeat(j.ravel(), IMAGES * 2)
-    n = rows.size
-    p = np.clip((1 + MU + a[rows] + b[cols]) / 2, 0, 1)
-    feminine_person = np.tile([0, 1], n // 2).astype(bool)
-    match = rng.random(n) < p
-    told = rng.random(n) >= 0.03
-    stereo = np.where(told, np.where(match, 1.0, -1.0), 0.0)
-    identity_factor = rng.uniform(0.5, 1.5, 2 * N_ID)
-    who = np.where(feminine_person, N_ID + cols, rows)
-    hard = rng.random(n) < np.where(match == feminine_person, 0.24, 0.08) * identity_factor[who]
-    confidence = np.clip(np.where(hard, 0.55, 0.99) + rng.normal(0, 0.02, n), 0.5, 1.0)
-    wrong = rng.random(n) < np.where(hard, 0.45, 0.01)
-    abstain = rng.random(n) < 0.02
-    pred = np.where(abstain, 0.0, np.where(told, np.where(wrong, -stereo, stereo), 0.0))
-    guess = (~told) & (~abstain) & (rng.random(n) < 0.5)
-    pred = np.where(guess, rng.choice([-1.0, 1.0], n), pred)
-    uncertainty = np.where(pred == 0, 1.0, 1.0 - confidence)
-    return _Run(stereo, told.astype(float), pred, (pred != 0).astype(float), uncertainty,
-                rows, cols)  # fmt: skip
 
 
 @dataclass
@@ -109,17 +73,13 @@ class _Walk:
 
 def _walk(run: Any, seed: int, limit: float, *, forecast: bool = False) -> _Walk:
     """Label the draw's persons one by one, judging the figure after each label."""
-    import numpy as np
 
-    from diptych.core.metrics.uncertainty.intervals import STS_RANGE
     from diptych.core.metrics.uncertainty.ppi.draw import (
         VisitRecord,
         plan_draw,
-        visited_probabilities,
     )
     from diptych.core.metrics.uncertainty.ppi.estimate import (
         active_probabilities,
-        prediction_powered_ratio,
     )
     from diptych.core.metrics.uncertainty.ppi.stop import (
         GateLimit,
@@ -130,7 +90,6 @@ def _walk(run: Any, seed: int, limit: float, *, forecast: bool = False) -> _Walk
 
     pi = active_probabilities(run.uncertainty, BUDGET)
     plan = plan_draw(pi, seed)
-    units = {"masculine identity": run.rows, "feminine identity": run.cols}
     gate = GateLimit("bench", "below", limit)
     out = _Walk(forecast={}, actual={})
     records: dict[int, VisitRecord] = {}
@@ -141,16 +100,8 @@ def _walk(run: Any, seed: int, limit: float, *, forecast: bool = False) -> _Walk
         )
         if k < 2:
             continue
-        visited = visited_probabilities(records)
-        labelled = np.zeros(run.stereo.size, dtype=bool)
-        labelled[list(visited)] = True
-        probability = np.ones(run.stereo.size)
-        probability[list(visited)] = list(visited.values())
         try:
-            found = prediction_powered_ratio(
-                run.stereo, run.told, run.pred, run.pred_told, labelled, probability, units,
-                scale=100.0, bounds=STS_RANGE, labels_only=False,
-            )  # fmt: skip
+            found = paired_sts_of_draw(run, records, labels_only=False)
         except ValueError:
             continue
         number = found.to_dict()
@@ -190,7 +141,7 @@ def measurement_mode() -> Iterator[Result]:
     forecasts: dict[tuple[int, int], list[float]] = {}
     actuals: dict[tuple[int, int], list[float]] = {}
     for sim in range(N_NULL):
-        walk = _walk(_simulate(rng), seed=sim, limit=TRUTH, forecast=True)
+        walk = _walk(simulate(rng), seed=sim, limit=TRUTH, forecast=True)
         if walk.enough is not None:
             enough.append(walk.enough[1])
         peeking += walk.peeking is not None
@@ -201,7 +152,7 @@ def measurement_mode() -> Iterator[Result]:
     se = math.sqrt(0.05 * 0.95 / N_NULL)
     below = sum(1 for side in enough if side.startswith("shown below"))
     yield result("measure.enough_false_rate", len(enough) / N_NULL, "fraction", sims=N_NULL,
-                 mc_se=round(se, 4), budget=BUDGET, persons=N_ID * N_ID * IMAGES * 2,
+                 mc_se=round(se, 4), budget=BUDGET, persons=PERSONS,
                  looks="after every label", shown_below=below,
                  shown_above=len(enough) - below)  # fmt: skip
     yield result("measure.peeking_false_rate", peeking / N_NULL, "fraction", sims=N_NULL,
@@ -209,7 +160,7 @@ def measurement_mode() -> Iterator[Result]:
                  rule="plain 95% interval, looked at after every label")  # fmt: skip
     decided, labels, wrong = 0, [], 0
     for sim in range(N_PLANTED):
-        walk = _walk(_simulate(rng), seed=10_000 + sim, limit=TRUTH + 30)
+        walk = _walk(simulate(rng), seed=10_000 + sim, limit=TRUTH + 30)
         if walk.enough is not None:
             if walk.enough[1].startswith("shown below"):
                 decided += 1
@@ -238,8 +189,6 @@ def false_rate_high_coverage() -> Iterator[Result]:
     """The null walk in the high-coverage regime, a benchmark of its own (it is the slowest:
     every look of 600 draws through 2,048 persons), selectable by its figure's name."""
     import numpy as np
-
-    from bench.ppi.budgets import simulate_high_coverage
 
     rng = np.random.default_rng(22)
     sides: list[str] = []

@@ -8,9 +8,10 @@ on what the labels say — with the truth playing the reviewer. The figure is th
 both identity lists, as the analysis computes it; the truth is 100 × 0.3 (the identities are
 resampled). A budget of 120 lets every draw reach 90 labels.
 
-* **Faces-like** (``bench/ppi/figures.py``'s hard case): 16 × 16 identities, 3 images a scene (1,536
-  persons); a "hard" person (45% errors at confidence about 0.55) three times as often where
-  seen as feminine, × 0.5–1.5 by identity, else 1% errors at 0.99; the annotator abstains on 2%.
+* **Faces-like** (``bench/ppi/simulation.py``'s hard case): 16 × 16 identities, 3 images a scene
+  (1,536 persons); a "hard" person (45% errors at confidence about 0.55) three times as often
+  where seen as feminine, × 0.5–1.5 by identity, else 1% errors at 0.99; the annotator abstains
+  on 2%.
 * **High coverage**: 16 × 16 identities, 4 images a scene (2,048 persons); the annotator labels
   95% of them (abstains on 5%), its errors concentrated in a quarter of "hard" persons (20%
   errors at confidence about 0.8; 0.5% errors at 0.99 elsewhere). Its rare confident errors,
@@ -33,64 +34,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from bench.harness import Result, result
+from bench.ppi.simulation import TRUTH, paired_sts_of_draw, simulate, simulate_high_coverage
 
 N_DRAWS = 6000
 BUDGET = 120
 STOPS = (40, 60, 90)
-MU = 0.3
-N_ID = 16
-ID_SD = 0.05
-TRUTH = 100 * MU
-
-
-def simulate_high_coverage(rng: Any) -> Any:
-    """One paired run of the high-coverage regime (module docstring), as ``bench/ppi/figures.py``'s
-    ``_Run``: every person's truth and the annotator's label and uncertainty."""
-    import numpy as np
-
-    from bench.ppi.figures import _Run
-
-    images = 4
-    a, b = rng.normal(0, ID_SD, N_ID), rng.normal(0, ID_SD, N_ID)
-    i, j = np.meshgrid(np.arange(N_ID), np.arange(N_ID), indexing="ij")
-    rows = np.repeat(i.ravel(), images * 2)
-    cols = np.repeat(j.ravel(), images * 2)
-    n = rows.size
-    p = np.clip((1 + MU + a[rows] + b[cols]) / 2, 0, 1)
-    match = rng.random(n) < p
-    told = rng.random(n) >= 0.03
-    stereo = np.where(told, np.where(match, 1.0, -1.0), 0.0)
-    hard = rng.random(n) < 0.25
-    confidence = np.clip(np.where(hard, 0.8, 0.99) + rng.normal(0, 0.03, n), 0.5, 1.0)
-    wrong = rng.random(n) < np.where(hard, 0.2, 0.005)
-    abstain = rng.random(n) < 0.05
-    pred = np.where(abstain, 0.0, np.where(told, np.where(wrong, -stereo, stereo), 0.0))
-    guess = (~told) & (~abstain) & (rng.random(n) < 0.5)
-    pred = np.where(guess, rng.choice([-1.0, 1.0], n), pred)
-    uncertainty = np.where(pred == 0, 1.0, 1.0 - confidence)
-    return _Run(stereo, told.astype(float), pred, (pred != 0).astype(float), uncertainty,
-                rows, cols, p)  # fmt: skip
-
-
-def figure_at(run: Any, records: dict[int, Any]) -> Any:
-    """The prediction-powered paired STS of ``run`` with the draw's labels so far (person →
-    :class:`~diptych.core.metrics.uncertainty.ppi.draw.VisitRecord`), as the analysis reads them."""
-    import numpy as np
-
-    from diptych.core.metrics.uncertainty.intervals import STS_RANGE
-    from diptych.core.metrics.uncertainty.ppi.draw import visited_probabilities
-    from diptych.core.metrics.uncertainty.ppi.estimate import prediction_powered_ratio
-
-    visited = visited_probabilities(records)
-    labelled = np.zeros(run.stereo.size, dtype=bool)
-    labelled[list(visited)] = True
-    probability = np.ones(run.stereo.size)
-    probability[list(visited)] = list(visited.values())
-    return prediction_powered_ratio(
-        run.stereo, run.told, run.pred, run.pred_told, labelled, probability,
-        {"masculine identity": run.rows, "feminine identity": run.cols},
-        scale=100.0, bounds=STS_RANGE,
-    )  # fmt: skip
 
 
 def _stops(run: Any, seed: int) -> dict[int, Any]:
@@ -108,7 +56,7 @@ def _stops(run: Any, seed: int) -> dict[int, Any]:
             rank, place["after"], place["visited"], place["population"], float(pi[person])
         )
         if k in STOPS:
-            out[k] = figure_at(run, records).inference
+            out[k] = paired_sts_of_draw(run, records).inference
         if k >= STOPS[-1]:
             break
     return out
@@ -149,7 +97,5 @@ def _regime(name: str, simulate: Any, seed: int) -> Iterator[Result]:
 
 def small_budget_figures() -> Iterator[Result]:
     """Both regimes' figures (module docstring)."""
-    from bench.ppi.figures import _simulate
-
-    yield from _regime("", _simulate, seed=31)
+    yield from _regime("", simulate, seed=31)
     yield from _regime("_high_coverage", simulate_high_coverage, seed=32)

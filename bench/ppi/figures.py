@@ -44,10 +44,21 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from bench.harness import Result, bench, result
+from bench.ppi.simulation import (
+    ID_SD,
+    IMAGES_SINGLE,
+    MU,
+    MU_SINGLE,
+    N_ID,
+    PERSONS,
+    SimulatedRun,
+    paired_sts,
+    simulate,
+    simulate_single,
+)
 
 COVERAGE = "in 0.93..0.97"
 N_COVERAGE = 2000
@@ -55,115 +66,12 @@ N_WIDTH = 300
 N_PAIRS = 600
 N_SLICE_RUNS = 600
 BUDGET = 100
-MU = 0.3
-N_ID = 16
-IMAGES = 3
-ID_SD = 0.05
-PERSONS = N_ID * N_ID * IMAGES * 2
-#: Single-person images per identity, and their stereotyped share (the gap's truth is the
-#: difference of the two settings' expected STS given the identities).
-IMAGES_SINGLE = 6
-MU_SINGLE = 0.1
 
 
-@dataclass
-class _Run:
-    """One simulated paired run: every person's truth and the annotator's label."""
-
-    stereo: Any  # ±1 truth, 0 where the gender cannot be told
-    told: Any  # 1 where the truth's gender can be told
-    pred: Any  # the annotator's ±1 (0: cannot_identify)
-    pred_told: Any
-    uncertainty: Any
-    rows: Any  # masculine identity of each person
-    cols: Any  # feminine identity
-    #: Each person's chance of the stereotyped perception (its expectation is the truth).
-    chance: Any = None
-    #: The identity effects and the annotator's error factor per identity (masculine list
-    #: first), for single persons of the same identities.
-    effects: tuple[Any, Any, Any] | None = None
-
-
-def _simulate(rng: Any, *, accuracy: float | None = None, id_sd: float = ID_SD) -> _Run:
-    import numpy as np
-
-    n_id, images = N_ID, IMAGES
-    a = rng.normal(0, id_sd, n_id)
-    b = rng.normal(0, id_sd, n_id)
-    i, j = np.meshgrid(np.arange(n_id), np.arange(n_id), indexing="ij")
-    rows = np.repeat(i.ravel(), images * 2)
-    cols = np.repeat(j.ravel(), images * 2)
-    p = np.clip((1 + MU + a[rows] + b[cols]) / 2, 0, 1)
-    n = rows.size
-    feminine_person = np.tile([0, 1], n // 2).astype(bool)  # left masculine, right feminine
-    match = rng.random(n) < p
-    told = rng.random(n) >= 0.03
-    identity_factor = rng.uniform(0.5, 1.5, 2 * n_id) if accuracy is None else None
-    who = np.where(feminine_person, n_id + cols, rows)
-    labelled = _annotate(rng, match, told, feminine_person, who, identity_factor, accuracy)
-    return _Run(*labelled, rows, cols, p, (a, b, identity_factor))
-
-
-def _annotate(
-    rng: Any,
-    match: Any,
-    told: Any,
-    feminine_person: Any,
-    who: Any,
-    identity_factor: Any,
-    accuracy: float | None,
-) -> tuple[Any, Any, Any, Any, Any]:
-    """The truth's Stereo and the annotator's label (and uncertainty) of each person."""
-    import numpy as np
-
-    n = match.size
-    stereo = np.where(told, np.where(match, 1.0, -1.0), 0.0)
-    # Perceived gender is feminine where it matches a feminine-stereotyped person's stereotype
-    # or misses a masculine one's; the annotator errs on that perceived gender.
-    if accuracy is None:
-        seen_feminine = match == feminine_person
-        hard_p = np.where(seen_feminine, 0.24, 0.08) * identity_factor[who]
-        hard = rng.random(n) < hard_p
-        err = np.where(hard, 0.45, 0.01)
-        confidence = np.clip(np.where(hard, 0.55, 0.99) + rng.normal(0, 0.02, n), 0.5, 1.0)
-    else:
-        err = np.full(n, 1.0 - accuracy)
-        confidence = np.full(n, accuracy)
-    wrong = rng.random(n) < err
-    abstain = rng.random(n) < 0.02
-    pred = np.where(abstain, 0.0, np.where(told, np.where(wrong, -stereo, stereo), 0.0))
-    # A person the truth cannot tell: the annotator guesses (half the time) or abstains.
-    guess = (~told) & (~abstain) & (rng.random(n) < 0.5)
-    pred = np.where(guess, rng.choice([-1.0, 1.0], n), pred)
-    uncertainty = np.where(pred == 0, 1.0, 1.0 - confidence)
-    return stereo, told.astype(float), pred, (pred != 0).astype(float), uncertainty
-
-
-def _simulate_single(rng: Any, paired: _Run) -> _Run:
-    """The single-person images of the same identities (IMAGES_SINGLE each), perceived with
-    the stereotyped gender less often (MU_SINGLE), labelled by the same annotator."""
-    import numpy as np
-
-    assert paired.effects is not None
-    a, b, identity_factor = paired.effects
-    ident = np.repeat(np.arange(2 * N_ID), IMAGES_SINGLE)
-    feminine_person = ident >= N_ID
-    effect = np.concatenate([a, b])[ident]
-    p = np.clip((1 + MU_SINGLE + effect) / 2, 0, 1)
-    match = rng.random(ident.size) < p
-    told = rng.random(ident.size) >= 0.03
-    labelled = _annotate(rng, match, told, feminine_person, ident, identity_factor, None)
-    rows = np.where(feminine_person, -1, ident)
-    cols = np.where(feminine_person, ident - N_ID, -1)
-    return _Run(*labelled, rows, cols, p)
-
-
-def _score(run: _Run, design: str, rng: Any, lam: float | None = None) -> Any:
-    from diptych.core.metrics.uncertainty.intervals import STS_RANGE
+def _score(run: SimulatedRun, design: str, rng: Any, lam: float | None = None) -> Any:
     from diptych.core.metrics.uncertainty.ppi.estimate import (
         active_probabilities,
         draw_sample,
-        prediction_powered_ratio,
         uniform_probabilities,
     )
 
@@ -173,11 +81,7 @@ def _score(run: _Run, design: str, rng: Any, lam: float | None = None) -> Any:
     else:
         pi = uniform_probabilities(n, BUDGET)
     drawn = draw_sample(pi, design, rng)  # type: ignore[arg-type]
-    return prediction_powered_ratio(
-        run.stereo, run.told, run.pred, run.pred_told, drawn, pi,
-        {"masculine identity": run.rows, "feminine identity": run.cols},
-        lam=lam, scale=100.0, bounds=STS_RANGE,
-    )  # fmt: skip
+    return paired_sts(run, drawn, pi, lam=lam)
 
 
 def _width(inf: Any) -> float:
@@ -190,7 +94,7 @@ def _coverage(design: str, n_sims: int, seed: int) -> tuple[float, Any]:
     rng = np.random.default_rng(seed)
     hits, widths = 0, []
     for _ in range(n_sims):
-        found = _score(_simulate(rng), design, rng)
+        found = _score(simulate(rng), design, rng)
         hits += found.inference.ci_low <= 100 * MU <= found.inference.ci_high
         widths.append(_width(found.inference))
     return hits / n_sims, np.array(widths)
@@ -206,7 +110,7 @@ def _width_ratio_vs_human(
     rng = np.random.default_rng(seed)
     ppi, own = [], []
     for _ in range(n_sims):
-        found = _score(_simulate(rng, accuracy=accuracy, id_sd=id_sd), "uniform", rng)
+        found = _score(simulate(rng, accuracy=accuracy, id_sd=id_sd), "uniform", rng)
         ppi.append(_width(found.inference))
         own.append(_width(found.labels_only))
     a, b = np.array(ppi), np.array(own)
@@ -265,15 +169,10 @@ def _two_batches_once(rng: Any, per_batch: int) -> tuple[Any, float]:
     import numpy as np
 
     from diptych.core.labels import Sampling
-    from diptych.core.metrics.uncertainty.intervals import STS_RANGE
     from diptych.core.metrics.uncertainty.ppi.batches import combine_batches
-    from diptych.core.metrics.uncertainty.ppi.estimate import (
-        draw_sample,
-        prediction_powered_ratio,
-        uniform_probabilities,
-    )
+    from diptych.core.metrics.uncertainty.ppi.estimate import draw_sample, uniform_probabilities
 
-    run = _simulate(rng)
+    run = simulate(rng)
     n = run.stereo.size
     pi = uniform_probabilities(n, per_batch)
     drawn = [draw_sample(pi, "uniform", rng) for _ in range(2)]
@@ -286,11 +185,7 @@ def _two_batches_once(rng: Any, per_batch: int) -> tuple[Any, float]:
     probability = np.ones(n)
     for i in np.flatnonzero(labelled):
         probability[i] = design.probability(int(i))
-    found = prediction_powered_ratio(
-        run.stereo, run.told, run.pred, run.pred_told, labelled, probability,
-        {"masculine identity": run.rows, "feminine identity": run.cols},
-        scale=100.0, bounds=STS_RANGE,
-    )  # fmt: skip
+    found = paired_sts(run, labelled, probability)
     return found, float(probability[labelled].mean())
 
 
@@ -300,16 +195,15 @@ def _gap_once(rng: Any) -> tuple[Any, float] | None:
     truth given the identities; None where no single person was drawn."""
     import numpy as np
 
-    from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
+    from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
     from diptych.core.metrics.uncertainty.ppi.estimate import (
         draw_sample,
         prediction_powered_combination,
-        prediction_powered_ratio,
         uniform_probabilities,
     )
 
-    paired = _simulate(rng)
-    single = _simulate_single(rng, paired)
+    paired = simulate(rng)
+    single = simulate_single(rng, paired)
     n_p, n_s = paired.stereo.size, single.stereo.size
     pi = uniform_probabilities(n_p + n_s, BUDGET)
     drawn = draw_sample(pi, "uniform", rng)
@@ -320,11 +214,7 @@ def _gap_once(rng: Any) -> tuple[Any, float] | None:
     ):
         if not drawn[take].any():
             return None
-        found = prediction_powered_ratio(
-            run.stereo, run.told, run.pred, run.pred_told, drawn[take], pi[take],
-            {"masculine identity": run.rows, "feminine identity": run.cols},
-            scale=100.0, bounds=STS_RANGE,
-        )  # fmt: skip
+        found = paired_sts(run, drawn[take], pi[take])
         terms.append((sign, found, {"image": images.tolist()}))
     gap = prediction_powered_combination(terms, scale=100.0, bounds=STS_DIFFERENCE_RANGE)
     truth = 100.0 * (float((2 * paired.chance - 1).mean()) - float((2 * single.chance - 1).mean()))
@@ -377,7 +267,7 @@ def _identity_slices_once(rng: Any, identities: int) -> list[tuple[Any, float]]:
         uniform_probabilities,
     )
 
-    run = _simulate(rng)
+    run = simulate(rng)
     n = run.stereo.size
     pi = uniform_probabilities(n, BUDGET)
     drawn = draw_sample(pi, "uniform", rng)
