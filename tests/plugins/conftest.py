@@ -37,3 +37,16 @@ def tiny_llava(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("llava") / "tiny-llava"
     build_tiny_llava(directory)
     return directory
+
+
+@pytest.fixture
+def plugin_env() -> Iterator[pytest.MonkeyPatch]:
+    """Environment and sys.path changes for one test, then a clean registry for the next."""
+    import importlib
+
+    from diptych.core import plugins
+
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+    importlib.invalidate_caches()
+    plugins.load_plugins(reload=True)

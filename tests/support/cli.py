@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from typer.testing import CliRunner, Result
 
-from diptych.cli.main import main
+from diptych.cli.main import app, main
 
 
 def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -13,3 +14,9 @@ def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
         main(list(args))
     out, err = capsys.readouterr()
     return int(exit_info.value.code or 0), out + err
+
+
+def cli(*args: str) -> Result:
+    """``diptych ARGS`` through Typer's runner, its output captured in the result."""
+    # A wide terminal so that rich does not elide table cells the tests read.
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
