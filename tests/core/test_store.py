@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.store_runs import record_run
 
 from diptych.core.errors import RunNotFoundError, StoreError
 from diptych.core.labels import Label, SubjectLabel
@@ -44,15 +45,7 @@ def test_migrations_are_recorded_once(tmp_path: Path) -> None:
 def test_store_from_a_newer_version_is_refused_untouched(tmp_path: Path) -> None:
     with open_store(tmp_path) as store:
         store.db.execute("INSERT INTO _migrations VALUES (?, 'future', 0)", (SCHEMA_VERSION + 1,))
-        store.create_run(
-            "r1",
-            probe="p",
-            probe_version="1",
-            params={},
-            models=[],
-            fingerprint="f",
-            diptych_version="0",
-        )
+        record_run(store, "r1")
     with pytest.raises(StoreError, match="newer diptych.*upgrade"):
         open_store(tmp_path)
     # Nothing was lost: the run is still there for the newer version to read.
@@ -89,15 +82,7 @@ def test_a_finished_result_is_never_overwritten_but_a_failure_is(store: Store) -
 
 
 def test_unknown_run_and_prefix_lookup(store: Store) -> None:
-    store.create_run(
-        "pst-text-abcdef12",
-        probe="pst-text",
-        probe_version="1",
-        params={},
-        models=[],
-        fingerprint="f",
-        diptych_version="0",
-    )
+    record_run(store, "pst-text-abcdef12", "pst-text")
     assert store.get_run("pst-text-abc").id == "pst-text-abcdef12"
     with pytest.raises(RunNotFoundError, match="diptych runs"):
         store.get_run("nope")
@@ -129,15 +114,7 @@ def test_a_new_workspace_opened_by_many_threads_at_once(tmp_path: Path) -> None:
 
 
 def test_labels_are_saved_per_annotator_and_read_back_with_their_subject(store: Store) -> None:
-    store.create_run(
-        "pst-1",
-        probe="pst",
-        probe_version="1",
-        params={},
-        models=[],
-        fingerprint="f",
-        diptych_version="0",
-    )
+    record_run(store, "pst-1", "pst")
     trial = TrialRow("pst-1", 0, "m", "k0", "image_generator", 0, {}, {"setting": "paired"})
     store.add_trials(
         "pst-1", [trial], [(0, "left", {"identity": "nurse"}), (0, "right", {"identity": "cook"})]

@@ -83,3 +83,30 @@ def neutral_texts(occupation: str = "doctor") -> list[str]:
     from diptych.plugins.probes.counterfactual.templates import neutral_queries
 
     return neutral_queries(occupation)
+
+
+# Query similarity of each image (set, race, gender): the top four of the pool of eight are
+# Black male (set 0), Black male (set 1), White male (set 0), Black female (set 0).
+POOL_SCORES = {
+    (0, "Black", "male"): 5.0,
+    (1, "Black", "male"): 4.0,
+    (0, "White", "male"): 3.0,
+    (0, "Black", "female"): 2.0,
+    (1, "White", "male"): 1.0,
+    (1, "Black", "female"): 0.5,
+    (0, "White", "female"): 0.2,
+    (1, "White", "female"): 0.1,
+}
+
+
+def pool_encoder(flip: tuple[int, str, str] | None = None) -> ChosenEncoder:
+    """The encoder of the pool of eight, scored by :data:`POOL_SCORES`; ``flip`` shows one
+    image (set, race, gender) with the other race to the detection stage."""
+    images = {}
+    for (n, race, gender), score in POOL_SCORES.items():
+        shown = ("White" if race == "Black" else "Black") if flip == (n, race, gender) else race
+        # A small query score keeps the race and gender axes dominant in the detection stage.
+        images[colour(n, race, gender)] = vector(score / 10, shown, gender)
+    texts = {t: [1.0, 0.0, 0.0, 0.0] for t in neutral_texts()}
+    texts.update(DETECT)
+    return ChosenEncoder(images, texts)

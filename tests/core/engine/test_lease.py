@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.store_runs import record_run
 
 from diptych.core.engine import RunLeasedError, RunOptions
 from diptych.core.engine.execution import _fault_reason
@@ -19,15 +20,7 @@ from diptych.core.store import LEASE_TIMEOUT_S, Store, open_store
 
 
 def _run(store: Store, run_id: str = "r1") -> str:
-    store.create_run(
-        run_id,
-        probe="p",
-        probe_version="1",
-        params={},
-        models=[],
-        fingerprint="f",
-        diptych_version="0",
-    )
+    record_run(store, run_id)
     return run_id
 
 
@@ -50,18 +43,7 @@ def test_find_or_create_of_one_run_by_many_threads_finds_one(tmp_path: Path) -> 
 
     def create() -> None:
         with open_store(tmp_path) as store:
-            ids.append(
-                store.create_run(
-                    "same",
-                    probe="p",
-                    probe_version="1",
-                    params={},
-                    models=[],
-                    fingerprint="f",
-                    diptych_version="0",
-                    find=True,
-                ).id
-            )
+            ids.append(record_run(store, "same", find=True).id)
 
     threads = [threading.Thread(target=create) for _ in range(8)]
     for t in threads:

@@ -6,35 +6,20 @@ import math
 from pathlib import Path
 
 import pytest
-from support.counterfactual_sets import DETECT, ChosenEncoder, colour, neutral_texts, vector
+from support.counterfactual_sets import pool_encoder
 
 from diptych import Workspace
 from diptych.core.report.charts import Chart, charts_of
 
-# The top four of the pool of eight for every wording: Black male twice, White male, Black
-# female, so MaxSkew@4 = ln(2/4 ÷ 1/4) = ln 2 for each of the occupation's four wordings.
-SCORES = {
-    (0, "Black", "male"): 5.0,
-    (1, "Black", "male"): 4.0,
-    (0, "White", "male"): 3.0,
-    (0, "Black", "female"): 2.0,
-    (1, "White", "male"): 1.0,
-    (1, "Black", "female"): 0.5,
-    (0, "White", "female"): 0.2,
-    (1, "White", "female"): 0.1,
-}
-
-
-def _encoder() -> ChosenEncoder:
-    images = {colour(n, r, g): vector(s / 10, r, g) for (n, r, g), s in SCORES.items()}
-    texts = {t: [1.0, 0.0, 0.0, 0.0] for t in neutral_texts()}
-    return ChosenEncoder(images, {**texts, **DETECT})
+# The top four of pool_encoder's pool of eight for every wording: Black male twice, White
+# male, Black female, so MaxSkew@4 = ln(2/4 ÷ 1/4) = ln 2 for each of the occupation's four
+# wordings.
 
 
 def test_one_occupation_by_hand(tmp_path: Path, small_dataset: Path) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
         record = ws.runs.run_sync(
-            "counterfactual-retrieval", [_encoder()], params={"sets": str(small_dataset)}
+            "counterfactual-retrieval", [pool_encoder()], params={"sets": str(small_dataset)}
         )
         result = ws.analysis.analyze(record.id)
     (chart,) = charts_of(result, "run-x")

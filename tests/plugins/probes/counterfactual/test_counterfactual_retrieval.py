@@ -6,34 +6,10 @@ import math
 from pathlib import Path
 
 import pytest
-from support.counterfactual_sets import DETECT, ChosenEncoder, colour, neutral_texts, vector
+from support.counterfactual_sets import ChosenEncoder, pool_encoder
 from support.figure_names import declared_intervals, expand, run_intervals
 
 from diptych import Workspace
-
-# Query similarity of each image (set, race, gender): the top four of the pool of eight are
-# Black male (set 0), Black male (set 1), White male (set 0), Black female (set 0).
-SCORES = {
-    (0, "Black", "male"): 5.0,
-    (1, "Black", "male"): 4.0,
-    (0, "White", "male"): 3.0,
-    (0, "Black", "female"): 2.0,
-    (1, "White", "male"): 1.0,
-    (1, "Black", "female"): 0.5,
-    (0, "White", "female"): 0.2,
-    (1, "White", "female"): 0.1,
-}
-
-
-def encoder(flip: tuple[int, str, str] | None = None) -> ChosenEncoder:
-    images = {}
-    for (n, race, gender), score in SCORES.items():
-        shown = ("White" if race == "Black" else "Black") if flip == (n, race, gender) else race
-        # A small query score keeps the race and gender axes dominant in the detection stage.
-        images[colour(n, race, gender)] = vector(score / 10, shown, gender)
-    texts = {t: [1.0, 0.0, 0.0, 0.0] for t in neutral_texts()}
-    texts.update(DETECT)
-    return ChosenEncoder(images, texts)
 
 
 def hand_ndkl() -> float:
@@ -57,7 +33,7 @@ def run(ws: Workspace, dataset: Path, model: ChosenEncoder, **params: object) ->
 
 def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset: Path) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
-        run_id = run(ws, small_dataset, encoder())
+        run_id = run(ws, small_dataset, pool_encoder())
         # images, queries, captions (the sets share them), detection texts
         assert ws.runs.counts(run_id)["done"] == 8 + 4 + 4 + 4
         result = ws.analysis.analyze(run_id)
@@ -124,12 +100,12 @@ def test_every_metric_matches_the_hand_computation(tmp_path: Path, small_dataset
 
 
 def test_each_image_is_embedded_once_per_encoder(tmp_path: Path, small_dataset: Path) -> None:
-    model = encoder()
+    model = pool_encoder()
     with Workspace.open(tmp_path / "ws") as ws:
         run(ws, small_dataset, model)
         asked = sum(h["n"] for h in model.history if h["method"] == "embed_images")
-        run(ws, small_dataset, encoder(), k=2)  # another run: every embedding is stored
-        again = encoder()
+        run(ws, small_dataset, pool_encoder(), k=2)  # another run: every embedding is stored
+        again = pool_encoder()
         run(ws, small_dataset, again, desired="uniform")
     assert asked == 8
     assert again.history == []
@@ -141,7 +117,7 @@ def test_a_mislabelled_image_fails_detectability_and_is_flagged(
     # Set 1's Black man reads as White: 3 of 4 show race (Table 10 scaled: ceil(9/12*4) = 3,
     # so race passes) but gender needs all 4 and still passes; flip race twice to fail.
     with Workspace.open(tmp_path / "ws") as ws:
-        run_id = run(ws, small_dataset, encoder(flip=(1, "Black", "male")))
+        run_id = run(ws, small_dataset, pool_encoder(flip=(1, "Black", "male")))
         result = ws.analysis.analyze(run_id)
         stored = ws.runs.view(run_id).flags("attribute-not-detected")
     assert [r[1] for r in result.tables[0].rows] == [2, 2, 2, 2]
@@ -153,7 +129,7 @@ def test_approximate_search_matches_exact_on_a_small_pool(
     tmp_path: Path, small_dataset: Path
 ) -> None:
     with Workspace.open(tmp_path / "ws") as ws:
-        run_id = run(ws, small_dataset, encoder(), approximate=True)
+        run_id = run(ws, small_dataset, pool_encoder(), approximate=True)
         result = ws.analysis.analyze(run_id)
     table = next(t for t in result.tables if t.title.startswith("Approximate"))
     assert table.rows == [["chosen-encoder", 1.0, 0.0]]
