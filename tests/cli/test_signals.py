@@ -9,9 +9,9 @@ import signal
 from typing import Any
 
 import pytest
+from support.stopped_runs import stopped_left_running
 
 from diptych.cli.signals import settle_stopped, terminate_as_interrupt
-from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 
 
@@ -61,24 +61,10 @@ def test_a_stop_that_left_the_run_running_is_recorded_as_interrupted(
     diptych_workspace: Workspace, scripted_plugin: None
 ) -> None:
     ws = diptych_workspace
-    model = ("scripted-likelihood", {"latency": 0.02, "max_concurrency": 1})
     reporter = _FirstTrials()
-
-    async def stop_early() -> None:
-        task = asyncio.create_task(
-            ws.runs.run("scripted", [model], params={"n": 30}, reporter=reporter)
-        )
-        await reporter.some.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(stop_early())
-    (summary,) = ws.runs.list()
     # A signal landing between the last answer and the status write leaves it "running" with
     # no process holding it: listings would call it stale.
-    with open_store(ws.path) as store:
-        store.set_run_status(summary.run.id, "running")
+    summary = stopped_left_running(ws, reporter, reporter.some)
     settle_stopped(ws, summary.run.id)
     assert ws.runs.get(summary.run.id).status == "interrupted"
     counts = ws.runs.counts(summary.run.id)

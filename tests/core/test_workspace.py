@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.stopped_runs import stopped_left_running
 
 import diptych
 from diptych.core.errors import RunNotFoundError, StoreError, UsageError
-from diptych.core.store import open_store
 from diptych.core.workspace import RunOptions, RunRecord, Workspace
 from diptych.core.workspace.base import Namespace
 
@@ -159,23 +159,9 @@ def test_resume_after_a_cancelled_run_finds_everything_stored(ws: Workspace) -> 
 
 
 def test_finish_a_run_stopped_while_cleaning_up(ws: Workspace) -> None:
-    model = ("scripted-likelihood", {"latency": 0.02, "max_concurrency": 1})
     events = Events()
-
-    async def stop_early() -> None:
-        task = asyncio.create_task(
-            ws.runs.run("scripted", [model], params={"n": 30}, reporter=events)
-        )
-        await events.first_trial.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(stop_early())
-    (summary,) = ws.runs.list()
     # A stop that lands during the engine's own clean-up leaves the run stored as running.
-    with open_store(ws.path) as store:
-        store.set_run_status(summary.run.id, "running")
+    summary = stopped_left_running(ws, events, events.first_trial)
     assert ws.runs.get(summary.run.id).status == "running"
     finished = ws.runs.finish(summary.run.id)
     assert finished.status == "interrupted"

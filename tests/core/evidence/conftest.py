@@ -12,21 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.fake_service_runs import RULE, fake_service_runs
 
-import diptych.testing
-from diptych.core import plugins
 from diptych.core.store import open_store
-from diptych.core.workspace import Workspace
-from diptych.testing import FakeOpenAIServer
-
-PST = {
-    "aspects": ["occupation"],
-    "masculine": ["carpenter", "sheriff"],
-    "feminine": ["nurse", "editor"],
-    "samples_single": 1,
-    "samples_paired": 1,
-}
-RULE = {"carpenter": "masculine", "sheriff": "feminine", "nurse": "feminine", "editor": "masculine"}
 
 
 @dataclass
@@ -59,41 +47,28 @@ def allowed_signers(path: Path, principal: str, key: Path) -> Path:
 
 @pytest.fixture(scope="package")
 def signed(tmp_path_factory: pytest.TempPathFactory) -> Evidence:
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OPENAI_API_KEY", "sk-test-evidence")
     root = tmp_path_factory.mktemp("evidence")
     path = root / "ws"
-    try:
-        with FakeOpenAIServer(image_size=(16, 16)) as fake, Workspace.open(path) as ws:
-            images = ("openai-images", {"base_url": fake.base_url})
-            text = ws.runs.run_sync(
-                "pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter", "sheriff"]}
-            )
-            pst = ws.runs.run_sync("pst", [images], params=PST)
-            ws.annotators.annotate_sync(pst.id, "faces")
-            for subject in ws.runs.subjects(pst.id):
-                if subject.get("status") == "done":
-                    ws.labels.save(
-                        pst.id,
-                        subject["trial_idx"],
-                        subject["position"],
-                        RULE[subject["meta"]["identity"]],
-                        reviewer="ana",
-                    )
-            first = ws.runs.subjects(pst.id)[0]
-            ws.review.save_note(
-                pst.id, first["trial_idx"], first["position"], "face in shadow", reviewer="ana"
-            )
-            runs = [text.id, pst.id]
-        # The error profile a calibration run would keep for faces (its numbers do not matter
-        # here: that the report rests on it does).
-        with open_store(path) as store:
-            store.save_calibration("faces", "1", {"subset": "all", "accuracy": 0.9})
-    finally:
-        mp.undo()
-        plugins.unregister_plugin(name)
+    with fake_service_runs(path, "sk-test-evidence") as made:
+        ws, pst = made.ws, made.pst
+        for subject in ws.runs.subjects(pst.id):
+            if subject.get("status") == "done":
+                ws.labels.save(
+                    pst.id,
+                    subject["trial_idx"],
+                    subject["position"],
+                    RULE[subject["meta"]["identity"]],
+                    reviewer="ana",
+                )
+        first = ws.runs.subjects(pst.id)[0]
+        ws.review.save_note(
+            pst.id, first["trial_idx"], first["position"], "face in shadow", reviewer="ana"
+        )
+        runs = [made.text.id, pst.id]
+    # The error profile a calibration run would keep for faces (its numbers do not matter
+    # here: that the report rests on it does).
+    with open_store(path) as store:
+        store.save_calibration("faces", "1", {"subset": "all", "accuracy": 0.9})
     key = make_key(root, "auditor@example.org")
     report = root / "report"
     from diptych.cli.main import main

@@ -29,12 +29,9 @@ from diptych.core.workspace import Workspace
 from diptych.testing import FakeOpenAIServer
 from tests.core.evidence.conftest import make_key
 from tests.support.bundles import run_cli
+from tests.support.fake_service_runs import PST, RULE
 
 SIGNER = "auditor@example.org"
-PST = {"aspects": ["occupation"], "masculine": ["carpenter", "sheriff"],
-       "feminine": ["nurse", "editor"], "samples_single": 1, "samples_paired": 1}  # fmt: skip
-#: The reviewer's labels: stereotyped for carpenter and nurse, the other way for the others.
-RULE = {"carpenter": "masculine", "sheriff": "feminine", "nurse": "feminine", "editor": "masculine"}
 GATE = {"part": "pst", "figure": "occupation: STS paired", "below": 95, "name": "below 95"}
 
 

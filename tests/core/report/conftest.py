@@ -11,21 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fake_service_runs import PST, RULE, fake_service_runs
 
-import diptych.testing
-from diptych.core import plugins
 from diptych.core.workspace import Workspace
-from diptych.testing import FakeOpenAIServer, ScriptedVisionChat
+from diptych.testing import ScriptedVisionChat
 
-PST = {
-    "aspects": ["occupation"],
-    "masculine": ["carpenter", "sheriff"],
-    "feminine": ["nurse", "editor"],
-    "samples_single": 1,
-    "samples_paired": 1,
-}
-#: The labels a reviewer gives, by identity: two stereotyped, two against the stereotype.
-RULE = {"carpenter": "masculine", "sheriff": "feminine", "nurse": "feminine", "editor": "masculine"}
 #: The perceived skin tone the reviewer gives, by identity.
 TONE = {"carpenter": "monk-6", "sheriff": "monk-3", "nurse": "monk-8", "editor": "monk-4"}
 
@@ -38,67 +28,53 @@ class AuditRuns:
 
 @pytest.fixture(scope="package")
 def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuditRuns]:
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("OPENAI_API_KEY", "sk-test-report")
     path = tmp_path_factory.mktemp("audit") / "ws"
-    try:
-        with FakeOpenAIServer(image_size=(16, 16)) as fake, Workspace.open(path) as ws:
-            images = ("openai-images", {"base_url": fake.base_url})
-            text = ws.runs.run_sync(
-                "pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter", "sheriff"]}
+    with fake_service_runs(path, "sk-test-report") as made:
+        ws, images, base = made.ws, made.images, made.pst
+        for subject in ws.runs.subjects(base.id):
+            if subject.get("status") != "done":
+                continue
+            label = RULE[subject["meta"]["identity"]]
+            ws.labels.save(
+                base.id, subject["trial_idx"], subject["position"], label, reviewer="ana"
             )
-            base = ws.runs.run_sync("pst", [images], params=PST)
-            ws.annotators.annotate_sync(base.id, "faces")
-            for subject in ws.runs.subjects(base.id):
-                if subject.get("status") != "done":
-                    continue
-                label = RULE[subject["meta"]["identity"]]
+            # A perceived skin tone per person, so that every report check reads the
+            # report's tone section too.
+            ws.labels.save(
+                base.id, subject["trial_idx"], subject["position"],
+                TONE[subject["meta"]["identity"]], reviewer="ana", dimension="tone",
+            )  # fmt: skip
+        first = ws.runs.subjects(base.id)[0]
+        ws.review.save_note(
+            base.id,
+            first["trial_idx"],
+            first["position"],
+            "face hidden by a helmet",
+            reviewer="ana",
+        )
+        mitigated = ws.runs.run_sync(
+            "pst", [images], params={**PST, "intervention": "entigen-all-genders"}
+        )
+        for subject in ws.runs.subjects(mitigated.id):
+            if subject.get("status") == "done":
                 ws.labels.save(
-                    base.id, subject["trial_idx"], subject["position"], label, reviewer="ana"
+                    mitigated.id,
+                    subject["trial_idx"],
+                    subject["position"],
+                    "cannot_identify"
+                    if subject["trial_idx"] % 3 == 0
+                    else RULE[subject["meta"]["identity"]],
+                    reviewer="ana",
                 )
-                # A perceived skin tone per person, so that every report check reads the
-                # report's tone section too.
-                ws.labels.save(
-                    base.id, subject["trial_idx"], subject["position"],
-                    TONE[subject["meta"]["identity"]], reviewer="ana", dimension="tone",
-                )  # fmt: skip
-            first = ws.runs.subjects(base.id)[0]
-            ws.review.save_note(
-                base.id,
-                first["trial_idx"],
-                first["position"],
-                "face hidden by a helmet",
-                reviewer="ana",
-            )
-            mitigated = ws.runs.run_sync(
-                "pst", [images], params={**PST, "intervention": "entigen-all-genders"}
-            )
-            for subject in ws.runs.subjects(mitigated.id):
-                if subject.get("status") == "done":
-                    ws.labels.save(
-                        mitigated.id,
-                        subject["trial_idx"],
-                        subject["position"],
-                        "cannot_identify"
-                        if subject["trial_idx"] % 3 == 0
-                        else RULE[subject["meta"]["identity"]],
-                        reviewer="ana",
-                    )
-            pairs = ws.runs.run_sync(
-                "pairs", [ScriptedVisionChat()], params={"scenarios": ["scrubs"], "runs": 1}
-            )
-            stories = ws.runs.run_sync(
-                "stories",
-                [ScriptedVisionChat()],
-                params={"scenarios": ["jumpsuit"], "prompts": [1], "runs": 1, "processing": "raw"},
-            )
-            ids = [text.id, base.id, mitigated.id, pairs.id, stories.id]
-    finally:
-        # The report reads built-in probes only: nothing stays registered for other tests.
-        mp.undo()
-        plugins.unregister_plugin(name)
+        pairs = ws.runs.run_sync(
+            "pairs", [ScriptedVisionChat()], params={"scenarios": ["scrubs"], "runs": 1}
+        )
+        stories = ws.runs.run_sync(
+            "stories",
+            [ScriptedVisionChat()],
+            params={"scenarios": ["jumpsuit"], "prompts": [1], "runs": 1, "processing": "raw"},
+        )
+        ids = [made.text.id, base.id, mitigated.id, pairs.id, stories.id]
     yield AuditRuns(path, ids)
 
 
