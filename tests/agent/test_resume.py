@@ -10,35 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-SCRIPT = r"""
-import json, sys
-import diptych.testing
-from diptych.core import plugins
-plugins.load_plugins(); plugins.register_plugin(diptych.testing, "testing")
-from diptych.core.workspace import Workspace
-from diptych.agent.identities import IdentitySettings
-from diptych.agent.memory import HashingEmbedder
-from diptych.agent.session import search_identities
-ws_path, log, latency = sys.argv[1], sys.argv[2], float(sys.argv[3])
-pairs = [("astronaut", "florist"), ("welder", "doula"), ("pilot", "midwife")]
-with Workspace.open(ws_path) as ws:
-    agent = ws.plugins.model("scripted-chat")
-    agent.enqueue(json.dumps({"proposals": [
-        {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "r"}
-        for m, f in pairs]}))
-    target = ws.plugins.model(("scripted-likelihood", {"calls_log": log, "latency": latency,
-                                               "max_concurrency": 1}))
-    report = search_identities(ws, target, agent, IdentitySettings(
-        session="kill", rounds=1, per_round=3, proposer="llm", allow_new=True),
-        embedder=HashingEmbedder())
-    print(json.dumps([p.status for p in report.ranked]))
-"""
+from diptych.testing.drills.session_kills import SESSION
 
 
 def test_resume_after_sigkill_asks_no_trial_twice(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     ws = tmp_path / "ws"
-    args = [sys.executable, "-c", SCRIPT, str(ws), str(log)]
+    args = [sys.executable, "-c", SESSION, str(ws), str(log)]
     proc = subprocess.Popen([*args, "0.15"], stdout=subprocess.PIPE)
     deadline = time.time() + 120
     while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 6):

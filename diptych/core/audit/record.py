@@ -7,8 +7,9 @@ the file continues where it stopped and a report names exactly what produced it.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -109,35 +110,24 @@ def _has_table(store: Store) -> bool:
     return row is not None
 
 
+def _columns(row: sqlite3.Row, record: type[Any]) -> dict[str, Any]:
+    """The row's columns that the dataclass ``record`` has fields of, by name (a table's
+    columns are named as its record's fields)."""
+    columns = set(row.keys())
+    return {f.name: row[f.name] for f in fields(record) if f.name in columns}
+
+
 def list_audits(store: Store) -> list[AuditRecord]:
     """Every recorded audit, oldest first, with its parts."""
     if not _has_table(store):  # a read-only workspace of an older schema
         return []
     audits = [
-        AuditRecord(
-            id=row["id"],
-            name=row["name"],
-            file_hash=row["file_hash"],
-            file_path=row["file_path"],
-            file_text=row["file_text"],
-            status=row["status"],
-            report=row["report"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-        )
+        AuditRecord(**_columns(row, AuditRecord))
         for row in store.db.execute("SELECT * FROM audits ORDER BY created_at, id")
     ]
     for audit in audits:
         audit.parts = [
-            PartRecord(
-                position=row["position"],
-                name=row["name"],
-                kind=row["kind"],
-                run_id=row["run_id"],
-                status=row["status"],
-                cost=row["cost"],
-                detail=json.loads(row["detail"]),
-            )
+            PartRecord(**{**_columns(row, PartRecord), "detail": json.loads(row["detail"])})
             for row in store.db.execute(
                 "SELECT * FROM audit_parts WHERE audit_id = ? ORDER BY position", (audit.id,)
             )
