@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.tiny.parts import pil_image_processor
+from support.tiny.parts import TINY_LAYERS, TINY_VISION, pil_image_processor
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.errors import ModelLoadError, PermanentModelError
@@ -59,10 +59,7 @@ def build_tiny_blip(directory: Path) -> None:
     spread = 0.2
     text = BlipTextConfig(
         vocab_size=len(VOCAB),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
+        **TINY_LAYERS,
         encoder_hidden_size=32,
         max_position_embeddings=64,
         pad_token_id=VOCAB.index("[PAD]"),
@@ -71,12 +68,7 @@ def build_tiny_blip(directory: Path) -> None:
         initializer_range=spread,
     )
     vision = BlipVisionConfig(
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        image_size=16,
-        patch_size=8,
+        **TINY_VISION,
         initializer_range=spread,
     )
     config = BlipConfig(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.tiny.parts import pil_image_processor, word_level_tokenizer
+from support.tiny.parts import TINY_LAYERS, TINY_VISION, pil_image_processor, word_level_tokenizer
 
 WORDS = (
     "a an the photo picture image of person doctor nurse man woman male female black white "
@@ -48,22 +48,14 @@ def build_tiny_clip(directory: Path) -> None:
     config = CLIPConfig(
         text_config=CLIPTextConfig(
             vocab_size=len(SPECIALS) + len(WORDS),
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
+            **TINY_LAYERS,
             max_position_embeddings=16,
             pad_token_id=0,
             bos_token_id=1,
             eos_token_id=2,
         ),
         vision_config=CLIPVisionConfig(
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            image_size=16,
-            patch_size=8,
+            **TINY_VISION,
         ),
         projection_dim=24,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.tiny.parts import pil_image_processor, word_level_tokenizer
+from support.tiny.parts import TINY_LAYERS, TINY_VISION, pil_image_processor, word_level_tokenizer
 
 WORDS = (
     "a an the person in image is doctor nurse who what this man woman describe tell me about "
@@ -66,10 +66,7 @@ def build_tiny_llava(directory: Path) -> None:
     config = LlavaConfig(
         text_config=LlamaConfig(
             vocab_size=len(SPECIALS) + len(WORDS),
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
+            **TINY_LAYERS,
             num_key_value_heads=2,
             max_position_embeddings=128,
             pad_token_id=0,
@@ -78,12 +75,7 @@ def build_tiny_llava(directory: Path) -> None:
             initializer_range=spread,
         ),
         vision_config=CLIPVisionConfig(
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            image_size=16,
-            patch_size=8,
+            **TINY_VISION,
             projection_dim=32,
             initializer_range=spread,
             initializer_factor=spread / 0.02,

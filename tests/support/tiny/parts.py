@@ -25,3 +25,14 @@ def word_level_tokenizer(specials: Sequence[str], words: Sequence[str], **tokens
     word_level = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     word_level.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     return PreTrainedTokenizerFast(tokenizer_object=word_level, unk_token="<unk>", **tokens)
+
+
+#: The size of every tiny transformer, text or vision: two layers of four heads, 32 wide.
+TINY_LAYERS: dict[str, Any] = {
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+}
+#: A tiny vision tower: 16-pixel images in 8-pixel patches (4 patches and CLS).
+TINY_VISION: dict[str, Any] = {**TINY_LAYERS, "image_size": 16, "patch_size": 8}
