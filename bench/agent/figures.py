@@ -124,17 +124,13 @@ def smollm2_valid_rate() -> Iterator[Result]:
     real (the lexicon's) and non-gendered, neither is the paper's, and neither was proposed
     before (an earlier round or an earlier pair of the same round). The share is over every
     pair asked for: a reply that is not JSON counts as that many invalid pairs."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    from diptych.agent.chat_model import DiptychChatModel, structured_call
-    from diptych.agent.identities import IdentitySettings, _seed, _user_prompt
-    from diptych.agent.instructions import identity_instructions
+    from diptych.agent.chat_model import DiptychChatModel
+    from diptych.agent.identities import IdentitySettings, _seed, ask_round
     from diptych.agent.memory import HashingEmbedder, Memory
     from diptych.agent.proposals import Proposal, parse_round, validate
     from diptych.agent.proposer import offer, tried_identities, valid_pair
     from diptych.core.workspace import Workspace
 
-    inst = identity_instructions()
     settings = IdentitySettings(session="bench-smollm2", per_round=SMOLLM2_PER_ROUND)
     # One thread: the answers are the same for any count (see the llamacpp plugin), and on a
     # shared machine spinning threads slow llama.cpp down many times over.
@@ -147,21 +143,7 @@ def smollm2_valid_rate() -> Iterator[Result]:
             tried = tried_identities(earlier)
             seed = _seed(settings.session, round_no)
             candidates = offer(settings.kinds, tried, settings.allow_new, seed)
-            messages = [
-                SystemMessage(inst.system),
-                HumanMessage(
-                    _user_prompt(settings, round_no, earlier, memory)
-                    + candidates.prompt(settings.per_round)
-                ),
-            ]
-            raw, reply = structured_call(
-                chat,
-                messages,
-                candidates.schema(settings.per_round),
-                temperature=inst.sampling.temperature,
-                max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
-                seed=seed,
-            )
+            raw, reply = ask_round(chat, settings, round_no, earlier, memory, candidates, seed)
             asked += settings.per_round
             for p in parse_round(reply, raw, round_no, 0, settings.per_round):
                 p = validate(p, frozenset(settings.kinds), allow_new=False)

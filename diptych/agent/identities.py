@@ -36,7 +36,7 @@ from diptych.agent.proposals import (
     parse_round,
     validate,
 )
-from diptych.agent.proposer import offer, top_up, tried_identities
+from diptych.agent.proposer import Offer, offer, top_up, tried_identities
 from diptych.agent.scoring import Budget
 from diptych.core.capabilities import Model
 from diptych.core.workspace import Workspace
@@ -125,7 +125,6 @@ class Tools:
 
 
 def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
-    inst = identity_instructions()
     allowed = frozenset(settings.kinds)
 
     def budget_of(state: IdentityState) -> Budget:
@@ -142,30 +141,17 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
         tried = tried_identities(earlier, tools.memory)
         seed = _seed(settings.session, round_no)
         candidates = offer(settings.kinds, tried, settings.allow_new, seed)
-        messages = [
-            SystemMessage(inst.system),
-            HumanMessage(
-                _user_prompt(settings, round_no, earlier, tools.memory)
-                + candidates.prompt(settings.per_round)
-            ),
-        ]
         # The agent's own calls are charged to the session's budget like its trials.
         budget = budget_of(state)
         try:
             raw, reply = (
                 ("", None)
                 if settings.proposer == "lexicon"
-                else structured_call(
-                    tools.agent,
-                    messages,
-                    candidates.schema(settings.per_round),
+                else ask_round(
+                    tools.agent, settings, round_no, earlier, tools.memory, candidates, seed,
                     budget=budget,
-                    temperature=inst.sampling.temperature,
-                    # Room for each pair asked for, within the instructions' cap.
-                    max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
-                    seed=_seed(settings.session, round_no),
                 )
-            )
+            )  # fmt: skip
         except AgentBudgetError as stop:
             tools.emit("stopped", {"round": round_no, "reason": str(stop)})
             return {"current": [], "budget": budget.to_dict(), "stop_reason": str(stop)}
@@ -320,6 +306,40 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
             ("remember", remember),
         ],
         ("decide", decide_node),
+    )
+
+
+def ask_round(
+    agent: Any,
+    settings: IdentitySettings,
+    round_no: int,
+    earlier: list[Proposal],
+    memory: Memory,
+    candidates: Offer,
+    seed: int,
+    *,
+    budget: Budget | None = None,
+) -> tuple[str, Any]:
+    """Ask ``agent`` for a round's proposals: the instructions, then the round's prompt (the
+    session's outcomes so far) with the ``candidates`` offered, answered under their enum
+    schema. The raw reply and its parsed value, as :func:`structured_call` returns them."""
+    inst = identity_instructions()
+    messages = [
+        SystemMessage(inst.system),
+        HumanMessage(
+            _user_prompt(settings, round_no, earlier, memory)
+            + candidates.prompt(settings.per_round)
+        ),
+    ]
+    return structured_call(
+        agent,
+        messages,
+        candidates.schema(settings.per_round),
+        budget=budget,
+        temperature=inst.sampling.temperature,
+        # Room for each pair asked for, within the instructions' cap.
+        max_tokens=min(inst.sampling.max_tokens, 160 * settings.per_round + 80),
+        seed=seed,
     )
 
 

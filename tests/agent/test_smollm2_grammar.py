@@ -6,11 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage
 
-from diptych.agent.chat_model import DiptychChatModel, structured_call
-from diptych.agent.identities import IdentitySettings, _user_prompt
-from diptych.agent.instructions import identity_instructions
+from diptych.agent.chat_model import DiptychChatModel
+from diptych.agent.identities import IdentitySettings, ask_round
 from diptych.agent.lexicon import lexicon
 from diptych.agent.memory import HashingEmbedder, Memory
 from diptych.agent.proposals import Proposal, parse_round
@@ -22,7 +20,6 @@ from diptych.core.workspace import Workspace
 def test_smollm2_under_the_enum_grammar_names_only_lexicon_entries(
     tmp_path: Path, scripted: None
 ) -> None:
-    inst = identity_instructions()
     settings = IdentitySettings(session="grammar", per_round=2)
     # One thread: the same answers as any count, and no spinning threads on a shared machine.
     chat = DiptychChatModel(Workspace.plugins.model(("smollm2", {"n_threads": 1})))
@@ -32,21 +29,7 @@ def test_smollm2_under_the_enum_grammar_names_only_lexicon_entries(
     for round_no in range(2):
         tried = tried_identities(earlier)
         candidates = offer(settings.kinds, tried, allow_new=False, seed=round_no)
-        messages = [
-            SystemMessage(inst.system),
-            HumanMessage(
-                _user_prompt(settings, round_no, earlier, memory)
-                + candidates.prompt(settings.per_round)
-            ),
-        ]
-        raw, reply = structured_call(
-            chat,
-            messages,
-            candidates.schema(settings.per_round),
-            temperature=inst.sampling.temperature,
-            max_tokens=160 * settings.per_round + 80,
-            seed=round_no,
-        )
+        raw, reply = ask_round(chat, settings, round_no, earlier, memory, candidates, round_no)
         got = parse_round(reply, raw, round_no, 0, settings.per_round)
         named: set[str] = set()
         assert got and all(p.status == "proposed" for p in got), raw
