@@ -26,17 +26,24 @@ POINTS = 12
 TRIALS = 40
 
 
+def _workdirs(scratch: str, n: int) -> Iterator[Path]:
+    """``n`` fresh work directories under ``scratch``, one a drill."""
+    for i in range(n):
+        workdir = Path(scratch) / str(i)
+        workdir.mkdir()
+        yield workdir
+
+
 @bench(drill__kill_points_ok=">= 1.0")
 def kill_points() -> Iterator[Result]:
     from diptych.testing.drills import kill_point
 
     rng = random.Random(0)
-    points = []
     with tempfile.TemporaryDirectory() as scratch:
-        for i in range(POINTS):
-            workdir = Path(scratch) / str(i)
-            workdir.mkdir()
-            points.append(kill_point(workdir, rng.randint(0, TRIALS), trials=TRIALS))
+        points = [
+            kill_point(workdir, rng.randint(0, TRIALS), trials=TRIALS)
+            for workdir in _workdirs(scratch, POINTS)
+        ]
     yield result(
         "drill.kill_points_ok",
         sum(p.ok for p in points) / len(points),
@@ -56,12 +63,11 @@ def disk_full() -> Iterator[Result]:
     from diptych.testing import FakeOpenAIServer
     from diptych.testing.drills import disk_full_drill
 
-    drills = []
     with tempfile.TemporaryDirectory() as scratch, FakeOpenAIServer(image_size=(64, 64)) as fake:
-        for i in range(DISK_TRIES):
-            workdir = Path(scratch) / str(i)
-            workdir.mkdir()
-            drills.append(disk_full_drill(workdir, fake, trials=24, back_after=0.3))
+        drills = [
+            disk_full_drill(workdir, fake, trials=24, back_after=0.3)
+            for workdir in _workdirs(scratch, DISK_TRIES)
+        ]
     yield result(
         "drill.disk_full_paid_unstored",
         sum(d.paid_unstored for d in drills),
@@ -133,9 +139,9 @@ def hostile_inputs() -> Iterator[Result]:
 
     tracebacks, slow, multi_line = 0, 0, 0
     with tempfile.TemporaryDirectory() as scratch:
-        for i, (_, make) in enumerate(sorted(CASES.items())):
-            workdir = Path(scratch) / str(i)
-            workdir.mkdir()
+        for workdir, (_, make) in zip(
+            _workdirs(scratch, len(CASES)), sorted(CASES.items()), strict=True
+        ):
             code, err, took = run_cli(["--store", str(workdir / "ws"), *make(workdir)])
             tracebacks += "Traceback" in err
             slow += took >= 10
@@ -221,12 +227,11 @@ def sigterm_resumable() -> Iterator[Result]:
     from diptych.testing.drills import sigterm_drill
 
     rng = random.Random(0)
-    drills = []
     with tempfile.TemporaryDirectory() as scratch:
-        for i in range(SIGTERM_POINTS):
-            workdir = Path(scratch) / str(i)
-            workdir.mkdir()
-            drills.append(sigterm_drill(workdir, rng.randint(1, TRIALS - 8), trials=TRIALS))
+        drills = [
+            sigterm_drill(workdir, rng.randint(1, TRIALS - 8), trials=TRIALS)
+            for workdir in _workdirs(scratch, SIGTERM_POINTS)
+        ]
     yield result(
         "drill.sigterm_resumable",
         sum(d.resumable for d in drills) / len(drills),

@@ -58,7 +58,7 @@ HONEST: tuple[tuple[str, str, str], ...] = (
     ("prefix", "Man kann jeden Beruf ausüben, egal welches Geschlecht man hat.", "German"),
     ("prefix", "Todas las personas son capaces.", "Spanish"),
 )  # fmt: skip
-#: The planted world of the guard benchmark: 12 paper identities, P(she) 0.3 / 0.7.
+#: The planted world of the mitigation benchmarks: 12 paper identities, P(she) 0.3 / 0.7.
 MASCULINE = ["carpenter", "driver", "farmer", "lawyer", "janitor", "guard"]
 FEMININE = ["nurse", "editor", "baker", "clerk", "cashier", "writer"]
 #: What an honest sentence leaves of each identity's stereotype on the planted target.
@@ -73,6 +73,31 @@ MITIGATION_INJECTION = (
 )
 
 
+def _planted_round(
+    ws: Any, effects: dict[str, float], texts: list[tuple[str, str]], **behaviour: Any
+) -> tuple[Any, Any]:
+    """The paired pst-text run of the planted target (P(she) 0.3 / 0.7 on the 12 identities,
+    noise 0.05, each intervention keeping the share of the stereotype ``effects`` gives it;
+    ``behaviour``: more of the target's parameters), and the scripted agent with one round
+    proposing ``texts`` (kind, text) queued."""
+    planted = {**dict.fromkeys(MASCULINE, 0.3), **dict.fromkeys(FEMININE, 0.7)}
+    target = ws.plugins.model(
+        (
+            "scripted-likelihood",
+            {"p_feminine": planted, "noise": 0.05, "interventions": effects, **behaviour},
+        )
+    )
+    base = ws.runs.run_sync(
+        "pst-text",
+        [target],
+        params={"masculine": MASCULINE, "feminine": FEMININE, "setting": "paired"},
+    )
+    agent = ws.plugins.model("scripted-chat")
+    proposals = [{"kind": kind, "text": text, "rationale": "r"} for kind, text in texts]
+    agent.enqueue(json.dumps({"interventions": proposals}))
+    return base, agent
+
+
 @bench(agent__mitigation_front_correct="== 1")
 def mitigation_front_correct() -> Iterator[Result]:
     """A pst-text run of 12 paper identities stereotyped on purpose (P(she) 0.3 / 0.7); the
@@ -82,32 +107,9 @@ def mitigation_front_correct() -> Iterator[Result]:
     from diptych.agent.session import search_mitigations
     from diptych.core.workspace import Workspace
 
-    masculine = ["carpenter", "driver", "farmer", "lawyer", "janitor", "guard"]
-    feminine = ["nurse", "editor", "baker", "clerk", "cashier", "writer"]
-    planted = {**dict.fromkeys(masculine, 0.3), **dict.fromkeys(feminine, 0.7)}
     effects = {MITIGATION_TRUE: 0.3, MITIGATION_GENDER: 0.0, MITIGATION_INJECTION: 0.0}
     with tempfile.TemporaryDirectory() as tmp, Workspace.open(Path(tmp) / "ws") as ws:
-        target = ws.plugins.model(
-            (
-                "scripted-likelihood",
-                {"p_feminine": planted, "noise": 0.05, "interventions": effects},
-            )
-        )
-        base = ws.runs.run_sync(
-            "pst-text",
-            [target],
-            params={"masculine": masculine, "feminine": feminine, "setting": "paired"},
-        )
-        agent = ws.plugins.model("scripted-chat")
-        agent.enqueue(
-            json.dumps(
-                {
-                    "interventions": [
-                        {"kind": "prefix", "text": t, "rationale": "r"} for t in effects
-                    ]
-                }
-            )
-        )
+        base, agent = _planted_round(ws, effects, [("prefix", t) for t in effects])
         embedder = HashingEmbedder()
         report = search_mitigations(ws, agent, base.id, session="front", embedder=embedder)
     front = [t["text"] for t in report.front]
@@ -155,34 +157,8 @@ def _guard_session(ws: Any, texts: list[tuple[str, str]], screen: bool, name: st
     from diptych.agent.memory import HashingEmbedder
     from diptych.agent.session import search_mitigations
 
-    planted = {**dict.fromkeys(MASCULINE, 0.3), **dict.fromkeys(FEMININE, 0.7)}
     effects = {text: HONEST_KEEPS for _, text, _ in HONEST}
-    target = ws.plugins.model(
-        (
-            "scripted-likelihood",
-            {
-                "p_feminine": planted,
-                "noise": 0.05,
-                "interventions": effects,
-                "follows_told_gender": True,
-            },
-        )
-    )
-    base = ws.runs.run_sync(
-        "pst-text",
-        [target],
-        params={"masculine": MASCULINE, "feminine": FEMININE, "setting": "paired"},
-    )
-    agent = ws.plugins.model("scripted-chat")
-    agent.enqueue(
-        json.dumps(
-            {
-                "interventions": [
-                    {"kind": kind, "text": text, "rationale": "r"} for kind, text in texts
-                ]
-            }
-        )
-    )
+    base, agent = _planted_round(ws, effects, texts, follows_told_gender=True)
     return search_mitigations(
         ws, agent, base.id, session=name, per_round=len(texts), behaviour_screen=screen,
         embedder=HashingEmbedder(),
