@@ -9,6 +9,7 @@
   ``$OPENAI_BASE_URL``, else OpenAI's).
 * :class:`ClientPerLoop` keeps one ``AsyncOpenAI`` client per event loop.
 * :func:`redact` keeps API keys out of every message we store or show.
+* :class:`PricesRead` is where and when a model's prices in a shipped price table were read.
 
 Nothing here imports ``openai``: the SDK module is passed in by the plugin that imported it,
 so that importing a plugin (for ``diptych plugins``) never needs the SDK.
@@ -23,9 +24,12 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.errors import (
     ModelCallError,
@@ -348,3 +352,13 @@ class OpenAIServiceMixin:
 
     async def aclose(self) -> None:
         await self._clients.aclose()
+
+
+class PricesRead(BaseModel):
+    """A model's entry in a shipped price table: the page its prices were read from, and when
+    (each table's entries add the prices themselves)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(pattern=r"^https://")
+    read_on: date

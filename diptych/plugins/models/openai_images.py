@@ -23,7 +23,6 @@ import asyncio
 import base64
 import io
 from collections.abc import Callable
-from datetime import date
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
@@ -40,6 +39,7 @@ from diptych.plugins.models._openai_common import (
     OPENAI_HOST,
     ClientPerLoop,
     OpenAIServiceMixin,
+    PricesRead,
     translate_error,
 )
 
@@ -75,13 +75,9 @@ def check_size(model: str, size: str) -> None:
 # --- prices -------------------------------------------------------------------------------
 
 
-class ModelPrices(BaseModel):
+class ModelPrices(PricesRead):
     """One model's prices per image, as its pricing page listed them on ``read_on``."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    source: str = Field(pattern=r"^https://")
-    read_on: date
     #: True where the service bills by tokens and the per-image figures are its estimates.
     approximate: bool = False
     #: quality -> size -> US dollars per image

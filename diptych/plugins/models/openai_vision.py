@@ -26,7 +26,6 @@ import asyncio
 import base64
 import io
 from collections.abc import Callable, Sequence
-from datetime import date
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
@@ -44,19 +43,16 @@ from diptych.plugins.models._openai_common import (
     OPENAI_HOST,
     ClientPerLoop,
     OpenAIServiceMixin,
+    PricesRead,
     translate_error,
 )
 
 # --- prices -------------------------------------------------------------------------------
 
 
-class VisionModelPrices(BaseModel):
+class VisionModelPrices(PricesRead):
     """One model's token prices and image-token rule, as its pages listed them on ``read_on``."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    source: str = Field(pattern=r"^https://")
-    read_on: date
     #: US dollars per million input and output tokens.
     input: PositiveFloat
     output: PositiveFloat
