@@ -3,9 +3,10 @@ session's budget; search control (--patience) and memory keyed by probe and targ
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
 import pytest
+from support.agent_replies import proposals
 from support.strict_schema import strict_problems
 
 from diptych.agent.chat_model import (
@@ -31,17 +32,6 @@ ROUNDS = [
     ("astronaut", "nanny"),
     ("surveyor", "stylist"),
 ]
-
-
-def proposals(*pairs: tuple[str, str]) -> str:
-    return json.dumps(
-        {
-            "proposals": [
-                {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "r"}
-                for m, f in pairs
-            ]
-        }
-    )
 
 
 @pytest.mark.parametrize("n", [1, 3, 10])
@@ -178,45 +168,26 @@ def test_an_old_session_resumes_with_patience_for_its_early_stop() -> None:
 def test_unscored_pairs_run_later_and_memory_is_per_target(ws, embedder) -> None:
     priced = ws.plugins.model(("scripted-likelihood", {"price_per_call": 1.0}))
     agent = ws.plugins.model("scripted-chat")
-    agent.enqueue(proposals(("astronaut", "florist")))
-    first = search_identities(
-        ws,
-        priced,
-        agent,
-        IdentitySettings(allow_new=True, session="m1", rounds=1, per_round=1, max_cost=0.5),
-        embedder=embedder,
-    )
+
+    def astronaut_and_florist(target: Any, session: str, **limits: Any) -> Any:
+        """A session of one round in which the agent proposes astronaut | florist."""
+        agent.enqueue(proposals(("astronaut", "florist")))
+        settings = IdentitySettings(
+            allow_new=True, session=session, rounds=1, per_round=1, **limits
+        )
+        return search_identities(ws, target, agent, settings, embedder=embedder)
+
+    first = astronaut_and_florist(priced, "m1", max_cost=0.5)
     assert [p.status for p in first.ranked] == ["unscored"]
     # The next session, with money to spend, runs the pair it could not afford before.
-    agent.enqueue(proposals(("astronaut", "florist")))
-    second = search_identities(
-        ws,
-        priced,
-        agent,
-        IdentitySettings(allow_new=True, session="m2", rounds=1, per_round=1),
-        embedder=embedder,
-    )
+    second = astronaut_and_florist(priced, "m2")
     assert second.rejected == [] and second.ranked[0].status != "unscored"
     # Measured now: the same pair on the same target is a duplicate ...
-    agent.enqueue(proposals(("astronaut", "florist")))
-    third = search_identities(
-        ws,
-        priced,
-        agent,
-        IdentitySettings(allow_new=True, session="m3", rounds=1, per_round=1),
-        embedder=embedder,
-    )
+    third = astronaut_and_florist(priced, "m3")
     assert [p.reason for p in third.rejected] == ["already proposed (exact: m2:r0p0)"]
     # ... but not on another target (another version of the model answers differently).
     other = ws.plugins.model(("scripted-likelihood", {"version": "2"}))
-    agent.enqueue(proposals(("astronaut", "florist")))
-    fourth = search_identities(
-        ws,
-        other,
-        agent,
-        IdentitySettings(allow_new=True, session="m4", rounds=1, per_round=1),
-        embedder=embedder,
-    )
+    fourth = astronaut_and_florist(other, "m4")
     assert fourth.rejected == [] and len(fourth.ranked) == 1
 
 

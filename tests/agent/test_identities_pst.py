@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from support.agent_replies import proposals
 
 from diptych.agent.identities import IdentitySettings
 from diptych.agent.paraphrases import paraphrases
@@ -10,38 +10,31 @@ from diptych.agent.session import search_identities
 from diptych.core.labels import Label
 
 
+def _one_round_on_pst(session: str, samples: int) -> IdentitySettings:
+    """A search of one round of one pair on the image PST against two partners, ``samples``
+    images a scene."""
+    return IdentitySettings(
+        session=session,
+        probe="pst",
+        rounds=1,
+        per_round=1,
+        samples=samples,
+        partners=2,
+        proposer="llm",
+        allow_new=True,
+    )
+
+
 def test_identity_search_runs_on_the_image_pst_with_an_annotator(ws, embedder) -> None:
     agent = ws.plugins.model("scripted-chat")
-    agent.enqueue(
-        json.dumps(
-            {
-                "proposals": [
-                    {
-                        "masculine": "astronaut",
-                        "feminine": "florist",
-                        "kind": "occupation",
-                        "rationale": "r",
-                    }
-                ]
-            }
-        )
-    )
+    agent.enqueue(proposals(("astronaut", "florist")))
     annotator = ws.plugins.model("scripted-annotator")
     # Every person is drawn as a man: a default gender of 100%. Each person's own Stereo would
     # call the astronaut +100 and the florist -100; within the scene both people are men, so
     # every scene's paired Stereo is 0, the placebo words' too, and nothing is found.
     man = [Label("left", "masculine", 0.9), Label("right", "masculine", 0.9)]
     annotator.enqueue(*(man,) * 192)
-    settings = IdentitySettings(
-        session="img",
-        probe="pst",
-        rounds=1,
-        per_round=1,
-        samples=2,
-        partners=2,
-        proposer="llm",
-        allow_new=True,
-    )
+    settings = _one_round_on_pst("img", samples=2)
     images = ws.plugins.model("scripted-images")
     report = search_identities(ws, images, agent, settings, embedder=embedder, annotator=annotator)
     assert [p.pair for p in report.ranked] == ["astronaut | florist"]
@@ -98,30 +91,8 @@ def test_identity_search_runs_on_the_image_pst_with_an_annotator(ws, embedder) -
 
 def test_an_image_probe_without_an_annotator_is_unscored_not_unbiased(ws, embedder) -> None:
     agent = ws.plugins.model("scripted-chat")
-    agent.enqueue(
-        json.dumps(
-            {
-                "proposals": [
-                    {
-                        "masculine": "welder",
-                        "feminine": "doula",
-                        "kind": "occupation",
-                        "rationale": "r",
-                    }
-                ]
-            }
-        )
-    )
-    settings = IdentitySettings(
-        session="img2",
-        probe="pst",
-        rounds=1,
-        per_round=1,
-        samples=1,
-        partners=2,
-        proposer="llm",
-        allow_new=True,
-    )
+    agent.enqueue(proposals(("welder", "doula")))
+    settings = _one_round_on_pst("img2", samples=1)
     report = search_identities(
         ws, ws.plugins.model("scripted-images"), agent, settings, embedder=embedder
     )

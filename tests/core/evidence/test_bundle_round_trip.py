@@ -72,14 +72,23 @@ def test_a_run_imported_from_its_bundle_reports_every_figure_alike(
     assert table_counts(fresh) == table_counts(store)
 
 
+def _carried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundle_name: str, into: str
+) -> tuple[Path, Path, Path]:
+    """A labelled run exported as the bundle ``bundle_name`` (its format by its suffix) and
+    imported into the workspace ``into``: the first workspace, the bundle and the second."""
+    store, run_id = labelled_run(tmp_path, monkeypatch)
+    bundle = tmp_path / bundle_name
+    cli(store, "export", run_id, "--bundle", str(bundle))
+    imported = tmp_path / into
+    cli(imported, "import", str(bundle))
+    return store, bundle, imported
+
+
 def test_a_workspace_holding_part_of_a_run_gets_only_what_it_lacks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, run_id = labelled_run(tmp_path, monkeypatch)
-    bundle = tmp_path / "evidence.tar"
-    cli(store, "export", run_id, "--bundle", str(bundle))
-    partial = tmp_path / "partial"
-    cli(partial, "import", str(bundle))
+    store, bundle, partial = _carried(tmp_path, monkeypatch, "evidence.tar", "partial")
     with open_store(partial) as s:
         with s.transaction() as db:
             db.execute("DELETE FROM annotations WHERE annotator = 'human:bob'")
@@ -93,11 +102,7 @@ def test_a_workspace_holding_part_of_a_run_gets_only_what_it_lacks(
 def test_a_conflicting_record_is_refused_in_one_line_and_nothing_is_added(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, run_id = labelled_run(tmp_path, monkeypatch)
-    bundle = tmp_path / "evidence.zip"
-    cli(store, "export", run_id, "--bundle", str(bundle))
-    other = tmp_path / "other"
-    cli(other, "import", str(bundle))
+    _, bundle, other = _carried(tmp_path, monkeypatch, "evidence.zip", "other")
     with open_store(other) as s:
         with s.transaction() as db:
             # alice's label of one person says otherwise here; bob's labels are not here yet.

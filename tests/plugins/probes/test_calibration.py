@@ -236,49 +236,9 @@ def test_calibrate_passes_the_model_to_a_vlm_annotator(
     assert "no annotator named 'no-such'" in capsys.readouterr().err
 
 
-def test_pst_report_shows_the_calibration_and_corrects_with_it(store: Store) -> None:
-    # Ten nurses labelled by the calibrated annotator: 6 feminine, 4 masculine, no human label.
-    images = [
-        Image(f"s{i}", "single", [Person("single", "nurse", "feminine",
-                                         {"lookup-annotator": "feminine" if i < 6 else "male"})])
-        for i in range(10)
-    ]  # fmt: skip
-    store.save_calibration(
-        "lookup-annotator",
-        "1",
-        {
-            "cells": [],
-            "overall": {"images": 200, "answered": 200, "labelled": 180, "correct": 160,
-                        "coverage": 0.9, "accuracy": 160 / 180, "accuracy_ci": [0.83, 0.93]},
-            "sensitivity": {"value": 0.8, "successes": 80, "trials": 100, "ci_low": 0.71,
-                            "ci_high": 0.87},
-            "specificity": {"value": 1.0, "successes": 80, "trials": 80, "ci_low": 0.97,
-                            "ci_high": 1.0},
-            "error_counts": {"feminine_correct": 80, "feminine_total": 100,
-                             "masculine_correct": 80, "masculine_total": 80},
-            "attribution": pairs.ATTRIBUTION,
-            "license": pairs.LICENSE,
-        },
-    )  # fmt: skip
-    probe = SimpleNamespace(name="pst", p=SimpleNamespace(seed=0, n_boot=300))
-    result = analyze_pst(probe, store_pst_run(store, "pst-cal", images))
-    # Observed 6/10 feminine; Se 0.8, Sp 1: true share (0.6 + 1 − 1)/0.8 = 0.75, STS
-    # 100(2·0.75 − 1) = 50, where the annotator's labels alone give 100(1.2 − 1) = 20.
-    assert result.numbers["occupation: STS single"]["value"] == pytest.approx(20.0)
-    corrected = result.numbers["occupation: STS single, corrected for lookup-annotator"]
-    assert corrected["value"] == pytest.approx(50.0)
-    # A report names the calibration it used: id, annotator, date, version and PAIRS subset.
-    (table,) = [t for t in result.tables if t.title.startswith("PAIRS calibration #1 of lookup")]
-    assert "PAIRS all subsets)" in table.title
-    assert pairs.ATTRIBUTION in table.note and "CC BY 4.0" in table.note
-    rows = {r[0]: r for r in table.rows}
-    assert rows["sensitivity"][6] == 0.8 and rows["all"][4] == 0.9
-    (corr,) = [t for t in result.tables if t.title.startswith("Error-corrected STS")]
-    assert corr.rows[0][-1].startswith("PAIRS calibration #1 of lookup-annotator (")
-    assert corr.rows[0][-1].endswith("PAIRS all subsets)")
-
-
 def _subset_calibration(store: Store, subset: str | None) -> None:
+    """The lookup annotator's calibration (Se 0.8, Sp 1), made on PAIRS ``subset`` (None:
+    all subsets)."""
     store.save_calibration(
         "lookup-annotator",
         "1",
@@ -305,6 +265,27 @@ def _nurses() -> list[Image]:
                                          {"lookup-annotator": "feminine" if i < 6 else "male"})])
         for i in range(10)
     ]  # fmt: skip
+
+
+def test_pst_report_shows_the_calibration_and_corrects_with_it(store: Store) -> None:
+    # Ten nurses labelled by the calibrated annotator: 6 feminine, 4 masculine, no human label.
+    _subset_calibration(store, None)
+    probe = SimpleNamespace(name="pst", p=SimpleNamespace(seed=0, n_boot=300))
+    result = analyze_pst(probe, store_pst_run(store, "pst-cal", _nurses()))
+    # Observed 6/10 feminine; Se 0.8, Sp 1: true share (0.6 + 1 − 1)/0.8 = 0.75, STS
+    # 100(2·0.75 − 1) = 50, where the annotator's labels alone give 100(1.2 − 1) = 20.
+    assert result.numbers["occupation: STS single"]["value"] == pytest.approx(20.0)
+    corrected = result.numbers["occupation: STS single, corrected for lookup-annotator"]
+    assert corrected["value"] == pytest.approx(50.0)
+    # A report names the calibration it used: id, annotator, date, version and PAIRS subset.
+    (table,) = [t for t in result.tables if t.title.startswith("PAIRS calibration #1 of lookup")]
+    assert "PAIRS all subsets)" in table.title
+    assert pairs.ATTRIBUTION in table.note and "CC BY 4.0" in table.note
+    rows = {r[0]: r for r in table.rows}
+    assert rows["sensitivity"][6] == 0.8 and rows["all"][4] == 0.9
+    (corr,) = [t for t in result.tables if t.title.startswith("Error-corrected STS")]
+    assert corr.rows[0][-1].startswith("PAIRS calibration #1 of lookup-annotator (")
+    assert corr.rows[0][-1].endswith("PAIRS all subsets)")
 
 
 CORRECTED = "occupation: STS single, corrected for lookup-annotator"
