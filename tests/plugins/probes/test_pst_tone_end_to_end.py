@@ -13,7 +13,7 @@ import pytest
 from support.cli import call
 
 from diptych.core import plugins
-from diptych.core.store import open_store
+from diptych.core.store import RunRecord, open_store
 from diptych.testing import FakeOpenAIServer
 from diptych.testing.pairs_photos import PairsPhotoService
 
@@ -40,10 +40,11 @@ def skin_tone_registered() -> Iterator[None]:
         plugins.unregister_plugin(name)
 
 
-@pytest.mark.usefixtures("skin_tone_registered")
-def test_a_pst_run_on_pairs_photographs_reports_its_tone_gap_and_gender_by_tone_table(
+def _annotated_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[str, RunRecord]:
+    """``diptych run pst`` of SUBSET on the fake service painting PAIRS photographs, then
+    ``annotate`` by faces and by skin-tone: the workspace and its run."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-tone")
     ws = str(tmp_path / "ws")
     with FakeOpenAIServer(painter=PairsPhotoService()) as fake:
@@ -55,6 +56,14 @@ def test_a_pst_run_on_pairs_photographs_reports_its_tone_gap_and_gender_by_tone_
     for annotator in ("faces", "skin-tone"):
         code, out = call(capsys, "--store", ws, "annotate", run.id, "--annotator", annotator)
         assert code == 0, out
+    return ws, run
+
+
+@pytest.mark.usefixtures("skin_tone_registered")
+def test_a_pst_run_on_pairs_photographs_reports_its_tone_gap_and_gender_by_tone_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws, run = _annotated_run(tmp_path, capsys, monkeypatch)
     report = tmp_path / "report"
     code, out = call(capsys, "--store", ws, "report", run.id, "--out", str(report))
     assert code == 0, out
@@ -79,18 +88,9 @@ def test_peoples_tones_of_a_drawn_template_correct_the_tone_figures_show_and_rep
 ) -> None:
     import csv
 
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-tone")
-    ws = str(tmp_path / "ws")
-    with FakeOpenAIServer(painter=PairsPhotoService()) as fake:
-        model = ["-m", "openai-images", "-M", f"base_url={fake.base_url}"]
-        code, out = call(capsys, "--store", ws, "run", "pst", *model, *SUBSET, "--quiet")
-        assert code == 0, out
+    ws, run = _annotated_run(tmp_path, capsys, monkeypatch)
     with open_store(ws) as store:
-        (run,) = store.list_runs()
         population = sum(1 for s in store.run_subjects(run.id) if s["status"] == "done")
-    for annotator in ("faces", "skin-tone"):
-        code, out = call(capsys, "--store", ws, "annotate", run.id, "--annotator", annotator)
-        assert code == 0, out
     batch = tmp_path / "batch.csv"
     # Everyone drawn (a uniform sample of the whole run: probability 1 each).
     code, out = call(capsys, "--store", ws, "annotate", run.id, "--template", str(batch),
