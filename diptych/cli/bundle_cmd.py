@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from diptych.cli.context import state
-from diptych.cli.paths import check_output_file, writing
+from diptych.cli.paths import check_output_file, undone_if_failed, writing
 from diptych.core.evidence.bundle import BundleLimits, check_bundle
 from diptych.core.report.formatting import counted
 from diptych.core.report.reproduce import report_command
+from diptych.core.store import default_store_path
 
 _GB = 1024**3
 
@@ -73,9 +74,12 @@ def register(app: typer.Typer) -> None:
             total_bytes=int(max_gb * _GB),
             member_bytes=min(BundleLimits().member_bytes, int(max_gb * _GB)),
         )
-        # A file that is no bundle is refused before a workspace is made for it.
+        # A file that is no bundle is refused before a workspace is made for it; one refused
+        # later (a member's SHA-256, a table) takes back the workspace made for it, so that
+        # nothing is left where nothing was.
         check_bundle(bundle, limits=limits)
-        with state(ctx).open_workspace(create=True) as ws:
+        place = state(ctx).store_path or default_store_path()
+        with undone_if_failed(place), state(ctx).open_workspace(create=True) as ws:
             done = ws.bundles.import_file(bundle, limits=limits)
             where = ws.path
         added = records(done.added) or "nothing new"

@@ -10,6 +10,7 @@ that refuses a name) is still one line, through :func:`writing`.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -84,6 +85,37 @@ def writing(path: Path) -> Iterator[None]:
             f" ({error.filename})" if error.filename and str(error.filename) != str(path) else ""
         )
         raise DiptychError(f"writing {path} failed: {error.strerror or error}{named}") from error
+
+
+@contextmanager
+def undone_if_failed(path: Path) -> Iterator[None]:
+    """Take back what the block made at ``path`` if it fails: a directory that did not exist
+    (with the parents made for it) is removed whole; in a directory that existed and held
+    nothing, what appeared in it is removed. What existed is never touched, so a workspace
+    that was there before stays as it was (its own import adds nothing when refused)."""
+    absolute = Path(os.path.abspath(path))
+    top = None  # the highest directory the block would make
+    here = absolute
+    while not os.path.lexists(here) and here != here.parent:
+        top, here = here, here.parent
+    # An existing directory that held nothing: whatever is in it afterwards is the block's.
+    try:
+        was_empty = top is None and absolute.is_dir() and not any(absolute.iterdir())
+    except OSError:  # unreadable: the block will fail on it, having made nothing
+        was_empty = False
+    try:
+        yield
+    except BaseException:
+        # Also on Ctrl-C: a new path left holding an empty workspace would be taken for one.
+        if top is not None:
+            shutil.rmtree(top, ignore_errors=True)
+        elif was_empty:
+            for made in absolute.iterdir():
+                if made.is_dir() and not made.is_symlink():
+                    shutil.rmtree(made, ignore_errors=True)
+                else:
+                    made.unlink(missing_ok=True)
+        raise
 
 
 def files_written(written: dict[str, Path]) -> str:

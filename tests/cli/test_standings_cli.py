@@ -215,3 +215,47 @@ def test_a_60_column_terminal_cuts_no_value(
     folded = "".join(line[start:end].strip() for line in body)
     for row in text.ranks:
         assert row[3] in folded, folded
+
+
+def test_flat_standings_print_no_nan(
+    tmp_path: Path, scripted: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scripted likelihoods answer every prompt alike: each figure has no spread over the
+    identities. Two equal ones are tied (p 1), a third 60 points below is told apart, and no
+    surface — the table, its JSON, the report's section — prints a number that is not one."""
+    import re
+
+    path = tmp_path / "ws"
+    with Workspace.open(path) as ws:
+        runs = [
+            ws.runs.run_sync(
+                "pst-text",
+                [("scripted-likelihood", {"p_feminine": planted(p), "version": v})],
+                params=DESIGN,
+            ).id
+            for p, v in ((0.2, "1"), (0.2, "2"), (0.5, "3"))
+        ]
+    code, out = call(capsys, "--store", str(path), "standings", "--json")
+    assert code == 0, out
+
+    def refuse(constant: str) -> float:
+        raise AssertionError(f"{constant} in the standings' JSON")
+
+    (table,) = json.loads(out, parse_constant=refuse)["tables"]
+    assert [row["rank_interval"] for row in table["standings"]] == [[1, 2], [1, 2], [3, 3]]
+    assert [row["rank"] for row in table["standings"]] == [1, 1, 3]
+    by_runs = {frozenset((p["model_a"], p["model_b"])): p for p in table["pairs"]}
+    tied = [p for p in by_runs.values() if p["difference"] == 0.0]
+    assert len(tied) == 1 and tied[0]["p_value"] == 1.0 and not tied[0]["differs"]
+    assert sum(p["differs"] for p in table["pairs"]) == 2
+    nan = re.compile(r"\bnan\b", re.IGNORECASE)
+    code, out = call(capsys, "--store", str(path), "standings")
+    assert code == 0 and not nan.search(out), out
+    report = tmp_path / "report"
+    code, said = call(capsys, "--store", str(path), "report", *runs, "--out", str(report),
+                      "--format", "md,json")  # fmt: skip
+    assert code == 0, said
+    md = (report / "report.md").read_text(encoding="utf-8")
+    section = md[md.index("## Standing among models") :]
+    assert "| #1 | 1 | 1–2 |" in section and not nan.search(section)
+    json.loads((report / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)

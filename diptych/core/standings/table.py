@@ -26,6 +26,7 @@ predecessor alone: a change whose interval excludes 0 is distinguishable from no
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections import Counter
 from collections.abc import Sequence
@@ -36,6 +37,7 @@ from diptych.core.metrics.run_difference import RunDifference, cell_means, run_d
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.uncertainty.inference import Inference
 from diptych.core.metrics.uncertainty.resampling import holm, mean_over_units
+from diptych.core.metrics.uncertainty.scales import ROUNDING
 from diptych.core.standings.samples import FigureSample
 
 
@@ -252,9 +254,14 @@ def rank_table(
         )  # fmt: skip
         for m in measured
     ]
+    n = len(measured)
+    ranks = [
+        1 + sum(_higher(other.value, fig.value, m.sample.bounds) for other in figures)
+        for m, fig in zip(measured, figures, strict=True)
+    ]
     found: list[tuple[int, int, RunDifference]] = []
     # Pairs in the order of the figures, highest first: a table reads #1 − #2, #1 − #3 ...
-    order = sorted(range(len(measured)), key=lambda k: (-figures[k].value, measured[k].key))
+    order = sorted(range(n), key=lambda k: (ranks[k], measured[k].key))
     for x, i in enumerate(order):
         for j in order[x + 1 :]:
             d = difference_of(
@@ -273,12 +280,11 @@ def rank_table(
             hi, lo = (j, i) if d.difference > 0 else (i, j)
             above[lo] += 1
             below[hi] += 1
-    n = len(measured)
     standings = [
         Standing(
             measured=m,
             figure=fig,
-            rank=1 + sum(other.value > fig.value for other in figures),
+            rank=ranks[k],
             rank_low=1 + above[k],
             rank_high=n - below[k],
         )
@@ -286,6 +292,14 @@ def rank_table(
     ]
     standings.sort(key=lambda s: (s.rank, s.measured.key))
     return standings, pairs
+
+
+def _higher(a: float, b: float, bounds: tuple[float, float]) -> bool:
+    """Whether figure ``a`` is above ``b`` by more than rounding: two models that gave the same
+    observations, summed in another order, differ in their last digits and share a rank."""
+    span = bounds[1] - bounds[0]
+    scale = span if math.isfinite(span) else max(abs(a), abs(b), 1.0)
+    return a - b > ROUNDING * scale
 
 
 def _succession_key(m: Measured) -> tuple[str, str, str]:
