@@ -33,7 +33,7 @@ from diptych.core.capabilities import (
     usable_cpus,
 )
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._llama_likelihood import LikelihoodEvaluator
 from diptych.plugins.models._llama_loading import (
     # Processes that construct Llama themselves (a llama.cpp server a test starts) load

@@ -33,21 +33,21 @@ from pydantic import Field
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import MissingDependencyError
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, TONE, Label
-from diptych.plugins.annotators._people.face_models import (
-    bundle_version,
-    bundled_models_dir,
-    dlib_version,
-    package_version,
-    require_face_packages,
-)
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.annotators._people import (
     DetectionParams,
     PeopleAnnotator,
     as_rgb,
     left_to_right,
     miscount,
+)
+from diptych.plugins.annotators._people.face_models import (
+    bundle_version,
+    bundled_models_dir,
+    dlib_version,
+    package_version,
+    require_face_packages,
 )
 from diptych.plugins.annotators.skin_tone.reading import (
     MAX_CAST,

@@ -53,22 +53,22 @@ from diptych.core.capabilities import (
     VisionChat,
 )
 from diptych.core.errors import ParameterError, RefusalError
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, Label
 from diptych.core.plugins import get_model
-from diptych.plugins.annotators.vlm.questions import (
-    annotation_prompts,
-    judge_request,
-    vqa_question,
-)
-from diptych.plugins.annotators._people.face_models import face_models, face_models_version
-from diptych.plugins.annotators.vlm.answers import PARSER_VERSION, parse_answer
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.annotators._people import (
     MAX_PEOPLE,
     POSITION_RANK,
     detect_people,
     left_to_right,
     person_crop,
+)
+from diptych.plugins.annotators._people.face_models import face_models, face_models_version
+from diptych.plugins.annotators.vlm.answers import PARSER_VERSION, parse_answer
+from diptych.plugins.annotators.vlm.questions import (
+    annotation_prompts,
+    judge_request,
+    vqa_question,
 )
 
 

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.capabilities import Capability
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.figure_names import ANNOTATOR, model_prefix
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import HUMAN_MAJORITY
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import (
     COMPARE_N_BOOT,
     COMPARE_N_PERM,

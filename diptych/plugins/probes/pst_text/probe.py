@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.figure_names import model_prefix, without_interval
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, Label
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec
