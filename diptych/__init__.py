@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from diptych._version import __version__
 from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from diptych.core.labels import Label

@@ -65,7 +65,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 # The server module run as `python -m llama_cpp.server` would run it, inside
 # amx_safe_loading(): on CPUs with AMX, llama.cpp's AMX kernels segfault on the first batched
-# decode (see diptych.plugins.models._llama_loading.cpu_has_amx); elsewhere it changes nothing.
+# decode (see diptych.plugins.models.llamacpp.loading.cpu_has_amx); elsewhere it changes nothing.
 SERVER_BOOT = (
     "import runpy\n"
     "from diptych.plugins.models.llamacpp import amx_safe_loading\n"

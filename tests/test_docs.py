@@ -70,7 +70,7 @@ def test_the_api_pages_come_from_docstrings(site: Path) -> None:
         assert f'id="diptych.core.workspace.{module}.{name}"' in workspace, name
     hooks = (site / "api" / "hookspecs.html").read_text()
     for hook in ("register_probes", "register_models", "register_annotators"):
-        assert f'id="diptych.core.hookspecs.{hook}"' in hooks
+        assert f'id="diptych.core.plugins.hookspecs.{hook}"' in hooks
 
 
 def test_the_site_fetches_nothing_from_the_network(site: Path) -> None:

@@ -99,7 +99,7 @@ def pst_text_prefix_sharing() -> Iterator[Result]:
 def distinct_prefixes(model: Any, requests: list[Any]) -> int:
     """How many distinct token prefixes the requests' prompts have: each needs its own
     decoded position, however the prompts are cut or batched."""
-    from diptych.plugins.models._llama_likelihood import split_trailing_space
+    from diptych.plugins.models.llamacpp.likelihood import split_trailing_space
 
     seen: set[tuple[int, ...]] = set()
     for request in requests:

@@ -10,7 +10,8 @@ Each simulated audit is one of two crossed designs, as the gates read them:
   SmolLM2 run of the example audit shows (``Probe.observed_components``);
 * **pst** — 20 × 20 identities, 2 images a scene (both orders) with 2 people each: 800 requests
   (images), each person ±100 with P(stereotyped) moved by the identities with SDs 8.2 and 8.0
-  STS points: the PST paper's DALL-E 3 components (``plugins/probes/_pst_precision.py``).
+  STS points: the PST paper's DALL-E 3 components
+  (``plugins/probes/_paired_stereotype_test/precision.py``).
 
 Both have identity variance the scenes cannot shrink and scene (image) noise that they can.
 The truth is the population value: identities are drawn afresh for every audit, so the truth is

@@ -77,7 +77,7 @@ def _recoloured(model: Any) -> dict[str, list[tuple[int, int | None, int | None]
 
     from diptych.datasets import pairs
     from diptych.plugins.annotators._people import detect
-    from diptych.plugins.annotators._skin_tone import monk_rgb
+    from diptych.plugins.annotators.skin_tone.reading import monk_rgb
     from diptych.testing.pairs_photos import rgb
     from diptych.testing.tone_checks import retone, whole_image_tone
 

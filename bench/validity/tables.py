@@ -5,11 +5,11 @@ sit at their bounds often: an identity whose every image is read as stereotyped 
 This module simulates the design ``pst-text`` (story mode) and ``pst`` give — R × R identities
 for R = 2 … 6, every ordered pair once in the paired setting, three images per identity in the
 single one — and scores each draw with :func:`~diptych.core.metrics.sts.stereotype_test_score`
-and the gap of :func:`~diptych.plugins.probes._pst_scoring.setting_gap`, the functions behind
-the tables. A person of identity i seen beside j is labelled with the stereotyped gender with
-probability expit(η + a_i + b_j) (single: expit(η + a_i)), identity effects N(0, 0.5²) drawn
-once per study; the truth of a table's figure is the mean of 2p − 1 over the persons it
-averages, × 100 (what its images speak for: these identities).
+and the gap of :func:`~diptych.plugins.probes._paired_stereotype_test.scoring.setting_gap`,
+the functions behind the tables. A person of identity i seen beside j is labelled with the
+stereotyped gender with probability expit(η + a_i + b_j) (single: expit(η + a_i)), identity
+effects N(0, 0.5²) drawn once per study; the truth of a table's figure is the mean of 2p − 1
+over the persons it averages, × 100 (what its images speak for: these identities).
 
 * ``validity.zero_width_intervals`` — how many printed intervals have zero width, over every
   table of every draw (η = 1, 3 and 6: at η = 6 nearly every slice sits at +100). Want 0.
@@ -93,7 +93,7 @@ def _study(
 def _intervals(rows: list[LabelRow]) -> dict[str, tuple[float, float, float]]:
     """Every interval the tables print, by table key: (value, low, high)."""
     from diptych.core.metrics.sts import stereotype_test_score
-    from diptych.plugins.probes._pst_scoring import setting_gap
+    from diptych.plugins.probes._paired_stereotype_test.scoring import setting_gap
 
     sts = stereotype_test_score(rows, n_boot=20)
     out: dict[str, tuple[float, float, float]] = {}

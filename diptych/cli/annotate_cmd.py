@@ -33,7 +33,7 @@ from diptych.cli.context import state
 from diptych.cli.paths import check_input_file
 from diptych.core.errors import AnnotationFailedError, InputFileError, UsageError
 from diptych.core.workspace import AnnotationSummary, ImportReport
-from diptych.core.workspace.label_sample import MAX_SEED
+from diptych.core.workspace.labels.sample import MAX_SEED
 
 #: How many unmatched rows and unlabelled subjects the report lists before summing up.
 SHOWN = 10

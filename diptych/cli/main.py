@@ -33,7 +33,7 @@ from diptych.cli.context import State
 from diptych.cli.signals import terminate_as_interrupt
 from diptych.cli.usage import OneLineSummaries, exit_code, one_line, show_flags_as_flags
 from diptych.core.errors import DiptychError
-from diptych.core.plugin_faults import plugin_fault
+from diptych.core.plugins.faults import plugin_fault
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import damage_of
 

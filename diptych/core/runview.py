@@ -26,7 +26,7 @@ class RunView:
     #: The core's handle on the workspace; a probe reads through the methods below.
     _store: Store
     run: RunRecord
-    #: How a probe that scores people by annotators' labels takes them (core/labels.py); None
+    #: How a probe that scores people by annotators' labels takes them (diptych.core.labels); None
     #: leaves it to the probe (its default is "mixed").
     label_policy: LabelPolicy | None = None
     #: The PAIRS subset an annotator's calibration must have been made on for a probe to correct

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from diptych._version import __version__
 from diptych.core.errors import UsageError
-from diptych.core.plugin_api import PLUGIN_API
+from diptych.core.plugins.api import PLUGIN_API
 
 KINDS = ("probe", "model", "annotator")
 

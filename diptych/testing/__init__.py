@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import socket
 
-from diptych.core.plugin_api import PLUGIN_API
+from diptych.core.plugins.api import PLUGIN_API
 from diptych.testing.fake_openai import (
     CONTENT_POLICY_MESSAGE,
     ChatRequest,

@@ -32,8 +32,8 @@ from diptych.core.capabilities import (
     Sampling,
 )
 from diptych.core.errors import RefusalError, TransientModelError
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, Label
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.trials import TrialSpec
 from diptych.testing._unit import unit

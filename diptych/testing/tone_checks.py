@@ -125,7 +125,7 @@ def whole_image_tone(pixels: NDArray[np.uint8]) -> int | None:
     the skin rule (their "unknown")."""
     import numpy as np
 
-    from diptych.plugins.annotators._skin_tone import monk_rgb
+    from diptych.plugins.annotators.skin_tone.reading import monk_rgb
 
     skin = pixels[skin_rule(pixels)]
     if len(skin) == 0:

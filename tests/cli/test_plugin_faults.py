@@ -75,13 +75,13 @@ def test_a_plugins_exception_names_the_plugin_and_where_to_report_it(tmp_path: P
 
 
 def test_an_exception_in_diptych_itself_is_still_diptychs() -> None:
-    from diptych.core import plugin_faults
+    from diptych.core.plugins import faults
 
     try:
         {"order": 1}["ordr"]
     except KeyError as error:
         # Raised here, in no plugin's package: nobody else to blame.
-        assert plugin_faults.plugin_fault(error) is None
+        assert faults.plugin_fault(error) is None
 
 
 def test_python_dash_m_diptych_is_the_command(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from diptych.core.metrics.uncertainty.precision import (
     smallest_design,
 )
 from diptych.core.workspace import Workspace
-from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
+from diptych.plugins.probes._paired_stereotype_test.precision import PAPER_COMPONENTS, UNITS
 from tests.support.cli import call
 
 DRY_RUN = [

@@ -17,7 +17,7 @@ from diptych.core.metrics.uncertainty.resampling import mean_over_units
 from diptych.core.report.standings_tables import standings_text
 from diptych.core.standings import sts_samples
 from diptych.core.workspace import Workspace
-from diptych.plugins.probes._pst_identities import identities
+from diptych.plugins.probes._paired_stereotype_test.identities import identities
 
 FIGURE = "STS paired (expected from P(he), P(she))"
 

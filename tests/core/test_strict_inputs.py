@@ -78,7 +78,7 @@ def test_an_audit_file_with_a_key_twice_names_the_line() -> None:
 def test_a_prompt_override_with_a_key_twice_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diptych.plugins.probes._pst_identities import identities
+    from diptych.plugins.probes._paired_stereotype_test.identities import identities
 
     (tmp_path / "pst_identities.yaml").write_text(
         "source: s\noccupations: {masculine: [a], feminine: [b], feminine: [c]}\n"
@@ -92,7 +92,7 @@ def test_a_prompt_override_with_a_key_twice_is_one_line(
 def test_an_empty_identity_list_in_a_prompt_override_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from diptych.plugins.probes._pst_identities import identities
+    from diptych.plugins.probes._paired_stereotype_test.identities import identities
 
     (tmp_path / "pst_identities.yaml").write_text(
         "source: s\noccupations: {masculine: [], feminine: [b]}\n"

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core import hookspecs, plugin_api, plugins
+from diptych.core import plugins
+from diptych.core.plugins import api, hookspecs
 
 DIST = "diptych-api-fixture"
 
@@ -91,9 +92,9 @@ def install(tmp_path: Path) -> Iterator[object]:
 
 
 def test_a_current_plugin_loads_silently(install: object) -> None:
-    info, lines = install(f"DIPTYCH_PLUGIN_API = {plugin_api.PLUGIN_API}")  # type: ignore[operator]
+    info, lines = install(f"DIPTYCH_PLUGIN_API = {api.PLUGIN_API}")  # type: ignore[operator]
     assert info.error is None and info.warning is None and lines == []
-    assert info.api == plugin_api.PLUGIN_API and info.probes
+    assert info.api == api.PLUGIN_API and info.probes
 
 
 def test_an_older_plugin_loads_with_one_line_naming_what_changed(install: object) -> None:
@@ -137,11 +138,11 @@ def test_an_incompatible_plugin_is_refused_in_one_line(
 def test_a_breaking_change_refuses_the_plugins_written_before_it(
     install: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    breaking = plugin_api.APIChange(
+    breaking = api.APIChange(
         3, "register_probes is called with a second argument", "accept config", breaking=True
     )
-    monkeypatch.setattr(plugin_api, "CHANGES", (*plugin_api.CHANGES, breaking))
-    monkeypatch.setattr(plugin_api, "PLUGIN_API", 3)
+    monkeypatch.setattr(api, "CHANGES", (*api.CHANGES, breaking))
+    monkeypatch.setattr(api, "PLUGIN_API", 3)
     info, lines = install("DIPTYCH_PLUGIN_API = 2")  # type: ignore[operator]
     (line,) = lines
     assert info.error == line and info.probes == []
@@ -152,13 +153,13 @@ def test_a_breaking_change_refuses_the_plugins_written_before_it(
 def test_diptychs_own_plugins_are_current() -> None:
     registry = plugins.load_plugins(reload=True)
     builtin = [p for p in registry.plugins if p.distribution == "diptych"]
-    assert builtin and all(p.api == plugin_api.PLUGIN_API and p.warning is None for p in builtin)
+    assert builtin and all(p.api == api.PLUGIN_API and p.warning is None for p in builtin)
 
 
 def test_each_hook_says_since_which_version_it_exists() -> None:
     hooks = [name for name, fn in vars(hookspecs).items() if hasattr(fn, "diptych_spec")]
-    assert sorted(hooks) == sorted(h for h in plugin_api.SINCE if "." not in h)
+    assert sorted(hooks) == sorted(h for h in api.SINCE if "." not in h)
     for hook in hooks:
         doc = inspect.getdoc(getattr(hookspecs, hook)) or ""
-        assert f"Since plugin API {plugin_api.SINCE[hook]}." in doc, hook
-    assert plugin_api.PLUGIN_API == max(c.version for c in plugin_api.CHANGES)
+        assert f"Since plugin API {api.SINCE[hook]}." in doc, hook
+    assert api.PLUGIN_API == max(c.version for c in api.CHANGES)

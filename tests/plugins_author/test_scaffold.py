@@ -25,7 +25,7 @@ from support.throwaway import Throwaway
 from typer.testing import CliRunner
 
 from diptych.cli.main import app, main
-from diptych.core.plugin_api import PLUGIN_API
+from diptych.core.plugins.api import PLUGIN_API
 from diptych.scaffold import Names, render
 from diptych.testing import FakeOpenAIServer
 

@@ -25,7 +25,7 @@ from diptych.core.engine import run_probe
 from diptych.core.labels import Label
 from diptych.core.store import Store, open_store
 from diptych.core.workspace import Workspace
-from diptych.plugins.probes._pst_identities import identities
+from diptych.plugins.probes._paired_stereotype_test.identities import identities
 from diptych.testing import ScriptedAnnotator, ScriptedImageGenerator, ScriptedParams
 from diptych.tui.app import DiptychApp
 from diptych.tui.review.measure_mode import MeasureScreen

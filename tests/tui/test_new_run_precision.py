@@ -17,7 +17,7 @@ from diptych.core.metrics.uncertainty.precision import (
     expected_interval,
     smallest_design,
 )
-from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
+from diptych.plugins.probes._paired_stereotype_test.precision import PAPER_COMPONENTS, UNITS
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run import NewRunScreen, form_id
 from diptych.tui.widgets.params_form import ParamsForm

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.probe import Table
-from diptych.core.report.chart_svg import text_width
+from diptych.core.report.charts.svg import text_width
 from diptych.core.report.formatting import fmt
 
 #: The width a printed table may take: A4 less the page's 14 mm margins, in CSS px.

@@ -14,9 +14,9 @@ from diptych.core.audit.run_status import outcome_words, trials_asked
 from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.actions import recommended_actions
 from diptych.core.report.audit import Audit, RunPart
-from diptych.core.report.chart_svg import draw
-from diptych.core.report.chart_svg import print_parts as chart_print_parts
 from diptych.core.report.charts import Chart, charted, charts_of
+from diptych.core.report.charts.svg import draw
+from diptych.core.report.charts.svg import print_parts as chart_print_parts
 from diptych.core.report.findings import METHOD as AGENT_METHOD
 from diptych.core.report.formatting import (
     cell_text,

@@ -13,7 +13,7 @@ from diptych.core.labels import LabelPolicy
 from diptych.core.metrics.uncertainty.bootstrap import json_safe
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
-from diptych.core.report.chart_svg import draw
+from diptych.core.report.charts.svg import draw
 from diptych.core.report.frameworks import frameworks as framework_list
 from diptych.core.report.render import audit_json, render_html, render_markdown
 

@@ -18,8 +18,8 @@ from diptych.core.workspace.audits import Audits
 from diptych.core.workspace.export import EXPORT_SCHEMA_VERSION, ExportFormat, export_rows
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.gates import GateReport
-from diptych.core.workspace.label_import import ImportReport, RunSubject, TemplateReport
 from diptych.core.workspace.labels import Labels
+from diptych.core.workspace.labels.imports import ImportReport, RunSubject, TemplateReport
 from diptych.core.workspace.lists import Lists
 from diptych.core.workspace.plugins import Plugins
 from diptych.core.workspace.preferences import Preferences

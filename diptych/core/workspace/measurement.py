@@ -33,9 +33,9 @@ from diptych.core.labels import GENDER, TONE, LabelDimension, Sampling
 from diptych.core.metrics.uncertainty.ppi.draw import DETAIL_KEY, DrawPlan, plan_draw
 from diptych.core.metrics.uncertainty.ppi.stop import GateLimit
 from diptych.core.workspace.base import Kernel, Namespace
-from diptych.core.workspace.label_import import run_subjects
-from diptych.core.workspace.label_sample import annotator_uncertainties
 from diptych.core.workspace.labels import Labels
+from diptych.core.workspace.labels.imports import run_subjects
+from diptych.core.workspace.labels.sample import annotator_uncertainties
 
 #: The labels a draw is made for, unless the reviewer says otherwise (the expected number of
 #: persons drawn; fewer when the setting has fewer persons).

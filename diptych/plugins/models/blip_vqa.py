@@ -23,7 +23,7 @@ from pydantic import Field
 
 from diptych.core.capabilities import Model, Sampling
 from diptych.core.errors import PermanentModelError
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._vision_chat import Request, TransformersVisionChat
 
 DEFAULT_MODEL = "Salesforce/blip-vqa-base"

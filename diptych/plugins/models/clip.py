@@ -28,7 +28,7 @@ from pydantic import Field
 
 from diptych.core.capabilities import Capability, Model
 from diptych.core.errors import ModelLoadError, PermanentModelError
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._checkpoint import cache_dir_param, revision_param
 from diptych.plugins.models._placement import Device, DType, device_param, dtype_param
 from diptych.plugins.models._transformers_loading import CheckpointModel, load_checkpoint

@@ -42,7 +42,7 @@ from diptych.core.errors import (
     PermanentModelError,
     RefusalError,
 )
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._checkpoint import (
     COMMIT,
     cache_dir_param,

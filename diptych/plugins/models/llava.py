@@ -28,7 +28,7 @@ from pydantic import Field
 from diptych.core.capabilities import Model, Sampling
 from diptych.core.data import pairs_sampling
 from diptych.core.errors import ModelLoadError
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._vision_chat import Request, TransformersVisionChat
 
 DEFAULT_MODEL = "llava-hf/llava-1.5-7b-hf"

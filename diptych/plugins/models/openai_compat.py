@@ -27,7 +27,7 @@ from diptych.core.errors import (
     RefusalError,
     TransientModelError,
 )
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 
 # The error mapping and client plumbing are shared with openai-images; the names stay
 # importable from here for existing callers.

@@ -38,7 +38,7 @@ from diptych.core.errors import (
     PermanentModelError,
     RefusalError,
 )
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models._openai_common import (
     OPENAI_HOST,
     ClientPerLoop,

@@ -56,7 +56,7 @@ def test_every_printed_sign_is_the_readers_minus() -> None:
     from diptych.core.metrics.agreement.tables import _interval
     from diptych.core.metrics.uncertainty.bootstrap import Estimate
     from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
-    from diptych.core.report.chart_svg import _tick
+    from diptych.core.report.charts.svg import _tick
 
     assert [_tick(v) for v in (-50.0, 0.0, 2.5, -2.5)] == ["−50", "0", "2.50", "−2.50"]
     assert _interval(Estimate(-0.6, -0.654, -0.556, 20)) == "[−0.65, −0.56]"

@@ -12,8 +12,8 @@ import pytest
 
 from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.probe import Table
-from diptych.core.report.chart_svg import draw
 from diptych.core.report.charts import Chart, chart_from_table
+from diptych.core.report.charts.svg import draw
 from diptych.core.report.draft import Facts, NamedNumber, check_sentence, figure_terms
 from diptych.core.report.render import BODY_MAX_COLUMNS
 from diptych.core.report.verdict import published_values

@@ -18,8 +18,8 @@ from diptych.core.labels import Label
 from diptych.core.store import Store
 from diptych.datasets import pairs
 from diptych.plugins.annotators import faces
-from diptych.plugins.annotators._face_models import face_models
 from diptych.plugins.annotators._people import FaceBox, detect, detect_people, person_crop
+from diptych.plugins.annotators._people.face_models import face_models
 from diptych.plugins.annotators.faces import FacesAnnotator
 from diptych.testing.pairs_photos import LAB_COAT, PERCEIVED, PairsPainter, photo, rgb, side_by_side
 

@@ -18,7 +18,8 @@ from diptych.core.labels import TONE
 from diptych.core.store import Store
 from diptych.plugins.annotators import skin_tone
 from diptych.plugins.annotators._people import detect
-from diptych.plugins.annotators._skin_tone import (
+from diptych.plugins.annotators.skin_tone import SkinToneAnnotator
+from diptych.plugins.annotators.skin_tone.reading import (
     MONK_HEX,
     FaceFrame,
     image_light,
@@ -27,7 +28,6 @@ from diptych.plugins.annotators._skin_tone import (
     read_tone,
     region_masks,
 )
-from diptych.plugins.annotators.skin_tone import SkinToneAnnotator
 from diptych.testing.pairs_photos import LAB_COAT, PairsPainter, photo, rgb, side_by_side
 from diptych.testing.tone_checks import face_ellipse, retone, skin_rule, whole_image_tone
 

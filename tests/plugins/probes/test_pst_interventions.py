@@ -11,7 +11,7 @@ from support.pst_plans import plan, slice_of
 
 from diptych.core.errors import ParameterError, UsageError
 from diptych.core.plugins import get_probe
-from diptych.plugins.probes._pst_identities import identities
+from diptych.plugins.probes._paired_stereotype_test.identities import identities
 from diptych.plugins.probes.pst.design import most_biased
 from diptych.plugins.probes.pst.params import PSTParams
 from diptych.plugins.probes.pst.probe import PST

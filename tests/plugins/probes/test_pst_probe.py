@@ -20,7 +20,7 @@ from diptych.core.probe import ProbeResult
 from diptych.core.runview import RunView
 from diptych.core.store import Store
 from diptych.core.trials import ModelRef, TrialSpec, trial_key
-from diptych.plugins.probes._pst_identities import identities
+from diptych.plugins.probes._paired_stereotype_test.identities import identities
 from diptych.plugins.probes.pst.design import draw_power_roles, image_seed
 from diptych.plugins.probes.pst.params import PSTParams
 from diptych.plugins.probes.pst.probe import PST

@@ -19,7 +19,7 @@ from diptych.core.plugins import get_probe
 from diptych.core.runview import RunView
 from diptych.core.store import Store
 from diptych.core.trials import ModelRef, trial_key
-from diptych.plugins.probes._pst_identities import identities
+from diptych.plugins.probes._paired_stereotype_test.identities import identities
 from diptych.plugins.probes.pst_text.params import Candidates
 from diptych.plugins.probes.pst_text.pronouns import draw_label, renormalised_p_feminine
 from diptych.testing import ScriptedChat, ScriptedLikelihood, ScriptedParams

@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.capabilities import Capability
 from diptych.core.data import image_sha
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from diptych.core.capabilities import Capability
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.figure_names import MODEL
-from diptych.core.hookspecs import hookimpl
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.trials import TrialSpec

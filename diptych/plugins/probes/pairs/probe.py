@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.data import image_sha
 from diptych.core.figure_names import model_prefix, without_interval
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import Label
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import COMPARE_N_BOOT, COMPARE_N_PERM, Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec

@@ -40,7 +40,11 @@ from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAU
 from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE, percentile_number
 from diptych.core.probe import ProbeResult
 from diptych.core.runview import RunView
-from diptych.plugins.probes._pst_scoring import interval_text, resampled_words, setting_gap
+from diptych.plugins.probes._paired_stereotype_test.scoring import (
+    interval_text,
+    resampled_words,
+    setting_gap,
+)
 from diptych.plugins.probes.pst.by_source import add_sts_by_source
 from diptych.plugins.probes.pst.collect import (
     NO_LABELS,

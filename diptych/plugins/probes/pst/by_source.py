@@ -16,7 +16,7 @@ from diptych.core.labels import HUMAN_MAJORITY, LabelPolicy
 from diptych.core.metrics.sts import SETTINGS, stereotype_test_score
 from diptych.core.probe import Table
 from diptych.core.runview import RunView
-from diptych.plugins.probes._pst_scoring import estimate_cells
+from diptych.plugins.probes._paired_stereotype_test.scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import PSTLabels, rows_by_source
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix
 

@@ -20,7 +20,7 @@ from diptych.core.labels import (
 )
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.runview import RunView
-from diptych.plugins.probes._pst_scoring import sts_row
+from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
 from diptych.plugins.probes.pst.params import ASPECTS
 
 LABEL_POLICY = POLICY_TEXT["mixed"]

@@ -19,7 +19,7 @@ from diptych.core.metrics.sts import SETTINGS
 from diptych.core.probe import Table
 from diptych.core.runview import RunView
 from diptych.plugins.probes._calibration_table import calibration_table
-from diptych.plugins.probes._pst_scoring import estimate_cells
+from diptych.plugins.probes._paired_stereotype_test.scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels, readable_labels, run_number
 from diptych.plugins.probes.pst.context import GROUP_NAMES, AnalysisContext, group_prefix
 

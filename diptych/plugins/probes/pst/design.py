@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from diptych.plugins.probes._pst_identities import GENDERS
+from diptych.plugins.probes._paired_stereotype_test.identities import GENDERS
 
 
 def slug(text: str) -> str:

@@ -14,7 +14,7 @@ from diptych.core.metrics.sts import MicroSTS, STSResult
 from diptych.core.probe import Figure
 from diptych.core.report.formatting import figure_text
 from diptych.plugins._figures import new_figure, place_labels, png, png_later
-from diptych.plugins.probes._pst_scoring import pct_feminine_ci
+from diptych.plugins.probes._paired_stereotype_test.scoring import pct_feminine_ci
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -8,7 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from diptych.core.metrics.tone.cells import MIN_PERSONS
 from diptych.core.metrics.tone.scale import reference_distribution
-from diptych.plugins.probes._pst_identities import chosen_identities, identities, occupation_subset
+from diptych.plugins.probes._paired_stereotype_test.identities import (
+    chosen_identities,
+    identities,
+    occupation_subset,
+)
 from diptych.plugins.probes.pst.prompts import (
     check_paired,
     check_single,

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.capabilities import Capability
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.figure_names import ANNOTATOR, model_prefix
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import HUMAN_MAJORITY
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import (
     COMPARE_N_BOOT,
     COMPARE_N_PERM,
@@ -47,7 +47,7 @@ from diptych.core.probe import (
 )
 from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec
-from diptych.plugins.probes._pst_identities import identities, stereotyped_groups
+from diptych.plugins.probes._paired_stereotype_test.identities import identities, stereotyped_groups
 from diptych.plugins.probes.pst.design import (
     PowerRoles,
     draw_power_roles,
@@ -130,7 +130,10 @@ class PST(Probe[PSTParams]):
     def planned_figures(self) -> list[PlannedFigure]:
         # The overall STS of each aspect and setting, as figure_names names them (without a
         # model's prefix); how each varies is assumed from the paper's DALL-E 3 figures.
-        from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, sts_figure
+        from diptych.plugins.probes._paired_stereotype_test.precision import (
+            PAPER_COMPONENTS,
+            sts_figure,
+        )
 
         settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
         intervention = f" · intervention {self.p.intervention}" if self.p.intervention else ""
@@ -181,7 +184,7 @@ class PST(Probe[PSTParams]):
         return out
 
     def observed_components(self, run: RunView) -> dict[str, Components]:
-        from diptych.plugins.probes._pst_precision import observed_sts_components
+        from diptych.plugins.probes._paired_stereotype_test.precision import observed_sts_components
         from diptych.plugins.probes.pst.collect import collect_labels
 
         out: dict[str, Components] = {}

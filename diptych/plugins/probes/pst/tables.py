@@ -8,7 +8,7 @@ from typing import Any
 from diptych.core.labels import HUMAN_MAJORITY
 from diptych.core.metrics.sts import CANNOT_IDENTIFY, SETTINGS, STSResult, stereotype_test_score
 from diptych.core.probe import Table
-from diptych.plugins.probes._pst_scoring import (
+from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
     interval_text,
     pct_feminine_ci,

@@ -33,7 +33,7 @@ from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
-from diptych.plugins.probes._pst_scoring import (
+from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
     interval_text,
     resampled_words,

@@ -16,7 +16,11 @@ from pydantic import (
 )
 
 from diptych.core.data import load_data
-from diptych.plugins.probes._pst_identities import chosen_identities, identities, occupation_subset
+from diptych.plugins.probes._paired_stereotype_test.identities import (
+    chosen_identities,
+    identities,
+    occupation_subset,
+)
 
 
 class Candidates(BaseModel):

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability, Sampling
 from diptych.core.figure_names import model_prefix, without_interval
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, Label
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec
-from diptych.plugins.probes._pst_identities import stereotyped_groups
+from diptych.plugins.probes._paired_stereotype_test.identities import stereotyped_groups
 from diptych.plugins.probes.pst_text.params import PSTTextParams, text_prompts
 from diptych.plugins.probes.pst_text.pronouns import (
     draw_label,
@@ -113,7 +113,11 @@ class PSTText(Probe[PSTTextParams]):
         # labels', which over-states it (a probability varies less than a draw from it).
         from dataclasses import replace
 
-        from diptych.plugins.probes._pst_precision import PAPER, PAPER_COMPONENTS, sts_figure
+        from diptych.plugins.probes._paired_stereotype_test.precision import (
+            PAPER,
+            PAPER_COMPONENTS,
+            sts_figure,
+        )
 
         groups = self.groups()
         sizes = (len(groups["masculine"]), len(groups["feminine"]))
@@ -138,8 +142,11 @@ class PSTText(Probe[PSTTextParams]):
 
     def observed_components(self, run: RunView) -> dict[str, Components]:
         from diptych.core.metrics.uncertainty.precision import components_of
-        from diptych.plugins.probes._pst_precision import UNITS, observed_sts_components
-        from diptych.plugins.probes._pst_scoring import sts_row
+        from diptych.plugins.probes._paired_stereotype_test.precision import (
+            UNITS,
+            observed_sts_components,
+        )
+        from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
         from diptych.plugins.probes.pst_text.analysis import distinct_prompts
 
         labels = run.labels(self.self_annotator)
@@ -170,7 +177,7 @@ class PSTText(Probe[PSTTextParams]):
         # Each model's overall STS per setting as its run's headline: in likelihood mode the
         # STS expected from P(he), P(she); in story mode that of its stories' pronouns.
         from diptych.core.standings import design_of, sts_samples
-        from diptych.plugins.probes._pst_scoring import sts_row
+        from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
 
         design, words = design_of(run.run.probe, run.run.probe_version, run.run.params)
         if self.p.mode == "likelihood":

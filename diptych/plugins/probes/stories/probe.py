@@ -40,8 +40,8 @@ from diptych.core.capabilities import Capability
 from diptych.core.data import image_sha, pairs_sampling
 from diptych.core.errors import MissingDependencyError
 from diptych.core.figure_names import model_prefix
-from diptych.core.hookspecs import hookimpl
 from diptych.core.metrics.pairs.lexical import Processing
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.core.probe import Probe, ProbeResult, ReviewFlag
 from diptych.core.runview import RunView
 from diptych.core.trials import TrialSpec

@@ -12,7 +12,7 @@ from scipy.stats import t as student_t
 from diptych.core.metrics.sts import LabelRow, stereotype_test_score
 from diptych.core.metrics.uncertainty.cluster_interval import difference_interval
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
-from diptych.plugins.probes._pst_scoring import setting_gap
+from diptych.plugins.probes._paired_stereotype_test.scoring import setting_gap
 
 OTHER = {"masculine": "feminine", "feminine": "masculine"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from diptych.core.labels import CANNOT_IDENTIFY
-from diptych.plugins.annotators._gender_answers import FEMININE, MASCULINE, parse_answer
+from diptych.plugins.annotators.vlm.answers import FEMININE, MASCULINE, parse_answer
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from diptych.core.annotation import annotate_run
 from diptych.core.engine import run_probe
 from diptych.core.labels import GENDER_LABELS as LABELS
 from diptych.core.store import Store
-from diptych.plugins.annotators._gender_answers import FEMININE, MASCULINE, parse_answer
+from diptych.plugins.annotators.vlm.answers import FEMININE, MASCULINE, parse_answer
 from diptych.testing.pairs_photos import PERCEIVED, PairsPainter
 
 SUBSET = {"aspects": ["occupation"], "masculine": ["carpenter"], "feminine": ["nurse"]}

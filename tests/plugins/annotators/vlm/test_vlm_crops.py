@@ -14,7 +14,7 @@ from support.vlm_vision import (
 )
 
 from diptych.core.labels import CANNOT_IDENTIFY
-from diptych.plugins.annotators._gender_answers import FEMININE, MASCULINE
+from diptych.plugins.annotators.vlm.answers import FEMININE, MASCULINE
 from diptych.testing.pairs_photos import CAST, photo, rgb, side_by_side
 
 WOMAN, MAN = CAST["carpenter"], CAST["nurse"]  # a black woman and a white man in lab coats

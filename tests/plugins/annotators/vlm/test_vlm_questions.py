@@ -24,6 +24,7 @@ from support.vlm_vision import (
     wrapped,
 )
 
+import diptych
 from diptych.core.capabilities import Sampling
 from diptych.core.errors import (
     InputFileError,
@@ -32,9 +33,8 @@ from diptych.core.errors import (
     TransientModelError,
 )
 from diptych.core.labels import CANNOT_IDENTIFY
-from diptych.plugins.annotators import vlm
-from diptych.plugins.annotators._annotation_prompts import annotation_prompts
-from diptych.plugins.annotators._gender_answers import FEMININE, MASCULINE
+from diptych.plugins.annotators.vlm.answers import FEMININE, MASCULINE
+from diptych.plugins.annotators.vlm.questions import annotation_prompts
 
 
 def test_the_prompts_are_the_papers_tables_10_and_11_verbatim() -> None:
@@ -62,7 +62,7 @@ def test_the_prompts_are_the_papers_tables_10_and_11_verbatim() -> None:
 def test_a_prompt_file_with_a_mistake_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str, message: str
 ) -> None:
-    shipped = (Path(vlm.__file__).parents[2] / "prompts" / "annotation.yaml").read_text("utf-8")
+    shipped = (Path(diptych.__file__).parent / "prompts" / "annotation.yaml").read_text("utf-8")
     if change == "extra":
         broken = shipped.replace("judge:\n", "judge:\n  extra: 1\n", 1)
     else:

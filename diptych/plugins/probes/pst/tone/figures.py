@@ -33,7 +33,7 @@ from diptych.core.metrics.tone import (
 )
 from diptych.core.probe import Table
 from diptych.core.runview import RunView
-from diptych.plugins.probes._pst_scoring import estimate_cells
+from diptych.plugins.probes._paired_stereotype_test.scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import GroupKey, PSTLabels, policy_of, readable_labels
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix
 

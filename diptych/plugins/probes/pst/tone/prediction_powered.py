@@ -29,7 +29,7 @@ from diptych.core.metrics.tone.predicted import (
 from diptych.core.metrics.uncertainty.ppi.estimate import ESTIMATOR_NAME, PredictionPowered
 from diptych.core.probe import Table
 from diptych.core.runview import RunView
-from diptych.plugins.probes._pst_scoring import estimate_cells
+from diptych.plugins.probes._paired_stereotype_test.scoring import estimate_cells
 from diptych.plugins.probes.pst.collect import GroupKey
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix
 from diptych.plugins.probes.pst.prediction_powered.persons import labelled_persons

@@ -37,8 +37,8 @@ from diptych.core.labels import (
 from diptych.core.metrics.sts import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, LabelRow, read_labels_csv
 from diptych.core.spreadsheet_cells import neutralise_row
 from diptych.core.store import RunRecord, Store
-from diptych.core.workspace.label_design import sampling_by_line
-from diptych.core.workspace.label_tone import TONE_COLUMN, carries_tone, tones_by_line
+from diptych.core.workspace.labels.design import sampling_by_line
+from diptych.core.workspace.labels.tone import TONE_COLUMN, carries_tone, tones_by_line
 
 #: The columns of the labels template, in the order the STS contract names them.
 TEMPLATE_COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
@@ -300,7 +300,7 @@ def new_csv(path: Path) -> Iterator[TextIO]:
 
 def template_columns(store: Store, run: RunRecord) -> tuple[str, ...]:
     """The columns of the run's labels template: the STS contract's, and ``tone`` where a
-    skin-tone annotator read the run (:mod:`diptych.core.workspace.label_tone`)."""
+    skin-tone annotator read the run (:mod:`diptych.core.workspace.labels.tone`)."""
     return (*TEMPLATE_COLUMNS, TONE_COLUMN) if carries_tone(store, run) else TEMPLATE_COLUMNS
 
 

@@ -1,5 +1,15 @@
 """``Workspace.labels``: a reviewer's labels of a run's people, the labels taken back, and
-labels as files (a CSV to import, a template to fill in)."""
+labels as files (a CSV to import, a template to fill in).
+
+This package is the workspace's side of labels: moving them in and out of a run as files
+(:mod:`~diptych.core.workspace.labels.imports`), the designed batch a reviewer labels
+(:mod:`~diptych.core.workspace.labels.sample`), how a designed row was drawn
+(:mod:`~diptych.core.workspace.labels.design`) and a file's skin-tone column
+(:mod:`~diptych.core.workspace.labels.tone`). What a label *is* (the one record from an
+annotator to a metric, who gave it, the Monk scale's vocabulary) lives in
+:mod:`diptych.core.labels`, which every layer reads; this package reads files and writes the
+store, so it belongs to the workspace.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +29,14 @@ from diptych.core.labels import (
     human_annotator,
 )
 from diptych.core.labels.tone import TONE, tone_label
-from diptych.core.workspace import label_import, label_sample
 from diptych.core.workspace.base import Kernel, Namespace
+from diptych.core.workspace.labels.imports import (
+    ImportReport,
+    TemplateReport,
+    import_labels,
+    write_template,
+)
+from diptych.core.workspace.labels.sample import SampleReport, write_sample
 from diptych.core.workspace.review import Review, subject_id
 
 
@@ -112,7 +128,7 @@ class Labels(Namespace):
 
     def import_csv(
         self, run_id: str, path: str | os.PathLike[str], *, annotator: str | None = None
-    ) -> label_import.ImportReport:
+    ) -> ImportReport:
         """Store the labels of a CSV file in the STS contract's format (``image, setting,
         position, identity, stereotype, label`` and optional ``annotator, run``) for the run's
         people, matched by image and position; refresh the run's review flags.
@@ -120,11 +136,11 @@ class Labels(Namespace):
         Rows without an annotator are ``annotator``'s (a bare name is a person's; default
         ``human:<file stem>``). A ``tone`` column's Monk steps (1 to 10, blank: not judged)
         are stored as the same annotator's tone labels, with the row's design
-        (:mod:`~diptych.core.workspace.label_tone`). Rows that match no person are reported,
+        (:mod:`~diptych.core.workspace.labels.tone`). Rows that match no person are reported,
         not stored; a malformed file raises :class:`InputFileError` and stores nothing."""
         self._kernel.writing("store labels")
         run = self._kernel.get_run(run_id)
-        report = label_import.import_labels(self._store, run, Path(path), annotator)
+        report = import_labels(self._store, run, Path(path), annotator)
         self._review.refresh_flags(run.id)
         return report
 
@@ -134,10 +150,10 @@ class Labels(Namespace):
         path: str | os.PathLike[str],
         *,
         images: str | os.PathLike[str] | None = None,
-    ) -> label_import.TemplateReport:
+    ) -> TemplateReport:
         """Write the run's labels template (one row per person in a generated image, label
         empty) to ``path`` and, with ``images``, each image as ``images/<image>.png``."""
-        return label_import.write_template(
+        return write_template(
             self._store,
             self._kernel.get_run(run_id),
             Path(path),
@@ -153,12 +169,12 @@ class Labels(Namespace):
         design: str,
         seed: int | None = None,
         images: str | os.PathLike[str] | None = None,
-    ) -> label_sample.SampleReport:
+    ) -> SampleReport:
         """Draw a sample of the run's people by ``design`` (``uniform``, ``active`` or
         ``census`` of the flagged ones) and write its labels template, each row with its design,
         probability and draw, so that the imported labels may enter a prediction-powered
-        figure (:mod:`diptych.core.workspace.label_sample`)."""
-        return label_sample.write_sample(
+        figure (:mod:`diptych.core.workspace.labels.sample`)."""
+        return write_sample(
             self._store,
             self._kernel.get_run(run_id),
             Path(path),

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from diptych.plugins.models._llama_likelihood import MAX_SEQUENCES
+from diptych.plugins.models.llamacpp.likelihood import MAX_SEQUENCES
 
 
 def passive_openmp() -> None:

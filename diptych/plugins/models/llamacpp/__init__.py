@@ -5,9 +5,11 @@ straight from the model's logits. llama.cpp is synchronous and not thread-safe, 
 declare ``hints.blocking`` and ``max_concurrency=1``: the engine runs their calls in a worker
 thread, one at a time; a lock guards the context anyway, for callers that bypass the engine.
 Likelihood requests are evaluated in the pieces their probe fixed, sharing the work on a
-common beginning without letting a value depend on what ran before (``_llama_likelihood``).
+common beginning without letting a value depend on what ran before
+(:mod:`~diptych.plugins.models.llamacpp.likelihood`).
 
-``llama_cpp`` is imported inside ``__init__`` so that listing plugins never needs it.
+``llama_cpp`` is imported inside ``__init__`` so that listing plugins never needs it. How a
+model file is found and loaded is :mod:`~diptych.plugins.models.llamacpp.loading`.
 """
 
 from __future__ import annotations
@@ -33,14 +35,14 @@ from diptych.core.capabilities import (
     usable_cpus,
 )
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
-from diptych.core.hookspecs import hookimpl
-from diptych.plugins.models._llama_likelihood import LikelihoodEvaluator
-from diptych.plugins.models._llama_loading import (
+from diptych.core.plugins.hookspecs import hookimpl
+from diptych.plugins.models.llamacpp.likelihood import LikelihoodEvaluator
+from diptych.plugins.models.llamacpp.loading import (
     # Processes that construct Llama themselves (a llama.cpp server a test starts) load
     # through it, by this module's name.
     amx_safe_loading as amx_safe_loading,
 )
-from diptych.plugins.models._llama_loading import (
+from diptych.plugins.models.llamacpp.loading import (
     context_options,
     cpu_has_amx,
     load_options,
@@ -173,7 +175,7 @@ class _LlamaCppModel(Model):
             except (ImportError, OSError) as exc:
                 raise ModelLoadError(f"llama-cpp-python is installed but broken: {exc}") from exc
             info = llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip(" |")
-            # AMX kernels are switched off on CPUs that have them (see _llama_loading.cpu_has_amx).
+            # AMX kernels are switched off on CPUs that have them (see loading.cpu_has_amx).
             extra = "" if self._extra_buffer_types else "; extra buffer types off"
             self._build = f"llama-cpp-python {self._llama_cpp_version}; {info}{extra}"
         return self._build
@@ -264,7 +266,8 @@ class _LlamaCppModel(Model):
         self, requests: Sequence[LikelihoodRequest]
     ) -> list[dict[str, float]]:
         """Each request's values, evaluated in the pieces its probe fixed (see
-        :mod:`._llama_likelihood`): equal whatever the batch, order or process."""
+        :mod:`~diptych.plugins.models.llamacpp.likelihood`): equal whatever the batch, order or
+        process."""
         return self._batch_sync(requests)
 
     def _batch_sync(self, requests: Sequence[LikelihoodRequest]) -> list[dict[str, float]]:
@@ -281,9 +284,9 @@ class _LlamaCppModel(Model):
         Evaluation order. A prompt stated whole is evaluated in one batch, from an empty
         cache; its last position gives the first token of every candidate. (A request with
         the pieces its probe fixed is evaluated piece by piece instead, the same way every
-        time: see :mod:`._llama_likelihood`.) A candidate of several tokens is then
-        evaluated in one batch after the prompt, with the logits of every position of that
-        batch kept, and its later tokens are read from them. That is how an
+        time: see :mod:`~diptych.plugins.models.llamacpp.likelihood`.) A candidate of several
+        tokens is then evaluated in one batch after the prompt, with the logits of every
+        position of that batch kept, and its later tokens are read from them. That is how an
         OpenAI-compatible server scores prompt + candidate with ``echo`` (llama-cpp-python's
         server evaluates the part after its cached prompt in one batch), and it matters:
         llama.cpp's CPU kernels for a one-token batch (matrix-vector) and for a longer one

@@ -7,6 +7,9 @@ per-row table whose value columns carry a ``95% CI`` column beside them. The SVG
 black and greys with a distinct marker per series (filled circle, open square, filled
 triangle), so a page printed in grey keeps the series apart, and it carries its own text
 alternative (``<title>`` and ``<desc>`` that state every number).
+
+This module reads charts from probe results; the chart as data is
+:mod:`~diptych.core.report.charts.model` and its drawing :mod:`~diptych.core.report.charts.svg`.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from diptych.core.probe import Figure, ProbeResult, Table
-from diptych.core.report.chart_model import Chart, ChartPoint, ChartRow
-from diptych.core.report.chart_model import number as _number
+from diptych.core.report.charts.model import Chart, ChartPoint, ChartRow
+from diptych.core.report.charts.model import number as _number
 
 # One function prints a figure everywhere in the report (findings, gates, charts, tables).
 from diptych.core.report.formatting import figure_text as plain

@@ -17,7 +17,9 @@ vision-language annotators crop and ask about, one person at a time.
 
 :class:`PeopleAnnotator` is the base of the annotators that label people found this way
 (``faces``, ``skin-tone``): the detection parameters, the face models loaded once and lazily, and
-images run in threads.
+images run in threads. The face models themselves (detector, landmarks, gender classifier) are
+:mod:`~diptych.plugins.annotators._people.face_models`. The package is private (its leading
+``_``) because three annotator plugins share it and a plugin imports no other plugin.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pydantic import Field
 
 from diptych.core.capabilities import Capability, Model, ModelHints, usable_cpus
 from diptych.core.errors import PermanentModelError
-from diptych.plugins.annotators._face_models import FaceModels, face_models
+from diptych.plugins.annotators._people.face_models import FaceModels, face_models
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -10,7 +10,7 @@ probabilities, so that their human labels may enter a prediction-powered figure.
 * ``census`` — every flagged person (probability 1): a stratum labelled in full.
 
 Each row carries its ``design``, ``probability`` and ``draw``; the import keeps them
-(:func:`~diptych.core.workspace.label_design.sampling_by_line`).
+(:func:`~diptych.core.workspace.labels.design.sampling_by_line`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from diptych.core.errors import UsageError
 from diptych.core.labels import SAMPLING_DESIGNS, SamplingDesign, automatic_order
 from diptych.core.store import RunRecord, Store
-from diptych.core.workspace.label_import import (
+from diptych.core.workspace.labels.imports import (
     RunSubject,
     new_csv,
     run_subjects,

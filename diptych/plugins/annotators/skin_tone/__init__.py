@@ -11,7 +11,7 @@ annotators label the same person at the same position. ``["single"]`` needs exac
 ``["left", "right"]`` exactly two; any other count labels every position ``cannot_identify``.
 
 Each face's tone is read from skin sampled between its landmarks (both cheeks and the forehead
-above the brows), in CIELAB, as :mod:`~diptych.plugins.annotators._skin_tone` describes: the
+above the brows), in CIELAB, as :mod:`~diptych.plugins.annotators.skin_tone.reading` describes: the
 median colour, its ITA°, the CIEDE2000 distance to each Monk swatch, the nearest swatch as the
 label and a confidence from the pixels' spread and the margin between the two nearest swatches.
 It abstains (``cannot_identify`` with a ``reason``) on too few skin pixels, clipped exposure, a
@@ -33,15 +33,8 @@ from pydantic import Field
 
 from diptych.core.capabilities import Model
 from diptych.core.errors import MissingDependencyError
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, TONE, Label
-from diptych.plugins.annotators._face_models import (
-    bundle_version,
-    bundled_models_dir,
-    dlib_version,
-    package_version,
-    require_face_packages,
-)
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.annotators._people import (
     DetectionParams,
     PeopleAnnotator,
@@ -49,7 +42,14 @@ from diptych.plugins.annotators._people import (
     left_to_right,
     miscount,
 )
-from diptych.plugins.annotators._skin_tone import (
+from diptych.plugins.annotators._people.face_models import (
+    bundle_version,
+    bundled_models_dir,
+    dlib_version,
+    package_version,
+    require_face_packages,
+)
+from diptych.plugins.annotators.skin_tone.reading import (
     MAX_CAST,
     MAX_CLIPPED,
     MIN_SKIN_PIXELS,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from xml.sax.saxutils import escape
 
-from diptych.core.report.chart_model import Chart, ChartPoint
+from diptych.core.report.charts.model import Chart, ChartPoint
 from diptych.core.report.formatting import figure_text, minus
 
 Layout = Literal["wide", "narrow"]

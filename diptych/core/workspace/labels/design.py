@@ -1,5 +1,5 @@
 """How each row of an imported labels file was drawn: the ``design``, ``probability`` and
-``draw`` columns a designed batch carries (:mod:`diptych.core.workspace.label_sample`).
+``draw`` columns a designed batch carries (:mod:`diptych.core.workspace.labels.sample`).
 
 A row's probability weighs its label by its inverse in a prediction-powered figure, so a file
 whose probability cannot be one (0, a negative number, NaN, infinity, text, above 1, or a census

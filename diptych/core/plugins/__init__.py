@@ -4,8 +4,14 @@ Built-in plugins come through the same ``diptych`` entry-point group as third-pa
 ``DIPTYCH_PLUGINS=a,b`` restricts loading to the entry points named ``a`` and ``b``. A plugin
 that fails to import or to register is reported in one warning line (logger ``diptych``) and
 skipped; the host carries on with the rest. Each third-party plugin's declared plugin API
-version is checked first (:mod:`diptych.core.plugin_api`): an older compatible one loads with one
+version is checked first (:mod:`diptych.core.plugins.api`): an older compatible one loads with one
 warning line naming what changed, an incompatible one is refused with one line.
+
+The package is the plugin host's: the manager and its registries here, every hook a plugin may
+implement (:mod:`~diptych.core.plugins.hookspecs`), the plugin API's versions
+(:mod:`~diptych.core.plugins.api`) and which plugin an unexpected exception came from
+(:mod:`~diptych.core.plugins.faults`). Plugin authors import ``hookimpl`` and the base classes
+from ``diptych`` itself; the modules here are the reference pages' subject.
 """
 
 from __future__ import annotations
@@ -22,9 +28,9 @@ from typing import Any, TypeVar
 import pluggy
 from pydantic import BaseModel, ValidationError
 
-from diptych.core import hookspecs, plugin_api
 from diptych.core.capabilities import Capability, Model
 from diptych.core.errors import ParameterError, UnknownPluginError
+from diptych.core.plugins import api, hookspecs
 from diptych.core.probe import Probe
 
 ENTRY_POINT_GROUP = "diptych"
@@ -151,7 +157,7 @@ def _load_plugins(*, reload: bool) -> Registry:
             pm.register(plugin, name=ep.name)
             _collect(registry, info, pm)
             _warn(info)
-        except plugin_api.PluginAPIError as error:
+        except api.PluginAPIError as error:
             # The refusal is its own whole line: the plugin, its version and what to change.
             info.error = str(error)
             log.warning("%s", info.error)
@@ -175,12 +181,12 @@ def _load_plugins(*, reload: bool) -> Registry:
 def _check_api(info: PluginInfo, plugin: object, *, builtin: bool) -> None:
     """Record the plugin's API version; warn about an older one, raise for an incompatible one.
     diptych's own plugins ship with the host: they are current whatever they declare."""
-    declared = plugin_api.declared(plugin)
+    declared = api.declared(plugin)
     info.api = declared if isinstance(declared, int) else None
     if builtin:
-        info.api = plugin_api.PLUGIN_API
+        info.api = api.PLUGIN_API
         return
-    info.warning = plugin_api.check(
+    info.warning = api.check(
         plugin, name=info.name, distribution=info.distribution, version=info.version
     )
 
@@ -200,7 +206,7 @@ def _add(name: str, plugin: object) -> None:
     info = PluginInfo(name=name, distribution="", version="")
     # A plugin registered by hand (a test, a notebook) is checked only when it declares a
     # version: ad-hoc hook objects have no module to declare one in.
-    if plugin_api.declared(plugin) is not None:
+    if api.declared(plugin) is not None:
         _check_api(info, plugin, builtin=False)
     _pm.register(plugin, name=name)
     try:

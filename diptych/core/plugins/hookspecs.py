@@ -10,7 +10,7 @@ Each ``register_*`` hook receives a ``register`` callback and calls it once per 
 provides; the host validates what it receives, so a plugin cannot hand back the wrong shape.
 diptych's own probes, models and annotators are registered the same way.
 
-The plugin API is versioned (:mod:`diptych.core.plugin_api`): a plugin module declares the
+The plugin API is versioned (:mod:`diptych.core.plugins.api`): a plugin module declares the
 version it was written for, ``DIPTYCH_PLUGIN_API = 2``, and each hook below says since which
 version it exists.
 """

@@ -1,7 +1,7 @@
 """What a forest plot holds, as data: rows of points with their 95% intervals.
 
 Kept apart from :mod:`diptych.core.report.charts` (which reads charts from probe results) and
-:mod:`diptych.core.report.chart_svg` (which draws them) so that both can name the same types.
+:mod:`diptych.core.report.charts.svg` (which draws them) so that both can name the same types.
 """
 
 from __future__ import annotations

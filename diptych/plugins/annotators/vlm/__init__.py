@@ -9,7 +9,7 @@ Both wrap a ``vision_chat`` model plugin named by the ``model`` parameter (``bli
   Table 10), one person per request, and asks for "feminine", "masculine" or "cannot identify".
 
 The questions are data (``diptych/prompts/annotation.yaml``, verbatim from the paper; see
-:mod:`~diptych.plugins.annotators._annotation_prompts`). The paper filled in each person's
+:mod:`~diptych.plugins.annotators.vlm.questions`). The paper filled in each person's
 identity ("the nurse on the left"); these annotators name the person by position only ("the
 person on the left"). That keeps the annotator's own stereotypes about an identity out of the
 label that measures a generator's, and keeps the annotation request -- and so its stored key --
@@ -23,11 +23,14 @@ asked the single-person question about a crop of each. When the number of faces 
 number of people the image should show, who is who is unknowable and every position is labelled
 ``cannot_identify``, with the reason.
 
-A model answers in free text; :mod:`~diptych.plugins.annotators._gender_answers` reads it as
+A model answers in free text; :mod:`~diptych.plugins.annotators.vlm.answers` reads it as
 ``feminine``, ``masculine`` or ``cannot_identify`` and says why. Every label's ``detail`` holds
 the ``question``, the raw ``answer`` and that ``reason`` (and, when cropping, the face and crop
 used), so a reviewer can check the parser against what the model said. Labels carry no
 confidence: a text answer has none.
+
+The questions and the reading of answers are modules of this package because these two
+annotators are their only users.
 """
 
 from __future__ import annotations
@@ -50,22 +53,22 @@ from diptych.core.capabilities import (
     VisionChat,
 )
 from diptych.core.errors import ParameterError, RefusalError
-from diptych.core.hookspecs import hookimpl
 from diptych.core.labels import CANNOT_IDENTIFY, Label
 from diptych.core.plugins import get_model
-from diptych.plugins.annotators._annotation_prompts import (
-    annotation_prompts,
-    judge_request,
-    vqa_question,
-)
-from diptych.plugins.annotators._face_models import face_models, face_models_version
-from diptych.plugins.annotators._gender_answers import PARSER_VERSION, parse_answer
+from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.annotators._people import (
     MAX_PEOPLE,
     POSITION_RANK,
     detect_people,
     left_to_right,
     person_crop,
+)
+from diptych.plugins.annotators._people.face_models import face_models, face_models_version
+from diptych.plugins.annotators.vlm.answers import PARSER_VERSION, parse_answer
+from diptych.plugins.annotators.vlm.questions import (
+    annotation_prompts,
+    judge_request,
+    vqa_question,
 )
 
 
