@@ -12,7 +12,7 @@ from diptych.cli.paths import check_output_file, undone_if_failed, writing
 from diptych.core.evidence.bundle import BundleLimits, check_bundle
 from diptych.core.report.formatting import counted
 from diptych.core.report.reproduce import report_command
-from diptych.core.store import default_store_path
+from diptych.core.workspace import Workspace
 
 _GB = 1024**3
 
@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
         # later (a member's SHA-256, a table) takes back the workspace made for it, so that
         # nothing is left where nothing was.
         check_bundle(bundle, limits=limits)
-        place = state(ctx).store_path or default_store_path()
+        place = state(ctx).store_path or Workspace.default_path()
         with undone_if_failed(place), state(ctx).open_workspace(create=True) as ws:
             done = ws.bundles.import_file(bundle, limits=limits)
             where = ws.path

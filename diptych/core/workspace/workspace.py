@@ -152,6 +152,11 @@ class Workspace:
             check_server_url(chroma_url)
         return cls(Store(where, create=create, read_only=read_only), chroma_url=chroma_url)
 
+    @staticmethod
+    def default_path() -> Path:
+        """Where a workspace is when none is named: ``$DIPTYCH_STORE``, else ``.diptych`` here."""
+        return default_store_path()
+
     def __enter__(self) -> Workspace:
         return self
 
