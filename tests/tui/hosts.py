@@ -28,7 +28,7 @@ from diptych.core.workspace import Workspace
 from diptych.plugins.probes._pst_identities import identities
 from diptych.testing import ScriptedAnnotator, ScriptedImageGenerator, ScriptedParams
 from diptych.tui.app import DiptychApp
-from diptych.tui.review.measure_mode import MeasureScreen
+from diptych.tui.review.measure.mode import MeasureScreen
 from diptych.tui.review.panels import ReviewCard
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.screen import ReviewScreen

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 
 from diptych.tui.screens.new_run import probe_class
-from diptych.tui.screens.run_detail import RunDetailScreen
+from diptych.tui.screens.runs.detail import RunDetailScreen
 
 SIZE = (80, 24)
 

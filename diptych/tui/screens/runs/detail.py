@@ -146,7 +146,7 @@ class ReportDirScreen(ModalScreen[Path | None]):
 class RunDetailScreen(Screen[None]):
     """One run: its status and counts, and its probe's analysis."""
 
-    CSS_PATH = "run_detail.tcss"
+    CSS_PATH = "detail.tcss"
     HELP_PURPOSE = (
         "Read one run's results: its headline figures with their 95% intervals, each table of its "
         "analysis, its figures and notes, section by section; w writes its report."
