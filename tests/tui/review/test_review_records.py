@@ -22,6 +22,7 @@ from diptych.tui.review import image as review_image
 from diptych.tui.review.image import MARK_COLOUR, mark_person
 from diptych.tui.review.modals import NoteModal, ReviewerNameModal
 from diptych.tui.review.panels import ReviewPicture
+from tests.support.cli import call
 
 
 async def test_review_starts_at_the_first_person_not_labelled(
@@ -39,6 +40,41 @@ async def test_review_starts_at_the_first_person_not_labelled(
         assert not any(isinstance(s, ReviewerNameModal) for s in app.screen_stack)
         assert app.review.cursor == app.review.view[2]
         assert "your label: —" in card(app)
+
+
+async def test_the_labels_counted_are_the_ones_show_counts_after_reopening(
+    unannotated_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A label takes its person out of a queue of those nobody labelled: Review opened again
+    still counts it, as ``diptych show`` does (the count is of the run, not of the queue)."""
+    ws, run_id = unannotated_run
+    first = Host(ws, run_id, reviewer="nat", include_unlabelled=True)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, first)
+        labelled = first.review.cursor
+        await pilot.press("m")
+        await wait_for(pilot, lambda: len(first.saved) == 1)
+        assert "· 1 labelled ·" in title(first)
+    code, out = call(capsys, "--store", str(ws), "show", run_id)
+    assert code == 0 and "human:nat 1" in out
+    again = Host(ws, run_id, reviewer="nat", include_unlabelled=True)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, again)
+        assert labelled not in again.review.items  # labelled, so no longer in this queue
+        assert "· 1 labelled ·" in title(again)
+        # Taken back, the label leaves the count as it leaves the run.
+        await pilot.press("home", "m")
+        await wait_for(pilot, lambda: len(again.saved) == 1)
+        assert "· 2 labelled ·" in title(again)
+        await pilot.press("home", "x")
+        assert "· 1 labelled ·" in title(again)
+        await wait_for(pilot, lambda: len(again.saved) == 2)
+    code, out = call(capsys, "--store", str(ws), "show", run_id)
+    assert "human:nat 1" in out
+
+
+def title(app: Host) -> str:
+    return str(app.review.query_one("#review-title").render())
 
 
 async def test_a_note_on_a_reloaded_label_keeps_its_detail(review_run: tuple[Path, str]) -> None:
