@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 
-from diptych.tui.screens.new_run import probe_class
+from diptych.tui.screens.new_run.plan import probe_class
 from diptych.tui.screens.runs.detail import RunDetailScreen
 
 SIZE = (80, 24)

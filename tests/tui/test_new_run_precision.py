@@ -19,7 +19,8 @@ from diptych.core.metrics.uncertainty.precision import (
 )
 from diptych.plugins.probes._pst_precision import PAPER_COMPONENTS, UNITS
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.new_run import NewRunScreen, form_id
+from diptych.tui.screens.new_run.plan import form_id
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.params_form import ParamsForm
 
 

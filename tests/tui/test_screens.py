@@ -23,7 +23,7 @@ from diptych.tui.jobs import JobState, RunRequest
 from diptych.tui.progress import Progress, run_progress
 from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.help import bindings_table, collect_bindings
-from diptych.tui.screens.new_run import NewRunScreen
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.screens.runs.detail import RunDetailScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.tables import ListTable

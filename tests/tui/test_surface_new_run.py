@@ -39,7 +39,7 @@ from diptych.core import plugins
 from diptych.core.capabilities import Model
 from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.new_run import NewRunScreen
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.ticks import TickList
 
 pytestmark = pytest.mark.surface

@@ -82,7 +82,7 @@ class RunControls(Screen[None]):
 
     @on(LastRequestLoaded)
     def _open_new_run(self, message: LastRequestLoaded) -> None:
-        from diptych.tui.screens.new_run import NewRunScreen
+        from diptych.tui.screens.new_run.screen import NewRunScreen
 
         self.app.push_screen(NewRunScreen(last=message.last), self._start)
 
