@@ -175,6 +175,7 @@ async def surface(
     ``labels``: whether the footer's labels are checked whole too."""
     from surface import (
         cut_fields,
+        cut_messages,
         cut_sentences,
         cut_titles,
         cut_values,
@@ -188,7 +189,7 @@ async def surface(
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
-    found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app)
+    found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 

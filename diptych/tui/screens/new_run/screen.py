@@ -292,7 +292,7 @@ class NewRunScreen(Screen[RunRequest | None]):
             if first is not None and not self._typing_in_a_form():
                 # In view, so that the sentence points at something on the screen; the focus
                 # stays where the user is (ctrl+s takes it there).
-                first[1].scroll_visible(animate=False)
+                self._into_view(first[1])
             return
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
@@ -394,6 +394,13 @@ class NewRunScreen(Screen[RunRequest | None]):
                 return f"{name} of {form.title}", widget
         return None
 
+    def _into_view(self, field: Widget) -> None:
+        """Scroll ``field`` into view, and the Models list's refusal under it with it: left
+        at the pane's edge, its first line read as the whole of it ("choose at least")."""
+        field.scroll_visible(animate=False)
+        if field.id == "models":
+            self.query_one("#models-error", Static).scroll_visible(animate=False)
+
     def _typing_in_a_form(self) -> bool:
         focused = self.focused
         return focused is not None and any(isinstance(a, ParamsForm) for a in focused.ancestors)
@@ -404,7 +411,7 @@ class NewRunScreen(Screen[RunRequest | None]):
             first = self.first_invalid()
             if first is not None:
                 # The field to fix, in view and focused: the message points at it.
-                first[1].scroll_visible(animate=False)
+                self._into_view(first[1])
                 first[1].focus()
             where = "" if first is None else f": {first[0]}"
             self.notify(f"the run cannot start: fix the field marked in red{where}",
