@@ -7,14 +7,13 @@ checks of what a user reads, by class of defect, in ``surface.py`` and ``surface
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rich.console import Console
 from rich.text import Text
+from surface import screen_lines
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -108,26 +107,6 @@ async def show_section(pilot: Pilot[Any], screen: RunDetailScreen, title: str) -
     titles = [str(sections.get_option_at_index(i).prompt) for i in range(sections.option_count)]
     sections.highlighted = titles.index(title)
     await settle(pilot)
-
-
-def screen_lines(app: App[Any]) -> list[str]:
-    """The screen as the terminal shows it, one string per row (as ``export_screenshot``
-    renders it, to text instead of SVG)."""
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text().splitlines()
 
 
 def row_shows(lines: list[str], first: str, cells: list[str], below: int = 1) -> bool:
