@@ -6,7 +6,7 @@ from rich.table import Table
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.core.probe import ProbeResult
-from diptych.core.report.formatting import figure_text, fmt, interval
+from diptych.core.report.formatting import figure_text, floor_notes, fmt, marked_interval
 
 
 def print_result(
@@ -18,8 +18,11 @@ def print_result(
     if result.numbers:
         headline = Table("figure", "value", "95% interval", "n", title="Headline figures")
         for name, num in result.numbers.items():
-            headline.add_row(name, figure_text(num.get("value")), interval(num), fmt(num.get("n")))
+            bounds = marked_interval(num)  # † where it fell to its floor, said under the table
+            headline.add_row(name, figure_text(num.get("value")), bounds, fmt(num.get("n")))
         console.print(headline)
+        for line in floor_notes(result.numbers):
+            console.print(line, markup=False)
     for table in result.tables if tables else []:
         headers = table.terminal_columns or {c: c for c in table.columns}
         keep = [table.columns.index(c) for c in headers]

@@ -25,7 +25,7 @@ from diptych.tui.jobs import ActiveRuns, JobState, RunRequest
 from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
 from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
-from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.screens.runs.screen import RunsScreen
 from diptych.tui.workers import execute_job
 
 #: How long quitting waits for runs to store their clean-up before giving up (seconds). A

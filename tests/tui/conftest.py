@@ -119,6 +119,13 @@ def review_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
 
 
 @pytest.fixture
+def unannotated_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """``review_run`` before any annotator: only its rewritten prompt's people are flagged."""
+    ws = tmp_path / "ws"
+    return ws, make_run(ws, annotate=False)
+
+
+@pytest.fixture
 def tone_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
     """``review_run`` with the ``skin-tone`` annotator's tones written in (:data:`TONES`,
     confidence 0.8)."""

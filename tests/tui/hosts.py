@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from diptych.core.workspace import Workspace
 from diptych.plugins.probes._paired_stereotype_test.identities import identities
 from diptych.testing import ScriptedAnnotator, ScriptedImageGenerator, ScriptedParams
 from diptych.tui.app import DiptychApp
-from diptych.tui.review.measure_mode import MeasureScreen
+from diptych.tui.review.measure.mode import MeasureScreen
 from diptych.tui.review.panels import ReviewCard
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.screen import ReviewScreen
@@ -122,6 +123,18 @@ async def settled(pilot: Pilot[Any], app: Host) -> None:
             and not app.review._metrics_running
         ),
     )
+
+
+@asynccontextmanager
+async def reviewing(
+    ws: Path, run_id: str, **options: Any
+) -> AsyncIterator[tuple[Host, Pilot[Any]]]:
+    """The Review screen of ``run_id`` (``options`` as :class:`Host` takes them) at 100×30,
+    its current person drawn and its figures computed."""
+    app = Host(ws, run_id, **options)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        yield app, pilot
 
 
 # --- its measurement mode ------------------------------------------------------------------

@@ -7,21 +7,20 @@ checks of what a user reads, by class of defect, in ``surface.py`` and ``surface
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rich.console import Console
 from rich.text import Text
+from surface import screen_lines
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 
-from diptych.tui.screens.new_run import probe_class
-from diptych.tui.screens.run_detail import RunDetailScreen
+from diptych.tui.screens.new_run.plan import probe_class
+from diptych.tui.screens.runs.detail import RunDetailScreen
 
 SIZE = (80, 24)
 
@@ -110,26 +109,6 @@ async def show_section(pilot: Pilot[Any], screen: RunDetailScreen, title: str) -
     await settle(pilot)
 
 
-def screen_lines(app: App[Any]) -> list[str]:
-    """The screen as the terminal shows it, one string per row (as ``export_screenshot``
-    renders it, to text instead of SVG)."""
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text().splitlines()
-
-
 def row_shows(lines: list[str], first: str, cells: list[str], below: int = 1) -> bool:
     """Whether a row of the screen begins with ``first`` (inside any frame) and that line, or
     the ``below`` lines under it, hold each of ``cells`` whole."""
@@ -175,6 +154,7 @@ async def surface(
     ``labels``: whether the footer's labels are checked whole too."""
     from surface import (
         cut_fields,
+        cut_messages,
         cut_sentences,
         cut_titles,
         cut_values,
@@ -188,7 +168,7 @@ async def surface(
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
-    found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app)
+    found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 

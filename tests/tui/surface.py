@@ -20,6 +20,8 @@ asserts ``== []`` and its failure says what a user would have met:
   terminal's edge;
 - :func:`cut_sentences`: a heading, a sentence or a list's title (a section's) cut at the
   right edge, by an ellipsis or mid-word (its words not all drawn in its box);
+- :func:`cut_messages`: a message drawn under a scrollbar ("choose at least ▄▄") or past
+  the terminal's edge;
 - :func:`markup_leaks`: markup (````name````, ``ALL_REASONS``) drawn as its characters.
 
 The checks of the keys (the footer's, Help's) are in ``surface_keys.py``, those of a text
@@ -411,6 +413,62 @@ def cut_sentences(app: App[Any]) -> list[str]:
             if " ".join(plain.split()) not in drawn:
                 found.append(f"{_where(widget)}: {plain.strip()!r} is drawn as {drawn!r}")
     return found
+
+
+#: The glyphs Textual draws a scrollbar's thumb and track ends with (and a tall border's).
+SCROLLBAR_GLYPHS = "▁▂▃▄▅▆▇█▀▔▐▌▏▎▍▋▊▉"
+#: The ids of a screen's messages: a field's error, a hint, a status line.
+MESSAGE_ID = re.compile(r"error|message|hint|status|warning")
+#: A run of text running into such glyphs: "choose at least ▄▄".
+TEXT_INTO_GLYPH = re.compile(rf"\w[^\w{SCROLLBAR_GLYPHS}]?[{SCROLLBAR_GLYPHS}]")
+
+
+def cut_messages(app: App[Any]) -> list[str]:
+    """Messages (a line of text: a field's error, a hint) drawn under a scrollbar, which
+    hides their end ("Models — choose at least ▄▄"), laid out past the terminal's right
+    edge, or (a message by its id) scrolled half out of its pane. The widget's whole box is
+    read, not the part its container shows: the part under the container's scrollbar or
+    past its edge is what the user loses."""
+    from textual.widgets._toast import Toast
+
+    lines = screen_lines(app)
+    screen = app.screen.region
+    found = []
+    for widget, shown in visible_widgets(app):
+        if not isinstance(widget, Static) or isinstance(widget, Toast) or widget.children:
+            continue
+        plain = getattr(widget.render(), "plain", None)
+        if not isinstance(plain, str) or not plain.strip():
+            continue
+        # Its lines as the widget wraps them, against the columns shown of its box (a
+        # container's scrollbar or the screen's edge takes the rest).
+        box = widget.content_region
+        room = min(shown.right, screen.right) - box.x
+        if box.right > room + box.x and _widest_line(plain, box.width) > room:
+            edge = "the right edge" if box.right > screen.right else "a scrollbar"
+            found.append(f"{_where(widget)}: {plain.strip()!r} is cut by {edge}")
+            continue
+        if MESSAGE_ID.search(widget.id or "") and shown.height < widget.region.height:
+            # A message scrolled half out of its pane reads as whole and is not.
+            drawn = [r.strip() for r in region_lines(lines, shown)]
+            found.append(
+                f"{_where(widget)}: {shown.height} of its {widget.region.height} lines shown "
+                f"at its pane's edge: {drawn!r}"
+            )
+            continue
+        if any(g in plain for g in SCROLLBAR_GLYPHS):
+            continue  # glyphs of its own (a bar, a swatch)
+        for row in region_lines(lines, widget.region.intersection(screen)):
+            if TEXT_INTO_GLYPH.search(row):
+                found.append(f"{_where(widget)}: cut by a scrollbar: {row.strip()!r}")
+                break
+    return found
+
+
+def _widest_line(plain: str, width: int) -> int:
+    """The widest line of ``plain`` wrapped at ``width`` cells, as a Static wraps it."""
+    console = Console(width=max(width, 1), file=io.StringIO())
+    return max((line.cell_len for line in Text(plain).wrap(console, max(width, 1))), default=0)
 
 
 #: The ids of the lines that title a screen (a run's id, who labels, a verdict).

@@ -34,9 +34,10 @@ from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.jobs import RunRequest
 from diptych.tui.screens.help import collect_bindings, help_sections, screen_classes
-from diptych.tui.screens.new_run import NewRunScreen, form_id
-from diptych.tui.screens.run_detail import ReportDirScreen, RunDetailScreen
-from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.screens.new_run.plan import form_id
+from diptych.tui.screens.new_run.screen import NewRunScreen
+from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
+from diptych.tui.screens.runs.screen import RunsScreen
 from diptych.tui.widgets.params_form import ParamsForm
 
 

@@ -17,8 +17,8 @@ import diptych.testing
 from diptych.core import plugins
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
-from diptych.tui.screens.run_detail import RunDetailScreen
-from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.screens.runs.detail import RunDetailScreen
+from diptych.tui.screens.runs.screen import RunsScreen
 from diptych.tui.widgets.tables import ListTable
 
 FIGURE = "STS paired (expected from P(he), P(she))"

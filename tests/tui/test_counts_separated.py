@@ -13,7 +13,7 @@ import pytest
 from diptych.core.audit.run_status import outcome_line
 from diptych.core.engine.planning import Estimate
 from diptych.tui.screens.audit import estimate_cells
-from diptych.tui.screens.new_run import estimate_text
+from diptych.tui.screens.new_run.plan import estimate_text
 from tests.support.surfaces.text import separator_problems
 
 SNAPSHOTS = sorted((Path(__file__).parent / "__snapshots__").rglob("*.svg"))

@@ -10,7 +10,8 @@ from steps import choose_probe, loaded, screen_lines, settle, wait_for
 from surface import cut_values
 
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.new_run import NewRunScreen, probe_class
+from diptych.tui.screens.new_run.plan import probe_class
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.ticks import TickList
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]

@@ -15,7 +15,7 @@ from textual.widgets import Label, Select
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.new_run import NewRunScreen
+from diptych.tui.screens.new_run.screen import NewRunScreen
 
 pytestmark = pytest.mark.surface
 

@@ -5,10 +5,13 @@ design on the form, and warns of a design too small to decide anything, as ``dip
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from steps import SIZE, choose_probe, wait_for
+from textual.pilot import Pilot
 from textual.widgets import SelectionList, Static
 
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
@@ -19,7 +22,8 @@ from diptych.core.metrics.uncertainty.precision import (
 )
 from diptych.plugins.probes._paired_stereotype_test.precision import PAPER_COMPONENTS, UNITS
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.new_run import NewRunScreen, form_id
+from diptych.tui.screens.new_run.plan import form_id
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.params_form import ParamsForm
 
 
@@ -28,23 +32,8 @@ async def test_the_estimate_panel_states_precision_and_warns(
 ) -> None:
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(SIZE[0], 40)) as pilot:
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "pst-text")
-        screen.query_one("#models", SelectionList).select("scripted-likelihood")
-        await wait_for(
-            pilot, lambda: bool(screen.query(f"#{form_id('scripted-likelihood')}")), "model form"
-        )
-        form = screen.query_one("#form-probe", ParamsForm)
-        form.set_value("masculine", "carpenter,driver,janitor")
-        form.set_value("feminine", "nurse,editor,housekeeper")
-        form.set_value("setting", "paired")
-        estimate = screen.query_one("#estimate", Static)
-
-        def shown() -> str:
-            return str(estimate.render())
-
+        screen = await three_by_three(pilot)
+        shown = estimate_of(screen)
         await wait_for(pilot, lambda: "warning:" in shown(), "the precision", shown=shown)
         text = shown()
     # Likelihood mode asks each person of 9 scenes in both orders: 36 trials.
@@ -75,27 +64,12 @@ async def test_a_target_half_width_names_the_smallest_design(
     # as the CLI's --max-retry-wait and --paid-retries do.
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(SIZE[0], 40)) as pilot:
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "pst-text")
-        screen.query_one("#models", SelectionList).select("scripted-likelihood")
-        await wait_for(
-            pilot, lambda: bool(screen.query(f"#{form_id('scripted-likelihood')}")), "model form"
-        )
-        form = screen.query_one("#form-probe", ParamsForm)
-        form.set_value("masculine", "carpenter,driver,janitor")
-        form.set_value("feminine", "nurse,editor,housekeeper")
-        form.set_value("setting", "paired")
+        screen = await three_by_three(pilot)
         options = screen.query_one("#form-run", ParamsForm)
         options.set_value("target_width", "10")
         options.set_value("max_retry_wait", "30")
         options.set_value("paid_retries", "2")
-        estimate = screen.query_one("#estimate", Static)
-
-        def shown() -> str:
-            return str(estimate.render())
-
+        shown = estimate_of(screen)
         await wait_for(pilot, lambda: "±10 needs" in shown(), "the target design", shown=shown)
         text = shown()
         request = screen.validate()
@@ -109,3 +83,26 @@ async def test_a_target_half_width_names_the_smallest_design(
     assert target is not None
     n = target.sizes[0]
     assert f"STS paired (drawn labels): ±10 needs {n} × {n} identities (expected ±" in text
+
+
+async def three_by_three(pilot: Pilot[Any]) -> NewRunScreen:
+    """New run on a pst-text plan of 3 × 3 occupations, paired, on the scripted likelihood."""
+    await pilot.press("n")
+    screen = pilot.app.screen
+    assert isinstance(screen, NewRunScreen)
+    await choose_probe(pilot, "pst-text")
+    screen.query_one("#models", SelectionList).select("scripted-likelihood")
+    await wait_for(
+        pilot, lambda: bool(screen.query(f"#{form_id('scripted-likelihood')}")), "model form"
+    )
+    form = screen.query_one("#form-probe", ParamsForm)
+    form.set_value("masculine", "carpenter,driver,janitor")
+    form.set_value("feminine", "nurse,editor,housekeeper")
+    form.set_value("setting", "paired")
+    return screen
+
+
+def estimate_of(screen: NewRunScreen) -> Callable[[], str]:
+    """The plan's text as the screen shows it now."""
+    estimate = screen.query_one("#estimate", Static)
+    return lambda: str(estimate.render())

@@ -11,7 +11,7 @@ from steps import cell, run_ids, wait_for
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.run_rows import session_key
+from diptych.tui.screens.runs.rows import session_key
 
 SESSION = "id-test0001"
 

@@ -45,7 +45,7 @@ from diptych.tui.screens.help import (
     screen_classes,
     screen_title,
 )
-from diptych.tui.screens.run_detail import RunDetailScreen
+from diptych.tui.screens.runs.detail import RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable, lay_out, plan_columns, stack_row, wrap_cell
 from diptych.tui.widgets.tables import ListTable
 

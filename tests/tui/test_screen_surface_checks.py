@@ -10,6 +10,7 @@ import pytest
 from rich.text import Text
 from surface import (
     cut_fields,
+    cut_messages,
     cut_names,
     cut_sentences,
     cut_titles,
@@ -352,3 +353,42 @@ async def test_cut_sentences_finds_a_heading_cut_by_an_ellipsis_or_mid_word() ->
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert cut_sentences(app) == [], screen_lines(app)
+
+
+async def test_cut_messages_finds_a_message_under_a_scrollbar_or_past_the_edge() -> None:
+    from textual.containers import VerticalScroll
+
+    # 29 cells on its first line at the form's 30, one more than the 28 beside its scrollbar.
+    message = "Models — choose at least one, with space: ticks"
+
+    def form(width: int) -> VerticalScroll:
+        # A form that scrolls (its scrollbar takes two columns) and a message laid out as
+        # wide as the form, not as the room beside the scrollbar.
+        error = Static(message, id="error")
+        error.styles.width = width
+        box = VerticalScroll(Static("field\n" * 12), error)
+        box.styles.width = 30
+        return box
+
+    app = One(form(30))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        box = app.query_one(VerticalScroll)
+        box.scroll_end(animate=False)
+        await pilot.pause()
+        assert [f.split(":")[0] for f in cut_messages(app)] == ["Static#error"], screen_lines(app)
+    # Past the terminal's edge.
+    wide = Static(message, id="wide")
+    wide.styles.width = 60
+    wide.styles.text_wrap = "nowrap"
+    app = One(wide)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert ["the right edge" in f for f in cut_messages(app)] == [True], screen_lines(app)
+    # The message as wide as the room beside the scrollbar: wrapped whole, nothing found.
+    app = One(form(28))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.query_one(VerticalScroll).scroll_end(animate=False)
+        await pilot.pause()
+        assert cut_messages(app) == [], screen_lines(app)

@@ -23,8 +23,8 @@ from diptych.tui.jobs import JobState, RunRequest
 from diptych.tui.progress import Progress, run_progress
 from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.help import bindings_table, collect_bindings
-from diptych.tui.screens.new_run import NewRunScreen
-from diptych.tui.screens.run_detail import RunDetailScreen
+from diptych.tui.screens.new_run.screen import NewRunScreen
+from diptych.tui.screens.runs.detail import RunDetailScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.tables import ListTable
 
@@ -143,7 +143,7 @@ async def test_the_runs_screen_is_drawn_at_once_and_filled_when_loaded(
     header, its keys) with a line saying it is loading, not "No runs yet"; then its rows."""
     import threading
 
-    import diptych.tui.screens.runs as runs_module
+    import diptych.tui.screens.runs.screen as runs_module
 
     read = threading.Event()
     load_runs = runs_module.load_runs

@@ -12,7 +12,7 @@ from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.report.standings_tables import rank_interval_text, standings_text
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.help import HelpScreen, screen_classes, screen_title
-from diptych.tui.screens.runs import RunsScreen
+from diptych.tui.screens.runs.screen import RunsScreen
 from diptych.tui.screens.standings import StandingsScreen
 
 

@@ -21,6 +21,7 @@ from steps import (
     wait_for,
 )
 from surface import (
+    cut_messages,
     cut_names,
     cut_values,
     screen_lines,
@@ -39,7 +40,7 @@ from diptych.core import plugins
 from diptych.core.capabilities import Model
 from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.new_run import NewRunScreen
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.ticks import TickList
 
 pytestmark = pytest.mark.surface
@@ -65,12 +66,12 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         assert any("[ ] scripted-likelihood" in line for line in lines), shown(app)
         # No model chosen: the plan points at the field to fix, and it is in view.
         await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
-        assert unseen_errors(app, focus=False) == [], shown(app)
+        assert unseen_errors(app, focus=False) + cut_messages(app) == [], shown(app)
         # ctrl+s takes the user to it.
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.focused is models
-        assert unseen_errors(app) == [], shown(app)
+        assert unseen_errors(app) + cut_messages(app) == [], shown(app)
         assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
 
         # A model chosen and a run option refused: the option's field, far down the forms,
@@ -86,7 +87,7 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.focused is not None and app.focused.id == "form-run-concurrency"
-        assert unseen_errors(app) == [], shown(app)
+        assert unseen_errors(app) + cut_messages(app) == [], shown(app)
 
         run_form.query_one("#form-run-concurrency").value = ""  # type: ignore[attr-defined]
 
@@ -101,7 +102,7 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.focused is field
-        assert unseen_errors(app) + footer_lacks(app) == [], shown(app)
+        assert unseen_errors(app) + footer_lacks(app) + cut_messages(app) == [], shown(app)
         assert "notajob" in shown(app) and "unknown" in shown(app), shown(app)
         field.value = ""
 
@@ -114,7 +115,7 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
             lambda: shown(app) + str(estimate.render()),
         )
         await settle(pilot)
-        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
+        assert cut_values(app) + cut_footer_keys(app) + cut_messages(app) == [], shown(app)
         # With the plan shown, the list still shows three rows, the chosen model among them.
         assert models.scrollable_content_region.height >= 3, shown(app)
         assert any("[x] scripted-likelihood" in line for line in screen_lines(app)), shown(app)
@@ -158,3 +159,40 @@ async def test_new_run_models_list_shows_a_long_name_whole(
             await settle(pilot)
             assert cut_names(app, models, [name]) == [], shown(app)
         assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
+
+
+class MoreLikelihoods:
+    """Three more likelihood models, so that pst-text lists five as an install with the
+    llama.cpp and OpenAI-compatible plugins does."""
+
+    @hookimpl
+    def register_models(self, register: Callable[[type[Model]], None]) -> None:
+        for name in ("likelihood-a", "likelihood-b", "likelihood-c"):
+            register(type(name, (ScriptedLikelihood,), {"name": name}))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_new_run_models_error_is_whole_beside_a_long_list(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    name = plugins.register_plugin(MoreLikelihoods(), "more-likelihoods")
+    try:
+        app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+        async with app.run_test(size=size) as pilot:
+            await loaded(3)(pilot)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
+            # The pane as wide as that install's longest probe name makes it (32): the list
+            # then ends on the pane's last row but one, and the refusal under it was cut there
+            # ("Models — choose at least ▇▇"), its second line under the pane's edge.
+            app.screen.query_one("#choose").styles.width = 32
+            await choose_probe(pilot, "pst-text")
+            await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+            await settle(pilot)
+            assert app.screen.query_one("#models", TickList).option_count == 5
+            assert cut_messages(app) == [], shown(app)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert cut_messages(app) + unseen_errors(app) == [], shown(app)
+    finally:
+        plugins.unregister_plugin(name)

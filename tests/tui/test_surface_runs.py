@@ -43,7 +43,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.screens.plugins import PluginsScreen
-from diptych.tui.screens.run_detail import ReportDirScreen, RunDetailScreen
+from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
 
 pytestmark = pytest.mark.surface
@@ -65,7 +65,7 @@ async def test_runs_footer_shows_every_key_or_says_more_are_under_help(
 ) -> None:
     """With every key of the Runs screen offered (a run executing offers u, p and c), a footer
     too narrow for them all says how many more keys Help lists."""
-    from diptych.tui.screens.runs import RunsScreen
+    from diptych.tui.screens.runs.screen import RunsScreen
 
     every = {"resume": "Resume", "pause": "Pause", "cancel": "Cancel"}
     monkeypatch.setattr(RunsScreen, "footer_labels", lambda self: every)

@@ -111,6 +111,31 @@ def interval(number: dict[str, Any]) -> str:
     return f"[{ends[0]}, {ends[1]}]" + (f" ({named})" if named else "")
 
 
+#: The mark of an interval that fell to its floor (a crossed design's, over its pairings only),
+#: beside the interval in a terminal's table; :func:`floor_notes` says what it means below.
+FLOOR_MARK = "†"
+
+
+def marked_interval(number: dict[str, Any]) -> str:
+    """:func:`interval`, marked ``†`` right after its bounds where it fell to its floor:
+    "[51.0, 65.4] † (95% anytime-valid interval, look 1 of 10)"."""
+    text = interval(number)
+    if not number.get("floor") or not text.startswith("["):
+        return text
+    end = text.index("]") + 1
+    return f"{text[:end]} {FLOOR_MARK}{text[end:]}"
+
+
+def floor_notes(numbers: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What the mark means, once a figure, in the words of report.json and the Findings:
+    "† STS paired (…): resampling its 122 pairings of … so its interval fell to its floor"."""
+    return [
+        f"{FLOOR_MARK} {name}: {number['floor']}"
+        for name, number in numbers.items()
+        if isinstance(number.get("floor"), str) and number["floor"]
+    ]
+
+
 def level_text(confidence: float) -> str:
     """A confidence level as every surface writes it: "95%", "97.5%" (Holm-adjusted)."""
     return f"{confidence * 100:.4g}%"

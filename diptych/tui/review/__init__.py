@@ -1,1 +1,1 @@
-"""The Review screen: its queue, drawing, panels, writes and measurement."""
+"""The Review screen: its queue, drawing, panels, writes and its measurement mode (``measure``)."""

@@ -93,7 +93,7 @@ class ReviewDrawing(Screen[None]):
             self.run_id,
             state.view,
             state.cursor,
-            labelled=state.labelled,
+            labelled=state.labelled(self.annotator),
             include_unlabelled=self.include_unlabelled,
             reason=state.reason,
             annotator=self.annotator,

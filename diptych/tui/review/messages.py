@@ -7,7 +7,7 @@ handles them as ``on_review_screen_image_shown`` and so on, and the screen holds
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
@@ -19,12 +19,14 @@ from diptych.tui.review.queue import ReviewItem
 
 @dataclass
 class QueueLoaded(Message, namespace="review_screen"):
-    """The queue as read from the workspace; ``replace`` drops items no longer listed."""
+    """The queue as read from the workspace; ``replace`` drops items no longer listed;
+    ``labelled_by`` the people each annotator labelled in the whole run (the header's count)."""
 
     run_id: str
     probe: Probe
     items: list[ReviewItem]
     replace: bool
+    labelled_by: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.core.report.formatting import figure_text, interval
+from diptych.core.report.formatting import figure_text, floor_notes, marked_interval
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
@@ -217,7 +217,7 @@ def format_estimate(estimate: Mapping[str, Any]) -> str:
         return str(value)
     # The report's formatter: the same digits, and a gate's interval named, as `diptych show`.
     text = figure_text(value)
-    shown = interval(dict(estimate))
+    shown = marked_interval(dict(estimate))
     if shown != "—":
         text += f" {shown}"
     if estimate.get("n") is not None:
@@ -274,4 +274,7 @@ def metrics_text(
             was = old.get("value")
             was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
+    for line in floor_notes(shown):
+        # Once, under the figures: what the mark beside an interval means.
+        out.append(f"\n{line}", style="dim")
     return out

@@ -118,6 +118,16 @@ def output_item_id(trial_idx: int) -> int:
     return -(trial_idx + 1)
 
 
+def labelled_by(ws: Workspace, run_id: str) -> dict[str, frozenset[int]]:
+    """The people (subject ids) each annotator labelled in the whole run, as ``diptych show``
+    counts its labels: a person a label took out of the queue is still one the reviewer
+    labelled."""
+    people: dict[str, set[int]] = {}
+    for lab in ws.runs.view(run_id).labels():
+        people.setdefault(lab.annotator, set()).add(lab.subject_id)
+    return {annotator: frozenset(ids) for annotator, ids in people.items()}
+
+
 def load_queue(
     ws: Workspace,
     run_id: str,

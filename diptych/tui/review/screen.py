@@ -412,7 +412,7 @@ class ReviewScreen(ReviewView):
 
     def action_measure(self) -> None:
         """The measurement mode: the run's active draw, the figure live."""
-        from diptych.tui.review.measure_mode import MeasureScreen
+        from diptych.tui.review.measure.mode import MeasureScreen
 
         def back(_: None) -> None:
             # The labels given there are this run's too: the queue and the scores follow.

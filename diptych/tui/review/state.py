@@ -34,6 +34,8 @@ class ReviewState:
     mine: dict[int, str] = field(default_factory=dict)
     #: The reviewer's note on each person they wrote one on, labelled or not.
     notes: dict[int, str] = field(default_factory=dict)
+    #: The people each annotator has a stored label of in the whole run, queued or not.
+    stored: dict[str, frozenset[int]] = field(default_factory=dict)
 
     # --- loading ---------------------------------------------------------------------------
 
@@ -102,9 +104,13 @@ class ReviewState:
         self.cursor = self.view[-1 if last else 0]
         return True
 
-    @property
-    def labelled(self) -> int:
-        return sum(1 for sid in self.view if sid in self.mine)
+    def labelled(self, annotator: str | None) -> int:
+        """How many people of the run the reviewer labelled, as ``diptych show`` counts
+        them: those of the queue by what was given here (a label on its way counts, one
+        taken back does not), the others as stored (a label may take its person out of the
+        queue)."""
+        elsewhere = self.stored.get(annotator, frozenset()) if annotator else frozenset()
+        return len(self.mine.keys() | (elsewhere - self.items.keys()))
 
     # --- what the reviewer gives -----------------------------------------------------------
 

@@ -30,7 +30,7 @@ from diptych.tui.review.drawing import EMPTY_QUEUE_HINT, ReviewDrawing
 from diptych.tui.review.modals import ReviewerNameModal
 from diptych.tui.review.panels import CardScroll, ReviewCard, ReviewPicture
 from diptych.tui.review.prefetch import Box, ImageCache, decode_scaled
-from diptych.tui.review.queue import ReviewItem, load_queue
+from diptych.tui.review.queue import ReviewItem, labelled_by, load_queue
 from diptych.tui.review.state import ReviewState
 from diptych.tui.review.writes import (
     LabelWrite,
@@ -221,8 +221,9 @@ class ReviewView(ReviewDrawing):
             run = ws.runs.get(self.run_id)
             probe = probe or ws.runs.probe(run.id)
             items = load_queue(ws, run.id, include_unlabelled=include_unlabelled)
+            stored = labelled_by(ws, run.id)
         if not get_current_worker().is_cancelled:
-            self.post_message(self.QueueLoaded(run.id, probe, items, replace))
+            self.post_message(self.QueueLoaded(run.id, probe, items, replace, stored))
 
     @work(thread=True, exit_on_error=False, group="review-remember")
     def _remember_reviewer(self, name: str) -> None:
@@ -253,7 +254,8 @@ class ReviewView(ReviewDrawing):
             if refresh:
                 self._writes.refresh_flags(ws, run_id)
                 items = load_queue(ws, run_id, include_unlabelled=include_unlabelled)
-                self.post_message(self.QueueLoaded(run_id, probe, items, False))
+                stored = labelled_by(ws, run_id)
+                self.post_message(self.QueueLoaded(run_id, probe, items, False, stored))
             result = ws.audits.read(run_id)
         self.post_message(self.MetricsUpdated(result.numbers))
 
@@ -317,6 +319,7 @@ class ReviewView(ReviewDrawing):
         self._probe = message.probe
         self.refresh_bindings()  # the keys the footer offers may depend on the probe
         self.state.load(message.items, replace_all=message.replace)
+        self.state.stored = message.labelled_by
         self.state.take_stored(self.annotator)
         self.state.rebuild(start_unlabelled=first or message.replace)
         self._show_current()

@@ -1,2 +1,2 @@
 """The app's screens: a module and its ``.tcss`` file each, or a package for a screen of a
-few modules (``agent``)."""
+few modules (``agent``, ``new_run``, ``runs``)."""

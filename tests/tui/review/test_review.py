@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hosts import STS_PAIRED, Host, card, make_run, settled, sts_paired
+from hosts import STS_PAIRED, Host, card, make_run, reviewing, settled, sts_paired
 from steps import wait_for
 from textual.pilot import Pilot
 
@@ -236,9 +236,7 @@ async def test_labels_are_stored_under_the_reviewers_name_and_move_the_sts(
 
 async def test_navigation_with_keys_and_arrows(review_run: tuple[Path, str]) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="ann")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="ann") as (app, pilot):
         view = app.review.view
         assert app.review.cursor == view[0]
         await pilot.press("n", "right", "n")
@@ -254,9 +252,7 @@ async def test_blind_mode_hides_identity_and_shuffles_with_a_recorded_seed(
     review_run: tuple[Path, str],
 ) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="bob", blind=True, seed=7)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="bob", blind=True, seed=7) as (app, pilot):
         plan_order = sorted(app.review.items)
         assert app.review.view == shuffled(plan_order, 7) != plan_order
         for _ in app.review.view:
@@ -287,9 +283,7 @@ async def test_filter_by_reason_and_flagged_words_highlighted(
     review_run: tuple[Path, str],
 ) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="cy")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="cy") as (app, pilot):
         assert len(app.review.view) == 10
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, ReasonModal))
@@ -322,9 +316,7 @@ async def test_filter_by_reason_and_flagged_words_highlighted(
 
 async def test_a_note_is_stored_in_the_labels_detail(review_run: tuple[Path, str]) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="dee")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="dee") as (app, pilot):
         first = app.review.cursor
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, NoteModal))
@@ -347,9 +339,7 @@ async def test_a_note_is_stored_in_the_labels_detail(review_run: tuple[Path, str
 
 async def test_quitting_mid_review_keeps_every_label(review_run: tuple[Path, str]) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="eve")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="eve") as (app, pilot):
         await pilot.press("m", "f", "m")
         app.exit()  # at once: the recomputation of flags and metrics may not have finished
     with open_store(ws) as store:
@@ -366,9 +356,7 @@ async def test_a_flag_may_ask_for_its_own_labels(review_run: tuple[Path, str]) -
     ws, run_id = review_run
     with open_store(ws) as store:
         store.replace_flags(run_id, [(0, "left", "is_a_person", {"choices": ["yes", "no"]})])
-    app = Host(ws, run_id, reviewer="fay")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="fay") as (app, pilot):
         # Not o: that opens the image, whatever the flag asks.
         assert "label: y yes · 1 no" in card(app)
         await pilot.press("m")  # not a label of this flag
@@ -380,9 +368,7 @@ async def test_a_flag_may_ask_for_its_own_labels(review_run: tuple[Path, str]) -
 
 async def test_next_images_are_decoded_ahead(review_run: tuple[Path, str]) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="gil", prefetch=4)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="gil", prefetch=4) as (app, pilot):
         review = app.review
         ahead = {review.items[s].blob for s in review.view[1:5]}
         assert len(ahead) == 3  # the rest of image 0, image 1 (two people), image 2
@@ -391,9 +377,7 @@ async def test_next_images_are_decoded_ahead(review_run: tuple[Path, str]) -> No
         # Already decoded: shown without waiting for a worker.
         assert review.query_one("#review-message").display is False
 
-    cold = Host(ws, run_id, reviewer="gil", prefetch=0)
-    async with cold.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, cold)
+    async with reviewing(ws, run_id, reviewer="gil", prefetch=0) as (cold, pilot):
         await pilot.pause(0.2)
         assert len(cold.review._cache) == 1
 
@@ -426,9 +410,7 @@ async def test_a_text_output_is_shown_with_its_flagged_words_highlighted(
     story_run: tuple[Path, str],
 ) -> None:
     ws, run_id = story_run
-    app = Host(ws, run_id, reviewer="hal")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="hal") as (app, pilot):
         assert app.review.view == sorted(app.review.items)  # both people of the one story
         assert app.shown[-1][1] is None  # no image: the text is what was drawn
         shown = app.review.query_one(ReviewPicture).text

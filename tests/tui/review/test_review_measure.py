@@ -36,8 +36,8 @@ from diptych.testing import (
 )
 from diptych.testing.pairs_photos import PairsPhotoService
 from diptych.tui.app import DiptychApp
-from diptych.tui.review.measure_mode import MeasureScreen
-from diptych.tui.review.measure_panel import MeasurePanel
+from diptych.tui.review.measure.mode import MeasureScreen
+from diptych.tui.review.measure.panel import MeasurePanel
 from diptych.tui.review.panels import ReviewCard
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.screen import ReviewScreen

@@ -25,7 +25,7 @@ from diptych.core.engine import run_probe
 from diptych.core.labels import TONE, Label
 from diptych.core.store import open_store
 from diptych.testing import ScriptedImageGenerator, ScriptedParams
-from diptych.tui.review.measure_panel import MeasurePanel
+from diptych.tui.review.measure.panel import MeasurePanel
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.tone import CHOSEN_TONE_NOTE
 from tests.tui.hosts import FEMININE, MASCULINE, ImageReader, MeasureHost

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hosts import Host, card, settled
+from hosts import Host, card, reviewing, settled
 from PIL import Image
 from steps import wait_for
 from textual.pilot import Pilot
@@ -22,6 +22,7 @@ from diptych.tui.review import image as review_image
 from diptych.tui.review.image import MARK_COLOUR, mark_person
 from diptych.tui.review.modals import NoteModal, ReviewerNameModal
 from diptych.tui.review.panels import ReviewPicture
+from tests.support.cli import call
 
 
 async def test_review_starts_at_the_first_person_not_labelled(
@@ -41,14 +42,43 @@ async def test_review_starts_at_the_first_person_not_labelled(
         assert "your label: —" in card(app)
 
 
+async def test_the_labels_counted_are_the_ones_show_counts_after_reopening(
+    unannotated_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A label takes its person out of a queue of those nobody labelled: Review opened again
+    still counts it, as ``diptych show`` does (the count is of the run, not of the queue)."""
+    ws, run_id = unannotated_run
+    async with reviewing(ws, run_id, reviewer="nat", include_unlabelled=True) as (first, pilot):
+        labelled = first.review.cursor
+        await pilot.press("m")
+        await wait_for(pilot, lambda: len(first.saved) == 1)
+        assert "· 1 labelled ·" in title(first)
+    code, out = call(capsys, "--store", str(ws), "show", run_id)
+    assert code == 0 and "human:nat 1" in out
+    async with reviewing(ws, run_id, reviewer="nat", include_unlabelled=True) as (again, pilot):
+        assert labelled not in again.review.items  # labelled, so no longer in this queue
+        assert "· 1 labelled ·" in title(again)
+        # Taken back, the label leaves the count as it leaves the run.
+        await pilot.press("home", "m")
+        await wait_for(pilot, lambda: len(again.saved) == 1)
+        assert "· 2 labelled ·" in title(again)
+        await pilot.press("home", "x")
+        assert "· 1 labelled ·" in title(again)
+        await wait_for(pilot, lambda: len(again.saved) == 2)
+    code, out = call(capsys, "--store", str(ws), "show", run_id)
+    assert "human:nat 1" in out
+
+
+def title(app: Host) -> str:
+    return str(app.review.query_one("#review-title").render())
+
+
 async def test_a_note_on_a_reloaded_label_keeps_its_detail(review_run: tuple[Path, str]) -> None:
     ws, run_id = review_run
     with Workspace.open(ws) as workspace:
         detail = {"via": "diptych tui review", "reasons": ["r1"], "blind": True, "seed": 3}
         workspace.labels.save(run_id, 0, "left", "masculine", reviewer="jo", detail=detail)
-    app = Host(ws, run_id, reviewer="jo")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="jo") as (app, pilot):
         await pilot.press("home")
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, NoteModal))
@@ -63,9 +93,7 @@ async def test_a_note_without_a_label_is_stored_and_exported(
     review_run: tuple[Path, str], tmp_path: Path
 ) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="kim")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="kim") as (app, pilot):
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, NoteModal))
         await pilot.press(*"blurred", "enter")
@@ -80,9 +108,7 @@ async def test_a_note_without_a_label_is_stored_and_exported(
     first = json.loads(out.getvalue().splitlines()[0])
     assert first["notes"] == {"left": {"human:kim": "blurred"}}
     # Seen again when the run is reviewed again.
-    again = Host(ws, run_id, reviewer="kim")
-    async with again.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, again)
+    async with reviewing(ws, run_id, reviewer="kim") as (again, pilot):
         await pilot.press("home")
         assert "note: blurred" in card(again)
 
@@ -91,9 +117,7 @@ async def test_a_label_taken_back_leaves_the_metrics_and_stays_in_history(
     review_run: tuple[Path, str],
 ) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="lee")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="lee") as (app, pilot):
         await pilot.press("m", "left")
         assert "your label: masculine" in card(app)
         await pilot.press("x")
@@ -124,9 +148,7 @@ async def test_zoom_fills_the_terminal_and_the_person_is_marked(
     review_run: tuple[Path, str],
 ) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="ned")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="ned") as (app, pilot):
         picture = app.review.query_one(ReviewPicture)
         before = picture.size.width
         await pilot.press("z")
@@ -156,9 +178,7 @@ async def test_open_in_viewer_or_say_why_not(
     monkeypatch.setattr(review_image, "viewer_command", lambda: None)
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    app = Host(ws, run_id, reviewer="oz")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settled(pilot, app)
+    async with reviewing(ws, run_id, reviewer="oz") as (app, pilot):
         item = app.review.items[app.review.view[0]]
         # No display (ssh, a console): where the file is, not "opened".
         await pilot.press("o")

@@ -17,7 +17,7 @@ from diptych.tui.app import DiptychApp
 from diptych.tui.review.panels import ReviewPicture
 from diptych.tui.review.queue import load_queue
 from diptych.tui.review.text import read_output
-from diptych.tui.screens.new_run import NewRunScreen
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.pick_list import PickList, matches
 

@@ -182,7 +182,7 @@ def test_prediction_powered_figures_per_aspect_group_and_identity(
 def test_the_run_detail_notes_say_what_the_figures_rest_on(
     labelled_run: tuple[Path, str, int, list[dict[str, str]]],
 ) -> None:
-    from diptych.tui.screens.run_detail import notes_text
+    from diptych.tui.screens.runs.detail import notes_text
 
     ws, run_id, _, _ = labelled_run
     with Workspace.open(ws) as workspace:

@@ -17,7 +17,7 @@ from diptych.tui.workers import last_request, remember_request
 
 class RunControls(Screen[None]):
     """The highlighted run of the Runs table, and what its keys do to it (the table itself is
-    :class:`~diptych.tui.screens.runs.RunsScreen`'s)."""
+    :class:`~diptych.tui.screens.runs.screen.RunsScreen`'s)."""
 
     #: The rows shown, by run id (the Runs screen loads them).
     rows: dict[str, RunSummary]
@@ -82,7 +82,7 @@ class RunControls(Screen[None]):
 
     @on(LastRequestLoaded)
     def _open_new_run(self, message: LastRequestLoaded) -> None:
-        from diptych.tui.screens.new_run import NewRunScreen
+        from diptych.tui.screens.new_run.screen import NewRunScreen
 
         self.app.push_screen(NewRunScreen(last=message.last), self._start)
 

@@ -45,7 +45,7 @@ from diptych.core.labels import GENDER, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus, measure_status
 from diptych.core.workspace import Workspace
 from diptych.core.workspace.measurement import MeasurementDraw, MeasureTarget
-from diptych.tui.review.measure_panel import (
+from diptych.tui.review.measure.panel import (
     DrawnLabelWrite,
     DrawOpened,
     MeasurePanel,
@@ -83,7 +83,7 @@ class MeasureScreen(ReviewView):
     in a draw."""
 
     HELP_TITLE = "Review screen: measurement mode (M)"
-    CSS_PATH = "review.tcss"
+    CSS_PATH = "../review.tcss"
     HELP_PURPOSE = (
         "Label the persons an active draw serves, so that the prediction-powered figure narrows "
         "where it is least sure; the figure and its interval are recomputed after every label, "

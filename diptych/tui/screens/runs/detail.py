@@ -35,7 +35,7 @@ from diptych.core.audit.run_status import outcome_line
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import interval as figure_interval
+from diptych.core.report.formatting import floor_notes, marked_interval
 from diptych.tui.formatting import number, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
@@ -63,18 +63,25 @@ def table_widget(table: Table, widget_id: str) -> FitTable:
     )
 
 
-def numbers_widget(result: ProbeResult) -> FitTable:
-    """Headline figures: a long name wraps, the value and its interval stay whole."""
+def numbers_widget(result: ProbeResult) -> Vertical:
+    """Headline figures: a long name wraps, the value and its interval stay whole; an
+    interval that fell to its floor is marked, and what the mark means is said under the
+    table, as `diptych show` says it."""
     rows = [
         [
             name,
             number(num.get("value")),
-            figure_interval(num),  # a gate's interval named, as `diptych show` prints it
+            marked_interval(num),  # a gate's interval named, as `diptych show` prints it
             number(num.get("n")),
         ]
         for name, num in result.numbers.items()
     ]
-    return FitTable(["figure", "value", "95% interval", "n"], rows, id="section-numbers")
+    table = FitTable(["figure", "value", "95% interval", "n"], rows, id="section-numbers")
+    notes = floor_notes(result.numbers)
+    if not notes:
+        return Vertical(table, id="section-headline")
+    said = Static(Text("\n".join(notes), style="dim"), id="numbers-floor")
+    return Vertical(table, said, id="section-headline")
 
 
 def figures_widget(result: ProbeResult) -> VerticalScroll:
@@ -146,7 +153,7 @@ class ReportDirScreen(ModalScreen[Path | None]):
 class RunDetailScreen(Screen[None]):
     """One run: its status and counts, and its probe's analysis."""
 
-    CSS_PATH = "run_detail.tcss"
+    CSS_PATH = "detail.tcss"
     HELP_PURPOSE = (
         "Read one run's results: its headline figures with their 95% intervals, each table of its "
         "analysis, its figures and notes, section by section; w writes its report."
@@ -256,7 +263,7 @@ class RunDetailScreen(Screen[None]):
             widget.display = False
             await content.mount(widget)
             sections.add_option(Option(title, id=widget.id))
-        self._select("section-numbers")
+        self._select("section-headline")
         self.call_after_refresh(self._fit_sections)
 
     def _fit_sections(self) -> None:
@@ -293,7 +300,10 @@ class RunDetailScreen(Screen[None]):
     def _section_entered(self, event: OptionList.OptionSelected) -> None:
         # enter on a section moves into it (to scroll a long table with the keys).
         if event.option.id is not None:
-            self.query_one(f"#{event.option.id}").focus()
+            section = self.query_one(f"#{event.option.id}")
+            # The headline figures' section holds its table and a note: the table it is.
+            inner = [w for w in section.query("*") if w.focusable]
+            (section if section.focusable or not inner else inner[0]).focus()
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # A probe's own bug in its analysis (or a report that cannot be written) is shown

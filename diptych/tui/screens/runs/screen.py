@@ -2,8 +2,8 @@
 
 The runs an agent session made stand behind one row of the session, their outcomes added up:
 enter on that row shows them under it (and hides them again), ``e`` shows every session's.
-What a row holds is :mod:`.run_rows`; the keys that act on the highlighted run are
-:mod:`.run_controls`.
+What a row holds is :mod:`.rows`; the keys that act on the highlighted run are
+:mod:`.controls`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobState
 from diptych.tui.messages import JobsChanged, RunsLoaded
 from diptych.tui.progress import run_progress
-from diptych.tui.screens.run_controls import RunControls
-from diptych.tui.screens.run_rows import (
+from diptych.tui.screens.runs.controls import RunControls
+from diptych.tui.screens.runs.rows import (
     COLUMNS,
     DROPPED_FIRST,
     MIN_MODELS,
@@ -359,7 +359,7 @@ class RunsScreen(RunControls):
     def _show_selected(self) -> None:
         labels = self.footer_labels()
         if labels != self._footer_shown:
-            # The footer offers the keys the highlighted run takes (run_controls.py).
+            # The footer offers the keys the highlighted run takes (controls.py).
             self._footer_shown = labels
             self.refresh_bindings()
         self._show_run_line()
@@ -406,7 +406,7 @@ class RunsScreen(RunControls):
             return
         row = self._current()
         if row is not None:
-            from diptych.tui.screens.run_detail import RunDetailScreen
+            from diptych.tui.screens.runs.detail import RunDetailScreen
 
             self.app.push_screen(RunDetailScreen(row.run.id))
 

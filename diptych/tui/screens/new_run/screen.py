@@ -9,11 +9,9 @@ Values are parsed exactly as the CLI parses ``-p`` / ``-M`` (``key=value`` strin
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,88 +25,21 @@ from textual.worker import Worker, WorkerState
 
 from diptych.core.errors import DiptychError
 from diptych.core.plugins import parse_params
-from diptych.core.probe import Probe
-from diptych.core.report.formatting import plural
-from diptych.core.workspace import Estimate, Workspace
-from diptych.tui.formatting import dollars
+from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
+from diptych.tui.screens.new_run.plan import (
+    DEBOUNCE,
+    RunOptions,
+    estimate_text,
+    form_id,
+    probe_class,
+)
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.pick_list import matches
 from diptych.tui.widgets.ticks import TickList
 from diptych.tui.workers import estimate_request
-
-#: Seconds of quiet after an edit before the plan is estimated again.
-DEBOUNCE = 0.3
-
-
-class RunOptions(BaseModel):
-    """How the engine runs the trials (``diptych run`` options of the same names)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    concurrency: int = Field(16, ge=1, description="most trials in flight at once")
-    max_attempts: int = Field(6, ge=1, description="attempts per trial on transient faults")
-    timeout: float | None = Field(None, gt=0, description="seconds per call before a retry")
-    max_cost: float | None = Field(
-        None, ge=0, description="USD: start no call past this estimated spend"
-    )
-    max_retry_wait: float = Field(
-        300.0, ge=0, description="seconds of a service's Retry-After obeyed; longer fails"
-    )
-    paid_retries: int = Field(
-        0, ge=0, description="unusable answers paid for to buy again (the estimate counts them)"
-    )
-    target_width: float | None = Field(
-        None, gt=0, description="plan only: the smallest design expected to reach ±W"
-    )
-
-
-def probe_class(name: str) -> type[Probe]:
-    """The installed probe ``name`` (one of the probes the screen offers)."""
-    return Workspace.plugins.registry().probes[name]
-
-
-def form_id(model: str) -> str:
-    return "form-model-" + re.sub(r"[^A-Za-z0-9_-]", "_", model)
-
-
-def estimate_text(est: Estimate, max_cost: float | None) -> Text:
-    text = Text()
-    # Counted as the CLI counts them (plan_counts): trials planned and stored, requests to run.
-    text.append(f"{est.planned:,}", style="bold")
-    text.append(f" {plural('trial', est.planned)} planned · ")
-    text.append(f"{est.cached:,}", style="bold")
-    text.append(" already stored · ")
-    text.append(f"{est.to_run:,}", style="bold")
-    text.append(f" {plural('request', est.to_run)} to run · estimated cost ")
-    text.append(dollars(est.cost), style="bold")
-    if est.unpriced:
-        text.append(f" ({est.unpriced:,} with no known price)")
-    for model_id, tally in est.per_model.items():
-        text.append(
-            f"\n  {model_id}: {int(tally['planned']):,} planned, {int(tally['to_run']):,} to run, "
-            f"{dollars(tally['cost'])}",
-            style="dim",
-        )
-    if est.paid_retries_left and est.to_run:
-        text.append(
-            f"\n  up to {est.paid_retries_left} paid retries of unusable answers: at most "
-            f"{dollars(est.paid_retry_cost)} more"
-        )
-    if max_cost is not None:
-        text.append(f"\n  stops before the estimated spend exceeds {dollars(max_cost)}")
-    if est.precision is not None:
-        # The figures' expected half-widths, so that a design too small to decide anything is
-        # seen before it is paid for (the lines `diptych run --dry-run` prints).
-        for line in est.precision.lines():
-            if line.startswith("warning: "):
-                text.append("\nwarning:", style="bold yellow")
-                text.append(line[8:], style="yellow")
-            else:
-                text.append(f"\n{line}")
-    return text
 
 
 class FormsScroll(VerticalScroll, can_focus=False):
@@ -361,7 +292,7 @@ class NewRunScreen(Screen[RunRequest | None]):
             if first is not None and not self._typing_in_a_form():
                 # In view, so that the sentence points at something on the screen; the focus
                 # stays where the user is (ctrl+s takes it there).
-                first[1].scroll_visible(animate=False)
+                self._into_view(first[1])
             return
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
@@ -463,6 +394,13 @@ class NewRunScreen(Screen[RunRequest | None]):
                 return f"{name} of {form.title}", widget
         return None
 
+    def _into_view(self, field: Widget) -> None:
+        """Scroll ``field`` into view, and the Models list's refusal under it with it: left
+        at the pane's edge, its first line read as the whole of it ("choose at least")."""
+        field.scroll_visible(animate=False)
+        if field.id == "models":
+            self.query_one("#models-error", Static).scroll_visible(animate=False)
+
     def _typing_in_a_form(self) -> bool:
         focused = self.focused
         return focused is not None and any(isinstance(a, ParamsForm) for a in focused.ancestors)
@@ -473,7 +411,7 @@ class NewRunScreen(Screen[RunRequest | None]):
             first = self.first_invalid()
             if first is not None:
                 # The field to fix, in view and focused: the message points at it.
-                first[1].scroll_visible(animate=False)
+                self._into_view(first[1])
                 first[1].focus()
             where = "" if first is None else f": {first[0]}"
             self.notify(f"the run cannot start: fix the field marked in red{where}",

@@ -1,0 +1,87 @@
+"""What the New-run screen offers and shows beside its forms: the run's options (``diptych
+run``'s of the same names), the probes and the models' form ids, and the plan's text (trials,
+requests, cost and the figures' expected precision, as ``diptych run --dry-run`` counts them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+from rich.text import Text
+
+from diptych.core.probe import Probe
+from diptych.core.report.formatting import plural
+from diptych.core.workspace import Estimate, Workspace
+from diptych.tui.formatting import dollars
+
+#: Seconds of quiet after an edit before the plan is estimated again.
+DEBOUNCE = 0.3
+
+
+class RunOptions(BaseModel):
+    """How the engine runs the trials (``diptych run`` options of the same names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    concurrency: int = Field(16, ge=1, description="most trials in flight at once")
+    max_attempts: int = Field(6, ge=1, description="attempts per trial on transient faults")
+    timeout: float | None = Field(None, gt=0, description="seconds per call before a retry")
+    max_cost: float | None = Field(
+        None, ge=0, description="USD: start no call past this estimated spend"
+    )
+    max_retry_wait: float = Field(
+        300.0, ge=0, description="seconds of a service's Retry-After obeyed; longer fails"
+    )
+    paid_retries: int = Field(
+        0, ge=0, description="unusable answers paid for to buy again (the estimate counts them)"
+    )
+    target_width: float | None = Field(
+        None, gt=0, description="plan only: the smallest design expected to reach ±W"
+    )
+
+
+def probe_class(name: str) -> type[Probe]:
+    """The installed probe ``name`` (one of the probes the screen offers)."""
+    return Workspace.plugins.registry().probes[name]
+
+
+def form_id(model: str) -> str:
+    return "form-model-" + re.sub(r"[^A-Za-z0-9_-]", "_", model)
+
+
+def estimate_text(est: Estimate, max_cost: float | None) -> Text:
+    text = Text()
+    # Counted as the CLI counts them (plan_counts): trials planned and stored, requests to run.
+    text.append(f"{est.planned:,}", style="bold")
+    text.append(f" {plural('trial', est.planned)} planned · ")
+    text.append(f"{est.cached:,}", style="bold")
+    text.append(" already stored · ")
+    text.append(f"{est.to_run:,}", style="bold")
+    text.append(f" {plural('request', est.to_run)} to run · estimated cost ")
+    text.append(dollars(est.cost), style="bold")
+    if est.unpriced:
+        text.append(f" ({est.unpriced:,} with no known price)")
+    for model_id, tally in est.per_model.items():
+        text.append(
+            f"\n  {model_id}: {int(tally['planned']):,} planned, {int(tally['to_run']):,} to run, "
+            f"{dollars(tally['cost'])}",
+            style="dim",
+        )
+    if est.paid_retries_left and est.to_run:
+        text.append(
+            f"\n  up to {est.paid_retries_left} paid retries of unusable answers: at most "
+            f"{dollars(est.paid_retry_cost)} more"
+        )
+    if max_cost is not None:
+        text.append(f"\n  stops before the estimated spend exceeds {dollars(max_cost)}")
+    if est.precision is not None:
+        # The figures' expected half-widths, so that a design too small to decide anything is
+        # seen before it is paid for (the lines `diptych run --dry-run` prints).
+        for line in est.precision.lines():
+            if line.startswith("warning: "):
+                text.append("\nwarning:", style="bold yellow")
+                text.append(line[8:], style="yellow")
+            else:
+                text.append(f"\n{line}")
+    return text

@@ -1,0 +1,88 @@
+"""An interval that fell to its floor (a partial design where most pairs of identities are seen
+once: the run an audit stopped at its first look) is marked in every table that shows it —
+`diptych show`, Run detail, Review's figures — and its meaning said once under the table, in
+the words of report.json and the report's Findings, whole at 80×24 and 60×20."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hosts import FIGURE, Host
+from steps import SIZES, loaded, settle, shown, wait_for
+from surface import cut_messages, cut_sentences, cut_values, missing_values, screen_lines
+
+from diptych.core.report.formatting import bounds
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.runs.detail import RunDetailScreen
+from tests.support.cli import call
+
+#: The floor's sentence as the core words it, for a design of two identity lists.
+FELL = "so its interval fell to its floor"
+
+
+def floored(workspace: Path) -> tuple[str, dict[str, object], str]:
+    """The run's id, its headline figure (the gate's interval) and the floor's sentence of
+    report.json — which says it fell to its floor, as the Findings do."""
+    with Workspace.open(workspace) as ws:
+        (summary,) = ws.runs.list()
+        run_id = summary.run.id
+        number = dict(ws.audits.read(run_id).numbers[FIGURE])
+    report = json.loads(Path("out/report.json").read_text())
+    floor = report["result"]["numbers"][FIGURE]["floor"]
+    assert floor.endswith(FELL) and number["floor"] == floor
+    return run_id, number, floor
+
+
+def say(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_show_marks_the_interval_and_says_why(
+    decided_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_id, number, floor = floored(decided_run)
+    code, out = call(capsys, "--store", str(decided_run), "show", run_id)
+    assert code == 0
+    assert f"{bounds(number['ci_low'], number['ci_high'])} †" in out
+    assert f"† {FIGURE}: {floor}" in say(out)
+    # Once: the other figures' intervals did not fall.
+    assert say(out).count("†") == 2
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_run_detail_marks_the_interval_and_says_why_under_the_table(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    run_id, number, floor = floored(decided_run)
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "run detail")
+        screen = app.screen
+        await wait_for(pilot, lambda: bool(screen.query("#numbers-floor")), "the figures")
+        await settle(pilot)
+        lines = screen_lines(app)
+        marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
+        assert missing_values(lines, [marked]) == [], shown(app)
+        assert f"† {FIGURE}: {floor}" in say("\n".join(lines)), shown(app)
+        assert cut_values(app) + cut_sentences(app) + cut_messages(app) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_marks_the_interval_and_says_why_under_its_figures(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    run_id, number, floor = floored(decided_run)
+    app = Host(decided_run, run_id, reviewer="flo", include_unlabelled=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.review.numbers is not None, "the figures")
+        await settle(pilot)
+        lines = screen_lines(app)
+        marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
+        assert missing_values(lines, [marked]) == [], shown(app)
+        assert f"† {FIGURE}: {floor}" in say("\n".join(lines)), shown(app)
+        assert cut_values(app) + cut_messages(app) == [], shown(app)
