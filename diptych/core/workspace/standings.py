@@ -6,8 +6,9 @@ beside each as another design, and a model measured again against its predecesso
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from diptych.core import standings as ranking
 from diptych.core.audit.record import list_audits
@@ -21,7 +22,11 @@ from diptych.core.report.names import tell_apart
 from diptych.core.report.verdict import published_values
 from diptych.core.run_names import short_names
 from diptych.core.runview import RunView
-from diptych.core.workspace.base import Namespace
+from diptych.core.workspace.base import Kernel, Namespace
+from diptych.core.workspace.decided import decided_numbers
+
+if TYPE_CHECKING:
+    from diptych.core.workspace.analysis import Analysis
 
 #: The figure standings rank unless asked for another: the STS of the paired setting, the
 #: Paired Stereotype Test's headline.
@@ -99,8 +104,24 @@ def share_of_design(status: str, looks: PartLooks | None) -> str:
     )
 
 
+def decided_interval(number: Mapping[str, Any] | None) -> ranking.DecidedInterval | None:
+    """The interval a gate decided a figure on, from the number ``diptych show`` prints for it
+    (:func:`~diptych.core.workspace.decided.decided_numbers`); None for a figure no gate
+    decided at a look."""
+    if not number or not number.get("interval_name"):
+        return None
+    return ranking.DecidedInterval(
+        float(number["value"]), float(number["ci_low"]), float(number["ci_high"]),
+        str(number["interval_name"]),
+    )  # fmt: skip
+
+
 class Standings(Namespace):
     """Standing among models (``diptych standings``)."""
+
+    def __init__(self, kernel: Kernel, analysis: Analysis) -> None:
+        super().__init__(kernel)
+        self._analysis = analysis
 
     def measured(
         self, run_ids: Sequence[str] | None = None, *, figure: str = DEFAULT_FIGURE
@@ -123,6 +144,11 @@ class Standings(Namespace):
                 continue
             models = {m.get("model_id"): m for m in run.models}
             builds = builds_by_model(view.results.values())
+            # A figure its gates decided at a look keeps the interval they decided on, as
+            # `diptych show` prints it: one interval per figure.
+            decided = (
+                decided_numbers(self._analysis, self._store, run.id) if run.id in looks else {}
+            )
             for sample in samples:
                 model = models.get(sample.model, {})
                 measured.append(
@@ -136,6 +162,7 @@ class Standings(Namespace):
                         sample=sample,
                         shown_run=shown.get(run.id, run.id),
                         partial=share_of_design(run.status, looks.get(run.id)),
+                        decided=decided_interval(decided.get(sample.figure)),
                     )
                 )
                 references.setdefault(
