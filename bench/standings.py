@@ -22,6 +22,14 @@ interval covers at once, with its Monte Carlo error:
   met with room where models differ);
 * ``standings.rank_shown_rate_spread``: the share of the spread's replications in which every
   rank is shown exactly (each interval one rank): how often the design tells all three apart.
+* ``standings.rank_interval_coverage_decided``: every model planted equal, the first bought as
+  ``audit run --until-decided`` buys it — its persons in a random order, ten looks, its gate
+  "below 80" decided on the anytime-valid interval of the looks (each look's t interval on the
+  logit scale, its df no more than its fewest identities less one, Pocock-type spending by
+  information) — and ranked on the look it stopped at with the interval it decided on
+  (:mod:`diptych.core.standings.decided`); want >= 0.93, the rank intervals as safe with a run
+  decided early mixed in. ``standings.decided_early_rate`` is the share of its replications in
+  which that run stopped before its design was complete.
 """
 
 from __future__ import annotations
@@ -32,6 +40,8 @@ from collections.abc import Hashable, Iterator
 from bench.harness import Result, bench, result
 
 N_REPS = 2000
+#: Replications of the run decided early: each buys up to nine looks' figures besides.
+N_DECIDED = 1000
 N_MASC = N_FEM = 6
 #: Persons of each identity in a scene: both orders, two samples each.
 PER_SIDE = 4
@@ -39,8 +49,61 @@ SD_IDENTITY = 0.15
 SD_MODEL_IDENTITY = 0.1
 
 
-def _replication(rng: object, truths: list[float]) -> list[tuple[float, int, int]]:
-    """One simulated plan: each model's (true STS, rank interval low, high)."""
+#: The gate the first model of ``rank_interval_coverage_decided`` is bought until it decides.
+GATE_BELOW = 80.0
+LOOKS = 10
+
+
+def _until_decided(sample: object, order: object) -> tuple[object, object]:
+    """The sample of a model bought in ``LOOKS`` batches in the random ``order`` until its gate
+    is decided, and the interval it was decided on (None where the design was bought whole:
+    its figure is then read on the fixed design, as a run complete at its last look is)."""
+    import dataclasses
+    import math
+
+    from diptych.core.audit.sequential import MIN_UNITS, Untested
+    from diptych.core.metrics.uncertainty.intervals import STS_RANGE, IntervalRecipe
+    from diptych.core.metrics.uncertainty.resampling import mean_over_units
+    from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, spending_shares
+    from diptych.core.standings import DecidedInterval, FigureSample
+
+    s: FigureSample = sample  # type: ignore[assignment]
+    idx: list[int] = list(order)  # type: ignore[call-overload]
+    recipes: list[IntervalRecipe | None] = []
+    fractions: list[float] = []
+    for look in range(1, LOOKS):
+        kept = sorted(idx[: len(idx) * look // LOOKS])
+        part = dataclasses.replace(
+            s,
+            values=[s.values[k] for k in kept],
+            units={name: [u[k] for k in kept] for name, u in s.units.items()},
+            cells=[s.cells[k] for k in kept],
+        )
+        fig = mean_over_units(part.values, part.units, scale=100.0, bounds=STS_RANGE)
+        fewest = min(fig.units.values())
+        fractions.append(look / LOOKS)
+        recipe = None
+        if fewest >= MIN_UNITS and fig.has_interval and fig.se > 0 and math.isfinite(fig.se):
+            df = min(fig.df, float(fewest - 1))
+            recipe = IntervalRecipe.t(fig.value, fig.se, df, bounds=STS_RANGE)
+        recipes.append(recipe)
+        shares = spending_shares(fractions, [r.se**2 if r else None for r in recipes])
+        if not any(r is not None for r in recipes):
+            continue
+        # A skipped look spends nothing, as the audit's (its interval is never read).
+        made = tuple(r if r is not None else Untested() for r in recipes)
+        low, high = AnytimeInterval(made, tuple(shares)).interval(0.95)
+        if high < GATE_BELOW or low > GATE_BELOW:
+            name = f"95% anytime-valid interval, look {look} of {LOOKS}"
+            return part, DecidedInterval(fig.value, low, high, name)
+    return s, None
+
+
+def _replication(
+    rng: object, truths: list[float], *, decided: bool = False
+) -> tuple[list[tuple[float, int, int]], bool]:
+    """One simulated plan: each model's (true STS, rank interval low, high); with ``decided``
+    the first model is bought until its gate is decided (:func:`_until_decided`)."""
     import numpy as np
 
     from diptych.core.standings import FigureSample, Measured, rank_table
@@ -78,10 +141,16 @@ def _replication(rng: object, truths: list[float]) -> list[tuple[float, int, int
             cells=where,
             cell_units=unit_of,  # type: ignore[arg-type]
         )
-        measured.append(Measured(f"run{k}", float(k), "simulated", "1", {"k": k}, (), sample))
+        interval = None
+        if decided and k == 0:
+            sample, interval = _until_decided(sample, r.permutation(len(values)))  # type: ignore[assignment]
+        measured.append(
+            Measured(f"run{k}", float(k), "simulated", "1", {"k": k}, (), sample, decided=interval)  # type: ignore[arg-type]  # fmt: skip
+        )
     table, _ = rank_table(measured, n_boot=200, seed=0)
     by_model = {s.measured.sample.model: (s.rank_low, s.rank_high) for s in table}
-    return [(truth, *by_model[f"model{k}"]) for k, truth in enumerate(truths)]
+    early = measured[0].decided is not None
+    return [(truth, *by_model[f"model{k}"]) for k, truth in enumerate(truths)], early
 
 
 def _covers(found: list[tuple[float, int, int]]) -> bool:
@@ -95,16 +164,21 @@ def _covers(found: list[tuple[float, int, int]]) -> bool:
     return True
 
 
-def _rates(truths: list[float], n: int, seed: int) -> tuple[float, float]:
+def _rates(
+    truths: list[float], n: int, seed: int, *, decided: bool = False
+) -> tuple[float, float, float]:
+    """The share of ``n`` replications whose every rank interval covers, the share showing
+    every rank exactly, and the share whose first model stopped early (with ``decided``)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    covered = shown = 0
+    covered = shown = early = 0
     for _ in range(n):
-        found = _replication(rng, truths)
+        found, stopped = _replication(rng, truths, decided=decided)
         covered += _covers(found)
         shown += all(low == high for _, low, high in found)
-    return covered / n, shown / n
+        early += stopped
+    return covered / n, shown / n, early / n
 
 
 def _mc(rate: float, n: int) -> float:
@@ -115,14 +189,22 @@ def _mc(rate: float, n: int) -> float:
     standings__rank_interval_coverage="in 0.93..0.97",
     standings__rank_interval_coverage_spread=">= 0.93",
     standings__rank_shown_rate_spread=None,
+    standings__rank_interval_coverage_decided=">= 0.93",
+    standings__decided_early_rate=None,
 )
 def rank_interval_coverage() -> Iterator[Result]:
-    equal, _ = _rates([40.0, 40.0, 40.0], N_REPS, 1)
+    equal, _, _ = _rates([40.0, 40.0, 40.0], N_REPS, 1)
     yield result("standings.rank_interval_coverage", equal, "fraction", reps=N_REPS,
                  mc_se=_mc(equal, N_REPS), truths="STS 40, 40, 40",
                  identities=f"{N_MASC}x{N_FEM}")  # fmt: skip
-    spread, shown = _rates([60.0, 40.0, 20.0], N_REPS, 2)
+    spread, shown, _ = _rates([60.0, 40.0, 20.0], N_REPS, 2)
     yield result("standings.rank_interval_coverage_spread", spread, "fraction", reps=N_REPS,
                  mc_se=_mc(spread, N_REPS), truths="STS 60, 40, 20")  # fmt: skip
     yield result("standings.rank_shown_rate_spread", shown, "fraction", reps=N_REPS,
                  mc_se=_mc(shown, N_REPS), truths="STS 60, 40, 20")  # fmt: skip
+    decided, _, early = _rates([40.0, 40.0, 40.0], N_DECIDED, 3, decided=True)
+    yield result("standings.rank_interval_coverage_decided", decided, "fraction",
+                 reps=N_DECIDED, mc_se=_mc(decided, N_DECIDED), truths="STS 40, 40, 40",
+                 gate=f"first model below {GATE_BELOW:g}, {LOOKS} looks")  # fmt: skip
+    yield result("standings.decided_early_rate", early, "fraction", reps=N_DECIDED,
+                 mc_se=_mc(early, N_DECIDED))  # fmt: skip

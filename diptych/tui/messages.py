@@ -126,3 +126,7 @@ class StandingsLoaded(Message):
 
     standings: Any
     error: str | None = None
+    #: The figures the runs can be ranked on (``ws.standings.choices``).
+    figures: list[str] = field(default_factory=list)
+    #: The runs still running when the ranking was read: it is read again once one finishes.
+    running: list[str] = field(default_factory=list)

@@ -198,15 +198,27 @@ def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:
         return ws.analysis.report(run_id, out_dir)
 
 
-def load_standings(store_path: Path) -> StandingsLoaded:
-    """Every audited model of the workspace side by side on the paired STS, or one line saying
-    why not: the screen shows it in place of the table (and F5 asks again), never a wait that
-    does not end."""
+def load_standings(store_path: Path, figure: str = "STS paired") -> StandingsLoaded:
+    """Every audited model of the workspace side by side on ``figure``, or one line saying
+    why not in the screen's words (its ``f`` key chooses another figure): the screen shows it
+    in place of the table (and F5 asks again), never a wait that does not end."""
+    from diptych.core.workspace.standings import NothingToRank
+
+    running: list[str] = []
     try:
         with Workspace.open(store_path) as ws:
-            return StandingsLoaded(ws.standings.table())
+            running = [s.run.id for s in ws.runs.list() if s.run.status == "running"]
+            table = ws.standings.table(figure=figure)
+            return StandingsLoaded(table, figures=ws.standings.choices, running=running)
+    except NothingToRank as error:
+        return StandingsLoaded(
+            None,
+            error.said("press f to choose one", " (ranked again when it finishes; F5 now)"),
+            figures=error.figures,
+            running=running,
+        )
     except DiptychError as error:
-        return StandingsLoaded(None, " ".join(str(error).split()))
+        return StandingsLoaded(None, " ".join(str(error).split()), running=running)
     except Exception as error:  # noqa: BLE001 (a bug shown as one line, as the CLI prints it)
         said = " ".join(str(error).split())[:300]
         return StandingsLoaded(

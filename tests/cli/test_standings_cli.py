@@ -114,10 +114,36 @@ def test_equal_models_are_not_told_apart(
 def test_no_run_to_rank_says_what_to_do(
     tmp_path: Path, scripted: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Workspace.open(tmp_path / "ws").close()
-    code, out = call(capsys, "--store", str(tmp_path / "ws"), "standings")
-    assert code != 0
-    assert "no run here has the figure 'STS paired'" in out and "--figure" in out
+    """The line says what is true of the runs there: none at all; an image run whose people
+    are unlabelled (label them); a text run, which needs no labels, asked for a figure it does
+    not have (the figures it has, and the flag that names one)."""
+    path = str(tmp_path / "ws")
+    Workspace.open(path).close()
+    code, out = call(capsys, "--store", path, "standings")
+    assert code == 2
+    assert " ".join(out.split()) == (
+        "error: no run here has the figure 'STS paired' to rank; run a probe whose figures are "
+        "ranked (pst, pst-text) first"
+    )
+    with Workspace.open(path) as ws:
+        image = ws.runs.run_sync("pst", ["scripted-images"], params={
+            "aspects": ["occupation"], "masculine": ["carpenter"], "feminine": ["nurse"],
+            "samples_single": 1, "samples_paired": 1})  # fmt: skip
+    code, out = call(capsys, "--store", path, "standings")
+    assert code == 2
+    assert " ".join(out.split()) == (
+        f"error: no run here has the figure 'STS paired' to rank yet; {image.id} has no labels "
+        "yet: label its people first"
+    )
+    with Workspace.open(path) as ws:
+        ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted(0.2)})],
+                         params={**DESIGN, "setting": "both"})  # fmt: skip
+    code, out = call(capsys, "--store", path, "standings", "--figure", "nosuch")
+    assert code == 2
+    said = " ".join(out.split())
+    assert said.startswith("error: no run here has the figure 'nosuch' to rank")
+    assert said.endswith("figures here: 'STS paired', 'STS single' (name one with --figure)")
+    assert "still running" not in said
 
 
 def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(

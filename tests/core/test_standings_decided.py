@@ -1,5 +1,6 @@
 """Standings of a run an audit stopped at an early look: it is ranked on what it has, its
-headline figure as its own report makes it, and says how much of its design that is; a run of
+headline figure as its own report makes it with the anytime-valid interval its gate decided on,
+and says how much of its design that is; a run of
 drawn labels whose scenes are half labelled is ranked on every person in the scene the plan
 asked about."""
 
@@ -14,7 +15,8 @@ import yaml
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
-from diptych.core.report.standings_tables import standings_text
+from diptych.core.report.formatting import bounds
+from diptych.core.report.standings_tables import DECIDED_MARK, standings_text
 from diptych.core.standings import sts_samples
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes._paired_stereotype_test.identities import identities
@@ -65,6 +67,8 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_its_headline_and_marked_pa
         (audit,) = ws.audits.list()
         look = audit.parts[0].detail["sequential"]["looks"][-1]
         (table,) = ws.standings.table(None).tables
+        # What `diptych show` prints for the figure: the gate's interval, named.
+        shown = ws.audits.read(run.run.id).numbers[FIGURE]
     # Worked from the labels: one reading per distinct prompt (its scene without the sample
     # suffix, and the person asked about), 2·P(stereotyped pronoun) − 1, in the scene's two
     # identities ("paired:{id1}|{id2}#{sample}").
@@ -93,9 +97,22 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_its_headline_and_marked_pa
     )  # fmt: skip
     assert standing.figure.value == pytest.approx(100 * sum(stereo) / len(stereo), abs=1e-9)
     assert standing.figure.design == "crossed"
-    assert (standing.figure.ci_low, standing.figure.ci_high) == pytest.approx(
-        (expected.ci_low, expected.ci_high), abs=1e-9
+    # One interval for the figure everywhere: the anytime-valid one its gate decided on, digit
+    # for digit what `diptych show` prints, and wider here than the fixed design's over the
+    # same answers (which does not hold for a design stopped on what it saw).
+    assert shown["interval_name"] == "95% anytime-valid interval, look 1 of 10"
+    assert standing.measured.decided is not None
+    assert standing.measured.decided.name == shown["interval_name"]
+    assert (standing.figure.value, standing.figure.ci_low, standing.figure.ci_high) == (
+        shown["value"],
+        shown["ci_low"],
+        shown["ci_high"],
     )
+    assert bounds(standing.figure.ci_low, standing.figure.ci_high) == bounds(
+        shown["ci_low"], shown["ci_high"]
+    )
+    assert standing.figure.ci_low < expected.ci_low and standing.figure.ci_high > expected.ci_high
+    assert standing.to_dict()["interval"] == shown["interval_name"]
     assert (standing.rank, standing.rank_low, standing.rank_high) == (1, 1, 1)
     # Its share of the design, from the look the audit recorded.
     share = f"{round(100 * look['bought'] / look['planned'])}% of its design"
@@ -103,6 +120,11 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_its_headline_and_marked_pa
     assert standing.to_dict()["partial"] == standing.measured.partial
     (text,) = [standings_text(t) for t in [table]]
     assert f"ranked on {share} (decided at look 1 of 10: " in " ".join(text.notes)
+    assert text.ranks[0][-1] == bounds(shown["ci_low"], shown["ci_high"]) + DECIDED_MARK
+    assert (
+        f"{DECIDED_MARK} 95% anytime-valid interval, look 1 of 10: the interval its gates "
+        "decided on" in " ".join(text.notes)
+    )
 
 
 def _row(image: str, position: str, identity: str, stereotype: str, label: str) -> LabelRow:

@@ -12,6 +12,9 @@ from diptych.core.standings import DesignTable, Standing, Succession
 #: The standings' intervals, named: they resample the identities (a run's own figure may be
 #: shown with another interval, over its scenes or draws, beside which this one is wider).
 INTERVAL = "95% interval over identities"
+#: What follows the interval of a figure its run's gates decided at an early look: a line under
+#: the table names it ("95% anytime-valid interval, look 1 of 10"), as every page of the run does.
+DECIDED_MARK = "†"
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]
 
@@ -68,7 +71,8 @@ def standings_text(table: DesignTable) -> StandingsText:
             s.measured.name,
             s.measured.shown_run or s.measured.run,
             figure_text(s.figure.value),
-            bounds(s.figure.ci_low, s.figure.ci_high),
+            bounds(s.figure.ci_low, s.figure.ci_high)
+            + (DECIDED_MARK if s.measured.decided is not None else ""),
         ]
         for k, s in enumerate(table.standings, start=1)
     ]
@@ -100,11 +104,17 @@ def standings_text(table: DesignTable) -> StandingsText:
 
 def _said_of(s: Standing) -> list[str]:
     """What a reader must know of one model's figure: what it leaves out of its run, how much
-    of its design the run holds, and an interval that fell to its floor."""
+    of its design the run holds, the interval its gates decided on, and an interval that fell
+    to its floor."""
     m = s.measured
     out = [m.sample.note] if m.sample.note else []
     if m.partial:
         out.append(f"ranked on {m.partial}")
+    if m.decided is not None:
+        out.append(
+            f"{DECIDED_MARK} {m.decided.name}: the interval its gates decided on, not the "
+            "fixed design's; its pairs are tested no more confidently than it"
+        )
     if s.figure.floor:
         out.append(s.figure.floor)
     return out

@@ -6,7 +6,9 @@ version and parameters, so the same identities asked in the same scenes); each d
 own table. Within it:
 
 * each model's figure is the mean over its observations with the interval of its units
-  (:func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units`);
+  (:func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units`); a figure its run's
+  gates decided at an early look keeps the anytime-valid interval they decided on, and its
+  pairs read the variance that interval implies (:mod:`.decided`);
 * each pair's difference is the runs' difference (:func:`~diptych.core.metrics.run_difference
   .run_difference`): matched per scene where both asked the same scenes, else independent, its
   interval and t-test from one resampling of the identities crossed in scenes — the units that
@@ -38,6 +40,7 @@ from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAU
 from diptych.core.metrics.uncertainty.inference import Inference
 from diptych.core.metrics.uncertainty.resampling import holm, mean_over_units
 from diptych.core.metrics.uncertainty.scales import ROUNDING
+from diptych.core.standings.decided import DecidedInterval, decided_difference, decided_figure
 from diptych.core.standings.samples import FigureSample
 
 
@@ -62,6 +65,10 @@ class Measured:
     #: look), its share in words ("10% of its design (decided at look 1 of 10: 164 of 1,640
     #: requests, 1,476 saved)"); "" for a run bought whole.
     partial: str = ""
+    #: Where the run's gates decided this figure at an early look, the interval they decided on
+    #: (anytime-valid over the looks): the standings show it and test no more confidently
+    #: (:mod:`diptych.core.standings.decided`); None for a figure read on its fixed design.
+    decided: DecidedInterval | None = None
 
     @property
     def name(self) -> str:
@@ -104,6 +111,7 @@ class Standing:
             "rank_interval": [self.rank_low, self.rank_high],
             **({"note": m.sample.note} if m.sample.note else {}),
             **({"partial": m.partial} if m.partial else {}),
+            **({"interval": m.decided.name} if m.decided is not None else {}),
         }
 
 
@@ -194,9 +202,12 @@ class Standings:
     def method(self) -> str:
         level = round(100 * self.confidence)
         return (
-            f"Each figure with its {level}% interval over its units; each pair's difference "
-            "matched per scene where both runs asked the same scenes (else independent), its "
-            "interval and t-test from one resampling of those units; p adjusted by Holm over "
+            f"Each figure with its {level}% interval over its units (a figure its run's gates "
+            "decided at an early look with the anytime-valid interval they decided on, named); "
+            "each pair's difference matched per scene where both runs asked the same scenes "
+            "(else independent), its interval and t-test from one resampling of those units "
+            "(a decided figure's variance the one its anytime-valid interval implies); p "
+            "adjusted by Holm over "
             "a table's pairs. Rank 1 is the highest figure; a rank's interval runs over the "
             f"models no Holm-adjusted test at {1 - self.confidence:.2f} tells apart from it, so "
             f"every rank interval of a table holds at once with probability ≥ {level}%. Only "
@@ -242,7 +253,7 @@ def rank_table(
     # A model measured in one run of the table is named by the model alone.
     times = Counter(m.name for m in measured)
     names = [m.name if times[m.name] == 1 else m.label for m in measured]
-    figures = [
+    fixed = [
         mean_over_units(
             m.sample.values,
             m.sample.units,
@@ -253,6 +264,11 @@ def rank_table(
             bounds=m.sample.bounds,
         )  # fmt: skip
         for m in measured
+    ]
+    # A figure decided at an early look is read on the interval its decision used.
+    figures = [
+        f if m.decided is None else decided_figure(f, m.decided)
+        for m, f in zip(measured, fixed, strict=True)
     ]
     n = len(measured)
     ranks = [
@@ -268,6 +284,7 @@ def rank_table(
                 measured[i].sample, measured[j].sample, n_boot=n_boot, seed=seed,
                 confidence=confidence,
             )  # fmt: skip
+            d = decided_difference(d, measured[i].decided, measured[j].decided)
             found.append((i, j, d))
     adjusted = holm([d.p_value for _, _, d in found])
     pairs: list[PairDifference] = []
@@ -346,9 +363,13 @@ def successions(
         Succession(
             before.label,
             after.label,
-            difference_of(
-                before.sample, after.sample, n_boot=n_boot, seed=seed, confidence=confidence
-            ),  # fmt: skip
+            decided_difference(
+                difference_of(
+                    before.sample, after.sample, n_boot=n_boot, seed=seed, confidence=confidence
+                ),
+                before.decided,
+                after.decided,
+            ),
         )
         for before, after in pairs
     ]

@@ -204,4 +204,4 @@ class _ReportSource:
 
     def standings(self, run_ids: Sequence[str]) -> Any:
         """Every model of the runs side by side (``ws.standings.table``)."""
-        return Standings(self._analysis._kernel).table(run_ids)
+        return Standings(self._analysis._kernel, self._analysis).table(run_ids)

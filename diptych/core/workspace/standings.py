@@ -6,8 +6,9 @@ beside each as another design, and a model measured again against its predecesso
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from diptych.core import standings as ranking
 from diptych.core.audit.record import list_audits
@@ -21,7 +22,11 @@ from diptych.core.report.names import tell_apart
 from diptych.core.report.verdict import published_values
 from diptych.core.run_names import short_names
 from diptych.core.runview import RunView
-from diptych.core.workspace.base import Namespace
+from diptych.core.workspace.base import Kernel, Namespace
+from diptych.core.workspace.decided import decided_numbers
+
+if TYPE_CHECKING:
+    from diptych.core.workspace.analysis import Analysis
 
 #: The figure standings rank unless asked for another: the STS of the paired setting, the
 #: Paired Stereotype Test's headline.
@@ -99,8 +104,125 @@ def share_of_design(status: str, looks: PartLooks | None) -> str:
     )
 
 
+def decided_interval(number: Mapping[str, Any] | None) -> ranking.DecidedInterval | None:
+    """The interval a gate decided a figure on, from the number ``diptych show`` prints for it
+    (:func:`~diptych.core.workspace.decided.decided_numbers`); None for a figure no gate
+    decided at a look."""
+    if not number or not number.get("interval_name"):
+        return None
+    return ranking.DecidedInterval(
+        float(number["value"]), float(number["ci_low"]), float(number["ci_high"]),
+        str(number["interval_name"]),
+    )  # fmt: skip
+
+
+#: How the CLI says to choose another figure; a screen says its own key.
+CHOOSE_WITH_FLAG = "name one with --figure"
+
+
+class NothingToRank(UsageError):
+    """No run has the figure asked for with what it takes to rank it, and why, in words that
+    are true for the runs present: some still running, some finished without the labels their
+    figure is made of, other figures there to choose from (:meth:`said`)."""
+
+    def __init__(
+        self,
+        figure: str,
+        *,
+        running: Sequence[str] = (),
+        unlabelled: Sequence[str] = (),
+        figures: Sequence[str] = (),
+    ) -> None:
+        self.figure = figure
+        self.running = list(running)
+        self.unlabelled = list(unlabelled)
+        self.figures = list(figures)
+        super().__init__(self.said(CHOOSE_WITH_FLAG))
+
+    def said(self, choose: str, after_running: str = "") -> str:
+        """The one line, ``choose`` saying how this front end picks another figure and
+        ``after_running`` what it does once a running run finishes."""
+        head = f"no {'finished ' if self.running else ''}run here has the figure '{self.figure}'"
+        parts = [head + (" to rank yet" if self.running or self.unlabelled else " to rank")]
+        if self.running:
+            parts.append(_runs(self.running, "is", "are") + " still running" + after_running)
+        if self.unlabelled:
+            whose = "its" if len(self.unlabelled) == 1 else "their"
+            parts.append(
+                _runs(self.unlabelled, "has", "have")
+                + f" no labels yet: label {whose} people first"
+            )
+        if self.figures:
+            listed = ", ".join(f"'{f}'" for f in self.figures)
+            parts.append(f"figures here: {listed} ({choose})")
+        elif not self.running and not self.unlabelled:
+            parts.append("run a probe whose figures are ranked (pst, pst-text) first")
+        return "; ".join(parts)
+
+
+def _runs(ids: Sequence[str], one: str, several: str) -> str:
+    """Runs named for a sentence with their verb: "pst-text-0663f62e is", "3 runs are"."""
+    return f"{ids[0]} {one}" if len(ids) == 1 else f"{len(ids)} runs {several}"
+
+
+def figure_choices(figures: Sequence[str]) -> list[str]:
+    """The figures a front end offers to rank, from those the runs have (``figures``, first
+    seen first): the default first, then each figure's name without how it was measured, then
+    its full name, each kept only where it ranks another set of figures than every name before
+    it ("STS single" for the STS single expected from P(he), P(she); "occupation: STS paired"
+    for that aspect alone)."""
+    out: list[str] = []
+    seen: list[frozenset[str]] = []
+    names = [DEFAULT_FIGURE, *(f.split(" (", 1)[0] for f in figures), *figures]
+    for name in names:
+        matched = frozenset(f for f in figures if figure_matches(f, name))
+        if matched and matched not in seen and name not in out:
+            out.append(name)
+            seen.append(matched)
+    return out
+
+
+class _Seen:
+    """What the runs read for a ranking held besides the figure asked for: every figure they
+    have, the runs still running and the finished runs whose probe makes the figure but gave
+    none (no labels yet): what a front end says where nothing is ranked."""
+
+    def __init__(self) -> None:
+        self.figures: list[str] = []
+        self.running: list[str] = []
+        self.unlabelled: list[str] = []
+
+    def note(self, run: Any, probe: Any, samples: Sequence[Any], figure: str) -> None:
+        for s in samples:
+            if s.figure not in self.figures:
+                self.figures.append(s.figure)
+        if any(figure_matches(s.figure, figure) for s in samples):
+            return
+        if run.status == "running":
+            self.running.append(run.id)
+        elif any(figure_matches(name, figure) for name in probe.figure_names() or []):
+            self.unlabelled.append(run.id)
+
+
 class Standings(Namespace):
     """Standing among models (``diptych standings``)."""
+
+    def __init__(self, kernel: Kernel, analysis: Analysis) -> None:
+        super().__init__(kernel)
+        self._analysis = analysis
+        self._seen = _Seen()
+
+    @property
+    def choices(self) -> list[str]:
+        """The figures the runs of the last ranking (:meth:`table`) can be ranked on, as
+        :meth:`figures` offers them, without reading the runs again."""
+        return figure_choices(self._seen.figures)
+
+    def figures(self, run_ids: Sequence[str] | None = None) -> list[str]:
+        """The figures the runs named (default: every run) can be ranked on, as a front end
+        offers them (:func:`figure_choices`): the paired STS first where a run has it."""
+        self.measured(run_ids, figure=DEFAULT_FIGURE)
+        return figure_choices(self._seen.figures)
 
     def measured(
         self, run_ids: Sequence[str] | None = None, *, figure: str = DEFAULT_FIGURE
@@ -112,17 +234,22 @@ class Standings(Namespace):
         looks = looks_by_run(list_audits(self._store))
         measured: list[ranking.Measured] = []
         references: dict[str, list[ranking.Reference]] = {}
+        self._seen = _Seen()
         for run in runs:
             view = RunView(self._store, run, chroma_url=self._kernel.chroma_url)
-            samples = [
-                s
-                for s in get_probe(run.probe, run.params).figure_samples(view)
-                if figure_matches(s.figure, figure)
-            ]
+            probe = get_probe(run.probe, run.params)
+            every = probe.figure_samples(view)
+            self._seen.note(run, probe, every, figure)
+            samples = [s for s in every if figure_matches(s.figure, figure)]
             if not samples:
                 continue
             models = {m.get("model_id"): m for m in run.models}
             builds = builds_by_model(view.results.values())
+            # A figure its gates decided at a look keeps the interval they decided on, as
+            # `diptych show` prints it: one interval per figure.
+            decided = (
+                decided_numbers(self._analysis, self._store, run.id) if run.id in looks else {}
+            )
             for sample in samples:
                 model = models.get(sample.model, {})
                 measured.append(
@@ -136,6 +263,7 @@ class Standings(Namespace):
                         sample=sample,
                         shown_run=shown.get(run.id, run.id),
                         partial=share_of_design(run.status, looks.get(run.id)),
+                        decided=decided_interval(decided.get(sample.figure)),
                     )
                 )
                 references.setdefault(
@@ -163,10 +291,11 @@ class Standings(Namespace):
             ids.append(against_id)
         measured, references = self.measured(ids or None, figure=figure)
         if not measured:
-            raise UsageError(
-                f"no run here has the figure '{figure}' with labels to rank; label a run's "
-                "people first, or name another figure with --figure (e.g. 'STS single')"
-            )
+            seen = self._seen
+            raise NothingToRank(
+                figure, running=seen.running, unlabelled=seen.unlabelled,
+                figures=figure_choices(seen.figures),
+            )  # fmt: skip
         return ranking.standings(
             measured, against=against_id, references=references, n_boot=n_boot, seed=seed,
             confidence=confidence,

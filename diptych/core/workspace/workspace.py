@@ -119,7 +119,7 @@ class Workspace:
         self.findings = Findings(kernel)
         self.analysis = Analysis(kernel, self.review, self.annotators, self.findings)
         self.audits = Audits(kernel, self.analysis)
-        self.standings = Standings(kernel)
+        self.standings = Standings(kernel, self.analysis)
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
         self.evidence = Evidence(kernel, self.analysis, self.audits)

@@ -12,9 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Header, Label, Static
 
 from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
+from diptych.core.workspace.standings import DEFAULT_FIGURE
 from diptych.tui.messages import StandingsLoaded
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
@@ -53,11 +55,14 @@ class StandingsScreen(Screen[None]):
     HELP_PURPOSE = (
         "Standing among models: every audited model's paired STS with its interval, a rank "
         "with its interval, and which pairs differ (Holm-corrected), one table per design; "
-        "the papers' figures beside them as another design, never ranked."
+        "the papers' figures beside them as another design, never ranked. f ranks the next "
+        "figure the runs have (STS single …); while a run is running the screen ranks again "
+        "when it finishes."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
-        Binding("f5", "reload", "Reload"),
+        Binding("f", "next_figure", "Figure"),
+        Binding("f5", "refresh", "Reload"),
     ]
 
     def __init__(self, store_path: Path) -> None:
@@ -65,6 +70,15 @@ class StandingsScreen(Screen[None]):
         self.store_path = store_path
         #: What was loaded last (a ``Standings``), for tests and a reload.
         self.standings: Any = None
+        #: The figure ranked, and those the runs can be ranked on (``f`` steps through them).
+        self.figure = DEFAULT_FIGURE
+        self.figures: list[str] = []
+        #: The runs running when the ranking was read; while any is, the screen looks every
+        #: refresh interval and ranks again once one has finished.
+        self.running: list[str] = []
+        self._watch: Timer | None = None
+        #: What the page said when F5 asked again: a reading that changes nothing says so.
+        self._asked: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -77,20 +91,67 @@ class StandingsScreen(Screen[None]):
     def action_reload(self) -> None:
         # Said again at once: a key pressed shows it was heard while the models are ranked.
         for status in self.query("#standings-status").results(Static):
-            status.update("Ranking the models…")
-        self._load(self.store_path)
+            status.update(f"Ranking the models on {self.figure}…")
+        self._load(self.store_path, self.figure)
+
+    def action_refresh(self) -> None:
+        """F5: read the workspace again now, and say so where nothing has changed."""
+        self._asked = self._page_text()
+        self.action_reload()
+
+    def _page_text(self) -> str:
+        return "\n".join(str(w.render()) for w in self.query("#body Static").results(Static))
+
+    def action_next_figure(self) -> None:
+        """Rank the next of the figures the runs have (the first again after the last)."""
+        choices = self.figures or [DEFAULT_FIGURE]
+        at = choices.index(self.figure) if self.figure in choices else -1
+        self.figure = choices[(at + 1) % len(choices)]
+        self.notify(f"ranking on {self.figure}", timeout=2)
+        self.action_reload()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="standings")
-    def _load(self, store_path: Path) -> None:
-        self.post_message(load_standings(store_path))
+    def _load(self, store_path: Path, figure: str) -> None:
+        self.post_message(load_standings(store_path, figure))
+
+    def _watch_running(self) -> None:
+        """While a run is running, look every refresh interval whether one has finished."""
+        if self.running and self._watch is None:
+            every = float(getattr(self.app, "refresh_interval", 1.0))
+            self._watch = self.set_interval(every, self._look)
+        elif not self.running and self._watch is not None:
+            self._watch.stop()
+            self._watch = None
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="standings-watch")
+    def _look(self) -> None:
+        from diptych.core.workspace import Workspace
+
+        with Workspace.open(self.store_path, read_only=True) as ws:
+            still = {s.run.id for s in ws.runs.list() if s.run.status == "running"}
+        if any(run not in still for run in self.running):
+            self.app.call_from_thread(self.action_reload)
 
     @on(StandingsLoaded)
     async def _loaded(self, message: StandingsLoaded) -> None:
         body = self.query_one("#body", VerticalScroll)
         await body.remove_children()
         self.standings = message.standings
+        self.figures = message.figures or self.figures
+        self.running = list(message.running)
+        self._watch_running()
+        waiting = (
+            f"{'1 run is' if len(self.running) == 1 else f'{len(self.running)} runs are'} still "
+            "running: ranked again when one finishes (F5 now)"
+            if self.running
+            else ""
+        )
         if message.standings is None:
-            await body.mount(Static(message.error or "nothing to rank", id="standings-status"))
+            said = message.error or "nothing to rank"
+            if waiting and "still running" not in said:
+                said = f"{said}; {waiting}"
+            await body.mount(Static(said, id="standings-status"))
+            self._said_again()
             return
         widgets: list[Any] = []
         for k, table in enumerate(message.standings.tables, start=1):
@@ -111,12 +172,21 @@ class StandingsScreen(Screen[None]):
             runs = ", ".join(f"#{i} {row[4]}" for i, row in enumerate(text.ranks, start=1))
             widgets.append(Static("\n".join([f"runs: {runs}", *notes]), classes="note"))
         widgets.append(Static(message.standings.method, classes="note"))
+        if waiting:
+            widgets.insert(0, Static(waiting, classes="note", id="standings-waiting"))
         await body.mount_all(widgets)
+        self._said_again()
         first = self.query(FitTable)
         if first:
             # The page stays at its top: focusing the table would scroll the design line
             # above it (what was compared, on which figure) out of a short terminal.
             first.first().focus(scroll_visible=False)
+
+    def _said_again(self) -> None:
+        """After F5: where the page reads as before, say that it was read again."""
+        asked, self._asked = self._asked, None
+        if asked is not None and asked == self._page_text():
+            self.notify("read again: nothing has changed", timeout=3)
 
     def action_back(self) -> None:
         self.dismiss(None)

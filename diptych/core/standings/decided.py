@@ -1,0 +1,99 @@
+"""A figure whose run was decided at an early look, in the standings: the interval its decision
+used, and pairwise tests no more confident than that interval.
+
+A run bought batch by batch until its gates were decided (``audit run --until-decided``) stopped
+because of what its looks showed. Its gated figure's interval is the anytime-valid one over the
+looks (:mod:`diptych.core.metrics.uncertainty.sequential`): at look 1 of 10 it spends a small
+share of the level and is much wider than the fixed-design interval of the same answers, which
+does not hold for a design stopped on what it saw. A page shows one interval per figure, the one
+its decision used, named; so the standings show the anytime-valid interval
+(:class:`DecidedInterval`) and read the figure's spread from it.
+
+**The spread a test reads.** The interval was made on the scale of its figure's range (the logit
+of an STS's place in [−100, 100]), so its half-width there, divided by the normal quantile of its
+level and mapped back by the scale's slope at the value, is the standard error that makes a
+95% interval of the same width — the wider side's, so that the symmetric interval this se makes
+holds every value the anytime-valid interval holds (a look's interval is centred on its value on
+that scale; an intersection of several looks need not be). A pair's difference keeps the
+covariance its matched scenes give and replaces the decided figure's own variance by this se²:
+var(B − A) + se*² − se² (never less than var(B − A)). Its test then calls a pair different only
+where the decided figure's anytime-valid interval, read as a 95% one, would let it, and the rank
+intervals built on those tests are no more confident either (bench
+``standings.rank_interval_coverage_decided``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from statistics import NormalDist
+
+from diptych.core.metrics.run_difference import RunDifference
+from diptych.core.metrics.uncertainty.inference import Inference, t_inference
+from diptych.core.metrics.uncertainty.intervals import default_transform
+from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
+
+
+@dataclass(frozen=True)
+class DecidedInterval:
+    """The figure and interval a run's decision used, where they are not the fixed design's:
+    the look's value, its anytime-valid interval and its name ("95% anytime-valid interval,
+    look 1 of 10"), as ``diptych show`` prints them."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    name: str
+
+
+def implied_se(decided: DecidedInterval, figure: Inference) -> float:
+    """The standard error whose 95% interval (normal, on the scale of ``figure``'s range) holds
+    the whole of ``decided``'s interval (see the module)."""
+    z = NormalDist().inv_cdf(0.5 + figure.confidence / 2)
+    v, low, high = decided.value, decided.ci_low, decided.ci_high
+    transform = figure.transform or default_transform(figure.bounds)
+    lo_b, hi_b = figure.bounds
+    if transform is not None and lo_b < low <= v <= high < hi_b:
+        u = to_scale(v, figure.bounds, transform)
+        half = max(u - to_scale(low, figure.bounds, transform),
+                   to_scale(high, figure.bounds, transform) - u)  # fmt: skip
+        return half / (z * scale_slope(v, figure.bounds, transform))
+    # An interval reaching its range's end (infinite on that scale), or a value outside its
+    # interval (looks that contradicted one another): the wider side on the figure's own scale.
+    return max(abs(v - low), abs(high - v)) / z
+
+
+def decided_figure(figure: Inference, decided: DecidedInterval) -> Inference:
+    """``figure`` as its decision read it: the look's value and anytime-valid interval, its se
+    the implied one (:func:`implied_se`) and its p the test of that se."""
+    se = implied_se(decided, figure)
+    test = t_inference(
+        decided.value, se, math.inf, n=figure.n, units=figure.units, design=figure.design,
+        null=figure.null, confidence=figure.confidence, bounds=figure.bounds,
+        transform=figure.transform,
+    )  # fmt: skip
+    return replace(
+        figure, value=decided.value, ci_low=decided.ci_low, ci_high=decided.ci_high,
+        p_value=test.p_value, se=se, df=math.inf, floor=None,
+    )  # fmt: skip
+
+
+def decided_difference(
+    d: RunDifference, a: DecidedInterval | None, b: DecidedInterval | None
+) -> RunDifference:
+    """B − A with each decided figure's variance the one its anytime-valid interval implies, the
+    matched scenes' covariance kept (see the module); ``d`` itself where neither is decided."""
+    if a is None and b is None:
+        return d
+    extra = 0.0
+    for decided, own in ((a, d.a), (b, d.b)):
+        if decided is not None and math.isfinite(own.se):
+            extra += max(0.0, implied_se(decided, own) ** 2 - own.se**2)
+    i = d.inference
+    if extra == 0.0 or not math.isfinite(i.se):
+        return d
+    tested = t_inference(
+        i.value, math.sqrt(i.se**2 + extra), i.df, n=i.n, units=i.units, design=i.design,
+        null=i.null, confidence=i.confidence, bounds=i.bounds, transform=i.transform,
+    )  # fmt: skip
+    return replace(d, inference=tested)
