@@ -253,9 +253,10 @@ def _row_height(label: str, n_series: int, layout: Layout, side_w: float = 0.0) 
 #: page's text column (about 1000 px), so that a part fits under whatever a page already holds
 #: when that is under half: no page is left more than half empty for it.
 PRINT_HEIGHT = 280.0
-#: The tallest a later part may be: a page's text column (about 1000 CSS px) less its caption
-#: and margins. It follows the part before it, which ends a page or nearly: it starts a page.
-PAGE_HEIGHT = 860.0
+#: The tallest a later part may be: it has no headings kept with it, so it may take their
+#: room too, and with its caption stay under half a page (no page is left more than half empty
+#: for it, as for any block kept whole): two parts a page.
+PAGE_HEIGHT = 400.0
 #: What a chart takes besides its rows: legend, side label, tick labels and axis name.
 _FRAME_HEIGHT = 110.0
 
@@ -266,9 +267,10 @@ def print_parts(
     """The chart in parts of rows that each fit a printed page in the wide layout, on one
     scale (the whole chart's); one part when the whole chart fits under ``max_height``. A
     chart taller than a page would otherwise split across two with its axis only on the
-    second. The first part fits under what a page already holds (``max_height``); the rest,
-    each starting a page, are as large as a page allows (``page_height``), their rows shared
-    evenly: 40 rows print in three parts, not seven."""
+    second. The first part fits under what a page already holds with the headings kept with
+    it (``max_height``); the rest, without headings, are as large as half a page allows
+    (``page_height``), their rows shared evenly: 40 rows print in five parts, not seven, two
+    a page."""
     n_series = max(1, len(chart.series))
     heights = [_row_height(r.label, n_series, "wide") for r in chart.rows]
     room = max_height - _FRAME_HEIGHT

@@ -189,20 +189,18 @@ def last_page_problems(room: list[float], lines: dict[int, list[float]]) -> list
 
 
 def chart_part_problems(parts: list[tuple[int, int, str]]) -> list[str]:
-    """A chart printed in parts much smaller than a page allows: two of its parts after the
-    first (which fits under what a page already holds) starting on one page, where one part
-    would have held both. ``parts``: each part's chart, the page it starts on, its words."""
+    """A chart printed in parts much smaller than a page allows: three of its parts starting on
+    one page, where each part may take half a page (as any block kept whole may), so that two
+    fill a page. ``parts``: each part's chart, the page it starts on, its words."""
     out = []
     said: set[int] = set()
-    firsts = {chart: i for i, (chart, _, _) in reversed(list(enumerate(parts)))}
-    for i, (one, two) in enumerate(zip(parts, parts[1:], strict=False)):
+    for one, _, three in zip(parts, parts[1:], parts[2:], strict=False):
         chart = one[0]
-        later = firsts[chart] < i
-        if two[0] == chart and one[1] == two[1] and later and chart not in said:
+        if three[0] == chart and one[1] == three[1] and chart not in said:
             said.add(chart)
             count = sum(p[0] == chart for p in parts)
             out.append(
-                f"a chart printed in {count} parts, two of them on page {one[1] + 1}: parts "
+                f"a chart printed in {count} parts, three of them on page {one[1] + 1}: parts "
                 f"much smaller than the page allows (“{one[2]}”)"
             )
     return out
