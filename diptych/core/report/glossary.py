@@ -45,9 +45,10 @@ GLOSSARY: dict[str, str] = {
         "PAIRS stories (Fraser and Kiritchenko): the share of a group's generated stories that "
         "use a word of the crime lexicon, with its 95% Jeffreys interval."
     ),
+    # Named with the kinds of interval a report prints (interval_methods.py).
     "95% interval": (
-        "The range a 95% bootstrap (or t) interval gives for the figure, resampling the units "
-        "the figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
+        "The range the figure's true value lies in at 95% confidence, resampling the units the "
+        "figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
         "establishes the direction at the 5% level."
     ),
     "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
@@ -96,8 +97,13 @@ def _has_interval(audit: Audit) -> bool:
 def measured_glossary(audit: Audit) -> dict[str, str]:
     """The glossary's terms that this audit's figures use, in the glossary's order."""
     words = "\n".join(_words(audit))
+    from diptych.core.report.interval_methods import interval_methods
+
     out = {}
     for term, text in GLOSSARY.items():
+        if term == _INTERVAL:
+            # Its kinds are this report's (anytime-valid where a gate decided, ...).
+            text = interval_methods(audit).glossary
         if term == _INTERVAL:
             used = _has_interval(audit) or bool(audit.agent_sessions)
         elif term == _HELD_OUT:

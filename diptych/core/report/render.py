@@ -33,6 +33,7 @@ from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
 from diptych.core.report.frameworks import appendix, by_framework, frameworks
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
+from diptych.core.report.interval_methods import interval_methods
 from diptych.core.report.print_tables import SHORT_TABLE, numeric_cell, print_parts, row_bands
 from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
 from diptych.core.report.verdict import (
@@ -228,6 +229,7 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "contexts": published_context(audit),
         "actions": recommended_actions(audit),
         "glossary": measured_glossary(audit),
+        "interval_limits": interval_methods(audit).sentences,
         "frameworks": by_framework(framework_items(audit)),
         "framework_sections": FRAMEWORK_SECTIONS,
         "framework_context": FRAMEWORK_CONTEXT,
@@ -355,6 +357,7 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "context": [c.to_dict() for c in published_context(audit)],
         "actions": [a.to_dict() for a in recommended_actions(audit)],
         "glossary": measured_glossary(audit),
+        "intervals": interval_methods(audit).sentences,
         "frameworks": [item.to_dict() for item in framework_items(audit)],
         "standings": None if audit.standings is None else audit.standings.to_dict(),
         "runs": runs,

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from diptych.core.audit.run_status import outcome_words
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
-from diptych.core.report.formatting import counted, sample_size
+from diptych.core.report.formatting import counted, figure_text, sample_size
 from diptych.core.report.names import plain_name
 
 if TYPE_CHECKING:
@@ -73,12 +73,18 @@ class Context:
 
     @property
     def sentence(self) -> str:
+        """This run's figure, then who measured what, on which model, where it is printed:
+        "This run: 11.3. Wan and Chang (2024) measured DALL-E 3 at 47.4: overall STS, …"."""
+        years = re.findall(r"\b(?:19|20)\d\d\b", self.citation)
+        who = f"{self.source} ({years[-1]})" if years else self.source
         if self.values:
-            given = ", ".join(f"{k} {plain(v)}" for k, v in self.values.items())
-            said = f"{self.what}: {given}"
+            given = [f"{k} at {plain(v)}" for k, v in self.values.items()]
+            listed = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+            said = f"{who} measured {listed}: {self.what}"
         else:
-            said = f"{self.what}: {self.statement}"
-        return f"Measured by {self.source} on {self.measured_on} ({self.where}) — {said}."
+            said = f"{who} found {self.what} {self.statement}"
+        ours = figure_text(self.ours)
+        return f"This run: {ours}. {said}, on {self.measured_on} ({self.where})."
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "sentence": self.sentence}

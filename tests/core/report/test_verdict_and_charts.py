@@ -15,6 +15,7 @@ from diptych.core.probe import Table
 from diptych.core.report.charts import Chart, chart_from_table
 from diptych.core.report.charts.svg import draw
 from diptych.core.report.draft import Facts, NamedNumber, check_sentence, figure_terms
+from diptych.core.report.formatting import figure_text
 from diptych.core.report.render import BODY_MAX_COLUMNS
 from diptych.core.report.verdict import published_values
 from diptych.core.workspace import Workspace
@@ -193,17 +194,22 @@ def test_the_pst_papers_values_stand_beside_ours_as_context(audit: Any, written:
     text = {c["figure"]: c for c in by_run[audit.runs[0]]}
     assert text[STS]["values"] == {"DALL-E 3": 47.38}
     assert text["STS single (expected from P(he), P(she))"]["values"] == {"DALL-E 3": 10.0}
-    assert "Measured by Wan and Chang on DALL-E 3" in text[STS]["sentence"]
-    assert "Table 2" in text[STS]["sentence"]
+    # Ours first, then who measured which model at what, in plain words.
+    ours = figure_text(text[STS]["ours"])
+    assert text[STS]["sentence"] == (
+        f"This run: {ours}. Wan and Chang (2024) measured DALL-E 3 at 47.4: overall STS, paired "
+        "setting, gendered occupations, on images of DALL-E 3 whose perceived gender people "
+        "labelled (Table 2)."
+    )
     image = {c["figure"]: c for c in by_run[audit.runs[1]]}
     assert image["occupation: STS paired"]["values"] == {"DALL-E 3": 47.38}
     # Only the aspect that ran: no organizational-power value for an occupation run.
     assert all(18.98 not in c["values"].values() for c in data["context"])
     html = (written / "report.html").read_text(encoding="utf-8")
     # Printed by the report's one rule of digits (47.38 in the JSON, 47.4 on the page).
-    assert "Context, not a pass mark" in html and "DALL-E 3 47.4." in html
+    assert "Context, not a pass mark" in html and "DALL-E 3 at 47.4:" in html
     md = (written / "report.md").read_text(encoding="utf-8")
-    assert "Measured by Wan and Chang on DALL-E 3" in md
+    assert f"- {text[STS]['sentence']}" in md
 
 
 def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> None:

@@ -334,3 +334,32 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     assert not any("take less than" in note for note in result.notes)
     # The drawn labels stay, second and labelled.
     assert "STS paired (drawn labels)" in names[4:]
+
+
+class OneLowMass(FixedPShe):
+    """:class:`FixedPShe`, with ' he' and ' she' taking 1% of the mass in the first prompt it
+    is asked (and again whenever that prompt comes back)."""
+
+    low: str | None = None
+
+    async def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
+        found = await super().next_token_logprobs(prompt, candidates)
+        self.low = self.low or prompt
+        if prompt != self.low:
+            return found
+        # Renormalised to 1%: the same P(she), the pronouns' mass under the 5% that is noted.
+        total = math.log(sum(math.exp(v) for v in found.values()))
+        return {c: v - total + math.log(0.01) for c, v in found.items()}
+
+
+def test_a_low_mass_note_counts_its_prompts_with_separators(store: Store) -> None:
+    from tests.support.surfaces.text import printed_problems
+
+    run = run_probe(store, "pst-text", [OneLowMass({"feminine": 0.7, "masculine": 0.4})])
+    result = analyze(store, run.id)
+    (note,) = [n for n in result.notes if "take less than" in n]
+    # 1,600 paired and 40 single distinct prompts, one of them under 5%.
+    assert note.startswith("in 1 of 1,640 prompts ' he' and ' she' together take less than 5%")
+    assert printed_problems(note) == []
+    # The check reads the count without its separator as a defect.
+    assert len(printed_problems(note.replace("1,640", "1640"))) == 1

@@ -162,3 +162,45 @@ def thin_page_problems(
         else:
             out.append(f"{said} (“{what}”) are kept together: more than half a page")
     return out
+
+
+#: A last page of at most this many lines is a stub: it must not hold what the page before it
+#: had room for.
+SHORT_LAST_PAGE = 10
+
+
+def last_page_problems(room: list[float], lines: dict[int, list[float]]) -> list[str]:
+    """A last page of a few lines (:data:`SHORT_LAST_PAGE`) that the page before it had room
+    for: ``room`` is what each page has left under its last word, ``lines`` each page's line
+    feet, top to bottom (its first line's foot stands for the page's top)."""
+    last = len(room) - 1
+    feet = lines.get(last, [])
+    if last < 1 or not feet or len(feet) > SHORT_LAST_PAGE:
+        return []
+    # The lines' height, with the first line's own (its foot less the line below's spacing).
+    spacing = min((b - a for a, b in zip(feet, feet[1:], strict=False)), default=14.0)
+    height = feet[-1] - feet[0] + spacing + TOP_MARGIN
+    if height > room[last - 1]:
+        return []
+    return [
+        f"the last page holds only {len(feet)} lines ({height:.0f} pt), which page {last} had "
+        f"room for ({room[last - 1]:.0f} pt left)"
+    ]
+
+
+def chart_part_problems(parts: list[tuple[int, int, str]]) -> list[str]:
+    """A chart printed in parts much smaller than a page allows: three of its parts starting on
+    one page, where each part may take half a page (as any block kept whole may), so that two
+    fill a page. ``parts``: each part's chart, the page it starts on, its words."""
+    out = []
+    said: set[int] = set()
+    for one, _, three in zip(parts, parts[1:], parts[2:], strict=False):
+        chart = one[0]
+        if three[0] == chart and one[1] == three[1] and chart not in said:
+            said.add(chart)
+            count = sum(p[0] == chart for p in parts)
+            out.append(
+                f"a chart printed in {count} parts, three of them on page {one[1] + 1}: parts "
+                f"much smaller than the page allows (“{one[2]}”)"
+            )
+    return out

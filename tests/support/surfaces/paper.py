@@ -31,7 +31,9 @@ import pytest
 from tests.support.surfaces.flow import (
     Placed,
     band_problems,
+    chart_part_problems,
     item_problems,
+    last_page_problems,
     note_problems,
     thin_page_problems,
 )
@@ -260,10 +262,14 @@ _MARK = """() => {
     [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }`;
   document.head.append(style);
   const out = [];
+  let chart = -1;
   for (const el of document.querySelectorAll('figure')) {
+    // A chart printed in parts: its parts follow it, each with the chart's number.
+    if (el.classList.contains('chart-figure')) chart += 1;
     if (!shown(el)) continue;
     el.setAttribute('data-qq', String(out.length));
-    out.push((el.innerText || el.textContent || '').trim().slice(0, 80));
+    out.push({text: (el.innerText || el.textContent || '').trim().slice(0, 80),
+              chart: el.classList.contains('chart-part') ? chart : -1});
   }
   return out;
 }"""
@@ -301,8 +307,9 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         for m in _MARKED.finditer(word.text):
             pages.setdefault(int(m.group(1)), {}).setdefault(m.group(2), set()).add(word.page)
     problems = []
-    for n, text in enumerate(figures):
-        what = " ".join(text.split()[:8])
+    parts: list[tuple[int, int, str]] = []
+    for n, figure in enumerate(figures):
+        what = " ".join(figure["text"].split()[:8])
         on = pages.get(n, {})
         if set(on) != {"a", "z"}:
             problems.append(f"figure not found on paper: “{what}”")
@@ -311,7 +318,9 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
             problems.append(
                 f"figure split over pages {min(both) + 1} and {max(both) + 1}: “{what}”"
             )
-    return problems
+        elif figure["chart"] >= 0:
+            parts.append((figure["chart"], min(on["a"]), what))
+    return problems + chart_part_problems(parts)
 
 
 #: Each table printed in parts of columns: how many columns each part shows, its first
@@ -397,7 +406,9 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     for n in range(pages - 1):
         if fills[n] < LEAST_FILL:
             problems.append(f"page {n + 1} of {pages} is {fills[n]:.0%} full")
-    problems += thin_page_problems(placed, fills, *_room(printed))
+    room = _room(printed)
+    problems += thin_page_problems(placed, fills, *room)
+    problems += last_page_problems(room[0], room[3])
     return problems
 
 

@@ -259,10 +259,18 @@ def mean_over_units(
     # since the design still names the lists. A partial design reads it most often: with one
     # observation a cell, what varies between a cell's observations (a scene's two persons)
     # is counted as interaction, which the correction takes out of the lists' variance.
-    return replace(
-        inferred,
-        floor=f"resampling its {k:,} pairings of a {names[0]} and a {names[1]} only: the "
-        "identity lists varied no more than these, so its interval fell to its floor",
+    return replace(inferred, floor=floor_words(k, names[0], names[1]))
+
+
+def floor_words(pairings: int, row: str, column: str) -> str:
+    """What a crossed figure whose interval fell to its floor rests on, for a reader: the one
+    wording of the report's sentence, ``report.json``'s ``floor``, ``diptych show`` and the
+    terminal app. It says what the interval resampled, whom it speaks for, and what would
+    have made it wider and more general."""
+    return (
+        f"resampling its {pairings:,} pairings of a {row} and a {column}, so it speaks for "
+        "these identities only: the identities varied no more than the pairings did (had they "
+        "varied more, the interval would be wider and speak for identities like these)"
     )
 
 

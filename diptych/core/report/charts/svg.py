@@ -253,25 +253,47 @@ def _row_height(label: str, n_series: int, layout: Layout, side_w: float = 0.0) 
 #: page's text column (about 1000 px), so that a part fits under whatever a page already holds
 #: when that is under half: no page is left more than half empty for it.
 PRINT_HEIGHT = 280.0
+#: The tallest a later part may be: it has no headings kept with it, so it may take their
+#: room too, and with its caption stay under half a page (no page is left more than half empty
+#: for it, as for any block kept whole): two parts a page.
+PAGE_HEIGHT = 400.0
 #: What a chart takes besides its rows: legend, side label, tick labels and axis name.
 _FRAME_HEIGHT = 110.0
 
 
-def print_parts(chart: Chart, max_height: float = PRINT_HEIGHT) -> list[Chart]:
+def print_parts(
+    chart: Chart, max_height: float = PRINT_HEIGHT, page_height: float = PAGE_HEIGHT
+) -> list[Chart]:
     """The chart in parts of rows that each fit a printed page in the wide layout, on one
-    scale (the whole chart's); one part when the whole chart fits. A chart taller than a
-    page would otherwise split across two with its axis only on the second."""
+    scale (the whole chart's); one part when the whole chart fits under ``max_height``. A
+    chart taller than a page would otherwise split across two with its axis only on the
+    second. The first part fits under what a page already holds with the headings kept with
+    it (``max_height``); the rest, without headings, are as large as half a page allows
+    (``page_height``), their rows shared evenly: 40 rows print in five parts, not seven, two
+    a page."""
     n_series = max(1, len(chart.series))
     heights = [_row_height(r.label, n_series, "wide") for r in chart.rows]
     room = max_height - _FRAME_HEIGHT
     if sum(heights) <= room or len(chart.rows) < 2:
         return [chart]
-    count = math.ceil(sum(heights) / room)
-    size = math.ceil(len(chart.rows) / count)
     scale = _value_range(chart)
+    if sum(heights) <= 2 * room:
+        # Two parts under half a page each, rows shared evenly: never one of a row or two.
+        size = math.ceil(len(chart.rows) / 2)
+        halves = [chart.rows[:size], chart.rows[size:]]
+        return [replace(chart, rows=rows, scale=scale) for rows in halves]
+    first, used = 0, 0.0
+    while first < len(heights) and used + heights[first] <= room:
+        used += heights[first]
+        first += 1
+    first = max(first, 1)
+    rest = heights[first:]
+    count = math.ceil(sum(rest) / (page_height - _FRAME_HEIGHT))
+    size = math.ceil(len(rest) / count)
+    starts = [0, *range(first, len(chart.rows), size)]
     return [
-        replace(chart, rows=chart.rows[i : i + size], scale=scale)
-        for i in range(0, len(chart.rows), size)
+        replace(chart, rows=chart.rows[a:b], scale=scale)
+        for a, b in zip(starts, [*starts[1:], len(chart.rows)], strict=True)
     ]
 
 

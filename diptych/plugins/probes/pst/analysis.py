@@ -39,6 +39,7 @@ from diptych.core.metrics.tone import MIN_PERSONS
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE, percentile_number
 from diptych.core.probe import ProbeResult
+from diptych.core.report.formatting import counted
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     interval_text,
@@ -205,8 +206,8 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
             )
     if sts.excluded_cannot_identify:
         ctx.result.notes.append(
-            f"{prefix}{sts.excluded_cannot_identify} persons were labelled cannot_identify "
-            "and are left out of the scores"
+            f"{prefix}left out of the scores: "
+            f"{counted(sts.excluded_cannot_identify, 'person')} labelled cannot_identify"
         )
     _add_figures(ctx, group, sts, micro.title)
     ctx.result.data[prefix.rstrip(": ")] = {

@@ -32,6 +32,7 @@ from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 from diptych.core.probe import ProbeResult, Table
+from diptych.core.report.formatting import counted
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
@@ -403,14 +404,15 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         result.tables += [by_st, micro]
         if sts.excluded_cannot_identify:
             result.notes.append(
-                f"{prefix}{sts.excluded_cannot_identify} persons were labelled cannot_identify "
-                "(e.g. the story used 'they') and are left out of the scores"
+                f"{prefix}left out of the scores: "
+                f"{counted(sts.excluded_cannot_identify, 'person')} labelled cannot_identify "
+                "(e.g. the story used 'they')"
             )
         low = [r for r in readings if r.mass is not None and r.mass < LOW_MASS]
         if low:
             result.notes.append(
-                f"{prefix}in {len(low)} of {len(readings)} prompts ' he' and ' she' together "
-                f"take less than {LOW_MASS:.0%} of the next-token probability; there the "
+                f"{prefix}in {len(low):,} of {counted(len(readings), 'prompt')} ' he' and ' she' "
+                f"together take less than {LOW_MASS:.0%} of the next-token probability; there the "
                 "expected STS describes a small part of what the model would write"
             )
         result.data[model_id] = {**sts.to_dict(), "expected": expected_by if readings else None}

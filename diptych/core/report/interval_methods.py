@@ -1,0 +1,150 @@
+"""How the report's intervals were made, said from the figures it prints: the Limitations' line
+on intervals and the glossary's "95% interval" are built here, so that a report never calls
+an interval bootstrap or t that its gate decided anytime-valid, or a prediction-powered
+interval a plain one.
+
+A figure's interval is one of: the interval a release gate decided it on (anytime-valid over
+the looks of an audit bought until decided, or fixed at the gate's level), a prediction-powered
+interval (people's labels of a sample with an annotator's of every person), or the figure's
+own, by the method its number carries (``interval_method``: t, percentile bootstrap,
+Jeffreys).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from diptych.core.report.audit import Audit
+
+#: Each method of a figure's own interval in the report's words (``interval_method``).
+OWN_METHODS: dict[str, str] = {
+    "t": "t intervals over the units each figure resamples",
+    "percentile": "percentile bootstrap intervals over the units each figure resamples",
+    "jeffreys": "Jeffreys intervals of a share",
+    "difference of the settings' intervals": (
+        "for the gap between the two settings, one made from each setting's interval"
+    ),
+}
+#: A figure whose number names no method: its probe's methods (Appendix A) say how.
+UNNAMED = "intervals made as each probe's methods in Appendix A say"
+PREDICTION_POWERED = (
+    "prediction-powered intervals (PPI++: people's labels of a sample, an annotator's labels "
+    "of every person; Methods says what each rests on)"
+)
+
+
+@dataclass(frozen=True)
+class GateDecided:
+    """A figure printed with the interval its release gate decided it on."""
+
+    run: str
+    figure: str
+    kind: str
+    level: str
+    method: str
+    look: str
+
+    @property
+    def sentence(self) -> str:
+        if self.kind == "anytime-valid":
+            return (
+                f"{self.figure} of run {self.run} is printed with the {self.level} "
+                f"anytime-valid interval its gate decided on at {self.look}, which holds however "
+                f"many looks were taken: {self.method}."
+            )
+        return (
+            f"{self.figure} of run {self.run} is printed with the {self.level} fixed interval "
+            f"its gate decided on: {self.method}."
+        )
+
+
+@dataclass(frozen=True)
+class IntervalMethods:
+    """The kinds of interval the report prints, in the order they are said."""
+
+    gated: tuple[GateDecided, ...]
+    own: tuple[str, ...]
+
+    @property
+    def sentences(self) -> list[str]:
+        """The Limitations' lines on intervals: the figures' own, then each gate's."""
+        out = []
+        if self.own:
+            out.append(
+                f"The figures' 95% intervals are {_listed(list(self.own))}; they do not cover "
+                "changes in the model between runs."
+            )
+        out += [g.sentence for g in self.gated]
+        return out
+
+    @property
+    def glossary(self) -> str:
+        """The glossary's "95% interval", naming the kinds this report prints."""
+        kinds = list(self.own)
+        if any(g.kind == "anytime-valid" for g in self.gated):
+            kinds.append(
+                "for a figure a gate decided at a look of an audit bought until decided, "
+                "anytime-valid over the looks"
+            )
+        if any(g.kind == "fixed" for g in self.gated):
+            kinds.append("for a figure a gate decided, fixed at the gate's level")
+        from diptych.core.report.glossary import GLOSSARY
+
+        made = f" In this report: {_listed(kinds)}." if kinds else ""
+        return GLOSSARY["95% interval"] + made
+
+
+def _listed(items: list[str]) -> str:
+    if len(items) < 2:
+        return "".join(items)
+    return "; ".join(items[:-1]) + "; and " + items[-1]
+
+
+def _has_interval(number: Any) -> bool:
+    if not isinstance(number, dict):
+        return False
+    low, high = number.get("ci_low"), number.get("ci_high")
+    return all(
+        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+        for x in (low, high)
+    )
+
+
+def interval_methods(audit: Audit) -> IntervalMethods:
+    """The kinds of interval the report's figures are printed with (its runs', comparisons'
+    and agent sessions' figures; a gate's where a gate decided the figure)."""
+    from diptych.core.report.gates import decided_intervals
+
+    decided = decided_intervals(audit)
+    methods = {}
+    if audit.gates is not None:
+        runs = {str(p.get("name")): str(p.get("run")) for p in audit.scope.get("parts") or []}
+        methods = {(runs.get(r.part, ""), r.figure): getattr(r, "method", "") for r in
+                   audit.gates.results}  # fmt: skip
+    gated: list[GateDecided] = []
+    own: dict[str, None] = {}
+    results = [(p.id, p.result) for p in audit.runs] + [("", c.result) for c in audit.comparisons]
+    for run, result in results:
+        for name, number in result.numbers.items():
+            if not _has_interval(number):
+                continue
+            gate = decided.get((run, name))
+            if gate is not None:
+                method = methods.get((run, name), "")
+                gated.append(GateDecided(run, name, gate.kind, gate.level, method, gate.look))
+            elif number.get("estimator"):
+                own[PREDICTION_POWERED] = None
+            else:
+                made = number.get("interval_method")
+                said = OWN_METHODS.get(str(made), str(made)) if made else UNNAMED
+                if made == "t" and number.get("transform"):
+                    # Made on a scale without bounds and mapped back: it stays in the range.
+                    said += f" (on the {number['transform']} scale of the figure's range)"
+                own[said] = None
+    return IntervalMethods(tuple(gated), tuple(own))
+
+
+__all__ = ["IntervalMethods", "interval_methods"]

@@ -1,0 +1,88 @@
+"""The report says how its intervals were made from the figures it prints: the Limitations'
+line and the glossary's "95% interval" name the anytime-valid interval, its method and its look
+where a gate decided a figure at a look, and only the figures' own methods where none did."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE, planted_audit
+
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+#: What ``audit gate`` prints as the method of a gate on the paired expected STS.
+ANYTIME = (
+    "anytime-valid over looks (Pocock-type spending of the level by information); each look: "
+    "t on the logit scale of [−100, 100]"
+)
+OWN_T = (
+    "t intervals over the units each figure resamples (on the logit scale of the figure's range)"
+)
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+
+def _section(markdown: str, heading: str) -> str:
+    return markdown.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_an_audit_decided_at_a_look_says_its_interval_is_anytime_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = planted_audit(
+        tmp_path / "a.yaml", [{"part": "pst-text", "figure": FIGURE, "below": 95}], MASC, FEM,
+        name="says", seed=2, report={"formats": ["md", "json", "html"]},
+    )  # fmt: skip
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "run", str(file),
+                     "--until-decided", "--batches", "4", "--out", str(tmp_path / "rep"),
+                     "--quiet")  # fmt: skip
+    assert code == 0, out
+    look = re.search(r"decided at (look \d of 4)", out)
+    assert look is not None, out
+    data = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    run = data["gates"]["gates"][0]["run"]
+    markdown = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    limits = _section(markdown, "Limitations")
+    assert "bootstrap or t" not in markdown
+    # The gated figure: its interval, method and look, as `audit gate` prints the method.
+    decided = (
+        f"- {FIGURE} of run {run} is printed with the 95% anytime-valid interval its gate "
+        f"decided on at {look.group(1)}, which holds however many looks were taken: {ANYTIME}."
+    )
+    assert decided in limits.splitlines()
+    # The figures it did not decide keep their own (t over their units).
+    assert f"- The figures' 95% intervals are {OWN_T}; they do not cover" in limits
+    assert data["intervals"] == [line[2:] for line in limits.splitlines() if "95%" in line]
+    glossary = data["glossary"]["95% interval"]
+    assert glossary.endswith(
+        f"In this report: {OWN_T}; and for a figure a gate decided at a look of an audit bought "
+        "until decided, anytime-valid over the looks."
+    )
+    html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert html.count("Pocock-type spending") == 1
+
+
+def test_a_plain_run_names_only_its_own_intervals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "run", "pst-text", "-m",
+                     "scripted-likelihood", "-p", "masculine=carpenter,farmer", "-p",
+                     "feminine=nurse,editor", "--report", str(tmp_path / "rep"),
+                     "--quiet")  # fmt: skip
+    assert code == 0, out
+    markdown = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    limits = _section(markdown, "Limitations")
+    assert "anytime-valid" not in markdown and "Pocock" not in markdown
+    (line,) = [line for line in limits.splitlines() if "interval" in line]
+    # Both settings ran: their gap's interval is made from theirs.
+    gap = "for the gap between the two settings, one made from each setting's interval"
+    assert line == (
+        f"- The figures' 95% intervals are {OWN_T}; and {gap}; they do not cover changes in the "
+        "model between runs."
+    )
+    assert f"In this report: {OWN_T}; and {gap}." in _section(markdown, "Glossary")
