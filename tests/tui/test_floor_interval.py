@@ -20,7 +20,7 @@ from diptych.tui.screens.runs.detail import RunDetailScreen
 from tests.support.cli import call
 
 #: The floor's sentence as the core words it, for a design of two identity lists.
-FELL = "so its interval fell to its floor"
+FELL = "speak for identities like these)"
 
 
 def floored(workspace: Path) -> tuple[str, dict[str, object], str]:

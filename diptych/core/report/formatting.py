@@ -128,7 +128,7 @@ def marked_interval(number: dict[str, Any]) -> str:
 
 def floor_notes(numbers: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """What the mark means, once a figure, in the words of report.json and the Findings:
-    "† STS paired (…): resampling its 122 pairings of … so its interval fell to its floor"."""
+    "† STS paired (…): resampling its 122 pairings of …, so it speaks for these identities only …"."""
     return [
         f"{FLOOR_MARK} {name}: {number['floor']}"
         for name, number in numbers.items()
