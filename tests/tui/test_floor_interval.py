@@ -1,7 +1,8 @@
 """An interval that fell to its floor (a partial design where most pairs of identities are seen
 once: the run an audit stopped at its first look) is marked in every table that shows it —
-`diptych show`, Run detail, Review's figures — and its meaning said once under the table, in
-the words of report.json and the report's Findings, whole at 80×24 and 60×20."""
+`diptych show`, Run detail, Review's figures — and its meaning said once under the table:
+`diptych show` in the words of report.json and the report's Findings, the terminal app's few
+lines in one short note, whole at 80×24 and 60×20."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hosts import FIGURE, Host
 from steps import SIZES, loaded, settle, shown, wait_for
 from surface import cut_messages, cut_sentences, cut_values, missing_values, screen_lines
 
-from diptych.core.report.formatting import bounds
+from diptych.core.report.formatting import FLOOR_NOTE, bounds
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.runs.detail import RunDetailScreen
@@ -68,7 +69,7 @@ async def test_run_detail_marks_the_interval_and_says_why_under_the_table(
         lines = screen_lines(app)
         marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
         assert missing_values(lines, [marked]) == [], shown(app)
-        assert f"† {FIGURE}: {floor}" in say("\n".join(lines)), shown(app)
+        assert say(FLOOR_NOTE) in say("\n".join(lines)), shown(app)
         assert cut_values(app) + cut_sentences(app) + cut_messages(app) == [], shown(app)
 
 
@@ -84,5 +85,5 @@ async def test_review_marks_the_interval_and_says_why_under_its_figures(
         lines = screen_lines(app)
         marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
         assert missing_values(lines, [marked]) == [], shown(app)
-        assert f"† {FIGURE}: {floor}" in say("\n".join(lines)), shown(app)
+        assert say(FLOOR_NOTE) in say("\n".join(lines)), shown(app)
         assert cut_values(app) + cut_messages(app) == [], shown(app)

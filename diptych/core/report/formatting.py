@@ -128,12 +128,26 @@ def marked_interval(number: dict[str, Any]) -> str:
 
 def floor_notes(numbers: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """What the mark means, once a figure, in the words of report.json and the Findings:
-    "† STS paired (…): resampling its 122 pairings of …, so it speaks for these identities only …"."""
+    "† STS paired (…): resampling its 122 pairings of …, so it speaks for these identities …"."""
     return [
         f"{FLOOR_MARK} {name}: {number['floor']}"
         for name, number in numbers.items()
         if isinstance(number.get("floor"), str) and number["floor"]
     ]
+
+
+#: What the mark means where a terminal's pane has a few lines to say it (the TUI's Run detail
+#: and Review): the figure's own sentence is in `diptych show`, the report and report.json.
+FLOOR_NOTE = (
+    f"{FLOOR_MARK} the interval fell to its floor: it rests on the pairings of identities seen "
+    "and speaks for these identities only (`diptych show` and the report say more)"
+)
+
+
+def floor_note(numbers: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """:data:`FLOOR_NOTE` once where any figure's interval fell to its floor, else nothing."""
+    floored = any(isinstance(n.get("floor"), str) and n["floor"] for n in numbers.values())
+    return [FLOOR_NOTE] if floored else []
 
 
 def level_text(confidence: float) -> str:

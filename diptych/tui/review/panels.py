@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.core.report.formatting import figure_text, floor_notes, marked_interval
+from diptych.core.report.formatting import figure_text, floor_note, marked_interval
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
@@ -274,7 +274,7 @@ def metrics_text(
             was = old.get("value")
             was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
-    for line in floor_notes(shown):
+    for line in floor_note(shown):
         # Once, under the figures: what the mark beside an interval means.
         out.append(f"\n{line}", style="dim")
     return out

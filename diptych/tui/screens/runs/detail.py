@@ -35,7 +35,7 @@ from diptych.core.audit.run_status import outcome_line
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import floor_notes, marked_interval
+from diptych.core.report.formatting import floor_note, marked_interval
 from diptych.tui.formatting import number, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
@@ -77,7 +77,7 @@ def numbers_widget(result: ProbeResult) -> Vertical:
         for name, num in result.numbers.items()
     ]
     table = FitTable(["figure", "value", "95% interval", "n"], rows, id="section-numbers")
-    notes = floor_notes(result.numbers)
+    notes = floor_note(result.numbers)
     if not notes:
         return Vertical(table, id="section-headline")
     said = Static(Text("\n".join(notes), style="dim"), id="numbers-floor")
