@@ -74,6 +74,12 @@ class AuditOutcome:
     files: dict[str, Path] = field(default_factory=dict)
 
 
+def report_dir(audit: AuditFile) -> Path:
+    """Where an audit's report is written unless ``--out`` says: the file's ``report.out``,
+    else ``audit-NAME`` in the directory the audit is run from."""
+    return Path(audit.report.out or f"audit-{audit.name}")
+
+
 def _spent(ws: Workspace, parts: list[PartRecord]) -> float:
     """Money the audit's parts have cost so far, counting a run shared by parts once."""
     runs = {p.run_id for p in parts if p.run_id and p.kind != "search"}
@@ -388,7 +394,7 @@ def _write_report(
     """The audit's report, written: the file ``audit gate`` and ``audit diff`` read, and every
     file written."""
     audit = plan.audit
-    out = out_dir or Path(audit.report.out or f"audit-{audit.name}")
+    out = out_dir or report_dir(audit)
     scope = {
         "audit": audit.name,
         "audit_id": audit_id,
