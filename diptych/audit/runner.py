@@ -30,8 +30,9 @@ from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
-from diptych.core.report.audit import cost_paid
+from diptych.core.report.audit import cost_of_calls, cost_paid
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
 #: Run statuses after which the audit goes on to its next part.
@@ -80,11 +81,14 @@ def report_dir(audit: AuditFile) -> Path:
     return Path(audit.report.out or f"audit-{audit.name}")
 
 
-def _spent(ws: Workspace, parts: list[PartRecord]) -> float:
-    """Money the audit's parts have cost so far, counting a run shared by parts once."""
+def _spent(ws: Workspace, parts: list[PartRecord]) -> Cost:
+    """Money the audit's parts have cost so far, counting a run shared by parts once, with
+    the calls that had no price."""
     runs = {p.run_id for p in parts if p.run_id and p.kind != "search"}
-    total = sum(cost_paid(ws.runs.view(r)) or 0.0 for r in runs)
-    return total + sum(p.cost or 0.0 for p in parts if p.kind == "search")
+    total = sum((cost_of_calls(ws.runs.view(r)) for r in runs), Cost())
+    # A search's cost is its agent's and its trials' spend as the search counted it.
+    searched = [p.cost for p in parts if p.kind == "search" and p.cost is not None]
+    return total + Cost(sum(searched), priced=len(searched)) if searched else total
 
 
 def _run_of(ws: Workspace, fingerprint: str) -> str | None:
