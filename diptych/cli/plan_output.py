@@ -129,9 +129,10 @@ def print_expected_costs(
     typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
     for cost in costs:
         stored = f", {cost.stored:,} stored" if cost.stored else ""
+        priced = getattr(cost.cost, "priced", 1)
         typer.echo(
             f"  {cost.label}: the whole design {cost.requests:,} requests{stored}, "
-            f"{money(cost.cost)} to buy"
+            + (f"{money(cost.cost)} to buy" if priced else money(cost.cost))
         )
         if not cost.expected:
             typer.echo(f"    {cost.note}")
@@ -145,7 +146,9 @@ def print_expected_costs(
             typer.echo(
                 f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
                 f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
-                f"{spend.share * cost.requests:,.0f} requests, {money(price)}; decided in "
+                f"{spend.share * cost.requests:,.0f} requests"
+                + (f", {money(price)}" if priced else "")
+                + "; decided in "
                 f"{spend.decided:.0%} of {spend.replicates} simulated audits"
             )
 
