@@ -41,8 +41,9 @@ def test_a_part_with_many_figures_lists_the_first_and_counts_the_rest(
     assert line.count("', '") == 7 and line.endswith(" more")
 
 
-def _refusal(capsys: pytest.CaptureFixture[str], tmp_path: Path, probe: str, model: str,
-             gate: str) -> str:
+def _refusal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, probe: str, model: str, gate: str
+) -> str:
     code, out = call(capsys, "--store", str(tmp_path / "ws"), "run", probe, "-m", model,
                      "--gate", gate, "--until-decided", "--dry-run")  # fmt: skip
     assert code == 2, out

@@ -13,8 +13,9 @@ from diptych.tui.screens.new_run import estimate_text
 
 
 def _estimate(cost: Cost, unpriced: int = 0) -> Estimate:
+    per_model = {"smollm2": {"planned": 1720.0, "to_run": 1640.0, "cost": cost}}
     return Estimate(planned=1720, cached=80, to_run=1640, cost=cost, unpriced=unpriced,
-                    per_model={"smollm2": {"planned": 1720.0, "to_run": 1640.0, "cost": cost}})  # fmt: skip
+                    per_model=per_model)  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -83,8 +83,8 @@ def test_the_report_gives_no_dollar_figure_for_calls_with_no_price(
         alone = ws.runs.run_sync("scripted", [local], params={"n": 4, "capability": "chat"})
         ws.analysis.report(alone.id, tmp_path / "alone")
         priced = ws.plugins.model(("billed-chat", {"price_per_call": 0.01}))
-        mixed = ws.runs.run_sync("scripted", [priced, local], params={"n": 4,
-                                                                     "capability": "chat"})
+        chat = {"n": 4, "capability": "chat"}
+        mixed = ws.runs.run_sync("scripted", [priced, local], params=chat)
         ws.analysis.report(mixed.id, tmp_path / "mixed")
     md = (tmp_path / "alone" / "report.md").read_text(encoding="utf-8")
     assert "· not priced (computed on this machine)." in md  # the scope line
