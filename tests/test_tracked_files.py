@@ -39,6 +39,10 @@ WRITTEN = (
     "diptych-report-pst-1a2b/report.html",
     "diptych-demo/report-first-screen.png",
     "diptych-drill-k2x9q/faults/diptych.db",
+    "audit-smollm2-offline/report.html",
+    "report/report.html",
+    "trials.csv",
+    "gates.xml",
     ".venv/bin/python",
 )
 
@@ -74,6 +78,53 @@ def test_git_tracks_no_file_the_ignore_patterns_name() -> None:
 def test_the_ignore_patterns_name_what_tests_and_tools_write() -> None:
     # --no-index: by the patterns alone, whether or not the path exists or is tracked.
     checked = _git("check-ignore", "--no-index", "--verbose", "--non-matching", *WRITTEN)
+    assert checked.returncode in (0, 1), checked.stderr
+    not_ignored = [
+        line.split("\t", 1)[1] for line in checked.stdout.splitlines() if line.startswith("::\t")
+    ]
+    assert not not_ignored, f"add these to .gitignore: {', '.join(not_ignored)}"
+
+
+def _default_outputs() -> list[str]:
+    """A file in each place the code writes by default, named as the code names it: the
+    workspace, an example audit's report, a run's report, a gated run's, the drill's scratch,
+    the demo's (the Makefile's own command) and the manual (mkdocs' ``site_dir``)."""
+    import re
+
+    import yaml
+
+    from diptych.audit.runner import report_dir as audit_report_dir
+    from diptych.cli.doctor_cmd import DRILL_PREFIX
+    from diptych.cli.gates import gate_report_dir
+    from diptych.cli.runs_cmd import report_dir as run_report_dir
+    from diptych.core.audit.schema import AuditFile
+    from diptych.core.store import DEFAULT_STORE
+
+    out = [
+        f"{DEFAULT_STORE}/diptych.db",
+        f"{run_report_dir('pst-text-0663f62e')}/report.html",
+        f"{gate_report_dir(Path(DEFAULT_STORE), 'run-pst-text')}/report.html",
+        f"{DRILL_PREFIX}k2x9q/faults/diptych.db",
+    ]
+    for file in sorted((ROOT / "examples" / "audits").glob("*.yaml")):
+        audit = AuditFile.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")))
+        out.append(f"{audit_report_dir(audit)}/report.html")
+    demo = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ndemo:", 1)[1]
+    for option in ("--store", "--report"):
+        found = re.search(rf"{option} (\S+)", demo)
+        assert found is not None, f"the demo's command has no {option}"
+        out.append(f"{found[1]}/report.html")
+    site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["site_dir"]
+    out.append(f"{site}/index.html")
+    return out
+
+
+@pytest.mark.usefixtures("checkout")
+def test_what_the_code_writes_by_default_is_ignored() -> None:
+    """Run as the README and the manual say, in a clone, nothing shows in ``git status``."""
+    written = _default_outputs()
+    assert any(p.startswith("audit-smollm2-offline/") for p in written), written
+    checked = _git("check-ignore", "--no-index", "--verbose", "--non-matching", *written)
     assert checked.returncode in (0, 1), checked.stderr
     not_ignored = [
         line.split("\t", 1)[1] for line in checked.stdout.splitlines() if line.startswith("::\t")

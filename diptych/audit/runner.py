@@ -30,8 +30,9 @@ from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
-from diptych.core.report.audit import cost_paid
+from diptych.core.report.audit import cost_of_calls, cost_paid
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
 #: Run statuses after which the audit goes on to its next part.
@@ -74,11 +75,20 @@ class AuditOutcome:
     files: dict[str, Path] = field(default_factory=dict)
 
 
-def _spent(ws: Workspace, parts: list[PartRecord]) -> float:
-    """Money the audit's parts have cost so far, counting a run shared by parts once."""
+def report_dir(audit: AuditFile) -> Path:
+    """Where an audit's report is written unless ``--out`` says: the file's ``report.out``,
+    else ``audit-NAME`` in the directory the audit is run from."""
+    return Path(audit.report.out or f"audit-{audit.name}")
+
+
+def _spent(ws: Workspace, parts: list[PartRecord]) -> Cost:
+    """Money the audit's parts have cost so far, counting a run shared by parts once, with
+    the calls that had no price."""
     runs = {p.run_id for p in parts if p.run_id and p.kind != "search"}
-    total = sum(cost_paid(ws.runs.view(r)) or 0.0 for r in runs)
-    return total + sum(p.cost or 0.0 for p in parts if p.kind == "search")
+    total = sum((cost_of_calls(ws.runs.view(r)) for r in runs), Cost())
+    # A search's cost is its agent's and its trials' spend as the search counted it.
+    searched = [p.cost for p in parts if p.kind == "search" and p.cost is not None]
+    return total + Cost(sum(searched), priced=len(searched)) if searched else total
 
 
 def _run_of(ws: Workspace, fingerprint: str) -> str | None:
@@ -388,7 +398,7 @@ def _write_report(
     """The audit's report, written: the file ``audit gate`` and ``audit diff`` read, and every
     file written."""
     audit = plan.audit
-    out = out_dir or Path(audit.report.out or f"audit-{audit.name}")
+    out = out_dir or report_dir(audit)
     scope = {
         "audit": audit.name,
         "audit_id": audit_id,

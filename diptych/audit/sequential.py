@@ -31,6 +31,7 @@ from diptych.core.audit.sequential import (
     SequentialSummary,
     StopReason,
 )
+from diptych.core.cost import Cost
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.precision import FigurePrecision
 from diptych.core.report.audit import cost_paid
@@ -45,13 +46,13 @@ LookEvent = Callable[[int, int, GateReport], None]
 class SequentialOutcome:
     """What buying until decided did: why it stopped, the gated parts as recorded, the gates
     as last decided, and the money the rest of the designs would have cost (``saved_cost``, at
-    the plan's prices; None where a request has no known price)."""
+    the plan's prices, with the requests it leaves unpriced)."""
 
     stop: StopReason
     parts: list[PartRecord]
     gates: GateReport | None
     summary: SequentialSummary | None
-    saved_cost: float | None = None
+    saved_cost: Cost | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -288,20 +289,18 @@ def _record(
     )
 
 
-def _saved_cost(ws: Workspace, gated: list[PartPlan], runs: dict[str, str]) -> float | None:
-    """What the requests left unbought would cost at the plan's prices (None: some unpriced)."""
-    total = 0.0
+def _saved_cost(ws: Workspace, gated: list[PartPlan], runs: dict[str, str]) -> Cost | None:
+    """What the requests left unbought would cost at the plan's prices, with how many of them
+    have none (None: a part not planned)."""
+    total = Cost()
     for planned in gated:
         part = planned.part
         if part.name not in runs:
-            if planned.estimate is None or planned.estimate.unpriced:
+            if planned.estimate is None:
                 return None
             total += planned.estimate.cost
             continue
-        left = ws.runs.plan(part.probe or "", part.models, params=part.params)
-        if left.unpriced:
-            return None
-        total += left.cost
+        total += ws.runs.plan(part.probe or "", part.models, params=part.params).cost
     return total
 
 

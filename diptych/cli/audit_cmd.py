@@ -243,7 +243,7 @@ def run(
         if saved is not None:
             print_agent_findings(name, saved)
     typer.echo(
-        f"audit {outcome.audit_id} {outcome.status}: spent {money(outcome.spent)}"
+        f"audit {outcome.audit_id} {outcome.status}: cost {money(outcome.spent)}"
         + (f"; report {outcome.report}" if outcome.report else "")
     )
     if outcome.files:

@@ -21,6 +21,10 @@ from diptych.cli.context import state
 
 app = typer.Typer(no_args_is_help=True, help="Check this machine's setup.")
 
+#: What the drill's scratch directory is named from, beside the workspace (removed when the
+#: drill ends, left behind if it is killed).
+DRILL_PREFIX = "diptych-drill-"
+
 
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="doctor", help="Check this machine's setup (drills).")
@@ -52,7 +56,7 @@ def drill(
     # The nearest directory that exists: a workspace not made yet still names its disk.
     while not parent.is_dir():
         parent = parent.parent
-    scratch = Path(tempfile.mkdtemp(prefix="diptych-drill-", dir=parent))
+    scratch = Path(tempfile.mkdtemp(prefix=DRILL_PREFIX, dir=parent))
     results: dict[str, Any] = {}
     try:
         with (

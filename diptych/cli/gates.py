@@ -77,7 +77,8 @@ def gated_audit(
         entries[name] = ModelEntry(plugin=model.name, params=params)
         names.append(name)
     params = probe.params.model_dump(mode="json", exclude_defaults=True)
-    formats: list[ReportFormat] = ["json", "md", "html"] if report_out else ["json"]
+    # The report a person opens (html), beside the file machines read (json).
+    formats: list[ReportFormat] = ["json", "md", "html"]
     return AuditFile(
         name=f"run-{probe.name}",
         models=entries,
@@ -85,6 +86,23 @@ def gated_audit(
         report=ReportSpec(formats=formats, out=str(report_out) if report_out else None),
         gates=Gates(checks=[parse_gate(g, probe.name) for g in gates]),
     )
+
+
+def gate_report_dir(workspace: Path, audit_name: str) -> Path:
+    """Where a gated ``diptych run`` without ``--report`` writes its report: in the workspace,
+    by the audit's name, so a rerun replaces it and the directory run from stays clean."""
+    return workspace / "gate-reports" / audit_name
+
+
+def report_line(files: dict[str, Path]) -> str:
+    """The report's page to open and its machine file, as absolute paths: they open from any
+    directory, whatever ``--store`` named."""
+    said = [
+        f"{'report' if kind == 'html' else 'for machines'} {files[kind].absolute()}"
+        for kind in ("html", "json")
+        if kind in files
+    ]
+    return "; ".join(said) if said else f"report {next(iter(files.values())).absolute()}"
 
 
 def run_gated(
@@ -102,7 +120,7 @@ def run_gated(
     from diptych.cli.audit_cmd import decide_gates
     from diptych.cli.plan_output import print_look, print_stop
 
-    out = Path(audit.report.out) if audit.report.out else ws.path / "gate-reports" / audit.name
+    out = Path(audit.report.out) if audit.report.out else gate_report_dir(ws.path, audit.name)
     outcome = asyncio.run(
         run_audit(ws, audit, options=options, reporter=reporter, out_dir=out,
                   until_decided=until_decided, batches=batches, on_look=print_look)
@@ -110,7 +128,7 @@ def run_gated(
     # Each run in the words every listing uses ("decided at look 1 of 10: ...").
     for run_id in dict.fromkeys(p.run_id for p in outcome.parts if p.run_id):
         typer.echo(f"run {run_id} {ws.runs.status_text(run_id)} (audit {outcome.audit_id})")
-    typer.echo(f"report {outcome.report}")
+    typer.echo(report_line(outcome.files) if outcome.files else f"report {outcome.report}")
     if outcome.sequential is not None:
         print_stop(outcome.sequential, outcome.skipped)
     if outcome.report is None:

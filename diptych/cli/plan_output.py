@@ -17,12 +17,14 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.core.audit import AuditFile
 from diptych.core.audit.sequential import STOP_TEXT
+from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, plan_counts
 
 
 def money(value: float | None) -> str:
-    """An amount of US dollars as printed; a dash for none."""
+    """An amount of US dollars as printed (:func:`~diptych.core.cost.cost_text`: what has no
+    price says so); a dash for none."""
     return "—" if value is None else dollars(value)
 
 
@@ -50,12 +52,9 @@ def print_plan(plan: AuditPlan) -> None:
             f"{p.part.name[:22]:22} {p.part.kind:10} {p.part.probe or '':12} {e.planned:>8} "
             f"{e.cached:>7} {e.to_run:>8} {money(e.cost):>10}  {models}"
         )
-    unpriced = (
-        f" ({counted(plan.unpriced, 'request')} without a declared price)" if plan.unpriced else ""
-    )
     typer.echo(
         f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
-        f"estimated {money(plan.cost)}{unpriced}; budget {money(plan.audit.budget.max_cost)}"
+        f"estimated {money(plan.cost)}; budget {money(plan.audit.budget.max_cost)}"
     )
     console = Console(soft_wrap=True)
     for p in plan.parts:
@@ -84,9 +83,12 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
     summary = bought.summary
     if summary is not None and summary.planned:
         saved = summary.planned - summary.bought
+        # Only what has a price is money saved: a model computed here, or a service with no
+        # price, saves requests and says so, not "$0.00".
+        saved_cost = bought.saved_cost
         dollars = (
-            f" and about {money(bought.saved_cost)} at the plan's prices"
-            if bought.saved_cost is not None
+            f" and about {money(saved_cost)} at the plan's prices"
+            if saved_cost is not None and saved_cost.priced
             else ""
         )
         typer.echo(
@@ -127,9 +129,10 @@ def print_expected_costs(
     typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
     for cost in costs:
         stored = f", {cost.stored:,} stored" if cost.stored else ""
+        priced = getattr(cost.cost, "priced", 1)
         typer.echo(
             f"  {cost.label}: the whole design {cost.requests:,} requests{stored}, "
-            f"{money(cost.cost)} to buy"
+            + (f"{money(cost.cost)} to buy" if priced else money(cost.cost))
         )
         if not cost.expected:
             typer.echo(f"    {cost.note}")
@@ -138,11 +141,14 @@ def print_expected_costs(
             # what is paid is the share beyond them, at the rest's mean price.
             beyond = max(spend.share * cost.requests - cost.stored, 0.0)
             left = cost.requests - cost.stored
-            price = cost.cost * beyond / left if left else 0.0
+            share = beyond / left if left else 0.0
+            price = cost.cost.share(share) if isinstance(cost.cost, Cost) else cost.cost * share
             typer.echo(
                 f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
                 f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
-                f"{spend.share * cost.requests:,.0f} requests, {money(price)}; decided in "
+                f"{spend.share * cost.requests:,.0f} requests"
+                + (f", {money(price)}" if priced else "")
+                + "; decided in "
                 f"{spend.decided:.0%} of {spend.replicates} simulated audits"
             )
 

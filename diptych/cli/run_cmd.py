@@ -75,8 +75,8 @@ def print_estimate(console: Console, est: Estimate) -> None:
             f"  {model_id}: {counted(int(per['planned']), 'trial')} planned, "
             f"{counted(int(per['to_run']), 'request')} to run, " + dollars(per["cost"])
         )
-    unknown = f" ({est.unpriced:,} with no known price)" if est.unpriced else ""
-    console.print(f"estimated cost of the rest: {dollars(est.cost)}{unknown}")
+    # What has no price is said in the amount itself ("$1.20 + 300 requests not priced").
+    console.print(f"estimated cost of the rest: {dollars(est.cost)}")
     if est.paid_failed:
         console.print(
             f"{est.paid_failed} answers paid for but unusable are left as failed "

@@ -61,6 +61,12 @@ MEMBER_INDENT = "  "
 _OUTCOMES = ("done", "refused", "failed", "pending")
 
 
+def report_dir(run_id: str) -> Path:
+    """Where ``diptych report`` writes unless ``--out`` says: named by the (first) run, in the
+    directory it is run from."""
+    return Path(f"diptych-report-{run_id}")
+
+
 @dataclass
 class SessionRow:
     """An agent session as one row of the runs listing: its runs' outcomes added up."""
@@ -399,7 +405,7 @@ def register(app: typer.Typer) -> None:
                 # A key that cannot sign is refused before minutes of analysis are spent.
                 ws.evidence.signing_key(sign)
             runs = [ws.runs.get(r).id for r in run_ids]
-            target = out or Path(f"diptych-report-{runs[0]}")
+            target = out or report_dir(runs[0])
             prepare_output_dir(target, "--out")
             with writing(target):
                 # The runs of a recorded audit keep its gates, as the audit's own report does.

@@ -13,7 +13,9 @@ refused before the run as it would be after.
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 
 #: A model's id, which every figure of a run of several models begins with.
 MODEL = "<model>"
@@ -55,3 +57,14 @@ def stands_for(declared: str, figure: str) -> bool:
         return declared == figure
     pattern = ".+".join(re.escape(piece) for piece in pieces)
     return re.fullmatch(pattern, figure, flags=re.DOTALL) is not None
+
+
+def suggested(typed: str, names: Sequence[str]) -> list[str]:
+    """The declared names a gate on an unknown figure ``typed`` may have meant: every one that
+    begins with what was typed, in any case and in the order the probe declares them (its
+    headline figures first), then the ones :mod:`difflib` finds close (in the case typed: set
+    in one case, a long name's letters would draw any short text near it)."""
+    start = typed.strip().casefold()
+    begins = [n for n in names if start and n.casefold().startswith(start)]
+    close = difflib.get_close_matches(typed, names, n=2, cutoff=0.4)
+    return begins + [n for n in close if n not in begins]

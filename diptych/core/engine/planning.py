@@ -17,6 +17,7 @@ from typing import Any
 
 from diptych._version import __version__
 from diptych.core.capabilities import Capability, Model
+from diptych.core.cost import Cost, computed_here
 from diptych.core.engine.pacing import PaidRetries
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import CapabilityError
@@ -152,6 +153,8 @@ class Estimate:
     planned: int
     cached: int
     to_run: int
+    #: At the declared prices, with how many of the requests to run had one (``cost.priced``)
+    #: and how many not (``cost.unpriced``, of them ``cost.local`` computed on this machine).
     cost: float
     #: Requests to a service that declares no price (a model computed on this machine costs
     #: nothing and is not counted here).
@@ -186,7 +189,9 @@ def estimate(
     by_id = {s.ref.model_id: s for s in slots}
     seen: set[str] = set()
     planned = cached = 0
-    cost, unpriced, highest = 0.0, 0, 0.0
+    unpriced, highest = 0, 0.0
+    # By model: the priced requests, those of a service with no price, those computed here.
+    counts = {s.ref.model_id: [0, 0, 0] for s in slots}
     allowance = PaidRetries(paid_retries)
     paid_failed: set[str] = set()
     per_model: dict[str, dict[str, float]] = {
@@ -211,21 +216,28 @@ def estimate(
             tally["to_run"] += 1
             model = by_id[trial.model_id].model
             price = model.price(Capability(trial.capability), trial.payload)
-            if price is None and model.hints.blocking:
-                # Computed on this machine (weights in this process): nothing is bought.
-                price = 0.0
+            if price is None and computed_here(model):
+                # Computed on this machine (weights in this process): nothing is bought, and
+                # nothing is priced either.
+                counts[trial.model_id][2] += 1
+                continue
             if price is None:
                 unpriced += 1
+                counts[trial.model_id][1] += 1
             else:
-                cost += price
+                counts[trial.model_id][0] += 1
                 tally["cost"] += price
                 highest = max(highest, price)
     left = allowance.limit - allowance.used
+    for model_id, (priced, service, here) in counts.items():
+        per_model[model_id]["cost"] = Cost(
+            per_model[model_id]["cost"], priced=priced, unpriced=service + here, local=here
+        )
     return Estimate(
         planned=planned,
         cached=cached,
         to_run=len(seen),
-        cost=cost,
+        cost=sum((per_model[m]["cost"] for m in counts), Cost()),
         unpriced=unpriced,
         per_model=per_model,
         paid_failed=len(paid_failed),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from diptych.core.builds import build_names, builds_by_model
 from diptych.core.capabilities import Capability
+from diptych.core.cost import Cost, computed_here, cost_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import LabelPolicy, is_human
 from diptych.core.plugins import get_probe, load_plugins, model_class, plugin_manager
@@ -117,6 +118,9 @@ class RunPart:
     review: Review | None
     #: What the services said the answered calls cost (``cost_usd`` in their provenance).
     actual: ActualCost = field(default_factory=lambda: ActualCost(None, 0, 0))
+    #: ``cost`` with the calls it leaves out: those with no price, and of them those computed
+    #: on this machine (None: not counted).
+    calls: Cost | None = None
     #: The run's status in words, as every listing gives it; its stored status if empty.
     status_text: str = ""
 
@@ -135,7 +139,7 @@ class RunPart:
 
     @property
     def estimated_cost_text(self) -> str:
-        return "not priced" if self.cost is None else f"${self.cost:.2f}"
+        return cost_text(self.calls if self.calls is not None else self.cost)
 
     @property
     def actual_cost_text(self) -> str:
@@ -272,10 +276,17 @@ def model_summaries(view: RunView) -> list[dict[str, Any]]:
     return out
 
 
-def cost_paid(view: RunView) -> float | None:
+def cost_paid(view: RunView) -> Cost | None:
     """Dollars the run's answered calls cost at the models' declared prices, answers paid for
-    but unusable included; None when no model of the run declares one (a local model costs
-    nothing that diptych can count)."""
+    but unusable included; None when no call had a price (:func:`cost_of_calls` says why)."""
+    cost = cost_of_calls(view)
+    return cost if cost.priced else None
+
+
+def cost_of_calls(view: RunView) -> Cost:
+    """The run's answered calls at the models' declared prices, answers paid for but unusable
+    included, with how many calls had no price and how many of those were computed on this
+    machine (a local model costs nothing that diptych can count)."""
     prices: dict[str, Any] = {}
     for m in view.run.models:
         name = m.get("name") or str(m["model_id"]).split("@")[0]
@@ -286,12 +297,12 @@ def cost_paid(view: RunView) -> float | None:
         # the report says the cost is unknown rather than failing.
         except (DiptychError, ValueError, TypeError):
             prices[m["model_id"]] = None
-    total, known = 0.0, False
+    total, priced, unpriced, local = 0.0, 0, 0, 0
     for trial in view.trials:
         result = view.results.get(trial.key)
-        model = prices.get(trial.model_id)
-        if result is None or model is None:
+        if result is None:
             continue
+        model = prices.get(trial.model_id)
         # Every answer paid for but unusable was billed as well, whatever the outcome.
         unusable = result.provenance.get("paid_unusable", 0)
         calls = int(result.status in ("done", "refused")) + (
@@ -299,10 +310,13 @@ def cost_paid(view: RunView) -> float | None:
         )
         if not calls:
             continue
-        price = model.price(Capability(trial.capability), trial.payload)
+        price = None if model is None else model.price(Capability(trial.capability), trial.payload)
         if price is not None:
-            total, known = total + price * calls, True
-    return total if known else None
+            total, priced = total + price * calls, priced + calls
+        else:
+            unpriced += calls
+            local += calls if model is not None and computed_here(model) else 0
+    return Cost(total, priced=priced, unpriced=unpriced, local=local)
 
 
 @dataclass(frozen=True)
@@ -372,6 +386,7 @@ def run_part(
     probe = get_probe(view.run.probe, view.run.params)
     result = result or probe.analyze(view)
     finished = max((r.finished_at for r in view.results.values()), default=None)
+    calls = cost_of_calls(view)
     return RunPart(
         view=view,
         probe=probe,
@@ -380,7 +395,8 @@ def run_part(
         models=model_summaries(view),
         started=_when(view.run.created_at),
         finished=_when(finished),
-        cost=cost_paid(view),
+        cost=calls if calls.priced else None,
+        calls=calls,
         sections=probe_sections(probe, view, result),
         examples=example_images(view, result),
         review=_review(source, view),

@@ -8,6 +8,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from diptych.core.cost import cost_text
+
 #: Magic bytes of the image formats a page can show inline, and their media types.
 _IMAGE_MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -177,9 +179,10 @@ def bounds(low: Any, high: Any) -> str:
     return interval({"ci_low": low, "ci_high": high})
 
 
-def dollars(value: float) -> str:
-    """Money: dollars and cents."""
-    return f"${value:,.2f}"
+def dollars(value: float | None) -> str:
+    """Money: dollars and cents, or what a :class:`~diptych.core.cost.Cost` leaves unpriced
+    (:func:`~diptych.core.cost.cost_text`, the one wording of a cost)."""
+    return cost_text(value)
 
 
 def plural(noun: str, count: int = 2) -> str:

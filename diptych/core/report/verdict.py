@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.audit.run_status import outcome_words
+from diptych.core.cost import Cost, cost_text
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
-from diptych.core.report.formatting import counted, figure_text, sample_size
+from diptych.core.report.formatting import counted, dollars, figure_text, sample_size
 from diptych.core.report.names import plain_name
 
 if TYPE_CHECKING:
@@ -280,15 +281,14 @@ def scope_line(audit: Audit) -> str:
             total[status] = total.get(status, 0) + n
     trials = sum(total.values())
     outcomes = ", ".join(f"{n:,} {s}" for s, n in total.items())
-    costs = [p.cost for p in audit.runs if p.cost is not None]
+    # The estimate (declared prices) beside what the services reported from their token counts;
+    # what has no price says so (cost_text), never "$0.00".
+    spent = sum((p.calls for p in audit.runs if p.calls is not None), Cost())
+    estimated = cost_text(spent if spent.priced or spent.unpriced else None)
     actual = [p.actual.usd for p in audit.runs if p.actual.usd is not None]
-    # The estimate (declared prices) beside what the services reported from their token counts.
-    cost = (
-        ", ".join(
-            [*([f"${sum(costs):.2f} estimated"] if costs else []),
-             *([f"${sum(actual):.2f} actual"] if actual else [])]
-        )
-        or "no priced calls"
+    cost = ", ".join(
+        [f"{estimated} estimated" if spent.priced else estimated,
+         *([f"{dollars(sum(actual))} actual"] if actual else [])]
     )  # fmt: skip
     trial_count = counted(trials, "trial")
     return f"Scope: {models} · {probes} · {dates} · {trial_count} ({outcomes}) · {cost}."

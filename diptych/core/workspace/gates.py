@@ -28,7 +28,7 @@ from diptych.core.audit.sequential import (
     with_sequential_notes,
 )
 from diptych.core.errors import DiptychError, InputFileError, UsageError
-from diptych.core.figure_names import Declared, stands_for
+from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.workspace import recorded
 
@@ -347,14 +347,15 @@ def _difference(d: _diff.AuditDiff, key: tuple[str, str]) -> GateFigure | str:
 
 
 def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
-    import difflib
-
     names = [f for p, f in figures if p == key[0] and f is not None]
     if not names:
         return f"gate '{label}': {where} has no part '{key[0]}' with figures"
-    close = difflib.get_close_matches(key[1], names, n=2, cutoff=0.4)
+    close = suggested(key[1], names)
     if close:
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        shown = [repr(c) for c in close[:_LISTED]]
+        more = f" (and {len(close) - len(shown):,} more)" if len(close) > len(shown) else ""
+        either = f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else shown[0]
+        hint = f"; did you mean {either}{more}?"
     else:
         # Nothing near: the names it has, on the same line, so the next try needs no lookup.
         shown = names[:_LISTED]

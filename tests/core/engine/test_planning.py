@@ -12,6 +12,7 @@ from diptych.core.capabilities import Capability
 from diptych.core.engine import estimate, run_probe
 from diptych.core.lookup import RunLookup
 from diptych.core.plugins import get_model, get_probe
+from diptych.core.report.formatting import dollars
 from diptych.core.store import Store
 from diptych.core.trials import TrialSpec, sha256_hex
 from diptych.testing import ScriptedProbe
@@ -41,6 +42,24 @@ def test_dry_run_estimate_counts_and_prices(scripted: None, store: Store) -> Non
     on_machine.hints.blocking = True
     free = estimate(store, probe, [on_machine])
     assert free.unpriced == 0 and free.cost == 0 and free.to_run == 16
+    # Said as every surface says it: a dollar figure only for what is priced.
+    assert dollars(before.cost) == "$0.80" and dollars(after.cost) == "$0.64"
+    assert dollars(unpriced.cost) == "not priced"
+    assert dollars(free.cost) == "not priced (computed on this machine)"
+    assert dollars(free.per_model[on_machine_id(free)]["cost"]) == dollars(free.cost)
+    # Beside a priced model (its 16 requests left at $0.04), another with none of its 20
+    # stored: computed here, or a service with no price.
+    other = get_model("scripted-images", {"refuse_containing": "never asked"})
+    mixed = estimate(store, probe, [model, other])
+    assert dollars(mixed.cost) == "$0.64 + 20 requests not priced"
+    other.hints.blocking = True
+    both = estimate(store, probe, [model, other])
+    assert dollars(both.cost) == "$0.64 + 20 requests computed on this machine"
+
+
+def on_machine_id(est: object) -> str:
+    (model_id,) = est.per_model  # type: ignore[attr-defined]
+    return str(model_id)
 
 
 def test_parameters_left_at_their_defaults_do_not_change_a_run(scripted: None) -> None:

@@ -4,8 +4,8 @@ room for (:mod:`tests.support.surfaces.flow`)."""
 
 from __future__ import annotations
 
-from diptych.core.report.chart_model import Chart, ChartPoint, ChartRow
-from diptych.core.report.chart_svg import PAGE_HEIGHT, PRINT_HEIGHT, print_parts
+from diptych.core.report.charts.model import Chart, ChartPoint, ChartRow
+from diptych.core.report.charts.svg import PAGE_HEIGHT, PRINT_HEIGHT, print_parts
 from tests.support.surfaces.flow import chart_part_problems, last_page_problems
 
 

@@ -28,12 +28,23 @@ class BilledChat(ScriptedChat):
         return {**super().provenance(), "cost_usd": 0.003}
 
 
+class LocalChat(ScriptedChat):
+    """A chat model computed in this process (as llama.cpp's are), with no price."""
+
+    name = "local-chat"
+
+    def __init__(self, params: Any = None) -> None:
+        super().__init__(params)
+        self.hints.blocking = True
+
+
 @pytest.fixture
 def billed() -> Iterator[None]:
     plugins.load_plugins()
 
     def register_models(register: Callable[[type], None]) -> None:
         register(BilledChat)
+        register(LocalChat)
 
     names = [
         plugins.register_plugin(diptych.testing, "testing"),
@@ -60,6 +71,28 @@ def test_the_report_shows_estimated_beside_actual_cost(billed: None, tmp_path: P
     assert "$0.04 estimated, $0.01 actual" in md  # the scope line
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert '<td class="num">$0.04</td><td class="num">$0.01</td>' in html
+
+
+def test_the_report_gives_no_dollar_figure_for_calls_with_no_price(
+    billed: None, tmp_path: Path
+) -> None:
+    """A local model alone: "not priced (computed on this machine)", never "$0.00"; beside a
+    priced one (4 calls at $0.01): both."""
+    with Workspace.open(tmp_path / "ws") as ws:
+        local = ws.plugins.model(("local-chat", {}))
+        alone = ws.runs.run_sync("scripted", [local], params={"n": 4, "capability": "chat"})
+        ws.analysis.report(alone.id, tmp_path / "alone")
+        priced = ws.plugins.model(("billed-chat", {"price_per_call": 0.01}))
+        chat = {"n": 4, "capability": "chat"}
+        mixed = ws.runs.run_sync("scripted", [priced, local], params=chat)
+        ws.analysis.report(mixed.id, tmp_path / "mixed")
+    md = (tmp_path / "alone" / "report.md").read_text(encoding="utf-8")
+    assert "· not priced (computed on this machine)." in md  # the scope line
+    assert "| not priced (computed on this machine) |" in md and "$0.00" not in md
+    data = json.loads((tmp_path / "alone" / "report.json").read_text(encoding="utf-8"))
+    assert data["runs"][0]["cost_usd"] is None  # null: not priced, as docs/reports.md says
+    md = (tmp_path / "mixed" / "report.md").read_text(encoding="utf-8")
+    assert "· $0.04 + 4 requests computed on this machine estimated, $0.01 actual." in md
 
 
 def test_an_actual_cost_reported_for_some_calls_says_how_many() -> None:

@@ -98,7 +98,9 @@ class PSTText(Probe[PSTTextParams]):
         drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
         names = [f"{prefix}STS {s}{drawn}" for s in settings]
         if self.p.mode == "likelihood":
-            names += [f"{prefix}STS {s} (expected from P(he), P(she))" for s in settings]
+            # The headline first (the figure the planned precision and the docs' gates read):
+            # a mistyped gate is offered the first names that fit.
+            names[:0] = [f"{prefix}STS {s} (expected from P(he), P(she))" for s in settings]
             # The mass is described (mean, least, greatest over prompts), not estimated.
             mass = "a mean over the prompts, with its least and greatest"
             names += [without_interval(f"{prefix}{mass_name(s)}", mass) for s in settings]

@@ -1,0 +1,91 @@
+"""What requests cost, and the one way every surface says it.
+
+A model declares its price per call (``Model.price``), or declares none: a service whose price
+nobody gave, or a model computed on this machine, which buys nothing. A dollar figure summed
+over requests of which some have no price would read as the whole cost, and "$0.00" for a
+local model as a price someone declared; so a :class:`Cost` carries, beside its dollars, how
+many requests were priced and how many were not (and of those, how many were computed here),
+and :func:`cost_text` prints a dollar figure only for what was priced:
+
+* ``$1.20``: every request priced (``$0.00`` only where they were and came to nothing);
+* ``not priced (computed on this machine)``, ``not priced``: no request priced;
+* ``$1.20 + 300 requests not priced``, ``$1.20 + 40 requests computed on this machine``: a
+  mix, both said.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: What a request of a model with no price that runs in this process is (nothing is bought).
+COMPUTED_HERE = "computed on this machine"
+
+
+def computed_here(model: Any) -> bool:
+    """Whether a model's requests with no price buy nothing: its backend runs in this process
+    (``hints.blocking``: llama.cpp, torch), where a service's price may simply be unknown."""
+    return bool(model.hints.blocking)
+
+
+class Cost(float):
+    """US dollars at the models' declared prices: a float wherever one is read (a budget's
+    arithmetic, a JSON number), with what the dollars leave out. Added to another Cost (or
+    :func:`sum` of several), the counts add up too."""
+
+    #: Requests priced (their prices are the dollars), requests whose model declares no price,
+    #: and of those, the ones computed on this machine.
+    priced: int
+    unpriced: int
+    local: int
+
+    def __new__(cls, usd: float = 0.0, *, priced: int = 0, unpriced: int = 0, local: int = 0):
+        cost = super().__new__(cls, usd)
+        cost.priced, cost.unpriced, cost.local = priced, unpriced, min(local, unpriced)
+        return cost
+
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, Cost):
+            return Cost(float(self) + float(other), priced=self.priced + other.priced,
+                        unpriced=self.unpriced + other.unpriced,
+                        local=self.local + other.local)  # fmt: skip
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self  # sum()'s start
+        return float(self) + other
+
+    def __radd__(self, other: Any) -> Any:
+        return self.__add__(other)
+
+    def share(self, fraction: float) -> Cost:
+        """What ``fraction`` of these requests would cost, at their mean price (the requests
+        counted whole)."""
+        return Cost(float(self) * fraction, priced=round(self.priced * fraction),
+                    unpriced=round(self.unpriced * fraction),
+                    local=round(self.local * fraction))  # fmt: skip
+
+    @property
+    def known(self) -> bool:
+        """Whether the dollars are the whole cost: no request without a price."""
+        return not self.unpriced
+
+
+def dollars_text(value: float) -> str:
+    """An amount of dollars and cents that is known (a budget, a priced sum)."""
+    return f"${value:,.2f}"
+
+
+def cost_text(cost: float | None) -> str:
+    """The one wording of a cost (see the module): a plain float is dollars known; None is a
+    cost nothing priced."""
+    if cost is None:
+        return "not priced"
+    if not isinstance(cost, Cost) or cost.known:
+        return dollars_text(cost)
+    service = cost.unpriced - cost.local
+    left = [
+        f"{n:,} {'request' if n == 1 else 'requests'} {what}"
+        for n, what in ((service, "not priced"), (cost.local, COMPUTED_HERE))
+        if n
+    ]
+    if cost.priced:
+        return " + ".join([dollars_text(cost), *left])
+    return "not priced" if service else f"not priced ({COMPUTED_HERE})"

@@ -1,0 +1,77 @@
+"""The CLI says a cost in the one wording (diptych.core.cost): an audit bought until decided on
+a model with no price says "not priced" and what it saved in requests only; on a priced one,
+its dollars and what stopping saved at the plan's prices; a dry run of a priced and an
+unpriced model says both."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE, planted_audit
+
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+#: 6 × 6 scenes, both orders, both people: 144 distinct prompts.
+REQUESTS = 144
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+
+def _bought(tmp_path: Path, capsys: pytest.CaptureFixture[str], price: float | None) -> str:
+    params = {} if price is None else {"price_per_call": price}
+    file = planted_audit(tmp_path / "a.yaml", [{"part": "pst-text", "figure": FIGURE,
+                         "below": 95}], MASC, FEM, name="cost-words", seed=2,
+                         model_params=params)  # fmt: skip
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "run", str(file),
+                     "--until-decided", "--batches", "4", "--out", str(tmp_path / "rep"),
+                     "--quiet")  # fmt: skip
+    assert code == 0, out
+    return out
+
+
+def test_an_unpriced_model_is_said_not_priced_and_saves_requests_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _bought(tmp_path, capsys, None)
+    assert "$" not in out, out
+    assert re.search(r"^audit \S+ decided: cost not priced; report ", out, flags=re.M), out
+    stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
+    assert re.search(r"saved \d+ requests \(\d+%\)$", stopped), stopped
+
+
+def test_a_priced_model_says_its_dollars_and_what_stopping_saved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _bought(tmp_path, capsys, 0.01)
+    stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
+    bought = int(stopped.split("bought ")[1].split(" of ")[0])
+    # One cent a request: what was bought, and the rest of the design left unbought.
+    assert f"decided: cost ${bought / 100:.2f}; report " in out, out
+    assert stopped.endswith(
+        f"saved {REQUESTS - bought} requests ({(REQUESTS - bought) / REQUESTS:.0%}) and about "
+        f"${(REQUESTS - bought) / 100:.2f} at the plan's prices"
+    ), stopped
+
+
+def test_a_plan_of_a_priced_and_an_unpriced_model_says_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = planted_audit(tmp_path / "a.yaml", [], MASC, FEM, name="cost-mix", seed=2,
+                         model_params={"price_per_call": 0.01})  # fmt: skip
+    audit = yaml.safe_load(file.read_text())
+    audit.pop("gates", None)
+    audit["models"]["free"] = {"plugin": "scripted-likelihood", "params": {"noise": 0.1}}
+    audit["probes"][0]["models"] = ["target", "free"]
+    file.write_text(yaml.safe_dump(audit))
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "run", str(file),
+                     "--dry-run")  # fmt: skip
+    assert code == 0, out
+    total = next(line for line in out.splitlines() if line.startswith("total: "))
+    assert total.endswith(
+        f"estimated ${REQUESTS / 100:.2f} + {REQUESTS} requests not priced; budget —"
+    ), total
