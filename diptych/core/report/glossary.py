@@ -103,7 +103,7 @@ def measured_glossary(audit: Audit) -> dict[str, str]:
     for term, text in GLOSSARY.items():
         if term == _INTERVAL:
             # Its kinds are this report's (anytime-valid where a gate decided, ...).
-            text = interval_methods(audit).glossary
+            text += interval_methods(audit).glossary
         if term == _INTERVAL:
             used = _has_interval(audit) or bool(audit.agent_sessions)
         elif term == _HELD_OUT:

@@ -82,7 +82,7 @@ class IntervalMethods:
 
     @property
     def glossary(self) -> str:
-        """The glossary's "95% interval", naming the kinds this report prints."""
+        """What the glossary's "95% interval" adds for this report: the kinds it prints."""
         kinds = list(self.own)
         if any(g.kind == "anytime-valid" for g in self.gated):
             kinds.append(
@@ -91,10 +91,7 @@ class IntervalMethods:
             )
         if any(g.kind == "fixed" for g in self.gated):
             kinds.append("for a figure a gate decided, fixed at the gate's level")
-        from diptych.core.report.glossary import GLOSSARY
-
-        made = f" In this report: {_listed(kinds)}." if kinds else ""
-        return GLOSSARY["95% interval"] + made
+        return f" In this report: {_listed(kinds)}." if kinds else ""
 
 
 def _listed(items: list[str]) -> str:
