@@ -52,7 +52,8 @@ def decided_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
                       "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
                       "max_trials": 40}],
         "report": {"formats": ["json"]},
-        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 95, "name": "below 95"}],
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 95,
+                   "name": "paired expected STS shown below 95"}],
     }  # fmt: skip
     (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     yield tmp_path
