@@ -98,9 +98,10 @@ class AuditScreen(Screen[None]):
     # Under 24 rows the gates' table scrolls in fewer rows, under their heading.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     HELP_PURPOSE = (
-        "Run an audit file and read its verdict: its parts with their trials, cost and status, "
-        "and its gates' verdicts with the value, interval and rule each rests on. Ctrl+R runs it, "
-        "ctrl+o opens its report."
+        "Run an audit file, or open one the workspace recorded, and read its verdict: its parts "
+        "with their trials, cost and status, and its gates' verdicts with the value, interval and "
+        "rule each rests on; Down and End scroll to every part. Ctrl+R runs it, ctrl+o opens its "
+        "report."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
