@@ -161,14 +161,21 @@ async def surface(
         state_by_colour,
         unseen_errors,
     )
-    from surface_keys import cut_footer_keys, footer_lacks, silent_keys, unreachable_keys
-    from surface_text import cut_ids
+    from surface_keys import (
+        cut_footer_keys,
+        footer_lacks,
+        silent_keys,
+        unreachable_keys,
+        unsaid_dialog_keys,
+    )
+    from surface_text import bare_counts, cut_ids
 
     await settle(pilot)
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
+    found += bare_counts(app) + unsaid_dialog_keys(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 

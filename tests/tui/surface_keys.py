@@ -209,3 +209,66 @@ def help_leads_with_purpose(lines: list[str], title: str, purpose: str) -> list[
     if head not in after:
         return [f"Help's {title!r} does not start with what the screen is for ({head!r})"]
     return []
+
+
+def unsaid_dialog_keys(app: App[Any]) -> list[str]:
+    """A dialog that does not say, in its own text, the keys that answer and cancel it: it
+    stands over its screen's footer, whose keys are not the dialog's. Each of the dialog's own
+    keys ("escape", "y") is named in the dialog's box, and "enter" where a field or a list
+    takes it. Help, a screen of its own with its keys listed, is not a dialog."""
+    from textual.screen import ModalScreen
+    from textual.widgets import Input, OptionList
+
+    from diptych.tui.screens.help import HelpScreen
+
+    screen = app.screen
+    if not isinstance(screen, ModalScreen) or isinstance(screen, HelpScreen):
+        return []
+    lines = screen_lines(app)
+    boxes = [w for w in screen.children if w.display]
+    said = " ".join(" ".join(region_lines(lines, w.region)) for w in boxes).lower()
+    keys = [k.strip() for b in Binding.make_bindings(type(screen).BINDINGS)
+            for k in b.key.split(",")]  # fmt: skip
+    if screen.query(Input) or screen.query(OptionList):
+        keys.append("enter")
+    return [
+        f"{type(screen).__name__}: the dialog does not say what {key!r} does: {said.strip()!r}"
+        for key in dict.fromkeys(keys)
+        if not re.search(rf"(?<!\w){re.escape(key)}(?!\w)", said)
+    ]
+
+
+async def out_of_reach(
+    pilot: Pilot[Any],
+    widget: Widget,
+    values: Iterable[str],
+    *,
+    key: str = "down",
+    presses: int = 40,
+) -> list[str]:
+    """The ``values`` (a part's trials, cost and status) that ``widget`` holds and never shows
+    whole while ``key`` is pressed from where the screen left the focus: each must be drawn in
+    the widget's part of the screen in view (read down its rows, so that a value wrapped over
+    two lines reads whole) at one press or another. A value under the edge that no key brings
+    up is a value the user cannot read."""
+    from surface import visible_widgets
+
+    app = pilot.app
+    wanted = list(dict.fromkeys(values))
+    seen: set[str] = set()
+    for press in range(presses + 1):
+        shown = dict(visible_widgets(app)).get(widget)
+        if shown is not None:
+            rows = region_lines(screen_lines(app), shown)
+            drawn = " ".join(" ".join(rows).split())
+            seen.update(v for v in wanted if " ".join(v.split()) in drawn)
+        if len(seen) == len(wanted) or press == presses:
+            break
+        await pilot.press(key)
+        await pilot.pause()
+    return [f"{_name(widget)}: {v!r} never drawn whole, {key} pressed {presses} times"
+            for v in wanted if v not in seen]  # fmt: skip
+
+
+def _name(widget: Widget) -> str:
+    return f"{type(widget).__name__}#{widget.id}" if widget.id else type(widget).__name__

@@ -88,3 +88,23 @@ def toasts_over(app: App[Any], widget: Widget) -> list[str]:
         if isinstance(widget_on, Toast) and region.overlaps(widget.region):
             found.append(f"a toast is drawn over {_where(widget)}: {_plain(widget_on)!r}")
     return found
+
+
+#: A place in a list of 1,000 or more ("1/1720"): the count after the slash without its
+#: separators (a path's digits, "runs/2024", stand after a word and are not read as one).
+BARE_POSITION = re.compile(r"(?<![\w/.:\-])\d[\d,]*/(\d{4,})(?![\w/,])")
+
+
+def bare_counts(app: App[Any]) -> list[str]:
+    """The counts of 1,000 or more a screen draws without thousands separators ("6560", a
+    queue's "1/1720"): every count goes through the one formatter, as the CLI's and the
+    report's do. Ids (a run's, a hash), years, seeds and ports are not counts and print bare."""
+    from tests.support.surfaces.text import separator_problems
+
+    found = []
+    for y, line in enumerate(screen_lines(app)):
+        problems = separator_problems(line)
+        problems += [f"{m.group(0)!r} has no thousands separator" for m in
+                     BARE_POSITION.finditer(line)]  # fmt: skip
+        found += [f"row {y}: {p}" for p in problems]
+    return found

@@ -14,6 +14,8 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from diptych.core.labels import reviewer_name
+from diptych.core.report.formatting import counted
+from diptych.tui.widgets.dialog_keys import dialog_keys
 
 _DIALOG_CSS = """
 {name} {{
@@ -46,7 +48,10 @@ class ReviewerNameModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Who is reviewing? Your labels are stored as human:<name>.")
+            yield Label(
+                "Who is reviewing? Your labels are stored as human:<name> "
+                + dialog_keys("confirms")
+            )
             yield Input(placeholder="your name, e.g. alice", id="reviewer-name")
             yield Label("", id="reviewer-error", classes="review-dialog-error")
 
@@ -77,7 +82,7 @@ class NoteModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Note on {self._about} (Enter keeps it, Escape cancels)")
+            yield Label(f"Note on {self._about} {dialog_keys('keeps it')}")
             # Editing a note adds to it: the text is not selected (typing would replace it).
             yield Input(
                 value=self._note,
@@ -117,13 +122,13 @@ class ReasonModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         total = len(self._counts)
-        options = [Option(f"all reasons ({total} kinds)", id=ALL_REASONS)]
+        options = [Option(f"all reasons ({counted(total, 'kind')})", id=ALL_REASONS)]
         options += [
             Option(f"{reason.replace('_', ' ')} ({n})", id=reason)
             for reason, n in self._counts.items()
         ]
         with Vertical():
-            yield Label("Review only the people flagged for:")
+            yield Label(f"Review only the people flagged for {dialog_keys('picks')}:")
             yield OptionList(*options, id="reason-options")
 
     def on_mount(self) -> None:

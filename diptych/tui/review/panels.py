@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.core.report.formatting import figure_text, floor_note, marked_interval
+from diptych.core.report.formatting import figure_text, floor_note, fmt, marked_interval
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
@@ -236,10 +236,11 @@ def title_text(
     annotator: str | None,
     blind: bool,
 ) -> str:
-    """``Review <run> · 3/10 · human:alice · 2 labelled · all reasons``: where the reviewer is
+    """``Review <run> · 3/1,720 · human:alice · 2 labelled · all reasons``: where the reviewer is
     in the queue shown, who labels, and what the queue holds (the most needed first: a narrow
     terminal wraps the end)."""
-    position = f"{view.index(cursor) + 1}/{len(view)}" if cursor in view else f"0/{len(view)}"
+    at = view.index(cursor) + 1 if cursor in view else 0
+    position = f"{fmt(at)}/{fmt(len(view))}"
     parts = [f"Review {run_id}", position]
     if blind:
         parts.append("BLIND")

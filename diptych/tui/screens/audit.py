@@ -17,12 +17,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, Input, Label
+from textual.widgets import Header, Input, Label, OptionList
+from textual.widgets.option_list import Option
 
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
-from diptych.core.audit.record import PartRecord
+from diptych.core.audit.record import AuditRecord, PartRecord
+from diptych.core.audit.run_status import status_text
 from diptych.core.audit.sequential import STOP_TEXT, PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
@@ -35,8 +37,6 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
 #: The gates table, verdict first: what a release decision reads.
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
-#: Lines of part rows kept in view under the gates (a part's row stacked at 60 columns: one).
-PART_LINES = 3
 
 
 @dataclass
@@ -44,6 +44,20 @@ class AuditPlanned(Message):
     plan: AuditPlan
     #: The report this audit last wrote, where its run recorded it (None: none there now).
     report: Path | None = None
+
+
+@dataclass
+class AuditsRecorded(Message):
+    """The audits recorded in the workspace, newest first: each one's line and its file."""
+
+    audits: list[tuple[str, str]]
+
+
+@dataclass
+class AuditReplanned(Message):
+    """The plan again after a run: what is stored now and what is left to run."""
+
+    plan: AuditPlan
 
 
 @dataclass
@@ -84,9 +98,10 @@ class AuditScreen(Screen[None]):
     # Under 24 rows the gates' table scrolls in fewer rows, under their heading.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     HELP_PURPOSE = (
-        "Run an audit file and read its verdict: its parts with their trials, cost and status, "
-        "and its gates' verdicts with the value, interval and rule each rests on. Ctrl+R runs it, "
-        "ctrl+o opens its report."
+        "Run an audit file, or open one the workspace recorded, and read its verdict: its parts "
+        "with their trials, cost and status, and its gates' verdicts with the value, interval and "
+        "rule each rests on; Down and End scroll to every part. Ctrl+R runs it, ctrl+o opens its "
+        "report."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -111,6 +126,8 @@ class AuditScreen(Screen[None]):
         self.gates_note = ""
         #: Each look's gates, in order, while the audit is bought until decided (ctrl+g).
         self.looks: list[list[GateLine]] = []
+        #: The requests the plan had left to run when the last run began.
+        self._asked = 0
 
     @property
     def store_path(self) -> Path:
@@ -120,12 +137,17 @@ class AuditScreen(Screen[None]):
         yield Header()
         yield Label("Audit file", classes="heading")
         yield Input(
-            value=str(self._file or ""), placeholder="path/to/audit.yaml, then Enter", id="file"
+            value=str(self._file or ""),
+            placeholder="path/to/audit.yaml, then Enter (empty: the audits recorded here)",
+            id="file",
         )
-        # The gates and the parts scroll in the room the summary leaves them: the summary (why
-        # an audit bought until decided stopped, where its report is) is read whole at any size,
-        # never pushed under the footer.
+        # The gates and the parts scroll together, whole, in the room the summary leaves them
+        # (the body takes the keys: Down, Page Down, End reach the last part's status at any
+        # size); the summary (why an audit bought until decided stopped, where its report is)
+        # is read whole at any size, never pushed under the footer.
         with VerticalScroll(id="body"):
+            # The audits this workspace recorded, to open one without typing its path.
+            yield OptionList(id="recorded")
             # The gates' heading (the audit's id, how many pass, why it stopped early) wraps on
             # lines of its own: as the table's title it was cut at the frame's end.
             yield WholeNumbers("", id="gates-note")
@@ -140,19 +162,51 @@ class AuditScreen(Screen[None]):
         gates = self.query_one("#gates", FitTable)
         gates.display = False  # shown only for an audit that states gates
         for table in self.query(FitTable):
-            self.watch(table, "virtual_size", lambda _: self._share_rows(), init=False)
+            # Drawn whole, they scroll with the body, which has the keys: a table with the
+            # focus would move a cursor the body does not follow.
+            table.can_focus = False
         self.query_one("#gates-note").display = False
+        recorded = self.query_one("#recorded", OptionList)
+        recorded.display = False
+        recorded.border_title = "audits recorded here (enter opens one)"
         if self._file is not None:
             self._load(self._file)
         else:
             self.query_one("#file", Input).focus()
+            self._list_recorded()
 
     @on(Input.Submitted, "#file")
     def _submitted(self, event: Input.Submitted) -> None:
-        self._file = Path(event.value.strip())
-        self._load(self._file)
+        if not event.value.strip():
+            self._list_recorded()
+            return
+        self._open(Path(event.value.strip()))
+
+    def _open(self, file: Path) -> None:
+        self._file = file
+        self.query_one("#recorded", OptionList).display = False
+        # Down and Page Down then scroll the gates and the parts.
+        self.query_one("#body", VerticalScroll).focus()
+        self._load(file)
+
+    @on(OptionList.OptionSelected, "#recorded")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        path = str(event.option.id or "")
+        self.query_one("#file", Input).value = path
+        self._open(Path(path))
 
     # --- workers ------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-list")
+    def _list_recorded(self) -> None:
+        try:
+            with Workspace.open(self.store_path) as ws:
+                audits = ws.audits.list()
+        except DiptychError as error:
+            self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
+            return
+        listed = [(recorded_line(a), a.file_path) for a in reversed(audits)]
+        self.app.call_from_thread(self.post_message, AuditsRecorded(listed))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
     def _load(self, file: Path) -> None:
@@ -204,9 +258,19 @@ class AuditScreen(Screen[None]):
         # The rows end as the audit recorded its parts: a part bought batch by batch was last
         # heard of as "running", and a part no gate reads was never started. Where the last
         # words heard already say the recorded status, they stay (with their look).
+        try:
+            with Workspace.open(self.store_path) as ws:
+                replanned = plan_audit(ws, file)
+            self.app.call_from_thread(self.post_message, AuditReplanned(replanned))
+        except DiptychError:
+            pass  # the rows keep the plan they had; the summary below says how the run ended
+        # A part bought until decided says what stopping saved, as its recorded row does.
+        final = recorded_words(self.plan, outcome.parts) if self.plan is not None else {}
         for part in outcome.parts:
             status, said = last_said.get(part.name, ("", ""))
             words = said if status == part.status else part.status
+            if PartLooks.of(part.detail) is not None and part.name in final:
+                words = final[part.name]
             self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, words))
         for name in outcome.skipped:
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, "not run"))
@@ -266,6 +330,26 @@ class AuditScreen(Screen[None]):
             + " · ctrl+r runs it"
         )
 
+    @on(AuditsRecorded)
+    def _recorded_listed(self, message: AuditsRecorded) -> None:
+        if self.query_one("#file", Input).value.strip():
+            return  # a path typed meanwhile: the user chose already
+        recorded = self.query_one("#recorded", OptionList)
+        recorded.clear_options()
+        if not message.audits:
+            self._say("no audit recorded here yet: type an audit file's path, then Enter")
+            return
+        recorded.add_options([Option(line, id=path) for line, path in message.audits])
+        recorded.display = True
+        recorded.highlighted = 0
+        recorded.focus()
+        self._say(f"{len(message.audits):,} recorded here: Enter opens one, or type a path above")
+
+    @on(AuditReplanned)
+    def _replanned(self, message: AuditReplanned) -> None:
+        self.plan = message.plan
+        self._fill()
+
     @on(AuditPartChanged)
     def _part_changed(self, message: AuditPartChanged) -> None:
         self.status[message.name] = message.status
@@ -275,7 +359,11 @@ class AuditScreen(Screen[None]):
     def _finished(self, message: AuditFinished) -> None:
         self.report = message.report
         where = f" · report {message.report} (ctrl+o)" if message.report else ""
-        self._say(f"audit {message.status}: spent {dollars(message.spent)}{message.stopped}{where}")
+        # A run that had nothing to ask ends as the last one did: it says so, not the same line.
+        again = " · every trial was stored already: report written again" if not self._asked else ""
+        self._say(
+            f"audit {message.status}: spent {dollars(message.spent)}{message.stopped}{again}{where}"
+        )
 
     @on(AuditFailed)
     def _failed(self, message: AuditFailed) -> None:
@@ -314,6 +402,7 @@ class AuditScreen(Screen[None]):
             self._say("open an audit file first (type its path, then Enter)")
             return
         self._say(f"running {self.plan.audit.name} …")
+        self._asked = self.plan.to_run
         self._execute(self._file)
 
     def action_run_until_decided(self) -> None:
@@ -327,6 +416,7 @@ class AuditScreen(Screen[None]):
             return
         self._say(f"running {self.plan.audit.name} until its gates are decided …")
         self.looks = []
+        self._asked = self.plan.to_run
         self._execute(self._file, until_decided=True)
 
     def action_report(self) -> None:
@@ -352,20 +442,6 @@ class AuditScreen(Screen[None]):
     def _say(self, text: str) -> None:
         self.query_one("#summary", WholeNumbers).update(text)
 
-    def _share_rows(self) -> None:
-        """Let each table ask for no more than its rows (the room is shared by fractions:
-        a table that needs less leaves the rest to the other; audit.tcss)."""
-        gated = self.query_one("#gates", FitTable).display
-        for table in self.query(FitTable):
-            frame = table.styles.gutter.height + table.scrollbar_size_horizontal
-            rows = table.virtual_size.height + frame
-            # Alone (an audit without gates), the parts take the room down to the summary.
-            table.styles.max_height = max(rows, 1) if gated else None
-            if table.id == "parts":
-                # Three lines of rows under the header where the parts have them.
-                header = table.header_height if table.show_header else 0
-                table.styles.min_height = max(min(rows, header + PART_LINES + frame), 1)
-
 
 def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
     """Each part's row as the audit last recorded it, in the words a run of it shows: a part
@@ -378,11 +454,21 @@ def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
         active = looks is not None and looks.active and bool(looks.looks)
         at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
         sequential = sequential or active
-        words[part.name] = part_status_words(part.status, at)
+        if active and looks is not None and part.status in ("decided", "partial"):
+            # What stopping there saved: "decided at look 1 of 10: 164 of 1,640 requests,
+            # 1,476 saved", the words of every listing of the run.
+            words[part.name] = status_text(part.status, looks)
+        else:
+            words[part.name] = part_status_words(part.status, at)
     if sequential:
         for planned in plan.parts:
             words.setdefault(planned.part.name, "not run")
     return words
+
+
+def recorded_line(audit: AuditRecord) -> str:
+    """A recorded audit as the list offers it: its name, its status and its file."""
+    return f"{audit.name} · {audit.status} · {audit.file_path}"
 
 
 def _rule(gate: Any) -> str:

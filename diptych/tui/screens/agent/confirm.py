@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from diptych.core.safe_text import escape_controls
+from diptych.tui.widgets.dialog_keys import dialog_keys
 
 
 def confirmation_text(row_id: str, what: str, status: str, reason: str) -> str:
@@ -43,6 +44,9 @@ class ConfirmAccept(ModalScreen[bool]):
     }
     ConfirmAccept #confirm-text {
         width: 100%;
+    }
+    ConfirmAccept #confirm-keys {
+        width: 100%;
         margin-bottom: 1;
     }
     ConfirmAccept Horizontal {
@@ -66,6 +70,7 @@ class ConfirmAccept(ModalScreen[bool]):
         with Vertical():
             # The reason comes from a model's answers: escaped, never replayed by the terminal.
             yield Label(escape_controls(self.text), id="confirm-text", markup=False)
+            yield Label(dialog_keys("accepts", key="y", cancel="n or escape"), id="confirm-keys")
             with Horizontal():
                 yield Button("Accept anyway (y)", variant="warning", id="confirm-yes")
                 yield Button("Cancel (n)", id="confirm-no")

@@ -40,6 +40,7 @@ from diptych.tui.formatting import number, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
+from diptych.tui.widgets.dialog_keys import dialog_keys
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.images import image_widget_class
@@ -138,7 +139,7 @@ class ReportDirScreen(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Write the report to the directory (enter writes, escape cancels):")
+            yield Label(f"Write the report to the directory {dialog_keys('writes')}:")
             yield Input(str(self.default), id="report-dir")
 
     @on(Input.Submitted)

@@ -1,0 +1,10 @@
+"""The line a dialog says its keys in: a dialog stands over its screen's footer, whose keys are
+not the dialog's, so each says in its own words which key answers it and which cancels."""
+
+from __future__ import annotations
+
+
+def dialog_keys(answer: str, *, key: str = "enter", cancel: str = "escape") -> str:
+    """``(enter writes, escape cancels)``: the key that answers the dialog with what it does,
+    then the key (or keys) that cancel it, every dialog in the same words."""
+    return f"({key} {answer}, {cancel} cancels)"

@@ -1,0 +1,126 @@
+"""The Audit screen of an audit bought until decided, at 80×24 and 60×20: every part's trials,
+stored results, requests, cost and status drawn whole or brought into view by the keys, the
+status saying what stopping saved; the audits the workspace recorded offered to open without
+typing a path.
+
+The audit is SmolLM2's example in small: one gated pst-text part on a scripted model whose
+feminine identities get P(she) 0.8 and the masculine 0.2 (a paired expected STS near 60, far
+below 95: decided at the first look), and an agent search no gate reads ("not run")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from steps import SIZES, settle, shown, surface, wait_for
+from surface_keys import out_of_reach
+from textual.widgets import OptionList, Static
+
+import diptych.testing
+from diptych.core import plugins
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.audit import AuditScreen, estimate_cells
+from diptych.tui.widgets.fit_table import FitTable
+
+pytestmark = pytest.mark.surface
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+#: The design's distinct requests (the paired setting of 6 by 6 identities), bought a tenth
+#: a look, rounded up.
+REQUESTS = 144
+
+
+@pytest.fixture
+def decided_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    plugins.load_plugins()
+    name = plugins.register_plugin(diptych.testing, "testing")
+    monkeypatch.chdir(tmp_path)
+    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
+    data = {
+        "name": "tui-decided",
+        "seed": 1,
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.3}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"}}],
+        "searches": [{"name": "identities", "kind": "identities", "target": "t",
+                      "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
+                      "max_trials": 40}],
+        "report": {"formats": ["json"]},
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 95,
+                   "name": "paired expected STS shown below 95"}],
+    }  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    yield tmp_path
+    plugins.unregister_plugin(name)
+
+
+async def _decide(size: tuple[int, int]) -> None:
+    """Buy the audit until its gate is decided, on the screen (ctrl+g)."""
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        # Nothing recorded yet: the screen says to type a path, and takes one.
+        summary = screen.query_one("#summary", Static)
+        await wait_for(pilot, lambda: "no audit recorded" in str(summary.render()), "the word")
+        await pilot.press(*"audit.yaml", "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: screen.report is not None, "the report")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_every_parts_values_in_reach_of_the_keys(
+    decided_dir: Path, size: tuple[int, int]
+) -> None:
+    await _decide(size)
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        # The audit recorded here, offered: Enter opens it, no path typed.
+        recorded = screen.query_one("#recorded", OptionList)
+        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+        assert "tui-decided · decided" in str(recorded.get_option_at_index(0).prompt)
+        assert app.focused is recorded
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        await wait_for(pilot, lambda: screen.status.get("identities") == "not run", "the rows")
+        await wait_for(pilot, lambda: bool(screen.gates), "the gates")
+        await settle(pilot)
+        assert screen._file is not None and screen._file.name == "audit.yaml"
+        # The part's status says the look it stopped at and what stopping there saved: each
+        # look buys a tenth of the design's requests more, rounded up.
+        status = screen.status["pst-text"]
+        said = re.fullmatch(
+            r"decided at look (\d+) of 10: (\d+) of (\d+) requests, (\d+) saved", status
+        )
+        assert said is not None, status
+        look, bought, planned, saved = (int(x) for x in said.groups())
+        assert planned == REQUESTS and bought == -(-look * REQUESTS // 10)
+        assert saved == REQUESTS - bought
+        plan = screen.plan
+        assert plan is not None
+        gated = next(p for p in plan.parts if p.part.name == "pst-text")
+        assert gated.estimate is not None
+        trials, stored, requests, cost = estimate_cells(gated.estimate)
+        # What is left to run is what stopping saved.
+        assert requests == f"{saved:,}"
+        values = [trials, stored, f"requests: {requests}", f"cost: {cost}", status,
+                  "identities", "not run"]  # fmt: skip
+        # From where the screen leaves the focus, Down brings every value into view.
+        parts = screen.query_one("#parts", FitTable)
+        assert await out_of_reach(pilot, parts, values) == [], shown(app)
+        assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
+            app
+        )

@@ -1,0 +1,89 @@
+"""Every dialog of the TUI says its own keys, at 80×24 and 60×20: a dialog stands over its
+screen's footer, whose keys are not the dialog's, so its text names the key that answers it and
+the key that cancels it ("(enter confirms, escape cancels)"), each in the one wording of
+``dialog_keys``; and the every-screen checks (``steps.surface``) hold on each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from diptych.tui.screens.run_detail import ReportDirScreen
+from hosts import Host
+from steps import SIZES, settle, shown, surface, wait_for
+from surface import screen_lines
+from surface_keys import unsaid_dialog_keys
+from textual.app import App
+from textual.screen import ModalScreen
+
+from diptych.tui.review.modals import NoteModal, ReasonModal, ReviewerNameModal
+from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
+from diptych.tui.widgets.dialog_keys import dialog_keys
+
+pytestmark = pytest.mark.surface
+
+#: Each dialog, made as its screen makes it, and what its key line says.
+DIALOGS: dict[str, tuple[Callable[[], ModalScreen[Any]], str]] = {
+    "reviewer": (ReviewerNameModal, "(enter confirms, escape cancels)"),
+    "note": (lambda: NoteModal("", "nurse-s0"), "(enter keeps it, escape cancels)"),
+    "reason": (lambda: ReasonModal({"annotator": 3}, None), "(enter picks, escape cancels)"),
+    "report": (lambda: ReportDirScreen(Path("report")), "(enter writes, escape cancels)"),
+    "accept": (
+        lambda: ConfirmAccept(confirmation_text("p3", "nurse/carpenter", "weak", "q 0.2")),
+        "(y accepts, n or escape cancels)",
+    ),
+}
+
+
+#: The characters of a dialog's frame and its field's, either side of a line of its text.
+FRAME = " █▊▎▌▐│"
+
+
+class DialogHost(App[None]):
+    """A bare screen with one dialog over it."""
+
+    def __init__(self, dialog: ModalScreen[Any]) -> None:
+        super().__init__()
+        self.dialog = dialog
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog)
+
+
+def test_every_dialog_says_its_keys_in_one_wording() -> None:
+    assert dialog_keys("writes") == "(enter writes, escape cancels)"
+    assert dialog_keys("accepts", key="y", cancel="n or escape") == (
+        "(y accepts, n or escape cancels)"
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("name", list(DIALOGS))
+async def test_the_dialog_says_its_keys(name: str, size: tuple[int, int]) -> None:
+    make, said = DIALOGS[name]
+    app = DialogHost(make())
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModalScreen), "the dialog")
+        await settle(pilot)
+        # The key line whole on the screen (folded between words at 60 columns).
+        drawn = " ".join(" ".join(line.strip(FRAME) for line in screen_lines(app)).split())
+        assert said in drawn, shown(app)
+        # Each of its keys answers the question and closes it: the Agent's tests say how.
+        assert await surface(pilot, leave=("y", "n", "escape")) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_who_is_reviewing_says_its_keys(
+    review_run: tuple[Path, str], size: tuple[int, int]
+) -> None:
+    """The question Review asks first, over the Review screen as a user meets it."""
+    ws, run_id = review_run
+    app = Host(ws, run_id)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewerNameModal), "the question")
+        await settle(pilot)
+        assert unsaid_dialog_keys(app) == [], shown(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ReviewerNameModal), "closed")
