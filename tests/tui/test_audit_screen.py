@@ -41,13 +41,13 @@ async def test_open_plan_run_and_report(audit_dir: Path) -> None:
         ]
         summary = screen.query_one("#summary", Static)
         assert (
-            "8 trials planned, 0 already stored, 8 requests to run, $0.32 estimated of $1.00"
+            "8 trials planned, 0 already stored, 8 requests to run, estimated cost $0.32 of $1.00"
             in str(summary.render())
         )
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.report is not None, "the report")
         assert [r[-1] for r in rows(screen)] == ["complete", "complete"]
-        assert "audit complete: spent $0.32" in str(summary.render())
+        assert "audit complete: cost $0.32" in str(summary.render())
         assert screen.report is not None and screen.report.name == "report.json"
         assert (audit_dir / "audit-tui-audit" / "report.md").exists()
 

@@ -325,7 +325,7 @@ class AuditScreen(Screen[None]):
         budget = p.audit.budget.max_cost
         self._say(
             f"{p.audit.name}: {plan_counts(p.planned, p.cached, p.to_run)}, "
-            f"{dollars(p.cost)} estimated"
+            f"estimated cost {dollars(p.cost)}"
             + (f" of {dollars(budget)}" if budget is not None else "")
             + " · ctrl+r runs it"
         )
@@ -362,7 +362,7 @@ class AuditScreen(Screen[None]):
         # A run that had nothing to ask ends as the last one did: it says so, not the same line.
         again = " · every trial was stored already: report written again" if not self._asked else ""
         self._say(
-            f"audit {message.status}: spent {dollars(message.spent)}{message.stopped}{again}{where}"
+            f"audit {message.status}: cost {dollars(message.spent)}{message.stopped}{again}{where}"
         )
 
     @on(AuditFailed)

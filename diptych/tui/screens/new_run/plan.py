@@ -10,6 +10,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 from rich.text import Text
 
+from diptych.core.cost import Cost
 from diptych.core.probe import Probe
 from diptych.core.report.formatting import plural
 from diptych.core.workspace import Estimate, Workspace
@@ -60,7 +61,8 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
     text.append(f"{est.to_run:,}", style="bold")
     text.append(f" {plural('request', est.to_run)} to run · estimated cost ")
     text.append(dollars(est.cost), style="bold")
-    if est.unpriced:
+    if est.unpriced and not isinstance(est.cost, Cost):
+        # A Cost already names its unpriced requests ("not priced", "+ 300 requests not priced").
         text.append(f" ({est.unpriced:,} with no known price)")
     for model_id, tally in est.per_model.items():
         text.append(
