@@ -29,6 +29,10 @@ def test_the_title_separates_the_queues_length() -> None:
     last = title_text("r", list(range(1720)), 1719, labelled=0, include_unlabelled=False,
                       reason=None, annotator=None, blind=False)  # fmt: skip
     assert last.startswith("Review r · 1,720/1,720 · ")
+    # A reviewer who has labelled more than a thousand people reads the count separated too.
+    busy = title_text("r", list(range(1720)), 0, labelled=1234, include_unlabelled=False,
+                      reason=None, annotator="human:ana", blind=False)  # fmt: skip
+    assert "human:ana · 1,234 labelled ·" in busy
 
 
 class Line(App[None]):

@@ -246,7 +246,7 @@ def title_text(
         parts.append("BLIND")
     if annotator:
         parts.append(annotator)
-    parts.append(f"{labelled} labelled")
+    parts.append(f"{fmt(labelled)} labelled")
     if include_unlabelled:
         parts.append("+unlabelled")
     parts.append((reason or "all reasons").replace("_", " "))

@@ -43,6 +43,7 @@ from textual.worker import get_current_worker
 from diptych.core.errors import DiptychError
 from diptych.core.labels import GENDER, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus, measure_status
+from diptych.core.report.formatting import fmt
 from diptych.core.workspace import Workspace
 from diptych.core.workspace.measurement import MeasurementDraw, MeasureTarget
 from diptych.tui.review.measure.panel import (
@@ -290,12 +291,12 @@ class MeasureScreen(ReviewView):
     def _show_title(self) -> None:
         state, draw = self.state, self.draw
         at = state.view.index(state.cursor) + 1 if state.cursor in state.view else 0
-        of = f" drawn of {draw.population}" if draw is not None else ""
+        of = f" drawn of {fmt(draw.population)}" if draw is not None else ""
         measured = " · skin tone" if self.dimension == TONE else ""
-        parts = [f"Measure {self.run_id}{measured}", f"{at}/{len(state.view)}{of}"]
+        parts = [f"Measure {self.run_id}{measured}", f"{fmt(at)}/{fmt(len(state.view))}{of}"]
         if self.annotator:
             parts.append(self.annotator)
-        parts.append(f"{self._labelled()} labelled")
+        parts.append(f"{fmt(self._labelled())} labelled")
         self._set_line("#review-title", " · ".join(parts))
 
     def _show_metrics(self) -> None:

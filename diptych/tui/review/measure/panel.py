@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 
 from diptych.core.labels import GENDER, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus
-from diptych.core.report.formatting import bounds, figure_text
+from diptych.core.report.formatting import bounds, figure_text, fmt
 from diptych.core.workspace import Workspace
 from diptych.core.workspace.measurement import (
     PREDICTION_POWERED,
@@ -85,7 +85,9 @@ def measure_text(
     out = Text()
     if draw is not None:
         out.append("draw ", style="bold")
-        out.append(f"{labelled}/{len(draw.persons)} labelled, {draw.population} persons\n")
+        out.append(
+            f"{fmt(labelled)}/{fmt(len(draw.persons))} labelled, {fmt(draw.population)} persons\n"
+        )
     if status is None:
         out.append(waiting or "computing the figure…", style="italic")
         return out
