@@ -9,7 +9,7 @@ import pytest
 from diptych.core.cost import Cost
 from diptych.core.engine.planning import Estimate
 from diptych.tui.screens.audit import estimate_cells
-from diptych.tui.screens.new_run import estimate_text
+from diptych.tui.screens.new_run.plan import estimate_text
 
 
 def _estimate(cost: Cost, unpriced: int = 0) -> Estimate:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diptych.tui.screens.run_detail import ReportDirScreen
 from hosts import Host
 from steps import SIZES, settle, shown, surface, wait_for
 from surface import screen_lines
@@ -20,6 +19,7 @@ from textual.screen import ModalScreen
 
 from diptych.tui.review.modals import NoteModal, ReasonModal, ReviewerNameModal
 from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
+from diptych.tui.screens.runs.detail import ReportDirScreen
 from diptych.tui.widgets.dialog_keys import dialog_keys
 
 pytestmark = pytest.mark.surface
