@@ -94,13 +94,15 @@ class Runs(Namespace):
         """Say why a ``partial`` run's untried trials stay unbought once the sequential audit
         that bought it batch by batch stops: ``decided`` (its gates were decided on the part
         bought), ``over-budget`` or ``interrupted`` (a model stopped answering, or the audit was
-        stopped). A run in any other status is left as it is; a resume buys the rest."""
+        stopped). An ``interrupted`` run whose audit's gates are decided on what is stored is
+        ``decided`` again (a resume of the decided run was stopped: rerunning the audit says
+        so). A run in any other status is left as it is; a resume buys the rest."""
         if status not in ("decided", "over-budget", "interrupted"):
             raise ValueError(f"a partial run is settled as decided, over-budget or interrupted, "
                              f"not {status!r}")  # fmt: skip
         self._kernel.writing("settle a run")
         run = self.get(run_id)
-        if run.status == "partial":
+        if run.status == "partial" or (run.status == "interrupted" and status == "decided"):
             self._store.set_run_status(run.id, status)
         return self._store.get_run(run.id)
 
