@@ -301,6 +301,15 @@ class Runs(Namespace):
         options = replace(options or RunOptions(), run_id=run.id, new=False)
         return await run_async(self._store, probe, models, options=options, reporter=reporter)
 
+    def plan_resume(self, run_id: str, *, options: RunOptions | None = None) -> Estimate:
+        """What :meth:`resume` would buy: the run's trials, those already stored, the requests
+        to run and their estimated price (a decided run's rest, asked before it is bought).
+        Stores nothing and calls no model."""
+        run = self.get(run_id)
+        probe, models = probe_and_models_of(run)
+        paid_retries = (options or RunOptions()).paid_retries
+        return estimate(self._store, probe, models, paid_retries=paid_retries)
+
     def resume_sync(
         self,
         run_id: str,
