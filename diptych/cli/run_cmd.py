@@ -12,6 +12,7 @@ import typer
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.decided_resume import ask_rest_of_decided
 from diptych.cli.options import (
     ConcurrencyOption,
     ExecutorOption,
@@ -464,10 +465,21 @@ def register(app: typer.Typer) -> None:
                 "it such a resume warns in one line and mixes the builds.",
             ),
         ] = False,
+        yes: Annotated[
+            bool,
+            typer.Option(
+                "--yes",
+                "-y",
+                help="Buy the rest of a decided run without asking (its gates were decided, "
+                "so the rest is bought on purpose only).",
+            ),
+        ] = False,
     ) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
         if report is not None:
             prepare_output_dir(report, "--report")
+        if not yes:
+            ask_rest_of_decided(ctx, run_id, paid_retries)
         options = _run_options(
             concurrency=concurrency, max_attempts=max_attempts, timeout=timeout,
             retry_maybe_paid=retry_maybe_paid, max_retry_wait=max_retry_wait, max_cost=max_cost,

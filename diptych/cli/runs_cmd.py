@@ -265,7 +265,8 @@ def register(app: typer.Typer) -> None:
             console.print("trials: " + outcome_line(run.status, counts, sep=", "))
             if run.status == "decided" and counts["pending"]:
                 console.print(
-                    f"the rest was not needed for its gates; 'diptych resume {run.id}' buys it",
+                    f"the rest was not needed for its gates; "
+                    f"'diptych resume {run.id} --yes' buys it",
                     markup=False,
                     soft_wrap=True,
                 )

@@ -83,6 +83,14 @@ class LastRequestLoaded(Message):
 
 
 @dataclass
+class RestEstimated(Message):
+    """What resuming a decided run would buy, in words, for the question ``u`` asks first."""
+
+    run_id: str
+    text: str
+
+
+@dataclass
 class EstimateReady(Message):
     """The dry-run estimate of the New-run form (or why there is none)."""
 

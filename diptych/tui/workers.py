@@ -18,6 +18,7 @@ from typing import Any
 
 from textual.message import Message
 
+from diptych.core.audit.run_status import rest_to_buy
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
@@ -175,6 +176,14 @@ def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
             request.probe, models, params=list(request.probe_params),
             options=request.options(), precision=True, target_width=request.target_width,
         )  # fmt: skip
+
+
+def rest_of_decided_run(store_path: Path, run_id: str) -> str:
+    """The question before a decided run is resumed: what buying the rest of its design
+    would buy and its estimated cost (:func:`~diptych.core.audit.run_status.rest_to_buy`)."""
+    with Workspace.open(store_path) as ws:
+        est = ws.runs.plan_resume(run_id)
+        return rest_to_buy(run_id, est.planned - est.cached, est.to_run, est.cost)
 
 
 def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:

@@ -154,3 +154,24 @@ def test_a_workspace_of_an_older_diptych_reads_its_decided_runs_as_decided(
     db.close()
     with Workspace.open(where) as ws:
         assert ws.runs.get(run_id).status == "interrupted"
+
+
+def test_the_same_audit_again_restores_a_decided_run_a_cancelled_resume_left_interrupted(
+    tmp_path: Path, ws: Workspace, calls: Path
+) -> None:
+    path = planted_audit(
+        tmp_path / "a.yaml", [{"part": "pst-text", "figure": FIGURE, "below": 95}], MASC, FEM,
+        name="seq", seed=11, model_params={"calls_log": str(calls)},
+    )  # fmt: skip
+    first = asyncio.run(run_audit(ws, path, out_dir=tmp_path / "r1", until_decided=True,
+                                  batches=BATCHES))  # fmt: skip
+    assert first.status == "decided"
+    run_id = first.parts[0].run_id or ""
+    # A resume that bought more and was cancelled (tests/core/engine/test_planned_stop.py).
+    ws.runs._store.set_run_status(run_id, "interrupted")
+    again = asyncio.run(run_audit(ws, path, out_dir=tmp_path / "r2", until_decided=True,
+                                  batches=BATCHES))  # fmt: skip
+    # Its gates are decided on what is stored: the run says so again, and buys nothing more.
+    assert again.status == "decided" and again.parts[0].status == "decided"
+    assert ws.runs.get(run_id).status == "decided"
+    assert ws.runs.status_text(run_id).startswith("decided at look")

@@ -68,7 +68,7 @@ def test_a_decided_runs_done_count_is_fixed_when_another_run_stores_its_requests
             in out)  # fmt: skip
 
     # A resume buys the rest on purpose: the run's counts are its own again, and whole.
-    code, out = call(capsys, "--store", ws, "resume", decided, "--quiet")
+    code, out = call(capsys, "--store", ws, "resume", decided, "--yes", "--quiet")
     assert code == 0, out
     assert _listed(capsys, ws, decided) == {"done": REQUESTS, "refused": 0, "failed": 0,
                                             "pending": 0}  # fmt: skip

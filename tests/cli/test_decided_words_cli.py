@@ -53,10 +53,19 @@ def test_a_run_stopped_by_its_gates_reads_decided(
     code, out = call(capsys, "--store", ws, "show", run_id)
     assert code == 0 and f"status {words}" in " ".join(out.split())
     assert f"trials: done {bought}, refused 0, failed 0, not bought {saved}" in out
-    assert f"'diptych resume {run_id}' buys it" in out
+    assert f"'diptych resume {run_id} --yes' buys it" in out
 
-    # A resume buys the rest on purpose.
+    # A resume buys the rest on purpose: it says what the rest buys, and where nobody can
+    # answer (a script, CI) buys nothing without --yes.
     code, out = call(capsys, "--store", ws, "resume", run_id, "--quiet")
+    said = " ".join(out.split())
+    assert code == 2 and f"nothing bought: add --yes to buy the rest of {run_id}" in said, out
+    assert f"Resuming buys the rest of its design: {saved} trials, {saved} requests, " \
+        "estimated cost not priced" in said, out  # fmt: skip
+    code, listed_out = call(capsys, "--store", ws, "runs", "--json")
+    (listed,) = json.loads(listed_out)
+    assert listed["status"] == "decided" and listed["counts"]["pending"] == saved
+    code, out = call(capsys, "--store", ws, "resume", run_id, "--yes", "--quiet")
     assert code == 0, out
     code, out = call(capsys, "--store", ws, "runs", "--json")
     (listed,) = json.loads(out)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
+from diptych.core.cost import cost_text
 
 #: The trials of a decided run that no request was sent for: the listings' word for them,
 #: where "pending" would say they wait to be bought.
@@ -72,3 +73,16 @@ def trials_asked(counts: Mapping[str, int]) -> int:
     never bought, and a partial run's still waiting, were never asked, so no exclusion is out
     of them."""
     return sum(n for k, n in counts.items() if k not in ("pending", NOT_BOUGHT))
+
+
+def rest_to_buy(run_id: str, trials: int, requests: int, cost: float) -> str:
+    """The question before a decided run is resumed (the terminal app's ``u``, ``diptych
+    resume``): its gates were decided, so the rest of its design is bought on purpose only,
+    once its trials, requests and estimated cost are said."""
+    # A count and its noun are joined by a no-break space: a wrapped line never parts them.
+    return (
+        f"{run_id} is decided: its gates were decided on the trials bought. Resuming buys the "
+        f"rest of its design: {trials:,}\u00a0{'trial' if trials == 1 else 'trials'}, "
+        f"{requests:,}\u00a0{'request' if requests == 1 else 'requests'}, "
+        f"estimated cost {cost_text(cost)}."
+    )

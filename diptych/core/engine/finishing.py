@@ -90,6 +90,7 @@ def finish_run(
     probe: Probe | None = None,
     budget: Budget | None = None,
     asked: Collection[str] | None = None,
+    started: tuple[str, int] | None = None,
 ) -> RunRecord:
     """Bring a stopped run's status, self labels and review flags in line with what is stored,
     and return its record.
@@ -99,8 +100,11 @@ def finish_run(
     that stopped, if any; ``asked`` the keys of the trials that execution was asked to buy
     where it was asked for a share of the design only (a batch of a sequential audit). Without
     either, a run stored with trials left on purpose (:data:`LEFT_ON_PURPOSE`) keeps that
-    status: nothing since says it stopped for another reason. Safe to call on any run that is
-    not executing.
+    status: nothing since says it stopped for another reason. ``started`` is the status and the
+    trials left of a run at the start of the execution that stopped: a run left on purpose
+    that is resumed and stopped before any new trial has an outcome keeps that status too (a
+    decided run whose resume was cancelled at once is still decided; one that bought more is
+    ``interrupted``). Safe to call on any run that is not executing.
     """
     run = store.get_run(run_id)
     bound = probe if probe is not None else bind_probe(get_probe(run.probe, run.params), store)
@@ -119,5 +123,13 @@ def finish_run(
         and status == "interrupted"
     ):
         status = run.status
+    elif (
+        started is not None
+        and asked is None
+        and started[0] in LEFT_ON_PURPOSE
+        and status == "interrupted"
+        and counts["pending"] == started[1]
+    ):
+        status = started[0]
     store.set_run_status(run.id, status)
     return store.get_run(run.id)

@@ -80,6 +80,10 @@ async def run_async(
             store.path, [t for t in plan.pending.values() if paid(by_id[t.model_id], t)]
         )
         reporter.run_started(plan.run, plan.planned, plan.cached, len(plan.pending))
+        # What the run was before this execution: a run left on purpose (decided by its
+        # gates) that is stopped before anything new is stored stays what it was.
+        left = store.status_counts(plan.run.id, live=True)["pending"]
+        started = (store.get_run(plan.run.id).status, left)
         store.set_run_status(plan.run.id, "running")
         stopped: BaseException | None = None
         try:
@@ -106,7 +110,9 @@ async def run_async(
                 # A batch of a sequential audit asked for a share of the design only: the
                 # rest is left on purpose, not by a stop.
                 asked = set(plan.pending) if options.order_share is not None else None
-                run = finish_run(store, plan.run.id, probe=probe, budget=budget, asked=asked)
+                run = finish_run(
+                    store, plan.run.id, probe=probe, budget=budget, asked=asked, started=started
+                )
                 counts = store.status_counts(run.id)
             except StoreFullError:
                 # The disk is still full: the error that stopped the run says what to do.

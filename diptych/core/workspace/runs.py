@@ -94,13 +94,15 @@ class Runs(Namespace):
         """Say why a ``partial`` run's untried trials stay unbought once the sequential audit
         that bought it batch by batch stops: ``decided`` (its gates were decided on the part
         bought), ``over-budget`` or ``interrupted`` (a model stopped answering, or the audit was
-        stopped). A run in any other status is left as it is; a resume buys the rest."""
+        stopped). An ``interrupted`` run whose audit's gates are decided on what is stored is
+        ``decided`` again (a resume of the decided run was stopped: rerunning the audit says
+        so). A run in any other status is left as it is; a resume buys the rest."""
         if status not in ("decided", "over-budget", "interrupted"):
             raise ValueError(f"a partial run is settled as decided, over-budget or interrupted, "
                              f"not {status!r}")  # fmt: skip
         self._kernel.writing("settle a run")
         run = self.get(run_id)
-        if run.status == "partial":
+        if run.status == "partial" or (run.status == "interrupted" and status == "decided"):
             self._store.set_run_status(run.id, status)
         return self._store.get_run(run.id)
 
@@ -298,6 +300,15 @@ class Runs(Namespace):
         probe, models = probe_and_models_of(run)
         options = replace(options or RunOptions(), run_id=run.id, new=False)
         return await run_async(self._store, probe, models, options=options, reporter=reporter)
+
+    def plan_resume(self, run_id: str, *, options: RunOptions | None = None) -> Estimate:
+        """What :meth:`resume` would buy: the run's trials, those already stored, the requests
+        to run and their estimated price (a decided run's rest, asked before it is bought).
+        Stores nothing and calls no model."""
+        run = self.get(run_id)
+        probe, models = probe_and_models_of(run)
+        paid_retries = (options or RunOptions()).paid_retries
+        return estimate(self._store, probe, models, paid_retries=paid_retries)
 
     def resume_sync(
         self,

@@ -61,3 +61,42 @@ def test_a_share_cut_short_by_a_cancel_is_interrupted(scripted: None, store: Sto
     # Four of the ten asked for were bought: the stop, not the plan, left the other six.
     assert store.status_counts(run.id)["done"] == 4
     assert run.status == "interrupted"
+
+
+def _decided_then_resumed(store: Store, answered: int) -> str:
+    """A quarter of a 40-trial design bought and decided by its gates, then resumed by a model
+    that answers ``answered`` calls and stalls, and the resume cancelled there."""
+    first = ScriptedLikelihood(ScriptedParams(max_concurrency=1))
+    options = RunOptions(concurrency=1, order_seed=3, order_share=0.25)
+    run = run_probe(store, "scripted", [first], probe_params={"n": 40}, options=options)
+    store.set_run_status(run.id, "decided")
+    model = Stalling(answered=answered, max_concurrency=1)
+    probe = get_probe("scripted", {"n": 40})
+
+    async def go() -> None:
+        resume = RunOptions(concurrency=1, run_id=run.id)
+        task = asyncio.create_task(run_async(store, probe, [model], options=resume))
+        await model.stalled.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+    return run.id
+
+
+def test_a_decided_run_resumed_and_cancelled_before_buying_anything_stays_decided(
+    scripted: None, store: Store
+) -> None:
+    run_id = _decided_then_resumed(store, answered=0)
+    assert store.status_counts(run_id, live=True) == COUNTS
+    assert store.get_run(run_id).status == "decided"
+
+
+def test_a_decided_run_that_bought_more_before_its_cancel_is_interrupted(
+    scripted: None, store: Store
+) -> None:
+    run_id = _decided_then_resumed(store, answered=3)
+    # Three of the thirty left were bought: the rest waits for a resume, not for nothing.
+    assert store.status_counts(run_id)["done"] == 13
+    assert store.get_run(run_id).status == "interrupted"

@@ -10,9 +10,9 @@ from textual.screen import Screen
 
 from diptych.core.workspace import RunSummary
 from diptych.tui.jobs import JobHost, RunRequest, job_host
-from diptych.tui.messages import LastRequestLoaded, RunHolder
+from diptych.tui.messages import LastRequestLoaded, RestEstimated, RunHolder
 from diptych.tui.widgets.tables import ListTable
-from diptych.tui.workers import last_request, remember_request
+from diptych.tui.workers import last_request, remember_request, rest_of_decided_run
 
 
 class RunControls(Screen[None]):
@@ -118,7 +118,25 @@ class RunControls(Screen[None]):
             # A live lease: another diptych process executes it now.
             self._holder(self.diptych.store_path, run.id, "resume")
             return
+        if run.status == "decided":
+            # Its gates were decided: the rest is bought on purpose, once its cost is said.
+            self._estimate_rest(self.diptych.store_path, run.id)
+            return
         self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-rest")
+    def _estimate_rest(self, store_path: Path, run_id: str) -> None:
+        self.post_message(RestEstimated(run_id, rest_of_decided_run(store_path, run_id)))
+
+    @on(RestEstimated)
+    def _ask_rest(self, message: RestEstimated) -> None:
+        from diptych.tui.screens.runs.confirm import ConfirmResume
+
+        def answered(buy: bool | None) -> None:
+            if buy and self.diptych.job_for_run(message.run_id) is None:
+                self._follow_job = self.diptych.start_run(RunRequest(resume=message.run_id)).id
+
+        self.app.push_screen(ConfirmResume(message.text), answered)
 
     def action_pause(self) -> None:
         """Pause a running run (it stops taking new trials); on a paused run, go on."""

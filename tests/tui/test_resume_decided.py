@@ -1,0 +1,65 @@
+"""``u`` on a run an audit's gates decided asks before it buys the rest of the design: the
+question says the trials, the requests and the estimated cost (the plan's, in the one wording
+of a cost) and its keys; ``n`` leaves the run decided and asks nothing of the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from steps import SIZES, cell, loaded, settle, shown, wait_for
+from surface import cut_values
+from textual.widgets import DataTable, Label
+
+from diptych.core.cost import cost_text
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.runs.confirm import ConfirmResume
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_u_on_a_decided_run_says_what_the_rest_buys_and_n_buys_nothing(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    with Workspace.open(decided_run) as ws:
+        (run,) = ws.runs.list()
+        est = ws.runs.plan_resume(run.run.id)
+    # 1,640 trials, 1,640 requests: the rest is every trial without an outcome.
+    left = run.counts["pending"]
+    assert est.planned - est.cached == left and 0 < est.to_run < 1640
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        app.screen.query_one("#runs", DataTable).focus()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
+        await settle(pilot)
+        said = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        keys = str(app.screen.query_one("#resume-keys", Label).render())
+        assert keys == "(y buys the rest, n or escape cancels)"
+        for words in (f"{left:,} trials", f"{est.to_run:,} requests",
+                      f"estimated cost {cost_text(est.cost)}."):  # fmt: skip
+            assert words in said, said
+        assert cut_values(app) == [], shown(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmResume)
+        assert app.job_for_run(run.run.id) is None
+    with Workspace.open(decided_run) as ws:
+        assert ws.runs.get(run.run.id).status == "decided"
+        assert ws.runs.counts(run.run.id) == run.counts
+
+
+async def test_y_buys_the_rest_of_a_decided_run(decided_run: Path) -> None:
+    with Workspace.open(decided_run) as ws:
+        (run,) = ws.runs.list()
+    app = DiptychApp(decided_run, refresh_interval=0.2)
+    async with app.run_test() as pilot:
+        await loaded(1)(pilot)
+        app.screen.query_one("#runs", DataTable).focus()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: cell(app, run.run.id, "status") == "complete", "the rest")
+    with Workspace.open(decided_run) as ws:
+        assert ws.runs.get(run.run.id).status == "complete"
