@@ -13,12 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from diptych.cli.context import state
-from diptych.core.report.standings_tables import (
-    INTERVAL,
-    PAIR_COLUMNS,
-    RANK_COLUMNS,
-    standings_text,
-)
+from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
 
 DEFAULT_FIGURE = "STS paired"
 
@@ -75,14 +70,14 @@ def _print(result: object) -> None:
         ranks = Table(title=text.title, title_justify="left", box=box.SIMPLE_HEAD)
         for j, name in enumerate(RANK_COLUMNS):
             words = name in ("model", "run")
-            _column(ranks, _header(name), [row[j] for row in text.ranks], words=words)
+            _column(ranks, name, [row[j] for row in text.ranks], words=words)
         for row in text.ranks:
             ranks.add_row(*row)
         console.print(_fitted(ranks, console, text.ranks))
         if text.pairs:
             pairs = Table(title="pairwise differences", title_justify="left", box=box.SIMPLE_HEAD)
             for j, name in enumerate(PAIR_COLUMNS):
-                _column(pairs, _header(name), [row[j] for row in text.pairs], words=False)
+                _column(pairs, name, [row[j] for row in text.pairs], words=False)
             for row in text.pairs:
                 pairs.add_row(*row)
             console.print(_fitted(pairs, console, text.pairs))
@@ -92,7 +87,7 @@ def _print(result: object) -> None:
             console.print(f"published: {line}")
         for line in text.notes:
             console.print(line)
-        console.print(f"units: {design.unit_words}")
+        console.print(text.units)
     console.print(result.method)
 
 
@@ -121,8 +116,3 @@ def _fitted(table: Any, console: Any, rows: list[list[str]]) -> Any:
         if column.no_wrap and len(str(column.header)) > widest:
             column.header = str(column.header).replace(" ", "\n")
     return table
-
-
-def _header(name: str) -> str:
-    # The interval's name on two lines: about as wide as the intervals under it.
-    return name.replace(" over ", "\nover ") if name == INTERVAL else name

@@ -78,7 +78,9 @@ def test_three_models_ranked_in_the_planted_order(
     assert code == 0, out
     assert "rank CI" in out and "pairwise differences" in out and "other design" in out
     # The interval is named (a run's own figure is printed with another, over its draws).
-    assert "95% interval" in out and "over identities" in out and "95% CI" not in out
+    # The column named by its level; what the interval rests on said under the table.
+    assert "95% interval: over the identities crossed in scenes" in " ".join(out.split())
+    assert "interval over identities" not in out and "95% CI" not in out
 
 
 def test_equal_models_are_not_told_apart(
@@ -167,8 +169,9 @@ def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(
     ]
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "## Standing among models" in md and "| #1 | 1 | 1 |" in md
-    assert "| figure | 95% interval over identities |" in md
-    assert "| B − A | 95% interval over identities | p |" in md
+    assert "| figure | 95% interval |" in md
+    assert "| B − A | 95% interval | p |" in md
+    assert "95% interval: over the identities crossed in scenes" in md
     groups = next(f for f in data["frameworks"] if f["id"].endswith("ms-2-11-002-groups"))
     assert "standings" in groups["sections"] and "[Standing among models](#standing-among" in md
 

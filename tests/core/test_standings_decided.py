@@ -15,8 +15,8 @@ import yaml
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
-from diptych.core.report.formatting import bounds
-from diptych.core.report.standings_tables import DECIDED_MARK, standings_text
+from diptych.core.report.formatting import FLOOR_MARK, bounds, marked_interval
+from diptych.core.report.standings_tables import DECIDED_MARK, INTERVAL, standings_text
 from diptych.core.standings import sts_samples
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes._paired_stereotype_test.identities import identities
@@ -120,11 +120,20 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_its_headline_and_marked_pa
     assert standing.to_dict()["partial"] == standing.measured.partial
     (text,) = [standings_text(t) for t in [table]]
     assert f"ranked on {share} (decided at look 1 of 10: " in " ".join(text.notes)
-    assert text.ranks[0][-1] == bounds(shown["ci_low"], shown["ci_high"]) + DECIDED_MARK
-    assert (
-        f"{DECIDED_MARK} 95% anytime-valid interval, look 1 of 10: the interval its gates "
-        "decided on" in " ".join(text.notes)
-    )
+    # Decided at look 1 and fallen to its floor: the interval reads as `diptych show` prints it,
+    # "[51.0, 65.4] † (95% anytime-valid interval, look 1 of 10)", its name too long for a
+    # column and said under the table against a mark of its own; † means the floor only.
+    name = shown["interval_name"]
+    assert isinstance(shown.get("floor"), str) and shown["floor"]
+    assert marked_interval(shown) == f"{bounds(shown['ci_low'], shown['ci_high'])} † ({name})"
+    assert DECIDED_MARK != FLOOR_MARK
+    assert text.ranks[0][-1] == f"{marked_interval(shown).removesuffix(f' ({name})')} ‡"
+    who = f"{standing.measured.name} ({standing.measured.shown_run or standing.measured.run})"
+    assert f"‡ {who}: {name}: the interval its gates decided on" in " ".join(text.notes)
+    assert [n for n in text.notes if "†" in n] == [f"† {who}: {shown['floor']}"]
+    # The column's header names the level only; what the interval rests on is said under it.
+    assert INTERVAL == "95% interval"
+    assert "over the pairings of identities seen only" in text.units
 
 
 def _row(image: str, position: str, identity: str, stereotype: str, label: str) -> LabelRow:

@@ -14,10 +14,11 @@ from hosts import FIGURE, Host
 from steps import SIZES, loaded, settle, shown, wait_for
 from surface import cut_messages, cut_sentences, cut_values, missing_values, screen_lines
 
-from diptych.core.report.formatting import FLOOR_NOTE, bounds
+from diptych.core.report.formatting import FLOOR_NOTE, bounds, marked_interval
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.runs.detail import RunDetailScreen
+from diptych.tui.screens.standings import StandingsScreen
 from tests.support.cli import call
 
 #: The floor's sentence as the core words it, for a design of two identity lists.
@@ -87,3 +88,48 @@ async def test_review_marks_the_interval_and_says_why_under_its_figures(
         assert missing_values(lines, [marked]) == [], shown(app)
         assert say(FLOOR_NOTE) in say("\n".join(lines)), shown(app)
         assert cut_values(app) + cut_messages(app) == [], shown(app)
+
+
+def standings_interval(number: dict[str, object]) -> str:
+    """The interval as the standings print it: `diptych show`'s, its name (too long for a
+    column) said under the table against its own mark, ‡."""
+    return marked_interval(number).removesuffix(f" ({number['interval_name']})") + " ‡"
+
+
+def test_standings_print_the_interval_as_show_does_and_a_mark_means_one_thing(
+    decided_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run decided at look 1 whose interval fell to its floor: `diptych show` and `diptych
+    standings` print the same interval with the same †, and † is said of the floor only."""
+    run_id, number, floor = floored(decided_run)
+    code, out = call(capsys, "--store", str(decided_run), "show", run_id)
+    # show's table folds the interval's name onto lines of its own: its bounds and mark whole.
+    assert code == 0 and standings_interval(number).removesuffix(" ‡") in out
+    code, out = call(capsys, "--store", str(decided_run), "standings")
+    assert code == 0
+    assert standings_interval(number) in out
+    assert f"): {floor}" in say(out) and say(out).count("† ") == 2  # the cell and its note
+    assert f"): {number['interval_name']}: the interval its gates decided on" in say(out)
+    assert "† 95% anytime-valid" not in say(out)
+    assert "interval over identities" not in out
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_tui_standings_print_the_interval_as_show_does(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    run_id, number, floor = floored(decided_run)
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "standings")
+        screen = app.screen
+        await wait_for(pilot, lambda: bool(screen.query(".ranks")), "the ranking")
+        await settle(pilot)
+        lines = screen_lines(app)
+        assert missing_values(lines, [standings_interval(number)]) == [], shown(app)
+        text = say(screen._page_text())
+        assert f"): {floor}" in text and "† 95% anytime-valid" not in text
+        assert text.count("† ") == 1 and text.count("‡ ") == 1  # the notes (the table's not here)
+        assert f"): {number['interval_name']}" in text

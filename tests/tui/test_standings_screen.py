@@ -102,15 +102,21 @@ async def test_an_error_while_ranking_is_one_line_and_f5_ranks_again(
         assert len(screen.query("FitTable")) == 2  # the ranks and the pairs
 
 
-async def test_the_interval_is_named_over_identities(standings_app: DiptychApp) -> None:
-    """The standings' interval resamples identities, and its column says so (a run's own
-    figure may be shown with another, over scenes or draws)."""
+async def test_the_interval_says_what_it_rests_on(standings_app: DiptychApp) -> None:
+    """The column names the interval by its level, and a line under the table says what it
+    resamples — the identities, or where it fell to its floor (†, as here: few identities)
+    the pairings seen only — never a header that is untrue of a floored interval."""
     app = standings_app
     async with app.run_test(size=(100, 30)) as pilot:
-        await open_standings(pilot)
+        screen = await open_standings(pilot)
         drawn = " ".join(" ".join(screen_lines(app)).split())
-        assert "interval over identities" in drawn, "\n".join(screen_lines(app))
+        assert "95% interval" in drawn and "interval over identities" not in drawn, drawn
         assert "95% CI" not in drawn
+        page = " ".join(screen._page_text().split())
+        assert (
+            "95% interval: over the identities crossed in scenes, or, marked †, over the "
+            "pairings of identities seen only (it fell to its floor)"
+        ) in page
 
 
 @pytest.mark.parametrize("key", ["home", "up"])

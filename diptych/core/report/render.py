@@ -39,6 +39,7 @@ from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, sta
 from diptych.core.report.verdict import (
     findings,
     published_context,
+    resamples_text,
     scope_line,
 )
 from diptych.core.safe_text import escape_controls, has_controls
@@ -142,6 +143,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         cell_text=cell_text,
         p_text=p_text,
         counted=counted,
+        resamples_text=resamples_text,
         figure_text=figure_text,
         interval=interval,
         figure_interval=figure_interval,

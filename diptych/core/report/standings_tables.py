@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.report.formatting import FLOOR_MARK, bounds, figure_text, marked_interval, p_text
 from diptych.core.standings import DesignTable, Standing, Succession
 
-#: The standings' intervals, named: they resample the identities (a run's own figure may be
-#: shown with another interval, over its scenes or draws, beside which this one is wider).
-INTERVAL = "95% interval over identities"
+#: The standings' intervals, named by their level only: what one rests on is said under the
+#: table (:attr:`StandingsText.units`) — the identities, or where it fell to its floor (marked
+#: ``†``, as on every page of the run) the pairings of identities seen only.
+INTERVAL = "95% interval"
 #: What follows the interval of a figure its run's gates decided at an early look: a line under
-#: the table names it ("95% anytime-valid interval, look 1 of 10"), as every page of the run does.
-DECIDED_MARK = "†"
+#: the table names it ("95% anytime-valid interval, look 1 of 10"), as every page of the run
+#: does. A mark of its own: ``†`` is an interval at its floor on every surface.
+DECIDED_MARK = "‡"
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]
 
@@ -30,6 +32,8 @@ class StandingsText:
     references: list[str] = field(default_factory=list)
     #: What a model's figure leaves out of its run and why, one line each.
     notes: list[str] = field(default_factory=list)
+    #: What the intervals rest on: "95% interval: over the identities crossed in scenes …".
+    units: str = ""
 
 
 def rank_interval_text(low: int, high: int) -> str:
@@ -71,8 +75,7 @@ def standings_text(table: DesignTable) -> StandingsText:
             s.measured.name,
             s.measured.shown_run or s.measured.run,
             figure_text(s.figure.value),
-            bounds(s.figure.ci_low, s.figure.ci_high)
-            + (DECIDED_MARK if s.measured.decided is not None else ""),
+            standing_interval(s),
         ]
         for k, s in enumerate(table.standings, start=1)
     ]
@@ -94,27 +97,43 @@ def standings_text(table: DesignTable) -> StandingsText:
         pairs=pairs,
         successions=[succession_sentence(s) for s in table.successions],
         references=reference_lines(table),
+        # A line of a mark starts with it, as under a run's own table ("† STS paired: …").
         notes=[
-            f"{s.measured.name} ({s.measured.shown_run or s.measured.run}): {said}"
+            f"{mark}{s.measured.name} ({s.measured.shown_run or s.measured.run}): {said}"
             for s in table.standings
-            for said in _said_of(s)
+            for mark, said in _said_of(s)
         ],
+        units=(
+            f"{INTERVAL}: over the {table.unit_words}, or, marked {FLOOR_MARK}, over the "
+            "pairings of identities seen only (it fell to its floor)"
+        ),
     )
 
 
-def _said_of(s: Standing) -> list[str]:
-    """What a reader must know of one model's figure: what it leaves out of its run, how much
-    of its design the run holds, the interval its gates decided on, and an interval that fell
-    to its floor."""
+def standing_interval(s: Standing) -> str:
+    """A model's interval as its run's pages print it, marked ``†`` where it fell to its
+    floor (:func:`~diptych.core.report.formatting.marked_interval`), then ``‡`` where it is
+    the one its gates decided on at an early look (its name is long for a table's column:
+    a line under the table says it)."""
+    f = s.figure
+    text = marked_interval({"ci_low": f.ci_low, "ci_high": f.ci_high, "floor": f.floor})
+    return text + (f" {DECIDED_MARK}" if s.measured.decided is not None else "")
+
+
+def _said_of(s: Standing) -> list[tuple[str, str]]:
+    """What a reader must know of one model's figure, each with the mark it explains ("" for
+    none): what it leaves out of its run, how much of its design the run holds, the interval
+    its gates decided on (‡), and an interval that fell to its floor (†)."""
     m = s.measured
-    out = [m.sample.note] if m.sample.note else []
+    out = [("", m.sample.note)] if m.sample.note else []
     if m.partial:
-        out.append(f"ranked on {m.partial}")
+        out.append(("", f"ranked on {m.partial}"))
     if m.decided is not None:
-        out.append(
-            f"{DECIDED_MARK} {m.decided.name}: the interval its gates decided on, not the "
-            "fixed design's; its pairs are tested no more confidently than it"
-        )
+        out.append((
+            f"{DECIDED_MARK} ",
+            f"{m.decided.name}: the interval its gates decided on, not the fixed design's; "
+            "its pairs are tested no more confidently than it",
+        ))  # fmt: skip
     if s.figure.floor:
-        out.append(s.figure.floor)
+        out.append((f"{FLOOR_MARK} ", s.figure.floor))
     return out

@@ -124,6 +124,28 @@ def sample_text(number: dict[str, Any], observation: str = "observation") -> str
     return ", ".join(parts)
 
 
+def resamples_text(number: dict[str, Any]) -> str:
+    """What one figure's interval resamples, for the report's "What each interval resamples":
+    the account its Findings give (:func:`sample_text`, :func:`findings`). A figure with no
+    interval says so and why, then the units its data hold; one whose crossed interval fell to
+    its floor says it rests on its pairings (report.json's ``floor``), never on the lists its
+    design named; any other, its units and whom it speaks for."""
+    units = number.get("units")
+    held = " × ".join(
+        counted(int(v), str(k)) if isinstance(v, int | float) else f"{v} {k}"
+        for k, v in (units.items() if isinstance(units, dict) else ())
+    )
+    reason = str(number.get("reason") or "")
+    if reason:
+        why = reason.removesuffix(": no interval")
+        return f"no interval ({why})" + (f"; its data hold {held}" if held else "")
+    floor = number.get("floor")
+    if isinstance(floor, str) and floor:
+        return floor
+    population = number.get("population")
+    return held + (f" — speaks for {population}" if population else "")
+
+
 def _lean_sts(part: RunPart, positive: bool) -> str:
     what = "pronoun" if part.view.run.probe == "pst-text" else "gender"
     return (

@@ -44,6 +44,9 @@ class DecidedInterval:
     ci_low: float
     ci_high: float
     name: str
+    #: Where the interval its looks were made of fell to its floor, what it rests on
+    #: (report.json's ``floor``): a decided interval can be a floored one too.
+    floor: str | None = None
 
 
 def implied_se(decided: DecidedInterval, figure: Inference) -> float:
@@ -74,7 +77,7 @@ def decided_figure(figure: Inference, decided: DecidedInterval) -> Inference:
     )  # fmt: skip
     return replace(
         figure, value=decided.value, ci_low=decided.ci_low, ci_high=decided.ci_high,
-        p_value=test.p_value, se=se, df=math.inf, floor=None,
+        p_value=test.p_value, se=se, df=math.inf, floor=decided.floor,
     )  # fmt: skip
 
 

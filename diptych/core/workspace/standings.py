@@ -113,6 +113,7 @@ def decided_interval(number: Mapping[str, Any] | None) -> ranking.DecidedInterva
     return ranking.DecidedInterval(
         float(number["value"]), float(number["ci_low"]), float(number["ci_high"]),
         str(number["interval_name"]),
+        number["floor"] if isinstance(number.get("floor"), str) and number["floor"] else None,
     )  # fmt: skip
 
 

@@ -168,6 +168,7 @@ class StandingsScreen(Screen[None]):
                 *text.successions,
                 *(f"published: {line}" for line in text.references),
                 *text.notes,
+                text.units,
             ]
             runs = ", ".join(f"#{i} {row[4]}" for i, row in enumerate(text.ranks, start=1))
             widgets.append(Static("\n".join([f"runs: {runs}", *notes]), classes="note"))

@@ -21,12 +21,12 @@ from textual.widgets import Static
 
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 
-#: What stays on one line: a value, its interval (marked † where it fell to its floor) and
-#: its ``n=`` (each optional but the first), or an interval alone; and the level that opens
-#: an interval's name with the word after it ("(95% anytime-valid"): alone at a line's end,
-#: "(95%" reads as an interval cut.
+#: What stays on one line: a value, its interval (marked † where it fell to its floor, and in
+#: the standings ‡ where its gates decided on it) and its ``n=`` (each optional but the
+#: first), or an interval alone; and the level that opens an interval's name with the word
+#: after it ("(95% anytime-valid"): alone at a line's end, "(95%" reads as an interval cut.
 FIGURE = re.compile(
-    rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern})(?:\s+†)?)?|{INTERVAL.pattern}(?:\s+†)?)"
+    rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern})(?:\s+[†‡])*)?|{INTERVAL.pattern}(?:\s+[†‡])*)"
     r"(?:\s+n=[\d,]+)?|\(\d[\d.]*%\s+\S+"
 )
 
