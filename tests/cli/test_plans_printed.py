@@ -1,6 +1,5 @@
 """What a plan prints (``run --dry-run``, ``audit check``) is read as a report's text is, and
-planning stores nothing: a dry run where there is no workspace leaves none behind. Written to
-no terminal (a CI log), a status line stays one line."""
+planning stores nothing: a dry run where there is no workspace leaves none behind."""
 
 from __future__ import annotations
 
@@ -84,34 +83,3 @@ def test_planning_and_reading_leave_no_workspace_behind(
 ) -> None:
     call(capsys, *args)
     assert list(no_terminal.iterdir()) == []
-
-
-#: One part of over a thousand trials: its status line is longer than 80 columns.
-LONG = """\
-audit: 1
-name: a-status-line-longer-than-a-terminal
-models:
-  target: {plugin: scripted-likelihood}
-probes:
-  - {probe: scripted, models: [target], params: {n: 1200}}
-report:
-  formats: [json]
-"""
-
-
-def test_a_status_line_written_to_no_terminal_is_one_line(
-    no_terminal: Path, scripted: None, capsys: pytest.CaptureFixture[str]
-) -> None:
-    audit = no_terminal / "audit.yaml"
-    audit.write_text(LONG)
-    code, out = call(capsys, "--store", str(no_terminal / "ws"), "audit", "run", str(audit),
-                     "--out", str(no_terminal / "r"))  # fmt: skip
-    assert code == 0, out
-    lines = [line for line in out.splitlines() if "trials planned" in line]
-    assert len(lines) == 1, out
-    assert (
-        lines[0]
-        .rstrip()
-        .endswith(": 1,200 trials planned, 0 already stored, 1,200 requests to run")
-    )
-    assert len(lines[0]) > 80 and cut_problems(out) == [], out
