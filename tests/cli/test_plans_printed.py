@@ -46,8 +46,9 @@ def test_a_dry_run_with_one_identity_a_side_says_why_there_is_no_interval(
 
 
 def test_audit_check_lays_out_its_plan_with_separators_and_the_cost_in_its_cell(
-    no_terminal: Path, capsys: pytest.CaptureFixture[str]
+    no_terminal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
     code, out = call(capsys, "audit", "check", str(EXAMPLE))
     assert code == 0, out
     rows = [line.rstrip() for line in out.splitlines()]
