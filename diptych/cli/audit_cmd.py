@@ -111,7 +111,7 @@ def check(
     """Validate an audit file and print its plan (trials, stored, cost, and the expected
     half-width of each part's headline figures) without running."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
-    with state(ctx).open_workspace(create=True) as ws:
+    with state(ctx).workspace_to_plan() as ws:
         plan = plan_audit(ws, file, precision=True, target_width=target_width)
         problems = ws.audits.gate_problems(file)
     if problems:
@@ -266,7 +266,7 @@ def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: in
              assume: float | None, overrides: dict[str, Any]) -> None:  # fmt: skip
     """The plan, and with ``until_decided`` each gate's expected cost to a decision; ``--set``
     applies to the plan as it would to the run."""
-    with state(ctx).open_workspace(create=True) as ws:
+    with state(ctx).workspace_to_plan() as ws:
         print_expected_costs(ws, file, until_decided=until_decided, batches=batches,
                              assume=assume, overrides=overrides)  # fmt: skip
 

@@ -19,7 +19,7 @@ from diptych.core.audit import AuditFile
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import counted, dollars, figure_text, plan_counts
+from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
 
 
 def money(value: float | None) -> str:
@@ -28,12 +28,24 @@ def money(value: float | None) -> str:
     return "—" if value is None else dollars(value)
 
 
-def print_plan(plan: AuditPlan) -> None:
-    typer.echo(f"audit {plan.audit.name} ({plan.id}), file sha256 {plan.file_hash[:16]}…")
-    typer.echo(
-        f"{'part':22} {'kind':10} {'probe':12} {'trials':>8} {'stored':>7} {'requests':>8} "
-        f"{'cost':>10}  models"
-    )
+#: The cost column's width: a long cost ("not priced (computed on this machine)") wraps in its
+#: cell instead of pushing the models sideways.
+COST_WIDTH = 22
+
+
+def plan_table(plan: AuditPlan) -> Any:
+    """The plan's parts as a table: counts through the one formatter (thousands separators),
+    the cost wrapped in its own column."""
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="")
+    # A narrow terminal folds a long part or probe name before it cuts a count or a model.
+    for name in ("part", "kind", "probe"):
+        table.add_column(name, overflow="fold")
+    for name in ("trials", "stored", "requests"):
+        table.add_column(name, justify="right")
+    table.add_column("cost", min_width=10, max_width=COST_WIDTH)
+    table.add_column("models", min_width=10, overflow="fold")
     for p in plan.parts:
         e = p.estimate
         models = ", ".join(m for m, _ in p.part.models)
@@ -42,16 +54,21 @@ def print_plan(plan: AuditPlan) -> None:
         if e is None:
             s = p.part.search
             assert s is not None
-            typer.echo(
-                f"{p.part.name[:22]:22} {'search':10} {p.part.probe or '':12} "
-                f"{'agent decides':>25} {'≤ budget':>10}  {s.kind}: {counted(s.rounds, 'round')} × "
-                f"{s.per_round}, agent {s.agent_model}"
-            )
+            table.add_row(
+                p.part.name, "search", p.part.probe or "", "agent decides", "", "", "≤ budget",
+                f"{s.kind}: {counted(s.rounds, 'round')} × {s.per_round}, agent {s.agent_model}",
+            )  # fmt: skip
             continue
-        typer.echo(
-            f"{p.part.name[:22]:22} {p.part.kind:10} {p.part.probe or '':12} {e.planned:>8} "
-            f"{e.cached:>7} {e.to_run:>8} {money(e.cost):>10}  {models}"
-        )
+        table.add_row(
+            p.part.name, p.part.kind, p.part.probe or "", fmt(e.planned), fmt(e.cached),
+            fmt(e.to_run), money(e.cost), models,
+        )  # fmt: skip
+    return table
+
+
+def print_plan(plan: AuditPlan) -> None:
+    typer.echo(f"audit {plan.audit.name} ({plan.id}), file sha256 {plan.file_hash[:16]}…")
+    Console().print(plan_table(plan), markup=False)
     typer.echo(
         f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
         f"estimated {money(plan.cost)}; budget {money(plan.audit.budget.max_cost)}"

@@ -260,7 +260,7 @@ def _gated(
     if dry_run:
         from diptych.cli.plan_output import print_expected_costs
 
-        with state(ctx).open_workspace(create=True) as ws:
+        with state(ctx).workspace_to_plan() as ws:
             print_expected_costs(ws, audit, until_decided=until_decided, batches=batches,
                                  assume=assume)  # fmt: skip
         return
@@ -417,7 +417,7 @@ def register(app: typer.Typer) -> None:
             )
             return
         if dry_run:
-            with state(ctx).open_workspace(create=True) as ws:
+            with state(ctx).workspace_to_plan() as ws:
                 estimate = ws.runs.plan(
                     probe_obj, models, options=options, precision=True, target_width=target_width
                 )

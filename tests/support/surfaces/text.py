@@ -249,10 +249,29 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
+#: A printed line ending where no phrase can: on a possessive or a word that needs another
+#: after it (a source string cut short, a line wrapped at a console's width).
+_CUT_SHORT = re.compile(
+    r"(?:\w['’]s|\b(?:the|a|an|of|for|to|and|or|with|by|from|than|as))[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def cut_problems(text: str) -> list[str]:
+    """A line that ends mid-phrase: ``standing in for a text model's`` or ``requests to``."""
+    return [
+        f"a line ends mid-phrase: “{_around(text, m.start() - 40, m.end(), 0)}”"
+        for m in _CUT_SHORT.finditer(text)
+    ]
+
+
 def printed_problems(text: str) -> list[str]:
-    """What a command printed (export, import, show), read as a report's prose is: counts with
-    their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's minus."""
-    return word_problems(text) + separator_problems(text) + minus_problems(text)
+    """What a command printed (export, import, show, a plan), read as a report's prose is:
+    counts with their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's
+    minus, no line ending mid-phrase."""
+    return (
+        word_problems(text) + separator_problems(text) + minus_problems(text) + cut_problems(text)
+    )
 
 
 def interval_problems(chunks: list[Chunk]) -> list[str]:

@@ -111,9 +111,20 @@ class FigurePrecision:
     def line(self) -> str:
         """``occupation: STS paired  ±48.1 (3 × 3 identities, df 2, t 4.30)``."""
         e = self.expected
-        df = f"df {e.df:g}" if math.isfinite(e.df) else "no df"
-        hw = f"±{e.half_width:.3g}" if math.isfinite(e.half_width) else "no interval"
-        return f"{self.name}: {hw} ({self.design.describe()}, {df}, t {e.t:.2f})"
+        if not (math.isfinite(e.half_width) and math.isfinite(e.t)):
+            return f"{self.name}: no interval ({self.design.describe()}: {self.why_none()})"
+        design = f"{self.design.describe()}, df {e.df:g}, t {e.t:.2f}"
+        return f"{self.name}: ±{e.half_width:.3g} ({design})"
+
+    def why_none(self) -> str:
+        """Why the design gives no interval, in words (never a df of 0 or a t of inf)."""
+        d = self.design
+        few = [(u, n) for u, n in zip(d.units, d.sizes, strict=True) if n < 2]
+        if few:
+            unit, n = few[0]
+            count = "one" if n == 1 else "no"
+            return f"{count} {unit}, nothing to resample over"
+        return "too few units to resample over"
 
     def target_line(self, width: float) -> str | None:
         if self.target is not None and self.target_expected is not None:

@@ -125,7 +125,7 @@ class PSTText(Probe[PSTTextParams]):
         sizes = (len(groups["masculine"]), len(groups["feminine"]))
         most = None if self.p.new_identities else 20
         settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
-        stated = f"{PAPER}, standing in for a text model's"
+        stated = f"{PAPER}, standing in for a text model's spread (none is published)"
         likelihood = self.p.mode == "likelihood"
         out = []
         for setting in settings:

@@ -1,0 +1,86 @@
+"""What a plan prints (``run --dry-run``, ``audit check``) is read as a report's text is, and
+planning stores nothing: a dry run where there is no workspace leaves none behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import call
+from tests.support.surfaces.text import cut_problems, printed_problems
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "audits" / "smollm2-offline.yaml"
+
+
+@pytest.fixture
+def no_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty directory as the working one, no workspace named, no width set."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DIPTYCH_STORE", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    return tmp_path
+
+
+def test_the_cut_check_catches_a_line_ending_mid_phrase() -> None:
+    assert len(cut_problems("variance: figures, standing in for a text model's\nnext")) == 1
+    assert len(cut_problems("6,560 trials planned, 164 requests to \nrun")) == 1
+    assert cut_problems("variance: figures, standing in for a text model's spread\n") == []
+    assert cut_problems("run pst-text-1: 164 requests to run\n") == []
+
+
+def test_a_dry_run_with_one_identity_a_side_says_why_there_is_no_interval(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = call(capsys, "run", "pst-text", "-m", "smollm2", "-p", "masculine=carpenter",
+                     "--dry-run")  # fmt: skip
+    assert code == 0, out
+    assert (
+        "STS paired (expected from P(he), P(she)): no interval (1 × 20 identities: one "
+        "masculine identity, nothing to resample over)" in out
+    )
+    assert "standing in for a text model's spread (none is published)" in out
+    # No "t inf", no "df 0", no sentence cut short.
+    assert printed_problems(out) == [], out
+    assert "df 0" not in out
+
+
+def test_audit_check_lays_out_its_plan_with_separators_and_the_cost_in_its_cell(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out = call(capsys, "audit", "check", str(EXAMPLE))
+    assert code == 0, out
+    rows = [line.rstrip() for line in out.splitlines()]
+    header = next(i for i, line in enumerate(rows) if line.startswith("part "))
+    assert rows[header : header + 4] == [
+        "part        kind    probe            trials  stored  requests  cost"
+        "                    models",
+        "pst-text    probe   pst-text          6,560       0     1,640  not priced (computed"
+        "    smollm2",
+        "                                                               on this machine)",
+        "identities  search  pst-text  agent decides                    ≤ budget"
+        "                identities: 1 round × 2, agent smollm2",
+    ]
+    assert printed_problems(out) == [], out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "pst", "-m", "openai-images", "--dry-run"),
+        ("run", "pst-text", "-m", "smollm2", "--dry-run"),
+        ("audit", "check", str(EXAMPLE)),
+        ("audit", "run", str(EXAMPLE), "--dry-run"),
+        ("runs",),
+        ("show", "pst-1"),
+        ("standings",),
+        ("audit", "list"),
+    ],
+    ids=lambda a: " ".join(a[:2]) + (" --dry-run" if "--dry-run" in a else ""),
+)
+def test_planning_and_reading_leave_no_workspace_behind(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    call(capsys, *args)
+    assert list(no_terminal.iterdir()) == []
