@@ -293,6 +293,41 @@ def test_a_part_of_one_column_is_found() -> None:
     assert part_problems([even, narrow]) == []
 
 
+def test_parts_that_fit_whole_small_bands_and_a_table_past_the_edge_are_found() -> None:
+    """As measured in the demo's print: its 11 columns of micro STS lay out 677 px wide on a
+    page 688 px wide, yet printed in two parts in bands of 380 px on a page of 1002 px."""
+    from tests.support.surfaces.paper import part_problems
+
+    split = {"columns": [6, 6], "text": "identity", "whole": 676.6, "bands": [380.4] * 6 + [288]}
+    found = part_problems({"parts": [split], "wide": []})
+    assert len(found) == 2, found
+    assert "fits the page whole (677 px of 688)" in found[0]
+    assert "bands of rows 380 px high" in found[1]
+    # Too wide to print whole, in bands near a page high (the last may be short): no problem.
+    needed = {"columns": [6, 6], "text": "identity", "whole": 700.0, "bands": [472, 472, 200]}
+    assert part_problems({"parts": [needed], "wide": []}) == []
+    past = {"width": 702.0, "text": "identity"}
+    (edge,) = part_problems({"parts": [], "wide": [past]})
+    assert "702 px wide on a page 688 px wide" in edge
+
+
+def test_the_demos_micro_table_prints_whole_and_a_table_in_parts_in_page_high_bands() -> None:
+    """The demo's micro STS per identity: 11 columns, 676 px in Chromium at 9 pt, estimated
+    under the page's 684 px: one part. A table that needs two parts prints 40 rows in five
+    bands of 8 rows, two a page (8 rows in two parts is 8 × 2 × 23 + 2 × 60 = 488 px of 500;
+    its 6 rows a band, 380 px printed, once left pages to the parts' headers)."""
+    from diptych.core.probe import Table
+    from diptych.core.report.print_tables import print_parts, row_bands
+
+    columns = ["identity", "stereotype", "STS single", "STS paired", "gap", "%F single"]
+    columns += ["%F paired", "P(she) single %", "P(she) paired %", "paired 95% CI", "n paired"]
+    row: list[Any] = ["construction worker", "masculine", -100.0, -33.3, -60.0, 66.7, 52.5]
+    row += [35.6, 48.0, "[−61.1, −1.97]", 40]
+    micro = Table(title="t", columns=columns, rows=[row] * 40)
+    assert len(print_parts(micro)) == 1
+    assert [len(b) for b in row_bands(micro, 2)] == [8] * 5
+
+
 def test_a_wide_table_prints_in_even_parts_or_wrapped() -> None:
     """The demo's table of ten columns (its widths estimated at 9 pt) once printed as nine
     columns and one left over; wrapped, it is two parts of five and four besides the first.
