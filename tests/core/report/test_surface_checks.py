@@ -165,6 +165,21 @@ def test_a_cut_table_is_found_and_a_scrolling_one_that_says_so_is_not(
     assert screen_problems(fine, browser) == []
 
 
+def test_a_table_that_scrolls_at_a_laptops_width_is_found(tmp_path: Path, browser: Any) -> None:
+    """A cell of words kept on one line (an audit's "not priced (computed on this machine)"
+    cost once) makes a table scroll at 1280 px, its hint and sticky column or not."""
+    words = "not priced (computed on this machine) " * 3
+    row = "<tr><td>run</td>" + f"<td style='white-space:nowrap'>{words}</td>" * 3 + "</tr>"
+    html = _page(
+        tmp_path,
+        '<p class="scroll-hint">The table scrolls sideways →</p>'
+        f'<div class="scroll sticky"><table>{row}</table></div>',
+    )
+    found = screen_problems(html, browser)
+    assert any(p.startswith("laptop: a table scrolls sideways") for p in found), found
+    assert not any(p.startswith("phone: a table scrolls") for p in found), found
+
+
 def test_a_caption_that_scrolls_with_its_table_is_found(tmp_path: Path, browser: Any) -> None:
     note = "A note that says what the table's numbers are and how they were made. " * 3
     hint = '<p class="scroll-hint">The table scrolls sideways →</p>'

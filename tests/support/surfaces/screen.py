@@ -2,7 +2,8 @@
 than its box unless it is a table that says it scrolls and keeps its first column in view, a
 table's hint that it scrolls shown exactly when it does, every caption wrapped within the
 window and outside any box that scrolls sideways, an interval never wrapped between its
-bounds nor sharing a line with words, no text under 12 px, no two text boxes over each other."""
+bounds nor sharing a line with words, no text under 12 px, no two text boxes over each other;
+at a laptop's width no table scrolls at all (its cells wrap)."""
 
 from __future__ import annotations
 
@@ -196,6 +197,23 @@ def intervals_broken(page: Any) -> list[str]:
     return out
 
 
+#: Every table box that scrolls sideways: its width and its content's.
+_SCROLLING = """() => [...document.querySelectorAll('.scroll')]
+  .filter(d => d.getClientRects().length > 0 && d.scrollWidth > d.clientWidth + 1)
+  .map(d => ({scroll: d.scrollWidth, client: d.clientWidth,
+              text: (d.querySelector('th, td') || d).innerText.slice(0, 40)}))"""
+
+
+def tables_scrolling(page: Any) -> list[str]:
+    """A table that scrolls sideways where the window is a laptop's: its cells should wrap
+    (a cell kept on one line that is words, not a number, pushes the columns after it out of
+    view)."""
+    return [
+        f"a table scrolls sideways ({t['scroll']} px in a {t['client']} px box): “{t['text']}”"
+        for t in page.evaluate(_SCROLLING)
+    ]
+
+
 def wider_than_their_box(page: Any) -> list[str]:
     found = page.evaluate(_WIDER)
     return [
@@ -244,6 +262,8 @@ def screen_problems(html: Path, browser: Any) -> list[str]:
             problems += [f"{name}: {p}" for p in hints_wrong(page)]
             problems += [f"{name}: {p}" for p in captions_off_screen(page)]
             problems += [f"{name}: {p}" for p in intervals_broken(page)]
+            if name == "laptop":
+                problems += [f"{name}: {p}" for p in tables_scrolling(page)]
             texts = page.evaluate(_TEXTS)
             problems += [f"{name}: {p}" for p in small_text(texts)]
             problems += [f"{name}: {p}" for p in overlapping(texts)]
