@@ -1,4 +1,5 @@
-"""Wide tables on an A4 page: split into parts of columns that fit, each repeating the row's
+"""Wide tables on an A4 page: whole when their columns fit the page's width, their words
+wrapped where they must; else split into parts of columns that fit, each repeating the row's
 name, rather than shrinking the whole page (Chromium scales a page down to its widest element,
 which put the body text at 7 pt) or losing the last columns at the page's edge.
 
@@ -18,24 +19,30 @@ from diptych.core.probe import Table
 from diptych.core.report.charts.svg import text_width
 from diptych.core.report.formatting import fmt
 
-#: The width a printed table may take: A4 less the page's 14 mm margins, in CSS px.
-PRINT_WIDTH = 680.0
+#: The width a printed table may take: A4 less the page's 14 mm margins (182 mm, 687.9 CSS px),
+#: less 4 px of rounding. A table whose columns fit it prints whole, every column side by side.
+PRINT_WIDTH = 684.0
 #: A table of at most this many rows takes under a third of a page: it prints on one page,
 #: moving whole to the next rather than leaving a few rows behind.
 SHORT_TABLE = 10
-#: Printed table text (9 pt) in CSS px, and a cell's padding and rule (8 px and 1 px), with room
-#: for the glyph estimate's error now that no number or interval wraps on paper.
+#: Printed table text (9 pt) in CSS px, and a cell's padding (4 px a side) and 1 px of rounding.
+#: The glyph estimate is an upper one summed over a table's columns (a word of many "m"s may
+#: print a few px wider than estimated, a number or an interval narrower): 3 px more a cell
+#: once cut the demo's 11 columns (676 px in Chromium) into two parts of half a page's width.
+#: The paper check measures every printed table against the page.
 PRINT_FONT = 12.0
-CELL_PADDING = 12.0
+CELL_PADDING = 9.0
 #: The widest a column of words is laid out before its text wraps.
 TEXT_COLUMN = 170.0
 #: A band of rows of a table printed in parts of columns (every part of those rows, one under
-#: another) is kept on one page, and takes under half of one (about 1000 CSS px a page), so that
-#: it fits under whatever a page already holds when that is under half. A part takes its
-#: header (two lines of 9 pt), its one-line caption and its margins, about 82 px, and a row of
-#: one line 23 px.
-BAND_HEIGHT = 450.0
-PART_FRAME = 82.0
+#: another) is kept on one page, and takes as much of half of one (A4 less its 16 mm margins is
+#: 1001 CSS px) as it can: it fits under whatever a page already holds when that is under half
+#: (nothing kept whole takes more), and two bands fill a page. A part takes its header (two
+#: lines of 9 pt), its one-line caption and its margins, 52 px as Chromium prints them, with
+#: 8 px for rounding, and a row of one line 23 px: bands of 8 rows in two parts print 472 px
+#: high. (Bands of under half that once left pages to the parts' headers: 6 rows, 380 px.)
+BAND_HEIGHT = 500.0
+PART_FRAME = 60.0
 PRINT_ROW = 23.0
 _INTERVAL_CELL = re.compile(r"^\s*\[[^\]]*,[^\]]*\]\s*$")
 

@@ -95,6 +95,35 @@ def test_the_report_gives_no_dollar_figure_for_calls_with_no_price(
     assert "· $0.04 + 4 requests computed on this machine estimated, $0.01 actual." in md
 
 
+def test_the_scope_table_wraps_its_costs_at_a_laptops_width(
+    billed: None, tmp_path: Path, browser: Any
+) -> None:
+    """Appendix A's scope table at 1280 px: a cost in words ("$0.04 + 4 requests computed on
+    this machine") wraps in its cell, so the table fits and its actual cost is in view."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.support.surfaces.screen import tables_scrolling
+
+    def write() -> None:
+        with Workspace.open(tmp_path / "ws") as ws:
+            priced = ws.plugins.model(("billed-chat", {"price_per_call": 0.01}))
+            local = ws.plugins.model(("local-chat", {}))
+            chat = {"n": 4, "capability": "chat"}
+            mixed = ws.runs.run_sync("scripted", [priced, local], params=chat)
+            ws.analysis.report(mixed.id, tmp_path / "mixed")
+
+    # Off the browser's event loop: a run drives one of its own.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(write).result()
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto((tmp_path / "mixed" / "report.html").resolve().as_uri(), wait_until="load")
+        assert "computed on this machine" in page.inner_text("#scope + * + .scroll")
+        assert tables_scrolling(page) == []
+    finally:
+        page.close()
+
+
 def test_an_actual_cost_reported_for_some_calls_says_how_many() -> None:
     assert ActualCost(0.5, 3, 4).text == "$0.50 (3 of 4 calls reported)"
     assert ActualCost(None, 0, 4).text == "not reported"

@@ -165,6 +165,29 @@ def test_a_cut_table_is_found_and_a_scrolling_one_that_says_so_is_not(
     assert screen_problems(fine, browser) == []
 
 
+def test_a_table_that_scrolls_at_a_laptops_width_is_found(tmp_path: Path, browser: Any) -> None:
+    """A cell of words kept on one line (an audit's "not priced (computed on this machine)"
+    cost once) makes a table scroll at 1280 px, its hint and sticky column or not."""
+    words = "not priced (computed on this machine) " * 3
+    row = "<tr><td>run</td>" + f"<td style='white-space:nowrap'>{words}</td>" * 3 + "</tr>"
+    html = _page(
+        tmp_path,
+        '<p class="scroll-hint">The table scrolls sideways →</p>'
+        f'<div class="scroll sticky"><table>{row}</table></div>',
+    )
+    from tests.support.surfaces.screen import tables_scrolling
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(html.resolve().as_uri(), wait_until="load")
+        (found,) = tables_scrolling(page)
+        assert found.startswith("a table scrolls sideways"), found
+        page.set_content(f'<div class="scroll"><table>{WIDE_ROW}</table></div>')
+        assert tables_scrolling(page) == []
+    finally:
+        page.close()
+
+
 def test_a_caption_that_scrolls_with_its_table_is_found(tmp_path: Path, browser: Any) -> None:
     note = "A note that says what the table's numbers are and how they were made. " * 3
     hint = '<p class="scroll-hint">The table scrolls sideways →</p>'
@@ -291,6 +314,41 @@ def test_a_part_of_one_column_is_found() -> None:
     # Two columns a table, in two parts of one each besides the first, cannot be spread more.
     narrow = {"columns": [2, 2], "text": "identity"}
     assert part_problems([even, narrow]) == []
+
+
+def test_parts_that_fit_whole_small_bands_and_a_table_past_the_edge_are_found() -> None:
+    """As measured in the demo's print: its 11 columns of micro STS lay out 677 px wide on a
+    page 688 px wide, yet printed in two parts in bands of 380 px on a page of 1002 px."""
+    from tests.support.surfaces.paper import part_problems
+
+    split = {"columns": [6, 6], "text": "identity", "whole": 676.6, "bands": [380.4] * 6 + [288]}
+    found = part_problems({"parts": [split], "wide": []})
+    assert len(found) == 2, found
+    assert "fits the page whole (677 px of 688)" in found[0]
+    assert "bands of rows 380 px high" in found[1]
+    # Too wide to print whole, in bands near a page high (the last may be short): no problem.
+    needed = {"columns": [6, 6], "text": "identity", "whole": 700.0, "bands": [472, 472, 200]}
+    assert part_problems({"parts": [needed], "wide": []}) == []
+    past = {"width": 702.0, "text": "identity"}
+    (edge,) = part_problems({"parts": [], "wide": [past]})
+    assert "702 px wide on a page 688 px wide" in edge
+
+
+def test_the_demos_micro_table_prints_whole_and_a_table_in_parts_in_page_high_bands() -> None:
+    """The demo's micro STS per identity: 11 columns, 676 px in Chromium at 9 pt, estimated
+    under the page's 684 px: one part. A table that needs two parts prints 40 rows in five
+    bands of 8 rows, two a page (8 rows in two parts is 8 × 2 × 23 + 2 × 60 = 488 px of 500;
+    its 6 rows a band, 380 px printed, once left pages to the parts' headers)."""
+    from diptych.core.probe import Table
+    from diptych.core.report.print_tables import print_parts, row_bands
+
+    columns = ["identity", "stereotype", "STS single", "STS paired", "gap", "%F single"]
+    columns += ["%F paired", "P(she) single %", "P(she) paired %", "paired 95% CI", "n paired"]
+    row: list[Any] = ["construction worker", "masculine", -100.0, -33.3, -60.0, 66.7, 52.5]
+    row += [35.6, 48.0, "[−61.1, −1.97]", 40]
+    micro = Table(title="t", columns=columns, rows=[row] * 40)
+    assert len(print_parts(micro)) == 1
+    assert [len(b) for b in row_bands(micro, 2)] == [8] * 5
 
 
 def test_a_wide_table_prints_in_even_parts_or_wrapped() -> None:

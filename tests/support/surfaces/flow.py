@@ -1,7 +1,8 @@
 """How the report's blocks flow over A4 pages (:mod:`.paper` finds each block's words in the
 PDF): a heading on the page of its content, a short list whole and no list item split, a note
 that closes a block on that block's page, a row of a table printed in parts of columns with all
-its parts on one page, and no page under half full whose next block would have begun on it.
+its parts on one page, a table in parts only when it cannot print whole, in bands of rows near a
+page high, and no page under half full whose next block would have begun on it.
 
 Each block is a :class:`Placed`: what the page laid out for print in Chromium says of it, and
 where its first and last words print.
@@ -22,6 +23,14 @@ HALF = 1 / 2
 #: What a page's first block loses of its height at the top of a page and takes back under
 #: another block: a heading's top margin (2rem of a 12 pt root), with room for rounding.
 TOP_MARGIN = 30.0
+#: The text column of an A4 page (report.css: 14 mm and 16 mm margins) in CSS px: 182 mm wide,
+#: 265 mm high.
+COLUMN_WIDTH = 182 / 25.4 * 96
+COLUMN_HEIGHT = 265 / 25.4 * 96
+#: A band of rows of a table in parts (every part of those rows, kept on one page, under half of
+#: it as everything kept whole) under this share of a page, the table's last band excepted,
+#: leaves pages to the parts' headers and captions: two bands should fill a page.
+LEAST_BAND = 0.4
 
 
 @dataclass
@@ -203,4 +212,78 @@ def chart_part_problems(parts: list[tuple[int, int, str]]) -> list[str]:
                 f"a chart printed in {count} parts, three of them on page {one[1] + 1}: parts "
                 f"much smaller than the page allows (“{one[2]}”)"
             )
+    return out
+
+
+#: Each table printed in parts of columns: how many columns each part shows (its first, repeated
+#: in every part, included); the narrowest the whole table lays out on paper (its screen box,
+#: hidden in print, shown and measured at its min-content width); each band's height. And each
+#: table printed whole that runs past the page's text column.
+_PARTS = """(column) => {
+  const parts = [...document.querySelectorAll('.print-parts')]
+    .filter(d => d.getClientRects().length > 0)
+    .map(d => {
+      let whole = 0;
+      const box = d.previousElementSibling;
+      if (box && box.classList.contains('scroll')) {
+        const t = box.querySelector('table'), was = box.style.display;
+        box.style.display = 'block'; t.style.width = 'min-content';
+        whole = t.getBoundingClientRect().width;
+        t.style.width = ''; box.style.display = was;
+      }
+      return {columns: [...d.querySelectorAll(':scope > .band:first-child > table')]
+                .map(t => t.querySelectorAll('thead th').length),
+              text: (d.querySelector('th') || d).innerText.slice(0, 40), whole,
+              bands: [...d.querySelectorAll(':scope > .band')]
+                .map(b => b.getBoundingClientRect().height)};
+    });
+  const left = document.querySelector('main, body').getBoundingClientRect().left;
+  const wide = [...document.querySelectorAll('table')]
+    .filter(t => t.getClientRects().length > 0 && !t.closest('.print-parts'))
+    .filter(t => t.getBoundingClientRect().right - left > column + 1)
+    .map(t => ({width: t.getBoundingClientRect().width,
+                text: (t.querySelector('th, td') || t).innerText.slice(0, 40)}));
+  return {parts, wide};
+}"""
+
+
+def table_parts() -> str:
+    """The script that measures the printed tables (the page laid out for print, as wide as a
+    page's text column), for :func:`part_problems`."""
+    return f"() => ({_PARTS})({COLUMN_WIDTH:.1f})"
+
+
+def part_problems(measured: dict[str, Any] | list[dict[str, Any]]) -> list[str]:
+    """A table split into parts of columns though it fits the page whole; one with a part that
+    shows one column beside the first (the one left over) where another shows more; one whose
+    bands of rows take much less of a page than a page holds; a table printed whole that runs
+    past the page's edge (Chromium scales the whole page down to it)."""
+    if isinstance(measured, list):
+        measured = {"parts": measured, "wide": []}
+    out = []
+    for table in measured["parts"]:
+        columns = table["columns"]
+        whole = table.get("whole", 0.0)
+        if 0 < whole <= COLUMN_WIDTH:
+            out.append(
+                f"a table printed in {len(columns)} parts of columns that fits the page whole "
+                f"({whole:.0f} px of {COLUMN_WIDTH:.0f}): “{table['text']}”"
+            )
+        if len(columns) > 1 and min(columns) <= 2 < max(columns):
+            out.append(
+                f"a table printed in parts of {columns} columns, one of a single column: "
+                f"“{table['text']}”"
+            )
+        bands = table.get("bands", [])
+        small = [h for h in bands[:-1] if h < LEAST_BAND * COLUMN_HEIGHT]
+        if small:
+            out.append(
+                f"a table printed in bands of rows {min(small):.0f} px high where a page holds "
+                f"{COLUMN_HEIGHT:.0f}: “{table['text']}”"
+            )
+    for table in measured["wide"]:
+        out.append(
+            f"a table {table['width']:.0f} px wide on a page {COLUMN_WIDTH:.0f} px wide: "
+            f"“{table['text']}”"
+        )
     return out

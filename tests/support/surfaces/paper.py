@@ -35,6 +35,8 @@ from tests.support.surfaces.flow import (
     item_problems,
     last_page_problems,
     note_problems,
+    part_problems,
+    table_parts,
     thin_page_problems,
 )
 
@@ -323,30 +325,6 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     return problems + chart_part_problems(parts)
 
 
-#: Each table printed in parts of columns: how many columns each part shows, its first
-#: (repeated in every part) included.
-_PARTS = """() => [...document.querySelectorAll('.print-parts')]
-  .filter(d => d.getClientRects().length > 0)
-  .map(d => ({columns: [...d.querySelectorAll(':scope > .band:first-child > table')]
-                .map(t => t.querySelectorAll('thead th').length),
-              text: (d.querySelector('th') || d).innerText.slice(0, 40)}))"""
-
-
-def part_problems(parts: list[dict[str, Any]]) -> list[str]:
-    """A table split into parts of columns with a part that shows one column beside the first
-    (the one left over, on a page of its own) where another shows more: the table should
-    wrap, or its columns be spread evenly over its parts."""
-    out = []
-    for table in parts:
-        columns = table["columns"]
-        if len(columns) > 1 and min(columns) <= 2 < max(columns):
-            out.append(
-                f"a table printed in parts of {columns} columns, one of a single column: "
-                f"“{table['text']}”"
-            )
-    return out
-
-
 def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     """Every problem of the paper checks of the PDF printed from ``html_path``."""
     printed = read_pdf(pdf)
@@ -356,7 +334,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         page.goto(html_path.resolve().as_uri(), wait_until="load")
         elements = page.evaluate(_ELEMENTS)
         broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
-        parts = page.evaluate(_PARTS)
+        parts = page.evaluate(table_parts())
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
