@@ -16,11 +16,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from diptych.tui.formatting import path_in_width
 from diptych.tui.jobs import ActiveRuns, JobState, RunRequest
 from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
 from diptych.tui.screens.agent.screen import AgentScreen
@@ -72,10 +73,16 @@ class DiptychApp(App[None]):
         self.paused: set[str] = set()
         self._active_runs = ActiveRuns()
         self._next_job = 1
-        self.sub_title = str(store_path)
+        self._shown_path = str(store_path)
+        self.sub_title = self._shown_path
         # The plugins load in the Runs screen's first read of the workspace, off the UI
         # thread, so that the first frame is drawn at once; their loading takes a lock, so a
         # screen asking for them meanwhile waits for that load rather than racing it.
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The header centres "diptych — PATH" between its icon and its edge: a long path keeps
+        # its end (the workspace's own folders), never a cut number at its start.
+        self.sub_title = path_in_width(self._shown_path, event.size.width - 26)
 
     # --- runs -----------------------------------------------------------------------------
 

@@ -57,3 +57,16 @@ def percent(part: int, whole: int) -> str:
 
 
 __all__ = ["clip", "dollars", "interval", "number", "percent", "timestamp", "wrap_path"]
+
+
+def path_in_width(path: str, width: int) -> str:
+    """``path`` in ``width`` cells: whole when it fits, else its last folders after "…/"."""
+    if len(path) <= width or "/" not in path.strip("/"):
+        return path
+    parts = path.split("/")
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(f"…/{part}/{kept}") > width:
+            break
+        kept = f"{part}/{kept}"
+    return f"…/{kept}"

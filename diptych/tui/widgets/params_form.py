@@ -30,6 +30,26 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from diptych.tui.widgets.pick_list import PickList
 from diptych.tui.widgets.ticks import TickBox
 
+#: A refusal's list of what would have been accepted: ``...; known: a, b, c``.
+KNOWN_LIST = re.compile(r"; known: (.*)$")
+
+
+def short_known(message: str, *, picks: bool) -> str:
+    """A refusal short enough to read beside its field: a field with a pick list points to the
+    list instead of repeating it, any other keeps its first few known values and counts the
+    rest (the CLI prints the whole list)."""
+    match = KNOWN_LIST.search(message)
+    if match is None:
+        return message
+    if picks:
+        return message[: match.start()] + "; pick from the list under the field"
+    known = match.group(1).split(", ")
+    if len(known) <= 5:
+        return message
+    rest = f"{len(known) - 4:,}"
+    return message[: match.start()] + f"; known: {', '.join(known[:4])} and {rest} more"
+
+
 #: The field a parse error names: ``... parameter 'masculine.0': ...`` -> ``masculine``.
 ERROR_FIELD = re.compile(r"parameter '([^'.]+)[^']*'(?:: (.*))?")
 
@@ -297,7 +317,9 @@ class ParamsForm(Vertical):
             target = self.query_one(f"#{self.id}-{name}-error", Static)
             match = ERROR_FIELD.search(message)
             detail = match.group(2) if match and match.group(1) == name else None
-            target.update((detail or message).removeprefix("Value error, "))
+            spec = next((spec for spec in self.specs if spec.name == name), None)
+            text = (detail or message).removeprefix("Value error, ")
+            target.update(short_known(text, picks=bool(spec and spec.suggestions)))
         else:
             target = self.query_one(".form-error", Static)
             target.update(message)
