@@ -81,10 +81,12 @@ def test_an_empty_workspace_says_how_to_start_a_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ws = tmp_path / "ws"
-    # A dry run makes the workspace and buys nothing.
+    # A dry run plans and leaves nothing: the workspace is still not there.
     code, out, err = call(capsys, "--store", str(ws), "run", "pst-text", "-m", "smollm2",
                           "--dry-run")  # fmt: skip
     assert code == 0, out + err
+    assert not ws.exists()
+    Workspace.open(ws, create=True).close()
     code, out, err = call(capsys, "--store", str(ws), "runs")
     assert code == 0, err
     assert out.strip() == (
