@@ -108,3 +108,43 @@ def bare_counts(app: App[Any]) -> list[str]:
                      BARE_POSITION.finditer(line)]  # fmt: skip
         found += [f"row {y}: {p}" for p in problems]
     return found
+
+
+#: The labels a screen counts by (a run's outcomes, its people flagged, a plan's trials and
+#: requests): each is read with the count beside it, on the same line.
+COUNT_LABELS = ("done", "refused", "failed", "pending", "not bought", "flagged")
+_SPLIT_LABEL = re.compile(r"(?:^|[\s·,(])(" + "|".join(COUNT_LABELS) + r")\s*$")
+_LEADING_COUNT = re.compile(r"^\s*[\d,]+(?![\w])")
+
+
+def split_counts(app: App[Any]) -> list[str]:
+    """A count label drawn at the end of one line of a widget and its count at the start of
+    the next ("… pending 5,904 · flagged" / "0"): read alone, neither says anything."""
+    lines = screen_lines(app)
+    found = []
+    for widget, region in visible_widgets(app):
+        if not isinstance(widget, Static):
+            continue
+        rows = [row.rstrip(" │┃▌▐█") for row in region_lines(lines, region)]
+        for y, (this, nxt) in enumerate(pairwise(rows)):
+            label = _SPLIT_LABEL.search(this)
+            if label and _LEADING_COUNT.match(nxt.lstrip(" │┃▌▐█")):
+                found.append(f"{_where(widget)} row {region.y + y}: {label.group(1)!r} at the "
+                             f"line's end, its count on the next")  # fmt: skip
+    return found
+
+
+def split_counts_at_any_width(text: Text, widths: range = range(24, 81)) -> list[str]:
+    """:func:`split_counts` on ``text`` as a :class:`WholeNumbers` draws it at every width of
+    ``widths``: a line whose counts may part from their labels at some terminal width, not
+    only the test's."""
+    from diptych.tui.widgets.whole_numbers import wrap_whole
+
+    found = []
+    for width in widths:
+        rows = [row.rstrip() for row in wrap_whole(text, width).plain.split("\n")]
+        for this, nxt in pairwise(rows):
+            label = _SPLIT_LABEL.search(this)
+            if label and _LEADING_COUNT.match(nxt):
+                found.append(f"at {width} columns: {this!r} / {nxt!r}")
+    return found

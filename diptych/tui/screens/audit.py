@@ -433,7 +433,8 @@ class AuditScreen(Screen[None]):
         rows: list[tuple[str | None, list[str]]] = []
         for p in self.plan.parts if self.plan is not None else []:
             e = p.estimate
-            cells = estimate_cells(e) if e else ("agent", "—", "—", "≤ budget")
+            # The words of the CLI's plan: the agent decides how many trials a search buys.
+            cells = estimate_cells(e) if e else ("agent decides", "—", "—", "≤ budget")
             status = self.status.get(p.part.name, "planned")
             rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells,
                                        status]))  # fmt: skip
