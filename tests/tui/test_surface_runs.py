@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rich.text import Text
 from steps import (
     SIZES,
     analysed,
@@ -52,6 +51,7 @@ from diptych.tui.formatting import interval, number
 from diptych.tui.screens.plugins import PluginsScreen
 from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 pytestmark = pytest.mark.surface
 
@@ -242,6 +242,6 @@ async def test_run_detail_of_a_decided_run_keeps_each_count_with_its_label(
         await analysed(pilot, screen)
         await settle(pilot)
         assert split_counts(app) == [], shown(app)
-        summary = Text(str(screen.query_one("#summary", Static).render()))
+        summary = screen.query_one("#summary", WholeNumbers).text
         assert "flagged" in summary.plain and split_counts_at_any_width(summary) == []
         assert await surface(pilot) == [], shown(app)
