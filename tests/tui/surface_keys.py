@@ -117,7 +117,8 @@ def _seen(app: App[Any]) -> _Seen:
     return _Seen(
         tuple(id(s) for s in app.screen_stack),
         screen_lines(app),
-        len(app._notifications),
+        # A toast, or a line of the screen's own (Review says what a key did above its figures).
+        len(app._notifications) + len(getattr(app.screen, "said", ())),
         app.focused,
     )
 

@@ -6,7 +6,9 @@
   its hyphens, read down the lines, it is whole;
 - :func:`cut_text`: a widget's text not drawn whole in its box;
 - :func:`cut_highlighted_option`: a list's highlighted option not drawn whole;
-- :func:`toasts_over`: notifications drawn over a widget (a screen's title line).
+- :func:`toasts_over`: notifications drawn over a widget (a screen's title line);
+- :func:`toasts_over_figures`: notifications drawn over a figure's value and interval;
+- :func:`split_counts`: a count's label at one line's end, its count at the next line's start.
 """
 
 from __future__ import annotations
@@ -87,6 +89,27 @@ def toasts_over(app: App[Any], widget: Widget) -> list[str]:
     for widget_on, region in visible_widgets(app):
         if isinstance(widget_on, Toast) and region.overlaps(widget.region):
             found.append(f"a toast is drawn over {_where(widget)}: {_plain(widget_on)!r}")
+    return found
+
+
+def toasts_over_figures(app: App[Any]) -> list[str]:
+    """Notifications drawn over a text that holds a figure with its interval (Review's STS
+    line: "37.5 [−19.7,▌ the measurement mode draws persons…"): for as long as the toast
+    lasts, the value a decision rests on is not read whole."""
+    from textual.widgets._toast import Toast
+
+    from diptych.tui.widgets.fit_table import INTERVAL
+
+    shown = list(visible_widgets(app))
+    toasts = [(w, r) for w, r in shown if isinstance(w, Toast)]
+    found = []
+    for toast, over in toasts:
+        for widget, region in shown:
+            if isinstance(widget, Toast) or not isinstance(widget, Static):
+                continue
+            if region.overlaps(over) and INTERVAL.search(_plain(widget)):
+                found.append(f"a toast is drawn over the figures of {_where(widget)}: "
+                             f"{_plain(toast)!r}")  # fmt: skip
     return found
 
 
