@@ -291,10 +291,8 @@ class NewRunScreen(Screen[RunRequest | None]):
             )
             if first is not None and not self._typing_in_a_form():
                 # In view, so that the sentence points at something on the screen; the focus
-                # stays where the user is (ctrl+s takes it there). After the refresh: the
-                # refusal just written has no height yet, and scrolled to then, its second
-                # line was left under the pane's edge.
-                self.call_after_refresh(self._into_view, first[1])
+                # stays where the user is (ctrl+s takes it there).
+                self._into_view(first[1])
             return
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
