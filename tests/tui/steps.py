@@ -168,14 +168,15 @@ async def surface(
         unreachable_keys,
         unsaid_dialog_keys,
     )
-    from surface_text import bare_counts, cut_ids
+    from surface_text import bare_counts, cut_ids, split_counts, toasts_over_figures
 
     await settle(pilot)
     app = pilot.app
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
-    found += bare_counts(app) + unsaid_dialog_keys(app)
+    found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app)
+    found += toasts_over_figures(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 

@@ -11,7 +11,8 @@ rendered screen's cells, as :mod:`surface` reads them):
 - :func:`footer_lacks`: a footer without ``Help`` and ``Quit`` (docs/tui.md promises both on
   every screen, a field being typed in too), or a footer key cut to no label;
 - :func:`help_leads_with_purpose`: Help opened on a screen starts with what that screen is for,
-  then its keys.
+  then its keys;
+- :func:`unseen_focus`: a widget drawn the same focused and not: where the keys go is not seen.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from surface import region_lines, screen_lines
 from textual.app import App
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -117,7 +119,8 @@ def _seen(app: App[Any]) -> _Seen:
     return _Seen(
         tuple(id(s) for s in app.screen_stack),
         screen_lines(app),
-        len(app._notifications),
+        # A toast, or a line of the screen's own (Review says what a key did above its figures).
+        len(app._notifications) + len(getattr(app.screen, "said", ())),
         app.focused,
     )
 
@@ -272,3 +275,44 @@ async def out_of_reach(
 
 def _name(widget: Widget) -> str:
     return f"{type(widget).__name__}#{widget.id}" if widget.id else type(widget).__name__
+
+
+def _drawn(app: App[Any], region: Region, text: bool) -> list[list[tuple[str, str]]]:
+    """The cells of ``region``, each its character and its whole style (colours, bold), or
+    its character alone (``text``)."""
+    from surface import _render
+
+    rows = []
+    for line in _render(app)[region.y : region.bottom]:
+        cells = [(ch, "" if text else str(seg.style))
+                 for seg in line if not seg.control for ch in seg.text]  # fmt: skip
+        rows.append(cells[region.x : region.right])
+    return rows
+
+
+async def unseen_focus(
+    pilot: Pilot[Any], widgets: Iterable[Widget] = (), *, text: bool = False
+) -> list[str]:
+    """The widgets (else the focused one) drawn the same, characters and colours, focused and
+    not: after Tab, or after ctrl+s pointed at a field, the user cannot see where the keys go.
+    ``text``: the characters alone must differ (a list drawn without its frame, the New-run
+    Models list at 60 columns, read in a monochrome capture). Each is focused, drawn, blurred
+    and drawn again; the focus is given back where it was."""
+    app = pilot.app
+    was = app.focused
+    found = []
+    for widget in list(widgets) or ([was] if was is not None else []):
+        widget.focus()
+        for _ in range(3):
+            await pilot.pause()
+        region = widget.region
+        focused = _drawn(app, region, text)
+        app.set_focus(None)
+        for _ in range(3):
+            await pilot.pause()
+        if _drawn(app, region, text) == focused:
+            rows = region_lines(screen_lines(app), region)[:2]
+            found.append(f"{_name(widget)}: drawn the same focused and not: {rows!r}")
+    app.set_focus(was)
+    await pilot.pause()
+    return found

@@ -6,7 +6,9 @@
   its hyphens, read down the lines, it is whole;
 - :func:`cut_text`: a widget's text not drawn whole in its box;
 - :func:`cut_highlighted_option`: a list's highlighted option not drawn whole;
-- :func:`toasts_over`: notifications drawn over a widget (a screen's title line).
+- :func:`toasts_over`: notifications drawn over a widget (a screen's title line);
+- :func:`toasts_over_figures`: notifications drawn over a figure's value and interval;
+- :func:`split_counts`: a count's label at one line's end, its count at the next line's start.
 """
 
 from __future__ import annotations
@@ -90,6 +92,27 @@ def toasts_over(app: App[Any], widget: Widget) -> list[str]:
     return found
 
 
+def toasts_over_figures(app: App[Any]) -> list[str]:
+    """Notifications drawn over a text that holds a figure with its interval (Review's STS
+    line: "37.5 [−19.7,▌ the measurement mode draws persons…"): for as long as the toast
+    lasts, the value a decision rests on is not read whole."""
+    from textual.widgets._toast import Toast
+
+    from diptych.tui.widgets.fit_table import INTERVAL
+
+    shown = list(visible_widgets(app))
+    toasts = [(w, r) for w, r in shown if isinstance(w, Toast)]
+    found = []
+    for toast, over in toasts:
+        for widget, region in shown:
+            if isinstance(widget, Toast) or not isinstance(widget, Static):
+                continue
+            if region.overlaps(over) and INTERVAL.search(_plain(widget)):
+                found.append(f"a toast is drawn over the figures of {_where(widget)}: "
+                             f"{_plain(toast)!r}")  # fmt: skip
+    return found
+
+
 #: A place in a list of 1,000 or more ("1/1720"): the count after the slash without its
 #: separators (a path's digits, "runs/2024", stand after a word and are not read as one).
 BARE_POSITION = re.compile(r"(?<![\w/.:\-])\d[\d,]*/(\d{4,})(?![\w/,])")
@@ -107,4 +130,44 @@ def bare_counts(app: App[Any]) -> list[str]:
         problems += [f"{m.group(0)!r} has no thousands separator" for m in
                      BARE_POSITION.finditer(line)]  # fmt: skip
         found += [f"row {y}: {p}" for p in problems]
+    return found
+
+
+#: The labels a screen counts by (a run's outcomes, its people flagged, a plan's trials and
+#: requests): each is read with the count beside it, on the same line.
+COUNT_LABELS = ("done", "refused", "failed", "pending", "not bought", "flagged")
+_SPLIT_LABEL = re.compile(r"(?:^|[\s·,(])(" + "|".join(COUNT_LABELS) + r")\s*$")
+_LEADING_COUNT = re.compile(r"^\s*[\d,]+(?![\w])")
+
+
+def split_counts(app: App[Any]) -> list[str]:
+    """A count label drawn at the end of one line of a widget and its count at the start of
+    the next ("… pending 5,904 · flagged" / "0"): read alone, neither says anything."""
+    lines = screen_lines(app)
+    found = []
+    for widget, region in visible_widgets(app):
+        if not isinstance(widget, Static):
+            continue
+        rows = [row.rstrip(" │┃▌▐█") for row in region_lines(lines, region)]
+        for y, (this, nxt) in enumerate(pairwise(rows)):
+            label = _SPLIT_LABEL.search(this)
+            if label and _LEADING_COUNT.match(nxt.lstrip(" │┃▌▐█")):
+                found.append(f"{_where(widget)} row {region.y + y}: {label.group(1)!r} at the "
+                             f"line's end, its count on the next")  # fmt: skip
+    return found
+
+
+def split_counts_at_any_width(text: Text, widths: range = range(24, 81)) -> list[str]:
+    """:func:`split_counts` on ``text`` as a :class:`WholeNumbers` draws it at every width of
+    ``widths``: a line whose counts may part from their labels at some terminal width, not
+    only the test's."""
+    from diptych.tui.widgets.whole_numbers import wrap_whole
+
+    found = []
+    for width in widths:
+        rows = [row.rstrip() for row in wrap_whole(text, width).plain.split("\n")]
+        for this, nxt in pairwise(rows):
+            label = _SPLIT_LABEL.search(this)
+            if label and _LEADING_COUNT.match(nxt):
+                found.append(f"at {width} columns: {this!r} / {nxt!r}")
     return found

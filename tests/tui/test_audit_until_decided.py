@@ -114,7 +114,8 @@ async def test_until_decided_shows_each_look_and_the_stop(audit_dir: Path) -> No
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, RunDetailScreen), "detail", seen)
         summary = pilot.app.screen.query_one("#summary", Static)
         await wait_for(pilot, lambda: "decided at look" in str(summary.render()), "words", seen)
-        text = str(summary.render())
+        # Read as drawn: each count is joined to its label by a no-break space.
+        text = str(summary.render()).replace("\u00a0", " ")
         assert f"not bought {144 - bought}" in text and "pending" not in text
 
 

@@ -251,7 +251,7 @@ async def test_review_of_a_text_run_speaks_of_prompts_and_shows_its_figures_whol
         # The zoom says how to leave it (its footer is hidden with the rest).
         await pilot.press("z")
         await pilot.pause()
-        assert any("z or Escape leaves the zoom" in n.message for n in app._notifications)
+        assert any("z or Escape leaves the zoom" in n.message for n in review.said)
 
 
 # --- Help and keys --------------------------------------------------------------------------

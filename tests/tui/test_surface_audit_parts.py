@@ -17,7 +17,8 @@ import pytest
 import yaml
 from steps import SIZES, settle, shown, surface, wait_for
 from surface_keys import out_of_reach
-from textual.widgets import OptionList, Static
+from textual.containers import VerticalScroll
+from textual.widgets import Input, OptionList, Static
 
 import diptych.testing
 from diptych.core import plugins
@@ -117,10 +118,22 @@ async def test_every_parts_values_in_reach_of_the_keys(
         # What is left to run is what stopping saved.
         assert requests == f"{saved:,}"
         values = [trials, stored, f"requests: {requests}", f"cost: {cost}", status,
-                  "identities", "not run"]  # fmt: skip
+                  "identities", "not run", "agent decides"]  # fmt: skip
         # From where the screen leaves the focus, Down brings every value into view.
         parts = screen.query_one("#parts", FitTable)
         assert await out_of_reach(pilot, parts, values) == [], shown(app)
+        # From the file's field, End brings the last part into view at its first press (the
+        # Input's own End only moved its cursor: the parts took a Tab and a second End).
+        body = screen.query_one("#body", VerticalScroll)
+        body.scroll_home(animate=False)
+        screen.query_one("#file", Input).focus()
+        await settle(pilot)
+        last = ["identities", "not run", "agent decides"]
+        assert await out_of_reach(pilot, parts, last, presses=0) != [], "in view from the top"
+        await pilot.press("end")
+        await settle(pilot)
+        assert await out_of_reach(pilot, parts, last, presses=0) == [], shown(app)
+        body.focus()
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
         )

@@ -32,6 +32,7 @@ from surface_keys import (
     cut_footer_keys,
     footer_lacks,
     silent_keys,
+    unseen_focus,
 )
 from textual.widgets import Input, Static
 
@@ -73,6 +74,19 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         assert app.focused is models
         assert unseen_errors(app) + cut_messages(app) == [], shown(app)
         assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
+        # Where the keys go is seen (without the list's frame, at 60 columns, in its text),
+        # and Space ticks the first model at once (no Down first).
+        assert await unseen_focus(pilot, text=size == (60, 20)) == [], shown(app)
+        first = models.get_option_at_index(0)
+        await pilot.press("space")
+        await settle(pilot)
+        assert models.selected == [first.value], shown(app)
+        assert any(f"[x] {first.prompt}" in line for line in screen_lines(app)), shown(app)
+        await pilot.press("space")
+        await settle(pilot)
+        assert models.selected == [], shown(app)
+        # Every stop of Tab shows that it has the focus.
+        assert await unseen_focus(pilot, screen.focus_chain) == [], shown(app)
 
         # A model chosen and a run option refused: the option's field, far down the forms,
         # is brought into view and focused by ctrl+s.

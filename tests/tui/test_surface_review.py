@@ -25,13 +25,14 @@ from surface import (
     cut_titles,
     cut_values,
     state_by_colour,
+    visible_widgets,
 )
 from surface_keys import (
     cut_footer_keys,
     footer_keys,
     silent_keys,
 )
-from surface_text import cut_ids, cut_text, toasts_over
+from surface_text import cut_ids, cut_text, toasts_over, toasts_over_figures
 from textual.widgets import Static
 
 from diptych.core.store import open_store
@@ -58,12 +59,12 @@ async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, i
         # A text run has no persons in images to measure: M is not offered ...
         assert "M" not in footer_keys(app)
         # ... and pressed all the same, it says why.
-        notes = len(app._notifications)
+        notes = len(review.said)
         await pilot.press("M")
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
-        assert len(app._notifications) == notes + 1
-        assert "texts" in list(app._notifications)[-1].message
+        assert len(review.said) == notes + 1
+        assert "texts" in review.said[-1].message
         # The labels go on being stored by the footer's m/f/c: leave those to their tests.
         assert await surface(pilot, leave=("m", "f", "c")) == [], shown(app)
 
@@ -184,9 +185,58 @@ async def test_toasts_leave_the_review_title_in_view(
         for key in ("m", "f", "right", "x", "e", "m", "f"):
             await pilot.press(key)
         await settle(pilot)
-        assert len(app._notifications) >= 5
+        assert len(review.said) >= 5
         assert toasts_over(app, title) == [], shown(app)
         assert cut_text(app, title) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_what_a_key_says_leaves_the_figures_and_help_whole(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    """m, M, t and u on a text run's Review each say something: said on the screen's own line
+    above the STS figures, never in a toast over their intervals ("37.5 [−19.7,▌ the
+    measurement mode draws persons…") nor over Help opened while it lasts."""
+    from textual.widgets._toast import Toast
+
+    from diptych.tui.screens.help import HelpScreen
+
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("down", "down", "r")  # the pst-text run
+        await wait_for(
+            pilot,
+            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
+            "the Review screen",
+        )
+        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
+            await pilot.press(*"newcomer", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        said = review.query_one("#review-said", Static)
+        # Nobody flagged: m, M, t say why; u brings the unlabelled in, then m stores a label
+        # (said to count for agreement only), t and M say why not on a text.
+        for key in ("m", "M", "t", "u", "m", "t", "M"):
+            before = len(review.said)
+            await pilot.press(key)
+            if key == "u":
+                await wait_for(pilot, lambda: review.state.current() is not None, "a person")
+            await settle(pilot)
+            assert toasts_over_figures(app) == [], shown(app)
+            assert [w for w, _ in visible_widgets(app) if isinstance(w, Toast)] == [], shown(app)
+            if key != "u":
+                # Said whole, on its own line, the figures' line whole under it.
+                assert len(review.said) == before + 1, key
+                assert said.display and cut_text(app, said) == [], shown(app)
+                assert cut_values(app) == [], shown(app)
+        assert "kept for agreement with them only" in review.said[3].message
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await settle(pilot)
+        assert [w for w, _ in visible_widgets(app) if isinstance(w, Toast)] == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)

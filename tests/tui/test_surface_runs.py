@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from steps import (
     SIZES,
+    analysed,
     help_check,
     loaded,
     open_detail,
@@ -34,7 +35,12 @@ from surface_keys import (
     footer_lacks,
     unreachable_keys,
 )
-from surface_text import cut_highlighted_option, toasts_over
+from surface_text import (
+    cut_highlighted_option,
+    split_counts,
+    split_counts_at_any_width,
+    toasts_over,
+)
 from textual.widgets import Input, Label, Static
 
 from diptych.core.engine import run_probe
@@ -45,6 +51,7 @@ from diptych.tui.formatting import interval, number
 from diptych.tui.screens.plugins import PluginsScreen
 from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 pytestmark = pytest.mark.surface
 
@@ -217,4 +224,24 @@ async def test_plugins_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, PluginsScreen), "the plugins")
         assert await help_check(pilot, PluginsScreen) == []
+        assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_run_detail_of_a_decided_run_keeps_each_count_with_its_label(
+    decided_run: Path, size: tuple[int, int]
+) -> None:
+    """The summary's counts line ("done 164 · refused 0 · failed 0 · not bought 1,476 ·
+    flagged 0") wraps at 60 columns between counts, never between a label and its count."""
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunDetailScreen)
+        await analysed(pilot, screen)
+        await settle(pilot)
+        assert split_counts(app) == [], shown(app)
+        summary = screen.query_one("#summary", WholeNumbers).text
+        assert "flagged" in summary.plain and split_counts_at_any_width(summary) == []
         assert await surface(pilot) == [], shown(app)

@@ -18,6 +18,8 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from textual.notifications import Notification, SeverityLevel
+from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -129,6 +131,9 @@ class ReviewView(ReviewDrawing):
         self._metrics_running = False
         self._metrics_dirty = False
         self._loaded = False
+        #: Everything the screen said on its line, in order (:meth:`notify`).
+        self.said: list[Notification] = []
+        self._unsay: Timer | None = None
 
     # What tests and hosts read of the queue.
     @property
@@ -165,6 +170,9 @@ class ReviewView(ReviewDrawing):
             yield ReviewPicture(self._renderer, id="review-picture")
             with CardScroll(id="review-card-scroll"):
                 yield ReviewCard(id="review-card")
+        # What a key said (why it did nothing, what was stored), on a line of the screen's own
+        # above the figures: a toast in the corner covered the figures' intervals, and Help.
+        yield WholeNumbers("", id="review-said")
         yield WholeNumbers("", id="review-metrics")
         # The command palette still opens with ctrl+p; its footer entry would push keys of
         # this screen off an 80-column footer.
@@ -181,6 +189,31 @@ class ReviewView(ReviewDrawing):
         # may lag behind the last one: both are brought up to date, in a thread, before the
         # screen (or the app) goes.
         await asyncio.to_thread(self._writes.finish, self.store_path, self.run_id)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Say ``message`` on the screen's own line, above the figures, for ``timeout``
+        seconds: the app's toast, drawn over the screen's bottom right corner, covered the
+        figures' intervals (and Help, opened while it lasted)."""
+        note = Notification(message, title, severity, timeout or self.app.NOTIFICATION_TIMEOUT)
+        self.said.append(note)
+        line = self.query_one("#review-said", WholeNumbers)
+        line.set_classes(f"-{severity}")
+        line.update(Text(message))
+        line.display = True
+        if self._unsay is not None:
+            self._unsay.stop()
+        self._unsay = self.set_timer(note.timeout, self._said_out)
+
+    def _said_out(self) -> None:
+        self.query_one("#review-said", WholeNumbers).display = False
 
     def ask_reviewer_unless_known(self) -> None:
         """Take the name known without asking (:func:`known_reviewer`), else ask for it."""

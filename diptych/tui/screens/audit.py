@@ -39,6 +39,16 @@ COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "sta
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
 
+class PathField(Input):
+    """The audit file's path. End, besides ending the path, scrolls the gates and the parts to
+    the last part: from the field an audit opens in, End reaches the parts on its first press."""
+
+    def action_end(self, select: bool = False) -> None:
+        super().action_end(select)
+        if not select:
+            self.screen.query_one("#body", VerticalScroll).scroll_end(animate=False)
+
+
 @dataclass
 class AuditPlanned(Message):
     plan: AuditPlan
@@ -100,8 +110,8 @@ class AuditScreen(Screen[None]):
     HELP_PURPOSE = (
         "Run an audit file, or open one the workspace recorded, and read its verdict: its parts "
         "with their trials, cost and status, and its gates' verdicts with the value, interval and "
-        "rule each rests on; Down and End scroll to every part. Ctrl+R runs it, ctrl+o opens its "
-        "report."
+        "rule each rests on; Down and End (End from the file's field too) scroll to every part. "
+        "Ctrl+R runs it, ctrl+o opens its report."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -136,7 +146,7 @@ class AuditScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Label("Audit file", classes="heading")
-        yield Input(
+        yield PathField(
             value=str(self._file or ""),
             placeholder="path/to/audit.yaml, then Enter (empty: the audits recorded here)",
             id="file",
@@ -433,7 +443,8 @@ class AuditScreen(Screen[None]):
         rows: list[tuple[str | None, list[str]]] = []
         for p in self.plan.parts if self.plan is not None else []:
             e = p.estimate
-            cells = estimate_cells(e) if e else ("agent", "—", "—", "≤ budget")
+            # The words of the CLI's plan: the agent decides how many trials a search buys.
+            cells = estimate_cells(e) if e else ("agent decides", "—", "—", "≤ budget")
             status = self.status.get(p.part.name, "planned")
             rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells,
                                        status]))  # fmt: skip

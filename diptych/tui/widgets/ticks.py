@@ -14,6 +14,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.content import Content
 from textual.strip import Strip
 from textual.visual import Visual
@@ -74,6 +75,13 @@ class TickList(SelectionList[Any]):
         text-overflow: fold;
     }
     """
+
+    def on_focus(self, event: events.Focus) -> None:
+        # Space ticks the highlighted option, and a list focused by Tab, or by ctrl+s pointing
+        # at it, had none: Space did nothing until Down. The first is highlighted, so Space
+        # ticks it at once and the focus shows on a row.
+        if self.highlighted is None and self.option_count:
+            self.highlighted = 0
 
     def _get_visual(self, option: Option) -> Visual:
         # The name broken at its separators for the width there is (read at each layout:

@@ -147,7 +147,7 @@ async def test_a_tone_chosen_in_review_is_said_to_be_kept_for_agreement_once(
         await wait_for(pilot, lambda: app.review.state.current() is not None)
         await pilot.press("t", "7", "6")
         await wait_for(pilot, lambda: len(app.saved) == 2)
-        said: list[Any] = [str(n.message) for n in app._notifications]
+        said: list[Any] = [str(n.message) for n in app.review.said]
         assert said.count(CHOSEN_TONE_NOTE) == 1
     with open_store(ws) as store:
         (tone,) = [lab for lab in store.labels(run_id, dimension=TONE) if lab.kind == "human"]

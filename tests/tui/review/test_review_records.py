@@ -183,13 +183,13 @@ async def test_open_in_viewer_or_say_why_not(
         # No display (ssh, a console): where the file is, not "opened".
         await pilot.press("o")
         await pilot.pause()
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in app.review.said]
         assert said[-1].startswith("no display to open a viewer on")
         assert said[-1].endswith(f"the image is {item.image_path}")
         monkeypatch.setenv("DISPLAY", ":0")
         await pilot.press("o")
         await pilot.pause()
-        assert any("no system image viewer" in n.message for n in app._notifications)
+        assert any("no system image viewer" in n.message for n in app.review.said)
         monkeypatch.setattr(review_image, "viewer_command", lambda: ["true"])
         monkeypatch.setattr(review_image.subprocess, "Popen", lambda cmd, **kw: opened.append(cmd))
         await pilot.press("o")

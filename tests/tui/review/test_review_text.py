@@ -77,13 +77,13 @@ async def test_a_likelihood_run_shows_its_prompt_and_the_candidates_probabilitie
         await pilot.press("t")
         await pilot.pause()
         assert not app.review.tone_armed
-        assert any("has none" in str(n.message) for n in app._notifications)
+        assert any("has none" in str(n.message) for n in app.review.said)
         # A label on it is stored, and said to be kept for agreement only: the figures read
         # the model's own answers.
         before = dict(app.review.numbers or {})
         await pilot.press("m")
         await wait_for(pilot, lambda: bool(app.saved))
-        said = [str(n.message) for n in app._notifications]
+        said = [str(n.message) for n in app.review.said]
         assert sum("kept for agreement with them only" in n for n in said) == 1
         await wait_for(pilot, lambda: app.review.numbers is not None)
         assert {k: v for k, v in (app.review.numbers or {}).items() if "STS" in k} == {

@@ -180,4 +180,4 @@ async def test_a_text_output_has_no_tone_to_give(tone_review: Host) -> None:
         assert not review.tone_armed
         assert not review.query_one(TonePanel).display
         assert any("skin tone is read from a person in an image" in str(n.message)
-                   for n in app._notifications)  # fmt: skip
+                   for n in app.review.said)  # fmt: skip

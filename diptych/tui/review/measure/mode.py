@@ -277,8 +277,10 @@ class MeasureScreen(ReviewView):
     def on_review_screen_draw_opened(self, message: DrawOpened) -> None:
         message.stop()
         if message.draw is None or message.target is None:
-            self.notify(f"no measurement: {message.error}", severity="error")
+            # Said on the screen this one closes back to (Review's own line, see notify).
+            below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else self.app
             self.dismiss()
+            below.notify(f"no measurement: {message.error}", severity="error")
             return
         self.draw, self.target = message.draw, message.target
         self.state.seed = message.draw.seed

@@ -31,7 +31,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from diptych.core.audit.run_status import outcome_line
+from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
@@ -46,6 +46,7 @@ from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
 from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 from diptych.tui.workers import analyze_run, write_run_report
 
 #: Rows shown per table; the report has them all.
@@ -190,7 +191,8 @@ class RunDetailScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(self.run_id, id="summary")
+        # Wrapped only at plain spaces: a count stays with its label (joined by no-break spaces).
+        yield WholeNumbers(self.run_id, id="summary")
         with Container(id="body"):
             yield JumpOptionList(id="sections")
             with ContentSwitcher(id="content", initial="loading"):
@@ -218,14 +220,16 @@ class RunDetailScreen(Screen[None]):
         run, counts = message.run, message.counts
         self.run_id = run.id
         models = ", ".join(m["model_id"] for m in run.models)
-        outcome = outcome_line(run.status, counts)
-        self.query_one("#summary", Static).update(
+        # Each label and its count joined by no-break spaces: a wrapped line parts two counts,
+        # never a label from its count ("flagged" / "0").
+        counted = [*outcome_words(run.status, counts).items(), ("flagged", message.flagged)]
+        outcome = " · ".join(f"{label} {n:,}".replace(" ", "\u00a0") for label, n in counted)
+        self.query_one("#summary", WholeNumbers).update(
             Text.assemble(
                 (run.id, "bold"),
                 f" · {run.probe} v{run.probe_version} · ",
                 (run.status, "bold"),
-                f"\n{models} · created {timestamp(run.created_at)}\n{outcome} · ",
-                f"flagged {message.flagged}",
+                f"\n{models} · created {timestamp(run.created_at)}\n{outcome}",
                 # Stopped by a sequential audit: the look it stopped at and what that saved.
                 (f"\n{message.status_text}" if message.status_text not in ("", run.status) else ""),
                 (f"\n{message.builds_note}" if message.builds_note else "", "yellow"),
