@@ -129,6 +129,13 @@ def _shown(value: Any) -> Any:
     return value
 
 
+def header_words(name: str) -> str:
+    """A column's name as its header cell wraps it on a narrow screen: a sign or a unit kept
+    with the word before it ("P(he) + P(she)", "paired %"), so that a narrow number column's
+    header wraps in a few lines, not one word or sign a line."""
+    return name.replace(" + ", "\u00a0+\u00a0").replace(" %", "\u00a0%")
+
+
 @cache
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -164,6 +171,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id
+    env.filters["header_words"] = header_words
     return env
 
 
