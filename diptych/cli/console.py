@@ -3,9 +3,10 @@ groups, queries, answers) has its terminal control characters escaped before it 
 and drawn, so a name holding ``ESC [ 2 J`` shows as ``\\x1b[2J`` instead of clearing the
 screen. Rich's own styling is added after, and is not touched.
 
-Where it writes to no terminal (a log file in CI, a pipe), a sentence runs to its end on one
-line and a table takes the width its content needs: rich's fallback of 80 columns would break
-prose mid-phrase and cut table cells in a file nobody reads at 80 columns."""
+Where it writes to no terminal (a log file in CI, a pipe) and no width is asked for (no
+``COLUMNS``), a sentence runs to its end on one line and a table takes the width its content
+needs: rich's fallback of 80 columns would break prose mid-phrase and cut table cells in a file
+nobody reads at 80 columns."""
 
 from __future__ import annotations
 
@@ -30,12 +31,12 @@ class SafeConsole(Console):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if kwargs.get("force_terminal") is None and not _is_a_terminal(self.file):
-            # Prose is never wrapped into a file; a table still wraps its cells to a width
-            # asked for (``width=`` or ``COLUMNS``), and otherwise takes what it needs.
+        asked = kwargs.get("width") is not None or os.environ.get("COLUMNS", "").isdigit()
+        if kwargs.get("force_terminal") is None and not asked and not _is_a_terminal(self.file):
+            # A width asked for (``width=``, ``COLUMNS``) is a terminal's, wrapped to; with
+            # none, prose is never wrapped into a file and a table takes what it needs.
             self.soft_wrap = True
-            if kwargs.get("width") is None and not os.environ.get("COLUMNS", "").isdigit():
-                self.width = UNBOUNDED_WIDTH
+            self.width = UNBOUNDED_WIDTH
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         # Escaped before markup and measuring, so that table columns keep their widths.
