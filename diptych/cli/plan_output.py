@@ -88,7 +88,7 @@ def print_look(batch: int, batches: int, report: Any) -> None:
 
     for r in report.results:
         typer.echo(
-            f"look {batch} of {batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
+            f"look {batch:,} of {batches:,}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
             f"{interval_text(r)}"
         )
 
@@ -113,7 +113,7 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
         typer.echo(
             f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
             f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%}) in "
-            f"{summary.looks} of {summary.batches} batches; saved {saved:,} requests "
+            f"{summary.looks:,} of {summary.batches:,} batches; saved {saved:,} requests "
             f"({saved / summary.planned:.0%}){dollars}"
         )
     if skipped:
