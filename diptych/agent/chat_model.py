@@ -35,6 +35,7 @@ from pydantic import ConfigDict
 
 from diptych.agent.strict_schema import strict_schema
 from diptych.core.capabilities import Capability, Chat, Message, Model, Sampling
+from diptych.core.cost import cost_text
 from diptych.core.errors import (
     CapabilityError,
     DiptychError,
@@ -189,8 +190,8 @@ def structured_call(
         estimate = chat.estimate(messages, {**kwargs, "schema": strict}) or 0.0
         if budget.spent + estimate > budget.max_cost + 1e-12:
             raise AgentBudgetError(
-                f"over budget: the agent's next call (${estimate:.4f}) would pass --max-cost "
-                f"${budget.max_cost:g} (${budget.spent:.4f} spent)"
+                f"over budget: the agent's next call ({cost_text(estimate)}) would pass "
+                f"--max-cost {cost_text(budget.max_cost)} ({cost_text(budget.spent)} spent)"
             )
     try:
         reply = chat.bind(schema=strict, **kwargs).invoke(list(messages))

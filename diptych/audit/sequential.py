@@ -233,7 +233,7 @@ def part_status_words(status: str, detail: dict[str, Any]) -> str:
     if "batch" in detail and status == "running":
         return f"running batch {detail['batch']} of {detail['batches']}"
     if "look" in detail and detail["look"]:
-        return f"{status} at look {detail['look']} of {detail['batches']}"
+        return f"{status} at look {detail['look']:,} of {detail['batches']:,}"
     return status
 
 

@@ -11,8 +11,9 @@ import typer
 
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
+from diptych.core.cost import cost_text
 from diptych.core.errors import DiptychError, UsageError
-from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 
 if TYPE_CHECKING:
@@ -336,7 +337,8 @@ def mitigate(
 
 
 def _spent(budget: dict[str, Any]) -> str:
-    return f"${float(budget.get('spent') or 0.0):.4f}, {int(budget.get('trials') or 0)} trials"
+    trials = int(budget.get("trials") or 0)
+    return f"{cost_text(float(budget.get('spent') or 0.0))}, {counted(trials, 'trial')}"
 
 
 def as_text(text: str) -> str:

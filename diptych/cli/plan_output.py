@@ -15,6 +15,7 @@ from diptych.audit import AuditPlan, plan_audit
 from diptych.audit.sequential import SequentialOutcome, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
+from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.cost import Cost
@@ -68,12 +69,13 @@ def plan_table(plan: AuditPlan) -> Any:
 
 def print_plan(plan: AuditPlan) -> None:
     typer.echo(f"audit {plan.audit.name} ({plan.id}), file sha256 {plan.file_hash[:16]}…")
-    Console().print(plan_table(plan), markup=False)
+    console = Console(soft_wrap=True)
+    # At 80 columns the plan's cells wrap between words: its models and costs stay readable.
+    console.print(fit_columns(plan_table(plan), console), markup=False)
     typer.echo(
         f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
         f"estimated {money(plan.cost)}; budget {money(plan.audit.budget.max_cost)}"
     )
-    console = Console(soft_wrap=True)
     for p in plan.parts:
         if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
             console.print(f"part {p.part.name}:")
@@ -86,7 +88,7 @@ def print_look(batch: int, batches: int, report: Any) -> None:
 
     for r in report.results:
         typer.echo(
-            f"look {batch} of {batches}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
+            f"look {batch:,} of {batches:,}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
             f"{interval_text(r)}"
         )
 
@@ -111,7 +113,7 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
         typer.echo(
             f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
             f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%}) in "
-            f"{summary.looks} of {summary.batches} batches; saved {saved:,} requests "
+            f"{summary.looks:,} of {summary.batches:,} batches; saved {saved:,} requests "
             f"({saved / summary.planned:.0%}){dollars}"
         )
     if skipped:

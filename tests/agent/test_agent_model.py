@@ -122,8 +122,8 @@ def test_the_agents_calls_are_charged_and_a_budget_they_exhaust_stops_the_sessio
     # $0.40 a call: two calls fit in $1.00, the third would pass it.
     assert len(agent.history) == 2  # type: ignore[attr-defined]
     assert report.budget["spent"] == pytest.approx(0.8)
-    assert report.stop_reason.startswith("over budget: the agent's next call ($0.4000)")
-    assert "--max-cost $1" in report.stop_reason
+    assert report.stop_reason.startswith("over budget: the agent's next call ($0.40)")
+    assert "--max-cost $1.00 ($0.80 spent)" in report.stop_reason
     assert [p.round for p in report.ranked] == [0, 1]
 
 

@@ -127,8 +127,8 @@ def test_the_agents_calls_exhaust_max_cost_and_the_session_says_so(served: Serve
         asked = len(chats(fake))
     assert code == 0, out + err
     first = out.splitlines()[0]
-    assert "over budget: the agent's next call ($0.3000) would pass --max-cost $0.5" in first
-    assert "spent $0.3000" in first
+    assert "over budget: the agent's next call ($0.30) would pass --max-cost $0.50" in first
+    assert "spent $0.30, " in first
     assert asked == 1
 
 

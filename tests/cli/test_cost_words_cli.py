@@ -75,3 +75,18 @@ def test_a_plan_of_a_priced_and_an_unpriced_model_says_both(
     assert total.endswith(
         f"estimated ${REQUESTS / 100:.2f} + {REQUESTS} requests not priced; budget —"
     ), total
+
+
+def test_a_run_stopped_by_max_cost_says_its_dollars_and_counts_as_every_cost_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One cent a request under a five-cent limit: five requests bought, the stop line in
+    dollars and cents and its count of trials with thousands separators."""
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "run", "pst-text", "-m",
+                     "scripted-likelihood", "-M", "price_per_call=0.01", "--max-cost", "0.05",
+                     "--concurrency", "1")  # fmt: skip
+    line = next(line for line in out.splitlines() if "stopped before exceeding" in line)
+    left = re.search(r"committed, ([\d,]+) trials left$", line)
+    assert left is not None and int(left[1].replace(",", "")) >= 1_000, line
+    assert line.startswith("stopped before exceeding --max-cost $0.05: $0.05 committed, "), line
+    assert f"{int(left[1].replace(',', '')):,}" == left[1], line

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
 def test_a_run_stopped_by_its_gates_reads_decided(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws = str(tmp_path / "ws")
     lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
@@ -42,8 +42,10 @@ def test_a_run_stopped_by_its_gates_reads_decided(
     assert out.count("partial: its batch bought") == looks
     words = f"decided at look {looks} of 4: {bought} of 144 requests, {saved} saved"
 
+    # At a terminal's 80 columns the table wraps its cells between words, the outcomes in one
+    # column: the words are the JSON's, checked exactly below.
+    monkeypatch.setenv("COLUMNS", "80")
     code, out = call(capsys, "--store", ws, "runs")
-    # The table wraps its cells between words: the words are the JSON's, checked exactly below.
     assert code == 0 and "interrupted" not in out and "pending" not in out
     assert "decided at" in out and f"{saved} not bought" in out
     code, out = call(capsys, "--store", ws, "runs", "--json")

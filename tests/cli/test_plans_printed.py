@@ -84,3 +84,30 @@ def test_planning_and_reading_leave_no_workspace_behind(
 ) -> None:
     call(capsys, *args)
     assert list(no_terminal.iterdir()) == []
+
+
+def test_audit_check_at_80_columns_wraps_its_plan_cells_between_words(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan decides what is bought: no cell of it is cut or folded inside a word."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out = call(capsys, "audit", "check", str(EXAMPLE))
+    assert code == 0, out
+    rows = out.splitlines()
+    header = next(i for i, line in enumerate(rows) if line.startswith("part "))
+    end = next(i for i, line in enumerate(rows) if line.startswith("total: "))
+    table = rows[header:end]
+    assert max(len(line.rstrip()) for line in table) <= 80
+    assert "…" not in "\n".join(table)
+    # Each column's text, read down its lines, is the cell's words whole.
+    starts = [table[0].index(name) for name in ("cost", "models")]
+    search = next(i for i, line in enumerate(table) if line.startswith("identities "))
+
+    def cell(first: int, last: int, column: int) -> str:
+        left = starts[column]
+        right = starts[column + 1] if column + 1 < len(starts) else None
+        return " ".join(" ".join(line[left:right].split()) for line in table[first:last]).strip()
+
+    assert cell(1, search, 0) == "not priced (computed on this machine)"
+    assert cell(1, search, 1) == "smollm2"
+    assert cell(search, len(table), 1) == "identities: 1 round × 2, agent smollm2"

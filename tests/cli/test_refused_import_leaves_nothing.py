@@ -131,6 +131,30 @@ def test_what_a_killed_import_leaves_does_not_block_the_next(
         assert [r.id for r in s.list_runs()] == [str(bundles["run"])]
 
 
+def test_the_next_import_removes_a_dead_imports_staging_and_leaves_a_live_ones(
+    bundles: dict[str, Path], tmp_path: Path
+) -> None:
+    """A staging folder named for a process that has exited goes; one named for a process
+    still running (this one: an import at the same time) stays, as does one not named so."""
+    from diptych.core.evidence.bundle.load import staging_prefix
+
+    store = tmp_path / "ws"
+    with open_store(store):
+        pass
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = store / (staging_prefix(int(gone.stdout)) + "x1")
+    live = store / (staging_prefix(os.getpid()) + "x2")
+    other = store / ".bundle-import-killed"
+    for folder in (dead, live, other):
+        (folder / "tables").mkdir(parents=True)
+    code, _, err = run_cli(["--store", str(store), "import", str(bundles["good"])])
+    assert code == 0, err
+    assert not dead.exists()
+    assert live.is_dir() and other.is_dir()
+    assert sorted(p.name for p in store.glob(".bundle-import-*")) == sorted([live.name, other.name])
+
+
 def _as_nobody() -> list[str] | None:
     setpriv = shutil.which("setpriv")
     if os.geteuid() != 0 or setpriv is None:

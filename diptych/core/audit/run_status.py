@@ -45,7 +45,7 @@ def status_text(status: str, looks: PartLooks | None = None) -> str:
         if status == "partial":
             return "partial: bought batch by batch, the rest waits for the next look"
         return status
-    at = f"look {len(looks.looks)} of {looks.batches}"
+    at = f"look {len(looks.looks):,} of {looks.batches:,}"
     if status == "decided":
         saved = last.planned - last.bought
         return f"decided at {at}: {last.bought:,} of {last.planned:,} requests, {saved:,} saved"

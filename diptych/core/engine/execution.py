@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from diptych.core.capabilities import Capability
+from diptych.core.cost import cost_text
 from diptych.core.engine.dispatch import Outcome, batched_method, call_batch, call_trial
 from diptych.core.engine.pacing import Budget, PaidRetries, RetryPolicy
 from diptych.core.engine.persisting import DiskRoom, HeldBlobs, persist
@@ -85,7 +86,7 @@ def _dollars(costs: list[float | None]) -> str:
     known = [c for c in costs if c is not None]
     if not known:
         return "cost not known"
-    text = f"${sum(known):.4f}"
+    text = cost_text(sum(known))
     return text if len(known) == len(costs) else f"{text} and {len(costs) - len(known)} unpriced"
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from diptych.core.builds import builds_by_model, check_build
 from diptych.core.capabilities import Model
+from diptych.core.cost import cost_text
 from diptych.core.engine.execution import MAYBE_PAID, PAID_UNUSABLE, paid
 from diptych.core.engine.executors import execute
 from diptych.core.engine.finishing import finish_run
@@ -143,8 +144,8 @@ async def run_async(
                         )
                 if budget is not None and budget.exhausted:
                     reporter.note(
-                        f"stopped before exceeding --max-cost ${budget.limit:.2f}: "
-                        f"${budget.spent:.2f} committed, {counts['pending']} trials left"
+                        f"stopped before exceeding --max-cost {cost_text(budget.limit)}: "
+                        f"{cost_text(budget.spent)} committed, {counts['pending']:,} trials left"
                     )
     reporter.run_finished(run, counts)
     return run

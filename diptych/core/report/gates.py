@@ -50,7 +50,7 @@ def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
         return {}
     runs = {p.get("name"): p.get("run") for p in audit.scope.get("parts") or []}
     sequential = getattr(audit.gates, "sequential", None)
-    look = f"look {sequential.looks} of {sequential.batches}" if sequential is not None else ""
+    look = f"look {sequential.looks:,} of {sequential.batches:,}" if sequential is not None else ""
     out: dict[tuple[str, str], DecidedInterval] = {}
     for r in audit.gates.results:
         run = runs.get(r.part)

@@ -129,6 +129,25 @@ def _shown(value: Any) -> Any:
     return value
 
 
+def header_words(name: str) -> markupsafe.Markup:
+    """A column's name as its header cell wraps it on a phone: a sign or a unit kept with the
+    word before it ("P(he) + P(she)", "paired %") in a span the phone's styles keep on one
+    line, so that a narrow number column's header wraps in a few lines, not one word or sign
+    a line. Printed, the header wraps between any words (a table must fit the page)."""
+    groups: list[list[str]] = []
+    for word in name.split(" "):
+        if groups and (word in ("+", "%") or groups[-1][-1] == "+"):
+            groups[-1].append(word)
+        else:
+            groups.append([word])
+    return markupsafe.Markup(" ").join(
+        markupsafe.Markup('<span class="keep">{}</span>').format(" ".join(g))
+        if len(g) > 1
+        else g[0]
+        for g in groups
+    )
+
+
 @cache
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -164,6 +183,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id
+    env.filters["header_words"] = header_words
     return env
 
 

@@ -44,7 +44,7 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
         return {}
     last = looks.last
     assert last is not None
-    look = f"look {len(looks.looks)} of {looks.batches}"
+    look = f"look {len(looks.looks):,} of {looks.batches:,}"
     out: dict[str, dict[str, Any]] = {}
     for r in report.results:
         if r.part != part_name or r.rule == "no_regression":

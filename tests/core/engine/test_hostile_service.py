@@ -131,7 +131,7 @@ def test_an_unusable_answer_is_a_paid_failure_with_its_reason_and_cost(
     run = run_images(store, fake, 2)
     failed = by_prompt(store, run.id)["request 0"]
     assert failed.status == "failed" and failed.attempts == 1
-    assert failed.error.startswith(f"paid for, unusable ($0.0400): {reason}")
+    assert failed.error.startswith(f"paid for, unusable ($0.04): {reason}")
     assert failed.error.endswith("(resume the run with --paid-retries N to buy it again)")
     assert failed.provenance["paid_unusable"] == 1 and failed.provenance["paid_failure"] is True
     assert failed.provenance["paid_unusable_cost_usd"] == pytest.approx(PRICE)
@@ -193,7 +193,7 @@ def test_max_cost_counts_paid_retries(
     assert fake.count(path=IMAGES) == 3
     failed = by_prompt(store, run.id)["request 0"]
     assert failed.provenance["paid_unusable"] == 3
-    assert failed.error.startswith("paid for, unusable ($0.1200)")
+    assert failed.error.startswith("paid for, unusable ($0.12)")
     assert run.status == "over-budget"
     assert store.status_counts(run.id) == {"done": 0, "refused": 0, "failed": 1, "pending": 2}
     # The report (and an audit's budget across its parts) counts what was paid for.
@@ -233,7 +233,7 @@ def test_a_service_reported_cost_is_what_a_paid_failure_records(
     [result] = store.run_results(run.id).values()
     # The service's own figure where it gave one, else the model's price: 0.07 + 0.05.
     assert result.provenance["paid_unusable_cost_usd"] == pytest.approx(0.12)
-    assert (result.error or "").startswith("paid for, unusable ($0.1200): no image")
+    assert (result.error or "").startswith("paid for, unusable ($0.12): no image")
 
 
 def test_the_allowance_takes_the_budget_into_account() -> None:

@@ -250,6 +250,81 @@ def test_small_and_overlapping_text_is_found(tmp_path: Path, browser: Any) -> No
     assert any("over" in p for p in screen_problems(over, browser))
 
 
+def test_an_interval_cut_by_a_scroll_boxs_edge_is_found(tmp_path: Path, browser: Any) -> None:
+    """At 390 px, five columns of figures and intervals at 16 px with wide padding scroll,
+    and the box's edge runs through the last interval ("[−33.1, −" in view); the same table
+    in 12 px text with narrow padding fits and passes."""
+    cells = (
+        "<td>masculine</td><td>−3.33</td><td>[−28.6, 22.3]</td><td>−33.7</td>"
+        "<td style='white-space:nowrap'>[−33.1, −13.9]</td>"
+    )
+    table = f'<div class="scroll sticky"><table><tr>{cells}</tr></table></div>'
+    from tests.support.surfaces.screen import intervals_at_the_edge
+
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.set_content(f"<style>td {{ padding: 4px 9px; font: 16px sans-serif }}</style>{table}")
+        (found,) = intervals_at_the_edge(page)
+        assert found.startswith("interval [−33.1, −13.9] cut by its scroll box's edge"), found
+        page.set_content(f"<style>td {{ padding: 4px 3px; font: 12px sans-serif }}</style>{table}")
+        assert intervals_at_the_edge(page) == []
+    finally:
+        page.close()
+
+
+def test_a_header_one_word_a_line_is_found(tmp_path: Path, browser: Any) -> None:
+    """A narrow column of short numbers under "P(he) + P(she) paired %" wraps its header a
+    word or sign a line: a band of header lines over one-line rows. Its signs kept with their
+    words, it takes two."""
+    from diptych.core.report.render import header_words
+    from tests.support.surfaces.screen import tall_headers
+
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        head = (
+            "<table style='font:12px sans-serif;width:40px'><tr><th>{}</th></tr>"
+            "<tr><td>93.4</td></tr></table>"
+        )
+        page.set_content(head.format("P(he) + P(she) paired %"))
+        (found,) = tall_headers(page)
+        assert found.startswith("header “P(he) + P(she) paired %” wraps over "), found
+        assert int(found.split("over ")[1].split()[0]) > 4
+        # As the report writes it, under the phone's rule for it.
+        kept = header_words("P(he) + P(she) paired %")
+        page.set_content("<style>th .keep { white-space: nowrap }</style>" + head.format(kept))
+        assert tall_headers(page) == []
+    finally:
+        page.close()
+
+
+def test_a_tall_chart_with_its_axis_only_at_its_foot_is_found(browser: Any) -> None:
+    """The forest plot of 40 identities, drawn by the report's own chart code: taller than a
+    phone's window, its tick labels above its rows as well as under them; a hand-made chart
+    with ticks under its rows only is found."""
+    from diptych.core.report.charts.model import Chart, ChartPoint, ChartRow
+    from diptych.core.report.charts.svg import draw
+    from tests.support.surfaces.screen import axis_only_below
+
+    rows = [
+        ChartRow(f"identity {i}", [ChartPoint("paired", i - 20.0, i - 30.0, i - 10.0)])
+        for i in range(40)
+    ]
+    chart = Chart(name="c", title="t", axis="expected STS", rows=rows)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.set_content(draw(chart, "narrow-chart", "narrow"))
+        assert axis_only_below(page) == []
+        # The same chart with the labels above its rows taken out.
+        page.evaluate("""() => { const svg = document.querySelector('svg');
+          const band = [...svg.querySelectorAll('rect')][1].getBoundingClientRect().top;
+          for (const t of svg.querySelectorAll('text'))
+            if (t.getBoundingClientRect().top < band) t.remove(); }""")
+        (found,) = axis_only_below(page)
+        assert found.startswith("chart 'narrow-chart' (") and "only under its rows" in found
+    finally:
+        page.close()
+
+
 # --- paper --------------------------------------------------------------------------------
 
 

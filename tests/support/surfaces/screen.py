@@ -2,7 +2,10 @@
 than its box unless it is a table that says it scrolls and keeps its first column in view, a
 table's hint that it scrolls shown exactly when it does, every caption wrapped within the
 window and outside any box that scrolls sideways, an interval never wrapped between its
-bounds nor sharing a line with words, no text under 12 px, no two text boxes over each other.
+bounds nor sharing a line with words nor, in a table of five columns or fewer, cut by a scroll
+box's edge on first view, no header cell over four lines, a chart taller than the window with
+its tick labels above it as well as under it, no text under 12 px, no two text boxes over each
+other.
 :func:`tables_scrolling` finds a table that scrolls at a laptop's width (the scope table's test
 runs it; the five-run audit's tables of annotators, identities and models, 1,024 to 1,174 px
 of numbers and intervals in a 920 px box, still do)."""
@@ -253,6 +256,104 @@ def overlapping(texts: list[dict[str, Any]], slack: float = 0.5) -> list[str]:
     return out
 
 
+#: The most columns a table of figures and intervals has and still fits a phone's 390 px (a
+#: label, two figures and their intervals): a wider one scrolls, says so and keeps its first
+#: column in view, and its box's edge may run through anything in it.
+FITS_A_PHONE = 5
+#: Every interval in a table box of at most ``FITS`` columns that scrolls sideways, as the page
+#: first shows it: whether the box's visible edge runs through it ("[41.9," in view, the rest
+#: out of it).
+_AT_THE_EDGE = r"""FITS => {
+  const out = [];
+  for (const box of document.querySelectorAll('.scroll')) {
+    if (box.getClientRects().length === 0 || box.scrollWidth <= box.clientWidth + 1) continue;
+    const row = box.querySelector('tr');
+    if (!row || row.children.length > FITS) continue;
+    const b = box.getBoundingClientRect();
+    const right = b.left + box.clientLeft + box.clientWidth;
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    let node;
+    while ((node = walker.nextNode())) {
+      const re = /\[[^\]\[]*,[^\]\[]*\]/g;
+      let m;
+      while ((m = re.exec(node.textContent))) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const r = range.getBoundingClientRect();
+        if (r.left < right - 1 && r.right > right + 1)
+          out.push({text: m[0], shown: Math.round(right - r.left), width: Math.round(r.width),
+                    columns: row.children.length, over: box.scrollWidth - box.clientWidth});
+      }
+    }
+  }
+  return out;
+}"""
+
+#: Every table header cell: how many lines its words take.
+_HEADER_LINES = r"""() => [...document.querySelectorAll('th')]
+  .filter(th => th.getClientRects().length > 0 && th.innerText.trim())
+  .map(th => {
+    const range = document.createRange();
+    range.selectNodeContents(th);
+    const tops = new Set([...range.getClientRects()].filter(r => r.width > 0.5)
+      .map(r => Math.round(r.top)));
+    return {text: th.innerText.trim().replace(/\s+/g, ' '), lines: tops.size};
+  })"""
+#: The most lines a header cell may take: more, and one word a line makes a band of header
+#: taller than the rows it names, mostly empty beside it.
+HEADER_LINES = 4
+
+#: Every chart drawn taller than the window: whether tick labels (numbers centred on their
+#: tick) stand above its first row as well as under its last.
+_TALL_CHARTS = r"""() => [...document.querySelectorAll('svg.chart')]
+  .filter(svg => svg.getClientRects().length > 0
+          && svg.getBoundingClientRect().height > window.innerHeight)
+  .map(svg => {
+    const box = svg.getBoundingClientRect();
+    const ticks = [...svg.querySelectorAll('text[text-anchor="middle"]')]
+      .filter(t => /^[−-]?\d+(\.\d+)?$/.test(t.textContent.trim()))
+      .map(t => t.getBoundingClientRect().top - box.top);
+    // The row bands: rectangles as wide as the chart, after its background.
+    const rows = [...svg.querySelectorAll('rect')]
+      .filter(r => r.getAttribute('width') === svg.getAttribute('width')).slice(1)
+      .map(r => r.getBoundingClientRect());
+    const first = rows.length ? Math.min(...rows.map(r => r.top - box.top)) : box.height;
+    return {id: svg.id, height: Math.round(box.height),
+            above: ticks.some(y => y < first), below: ticks.some(y => y > first)};
+  })"""
+
+
+def intervals_at_the_edge(page: Any) -> list[str]:
+    """An interval cut by the visible edge of a scrolling table that should fit a phone (at
+    most :data:`FITS_A_PHONE` columns) on first view: a reader sees its low bound and not its
+    high one."""
+    return [
+        f"interval {i['text']} cut by its scroll box's edge ({i['shown']} of {i['width']} px "
+        f"in view; {i['columns']} columns, {i['over']} px over)"
+        for i in page.evaluate(_AT_THE_EDGE, FITS_A_PHONE)
+    ]
+
+
+def tall_headers(page: Any) -> list[str]:
+    return [
+        f"header “{h['text']}” wraps over {h['lines']} lines"
+        for h in page.evaluate(_HEADER_LINES)
+        if h["lines"] > HEADER_LINES
+    ]
+
+
+def axis_only_below(page: Any) -> list[str]:
+    """A chart taller than the window with its tick labels only under its rows: at its top a
+    reader cannot tell where a value lies."""
+    return [
+        f"chart {c['id']!r} ({c['height']} px) has its tick labels only "
+        f"{'under' if c['below'] else 'over'} its rows"
+        for c in page.evaluate(_TALL_CHARTS)
+        if not (c["above"] and c["below"])
+    ]
+
+
 def screen_problems(html: Path, browser: Any) -> list[str]:
     """Every problem of the screen checks, at each of :data:`VIEWPORTS`."""
     problems = []
@@ -264,6 +365,9 @@ def screen_problems(html: Path, browser: Any) -> list[str]:
             problems += [f"{name}: {p}" for p in hints_wrong(page)]
             problems += [f"{name}: {p}" for p in captions_off_screen(page)]
             problems += [f"{name}: {p}" for p in intervals_broken(page)]
+            problems += [f"{name}: {p}" for p in intervals_at_the_edge(page)]
+            problems += [f"{name}: {p}" for p in tall_headers(page)]
+            problems += [f"{name}: {p}" for p in axis_only_below(page)]
             texts = page.evaluate(_TEXTS)
             problems += [f"{name}: {p}" for p in small_text(texts)]
             problems += [f"{name}: {p}" for p in overlapping(texts)]

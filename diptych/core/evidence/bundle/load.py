@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -36,6 +37,7 @@ from diptych.core.evidence.bundle.merge import merge
 from diptych.core.evidence.bundle.rows import from_parquet
 from diptych.core.json_input import parse_json
 from diptych.core.store import Store
+from diptych.core.store.leases import host_name, process_alive, process_start
 
 _AGAIN = "export it again from the workspace it came from"
 _SAFE_DIR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
@@ -219,6 +221,36 @@ def check_bundle(bundle: Path, *, limits: BundleLimits | None = None) -> None:
         reader.close()
 
 
+#: An import unpacks a bundle into a folder of the workspace named for its process: one killed
+#: (SIGKILL, a power cut) never removes it, and the next import does, once that process is gone.
+STAGING = ".bundle-import-"
+
+
+def _host_tag() -> str:
+    return re.sub(r"[^A-Za-z0-9]", "", host_name())[:40] or "host"
+
+
+def staging_prefix(pid: int) -> str:
+    """The start of the staging folder's name of process ``pid`` of this host: its pid, when
+    it started (so a reused pid is not taken for it) and the host."""
+    return f"{STAGING}{pid}.{process_start(pid) or 0}.{_host_tag()}."
+
+
+def remove_stale_staging(workspace: Path) -> list[Path]:
+    """Remove the staging folders of imports whose process no longer runs; a live import's,
+    another host's (whose processes cannot be seen from here) and any folder not named so are
+    left. Returns the folders removed."""
+    removed = []
+    for folder in workspace.glob(f"{STAGING}*"):
+        pid, started, host, *_ = [*folder.name[len(STAGING) :].split("."), "", "", ""]
+        if not pid.isdigit() or host != _host_tag():
+            continue
+        if not process_alive(int(pid), "" if started == "0" else started):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def import_bundle(
     store: Store, bundle: Path, *, limits: BundleLimits | None = None
 ) -> ImportSummary:
@@ -229,7 +261,8 @@ def import_bundle(
         raise BundleError(f"{bundle}: no such file; give the bundle's path")
     limits = limits or BundleLimits()
     reader = ArchiveReader(bundle, limits)
-    staging = Path(tempfile.mkdtemp(dir=store.path, prefix=".bundle-import-"))
+    remove_stale_staging(store.path)
+    staging = Path(tempfile.mkdtemp(dir=store.path, prefix=staging_prefix(os.getpid())))
     try:
         manifest = read_manifest(reader)
         listed = check_members(reader, manifest)

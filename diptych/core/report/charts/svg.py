@@ -225,12 +225,17 @@ def _tick(value: float) -> str:
     return minus(f"{value:g}") if float(value).is_integer() else figure_text(value)
 
 
+def _tick_labels(frame: _Frame, y: float) -> list[str]:
+    """The axis' tick labels on baseline ``y``, thinned until they have room."""
+    values = ticks(frame.low, frame.high)
+    x_of = {t: frame.x(t) for t in values}
+    return [_text(x_of[t], y, _tick(t), "middle") for t in _thinned(values, x_of)]
+
+
 def _axis(chart: Chart, frame: _Frame, y: float) -> tuple[list[str], float]:
     """Tick labels under the plot from baseline ``y``, then the axis' name wrapped to the
     plot's width; the parts and the bottom of the last line."""
-    values = ticks(frame.low, frame.high)
-    x_of = {t: frame.x(t) for t in values}
-    out = [_text(x_of[t], y, _tick(t), "middle") for t in _thinned(values, x_of)]
+    out = _tick_labels(frame, y)
     centre = (frame.x0 + frame.x1) / 2
     lines = wrap(chart.axis, frame.x1 - frame.x0, max_lines=4)
     for i, line in enumerate(lines):
@@ -259,6 +264,10 @@ PRINT_HEIGHT = 280.0
 PAGE_HEIGHT = 400.0
 #: What a chart takes besides its rows: legend, side label, tick labels and axis name.
 _FRAME_HEIGHT = 110.0
+#: Rows taller than this (half a page, most of a laptop's window, a third of a phone's) put
+#: the tick labels above the plot too: a reader at its top row cannot see the axis at its foot.
+#: A printed part stays under it (:func:`print_parts`) and has its axis under its rows.
+TOP_AXIS_FROM = PAGE_HEIGHT - _FRAME_HEIGHT
 
 
 def print_parts(
@@ -318,20 +327,24 @@ def draw(chart: Chart, element_id: str, layout: Layout = "wide") -> str:
         # The side column's name over its values, on a line of its own below the legend.
         y += LINE
         body.append(_text(width - 6, y, chart.side_label, "end", ' font-weight="600"'))
+    heights = [_row_height(r.label, n_series, layout, side_w) for r in chart.rows]
+    if sum(heights) > TOP_AXIS_FROM:
+        y += LINE
+        body += _tick_labels(frame, y)
     top = y + 8
     rows: list[str] = []
     y0 = top
     for i, row in enumerate(chart.rows):
         if layout == "wide":
             lines = wrap(row.label, label_w - 16)
-            h = _row_height(row.label, n_series, layout)
+            h = heights[i]
             ys = _points_y(n_series, y0 + h / 2 - 4 * (n_series - 1))
             first = y0 + h / 2 - LINE * (len(lines) - 1) / 2 + 4
             texts = [_text(label_w - 8, first + LINE * k, t, "end") for k, t in enumerate(lines)]
             side_y = y0 + h / 2 + 4
         else:
             lines = wrap(row.label, width - 12 - side_w)
-            h = LINE * len(lines) + 8 * n_series + 8
+            h = heights[i]
             texts = [_text(6, y0 + 12 + LINE * k, t) for k, t in enumerate(lines)]
             ys = _points_y(n_series, y0 + LINE * len(lines) + 6)
             side_y = y0 + 12

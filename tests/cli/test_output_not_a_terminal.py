@@ -1,0 +1,132 @@
+"""What a command prints where it is not a terminal (a log file in CI, a pipe): no line of
+prose is broken inside its sentence at rich's 80-column fallback, and a table takes the width
+its content needs, so no cell is cut."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from rich.table import Table
+
+from diptych.cli.console import SafeConsole
+from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE, planted_audit
+from tests.support.surfaces.text import cut_problems
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "audits" / "smollm2-offline.yaml"
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+SENTENCE = " ".join(["a sentence that a log keeps on one line"] * 6)
+
+
+@pytest.fixture
+def no_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty working directory, output captured (no terminal), no width set."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("DIPTYCH_STORE", raising=False)
+    return tmp_path
+
+
+def _wide_table() -> Table:
+    table = Table("part", "models")
+    table.add_row("pst-text", "identities: 1 round × 2, agent smollm2; " + "x" * 60)
+    return table
+
+
+def test_a_console_into_a_file_keeps_sentences_and_table_cells_whole(no_terminal: Path) -> None:
+    out = io.StringIO()
+    console = SafeConsole(file=out)
+    console.print(SENTENCE)
+    console.print(_wide_table())
+    lines = out.getvalue().splitlines()
+    assert lines[0] == SENTENCE  # 245 characters, one line
+    assert any("agent smollm2; " + "x" * 60 in line for line in lines)
+
+
+def test_a_width_asked_for_is_a_terminals(
+    no_terminal: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``COLUMNS=80`` into a file lays out as an 80-column terminal would."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = io.StringIO()
+    console = SafeConsole(file=out)
+    console.print(SENTENCE)
+    console.print(_wide_table())
+    lines = out.getvalue().splitlines()
+    assert len(lines[0]) <= 80 and lines[0] != SENTENCE
+    assert max(len(line.rstrip()) for line in lines) <= 80
+
+
+def test_a_terminal_still_wraps_at_its_width() -> None:
+    out = io.StringIO()
+    SafeConsole(file=out, force_terminal=True, width=80, color_system=None).print(SENTENCE)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3 and max(len(line.rstrip()) for line in lines) <= 80
+
+
+@pytest.mark.usefixtures("scripted_plugin")
+def test_audit_run_into_a_log_breaks_no_sentence(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run's lines are longer than 80 characters: each stays whole."""
+    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
+    file = planted_audit(no_terminal / "a.yaml", gates, MASC, FEM, name="ci-log", seed=2)
+    ws = str(no_terminal / "ws")
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--until-decided",
+                     "--batches", "4", "--out", str(no_terminal / "rep"))  # fmt: skip
+    assert code == 0, out
+    assert re.search(
+        r"^run pst-text-\w+ partial: its batch bought \(36 done\); 108 trials wait for the "
+        r"gates' next look$",
+        out,
+        re.MULTILINE,
+    ), out
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file),
+                     "--out", str(no_terminal / "rep"))  # fmt: skip
+    assert code == 0, out
+    assert re.search(
+        r"^run pst-text-\w+: 144 trials planned, 36 already stored, 108 requests to run$",
+        out,
+        re.MULTILINE,
+    ), out
+    assert cut_problems(out) == [], out
+
+
+def test_audit_check_into_a_log_prints_its_plan_table_whole(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = call(capsys, "audit", "check", str(EXAMPLE))
+    assert code == 0, out
+    rows = [line.rstrip() for line in out.splitlines()]
+    header = next(i for i, line in enumerate(rows) if line.startswith("part "))
+    # As wide as its content: every cell whole, the cost wrapped in its own column only.
+    assert rows[header : header + 4] == [
+        "part        kind    probe            trials  stored  requests  cost"
+        "                    models",
+        "pst-text    probe   pst-text          6,560       0     1,640  not priced (computed"
+        "    smollm2",
+        "                                                               on this machine)",
+        "identities  search  pst-text  agent decides                    ≤ budget"
+        "                identities: 1 round × 2, agent smollm2",
+    ]
+    assert cut_problems(out) == [], out
+
+
+@pytest.mark.usefixtures("scripted_plugin")
+def test_run_into_a_log_prints_its_summary_and_notes_each_on_one_line(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lists = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+    code, out = call(capsys, "--store", str(no_terminal / "ws"), "run", "pst-text", "-m",
+                     "scripted-likelihood", "-p", "setting=paired", *lists)  # fmt: skip
+    assert code == 0, out
+    lines = out.splitlines()
+    summary = next(line for line in lines if line.startswith("Stereotype Test Score (STS"))
+    assert summary.endswith("follows as a secondary figure (intervals over drawn samples).")
+    floor = next(line for line in lines if line.startswith("† STS paired"))
+    assert floor.endswith("the interval would be wider and speak for identities like these)")
+    assert cut_problems(out) == [], out
