@@ -249,7 +249,7 @@ class AuditScreen(Screen[None]):
 
         def on_look(batch: int, batches: int, report: Any) -> None:
             # Each look's gates, their anytime-valid intervals narrowing batch by batch.
-            note = f"look {batch} of {batches}: " + (
+            note = f"look {batch:,} of {batches:,}: " + (
                 report.sequential.sentence() if report.sequential else "anytime-valid"
             )
             self.app.call_from_thread(self.post_message, AuditGates(gate_lines(report), [], note))
