@@ -91,7 +91,10 @@ def test_every_package_has_its_room_and_every_room_is_a_package(boxes: Any) -> N
     core = boxes[2][1]
     assert set(core) == packages(PACKAGE / "core")
     assert set(core["metrics"]) == packages(PACKAGE / "core" / "metrics")
-    rooms = {room: nested for _, box in boxes for room, nested in box.items()}
+    # The top-level rooms (the core's own plugins/, the host, is another room of that name).
+    rooms = {
+        room: nested for i, (_, box) in enumerate(boxes) if i != 2 for room, nested in box.items()
+    }
     for room in ("tui", "plugins"):
         assert set(rooms[room]) == packages(PACKAGE / room) - {"__pycache__"}, room
 

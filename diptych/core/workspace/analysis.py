@@ -20,7 +20,6 @@ from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.plugins import build_model
 from diptych.core.workspace.review import Review
-from diptych.core.workspace.standings import Standings
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
@@ -39,6 +38,9 @@ class Analysis(Namespace):
         self._review = review
         self._annotators = annotators
         self._findings = findings
+        #: How a report ranks the models of its runs (``ws.standings.table``): handed in by
+        #: the workspace, because the standings read this namespace's analyses in turn.
+        self.rank: Callable[[Sequence[str]], Any] | None = None
 
     def analyze(
         self,
@@ -204,4 +206,6 @@ class _ReportSource:
 
     def standings(self, run_ids: Sequence[str]) -> Any:
         """Every model of the runs side by side (``ws.standings.table``)."""
-        return Standings(self._analysis._kernel, self._analysis).table(run_ids)
+        if self._analysis.rank is None:
+            raise RuntimeError("the workspace hands Analysis its standings before a report")
+        return self._analysis.rank(run_ids)

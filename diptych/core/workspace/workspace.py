@@ -120,6 +120,7 @@ class Workspace:
         self.analysis = Analysis(kernel, self.review, self.annotators, self.findings)
         self.audits = Audits(kernel, self.analysis)
         self.standings = Standings(kernel, self.analysis)
+        self.analysis.rank = self.standings.table
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
         self.evidence = Evidence(kernel, self.analysis, self.audits)
