@@ -124,3 +124,15 @@ def test_design_words_say_long_lists_by_length() -> None:
     key, words = design_of("pst-text", "1", {"masculine": MASC, "seed": 0, "aspects": ["x"]},
                            apart_from=("aspects",))  # fmt: skip
     assert "aspects" not in key and words == "pst-text v1 (masculine=4 listed, seed=0)"
+
+
+def test_the_floor_mark_is_explained_only_where_a_row_carries_it() -> None:
+    from diptych.core.report.standings_tables import standings_text
+
+    # Four identities a side: every interval resamples them, none falls to its floor.
+    a, b = sample("A", 0.6, wiggle=0.3), sample("B", 0.2, wiggle=0.5)
+    table = standings([measured(a, "r1"), measured(b, "r2")], n_boot=200).tables[0]
+    assert not any(s.figure.floor for s in table.standings)
+    text = standings_text(table)
+    assert "†" not in text.units and "floor" not in text.units
+    assert text.units.startswith("95% interval: over the ")

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from diptych.core.errors import ManifestError
+from diptych.core.store.connection import DB_NAME
 from diptych.core.trials import sha256_hex
 
 #: The manifest's and its signature's names inside the report's directory. The signature is
@@ -118,7 +119,10 @@ def _walk(directory: Path) -> Iterator[Path]:
                 "its place"
             )
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk(path)
+            # A workspace kept beside its report (the demo's .diptych/) is not the report: its
+            # database changes with every read, and the bundle carries its records instead.
+            if not (path / DB_NAME).is_file():
+                yield from _walk(path)
         elif entry.is_file(follow_symlinks=False):
             yield path
 

@@ -148,6 +148,22 @@ def header_words(name: str) -> markupsafe.Markup:
     )
 
 
+#: An option's name in a printed command ("--until-decided"): never broken after its hyphens.
+_OPTION = re.compile(r"(?<![^\s])(--?[A-Za-z][\w-]*)")
+
+
+def command_html(command: str) -> markupsafe.Markup:
+    """A command as a ``<pre>`` prints it: each option's name in a span kept on one line, so a
+    page breaks the command only between its words, never as ``--until-`` / ``decided``,
+    which a reader copying it from paper would type as given. The text copied is unchanged."""
+    return markupsafe.Markup("").join(
+        markupsafe.Markup('<span class="option">{}</span>').format(part)
+        if i % 2
+        else markupsafe.escape(part)
+        for i, part in enumerate(_OPTION.split(command))
+    )
+
+
 @cache
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -184,6 +200,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     env.filters["data_uri"] = data_uri
     env.filters["id"] = id
     env.filters["header_words"] = header_words
+    env.filters["command_html"] = command_html
     return env
 
 

@@ -103,9 +103,13 @@ def standings_text(table: DesignTable) -> StandingsText:
             for s in table.standings
             for mark, said in _said_of(s)
         ],
-        units=(
-            f"{INTERVAL}: over the {table.unit_words}, or, marked {FLOOR_MARK}, over the "
-            "pairings of identities seen only (it fell to its floor)"
+        # The † is explained only where a row carries it.
+        units=f"{INTERVAL}: over the {table.unit_words}"
+        + (
+            f", or, marked {FLOOR_MARK}, over the pairings of identities seen only (it fell "
+            "to its floor)"
+            if any(s.figure.floor for s in table.standings)
+            else ""
         ),
     )
 

@@ -16,6 +16,7 @@ from diptych.core.evidence.manifest import (
     first_difference,
     read_manifest,
     record_digest,
+    report_paths,
 )
 from diptych.core.evidence.signing import _matches
 from diptych.core.evidence.verify import (
@@ -113,3 +114,24 @@ def test_the_text_of_a_page_leaves_out_styles_scripts_and_attributes() -> None:
         '<img src="data:image/png;base64,AAAA1234"><script>var x = 42;</script>'
     )
     assert html_text(page) == "STS −0.55"
+
+
+def test_a_workspace_kept_beside_its_report_is_not_one_of_its_files(tmp_path: Path) -> None:
+    # The demo writes its workspace into the report's folder: its database changes as it is
+    # read (a -shm, a -wal, a lock), so a signature over it would fail the next verify.
+    (tmp_path / "report.html").write_text("<p>report</p>", encoding="utf-8")
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "chart.svg").write_text("<svg/>", encoding="utf-8")
+    workspace = tmp_path / ".diptych"
+    workspace.mkdir()
+    for name in ("diptych.db", "diptych.db-wal", "diptych.db-shm", ".setup.lock"):
+        (workspace / name).write_bytes(b"x")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "diptych.db-wal").write_bytes(
+        b"a folder without a database is the report's"
+    )
+    assert report_paths(tmp_path) == [
+        "figures/chart.svg",
+        "notes/diptych.db-wal",
+        "report.html",
+    ]
