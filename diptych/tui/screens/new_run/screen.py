@@ -217,8 +217,11 @@ class NewRunScreen(Screen[RunRequest | None]):
     @on(SelectionList.SelectionHighlighted, "#models")
     def _models_in_view(self) -> None:
         # The list scrolls its own rows; the pane around it must show the list too, or the
-        # highlighted model is below the pane's edge.
-        self.query_one("#models", SelectionList).scroll_visible(animate=False)
+        # highlighted model is below the pane's edge. Only while the user is in the list: a
+        # highlight set as the list is filled must not scroll the probe out of a new form.
+        models = self.query_one("#models", SelectionList)
+        if models.has_focus:
+            models.scroll_visible(animate=False)
 
     @on(Input.Submitted, "#models-search")
     def _to_models(self) -> None:
