@@ -309,7 +309,7 @@ def decide_gates(
     """Print the gates' verdicts (and write JUnit XML, a GitHub step summary); the exit code."""
     import os
 
-    from diptych.cli.verdict_formats import gate_line, junit_xml, markdown_table
+    from diptych.cli.verdict_formats import gate_line, junit_xml, markdown_table, verdict_width
     from diptych.core.audit.gates import exit_code
 
     report = ws.audits.gates(ref, overrides)
@@ -333,10 +333,11 @@ def decide_gates(
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())
+    width = verdict_width(report.results)
     for r in report.results:
-        typer.echo(gate_line(r))
+        typer.echo(gate_line(r, width))
         if r.method != "t":
-            typer.echo(f"{'':<27}interval: {r.method}")
+            typer.echo(f"{'':<{width + 1}}interval: {r.method}")
     verdicts = [r.verdict for r in report.results]
     typer.echo(
         f"{verdicts.count('pass')} passed, {verdicts.count('fail')} failed, "

@@ -30,10 +30,17 @@ def verdict_text(r: GateResult) -> str:
     return f"INCONCLUSIVE ({'blocks' if r.blocks else r.on_inconclusive})"
 
 
-def gate_line(r: GateResult) -> str:
-    """One line: figure, value, interval at its adjusted level, rule, verdict, note."""
+def verdict_width(results: list[GateResult]) -> int:
+    """The verdict column's width: the longest verdict among these gates, so that a list of
+    PASS lines has no gap sized for an "INCONCLUSIVE (blocks)" that is not there."""
+    return max((len(verdict_text(r)) for r in results), default=0)
+
+
+def gate_line(r: GateResult, width: int = 0) -> str:
+    """One line: verdict (padded to ``width``), figure, value, interval at its adjusted level,
+    rule, note."""
     line = (
-        f"{verdict_text(r):<26} {r.part}: {r.figure} = {_num(r.value)}, "
+        f"{verdict_text(r):<{width}} {r.part}: {r.figure} = {_num(r.value)}, "
         f"{interval_text(r)}; {r.rule_text}"
     )
     return f"{line} — {r.note}" if r.note else line

@@ -1,0 +1,44 @@
+"""The gate lines ``diptych audit gate`` prints: the verdict column is as wide as the longest
+verdict among the gates printed, so a list of PASS lines reads without a gap."""
+
+from __future__ import annotations
+
+import re
+
+from diptych.cli.verdict_formats import gate_line, verdict_width
+from diptych.core.audit.gates import GateResult
+
+
+def _gate(verdict: str, on_inconclusive: str = "warn") -> GateResult:
+    return GateResult(
+        label="sts",
+        part="pst",
+        figure="STS paired",
+        rule="below",
+        limit=25.0,
+        verdict=verdict,  # type: ignore[arg-type]
+        value=11.57,
+        ci_low=2.75,
+        ci_high=20.6,
+        confidence=0.95,
+        method="t",
+        on_inconclusive=on_inconclusive,  # type: ignore[arg-type]
+    )
+
+
+def test_pass_lines_have_one_space_after_the_verdict() -> None:
+    gates = [_gate("pass"), _gate("pass")]
+    width = verdict_width(gates)
+    assert width == len("PASS")
+    for g in gates:
+        assert gate_line(g, width).startswith("PASS pst: STS paired = 11.6, 95% ")
+
+
+def test_the_column_widens_only_for_a_longer_verdict_present() -> None:
+    gates = [_gate("pass"), _gate("inconclusive", "fail")]
+    width = verdict_width(gates)
+    assert width == len("INCONCLUSIVE (blocks)")
+    lines = [gate_line(g, width) for g in gates]
+    # Both figures start in the same column.
+    assert len({line.index("pst:") for line in lines}) == 1
+    assert not re.search(r"INCONCLUSIVE \(blocks\) {2}", lines[1])
