@@ -28,17 +28,6 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _REMARK = re.compile(r"(^|\s)#\s")
 _PROMPT = re.compile(r"^\s*\$ ")
 
-#: Lines the plugin cookbook quotes verbatim from the files ``diptych plugins new`` writes
-#: (tests/plugins_author/test_scaffold.py holds each excerpt to its template): their width is
-#: the template's, so they are shortened there first and then dropped from this list.
-QUOTED_FROM_THE_SCAFFOLD = {
-    "docs/plugins/cookbook.md": [
-        "    # A percentile interval of a mean lies within the range of what it resamples.",
-        "        # Pacing and price: the engine keeps to these, and prices a run before it starts.",
-        "    assert ran.estimate.cost == pytest.approx(0.03)  # priced before anything ran",
-    ],
-}
-
 
 def _blocks(text: str) -> list[list[tuple[int, str]]]:
     """A page's fenced blocks, each as its numbered lines (fences left out)."""
@@ -59,7 +48,6 @@ def too_wide(name: str, text: str) -> list[str]:
     """The lines of page ``name`` (its path from the repository root) whose remark a reader
     would find cut: ``name:line (columns, columns shown)``."""
     visible = VISIBLE_ON_GITHUB if name == "README.md" else VISIBLE
-    quoted = QUOTED_FROM_THE_SCAFFOLD.get(name, [])
     found = []
     for block in _blocks(text):
         prompted = any(_PROMPT.match(line) for _, line in block)
@@ -69,7 +57,7 @@ def too_wide(name: str, text: str) -> list[str]:
             continued = typed and line.rstrip().endswith("\\")
             if not typed:
                 continue
-            if len(line) > visible and _REMARK.search(line) and line not in quoted:
+            if len(line) > visible and _REMARK.search(line):
                 found.append(f"{name}:{n} ({len(line)} columns, {visible} shown)")
     return found
 
@@ -81,14 +69,6 @@ def test_every_remark_in_a_code_block_is_whole_on_a_desktop_page() -> None:
         for line in too_wide(page.relative_to(ROOT).as_posix(), page.read_text(encoding="utf-8"))
     ]
     assert found == [], "shorten the remark, or put it on its own line above:\n" + "\n".join(found)
-
-
-def test_the_lines_quoted_from_the_scaffold_are_still_printed() -> None:
-    for name, lines in QUOTED_FROM_THE_SCAFFOLD.items():
-        text = (ROOT / name).read_text(encoding="utf-8")
-        printed = [line for block in _blocks(text) for _, line in block]
-        stale = [line for line in lines if line not in printed]
-        assert not stale, f"{name} no longer prints these; drop them from the list: {stale}"
 
 
 def test_the_check_finds_a_cut_remark_at_the_edge_and_nothing_else() -> None:
