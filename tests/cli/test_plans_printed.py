@@ -13,15 +13,6 @@ from tests.support.surfaces.text import cut_problems, printed_problems
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "audits" / "smollm2-offline.yaml"
 
 
-@pytest.fixture
-def no_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """An empty directory as the working one, no workspace named, no width set."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("DIPTYCH_STORE", raising=False)
-    monkeypatch.delenv("COLUMNS", raising=False)
-    return tmp_path
-
-
 def test_the_cut_check_catches_a_line_ending_mid_phrase() -> None:
     assert len(cut_problems("variance: figures, standing in for a text model's\nnext")) == 1
     assert len(cut_problems("6,560 trials planned, 164 requests to \nrun")) == 1
@@ -45,10 +36,17 @@ def test_a_dry_run_with_one_identity_a_side_says_why_there_is_no_interval(
     assert "df 0" not in out
 
 
+@pytest.mark.parametrize("columns", [None, "200"], ids=["a log", "200 columns"])
 def test_audit_check_lays_out_its_plan_with_separators_and_the_cost_in_its_cell(
-    no_terminal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    no_terminal: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    columns: str | None,
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "200")
+    # Into a log (no terminal, no width) and at a wide terminal alike: as wide as its content,
+    # every cell whole, the cost wrapped in its own column only.
+    if columns is not None:
+        monkeypatch.setenv("COLUMNS", columns)
     code, out = call(capsys, "audit", "check", str(EXAMPLE))
     assert code == 0, out
     rows = [line.rstrip() for line in out.splitlines()]
@@ -63,6 +61,7 @@ def test_audit_check_lays_out_its_plan_with_separators_and_the_cost_in_its_cell(
         "                identities: 1 round × 2, agent smollm2",
     ]
     assert printed_problems(out) == [], out
+    assert cut_problems(out) == [], out
 
 
 @pytest.mark.parametrize(

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Label
 
-from diptych.core.safe_text import escape_controls
-from diptych.tui.widgets.dialog_keys import dialog_keys
+from diptych.tui.widgets.yes_no import YesNo
 
 
 def confirmation_text(row_id: str, what: str, status: str, reason: str) -> str:
@@ -26,62 +20,14 @@ def confirmation_text(row_id: str, what: str, status: str, reason: str) -> str:
     )
 
 
-class ConfirmAccept(ModalScreen[bool]):
+class ConfirmAccept(YesNo):
     """Asks whether to accept a proposal the session did not confirm; answers True to
     accept."""
 
-    DEFAULT_CSS = """
-    ConfirmAccept {
-        align: center middle;
-    }
-    ConfirmAccept > Vertical {
-        width: 70;
-        max-width: 95%;
-        height: auto;
-        border: thick $warning;
-        background: $surface;
-        padding: 0 1;
-    }
-    ConfirmAccept #confirm-text {
-        width: 100%;
-    }
-    ConfirmAccept #confirm-keys {
-        width: 100%;
-        margin-bottom: 1;
-    }
-    ConfirmAccept Horizontal {
-        height: auto;
-        align: right middle;
-    }
-    ConfirmAccept Button {
-        margin-left: 1;
-    }
-    """
+    YES = "Accept anyway"
+    YES_DOES = "accepts"
+    ID = "confirm"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Accept anyway"),
         Binding("n,escape", "answer(False)", "Cancel"),
     ]
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            # The reason comes from a model's answers: escaped, never replayed by the terminal.
-            yield Label(escape_controls(self.text), id="confirm-text", markup=False)
-            yield Label(dialog_keys("accepts", key="y", cancel="n or escape"), id="confirm-keys")
-            with Horizontal():
-                yield Button("Accept anyway (y)", variant="warning", id="confirm-yes")
-                yield Button("Cancel (n)", id="confirm-no")
-
-    def on_mount(self) -> None:
-        # Cancel is the default: Enter on an unread dialog must not accept.
-        self.query_one("#confirm-no", Button).focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm-yes")
-
-    def action_answer(self, accept: bool) -> None:
-        self.dismiss(accept)
