@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from diptych.core.audit.schema import AnnotatorEntry, AuditFile, Search, file_hash, load_audit
+from diptych.core.audit.record import AuditRecord
+from diptych.core.audit.schema import (
+    AnnotatorEntry,
+    AuditFile,
+    Search,
+    file_hash,
+    load_audit,
+    parse_audit,
+)
 from diptych.core.capabilities import Capability
 from diptych.core.errors import UsageError
 from diptych.core.workspace import Estimate, Workspace
@@ -127,8 +135,16 @@ class AuditPlan:
         }
 
 
-def read_audit(source: str | os.PathLike[str] | AuditFile) -> tuple[AuditFile, str, str]:
-    """The audit, its file's sha256 and text, from a path (or an already parsed file)."""
+#: What an audit is read from: its file, an audit built in memory, or a recorded audit's text
+#: (the file as it ran, kept by the workspace: opened so when the file moved or is gone).
+AuditSource = str | os.PathLike[str] | AuditFile | AuditRecord
+
+
+def read_audit(source: AuditSource) -> tuple[AuditFile, str, str]:
+    """The audit, its file's sha256 and text, from a path (or an already parsed file, or the
+    text a recorded audit kept, under the hash it was recorded with: the same audit id)."""
+    if isinstance(source, AuditRecord):
+        return parse_audit(source.file_text, source.file_path), source.file_hash, source.file_text
     if isinstance(source, AuditFile):
         dumped = json.dumps(source.model_dump(), sort_keys=True)
         return source, file_hash(dumped), dumped
@@ -204,7 +220,7 @@ def audit_parts(audit: AuditFile) -> list[Part]:
 
 def plan_audit(
     ws: Workspace,
-    source: str | os.PathLike[str] | AuditFile,
+    source: AuditSource,
     *,
     precision: bool = False,
     target_width: float | None = None,

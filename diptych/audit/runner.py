@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from diptych.audit.plan import AuditPlan, Part, PartPlan, plan_parts, read_audit
+from diptych.audit.plan import AuditPlan, AuditSource, Part, PartPlan, plan_parts, read_audit
 from diptych.audit.sequential import (
     LookEvent,
     SequentialOutcome,
@@ -28,6 +28,7 @@ from diptych.audit.sequential import (
 )
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.cost import Cost
@@ -98,7 +99,7 @@ def _run_of(ws: Workspace, fingerprint: str) -> str | None:
 
 async def run_audit(
     ws: Workspace,
-    source: str | os.PathLike[str] | AuditFile,
+    source: AuditSource,
     *,
     options: RunOptions | None = None,
     reporter: Reporter | None = None,
@@ -123,8 +124,15 @@ async def run_audit(
         audit = apply_overrides(audit, dict(overrides))
     plan = plan_parts(ws, audit, digest)
     where = Path(out_dir) if out_dir is not None else None
-    # An audit built in memory (``diptych run --gate``) has no file to name.
-    path = "(command line)" if isinstance(source, AuditFile) else str(source)
+    # An audit built in memory (``diptych run --gate``) has no file to name; a file is named by
+    # its full path, so that the audit opens from any directory; a recorded audit's text run
+    # again keeps the file it was recorded with.
+    if isinstance(source, AuditFile):
+        path = "(command line)"
+    elif isinstance(source, AuditRecord):
+        path = source.file_path
+    else:
+        path = str(Path(source).resolve())
     if until_decided:
         return await _run_until_decided(
             ws, plan, path=path, text=text, options=options, reporter=reporter,

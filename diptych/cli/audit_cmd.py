@@ -383,6 +383,7 @@ def list_audits(
             {
                 "id": a.id,
                 "name": a.name,
+                "file": a.file_path,
                 "file_hash": a.file_hash,
                 "status": a.status,
                 "report": a.report,

@@ -10,7 +10,7 @@ import typer
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.core.audit.run_status import rest_to_buy
+from diptych.core.audit.run_status import decided_at, rest_to_buy
 from diptych.core.errors import UsageError
 from diptych.core.workspace import RunOptions
 
@@ -24,8 +24,9 @@ def ask_rest_of_decided(ctx: typer.Context, run_id: str, paid_retries: int) -> N
         if run.status != "decided":
             return
         est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
+        at = decided_at(ws.runs.status_text(run.id))
     console = Console(soft_wrap=True, stderr=True)
-    console.print(rest_to_buy(run.id, est.planned - est.cached, est.to_run, est.cost),
+    console.print(rest_to_buy(run.id, at, est.planned - est.cached, est.to_run, est.cost),
                   markup=False)  # fmt: skip
     if not sys.stdin.isatty():
         raise UsageError(f"nothing bought: add --yes to buy the rest of {run.id}")

@@ -84,10 +84,12 @@ class LastRequestLoaded(Message):
 
 @dataclass
 class RestEstimated(Message):
-    """What resuming a decided run would buy, in words, for the question ``u`` asks first."""
+    """What resuming a decided run would buy, in words, for the question ``u`` asks first
+    (``ask``), or for the line ``p`` and ``c`` say of it."""
 
     run_id: str
     text: str
+    ask: bool = True
 
 
 @dataclass

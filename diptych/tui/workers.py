@@ -18,7 +18,7 @@ from typing import Any
 
 from textual.message import Message
 
-from diptych.core.audit.run_status import rest_to_buy
+from diptych.core.audit.run_status import decided_at, rest_line, rest_to_buy
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
@@ -178,12 +178,17 @@ def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
         )  # fmt: skip
 
 
-def rest_of_decided_run(store_path: Path, run_id: str) -> str:
-    """The question before a decided run is resumed: what buying the rest of its design
-    would buy and its estimated cost (:func:`~diptych.core.audit.run_status.rest_to_buy`)."""
+def rest_of_decided_run(store_path: Path, run_id: str, ask: bool = True) -> str:
+    """The question before a decided run is resumed (``ask``), or the line ``p`` and ``c``
+    say of it: where it was decided, what buying the rest of its design would buy and its
+    estimated cost (:mod:`diptych.core.audit.run_status`, the words of ``diptych resume``)."""
     with Workspace.open(store_path) as ws:
         est = ws.runs.plan_resume(run_id)
-        return rest_to_buy(run_id, est.planned - est.cached, est.to_run, est.cost)
+        at = decided_at(ws.runs.status_text(run_id))
+    trials = est.planned - est.cached
+    if ask:
+        return rest_to_buy(run_id, at, trials, est.to_run, est.cost)
+    return f"{run_id} is not running: {rest_line(at, trials, est.to_run, est.cost, 'u')}"
 
 
 def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:

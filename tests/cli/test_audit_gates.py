@@ -165,3 +165,25 @@ def test_the_ci_examples_gate_a_recorded_audit(
         assert done.returncode == 1, done.stdout + done.stderr
         cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
         assert [c.find("failure") is None for c in cases] == [True, False]
+
+
+def test_an_audit_run_from_a_subdirectory_is_gated_from_anywhere_its_file_gone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(tmp_path / "ws")
+    file = _audit(tmp_path / "audit.yaml", [{"part": "pst-text", "figure": FIGURE, "below": 95}])
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    code, out = call(capsys, "--store", ws, "audit", "run", "../audit.yaml", "--quiet")
+    assert code == 0, out
+    # Recorded by the file's full path, not as typed in the subdirectory.
+    monkeypatch.chdir(tmp_path)
+    code, out = call(capsys, "--store", ws, "audit", "list", "--json")
+    [listed] = json.loads(out)
+    assert listed["file"] == str(file.resolve())
+    # The file gone, the recorded audit is gated on the text the workspace recorded.
+    file.unlink()
+    code, out = call(capsys, "--store", ws, "audit", "gate", listed["id"])
+    assert code == 0, out
+    assert "1 passed, 0 failed, 0 inconclusive → exit 0" in out

@@ -6,7 +6,8 @@ widget merely holds. Each returns the defects it finds, one readable line each, 
 asserts ``== []`` and its failure says what a user would have met:
 
 - :func:`cut_values`: a decision-bearing value (a number, an interval, a cost, a q-value) cut
-  ("[4.8", "52.…"), wrapped inside itself ("2.7" over "5"), or hidden (in a box too small to
+  ("[4.8", "52.…"), wrapped inside itself ("2.7" over "5"), a gate's look parted ("look 1"
+  over "of 10"), or hidden (in a box too small to
   show it, or in a table column off to the right with nothing saying so);
 - :func:`cut_fields`: a form field whose value is not shown whole in its box;
 - :func:`missing_values`: values a screen means to show that are not drawn whole on one line;
@@ -66,6 +67,10 @@ VALUE = re.compile(rf"{INTERVAL.pattern}|[+\-−]?\$?\d[\d,]*\.\d+%?|[+\-−]?\$
 OPEN_INTERVAL = re.compile(rf"[\[(]\s*{_NUMBER}(?:\s*,\s*(?:{_NUMBER})?)?\s*$")
 #: A number clipped by an ellipsis, either side.
 CLIPPED_NUMBER = re.compile(r"\d…|…\d|\d\.…")
+#: The look a gate decided at, parted by a line's end: "look 1 of" over "10", "look 1" over
+#: "of 10", "look" over "1/10" (read alone, "look 1" is the first of an unknown number).
+LOOK_CUT = re.compile(r"\blook(?:\s+[\d,]+(?:\s+of)?)?\s*$")
+LOOK_REST = re.compile(r"^\s*(?:of\s+)?[\d,]+")
 #: The words a screen uses to point at an invalid field.
 POINTS_AT_FIELD = re.compile(r"marked in red|fields? marked|see the field", re.IGNORECASE)
 
@@ -159,6 +164,8 @@ def cut_values(app: App[Any]) -> list[str]:
             if CLIPPED_NUMBER.search(text):
                 found.append(f"{where}: a number cut by an ellipsis: {text.strip()!r}")
             below = inside[y + 1] if y + 1 < len(inside) else ""
+            if LOOK_CUT.search(text.rstrip(" │┃▌▐█")) and LOOK_REST.match(below):
+                found.append(f"{where}: a look parted: {text.strip()!r} / {below.strip()!r}")
             if re.search(r"[\d.]$", text) and re.match(r"[\d.]", below) and below.strip():
                 found.append(
                     f"{where}: a number wrapped inside itself: {text.strip()!r} / {below.strip()!r}"

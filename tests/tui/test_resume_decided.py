@@ -50,6 +50,34 @@ async def test_u_on_a_decided_run_says_what_the_rest_buys_and_n_buys_nothing(
         assert ws.runs.counts(run.run.id) == run.counts
 
 
+@pytest.mark.parametrize("key", ["p", "c"])
+async def test_p_on_a_decided_run_says_what_u_then_does(decided_run: Path, key: str) -> None:
+    # p and c say where the run was decided and what u buys, in the words u's question and
+    # `diptych resume` use: not "u resumes it", which it does only once the rest is bought.
+    with Workspace.open(decided_run) as ws:
+        (run,) = ws.runs.list()
+        est = ws.runs.plan_resume(run.run.id)
+        said = ws.runs.status_text(run.run.id)
+    look = said.partition(":")[0]
+    assert look.startswith("decided at look ") and look.endswith(" of 10"), said
+    left = run.counts["pending"]
+    app = DiptychApp(decided_run, refresh_interval=3600)
+    async with app.run_test() as pilot:
+        await loaded(1)(pilot)
+        app.screen.query_one("#runs", DataTable).focus()
+        before = len(app._notifications)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: len(app._notifications) > before, "the line")
+        (line,) = [n.message for n in list(app._notifications)[before:]]
+        assert line == (
+            f"{run.run.id} is not running: {look}; u buys the remaining {est.to_run:,}\u00a0"
+            f"requests ({left:,}\u00a0trials), estimated cost {cost_text(est.cost)}"
+        )
+        assert not isinstance(app.screen, ConfirmResume)
+    with Workspace.open(decided_run) as ws:
+        assert ws.runs.get(run.run.id).status == "decided"
+
+
 async def test_y_buys_the_rest_of_a_decided_run(decided_run: Path) -> None:
     with Workspace.open(decided_run) as ws:
         (run,) = ws.runs.list()

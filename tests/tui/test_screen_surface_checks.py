@@ -94,6 +94,23 @@ async def test_a_number_wrapped_inside_itself_is_found() -> None:
     assert any("wrapped inside itself" in f for f in found), found
 
 
+@pytest.mark.parametrize(
+    "text", ["(95% anytime-valid interval, look 1 of 10)", "(95% anytime-valid, look 1/10)"]
+)
+async def test_a_look_parted_by_a_lines_end_is_found_and_a_whole_one_is_not(text: str) -> None:
+    # Rich breaks at any space: "look 1" over "of 10", or "look" over "1/10".
+    width = text.index(" of ") + 1 if " of " in text else text.index("1/") + 1
+    parted = Static(text, id="parted")
+    parted.styles.width = width
+    whole = WholeNumbers(text, id="whole")
+    whole.styles.width = width
+    async with One(parted, whole).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_values(pilot.app)
+    assert any("#parted" in f and "a look parted" in f for f in found), found
+    assert not any("#whole" in f for f in found), found
+
+
 async def test_a_value_held_in_a_box_too_small_is_hidden() -> None:
     box = Static("first line\nsecond line\ncost $12.50", id="box")
     box.styles.height = 2

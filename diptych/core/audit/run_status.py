@@ -75,14 +75,36 @@ def trials_asked(counts: Mapping[str, int]) -> int:
     return sum(n for k, n in counts.items() if k not in ("pending", NOT_BOUGHT))
 
 
-def rest_to_buy(run_id: str, trials: int, requests: int, cost: float) -> str:
-    """The question before a decided run is resumed (the terminal app's ``u``, ``diptych
-    resume``): its gates were decided, so the rest of its design is bought on purpose only,
-    once its trials, requests and estimated cost are said."""
+def decided_at(said: str) -> str:
+    """Where a decided run stopped, from its status in words (:func:`status_text`): "decided
+    at look 1 of 10", without what stopping saved (the rest is said with its price instead)."""
+    return said.partition(":")[0]
+
+
+def remaining(trials: int, requests: int, cost: float) -> str:
+    """What resuming a decided run buys, in the one wording of the terminal app's ``p`` and
+    ``u`` and of ``diptych resume``: "the remaining 1,476 requests (1,476 trials), estimated
+    cost $0.59"."""
     # A count and its noun are joined by a no-break space: a wrapped line never parts them.
     return (
-        f"{run_id} is decided: its gates were decided on the trials bought. Resuming buys the "
-        f"rest of its design: {trials:,}\u00a0{'trial' if trials == 1 else 'trials'}, "
-        f"{requests:,}\u00a0{'request' if requests == 1 else 'requests'}, "
-        f"estimated cost {cost_text(cost)}."
+        f"the remaining {requests:,}\u00a0{'request' if requests == 1 else 'requests'} "
+        f"({trials:,}\u00a0{'trial' if trials == 1 else 'trials'}), "
+        f"estimated cost {cost_text(cost)}"
     )
+
+
+def rest_to_buy(run_id: str, at: str, trials: int, requests: int, cost: float) -> str:
+    """The question before a decided run is resumed (the terminal app's ``u``, ``diptych
+    resume``): its gates were decided (``at``: :func:`decided_at`), so the rest of its design
+    is bought on purpose only, once its trials, requests and estimated cost are said."""
+    return (
+        f"{run_id} is {at}: its gates were decided on the trials bought. Resuming buys "
+        f"{remaining(trials, requests, cost)}."
+    )
+
+
+def rest_line(at: str, trials: int, requests: int, cost: float, how: str) -> str:
+    """A decided run's state where it is not running (the terminal app's ``p`` and ``c``):
+    "decided at look 1 of 10; u buys the remaining 1,476 requests (1,476 trials), estimated
+    cost $0.59", ``how`` the key or command that buys them."""
+    return f"{at}; {how} buys {remaining(trials, requests, cost)}"

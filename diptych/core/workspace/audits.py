@@ -69,6 +69,11 @@ class Audits(Namespace):
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""
         return recorded.get(self._store, ref)
 
+    def file(self, rec: record.AuditRecord) -> Path | None:
+        """The recorded audit's file from here (any directory), or None when it is gone or
+        moved: then the audit opens from its recorded text (``plan_audit(ws, rec)``)."""
+        return recorded.audit_file(self._store, rec)
+
     def report_path(self, rec: record.AuditRecord) -> Path | None:
         """Where the recorded audit's report is from here, or None when it has none; a path an
         earlier diptych recorded relative to where the audit ran is found from the current or

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
+from diptych.core.audit.schema import file_hash
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
 
@@ -44,6 +45,25 @@ def report_path(store: Store, rec: record.AuditRecord) -> Path | None:
         "ran in, and it is not found from here: run this from that directory, or run the "
         "audit again to record the report's full path"
     )
+
+
+def audit_file(store: Store, rec: record.AuditRecord) -> Path | None:
+    """The recorded audit's file from here: the path recorded (absolute since it is made so
+    when the audit runs), or a path an earlier diptych recorded as given, relative to where the
+    audit ran, from the current or the workspace's directory where a file there still holds
+    the text that ran. None when the file is gone or moved: the audit then opens from the text
+    the workspace recorded (``rec``), which a front end says."""
+    path = Path(rec.file_path)
+    if path.is_absolute():
+        return path if path.is_file() else None
+    for base in (Path.cwd(), store.path.resolve().parent):
+        found = base / path
+        try:
+            if found.is_file() and file_hash(found.read_bytes()) == rec.file_hash:
+                return found.resolve()
+        except OSError:
+            continue  # unreadable here: the recorded text serves
+    return None
 
 
 def report_json(store: Store, ref: str) -> tuple[str, dict[str, Any], record.AuditRecord | None]:

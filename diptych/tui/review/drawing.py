@@ -68,6 +68,8 @@ class ReviewDrawing(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_box()
+        if self.numbers is not None and not self.state.blind:
+            self._show_metrics()  # in fewer words under 80 columns
 
     def _update_box(self) -> None:
         picture = self.query_one(ReviewPicture)
@@ -109,7 +111,9 @@ class ReviewDrawing(Screen[None]):
         elif self.numbers is None:
             self._set_line("#review-metrics", "computing metrics…")
         else:
-            self._set_line("#review-metrics", metrics_text(self.numbers, self._numbers_before))
+            narrow = self.size.width < 80
+            said = metrics_text(self.numbers, self._numbers_before, narrow)
+            self._set_line("#review-metrics", said)
 
     def _set_line(self, selector: str, content: str | Text) -> None:
         # An update lays the whole screen out again: skip it when nothing changed, which is

@@ -6,6 +6,7 @@ the screen's ``renderer`` argument or ``DIPTYCH_TUI_IMAGES`` may force.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,7 +17,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.core.report.formatting import figure_text, floor_note, fmt, marked_interval
+from diptych.core.report.formatting import (
+    FLOOR_MARK,
+    figure_text,
+    floor_note,
+    fmt,
+    marked_interval,
+)
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
@@ -211,12 +218,32 @@ def describe_item(
     return out
 
 
-def format_estimate(estimate: Mapping[str, Any]) -> str:
+#: A gate's interval as it is named at length ("95% anytime-valid interval, look 1 of 10").
+DECIDED_NAME = re.compile(r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d,]+))?")
+#: What the mark beside an interval means where the pane is narrow, said after the figures on
+#: their last line (`diptych show` and the report say it at length).
+NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
+
+
+def short_name(name: str) -> str:
+    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
+    (the same level, kind and look: the look a token a line never parts)."""
+    named = DECIDED_NAME.fullmatch(name)
+    if named is None:
+        return name
+    level, kind, look, looks = named.groups()
+    return f"{level} {kind}" + (f", look {look}/{looks}" if look else "")
+
+
+def format_estimate(estimate: Mapping[str, Any], narrow: bool = False) -> str:
     value = estimate.get("value")
     if not isinstance(value, int | float):
         return str(value)
     # The report's formatter: the same digits, and a gate's interval named, as `diptych show`.
     text = figure_text(value)
+    named = estimate.get("interval_name")
+    if narrow and isinstance(named, str):
+        estimate = {**estimate, "interval_name": short_name(named)}
     shown = marked_interval(dict(estimate))
     if shown != "—":
         text += f" {shown}"
@@ -254,10 +281,14 @@ def title_text(
 
 
 def metrics_text(
-    numbers: Mapping[str, Mapping[str, Any]], before: Mapping[str, Mapping[str, Any]] | None
+    numbers: Mapping[str, Mapping[str, Any]],
+    before: Mapping[str, Mapping[str, Any]] | None,
+    narrow: bool = False,
 ) -> Text:
     """The headline STS figures (every number whose name says STS), each with what it was
-    before the last label when that changed it."""
+    before the last label when that changed it; ``narrow`` (under 80 columns), a gate's
+    interval and the floor's mark said in fewer words, so that the figures keep to a few rows
+    under the image."""
     shown = {k: v for k, v in numbers.items() if "STS" in k} or dict(list(numbers.items())[:2])
     out = Text()
     if not shown:
@@ -267,7 +298,7 @@ def metrics_text(
         if i:
             out.append(" · ")
         out.append(f"{name} ", style="bold")
-        out.append(format_estimate(estimate))
+        out.append(format_estimate(estimate, narrow))
         old = (before or {}).get(name)
         if before is not None and old is None:
             out.append(" (new)", style="italic")
@@ -276,6 +307,6 @@ def metrics_text(
             was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
     for line in floor_note(shown):
-        # Once, under the figures: what the mark beside an interval means.
-        out.append(f"\n{line}", style="dim")
+        # Once, under the figures (narrow: after them): what the mark beside an interval means.
+        out.append(f" · {NARROW_FLOOR_NOTE}" if narrow else f"\n{line}", style="dim")
     return out

@@ -23,16 +23,27 @@ from textual.widgets.option_list import Option
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.gates import exit_code
-from diptych.core.audit.record import AuditRecord, PartRecord
-from diptych.core.audit.run_status import status_text
+from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import STOP_TEXT, PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines, gates_heading
-from diptych.core.workspace import Estimate, Workspace
+from diptych.core.workspace import Workspace
+from diptych.tui.screens.audit_rows import (
+    RecordedFound,
+    estimate_cells,
+    moved_line,
+    recorded_line,
+    recorded_words,
+    rule,
+    shown_path,
+)
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
+
+#: An audit file, or a recorded audit opened from the text it recorded (its file moved).
+Source = Path | AuditRecord
 
 COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
 #: The gates table, verdict first: what a release decision reads.
@@ -58,7 +69,7 @@ class AuditPlanned(Message):
 
 @dataclass
 class AuditsRecorded(Message):
-    """The audits recorded in the workspace, newest first: each one's line and its file."""
+    """The audits recorded in the workspace, newest first: each one's line and its id."""
 
     audits: list[tuple[str, str]]
 
@@ -128,7 +139,7 @@ class AuditScreen(Screen[None]):
     def __init__(self, store_path: Path | None = None, file: Path | None = None) -> None:
         super().__init__()
         self._store_path = store_path
-        self._file = file
+        self._file: Source | None = file
         self.plan: AuditPlan | None = None
         self.status: dict[str, str] = {}
         self.report: Path | None = None
@@ -192,18 +203,25 @@ class AuditScreen(Screen[None]):
             return
         self._open(Path(event.value.strip()))
 
-    def _open(self, file: Path) -> None:
+    def _open(self, file: Source) -> None:
         self._file = file
-        self.query_one("#recorded", OptionList).display = False
-        # Down and Page Down then scroll the gates and the parts.
-        self.query_one("#body", VerticalScroll).focus()
+        recorded = self.query_one("#recorded", OptionList)
+        if recorded.has_focus:  # the body takes it once the plan is shown
+            self.query_one("#file", Input).focus()
+        recorded.display = False
         self._load(file)
 
     @on(OptionList.OptionSelected, "#recorded")
     def _picked(self, event: OptionList.OptionSelected) -> None:
-        path = str(event.option.id or "")
-        self.query_one("#file", Input).value = path
-        self._open(Path(path))
+        self._find_recorded(str(event.option.id or ""))
+
+    @on(RecordedFound)
+    def _recorded_found(self, message: RecordedFound) -> None:
+        field = self.query_one("#file", Input)
+        field.value = shown_path(message.file or message.audit.file_path)
+        field.cursor_position = len(field.value)
+        # A file gone or moved: the audit as it ran, from the text the workspace recorded.
+        self._open(message.file or message.audit)
 
     # --- workers ------------------------------------------------------------------------------
 
@@ -215,11 +233,22 @@ class AuditScreen(Screen[None]):
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
-        listed = [(recorded_line(a), a.file_path) for a in reversed(audits)]
+        listed = [(recorded_line(a), a.id) for a in reversed(audits)]
         self.app.call_from_thread(self.post_message, AuditsRecorded(listed))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-list")
+    def _find_recorded(self, audit_id: str) -> None:
+        try:
+            with Workspace.open(self.store_path) as ws:
+                audit = ws.audits.get(audit_id)
+                file = ws.audits.file(audit)
+        except DiptychError as error:
+            self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
+            return
+        self.app.call_from_thread(self.post_message, RecordedFound(audit, file))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
-    def _load(self, file: Path) -> None:
+    def _load(self, file: Source) -> None:
         try:
             with Workspace.open(self.store_path) as ws:
                 plan = plan_audit(ws, file)
@@ -239,7 +268,7 @@ class AuditScreen(Screen[None]):
         self._gates(file, plan, recorded is not None and bool(recorded.report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
-    def _execute(self, file: Path, until_decided: bool = False) -> None:
+    def _execute(self, file: Source, until_decided: bool = False) -> None:
         last_said: dict[str, tuple[str, str]] = {}
 
         def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
@@ -298,24 +327,25 @@ class AuditScreen(Screen[None]):
         if self.plan is not None:
             self._gates(file, self.plan, outcome.report is not None)
 
-    def _gates(self, file: Path, plan: AuditPlan, recorded: bool) -> None:
+    def _gates(self, file: Source, plan: AuditPlan, recorded: bool) -> None:
         """Decide the audit's gates (in the calling worker) where it has run to a report."""
         gates = plan.audit.gates
         if gates is None or not gates.checks:
             return
         if not recorded:
             rows = [
-                (g.label, f"{g.part} · {g.figure}", _rule(g), "not run yet") for g in gates.checks
+                (g.label, f"{g.part} · {g.figure}", rule(g), "not run yet") for g in gates.checks
             ]
             note = "gates decided when the audit has run (ctrl+r)"
             self.app.call_from_thread(self.post_message, AuditGates([], rows, note))
             return
         try:
             with Workspace.open(self.store_path) as ws:
-                report = ws.audits.gates(file)
+                # A recorded audit's gates are its recorded text's, by its id.
+                report = ws.audits.gates(file.id if isinstance(file, AuditRecord) else file)
         except DiptychError as error:
             rows = [
-                (g.label, f"{g.part} · {g.figure}", _rule(g), "not decided") for g in gates.checks
+                (g.label, f"{g.part} · {g.figure}", rule(g), "not decided") for g in gates.checks
             ]
             self.app.call_from_thread(self.post_message, AuditGates([], rows, str(error)))
             return
@@ -331,10 +361,14 @@ class AuditScreen(Screen[None]):
         self.report = message.report
         self.status = {}
         self._fill()
+        if self.query_one("#file", Input).has_focus:
+            # Down and Page Down then scroll the gates and the parts.
+            self.query_one("#body", VerticalScroll).focus()
         p = message.plan
         budget = p.audit.budget.max_cost
+        moved = f"{moved_line(self._file)} · " if isinstance(self._file, AuditRecord) else ""
         self._say(
-            f"{p.audit.name}: {plan_counts(p.planned, p.cached, p.to_run)}, "
+            f"{moved}{p.audit.name}: {plan_counts(p.planned, p.cached, p.to_run)}, "
             f"estimated cost {dollars(p.cost)}"
             # Ctrl+R is in the footer: a third line here would push the gates off a small screen.
             + (f" of {dollars(budget)}" if budget is not None else "")
@@ -377,7 +411,14 @@ class AuditScreen(Screen[None]):
 
     @on(AuditFailed)
     def _failed(self, message: AuditFailed) -> None:
-        self._say(f"error: {message.error}")
+        # One line, and the path's field keeps the focus, its whole text and the cursor at its
+        # end: what is typed next mends the path.
+        first, *more = message.error.splitlines() or [""]
+        also = f" (+{len(more):,} more problems)" if more else ""
+        self._say(f"error: {first}{also}")
+        field = self.query_one("#file", Input)
+        field.focus()
+        field.cursor_position = len(field.value)
 
     @on(AuditGates)
     def _gates_shown(self, message: AuditGates) -> None:
@@ -452,40 +493,3 @@ class AuditScreen(Screen[None]):
 
     def _say(self, text: str) -> None:
         self.query_one("#summary", WholeNumbers).update(text)
-
-
-def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
-    """Each part's row as the audit last recorded it, in the words a run of it shows: a part
-    bought until decided names the look it stopped at, and where the audit was last bought until
-    decided, a part no gate reads is "not run" (as ``diptych audit run --until-decided`` says)."""
-    words: dict[str, str] = {}
-    sequential = False
-    for part in parts:
-        looks = PartLooks.of(part.detail)
-        active = looks is not None and looks.active and bool(looks.looks)
-        at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
-        sequential = sequential or active
-        if active and looks is not None and part.status in ("decided", "partial"):
-            # What stopping there saved: "decided at look 1 of 10: 164 of 1,640 requests,
-            # 1,476 saved", the words of every listing of the run.
-            words[part.name] = status_text(part.status, looks)
-        else:
-            words[part.name] = part_status_words(part.status, at)
-    if sequential:
-        for planned in plan.parts:
-            words.setdefault(planned.part.name, "not run")
-    return words
-
-
-def recorded_line(audit: AuditRecord) -> str:
-    """A recorded audit as the list offers it: its name, its status and its file."""
-    return f"{audit.name} · {audit.status} · {audit.file_path}"
-
-
-def _rule(gate: Any) -> str:
-    return str(gate.rule_text)
-
-
-def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
-    """A part's trials, stored and requests to run (with thousands separators) and its cost."""
-    return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)

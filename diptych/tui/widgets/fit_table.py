@@ -39,6 +39,11 @@ INTERVAL = re.compile(rf"[\[(]\s*{_NUMBER}\s*,\s*{_NUMBER}\s*[\])]|{_NUMBER} to 
 MIN_TEXT = 12
 #: A text this short (a status, a verdict, a rule) wraps only when nothing else is left.
 SHORT_TEXT = 16
+#: The look a gate decided at ("look 1 of 10"): wrapped as one word, since "look 1" over
+#: "of 10" reads as the first look of an unknown number.
+LOOK = re.compile(r"\blook [\d,]+ of [\d,]+")
+#: What joins a look's words while a cell is wrapped (no space textwrap breaks at).
+_JOIN = "\x1f"
 #: Cell padding on each side, as the DataTable draws it.
 PADDING = 1
 
@@ -52,8 +57,12 @@ def is_interval(cell: str) -> bool:
     return INTERVAL.fullmatch(cell.strip()) is not None
 
 
+def _joined(text: str) -> str:
+    return LOOK.sub(lambda look: look.group(0).replace(" ", _JOIN), text)
+
+
 def _longest_word(text: str) -> int:
-    return max((len(word) for word in text.split()), default=0)
+    return max((len(word) for word in _joined(text).split()), default=0)
 
 
 @dataclass(frozen=True)
@@ -212,11 +221,12 @@ def _plan(
 
 
 def wrap_cell(text: str, width: int) -> str:
-    """``text`` on lines of at most ``width``, broken at spaces (a longer word is folded)."""
+    """``text`` on lines of at most ``width``, broken at spaces (a longer word is folded), a
+    gate's look kept whole."""
     lines: list[str] = []
     for line in text.splitlines() or [""]:
-        lines += textwrap.wrap(line, width, break_on_hyphens=False) or [""]
-    return "\n".join(lines)
+        lines += textwrap.wrap(_joined(line), width, break_on_hyphens=False) or [""]
+    return "\n".join(lines).replace(_JOIN, " ")
 
 
 def stack_row(headers: Sequence[str], row: Sequence[str], width: int) -> str:

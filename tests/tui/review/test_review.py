@@ -173,6 +173,12 @@ def test_metrics_line_says_what_changed() -> None:
     assert metrics_text(gated, None).plain == (
         "occupation: STS paired 11.5 [−1.16, 23.8] (95% anytime-valid interval, look 1 of 10) n=160"
     )
+    # Narrow: the same level, kind and look in fewer words; a floor's mark said after them.
+    floored = {STS_PAIRED: {**gated[STS_PAIRED], "floor": "resampling its 12 pairings"}}
+    assert metrics_text(floored, None, narrow=True).plain == (
+        "occupation: STS paired 11.5 [−1.16, 23.8] † (95% anytime-valid, look 1/10) n=160"
+        " · † floor: these identities only"
+    )
 
 
 # --- the screen, with Pilot -----------------------------------------------------------------

@@ -68,6 +68,9 @@ class RunControls(Screen[None]):
         status = run.run.status
         if status == "complete":
             self.notify(f"{run.run.id} is not running ({status}): nothing to {verb}")
+        elif status == "decided":
+            # Where it was decided and what u buys, priced: u asks before buying the rest.
+            self._estimate_rest(self.diptych.store_path, run.run.id, ask=False)
         else:
             self.notify(f"{run.run.id} is not running ({status}): u resumes it")
 
@@ -125,12 +128,17 @@ class RunControls(Screen[None]):
         self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-rest")
-    def _estimate_rest(self, store_path: Path, run_id: str) -> None:
-        self.post_message(RestEstimated(run_id, rest_of_decided_run(store_path, run_id)))
+    def _estimate_rest(self, store_path: Path, run_id: str, ask: bool = True) -> None:
+        said = rest_of_decided_run(store_path, run_id, ask)
+        self.post_message(RestEstimated(run_id, said, ask))
 
     @on(RestEstimated)
     def _ask_rest(self, message: RestEstimated) -> None:
         from diptych.tui.screens.runs.confirm import ConfirmResume
+
+        if not message.ask:
+            self.notify(message.text)
+            return
 
         def answered(buy: bool | None) -> None:
             if buy and self.diptych.job_for_run(message.run_id) is None:

@@ -1,0 +1,80 @@
+"""The Audit screen's rows and lines: a part's row as the audit recorded it, a recorded audit
+as the list offers it, and the line said when a recorded audit opens from its recorded text
+(its file gone or moved)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from diptych.audit import AuditPlan
+from diptych.audit.sequential import part_status_words
+from diptych.core.audit.record import AuditRecord, PartRecord
+from diptych.core.audit.run_status import status_text
+from diptych.core.audit.sequential import PartLooks
+from diptych.core.report.formatting import dollars
+from diptych.core.workspace import Estimate
+
+
+@dataclass
+class RecordedFound(Message):
+    """A recorded audit picked from the list, with its file from here (None: gone or moved)."""
+
+    audit: AuditRecord
+    file: Path | None
+
+
+def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
+    """Each part's row as the audit last recorded it, in the words a run of it shows: a part
+    bought until decided names the look it stopped at, and where the audit was last bought until
+    decided, a part no gate reads is "not run" (as ``diptych audit run --until-decided`` says)."""
+    words: dict[str, str] = {}
+    sequential = False
+    for part in parts:
+        looks = PartLooks.of(part.detail)
+        active = looks is not None and looks.active and bool(looks.looks)
+        at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
+        sequential = sequential or active
+        if active and looks is not None and part.status in ("decided", "partial"):
+            # What stopping there saved: "decided at look 1 of 10: 164 of 1,640 requests,
+            # 1,476 saved", the words of every listing of the run.
+            words[part.name] = status_text(part.status, looks)
+        else:
+            words[part.name] = part_status_words(part.status, at)
+    if sequential:
+        for planned in plan.parts:
+            words.setdefault(planned.part.name, "not run")
+    return words
+
+
+def moved_line(audit: AuditRecord) -> str:
+    """Why a recorded audit shows its recorded text, not its file: said before its plan."""
+    day = time.strftime("%Y-%m-%d", time.localtime(audit.created_at))
+    return f"file moved; showing the text recorded on {day}"
+
+
+def recorded_line(audit: AuditRecord) -> str:
+    """A recorded audit as the list offers it: its name, its status and its file."""
+    return f"{audit.name} · {audit.status} · {shown_path(audit.file_path)}"
+
+
+def shown_path(path: str | Path) -> str:
+    """A recorded file's path as the screen shows it: from the current directory where the file
+    is under it (the path a user would type), else whole."""
+    where = Path(path)
+    if where.is_absolute() and where.is_relative_to(Path.cwd()):
+        return str(where.relative_to(Path.cwd()))
+    return str(path)
+
+
+def rule(gate: Any) -> str:
+    return str(gate.rule_text)
+
+
+def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
+    """A part's trials, stored and requests to run (with thousands separators) and its cost."""
+    return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)

@@ -1,0 +1,51 @@
+"""After an error on the Audit screen (a path that does not exist, a file that does not
+validate) the path's field keeps the focus and its whole text, the cursor at its end, so that
+what is typed next mends the path; the error is one status line. At 80×24 and at 60×20."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from steps import wait_for
+from textual.widgets import Input, Static
+
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.audit import AuditScreen
+
+BAD = "audit: 1\nname: x\nmodels: {}\nprobes: []\nbudget: {max_cost: -1}\n"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("missing.yaml", "error: cannot read the audit file missing.yaml"),
+        ("bad.yaml", "error: bad.yaml:3: models:"),
+    ],
+)
+async def test_the_path_keeps_the_focus_after_an_error(
+    audit_dir: Path, size: tuple[int, int], typed: str, said: str
+) -> None:
+    (audit_dir / "bad.yaml").write_text(BAD)
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
+        screen = pilot.app.screen
+        summary = screen.query_one("#summary", Static)
+        await pilot.press(*typed, "enter")
+        await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")
+        await pilot.pause()
+        field = screen.query_one("#file", Input)
+        assert app.focused is field
+        assert field.value == typed and field.cursor_position == len(typed)
+        text = str(summary.render())
+        # One status line: a file with several problems names its first and counts the rest.
+        assert " ".join(text.split()).startswith(said)
+        assert len(text.splitlines()) <= 2  # one line, wrapped at most once at 60 columns
+        if typed == "bad.yaml":
+            assert text.endswith("(+2 more problems)")
+        # What is typed next lands at the path's end.
+        await pilot.press("backspace", *"x")
+        assert field.value == typed[:-1] + "x"
