@@ -82,6 +82,10 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         assert unseen_errors(app) + cut_messages(app) == [], shown(app)
         assert notes_over_content(app) == [], shown(app)
         assert "the run cannot start" in shown(app), shown(app)
+        # The plan written again with the form unchanged: the refusal still holds.
+        screen._replan()
+        await settle(pilot)
+        assert "the run cannot start" in shown(app), shown(app)
         assert all(f" {word}" in shown(app) for word in ("Start", "Back")), shown(app)
         assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
         # Where the keys go is seen (without the list's frame, at 60 columns, in its text),

@@ -85,6 +85,8 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._chosen: list[str] = []
         self._syncing_models = False
         self._estimate_error: str | None = None
+        #: Whether ctrl+s was refused since the form last held: the plan keeps saying so.
+        self._refused = False
         self._debounce: Timer | None = None
 
     def _first_probe(self) -> str:
@@ -293,14 +295,19 @@ class NewRunScreen(Screen[RunRequest | None]):
         if request is None:
             first = self.first_invalid()
             where = "" if first is None else f" ({first[0]})"
-            estimate.update(
-                Text(f"fix the field marked in red{where} to see the plan", style="red")
-            )
+            if self._refused:
+                # ctrl+s was refused and the form is not fixed yet: that still holds.
+                self._cannot_start(f"fix the field marked in red{where}")
+            else:
+                estimate.update(
+                    Text(f"fix the field marked in red{where} to see the plan", style="red")
+                )
             if first is not None and not self._typing_in_a_form():
                 # In view, so that the sentence points at something on the screen; the focus
                 # stays where the user is (ctrl+s takes it there).
                 self._into_view(first[1])
             return
+        self._refused = False
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
 
@@ -434,6 +441,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         """Say why in the plan, where the trials and cost would be: a toast there covered
         Start and Back, and a line of its own took a row the Models list needs at 60×20.
         The plan is written again when the form changes, so a fixed form takes it back."""
+        self._refused = True
         self.query_one("#estimate", Static).update(
             Text(f"the run cannot start: {why}", style="bold red")
         )
