@@ -10,6 +10,7 @@ stored and the run is left ``interrupted``, ready to resume.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -19,7 +20,9 @@ from typing import Any, ClassVar
 from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 
 from diptych.tui.formatting import path_in_width
 from diptych.tui.jobs import ActiveRuns, JobState, RunRequest
@@ -27,6 +30,7 @@ from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, Jo
 from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.runs.screen import RunsScreen
+from diptych.tui.widgets.said import say
 from diptych.tui.workers import execute_job
 
 #: How long quitting waits for runs to store their clean-up before giving up (seconds). A
@@ -83,6 +87,31 @@ class DiptychApp(App[None]):
         # The header centres "diptych — PATH" between its icon and its edge: a long path keeps
         # its end (the workspace's own folders), never a cut number at its start.
         self.sub_title = path_in_width(self._shown_path, event.size.width - 26)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Say ``message`` on the screen's own line above its footer (:mod:`~diptych.tui.
+        widgets.said`), never in a toast: a toast was drawn over the values, buttons and
+        fields in the screen's bottom right corner."""
+        if threading.get_ident() != self._thread_id:
+            self.call_from_thread(
+                self.notify, message, title=title, severity=severity, timeout=timeout
+            )
+            return
+        screen = self.screen
+        seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        if type(screen).notify is not Widget.notify:
+            # A screen that says things its own way (Review, above its figures).
+            screen.notify(message, title=title, severity=severity, timeout=seconds)
+            return
+        say(screen, message, title=title, severity=severity, timeout=seconds)
 
     # --- runs -----------------------------------------------------------------------------
 

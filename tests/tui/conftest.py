@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -44,6 +45,23 @@ TONES = {"carpenter": "monk-6", "nurse": "monk-3"}
 
 
 # --- workspaces -----------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def toasts_drawn(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The screens a surface test reads draw toasts, as in a terminal (a test's app draws none
+    unless told): a message drawn over a value, a button or a field is seen by the checks."""
+    if request.node.get_closest_marker("surface") is None:
+        return
+    from textual.app import App
+
+    run_test = App.run_test
+
+    def drawing(self: App[Any], *args: Any, **kwargs: Any) -> Any:
+        kwargs["notifications"] = True
+        return run_test(self, *args, **kwargs)
+
+    monkeypatch.setattr(App, "run_test", drawing)
 
 
 @pytest.fixture

@@ -120,6 +120,13 @@ def row_shows(lines: list[str], first: str, cells: list[str], below: int = 1) ->
     return False
 
 
+def said(app: App[Any]) -> list[str]:
+    """What the screen shown has said on its line above the footer, oldest first."""
+    from diptych.tui.widgets.said import SaidLine
+
+    return [note.message for line in app.screen.query(SaidLine) for note in line.said]
+
+
 def shown(app: App[Any]) -> str:
     """The screen's text, for a failed assertion to show."""
     return "\n".join(screen_lines(app))
@@ -168,7 +175,13 @@ async def surface(
         unreachable_keys,
         unsaid_dialog_keys,
     )
-    from surface_text import bare_counts, cut_ids, split_counts, toasts_over_figures
+    from surface_text import (
+        bare_counts,
+        cut_ids,
+        notes_over_content,
+        split_counts,
+        toasts_over_figures,
+    )
 
     await settle(pilot)
     app = pilot.app
@@ -176,7 +189,7 @@ async def surface(
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app)
-    found += toasts_over_figures(app)
+    found += toasts_over_figures(app) + notes_over_content(app)
     found += await silent_keys(pilot, leave=leave)
     return found
 

@@ -116,11 +116,16 @@ class _Seen:
 
 
 def _seen(app: App[Any]) -> _Seen:
+    from diptych.tui.widgets.said import SaidLine
+
     return _Seen(
         tuple(id(s) for s in app.screen_stack),
         screen_lines(app),
-        # A toast, or a line of the screen's own (Review says what a key did above its figures).
-        len(app._notifications) + len(getattr(app.screen, "said", ())),
+        # A toast, or a line of the screen's own (Review says what a key did above its figures,
+        # every other screen above its footer).
+        len(app._notifications)
+        + len(getattr(app.screen, "said", ()))
+        + sum(len(line.said) for line in app.screen.query(SaidLine)),
         app.focused,
     )
 
@@ -133,7 +138,11 @@ async def silent_keys(
 ) -> list[str]:
     """The footer's keys that, pressed, change nothing a user sees and say nothing. Each key
     is pressed on the screen as it was; a screen it opens is closed again. ``leave``: keys not
-    to press (one that starts a paid run, say), each tested elsewhere."""
+    to press (one that starts a paid run, say), each tested elsewhere. What a key says must
+    cover nothing the screen draws (:func:`surface_text.notes_over_content`; conftest has a
+    surface test's app draw its toasts)."""
+    from surface_text import notes_over_content
+
     app = pilot.app
     home = app.screen
     found = []
@@ -157,6 +166,8 @@ async def silent_keys(
             after.focused,
         ):
             found.append(f"{key}: nothing changed and nothing was said")
+        await _toasts_drawn(pilot)
+        found += [f"{key}: {problem}" for problem in notes_over_content(app)]
         if leaving and home not in app.screen_stack:
             break  # it went back, as it says
         while app.screen is not home and len(app.screen_stack) > 1:
@@ -166,6 +177,18 @@ async def silent_keys(
             found.append(f"{key}: left the screen for good")
             break
     return found
+
+
+async def _toasts_drawn(pilot: Pilot[Any]) -> None:
+    """Let the toasts of what was just said be drawn (they are mounted a few frames after
+    the message that asks for them)."""
+    from textual.widgets._toast import Toast
+
+    app = pilot.app
+    for _ in range(20):
+        if len(app.screen.query(Toast)) >= len(app._notifications):
+            return
+        await pilot.pause()
 
 
 def footer_lacks(app: App[Any], *, labels: bool = True) -> list[str]:

@@ -8,6 +8,10 @@
 - :func:`cut_highlighted_option`: a list's highlighted option not drawn whole;
 - :func:`toasts_over`: notifications drawn over a widget (a screen's title line);
 - :func:`toasts_over_figures`: notifications drawn over a figure's value and interval;
+- :func:`notes_over_content`: a message (a toast, a screen's said line) drawn over a value, a
+  button's label or a form field, on any screen;
+- :func:`opened_scrolled`: a form screen opened with a pane scrolled down, its first field
+  out of view;
 - :func:`split_counts`: a count's label at one line's end, its count at the next line's start.
 """
 
@@ -170,4 +174,56 @@ def split_counts_at_any_width(text: Text, widths: range = range(24, 81)) -> list
             label = _SPLIT_LABEL.search(this)
             if label and _LEADING_COUNT.match(nxt):
                 found.append(f"at {width} columns: {this!r} / {nxt!r}")
+    return found
+
+
+def notes_over_content(app: App[Any]) -> list[str]:
+    """Messages drawn over what the screen holds: a toast (or a screen's own said line) whose
+    cells overlap a value, a button's label, a form field or any other widget with something
+    drawn in it. For as long as the message lasts, that is not read ("Start", "Back" cut to
+    "t", "k"; a run's counts under "… is not running")."""
+    from textual.scrollbar import ScrollBar, ScrollBarCorner
+    from textual.widgets import DataTable
+    from textual.widgets._toast import Toast, ToastRack
+
+    from diptych.tui.widgets.said import SaidLine
+
+    shown = list(visible_widgets(app))
+    notes = [(w, r) for w, r in shown if isinstance(w, Toast | SaidLine)]
+    found = []
+    for note, over in notes:
+        for widget, region in shown:
+            if isinstance(widget, Toast | ToastRack | SaidLine | ScrollBar | ScrollBarCorner):
+                continue
+            if note in widget.ancestors or widget in note.ancestors:
+                continue
+            if widget.children and not isinstance(widget, DataTable):
+                continue  # a container: its children are what is drawn
+            if isinstance(widget, Static) and not _plain(widget).strip():
+                continue  # nothing drawn there
+            if region.overlaps(over):
+                found.append(f"{type(note).__name__} {_plain(note)!r} is drawn over "
+                             f"{_where(widget)}")  # fmt: skip
+    return found
+
+
+def opened_scrolled(app: App[Any]) -> list[str]:
+    """A screen's scrolled panes not at their top, and its first field out of view, as the
+    screen opens: the user reads a form from its first field ("Models — choose at least" cut
+    at the pane's top, the Probe field above it, unseen)."""
+    from textual.containers import ScrollableContainer
+
+    screen = app.screen
+    found = [
+        f"{_where(pane)} opens scrolled down {pane.scroll_y:g} rows"
+        for pane in screen.query(ScrollableContainer)
+        if pane.display and pane.scroll_y > 0
+    ]
+    fields = [w for w in screen.focus_chain if w.focusable]
+    if fields:
+        first = fields[0]
+        if not screen.region.contains_region(first.region) or first.region.area == 0:
+            found.append(f"the first field, {_where(first)}, is not in view")
+        elif not any(first is w for w, _ in visible_widgets(app)):
+            found.append(f"the first field, {_where(first)}, is not drawn")
     return found

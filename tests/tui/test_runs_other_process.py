@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from steps import loaded, run_ids, wait_for
+from steps import said as said_on
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
@@ -40,10 +41,10 @@ async def test_keys_on_a_run_of_another_process_say_where_it_runs_and_how_to_sto
         with Workspace.open(workspace) as ws:
             (row,) = ws.runs.list()
         assert row.run.status == "running"  # as `diptych runs` shows it
-        before = len(app._notifications)
+        before = len(said_on(app))
         await pilot.press(key)
-        await wait_for(pilot, lambda: len(app._notifications) > before, "the answer")
-        said = list(app._notifications)[-1].message
+        await wait_for(pilot, lambda: len(said_on(app)) > before, "the answer")
+        said = said_on(app)[-1]
         assert "not running" not in said
         assert f"cannot {verb} {held_run} from here: another diptych process runs it" in said
         assert f"kill -INT {os.getpid()}" in said and "Ctrl-C" in said

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from steps import cell, choose_probe, loaded, run_ids, settle, wait_for
+from steps import cell, choose_probe, loaded, run_ids, said, settle, wait_for
 from surface import screen_lines
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
@@ -127,12 +127,12 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
         row = footer_row(app)
         assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
         for key in ("p", "c"):
-            before = len(app._notifications)
+            before = len(said(app))
             await pilot.press(key)
             await pilot.pause()
-            said = [n.message for n in list(app._notifications)[before:]]
-            assert len(said) == 1 and "\n" not in said[0], said
-            assert "not running" in said[0] and "u resumes" in said[0], said
+            now = said(app)[before:]
+            assert len(now) == 1 and "\n" not in now[0], now
+            assert "not running" in now[0] and "u resumes" in now[0], now
         assert not app.jobs
 
 

@@ -34,6 +34,7 @@ from surface_keys import (
     silent_keys,
     unseen_focus,
 )
+from surface_text import notes_over_content, opened_scrolled
 from textual.widgets import Input, Static
 
 from diptych import hookimpl
@@ -50,12 +51,17 @@ pytestmark = pytest.mark.surface
 @pytest.mark.parametrize("size", SIZES)
 async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -> None:
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
-    async with app.run_test(size=size) as pilot:
+    # Toasts drawn, as in a terminal: what ctrl+s says must cover nothing.
+    async with app.run_test(size=size, notifications=True) as pilot:
         await loaded(3)(pilot)
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
         screen = app.screen
         assert isinstance(screen, NewRunScreen)
+        # It opens at its top: the Probe field and the Models heading whole, in view.
+        await settle(pilot)
+        assert opened_scrolled(app) == [], shown(app)
+        assert "Probe" in shown(app) and "Models" in shown(app), shown(app)
         await choose_probe(pilot, "scripted")
         await settle(pilot)
         assert await help_check(pilot, NewRunScreen) == []
@@ -68,11 +74,19 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         # No model chosen: the plan points at the field to fix, and it is in view.
         await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
         assert unseen_errors(app, focus=False) + cut_messages(app) == [], shown(app)
-        # ctrl+s takes the user to it.
+        # ctrl+s takes the user to it, and says why on a line of its own: Start and Back
+        # whole, nothing covered.
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.focused is models
         assert unseen_errors(app) + cut_messages(app) == [], shown(app)
+        assert notes_over_content(app) == [], shown(app)
+        assert "the run cannot start" in shown(app), shown(app)
+        # The plan written again with the form unchanged: the refusal still holds.
+        screen._replan()
+        await settle(pilot)
+        assert "the run cannot start" in shown(app), shown(app)
+        assert all(f" {word}" in shown(app) for word in ("Start", "Back")), shown(app)
         assert cut_values(app) + await state_by_colour(pilot) == [], shown(app)
         # Where the keys go is seen (without the list's frame, at 60 columns, in its text),
         # and Space ticks the first model at once (no Down first).
@@ -130,6 +144,9 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         )
         await settle(pilot)
         assert cut_values(app) + cut_footer_keys(app) + cut_messages(app) == [], shown(app)
+        # The form fixed, "the run cannot start" said of it is gone at once, not left over
+        # the plan until it times out.
+        assert "cannot start" not in shown(app), shown(app)
         # With the plan shown, the list still shows three rows, the chosen model among them.
         assert models.scrollable_content_region.height >= 3, shown(app)
         assert any("[x] scripted-likelihood" in line for line in screen_lines(app)), shown(app)

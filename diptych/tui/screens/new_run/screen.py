@@ -38,6 +38,7 @@ from diptych.tui.screens.new_run.plan import (
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.pick_list import matches
+from diptych.tui.widgets.said import SaidLine
 from diptych.tui.widgets.ticks import TickList
 from diptych.tui.workers import estimate_request
 
@@ -84,6 +85,8 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._chosen: list[str] = []
         self._syncing_models = False
         self._estimate_error: str | None = None
+        #: Whether ctrl+s was refused since the form last held: the plan keeps saying so.
+        self._refused = False
         self._debounce: Timer | None = None
 
     def _first_probe(self) -> str:
@@ -121,6 +124,9 @@ class NewRunScreen(Screen[RunRequest | None]):
                 if self.probe_name:
                     yield self._probe_form()
                 yield ParamsForm(RunOptions, "run options", id="form-run")
+        # What the app says (a run ended), above the plan: a toast there covered Start and
+        # Back, and the plan is docked where a line docked above the footer would go.
+        yield SaidLine(id="said")
         with Horizontal(id="plan"):
             # The plan scrolls rather than take the rows the Models list needs: a probe that
             # plans its figures' precision writes a line per figure.
@@ -289,14 +295,19 @@ class NewRunScreen(Screen[RunRequest | None]):
         if request is None:
             first = self.first_invalid()
             where = "" if first is None else f" ({first[0]})"
-            estimate.update(
-                Text(f"fix the field marked in red{where} to see the plan", style="red")
-            )
+            if self._refused:
+                # ctrl+s was refused and the form is not fixed yet: that still holds.
+                self._cannot_start(f"fix the field marked in red{where}")
+            else:
+                estimate.update(
+                    Text(f"fix the field marked in red{where} to see the plan", style="red")
+                )
             if first is not None and not self._typing_in_a_form():
                 # In view, so that the sentence points at something on the screen; the focus
                 # stays where the user is (ctrl+s takes it there).
                 self._into_view(first[1])
             return
+        self._refused = False
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
 
@@ -399,10 +410,12 @@ class NewRunScreen(Screen[RunRequest | None]):
 
     def _into_view(self, field: Widget) -> None:
         """Scroll ``field`` into view, and the Models list's refusal under it with it: left
-        at the pane's edge, its first line read as the whole of it ("choose at least")."""
+        at the pane's edge, its first line read as the whole of it ("choose at least"); a
+        form field's reason under it likewise ("Input should be greater than")."""
         field.scroll_visible(animate=False)
-        if field.id == "models":
-            self.query_one("#models-error", Static).scroll_visible(animate=False)
+        if field.id is not None:
+            for reason in self.query(f"#{field.id}-error"):
+                reason.scroll_visible(animate=False)
 
     def _typing_in_a_form(self) -> bool:
         focused = self.focused
@@ -412,18 +425,26 @@ class NewRunScreen(Screen[RunRequest | None]):
         request = self.validate()
         if request is None:
             first = self.first_invalid()
+            where = "" if first is None else f" ({first[0]})"
+            self._cannot_start(f"fix the field marked in red{where}")
             if first is not None:
                 # The field to fix, in view and focused: the message points at it.
                 self._into_view(first[1])
                 first[1].focus()
-            where = "" if first is None else f": {first[0]}"
-            self.notify(f"the run cannot start: fix the field marked in red{where}",
-                        severity="error")  # fmt: skip
             return
         if self._estimate_error is not None:
-            self.notify(f"the run cannot start: {self._estimate_error}", severity="error")
+            self._cannot_start(self._estimate_error)
             return
         self.dismiss(request)
+
+    def _cannot_start(self, why: str) -> None:
+        """Say why in the plan, where the trials and cost would be: a toast there covered
+        Start and Back, and a line of its own took a row the Models list needs at 60×20.
+        The plan is written again when the form changes, so a fixed form takes it back."""
+        self._refused = True
+        self.query_one("#estimate", Static).update(
+            Text(f"the run cannot start: {why}", style="bold red")
+        )
 
     def action_back(self) -> None:
         self.dismiss(None)
