@@ -87,6 +87,9 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._estimate_error: str | None = None
         #: Whether ctrl+s was refused since the form last held: the plan keeps saying so.
         self._refused = False
+        # Where the panes were before the plan scrolled them to a refusal the user had not
+        # asked about (a new form's empty Models list): put back once the form holds.
+        self._before_refusal: dict[str, float] | None = None
         self._debounce: Timer | None = None
 
     def _first_probe(self) -> str:
@@ -305,9 +308,18 @@ class NewRunScreen(Screen[RunRequest | None]):
             if first is not None and not self._typing_in_a_form():
                 # In view, so that the sentence points at something on the screen; the focus
                 # stays where the user is (ctrl+s takes it there).
+                if self._before_refusal is None:
+                    self._before_refusal = self._pane_scrolls()
                 self._into_view(first[1])
             return
         self._refused = False
+        if self._before_refusal is not None:
+            # The refusal is gone: the panes go back to where the user had them (a new
+            # form's probe at the top, not cut off by the scroll to the empty list).
+            for pane in self.query(VerticalScroll):
+                if pane.id in self._before_refusal:
+                    pane.scroll_to(y=self._before_refusal[pane.id], animate=False)
+            self._before_refusal = None
         estimate.update(Text("estimating…", style="dim"))
         self._estimate(self._generation, self.diptych.store_path, request)
 
@@ -416,6 +428,9 @@ class NewRunScreen(Screen[RunRequest | None]):
         if field.id is not None:
             for reason in self.query(f"#{field.id}-error"):
                 reason.scroll_visible(animate=False)
+
+    def _pane_scrolls(self) -> dict[str, float]:
+        return {p.id: p.scroll_y for p in self.query(VerticalScroll) if p.id is not None}
 
     def _typing_in_a_form(self) -> bool:
         focused = self.focused
