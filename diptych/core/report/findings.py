@@ -265,6 +265,7 @@ class AgentSession:
                     _float(fig.get("value")),
                     _float(fig.get("ci_low")),
                     _float(fig.get("ci_high")),
+                    why=str(fig.get("reason") or ""),
                 )  # fmt: skip
                 for series, fig in (("held-out", f.heldout), ("search", f.search))
                 if _float(fig.get("value")) is not None
@@ -281,6 +282,7 @@ class AgentSession:
             row_kind="finding",
             note="Points: the figure; bars: 95% intervals. Held-out first, the search below.",
             source="agent",
+            no_interval="none was recorded with the figure",
         )
 
     @classmethod

@@ -44,6 +44,11 @@ TEXT_COLUMN = 170.0
 BAND_HEIGHT = 500.0
 PART_FRAME = 60.0
 PRINT_ROW = 23.0
+#: The most of a page (A4 less its 16 mm margins, 1001 CSS px) a table may take and still be
+#: kept whole: about half a page (20 rows of one line), so that with the headings kept above it
+#: it moves whole to the next page rather than leave a few rows behind, and leaves the page
+#: it leaves at least a third full; a taller one breaks between its rows (or its bands).
+PAGE_TABLE = 540.0
 _INTERVAL_CELL = re.compile(r"^\s*\[[^\]]*,[^\]]*\]\s*$")
 
 
@@ -168,13 +173,25 @@ def _split(need: list[float], parts: int, room: float) -> list[int] | None:
     return None
 
 
+def fits_page(table: Table | int, parts: int = 1) -> bool:
+    """Whether ``table`` (or a table of that many rows), printed in ``parts`` parts of columns,
+    fits on one page (:data:`PAGE_TABLE`): it is then kept whole. Its height is a lower
+    estimate (every row of one line, as a row of numbers prints), so that a table which does
+    fit is always kept."""
+    rows = table if isinstance(table, int) else len(table.rows)
+    return rows <= SHORT_TABLE or parts * (PART_FRAME + rows * PRINT_ROW) <= PAGE_TABLE
+
+
 def row_bands(table: Table, parts: int) -> list[range]:
     """The table's rows in bands, as even as they can be, of as many rows as fit
     :data:`BAND_HEIGHT` printed in ``parts`` parts of columns (two rows at least): a reader
-    finds every column of a row on one page, not each part running over pages of its own."""
+    finds every column of a row on one page, not each part running over pages of its own. A
+    table that fits on one page (:func:`fits_page`) is one band, kept whole."""
     n = len(table.rows)
     if n == 0:
         return [range(0, 0)]
+    if fits_page(table, parts):
+        return [range(0, n)]
     fit = max(2, int((BAND_HEIGHT - parts * PART_FRAME) // (parts * PRINT_ROW)))
     count = max(1, -(-n // fit))
     size = -(-n // count)

@@ -16,7 +16,8 @@ from diptych.core.report.actions import recommended_actions
 from diptych.core.report.audit import Audit, RunPart
 from diptych.core.report.charts import Chart, charted, charts_of
 from diptych.core.report.charts.svg import draw
-from diptych.core.report.charts.svg import print_parts as chart_print_parts
+from diptych.core.report.charts.svg import flows as chart_flows
+from diptych.core.report.charts.svg import strips as chart_strips
 from diptych.core.report.findings import METHOD as AGENT_METHOD
 from diptych.core.report.formatting import (
     cell_text,
@@ -34,7 +35,13 @@ from diptych.core.report.frameworks import appendix, by_framework, frameworks
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.interval_methods import interval_methods
-from diptych.core.report.print_tables import SHORT_TABLE, numeric_cell, print_parts, row_bands
+from diptych.core.report.print_tables import (
+    SHORT_TABLE,
+    fits_page,
+    numeric_cell,
+    print_parts,
+    row_bands,
+)
 from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
 from diptych.core.report.verdict import (
     findings,
@@ -188,10 +195,12 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         wide_tables=wide_tables,
         charted=charted,
         chart_svg=draw,
-        chart_print_parts=chart_print_parts,
+        chart_flows=chart_flows,
+        chart_strips=chart_strips,
         figure_alt=figure_alt,
         print_parts=print_parts,
         row_bands=row_bands,
+        fits_page=fits_page,
         numeric_cell=numeric_cell,
         SHORT_TABLE=SHORT_TABLE,
         outcome_words=outcome_words,

@@ -27,6 +27,10 @@ TOP_MARGIN = 30.0
 #: 265 mm high.
 COLUMN_WIDTH = 182 / 25.4 * 96
 COLUMN_HEIGHT = 265 / 25.4 * 96
+#: A table at most this high as laid out for print (CSS px), about half a page, prints on one
+#: page (the report keeps whole tables it estimates at up to 540 px, every row of one line:
+#: a lower estimate, so that one printed this high is always among them).
+PAGE_TABLE = 500.0
 #: A band of rows of a table in parts (every part of those rows, kept on one page, under half of
 #: it as everything kept whole) under this share of a page, the table's last band excepted,
 #: leaves pages to the parts' headers and captions: two bands should fill a page.
@@ -114,12 +118,14 @@ def band_problems(placed: list[Placed]) -> list[str]:
 
 def first_block_height(
     placed: list[Placed], page: int, bottoms: dict[int, float], lines: dict[int, list[float]]
-) -> tuple[float, str] | None:
+) -> tuple[float, str, bool] | None:
     """How far down ``page`` its first block ends, with the headings and lead-in lines kept with
     it: a figure whole, a row (with the row after the first, which stays with it) or a short
-    table whole, an item or a short list whole, a paragraph's first two lines. ``bottoms`` is
-    each word's foot, ``lines`` each page's distinct line feet in order. None when the page
-    starts with no such block."""
+    table whole with its caption, an item or a short list whole, a paragraph's first two
+    lines. ``bottoms`` is each word's foot, ``lines`` each page's distinct line feet in order.
+    None when the page
+    starts with no such block. The flag says the block is a table kept whole that fits a page
+    (:data:`PAGE_TABLE`): it may move to the next page whole."""
     on = [p for p in placed if p.page == page]
     for i, p in enumerate(on):
         kind = p.element["kind"]
@@ -129,17 +135,23 @@ def first_block_height(
         if kind == "para":
             low, high = bottoms[p.first] - 0.5, bottoms[p.last] + 0.5
             feet = [y for y in lines[page] if low <= y <= high]
-            return (feet[1] if len(feet) > 1 else bottoms[p.last]), p.what
+            return (feet[1] if len(feet) > 1 else bottoms[p.last]), p.what, False
+        whole = False
         if kind == "row":
             same = [q for q in on[i:] if q.element["kind"] == "row"
                     and q.element["table"] == p.element["table"]]  # fmt: skip
             whole = p.element["rows"] <= p.element.get("short", 0)
             end = (same[-1] if whole else same[min(1, len(same) - 1)]).last
+            # A table kept whole keeps the caption under it (its note) with it.
+            after = [q for q in on[i:] if q.first > end]
+            if whole and after and after[0].element.get("caption"):
+                end = after[0].last
+            whole = whole and 0 < p.element.get("height", 0) <= PAGE_TABLE
         if kind == "item" and short_list(p.element):
             same = [q for q in on[i:] if q.element["kind"] == "item"
                     and q.element["list"] == p.element["list"]]  # fmt: skip
             end = same[-1].last
-        return max(bottoms[k] for k in range(p.first, end + 1)), p.what
+        return max(bottoms[k] for k in range(p.first, end + 1)), p.what, whole
     return None
 
 
@@ -153,9 +165,9 @@ def thin_page_problems(
 ) -> list[str]:
     """A page under :data:`HALF` full (the last excepted) before a page that opens with a block:
     either the block would have begun under it, or the block, with the headings kept with it,
-    is kept whole over more than half a page, which no block may be (a page under half full
-    is then never needed). ``room`` is what each page has left under its last word, ``tops``
-    where each page's column starts."""
+    is kept whole over more than half a page, which no block but a table that fits a page may
+    be (a page under half full is then never needed). ``room`` is what each page has left
+    under its last word, ``tops`` where each page's column starts."""
     out = []
     for n in range(len(fills) - 1):
         if fills[n] >= HALF:
@@ -163,14 +175,35 @@ def thin_page_problems(
         first = first_block_height(placed, n + 1, bottoms, lines)
         if first is None:
             continue
-        foot, what = first
+        foot, what, table = first
         height = foot - tops[n + 1]
         said = f"page {n + 1} is {fills[n]:.0%} full, and the first {height:.0f} pt of page {n + 2}"
         if height + TOP_MARGIN <= room[n]:
             out.append(f"{said} (“{what}”) would have fitted under it")
-        else:
+        elif not table:
             out.append(f"{said} (“{what}”) are kept together: more than half a page")
     return out
+
+
+#: A last page under this share of its column holds more than the report's last section.
+LEAST_LAST = 1 / 3
+
+
+def lone_last_section(placed: list[Placed], fills: list[float]) -> list[str]:
+    """A last page under :data:`LEAST_LAST` full that holds only the report's last section, its
+    heading at the page's top: a short trailing section orphaned by a page break, whether or not
+    the page before had room for it (it should have been kept with what precedes it)."""
+    last = len(fills) - 1
+    if last < 1 or fills[last] >= LEAST_LAST:
+        return []
+    on = [p for p in placed if p.end_page == last]
+    headings = [p for p in placed if p.element["kind"] == "heading"]
+    if not on or not headings or on[0] is not headings[-1] or on[0].page != last:
+        return []
+    return [
+        f"the last page ({fills[last]:.0%} full) holds only the last section “{on[0].what}”: "
+        "keep it with what precedes it"
+    ]
 
 
 #: A last page of at most this many lines is a stub: it must not hold what the page before it
@@ -195,24 +228,6 @@ def last_page_problems(room: list[float], lines: dict[int, list[float]]) -> list
         f"the last page holds only {len(feet)} lines ({height:.0f} pt), which page {last} had "
         f"room for ({room[last - 1]:.0f} pt left)"
     ]
-
-
-def chart_part_problems(parts: list[tuple[int, int, str]]) -> list[str]:
-    """A chart printed in parts much smaller than a page allows: three of its parts starting on
-    one page, where each part may take half a page (as any block kept whole may), so that two
-    fill a page. ``parts``: each part's chart, the page it starts on, its words."""
-    out = []
-    said: set[int] = set()
-    for one, _, three in zip(parts, parts[1:], parts[2:], strict=False):
-        chart = one[0]
-        if three[0] == chart and one[1] == three[1] and chart not in said:
-            said.add(chart)
-            count = sum(p[0] == chart for p in parts)
-            out.append(
-                f"a chart printed in {count} parts, three of them on page {one[1] + 1}: parts "
-                f"much smaller than the page allows (“{one[2]}”)"
-            )
-    return out
 
 
 #: Each table printed in parts of columns: how many columns each part shows (its first, repeated

@@ -29,11 +29,12 @@ from typing import Any
 import pytest
 
 from tests.support.surfaces.flow import (
+    PAGE_TABLE,
     Placed,
     band_problems,
-    chart_part_problems,
     item_problems,
     last_page_problems,
+    lone_last_section,
     note_problems,
     part_problems,
     table_parts,
@@ -117,6 +118,8 @@ _ELEMENTS = """() => {
     if (!shown(el)) continue;
     const tag = el.tagName;
     if (tag === 'LI' && (el.closest('nav') || el.parentElement.closest('li'))) continue;
+    // A chart's rows (a chart that flows over pages is a table of strips) are its figure's.
+    if (tag === 'TR' && el.closest('figure')) continue;
     if (tag === 'P' && (el.closest('li, td, th, figure, nav, header, dd, details, pre')
                         || el.classList.contains('scroll-hint'))) continue;
     const kind = tag === 'TR' ? 'row' : tag === 'FIGURE' ? 'figure' : tag === 'LI' ? 'item'
@@ -126,6 +129,10 @@ _ELEMENTS = """() => {
     const table_index = kind === 'row' && table ? tables.indexOf(table) : -1;
     const rows = table_index >= 0 ? table.querySelectorAll('tbody tr').length : 0;
     const short = table_index >= 0 && el.closest('.whole') ? rows : 0;
+    // The printed height of the row's table (of all its parts of columns, for one printed in
+    // parts): one that fits on a page prints on one.
+    const held = kind === 'row' && table ? (el.closest('.print-parts') || table) : null;
+    const height = held ? held.getBoundingClientRect().height : 0;
     const parts = kind === 'row' ? el.closest('.print-parts') : null;
     // The same row in each part: its place in its band (or in its part, printed without bands).
     const group = parts ? el.closest('.band') : null;
@@ -172,8 +179,10 @@ _ELEMENTS = """() => {
         if (after.trim()) break;
       }
     }
-    out.push({kind, text, after, table: table_index, rows, short, band, list, items, list_height,
-              lead, closing});
+    // A table's caption under it (its note), kept with its table.
+    const caption = kind === 'para' && el.classList.contains('caption');
+    out.push({kind, text, after, table: table_index, rows, short, height, band, list, items,
+              list_height, lead, closing, caption});
   }
   return out;
 }"""
@@ -264,18 +273,23 @@ _MARK = """() => {
     [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }`;
   document.head.append(style);
   const out = [];
-  let chart = -1;
   for (const el of document.querySelectorAll('figure')) {
-    // A chart printed in parts: its parts follow it, each with the chart's number.
-    if (el.classList.contains('chart-figure')) chart += 1;
     if (!shown(el)) continue;
+    // A chart printed as rows that flow over pages, its head and foot repeated on each.
+    const flows = el.classList.contains('chart-print');
+    // Its foot's last line (the axis' name), looked for on every page the chart runs over: a
+    // mark in a repeated foot is drawn once, not on each page.
+    const axis = flows ? [...el.querySelectorAll('tfoot text')].map(t => t.textContent) : [];
     el.setAttribute('data-qq', String(out.length));
-    out.push({text: (el.innerText || el.textContent || '').trim().slice(0, 80),
-              chart: el.classList.contains('chart-part') ? chart : -1});
+    out.push({text: (el.innerText || el.textContent || '').trim().slice(0, 80), flows,
+              foot: axis.length ? axis[axis.length - 1] : ''});
   }
   return out;
 }"""
 _MARKED = re.compile(r"qqmark(\d+)([az])")
+#: A chart that flows over pages breaks at a page's foot: less room under its last row than a
+#: row of three lines (51 CSS px, 38 pt) and the foot's margin take.
+FLOW_ROOM = 60.0
 
 
 def _page_texts(printed: Printed) -> list[str]:
@@ -308,21 +322,49 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     for word in marked.words:
         for m in _MARKED.finditer(word.text):
             pages.setdefault(int(m.group(1)), {}).setdefault(m.group(2), set()).add(word.page)
+    room = _room(marked)[0]
     problems = []
-    parts: list[tuple[int, int, str]] = []
     for n, figure in enumerate(figures):
         what = " ".join(figure["text"].split()[:8])
         on = pages.get(n, {})
-        if set(on) != {"a", "z"}:
+        if not {"a", "z"} <= set(on):
             problems.append(f"figure not found on paper: “{what}”")
-        elif len(on["a"] | on["z"]) > 1:
-            both = on["a"] | on["z"]
+            continue
+        both = on["a"] | on["z"]
+        if figure["flows"]:
+            span = range(min(both), max(both) + 1)
+            foot = _tokens(figure["foot"])
+            feet = {
+                n
+                for n in span
+                if foot and _find([w for w in marked.words if w.page == n], foot, 0, 3)
+            }
+            problems += flow_problems(span, feet, room, what)
+        elif len(both) > 1:
             problems.append(
                 f"figure split over pages {min(both) + 1} and {max(both) + 1}: “{what}”"
             )
-        elif figure["chart"] >= 0:
-            parts.append((figure["chart"], min(on["a"]), what))
-    return problems + chart_part_problems(parts)
+    return problems
+
+
+def flow_problems(span: range, feet: set[int], room: list[float], what: str) -> list[str]:
+    """A chart printed as rows flowing over the pages ``span`` that breaks above a page's foot
+    (more than :data:`FLOW_ROOM` left under it: the chart should fill the page it starts on),
+    or runs onto a page without its axis (``feet``: the pages its foot prints on)."""
+    out = []
+    for n in span[:-1]:
+        if room[n] > FLOW_ROOM:
+            out.append(
+                f"a chart running over pages {span[0] + 1}–{span[-1] + 1} breaks {room[n]:.0f} "
+                f"pt above the foot of page {n + 1}: “{what}”"
+            )
+    out += [
+        f"a chart running over pages {span[0] + 1}–{span[-1] + 1} has no axis on page "
+        f"{n + 1}: “{what}”"
+        for n in span
+        if n not in feet
+    ]
+    return out
 
 
 def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
@@ -342,7 +384,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     placed = _place(printed, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).
     tables: dict[int, list[tuple[int, int, int, int, int]]] = {}
-    short: dict[int, tuple[int, str]] = {}
+    short: dict[int, tuple[int, float, str]] = {}
     pages = len(printed.heights)
     for p in placed:
         element = p.element
@@ -357,13 +399,13 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
             tables.setdefault(element["table"], []).append(
                 (p.first, p.last, p.page, p.end_page, len(tokens))
             )
-            short.setdefault(element["table"], (element["rows"], p.what))
+            short.setdefault(element["table"], (element["rows"], element["height"], p.what))
         if element["kind"] == "row" and p.page != p.end_page:
             problems.append(f"row split over pages {p.page + 1} and {p.end_page + 1}: “{p.what}”")
         if element["kind"] == "heading" and p.page < pages - 1:
             problems += _heading_problems(printed, p)
     for table, found_rows in tables.items():
-        rows, what = short[table]
+        rows, height, what = short[table]
         # A break between two of its rows found one right after the other (a row matched far
         # away is another passage's words, not a split).
         breaks = [
@@ -371,10 +413,11 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
             for one, two in zip(found_rows, found_rows[1:], strict=False)
             if two[2] > one[3] and two[0] - one[1] <= two[4] + 10
         ]
-        if rows <= SHORT_TABLE and breaks:
+        if (rows <= SHORT_TABLE or 0 < height <= PAGE_TABLE) and breaks:
             problems.append(
                 f"table of {rows} rows split over pages {breaks[0][0] + 1} and "
-                f"{breaks[0][1] + 1}: “{what}”"
+                f"{breaks[0][1] + 1} ({height:.0f} px high; one up to {PAGE_TABLE:.0f} prints "
+                f"on one page): “{what}”"
             )
     problems += item_problems(placed)
     problems += note_problems(placed, [w.page for w in printed.words])
@@ -387,6 +430,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     room = _room(printed)
     problems += thin_page_problems(placed, fills, *room)
     problems += last_page_problems(room[0], room[3])
+    problems += lone_last_section(placed, fills)
     return problems
 
 

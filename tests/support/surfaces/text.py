@@ -7,6 +7,7 @@ on every report any test writes (see ``tests/conftest.py``), not only on those t
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -332,6 +333,33 @@ def json_display_texts(data: Any, key: str = "") -> list[str]:
     return [data] if isinstance(data, str) and key in _DISPLAY_KEYS else []
 
 
+_FIGURE = re.compile(r"<figure\b.*?</figure>", re.DOTALL)
+_DESC = re.compile(r"<desc\b[^>]*>(.*?)</desc>", re.DOTALL)
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.DOTALL)
+_CAPTION = re.compile(r"<figcaption\b[^>]*>(.*?)(?:<details|</figcaption>)", re.DOTALL)
+
+
+def bare_point_problems(page: str) -> list[str]:
+    """Charts with a point drawn without an interval bar (its text alternative says "no
+    interval") where nothing says why: the point's reason missing, or the caption under the
+    chart (on screen, and under each part printed) not saying which points have no bar and
+    why ("No interval bar for single, on every row: one prompt only.")."""
+    out = []
+    for figure in _FIGURE.finditer(page):
+        block = figure.group(0)
+        desc = " ".join(html.unescape(d) for d in _DESC.findall(block))
+        if "(no interval" not in desc:
+            continue
+        title = html.unescape(next(iter(_TITLE.findall(block)), "")).strip()
+        caption = re.sub(r"<[^>]+>", "", next(iter(_CAPTION.findall(block)), ""))
+        caption = " ".join(html.unescape(caption).split())
+        if "(no interval)" in desc or "no reason given" in caption:
+            out.append(f"chart “{title}”: a point with no interval bar and no reason")
+        elif "No interval bar" not in caption:
+            out.append(f"chart “{title}”: points with no interval bar, its caption says not why")
+    return out
+
+
 def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     """Every problem of the text checks in the report written to ``report_dir`` (whichever of
     its HTML, Markdown and JSON exist)."""
@@ -345,7 +373,9 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         problems += [f"json: {t} is not JSON (write it as the string 'inf')" for t in sorted(bad)]
     probes = tuple(r.get("probe", "") for r in data.get("runs", []))
     if (report_dir / "report.html").is_file():
-        chunks = html_chunks((report_dir / "report.html").read_text(encoding="utf-8"))
+        page = (report_dir / "report.html").read_text(encoding="utf-8")
+        problems += [f"html: {p}" for p in bare_point_problems(page)]
+        chunks = html_chunks(page)
         for chunk in chunks:
             where = "html"
             problems += [f"{where}: {p}" for p in word_problems(chunk.text, probes)]

@@ -95,7 +95,12 @@ def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Char
             value = _number(cells[vj])
             lo, hi = _ci(cells[cj])
             if value is not None:
-                points.append(ChartPoint(columns[vj], value, lo, hi))
+                # A cell that is no interval may say why there is none ("one pair only").
+                said = str(cells[cj]).strip() if lo is None or hi is None else ""
+                why = "" if said in ("", "—", "-", "None") else said
+                if lo is not None and hi is not None and not math.isfinite(hi - lo):
+                    why = "no finite bounds"
+                points.append(ChartPoint(columns[vj], value, lo, hi, why))
         if points:
             side_value = _number(cells[side]) if side is not None else None
             rows.append(
@@ -116,6 +121,9 @@ def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Char
         side_label="%F BLS" if side is not None else "",
         note="Points are the figures, bars their 95% intervals; sorted largest first.",
         source="table",
+        no_interval=f"the table “{table.title}” gives none (its note says why)"
+        if table.note
+        else f"the table “{table.title}” gives none",
     )
 
 
@@ -175,7 +183,21 @@ def charts_of(result: ProbeResult, prefix: str) -> list[Chart]:
     if not out:
         found = chart_from_numbers(result.numbers, f"{prefix}-figures", f"{result.title}: figures")
         out = [found] if found is not None else []
+    for chart in out:
+        _reasons_from(chart, result.numbers)
     return out
+
+
+def _reasons_from(chart: Chart, numbers: dict[str, Any]) -> None:
+    """A point without an interval, and no reason of its own, takes the reason the probe's
+    headline figure of its series gives ("one masculine identity only"), where there is one."""
+    for row in chart.rows:
+        for point in row.points:
+            number = numbers.get(point.series)
+            if point.has_interval or point.why or not isinstance(number, dict):
+                continue
+            if number.get("reason"):
+                point.why = str(number["reason"])
 
 
 def charted(figure: Figure, charts: Sequence[Chart]) -> bool:

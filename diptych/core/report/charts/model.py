@@ -31,6 +31,14 @@ def number(value: Any) -> float | None:
     return None
 
 
+def _reason(text: str) -> str:
+    """A reason as a caption says it: "one prompt only: no interval" is "one prompt only"."""
+    text = text.strip().rstrip(".")
+    for tail in (": no interval", " (no interval)", "; no interval"):
+        text = text.removesuffix(tail)
+    return text
+
+
 def _limits(value: Any) -> tuple[float, float] | None:
     if isinstance(value, list | tuple) and len(value) == 2:
         low, high = number(value[0]), number(value[1])
@@ -47,6 +55,9 @@ class ChartPoint:
     value: float | None
     low: float | None = None
     high: float | None = None
+    #: Why the point has no interval ("one prompt only"), where it has none; else the chart's
+    #: :attr:`Chart.no_interval` says why.
+    why: str = ""
 
     @property
     def has_interval(self) -> bool:
@@ -57,12 +68,15 @@ class ChartPoint:
             and math.isfinite(self.high)
         )
 
-    def describe(self) -> str:
+    def describe(self, why: str = "") -> str:
+        """The point in words; ``why`` the chart's reason for a point without an interval,
+        where the point gives none of its own."""
         text = f"{self.series} {plain(self.value)}"
+        reason = self.why or why
         if self.has_interval:
             text += f" (95% interval {plain(self.low)} to {plain(self.high)})"
         else:
-            text += " (no interval)"
+            text += f" (no interval: {reason})" if reason else " (no interval)"
         return text
 
 
@@ -94,6 +108,9 @@ class Chart:
     #: The drawn range of the value axis where it is fixed from outside (the parts of a chart
     #: printed over several pages share the whole chart's); None: from the chart's own values.
     scale: tuple[float, float] | None = field(default=None, compare=False)
+    #: Why a point of the chart without an interval has none, where the point does not say
+    #: (a chart of counts: "counts, not estimates").
+    no_interval: str = ""
 
     @property
     def series(self) -> list[str]:
@@ -116,6 +133,7 @@ class Chart:
                         number(p.get("value")),
                         number(p.get("low")),
                         number(p.get("high")),
+                        str(p.get("why", "")),
                     )
                     for p in r.get("points", [])
                 ],
@@ -133,7 +151,36 @@ class Chart:
             note=str(data.get("note", "")),
             source=str(data.get("source", "probe")),
             limits=_limits(data.get("limits")),
+            no_interval=str(data.get("no_interval", "")),
         )
+
+    def bare(self) -> list[tuple[str, str, list[str]]]:
+        """The points drawn without an interval bar, by series and reason: (series, why, the
+        rows' labels); a point's own reason first, else the chart's, else none ("")."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for r in self.rows:
+            for p in r.points:
+                if p.value is None or not math.isfinite(p.value) or p.has_interval:
+                    continue
+                why = _reason(p.why or self.no_interval)
+                out.setdefault((p.series, why), []).append(r.label)
+        return [(series, why, labels) for (series, why), labels in out.items()]
+
+    def bare_note(self) -> str:
+        """What the chart's caption says of its points without a bar, and why: "No interval
+        bar for single, on every row: one prompt only." Empty when every point has one."""
+        said = []
+        for series, why, labels in self.bare():
+            every = sum(any(p.series == series for p in r.points) for r in self.rows)
+            if len(labels) == every and every > 1:
+                where = "on every row"
+            else:
+                shown = ", ".join(labels[:4])
+                more = len(labels) - 4
+                where = f"on {shown}" + (f" and {more} more" if more > 0 else "")
+            name = f"for {series}, " if len(self.series) > 1 else ""
+            said.append(f"{name}{where}: {why or 'no reason given'}")
+        return ("No interval bar " + "; ".join(said) + ".") if said else ""
 
     def alt_text(self) -> str:
         """Every number of the chart in words: its text alternative."""
@@ -142,7 +189,7 @@ class Chart:
             head += f"; series: {', '.join(self.series)}"
         rows = []
         for r in self.rows:
-            text = f"{r.label}: " + "; ".join(p.describe() for p in r.points)
+            text = f"{r.label}: " + "; ".join(p.describe(self.no_interval) for p in r.points)
             if r.side and self.side_label:
                 text += f"; {self.side_label} {r.side}"
             rows.append(text)

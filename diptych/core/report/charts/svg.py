@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 from xml.sax.saxutils import escape
 
@@ -253,57 +253,98 @@ def _row_height(label: str, n_series: int, layout: Layout, side_w: float = 0.0) 
     return LINE * len(wrap(label, WIDTHS["narrow"] - 12 - side_w)) + 8 * n_series + 8
 
 
-#: The tallest a printed chart part may be: with its caption (about 40 CSS px) under the
-#: headings kept with it (a section's, a run's and its note, about 140 px), under half an A4
-#: page's text column (about 1000 px), so that a part fits under whatever a page already holds
-#: when that is under half: no page is left more than half empty for it.
-PRINT_HEIGHT = 280.0
-#: The tallest a later part may be: it has no headings kept with it, so it may take their
-#: room too, and with its caption stay under half a page (no page is left more than half empty
-#: for it, as for any block kept whole): two parts a page.
+#: Half an A4 page's text column (about 1000 CSS px) less a heading's room: a chart no taller
+#: is kept whole on paper (no page is left more than half empty for it, as for any block kept
+#: whole); a taller one flows over pages (:func:`strips`).
 PAGE_HEIGHT = 400.0
 #: What a chart takes besides its rows: legend, side label, tick labels and axis name.
 _FRAME_HEIGHT = 110.0
 #: Rows taller than this (half a page, most of a laptop's window, a third of a phone's) put
 #: the tick labels above the plot too: a reader at its top row cannot see the axis at its foot.
-#: A printed part stays under it (:func:`print_parts`) and has its axis under its rows.
+#: A chart printed in strips repeats its axis on every page instead (:func:`strips`).
 TOP_AXIS_FROM = PAGE_HEIGHT - _FRAME_HEIGHT
 
 
-def print_parts(
-    chart: Chart, max_height: float = PRINT_HEIGHT, page_height: float = PAGE_HEIGHT
-) -> list[Chart]:
-    """The chart in parts of rows that each fit a printed page in the wide layout, on one
-    scale (the whole chart's); one part when the whole chart fits under ``max_height``. A
-    chart taller than a page would otherwise split across two with its axis only on the
-    second. The first part fits under what a page already holds with the headings kept with
-    it (``max_height``); the rest, without headings, are as large as half a page allows
-    (``page_height``), their rows shared evenly: 40 rows print in five parts, not seven, two
-    a page."""
+#: A chart whose rows are taller than this prints as rows that flow over pages (:func:`strips`),
+#: not as one block kept whole: half a page less the chart's frame, as any block kept whole.
+FLOW_FROM = PAGE_HEIGHT - _FRAME_HEIGHT
+
+
+def flows(chart: Chart) -> bool:
+    """Whether the chart prints as strips that flow over pages (:func:`strips`): its rows in
+    the wide layout are taller than :data:`FLOW_FROM`."""
     n_series = max(1, len(chart.series))
-    heights = [_row_height(r.label, n_series, "wide") for r in chart.rows]
-    room = max_height - _FRAME_HEIGHT
-    if sum(heights) <= room or len(chart.rows) < 2:
-        return [chart]
-    scale = _value_range(chart)
-    if sum(heights) <= 2 * room:
-        # Two parts under half a page each, rows shared evenly: never one of a row or two.
-        size = math.ceil(len(chart.rows) / 2)
-        halves = [chart.rows[:size], chart.rows[size:]]
-        return [replace(chart, rows=rows, scale=scale) for rows in halves]
-    first, used = 0, 0.0
-    while first < len(heights) and used + heights[first] <= room:
-        used += heights[first]
-        first += 1
-    first = max(first, 1)
-    rest = heights[first:]
-    count = math.ceil(sum(rest) / (page_height - _FRAME_HEIGHT))
-    size = math.ceil(len(rest) / count)
-    starts = [0, *range(first, len(chart.rows), size)]
-    return [
-        replace(chart, rows=chart.rows[a:b], scale=scale)
-        for a, b in zip(starts, [*starts[1:], len(chart.rows)], strict=True)
-    ]
+    return sum(_row_height(r.label, n_series, "wide") for r in chart.rows) > FLOW_FROM
+
+
+@dataclass
+class Strips:
+    """The wide chart cut into SVGs of one scale, for print: its head (legend, side label, tick
+    labels), each row, and its foot (tick labels, axis name). The report prints them as a table
+    whose head and foot Chromium repeats on every page the rows run over: the chart fills the
+    page it starts on, breaks only at a page's end (between rows), and every page of it carries
+    its legend and its axis."""
+
+    head: str
+    rows: list[str]
+    foot: str
+
+
+def strips(chart: Chart, element_id: str) -> Strips:
+    """The chart's wide layout in strips (:class:`Strips`); the head carries the chart's text
+    alternative, the rows and the foot are hidden from assistive technology."""
+    width = WIDTHS["wide"]
+    series = chart.series
+    n_series = max(1, len(series))
+    side_w = (max(text_width(chart.side_label), *(text_width(r.side) for r in chart.rows)) + 12
+              if chart.side_label else 0.0)  # fmt: skip
+    label_w = 200.0
+    frame = _Frame(label_w, width - side_w - 14, *_value_range(chart))
+    body, y = _legend(series, label_w, width - 6, 16.0)
+    if chart.side_label:
+        y += LINE
+        body.append(_text(width - 6, y, chart.side_label, "end", ' font-weight="600"'))
+    y += LINE
+    body += _tick_labels(frame, y)
+    head = _svg(
+        element_id, width, y + 8, body,
+        f'<title id="{element_id}-title">{escape(chart.title)}</title>'
+        f'<desc id="{element_id}-desc">{escape(chart.alt_text())}</desc>',
+    )  # fmt: skip
+    rows = []
+    for i, row in enumerate(chart.rows):
+        h = _row_height(row.label, n_series, "wide")
+        lines = wrap(row.label, label_w - 16)
+        ys = _points_y(n_series, h / 2 - 4 * (n_series - 1))
+        first = h / 2 - LINE * (len(lines) - 1) / 2 + 4
+        out = [f'<rect x="0" y="0" width="{width:.0f}" height="{h:.1f}" fill="#f3f3f3"/>'] if (
+            i % 2 == 0) else []  # fmt: skip
+        out += _grid(frame, chart.reference, 0.0, h)
+        out += [_text(label_w - 8, first + LINE * k, t, "end") for k, t in enumerate(lines)]
+        for point in row.points:
+            s = series.index(point.series)
+            out += _interval(point, STYLES[s % len(STYLES)], frame, ys[s])
+        if row.side:
+            out.append(_text(width - 6, h / 2 + 4, row.side, "end"))
+        rows.append(_svg("", width, h, out))
+    axis, height = _axis(chart, frame, 14.0)
+    return Strips(head, rows, _svg("", width, height, axis))
+
+
+def _svg(element_id: str, width: float, height: float, body: list[str], named: str = "") -> str:
+    """An SVG of the chart's text size: labelled by ``named`` (its title and description) under
+    ``element_id``, else hidden from assistive technology (a strip of a chart named above)."""
+    label = (f'id="{element_id}" role="img" aria-labelledby="{element_id}-title '
+             f'{element_id}-desc"') if named else 'aria-hidden="true"'  # fmt: skip
+    # Only the head is a chart to a reader's tools (``svg.chart``); a strip is part of it.
+    kind = "chart chart-strip" if named else "chart-strip"
+    return "".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" {label} viewBox="0 0 {width:.0f} '
+        f'{height:.0f}" width="{width:.0f}" height="{height:.0f}" class="{kind}" '
+        f'font-family="system-ui, sans-serif" font-size="{FONT:g}">', named,
+        f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#fff"/>',
+        *body, "</svg>",
+    ])  # fmt: skip
 
 
 def draw(chart: Chart, element_id: str, layout: Layout = "wide") -> str:

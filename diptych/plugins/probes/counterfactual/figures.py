@@ -91,6 +91,7 @@ def max_skew_charts(
                     "axis": f"MaxSkew@{result.k}",
                     "rows": rows,
                     "row_kind": "occupation",
+                    "no_interval": "an occupation's wordings are not independent draws",
                     "side_label": "wordings",
                     "reference": 0.0,
                     "note": (

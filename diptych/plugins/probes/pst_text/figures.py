@@ -45,6 +45,7 @@ def _point(series: str, inference: Inference | None) -> ChartPoint | None:
         inference.value,
         inference.ci_low if finite else None,
         inference.ci_high if finite else None,
+        why="" if finite and inference.has_interval else (inference.reason or "no finite bounds"),
     )
 
 

@@ -62,6 +62,7 @@ def top_words_charts(pooled: dict[str, dict[str, dict[str, Any]]]) -> list[dict[
                     "axis": "uses per 1,000 words",
                     "rows": rows,
                     "row_kind": "group and word",
+                    "no_interval": "counts, not estimates",
                     "side_label": "s",
                     "reference": None,
                     "note": (

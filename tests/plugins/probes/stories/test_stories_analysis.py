@@ -145,8 +145,8 @@ def test_top_words_chart_per_group(raw_run: tuple[Stories, RunView, PairsStoryte
     # The text alternative states every point and score the chart draws.
     alt = Chart.from_dict(by_race.to_dict()).alt_text()
     assert (
-        "white · lawyer: in the group 86.6 (no interval); in the other groups 45.5 "
-        "(no interval); s 0.93." in alt
+        "white · lawyer: in the group 86.6 (no interval: counts, not estimates); in the other "
+        "groups 45.5 (no interval: counts, not estimates); s 0.93." in alt
     )
     by_gender = charts["top-words-by-gender"]
     woman = {r.label: r for r in by_gender.rows}["woman · woman"]

@@ -1,0 +1,98 @@
+"""What a run cost: its answered calls at the models' declared prices (the estimate a budget
+is held to) and the dollars the services reported for them, as the report and an audit's
+budget read them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from diptych.core.capabilities import Capability
+from diptych.core.cost import Cost, computed_here
+from diptych.core.errors import DiptychError
+from diptych.core.plugins import model_class
+
+if TYPE_CHECKING:
+    from diptych.core.runview import RunView
+
+__all__ = ["ActualCost", "cost_actual", "cost_of_calls", "cost_paid"]
+
+
+def cost_paid(view: RunView) -> Cost | None:
+    """Dollars the run's answered calls cost at the models' declared prices, answers paid for
+    but unusable included; None when no call had a price (:func:`cost_of_calls` says why)."""
+    cost = cost_of_calls(view)
+    return cost if cost.priced else None
+
+
+def cost_of_calls(view: RunView) -> Cost:
+    """The run's answered calls at the models' declared prices, answers paid for but unusable
+    included, with how many calls had no price and how many of those were computed on this
+    machine (a local model costs nothing that diptych can count)."""
+    prices: dict[str, Any] = {}
+    for m in view.run.models:
+        name = m.get("name") or str(m["model_id"]).split("@")[0]
+        try:
+            cls = model_class(name)
+            prices[m["model_id"]] = cls(cls.Params.model_validate(m.get("params") or {}))
+        # A model whose SDK is absent, or whose parameters changed since, has no price here;
+        # the report says the cost is unknown rather than failing.
+        except (DiptychError, ValueError, TypeError):
+            prices[m["model_id"]] = None
+    total, priced, unpriced, local = 0.0, 0, 0, 0
+    for trial in view.trials:
+        result = view.results.get(trial.key)
+        if result is None:
+            continue
+        model = prices.get(trial.model_id)
+        # Every answer paid for but unusable was billed as well, whatever the outcome.
+        unusable = result.provenance.get("paid_unusable", 0)
+        calls = int(result.status in ("done", "refused")) + (
+            unusable if isinstance(unusable, int) else 0
+        )
+        if not calls:
+            continue
+        price = None if model is None else model.price(Capability(trial.capability), trial.payload)
+        if price is not None:
+            total, priced = total + price * calls, priced + calls
+        else:
+            unpriced += calls
+            local += calls if model is not None and computed_here(model) else 0
+    return Cost(total, priced=priced, unpriced=unpriced, local=local)
+
+
+@dataclass(frozen=True)
+class ActualCost:
+    """The dollars the services reported for a run's answered calls (from their token
+    counts), beside which the report shows the estimate ``--max-cost`` reserved."""
+
+    #: The sum of the reported costs; None when no call reported one.
+    usd: float | None
+    #: Answered calls that reported a cost, and answered calls in all.
+    reported: int
+    answered: int
+
+    @property
+    def text(self) -> str:
+        if self.usd is None:
+            return "not reported"
+        if self.reported < self.answered:
+            # The rest were answered by a service that sent no token counts (or before
+            # diptych read them): the sum is a lower bound.
+            return f"${self.usd:.2f} ({self.reported:,} of {self.answered:,} calls reported)"
+        return f"${self.usd:.2f}"
+
+
+def cost_actual(view: RunView) -> ActualCost:
+    """What the services reported the run's answered calls cost (``cost_usd`` in each
+    result's provenance)."""
+    total, reported, answered = 0.0, 0, 0
+    for result in view.results.values():
+        if result.status not in ("done", "refused"):
+            continue
+        answered += 1
+        cost = result.provenance.get("cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost):
+            total, reported = total + float(cost), reported + 1
+    return ActualCost(total if reported else None, reported, answered)
