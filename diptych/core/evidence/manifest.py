@@ -103,6 +103,14 @@ def report_paths(directory: Path) -> list[str]:
     return sorted(name for name in names if name not in OWN_FILES)
 
 
+def report_members(directory: Path) -> list[str]:
+    """What travels as the report in ``directory``: the files its manifest lists
+    (:func:`report_paths`) and, when it was signed, the manifest and its signature. A bundle
+    carries exactly these, so that a workspace kept in the report's folder stays behind."""
+    own = sorted(name for name in OWN_FILES if (directory / name).is_file())
+    return report_paths(directory) + own
+
+
 def report_files(directory: Path, names: Iterable[str] | None = None) -> dict[str, str]:
     """The files of the report in ``directory`` (``names``, else every one) with their
     SHA-256."""
