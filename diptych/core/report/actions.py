@@ -10,7 +10,6 @@ import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from diptych.core.plugins import load_plugins
 from diptych.core.report.charts import plain
 from diptych.core.report.verdict import model_names, number_or_none
 
@@ -123,21 +122,14 @@ def _worst_actions(audit: Audit) -> list[Action]:
     return out
 
 
-#: Probes that measure an annotator, not a model: an audit that did not run them measured
-#: no less of its models.
-ANNOTATOR_PROBES = frozenset({"calibration"})
-
-
-def installed_probes() -> list[str]:
-    """Every probe installed here (built in or a plugin's), by its registered name, those
-    that measure an annotator aside: what an audit could have run on its models."""
-    return sorted(set(load_plugins().probes) - ANNOTATOR_PROBES)
+#: Every built-in probe, for the list of what was not measured.
+KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual")
 
 
 def _not_measured(audit: Audit) -> list[Action]:
     ran = {p.view.run.probe for p in audit.runs}
     out = []
-    missing = [p for p in installed_probes() if p not in ran]
+    missing = [p for p in KNOWN_PROBES if p not in ran]
     if missing:
         out.append(Action("not measured", f"Probes not run in this audit: {', '.join(missing)}."))
     out.append(
