@@ -41,7 +41,8 @@ def export_bundle(ctx: typer.Context, ref: str, bundle: Path, report_dir: Path |
         f"  runs: {', '.join(done.runs)}"
         + (f"; audits: {', '.join(done.audits)}" if done.audits else ""),
         f"  records: {rows}",
-        f"  blobs: {done.blobs:,}; report files: {done.report_files:,}",
+        f"  blobs: {done.blobs:,}; report files: {done.report_files:,}"
+        + (" (with its signed manifest)" if done.report_signed else ""),
     ]
     if done.redacted:
         said.append(

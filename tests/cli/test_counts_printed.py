@@ -63,7 +63,10 @@ def test_the_progress_bar_counts_with_separators() -> None:
     from diptych.core.workspace import RunRecord
 
     out = io.StringIO()
-    reporter = RichReporter(SafeConsole(file=out, width=120))
+    # A terminal: where the bar is drawn (into no terminal, plain lines go out instead).
+    reporter = RichReporter(
+        SafeConsole(file=out, width=120, force_terminal=True, color_system=None)
+    )
     run = RunRecord(id="pst-text-1", probe="pst-text", probe_version="1", params={}, models=[],
                     fingerprint="", status="running", n_trials=1720, diptych_version="",
                     created_at=0.0, updated_at=0.0)  # fmt: skip

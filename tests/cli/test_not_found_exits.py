@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from diptych.core.audit.record import PartRecord
+from diptych.core.workspace import Workspace
 from tests.support.cli import call
 
 WRONG = "nosuchrun"
@@ -43,4 +45,26 @@ def test_a_wrong_id_exits_2_with_one_line(
     assert len(said) == 1 and said[0].startswith("error:"), out
     assert WRONG in said[0] or "no-such-report" in said[0]
     # Nothing was written for the run that is not there.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
+
+
+@pytest.mark.parametrize("command", ["show", "report", "resume"])
+def test_an_audits_id_where_a_run_is_asked_for_points_at_the_audit_commands(
+    workspace: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # The id `audit run` prints is the audit's, not a run's: the line says so, names the
+    # commands that take it and the runs it holds.
+    audit = "smollm2-offline-5c366747d6"
+    with Workspace.open(workspace) as ws:
+        (run,) = [r.run.id for r in ws.runs.list()]
+        ws.audits.begin(audit, "smollm2-offline", "0" * 64, "audit.yaml", "name: x\n")
+        ws.audits.save_part(audit, PartRecord(0, "text", "probe", run, "complete", 0.0))
+        ws.audits.finish(audit, "complete")
+    extra = ["--out", str(tmp_path / "report")] if command == "report" else []
+    code, out = call(capsys, "--store", workspace, command, audit, *extra)
+    assert code == 2, out
+    assert " ".join(out.split()) == (
+        f"error: '{audit}' is a recorded audit, not a run: 'diptych audit gate {audit}' decides "
+        f"its gates, 'diptych audit list' shows the audits; its runs: {run} (give one)"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]

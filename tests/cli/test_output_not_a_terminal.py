@@ -101,3 +101,52 @@ def test_run_into_a_log_prints_its_summary_and_notes_each_on_one_line(
     floor = next(line for line in lines if line.startswith("† STS paired"))
     assert floor.endswith("the interval would be wider and speak for identities like these)")
     assert cut_problems(out) == [], out
+
+
+def _running(requests: int, seconds_each: int) -> list[str]:
+    """What a run of ``requests`` requests taking ``seconds_each`` apiece prints into a file,
+    on a clock the test moves."""
+    from diptych.cli.progress import RichReporter
+    from diptych.core.workspace import RunRecord
+
+    now = [0]
+    out = io.StringIO()
+    reporter = RichReporter(SafeConsole(file=out), clock=lambda: float(now[0]))
+    run = RunRecord(id="pst-text-18101709", probe="pst-text", probe_version="1", params={},
+                    models=[], fingerprint="", status="running", n_trials=requests,
+                    diptych_version="", created_at=0.0, updated_at=0.0)  # fmt: skip
+    reporter.run_started(run, requests, 0, requests)
+    for _ in range(requests):
+        now[0] += seconds_each
+        reporter.trial_finished("smollm2", "done", None)
+    reporter.stop()
+    return out.getvalue().splitlines()
+
+
+def test_progress_into_a_file_is_a_plain_line_at_each_tenth(no_terminal: Path) -> None:
+    # 1,640 requests at 1 s each: a tenth every 164 s, so a line every 30 s between them
+    # shows the log a slow run is alive.
+    lines = _running(1640, 1)
+    assert lines[0] == (
+        "run pst-text-18101709: 1,640 trials planned, 0 already stored, 1,640 requests to run"
+    )
+    said = lines[1:]
+    assert said[:6] == [
+        "pst-text-18101709: 30 of 1,640 requests, 30 s",
+        "pst-text-18101709: 60 of 1,640 requests, 1 min",
+        "pst-text-18101709: 90 of 1,640 requests, 1 min",
+        "pst-text-18101709: 120 of 1,640 requests, 2 min",
+        "pst-text-18101709: 150 of 1,640 requests, 2 min",
+        "pst-text-18101709: 164 of 1,640 requests, 2 min",
+    ]
+    assert said[-1] == "pst-text-18101709: 1,640 of 1,640 requests, 27 min"
+    # Every tenth has its line, and no bar is drawn into the file.
+    for tenth in range(1, 11):
+        assert f"pst-text-18101709: {164 * tenth:,} of 1,640 requests, " in "\n".join(said)
+    assert not any("━" in line for line in lines)
+
+
+def test_a_fast_run_into_a_file_prints_ten_lines(no_terminal: Path) -> None:
+    # Well under 30 s a tenth: one line each tenth, ten in all, the last at the end.
+    said = _running(200, 0)[1:]
+    assert said == [f"pst-text-18101709: {20 * k} of 200 requests, 0 s" for k in range(1, 11)]

@@ -148,6 +148,26 @@ def test_no_run_to_rank_says_what_to_do(
     assert "still running" not in said
 
 
+def test_a_figure_a_labelled_run_states_but_does_not_rank_is_named_so(
+    tmp_path: Path, scripted: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A likelihood run's labels are the model's own (self): its report states the STS of the
+    drawn labels, which standings do not rank (the expected STS is its figure). Asked for it,
+    standings say so and name the figures to rank, never that its people are unlabelled."""
+    path = str(tmp_path / "ws")
+    with Workspace.open(path) as ws:
+        run = ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted(0.2)})],
+                               params=DESIGN)  # fmt: skip
+        assert {lab.annotator for lab in ws.runs.view(run.id).labels()} == {"self"}
+    code, out = call(capsys, "--store", path, "standings", "--figure", "STS paired (drawn labels)")
+    assert code == 2
+    assert " ".join(out.split()) == (
+        f"error: no run here has the figure 'STS paired (drawn labels)' to rank; {run.id} has "
+        "labels and its report states it, but it is not a figure standings rank; figures here: "
+        "'STS paired' (name one with --figure)"
+    )
+
+
 def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(
     three_models: tuple[Path, dict[str, str]],
     tmp_path: Path,

@@ -103,11 +103,47 @@ def report_paths(directory: Path) -> list[str]:
     return sorted(name for name in names if name not in OWN_FILES)
 
 
+def report_members(directory: Path) -> list[str]:
+    """What travels as the report in ``directory``: the files its manifest lists
+    (:func:`report_paths`) and, when it was signed, the manifest and its signature. A bundle
+    carries exactly these, so that a workspace kept in the report's folder stays behind."""
+    own = sorted(name for name in OWN_FILES if (directory / name).is_file())
+    return report_paths(directory) + own
+
+
 def report_files(directory: Path, names: Iterable[str] | None = None) -> dict[str, str]:
     """The files of the report in ``directory`` (``names``, else every one) with their
     SHA-256."""
     chosen = report_paths(directory) if names is None else names
     return {name: file_sha256(directory / name) for name in chosen}
+
+
+def drop_stale_signature(directory: Path) -> str | None:
+    """Remove the manifest and its signature from ``directory`` when its files no longer
+    match them (a report or a screenshot written again into a signed report's folder), and
+    say so in one line; ``None`` when there was none, or it still matches. A signature left
+    over the old files would only make the next ``verify`` fail on a file nobody tampered
+    with. A manifest that cannot be read is left for ``verify`` to name."""
+    if not (directory / MANIFEST).is_file():
+        return None
+    try:
+        manifest, _ = read_manifest(directory)
+        current = report_paths(directory)
+    except ManifestError:
+        return None
+    if sorted(manifest.files) == current and all(
+        file_sha256(directory / name) == digest for name, digest in manifest.files.items()
+    ):
+        return None
+    removed = []
+    for name in (MANIFEST, SIGNATURE):
+        if (directory / name).is_file():
+            (directory / name).unlink()
+            removed.append(name)
+    return (
+        f"the folder's old signature no longer matched: removed {', '.join(removed)}; "
+        "sign again with --sign"
+    )
 
 
 def _walk(directory: Path) -> Iterator[Path]:

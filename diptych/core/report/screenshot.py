@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from diptych.core.errors import DiptychError, MissingDependencyError
+from diptych.core.evidence.manifest import drop_stale_signature
 from diptych.core.report.pdf import CHROMIUM_ARGS, chromium_path
 
 FIRST_SCREEN = "report-first-screen.png"
@@ -55,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no screenshot of the report: {error}", file=sys.stderr)
         return 0
     print(f"first screen of the report: {png}")
+    # A signature made before the screenshot was taken again lists the old picture.
+    stale = drop_stale_signature(directory)
+    if stale:
+        print(stale)
     return 0
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from diptych.core.audit.record import get_audit
 from diptych.core.capabilities import Model
 from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.probe import Probe
@@ -58,11 +59,24 @@ class Kernel:
         if len(matches) == 1:
             return matches[0]
         if not matches:
-            raise RunNotFoundError(
-                f"no run '{run_id}' in {self.path}; 'diptych runs' lists the runs there"
-            )
+            raise RunNotFoundError(self._not_a_run(run_id))
         listed = ", ".join(r.id for r in matches)
         raise UsageError(f"'{run_id}' names {len(matches)} runs ({listed}); give more of the id")
+
+    def _not_a_run(self, ref: str) -> str:
+        """Why no run is named ``ref``, and what to do: an audit's id (what `audit run`
+        prints) is pointed at the audit commands and at its runs."""
+        try:
+            audit = get_audit(self.store, ref)
+        except UsageError:
+            audit = None  # a prefix of several audits: no one audit is meant
+        if audit is None:
+            return f"no run '{ref}' in {self.path}; 'diptych runs' lists the runs there"
+        runs = ", ".join(audit.run_ids) or "none yet"
+        return (
+            f"'{ref}' is a recorded audit, not a run: 'diptych audit gate {audit.id}' decides "
+            f"its gates, 'diptych audit list' shows the audits; its runs: {runs} (give one)"
+        )
 
     def view(self, run_id: str) -> RunView:
         """A read-only view of the run's trials, results and labels."""

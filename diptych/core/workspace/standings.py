@@ -124,7 +124,8 @@ CHOOSE_WITH_FLAG = "name one with --figure"
 class NothingToRank(UsageError):
     """No run has the figure asked for with what it takes to rank it, and why, in words that
     are true for the runs present: some still running, some finished without the labels their
-    figure is made of, other figures there to choose from (:meth:`said`)."""
+    figure is made of, some labelled and stating the figure in their report though it is not
+    one their probe ranks, other figures there to choose from (:meth:`said`)."""
 
     def __init__(
         self,
@@ -132,11 +133,13 @@ class NothingToRank(UsageError):
         *,
         running: Sequence[str] = (),
         unlabelled: Sequence[str] = (),
+        unranked: Sequence[str] = (),
         figures: Sequence[str] = (),
     ) -> None:
         self.figure = figure
         self.running = list(running)
         self.unlabelled = list(unlabelled)
+        self.unranked = list(unranked)
         self.figures = list(figures)
         super().__init__(self.said(CHOOSE_WITH_FLAG))
 
@@ -144,7 +147,8 @@ class NothingToRank(UsageError):
         """The one line, ``choose`` saying how this front end picks another figure and
         ``after_running`` what it does once a running run finishes."""
         head = f"no {'finished ' if self.running else ''}run here has the figure '{self.figure}'"
-        parts = [head + (" to rank yet" if self.running or self.unlabelled else " to rank")]
+        later = self.running or self.unlabelled
+        parts = [head + (" to rank yet" if later else " to rank")]
         if self.running:
             parts.append(_runs(self.running, "is", "are") + " still running" + after_running)
         if self.unlabelled:
@@ -153,10 +157,18 @@ class NothingToRank(UsageError):
                 _runs(self.unlabelled, "has", "have")
                 + f" no labels yet: label {whose} people first"
             )
+        if self.unranked:
+            # A likelihood run's drawn-label STS: its report states it, but it adds the noise
+            # of the draws to the expected STS the run is ranked on.
+            whose = "its" if len(self.unranked) == 1 else "their"
+            parts.append(
+                _runs(self.unranked, "has", "have")
+                + f" labels and {whose} report states it, but it is not a figure standings rank"
+            )
         if self.figures:
             listed = ", ".join(f"'{f}'" for f in self.figures)
             parts.append(f"figures here: {listed} ({choose})")
-        elif not self.running and not self.unlabelled:
+        elif not self.running and not self.unlabelled and not self.unranked:
             parts.append("run a probe whose figures are ranked (pst, pst-text) first")
         return "; ".join(parts)
 
@@ -186,12 +198,14 @@ def figure_choices(figures: Sequence[str]) -> list[str]:
 class _Seen:
     """What the runs read for a ranking held besides the figure asked for: every figure they
     have, the runs still running and the finished runs whose probe makes the figure but gave
-    none (no labels yet): what a front end says where nothing is ranked."""
+    none (no labels yet, or labels but not that figure among those it ranks): what a front
+    end says where nothing is ranked."""
 
     def __init__(self) -> None:
         self.figures: list[str] = []
         self.running: list[str] = []
         self.unlabelled: list[str] = []
+        self.unranked: list[str] = []
 
     def note(self, run: Any, probe: Any, samples: Sequence[Any], figure: str) -> None:
         for s in samples:
@@ -202,7 +216,8 @@ class _Seen:
         if run.status == "running":
             self.running.append(run.id)
         elif any(figure_matches(name, figure) for name in probe.figure_names() or []):
-            self.unlabelled.append(run.id)
+            # Figures to rank from its labels, but not this one: the labels are there.
+            (self.unranked if samples else self.unlabelled).append(run.id)
 
 
 class Standings(Namespace):
@@ -295,7 +310,7 @@ class Standings(Namespace):
             seen = self._seen
             raise NothingToRank(
                 figure, running=seen.running, unlabelled=seen.unlabelled,
-                figures=figure_choices(seen.figures),
+                unranked=seen.unranked, figures=figure_choices(seen.figures),
             )  # fmt: skip
         return ranking.standings(
             measured, against=against_id, references=references, n_boot=n_boot, seed=seed,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,32 @@ def test_a_signed_report_verifies_in_a_workspace_imported_from_its_bundles(
                      "--allowed-signers", str(signed.allowed))  # fmt: skip
     assert code != 0
     assert "label" in out and "changed" in out, out
+
+
+def test_a_workspace_kept_in_its_reports_folder_stays_out_of_the_bundle(
+    copy: Evidence, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The demo keeps its workspace in its report's folder: the bundle carries the report's
+    # files as the signed manifest lists them (and the manifest and its signature), never a
+    # second workspace for the recipient.
+    inside = copy.report / ".diptych"
+    copy.ws.rename(inside)
+    (inside / ".setup.lock").write_bytes(b"")
+    listed = json.loads((copy.report / "manifest.json").read_text())["files"]
+    bundle = tmp_path / "evidence.zip"
+    code, out = call(capsys, "--store", str(inside), "export", copy.runs[0], "--bundle",
+                     str(bundle), "--report", str(copy.report))  # fmt: skip
+    assert code == 0, out
+    assert f"report files: {len(listed)} (with its signed manifest)" in out, out
+    with zipfile.ZipFile(bundle) as archive:
+        carried = sorted(
+            name.removeprefix("report/")
+            for name in archive.namelist()
+            if name.startswith("report/")
+        )
+    assert carried == sorted([*listed, "manifest.json", "manifest.json.sig"])
+
+    fresh = tmp_path / "received"
+    code, out = call(capsys, "--store", str(fresh), "import", str(bundle))
+    assert code == 0, out
+    assert not (fresh / "reports" / copy.report.name / ".diptych").exists()

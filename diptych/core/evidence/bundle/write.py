@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from diptych._version import __version__
+from diptych.core.errors import ManifestError
 from diptych.core.evidence.bundle.archive import ArchiveWriter, archive_kind
 from diptych.core.evidence.bundle.layout import (
     BUNDLE_FORMAT,
@@ -29,6 +30,7 @@ from diptych.core.evidence.bundle.layout import (
 )
 from diptych.core.evidence.bundle.rows import read_rows, scope_queries, to_parquet
 from diptych.core.evidence.bundle.scrub import Scrubber, environment_secrets, holds_secret
+from diptych.core.evidence.manifest import OWN_FILES, SIGNATURE, report_members
 from diptych.core.migrations import SCHEMA_VERSION
 from diptych.core.store import Store
 from diptych.core.trials import sha256_hex
@@ -47,7 +49,10 @@ class ExportSummary:
     #: Rows per table.
     rows: dict[str, int] = field(default_factory=dict)
     blobs: int = 0
+    #: The report's files, as its manifest lists them, and whether its manifest and
+    #: signature travel with them.
     report_files: int = 0
+    report_signed: bool = False
     #: Bytes of every member, uncompressed, and of the archive written.
     member_bytes: int = 0
     archive_bytes: int = 0
@@ -74,24 +79,16 @@ def _blob_refs(store: Store, tables: Mapping[str, list[dict[str, Any]]]) -> list
 
 
 def _report_files(report_dir: Path) -> list[tuple[str, Path]]:
-    """(member name, file) of every file of the report directory; a link is refused, since
+    """(member name, file) of every file of the report directory, as its manifest counts
+    them (a workspace kept in the folder is no part of the report); a link is refused, since
     what it points to is no part of the report."""
     if not report_dir.is_dir():
         raise BundleError(f"--report {report_dir}: not a directory; give a report's directory")
-    out = []
-    for root, dirs, files in os.walk(report_dir):
-        for name in sorted(dirs + files):
-            path = Path(root) / name
-            if path.is_symlink():
-                raise BundleError(
-                    f"--report {report_dir}: {path} is a symbolic link; copy what it points to "
-                    "into the report directory first"
-                )
-        dirs.sort()
-        for name in sorted(files):
-            path = Path(root) / name
-            out.append((f"{REPORT_DIR}/{path.relative_to(report_dir).as_posix()}", path))
-    return out
+    try:
+        names = report_members(report_dir)
+    except ManifestError as error:
+        raise BundleError(f"--report {report_dir}: {error}") from None
+    return [(f"{REPORT_DIR}/{name}", report_dir / name) for name in names]
 
 
 def write_bundle(
@@ -117,7 +114,10 @@ def write_bundle(
     reports = _report_files(report_dir) if report_dir is not None else []
     summary = ExportSummary(target, list(runs), list(audits), redacted=scrubber.redacted)
     summary.rows = {name: len(rows) for name, rows in tables.items()}
-    summary.blobs, summary.report_files = len(blobs), len(reports)
+    own = {f"{REPORT_DIR}/{name}" for name in OWN_FILES}
+    summary.blobs = len(blobs)
+    summary.report_files = sum(name not in own for name, _ in reports)
+    summary.report_signed = any(name == f"{REPORT_DIR}/{SIGNATURE}" for name, _ in reports)
 
     table_bytes = {spec.member: to_parquet(spec, tables[spec.name]) for spec in TABLES}
 
