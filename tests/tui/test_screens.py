@@ -115,7 +115,8 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        await pilot.pause()
+        # The footer is drawn a frame after the rows on a loaded machine.
+        await wait_for(pilot, lambda: "Quit" in footer_row(app), "the footer")
         row = footer_row(app)
         assert "Resume" not in row and "Pause" not in row and "Cancel" not in row, row
     with open_store(workspace) as store:
@@ -123,7 +124,7 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Quit" in footer_row(app), "the footer")
         row = footer_row(app)
         assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
         for key in ("p", "c"):
