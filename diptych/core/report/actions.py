@@ -122,8 +122,10 @@ def _worst_actions(audit: Audit) -> list[Action]:
     return out
 
 
-#: Every built-in probe, for the list of what was not measured.
-KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual")
+#: Every built-in probe that measures a model's bias, by its registered name (as a run records
+#: it), for the list of what was not measured. counterfactual-sets makes the image sets
+#: counterfactual-retrieval measures on; calibration measures an annotator.
+KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual-retrieval")
 
 
 def _not_measured(audit: Audit) -> list[Action]:

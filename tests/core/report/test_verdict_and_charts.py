@@ -219,7 +219,7 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
     assert mitigation and all(audit.runs[2] in t for t in mitigation)
     assert any(a["kind"] == "largest" for a in actions)
     not_measured = [a["text"] for a in actions if a["kind"] == "not measured"]
-    assert any("Probes not run in this audit: counterfactual." == t for t in not_measured)
+    assert any("Probes not run in this audit: counterfactual-retrieval." == t for t in not_measured)
     # The pst runs carry a reviewer's labels; the others only a model's own or none.
     assert "Annotator error: no human labels for pst-text, pairs, stories;" in " ".join(
         not_measured
