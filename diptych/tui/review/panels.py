@@ -225,9 +225,20 @@ DECIDED_NAME = re.compile(r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d
 NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
 
 
+#: A fixed-design interval named as not holding after a design's early stop ("fixed-design;
+#: does not hold after the stop at look 1 of 10").
+STOPPED_NAME = re.compile(
+    r"fixed-design; does not hold after the stop at look ([\d,]+) of ([\d,]+)"
+)
+
+
 def short_name(name: str) -> str:
     """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
-    (the same level, kind and look: the look a token a line never parts)."""
+    (the same level, kind and look: the look a token a line never parts); a fixed-design one
+    on a design stopped early "fixed-design, not after stop at look 1/10"."""
+    stopped = STOPPED_NAME.fullmatch(name)
+    if stopped is not None:
+        return f"fixed-design, not after stop at look {stopped[1]}/{stopped[2]}"
     named = DECIDED_NAME.fullmatch(name)
     if named is None:
         return name
