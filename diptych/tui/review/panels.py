@@ -291,6 +291,22 @@ def title_text(
     return " · ".join(parts)
 
 
+#: What a label source's figure adds to the policy's figure's name ("…, labels by faces").
+SOURCE_SUFFIX = ", labels by "
+
+
+def _same_as_policy(
+    name: str, estimate: Mapping[str, Any], shown: Mapping[str, Mapping[str, Any]]
+) -> bool:
+    """Whether ``name`` is a label source's figure that is the policy's figure itself (the
+    source labelled exactly the persons the policy scored): one figure, shown once."""
+    if SOURCE_SUFFIX not in name:
+        return False
+    policy = shown.get(name.split(SOURCE_SUFFIX)[0])
+    keys = ("value", "n", "ci_low", "ci_high", "floor")
+    return policy is not None and all(policy.get(k) == estimate.get(k) for k in keys)
+
+
 def metrics_text(
     numbers: Mapping[str, Mapping[str, Any]],
     before: Mapping[str, Mapping[str, Any]] | None,
@@ -301,6 +317,7 @@ def metrics_text(
     interval and the floor's mark said in fewer words, so that the figures keep to a few rows
     under the image."""
     shown = {k: v for k, v in numbers.items() if "STS" in k} or dict(list(numbers.items())[:2])
+    shown = {k: v for k, v in shown.items() if not _same_as_policy(k, v, shown)}
     out = Text()
     if not shown:
         out.append("no scores yet: give a label", style="italic")
