@@ -22,6 +22,7 @@ from diptych.core.report.formatting import (
     figure_text,
     floor_note,
     fmt,
+    interval,
     marked_interval,
 )
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
@@ -322,10 +323,16 @@ def metrics_text(
     if not shown:
         out.append("no scores yet: give a label", style="italic")
         return out
+    names = {v.get("interval_name") for v in shown.values() if interval(dict(v)) != "—"}
+    # One name for every interval (a design stopped early: each figure anytime-valid at the
+    # same look): said once after the figures, in few words, so that they keep to a few rows.
+    shared = next(iter(names)) if len(names) == 1 and len(shown) > 1 else None
     for i, (name, estimate) in enumerate(shown.items()):
         if i:
             out.append(" · ")
         out.append(f"{name} ", style="bold")
+        if isinstance(shared, str):
+            estimate = {**estimate, "interval_name": None}
         out.append(format_estimate(estimate, narrow))
         old = (before or {}).get(name)
         if before is not None and old is None:
@@ -334,6 +341,8 @@ def metrics_text(
             was = old.get("value")
             was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
+    if isinstance(shared, str):
+        out.append(f" (all {short_name(shared)})")
     for line in floor_note(shown):
         # Once, under the figures (narrow: after them): what the mark beside an interval means.
         out.append(f" · {NARROW_FLOOR_NOTE}" if narrow else f"\n{line}", style="dim")
