@@ -238,12 +238,12 @@ def part_status_words(status: str, detail: dict[str, Any]) -> str:
 
 
 def _look(ws: Workspace, audit: AuditFile, planned: PartPlan, run_id: str, batch: int) -> Look:
-    """The part's gated figures now, as its analysis gives them."""
-    assert audit.gates is not None
-    wanted = {g.figure for g in audit.gates.checks if g.part == planned.part.name}
+    """The part's figures now, as its analysis gives them: every one, not only the gated, so
+    that each figure of a design stopped early has the anytime-valid interval of its own looks
+    (:func:`diptych.core.workspace.decided.stopped_numbers`)."""
     numbers = ws.analysis.analyze(run_id, label_policy=audit.labels.policy).numbers
     bought, total = requests_bought(ws, run_id)
-    kept = {f: dict(n) for f, n in numbers.items() if f in wanted and isinstance(n, dict)}
+    kept = {f: dict(n) for f, n in numbers.items() if isinstance(n, dict)}
     return Look(batch, bought, total, kept)
 
 

@@ -142,8 +142,11 @@ def _not_measured(audit: Audit) -> list[Action]:
             "models, versions and prompts may behave differently.",
         )
     )
+    # Only runs that hold labels have labels whose errors go unmeasured.
     unreviewed = [
-        p.view.run.probe for p in audit.runs if p.review is None or p.review.human_labels == 0
+        p.view.run.probe
+        for p in audit.runs
+        if p.review is not None and p.review.labels and p.review.human_labels == 0
     ]
     if unreviewed:
         out.append(

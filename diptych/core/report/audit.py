@@ -6,10 +6,11 @@ needs — so that the report package never imports the Workspace (which writes r
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,7 +24,13 @@ from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
 from diptych.core.report.licences import data_licenses
 from diptych.core.report.names import tell_apart
-from diptych.core.report.reproduce import RunCommand, audit_command, report_command, run_command
+from diptych.core.report.reproduce import (
+    RunCommand,
+    audit_command,
+    diptych_words,
+    report_command,
+    run_command,
+)
 from diptych.core.report.run_costs import ActualCost, cost_actual, cost_of_calls
 
 # What a run cost is a module of its own; an audit's budget still imports it from here.
@@ -65,6 +72,14 @@ class AuditSource(Protocol):
     def status_text(self, run_id: str) -> str:
         """The run's status in words, as every listing gives it ("decided at look 1 of 10:
         164 of 1,640 requests, 1,476 saved")."""
+        ...
+
+    def stopped(
+        self, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        """The figures of ``numbers`` no gate decided, of a run whose design stopped early on its
+        gates, each with the interval that holds after the stop, or its own named as not
+        holding (:func:`diptych.core.workspace.decided.stopped_numbers`); empty otherwise."""
         ...
 
     def notes(self, run_id: str) -> list[dict[str, Any]]: ...
@@ -155,6 +170,19 @@ class RunPart:
     def observation(self) -> str:
         """What one observation behind the run's ``n`` is (the probe's ``observation``)."""
         return str(getattr(self.probe, "observation", "") or "observation")
+
+    @property
+    def no_figures(self) -> str:
+        """What the report says where the run has no figure: a sentence in place of an empty
+        table ("No trial of this run has finished yet; resume it with `diptych resume RUN`.")."""
+        done = self.counts.get("done", 0)
+        if not done:
+            resume = shlex.join([*diptych_words(self.store, self.cwd), "resume", self.id])
+            return f"No trial of this run has finished yet; resume it with `{resume}`."
+        return (
+            f"No figure could be made from this run's {done:,} finished "
+            f"trial{'s' if done != 1 else ''}; the probe's notes (Appendix A) say why."
+        )
 
     @property
     def reproduce(self) -> RunCommand:
@@ -308,6 +336,10 @@ def run_part(
     view.label_policy = label_policy
     probe = get_probe(view.run.probe, view.run.params)
     result = result or probe.analyze(view)
+    stopped = source.stopped(view.id, result.numbers)
+    if stopped:
+        numbers = {k: dict(stopped.get(k) or v) for k, v in result.numbers.items()}
+        result = replace(result, numbers=numbers)
     finished = max((r.finished_at for r in view.results.values()), default=None)
     calls = cost_of_calls(view)
     return RunPart(

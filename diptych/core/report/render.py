@@ -31,7 +31,7 @@ from diptych.core.report.formatting import (
 )
 from diptych.core.report.frameworks import CONTEXT as FRAMEWORK_CONTEXT
 from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
-from diptych.core.report.frameworks import appendix, by_framework, frameworks
+from diptych.core.report.frameworks import appendix, by_framework, evidence_of, frameworks
 from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.interval_methods import interval_methods
@@ -171,6 +171,25 @@ def command_html(command: str) -> markupsafe.Markup:
     )
 
 
+#: A command in a sentence, as Markdown marks it.
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str) -> markupsafe.Markup:
+    """A sentence with its Markdown code spans as ``<code>`` (a command a reader pastes)."""
+    return markupsafe.Markup("").join(
+        markupsafe.Markup("<code>{}</code>").format(part) if i % 2 else markupsafe.escape(part)
+        for i, part in enumerate(_CODE_SPAN.split(text))
+    )
+
+
+#: The frameworks' place where the report holds no figure: no sentence claims evidence.
+NO_FRAMEWORK_CONTEXT = (
+    "No figure was measured in this report yet, so it is no evidence under the frameworks "
+    "auditors are asked about."
+)
+
+
 @cache
 def _environment(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -210,6 +229,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     env.filters["id"] = id
     env.filters["header_words"] = header_words
     env.filters["command_html"] = command_html
+    env.filters["code_spans"] = code_spans
     return env
 
 
@@ -248,7 +268,10 @@ def figure_interval(number: dict[str, Any], decided: Any = None, *, html: bool =
     look 1 of 10"), in Markdown after a semicolon. The bracketed pair is one
     unbreakable token: a narrow screen scrolls the table rather than wrap it."""
     if decided is None:
-        bounds_text, name = interval(number), ""
+        # A figure of a design stopped early on its gates names its interval too (anytime-valid,
+        # or fixed-design and not holding after the stop): words of their own, as a gate's.
+        name = str(number.get("interval_name") or "")
+        bounds_text = interval({**number, "interval_name": None})
     else:
         bounds_text = interval({"ci_low": decided.low, "ci_high": decided.high})
         name = str(decided.name)
@@ -280,7 +303,9 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "interval_limits": interval_methods(audit).sentences,
         "frameworks": by_framework(framework_items(audit)),
         "framework_sections": FRAMEWORK_SECTIONS,
-        "framework_context": FRAMEWORK_CONTEXT,
+        # A framework sentence speaks of "the figures above": none where nothing was measured.
+        "framework_context": FRAMEWORK_CONTEXT if "measured" in evidence_of(audit) else [],
+        "no_framework_context": NO_FRAMEWORK_CONTEXT,
         "standings": [standings_text(t) for t in audit.standings.tables]
         if audit.standings is not None
         else [],

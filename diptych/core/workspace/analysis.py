@@ -17,6 +17,7 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report import write_audit_report
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
+from diptych.core.workspace.decided import decided_numbers, stopped_numbers
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.plugins import build_model
 from diptych.core.workspace.review import Review
@@ -178,6 +179,13 @@ class _ReportSource:
         store = self._analysis._kernel.store
         run = self._analysis._kernel.get_run(run_id)
         return status_words(run.status, looks_by_run(list_audits(store)).get(run.id))
+
+    def stopped(
+        self, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        store = self._analysis._kernel.store
+        decided = decided_numbers(self._analysis, store, run_id)
+        return stopped_numbers(store, run_id, numbers, decided)
 
     def notes(self, run_id: str) -> list[dict[str, Any]]:
         return self._analysis._review.notes(run_id)

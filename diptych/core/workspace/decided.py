@@ -5,17 +5,27 @@ A run bought batch by batch until its gates were decided (``audit run --until-de
 two intervals for a gated figure: the anytime-valid one over its looks, which the gate decided
 on, and the fixed-design one an analysis of its answers makes now. A page shows one interval
 per figure: the gate's, named, with the value and count of the look it was decided at.
+
+Every other figure of a design that stopped early on its gates stopped where its gates saw
+enough: its fixed-design interval does not hold after that stop (a stop chosen on what the
+looks showed). It gets the anytime-valid interval of its own looks at the same look, made by
+the machinery the gates use at the 95% level, where every look recorded it; where one did not
+(an audit recorded before looks kept every figure), its fixed-design interval is named as not
+holding after the stop. A design read whole was not stopped on what it showed: its other
+figures keep their fixed-design intervals.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.audit.gates import GateFigure
 from diptych.core.audit.record import list_audits
-from diptych.core.audit.sequential import PartLooks
+from diptych.core.audit.sequential import Look, PartLooks, Untested, anytime_figure
 from diptych.core.errors import DiptychError
-from diptych.core.report.formatting import decided_name
+from diptych.core.report.formatting import decided_name, interval
 from diptych.core.report.gates import interval_kind
 from diptych.core.workspace.gates import audit_gates
 
@@ -29,12 +39,7 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
     run batch by batch: the number as the gate's last look had it, its interval the gate's
     (``ci_low``, ``ci_high``) and named (``interval_name``: "95% anytime-valid interval, look
     1 of 10"). Empty for a run no such audit bought, or whose gates cannot be decided now."""
-    found = None
-    for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
-        for part in audit.parts:
-            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
-            if looks is not None and looks.active and looks.last is not None:
-                found = (audit, part.name, looks)
+    found = _looked(store, run_id)
     if found is None:
         return {}
     audit, part_name, looks = found
@@ -59,6 +64,77 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
         )
         out.setdefault(r.figure, number)
     return out
+
+
+def _looked(store: Store, run_id: str) -> tuple[Any, str, PartLooks] | None:
+    """The newest audit that bought ``run_id`` batch by batch, the part's name and its looks."""
+    found = None
+    for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
+        for part in audit.parts:
+            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
+            if looks is not None and looks.active and looks.last is not None:
+                found = (audit, part.name, looks)
+    return found
+
+
+#: The level of a figure no gate read: the report's own.
+CONFIDENCE = 0.95
+
+
+def stopped_numbers(
+    store: Store, run_id: str, numbers: Mapping[str, Mapping[str, Any]], decided: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Each figure of ``numbers`` no gate decided (not in ``decided``), of a run whose design an
+    audit stopped early on its gates: with the anytime-valid interval of its looks at the same
+    look (named "95% anytime-valid interval, look 1 of 10"), or, where its looks did not record
+    it, its own interval named as not holding ("fixed-design; does not hold after the stop at
+    look 1"). Empty for a run no such audit stopped early."""
+    found = _looked(store, run_id)
+    if found is None:
+        return {}
+    looks = found[2]
+    last = looks.last
+    if last is None or last.complete:
+        return {}
+    at = f"look {len(looks.looks):,} of {looks.batches:,}"
+    out: dict[str, dict[str, Any]] = {}
+    for name, number in numbers.items():
+        if name in decided or not isinstance(number, Mapping):
+            continue
+        made = _anytime(name, looks.looks)
+        if made is not None:
+            out[name] = {**last.numbers[name], **made, "interval_name": _anytime_name(at)}
+        elif interval(dict(number)).startswith("["):
+            out[name] = {**number, "interval_name": stopped_name(at)}
+    return out
+
+
+def _anytime_name(at: str) -> str:
+    return decided_name(CONFIDENCE, "anytime-valid", at)
+
+
+def stopped_name(at: str) -> str:
+    """The name of a fixed-design interval on a design that stopped early on its gates."""
+    return f"fixed-design; does not hold after the stop at {at}"
+
+
+def _anytime(name: str, looks: list[Look]) -> dict[str, float] | None:
+    """The 95% anytime-valid interval of figure ``name`` over ``looks`` (as the gates make theirs,
+    :func:`~diptych.core.audit.sequential.anytime_figure`), or None where a look did not record
+    the figure (its share of the level is unknown) or no look could be tested."""
+    if any(name not in look.numbers for look in looks):
+        return None
+    found: list[tuple[Look, GateFigure | None]] = []
+    for look in looks:
+        fig = GateFigure.from_number(look.numbers[name])
+        found.append((look, None if isinstance(fig, str) else fig))
+    combined = anytime_figure(found)
+    if combined is None or isinstance(combined.recipe, Untested):
+        return None
+    low, high = combined.interval(CONFIDENCE)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return {"ci_low": low, "ci_high": high}
 
 
 def with_decided(

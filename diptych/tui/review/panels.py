@@ -22,6 +22,7 @@ from diptych.core.report.formatting import (
     figure_text,
     floor_note,
     fmt,
+    interval,
     marked_interval,
 )
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
@@ -225,9 +226,20 @@ DECIDED_NAME = re.compile(r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d
 NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
 
 
+#: A fixed-design interval named as not holding after a design's early stop ("fixed-design;
+#: does not hold after the stop at look 1 of 10").
+STOPPED_NAME = re.compile(
+    r"fixed-design; does not hold after the stop at look ([\d,]+) of ([\d,]+)"
+)
+
+
 def short_name(name: str) -> str:
     """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
-    (the same level, kind and look: the look a token a line never parts)."""
+    (the same level, kind and look: the look a token a line never parts); a fixed-design one
+    on a design stopped early "fixed-design, not after stop at look 1/10"."""
+    stopped = STOPPED_NAME.fullmatch(name)
+    if stopped is not None:
+        return f"fixed-design, not after stop at look {stopped[1]}/{stopped[2]}"
     named = DECIDED_NAME.fullmatch(name)
     if named is None:
         return name
@@ -280,6 +292,22 @@ def title_text(
     return " · ".join(parts)
 
 
+#: What a label source's figure adds to the policy's figure's name ("…, labels by faces").
+SOURCE_SUFFIX = ", labels by "
+
+
+def _same_as_policy(
+    name: str, estimate: Mapping[str, Any], shown: Mapping[str, Mapping[str, Any]]
+) -> bool:
+    """Whether ``name`` is a label source's figure that is the policy's figure itself (the
+    source labelled exactly the persons the policy scored): one figure, shown once."""
+    if SOURCE_SUFFIX not in name:
+        return False
+    policy = shown.get(name.split(SOURCE_SUFFIX)[0])
+    keys = ("value", "n", "ci_low", "ci_high", "floor")
+    return policy is not None and all(policy.get(k) == estimate.get(k) for k in keys)
+
+
 def metrics_text(
     numbers: Mapping[str, Mapping[str, Any]],
     before: Mapping[str, Mapping[str, Any]] | None,
@@ -290,14 +318,21 @@ def metrics_text(
     interval and the floor's mark said in fewer words, so that the figures keep to a few rows
     under the image."""
     shown = {k: v for k, v in numbers.items() if "STS" in k} or dict(list(numbers.items())[:2])
+    shown = {k: v for k, v in shown.items() if not _same_as_policy(k, v, shown)}
     out = Text()
     if not shown:
         out.append("no scores yet: give a label", style="italic")
         return out
+    names = {v.get("interval_name") for v in shown.values() if interval(dict(v)) != "—"}
+    # One name for every interval (a design stopped early: each figure anytime-valid at the
+    # same look): said once after the figures, in few words, so that they keep to a few rows.
+    shared = next(iter(names)) if len(names) == 1 and len(shown) > 1 else None
     for i, (name, estimate) in enumerate(shown.items()):
         if i:
             out.append(" · ")
         out.append(f"{name} ", style="bold")
+        if isinstance(shared, str):
+            estimate = {**estimate, "interval_name": None}
         out.append(format_estimate(estimate, narrow))
         old = (before or {}).get(name)
         if before is not None and old is None:
@@ -306,6 +341,8 @@ def metrics_text(
             was = old.get("value")
             was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
+    if isinstance(shared, str):
+        out.append(f" (all {short_name(shared)})")
     for line in floor_note(shown):
         # Once, under the figures (narrow: after them): what the mark beside an interval means.
         out.append(f" · {NARROW_FLOOR_NOTE}" if narrow else f"\n{line}", style="dim")

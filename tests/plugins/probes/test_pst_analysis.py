@@ -473,3 +473,32 @@ def test_sts_per_label_source_and_the_chosen_policy(store: Store) -> None:
     automatic = analyze_pst(PROBE, view)
     assert automatic.numbers["occupation: STS single"]["value"] == pytest.approx(0.0)
     assert automatic.numbers["occupation: STS paired"]["value"] == 100.0
+
+
+def test_a_source_that_labelled_the_policys_persons_gives_the_policys_figure(
+    store: Store,
+) -> None:
+    """Three persons labelled by people, the automatic annotator unable to tell anyone: the
+    mixed policy's figure and the human majority's rest on the same labels, so they are one
+    figure — the same value, count, interval and what it resamples — never the same value with
+    two intervals (the policy's over identities, the source's over these images, because the
+    source's rows had lost the scenes' unlabelled identities)."""
+    h, auto = "human:1", "faces"
+    unsure = {auto: "cannot_identify"}
+    images = [
+        Image("p1", "paired", [_carpenter("left", **{h: "masculine"}, **unsure),
+                               _nurse("right", **{h: "feminine"}, **unsure)]),
+        Image("p2", "paired", [_carpenter("left", **{h: "feminine"}, **unsure),
+                               _nurse("right", **unsure)]),
+        Image("p3", "paired", [Person("left", "farmer", "masculine", dict(unsure)),
+                               Person("right", "editor", "feminine", dict(unsure))]),
+    ]  # fmt: skip
+    n = analyze_pst(PROBE, store_pst_run(store, "pst-same", images)).numbers
+    policy = n["occupation: STS paired"]
+    human = n["occupation: STS paired, labels by human majority"]
+    # +1, +1, −1 of 3 persons.
+    assert policy["value"] == human["value"] == pytest.approx(100 / 3)
+    assert policy["n"] == human["n"] == 3
+    assert policy["resampled"] == "masculine and feminine identities"
+    for key in ("ci_low", "ci_high", "floor", "resampled", "interval_method", "images_only"):
+        assert policy.get(key) == human.get(key), key

@@ -360,6 +360,21 @@ def bare_point_problems(page: str) -> list[str]:
     return out
 
 
+#: A Markdown table's header and rule: the rows follow at once.
+_MD_TABLE_HEAD = re.compile(r"^\|.*\|\n\|(?:\s*:?-+:?\s*\|)+\n(?!\|)", re.MULTILINE)
+_HTML_TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
+
+
+def empty_table_problems(page: str, markdown: bool = False) -> list[str]:
+    """Each table printed with a header and no row: a page says where a table has nothing to
+    hold in a sentence, never with an empty table under its heading."""
+    if markdown:
+        heads = [m.group(0).splitlines()[0] for m in _MD_TABLE_HEAD.finditer(page)]
+    else:
+        heads = [t[:120] for t in _HTML_TABLE.findall(page) if "<th" in t and "<td" not in t]
+    return [f"a table with a header and no row: {head}" for head in heads]
+
+
 def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     """Every problem of the text checks in the report written to ``report_dir`` (whichever of
     its HTML, Markdown and JSON exist)."""
@@ -375,6 +390,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     if (report_dir / "report.html").is_file():
         page = (report_dir / "report.html").read_text(encoding="utf-8")
         problems += [f"html: {p}" for p in bare_point_problems(page)]
+        problems += [f"html: {p}" for p in empty_table_problems(page)]
         chunks = html_chunks(page)
         for chunk in chunks:
             where = "html"
@@ -393,6 +409,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
+        problems += [f"md: {p}" for p in empty_table_problems(markdown, markdown=True)]
         problems += [f"md: {p}" for p in word_problems(markdown, probes)]
         problems += [f"md: {p}" for p in minus_problems(prose)]
         problems += [f"md: {p}" for p in separator_problems(prose)]

@@ -43,10 +43,9 @@ from diptych.core.report.formatting import counted
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     interval_text,
-    resampled_words,
     setting_gap,
 )
-from diptych.plugins.probes.pst.by_source import add_sts_by_source
+from diptych.plugins.probes.pst.by_source import add_sts_by_source, headline_number
 from diptych.plugins.probes.pst.collect import (
     NO_LABELS,
     PSTGroup,
@@ -136,24 +135,10 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
     sts = stereotype_test_score(group.rows, n_boot=ctx.n_boot, seed=ctx.seed)
     gap = setting_gap(group.rows, seed=ctx.seed, n_boot=ctx.n_boot, stream=f"{key.aspect}/gap")
     numbers = ctx.result.numbers
-    over_identities = sts.over_identities or {}
     for setting in SETTINGS:
-        est = getattr(sts.overall, setting)
-        if est is None:
-            continue
-        # The headline speaks for identities like these (both lists resampled); the interval
-        # over images, for these identities only, stays beside it.
-        images_only = {**est.to_dict(), "resampled": "images (these identities only)"}
-        headline = over_identities.get(setting)
-        numbers[f"{prefix}STS {setting}"] = (
-            {
-                **headline.to_dict(),
-                "resampled": resampled_words(headline),
-                "images_only": images_only,
-            }  # fmt: skip
-            if headline is not None
-            else images_only
-        )
+        number = headline_number(sts, setting)
+        if number is not None:
+            numbers[f"{prefix}STS {setting}"] = number
     if gap is not None:
         numbers[f"{prefix}gap paired − single"] = gap
     if key.aspect == "occupation" and ctx.bls is not None:
