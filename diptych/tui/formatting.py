@@ -70,3 +70,17 @@ def path_in_width(path: str, width: int) -> str:
             break
         kept = f"{part}/{kept}"
     return f"…/{kept}"
+
+
+#: A gate's interval as it is named at length ("95% anytime-valid interval, look 1 of 10").
+DECIDED_NAME = re.compile(r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d,]+))?")
+
+
+def short_name(name: str) -> str:
+    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
+    (the same level, kind and look: the look a token a line never parts)."""
+    named = DECIDED_NAME.fullmatch(name)
+    if named is None:
+        return name
+    level, kind, look, looks = named.groups()
+    return f"{level} {kind}" + (f", look {look}/{looks}" if look else "")
