@@ -219,7 +219,7 @@ class MeasureScreen(ReviewView):
         if self.state.cursor == self._frontier():
             self.notify(
                 "label this person first: the draw serves its persons in order "
-                "(c when the gender cannot be told)",
+                f"(c when the {'tone' if self.dimension == TONE else 'gender'} cannot be told)",
                 severity="warning",
             )
             return
