@@ -250,4 +250,6 @@ class DiptychApp(App[None]):
         from diptych.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(type(self.screen)))
+            # A screen may say which of its keys do not apply to what it shows.
+            notes = getattr(self.screen, "help_notes", None)
+            self.push_screen(HelpScreen(type(self.screen), notes() if callable(notes) else None))

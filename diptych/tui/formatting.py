@@ -70,3 +70,28 @@ def path_in_width(path: str, width: int) -> str:
             break
         kept = f"{part}/{kept}"
     return f"…/{kept}"
+
+
+#: A gate's interval as it is named at length ("95% anytime-valid interval, look 1 of 10").
+DECIDED_NAME = re.compile(r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d,]+))?")
+
+
+#: A fixed-design interval named as not holding after a design's early stop ("fixed-design;
+#: does not hold after the stop at look 1 of 10").
+STOPPED_NAME = re.compile(
+    r"fixed-design; does not hold after the stop at look ([\d,]+) of ([\d,]+)"
+)
+
+
+def short_name(name: str) -> str:
+    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
+    (the same level, kind and look: the look a token a line never parts); a fixed-design one
+    on a design stopped early "fixed-design, not after stop at look 1/10"."""
+    stopped = STOPPED_NAME.fullmatch(name)
+    if stopped is not None:
+        return f"fixed-design, not after stop at look {stopped[1]}/{stopped[2]}"
+    named = DECIDED_NAME.fullmatch(name)
+    if named is None:
+        return name
+    level, kind, look, looks = named.groups()
+    return f"{level} {kind}" + (f", look {look}/{looks}" if look else "")

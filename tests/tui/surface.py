@@ -10,6 +10,8 @@ asserts ``== []`` and its failure says what a user would have met:
   over "of 10"), or hidden (in a box too small to
   show it, or in a table column off to the right with nothing saying so);
 - :func:`cut_fields`: a form field whose value is not shown whole in its box;
+- :func:`unlabelled_values`: a form field whose value is drawn with nothing saying what it is
+  (its placeholder, the only label it had, gone once a value is typed);
 - :func:`missing_values`: values a screen means to show that are not drawn whole on one line;
 - :func:`cut_names`: names a list means to show (a model's) that are not drawn whole, read
   down its rows (a name broken over lines reads whole; "openai-compat-lla…" does not);
@@ -36,6 +38,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from rich.console import Console
@@ -157,6 +160,8 @@ def cut_values(app: App[Any]) -> list[str]:
         if widget.children and not isinstance(widget, DataTable):
             continue  # a container: its children are checked
         inside = region_lines(lines, widget.content_region.intersection(region))
+        if isinstance(widget, DataTable):
+            found += _looks_parted_in_cells(widget, inside, region.y)
         for y, text in enumerate(inside):
             where = f"{_where(widget)} row {region.y + y}"
             if OPEN_INTERVAL.search(text.rstrip()):
@@ -172,6 +177,22 @@ def cut_values(app: App[Any]) -> list[str]:
                 )
         found += _hidden_in(widget, region, lines)
     return found + _squeezed_lists(app)
+
+
+def _looks_parted_in_cells(table: DataTable[Any], inside: list[str], top: int) -> list[str]:
+    """A gate's look parted inside a table's cell ("look" over "1/10)"): read down each
+    column's own cells, since the columns right of it go on past the look on the screen's row."""
+    found = []
+    x = -round(table.scroll_x)
+    for column in table.ordered_columns:
+        width = column.get_render_width(table)
+        cells = [line[max(x, 0) : x + width].strip() for line in inside]
+        for y, (text, below) in enumerate(pairwise([*cells, ""])):
+            if LOOK_CUT.search(text) and LOOK_REST.match(below) and below:
+                where = f"{_where(table)} row {top + y}"
+                found.append(f"{where}: a look parted in its cell: {text!r} / {below!r}")
+        x += width
+    return found
 
 
 def _squeezed_lists(app: App[Any]) -> list[str]:
@@ -241,6 +262,29 @@ def cut_fields(app: App[Any]) -> list[str]:
         if not any(value in line for line in inside):
             drawn = [line.strip() for line in inside]
             found.append(f"{_where(widget)}: {value!r} is drawn as {drawn!r}")
+    return found
+
+
+def unlabelled_values(app: App[Any]) -> list[str]:
+    """Form fields whose value is drawn with no label to say what it is: a field labelled only
+    by its placeholder shows, once a value is typed, the value alone ("10" on a line of its
+    own, the placeholder "enough at ± …" gone). A label is the field's border title, a word
+    drawn on the field's row left of it, or a ``Label`` just before it in its container."""
+    from textual.widgets import Label
+
+    lines = screen_lines(app)
+    found = []
+    for widget, region in visible_widgets(app):
+        if not isinstance(widget, Input) or not widget.value or widget.border_title:
+            continue
+        siblings = list(widget.parent.children) if widget.parent is not None else []
+        at = siblings.index(widget)
+        if at > 0 and isinstance(siblings[at - 1], Label) and siblings[at - 1].display:
+            continue
+        left = re.sub(r"[│┃█▀▄▐▌]", " ", lines[region.y][: region.x])
+        if not re.search(r"[A-Za-z]{3,}", left):
+            drawn = region_lines(lines, region)[:1]
+            found.append(f"{_where(widget)}: {widget.value!r} is drawn with no label: {drawn!r}")
     return found
 
 

@@ -5,6 +5,7 @@
   its line is too narrow for it ("occ-paired-carpenter--nur" over "se"); folded after one of
   its hyphens, read down the lines, it is whole;
 - :func:`cut_text`: a widget's text not drawn whole in its box;
+- :func:`split_phrases`: a title's phrase ("all reasons") parted over two rows;
 - :func:`cut_highlighted_option`: a list's highlighted option not drawn whole;
 - :func:`toasts_over`: notifications drawn over a widget (a screen's title line);
 - :func:`toasts_over_figures`: notifications drawn over a figure's value and interval;
@@ -65,6 +66,23 @@ def cut_text(app: App[Any], widget: Widget) -> list[str]:
     if text and text not in drawn:
         return [f"{_where(widget)}: {text!r} is drawn as {drawn!r}"]
     return []
+
+
+def split_phrases(app: App[Any], widget: Widget, between: str = " · ") -> list[str]:
+    """``widget``'s phrases (a title's "0 labelled", "all reasons", parted by ``between``) not
+    each drawn on one row of its box: "· all" over "reasons" reads as two things."""
+    rows = [" ".join(r.split()) for r in region_lines(screen_lines(app), widget.content_region)]
+    # The text as given (a widget that wraps it itself holds it as ``text``), not as wrapped.
+    held = getattr(widget, "text", None)
+    if isinstance(held, Text):
+        text = held.plain
+    else:
+        text = _plain(widget) if isinstance(widget, Static) else ""
+    return [
+        f"{_where(widget)}: {phrase!r} is parted over rows {rows!r}"
+        for phrase in (" ".join(p.split()) for p in text.split(between))
+        if phrase and not any(phrase in row for row in rows)
+    ]
 
 
 def cut_highlighted_option(app: App[Any], widget: Widget) -> list[str]:

@@ -128,7 +128,7 @@ async def test_new_run_shows_parse_errors_under_the_field(scripted: None, worksp
         error = screen.query_one("#form-probe-n-error", Static)
         # The CLI's own message for -p n=-3, under the field it is about.
         await wait_for(pilot, lambda: "greater than or equal to 0" in str(error.render()), "error")
-        assert "Models — choose at least one" in str(screen.query_one("#models-error").render())
+        assert "✗ tick one or more" in str(screen.query_one("#models-error").render())
         await pilot.press("ctrl+s")
         assert app.screen is screen  # nothing started
         assert not app.jobs

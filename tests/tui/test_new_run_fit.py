@@ -41,8 +41,8 @@ async def test_no_model_chosen_brings_the_models_list_into_view_and_says_why(
         assert models.region.height >= 1 and models.region.y < size[1] - 3, text
         assert models.region.intersection(app.screen.region).area > 0, text
         # The reason in words, in view: not a colour only.
-        # (wrapped in the 28 columns of the choices pane)
-        assert any("Models — choose at least" in line for line in lines), text
+        # (whole on one line of the 28 columns of the choices pane)
+        assert any("✗ tick one or more (space)" in line for line in lines), text
         # The probe's description is read whole, its last words on the screen.
         description = probe_class("pst").description()
         assert description.endswith("in one image.") and "in one image." in text, text

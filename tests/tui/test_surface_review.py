@@ -7,12 +7,14 @@ tests/tui/surface.py and surface_keys.py run on what is drawn (``steps.surface``
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from pathlib import Path
 
 import pytest
 from hosts import Host, MeasureHost, truth_of
+from rich.console import Console
 from steps import (
     SIZES,
     loaded,
@@ -26,6 +28,7 @@ from surface import (
     cut_titles,
     cut_values,
     state_by_colour,
+    unlabelled_values,
     visible_widgets,
 )
 from surface_keys import (
@@ -33,7 +36,7 @@ from surface_keys import (
     footer_keys,
     silent_keys,
 )
-from surface_text import cut_ids, cut_text, toasts_over, toasts_over_figures
+from surface_text import cut_ids, cut_text, split_phrases, toasts_over, toasts_over_figures
 from textual.widgets import Static
 
 from diptych.core.store import open_store
@@ -43,6 +46,15 @@ from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.review.tone import TonePanel
 
 pytestmark = pytest.mark.surface
+
+
+def title_whole(app: Host | MeasureHost, size: tuple[int, int]) -> list[str]:
+    """The title's phrases each on one row; at 80 columns the title is one line."""
+    title = app.screen.query_one("#review-title")
+    rows = title.content_region.height
+    wrapped = size[0] >= 80 and rows > 1
+    found = [f"the title takes {rows} rows at {size[0]} columns"] if wrapped else []
+    return found + split_phrases(app, title)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -66,6 +78,8 @@ async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, i
         assert isinstance(app.screen, ReviewScreen)
         assert len(review.said) == notes + 1
         assert "texts" in review.said[-1].message
+        # The title on one line at 80 columns, never a phrase parted ("all" over "reasons").
+        assert title_whole(app, size) == [], shown(app)
         # The labels go on being stored by the footer's m/f/c: leave those to their tests.
         assert await surface(pilot, leave=("m", "f", "c")) == [], shown(app)
 
@@ -86,7 +100,7 @@ async def test_review_with_nobody_flagged(snapshot_workspace: Path, size: tuple[
 @pytest.mark.parametrize("size", SIZES)
 async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[int, int]) -> None:
     ws, run_id = review_run
-    app = Host(ws, run_id, reviewer="ann")
+    app = Host(ws, run_id, reviewer="ann", include_unlabelled=True)
     async with app.run_test(size=size) as pilot:
         review = app.review
         await wait_for(pilot, lambda: review.state.current() is not None, "the queue")
@@ -95,7 +109,7 @@ async def test_review_of_an_image_run(review_run: tuple[Path, str], size: tuple[
         await settle(pilot)
         # The image's id on the card (occ-paired-carpenter--nurse) folded whole, never cut.
         found = cut_values(app) + cut_footer_keys(app) + cut_ids(app) + cut_titles(app)
-        assert found + await state_by_colour(pilot) == [], shown(app)
+        assert found + await state_by_colour(pilot) + title_whole(app, size) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -314,3 +328,103 @@ async def test_review_of_a_decided_run_counts_only_the_people_it_bought(
         await settle(pilot)
         assert len(review.review.state.view) == bought
         assert f" · 1/{bought} · " in shown(review), shown(review)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_measurement_mode_keys_in_each_dimension(
+    scripted_run: tuple[Path, str], size: tuple[int, int]
+) -> None:
+    """The measurement mode, measuring perceived gender and then skin tone (``t``): the footer
+    shows the keys of the dimension measured (the digits for a tone, never m/f), the card's
+    "label:" line names the same keys, and every key of the footer does something or says why
+    (at the draw's first person, ← among them); the half-width typed (``w``) keeps its label."""
+    from diptych.core.labels import TONE
+    from diptych.tui.review.panels import ReviewCard
+
+    ws, run_id = scripted_run
+    for dimension in ("gender", "tone"):
+        app = MeasureHost(ws, run_id)
+        async with app.run_test(size=size) as pilot:
+            measure = app.measure
+            await wait_for(
+                pilot,
+                lambda: measure.draw is not None and measure.state.current() is not None,  # noqa: B023
+                "the draw's first person",
+            )
+            if dimension == "tone":
+                await pilot.press("t")
+                await wait_for(
+                    pilot,
+                    lambda: measure.target is not None and measure.target.dimension == TONE,  # noqa: B023
+                    "the tone's draw",
+                )
+                await wait_for(pilot, lambda: measure.state.current() is not None, "a person")  # noqa: B023
+            await settle(pilot)
+            footer = shown(app).splitlines()[-1]
+            card = measure.query_one(ReviewCard).text.plain
+            if dimension == "tone":
+                assert "masc" not in footer and "1–9,0 tone" in footer, footer
+                assert "t gender" in footer, footer
+                assert "label: 1–9 Monk step · 0 step 10 · c cannot identify" in card, card
+            else:
+                assert "m masc" in footer and "1–9" not in footer, footer
+                assert "label: m masculine" in card, card
+                # A half-width typed is shown with its label, never as a lone "10".
+                await pilot.press("w", "1", "0", "enter")
+                await settle(pilot)
+                assert measure.half_width == 10
+                assert unlabelled_values(app) + cut_fields(app) == [], shown(app)
+            # M leaves the mode (and this host with it): tested with the Review screen.
+            assert await surface(pilot, leave=("M",)) == [], shown(app)
+
+
+async def test_help_on_a_text_run_marks_the_keys_for_image_runs(
+    snapshot_workspace: Path,
+) -> None:
+    """Help opened on a text run's Review marks M, t, z and o "image runs only" (docs/tui.md:
+    t "not on a text run"); the keys that label, plain."""
+    rows = await help_rows(snapshot_workspace, ["down", "down"], runs=3)
+    assert marked_image_only(rows) == {"M", "t", "z", "o"}, rows
+    assert rows["m"] == "masc" and rows["M"].startswith("measure"), rows
+
+
+async def test_help_on_an_image_run_marks_no_key(review_run: tuple[Path, str]) -> None:
+    rows = await help_rows(review_run[0], [], runs=1)
+    assert marked_image_only(rows) == set(), rows
+    assert rows["M"] == "measure" and rows["t"] == "tone", rows
+
+
+def marked_image_only(rows: dict[str, str]) -> set[str]:
+    return {key for key, label in rows.items() if label.endswith("(image runs only)")}
+
+
+async def help_rows(ws: Path, to_run: list[str], runs: int) -> dict[str, str]:
+    """Help's rows (first key: what it does) opened on the Review of the run ``to_run``
+    reaches on the Runs screen."""
+    from diptych.tui.screens.help import HelpScreen
+
+    app = DiptychApp(ws, refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(runs)(pilot)
+        await pilot.press(*to_run, "r")
+        await wait_for(
+            pilot,
+            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
+            "the Review screen",
+        )
+        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
+            await pilot.press(*"newcomer", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await settle(pilot)
+        console = Console(width=120, file=io.StringIO(), color_system=None)
+        # The Review screen's own section: the first table of keys.
+        keys = next(iter(app.screen.query(".help-keys").results(Static)))
+        console.print(keys.content)
+        text = console.file.getvalue()  # type: ignore[attr-defined]
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    return {row[0]: " ".join(row[1:]) for row in rows}

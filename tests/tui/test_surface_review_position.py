@@ -60,3 +60,26 @@ async def test_the_check_flags_a_bare_count(text: str, flagged: list[str]) -> No
         found = bare_counts(app)
         assert len(found) == len(flagged), found
         assert all(f in p for f, p in zip(flagged, found, strict=True)), found
+
+
+def test_the_title_says_less_where_its_line_is_short() -> None:
+    """In the cells given, the title drops "human:" first, then the default "all reasons"
+    (a reason chosen is always named); a title that cannot fit is the shortest one."""
+
+    def title(width: int | None, reason: str | None = None) -> str:
+        return title_text("pst-text-18101709", list(range(164)), 0, labelled=0,
+                          include_unlabelled=True, reason=reason, annotator="human:newcomer",
+                          blind=False, width=width)  # fmt: skip
+
+    full = "Review pst-text-18101709 · 1/164 · human:newcomer · 0 labelled · +unlabelled"
+    bare = full.replace("human:", "")
+    assert title(None) == f"{full} · all reasons"
+    for width, expected in [
+        (len(full) + 14, f"{full} · all reasons"),
+        (len(full) + 13, f"{bare} · all reasons"),
+        (len(bare) + 14, f"{bare} · all reasons"),
+        (len(bare) + 13, bare),
+        (20, bare),
+    ]:
+        assert title(width) == expected, width
+    assert title(20, "no_human_label").endswith(" · no human label")

@@ -68,6 +68,7 @@ class ReviewDrawing(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_box()
+        self._show_title()  # in fewer words where the line is short
         if self.numbers is not None and not self.state.blind:
             self._show_metrics()  # in fewer words under 80 columns
 
@@ -100,8 +101,14 @@ class ReviewDrawing(Screen[None]):
             reason=state.reason,
             annotator=self.annotator,
             blind=state.blind,
+            width=self._title_width(),
         )
         self._set_line("#review-title", title)
+
+    def _title_width(self) -> int | None:
+        """The cells the title line has (its padding aside), once the screen is laid out."""
+        width = self.size.width
+        return width - 2 if width > 2 else None
 
     def _show_metrics(self) -> None:
         if self.state.blind:

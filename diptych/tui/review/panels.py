@@ -6,17 +6,18 @@ the screen's ``renderer`` argument or ``DIPTYCH_TUI_IMAGES`` may force.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import Image as PILImage
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from diptych.core.labels import HUMAN_PREFIX
 from diptych.core.report.formatting import (
     FLOOR_MARK,
     figure_text,
@@ -25,6 +26,7 @@ from diptych.core.report.formatting import (
     interval,
     marked_interval,
 )
+from diptych.tui.formatting import short_name
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
@@ -219,32 +221,9 @@ def describe_item(
     return out
 
 
-#: A gate's interval as it is named at length ("95% anytime-valid interval, look 1 of 10").
-DECIDED_NAME = re.compile(r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d,]+))?")
 #: What the mark beside an interval means where the pane is narrow, said after the figures on
 #: their last line (`diptych show` and the report say it at length).
 NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
-
-
-#: A fixed-design interval named as not holding after a design's early stop ("fixed-design;
-#: does not hold after the stop at look 1 of 10").
-STOPPED_NAME = re.compile(
-    r"fixed-design; does not hold after the stop at look ([\d,]+) of ([\d,]+)"
-)
-
-
-def short_name(name: str) -> str:
-    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
-    (the same level, kind and look: the look a token a line never parts); a fixed-design one
-    on a design stopped early "fixed-design, not after stop at look 1/10"."""
-    stopped = STOPPED_NAME.fullmatch(name)
-    if stopped is not None:
-        return f"fixed-design, not after stop at look {stopped[1]}/{stopped[2]}"
-    named = DECIDED_NAME.fullmatch(name)
-    if named is None:
-        return name
-    level, kind, look, looks = named.groups()
-    return f"{level} {kind}" + (f", look {look}/{looks}" if look else "")
 
 
 def format_estimate(estimate: Mapping[str, Any], narrow: bool = False) -> str:
@@ -274,22 +253,40 @@ def title_text(
     reason: str | None,
     annotator: str | None,
     blind: bool,
+    width: int | None = None,
 ) -> str:
     """``Review <run> · 3/1,720 · human:alice · 2 labelled · all reasons``: where the reviewer is
-    in the queue shown, who labels, and what the queue holds (the most needed first: a narrow
-    terminal wraps the end)."""
+    in the queue shown, who labels, and what the queue holds. In ``width`` cells, fewer words
+    where it is longer (:func:`fit_phrases`): the reviewer's bare name, then the default
+    filter ("all reasons") left unsaid (a reason chosen is always named)."""
     at = view.index(cursor) + 1 if cursor in view else 0
     position = f"{fmt(at)}/{fmt(len(view))}"
-    parts = [f"Review {run_id}", position]
-    if blind:
-        parts.append("BLIND")
-    if annotator:
-        parts.append(annotator)
-    parts.append(f"{fmt(labelled)} labelled")
-    if include_unlabelled:
-        parts.append("+unlabelled")
-    parts.append((reason or "all reasons").replace("_", " "))
-    return " · ".join(parts)
+    head = [f"Review {run_id}", position, *(["BLIND"] if blind else [])]
+    tail = [f"{fmt(labelled)} labelled", *(["+unlabelled"] if include_unlabelled else [])]
+    named = (reason or "").replace("_", " ")
+    who = [annotator] if annotator else []
+    bare = [annotator.removeprefix(HUMAN_PREFIX)] if annotator else []
+    return fit_phrases(
+        [
+            [*head, *who, *tail, named or "all reasons"],
+            [*head, *bare, *tail, named or "all reasons"],
+            [*head, *bare, *tail, *([named] if named else [])],
+        ],
+        width,
+    )
+
+
+#: What parts a title's phrases: a line wraps there only (Phrases).
+PHRASE_BREAK = " · "
+
+
+def fit_phrases(variants: Sequence[Sequence[str]], width: int | None) -> str:
+    """The first of ``variants`` (a title's phrases, in ever fewer words) that fits in
+    ``width`` cells, else the last: a line that must still wrap does so between phrases."""
+    lines = [PHRASE_BREAK.join(v) for v in variants]
+    if width is None:
+        return lines[0]
+    return next((line for line in lines if cell_len(line) <= width), lines[-1])
 
 
 #: What a label source's figure adds to the policy's figure's name ("…, labels by faces").

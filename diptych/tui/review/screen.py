@@ -121,6 +121,16 @@ class ReviewScreen(ReviewView):
             return self.tone_armed or self.measurable
         return True
 
+    def help_notes(self) -> dict[str, str]:
+        """The keys Help marks as not for this run: a text run has no image to measure, give a
+        tone from, zoom or open (docs/tui.md)."""
+        notes: dict[str, str] = {}
+        if self._probe is not None and not self.measurable:
+            notes.update(dict.fromkeys(("measure", "tone_mode"), "image runs only"))
+        if self._loaded and not any(i.blob for i in self.state.items.values()):
+            notes.update(dict.fromkeys(("zoom", "open_image"), "image runs only"))
+        return notes
+
     @property
     def measurable(self) -> bool:
         """Whether the run's outputs are images with persons a measurement can draw."""

@@ -20,7 +20,6 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.notifications import Notification, SeverityLevel
 from textual.timer import Timer
-from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from diptych.core.errors import DiptychError
@@ -42,7 +41,7 @@ from diptych.tui.review.writes import (
     Write,
 )
 from diptych.tui.widgets.footer import KeysFooter
-from diptych.tui.widgets.whole_numbers import WholeNumbers
+from diptych.tui.widgets.whole_numbers import Phrases, WholeNumbers
 
 __all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewView", "known_reviewer", "open_review"]
 
@@ -165,7 +164,8 @@ class ReviewView(ReviewDrawing):
         return None if self.reviewer is None else human_annotator(self.reviewer)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="review-title")
+        # Wrapped between its phrases only, where fewer words still do not fit.
+        yield Phrases("", id="review-title")
         with Horizontal(id="review-body"):
             yield ReviewPicture(self._renderer, id="review-picture")
             with CardScroll(id="review-card-scroll"):

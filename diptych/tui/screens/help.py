@@ -126,8 +126,12 @@ def key_names(app: App[Any], binding: Binding) -> list[str]:
     ]
 
 
-def bindings_table(app: App[Any], bindings: list[Binding]) -> Table:
-    """One row per action (keys that do the same thing together), each key once."""
+def bindings_table(
+    app: App[Any], bindings: list[Binding], notes: dict[str, str] | None = None
+) -> Table:
+    """One row per action (keys that do the same thing together), each key once; an action
+    in ``notes`` (a key that does not apply to what the screen shows) says so after its
+    label ("image runs only")."""
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=False)
     table.add_column("keys", style="bold cyan", no_wrap=True, min_width=10)
     table.add_column("action")
@@ -136,6 +140,8 @@ def bindings_table(app: App[Any], bindings: list[Binding]) -> Table:
         label = binding.description or binding.action.replace("_", " ")
         if binding.tooltip:
             label = f"{label}: {binding.tooltip}"
+        if (notes or {}).get(binding.action):
+            label = f"{label} ({(notes or {})[binding.action]})"
         # One row per action: Textual's ctrl+q and our q both quit, and are one line.
         _, keys = grouped.setdefault(binding.action, (label, []))
         for name in key_names(app, binding):
@@ -174,9 +180,14 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "close", "Close help"),
     ]
 
-    def __init__(self, current: type[Screen[Any]] | None = None) -> None:
+    def __init__(
+        self, current: type[Screen[Any]] | None = None, notes: dict[str, str] | None = None
+    ) -> None:
+        """``current``: the screen Help was opened on; ``notes``: what that screen says of
+        its keys that do not apply to what it shows (its ``help_notes()``, by action)."""
         super().__init__()
         self.current = current
+        self.notes = notes or {}
 
     def compose(self) -> ComposeResult:
         intro = Static(
@@ -200,7 +211,9 @@ class HelpScreen(ModalScreen[None]):
                 # who does not know what the screen does.
                 if purposes.get(title):
                     yield Static(purposes[title], classes="help-purpose")
-                yield Static(bindings_table(self.app, bindings), classes="help-keys")
+                # The notes are the current screen's: a key of its own section only.
+                notes = self.notes if self.current and title == screen_title(self.current) else {}
+                yield Static(bindings_table(self.app, bindings, notes), classes="help-keys")
             if self.current is not None:
                 yield intro
 

@@ -130,3 +130,36 @@ class WholeNumbers(Static):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(wrap_whole(self.text, width).plain.split("\n"))
+
+
+def wrap_phrases(text: Text, width: int, between: str = " · ") -> Text:
+    """``text`` wrapped to ``width`` cells only ``between`` its phrases: a title's "0
+    labelled" or "all reasons" is never parted. A phrase wider than ``width`` is left whole,
+    to be cut by the box rather than broken."""
+    plain = text.plain
+    out = Text(end="")
+    start, current = 0, 0
+    while start <= len(plain):
+        end = plain.find(between, start)
+        end = len(plain) if end < 0 else end
+        cells = cell_len(plain[start:end])
+        if start and current + len(between) + cells > width:
+            out.append("\n")
+            current = 0
+        elif start:
+            out.append_text(text[start - len(between) : start])
+            current += len(between)
+        out.append_text(text[start:end])
+        current += cells
+        start = end + len(between)
+    return out
+
+
+class Phrases(WholeNumbers):
+    """A line of phrases (a screen's title) that wraps only between them (:func:`wrap_phrases`)."""
+
+    def render(self) -> Text:
+        return wrap_phrases(self.text, self.content_region.width or self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(wrap_phrases(self.text, width).plain.split("\n"))

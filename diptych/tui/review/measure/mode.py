@@ -41,7 +41,7 @@ from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from diptych.core.errors import DiptychError
-from diptych.core.labels import GENDER, TONE, LabelDimension
+from diptych.core.labels import GENDER, HUMAN_PREFIX, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus, measure_status
 from diptych.core.report.formatting import fmt
 from diptych.core.workspace import Workspace
@@ -55,8 +55,8 @@ from diptych.tui.review.measure.panel import (
     measured_figure,
     verdict_text,
 )
-from diptych.tui.review.panels import CardScroll
-from diptych.tui.review.queue import FlagNote, load_queue
+from diptych.tui.review.panels import CardScroll, fit_phrases
+from diptych.tui.review.queue import FlagNote, ReviewItem, load_queue
 from diptych.tui.review.state import ReviewState
 from diptych.tui.review.tone import TONE_KEYS
 from diptych.tui.review.view import VIA, ReviewView
@@ -64,6 +64,9 @@ from diptych.tui.review.writes import label_detail
 
 __all__ = ["MeasureScreen"]
 
+#: The tone keys as the footer shows them, and as the card's "label:" line names them.
+TONE_KEYS_SHOWN = "1–9,0"
+TONE_CHOICES = (("1–9", "Monk step"), ("0", "step 10"), ("c", "cannot identify"))
 #: Why a person is in the measurement queue (beside the flags it has).
 DRAWN = FlagNote("drawn_for_measurement", {})
 
@@ -94,6 +97,8 @@ class MeasureScreen(ReviewView):
     FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("previous", "half_width")
     AUTO_FOCUS = ""  # the half-width box takes focus only when asked (w): keys label persons
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The digits give a tone (on_key) while skin tone is measured; in the footer then only.
+        Binding(",".join(TONE_KEYS), "tone_key", "tone", key_display=TONE_KEYS_SHOWN),
         Binding("m", "label('masculine')", "masc"),
         Binding("f", "label('feminine')", "fem"),
         Binding("c", "label('cannot_identify')", "can't tell"),
@@ -144,6 +149,17 @@ class MeasureScreen(ReviewView):
 
     # --- what the reviewer does ---------------------------------------------------------------
 
+    def footer_labels(self) -> dict[str, str | None]:
+        """The footer shows the keys of the dimension measured: m and f give no tone (pressed,
+        they say so), the digits no gender (pressed, they say so), and t goes to the other."""
+        if self.dimension == TONE:
+            return {"label('masculine')": None, "label('feminine')": None, "measure_tone": "gender"}
+        return {"tone_key": None}
+
+    def _choices_for(self, item: ReviewItem | None) -> tuple[tuple[str, str], ...]:
+        # The card's "label:" line names the keys of the dimension measured, as the footer does.
+        return TONE_CHOICES if self.dimension == TONE else super()._choices_for(item)
+
     def on_key(self, event: events.Key) -> None:
         if self.dimension == TONE and event.character in TONE_KEYS:
             event.stop()
@@ -154,17 +170,23 @@ class MeasureScreen(ReviewView):
         with this dimension's labels of the draw, and the figure follows."""
         self.dimension = GENDER if self.dimension == TONE else TONE
         self.target = None
+        self.refresh_bindings()  # the footer shows the keys of the dimension now measured
         self._load_queue(self.include_unlabelled, None, replace=True)
         self._show_metrics()
+
+    def action_tone_key(self) -> None:
+        """A digit while perceived gender is measured (while skin tone is, on_key takes it)."""
+        self.notify("the digits give a skin tone: t measures skin tone on this draw", timeout=3)
 
     def action_label(self, label: str) -> None:
         """Store ``label`` for the person served (in a worker) and serve the next one."""
         item = self.state.current()
-        if item is None:
-            self.app.bell()
-            return
         if self.dimension == TONE and label in ("masculine", "feminine"):
             self.notify("measuring skin tone: 1–9, 0 give a tone, c can't tell; t for gender")
+            return
+        if item is None:
+            self.app.bell()
+            self.notify("nobody in this draw to label", severity="warning")
             return
         if self.reviewer is None or self.annotator is None:
             self.ask_reviewer()
@@ -183,32 +205,36 @@ class MeasureScreen(ReviewView):
         """The first person served and not labelled in the draw."""
         return next((sid for sid in self.state.view if not self.state.items[sid].humans), None)
 
-    def _go(self, moved: bool) -> None:
+    def _go(self, moved: bool, where: str) -> None:
         if moved:
             self._show_current()
+        elif self.state.current() is None:
+            self.app.bell()
+            self.notify("nobody in this draw to label", severity="warning")
         else:
             self.app.bell()
+            self.notify(f"already at the draw's {where} person", timeout=2)
 
     def action_next(self) -> None:
         if self.state.cursor == self._frontier():
             self.notify(
                 "label this person first: the draw serves its persons in order "
-                "(c when the gender cannot be told)",
+                f"(c when the {'tone' if self.dimension == TONE else 'gender'} cannot be told)",
                 severity="warning",
             )
             return
-        self._go(self.state.move(+1))
+        self._go(self.state.move(+1), "last")
 
     def action_previous(self) -> None:
-        self._go(self.state.move(-1))
+        self._go(self.state.move(-1), "first")
 
     def action_first(self) -> None:
-        self._go(self.state.jump(last=False))
+        self._go(self.state.jump(last=False), "first")
 
     def action_last(self) -> None:
         frontier = self._frontier()
         if frontier is None:
-            self._go(self.state.jump(last=True))
+            self._go(self.state.jump(last=True), "last")
             return
         self.state.cursor = frontier
         self._show_current()
@@ -294,12 +320,14 @@ class MeasureScreen(ReviewView):
         state, draw = self.state, self.draw
         at = state.view.index(state.cursor) + 1 if state.cursor in state.view else 0
         of = f" drawn of {fmt(draw.population)}" if draw is not None else ""
-        measured = " · skin tone" if self.dimension == TONE else ""
-        parts = [f"Measure {self.run_id}{measured}", f"{fmt(at)}/{fmt(len(state.view))}{of}"]
-        if self.annotator:
-            parts.append(self.annotator)
-        parts.append(f"{fmt(self._labelled())} labelled")
-        self._set_line("#review-title", " · ".join(parts))
+        measured = ["skin tone"] if self.dimension == TONE else []
+        head = [f"Measure {self.run_id}", *measured, f"{fmt(at)}/{fmt(len(state.view))}{of}"]
+        labelled = f"{fmt(self._labelled())} labelled"
+        who = [self.annotator] if self.annotator else []
+        bare = [self.annotator.removeprefix(HUMAN_PREFIX)] if self.annotator else []
+        title = fit_phrases([[*head, *who, labelled], [*head, *bare, labelled]],
+                            self._title_width())  # fmt: skip
+        self._set_line("#review-title", title)
 
     def _show_metrics(self) -> None:
         panels = self.query(MeasurePanel)

@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -137,8 +137,15 @@ class MeasurePanel(Vertical):
     MeasurePanel > #measure-figure {
         height: auto;
     }
-    MeasurePanel > #measure-width {
-        width: 100%;
+    MeasurePanel > #measure-width-row {
+        height: auto;
+    }
+    MeasurePanel #measure-width-label {
+        width: auto;
+        padding-right: 1;
+    }
+    MeasurePanel #measure-width {
+        width: 1fr;
     }
     """
 
@@ -149,12 +156,11 @@ class MeasurePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield WholeNumbers("", id="measure-figure")
-        yield Input(
-            placeholder="enough at ± (w to type, Enter)",
-            id="measure-width",
-            type="number",
-            compact=True,
-        )
+        # The label stands beside the box, not in it as a placeholder: a half-width typed
+        # replaced the placeholder, and "10" stood alone on its line, saying nothing.
+        with Horizontal(id="measure-width-row"):
+            yield Static("enough at ±", id="measure-width-label")
+            yield Input(placeholder="w, Enter", id="measure-width", type="number", compact=True)
 
     def show(self, text: Text) -> None:
         if text != self.text:

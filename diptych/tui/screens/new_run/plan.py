@@ -18,6 +18,8 @@ from diptych.tui.formatting import dollars
 
 #: Seconds of quiet after an edit before the plan is estimated again.
 DEBOUNCE = 0.3
+#: The sign a field to fix carries beside its name: red alone is lost on a monochrome terminal.
+INVALID = "✗"
 
 
 class RunOptions(BaseModel):
@@ -45,6 +47,19 @@ class RunOptions(BaseModel):
 def probe_class(name: str) -> type[Probe]:
     """The installed probe ``name`` (one of the probes the screen offers)."""
     return Workspace.plugins.registry().probes[name]
+
+
+def none_fit(probe: str | None, fitting: list[str], search: str) -> str:
+    """Why the Models list is empty, in one line: no installed model has a capability the
+    probe uses, or none of those that have one matches the search (they are named)."""
+    if not probe:
+        return ""
+    needs = " or ".join(f"'{c}'" for c in sorted(probe_class(probe).capabilities))
+    if not fitting:
+        return f"no installed model fits {probe}: it needs {needs}"
+    named = ", ".join(fitting[:3]) + (f" and {len(fitting) - 3} more" if len(fitting) > 3 else "")
+    verb = "does" if len(fitting) == 1 else "do"
+    return f"no model matching {search!r} fits {probe}'s {needs}; {named} {verb}"
 
 
 def form_id(model: str) -> str:

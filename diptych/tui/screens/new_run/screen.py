@@ -30,9 +30,11 @@ from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
+    INVALID,
     RunOptions,
     estimate_text,
     form_id,
+    none_fit,
     probe_class,
 )
 from diptych.tui.widgets.footer import KeysFooter
@@ -122,6 +124,8 @@ class NewRunScreen(Screen[RunRequest | None]):
                 yield Label("Models", classes="heading", id="models-heading")
                 yield Input(placeholder="search models", id="models-search", compact=True)
                 yield TickList(id="models")
+                # Why the list is empty, when it is: the search, or no model fits the probe.
+                yield Static("", id="models-hint")
                 yield Static("", id="models-error")
             with FormsScroll(id="forms"):
                 if self.probe_name:
@@ -218,6 +222,14 @@ class NewRunScreen(Screen[RunRequest | None]):
             )
         finally:
             self._syncing_models = False
+        why = none_fit(self.probe_name, self._model_choices, search)
+        hint = self.query_one("#models-hint", Static)
+        hint.update("" if models.option_count else why)
+        hint.display = not models.option_count and bool(why)
+        if hint.display:
+            # Read whole, not cut at the pane's edge under the empty list: it ends the pane.
+            choose = self.query_one("#choose", ChoicesScroll)
+            self.call_after_refresh(choose.scroll_end, animate=False, immediate=True)
 
     @on(Input.Changed, "#models-search")
     def _search_models(self) -> None:
@@ -348,9 +360,11 @@ class NewRunScreen(Screen[RunRequest | None]):
                 ok = False
             models.append((name, tuple(params)))
         models_error = self.query_one("#models-error", Static)
-        # In words, not only in red: "Models — choose at least one".
-        models_error.update("" if models else "Models — choose at least one (space ticks)")
-        self.query_one("#models-heading", Label).set_class(not models, "-invalid")
+        # Whole in the pane's width; the heading above it marked with a sign, not colour alone.
+        models_error.update("" if models else f"{INVALID} tick one or more (space)")
+        heading = self.query_one("#models-heading", Label)
+        heading.set_class(not models, "-invalid")
+        heading.update("Models" if models else f"{INVALID} Models")
         ok = ok and bool(models)
         run_form = self.query_one("#form-run", ParamsForm)
         try:
@@ -412,7 +426,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         """The first field marked in red, top to bottom (the model list first), as its name
         and the widget that takes its input."""
         if str(self.query_one("#models-error", Static).render()):
-            return "Models", self.query_one("#models", TickList)
+            return f"{INVALID} Models", self.query_one("#models", TickList)
         for form in self.query(ParamsForm):
             marked = form.marked_field()
             if marked is not None:

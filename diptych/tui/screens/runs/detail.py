@@ -36,7 +36,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.formatting import floor_note, marked_interval
-from diptych.tui.formatting import number, timestamp, wrap_path
+from diptych.tui.formatting import number, short_name, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
@@ -51,6 +51,8 @@ from diptych.tui.workers import analyze_run, write_run_report
 
 #: Rows shown per table; the report has them all.
 MAX_ROWS = 500
+#: Under this many columns a gate's interval is named in fewer words, as on the Review screen.
+NARROW = 80
 #: Lines of section titles above the chosen section, at most (a title may take two).
 SECTION_LINES = 4
 
@@ -65,20 +67,26 @@ def table_widget(table: Table, widget_id: str) -> FitTable:
     )
 
 
-def numbers_widget(result: ProbeResult) -> Vertical:
+def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:
+    """The headline figures' rows: a gate's interval named as `diptych show` names it, or,
+    ``narrow`` (under 80 columns), in the Review screen's fewer words ("95% anytime-valid,
+    look 1/10"), so that a figure's row keeps to a few lines of a short pane."""
+    rows: list[tuple[str | None, list[str]]] = []
+    for name, num in result.numbers.items():
+        named = num.get("interval_name")
+        if narrow and isinstance(named, str):
+            num = {**num, "interval_name": short_name(named)}
+        cells = [name, number(num.get("value")), marked_interval(num), number(num.get("n"))]
+        rows.append((name, cells))
+    return rows
+
+
+def numbers_widget(result: ProbeResult, narrow: bool = False) -> Vertical:
     """Headline figures: a long name wraps, the value and its interval stay whole; an
     interval that fell to its floor is marked, and what the mark means is said under the
     table, as `diptych show` says it."""
-    rows = [
-        [
-            name,
-            number(num.get("value")),
-            marked_interval(num),  # a gate's interval named, as `diptych show` prints it
-            number(num.get("n")),
-        ]
-        for name, num in result.numbers.items()
-    ]
-    table = FitTable(["figure", "value", "95% interval", "n"], rows, id="section-numbers")
+    table = FitTable(["figure", "value", "95% interval", "n"], id="section-numbers")
+    table.source = numbers_rows(result, narrow)
     notes = floor_note(result.numbers)
     if not notes:
         return Vertical(table, id="section-headline")
@@ -250,7 +258,9 @@ class RunDetailScreen(Screen[None]):
             sections.add_option(Option("Error", id="section-error"))
             self._select("section-error")
             return
-        widgets: list[tuple[str, Widget]] = [("Headline figures", numbers_widget(result))]
+        self._narrow = self._is_narrow()
+        headline = numbers_widget(result, self._narrow)
+        widgets: list[tuple[str, Widget]] = [("Headline figures", headline)]
         for i, table in enumerate(result.tables):
             widgets.append((table.title, table_widget(table, f"section-table-{i}")))
         widgets.append((f"Figures ({len(result.figures)})", figures_widget(result)))
@@ -387,6 +397,17 @@ class RunDetailScreen(Screen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_report_path)
         self.call_after_refresh(self._fit_sections)
+        if self.result is not None and self._is_narrow() != self._narrow:
+            # A gate's interval named in fewer words under 80 columns, at length above.
+            self._narrow = self._is_narrow()
+            for table in self.query("#section-numbers").results(FitTable):
+                table.set_rows(numbers_rows(self.result, self._narrow))
+
+    #: Whether the headline names a gate's interval in fewer words (numbers_rows).
+    _narrow = False
+
+    def _is_narrow(self) -> bool:
+        return (self.size.width or self.app.size.width) < NARROW
 
     def action_review(self) -> None:
         try:

@@ -1,0 +1,57 @@
+"""New run's Models list says why it is empty, and what to tick, whole at 80×24 and 60×20: a
+search that hides every model that fits the probe names those that do; none ticked, the list's
+heading and the line under it carry a sign (✗), not red alone, and the plan names the field by
+it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from steps import SIZES, choose_probe, loaded, settle, shown, wait_for
+from surface import cut_messages, cut_sentences, screen_lines
+from textual.widgets import Input, Static
+
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.new_run.plan import none_fit
+from diptych.tui.screens.new_run.screen import NewRunScreen
+
+
+def test_the_empty_list_names_the_models_that_fit() -> None:
+    assert none_fit("pst-text", ["scripted-likelihood"], "smol") == (
+        "no model matching 'smol' fits pst-text's 'chat' or 'text_likelihood'; "
+        "scripted-likelihood does"
+    )
+    assert none_fit("pst-text", [], "") == (
+        "no installed model fits pst-text: it needs 'chat' or 'text_likelihood'"
+    )
+    five = none_fit("pst-text", ["a", "b", "c", "d", "e"], "z")
+    assert five.endswith("; a, b, c and 2 more do")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_models_say_why_and_what_to_tick(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
+        screen = app.screen
+        assert isinstance(screen, NewRunScreen)
+        await choose_probe(pilot, "pst-text")
+        await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+        await settle(pilot)
+        lines = screen_lines(app)
+        # What to tick, whole on a line, under a heading marked with the sign.
+        assert any("✗ tick one or more (space)" in line for line in lines), shown(app)
+        assert any("✗ Models" in line for line in lines), shown(app)
+        assert "(✗ Models)" in " ".join(shown(app).split()), shown(app)
+        assert cut_messages(app) + cut_sentences(app) == [], shown(app)
+        # A search that hides every model that fits: said, whole.
+        screen.query_one("#models-search", Input).value = "smol"
+        await settle(pilot)
+        said = screen.query_one("#models-hint", Static)
+        assert said.display and "scripted-likelihood do" in str(said.render()), shown(app)
+        assert cut_messages(app) + cut_sentences(app) == [], shown(app)
