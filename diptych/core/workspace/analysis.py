@@ -17,7 +17,6 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report import write_audit_report
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
-from diptych.core.workspace.decided import decided_numbers, stopped_numbers
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.plugins import build_model
 from diptych.core.workspace.review import Review
@@ -42,6 +41,10 @@ class Analysis(Namespace):
         #: How a report ranks the models of its runs (``ws.standings.table``): handed in by
         #: the workspace, because the standings read this namespace's analyses in turn.
         self.rank: Callable[[Sequence[str]], Any] | None = None
+        #: Each figure of a run its gates stopped early, with the interval that holds after
+        #: the stop (``decided.stopped_figures``): handed in by the workspace likewise, since
+        #: the decided figures are read through this namespace's analyses.
+        self.stopped: Callable[[str, Mapping[str, Mapping[str, Any]]], dict[str, Any]] | None = None
 
     def analyze(
         self,
@@ -183,9 +186,9 @@ class _ReportSource:
     def stopped(
         self, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
     ) -> dict[str, dict[str, Any]]:
-        store = self._analysis._kernel.store
-        decided = decided_numbers(self._analysis, store, run_id)
-        return stopped_numbers(store, run_id, numbers, decided)
+        if self._analysis.stopped is None:
+            raise RuntimeError("the workspace hands Analysis its stopped figures before a report")
+        return self._analysis.stopped(run_id, numbers)
 
     def notes(self, run_id: str) -> list[dict[str, Any]]:
         return self._analysis._review.notes(run_id)

@@ -142,3 +142,11 @@ def with_decided(
 ) -> dict[str, dict[str, Any]]:
     """``numbers`` with each figure a gate decided replaced by the number it decided on."""
     return {k: dict(decided.get(k) or v) for k, v in numbers.items()}
+
+
+def stopped_figures(
+    analysis: Analysis, store: Store, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """:func:`stopped_numbers` of ``run_id``'s ``numbers``, the gated ones read from its
+    audit's looks (:func:`decided_numbers`)."""
+    return stopped_numbers(store, run_id, numbers, decided_numbers(analysis, store, run_id))

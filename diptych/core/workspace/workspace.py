@@ -38,6 +38,7 @@ from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.audits import Audits
 from diptych.core.workspace.base import Kernel, ModelSpec, Params, ProbeSpec
 from diptych.core.workspace.bundles import Bundles
+from diptych.core.workspace.decided import stopped_figures
 from diptych.core.workspace.evidence import Evidence
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.labels import Labels
@@ -121,6 +122,9 @@ class Workspace:
         self.audits = Audits(kernel, self.analysis)
         self.standings = Standings(kernel, self.analysis)
         self.analysis.rank = self.standings.table
+        self.analysis.stopped = lambda run_id, numbers: stopped_figures(
+            self.analysis, kernel.store, run_id, numbers
+        )
         self.lists = Lists(kernel)
         self.preferences = Preferences(kernel)
         self.evidence = Evidence(kernel, self.analysis, self.audits)

@@ -95,8 +95,15 @@ class SaidLine(WholeNumbers):
             self._pending = None
             self._hide()
 
+    def unsay_all(self) -> None:
+        """Take back whatever is shown: the user has moved on to something it stood over."""
+        self._pending = None
+        self._hide()
+
     def _show(self, note: Notification, seconds: float) -> None:
         self.set_classes(f"-{note.severity}" + (" -docked" if self.has_class("-docked") else ""))
+        if self.has_class("-docked"):
+            self.styles.margin = (0, 0, _rows_docked_below(self), 0)
         self.update(Text(note.message))
         self.display = True
         if self._out is not None:
@@ -106,6 +113,21 @@ class SaidLine(WholeNumbers):
     def _hide(self) -> None:
         self.about = None
         self.display = False
+
+
+def _rows_docked_below(line: SaidLine) -> int:
+    """The rows the screen's other bottom-docked widgets take now (the footer, a filter bar
+    open above it): docked widgets at one edge are laid over each other, so the line sits
+    above the highest of them."""
+    parent = line.parent
+    if parent is None:
+        return 0
+    rows = 0
+    for widget in parent.children:
+        if widget is line or not widget.display or widget.styles.dock != "bottom":
+            continue
+        rows = max(rows, widget.outer_size.height + widget.styles.margin.bottom)
+    return rows
 
 
 def said_line(screen: Screen[Any]) -> SaidLine:

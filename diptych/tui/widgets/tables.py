@@ -129,6 +129,11 @@ class FilterBar(Input):
     def open(self) -> None:
         self.add_class("-shown")
         self.focus()
+        # What a key said before is done with once the user types a filter; left shown, it
+        # would stand where the bar opens. (By its name: the said line's module reads the
+        # tables' own numbers, so this one does not import it.)
+        for line in self.screen.query("SaidLine"):
+            line.unsay_all()  # type: ignore[attr-defined]
 
     def action_close(self) -> None:
         self.value = ""

@@ -17,9 +17,10 @@ from diptych.tui.widgets.dialog_keys import dialog_keys
 
 
 class YesNo(ModalScreen[bool]):
-    """Asks one question; dismisses True for ``y`` (or its button), False for ``n``, Escape or
-    Cancel. A subclass names its answer (``YES``, ``YES_DOES``), its widget ids' prefix (``ID``)
-    and its ``y`` binding's footer text."""
+    """Asks one question: y or its button answers yes; n, Escape or Cancel answer no."""
+
+    # A subclass names its answer (YES, YES_DOES), its widget ids' prefix (ID) and its y
+    # binding's footer text (BINDINGS).
 
     #: The yes button's label, e.g. "Buy the rest".
     YES = "Yes"
