@@ -124,7 +124,8 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        await wait_for(pilot, lambda: "Quit" in footer_row(app), "the footer")
+        # The footer is drawn again once the highlighted run's keys are known.
+        await wait_for(pilot, lambda: "Resume" in footer_row(app), "u in the footer")
         row = footer_row(app)
         assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
         for key in ("p", "c"):
