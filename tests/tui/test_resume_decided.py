@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import SIZES, cell, loaded, settle, shown, wait_for
+from steps import SIZES, cell, loaded, said, settle, shown, wait_for
 from surface import cut_values
 from textual.widgets import DataTable, Label
 
@@ -57,18 +57,18 @@ async def test_p_on_a_decided_run_says_what_u_then_does(decided_run: Path, key: 
     with Workspace.open(decided_run) as ws:
         (run,) = ws.runs.list()
         est = ws.runs.plan_resume(run.run.id)
-        said = ws.runs.status_text(run.run.id)
-    look = said.partition(":")[0]
-    assert look.startswith("decided at look ") and look.endswith(" of 10"), said
+        status = ws.runs.status_text(run.run.id)
+    look = status.partition(":")[0]
+    assert look.startswith("decided at look ") and look.endswith(" of 10"), status
     left = run.counts["pending"]
     app = DiptychApp(decided_run, refresh_interval=3600)
     async with app.run_test() as pilot:
         await loaded(1)(pilot)
         app.screen.query_one("#runs", DataTable).focus()
-        before = len(app._notifications)
+        before = len(said(app))
         await pilot.press(key)
-        await wait_for(pilot, lambda: len(app._notifications) > before, "the line")
-        (line,) = [n.message for n in list(app._notifications)[before:]]
+        await wait_for(pilot, lambda: len(said(app)) > before, "the line")
+        (line,) = said(app)[before:]
         assert line == (
             f"{run.run.id} is not running: {look}; u buys the remaining {est.to_run:,}\u00a0"
             f"requests ({left:,}\u00a0trials), estimated cost {cost_text(est.cost)}"
