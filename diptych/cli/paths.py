@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from diptych.core.errors import DiptychError, UsageError
-from diptych.core.evidence.manifest import drop_stale_signature
+from diptych.core.evidence.manifest import drop_stale_signatures
 
 #: The largest input file a command reads (labels, responses, corpora, audit files).
 MAX_INPUT_BYTES = 2 * 1024**3
@@ -123,8 +123,7 @@ def files_written(written: dict[str, Path]) -> str:
     """What a report wrote, every file named: its documents, then its figures directory with
     the number of figure and image files in it. A signed report's manifest and signature that
     the folder's new files no longer match are removed, and the last line says so."""
-    folders = {path.parent for kind, path in written.items() if kind != "figures"}
-    stale = [said for folder in sorted(folders) if (said := drop_stale_signature(folder))]
+    stale = drop_stale_signatures(written)
     lines = []
     for kind, path in written.items():
         if kind == "figures":

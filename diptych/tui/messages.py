@@ -118,6 +118,8 @@ class AnalysisReady(Message):
 class ReportWritten(Message):
     path: Path | None
     error: str | None = None
+    #: Said when the folder's old signed manifest no longer matched and was removed.
+    stale: tuple[str, ...] = ()
 
 
 @dataclass

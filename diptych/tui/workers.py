@@ -21,6 +21,7 @@ from textual.message import Message
 from diptych.core.audit.run_status import decided_at, rest_line, rest_to_buy
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
+from diptych.core.evidence.manifest import drop_stale_signatures
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
 from diptych.tui.jobs import ActiveRuns, JobControl, RunRequest
 from diptych.tui.messages import (
@@ -29,6 +30,7 @@ from diptych.tui.messages import (
     JobNote,
     JobProgress,
     JobStarted,
+    ReportWritten,
     StandingsLoaded,
 )
 
@@ -206,10 +208,15 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
         return AnalysisReady(run, counts, flagged, result, builds_note=mixed, status_text=said)
 
 
-def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:
-    """Write ``report.md``, ``report.json`` and the figures of a run; return the Markdown path."""
+def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> ReportWritten:
+    """Write the report of a run (its Markdown, HTML and JSON, and its figures), and remove a
+    signed manifest the folder's new files no longer match, as the CLI does
+    (:func:`~diptych.core.evidence.manifest.drop_stale_signatures`): the Markdown's path and
+    what was removed."""
     with Workspace.open(store_path) as ws:
-        return ws.analysis.report(run_id, out_dir)
+        written = ws.analysis.report_files(run_id, out_dir)
+    path = written.get("md") or next(iter(written.values()))
+    return ReportWritten(path.resolve(), stale=tuple(drop_stale_signatures(written)))
 
 
 def load_standings(store_path: Path, figure: str = "STS paired") -> StandingsLoaded:

@@ -146,6 +146,14 @@ def drop_stale_signature(directory: Path) -> str | None:
     )
 
 
+def drop_stale_signatures(written: Mapping[str, Path]) -> list[str]:
+    """:func:`drop_stale_signature` in every folder a report wrote a file to (``written``: its
+    files by format, its figures directory under ``figures``), one line for each removed: the
+    one step the CLI, the terminal app and the screenshot take after writing into a folder."""
+    folders = {path.parent for kind, path in written.items() if kind != "figures"}
+    return [said for folder in sorted(folders) if (said := drop_stale_signature(folder))]
+
+
 def _walk(directory: Path) -> Iterator[Path]:
     for entry in os.scandir(directory):
         path = Path(entry.path)

@@ -4,7 +4,9 @@ an interval bootstrap or t that its gate decided anytime-valid, or a prediction-
 interval a plain one.
 
 A figure's interval is one of: the interval a release gate decided it on (anytime-valid over
-the looks of an audit bought until decided, or fixed at the gate's level), a prediction-powered
+the looks of an audit bought until decided, or fixed at the gate's level), for a figure no gate
+read of a run its gates stopped early the anytime-valid interval of its own looks (or, where the
+looks did not record it, its own interval, said not to hold after the stop), a prediction-powered
 interval (people's labels of a sample with an annotator's of every person), or the figure's
 own, by the method its number carries (``interval_method``: t, percentile bootstrap,
 Jeffreys).
@@ -62,11 +64,53 @@ class GateDecided:
 
 
 @dataclass(frozen=True)
+class StoppedFigures:
+    """The figures of a run no gate read, its design stopped early by its audit's gates at
+    ``look``: those printed with an anytime-valid interval over their own looks, and those
+    whose looks did not record them, printed with a fixed-design interval that does not hold."""
+
+    run: str
+    look: str
+    anytime: tuple[str, ...]
+    fixed: tuple[str, ...]
+
+    @property
+    def sentence(self) -> str:
+        said = []
+        if self.anytime:
+            said.append(
+                f"{_listed(list(self.anytime))} {_are(self.anytime)} printed with the 95% "
+                f"anytime-valid interval of {_its(self.anytime)} own looks, made as the gates' "
+                "are: a fixed-design interval does not hold once the looks "
+                "decided when to stop"
+            )
+        if self.fixed:
+            said.append(
+                f"{_listed(list(self.fixed))} {_are(self.fixed)} printed with "
+                f"{_its(self.fixed)} fixed-design interval, which does not hold after the stop: "
+                f"the looks did not record {'it' if len(self.fixed) == 1 else 'them'}"
+            )
+        return (
+            f"Run {self.run} stopped early at {self.look}, when its gates were decided; of the "
+            f"figures no gate read, {'; '.join(said)}."
+        )
+
+
+def _are(names: tuple[str, ...]) -> str:
+    return "is" if len(names) == 1 else "are"
+
+
+def _its(names: tuple[str, ...]) -> str:
+    return "its" if len(names) == 1 else "their"
+
+
+@dataclass(frozen=True)
 class IntervalMethods:
     """The kinds of interval the report prints, in the order they are said."""
 
     gated: tuple[GateDecided, ...]
     own: tuple[str, ...]
+    stopped: tuple[StoppedFigures, ...] = ()
 
     @property
     def sentences(self) -> list[str]:
@@ -78,6 +122,7 @@ class IntervalMethods:
                 "changes in the model between runs."
             )
         out += [g.sentence for g in self.gated]
+        out += [s.sentence for s in self.stopped]
         return out
 
     @property
@@ -91,6 +136,11 @@ class IntervalMethods:
             )
         if any(g.kind == "fixed" for g in self.gated):
             kinds.append("for a figure a gate decided, fixed at the gate's level")
+        if any(s.anytime for s in self.stopped):
+            kinds.append(
+                "for a figure no gate read of a run its gates stopped early, anytime-valid over "
+                "its own looks"
+            )
         return f" In this report: {_listed(kinds)}." if kinds else ""
 
 
@@ -123,6 +173,7 @@ def interval_methods(audit: Audit) -> IntervalMethods:
                    audit.gates.results}  # fmt: skip
     gated: list[GateDecided] = []
     own: dict[str, None] = {}
+    stopped: dict[tuple[str, str], dict[str, list[str]]] = {}
     results = [(p.id, p.result) for p in audit.runs] + [("", c.result) for c in audit.comparisons]
     for run, result in results:
         for name, number in result.numbers.items():
@@ -132,7 +183,14 @@ def interval_methods(audit: Audit) -> IntervalMethods:
             if gate is not None:
                 method = methods.get((run, name), "")
                 gated.append(GateDecided(run, name, gate.kind, gate.level, method, gate.look))
-            elif number.get("estimator"):
+                continue
+            if number.get("stopped_at"):
+                # Said by its run's own sentence (StoppedFigures), not among the figures' own.
+                kinds = stopped.setdefault((run, str(number["stopped_at"])), {})
+                kinds.setdefault(str(number.get("stopped_interval")), []).append(name)
+                if number.get("stopped_interval") == "anytime-valid":
+                    continue
+            if number.get("estimator"):
                 own[PREDICTION_POWERED] = None
             else:
                 made = number.get("interval_method")
@@ -141,7 +199,13 @@ def interval_methods(audit: Audit) -> IntervalMethods:
                     # Made on a scale without bounds and mapped back: it stays in the range.
                     said += f" (on the {number['transform']} scale of the figure's range)"
                 own[said] = None
-    return IntervalMethods(tuple(gated), tuple(own))
+    stops = tuple(
+        StoppedFigures(
+            run, look, tuple(k.get("anytime-valid", [])), tuple(k.get("fixed-design", []))
+        )
+        for (run, look), k in stopped.items()
+    )
+    return IntervalMethods(tuple(gated), tuple(own), stops)
 
 
 __all__ = ["IntervalMethods", "interval_methods"]

@@ -49,6 +49,7 @@ from diptych.core.report.verdict import (
     resamples_text,
     scope_line,
 )
+from diptych.core.report.whole_ids import keep_ids_whole
 from diptych.core.safe_text import escape_controls, has_controls
 
 #: 2: one report covers several runs (``runs``); a one-run report keeps version 1's keys.
@@ -323,7 +324,8 @@ def render_html(audit: Audit) -> str:
     """One self-contained page: styles inline, every figure and image a data URI."""
     env = _environment(True)
     css = env.loader.get_source(env, "report.css")[0] if env.loader else ""
-    return env.get_template("report.html.j2").render(css=css, **_context(audit, {}))
+    page = env.get_template("report.html.j2").render(css=css, **_context(audit, {}))
+    return keep_ids_whole(page, [r.id for r in audit.runs])
 
 
 def render_markdown(audit: Audit, figure_paths: dict[int, str]) -> str:

@@ -88,7 +88,9 @@ def stopped_numbers(
     audit stopped early on its gates: with the anytime-valid interval of its looks at the same
     look (named "95% anytime-valid interval, look 1 of 10"), or, where its looks did not record
     it, its own interval named as not holding ("fixed-design; does not hold after the stop at
-    look 1"). Empty for a run no such audit stopped early."""
+    look 1"); each with the look it stopped at (``stopped_at``) and which of the two it carries
+    (``stopped_interval``), by which the report's Limitations say so. Empty for a run no such
+    audit stopped early."""
     found = _looked(store, run_id)
     if found is None:
         return {}
@@ -103,9 +105,20 @@ def stopped_numbers(
             continue
         made = _anytime(name, looks.looks)
         if made is not None:
-            out[name] = {**last.numbers[name], **made, "interval_name": _anytime_name(at)}
+            out[name] = {
+                **last.numbers[name],
+                **made,
+                "interval_name": _anytime_name(at),
+                "stopped_at": at,
+                "stopped_interval": "anytime-valid",
+            }
         elif interval(dict(number)).startswith("["):
-            out[name] = {**number, "interval_name": stopped_name(at)}
+            out[name] = {
+                **number,
+                "interval_name": stopped_name(at),
+                "stopped_at": at,
+                "stopped_interval": "fixed-design",
+            }
     return out
 
 

@@ -55,13 +55,22 @@ def test_an_audit_decided_at_a_look_says_its_interval_is_anytime_valid(
         f"decided on at {look.group(1)}, which holds however many looks were taken: {ANYTIME}."
     )
     assert decided in limits.splitlines()
-    # The figures it did not decide keep their own (t over their units).
-    assert f"- The figures' 95% intervals are {OWN_T}; they do not cover" in limits
+    # The figure it did not decide, printed with the anytime-valid interval of its own looks
+    # since the stop: said so, and not called a t interval.
+    stopped = (
+        f"- Run {run} stopped early at {look.group(1)}, when its gates were decided; of the "
+        "figures no gate read, STS paired (drawn labels) is printed with the 95% anytime-valid "
+        "interval of its own looks, made as the gates' are: a fixed-design interval does not "
+        "hold once the looks decided when to stop."
+    )
+    assert stopped in limits.splitlines()
+    assert "The figures' 95% intervals are" not in limits
     assert data["intervals"] == [line[2:] for line in limits.splitlines() if "95%" in line]
     glossary = data["glossary"]["95% interval"]
     assert glossary.endswith(
-        f"In this report: {OWN_T}; and for a figure a gate decided at a look of an audit bought "
-        "until decided, anytime-valid over the looks."
+        "In this report: for a figure a gate decided at a look of an audit bought until decided, "
+        "anytime-valid over the looks; and for a figure no gate read of a run its gates stopped "
+        "early, anytime-valid over its own looks."
     )
     html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     assert html.count("Pocock-type spending") == 1
@@ -86,3 +95,25 @@ def test_a_plain_run_names_only_its_own_intervals(
         "model between runs."
     )
     assert f"In this report: {OWN_T}; and {gap}." in _section(markdown, "Glossary")
+
+
+def test_the_stopped_figures_sentence_names_each_kind_and_agrees_in_number() -> None:
+    from diptych.core.report.interval_methods import IntervalMethods, StoppedFigures
+
+    both = StoppedFigures("pairs-0a1b2c3d", "look 2 of 5", ("A", "B"), ("C",))
+    assert both.sentence == (
+        "Run pairs-0a1b2c3d stopped early at look 2 of 5, when its gates were decided; of the "
+        "figures no gate read, A; and B are printed with the 95% anytime-valid interval of their "
+        "own looks, made as the gates' are: a fixed-design interval does not hold once the looks "
+        "decided when to stop; C is printed with its fixed-design interval, which does not hold "
+        "after the stop: the looks did not record it."
+    )
+    # Only where a run stopped early: a fixed design says its own intervals alone.
+    fixed = IntervalMethods((), (OWN_T,))
+    assert fixed.sentences == [
+        f"The figures' 95% intervals are {OWN_T}; they do not cover changes in the model between "
+        "runs."
+    ]
+    assert "stopped early" not in fixed.glossary
+    only_fixed = IntervalMethods((), (OWN_T,), (StoppedFigures("r", "look 1 of 3", (), ("C",)),))
+    assert "anytime-valid" not in only_fixed.glossary

@@ -18,6 +18,7 @@ from diptych.core.workspace import Workspace
 from tests.core.report.conftest import AuditRuns
 from tests.core.report.test_surfaces import FORMATS, off_the_loop
 from tests.support.surfaces import assert_report_surfaces
+from tests.support.surfaces.paper import paper_problems
 
 pytestmark = pytest.mark.surface
 
@@ -69,3 +70,30 @@ def test_agent_findings(tmp_path: Path, browser: Any, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     off_the_loop(_agent_report, tmp_path)
     assert_report_surfaces(tmp_path / "report", browser=browser)
+
+
+#: Words added to the last line of "What was not measured": a longer sentence moves what
+#: follows it (the run's example images, kept with their headings) down the page.
+LONGER = [3, 15, 30]
+
+
+@pytest.mark.parametrize("words", LONGER)
+def test_a_longer_sentence_before_the_pairs_images_keeps_to_the_page_rules(
+    audit: AuditRuns, written_from: Path, browser: Any, words: int
+) -> None:
+    """The pairs report's A4 pages pass the paper checks however long the sentence before its
+    example images grows: no block kept together is so tall that moving it to the next page
+    leaves a page under half full."""
+    from diptych.core.report.pdf import print_pdf
+
+    out = written_from / f"report-longer-{words}"
+    with Workspace.open(audit.ws_path) as ws:
+        ws.analysis.report(audit.runs[3], out, formats="html")
+    html = out / "report.html"
+    page = html.read_text(encoding="utf-8")
+    section = page.index('id="actions-not-measured"')
+    last = page.index("</li></ul>", section)
+    added = " and a clause more" * words
+    html.write_text(page[:last] + added + page[last:], encoding="utf-8")
+    print_pdf(html, out / "report.pdf")
+    assert paper_problems(out / "report.pdf", html, browser) == []

@@ -4,8 +4,8 @@ glossary's term) without its content under it on its page, no figure, table row 
 split across two pages, no short table or short list split across two, no note apart from the
 block it closes, no row of a table printed in parts of columns with its parts on two pages, no
 table printed in parts of columns with a part of one column, no short code token (``seed=0``)
-broken over two lines, no page under a third full except the last, and none under half full
-before a page that opens with a block (:mod:`.flow`).
+nor run id (:mod:`.ids`) broken over two lines, no page under a third full except the last, and
+none under half full before a page that opens with a block (:mod:`.flow`).
 
 The headings, paragraphs, list items and rows come from the page laid out for print in
 Chromium, in document order; each is found in the PDF's words by its own words, searched
@@ -40,6 +40,7 @@ from tests.support.surfaces.flow import (
     table_parts,
     thin_page_problems,
 )
+from tests.support.surfaces.ids import RUN_IDS, report_ids, split_id_problems
 
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
@@ -377,9 +378,11 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         elements = page.evaluate(_ELEMENTS)
         broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
         parts = page.evaluate(table_parts())
+        ids = report_ids(html_path.parent, page.evaluate(RUN_IDS))
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
+    problems += split_id_problems(printed.words, ids)
     problems += part_problems(parts)
     placed = _place(printed, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).

@@ -371,11 +371,11 @@ class RunDetailScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="report")
     def _write_report(self, store_path: Path, run_id: str, out_dir: Path) -> None:
         try:
-            path = write_run_report(store_path, run_id, out_dir)
+            written = write_run_report(store_path, run_id, out_dir)
         except (DiptychError, OSError) as error:
             self.post_message(ReportWritten(None, str(error)))
             return
-        self.post_message(ReportWritten(path.resolve()))
+        self.post_message(written)
 
     @on(ReportWritten)
     def _written(self, message: ReportWritten) -> None:
@@ -385,14 +385,20 @@ class RunDetailScreen(Screen[None]):
             return
         # Said under the figures, not in a toast: a toast covered them and cut the path.
         self.report_path = message.path
+        self._report_stale = message.stale
         self._show_report_path()
+
+    #: What writing the report removed: a signed manifest its new files no longer matched.
+    _report_stale: tuple[str, ...] = ()
 
     def _show_report_path(self) -> None:
         if self.report_path is None:
             return
         status = self.query_one("#status", Static)
         width = status.content_region.width or self.size.width - 2
-        status.update(wrap_path(f"report written to {self.report_path}", width))
+        said = [wrap_path(f"report written to {self.report_path}", width)]
+        said += [wrap_path(line[:1].upper() + line[1:] + ".", width) for line in self._report_stale]
+        status.update("\n".join(said))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_report_path)

@@ -1,0 +1,71 @@
+"""The paper check that a run id prints whole (:mod:`tests.support.surfaces.ids`), on words
+planted as ``pdftotext -bbox-layout`` reads them; ``test_surfaces.py`` runs it on every report it
+prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.surfaces.ids import report_ids, split_id_problems
+from tests.support.surfaces.paper import Word
+
+RUN = "counterfactual-retrieval-9e0e2f56"
+
+
+def _cell(*lines: str, page: int = 0, top: float = 100.0) -> list[Word]:
+    """A table cell's lines, one under the other, then the next cell's word on its first line."""
+    words = [Word(t, page, 50, top + 11 * n, 120, top + 11 * n + 9) for n, t in enumerate(lines)]
+    return [*words, Word("pst-text", page, 130, top, 170, top + 9)]
+
+
+def test_an_id_broken_at_its_hyphen_is_found() -> None:
+    problems = split_id_problems(_cell("counterfactual-", "retrieval-9e0e2f56"), [RUN])
+    assert problems == [
+        f"run id “{RUN}” split over two lines of page 1: “counterfactual-” / “retrieval-9e0e2f56”"
+    ]
+
+
+def test_an_id_broken_inside_its_hash_and_over_pages_is_found() -> None:
+    words = [
+        Word("counterfactual-retrieval-9e0e", 0, 50, 780, 120, 789),
+        Word("2f56", 1, 50, 45, 70, 54),
+    ]
+    assert split_id_problems(words, [RUN]) == [
+        f"run id “{RUN}” split on pages 1 and 2: “counterfactual-retrieval-9e0e” / “2f56”"
+    ]
+
+
+def test_an_id_whole_and_words_beside_it_on_its_line_pass() -> None:
+    # A hyphenated word that happens to start like the id, its rest on the same line, is not a
+    # split; nor is the id whole in a word with its punctuation.
+    same_line = [
+        Word("counterfactual-", 0, 50, 100, 90, 109),
+        Word("retrieval", 0, 92, 100, 130, 109),
+    ]
+    assert split_id_problems(same_line, [RUN]) == []
+    assert split_id_problems(_cell(f"({RUN})", "next"), [RUN]) == []
+
+
+def test_the_ids_are_the_reports_runs_and_the_pages(tmp_path: Path) -> None:
+    (tmp_path / "report.json").write_text(
+        json.dumps({"run": "pst-text-0a1b2c3d", "runs": [{"run": "pairs-11223344"}]})
+    )
+    assert report_ids(tmp_path, [RUN, "x"]) == [RUN, "pairs-11223344", "pst-text-0a1b2c3d"]
+
+
+def test_every_run_id_in_the_pages_text_is_kept_whole() -> None:
+    from diptych.core.report.whole_ids import keep_ids_whole
+
+    page = (
+        "<html><head><title>pst-text-0a1b2c3d</title></head><body><p>run pst-text-0a1b2c3d, "
+        'not pst-text-0a1b2c3dx</p><a href="#pst-text-0a1b2c3d">see</a>'
+        "<svg><text>pst-text-0a1b2c3d</text></svg><pre>diptych report pst-text-0a1b2c3d</pre>"
+        "</body></html>"
+    )
+    assert keep_ids_whole(page, ["pst-text-0a1b2c3d"]) == (
+        '<html><head><title>pst-text-0a1b2c3d</title></head><body><p>run <span class="run-id">'
+        'pst-text-0a1b2c3d</span>, not pst-text-0a1b2c3dx</p><a href="#pst-text-0a1b2c3d">see</a>'
+        "<svg><text>pst-text-0a1b2c3d</text></svg><pre>diptych report "
+        '<span class="run-id">pst-text-0a1b2c3d</span></pre></body></html>'
+    )

@@ -1,0 +1,79 @@
+"""A run id on paper as one token: printed whole on one line, never broken at a hyphen (or
+anywhere) with its parts on two lines or two pages, where a reader copying it from the page gets
+half of it (:mod:`.paper` runs this on every PDF the surface tests write).
+
+The ids are the report's own (its runs' ids in ``report.json``, and every ``code.run-id`` of the
+page); their splits are found in the PDF's words read with ``pdftotext -bbox-layout``: a word
+ending with the id's first characters and, among the words after it, one on another line (or
+page) starting with the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+#: The page's run ids as printed (a table's, a note's, a heading's).
+RUN_IDS = """() => [...new Set([...document.querySelectorAll('.run-id')]
+  .map(e => (e.textContent || '').trim()).filter(Boolean))]"""
+#: How many words after an id's first part its rest is looked for: a table cell's second line
+#: is read right after its first, or after the rest of the row's first line.
+WINDOW = 12
+#: An id's first part at least this long is looked for ("pst-", not "p").
+LEAST_PART = 3
+
+
+class Word(Protocol):
+    text: str
+    page: int
+    y0: float
+    y1: float
+
+
+def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
+    """The report's run ids: ``report.json``'s and the page's (``page_ids``, :data:`RUN_IDS`)."""
+    ids = set(page_ids)
+    data = report_dir / "report.json"
+    if data.is_file():
+        written: dict[str, Any] = json.loads(data.read_text(encoding="utf-8"))
+        for run in [written, *(written.get("runs") or [])]:
+            if isinstance(run, dict) and isinstance(run.get("run"), str):
+                ids.add(run["run"])
+    return sorted(i for i in ids if len(i) > LEAST_PART)
+
+
+def split_id_problems(words: list[Word], ids: list[str]) -> list[str]:
+    """Each id printed over two lines or two pages, with where its parts print."""
+    problems = []
+    for n, word in enumerate(words):
+        for run_id in ids:
+            if run_id in word.text:
+                continue
+            split = _split(words, n, run_id)
+            if split is not None:
+                problems.append(split)
+    return problems
+
+
+def _split(words: list[Word], n: int, run_id: str) -> str | None:
+    """Where ``run_id`` prints as word ``n``'s end and a later word's start on another line."""
+    word = words[n]
+    for cut in range(LEAST_PART, len(run_id)):
+        if not word.text.endswith(run_id[:cut]):
+            continue
+        rest = run_id[cut:]
+        for later in words[n + 1 : n + 1 + WINDOW]:
+            if later.text.startswith(rest) and _other_line(word, later):
+                where = (
+                    f"on pages {word.page + 1} and {later.page + 1}"
+                    if later.page != word.page
+                    else f"over two lines of page {word.page + 1}"
+                )
+                return f"run id “{run_id}” split {where}: “{run_id[:cut]}” / “{rest}”"
+    return None
+
+
+def _other_line(one: Word, two: Word) -> bool:
+    """Whether ``two`` prints on another line (or page) than ``one``: below its middle."""
+    return two.page != one.page or two.y0 > (one.y0 + one.y1) / 2
