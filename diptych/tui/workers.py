@@ -207,9 +207,12 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
 
 
 def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> Path:
-    """Write ``report.md``, ``report.json`` and the figures of a run; return the Markdown path."""
+    """Write ``report.md``, ``report.json`` and the figures of a run; return the Markdown path.
+    The report is the one ``diptych report RUN`` writes: a recorded audit's run is reported as
+    that audit's, with its gates and the intervals they decided on."""
     with Workspace.open(store_path) as ws:
-        return ws.analysis.report(run_id, out_dir)
+        written = ws.audits.write_report([ws.runs.get(run_id).id], out_dir)
+    return written["md"]
 
 
 def load_standings(store_path: Path, figure: str = "STS paired") -> StandingsLoaded:
