@@ -410,16 +410,13 @@ def register(app: typer.Typer) -> None:
             prepare_output_dir(target, "--out")
             with writing(target):
                 # The runs of a recorded audit keep its gates, as the audit's own report does.
-                scope = ws.audits.report_scope(runs)
-                written = ws.analysis.report_files(
+                written = ws.audits.write_report(
                     runs,
                     target,
                     label_policy=label_policy,
                     formats=formats,
                     draft_with=draft_with,
-                    scope=scope,
-                    gates=ws.audits.report_gates if scope else None,
-                    frameworks=frameworks or [],
+                    frameworks=list(frameworks or []),
                 )
                 if sign is not None:
                     written["manifest"] = ws.evidence.sign(

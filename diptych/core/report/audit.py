@@ -28,6 +28,7 @@ from diptych.core.report.reproduce import (
     RunCommand,
     audit_command,
     diptych_words,
+    gated_run_command,
     report_command,
     run_command,
 )
@@ -266,7 +267,12 @@ class Audit:
 
     @property
     def audit_command(self) -> str | None:
-        """``diptych audit run FILE``: an audit's report again, from what the audit stored."""
+        """``diptych audit run FILE``: an audit's report again, from what the audit stored;
+        for an audit made on the command line, its ``diptych run … --gate …``."""
+        if len(self.runs) == 1 and (
+            gated := gated_run_command(self.runs[0].view.run, self.scope, self.store, self.cwd)
+        ):
+            return gated
         return audit_command(self.scope, self.store, self.cwd)
 
     @property

@@ -172,6 +172,47 @@ def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> s
     return shlex.join([*words, "--out", "REPORT_DIR"])
 
 
+#: What an audit made on the command line (``diptych run --gate``) records as its file.
+COMMAND_LINE = "(command line)"
+
+
+def _limit(value: Any) -> str:
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _gate_words(gate: dict[str, Any]) -> str | None:
+    """One gate as ``--gate`` takes it ("FIGURE RULE LIMIT"); None for what it cannot say."""
+    rules = [r for r in ("below", "not_above", "above", "not_below") if gate.get(r) is not None]
+    if gate.get("within") is not None:
+        low, high = gate["within"]
+        return f"{gate['figure']} within {_limit(low)} {_limit(high)}"
+    if len(rules) == 1:
+        return f"{gate['figure']} {rules[0]} {_limit(gate[rules[0]])}"
+    return None
+
+
+def gated_run_command(
+    run: Any, scope: dict[str, Any], store: _Place = None, cwd: _Place = None
+) -> str | None:
+    """The ``diptych run … --gate …`` command that makes the report of an audit made on the
+    command line again: the run's own command with its gates (and ``--until-decided`` with
+    its batches where it was bought until decided), which stops at the same look and buys
+    nothing; None when the command line cannot carry the run or one of its gates."""
+    if scope.get("file") != COMMAND_LINE:
+        return None
+    command = run_command(run, store, cwd)
+    stated = scope.get("gates") or {}
+    said = [_gate_words(g) for g in stated.get("checks") or []]
+    if command.unsaid or not said or None in said:
+        return None
+    words = [w for g in said for w in ("--gate", str(g))]
+    sequential = scope.get("sequential")
+    if isinstance(sequential, dict):
+        words += ["--until-decided", "--batches", str(sequential.get("batches"))]
+    return " ".join([command.text, shlex.join([*words, "--report", "REPORT_DIR"])])
+
+
 def run_command(run: Any, store: _Place = None, cwd: _Place = None) -> RunCommand:
     """The ``diptych run`` command of a stored run (a :class:`~diptych.core.store.RunRecord`),
     naming the workspace ``store`` where it is not the default in ``cwd``."""

@@ -27,8 +27,10 @@ def report_title(
     audit's), its decided ``gates`` (or None) and its runs' probes (titles and names)."""
     name = scope.get("audit")
     if name:
-        file = scope.get("file")
-        title = f"Audit {name}" + (f" ({PurePath(str(file)).name})" if file else "")
+        file = str(scope.get("file") or "")
+        # An audit made on the command line is named "(command line)", parentheses and all.
+        made = file if file.startswith("(") else f"({PurePath(file).name})"
+        title = f"Audit {name}" + (f" {made}" if file else "")
         decided = _decided(gates)
         return f"{title}: {decided}" if decided else title
     if len(probe_titles) == 1:

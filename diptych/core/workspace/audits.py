@@ -22,7 +22,7 @@ from diptych.core.probe import ProbeResult
 from diptych.core.workspace import gates as _gates
 from diptych.core.workspace import recorded
 from diptych.core.workspace.analysis import Analysis
-from diptych.core.workspace.base import Kernel, Namespace
+from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
 from diptych.core.workspace.decided import decided_numbers, stopped_numbers, with_decided
 from diptych.core.workspace.gates import GateReport
 
@@ -111,6 +111,33 @@ class Audits(Namespace):
         parts and gates, as ``audit run`` hands them to its own report, so that ``diptych
         report`` of an audit's runs keeps its gates; None when no recorded audit fits."""
         return _gates.report_scope(self._store, run_ids)
+
+    def write_report(
+        self,
+        run_ids: builtins.list[str],
+        out_dir: str | os.PathLike[str],
+        *,
+        label_policy: LabelPolicy | None = None,
+        formats: str | builtins.list[str] | None = None,
+        draft_with: ModelSpec | None = None,
+        frameworks: builtins.list[str | os.PathLike[str]] | None = None,
+    ) -> dict[str, Path]:
+        """The report of ``run_ids`` that ``diptych report`` and the TUI's report write, every
+        file written (:meth:`Analysis.report_files`): the runs of a recorded audit are
+        reported as that audit's (:meth:`report_scope`), with its title, its gates decided on
+        the report's figures, the intervals those gates decided on and the command that
+        buys nothing again; other runs are reported as runs alone."""
+        scope = self.report_scope(run_ids)
+        return self._analysis.report_files(
+            run_ids,
+            out_dir,
+            label_policy=label_policy,
+            formats=formats,
+            draft_with=draft_with,
+            scope=scope,
+            gates=self.report_gates if scope else None,
+            frameworks=frameworks or [],
+        )
 
     def gate_problems(self, source: str | os.PathLike[str]) -> builtins.list[str]:
         """What can be said of an audit file's gates before it runs, one line a problem."""

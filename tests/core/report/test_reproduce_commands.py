@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.report.reproduce import run_command
+from diptych.core.report.reproduce import gated_run_command, run_command
 from diptych.core.store import RunRecord, open_store
 from diptych.testing import FakeOpenAIServer
 from tests.support.cli import call
@@ -212,3 +212,20 @@ def test_each_printed_command_reruns_the_same_run_asking_nothing(
         assert store.status_counts(run.id) == stored
     planned = sum(stored.values())
     assert f"{planned} trials planned, {planned} already stored, 0 requests to run" in dry.stdout
+
+
+def test_a_command_line_audit_is_run_again_with_its_gates_and_looks() -> None:
+    run = record("pst-text", {}, [{"name": "smollm2", "model_id": "smollm2", "params": {}}])
+    figure = "STS paired (expected from P(he), P(she))"
+    checks = [
+        {"part": "pst-text", "figure": figure, "below": 25.0},
+        {"part": "pst-text", "figure": "P(she) %", "within": [12.5, 60.0]},
+    ]
+    scope = {"file": "(command line)", "gates": {"checks": checks}, "sequential": {"batches": 10}}
+    words = shlex.split(gated_run_command(run, scope) or "")
+    assert words[:5] == ["diptych", "run", "pst-text", "--model", "smollm2"]
+    gates = [words[i + 1] for i, w in enumerate(words) if w == "--gate"]
+    assert gates == [f"{figure} below 25", "P(she) % within 12.5 60"]
+    assert words[-5:] == ["--until-decided", "--batches", "10", "--report", "REPORT_DIR"]
+    # An audit file's report is run again by its file, not by this command.
+    assert gated_run_command(run, {**scope, "file": "audit.yaml"}) is None

@@ -5,8 +5,9 @@ it was written from (:mod:`tests.support.surfaces`). ``pytest -m surface`` runs 
 The kinds written from a shell's directory, whose commands are pasted back into it: the demo's
 (pst-text on the default identity lists, written by ``diptych run --report`` into a workspace
 named with ``--store``), an audit bought until its gates were decided and stopped early, a
-counterfactual retrieval run. The reports of the five-run audit are in
-``test_surfaces_of_the_audit.py``: the two modules run side by side under pytest-xdist.
+gated ``diptych run`` stopped early likewise, a counterfactual retrieval run. The reports of
+the five-run audit are in ``test_surfaces_of_the_audit.py``: the two modules run side by side
+under pytest-xdist.
 """
 
 from __future__ import annotations
@@ -91,6 +92,26 @@ def test_an_audit_stopped_early(tmp_path: Path, shell: dict[str, str], browser: 
     assert_report_surfaces(
         report, browser=browser, cwd=report, env=shell, store=tmp_path / ".diptych"
     )
+
+
+def test_a_gated_run_stopped_early(tmp_path: Path, shell: dict[str, str], browser: Any) -> None:
+    """``diptych run --gate … --until-decided``: an audit made on the command line, with no
+    file to run again; its report is in the workspace, and pasting its commands buys nothing."""
+    lists = "-p masculine=carpenter,farmer,guard,mover -p feminine=nurse,editor,secretary,cashier"
+    done = sh(
+        f"diptych --store ws run pst-text --model scripted-likelihood {lists} "
+        f"--gate '{FIGURE} below 95' --until-decided --batches 4 --quiet",
+        tmp_path,
+        shell,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = tmp_path / "ws" / "gate-reports" / "run-pst-text"
+    gates = json.loads((report / "report.json").read_text())["gates"]
+    assert "stopped early" in gates["heading"]
+    from diptych.core.report.pdf import print_pdf
+
+    print_pdf(report / "report.html", report / "report.pdf")
+    assert_report_surfaces(report, browser=browser, cwd=report, env=shell, store=tmp_path / "ws")
 
 
 def off_the_loop(call: Any, *args: Any, **kwargs: Any) -> Any:

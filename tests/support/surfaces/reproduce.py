@@ -44,11 +44,18 @@ def fingerprints(store: Path) -> dict[str, tuple[str, dict[str, int]]]:
         return {r.id: (r.fingerprint, opened.status_counts(r.id)) for r in opened.list_runs()}
 
 
+def _asked(run: tuple[str, dict[str, int]] | None) -> int:
+    """The trials of a run that have been asked (every one but those still pending)."""
+    return 0 if run is None else sum(n for status, n in run[1].items() if status != "pending")
+
+
 def reproduce_problems(
     report_md: Path, cwd: Path, env: dict[str, str], store: Path | None = None
 ) -> list[str]:
     """Run every printed command in ``cwd``; what failed, with its last line of error, and —
-    given the workspace ``store`` — any run made anew or changed (a fingerprint, a count)."""
+    given the workspace ``store`` — trials the commands bought that the runs had not (the rest
+    of a design its gates stopped early), and any run made anew or changed (a fingerprint, a
+    count)."""
     problems = []
     before = fingerprints(store) if store is not None else {}
     commands = printed_commands(report_md.read_text(encoding="utf-8"))
@@ -64,6 +71,10 @@ def reproduce_problems(
             problems.append(f"`{command}` exited {done.returncode}: {said[-1] if said else ''}")
     if store is not None:
         after = fingerprints(store)
+        bought = sum(_asked(after.get(k)) - _asked(before.get(k)) for k in after)
+        if bought > 0:
+            # A run its gates stopped early, "again" from its design: the rest of it bought.
+            problems.append(f"pasted, the commands bought {bought} trials the runs had not")
         if after != before:
             changed = {
                 k: (before.get(k), after.get(k))
