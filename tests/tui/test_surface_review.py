@@ -18,6 +18,7 @@ from rich.console import Console
 from steps import (
     SIZES,
     loaded,
+    reviewing,
     settle,
     shown,
     surface,
@@ -184,17 +185,7 @@ async def test_toasts_leave_the_review_title_in_view(
     async with app.run_test(size=size, notifications=True) as pilot:
         await loaded(3)(pilot)
         await pilot.press("down", "down", "r")  # the pst-text run: nobody flagged
-        await wait_for(
-            pilot,
-            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
-            "the Review screen",
-        )
-        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
-            await pilot.press(*"newcomer", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        review = await reviewing(pilot)
         assert review.state.current() is None
         title = review.query_one("#review-title")
         for key in ("m", "f", "right", "x", "e", "m", "f"):
@@ -220,17 +211,7 @@ async def test_what_a_key_says_leaves_the_figures_and_help_whole(
     async with app.run_test(size=size, notifications=True) as pilot:
         await loaded(3)(pilot)
         await pilot.press("down", "down", "r")  # the pst-text run
-        await wait_for(
-            pilot,
-            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
-            "the Review screen",
-        )
-        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
-            await pilot.press(*"newcomer", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        review = await reviewing(pilot)
         said = review.query_one("#review-said", Static)
         # Nobody flagged: m, M, t say why; u brings the unlabelled in, then m stores a label
         # (said to count for agreement only), t and M say why not on a text.
@@ -407,17 +388,7 @@ async def help_rows(ws: Path, to_run: list[str], runs: int) -> dict[str, str]:
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(runs)(pilot)
         await pilot.press(*to_run, "r")
-        await wait_for(
-            pilot,
-            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
-            "the Review screen",
-        )
-        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
-            await pilot.press(*"newcomer", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        await reviewing(pilot)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         await settle(pilot)
