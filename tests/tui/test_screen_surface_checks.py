@@ -21,7 +21,13 @@ from surface import (
     state_by_colour,
     unseen_errors,
 )
-from surface_keys import cut_footer_keys, footer_lacks, help_leads_with_purpose, silent_keys
+from surface_keys import (
+    cut_footer_keys,
+    footer_lacks,
+    help_leads_with_purpose,
+    refused_keys,
+    silent_keys,
+)
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Checkbox, DataTable, Footer, Input, SelectionList, Static
@@ -187,6 +193,14 @@ async def test_a_footer_key_that_does_nothing_and_says_nothing_is_found() -> Non
         found = await silent_keys(pilot)
     # x does nothing; y says why it does nothing; z draws.
     assert found == ["x: nothing changed and nothing was said"]
+
+
+async def test_a_footer_key_that_only_says_why_not_is_found() -> None:
+    async with One(Static("", id="box")).run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        found = await refused_keys(pilot)
+    # y says why it does nothing (a key of another mode); x is silent_keys' to find; z draws.
+    assert found == ["y: the footer offers it, and pressed it only says why not"]
 
 
 class ManyKeys(App[None]):

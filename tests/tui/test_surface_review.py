@@ -35,6 +35,7 @@ from surface import (
 from surface_keys import (
     cut_footer_keys,
     footer_keys,
+    refused_keys,
     silent_keys,
 )
 from surface_text import cut_ids, cut_text, split_phrases, toasts_over, toasts_over_figures
@@ -133,8 +134,10 @@ async def test_review_with_the_tone_keys(tone_review: Host, size: tuple[int, int
         )
         lines = shown(app)
         assert "you" in lines and "auto" in lines and "10" in lines
-        # With the tone keys armed, every key of the footer does something or says why (m/f
-        # say the tone keys are on; x takes the tone back: leave it to its test).
+        # With the tone keys armed, the footer offers the keys they take (the digits, c), not
+        # m and f; each does something or says why (x takes the tone back: left to its test;
+        # t leaves the tone keys).
+        assert await refused_keys(pilot, leave=("x", "t")) == [], shown(app)
         assert await silent_keys(pilot, leave=("x",)) == [], shown(app)
 
 
