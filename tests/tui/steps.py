@@ -215,6 +215,7 @@ async def surface(
         cut_ids,
         notes_over_content,
         split_counts,
+        split_words,
         toasts_over_figures,
     )
 
@@ -223,7 +224,7 @@ async def surface(
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
-    found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app)
+    found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
     found += toasts_over_figures(app) + notes_over_content(app)
     found += await silent_keys(pilot, leave=leave)
     return found
