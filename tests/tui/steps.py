@@ -97,6 +97,8 @@ async def open_new_run(pilot: Pilot[Any], probe: str) -> NewRunScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the New-run screen")
     screen = app.screen
     assert isinstance(screen, NewRunScreen)
+    # Pushed is not yet composed: the probe's field and its list, mounted, take the choice.
+    await wait_for(pilot, lambda: bool(screen.query("#probe SelectOverlay")), "the Probe field")
     await choose_probe(pilot, probe)
     await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
     await settle(pilot)
