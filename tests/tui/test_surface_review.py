@@ -365,10 +365,11 @@ async def test_measurement_mode_keys_in_each_dimension(
 async def test_help_on_a_text_run_marks_the_keys_for_image_runs(
     snapshot_workspace: Path,
 ) -> None:
-    """Help opened on a text run's Review marks M, t, z and o "image runs only" (docs/tui.md:
-    t "not on a text run"); the keys that label, plain."""
+    """Help opened on a text run's Review marks M, t, the digits, z and o "image runs only"
+    (docs/tui.md: t "not on a text run"); the keys that label, plain."""
     rows = await help_rows(snapshot_workspace, ["down", "down"], runs=3)
-    assert marked_image_only(rows) == {"M", "t", "z", "o"}, rows
+    # The digits give a tone (armed by t): "1" leads their row.
+    assert marked_image_only(rows) == {"M", "t", "1", "z", "o"}, rows
     assert rows["m"] == "masc" and rows["M"].startswith("measure"), rows
 
 
