@@ -10,7 +10,12 @@ import re
 import time
 from typing import Any
 
-from diptych.core.report.formatting import bounds, dollars, figure_text
+from diptych.core.report.formatting import FLOOR_MARK, bounds, dollars, figure_text
+
+#: What the mark beside an interval at its floor means, in a line of a narrow pane (Review's
+#: figures, after them on their last line; Run detail's, under its table): `diptych show` and
+#: the report say it at length.
+NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
 
 
 def timestamp(seconds: float) -> str:

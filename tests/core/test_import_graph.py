@@ -166,3 +166,15 @@ def test_the_port_contract_keeps_plugins_from_the_store() -> None:
     assert port["type"] == "forbidden"
     assert port["source_modules"] == ["diptych.plugins"]
     assert set(port["forbidden_modules"]) == {"diptych.core.store", "diptych.core.migrations"}
+
+
+def test_a_screen_of_several_modules_is_a_package() -> None:
+    """A screen's parts live in its package (``tui/screens/audit/``: ``screen.py``,
+    ``rows.py``), never as modules named after it beside it (``audit.py``, ``audit_rows.py``):
+    docs/architecture.md, "A screen"."""
+    screens = PACKAGE / "tui" / "screens"
+    modules = {p.stem for p in screens.glob("*.py") if p.stem != "__init__"}
+    beside = sorted(m for m in modules if "_" in m and m.split("_", 1)[0] in modules)
+    assert beside == [], f"parts of a screen beside it, not in its package: {beside}"
+    packages = {p.parent.name for p in screens.glob("*/__init__.py")}
+    assert {"audit", "runs", "new_run", "agent"} <= packages

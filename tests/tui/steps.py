@@ -19,7 +19,9 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 
+from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.new_run.plan import probe_class
+from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.screens.runs.detail import RunDetailScreen
 
 SIZE = (80, 24)
@@ -84,6 +86,41 @@ async def choose_probe(pilot: Pilot[Any], probe: str) -> None:
         lambda: str(screen.query_one("#probe-description", Static).render()) == description,
         f"the {probe} probe's models",
     )
+
+
+async def open_new_run(pilot: Pilot[Any], probe: str) -> NewRunScreen:
+    """The New-run screen opened from the Runs screen of ``snapshot_workspace`` with ``probe``
+    chosen and no model ticked, once its plan says which field to fix."""
+    await loaded(3)(pilot)
+    await pilot.press("n")
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the New-run screen")
+    screen = app.screen
+    assert isinstance(screen, NewRunScreen)
+    # Pushed is not yet composed: the probe's field and its list, mounted, take the choice.
+    await wait_for(pilot, lambda: bool(screen.query("#probe SelectOverlay")), "the Probe field")
+    await choose_probe(pilot, probe)
+    await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
+    await settle(pilot)
+    return screen
+
+
+async def reviewing(pilot: Pilot[Any]) -> ReviewScreen:
+    """The Review screen a key of the Runs screen opens, once it holds its queue and figures
+    (named "newcomer" where it asks who reviews)."""
+    app = pilot.app
+    await wait_for(
+        pilot,
+        lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
+        "the Review screen",
+    )
+    if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
+        await pilot.press(*"newcomer", "enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
+    review = app.screen
+    assert isinstance(review, ReviewScreen)
+    await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+    return review
 
 
 async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
@@ -180,6 +217,7 @@ async def surface(
         cut_ids,
         notes_over_content,
         split_counts,
+        split_words,
         toasts_over_figures,
     )
 
@@ -188,7 +226,7 @@ async def surface(
     found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
-    found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app)
+    found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
     found += toasts_over_figures(app) + notes_over_content(app)
     found += await silent_keys(pilot, leave=leave)
     return found

@@ -3,6 +3,8 @@ rendered screen's cells, as :mod:`surface` reads them):
 
 - :func:`silent_keys`: a key shown in the footer that, pressed, changes nothing and says
   nothing;
+- :func:`refused_keys`: a key shown in the footer that, pressed, only says why not: a key the
+  screen's mode (Review's tone keys) does not take;
 - :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
   hidden (pushed off its right end, or drawn over by another key);
 - :func:`unreachable_keys`: a key of the screen the footer does not show while its "? Help +N
@@ -40,11 +42,15 @@ LEAVING = ("back", "pop_screen", "dismiss", "leave", "cancel", "close")
 
 def footer_keys(app: App[Any]) -> list[str]:
     """The keys the footer shows (Help and Quit aside, which every screen has); those that
-    leave the screen last."""
+    leave the screen last. A key the screen's ``footer_labels()`` leaves out is not shown."""
+    labels = getattr(app.screen, "footer_labels", None)
+    left_out = {a for a, label in (labels() if callable(labels) else {}).items() if label is None}
     keys = []
     for key, active in app.screen.active_bindings.items():
         binding = active.binding
-        if binding.show and active.enabled and binding.action not in ("help", "quit"):
+        if binding.action in left_out or binding.action in ("help", "quit"):
+            continue
+        if binding.show and active.enabled:
             keys.append(key)
     return sorted(keys, key=lambda k: _leaves(app, k))
 
@@ -177,6 +183,63 @@ async def silent_keys(
             found.append(f"{key}: left the screen for good")
             break
     return found
+
+
+async def refused_keys(pilot: Pilot[Any], *, leave: Iterable[str] = ()) -> list[str]:
+    """The footer's keys that, pressed, say something and change nothing else a user sees: a
+    key the screen's mode does not take (Review's m while its tone keys are armed, which says
+    so), where the footer must show the keys the mode takes. Each key is pressed on the screen
+    as it is; ``leave``: keys not to press (one that leaves the mode, a key refused for the
+    person shown, not for the mode: ← at the first), each tested elsewhere."""
+    app = pilot.app
+    home = app.screen
+    found = []
+    for key in footer_keys(app):
+        if key in leave or _leaves(app, key) or key not in home.active_bindings:
+            continue
+        # Judged at the second press: what the first said is in view by then (a said line
+        # shown moves the rows under it), and a key that acts acts again. A key that opens a
+        # screen (a dialog) does something: it is closed again.
+        seen = [_seen(app)]
+        for _ in range(2):
+            await pilot.press(key)
+            for _ in range(4):
+                await pilot.pause()
+            await _toasts_drawn(pilot)
+            seen.append(_seen(app))
+            if app.screen is not home:
+                break
+        while app.screen is not home and len(app.screen_stack) > 1:
+            app.pop_screen()
+            await pilot.pause()
+        before, after = seen[-2:]
+        unchanged = (before.stack, before.focused) == (after.stack, after.focused)
+        if unchanged and after.notes > before.notes and _unsaid(app, before) == _unsaid(app, after):
+            found.append(f"{key}: the footer offers it, and pressed it only says why not")
+    return found
+
+
+def _unsaid(app: App[Any], seen: _Seen) -> list[str]:
+    """The screen's rows as ``seen``, with what a toast or a said line (Review's
+    ``#review-said``) draws blanked out."""
+    from textual.widgets._toast import Toast
+
+    from diptych.tui.widgets.said import SaidLine
+
+    lines = list(seen.lines)
+    notes = [r for w, r in _visible(app)
+             if isinstance(w, Toast | SaidLine) or (w.id or "").endswith("said")]  # fmt: skip
+    for region in notes:
+        for y in range(region.y, min(region.bottom, len(lines))):
+            line = lines[y]
+            lines[y] = line[: region.x] + " " * region.width + line[region.right :]
+    return lines
+
+
+def _visible(app: App[Any]) -> list[tuple[Widget, Region]]:
+    from surface import visible_widgets
+
+    return list(visible_widgets(app))
 
 
 async def _toasts_drawn(pilot: Pilot[Any]) -> None:

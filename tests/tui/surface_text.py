@@ -13,7 +13,9 @@
   button's label or a form field, on any screen;
 - :func:`opened_scrolled`: a form screen opened with a pane scrolled down, its first field
   out of view;
-- :func:`split_counts`: a count's label at one line's end, its count at the next line's start.
+- :func:`split_counts`: a count's label at one line's end, its count at the next line's start;
+- :func:`split_words`: a prose word broken inside itself over two lines ("construction worke"
+  over "r"), where a line may break only between words.
 """
 
 from __future__ import annotations
@@ -244,4 +246,43 @@ def opened_scrolled(app: App[Any]) -> list[str]:
             found.append(f"the first field, {_where(first)}, is not in view")
         elif not any(first is w for w, _ in visible_widgets(app)):
             found.append(f"the first field, {_where(first)}, is not drawn")
+    return found
+
+
+#: A word of prose, as a line's last and the next line's first.
+_LAST_WORD = re.compile(r"([A-Za-z]+)$")
+_FIRST_WORD = re.compile(r"^(?:\[.\]\s)?\s*([A-Za-z]+)")
+#: What stands at a row's ends that is not text: frames, scrollbars, the list's indent.
+_EDGES = " │┃▌▐█▊▎▁▂▃▄▅▆▇▀"
+
+
+def split_words(app: App[Any]) -> list[str]:
+    """Prose words drawn broken inside themselves over two rows of a widget ("genera" over
+    "ted"): the word a row ends with and the one the next starts with make a word of the
+    widget's text together, and one of them alone is none. A text (a Static's) or a list (its
+    options) wraps between words; only a word wider than its line may fold."""
+    from textual.widgets import OptionList
+
+    lines = screen_lines(app)
+    found = []
+    for widget, region in visible_widgets(app):
+        if isinstance(widget, OptionList):
+            held = " ".join(str(widget.get_option_at_index(i).prompt)
+                            for i in range(widget.option_count))  # fmt: skip
+        elif isinstance(widget, Static) and not widget.children:
+            held = _plain(widget)
+        else:
+            continue
+        words = {w.lower() for w in re.findall(r"[A-Za-z]+", held)}
+        rows = [
+            r.strip(_EDGES) for r in region_lines(lines, widget.content_region.intersection(region))
+        ]
+        for y, (this, nxt) in enumerate(pairwise(rows)):
+            head, tail = _LAST_WORD.search(this), _FIRST_WORD.match(nxt)
+            if head is None or tail is None:
+                continue
+            a, b = head.group(1).lower(), tail.group(1).lower()
+            if a + b in words and (a not in words or b not in words):
+                found.append(f"{_where(widget)} row {region.y + y}: {a + b!r} broken as "
+                             f"{this.strip()!r} / {nxt.strip()!r}")  # fmt: skip
     return found

@@ -2,7 +2,7 @@
 once: the run an audit stopped at its first look) is marked in every table that shows it —
 `diptych show`, Run detail, Review's figures — and its meaning said once under the table:
 `diptych show` in the words of report.json and the report's Findings, the terminal app's few
-lines in one short note, whole at 80×24 and 60×20."""
+lines in one short note (Run detail's in one line), whole at 80×24 and 60×20."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from surface import cut_messages, cut_sentences, cut_values, missing_values, scr
 from diptych.core.report.formatting import FLOOR_NOTE, bounds, marked_interval
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.review.panels import NARROW_FLOOR_NOTE
-from diptych.tui.screens.runs.detail import RunDetailScreen
+from diptych.tui.formatting import NARROW_FLOOR_NOTE
+from diptych.tui.screens.runs.detail import FLOOR_LINE, RunDetailScreen
 from diptych.tui.screens.standings import StandingsScreen
 from tests.support.cli import call
 
@@ -71,7 +71,9 @@ async def test_run_detail_marks_the_interval_and_says_why_under_the_table(
         lines = screen_lines(app)
         marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
         assert missing_values(lines, [marked]) == [], shown(app)
-        assert say(FLOOR_NOTE) in say("\n".join(lines)), shown(app)
+        # Said in one line, whole: the table's rows keep the room above it.
+        note = screen.query_one("#numbers-floor")
+        assert note.region.height == 1 and FLOOR_LINE in "\n".join(lines), shown(app)
         assert cut_values(app) + cut_sentences(app) + cut_messages(app) == [], shown(app)
 
 

@@ -6,15 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import choose_probe, loaded, screen_lines, settle, wait_for
+from steps import SIZES, open_new_run, screen_lines, settle
 from surface import cut_values
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import probe_class
-from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.ticks import TickList
-
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -23,14 +20,8 @@ async def test_no_model_chosen_brings_the_models_list_into_view_and_says_why(
 ) -> None:
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
-        screen = app.screen
         # The probe with the longest description: it pushes the Models list down the most.
-        await choose_probe(pilot, "pst")
-        await settle(pilot)
-        await wait_for(pilot, lambda: "fix the field" in "\n".join(screen_lines(app)), "plan")
+        screen = await open_new_run(pilot, "pst")
         await pilot.press("ctrl+s")
         await settle(pilot)
         models = screen.query_one("#models", TickList)

@@ -8,13 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import SIZES, choose_probe, loaded, settle, shown, wait_for
+from steps import SIZES, open_new_run, settle, shown
 from surface import cut_messages, cut_sentences, screen_lines
 from textual.widgets import Input, Static
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import none_fit
-from diptych.tui.screens.new_run.screen import NewRunScreen
 
 
 def test_the_empty_list_names_the_models_that_fit() -> None:
@@ -35,14 +34,7 @@ async def test_models_say_why_and_what_to_tick(
 ) -> None:
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await loaded(3)(pilot)
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "pst-text")
-        await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
-        await settle(pilot)
+        screen = await open_new_run(pilot, "pst-text")
         lines = screen_lines(app)
         # What to tick, whole on a line, under a heading marked with the sign.
         assert any("✗ tick one or more (space)" in line for line in lines), shown(app)

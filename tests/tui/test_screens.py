@@ -4,6 +4,7 @@ behaviour that fixes it; and every screen's look at 80×24 and at 60×20."""
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,15 @@ def footer_row(app: DiptychApp) -> str:
     return screen_lines(app)[app.size.height - 1]
 
 
+async def rows_drawn(pilot: Pilot[Any], runs: list[str]) -> None:
+    """The first frame the Runs screen lists ``runs`` in (polled frame by frame): the footer
+    must offer the highlighted run's keys in it, not a frame or two later."""
+    deadline = time.monotonic() + 60
+    while run_ids(pilot.app) != runs:
+        assert time.monotonic() < deadline, "timed out waiting for the runs"
+        await pilot.pause()
+
+
 async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
     pst_text_run: str, workspace: Path
 ) -> None:
@@ -114,18 +124,16 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
     offers none of the three."""
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        # The footer is drawn a frame after the rows on a loaded machine.
-        await wait_for(pilot, lambda: "Quit" in footer_row(app), "the footer")
+        await rows_drawn(pilot, [pst_text_run])
         row = footer_row(app)
-        assert "Resume" not in row and "Pause" not in row and "Cancel" not in row, row
+        assert (
+            "Quit" in row and "Resume" not in row and "Pause" not in row and "Cancel" not in row
+        ), row
     with open_store(workspace) as store:
         store.set_run_status(pst_text_run, "interrupted")
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        # The footer is drawn again once the highlighted run's keys are known.
-        await wait_for(pilot, lambda: "Resume" in footer_row(app), "u in the footer")
+        await rows_drawn(pilot, [pst_text_run])
         row = footer_row(app)
         assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
         for key in ("p", "c"):

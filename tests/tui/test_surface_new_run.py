@@ -16,6 +16,7 @@ from steps import (
     choose_probe,
     help_check,
     loaded,
+    open_new_run,
     settle,
     shown,
     wait_for,
@@ -34,7 +35,7 @@ from surface_keys import (
     silent_keys,
     unseen_focus,
 )
-from surface_text import notes_over_content, opened_scrolled
+from surface_text import notes_over_content, opened_scrolled, split_words
 from textual.widgets import Input, Static
 
 from diptych import hookimpl
@@ -227,3 +228,23 @@ async def test_new_run_models_error_is_whole_beside_a_long_list(
             assert cut_messages(app) + unseen_errors(app) == [], shown(app)
     finally:
         plugins.unregister_plugin(name)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_forms_break_lines_between_words(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    """Read down the whole of the probe's form, scrolled a pane at a time: no word is broken
+    inside itself, its identities' pick lists ("construction worker") among them."""
+    from textual.containers import ScrollableContainer
+
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_new_run(pilot, "pst")
+        found: list[str] = []
+        for pane in [p for p in screen.query(ScrollableContainer) if p.display]:
+            for y in range(0, int(pane.max_scroll_y) + pane.size.height, pane.size.height):
+                pane.scroll_to(y=y, animate=False)
+                await settle(pilot)
+                found += split_words(app)
+        assert found == [], found

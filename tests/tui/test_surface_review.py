@@ -18,6 +18,7 @@ from rich.console import Console
 from steps import (
     SIZES,
     loaded,
+    reviewing,
     settle,
     shown,
     surface,
@@ -34,6 +35,7 @@ from surface import (
 from surface_keys import (
     cut_footer_keys,
     footer_keys,
+    refused_keys,
     silent_keys,
 )
 from surface_text import cut_ids, cut_text, split_phrases, toasts_over, toasts_over_figures
@@ -132,8 +134,10 @@ async def test_review_with_the_tone_keys(tone_review: Host, size: tuple[int, int
         )
         lines = shown(app)
         assert "you" in lines and "auto" in lines and "10" in lines
-        # With the tone keys armed, every key of the footer does something or says why (m/f
-        # say the tone keys are on; x takes the tone back: leave it to its test).
+        # With the tone keys armed, the footer offers the keys they take (the digits, c), not
+        # m and f; each does something or says why (x takes the tone back: left to its test;
+        # t leaves the tone keys).
+        assert await refused_keys(pilot, leave=("x", "t")) == [], shown(app)
         assert await silent_keys(pilot, leave=("x",)) == [], shown(app)
 
 
@@ -184,17 +188,7 @@ async def test_toasts_leave_the_review_title_in_view(
     async with app.run_test(size=size, notifications=True) as pilot:
         await loaded(3)(pilot)
         await pilot.press("down", "down", "r")  # the pst-text run: nobody flagged
-        await wait_for(
-            pilot,
-            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
-            "the Review screen",
-        )
-        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
-            await pilot.press(*"newcomer", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        review = await reviewing(pilot)
         assert review.state.current() is None
         title = review.query_one("#review-title")
         for key in ("m", "f", "right", "x", "e", "m", "f"):
@@ -220,17 +214,7 @@ async def test_what_a_key_says_leaves_the_figures_and_help_whole(
     async with app.run_test(size=size, notifications=True) as pilot:
         await loaded(3)(pilot)
         await pilot.press("down", "down", "r")  # the pst-text run
-        await wait_for(
-            pilot,
-            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
-            "the Review screen",
-        )
-        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
-            await pilot.press(*"newcomer", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        review = await reviewing(pilot)
         said = review.query_one("#review-said", Static)
         # Nobody flagged: m, M, t say why; u brings the unlabelled in, then m stores a label
         # (said to count for agreement only), t and M say why not on a text.
@@ -381,10 +365,11 @@ async def test_measurement_mode_keys_in_each_dimension(
 async def test_help_on_a_text_run_marks_the_keys_for_image_runs(
     snapshot_workspace: Path,
 ) -> None:
-    """Help opened on a text run's Review marks M, t, z and o "image runs only" (docs/tui.md:
-    t "not on a text run"); the keys that label, plain."""
+    """Help opened on a text run's Review marks M, t, the digits, z and o "image runs only"
+    (docs/tui.md: t "not on a text run"); the keys that label, plain."""
     rows = await help_rows(snapshot_workspace, ["down", "down"], runs=3)
-    assert marked_image_only(rows) == {"M", "t", "z", "o"}, rows
+    # The digits give a tone (armed by t): "1" leads their row.
+    assert marked_image_only(rows) == {"M", "t", "1", "z", "o"}, rows
     assert rows["m"] == "masc" and rows["M"].startswith("measure"), rows
 
 
@@ -407,17 +392,7 @@ async def help_rows(ws: Path, to_run: list[str], runs: int) -> dict[str, str]:
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(runs)(pilot)
         await pilot.press(*to_run, "r")
-        await wait_for(
-            pilot,
-            lambda: any(isinstance(s, ReviewScreen) for s in app.screen_stack),
-            "the Review screen",
-        )
-        if not isinstance(app.screen, ReviewScreen):  # who reviews, asked first
-            await pilot.press(*"newcomer", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the name taken")
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
+        await reviewing(pilot)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         await settle(pilot)

@@ -89,7 +89,7 @@ async def test_a_running_text_run_then_its_ranking_by_itself_then_another_figure
         # The run finishes elsewhere (a thread of its own here, as another process): the
         # screen ranks it without a key pressed.
         await asyncio.to_thread(finish, path, run_id)
-        await wait_for(pilot, lambda: screen.standings is not None, "the ranking", timeout=120)
+        await wait_for(pilot, lambda: screen.standings is not None, "the ranking")
         await settle(pilot)
         (table,) = screen.standings.tables
         assert table.figure == "STS paired (expected from P(he), P(she))"

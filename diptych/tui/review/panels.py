@@ -19,14 +19,13 @@ from textual.widgets import Static
 
 from diptych.core.labels import HUMAN_PREFIX
 from diptych.core.report.formatting import (
-    FLOOR_MARK,
     figure_text,
     floor_note,
     fmt,
     interval,
     marked_interval,
 )
-from diptych.tui.formatting import short_name
+from diptych.tui.formatting import NARROW_FLOOR_NOTE, short_name
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
@@ -219,11 +218,6 @@ def describe_item(
         out.append("— (shown for reading; nothing here takes a label)")
     out.append(" · ".join(f"{k} {label.replace('_', ' ')}" for k, label in choices))
     return out
-
-
-#: What the mark beside an interval means where the pane is narrow, said after the figures on
-#: their last line (`diptych show` and the report say it at length).
-NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
 
 
 def format_estimate(estimate: Mapping[str, Any], narrow: bool = False) -> str:

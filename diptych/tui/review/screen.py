@@ -45,6 +45,7 @@ from diptych.tui.review.queue import ReviewItem, reason_counts
 from diptych.tui.review.tone import (
     CHOSEN_TONE_NOTE,
     TONE_KEYS,
+    TONE_KEYS_SHOWN,
     TonePanel,
     ToneRemoveWrite,
     ToneWrite,
@@ -74,6 +75,8 @@ class ReviewScreen(ReviewView):
         "M opens the measurement mode for a run whose people are in images."
     )
     BINDINGS = [
+        # The digits give a tone (on_key) while the tone keys are armed; in the footer then only.
+        Binding(",".join(TONE_KEYS), "tone_key", "tone", key_display=TONE_KEYS_SHOWN),
         Binding("m", "label_key('m')", "masc"),
         Binding("f", "label_key('f')", "fem"),
         Binding("c", "label_key('c')", "can't tell"),
@@ -121,12 +124,24 @@ class ReviewScreen(ReviewView):
             return self.tone_armed or self.measurable
         return True
 
+    def footer_labels(self) -> dict[str, str | None]:
+        """The footer shows the keys the tone keys' mode takes while it is armed: the digits
+        and c, not m and f (pressed, they say the tone keys are on), and t leaves it; else the
+        digits are left out (pressed, they say t arms them)."""
+        if self.tone_armed:
+            return {"label_key('m')": None, "label_key('f')": None, "tone_mode": "tone off"}
+        return {"tone_key": None}
+
+    def action_tone_key(self) -> None:
+        """A digit while the tone keys are not armed (while they are, on_key takes it)."""
+        self.notify("the digits give a skin tone: t arms them", timeout=3)
+
     def help_notes(self) -> dict[str, str]:
         """The keys Help marks as not for this run: a text run has no image to measure, give a
         tone from, zoom or open (docs/tui.md)."""
         notes: dict[str, str] = {}
         if self._probe is not None and not self.measurable:
-            notes.update(dict.fromkeys(("measure", "tone_mode"), "image runs only"))
+            notes.update(dict.fromkeys(("measure", "tone_mode", "tone_key"), "image runs only"))
         if self._loaded and not any(i.blob for i in self.state.items.values()):
             notes.update(dict.fromkeys(("zoom", "open_image"), "image runs only"))
         return notes
@@ -265,6 +280,7 @@ class ReviewScreen(ReviewView):
             )
             return
         self.tone_armed = not self.tone_armed
+        self.refresh_bindings()  # the footer shows the keys the tone keys' mode takes
         self._show_tone()
 
     def give_tone(self, label: str) -> None:
@@ -327,6 +343,7 @@ class ReviewScreen(ReviewView):
         panel, item = panels.first(), self.state.current()
         if self.tone_armed and not self._toneable(item):
             self.tone_armed = False
+            self.refresh_bindings()
         panel.display = self._toneable(item)
         if item is None or not panel.display:
             return

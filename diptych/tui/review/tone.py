@@ -38,6 +38,8 @@ from diptych.tui.review.writes import LabelWrite, RemoveWrite
 
 #: The key of each step in tone mode: 1 to 9, and 0 for 10.
 TONE_KEYS: dict[str, str] = {str(k % 10): monk_label(k) for k in range(1, 11)}
+#: The tone keys as a footer shows them.
+TONE_KEYS_SHOWN = "1–9,0"
 #: The figures shown, in order of preference (the first the run has).
 TONE_FIGURES = ("tone gap paired", "tone share Monk 4–7, paired", "tone share Monk 4–7, single")
 #: What the Review screen says once, on the first tone given there.

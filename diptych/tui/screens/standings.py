@@ -130,7 +130,18 @@ class StandingsScreen(Screen[None]):
         with Workspace.open(self.store_path, read_only=True) as ws:
             still = {s.run.id for s in ws.runs.list() if s.run.status == "running"}
         if any(run not in still for run in self.running):
-            self.app.call_from_thread(self.action_reload)
+            self.app.call_from_thread(self._finished)
+
+    def _finished(self) -> None:
+        """A run watched has finished: rank once. The watch stops until the ranking read
+        says what still runs: looking on meanwhile started a ranking at every look until one
+        came back, and on a busy machine those rankings, run together, took a minute."""
+        if self._watch is None:
+            return  # an earlier look saw it first
+        self._watch.stop()
+        self._watch = None
+        self.running = []
+        self.action_reload()
 
     @on(StandingsLoaded)
     async def _loaded(self, message: StandingsLoaded) -> None:

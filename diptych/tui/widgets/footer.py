@@ -181,6 +181,13 @@ class KeysFooter(Footer):
                 )
         return out
 
+    async def redraw(self) -> None:
+        """Draw the screen's keys again now, from the handler that changed them: on the
+        bindings refreshed, Textual's footer draws them again only after the next refresh, a
+        frame or two after what changed them (the Runs screen's rows, just loaded)."""
+        with self._context():  # the keys bind to the footer, as in its own handlers
+            await self.recompose()
+
     def _width(self) -> int:
         return self.size.width or self.app.size.width
 

@@ -41,27 +41,29 @@ class TickBox(Checkbox):
         return self._button if not self.label else super().render()
 
 
-#: Where a name may break: after its separators ("openai-compat-" over "llava-1.6").
-_BREAK_AFTER = re.compile(r"[^-_./:]*[-_./:]+|[^-_./:]+")
+#: Where a name may break: after a space or one of its separators ("openai-compat-" over
+#: "llava-1.6", "construction" over "worker").
+_BREAK_AFTER = re.compile(r"[^-_./:\s]*[-_./:\s]+|[^-_./:\s]+")
 
 
 def name_lines(name: str, width: int) -> list[str]:
-    """``name`` in lines of at most ``width`` cells, broken after a separator where one
-    falls in the line, else at the width (a run of characters with no separator)."""
+    """``name`` in lines of at most ``width`` cells, broken after a space or a separator
+    where one falls in the line (the space left at the line's end), else at the width (a run
+    of characters with neither)."""
     if width <= 0 or cell_len(name) <= width:
         return [name]
     lines, line = [], ""
     for part in _BREAK_AFTER.findall(name):
         while part:
-            if cell_len(line + part) <= width:
+            if cell_len((line + part).rstrip()) <= width:
                 line, part = line + part, ""
             elif line:
-                lines.append(line)
+                lines.append(line.rstrip())
                 line = ""
             else:  # one part longer than a line: folded
                 lines.append(part[:width])
                 part = part[width:]
-    return [*lines, line] if line else lines
+    return [*lines, line.rstrip()] if line.strip() else lines
 
 
 class TickList(SelectionList[Any]):

@@ -58,14 +58,13 @@ from diptych.tui.review.measure.panel import (
 from diptych.tui.review.panels import CardScroll, fit_phrases
 from diptych.tui.review.queue import FlagNote, ReviewItem, load_queue
 from diptych.tui.review.state import ReviewState
-from diptych.tui.review.tone import TONE_KEYS
+from diptych.tui.review.tone import TONE_KEYS, TONE_KEYS_SHOWN
 from diptych.tui.review.view import VIA, ReviewView
 from diptych.tui.review.writes import label_detail
 
 __all__ = ["MeasureScreen"]
 
-#: The tone keys as the footer shows them, and as the card's "label:" line names them.
-TONE_KEYS_SHOWN = "1–9,0"
+#: The tone keys as the card's "label:" line names them.
 TONE_CHOICES = (("1–9", "Monk step"), ("0", "step 10"), ("c", "cannot identify"))
 #: Why a person is in the measurement queue (beside the flags it has).
 DRAWN = FlagNote("drawn_for_measurement", {})

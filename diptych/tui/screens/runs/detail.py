@@ -36,7 +36,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.formatting import floor_note, marked_interval
-from diptych.tui.formatting import number, short_name, timestamp, wrap_path
+from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
@@ -81,16 +81,20 @@ def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, li
     return rows
 
 
+#: What the mark of an interval at its floor means, under the headline figures.
+FLOOR_LINE = f"{NARROW_FLOOR_NOTE} (diptych show says more)"
+
+
 def numbers_widget(result: ProbeResult, narrow: bool = False) -> Vertical:
     """Headline figures: a long name wraps, the value and its interval stay whole; an
-    interval that fell to its floor is marked, and what the mark means is said under the
-    table, as `diptych show` says it."""
+    interval that fell to its floor is marked, and what the mark means is said in a line
+    under the table (`diptych show` says it at length)."""
     table = FitTable(["figure", "value", "95% interval", "n"], id="section-numbers")
     table.source = numbers_rows(result, narrow)
-    notes = floor_note(result.numbers)
-    if not notes:
+    if not floor_note(result.numbers):
         return Vertical(table, id="section-headline")
-    said = Static(Text("\n".join(notes), style="dim"), id="numbers-floor")
+    # One line, as Review's: the table's rows keep the room (a 60×20 terminal showed one).
+    said = Static(Text(FLOOR_LINE, style="dim"), id="numbers-floor")
     return Vertical(table, said, id="section-headline")
 
 

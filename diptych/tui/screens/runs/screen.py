@@ -192,15 +192,20 @@ class RunsScreen(RunControls):
         self.post_message(RunsLoaded(load_runs(store_path)))
 
     @on(RunsLoaded)
-    def _loaded(self, message: RunsLoaded) -> None:
+    async def _loaded(self, message: RunsLoaded) -> None:
         self._loading = False
         self._load_error = None
         self.rows = {row.run.id: row for row in message.rows}
         self.query_one("#empty", Static).update("No runs yet: press n to start one.")
+        shown = self._footer_shown
         if self._wanted_run_width() != self._run_width:
             self._fit_columns()  # lays the rows out again
         else:
             self._show()
+        if self._footer_shown != shown:
+            # The highlighted run's keys drawn with its row: the footer's own redraw, on the
+            # bindings refreshed, comes a frame or two after the rows.
+            await self.query_one(KeysFooter).redraw()
 
     @on(JobsChanged)
     def _jobs_changed(self) -> None:

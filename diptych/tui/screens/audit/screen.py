@@ -29,7 +29,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
-from diptych.tui.screens.audit_rows import (
+from diptych.tui.screens.audit.rows import (
     RecordedFound,
     estimate_cells,
     moved_line,
