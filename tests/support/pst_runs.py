@@ -7,11 +7,14 @@ generating a single image.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from diptych.core.labels import TONE, Label
+from diptych.core.metrics.sts import LabelRow
+from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.core.store import ResultRecord, Store, TrialRow
 
@@ -140,3 +143,32 @@ def store_pst_run(
         for annotator, label in person.tones.items()
     )
     return RunView(store, store.get_run(run_id))
+
+
+def images_from_rows(
+    rows: Iterable[LabelRow], *, annotator: str = "human:a", **image_fields: Any
+) -> list[Image]:
+    """One stored image per image of the STS rows, each person labelled by ``annotator``."""
+    images: dict[tuple[int | None, str], Image] = {}
+    for row in rows:
+        image = images.setdefault(
+            row.image_key,
+            Image(row.image, row.setting, [], run=row.run or 1, **image_fields),
+        )
+        image.persons.append(
+            Person(row.position, row.identity, row.stereotype, {annotator: row.label})
+        )
+    return list(images.values())
+
+
+PROBE = SimpleNamespace(name="pst", p=SimpleNamespace(seed=0))
+
+
+def table(result: ProbeResult, title_part: str) -> Table:
+    (found,) = [t for t in result.tables if title_part in t.title]
+    return found
+
+
+def column(t: Table, name: str) -> dict[Any, Any]:
+    i = t.columns.index(name)
+    return {row[0]: row[i] for row in t.rows}
