@@ -245,8 +245,39 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     ]
     foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
     for unit in foreign:
-        for m in re.finditer(rf"\b\d[\d,]*\s+{unit}\b", text):
+        # Counted ("612 images") or resampled ("bootstrap over images", "images resampled").
+        said = rf"\b\d[\d,]*\s+{unit}\b|\b(over|resampl\w*)\s+{unit}\b|\b{unit}\s+resampled\b"
+        for m in re.finditer(said, text):
             out.append(f"{m.group(0)!r} in a {probes[0]} report")
+    return out
+
+
+def json_unit_problems(data: Any, probes: tuple[str, ...]) -> list[str]:
+    """A figure's ``units`` in report.json, or what an interval ``resamples``, named in a unit
+    that is not the probe's (``{"image": 612}`` in a text probe's report)."""
+    foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
+    out: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "units" and isinstance(value, dict):
+                    out.extend(
+                        f"{path}.units names {unit!r} in a {probes[0]} report"
+                        for unit in value
+                        if unit in foreign
+                    )
+                elif key in ("population", "resamples") and isinstance(value, str):
+                    out.extend(
+                        f"{path}.{key}: {p}" for p in word_problems(value, probes) if "report" in p
+                    )
+                walk(value, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}[{i}]")
+
+    if foreign:
+        walk(data, "")
     return out
 
 
@@ -420,6 +451,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
                 for p in digit_problems(line, column)
                 if digits and not line.startswith("|")
             ]
+    problems += [f"json: {p}" for p in json_unit_problems(data, probes)]
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]
         problems += [f"json: {p}" for p in minus_problems(text)]
