@@ -297,13 +297,28 @@ def cut_problems(text: str) -> list[str]:
     ]
 
 
+#: A half-width printed whole ("±11"): a computed figure, it has the rule's decimals ("±11.0").
+_WHOLE_SPREAD = re.compile(r"±\s*[-−]?(\d{1,3}(?:,\d{3})+|\d+)(?![\d.,]*\d|\.\d)")
+
+
+def spread_problems(text: str) -> list[str]:
+    """A ``±`` half-width printed as a whole number, off the rule of digits."""
+    return [
+        f"{m.group(0)!r} for “±{m.group(1)}.0” in “{_around(text, m.start(), m.end())}”"
+        for m in _WHOLE_SPREAD.finditer(text)
+    ]
+
+
 def printed_problems(text: str) -> list[str]:
     """What a command printed (export, import, show, a plan), read as a report's prose is:
     counts with their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's
-    minus, no line ending mid-phrase."""
+    minus, no line ending mid-phrase, no half-width printed whole ("±11" for "±11.0"). The
+    rule of digits itself is read where a test knows the text holds only figures
+    (:func:`digit_problems`): a command's output may echo a parameter as it was given."""
     return (
         word_problems(text) + separator_problems(text) + minus_problems(text) + cut_problems(text)
-    )
+        + spread_problems(text)
+    )  # fmt: skip
 
 
 def interval_problems(chunks: list[Chunk]) -> list[str]:
