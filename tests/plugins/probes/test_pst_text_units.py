@@ -73,3 +73,29 @@ def test_a_text_run_resamples_draws_never_images(tmp_path: Path) -> None:
         data = json.loads((out / "report.json").read_text(encoding="utf-8"))
         assert not [s for s in _units_and_populations(data) if re.search(r"\bimages?\b", s)]
         assert "bootstrap over draws" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_reviewer_who_began_leaves_the_rest_said_automatic_only(tmp_path: Path) -> None:
+    ws_path = tmp_path / "ws"
+    with open_store(ws_path) as store:
+        run = run_probe(
+            store,
+            "pst-text",
+            [HalfAndHalf()],
+            probe_params={"masculine": ["carpenter", "sheriff"], "feminine": ["nurse", "editor"]},
+        )
+        labels = store.labels(run.id)
+        # One person labelled by a reviewer: every other still rests on the model's own label.
+        first = labels[0]
+        store.save_annotations(
+            [(first.subject_id, "human:alice", Label(first.position, "masculine"))]
+        )
+    total = len({lab.subject_id for lab in labels})
+    with Workspace.open(ws_path) as ws:
+        out = tmp_path / "report"
+        ws.analysis.report([run.id], out, formats=["json"])
+    actions = json.loads((out / "report.json").read_text(encoding="utf-8"))["actions"]
+    said = " ".join(a["text"] for a in actions if a["kind"] == "not measured")
+    assert (
+        f"Annotator error: {total - 1:,} of {total:,} labels of pst-text are automatic only" in said
+    )
