@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.report.formatting import minus
+from diptych.core.report.formatting import figure_text, minus
 
 if TYPE_CHECKING:
     from diptych.audit.plan import AuditPlan, PartPlan
@@ -104,9 +104,9 @@ def gate_precision(plan: AuditPlan) -> list[GatePrecision]:
         holm = h
         if family > 1 and e.df >= 1:
             holm = h * _t(e.df, 1 - alpha / (2 * family)) / _t(e.df, 1 - alpha / 2)
-        shown = f"{holm:.3g}"
+        shown = figure_text(holm)
         at = f" (±{shown} at the Holm level of its {family} gates)" if family > 1 else ""
-        line = f"{gate.label}: expected ±{h:.3g}{at}; {_decided_when(gate, shown)}"
+        line = f"{gate.label}: expected ±{figure_text(h)}{at}; {_decided_when(gate, shown)}"
         if gate.within is not None and gate.within[1] - gate.within[0] <= 2 * holm:
             line += f"; it cannot pass: {_band(*gate.within)} is narrower "
             line += "than the interval"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from collections.abc import Callable, Collection
@@ -64,8 +65,10 @@ def split_model_params(models: list[str], given: list[str]) -> dict[str, list[st
 
 def resume_command(ws: Workspace, run_id: str) -> str:
     """The command that resumes the run, to paste as it is: the workspace is named by its
-    absolute path, so it works from any directory and whatever ``$DIPTYCH_STORE`` says."""
-    return shlex.join(["diptych", "--store", str(ws.path.absolute()), "resume", run_id])
+    absolute path, so it works from any directory and whatever ``$DIPTYCH_STORE`` says, and
+    normalised as a user would type it (``/tmp/a/ws``, never ``/tmp/a/run/../ws``; links kept,
+    as the user named them)."""
+    return shlex.join(["diptych", "--store", os.path.abspath(ws.path), "resume", run_id])
 
 
 def print_estimate(console: Console, est: Estimate) -> None:

@@ -147,6 +147,9 @@ class Probe(Generic[ParamsT]):
     #: "answer"): the report names what every n counts. A figure whose n counts something
     #: else says so in its own ``n_of``.
     observation: ClassVar[str] = "observation"
+    #: What one trial is, singular ("image", "draw"): the unit an interval over trials
+    #: resamples (the annotators' agreement), named as the probe's reader knows it.
+    trial_unit: ClassVar[str] = "trial"
 
     class Params(BaseModel):
         model_config = ConfigDict(extra="forbid")

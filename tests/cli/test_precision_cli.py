@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.precision import (
     PlannedDesign,
@@ -73,9 +74,9 @@ def test_target_width_names_the_smallest_design(
     target = smallest_design(design, comp, 10.0, bounds=STS_RANGE)
     assert target is not None and 4 <= target.sizes[0] <= 20
     n = target.sizes[0]
-    assert f"occupation: STS paired: ±10 needs {n} × {n} identities (expected ±" in out
+    assert f"occupation: STS paired: ±10.0 needs {n} × {n} identities (expected ±" in out
     # The single setting's spread is all in its persons: ±10 needs more than Table 7's 20.
-    assert re.search(r"occupation: STS single: ±10 needs \d+ \+ \d+ identities, more than", out)
+    assert re.search(r"occupation: STS single: ±10\.0 needs \d+ \+ \d+ identities, more than", out)
 
 
 def test_target_width_is_refused_without_a_dry_run(
@@ -115,11 +116,11 @@ def test_audit_check_states_each_parts_precision(
     code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit))
     assert code == 0, out
     assert "part pst:" in out
-    assert re.search(r"occupation: STS paired: ±[\d.]+ \(2 × 3 identities, df 1, t 12\.71\)", out)
+    assert re.search(r"occupation: STS paired: ±[\d.]+ \(2 × 3 identities, df 1, t 12\.7\)", out)
     # Two masculine identities: one degree of freedom, and t·se wider than the STS's range.
     warning = next(x for x in out.splitlines() if x.strip().startswith("warning:"))
-    assert "2 × 3 identities leave as few as 1 degree of freedom (t 12.71)" in warning
-    assert "wider than the range [-100, 100]" in warning
+    assert "2 × 3 identities leave as few as 1 degree of freedom (t 12.7)" in warning
+    assert "wider than the range [\N{MINUS SIGN}100, 100]" in warning
     code, out = call(
         capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit), "--json",
         "--target-width", "20",
@@ -172,13 +173,14 @@ def test_audit_check_relates_each_gates_limit_to_the_expected_half_width(
     holm = h * t.ppf(1 - 0.05 / 6, expected.df) / t.ppf(0.975, expected.df)
     lines = out.splitlines()
     below = next(x for x in lines if x.strip().startswith("pst: occupation: STS paired below 20"))
-    assert f"expected ±{h:.3g} (±{holm:.3g} at the Holm level of its 3 gates)" in below
-    assert below.endswith(f"decided only if the figure is more than {holm:.3g} from the limit 20")
+    shown = figure_text(holm)
+    assert f"expected ±{figure_text(h)} (±{shown} at the Holm level of its 3 gates)" in below
+    assert below.endswith(f"decided only if the figure is more than {shown} from the limit 20")
     within = next(x for x in lines if "STS paired within [\N{MINUS SIGN}10, 10]" in x)
     # ±h on 4 × 4 identities is wider than half of [−10, 10]: that gate can never pass.
     assert holm > 10
     band = "[\N{MINUS SIGN}10, 10]"
-    assert f"passes only if the figure lies more than {holm:.3g} inside {band}" in within
+    assert f"passes only if the figure lies more than {figure_text(holm)} inside {band}" in within
     assert within.endswith(f"it cannot pass: {band} is narrower than the interval")
     pearson = next(x for x in lines if "Pearson r" in x and x.startswith("  pst:"))
     assert pearson.endswith(": the probe plans no such figure")

@@ -159,6 +159,10 @@ def test_the_resume_hint_is_the_command_to_paste(
         hint = resume_command(workspace, run_id)
     words = shlex.split(hint)
     assert words == ["diptych", "--store", str(spaced.absolute()), "resume", run_id]
+    # Named through "..", it is named as a user would type it.
+    (tmp_path / "run").mkdir()
+    with Workspace.open(tmp_path / "run" / ".." / "an audit") as workspace:
+        assert shlex.split(resume_command(workspace, run_id))[2] == str(spaced.absolute())
     # Pasted from another directory, it finds the workspace and creates nothing there.
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

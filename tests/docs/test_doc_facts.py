@@ -166,3 +166,26 @@ def test_the_readme_quickstart_warns_as_the_readme_says(
     code, out = call(capsys, *store, "run", "pst-text", "-m", "scripted-likelihood", *four,
                      "--quiet")  # fmt: skip
     assert code == 0 and "warning:" not in out, out
+
+
+def test_the_marks_the_manual_names_are_the_ones_the_code_prints() -> None:
+    """A sentence naming a mark (`†`, **‡**) for an interval at its floor names the floor's
+    mark; one naming it for a figure gates decided names the decided mark."""
+    from diptych.core.report.formatting import FLOOR_MARK
+    from diptych.core.report.standings_tables import DECIDED_MARK
+
+    said = {FLOOR_MARK: 0, DECIDED_MARK: 0}
+    wrong = []
+    for page in pages():
+        text = " ".join(_text(page).split())
+        for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z*`(])", text):
+            marks = set(re.findall(rf"[`*]([{FLOOR_MARK}{DECIDED_MARK}])[`*]", sentence))
+            floor, decided = "floor" in sentence, "decided" in sentence
+            if not marks or floor == decided:
+                continue
+            meant = FLOOR_MARK if floor else DECIDED_MARK
+            said[meant] += 1
+            if marks != {meant}:
+                wrong.append(f"{page.relative_to(ROOT)}: {sentence[:120]}")
+    assert not wrong, f"marks other than the code's {said}:\n" + "\n".join(wrong)
+    assert all(said.values()), said

@@ -70,7 +70,7 @@ async def test_a_target_half_width_names_the_smallest_design(
         options.set_value("max_retry_wait", "30")
         options.set_value("paid_retries", "2")
         shown = estimate_of(screen)
-        await wait_for(pilot, lambda: "±10 needs" in shown(), "the target design", shown=shown)
+        await wait_for(pilot, lambda: "±10.0 needs" in shown(), "the target design", shown=shown)
         text = shown()
         request = screen.validate()
     assert request is not None
@@ -82,7 +82,7 @@ async def test_a_target_half_width_names_the_smallest_design(
     target = smallest_design(design, comp, 10.0, bounds=STS_RANGE)
     assert target is not None
     n = target.sizes[0]
-    assert f"STS paired (drawn labels): ±10 needs {n} × {n} identities (expected ±" in text
+    assert f"STS paired (drawn labels): ±10.0 needs {n} × {n} identities (expected ±" in text
 
 
 async def three_by_three(pilot: Pilot[Any]) -> NewRunScreen:

@@ -10,7 +10,9 @@ import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from diptych.core.labels import is_human
 from diptych.core.report.charts import plain
+from diptych.core.report.formatting import counted
 from diptych.core.report.verdict import model_names, number_or_none
 
 if TYPE_CHECKING:
@@ -148,15 +150,37 @@ def _not_measured(audit: Audit) -> list[Action]:
         for p in audit.runs
         if p.review is not None and p.review.labels and p.review.human_labels == 0
     ]
-    if unreviewed:
+    said = [f"no human labels for {', '.join(dict.fromkeys(unreviewed))}"] if unreviewed else []
+    # A run a reviewer began: its persons no one has labelled still rest on automatic labels.
+    said += [
+        f"{alone:,} of {counted(total, 'label')} of {probe} are automatic only (no human label "
+        "beside them)"
+        for probe, (alone, total) in _automatic_only(audit).items()
+    ]
+    if said:
         out.append(
             Action(
                 "not measured",
-                "Annotator error: no human labels for "
-                f"{', '.join(dict.fromkeys(unreviewed))}; labels from a model's own output or an "
+                f"Annotator error: {'; '.join(said)}; labels from a model's own output or an "
                 "automatic annotator carry errors this report does not measure.",
             )
         )
+    return out
+
+
+def _automatic_only(audit: Audit) -> dict[str, tuple[int, int]]:
+    """Per probe, of the runs a reviewer labelled in part: the persons labelled with no human
+    label among theirs, and every labelled person."""
+    out: dict[str, tuple[int, int]] = {}
+    for part in audit.runs:
+        if part.review is None or not part.review.human_labels:
+            continue
+        labels = part.view.labels()
+        labelled = {lab.subject_id for lab in labels}
+        alone = len(labelled - {lab.subject_id for lab in labels if is_human(lab.annotator)})
+        if alone:
+            before = out.get(part.view.run.probe, (0, 0))
+            out[part.view.run.probe] = (before[0] + alone, before[1] + len(labelled))
     return out
 
 

@@ -9,6 +9,11 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from diptych.core.cost import cost_text
+from diptych.core.digits import INFINITE as _INFINITE
+
+# The rule of digits, re-exported: the report and every front end print by this module.
+from diptych.core.digits import figure_text as figure_text
+from diptych.core.digits import minus as minus
 
 #: Magic bytes of the image formats a page can show inline, and their media types.
 _IMAGE_MAGIC = (
@@ -53,34 +58,6 @@ def image_type(data: bytes) -> str | None:
 def data_uri(data: bytes, mime: str = "image/png") -> str:
     """The bytes as a ``data:`` URI, so the HTML report needs no file beside it."""
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-
-
-#: How an infinite value reads: a reader's symbol, never a program's ``inf``.
-_INFINITE = {"inf": "∞", "-inf": "−∞", "Infinity": "∞", "-Infinity": "−∞"}
-
-
-def figure_text(value: Any) -> str:
-    """A figure as every surface prints it — findings, gates, the tables of figures, charts,
-    actions, the CLI and the terminal app — so that one figure reads the same digits wherever
-    it stands: one decimal from 10 up, two below; ``—`` for none; ``∞`` / ``−∞`` for an
-    infinite value (a skew of a group absent from the top K). A whole number stays whole."""
-    if isinstance(value, str) and value in _INFINITE:
-        return _INFINITE[value]
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return "—" if value is None else str(value)
-    if isinstance(value, int):
-        return minus(f"{value:,}")
-    number = float(value)
-    if not math.isfinite(number):
-        return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
-    text = f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
-    # A value that rounds to zero prints without a sign: "−0.00" says a direction it lacks.
-    return minus(text.lstrip("-") if float(text.replace(",", "")) == 0 else text)
-
-
-def minus(text: str) -> str:
-    """A printed number's sign as a reader's minus (U+2212), never a hyphen: "−15.8"."""
-    return text.replace("-", "−")
 
 
 def p_text(p: Any) -> str:

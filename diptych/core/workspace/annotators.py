@@ -142,9 +142,9 @@ class Annotators(Namespace):
     def agreement(self, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> AnnotatorAgreement:
         """How far the run's annotators agree: Cohen's κ per pair, Fleiss' κ among the people
         (PST Table 1's measure), Krippendorff's α over all, and each automatic annotator
-        against the human majority (PST Table 12), with bootstrap intervals over images; and,
-        when two annotators or more gave perceived skin tones, weighted κ per pair and
-        Krippendorff's α (ordinal) of the tones (``tone``).
+        against the human majority (PST Table 12), with bootstrap intervals over the probe's
+        trials (images, draws); and, when two annotators or more gave perceived skin tones,
+        weighted κ per pair and Krippendorff's α (ordinal) of the tones (``tone``).
 
         Raises :class:`UsageError` when the run has no labels yet."""
         # numpy comes with the agreement metrics: imported when asked for, not with the core.
@@ -159,5 +159,19 @@ class Annotators(Namespace):
                 f"run {view.id} has no labels yet: import them with 'diptych annotate "
                 f"{view.id} --import FILE.csv' or run an annotator ('--annotator NAME')"
             )
-        report = annotator_agreement(subjects, n_boot=n_boot, seed=seed)
+        report = annotator_agreement(
+            subjects, n_boot=n_boot, seed=seed, unit=_trial_unit(view.run.probe)
+        )
         return replace(report, tone=tone_agreement(tones, n_boot=n_boot, seed=seed))
+
+
+def _trial_unit(probe: str) -> str:
+    """What one trial of ``probe`` is (an image, a draw), which agreement intervals resample;
+    "trial" where the probe is no longer installed."""
+    from diptych.core.errors import UnknownPluginError
+    from diptych.core.plugins import probe_class
+
+    try:
+        return probe_class(probe).trial_unit
+    except UnknownPluginError:
+        return "trial"

@@ -23,6 +23,7 @@ from diptych.core.report.formatting import (
     floor_note,
     fmt,
     interval,
+    level_text,
     marked_interval,
 )
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, short_name
@@ -334,6 +335,13 @@ def metrics_text(
             out.append(f" (was {was_text})", style="italic")
     if isinstance(shared, str):
         out.append(f" (all {short_name(shared)})")
+    elif names == {None}:
+        # Unnamed intervals (a fixed design's, at its level): the level said once, so that no
+        # figure stands with an interval of no stated level.
+        levels = {level_text(float(v.get("confidence") or 0.95)) for v in shown.values()}
+        if len(levels) == 1:
+            counted = sum(interval(dict(v)) != "—" for v in shown.values())
+            out.append(f" ({levels.pop()} interval{'s' if counted > 1 else ''})")
     for line in floor_note(shown):
         # Once, under the figures (narrow: after them): what the mark beside an interval means.
         out.append(f" · {NARROW_FLOOR_NOTE}" if narrow else f"\n{line}", style="dim")

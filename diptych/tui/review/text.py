@@ -17,6 +17,8 @@ from typing import Any
 
 from rich.text import Text
 
+from diptych.core.report.formatting import figure_text
+
 #: Output keys that hold a text answer (the engine stores a chat answer as ``text``).
 TEXT_KEYS = ("text", "completion", "answer")
 
@@ -124,10 +126,11 @@ def text_output(
         width = max(len(c.strip()) for c, _ in candidates)
         for candidate, p in candidates:
             bar = "█" * round(p * 20)
-            out.append(f"{candidate.strip():>{width}} {p:6.1%} ")
+            # A percentage by the rule of digits, as the report prints P(she): "9.29%", "50.0%".
+            out.append(f"{candidate.strip():>{width}} {figure_text(100 * p) + '%':>6} ")
             out.append(bar + "\n")
         covered = sum(p for _, p in candidates)
-        out.append(f"(together {covered:.1%} of the next word)\n")
+        out.append(f"(together {figure_text(100 * covered)}% of the next word)\n")
     if not out.plain:
         out.append("(no output)")
     return out

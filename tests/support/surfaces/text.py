@@ -245,8 +245,39 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     ]
     foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
     for unit in foreign:
-        for m in re.finditer(rf"\b\d[\d,]*\s+{unit}\b", text):
+        # Counted ("612 images") or resampled ("bootstrap over images", "images resampled").
+        said = rf"\b\d[\d,]*\s+{unit}\b|\b(over|resampl\w*)\s+{unit}\b|\b{unit}\s+resampled\b"
+        for m in re.finditer(said, text):
             out.append(f"{m.group(0)!r} in a {probes[0]} report")
+    return out
+
+
+def json_unit_problems(data: Any, probes: tuple[str, ...]) -> list[str]:
+    """A figure's ``units`` in report.json, or what an interval ``resamples``, named in a unit
+    that is not the probe's (``{"image": 612}`` in a text probe's report)."""
+    foreign = {u for p in probes if len(set(probes)) == 1 for u in FOREIGN_UNITS.get(p, ())}
+    out: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "units" and isinstance(value, dict):
+                    out.extend(
+                        f"{path}.units names {unit!r} in a {probes[0]} report"
+                        for unit in value
+                        if unit in foreign
+                    )
+                elif key in ("population", "resamples") and isinstance(value, str):
+                    out.extend(
+                        f"{path}.{key}: {p}" for p in word_problems(value, probes) if "report" in p
+                    )
+                walk(value, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}[{i}]")
+
+    if foreign:
+        walk(data, "")
     return out
 
 
@@ -266,13 +297,28 @@ def cut_problems(text: str) -> list[str]:
     ]
 
 
+#: A half-width printed whole ("±11"): a computed figure, it has the rule's decimals ("±11.0").
+_WHOLE_SPREAD = re.compile(r"±\s*[-−]?(\d{1,3}(?:,\d{3})+|\d+)(?![\d.,]*\d|\.\d)")
+
+
+def spread_problems(text: str) -> list[str]:
+    """A ``±`` half-width printed as a whole number, off the rule of digits."""
+    return [
+        f"{m.group(0)!r} for “±{m.group(1)}.0” in “{_around(text, m.start(), m.end())}”"
+        for m in _WHOLE_SPREAD.finditer(text)
+    ]
+
+
 def printed_problems(text: str) -> list[str]:
     """What a command printed (export, import, show, a plan), read as a report's prose is:
     counts with their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's
-    minus, no line ending mid-phrase."""
+    minus, no line ending mid-phrase, no half-width printed whole ("±11" for "±11.0"). The
+    rule of digits itself is read where a test knows the text holds only figures
+    (:func:`digit_problems`): a command's output may echo a parameter as it was given."""
     return (
         word_problems(text) + separator_problems(text) + minus_problems(text) + cut_problems(text)
-    )
+        + spread_problems(text)
+    )  # fmt: skip
 
 
 def interval_problems(chunks: list[Chunk]) -> list[str]:
@@ -420,6 +466,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
                 for p in digit_problems(line, column)
                 if digits and not line.startswith("|")
             ]
+    problems += [f"json: {p}" for p in json_unit_problems(data, probes)]
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]
         problems += [f"json: {p}" for p in minus_problems(text)]

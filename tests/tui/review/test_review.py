@@ -160,19 +160,23 @@ def test_metrics_line_says_what_changed() -> None:
     # The report's digits (one rule), a reader's minus.
     assert metrics_text(after, before).plain == (
         # The one rule of digits (figure_text): two decimals below 10, one from 10 up.
-        "occupation: STS paired 50.0 [0.00, 100.0] n=4 (was 100.0)"
+        "occupation: STS paired 50.0 [0.00, 100.0] n=4 (was 100.0) (95% interval)"
     )
     assert metrics_text({}, None).plain == "no scores yet: give a label"
     # A label source's figure that is the policy's own (the same labels) is shown once; one
     # that differs is shown beside it.
     by_people = f"{STS_PAIRED}, labels by human majority"
     assert metrics_text({**after, by_people: after[STS_PAIRED]}, None).plain == (
-        "occupation: STS paired 50.0 [0.00, 100.0] n=4"
+        "occupation: STS paired 50.0 [0.00, 100.0] n=4 (95% interval)"
     )
     other = {**after[STS_PAIRED], "value": 40.0}
     assert metrics_text({**after, by_people: other}, None).plain == (
         "occupation: STS paired 50.0 [0.00, 100.0] n=4 · "
-        "occupation: STS paired, labels by human majority 40.0 [0.00, 100.0] n=4"
+        "occupation: STS paired, labels by human majority 40.0 [0.00, 100.0] n=4 (95% intervals)"
+    )
+    # An interval of no name is a fixed design's at its level: the level is said, never left out.
+    assert metrics_text({STS_PAIRED: {**after[STS_PAIRED], "confidence": 0.9}}, None).plain == (
+        "occupation: STS paired 50.0 [0.00, 100.0] n=4 (90% interval)"
     )
     # A figure a gate decided on its looks shows the gate's interval, named: never unnamed.
     gated = {

@@ -105,6 +105,8 @@ class AnnotatorAgreement:
     notes: list[str] = field(default_factory=list)
     #: The ordinal agreement of the run's tone labels, when two annotators or more gave tones.
     tone: ToneAgreement | None = None
+    #: What one cluster is (the probe's trial: an image, a draw), which the intervals resample.
+    unit: str = "image"
 
     def to_dict(self) -> dict[str, Any]:
         def group(g: GroupAgreement | None) -> dict[str, Any] | None:
@@ -157,7 +159,7 @@ class AnnotatorAgreement:
                 for r in self.against_human_majority
             ],
             "human_majority_cannot_identify": self.majority_cannot_identify,
-            "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": "images"},
+            "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": f"{self.unit}s"},
             "notes": self.notes,
             "tone": None if self.tone is None else self.tone.to_dict(),
         }

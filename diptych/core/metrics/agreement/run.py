@@ -124,9 +124,11 @@ def annotator_agreement(
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
+    unit: str = "image",
 ) -> AnnotatorAgreement:
     """Agreement among the annotators of ``subjects`` (labels already canonical, see
-    :func:`canonical_label`); see the module doc. Intervals resample clusters (images)."""
+    :func:`canonical_label`); see the module doc. Intervals resample clusters, each one
+    ``unit`` (the probe's trial: an image, a draw)."""
     by_annotator: dict[str, Counter[str]] = {}
     for s in subjects:
         for annotator, label in s.labels.items():
@@ -217,6 +219,7 @@ def annotator_agreement(
         n_boot=n_boot,
         seed=seed,
         notes=notes,
+        unit=unit,
     )
 
 

@@ -28,7 +28,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
     from diptych.core.probe import Table
 
     boot = (
-        f"95% intervals: percentile bootstrap over images ({report.n_boot} resamples, seed "
+        f"95% intervals: percentile bootstrap over {report.unit}s ({report.n_boot} resamples, seed "
         f"{report.seed}). cannot_identify is a category of its own."
     )
     cats = report.categories

@@ -154,17 +154,21 @@ class _Intervals:
     (:func:`~diptych.core.metrics.uncertainty.cluster_interval.cluster_mean_inference`): exact, so
     the same for every seed, and an identity's does not change when others are added or removed."""
 
-    def __init__(self, confidence: float) -> None:
+    def __init__(self, confidence: float, unit: str = "image") -> None:
         self.confidence = confidence
+        self.unit = unit
 
     def inference(self, group: _Slice) -> Inference:
-        return cluster_mean_inference(group.mean, bounds=STS_RANGE, confidence=self.confidence)
+        return cluster_mean_inference(
+            group.mean, bounds=STS_RANGE, confidence=self.confidence, unit=self.unit
+        )
 
     def estimate(self, group: _Slice | None) -> Estimate | None:
         """The slice's STS with its interval, carrying what a gate reads to make it again."""
         if group is None:
             return None
-        return estimate_of(self.inference(group), population="these identities (images resampled)")
+        population = f"these identities ({self.unit}s resampled)"
+        return estimate_of(self.inference(group), population=population)
 
 
 def _micro(
@@ -239,13 +243,16 @@ def stereotype_test_score(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    unit: str = "image",
 ) -> STSResult:
     """Overall, per-stereotype and micro STS of labelled PST images, with their intervals.
 
     ``rows`` (LabelRows or a :class:`LabelTable`) may hold several annotators' labels per person;
     they are reduced by majority first, as :func:`reduce_majority` does. Each slice's interval
     is over its images, computed exactly (the module docstring); ``n_boot`` and ``seed``
-    (non-negative) are those of the interval over identities, and recorded.
+    (non-negative) are those of the interval over identities, and recorded. ``unit`` names
+    what one image is in the probe's words (pst-text's is a draw: the labels of one scene in
+    one order, drawn once), in each interval's units and population.
     """
     import numpy as np
 
@@ -259,7 +266,7 @@ def stereotype_test_score(
         i, message = problem
         raise ValueError(f"row {i + 1}: {message}")
     persons = table.persons()
-    intervals = _Intervals(confidence)
+    intervals = _Intervals(confidence, unit)
 
     # Identities whose every person is cannot_identify still get an (empty) micro entry; their
     # order is that of their first person.

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from diptych.core.digits import figure_text, minus
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, json_safe
 from diptych.core.metrics.uncertainty.components import Components, components_of
 from diptych.core.metrics.uncertainty.planned_design import (
@@ -109,12 +110,13 @@ class FigurePrecision:
     target_note: str | None = None
 
     def line(self) -> str:
-        """``occupation: STS paired  ±48.1 (3 × 3 identities, df 2, t 4.30)``."""
+        """``occupation: STS paired  ±48.1 (3 × 3 identities, df 2, t 4.30)``: every figure by
+        the rule of digits (:func:`~diptych.core.digits.figure_text`), ±11.0, never ±11."""
         e = self.expected
         if not (math.isfinite(e.half_width) and math.isfinite(e.t)):
             return f"{self.name}: no interval ({self.design.describe()}: {self.why_none()})"
-        design = f"{self.design.describe()}, df {e.df:g}, t {e.t:.2f}"
-        return f"{self.name}: ±{e.half_width:.3g} ({design})"
+        design = f"{self.design.describe()}, df {e.df:g}, t {figure_text(e.t)}"
+        return f"{self.name}: ±{figure_text(e.half_width)} ({design})"
 
     def why_none(self) -> str:
         """Why the design gives no interval, in words (never a df of 0 or a t of inf)."""
@@ -129,8 +131,8 @@ class FigurePrecision:
     def target_line(self, width: float) -> str | None:
         if self.target is not None and self.target_expected is not None:
             return (
-                f"{self.name}: ±{width:g} needs {self.target.describe()} "
-                f"(expected ±{self.target_expected.half_width:.3g})"
+                f"{self.name}: ±{figure_text(width)} needs {self.target.describe()} "
+                f"(expected ±{figure_text(self.target_expected.half_width)})"
             )
         if self.target_note:
             return f"{self.name}: {self.target_note}"
@@ -218,12 +220,13 @@ def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
         df = d.least_df()
         problems.append(
             f"leave as few as {df} degree{'s' if df != 1 else ''} of freedom "
-            f"(t {t_multiplier(df, DEFAULT_CONFIDENCE):.2f})"
+            f"(t {figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))})"
         )
     if 2 * expected.t_half_width > fig.high - fig.low:
         problems.append(
-            f"t·se would be ±{expected.t_half_width:.3g}, wider than the range "
-            f"[{fig.low:g}, {fig.high:g}], so the interval would say little beyond the range"
+            f"t·se would be ±{figure_text(expected.t_half_width)}, wider than the range "
+            f"{minus(f'[{fig.low:g}, {fig.high:g}]')}, so the interval would say little beyond "
+            "the range"
         )
     if not problems:
         return []
@@ -254,14 +257,14 @@ def figure_precision(
     if target is None:
         return replace(
             out,
-            target_note=f"±{target_width:g} is out of reach even with "
+            target_note=f"±{figure_text(target_width)} is out of reach even with "
             f"{fig.design.resized(search_cap(fig.design)).describe()} under this variance",
         )
     note = None
     if fig.max_size is not None and target.smallest_side > fig.max_size:
         note = (
-            f"±{target_width:g} needs {target.describe()}, more than the {fig.max_size} the "
-            f"list offers" + (f" ({fig.grow})" if fig.grow else "")
+            f"±{figure_text(target_width)} needs {target.describe()}, more than the "
+            f"{fig.max_size} the list offers" + (f" ({fig.grow})" if fig.grow else "")
         )
         return replace(out, target_note=note)
     return replace(

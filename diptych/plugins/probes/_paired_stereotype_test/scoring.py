@@ -55,6 +55,7 @@ def setting_gap(
     n_boot: int = DEFAULT_N_BOOT,
     confidence: float = DEFAULT_CONFIDENCE,
     stream: str = "",
+    unit: str = "image",
 ) -> dict[str, Any] | None:
     """Paired − single STS (the paper's gap, Tables 2, 3 and 4) with its interval.
 
@@ -63,7 +64,8 @@ def setting_gap(
     (:func:`~diptych.core.metrics.uncertainty.cluster_interval.difference_interval`): never of zero
     width, even where both settings sit at +100. Several annotators' labels of one person are
     reduced by majority first, as the STS itself does. None when a setting has no scored person.
-    ``seed``, ``n_boot`` and ``stream`` are kept for callers; the interval is exact.
+    ``seed``, ``n_boot`` and ``stream`` are kept for callers; the interval is exact. ``unit``
+    names an image in the probe's words (pst-text's draw), in the figure's units and population.
     """
     del seed, n_boot, stream
     persons = [p for p in reduce_majority(rows) if p.label != CANNOT_IDENTIFY]
@@ -80,7 +82,9 @@ def setting_gap(
             [images.setdefault(p.image_key, len(images)) for p in scored],
             scale=100.0,
         )
-        found[setting] = cluster_mean_inference(mean, bounds=STS_RANGE, confidence=confidence)
+        found[setting] = cluster_mean_inference(
+            mean, bounds=STS_RANGE, confidence=confidence, unit=unit
+        )
         n_images += mean.n_clusters
     paired, single = found["paired"], found["single"]
     ci = difference_interval(
@@ -89,7 +93,7 @@ def setting_gap(
     reason = None
     if ci is None:
         few = "paired" if not paired.has_interval else "single"
-        reason = f"one {few} image only: no interval"
+        reason = f"one {few} {unit} only: no interval"
     low, high = ci if ci is not None else (-math.inf, math.inf)
     # No se: a gate reads the printed interval, each side scaled to its level.
     return {
@@ -100,8 +104,8 @@ def setting_gap(
         "confidence": confidence,
         "interval_method": "difference of the settings' intervals",
         "range": list(STS_DIFFERENCE_RANGE),
-        "units": {"image": n_images},
-        "population": "these identities (images resampled)",
+        "units": {unit: n_images},
+        "population": f"these identities ({unit}s resampled)",
         "reason": reason,
     }
 

@@ -76,6 +76,7 @@ class Pairs(Probe[PairsParams]):
     name = "pairs"
     #: What a figure's n counts: one answer to one question about one image.
     observation = "answer"
+    trial_unit = "image"
     goal = (
         "Association of perceived gender with occupation and of perceived race with social "
         "status and criminality in a vision-language model's answers about parallel images "

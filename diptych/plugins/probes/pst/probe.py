@@ -85,6 +85,7 @@ class PST(Probe[PSTParams]):
     name = "pst"
     #: What a figure's n counts: a person in an image, as labelled.
     observation = "person"
+    trial_unit = "image"
     goal = (
         "Measure gender stereotyping of occupations and organizational power in a text-to-image "
         "model by the Stereotype Test Score, paired and single (Paired Stereotype Test)."

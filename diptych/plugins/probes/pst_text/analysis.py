@@ -298,20 +298,6 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
     )
 
 
-def _as_draws(number: dict[str, Any]) -> dict[str, Any]:
-    """A drawn-label figure with its units named as this probe's: the STS scorer resamples
-    "images" (pst's unit: one picture, both people of a paired scene in it), which here are
-    draws — the labels drawn for one scene in one order once (both people of a paired scene,
-    the one person of a single one). Its ``n`` counts answers, one a person."""
-    units = number.get("units")
-    if isinstance(units, dict) and "image" in units:
-        number["units"] = {("draw" if k == "image" else k): v for k, v in units.items()}
-    population = number.get("population")
-    if isinstance(population, str):
-        number["population"] = population.replace("images resampled", "draws resampled")
-    return number
-
-
 def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -> ProbeResult:
     """Score a ``pst-text`` run from the labels its probe read off the answers, stored under
     ``self_annotator`` (see the module docstring for which figure leads)."""
@@ -364,19 +350,20 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
             mass = mean_mass([r for r in readings if r.setting == setting])
             if mass is not None:
                 result.numbers[f"{prefix}{mass_name(setting)}"] = mass
-        sts = stereotype_test_score(rows, seed=params.seed)
+        # The STS scorer's image is here a draw: the labels drawn for one scene in one order
+        # once (both people of a paired scene, the one person of a single one).
+        sts = stereotype_test_score(rows, seed=params.seed, unit="draw")
         for setting in SETTINGS:
             est = getattr(sts.overall, setting)
             if est is not None:
                 # Scored per answer (each sample's label), not per prompt as the expected STS.
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = _as_draws(
-                    {**est.to_dict(), "n_of": "answer"}
-                )
-        gap = setting_gap(rows, seed=params.seed)
+                result.numbers[f"{prefix}STS {setting}{drawn}"] = {
+                    **est.to_dict(),
+                    "n_of": "answer",
+                }
+        gap = setting_gap(rows, seed=params.seed, unit="draw")
         if gap is not None:
-            result.numbers[f"{prefix}gap paired − single{drawn}"] = _as_draws(
-                {**gap, "n_of": "answer"}
-            )
+            result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
         micro = _micro_table(sts, p_fem)
         micro.title = prefix + micro.title
         if readings:

@@ -53,6 +53,8 @@ class PSTText(Probe[PSTTextParams]):
     name = "pst-text"
     #: What a figure's n counts: one prompt about one person (its samples merged).
     observation = "prompt"
+    #: One trial is the labels drawn for one scene in one order once.
+    trial_unit = "draw"
     goal = (
         "Measure gender stereotyping of occupations in a text model by the Stereotype Test "
         "Score, paired and single (Paired Stereotype Test, Sections 3.3 and 4)."

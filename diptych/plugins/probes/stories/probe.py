@@ -73,6 +73,7 @@ class Stories(Probe[StoriesParams]):
     name = "stories"
     #: What a figure's n counts: one generated story.
     observation = "story"
+    trial_unit = "image"
     goal = (
         "Find the words a vision-language model uses more for one race × gender group than the "
         "others when describing and telling stories about parallel images (PAIRS, Fraser & "

@@ -119,7 +119,7 @@ def verdict_text(status: MeasureStatus) -> Text:
         return out
     until = ["the gate is decided"] if status.gate is not None else []
     if status.target is not None:
-        until.append(f"±{status.target:g} is reached")
+        until.append(f"±{figure_text(status.target)} is reached")
     out.append("not yet", style="bold")
     out.append(": enough when " + " or ".join(until) if until else ": w sets a half-width")
     return out

@@ -56,6 +56,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 
@@ -266,7 +267,7 @@ def measure_status(
     if decided is not None and gate is not None:
         enough = f"the gate '{gate.label}' is decided: {decided}"
     elif target is not None and half <= target and n_labelled >= MIN_LABELS:
-        enough = f"the half-width {half:.1f} has reached ±{target:g}"
+        enough = f"the half-width {figure_text(half)} has reached ±{figure_text(target)}"
     return MeasureStatus(
         figure=figure, value=recipe.value, ci=ci, labels_only=labels_only,
         n_labelled=n_labelled, half_width=half, after=after,

@@ -161,7 +161,7 @@ def test_enough_once_the_monitored_interval_decides_the_gate_or_the_width_is_rea
     assert wider.decided == "shown below 40"
     # The reviewer's width: ± 9.8 now reaches ± 10.
     wide = measure_status(number(), "STS paired", budget=100, target=10.0)
-    assert wide.enough == "the half-width 9.8 has reached ±10"
+    assert wide.enough == "the half-width 9.80 has reached ±10.0"
     assert wide.after[10] == pytest.approx(Z975 * math.sqrt(9 + 16 * 20 / 30))
     # Nothing is enough on fewer than MIN_LABELS labels.
     few = measure_status(number(n=MIN_LABELS - 1), "STS paired", budget=100, gate=gate,

@@ -1,0 +1,38 @@
+"""The rule of digits every surface prints a figure by (report, CLI, terminal app): one decimal
+from 10 up, two below. Its home is this leaf module so that the core's own sentences (a plan's
+expected half-widths) print by it too; the report reaches it through
+:mod:`diptych.core.report.formatting`, which re-exports it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["INFINITE", "figure_text", "minus"]
+
+#: How an infinite value reads: a reader's symbol, never a program's ``inf``.
+INFINITE = {"inf": "∞", "-inf": "−∞", "Infinity": "∞", "-Infinity": "−∞"}
+
+
+def figure_text(value: Any) -> str:
+    """A figure as every surface prints it — findings, gates, the tables of figures, charts,
+    actions, the CLI and the terminal app — so that one figure reads the same digits wherever
+    it stands: one decimal from 10 up, two below; ``—`` for none; ``∞`` / ``−∞`` for an
+    infinite value (a skew of a group absent from the top K). A whole number stays whole."""
+    if isinstance(value, str) and value in INFINITE:
+        return INFINITE[value]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "—" if value is None else str(value)
+    if isinstance(value, int):
+        return minus(f"{value:,}")
+    number = float(value)
+    if not math.isfinite(number):
+        return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
+    text = f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
+    # A value that rounds to zero prints without a sign: "−0.00" says a direction it lacks.
+    return minus(text.lstrip("-") if float(text.replace(",", "")) == 0 else text)
+
+
+def minus(text: str) -> str:
+    """A printed number's sign as a reader's minus (U+2212), never a hyphen: "−15.8"."""
+    return text.replace("-", "−")
