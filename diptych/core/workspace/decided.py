@@ -18,7 +18,7 @@ figures keep their fixed-design intervals.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.gates import GateFigure
@@ -101,7 +101,7 @@ def stopped_numbers(
     for name, number in numbers.items():
         if name in decided or not isinstance(number, Mapping):
             continue
-        made = _anytime(name, looks.looks)
+        made = anytime_interval(name, looks.looks)
         if made is not None:
             out[name] = {**last.numbers[name], **made, "interval_name": _anytime_name(at)}
         elif interval(dict(number)).startswith("["):
@@ -113,12 +113,22 @@ def _anytime_name(at: str) -> str:
     return decided_name(CONFIDENCE, "anytime-valid", at)
 
 
+#: How the name of a fixed-design interval on a design stopped early on its gates begins.
+NOT_HOLDING = "fixed-design; does not hold after the stop"
+
+
 def stopped_name(at: str) -> str:
     """The name of a fixed-design interval on a design that stopped early on its gates."""
-    return f"fixed-design; does not hold after the stop at {at}"
+    return f"{NOT_HOLDING} at {at}"
 
 
-def _anytime(name: str, looks: list[Look]) -> dict[str, float] | None:
+def holds_after_stop(number: Mapping[str, Any]) -> bool:
+    """Whether a number :func:`stopped_numbers` gave carries an interval that holds after the
+    stop (the anytime-valid one of its looks), not its own named as not holding."""
+    return not str(number.get("interval_name") or "").startswith(NOT_HOLDING)
+
+
+def anytime_interval(name: str, looks: Sequence[Look]) -> dict[str, float] | None:
     """The 95% anytime-valid interval of figure ``name`` over ``looks`` (as the gates make theirs,
     :func:`~diptych.core.audit.sequential.anytime_figure`), or None where a look did not record
     the figure (its share of the level is unknown) or no look could be tested."""
