@@ -115,12 +115,12 @@ def finish(
 ) -> None:
     if not show and report_dir is None:
         return
-    result = ws.analysis.analyze(run.id)
     if show:
-        print_result(console, result)
+        # As every listing shows it: a figure of a design its gates looked at named.
+        print_result(console, ws.audits.read(run.id))
     if report_dir is not None:
         with writing(report_dir):
-            written = ws.analysis.report_files(run.id, report_dir, result=result)
+            written = ws.analysis.report_files(run.id, report_dir)
         console.print(files_written(written), markup=False)
 
 
@@ -488,6 +488,10 @@ def register(app: typer.Typer) -> None:
         )  # fmt: skip
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
-            return ws.runs.resume_sync(run_id, options=options, reporter=reporter)
+            from diptych.audit.sequential import read_whole
+
+            record = ws.runs.resume_sync(run_id, options=options, reporter=reporter)
+            read_whole(ws, record.id)  # a decided run bought whole: its last look
+            return record
 
         _run_to_the_end(ctx, go, quiet=quiet, create=False, report=report, watch_run=watch_run)
