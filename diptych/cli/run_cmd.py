@@ -433,7 +433,12 @@ def register(app: typer.Typer) -> None:
             ws.require_writable("run a probe")
             if (warning := few_units_warning(ws.runs.bound(probe_obj))) is not None:
                 typer.echo(warning, err=True)
-            return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
+            from diptych.audit.sequential import read_whole
+
+            record = ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
+            # The same design as a decided run buys its rest: bought whole, its last look.
+            read_whole(ws, record.id)
+            return record
 
         _run_to_the_end(ctx, go, quiet=quiet, create=True, report=report, watch_run=watch_run)
 
