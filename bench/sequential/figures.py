@@ -49,8 +49,10 @@ from typing import Any
 
 from bench.harness import Result, bench, result
 
-# The grid of designs and the peek-then-complete audit are this area's figures too.
+# The grid of designs, the peek-then-complete audit and the coverage of a stopped design's
+# ungated figures are this area's figures too.
 from bench.sequential import grid as sequential_grid  # noqa: F401
+from bench.sequential import stopped as sequential_stopped  # noqa: F401
 
 #: Identities per list, batches, and the limits the truths sit at (or below).
 SIDE = 20

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from diptych.audit.plan import AuditPlan, PartPlan
+from diptych.audit.plan import AuditPlan, PartPlan, read_audit
 from diptych.core.audit import PartRecord
 from diptych.core.audit.expected_spend import ExpectedSpend, expected_spend
 from diptych.core.audit.gates import GateRule
@@ -168,7 +168,7 @@ async def buy_until_decided(
                     reporter=reporter,
                 )
             over_budget = over_budget or run.status == "over-budget"
-            look = _look(ws, audit, planned, run.id, batch)
+            look = _look(ws, audit, run.id, batch)
             if state.last is not None and look.bought == state.last.bought:
                 # Nothing new stored (the model stopped answering): its trials wait for a rerun.
                 stalled.add(name)
@@ -237,7 +237,7 @@ def part_status_words(status: str, detail: dict[str, Any]) -> str:
     return status
 
 
-def _look(ws: Workspace, audit: AuditFile, planned: PartPlan, run_id: str, batch: int) -> Look:
+def _look(ws: Workspace, audit: AuditFile, run_id: str, batch: int) -> Look:
     """The part's figures now, as its analysis gives them: every one, not only the gated, so
     that each figure of a design stopped early has the anytime-valid interval of its own looks
     (:func:`diptych.core.workspace.decided.stopped_numbers`)."""
@@ -259,9 +259,35 @@ def with_final_look(
     if audit.gates is None or part.run_id is None or (last is not None and last.complete):
         kept = replace(looks, active=True, stop=looks.stop or "complete")
     else:
-        look = _look(ws, audit, planned, part.run_id, looks.batches)
+        look = _look(ws, audit, part.run_id, looks.batches)
         kept = replace(looks, looks=[*looks.looks, look], active=True, stop="complete")
     return replace(part, detail={**part.detail, PartLooks.KEY: kept.to_dict()})
+
+
+def read_whole(ws: Workspace, run_id: str) -> int:
+    """A run an audit bought until decided and stopped early, since bought whole (``diptych
+    resume`` of the decided run): on each such audit, its complete design recorded as the last
+    look of the same spending plan, as rerunning the audit records it (:func:`with_final_look`),
+    so that every listing of the run reads its complete design — its gates on the last look,
+    its other figures on their fixed-design intervals — and none the look it stopped at. The
+    number of parts recorded; none while the run's design is not whole."""
+    bought, total = requests_bought(ws, run_id)
+    if bought < total:
+        return 0
+    recorded = 0
+    for rec in ws.audits.list():
+        for part in rec.parts:
+            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
+            if looks is None or not looks.active or looks.last is None or looks.last.complete:
+                continue
+            audit = read_audit(rec)[0]
+            look = _look(ws, audit, run_id, looks.batches)
+            kept = replace(looks, looks=[*looks.looks, look], stop="complete")
+            ws.audits.save_part(
+                rec.id, replace(part, detail={**part.detail, PartLooks.KEY: kept.to_dict()})
+            )
+            recorded += 1
+    return recorded
 
 
 def _record(

@@ -377,7 +377,8 @@ def list_audits(
 ) -> None:
     """The audits recorded in the workspace, with their parts."""
     with state(ctx).open_workspace() as ws:
-        audits = ws.audits.list()
+        # A part's run bought on after its gates stopped it is listed in the run's own status.
+        audits = [ws.audits.as_now(a) for a in ws.audits.list()]
     if as_json:
         rows = [
             {
@@ -420,6 +421,7 @@ def diff(
         typer.echo(
             f"{r.part[:14]:14} {r.figure[:44]:44} {num(r.a):>9} {num(r.b):>9} "
             f"{num(r.difference):>9} {ci:>20} {r.method}"
+            + (f" ({r.interval_name})" if r.interval_name else "")
         )
     for method in sorted({r.method for r in result.rows}):
         typer.echo(f"{method}: {METHODS[method]}")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from diptych.cli.context import state
+from diptych.core.audit.stopped import stopped_name
 from diptych.core.report.formatting import bounds, figure_text, p_text
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ def register(app: typer.Typer) -> None:
             result = ws.analysis.compare(
                 run_a_id, run_b_id, top=top, n_perm=n_perm, n_boot=n_boot, seed=seed
             )
+            # B − A's intervals are fixed-design: named where a run's gates stopped it early.
+            stops = {run: ws.audits.stopped_look(run) for run in (run_a_id, run_b_id)}
+        interval_name = stopped_intervals(stops)
         results: list[dict[str, Any]] = result.data["comparisons"]
         if as_json:
             payload = {
@@ -74,6 +78,7 @@ def register(app: typer.Typer) -> None:
                 "top": top,
                 "n_boot": n_boot,
                 "seed": seed,
+                **({"interval_name": interval_name} if interval_name else {}),
                 "comparisons": [
                     {
                         **{k: v for k, v in r.items() if k != "comparison"},
@@ -90,6 +95,16 @@ def register(app: typer.Typer) -> None:
             _print(run_a_id, run_b_id, results, top)
         else:
             _print_tables(result)
+        if interval_name:
+            typer.echo(f"95% CI of B − A: {interval_name}")
+
+
+def stopped_intervals(stops: dict[str, str]) -> str:
+    """The name of B − A's fixed-design intervals where an audit's gates stopped a run of the
+    two early ("fixed-design; does not hold after the stop at look 1 of 4 of run X"), each
+    such run named; empty where neither was."""
+    said = [f"{stopped_name(at)} of run {run}" for run, at in stops.items() if at]
+    return "; ".join(said)
 
 
 # --- tables -----------------------------------------------------------------------------------

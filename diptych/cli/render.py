@@ -32,6 +32,8 @@ def print_result(
         for row in table.rows[:max_rows]:
             shown.add_row(*(fmt(row[i]) for i in keep))
         console.print(shown)
+        if table.interval_name:
+            console.print(f"intervals: {table.interval_name}", markup=False)
         if len(table.rows) > max_rows:
             console.print(f"[dim]… {len(table.rows) - max_rows} more rows in the report[/]")
     for note in result.notes:

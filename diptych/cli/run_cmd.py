@@ -118,12 +118,12 @@ def finish(
 ) -> None:
     if not show and report_dir is None:
         return
-    result = ws.analysis.analyze(run.id)
     if show:
-        print_result(console, result)
+        # As every listing shows it: a figure of a design its gates looked at named.
+        print_result(console, ws.audits.read(run.id))
     if report_dir is not None:
         with writing(report_dir):
-            written = ws.analysis.report_files(run.id, report_dir, result=result)
+            written = ws.analysis.report_files(run.id, report_dir)
         console.print(files_written(written), markup=False)
 
 
@@ -436,7 +436,12 @@ def register(app: typer.Typer) -> None:
             ws.require_writable("run a probe")
             if (warning := few_units_warning(ws.runs.bound(probe_obj))) is not None:
                 typer.echo(warning, err=True)
-            return ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
+            from diptych.audit.sequential import read_whole
+
+            record = ws.runs.run_sync(probe_obj, models, options=options, reporter=reporter)
+            # The same design as a decided run buys its rest: bought whole, its last look.
+            read_whole(ws, record.id)
+            return record
 
         _run_to_the_end(ctx, go, quiet=quiet, create=True, report=report, watch_run=watch_run)
 
@@ -491,6 +496,10 @@ def register(app: typer.Typer) -> None:
         )  # fmt: skip
 
         def go(ws: Workspace, reporter: RichReporter) -> RunRecord:
-            return ws.runs.resume_sync(run_id, options=options, reporter=reporter)
+            from diptych.audit.sequential import read_whole
+
+            record = ws.runs.resume_sync(run_id, options=options, reporter=reporter)
+            read_whole(ws, record.id)  # a decided run bought whole: its last look
+            return record
 
         _run_to_the_end(ctx, go, quiet=quiet, create=False, report=report, watch_run=watch_run)

@@ -58,6 +58,9 @@ class Table:
     #: The columns worth showing in an 80-column terminal, with short headers; the report
     #: shows them all.
     terminal_columns: dict[str, str] | None = None
+    #: The name of the table's intervals where they need one: those of a design its gates
+    #: stopped early are fixed-design and do not hold after the stop.
+    interval_name: str = ""
 
 
 class Figure:

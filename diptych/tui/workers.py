@@ -18,6 +18,7 @@ from typing import Any
 
 from textual.message import Message
 
+from diptych.audit.sequential import read_whole
 from diptych.core.audit.run_status import decided_at, rest_line, rest_to_buy
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
@@ -107,6 +108,9 @@ def execute_job(
                 if run_id is None:
                     post(JobEnded(job_id, None, outcome))
                     return
+                # A decided run bought whole (u, or a new run of its design): its last look,
+                # as diptych resume records it.
+                read_whole(ws, run_id)
                 record = ws.runs.get(run_id)
                 if outcome == "stopped" and record.status == "running":
                     # A cancel that landed during the engine's own clean-up (while it awaited

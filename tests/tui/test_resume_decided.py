@@ -11,10 +11,12 @@ from steps import SIZES, cell, loaded, said, settle, shown, wait_for
 from surface import cut_values
 from textual.widgets import DataTable, Label
 
+from diptych.core.audit.sequential import PartLooks
 from diptych.core.cost import cost_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.runs.confirm import ConfirmResume
+from tests.support.sequential_audits import FIGURE
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -91,3 +93,11 @@ async def test_y_buys_the_rest_of_a_decided_run(decided_run: Path) -> None:
         await wait_for(pilot, lambda: cell(app, run.run.id, "status") == "complete", "the rest")
     with Workspace.open(decided_run) as ws:
         assert ws.runs.get(run.run.id).status == "complete"
+        # Bought whole, as diptych resume records it: its complete design is the last look of
+        # its audit's plan, which every listing then reads, and no look its gates stopped at.
+        (audit,) = ws.audits.list()
+        looks = PartLooks.of(audit.parts[0].detail)
+        assert looks is not None and looks.last is not None and looks.last.complete
+        number = ws.audits.read(run.run.id).numbers[FIGURE]
+        assert number["interval_name"].endswith(f"look {len(looks.looks)} of {looks.batches}")
+        assert ws.audits.as_now(audit).parts[0].status == "complete"

@@ -44,6 +44,9 @@ class FigureDiff:
     ci_low: float | None
     ci_high: float | None
     method: str
+    #: The name of its interval where it needs one: a bootstrap of a run an audit's gates
+    #: stopped early is fixed-design, and does not hold after that stop.
+    interval_name: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -10,6 +10,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from diptych.core.audit.stopped import NOT_HOLDING
 from diptych.core.labels import is_human
 from diptych.core.report.charts import plain
 from diptych.core.report.formatting import counted
@@ -114,6 +115,10 @@ def _worst_actions(audit: Audit) -> list[Action]:
                 )
                 for r in worst
             )
+            # A design stopped early: its bars are fixed-design, named as the chart names them.
+            stopped = STOPPED_NAME.search(chart.note)
+            if stopped is not None and any(r.points[0].has_interval for r in worst):
+                listed += f" (intervals {stopped[0]})"
             out.append(
                 Action(
                     "largest",
@@ -122,6 +127,10 @@ def _worst_actions(audit: Audit) -> list[Action]:
                 )
             )
     return out
+
+
+#: The name of a chart's fixed-design bars on a design its gates stopped early.
+STOPPED_NAME = re.compile(re.escape(NOT_HOLDING) + r" at look [\d,]+ of [\d,]+")
 
 
 #: Every built-in probe that measures a model's bias, by its registered name (as a run records

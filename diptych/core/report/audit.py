@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Protocol
 
+from diptych.core.audit.stopped import name_fixed_intervals
 from diptych.core.builds import build_names, builds_by_model
 from diptych.core.cost import Cost, cost_text
 from diptych.core.errors import DiptychError
@@ -81,6 +82,11 @@ class AuditSource(Protocol):
         """The figures of ``numbers`` no gate decided, of a run whose design stopped early on its
         gates, each with the interval that holds after the stop, or its own named as not
         holding (:func:`diptych.core.workspace.decided.stopped_numbers`); empty otherwise."""
+        ...
+
+    def stopped_look(self, run_id: str) -> str:
+        """The look ("look 1 of 4") at which an audit's gates stopped the run's design early,
+        whose fixed-design intervals do not hold after it; empty for any other run."""
         ...
 
     def notes(self, run_id: str) -> list[dict[str, Any]]: ...
@@ -346,6 +352,7 @@ def run_part(
     if stopped:
         numbers = {k: dict(stopped.get(k) or v) for k, v in result.numbers.items()}
         result = replace(result, numbers=numbers)
+    result = name_fixed_intervals(result, source.stopped_look(view.id))
     finished = max((r.finished_at for r in view.results.values()), default=None)
     calls = cost_of_calls(view)
     return RunPart(

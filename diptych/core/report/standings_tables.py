@@ -7,16 +7,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from diptych.core.report.formatting import FLOOR_MARK, bounds, figure_text, marked_interval, p_text
-from diptych.core.standings import DesignTable, Standing, Succession
+from diptych.core.standings import DecidedKind, DesignTable, Standing, Succession
 
 #: The standings' intervals, named by their level only: what one rests on is said under the
 #: table (:attr:`StandingsText.units`) — the identities, or where it fell to its floor (marked
 #: ``†``, as on every page of the run) the pairings of identities seen only.
 INTERVAL = "95% interval"
-#: What follows the interval of a figure its run's gates decided at an early look: a line under
-#: the table names it ("95% anytime-valid interval, look 1 of 10"), as every page of the run
-#: does. A mark of its own: ``†`` is an interval at its floor on every surface.
+#: What follows the interval of a figure of a design its run's gates stopped at an early look:
+#: a line under the table names it ("95% anytime-valid interval, look 1 of 10"), as every page
+#: of the run does. A mark of its own: ``†`` is an interval at its floor on every surface.
 DECIDED_MARK = "‡"
+#: What the line of a ``‡`` says of its interval, by which interval of a design stopped early
+#: on its gates the figure carries (:data:`~diptych.core.standings.DecidedKind`).
+DECIDED_SAID: dict[DecidedKind, str] = {
+    "gated": "the interval its gates decided on, not the fixed design's; its pairs are tested "
+    "no more confidently than it",
+    "stopped": "the interval of its own looks, which holds after its gates stopped the design "
+    "early, not the fixed design's; its pairs are tested no more confidently than it",
+    "fixed": "its looks did not record it, so no interval of its own holds after the stop",
+}
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]
 
@@ -117,8 +126,8 @@ def standings_text(table: DesignTable) -> StandingsText:
 def standing_interval(s: Standing) -> str:
     """A model's interval as its run's pages print it, marked ``†`` where it fell to its
     floor (:func:`~diptych.core.report.formatting.marked_interval`), then ``‡`` where it is
-    the one its gates decided on at an early look (its name is long for a table's column:
-    a line under the table says it)."""
+    that of a design its gates stopped at an early look (its name is long for a table's
+    column: a line under the table says it)."""
     f = s.figure
     text = marked_interval({"ci_low": f.ci_low, "ci_high": f.ci_high, "floor": f.floor})
     return text + (f" {DECIDED_MARK}" if s.measured.decided is not None else "")
@@ -133,11 +142,7 @@ def _said_of(s: Standing) -> list[tuple[str, str]]:
     if m.partial:
         out.append(("", f"ranked on {m.partial}"))
     if m.decided is not None:
-        out.append((
-            f"{DECIDED_MARK} ",
-            f"{m.decided.name}: the interval its gates decided on, not the fixed design's; "
-            "its pairs are tested no more confidently than it",
-        ))  # fmt: skip
+        out.append((f"{DECIDED_MARK} ", f"{m.decided.name}: {DECIDED_SAID[m.decided.kind]}"))
     if s.figure.floor:
         out.append((f"{FLOOR_MARK} ", s.figure.floor))
     return out

@@ -2,7 +2,7 @@
 Holm-corrected tests and ranks with their intervals (:mod:`.table`), from the observations a
 probe hands over with their units (:mod:`.samples`)."""
 
-from diptych.core.standings.decided import DecidedInterval
+from diptych.core.standings.decided import DecidedInterval, DecidedKind
 from diptych.core.standings.samples import FigureSample, design_of, sts_samples
 from diptych.core.standings.table import (
     DesignTable,
@@ -20,6 +20,7 @@ from diptych.core.standings.table import (
 
 __all__ = [
     "DecidedInterval",
+    "DecidedKind",
     "DesignTable",
     "FigureSample",
     "Measured",

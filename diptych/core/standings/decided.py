@@ -7,7 +7,10 @@ looks (:mod:`diptych.core.metrics.uncertainty.sequential`): at look 1 of 10 it s
 share of the level and is much wider than the fixed-design interval of the same answers, which
 does not hold for a design stopped on what it saw. A page shows one interval per figure, the one
 its decision used, named; so the standings show the anytime-valid interval
-(:class:`DecidedInterval`) and read the figure's spread from it.
+(:class:`DecidedInterval`) and read the figure's spread from it. A figure no gate read, of a
+design stopped early, stopped on what the gated figures showed: its fixed-design interval does
+not hold either, and it carries the anytime-valid interval of its own looks, as ``diptych show``
+prints it (bench ``sequential.stopped_coverage``).
 
 **The spread a test reads.** The interval was made on the scale of its figure's range (the logit
 of an STS's place in [−100, 100]), so its half-width there, divided by the normal quantile of its
@@ -27,18 +30,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from statistics import NormalDist
+from typing import Literal
 
 from diptych.core.metrics.run_difference import RunDifference
 from diptych.core.metrics.uncertainty.inference import Inference, t_inference
 from diptych.core.metrics.uncertainty.intervals import default_transform
 from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 
+#: Which interval of a design stopped early on its gates a figure carries: the one its gate
+#: decided on (``gated``), the anytime-valid one of its own looks for a figure no gate read
+#: (``stopped``), or its fixed-design one named as not holding after the stop, where its looks
+#: did not record it (``fixed``).
+DecidedKind = Literal["gated", "stopped", "fixed"]
+
 
 @dataclass(frozen=True)
 class DecidedInterval:
-    """The figure and interval a run's decision used, where they are not the fixed design's:
-    the look's value, its anytime-valid interval and its name ("95% anytime-valid interval,
-    look 1 of 10"), as ``diptych show`` prints them."""
+    """The figure and interval of a run whose design its gates stopped early, as ``diptych
+    show`` prints them: the look's value, its anytime-valid interval and its name ("95%
+    anytime-valid interval, look 1 of 10"); or, for a figure its looks did not record, its
+    fixed-design value and interval named as not holding after the stop."""
 
     value: float
     ci_low: float
@@ -47,6 +58,7 @@ class DecidedInterval:
     #: Where the interval its looks were made of fell to its floor, what it rests on
     #: (report.json's ``floor``): a decided interval can be a floored one too.
     floor: str | None = None
+    kind: DecidedKind = "gated"
 
 
 def implied_se(decided: DecidedInterval, figure: Inference) -> float:

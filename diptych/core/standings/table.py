@@ -65,8 +65,9 @@ class Measured:
     #: look), its share in words ("10% of its design (decided at look 1 of 10: 164 of 1,640
     #: requests, 1,476 saved)"); "" for a run bought whole.
     partial: str = ""
-    #: Where the run's gates decided this figure at an early look, the interval they decided on
-    #: (anytime-valid over the looks): the standings show it and test no more confidently
+    #: Where the run's gates stopped its design at an early look, the interval ``diptych show``
+    #: prints for this figure (anytime-valid over the looks: the gate's, or its own looks' for
+    #: a figure no gate read): the standings show it and test no more confidently
     #: (:mod:`diptych.core.standings.decided`); None for a figure read on its fixed design.
     decided: DecidedInterval | None = None
 
@@ -202,8 +203,9 @@ class Standings:
     def method(self) -> str:
         level = round(100 * self.confidence)
         return (
-            f"Each figure with its {level}% interval over its units (a figure its run's gates "
-            "decided at an early look with the anytime-valid interval they decided on, named); "
+            f"Each figure with its {level}% interval over its units (a figure of a design its "
+            "run's gates stopped at an early look with the anytime-valid interval they decided "
+            "on, or, for a figure no gate read, that of its own looks, named); "
             "each pair's difference matched per scene where both runs asked the same scenes "
             "(else independent), its interval and t-test from one resampling of those units "
             "(a decided figure's variance the one its anytime-valid interval implies); p "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.audit.record import list_audits
 from diptych.core.audit.run_status import looks_by_run
 from diptych.core.audit.run_status import status_text as status_words
+from diptych.core.audit.stopped import stopped_look
 from diptych.core.labels import LabelPolicy
 from diptych.core.plugins import get_probe
 from diptych.core.probe import ProbeResult
@@ -189,6 +190,9 @@ class _ReportSource:
         if self._analysis.stopped is None:
             raise RuntimeError("the workspace hands Analysis its stopped figures before a report")
         return self._analysis.stopped(run_id, numbers)
+
+    def stopped_look(self, run_id: str) -> str:
+        return stopped_look(self._analysis._kernel.store, self._analysis._kernel.get_run(run_id).id)
 
     def notes(self, run_id: str) -> list[dict[str, Any]]:
         return self._analysis._review.notes(run_id)

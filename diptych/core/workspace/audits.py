@@ -17,6 +17,7 @@ from typing import Any
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.schema import Gates
+from diptych.core.audit.stopped import as_now, name_fixed_intervals, stopped_look
 from diptych.core.labels import LabelPolicy
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import gates as _gates
@@ -55,7 +56,8 @@ class Audits(Namespace):
         decided.update(stopped_numbers(self._store, run, result.numbers, decided))
         if decided:
             result = replace(result, numbers=with_decided(result.numbers, decided))
-        return result
+        # Its breakdowns' intervals are fixed-design: named as not holding after an early stop.
+        return name_fixed_intervals(result, stopped_look(self._store, run))
 
     def decided(self, run_id: str) -> dict[str, dict[str, Any]]:
         """The figures of the run that an audit's gates decided on its looks (``audit run
@@ -68,6 +70,18 @@ class Audits(Namespace):
     def list(self) -> builtins.list[record.AuditRecord]:
         """Every audit recorded in the workspace, oldest first, with its parts."""
         return record.list_audits(self._store)
+
+    def stopped_look(self, run_id: str) -> str:
+        """The look ("look 1 of 4") at which an audit's gates stopped the run's design early:
+        a fixed-design interval of its answers (a breakdown's, a comparison's B − A) does not
+        hold after it. Empty for any other run."""
+        return stopped_look(self._store, self._kernel.get_run(run_id).id)
+
+    def as_now(self, audit: record.AuditRecord) -> record.AuditRecord:
+        """``audit`` as a listing shows it: a part whose run was bought on after the audit's
+        gates stopped it early, and the audit, in the run's own status ("interrupted"), as
+        ``diptych runs`` says it (:func:`~diptych.core.audit.stopped.as_now`)."""
+        return as_now(self._store, audit)
 
     def get(self, ref: str) -> record.AuditRecord:
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""

@@ -18,12 +18,12 @@ figures keep their fixed-design intervals.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.gates import GateFigure
-from diptych.core.audit.record import list_audits
-from diptych.core.audit.sequential import Look, PartLooks, Untested, anytime_figure
+from diptych.core.audit.sequential import Look, Untested, anytime_figure
+from diptych.core.audit.stopped import NOT_HOLDING, continued, looked, stopped_name
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import decided_name, interval
 from diptych.core.report.gates import interval_kind
@@ -39,10 +39,12 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
     run batch by batch: the number as the gate's last look had it, its interval the gate's
     (``ci_low``, ``ci_high``) and named (``interval_name``: "95% anytime-valid interval, look
     1 of 10"). Empty for a run no such audit bought, or whose gates cannot be decided now."""
-    found = _looked(store, run_id)
+    found = looked(store, run_id)
     if found is None:
         return {}
     audit, part_name, looks = found
+    if continued(store, run_id, looks):
+        return {}  # bought on since its stop: no look describes its trials
     try:
         report = audit_gates(analysis, store, audit.id)
     except (DiptychError, ValueError):
@@ -66,17 +68,6 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
     return out
 
 
-def _looked(store: Store, run_id: str) -> tuple[Any, str, PartLooks] | None:
-    """The newest audit that bought ``run_id`` batch by batch, the part's name and its looks."""
-    found = None
-    for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
-        for part in audit.parts:
-            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
-            if looks is not None and looks.active and looks.last is not None:
-                found = (audit, part.name, looks)
-    return found
-
-
 #: The level of a figure no gate read: the report's own.
 CONFIDENCE = 0.95
 
@@ -91,7 +82,7 @@ def stopped_numbers(
     look 1"); each with the look it stopped at (``stopped_at``) and which of the two it carries
     (``stopped_interval``), by which the report's Limitations say so. Empty for a run no such
     audit stopped early."""
-    found = _looked(store, run_id)
+    found = looked(store, run_id)
     if found is None:
         return {}
     looks = found[2]
@@ -99,11 +90,14 @@ def stopped_numbers(
     if last is None or last.complete:
         return {}
     at = f"look {len(looks.looks):,} of {looks.batches:,}"
+    # Bought on since its stop and not whole: every figure from all its trials (the last look
+    # read fewer), each interval fixed-design and named as not holding after the stop.
+    after = continued(store, run_id, looks)
     out: dict[str, dict[str, Any]] = {}
     for name, number in numbers.items():
         if name in decided or not isinstance(number, Mapping):
             continue
-        made = _anytime(name, looks.looks)
+        made = None if after else anytime_interval(name, looks.looks)
         if made is not None:
             out[name] = {
                 **last.numbers[name],
@@ -126,12 +120,13 @@ def _anytime_name(at: str) -> str:
     return decided_name(CONFIDENCE, "anytime-valid", at)
 
 
-def stopped_name(at: str) -> str:
-    """The name of a fixed-design interval on a design that stopped early on its gates."""
-    return f"fixed-design; does not hold after the stop at {at}"
+def holds_after_stop(number: Mapping[str, Any]) -> bool:
+    """Whether a number :func:`stopped_numbers` gave carries an interval that holds after the
+    stop (the anytime-valid one of its looks), not its own named as not holding."""
+    return not str(number.get("interval_name") or "").startswith(NOT_HOLDING)
 
 
-def _anytime(name: str, looks: list[Look]) -> dict[str, float] | None:
+def anytime_interval(name: str, looks: Sequence[Look]) -> dict[str, float] | None:
     """The 95% anytime-valid interval of figure ``name`` over ``looks`` (as the gates make theirs,
     :func:`~diptych.core.audit.sequential.anytime_figure`), or None where a look did not record
     the figure (its share of the level is unknown) or no look could be tested."""

@@ -4,12 +4,14 @@ diff of two audits (:mod:`diptych.core.audit.diff` sets the figures side by side
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.schema import file_hash
+from diptych.core.audit.stopped import stopped_look, stopped_name
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
 
@@ -92,13 +94,33 @@ def diff(analysis: Analysis, store: Store, a: str, b: str) -> _diff.AuditDiff:
     name_b, report_b, rec_b = report_json(store, b)
     fig_a, fig_b = _diff.report_figures(report_a), _diff.report_figures(report_b)
     boot: dict[tuple[str, str], tuple[float, float, float]] = {}
+    stops: dict[str, str] = {}
     if rec_a is not None and rec_b is not None:
         for part_a in rec_a.parts:
             part_b = rec_b.part(part_a.name)
             if not (part_a.run_id and part_b is not None and part_b.run_id):
                 continue
             boot.update(_bootstrapped(analysis, part_a.name, part_a.run_id, part_b.run_id))
-    return _diff.diff_figures(fig_a, fig_b, name_a=name_a, name_b=name_b, bootstrapped=boot)
+            stops[part_a.name] = stopped_intervals(store, {"A": part_a.run_id, "B": part_b.run_id})
+    found = _diff.diff_figures(fig_a, fig_b, name_a=name_a, name_b=name_b, bootstrapped=boot)
+    # A bootstrap of both runs' answers is fixed-design: named where a run was stopped early.
+    found.rows = [
+        replace(r, interval_name=stops.get(r.part, "")) if r.method == "bootstrap" else r
+        for r in found.rows
+    ]
+    return found
+
+
+def stopped_intervals(store: Store, runs: dict[str, str]) -> str:
+    """The name of a fixed-design interval of B − A where an audit's gates stopped a run of
+    ``runs`` (by side: "A", "B") early: "fixed-design; does not hold after the stop at look 1
+    of 4 of A's run"; empty where neither was."""
+    said = []
+    for side, run_id in runs.items():
+        at = stopped_look(store, run_id)
+        if at:
+            said.append(f"{stopped_name(at)} of {side}'s run")
+    return "; ".join(said)
 
 
 def _bootstrapped(

@@ -23,9 +23,10 @@ from diptych.core.report.verdict import published_values
 from diptych.core.run_names import short_names
 from diptych.core.runview import RunView
 from diptych.core.workspace.base import Kernel, Namespace
-from diptych.core.workspace.decided import decided_numbers
+from diptych.core.workspace.decided import decided_numbers, holds_after_stop, stopped_numbers
 
 if TYPE_CHECKING:
+    from diptych.core.store import Store
     from diptych.core.workspace.analysis import Analysis
 
 #: The figure standings rank unless asked for another: the STS of the paired setting, the
@@ -104,17 +105,42 @@ def share_of_design(status: str, looks: PartLooks | None) -> str:
     )
 
 
-def decided_interval(number: Mapping[str, Any] | None) -> ranking.DecidedInterval | None:
-    """The interval a gate decided a figure on, from the number ``diptych show`` prints for it
-    (:func:`~diptych.core.workspace.decided.decided_numbers`); None for a figure no gate
-    decided at a look."""
+def decided_interval(
+    number: Mapping[str, Any] | None, kind: ranking.DecidedKind = "gated"
+) -> ranking.DecidedInterval | None:
+    """The interval of a figure of a design its gates stopped early, from the number ``diptych
+    show`` prints for it: the one a gate decided it on
+    (:func:`~diptych.core.workspace.decided.decided_numbers`), or for a figure no gate read
+    the one that holds after the stop, or its own named as not
+    (:func:`~diptych.core.workspace.decided.stopped_numbers`); None for a figure read on its
+    fixed design."""
     if not number or not number.get("interval_name"):
         return None
     return ranking.DecidedInterval(
         float(number["value"]), float(number["ci_low"]), float(number["ci_high"]),
         str(number["interval_name"]),
         number["floor"] if isinstance(number.get("floor"), str) and number["floor"] else None,
+        kind,
     )  # fmt: skip
+
+
+def stopped_intervals(
+    analysis: Analysis, store: Store, run_id: str, figures: Sequence[str]
+) -> dict[str, ranking.DecidedInterval]:
+    """Each of ``figures`` of a run whose design its gates stopped early, with the interval
+    ``diptych show`` prints for it (:meth:`~diptych.core.workspace.audits.Audits.read`): the
+    gate's where a gate decided it, else the anytime-valid one of its own looks, else its
+    fixed-design one named as not holding after the stop. Empty for any other run."""
+    decided = decided_numbers(analysis, store, run_id)
+    out = {f: decided_interval(decided.get(f)) for f in figures if f in decided}
+    if any(f not in decided for f in figures):
+        # Only a stopped design's figures need the analysis: what the stop leaves them.
+        numbers = analysis.analyze(run_id).numbers
+        for name, number in stopped_numbers(store, run_id, numbers, decided).items():
+            if name in figures:
+                kind: ranking.DecidedKind = "stopped" if holds_after_stop(number) else "fixed"
+                out[name] = decided_interval(number, kind)
+    return {f: d for f, d in out.items() if d is not None}
 
 
 #: How the CLI says to choose another figure; a screen says its own key.
@@ -261,10 +287,13 @@ class Standings(Namespace):
                 continue
             models = {m.get("model_id"): m for m in run.models}
             builds = builds_by_model(view.results.values())
-            # A figure its gates decided at a look keeps the interval they decided on, as
-            # `diptych show` prints it: one interval per figure.
+            # A figure of a design its gates stopped at a look keeps the interval `diptych
+            # show` prints for it (the one they decided on, else the one that holds after
+            # the stop): one interval per figure.
             decided = (
-                decided_numbers(self._analysis, self._store, run.id) if run.id in looks else {}
+                stopped_intervals(self._analysis, self._store, run.id, [s.figure for s in samples])
+                if run.id in looks
+                else {}
             )
             for sample in samples:
                 model = models.get(sample.model, {})
@@ -279,7 +308,7 @@ class Standings(Namespace):
                         sample=sample,
                         shown_run=shown.get(run.id, run.id),
                         partial=share_of_design(run.status, looks.get(run.id)),
-                        decided=decided_interval(decided.get(sample.figure)),
+                        decided=decided.get(sample.figure),
                     )
                 )
                 references.setdefault(

@@ -57,14 +57,18 @@ NARROW = 80
 SECTION_LINES = 4
 
 
-def table_widget(table: Table, widget_id: str) -> FitTable:
-    """A table of the analysis, with the columns meant for a terminal, fitted to its width."""
+def table_widget(table: Table, widget_id: str) -> Widget:
+    """A table of the analysis, with the columns meant for a terminal, fitted to its width;
+    under it the name of its intervals where they need one (a design stopped early)."""
     headers = table.terminal_columns or {c: c for c in table.columns}
     keep = [table.columns.index(c) for c in headers if c in table.columns]
     rows = [[number(row[i]) for i in keep] for row in table.rows[:MAX_ROWS]]
-    return FitTable(
-        [headers[table.columns[i]] for i in keep], rows, id=widget_id, zebra_stripes=True
-    )
+    cells = [headers[table.columns[i]] for i in keep]
+    if not table.interval_name:
+        return FitTable(cells, rows, id=widget_id, zebra_stripes=True)
+    fitted = FitTable(cells, rows, id=f"{widget_id}-rows", zebra_stripes=True)
+    said = Static(Text(f"intervals: {table.interval_name}", style="dim"), classes="intervals")
+    return Vertical(fitted, said, id=widget_id)
 
 
 def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:

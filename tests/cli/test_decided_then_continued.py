@@ -1,0 +1,124 @@
+"""A run its gates decided early and then bought on by a plain run of the same design is in one
+state everywhere: interrupted part way, ``diptych audit list`` says what ``diptych runs`` says
+(never "decided" beside "interrupted"), and ``diptych show`` reads every figure of its table
+from the same trials (all it has, each interval named as not holding after the stop), not the
+gated ones from the look and the rest from every trial; bought whole by the plain run, its
+complete design is its last look, as ``diptych resume`` records it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from diptych.cli.signals import settle_stopped
+from diptych.core.workspace import Workspace
+from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE
+
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+DESIGN = ["pst-text", "-m", "scripted-likelihood", "-M", "latency=0.01", "-p", "setting=both",
+          "-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]  # fmt: skip
+STOPPED = "fixed-design; does not hold after the stop at look 1 of 4"
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+
+class _FirstTrials:
+    """A Reporter that says when a few trials have finished."""
+
+    def __init__(self) -> None:
+        self.some = asyncio.Event()
+        self.finished = 0
+
+    def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
+        return lambda *args, **kwargs: None
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
+        self.finished += 1
+        if self.finished >= 3:
+            self.some.set()
+
+
+def _decided(capsys: pytest.CaptureFixture[str], ws: str) -> str:
+    code, out = call(capsys, "--store", ws, "run", *DESIGN, "--gate", f"{FIGURE} below 60",
+                     "--until-decided", "--batches", "4")  # fmt: skip
+    assert code == 0, out
+    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
+    assert said is not None, out
+    return said[1]
+
+
+def _interrupt(ws: str, run_id: str) -> None:
+    """Buy on the decided run as a plain run of its design does, stopped after a few trials."""
+    with Workspace.open(ws) as opened:
+        reporter = _FirstTrials()
+
+        async def stop_early() -> None:
+            task = asyncio.create_task(opened.runs.resume(run_id, reporter=reporter))
+            await reporter.some.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        asyncio.run(stop_early())
+        settle_stopped(opened, run_id)
+        assert opened.runs.get(run_id).status == "interrupted"
+
+
+def _rows(out: str) -> dict[str, list[str]]:
+    """``diptych show``'s headline table: each figure's cells."""
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith("│ "):
+            cells = [c.strip() for c in line.strip("│").split("│")]
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "260")
+    ws = str(tmp_path / "ws")
+    run_id = _decided(capsys, ws)
+    code, out = call(capsys, "--store", ws, "show", run_id)
+    at_look = _rows(out)
+    looked = {int(cells[-1]) for cells in at_look.values()}
+    _interrupt(ws, run_id)
+
+    code, out = call(capsys, "--store", ws, "runs", "--json")
+    (listed,) = json.loads(out)
+    assert listed["status"] == "interrupted"
+    code, out = call(capsys, "--store", ws, "audit", "list")
+    assert code == 0 and "decided" not in out and " interrupted " in out, out
+    assert out.rstrip().endswith("pst-text interrupted"), out
+    code, out = call(capsys, "--store", ws, "audit", "list", "--json")
+    ((part,),) = [a["parts"] for a in json.loads(out)]
+    assert json.loads(out)[0]["status"] == part["status"] == "interrupted"
+
+    code, out = call(capsys, "--store", ws, "show", run_id)
+    assert code == 0, out
+    rows = _rows(out)
+    with Workspace.open(ws) as opened:
+        now = opened.analysis.analyze(run_id).numbers
+    # Every row from all the run's trials, the analysis's own numbers: none from the look.
+    for name, cells in rows.items():
+        assert int(cells[-1]) == now[name]["n"], (name, cells, now[name])
+        if cells[1] != "—":
+            assert cells[1].endswith(f"({STOPPED})"), (name, cells)
+    assert {int(cells[-1]) for cells in rows.values()} != looked
+
+    # Bought whole by a plain run of the same design: its complete design is its last look.
+    code, out = call(capsys, "--store", ws, "run", *DESIGN)
+    assert code == 0, out
+    code, out = call(capsys, "--store", ws, "audit", "list")
+    assert "decided" not in out and out.rstrip().endswith("pst-text complete"), out
+    code, out = call(capsys, "--store", ws, "show", run_id)
+    assert "status complete" in out and "look 1 of 4" not in out, out
+    assert "does not hold" not in out and "look 2 of 4" in out, out
