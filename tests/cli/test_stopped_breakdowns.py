@@ -86,6 +86,10 @@ def test_a_null_design_stopped_early_names_its_breakdowns_intervals(
     assert code == 0, out
     md = (tmp_path / "rep" / "report.md").read_text()
     html = (tmp_path / "rep" / "report.html").read_text()
+    # Each finding of a figure no gate read states its interval named, as show prints it.
+    stated = re.findall(r"^.*: STS [^\n]*? to [^\n]*$", md, re.M)
+    assert stated and not [s for s in stated if re.search(r"95% interval:? [−\d]", s)], stated
+    assert any("95% anytime-valid interval, look 1 of 4: " in s for s in stated), stated
     # Each table with intervals (STS by stereotyped gender, Appendix B's): named in its note.
     lines = md.splitlines()
     with_ci = [i for i, line in enumerate(lines) if line.startswith("| ") and "95% CI" in line]

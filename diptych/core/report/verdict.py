@@ -209,6 +209,11 @@ def _finding(
     named = "95% interval"
     if decided is not None:
         low, high, named = decided.low, decided.high, decided.name
+    elif number.get("interval_name"):
+        # A figure no gate read, of a design its gates stopped early: its interval is named
+        # as everywhere else (anytime-valid of its looks, or fixed-design and not holding).
+        own = str(number["interval_name"])
+        named = own if own.startswith(named[:3]) else f"{named} ({own})"
     has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
     model = model_names(part)
     sample = sample_text(number, part.observation)
@@ -222,7 +227,8 @@ def _finding(
     if has_ci and low is not None and high is not None:
         # A decided interval's name ends in its look ("look 1 of 10"): a colon keeps that
         # count from running into the interval's low end ("10 −1.16").
-        stated += f", {named}{':' if decided is not None else ''} {plain(low)} to {plain(high)}"
+        colon = ":" if named[-1].isdigit() or named.endswith(")") else ""
+        stated += f", {named}{colon} {plain(low)} to {plain(high)}"
         if decided is not None:
             stated += " (the interval its gate decided on)"
         excludes = low > 0 or high < 0
