@@ -142,3 +142,22 @@ async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(
         await pilot.pause()
         assert opened == [html.resolve().as_uri()]
         assert "no report yet" not in str(screen.query_one("#summary", Static).render())
+
+
+async def test_question_mark_in_the_path_field_opens_help_and_types_nothing(
+    audit_dir: Path,
+) -> None:
+    from diptych.tui.screens.help import HelpScreen
+
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
+        screen = pilot.app.screen
+        field = screen.query_one("#file")
+        await wait_for(pilot, lambda: field.has_focus, "the path field focused")
+        await pilot.press(*"audit", "question_mark")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is screen, "the Audit screen again")
+        assert field.value == "audit"  # type: ignore[attr-defined]

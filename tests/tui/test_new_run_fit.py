@@ -38,3 +38,30 @@ async def test_no_model_chosen_brings_the_models_list_into_view_and_says_why(
         description = probe_class("pst").description()
         assert description.endswith("in one image.") and "in one image." in text, text
         assert cut_values(app) == [], text
+
+
+async def test_a_resize_keeps_the_refused_field_in_view(snapshot_workspace: Path) -> None:
+    """Refused at 80×24, then the terminal made 60×20: the plan still names the field marked
+    in red, so the field (and its focus) stays in view without a second ctrl+s."""
+    from steps import wait_for
+    from surface import unseen_errors
+    from textual.widgets import Input
+
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_new_run(pilot, "pst-text")
+        screen.query_one("#models", TickList).select("scripted-likelihood")
+        await settle(pilot)
+        field = screen.query_one("#form-probe-masculine", Input)
+        field.value = "astronaut"
+        await wait_for(pilot, lambda: "(masculine" in "\n".join(screen_lines(app)), "the plan")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.focused is field
+        assert unseen_errors(app) == [], "\n".join(screen_lines(app))
+        await pilot.resize_terminal(60, 20)
+        await settle(pilot)
+        text = "\n".join(screen_lines(app))
+        assert unseen_errors(app) == [], text
+        # The field and the red reason under it, both in view, as ctrl+s leaves them.
+        assert "astronaut" in text and "unknown masculine" in text, text

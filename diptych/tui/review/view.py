@@ -47,6 +47,9 @@ __all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewView", "known_reviewer", "open_revi
 
 #: Reviewer names already given, per running app: the name is asked once, not per screen.
 _REVIEWERS: weakref.WeakKeyDictionary[App[Any], str] = weakref.WeakKeyDictionary()
+#: Apps whose user closed the question unanswered: entering Review again there does not ask
+#: it again at once (a label key does, as no label is stored without a name).
+_DECLINED: weakref.WeakSet[App[Any]] = weakref.WeakSet()
 #: What every label given here records as its origin.
 VIA = "diptych tui review"
 
@@ -219,7 +222,7 @@ class ReviewView(ReviewDrawing):
         """Take the name known without asking (:func:`known_reviewer`), else ask for it."""
         if self.reviewer is None and not self._asking:
             self.reviewer = known_reviewer(self.app, self.store_path)
-        if self.reviewer is None:
+        if self.reviewer is None and self.app not in _DECLINED:
             self.ask_reviewer()
 
     def ask_reviewer(self) -> None:
@@ -233,7 +236,8 @@ class ReviewView(ReviewDrawing):
         self._asking = False
         if name is None:
             # Escape closes the dialog only: the queue stays to read, and a label key asks
-            # again (no name, no labels).
+            # again (no name, no labels). Entering Review again in this app does not ask.
+            _DECLINED.add(self.app)
             self.notify("no reviewer named: nothing is stored; a label key asks again", timeout=4)
             return
         self._take_name(name)
@@ -242,6 +246,7 @@ class ReviewView(ReviewDrawing):
     def _take_name(self, name: str) -> None:
         self.reviewer = name
         _REVIEWERS[self.app] = name
+        _DECLINED.discard(self.app)
         self.state.take_stored(self.annotator)
         self.state.rebuild(start_unlabelled=True)
         self._show_current()

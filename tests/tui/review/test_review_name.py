@@ -68,3 +68,30 @@ async def test_escape_closes_the_question_only_and_a_label_key_asks_again(
         assert sum(isinstance(s, ReviewerNameModal) for s in app.screen_stack) == 1
         await pilot.press("i", "a", "enter")
         await wait_for(pilot, lambda: review.reviewer == "mia", "the name taken")
+
+
+@pytest.mark.parametrize("answer", [(*"alice", "enter"), ("escape",)])
+async def test_review_asks_who_reviews_once_in_the_apps_session(
+    snapshot_workspace: Path, answer: tuple[str, ...]
+) -> None:
+    """Answered once (a name, or Escape: only browsing), Review opened again in the same app
+    does not ask again (unnamed, a label key still asks: tested above)."""
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(3)(pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewerNameModal), "the question")
+        await pilot.press(*answer)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the answer taken")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        await wait_for(pilot, lambda: review._loaded, "the queue")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ReviewScreen), "Runs again")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "Review again")
+        again = app.screen
+        assert isinstance(again, ReviewScreen)
+        await wait_for(pilot, lambda: again._loaded, "the queue again")
+        assert not any(isinstance(s, ReviewerNameModal) for s in app.screen_stack)
+        assert again.reviewer == ("alice" if answer[0] == "a" else None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -52,7 +52,17 @@ GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule
 
 class PathField(Input):
     """The audit file's path. End, besides ending the path, scrolls the gates and the parts to
-    the last part: from the field an audit opens in, End reaches the parts on its first press."""
+    the last part: from the field an audit opens in, End reaches the parts on its first press.
+    ``?`` opens Help, as everywhere, rather than stand in the path."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        # A printable key is the field's before any binding: Help's ? is taken here first.
+        if event.character == "?":
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action("app.help")
+            return
+        await super()._on_key(event)
 
     def action_end(self, select: bool = False) -> None:
         super().action_end(select)

@@ -443,6 +443,12 @@ class NewRunScreen(Screen[RunRequest | None]):
             for reason in self.query(f"#{field.id}-error"):
                 reason.scroll_visible(animate=False)
 
+    def on_resize(self) -> None:
+        # The plan names the field marked in red: a new size must not leave it out of view.
+        first = self.first_invalid()
+        if first is not None:
+            self.call_after_refresh(self._into_view, first[1])
+
     def _pane_scrolls(self) -> dict[str, float]:
         return {p.id: p.scroll_y for p in self.query(VerticalScroll) if p.id is not None}
 

@@ -39,6 +39,7 @@ from diptych.tui.screens.runs.rows import (
 )
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.jobs_panel import JobsPanel
+from diptych.tui.widgets.said import say
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
 from diptych.tui.workers import load_runs
 
@@ -71,7 +72,7 @@ class RunsScreen(RunControls):
             show=False,
             tooltip="show or hide the runs of every agent session under its row",
         ),
-        Binding("f5", "reload", "Reload now", show=False),
+        Binding("f5", "reload_now", "Reload now", show=False),
         # The ways to the other screens are in the footer where it has room, and where it has
         # not, Help's "+N keys" counts them.
         Binding("a", "app.push_screen('agent')", "Agent"),
@@ -176,6 +177,11 @@ class RunsScreen(RunControls):
         self.action_reload()
 
     # --- loading --------------------------------------------------------------------------
+
+    def action_reload_now(self) -> None:
+        """Read the workspace again now, saying so: the rows may well be the same."""
+        say(self, "Reading the workspace again now.")
+        self.action_reload()
 
     def action_reload(self) -> None:
         if self._loading:
@@ -425,6 +431,9 @@ class RunsScreen(RunControls):
 
     def action_session_runs(self) -> None:
         """Show every agent session's runs under its row, or hide them all again."""
+        if not session_members(self.rows):
+            say(self, "No agent session has made a run here: every run is in the list already.")
+            return
         self.all_session_runs = not self.all_session_runs
         if not self.all_session_runs:
             self.expanded.clear()
@@ -432,5 +441,14 @@ class RunsScreen(RunControls):
 
     def action_full_models(self) -> None:
         """Widen the models column to every model id in full (the table scrolls sideways)."""
+        before = self._wanted_columns()
         self.full_models = not self.full_models
+        if self._wanted_columns() == before:
+            # Nothing the user would see changes: say why rather than keep quiet.
+            self.full_models = not self.full_models
+            if "models" not in before[0]:
+                say(self, "The models column is left out at this width: widen the terminal.")
+            else:
+                say(self, "Every model id is whole already.")
+            return
         self._fit_columns()
