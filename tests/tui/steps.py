@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 from surface import screen_lines
+from surface_controls import state_by_colour, unseen_errors
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -203,8 +204,6 @@ async def surface(
         cut_sentences,
         cut_titles,
         cut_values,
-        state_by_colour,
-        unseen_errors,
     )
     from surface_keys import (
         cut_footer_keys,

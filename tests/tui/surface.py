@@ -15,10 +15,6 @@ asserts ``== []`` and its failure says what a user would have met:
 - :func:`missing_values`: values a screen means to show that are not drawn whole on one line;
 - :func:`cut_names`: names a list means to show (a model's) that are not drawn whole, read
   down its rows (a name broken over lines reads whole; "openai-compat-lla…" does not);
-- :func:`state_by_colour`: a control (checkbox, switch, a list's tick) whose state changes only
-  the colours of its cells, not their text;
-- :func:`unseen_errors`: a screen that points at a field "marked in red" while no such field is
-  in view, or whose focus is not on the field it refers to;
 - :func:`cut_titles`: a box's title (which carries ids and verdicts) or a dialog cut by the
   terminal's edge;
 - :func:`cut_sentences`: a heading, a sentence or a list's title (a section's) cut at the
@@ -28,7 +24,8 @@ asserts ``== []`` and its failure says what a user would have met:
 - :func:`markup_leaks`: markup (````name````, ``ALL_REASONS``) drawn as its characters.
 
 The checks of the keys (the footer's, Help's) are in ``surface_keys.py``, those of a text
-held and not drawn whole (an id, a title line) in ``surface_text.py``; the modules
+held and not drawn whole (an id, a title line) in ``surface_text.py``, those of a control's
+state and a field marked in red in ``surface_controls.py``; the modules
 ``tests/tui/test_surface_*.py`` run them all on every screen at 80×24 and 60×20.
 """
 
@@ -36,7 +33,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -46,19 +43,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
-from textual.color import Color
 from textual.geometry import Region
-from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import (
-    Checkbox,
     DataTable,
     Input,
-    RadioButton,
     Select,
-    SelectionList,
     Static,
-    Switch,
 )
 
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
@@ -310,92 +301,6 @@ def cut_names(app: App[Any], widget: Widget, names: Iterable[str]) -> list[str]:
     text = "".join(re.sub(r"^\s*(\[.\]\s)?", "", row).rstrip() for row in rows)
     return [f"{_where(widget)}: {name!r} is not drawn whole: {rows!r}" for name in names
             if name not in text]  # fmt: skip
-
-
-# --- state in text --------------------------------------------------------------------------
-
-
-async def state_by_colour(pilot: Pilot[Any]) -> list[str]:
-    """Controls on screen whose state reads only in colour: each is switched, redrawn and
-    switched back, and the text of its cells must change with it."""
-    app = pilot.app
-    found: list[str] = []
-    for widget, region in list(visible_widgets(app)):
-        flip = _flipper(widget)
-        if flip is None:
-            continue
-        before = region_lines(screen_lines(app), region)
-        flip()
-        await pilot.pause()
-        after = region_lines(screen_lines(app), region)
-        flip()
-        await pilot.pause()
-        if before == after:
-            found.append(f"{_where(widget)}: its state shows in colour only: {before[:2]!r}")
-    return found
-
-
-def _flipper(widget: Widget) -> Callable[[], None] | None:
-    if isinstance(widget, Checkbox | RadioButton | Switch):
-
-        def flip() -> None:
-            widget.value = not widget.value
-
-        return flip
-    if isinstance(widget, SelectionList) and widget.option_count:
-        # The option drawn on the list's first line (an option may take several lines).
-        index = widget._lines[widget.scroll_offset.y][0] if widget._lines else 0
-        first = widget.get_option_at_index(index)
-
-        def toggle() -> None:
-            widget.toggle(first)
-
-        return toggle
-    return None
-
-
-# --- errors the screen points at ------------------------------------------------------------
-
-
-def _is_red(app: App[Any], hex_colour: str | None) -> bool:
-    """Whether a cell's colour is the theme's error colour (blended a little, as Textual
-    draws it over a background) or plainly red."""
-    if not hex_colour:
-        return False
-    r, g, b = Color.parse(hex_colour).rgb
-    er, eg, eb = Color.parse(app.current_theme.error or "red").rgb
-    near = max(abs(r - er), abs(g - eg), abs(b - eb)) <= 24
-    return near or (r >= 150 and g <= 100 and b <= 120)
-
-
-def unseen_errors(app: App[Any], *, focus: bool = True) -> list[str]:
-    """When the screen tells the user to fix a field "marked in red", a field so marked is in
-    view (text in the theme's error colour outside that sentence) and, with ``focus``, the
-    focus is at it (after the user asked to go on, say)."""
-    lines = screen_lines(app)
-    pointing = [y for y, line in enumerate(lines) if POINTS_AT_FIELD.search(line)]
-    if not pointing:
-        return []
-    cells = screen_cells(app)
-    marked = [
-        y
-        for y, row in enumerate(cells)
-        if y not in pointing and any(_is_red(app, c.color) and c.char.strip() for c in row)
-    ]
-    found = []
-    if not marked:
-        found.append(
-            f"row {pointing[0]} says {lines[pointing[0]].strip()!r} and no field on the screen "
-            "is marked"
-        )
-    focused = app.focused
-    if not focus:
-        return found
-    if focused is None or focused.region.intersection(app.screen.region).area == 0:
-        found.append("the focus is not on a field in view")
-    elif marked and not any(focused.region.y - 3 <= y <= focused.region.bottom + 3 for y in marked):
-        found.append(f"the focus ({_where(focused)}) is not at the field marked in red")
-    return found
 
 
 def cut_titles(app: App[Any]) -> list[str]:

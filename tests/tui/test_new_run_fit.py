@@ -44,7 +44,7 @@ async def test_a_resize_keeps_the_refused_field_in_view(snapshot_workspace: Path
     """Refused at 80×24, then the terminal made 60×20: the plan still names the field marked
     in red, so the field (and its focus) stays in view without a second ctrl+s."""
     from steps import wait_for
-    from surface import unseen_errors
+    from surface_controls import unseen_errors
     from textual.widgets import Input
 
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)

@@ -18,9 +18,8 @@ from surface import (
     markup_leaks,
     region_lines,
     screen_lines,
-    state_by_colour,
-    unseen_errors,
 )
+from surface_controls import state_by_colour, unseen_errors
 from surface_keys import (
     cut_footer_keys,
     footer_lacks,

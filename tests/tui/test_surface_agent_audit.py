@@ -26,8 +26,8 @@ from surface import (
     markup_leaks,
     missing_values,
     screen_lines,
-    state_by_colour,
 )
+from surface_controls import state_by_colour
 from surface_keys import (
     cut_footer_keys,
     footer_lacks,

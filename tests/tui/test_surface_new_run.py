@@ -26,9 +26,8 @@ from surface import (
     cut_names,
     cut_values,
     screen_lines,
-    state_by_colour,
-    unseen_errors,
 )
+from surface_controls import state_by_colour, unseen_errors
 from surface_keys import (
     cut_footer_keys,
     footer_lacks,

@@ -28,10 +28,10 @@ from surface import (
     cut_fields,
     cut_titles,
     cut_values,
-    state_by_colour,
     unlabelled_values,
     visible_widgets,
 )
+from surface_controls import state_by_colour
 from surface_keys import (
     cut_footer_keys,
     footer_keys,
