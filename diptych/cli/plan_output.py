@@ -7,7 +7,7 @@ buying stopped.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -21,6 +21,9 @@ from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
+
+if TYPE_CHECKING:
+    from diptych.core.workspace import Estimate
 
 
 def money(value: float | None) -> str:
@@ -181,3 +184,25 @@ def _overridden(source: Path | AuditFile, overrides: dict[str, Any] | None) -> P
 
     audit = load_audit(source)[0] if isinstance(source, Path) else source
     return apply_overrides(audit, overrides)
+
+
+def print_estimate(console: Console, est: Estimate) -> None:
+    console.print(plan_counts(est.planned, est.cached, est.to_run))
+    for model_id, per in est.per_model.items():
+        # In the total line's units: trials planned, requests to run.
+        console.print(
+            f"  {model_id}: {counted(int(per['planned']), 'trial')} planned, "
+            f"{counted(int(per['to_run']), 'request')} to run, " + dollars(per["cost"])
+        )
+    # What has no price is said in the amount itself ("$1.20 + 300 requests not priced").
+    console.print(f"estimated cost of the rest: {dollars(est.cost)}")
+    if est.paid_failed:
+        console.print(
+            f"{est.paid_failed} answers paid for but unusable are left as failed "
+            "(--paid-retries N buys N of them again)"
+        )
+    if est.paid_retries_left and est.to_run:
+        console.print(
+            f"up to {est.paid_retries_left} paid retries of unusable answers: at most "
+            f"{dollars(est.paid_retry_cost)} more"
+        )

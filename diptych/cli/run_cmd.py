@@ -37,9 +37,8 @@ from diptych.cli.signals import settle_stopped
 from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
-from diptych.core.report.formatting import counted, dollars, plan_counts, tally
+from diptych.core.report.formatting import tally
 from diptych.core.workspace import (
-    Estimate,
     RetryPolicy,
     RunLeasedError,
     RunOptions,
@@ -69,28 +68,6 @@ def resume_command(ws: Workspace, run_id: str) -> str:
     normalised as a user would type it (``/tmp/a/ws``, never ``/tmp/a/run/../ws``; links kept,
     as the user named them)."""
     return shlex.join(["diptych", "--store", os.path.abspath(ws.path), "resume", run_id])
-
-
-def print_estimate(console: Console, est: Estimate) -> None:
-    console.print(plan_counts(est.planned, est.cached, est.to_run))
-    for model_id, per in est.per_model.items():
-        # In the total line's units: trials planned, requests to run.
-        console.print(
-            f"  {model_id}: {counted(int(per['planned']), 'trial')} planned, "
-            f"{counted(int(per['to_run']), 'request')} to run, " + dollars(per["cost"])
-        )
-    # What has no price is said in the amount itself ("$1.20 + 300 requests not priced").
-    console.print(f"estimated cost of the rest: {dollars(est.cost)}")
-    if est.paid_failed:
-        console.print(
-            f"{est.paid_failed} answers paid for but unusable are left as failed "
-            "(--paid-retries N buys N of them again)"
-        )
-    if est.paid_retries_left and est.to_run:
-        console.print(
-            f"up to {est.paid_retries_left} paid retries of unusable answers: at most "
-            f"{dollars(est.paid_retry_cost)} more"
-        )
 
 
 def watch(ctx: typer.Context, refused: RunLeasedError, poll: float = 1.0) -> NoReturn:
@@ -123,7 +100,8 @@ def finish(
         print_result(console, ws.audits.read(run.id))
     if report_dir is not None:
         with writing(report_dir):
-            written = ws.analysis.report_files(run.id, report_dir)
+            # The report diptych report writes: a recorded audit's run as that audit's.
+            written = ws.audits.write_report([run.id], report_dir)
         console.print(files_written(written), markup=False)
 
 
@@ -425,6 +403,8 @@ def register(app: typer.Typer) -> None:
                     probe_obj, models, options=options, precision=True, target_width=target_width
                 )
                 console = Console(soft_wrap=True)
+                from diptych.cli.plan_output import print_estimate
+
                 print_estimate(console, estimate)
                 print_precision(console, estimate.precision)
             return

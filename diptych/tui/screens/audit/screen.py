@@ -7,7 +7,6 @@ Workspace); results come back as messages, so no widget is touched from a thread
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +14,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header, Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -29,6 +27,15 @@ from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
+from diptych.tui.screens.audit.messages import (
+    AuditFailed,
+    AuditFinished,
+    AuditGates,
+    AuditPartChanged,
+    AuditPlanned,
+    AuditReplanned,
+    AuditsRecorded,
+)
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
     estimate_cells,
@@ -68,57 +75,6 @@ class PathField(Input):
         super().action_end(select)
         if not select:
             self.screen.query_one("#body", VerticalScroll).scroll_end(animate=False)
-
-
-@dataclass
-class AuditPlanned(Message):
-    plan: AuditPlan
-    #: The report this audit last wrote, where its run recorded it (None: none there now).
-    report: Path | None = None
-
-
-@dataclass
-class AuditsRecorded(Message):
-    """The audits recorded in the workspace, newest first: each one's line and its id."""
-
-    audits: list[tuple[str, str]]
-
-
-@dataclass
-class AuditReplanned(Message):
-    """The plan again after a run: what is stored now and what is left to run."""
-
-    plan: AuditPlan
-
-
-@dataclass
-class AuditPartChanged(Message):
-    name: str
-    status: str
-
-
-@dataclass
-class AuditFinished(Message):
-    status: str
-    spent: float
-    report: Path | None
-    #: Bought until decided: why it stopped and what it bought ("" otherwise).
-    stopped: str = ""
-
-
-@dataclass
-class AuditFailed(Message):
-    error: str
-
-
-@dataclass
-class AuditGates(Message):
-    """The audit's gates: decided (``lines``), or stated but not decidable yet (``rows``:
-    gate, figure and rule with why), and a line for the summary."""
-
-    lines: list[GateLine]
-    rows: list[tuple[str, str, str, str]]
-    note: str
 
 
 class AuditScreen(Screen[None]):

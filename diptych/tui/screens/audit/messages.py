@@ -1,0 +1,63 @@
+"""What the Audit screen's thread workers send back: a worker never touches a widget, it posts
+one of these and the screen draws it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.message import Message
+
+from diptych.audit import AuditPlan
+from diptych.core.report.gates import GateLine
+
+
+@dataclass
+class AuditPlanned(Message):
+    plan: AuditPlan
+    #: The report this audit last wrote, where its run recorded it (None: none there now).
+    report: Path | None = None
+
+
+@dataclass
+class AuditsRecorded(Message):
+    """The audits recorded in the workspace, newest first: each one's line and its id."""
+
+    audits: list[tuple[str, str]]
+
+
+@dataclass
+class AuditReplanned(Message):
+    """The plan again after a run: what is stored now and what is left to run."""
+
+    plan: AuditPlan
+
+
+@dataclass
+class AuditPartChanged(Message):
+    name: str
+    status: str
+
+
+@dataclass
+class AuditFinished(Message):
+    status: str
+    spent: float
+    report: Path | None
+    #: Bought until decided: why it stopped and what it bought ("" otherwise).
+    stopped: str = ""
+
+
+@dataclass
+class AuditFailed(Message):
+    error: str
+
+
+@dataclass
+class AuditGates(Message):
+    """The audit's gates: decided (``lines``), or stated but not decidable yet (``rows``:
+    gate, figure and rule with why), and a line for the summary."""
+
+    lines: list[GateLine]
+    rows: list[tuple[str, str, str, str]]
+    note: str
