@@ -49,9 +49,9 @@ from diptych.agent.placebo import cache_key, placebo_words, summarise, word_p_va
 from diptych.agent.proposals import Proposal
 from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, measure_claims
 from diptych.core.capabilities import Model
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.metrics.uncertainty.resampling import benjamini_hochberg
-from diptych.core.report.formatting import minus
 from diptych.core.workspace import Workspace
 from diptych.core.yaml_input import load_yaml
 
@@ -235,8 +235,7 @@ def number(value: Any) -> float:
 
 def _one(value: Any) -> str:
     """One decimal with a reader's minus; a value that rounds to zero has no sign."""
-    text = f"{number(value):.1f}"
-    return minus(text.lstrip("-") if float(text) == 0 else text)
+    return figure_text(number(value))
 
 
 def _interval(figure: dict[str, Any]) -> str:

@@ -39,6 +39,7 @@ from diptych.agent.proposals import (
 from diptych.agent.proposer import Offer, offer, top_up, tried_identities
 from diptych.agent.scoring import Budget
 from diptych.core.capabilities import Model
+from diptych.core.digits import figure_text
 from diptych.core.workspace import Workspace
 
 KIND = "identities"
@@ -212,7 +213,7 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
                 p.status = "rejected"
                 p.reason = (
                     f"near-duplicate of {near[0][2].get('pair', near[0][0])} "
-                    f"(distance {near[0][1]:.3f})"
+                    f"(distance {figure_text(near[0][1])})"
                 )
             else:
                 close = [q for q, v in kept if cosine_distance(vec, v) < NEAR_DUPLICATE]

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from diptych.core.digits import figure_text
 from diptych.core.vectors import open_collection
 
 if TYPE_CHECKING:
@@ -232,7 +233,7 @@ def outcomes_for_agent(
             continue
         sts = (p.sts or {}).get("value")
         line = f"{p.id}: {as_data(p.pair, 90)} -> {p.status}" + (
-            "" if sts is None else f" (STS {sts:.0f})"
+            "" if sts is None else f" (STS {figure_text(sts)})"
         )
         if p.excerpt:
             line += f"; target said {as_data(p.excerpt, 120)}"
@@ -244,7 +245,8 @@ def outcomes_for_agent(
                 continue
             measured.append(
                 f"{mid}: {as_data(meta.get('pair', ''), 90)} -> "
-                f"{as_data(meta.get('status', ''), 20)} (earlier session, distance {dist:.2f})"
+                f"{as_data(meta.get('status', ''), 20)} (earlier session, distance "
+                f"{figure_text(dist)})"
             )
     avoid = [
         f"{as_data(p.pair, 90)}: {as_data(p.reason or '', 100)}"

@@ -29,6 +29,7 @@ from typing import Any
 
 from diptych.agent.paraphrases import Paraphrase
 from diptych.core.capabilities import Model
+from diptych.core.cost import dollars_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import CANNOT_IDENTIFY, SELF_ANNOTATOR, SubjectLabel, annotator_kind
 from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
@@ -260,7 +261,9 @@ def measure_claims(
         if budget.max_trials is not None and budget.trials + to_run > budget.max_trials:
             return Measurement(False, f"over budget: {to_run} more trials than allowed")
         if budget.max_cost is not None and budget.spent + cost > budget.max_cost:
-            return Measurement(False, f"over budget: ${cost:.2f} more than --max-cost allows")
+            return Measurement(
+                False, f"over budget: {dollars_text(cost)} more than --max-cost allows"
+            )
 
     index = {claim: i for i, claim in enumerate(claims)}
     raw: list[float] = []

@@ -31,6 +31,7 @@ import typer
 
 from diptych.cli.context import state
 from diptych.cli.paths import check_input_file
+from diptych.core.digits import figure_text
 from diptych.core.errors import AnnotationFailedError, InputFileError, UsageError
 from diptych.core.workspace import AnnotationSummary, ImportReport
 from diptych.core.workspace.labels.sample import MAX_SEED
@@ -250,8 +251,9 @@ def register(app: typer.Typer) -> None:
                 )
                 typer.echo(
                     f"wrote {drawn.rows} of {drawn.population} persons to {template}, drawn "
-                    f"{drawn.design} (expected {drawn.expected:.1f}; draw {drawn.draw}); import "
-                    "the filled file with --import: each label keeps its probability"
+                    f"{drawn.design} (expected {figure_text(drawn.expected)}; draw "
+                    f"{drawn.draw}); import the filled file with --import: each label keeps its "
+                    "probability"
                 )
                 return
             written = ws.labels.template(record.id, template, images=images)

@@ -34,6 +34,7 @@ from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
 from diptych.core.audit.sequential import DEFAULT_BATCHES
+from diptych.core.digits import percent_text
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
 from diptych.core.report.formatting import bounds, figure_text
@@ -325,11 +326,11 @@ def decide_gates(
         return code
     gates = len(report.results)
     if report.family != "holm":
-        family = f"each gate at {report.confidence:.0%}, not adjusted"
+        family = f"each gate at {percent_text(report.confidence)}, not adjusted"
     elif gates == 1:
-        family = f"one gate, at {report.confidence:.0%}"
+        family = f"one gate, at {percent_text(report.confidence)}"
     else:
-        family = f"Holm across {gates} gates at {report.confidence:.0%}"
+        family = f"Holm across {gates} gates at {percent_text(report.confidence)}"
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())

@@ -19,6 +19,7 @@ from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
 from diptych.core.audit.sequential import STOP_TEXT
 from diptych.core.cost import Cost
+from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
 
@@ -115,9 +116,9 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
         )
         typer.echo(
             f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
-            f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%}) in "
+            f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)}) in "
             f"{summary.looks:,} of {summary.batches:,} batches; saved {saved:,} requests "
-            f"({saved / summary.planned:.0%}){dollars}"
+            f"({percent_text(saved / summary.planned)}){dollars}"
         )
     if skipped:
         typer.echo(
@@ -167,11 +168,11 @@ def print_expected_costs(
             price = cost.cost.share(share) if isinstance(cost.cost, Cost) else cost.cost * share
             typer.echo(
                 f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
-                f"{spend.share:.0%} ± {spend.mc_error:.0%} of the design, about "
-                f"{spend.share * cost.requests:,.0f} requests"
+                f"{percent_text(spend.share)} ± {percent_text(spend.mc_error)} of the design, "
+                f"about {figure_text(round(spend.share * cost.requests))} requests"
                 + (f", {money(price)}" if priced else "")
                 + "; decided in "
-                f"{spend.decided:.0%} of {spend.replicates} simulated audits"
+                f"{percent_text(spend.decided)} of {spend.replicates} simulated audits"
             )
 
 

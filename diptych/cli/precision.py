@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from diptych.core.digits import figure_text
+
 if TYPE_CHECKING:
     from diptych.cli.console import SafeConsole
     from diptych.core.metrics.uncertainty.precision import PrecisionPlan
@@ -55,7 +57,8 @@ def few_units_warning(probe: object) -> str | None:
         df = d.least_df()
         return (
             f"warning: {d.describe()} leave {fig.name} a t interval with {df} degree"
-            f"{'s' if df != 1 else ''} of freedom (t {t_multiplier(df, DEFAULT_CONFIDENCE):.2f}): "
+            f"{'s' if df != 1 else ''} of freedom (t "
+            f"{figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))}): "
             f"too wide to say anything; use at least {FEW_UNITS} per list{grow}"
         )
     return None

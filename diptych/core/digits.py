@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["INFINITE", "figure_text", "minus"]
+__all__ = ["INFINITE", "figure_text", "minus", "p_text", "percent_text", "signed_text"]
 
 #: How an infinite value reads: a reader's symbol, never a program's ``inf``.
 INFINITE = {"inf": "∞", "-inf": "−∞", "Infinity": "∞", "-Infinity": "−∞"}
@@ -36,3 +36,30 @@ def figure_text(value: Any) -> str:
 def minus(text: str) -> str:
     """A printed number's sign as a reader's minus (U+2212), never a hyphen: "−15.8"."""
     return text.replace("-", "−")
+
+
+def signed_text(value: Any) -> str:
+    """A figure read as a change, by :func:`figure_text` with its sign always shown: "+1.25",
+    "−0.40"; a value that rounds to zero has none."""
+    text = figure_text(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or text[0] in "−∞—":
+        return text
+    return text if text.strip("0.,") == "" else f"+{text}"
+
+
+def percent_text(share: Any) -> str:
+    """A share (0.95) as a percent by the same rule of digits: "95%", "12.5%", "4.17%"; a
+    whole percent stays whole."""
+    if isinstance(share, bool) or not isinstance(share, int | float):
+        return figure_text(share)
+    percent = float(share) * 100
+    if math.isfinite(percent) and abs(percent - round(percent)) < 1e-9:
+        return f"{figure_text(round(percent))}%"
+    return f"{figure_text(percent)}%"
+
+
+def p_text(p: Any) -> str:
+    """A p- or q-value, read against 0.05: three decimals, ``< 0.001`` below that."""
+    if isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p):
+        return "—"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"

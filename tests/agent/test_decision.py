@@ -232,9 +232,9 @@ def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides
     # Both of a's identities held out: the pair is a finding. Only b's masculine one did: the
     # finding is that side's, named so, never the pair's.
     assert a.status == "finding"
-    assert b.status == "masculine-side finding" and "fb (feminine) 6.0" in (b.reason or "")
+    assert b.status == "masculine-side finding" and "fb (feminine) 6.00" in (b.reason or "")
     assert c.status == "not confirmed" and "other side" in (c.reason or "")
-    band = "inside the placebo band [\N{MINUS SIGN}2.0, 2.0]"
+    band = "inside the placebo band [\N{MINUS SIGN}2.00, 2.00]"
     assert g.status == "not confirmed" and band in (g.reason or "")
     assert d.status == "no finding" and rejected.q_value is None
     assert (k, n) == (2, 5)

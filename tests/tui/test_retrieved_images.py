@@ -60,7 +60,7 @@ async def test_choosing_a_query_draws_its_images_best_first(
         box = panel.query_one("#retrieved-images")
         texts = [str(w.render()) for w in box.query(Static) if not w.has_class("figure-image")]
         assert texts[0] == "clip · A photo of a doctor"
-        assert texts[1].startswith("1. Black_male · 0.900 · " + blobs[0][:12])
-        assert texts[2].startswith("2. White_female · 0.500")
+        assert texts[1].startswith("1. Black_male · 0.90 · " + blobs[0][:12])
+        assert texts[2].startswith("2. White_female · 0.50")
         assert texts[3].startswith("3. Asian_male") and texts[4] == "image not in this workspace"
         assert len(box.query(".figure-image")) == 2

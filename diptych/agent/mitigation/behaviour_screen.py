@@ -30,6 +30,7 @@ from typing import Any
 
 from diptych.agent.placebo import band, placebo_words
 from diptych.agent.scoring import Budget
+from diptych.core.digits import figure_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import SELF_ANNOTATOR
 from diptych.core.workspace import RunOptions
@@ -81,9 +82,10 @@ def judge(placebo_band: dict[str, Any], treated: dict[str, float]) -> dict[str, 
     out: dict[str, Any] = {"p_feminine": mean, "words": treated, "band": [low, high]}
     if not low <= mean <= high:
         out["reason"] = (
-            f"behaviour: moves the placebo words' P(she) from {placebo_band['mean']:.1f} to "
-            f"{mean:.1f}, outside their band [{low:.1f}, {high:.1f}] without it: it tells the "
-            "model the answer rather than removing a stereotype"
+            "behaviour: moves the placebo words' P(she) from "
+            f"{figure_text(placebo_band['mean'])} to "
+            f"{figure_text(mean)}, outside their band [{figure_text(low)}, {figure_text(high)}] "
+            "without it: it tells the model the answer rather than removing a stereotype"
         )
     return out
 

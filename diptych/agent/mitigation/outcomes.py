@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from diptych.core.digits import figure_text, signed_text
+
 #: Statuses of an intervention that was run and measured (its search change has a figure).
 SCORED = ("finding", "not confirmed", "no finding", "scored")
 
@@ -37,5 +39,6 @@ def _below_zero(score: dict[str, Any]) -> bool:
 
 def _interval(score: dict[str, Any]) -> str:
     if score.get("reason"):
-        return f"{score['difference']:+.1f} ({score['reason']})"
-    return f"{score['difference']:+.1f} [{score['ci_low']:.1f}, {score['ci_high']:.1f}]"
+        return f"{signed_text(score['difference'])} ({score['reason']})"
+    low, high = figure_text(score["ci_low"]), figure_text(score["ci_high"])
+    return f"{signed_text(score['difference'])} [{low}, {high}]"

@@ -23,6 +23,7 @@ import hashlib
 from dataclasses import replace
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
 from diptych.core.metrics.uncertainty.precision import (
     WANTED_POWER,
@@ -70,8 +71,8 @@ def scaled_change(base: Components, threshold: float) -> Components:
         k * base.cols,
         root2 * base.interaction,
         root2 * base.within,
-        f"a change of {threshold:g} scaling each identity's stereotype by {k:.2f} and moving "
-        f"each prompt as the baseline's prompts differ ({base.source})",
+        f"a change of {threshold:g} scaling each identity's stereotype by {figure_text(k)} and "
+        f"moving each prompt as the baseline's prompts differ ({base.source})",
         centre=-threshold,
     )
 
@@ -178,8 +179,10 @@ def statement(power: dict[str, Any]) -> str:
     s, h = power["search"], power["heldout"]
     want = f"a reduction of {power['threshold']:g} STS points"
     sides = (
-        f"search {s['design']} (df {s['df']:g}, t {s['t']:.2f}): power {s['power']:.2f}; "
-        f"held-out {h['design']} (df {h['df']:g}, t {h['t']:.2f}): power {h['power']:.2f}"
+        f"search {s['design']} (df {s['df']:g}, t {figure_text(s['t'])}): power "
+        f"{figure_text(s['power'])}; "
+        f"held-out {h['design']} (df {h['df']:g}, t {figure_text(h['t'])}): power "
+        f"{figure_text(h['power'])}"
     )
     if power["powered"]:
         grown = "; identities added from the paper's lists" if power["grown"] else ""

@@ -52,6 +52,7 @@ from diptych.agent.mitigation.prompts import (
 from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
 from diptych.agent.scoring import Budget
 from diptych.agent.validation import intervention_problem
+from diptych.core.digits import figure_text, signed_text
 from diptych.core.errors import DiptychError
 from diptych.core.workspace import RunOptions
 
@@ -227,7 +228,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             "\n".join(
                 f"{t['id']}: {t['kind']} {as_data(t['text'], 160)} -> "
                 + (
-                    f"{t['score']['difference']:+.1f}"
+                    signed_text(t["score"]["difference"])
                     if "difference" in t.get("score", {})
                     else "unscored"
                 )
@@ -318,7 +319,8 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
                     item = {
                         **item,
                         "status": "rejected",
-                        "reason": f"near-duplicate of {near[0][0]} (distance {near[0][1]:.3f})",
+                        "reason": f"near-duplicate of {near[0][0]} (distance "
+                        f"{figure_text(near[0][1])})",
                     }
                 else:
                     seen[item["prompt"]] = item["id"]

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from diptych.core.audit.gates import GateFigure, GateResult
+from diptych.core.digits import percent_text
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, spending_shares
 
@@ -277,7 +278,7 @@ def undecided_note(looks: Sequence[Look]) -> str:
     """What an inconclusive sequential gate says instead of "about N more units"."""
     last = looks[-1]
     where = f"{len(looks)} look{'s' if len(looks) != 1 else ''} ({last.bought:,} of " \
-        f"{last.planned:,} requests, {last.fraction:.0%})"  # fmt: skip
+        f"{last.planned:,} requests, {percent_text(last.fraction)})"  # fmt: skip
     if last.complete:
         return f"not decided after {where}: the design is complete"
     return f"not decided after {where}; another batch may decide it"
@@ -319,7 +320,8 @@ class SequentialSummary:
 
     def sentence(self) -> str:
         why = STOP_TEXT.get(self.stop or "", "it was stopped")
-        bought = f"{self.bought:,} of {self.planned:,} requests ({self.bought / self.planned:.0%})"
+        share = percent_text(self.bought / self.planned)
+        bought = f"{self.bought:,} of {self.planned:,} requests ({share})"
         if self.early:
             head = (
                 f"The audit stopped early ({why}) after {bought}, at look {self.looks} of "

@@ -31,6 +31,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_N_BOOT,
@@ -195,8 +196,8 @@ def rogan_gladen(p_observed: float, sensitivity: float, specificity: float) -> f
             raise ValueError(f"{name} must lie in [0, 1], got {value}")
     if sensitivity + specificity <= 1.0:
         raise ValueError(
-            f"sensitivity {sensitivity:.3f} + specificity {specificity:.3f} ≤ 1: the annotator "
-            "is no better than chance, so its labels cannot be corrected"
+            f"sensitivity {figure_text(sensitivity)} + specificity {figure_text(specificity)} ≤ "
+            "1: the annotator is no better than chance, so its labels cannot be corrected"
         )
     return float(rogan_gladen_array(p_observed, sensitivity, specificity))
 
@@ -336,8 +337,8 @@ def corrected_stereotype_test_score(
         )
     if se + sp <= 1.0:
         raise ValueError(
-            f"sensitivity {se:.3f} + specificity {sp:.3f} ≤ 1: the annotator is no better than "
-            "chance, so its labels cannot be corrected"
+            f"sensitivity {figure_text(se)} + specificity {figure_text(sp)} ≤ 1: the annotator "
+            "is no better than chance, so its labels cannot be corrected"
         )
     groups = [g for g in (FEMININE, MASCULINE) if g in set(stereotypes)]
     unknown = set(stereotypes) - {FEMININE, MASCULINE}

@@ -14,6 +14,9 @@ from diptych.core.digits import INFINITE as _INFINITE
 # The rule of digits, re-exported: the report and every front end print by this module.
 from diptych.core.digits import figure_text as figure_text
 from diptych.core.digits import minus as minus
+from diptych.core.digits import p_text as p_text
+from diptych.core.digits import percent_text as percent_text
+from diptych.core.digits import signed_text as signed_text
 
 #: Magic bytes of the image formats a page can show inline, and their media types.
 _IMAGE_MAGIC = (
@@ -58,13 +61,6 @@ def image_type(data: bytes) -> str | None:
 def data_uri(data: bytes, mime: str = "image/png") -> str:
     """The bytes as a ``data:`` URI, so the HTML report needs no file beside it."""
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-
-
-def p_text(p: Any) -> str:
-    """A p- or q-value, read against 0.05: three decimals, ``< 0.001`` below that."""
-    if isinstance(p, bool) or not isinstance(p, int | float) or not math.isfinite(p):
-        return "—"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _finite(value: Any) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability
-from diptych.core.cost import Cost, computed_here
+from diptych.core.cost import Cost, computed_here, dollars_text
 from diptych.core.errors import DiptychError
 from diptych.core.plugins import model_class
 
@@ -80,8 +80,10 @@ class ActualCost:
         if self.reported < self.answered:
             # The rest were answered by a service that sent no token counts (or before
             # diptych read them): the sum is a lower bound.
-            return f"${self.usd:.2f} ({self.reported:,} of {self.answered:,} calls reported)"
-        return f"${self.usd:.2f}"
+            return (
+                f"{dollars_text(self.usd)} ({self.reported:,} of {self.answered:,} calls reported)"
+            )
+        return dollars_text(self.usd)
 
 
 def cost_actual(view: RunView) -> ActualCost:

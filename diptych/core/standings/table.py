@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.run_difference import RunDifference, cell_means, run_difference
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.uncertainty.inference import Inference
@@ -209,11 +210,12 @@ class Standings:
             "each pair's difference matched per scene where both runs asked the same scenes "
             "(else independent), its interval and t-test from one resampling of those units "
             "(a decided figure's variance the one its anytime-valid interval implies); p "
-            "adjusted by Holm over "
-            "a table's pairs. Rank 1 is the highest figure; a rank's interval runs over the "
-            f"models no Holm-adjusted test at {1 - self.confidence:.2f} tells apart from it, so "
-            f"every rank interval of a table holds at once with probability ≥ {level}%. Only "
-            "runs of one design are ranked together; published figures are another design."
+            "adjusted by Holm over a table's pairs. Rank 1 is the highest figure; a rank's "
+            "interval runs over the models no Holm-adjusted test at "
+            f"{figure_text(1 - self.confidence)} tells apart "
+            "from it, so every rank interval of a table holds at once with probability ≥ "
+            f"{level}%. Only runs of one design are ranked together; published figures are "
+            "another design."
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from diptych.core.audit.record import list_audits
 from diptych.core.audit.run_status import looks_by_run, status_text
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.builds import build_names, builds_by_model
+from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.plugins import get_probe
@@ -99,7 +100,7 @@ def share_of_design(status: str, looks: PartLooks | None) -> str:
     said = status_text(status, looks)
     last = looks.last if looks is not None else None
     return (
-        f"{last.fraction:.0%} of its design ({said})"
+        f"{percent_text(last.fraction)} of its design ({said})"
         if last is not None
         else f"part of its design ({said})"
     )

@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from diptych.core.capabilities import Model
+from diptych.core.digits import figure_text
 from diptych.core.labels import GENDER_LABELS, Label
 from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.annotators._people import (
@@ -143,7 +144,7 @@ class FacesAnnotator(PeopleAnnotator):
         detail = {**seen, "face": index, **face.as_dict()}
         if confidence < self._params.min_confidence:
             detail["reason"] = (
-                f"gender confidence {confidence:.3f} is below min_confidence "
+                f"gender confidence {figure_text(confidence)} is below min_confidence "
                 f"{self._params.min_confidence}"
             )
             return Label(position, CANNOT_IDENTIFY, None, detail)

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from diptych.core.digits import figure_text
 from diptych.core.probe import ProbeResult
 from diptych.tui.widgets.images import image_widget_class
 
@@ -90,7 +91,9 @@ class RetrievedImages(VerticalScroll):
         children: list[Any] = [Static(Text(self.queries[message.index][0], style="bold"))]
         for rank, (item, picture) in enumerate(message.images, start=1):
             score = item.get("score")
-            label = f"{rank}. {item['group']}" + (f" · {score:.3f}" if score is not None else "")
+            label = f"{rank}. {item['group']}" + (
+                f" · {figure_text(score)}" if score is not None else ""
+            )
             children.append(Static(Text(f"{label} · {item['blob'][:12]}")))
             if picture is None:
                 children.append(Static(Text("image not in this workspace", style="dim")))

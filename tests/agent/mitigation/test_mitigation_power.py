@@ -49,7 +49,7 @@ def test_halves_of_2_by_2_cannot_decide_and_say_so() -> None:
     statement = power["statement"]
     assert statement.startswith(
         "cannot reach power 0.8 for a reduction of 10 STS points with the identities given: "
-        "search 2 × 2 identities (df 1, t 12.71)"
+        "search 2 × 2 identities (df 1, t 12.7)"
     )
     assert "it would need search " in statement and " × " in statement
 

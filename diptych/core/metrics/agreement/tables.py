@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.bootstrap import Estimate
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ def _interval(e: Estimate) -> str:
     if e.ci_low != e.ci_low:  # NaN: no resample where the coefficient is defined
         return "—"
     # The reader's minus (U+2212), as every printed number is signed.
-    return f"[{e.ci_low:.2f}, {e.ci_high:.2f}]".replace("-", "\u2212")
+    return f"[{figure_text(e.ci_low)}, {figure_text(e.ci_high)}]"
 
 
 def _value_or_none(e: Estimate) -> float | None:

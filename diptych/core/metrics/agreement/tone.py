@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.digits import figure_text
 from diptych.core.labels import CANNOT_IDENTIFY, SubjectLabel, annotator_kind
 from diptych.core.labels.tone import MONK_LABELS, tone_label
 from diptych.core.metrics.agreement.coefficients import category_counts
@@ -155,7 +156,7 @@ def tone_agreement(
 def _interval(e: Estimate) -> str:
     if e.ci_low != e.ci_low:  # NaN: no resample where the coefficient is defined
         return "—"
-    return f"[{e.ci_low:.2f}, {e.ci_high:.2f}]".replace("-", "\u2212")
+    return f"[{figure_text(e.ci_low)}, {figure_text(e.ci_high)}]"
 
 
 def _value(e: Estimate) -> float | None:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.probe import Figure, ProbeResult, Table
 from diptych.core.report.charts.model import Chart, ChartPoint, ChartRow
 from diptych.core.report.charts.model import number as _number
@@ -104,7 +105,9 @@ def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Char
         if points:
             side_value = _number(cells[side]) if side is not None else None
             rows.append(
-                ChartRow(label, points, side="" if side_value is None else f"{side_value:.0f}%")
+                ChartRow(
+                    label, points, side="" if side_value is None else f"{figure_text(side_value)}%"
+                )
             )
     if len(rows) < 2 or not any(p.has_interval for r in rows for p in r.points):
         return None

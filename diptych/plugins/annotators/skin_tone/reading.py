@@ -40,6 +40,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.digits import figure_text, percent_text
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -199,8 +201,8 @@ def read_tone(
         return abstain("grey image: no colour to read a skin tone from")
     if light["cast"] > max_cast:
         return abstain(
-            f"strong colour cast: the image's mean colour is {light['cast']:.1f} from grey "
-            f"(C*ab; more than max_cast {max_cast})"
+            f"strong colour cast: the image's mean colour is {figure_text(light['cast'])} from "
+            f"grey (C*ab; more than max_cast {max_cast})"
         )
     frame = FaceFrame.from_landmarks(landmarks)
     if frame is None:
@@ -223,8 +225,8 @@ def read_tone(
     detail["clipped"] = round(clipped / total, 3) if total else 0.0
     if total and clipped / total > max_clipped:
         return abstain(
-            f"exposure clipped: {clipped / total:.0%} of the skin regions' pixels are blown out "
-            f"or black (more than max_clipped {max_clipped:.0%})"
+            f"exposure clipped: {percent_text(clipped / total)} of the skin regions' pixels are "
+            f"blown out or black (more than max_clipped {percent_text(max_clipped)})"
         )
     skin = np.concatenate(list(kept.values())) if kept else np.zeros((0, 3))
     detail["skin_pixels"] = int(len(skin))

@@ -99,7 +99,7 @@ def max_skew_charts(
                         "expectation when the attribute is permuted within each counterfactual "
                         "set (the ranking kept); no interval per "
                         "occupation (its wordings are not independent draws). Over the "
-                        f"{len(values)} occupations: {mean.value:.3f}, {spread}."
+                        f"{len(values)} occupations: {figure_text(mean.value)}, {spread}."
                     ),
                     "source": "probe",
                 }
@@ -138,8 +138,9 @@ def skew_across_subjects(
     ax.set_ylabel("MaxSkew@K (mean over a subject's queries)")
     alt = "MaxSkew@K across subjects, a box per encoder and attribute pair. " + " ".join(
         f"{name.replace(chr(10), ', ')}: {len(values)} subjects, median "
-        f"{float(np.median(list(values.values()))):.3f}, from {min(values.values()):.3f} "
-        f"({min(values, key=lambda s: (values[s], s))}) to {max(values.values()):.3f} "
+        f"{figure_text(float(np.median(list(values.values()))))}, from "
+        f"{figure_text(min(values.values()))} "
+        f"({min(values, key=lambda s: (values[s], s))}) to {figure_text(max(values.values()))} "
         f"({max(values, key=lambda s: (values[s], s))})."
         for name, values in series
     )
@@ -186,8 +187,8 @@ def group_shares(
                 caption="Dashed: equal shares.",
                 draw=png_later(fig),
                 alt=f"{title}: share of the top {pick.k} per group, "
-                + ", ".join(f"{g} {top[g] / pick.k:.2f}" for g in groups)
-                + f"; equal shares {1 / len(groups):.2f}.",
+                + ", ".join(f"{g} {figure_text(top[g] / pick.k)}" for g in groups)
+                + f"; equal shares {figure_text(1 / len(groups))}.",
             )
     return None
 

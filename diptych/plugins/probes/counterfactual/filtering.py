@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from diptych.core.digits import figure_text, percent_text
 from diptych.core.vectors import unit_rows
 from diptych.plugins.probes.counterfactual.sets import CounterfactualSet
 from diptych.plugins.probes.counterfactual.templates import detect_text, threshold_for
@@ -127,7 +128,9 @@ def similarity_note(
         if share is None or len(values) < 2:
             continue
         at = float(np.quantile(values, 1 - share))
-        parts.append(f"{segment}: {share:.1%} kept in Table 11 needs >= {at:.3f} here")
+        parts.append(
+            f"{segment}: {percent_text(share)} kept in Table 11 needs >= {figure_text(at)} here"
+        )
         templates = {s.template for s in sets if s.segment == segment}
         lost = templates - {
             s.template for s in sets if s.segment == segment and scores[s.id] >= threshold

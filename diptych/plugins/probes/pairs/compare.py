@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.digits import signed_text
 from diptych.core.errors import UsageError
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
@@ -84,7 +85,9 @@ def compare_pairs_runs(
 def _cells(d: RunDifference | None) -> list[Any]:
     if d is None:
         return [None] * 5
-    interval = f"[{d.ci_low:+.2f}, {d.ci_high:+.2f}]" if d.inference.has_interval else "—"
+    interval = (
+        f"[{signed_text(d.ci_low)}, {signed_text(d.ci_high)}]" if d.inference.has_interval else "—"
+    )
     return [d.a.value, d.b.value, d.difference, interval, d.p_value]
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.labels import POLICY_TEXT
 from diptych.core.metrics.agreement import agreement_tables
 from diptych.core.metrics.sts import SETTINGS, STSResult, stereotype_test_score
@@ -177,7 +178,8 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
                 {
                     "reason": "paired micro STS interval excludes 0",
                     "detail": (
-                        f"{prefix}{m.identity} {m.paired:.1f} {interval_text(m.paired_ci)} "
+                        f"{prefix}{m.identity} {figure_text(m.paired)} "
+                        f"{interval_text(m.paired_ci)} "
                         f"({direction}, {m.n_paired} persons)"
                     ),
                     "model": key.model_id,

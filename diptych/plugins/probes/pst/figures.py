@@ -161,7 +161,7 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
         alt=f"% feminine figures generated against % women in labor statistics (both in %), "
         f"{where}: "
         + "; ".join(
-            f"{m.identity} ({m.stereotype}): statistics {x:.0f}, paired "
+            f"{m.identity} ({m.stereotype}): statistics {figure_text(x)}, paired "
             f"{_est(y, pct_feminine_ci(m, 'paired'))}, single {_est(m.pct_feminine_single, None)}"
             for m, x, y in points
         )

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from diptych.core.digits import percent_text
 from diptych.core.labels import SubjectLabel
 from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
@@ -399,8 +400,9 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         if low:
             result.notes.append(
                 f"{prefix}in {len(low):,} of {counted(len(readings), 'prompt')} ' he' and ' she' "
-                f"together take less than {LOW_MASS:.0%} of the next-token probability; there the "
-                "expected STS describes a small part of what the model would write"
+                f"together take less than {percent_text(LOW_MASS)} of the next-token "
+                "probability; there the expected STS describes a small part of what the model "
+                "would write"
             )
         result.data[model_id] = {**sts.to_dict(), "expected": expected_by if readings else None}
     result.notes.append(

@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 
 from diptych.core.data import data_path
+from diptych.core.digits import figure_text
 from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
 
@@ -69,7 +70,9 @@ def expected_forest(
         pct = bls.get(_BLS_ALIASES.get(identity.lower(), identity.lower()))
         label = f"{identity} ({'M' if stereotype == 'masculine' else 'F'})"
         key = points[0].value if points[0].value is not None else -math.inf
-        rows.append((key, ChartRow(label, points, side="" if pct is None else f"{pct:.0f}%")))
+        rows.append(
+            (key, ChartRow(label, points, side="" if pct is None else f"{figure_text(pct)}%"))
+        )
     if not rows:
         return None
     rows.sort(key=lambda kv: -kv[0])

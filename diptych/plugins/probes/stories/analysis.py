@@ -3,12 +3,12 @@ and the generations that use crime or incarceration words, by group and scenario
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.pairs.lexical import (
     GroupText,
     PMIResult,
@@ -55,7 +55,7 @@ def _cell(result: PMIResult, group: str, marked: dict[str, str]) -> str:
         return "—"
     shown = []
     for w in words[:TABLE_WORDS]:
-        score = "∞" if math.isinf(w.score) else f"{w.score:.2f}"
+        score = figure_text(w.score)
         # Lexicon words in bold, as the paper highlights them; a phrase counts when a part does.
         text = f"**{w.word}**" if any(part in marked for part in w.word.split("_")) else w.word
         shown.append(f"{text} ({w.count}, {score})")
@@ -77,7 +77,7 @@ def _mean_sd_text(values: Sequence[int]) -> str:
     mean, sd = mean_sd(values)
     if mean is None:
         return "—"
-    return f"{mean:.0f}" + ("" if sd is None else f" ({sd:.0f})")
+    return figure_text(mean) + ("" if sd is None else f" ({figure_text(sd)})")
 
 
 def analyze_stories(run: RunView, p: StoriesParams) -> ProbeResult:
@@ -228,7 +228,7 @@ def analyze_stories(run: RunView, p: StoriesParams) -> ProbeResult:
                     k,
                     share,
                     # The reader's minus (U+2212), as every printed number is signed.
-                    "—" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]".replace("-", "\u2212"),
+                    "—" if ci is None else f"[{figure_text(ci[0])}, {figure_text(ci[1])}]",
                     ", ".join(f"{w} ×{n}" for w, n in words.most_common(5)) or "—",
                 ]
             )

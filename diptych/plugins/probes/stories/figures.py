@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.probe import ProbeResult
 from diptych.core.report.charts import chart_from_numbers
 
@@ -37,7 +38,7 @@ def top_words_charts(pooled: dict[str, dict[str, dict[str, Any]]]) -> list[dict[
                     infinite = score in ("inf", "-inf") or (
                         isinstance(score, float) and math.isinf(score)
                     )
-                    shown = "∞" if infinite else f"{float(score):.2f}"
+                    shown = "∞" if infinite else figure_text(float(score))
                     points = [
                         {"series": "in the group", "value": _rate(word["count"], found["tokens"])}
                     ]

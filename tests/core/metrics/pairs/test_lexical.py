@@ -280,7 +280,7 @@ def test_cli_pmi_table(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "scenario=jumpsuit" in result.output and "scenario=bat" in result.output
-    assert "prisoner (3, inf)" in result.output and "player (3, 1.58)" in result.output
+    assert "prisoner (3, ∞)" in result.output and "player (3, 1.58)" in result.output
 
 
 @pytest.mark.parametrize(

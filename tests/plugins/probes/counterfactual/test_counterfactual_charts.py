@@ -9,6 +9,7 @@ import pytest
 from support.counterfactual_sets import pool_encoder
 
 from diptych import Workspace
+from diptych.core.digits import figure_text
 from diptych.core.report.charts import Chart, charts_of
 
 # The top four of pool_encoder's pool of eight for every wording: Black male twice, White
@@ -64,4 +65,4 @@ def test_many_occupations_match_the_analysis(tmp_path: Path) -> None:
     # Each of an occupation's four wordings is one query.
     assert {r.side for r in chart.rows} == {"4"}
     headline = result.numbers["scripted-encoder.race-gender.race × gender.max_skew"]
-    assert f"Over the 68 occupations: {headline['value']:.3f}" in chart.note
+    assert f"Over the 68 occupations: {figure_text(headline['value'])}" in chart.note

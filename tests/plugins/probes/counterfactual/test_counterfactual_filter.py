@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from diptych.core.digits import figure_text, percent_text
 from diptych.plugins.probes.counterfactual.applied_filter import similarity_threshold
 from diptych.plugins.probes.counterfactual.filtering import (
     DEFAULT_SIMILARITY_THRESHOLD,
@@ -65,7 +66,7 @@ def test_the_default_threshold_keeps_the_sets_that_reach_it() -> None:
     at = 0.15 + (2 * (1 - share) - 1) * 0.15
     assert note == (
         "mean caption similarity >= 0.2; "
-        f"race-gender: {share:.1%} kept in Table 11 needs >= {at:.3f} here; "
+        f"race-gender: {percent_text(share)} kept in Table 11 needs >= {figure_text(at)} here; "
         "race-gender: 1 of 2 caption templates lose every set"
     )
 

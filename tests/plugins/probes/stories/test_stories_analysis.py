@@ -167,7 +167,7 @@ def test_words_per_image_is_table_e1(raw_run: tuple[Stories, RunView, PairsStory
     }
     assert cells["white_man"] == {"mean": 30.0, "sd": 0.0, "images": 2}
     table = next(t for t in result.tables if "Table E.1" in t.title)
-    assert table.rows == [[model, "36 (8)", "30 (0)", "30 (0)", "34 (12)"]]
+    assert table.rows == [[model, "36.0 (8.49)", "30.0 (0.00)", "30.0 (0.00)", "33.5 (12.0)"]]
 
 
 def test_crime_lexicon_flags_and_counts_by_group(

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.sts import SETTINGS
 from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
 from diptych.core.metrics.uncertainty.ppi.batches import CombinedDesign, probability_summary
@@ -80,7 +81,7 @@ def _ci(found: PredictionPowered | None, own: bool = False) -> str:
 
 def _lam(found: PredictionPowered) -> str:
     values = found.lambdas or (found.lam,)
-    return " / ".join(f"{v:.2f}" for v in values)
+    return " / ".join(figure_text(v) for v in values)
 
 
 def _row(where: str, slice_: str, setting: str, found: PredictionPowered) -> list[Any]:
@@ -362,7 +363,7 @@ def rests_on_lines(
     said = "; ".join(f"{row[0]} {row[2]} {row[5]}".strip() for row in overall_rows)
     if slice_lambdas:
         low, high = min(slice_lambdas), max(slice_lambdas)
-        said += f"; stereotyped groups and identities {low:.2f}–{high:.2f}"
+        said += f"; stereotyped groups and identities {figure_text(low)}–{figure_text(high)}"
     lines.append(
         "λ (0: people's labels alone; 1: plain PPI, the annotator's figure corrected by "
         f"people's labels): {said}."

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable, Sequence
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.metrics.sts import SETTINGS
 from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE
 from diptych.core.metrics.uncertainty.ppi.estimate import (
@@ -91,7 +92,7 @@ def _cells(a: PredictionPowered, b: PredictionPowered, d: PredictionPowered) -> 
     ci = bounds(inf.ci_low, inf.ci_high) if inf.has_interval else "—"
     return [
         a.inference.value, b.inference.value, inf.value, ci, inf.p_value,
-        a.n_labelled, b.n_labelled, f"{a.lam:.2f} / {b.lam:.2f}",
+        a.n_labelled, b.n_labelled, f"{figure_text(a.lam)} / {figure_text(b.lam)}",
     ]  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from diptych.core.digits import figure_text
 from diptych.core.labels import TONE, automatic_order, majority
 from diptych.core.labels.tone import monk_step
 from diptych.core.metrics.tone import BAND_NAMES, NO_TONE
@@ -162,7 +163,7 @@ def add_prediction_powered_tone(ctx: AnalysisContext, run: RunView) -> None:
                 record["unit"] = "Monk steps"
             numbers[f"{prefix}{name}{SUFFIX}"] = record
             found.setdefault(where, {})[name] = record
-            lam = " / ".join(f"{v:.2f}" for v in (figure.lambdas or (figure.lam,)))
+            lam = " / ".join(figure_text(v) for v in (figure.lambdas or (figure.lam,)))
             own = figure.labels_only.to_dict()
             table.rows.append([
                 where, name.removesuffix(f", {setting}"), setting, figure.n_persons,
