@@ -27,10 +27,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "diptych/cli/progress.py": {"seconds": "a time left, in seconds"},
     "diptych/core/engine/execution.py": {"delay": "seconds until a retry"},
     "diptych/tui/progress.py": {"self.rate": "a progress bar's requests per second"},
-    "diptych/tui/screens/audit/screen.py": {
-        "summary.bought / summary.planned": "the share of requests bought, still by hand "
-        "in the audit screen's stop line (to print by percent_text)"
-    },
 }
 
 

@@ -24,7 +24,7 @@ from diptych.core.audit.gates import exit_code
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import STOP_TEXT, PartLooks
 from diptych.core.errors import DiptychError
-from diptych.core.report.formatting import dollars, plan_counts
+from diptych.core.report.formatting import dollars, percent_text, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines, gates_heading
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.audit.messages import (
@@ -284,7 +284,7 @@ class AuditScreen(Screen[None]):
             summary = outcome.sequential.summary
             stopped = (
                 f" · stopped: {STOP_TEXT[outcome.sequential.stop]} after {summary.bought:,} of "
-                f"{summary.planned:,} requests ({summary.bought / summary.planned:.0%})"
+                f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)})"
             )
         self.app.call_from_thread(
             self.post_message,
