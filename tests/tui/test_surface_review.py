@@ -83,9 +83,7 @@ async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, i
         # The title on one line at 80 columns, never a phrase parted ("all" over "reasons").
         assert title_whole(app, size) == [], shown(app)
         # The labels go on being stored by the footer's m/f/c: leave those to their tests.
-        # Review's keys left to Help (b, u, home, end) are not pressed: several change
-        # nothing and say nothing yet (b on the person shown, home at the first).
-        assert await surface(pilot, leave=("m", "f", "c"), hidden=False) == [], shown(app)
+        assert await surface(pilot, leave=("m", "f", "c")) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -98,7 +96,7 @@ async def test_review_with_nobody_flagged(snapshot_workspace: Path, size: tuple[
         await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
         assert review.state.current() is None  # nobody flagged: the queue is empty
         # Every key of the footer says why it has nobody to act on (m and f among them).
-        assert await surface(pilot, hidden=False) == [], shown(app)
+        assert await surface(pilot) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -140,7 +138,7 @@ async def test_review_with_the_tone_keys(tone_review: Host, size: tuple[int, int
         # m and f; each does something or says why (x takes the tone back: left to its test;
         # t leaves the tone keys).
         assert await refused_keys(pilot, leave=("x", "t")) == [], shown(app)
-        assert await silent_keys(pilot, leave=("x",), hidden=False) == [], shown(app)
+        assert await silent_keys(pilot, leave=("x",)) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -218,8 +216,8 @@ async def test_what_a_key_says_leaves_the_figures_and_help_whole(
         await pilot.press("down", "down", "r")  # the pst-text run
         review = await reviewing(pilot)
         said = review.query_one("#review-said", Static)
-        # Nobody flagged: m, M, t say why; u brings the unlabelled in, then m stores a label
-        # (said to count for agreement only), t and M say why not on a text.
+        # Nobody flagged: m, M, t say why; u brings the unlabelled in (and says so), then m
+        # stores a label (said to count for agreement only), t and M say why not on a text.
         for key in ("m", "M", "t", "u", "m", "t", "M"):
             before = len(review.said)
             await pilot.press(key)
@@ -228,12 +226,12 @@ async def test_what_a_key_says_leaves_the_figures_and_help_whole(
             await settle(pilot)
             assert toasts_over_figures(app) == [], shown(app)
             assert [w for w, _ in visible_widgets(app) if isinstance(w, Toast)] == [], shown(app)
-            if key != "u":
-                # Said whole, on its own line, the figures' line whole under it.
-                assert len(review.said) == before + 1, key
-                assert said.display and cut_text(app, said) == [], shown(app)
-                assert cut_values(app) == [], shown(app)
-        assert "kept for agreement with them only" in review.said[3].message
+            # Said whole, on its own line, the figures' line whole under it.
+            assert len(review.said) == before + 1, key
+            assert said.display and cut_text(app, said) == [], shown(app)
+            assert cut_values(app) == [], shown(app)
+        assert "unlabelled people added" in review.said[3].message
+        assert "kept for agreement with them only" in review.said[4].message
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         await settle(pilot)
@@ -361,7 +359,7 @@ async def test_measurement_mode_keys_in_each_dimension(
                 assert measure.half_width == 10
                 assert unlabelled_values(app) + cut_fields(app) == [], shown(app)
             # M leaves the mode (and this host with it): tested with the Review screen.
-            assert await surface(pilot, leave=("M",), hidden=False) == [], shown(app)
+            assert await surface(pilot, leave=("M",)) == [], shown(app)
 
 
 async def test_help_on_a_text_run_marks_the_keys_for_image_runs(

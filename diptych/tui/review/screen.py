@@ -63,6 +63,10 @@ from diptych.tui.review.writes import (
 __all__ = ["EMPTY_QUEUE_HINT", "VIA", "ReviewScreen"]
 
 
+#: The keys that keep the zoom: z and Escape leave it, Help and Quit show over it.
+ZOOM_KEYS = ("z", "escape", "question_mark", "f1", "ctrl+q")
+
+
 class ReviewScreen(ReviewView):
     """Review and label the flagged people of one run."""
 
@@ -152,6 +156,10 @@ class ReviewScreen(ReviewView):
         return self._probe is not None and Capability.IMAGE_GENERATOR in self._probe.capabilities
 
     def on_key(self, event: events.Key) -> None:
+        if self.zoomed and event.key not in ZOOM_KEYS:
+            # The zoom hides the card, the figures and the said line: a key that acts on the
+            # person leaves it first, so that what it does is seen.
+            self.action_zoom()
         if event.character == "M" and self._probe is not None and not self.measurable:
             event.stop()
             self.notify(
@@ -420,11 +428,26 @@ class ReviewScreen(ReviewView):
         self.state.reorder()
         self.state.rebuild(start_unlabelled=True)
         self._show_current()
+        if self.state.blind:
+            self.notify(
+                "blind review on: identity, others' labels and figures hidden; order shuffled",
+                timeout=4,
+            )
+        else:
+            self.notify(
+                "blind review off: identity, labels and figures shown; plan order", timeout=4
+            )
 
     def action_toggle_unlabelled(self) -> None:
         self.include_unlabelled = not self.include_unlabelled
         self._show_title()
         self._load_queue(self.include_unlabelled, self._probe, replace=True)
+        if self.include_unlabelled:
+            self.notify("unlabelled people added to the queue (u takes them out)", timeout=4)
+        else:
+            self.notify(
+                "the queue holds the flagged people only (u adds the unlabelled)", timeout=4
+            )
 
     def action_zoom(self) -> None:
         """The image alone, over the whole terminal (z or Escape comes back)."""
@@ -432,7 +455,7 @@ class ReviewScreen(ReviewView):
         self.set_class(self.zoomed, "-zoomed")
         if self.zoomed:
             # The footer is hidden with everything else: say how to come back.
-            self.notify("z or Escape leaves the zoom", timeout=4)
+            self.notify("z or Escape leaves the zoom (any other key leaves it and acts)", timeout=4)
         # Drawn again once laid out: the box to fill has changed, and a sharper image may be
         # needed for it.
         self.call_after_refresh(self._show_current)

@@ -59,6 +59,13 @@ class ReviewState:
                 self.mine.setdefault(sid, label)
             if note := item.note_of(annotator):
                 self.notes.setdefault(sid, note)
+        # A queue read before the last label was stored carries the label it replaced: the
+        # person shows the one given.
+        for sid, label in self.mine.items():
+            given = self.items.get(sid)
+            if given is not None and given.human_label(annotator) != label:
+                humans = tuple((a, v) for a, v in given.humans if a != annotator)
+                self.items[sid] = replace(given, humans=(*humans, (annotator, label)))
 
     # --- order and cursor ------------------------------------------------------------------
 
@@ -98,11 +105,13 @@ class ReviewState:
         return True
 
     def jump(self, last: bool) -> bool:
-        """To the first (or last) person of the view."""
+        """To the first (or last) person of the view; False when there is none, or the
+        cursor is on them already (nothing moved)."""
         if not self.view:
             return False
-        self.cursor = self.view[-1 if last else 0]
-        return True
+        target = self.view[-1 if last else 0]
+        moved, self.cursor = target != self.cursor, target
+        return moved
 
     def labelled(self, annotator: str | None) -> int:
         """How many people of the run the reviewer labelled, as ``diptych show`` counts

@@ -235,6 +235,10 @@ class MeasureScreen(ReviewView):
         if frontier is None:
             self._go(self.state.jump(last=True), "last")
             return
+        if self.state.cursor == frontier:
+            self.app.bell()
+            self.notify("already at the draw's first person not labelled", timeout=2)
+            return
         self.state.cursor = frontier
         self._show_current()
 

@@ -1,0 +1,108 @@
+"""Review's keys left to Help (b, u, home, end) and the zoom: each does something a user sees
+or says why not, on the screen's said line. The every-screen check (surface_keys.silent_keys)
+presses them too; these pin what each says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hosts import MeasureHost, reviewing, truth_of
+from steps import wait_for
+
+from diptych.tui.review.queue import ReviewItem
+from diptych.tui.review.state import ReviewState
+
+
+def item(sid: int, humans: tuple[tuple[str, str], ...] = ()) -> ReviewItem:
+    return ReviewItem(
+        sid, 0, "single", (), None, None, None, None, None, None, None, None, (), humans
+    )
+
+
+def test_a_jump_to_where_the_cursor_is_moves_nothing() -> None:
+    state = ReviewState()
+    state.load([item(1), item(2), item(3)], replace_all=True)
+    state.rebuild()
+    assert state.cursor == 1
+    assert state.jump(last=False) is False
+    assert state.jump(last=True) is True and state.cursor == 3
+    assert state.jump(last=True) is False
+    assert ReviewState().jump(last=False) is False  # nobody to jump to
+
+
+def test_a_queue_read_before_the_last_label_was_stored_keeps_the_label_given() -> None:
+    state = ReviewState()
+    state.load([item(1), item(2)], replace_all=True)
+    state.rebuild()
+    state.give(state.items[2], "masculine", "human:ann")
+    state.give(state.items[2], "feminine", "human:ann")
+    # Read while only the first label was stored.
+    state.load([item(1), item(2, (("human:ann", "masculine"),))], replace_all=False)
+    state.take_stored("human:ann")
+    assert state.items[2].human_label("human:ann") == "feminine"
+    assert state.mine[2] == "feminine"
+
+
+def said(app: object) -> str:
+    return app.review.said[-1].message  # type: ignore[attr-defined]
+
+
+async def test_home_end_blind_and_unlabelled_say_what_they_did(
+    review_run: tuple[Path, str],
+) -> None:
+    ws, run_id = review_run
+    async with reviewing(ws, run_id, reviewer="ann") as (app, pilot):
+        review = app.review
+        await pilot.press("home")
+        assert said(app) == "already at the first person"
+        await pilot.press("end")
+        assert review.state.cursor == review.state.view[-1]
+        await pilot.press("end")
+        assert said(app) == "already at the last person"
+        await pilot.press("b")
+        assert said(app).startswith("blind review on: identity")
+        await pilot.press("b")
+        assert said(app).startswith("blind review off: identity")
+        await pilot.press("u")
+        assert said(app).startswith("unlabelled people added to the queue")
+        await pilot.press("u")
+        assert said(app).startswith("the queue holds the flagged people only")
+
+
+async def test_a_key_pressed_in_the_zoom_leaves_it_and_acts(
+    review_run: tuple[Path, str],
+) -> None:
+    ws, run_id = review_run
+    async with reviewing(ws, run_id, reviewer="ann") as (app, pilot):
+        review = app.review
+        await pilot.press("z")
+        assert review.zoomed
+        await pilot.press("n")
+        # The card and the title, hidden by the zoom, show the person it moved to.
+        assert not review.zoomed and review.state.cursor == review.state.view[1]
+        await pilot.press("z", "question_mark")
+        assert review.zoomed  # Help opens over the zoom
+
+
+async def test_end_at_the_draws_first_person_not_labelled_says_so(
+    scripted_run: tuple[Path, str],
+) -> None:
+    ws, run_id = scripted_run
+    app = MeasureHost(ws, run_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        measure = app.measure
+        await wait_for(
+            pilot,
+            lambda: measure.draw is not None and measure.state.current() is not None,
+            "the draw's first person",
+        )
+        first = measure.state.current()
+        assert first is not None
+        await pilot.press("end")
+        assert measure.said[-1].message == "already at the draw's first person not labelled"
+        await pilot.press("m" if truth_of(first) == "masculine" else "f", "home")
+        await wait_for(pilot, lambda: measure.state.cursor == first.subject_id, "back at the first")
+        await pilot.press("home")
+        assert measure.said[-1].message == "already at the draw's first person"
+        await pilot.press("end")
+        assert measure.state.cursor != first.subject_id
