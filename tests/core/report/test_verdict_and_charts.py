@@ -81,7 +81,7 @@ def test_a_chart_read_from_a_table_is_sorted_and_states_its_numbers() -> None:
     assert "editor: STS paired −5.00 (no interval: no finite bounds)" in alt
     svg = draw(chart, "c1")
     assert 'role="img"' in svg and 'aria-labelledby="c1-title c1-desc"' in svg
-    assert '<desc id="c1-desc">' in svg and "14%" in svg
+    assert '<desc id="c1-desc">' in svg and "14.0%" in svg
     # A round trip through JSON keeps the chart.
     again = Chart.from_dict(json.loads(json.dumps(chart.to_dict())))
     assert again.alt_text() == alt
@@ -103,7 +103,7 @@ def test_pst_text_forest_sorts_by_paired_sts_with_bls_beside_occupations() -> No
     chart = expected_forest(inferences, {"nurse": "feminine", "carpenter": "masculine"}, "")
     assert chart is not None
     assert [r.label for r in chart.rows] == ["carpenter (M)", "nurse (F)"]
-    assert [r.side for r in chart.rows] == ["2%", "90%"]
+    assert [r.side for r in chart.rows] == ["2.10%", "90.0%"]
     assert chart.series == ["paired", "single"] and chart.limits == (-100.0, 100.0)
     carpenter = chart.rows[0]
     assert (carpenter.points[0].low, carpenter.points[0].high) == (40.0, 150.0)
