@@ -173,6 +173,8 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
         form = screen.query_one("#form-probe", ParamsForm)
         picker = form.pick_list("masculine")
         assert isinstance(picker, PickList) and "carpenter" in picker.choices
+        # The list is mounted before its search field: wait for the field, not for a time.
+        await wait_for(pilot, lambda: bool(picker.query(".pick-search")), "the search field")
         picker.query_one(".pick-search", Input).value = "carp"
         await pilot.pause()
         assert picker.shown == ["carpenter"]
