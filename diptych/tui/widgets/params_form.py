@@ -261,7 +261,7 @@ class ParamsForm(Vertical):
                     yield PickList(
                         spec.suggestions,
                         picked=_split(spec.initial),
-                        placeholder=f"search {spec.name} (space picks)",
+                        placeholder="search (space picks)",
                         id=f"{self.id}-{spec.name}-pick",
                         classes="field-pick",
                     )

@@ -125,7 +125,7 @@ class AuditScreen(Screen[None]):
         yield Label("Audit file", classes="heading")
         yield PathField(
             value=str(self._file or ""),
-            placeholder="path/to/audit.yaml, then Enter (empty: the audits recorded here)",
+            placeholder="path/to/audit.yaml, Enter (empty: audits here)",
             id="file",
         )
         # The gates and the parts scroll together, whole, in the room the summary leaves them
