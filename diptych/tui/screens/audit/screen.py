@@ -286,6 +286,9 @@ class AuditScreen(Screen[None]):
                 f" · stopped: {STOP_TEXT[outcome.sequential.stop]} after {summary.bought:,} of "
                 f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)})"
             )
+            if summary.saved > 0:  # what stopping early saved, as the command line says it
+                share = percent_text(summary.saved / summary.planned)
+                stopped += f"; saved {summary.saved:,} requests ({share})"
         self.app.call_from_thread(
             self.post_message,
             AuditFinished(outcome.status, outcome.spent, outcome.report, stopped),
