@@ -336,12 +336,21 @@ def cut_sentences(app: App[Any]) -> list[str]:
     """Headings and sentences cut at the right edge of their box: a row of a list (a
     section's title) or of a line of text that ends in an ellipsis its text does not have,
     and a line of text wholly in view whose words are not all drawn (cut mid-word)."""
-    from textual.widgets import OptionList
+    from textual.widgets import Input, OptionList
     from textual.widgets._toast import Toast
 
     lines = screen_lines(app)
     found = []
     for widget, region in visible_widgets(app):
+        if isinstance(widget, Input) and widget.placeholder and not widget.value:
+            # An empty field's hint is drawn clipped at the box's edge, with no ellipsis.
+            if widget.region == region:
+                rows = region_lines(lines, widget.content_region.intersection(region))
+                drawn = " ".join(" ".join(rows).split())
+                if " ".join(widget.placeholder.split()) not in drawn:
+                    hint = widget.placeholder
+                    found.append(f"{_where(widget)}: the hint {hint!r} is drawn as {drawn!r}")
+            continue
         if isinstance(widget, OptionList):
             prompts = [widget.get_option_at_index(i).prompt for i in range(widget.option_count)]
             rows = region_lines(lines, widget.scrollable_content_region.intersection(region))

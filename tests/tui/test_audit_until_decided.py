@@ -3,6 +3,7 @@ its anytime-valid intervals, and the stop reason and savings under the parts."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -78,6 +79,9 @@ async def test_until_decided_shows_each_look_and_the_stop(audit_dir: Path) -> No
         text = str(summary.render())
         assert "audit decided" in text and "stopped: every gate decided after " in text
         assert "of 144 requests" in text
+        # What stopping early saved, as the command line says it.
+        bought = int(re.search(r"after ([\d,]+) of 144 requests", text)[1].replace(",", ""))
+        assert bought < 144 and f"; saved {144 - bought:,} requests (" in " ".join(text.split())
         # The gates as the last look decided them, its interval the anytime-valid one.
         (gate,) = screen.gates
         assert gate.verdict == "pass" and gate.label == "below 75"

@@ -392,6 +392,24 @@ async def test_cut_sentences_finds_a_heading_cut_by_an_ellipsis_or_mid_word() ->
         assert cut_sentences(app) == [], screen_lines(app)
 
 
+async def test_cut_sentences_finds_a_fields_hint_cut_at_its_edge() -> None:
+    hint = "path/to/audit.yaml, then Enter"
+    narrow = Input(placeholder=hint)
+    narrow.styles.width = 20
+    async with One(narrow).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = cut_sentences(pilot.app)
+        assert len(found) == 1 and "the hint" in found[0], (found, screen_lines(pilot.app))
+        # Wide enough, or holding a value (the hint is not drawn): nothing found.
+        narrow.styles.width = 36
+        await pilot.pause()
+        assert cut_sentences(pilot.app) == [], screen_lines(pilot.app)
+        narrow.styles.width = 20
+        narrow.value = "a.yaml"
+        await pilot.pause()
+        assert cut_sentences(pilot.app) == [], screen_lines(pilot.app)
+
+
 async def test_cut_messages_finds_a_message_under_a_scrollbar_or_past_the_edge() -> None:
     from textual.containers import VerticalScroll
 

@@ -267,7 +267,7 @@ async def test_runs_screen_says_a_decided_runs_look_and_saving_whole(
         # six rows under the image.
         metrics = review.screen.query_one("#review-metrics")
         said = " ".join(str(metrics.render()).split())
-        assert re.search(r"n=\d+ \(all 95% anytime-valid, look \d+/10\)", said), said
+        assert re.search(r"n=\d+ \(all 95% anytime-valid, look \d+( of |/)10\)", said), said
         assert said.count("anytime-valid") == 1, said
         assert metrics.region.height <= 6, shown(review)
 

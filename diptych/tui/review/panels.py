@@ -334,7 +334,12 @@ def metrics_text(
             was_text = figure_text(was) if isinstance(was, int | float) else str(was)
             out.append(f" (was {was_text})", style="italic")
     if isinstance(shared, str):
-        out.append(f" (all {short_name(shared)})")
+        # "all" only when every figure has that interval (one with none: "the intervals");
+        # the look at length where the line has room, in few words under 80 columns.
+        counted = sum(interval(dict(v)) != "—" for v in shown.values())
+        whose = "all" if counted == len(shown) else f"interval{'s' if counted > 1 else ''}"
+        said = short_name(shared) if narrow else shared.replace(" interval, look", ", look")
+        out.append(f" ({whose} {said})")
     elif names == {None}:
         # Unnamed intervals (a fixed design's, at its level): the level said once, so that no
         # figure stands with an interval of no stated level.

@@ -163,7 +163,7 @@ class ReviewScreen(ReviewView):
         if event.character == "M" and self._probe is not None and not self.measurable:
             event.stop()
             self.notify(
-                "the measurement mode draws persons in images; this run's outputs are texts",
+                "the measurement mode draws persons in images a model made; this run made none",
                 severity="warning",
             )
             return

@@ -88,14 +88,23 @@ def probabilities(logprobs: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
 def read_output(payload: Mapping[str, Any], output: Mapping[str, Any] | None) -> OutputParts:
     """The prompt, the text answer, the candidates and the image shown of one trial."""
     images = payload.get("images")
+    # A vision chat's images, or the one image an annotator is given (a calibration run).
+    if not (isinstance(images, Sequence) and images) and isinstance(payload.get("image"), Mapping):
+        images = [payload["image"]]
     shown = None
     if isinstance(images, Sequence) and images and isinstance(images[0], Mapping):
         blob = images[0].get("blob")
         shown = blob if isinstance(blob, str) else None
     logprobs = (output or {}).get("logprobs")
+    text = _answer_text(output) if output else None
+    labels = (output or {}).get("labels")
+    if text is None and isinstance(labels, Sequence) and labels:
+        # An annotator's answer is its labels (a calibration run's).
+        said = [str(lab.get("label")) for lab in labels if isinstance(lab, Mapping)]
+        text = f"labelled: {', '.join(said)}"
     return OutputParts(
         prompt=_prompt_of(payload),
-        text=_answer_text(output) if output else None,
+        text=text,
         candidates=probabilities(logprobs) if isinstance(logprobs, Mapping) else (),
         shown_image=shown,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import types
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal, Union, get_args, get_origin
@@ -29,6 +30,9 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from diptych.tui.widgets.pick_list import PickList
 from diptych.tui.widgets.ticks import TickBox
+
+#: The sign a field to fix carries beside its name: red alone is lost on a monochrome terminal.
+INVALID = "✗"
 
 #: A refusal's list of what would have been accepted: ``...; known: a, b, c``.
 KNOWN_LIST = re.compile(r"; known: (.*)$")
@@ -207,6 +211,7 @@ class ParamsForm(Vertical):
         self.title = title
         self.specs = field_specs(schema)
         self._inputs: dict[str, Widget] = {}
+        self._labels: dict[str, Label] = {}
 
     def _widget_id(self, name: str) -> str:
         return f"{self.id}-{name}"
@@ -252,6 +257,7 @@ class ParamsForm(Vertical):
                 with Horizontal(classes="field-row"):
                     name = Label(spec.name, classes="field-name")
                     name.styles.min_width = name_width
+                    self._labels[spec.name] = name
                     yield name
                     yield widget
                 # Under the field it explains, above its pick list: focused after ctrl+s, the
@@ -261,7 +267,7 @@ class ParamsForm(Vertical):
                     yield PickList(
                         spec.suggestions,
                         picked=_split(spec.initial),
-                        placeholder=f"search {spec.name} (space picks)",
+                        placeholder="search (space picks)",
                         id=f"{self.id}-{spec.name}-pick",
                         classes="field-pick",
                     )
@@ -310,10 +316,14 @@ class ParamsForm(Vertical):
         for error in self.query(".field-error, .form-error").results(Static):
             error.update("")
             error.remove_class("-shown")
+        for field, label in self._labels.items():
+            label.update(field)
         if message is None:
             return
         name = self.field_named(message)
         if name is not None:
+            # Marked by a sign beside its name, as the Models list is, not by red alone.
+            self._labels[name].update(f"{INVALID} {name}")
             target = self.query_one(f"#{self.id}-{name}-error", Static)
             match = ERROR_FIELD.search(message)
             detail = match.group(2) if match and match.group(1) == name else None
@@ -375,6 +385,17 @@ class ParamsForm(Vertical):
             if picker is not None and picker.picked != _split(event.value):
                 picker.set_picked(_split(event.value))
         self.post_message(self.Changed(self))
+
+
+def mark_named_field(forms: Iterable[ParamsForm], error: str) -> Widget | None:
+    """Mark the field of ``forms`` a refusal names, if one does (a dataset not found): the
+    input to fix, or None."""
+    for form in forms:
+        if form.field_named(error) is not None:
+            form.show_error(error)
+            marked = form.marked_field()
+            return None if marked is None else marked[1]
+    return None
 
 
 def _split(value: str) -> list[str]:

@@ -188,6 +188,16 @@ def test_metrics_line_says_what_changed() -> None:
     assert metrics_text(gated, None).plain == (
         "occupation: STS paired 11.5 [−1.16, 23.8] (95% anytime-valid interval, look 1 of 10) n=160"
     )
+    # Figures sharing the gate's interval: named once; "all" only when every figure has one.
+    single = "occupation: STS single (expected)"
+    paired = {**gated, single: {**gated[STS_PAIRED], "value": 9.0}}
+    assert metrics_text(paired, None).plain.endswith("(all 95% anytime-valid, look 1 of 10)"), (
+        metrics_text(paired, None).plain
+    )
+    bare = {**gated, single: {"value": 32.0, "n": 4}}
+    said = metrics_text(bare, None).plain
+    assert "(all " not in said and "(interval 95% anytime-valid, look 1 of 10)" in said, said
+    assert "(interval 95% anytime-valid, look 1/10)" in metrics_text(bare, None, True).plain
     # Narrow: the same level, kind and look in fewer words; a floor's mark said after them.
     floored = {STS_PAIRED: {**gated[STS_PAIRED], "floor": "resampling its 12 pairings"}}
     assert metrics_text(floored, None, narrow=True).plain == (

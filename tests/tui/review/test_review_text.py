@@ -40,6 +40,12 @@ def test_a_trial_is_read_for_its_prompt_answer_candidates_and_image() -> None:
         {"images": [{"blob": "ab12"}], "text": "Is this a doctor?"}, {"text": "ok"}
     )
     assert (vision.shown_image, vision.prompt, vision.text) == ("ab12", "Is this a doctor?", "ok")
+    # The one image an annotator is given (a calibration run): shown, as its input.
+    annotated = read_output(
+        {"image": {"blob": "cd34"}, "subjects": ["single"]},
+        {"labels": [{"position": "single", "label": "woman"}]},
+    )
+    assert (annotated.shown_image, annotated.text) == ("cd34", "labelled: woman"), annotated
 
 
 def test_pick_list_search_matches_every_word() -> None:

@@ -96,7 +96,7 @@ def load_local_dataset(path: Path) -> Any:
             "datasets", "retrieval", "reading SocialCounterfactuals"
         ) from error
     if not path.exists():
-        raise UsageError(f"no dataset at {path}; give a directory saved with save_to_disk")
+        raise UsageError(f"sets: no dataset at {path}; give a directory saved with save_to_disk")
     try:
         loaded = datasets.load_from_disk(str(path))
     except FileNotFoundError:

@@ -125,7 +125,7 @@ class AuditScreen(Screen[None]):
         yield Label("Audit file", classes="heading")
         yield PathField(
             value=str(self._file or ""),
-            placeholder="path/to/audit.yaml, then Enter (empty: the audits recorded here)",
+            placeholder="path/to/audit.yaml, Enter (empty: audits here)",
             id="file",
         )
         # The gates and the parts scroll together, whole, in the room the summary leaves them
@@ -286,6 +286,9 @@ class AuditScreen(Screen[None]):
                 f" · stopped: {STOP_TEXT[outcome.sequential.stop]} after {summary.bought:,} of "
                 f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)})"
             )
+            if summary.saved > 0:  # what stopping early saved, as the command line says it
+                share = percent_text(summary.saved / summary.planned)
+                stopped += f"; saved {summary.saved:,} requests ({share})"
         self.app.call_from_thread(
             self.post_message,
             AuditFinished(outcome.status, outcome.spent, outcome.report, stopped),

@@ -18,8 +18,6 @@ from diptych.tui.formatting import dollars
 
 #: Seconds of quiet after an edit before the plan is estimated again.
 DEBOUNCE = 0.3
-#: The sign a field to fix carries beside its name: red alone is lost on a monochrome terminal.
-INVALID = "✗"
 
 
 class RunOptions(BaseModel):

@@ -30,7 +30,6 @@ from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
-    INVALID,
     RunOptions,
     estimate_text,
     form_id,
@@ -38,7 +37,7 @@ from diptych.tui.screens.new_run.plan import (
     probe_class,
 )
 from diptych.tui.widgets.footer import KeysFooter
-from diptych.tui.widgets.params_form import ParamsForm
+from diptych.tui.widgets.params_form import INVALID, ParamsForm, mark_named_field
 from diptych.tui.widgets.pick_list import matches
 from diptych.tui.widgets.said import SaidLine
 from diptych.tui.widgets.ticks import TickList
@@ -405,6 +404,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._estimate_error = message.error
         if message.estimate is None:
             panel.update(Text(f"cannot run: {message.error}", style="red"))
+            mark_named_field(self.query(ParamsForm), message.error or "")
             return
         options = parse_params(
             RunOptions, self.query_one("#form-run", ParamsForm).values(), owner="run"
@@ -468,7 +468,12 @@ class NewRunScreen(Screen[RunRequest | None]):
                 first[1].focus()
             return
         if self._estimate_error is not None:
+            # The field refused, in view and focused; the line names it, so it holds after.
             self._cannot_start(self._estimate_error)
+            marked = mark_named_field(self.query(ParamsForm), self._estimate_error)
+            if marked is not None:
+                self._into_view(marked)
+                marked.focus()
             return
         self.dismiss(request)
 
