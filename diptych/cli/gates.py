@@ -64,11 +64,11 @@ def parse_gate(text: str, part: str) -> Gate:
         raise UsageError(f"--gate '{text}': {exc}") from None
 
 
-def gated_audit(
-    probe: Any, models: list[Any], gates: list[str], *, report_out: Path | None
-) -> AuditFile:
+def gated_audit(probe: Any, models: list[Any], gates: list[str]) -> AuditFile:
     """The one-part audit a gated ``diptych run`` is: ``probe`` and ``models`` as built from
-    the command line, the gates parsed from ``gates``."""
+    the command line, the gates parsed from ``gates``. Where its report goes (``--report``)
+    is no part of it: the same run with its report elsewhere, as the report's own command
+    writes it, is the same audit and continues its record."""
     entries = {}
     names = []
     for i, model in enumerate(models):
@@ -83,7 +83,7 @@ def gated_audit(
         name=f"run-{probe.name}",
         models=entries,
         probes=[ProbePart(probe=probe.name, models=names, params=params)],
-        report=ReportSpec(formats=formats, out=str(report_out) if report_out else None),
+        report=ReportSpec(formats=formats),
         gates=Gates(checks=[parse_gate(g, probe.name) for g in gates]),
     )
 
@@ -113,14 +113,16 @@ def run_gated(
     reporter: Any,
     until_decided: bool,
     batches: int,
+    report: Path | None = None,
 ) -> int:
-    """Run the gated audit (until its gates are decided, with ``until_decided``), print why it
-    stopped and its gates; the exit code ``audit gate`` would give."""
+    """Run the gated audit (until its gates are decided, with ``until_decided``) with its
+    report in ``report`` (or the workspace's folder), print why it stopped and its gates;
+    the exit code ``audit gate`` would give."""
     from diptych.audit import run_audit
     from diptych.cli.audit_cmd import decide_gates
     from diptych.cli.plan_output import print_look, print_stop
 
-    out = Path(audit.report.out) if audit.report.out else gate_report_dir(ws.path, audit.name)
+    out = report if report is not None else gate_report_dir(ws.path, audit.name)
     outcome = asyncio.run(
         run_audit(ws, audit, options=options, reporter=reporter, out_dir=out,
                   until_decided=until_decided, batches=batches, on_look=print_look)

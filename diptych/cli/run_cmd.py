@@ -234,7 +234,7 @@ def _gated(
     from diptych.cli.gates import gated_audit, run_gated
     from diptych.core.workspace.gates import declared_gate_problems
 
-    audit = gated_audit(probe, models, gates, report_out=report)
+    audit = gated_audit(probe, models, gates)
     # A gate on a figure the probe never publishes is refused before anything is bought.
     if problems := declared_gate_problems(audit):
         raise UsageError("; ".join(problems))
@@ -249,7 +249,7 @@ def _gated(
     reporter = RichReporter(console, quiet=quiet)
     with state(ctx).open_workspace(create=True) as ws:
         try:
-            code = run_gated(ws, audit, options, reporter=reporter,
+            code = run_gated(ws, audit, options, reporter=reporter, report=report,
                              until_decided=until_decided, batches=batches)  # fmt: skip
         except KeyboardInterrupt:
             print_interrupted(Console(soft_wrap=True), ws, reporter)

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 from diptych.core.audit.gates import GateResult
 from diptych.core.report.formatting import figure_text, level_text
+from diptych.core.report.gates import interval_kind
 from diptych.core.workspace.gates import GateReport
 
 
@@ -56,19 +57,26 @@ def junit_xml(report: GateReport) -> str:
         failures=str(sum(r.blocks for r in report.results)),
         skipped=str(sum(r.verdict == "inconclusive" and not r.blocks for r in report.results)),
     )
+    looks = report.sequential
+    look = f", look {looks.looks:,} of {looks.batches:,}" if looks is not None else ""
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=f"diptych.{r.part}", name=r.label)
         rule = r.rule_text
-        message = f"{r.figure} = {_num(r.value)}, {interval_text(r)}; {rule}"
+        # The interval named as the command's own lines name it: an audit stopped early
+        # decided on anytime-valid intervals, which a CI page must not read as fixed ones.
+        kind = interval_kind(r.method)
+        named = f"{interval_text(r)} ({kind}{look if kind == 'anytime-valid' else ''})"
+        message = f"{r.figure} = {_num(r.value)}, {named}; {rule}"
         if r.note:
             message += f"; {r.note}"
+        text = message if r.method == "t" else f"{message}\ninterval: {r.method}"
         if r.blocks:
-            kind = "fail" if r.verdict == "fail" else "inconclusive"
-            ET.SubElement(case, "failure", message=message, type=kind).text = message
+            verdict = "fail" if r.verdict == "fail" else "inconclusive"
+            ET.SubElement(case, "failure", message=message, type=verdict).text = text
         elif r.verdict == "inconclusive":
             ET.SubElement(case, "skipped", message=message)
         else:
-            ET.SubElement(case, "system-out").text = message
+            ET.SubElement(case, "system-out").text = text
     root = ET.Element("testsuites", name="diptych")
     root.append(suite)
     ET.indent(root)

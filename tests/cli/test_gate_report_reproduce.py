@@ -1,6 +1,7 @@
 """The report of a gated ``diptych run … --until-decided`` (an audit made on the command line)
 is titled once by what made it, and its reproduce command is the run with its gates, which
-stops at the same look: pasted from the report's directory, it buys nothing."""
+stops at the same look: pasted from the report's directory, it buys nothing and continues the
+audit record the report names (``--report`` is where the report goes, not what was audited)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from diptych.core.workspace import Workspace
 from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE
 from tests.support.surfaces.reproduce import fingerprints, printed_commands
@@ -45,8 +47,18 @@ def test_a_gated_runs_report_reproduces_it_without_buying_the_rest(
     assert "--until-decided" in words and words[words.index("--batches") + 1] == "4"
     # Pasted where the report says, it stops at the same look and asks for nothing.
     before = fingerprints(tmp_path / "ws")
+    audits = _audit_ids(tmp_path / "ws")
+    (audit_id,) = audits
+    assert f"record {audit_id}" in md or audit_id in md
     monkeypatch.chdir(report)
     code, out = call(capsys, *words[1:])
     assert code == 0, out
     assert "0 requests to run" in out or "decided at look 1 of 4" in out, out
     assert fingerprints(tmp_path / "ws") == before
+    assert _audit_ids(tmp_path / "ws") == audits, "pasted, the command recorded a new audit"
+    assert f"(audit {audit_id})" in out
+
+
+def _audit_ids(store: Path) -> list[str]:
+    with Workspace.open(store) as ws:
+        return [a.id for a in ws.audits.list()]

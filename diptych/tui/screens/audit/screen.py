@@ -40,7 +40,7 @@ from diptych.tui.screens.audit.rows import (
     RecordedFound,
     estimate_cells,
     moved_line,
-    recorded_line,
+    recorded_lines,
     recorded_words,
     rule,
     shown_path,
@@ -199,7 +199,7 @@ class AuditScreen(Screen[None]):
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
-        listed = [(recorded_line(a), a.id) for a in reversed(audits)]
+        listed = recorded_lines(audits)
         self.app.call_from_thread(self.post_message, AuditsRecorded(listed))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-list")
