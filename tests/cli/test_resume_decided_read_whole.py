@@ -15,11 +15,8 @@ from diptych.core.audit.sequential import PartLooks
 from diptych.core.report.formatting import interval
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-from tests.support.sequential_audits import FIGURE
+from tests.support.sequential_audits import FIGURE, decided_at_first_look
 
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-LISTS = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
 UNGATED = "STS single (expected from P(he), P(she))"
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -40,13 +37,7 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "260")  # each table row on one line
     ws = str(tmp_path / "ws")
-    code, out = call(capsys, "--store", ws, "run", "pst-text", "-m", "scripted-likelihood",
-                     "-p", "setting=both", *LISTS, "--gate", f"{FIGURE} below 60",
-                     "--until-decided", "--batches", "4")  # fmt: skip
-    assert code == 0, out
-    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
-    assert said is not None, out
-    run_id = said[1]
+    run_id = decided_at_first_look(capsys, ws)
     code, out = call(capsys, "--store", ws, "show", run_id)
     stopped = _cells(out)
 

@@ -18,11 +18,8 @@ from diptych.core.audit.record import list_audits, save_part
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-from tests.support.sequential_audits import FIGURE
+from tests.support.sequential_audits import FIGURE, decided_at_first_look
 
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-LISTS = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
 #: The figure no gate reads: the single setting's, bought with the paired one and stopped with it.
 UNGATED = "STS single (expected from P(he), P(she))"
 #: What ``standings --figure`` names each of them by.
@@ -64,13 +61,7 @@ def test_standings_print_each_figure_of_a_stopped_design_as_show_does(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "260")  # each table row on one line
     ws = str(tmp_path / "ws")
-    code, out = call(capsys, "--store", ws, "run", "pst-text", "-m", "scripted-likelihood",
-                     "-p", "setting=both", *LISTS, "--gate", f"{FIGURE} below 60",
-                     "--until-decided", "--batches", "4")  # fmt: skip
-    assert code == 0, out
-    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
-    assert said is not None, out
-    run_id = said[1]
+    run_id = decided_at_first_look(capsys, ws)
     with Workspace.open(ws) as opened:
         numbers = opened.audits.read(run_id).numbers
         fixed = opened.analysis.analyze(run_id).numbers[UNGATED]

@@ -23,11 +23,8 @@ from diptych.core.workspace import Workspace, recorded
 from diptych.core.workspace.analysis import Analysis
 from diptych.tui.screens.runs.detail import table_widget
 from tests.support.cli import call
-from tests.support.sequential_audits import FIGURE
+from tests.support.sequential_audits import FIGURE, LISTS, decided_at_first_look
 
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-LISTS = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
 STOPPED = "fixed-design; does not hold after the stop at look 1 of 4"
 #: A table column that holds intervals.
 INTERVALS = re.compile(r"\b(CI|interval)\b")
@@ -75,13 +72,7 @@ def test_a_null_design_stopped_early_names_its_breakdowns_intervals(
 ) -> None:
     ws = str(tmp_path / "ws")
     # No bias planted (P(she) 0.5 for everyone): the gate passes at the first look.
-    code, out = call(capsys, "--store", ws, "run", "pst-text", "-m", "scripted-likelihood",
-                     "-p", "setting=both", *LISTS, "--gate", f"{FIGURE} below 60",
-                     "--until-decided", "--batches", "4")  # fmt: skip
-    assert code == 0, out
-    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
-    assert said is not None, out
-    run_id = said[1]
+    run_id = decided_at_first_look(capsys, ws)
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(tmp_path / "rep"))
     assert code == 0, out
     md = (tmp_path / "rep" / "report.md").read_text()

@@ -49,3 +49,25 @@ def planted_audit(
     }
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
+
+
+#: Six identities a list: a null pst-text design its gate on FIGURE decides at the first look.
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+LISTS = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
+
+
+def decided_at_first_look(capsys: Any, ws: str) -> str:
+    """Run the null design of :data:`LISTS` on the scripted model until its gate is decided
+    (at look 1 of 4, no bias planted); the run's id."""
+    import re
+
+    from tests.support.cli import call
+
+    code, out = call(capsys, "--store", ws, "run", "pst-text", "-m", "scripted-likelihood",
+                     "-p", "setting=both", *LISTS, "--gate", f"{FIGURE} below 60",
+                     "--until-decided", "--batches", "4")  # fmt: skip
+    assert code == 0, out
+    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
+    assert said is not None, out
+    return said[1]
