@@ -134,6 +134,28 @@ async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
     return screen
 
 
+async def write_report(pilot: Pilot[Any], run_id: str, folder: Any) -> str:
+    """From the Runs screen, holding only ``run_id``: open its Run detail, press ``w``, write
+    the report into ``folder`` and wait until the screen says so; what its status line says."""
+    from textual.widgets import Input
+
+    from diptych.tui.screens.runs.detail import ReportDirScreen
+
+    app = pilot.app
+    await wait_for(pilot, lambda: run_ids(app) == [run_id], "the run")
+    await pilot.press("enter")
+    screen = app.screen
+    assert isinstance(screen, RunDetailScreen)
+    await wait_for(pilot, lambda: bool(screen.query("#section-numbers")), "the analysis")
+    await pilot.press("w")
+    assert isinstance(app.screen, ReportDirScreen)
+    app.screen.query_one("#report-dir", Input).value = str(folder)
+    await pilot.press("enter")
+    status = screen.query_one("#status", Static)
+    await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
+    return str(status.render())
+
+
 async def analysed(pilot: Pilot[Any], screen: RunDetailScreen) -> None:
     # The notes are the last section mounted: every section is listed by then.
     await wait_for(pilot, lambda: bool(screen.query("#section-notes")), "the analysis")

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from steps import SIZE, run_ids, wait_for
-from textual.widgets import Input, Static
+from steps import SIZE, write_report
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 
 
 def _signed_report(workspace: Path, run_id: str, folder: Path) -> None:
@@ -31,18 +29,7 @@ async def test_writing_a_report_over_a_stale_signature_removes_it_and_says_so(
     _signed_report(workspace, pst_text_run, folder)
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        await pilot.press("enter")
-        screen = app.screen
-        assert isinstance(screen, RunDetailScreen)
-        await wait_for(pilot, lambda: bool(screen.query("#section-numbers")), "the analysis")
-        await pilot.press("w")
-        assert isinstance(app.screen, ReportDirScreen)
-        app.screen.query_one("#report-dir", Input).value = str(folder)
-        await pilot.press("enter")
-        status = screen.query_one("#status", Static)
-        await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
-        said = " ".join(str(status.render()).split())
+        said = " ".join((await write_report(pilot, pst_text_run, folder)).split())
     assert not (folder / "manifest.json").exists()
     assert not (folder / "manifest.json.sig").exists()
     assert str((folder / "report.md").resolve()) in said.replace(" ", "")
@@ -57,13 +44,4 @@ async def test_writing_a_report_into_a_new_folder_says_only_where(
 ) -> None:
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        await pilot.press("enter")
-        screen = app.screen
-        await wait_for(pilot, lambda: bool(screen.query("#section-numbers")), "the analysis")
-        await pilot.press("w")
-        app.screen.query_one("#report-dir", Input).value = str(tmp_path / "fresh")
-        await pilot.press("enter")
-        status = screen.query_one("#status", Static)
-        await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
-        assert "signature" not in str(status.render())
+        assert "signature" not in await write_report(pilot, pst_text_run, tmp_path / "fresh")

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZE, run_ids, wait_for
-from textual.widgets import Input, Static
+from steps import SIZE, write_report
 
 import diptych.testing
 from diptych.audit import run_audit
@@ -20,7 +19,6 @@ from diptych.core import plugins
 from diptych.core.report.formatting import figure_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 from tests.support.cli import cli
 from tests.support.sequential_audits import FIGURE, planted_audit
 
@@ -67,17 +65,7 @@ async def test_the_tui_writes_the_report_diptych_report_writes(
 
     app = DiptychApp(store, refresh_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: run_ids(app) == [run_id], "the run")
-        await pilot.press("enter")
-        screen = app.screen
-        assert isinstance(screen, RunDetailScreen)
-        await wait_for(pilot, lambda: bool(screen.query("#section-numbers")), "the analysis")
-        await pilot.press("w")
-        assert isinstance(app.screen, ReportDirScreen)
-        app.screen.query_one("#report-dir", Input).value = str(tmp_path / "tui")
-        await pilot.press("enter")
-        status = screen.query_one("#status", Static)
-        await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
+        await write_report(pilot, run_id, tmp_path / "tui")
 
     tui, by_cli = _said(tmp_path / "tui"), _said(tmp_path / "cli")
     assert tui == by_cli
