@@ -155,6 +155,14 @@ class ReviewScreen(ReviewView):
         """Whether the run's outputs are images with persons a measurement can draw."""
         return self._probe is not None and Capability.IMAGE_GENERATOR in self._probe.capabilities
 
+    def _outputs_are(self) -> str:
+        """What a run the measurement mode cannot draw from holds instead, for M's note."""
+        if self._probe is not None and Capability.PERSON_ANNOTATOR in self._probe.capabilities:
+            return "labels of images it was given"
+        if self._probe is not None and Capability.IMAGE_TEXT_ENCODER in self._probe.capabilities:
+            return "rankings of images it was given"
+        return "texts"
+
     def on_key(self, event: events.Key) -> None:
         if self.zoomed and event.key not in ZOOM_KEYS:
             # The zoom hides the card, the figures and the said line: a key that acts on the
@@ -163,7 +171,8 @@ class ReviewScreen(ReviewView):
         if event.character == "M" and self._probe is not None and not self.measurable:
             event.stop()
             self.notify(
-                "the measurement mode draws persons in images a model made; this run made none",
+                "the measurement mode draws persons in images a model made; "
+                f"this run's outputs are {self._outputs_are()}",
                 severity="warning",
             )
             return

@@ -28,6 +28,7 @@ from diptych.core.plugins import parse_params
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
+from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
     RunOptions,
@@ -42,16 +43,6 @@ from diptych.tui.widgets.pick_list import matches
 from diptych.tui.widgets.said import SaidLine
 from diptych.tui.widgets.ticks import TickList
 from diptych.tui.workers import estimate_request
-
-
-class FormsScroll(VerticalScroll, can_focus=False):
-    """The parameter forms: scrolled by the focused field, never a tab stop of its own (one
-    would take the keys typed for the next field)."""
-
-
-class ChoicesScroll(VerticalScroll, can_focus=False):
-    """The probe, its description and the Models list: scrolled (by the focused field, or to
-    the field refused) when a long description leaves the list no room, never cut."""
 
 
 class NewRunScreen(Screen[RunRequest | None]):
@@ -86,8 +77,10 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._chosen: list[str] = []
         self._syncing_models = False
         self._estimate_error: str | None = None
-        #: Whether ctrl+s was refused since the form last held: the plan keeps saying so.
+        #: Whether ctrl+s was refused since the form last held: the plan keeps saying so;
+        #: and the estimate's reason it gave, which a plan made again that meets it keeps.
         self._refused = False
+        self._refused_because: str | None = None
         # Where the panes were before the plan scrolled them to a refusal the user had not
         # asked about (a new form's empty Models list): put back once the form holds.
         self._before_refusal: dict[str, float] | None = None
@@ -402,8 +395,13 @@ class NewRunScreen(Screen[RunRequest | None]):
             return  # an answer to a form that has changed since
         panel = self.query_one("#estimate", Static)
         self._estimate_error = message.error
-        if message.estimate is None:
+        if message.error != self._refused_because:
+            self._refused_because = None  # the form changed what it refuses, or holds
+        if message.estimate is None and self._refused_because is not None:
+            self._cannot_start(self._refused_because)
+        elif message.estimate is None:
             panel.update(Text(f"cannot run: {message.error}", style="red"))
+        if message.estimate is None:
             mark_named_field(self.query(ParamsForm), message.error or "")
             return
         options = parse_params(
@@ -470,6 +468,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         if self._estimate_error is not None:
             # The field refused, in view and focused; the line names it, so it holds after.
             self._cannot_start(self._estimate_error)
+            self._refused_because = self._estimate_error
             marked = mark_named_field(self.query(ParamsForm), self._estimate_error)
             if marked is not None:
                 self._into_view(marked)
@@ -478,9 +477,8 @@ class NewRunScreen(Screen[RunRequest | None]):
         self.dismiss(request)
 
     def _cannot_start(self, why: str) -> None:
-        """Say why in the plan, where the trials and cost would be: a toast there covered
-        Start and Back, and a line of its own took a row the Models list needs at 60×20.
-        The plan is written again when the form changes, so a fixed form takes it back."""
+        """Say why in the plan, where the trials and cost would be (a toast covered Start and
+        Back; a line of its own took a row Models needs at 60×20); a fixed form takes it back."""
         self._refused = True
         self.query_one("#estimate", Static).update(
             Text(f"the run cannot start: {why}", style="bold red")
