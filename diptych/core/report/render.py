@@ -49,7 +49,12 @@ from diptych.core.report.verdict import (
     resamples_text,
     scope_line,
 )
-from diptych.core.report.whole_ids import keep_ids_whole, kept_probe_names, version_words
+from diptych.core.report.whole_ids import (
+    keep_ids_whole,
+    kept_model_ids,
+    kept_probe_names,
+    version_words,
+)
 from diptych.core.safe_text import escape_controls, has_controls
 
 #: 2: one report covers several runs (``runs``); a one-run report keeps version 1's keys.
@@ -328,7 +333,8 @@ def render_html(audit: Audit) -> str:
     page = env.get_template("report.html.j2").render(css=css, **_context(audit, {}))
     # A probe's name is copied from the page as a run id is (``pst-text``, never ``pst-``).
     probes = kept_probe_names(r.view.run.probe for r in audit.runs)
-    return keep_ids_whole(page, [*(r.id for r in audit.runs), *probes])
+    models = kept_model_ids(m for r in audit.runs for m in r.view.model_ids())
+    return keep_ids_whole(page, [*(r.id for r in audit.runs), *probes, *models])
 
 
 def render_markdown(audit: Audit, figure_paths: dict[int, str]) -> str:

@@ -45,27 +45,29 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
     return "".join(out)
 
 
-#: The longest probe name kept whole: a longer one (``counterfactual-retrieval``) kept whole
-#: beside its run id would widen the scope table past the printed page, so it may break at
-#: its hyphen.
-KEPT_PROBE_NAME = 12
-
-
 def kept_probe_names(names: Iterable[str]) -> list[str]:
     """The probe names a page keeps whole as it keeps run ids: those that could break (at a
-    hyphen; ``pairs`` cannot, and is a word too: "2 image pairs") and fit a narrow column."""
-    return sorted({n for n in names if "-" in n and len(n) <= KEPT_PROBE_NAME})
+    hyphen; ``pairs`` cannot, and is a word too: "2 image pairs"). In a table a probe's name
+    stands under its run id, which starts with it, so it never widens a column."""
+    return sorted({n for n in names if "-" in n})
 
 
-#: Where a model's version may break: after a build's ``+``, a pin's ``==`` or a path's ``/``,
-#: never at a hyphen inside a name (``SmolLM2-135M-Instruct``).
-_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)")
+def kept_model_ids(ids: Iterable[str]) -> list[str]:
+    """The model ids a page keeps whole (``scripted-likelihood``, ``dall-e-3``); a hub id
+    (``org/name``) may break after its ``/`` instead (:func:`version_words`)."""
+    return sorted({i for i in ids if "-" in i and "/" not in i})
+
+
+#: Where a model's version or a link may break: after a build's ``+``, a pin's ``==`` or a
+#: path's ``/`` (not between a link's two), never at a hyphen inside a name
+#: (``SmolLM2-135M-Instruct``, ``eur-lex``).
+_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)(?!/)")
 
 
 def version_words(version: Any) -> Any:
-    """A model's version as the page prints it: its pieces between ``+``, ``==`` and ``/``
-    each kept on one line, a break allowed only after those separators; a value that is not
-    text is left as it is."""
+    """A model's version (or a link) as the page prints it: its pieces between ``+``, ``==``
+    and ``/`` each kept on one line, a break allowed only after those separators; a value that
+    is not text is left as it is."""
     if not isinstance(version, str) or not version:
         return version
     pieces = [p for p in _VERSION_BREAKS.split(version) if p]
@@ -73,4 +75,4 @@ def version_words(version: Any) -> Any:
     return markupsafe.Markup("<wbr>").join(kept)
 
 
-__all__ = ["keep_ids_whole", "kept_probe_names", "version_words"]
+__all__ = ["keep_ids_whole", "kept_model_ids", "kept_probe_names", "version_words"]

@@ -105,3 +105,55 @@ def test_a_models_version_breaks_only_after_its_separators() -> None:
     ]
     assert printed.count("<wbr>") == 2
     assert str(version_words("a<b")) == '<span class="nowrap">a&lt;b</span>'
+
+
+def test_a_link_broken_at_a_hyphen_is_found_and_after_a_slash_is_not() -> None:
+    url = "https://eur-lex.europa.eu/eli/reg/2024/1689/oj"
+    at_hyphen = [
+        Word("(https://eur-", 0, 50, 100, 120, 109),
+        Word("lex.europa.eu/eli/reg/2024/1689/oj),", 0, 50, 111, 200, 120),
+    ]
+    assert split_id_problems(at_hyphen, [url], breaks="/") == [
+        f"link “{url}” split over two lines of page 1: “https://eur-” / "
+        "“lex.europa.eu/eli/reg/2024/1689/oj”"
+    ]
+    at_slash = [
+        Word("(https://eur-lex.europa.eu/", 0, 50, 100, 120, 109),
+        Word("eli/reg/2024/1689/oj),", 0, 50, 111, 200, 120),
+    ]
+    assert split_id_problems(at_slash, [url], breaks="/") == []
+
+
+def test_a_long_probes_name_is_kept_whole_and_a_link_breaks_only_after_a_slash() -> None:
+    from diptych.core.report.whole_ids import kept_probe_names, version_words
+
+    assert kept_probe_names(["counterfactual-retrieval", "pst-text", "pairs"]) == [
+        "counterfactual-retrieval",
+        "pst-text",
+    ]
+    printed = str(version_words("https://eur-lex.europa.eu/eli"))
+    assert printed.count("<wbr>") == 2
+    assert '<span class="nowrap">eur-lex.europa.eu/</span>' in printed
+
+
+def test_a_link_broken_between_its_two_slashes_is_found() -> None:
+    url = "https://doi.org/10.6028/NIST.AI.600-1"
+    words = [
+        Word("(https:/", 0, 50, 100, 120, 109),
+        Word("/doi.org/10.6028/", 0, 50, 111, 200, 120),
+    ]
+    assert split_id_problems(words, [url], breaks="/") == [
+        f"link “{url}” split over two lines of page 1: “https:/” / “/doi.org/10.6028/NIST.AI.600-1”"
+    ]
+
+
+def test_a_models_id_is_kept_whole_unless_it_is_a_hub_id(tmp_path: Path) -> None:
+    from diptych.core.report.whole_ids import kept_model_ids
+
+    assert kept_model_ids(["scripted-encoder", "clip", "openai/clip-vit-base-patch32"]) == [
+        "scripted-encoder"
+    ]
+    (tmp_path / "report.json").write_text(
+        json.dumps({"run": "pairs-11223344", "models": [{"model_id": "scripted-encoder"}]})
+    )
+    assert report_ids(tmp_path, []) == ["pairs-11223344", "scripted-encoder"]

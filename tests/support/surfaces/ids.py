@@ -14,10 +14,13 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from diptych.core.report.whole_ids import kept_probe_names
+from diptych.core.report.whole_ids import kept_model_ids, kept_probe_names
 
 #: The page's run ids as printed (a table's, a note's, a heading's).
 RUN_IDS = """() => [...new Set([...document.querySelectorAll('.run-id')]
+  .map(e => (e.textContent || '').trim()).filter(Boolean))]"""
+#: The page's links as printed (Appendix C's frameworks): each may break only after a ``/``.
+LINKS = """() => [...new Set([...document.querySelectorAll('.url')]
   .map(e => (e.textContent || '').trim()).filter(Boolean))]"""
 #: How many words after an id's first part its rest is looked for: a table cell's second line
 #: is read right after its first, or after the rest of the row's first line.
@@ -34,8 +37,8 @@ class Word(Protocol):
 
 
 def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
-    """The report's run ids and its probes' names: ``report.json``'s and the page's
-    (``page_ids``, :data:`RUN_IDS`)."""
+    """The report's run ids, its probes' names and its models' ids (those kept whole):
+    ``report.json``'s and the page's (``page_ids``, :data:`RUN_IDS`)."""
     ids = set(page_ids)
     data = report_dir / "report.json"
     if data.is_file():
@@ -45,37 +48,46 @@ def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
                 ids.add(run["run"])
             if isinstance(run, dict) and isinstance(run.get("probe"), str):
                 ids.update(kept_probe_names([run["probe"]]))
+            for model in run.get("models") or [] if isinstance(run, dict) else []:
+                if isinstance(model, dict) and isinstance(model.get("model_id"), str):
+                    ids.update(kept_model_ids([model["model_id"]]))
     return sorted(i for i in ids if len(i) > LEAST_PART)
 
 
-def split_id_problems(words: list[Word], ids: list[str]) -> list[str]:
-    """Each id printed over two lines or two pages, with where its parts print."""
+def split_id_problems(words: list[Word], ids: list[str], breaks: str = "") -> list[str]:
+    """Each id printed over two lines or two pages, with where its parts print; a link
+    (``breaks="/"``) may break after one of ``breaks``, nowhere else."""
     problems = []
     for n, word in enumerate(words):
         for run_id in ids:
             if run_id in word.text:
                 continue
-            split = _split(words, n, run_id)
+            split = _split(words, n, run_id, breaks)
             if split is not None:
                 problems.append(split)
     return problems
 
 
-def _split(words: list[Word], n: int, run_id: str) -> str | None:
-    """Where ``run_id`` prints as word ``n``'s end and a later word's start on another line."""
+def _split(words: list[Word], n: int, run_id: str, breaks: str) -> str | None:
+    """Where ``run_id`` prints as word ``n``'s end and a later word's start on another line,
+    cut elsewhere than after one of ``breaks``."""
     word = words[n]
     for cut in range(LEAST_PART, len(run_id)):
-        if not word.text.endswith(run_id[:cut]):
+        allowed = run_id[cut - 1] in breaks and run_id[cut] not in breaks
+        if allowed or not word.text.endswith(run_id[:cut]):
             continue
         rest = run_id[cut:]
         for later in words[n + 1 : n + 1 + WINDOW]:
-            if later.text.startswith(rest) and _other_line(word, later):
+            # A link's rest may itself run over more lines: its next line starts the rest.
+            went_on = bool(breaks) and len(later.text) >= LEAST_PART and rest.startswith(later.text)
+            if (later.text.startswith(rest) or went_on) and _other_line(word, later):
                 where = (
                     f"on pages {word.page + 1} and {later.page + 1}"
                     if later.page != word.page
                     else f"over two lines of page {word.page + 1}"
                 )
-                return f"run id “{run_id}” split {where}: “{run_id[:cut]}” / “{rest}”"
+                kind = "link" if breaks else "run id"
+                return f"{kind} “{run_id}” split {where}: “{run_id[:cut]}” / “{rest}”"
     return None
 
 

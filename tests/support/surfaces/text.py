@@ -75,7 +75,9 @@ class _Reader(HTMLParser):
         self._headers: list[list[str]] = []
         self._column: list[int] = []
         self._in_th = False
-        self._figures: list[tuple[str, tuple[str, str] | None]] = []
+        #: The open elements: each one's tag, the figure it names, whether it is a link's text
+        #: (``.url``: read as code is, its pieces between the breaks allowed after a ``/``).
+        self._figures: list[tuple[str, tuple[str, str] | None, bool]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         named = dict(attrs)
@@ -95,8 +97,9 @@ class _Reader(HTMLParser):
                 self._headers[-1].append("")
         if tag not in _VOID:
             figure = named.get("data-figure")
+            link = "url" in (named.get("class") or "").split()
             self._figures.append(
-                (tag, (named.get("data-run") or "", figure) if figure is not None else None)
+                (tag, (named.get("data-run") or "", figure) if figure is not None else None, link)
             )
 
     def handle_endtag(self, tag: str) -> None:
@@ -125,8 +128,9 @@ class _Reader(HTMLParser):
         elif self._in_th and self._headers and self._headers[-1]:
             self._headers[-1][-1] += data.strip()
             return
-        figure = next((f for _, f in reversed(self._figures) if f is not None), None)
-        self.chunks.append(Chunk(data, self._code > 0, column, figure))
+        figure = next((f for _, f, _ in reversed(self._figures) if f is not None), None)
+        link = any(u for _, _, u in self._figures)
+        self.chunks.append(Chunk(data, self._code > 0 or link, column, figure))
 
 
 _VOID = {"br", "img", "meta", "link", "input", "hr", "col", "wbr", "source", "area"}
