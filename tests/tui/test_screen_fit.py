@@ -27,7 +27,8 @@ from steps import (
 from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 
-from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.report.charts import charts_of
+from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
@@ -91,6 +92,9 @@ async def test_run_detail_at_80x24_shows_every_headline_and_micro_sts_number_who
         await show_section(pilot, screen, "Figures (0)")
         shown = "\n".join(screen_lines(app))
         assert "this analysis has no figures" in shown and "w writes" not in shown
+        # ... and says what its report draws instead, as the report's figures/ holds.
+        drawn = len(charts_of(screen.result, "run"))
+        assert drawn and f"its report draws {counted(drawn, 'chart')}" in " ".join(shown.split())
 
 
 async def test_at_60x20_intervals_ref_fail_flag_help_and_quit_stay(

@@ -35,7 +35,8 @@ from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import floor_note, marked_interval
+from diptych.core.report.charts import charts_of
+from diptych.core.report.formatting import counted, floor_note, marked_interval
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
@@ -107,7 +108,11 @@ def figures_widget(result: ProbeResult) -> VerticalScroll:
     terminal allows), each under its title with its caption."""
     children: list[Widget] = []
     if not result.figures:
-        children.append(Static(Text("this analysis has no figures", style="dim")))
+        # The report draws charts of the tables and headline figures all the same: say so,
+        # so that its figures/ folder is no surprise.
+        charts = len(charts_of(result, "run"))
+        drawn = f"; its report draws {counted(charts, 'chart')} of its numbers" if charts else ""
+        children.append(Static(Text(f"this analysis has no figures{drawn}", style="dim")))
     image_class = image_widget_class()
     for figure in result.figures:
         children.append(Static(Text(figure.title, style="bold"), classes="figure-title"))
