@@ -32,6 +32,9 @@ class ReviewState:
     cursor: int | None = None
     #: The reviewer's label of each person they labelled (stored or on its way).
     mine: dict[int, str] = field(default_factory=dict)
+    #: The people whose label the reviewer took back: a queue read before the store forgot
+    #: it still carries it, and must not give it back.
+    taken_back: set[int] = field(default_factory=set)
     #: The reviewer's note on each person they wrote one on, labelled or not.
     notes: dict[int, str] = field(default_factory=dict)
     #: The people each annotator has a stored label of in the whole run, queued or not.
@@ -55,7 +58,13 @@ class ReviewState:
         if annotator is None:
             return
         for sid, item in self.items.items():
-            if (label := item.human_label(annotator)) is not None:
+            label = item.human_label(annotator)
+            if sid in self.taken_back and label is None:
+                self.taken_back.discard(sid)  # the store has forgotten it too
+            elif sid in self.taken_back:
+                humans = tuple((a, v) for a, v in item.humans if a != annotator)
+                self.items[sid] = replace(item, humans=humans)
+            elif label is not None:
                 self.mine.setdefault(sid, label)
             if note := item.note_of(annotator):
                 self.notes.setdefault(sid, note)
@@ -126,6 +135,7 @@ class ReviewState:
     def give(self, item: ReviewItem, label: str, annotator: str) -> None:
         """Record ``label`` as the reviewer's and move on to the next person."""
         self.mine[item.subject_id] = label
+        self.taken_back.discard(item.subject_id)
         humans = [(a, v) for a, v in item.humans if a != annotator]
         self.items[item.subject_id] = replace(item, humans=(*humans, (annotator, label)))
         self.move(+1)
@@ -134,6 +144,7 @@ class ReviewState:
         """Forget the reviewer's label of ``item``; False when there was none."""
         if self.mine.pop(item.subject_id, None) is None:
             return False
+        self.taken_back.add(item.subject_id)
         humans = tuple((a, v) for a, v in item.humans if a != annotator)
         self.items[item.subject_id] = replace(item, humans=humans)
         return True

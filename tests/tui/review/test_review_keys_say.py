@@ -43,6 +43,24 @@ def test_a_queue_read_before_the_last_label_was_stored_keeps_the_label_given() -
     assert state.mine[2] == "feminine"
 
 
+def test_a_queue_read_before_a_take_back_was_stored_does_not_give_the_label_back() -> None:
+    state = ReviewState()
+    state.load([item(1), item(2, (("human:ann", "masculine"),))], replace_all=True)
+    state.take_stored("human:ann")
+    assert state.take_back(state.items[2], "human:ann")
+    # Read while the label was still stored: it stays taken back.
+    state.load([item(1), item(2, (("human:ann", "masculine"),))], replace_all=False)
+    state.take_stored("human:ann")
+    assert 2 not in state.mine and state.items[2].human_label("human:ann") is None
+    # Once the store has forgotten it, a label given again is kept as any other.
+    state.load([item(1), item(2)], replace_all=False)
+    state.take_stored("human:ann")
+    state.give(state.items[2], "feminine", "human:ann")
+    state.load([item(1), item(2, (("human:ann", "feminine"),))], replace_all=False)
+    state.take_stored("human:ann")
+    assert state.mine[2] == "feminine"
+
+
 def said(app: object) -> str:
     return app.review.said[-1].message  # type: ignore[attr-defined]
 
