@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.surfaces.ids import report_ids, split_id_problems
 from tests.support.surfaces.paper import Word
 
@@ -107,23 +109,6 @@ def test_a_models_version_breaks_only_after_its_separators() -> None:
     assert str(version_words("a<b")) == '<span class="nowrap">a&lt;b</span>'
 
 
-def test_a_link_broken_at_a_hyphen_is_found_and_after_a_slash_is_not() -> None:
-    url = "https://eur-lex.europa.eu/eli/reg/2024/1689/oj"
-    at_hyphen = [
-        Word("(https://eur-", 0, 50, 100, 120, 109),
-        Word("lex.europa.eu/eli/reg/2024/1689/oj),", 0, 50, 111, 200, 120),
-    ]
-    assert split_id_problems(at_hyphen, [url], breaks="/") == [
-        f"link “{url}” split over two lines of page 1: “https://eur-” / "
-        "“lex.europa.eu/eli/reg/2024/1689/oj”"
-    ]
-    at_slash = [
-        Word("(https://eur-lex.europa.eu/", 0, 50, 100, 120, 109),
-        Word("eli/reg/2024/1689/oj),", 0, 50, 111, 200, 120),
-    ]
-    assert split_id_problems(at_slash, [url], breaks="/") == []
-
-
 def test_a_long_probes_name_is_kept_whole_and_a_link_breaks_only_after_a_slash() -> None:
     from diptych.core.report.whole_ids import kept_probe_names, version_words
 
@@ -136,15 +121,31 @@ def test_a_long_probes_name_is_kept_whole_and_a_link_breaks_only_after_a_slash()
     assert '<span class="nowrap">eur-lex.europa.eu/</span>' in printed
 
 
-def test_a_link_broken_between_its_two_slashes_is_found() -> None:
-    url = "https://doi.org/10.6028/NIST.AI.600-1"
-    words = [
-        Word("(https:/", 0, 50, 100, 120, 109),
-        Word("/doi.org/10.6028/", 0, 50, 111, 200, 120),
-    ]
-    assert split_id_problems(words, [url], breaks="/") == [
-        f"link “{url}” split over two lines of page 1: “https:/” / “/doi.org/10.6028/NIST.AI.600-1”"
-    ]
+EUR_LEX = "https://eur-lex.europa.eu/eli/reg/2024/1689/oj"
+DOI = "https://doi.org/10.6028/NIST.AI.600-1"
+
+
+@pytest.mark.parametrize(
+    ("url", "first", "second", "split"),
+    [
+        # At a hyphen inside a name: a split.
+        (EUR_LEX, "(https://eur-", "lex.europa.eu/eli/reg/2024/1689/oj),", "https://eur-"),
+        # Between a link's two slashes, its rest going on over a third line: a split.
+        (DOI, "(https:/", "/doi.org/10.6028/", "https:/"),
+        # After a slash: where a link may break.
+        (EUR_LEX, "(https://eur-lex.europa.eu/", "eli/reg/2024/1689/oj),", None),
+    ],
+)
+def test_a_link_may_break_only_after_a_slash(
+    url: str, first: str, second: str, split: str | None
+) -> None:
+    words = [Word(first, 0, 50, 100, 120, 109), Word(second, 0, 50, 111, 200, 120)]
+    found = split_id_problems(words, [url], breaks="/")
+    if split is None:
+        assert found == []
+    else:
+        rest = url.removeprefix(split)
+        assert found == [f"link “{url}” split over two lines of page 1: “{split}” / “{rest}”"]
 
 
 def test_a_models_id_is_kept_whole_unless_it_is_a_hub_id(tmp_path: Path) -> None:
