@@ -34,13 +34,13 @@ def test_import_prints_a_report_command_that_works_in_the_importing_workspace(
     assert code == 0, out
     (said,) = [line for line in out.splitlines() if "to write it again from this one" in line]
     command = said.split("from this one: ", 1)[1]
-    assert command == f"diptych --store received report {run_id} --out REPORT_DIR"
+    assert command == f"diptych --store received report {run_id} --out reproduced"
     # The imported report's own text is as it was written (and signed): unchanged.
     assert (fresh / "received" / "reports" / "report" / "report.md").read_bytes() == (
         report / "report.md"
     ).read_bytes()
     # Pasted where it was printed, it writes the report again from the imported records.
-    words = shlex.split(command.replace("REPORT_DIR", "again"))
+    words = shlex.split(command)
     code, out = call(capsys, *words[1:], "--format", "md")
     assert code == 0, out
-    assert (fresh / "again" / "report.md").is_file()
+    assert (fresh / "reproduced" / "report.md").is_file()

@@ -144,6 +144,11 @@ def from_here(path: str | os.PathLike[str], here: str | os.PathLike[str]) -> str
         return str(Path(path).resolve())
 
 
+#: Where a reproduce command writes the report again: a folder beside this report's (run from
+#: its directory), never over it, so that the two can be compared.
+AGAIN = "reproduced"
+
+
 def diptych_words(store: _Place, cwd: _Place = None) -> list[str]:
     """``diptych`` and the workspace it must open, the start of every printed command."""
     return ["diptych", *store_words(store, cwd)]
@@ -151,7 +156,7 @@ def diptych_words(store: _Place, cwd: _Place = None) -> list[str]:
 
 def report_command(run_ids: list[str], store: _Place, cwd: _Place = None) -> str:
     """The ``diptych report`` command that writes this report again."""
-    return shlex.join([*diptych_words(store, cwd), "report", *run_ids, "--out", "REPORT_DIR"])
+    return shlex.join([*diptych_words(store, cwd), "report", *run_ids, "--out", AGAIN])
 
 
 def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> str | None:
@@ -169,7 +174,7 @@ def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> s
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):
         words += ["--until-decided", "--batches", str(sequential.get("batches"))]
-    return shlex.join([*words, "--out", "REPORT_DIR"])
+    return shlex.join([*words, "--out", AGAIN])
 
 
 #: What an audit made on the command line (``diptych run --gate``) records as its file.
@@ -210,7 +215,7 @@ def gated_run_command(
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):
         words += ["--until-decided", "--batches", str(sequential.get("batches"))]
-    return " ".join([command.text, shlex.join([*words, "--report", "REPORT_DIR"])])
+    return " ".join([command.text, shlex.join([*words, "--report", AGAIN])])
 
 
 def run_command(run: Any, store: _Place = None, cwd: _Place = None) -> RunCommand:

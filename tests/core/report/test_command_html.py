@@ -10,7 +10,7 @@ from diptych.core.report.render import command_html
 def test_each_option_is_kept_whole_and_the_text_is_unchanged() -> None:
     command = (
         "diptych --store ../.diptych audit run ../examples/audits/smollm2-offline.yaml "
-        "--until-decided --batches 10 -p masculine=a<b --out REPORT_DIR"
+        "--until-decided --batches 10 -p masculine=a<b --out reproduced"
     )
     html = str(command_html(command))
     assert re.findall(r'<span class="option">(.*?)</span>', html) == [

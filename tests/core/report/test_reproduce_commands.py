@@ -226,6 +226,6 @@ def test_a_command_line_audit_is_run_again_with_its_gates_and_looks() -> None:
     assert words[:5] == ["diptych", "run", "pst-text", "--model", "smollm2"]
     gates = [words[i + 1] for i, w in enumerate(words) if w == "--gate"]
     assert gates == [f"{figure} below 25", "P(she) % within 12.5 60"]
-    assert words[-5:] == ["--until-decided", "--batches", "10", "--report", "REPORT_DIR"]
+    assert words[-5:] == ["--until-decided", "--batches", "10", "--report", "reproduced"]
     # An audit file's report is run again by its file, not by this command.
     assert gated_run_command(run, {**scope, "file": "audit.yaml"}) is None
