@@ -168,6 +168,16 @@ def tone_review(tone_run: tuple[Path, str]) -> Host:
 
 
 @pytest.fixture
+def calibration_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+    """A calibration run of the scripted annotator on PAIRS' 40 potential-crime images: images
+    the run was given, not made (``diptych calibrate`` makes one)."""
+    ws = tmp_path / "ws"
+    with open_store(ws) as store:
+        params = {"subset": "potential_crime"}
+        return ws, run_probe(store, "calibration", ["scripted-annotator"], probe_params=params).id
+
+
+@pytest.fixture
 def scripted_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
     """The measurement mode's run on the scripted image model (``hosts``)."""
     ws = tmp_path / "ws"

@@ -215,11 +215,17 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
 
 
 async def surface(
-    pilot: Pilot[Any], *, leave: tuple[str, ...] = (), labels: bool = True, hidden: bool = True
+    pilot: Pilot[Any],
+    *,
+    leave: tuple[str, ...] = (),
+    labels: bool = True,
+    hidden: bool = True,
+    offered: bool = False,
 ) -> list[str]:
     """Every class of defect on the screen shown now (the keys last: they move the screen).
     ``labels``: whether the footer's labels are checked whole too; ``hidden``: whether the
-    keys left to Help are pressed too (:func:`surface_keys.silent_keys`)."""
+    keys left to Help are pressed too; ``offered``: whether the keys Help lists that the screen
+    does not take now are too (:func:`surface_keys.silent_keys`)."""
     from surface import (
         cut_fields,
         cut_messages,
@@ -250,7 +256,7 @@ async def surface(
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
     found += toasts_over_figures(app) + notes_over_content(app)
-    found += await silent_keys(pilot, leave=leave, hidden=hidden)
+    found += await silent_keys(pilot, leave=leave, hidden=hidden, offered=offered)
     return found
 
 

@@ -2,7 +2,9 @@
 rendered screen's cells, as :mod:`surface` reads them):
 
 - :func:`silent_keys`: a key of the screen (in the footer, or left to Help) that, pressed,
-  changes nothing and says nothing;
+  changes nothing and says nothing; with ``offered``, a key Help lists (or a card names) that
+  the screen does not take now (its ``check_action``: M, t on a run without images a model
+  made) is pressed too: it must say why;
 - :func:`refused_keys`: a key shown in the footer that, pressed, only says why not: a key the
   screen's mode (Review's tone keys) does not take;
 - :func:`cut_footer_keys`: a key the footer holds whose key or label is cut ("r Revi") or
@@ -55,24 +57,34 @@ def footer_keys(app: App[Any]) -> list[str]:
     return sorted(keys, key=lambda k: _leaves(app, k))
 
 
-def screen_keys(app: App[Any]) -> list[str]:
+def screen_keys(app: App[Any], *, offered: bool = False) -> list[str]:
     """The footer's keys, then the screen's keys it leaves to Help (under "? Help +N keys", or
     never in the footer: Runs' m and e): a user reads them there and presses them as well. One
-    key per action; those that leave the screen last."""
+    key per action; those that leave the screen last. With ``offered``, the keys Help lists
+    that the screen does not take now as well: Help still names them (a card may too), and a
+    user presses them."""
     from textual.screen import ModalScreen, Screen
 
     from diptych.tui.screens.help import collect_bindings
 
     shown = footer_keys(app)
     actions = {app.screen.active_bindings[k].binding.action for k in shown}
-    listed = {b.action for b in collect_bindings(type(app.screen), skip=(Screen, ModalScreen))}
+    bindings = collect_bindings(type(app.screen), skip=(Screen, ModalScreen))
+    listed = {b.action for b in bindings}
     hidden = []
     for key, active in app.screen.active_bindings.items():
         action = active.binding.action
-        if action in listed and action not in actions and active.enabled:
+        if action in listed and action not in actions and (active.enabled or offered):
             if action not in ("help", "quit"):
                 actions.add(action)
                 hidden.append(key)
+    if offered:
+        # A key the screen's check_action turns off is not among its active bindings at all.
+        taken = {a.binding.action for a in app.screen.active_bindings.values()}
+        for binding in bindings:
+            if binding.action not in taken | actions | {"help", "quit"}:
+                actions.add(binding.action)
+                hidden.append(binding.key)
     # Help's keys first: a footer key may open a field (a filter) that takes the keys after it.
     return sorted(hidden + shown, key=lambda k: _leaves(app, k))
 
@@ -172,9 +184,11 @@ async def silent_keys(
     leave: Iterable[str] = (),
     settle: Callable[[Pilot[Any]], Any] | None = None,
     hidden: bool = True,
+    offered: bool = False,
 ) -> list[str]:
-    """The screen's keys (:func:`screen_keys`; with ``hidden`` False, the footer's only) that,
-    pressed, change nothing a user sees and say nothing. Each key
+    """The screen's keys (:func:`screen_keys`; with ``hidden`` False, the footer's only; with
+    ``offered``, those Help lists that the screen does not take now too) that, pressed, change
+    nothing a user sees and say nothing. Each key
     is pressed on the screen as it was; a screen it opens is closed again. ``leave``: keys not
     to press (one that starts a paid run, say), each tested elsewhere. What a key says must
     cover nothing the screen draws (:func:`surface_text.notes_over_content`; conftest has a
@@ -184,10 +198,10 @@ async def silent_keys(
     app = pilot.app
     home = app.screen
     found = []
-    pressed = screen_keys(app) if hidden else footer_keys(app)
+    pressed = screen_keys(app, offered=offered) if hidden else footer_keys(app)
     keys = [(key, _leaves(app, key)) for key in pressed]
     for key, leaving in keys:
-        if key in leave or key not in app.screen.active_bindings:
+        if key in leave or (key not in app.screen.active_bindings and not offered):
             continue
         if app.screen is not home:
             break

@@ -36,7 +36,7 @@ from diptych.tui.widgets.whole_numbers import ID
 def cut_ids(app: App[Any]) -> list[str]:
     """The ids a text on the screen holds that it draws cut inside a word: each id found in a
     text (a card, a title, a line under a table) and drawn there, whole on a row or over
-    several, may break only next to one of its hyphens."""
+    several, may break only next to one of its hyphens (or after a slash)."""
     from textual.widgets._toast import Toast
 
     lines = screen_lines(app)
@@ -55,7 +55,7 @@ def cut_ids(app: App[Any]) -> list[str]:
                 continue  # not in view (scrolled off): nothing drawn to judge
             shown = match.group()
             pieces = [p.strip() for p in shown.split("\n")]
-            if any(not (a.endswith("-") or b.startswith("-")) for a, b in pairwise(pieces)):
+            if any(not (a.endswith(("-", "/")) or b.startswith("-")) for a, b in pairwise(pieces)):
                 found.append(f"{_where(widget)}: the id {name!r} is cut: {pieces!r}")
     return found
 

@@ -252,10 +252,11 @@ async def test_review_of_a_text_run_speaks_of_prompts_and_shows_its_figures_whol
         for name, estimate in sts.items():
             assert f"{name} {format_estimate(estimate)}" in metrics, (name, metrics)
 
-        # The zoom says how to leave it (its footer is hidden with the rest).
+        # A text has no image to zoom: z says so and zooms nothing.
         await pilot.press("z")
         await pilot.pause()
-        assert any("z or Escape leaves the zoom" in n.message for n in review.said)
+        assert not review.zoomed
+        assert any("this output is a text" in n.message for n in review.said)
 
 
 # --- Help and keys --------------------------------------------------------------------------

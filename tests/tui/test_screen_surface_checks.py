@@ -33,7 +33,7 @@ from textual.widgets import Checkbox, DataTable, Footer, Input, SelectionList, S
 
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.ticks import TickBox, TickList, name_lines
-from diptych.tui.widgets.whole_numbers import WholeNumbers, wrap_whole
+from diptych.tui.widgets.whole_numbers import WholeNumbers, fold_ids, wrap_whole
 
 pytestmark = pytest.mark.surface
 
@@ -300,6 +300,16 @@ def test_a_figure_never_wraps_inside_its_value_interval_or_n() -> None:
         "STS single +0.0 [-50.0, +50.0] n=12",
     ]
     assert wrap_whole(text, 200).plain == text.plain
+
+
+def test_an_id_folds_after_a_hyphen_or_a_slash_never_inside_a_word() -> None:
+    folded = fold_ids(Text("image potential_crime/bandanna/black_man"), 27).plain
+    assert folded.split("\n") == ["image potential_crime/bandanna/", "black_man"]
+    assert fold_ids(Text("occ-paired-carpenter--nurse"), 12).plain.split("\n") == [
+        "occ-paired-",
+        "carpenter--",
+        "nurse",
+    ]
 
 
 async def test_whole_numbers_draws_its_text_so() -> None:

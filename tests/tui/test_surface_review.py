@@ -82,8 +82,28 @@ async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, i
         assert "texts" in review.said[-1].message
         # The title on one line at 80 columns, never a phrase parted ("all" over "reasons").
         assert title_whole(app, size) == [], shown(app)
-        # The labels go on being stored by the footer's m/f/c: leave those to their tests.
-        assert await surface(pilot, leave=("m", "f", "c")) == [], shown(app)
+        # The labels go on being stored by the footer's m/f/c: leave those to their tests. The
+        # keys Help lists for image runs (t, the digits, z) are pressed too: each says why not.
+        assert await surface(pilot, leave=("m", "f", "c"), offered=True) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_review_of_a_run_of_images_it_was_given(
+    calibration_run: tuple[Path, str], size: tuple[int, int]
+) -> None:
+    """A calibration run's images were given, not made: no key of the footer, card or Help is
+    offered that does nothing without saying why (t, the digits and M say why not)."""
+    ws, run_id = calibration_run
+    app = Host(ws, run_id, reviewer="hal", include_unlabelled=True)
+    async with app.run_test(size=size) as pilot:
+        review = app.review
+        await wait_for(
+            pilot,
+            lambda: review.numbers is not None and review.state.current() is not None,
+            "the queue and its figures",
+        )
+        assert not review.query_one(TonePanel).display  # it offered t
+        assert await surface(pilot, leave=("m", "f", "c"), offered=True) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -95,8 +115,9 @@ async def test_review_with_nobody_flagged(snapshot_workspace: Path, size: tuple[
         review = app.review
         await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
         assert review.state.current() is None  # nobody flagged: the queue is empty
-        # Every key of the footer says why it has nobody to act on (m and f among them).
-        assert await surface(pilot) == [], shown(app)
+        # Every key of the footer says why it has nobody to act on (m and f among them), and so
+        # does every key Help lists for image runs (z zooms nobody).
+        assert await surface(pilot, offered=True) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -365,11 +386,13 @@ async def test_measurement_mode_keys_in_each_dimension(
 async def test_help_on_a_text_run_marks_the_keys_for_image_runs(
     snapshot_workspace: Path,
 ) -> None:
-    """Help opened on a text run's Review marks M, t, the digits, z and o "image runs only"
-    (docs/tui.md: t "not on a text run"); the keys that label, plain."""
+    """Help opened on a text run's Review marks M, t and the digits "generated-image runs only",
+    z and o "image runs only" (docs/tui.md: t "not on a text run"); the keys that label, plain."""
     rows = await help_rows(snapshot_workspace, ["down", "down"], runs=3)
     # The digits give a tone (armed by t): "1" leads their row.
-    assert marked_image_only(rows) == {"M", "t", "1", "z", "o"}, rows
+    assert marked_image_only(rows) == {"z", "o"}, rows
+    made = {key for key, label in rows.items() if label.endswith("(generated-image runs only)")}
+    assert made == {"M", "t", "1"}, rows
     assert rows["m"] == "masc" and rows["M"].startswith("measure"), rows
 
 

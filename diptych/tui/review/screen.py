@@ -76,7 +76,7 @@ class ReviewScreen(ReviewView):
         "run your label corrects the automatic annotators' and the figures are recomputed after "
         "each one; on a text run the figures read the model's own answers, and your label is "
         "kept for agreement with them only. "
-        "M opens the measurement mode for a run whose people are in images."
+        "M opens the measurement mode, and t the tone keys, for a run of images a model made."
     )
     BINDINGS = [
         # The digits give a tone (on_key) while the tone keys are armed; in the footer then only.
@@ -137,15 +137,19 @@ class ReviewScreen(ReviewView):
         return {"tone_key": None}
 
     def action_tone_key(self) -> None:
-        """A digit while the tone keys are not armed (while they are, on_key takes it)."""
-        self.notify("the digits give a skin tone: t arms them", timeout=3)
+        """A digit while the tone keys are not armed (while they are, on_key takes it): it
+        points to t only where t arms them."""
+        if not self._tone_refused("the digits give"):
+            self.notify("the digits give a skin tone: t arms them", timeout=3)
 
     def help_notes(self) -> dict[str, str]:
         """The keys Help marks as not for this run: a text run has no image to measure, give a
-        tone from, zoom or open (docs/tui.md)."""
+        tone from, zoom or open; a run of images it was given (PAIRS, a calibration) none to
+        measure or give a tone from (docs/tui.md)."""
         notes: dict[str, str] = {}
         if self._probe is not None and not self.measurable:
-            notes.update(dict.fromkeys(("measure", "tone_mode", "tone_key"), "image runs only"))
+            made = "generated-image runs only"
+            notes.update(dict.fromkeys(("measure", "tone_mode", "tone_key"), made))
         if self._loaded and not any(i.blob for i in self.state.items.values()):
             notes.update(dict.fromkeys(("zoom", "open_image"), "image runs only"))
         return notes
@@ -176,11 +180,8 @@ class ReviewScreen(ReviewView):
                 severity="warning",
             )
             return
-        if (
-            event.character == "t"
-            and not self.tone_armed
-            and not self._toneable(self.state.current())
-        ):
+        if event.character == "t" and not self.tone_armed:
+            # Taken here: the binding is off where the run has no tone to give, and t says why.
             event.stop()
             self.action_tone_mode()
             return
@@ -282,19 +283,29 @@ class ReviewScreen(ReviewView):
     # --- skin tone ---------------------------------------------------------------------------
 
     def _toneable(self, item: ReviewItem | None) -> bool:
-        return item is not None and item.labelable and item.blob is not None
+        """Whether a tone can be given to ``item``: a person in an image a model made (a tone
+        on an image the run was given counts in none of its figures)."""
+        return self.measurable and item is not None and item.labelable and item.blob is not None
+
+    def _tone_refused(self, keys: str) -> bool:
+        """Say in one line why ``keys`` ("t gives") give no tone here; False when they do."""
+        item = self.state.current()
+        if self._probe is not None and not self.measurable:
+            made = f"this run's outputs are {self._outputs_are()}"
+            why = f"{keys} a skin tone to persons in images a model made; {made}"
+        elif item is None:
+            self._say_nobody()
+            return True
+        elif not self._toneable(item):
+            why = f"{keys} a skin tone to a person in an image; this output has none"
+        else:
+            return False
+        self.notify(why, severity="warning")
+        return True
 
     def action_tone_mode(self) -> None:
         """Arm (or disarm) the tone keys for the people of an image run."""
-        item = self.state.current()
-        if item is None and not self.tone_armed:
-            self._say_nobody()
-            return
-        if not self.tone_armed and not self._toneable(item):
-            self.notify(
-                "a skin tone is read from a person in an image; this output has none",
-                severity="warning",
-            )
+        if not self.tone_armed and self._tone_refused("t gives"):
             return
         self.tone_armed = not self.tone_armed
         self.refresh_bindings()  # the footer shows the keys the tone keys' mode takes
@@ -375,32 +386,6 @@ class ReviewScreen(ReviewView):
             )
         )
 
-    def _say_nobody(self) -> None:
-        """Why a key that acts on a person does nothing: the queue is empty."""
-        more = "" if self.include_unlabelled else " (u adds those nobody flagged)"
-        self.notify(f"nobody to review here{more}", severity="warning")
-
-    def _go(self, moved: bool, where: str) -> None:
-        if moved:
-            self._show_current()
-        elif self.state.current() is None:
-            self._say_nobody()
-        else:
-            self.app.bell()
-            self.notify(f"already at the {where} person", timeout=2)
-
-    def action_next(self) -> None:
-        self._go(self.state.move(+1), "last")
-
-    def action_previous(self) -> None:
-        self._go(self.state.move(-1), "first")
-
-    def action_first(self) -> None:
-        self._go(self.state.jump(last=False), "first")
-
-    def action_last(self) -> None:
-        self._go(self.state.jump(last=True), "last")
-
     def action_filter_reason(self) -> None:
         counts = reason_counts(self.state.items[sid] for sid in self.state.order)
 
@@ -460,6 +445,13 @@ class ReviewScreen(ReviewView):
 
     def action_zoom(self) -> None:
         """The image alone, over the whole terminal (z or Escape comes back)."""
+        item = self.state.current()
+        if not self.zoomed and (item is None or item.blob is None):
+            if item is None:
+                self._say_nobody()
+            else:
+                self.notify("z zooms an image; this output is a text", severity="warning")
+            return
         self.zoomed = not self.zoomed
         self.set_class(self.zoomed, "-zoomed")
         if self.zoomed:

@@ -388,6 +388,34 @@ class ReviewView(ReviewDrawing):
         self.metrics_generation += 1
         self._show_metrics()
 
+    # --- moving through the queue ----------------------------------------------------------------
+
+    def _say_nobody(self) -> None:
+        """Why a key that acts on a person does nothing: the queue is empty."""
+        more = "" if self.include_unlabelled else " (u adds those nobody flagged)"
+        self.notify(f"nobody to review here{more}", severity="warning")
+
+    def _go(self, moved: bool, where: str) -> None:
+        if moved:
+            self._show_current()
+        elif self.state.current() is None:
+            self._say_nobody()
+        else:
+            self.app.bell()
+            self.notify(f"already at the {where} person", timeout=2)
+
+    def action_next(self) -> None:
+        self._go(self.state.move(+1), "last")
+
+    def action_previous(self) -> None:
+        self._go(self.state.move(-1), "first")
+
+    def action_first(self) -> None:
+        self._go(self.state.jump(last=False), "first")
+
+    def action_last(self) -> None:
+        self._go(self.state.jump(last=True), "last")
+
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.dismiss()

@@ -32,8 +32,9 @@ FIGURE = re.compile(
     r"(?:\s+n=[\d,]+)?|\(\d[\d.]*%\s+\S+|\blook\s+[\d,]+(?:\s+of\s+|/)[\d,]+\)?"
 )
 
-#: An id: words joined by hyphens, three at least (``occ-paired-carpenter--nurse``).
-ID = re.compile(r"[A-Za-z0-9_.:]+(?:-+[A-Za-z0-9_.:]+){2,}")
+#: An id: words joined by hyphens or slashes, three at least (``occ-paired-carpenter--nurse``,
+#: a PAIRS image's ``potential_crime/bandanna/black_man``).
+ID = re.compile(r"[A-Za-z0-9_.:]+(?:[-/]+[A-Za-z0-9_.:]+){2,}")
 
 
 def break_points(plain: str) -> list[int]:
@@ -72,16 +73,17 @@ def wrap_whole(text: Text, width: int) -> Text:
 
 
 def fold_ids(text: Text, width: int) -> Text:
-    """``text`` with each id wider than ``width`` cells broken after its hyphens into pieces
-    that fit, each ending a line: the lines read down give the whole id, and the wrap that
-    follows has no id to cut inside a word. A piece with no hyphen to break at is left whole."""
+    """``text`` with each id wider than ``width`` cells broken after its hyphens (or slashes)
+    into pieces that fit, each ending a line: the lines read down give the whole id, and the
+    wrap that follows has no id to cut inside a word. A piece with nothing to break at is left
+    whole."""
     plain = text.plain
     cuts: list[int] = []
     for match in ID.finditer(plain):
         start = match.start()
         while match.end() - start > max(width, 1):
             ends = range(start, min(start + width, match.end()))
-            breaks = [i + 1 for i in ends if plain[i] == "-"]
+            breaks = [i + 1 for i in ends if plain[i] in "-/"]
             if not breaks:
                 break
             cuts.append(breaks[-1])

@@ -1,16 +1,20 @@
-"""Review's keys left to Help (b, u, home, end) and the zoom: each does something a user sees
-or says why not, on the screen's said line. The every-screen check (surface_keys.silent_keys)
+"""Review's keys left to Help (b, u, home, end), the zoom, and the keys for images a model made
+(t, the digits, M) on a run without them: each does something a user sees or says why not, on
+the screen's said line. The every-screen check (surface_keys.silent_keys)
 presses them too; these pin what each says."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hosts import MeasureHost, reviewing, truth_of
+from hosts import Host, MeasureHost, reviewing, truth_of
 from steps import wait_for
+from surface_keys import footer_keys
 
+from diptych.core.workspace import Workspace
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.state import ReviewState
+from diptych.tui.review.tone import TonePanel
 
 
 def item(sid: int, humans: tuple[tuple[str, str], ...] = ()) -> ReviewItem:
@@ -124,3 +128,67 @@ async def test_end_at_the_draws_first_person_not_labelled_says_so(
         assert measure.said[-1].message == "already at the draw's first person"
         await pilot.press("end")
         assert measure.state.cursor != first.subject_id
+
+
+# --- keys for images a model made, on a run without them ------------------------------------
+
+
+async def test_a_run_of_images_it_was_given_offers_no_tone_and_says_why(
+    calibration_run: tuple[Path, str],
+) -> None:
+    """A calibration run shows the images an annotator was given: no tone panel, no t in the
+    footer; t, a digit and M each say in one line why not, and no key points to another that
+    refuses (a tone there would count in none of the run's figures)."""
+    ws, run_id = calibration_run
+    async with reviewing(ws, run_id, reviewer="ann", include_unlabelled=True) as (app, pilot):
+        review = app.review
+        assert review.state.current() is not None and review.state.current().blob is not None
+        assert not review.query_one(TonePanel).display
+        assert "t" not in footer_keys(app)
+        for key, says in (("t", "t gives"), ("5", "the digits give"), ("M", "measurement mode")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert says in said(app) and "labels of images it was given" in said(app), key
+            assert "t arms" not in said(app) and not review.tone_armed
+        notes = review.help_notes()
+        made = "generated-image runs only"
+        assert notes["tone_mode"] == notes["tone_key"] == notes["measure"] == made, notes
+        assert "zoom" not in notes  # its images are shown, and zoomed
+        await pilot.press("z")
+        # The zoom says how to leave it (its footer is hidden with the rest).
+        assert review.zoomed and said(app).startswith("z or Escape leaves the zoom")
+
+
+async def test_a_digit_on_a_text_run_says_why_without_sending_to_t(
+    snapshot_workspace: Path,
+) -> None:
+    with Workspace.open(snapshot_workspace) as ws:
+        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        review = app.review
+        await wait_for(pilot, lambda: review.state.current() is not None, "a person")
+        await pilot.press("5")
+        await pilot.pause()
+        assert said(app).startswith("the digits give a skin tone"), said(app)
+        assert "texts" in said(app) and "t arms" not in said(app)
+
+
+async def test_z_on_a_text_or_an_empty_queue_says_why_and_zooms_nothing(
+    snapshot_workspace: Path,
+) -> None:
+    with Workspace.open(snapshot_workspace) as ws:
+        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    for unlabelled, says in ((False, "nobody to review here"), (True, "this output is a text")):
+        app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=unlabelled)
+        async with app.run_test(size=(100, 30)) as pilot:
+            review = app.review
+            await wait_for(pilot, lambda: review.numbers is not None, "the figures")  # noqa: B023
+            await wait_for(
+                pilot,
+                lambda: (review.state.current() is not None) == unlabelled,  # noqa: B023
+                "the queue",
+            )
+            await pilot.press("z")
+            await pilot.pause()
+            assert not review.zoomed and says in said(app), said(app)

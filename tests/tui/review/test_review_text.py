@@ -83,7 +83,7 @@ async def test_a_likelihood_run_shows_its_prompt_and_the_candidates_probabilitie
         await pilot.press("t")
         await pilot.pause()
         assert not app.review.tone_armed
-        assert any("has none" in str(n.message) for n in app.review.said)
+        assert any("outputs are texts" in str(n.message) for n in app.review.said)
         # A label on it is stored, and said to be kept for agreement only: the figures read
         # the model's own answers.
         before = dict(app.review.numbers or {})

@@ -179,5 +179,5 @@ async def test_a_text_output_has_no_tone_to_give(tone_review: Host) -> None:
         await pilot.pause()
         assert not review.tone_armed
         assert not review.query_one(TonePanel).display
-        assert any("skin tone is read from a person in an image" in str(n.message)
+        assert any("a skin tone to a person in an image; this output has none" in str(n.message)
                    for n in app.review.said)  # fmt: skip
