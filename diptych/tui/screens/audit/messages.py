@@ -61,3 +61,5 @@ class AuditGates(Message):
     lines: list[GateLine]
     rows: list[tuple[str, str, str, str]]
     note: str
+    #: The look an anytime-valid interval was made at ("look 1 of 10"; "" for none).
+    look: str = ""

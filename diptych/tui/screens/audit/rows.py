@@ -5,6 +5,7 @@ as the list offers it, and the line said when a recorded audit opens from its re
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.run_status import status_text
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.report.formatting import dollars
+from diptych.core.report.reproduce import COMMAND_LINE
 from diptych.core.workspace import Estimate
 
 
@@ -28,14 +30,24 @@ class RecordedFound(Message):
     file: Path | None
 
 
-def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
+def recorded_words(
+    plan: AuditPlan, parts: list[PartRecord], now: list[PartRecord] | None = None
+) -> dict[str, str]:
     """Each part's row as the audit last recorded it, in the words a run of it shows: a part
     bought until decided names the look it stopped at, and where the audit was last bought until
-    decided, a part no gate reads is "not run" (as ``diptych audit run --until-decided`` says)."""
+    decided, a part no gate reads is "not run" (as ``diptych audit run --until-decided`` says).
+    ``now``: the same parts as ``diptych audit list`` lists them (``ws.audits.as_now``); a part
+    whose run was bought on past the look that stopped it is in its run's status, as there
+    ("interrupted", "complete"), and no longer at that look."""
     words: dict[str, str] = {}
+    listed = {part.name: part.status for part in now or parts}
     sequential = False
     for part in parts:
         looks = PartLooks.of(part.detail)
+        if listed.get(part.name, part.status) != part.status:
+            words[part.name] = listed[part.name]
+            sequential = sequential or looks is not None
+            continue
         active = looks is not None and looks.active and bool(looks.looks)
         at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
         sequential = sequential or active
@@ -52,8 +64,14 @@ def recorded_words(plan: AuditPlan, parts: list[PartRecord]) -> dict[str, str]:
 
 
 def moved_line(audit: AuditRecord) -> str:
-    """Why a recorded audit shows its recorded text, not its file: said before its plan."""
+    """Why a recorded audit shows its recorded text, not its file: said before its plan. An
+    audit made on the command line (``diptych run --gate``) never had a file: it says so."""
     day = time.strftime("%Y-%m-%d", time.localtime(audit.created_at))
+    if audit.file_path == COMMAND_LINE:
+        return (
+            "made on the command line by diptych run --gate; "
+            f"showing the definition recorded on {day}"
+        )
     return f"file moved; showing the text recorded on {day}"
 
 
@@ -85,6 +103,38 @@ def shown_path(path: str | Path) -> str:
 
 def rule(gate: Any) -> str:
     return str(gate.rule_text)
+
+
+def look_of(report: Any) -> str:
+    """The look a gate report's anytime-valid intervals were made at ("look 1 of 10"), as
+    ``diptych audit gate`` names it; "" for a report of one look at the design."""
+    sequential = getattr(report, "sequential", None)
+    if sequential is None or not sequential.looks:
+        return ""
+    return f"look {sequential.looks:,} of {sequential.batches:,}"
+
+
+def interval_kind_cell(kind: str, look: str) -> str:
+    """How a gate's interval was made, named as ``diptych audit gate`` names it: "anytime-valid,
+    look 1 of 10" (over the looks of an audit bought until decided) or "fixed"."""
+    return f"{kind}, {look}" if kind == "anytime-valid" and look else kind
+
+
+def gate_headers(columns: Sequence[str], kinds: Sequence[str]) -> list[str]:
+    """The gates table's headers, its intervals named by how they were made (``kinds``: each
+    gate's :func:`interval_kind_cell`): where all are made alike, the interval's header says
+    so ("anytime-valid interval, look 1 of 10"), so that a table and a card drawn narrow
+    ("anytime-valid interval, look 1 of 10: −1.04 to 24.2") both name it; where they differ, a
+    column after the interval names each."""
+    at = columns.index("interval")
+    named = set(kinds)
+    if len(named) > 1:
+        return [*columns[: at + 1], "interval kind", *columns[at + 1 :]]
+    if not named:
+        return list(columns)
+    kind, _, look = next(iter(named)).partition(", ")
+    header = f"{kind} interval" + (f", {look}" if look else "")
+    return [*columns[:at], header, *columns[at + 1 :]]
 
 
 def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:

@@ -39,6 +39,9 @@ from diptych.tui.screens.audit.messages import (
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
     estimate_cells,
+    gate_headers,
+    interval_kind_cell,
+    look_of,
     moved_line,
     recorded_lines,
     recorded_words,
@@ -53,7 +56,8 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 Source = Path | AuditRecord
 
 COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
-#: The gates table, verdict first: what a release decision reads.
+#: The gates table, verdict first: what a release decision reads; its intervals named by how
+#: they were made, as ``diptych audit gate`` names them (:func:`.rows.gate_headers`).
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
 
@@ -195,7 +199,8 @@ class AuditScreen(Screen[None]):
     def _list_recorded(self) -> None:
         try:
             with Workspace.open(self.store_path) as ws:
-                audits = ws.audits.list()
+                # Each in its parts' runs' status now, as ``diptych audit list`` says it.
+                audits = [ws.audits.as_now(a) for a in ws.audits.list()]
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
@@ -219,6 +224,9 @@ class AuditScreen(Screen[None]):
             with Workspace.open(self.store_path) as ws:
                 plan = plan_audit(ws, file)
                 recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
+                # The parts as ``diptych audit list`` lists them: a run bought on past the look
+                # that stopped it is in its own status ("interrupted"), not at that look.
+                now = ws.audits.as_now(recorded) if recorded else None
                 try:
                     written = ws.audits.report_path(recorded) if recorded else None
                 except DiptychError:
@@ -229,7 +237,8 @@ class AuditScreen(Screen[None]):
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
         self.app.call_from_thread(self.post_message, AuditPlanned(plan, report))
-        for name, words in recorded_words(plan, recorded.parts if recorded else []).items():
+        parts = recorded.parts if recorded else []
+        for name, words in recorded_words(plan, parts, now.parts if now else None).items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
         self._gates(file, plan, recorded is not None and bool(recorded.report))
 
@@ -247,7 +256,10 @@ class AuditScreen(Screen[None]):
             note = f"look {batch:,} of {batches:,}: " + (
                 report.sequential.sentence() if report.sequential else "anytime-valid"
             )
-            self.app.call_from_thread(self.post_message, AuditGates(gate_lines(report), [], note))
+            lines = gate_lines(report)
+            self.app.call_from_thread(
+                self.post_message, AuditGates(lines, [], note, look_of(report))
+            )
 
         from diptych.agent.audit_search import run_search
 
@@ -320,7 +332,8 @@ class AuditScreen(Screen[None]):
             return
         code = exit_code(report.results)
         note = f"{gates_heading(report)} audit gate would exit {code}"
-        self.app.call_from_thread(self.post_message, AuditGates(gate_lines(report), [], note))
+        lines = gate_lines(report)
+        self.app.call_from_thread(self.post_message, AuditGates(lines, [], note, look_of(report)))
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -396,13 +409,17 @@ class AuditScreen(Screen[None]):
         if message.note.startswith("look "):
             self.looks.append(message.lines)
         table = self.query_one("#gates", FitTable)
+        kinds = [interval_kind_cell(g.kind, message.look) for g in message.lines]
+        table.headers = gate_headers(GATE_COLUMNS, kinds)
+        # Made alike, the intervals are named by their header; else each by a cell of its own.
+        each = len(table.headers) > len(GATE_COLUMNS)
         rows: list[tuple[str | None, list[str]]] = [
             (None, [g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value, g.interval,
-                    g.level, g.rule])
-            for g in message.lines
+                    *([kind] if each else []), g.level, g.rule])
+            for g, kind in zip(message.lines, kinds, strict=True)
         ]  # fmt: skip
         rows += [
-            (None, [why, label, figure, "—", "—", "—", rule])
+            (None, [why, label, figure, "—", "—", *(["—"] if each else []), "—", rule])
             for label, figure, rule, why in message.rows
         ]
         table.display = True
