@@ -218,10 +218,9 @@ class NewRunScreen(Screen[RunRequest | None]):
         hint = self.query_one("#models-hint", Static)
         hint.update("" if models.option_count else why)
         hint.display = not models.option_count and bool(why)
-        if hint.display:
-            # Read whole, not cut at the pane's edge under the empty list: it ends the pane.
-            choose = self.query_one("#choose", ChoicesScroll)
-            self.call_after_refresh(choose.scroll_end, animate=False, immediate=True)
+        # Read whole, not cut at the pane's edge under the empty list: it ends the pane, which
+        # stays scrolled to its end while the hint is laid out (anchored), until moved.
+        self.query_one("#choose", ChoicesScroll).anchor(hint.display)
 
     @on(Input.Changed, "#models-search")
     def _search_models(self) -> None:
@@ -438,8 +437,10 @@ class NewRunScreen(Screen[RunRequest | None]):
         form field's reason under it likewise ("Input should be greater than")."""
         field.scroll_visible(animate=False)
         if field.id is not None:
-            for reason in self.query(f"#{field.id}-error"):
-                reason.scroll_visible(animate=False)
+            # The Models list's hint (why a search left it empty) is a reason too.
+            for reason in self.query(f"#{field.id}-error, #{field.id}-hint"):
+                if reason.display:
+                    reason.scroll_visible(animate=False)
 
     def on_resize(self) -> None:
         # The plan names the field marked in red: a new size must not leave it out of view.
