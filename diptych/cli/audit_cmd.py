@@ -395,9 +395,21 @@ def list_audits(
         ]
         typer.echo(json.dumps(rows, indent=2, default=str))
         return
+    if not audits:
+        return
+    from rich import box
+    from rich.table import Table
+
+    # A table: on a narrow terminal the parts wrap between words and the audit's id stays whole.
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("audit", no_wrap=True)
+    table.add_column("status")
+    table.add_column("sha256", no_wrap=True)
+    table.add_column("parts")
     for a in audits:
         parts = ", ".join(f"{p.name} {p.status}" for p in a.parts) or "no part finished"
-        typer.echo(f"{a.id}  {a.status:11} sha256 {a.file_hash[:12]}  {parts}")
+        table.add_row(a.id, a.status, a.file_hash[:12], parts)
+    Console().print(table, markup=False)
 
 
 @audit_app.command("diff")

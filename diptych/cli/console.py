@@ -16,8 +16,10 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import Text
 
+from diptych.cli.table_fit import fit_table
 from diptych.core.safe_text import escape_controls, has_controls
 
 #: The width of a console that writes to no terminal and is given none (no ``COLUMNS``): wider
@@ -37,6 +39,11 @@ class SafeConsole(Console):
             # none, prose is never wrapped into a file and a table takes what it needs.
             self.soft_wrap = True
             self.width = UNBOUNDED_WIDTH
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        # Every table is fitted to the width between words, or stacked where it cannot be.
+        fitted = (fit_table(o, self) if isinstance(o, Table) else o for o in objects)
+        super().print(*fitted, **kwargs)
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         # Escaped before markup and measuring, so that table columns keep their widths.

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from diptych.cli.bundle_cmd import export_bundle
 from diptych.cli.console import SafeConsole as Console
@@ -239,9 +240,10 @@ def register(app: typer.Typer) -> None:
         with state(ctx).open_workspace() as ws:
             detail = ws.runs.show(run_id)
             run, counts = detail.run, detail.counts
-            console.print(f"[bold]{run.id}[/]  probe {run.probe} v{run.probe_version}  status ",
-                          end="")  # fmt: skip
-            console.print(detail.status_text or run.status, markup=False, soft_wrap=True)
+            # One text, wrapped between words to the terminal: a status is a sentence.
+            status = detail.status_text or run.status
+            head = f"  probe {run.probe} v{run.probe_version}  status {status}"
+            console.print(Text.assemble((run.id, "bold"), head))
             holder = ws.runs.lease(run.id)
             if holder is not None:
                 console.print(f"being run by {holder.describe()}")
@@ -258,7 +260,7 @@ def register(app: typer.Typer) -> None:
             for model_id, builds in detail.builds.items():
                 for i, build in enumerate(builds):
                     said = f"build of {model_id}: " if i == 0 else "  then: "
-                    console.print(said + build, markup=False, soft_wrap=True)
+                    console.print(said + build, markup=False)
             note = mixed_builds_note(detail.builds)
             if note is not None:
                 console.print(note, style="yellow", markup=False)
@@ -268,7 +270,6 @@ def register(app: typer.Typer) -> None:
                     f"the rest was not needed for its gates; "
                     f"'diptych resume {run.id} --yes' buys it",
                     markup=False,
-                    soft_wrap=True,
                 )
             console.print(
                 "labels: " + (", ".join(f"{k} {v:,}" for k, v in detail.labels.items()) or "none")

@@ -22,6 +22,14 @@ REQUESTS = 144
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
+def _column(out: str, name: str) -> str:
+    """The cells of a table's last column ``name`` read down, their lines joined by spaces."""
+    lines = out.splitlines()
+    header = next(line for line in lines if re.search(rf"\b{name}\b", line))
+    start = re.search(rf"\b{name}\b", header).start()  # type: ignore[union-attr]
+    return " ".join(line[start:].strip() for line in lines[lines.index(header) + 1 :])
+
+
 def test_a_run_stopped_by_its_gates_reads_decided(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -47,7 +55,7 @@ def test_a_run_stopped_by_its_gates_reads_decided(
     monkeypatch.setenv("COLUMNS", "80")
     code, out = call(capsys, "--store", ws, "runs")
     assert code == 0 and "interrupted" not in out and "pending" not in out
-    assert "decided at" in out and f"{saved} not bought" in out
+    assert "decided at" in out and f"{saved} not bought" in _column(out, "trials")
     code, out = call(capsys, "--store", ws, "runs", "--json")
     (listed,) = json.loads(out)
     assert (listed["status"], listed["status_text"]) == ("decided", words)
@@ -55,7 +63,9 @@ def test_a_run_stopped_by_its_gates_reads_decided(
     code, out = call(capsys, "--store", ws, "show", run_id)
     assert code == 0 and f"status {words}" in " ".join(out.split())
     assert f"trials: done {bought}, refused 0, failed 0, not bought {saved}" in out
-    assert f"'diptych resume {run_id} --yes' buys it" in out
+    # Wrapped between words at 80 columns, the command whole.
+    assert f"'diptych resume {run_id} --yes' buys it" in " ".join(out.split())
+    assert any(f"'diptych resume {run_id} --yes'" in line for line in out.splitlines())
 
     # A resume buys the rest on purpose: it says what the rest buys, and where nobody can
     # answer (a script, CI) buys nothing without --yes.

@@ -235,8 +235,9 @@ def test_a_60_column_terminal_cuts_no_value(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """At 60 columns every figure, interval, rank and p prints whole on its row's first line;
-    a model's name folds onto lines under it, and nothing is cut to an ellipsis."""
+    """At 60 columns every figure, interval, rank, p and model's name prints whole on a line
+    (a table too wide for its values side by side lists each row's cells under its #k), and
+    nothing is cut to an ellipsis."""
     from diptych.core.report.standings_tables import standings_text
 
     path, _ = three_models
@@ -249,21 +250,15 @@ def test_a_60_column_terminal_cuts_no_value(
     with Workspace.open(path) as ws:
         (design,) = ws.standings.table(None, figure="STS paired").tables
     text = standings_text(design)
-    for rows, model_columns in ((text.ranks, {3}), (text.pairs, set())):
+    for rows in (text.ranks, text.pairs):
         for row in rows:
-            # The row's first line: the one that starts with its #k and holds its numbers.
-            first = [line for line in lines if line.lstrip().startswith(row[0] + " ")]
-            assert any(
-                all(cell in line for j, cell in enumerate(row) if j not in model_columns)
-                for line in first
-            ), row
-    # A folded name reads again from the lines under its row, in order.
-    header = next(line for line in lines if " model " in line and " run " in line)
-    start, end = header.index(" model ") + 1, header.index(" run ") + 1
-    body = lines[lines.index(header) + 2 :]
-    folded = "".join(line[start:end].strip() for line in body)
-    for row in text.ranks:
-        assert row[3] in folded, folded
+            whole = [cell for cell in row if not any(cell in line for line in lines)]
+            assert whole == [], out
+    # Each rank's cells after its #k, in the table's order, before the next rank's.
+    at = [next(i for i, line in enumerate(lines) if line.strip() == row[0]) for row in text.ranks]
+    for row, start, end in zip(text.ranks, at, [*at[1:], len(lines)], strict=True):
+        block = "\n".join(lines[start:end])
+        assert all(cell in block for cell in row[1:]), block
 
 
 def test_flat_standings_print_no_nan(

@@ -90,6 +90,7 @@ class RunsScreen(RunControls):
         self.filter_text = ""
         self._models_width = 13
         self._run_width = 8
+        self._probe_width = 8
         #: The keys of the columns shown (see DROPPED_FIRST).
         self._shown_columns: tuple[str, ...] = tuple(key for key, _, _ in COLUMNS)
         self._load_error: str | None = None
@@ -118,7 +119,11 @@ class RunsScreen(RunControls):
     def _add_columns(self, table: DataTable[Any]) -> None:
         for key, label, width in COLUMNS:
             if key in self._shown_columns:
-                width = {"models": self._models_width, "run": self._run_width}.get(key, width)
+                width = {
+                    "models": self._models_width,
+                    "run": self._run_width,
+                    "probe": self._probe_width,
+                }.get(key, width)
                 table.add_column(label, key=key, width=width)
 
     def _wanted_run_width(self) -> int:
@@ -126,12 +131,17 @@ class RunsScreen(RunControls):
         names = [len(r.name) + (2 if r.session else 0) for r in self.rows.values()]
         return max([COLUMNS[0][2], *names])
 
+    def _wanted_probe_width(self) -> int:
+        """Room for every run's probe name whole: it is what a user types to start another."""
+        return max([COLUMNS[1][2], *(len(r.run.probe) for r in self.rows.values())])
+
     def _wanted_columns(self) -> tuple[tuple[str, ...], int]:
         """The columns that fit the screen's width, and the models column's width: it takes
         what the others leave, and is given up first when that is too little."""
         keys = [key for key, _, _ in COLUMNS]
         widths = {key: width for key, _, width in COLUMNS}
         widths["run"] = self._wanted_run_width()
+        widths["probe"] = self._wanted_probe_width()
         longest = max((len(self._models(row)) for row in self.rows.values()), default=13)
         for dropped in range(len(DROPPED_FIRST) + 1):
             shown = [k for k in keys if k not in DROPPED_FIRST[:dropped]]
@@ -150,10 +160,12 @@ class RunsScreen(RunControls):
         """Give the models column the width the others leave (all of each id with ``m``),
         leaving out the columns a narrow terminal has no room for."""
         shown, width = self._wanted_columns()
-        run_width = self._wanted_run_width()
-        if (shown, width, run_width) == (self._shown_columns, self._models_width, self._run_width):
+        run_width, probe_width = self._wanted_run_width(), self._wanted_probe_width()
+        wanted = (shown, width, run_width, probe_width)
+        if wanted == (self._shown_columns, self._models_width, self._run_width, self._probe_width):
             return
-        self._shown_columns, self._models_width, self._run_width = shown, width, run_width
+        self._shown_columns, self._models_width = shown, width
+        self._run_width, self._probe_width = run_width, probe_width
         table = self.query_one(ListTable)
         current = self.current_run_id()
         table.clear(columns=True)
@@ -204,7 +216,8 @@ class RunsScreen(RunControls):
         self.rows = {row.run.id: row for row in message.rows}
         self.query_one("#empty", Static).update("No runs yet: press n to start one.")
         shown = self._footer_shown
-        if self._wanted_run_width() != self._run_width:
+        widths = (self._wanted_run_width(), self._wanted_probe_width())
+        if widths != (self._run_width, self._probe_width):
             self._fit_columns()  # lays the rows out again
         else:
             self._show()
@@ -280,7 +293,7 @@ class RunsScreen(RunControls):
         opened = self.all_session_runs or session in self.expanded
         return [
             clip(("▾ " if opened else "▸ ") + session, self._run_width),
-            clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), 8),
+            clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), self._probe_width),
             clip(
                 f"{counted(len(runs), 'run')}: "
                 + ", ".join(dict.fromkeys(m for r in runs for m in self._models(r).split(", "))),
@@ -304,7 +317,7 @@ class RunsScreen(RunControls):
         # a user types to name the run in every command.
         return [
             f"· {row.name}" if row.session else row.name,
-            clip(run.probe, 8),
+            run.probe,
             clip(self._models(row), self._models_width),
             Text(status, style=STATUS_STYLE.get(status, "")),
             Text(percent(progress.done, progress.total), justify="right"),
