@@ -7,68 +7,20 @@ complete design is its last look, as ``diptych resume`` records it."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from diptych.cli.signals import settle_stopped
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-from tests.support.sequential_audits import FIGURE
+from tests.support.sequential_audits import decided_at_first_look, design
+from tests.support.stopped_runs import bought_on_and_interrupted
 
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-DESIGN = ["pst-text", "-m", "scripted-likelihood", "-M", "latency=0.01", "-p", "setting=both",
-          "-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]  # fmt: skip
+DESIGN = design("-M", "latency=0.01")
 STOPPED = "fixed-design; does not hold after the stop at look 1 of 4"
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
-
-
-class _FirstTrials:
-    """A Reporter that says when a few trials have finished."""
-
-    def __init__(self) -> None:
-        self.some = asyncio.Event()
-        self.finished = 0
-
-    def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
-        return lambda *args, **kwargs: None
-
-    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
-        self.finished += 1
-        if self.finished >= 3:
-            self.some.set()
-
-
-def _decided(capsys: pytest.CaptureFixture[str], ws: str) -> str:
-    code, out = call(capsys, "--store", ws, "run", *DESIGN, "--gate", f"{FIGURE} below 60",
-                     "--until-decided", "--batches", "4")  # fmt: skip
-    assert code == 0, out
-    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
-    assert said is not None, out
-    return said[1]
-
-
-def _interrupt(ws: str, run_id: str) -> None:
-    """Buy on the decided run as a plain run of its design does, stopped after a few trials."""
-    with Workspace.open(ws) as opened:
-        reporter = _FirstTrials()
-
-        async def stop_early() -> None:
-            task = asyncio.create_task(opened.runs.resume(run_id, reporter=reporter))
-            await reporter.some.wait()
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-
-        asyncio.run(stop_early())
-        settle_stopped(opened, run_id)
-        assert opened.runs.get(run_id).status == "interrupted"
 
 
 def _rows(out: str) -> dict[str, list[str]]:
@@ -86,11 +38,13 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "260")
     ws = str(tmp_path / "ws")
-    run_id = _decided(capsys, ws)
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
     code, out = call(capsys, "--store", ws, "show", run_id)
     at_look = _rows(out)
     looked = {int(cells[-1]) for cells in at_look.values()}
-    _interrupt(ws, run_id)
+    bought_on_and_interrupted(ws, run_id)
+    with Workspace.open(ws) as opened:
+        assert opened.runs.get(run_id).status == "interrupted"
 
     code, out = call(capsys, "--store", ws, "runs", "--json")
     (listed,) = json.loads(out)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import Any
 
 import pytest
-from support.stopped_runs import stopped_left_running
+from support.stopped_runs import FirstTrials, stopped_left_running
 
 from diptych.cli.signals import settle_stopped, terminate_as_interrupt
 from diptych.core.workspace import Workspace
@@ -41,27 +40,11 @@ def test_sigterm_cancels_the_running_task_as_ctrl_c_does() -> None:
     assert seen == ["cancelled", "finally"]
 
 
-class _FirstTrials:
-    """A Reporter that says when a few trials have finished."""
-
-    def __init__(self) -> None:
-        self.some = asyncio.Event()
-        self.finished = 0
-
-    def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
-        return lambda *args, **kwargs: None
-
-    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
-        self.finished += 1
-        if self.finished >= 3:
-            self.some.set()
-
-
 def test_a_stop_that_left_the_run_running_is_recorded_as_interrupted(
     diptych_workspace: Workspace, scripted_plugin: None
 ) -> None:
     ws = diptych_workspace
-    reporter = _FirstTrials()
+    reporter = FirstTrials()
     # A signal landing between the last answer and the status write leaves it "running" with
     # no process holding it: listings would call it stale.
     summary = stopped_left_running(ws, reporter, reporter.some)

@@ -57,15 +57,19 @@ FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
 LISTS = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
 
 
-def decided_at_first_look(capsys: Any, ws: str) -> str:
-    """Run the null design of :data:`LISTS` on the scripted model until its gate is decided
-    (at look 1 of 4, no bias planted); the run's id."""
+def design(*model: str) -> list[str]:
+    """``diptych run``'s words for the null design of :data:`LISTS` on the scripted model."""
+    return ["pst-text", "-m", "scripted-likelihood", *model, "-p", "setting=both", *LISTS]
+
+
+def decided_at_first_look(capsys: Any, ws: str, *model: str) -> str:
+    """Run the null design of :data:`LISTS` on the scripted model (with ``model``'s ``-M``
+    words) until its gate is decided (at look 1 of 4, no bias planted); the run's id."""
     import re
 
     from tests.support.cli import call
 
-    code, out = call(capsys, "--store", ws, "run", "pst-text", "-m", "scripted-likelihood",
-                     "-p", "setting=both", *LISTS, "--gate", f"{FIGURE} below 60",
+    code, out = call(capsys, "--store", ws, "run", *design(*model), "--gate", f"{FIGURE} below 60",
                      "--until-decided", "--batches", "4")  # fmt: skip
     assert code == 0, out
     said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)

@@ -1,12 +1,15 @@
-"""A run stopped early whose status write was lost: what a stop during the engine's clean-up
-leaves behind."""
+"""Runs stopped early: one whose status write was lost (what a stop during the engine's clean-up
+leaves behind), and a decided run bought on and stopped after a few trials (Ctrl-C on
+``diptych resume``)."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
+from diptych.cli.signals import settle_stopped
 from diptych.core.engine import Reporter
 from diptych.core.store import open_store
 from diptych.core.workspace import RunSummary, Workspace
@@ -32,3 +35,36 @@ def stopped_left_running(ws: Workspace, reporter: Reporter, started: asyncio.Eve
     with open_store(ws.path) as store:
         store.set_run_status(summary.run.id, "running")
     return summary
+
+
+class FirstTrials:
+    """A Reporter that says (``some``) when three trials have finished."""
+
+    def __init__(self) -> None:
+        self.some = asyncio.Event()
+        self.finished = 0
+
+    def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
+        return lambda *args, **kwargs: None
+
+    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
+        self.finished += 1
+        if self.finished >= 3:
+            self.some.set()
+
+
+def bought_on_and_interrupted(ws: str, run_id: str) -> None:
+    """Buy on the run as ``diptych resume`` does, stopped (Ctrl-C) after a few trials, and
+    settled as the CLI settles a stop."""
+    with Workspace.open(ws) as opened:
+        reporter = FirstTrials()
+
+        async def stop_early() -> None:
+            task = asyncio.create_task(opened.runs.resume(run_id, reporter=reporter))
+            await reporter.some.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        asyncio.run(stop_early())
+        settle_stopped(opened, run_id)

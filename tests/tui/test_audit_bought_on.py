@@ -6,8 +6,7 @@ line (no file ever moved), and its gate names its interval as ``diptych audit ga
 
 from __future__ import annotations
 
-import asyncio
-import re
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,81 +19,37 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
-from diptych.cli.signals import settle_stopped
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.widgets.fit_table import FitTable
 from tests.support.cli import call
-from tests.support.sequential_audits import FIGURE
+from tests.support.sequential_audits import decided_at_first_look
+from tests.support.stopped_runs import bought_on_and_interrupted
 
 pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
-
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-DESIGN = ["pst-text", "-m", "scripted-likelihood", "-M", "latency=0.01", "-p", "setting=both",
-          "-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]  # fmt: skip
-
-
-class _FirstTrials:
-    """A Reporter that says when a few trials have finished."""
-
-    def __init__(self) -> None:
-        self.some = asyncio.Event()
-        self.finished = 0
-
-    def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
-        return lambda *args, **kwargs: None
-
-    def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
-        self.finished += 1
-        if self.finished >= 3:
-            self.some.set()
-
-
-def _interrupt(ws: str, run_id: str) -> None:
-    """Buy on the decided run as ``diptych resume`` does, stopped (Ctrl-C) after a few trials."""
-    with Workspace.open(ws) as opened:
-        reporter = _FirstTrials()
-
-        async def stop_early() -> None:
-            task = asyncio.create_task(opened.runs.resume(run_id, reporter=reporter))
-            await reporter.some.wait()
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-
-        asyncio.run(stop_early())
-        settle_stopped(opened, run_id)
 
 
 @pytest.fixture
 def bought_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    """The workspace, decided, bought on and interrupted; ``diptych audit list``'s line of it."""
+) -> Iterator[dict[str, Any]]:
+    """The workspace, decided, bought on and interrupted; ``diptych audit list``'s record of it."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("COLUMNS", "200")
     ws = str(tmp_path / ".diptych")
-    code, out = call(capsys, "--store", ws, "run", *DESIGN, "--gate", f"{FIGURE} below 60",
-                     "--until-decided", "--batches", "4")  # fmt: skip
-    said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
-    assert code == 0 and said is not None, out
-    _interrupt(ws, said[1])
-    code, out = call(capsys, "--store", ws, "audit", "list")
+    bought_on_and_interrupted(ws, decided_at_first_look(capsys, ws, "-M", "latency=0.01"))
+    code, out = call(capsys, "--store", ws, "audit", "list", "--json")
     assert code == 0, out
-    (line,) = out.strip().splitlines()
-    yield line
+    (listed,) = json.loads(out)
+    yield listed
 
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_command_line_audit_bought_on_reads_as_audit_list_says(
-    bought_on: str, size: tuple[int, int]
+    bought_on: dict[str, Any], size: tuple[int, int]
 ) -> None:
-    # "run-pst-text-…  interrupted sha256 …  pst-text interrupted"
-    listed = re.fullmatch(r"(\S+)\s+(\S+)\s+sha256 \S+\s+(\S+) (\S+)", bought_on)
-    assert listed is not None, bought_on
-    audit_id, status, part, part_status = listed.groups()
+    audit_id, status = bought_on["id"], bought_on["status"]
+    ((part, part_status),) = [(p["name"], p["status"]) for p in bought_on["parts"]]
     assert status == part_status == "interrupted", bought_on
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
