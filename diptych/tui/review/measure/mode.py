@@ -224,12 +224,6 @@ class MeasureScreen(ReviewView):
             return
         self._go(self.state.move(+1), "last")
 
-    def action_previous(self) -> None:
-        self._go(self.state.move(-1), "first")
-
-    def action_first(self) -> None:
-        self._go(self.state.jump(last=False), "first")
-
     def action_last(self) -> None:
         frontier = self._frontier()
         if frontier is None:
