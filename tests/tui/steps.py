@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 
 from diptych.tui.review.screen import ReviewScreen
+from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.new_run.plan import probe_class
 from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.screens.runs.detail import RunDetailScreen
@@ -103,6 +104,15 @@ async def open_new_run(pilot: Pilot[Any], probe: str) -> NewRunScreen:
     await choose_probe(pilot, probe)
     await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
     await settle(pilot)
+    return screen
+
+
+async def open_audit(pilot: Pilot[Any], shown: Callable[[], str] | None = None) -> AuditScreen:
+    """The Audit screen ``A`` opens (``shown``: what a timeout shows, as :func:`wait_for`)."""
+    await pilot.press("A")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen", shown)
+    screen = pilot.app.screen
+    assert isinstance(screen, AuditScreen)
     return screen
 
 

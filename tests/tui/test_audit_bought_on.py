@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZES, settle, shown, surface, wait_for
+from steps import SIZES, open_audit, settle, shown, surface, wait_for
 from surface import region_lines, screen_lines, visible_widgets
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -21,7 +21,6 @@ from textual.widgets import OptionList, Static
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.widgets.fit_table import FitTable
 from tests.support.cli import call
 from tests.support.sequential_audits import decided_at_first_look
@@ -53,10 +52,7 @@ async def test_a_command_line_audit_bought_on_reads_as_audit_list_says(
     assert status == part_status == "interrupted", bought_on
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         recorded = screen.query_one("#recorded", OptionList)
         await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
         line = str(recorded.get_option_at_index(0).prompt)

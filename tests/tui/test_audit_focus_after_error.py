@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import wait_for
+from steps import open_audit, wait_for
 from textual.widgets import Input, Static
 
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.audit import AuditScreen
 
 BAD = "audit: 1\nname: x\nmodels: {}\nprobes: []\nbudget: {max_cost: -1}\n"
 
@@ -30,9 +29,7 @@ async def test_the_path_keeps_the_focus_after_an_error(
     (audit_dir / "bad.yaml").write_text(BAD)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
-        screen = pilot.app.screen
+        screen = await open_audit(pilot)
         summary = screen.query_one("#summary", Static)
         await pilot.press(*typed, "enter")
         await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")

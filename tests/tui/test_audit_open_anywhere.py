@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import wait_for
+from steps import open_audit, wait_for
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
@@ -34,10 +34,7 @@ async def run_from(where: Path, file: str, store: Path) -> str:
 
 async def pick_recorded(pilot: Pilot[Any]) -> AuditScreen:
     """Open the Audit screen with an empty path and Enter the newest recorded audit."""
-    await pilot.press("A")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
-    screen = pilot.app.screen
-    assert isinstance(screen, AuditScreen)
+    screen = await open_audit(pilot)
     listed = screen.query_one("#recorded")
     await wait_for(pilot, lambda: listed.display and listed.has_focus, "the recorded audits")
     await pilot.press("enter")

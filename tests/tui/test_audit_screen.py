@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hosts import FIGURE, write_gated_audit
-from steps import wait_for
+from steps import open_audit, wait_for
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
@@ -15,11 +15,9 @@ from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
 
 
-async def open_audit(pilot: Pilot[Any]) -> AuditScreen:
-    await pilot.press("A")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
-    screen = pilot.app.screen
-    assert isinstance(screen, AuditScreen)
+async def open_planned(pilot: Pilot[Any]) -> AuditScreen:
+    """The Audit screen with audit.yaml opened and planned."""
+    screen = await open_audit(pilot)
     await pilot.press(*"audit.yaml", "enter")
     await wait_for(pilot, lambda: screen.plan is not None, "the plan")
     await pilot.pause()
@@ -34,7 +32,7 @@ def rows(screen: AuditScreen) -> list[list[str]]:
 async def test_open_plan_run_and_report(audit_dir: Path) -> None:
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_audit(pilot)
+        screen = await open_planned(pilot)
         assert rows(screen) == [
             ["pst", "probe", "pst", "4", "0", "4", "$0.16", "planned"],
             ["pst-table5", "mitigation", "pst", "4", "0", "4", "$0.16", "planned"],
@@ -56,9 +54,7 @@ async def test_a_bad_file_is_one_line_on_the_screen(audit_dir: Path) -> None:
     (audit_dir / "bad.yaml").write_text("audit: 1\nname: x\nmodels: {}\nprobes: []\n")
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
-        screen = pilot.app.screen
+        screen = await open_audit(pilot)
         await pilot.press(*"bad.yaml", "enter")
         summary = screen.query_one("#summary", Static)
         await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")
@@ -69,7 +65,7 @@ def test_snapshot_audit_80x24(snap_compare: Any, audit_dir: Path) -> None:
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await open_audit(pilot)
+        await open_planned(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
@@ -85,10 +81,7 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
     write_gated_audit(audit_dir)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(140, 34)) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
-        screen = pilot.app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         await pilot.press(*"gated.yaml", "enter")
         table = screen.query_one("#gates", DataTable)
         await wait_for(pilot, lambda: table.row_count == 2, "the stated gates")
@@ -117,7 +110,7 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
 async def test_an_audit_without_gates_shows_no_gates_table(audit_dir: Path) -> None:
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_audit(pilot)
+        screen = await open_planned(pilot)
         assert not screen.query_one("#gates", DataTable).display
 
 
@@ -127,7 +120,7 @@ async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(
     # The audit run to its report once (as `diptych audit run` would) ...
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_audit(pilot)
+        screen = await open_planned(pilot)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.report is not None, "the report")
     html = audit_dir / "audit-tui-audit" / "report.html"
@@ -136,7 +129,7 @@ async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(
     opened: list[str] = []
     app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_audit(pilot)
+        screen = await open_planned(pilot)
         await wait_for(pilot, lambda: screen.report is not None, "the recorded report")
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -151,9 +144,7 @@ async def test_question_mark_in_the_path_field_opens_help_and_types_nothing(
 
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "the screen")
-        screen = pilot.app.screen
+        screen = await open_audit(pilot)
         field = screen.query_one("#file")
         await wait_for(pilot, lambda: field.has_focus, "the path field focused")
         await pilot.press(*"audit", "question_mark")

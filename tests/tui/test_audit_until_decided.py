@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from steps import open_audit
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
@@ -66,10 +67,7 @@ async def test_until_decided_shows_each_look_and_the_stop(audit_dir: Path) -> No
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     seen: list[str] = []
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "screen", seen)
-        screen = pilot.app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot, seen)
         await pilot.press(*"audit.yaml", "enter")
         await wait_for(pilot, lambda: screen.plan is not None, "the plan", seen)
         await pilot.press("ctrl+g")
@@ -152,10 +150,7 @@ async def test_the_stop_line_whole_and_the_rows_as_recorded(
     for opened in range(2):
         app = DiptychApp(Path(".diptych"), refresh_interval=3600)
         async with app.run_test(size=size) as pilot:
-            await pilot.press("A")
-            await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen), "", seen)
-            screen = pilot.app.screen
-            assert isinstance(screen, AuditScreen)
+            screen = await open_audit(pilot, seen)
             await pilot.press(*"audit.yaml", "enter")
             await wait_for(pilot, lambda s=screen: s.plan is not None, "the plan", seen)
             parts = screen.query_one("#parts", DataTable)

@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import SIZES, open_new_run, settle, shown, wait_for
+from steps import SIZES, open_audit, open_new_run, settle, shown
 from surface import cut_sentences
 from textual.widgets import Input
 
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.widgets.pick_list import PickList
 
 
@@ -40,7 +39,6 @@ async def test_the_audit_paths_hint_is_whole(
 ) -> None:
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
+        await open_audit(pilot)
         await settle(pilot)
         assert hints_cut(cut_sentences(app)) == [], shown(app)

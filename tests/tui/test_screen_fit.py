@@ -17,6 +17,7 @@ from hosts import Host, start_session, write_gated_audit
 from steps import (
     analysed,
     loaded,
+    open_audit,
     open_detail,
     row_shows,
     screen_lines,
@@ -37,7 +38,6 @@ from diptych.tui.review.queue import RESERVED_KEYS
 from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.agent.confirm import ConfirmAccept
 from diptych.tui.screens.agent.screen import AgentScreen
-from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.help import (
     EVERYWHERE,
     HelpScreen,
@@ -205,10 +205,7 @@ async def test_audit_gates_at_80x24_show_verdict_value_interval_level_and_rule(
     write_gated_audit(audit_dir)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         await pilot.press(*"gated.yaml", "enter")
         await wait_for(pilot, lambda: screen.plan is not None, "the plan")
         await settle(pilot)
@@ -299,8 +296,7 @@ async def test_help_opens_at_the_section_of_each_screen_and_lists_its_keys(
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, AgentScreen), "back home")
 
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the Audit screen")
+        await open_audit(pilot)
         lines = await help_opened(pilot, "f1")  # the file field has the focus: ? is typed
         assert first_help_line(lines) == "Audit screen"
         for key, action in (

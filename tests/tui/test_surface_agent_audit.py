@@ -15,6 +15,7 @@ from hosts import FIGURE, start_session, write_gated_audit
 from steps import (
     SIZES,
     help_check,
+    open_audit,
     settle,
     shown,
     wait_for,
@@ -90,10 +91,7 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
     write_gated_audit(audit_dir)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         app.screen.query_one("#parts").focus()
         assert await help_check(pilot, AuditScreen) == []
         screen.query_one("#file").focus()
@@ -165,10 +163,7 @@ async def test_audit_screen_every_part_reachable_under_its_gates(
     (audit_dir / "parts.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         await pilot.press(*"parts.yaml", "enter")
         await wait_for(pilot, lambda: screen.plan is not None, "the plan")
         await settle(pilot)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from steps import SIZES, settle, shown, surface, wait_for
+from steps import SIZES, open_audit, settle, shown, surface, wait_for
 from surface_keys import out_of_reach
 from textual.containers import VerticalScroll
 from textual.widgets import Input, OptionList, Static
@@ -23,7 +23,7 @@ from textual.widgets import Input, OptionList, Static
 import diptych.testing
 from diptych.core import plugins
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.audit import AuditScreen, estimate_cells
+from diptych.tui.screens.audit import estimate_cells
 from diptych.tui.widgets.fit_table import FitTable
 
 pytestmark = pytest.mark.surface
@@ -65,10 +65,7 @@ async def _decide(size: tuple[int, int]) -> None:
     """Buy the audit until its gate is decided, on the screen (ctrl+g)."""
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         # Nothing recorded yet: the screen says to type a path, and takes one.
         summary = screen.query_one("#summary", Static)
         await wait_for(pilot, lambda: "no audit recorded" in str(summary.render()), "the word")
@@ -85,10 +82,7 @@ async def test_every_parts_values_in_reach_of_the_keys(
     await _decide(size)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("A")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), "the screen")
-        screen = app.screen
-        assert isinstance(screen, AuditScreen)
+        screen = await open_audit(pilot)
         # The audit recorded here, offered: Enter opens it, no path typed.
         recorded = screen.query_one("#recorded", OptionList)
         await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
