@@ -80,6 +80,12 @@ def make_run(ws: Path, *, annotate: bool = True) -> str:
         return run.id
 
 
+def text_run(ws: Path) -> str:
+    """The id of the workspace's ``pst-text`` run."""
+    with Workspace.open(ws) as opened:
+        return next(r.run.id for r in opened.runs.list() if r.run.probe == "pst-text")
+
+
 class Host(App[None]):
     """The smallest app that shows the Review screen (the real one is ``diptych tui``)."""
 

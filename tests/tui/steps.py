@@ -116,6 +116,15 @@ async def open_audit(pilot: Pilot[Any], shown: Callable[[], str] | None = None) 
     return screen
 
 
+async def queued(pilot: Pilot[Any], review: ReviewScreen) -> None:
+    """Wait for Review's queue and its figures, a person shown."""
+    await wait_for(
+        pilot,
+        lambda: review.numbers is not None and review.state.current() is not None,
+        "the queue and its figures",
+    )
+
+
 async def reviewing(pilot: Pilot[Any]) -> ReviewScreen:
     """The Review screen a key of the Runs screen opens, once it holds its queue and figures
     (named "newcomer" where it asks who reviews)."""

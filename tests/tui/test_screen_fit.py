@@ -13,12 +13,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hosts import Host, start_session, write_gated_audit
+from hosts import Host, start_session, text_run, write_gated_audit
 from steps import (
     analysed,
     loaded,
     open_audit,
     open_detail,
+    queued,
     row_shows,
     screen_lines,
     settle,
@@ -30,7 +31,6 @@ from textual.screen import ModalScreen, Screen
 
 from diptych.core.report.charts import charts_of
 from diptych.core.report.formatting import bounds, counted, figure_text, p_text
-from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.review.panels import format_estimate
@@ -228,16 +228,11 @@ async def test_audit_gates_at_80x24_show_verdict_value_interval_level_and_rule(
 async def test_review_of_a_text_run_speaks_of_prompts_and_shows_its_figures_whole(
     snapshot_workspace: Path,
 ) -> None:
-    with Workspace.open(snapshot_workspace) as ws:
-        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    run_id = text_run(snapshot_workspace)
     app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=True)
     async with app.run_test(size=SMALL) as pilot:
         review = app.review
-        await wait_for(
-            pilot,
-            lambda: review.numbers is not None and review.state.current() is not None,
-            "the queue and its figures",
-        )
+        await queued(pilot, review)
         await settle(pilot)
         lines = screen_lines(app)
         shown = "\n".join(lines)

@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from hosts import Host, MeasureHost, truth_of
+from hosts import Host, MeasureHost, text_run, truth_of
 from rich.console import Console
 from steps import (
     SIZES,
     loaded,
+    queued,
     reviewing,
     settle,
     shown,
@@ -61,16 +62,11 @@ def title_whole(app: Host | MeasureHost, size: tuple[int, int]) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_review_of_a_text_run(snapshot_workspace: Path, size: tuple[int, int]) -> None:
-    with Workspace.open(snapshot_workspace) as ws:
-        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    run_id = text_run(snapshot_workspace)
     app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=True)
     async with app.run_test(size=size) as pilot:
         review = app.review
-        await wait_for(
-            pilot,
-            lambda: review.numbers is not None and review.state.current() is not None,
-            "the queue and its figures",
-        )
+        await queued(pilot, review)
         # A text run has no persons in images to measure: M is not offered ...
         assert "M" not in footer_keys(app)
         # ... and pressed all the same, it says why.
@@ -97,19 +93,14 @@ async def test_review_of_a_run_of_images_it_was_given(
     app = Host(ws, run_id, reviewer="hal", include_unlabelled=True)
     async with app.run_test(size=size) as pilot:
         review = app.review
-        await wait_for(
-            pilot,
-            lambda: review.numbers is not None and review.state.current() is not None,
-            "the queue and its figures",
-        )
+        await queued(pilot, review)
         assert not review.query_one(TonePanel).display  # it offered t
         assert await surface(pilot, leave=("m", "f", "c"), offered=True) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_review_with_nobody_flagged(snapshot_workspace: Path, size: tuple[int, int]) -> None:
-    with Workspace.open(snapshot_workspace) as ws:
-        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    run_id = text_run(snapshot_workspace)
     app = Host(snapshot_workspace, run_id, reviewer="newcomer-with-a-long-name")
     async with app.run_test(size=size) as pilot:
         review = app.review

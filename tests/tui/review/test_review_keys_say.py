@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hosts import Host, MeasureHost, reviewing, truth_of
+from hosts import Host, MeasureHost, reviewing, text_run, truth_of
 from steps import wait_for
 from surface_keys import footer_keys
 
-from diptych.core.workspace import Workspace
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.state import ReviewState
 from diptych.tui.review.tone import TonePanel
@@ -162,8 +161,7 @@ async def test_a_run_of_images_it_was_given_offers_no_tone_and_says_why(
 async def test_a_digit_on_a_text_run_says_why_without_sending_to_t(
     snapshot_workspace: Path,
 ) -> None:
-    with Workspace.open(snapshot_workspace) as ws:
-        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    run_id = text_run(snapshot_workspace)
     app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=True)
     async with app.run_test(size=(100, 30)) as pilot:
         review = app.review
@@ -177,8 +175,7 @@ async def test_a_digit_on_a_text_run_says_why_without_sending_to_t(
 async def test_z_on_a_text_or_an_empty_queue_says_why_and_zooms_nothing(
     snapshot_workspace: Path,
 ) -> None:
-    with Workspace.open(snapshot_workspace) as ws:
-        run_id = next(r.run.id for r in ws.runs.list() if r.run.probe == "pst-text")
+    run_id = text_run(snapshot_workspace)
     for unlabelled, says in ((False, "nobody to review here"), (True, "this output is a text")):
         app = Host(snapshot_workspace, run_id, reviewer="hal", include_unlabelled=unlabelled)
         async with app.run_test(size=(100, 30)) as pilot:
