@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import none_fit
+from diptych.tui.widgets.ticks import TickList
 
 
 def test_the_empty_list_names_the_models_that_fit() -> None:
@@ -46,4 +47,26 @@ async def test_models_say_why_and_what_to_tick(
         await settle(pilot)
         said = screen.query_one("#models-hint", Static)
         assert said.display and "scripted-likelihood do" in str(said.render()), shown(app)
+        assert cut_messages(app) + cut_sentences(app) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_search_that_hides_a_ticked_model_says_so_under_the_search(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_new_run(pilot, "pst-text")
+        models = screen.query_one("#models", TickList)
+        ticked = models.get_option_at_index(0).value
+        models.select(ticked)
+        search = screen.query_one("#models-search", Input)
+        search.focus()
+        await pilot.press(*"zzz")
+        await settle(pilot)
+        said = screen.query_one("#models-hint", Static)
+        assert f"ticked, hidden by the search: {ticked}" in " ".join(str(said.render()).split())
+        # What is typed stays in view above the hint, and the hint is read whole.
+        pane = screen.query_one("#choose")
+        assert pane.region.contains_region(search.region), shown(app)
         assert cut_messages(app) + cut_sentences(app) == [], shown(app)

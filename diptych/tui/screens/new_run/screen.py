@@ -215,11 +215,14 @@ class NewRunScreen(Screen[RunRequest | None]):
         finally:
             self._syncing_models = False
         why = none_fit(self.probe_name, self._model_choices, search)
+        hidden = [m for m in self._chosen if m not in matches(self._model_choices, search)]
+        if why and hidden:
+            why += f"; ticked, hidden by the search: {', '.join(hidden)}"
         hint = self.query_one("#models-hint", Static)
         hint.update("" if models.option_count else why)
         hint.display = not models.option_count and bool(why)
-        # Read whole, not cut at the pane's edge under the empty list: it ends the pane, which
-        # stays scrolled to its end while the hint is laid out (anchored), until moved.
+        models.set_class(hint.display, "-hinted")  # its rows to the hint (new_run.tcss)
+        # Read whole, not cut at the pane's edge: it ends the pane, kept at its end (anchored).
         self.query_one("#choose", ChoicesScroll).anchor(hint.display)
 
     @on(Input.Changed, "#models-search")
