@@ -46,3 +46,23 @@ async def test_the_path_keeps_the_focus_after_an_error(
         # What is typed next lands at the path's end.
         await pilot.press("backspace", *"x")
         assert field.value == typed[:-1] + "x"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_long_missing_path_is_said_with_its_reason(
+    audit_dir: Path, size: tuple[int, int]
+) -> None:
+    typed = "nowhere/at/all/diptych/examples/audits/a-long-audit-file-name-offline.yaml"
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_audit(pilot)
+        summary = screen.query_one("#summary", Static)
+        await pilot.press(*typed, "enter")
+        await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")
+        await pilot.pause()
+        lines = str(summary.render()).splitlines()
+        # Every line drawn (the box as tall as its lines), the reason after the path read.
+        assert summary.content_region.height == len(lines), lines
+        assert "No such file or directory" in " ".join(lines), lines
+        # The path breaks after a slash, never inside the file's name.
+        assert any("a-long-audit-file-name-offline.yaml" in line for line in lines), lines

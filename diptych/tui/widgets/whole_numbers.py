@@ -86,8 +86,10 @@ def fold_ids(text: Text, width: int) -> Text:
             breaks = [i + 1 for i in ends if plain[i] in "-/"]
             if not breaks:
                 break
-            cuts.append(breaks[-1])
-            start = breaks[-1]
+            # After a path's slash rather than inside a file's name ("smollm2-" / "offline").
+            cut = max((b for b in breaks if plain[b - 1] == "/"), default=breaks[-1])
+            cuts.append(cut)
+            start = cut
     if not cuts:
         return text
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(plain)], strict=True)]
@@ -128,10 +130,16 @@ class WholeNumbers(Static):
         super().update(self.text, layout=layout)
 
     def render(self) -> Text:
-        return wrap_whole(self.text, self.content_region.width or self.size.width)
+        return self._wrapped(self.content_region.width or self.size.width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(wrap_whole(self.text, width).plain.split("\n"))
+        return len(self._wrapped(width).plain.split("\n"))
+
+    def _wrapped(self, width: int) -> Text:
+        # An id or a path wider than a line (an audit file's, in an error) is folded after a
+        # hyphen or a slash first: left whole, the box would wrap it in lines not counted in
+        # its height, and cut the reason after it.
+        return wrap_whole(fold_ids(self.text, width), width)
 
 
 def wrap_phrases(text: Text, width: int, between: str = " · ") -> Text:
