@@ -51,6 +51,7 @@ from diptych.core.report.verdict import (
 )
 from diptych.core.report.whole_ids import (
     keep_ids_whole,
+    kept_audit_names,
     kept_model_ids,
     kept_probe_names,
     version_words,
@@ -163,18 +164,29 @@ def header_words(name: str) -> markupsafe.Markup:
 
 #: An option's name in a printed command ("--until-decided"): never broken after its hyphens.
 _OPTION = re.compile(r"(?<![^\s])(--?[A-Za-z][\w-]*)")
+#: A printed command's words, between its spaces.
+_WORDS = re.compile(r"(\S+)")
+#: Where a word of a command (a path) may break: after a ``/`` (not between a link's two).
+_PATH_BREAKS = re.compile(r"(?<=/)(?!/)")
 
 
 def command_html(command: str) -> markupsafe.Markup:
-    """A command as a ``<pre>`` prints it: each option's name in a span kept on one line, so a
-    page breaks the command only between its words, never as ``--until-`` / ``decided``,
-    which a reader copying it from paper would type as given. The text copied is unchanged."""
-    return markupsafe.Markup("").join(
-        markupsafe.Markup('<span class="option">{}</span>').format(part)
-        if i % 2
-        else markupsafe.escape(part)
-        for i, part in enumerate(_OPTION.split(command))
-    )
+    """A command as a ``<pre>`` prints it: each option's name in a span kept on one line, and
+    each other word kept on one line but after a ``/`` of a path, so a page breaks the command
+    only between its words, never as ``--until-`` / ``decided`` or ``smollm2-`` /
+    ``offline.yaml``, which a reader copying it from paper would type as given. The text
+    copied is unchanged."""
+    out: list[markupsafe.Markup] = []
+    for i, part in enumerate(_WORDS.split(command)):
+        if not i % 2:
+            out.append(markupsafe.escape(part))
+        elif _OPTION.fullmatch(part):
+            out.append(markupsafe.Markup('<span class="option">{}</span>').format(part))
+        else:
+            pieces = [p for p in _PATH_BREAKS.split(part) if p]
+            kept = [markupsafe.Markup('<span class="nowrap">{}</span>').format(p) for p in pieces]
+            out.append(markupsafe.Markup("<wbr>").join(kept))
+    return markupsafe.Markup("").join(out)
 
 
 #: A command in a sentence, as Markdown marks it.
@@ -334,7 +346,8 @@ def render_html(audit: Audit) -> str:
     # A probe's name is copied from the page as a run id is (``pst-text``, never ``pst-``).
     probes = kept_probe_names(r.view.run.probe for r in audit.runs)
     models = kept_model_ids(m for r in audit.runs for m in r.view.model_ids())
-    return keep_ids_whole(page, [*(r.id for r in audit.runs), *probes, *models])
+    audits = kept_audit_names(audit.scope)
+    return keep_ids_whole(page, [*(r.id for r in audit.runs), *probes, *models, *audits])
 
 
 def render_markdown(audit: Audit, figure_paths: dict[int, str]) -> str:

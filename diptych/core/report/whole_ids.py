@@ -2,12 +2,13 @@
 ``<span class="run-id">``, which neither a screen nor paper breaks (report.css), so that a
 reader copying ``pst-text-9e0e2f56`` from a table, a sentence or a printed command never gets
 ``pst-text-`` alone. Text inside the head, a chart's SVG, a script or a style is left as it is:
-a span is not markup there."""
+a span is not markup there. A date in the text is kept on one line as well."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import PurePath
 from typing import Any
 
 import markupsafe
@@ -19,13 +20,17 @@ _LEFT = ("head", "svg", "script", "style", "title", "textarea")
 _NAME = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)")
 
 
+#: A date as the report prints one, a hyphen between its year, month and day.
+_DATE = r"\d{4}-\d{2}-\d{2}"
+
+
 def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
     """``html`` with each of ``ids`` in its text (not in a tag or an attribute) in a span of
-    class ``run-id``; a longer id first, where one id is the start of another."""
+    class ``run-id``, a longer id first, where one id is the start of another; and each date
+    (``2026-11-29``) in a span of class ``nowrap``: "retrieved 2026-" / "11-29" is no date."""
     names = sorted({i for i in ids if i}, key=len, reverse=True)
-    if not names:
-        return html
-    found = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w])")
+    either = f"(?P<id>{'|'.join(re.escape(n) for n in names)})|" if names else ""
+    found = re.compile(rf"(?<![\w-])(?:{either}(?P<date>{_DATE})(?![\w-]))(?![\w])")
     out: list[str] = []
     inside: list[str] = []
     for piece in _TAG.split(html):
@@ -41,8 +46,13 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
         elif piece.startswith("<") or inside:
             out.append(piece)
         else:
-            out.append(found.sub(r'<span class="run-id">\1</span>', piece))
+            out.append(found.sub(_kept, piece))
     return "".join(out)
+
+
+def _kept(match: re.Match[str]) -> str:
+    kind = "nowrap" if match.group("date") else "run-id"
+    return f'<span class="{kind}">{match.group(0)}</span>'
 
 
 def kept_probe_names(names: Iterable[str]) -> list[str]:
@@ -56,6 +66,16 @@ def kept_model_ids(ids: Iterable[str]) -> list[str]:
     """The model ids a page keeps whole (``scripted-likelihood``, ``dall-e-3``); a hub id
     (``org/name``) may break after its ``/`` instead (:func:`version_words`)."""
     return sorted({i for i in ids if "-" in i and "/" not in i})
+
+
+def kept_audit_names(scope: dict[str, Any]) -> list[str]:
+    """An audit's record id (``smollm2-offline-5c366747d6``), name and file's name
+    (``smollm2-offline.yaml``) from a report's scope, kept whole as a run id is: those that
+    could break (at a hyphen)."""
+    file = str(scope.get("file") or "")
+    names = [scope.get("audit_id"), scope.get("audit")]
+    names.append(None if file.startswith("(") else PurePath(file).name)
+    return sorted({n for n in names if isinstance(n, str) and "-" in n})
 
 
 #: Where a model's version or a link may break: after a build's ``+``, a pin's ``==`` or a
@@ -75,4 +95,10 @@ def version_words(version: Any) -> Any:
     return markupsafe.Markup("<wbr>").join(kept)
 
 
-__all__ = ["keep_ids_whole", "kept_model_ids", "kept_probe_names", "version_words"]
+__all__ = [
+    "keep_ids_whole",
+    "kept_audit_names",
+    "kept_model_ids",
+    "kept_probe_names",
+    "version_words",
+]

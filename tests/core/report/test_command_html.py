@@ -21,3 +21,16 @@ def test_each_option_is_kept_whole_and_the_text_is_unchanged() -> None:
     assert "smollm2-offline.yaml" in html and "a&lt;b" in html
     text = re.sub(r"<[^>]+>", "", html).replace("&lt;", "<")
     assert text == command
+
+
+def test_a_path_breaks_only_after_its_slashes_never_at_a_hyphen_in_a_file_name() -> None:
+    command = (
+        "diptych audit run /home/a-reader/examples/audits/smollm2-offline.yaml --until-decided"
+    )
+    html = str(command_html(command))
+    kept = re.findall(r'<span class="nowrap">(.*?)</span>', html)
+    assert kept == ["diptych", "audit", "run", "/", "home/", "a-reader/", "examples/", "audits/",
+                    "smollm2-offline.yaml"]  # fmt: skip
+    # A break is offered only after a slash; a word's hyphen is inside one kept piece.
+    assert html.count("<wbr>") == 5
+    assert re.sub(r"<[^>]+>", "", html) == command

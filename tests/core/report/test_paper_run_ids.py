@@ -158,3 +158,65 @@ def test_a_models_id_is_kept_whole_unless_it_is_a_hub_id(tmp_path: Path) -> None
         json.dumps({"run": "pairs-11223344", "models": [{"model_id": "scripted-encoder"}]})
     )
     assert report_ids(tmp_path, []) == ["pairs-11223344", "scripted-encoder"]
+
+
+def test_an_audits_id_name_and_file_are_ids_and_kept_whole(tmp_path: Path) -> None:
+    from diptych.core.report.whole_ids import keep_ids_whole, kept_audit_names
+
+    scope = {
+        "audit": "smollm2-offline",
+        "audit_id": "smollm2-offline-5c366747d6",
+        "file": "/a/examples/audits/smollm2-offline.yaml",
+    }
+    names = kept_audit_names(scope)
+    assert names == ["smollm2-offline", "smollm2-offline-5c366747d6", "smollm2-offline.yaml"]
+    assert kept_audit_names({"audit": "demo", "file": "(command line)"}) == []
+    (tmp_path / "report.json").write_text(json.dumps({"run": "pairs-11223344", "scope": scope}))
+    assert report_ids(tmp_path, []) == ["pairs-11223344", *names]
+    page = (
+        "<h1>Audit smollm2-offline (smollm2-offline.yaml)</h1>"
+        "<p>record smollm2-offline-5c366747d6</p>"
+    )
+    assert keep_ids_whole(page, names) == (
+        '<h1>Audit <span class="run-id">smollm2-offline</span> (<span class="run-id">'
+        'smollm2-offline.yaml</span>)</h1><p>record <span class="run-id">'
+        "smollm2-offline-5c366747d6</span></p>"
+    )
+
+
+def test_a_date_in_the_text_is_kept_on_one_line_and_found_split() -> None:
+    from diptych.core.report.whole_ids import keep_ids_whole
+
+    page = "<p>retrieved 2026-11-29. Run pst-2026-11-29x, 12026-11-290</p><svg>2026-11-29</svg>"
+    assert keep_ids_whole(page, []) == (
+        '<p>retrieved <span class="nowrap">2026-11-29</span>. Run pst-2026-11-29x, '
+        "12026-11-290</p><svg>2026-11-29</svg>"
+    )
+    words = [Word("retrieved", 0, 50, 100, 90, 109), Word("2026-", 0, 92, 100, 120, 109)]
+    words.append(Word("11-29.", 0, 50, 111, 80, 120))
+    assert split_id_problems(words, ["2026-11-29"], kind="date") == [
+        "date “2026-11-29” split over two lines of page 1: “2026-” / “11-29”"
+    ]
+
+
+PATH = "../examples/audits/smollm2-offline.yaml"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "split"),
+    [
+        # At a hyphen inside a file's name, the path started on the line: both split.
+        ("../examples/audits/smollm2-", "offline.yaml", [PATH, "smollm2-offline.yaml"]),
+        # The path broken after a slash on a line before: its file's name split all the same.
+        ("smollm2-", "offline.yaml", ["smollm2-offline.yaml"]),
+        # After a slash: where a command may break.
+        ("../examples/audits/", "smollm2-offline.yaml", []),
+    ],
+)
+def test_a_commands_word_may_break_only_after_a_slash(
+    first: str, second: str, split: list[str]
+) -> None:
+    words = [Word(first, 0, 50, 100, 120, 109), Word(second, 0, 50, 111, 200, 120)]
+    found = split_id_problems(words, [PATH, "smollm2-offline.yaml"], "/", "command's word")
+    assert [p.split("”")[0].removeprefix("command's word “") for p in found] == split
+    assert all(p.endswith("/ “offline.yaml”") for p in found)

@@ -318,3 +318,20 @@ def test_a_tall_chart_with_its_axis_only_at_its_foot_is_found(browser: Any) -> N
         assert found.startswith("chart 'narrow-chart' (") and "only under its rows" in found
     finally:
         page.close()
+
+
+def test_an_audits_id_broken_at_its_hyphen_on_a_phone_is_found(
+    tmp_path: Path, browser: Any
+) -> None:
+    scope = {"audit": "smollm2-offline", "audit_id": "smollm2-offline-5c366747d6"}
+    (tmp_path / "report.json").write_text(json.dumps({"scope": scope}), encoding="utf-8")
+    record = "<p style='width:16em'>Audit record {}</p>"
+    broken = planted_page(tmp_path, record.format("smollm2-offline-5c366747d6"))
+    found = [p for p in screen_problems(broken, browser) if "broken over" in p]
+    assert found == [
+        f"{size}: “smollm2-offline-5c366747d6” broken over two lines"
+        for size in ("phone", "laptop")
+    ], found
+    whole = '<span style="white-space:nowrap">smollm2-offline-5c366747d6</span>'
+    kept = planted_page(tmp_path, record.format(whole))
+    assert [p for p in screen_problems(kept, browser) if "broken over" in p] == []

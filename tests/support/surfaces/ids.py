@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from diptych.core.report.whole_ids import kept_model_ids, kept_probe_names
+from diptych.core.report.whole_ids import kept_audit_names, kept_model_ids, kept_probe_names
 
 #: The page's run ids as printed (a table's, a note's, a heading's).
 RUN_IDS = """() => [...new Set([...document.querySelectorAll('.run-id')]
@@ -22,6 +22,15 @@ RUN_IDS = """() => [...new Set([...document.querySelectorAll('.run-id')]
 #: The page's links as printed (Appendix C's frameworks): each may break only after a ``/``.
 LINKS = """() => [...new Set([...document.querySelectorAll('.url')]
   .map(e => (e.textContent || '').trim()).filter(Boolean))]"""
+#: The page's dates (``2026-11-29``) as printed in its text: each printed on one line.
+DATES = r"""() => [...new Set(document.body.innerText.match(/(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g)
+  || [])]"""
+#: The words of the page's commands that could break (a path, a file's name), and each piece of
+#: a path between its ``/``: a command may break between its words and after a ``/``, nowhere
+#: else (never as ``smollm2-`` / ``offline.yaml``).
+COMMAND_WORDS = r"""() => [...new Set([...document.querySelectorAll('pre code')]
+  .flatMap(e => (e.textContent || '').split(/\s+/)).flatMap(w => [w, ...w.split('/')])
+  .filter(w => w.length > 3 && /[-._=]/.test(w)))]"""
 #: How many words after an id's first part its rest is looked for: a table cell's second line
 #: is read right after its first, or after the rest of the row's first line.
 WINDOW = 12
@@ -43,6 +52,8 @@ def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
     data = report_dir / "report.json"
     if data.is_file():
         written: dict[str, Any] = json.loads(data.read_text(encoding="utf-8"))
+        scope = written.get("scope")
+        ids.update(kept_audit_names(scope if isinstance(scope, dict) else {}))
         for run in [written, *(written.get("runs") or [])]:
             if isinstance(run, dict) and isinstance(run.get("run"), str):
                 ids.add(run["run"])
@@ -54,21 +65,36 @@ def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
     return sorted(i for i in ids if len(i) > LEAST_PART)
 
 
-def split_id_problems(words: list[Word], ids: list[str], breaks: str = "") -> list[str]:
+def whole_word_problems(page: Any, report_dir: Path, words: list[Word]) -> list[str]:
+    """Each run id, probe's name, model's or audit's id, link, date and command's word of the
+    page open in ``page`` (the report in ``report_dir``) split where it may not be, among the
+    PDF's ``words``."""
+    ids = report_ids(report_dir, page.evaluate(RUN_IDS))
+    problems = split_id_problems(words, ids)
+    problems += split_id_problems(words, page.evaluate(LINKS), breaks="/")
+    problems += split_id_problems(words, page.evaluate(DATES), kind="date")
+    commands = page.evaluate(COMMAND_WORDS)
+    return problems + split_id_problems(words, commands, breaks="/", kind="command's word")
+
+
+def split_id_problems(
+    words: list[Word], ids: list[str], breaks: str = "", kind: str = ""
+) -> list[str]:
     """Each id printed over two lines or two pages, with where its parts print; a link
-    (``breaks="/"``) may break after one of ``breaks``, nowhere else."""
+    (``breaks="/"``) may break after one of ``breaks``, nowhere else. ``kind`` names what
+    is split (a run id, or a link where there are ``breaks``)."""
     problems = []
     for n, word in enumerate(words):
         for run_id in ids:
             if run_id in word.text:
                 continue
-            split = _split(words, n, run_id, breaks)
+            split = _split(words, n, run_id, breaks, kind)
             if split is not None:
                 problems.append(split)
     return problems
 
 
-def _split(words: list[Word], n: int, run_id: str, breaks: str) -> str | None:
+def _split(words: list[Word], n: int, run_id: str, breaks: str, kind: str) -> str | None:
     """Where ``run_id`` prints as word ``n``'s end and a later word's start on another line,
     cut elsewhere than after one of ``breaks``."""
     word = words[n]
@@ -86,7 +112,7 @@ def _split(words: list[Word], n: int, run_id: str, breaks: str) -> str | None:
                     if later.page != word.page
                     else f"over two lines of page {word.page + 1}"
                 )
-                kind = "link" if breaks else "run id"
+                kind = kind or ("link" if breaks else "run id")
                 return f"{kind} “{run_id}” split {where}: “{run_id[:cut]}” / “{rest}”"
     return None
 

@@ -40,7 +40,7 @@ from tests.support.surfaces.flow import (
     table_parts,
     thin_page_problems,
 )
-from tests.support.surfaces.ids import LINKS, RUN_IDS, report_ids, split_id_problems
+from tests.support.surfaces.ids import whole_word_problems
 
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
@@ -378,13 +378,11 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         elements = page.evaluate(_ELEMENTS)
         broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
         parts = page.evaluate(table_parts())
-        ids = report_ids(html_path.parent, page.evaluate(RUN_IDS))
-        links = page.evaluate(LINKS)
+        kept = whole_word_problems(page, html_path.parent, printed.words)
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
-    problems += split_id_problems(printed.words, ids)
-    problems += split_id_problems(printed.words, links, breaks="/")
+    problems += kept
     problems += part_problems(parts)
     placed = _place(printed, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).

@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.support.surfaces.ids import RUN_IDS, report_ids
+
 #: The sizes a reader opens the report at.
 VIEWPORTS = {"phone": (390, 844), "laptop": (1280, 800)}
 #: The smallest text a phone reads without zooming, in CSS px (charts scaled to fit included).
@@ -356,6 +358,43 @@ def axis_only_below(page: Any) -> list[str]:
     ]
 
 
+#: Each of the ids given printed over two lines anywhere in the page's text (a chart's aside).
+_IDS_BROKEN = """(ids) => {
+  const nodes = [], starts = [];
+  let text = '';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const n = walker.currentNode;
+    if (n.parentElement.closest('svg, script, style')) continue;
+    nodes.push(n); starts.push(text.length); text += n.data;
+  }
+  const at = (i) => {
+    let k = starts.length - 1;
+    while (k > 0 && starts[k] > i) k--;
+    return [nodes[k], i - starts[k]];
+  };
+  const out = new Set();
+  for (const id of ids) {
+    for (let i = text.indexOf(id); i >= 0; i = text.indexOf(id, i + 1)) {
+      if (/[\\w-]/.test(text[i - 1] || '') || /\\w/.test(text[i + id.length] || '')) continue;
+      const range = document.createRange();
+      range.setStart(...at(i));
+      range.setEnd(...at(i + id.length - 1));
+      range.setEnd(range.endContainer, range.endOffset + 1);
+      const rects = [...range.getClientRects()].filter(r => r.width > 0);
+      if (rects.some(r => r.top >= rects[0].bottom - 1)) out.add(id);
+    }
+  }
+  return [...out];
+}"""
+
+
+def ids_broken(page: Any, ids: list[str]) -> list[str]:
+    """Each of ``ids`` (a run id, an audit's id) printed over two lines, where a reader copying
+    it from the page gets half of it."""
+    return [f"“{i}” broken over two lines" for i in page.evaluate(_IDS_BROKEN, ids)]
+
+
 def screen_problems(html: Path, browser: Any) -> list[str]:
     """Every problem of the screen checks, at each of :data:`VIEWPORTS`."""
     problems = []
@@ -370,6 +409,8 @@ def screen_problems(html: Path, browser: Any) -> list[str]:
             problems += [f"{name}: {p}" for p in intervals_at_the_edge(page)]
             problems += [f"{name}: {p}" for p in tall_headers(page)]
             problems += [f"{name}: {p}" for p in axis_only_below(page)]
+            ids = report_ids(html.parent, page.evaluate(RUN_IDS))
+            problems += [f"{name}: {p}" for p in ids_broken(page, ids)]
             texts = page.evaluate(_TEXTS)
             problems += [f"{name}: {p}" for p in small_text(texts)]
             problems += [f"{name}: {p}" for p in overlapping(texts)]
