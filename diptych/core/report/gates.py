@@ -7,6 +7,7 @@ level, the rule, and pass, fail or inconclusive.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,18 +44,37 @@ class DecidedInterval:
         return decided_name(self.confidence, self.kind, self.look)
 
 
+def bought_on(audit: Any) -> set[str]:
+    """The parts of the audit whose run was bought on since its gates stopped it early (its
+    figures are read from all its trials, past the look the gates decided on)."""
+    return {str(p.get("name")) for p in audit.scope.get("parts") or [] if p.get("bought_on")}
+
+
+def _look(report: Any) -> str:
+    sequential = getattr(report, "sequential", None)
+    return f"look {sequential.looks:,} of {sequential.batches:,}" if sequential is not None else ""
+
+
 def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
     """The gates' intervals by (run id, figure), for the figures an audit's gates read
-    directly (a ``no_regression`` gate reads a difference, not the figure)."""
+    directly (a ``no_regression`` gate reads a difference, not the figure). A run bought on
+    since its gates stopped it has none: its figures are read from all its trials, as
+    ``diptych show`` reads them, and the gate's reading stays on the gate's own line."""
     if audit.gates is None:
         return {}
+    later = bought_on(audit)
     runs = {p.get("name"): p.get("run") for p in audit.scope.get("parts") or []}
-    sequential = getattr(audit.gates, "sequential", None)
-    look = f"look {sequential.looks:,} of {sequential.batches:,}" if sequential is not None else ""
+    look = _look(audit.gates)
     out: dict[tuple[str, str], DecidedInterval] = {}
     for r in audit.gates.results:
         run = runs.get(r.part)
-        if run is None or r.ci_low is None or r.ci_high is None or r.rule == "no_regression":
+        if (
+            run is None
+            or r.part in later
+            or r.ci_low is None
+            or r.ci_high is None
+            or r.rule == "no_regression"
+        ):
             continue
         kind = interval_kind(getattr(r, "method", ""))
         out.setdefault(
@@ -87,6 +107,9 @@ class GateLine:
     #: The run of the gate's part, and how its interval was made (``anytime-valid``, ``fixed``).
     run: str = ""
     kind: str = "fixed"
+    #: The look the line reads ("look 1 of 4") where its run was bought on past it since: the
+    #: figure's value and interval there, not the report's (read from all the run's trials).
+    reading: str = ""
 
     @property
     def sentence(self) -> str:
@@ -112,11 +135,23 @@ class GateLine:
         }
 
 
-def gate_lines(report: Any, runs: dict[str, str] | None = None) -> list[GateLine]:
+def gate_lines(
+    report: Any, runs: dict[str, str] | None = None, later: Collection[str] = ()
+) -> list[GateLine]:
     """The lines of a decided :class:`~diptych.core.workspace.gates.GateReport` (read by its
-    attributes: the report package does not import the workspace); ``runs``: each part's run."""
+    attributes: the report package does not import the workspace); ``runs``: each part's run;
+    ``later``: the parts bought on since the gates stopped them (:func:`bought_on`), whose
+    lines say they are the gate's reading at its look."""
     out = []
+    look = _look(report)
     for r in report.results:
+        note = r.note
+        if r.part in later:
+            said = (
+                f"the gate's reading at {look or 'its look'}; the run was bought on since, and "
+                "its figures in this report are read from all its trials"
+            )
+            note = f"{said}. {note[0].upper()}{note[1:]}" if note else said
         verdict = r.verdict
         if verdict == "inconclusive":
             verdict += " (blocks)" if r.blocks else f" ({r.on_inconclusive})"
@@ -130,9 +165,10 @@ def gate_lines(report: Any, runs: dict[str, str] | None = None) -> list[GateLine
                 interval=f"{_num(r.ci_low)} to {_num(r.ci_high)}",
                 level=level_text(r.confidence),
                 rule=r.rule_text,
-                note=r.note,
+                note=note,
                 run=(runs or {}).get(r.part, ""),
                 kind=interval_kind(getattr(r, "method", "")),
+                reading=(look or "its look") if r.part in later else "",
             )
         )
     return out

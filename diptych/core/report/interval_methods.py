@@ -73,9 +73,18 @@ class StoppedFigures:
     look: str
     anytime: tuple[str, ...]
     fixed: tuple[str, ...]
+    #: Bought on since its stop: its figures are read from all its trials, past the look.
+    bought_on: bool = False
 
     @property
     def sentence(self) -> str:
+        if self.bought_on:
+            return (
+                f"Run {self.run} was bought on after its gates stopped it early at {self.look}: "
+                f"its figures are read from all its trials, and {_listed(list(self.fixed))} "
+                f"{_are(self.fixed)} printed with {_its(self.fixed)} fixed-design interval, "
+                "which does not hold after the stop."
+            )
         said = []
         if self.anytime:
             said.append(
@@ -188,6 +197,8 @@ def interval_methods(audit: Audit) -> IntervalMethods:
                 # Said by its run's own sentence (StoppedFigures), not among the figures' own.
                 kinds = stopped.setdefault((run, str(number["stopped_at"])), {})
                 kinds.setdefault(str(number.get("stopped_interval")), []).append(name)
+                if number.get("bought_on"):
+                    kinds.setdefault("bought-on", [])
                 if number.get("stopped_interval") == "anytime-valid":
                     continue
             if number.get("estimator"):
@@ -201,7 +212,11 @@ def interval_methods(audit: Audit) -> IntervalMethods:
                 own[said] = None
     stops = tuple(
         StoppedFigures(
-            run, look, tuple(k.get("anytime-valid", [])), tuple(k.get("fixed-design", []))
+            run,
+            look,
+            tuple(k.get("anytime-valid", [])),
+            tuple(k.get("fixed-design", [])),
+            "bought-on" in k,
         )
         for (run, look), k in stopped.items()
     )

@@ -32,7 +32,7 @@ from diptych.core.report.formatting import (
 from diptych.core.report.frameworks import CONTEXT as FRAMEWORK_CONTEXT
 from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
 from diptych.core.report.frameworks import appendix, by_framework, evidence_of, frameworks
-from diptych.core.report.gates import decided_intervals, gate_lines, gates_heading
+from diptych.core.report.gates import bought_on, decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.interval_methods import interval_methods
 from diptych.core.report.print_tables import (
@@ -90,9 +90,12 @@ class Headline:
 def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
     models = ", ".join(part.view.model_ids())
     text = f"{part.view.run.probe} on {models}: {name} is {figure_text(number.get('value'))}"
-    if number.get("ci_low") is not None and number.get("ci_high") is not None:
+    if interval(number) != "—":
         low, high = figure_text(number["ci_low"]), figure_text(number["ci_high"])
-        text += f", with a 95% interval from {low} to {high}"
+        named = number.get("interval_name")
+        text += f", with a 95% interval from {low} to {high}" + (f" ({named})" if named else "")
+    elif number.get("reason"):
+        text += f", with no interval ({str(number['reason']).removesuffix(': no interval')})"
     size = sample_size(number, part.observation)
     if size:
         text += f", over {size}"
@@ -109,9 +112,16 @@ def _p_said(p: float) -> str:
 
 
 def headlines(audit: Audit) -> list[Headline]:
+    """Each run's figures as the summary gives them: a figure a gate read with the interval
+    the gate decided on, named, as every page prints it; any other with its own interval."""
+    decided = decided_intervals(audit)
     rows = []
     for part in audit.runs:
         for name, number in part.result.numbers.items():
+            gate = decided.get((part.id, name))
+            if gate is not None:
+                number = {**number, "ci_low": gate.low, "ci_high": gate.high}
+                number["interval_name"] = gate.name
             p = number.get("p")
             rows.append(
                 Headline(
@@ -310,7 +320,9 @@ def framework_items(audit: Audit) -> list[Any]:
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
-        "gates": gate_lines(audit.gates, _part_runs(audit)) if audit.gates is not None else [],
+        "gates": gate_lines(audit.gates, _part_runs(audit), bought_on(audit))
+        if audit.gates is not None
+        else [],
         "decided": decided_intervals(audit),
         "gates_heading": gates_heading(audit.gates) if audit.gates is not None else "",
         "headlines": headlines(audit),
@@ -446,7 +458,9 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
             "heading": gates_heading(audit.gates) if audit.gates is not None else "",
             "family": audit.gates.family if audit.gates is not None else None,
             "confidence": audit.gates.confidence if audit.gates is not None else None,
-            "gates": [g.to_dict() for g in gate_lines(audit.gates, _part_runs(audit))]
+            "gates": [
+                g.to_dict() for g in gate_lines(audit.gates, _part_runs(audit), bought_on(audit))
+            ]
             if audit.gates is not None
             else [],
             "error": audit.gate_error or None,

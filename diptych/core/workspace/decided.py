@@ -80,7 +80,8 @@ def stopped_numbers(
     look (named "95% anytime-valid interval, look 1 of 10"), or, where its looks did not record
     it, its own interval named as not holding ("fixed-design; does not hold after the stop at
     look 1"); each with the look it stopped at (``stopped_at``) and which of the two it carries
-    (``stopped_interval``), by which the report's Limitations say so. Empty for a run no such
+    (``stopped_interval``), by which the report's Limitations say so, and ``bought_on`` where
+    the run was bought on since its stop (its figures from all its trials). Empty for a run no such
     audit stopped early."""
     found = looked(store, run_id)
     if found is None:
@@ -113,6 +114,8 @@ def stopped_numbers(
                 "stopped_at": at,
                 "stopped_interval": "fixed-design",
             }
+            if after:  # read from all its trials, past the look: the Limitations say so
+                out[name]["bought_on"] = True
     return out
 
 

@@ -27,6 +27,7 @@ from diptych.core.audit.sequential import (
     anytime_figure,
     with_sequential_notes,
 )
+from diptych.core.audit.stopped import as_now
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
@@ -145,13 +146,22 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
             continue
         looks = _active_looks(rec)
         summary = SequentialSummary.of([p for n, p in looks.items() if n in gated])
+        # A part bought on since its gates stopped it early is in its run's status now; bought
+        # on part way (not whole: its last look is then its complete design), no look reads it.
+        now = {p.name: p.status for p in as_now(store, rec).parts}
         return {
             "audit": rec.name,
             "audit_id": rec.id,
             "file_hash": rec.file_hash,
             "file": rec.file_path,
             "parts": [
-                {"name": p.name, "kind": p.kind, "run": p.run_id, "status": p.status}
+                {
+                    "name": p.name,
+                    "kind": p.kind,
+                    "run": p.run_id,
+                    "status": now.get(p.name, p.status),
+                    "bought_on": now.get(p.name, p.status) not in (p.status, "complete"),
+                }
                 for p in rec.parts
             ],
             "gates": audit.gates.model_dump(mode="json"),

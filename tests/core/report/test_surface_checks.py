@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.surfaces.planted import planted_page
+from tests.support.surfaces.report_json import infinity_problems, unnamed_headline_intervals
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import (
     digit_problems,
@@ -129,6 +130,33 @@ def test_a_written_report_is_read_in_all_its_files(tmp_path: Path) -> None:
     )
     problems = text_problems(tmp_path)
     assert [p.split(":")[0] for p in problems] == ["html", "md", "md", "json", "json"]
+
+
+def test_an_infinite_bound_in_report_json_is_found(tmp_path: Path) -> None:
+    said = "STS single is 32.0, with a 95% interval from −∞ to ∞, over 4 prompts."
+    assert len(infinity_problems(said)) == 2
+    assert (
+        infinity_problems("STS single is 32.0, with no interval (one masculine identity only)")
+        == []
+    )
+    (tmp_path / "report.json").write_text(json.dumps({"headlines": [{"sentence": said}]}))
+    assert len(text_problems(tmp_path)) == 2
+
+
+def test_a_gated_headline_with_an_unnamed_interval_is_found() -> None:
+    gates = {"gates": [{"run": "r", "figure": "F"}]}
+    bare = {"run": "r", "name": "F", "interval": "[2.75, 20.6]", "sentence": "F is 11.8, with a "
+            "95% interval from 2.75 to 20.6."}  # fmt: skip
+    named = {
+        "run": "r",
+        "name": "F",
+        "interval": "[−1.04, 24.2] (95% anytime-valid interval, look 1 of 10)",
+        "sentence": "F is 11.8, with a 95% interval from −1.04 to 24.2 (95% anytime-valid "
+        "interval, look 1 of 10).",
+    }
+    assert len(unnamed_headline_intervals({"gates": gates, "headlines": [bare]})) == 2
+    assert unnamed_headline_intervals({"gates": gates, "headlines": [named]}) == []
+    assert unnamed_headline_intervals({"gates": None, "headlines": [bare]}) == []
 
 
 # --- screen -------------------------------------------------------------------------------

@@ -15,6 +15,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from tests.support.surfaces.report_json import (
+    infinity_problems,
+    json_display_texts,
+    unnamed_headline_intervals,
+)
+
 #: A machine's word for a value that is not a number, printed where a reader looks.
 _NOT_A_NUMBER = re.compile(r"(?<![\w-])[-−]?(inf|infinity|nan)(?![\w-])", re.IGNORECASE)
 #: A decimal number standing alone (not a version's part, a word's part or a percentage).
@@ -371,18 +377,6 @@ def named_gate_intervals(chunks: list[Chunk], gated: set[tuple[str, str]]) -> li
     ]
 
 
-#: The JSON's fields that are prose or printed values, read as the page is.
-_DISPLAY_KEYS = {"sentence", "text", "alt", "heading", "interval", "sample", "placebo_band"}
-
-
-def json_display_texts(data: Any, key: str = "") -> list[str]:
-    if isinstance(data, dict):
-        return [t for k, v in data.items() for t in json_display_texts(v, k)]
-    if isinstance(data, list):
-        return [t for v in data for t in json_display_texts(v, key)]
-    return [data] if isinstance(data, str) and key in _DISPLAY_KEYS else []
-
-
 _FIGURE = re.compile(r"<figure\b.*?</figure>", re.DOTALL)
 _DESC = re.compile(r"<desc\b[^>]*>(.*?)</desc>", re.DOTALL)
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.DOTALL)
@@ -456,6 +450,9 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
             for g in ((data.get("gates") or {}).get("gates") or [])
         }
         problems += [f"html: {p}" for p in named_gate_intervals(chunks, gated)]
+    problems += [f"json: {p}" for p in unnamed_headline_intervals(data)]
+    for text in json_display_texts(data.get("headlines") or []):
+        problems += [f"json: {p}" for p in infinity_problems(text)]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
