@@ -188,8 +188,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._show_models()
 
     def _read_ticks(self) -> None:
-        """Take the list's ticks into ``_chosen``: a shown model is chosen when ticked, a
-        hidden one stays as it was, newly ticked ones come last (the order chosen)."""
+        """The list's ticks into ``_chosen``: a hidden model stays as it was, new ones last."""
         models = self.query_one("#models", SelectionList)
         shown = [models.get_option_at_index(i).value for i in range(models.option_count)]
         ticked = set(models.selected)
@@ -198,8 +197,7 @@ class NewRunScreen(Screen[RunRequest | None]):
 
     def _show_models(self, *, keep_ticks: bool = True) -> None:
         """The offered models that match the search, the chosen ones ticked (a chosen model
-        the search hides stays chosen). ``keep_ticks=False`` when ``_chosen`` was just set
-        on purpose and the list's ticks are to be replaced."""
+        the search hides stays chosen); ``keep_ticks=False``: ``_chosen`` was just set."""
         models = self.query_one("#models", SelectionList)
         search = self.query_one("#models-search", Input).value
         if keep_ticks:
@@ -222,8 +220,10 @@ class NewRunScreen(Screen[RunRequest | None]):
         hint.update("" if models.option_count else why)
         hint.display = not models.option_count and bool(why)
         models.set_class(hint.display, "-hinted")  # its rows to the hint (new_run.tcss)
-        # Read whole, not cut at the pane's edge: it ends the pane, kept at its end (anchored).
+        # Read whole, not cut at the pane's edge: the pane kept at its end, and scrolled to it.
         self.query_one("#choose", ChoicesScroll).anchor(hint.display)
+        if hint.display:
+            self.call_after_refresh(hint.scroll_visible, animate=False)
 
     @on(Input.Changed, "#models-search")
     def _search_models(self) -> None:
