@@ -5,14 +5,27 @@ what is typed next mends the path; the error is one status line. At 80×24 and a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from steps import open_audit, wait_for
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from diptych.tui.app import DiptychApp
+from diptych.tui.screens.audit import AuditScreen
 
 BAD = "audit: 1\nname: x\nmodels: {}\nprobes: []\nbudget: {max_cost: -1}\n"
+
+
+async def _refused(pilot: Pilot[Any], typed: str) -> tuple[AuditScreen, Static]:
+    """The Audit screen after ``typed`` and Enter, and its summary saying the error."""
+    screen = await open_audit(pilot)
+    summary = screen.query_one("#summary", Static)
+    await pilot.press(*typed, "enter")
+    await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")
+    await pilot.pause()
+    return screen, summary
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
@@ -29,11 +42,7 @@ async def test_the_path_keeps_the_focus_after_an_error(
     (audit_dir / "bad.yaml").write_text(BAD)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await open_audit(pilot)
-        summary = screen.query_one("#summary", Static)
-        await pilot.press(*typed, "enter")
-        await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")
-        await pilot.pause()
+        screen, summary = await _refused(pilot, typed)
         field = screen.query_one("#file", Input)
         assert app.focused is field
         assert field.value == typed and field.cursor_position == len(typed)
@@ -55,11 +64,7 @@ async def test_a_long_missing_path_is_said_with_its_reason(
     typed = "nowhere/at/all/diptych/examples/audits/a-long-audit-file-name-offline.yaml"
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await open_audit(pilot)
-        summary = screen.query_one("#summary", Static)
-        await pilot.press(*typed, "enter")
-        await wait_for(pilot, lambda: "error" in str(summary.render()), "the error")
-        await pilot.pause()
+        screen, summary = await _refused(pilot, typed)
         lines = str(summary.render()).splitlines()
         # Every line drawn (the box as tall as its lines), the reason after the path read.
         assert summary.content_region.height == len(lines), lines
