@@ -17,9 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker, WorkerState
 
@@ -28,6 +26,7 @@ from diptych.core.plugins import parse_params
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
+from diptych.tui.screens.new_run.fields import PointsAtFields
 from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
@@ -45,7 +44,7 @@ from diptych.tui.widgets.ticks import TickList
 from diptych.tui.workers import estimate_request
 
 
-class NewRunScreen(Screen[RunRequest | None]):
+class NewRunScreen(PointsAtFields):
     """Choose a probe, models and parameters; see the trials and their cost; start the run."""
 
     CSS_PATH = "new_run.tcss"
@@ -85,6 +84,13 @@ class NewRunScreen(Screen[RunRequest | None]):
         # asked about (a new form's empty Models list): put back once the form holds.
         self._before_refusal: dict[str, float] | None = None
         self._debounce: Timer | None = None
+        #: The request last sent to be planned, the generation the last plan answered, and
+        #: whether ctrl+s waits for the plan of what the form holds now (a field's change is
+        #: a message still queued when the key arrives): a run the plan would refuse must
+        #: not start meanwhile.
+        self._planning: RunRequest | None = None
+        self._answered = 0
+        self._start_asked = False
 
     def _first_probe(self) -> str:
         """The first probe some installed model can run (not one, like ``calibration``, that
@@ -293,6 +299,7 @@ class NewRunScreen(Screen[RunRequest | None]):
         self._debounce = self.set_timer(DEBOUNCE, self._replan)
 
     def _replan(self) -> None:
+        self._debounce = None
         if any(not self.query(f"#{form_id(m)}") for m in self.selected_models()):
             # A chosen model's form is still being mounted; the handler mounting it plans
             # again once it is there.
@@ -304,6 +311,8 @@ class NewRunScreen(Screen[RunRequest | None]):
         if request is None:
             first = self.first_invalid()
             where = "" if first is None else f" ({first[0]})"
+            self._refused |= self._start_asked
+            self._start_asked = False
             if self._refused:
                 # ctrl+s was refused and the form is not fixed yet: that still holds.
                 self._cannot_start(f"fix the field marked in red{where}")
@@ -327,6 +336,7 @@ class NewRunScreen(Screen[RunRequest | None]):
                     pane.scroll_to(y=self._before_refusal[pane.id], animate=False)
             self._before_refusal = None
         estimate.update(Text("estimating…", style="dim"))
+        self._planning = request
         self._estimate(self._generation, self.diptych.store_path, request)
 
     def validate(self) -> RunRequest | None:
@@ -397,6 +407,10 @@ class NewRunScreen(Screen[RunRequest | None]):
             return  # an answer to a form that has changed since
         panel = self.query_one("#estimate", Static)
         self._estimate_error = message.error
+        self._answered = message.generation
+        if self._start_asked:
+            self.action_start()  # the plan ctrl+s waited for: start, or say why not
+            return
         if message.error != self._refused_because:
             self._refused_because = None  # the form changed what it refuses, or holds
         if message.estimate is None and self._refused_because is not None:
@@ -416,47 +430,14 @@ class NewRunScreen(Screen[RunRequest | None]):
         if event.worker.group == "estimate" and event.state == WorkerState.ERROR:
             error = event.worker.error
             self._estimate_error = f"{type(error).__name__}: {error}"
+            self._answered = self._generation
             self.query_one("#estimate", Static).update(
                 Text(f"the plan failed: {self._estimate_error}", style="red")
             )
+            if self._start_asked:
+                self.action_start()
 
     # --- leaving --------------------------------------------------------------------------
-
-    def first_invalid(self) -> tuple[str, Widget] | None:
-        """The first field marked in red, top to bottom (the model list first), as its name
-        and the widget that takes its input."""
-        if str(self.query_one("#models-error", Static).render()):
-            return f"{INVALID} Models", self.query_one("#models", TickList)
-        for form in self.query(ParamsForm):
-            marked = form.marked_field()
-            if marked is not None:
-                name, widget = marked
-                return f"{name} of {form.title}", widget
-        return None
-
-    def _into_view(self, field: Widget) -> None:
-        """Scroll ``field`` into view, and the Models list's refusal under it with it: left
-        at the pane's edge, its first line read as the whole of it ("choose at least"); a
-        form field's reason under it likewise ("Input should be greater than")."""
-        field.scroll_visible(animate=False)
-        if field.id is not None:
-            # The Models list's hint (why a search left it empty) is a reason too.
-            for reason in self.query(f"#{field.id}-error, #{field.id}-hint"):
-                if reason.display:
-                    reason.scroll_visible(animate=False)
-
-    def on_resize(self) -> None:
-        # The plan names the field marked in red: a new size must not leave it out of view.
-        first = self.first_invalid()
-        if first is not None:
-            self.call_after_refresh(self._into_view, first[1])
-
-    def _pane_scrolls(self) -> dict[str, float]:
-        return {p.id: p.scroll_y for p in self.query(VerticalScroll) if p.id is not None}
-
-    def _typing_in_a_form(self) -> bool:
-        focused = self.focused
-        return focused is not None and any(isinstance(a, ParamsForm) for a in focused.ancestors)
 
     def action_start(self) -> None:
         request = self.validate()
@@ -468,6 +449,18 @@ class NewRunScreen(Screen[RunRequest | None]):
                 # The field to fix, in view and focused: the message points at it.
                 self._into_view(first[1])
                 first[1].focus()
+            return
+        planned = self._planning == request and self._answered == self._generation
+        self._start_asked = self._debounce is not None or not planned
+        if self._start_asked:
+            # The plan of what the form holds is not in yet: it starts the run or says why not.
+            if self._debounce is not None:
+                self._debounce.stop()
+            if self._debounce is not None or self._planning != request:
+                self._replan()
+            self.query_one("#estimate", Static).update(
+                Text("checking the plan; the run starts once it allows…", style="dim")
+            )
             return
         if self._estimate_error is not None:
             # The field refused, in view and focused; the line names it, so it holds after.

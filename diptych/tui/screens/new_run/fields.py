@@ -1,0 +1,53 @@
+"""Where the New-run screen points when it refuses: the first field marked in red, brought
+into view with its reason under it, and the panes put back once the form holds."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
+
+from diptych.tui.jobs import RunRequest
+from diptych.tui.widgets.params_form import INVALID, ParamsForm
+from diptych.tui.widgets.ticks import TickList
+
+
+class PointsAtFields(Screen[RunRequest | None]):
+    """The New-run screen's fields, as its refusals point at them."""
+
+    def first_invalid(self) -> tuple[str, Widget] | None:
+        """The first field marked in red, top to bottom (the model list first), as its name
+        and the widget that takes its input."""
+        if str(self.query_one("#models-error", Static).render()):
+            return f"{INVALID} Models", self.query_one("#models", TickList)
+        for form in self.query(ParamsForm):
+            marked = form.marked_field()
+            if marked is not None:
+                name, widget = marked
+                return f"{name} of {form.title}", widget
+        return None
+
+    def _into_view(self, field: Widget) -> None:
+        """Scroll ``field`` into view, and the Models list's refusal under it with it: left
+        at the pane's edge, its first line read as the whole of it ("choose at least"); a
+        form field's reason under it likewise ("Input should be greater than")."""
+        field.scroll_visible(animate=False)
+        if field.id is not None:
+            # The Models list's hint (why a search left it empty) is a reason too.
+            for reason in self.query(f"#{field.id}-error, #{field.id}-hint"):
+                if reason.display:
+                    reason.scroll_visible(animate=False)
+
+    def on_resize(self) -> None:
+        # The plan names the field marked in red: a new size must not leave it out of view.
+        first = self.first_invalid()
+        if first is not None:
+            self.call_after_refresh(self._into_view, first[1])
+
+    def _pane_scrolls(self) -> dict[str, float]:
+        return {p.id: p.scroll_y for p in self.query(VerticalScroll) if p.id is not None}
+
+    def _typing_in_a_form(self) -> bool:
+        focused = self.focused
+        return focused is not None and any(isinstance(a, ParamsForm) for a in focused.ancestors)
