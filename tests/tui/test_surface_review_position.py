@@ -24,7 +24,7 @@ def test_the_title_separates_the_queues_length() -> None:
         annotator="human:ana",
         blind=False,
     )
-    assert title == "Review pst-text-18101709 · 1/1,720 · human:ana · 0 labelled · all reasons"
+    assert title == "Review pst-text-18101709 · 1/1,720 · reviewer ana · 0 labelled · all reasons"
     # The last of them: both sides of the slash counted.
     last = title_text("r", list(range(1720)), 1719, labelled=0, include_unlabelled=False,
                       reason=None, annotator=None, blind=False)  # fmt: skip
@@ -32,7 +32,7 @@ def test_the_title_separates_the_queues_length() -> None:
     # A reviewer who has labelled more than a thousand people reads the count separated too.
     busy = title_text("r", list(range(1720)), 0, labelled=1234, include_unlabelled=False,
                       reason=None, annotator="human:ana", blind=False)  # fmt: skip
-    assert "human:ana · 1,234 labelled ·" in busy
+    assert "reviewer ana · 1,234 labelled ·" in busy
 
 
 class Line(App[None]):
@@ -47,8 +47,8 @@ class Line(App[None]):
 @pytest.mark.parametrize(
     ("text", "flagged"),
     [
-        ("Review pst-text-18101709 · 1/1720 · human:ana", ["1/1720"]),
-        ("Review pst-text-18101709 · 1/1,720 · human:ana", []),
+        ("Review pst-text-18101709 · 1/1720 · reviewer ana", ["1/1720"]),
+        ("Review pst-text-18101709 · 1/1,720 · reviewer ana", []),
         ("6,560 trials planned, 656 stored, 5904 not bought", ["5904"]),
         ("run 0663f62e, seed 1234, created 2026-11-29, runs/2024/a", []),
     ],
@@ -63,23 +63,20 @@ async def test_the_check_flags_a_bare_count(text: str, flagged: list[str]) -> No
 
 
 def test_the_title_says_less_where_its_line_is_short() -> None:
-    """In the cells given, the title drops "human:" first, then the default "all reasons"
-    (a reason chosen is always named); a title that cannot fit is the shortest one."""
+    """In the cells given, the title drops the default "all reasons" (a reason chosen is
+    always named); a title that cannot fit is the shortest one."""
 
     def title(width: int | None, reason: str | None = None) -> str:
         return title_text("pst-text-18101709", list(range(164)), 0, labelled=0,
                           include_unlabelled=True, reason=reason, annotator="human:newcomer",
                           blind=False, width=width)  # fmt: skip
 
-    full = "Review pst-text-18101709 · 1/164 · human:newcomer · 0 labelled · +unlabelled"
-    bare = full.replace("human:", "")
+    full = "Review pst-text-18101709 · 1/164 · reviewer newcomer · 0 labelled · +unlabelled"
     assert title(None) == f"{full} · all reasons"
     for width, expected in [
         (len(full) + 14, f"{full} · all reasons"),
-        (len(full) + 13, f"{bare} · all reasons"),
-        (len(bare) + 14, f"{bare} · all reasons"),
-        (len(bare) + 13, bare),
-        (20, bare),
+        (len(full) + 13, full),
+        (20, full),
     ]:
         assert title(width) == expected, width
     assert title(20, "no_human_label").endswith(" · no human label")

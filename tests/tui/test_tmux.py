@@ -113,7 +113,7 @@ def test_label_a_flagged_person_from_the_runs_screen(
 
     tmux.send("m")
     after = tmux.wait_for(lambda s: "1 labelled" in s and "STS paired 100.0" in s)
-    assert "RIGHT person" in after and "identity: nurse" in after and "human:tess" in after
+    assert "RIGHT person" in after and "identity: nurse" in after and "reviewer tess" in after
 
     tmux.send("Escape")
     tmux.wait_for(lambda s: "r Review" in s and "LEFT person" not in s)  # the Runs screen

@@ -250,25 +250,30 @@ def title_text(
     blind: bool,
     width: int | None = None,
 ) -> str:
-    """``Review <run> · 3/1,720 · human:alice · 2 labelled · all reasons``: where the reviewer is
-    in the queue shown, who labels, and what the queue holds. In ``width`` cells, fewer words
-    where it is longer (:func:`fit_phrases`): the reviewer's bare name, then the default
-    filter ("all reasons") left unsaid (a reason chosen is always named)."""
+    """``Review <run> · 3/1,720 · reviewer alice · 2 labelled · all reasons``: where the
+    reviewer is in the queue shown, who labels, and what the queue holds. In ``width`` cells,
+    fewer words where it is longer (:func:`fit_phrases`): the default filter ("all reasons")
+    left unsaid (a reason chosen is always named); the reviewer is named alike in every width."""
     at = view.index(cursor) + 1 if cursor in view else 0
     position = f"{fmt(at)}/{fmt(len(view))}"
     head = [f"Review {run_id}", position, *(["BLIND"] if blind else [])]
     tail = [f"{fmt(labelled)} labelled", *(["+unlabelled"] if include_unlabelled else [])]
     named = (reason or "").replace("_", " ")
-    who = [annotator] if annotator else []
-    bare = [annotator.removeprefix(HUMAN_PREFIX)] if annotator else []
+    who = [reviewer_words(annotator)] if annotator else []
     return fit_phrases(
         [
             [*head, *who, *tail, named or "all reasons"],
-            [*head, *bare, *tail, named or "all reasons"],
-            [*head, *bare, *tail, *([named] if named else [])],
+            [*head, *who, *tail, *([named] if named else [])],
         ],
         width,
     )
+
+
+def reviewer_words(annotator: str) -> str:
+    """Who labels, as a title names them (``human:alice`` is ``reviewer alice``): the same
+    words whatever else the line holds, so that a longer line (``+unlabelled``, a narrow
+    terminal) never renames the reviewer; the annotator id's prefix is the store's word."""
+    return f"reviewer {annotator.removeprefix(HUMAN_PREFIX)}"
 
 
 #: What parts a title's phrases: a line wraps there only (Phrases).

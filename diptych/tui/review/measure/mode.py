@@ -41,7 +41,7 @@ from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from diptych.core.errors import DiptychError
-from diptych.core.labels import GENDER, HUMAN_PREFIX, TONE, LabelDimension
+from diptych.core.labels import GENDER, TONE, LabelDimension
 from diptych.core.metrics.uncertainty.ppi.stop import MeasureStatus, measure_status
 from diptych.core.report.formatting import fmt
 from diptych.core.workspace import Workspace
@@ -55,7 +55,7 @@ from diptych.tui.review.measure.panel import (
     measured_figure,
     verdict_text,
 )
-from diptych.tui.review.panels import CardScroll, fit_phrases
+from diptych.tui.review.panels import CardScroll, fit_phrases, reviewer_words
 from diptych.tui.review.queue import FlagNote, ReviewItem, load_queue
 from diptych.tui.review.state import ReviewState
 from diptych.tui.review.tone import TONE_KEYS, TONE_KEYS_SHOWN
@@ -320,10 +320,8 @@ class MeasureScreen(ReviewView):
         measured = ["skin tone"] if self.dimension == TONE else []
         head = [f"Measure {self.run_id}", *measured, f"{fmt(at)}/{fmt(len(state.view))}{of}"]
         labelled = f"{fmt(self._labelled())} labelled"
-        who = [self.annotator] if self.annotator else []
-        bare = [self.annotator.removeprefix(HUMAN_PREFIX)] if self.annotator else []
-        title = fit_phrases([[*head, *who, labelled], [*head, *bare, labelled]],
-                            self._title_width())  # fmt: skip
+        who = [reviewer_words(self.annotator)] if self.annotator else []
+        title = fit_phrases([[*head, *who, labelled]], self._title_width())
         self._set_line("#review-title", title)
 
     def _show_metrics(self) -> None:

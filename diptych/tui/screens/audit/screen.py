@@ -164,11 +164,21 @@ class AuditScreen(Screen[None]):
             self._load(self._file)
         else:
             self.query_one("#file", Input).focus()
+
+    @on(events.ScreenResume)
+    def _shown(self) -> None:
+        # Each time the screen is shown (it is installed once, and shown again on A) with no
+        # audit open, the audits recorded by then, the newest one under the focus for Enter.
+        if self._file is None and not self.query_one("#file", Input).value.strip():
             self._list_recorded()
 
     @on(Input.Submitted, "#file")
     def _submitted(self, event: Input.Submitted) -> None:
         if not event.value.strip():
+            recorded = self.query_one("#recorded", OptionList)
+            if recorded.display and recorded.highlighted is not None:
+                recorded.action_select()  # Enter opens the row shown, from the field too
+                return
             self._list_recorded()
             return
         self._open(Path(event.value.strip()))
