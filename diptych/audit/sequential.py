@@ -212,6 +212,10 @@ async def buy_until_decided(
         ws.audits.save_part(audit_id, records[name])
         notify(name, records[name].status, _at(state))
     summary = SequentialSummary.of(list(states.values()))
+    held = report.sequential if report is not None else None
+    if summary is not None and held is not None and held.bought_now is not None:
+        # A run bought on since its gates stopped it: what it holds now, not what was saved.
+        summary = replace(summary, bought_now=held.bought_now, trials_now=held.trials_now)
     return SequentialOutcome(
         stop,
         [records[p.part.name] for p in gated if p.part.name in records],

@@ -15,10 +15,13 @@ from diptych.core.errors import UsageError
 from diptych.core.workspace import RunOptions
 
 
-def ask_rest_of_decided(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
+def ask_rest_of_decided(
+    ctx: typer.Context, run_id: str, paid_retries: int, *, yes: bool = False
+) -> None:
     """Before a decided run is resumed: what the rest of its design buys and its estimated
     cost, then a question on a terminal; elsewhere (a script, CI) nothing is bought without
-    ``--yes``. Any other run resumes without a question."""
+    ``--yes``. With ``yes`` the same line is said, and nothing asked: what is bought is named
+    before it is. Any other run resumes without a question."""
     with state(ctx).open_workspace(create=False) as ws:
         run = ws.runs.get(run_id)
         if run.status != "decided":
@@ -28,6 +31,8 @@ def ask_rest_of_decided(ctx: typer.Context, run_id: str, paid_retries: int) -> N
     console = Console(soft_wrap=True, stderr=True)
     console.print(rest_to_buy(run.id, at, est.planned - est.cached, est.to_run, est.cost),
                   markup=False)  # fmt: skip
+    if yes:
+        return
     if not sys.stdin.isatty():
         raise UsageError(f"nothing bought: add --yes to buy the rest of {run.id}")
     if not typer.confirm("Buy the rest?", default=False, err=True):

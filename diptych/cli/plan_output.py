@@ -105,10 +105,15 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
     """Why an audit bought until decided stopped, what it bought and what it saved."""
     summary = bought.summary
     if summary is not None and summary.planned:
-        saved = summary.planned - summary.bought
+        saved = summary.saved  # less what was bought on since the stop
         # Only what has a price is money saved: a model computed here, or a service with no
         # price, saves requests and says so, not "$0.00".
         saved_cost = bought.saved_cost
+        since = (
+            f"bought on since: {summary.bought_now:,} of {summary.planned:,} requests; "
+            if summary.bought_now is not None
+            else ""
+        )
         dollars = (
             f" and about {money(saved_cost)} at the plan's prices"
             if saved_cost is not None and saved_cost.priced
@@ -117,7 +122,7 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
         typer.echo(
             f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
             f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)}) in "
-            f"{summary.looks:,} of {summary.batches:,} batches; saved {saved:,} requests "
+            f"{summary.looks:,} of {summary.batches:,} batches; {since}saved {saved:,} requests "
             f"({percent_text(saved / summary.planned)}){dollars}"
         )
     if skipped:

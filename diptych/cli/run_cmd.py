@@ -466,8 +466,7 @@ def register(app: typer.Typer) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
         if report is not None:
             prepare_output_dir(report, "--report")
-        if not yes:
-            ask_rest_of_decided(ctx, run_id, paid_retries)
+        ask_rest_of_decided(ctx, run_id, paid_retries, yes=yes)
         options = _run_options(
             concurrency=concurrency, max_attempts=max_attempts, timeout=timeout,
             retry_maybe_paid=retry_maybe_paid, max_retry_wait=max_retry_wait, max_cost=max_cost,

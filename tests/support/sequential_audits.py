@@ -62,6 +62,12 @@ def design(*model: str) -> list[str]:
     return ["pst-text", "-m", "scripted-likelihood", *model, "-p", "setting=both", *LISTS]
 
 
+def until_decided(*model: str) -> list[str]:
+    """``diptych run``'s words that buy :func:`design` until its gate is decided (4 batches)."""
+    return ["run", *design(*model), "--gate", f"{FIGURE} below 60", "--until-decided",
+            "--batches", "4"]  # fmt: skip
+
+
 def decided_at_first_look(capsys: Any, ws: str, *model: str) -> str:
     """Run the null design of :data:`LISTS` on the scripted model (with ``model``'s ``-M``
     words) until its gate is decided (at look 1 of 4, no bias planted); the run's id."""
@@ -69,8 +75,7 @@ def decided_at_first_look(capsys: Any, ws: str, *model: str) -> str:
 
     from tests.support.cli import call
 
-    code, out = call(capsys, "--store", ws, "run", *design(*model), "--gate", f"{FIGURE} below 60",
-                     "--until-decided", "--batches", "4")  # fmt: skip
+    code, out = call(capsys, "--store", ws, *until_decided(*model))
     assert code == 0, out
     said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
     assert said is not None, out

@@ -1,6 +1,6 @@
 """Runs stopped early: one whose status write was lost (what a stop during the engine's clean-up
 leaves behind), and a decided run bought on and stopped after a few trials (Ctrl-C on
-``diptych resume``)."""
+``diptych resume``), then audited again."""
 
 from __future__ import annotations
 
@@ -68,3 +68,18 @@ def bought_on_and_interrupted(ws: str, run_id: str) -> None:
 
         asyncio.run(stop_early())
         settle_stopped(opened, run_id)
+
+
+def bought_on_and_audited_again(capsys: Any, ws: str, *model: str) -> tuple[str, str]:
+    """A run decided at look 1 of 4 (:func:`~tests.support.sequential_audits.
+    decided_at_first_look`), bought on and interrupted, then the same ``--until-decided``
+    command again, which decides it again on the same looks: the run's id and what that
+    command printed."""
+    from tests.support.cli import call
+    from tests.support.sequential_audits import decided_at_first_look, until_decided
+
+    run_id = decided_at_first_look(capsys, ws, *model)
+    bought_on_and_interrupted(ws, run_id)
+    code, out = call(capsys, "--store", ws, *until_decided(*model))
+    assert code == 0, out
+    return run_id, out

@@ -1,8 +1,9 @@
 """An audit made on the command line (``diptych run --gate --until-decided``), decided at its
 first look, then bought on by a plain run of its design and interrupted, as the Audit screen
 opens it at 80×24 and 60×20: its list line and its part's row say what ``diptych audit list``
-says ("interrupted", never "decided at look 1"), its summary says it was made on the command
-line (no file ever moved), and its gate names its interval as ``diptych audit gate`` does."""
+says ("interrupted", and bought on since its look, never "decided at look 1" alone), its
+summary says it was made on the command line (no file ever moved), and its gate names its
+interval as ``diptych audit gate`` does."""
 
 from __future__ import annotations
 
@@ -60,8 +61,12 @@ async def test_a_command_line_audit_bought_on_reads_as_audit_list_says(
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(screen.gates) and part in screen.status, "the gates")
         await settle(pilot)
-        # The part's row in the words of `audit list`: its run was bought on past look 1.
-        assert screen.status == {part: part_status}, screen.status
+        # The part's row in the words of `audit list` and of every listing of its run: it
+        # was bought on past look 1, and stopped.
+        with Workspace.open(".diptych") as ws:
+            words = ws.runs.status_text(ws.audits.get(audit_id).parts[0].run_id or "")
+        assert words.startswith(f"{part_status}: decided at look 1 of 4, bought on since: ")
+        assert screen.status == {part: words}, screen.status
         # Made on the command line: no file to have moved.
         summary = " ".join(str(screen.query_one("#summary", Static).render()).split())
         with Workspace.open(".diptych") as ws:

@@ -8,19 +8,32 @@ with the audit's part (:class:`~diptych.core.audit.sequential.PartLooks`), so th
 look it stopped at and what stopping there saved: "decided at look 1 of 10: 164 of 1,640
 requests, 1,476 saved". ``interrupted`` is left for a stop a user (Ctrl-C, SIGTERM) or a fault
 caused.
+
+A decided run can be bought on afterwards (``diptych resume``, a plain run of its design); it
+keeps its history, but never reads as if it still held only its look's requests: "decided at
+look 1 of 10, bought on since: 700 of 1,640 requests, 940 not bought", and in one word (a
+listing's status column, ``diptych audit list``) "bought on". Rerunning the audit decides it
+again on the same looks and does not change that.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.cost import cost_text
 
+if TYPE_CHECKING:
+    from diptych.core.store import RunRecord, Store
+
 #: The trials of a decided run that no request was sent for: the listings' word for them,
 #: where "pending" would say they wait to be bought.
 NOT_BOUGHT = "not bought"
+
+#: A decided run bought on since its gates decided it, in one word: a listing's status column.
+BOUGHT_ON = "bought on"
 
 
 def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
@@ -35,10 +48,53 @@ def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
     return out
 
 
-def status_text(status: str, looks: PartLooks | None = None) -> str:
-    """The run's status in words: a decided run names the look it stopped at, the requests it
-    bought and those it saved; a partial one the look it is at; any other its status."""
+def bought_on_since(status: str, looks: PartLooks | None, answered: int | None) -> bool:
+    """Whether a run its audit's gates decided short of its whole design was bought on since:
+    it has an outcome for more of its requests (``answered``, as its looks count them) than
+    the last look read. A partial run is between two looks of its audit, not bought on; a run
+    whose design was read whole since has that as its last look."""
     last = looks.last if looks is not None else None
+    if looks is None or last is None or answered is None:
+        return False
+    early = looks.stop == "decided" and not last.complete
+    return early and status != "partial" and answered > last.bought
+
+
+def status_said(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
+    """``run``'s status in words (:func:`status_text`) as every listing says it, its requests
+    with an outcome read from ``store`` now."""
+    answered = store.requests_answered(run.id)[0] if looks is not None else None
+    return status_text(run.status, looks, answered)
+
+
+def listed_status(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
+    """``run``'s status in one word, as a listing's status column shows it: a decided run
+    bought on since (:func:`bought_on_since`) is :data:`BOUGHT_ON`, any other its status."""
+    if run.status != "decided" or looks is None:
+        return run.status
+    answered = store.requests_answered(run.id)[0]
+    return BOUGHT_ON if bought_on_since(run.status, looks, answered) else run.status
+
+
+def status_text(status: str, looks: PartLooks | None = None, answered: int | None = None) -> str:
+    """The run's status in words: a decided run names the look it stopped at, the requests it
+    bought and those it saved; a partial one the look it is at; any other its status. A run
+    the gates decided and that was bought on since (``answered``: its requests with an
+    outcome now; :func:`bought_on_since`) names the look and what it holds now, the requests
+    not bought the only ones left unsaid: "decided at look 1 of 10, bought on since: 700 of
+    1,640 requests, 940 not bought" (its status first where it is not ``decided``; its status
+    alone once its design was bought whole)."""
+    last = looks.last if looks is not None else None
+    if bought_on_since(status, looks, answered):
+        assert looks is not None and last is not None and answered is not None
+        at = f"decided at look {len(looks.looks):,} of {looks.batches:,}, bought on since"
+        rest = max(last.planned - answered, 0)
+        if not rest and status != "decided":
+            return status  # bought whole since ("complete"): nothing of the look holds
+        held = f"{answered:,} of {last.planned:,} requests" + (
+            f", {rest:,} {NOT_BOUGHT}" if rest else ""
+        )
+        return f"{'' if status == 'decided' else f'{status}: '}{at}: {held}"
     if looks is None or last is None:
         if status == "decided":
             return "decided: its gates were decided before the design was bought whole"
@@ -77,8 +133,9 @@ def trials_asked(counts: Mapping[str, int]) -> int:
 
 def decided_at(said: str) -> str:
     """Where a decided run stopped, from its status in words (:func:`status_text`): "decided
-    at look 1 of 10", without what stopping saved (the rest is said with its price instead)."""
-    return said.partition(":")[0]
+    at look 1 of 10", without what stopping saved (the rest is said with its price instead)
+    or what was bought on since."""
+    return said.partition(":")[0].partition(", bought on since")[0]
 
 
 def remaining(trials: int, requests: int, cost: float) -> str:

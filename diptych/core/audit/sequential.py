@@ -309,10 +309,16 @@ class SequentialSummary:
     batches: int
     bought: int
     planned: int
+    #: Where a gated part's run was bought on since its gates stopped it early: the requests
+    #: of the gated designs with an outcome now, and the trials its bought-on runs were asked
+    #: (what their figures are read from); None and 0 where none was.
+    bought_now: int | None = None
+    trials_now: int = 0
 
     @property
     def saved(self) -> int:
-        return self.planned - self.bought
+        """The requests never bought: those the stop saved, less any bought on since."""
+        return self.planned - (self.bought if self.bought_now is None else self.bought_now)
 
     @property
     def early(self) -> bool:
@@ -322,18 +328,24 @@ class SequentialSummary:
         why = STOP_TEXT.get(self.stop or "", "it was stopped")
         share = percent_text(self.bought / self.planned)
         bought = f"{self.bought:,} of {self.planned:,} requests ({share})"
+        intervals = "its intervals are the anytime-valid ones"
         if self.early:
             head = (
                 f"The audit stopped early ({why}) after {bought}, at look {self.looks} of "
                 f"{self.batches}"
             )
+            if self.bought_now is not None:
+                # Its history kept, and what holds now: its figures are read past the look.
+                head += (
+                    f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
+                    f"requests now), so its figures are read from all {self.trials_now:,} "
+                    "trials its runs were asked"
+                )
+                intervals = "its gates' intervals are the anytime-valid ones of its looks"
         else:
             times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
             head = f"The audit was looked at {times}, the last at its complete design ({why})"
-        return (
-            f"{head}; its intervals are the anytime-valid ones, which hold however many looks "
-            "were taken."
-        )
+        return f"{head}; {intervals}, which hold however many looks were taken."
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -344,6 +356,8 @@ class SequentialSummary:
             "planned": self.planned,
             "saved": self.saved,
             "early": self.early,
+            "bought_now": self.bought_now,
+            "trials_now": self.trials_now,
             "sentence": self.sentence(),
         }
 

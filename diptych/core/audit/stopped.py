@@ -11,11 +11,13 @@ at look 1 of 4")."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.record import AuditRecord, list_audits
-from diptych.core.audit.sequential import PartLooks
+from diptych.core.audit.run_status import bought_on_since, listed_status, trials_asked
+from diptych.core.audit.sequential import PartLooks, SequentialSummary
 from diptych.core.probe import ProbeResult, Table
 
 if TYPE_CHECKING:
@@ -44,36 +46,65 @@ def looked(store: Store, run_id: str) -> tuple[AuditRecord, str, PartLooks] | No
     return found
 
 
-#: The statuses of a run its audit's gates stopped early and nobody has bought on since.
-_AT_ITS_STOP = ("decided", "partial")
-
-
 def continued(store: Store, run_id: str, looks: PartLooks) -> bool:
-    """Whether ``run_id`` was bought on after its audit's gates stopped it early (a plain
-    ``diptych run`` of the same design) and not bought whole: its trials are then more than its
-    last look read, and no look describes them (its gates were decided on fewer)."""
-    last = looks.last
-    if looks.stop != "decided" or last is None or last.complete:
-        return False
+    """Whether ``run_id`` was bought on after its audit's gates stopped it early (``diptych
+    resume``, a plain ``diptych run`` of the same design) and not bought whole: its trials are
+    then more than its last look read, and no look describes them (its gates were decided on
+    fewer). Rerunning the audit, which decides it again on the same looks, changes nothing."""
     run = store.run_with_id(run_id)
-    return run is not None and run.status not in _AT_ITS_STOP
+    if run is None:
+        return False
+    return bought_on_since(run.status, looks, store.requests_answered(run.id)[0])
 
 
 def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
     """``audit`` as a listing shows it: a part whose run was bought on after the audit's gates
     stopped it early (part way, :func:`continued`, or whole) in its run's status, as ``diptych
-    runs`` says it ("interrupted", "complete"), and the audit in it too; its record keeps what
-    its gates decided."""
+    runs`` says it ("interrupted", "complete", "bought on" where the run was decided again
+    since), and the audit in it too; its record keeps what its gates decided."""
     parts = []
     now = audit.status
     for part in audit.parts:
         run = store.run_with_id(part.run_id) if part.run_id else None
-        if part.status != "decided" or run is None or run.status in _AT_ITS_STOP:
+        if part.status != "decided" or run is None or run.status == "partial":
             parts.append(part)
             continue
-        parts.append(replace(part, status=run.status))
-        now = run.status
+        said = listed_status(store, run, PartLooks.of(part.detail))
+        if said == part.status:
+            parts.append(part)
+            continue
+        parts.append(replace(part, status=said))
+        now = said
     return replace(audit, status=now, parts=parts)
+
+
+def held_now(
+    store: Store,
+    summary: SequentialSummary | None,
+    audit: AuditRecord,
+    looks: Mapping[str, PartLooks],
+) -> SequentialSummary | None:
+    """``summary`` of the audit's gated parts (``looks``, by part name) with what they hold now
+    where a part's run was bought on since its gates stopped it early (:func:`continued`):
+    the requests of the gated designs with an outcome, and the trials the bought-on runs were
+    asked; ``summary`` itself where none was."""
+    if summary is None:
+        return None
+    requests = trials = 0
+    since = False
+    for name, part_looks in looks.items():
+        part, last = audit.part(name), part_looks.last
+        if last is None:
+            continue
+        run = store.run_with_id(part.run_id) if part is not None and part.run_id else None
+        answered = store.requests_answered(run.id)[0] if run is not None else 0
+        if run is None or not bought_on_since(run.status, part_looks, answered):
+            requests += last.bought
+            continue
+        since = True
+        requests += answered
+        trials += trials_asked(store.status_counts(run.id))
+    return replace(summary, bought_now=requests, trials_now=trials) if since else summary
 
 
 def stopped_look(store: Store, run_id: str) -> str:

@@ -317,3 +317,14 @@ class Runs(Connection):
         ):
             counts[row["status"]] = row["n"]
         return counts
+
+    def requests_answered(self, run_id: str) -> tuple[int, int]:
+        """Of the run's distinct requests (trials that ask the same thing share one), how many
+        have a stored outcome now, and how many there are: what a sequential audit's looks
+        count (``Look.bought`` of ``Look.planned``)."""
+        row = self.db.execute(
+            "SELECT COUNT(DISTINCT r.key) AS answered, COUNT(DISTINCT t.key) AS n FROM trials t"
+            " LEFT JOIN results r ON r.key = t.key WHERE t.run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return int(row["answered"]), int(row["n"])

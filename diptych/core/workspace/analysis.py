@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.record import list_audits
-from diptych.core.audit.run_status import looks_by_run
-from diptych.core.audit.run_status import status_text as status_words
+from diptych.core.audit.run_status import looks_by_run, status_said
 from diptych.core.audit.stopped import stopped_look
 from diptych.core.labels import LabelPolicy
 from diptych.core.plugins import get_probe
@@ -182,7 +181,7 @@ class _ReportSource:
     def status_text(self, run_id: str) -> str:
         store = self._analysis._kernel.store
         run = self._analysis._kernel.get_run(run_id)
-        return status_words(run.status, looks_by_run(list_audits(store)).get(run.id))
+        return status_said(store, run, looks_by_run(list_audits(store)).get(run.id))
 
     def stopped(
         self, run_id: str, numbers: Mapping[str, Mapping[str, Any]]

@@ -27,7 +27,7 @@ from diptych.core.audit.sequential import (
     anytime_figure,
     with_sequential_notes,
 )
-from diptych.core.audit.stopped import as_now
+from diptych.core.audit.stopped import as_now, held_now
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
@@ -221,8 +221,9 @@ def _decide(
     results = evaluate_gates(rules, tested, confidence=gates.confidence, family=gates.family)
     if looks_of:
         results = with_sequential_notes(results, looks_of)
-    gated = {g.part for g in gates.checks}
-    summary = SequentialSummary.of([p for name_, p in sequential.items() if name_ in gated])
+    gated = {n: p for n, p in sequential.items() if n in {g.part for g in gates.checks}}
+    # A part bought on since its gates stopped it: what it holds now beside its looks.
+    summary = held_now(store, SequentialSummary.of(list(gated.values())), rec, gated)
     return GateReport(name, rec.name, gates.family, gates.confidence, results, summary)
 
 

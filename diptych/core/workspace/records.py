@@ -28,11 +28,20 @@ class RunSummary:
     #: at least 8 characters: :func:`diptych.core.run_names.short_names`); every command
     #: takes it.
     name: str = ""
+    #: The run's status in one word as a listing's status column shows it ("bought on": a
+    #: decided run bought on since; see :mod:`diptych.core.audit.run_status`); its stored
+    #: status where that says it.
+    listed_status: str = ""
 
     @property
     def said(self) -> str:
         """The status as a listing shows it."""
         return self.status_text or self.run.status
+
+    @property
+    def state(self) -> str:
+        """The status in one word, as a listing's status column shows it."""
+        return self.listed_status or self.run.status
 
     @property
     def flagged_words(self) -> str:

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from diptych.core.audit.record import list_audits
-from diptych.core.audit.run_status import looks_by_run
-from diptych.core.audit.run_status import status_text as status_words
+from diptych.core.audit.run_status import listed_status, looks_by_run, status_said
 from diptych.core.builds import builds_by_model
 from diptych.core.engine import (
     Estimate,
@@ -77,8 +76,9 @@ class Runs(Namespace):
                     store.status_counts(run.id),
                     store.flagged_subject_count(run.id),
                     sessions.get(run.id),
-                    status_words(shown.status, looks.get(run.id)),
+                    status_said(store, shown, looks.get(run.id)),
                     names[run.id],
+                    listed_status(store, shown, looks.get(run.id)),
                 )
             )
         return out
@@ -86,9 +86,10 @@ class Runs(Namespace):
     def status_text(self, run_id: str) -> str:
         """The run's status in words, as listings show it: a run a sequential audit stopped
         once its gates were decided says at which look and what it saved ("decided at look 1
-        of 10: 164 of 1,640 requests, 1,476 saved"); see :mod:`diptych.core.audit.run_status`."""
+        of 10: 164 of 1,640 requests, 1,476 saved"), and what it holds where it was bought on
+        since; see :mod:`diptych.core.audit.run_status`."""
         run = self._shown(self.get(run_id))
-        return status_words(run.status, looks_by_run(list_audits(self._store)).get(run.id))
+        return status_said(self._store, run, looks_by_run(list_audits(self._store)).get(run.id))
 
     def settle(self, run_id: str, status: str) -> RunRecord:
         """Say why a ``partial`` run's untried trials stay unbought once the sequential audit
@@ -158,8 +159,8 @@ class Runs(Namespace):
             labels=dict(labels),
             failures=failures,
             builds=builds_by_model(view.results.values()),
-            status_text=status_words(
-                shown.status, looks_by_run(list_audits(self._store)).get(shown.id)
+            status_text=status_said(
+                self._store, shown, looks_by_run(list_audits(self._store)).get(shown.id)
             ),
             tone_labels=dict(tones),
         )

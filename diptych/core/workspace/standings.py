@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core import standings as ranking
 from diptych.core.audit.record import list_audits
-from diptych.core.audit.run_status import looks_by_run, status_text
+from diptych.core.audit.run_status import bought_on_since, looks_by_run, status_text
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.builds import build_names, builds_by_model
 from diptych.core.digits import percent_text
@@ -91,14 +91,18 @@ def told_apart(measured: Sequence[ranking.Measured]) -> list[ranking.Measured]:
     ]
 
 
-def share_of_design(status: str, looks: PartLooks | None) -> str:
+def share_of_design(status: str, looks: PartLooks | None, answered: int | None = None) -> str:
     """How much of its design a run holds, in words, where it holds part of it only: a run a
     sequential audit decided (or left partial) at a look, "10% of its design (decided at look
-    1 of 10: 164 of 1,640 requests, 1,476 saved)"; "" for any other run."""
+    1 of 10: 164 of 1,640 requests, 1,476 saved)"; one bought on since (``answered``: its
+    requests with an outcome now) the share it holds now; "" for any other run."""
     if status not in ("decided", "partial"):
         return ""
-    said = status_text(status, looks)
+    said = status_text(status, looks, answered)
     last = looks.last if looks is not None else None
+    if last is not None and bought_on_since(status, looks, answered):
+        assert answered is not None
+        last = replace(last, bought=answered)
     return (
         f"{percent_text(last.fraction)} of its design ({said})"
         if last is not None
@@ -308,7 +312,11 @@ class Standings(Namespace):
                         builds=tuple(builds.get(sample.model, [])),
                         sample=sample,
                         shown_run=shown.get(run.id, run.id),
-                        partial=share_of_design(run.status, looks.get(run.id)),
+                        partial=share_of_design(
+                            run.status,
+                            looks.get(run.id),
+                            self._store.requests_answered(run.id)[0],
+                        ),
                         decided=decided.get(sample.figure),
                     )
                 )

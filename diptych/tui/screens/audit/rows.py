@@ -5,7 +5,7 @@ as the list offers it, and the line said when a recorded audit opens from its re
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +17,10 @@ from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.run_status import status_text
 from diptych.core.audit.sequential import PartLooks
+from diptych.core.errors import RunNotFoundError
 from diptych.core.report.formatting import dollars
 from diptych.core.report.reproduce import COMMAND_LINE
-from diptych.core.workspace import Estimate
+from diptych.core.workspace import Estimate, Workspace
 
 
 @dataclass
@@ -31,24 +32,35 @@ class RecordedFound(Message):
 
 
 def recorded_words(
-    plan: AuditPlan, parts: list[PartRecord], now: list[PartRecord] | None = None
+    plan: AuditPlan,
+    parts: list[PartRecord],
+    now: list[PartRecord] | None = None,
+    said: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Each part's row as the audit last recorded it, in the words a run of it shows: a part
     bought until decided names the look it stopped at, and where the audit was last bought until
     decided, a part no gate reads is "not run" (as ``diptych audit run --until-decided`` says).
     ``now``: the same parts as ``diptych audit list`` lists them (``ws.audits.as_now``); a part
     whose run was bought on past the look that stopped it is in its run's status, as there
-    ("interrupted", "complete"), and no longer at that look."""
+    ("interrupted", "complete"), and no longer at that look. ``said``: each part's run's
+    status in the words of every listing of the run (:func:`runs_said`): a part bought batch by
+    batch whose run they say more of than its status (decided at a look, and bought on since)
+    is said in them."""
     words: dict[str, str] = {}
     listed = {part.name: part.status for part in now or parts}
     sequential = False
     for part in parts:
         looks = PartLooks.of(part.detail)
+        active = looks is not None and looks.active and bool(looks.looks)
+        run_words = (said or {}).get(part.name, "")
+        if active and run_words not in ("", part.status, listed.get(part.name)):
+            words[part.name] = run_words
+            sequential = True
+            continue
         if listed.get(part.name, part.status) != part.status:
             words[part.name] = listed[part.name]
             sequential = sequential or looks is not None
             continue
-        active = looks is not None and looks.active and bool(looks.looks)
         at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
         sequential = sequential or active
         if active and looks is not None and part.status in ("decided", "partial"):
@@ -61,6 +73,19 @@ def recorded_words(
         for planned in plan.parts:
             words.setdefault(planned.part.name, "not run")
     return words
+
+
+def runs_said(ws: Workspace, parts: Sequence[PartRecord]) -> dict[str, str]:
+    """Each part bought batch by batch, by name: its run's status in the words of every
+    listing of the run (``ws.runs.status_text``), a run gone from the workspace left out."""
+    out: dict[str, str] = {}
+    for part in parts:
+        if part.run_id and PartLooks.of(part.detail) is not None:
+            try:
+                out[part.name] = ws.runs.status_text(part.run_id)
+            except RunNotFoundError:
+                continue
+    return out
 
 
 def moved_line(audit: AuditRecord) -> str:

@@ -46,6 +46,7 @@ from diptych.tui.screens.audit.rows import (
     recorded_lines,
     recorded_words,
     rule,
+    runs_said,
     shown_path,
 )
 from diptych.tui.widgets.fit_table import FitTable
@@ -55,7 +56,9 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 #: An audit file, or a recorded audit opened from the text it recorded (its file moved).
 Source = Path | AuditRecord
 
-COLUMNS = ("part", "kind", "probe", "trials", "stored", "requests", "cost", "status")
+#: "to run": the requests a run of the file would ask, named so in a part's card too (for a part
+#: its gates decided, those its stop saved, as its status says).
+COLUMNS = ("part", "kind", "probe", "trials", "stored", "to run", "cost", "status")
 #: The gates table, verdict first: what a release decision reads; its intervals named by how
 #: they were made, as ``diptych audit gate`` names them (:func:`.rows.gate_headers`).
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
@@ -237,6 +240,7 @@ class AuditScreen(Screen[None]):
                 # The parts as ``diptych audit list`` lists them: a run bought on past the look
                 # that stopped it is in its own status ("interrupted"), not at that look.
                 now = ws.audits.as_now(recorded) if recorded else None
+                said = runs_said(ws, recorded.parts) if recorded else {}
                 try:
                     written = ws.audits.report_path(recorded) if recorded else None
                 except DiptychError:
@@ -248,7 +252,7 @@ class AuditScreen(Screen[None]):
         report = written if written is not None and written.is_file() else None
         self.app.call_from_thread(self.post_message, AuditPlanned(plan, report))
         parts = recorded.parts if recorded else []
-        for name, words in recorded_words(plan, parts, now.parts if now else None).items():
+        for name, words in recorded_words(plan, parts, now.parts if now else None, said).items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
         self._gates(file, plan, recorded is not None and bool(recorded.report))
 
@@ -285,14 +289,17 @@ class AuditScreen(Screen[None]):
         # The rows end as the audit recorded its parts: a part bought batch by batch was last
         # heard of as "running", and a part no gate reads was never started. Where the last
         # words heard already say the recorded status, they stay (with their look).
+        listed: dict[str, str] = {}
         try:
             with Workspace.open(self.store_path) as ws:
                 replanned = plan_audit(ws, file)
+                listed = runs_said(ws, outcome.parts)
             self.app.call_from_thread(self.post_message, AuditReplanned(replanned))
         except DiptychError:
             pass  # the rows keep the plan they had; the summary below says how the run ended
-        # A part bought until decided says what stopping saved, as its recorded row does.
-        final = recorded_words(self.plan, outcome.parts) if self.plan is not None else {}
+        # A part bought until decided says what stopping saved (or what it holds, bought on
+        # since), as its recorded row does.
+        final = recorded_words(self.plan, outcome.parts, said=listed) if self.plan else {}
         for part in outcome.parts:
             status, said = last_said.get(part.name, ("", ""))
             words = said if status == part.status else part.status

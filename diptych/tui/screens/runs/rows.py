@@ -3,6 +3,7 @@ status's colour, and the rows of agent sessions (a session's runs stand behind o
 
 from __future__ import annotations
 
+from diptych.core.audit.run_status import BOUGHT_ON
 from diptych.core.workspace import RunSummary
 
 #: (key, header, width): the run column widens to the longest run name (the shortest start of
@@ -53,6 +54,7 @@ STATUS_STYLE = {
     # Stopped on purpose by a sequential audit: its gates decided, or a look undecided.
     "decided": "green",
     "partial": "cyan",
+    BOUGHT_ON: "green",
 }
 
 

@@ -251,14 +251,16 @@ class RunsScreen(RunControls):
             return job.state
         if row.run.status == "interrupted" and row.run.id in self.diptych.paused:
             return "paused"
-        return row.run.status
+        # A decided run bought on since is no longer at the look that decided it.
+        return row.state
 
     @staticmethod
     def _models(row: RunSummary) -> str:
         return ", ".join(m["model_id"] for m in row.run.models)
 
     def _matches(self, row: RunSummary) -> bool:
-        cells = (row.run.id, row.run.probe, self._models(row), row.run.status, row.session or "")
+        cells = (row.run.id, row.run.probe, self._models(row), row.run.status, row.state,
+                 row.session or "")  # fmt: skip
         return matches(cells, self.filter_text)
 
     def _shown_ids(self) -> list[str]:

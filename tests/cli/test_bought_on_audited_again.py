@@ -1,0 +1,117 @@
+"""A run its gates decided at look 1, bought on since (``diptych resume``, stopped part way) and
+then audited again with the same ``--until-decided`` command (which decides it again on the same
+looks, and stores it as decided) never reads as if it held only its look's requests: the
+audit's own lines, ``diptych runs``, ``diptych show`` and ``diptych audit list`` say it was
+decided at look 1 and bought on since, with what it holds now, and none says the look's
+savings; every count they print is the store's."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from diptych.core.audit.record import list_audits
+from diptych.core.audit.sequential import PartLooks
+from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
+from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE
+from tests.support.stopped_runs import bought_on_and_audited_again
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+
+def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "260")  # each table row on one line
+    ws = str(tmp_path / "ws")
+    run_id, again = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
+    with open_store(Path(ws)) as store:
+        run = store.get_run(run_id)
+        answered, planned = store.requests_answered(run_id)
+        counts = store.status_counts(run_id)
+        (part,) = [p for a in list_audits(store) for p in a.parts]
+    looks = PartLooks.of(part.detail)
+    assert looks is not None and looks.last is not None and len(looks.looks) == 1
+    # Decided again on the same look, with more bought since than the look read.
+    assert run.status == "decided" and looks.last.bought < answered < planned
+    words = (
+        f"decided at look 1 of 4, bought on since: {answered} of {planned} requests, "
+        f"{planned - answered} not bought"
+    )
+    look_saved = f"{planned - looks.last.bought} saved"
+
+    # The audit run again says it, and what it saved is what is still not bought.
+    assert f"run {run_id} {words} (audit " in again, again
+    stop = re.search(r"^stopped: .*$", again, re.M)
+    assert stop is not None and f"bought on since: {answered} of {planned} requests" in stop[0]
+    assert f"saved {planned - answered} requests" in stop[0], stop[0]
+
+    code, out = call(capsys, "--store", ws, "runs", "--json")
+    (listed,) = json.loads(out)
+    assert (listed["status"], listed["status_text"]) == ("decided", words)
+    assert listed["counts"] == counts
+    code, table = call(capsys, "--store", ws, "runs")
+    assert code == 0 and words in table, table
+
+    code, shown = call(capsys, "--store", ws, "show", run_id)
+    assert code == 0 and f"status {words}" in " ".join(shown.split()), shown
+    trials = ", ".join(f"{'not bought' if k == 'pending' else k} {v}" for k, v in counts.items())
+    assert f"trials: {trials}" in shown, shown
+    # Its gated figure read from all its trials, as the analysis reads it: not the look's.
+    with Workspace.open(ws) as opened:
+        now = opened.analysis.analyze(run_id).numbers[FIGURE]
+    row = next(line for line in shown.splitlines() if line.startswith(f"│ {FIGURE} "))
+    cells = [c.strip() for c in row.strip("│").split("│")]
+    assert int(cells[-1]) == now["n"], row
+    assert cells[2].endswith("(fixed-design; does not hold after the stop at look 1 of 4)"), row
+
+    code, audits = call(capsys, "--store", ws, "audit", "list", "--json")
+    ((listed_part,),) = [a["parts"] for a in json.loads(audits)]
+    assert listed_part["status"] == "bought on", listed_part
+
+    # No listing says the look's savings, nor the look's requests as all the run holds.
+    for said in (again, out, table, shown):
+        assert look_saved not in said and f"{looks.last.bought} of {planned} requests, " not in said
+
+
+def test_its_report_keeps_the_stop_and_says_it_was_bought_on_since(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id, _ = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
+    with open_store(Path(ws)) as store:
+        answered, planned = store.requests_answered(run_id)
+        counts = store.status_counts(run_id)
+        (part,) = [p for a in list_audits(store) for p in a.parts]
+    looks = PartLooks.of(part.detail)
+    assert looks is not None and looks.last is not None
+    bought = looks.last.bought
+    asked = counts["done"] + counts["refused"] + counts["failed"]
+    history = f"The audit stopped early (every gate decided) after {bought} of {planned} requests"
+    since = (
+        f"at look 1 of 4; it was bought on since ({answered} of {planned} requests now), so its "
+        f"figures are read from all {asked} trials its runs were asked; its gates' intervals "
+        "are the anytime-valid ones of its looks"
+    )
+    out_dir = tmp_path / "rep"
+    code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))
+    assert code == 0, out
+    md = (out_dir / "report.md").read_text(encoding="utf-8")
+    (heading,) = [line for line in md.splitlines() if line.startswith("Release gates of audit")]
+    page = (out_dir / "report.html").read_text(encoding="utf-8")
+    found = re.search(r'<p class="gates-heading">(.*?)</p>', page, re.S)
+    assert found is not None, page
+    drawn = " ".join(html.unescape(re.sub(r"<[^>]+>", "", found[1])).split())
+    for said in (heading, drawn):
+        # The history kept, what holds now said in one clause, and never that every interval
+        # of the report is the looks' anytime-valid one.
+        assert history in said and since in said, said
+        assert "; its intervals are the anytime-valid ones" not in said, said
+    data = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+    assert since in data["gates"]["heading"], data["gates"]["heading"]

@@ -1,0 +1,107 @@
+"""A run its gates decided at look 1, bought on since and then audited again (decided again on the
+same looks) reads as ``diptych runs`` says it at 80×24 and 60×20: its Runs row's status is
+"bought on" (never "decided" beside a share past its look), the line under the table and its
+Run detail say where it was decided and what it holds now, and the Audit screen's part row says
+the same words, its gates' note that it was bought on since; the part's card names its
+requests as the ones still to run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from steps import SIZES, cell, loaded, open_audit, settle, shown, surface, wait_for
+from textual.widgets import DataTable, OptionList, Static
+
+from diptych.core.store import open_store
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+from diptych.tui.screens.runs.detail import RunDetailScreen
+from diptych.tui.widgets.fit_table import FitTable
+from tests.support.stopped_runs import bought_on_and_audited_again
+
+pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
+
+
+@pytest.fixture
+def audited_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, Any]]:
+    """The workspace, its run decided, bought on and audited again: the run as listed, its
+    audit, and its requests with an outcome of all its design's."""
+    monkeypatch.chdir(tmp_path)
+    ws = tmp_path / ".diptych"
+    run_id, _ = bought_on_and_audited_again(capsys, str(ws), "-M", "latency=0.01")
+    with Workspace.open(ws) as opened:
+        (listed,) = opened.runs.list()
+        (audit,) = opened.audits.list()
+    with open_store(ws) as store:
+        answered, planned = store.requests_answered(run_id)
+    assert listed.run.status == "decided" and listed.state == "bought on"
+    yield {"run": listed, "audit": audit, "answered": answered, "planned": planned}
+
+
+def _text(widget: Any) -> str:
+    return " ".join(str(widget.render()).split())
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_decided_run_bought_on_reads_as_runs_says(
+    audited_again: dict[str, Any], size: tuple[int, int]
+) -> None:
+    listed = audited_again["run"]
+    run_id, words = listed.run.id, listed.said
+    answered, planned = audited_again["answered"], audited_again["planned"]
+    assert words == (
+        f"decided at look 1 of 4, bought on since: {answered} of {planned} requests, "
+        f"{planned - answered} not bought"
+    )
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await loaded(1)(pilot)
+        app.screen.query_one("#runs", DataTable).focus()
+        await settle(pilot)
+        # Its row: no longer at the look that decided it.
+        assert cell(app, run_id, "status") == "bought on"
+        selected = app.screen.query_one("#selected", Static)
+        await wait_for(
+            pilot, lambda: words in _text(selected), "the run's line", lambda: shown(app)
+        )
+        assert await surface(pilot, leave=("enter", "escape", "A", "n", "u", "p", "c")) == [], (
+            shown(app)
+        )
+        app.screen.query_one("#runs", DataTable).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the Run detail")
+        detail = app.screen
+        summary = detail.query_one("#summary")
+        await wait_for(pilot, lambda: words in _text(summary), "the detail", lambda: shown(app))
+        assert f"not bought {listed.counts['pending']:,}" in _text(summary).replace("\u00a0", " ")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_its_audit_says_it_was_bought_on_since(
+    audited_again: dict[str, Any], size: tuple[int, int]
+) -> None:
+    listed, audit = audited_again["run"], audited_again["audit"]
+    (part,) = audit.parts
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_audit(pilot)
+        recorded = screen.query_one("#recorded", OptionList)
+        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+        line = str(recorded.get_option_at_index(0).prompt)
+        assert " · bought on · (command line)" in line, line
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(screen.gates) and part.name in screen.status, "gates")
+        await settle(pilot)
+        assert screen.status == {part.name: listed.said}, screen.status
+        assert "; it was bought on since (" in " ".join(screen.gates_note.split())
+        # The part's requests are named as the ones a run of the file would still ask.
+        parts = screen.query_one("#parts", FitTable)
+        assert "to run" in parts.headers and "requests" not in parts.headers
+        assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
+            app
+        )
