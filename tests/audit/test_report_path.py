@@ -22,14 +22,14 @@ FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher", "baker
 
 def _decided_audit(tmp_path: Path, calls: Path) -> tuple[Path, Path, str]:
     """A gated audit bought until decided from ``tmp_path/ran``, its report written to the
-    relative ``reproduced`` there (as the report's reproduce command prints it)."""
+    relative ``reproduced-audit`` there (as the report's reproduce command prints it)."""
     gate = {"part": "pst-text", "figure": FIGURE, "below": 95, "name": "far"}
     path = planted_audit(tmp_path / "a.yaml", [gate], MASC, FEM, name="seq", seed=11,
                          model_params={"calls_log": str(calls), "max_concurrency": 1})  # fmt: skip
     store = tmp_path / "ws"
     with Workspace.open(store) as ws:
         outcome = asyncio.run(
-            run_audit(ws, path, out_dir=Path("reproduced"), until_decided=True, batches=4)
+            run_audit(ws, path, out_dir=Path("reproduced-audit"), until_decided=True, batches=4)
         )
     assert outcome.status == "decided"
     return path, store, outcome.audit_id
@@ -42,7 +42,7 @@ def test_a_report_written_to_a_relative_out_is_found_from_another_directory(
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "ran")
     path, store, audit_id = _decided_audit(tmp_path, calls)
-    written = tmp_path / "ran" / "reproduced" / "report.json"
+    written = tmp_path / "ran" / "reproduced-audit" / "report.json"
     assert written.is_file()
     monkeypatch.chdir(tmp_path / "elsewhere")
     with Workspace.open(store) as ws:
@@ -65,17 +65,19 @@ def test_a_relative_report_path_of_an_earlier_version_is_found_or_named(
     kept = Store(store)  # the record as an earlier version left it
     with kept.transaction() as db:
         db.execute("UPDATE audits SET report = ? WHERE id = ?",
-                   ("reproduced/report.json", audit_id))  # fmt: skip
+                   ("reproduced-audit/report.json", audit_id))  # fmt: skip
     kept.close()
     with Workspace.open(store) as ws:
         rec = ws.audits.get(audit_id)
         (tmp_path / "elsewhere").mkdir()
         monkeypatch.chdir(tmp_path / "elsewhere")
-        # ws/ sits in tmp_path, beside reproduced: found from the workspace's directory.
-        assert ws.audits.report_path(rec) == (tmp_path / "reproduced" / "report.json").resolve()
-        (tmp_path / "reproduced" / "report.json").rename(tmp_path / "moved.json")
+        # ws/ sits in tmp_path, beside reproduced-audit: found from the workspace's directory.
+        assert (
+            ws.audits.report_path(rec) == (tmp_path / "reproduced-audit" / "report.json").resolve()
+        )
+        (tmp_path / "reproduced-audit" / "report.json").rename(tmp_path / "moved.json")
         with pytest.raises(UsageError) as caught:
             ws.audits.report_path(rec)
     said = str(caught.value)
     assert "\n" not in said
-    assert "'reproduced/report.json'" in said and "run the audit again" in said
+    assert "'reproduced-audit/report.json'" in said and "run the audit again" in said

@@ -13,7 +13,12 @@ import pytest
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE
-from tests.support.surfaces.reproduce import fingerprints, printed_commands
+from tests.support.surfaces.reproduce import (
+    fingerprints,
+    printed_commands,
+    shared_folders,
+    written_to,
+)
 
 MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
 FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
@@ -57,6 +62,17 @@ def test_a_gated_runs_report_reproduces_it_without_buying_the_rest(
     assert fingerprints(tmp_path / "ws") == before
     assert _audit_ids(tmp_path / "ws") == audits, "pasted, the command recorded a new audit"
     assert f"(audit {audit_id})" in out
+    # Then the report's other command, as printed: each writes a folder of its own beside the
+    # report, and neither overwrites nor refuses the other's.
+    assert shared_folders(commands) == []
+    (other,) = [c for c in commands if c != again]
+    code, out = call(capsys, *shlex.split(other)[1:])
+    assert code == 0, out
+    folders = {written_to(c) for c in commands}
+    assert folders == {"reproduced", "reproduced-audit"}, commands
+    for folder in folders:
+        assert (report / str(folder) / "report.md").is_file(), folder
+    assert fingerprints(tmp_path / "ws") == before
 
 
 def _audit_ids(store: Path) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from diptych.core.audit.record import list_audits, save_part
+from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
@@ -104,3 +105,31 @@ def test_standings_print_each_figure_of_a_stopped_design_as_show_does(
     )  # fmt: skip
     code, out = call(capsys, "--store", ws, "standings", "--figure", "STS single")
     assert "its looks did not record it, so no interval of its own holds after the stop" in out
+
+
+def test_standings_of_a_stopped_design_bought_on_say_what_its_looks_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bought on past its stop and interrupted: every figure is read from all its trials with
+    a fixed-design interval, and its line says what the looks read at the stop, the gate's for
+    the gated figure and its own looks' for the other, never that the looks did not record it."""
+    from tests.support.stopped_runs import bought_on_and_interrupted
+
+    monkeypatch.setenv("COLUMNS", "400")
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    with Workspace.open(ws) as opened:
+        at_look = opened.audits.read(run_id).numbers
+    bought_on_and_interrupted(ws, run_id)
+    for asked, figure in RANKED.items():
+        code, out = call(capsys, "--store", ws, "standings", "--figure", asked)
+        assert code == 0, out
+        (note,) = [line for line in out.splitlines() if line.startswith("‡ ")]
+        read = at_look[figure]
+        who = "the gate's reading" if figure == FIGURE else "its looks' reading"
+        assert note.endswith(
+            "the figure is read from all its trials with a fixed-design interval; "
+            f"{who} at look 1 of 4 was {figure_text(read['value'])} "
+            f"{bounds(read['ci_low'], read['ci_high'])}, its 95% anytime-valid interval"
+        ), note
+        assert "did not record" not in out

@@ -26,6 +26,8 @@ from diptych.core.report.findings import AgentSession
 from diptych.core.report.licences import data_licenses
 from diptych.core.report.names import tell_apart
 from diptych.core.report.reproduce import (
+    AGAIN,
+    AUDIT_AGAIN,
     RunCommand,
     audit_command,
     diptych_words,
@@ -270,6 +272,11 @@ class Audit:
     def report_command(self) -> str:
         """``diptych report RUN...``: this report again, from the directory it is in."""
         return report_command([p.id for p in self.runs], self.store, self.cwd)
+
+    #: The folders the two commands write to, beside this report's: the report again, and the
+    #: audit again (so that one run after the other meets nothing of the other's).
+    report_again = AGAIN
+    audit_again = AUDIT_AGAIN
 
     @property
     def audit_command(self) -> str | None:

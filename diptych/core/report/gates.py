@@ -7,6 +7,7 @@ level, the rule, and pass, fail or inconclusive.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,19 @@ from diptych.core.report.formatting import decided_name, figure_text, level_text
 def _num(x: float | None) -> str:
     # The finding of the same figure prints it with the same function: the same digits.
     return "—" if x is None else figure_text(x)
+
+
+def gate_interval(r: Any) -> str:
+    """A gate's interval as every page prints a figure's: "12.0 to 40.5", or where it has
+    none (no look held enough units to be tested, a figure of too few units) "no interval"
+    and why, as the method says it ("anytime-valid over looks (…); no look yet holds …"),
+    never an infinite bound."""
+    low, high = r.ci_low, r.ci_high
+    if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+        return f"{_num(low)} to {_num(high)}"
+    method = str(getattr(r, "method", "") or "")
+    why = method.split("; ", 1)[1] if "; " in method else "its figure has none"
+    return f"no interval ({why})"
 
 
 def interval_kind(method: str) -> str:
@@ -113,11 +127,19 @@ class GateLine:
 
     @property
     def sentence(self) -> str:
+        said = (
+            f"{self.level} {self.kind} interval {self.interval}"
+            if self.has_interval
+            else self.interval
+        )
         text = (
-            f"{self.label}: {self.part} · {self.figure} = {self.value}, {self.level} {self.kind} "
-            f"interval {self.interval}; rule: {self.rule}."
+            f"{self.label}: {self.part} · {self.figure} = {self.value}, {said}; rule: {self.rule}."
         )
         return f"{text} {self.note[0].upper()}{self.note[1:]}." if self.note else text
+
+    @property
+    def has_interval(self) -> bool:
+        return not self.interval.startswith("no interval")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -162,7 +184,7 @@ def gate_lines(
                 figure=r.figure,
                 verdict=verdict,
                 value=_num(r.value),
-                interval=f"{_num(r.ci_low)} to {_num(r.ci_high)}",
+                interval=gate_interval(r),
                 level=level_text(r.confidence),
                 rule=r.rule_text,
                 note=note,

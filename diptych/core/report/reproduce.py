@@ -147,6 +147,9 @@ def from_here(path: str | os.PathLike[str], here: str | os.PathLike[str]) -> str
 #: Where a reproduce command writes the report again: a folder beside this report's (run from
 #: its directory), never over it, so that the two can be compared.
 AGAIN = "reproduced"
+#: Where the command that makes an audit again writes its report: a folder of its own, so that
+#: the report's two commands can be run one after the other and neither meets the other's.
+AUDIT_AGAIN = "reproduced-audit"
 
 
 def diptych_words(store: _Place, cwd: _Place = None) -> list[str]:
@@ -174,7 +177,7 @@ def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> s
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):
         words += ["--until-decided", "--batches", str(sequential.get("batches"))]
-    return shlex.join([*words, "--out", AGAIN])
+    return shlex.join([*words, "--out", AUDIT_AGAIN])
 
 
 #: What an audit made on the command line (``diptych run --gate``) records as its file.
@@ -215,7 +218,7 @@ def gated_run_command(
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):
         words += ["--until-decided", "--batches", str(sequential.get("batches"))]
-    return " ".join([command.text, shlex.join([*words, "--report", AGAIN])])
+    return " ".join([command.text, shlex.join([*words, "--report", AUDIT_AGAIN])])
 
 
 def run_command(run: Any, store: _Place = None, cwd: _Place = None) -> RunCommand:

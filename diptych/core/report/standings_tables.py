@@ -25,7 +25,11 @@ DECIDED_SAID: dict[DecidedKind, str] = {
     "stopped": "the interval of its own looks, which holds after its gates stopped the design "
     "early, not the fixed design's; its pairs are tested no more confidently than it",
     "fixed": "its looks did not record it, so no interval of its own holds after the stop",
+    "bought_on": "the run was bought on past the stop, so the figure is read from all its "
+    "trials with a fixed-design interval",
 }
+#: What a ``bought_on`` figure's line says where its looks did not record it.
+NOT_RECORDED = "its looks did not record it"
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]
 
@@ -142,7 +146,10 @@ def _said_of(s: Standing) -> list[tuple[str, str]]:
     if m.partial:
         out.append(("", f"ranked on {m.partial}"))
     if m.decided is not None:
-        out.append((f"{DECIDED_MARK} ", f"{m.decided.name}: {DECIDED_SAID[m.decided.kind]}"))
+        said = DECIDED_SAID[m.decided.kind]
+        if m.decided.kind == "bought_on":
+            said += f"; {m.decided.reading or NOT_RECORDED}"
+        out.append((f"{DECIDED_MARK} ", f"{m.decided.name}: {said}"))
     if s.figure.floor:
         out.append((f"{FLOOR_MARK} ", s.figure.floor))
     return out

@@ -39,9 +39,10 @@ from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 
 #: Which interval of a design stopped early on its gates a figure carries: the one its gate
 #: decided on (``gated``), the anytime-valid one of its own looks for a figure no gate read
-#: (``stopped``), or its fixed-design one named as not holding after the stop, where its looks
-#: did not record it (``fixed``).
-DecidedKind = Literal["gated", "stopped", "fixed"]
+#: (``stopped``), its fixed-design one named as not holding after the stop, where its looks
+#: did not record it (``fixed``), or, the run bought on past the stop, its fixed-design one
+#: from all its trials (``bought_on``), beside what its looks read at the stop.
+DecidedKind = Literal["gated", "stopped", "fixed", "bought_on"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,10 @@ class DecidedInterval:
     #: (report.json's ``floor``): a decided interval can be a floored one too.
     floor: str | None = None
     kind: DecidedKind = "gated"
+    #: For ``bought_on``: what the looks read at the stop, in words ("the gate's reading at
+    #: look 1 of 4 was 12.3 [1.50, 20.0], its 95% anytime-valid interval"); empty where its
+    #: looks did not record the figure.
+    reading: str = ""
 
 
 def implied_se(decided: DecidedInterval, figure: Inference) -> float:

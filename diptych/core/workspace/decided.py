@@ -40,11 +40,19 @@ def decided_numbers(analysis: Analysis, store: Store, run_id: str) -> dict[str, 
     (``ci_low``, ``ci_high``) and named (``interval_name``: "95% anytime-valid interval, look
     1 of 10"). Empty for a run no such audit bought, or whose gates cannot be decided now."""
     found = looked(store, run_id)
+    if found is None or continued(store, run_id, found[2]):
+        return {}  # bought on since its stop: no look describes its trials
+    return gate_readings(analysis, store, run_id)
+
+
+def gate_readings(analysis: Analysis, store: Store, run_id: str) -> dict[str, dict[str, Any]]:
+    """:func:`decided_numbers` as the gates read them at their last look, whether or not the
+    run was bought on since (then the figures are read from all its trials, and this is what
+    the gates read at the look they stopped at)."""
+    found = looked(store, run_id)
     if found is None:
         return {}
     audit, part_name, looks = found
-    if continued(store, run_id, looks):
-        return {}  # bought on since its stop: no look describes its trials
     try:
         report = audit_gates(analysis, store, audit.id)
     except (DiptychError, ValueError):
@@ -117,6 +125,41 @@ def stopped_numbers(
             if after:  # read from all its trials, past the look: the Limitations say so
                 out[name]["bought_on"] = True
     return out
+
+
+def look_readings(
+    analysis: Analysis, store: Store, run_id: str, figures: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """Each of ``figures`` as the looks of a run bought on since its gates stopped it early
+    read it at the look they stopped at: the gate's value and interval where a gate read it
+    (``gate``: True), else the 95% anytime-valid interval of its own looks; each with its
+    ``interval_name`` ("95% anytime-valid interval") and the look (``at``). A figure its looks
+    did not record is left out; empty for a run not bought on since such a stop."""
+    found = looked(store, run_id)
+    if found is None or not continued(store, run_id, found[2]):
+        return {}
+    looks = found[2]
+    last = looks.last
+    assert last is not None
+    at = f"look {len(looks.looks):,} of {looks.batches:,}"
+    gated = gate_readings(analysis, store, run_id)
+    out: dict[str, dict[str, Any]] = {}
+    for name in figures:
+        number = gated.get(name)
+        if number is not None and _finite(number, "value", "ci_low", "ci_high"):
+            said = str(number["interval_name"]).removesuffix(f", {at}")
+            out[name] = {**number, "interval_name": said, "at": at, "gate": True}
+        elif name in last.numbers and (made := anytime_interval(name, looks.looks)):
+            value = last.numbers[name].get("value")
+            if _finite({"value": value}, "value"):
+                said = decided_name(CONFIDENCE, "anytime-valid")
+                out[name] = {"value": value, **made, "interval_name": said, "at": at}
+    return out
+
+
+def _finite(number: Mapping[str, Any], *keys: str) -> bool:
+    """Whether each of ``keys`` of ``number`` is a finite number (a look that read the figure)."""
+    return all(isinstance(number.get(k), int | float) and math.isfinite(number[k]) for k in keys)
 
 
 def _anytime_name(at: str) -> str:

@@ -69,3 +69,25 @@ def test_every_point_with_a_bar_says_nothing() -> None:
     chart = _chart(ChartPoint("s", 1.0, 0.5, 1.5), ChartPoint("s", 2.0, 1.0, 3.0))
     assert chart.bare_note() == ""
     assert bare_point_problems(_figure(chart, "Points and bars.")) == []
+
+
+def test_a_series_bare_on_some_rows_is_said_on_those_rows_not_on_every_row() -> None:
+    """Two series, the second drawn on 6 of 10 rows and bare on each of them: its caption says
+    how many of the chart's rows and which, never "on every row"; a caption that says "on every
+    row" where fewer rows are bare is found."""
+    rows = [
+        ChartRow(f"id{k}", [ChartPoint("paired", 1.0, 0.0, 2.0)]
+                 + ([ChartPoint("single", 3.0, why="one prompt only")] if k < 6 else []))
+        for k in range(10)
+    ]  # fmt: skip
+    chart = Chart("c", "Planted", "figure", rows)
+    assert chart.bare_note() == (
+        "No interval bar for single, on 6 of 10 rows (id0, id1, id2, id3 and 2 more): "
+        "one prompt only."
+    )
+    assert bare_point_problems(_figure(chart, chart.bare_note())) == []
+    wrong = "No interval bar for single, on every row: one prompt only."
+    (found,) = bare_point_problems(_figure(chart, wrong))
+    assert "“for single, on every row” where 6 of its 10 rows have no bar" in found
+    few = Chart("c", "Planted", "figure", rows[4:8])
+    assert few.bare_note() == "No interval bar for single, on id4, id5: one prompt only."

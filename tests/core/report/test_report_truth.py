@@ -6,6 +6,7 @@ in words and a glossary of what was measured."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -149,6 +150,31 @@ def test_the_gate_and_the_finding_print_a_figure_with_the_same_digits(
                 f"[{interval.replace(' to ', ', ')}]</span>"
             )
             assert cells in html, cells
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "method", "why"),
+    [
+        (-math.inf, math.inf, "anytime-valid over looks (Pocock); no look yet holds 3 units of "
+         "each kind with an interval, so none is tested", "no look yet holds 3 units of each "
+         "kind with an interval, so none is tested"),
+        (None, None, "t", "its figure has none"),
+    ],
+)  # fmt: skip
+def test_a_gate_without_an_interval_says_so_and_why(
+    low: float | None, high: float | None, method: str, why: str
+) -> None:
+    """A gate whose figure has no interval (no look held enough units to be tested) prints
+    "no interval (why)" in its line and its report.json field, never "−∞ to ∞"."""
+    result = SimpleNamespace(
+        label="g", part="pst-text", figure="STS paired", verdict="inconclusive", blocks=True,
+        on_inconclusive="block", value=67.04, ci_low=low, ci_high=high, confidence=0.95,
+        rule="below", rule_text="below 95", note="", method=method,
+    )  # fmt: skip
+    (line,) = gate_lines(SimpleNamespace(results=[result]))
+    assert line.interval == line.to_dict()["interval"] == f"no interval ({why})"
+    assert f"= 67.0, no interval ({why}); rule: below 95." in line.sentence
+    assert "∞" not in line.sentence and " interval no interval" not in line.sentence
 
 
 def test_each_figure_is_drawn_once(audit: Any, data: dict[str, Any], written: Path) -> None:

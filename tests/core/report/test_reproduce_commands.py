@@ -16,10 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.report.reproduce import gated_run_command, run_command
+from diptych.core.report.reproduce import (
+    audit_command,
+    gated_run_command,
+    report_command,
+    run_command,
+)
 from diptych.core.store import RunRecord, open_store
 from diptych.testing import FakeOpenAIServer
 from tests.support.cli import call
+from tests.support.surfaces.reproduce import shared_folders
 
 SCRIPTED_CLI = Path(__file__).parents[2] / "cli" / "scripted_cli.py"
 
@@ -226,6 +232,19 @@ def test_a_command_line_audit_is_run_again_with_its_gates_and_looks() -> None:
     assert words[:5] == ["diptych", "run", "pst-text", "--model", "smollm2"]
     gates = [words[i + 1] for i, w in enumerate(words) if w == "--gate"]
     assert gates == [f"{figure} below 25", "P(she) % within 12.5 60"]
-    assert words[-5:] == ["--until-decided", "--batches", "10", "--report", "reproduced"]
+    assert words[-5:] == ["--until-decided", "--batches", "10", "--report", "reproduced-audit"]
     # An audit file's report is run again by its file, not by this command.
     assert gated_run_command(run, {**scope, "file": "audit.yaml"}) is None
+
+
+def test_an_audits_two_commands_write_to_folders_of_their_own() -> None:
+    """The audit again and its report again, run one after the other from the report's
+    directory: each writes beside the report to a folder of its own, and the check that runs
+    them finds two commands that share one."""
+    scope = {"file": "audit.yaml", "sequential": {"batches": 10}}
+    commands = [audit_command(scope, None) or "", report_command(["r1"], None)]
+    assert shared_folders(commands) == []
+    assert shlex.split(commands[0])[-2:] == ["--out", "reproduced-audit"]
+    assert shlex.split(commands[1])[-2:] == ["--out", "reproduced"]
+    (found,) = shared_folders([commands[1], commands[1].replace("r1", "r2")])
+    assert found.endswith("both write to reproduced/")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.surfaces.hints import hint_problems
 from tests.support.surfaces.planted import planted_page
 from tests.support.surfaces.report_json import infinity_problems, unnamed_headline_intervals
 from tests.support.surfaces.screen import screen_problems
@@ -175,7 +176,7 @@ def test_a_cut_table_is_found_and_a_scrolling_one_that_says_so_is_not(
     fine = planted_page(
         tmp_path,
         "<style>@media (min-width: 600px) { .scroll-hint { display: none } }</style>"
-        '<p class="scroll-hint">The table scrolls sideways →</p>'
+        '<p class="scroll-hint">The table scrolls sideways; its first column stays in view →</p>'
         f'<div class="scroll sticky"><table>{WIDE_ROW}</table></div>',
     )
     assert screen_problems(fine, browser) == []
@@ -188,7 +189,7 @@ def test_a_table_that_scrolls_at_a_laptops_width_is_found(tmp_path: Path, browse
     row = "<tr><td>run</td>" + f"<td style='white-space:nowrap'>{words}</td>" * 3 + "</tr>"
     html = planted_page(
         tmp_path,
-        '<p class="scroll-hint">The table scrolls sideways →</p>'
+        '<p class="scroll-hint">The table scrolls sideways; its first column stays in view →</p>'
         f'<div class="scroll sticky"><table>{row}</table></div>',
     )
     from tests.support.surfaces.screen import tables_scrolling
@@ -206,7 +207,7 @@ def test_a_table_that_scrolls_at_a_laptops_width_is_found(tmp_path: Path, browse
 
 def test_a_caption_that_scrolls_with_its_table_is_found(tmp_path: Path, browser: Any) -> None:
     note = "A note that says what the table's numbers are and how they were made. " * 3
-    hint = '<p class="scroll-hint">The table scrolls sideways →</p>'
+    hint = '<p class="scroll-hint">The table scrolls sideways; its first column stays in view →</p>'
     inside = planted_page(
         tmp_path,
         f'{hint}<div class="scroll sticky"><table><caption>{note}</caption>{WIDE_ROW}</table>'
@@ -225,7 +226,7 @@ def test_a_caption_that_scrolls_with_its_table_is_found(tmp_path: Path, browser:
 def test_a_hint_over_a_table_that_fits_is_found(tmp_path: Path, browser: Any) -> None:
     page = planted_page(
         tmp_path,
-        '<p class="scroll-hint">The table scrolls sideways →</p>'
+        '<p class="scroll-hint">The table scrolls sideways; its first column stays in view →</p>'
         '<div class="scroll sticky"><table><tr><td>one</td><td>two</td></tr></table></div>',
     )
     found = screen_problems(page, browser)
@@ -363,3 +364,41 @@ def test_an_audits_id_broken_at_its_hyphen_on_a_phone_is_found(
     whole = '<span style="white-space:nowrap">smollm2-offline-5c366747d6</span>'
     kept = planted_page(tmp_path, record.format(whole))
     assert [p for p in screen_problems(kept, browser) if "broken over" in p] == []
+
+
+def test_an_infinite_bound_anywhere_in_report_json_is_found(tmp_path: Path) -> None:
+    """Every string of report.json is read, however deep and under whatever key (a gate's
+    interval, a table's cell, a note): an infinite bound or "nan" printed there is found; a raw
+    number the JSON contract spells as a string ("-inf") is data, not text, and a note that
+    defines where a statistic is infinite ("t is ±∞") prints no bound."""
+    data = {
+        "gates": {"gates": [{"interval": "−∞ to ∞", "ci_low": "-inf", "ci_high": "inf"}]},
+        "appendix": {
+            "resamples": [{"note": "a spread of nan"}, {"ci_high": "Infinity"}],
+            "tables": [{"rows": [["STS", "[−∞, 4.2]"]], "note": "t is ±∞ when pairs agree"}],
+        },
+    }
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    problems = text_problems(tmp_path)
+    assert [p.split(": ")[1] for p in problems] == [
+        "gates.gates[0].interval", "appendix.resamples[0].note",
+        "appendix.tables[0].rows[0][1]",
+    ], problems  # fmt: skip
+    data["gates"]["gates"][0]["interval"] = "no interval (no look yet holds 3 units)"
+    data["appendix"]["resamples"][0]["note"] = "a spread of none"
+    data["appendix"]["tables"][0]["rows"] = [["STS", "no interval (one prompt only)"]]
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    assert text_problems(tmp_path) == []
+
+
+def test_a_scroll_hint_that_does_not_name_its_first_column_is_found() -> None:
+    """A phone reader is told what moves and what stays: a hint saying only that the table
+    scrolls, or "the first kept in view" with no column, is found."""
+    said = [
+        "The table scrolls sideways →",
+        "The table scrolls sideways: 7 columns, the first kept in view →",
+    ]
+    for text in said:
+        assert len(hint_problems(f'<p class="scroll-hint" aria-hidden="true">{text}</p>')) == 1
+    good = "The table scrolls sideways (7 columns); its first column stays in view →"
+    assert hint_problems(f'<p class="scroll-hint" aria-hidden="true">{good}</p>') == []

@@ -1,6 +1,7 @@
 """What report.json says where a reader or a dashboard quotes it (headlines' sentences and
-intervals, findings, alt texts), read as the page is: no infinite bound printed, and a gated
-figure's interval named as the page names it."""
+intervals, findings, alt texts), read as the page is: no infinite bound or machine word for a
+value that is not a number printed in any of its text, and a gated figure's interval named as
+the page names it."""
 
 from __future__ import annotations
 
@@ -11,13 +12,54 @@ from typing import Any
 _DISPLAY_KEYS = {"sentence", "text", "alt", "heading", "interval", "sample", "placebo_band"}
 
 
+#: An infinite bound of an interval as text prints one: "[−∞, 4.2]", "−∞ to ∞", "from −∞";
+#: not a value a note defines ("∞ when no other group uses the word", "t is ±∞").
+_INFINITE_BOUND = re.compile(
+    r"[\[(]\s*[-−+]?∞|[-−+]?∞\s*[\])]|[-−+]?∞\s+to\b|\bto\s+[-−+]?∞|\bfrom\s+[-−+]?∞"
+)
+
+
 def infinity_problems(text: str) -> list[str]:
     """An infinite bound printed ("from −∞ to ∞"): a figure with no interval says so and why
     ("no interval (one masculine identity only)"), as the page does."""
     out = []
-    for m in re.finditer(r"[-−+]?∞", text):
+    for m in _INFINITE_BOUND.finditer(text):
         around = " ".join(text[max(0, m.start() - 40) : m.end() + 40].split())
-        out.append(f"{m.group(0)!r} for “no interval (why)” in “{around}”")
+        out.append(f"{m.group(0).strip()!r} for “no interval (why)” in “{around}”")
+    return out
+
+
+#: A machine's word for a value that is not a number, inside text.
+_NOT_A_NUMBER = re.compile(r"(?<![\w-])[-−+]?(inf|infinity|nan)(?![\w-])", re.IGNORECASE)
+#: A raw number as the JSON contract spells a value it cannot hold ("inf", "-inf", "nan"): a
+#: field of data, not text.
+_RAW_NUMBER = re.compile(r"[-+]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+def json_strings(data: Any, where: str = "") -> list[tuple[str, str]]:
+    """Every string of report.json (the whole of it, however deep), with where it is
+    ("headlines[0].interval"); a raw number spelled as a string ("inf") is data, left out."""
+    if isinstance(data, dict):
+        return [t for k, v in data.items() for t in json_strings(v, f"{where}.{k}".lstrip("."))]
+    if isinstance(data, list):
+        return [t for i, v in enumerate(data) for t in json_strings(v, f"{where}[{i}]")]
+    if isinstance(data, str) and not _RAW_NUMBER.fullmatch(data.strip()):
+        return [(where, data)]
+    return []
+
+
+def unreadable_number_problems(data: Any) -> list[str]:
+    """Every string of report.json that prints an infinite bound ("−∞ to ∞") or a machine's
+    word for a value that is not a number ("inf", "nan") where the page says "no interval
+    (why)": a dashboard quoting any of its fields quotes what the page says."""
+    out = []
+    for where, text in json_strings(data):
+        out += [f"{where}: {p}" for p in infinity_problems(text)]
+        if re.split(r"[.\[]", where.split(".")[-1])[0] in _DISPLAY_KEYS:
+            continue  # its words are read with the page's (text.word_problems)
+        for m in _NOT_A_NUMBER.finditer(text):
+            around = " ".join(text[max(0, m.start() - 40) : m.end() + 40].split())
+            out.append(f"{where}: {m.group(0)!r} printed in “{around}”")
     return out
 
 

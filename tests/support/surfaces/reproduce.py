@@ -49,11 +49,40 @@ def _asked(run: tuple[str, dict[str, int]] | None) -> int:
     return 0 if run is None else sum(n for status, n in run[1].items() if status != "pending")
 
 
+#: The options by which a printed command names the folder it writes a report to.
+_OUT_OPTIONS = ("--out", "-o", "--report")
+
+
+def written_to(command: str) -> str | None:
+    """The folder ``command`` writes its report to, as printed; None where it writes none."""
+    words = shlex.split(command)
+    for k, word in enumerate(words[:-1]):
+        if word in _OUT_OPTIONS:
+            return os.path.normpath(words[k + 1])
+    return None
+
+
+def shared_folders(commands: list[str]) -> list[str]:
+    """Two printed commands that write to one folder: run one after the other, the second
+    overwrites the first's report or refuses."""
+    seen: dict[str, str] = {}
+    out = []
+    for command in commands:
+        folder = written_to(command)
+        if folder is None:
+            continue
+        if folder in seen:
+            out.append(f"`{seen[folder]}` and `{command}` both write to {folder}/")
+        seen.setdefault(folder, command)
+    return out
+
+
 def reproduce_problems(
     report_md: Path, cwd: Path, env: dict[str, str], store: Path | None = None
 ) -> list[str]:
-    """Run every printed command in ``cwd``; what failed, with its last line of error, and —
-    given the workspace ``store`` — trials the commands bought that the runs had not (the rest
+    """Run every printed command in ``cwd``, one after the other; two writing to one folder,
+    what failed (with its last line of error) or wrote no report where it says, and — given
+    the workspace ``store`` — trials the commands bought that the runs had not (the rest
     of a design its gates stopped early), and any run made anew or changed (a fingerprint, a
     count)."""
     problems = []
@@ -61,6 +90,7 @@ def reproduce_problems(
     commands = printed_commands(report_md.read_text(encoding="utf-8"))
     if not commands:
         return ["the report prints no command to reproduce it"]
+    problems += shared_folders(commands)
     for command in commands:
         done = subprocess.run(
             ["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
@@ -69,6 +99,8 @@ def reproduce_problems(
         if done.returncode not in (0, 1):
             said = (done.stderr or done.stdout).strip().splitlines()
             problems.append(f"`{command}` exited {done.returncode}: {said[-1] if said else ''}")
+        elif (folder := written_to(command)) and not any((cwd / folder).glob("report.*")):
+            problems.append(f"`{command}` wrote no report to {folder}/")
     if store is not None:
         after = fingerprints(store)
         bought = sum(_asked(after.get(k)) - _asked(before.get(k)) for k in after)

@@ -7,7 +7,6 @@ on every report any test writes (see ``tests/conftest.py``), not only on those t
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from dataclasses import dataclass
@@ -15,10 +14,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from tests.support.surfaces.bare_points import bare_point_problems
+from tests.support.surfaces.hints import hint_problems
 from tests.support.surfaces.report_json import (
-    infinity_problems,
     json_display_texts,
     unnamed_headline_intervals,
+    unreadable_number_problems,
 )
 
 #: A machine's word for a value that is not a number, printed where a reader looks.
@@ -377,33 +378,6 @@ def named_gate_intervals(chunks: list[Chunk], gated: set[tuple[str, str]]) -> li
     ]
 
 
-_FIGURE = re.compile(r"<figure\b.*?</figure>", re.DOTALL)
-_DESC = re.compile(r"<desc\b[^>]*>(.*?)</desc>", re.DOTALL)
-_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.DOTALL)
-_CAPTION = re.compile(r"<figcaption\b[^>]*>(.*?)(?:<details|</figcaption>)", re.DOTALL)
-
-
-def bare_point_problems(page: str) -> list[str]:
-    """Charts with a point drawn without an interval bar (its text alternative says "no
-    interval") where nothing says why: the point's reason missing, or the caption under the
-    chart (on screen, and under each part printed) not saying which points have no bar and
-    why ("No interval bar for single, on every row: one prompt only.")."""
-    out = []
-    for figure in _FIGURE.finditer(page):
-        block = figure.group(0)
-        desc = " ".join(html.unescape(d) for d in _DESC.findall(block))
-        if "(no interval" not in desc:
-            continue
-        title = html.unescape(next(iter(_TITLE.findall(block)), "")).strip()
-        caption = re.sub(r"<[^>]+>", "", next(iter(_CAPTION.findall(block)), ""))
-        caption = " ".join(html.unescape(caption).split())
-        if "(no interval)" in desc or "no reason given" in caption:
-            out.append(f"chart “{title}”: a point with no interval bar and no reason")
-        elif "No interval bar" not in caption:
-            out.append(f"chart “{title}”: points with no interval bar, its caption says not why")
-    return out
-
-
 #: A Markdown table's header and rule: the rows follow at once.
 _MD_TABLE_HEAD = re.compile(r"^\|.*\|\n\|(?:\s*:?-+:?\s*\|)+\n(?!\|)", re.MULTILINE)
 _HTML_TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
@@ -435,6 +409,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         page = (report_dir / "report.html").read_text(encoding="utf-8")
         problems += [f"html: {p}" for p in bare_point_problems(page)]
         problems += [f"html: {p}" for p in empty_table_problems(page)]
+        problems += [f"html: {p}" for p in hint_problems(page)]
         chunks = html_chunks(page)
         for chunk in chunks:
             where = "html"
@@ -451,8 +426,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         }
         problems += [f"html: {p}" for p in named_gate_intervals(chunks, gated)]
     problems += [f"json: {p}" for p in unnamed_headline_intervals(data)]
-    for text in json_display_texts(data.get("headlines") or []):
-        problems += [f"json: {p}" for p in infinity_problems(text)]
+    problems += [f"json: {p}" for p in unreadable_number_problems(data)]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)

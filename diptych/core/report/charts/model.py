@@ -168,16 +168,22 @@ class Chart:
 
     def bare_note(self) -> str:
         """What the chart's caption says of its points without a bar, and why: "No interval
-        bar for single, on every row: one prompt only." Empty when every point has one."""
+        bar for single, on every row: one prompt only." where every row of the chart has one,
+        else which rows and, beyond four named, how many of the chart's ("on 12 of 40 rows
+        (a, b, c, d and 8 more)"). Empty when every point has one."""
         said = []
+        total = len(self.rows)
         for series, why, labels in self.bare():
-            every = sum(any(p.series == series for p in r.points) for r in self.rows)
-            if len(labels) == every and every > 1:
+            if len(labels) == total and total > 1:
                 where = "on every row"
             else:
                 shown = ", ".join(labels[:4])
                 more = len(labels) - 4
-                where = f"on {shown}" + (f" and {more} more" if more > 0 else "")
+                where = (
+                    f"on {len(labels):,} of {total:,} rows ({shown} and {more:,} more)"
+                    if more > 0
+                    else f"on {shown}"
+                )
             name = f"for {series}, " if len(self.series) > 1 else ""
             said.append(f"{name}{where}: {why or 'no reason given'}")
         return ("No interval bar " + "; ".join(said) + ".") if said else ""
