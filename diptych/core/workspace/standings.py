@@ -91,18 +91,37 @@ def told_apart(measured: Sequence[ranking.Measured]) -> list[ranking.Measured]:
     ]
 
 
-def share_of_design(status: str, looks: PartLooks | None) -> str:
+def share_of_design(
+    status: str, looks: PartLooks | None, counts: Mapping[str, int] | None = None, run_id: str = ""
+) -> str:
     """How much of its design a run holds, in words, where it holds part of it only: a run a
     sequential audit decided (or left partial) at a look, "10% of its design (decided at look
-    1 of 10: 164 of 1,640 requests, 1,476 saved)"; "" for any other run."""
+    1 of 10: 164 of 1,640 requests, 1,476 saved)"; any other run with trials failed or not yet
+    bought (``counts``), "508 of 1,720 trials (1,212 failed; diptych resume RUN asks them
+    again)"; "" for a run bought whole."""
     if status not in ("decided", "partial"):
-        return ""
+        return _trials_short(counts or {}, run_id)
     said = status_text(status, looks)
     last = looks.last if looks is not None else None
     return (
         f"{percent_text(last.fraction)} of its design ({said})"
         if last is not None
         else f"part of its design ({said})"
+    )
+
+
+def _trials_short(counts: Mapping[str, int], run_id: str) -> str:
+    """What a run holds of its trials where some failed or are not bought yet, "508 of 1,720
+    trials (1,212 failed; ...)"; "" where every trial has an answer or a refusal."""
+    failed, pending = counts.get("failed", 0), counts.get("pending", 0)
+    if not failed and not pending:
+        return ""
+    total = sum(counts.values())
+    left = [f"{failed:,} failed"] if failed else []
+    left += [f"{pending:,} not bought"] if pending else []
+    return (
+        f"{total - failed - pending:,} of {total:,} trials ({', '.join(left)}; diptych resume "
+        f"{run_id} asks {'it' if failed + pending == 1 else 'them'} again)"
     )
 
 
@@ -288,6 +307,7 @@ class Standings(Namespace):
                 continue
             models = {m.get("model_id"): m for m in run.models}
             builds = builds_by_model(view.results.values())
+            counts = self._store.status_counts(run.id)
             # A figure of a design its gates stopped at a look keeps the interval `diptych
             # show` prints for it (the one they decided on, else the one that holds after
             # the stop): one interval per figure.
@@ -308,7 +328,7 @@ class Standings(Namespace):
                         builds=tuple(builds.get(sample.model, [])),
                         sample=sample,
                         shown_run=shown.get(run.id, run.id),
-                        partial=share_of_design(run.status, looks.get(run.id)),
+                        partial=share_of_design(run.status, looks.get(run.id), counts, run.id),
                         decided=decided.get(sample.figure),
                     )
                 )
