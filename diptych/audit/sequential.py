@@ -63,10 +63,13 @@ def _seed_of(planned: PartPlan, audit: AuditFile) -> int:
 
 
 def requests_bought(ws: Workspace, run_id: str) -> tuple[int, int]:
-    """Of the run's distinct requests, how many have a stored outcome, and how many there are."""
+    """Of the run's distinct requests, how many have an answer or a refusal stored, and how
+    many there are. A failed request is not bought: it tells the figures nothing and a resume
+    asks it again, so a design with failures is never complete."""
     view = ws.runs.view(run_id)
     keys = {t.key for t in view.trials}
-    return sum(1 for k in keys if k in view.results), len(keys)
+    results = view.results
+    return sum(1 for k in keys if k in results and results[k].status != "failed"), len(keys)
 
 
 def _next_batch(looks: PartLooks) -> int:
@@ -264,7 +267,9 @@ def with_final_look(
         kept = replace(looks, active=True, stop=looks.stop or "complete")
     else:
         look = _look(ws, audit, part.run_id, looks.batches)
-        kept = replace(looks, looks=[*looks.looks, look], active=True, stop="complete")
+        # Run whole but not complete (failed trials): it stopped short, for a resume to finish.
+        stop: StopReason = "complete" if look.complete else "interrupted"
+        kept = replace(looks, looks=[*looks.looks, look], active=True, stop=stop)
     return replace(part, detail={**part.detail, PartLooks.KEY: kept.to_dict()})
 
 

@@ -71,6 +71,11 @@ class StoreFullError(StoreError):
     """The disk holding the workspace is full: the run stops, and resumes once space is freed."""
 
 
+class RunStoppedError(DiptychError):
+    """The process is shutting down (its thread pools take no more work): the run stops as if
+    interrupted, its unsent trials stay pending, and a resume asks them."""
+
+
 class AnnotationFailedError(DiptychError):
     """An annotation pass left images unlabelled: their requests failed or were refused."""
 

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from diptych.tui.formatting import path_in_width
-from diptych.tui.jobs import ActiveRuns, JobState, RunRequest
+from diptych.tui.jobs import ActiveRuns, JobControl, JobState, RunRequest
 from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
 from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
@@ -75,6 +75,8 @@ class DiptychApp(App[None]):
         self.jobs: dict[int, JobState] = {}
         #: Runs paused in this session: stored as ``interrupted``, shown as ``paused``.
         self.paused: set[str] = set()
+        #: Audits run from the Audit screen, each on a loop of its own: quitting stops them.
+        self.stoppable: set[JobControl] = set()
         self._active_runs = ActiveRuns()
         self._next_job = 1
         self._shown_path = str(store_path)
@@ -165,12 +167,20 @@ class DiptychApp(App[None]):
         job.control.cancel()
         self._jobs_changed()
 
+    def _running_other(self) -> list[JobControl]:
+        """The audits of the Audit screen still buying (their threads not yet ended)."""
+        return [c for c in self.stoppable if c.started.is_set() and not c.finished.is_set()]
+
     async def stop_all_jobs(self, timeout: float = STOP_TIMEOUT) -> None:
-        """Stop every job and wait until each thread has stored its run's status."""
+        """Stop every job and every audit, and wait until each thread has stored its run's
+        status."""
         jobs = self.active_jobs
         for job in jobs:
             self.stop_job(job, "quit")
-        controls = [job.control for job in jobs]
+        others = self._running_other()
+        for control in others:
+            control.cancel()
+        controls = [job.control for job in jobs] + others
 
         def wait() -> None:
             for control in controls:
@@ -181,9 +191,14 @@ class DiptychApp(App[None]):
             await asyncio.to_thread(wait)
 
     async def action_quit(self) -> None:
-        running = len(self.active_jobs)
+        # A run left buying would hold the process open, the terminal blank, until it ended.
+        running = len(self.active_jobs) + len(self._running_other())
         if running:
-            self.notify(f"stopping {running} run(s); every finished trial is kept")
+            self.notify(
+                "stopping the run; its trials so far are kept"
+                if running == 1
+                else f"stopping {running:,} runs; their trials so far are kept"
+            )
             await self.stop_all_jobs()
         self.exit()
 
@@ -192,10 +207,12 @@ class DiptychApp(App[None]):
         # would hold the process open until it finished, spending money no one watches.
         for job in self.active_jobs:
             job.control.cancel()
-        for job in self.jobs.values():
+        for control in self.stoppable:
+            control.cancel()
+        for control in [job.control for job in self.jobs.values()] + list(self.stoppable):
             # A job whose thread never started has nothing to wait for.
-            if job.control.started.is_set():
-                job.control.finished.wait(STOP_TIMEOUT)
+            if control.started.is_set():
+                control.finished.wait(STOP_TIMEOUT)
 
     # --- messages from the run threads ----------------------------------------------------
 

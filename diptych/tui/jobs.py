@@ -173,6 +173,9 @@ class JobHost(Protocol):
     jobs: dict[int, JobState]
     #: Runs paused in this session: stored as ``interrupted``, shown as ``paused``.
     paused: set[str]
+    #: Other work buying trials on a loop of its own (an audit run from the Audit screen):
+    #: quitting stops it as it stops the runs, before the app exits (UI thread only).
+    stoppable: set[JobControl]
 
     @property
     def active_jobs(self) -> list[JobState]: ...

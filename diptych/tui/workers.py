@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.message import Message
 
@@ -36,6 +36,7 @@ from diptych.tui.messages import (
 )
 
 Post = Callable[[Message], object]
+T = TypeVar("T")
 
 
 class JobReporter:
@@ -133,8 +134,19 @@ def execute_job(
 
 def _run_in_own_loop(start: Callable[[], Awaitable[RunRecord]], control: JobControl) -> str:
     """Run on an event loop owned by this thread; ``finished`` or ``stopped``."""
+    try:
+        run_stoppable(start, control)
+    except asyncio.CancelledError:
+        return "stopped"
+    return "finished"
 
-    async def main() -> RunRecord:
+
+def run_stoppable(start: Callable[[], Awaitable[T]], control: JobControl) -> T:
+    """``start()`` awaited on an event loop owned by this thread, which ``control`` stops
+    from any thread (the stop raises :class:`asyncio.CancelledError` here, after the
+    Workspace has stored what finished and left its run ``interrupted``)."""
+
+    async def main() -> T:
         task = asyncio.current_task()
         assert task is not None
         control.attach(asyncio.get_running_loop(), task)
@@ -143,11 +155,7 @@ def _run_in_own_loop(start: Callable[[], Awaitable[RunRecord]], control: JobCont
         return await start()
 
     with asyncio.Runner() as runner:
-        try:
-            runner.run(main())
-        except asyncio.CancelledError:
-            return "stopped"
-    return "finished"
+        return runner.run(main())
 
 
 # --- reading the workspace ------------------------------------------------------------------

@@ -314,6 +314,13 @@ class SequentialSummary:
     #: (what their figures are read from); None and 0 where none was.
     bought_now: int | None = None
     trials_now: int = 0
+    #: Trials of the gated parts' runs stored as failed, by run: the design is not complete
+    #: while any failed, whatever the looks counted (:meth:`with_failed`).
+    failed: Mapping[str, int] = field(default_factory=dict)
+
+    def with_failed(self, failed: Mapping[str, int]) -> SequentialSummary:
+        """This summary, its gated parts' runs' failed trials (by run id) said."""
+        return replace(self, failed={run: n for run, n in failed.items() if n})
 
     @property
     def saved(self) -> int:
@@ -329,7 +336,15 @@ class SequentialSummary:
         share = percent_text(self.bought / self.planned)
         bought = f"{self.bought:,} of {self.planned:,} requests ({share})"
         intervals = "its intervals are the anytime-valid ones"
-        if self.early:
+        if self.failed:
+            n = sum(self.failed.values())
+            retry = " and ".join(f"diptych resume {run}" for run in self.failed)
+            head = (
+                f"The audit was looked at {self.looks} time{'s' if self.looks != 1 else ''}, "
+                f"and its design is not complete: {n:,} trial{'s' if n != 1 else ''} failed "
+                f"({retry} asks {'it' if n == 1 else 'them'} again)"
+            )
+        elif self.early:
             head = (
                 f"The audit stopped early ({why}) after {bought}, at look {self.looks} of "
                 f"{self.batches}"
@@ -358,6 +373,7 @@ class SequentialSummary:
             "early": self.early,
             "bought_now": self.bought_now,
             "trials_now": self.trials_now,
+            "failed": dict(self.failed),
             "sentence": self.sentence(),
         }
 

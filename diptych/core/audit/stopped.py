@@ -11,7 +11,7 @@ at look 1 of 4")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +105,14 @@ def held_now(
         requests += answered
         trials += trials_asked(store.status_counts(run.id))
     return replace(summary, bought_now=requests, trials_now=trials) if since else summary
+
+
+def failed_trials(store: Store, audit: AuditRecord, parts: Collection[str]) -> dict[str, int]:
+    """The trials stored as failed in the runs of the audit's ``parts``, by run id (runs with
+    none left out): a design with failed trials is not complete, however many looks it had."""
+    runs = dict.fromkeys(p.run_id for p in audit.parts if p.name in parts and p.run_id)
+    counts = {run: store.status_counts(run).get("failed", 0) for run in runs if run}
+    return {run: n for run, n in counts.items() if n}
 
 
 def stopped_look(store: Store, run_id: str) -> str:

@@ -27,11 +27,12 @@ from diptych.core.engine.dispatch import Outcome, batched_method, call_batch, ca
 from diptych.core.engine.pacing import Budget, PaidRetries, RetryPolicy
 from diptych.core.engine.persisting import DiskRoom, HeldBlobs, persist
 from diptych.core.engine.reporting import Reporter
-from diptych.core.engine.slots import ModelSlot
+from diptych.core.engine.slots import ModelSlot, pool_shut, stopped_by
 from diptych.core.errors import (
     ModelCallError,
     PaidFailureError,
     RefusalError,
+    RunStoppedError,
     StoreFullError,
     TransientModelError,
 )
@@ -191,12 +192,16 @@ async def attempt_trial(
             )
         except ModelCallError as fault:
             status, error = "failed", f"{type(fault).__name__}: {fault}"
-        except StoreFullError:
+        except (StoreFullError, RunStoppedError):
             raise  # not this trial's fault: the run stops, and resumes once there is room
         # A model plugin's own bug on one input must not lose the rest of a long run: it is
         # stored as this trial's failure, with its type and message, and the trial is retried
         # on the next resume.
         except Exception as fault:  # noqa: BLE001
+            if pool_shut(fault):
+                # A plugin's own thread pool closed by the process's exit: a stop, not a
+                # failure of this trial, which stays pending.
+                raise stopped_by(fault) from fault
             status, error = "failed", f"{type(fault).__name__}: {fault}"
         break
     extra: dict[str, Any] = {"maybe_paid": maybe_paid} if maybe_paid else {}
@@ -291,10 +296,12 @@ async def attempt_batch(
     started = time.time()
     try:
         outcomes = await call_batch(slot, batch, store)
-    except StoreFullError:
+    except (StoreFullError, RunStoppedError):
         raise
     # Whatever went wrong with the batch, each trial gets its own chance in the caller.
-    except Exception:  # noqa: BLE001
+    except Exception as fault:  # noqa: BLE001
+        if pool_shut(fault):
+            raise stopped_by(fault) from fault
         return None
     if len(outcomes) != len(batch):
         return None

@@ -9,6 +9,7 @@ from typing import Any
 
 from diptych.core.capabilities import Model
 from diptych.core.engine.pacing import RateLimiter
+from diptych.core.errors import RunStoppedError
 from diptych.core.plugins import get_model
 from diptych.core.trials import ModelRef
 
@@ -58,11 +59,35 @@ class ModelSlot:
                 max_workers=self.model.hints.max_concurrency, thread_name_prefix=self.ref.name
             )
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, lambda: asyncio.run(fn(*args)))
+        try:
+            # Submitted here, at once: a refusal is the pool's, never the model's.
+            answer = loop.run_in_executor(self.executor, lambda: asyncio.run(fn(*args)))
+        except RuntimeError as refused:
+            raise stopped_by(refused) from refused
+        return await answer
 
     def close(self) -> None:
         if self.executor is not None:
             self.executor.shutdown(wait=True)
+
+
+#: How a thread pool refuses work once it is shut down: concurrent.futures' own pools (closed,
+#: or closed by the interpreter's exit) and asyncio's default executor.
+_POOL_SHUT = ("cannot schedule new futures after", "Executor shutdown has been called")
+
+
+def pool_shut(error: BaseException) -> bool:
+    """Whether ``error`` is a thread pool refusing work because it was shut down: the process
+    is stopping (a front end quitting, the interpreter exiting), no fault of the trial's."""
+    return isinstance(error, RuntimeError) and str(error).startswith(_POOL_SHUT)
+
+
+def stopped_by(error: BaseException) -> RunStoppedError:
+    """The run's stop, for a thread pool's refusal to take a model call."""
+    return RunStoppedError(
+        f"the run stopped: this process is shutting down ({error}); its trials so far are "
+        "kept and the rest stay pending (resume the run to ask them)"
+    )
 
 
 def _defaults(model: Model) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from diptych.core.audit.sequential import (
     anytime_figure,
     with_sequential_notes,
 )
-from diptych.core.audit.stopped import as_now, held_now
+from diptych.core.audit.stopped import as_now, failed_trials, held_now
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
@@ -146,6 +146,7 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
             continue
         looks = _active_looks(rec)
         summary = SequentialSummary.of([p for n, p in looks.items() if n in gated])
+        summary = summary and summary.with_failed(failed_trials(store, rec, gated))
         # A part bought on since its gates stopped it early is in its run's status now; bought
         # on part way (not whole: its last look is then its complete design), no look reads it.
         now = {p.name: p.status for p in as_now(store, rec).parts}
@@ -224,6 +225,7 @@ def _decide(
     gated = {n: p for n, p in sequential.items() if n in {g.part for g in gates.checks}}
     # A part bought on since its gates stopped it: what it holds now beside its looks.
     summary = held_now(store, SequentialSummary.of(list(gated.values())), rec, gated)
+    summary = summary and summary.with_failed(failed_trials(store, rec, set(gated)))
     return GateReport(name, rec.name, gates.family, gates.confidence, results, summary)
 
 

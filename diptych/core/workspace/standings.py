@@ -97,13 +97,21 @@ def told_apart(measured: Sequence[ranking.Measured]) -> list[ranking.Measured]:
     ]
 
 
-def share_of_design(status: str, looks: PartLooks | None, answered: int | None = None) -> str:
+def share_of_design(
+    status: str,
+    looks: PartLooks | None,
+    answered: int | None = None,
+    counts: Mapping[str, int] | None = None,
+    run_id: str = "",
+) -> str:
     """How much of its design a run holds, in words, where it holds part of it only: a run a
     sequential audit decided (or left partial) at a look, "10% of its design (decided at look
     1 of 10: 164 of 1,640 requests, 1,476 saved)"; one bought on since (``answered``: its
-    requests with an outcome now) the share it holds now; "" for any other run."""
+    requests with an outcome now) the share it holds now; any other run with trials failed or
+    not yet bought (``counts``), "508 of 1,720 trials (1,212 failed; diptych resume RUN asks
+    them again)"; "" for a run bought whole."""
     if status not in ("decided", "partial"):
-        return ""
+        return _trials_short(counts or {}, run_id)
     said = status_text(status, looks, answered)
     last = looks.last if looks is not None else None
     if last is not None and bought_on_since(status, looks, answered):
@@ -113,6 +121,21 @@ def share_of_design(status: str, looks: PartLooks | None, answered: int | None =
         f"{percent_text(last.fraction)} of its design ({said})"
         if last is not None
         else f"part of its design ({said})"
+    )
+
+
+def _trials_short(counts: Mapping[str, int], run_id: str) -> str:
+    """What a run holds of its trials where some failed or are not bought yet, "508 of 1,720
+    trials (1,212 failed; ...)"; "" where every trial has an answer or a refusal."""
+    failed, pending = counts.get("failed", 0), counts.get("pending", 0)
+    if not failed and not pending:
+        return ""
+    total = sum(counts.values())
+    left = [f"{failed:,} failed"] if failed else []
+    left += [f"{pending:,} not bought"] if pending else []
+    return (
+        f"{total - failed - pending:,} of {total:,} trials ({', '.join(left)}; diptych resume "
+        f"{run_id} asks {'it' if failed + pending == 1 else 'them'} again)"
     )
 
 
@@ -318,6 +341,7 @@ class Standings(Namespace):
                 continue
             models = {m.get("model_id"): m for m in run.models}
             builds = builds_by_model(view.results.values())
+            counts = self._store.status_counts(run.id)
             # A figure of a design its gates stopped at a look keeps the interval `diptych
             # show` prints for it (the one they decided on, else the one that holds after
             # the stop): one interval per figure.
@@ -342,6 +366,8 @@ class Standings(Namespace):
                             run.status,
                             looks.get(run.id),
                             self._store.requests_answered(run.id)[0],
+                            counts,
+                            run.id,
                         ),
                         decided=decided.get(sample.figure),
                     )

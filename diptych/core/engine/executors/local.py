@@ -29,7 +29,7 @@ from diptych.core.engine.persisting import DiskRoom
 from diptych.core.engine.planning import RunPlan
 from diptych.core.engine.reporting import Reporter
 from diptych.core.engine.slots import ModelSlot
-from diptych.core.errors import StoreError
+from diptych.core.errors import DiptychError, RunStoppedError, StoreError
 from diptych.core.store import Lease, Store, TrialRow
 
 
@@ -109,9 +109,10 @@ class LocalExecutor:
                         for _ in range(workers):
                             group.create_task(worker(slot, queue, waiting))
             except ExceptionGroup as group:
-                # A store that cannot take more (a full disk) stops every worker: the front
-                # end shows that one error, not a group of tracebacks.
-                stopped = group.subgroup(StoreError)
+                # A store that cannot take more (a full disk), or a process shutting down,
+                # stops every worker: the front end shows that one error, not a group of
+                # tracebacks.
+                stopped = group.subgroup((StoreError, RunStoppedError))
                 if stopped is not None:
                     raise _first(stopped) from None
                 raise
@@ -122,6 +123,6 @@ class LocalExecutor:
                 break
 
 
-def _first(group: BaseExceptionGroup[StoreError]) -> StoreError:
+def _first(group: BaseExceptionGroup[DiptychError]) -> DiptychError:
     error = group.exceptions[0]
     return _first(error) if isinstance(error, BaseExceptionGroup) else error

@@ -19,6 +19,7 @@ from diptych.core.audit.run_status import status_text
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import RunNotFoundError
 from diptych.core.report.formatting import dollars
+from diptych.core.report.gates import GateLine
 from diptych.core.report.reproduce import COMMAND_LINE
 from diptych.core.workspace import Estimate, Workspace
 
@@ -165,3 +166,27 @@ def gate_headers(columns: Sequence[str], kinds: Sequence[str]) -> list[str]:
 def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
     """A part's trials, stored and requests to run (with thousands separators) and its cost."""
     return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)
+
+
+def gate_table(
+    columns: Sequence[str],
+    lines: Sequence[GateLine],
+    undecided: Sequence[tuple[str, str, str, str]],
+    look: str,
+) -> tuple[list[str], list[tuple[str | None, list[str]]]]:
+    """The gates table's headers and rows, verdict first: the decided gates' ``lines``, then
+    the gates stated but not decidable yet (``undecided``: gate, figure, rule and why)."""
+    kinds = [interval_kind_cell(g.kind, look) for g in lines]
+    headers = gate_headers(columns, kinds)
+    # Made alike, the intervals are named by their header; else each by a cell of its own.
+    each = len(headers) > len(columns)
+    rows: list[tuple[str | None, list[str]]] = [
+        (None, [g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value, g.interval,
+                *([kind] if each else []), g.level, g.rule])
+        for g, kind in zip(lines, kinds, strict=True)
+    ]  # fmt: skip
+    rows += [
+        (None, [why, label, figure, "—", "—", *(["—"] if each else []), "—", rule])
+        for label, figure, rule, why in undecided
+    ]
+    return headers, rows

@@ -7,6 +7,7 @@ Workspace); results come back as messages, so no widget is touched from a thread
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,13 +21,14 @@ from textual.widgets.option_list import Option
 
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
-from diptych.core.audit.gates import exit_code
 from diptych.core.audit.record import AuditRecord
-from diptych.core.audit.sequential import STOP_TEXT, PartLooks
+from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
-from diptych.core.report.formatting import dollars, percent_text, plan_counts
-from diptych.core.report.gates import GateLine, gate_lines, gates_heading
+from diptych.core.report.formatting import dollars, plan_counts
+from diptych.core.report.gates import GateLine, gate_lines
 from diptych.core.workspace import Workspace
+from diptych.tui.jobs import JobControl, JobHost
+from diptych.tui.screens.audit.decided import gates_of, stopped_words
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -36,22 +38,23 @@ from diptych.tui.screens.audit.messages import (
     AuditReplanned,
     AuditsRecorded,
 )
+from diptych.tui.screens.audit.path_field import PathField
+from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
     estimate_cells,
-    gate_headers,
-    interval_kind_cell,
+    gate_table,
     look_of,
     moved_line,
     recorded_lines,
     recorded_words,
-    rule,
     runs_said,
     shown_path,
 )
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
+from diptych.tui.workers import run_stoppable
 
 #: An audit file, or a recorded audit opened from the text it recorded (its file moved).
 Source = Path | AuditRecord
@@ -62,26 +65,6 @@ COLUMNS = ("part", "kind", "probe", "trials", "stored", "to run", "cost", "statu
 #: The gates table, verdict first: what a release decision reads; its intervals named by how
 #: they were made, as ``diptych audit gate`` names them (:func:`.rows.gate_headers`).
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
-
-
-class PathField(Input):
-    """The audit file's path. End, besides ending the path, scrolls the gates and the parts to
-    the last part: from the field an audit opens in, End reaches the parts on its first press.
-    ``?`` opens Help, as everywhere, rather than stand in the path."""
-
-    async def _on_key(self, event: events.Key) -> None:
-        # A printable key is the field's before any binding: Help's ? is taken here first.
-        if event.character == "?":
-            event.stop()
-            event.prevent_default()
-            await self.app.run_action("app.help")
-            return
-        await super()._on_key(event)
-
-    def action_end(self, select: bool = False) -> None:
-        super().action_end(select)
-        if not select:
-            self.screen.query_one("#body", VerticalScroll).scroll_end(animate=False)
 
 
 class AuditScreen(Screen[None]):
@@ -122,6 +105,8 @@ class AuditScreen(Screen[None]):
         self.looks: list[list[GateLine]] = []
         #: The requests the plan had left to run when the last run began.
         self._asked = 0
+        #: The stop of the audit this screen runs (None: none run yet).
+        self._control: JobControl | None = None
 
     @property
     def store_path(self) -> Path:
@@ -257,7 +242,18 @@ class AuditScreen(Screen[None]):
         self._gates(file, plan, recorded is not None and bool(recorded.report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
-    def _execute(self, file: Source, until_decided: bool = False) -> None:
+    def _execute(self, file: Source, control: JobControl, until_decided: bool = False) -> None:
+        control.started.set()
+        try:
+            self._buy(file, control, until_decided)
+        except asyncio.CancelledError:
+            # Stopped (quitting): the engine stored what finished and left the run
+            # interrupted. Posted, never waited on: the app may be waiting for this thread.
+            self.post_message(AuditFailed("stopped: its trials so far are kept (ctrl+r goes on)"))
+        finally:
+            control.detach()
+
+    def _buy(self, file: Source, control: JobControl, until_decided: bool) -> None:
         last_said: dict[str, tuple[str, str]] = {}
 
         def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
@@ -279,9 +275,10 @@ class AuditScreen(Screen[None]):
 
         try:
             with Workspace.open(self.store_path) as ws:
-                outcome = asyncio.run(
-                    run_audit(ws, file, on_part=on_part, searches=run_search,
-                              until_decided=until_decided, on_look=on_look)
+                outcome = run_stoppable(
+                    partial(run_audit, ws, file, on_part=on_part, searches=run_search,
+                            until_decided=until_decided, on_look=on_look),
+                    control,
                 )  # fmt: skip
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
@@ -308,16 +305,7 @@ class AuditScreen(Screen[None]):
             self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, words))
         for name in outcome.skipped:
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, "not run"))
-        stopped = ""
-        if outcome.sequential is not None and outcome.sequential.summary is not None:
-            summary = outcome.sequential.summary
-            stopped = (
-                f" · stopped: {STOP_TEXT[outcome.sequential.stop]} after {summary.bought:,} of "
-                f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)})"
-            )
-            if summary.saved > 0:  # what stopping early saved, as the command line says it
-                share = percent_text(summary.saved / summary.planned)
-                stopped += f"; saved {summary.saved:,} requests ({share})"
+        stopped = stopped_words(outcome.sequential)
         self.app.call_from_thread(
             self.post_message,
             AuditFinished(outcome.status, outcome.spent, outcome.report, stopped),
@@ -327,30 +315,9 @@ class AuditScreen(Screen[None]):
 
     def _gates(self, file: Source, plan: AuditPlan, recorded: bool) -> None:
         """Decide the audit's gates (in the calling worker) where it has run to a report."""
-        gates = plan.audit.gates
-        if gates is None or not gates.checks:
-            return
-        if not recorded:
-            rows = [
-                (g.label, f"{g.part} · {g.figure}", rule(g), "not run yet") for g in gates.checks
-            ]
-            note = "gates decided when the audit has run (ctrl+r)"
-            self.app.call_from_thread(self.post_message, AuditGates([], rows, note))
-            return
-        try:
-            with Workspace.open(self.store_path) as ws:
-                # A recorded audit's gates are its recorded text's, by its id.
-                report = ws.audits.gates(file.id if isinstance(file, AuditRecord) else file)
-        except DiptychError as error:
-            rows = [
-                (g.label, f"{g.part} · {g.figure}", rule(g), "not decided") for g in gates.checks
-            ]
-            self.app.call_from_thread(self.post_message, AuditGates([], rows, str(error)))
-            return
-        code = exit_code(report.results)
-        note = f"{gates_heading(report)} audit gate would exit {code}"
-        lines = gate_lines(report)
-        self.app.call_from_thread(self.post_message, AuditGates(lines, [], note, look_of(report)))
+        gates = gates_of(self.store_path, file, plan, recorded)
+        if gates is not None:
+            self.app.call_from_thread(self.post_message, gates)
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -426,19 +393,7 @@ class AuditScreen(Screen[None]):
         if message.note.startswith("look "):
             self.looks.append(message.lines)
         table = self.query_one("#gates", FitTable)
-        kinds = [interval_kind_cell(g.kind, message.look) for g in message.lines]
-        table.headers = gate_headers(GATE_COLUMNS, kinds)
-        # Made alike, the intervals are named by their header; else each by a cell of its own.
-        each = len(table.headers) > len(GATE_COLUMNS)
-        rows: list[tuple[str | None, list[str]]] = [
-            (None, [g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value, g.interval,
-                    *([kind] if each else []), g.level, g.rule])
-            for g, kind in zip(message.lines, kinds, strict=True)
-        ]  # fmt: skip
-        rows += [
-            (None, [why, label, figure, "—", "—", *(["—"] if each else []), "—", rule])
-            for label, figure, rule, why in message.rows
-        ]
+        table.headers, rows = gate_table(GATE_COLUMNS, message.lines, message.rows, message.look)
         table.display = True
         table.set_rows(rows)
         table.border_title = "gates"
@@ -455,9 +410,50 @@ class AuditScreen(Screen[None]):
         if self._file is None or self.plan is None:
             self._say("open an audit file first (type its path, then Enter)")
             return
-        self._say(f"running {self.plan.audit.name} …")
-        self._asked = self.plan.to_run
-        self._execute(self._file)
+        if self._buying():
+            return
+        # A decided part's rest is bought on purpose only: asked first, as u asks of its run.
+        self._ask_rest(self.plan.id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-rest")
+    def _ask_rest(self, audit_id: str) -> None:
+        try:
+            questions = decided_rests(self.store_path, audit_id)
+        except DiptychError as error:
+            self.post_message(AuditFailed(str(error)))
+            return
+        self.post_message(AuditRestAsked(questions))
+
+    @on(AuditRestAsked)
+    def _rest_asked(self, message: AuditRestAsked) -> None:
+        from diptych.tui.screens.runs.confirm import ConfirmResume
+
+        def answered(buy: bool | None) -> None:
+            if not buy:
+                self._say("nothing bought: the decided parts are left as they are")
+            elif self._file is not None and self.plan is not None and not self._buying():
+                self._say(f"running {self.plan.audit.name} …")
+                self._asked = self.plan.to_run
+                self._start(self._file)
+
+        if not message.questions:
+            answered(True)
+            return
+        self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
+
+    def _buying(self) -> bool:
+        """Whether this screen's audit is buying now (then said, and nothing else starts)."""
+        if self._control is None or self._control.finished.is_set():
+            return False
+        self._say("the audit is running: q stops it, its trials so far kept")
+        return True
+
+    def _start(self, file: Source, until_decided: bool = False) -> None:
+        """Run the audit in a worker the app stops on quit (its trials so far are kept)."""
+        self._control = JobControl()
+        if isinstance(self.app, JobHost):
+            self.app.stoppable.add(self._control)
+        self._execute(file, self._control, until_decided)
 
     def action_run_until_decided(self) -> None:
         """Buy the gated parts batch by batch until every gate is decided."""
@@ -468,10 +464,12 @@ class AuditScreen(Screen[None]):
         if gates is None or not gates.checks:
             self._say("this audit states no gates: run it whole (ctrl+r)")
             return
+        if self._buying():
+            return
         self._say(f"running {self.plan.audit.name} until its gates are decided …")
         self.looks = []
         self._asked = self.plan.to_run
-        self._execute(self._file, until_decided=True)
+        self._start(self._file, until_decided=True)
 
     def action_report(self) -> None:
         if self.report is None:
