@@ -2,7 +2,7 @@
 look of the same spending plan (docs/gates.md), and every listing reads that — ``resume``'s own
 table, ``show``, ``audit gate`` and ``standings`` print one interval per figure, the gated one
 anytime-valid over the looks at the complete design, the others their fixed-design intervals
-of the complete design — never the look the gates stopped at."""
+of the complete design, named so — never the look the gates stopped at."""
 
 from __future__ import annotations
 
@@ -63,8 +63,9 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
     assert printed.removesuffix(" (95% anytime-valid interval, look 2 of 4)") != interval(
         {**fixed[FIGURE], "floor": None}
     )
-    # The figure no gate read, of a design read whole: its fixed-design interval, unnamed.
-    assert cells[UNGATED][1] == interval(fixed[UNGATED])
+    # The figure no gate read, of a design read whole: its fixed-design interval, named so
+    # beside the gated one.
+    assert cells[UNGATED][1] == f"{interval(fixed[UNGATED])} (95% fixed-design interval)"
     assert stopped[UNGATED][1].endswith(" (95% anytime-valid interval, look 1 of 4)")
 
     code, gate = call(capsys, "--store", ws, "audit", "gate", rec.id)
@@ -75,4 +76,4 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
     code, ranked = call(capsys, "--store", ws, "standings", "--figure", "STS single")
     assert code == 0, ranked
     assert "‡" not in ranked and "ranked on" not in ranked
-    assert re.search(rf"{re.escape(cells[UNGATED][1])} *$", ranked, re.M), ranked
+    assert re.search(rf"{re.escape(interval(fixed[UNGATED]))} *$", ranked, re.M), ranked

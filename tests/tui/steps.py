@@ -251,6 +251,7 @@ async def surface(
         cut_sentences,
         cut_titles,
         cut_values,
+        out_of_reach,
     )
     from surface_keys import (
         cut_footer_keys,
@@ -261,6 +262,7 @@ async def surface(
     )
     from surface_text import (
         bare_counts,
+        cut_counts,
         cut_ids,
         notes_over_content,
         split_counts,
@@ -274,7 +276,8 @@ async def surface(
     found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
-    found += toasts_over_figures(app) + notes_over_content(app)
+    found += toasts_over_figures(app) + notes_over_content(app) + out_of_reach(app)
+    found += cut_counts(app)
     found += await silent_keys(pilot, leave=leave, hidden=hidden, offered=offered)
     return found
 

@@ -452,3 +452,34 @@ def markup_leaks(lines: list[str]) -> list[str]:
         for y, line in enumerate(lines)
         if MARKUP.search(line)
     ]
+
+
+def out_of_reach(app: App[Any]) -> list[str]:
+    """Widgets laid out above or below a container that does not scroll (up to the nearest one
+    that does): drawn nowhere, and no key brings them into view (a line under a table pushed
+    below its pane, under the status line)."""
+    found = []
+    screen = app.screen
+    for widget in screen.query("*"):
+        if widget.children or not all(w.display and w.visible for w in _lineage(widget)):
+            continue
+        region = widget.region
+        if not region.height:
+            continue
+        for outer in widget.ancestors:
+            if outer is screen or not isinstance(outer, Widget):
+                break
+            if outer.styles.overflow_y in ("auto", "scroll"):
+                break  # scrolled into view there
+            box = outer.region
+            if region.y < box.y or region.bottom > box.bottom:
+                found.append(
+                    f"{_where(widget)} at rows {region.y}–{region.bottom - 1} lies outside "
+                    f"{_where(outer)} (rows {box.y}–{box.bottom - 1}), which does not scroll"
+                )
+                break
+    return found
+
+
+def _lineage(widget: Widget) -> list[Widget]:
+    return [widget, *(w for w in widget.ancestors if isinstance(w, Widget))]

@@ -15,7 +15,9 @@
   out of view;
 - :func:`split_counts`: a count's label at one line's end, its count at the next line's start;
 - :func:`split_words`: a prose word broken inside itself over two lines ("construction worke"
-  over "r"), where a line may break only between words.
+  over "r"), where a line may break only between words;
+- :func:`cut_counts`: a number in a table's column of fixed width wider than the column, drawn
+  cut ("1,21" for 1,212).
 """
 
 from __future__ import annotations
@@ -285,4 +287,31 @@ def split_words(app: App[Any]) -> list[str]:
             if a + b in words and (a not in words or b not in words):
                 found.append(f"{_where(widget)} row {region.y + y}: {a + b!r} broken as "
                              f"{this.strip()!r} / {nxt.strip()!r}")  # fmt: skip
+    return found
+
+
+#: A cell that is a number: a count, a share, a figure ("1,212", "10%", "−3.45").
+NUMBER_CELL = re.compile(r"[−\-+]?\d[\d,]*(\.\d+)?%?")
+
+
+def cut_counts(app: App[Any]) -> list[str]:
+    """Numbers in a table's column of fixed width wider than the column (of any row, shown
+    or scrolled to): the table draws them cut, and a count cut reads as another ("1,21" for
+    1,212)."""
+    from rich.cells import cell_len
+    from textual.widgets import DataTable
+
+    found = []
+    for table in app.screen.query(DataTable):
+        for column in table.ordered_columns:
+            if column.auto_width:
+                continue  # as wide as its widest cell
+            for row in table.ordered_rows:
+                cell = table.get_cell(row.key, column.key)
+                text = cell.plain if isinstance(cell, Text) else str(cell)
+                if NUMBER_CELL.fullmatch(text.strip()) and cell_len(text.strip()) > column.width:
+                    found.append(
+                        f"{_where(table)} column {column.label.plain!r}: {text.strip()!r} in "
+                        f"{column.width} cells"
+                    )
     return found

@@ -16,6 +16,7 @@ from surface import (
     cut_titles,
     cut_values,
     markup_leaks,
+    out_of_reach,
     region_lines,
     screen_lines,
 )
@@ -29,6 +30,7 @@ from surface_keys import (
 )
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Footer, Input, SelectionList, Static
 
 from diptych.tui.widgets.footer import KeysFooter
@@ -473,3 +475,18 @@ async def test_a_word_broken_inside_itself_over_two_lines_is_found() -> None:
         whole = split_words(pilot.app)
     assert any("'generated' broken" in f for f in found), found
     assert whole == []
+
+
+@pytest.mark.parametrize("scrolls", [False, True])
+async def test_a_line_laid_out_below_a_pane_that_does_not_scroll_is_found(scrolls: bool) -> None:
+    # Six lines in a pane of four: the last two lie under it, reached only where it scrolls.
+    lines = [Static(f"line {k}", id=f"line{k}") for k in range(6)]
+    pane = (VerticalScroll if scrolls else Vertical)(*lines, id="pane")
+    pane.styles.height = 4
+    async with One(pane).run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        found = out_of_reach(pilot.app)
+    if scrolls:
+        assert found == [], found
+    else:
+        assert [f.split(" at ")[0] for f in found] == ["Static#line4", "Static#line5"], found

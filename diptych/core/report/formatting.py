@@ -86,6 +86,24 @@ def interval(number: dict[str, Any]) -> str:
     return f"[{ends[0]}, {ends[1]}]" + (f" ({named})" if named else "")
 
 
+def why_no_interval(reason: Any) -> str:
+    """Why a figure has no interval, as every page says it: "one prompt only: no interval" is
+    "one prompt only"; empty where no reason was given."""
+    text = str(reason or "").strip().rstrip(".")
+    for tail in (": no interval", " (no interval)", "; no interval"):
+        text = text.removesuffix(tail)
+    return text
+
+
+def no_interval(number: Mapping[str, Any]) -> str:
+    """A figure's missing interval with its reason, as the report says it ("no interval (one
+    masculine identity only)"); empty where the figure has an interval or no reason is known."""
+    if interval(dict(number)) != "—":
+        return ""
+    why = why_no_interval(number.get("reason"))
+    return f"no interval ({why})" if why else ""
+
+
 #: The mark of an interval that fell to its floor (a crossed design's, over its pairings only),
 #: beside the interval in a terminal's table; :func:`floor_notes` says what it means below.
 FLOOR_MARK = "†"
@@ -93,8 +111,11 @@ FLOOR_MARK = "†"
 
 def marked_interval(number: dict[str, Any]) -> str:
     """:func:`interval`, marked ``†`` right after its bounds where it fell to its floor:
-    "[51.0, 65.4] † (95% anytime-valid interval, look 1 of 10)"."""
+    "[51.0, 65.4] † (95% anytime-valid interval, look 1 of 10)"; a figure with none says why
+    where its number knows (:func:`no_interval`), else an em dash."""
     text = interval(number)
+    if text == "—":
+        return no_interval(number) or text
     if not number.get("floor") or not text.startswith("["):
         return text
     end = text.index("]") + 1

@@ -26,6 +26,7 @@ from diptych.core.report.formatting import (
     figure_text,
     fmt,
     interval,
+    no_interval,
     p_text,
     sample_size,
 )
@@ -94,8 +95,8 @@ def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
         low, high = figure_text(number["ci_low"]), figure_text(number["ci_high"])
         named = number.get("interval_name")
         text += f", with a 95% interval from {low} to {high}" + (f" ({named})" if named else "")
-    elif number.get("reason"):
-        text += f", with no interval ({str(number['reason']).removesuffix(': no interval')})"
+    elif no_interval(number):
+        text += f", with {no_interval(number)}"
     size = sample_size(number, part.observation)
     if size:
         text += f", over {size}"

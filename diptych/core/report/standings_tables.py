@@ -129,11 +129,13 @@ def standings_text(table: DesignTable) -> StandingsText:
 
 def standing_interval(s: Standing) -> str:
     """A model's interval as its run's pages print it, marked ``†`` where it fell to its
-    floor (:func:`~diptych.core.report.formatting.marked_interval`), then ``‡`` where it is
-    that of a design its gates stopped at an early look (its name is long for a table's
-    column: a line under the table says it)."""
+    floor (:func:`~diptych.core.report.formatting.marked_interval`) or saying why it has none,
+    then ``‡`` where it is that of a design its gates stopped at an early look (its name is
+    long for a table's column: a line under the table says it)."""
     f = s.figure
-    text = marked_interval({"ci_low": f.ci_low, "ci_high": f.ci_high, "floor": f.floor})
+    text = marked_interval(
+        {"ci_low": f.ci_low, "ci_high": f.ci_high, "floor": f.floor, "reason": f.reason}
+    )
     return text + (f" {DECIDED_MARK}" if s.measured.decided is not None else "")
 
 

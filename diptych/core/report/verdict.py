@@ -17,7 +17,14 @@ from diptych.core.audit.run_status import outcome_words
 from diptych.core.cost import Cost, cost_text
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
-from diptych.core.report.formatting import counted, dollars, figure_text, sample_size
+from diptych.core.report.formatting import (
+    counted,
+    dollars,
+    figure_text,
+    no_interval,
+    sample_size,
+    why_no_interval,
+)
 from diptych.core.report.names import plain_name
 
 if TYPE_CHECKING:
@@ -135,10 +142,9 @@ def resamples_text(number: dict[str, Any]) -> str:
         counted(int(v), str(k)) if isinstance(v, int | float) else f"{v} {k}"
         for k, v in (units.items() if isinstance(units, dict) else ())
     )
-    reason = str(number.get("reason") or "")
-    if reason:
-        why = reason.removesuffix(": no interval")
-        return f"no interval ({why})" + (f"; its data hold {held}" if held else "")
+    said = no_interval(number)
+    if said:
+        return said + (f"; its data hold {held}" if held else "")
     floor = number.get("floor")
     if isinstance(floor, str) and floor:
         return floor
@@ -247,7 +253,7 @@ def _finding(
         if excludes is False:
             text += " The interval includes 0: the direction is not established."
         else:
-            why = reason.removesuffix(": no interval")
+            why = why_no_interval(reason)
             text += f" No interval{f' ({why})' if why else ''}: the direction is not established."
     return Finding(
         run=part.id,

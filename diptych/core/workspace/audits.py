@@ -24,7 +24,12 @@ from diptych.core.workspace import gates as _gates
 from diptych.core.workspace import recorded
 from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
-from diptych.core.workspace.decided import decided_numbers, stopped_numbers, with_decided
+from diptych.core.workspace.decided import (
+    decided_numbers,
+    fixed_beside,
+    stopped_numbers,
+    with_decided,
+)
 from diptych.core.workspace.gates import GateReport
 
 
@@ -47,13 +52,16 @@ class Audits(Namespace):
         app's run detail and review line): a figure an audit's gates decided on its looks
         carries the interval the decision used, named (:meth:`decided`); every other figure of a
         design stopped early on its gates the interval that holds after that stop, or its own
-        named as not holding (:func:`~diptych.core.workspace.decided.stopped_numbers`)."""
+        named as not holding (:func:`~diptych.core.workspace.decided.stopped_numbers`); of a
+        design read whole after its looks, its own named fixed-design
+        (:func:`~diptych.core.workspace.decided.fixed_beside`)."""
         result = self._analysis.analyze(
             run_id, label_policy=label_policy, calibration_subset=calibration_subset
         )
         run = self._kernel.get_run(run_id).id
         decided = decided_numbers(self._analysis, self._store, run)
         decided.update(stopped_numbers(self._store, run, result.numbers, decided))
+        decided.update(fixed_beside(result.numbers, decided))
         if decided:
             result = replace(result, numbers=with_decided(result.numbers, decided))
         # Its breakdowns' intervals are fixed-design: named as not holding after an early stop.

@@ -162,6 +162,26 @@ def _finite(number: Mapping[str, Any], *keys: str) -> bool:
     return all(isinstance(number.get(k), int | float) and math.isfinite(number[k]) for k in keys)
 
 
+def fixed_beside(
+    numbers: Mapping[str, Mapping[str, Any]], named: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Each figure of ``numbers`` with an interval no gate or stop named, beside figures whose
+    intervals are named (``named``: :func:`decided_numbers` and :func:`stopped_numbers`), named
+    "95% fixed-design interval": a design read whole after its gates' looks keeps its
+    fixed-design intervals, and says so, so that no interval stands unnamed beside an
+    anytime-valid one. Empty where ``named`` is."""
+    if not named:
+        return {}
+    return {
+        name: {**number, "interval_name": decided_name(CONFIDENCE, "fixed-design")}
+        for name, number in numbers.items()
+        if name not in named
+        and isinstance(number, Mapping)
+        and not number.get("interval_name")
+        and interval(dict(number)).startswith("[")
+    }
+
+
 def _anytime_name(at: str) -> str:
     return decided_name(CONFIDENCE, "anytime-valid", at)
 

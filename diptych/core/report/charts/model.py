@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from diptych.core.report.formatting import figure_text as plain
+from diptych.core.report.formatting import why_no_interval
 
 __all__ = ["Chart", "ChartPoint", "ChartRow", "number", "plain"]
 
@@ -29,14 +30,6 @@ def number(value: Any) -> float | None:
         except ValueError:
             return None
     return None
-
-
-def _reason(text: str) -> str:
-    """A reason as a caption says it: "one prompt only: no interval" is "one prompt only"."""
-    text = text.strip().rstrip(".")
-    for tail in (": no interval", " (no interval)", "; no interval"):
-        text = text.removesuffix(tail)
-    return text
 
 
 def _limits(value: Any) -> tuple[float, float] | None:
@@ -162,7 +155,7 @@ class Chart:
             for p in r.points:
                 if p.value is None or not math.isfinite(p.value) or p.has_interval:
                     continue
-                why = _reason(p.why or self.no_interval)
+                why = why_no_interval(p.why or self.no_interval)
                 out.setdefault((p.series, why), []).append(r.label)
         return [(series, why, labels) for (series, why), labels in out.items()]
 

@@ -69,7 +69,8 @@ def table_widget(table: Table, widget_id: str) -> Widget:
         return FitTable(cells, rows, id=widget_id, zebra_stripes=True)
     fitted = FitTable(cells, rows, id=f"{widget_id}-rows", zebra_stripes=True)
     said = Static(Text(f"intervals: {table.interval_name}", style="dim"), classes="intervals")
-    return Vertical(fitted, said, id=widget_id)
+    # The table scrolls in the room the line under it leaves: the line stays in the pane.
+    return Vertical(fitted, said, id=widget_id, classes="named-table")
 
 
 def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:

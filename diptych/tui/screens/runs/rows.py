@@ -21,6 +21,8 @@ COLUMNS = (
     ("failed", "fail", 4),
     ("flagged", "flag", 4),
 )
+#: The columns of counts: each widens to its widest figure, never cutting one.
+COUNTS = ("progress", "done", "refused", "failed", "flagged")
 #: The columns a narrow terminal gives up, first to last: the line under the table names the
 #: highlighted run's probe (in its id), its models in full and its progress, while its outcome
 #: counts (ref, fail, flag) have no other place. (Progress goes only where runs' names are

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,6 +30,7 @@ from diptych.tui.progress import run_progress
 from diptych.tui.screens.runs.controls import RunControls
 from diptych.tui.screens.runs.rows import (
     COLUMNS,
+    COUNTS,
     DROPPED_FIRST,
     MIN_MODELS,
     SESSION_KEY,
@@ -91,6 +93,8 @@ class RunsScreen(RunControls):
         self._models_width = 13
         self._run_width = 8
         self._probe_width = 8
+        #: Each column of counts as wide as its widest figure (see _wanted_count_widths).
+        self._count_widths: dict[str, int] = {k: w for k, _, w in COLUMNS if k in COUNTS}
         #: The keys of the columns shown (see DROPPED_FIRST).
         self._shown_columns: tuple[str, ...] = tuple(key for key, _, _ in COLUMNS)
         self._load_error: str | None = None
@@ -123,6 +127,7 @@ class RunsScreen(RunControls):
                     "models": self._models_width,
                     "run": self._run_width,
                     "probe": self._probe_width,
+                    **self._count_widths,
                 }.get(key, width)
                 table.add_column(label, key=key, width=width)
 
@@ -135,6 +140,18 @@ class RunsScreen(RunControls):
         """Room for every run's probe name whole: it is what a user types to start another."""
         return max([COLUMNS[1][2], *(len(r.run.probe) for r in self.rows.values())])
 
+    def _wanted_count_widths(self) -> dict[str, int]:
+        """Room for every count whole, in each column of counts (of every run and session, shown
+        or filtered out): a count cut reads as another number ("1,21" for 1,212 failed)."""
+        widths = {key: width for key, _, width in COLUMNS if key in COUNTS}
+        rows = [self._cells(row) for row in self.rows.values()]
+        rows += [self._session_cells(session) for session in session_members(self.rows)]
+        for cells in rows:
+            for (key, _, _), cell in zip(COLUMNS, cells, strict=True):
+                if key in widths:
+                    widths[key] = max(widths[key], cell_len(str(cell)))
+        return widths
+
     def _wanted_columns(self) -> tuple[tuple[str, ...], int]:
         """The columns that fit the screen's width, and the models column's width: it takes
         what the others leave, and is given up first when that is too little."""
@@ -142,6 +159,7 @@ class RunsScreen(RunControls):
         widths = {key: width for key, _, width in COLUMNS}
         widths["run"] = self._wanted_run_width()
         widths["probe"] = self._wanted_probe_width()
+        widths.update(self._wanted_count_widths())
         longest = max((len(self._models(row)) for row in self.rows.values()), default=13)
         for dropped in range(len(DROPPED_FIRST) + 1):
             shown = [k for k in keys if k not in DROPPED_FIRST[:dropped]]
@@ -161,11 +179,14 @@ class RunsScreen(RunControls):
         leaving out the columns a narrow terminal has no room for."""
         shown, width = self._wanted_columns()
         run_width, probe_width = self._wanted_run_width(), self._wanted_probe_width()
-        wanted = (shown, width, run_width, probe_width)
-        if wanted == (self._shown_columns, self._models_width, self._run_width, self._probe_width):
+        counts = self._wanted_count_widths()
+        wanted = (shown, width, run_width, probe_width, counts)
+        now = (self._shown_columns, self._models_width, self._run_width, self._probe_width)
+        if wanted == (*now, self._count_widths):
             return
         self._shown_columns, self._models_width = shown, width
         self._run_width, self._probe_width = run_width, probe_width
+        self._count_widths = counts
         table = self.query_one(ListTable)
         current = self.current_run_id()
         table.clear(columns=True)
@@ -216,8 +237,8 @@ class RunsScreen(RunControls):
         self.rows = {row.run.id: row for row in message.rows}
         self.query_one("#empty", Static).update("No runs yet: press n to start one.")
         shown = self._footer_shown
-        widths = (self._wanted_run_width(), self._wanted_probe_width())
-        if widths != (self._run_width, self._probe_width):
+        widths = (self._wanted_run_width(), self._wanted_probe_width(), self._wanted_count_widths())
+        if widths != (self._run_width, self._probe_width, self._count_widths):
             self._fit_columns()  # lays the rows out again
         else:
             self._show()

@@ -1,0 +1,37 @@
+"""Every interval a page prints beside a figure a gate decided is named: the check that reads the
+intervals of `diptych show`'s headline table and of Run detail's, and returns each unnamed one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+#: An interval as the one formatter prints it ("[−1.04, 16.2]"), its floor's mark after it.
+BOUNDS = re.compile(r"\[[−\-\d.,]+, [−\-\d.,]+\]( †)?")
+#: What follows an interval that names it ("(95% anytime-valid interval, look 2 of 10)", "(95%
+#: fixed-design)", "(fixed-design, not after stop at look 1/10)").
+NAME = re.compile(r" \((\d[\d.]*% )?(anytime-valid|fixed-design|fixed)\b[^)]*\)")
+
+
+def unnamed_intervals(lines: Iterable[str]) -> list[str]:
+    """Each line that prints an interval with no name after it (a table row drawn on one line,
+    or a table cell)."""
+    found = []
+    for line in lines:
+        for bounds in BOUNDS.finditer(line):
+            if NAME.match(line, bounds.end()) is None:
+                found.append(line.strip())
+    return found
+
+
+def headline_rows(out: str) -> list[str]:
+    """The rows of `diptych show`'s "Headline figures" table, each on one line (printed wide)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "Headline figures")
+    rows = []
+    for line in lines[start + 1 :]:
+        if line.startswith("└"):
+            break
+        if line.startswith("│"):
+            rows.append(line)
+    return rows
