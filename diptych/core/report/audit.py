@@ -358,7 +358,8 @@ def run_part(
         numbers = {k: dict(stopped.get(k) or v) for k, v in result.numbers.items()}
         result = replace(result, numbers=numbers)
     result = name_fixed_intervals(result, source.stopped_look(view.id))
-    dates = run_dates(view.run.created_at, view.results.values())
+    until = None if view.run.status == "running" else view.run.updated_at
+    dates = run_dates(view.run.created_at, view.results.values(), until)
     calls = cost_of_calls(view)
     return RunPart(
         view=view,

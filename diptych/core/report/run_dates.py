@@ -1,10 +1,11 @@
 """When a run started and finished, from its own record.
 
 Answers are stored once per trial key and shared: a run that plans a trial another run already
-answered reuses that answer, stored before the run began. Its dates therefore come from the
-run itself — started when it was recorded, finished with the last answer stored since — and
-the reused answers are counted apart with the time they were stored, so that a run's dates
-never run backwards.
+answered reuses that answer, stored before the run began; and a later run may answer the
+trials a run left unanswered, after it ended. Its dates therefore come from the run itself —
+started when it was recorded, finished with the last answer stored between then and its
+status's last change (while it runs, with the last one yet) — and the reused answers are
+counted apart with the time they were stored, so that a run's dates never run backwards.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ def when(ts: float | None) -> str:
 @dataclass(frozen=True)
 class RunDates:
     started: float
-    #: The last answer the run stored itself; its start where every answer was reused; None
-    #: while it has none.
+    #: The last answer the run stored itself; its start where it stored none of its answers;
+    #: None while it has none.
     finished: float | None
     #: Answers stored before the run started (by an earlier run), and when they were stored.
     reused: int = 0
@@ -45,13 +46,22 @@ class RunDates:
         return f"{self.reused:,} {answers} reused, stored by an earlier run at {stored}"
 
 
-def run_dates(created_at: float, results: Iterable[ResultRecord]) -> RunDates:
-    """The dates of a run recorded at ``created_at`` whose trials have ``results``."""
+def run_dates(
+    created_at: float, results: Iterable[ResultRecord], until: float | None = None
+) -> RunDates:
+    """The dates of a run recorded at ``created_at`` whose trials have ``results``; ``until``:
+    when its status last changed, where it is not running (answers stored after it are a later
+    run's)."""
     own: list[float] = []
     reused: list[float] = []
+    answered = False
     for result in results:
-        (own if result.finished_at >= created_at else reused).append(result.finished_at)
-    finished = max(own) if own else (created_at if reused else None)
+        answered = True
+        if result.finished_at < created_at:
+            reused.append(result.finished_at)
+        elif until is None or result.finished_at <= until:
+            own.append(result.finished_at)
+    finished = max(own) if own else (created_at if answered else None)
     return RunDates(
         started=created_at,
         finished=finished,

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.report.run_dates import when
+from diptych.core.report.run_dates import run_dates, when
 from diptych.core.store import open_store
+from diptych.core.store.records import ResultRecord
 from diptych.core.workspace import Workspace
 from tests.support.surfaces.subject import date_order_problems
 
@@ -79,6 +80,20 @@ def test_a_run_whose_answers_were_all_reused_finishes_when_it_started(tmp_path: 
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert data["started"] == data["finished"]
     assert "answers reused, stored by an earlier run at" in data["reused"]
+
+
+def test_answers_stored_after_a_run_ended_are_a_later_runs() -> None:
+    def stored(at: float) -> ResultRecord:
+        return ResultRecord("k", "m", "1", "c", "done", None, None, None, 1, at, at, {})
+
+    # Recorded at 100, ended at 200: one answer reused (50), one its own (150), one a later
+    # run stored for a trial it left unanswered (300).
+    dates = run_dates(100.0, [stored(50.0), stored(150.0), stored(300.0)], until=200.0)
+    assert (dates.started, dates.finished, dates.reused) == (100.0, 150.0, 1)
+    # While it runs, every answer since it started is its own.
+    assert run_dates(100.0, [stored(150.0), stored(300.0)]).finished == 300.0
+    assert run_dates(100.0, [stored(50.0)], until=200.0).finished == 100.0
+    assert run_dates(100.0, []).finished is None
 
 
 def test_the_check_finds_a_run_that_finished_before_it_started() -> None:
