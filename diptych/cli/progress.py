@@ -19,6 +19,7 @@ from rich.progress import (
 )
 
 from diptych.cli.console import SafeConsole as Console
+from diptych.core.audit.run_status import outcome_words
 from diptych.core.report.formatting import counted, plan_counts, tally
 from diptych.core.workspace import RunRecord
 
@@ -146,5 +147,5 @@ class RichReporter:
                 f"{counted(left, 'trial')} wait for the gates' next look"
             )
             return
-        summary = tally(counts)
+        summary = tally(outcome_words(run.status, counts))
         self.console.print(f"run [bold]{run.id}[/] {run.status}: {summary}")

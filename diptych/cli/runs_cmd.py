@@ -20,7 +20,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
-from diptych.core.audit.run_status import outcome_line, outcome_words
+from diptych.core.audit.run_status import NOT_BOUGHT, outcome_line, outcome_words
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
@@ -126,20 +126,22 @@ def runs_table(
     table.add_column("run", no_wrap=True, min_width=widest)
     for name in ("probe", "models", "status"):
         table.add_column(name, overflow="fold")
+    # A decided run's untried trials are counted apart, as "not bought" (outcome_words).
+    outcomes = _OUTCOMES + ((NOT_BOUGHT,) if any(_unbought(s) for s in summaries) else ())
     if wide:
-        for name in ("trials", *_OUTCOMES):
+        for name in ("trials", *outcomes):
             table.add_column(name, justify="right")
         table.add_column("created", no_wrap=True)
     else:
         table.add_column("trials", overflow="fold")
     for entry in entries:
         if isinstance(entry, SessionRow):
-            table.add_row(*_session_cells(entry, wide), style="bold")
+            table.add_row(*_session_cells(entry, wide, outcomes), style="bold")
             if show_session_runs:
                 for member in entry.runs:
-                    table.add_row(*_run_cells(member, wide, indent=MEMBER_INDENT))
+                    table.add_row(*_run_cells(member, wide, outcomes, indent=MEMBER_INDENT))
         else:
-            table.add_row(*_run_cells(entry, wide))
+            table.add_row(*_run_cells(entry, wide, outcomes))
     return table
 
 
@@ -147,11 +149,22 @@ def _models(runs: list[RunSummary]) -> str:
     return ", ".join(dict.fromkeys(m["model_id"] for r in runs for m in r.run.models))
 
 
-def _counts(trials: int, counts: dict[str, int], wide: bool, status: str = "") -> list[str]:
-    if wide:
-        return [f"{trials:,}", *(f"{counts[k]:,}" for k in _OUTCOMES)]
+def _unbought(summary: RunSummary) -> bool:
+    return summary.run.status == "decided" and bool(summary.counts.get("pending"))
+
+
+def _counts(
+    trials: int,
+    counts: dict[str, int],
+    wide: bool,
+    status: str = "",
+    *,
+    outcomes: tuple[str, ...] = _OUTCOMES,
+) -> list[str]:
     # A decided run's untried trials are not waiting for anything: "not bought", not "pending".
     words = outcome_words(status, counts)
+    if wide:
+        return [f"{trials:,}", *(f"{words.get(k, 0):,}" for k in outcomes)]
     counted = tally(words)
     return [f"{trials:,}: {counted}" if counted else f"{trials:,}"]
 
@@ -160,18 +173,20 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _run_cells(summary: RunSummary, wide: bool, indent: str = "") -> list[str]:
+def _run_cells(
+    summary: RunSummary, wide: bool, outcomes: tuple[str, ...], indent: str = ""
+) -> list[str]:
     run = summary.run
     cells = [indent + run.id, run.probe, _models([summary]), summary.said]
-    cells += _counts(run.n_trials, summary.counts, wide, run.status)
+    cells += _counts(run.n_trials, summary.counts, wide, run.status, outcomes=outcomes)
     return cells + ([_when(run.created_at)] if wide else [])
 
 
-def _session_cells(row: SessionRow, wide: bool) -> list[str]:
+def _session_cells(row: SessionRow, wide: bool, outcomes: tuple[str, ...]) -> list[str]:
     probes = ", ".join(dict.fromkeys(r.run.probe for r in row.runs))
     cells = [row.label, probes, _models(row.runs), row.status]
     trials = sum(r.run.n_trials for r in row.runs)
-    cells += _counts(trials, {k: row.total(k) for k in _OUTCOMES}, wide)
+    cells += _counts(trials, {k: row.total(k) for k in _OUTCOMES}, wide, outcomes=outcomes)
     return cells + ([_when(row.runs[0].run.created_at)] if wide else [])
 
 

@@ -24,6 +24,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 
+from diptych.core.audit.run_status import outcome_words
 from diptych.tui.formatting import path_in_width
 from diptych.tui.jobs import ActiveRuns, JobControl, JobState, RunRequest
 from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, JobStarted
@@ -253,7 +254,8 @@ class DiptychApp(App[None]):
             left = message.counts.get("pending", 0)
             self.notify(f"{job.label} {verb}: {left} trials left (u resumes)")
         else:
-            summary = ", ".join(f"{n} {k}" for k, n in message.counts.items() if n)
+            words = outcome_words(message.status or "", message.counts)
+            summary = ", ".join(f"{n:,} {k}" for k, n in words.items() if n)
             self.notify(f"{job.label} {message.status}: {summary}")
         self._jobs_changed()
 

@@ -223,12 +223,13 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
 def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> ReportWritten:
     """Write the report of a run (its Markdown, HTML and JSON, and its figures) and remove a
     signed manifest the folder's new files no longer match, as the CLI does
-    (:func:`~diptych.core.evidence.manifest.drop_stale_signatures`): the Markdown's path and
-    what was removed. The report is the one ``diptych report RUN`` writes: a recorded
-    audit's run is reported as that audit's, with its gates and the intervals they decided on."""
+    (:func:`~diptych.core.evidence.manifest.drop_stale_signatures`): the HTML page's path (the
+    file a reader opens, in the folder with the rest) and what was removed. The report is the
+    one ``diptych report RUN`` writes: a recorded audit's run is reported as that audit's, with
+    its gates and the intervals they decided on."""
     with Workspace.open(store_path) as ws:
         written = ws.audits.write_report([ws.runs.get(run_id).id], out_dir)
-    path = written.get("md") or next(iter(written.values()))
+    path = written.get("html") or written.get("md") or next(iter(written.values()))
     return ReportWritten(path.resolve(), stale=tuple(drop_stale_signatures(written)))
 
 

@@ -383,7 +383,7 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
         await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
         # Wrapped after a separator where the line is too narrow for the whole path.
         said = "".join(str(status.render()).splitlines())
-        assert str((tmp_path / "report" / "report.md").resolve()) in said
+        assert str((tmp_path / "report" / "report.html").resolve()) in said
         assert "STS" in (tmp_path / "report" / "report.md").read_text()
 
 

@@ -198,7 +198,7 @@ async def test_report_written_says_where_in_full_under_the_figures(
         status = screen.query_one("#status", Static)
         await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
         await settle(pilot)
-        written = str((out / "report.md").resolve())
+        written = str((out / "report.html").resolve())
         rows = [r.rstrip() for r in region_lines(screen_lines(app), status.content_region)]
         rows = [r for r in rows if r]
         assert "".join(rows).removeprefix("report written to").strip() == written, rows
@@ -215,6 +215,36 @@ async def test_report_written_says_where_in_full_under_the_figures(
         table = screen.query_one("#section-numbers", FitTable)
         assert missing == [] or table.max_scroll_y > 0, shown(app)
         assert missing == missing_values(lines, values[len(values) - len(missing) :])
+
+
+async def test_the_report_path_goes_once_read(
+    snapshot_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The path of the report is said as a note is, for as long as it takes to read, then the
+    rows under the figures are theirs again (at 60x20 it took two of them for good)."""
+    import diptych.tui.screens.runs.detail as detail
+
+    read: list[str] = []
+
+    def quickly(message: str, severity: str, timeout: float) -> float:
+        read.append(message)
+        return 0.5
+
+    monkeypatch.setattr(detail, "seconds_shown", quickly)
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await open_detail(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
+        app.screen.query_one(Input).value = str(tmp_path / "rep")
+        await pilot.press("enter")
+        status = screen.query_one("#status", Static)
+        await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
+        assert read == [f"report written to {(tmp_path / 'rep' / 'report.html').resolve()}"]
+        await wait_for(pilot, lambda: str(status.render()) == "", "the path to go")
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert str(status.render()) == "", "a resize says it again"
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -144,7 +144,11 @@ def _not_measured(audit: Audit) -> list[Action]:
     out = []
     missing = [p for p in KNOWN_PROBES if p not in ran]
     if missing:
-        out.append(Action("not measured", f"Probes not run in this audit: {', '.join(missing)}."))
+        out.append(
+            Action(
+                "not measured", f"Probes not run in {audit.words.subject}: {', '.join(missing)}."
+            )
+        )
     out.append(
         Action(
             "not measured",

@@ -39,8 +39,10 @@ from diptych.core.report.run_costs import ActualCost, cost_actual, cost_of_calls
 
 # What a run cost is a module of its own; an audit's budget still imports it from here.
 from diptych.core.report.run_costs import cost_paid as cost_paid
+from diptych.core.report.run_dates import run_dates, when
 from diptych.core.report.sections import ExampleImage, Section
 from diptych.core.report.title import report_title
+from diptych.core.report.wording import ReportWords
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
@@ -149,6 +151,8 @@ class RunPart:
     calls: Cost | None = None
     #: The run's status in words, as every listing gives it; its stored status if empty.
     status_text: str = ""
+    #: The answers it reused from an earlier run, in words ("" for none; run_dates).
+    reused: str = ""
 
     @property
     def status_said(self) -> str:
@@ -293,9 +297,10 @@ class Audit:
         titles, probes = [r.result.title for r in self.runs], [r.view.run.probe for r in self.runs]
         return report_title(self.scope, self.gates, titles, probes)
 
-
-def _when(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "—"
+    @property
+    def words(self) -> ReportWords:
+        """What the report calls what it is of ("this audit", "this run", "these runs")."""
+        return ReportWords(bool(self.scope.get("audit")), len(self.runs))
 
 
 def model_summaries(view: RunView) -> list[dict[str, Any]]:
@@ -360,7 +365,8 @@ def run_part(
         numbers = {k: dict(stopped.get(k) or v) for k, v in result.numbers.items()}
         result = replace(result, numbers=numbers)
     result = name_fixed_intervals(result, source.stopped_look(view.id))
-    finished = max((r.finished_at for r in view.results.values()), default=None)
+    until = None if view.run.status == "running" else view.run.updated_at
+    dates = run_dates(view.run.created_at, view.results.values(), until)
     calls = cost_of_calls(view)
     return RunPart(
         view=view,
@@ -368,8 +374,9 @@ def run_part(
         result=result,
         counts=view.status_counts(),
         models=model_summaries(view),
-        started=_when(view.run.created_at),
-        finished=_when(finished),
+        started=when(dates.started),
+        finished=when(dates.finished),
+        reused=dates.reused_text,
         cost=calls if calls.priced else None,
         calls=calls,
         sections=probe_sections(probe, view, result),

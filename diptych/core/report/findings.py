@@ -22,9 +22,9 @@ METHOD = (
     "seeds and identities the search never used (the held-out re-test). The q-value is the "
     "Benjamini–Hochberg adjusted p-value over the session's proposals; the placebo band, where "
     "the session measured one, is where the figure of a made-up word falls (a finding lies "
-    "outside it). A session is listed when a run it scored is among this report's runs or when "
-    "the audit ran it. A finding the held-out re-test does not bear out may be an artefact of "
-    "the search."
+    "outside it). A session is listed when a run it scored is among this report's runs or, in "
+    "an audit's report, when it is one of the audit file's searches. A finding the held-out "
+    "re-test does not bear out may be an artefact of the search."
 )
 
 

@@ -409,6 +409,7 @@ def _run_json(part: RunPart, figure_paths: dict[int, str], charts: list[Chart]) 
         "diptych_version": run.diptych_version,
         "started": part.started,
         "finished": part.finished,
+        "reused": part.reused or None,
         "cost_usd": part.cost,
         # The estimate above (the models' declared prices) beside what the services reported.
         "cost_actual_usd": part.actual.usd,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from diptych.core.audit.run_status import outcome_words
+from diptych.core.audit.run_status import NOT_BOUGHT, outcome_words
 from diptych.core.cost import Cost, cost_text
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
@@ -314,7 +314,10 @@ def scope_line(audit: Audit) -> str:
         for status, n in outcome_words(part.view.run.status, part.counts).items():
             total[status] = total.get(status, 0) + n
     trials = sum(total.values())
-    outcomes = ", ".join(f"{n:,} {s}" for s, n in total.items())
+    # Trials no one waits for are not counted: "0 pending" or "0 not bought" says nothing.
+    outcomes = ", ".join(
+        f"{n:,} {s}" for s, n in total.items() if n or s not in ("pending", NOT_BOUGHT)
+    )
     # The estimate (declared prices) beside what the services reported from their token counts;
     # what has no price says so (cost_text), never "$0.00".
     spent = sum((p.calls for p in audit.runs if p.calls is not None), Cost())

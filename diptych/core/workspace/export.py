@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
+from diptych.core.audit.run_status import NOT_BOUGHT
 from diptych.core.labels import TONE
 from diptych.core.runview import RunView
 from diptych.core.spreadsheet_cells import neutralise_row
@@ -45,6 +46,9 @@ def trial_rows(view: RunView) -> Iterator[dict[str, Any]]:
         notes.setdefault(note["trial_idx"], {}).setdefault(note["position"], {})[
             note["annotator"]
         ] = note["note"]
+    # A decided run's trials with no result were never bought (its gates decided first);
+    # another run's are still to be asked ("pending"), as every listing says.
+    unasked = NOT_BOUGHT if view.run.status == "decided" else "pending"
     for trial in view.trials:
         result = view.results.get(trial.key)
         yield {
@@ -57,7 +61,7 @@ def trial_rows(view: RunView) -> Iterator[dict[str, Any]]:
             "sample": trial.sample,
             "meta": trial.meta,
             "payload": trial.payload,
-            "status": result.status if result else "pending",
+            "status": result.status if result else unasked,
             "output": result.output if result else None,
             "blob": result.blob if result else None,
             "error": result.error if result else None,

@@ -221,7 +221,7 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
     assert mitigation and all(audit.runs[2] in t for t in mitigation)
     assert any(a["kind"] == "largest" for a in actions)
     not_measured = [a["text"] for a in actions if a["kind"] == "not measured"]
-    assert any("Probes not run in this audit: counterfactual-retrieval." == t for t in not_measured)
+    assert any("Probes not run in these runs: counterfactual-retrieval." == t for t in not_measured)
     # The pst runs carry a reviewer's labels; pst-text and pairs only a model's own; the
     # stories run none, so no sentence speaks of its labels' errors.
     assert "Annotator error: no human labels for pst-text, pairs;" in " ".join(not_measured)

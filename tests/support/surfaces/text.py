@@ -21,6 +21,7 @@ from tests.support.surfaces.report_json import (
     unnamed_headline_intervals,
     unreadable_number_problems,
 )
+from tests.support.surfaces.subject import subject_problems
 
 #: A machine's word for a value that is not a number, printed where a reader looks.
 _NOT_A_NUMBER = re.compile(r"(?<![\w-])[-−]?(inf|infinity|nan)(?![\w-])", re.IGNORECASE)
@@ -441,6 +442,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
                 for p in digit_problems(line, column)
                 if digits and not line.startswith("|")
             ]
+    problems += subject_problems(report_dir, data)
     problems += [f"json: {p}" for p in json_unit_problems(data, probes)]
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]

@@ -46,6 +46,7 @@ from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
+from diptych.tui.widgets.said import seconds_shown
 from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 from diptych.tui.workers import analyze_run, write_run_report
@@ -204,7 +205,8 @@ class RunDetailScreen(Screen[None]):
         super().__init__()
         self.run_id = run_id
         self.result: ProbeResult | None = None
-        #: Where the report was last written: said under the figures, wrapped to the width.
+        #: Where the report was last written (its HTML page, the one a reader opens): said
+        #: under the figures, wrapped to the width, until read.
         self.report_path: Path | None = None
 
     @property
@@ -397,16 +399,31 @@ class RunDetailScreen(Screen[None]):
         if message.path is None:
             status.update(Text(f"the report was not written: {message.error}", style="red"))
             return
-        # Said under the figures, not in a toast: a toast covered them and cut the path.
+        # Said under the figures, not in a toast: a toast covered them and cut the path. It
+        # goes as a note does, once read (seconds_shown), leaving the rows to the figures.
         self.report_path = message.path
         self._report_stale = message.stale
+        self._report_said = True
         self._show_report_path()
+        said = " ".join([f"report written to {message.path}", *message.stale])
+        severity = "warning" if message.stale else "information"
+        seconds = seconds_shown(said, severity, self.app.NOTIFICATION_TIMEOUT)
+        self.set_timer(seconds, self._report_read)
+
+    def _report_read(self) -> None:
+        """Take the report's path back once read, unless something else is said there now."""
+        self._report_said = False
+        status = self.query_one("#status", Static)
+        if str(status.render()).startswith("report written to"):
+            status.update("")
 
     #: What writing the report removed: a signed manifest its new files no longer matched.
     _report_stale: tuple[str, ...] = ()
+    #: Whether the path is still said (until read: _report_read).
+    _report_said = False
 
     def _show_report_path(self) -> None:
-        if self.report_path is None:
+        if self.report_path is None or not self._report_said:
             return
         status = self.query_one("#status", Static)
         width = status.content_region.width or self.size.width - 2

@@ -1,0 +1,71 @@
+"""What a report calls what it is of: an audit's report speaks of "this audit", a report of one
+run of "this run", a report of several runs of "these runs". Every sentence that names the
+report's subject takes it from here, so that a run's report never speaks of an audit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ReportWords:
+    #: The report is an audit's (an audit file's, or ``diptych run --gate``'s).
+    audit: bool
+    runs: int
+
+    @property
+    def kind(self) -> str:
+        """The report's kind on its first line: "Audit report", "Run report", "Report"."""
+        return "Audit report" if self.audit else "Run report" if self.runs == 1 else "Report"
+
+    @property
+    def subject(self) -> str:
+        """ "this audit", "this run" or "these runs"."""
+        return "this audit" if self.audit else "this run" if self.runs == 1 else "these runs"
+
+    @property
+    def owner(self) -> str:
+        """ "the audit", "the run" or "the runs" (as in "Plugins the run used")."""
+        return "the " + self.subject.split()[1]
+
+    def none_has(self, what: str, *, alone: str) -> str:
+        """A sentence saying no run of the report has ``what``: "No run of this audit has
+        annotators' labels.", "This run has no annotators' labels." (``alone``: the phrase
+        after "This run" in a one-run report), "None of these runs has annotators' labels."."""
+        if self.audit:
+            return f"No run of this audit {what}."
+        if self.runs == 1:
+            return f"This run {alone}."
+        return f"None of these runs {what}."
+
+    @property
+    def no_figure(self) -> str:
+        return self.none_has("has a bias figure yet", alone="has no bias figure yet")
+
+    @property
+    def no_images(self) -> str:
+        return self.none_has("shows images", alone="shows no images")
+
+    @property
+    def no_review(self) -> str:
+        return self.none_has(
+            "has annotators' labels or review notes",
+            alone="has no annotators' labels or review notes",
+        )
+
+    @property
+    def no_comparison(self) -> str:
+        holder = "The audit holds" if self.audit else "This report holds"
+        return f"{holder} no baseline and intervention runs of one probe that compares runs."
+
+    @property
+    def built_from(self) -> str:
+        return f"Built only from what {self.subject} measured."
+
+    @property
+    def no_mitigation(self) -> str:
+        return f"No mitigation was measured against a baseline in {self.subject}."
+
+    @property
+    def plugins_heading(self) -> str:
+        return f"Plugins {self.owner} used"
