@@ -142,6 +142,9 @@ def test_an_infinite_bound_in_report_json_is_found(tmp_path: Path) -> None:
     )
     (tmp_path / "report.json").write_text(json.dumps({"headlines": [{"sentence": said}]}))
     assert len(text_problems(tmp_path)) == 2
+    assert len(infinity_problems("[−∞, 4.2] and [0.1, ∞]")) == 2
+    # A story table's word, its count and log-odds ("∞ when no other group uses the word").
+    assert infinity_problems("**jail** (3, ∞), in (3, 0.93)") == []
 
 
 def test_a_gated_headline_with_an_unnamed_interval_is_found() -> None:

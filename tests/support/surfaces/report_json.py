@@ -13,9 +13,10 @@ _DISPLAY_KEYS = {"sentence", "text", "alt", "heading", "interval", "sample", "pl
 
 
 #: An infinite bound of an interval as text prints one: "[−∞, 4.2]", "−∞ to ∞", "from −∞";
-#: not a value a note defines ("∞ when no other group uses the word", "t is ±∞").
+#: not a value a note defines ("∞ when no other group uses the word", "t is ±∞"), nor a
+#: word's count and log-odds in a story table ("**jail** (3, ∞)"): intervals are bracketed.
 _INFINITE_BOUND = re.compile(
-    r"[\[(]\s*[-−+]?∞|[-−+]?∞\s*[\])]|[-−+]?∞\s+to\b|\bto\s+[-−+]?∞|\bfrom\s+[-−+]?∞"
+    r"\[\s*[-−+]?∞|[-−+]?∞\s*\]|[-−+]?∞\s+to\b|\bto\s+[-−+]?∞|\bfrom\s+[-−+]?∞"
 )
 
 
