@@ -31,12 +31,15 @@ from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.audit.stopped import failed_words
 from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_of_calls, cost_paid
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
-#: Run statuses after which the audit goes on to its next part.
+#: Run statuses after which the audit goes on to its next part. A part whose run has failed
+#: trials (``incomplete``) is run again by the next run of the audit, which asks them again;
+#: the audit is then recorded ``incomplete`` (:func:`_with_failures`).
 FINISHED = ("complete", "incomplete")
 
 
@@ -74,6 +77,17 @@ class AuditOutcome:
     skipped: list[str] = field(default_factory=list)
     #: Every file the report wrote, by format (``md``, ``html``, ``json``, ``pdf``, ``figures``).
     files: dict[str, Path] = field(default_factory=dict)
+    #: Trials stored as failed in the parts' runs, by run id (runs with none left out).
+    failed: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def status_text(self) -> str:
+        """The status in words: an incomplete audit with its failed trials and what asks them
+        again ("incomplete: 12 trials failed; diptych resume RUN or running the audit again
+        asks them again")."""
+        if self.status == "incomplete" and self.failed:
+            return f"incomplete: {failed_words(self.failed)}"
+        return self.status
 
 
 def report_dir(audit: AuditFile) -> Path:
@@ -90,6 +104,19 @@ def _spent(ws: Workspace, parts: list[PartRecord]) -> Cost:
     # A search's cost is its agent's and its trials' spend as the search counted it.
     searched = [p.cost for p in parts if p.kind == "search" and p.cost is not None]
     return total + Cost(sum(searched), priced=len(searched)) if searched else total
+
+
+def _failed(ws: Workspace, parts: list[PartRecord]) -> dict[str, int]:
+    """The trials stored as failed in the parts' runs, by run id (runs with none left out)."""
+    runs = dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search")
+    counts = {run: ws.runs.counts(run).get("failed", 0) for run in runs if run}
+    return {run: n for run, n in counts.items() if n}
+
+
+def _with_failures(status: str, failed: dict[str, int]) -> str:
+    """An audit that ran to its end with failed trials is ``incomplete``, never ``complete``:
+    its report rests on fewer trials than its design, and a resume asks them again."""
+    return "incomplete" if status == "complete" and failed else status
 
 
 def _run_of(ws: Workspace, fingerprint: str) -> str | None:
@@ -211,6 +238,8 @@ async def _run_until_decided(
     )
     if status == "decided" and summary is not None and not summary.early:
         status = "complete"
+    failed = _failed(ws, parts)
+    status = _with_failures(status, failed)
     spent = _spent(ws, parts)
     report: Path | None = None
     files: dict[str, Path] = {}
@@ -219,10 +248,11 @@ async def _run_until_decided(
         extra = {
             "sequential": summary.to_dict() if summary else None,
             "not_run": skipped,
+            "failed": failed,
         }
         report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
     ws.audits.finish(plan.id, status, str(report) if report else None)
-    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files)
+    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed)
 
 
 async def _run_plan(
@@ -254,7 +284,8 @@ async def _run_plan(
         part = planned.part
         earlier = done.get(part.name)
         looked = PartLooks.of(earlier.detail) if earlier is not None else None
-        if earlier is not None and earlier.status in FINISHED and _current(earlier, planned):
+        # A part whose run has failed trials runs again: its run continues, asking them again.
+        if earlier is not None and earlier.status == "complete" and _current(earlier, planned):
             if looked is not None and looked.active:
                 # Looked at before: the complete design is the last look of the same plan.
                 earlier = with_final_look(ws, audit, planned, earlier, looked)
@@ -286,14 +317,18 @@ async def _run_plan(
         if outcome.status not in FINISHED:
             status = outcome.status
             break
+    failed = _failed(ws, parts)
+    status = _with_failures(status, failed)
     spent = _spent(ws, parts)
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
     if status in FINISHED and run_ids:
-        report, files = _write_report(ws, plan, audit_id, run_ids, parts, spent, out_dir)
+        report, files = _write_report(
+            ws, plan, audit_id, run_ids, parts, spent, out_dir, {"failed": failed}
+        )
     ws.audits.finish(audit_id, status, str(report) if report else None)
-    return AuditOutcome(audit_id, status, spent, report, parts, files=files)
+    return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed)
 
 
 def _current(earlier: PartRecord, planned: PartPlan) -> bool:

@@ -21,6 +21,7 @@ from diptych.audit.precision import gate_precision
 from diptych.audit.sequential import part_status_words
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.decided_resume import ask_rest_of_audit
 from diptych.cli.options import max_cost_option
 from diptych.cli.paths import check_input_file, files_written
 from diptych.cli.plan_output import (
@@ -185,6 +186,15 @@ def run(
             "take (default: the plan's assumption).",
         ),
     ] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Buy the rest of a part its gates decided without asking (the rest is "
+            "bought on purpose only).",
+        ),
+    ] = False,
 ) -> None:
     """Run every part of the audit (rerun to continue after a stop) and write its report."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
@@ -197,6 +207,10 @@ def run(
         return
     if assume is not None:
         raise UsageError("--assume states an effect to plan for: give it with --dry-run")
+    if not until_decided:
+        # Run whole, a part its gates decided buys the rest of its design: asked first, as
+        # `diptych resume` asks (--until-decided decides it again and buys nothing more).
+        ask_rest_of_audit(ctx, file, _overrides(set_ or []), yes=yes)
     console = Console(stderr=True)
     reporter = RichReporter(console, quiet=quiet)
 
@@ -243,9 +257,11 @@ def run(
     for name, saved in searched:
         if saved is not None:
             print_agent_findings(name, saved)
+    # An incomplete audit's status names its failed trials and what asks them again.
+    said = outcome.status_text
     typer.echo(
-        f"audit {outcome.audit_id} {outcome.status}: cost {money(outcome.spent)}"
-        + (f"; report {outcome.report}" if outcome.report else "")
+        f"audit {outcome.audit_id} {said}{'; ' if said != outcome.status else ': '}"
+        f"cost {money(outcome.spent)}" + (f"; report {outcome.report}" if outcome.report else "")
     )
     if outcome.files:
         typer.echo(files_written(outcome.files))
@@ -256,11 +272,15 @@ def run(
     ):
         typer.echo("run the same command again to continue", err=True)
         raise typer.Exit(1)
-    if _has_gates(file):
-        with state(ctx).open_workspace() as ws:
-            code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
-                                overrides=_overrides(set_ or []))  # fmt: skip
-        raise typer.Exit(code)
+    if not _has_gates(file):
+        # Failed trials leave the design short, as `diptych run` says of a run: exit 1.
+        if outcome.status == "incomplete":
+            raise typer.Exit(1)
+        return
+    with state(ctx).open_workspace() as ws:
+        code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
+                            overrides=_overrides(set_ or []))  # fmt: skip
+    raise typer.Exit(code)
 
 
 def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: int,
@@ -380,6 +400,8 @@ def list_audits(
     with state(ctx).open_workspace() as ws:
         # A part's run bought on after its gates stopped it is listed in the run's own status.
         audits = [ws.audits.as_now(a) for a in ws.audits.list()]
+        # An incomplete audit's status names its failed trials and what asks them again.
+        said = {a.id: ws.audits.status_text(a) for a in audits}
     if as_json:
         rows = [
             {
@@ -388,6 +410,7 @@ def list_audits(
                 "file": a.file_path,
                 "file_hash": a.file_hash,
                 "status": a.status,
+                "status_text": said[a.id],
                 "report": a.report,
                 "parts": [vars(p) for p in a.parts],
             }
@@ -408,7 +431,7 @@ def list_audits(
     table.add_column("parts")
     for a in audits:
         parts = ", ".join(f"{p.name} {p.status}" for p in a.parts) or "no part finished"
-        table.add_row(a.id, a.status, a.file_hash[:12], parts)
+        table.add_row(a.id, said[a.id], a.file_hash[:12], parts)
     Console().print(table, markup=False)
 
 

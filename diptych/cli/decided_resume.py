@@ -1,18 +1,23 @@
-"""The question ``diptych resume`` asks before it buys the rest of a decided run: the run's
-gates were decided on what it bought, so the rest is bought on purpose only, once its trials,
-requests and estimated cost are said (as ``u`` asks in the terminal app)."""
+"""The question ``diptych resume`` asks before it buys the rest of a decided run, and ``diptych
+audit run`` before it runs whole an audit whose parts' gates were decided: the run's gates were
+decided on what it bought, so the rest is bought on purpose only, once its trials, requests and
+estimated cost are said (as ``u`` and ``ctrl+r`` ask in the terminal app)."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
 
 import typer
 
+from diptych.audit.plan import plan_parts, read_audit
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.run_status import decided_at, rest_to_buy
-from diptych.core.errors import UsageError
-from diptych.core.workspace import RunOptions
+from diptych.core.errors import UsageError, WorkspaceNotFoundError
+from diptych.core.workspace import RunOptions, Workspace
 
 
 def ask_rest_of_decided(
@@ -26,15 +31,56 @@ def ask_rest_of_decided(
         run = ws.runs.get(run_id)
         if run.status != "decided":
             return
-        est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
-        at = decided_at(ws.runs.status_text(run.id))
+        question = _rest_of(ws, run.id, RunOptions(paid_retries=paid_retries))
+    _ask([run.id], [question], yes=yes)
+
+
+def ask_rest_of_audit(
+    ctx: typer.Context, file: Path, overrides: dict[str, Any], *, yes: bool = False
+) -> None:
+    """Before ``diptych audit run FILE`` runs the audit whole: for each part whose run its
+    gates decided (:func:`decided_runs`), what buying the rest of its design buys and its
+    estimated cost, in the words of ``diptych resume``, then the same question (``--yes``
+    buys without asking; elsewhere than a terminal nothing is bought without it). An audit
+    with no decided part runs without a question."""
+    try:
+        with state(ctx).open_workspace(create=False) as ws:
+            runs = decided_runs(ws, file, overrides)
+            questions = [_rest_of(ws, run, RunOptions()) for run in runs]
+    except WorkspaceNotFoundError:
+        return  # nothing stored, nothing decided
+    if runs:
+        _ask(runs, questions, yes=yes)
+
+
+def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[str]:
+    """The runs of the audit ``file`` (with ``--set``'s ``overrides``) recorded here whose
+    gates decided them short of their design, as ``diptych audit list`` lists them."""
+    audit, digest, _ = read_audit(file)
+    if overrides:
+        audit = apply_overrides(audit, overrides)
+    plan = plan_parts(ws, audit, digest)
+    recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
+    if recorded is None:
+        return []
+    now = ws.audits.as_now(recorded)
+    return list(dict.fromkeys(p.run_id for p in now.parts if p.status == "decided" and p.run_id))
+
+
+def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:
+    est = ws.runs.plan_resume(run_id, options=options)
+    at = decided_at(ws.runs.status_text(run_id))
+    return rest_to_buy(run_id, at, est.planned - est.cached, est.to_run, est.cost)
+
+
+def _ask(runs: list[str], questions: list[str], *, yes: bool) -> None:
     console = Console(soft_wrap=True, stderr=True)
-    console.print(rest_to_buy(run.id, at, est.planned - est.cached, est.to_run, est.cost),
-                  markup=False)  # fmt: skip
+    for question in questions:
+        console.print(question, markup=False)
     if yes:
         return
     if not sys.stdin.isatty():
-        raise UsageError(f"nothing bought: add --yes to buy the rest of {run.id}")
+        raise UsageError(f"nothing bought: add --yes to buy the rest of {' and '.join(runs)}")
     if not typer.confirm("Buy the rest?", default=False, err=True):
         console.print("nothing bought", markup=False)
         raise typer.Exit(0)

@@ -115,6 +115,27 @@ def failed_trials(store: Store, audit: AuditRecord, parts: Collection[str]) -> d
     return {run: n for run, n in counts.items() if n}
 
 
+def failed_words(failed: Mapping[str, int]) -> str:
+    """The trials that failed (``failed``: by run id) and what asks them again: "12 trials
+    failed; diptych resume RUN or running the audit again asks them again"."""
+    n = sum(failed.values())
+    retry = " or ".join(f"diptych resume {run}" for run in failed)
+    return (
+        f"{n:,} trial{'s' if n != 1 else ''} failed; {retry} or running the audit again asks "
+        f"{'it' if n == 1 else 'them'} again"
+    )
+
+
+def audit_status_text(store: Store, audit: AuditRecord) -> str:
+    """The audit's status as every listing says it: an ``incomplete`` audit (a part's run has
+    failed trials) names how many failed and what asks them again (:func:`failed_words`);
+    any other its status."""
+    if audit.status != "incomplete":
+        return audit.status
+    failed = failed_trials(store, audit, [p.name for p in audit.parts])
+    return f"incomplete: {failed_words(failed)}" if failed else audit.status
+
+
 def stopped_look(store: Store, run_id: str) -> str:
     """The look ("look 1 of 4") at which an audit's gates stopped ``run_id``'s design early;
     empty for a run no audit stopped early (or one since read whole)."""

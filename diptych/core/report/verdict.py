@@ -328,7 +328,25 @@ def scope_line(audit: Audit) -> str:
          *([f"{dollars(sum(actual))} actual"] if actual else [])]
     )  # fmt: skip
     trial_count = counted(trials, "trial")
-    return f"Scope: {models} · {probes} · {dates} · {trial_count} ({outcomes}) · {cost}."
+    return f"Scope: {models} · {probes} · {dates} · {trial_count} ({outcomes}) · {cost}." + (
+        failed_sentence(audit)
+    )
+
+
+def failed_sentence(audit: Audit) -> str:
+    """Where trials of the report's runs failed, that its design is not complete, how many
+    failed and the resume that asks them again (" 12 trials failed, so the design is not
+    complete: diptych resume RUN asks them again."); "" where none did."""
+    failed = {p.view.run.id: p.counts.get("failed", 0) for p in audit.runs}
+    failed = {run: n for run, n in failed.items() if n}
+    if not failed:
+        return ""
+    n = sum(failed.values())
+    retry = " or ".join(f"diptych resume {run}" for run in failed)
+    return (
+        f" {counted(n, 'trial')} failed, so the design is not complete: {retry} asks "
+        f"{'it' if n == 1 else 'them'} again."
+    )
 
 
 class PublishedSource(BaseModel):

@@ -17,7 +17,12 @@ from typing import Any
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.schema import Gates
-from diptych.core.audit.stopped import as_now, name_fixed_intervals, stopped_look
+from diptych.core.audit.stopped import (
+    as_now,
+    audit_status_text,
+    name_fixed_intervals,
+    stopped_look,
+)
 from diptych.core.labels import LabelPolicy
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import gates as _gates
@@ -90,6 +95,11 @@ class Audits(Namespace):
         gates stopped it early, and the audit, in the run's own status ("interrupted"), as
         ``diptych runs`` says it (:func:`~diptych.core.audit.stopped.as_now`)."""
         return as_now(self._store, audit)
+
+    def status_text(self, audit: record.AuditRecord) -> str:
+        """``audit``'s status in words: an incomplete one with its failed trials and what asks
+        them again (:func:`~diptych.core.audit.stopped.audit_status_text`)."""
+        return audit_status_text(self._store, audit)
 
     def get(self, ref: str) -> record.AuditRecord:
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""

@@ -7,6 +7,7 @@ Workspace); results come back as messages, so no widget is touched from a thread
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -198,7 +199,8 @@ class AuditScreen(Screen[None]):
         try:
             with Workspace.open(self.store_path) as ws:
                 # Each in its parts' runs' status now, as ``diptych audit list`` says it.
-                audits = [ws.audits.as_now(a) for a in ws.audits.list()]
+                now = [ws.audits.as_now(a) for a in ws.audits.list()]
+                audits = [replace(a, status=ws.audits.status_text(a)) for a in now]
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
@@ -308,7 +310,7 @@ class AuditScreen(Screen[None]):
         stopped = stopped_words(outcome.sequential)
         self.app.call_from_thread(
             self.post_message,
-            AuditFinished(outcome.status, outcome.spent, outcome.report, stopped),
+            AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped),
         )
         if self.plan is not None:
             self._gates(file, self.plan, outcome.report is not None)
@@ -371,9 +373,8 @@ class AuditScreen(Screen[None]):
         where = f" · report {message.report} (ctrl+o)" if message.report else ""
         # A run that had nothing to ask ends as the last one did: it says so, not the same line.
         again = " · every trial was stored already: report written again" if not self._asked else ""
-        self._say(
-            f"audit {message.status}: cost {dollars(message.spent)}{message.stopped}{again}{where}"
-        )
+        cost = f"{' · ' if ':' in message.status else ': '}cost {dollars(message.spent)}"
+        self._say(f"audit {message.status}{cost}{message.stopped}{again}{where}")
 
     @on(AuditFailed)
     def _failed(self, message: AuditFailed) -> None:

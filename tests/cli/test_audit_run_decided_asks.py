@@ -1,0 +1,95 @@
+"""``diptych audit run FILE`` on an audit whose part its gates decided short of its design asks
+before it buys the rest, in the words and with the cost line of ``diptych resume``: ``--yes``
+buys without asking, a script without ``--yes`` buys nothing and says to pass it, ``n`` at the
+question buys nothing. ``--until-decided`` decides it again on its looks and asks nothing."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from diptych.core.cost import cost_text
+from diptych.core.workspace import Workspace
+from tests.support.cli import call
+from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _lines(out: str) -> list[str]:
+    return [" ".join(x.replace("\u00a0", " ").split()) for x in out.splitlines()]
+
+
+def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    ws = str(tmp_path / "ws")
+    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
+    file = str(planted_audit(tmp_path / "a.yaml", gates, MASC, FEM, name="asks", seed=2))
+    decide = ["--store", ws, "audit", "run", file, "--until-decided", "--batches", "4", "--quiet"]
+    code, out = call(capsys, *decide)
+    assert code == 0, out
+    found = re.search(r"^part pst-text: decided at look (\d) of 4", out, re.M)
+    assert found is not None, out
+    with Workspace.open(ws) as opened:
+        (audit,) = opened.audits.list()
+        run_id = audit.parts[0].run_id
+        assert run_id is not None and opened.runs.get(run_id).status == "decided"
+        before = opened.runs.counts(run_id)
+        est = opened.runs.plan_resume(run_id)
+    assert est.to_run > 0
+    line = (
+        f"{run_id} is decided at look {found[1]} of 4: its gates were decided on the trials "
+        f"bought. Resuming buys the remaining {est.to_run:,} requests "
+        f"({est.planned - est.cached:,} trials), estimated cost {cost_text(est.cost)}."
+    )
+
+    def counts() -> dict[str, int]:
+        with Workspace.open(ws) as opened:
+            return opened.runs.counts(run_id)
+
+    # Until decided again: already decided on its looks, nothing to ask and nothing bought.
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out = call(capsys, *decide)
+    assert code == 0 and "Resuming buys" not in out and "nothing bought" not in out, out
+    assert counts() == before
+
+    # A script without --yes: the line, then one line saying to pass --yes; nothing bought.
+    run = ["--store", ws, "audit", "run", file, "--quiet"]
+    code, out = call(capsys, *run)
+    assert code == 2, out
+    assert _lines(out).count(line) == 1, out
+    assert f"nothing bought: add --yes to buy the rest of {run_id}" in out, out
+    assert counts() == before
+
+    # At a terminal: the same line and the question; no buys nothing.
+    asked: list[str] = []
+
+    def no(text: str, **_: object) -> bool:
+        asked.append(text)
+        return False
+
+    monkeypatch.setattr("sys.stdin", _Terminal(""))
+    monkeypatch.setattr("typer.confirm", no)
+    code, out = call(capsys, *run)
+    assert code == 0 and asked == ["Buy the rest?"], out
+    assert _lines(out).count(line) == 1 and "nothing bought" in out, out
+    assert counts() == before
+
+    # --yes: the same line, no question, and the rest bought.
+    code, out = call(capsys, *run, "--yes")
+    assert code == 0, out
+    assert _lines(out).count(line) == 1 and asked == ["Buy the rest?"], out
+    assert f"audit {audit.id} complete: cost " in out, out
+    with Workspace.open(ws) as opened:
+        assert opened.runs.get(run_id).status == "complete"
+        assert opened.runs.counts(run_id)["pending"] == 0
