@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Chat, Message, Sampling
 from diptych.core.errors import UsageError
-from diptych.core.report.render import ALPHA, headlines
+from diptych.core.report.headlines import ALPHA, headlines
 
 if TYPE_CHECKING:
     from diptych.core.capabilities import Model

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from functools import cache
 from typing import Any
 
@@ -26,7 +26,6 @@ from diptych.core.report.formatting import (
     figure_text,
     fmt,
     interval,
-    no_interval,
     p_text,
     sample_size,
 )
@@ -35,6 +34,7 @@ from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
 from diptych.core.report.frameworks import appendix, by_framework, evidence_of, frameworks
 from diptych.core.report.gates import bought_on, decided_intervals, gate_lines, gates_heading
 from diptych.core.report.glossary import measured_glossary
+from diptych.core.report.headlines import figure_interval, headlines, names_intervals
 from diptych.core.report.interval_methods import interval_methods
 from diptych.core.report.print_tables import (
     SHORT_TABLE,
@@ -69,75 +69,6 @@ from diptych.core.safe_text import escape_controls, has_controls
 REPORT_SCHEMA_VERSION = 5
 #: A table wider than this moves to the run's appendix; the body keeps the narrow ones.
 BODY_MAX_COLUMNS = 6
-#: Significance level of the "significant" the summary writes beside a p-value.
-ALPHA = 0.05
-
-
-@dataclass(frozen=True)
-class Headline:
-    """One headline figure of one run, as the summary table and sentence give it."""
-
-    run: str
-    anchor: str
-    probe: str
-    name: str
-    value: str
-    interval: str
-    n: str
-    p: str
-    sentence: str
-
-
-def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
-    models = ", ".join(part.view.model_ids())
-    text = f"{part.view.run.probe} on {models}: {name} is {figure_text(number.get('value'))}"
-    if interval(number) != "—":
-        low, high = figure_text(number["ci_low"]), figure_text(number["ci_high"])
-        named = number.get("interval_name")
-        text += f", with a 95% interval from {low} to {high}" + (f" ({named})" if named else "")
-    elif no_interval(number):
-        text += f", with {no_interval(number)}"
-    size = sample_size(number, part.observation)
-    if size:
-        text += f", over {size}"
-    p = number.get("p")
-    if isinstance(p, int | float):
-        verdict = "significant" if p < ALPHA else "not significant"
-        text += f"; p {_p_said(p)}, {verdict} at the 5% level"
-    return text + "."
-
-
-def _p_said(p: float) -> str:
-    text = p_text(p)
-    return text if text.startswith("<") else f"= {text}"
-
-
-def headlines(audit: Audit) -> list[Headline]:
-    """Each run's figures as the summary gives them: a figure a gate read with the interval
-    the gate decided on, named, as every page prints it; any other with its own interval."""
-    decided = decided_intervals(audit)
-    rows = []
-    for part in audit.runs:
-        for name, number in part.result.numbers.items():
-            gate = decided.get((part.id, name))
-            if gate is not None:
-                number = {**number, "ci_low": gate.low, "ci_high": gate.high}
-                number["interval_name"] = gate.name
-            p = number.get("p")
-            rows.append(
-                Headline(
-                    run=part.id,
-                    anchor=part.anchor,
-                    probe=part.view.run.probe,
-                    name=name,
-                    value=figure_text(number.get("value")),
-                    interval=interval(number),
-                    n=sample_size(number, part.observation),
-                    p=p_text(p) if isinstance(p, int | float) else "",
-                    sentence=_sentence(part, name, number),
-                )
-            )
-    return rows
 
 
 def slug(text: str) -> str:
@@ -291,28 +222,6 @@ def _part_runs(audit: Audit) -> dict[str, str]:
     return {str(p.get("name")): str(p.get("run")) for p in audit.scope.get("parts") or []}
 
 
-def figure_interval(number: dict[str, Any], decided: Any = None, *, html: bool = False) -> Any:
-    """A figure's interval in a table: the one its gate decided on where a gate read it
-    (named), else its own 95% interval. The name is words of its own, never run into the
-    bounds: on the page a line under them ("[−1.16, 23.8]" / "95% anytime-valid interval,
-    look 1 of 10"), in Markdown after a semicolon. The bracketed pair is one
-    unbreakable token: a narrow screen scrolls the table rather than wrap it."""
-    if decided is None:
-        # A figure of a design stopped early on its gates names its interval too (anytime-valid,
-        # or fixed-design and not holding after the stop): words of their own, as a gate's.
-        name = str(number.get("interval_name") or "")
-        bounds_text = interval({**number, "interval_name": None})
-    else:
-        bounds_text = interval({"ci_low": decided.low, "ci_high": decided.high})
-        name = str(decided.name)
-    if not html:
-        return bounds_text + (f"; {name}" if name else "")
-    shown = markupsafe.Markup('<span class="nowrap">{}</span>').format(bounds_text)
-    if name:
-        shown += markupsafe.Markup('<span class="interval-name">{}</span>').format(name)
-    return shown
-
-
 def framework_items(audit: Audit) -> list[Any]:
     """The frameworks appendix: every shipped and organisation's item mapped onto the audit."""
     return appendix(audit, frameworks(audit.frameworks_files))
@@ -325,6 +234,8 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         if audit.gates is not None
         else [],
         "decided": decided_intervals(audit),
+        # Every interval of its tables of figures named where one is.
+        "beside": names_intervals(audit),
         "gates_heading": gates_heading(audit.gates) if audit.gates is not None else "",
         "headlines": headlines(audit),
         "findings": findings(audit),

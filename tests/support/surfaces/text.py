@@ -16,6 +16,7 @@ from typing import Any
 
 from tests.support.surfaces.bare_points import bare_point_problems
 from tests.support.surfaces.hints import hint_problems
+from tests.support.surfaces.named_figures import named_figures_problems
 from tests.support.surfaces.report_json import (
     json_display_texts,
     unnamed_headline_intervals,
@@ -443,6 +444,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
                 if digits and not line.startswith("|")
             ]
     problems += subject_problems(report_dir, data)
+    problems += named_figures_problems(report_dir, data)
     problems += [f"json: {p}" for p in json_unit_problems(data, probes)]
     for text in json_display_texts(data):
         problems += [f"json: {p}" for p in word_problems(text, probes)]

@@ -1,0 +1,91 @@
+"""The check that no interval of a report's tables of figures or headlines stands unnamed beside a
+named one finds each such interval, on each page, and lets a page that names none pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.surfaces.named_figures import named_figures_problems
+
+HEAD = '<table><thead><tr><th scope="col">figure</th><th scope="col">value</th><th scope="col">95% interval</th><th scope="col">n</th></tr></thead><tbody>'  # noqa: E501
+
+
+def _row(figure: str, bounds: str, name: str = "") -> str:
+    named = f'<span class="interval-name">{name}</span>' if name else ""
+    return (
+        f'<tr data-run="r" data-figure="{figure}"><td>{figure}</td><td class="num">1.88</td>'
+        f'<td class="num"><span class="nowrap">{bounds}</span>{named}</td>'
+        '<td class="count">12 prompts</td></tr>'
+    )
+
+
+def _page(tmp_path: Path, *, named: bool, beside: str) -> Path:
+    gate = "95% anytime-valid interval, look 2 of 2"
+    (tmp_path / "report.html").write_text(
+        HEAD
+        + _row("STS paired", "[−7.36, 11.1]", gate if named else "")
+        + _row("STS single", "[−34.6, 12.0]", beside)
+        + _row("mass", "—")
+        + "</tbody></table>",
+        encoding="utf-8",
+    )
+    (tmp_path / "report.md").write_text(
+        "| figure | value | 95% interval | n |\n|---|---:|---|---:|\n"
+        f"| STS paired | 1.88 | [−7.36, 11.1]{'; ' + gate if named else ''} | 144 prompts |\n"
+        f"| STS single | −12.0 | [−34.6, 12.0]{'; ' + beside if beside else ''} | 12 prompts |\n"
+        "| mass | 100.7 | — | 12 prompts |\n\nNext paragraph.\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def _headlines(*, named: bool, beside: str) -> dict[str, list[dict[str, str]]]:
+    gate = " (95% anytime-valid interval, look 2 of 2)" if named else ""
+    other = f" ({beside})" if beside else ""
+    return {
+        "headlines": [
+            {
+                "name": "STS paired",
+                "interval": f"[−7.36, 11.1]{gate}",
+                "sentence": f"STS paired is 1.88, with a 95% interval from −7.36 to 11.1{gate}, "
+                "over 144 prompts; p = 0.500, not significant at the 5% level.",
+            },
+            {
+                "name": "STS single",
+                "interval": f"[−34.6, 12.0]{other}",
+                "sentence": f"STS single is −12.0, with a 95% interval from −34.6 to 12.0{other}, "
+                "over 12 prompts in 6 fixed scenes.",
+            },
+        ]
+    }
+
+
+def test_an_unnamed_interval_beside_a_named_one_is_found_on_every_page(tmp_path: Path) -> None:
+    page = _page(tmp_path, named=True, beside="")
+    found = named_figures_problems(page, _headlines(named=True, beside=""))
+    assert found == [
+        "html: 'STS single': its interval ([−34.6, 12.0]) is unnamed beside a named one",
+        "md: 'STS single': its interval ([−34.6, 12.0]) is unnamed beside a named one",
+        "json: headline interval: 'STS single': its interval ([−34.6, 12.0]) is unnamed "
+        "beside a named one",
+        "json: headline sentence: 'STS single': its interval (from −34.6 to 12.0) is unnamed "
+        "beside a named one",
+    ]
+    assert json.dumps(found)  # one line each, quotable
+
+
+def test_a_page_that_names_every_interval_or_none_passes(tmp_path: Path) -> None:
+    fixed = "95% fixed-design interval"
+    assert (
+        named_figures_problems(
+            _page(tmp_path, named=True, beside=fixed), _headlines(named=True, beside=fixed)
+        )
+        == []
+    )
+    assert (
+        named_figures_problems(
+            _page(tmp_path, named=False, beside=""), _headlines(named=False, beside="")
+        )
+        == []
+    )

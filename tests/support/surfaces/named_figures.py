@@ -1,0 +1,126 @@
+"""On a page that names one interval of its tables of figures (a gate's, or one of a design
+stopped early on its gates), every interval those tables print is named: none stands unnamed
+beside a named one. Read on the HTML's and Markdown's tables of figures (figure, value, 95%
+interval, n) and on report.json's headlines (their intervals and sentences), each a page of
+its own."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+#: The columns of a table of figures, as both pages head it.
+FIGURE_COLUMNS = ["figure", "value", "95% interval", "n"]
+#: A bound as the one formatter prints it ("−1.04", "1,204", "−∞").
+_NUM = r"[−-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[−-]?∞"
+#: An interval as the one formatter prints it ("[−1.04, 16.2]"), its floor's mark after it.
+BOUNDS = re.compile(rf"\[(?:{_NUM}), (?:{_NUM})\]( †)?")
+#: A sentence's interval ("with a 95% interval from −6.51 to 10.2").
+SAID = re.compile(rf"from (?:{_NUM}) to (?:{_NUM})")
+#: The words that name an interval, just after it: "(95% anytime-valid interval, look 2 of 4)",
+#: "; 95% fixed-design interval" (Markdown), " 95% fixed-design interval" (the page's line under
+#: the bounds), "(fixed-design; does not hold after the stop at look 1 of 4)".
+NAME = re.compile(r"\s*[(;]?\s*(\d[\d.]*% )?(anytime-valid|fixed-design|fixed)\b")
+
+
+class _Tables(HTMLParser):
+    """Each table's header and rows of cells' text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[tuple[list[str], list[list[str]]]] = []
+        self._open: list[tuple[list[str], list[list[str]]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._open.append(([], []))
+        elif tag == "tr" and self._open:
+            self._open[-1][1].append([])
+        elif tag in ("td", "th") and self._open:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table" and self._open:
+            self.tables.append(self._open.pop())
+        elif tag in ("td", "th") and self._open and self._cell is not None:
+            text = " ".join(" ".join(self._cell).split())
+            head, rows = self._open[-1]
+            if tag == "th":
+                head.append(text)
+            elif rows:
+                rows[-1].append(text)
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def html_figure_cells(page: str) -> list[tuple[str, str]]:
+    """Each figure of the page's tables of figures with the text of its interval's cell."""
+    reader = _Tables()
+    reader.feed(page)
+    reader.close()
+    return [
+        (row[0], row[2])
+        for head, rows in reader.tables
+        if head == FIGURE_COLUMNS
+        for row in rows
+        if len(row) == len(FIGURE_COLUMNS)
+    ]
+
+
+def md_figure_cells(markdown: str) -> list[tuple[str, str]]:
+    """Each figure of the Markdown's tables of figures with the text of its interval's cell."""
+    header = "| " + " | ".join(FIGURE_COLUMNS) + " |"
+    out: list[tuple[str, str]] = []
+    lines = markdown.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() != header:
+            continue
+        for row in lines[i + 2 :]:
+            if not row.startswith("|"):
+                break
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip()[1:-1])]
+            out.append((cells[0], cells[-2]))
+    return out
+
+
+def _is_named(cell: str, found: re.Match[str]) -> bool:
+    return NAME.match(cell, found.end()) is not None
+
+
+def unnamed_beside_named(
+    cells: list[tuple[str, str]], pattern: re.Pattern[str] = BOUNDS
+) -> list[str]:
+    """Each figure whose interval is printed unnamed where another figure's is named."""
+    shown = [(f, c, m) for f, c in cells if (m := pattern.search(c)) is not None]
+    if not any(_is_named(c, m) for _, c, m in shown):
+        return []
+    return [
+        f"{figure!r}: its interval ({m.group(0)}) is unnamed beside a named one"
+        for figure, c, m in shown
+        if not _is_named(c, m)
+    ]
+
+
+def named_figures_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
+    """Every interval of the report's tables of figures (and report.json's headlines) printed
+    unnamed on a page that names another."""
+    problems: list[str] = []
+    html = report_dir / "report.html"
+    if html.is_file():
+        cells = html_figure_cells(html.read_text(encoding="utf-8"))
+        problems += [f"html: {p}" for p in unnamed_beside_named(cells)]
+    md = report_dir / "report.md"
+    if md.is_file():
+        cells = md_figure_cells(md.read_text(encoding="utf-8"))
+        problems += [f"md: {p}" for p in unnamed_beside_named(cells)]
+    heads = data.get("headlines") or []
+    for key, pattern in (("interval", BOUNDS), ("sentence", SAID)):
+        cells = [(str(h.get("name")), str(h.get(key) or "")) for h in heads]
+        problems += [f"json: headline {key}: {p}" for p in unnamed_beside_named(cells, pattern)]
+    return problems
