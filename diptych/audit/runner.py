@@ -442,6 +442,7 @@ def _write_report(
     file written."""
     audit = plan.audit
     out = out_dir or report_dir(audit)
+    later = ws.audits.bought_on(audit_id)
     scope = {
         "audit": audit.name,
         "audit_id": audit_id,
@@ -450,8 +451,16 @@ def _write_report(
         "file": ws.audits.get(audit_id).file_path,
         "spent_usd": round(spent, 6),
         "max_cost": audit.budget.max_cost,
+        # A part bought on since its gates stopped it is read as `diptych report` reads it.
         "parts": [
-            {"name": p.name, "kind": p.kind, "run": p.run_id, "status": p.status} for p in parts
+            {
+                "name": p.name,
+                "kind": p.kind,
+                "run": p.run_id,
+                "status": p.status,
+                "bought_on": p.name in later,
+            }
+            for p in parts
         ],
         "searches": {p.name: p.detail for p in parts if p.kind == "search"},
         # The gates as this run decides them (its --set overrides applied): the report shows

@@ -355,8 +355,10 @@ def decide_gates(
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())
     width = verdict_width(report.results)
+    looks = report.sequential
+    look = f"look {looks.looks:,} of {looks.batches:,}" if looks is not None else ""
     for r in report.results:
-        typer.echo(gate_line(r, width))
+        typer.echo(gate_line(r, width, look))
         if r.method != "t":
             typer.echo(f"{'':<{width + 1}}interval: {r.method}")
     verdicts = [r.verdict for r in report.results]

@@ -37,12 +37,15 @@ def verdict_width(results: list[GateResult]) -> int:
     return max((len(verdict_text(r)) for r in results), default=0)
 
 
-def gate_line(r: GateResult, width: int = 0) -> str:
+def gate_line(r: GateResult, width: int = 0, look: str = "") -> str:
     """One line: verdict (padded to ``width``), figure, value, interval at its adjusted level,
-    rule, note."""
+    rule, note. An anytime-valid interval is named with the look it was read at (``look``:
+    "look 1 of 10"), so that it is not taken for a fixed-design one of all the run's trials."""
+    named = interval_text(r)
+    if look and interval_kind(r.method) == "anytime-valid":
+        named += f" (anytime-valid, {look})"
     line = (
-        f"{verdict_text(r):<{width}} {r.part}: {r.figure} = {_num(r.value)}, "
-        f"{interval_text(r)}; {r.rule_text}"
+        f"{verdict_text(r):<{width}} {r.part}: {r.figure} = {_num(r.value)}, {named}; {r.rule_text}"
     )
     return f"{line} — {r.note}" if r.note else line
 

@@ -96,8 +96,8 @@ def test_its_report_keeps_the_stop_and_says_it_was_bought_on_since(
     history = f"The audit stopped early (every gate decided) after {bought} of {planned} requests"
     since = (
         f"at look 1 of 4; it was bought on since ({answered} of {planned} requests now), so its "
-        f"figures are read from all {asked} trials its runs were asked; its gates' intervals "
-        "are the anytime-valid ones of its looks"
+        f"figures are read from all {asked} trials its runs were asked; the gates below keep "
+        "their reading at look 1 of 4; their intervals are the anytime-valid ones of its looks"
     )
     out_dir = tmp_path / "rep"
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))
@@ -115,3 +115,9 @@ def test_its_report_keeps_the_stop_and_says_it_was_bought_on_since(
         assert "; its intervals are the anytime-valid ones" not in said, said
     data = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
     assert since in data["gates"]["heading"], data["gates"]["heading"]
+
+    # audit gate says the same, and its gate line names its interval by the look it was read at.
+    code, gated = call(capsys, "--store", ws, "audit", "gate", "run-pst-text")
+    assert since in " ".join(gated.split()), gated
+    (line,) = [g for g in gated.splitlines() if f": {FIGURE} = " in g]
+    assert re.search(r"\] \(anytime-valid, look 1 of 4\); ", line), line

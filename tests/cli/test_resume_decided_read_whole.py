@@ -72,7 +72,7 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
     assert code == 0, gate
     assert "the last at its complete design" in gate
     bounds = printed.split(" (", 1)[0].removesuffix(" †")
-    assert f"= {value}, 95% {bounds}; below 60" in gate
+    assert f"= {value}, 95% {bounds} (anytime-valid, look 2 of 4); below 60" in gate
     code, ranked = call(capsys, "--store", ws, "standings", "--figure", "STS single")
     assert code == 0, ranked
     assert "‡" not in ranked and "ranked on" not in ranked

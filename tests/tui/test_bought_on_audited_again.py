@@ -105,3 +105,39 @@ async def test_its_audit_says_it_was_bought_on_since(
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
         )
+
+
+async def test_ctrl_r_asks_before_it_buys_past_the_gated_stop(
+    audited_again: dict[str, Any],
+) -> None:
+    """ctrl+r on the audit whose run was bought on since its gates stopped it asks, as ``u``
+    on the Runs screen asks of its run, before it buys the rest; ``n`` buys nothing."""
+    from textual.widgets import Label
+
+    from diptych.tui.screens.runs.confirm import ConfirmResume
+    from diptych.tui.workers import rest_of_decided_run
+
+    run_id = audited_again["run"].run.id
+    ws = Path(".diptych")
+    with Workspace.open(ws) as opened:
+        before = opened.runs.counts(run_id)
+    asked = " ".join(rest_of_decided_run(ws, run_id).split())
+    app = DiptychApp(ws, refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_audit(pilot)
+        recorded = screen.query_one("#recorded", OptionList)
+        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmResume), "the question", lambda: shown(app)
+        )
+        text = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        assert text == asked and "decided at look 1 of 4" in text, text
+        await pilot.press("n")
+        await settle(pilot)
+        assert "nothing bought" in str(screen.query_one("#summary", Static).render()), shown(app)
+    with Workspace.open(ws) as opened:
+        assert opened.runs.counts(run_id) == before

@@ -354,9 +354,10 @@ class SequentialSummary:
                 head += (
                     f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
                     f"requests now), so its figures are read from all {self.trials_now:,} "
-                    "trials its runs were asked"
+                    f"trials its runs were asked; the gates below keep their reading at look "
+                    f"{self.looks} of {self.batches}"
                 )
-                intervals = "its gates' intervals are the anytime-valid ones of its looks"
+                intervals = "their intervals are the anytime-valid ones of its looks"
         else:
             times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
             head = f"The audit was looked at {times}, the last at its complete design ({why})"

@@ -57,6 +57,19 @@ def continued(store: Store, run_id: str, looks: PartLooks) -> bool:
     return bought_on_since(run.status, looks, store.requests_answered(run.id)[0])
 
 
+def bought_on(store: Store, rec: AuditRecord) -> set[str]:
+    """The parts of ``rec`` whose run was bought on since its gates stopped it early
+    (:func:`continued`), by name: their figures are read from all
+    their trials, past the look the gates decided on. Rerunning the audit, which decides such
+    a run again on the same looks and stores it as decided, leaves it bought on."""
+    out = set()
+    for part in rec.parts:
+        looks = PartLooks.of(part.detail)
+        if part.run_id and looks is not None and continued(store, part.run_id, looks):
+            out.add(part.name)
+    return out
+
+
 def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
     """``audit`` as a listing shows it: a part whose run was bought on after the audit's gates
     stopped it early (part way, :func:`continued`, or whole) in its run's status, as ``diptych

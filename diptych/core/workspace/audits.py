@@ -20,6 +20,7 @@ from diptych.core.audit.schema import Gates
 from diptych.core.audit.stopped import (
     as_now,
     audit_status_text,
+    bought_on,
     name_fixed_intervals,
     stopped_look,
 )
@@ -136,6 +137,11 @@ class Audits(Namespace):
         """The ``gates`` of an audit being bought until they are decided, on the looks its
         parts have recorded so far: anytime-valid, Holm-adjusted as one family."""
         return _gates.looked_gates(self._analysis, self._store, audit_id, gates)
+
+    def bought_on(self, audit_id: str) -> set[str]:
+        """The parts of the recorded audit whose run was bought on since its gates stopped it
+        early, by name: a report reads their figures from all their trials, not the look's."""
+        return bought_on(self._store, recorded.get(self._store, audit_id))
 
     def report_scope(self, run_ids: builtins.list[str]) -> dict[str, Any] | None:
         """What a report of ``run_ids`` says produced it when they are a recorded audit's runs

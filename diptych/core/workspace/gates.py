@@ -27,7 +27,7 @@ from diptych.core.audit.sequential import (
     anytime_figure,
     with_sequential_notes,
 )
-from diptych.core.audit.stopped import as_now, failed_trials, held_now
+from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
@@ -147,9 +147,9 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
         looks = _active_looks(rec)
         summary = SequentialSummary.of([p for n, p in looks.items() if n in gated])
         summary = summary and summary.with_failed(failed_trials(store, rec, gated))
-        # A part bought on since its gates stopped it early is in its run's status now; bought
-        # on part way (not whole: its last look is then its complete design), no look reads it.
+        # A part bought on since its gates stopped it early is said in its run's status now.
         now = {p.name: p.status for p in as_now(store, rec).parts}
+        later = bought_on(store, rec)
         return {
             "audit": rec.name,
             "audit_id": rec.id,
@@ -161,7 +161,7 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
                     "kind": p.kind,
                     "run": p.run_id,
                     "status": now.get(p.name, p.status),
-                    "bought_on": now.get(p.name, p.status) not in (p.status, "complete"),
+                    "bought_on": p.name in later,
                 }
                 for p in rec.parts
             ],

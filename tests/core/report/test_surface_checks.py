@@ -11,7 +11,11 @@ import pytest
 
 from tests.support.surfaces.hints import hint_problems
 from tests.support.surfaces.planted import planted_page
-from tests.support.surfaces.report_json import infinity_problems, unnamed_headline_intervals
+from tests.support.surfaces.report_json import (
+    anytime_intervals_off_their_look,
+    infinity_problems,
+    unnamed_headline_intervals,
+)
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import (
     digit_problems,
@@ -161,6 +165,17 @@ def test_a_gated_headline_with_an_unnamed_interval_is_found() -> None:
     assert len(unnamed_headline_intervals({"gates": gates, "headlines": [bare]})) == 2
     assert unnamed_headline_intervals({"gates": gates, "headlines": [named]}) == []
     assert unnamed_headline_intervals({"gates": None, "headlines": [bare]}) == []
+
+
+def test_an_anytime_interval_beside_another_value_than_its_looks_is_found() -> None:
+    gates = {"gates": [{"run": "r", "figure": "F", "value": "11.8", "kind": "anytime-valid"}]}
+    named = "[−1.04, 24.2] (95% anytime-valid interval, look 1 of 10)"
+    at_look = {"run": "r", "name": "F", "value": "11.8", "interval": named}
+    bought_on = {**at_look, "value": "11.5"}
+    fixed = {**bought_on, "interval": "[7.49, 15.4] (95% fixed-design interval)"}
+    (said,) = anytime_intervals_off_their_look({"gates": gates, "headlines": [bought_on]})
+    assert "11.5" in said and "11.8" in said
+    assert anytime_intervals_off_their_look({"gates": gates, "headlines": [at_look, fixed]}) == []
 
 
 # --- screen -------------------------------------------------------------------------------

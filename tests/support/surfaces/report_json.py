@@ -86,6 +86,26 @@ def unnamed_headline_intervals(data: dict[str, Any]) -> list[str]:
     return out
 
 
+def anytime_intervals_off_their_look(data: dict[str, Any]) -> list[str]:
+    """A headline of report.json printed with a gate's anytime-valid interval beside a value
+    that is not the one the gate read at its look (all the trials of a run bought on since):
+    a value paired with the interval of another n."""
+    read = {
+        (str(g.get("run") or ""), str(g.get("figure"))): str(g.get("value"))
+        for g in ((data.get("gates") or {}).get("gates") or [])
+        if g.get("kind") == "anytime-valid"
+    }
+    out = []
+    for h in data.get("headlines") or []:
+        value = read.get((str(h.get("run")), str(h.get("name"))))
+        if "anytime-valid" in str(h.get("interval") or "") and value not in (None, h.get("value")):
+            out.append(
+                f"headline {h.get('name')}: {h.get('value')} printed with the anytime-valid "
+                f"interval its gate read at its look, where the gate read {value}"
+            )
+    return out
+
+
 def json_display_texts(data: Any, key: str = "") -> list[str]:
     if isinstance(data, dict):
         return [t for k, v in data.items() for t in json_display_texts(v, k)]

@@ -18,6 +18,7 @@ from tests.support.surfaces.bare_points import bare_point_problems
 from tests.support.surfaces.hints import hint_problems
 from tests.support.surfaces.named_figures import named_figures_problems
 from tests.support.surfaces.report_json import (
+    anytime_intervals_off_their_look,
     json_display_texts,
     unnamed_headline_intervals,
     unreadable_number_problems,
@@ -428,6 +429,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         }
         problems += [f"html: {p}" for p in named_gate_intervals(chunks, gated)]
     problems += [f"json: {p}" for p in unnamed_headline_intervals(data)]
+    problems += [f"json: {p}" for p in anytime_intervals_off_their_look(data)]
     problems += [f"json: {p}" for p in unreadable_number_problems(data)]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
