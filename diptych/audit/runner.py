@@ -453,13 +453,8 @@ def _write_report(
         "max_cost": audit.budget.max_cost,
         # A part bought on since its gates stopped it is read as `diptych report` reads it.
         "parts": [
-            {
-                "name": p.name,
-                "kind": p.kind,
-                "run": p.run_id,
-                "status": p.status,
-                "bought_on": p.name in later,
-            }
+            {"name": p.name, "kind": p.kind, "run": p.run_id, "status": p.status}
+            | {"bought_on": p.name in later}
             for p in parts
         ],
         "searches": {p.name: p.detail for p in parts if p.kind == "search"},
