@@ -144,3 +144,12 @@ def test_the_ignore_patterns_spare_the_sources() -> None:
     )
     checked = _git("check-ignore", "--no-index", *kept)
     assert checked.stdout.strip() == "", f"ignored by mistake: {checked.stdout.split()}"
+
+
+def test_no_two_test_files_share_a_name() -> None:
+    """pytest imports test files by their base name (the tests folders are not packages): two
+    files of one name in different folders stop the whole suite at collection."""
+    seen: dict[str, Path] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        assert path.name not in seen, f"{path} shares its name with {seen[path.name]}"
+        seen[path.name] = path
