@@ -32,9 +32,12 @@ from diptych.cli.plan_output import (
 )
 from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
+from diptych.cli.table_fit import fit_table
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
-from diptych.core.audit.sequential import DEFAULT_BATCHES
-from diptych.core.digits import percent_text
+from diptych.core.audit.record import PartRecord
+from diptych.core.audit.run_status import BOUGHT_ON, bought_on_words
+from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.digits import level_text
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
 from diptych.core.report.formatting import bounds, figure_text
@@ -326,11 +329,11 @@ def decide_gates(
         return code
     gates = len(report.results)
     if report.family != "holm":
-        family = f"each gate at {percent_text(report.confidence)}, not adjusted"
+        family = f"each gate at {level_text(report.confidence)}, not adjusted"
     elif gates == 1:
-        family = f"one gate, at {percent_text(report.confidence)}"
+        family = f"one gate, at {level_text(report.confidence)}"
     else:
-        family = f"Holm across {gates} gates at {percent_text(report.confidence)}"
+        family = f"Holm across {gates} gates at {level_text(report.confidence)}"
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())
@@ -407,9 +410,21 @@ def list_audits(
     table.add_column("sha256", no_wrap=True)
     table.add_column("parts")
     for a in audits:
-        parts = ", ".join(f"{p.name} {p.status}" for p in a.parts) or "no part finished"
-        table.add_row(a.id, a.status, a.file_hash[:12], parts)
-    Console().print(table, markup=False)
+        # A part bought on since its gates decided it names the look that decided it.
+        said = {p.name: _part_words(p) for p in a.parts}
+        parts = ", ".join(f"{name} {words}" for name, words in said.items()) or "no part finished"
+        status = next((said[p.name] for p in a.parts if a.status == p.status), a.status)
+        table.add_row(a.id, status, a.file_hash[:12], parts)
+    console = Console()
+    console.print(fit_table(table, console), markup=False)
+
+
+def _part_words(part: PartRecord) -> str:
+    """A part's status in ``audit list``'s table: "decided at look 1 of 10, bought on" where
+    its run was bought on since its gates decided it, else its status."""
+    if part.status != BOUGHT_ON:
+        return part.status
+    return bought_on_words(PartLooks.of(part.detail))
 
 
 @audit_app.command("diff")

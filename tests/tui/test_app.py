@@ -106,7 +106,7 @@ async def test_a_run_started_from_the_new_run_screen_finishes(
         run_id = run_ids(app)[0]
         await wait_for(pilot, lambda: cell(app, run_id, "status") == "complete", "completion")
         assert [cell(app, run_id, c) for c in ("progress", "done", "refused", "failed")] == [
-            "100%",
+            "100.0%",
             "12",
             "0",
             "0",
