@@ -268,7 +268,6 @@ async def surface(
         split_counts,
         split_words,
         toasts_over_figures,
-        whole_percents,
     )
 
     await settle(pilot)
@@ -278,7 +277,7 @@ async def surface(
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
     found += toasts_over_figures(app) + notes_over_content(app) + out_of_reach(app)
-    found += cut_counts(app) + whole_percents(app)
+    found += cut_counts(app)
     found += await silent_keys(pilot, leave=leave, hidden=hidden, offered=offered)
     return found
 
