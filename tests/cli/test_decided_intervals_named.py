@@ -31,9 +31,9 @@ def test_every_interval_show_prints_of_a_decided_run_is_named(
         # More than the gated figure has an interval: each is named.
         assert sum("[" in row for row in rows) > 2, out
         assert unnamed_intervals(rows) == [], out
-        # A figure with no interval says why (the mass: a diagnostic, not resampled).
+        # A figure with no interval says why (the mass: a diagnostic).
         assert bare_dashes(rows) == [], out
-        assert any("no interval (a diagnostic, not resampled)" in row for row in rows), out
+        assert any("no interval (a diagnostic)" in row for row in rows), out
         # Bought whole: its complete design the last look the gate reads.
         code, resumed = call(capsys, "--store", ws, "resume", run_id, "--yes")
         assert code == 0, resumed

@@ -29,7 +29,7 @@ def unnamed_intervals(lines: Iterable[str]) -> list[str]:
 def bare_dashes(rows: Iterable[str]) -> list[str]:
     """Each headline row, drawn on one line ("│ figure │ value │ interval │ n │"; Run detail's
     cells joined so), whose interval is a bare "—": a missing interval says why ("no interval
-    (one masculine identity only)", "no interval (a diagnostic, not resampled)")."""
+    (one masculine identity only)", "no interval (a diagnostic)")."""
     found = []
     for row in rows:
         cells = [c.strip() for c in row.strip().strip("│").split("│")]

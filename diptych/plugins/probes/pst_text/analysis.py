@@ -183,7 +183,7 @@ def mean_mass(readings: Sequence[PromptReading]) -> dict[str, Any] | None:
         return None
     # Described (mean, least, greatest), not estimated: no page prints its missing interval bare.
     return {"value": sum(masses) / len(masses), "min": min(masses), "max": max(masses),
-            "n": len(masses), "reason": "a diagnostic, not resampled"}  # fmt: skip
+            "n": len(masses), "reason": "a diagnostic"}  # fmt: skip
 
 
 def _pct(values: Sequence[float]) -> float | None:
