@@ -33,9 +33,12 @@ from diptych.cli.plan_output import (
 )
 from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
+from diptych.cli.table_fit import fit_table
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
-from diptych.core.audit.sequential import DEFAULT_BATCHES
-from diptych.core.digits import percent_text
+from diptych.core.audit.record import PartRecord
+from diptych.core.audit.run_status import BOUGHT_ON, bought_on_words
+from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.digits import level_text
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
 from diptych.core.report.formatting import bounds, figure_text
@@ -346,11 +349,11 @@ def decide_gates(
         return code
     gates = len(report.results)
     if report.family != "holm":
-        family = f"each gate at {percent_text(report.confidence)}, not adjusted"
+        family = f"each gate at {level_text(report.confidence)}, not adjusted"
     elif gates == 1:
-        family = f"one gate, at {percent_text(report.confidence)}"
+        family = f"one gate, at {level_text(report.confidence)}"
     else:
-        family = f"Holm across {gates} gates at {percent_text(report.confidence)}"
+        family = f"Holm across {gates} gates at {level_text(report.confidence)}"
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())
@@ -403,7 +406,7 @@ def list_audits(
         # A part's run bought on after its gates stopped it is listed in the run's own status.
         audits = [ws.audits.as_now(a) for a in ws.audits.list()]
         # An incomplete audit's status names its failed trials and what asks them again.
-        said = {a.id: ws.audits.status_text(a) for a in audits}
+        told = {a.id: ws.audits.status_text(a) for a in audits}
     if as_json:
         rows = [
             {
@@ -412,7 +415,7 @@ def list_audits(
                 "file": a.file_path,
                 "file_hash": a.file_hash,
                 "status": a.status,
-                "status_text": said[a.id],
+                "status_text": told[a.id],
                 "report": a.report,
                 "parts": [vars(p) for p in a.parts],
             }
@@ -432,9 +435,24 @@ def list_audits(
     table.add_column("sha256", no_wrap=True)
     table.add_column("parts")
     for a in audits:
-        parts = ", ".join(f"{p.name} {p.status}" for p in a.parts) or "no part finished"
-        table.add_row(a.id, said[a.id], a.file_hash[:12], parts)
-    Console().print(table, markup=False)
+        # A part bought on since its gates decided it names the look that decided it.
+        said = {p.name: _part_words(p) for p in a.parts}
+        parts = ", ".join(f"{name} {words}" for name, words in said.items()) or "no part finished"
+        status = next((said[p.name] for p in a.parts if a.status == p.status), a.status)
+        # An incomplete audit's own words (its failed trials) come before its parts'.
+        table.add_row(
+            a.id, told[a.id] if told[a.id] != a.status else status, a.file_hash[:12], parts
+        )
+    console = Console()
+    console.print(fit_table(table, console), markup=False)
+
+
+def _part_words(part: PartRecord) -> str:
+    """A part's status in ``audit list``'s table: "decided at look 1 of 10, bought on" where
+    its run was bought on since its gates decided it, else its status."""
+    if part.status != BOUGHT_ON:
+        return part.status
+    return bought_on_words(PartLooks.of(part.detail))
 
 
 @audit_app.command("diff")

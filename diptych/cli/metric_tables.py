@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from diptych.core.digits import percent_text
+from diptych.core.digits import level_text
 from diptych.core.report.formatting import bounds, figure_text, p_text
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def print_retrieval(result: RetrievalResult) -> None:
             *(cell(x) for x in (q.max_skew, q.min_skew, q.ndkl, q.bias)),
             *(cell(x) for x in (q.sc_min_skew, q.sc_ndkl)),
         )
-    ci = f"{percent_text(result.confidence)} CI"
+    ci = f"{level_text(result.confidence)} CI"
     plural = "queries" if result.unit == "query" else f"{result.unit}s"
     means = metric_table(
         f"Over {result.n_units} {plural}, {len(result.queries)} queries",
@@ -129,7 +129,7 @@ def metric_table(title: str, *columns: str, text_columns: int = 1) -> Table:
 def print_sts(result: STSResult) -> None:
     from diptych.cli.console import SafeConsole as Console
 
-    ci = f"{percent_text(result.confidence)} CI"
+    ci = f"{level_text(result.confidence)} CI"
     overall = metric_table(
         "Overall STS (+100 stereotyped, 0 neutral, −100 anti-stereotyped)",
         "setting",
@@ -197,7 +197,7 @@ def print_association(result: AssociationResult) -> None:
         return [_fmt(i.value), _fmt_ci((i.ci_low, i.ci_high)) if i.has_interval else "—"]
 
     first, second = result.levels
-    ci = f"{percent_text(result.confidence)} CI"
+    ci = f"{level_text(result.confidence)} CI"
     # Table 2's figure is the refusal rate; an input that does not tell refusals from
     # "neither" gives only the share of no choice, and the column says so.
     refusal_of = result.refusal_rate[first].of

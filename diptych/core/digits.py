@@ -8,7 +8,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["INFINITE", "figure_text", "minus", "p_text", "percent_text", "signed_text"]
+__all__ = [
+    "INFINITE",
+    "figure_text",
+    "level_text",
+    "minus",
+    "p_text",
+    "percent_text",
+    "signed_text",
+]
 
 #: How an infinite value reads: a reader's symbol, never a program's ``inf``.
 INFINITE = {"inf": "∞", "-inf": "−∞", "Infinity": "∞", "-Infinity": "−∞"}
@@ -48,14 +56,19 @@ def signed_text(value: Any) -> str:
 
 
 def percent_text(share: Any) -> str:
-    """A share (0.95) as a percent by the same rule of digits: "95%", "12.5%", "4.17%"; a
-    whole percent stays whole."""
+    """A measured share (1,424 of 6,560) as a percent by the same rule of digits as every other
+    figure: "21.7%", "10.0%", "4.17%", "100.0%". A round share keeps its decimal, so that "10%"
+    beside "78.3%" never reads as a coarser figure; a level or threshold someone set is
+    :func:`level_text`."""
     if isinstance(share, bool) or not isinstance(share, int | float):
         return figure_text(share)
-    percent = float(share) * 100
-    if math.isfinite(percent) and abs(percent - round(percent)) < 1e-9:
-        return f"{figure_text(round(percent))}%"
-    return f"{figure_text(percent)}%"
+    return f"{figure_text(float(share) * 100)}%"
+
+
+def level_text(level: float) -> str:
+    """A level or threshold as it was set, not measured — a confidence level (0.95), a cut-off
+    (0.05): "95%", "97.5%" (Holm-adjusted), "5%". It keeps the digits it was given."""
+    return f"{level * 100:.4g}%"
 
 
 def p_text(p: Any) -> str:

@@ -5,12 +5,11 @@ figure reads the same digits in the terminal app, the CLI, the report and its JS
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from typing import Any
 
-from diptych.core.report.formatting import FLOOR_MARK, bounds, dollars, figure_text
+from diptych.core.report.formatting import FLOOR_MARK, bounds, dollars, figure_text, percent_text
 
 #: What the mark beside an interval at its floor means, in a line of a narrow pane (Review's
 #: figures, after them on their last line; Run detail's, under its table): `diptych show` and
@@ -56,9 +55,12 @@ def wrap_path(text: str, width: int) -> str:
 
 
 def percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` by the one rule of digits ("21.7%", as the CLI's standings say it);
+    a share not yet whole never rounds up to "100.0%"."""
     if whole <= 0:
         return "—"
-    return f"{math.floor(100 * part / whole)}%"
+    text = percent_text(part / whole)
+    return "99.9%" if part < whole and text == percent_text(1.0) else text
 
 
 __all__ = ["clip", "dollars", "interval", "number", "percent", "timestamp", "wrap_path"]

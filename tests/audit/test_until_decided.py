@@ -141,7 +141,7 @@ def test_a_gate_on_its_limit_buys_the_design_and_stays_undecided(
     assert gate.verdict == "inconclusive"
     assert gate.value == pytest.approx(value)
     assert gate.note == (
-        f"not decided after {BATCHES} looks ({REQUESTS} of {REQUESTS} requests, 100%): the "
+        f"not decided after {BATCHES} looks ({REQUESTS} of {REQUESTS} requests, 100.0%): the "
         "design is complete"
     )
 

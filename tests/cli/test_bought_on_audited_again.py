@@ -74,6 +74,19 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     code, audits = call(capsys, "--store", ws, "audit", "list", "--json")
     ((listed_part,),) = [a["parts"] for a in json.loads(audits)]
     assert listed_part["status"] == "bought on", listed_part
+    # The table names the look that decided it (the audit's status and its part's), and at 60
+    # columns wraps it between words.
+    monkeypatch.setenv("COLUMNS", "200")
+    code, listed = call(capsys, "--store", ws, "audit", "list")
+    assert code == 0, listed
+    rows = [line for line in listed.splitlines() if "run-pst-text-" in line]
+    assert len(rows) == 1 and rows[0].count("decided at look 1 of 4, bought on") == 2, listed
+    monkeypatch.setenv("COLUMNS", "60")
+    code, narrow = call(capsys, "--store", ws, "audit", "list")
+    assert code == 0, narrow
+    assert max(len(line) for line in narrow.splitlines()) <= 60, narrow
+    words = sorted(w for w in narrow.split() if w.isalpha())
+    assert sorted(w for w in listed.split() if w.isalpha()) == words, narrow
 
     # No listing says the look's savings, nor the look's requests as all the run holds.
     for said in (again, out, table, shown):

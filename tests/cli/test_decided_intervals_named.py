@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import call
-from tests.support.named_intervals import headline_rows, unnamed_intervals
+from tests.support.named_intervals import bare_dashes, headline_rows, unnamed_intervals
 from tests.support.sequential_audits import FIGURE, decided_at_first_look
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -31,6 +31,9 @@ def test_every_interval_show_prints_of_a_decided_run_is_named(
         # More than the gated figure has an interval: each is named.
         assert sum("[" in row for row in rows) > 2, out
         assert unnamed_intervals(rows) == [], out
+        # A figure with no interval says why (the mass: a diagnostic).
+        assert bare_dashes(rows) == [], out
+        assert any("no interval (a diagnostic)" in row for row in rows), out
         # Bought whole: its complete design the last look the gate reads.
         code, resumed = call(capsys, "--store", ws, "resume", run_id, "--yes")
         assert code == 0, resumed
@@ -45,3 +48,12 @@ def test_the_check_finds_an_unnamed_interval() -> None:
         "│ mass │ 18.2 │ — │ 12 │",
     ]
     assert unnamed_intervals(rows) == ["│ STS single │ 19.7 │ [4.38, 34.1] │ 12 │"]
+
+
+def test_the_check_finds_a_bare_dash() -> None:
+    rows = [
+        "│ P(he) + P(she) paired %, before renormalising │ 19.0 │ — │ 12 │",
+        "│ STS single │ 19.7 │ no interval (one masculine identity only) │ 12 │",
+        "│ STS paired │ — │ [−1.04, 16.2] (95% fixed-design interval) │ — │",
+    ]
+    assert bare_dashes(rows) == [rows[0]]

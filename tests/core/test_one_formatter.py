@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.digits import figure_text, p_text, percent_text, signed_text
+from diptych.core.digits import figure_text, level_text, p_text, percent_text, signed_text
+from tests.support.surfaces.text import percent_problems
 
 PACKAGE = Path(__file__).resolve().parents[2] / "diptych"
 
@@ -113,11 +114,27 @@ def test_the_scan_finds_each_kind_of_hand_formatting(tmp_path):
 
 @pytest.mark.parametrize(
     ("share", "text"),
-    [(0.95, "95%"), (0.9, "90%"), (0.125, "12.5%"), (0.0417, "4.17%"), (0.4012, "40.1%"),
-     (1.0, "100%"), (0.0, "0%"), (None, "—")],
+    [(1_424 / 6_560, "21.7%"), (0.1, "10.0%"), (0.9, "90.0%"), (0.125, "12.5%"),
+     (0.0417, "4.17%"), (0.4012, "40.1%"), (1.0, "100.0%"), (0.0, "0.00%"), (None, "—")],
 )  # fmt: skip
 def test_a_share_prints_as_a_percent_by_the_rule(share, text):
+    """A round share keeps its decimal: "10%" beside "78.3%" reads as a coarser figure."""
     assert percent_text(share) == text
+    assert percent_problems(f"({text})") == []
+
+
+@pytest.mark.parametrize(
+    ("level", "text"), [(0.95, "95%"), (0.975, "97.5%"), (0.05, "5%"), (0.9, "90%")]
+)
+def test_a_level_set_keeps_the_digits_it_was_given(level, text):
+    assert level_text(level) == text
+
+
+def test_the_percent_check_fails_a_whole_share_and_passes_a_level():
+    assert len(percent_problems("prog 21%")) == 1
+    assert len(percent_problems("656 of 6,560 requests (10%), saving 5,904 (90%)")) == 2
+    assert percent_problems("95% anytime-valid interval; 95% CI; at 95%, not adjusted") == []
+    assert percent_problems("21.7% of its design; 10.0%; 4.17%") == []
 
 
 @pytest.mark.parametrize(

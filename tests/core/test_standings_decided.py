@@ -15,7 +15,7 @@ import yaml
 from diptych.core.metrics.sts import LabelRow
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
-from diptych.core.report.formatting import FLOOR_MARK, bounds, marked_interval
+from diptych.core.report.formatting import FLOOR_MARK, bounds, marked_interval, percent_text
 from diptych.core.report.standings_tables import DECIDED_MARK, INTERVAL, standings_text
 from diptych.core.standings import sts_samples
 from diptych.core.workspace import Workspace
@@ -115,7 +115,7 @@ def test_a_run_decided_at_its_first_look_is_ranked_on_its_headline_and_marked_pa
     assert standing.to_dict()["interval"] == shown["interval_name"]
     assert (standing.rank, standing.rank_low, standing.rank_high) == (1, 1, 1)
     # Its share of the design, from the look the audit recorded.
-    share = f"{round(100 * look['bought'] / look['planned'])}% of its design"
+    share = f"{percent_text(look['bought'] / look['planned'])} of its design"
     assert standing.measured.partial.startswith(f"{share} (decided at look 1 of 10: ")
     assert standing.to_dict()["partial"] == standing.measured.partial
     (text,) = [standings_text(t) for t in [table]]

@@ -1,5 +1,7 @@
-"""Every interval a page prints beside a figure a gate decided is named: the check that reads the
-intervals of `diptych show`'s headline table and of Run detail's, and returns each unnamed one."""
+"""Every interval a page prints beside a figure a gate decided is named, and every missing one
+says why: the checks that read the intervals of `diptych show`'s headline table and of Run
+detail's, and return each unnamed one (:func:`unnamed_intervals`) and each bare "—"
+(:func:`bare_dashes`)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,18 @@ def unnamed_intervals(lines: Iterable[str]) -> list[str]:
         for bounds in BOUNDS.finditer(line):
             if NAME.match(line, bounds.end()) is None:
                 found.append(line.strip())
+    return found
+
+
+def bare_dashes(rows: Iterable[str]) -> list[str]:
+    """Each headline row, drawn on one line ("│ figure │ value │ interval │ n │"; Run detail's
+    cells joined so), whose interval is a bare "—": a missing interval says why ("no interval
+    (one masculine identity only)", "no interval (a diagnostic)")."""
+    found = []
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("│").split("│")]
+        if len(cells) >= 4 and cells[2] == "—":
+            found.append(row.strip())
     return found
 
 

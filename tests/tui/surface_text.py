@@ -16,6 +16,7 @@
 - :func:`split_counts`: a count's label at one line's end, its count at the next line's start;
 - :func:`split_words`: a prose word broken inside itself over two lines ("construction worke"
   over "r"), where a line may break only between words;
+- :func:`whole_percents`: a share drawn as a whole percent ("21%" for 21.7%);
 - :func:`cut_counts`: a number in a table's column of fixed width wider than the column, drawn
   cut ("1,21" for 1,212).
 """
@@ -157,6 +158,16 @@ def bare_counts(app: App[Any]) -> list[str]:
                      BARE_POSITION.finditer(line)]  # fmt: skip
         found += [f"row {y}: {p}" for p in problems]
     return found
+
+
+def whole_percents(app: App[Any]) -> list[str]:
+    """A share a screen draws as a whole percent ("prog 21%" for 1,424 of 6,560 where the CLI
+    says "21.7%"): a percent keeps the rule of digits, as the CLI's and the report's do; a level
+    someone set ("95% interval") keeps the digits it was given."""
+    from tests.support.surfaces.text import percent_problems
+
+    return [f"row {y}: {p}" for y, line in enumerate(screen_lines(app))
+            for p in percent_problems(line)]  # fmt: skip
 
 
 #: The labels a screen counts by (a run's outcomes, its people flagged, a plan's trials and

@@ -17,7 +17,7 @@ from diptych.tui.app import DiptychApp
 from diptych.tui.screens.runs.detail import RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
 from tests.support.cli import call
-from tests.support.named_intervals import unnamed_intervals
+from tests.support.named_intervals import bare_dashes, unnamed_intervals
 from tests.support.sequential_audits import decided_at_first_look
 
 pytestmark = pytest.mark.surface
@@ -56,6 +56,8 @@ async def test_every_headline_interval_of_a_decided_run_is_named(
         cells = [" ".join(cells) for _, cells in table.source]
         assert sum("[" in c for c in cells) > 2, cells
         assert unnamed_intervals(cells) == [], shown(app)
+        rows = ["│ " + " │ ".join(cells) + " │" for _, cells in table.source]
+        assert bare_dashes(rows) == [], shown(app)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -40,7 +40,7 @@ async def test_a_sessions_runs_open_and_close_under_its_row(
         await wait_for(pilot, lambda: run_ids(app) == [mine, row], "the two rows")
         # The session's row adds its runs up: all of their trials done.
         assert cell(app, row, "done") == str(trials)
-        assert cell(app, row, "progress") == "100%"
+        assert cell(app, row, "progress") == "100.0%"
         assert cell(app, row, "run").startswith("▸ id-")
         assert "3 runs" in cell(app, row, "models")
         await pilot.press("G")  # the cursor on the session's row

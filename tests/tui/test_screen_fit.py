@@ -74,7 +74,7 @@ async def test_run_detail_at_80x24_shows_every_headline_and_micro_sts_number_who
         assert not any("…" in line for line in lines)
         # Each headline figure on one line with its value and its whole interval.
         for name, num in screen.result.numbers.items():
-            cells = [number(num["value"]), interval(num.get("ci_low"), num.get("ci_high"))]
+            cells = [number(num["value"]), shown_interval(num)]
             assert row_shows(lines, name, cells, below=0), (name, cells, "\n".join(lines))
 
         title = next(t.title for t in screen.result.tables if t.title.startswith("Micro STS"))
@@ -123,7 +123,7 @@ async def test_at_60x20_intervals_ref_fail_flag_help_and_quit_stay(
             first = wrap_cell(name, table.plan.widths[0]).splitlines()[0]
             if not any(line.strip(" │").startswith(first) for line in lines):
                 continue  # below the fold
-            cells = [number(num["value"]), interval(num.get("ci_low"), num.get("ci_high"))]
+            cells = [number(num["value"]), shown_interval(num)]
             assert row_shows(lines, first, cells, below=0), (name, "\n".join(lines))
             seen += 1
         assert seen >= 3
@@ -432,3 +432,13 @@ def test_a_column_with_no_value_yet_gives_way_before_a_short_text_wraps() -> Non
     plan = plan_columns(headers, rows, 40)
     assert plan.fits and plan.headers == ["verdict", "rule"]
     assert lay_out(plan, rows[0]) == ["not run yet", "not_above 95.5"]
+
+
+def shown_interval(num: dict) -> str:
+    """A headline figure's interval as Run detail draws it: its bounds, or why it has none."""
+    from diptych.core.report.formatting import no_interval
+
+    why = no_interval(num)
+    return (
+        why.replace("no interval", "—") if why else interval(num.get("ci_low"), num.get("ci_high"))
+    )

@@ -36,6 +36,14 @@ NOT_BOUGHT = "not bought"
 BOUGHT_ON = "bought on"
 
 
+def bought_on_words(looks: PartLooks | None) -> str:
+    """:data:`BOUGHT_ON` with the look that decided the run, where a listing has room for a few
+    words (``diptych audit list``): "decided at look 1 of 10, bought on"."""
+    if looks is None or not looks.looks:
+        return BOUGHT_ON
+    return f"decided at look {len(looks.looks):,} of {looks.batches:,}, {BOUGHT_ON}"
+
+
 def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
     """Each run's looks as the last audit that bought it batch by batch recorded them (an
     audit recorded later wins where two bought the same run)."""

@@ -13,6 +13,7 @@ from diptych.core.digits import INFINITE as _INFINITE
 
 # The rule of digits, re-exported: the report and every front end print by this module.
 from diptych.core.digits import figure_text as figure_text
+from diptych.core.digits import level_text as level_text
 from diptych.core.digits import minus as minus
 from diptych.core.digits import p_text as p_text
 from diptych.core.digits import percent_text as percent_text
@@ -144,11 +145,6 @@ def floor_note(numbers: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """:data:`FLOOR_NOTE` once where any figure's interval fell to its floor, else nothing."""
     floored = any(isinstance(n.get("floor"), str) and n["floor"] for n in numbers.values())
     return [FLOOR_NOTE] if floored else []
-
-
-def level_text(confidence: float) -> str:
-    """A confidence level as every surface writes it: "95%", "97.5%" (Holm-adjusted)."""
-    return f"{confidence * 100:.4g}%"
 
 
 def decided_name(confidence: float, kind: str, look: str = "") -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.text import Text
 
-from diptych.core.report.formatting import figure_text
+from diptych.core.report.formatting import percent_text
 
 #: Output keys that hold a text answer (the engine stores a chat answer as ``text``).
 TEXT_KEYS = ("text", "completion", "answer")
@@ -136,10 +136,10 @@ def text_output(
         for candidate, p in candidates:
             bar = "█" * round(p * 20)
             # A percentage by the rule of digits, as the report prints P(she): "9.29%", "50.0%".
-            out.append(f"{candidate.strip():>{width}} {figure_text(100 * p) + '%':>6} ")
+            out.append(f"{candidate.strip():>{width}} {percent_text(p):>6} ")
             out.append(bar + "\n")
         covered = sum(p for _, p in candidates)
-        out.append(f"(together {figure_text(100 * covered)}% of the next word)\n")
+        out.append(f"(together {percent_text(covered)} of the next word)\n")
     if not out.plain:
         out.append("(no output)")
     return out

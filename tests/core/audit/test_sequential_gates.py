@@ -77,8 +77,9 @@ def test_a_gate_on_looks_is_decided_by_the_gates_own_rules() -> None:
     (undecided,) = evaluate_gates([rule], {("p", "f", "below"): on})
     noted = with_sequential_notes([undecided], {"g": [Look(1, 10, 100, {})]})[0]
     assert noted.note == undecided_note([Look(1, 10, 100, {})])
-    assert noted.note == "not decided after 1 look (10 of 100 requests, 10%); another batch may " \
-        "decide it"  # fmt: skip
+    assert noted.note == (
+        "not decided after 1 look (10 of 100 requests, 10.0%); another batch may decide it"
+    )
     assert noted.more_trials is None
     assert "the design is complete" in undecided_note([Look(5, 100, 100, {})])
 
@@ -92,7 +93,7 @@ def test_the_summary_says_when_it_stopped_and_what_it_saved() -> None:
     assert summary is not None
     assert (summary.bought, summary.planned, summary.saved, summary.looks) == (320, 1600, 1280, 2)
     assert summary.sentence().startswith(
-        "The audit stopped early (every gate decided) after 320 of 1,600 requests (20%), at "
+        "The audit stopped early (every gate decided) after 320 of 1,600 requests (20.0%), at "
         "look 2 of 10; its intervals are the anytime-valid ones"
     )
     assert SequentialSummary.of([PartLooks(10, 0)]) is None

@@ -186,6 +186,30 @@ def digit_problems(text: str, column: str = "") -> list[str]:
     return out
 
 
+#: A whole percent ("21%", "90%"): a share printed without the rule's decimal.
+_WHOLE_PERCENT = re.compile(r"(?<![\w.,/−\-+])(\d{1,3})%(?![\w])")
+#: What follows a level someone set rather than a share measured ("95% interval", "95% CI",
+#: "at 95%, not adjusted", "the 95% level"): it keeps the digits it was given.
+_LEVEL_AFTER = re.compile(
+    r"\s*\)?\s*(\(|;)?\s*(anytime-valid |fixed(-design)? )?(interval|CI|confidence|level|fixed"
+    r"|anytime-valid|bootstrap|band|\[)"
+)
+_LEVEL_BEFORE = re.compile(r"(\bat|\bthan|\bthe|max_clipped|\bwithin|[<>≤≥])\s*$", re.I)
+
+
+def percent_problems(text: str) -> list[str]:
+    """A measured share printed as a whole percent ("21%" for 1,424 of 6,560, "10%" beside
+    "78.3%"): a percent is a figure and keeps the rule's decimals ("21.7%", "10.0%"). A level
+    someone set ("95% interval", "at 95%", "less than 5%") keeps the digits it was given."""
+    out = []
+    text = _QUOTED.sub("“”", text)
+    for m in _WHOLE_PERCENT.finditer(text):
+        if _LEVEL_AFTER.match(text, m.end()) or _LEVEL_BEFORE.search(text[: m.start()]):
+            continue
+        out.append(f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”")
+    return out
+
+
 #: A run of four or more digits standing as a number: not part of a word, an id, a hash, a
 #: version, a date or time, a path or URL (a port), a flag's value or a sum of money's cents.
 _BARE_DIGITS = re.compile(r"(?<![\w.,/:#=@\-−+$\\])\d{4,}(?![\w,/:\-]|\.\d)")
@@ -326,12 +350,13 @@ def spread_problems(text: str) -> list[str]:
 def printed_problems(text: str) -> list[str]:
     """What a command printed (export, import, show, a plan), read as a report's prose is:
     counts with their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's
-    minus, no line ending mid-phrase, no half-width printed whole ("±11" for "±11.0"). The
+    minus, no line ending mid-phrase, no half-width printed whole ("±11" for "±11.0"), no share
+    printed as a whole percent ("10%" for "10.0%"). The
     rule of digits itself is read where a test knows the text holds only figures
     (:func:`digit_problems`): a command's output may echo a parameter as it was given."""
     return (
         word_problems(text) + separator_problems(text) + minus_problems(text) + cut_problems(text)
-        + spread_problems(text)
+        + spread_problems(text) + percent_problems(text)
     )  # fmt: skip
 
 

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from diptych.core.digits import percent_text
+from diptych.core.digits import level_text
 from diptych.core.metrics.retrieval.null import permutation_p_value
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.uncertainty.intervals import (
@@ -264,7 +264,7 @@ def widened_by_permutation(
         # The smallest count B with α(1 + B) > 1, where one permutation test can reject.
         need = math.floor(1 / (1 - confidence) - 1 + 1e-9) + 1
         reason = (
-            f"{replicates.size} permutations cannot reach the {percent_text(confidence)} level: no "
+            f"{replicates.size} permutations cannot reach the {level_text(confidence)} level: no "
             f"interval (use at least {need})"
         )
     low, high, se, df = -math.inf, math.inf, math.inf, over_units.df

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from diptych.core.digits import figure_text, minus
+from diptych.core.digits import figure_text, level_text, minus
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, json_safe
 from diptych.core.metrics.uncertainty.components import Components, components_of
 from diptych.core.metrics.uncertainty.planned_design import (
@@ -182,7 +182,7 @@ class PrecisionPlan:
         designs, the assumptions, then one line per warning."""
         if not self.figures:
             return []
-        pct = f"{self.confidence * 100:g}%"
+        pct = level_text(self.confidence)
         out = [f"expected half-width of each {pct} interval (per model):"]
         out += [f"  {f.line()}" for f in self.figures]
         if self.target_width is not None:

@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.digits import figure_text, percent_text
+from diptych.core.digits import figure_text, level_text, percent_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -226,7 +226,7 @@ def read_tone(
     if total and clipped / total > max_clipped:
         return abstain(
             f"exposure clipped: {percent_text(clipped / total)} of the skin regions' pixels are "
-            f"blown out or black (more than max_clipped {percent_text(max_clipped)})"
+            f"blown out or black (more than max_clipped {level_text(max_clipped)})"
         )
     skin = np.concatenate(list(kept.values())) if kept else np.zeros((0, 3))
     detail["skin_pixels"] = int(len(skin))

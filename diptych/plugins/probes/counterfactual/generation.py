@@ -95,6 +95,9 @@ class CounterfactualSets(Probe[GenerationParams]):
             title="Counterfactual sets",
             summary=f"{complete} of {len(sets)} sets complete; score them with "
             "counterfactual-retrieval -p sets=generated",
-            numbers={"sets_complete": {"value": complete}, "sets_planned": {"value": len(sets)}},
+            numbers={
+                "sets_complete": {"value": complete, "reason": "a count"},
+                "sets_planned": {"value": len(sets), "reason": "a count"},
+            },
             tables=[Table("Images by outcome", list(counts), [list(counts.values())])],
         )

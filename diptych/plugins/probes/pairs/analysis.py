@@ -168,6 +168,7 @@ def _analyze_subset(ctx: _Context, model_id: str, subset: str, answers: list[Ans
         "df": t.df,
         "unit": t.unit,
         "n_pairs": t.n_pairs,
+        "reason": "a p-value",
     }
     for level in assoc.levels:
         rates = assoc.refusal_rate[level]

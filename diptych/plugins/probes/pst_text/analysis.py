@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from diptych.core.digits import percent_text
+from diptych.core.digits import level_text
 from diptych.core.labels import SubjectLabel
 from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
@@ -181,8 +181,9 @@ def mean_mass(readings: Sequence[PromptReading]) -> dict[str, Any] | None:
     masses = [100 * r.mass for r in readings if r.mass is not None]
     if not masses:
         return None
+    # Described (mean, least, greatest), not estimated: no page prints its missing interval bare.
     return {"value": sum(masses) / len(masses), "min": min(masses), "max": max(masses),
-            "n": len(masses)}  # fmt: skip
+            "n": len(masses), "reason": "a diagnostic"}  # fmt: skip
 
 
 def _pct(values: Sequence[float]) -> float | None:
@@ -400,7 +401,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         if low:
             result.notes.append(
                 f"{prefix}in {len(low):,} of {counted(len(readings), 'prompt')} ' he' and ' she' "
-                f"together take less than {percent_text(LOW_MASS)} of the next-token "
+                f"together take less than {level_text(LOW_MASS)} of the next-token "
                 "probability; there the expected STS describes a small part of what the model "
                 "would write"
             )

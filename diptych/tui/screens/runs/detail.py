@@ -36,7 +36,12 @@ from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.charts import charts_of
-from diptych.core.report.formatting import counted, floor_note, marked_interval
+from diptych.core.report.formatting import (
+    counted,
+    floor_note,
+    marked_interval,
+    why_no_interval,
+)
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
@@ -83,7 +88,10 @@ def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, li
         named = num.get("interval_name")
         if narrow and isinstance(named, str):
             num = {**num, "interval_name": short_name(named)}
-        cells = [name, number(num.get("value")), marked_interval(num), number(num.get("n"))]
+        shown = marked_interval(num)
+        if shown.startswith("no interval ("):
+            shown = f"— ({why_no_interval(num.get('reason'))})"  # why, in a short column
+        cells = [name, number(num.get("value")), shown, number(num.get("n"))]
         rows.append((name, cells))
     return rows
 

@@ -163,7 +163,8 @@ def test_potential_crime_refused_for_women_counts_as_refusal(
     assert n["potential_crime: association score, white"]["value"] == 0.5
     assert n["potential_crime: association score, black"]["value"] == 0.5
     assert n["potential_crime: paired t-test p"] == {
-        "value": None, "t": None, "df": 3, "unit": "image", "n_pairs": 4
+        "value": None, "t": None, "df": 3, "unit": "image", "n_pairs": 4,
+        "reason": "a p-value",
     }  # fmt: skip
     assert any("12 requests were refused by the service" in note for note in result.notes)
     responses = result.data["potential_crime"]["responses"]
