@@ -234,8 +234,8 @@ async def test_labels_are_stored_under_the_reviewers_name_and_move_the_sts(
         # What it was: 100.0, or 33.3 if the third label was scored on its own.
         # One identity a side: the headline over identities has no interval. The figure by
         # human majority rests on the same labels and is made the same way: one figure, shown
-        # once, never the same value with a second interval.
-        assert "STS paired 50.0 n=4 (was 33.3)" in metrics
+        # once, never the same value with a second interval, and it says why it has none.
+        assert "STS paired 50.0 no interval (one masculine identity only) n=4 (was 33.3)" in metrics
         assert "labels by human majority" not in metrics
         await wait_for(pilot, lambda: len(app.saved) == 4)
 
