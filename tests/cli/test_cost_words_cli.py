@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from diptych.core.digits import percent_text
 from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE, planted_audit
 
@@ -41,7 +42,7 @@ def test_an_unpriced_model_is_said_not_priced_and_saves_requests_only(
     assert "$" not in out, out
     assert re.search(r"^audit \S+ decided: cost not priced; report ", out, flags=re.M), out
     stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
-    assert re.search(r"saved \d+ requests \(\d+%\)$", stopped), stopped
+    assert re.search(r"saved \d+ requests \(\d+\.\d%\)$", stopped), stopped
 
 
 def test_a_priced_model_says_its_dollars_and_what_stopping_saved(
@@ -53,7 +54,8 @@ def test_a_priced_model_says_its_dollars_and_what_stopping_saved(
     # One cent a request: what was bought, and the rest of the design left unbought.
     assert f"decided: cost ${bought / 100:.2f}; report " in out, out
     assert stopped.endswith(
-        f"saved {REQUESTS - bought} requests ({(REQUESTS - bought) / REQUESTS:.0%}) and about "
+        f"saved {REQUESTS - bought} requests ({percent_text((REQUESTS - bought) / REQUESTS)}) "
+        "and about "
         f"${(REQUESTS - bought) / 100:.2f} at the plan's prices"
     ), stopped
 

@@ -76,7 +76,8 @@ def test_audit_run_into_a_log_breaks_no_sentence(
         out,
         re.MULTILINE,
     ), out
-    code, out = call(capsys, "--store", ws, "audit", "run", str(file),
+    # Buying a decided part's rest with no terminal to ask on takes --yes.
+    code, out = call(capsys, "--store", ws, "audit", "run", str(file), "--yes",
                      "--out", str(no_terminal / "rep"))  # fmt: skip
     assert code == 0, out
     assert re.search(

@@ -69,7 +69,7 @@ async def test_a_tone_given_moves_the_tone_gap_and_taken_back_moves_it_home(
         assert marks(shown) == {6: "auto"}
         assert "auto monk-6 0.80 (skin-tone)" in shown
         assert "you  no tone yet" in shown
-        assert "tone gap paired 3.00 n=2" in shown
+        assert "tone gap paired 3.00 no interval (one masculine identity only) n=2" in shown
 
         # Without the tone keys armed a digit gives nothing.
         await pilot.press("2")
@@ -84,7 +84,7 @@ async def test_a_tone_given_moves_the_tone_gap_and_taken_back_moves_it_home(
         await pilot.press("2")
         await wait_for(pilot, lambda: gap(app) == pytest.approx(1.0))
         await wait_for(pilot, lambda: "(was 3.00)" in panel(app))
-        assert "tone gap paired 1.00 n=2" in panel(app)
+        assert "tone gap paired 1.00 no interval (one masculine identity only) n=2" in panel(app)
         assert marks(panel(app)) == {2: "you", 6: "auto"}
         assert "you  monk-2" in panel(app)
         # The reviewer stays on the person to see the figure move.
