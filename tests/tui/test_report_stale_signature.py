@@ -32,7 +32,7 @@ async def test_writing_a_report_over_a_stale_signature_removes_it_and_says_so(
         said = " ".join((await write_report(pilot, pst_text_run, folder)).split())
     assert not (folder / "manifest.json").exists()
     assert not (folder / "manifest.json.sig").exists()
-    assert str((folder / "report.md").resolve()) in said.replace(" ", "")
+    assert str((folder / "report.html").resolve()) in said.replace(" ", "")
     assert (
         "The folder's old signature no longer matched: removed manifest.json, "
         "manifest.json.sig; sign again with --sign." in said
