@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import SIZES, open_new_run, settle, shown
+from steps import SIZES, open_new_run, settle, shown, wait_for
 from surface import cut_messages, cut_sentences, screen_lines
 from textual.widgets import Input, Static
 
@@ -69,4 +69,10 @@ async def test_a_search_that_hides_a_ticked_model_says_so_under_the_search(
         # What is typed stays in view above the hint, and the hint is read whole.
         pane = screen.query_one("#choose")
         assert pane.region.contains_region(search.region), shown(app)
-        assert cut_messages(app) + cut_sentences(app) == [], shown(app)
+        # The plan of the new search lands after it, and scrolls the form's reason into view.
+        await wait_for(
+            pilot,
+            lambda: cut_messages(app) + cut_sentences(app) == [],
+            "every sentence whole",
+            lambda: shown(app),
+        )
