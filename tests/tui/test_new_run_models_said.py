@@ -76,3 +76,26 @@ async def test_a_search_that_hides_a_ticked_model_says_so_under_the_search(
             "every sentence whole",
             lambda: shown(app),
         )
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_hint_stays_whole_when_the_plan_of_a_tick_lands_after_the_search(
+    snapshot_workspace: Path, size: tuple[int, int]
+) -> None:
+    # A tick and a search in one go: the tick's plan (debounced) lands after the search has
+    # emptied the list, and must not scroll the pane back over the hint.
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_new_run(pilot, "pst-text")
+        models = screen.query_one("#models", TickList)
+        ticked = models.get_option_at_index(0).value
+        models.select(ticked)
+        search = screen.query_one("#models-search", Input)
+        search.value = "zzz"
+        estimate = screen.query_one("#estimate", Static)
+        await wait_for(pilot, lambda: "cannot run" in str(estimate.render()), "the plan")
+        await settle(pilot)
+        said = screen.query_one("#models-hint", Static)
+        assert f"ticked, hidden by the search: {ticked}" in " ".join(str(said.render()).split())
+        assert cut_messages(app) + cut_sentences(app) == [], shown(app)
+        assert screen.query_one("#choose").region.contains_region(search.region), shown(app)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.containers import VerticalScroll
+from textual.widgets import Static
 
 
 class FormsScroll(VerticalScroll, can_focus=False):
@@ -13,3 +15,12 @@ class FormsScroll(VerticalScroll, can_focus=False):
 class ChoicesScroll(VerticalScroll, can_focus=False):
     """The probe, its description and the Models list: scrolled (by the focused field, or to
     the field refused) when a long description leaves the list no room, never cut."""
+
+
+class ModelsHint(Static):
+    """Why the Models list is empty: brought into view whole each time its size settles (a
+    scroll asked for as it is filled would read the height it had before, and cut it)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.display and event.size.height:
+            self.scroll_visible(animate=False)

@@ -27,7 +27,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
 from diptych.tui.screens.new_run.fields import PointsAtFields
-from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll
+from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll, ModelsHint
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
     RunOptions,
@@ -123,7 +123,7 @@ class NewRunScreen(PointsAtFields):
                 yield Input(placeholder="search models", id="models-search", compact=True)
                 yield TickList(id="models")
                 # Why the list is empty, when it is: the search, or no model fits the probe.
-                yield Static("", id="models-hint")
+                yield ModelsHint("", id="models-hint")
                 yield Static("", id="models-error")
             with FormsScroll(id="forms"):
                 if self.probe_name:
@@ -222,7 +222,7 @@ class NewRunScreen(PointsAtFields):
         hidden = [m for m in self._chosen if m not in matches(self._model_choices, search)]
         if why and hidden:
             why += f"; ticked, hidden by the search: {', '.join(hidden)}"
-        hint = self.query_one("#models-hint", Static)
+        hint = self.query_one("#models-hint", ModelsHint)
         hint.update("" if models.option_count else why)
         hint.display = not models.option_count and bool(why)
         models.set_class(hint.display, "-hinted")  # its rows to the hint (new_run.tcss)
@@ -331,8 +331,10 @@ class NewRunScreen(PointsAtFields):
         if self._before_refusal is not None:
             # The refusal is gone: the panes go back to where the user had them (a new
             # form's probe at the top, not cut off by the scroll to the empty list).
+            # A pane anchored to the Models hint since (a search left the list empty) stays
+            # there: put back, the hint would be cut at its edge.
             for pane in self.query(VerticalScroll):
-                if pane.id in self._before_refusal:
+                if pane.id in self._before_refusal and not pane.is_anchored:
                     pane.scroll_to(y=self._before_refusal[pane.id], animate=False)
             self._before_refusal = None
         estimate.update(Text("estimating…", style="dim"))
