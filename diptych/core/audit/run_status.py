@@ -14,6 +14,11 @@ keeps its history, but never reads as if it still held only its look's requests:
 look 1 of 10, bought on since: 700 of 1,640 requests, 940 not bought", and in one word (a
 listing's status column, ``diptych audit list``) "bought on". Rerunning the audit decides it
 again on the same looks and does not change that.
+
+A trial with no outcome has one name at each moment, in every listing (:func:`unasked_word`):
+"not bought" while its run is decided (its gates decided it need not be bought; a resume asks
+before it buys), "pending" once a user chose to buy it and has not got it yet (a buy-on running,
+or stopped: the next ``diptych resume`` asks it without a question).
 """
 
 from __future__ import annotations
@@ -32,8 +37,18 @@ if TYPE_CHECKING:
 #: where "pending" would say they wait to be bought.
 NOT_BOUGHT = "not bought"
 
+#: The trials of any other run with no outcome: the next resume (or look) asks them.
+PENDING = "pending"
+
 #: A decided run bought on since its gates decided it, in one word: a listing's status column.
 BOUGHT_ON = "bought on"
+
+
+def unasked_word(status: str) -> str:
+    """What a run with ``status`` calls its trials with no outcome, in every listing:
+    :data:`NOT_BOUGHT` for a decided run, :data:`PENDING` for any other (a buy-on of a decided
+    run that is running or was stopped is waiting to get them)."""
+    return NOT_BOUGHT if status == "decided" else PENDING
 
 
 def bought_on_words(looks: PartLooks | None) -> str:
@@ -90,8 +105,9 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
     the gates decided and that was bought on since (``answered``: its requests with an
     outcome now; :func:`bought_on_since`) names the look and what it holds now, the requests
     not bought the only ones left unsaid: "decided at look 1 of 10, bought on since: 700 of
-    1,640 requests, 940 not bought" (its status first where it is not ``decided``; its status
-    alone once its design was bought whole)."""
+    1,640 requests, 940 not bought" (its status first where it is not ``decided``, and the rest
+    :data:`PENDING` there: "interrupted: decided at look 1 of 10, bought on since: 700 of 1,640
+    requests, 940 pending"; its status alone once its design was bought whole)."""
     last = looks.last if looks is not None else None
     if bought_on_since(status, looks, answered):
         assert looks is not None and last is not None and answered is not None
@@ -100,7 +116,7 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
         if not rest and status != "decided":
             return status  # bought whole since ("complete"): nothing of the look holds
         held = f"{answered:,} of {last.planned:,} requests" + (
-            f", {rest:,} {NOT_BOUGHT}" if rest else ""
+            f", {rest:,} {unasked_word(status)}" if rest else ""
         )
         return f"{'' if status == 'decided' else f'{status}: '}{at}: {held}"
     if looks is None or last is None:
@@ -119,11 +135,10 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
 
 
 def outcome_words(status: str, counts: Mapping[str, int]) -> dict[str, int]:
-    """The run's trials by outcome as a listing names them: a decided run's trials with no
-    outcome are ``not bought``, not ``pending`` (nothing is waiting to buy them)."""
-    if status != "decided":
-        return dict(counts)
-    return {(NOT_BOUGHT if k == "pending" else k): v for k, v in counts.items()}
+    """The run's trials by outcome as a listing names them: those with no outcome by
+    :func:`unasked_word` (a decided run's are ``not bought``: nothing is waiting to buy them)."""
+    word = unasked_word(status)
+    return {(word if k == PENDING else k): v for k, v in counts.items()}
 
 
 def outcome_line(status: str, counts: Mapping[str, int], sep: str = " · ") -> str:
@@ -136,7 +151,7 @@ def trials_asked(counts: Mapping[str, int]) -> int:
     """The trials a run asked its models: every one with an outcome. A decided run's trials
     never bought, and a partial run's still waiting, were never asked, so no exclusion is out
     of them."""
-    return sum(n for k, n in counts.items() if k not in ("pending", NOT_BOUGHT))
+    return sum(n for k, n in counts.items() if k not in (PENDING, NOT_BOUGHT))
 
 
 def decided_at(said: str) -> str:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal, TextIO
 
-from diptych.core.audit.run_status import NOT_BOUGHT
+from diptych.core.audit.run_status import unasked_word
 from diptych.core.labels import TONE
 from diptych.core.runview import RunView
 from diptych.core.spreadsheet_cells import neutralise_row
@@ -48,7 +48,7 @@ def trial_rows(view: RunView) -> Iterator[dict[str, Any]]:
         ] = note["note"]
     # A decided run's trials with no result were never bought (its gates decided first);
     # another run's are still to be asked ("pending"), as every listing says.
-    unasked = NOT_BOUGHT if view.run.status == "decided" else "pending"
+    unasked = unasked_word(view.run.status)
     for trial in view.trials:
         result = view.results.get(trial.key)
         yield {

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core import standings as ranking
 from diptych.core.audit.record import list_audits
-from diptych.core.audit.run_status import bought_on_since, looks_by_run, status_text
+from diptych.core.audit.run_status import (
+    PENDING,
+    bought_on_since,
+    looks_by_run,
+    status_text,
+)
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.builds import build_names, builds_by_model
 from diptych.core.digits import percent_text
@@ -125,14 +130,15 @@ def share_of_design(
 
 
 def _trials_short(counts: Mapping[str, int], run_id: str) -> str:
-    """What a run holds of its trials where some failed or are not bought yet, "508 of 1,720
-    trials (1,212 failed; ...)"; "" where every trial has an answer or a refusal."""
-    failed, pending = counts.get("failed", 0), counts.get("pending", 0)
+    """What a run neither decided nor partial holds of its trials where some failed or are
+    still to be asked, "508 of 1,720 trials (1,212 failed; ...)"; "" where every trial has an
+    answer or a refusal. Those with no outcome are :data:`PENDING`, as every listing says."""
+    failed, pending = counts.get("failed", 0), counts.get(PENDING, 0)
     if not failed and not pending:
         return ""
     total = sum(counts.values())
     left = [f"{failed:,} failed"] if failed else []
-    left += [f"{pending:,} not bought"] if pending else []
+    left += [f"{pending:,} {PENDING}"] if pending else []
     return (
         f"{total - failed - pending:,} of {total:,} trials ({', '.join(left)}; diptych resume "
         f"{run_id} asks {'it' if failed + pending == 1 else 'them'} again)"
