@@ -105,8 +105,11 @@ async def run_async(
             # Runs on success, Ctrl-C (cancellation) and errors alike: the status reflects
             # what is stored, and labels are derived for every result that made it.
             for slot in slots:
-                slot.close()
-                await slot.model.aclose()
+                # A stop abandons the calls in flight (nothing of them is stored): waiting for
+                # a local model's generation to end would hold a quitting front end for it,
+                # and closing the model would pull it from under the call still running.
+                if not slot.close(abandon=stopped is not None):
+                    await slot.model.aclose()
             try:
                 # A batch of a sequential audit asked for a share of the design only: the
                 # rest is left on purpose, not by a stop.
