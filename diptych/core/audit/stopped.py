@@ -17,7 +17,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.record import AuditRecord, list_audits
-from diptych.core.audit.run_status import bought_on_since, listed_status, trials_asked
+from diptych.core.audit.run_status import (
+    bought_on_since,
+    decided_words,
+    listed_status,
+    trials_asked,
+)
 from diptych.core.audit.sequential import PartLooks, SequentialSummary
 from diptych.core.probe import ProbeResult, Table
 
@@ -161,8 +166,12 @@ def failed_words(failed: Mapping[str, int]) -> str:
 
 def audit_status_text(store: Store, audit: AuditRecord) -> str:
     """The audit's status as every listing says it: an ``incomplete`` audit (a part's run has
-    failed trials) names how many failed and what asks them again (:func:`failed_words`);
-    any other its status."""
+    failed trials) names how many failed and what asks them again (:func:`failed_words`); a
+    ``decided`` one the look its gates stopped it at and what that saved
+    (:func:`~diptych.core.audit.run_status.decided_words`); any other its status."""
+    if audit.status == "decided":
+        said = decided_words([PartLooks.of(p.detail) for p in audit.parts if p.status == "decided"])
+        return said or audit.status
     if audit.status != "incomplete":
         return audit.status
     failed = failed_trials(store, audit, [p.name for p in audit.parts])
