@@ -19,6 +19,7 @@ from diptych.agent.audit_search import run_search
 from diptych.audit import plan_audit, run_audit
 from diptych.audit.precision import gate_precision
 from diptych.audit.sequential import part_status_words
+from diptych.cli.audit_list_cmd import list_audits
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
@@ -33,11 +34,8 @@ from diptych.cli.plan_output import (
 )
 from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
-from diptych.cli.table_fit import fit_table
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
-from diptych.core.audit.record import PartRecord
-from diptych.core.audit.run_status import BOUGHT_ON, bought_on_words
-from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
+from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.digits import level_text
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
@@ -396,63 +394,7 @@ def gate(
     raise typer.Exit(code)
 
 
-@audit_app.command("list")
-def list_audits(
-    ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """The audits recorded in the workspace, with their parts."""
-    with state(ctx).open_workspace() as ws:
-        # A part's run bought on after its gates stopped it is listed in the run's own status.
-        audits = [ws.audits.as_now(a) for a in ws.audits.list()]
-        # An incomplete audit's status names its failed trials and what asks them again.
-        told = {a.id: ws.audits.status_text(a) for a in audits}
-    if as_json:
-        rows = [
-            {
-                "id": a.id,
-                "name": a.name,
-                "file": a.file_path,
-                "file_hash": a.file_hash,
-                "status": a.status,
-                "status_text": told[a.id],
-                "report": a.report,
-                "parts": [vars(p) for p in a.parts],
-            }
-            for a in audits
-        ]
-        typer.echo(json.dumps(rows, indent=2, default=str))
-        return
-    if not audits:
-        return
-    from rich import box
-    from rich.table import Table
-
-    # A table: on a narrow terminal the parts wrap between words and the audit's id stays whole.
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("audit", no_wrap=True)
-    table.add_column("status")
-    table.add_column("sha256", no_wrap=True)
-    table.add_column("parts")
-    for a in audits:
-        # A part bought on since its gates decided it names the look that decided it.
-        said = {p.name: _part_words(p) for p in a.parts}
-        parts = ", ".join(f"{name} {words}" for name, words in said.items()) or "no part finished"
-        status = next((said[p.name] for p in a.parts if a.status == p.status), a.status)
-        # An incomplete audit's own words (its failed trials) come before its parts'.
-        table.add_row(
-            a.id, told[a.id] if told[a.id] != a.status else status, a.file_hash[:12], parts
-        )
-    console = Console()
-    console.print(fit_table(table, console), markup=False)
-
-
-def _part_words(part: PartRecord) -> str:
-    """A part's status in ``audit list``'s table: "decided at look 1 of 10, bought on" where
-    its run was bought on since its gates decided it, else its status."""
-    if part.status != BOUGHT_ON:
-        return part.status
-    return bought_on_words(PartLooks.of(part.detail))
+audit_app.command("list")(list_audits)
 
 
 @audit_app.command("diff")

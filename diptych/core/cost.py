@@ -11,6 +11,11 @@ and :func:`cost_text` prints a dollar figure only for what was priced:
 * ``not priced (computed on this machine)``, ``not priced``: no request priced;
 * ``$1.20 + 300 requests not priced``, ``$1.20 + 40 requests computed on this machine``: a
   mix, both said.
+
+A Cost also keeps which kinds of price its models have (:attr:`Cost.kinds`), so that requests
+none of which was answered (every one failed, or none was left to run) still say "not priced"
+for a model with no price rather than "$0.00"; in a mix, a kind with no request counted is said
+with its 0.
 """
 
 from __future__ import annotations
@@ -20,11 +25,22 @@ from typing import Any
 #: What a request of a model with no price that runs in this process is (nothing is bought).
 COMPUTED_HERE = "computed on this machine"
 
+#: The kinds of price a model's request has (:attr:`Cost.kinds`): one priced, one of a service
+#: that declares no price, one computed on this machine.
+PRICED, SERVICE, LOCAL = "priced", "service", "local"
+
 
 def computed_here(model: Any) -> bool:
     """Whether a model's requests with no price buy nothing: its backend runs in this process
     (``hints.blocking``: llama.cpp, torch), where a service's price may simply be unknown."""
     return bool(model.hints.blocking)
+
+
+def price_kind(model: Any, price: float | None) -> str:
+    """The kind of a request of ``model`` priced at ``price`` (None: no price declared)."""
+    if price is not None:
+        return PRICED
+    return LOCAL if computed_here(model) else SERVICE
 
 
 class Cost(float):
@@ -37,17 +53,25 @@ class Cost(float):
     priced: int
     unpriced: int
     local: int
+    #: The kinds of price (:data:`PRICED`, :data:`SERVICE`, :data:`LOCAL`) of the models
+    #: behind these requests, whether or not a request of theirs is counted: the kinds of the
+    #: requests counted, and those given.
+    kinds: frozenset[str]
 
-    def __new__(cls, usd: float = 0.0, *, priced: int = 0, unpriced: int = 0, local: int = 0):
+    def __new__(cls, usd: float = 0.0, *, priced: int = 0, unpriced: int = 0, local: int = 0,
+                kinds: frozenset[str] | set[str] = frozenset()):  # fmt: skip
         cost = super().__new__(cls, usd)
         cost.priced, cost.unpriced, cost.local = priced, unpriced, min(local, unpriced)
+        counted = {PRICED: priced, SERVICE: unpriced - cost.local, LOCAL: cost.local}
+        cost.kinds = frozenset(kinds) | {kind for kind, n in counted.items() if n}
         return cost
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Cost):
             return Cost(float(self) + float(other), priced=self.priced + other.priced,
                         unpriced=self.unpriced + other.unpriced,
-                        local=self.local + other.local)  # fmt: skip
+                        local=self.local + other.local,
+                        kinds=self.kinds | other.kinds)  # fmt: skip
         if isinstance(other, int) and not isinstance(other, bool) and other == 0:
             return self  # sum()'s start
         return float(self) + other
@@ -60,7 +84,7 @@ class Cost(float):
         counted whole)."""
         return Cost(float(self) * fraction, priced=round(self.priced * fraction),
                     unpriced=round(self.unpriced * fraction),
-                    local=round(self.local * fraction))  # fmt: skip
+                    local=round(self.local * fraction), kinds=self.kinds)  # fmt: skip
 
     @property
     def known(self) -> bool:
@@ -78,14 +102,14 @@ def cost_text(cost: float | None) -> str:
     cost nothing priced."""
     if cost is None:
         return "not priced"
-    if not isinstance(cost, Cost) or cost.known:
+    if not isinstance(cost, Cost) or cost.kinds <= {PRICED}:
         return dollars_text(cost)
     service = cost.unpriced - cost.local
     left = [
         f"{n:,} {'request' if n == 1 else 'requests'} {what}"
-        for n, what in ((service, "not priced"), (cost.local, COMPUTED_HERE))
-        if n
+        for n, what, kind in ((service, "not priced", SERVICE), (cost.local, COMPUTED_HERE, LOCAL))
+        if kind in cost.kinds
     ]
-    if cost.priced:
+    if PRICED in cost.kinds:
         return " + ".join([dollars_text(cost), *left])
-    return "not priced" if service else f"not priced ({COMPUTED_HERE})"
+    return "not priced" if SERVICE in cost.kinds else f"not priced ({COMPUTED_HERE})"

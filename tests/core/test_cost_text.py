@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from diptych.core.cost import Cost, cost_text
+from diptych.core.cost import LOCAL, PRICED, SERVICE, Cost, cost_text
 from diptych.core.report.formatting import dollars
 
 
@@ -26,6 +26,12 @@ from diptych.core.report.formatting import dollars
          "$1,234.50 + 1,640 requests computed on this machine"),
         (Cost(1.2, priced=1, unpriced=5, local=2),
          "$1.20 + 3 requests not priced + 2 requests computed on this machine"),
+        # No request answered (every one failed, or none left to run): the models' kinds say.
+        (Cost(0.0, kinds={SERVICE}), "not priced"),
+        (Cost(0.0, kinds={LOCAL}), "not priced (computed on this machine)"),
+        (Cost(0.0, kinds={PRICED}), "$0.00"),
+        (Cost(0.0, kinds={PRICED, SERVICE}), "$0.00 + 0 requests not priced"),
+        (Cost(1.2, priced=120, kinds={LOCAL}), "$1.20 + 0 requests computed on this machine"),
     ],
 )  # fmt: skip
 def test_a_cost_says_a_dollar_figure_only_for_what_was_priced(
@@ -42,6 +48,8 @@ def test_costs_add_up_with_their_counts_and_stay_numbers() -> None:
     assert isinstance(total, Cost) and float(total) == 0.25
     assert (total.priced, total.unpriced, total.local) == (25, 1640, 1640)
     assert cost_text(total) == "$0.25 + 1,640 requests computed on this machine"
+    # A model none of whose requests was answered keeps its kind in a sum.
+    assert cost_text(sum([Cost(), Cost(kinds={SERVICE})])) == "not priced"
     # Arithmetic with a plain number is a plain number: a budget left, a price per request.
     assert type(priced - 0.05) is float and priced - 0.05 == pytest.approx(0.20)
     assert type(priced * 2) is float and round(priced, 6) == 0.25

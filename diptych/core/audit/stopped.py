@@ -11,12 +11,18 @@ at look 1 of 4")."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.record import AuditRecord, list_audits
-from diptych.core.audit.run_status import bought_on_since, listed_status, trials_asked
+from diptych.core.audit.run_status import (
+    bought_on_since,
+    decided_words,
+    listed_status,
+    trials_asked,
+)
 from diptych.core.audit.sequential import PartLooks, SequentialSummary
 from diptych.core.probe import ProbeResult, Table
 
@@ -74,11 +80,14 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
     """``audit`` as a listing shows it: a part whose run was bought on after the audit's gates
     stopped it early (part way, :func:`continued`, or whole) in its run's status, as ``diptych
     runs`` says it ("interrupted", "complete", "bought on" where the run was decided again
-    since), and the audit in it too; its record keeps what its gates decided."""
+    since), and the audit in it too; its record keeps what its gates decided. Each part's
+    ``counts`` are its run's as the store holds them now (:func:`counts_now`)."""
     parts = []
     now = audit.status
     for part in audit.parts:
         run = store.run_with_id(part.run_id) if part.run_id else None
+        if run is not None:
+            part = replace(part, detail=counts_now(store, run.id, part.detail, audit.updated_at))
         if part.status != "decided" or run is None or run.status == "partial":
             parts.append(part)
             continue
@@ -89,6 +98,22 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
         parts.append(replace(part, status=said))
         now = said
     return replace(audit, status=now, parts=parts)
+
+
+#: Where a part's counts as its audit recorded them are kept when its run has moved on since.
+COUNTS_RECORDED = "counts_recorded"
+
+
+def counts_now(store: Store, run_id: str, detail: dict[str, Any], at: float) -> dict[str, Any]:
+    """A part's ``detail`` with its run's counts as ``diptych runs`` reads them now; where the
+    run has moved on since the audit recorded them (bought on, resumed), the recorded ones
+    beside them, with when (``{"counts": …, "at": "2026-11-30T11:51:00Z"}``)."""
+    counts = store.status_counts(run_id)
+    recorded = detail.get("counts")
+    if recorded is None or recorded == counts:
+        return {**detail, "counts": counts}
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+    return {**detail, "counts": counts, COUNTS_RECORDED: {"counts": recorded, "at": when}}
 
 
 def held_now(
@@ -141,8 +166,12 @@ def failed_words(failed: Mapping[str, int]) -> str:
 
 def audit_status_text(store: Store, audit: AuditRecord) -> str:
     """The audit's status as every listing says it: an ``incomplete`` audit (a part's run has
-    failed trials) names how many failed and what asks them again (:func:`failed_words`);
-    any other its status."""
+    failed trials) names how many failed and what asks them again (:func:`failed_words`); a
+    ``decided`` one the look its gates stopped it at and what that saved
+    (:func:`~diptych.core.audit.run_status.decided_words`); any other its status."""
+    if audit.status == "decided":
+        said = decided_words([PartLooks.of(p.detail) for p in audit.parts if p.status == "decided"])
+        return said or audit.status
     if audit.status != "incomplete":
         return audit.status
     failed = failed_trials(store, audit, [p.name for p in audit.parts])

@@ -17,7 +17,7 @@ from typing import Any
 
 from diptych._version import __version__
 from diptych.core.capabilities import Capability, Model
-from diptych.core.cost import Cost, computed_here
+from diptych.core.cost import Cost, computed_here, price_kind
 from diptych.core.engine.pacing import PaidRetries
 from diptych.core.engine.slots import ModelSlot
 from diptych.core.errors import CapabilityError
@@ -192,6 +192,7 @@ def estimate(
     unpriced, highest = 0, 0.0
     # By model: the priced requests, those of a service with no price, those computed here.
     counts = {s.ref.model_id: [0, 0, 0] for s in slots}
+    kinds: dict[str, str] = {}
     allowance = PaidRetries(paid_retries)
     paid_failed: set[str] = set()
     per_model: dict[str, dict[str, float]] = {
@@ -204,6 +205,11 @@ def estimate(
             planned += 1
             tally = per_model[trial.model_id]
             tally["planned"] += 1
+            if trial.model_id not in kinds:
+                # A model's kind of price, also where none of its requests is left to run.
+                model = by_id[trial.model_id].model
+                price = model.price(Capability(trial.capability), trial.payload)
+                kinds[trial.model_id] = price_kind(model, price)
             if statuses.get(trial.key) in TERMINAL:
                 cached += 1
                 continue
@@ -231,7 +237,11 @@ def estimate(
     left = allowance.limit - allowance.used
     for model_id, (priced, service, here) in counts.items():
         per_model[model_id]["cost"] = Cost(
-            per_model[model_id]["cost"], priced=priced, unpriced=service + here, local=here
+            per_model[model_id]["cost"],
+            priced=priced,
+            unpriced=service + here,
+            local=here,
+            kinds={kinds[model_id]} if model_id in kinds else set(),
         )
     return Estimate(
         planned=planned,

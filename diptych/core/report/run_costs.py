@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.capabilities import Capability
-from diptych.core.cost import Cost, computed_here, dollars_text
+from diptych.core.cost import SERVICE, Cost, computed_here, dollars_text, price_kind
 from diptych.core.errors import DiptychError
 from diptych.core.plugins import model_class
 
@@ -29,7 +29,9 @@ def cost_paid(view: RunView) -> Cost | None:
 def cost_of_calls(view: RunView) -> Cost:
     """The run's answered calls at the models' declared prices, answers paid for but unusable
     included, with how many calls had no price and how many of those were computed on this
-    machine (a local model costs nothing that diptych can count)."""
+    machine (a local model costs nothing that diptych can count); and the kinds of price its
+    models have, so that a run none of whose calls was answered still says "not priced" for a
+    model with no price."""
     prices: dict[str, Any] = {}
     for m in view.run.models:
         name = m.get("name") or str(m["model_id"]).split("@")[0]
@@ -41,25 +43,28 @@ def cost_of_calls(view: RunView) -> Cost:
         except (DiptychError, ValueError, TypeError):
             prices[m["model_id"]] = None
     total, priced, unpriced, local = 0.0, 0, 0, 0
+    kinds: dict[str, str] = {}
     for trial in view.trials:
-        result = view.results.get(trial.key)
-        if result is None:
-            continue
         model = prices.get(trial.model_id)
+        result = view.results.get(trial.key)
         # Every answer paid for but unusable was billed as well, whatever the outcome.
-        unusable = result.provenance.get("paid_unusable", 0)
-        calls = int(result.status in ("done", "refused")) + (
+        unusable = 0 if result is None else result.provenance.get("paid_unusable", 0)
+        calls = int(result is not None and result.status in ("done", "refused")) + (
             unusable if isinstance(unusable, int) else 0
         )
-        if not calls:
+        if not calls and trial.model_id in kinds:
             continue
         price = None if model is None else model.price(Capability(trial.capability), trial.payload)
+        # A model's kind of price from its first trial, answered or not.
+        kinds.setdefault(trial.model_id, SERVICE if model is None else price_kind(model, price))
+        if not calls:
+            continue
         if price is not None:
             total, priced = total + price * calls, priced + calls
         else:
             unpriced += calls
             local += calls if model is not None and computed_here(model) else 0
-    return Cost(total, priced=priced, unpriced=unpriced, local=local)
+    return Cost(total, priced=priced, unpriced=unpriced, local=local, kinds=set(kinds.values()))
 
 
 @dataclass(frozen=True)

@@ -321,7 +321,7 @@ def scope_line(audit: Audit) -> str:
     # The estimate (declared prices) beside what the services reported from their token counts;
     # what has no price says so (cost_text), never "$0.00".
     spent = sum((p.calls for p in audit.runs if p.calls is not None), Cost())
-    estimated = cost_text(spent if spent.priced or spent.unpriced else None)
+    estimated = cost_text(spent if spent.kinds else None)
     actual = [p.actual.usd for p in audit.runs if p.actual.usd is not None]
     cost = ", ".join(
         [f"{estimated} estimated" if spent.priced else estimated,
