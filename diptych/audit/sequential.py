@@ -17,8 +17,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
+from diptych.audit.ordered import RecordingOrder, first_batch_record
 from diptych.audit.plan import AuditPlan, PartPlan, read_audit
 from diptych.core.audit import PartRecord
 from diptych.core.audit.expected_spend import ExpectedSpend, expected_spend
@@ -121,9 +123,14 @@ async def buy_until_decided(
     states: dict[str, PartLooks] = {}
     runs: dict[str, str] = {}
     records: dict[str, PartRecord] = {}
+    # The parts whose order is recorded from the start of their first batch (:mod:`.ordered`):
+    # those with no record yet, or only the one a first batch stopped before its look left.
+    first: set[str] = set()
     for planned in gated:
         name = planned.part.name
         before = earlier.get(name)
+        if before is None or PartLooks.ORDER_KEY in before.detail:
+            first.add(name)
         kept = PartLooks.of(before.detail) if before is not None else None
         if kept is not None and kept.active and before is not None and before.run_id:
             # Continue the looks of an earlier run with --until-decided, in its order.
@@ -148,6 +155,9 @@ async def buy_until_decided(
                 over_budget = True
                 break
             notify(name, "running", {"batch": batch, "batches": state.batches, "remaining": left})
+            told = reporter
+            if state.last is None and name in first:
+                told = RecordingOrder(reporter, partial(_order_kept, ws, audit_id, planned, state))
             run = await ws.runs.run(
                 planned.part.probe or "",
                 planned.part.models,
@@ -158,7 +168,7 @@ async def buy_until_decided(
                     order_seed=state.order_seed,
                     order_share=batch / state.batches,
                 ),
-                reporter=reporter,
+                reporter=told,
             )
             runs[name] = run.id
             for annotator in planned.part.annotators:
@@ -226,6 +236,12 @@ async def buy_until_decided(
         summary,
         _saved_cost(ws, gated, runs),
     )
+
+
+def _order_kept(
+    ws: Workspace, audit_id: str, planned: PartPlan, state: PartLooks, run_id: str
+) -> None:
+    ws.audits.save_part(audit_id, first_batch_record(planned, run_id, state.order_seed))
 
 
 def _at(state: PartLooks) -> dict[str, Any]:

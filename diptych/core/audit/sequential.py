@@ -101,6 +101,9 @@ class PartLooks:
     active: bool = True
 
     KEY = "sequential"
+    #: Where a part's detail keeps its order's seed from the start of its first batch, before
+    #: it has any look (:meth:`order_seed_of`).
+    ORDER_KEY = "order_seed"
 
     @property
     def last(self) -> Look | None:
@@ -131,6 +134,16 @@ class PartLooks:
         """The record a part's detail keeps, if any."""
         found = detail.get(cls.KEY)
         return cls.from_dict(found) if isinstance(found, Mapping) else None
+
+    @classmethod
+    def order_seed_of(cls, detail: Mapping[str, Any]) -> int | None:
+        """The seed of the order a part's run is bought in, from its looks or, before its first
+        look, from the start of its first batch; None for a part not bought batch by batch."""
+        looks = cls.of(detail)
+        if looks is not None:
+            return looks.order_seed
+        seed = detail.get(cls.ORDER_KEY)
+        return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 #: The least a look must hold before its figure is tested: this many units of every kind its

@@ -52,6 +52,20 @@ def looked(store: Store, run_id: str) -> tuple[AuditRecord, str, PartLooks] | No
     return found
 
 
+def purchase_seed(store: Store, run_id: str) -> int | None:
+    """The seed of the random order an audit bought ``run_id`` in, batch by batch (the newest
+    such audit's; None for a run no audit bought so). Whatever buys more of the run later — a
+    resume, a plain run of its design, the audit again — continues in that order, so that a
+    run stopped part way holds a random part of its design, never the plan's first identities."""
+    found = None
+    for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
+        for part in audit.parts:
+            seed = PartLooks.order_seed_of(part.detail) if part.run_id == run_id else None
+            if seed is not None:
+                found = seed
+    return found
+
+
 def continued(store: Store, run_id: str, looks: PartLooks) -> bool:
     """Whether ``run_id`` was bought on after its audit's gates stopped it early (``diptych
     resume``, a plain ``diptych run`` of the same design) and not bought whole: its trials are

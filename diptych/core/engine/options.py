@@ -51,7 +51,8 @@ class RunOptions:
     same_build: bool = False
     #: Buy the pending trials in the random order this seed fixes over the run's distinct
     #: requests instead of plan order, so that every prefix is a random part of the design and
-    #: every execution with the seed continues the same order (see :mod:`.purchase`).
+    #: every execution with the seed continues the same order (see :mod:`.purchase`). None:
+    #: the order an audit bought the run in, batch by batch, if one did; else plan order.
     order_seed: int | None = None
     #: With ``order_seed``: buy only the requests within the first this share of that order
     #: (a batch of a sequential audit: 0 < share <= 1; None: all of them).

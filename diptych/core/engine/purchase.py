@@ -6,7 +6,9 @@ order would hold the first identities only. The order here is a random permutati
 run's distinct requests, fixed by a seed: each request's rank is the sha256 of the seed and its
 key, so it needs no stored permutation, is the same for every execution with that seed (a
 resume, a later batch, a kill and a rerun), and does not change when other requests join or
-leave the plan.
+leave the plan. A run an audit bought in this order is bought on in it by whatever continues
+it, with no order asked for (:func:`diptych.core.audit.stopped.purchase_seed`): stopped part
+way, it still holds a random part of its design.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from diptych.core.audit.stopped import purchase_seed
 from diptych.core.builds import builds_by_model, check_build
 from diptych.core.capabilities import Model
 from diptych.core.cost import cost_text
@@ -72,8 +73,13 @@ async def run_async(
         # The images the probe brings along go in before any trial that names them is asked.
         store_input_blobs(store, probe)
         plan = prepare_run(store, probe, slots, run=record, paid_retries=paid_retries)
-        if options.order_seed is not None:
-            plan = in_purchase_order(store, plan, options.order_seed, options.order_share)
+        # A run an audit bought in a random order (batch by batch, until decided) is bought
+        # on in the same order by whatever continues it: a resume, a plain run of its design.
+        seed = options.order_seed
+        if seed is None:
+            seed = purchase_seed(store, plan.run.id)
+        if seed is not None:
+            plan = in_purchase_order(store, plan, seed, options.order_share)
         by_id = {slot.ref.model_id: slot for slot in slots}
         if plan.cached and plan.pending:
             check_builds(store, plan, by_id, options, reporter)
