@@ -59,3 +59,9 @@ def test_a_report_of_a_run_decided_at_its_last_look_names_every_interval(
     assert f"({FIXED}), over " in heads[UNGATED]["sentence"]
     # More than the gated figure has an interval on each page: each is named.
     assert sum(c.startswith("[") for c in md.values()) > 2
+    # The findings the report opens with name the interval they state, as the tables do.
+    said = {f["name"]: f["sentence"] for f in data["verdict"]["findings"]}
+    assert "anytime-valid interval, look 2 of 2: " in said[FIGURE]
+    assert f", {FIXED} " in said[UNGATED], said[UNGATED]
+    page = (out_dir / "report.html").read_text(encoding="utf-8")
+    assert f"{UNGATED} " in page and f", {FIXED} " in page

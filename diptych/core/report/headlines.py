@@ -37,10 +37,13 @@ FIXED_DESIGN = decided_name(0.95, "fixed-design")
 
 
 def names_intervals(audit: Audit) -> bool:
-    """Whether the report names an interval of a figure: one a gate decided on, or one of a
+    """Whether the report names its intervals: it is of gates (whose intervals a reader must
+    tell from a figure's own, though none they read is printed here, as where a gate reads a
+    difference or the run was bought on since), or it names an interval of a figure, one of a
     design stopped early on its gates (a number's ``interval_name``). Then every other
-    interval its tables of figures and headlines print is named too (:func:`named_beside`)."""
-    if decided_intervals(audit):
+    interval its tables of figures, headlines and findings print is named too
+    (:func:`named_beside`)."""
+    if audit.gates is not None or decided_intervals(audit):
         return True
     results = [p.result for p in audit.runs] + [c.result for c in audit.comparisons]
     return any(

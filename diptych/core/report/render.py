@@ -108,16 +108,17 @@ def header_words(name: str) -> markupsafe.Markup:
 _OPTION = re.compile(r"(?<![^\s])(--?[A-Za-z][\w-]*)")
 #: A printed command's words, between its spaces.
 _WORDS = re.compile(r"(\S+)")
-#: Where a word of a command (a path) may break: after a ``/`` (not between a link's two).
-_PATH_BREAKS = re.compile(r"(?<=/)(?!/)")
+#: Where a word of a command may break: after a ``/`` of a path (not between a link's two),
+#: and after a ``,`` of a list (``-p masculine=carpenter,farmer,…``, too long for a phone).
+_PATH_BREAKS = re.compile(r"(?<=/)(?!/)|(?<=,)(?!$)")
 
 
 def command_html(command: str) -> markupsafe.Markup:
     """A command as a ``<pre>`` prints it: each option's name in a span kept on one line, and
-    each other word kept on one line but after a ``/`` of a path, so a page breaks the command
-    only between its words, never as ``--until-`` / ``decided`` or ``smollm2-`` /
-    ``offline.yaml``, which a reader copying it from paper would type as given. The text
-    copied is unchanged."""
+    each other word kept on one line but after a ``/`` of a path or a ``,`` of a list, so a
+    page or a phone breaks the command only between its words and its list's items, never as
+    ``--until-`` / ``decided``, ``smollm2-`` / ``offline.yaml`` or ``carpen`` / ``ter``, which
+    a reader copying it would type as given. The text copied is unchanged."""
     out: list[markupsafe.Markup] = []
     for i, part in enumerate(_WORDS.split(command)):
         if not i % 2:

@@ -289,13 +289,19 @@ def headline_names(part: RunPart) -> list[str]:
 
 
 def findings(audit: Audit) -> list[Finding]:
+    """Each run's headline figures said in plain words: a figure a gate read with the interval
+    the gate decided on; any other with its own interval, named (a fixed-design one) where the
+    report names another, as its tables and headlines print it."""
     from diptych.core.report.gates import decided_intervals
+    from diptych.core.report.headlines import named_beside, names_intervals
 
     decided = decided_intervals(audit)
+    beside = names_intervals(audit)
     out = []
     for part in audit.runs:
         for name in headline_names(part):
-            found = _finding(part, name, part.result.numbers[name], decided.get((part.id, name)))
+            number = named_beside(part.result.numbers[name], beside)
+            found = _finding(part, name, number, decided.get((part.id, name)))
             if found is not None:
                 out.append(found)
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from diptych.core.report.render import command_html
@@ -34,3 +35,15 @@ def test_a_path_breaks_only_after_its_slashes_never_at_a_hyphen_in_a_file_name()
     # A break is offered only after a slash; a word's hyphen is inside one kept piece.
     assert html.count("<wbr>") == 5
     assert re.sub(r"<[^>]+>", "", html) == command
+
+
+def test_a_list_breaks_only_after_its_commas_never_inside_an_item() -> None:
+    command = (
+        "diptych run pst-text -p masculine=carpenter,farmer,construction-worker "
+        "--gate 'STS paired (expected from P(he), P(she)) below 95'"
+    )
+    shown = str(command_html(command))
+    kept = [html.unescape(k) for k in re.findall(r'<span class="nowrap">(.*?)</span>', shown)]
+    assert kept[3:6] == ["masculine=carpenter,", "farmer,", "construction-worker"]
+    assert "P(he)," in kept
+    assert html.unescape(re.sub(r"<[^>]+>", "", shown)) == command

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.support.surfaces.named_figures import named_figures_problems
 
@@ -89,3 +90,29 @@ def test_a_page_that_names_every_interval_or_none_passes(tmp_path: Path) -> None
         )
         == []
     )
+
+
+def _findings(gate: str, other: str) -> list[dict[str, str]]:
+    return [
+        {"name": "STS paired", "sentence": f"m: STS paired 1.88, {gate} −7.36 to 11.1."},
+        {"name": "STS single", "sentence": f"m: STS single −12.0, {other} −34.6 to 12.0."},
+        {"name": "mass", "sentence": "m: mass 101. No interval: the direction is not established."},
+    ]
+
+
+def test_a_finding_that_does_not_name_its_interval_on_a_gated_report_is_found() -> None:
+    gate = "95% anytime-valid interval, look 2 of 2:"
+    gated: dict[str, Any] = {"gates": {"gates": [{"kind": "anytime-valid"}]}}
+    gated["verdict"] = {"findings": _findings(gate, "95% interval")}
+    assert named_figures_problems(Path("/nonexistent"), gated) == [
+        "json: finding 'STS single': its interval (95% interval −34.6 to 12.0) does not say it "
+        "is anytime-valid or fixed-design"
+    ]
+    # Gated, even where no finding names its interval: each is found.
+    gated["verdict"] = {"findings": _findings("95% interval", "95% interval")}
+    assert len(named_figures_problems(Path("/nonexistent"), gated)) == 2
+    gated["verdict"] = {"findings": _findings(gate, "95% fixed-design interval")}
+    assert named_figures_problems(Path("/nonexistent"), gated) == []
+    # A report without gates, naming no interval, says "95% interval" alone.
+    plain = {"verdict": {"findings": _findings("95% interval", "95% interval")}}
+    assert named_figures_problems(Path("/nonexistent"), plain) == []

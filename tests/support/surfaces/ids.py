@@ -25,11 +25,12 @@ LINKS = """() => [...new Set([...document.querySelectorAll('.url')]
 #: The page's dates (``2026-11-29``) as printed in its text: each printed on one line.
 DATES = r"""() => [...new Set(document.body.innerText.match(/(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g)
   || [])]"""
-#: The words of the page's commands that could break (a path, a file's name), and each piece of
-#: a path between its ``/``: a command may break between its words and after a ``/``, nowhere
-#: else (never as ``smollm2-`` / ``offline.yaml``).
+#: The words of the page's commands that could break (a path, a file's name, a list), and each
+#: piece of a path between its ``/`` and of a list between its ``,``: a command may break between
+#: its words and after a ``/`` or a ``,``, nowhere else (never as ``smollm2-`` / ``offline.yaml``
+#: nor ``carpen`` / ``ter``).
 COMMAND_WORDS = r"""() => [...new Set([...document.querySelectorAll('pre code')]
-  .flatMap(e => (e.textContent || '').split(/\s+/)).flatMap(w => [w, ...w.split('/')])
+  .flatMap(e => (e.textContent || '').split(/\s+/)).flatMap(w => [w, ...w.split(/[\/,]/)])
   .filter(w => w.length > 3 && /[-._=]/.test(w)))]"""
 #: How many words after an id's first part its rest is looked for: a table cell's second line
 #: is read right after its first, or after the rest of the row's first line.
@@ -74,7 +75,7 @@ def whole_word_problems(page: Any, report_dir: Path, words: list[Word]) -> list[
     problems += split_id_problems(words, page.evaluate(LINKS), breaks="/")
     problems += split_id_problems(words, page.evaluate(DATES), kind="date")
     commands = page.evaluate(COMMAND_WORDS)
-    return problems + split_id_problems(words, commands, breaks="/", kind="command's word")
+    return problems + split_id_problems(words, commands, breaks="/,", kind="command's word")
 
 
 def split_id_problems(

@@ -2,7 +2,8 @@
 stopped early on its gates), every interval those tables print is named: none stands unnamed
 beside a named one. Read on the HTML's and Markdown's tables of figures (figure, value, 95%
 interval, n) and on report.json's headlines (their intervals and sentences), each a page of
-its own."""
+its own; and on report.json's findings, the sentences the report opens with: on a report of
+gates, or one that names another interval, each finding names the interval it states."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ SAID = re.compile(rf"from (?:{_NUM}) to (?:{_NUM})")
 #: "; 95% fixed-design interval" (Markdown), " 95% fixed-design interval" (the page's line under
 #: the bounds), "(fixed-design; does not hold after the stop at look 1 of 4)".
 NAME = re.compile(r"\s*[(;]?\s*(\d[\d.]*% )?(anytime-valid|fixed-design|fixed)\b")
+#: A finding's interval, its name before its bounds: "95% interval 4.79 to 18.2", "95%
+#: anytime-valid interval, look 1 of 4: −1.73 to 20.7", "95% fixed-design interval −1.7 to 21".
+STATED = re.compile(rf"(\d[\d.]*% [^:]*?interval[^:]*?):? (?:{_NUM}) to (?:{_NUM})")
+_NAMED_BY = re.compile(r"anytime-valid|fixed-design|fixed\b")
 
 
 class _Tables(HTMLParser):
@@ -123,4 +128,29 @@ def named_figures_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
     for key, pattern in (("interval", BOUNDS), ("sentence", SAID)):
         cells = [(str(h.get("name")), str(h.get(key) or "")) for h in heads]
         problems += [f"json: headline {key}: {p}" for p in unnamed_beside_named(cells, pattern)]
+    named = bool((data.get("gates") or {}).get("gates")) or any(
+        (m := BOUNDS.search(str(h.get("interval") or ""))) and _is_named(str(h["interval"]), m)
+        for h in heads
+    )
+    findings = (data.get("verdict") or {}).get("findings") or []
+    problems += [f"json: {p}" for p in unnamed_findings(findings, named)]
     return problems
+
+
+def unnamed_findings(findings: list[dict[str, Any]], gated: bool) -> list[str]:
+    """Each finding whose sentence states an interval without naming it (anytime-valid or
+    fixed-design) where the report is of gates or names another interval (``gated``), or
+    where another finding names its own."""
+    stated = [
+        (str(f.get("name")), m)
+        for f in findings
+        if (m := STATED.search(str(f.get("sentence") or ""))) is not None
+    ]
+    if not gated and not any(_NAMED_BY.search(m.group(1)) for _, m in stated):
+        return []
+    return [
+        f"finding {figure!r}: its interval ({m.group(0)}) does not say it is anytime-valid or "
+        "fixed-design"
+        for figure, m in stated
+        if not _NAMED_BY.search(m.group(1))
+    ]
