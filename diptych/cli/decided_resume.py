@@ -55,16 +55,12 @@ def ask_rest_of_audit(
 
 def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[str]:
     """The runs of the audit ``file`` (with ``--set``'s ``overrides``) recorded here whose
-    gates decided them short of their design, as ``diptych audit list`` lists them."""
+    gates stopped them short of their design, with the rest of it to buy
+    (:meth:`~diptych.core.workspace.audits.Audits.decided_runs`)."""
     audit, digest, _ = read_audit(file)
     if overrides:
         audit = apply_overrides(audit, overrides)
-    plan = plan_parts(ws, audit, digest)
-    recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
-    if recorded is None:
-        return []
-    now = ws.audits.as_now(recorded)
-    return list(dict.fromkeys(p.run_id for p in now.parts if p.status == "decided" and p.run_id))
+    return ws.audits.decided_runs(plan_parts(ws, audit, digest).id)
 
 
 def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:

@@ -93,3 +93,25 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
     with Workspace.open(ws) as opened:
         assert opened.runs.get(run_id).status == "complete"
         assert opened.runs.counts(run_id)["pending"] == 0
+
+
+def test_audit_run_asks_before_it_buys_the_rest_of_a_part_bought_on_and_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decided part's run bought on since and stopped part way ("interrupted" in every
+    listing) still has the rest of its design to buy: asked first, as the Audit screen asks."""
+    from tests.support.sequential_audits import file_decided_and_bought_on
+
+    monkeypatch.setenv("COLUMNS", "400")
+    ws, file, run_id = file_decided_and_bought_on(capsys, tmp_path)
+    with Workspace.open(ws) as opened:
+        before = opened.runs.counts(run_id)
+        assert opened.runs.get(run_id).status == "interrupted"
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")
+    assert code == 2, out
+    assert "Resuming buys the remaining " in " ".join(out.split()), out
+    assert f"nothing bought: add --yes to buy the rest of {run_id}" in out, out
+    with Workspace.open(ws) as opened:
+        assert opened.runs.counts(run_id) == before

@@ -80,3 +80,26 @@ def decided_at_first_look(capsys: Any, ws: str, *model: str) -> str:
     said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
     assert said is not None, out
     return said[1]
+
+
+def file_decided_and_bought_on(capsys: Any, tmp_path: Path) -> tuple[str, str, str]:
+    """The audit file of one gated part (:func:`planted_audit`, answers slow enough for a stop
+    to land) run ``--until-decided`` into ``tmp_path/ws`` and decided, then its run bought on
+    and stopped part way (Ctrl-C on ``diptych resume``): the workspace, the file, the run."""
+    from diptych.core.workspace import Workspace
+    from tests.support.cli import call
+    from tests.support.stopped_runs import bought_on_and_interrupted
+
+    ws = str(tmp_path / "ws")
+    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
+    file = str(planted_audit(tmp_path / "a.yaml", gates, MASC, FEM, name="bought-on", seed=2,
+                             model_params={"latency": 0.01}))  # fmt: skip
+    code, out = call(capsys, "--store", ws, "audit", "run", file, "--until-decided",
+                     "--batches", "4", "--quiet")  # fmt: skip
+    assert code == 0, out
+    with Workspace.open(ws) as opened:
+        ((run_id,),) = [[p.run_id for p in a.parts] for a in opened.audits.list()]
+        assert run_id is not None and opened.runs.get(run_id).status == "decided"
+        assert opened.audits.decided_runs(opened.audits.list()[0].id) == [run_id]
+    bought_on_and_interrupted(ws, run_id)
+    return ws, file, run_id

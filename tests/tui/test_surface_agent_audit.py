@@ -35,6 +35,7 @@ from surface_keys import (
     out_of_reach,
     silent_keys,
 )
+from surface_text import figures_and_counts
 
 from diptych.core.report.formatting import bounds, figure_text, p_text
 from diptych.tui.app import DiptychApp
@@ -69,8 +70,8 @@ async def test_agent_screen(agent_tui: DiptychApp, size: tuple[int, int]) -> Non
         rows = screen._rows.by_id
         assert rows
         lines = screen_lines(app)
-        # Each proposal's score, interval and q in view, whole.
-        assert cut_values(app) + cut_footer_keys(app) == [], shown(app)
+        # Each proposal's score, interval and q in view, whole, by the rule of digits.
+        assert cut_values(app) + cut_footer_keys(app) + figures_and_counts(app) == [], shown(app)
         table = screen.query_one("#agent-proposals", FitTable)
         in_view = list(rows.values())[: max(1, table.scrollable_content_region.height // 3)]
         for row in in_view:
@@ -108,6 +109,7 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
         lines = screen_lines(app)
         # The gates' heading (the audit's id, how many pass) whole.
         assert cut_values(app) + cut_footer_keys(app) + cut_titles(app) == [], shown(app)
+        assert figures_and_counts(app) == [], shown(app)
         assert missing_values([" ".join(" ".join(lines).split())], [screen.gates_note]) == []
         # Each gate whole: at 60×20 under the heading the table scrolls (its scrollbar says
         # so), the first gate in view at the top, the last at the end.
@@ -173,6 +175,7 @@ async def test_audit_screen_every_part_reachable_under_its_gates(
         await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
         await settle(pilot)
         assert cut_values(app) + cut_footer_keys(app) + footer_lacks(app) == [], shown(app)
+        assert figures_and_counts(app) == [], shown(app)
         assert "^o Report" in screen_lines(app)[-1], shown(app)
         table = screen.query_one("#parts", FitTable)
         assert table.row_count == 3

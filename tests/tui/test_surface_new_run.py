@@ -34,7 +34,7 @@ from surface_keys import (
     silent_keys,
     unseen_focus,
 )
-from surface_text import notes_over_content, opened_scrolled, split_words
+from surface_text import figures_and_counts, notes_over_content, opened_scrolled, split_words
 from textual.widgets import Input, Static
 
 from diptych import hookimpl
@@ -144,6 +144,7 @@ async def test_new_run_screen(snapshot_workspace: Path, size: tuple[int, int]) -
         )
         await settle(pilot)
         assert cut_values(app) + cut_footer_keys(app) + cut_messages(app) == [], shown(app)
+        assert figures_and_counts(app) == [], shown(app)
         # The form fixed, "the run cannot start" said of it is gone at once, not left over
         # the plan until it times out.
         assert "cannot start" not in shown(app), shown(app)
@@ -225,6 +226,7 @@ async def test_new_run_models_error_is_whole_beside_a_long_list(
             await pilot.press("ctrl+s")
             await settle(pilot)
             assert cut_messages(app) + unseen_errors(app) == [], shown(app)
+            assert figures_and_counts(app) == [], shown(app)
     finally:
         plugins.unregister_plugin(name)
 

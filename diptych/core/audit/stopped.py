@@ -77,6 +77,21 @@ def continued(store: Store, run_id: str, looks: PartLooks) -> bool:
     return bought_on_since(run.status, looks, store.requests_answered(run.id)[0])
 
 
+def decided_runs(store: Store, rec: AuditRecord) -> list[str]:
+    """The runs of ``rec``'s parts its gates stopped short of their design that still have the
+    rest of it to buy, once each: what running the audit whole buys on purpose only, asked
+    first (``diptych audit run``, the Audit screen's ``ctrl+r``). A part's record, not its
+    run's status now, says its gates stopped it: a run bought on since ("bought on", or
+    stopped part way again, "interrupted") still has the rest of its design to buy; one
+    bought whole since has none."""
+    runs = []
+    for part in rec.parts:
+        run = store.run_with_id(part.run_id) if part.run_id else None
+        if part.status == "decided" and run is not None and run.status != "complete":
+            runs.append(run.id)
+    return list(dict.fromkeys(runs))
+
+
 def bought_on(store: Store, rec: AuditRecord) -> set[str]:
     """The parts of ``rec`` whose run was bought on since its gates stopped it early
     (:func:`continued`), by name: their figures are read from all

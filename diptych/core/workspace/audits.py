@@ -21,6 +21,7 @@ from diptych.core.audit.stopped import (
     as_now,
     audit_status_text,
     bought_on,
+    decided_runs,
     name_fixed_intervals,
     stopped_look,
 )
@@ -96,6 +97,14 @@ class Audits(Namespace):
         gates stopped it early, and the audit, in the run's own status ("interrupted"), as
         ``diptych runs`` says it (:func:`~diptych.core.audit.stopped.as_now`)."""
         return as_now(self._store, audit)
+
+    def decided_runs(self, audit_id: str) -> builtins.list[str]:
+        """The runs of the recorded audit ``audit_id`` its gates stopped short of their design
+        that still have the rest of it to buy (none where no audit of that id is recorded):
+        what running the audit whole buys on purpose only, asked first by every front end
+        (:func:`~diptych.core.audit.stopped.decided_runs`)."""
+        found = {a.id: a for a in self.list()}.get(audit_id)
+        return decided_runs(self._store, found) if found is not None else []
 
     def status_text(self, audit: record.AuditRecord) -> str:
         """``audit``'s status in words: an incomplete one with its failed trials and what asks

@@ -16,6 +16,7 @@ from typing import Any
 
 from tests.support.surfaces.bare_points import bare_point_problems
 from tests.support.surfaces.hints import hint_problems
+from tests.support.surfaces.lines import read_lines
 from tests.support.surfaces.named_figures import named_figures_problems
 from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
@@ -194,7 +195,7 @@ _LEVEL_AFTER = re.compile(
     r"\s*\)?\s*(\(|;)?\s*(anytime-valid |fixed(-design)? )?(interval|CI|confidence|level|fixed"
     r"|anytime-valid|bootstrap|band|\[)"
 )
-_LEVEL_BEFORE = re.compile(r"(\bat|\bthan|\bthe|max_clipped|\bwithin|[<>≤≥])\s*$", re.I)
+_LEVEL_BEFORE = re.compile(r"(\bat|\blevel:?|\bthan|\bthe|max_clipped|\bwithin|[<>≤≥])\s*$", re.I)
 
 
 def percent_problems(text: str) -> list[str]:
@@ -347,16 +348,20 @@ def spread_problems(text: str) -> list[str]:
     ]
 
 
-def printed_problems(text: str) -> list[str]:
+def printed_problems(text: str, width: int | None = None) -> list[str]:
     """What a command printed (export, import, show, a plan), read as a report's prose is:
     counts with their thousands separators and nouns agreeing, no ``inf``/``nan``, a reader's
     minus, no line ending mid-phrase, no half-width printed whole ("±11" for "±11.0"), no share
-    printed as a whole percent ("10%" for "10.0%"). The
+    printed as a whole percent ("10%" for "10.0%"). A count and its noun are read on one line
+    as the terminal shows it (:func:`read_lines`, at ``width``): "failed 0" ending a line and
+    "run …" starting the next are two lines, not "0 run". The
     rule of digits itself is read where a test knows the text holds only figures
     (:func:`digit_problems`): a command's output may echo a parameter as it was given."""
+    lines = read_lines(text.splitlines(), width)
     return (
-        word_problems(text) + separator_problems(text) + minus_problems(text) + cut_problems(text)
-        + spread_problems(text) + percent_problems(text)
+        [p for line in lines for p in word_problems(line) + percent_problems(line)]
+        + separator_problems(text) + minus_problems(text) + cut_problems(text)
+        + spread_problems(text)
     )  # fmt: skip
 
 

@@ -24,17 +24,8 @@ class AuditRestAsked(Message):
 
 def decided_rests(store_path: Path, audit_id: str) -> list[str]:
     """For each part of the recorded audit its gates stopped early, what running the audit
-    whole buys of it (thread body; [] where the audit is not recorded or nothing is decided).
-    A part's record, not its run's status now, says it was stopped: a run bought on since
-    ("bought on", or stopped part way again) still has the rest of its design past a gated
-    stop, which the audit run whole buys; one bought whole since has none."""
+    whole buys of it (thread body; [] where the audit is not recorded or nothing is decided:
+    :meth:`~diptych.core.workspace.audits.Audits.decided_runs`)."""
     with Workspace.open(store_path) as ws:
-        recorded = {a.id: a for a in ws.audits.list()}.get(audit_id)
-        if recorded is None:
-            return []
-        decided = [
-            p.run_id
-            for p in recorded.parts
-            if p.status == "decided" and p.run_id and ws.runs.get(p.run_id).status != "complete"
-        ]
-    return [rest_of_decided_run(store_path, run_id) for run_id in dict.fromkeys(decided)]
+        decided = ws.audits.decided_runs(audit_id)
+    return [rest_of_decided_run(store_path, run_id) for run_id in decided]
