@@ -61,6 +61,9 @@ class Table:
     #: The name of the table's intervals where they need one: those of a design its gates
     #: stopped early are fixed-design and do not hold after the stop.
     interval_name: str = ""
+    #: Why an interval column's cell has no interval, where the probe knows ("one partner
+    #: only"): a page marks each such cell and says this under the table.
+    no_interval: str = ""
 
 
 class Figure:

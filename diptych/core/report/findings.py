@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
-from diptych.core.report.formatting import figure_text, interval, p_text
+from diptych.core.report.formatting import figure_text, interval, no_interval, p_text
+from diptych.core.report.missing_intervals import TOO_FEW_UNITS
 
 #: How the report explains what a finding's figures mean.
 METHOD = (
@@ -76,6 +77,16 @@ def units_text(units: Any) -> str:
     return "—"
 
 
+def _said(figure: Mapping[str, Any], shown: str, none: str) -> str:
+    """A figure's interval, or why it has none, as the report's tables say it: no figure
+    ("— (no held-out figure)"), or a figure whose interval could not be made ("no interval (…)")."""
+    if shown != "—":
+        return shown
+    if figure.get("value") is None:
+        return none
+    return no_interval(figure) or f"no interval ({TOO_FEW_UNITS})"
+
+
 @dataclass
 class AgentFinding:
     """One ranked finding: what was proposed, its search and held-out figures."""
@@ -107,7 +118,7 @@ class AgentFinding:
 
     @property
     def search_interval(self) -> str:
-        return interval(self.search)
+        return _said(self.search, interval(self.search), "(no search figure)")
 
     @property
     def heldout_value(self) -> str:
@@ -120,7 +131,7 @@ class AgentFinding:
         whole = interval(self.heldout)
         parts = [dict(p) for p in self.heldout.get("parts") or [] if isinstance(p, Mapping)]
         if whole != "—" or not parts:
-            return whole
+            return _said(self.heldout, whole, "(no held-out figure)")
         return "; ".join(
             f"{p.get('identity', '')} {figure_text(p.get('value'))} {interval(p)}" for p in parts
         )

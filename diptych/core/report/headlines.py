@@ -26,6 +26,7 @@ from diptych.core.report.formatting import (
     sample_size,
 )
 from diptych.core.report.gates import decided_intervals
+from diptych.core.report.missing_intervals import TOO_FEW_UNITS
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit, RunPart
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 ALPHA = 0.05
 #: The name of a figure's own interval beside an interval a gate or a stop named.
 FIXED_DESIGN = decided_name(0.95, "fixed-design")
+#: A missing interval whose figure does not say why: still words, never a bare dash.
+NO_INTERVAL = f"no interval ({TOO_FEW_UNITS})"
 
 
 def names_intervals(audit: Audit) -> bool:
@@ -80,12 +83,22 @@ def figure_interval(
     else:
         bounds_text = interval({"ci_low": decided.low, "ci_high": decided.high})
         name = str(decided.name)
+    if bounds_text == "—":
+        # No interval says why, in the words of `diptych show` ("no interval (a diagnostic)").
+        return _no_interval_cell(number, html=html)
     if not html:
         return bounds_text + (f"; {name}" if name else "")
     shown = markupsafe.Markup('<span class="nowrap">{}</span>').format(bounds_text)
     if name:
         shown += markupsafe.Markup('<span class="interval-name">{}</span>').format(name)
     return shown
+
+
+def _no_interval_cell(number: Mapping[str, Any], *, html: bool) -> Any:
+    text = no_interval(number) or NO_INTERVAL
+    if not html:
+        return text
+    return markupsafe.Markup('<span class="no-interval">{}</span>').format(text)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from diptych.core.report.gates import bought_on, decided_intervals, gate_lines, 
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.headlines import figure_interval, headlines, names_intervals
 from diptych.core.report.interval_methods import interval_methods
+from diptych.core.report.missing_intervals import missing_marked
 from diptych.core.report.print_tables import (
     SHORT_TABLE,
     fits_page,
@@ -170,6 +171,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         figure_text=figure_text,
         interval=interval,
         figure_interval=figure_interval,
+        missing_marked=missing_marked,
         sample_size=sample_size,
         slug=slug,
         body_tables=body_tables,

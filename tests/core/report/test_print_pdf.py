@@ -120,7 +120,8 @@ def stranded(pages: list[Page], headings: list[str]) -> list[str]:
         if not page.lines:
             continue
         last = _squeeze(" ".join(w.text for w in page.lines[-1]))
-        found += [h for h in headings if last and _squeeze(h).endswith(last)]
+        # A heading's last words, whole: a page ending in "1" does not end in "ISO/IEC 42001".
+        found += [h for h in headings if last and f" {_squeeze(h)}".endswith(f" {last}")]
     return found
 
 

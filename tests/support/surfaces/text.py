@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from tests.support.surfaces.bare_dashes import html_bare_dash_problems, md_bare_dash_problems
 from tests.support.surfaces.bare_points import bare_point_problems
 from tests.support.surfaces.hints import hint_problems
 from tests.support.surfaces.lines import read_lines
@@ -441,6 +442,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     if (report_dir / "report.html").is_file():
         page = (report_dir / "report.html").read_text(encoding="utf-8")
         problems += [f"html: {p}" for p in bare_point_problems(page)]
+        problems += [f"html: {p}" for p in html_bare_dash_problems(page)]
         problems += [f"html: {p}" for p in empty_table_problems(page)]
         problems += [f"html: {p}" for p in hint_problems(page)]
         chunks = html_chunks(page)
@@ -465,6 +467,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
         problems += [f"md: {p}" for p in empty_table_problems(markdown, markdown=True)]
+        problems += [f"md: {p}" for p in md_bare_dash_problems(markdown)]
         problems += [f"md: {p}" for p in word_problems(markdown, probes)]
         problems += [f"md: {p}" for p in minus_problems(prose)]
         problems += [f"md: {p}" for p in separator_problems(prose)]

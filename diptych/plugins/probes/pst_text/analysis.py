@@ -33,7 +33,7 @@ from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import counted
+from diptych.core.report.formatting import counted, why_no_interval
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
@@ -198,6 +198,7 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
         stereotype[r.identity] = r.stereotype
     inferences = identity_expected(readings, seed)
     rows = []
+    missing: dict[str, set[str]] = defaultdict(set)
     for identity in order + sorted(set(stereotype) - set(order)):
         if identity not in stereotype:
             continue
@@ -205,6 +206,9 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
         for setting in SETTINGS:
             inf = inferences.get((identity, setting))
             row += [None, "—"] if inf is None else [inf.value, _ci_text(inf)]
+            if inf is None or not inf.has_interval:
+                why = why_no_interval(inf.reason) if inf else "no prompt in this setting"
+                missing[setting].add(why or "fewer than two units vary")
         for setting in SETTINGS:
             row.append(_pct([r.p_feminine for r in by.get((identity, setting), [])]))
         masses = [r.mass for r in by.get((identity, "paired"), []) if r.mass is not None]
@@ -238,6 +242,11 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
             "identity's partners, the single one its prompts (none with one prompt). "
             "P(he) + P(she) is their probability before renormalising, in percent as in the "
             "headline: the share of the model's next-token probability the comparison rests on."
+        ),
+        no_interval="; ".join(
+            f"{' or '.join(sorted(missing[setting]))} ({setting})"
+            for setting in SETTINGS
+            if missing[setting]
         ),
     )
 
