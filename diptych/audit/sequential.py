@@ -32,6 +32,7 @@ from diptych.core.audit.sequential import (
     PartLooks,
     SequentialSummary,
     StopReason,
+    look_text,
 )
 from diptych.core.cost import Cost
 from diptych.core.errors import DiptychError
@@ -246,7 +247,12 @@ def _order_kept(
 
 def _at(state: PartLooks) -> dict[str, Any]:
     """Where a part stands, for ``on_part``: the look it is at, of how many."""
-    return {"look": len(state.looks), "batches": state.batches}
+    last = state.last
+    return {
+        "look": len(state.looks),
+        "batches": state.batches,
+        "complete": last is not None and last.complete,
+    }
 
 
 def part_status_words(status: str, detail: dict[str, Any]) -> str:
@@ -256,7 +262,8 @@ def part_status_words(status: str, detail: dict[str, Any]) -> str:
     if "batch" in detail and status == "running":
         return f"running batch {detail['batch']} of {detail['batches']}"
     if "look" in detail and detail["look"]:
-        return f"{status} at look {detail['look']:,} of {detail['batches']:,}"
+        at = look_text(detail["look"], detail["batches"], bool(detail.get("complete")))
+        return f"{status} at {at}"
     return status
 
 

@@ -357,7 +357,7 @@ def decide_gates(
         typer.echo(report.sequential.sentence())
     width = verdict_width(report.results)
     looks = report.sequential
-    look = f"look {looks.looks:,} of {looks.batches:,}" if looks is not None else ""
+    look = looks.at if looks is not None else ""
     for r in report.results:
         typer.echo(gate_line(r, width, look))
         if r.method != "t":

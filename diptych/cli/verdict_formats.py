@@ -61,7 +61,7 @@ def junit_xml(report: GateReport) -> str:
         skipped=str(sum(r.verdict == "inconclusive" and not r.blocks for r in report.results)),
     )
     looks = report.sequential
-    look = f", look {looks.looks:,} of {looks.batches:,}" if looks is not None else ""
+    look = f", {looks.at}" if looks is not None else ""
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=f"diptych.{r.part}", name=r.label)
         rule = r.rule_text

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from diptych.core.audit.record import list_audits
+from diptych.core.audit.run_status import trials_asked as asked_trials
 from diptych.core.audit.sequential import PartLooks
+from diptych.core.digits import figure_text
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
@@ -63,13 +65,17 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     assert code == 0 and f"status {words}" in " ".join(shown.split()), shown
     trials = ", ".join(f"{'not bought' if k == 'pending' else k} {v}" for k, v in counts.items())
     assert f"trials: {trials}" in shown, shown
-    # Its gated figure read from all its trials, as the analysis reads it: not the look's.
+    # Its gated figure as its gate read it at the look, the one interval of the row; the value
+    # on all its trials bought since beside it, a value only.
     with Workspace.open(ws) as opened:
         now = opened.analysis.analyze(run_id).numbers[FIGURE]
+    look = looks.last.numbers[FIGURE]
     row = next(line for line in shown.splitlines() if line.startswith(f"│ {FIGURE} "))
     cells = [c.strip() for c in row.strip("│").split("│")]
-    assert int(cells[-1]) == now["n"], row
-    assert cells[2].endswith("(fixed-design; does not hold after the stop at look 1 of 4)"), row
+    assert (cells[1], int(cells[-1])) == (figure_text(look["value"]), look["n"]), row
+    since = f"{figure_text(now['value'])} on all {asked_trials(counts)} trials bought since"
+    assert cells[2].endswith(f"(95% anytime-valid interval, look 1 of 4; {since})"), row
+    assert len(re.findall(r"\[[^\]]*\]", cells[2])) == 1 and "fixed-design" not in row, row
 
     code, audits = call(capsys, "--store", ws, "audit", "list", "--json")
     ((listed_part,),) = [a["parts"] for a in json.loads(audits)]
@@ -108,9 +114,10 @@ def test_its_report_keeps_the_stop_and_says_it_was_bought_on_since(
     asked = counts["done"] + counts["refused"] + counts["failed"]
     history = f"The audit stopped early (every gate decided) after {bought} of {planned} requests"
     since = (
-        f"at look 1 of 4; it was bought on since ({answered} of {planned} requests now), so its "
-        f"figures are read from all {asked} trials its runs were asked; the gates below keep "
-        "their reading at look 1 of 4; their intervals are the anytime-valid ones of its looks"
+        f"at look 1 of 4; it was bought on since ({answered} of {planned} requests now, {asked} "
+        "trials its runs were asked); the gates below keep their reading at look 1 of 4, and "
+        "every figure is read there, its value on all the trials since beside it; their "
+        "intervals are the anytime-valid ones of its looks"
     )
     out_dir = tmp_path / "rep"
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))

@@ -1,9 +1,10 @@
 """A run its gates decided early and then bought on by a plain run of the same design is in one
 state everywhere: interrupted part way, ``diptych audit list`` says what ``diptych runs`` says
 (never "decided" beside "interrupted"), and ``diptych show`` reads every figure of its table
-from the same trials (all it has, each interval named as not holding after the stop), not the
-gated ones from the look and the rest from every trial; bought whole by the plain run, its
-complete design is its last look, as ``diptych resume`` records it."""
+as its looks read it at the look they stopped at (one interval each, the anytime-valid one of
+its looks), its value on all the trials bought since beside it as a value only, never a
+fixed-design interval of those trials; bought whole by the plain run, its complete design is
+its last look, as ``diptych resume`` records it."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from diptych.core.audit.run_status import trials_asked
+from diptych.core.digits import figure_text
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
 from tests.support.sequential_audits import decided_at_first_look, design
 from tests.support.stopped_runs import bought_on_and_interrupted
 
 DESIGN = design("-M", "latency=0.01")
-STOPPED = "fixed-design; does not hold after the stop at look 1 of 4"
+LOOK = "95% anytime-valid interval, look 1 of 4"
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -41,7 +44,6 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
     run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
     code, out = call(capsys, "--store", ws, "show", run_id)
     at_look = _rows(out)
-    looked = {int(cells[-1]) for cells in at_look.values()}
     bought_on_and_interrupted(ws, run_id)
     with Workspace.open(ws) as opened:
         assert opened.runs.get(run_id).status == "interrupted"
@@ -61,13 +63,19 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
     rows = _rows(out)
     with Workspace.open(ws) as opened:
         now = opened.analysis.analyze(run_id).numbers
-    # Every row from all the run's trials, the analysis's own numbers: none from the look.
+        trials = trials_asked(opened.runs.counts(run_id))
+    # Every row with an interval as the look read it, the one interval its looks' anytime-valid
+    # one, its value on all the trials bought since a value beside it; never a fixed-design one.
+    assert "fixed-design" not in out and "does not hold" not in out, out
     for name, cells in rows.items():
-        assert int(cells[-1]) == now[name]["n"], (name, cells, now[name])
         # A figure with no interval says why (the mass: a diagnostic), never a bare dash.
-        if not cells[1].startswith("no interval ("):
-            assert cells[1].endswith(f"({STOPPED})"), (name, cells)
-    assert {int(cells[-1]) for cells in rows.values()} != looked
+        if cells[1].startswith("no interval ("):
+            continue
+        since = f"{figure_text(now[name]['value'])} on all {trials:,} trials bought since"
+        assert cells[1].endswith(f"({LOOK}; {since})"), (name, cells)
+        value, bounds, n = at_look[name]
+        assert (cells[0], cells[2]) == (value, n), (name, cells, at_look[name])
+        assert cells[1].startswith(bounds.removesuffix(f" ({LOOK})")), (name, cells, bounds)
 
     # Bought whole by a plain run of the same design: its complete design is its last look.
     code, out = call(capsys, "--store", ws, "run", *DESIGN)

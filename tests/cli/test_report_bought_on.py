@@ -1,7 +1,8 @@
 """A run its gates decided early and then bought on (``diptych resume``, stopped part way) is
-reported as ``diptych show`` reads it: each figure from all its trials with its own interval,
-named as not holding after the stop, never the value of all trials beside the look's
-anytime-valid interval; the gate's line keeps the look's reading and says so, and the
+reported as ``diptych show`` reads it: each figure as its looks read it at the look they
+stopped at, with one interval (the looks' anytime-valid one), named, and its value on all the
+trials bought since beside it as a value only, never a fixed-design interval of those trials
+nor a finding on one; the gate's line keeps the look's reading and says so, and the
 Limitations never say the run stopped at its look when it was bought on since."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE, decided_at_first_look
 from tests.support.stopped_runs import bought_on_and_interrupted
 
-STOPPED = "fixed-design; does not hold after the stop at look 1 of 4"
+LOOK = "95% anytime-valid interval, look 1 of 4; "
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -32,7 +33,8 @@ def test_a_decided_run_bought_on_is_reported_as_show_reads_it(
     shown = next(line for line in out.splitlines() if line.startswith(f"│ {FIGURE}"))
     value, bounds = [c.strip() for c in shown.strip("│").split("│")][1:3]
     bounds = bounds.replace(" †", "")  # the floor's mark: the report says it in words
-    assert bounds.endswith(f"({STOPPED})"), shown
+    assert f"({LOOK}" in bounds and bounds.endswith(" trials bought since)"), shown
+    said, named = bounds.split(" (", 1)
 
     out_dir = tmp_path / "rep"
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))
@@ -40,11 +42,11 @@ def test_a_decided_run_bought_on_is_reported_as_show_reads_it(
     md = (out_dir / "report.md").read_text(encoding="utf-8")
     row = next(line for line in md.splitlines() if line.startswith(f"| {FIGURE} |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1] == value and cells[2] == bounds.replace(f" ({STOPPED})", f"; {STOPPED}"), (
-        row,
-        shown,
-    )
-    assert "anytime-valid interval, look 1 of 4" not in row, row
+    assert cells[1] == value and cells[2] == f"{said}; {named[:-1]}", (row, shown)
+    assert "fixed-design" not in row, row
+    # The finding states the look's interval, the value since beside it, and no other.
+    finding = next(s for s in md.splitlines() if s.startswith("- scripted") and FIGURE in s)
+    assert "fixed-design" not in finding and "trials bought since)" in finding, finding
     gate = next(line for line in md.splitlines() if line.startswith("- **PASS**"))
     assert "The gate's reading at look 1 of 4;" in gate, gate
     assert "stopped early at look 1 of 4, when its gates were decided" not in md

@@ -15,7 +15,7 @@ from diptych.core.audit.sequential import PartLooks
 from diptych.core.report.formatting import interval
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-from tests.support.sequential_audits import FIGURE, decided_at_first_look
+from tests.support.sequential_audits import FEM, FIGURE, MASC, decided_at_first_look, planted_audit
 
 UNGATED = "STS single (expected from P(he), P(she))"
 
@@ -59,10 +59,9 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
     # (what is left of the level, so wider than the fixed design's), named; not look 1's.
     value, printed, n = cells[FIGURE]
     assert value != stopped[FIGURE][0] and n == f"{fixed[FIGURE]['n']:,}"
-    assert printed.endswith(" (95% anytime-valid interval, look 2 of 4)")
-    assert printed.removesuffix(" (95% anytime-valid interval, look 2 of 4)") != interval(
-        {**fixed[FIGURE], "floor": None}
-    )
+    named = " (95% anytime-valid interval, look 2 of 4: the whole design)"
+    assert printed.endswith(named)
+    assert printed.removesuffix(named) != interval({**fixed[FIGURE], "floor": None})
     # The figure no gate read, of a design read whole: its fixed-design interval, named so
     # beside the gated one.
     assert cells[UNGATED][1] == f"{interval(fixed[UNGATED])} (95% fixed-design interval)"
@@ -72,8 +71,49 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
     assert code == 0, gate
     assert "the last at its complete design" in gate
     bounds = printed.split(" (", 1)[0].removesuffix(" †")
-    assert f"= {value}, 95% {bounds} (anytime-valid, look 2 of 4); below 60" in gate
+    whole = "look 2 of 4: the whole design"
+    assert f"= {value}, 95% {bounds} (anytime-valid, {whole}); below 60" in gate
     code, ranked = call(capsys, "--store", ws, "standings", "--figure", "STS single")
     assert code == 0, ranked
     assert "‡" not in ranked and "ranked on" not in ranked
     assert re.search(rf"{re.escape(interval(fixed[UNGATED]))} *$", ranked, re.M), ranked
+
+
+def test_the_look_that_read_the_whole_design_says_so_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An audit decided at look 1, bought whole with ``resume --yes`` and run again: its last
+    look is look 2 of 4 of the spending plan, and every surface says it read the whole design,
+    in one wording that keeps to 60 columns, never "look 2 of 4" alone (half the design, with
+    two looks to come, as it reads)."""
+    whole = "look 2 of 4: the whole design"
+    gate = {"part": "pst-text", "figure": FIGURE, "below": 95}
+    file = planted_audit(tmp_path / "a.yaml", [gate], MASC, FEM, name="whole", seed=2,
+                         report={"formats": ["json", "md"]})  # fmt: skip
+    ws, rep = str(tmp_path / "ws"), tmp_path / "rep"
+    run = ["--store", ws, "audit", "run", str(file), "--until-decided", "--batches", "4",
+           "--out", str(rep)]  # fmt: skip
+    code, out = call(capsys, *run)
+    assert code == 0 and "stopped: every gate decided" in out, out
+    with Workspace.open(ws) as opened:
+        (run_id,) = [r.run.id for r in opened.runs.list()]
+    code, out = call(capsys, "--store", ws, "resume", run_id, "--yes")
+    assert code == 0, out
+    code, again = call(capsys, *run)
+    assert code == 0, again
+    said = {"audit run": again, "report": (rep / "report.md").read_text(encoding="utf-8")}
+    for width in ("260", "60"):
+        monkeypatch.setenv("COLUMNS", width)
+        for words in (["show", run_id], ["audit", "gate", str(file)], ["runs"]):
+            code, out = call(capsys, "--store", ws, *words)
+            assert code == 0, out
+            if words[0] != "audit":  # its tables wrap to the terminal; a gate's line is one
+                assert max(len(line) for line in out.splitlines()) <= int(width), out
+            said[f"{' '.join(words[:2])} at {width}"] = out
+    for where, text in said.items():
+        text = " ".join(text.split())
+        # "look 2 of 4" is only ever followed by what it read.
+        assert re.findall(r"look 2 of 4(?!: the whole design)", text) == [], (where, text)
+    for where in ("audit run", "report", f"show {run_id} at 260", "audit gate at 260"):
+        assert whole in " ".join(said[where].split()), (where, said[where])
+    assert f"complete at {whole}" in " ".join(again.split()), again

@@ -10,7 +10,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from diptych.core.audit.record import AuditRecord, PartRecord
-from diptych.core.audit.sequential import Look, PartLooks
+from diptych.core.audit.sequential import Look, PartLooks, SequentialSummary
 from diptych.tui.screens.audit.rows import (
     gate_headers,
     interval_kind_cell,
@@ -66,8 +66,11 @@ def test_a_part_bought_on_past_its_stop_is_in_its_runs_status() -> None:
 
 
 def test_a_gates_interval_is_named_as_audit_gate_names_it() -> None:
-    sequential = SimpleNamespace(looks=1, batches=10)
+    sequential = SequentialSummary("decided", 1, 10, 164, 1640)
     assert look_of(SimpleNamespace(sequential=sequential)) == "look 1 of 10"
+    # A look that read the whole design says so, as `audit gate` says it.
+    whole = SequentialSummary("decided", 2, 10, 1640, 1640)
+    assert look_of(SimpleNamespace(sequential=whole)) == "look 2 of 10: the whole design"
     assert look_of(SimpleNamespace(sequential=None)) == ""
     assert interval_kind_cell("anytime-valid", "look 1 of 10") == "anytime-valid, look 1 of 10"
     assert interval_kind_cell("fixed", "") == "fixed"

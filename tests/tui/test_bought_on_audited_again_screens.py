@@ -79,6 +79,14 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         summary = detail.query_one("#summary")
         await wait_for(pilot, lambda: words in _text(summary), "the detail", lambda: shown(app))
         assert f"not bought {listed.counts['pending']:,}" in _text(summary).replace("\u00a0", " ")
+        # Its figures as the look read them, one interval each, the value since beside it.
+        await wait_for(pilot, lambda: bool(detail.query("#section-numbers")), "the figures")
+        table = detail.query_one("#section-numbers", FitTable)
+        look = "95% anytime-valid, look 1/4;" if size[0] < 80 else "interval, look 1 of 4;"
+        for _, cells in table.source:
+            if cells[2].startswith("["):
+                assert cells[2].count("[") == 1 and look in cells[2], cells
+                assert cells[2].endswith(" trials bought since)"), cells
 
 
 @pytest.mark.parametrize("size", SIZES)

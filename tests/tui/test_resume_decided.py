@@ -11,7 +11,7 @@ from steps import SIZES, cell, loaded, said, settle, shown, wait_for
 from surface import cut_values
 from textual.widgets import DataTable, Label
 
-from diptych.core.audit.sequential import PartLooks
+from diptych.core.audit.sequential import WHOLE_DESIGN, PartLooks
 from diptych.core.cost import cost_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
@@ -99,5 +99,5 @@ async def test_y_buys_the_rest_of_a_decided_run(decided_run: Path) -> None:
         looks = PartLooks.of(audit.parts[0].detail)
         assert looks is not None and looks.last is not None and looks.last.complete
         number = ws.audits.read(run.run.id).numbers[FIGURE]
-        assert number["interval_name"].endswith(f"look {len(looks.looks)} of {looks.batches}")
+        assert number["interval_name"].endswith(looks.at) and looks.at.endswith(WHOLE_DESIGN)
         assert ws.audits.as_now(audit).parts[0].status == "complete"

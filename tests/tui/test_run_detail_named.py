@@ -5,6 +5,7 @@ the section's pane, under its table, never laid out below it where nothing scrol
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,12 @@ async def test_every_headline_interval_of_a_decided_run_is_named(
         assert unnamed_intervals(cells) == [], shown(app)
         rows = ["│ " + " │ ".join(cells) + " │" for _, cells in table.source]
         assert bare_dashes(rows) == [], shown(app)
+        # A look that read the whole design says so, in the words of `diptych show`.
+        whole = [c for c in cells if "look 2" in c]
+        assert all(re.search(r"look 2(/| of )4: the whole design\)", c) for c in whole), cells
+        with Workspace.open(ws) as opened:
+            complete = opened.runs.get(run_id).status == "complete"
+        assert bool(whole) == complete, cells
 
 
 @pytest.mark.parametrize("size", SIZES)

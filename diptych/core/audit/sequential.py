@@ -109,6 +109,12 @@ class PartLooks:
     def last(self) -> Look | None:
         return self.looks[-1] if self.looks else None
 
+    @property
+    def at(self) -> str:
+        """The last look, as every surface names it (:func:`look_text`)."""
+        last = self.last
+        return look_text(len(self.looks), self.batches, last is not None and last.complete)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "batches": self.batches,
@@ -312,6 +318,19 @@ def with_sequential_notes(
     return out
 
 
+#: What a look that read the whole design adds to its name where the plan had more batches.
+WHOLE_DESIGN = "the whole design"
+
+
+def look_text(look: int, batches: int, complete: bool = False) -> str:
+    """A look as every surface names it: "look 1 of 10"; a look that read the whole design
+    before the plan's last batch (``diptych resume --yes``, the audit run without
+    ``--until-decided``) "look 2 of 10: the whole design", so that it never reads as a fifth
+    of the design with looks to come."""
+    said = f"look {look:,} of {batches:,}"
+    return f"{said}: {WHOLE_DESIGN}" if complete and look < batches else said
+
+
 @dataclass(frozen=True)
 class SequentialSummary:
     """What a report and ``audit gate`` say of a sequential audit: why it stopped, after how
@@ -344,6 +363,11 @@ class SequentialSummary:
     def early(self) -> bool:
         return self.bought < self.planned
 
+    @property
+    def at(self) -> str:
+        """The look its gates read, as every surface names it (:func:`look_text`)."""
+        return look_text(self.looks, self.batches, not self.early and not self.failed)
+
     def sentence(self) -> str:
         why = STOP_TEXT.get(self.stop or "", "it was stopped")
         share = percent_text(self.bought / self.planned)
@@ -366,9 +390,9 @@ class SequentialSummary:
                 # Its history kept, and what holds now: its figures are read past the look.
                 head += (
                     f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
-                    f"requests now), so its figures are read from all {self.trials_now:,} "
-                    f"trials its runs were asked; the gates below keep their reading at look "
-                    f"{self.looks} of {self.batches}"
+                    f"requests now, {self.trials_now:,} trials its runs were asked); the "
+                    f"gates below keep their reading at look {self.looks} of {self.batches}, "
+                    "and every figure is read there, its value on all the trials since beside it"
                 )
                 intervals = "their intervals are the anytime-valid ones of its looks"
         else:

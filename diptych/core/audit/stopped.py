@@ -94,8 +94,8 @@ def decided_runs(store: Store, rec: AuditRecord) -> list[str]:
 
 def bought_on(store: Store, rec: AuditRecord) -> set[str]:
     """The parts of ``rec`` whose run was bought on since its gates stopped it early
-    (:func:`continued`), by name: their figures are read from all
-    their trials, past the look the gates decided on. Rerunning the audit, which decides such
+    (:func:`continued`), by name: they hold more trials than the look the gates decided on
+    read, and every page reads their figures at that look. Rerunning the audit, which decides such
     a run again on the same looks and stores it as decided, leaves it bought on."""
     out = set()
     for part in rec.parts:

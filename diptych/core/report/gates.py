@@ -60,20 +60,21 @@ class DecidedInterval:
 
 def bought_on(audit: Any) -> set[str]:
     """The parts of the audit whose run was bought on since its gates stopped it early (its
-    figures are read from all its trials, past the look the gates decided on)."""
+    figures are read at the look the gates decided on, each with its value since beside it)."""
     return {str(p.get("name")) for p in audit.scope.get("parts") or [] if p.get("bought_on")}
 
 
 def _look(report: Any) -> str:
     sequential = getattr(report, "sequential", None)
-    return f"look {sequential.looks:,} of {sequential.batches:,}" if sequential is not None else ""
+    return str(sequential.at) if sequential is not None else ""
 
 
 def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
     """The gates' intervals by (run id, figure), for the figures an audit's gates read
     directly (a ``no_regression`` gate reads a difference, not the figure). A run bought on
-    since its gates stopped it has none: its figures are read from all its trials, as
-    ``diptych show`` reads them, and the gate's reading stays on the gate's own line."""
+    since its gates stopped it has none here: its numbers already carry the look's reading,
+    named with the value on all its trials since beside it, as ``diptych show`` prints them
+    (:func:`diptych.core.workspace.decided.bought_on_numbers`)."""
     if audit.gates is None:
         return {}
     later = bought_on(audit)
@@ -122,7 +123,7 @@ class GateLine:
     run: str = ""
     kind: str = "fixed"
     #: The look the line reads ("look 1 of 4") where its run was bought on past it since: the
-    #: figure's value and interval there, not the report's (read from all the run's trials).
+    #: figure's value and interval there, as the report's figures are read there too.
     reading: str = ""
 
     @property
@@ -171,7 +172,8 @@ def gate_lines(
         if r.part in later:
             said = (
                 f"the gate's reading at {look or 'its look'}; the run was bought on since, and "
-                "its figures in this report are read from all its trials"
+                "its figures in this report are read at that look too, each with its value on "
+                "all the trials bought since beside it"
             )
             note = f"{said}. {note[0].upper()}{note[1:]}" if note else said
         verdict = r.verdict

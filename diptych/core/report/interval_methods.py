@@ -73,18 +73,27 @@ class StoppedFigures:
     look: str
     anytime: tuple[str, ...]
     fixed: tuple[str, ...]
-    #: Bought on since its stop: its figures are read from all its trials, past the look.
+    #: Bought on since its stop: its figures are read at the look, their values since beside.
     bought_on: bool = False
 
     @property
     def sentence(self) -> str:
         if self.bought_on:
-            return (
+            read = (
                 f"Run {self.run} was bought on after its gates stopped it early at {self.look}: "
-                f"its figures are read from all its trials, and {_listed(list(self.fixed))} "
-                f"{_are(self.fixed)} printed with {_its(self.fixed)} fixed-design interval, "
-                "which does not hold after the stop."
+                f"its figures are read as its looks read them at {self.look}, each with the 95% "
+                "anytime-valid interval of its looks (the gate's where a gate read it) and its "
+                "value on all the trials bought since beside it, a value only: the looks' "
+                "intervals hold at the looks of their spending plan, and a fixed-design "
+                "interval of the trials bought since does not hold after the stop"
             )
+            if self.fixed:
+                read += (
+                    f"; {_listed(list(self.fixed))} {_are(self.fixed)} printed with "
+                    f"{_its(self.fixed)} fixed-design interval, which does not hold after the "
+                    f"stop: the looks did not record {'it' if len(self.fixed) == 1 else 'them'}"
+                )
+            return f"{read}."
         said = []
         if self.anytime:
             said.append(

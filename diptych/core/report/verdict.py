@@ -212,14 +212,19 @@ def _finding(
     if value is None or not math.isfinite(value):
         return None
     low, high = number_or_none(number.get("ci_low")), number_or_none(number.get("ci_high"))
-    named = "95% interval"
+    named, since = "95% interval", ""
     if decided is not None:
         low, high, named = decided.low, decided.high, decided.name
     elif number.get("interval_name"):
         # A figure no gate read, of a design its gates stopped early: its interval is named
         # as everywhere else (anytime-valid of its looks, or fixed-design and not holding).
         own = str(number["interval_name"])
-        named = own if own.startswith(named[:3]) else f"{named} ({own})"
+        head, _, after = own.partition("; ")
+        if after and head.startswith(named[:3]):
+            # Bought on since its stop: the value on the trials since is a value beside it.
+            named, since = head, f" ({after})"
+        else:
+            named = own if own.startswith(named[:3]) else f"{named} ({own})"
     has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
     model = model_names(part)
     sample = sample_text(number, part.observation)
@@ -233,8 +238,8 @@ def _finding(
     if has_ci and low is not None and high is not None:
         # A decided interval's name ends in its look ("look 1 of 10"): a colon keeps that
         # count from running into the interval's low end ("10 −1.16").
-        colon = ":" if named[-1].isdigit() or named.endswith(")") else ""
-        stated += f", {named}{colon} {plain(low)} to {plain(high)}"
+        colon = ":" if named[-1].isdigit() or named.endswith((")", "design")) else ""
+        stated += f", {named}{colon} {plain(low)} to {plain(high)}{since}"
         if decided is not None:
             stated += " (the interval its gate decided on)"
         excludes = low > 0 or high < 0

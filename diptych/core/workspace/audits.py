@@ -32,6 +32,7 @@ from diptych.core.workspace import recorded
 from diptych.core.workspace.analysis import Analysis
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
 from diptych.core.workspace.decided import (
+    bought_on_numbers,
     decided_numbers,
     fixed_beside,
     stopped_numbers,
@@ -68,6 +69,8 @@ class Audits(Namespace):
         run = self._kernel.get_run(run_id).id
         decided = decided_numbers(self._analysis, self._store, run)
         decided.update(stopped_numbers(self._store, run, result.numbers, decided))
+        # Bought on since its stop: each figure as its looks read it, never a second interval.
+        decided.update(bought_on_numbers(self._analysis, self._store, run, result.numbers))
         decided.update(fixed_beside(result.numbers, decided))
         if decided:
             result = replace(result, numbers=with_decided(result.numbers, decided))

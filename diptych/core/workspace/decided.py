@@ -22,10 +22,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.gates import GateFigure
+from diptych.core.audit.run_status import trials_asked
 from diptych.core.audit.sequential import Look, Untested, anytime_figure
 from diptych.core.audit.stopped import NOT_HOLDING, continued, looked, stopped_name
 from diptych.core.errors import DiptychError
-from diptych.core.report.formatting import decided_name, interval
+from diptych.core.report.formatting import decided_name, figure_text, interval
 from diptych.core.report.gates import interval_kind
 from diptych.core.workspace.gates import audit_gates
 
@@ -59,7 +60,7 @@ def gate_readings(analysis: Analysis, store: Store, run_id: str) -> dict[str, di
         return {}
     last = looks.last
     assert last is not None
-    look = f"look {len(looks.looks):,} of {looks.batches:,}"
+    look = looks.at
     out: dict[str, dict[str, Any]] = {}
     for r in report.results:
         if r.part != part_name or r.rule == "no_regression":
@@ -141,7 +142,7 @@ def look_readings(
     looks = found[2]
     last = looks.last
     assert last is not None
-    at = f"look {len(looks.looks):,} of {looks.batches:,}"
+    at = looks.at
     gated = gate_readings(analysis, store, run_id)
     out: dict[str, dict[str, Any]] = {}
     for name in figures:
@@ -153,7 +154,42 @@ def look_readings(
             value = last.numbers[name].get("value")
             if _finite({"value": value}, "value"):
                 said = decided_name(CONFIDENCE, "anytime-valid")
-                out[name] = {"value": value, **made, "interval_name": said, "at": at}
+                out[name] = {**last.numbers[name], **made, "interval_name": said, "at": at}
+    return out
+
+
+def bought_on_numbers(
+    analysis: Analysis, store: Store, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Each figure of ``numbers`` (read from all the trials of a run bought on since its gates
+    stopped it early) as its looks read it at the look they stopped at, the one interval a page
+    prints for it: the gate's where a gate read it, else the 95% anytime-valid one of its own
+    looks, named with the look and with the figure's value on all the trials bought since
+    beside it, a value only ("95% anytime-valid interval, look 1 of 10; 11.5 on all 1,424
+    trials bought since"). The looks' intervals hold at the looks of their spending plan only:
+    a fixed-design interval of the trials bought since has no coverage after the stop, and no
+    interval is made of them. A figure its looks did not record is left out (it keeps its own
+    interval named as not holding, :func:`stopped_numbers`); empty for a run not bought on."""
+    read = look_readings(analysis, store, run_id, list(numbers))
+    if not read:
+        return {}
+    trials = trials_asked(store.status_counts(run_id))
+    out: dict[str, dict[str, Any]] = {}
+    for name, reading in read.items():
+        now = numbers.get(name) or {}
+        since = ""
+        if _finite(now, "value"):
+            since = f"; {figure_text(now['value'])} on all {trials:,} trials bought since"
+        number = {k: v for k, v in reading.items() if k not in ("at", "gate", "p")}
+        number.update(
+            interval_name=f"{reading['interval_name']}, {reading['at']}{since}",
+            stopped_at=reading["at"],
+            stopped_interval="anytime-valid",
+            bought_on=True,
+            value_since=now.get("value"),
+            trials_since=trials,
+        )
+        out[name] = number
     return out
 
 
@@ -222,5 +258,8 @@ def stopped_figures(
     analysis: Analysis, store: Store, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """:func:`stopped_numbers` of ``run_id``'s ``numbers``, the gated ones read from its
-    audit's looks (:func:`decided_numbers`)."""
-    return stopped_numbers(store, run_id, numbers, decided_numbers(analysis, store, run_id))
+    audit's looks (:func:`decided_numbers`); of a run bought on since its stop, every figure
+    its looks recorded as they read it (:func:`bought_on_numbers`)."""
+    out = stopped_numbers(store, run_id, numbers, decided_numbers(analysis, store, run_id))
+    out.update(bought_on_numbers(analysis, store, run_id, numbers))
+    return out

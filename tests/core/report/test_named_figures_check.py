@@ -116,3 +116,29 @@ def test_a_finding_that_does_not_name_its_interval_on_a_gated_report_is_found() 
     # A report without gates, naming no interval, says "95% interval" alone.
     plain = {"verdict": {"findings": _findings("95% interval", "95% interval")}}
     assert named_figures_problems(Path("/nonexistent"), plain) == []
+
+
+def test_a_figure_with_two_intervals_on_one_page_fails(tmp_path: Path) -> None:
+    gate = {"run": "r", "figure": "STS paired", "interval": "−1.04 to 24.2"}
+    one = {"run": "r", "name": "STS paired", "interval": "[−1.04, 24.2] (95% anytime-valid "
+           "interval, look 1 of 10; 11.5 on all 1,424 trials bought since)",
+           "sentence": "pst-text on m: STS paired is 11.8, with a 95% interval from −1.04 to "
+           "24.2 (95% anytime-valid interval, look 1 of 10), over 160 prompts."}  # fmt: skip
+    two = {**one, "interval": "[7.49, 15.4] (fixed-design; does not hold after the stop at look "
+           "1 of 10)", "sentence": one["sentence"].replace("from −1.04 to 24.2", "from 7.49 to 15.4")}  # fmt: skip  # noqa: E501
+    lines = [
+        "- **PASS** below 25: pst-text · STS paired = 11.8, 95% anytime-valid interval −1.04 to "
+        "24.2; rule: below 25.",
+        "- m: STS paired {}, 95% interval (fixed-design): {} to {}, 352 prompts.",
+        "| STS paired | 11.5 | [{}, {}]; fixed-design | 352 prompts |",
+    ]
+    for head, bounds in ((one, ("11.8", "−1.04", "24.2")), (two, ("11.5", "7.49", "15.4"))):
+        page = "\n".join([lines[0], lines[1].format(*bounds), lines[2].format(*bounds[1:])])
+        (tmp_path / "report.md").write_text(page + "\n", encoding="utf-8")
+        data = {"gates": {"gates": [gate]}, "headlines": [head]}
+        found = [p for p in named_figures_problems(tmp_path, data) if "two" in p or "2 int" in p]
+        if head is one:
+            assert found == [], found
+        else:
+            assert [p.split(":")[0] for p in found] == ["json", "page"], found
+            assert all("[-1.04, 24.2], [7.49, 15.4]" in p for p in found), found

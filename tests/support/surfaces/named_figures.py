@@ -3,7 +3,8 @@ stopped early on its gates), every interval those tables print is named: none st
 beside a named one. Read on the HTML's and Markdown's tables of figures (figure, value, 95%
 interval, n) and on report.json's headlines (their intervals and sentences), each a page of
 its own; and on report.json's findings, the sentences the report opens with: on a report of
-gates, or one that names another interval, each finding names the interval it states."""
+gates, or one that names another interval, each finding names the interval it states. Nor does a
+figure stand with two intervals on one page (:func:`two_intervals_problems`)."""
 
 from __future__ import annotations
 
@@ -134,7 +135,7 @@ def named_figures_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
     )
     findings = (data.get("verdict") or {}).get("findings") or []
     problems += [f"json: {p}" for p in unnamed_findings(findings, named)]
-    return problems
+    return problems + two_intervals_problems(report_dir, data)
 
 
 def unnamed_findings(findings: list[dict[str, Any]], gated: bool) -> list[str]:
@@ -154,3 +155,85 @@ def unnamed_findings(findings: list[dict[str, Any]], gated: bool) -> list[str]:
         for figure, m in stated
         if not _NAMED_BY.search(m.group(1))
     ]
+
+
+#: An interval as a sentence or a gate's line says it ("−1.04 to 24.2").
+SAID_BOUNDS = re.compile(rf"({_NUM}) to ({_NUM})")
+#: An interval as a table's cell prints it ("[−1.04, 24.2]").
+CELL_BOUNDS = re.compile(rf"\[({_NUM}), ({_NUM})\]")
+
+
+def _bounds(text: str, pattern: re.Pattern[str]) -> tuple[str, str] | None:
+    found = pattern.search(text)
+    if found is None:
+        return None
+    return (found[1].replace("−", "-"), found[2].replace("−", "-"))
+
+
+def _two(said: dict[Any, set[tuple[str, str]]], where: str) -> list[str]:
+    return [
+        f"{where}: {key!r} has {len(found)} intervals on one page: "
+        + ", ".join(f"[{low}, {high}]" for low, high in sorted(found))
+        for key, found in said.items()
+        if len(found) > 1
+    ]
+
+
+def _page_lines(report_dir: Path) -> list[str]:
+    """The Markdown page's lines, and the HTML page's text, one block a line."""
+    lines: list[str] = []
+    md = report_dir / "report.md"
+    if md.is_file():
+        lines += md.read_text(encoding="utf-8").splitlines()
+    page = report_dir / "report.html"
+    if page.is_file():
+        text = re.sub(r"<(?:/p|/li|/tr|br ?/?)>", "\n", page.read_text(encoding="utf-8"))
+        text = re.sub(r"<(?:/td|/th)>", " | ", text)
+        from html import unescape
+
+        lines += [" ".join(unescape(re.sub(r"<[^>]+>", "", t)).split()) for t in text.split("\n")]
+    return lines
+
+
+def two_intervals_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
+    """Each figure of a run printed with two different intervals on one page: its gate's
+    line, its headline, its finding and its row in a table of figures each give the one
+    interval its decision used, never that one beside another (a fixed-design one of the
+    trials bought since its gates' look). Read in report.json by run and figure, and on the
+    Markdown and HTML pages by figure where the report holds one run."""
+    said: dict[Any, set[tuple[str, str]]] = {}
+    gates = (data.get("gates") or {}).get("gates") or []
+    for gate in gates:
+        found = _bounds(str(gate.get("interval") or ""), SAID_BOUNDS)
+        if found:
+            said.setdefault((gate.get("run"), gate.get("figure")), set()).add(found)
+    for head in data.get("headlines") or []:
+        key = (head.get("run"), head.get("name"))
+        for found in (
+            _bounds(str(head.get("interval") or ""), CELL_BOUNDS),
+            _bounds(str(head.get("sentence") or ""), SAID_BOUNDS),
+        ):
+            if found:
+                said.setdefault(key, set()).add(found)
+    for finding in (data.get("verdict") or {}).get("findings") or []:
+        found = _bounds(str(finding.get("sentence") or ""), SAID_BOUNDS)
+        if found:
+            said.setdefault((finding.get("run"), finding.get("name")), set()).add(found)
+    problems = _two(said, "json")
+    runs = {head.get("run") for head in data.get("headlines") or []}
+    if len(runs) != 1:
+        return problems
+    names = sorted({str(h.get("name")) for h in data.get("headlines") or []}, key=len)
+    page: dict[Any, set[tuple[str, str]]] = {}
+    for line in _page_lines(report_dir):
+        for name in reversed(names):  # the longest name first: a name may begin another
+            at = line.find(name)
+            if at < 0:
+                continue
+            # The figure's own sentence or row: its value (or "=") just after its name.
+            rest = line[at + len(name) :].split(". ", 1)[0]
+            found = _bounds(rest, CELL_BOUNDS) or _bounds(rest, SAID_BOUNDS)
+            if found and re.match(rf"\s*(?:\|\s*|= )?(?:{_NUM})\b", rest):
+                page.setdefault(name, set()).add(found)
+            break
+    return problems + _two(page, "page")

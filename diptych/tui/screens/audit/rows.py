@@ -137,7 +137,7 @@ def look_of(report: Any) -> str:
     sequential = getattr(report, "sequential", None)
     if sequential is None or not sequential.looks:
         return ""
-    return f"look {sequential.looks:,} of {sequential.batches:,}"
+    return str(sequential.at)
 
 
 def interval_kind_cell(kind: str, look: str) -> str:

@@ -1,0 +1,63 @@
+"""A run its gates decided at look 1, bought on since and stopped (Ctrl-C), then audited again,
+prints one interval per figure on every page: the one its decision used, the look's, named,
+with the value on all the trials bought since beside it as a value only. Its report never sets
+a fixed-design interval of those trials beside the gate's, nor says a finding on one
+(docs/gates.md); ``diptych show`` and ``audit gate`` print the same interval."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from diptych.core.audit.record import list_audits
+from diptych.core.audit.sequential import PartLooks
+from diptych.core.digits import figure_text
+from diptych.core.store import open_store
+from tests.support.cli import call
+from tests.support.sequential_audits import FIGURE
+from tests.support.stopped_runs import bought_on_and_audited_again
+from tests.support.surfaces.named_figures import two_intervals_problems
+
+pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+#: Bounds as the one formatter prints them.
+BOUNDS = re.compile(r"\[([−\d.,]+), ([−\d.,]+)\]")
+
+
+def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "260")
+    ws = str(tmp_path / "ws")
+    run_id, _ = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
+    with open_store(Path(ws)) as store:
+        (part,) = [p for a in list_audits(store) for p in a.parts]
+    looks = PartLooks.of(part.detail)
+    assert looks is not None and looks.last is not None
+
+    code, gated = call(capsys, "--store", ws, "audit", "gate", "run-pst-text")
+    (line,) = [g for g in gated.splitlines() if f": {FIGURE} = " in g]
+    gate = BOUNDS.search(line)
+    assert gate is not None, line
+
+    code, shown = call(capsys, "--store", ws, "show", run_id)
+    row = next(s for s in shown.splitlines() if s.startswith(f"│ {FIGURE} "))
+    assert BOUNDS.findall(row) == [gate.groups()], (row, line)
+    assert " trials bought since)" in row and "fixed-design" not in shown, shown
+
+    out_dir = tmp_path / "rep"
+    code, out = call(
+        capsys, "--store", ws, "report", run_id, "-o", str(out_dir), "--format", "md,html,json"
+    )
+    assert code == 0, out
+    data = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+    assert two_intervals_problems(out_dir, data) == []
+    (finding,) = [f for f in data["verdict"]["findings"] if f["name"] == FIGURE]
+    assert (figure_text(finding["ci_low"]), figure_text(finding["ci_high"])) == gate.groups()
+    md = (out_dir / "report.md").read_text(encoding="utf-8")
+    assert "95% interval (fixed-design" not in md and "; fixed-design" not in md, md
+    (said,) = [s for s in md.splitlines() if s.startswith("- scripted") and FIGURE in s]
+    assert "trials bought since)" in said and said.count(" to ") == 1, said
