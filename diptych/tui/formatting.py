@@ -91,14 +91,15 @@ STOPPED_NAME = re.compile(
 
 
 def short_name(name: str) -> str:
-    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
-    (the same level, kind and look: the look a token a line never parts); a fixed-design one
-    on a design stopped early "fixed-design, not after stop at look 1/10"."""
+    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1 of
+    10" (the same level, kind and look, the look in the words every other line uses, which
+    the wrapping widgets never part); a fixed-design one on a design stopped early
+    "fixed-design, not after stop at look 1 of 10"."""
     stopped = STOPPED_NAME.fullmatch(name)
     if stopped is not None:
-        return f"fixed-design, not after stop at look {stopped[1]}/{stopped[2]}"
+        return f"fixed-design, not after stop at look {stopped[1]} of {stopped[2]}"
     named = DECIDED_NAME.fullmatch(name)
     if named is None:
         return name
     level, kind, look, looks = named.groups()
-    return f"{level} {kind}" + (f", look {look}/{looks}" if look else "")
+    return f"{level} {kind}" + (f", look {look} of {looks}" if look else "")

@@ -160,6 +160,15 @@ def bare_counts(app: App[Any]) -> list[str]:
     return found
 
 
+def looks_in_other_words(app: App[Any]) -> list[str]:
+    """A look a screen writes "look 1/10" where every other line (the CLI's, the report's, the
+    screens at 80 columns) writes "look 1 of 10": one wording at every size."""
+    lines = enumerate(screen_lines(app))
+    other = re.compile(r"\blook \d[\d,]*\s*/")
+    return [f"row {y}: {m.group(0)!r} for 'look 1 of 10'" for y, line in lines
+            for m in other.finditer(line)]  # fmt: skip
+
+
 def whole_percents(app: App[Any]) -> list[str]:
     """A share a screen draws as a whole percent ("prog 21%" for 1,424 of 6,560 where the CLI
     says "21.7%"): a percent keeps the rule of digits, as the CLI's and the report's do; a level

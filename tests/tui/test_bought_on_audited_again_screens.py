@@ -101,7 +101,7 @@ async def test_its_audit_says_it_was_bought_on_since(
         assert "; it was bought on since (" in " ".join(screen.gates_note.split())
         # The part's requests are named as the ones a run of the file would still ask.
         parts = screen.query_one("#parts", FitTable)
-        assert "to run" in parts.headers and "requests" not in parts.headers
+        assert "requests to run" in parts.headers and "trials stored" in parts.headers
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
         )
