@@ -25,7 +25,7 @@ from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.report import parse_formats
-from diptych.core.report.formatting import tally
+from diptych.core.report.formatting import counted, tally
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
@@ -351,7 +351,9 @@ def register(app: typer.Typer) -> None:
                 return
             run = ws.runs.get(run_id)
             with writing(out):
-                ws.runs.export(run.id, fmt, out)
+                rows = ws.runs.export(run.id, fmt, out)
+        # Written to a file, stdout is free: one line says what went where.
+        typer.echo(f"wrote {out}: {counted(rows, 'row')}, one per trial of run {run.id}")
 
     @app.command("report")
     def report(

@@ -93,24 +93,24 @@ STOPPED_NAME = re.compile(
 
 
 def short_name(name: str) -> str:
-    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1/10"
-    (the same level, kind and look: the look a token a line never parts); a fixed-design one
-    on a design stopped early "fixed-design, not after stop at look 1/10"; the value a run
-    bought on since its look has on all its trials after it ("…, look 1/10; 11.5 on all 1,424
-    trials bought since")."""
+    """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1 of
+    10" (the same level, kind and look, the look in the words every other line uses, which
+    the wrapping widgets never part); a fixed-design one on a design stopped early
+    "fixed-design, not after stop at look 1 of 10"; the value a run bought on since its look
+    has on all its trials after it ("…, look 1 of 10; 11.5 on all 1,424 trials bought since")."""
     head, _, since = name.partition("; ")
     if since and DECIDED_NAME.fullmatch(head):
         # Bought on since the look: the value on the trials since stays beside, said whole.
         return f"{short_name(head)}; {since}"
     stopped = STOPPED_NAME.fullmatch(name)
     if stopped is not None:
-        return f"fixed-design, not after stop at look {stopped[1]}/{stopped[2]}"
+        return f"fixed-design, not after stop at look {stopped[1]} of {stopped[2]}"
     named = DECIDED_NAME.fullmatch(name)
     if named is None:
         return name
     level, kind, look, looks, whole = named.groups()
     return (
         f"{level} {kind}"
-        + (f", look {look}/{looks}" if look else "")
+        + (f", look {look} of {looks}" if look else "")
         + (": the whole design" if whole else "")
     )

@@ -4,6 +4,8 @@ same in the Runs table, the jobs bar and the Run detail.
 A run executing in this app counts from its job: the trials already stored when it started
 (``cached``, which a resumed run's earlier work is part of, so the figure goes on where it
 stopped) plus those finished since. A run not executing here counts what the store holds.
+A failed trial is counted apart, never as done: a run that asked every trial and had some
+fail is not complete (resuming it asks them again), so it never reads "100.0%" or "12/12".
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from diptych.tui.jobs import JobState
 
-#: Outcomes that end a trial.
-STORED = ("done", "refused", "failed")
+#: Outcomes that end a trial for good (a failed one is asked again on resume).
+STORED = ("done", "refused")
 
 
 @dataclass(frozen=True)
@@ -26,20 +28,27 @@ class Progress:
     total: int
     #: Trials per second finished by the job running it (None when none is).
     rate: float | None = None
+    #: Trials that failed (not in ``done``): asked again when the run is resumed.
+    failed: int = 0
 
     @property
     def eta(self) -> float | None:
         """Seconds left at the current rate, if there is one."""
         if not self.rate:
             return None
-        return max(0, self.total - self.done) / self.rate
+        return max(0, self.total - self.done - self.failed) / self.rate
 
     def fraction(self) -> float:
         return 0.0 if self.total <= 0 else min(1.0, self.done / self.total)
 
     def count(self) -> str:
-        """``38/156``, ``1,720/1,720``: counts as every surface prints them."""
-        return f"{self.done:,}/{self.total:,}" if self.total else "—"
+        """``38/156``, ``1,720/1,720``, ``0/12 · 12 failed``: counts as every surface prints
+        them."""
+        if not self.total:
+            return "—"
+        return f"{self.done:,}/{self.total:,}" + (
+            f" · {self.failed:,} failed" if self.failed else ""
+        )
 
     def text(self) -> str:
         """``38/156 · 2.1/s · ETA 0:56`` (rate and time left only while it runs)."""
@@ -72,6 +81,7 @@ def run_progress(
         if job.started_at is not None and job.n_finished:
             elapsed = (now if now is not None else time.monotonic()) - job.started_at
             rate = job.n_finished / elapsed if elapsed > 0 else None
-        return Progress(job.cached + job.n_finished, job.total, rate)
+        failed = job.finished.get("failed", 0)
+        return Progress(job.cached + job.n_finished - failed, job.total, rate, failed)
     stored = sum((counts or {}).get(k, 0) for k in STORED)
-    return Progress(stored, n_trials)
+    return Progress(stored, n_trials, failed=(counts or {}).get("failed", 0))

@@ -138,6 +138,6 @@ def test_a_figure_no_gate_read_covers_the_truth_after_a_stop_on_what_the_gate_sa
     assert marked["interval_name"] == "fixed-design; does not hold after the stop at look 7 of 10"
     assert (marked["ci_low"], marked["ci_high"]) == (fixed["ci_low"], fixed["ci_high"])
     assert format_estimate(marked, narrow=True).endswith(
-        f"{interval({**fixed, 'interval_name': None})} (fixed-design, not after stop at look 7/10) "
-        f"n={marked['n']}"
+        f"{interval({**fixed, 'interval_name': None})} "
+        f"(fixed-design, not after stop at look 7 of 10) n={marked['n']}"
     )

@@ -89,6 +89,12 @@ def test_runs_show_export_report(
     table = list(csv.DictReader(io.StringIO(out)))
     assert len(table) == 28 and table[0]["meta.setting"] == "paired"
     assert table[-1]["label.single.self"] in {"masculine", "feminine"}
+    # Written to a file, it says in one line what it wrote where.
+    file = tmp_path / "trials.csv"
+    code, out, _ = call(capsys, "--store", str(ws), "export", run_id, "--format", "csv", "-o",
+                        str(file))  # fmt: skip
+    assert code == 0 and len(list(csv.DictReader(file.open()))) == 28
+    assert out == f"wrote {file}: 28 rows, one per trial of run {run_id}\n", out
 
     out_dir = tmp_path / "report"
     code, out, _ = call(capsys, "--store", str(ws), "report", run_id, "--out", str(out_dir))

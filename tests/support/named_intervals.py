@@ -11,7 +11,7 @@ from collections.abc import Iterable
 #: An interval as the one formatter prints it ("[−1.04, 16.2]"), its floor's mark after it.
 BOUNDS = re.compile(r"\[[−\-\d.,]+, [−\-\d.,]+\]( †)?")
 #: What follows an interval that names it ("(95% anytime-valid interval, look 2 of 10)", "(95%
-#: fixed-design)", "(fixed-design, not after stop at look 1/10)").
+#: fixed-design)", "(fixed-design, not after stop at look 1 of 10)").
 NAME = re.compile(r" \((\d[\d.]*% )?(anytime-valid|fixed-design|fixed)\b[^)]*\)")
 
 

@@ -265,6 +265,7 @@ async def surface(
         cut_counts,
         cut_ids,
         figures_and_counts,
+        looks_in_other_words,
         notes_over_content,
         split_counts,
         split_words,
@@ -278,7 +279,7 @@ async def surface(
     found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
     found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
     found += toasts_over_figures(app) + notes_over_content(app) + out_of_reach(app)
-    found += cut_counts(app) + figures_and_counts(app)
+    found += cut_counts(app) + figures_and_counts(app) + looks_in_other_words(app)
     found += await silent_keys(pilot, leave=leave, hidden=hidden, offered=offered)
     return found
 

@@ -211,6 +211,15 @@ def _cells(table: Any) -> list[str]:
     return out
 
 
+def looks_in_other_words(app: App[Any]) -> list[str]:
+    """A look a screen writes "look 1/10" where every other line (the CLI's, the report's, the
+    screens at 80 columns) writes "look 1 of 10": one wording at every size."""
+    lines = enumerate(screen_lines(app))
+    other = re.compile(r"\blook \d[\d,]*\s*/")
+    return [f"row {y}: {m.group(0)!r} for 'look 1 of 10'" for y, line in lines
+            for m in other.finditer(line)]  # fmt: skip
+
+
 def whole_percents(app: App[Any]) -> list[str]:
     """A share a screen draws as a whole percent ("prog 21%" for 1,424 of 6,560 where the CLI
     says "21.7%"): a percent keeps the rule of digits, as the CLI's and the report's do; a level
@@ -232,8 +241,7 @@ def count_words(app: App[Any]) -> list[str]:
     """A count drawn with a noun that does not agree with it ("2 run", "1 runs"), ``inf`` or
     ``nan`` drawn: read as the CLI's printed text is, on the line a user reads (a count ending
     one line and a noun starting the next are not one phrase unless the widget wrapped the
-    text there). A look drawn "look 1/10" is left to the screens: in a narrow cell the look
-    is one token on purpose (Run detail's "(95% anytime-valid, look 1/10)")."""
+    text there). A look drawn "look 1/10" is left to :func:`looks_in_other_words`."""
     from tests.support.surfaces.text import word_problems
 
     return [f"{where}: {p}" for where, line in read_screen(app) for p in word_problems(line)

@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from steps import open_audit, settle, shown, wait_for
+from steps import SIZES, open_audit, settle, shown, surface, wait_for
+from surface import screen_lines
 from textual.widgets import OptionList, Static
 
 from diptych.tui.app import DiptychApp
+from diptych.tui.widgets.fit_table import FitTable
 from tests.support.cli import call
 from tests.support.failing_audits import fail_on_nurses, failing_audit
 
@@ -55,3 +57,28 @@ async def test_the_audit_screen_says_an_audit_with_failed_trials_is_incomplete(s
         await wait_for(pilot, lambda: summary().startswith("audit incomplete"), "the run",
                        lambda: shown(app))  # fmt: skip
         assert summary().startswith(f"audit {said} · cost "), summary()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_an_audit_with_failed_trials_opened_says_so_whole(
+    said: str, size: tuple[int, int]
+) -> None:
+    """Opened from the list (not run again), the audit says it is incomplete as ``audit
+    list`` does, above its plan, and its parts' counts each name their unit."""
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_audit(pilot)
+        recorded = screen.query_one("#recorded", OptionList)
+        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
+        await settle(pilot)
+        summary = " ".join(str(screen.query_one("#summary", Static).render()).split())
+        assert summary.startswith(f"audit {said} failing: "), summary
+        lines = " ".join(" ".join(screen_lines(app)).split())
+        assert f"audit {said}" in lines, shown(app)
+        parts = screen.query_one("#parts", FitTable)
+        assert parts.headers[3:6] == ["trials", "trials stored", "requests to run"], parts.headers
+        assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
+            app
+        )

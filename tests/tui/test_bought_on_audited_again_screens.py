@@ -82,7 +82,7 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         # Its figures as the look read them, one interval each, the value since beside it.
         await wait_for(pilot, lambda: bool(detail.query("#section-numbers")), "the figures")
         table = detail.query_one("#section-numbers", FitTable)
-        look = "95% anytime-valid, look 1/4;" if size[0] < 80 else "interval, look 1 of 4;"
+        look = "95% anytime-valid, look 1 of 4;" if size[0] < 80 else "interval, look 1 of 4;"
         for _, cells in table.source:
             if cells[2].startswith("["):
                 assert cells[2].count("[") == 1 and look in cells[2], cells
@@ -109,7 +109,7 @@ async def test_its_audit_says_it_was_bought_on_since(
         assert "; it was bought on since (" in " ".join(screen.gates_note.split())
         # The part's requests are named as the ones a run of the file would still ask.
         parts = screen.query_one("#parts", FitTable)
-        assert "to run" in parts.headers and "requests" not in parts.headers
+        assert "requests to run" in parts.headers and "trials stored" in parts.headers
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
         )

@@ -31,7 +31,7 @@ ESTIMATE = Estimate(
 def test_the_new_runs_plan_separates_thousands() -> None:
     text = estimate_text(ESTIMATE, None).plain
     assert "(1,476 with no known price)" in text
-    assert "smollm2: 1,720 planned, 1,476 to run" in text
+    assert "smollm2: 1,720 trials planned, 1,476 requests to run" in text
     assert separator_problems(text) == []
 
 

@@ -111,7 +111,7 @@ async def test_every_parts_values_in_reach_of_the_keys(
         trials, stored, requests, cost = estimate_cells(gated.estimate)
         # What is left to run is what stopping saved.
         assert requests == f"{saved:,}"
-        values = [trials, stored, f"to run: {requests}", f"cost: {cost}", status,
+        values = [trials, stored, f"requests to run: {requests}", f"cost: {cost}", status,
                   "identities", "not run", "agent decides"]  # fmt: skip
         # From where the screen leaves the focus, Down brings every value into view.
         parts = screen.query_one("#parts", FitTable)

@@ -278,6 +278,6 @@ async def test_run_detail_of_a_decided_run_keeps_each_count_with_its_label(
         # The gate's interval named as Review names it: in fewer words under 80 columns, its
         # look one token (a look parted in its cell is found by the every-screen check).
         interval = screen.query_one("#section-numbers", FitTable).source[0][1][2]
-        short, long = r"\(95% anytime-valid, look \d+/10\)", r"interval, look \d+ of 10\)"
+        short, long = r"\(95% anytime-valid, look \d+ of 10\)", r"interval, look \d+ of 10\)"
         assert re.search(short if size[0] < 80 else long, interval), interval
         assert await surface(pilot) == [], shown(app)

@@ -197,11 +197,11 @@ def test_metrics_line_says_what_changed() -> None:
     bare = {**gated, single: {"value": 32.0, "n": 4}}
     said = metrics_text(bare, None).plain
     assert "(all " not in said and "(interval 95% anytime-valid, look 1 of 10)" in said, said
-    assert "(interval 95% anytime-valid, look 1/10)" in metrics_text(bare, None, True).plain
+    assert "(interval 95% anytime-valid, look 1 of 10)" in metrics_text(bare, None, True).plain
     # Narrow: the same level, kind and look in fewer words; a floor's mark said after them.
     floored = {STS_PAIRED: {**gated[STS_PAIRED], "floor": "resampling its 12 pairings"}}
     assert metrics_text(floored, None, narrow=True).plain == (
-        "occupation: STS paired 11.5 [−1.16, 23.8] † (95% anytime-valid, look 1/10) n=160"
+        "occupation: STS paired 11.5 [−1.16, 23.8] † (95% anytime-valid, look 1 of 10) n=160"
         " · † floor: these identities only"
     )
 

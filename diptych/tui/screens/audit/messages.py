@@ -17,6 +17,9 @@ class AuditPlanned(Message):
     plan: AuditPlan
     #: The report this audit last wrote, where its run recorded it (None: none there now).
     report: Path | None = None
+    #: The recorded audit's status where its words say more than its status does (an
+    #: incomplete one's failed trials and what asks them again), as ``audit list`` says it.
+    said: str = ""
 
 
 @dataclass

@@ -163,6 +163,21 @@ def gate_headers(columns: Sequence[str], kinds: Sequence[str]) -> list[str]:
     return [*columns[:at], header, *columns[at + 1 :]]
 
 
+def part_rows(
+    plan: AuditPlan | None, status: Mapping[str, str]
+) -> list[tuple[str | None, list[str]]]:
+    """The parts table's rows: each part's kind, probe, counts, cost and ``status`` (planned
+    where none was heard)."""
+    rows: list[tuple[str | None, list[str]]] = []
+    for p in plan.parts if plan is not None else []:
+        e = p.estimate
+        # The words of the CLI's plan: the agent decides how many trials a search buys.
+        cells = estimate_cells(e) if e else ("agent decides", "—", "—", "≤ budget")
+        said = status.get(p.part.name, "planned")
+        rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells, said]))
+    return rows
+
+
 def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
     """A part's trials, stored and requests to run (with thousands separators) and its cost."""
     return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)

@@ -43,10 +43,10 @@ from diptych.tui.screens.audit.path_field import PathField
 from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
-    estimate_cells,
     gate_table,
     look_of,
     moved_line,
+    part_rows,
     recorded_lines,
     recorded_words,
     runs_said,
@@ -60,9 +60,10 @@ from diptych.tui.workers import run_stoppable
 #: An audit file, or a recorded audit opened from the text it recorded (its file moved).
 Source = Path | AuditRecord
 
-#: "to run": the requests a run of the file would ask, named so in a part's card too (for a part
-#: its gates decided, those its stop saved, as its status says).
-COLUMNS = ("part", "kind", "probe", "trials", "stored", "to run", "cost", "status")
+#: Each count with its unit, in the table and a part's card alike: trials planned and stored,
+#: and the requests a run of the file would ask (for a part its gates decided, those its stop
+#: saved, as its status says), which are not the trials left (a request may ask several).
+COLUMNS = ("part", "kind", "probe", "trials", "trials stored", "requests to run", "cost", "status")
 #: The gates table, verdict first: what a release decision reads; its intervals named by how
 #: they were made, as ``diptych audit gate`` names them (:func:`.rows.gate_headers`).
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
@@ -228,6 +229,7 @@ class AuditScreen(Screen[None]):
                 # that stopped it is in its own status ("interrupted"), not at that look.
                 now = ws.audits.as_now(recorded) if recorded else None
                 said = runs_said(ws, recorded.parts) if recorded else {}
+                told = ws.audits.status_text(now) if now else ""
                 try:
                     written = ws.audits.report_path(recorded) if recorded else None
                 except DiptychError:
@@ -237,7 +239,8 @@ class AuditScreen(Screen[None]):
             return
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
-        self.app.call_from_thread(self.post_message, AuditPlanned(plan, report))
+        told = told if now is not None and told != now.status else ""
+        self.app.call_from_thread(self.post_message, AuditPlanned(plan, report, told))
         parts = recorded.parts if recorded else []
         for name, words in recorded_words(plan, parts, now.parts if now else None, said).items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
@@ -335,8 +338,11 @@ class AuditScreen(Screen[None]):
         p = message.plan
         budget = p.audit.budget.max_cost
         moved = f"{moved_line(self._file)} · " if isinstance(self._file, AuditRecord) else ""
+        # An incomplete audit says so first, as `diptych audit list` does: its failed trials
+        # and what asks them again (its parts' rows say only "incomplete").
+        told = f"audit {message.said}\n" if message.said else ""
         self._say(
-            f"{moved}{p.audit.name}: {plan_counts(p.planned, p.cached, p.to_run)}, "
+            f"{told}{moved}{p.audit.name}: {plan_counts(p.planned, p.cached, p.to_run)}, "
             f"estimated cost {dollars(p.cost)}"
             # Ctrl+R is in the footer: a third line here would push the gates off a small screen.
             + (f" of {dollars(budget)}" if budget is not None else "")
@@ -482,16 +488,7 @@ class AuditScreen(Screen[None]):
     # --- drawing ------------------------------------------------------------------------------
 
     def _fill(self) -> None:
-        table = self.query_one("#parts", FitTable)
-        rows: list[tuple[str | None, list[str]]] = []
-        for p in self.plan.parts if self.plan is not None else []:
-            e = p.estimate
-            # The words of the CLI's plan: the agent decides how many trials a search buys.
-            cells = estimate_cells(e) if e else ("agent decides", "—", "—", "≤ budget")
-            status = self.status.get(p.part.name, "planned")
-            rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells,
-                                       status]))  # fmt: skip
-        table.set_rows(rows)
+        self.query_one("#parts", FitTable).set_rows(part_rows(self.plan, self.status))
 
     def _say(self, text: str) -> None:
         self.query_one("#summary", WholeNumbers).update(text)

@@ -4,16 +4,15 @@ into view with its reason under it, and the panes put back once the form holds."
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.tui.jobs import RunRequest
+from diptych.tui.screens.new_run.panes import TwoPanes
 from diptych.tui.widgets.params_form import INVALID, ParamsForm
 from diptych.tui.widgets.ticks import TickList
 
 
-class PointsAtFields(Screen[RunRequest | None]):
+class PointsAtFields(TwoPanes):
     """The New-run screen's fields, as its refusals point at them."""
 
     def first_invalid(self) -> tuple[str, Widget] | None:

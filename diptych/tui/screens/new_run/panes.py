@@ -1,10 +1,14 @@
-"""The New-run screen's scrolled panes."""
+"""The New-run screen's scrolled panes, and the key that goes from one to the other."""
 
 from __future__ import annotations
 
 from textual import events
 from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
+
+from diptych.tui.jobs import RunRequest
 
 
 class FormsScroll(VerticalScroll, can_focus=False):
@@ -24,3 +28,38 @@ class ModelsHint(Static):
     def on_resize(self, event: events.Resize) -> None:
         if self.display and event.size.height:
             self.scroll_visible(animate=False)
+
+
+class TwoPanes(Screen[RunRequest | None]):
+    """A screen of the two panes above: the focused field is always in its pane's view, and
+    ``action_other_pane`` goes to the field last focused in the other pane (its first field at
+    first), so that the probe is one key away from any parameter, never a run of Shift+Tabs
+    through fields out of view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last_in: dict[type[VerticalScroll], Widget] = {}
+
+    def _pane_of(self, widget: Widget | None) -> VerticalScroll | None:
+        panes = (ChoicesScroll, FormsScroll)
+        return next((a for a in widget.ancestors if isinstance(a, panes)), None) if widget else None
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        pane = self._pane_of(event.widget)
+        if pane is not None:
+            self._last_in[type(pane)] = event.widget
+            self.call_after_refresh(self._kept_in_view, event.widget, pane)
+
+    def _kept_in_view(self, widget: Widget, pane: VerticalScroll) -> None:
+        # Where the focus moved by itself (a pane relaid out under it), it is brought back.
+        if widget.has_focus and not pane.region.contains_region(widget.region):
+            pane.scroll_to_widget(widget, animate=False)
+
+    def action_other_pane(self) -> None:
+        here = self._pane_of(self.focused)
+        there = self.query_one(FormsScroll if isinstance(here, ChoicesScroll) else ChoicesScroll)
+        last = self._last_in.get(type(there))
+        if last is None or not last.is_attached or not last.focusable:
+            last = next((w for w in there.query("*") if w.focusable), None)
+        if last is not None:
+            last.focus()

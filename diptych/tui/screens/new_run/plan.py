@@ -78,9 +78,12 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
         # A Cost already names its unpriced requests ("not priced", "+ 300 requests not priced").
         text.append(f" ({est.unpriced:,} with no known price)")
     for model_id, tally in est.per_model.items():
+        # Each count with its unit: a request may ask several trials, so trials planned and
+        # requests to run are not one count at two moments.
+        planned, to_run = int(tally["planned"]), int(tally["to_run"])
         text.append(
-            f"\n  {model_id}: {int(tally['planned']):,} planned, {int(tally['to_run']):,} to run, "
-            f"{dollars(tally['cost'])}",
+            f"\n  {model_id}: {planned:,} {plural('trial', planned)} planned, {to_run:,} "
+            f"{plural('request', to_run)} to run, {dollars(tally['cost'])}",
             style="dim",
         )
     if est.paid_retries_left and est.to_run:

@@ -58,6 +58,7 @@ class NewRunScreen(PointsAtFields):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start run", priority=True),
         Binding("escape", "back", "Back"),
+        Binding("f6", "other_pane", "Other pane"),
     ]
 
     def __init__(self, probe: str | None = None, last: dict[str, Any] | None = None) -> None:

@@ -82,7 +82,7 @@ def table_widget(table: Table, widget_id: str) -> Widget:
 def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:
     """The headline figures' rows: a gate's interval named as `diptych show` names it, or,
     ``narrow`` (under 80 columns), in the Review screen's fewer words ("95% anytime-valid,
-    look 1/10"), so that a figure's row keeps to a few lines of a short pane."""
+    look 1 of 10"), so that a figure's row keeps to a few lines of a short pane."""
     rows: list[tuple[str | None, list[str]]] = []
     for name, num in result.numbers.items():
         named = num.get("interval_name")

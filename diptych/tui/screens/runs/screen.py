@@ -310,8 +310,9 @@ class RunsScreen(RunControls):
         jobs = [self.diptych.job_for_run(r.run.id) for r in runs]
         statuses = {self._status(r, j) for r, j in zip(runs, jobs, strict=True)}
         status = next(iter(statuses)) if len(statuses) == 1 else "mixed"
-        # Finished as a run's progress counts it: answered, refused or failed.
-        done = sum(r.counts[k] for r in runs for k in ("done", "refused", "failed"))
+        # Finished as a run's progress counts it: answered or refused (a failed trial is asked
+        # again on resume, so a session whose trials failed never reads complete).
+        done = sum(r.counts[k] for r in runs for k in ("done", "refused"))
         total = sum(r.run.n_trials for r in runs)
         opened = self.all_session_runs or session in self.expanded
         return [
