@@ -30,8 +30,10 @@ import pytest
 
 from tests.support.surfaces.flow import (
     PAGE_TABLE,
+    ChartParts,
     Placed,
     band_problems,
+    flow_problems,
     item_problems,
     last_page_problems,
     lone_last_section,
@@ -182,8 +184,12 @@ _ELEMENTS = """() => {
     }
     // A table's caption under it (its note), kept with its table.
     const caption = kind === 'para' && el.classList.contains('caption');
+    // A chart that flows over pages keeps only its first rows together, with its head and foot.
+    const high = s => s ? s.getBoundingClientRect().height : 0;
+    const kept = kind === 'figure' && el.classList.contains('chart-print') ? high(el.querySelector(
+      'thead')) + high(el.querySelector('tbody')) + high(el.querySelector('tfoot')) : 0;
     out.push({kind, text, after, table: table_index, rows, short, height, band, list, items,
-              list_height, lead, closing, caption});
+              list_height, lead, closing, caption, kept});
   }
   return out;
 }"""
@@ -271,7 +277,9 @@ _MARK = """() => {
       position: absolute; font: 2px/2px monospace; color: #000; white-space: nowrap;
       margin: 0; padding: 0; border: 0; }
     [data-qq]::before { content: "qqmark" attr(data-qq) "a"; }
-    [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }`;
+    [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }
+    [data-qr]::before { position: absolute; font: 2px/2px monospace; color: #000;
+      content: "qqrow" attr(data-qr) "r"; }`;
   document.head.append(style);
   const out = [];
   for (const el of document.querySelectorAll('figure')) {
@@ -282,15 +290,18 @@ _MARK = """() => {
     // mark in a repeated foot is drawn once, not on each page.
     const axis = flows ? [...el.querySelectorAll('tfoot text')].map(t => t.textContent) : [];
     el.setAttribute('data-qq', String(out.length));
+    // Each row of a chart that flows, marked at its top; its height, and its head's and foot's.
+    const rows = flows ? [...el.querySelectorAll('tbody tr > td')] : [];
+    rows.forEach(td => td.setAttribute('data-qr', String(out.length)));
+    const high = s => s ? s.getBoundingClientRect().height : 0;
     out.push({text: (el.innerText || el.textContent || '').trim().slice(0, 80), flows,
-              foot: axis.length ? axis[axis.length - 1] : ''});
+              foot: axis.length ? axis[axis.length - 1] : '',
+              rows: rows.map(high), frame: high(el.querySelector('thead')) +
+                high(el.querySelector('tfoot'))});
   }
   return out;
 }"""
-_MARKED = re.compile(r"qqmark(\d+)([az])")
-#: A chart that flows over pages breaks at a page's foot: less room under its last row than a
-#: row of three lines (51 CSS px, 38 pt) and the foot's margin take.
-FLOW_ROOM = 60.0
+_MARKED = re.compile(r"qq(?:mark|row)(\d+)([azr])")
 
 
 def _page_texts(printed: Printed) -> list[str]:
@@ -320,9 +331,12 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     if _page_texts(marked) != _page_texts(read_pdf(pdf)):
         return ["the marked print lays out other than the PDF: no figure was checked"]
     pages: dict[int, dict[str, set[int]]] = {}
+    rows: dict[int, list[int]] = {}
     for word in marked.words:
         for m in _MARKED.finditer(word.text):
             pages.setdefault(int(m.group(1)), {}).setdefault(m.group(2), set()).add(word.page)
+            if m.group(2) == "r":
+                rows.setdefault(int(m.group(1)), []).append(word.page)
     room = _room(marked)[0]
     problems = []
     for n, figure in enumerate(figures):
@@ -340,32 +354,13 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
                 for n in span
                 if foot and _find([w for w in marked.words if w.page == n], foot, 0, 3)
             }
-            problems += flow_problems(span, feet, room, what)
+            parts = ChartParts(rows.get(n, []), figure["rows"], figure["frame"])
+            problems += flow_problems(span, feet, room, what, parts)
         elif len(both) > 1:
             problems.append(
                 f"figure split over pages {min(both) + 1} and {max(both) + 1}: “{what}”"
             )
     return problems
-
-
-def flow_problems(span: range, feet: set[int], room: list[float], what: str) -> list[str]:
-    """A chart printed as rows flowing over the pages ``span`` that breaks above a page's foot
-    (more than :data:`FLOW_ROOM` left under it: the chart should fill the page it starts on),
-    or runs onto a page without its axis (``feet``: the pages its foot prints on)."""
-    out = []
-    for n in span[:-1]:
-        if room[n] > FLOW_ROOM:
-            out.append(
-                f"a chart running over pages {span[0] + 1}–{span[-1] + 1} breaks {room[n]:.0f} "
-                f"pt above the foot of page {n + 1}: “{what}”"
-            )
-    out += [
-        f"a chart running over pages {span[0] + 1}–{span[-1] + 1} has no axis on page "
-        f"{n + 1}: “{what}”"
-        for n in span
-        if n not in feet
-    ]
-    return out
 
 
 def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
