@@ -8,11 +8,11 @@ nor run id (:mod:`.ids`) broken over two lines, no page under a third full excep
 none under half full before a page that opens with a block (:mod:`.flow`).
 
 The headings, paragraphs, list items and rows come from the page laid out for print in
-Chromium, in document order; each is found in the PDF's words by its own words, searched
-forward from where the one before it was found, so that a label repeated in many tables is
-found where it stands. A figure may be drawn with anything (a chart, an image, text, a table):
-it is found by words added at its top and its foot in a second print of the page, which must
-lay out as the first.
+Chromium, in document order; each is found in the PDF's words by its own words, within its
+section and forward from the one before it (:mod:`.placing`), so that a label repeated in many
+tables, or a row's text again in an appendix, is found where it stands. A figure may be drawn
+with anything (a chart, an image, text, a table): it is found by words added at its top and its
+foot in a second print of the page, which must lay out as the first.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from tests.support.surfaces.flow import (
     thin_page_problems,
 )
 from tests.support.surfaces.ids import whole_word_problems
+from tests.support.surfaces.placing import find, place, tokens_of
 
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
@@ -115,12 +116,14 @@ _ELEMENTS = """() => {
   const tables = [...document.querySelectorAll('table')];
   const lists = [...document.querySelectorAll('ul, ol')];
   const parted = [...document.querySelectorAll('.print-parts')];
-  // The contents (its words would be found for the headings they name) is one paragraph.
+  // The contents (its words would be found for the headings they name) is one paragraph, its
+  // heading with it.
   const selector = 'nav, h2, h3, h4, dt, figure, tr, li, p';
   for (const el of document.querySelectorAll(selector)) {
     if (!shown(el)) continue;
     const tag = el.tagName;
     if (tag === 'LI' && (el.closest('nav') || el.parentElement.closest('li'))) continue;
+    if (/^H[2-4]$/.test(tag) && el.closest('nav')) continue;
     // A chart's rows (a chart that flows over pages is a table of strips) are its figure's.
     if (tag === 'TR' && el.closest('figure')) continue;
     if (tag === 'P' && (el.closest('li, td, th, figure, nav, header, dd, details, pre')
@@ -188,8 +191,9 @@ _ELEMENTS = """() => {
     const high = s => s ? s.getBoundingClientRect().height : 0;
     const kept = kind === 'figure' && el.classList.contains('chart-print') ? high(el.querySelector(
       'thead')) + high(el.querySelector('tbody')) + high(el.querySelector('tfoot')) : 0;
-    out.push({kind, text, after, table: table_index, rows, short, height, band, list, items,
-              list_height, lead, closing, caption, kept});
+    const contents = tag === 'NAV';
+    out.push({kind, text, after, contents, table: table_index, rows, short, height, band, list,
+              items, list_height, lead, closing, caption, kept});
   }
   return out;
 }"""
@@ -211,42 +215,6 @@ _BROKEN_CODE = """(most) => {
   }
   return out;
 }"""
-
-
-def _tokens(text: str) -> list[str]:
-    return [t for t in text.split() if t]
-
-
-def _find(
-    words: list[Word], tokens: list[str], start: int, window: int = 10
-) -> tuple[int, int] | None:
-    """Where ``tokens`` print, in order, from ``start``: the index of the first and of the
-    last (a token may print split or joined at a line's end, so each is matched by
-    containment, within a window)."""
-    if not tokens:
-        return None
-    for i in range(start, len(words)):
-        if not _same(words[i].text, tokens[0]):
-            continue
-        j, last = i, i
-        ok = True
-        for token in tokens[1:]:
-            for k in range(j + 1, min(len(words), j + window)):
-                if _same(words[k].text, token):
-                    j = last = k
-                    break
-            else:
-                ok = False
-                break
-        if ok:
-            return i, last
-    return None
-
-
-def _same(word: str, token: str) -> bool:
-    # A word split at a line's end (or joined to its punctuation) is matched by containment,
-    # both sides long enough that "a" is never found inside "Provenance".
-    return word == token or (min(len(word), len(token)) > 3 and (token in word or word in token))
 
 
 def page_fill(printed: Printed, page: int) -> float:
@@ -348,11 +316,11 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         both = on["a"] | on["z"]
         if figure["flows"]:
             span = range(min(both), max(both) + 1)
-            foot = _tokens(figure["foot"])
+            foot = tokens_of(figure["foot"])
             feet = {
                 n
                 for n in span
-                if foot and _find([w for w in marked.words if w.page == n], foot, 0, 3)
+                if foot and find([w for w in marked.words if w.page == n], foot, 0, 3)
             }
             parts = ChartParts(rows.get(n, []), figure["rows"], figure["frame"])
             problems += flow_problems(span, feet, room, what, parts)
@@ -379,19 +347,19 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
     problems += kept
     problems += part_problems(parts)
-    placed = _place(printed, elements)
+    placed = place(printed.words, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).
     tables: dict[int, list[tuple[int, int, int, int, int]]] = {}
     short: dict[int, tuple[int, float, str]] = {}
     pages = len(printed.heights)
     for p in placed:
         element = p.element
-        tokens = _tokens(element["text"])
+        tokens = tokens_of(element["text"])
         window = 2 if element["kind"] == "heading" else 10
         # A row in the split-table check is one found by all its words, not its first few.
         whole = (
             len(tokens) <= 12
-            or (_find(printed.words, tokens, p.first, window) or (-1,))[0] == p.first
+            or (find(printed.words, tokens, p.first, window) or (-1,))[0] == p.first
         )
         if element["kind"] == "row" and element["table"] >= 0 and whole:
             tables.setdefault(element["table"], []).append(
@@ -432,37 +400,12 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     return problems
 
 
-def _place(printed: Printed, elements: list[dict[str, Any]]) -> list[Placed]:
-    """Each element where its words print, searched forward from the one before it."""
-    placed = []
-    cursor = 0
-    for element in elements:
-        tokens = _tokens(element["text"])
-        # Long texts are anchored by their first and last few words.
-        anchor = tokens if len(tokens) <= 12 else tokens[:3]
-        # A heading's words print one after another; a figure's or a row's may interleave.
-        window = 2 if element["kind"] == "heading" else 10
-        found = _find(printed.words, anchor, cursor, window)
-        if found is None:
-            continue
-        first, last = found
-        if len(tokens) > 12:
-            tail = _find(printed.words, tokens[-6:], last + 1)
-            if tail is not None and tail[0] - last < 4 * len(tokens):
-                last = tail[1]
-        cursor = last + 1
-        what = " ".join(tokens[:8])
-        pages = (printed.words[first].page, printed.words[last].page)
-        placed.append(Placed(element, first, last, *pages, what))
-    return placed
-
-
 def _heading_problems(printed: Printed, p: Placed) -> list[str]:
     """A heading whose content (the first words after it) prints on a later page, wherever on
     its page the heading is; one in the bottom fifth with no content found after it."""
     a = printed.words[p.first]
-    after = _tokens(p.element["after"])[:3]
-    under = _find(printed.words, after, p.last + 1) if after else None
+    after = tokens_of(p.element["after"])[:3]
+    under = find(printed.words, after, p.last + 1) if after else None
     foot = a.y0 > printed.heights[a.page] * (1 - FOOT)
     if under is None and not foot:
         return []
