@@ -11,8 +11,8 @@ from typing import Any
 
 from diptych.core.report.charts.model import Chart, ChartPoint, ChartRow
 from diptych.core.report.charts.svg import FLOW_FROM, flows, strips
-from tests.support.surfaces.flow import last_page_problems
-from tests.support.surfaces.paper import FLOW_ROOM, flow_problems, paper_problems
+from tests.support.surfaces.flow import FLOW_ROOM, flow_problems, last_page_problems
+from tests.support.surfaces.paper import paper_problems
 
 
 def _forest(rows: int) -> Chart:
@@ -61,21 +61,30 @@ def test_a_flowing_chart_that_breaks_above_a_pages_foot_or_loses_its_axis_is_fou
     assert flow_problems(range(1, 4), {1, 2, 3}, [500.0, 20.0, 59.0, 700.0], "chart") == []
 
 
-def _flowing(tmp_path: Path, browser: Any, style: str) -> list[str]:
+def _flowing(
+    tmp_path: Path, browser: Any, style: str, above: str = "150mm", kept: bool = False
+) -> list[str]:
     """Forty rows of the chart printed as the report prints them (a table of strips, its head
-    and foot repeated on every page) after 150 mm of page 1, A4 without margins."""
+    and foot repeated on every page) after ``above`` of page 1, A4 without margins; its first
+    and last rows kept together as the report keeps them where ``kept``."""
     from diptych.core.report.pdf import print_pdf
 
     cut = strips(_forest(40), "sts")
-    rows = "".join(f"<tr><td>{r}</td></tr>" for r in cut.rows)
+    groups = cut.groups() if kept else [(cut.rows, False)]
+    bodies = "".join(
+        f"<tbody{' class=kept' if whole else ''}>"
+        + "".join(f"<tr><td>{r}</td></tr>" for r in part)
+        + "</tbody>"
+        for part, whole in groups
+    )
     html = tmp_path / "page.html"
     html.write_text(
         "<!doctype html><html><head><style>body{margin:8px;font:16px sans-serif}"
-        "tr{break-inside:avoid} td{padding:0} svg{display:block}"
+        "tr, tbody.kept{break-inside:avoid} td{padding:0} svg{display:block}"
         f"thead{{display:table-header-group}} {style}</style></head><body>"
-        "<p>first page words</p><div style='height:150mm'></div>"
+        f"<p>first page words</p><div style='height:{above}'></div>"
         f"<figure class='chart-print' style='margin:0'><table><thead><tr><td>{cut.head}</td></tr>"
-        f"</thead><tfoot><tr><td>{cut.foot}</td></tr></tfoot><tbody>{rows}</tbody></table>"
+        f"</thead><tfoot><tr><td>{cut.foot}</td></tr></tfoot>{bodies}</table>"
         "<figcaption>the chart's caption</figcaption></figure><p>end</p></body></html>",
         encoding="utf-8",
     )
@@ -113,3 +122,25 @@ def test_a_stub_last_page_the_page_before_had_room_for_is_found() -> None:
     eleven = [60.0 + 14 * i for i in range(11)]
     assert last_page_problems([5.0, 400.0, 500.0], {2: eleven}) == []
     assert last_page_problems([700.0], {0: five}) == []
+
+
+def test_a_flowing_chart_leaves_no_fragment_of_a_few_rows_on_a_page(
+    tmp_path: Path, browser: Any
+) -> None:
+    # Page 1 has room for the chart's frame and two rows under 243 mm: printed as one run of
+    # rows, it leaves two there and four on page 3 (34 rows a page), each under a third of a
+    # page with its legend and axis: found.
+    plain = _flowing(tmp_path, browser, "tfoot{display:table-footer-group}", "243mm")
+    fragments = [p for p in plain if "leaves" in p]
+    assert [re.sub(r" \(.*", "", p) for p in fragments] == [
+        "a chart running over pages 1–3 leaves 2 rows on page 1",
+        "a chart running over pages 1–3 leaves 4 rows on page 3",
+    ], plain
+    # Its first rows and its last kept together, a third of a page each: the chart starts on
+    # page 2 and its last page holds ten rows.
+    cut = strips(_forest(40), "sts")
+    assert [len(rows) for rows, _ in cut.groups()] == [10, 20, 10]
+    kept = _flowing(tmp_path, browser, "tfoot{display:table-footer-group}", "243mm", kept=True)
+    assert not [p for p in kept if "chart" in p or "figure" in p], kept
+    # A chart with too few rows for two such parts is kept whole: it fits its page.
+    assert [whole for _, whole in strips(_forest(14), "sts").groups()] == [True]

@@ -20,6 +20,14 @@ SHORT_LIST_HEIGHT = 1000 / 3
 #: A page under this share of its column, followed by a block that would have begun on it, is
 #: left emptier than it needs to be.
 HALF = 1 / 2
+#: A chart that flows over pages breaks at a page's foot: less room under its last row than a
+#: row of three lines (51 CSS px, 38 pt) and the foot's margin take (pt).
+FLOW_ROOM = 60.0
+#: Each page's part of a chart that flows over pages, with its legend and axis, takes at least
+#: this share of a page: a part of two rows is a fragment the reader turns a page for.
+LEAST_CHART_PART = 1 / 3
+#: CSS px a PDF point.
+PX = 96 / 72
 #: What a page's first block loses of its height at the top of a page and takes back under
 #: another block: a heading's top margin (2rem of a 12 pt root), with room for rounding.
 TOP_MARGIN = 30.0
@@ -120,12 +128,13 @@ def first_block_height(
     placed: list[Placed], page: int, bottoms: dict[int, float], lines: dict[int, list[float]]
 ) -> tuple[float, str, bool] | None:
     """How far down ``page`` its first block ends, with the headings and lead-in lines kept with
-    it: a figure whole, a row (with the row after the first, which stays with it) or a short
-    table whole with its caption, an item or a short list whole, a paragraph's first two
-    lines. ``bottoms`` is each word's foot, ``lines`` each page's distinct line feet in order.
-    None when the page
-    starts with no such block. The flag says the block is a table kept whole that fits a page
-    (:data:`PAGE_TABLE`): it may move to the next page whole."""
+    it: a figure whole (a chart that flows over pages, its first rows kept together), a row
+    (with the row after the first, which stays with it) or a short table whole with its
+    caption, an item or a short list whole, a paragraph's first two lines. ``bottoms`` is each
+    word's foot, ``lines`` each page's distinct line feet in order. None when the page starts
+    with no such block. The flag says the block is a table kept whole that fits a page
+    (:data:`PAGE_TABLE`), or a chart's first rows (a third of a page): it may move to the next
+    page whole."""
     on = [p for p in placed if p.page == page]
     for i, p in enumerate(on):
         kind = p.element["kind"]
@@ -147,6 +156,10 @@ def first_block_height(
             if whole and after and after[0].element.get("caption"):
                 end = after[0].last
             whole = whole and 0 < p.element.get("height", 0) <= PAGE_TABLE
+        if p.element.get("kept"):
+            # A chart that flows over pages: its first rows, kept with its head and foot, from
+            # its legend's line (its first word, 14 pt under the chart's top).
+            return bottoms[p.first] - 14 + p.element["kept"] / PX, p.what, True
         if kind == "item" and short_list(p.element):
             same = [q for q in on[i:] if q.element["kind"] == "item"
                     and q.element["list"] == p.element["list"]]  # fmt: skip
@@ -301,4 +314,63 @@ def part_problems(measured: dict[str, Any] | list[dict[str, Any]]) -> list[str]:
             f"a table {table['width']:.0f} px wide on a page {COLUMN_WIDTH:.0f} px wide: "
             f"“{table['text']}”"
         )
+    return out
+
+
+@dataclass
+class ChartParts:
+    """A chart printed as rows flowing over pages, as the marked print shows it: each row's page
+    (``pages``, in the rows' order), each row's height and the height of the legend and axis its
+    every page repeats (``frame``), in CSS px as laid out for print."""
+
+    pages: list[int]
+    heights: list[float]
+    frame: float
+
+    def parts(self) -> dict[int, list[float]]:
+        """The heights of the rows each page holds."""
+        out: dict[int, list[float]] = {}
+        for page, height in zip(self.pages, self.heights, strict=False):
+            out.setdefault(page, []).append(height)
+        return out
+
+    def height(self, rows: list[float]) -> float:
+        return self.frame + sum(rows)
+
+
+def flow_problems(
+    span: range, feet: set[int], room: list[float], what: str, parts: ChartParts | None = None
+) -> list[str]:
+    """A chart printed as rows flowing over the pages ``span`` that breaks above a page's foot
+    (more than :data:`FLOW_ROOM` left under it: the chart should fill the page it starts on,
+    unless the rows it could have taken there would leave the next page's part under a third of
+    a page), runs onto a page without its axis (``feet``: the pages its foot prints on), or
+    leaves on a page a part under :data:`LEAST_CHART_PART` of it, with its legend and axis."""
+    out = []
+    pages = parts.parts() if parts is not None else {}
+    least = LEAST_CHART_PART * COLUMN_HEIGHT - 1
+    for n in span[:-1]:
+        after = pages.get(n + 1, [])
+        # The next page's part without its first row, which the room under this one had held.
+        held = parts is not None and after and parts.height(after[1:]) < least
+        if room[n] > FLOW_ROOM and not (held and after[0] / PX <= room[n]):
+            out.append(
+                f"a chart running over pages {span[0] + 1}–{span[-1] + 1} breaks {room[n]:.0f} "
+                f"pt above the foot of page {n + 1}: “{what}”"
+            )
+    out += [
+        f"a chart running over pages {span[0] + 1}–{span[-1] + 1} has no axis on page "
+        f"{n + 1}: “{what}”"
+        for n in span
+        if n not in feet
+    ]
+    if parts is None or len(pages) < 2:
+        return out
+    for n, rows in sorted(pages.items()):
+        if parts.height(rows) < least:
+            out.append(
+                f"a chart running over pages {span[0] + 1}–{span[-1] + 1} leaves {len(rows)} "
+                f"rows on page {n + 1} ({parts.height(rows):.0f} px with its legend and axis, "
+                f"under a third of the page's {COLUMN_HEIGHT:.0f}): “{what}”"
+            )
     return out

@@ -8,11 +8,11 @@ nor run id (:mod:`.ids`) broken over two lines, no page under a third full excep
 none under half full before a page that opens with a block (:mod:`.flow`).
 
 The headings, paragraphs, list items and rows come from the page laid out for print in
-Chromium, in document order; each is found in the PDF's words by its own words, searched
-forward from where the one before it was found, so that a label repeated in many tables is
-found where it stands. A figure may be drawn with anything (a chart, an image, text, a table):
-it is found by words added at its top and its foot in a second print of the page, which must
-lay out as the first.
+Chromium, in document order; each is found in the PDF's words by its own words, within its
+section and forward from the one before it (:mod:`.placing`), so that a label repeated in many
+tables, or a row's text again in an appendix, is found where it stands. A figure may be drawn
+with anything (a chart, an image, text, a table): it is found by words added at its top and its
+foot in a second print of the page, which must lay out as the first.
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ import pytest
 
 from tests.support.surfaces.flow import (
     PAGE_TABLE,
+    ChartParts,
     Placed,
     band_problems,
+    flow_problems,
     item_problems,
     last_page_problems,
     lone_last_section,
@@ -41,6 +43,7 @@ from tests.support.surfaces.flow import (
     thin_page_problems,
 )
 from tests.support.surfaces.ids import whole_word_problems
+from tests.support.surfaces.placing import find, place, tokens_of
 
 #: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
 PAGE_MARGIN_TOP = 16 / 25.4 * 72
@@ -113,12 +116,14 @@ _ELEMENTS = """() => {
   const tables = [...document.querySelectorAll('table')];
   const lists = [...document.querySelectorAll('ul, ol')];
   const parted = [...document.querySelectorAll('.print-parts')];
-  // The contents (its words would be found for the headings they name) is one paragraph.
+  // The contents (its words would be found for the headings they name) is one paragraph, its
+  // heading with it.
   const selector = 'nav, h2, h3, h4, dt, figure, tr, li, p';
   for (const el of document.querySelectorAll(selector)) {
     if (!shown(el)) continue;
     const tag = el.tagName;
     if (tag === 'LI' && (el.closest('nav') || el.parentElement.closest('li'))) continue;
+    if (/^H[2-4]$/.test(tag) && el.closest('nav')) continue;
     // A chart's rows (a chart that flows over pages is a table of strips) are its figure's.
     if (tag === 'TR' && el.closest('figure')) continue;
     if (tag === 'P' && (el.closest('li, td, th, figure, nav, header, dd, details, pre')
@@ -182,8 +187,13 @@ _ELEMENTS = """() => {
     }
     // A table's caption under it (its note), kept with its table.
     const caption = kind === 'para' && el.classList.contains('caption');
-    out.push({kind, text, after, table: table_index, rows, short, height, band, list, items,
-              list_height, lead, closing, caption});
+    // A chart that flows over pages keeps only its first rows together, with its head and foot.
+    const high = s => s ? s.getBoundingClientRect().height : 0;
+    const kept = kind === 'figure' && el.classList.contains('chart-print') ? high(el.querySelector(
+      'thead')) + high(el.querySelector('tbody')) + high(el.querySelector('tfoot')) : 0;
+    const contents = tag === 'NAV';
+    out.push({kind, text, after, contents, table: table_index, rows, short, height, band, list,
+              items, list_height, lead, closing, caption, kept});
   }
   return out;
 }"""
@@ -205,42 +215,6 @@ _BROKEN_CODE = """(most) => {
   }
   return out;
 }"""
-
-
-def _tokens(text: str) -> list[str]:
-    return [t for t in text.split() if t]
-
-
-def _find(
-    words: list[Word], tokens: list[str], start: int, window: int = 10
-) -> tuple[int, int] | None:
-    """Where ``tokens`` print, in order, from ``start``: the index of the first and of the
-    last (a token may print split or joined at a line's end, so each is matched by
-    containment, within a window)."""
-    if not tokens:
-        return None
-    for i in range(start, len(words)):
-        if not _same(words[i].text, tokens[0]):
-            continue
-        j, last = i, i
-        ok = True
-        for token in tokens[1:]:
-            for k in range(j + 1, min(len(words), j + window)):
-                if _same(words[k].text, token):
-                    j = last = k
-                    break
-            else:
-                ok = False
-                break
-        if ok:
-            return i, last
-    return None
-
-
-def _same(word: str, token: str) -> bool:
-    # A word split at a line's end (or joined to its punctuation) is matched by containment,
-    # both sides long enough that "a" is never found inside "Provenance".
-    return word == token or (min(len(word), len(token)) > 3 and (token in word or word in token))
 
 
 def page_fill(printed: Printed, page: int) -> float:
@@ -271,7 +245,9 @@ _MARK = """() => {
       position: absolute; font: 2px/2px monospace; color: #000; white-space: nowrap;
       margin: 0; padding: 0; border: 0; }
     [data-qq]::before { content: "qqmark" attr(data-qq) "a"; }
-    [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }`;
+    [data-qq]::after { content: "qqmark" attr(data-qq) "z"; margin-top: -2px; }
+    [data-qr]::before { position: absolute; font: 2px/2px monospace; color: #000;
+      content: "qqrow" attr(data-qr) "r"; }`;
   document.head.append(style);
   const out = [];
   for (const el of document.querySelectorAll('figure')) {
@@ -282,15 +258,18 @@ _MARK = """() => {
     // mark in a repeated foot is drawn once, not on each page.
     const axis = flows ? [...el.querySelectorAll('tfoot text')].map(t => t.textContent) : [];
     el.setAttribute('data-qq', String(out.length));
+    // Each row of a chart that flows, marked at its top; its height, and its head's and foot's.
+    const rows = flows ? [...el.querySelectorAll('tbody tr > td')] : [];
+    rows.forEach(td => td.setAttribute('data-qr', String(out.length)));
+    const high = s => s ? s.getBoundingClientRect().height : 0;
     out.push({text: (el.innerText || el.textContent || '').trim().slice(0, 80), flows,
-              foot: axis.length ? axis[axis.length - 1] : ''});
+              foot: axis.length ? axis[axis.length - 1] : '',
+              rows: rows.map(high), frame: high(el.querySelector('thead')) +
+                high(el.querySelector('tfoot'))});
   }
   return out;
 }"""
-_MARKED = re.compile(r"qqmark(\d+)([az])")
-#: A chart that flows over pages breaks at a page's foot: less room under its last row than a
-#: row of three lines (51 CSS px, 38 pt) and the foot's margin take.
-FLOW_ROOM = 60.0
+_MARKED = re.compile(r"qq(?:mark|row)(\d+)([azr])")
 
 
 def _page_texts(printed: Printed) -> list[str]:
@@ -320,9 +299,12 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     if _page_texts(marked) != _page_texts(read_pdf(pdf)):
         return ["the marked print lays out other than the PDF: no figure was checked"]
     pages: dict[int, dict[str, set[int]]] = {}
+    rows: dict[int, list[int]] = {}
     for word in marked.words:
         for m in _MARKED.finditer(word.text):
             pages.setdefault(int(m.group(1)), {}).setdefault(m.group(2), set()).add(word.page)
+            if m.group(2) == "r":
+                rows.setdefault(int(m.group(1)), []).append(word.page)
     room = _room(marked)[0]
     problems = []
     for n, figure in enumerate(figures):
@@ -334,38 +316,19 @@ def figure_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         both = on["a"] | on["z"]
         if figure["flows"]:
             span = range(min(both), max(both) + 1)
-            foot = _tokens(figure["foot"])
+            foot = tokens_of(figure["foot"])
             feet = {
                 n
                 for n in span
-                if foot and _find([w for w in marked.words if w.page == n], foot, 0, 3)
+                if foot and find([w for w in marked.words if w.page == n], foot, 0, 3)
             }
-            problems += flow_problems(span, feet, room, what)
+            parts = ChartParts(rows.get(n, []), figure["rows"], figure["frame"])
+            problems += flow_problems(span, feet, room, what, parts)
         elif len(both) > 1:
             problems.append(
                 f"figure split over pages {min(both) + 1} and {max(both) + 1}: “{what}”"
             )
     return problems
-
-
-def flow_problems(span: range, feet: set[int], room: list[float], what: str) -> list[str]:
-    """A chart printed as rows flowing over the pages ``span`` that breaks above a page's foot
-    (more than :data:`FLOW_ROOM` left under it: the chart should fill the page it starts on),
-    or runs onto a page without its axis (``feet``: the pages its foot prints on)."""
-    out = []
-    for n in span[:-1]:
-        if room[n] > FLOW_ROOM:
-            out.append(
-                f"a chart running over pages {span[0] + 1}–{span[-1] + 1} breaks {room[n]:.0f} "
-                f"pt above the foot of page {n + 1}: “{what}”"
-            )
-    out += [
-        f"a chart running over pages {span[0] + 1}–{span[-1] + 1} has no axis on page "
-        f"{n + 1}: “{what}”"
-        for n in span
-        if n not in feet
-    ]
-    return out
 
 
 def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
@@ -384,19 +347,19 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
     problems += kept
     problems += part_problems(parts)
-    placed = _place(printed, elements)
+    placed = place(printed.words, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).
     tables: dict[int, list[tuple[int, int, int, int, int]]] = {}
     short: dict[int, tuple[int, float, str]] = {}
     pages = len(printed.heights)
     for p in placed:
         element = p.element
-        tokens = _tokens(element["text"])
+        tokens = tokens_of(element["text"])
         window = 2 if element["kind"] == "heading" else 10
         # A row in the split-table check is one found by all its words, not its first few.
         whole = (
             len(tokens) <= 12
-            or (_find(printed.words, tokens, p.first, window) or (-1,))[0] == p.first
+            or (find(printed.words, tokens, p.first, window) or (-1,))[0] == p.first
         )
         if element["kind"] == "row" and element["table"] >= 0 and whole:
             tables.setdefault(element["table"], []).append(
@@ -437,37 +400,12 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     return problems
 
 
-def _place(printed: Printed, elements: list[dict[str, Any]]) -> list[Placed]:
-    """Each element where its words print, searched forward from the one before it."""
-    placed = []
-    cursor = 0
-    for element in elements:
-        tokens = _tokens(element["text"])
-        # Long texts are anchored by their first and last few words.
-        anchor = tokens if len(tokens) <= 12 else tokens[:3]
-        # A heading's words print one after another; a figure's or a row's may interleave.
-        window = 2 if element["kind"] == "heading" else 10
-        found = _find(printed.words, anchor, cursor, window)
-        if found is None:
-            continue
-        first, last = found
-        if len(tokens) > 12:
-            tail = _find(printed.words, tokens[-6:], last + 1)
-            if tail is not None and tail[0] - last < 4 * len(tokens):
-                last = tail[1]
-        cursor = last + 1
-        what = " ".join(tokens[:8])
-        pages = (printed.words[first].page, printed.words[last].page)
-        placed.append(Placed(element, first, last, *pages, what))
-    return placed
-
-
 def _heading_problems(printed: Printed, p: Placed) -> list[str]:
     """A heading whose content (the first words after it) prints on a later page, wherever on
     its page the heading is; one in the bottom fifth with no content found after it."""
     a = printed.words[p.first]
-    after = _tokens(p.element["after"])[:3]
-    under = _find(printed.words, after, p.last + 1) if after else None
+    after = tokens_of(p.element["after"])[:3]
+    under = find(printed.words, after, p.last + 1) if after else None
     foot = a.y0 > printed.heights[a.page] * (1 - FOOT)
     if under is None and not foot:
         return []

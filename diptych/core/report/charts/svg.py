@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 from xml.sax.saxutils import escape
 
@@ -277,17 +277,50 @@ def flows(chart: Chart) -> bool:
     return sum(_row_height(r.label, n_series, "wide") for r in chart.rows) > FLOW_FROM
 
 
+#: An A4 page's text column (report.css: 265 mm high) in CSS px: a part of a chart that runs
+#: over pages, with its legend and axis, takes at least a third of it.
+PRINT_COLUMN = 265 / 25.4 * 96
+LEAST_PART = PRINT_COLUMN / 3
+
+
 @dataclass
 class Strips:
     """The wide chart cut into SVGs of one scale, for print: its head (legend, side label, tick
     labels), each row, and its foot (tick labels, axis name). The report prints them as a table
     whose head and foot Chromium repeats on every page the rows run over: the chart fills the
     page it starts on, breaks only at a page's end (between rows), and every page of it carries
-    its legend and its axis."""
+    its legend and its axis. Its first and its last rows are kept together (:meth:`groups`), as
+    many as take with the legend and the axis a third of a page (:data:`LEAST_PART`): no page
+    holds a fragment of two rows of it."""
 
     head: str
     rows: list[str]
     foot: str
+    #: Each row's height, and the head's and the foot's.
+    heights: list[float] = field(default_factory=list)
+    frame: float = 0.0
+
+    def _least_rows(self, heights: list[float]) -> int:
+        """How many of ``heights`` (from the first) take a third of a page with the frame."""
+        total = self.frame
+        for n, h in enumerate(heights, start=1):
+            total += h
+            if total >= LEAST_PART:
+                return n
+        return len(heights)
+
+    def groups(self) -> list[tuple[list[str], bool]]:
+        """The rows in groups, each with whether it is kept together on one page: the first
+        rows and the last that take a third of a page each, and the rows between, which break
+        anywhere; all the rows kept together where they cannot make two such parts (the chart
+        then fits a page)."""
+        lead = self._least_rows(self.heights)
+        tail = self._least_rows(self.heights[::-1])
+        n = len(self.rows)
+        if lead + tail >= n:
+            return [(self.rows, True)]
+        out = [(self.rows[:lead], True), (self.rows[lead : n - tail], False)]
+        return [*out, (self.rows[n - tail :], True)]
 
 
 def strips(chart: Chart, element_id: str) -> Strips:
@@ -311,9 +344,10 @@ def strips(chart: Chart, element_id: str) -> Strips:
         f'<title id="{element_id}-title">{escape(chart.title)}</title>'
         f'<desc id="{element_id}-desc">{escape(chart.alt_text())}</desc>',
     )  # fmt: skip
-    rows = []
+    rows, heights = [], []
     for i, row in enumerate(chart.rows):
         h = _row_height(row.label, n_series, "wide")
+        heights.append(h)
         lines = wrap(row.label, label_w - 16)
         ys = _points_y(n_series, h / 2 - 4 * (n_series - 1))
         first = h / 2 - LINE * (len(lines) - 1) / 2 + 4
@@ -328,7 +362,7 @@ def strips(chart: Chart, element_id: str) -> Strips:
             out.append(_text(width - 6, h / 2 + 4, row.side, "end"))
         rows.append(_svg("", width, h, out))
     axis, height = _axis(chart, frame, 14.0)
-    return Strips(head, rows, _svg("", width, height, axis))
+    return Strips(head, rows, _svg("", width, height, axis), heights, y + 8 + height)
 
 
 def _svg(element_id: str, width: float, height: float, body: list[str], named: str = "") -> str:

@@ -1,0 +1,100 @@
+"""The paper checks find each block of the page where it prints (:mod:`tests.support.surfaces.
+placing`), on words planted as ``pdftotext -bbox-layout`` reads them: a table's cells out of
+order, and the same row's text again in an appendix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support.surfaces.paper import Word
+from tests.support.surfaces.placing import place
+
+
+def _line(text: str, page: int, top: float, left: float = 40.0) -> list[Word]:
+    """The words of ``text`` side by side on one line."""
+    words = []
+    for n, t in enumerate(text.split()):
+        x = left + 60 * n
+        words.append(Word(t, page, x, top, x + 50, top + 10))
+    return words
+
+
+def _element(kind: str, text: str) -> dict[str, Any]:
+    return {"kind": kind, "text": text}
+
+
+ROW = "STS paired −0.55 [−2.58, 1.48] 1,600 prompts in 400 unordered scenes"
+ELEMENTS = [
+    _element("heading", "Figures with their intervals"),
+    _element("row", "figure value 95% interval n"),
+    _element("row", ROW),
+    _element("row", "STS single −11.1 [−23.9, 2.05] 40 prompts"),
+    _element("row", "gap paired − single 18.3 [−0.61, 35.8] 1,720 answers"),
+    _element("heading", "Appendix B: Full tables"),
+    _element("row", "figure value 95% interval n"),
+    _element("row", ROW),
+]
+
+
+def _printed() -> list[Word]:
+    """Page 1: the table as pdftotext reads it, the header's last cell (“n”, a narrow column)
+    after the first row's words, the second row's label after its numbers; page 2: the
+    appendix, holding the first row's text again."""
+    header = _line("figure value 95% interval n", 0, 60)
+    first = _line(ROW, 0, 80)
+    single = _line("STS single −11.1 [−23.9, 2.05] 40 prompts", 0, 100)
+    return [
+        *_line("Figures with their intervals", 0, 40),
+        *header[:4],
+        *first[:7],
+        header[4],
+        *first[7:],
+        *single[2:],
+        *single[:2],
+        *_line("gap paired − single 18.3 [−0.61, 35.8] 1,720 answers", 0, 120),
+        *_line("Appendix B: Full tables", 1, 40),
+        *_line("figure value 95% interval n", 1, 60),
+        *_line(ROW, 1, 80),
+    ]
+
+
+def test_a_row_is_found_in_its_table_not_where_its_text_stands_again() -> None:
+    words = _printed()
+    placed = {id(p.element): p for p in place(words, ELEMENTS)}
+    where = [
+        (words[placed[id(e)].first].text, placed[id(e)].page) if id(e) in placed else None
+        for e in ELEMENTS
+    ]
+    assert where == [
+        ("Figures", 0),
+        ("figure", 0),
+        ("STS", 0),
+        ("STS", 0),
+        ("gap", 0),
+        ("Appendix", 1),
+        ("figure", 1),
+        ("STS", 1),
+    ]
+    # Each row at its own words: the first row's label, not the second's.
+    firsts = [placed[id(e)].first for e in ELEMENTS]
+    assert len(set(firsts)) == len(firsts)
+    assert words[firsts[3] + 1].text == "single"
+
+
+def test_a_glossary_term_is_found_where_it_starts_a_line() -> None:
+    """“STS”, a term of the glossary, ends the line of the term before it (“expected STS”, in
+    its text's last line): it is found on its own line."""
+    words = [
+        *_line("Glossary", 0, 20),
+        *_line("expected STS", 0, 40),
+        *_line("The STS a model would score on average.", 0, 55, left=52),
+        *_line("STS", 0, 75),
+        *_line("Stereotype Test Score.", 0, 90, left=52),
+    ]
+    elements = [
+        _element("heading", "Glossary"),
+        _element("heading", "expected STS"),
+        _element("heading", "STS"),
+    ]
+    placed = place(words, elements)
+    assert [(p.first, p.page) for p in placed] == [(0, 0), (1, 0), (11, 0)]
