@@ -25,7 +25,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.standings import StandingsScreen
 from tests.support.sequential_audits import FIGURE, decided_at_first_look
-from tests.support.stopped_runs import bought_on_and_interrupted
+from tests.support.stopped_runs import bought_on_and_audited_again, bought_on_and_interrupted
 
 pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
 
@@ -119,3 +119,32 @@ async def test_a_figure_its_looks_did_not_record_still_says_so(bought_on: dict[s
             "fixed-design; does not hold after the stop at look 1 of 4: its looks did not record "
             "it, so no interval of its own holds after the stop"
         ) in words, shown(app)
+
+
+@pytest.fixture
+def audited_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, Any]]:
+    """The workspace, decided at look 1 of 4, bought on, interrupted and audited again: the
+    gated figure as ``diptych show`` reads it."""
+    monkeypatch.chdir(tmp_path)
+    ws = str(tmp_path / ".diptych")
+    run_id, _ = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
+    with Workspace.open(ws) as opened:
+        yield dict(opened.audits.read(run_id).numbers[FIGURE])
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_run_audited_again_after_buying_on_is_ranked_as_show_reads_it(
+    audited_again: dict[str, Any], size: tuple[int, int]
+) -> None:
+    read = audited_again
+    name = str(read["interval_name"])
+    assert name.startswith("95% anytime-valid interval, look 1 of 4; "), name
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await _standings(pilot)
+        words = await _page_words(pilot, screen)
+        assert f"{name}: the interval its looks read at the stop" in words, shown(app)
+        assert set(BOUNDS.findall(words)) == {bounds(read["ci_low"], read["ci_high"])}, words
+        assert "fixed-design" not in words, words
