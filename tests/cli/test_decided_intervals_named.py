@@ -57,3 +57,32 @@ def test_the_check_finds_a_bare_dash() -> None:
         "│ STS paired │ — │ [−1.04, 16.2] (95% fixed-design interval) │ — │",
     ]
     assert bare_dashes(rows) == [rows[0]]
+
+
+def test_report_json_numbers_of_a_decided_run_carry_the_interval_its_pages_print(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run decided at its first look, not bought on: report.json's numbers of its gated
+    figure carry the gate's interval, named, the one its headline and finding print, never
+    the fixed-design one of the same answers beside it."""
+    import json
+
+    from diptych.core.digits import figure_text
+    from tests.support.surfaces.named_figures import two_intervals_problems
+
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws)
+    out_dir = tmp_path / "rep"
+    code, out = call(
+        capsys, "--store", ws, "report", run_id, "-o", str(out_dir), "--format", "json"
+    )
+    assert code == 0, out
+    data = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+    assert two_intervals_problems(out_dir, data) == []
+    (head,) = [h for h in data["headlines"] if h["name"] == FIGURE]
+    assert head["interval"].endswith(" (95% anytime-valid interval, look 1 of 4)"), head
+    for numbers in [data["result"]["numbers"], *(r["result"]["numbers"] for r in data["runs"])]:
+        number = numbers[FIGURE]
+        printed = f"[{figure_text(number['ci_low'])}, {figure_text(number['ci_high'])}]"
+        assert head["interval"].startswith(printed), (number, head)
+        assert number["interval_name"] == "95% anytime-valid interval, look 1 of 4"

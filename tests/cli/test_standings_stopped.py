@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from diptych.core.audit.record import list_audits, save_part
-from diptych.core.report.formatting import bounds, figure_text
+from diptych.core.report.formatting import bounds
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
@@ -107,12 +107,13 @@ def test_standings_print_each_figure_of_a_stopped_design_as_show_does(
     assert "its looks did not record it, so no interval of its own holds after the stop" in out
 
 
-def test_standings_of_a_stopped_design_bought_on_say_what_its_looks_read(
+def test_standings_of_a_stopped_design_bought_on_rank_what_its_looks_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Bought on past its stop and interrupted: every figure is read from all its trials with
-    a fixed-design interval, and its line says what the looks read at the stop, the gate's for
-    the gated figure and its own looks' for the other, never that the looks did not record it."""
+    """Bought on past its stop and interrupted: every figure is ranked as its looks read it at
+    the stop, the gate's interval for the gated figure and its own looks' for the other, each
+    named with its value on all the trials bought since beside it as a value only, as ``diptych
+    show`` prints it; never on a fixed-design interval of those trials."""
     from tests.support.stopped_runs import bought_on_and_interrupted
 
     monkeypatch.setenv("COLUMNS", "400")
@@ -121,15 +122,18 @@ def test_standings_of_a_stopped_design_bought_on_say_what_its_looks_read(
     with Workspace.open(ws) as opened:
         at_look = opened.audits.read(run_id).numbers
     bought_on_and_interrupted(ws, run_id)
+    shown = _shown(capsys, ws, run_id)
     for asked, figure in RANKED.items():
-        code, out = call(capsys, "--store", ws, "standings", "--figure", asked)
-        assert code == 0, out
-        (note,) = [line for line in out.splitlines() if line.startswith("‡ ")]
+        printed, row = _standings(capsys, ws, asked)
         read = at_look[figure]
-        who = "the gate's reading" if figure == FIGURE else "its looks' reading"
-        assert note.endswith(
-            "the figure is read from all its trials with a fixed-design interval; "
-            f"{who} at look 1 of 4 was {figure_text(read['value'])} "
-            f"{bounds(read['ci_low'], read['ci_high'])}, its 95% anytime-valid interval"
-        ), note
-        assert "did not record" not in out
+        assert printed == shown[figure], (asked, printed, shown[figure])
+        assert printed.startswith(f"{bounds(read['ci_low'], read['ci_high'])} ")
+        assert row["interval"].startswith("95% anytime-valid interval, look 1 of 4; ")
+        assert row["interval"].endswith(" trials bought since"), row
+        assert (row["value"], row["ci_low"], row["ci_high"]) == (
+            read["value"], read["ci_low"], read["ci_high"],
+        )  # fmt: skip
+        code, out = call(capsys, "--store", ws, "standings", "--figure", asked)
+        (note,) = [line for line in out.splitlines() if line.startswith("‡ ")]
+        assert note.endswith("its pairs are tested no more confidently than it"), note
+        assert "fixed-design" not in out and "did not record" not in out, out

@@ -1,11 +1,13 @@
 """The Standings screen of a run its gate decided at its first look, then bought on with
-``diptych resume`` and interrupted, at 80×24 and 60×20: the gated figure's line under the table
-says what holds (read from all its trials with a fixed-design interval, and what its gate read
-at the look, value and anytime-valid interval), never that its looks did not record it — they
-did. A figure its looks truly did not record still says so."""
+``diptych resume`` and interrupted, at 80×24 and 60×20: the gated figure is ranked on the
+interval its decision used, the look's, named with its value on all the trials bought since
+as a value only, as ``diptych show`` prints it: the page holds that one interval, never a
+fixed-design one of the trials bought since beside it. A figure its looks truly did not record
+says so."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,20 +19,23 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from diptych.core.audit.record import list_audits, save_part
-from diptych.core.report.formatting import bounds, figure_text
+from diptych.core.report.formatting import bounds
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.standings import StandingsScreen
 from tests.support.sequential_audits import FIGURE, decided_at_first_look
-from tests.support.stopped_runs import bought_on_and_interrupted
+from tests.support.stopped_runs import bought_on_and_audited_again, bought_on_and_interrupted
 
 pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
 
+#: The ``‡`` line of the gated figure, after its interval's name.
 HOLDS = (
-    "fixed-design; does not hold after the stop at look 1 of 4: the run was bought on past the "
-    "stop, so the figure is read from all its trials with a fixed-design interval"
+    " trials bought since: the interval its looks read at the stop, the one its decision used; "
+    "the run was bought on since, and no interval is made of the trials bought since"
 )
+#: Bounds as the one formatter prints them.
+BOUNDS = re.compile(r"\[[−\d.,]+, [−\d.,]+\]")
 
 
 @pytest.fixture
@@ -80,25 +85,24 @@ async def _standings(pilot: Pilot[Any]) -> StandingsScreen:
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_the_gated_figure_bought_on_says_what_its_gate_read(
+async def test_the_gated_figure_bought_on_is_ranked_on_its_decisions_interval(
     bought_on: dict[str, Any], size: tuple[int, int]
 ) -> None:
     read = bought_on
-    reading = (
-        f"the gate's reading at look 1 of 4 was {figure_text(read['value'])} "
-        f"{bounds(read['ci_low'], read['ci_high'])}, its 95% anytime-valid interval"
-    )
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
         screen = await _standings(pilot)
         words = await _page_words(pilot, screen)
-        assert f"{HOLDS}; {reading}" in words, shown(app)
-        assert "did not record" not in words, words
+        assert "95% anytime-valid interval, look 1 of 4; " in words, shown(app)
+        assert HOLDS in words, words
+        # One interval on the page: the look's, in the row; its line names it, with none other.
+        assert set(BOUNDS.findall(words)) == {bounds(read["ci_low"], read["ci_high"])}, words
+        assert "fixed-design" not in words and "did not record" not in words, words
 
 
 async def test_a_figure_its_looks_did_not_record_still_says_so(bought_on: dict[str, Any]) -> None:
     """Looks recorded before they kept the figure, and no gate reading it: its line says, at
-    60×20, that its looks did not record it."""
+    60×20, that its looks did not record it, its interval named as not holding."""
     with open_store(Path(".diptych")) as db:
         (rec,) = list_audits(db)
         (part,) = rec.parts
@@ -110,5 +114,37 @@ async def test_a_figure_its_looks_did_not_record_still_says_so(bought_on: dict[s
     async with app.run_test(size=(60, 20)) as pilot:
         screen = await _standings(pilot)
         words = await _page_words(pilot, screen)
-        assert "the gate's reading" not in words
-        assert f"{HOLDS}; its looks did not record it" in words, shown(app)
+        assert "trials bought since" not in words
+        assert (
+            "fixed-design; does not hold after the stop at look 1 of 4: its looks did not record "
+            "it, so no interval of its own holds after the stop"
+        ) in words, shown(app)
+
+
+@pytest.fixture
+def audited_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, Any]]:
+    """The workspace, decided at look 1 of 4, bought on, interrupted and audited again: the
+    gated figure as ``diptych show`` reads it."""
+    monkeypatch.chdir(tmp_path)
+    ws = str(tmp_path / ".diptych")
+    run_id, _ = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
+    with Workspace.open(ws) as opened:
+        yield dict(opened.audits.read(run_id).numbers[FIGURE])
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_run_audited_again_after_buying_on_is_ranked_as_show_reads_it(
+    audited_again: dict[str, Any], size: tuple[int, int]
+) -> None:
+    read = audited_again
+    name = str(read["interval_name"])
+    assert name.startswith("95% anytime-valid interval, look 1 of 4; "), name
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await _standings(pilot)
+        words = await _page_words(pilot, screen)
+        assert f"{name}: the interval its looks read at the stop" in words, shown(app)
+        assert set(BOUNDS.findall(words)) == {bounds(read["ci_low"], read["ci_high"])}, words
+        assert "fixed-design" not in words, words

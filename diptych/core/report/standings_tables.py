@@ -25,11 +25,10 @@ DECIDED_SAID: dict[DecidedKind, str] = {
     "stopped": "the interval of its own looks, which holds after its gates stopped the design "
     "early, not the fixed design's; its pairs are tested no more confidently than it",
     "fixed": "its looks did not record it, so no interval of its own holds after the stop",
-    "bought_on": "the run was bought on past the stop, so the figure is read from all its "
-    "trials with a fixed-design interval",
+    "bought_on": "the interval its looks read at the stop, the one its decision used; the run "
+    "was bought on since, and no interval is made of the trials bought since (their figure is "
+    "a value only); its pairs are tested no more confidently than it",
 }
-#: What a ``bought_on`` figure's line says where its looks did not record it.
-NOT_RECORDED = "its looks did not record it"
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]
 
@@ -149,8 +148,6 @@ def _said_of(s: Standing) -> list[tuple[str, str]]:
         out.append(("", f"ranked on {m.partial}"))
     if m.decided is not None:
         said = DECIDED_SAID[m.decided.kind]
-        if m.decided.kind == "bought_on":
-            said += f"; {m.decided.reading or NOT_RECORDED}"
         out.append((f"{DECIDED_MARK} ", f"{m.decided.name}: {said}"))
     if s.figure.floor:
         out.append((f"{FLOOR_MARK} ", s.figure.floor))

@@ -40,8 +40,8 @@ from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 #: Which interval of a design stopped early on its gates a figure carries: the one its gate
 #: decided on (``gated``), the anytime-valid one of its own looks for a figure no gate read
 #: (``stopped``), its fixed-design one named as not holding after the stop, where its looks
-#: did not record it (``fixed``), or, the run bought on past the stop, its fixed-design one
-#: from all its trials (``bought_on``), beside what its looks read at the stop.
+#: did not record it (``fixed``), or, the run bought on past the stop, the one its looks read
+#: at the stop, named with its value on all the trials bought since (``bought_on``).
 DecidedKind = Literal["gated", "stopped", "fixed", "bought_on"]
 
 
@@ -60,10 +60,6 @@ class DecidedInterval:
     #: (report.json's ``floor``): a decided interval can be a floored one too.
     floor: str | None = None
     kind: DecidedKind = "gated"
-    #: For ``bought_on``: what the looks read at the stop, in words ("the gate's reading at
-    #: look 1 of 4 was 12.3 [1.50, 20.0], its 95% anytime-valid interval"); empty where its
-    #: looks did not record the figure.
-    reading: str = ""
 
 
 def implied_se(decided: DecidedInterval, figure: Inference) -> float:

@@ -257,9 +257,13 @@ def with_decided(
 def stopped_figures(
     analysis: Analysis, store: Store, run_id: str, numbers: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
-    """:func:`stopped_numbers` of ``run_id``'s ``numbers``, the gated ones read from its
-    audit's looks (:func:`decided_numbers`); of a run bought on since its stop, every figure
-    its looks recorded as they read it (:func:`bought_on_numbers`)."""
-    out = stopped_numbers(store, run_id, numbers, decided_numbers(analysis, store, run_id))
+    """Each figure of ``run_id``'s ``numbers`` as every page of the run prints it, the one
+    interval its decision used, named: a gated one as its gate read it at the look
+    (:func:`decided_numbers`), so that report.json's numbers carry the interval its pages show,
+    the others as :func:`stopped_numbers` leaves them; of a run bought on since its stop, every
+    figure its looks recorded as they read it (:func:`bought_on_numbers`)."""
+    decided = decided_numbers(analysis, store, run_id)
+    out = {name: number for name, number in decided.items() if name in numbers}
+    out.update(stopped_numbers(store, run_id, numbers, decided))
     out.update(bought_on_numbers(analysis, store, run_id, numbers))
     return out

@@ -24,16 +24,15 @@ from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.plugins import get_probe
-from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.report.names import tell_apart
 from diptych.core.report.verdict import published_values
 from diptych.core.run_names import short_names
 from diptych.core.runview import RunView
 from diptych.core.workspace.base import Kernel, Namespace
 from diptych.core.workspace.decided import (
+    bought_on_numbers,
     decided_numbers,
     holds_after_stop,
-    look_readings,
     stopped_numbers,
 )
 
@@ -146,7 +145,7 @@ def _trials_short(counts: Mapping[str, int], run_id: str) -> str:
 
 
 def decided_interval(
-    number: Mapping[str, Any] | None, kind: ranking.DecidedKind = "gated", reading: str = ""
+    number: Mapping[str, Any] | None, kind: ranking.DecidedKind = "gated"
 ) -> ranking.DecidedInterval | None:
     """The interval of a figure of a design its gates stopped early, from the number ``diptych
     show`` prints for it: the one a gate decided it on
@@ -160,7 +159,7 @@ def decided_interval(
         float(number["value"]), float(number["ci_low"]), float(number["ci_high"]),
         str(number["interval_name"]),
         number["floor"] if isinstance(number.get("floor"), str) and number["floor"] else None,
-        kind, reading,
+        kind,
     )  # fmt: skip
 
 
@@ -170,37 +169,27 @@ def stopped_intervals(
     """Each of ``figures`` of a run whose design its gates stopped early, with the interval
     ``diptych show`` prints for it (:meth:`~diptych.core.workspace.audits.Audits.read`): the
     gate's where a gate decided it, else the anytime-valid one of its own looks, else its
-    fixed-design one named as not holding after the stop; a run bought on since the stop, its
-    fixed-design one from all its trials with what the looks read at the stop
-    (:func:`reading_text`). Empty for any other run."""
+    fixed-design one named as not holding after the stop. A run bought on since the stop reads
+    each figure as its looks read it at the stop, the one interval its decision used, named
+    with its value on all the trials bought since beside it as a value only
+    (:func:`~diptych.core.workspace.decided.bought_on_numbers`): no interval is made of those
+    trials. Empty for any other run."""
     decided = decided_numbers(analysis, store, run_id)
     out = {f: decided_interval(decided.get(f)) for f in figures if f in decided}
     if any(f not in decided for f in figures):
         # Only a stopped design's figures need the analysis: what the stop leaves them.
         numbers = analysis.analyze(run_id).numbers
         stopped = stopped_numbers(store, run_id, numbers, decided)
-        read = look_readings(analysis, store, run_id, [f for f in figures if f in stopped])
+        ranked = {f: numbers[f] for f in figures if f in numbers and f not in decided}
+        stopped.update(bought_on_numbers(analysis, store, run_id, ranked))
         for name, number in stopped.items():
             if name not in figures:
                 continue
-            if number.get("bought_on"):
-                said = reading_text(read[name]) if name in read else ""
-                out[name] = decided_interval(number, "bought_on", said)
-                continue
             kind: ranking.DecidedKind = "stopped" if holds_after_stop(number) else "fixed"
+            if kind == "stopped" and number.get("bought_on"):
+                kind = "bought_on"
             out[name] = decided_interval(number, kind)
     return {f: d for f, d in out.items() if d is not None}
-
-
-def reading_text(reading: Mapping[str, Any]) -> str:
-    """What the looks of a run bought on since its stop read of a figure there, in words:
-    "the gate's reading at look 1 of 4 was 12.3 [1.50, 20.0], its 95% anytime-valid
-    interval" (a figure no gate read: "its looks' reading …")."""
-    who = "the gate's reading" if reading.get("gate") else "its looks' reading"
-    return (
-        f"{who} at {reading['at']} was {figure_text(reading['value'])} "
-        f"{bounds(reading['ci_low'], reading['ci_high'])}, its {reading['interval_name']}"
-    )
 
 
 #: How the CLI says to choose another figure; a screen says its own key.

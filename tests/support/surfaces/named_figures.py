@@ -237,3 +237,25 @@ def two_intervals_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
                 page.setdefault(name, set()).add(found)
             break
     return problems + _two(page, "page")
+
+
+def standings_two_intervals(text: str, runs: list[str]) -> list[str]:
+    """Each run of ``diptych standings``'s output (wide enough for a row a line) whose figure
+    is printed with two different intervals: its row's and those its lines under the table
+    (``‡``, ``†``) state, which name the one interval and never give a second (a fixed-design
+    one of trials bought after its gates' stop)."""
+    said: dict[Any, set[tuple[str, str]]] = {}
+    for line in text.splitlines():
+        row = line.lstrip().startswith("#") or line.startswith(("‡ ", "† "))
+        for run in runs if row else []:
+            if f" {run} " not in f" {line} " and f"({run})" not in line:
+                continue
+            for found in CELL_BOUNDS.finditer(line):
+                said.setdefault(run, set()).add(
+                    (found[1].replace("−", "-"), found[2].replace("−", "-"))
+                )
+            for found in SAID_BOUNDS.finditer(line):
+                said.setdefault(run, set()).add(
+                    (found[1].replace("−", "-"), found[2].replace("−", "-"))
+                )
+    return _two(said, "standings")
