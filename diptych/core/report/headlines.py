@@ -11,6 +11,7 @@ beside a named one, as ``diptych show`` and the terminal app print them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,10 @@ def _no_interval_cell(number: Mapping[str, Any], *, html: bool) -> Any:
     return markupsafe.Markup('<span class="no-interval">{}</span>').format(text)
 
 
+#: The level an interval's name starts with ("97.5% fixed interval").
+LEVEL = re.compile(r"(\d+(?:\.\d+)?%) ")
+
+
 @dataclass(frozen=True)
 class Headline:
     """One headline figure of one run, as the summary table and sentence give it."""
@@ -122,7 +127,11 @@ def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
     if interval(number) != "—":
         low, high = figure_text(number["ci_low"]), figure_text(number["ci_high"])
         named = number.get("interval_name")
-        text += f", with a 95% interval from {low} to {high}" + (f" ({named})" if named else "")
+        # A gate of a Holm family reads its figure at its adjusted level ("97.5% fixed
+        # interval"): the sentence says the level the interval has, not 95%.
+        level = LEVEL.match(str(named or ""))
+        said = level[1] if level else "95%"
+        text += f", with a {said} interval from {low} to {high}" + (f" ({named})" if named else "")
     elif no_interval(number):
         text += f", with {no_interval(number)}"
     size = sample_size(number, part.observation)

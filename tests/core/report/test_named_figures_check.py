@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.surfaces.named_figures import named_figures_problems
+from tests.support.surfaces.named_figures import named_figures_problems, two_intervals_problems
 
 HEAD = '<table><thead><tr><th scope="col">figure</th><th scope="col">value</th><th scope="col">95% interval</th><th scope="col">n</th></tr></thead><tbody>'  # noqa: E501
 
@@ -142,3 +142,21 @@ def test_a_figure_with_two_intervals_on_one_page_fails(tmp_path: Path) -> None:
         else:
             assert [p.split(":")[0] for p in found] == ["json", "page"], found
             assert all("[-1.04, 24.2], [7.49, 15.4]" in p for p in found), found
+
+
+def test_a_figure_two_gates_of_a_family_read_has_one_interval_per_level() -> None:
+    # Holm reads one figure at 97.5% for one gate and 95% for the other: each named by its
+    # level, so two intervals at two levels are each a decision's own; two at one level are not.
+    figure = "STS paired"
+    gates = [
+        {"run": "r", "figure": figure, "interval": "50.8 to 66.2", "level": "97.5%"},
+        {"run": "r", "figure": figure, "interval": "52.2 to 65.1", "level": "95%"},
+    ]
+    head = {"run": "r", "name": figure, "interval": "[50.8, 66.2] (97.5% fixed interval)",
+            "sentence": "p on m: STS paired is 59.0, with a 97.5% interval from 50.8 to 66.2 "
+            "(97.5% fixed interval), over 36 prompts."}  # fmt: skip
+    data: dict[str, Any] = {"gates": {"gates": gates}, "headlines": [head]}
+    assert two_intervals_problems(Path("/nonexistent"), data) == []
+    gates[1]["level"] = "97.5%"
+    found = two_intervals_problems(Path("/nonexistent"), data)
+    assert len(found) == 1 and "[50.8, 66.2], [52.2, 65.1]" in found[0], found

@@ -170,6 +170,12 @@ def _bounds(text: str, pattern: re.Pattern[str]) -> tuple[str, str] | None:
     return (found[1].replace("−", "-"), found[2].replace("−", "-"))
 
 
+def _level(text: str) -> str:
+    """The level an interval is said at ("97.5%"), 95% where the text names none."""
+    found = re.search(r"(\d+(?:\.\d+)?)%(?=$| (?:interval|fixed|anytime|CI))", text)
+    return f"{found[1]}%" if found else "95%"
+
+
 def _two(said: dict[Any, set[tuple[str, str]]], where: str) -> list[str]:
     return [
         f"{where}: {key!r} has {len(found)} intervals on one page: "
@@ -200,15 +206,18 @@ def two_intervals_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
     line, its headline, its finding and its row in a table of figures each give the one
     interval its decision used, never that one beside another (a fixed-design one of the
     trials bought since its gates' look). Read in report.json by run and figure, and on the
-    Markdown and HTML pages by figure where the report holds one run."""
+    Markdown and HTML pages by figure where the report holds one run. A figure two gates of a
+    Holm family read has each gate's interval at that gate's own level, named by it ("97.5%"):
+    one interval per figure and level, never two at one level."""
     said: dict[Any, set[tuple[str, str]]] = {}
     gates = (data.get("gates") or {}).get("gates") or []
     for gate in gates:
         found = _bounds(str(gate.get("interval") or ""), SAID_BOUNDS)
         if found:
-            said.setdefault((gate.get("run"), gate.get("figure")), set()).add(found)
+            level = _level(str(gate.get("level") or ""))
+            said.setdefault((gate.get("run"), gate.get("figure"), level), set()).add(found)
     for head in data.get("headlines") or []:
-        key = (head.get("run"), head.get("name"))
+        key = (head.get("run"), head.get("name"), _level(str(head.get("interval") or "")))
         for found in (
             _bounds(str(head.get("interval") or ""), CELL_BOUNDS),
             _bounds(str(head.get("sentence") or ""), SAID_BOUNDS),
@@ -218,7 +227,8 @@ def two_intervals_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
     for finding in (data.get("verdict") or {}).get("findings") or []:
         found = _bounds(str(finding.get("sentence") or ""), SAID_BOUNDS)
         if found:
-            said.setdefault((finding.get("run"), finding.get("name")), set()).add(found)
+            level = _level(str(finding.get("sentence") or ""))
+            said.setdefault((finding.get("run"), finding.get("name"), level), set()).add(found)
     problems = _two(said, "json")
     runs = {head.get("run") for head in data.get("headlines") or []}
     if len(runs) != 1:
@@ -234,7 +244,7 @@ def two_intervals_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
             rest = line[at + len(name) :].split(". ", 1)[0]
             found = _bounds(rest, CELL_BOUNDS) or _bounds(rest, SAID_BOUNDS)
             if found and re.match(rf"\s*(?:\|\s*|= )?(?:{_NUM})\b", rest):
-                page.setdefault(name, set()).add(found)
+                page.setdefault((name, _level(rest)), set()).add(found)
             break
     return problems + _two(page, "page")
 
