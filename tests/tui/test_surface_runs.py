@@ -183,10 +183,15 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_report_written_says_where_in_full_under_the_figures(
-    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int]
+    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where the report went is said once, under the figures, its whole path readable (wrapped
     after a separator where the line is too narrow); no toast is drawn over the figures."""
+    import diptych.tui.screens.runs.detail as detail
+
+    # Said for as long as it takes to read (the next test): here, for as long as this test
+    # looks at it, however slowly a busy machine gets there.
+    monkeypatch.setattr(detail, "seconds_shown", lambda message, severity, timeout: 3600.0)
     out = tmp_path / "reports-of-the-morning" / "a-directory-with-a-rather-long-name"
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size, notifications=True) as pilot:
