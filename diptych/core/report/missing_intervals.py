@@ -33,7 +33,7 @@ def _missing(cell: Any) -> bool:
 
 def missing_marked(table: Table) -> Table:
     """``table`` as a page prints it: each missing interval marked ``—*``, and its note ending
-    with what the mark means ("Each —* has no interval: one prompt only (single).")."""
+    with what the mark means ("A dash marked * has no interval: one prompt only (single).")."""
     columns = [j for j, c in enumerate(table.columns) if interval_column(c)]
     marked = False
     rows = []
@@ -47,5 +47,7 @@ def missing_marked(table: Table) -> Table:
     if not marked:
         return table
     why = str(getattr(table, "no_interval", "") or TOO_FEW_UNITS).strip().rstrip(".")
-    said = f"Each —{NO_INTERVAL_MARK} has no interval: {why}."
+    # The mark named apart from its dash: a line may break after an em dash, and "—" over
+    # "*" would read as a dash and a stray star.
+    said = f"A dash marked {NO_INTERVAL_MARK} has no interval: {why}."
     return replace(table, rows=rows, note=f"{table.note} {said}".strip())

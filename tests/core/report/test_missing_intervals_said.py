@@ -41,8 +41,8 @@ def test_a_report_says_why_each_interval_is_missing(scripted: None, tmp_path: Pa
     # The per-identity table marks its missing intervals; its note says why.
     nurse = next(line for line in md.splitlines() if line.startswith("| nurse | feminine |"))
     assert nurse.split(" | ")[3] == "—*", nurse
-    assert "Each —* has no interval: one partner only (paired)" in md
-    assert "Each —* has no interval: one partner only (paired)" in page
+    assert "A dash marked * has no interval: one partner only (paired)" in md
+    assert "A dash marked * has no interval: one partner only (paired)" in page
     # No bare dash left in an interval column, on either page.
     assert html_bare_dash_problems(page) == []
     assert md_bare_dash_problems(md) == []
@@ -60,10 +60,10 @@ def test_a_probe_table_marks_its_missing_intervals_and_says_why() -> None:
     assert [row[2] for row in marked.rows] == ["—*", "—*", "[1.0, 5.0]"]
     # A dash outside an interval column stays; the table the probe made is not changed.
     assert marked.rows[1][1] is None and table.rows[0][2] == "—"
-    assert marked.note == "STS over prompts. Each —* has no interval: one prompt only."
+    assert marked.note == "STS over prompts. A dash marked * has no interval: one prompt only."
     # A probe that does not say why: the reason every resampling interval shares.
     plain = missing_marked(Table("t", ["x", "paired 95% CI"], [["a", "—"]]))
-    assert plain.note == f"Each —* has no interval: {TOO_FEW_UNITS}."
+    assert plain.note == f"A dash marked * has no interval: {TOO_FEW_UNITS}."
     whole = Table("t", ["x", "95% CI"], [["a", "[1.0, 2.0]"]], note="n.")
     assert missing_marked(whole) is whole
 
@@ -89,9 +89,15 @@ def test_the_check_fails_on_a_bare_dash_in_an_interval_column() -> None:
     assert html_bare_dash_problems(said) == []
     # A mark is enough only where the note under the table says what it means.
     marked = bare.replace("<td>—</td>", "<td>—*</td>")
-    assert len(html_bare_dash_problems(marked + "<h4>next</h4><p>Each —* has no interval</p>")) == 1
     assert (
-        html_bare_dash_problems(marked + '<p class="caption">Each —* has no interval: x.</p>') == []
+        len(html_bare_dash_problems(marked + "<h4>next</h4><p>A dash marked * has no interval</p>"))
+        == 1
+    )
+    assert (
+        html_bare_dash_problems(
+            marked + '<p class="caption">A dash marked * has no interval: x.</p>'
+        )
+        == []
     )
     # A dash in a column that holds no interval is no missing interval.
     assert html_bare_dash_problems(bare.replace("95% interval", "note")) == []
@@ -100,5 +106,5 @@ def test_the_check_fails_on_a_bare_dash_in_an_interval_column() -> None:
     assert len(md_bare_dash_problems("#### t\n\n" + table.format("—"))) == 1
     assert len(md_bare_dash_problems("#### t\n\n" + table.format("12.3 —"))) == 1
     assert len(md_bare_dash_problems("#### t\n\n" + table.format("—*"))) == 1
-    noted = "#### t\n\nEach —* has no interval: one partner only.\n\n" + table.format("—*")
+    noted = "#### t\n\nA dash marked * has no interval: one partner only.\n\n" + table.format("—*")
     assert md_bare_dash_problems(noted) == []

@@ -1,7 +1,7 @@
 """A table's missing interval says why, read in the written page and its Markdown: a cell of an
 interval column ("95% interval", "paired 95% CI", "search (95% interval)") is never a bare
 "—". It says why in words ("no interval (one masculine identity only)"), or carries a mark
-("—*") that the table's note explains ("Each —* has no interval: …"), as `diptych show` and
+("—*") that the table's note explains ("A dash marked * has no interval: …"), as `diptych show` and
 the terminal app say it (:func:`tests.support.named_intervals.bare_dashes`)."""
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def _cell_problems(headers: list[str], rows: list[list[str]], note: str, where: 
             # Alone, or after its figure in a column of both ("12.3 —", "search (95% interval)").
             if cell in ("—", "-") or cell.endswith(" —"):
                 out.append(f"{where}: a bare “{cell}” in column “{headers[j]}” of row “{first}”")
-            elif (mark := _MARKED.match(cell)) and f"—{mark.group(1)} has no interval" not in note:
+            elif (
+                mark := _MARKED.match(cell)
+            ) and f"dash marked {mark.group(1)} has no interval" not in note:
                 out.append(
                     f"{where}: “{cell}” in column “{headers[j]}” of row “{first}”, and no note "
                     f"says what “{mark.group(1)}” means"
