@@ -57,25 +57,25 @@ FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
 LISTS = ["-p", "masculine=" + ",".join(MASC), "-p", "feminine=" + ",".join(FEM)]
 
 
-def design(*model: str) -> list[str]:
-    """``diptych run``'s words for the null design of :data:`LISTS` on the scripted model."""
-    return ["pst-text", "-m", "scripted-likelihood", *model, "-p", "setting=both", *LISTS]
+def design(*model: str, lists: Sequence[str] = LISTS) -> list[str]:
+    """``diptych run``'s words for the null design of ``lists`` on the scripted model."""
+    return ["pst-text", "-m", "scripted-likelihood", *model, "-p", "setting=both", *lists]
 
 
-def until_decided(*model: str) -> list[str]:
+def until_decided(*model: str, lists: Sequence[str] = LISTS) -> list[str]:
     """``diptych run``'s words that buy :func:`design` until its gate is decided (4 batches)."""
-    return ["run", *design(*model), "--gate", f"{FIGURE} below 60", "--until-decided",
+    return ["run", *design(*model, lists=lists), "--gate", f"{FIGURE} below 60", "--until-decided",
             "--batches", "4"]  # fmt: skip
 
 
-def decided_at_first_look(capsys: Any, ws: str, *model: str) -> str:
+def decided_at_first_look(capsys: Any, ws: str, *model: str, lists: Sequence[str] = LISTS) -> str:
     """Run the null design of :data:`LISTS` on the scripted model (with ``model``'s ``-M``
     words) until its gate is decided (at look 1 of 4, no bias planted); the run's id."""
     import re
 
     from tests.support.cli import call
 
-    code, out = call(capsys, "--store", ws, *until_decided(*model))
+    code, out = call(capsys, "--store", ws, *until_decided(*model, lists=lists))
     assert code == 0, out
     said = re.search(r"^run (\S+) decided at look 1 of 4: ", out, re.M)
     assert said is not None, out

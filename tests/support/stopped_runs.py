@@ -5,6 +5,7 @@ leaves behind), and a decided run bought on and stopped after a few trials (Ctrl
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -70,16 +71,19 @@ def bought_on_and_interrupted(ws: str, run_id: str) -> None:
         settle_stopped(opened, run_id)
 
 
-def bought_on_and_audited_again(capsys: Any, ws: str, *model: str) -> tuple[str, str]:
+def bought_on_and_audited_again(
+    capsys: Any, ws: str, *model: str, lists: Sequence[str] | None = None
+) -> tuple[str, str]:
     """A run decided at look 1 of 4 (:func:`~tests.support.sequential_audits.
     decided_at_first_look`), bought on and interrupted, then the same ``--until-decided``
     command again, which decides it again on the same looks: the run's id and what that
-    command printed."""
+    command printed. ``lists``: the identity lists' ``-p`` words, if not the usual six a list."""
     from tests.support.cli import call
-    from tests.support.sequential_audits import decided_at_first_look, until_decided
+    from tests.support.sequential_audits import LISTS, decided_at_first_look, until_decided
 
-    run_id = decided_at_first_look(capsys, ws, *model)
+    lists = LISTS if lists is None else lists
+    run_id = decided_at_first_look(capsys, ws, *model, lists=lists)
     bought_on_and_interrupted(ws, run_id)
-    code, out = call(capsys, "--store", ws, *until_decided(*model))
+    code, out = call(capsys, "--store", ws, *until_decided(*model, lists=lists))
     assert code == 0, out
     return run_id, out

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.audit.run_status import NOT_BOUGHT, outcome_words
+from diptych.core.audit.stopped import NOT_HOLDING
 from diptych.core.cost import Cost, cost_text
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
@@ -242,7 +243,10 @@ def _finding(
         stated += f", {named}{colon} {plain(low)} to {plain(high)}{since}"
         if decided is not None:
             stated += " (the interval its gate decided on)"
-        excludes = low > 0 or high < 0
+        # A fixed-design interval named as not holding after a stop decides nothing: the
+        # sentence gives the value and interval only.
+        if NOT_HOLDING not in named:
+            excludes = low > 0 or high < 0
     if sample:
         stated += f", {sample}"
     reason = str(number.get("reason") or "")
@@ -257,6 +261,8 @@ def _finding(
         direction = "not established"
         if excludes is False:
             text += " The interval includes 0: the direction is not established."
+        elif has_ci:
+            pass  # an interval that does not hold after the stop: no sentence on 0
         else:
             why = why_no_interval(reason)
             text += f" No interval{f' ({why})' if why else ''}: the direction is not established."

@@ -26,7 +26,7 @@ from diptych.core.audit.run_status import trials_asked
 from diptych.core.audit.sequential import Look, Untested, anytime_figure
 from diptych.core.audit.stopped import NOT_HOLDING, continued, looked, stopped_name
 from diptych.core.errors import DiptychError
-from diptych.core.report.formatting import decided_name, figure_text, interval
+from diptych.core.report.formatting import decided_name, figure_text, interval, why_no_interval
 from diptych.core.report.gates import interval_kind
 from diptych.core.workspace.gates import audit_gates
 
@@ -155,7 +155,16 @@ def look_readings(
             if _finite({"value": value}, "value"):
                 said = decided_name(CONFIDENCE, "anytime-valid")
                 out[name] = {**last.numbers[name], **made, "interval_name": said, "at": at}
+        elif name in last.numbers and _finite(last.numbers[name], "value"):
+            # Recorded by the look without an interval (too few units then): it reads as the
+            # look read it, no interval and why, never with one made of the trials since.
+            read = {k: v for k, v in last.numbers[name].items() if k not in _BOUNDS}
+            out[name] = {**read, "at": at}
     return out
+
+
+#: The keys of a number's interval and its name.
+_BOUNDS = ("ci_low", "ci_high", "interval_name")
 
 
 def bought_on_numbers(
@@ -181,10 +190,17 @@ def bought_on_numbers(
         if _finite(now, "value"):
             since = f"; {figure_text(now['value'])} on all {trials:,} trials bought since"
         number = {k: v for k, v in reading.items() if k not in ("at", "gate", "p")}
+        if "interval_name" not in reading:
+            # No interval at the look: its reason says so, with the look and the value since.
+            why = why_no_interval(reading.get("reason")) or "none at the look"
+            number.update(reason=f"{why}, {reading['at']}{since}", stopped_interval="none")
+        else:
+            number.update(
+                interval_name=f"{reading['interval_name']}, {reading['at']}{since}",
+                stopped_interval="anytime-valid",
+            )
         number.update(
-            interval_name=f"{reading['interval_name']}, {reading['at']}{since}",
             stopped_at=reading["at"],
-            stopped_interval="anytime-valid",
             bought_on=True,
             value_since=now.get("value"),
             trials_since=trials,
