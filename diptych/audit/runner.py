@@ -160,22 +160,19 @@ async def run_audit(
         path = source.file_path
     else:
         path = str(Path(source).resolve())
-    if until_decided:
-        return await _run_until_decided(
+    try:
+        if until_decided:
+            return await _run_until_decided(
+                ws, plan, path=path, text=text, options=options, reporter=reporter,
+                on_part=on_part, on_look=on_look, batches=batches, out_dir=where,
+            )  # fmt: skip
+        return await _run_plan(
             ws, plan, path=path, text=text, options=options, reporter=reporter,
-            on_part=on_part, on_look=on_look, batches=batches, out_dir=where,
+            on_part=on_part, searches=searches, out_dir=where,
         )  # fmt: skip
-    return await _run_plan(
-        ws,
-        plan,
-        path=path,
-        text=text,
-        options=options,
-        reporter=reporter,
-        on_part=on_part,
-        searches=searches,
-        out_dir=where,
-    )
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        ws.audits.stopped(plan.id)  # recorded as its runs were left, not "running"
+        raise
 
 
 def _budget(audit_limit: float | None, given: float | None) -> float | None:

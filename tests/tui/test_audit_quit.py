@@ -4,6 +4,7 @@ leaves it; and the app waits for that, never exits leaving a run buying in its t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,11 @@ import pytest
 from steps import open_audit, shown, wait_for
 from textual.widgets import Input
 
+from diptych.core.audit import record
+from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
+from tests.support.cli import call
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -28,7 +32,7 @@ def stored(ws: Path) -> dict[str, int]:
 
 
 async def test_quitting_while_an_audit_buys_stops_it_interrupted_with_no_failed_trial(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     # Slow on purpose: one call at a time, 50 ms each, hundreds of trials.
@@ -65,3 +69,19 @@ async def test_quitting_while_an_audit_buys_stops_it_interrupted_with_no_failed_
     # Nothing buys on after the exit.
     with Workspace.open(ws) as opened:
         assert opened.runs.counts(run.run.id)["pending"] == left
+
+    # The audit is recorded as its run was left, never "running" with nothing running it.
+    (listed,) = json.loads(call(capsys, "--store", str(ws), "audit", "list", "--json")[1])
+    assert listed["status"] == "interrupted", listed
+
+    # A record some process left "running" with its part's run (killed before it wrote its
+    # status) reads as that run is stored.
+    with open_store(ws) as store:
+        rec = record.get_audit(store, listed["id"])
+        assert rec is not None
+        record.begin(store, rec.id, rec.name, rec.file_hash, rec.file_path, rec.file_text)
+        part = record.PartRecord(0, "pst-text", "probe", run.run.id, "running", None)
+        record.save_part(store, rec.id, part)
+        assert record.get_audit(store, rec.id).status == "running"  # type: ignore[union-attr]
+    (listed,) = json.loads(call(capsys, "--store", str(ws), "audit", "list", "--json")[1])
+    assert listed["status"] == "interrupted", listed

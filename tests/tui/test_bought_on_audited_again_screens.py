@@ -78,6 +78,9 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         detail = app.screen
         summary = detail.query_one("#summary")
         await wait_for(pilot, lambda: words in _text(summary), "the detail", lambda: shown(app))
+        # Its header says the Runs table's word for it, never "decided" beside "bought on".
+        head = str(summary.render()).splitlines()[0]
+        assert head.endswith(" · bought on"), head
         assert f"not bought {listed.counts['pending']:,}" in _text(summary).replace("\u00a0", " ")
         # Its figures as the look read them, one interval each, the value since beside it.
         await wait_for(pilot, lambda: bool(detail.query("#section-numbers")), "the figures")
@@ -101,7 +104,8 @@ async def test_its_audit_says_it_was_bought_on_since(
         recorded = screen.query_one("#recorded", OptionList)
         await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
         line = str(recorded.get_option_at_index(0).prompt)
-        assert " · bought on · (command line)" in line, line
+        # In the words of ``diptych audit list``'s status column: the look that decided it.
+        assert " · decided at look 1 of 4, bought on · (command line)" in line, line
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(screen.gates) and part.name in screen.status, "gates")
         await settle(pilot)

@@ -105,6 +105,28 @@ def bought_on(store: Store, rec: AuditRecord) -> set[str]:
     return out
 
 
+def stopped_status(store: Store, audit: AuditRecord) -> str:
+    """The status of an audit whose run stopped mid-way (the app quit, Ctrl-C, a killed
+    process) as its parts' runs are stored: the first one not complete in its own status
+    ("interrupted"; "decided" where a decided run was being bought on), "interrupted" where
+    a run was left buying or between two looks, or where no part's run is stored yet."""
+    for part in audit.parts:
+        run = store.run_with_id(part.run_id) if part.run_id else None
+        if run is not None and run.status != "complete":
+            return "interrupted" if run.status in ("running", "partial") else run.status
+    return "interrupted"
+
+
+def left_running(store: Store, audit: AuditRecord) -> bool:
+    """Whether ``audit`` is recorded ``running`` with nothing running it: no run of its parts
+    running or between two looks (a process buying the audit holds one or the other)."""
+    if audit.status != "running" or not audit.parts:
+        return False
+    runs = [store.run_with_id(p.run_id) for p in audit.parts if p.run_id]
+    busy = ("running", "partial")
+    return all(r is None or (r.status not in busy and store.live_lease(r.id) is None) for r in runs)
+
+
 def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
     """``audit`` as a listing shows it: a part whose run was bought on after the audit's gates
     stopped it early (part way, :func:`continued`, or whole) in its run's status, as ``diptych
@@ -112,7 +134,8 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
     since), and the audit in it too; its record keeps what its gates decided. Each part's
     ``counts`` are its run's as the store holds them now (:func:`counts_now`)."""
     parts = []
-    now = audit.status
+    # A record its process left running (killed, or quit before it was written) reads as its runs.
+    now = stopped_status(store, audit) if left_running(store, audit) else audit.status
     for part in audit.parts:
         run = store.run_with_id(part.run_id) if part.run_id else None
         if run is not None:

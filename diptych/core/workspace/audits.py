@@ -24,6 +24,7 @@ from diptych.core.audit.stopped import (
     decided_runs,
     name_fixed_intervals,
     stopped_look,
+    stopped_status,
 )
 from diptych.core.labels import LabelPolicy
 from diptych.core.probe import ProbeResult
@@ -214,6 +215,13 @@ class Audits(Namespace):
         """Record one part of the audit as it stands (replacing its earlier record)."""
         self._kernel.writing("run an audit")
         record.save_part(self._store, audit_id, part)
+
+    def stopped(self, audit_id: str) -> None:
+        """Record an audit stopped mid-way (a quit, Ctrl-C) as its parts' runs are stored
+        (:func:`~diptych.core.audit.stopped.stopped_status`), never left ``running``."""
+        found = {a.id: a for a in self.list()}.get(audit_id)
+        if found is not None and found.status == "running":
+            record.finish(self._store, audit_id, stopped_status(self._store, found))
 
     def finish(self, audit_id: str, status: str, report: str | None = None) -> None:
         """Record the audit's status after a run, and its report where one was written."""

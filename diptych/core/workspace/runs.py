@@ -91,6 +91,13 @@ class Runs(Namespace):
         run = self._shown(self.get(run_id))
         return status_said(self._store, run, looks_by_run(list_audits(self._store)).get(run.id))
 
+    def listed_status(self, run_id: str) -> str:
+        """The run's status in one word, as a listing's status column says it: "bought on"
+        for a decided run bought on since (:func:`~diptych.core.audit.run_status.listed_status`)."""
+        run = self._shown(self.get(run_id))
+        looks = looks_by_run(list_audits(self._store)).get(run.id)
+        return listed_status(self._store, run, looks)
+
     def settle(self, run_id: str, status: str) -> RunRecord:
         """Say why a ``partial`` run's untried trials stay unbought once the sequential audit
         that bought it batch by batch stops: ``decided`` (its gates were decided on the part

@@ -260,7 +260,8 @@ class RunDetailScreen(Screen[None]):
             Text.assemble(
                 (run.id, "bold"),
                 f" · {run.probe} v{run.probe_version} · ",
-                (run.status, "bold"),
+                # In the Runs table's word for it ("bought on", not "decided").
+                (message.listed_status or run.status, "bold"),
                 f"\n{models} · created {timestamp(run.created_at)}\n{outcome}",
                 # Stopped by a sequential audit: the look it stopped at and what that saved.
                 (f"\n{message.status_text}" if message.status_text not in ("", run.status) else ""),
