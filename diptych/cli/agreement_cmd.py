@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
             ProbeResult(
                 title=f"Annotator agreement, run {run.id}",
                 summary=(
-                    f"{report.subjects} labelled persons. Annotators 'human:*' are people, "
+                    f"{report.subjects:,} labelled persons. Annotators 'human:*' are people, "
                     "'self' is the model's own answer, the others are automatic."
                 ),
                 tables=agreement_report_tables(report),

@@ -45,7 +45,7 @@ def print_import_report(report: ImportReport) -> None:
     who = ", ".join(report.annotators) or "none"
     tones = f" and {len(report.tones)} skin tones" if report.tones else ""
     echo(
-        f"run {report.run_id}: {len(report.matched)} labels{tones} from {report.path.name} "
+        f"run {report.run_id}: {len(report.matched):,} labels{tones} from {report.path.name} "
         f"stored for {report.subjects_matched} people (annotators: {who})"
     )
     if report.problems:

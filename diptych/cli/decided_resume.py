@@ -35,6 +35,16 @@ def ask_rest_of_decided(
     _ask([run.id], [question], yes=yes)
 
 
+def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
+    """``diptych resume RUN --dry-run``: the run's trials, those stored, the requests a resume
+    would run and their estimated cost, as ``diptych run --dry-run`` says them; buys nothing."""
+    from diptych.cli.plan_output import print_estimate
+
+    with state(ctx).open_workspace(create=False) as ws:
+        est = ws.runs.plan_resume(run_id, options=RunOptions(paid_retries=paid_retries))
+    print_estimate(Console(soft_wrap=True), est)
+
+
 def ask_rest_of_audit(
     ctx: typer.Context, file: Path, overrides: dict[str, Any], *, yes: bool = False
 ) -> None:

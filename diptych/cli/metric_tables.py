@@ -52,7 +52,7 @@ def print_retrieval(result: RetrievalResult) -> None:
     ci = f"{level_text(result.confidence)} CI"
     plural = "queries" if result.unit == "query" else f"{result.unit}s"
     means = metric_table(
-        f"Over {result.n_units} {plural}, {len(result.queries)} queries",
+        f"Over {result.n_units:,} {plural}, {len(result.queries):,} queries",
         "metric",
         f"excess [{ci}]",
         "p",
@@ -86,10 +86,10 @@ def print_retrieval(result: RetrievalResult) -> None:
         f"Units: {result.unit_note}. Null: {result.null}. Excess: mean − its expectation under "
         f"the null ({', '.join(sorted(methods))}; computed, so no interval), the headline; "
         "random: a random ranking of the same lists, for context; p: the test of the interval "
-        f"beside it; perm. p: {result.n_perm} label permutations within {within} (the "
+        f"beside it; perm. p: {result.n_perm:,} label permutations within {within} (the "
         "rankings ignore the groups). MinSkew: the "
         "SocialCounterfactuals convention (an absent group's skew 0); by the definition "
-        f"(-inf when a group is absent) {result.absent_queries} of {len(result.queries)} "
+        f"(-inf when a group is absent) {result.absent_queries:,} of {len(result.queries):,} "
         f"queries ({result.absent_units} of the {plural}) have an absent group. Skew: ln(share "
         "in top K / desired share). SC NDKL: the SocialCounterfactuals code's (skews weighted "
         f"by pool shares, not a KL divergence). Intervals: bootstrap over {plural}, "

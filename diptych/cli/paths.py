@@ -128,7 +128,7 @@ def files_written(written: dict[str, Path]) -> str:
     for kind, path in written.items():
         if kind == "figures":
             count = sum(1 for f in path.rglob("*") if f.is_file())
-            lines.append(f"  {path}{os.sep} ({count} file{'' if count == 1 else 's'})")
+            lines.append(f"  {path}{os.sep} ({count:,} file{'' if count == 1 else 's'})")
         else:
             lines.append(f"  {path}")
     return "report written:\n" + "\n".join(lines + stale)

@@ -209,6 +209,6 @@ def print_estimate(console: Console, est: Estimate) -> None:
         )
     if est.paid_retries_left and est.to_run:
         console.print(
-            f"up to {est.paid_retries_left} paid retries of unusable answers: at most "
+            f"up to {est.paid_retries_left:,} paid retries of unusable answers: at most "
             f"{dollars(est.paid_retry_cost)} more"
         )

@@ -13,7 +13,7 @@ import typer
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.cli.decided_resume import ask_rest_of_decided
+from diptych.cli.decided_resume import ask_rest_of_decided, price_resume
 from diptych.cli.options import (
     ConcurrencyOption,
     ExecutorOption,
@@ -462,8 +462,19 @@ def register(app: typer.Typer) -> None:
                 "so the rest is bought on purpose only).",
             ),
         ] = False,
+        dry_run: Annotated[
+            bool,
+            typer.Option(
+                "--dry-run",
+                help="Show the run's trials, those stored, the requests to run and their "
+                "estimated cost; buy nothing.",
+            ),
+        ] = False,
     ) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
+        if dry_run:
+            price_resume(ctx, run_id, paid_retries)
+            return
         if report is not None:
             prepare_output_dir(report, "--report")
         ask_rest_of_decided(ctx, run_id, paid_retries, yes=yes)

@@ -252,7 +252,7 @@ class DiptychApp(App[None]):
                 self.paused.add(job.run_id)
             verb = "paused" if job.stop_reason == "pause" else "stopped"
             left = message.counts.get("pending", 0)
-            self.notify(f"{job.label} {verb}: {left} trials left (u resumes)")
+            self.notify(f"{job.label} {verb}: {left:,} trials left (u resumes)")
         else:
             words = outcome_words(message.status or "", message.counts)
             summary = ", ".join(f"{n:,} {k}" for k, n in words.items() if n)

@@ -12,6 +12,7 @@ import pytest
 from diptych.core.workspace import Workspace
 from diptych.testing import FakeOpenAIServer
 from tests.support.cli import call
+from tests.support.surfaces.report_json import raw_word_problems
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "audits"
 
@@ -139,6 +140,9 @@ def test_the_full_example_runs_end_to_end_on_the_fake_service(
     code, listed = call(capsys, "--store", ws, "audit", "list", "--json")
     (audit,) = json.loads(listed)
     assert audit["status"] == "complete" and audit["file_hash"] == report["scope"]["file_hash"]
+    # Numbers a reader computes with are numbers or null: no "inf" word (bound_df null).
+    assert raw_word_problems(report) == raw_word_problems(json.loads(listed)) == []
+    assert '"bound_df": null' in (out_dir / "report.json").read_text()
     # The audit against itself: every shared figure differs by 0; the pst STS by bootstrap.
     code, out = call(capsys, "--store", ws, "audit", "diff", audit["id"], audit["id"], "--json")
     assert code == 0, out

@@ -14,6 +14,7 @@ from tests.support.surfaces.planted import planted_page
 from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
     infinity_problems,
+    raw_word_problems,
     unnamed_headline_intervals,
 )
 from tests.support.surfaces.screen import screen_problems
@@ -420,3 +421,10 @@ def test_a_scroll_hint_that_does_not_name_its_first_column_is_found() -> None:
         assert len(hint_problems(f'<p class="scroll-hint" aria-hidden="true">{text}</p>')) == 1
     good = "The table scrolls sideways (7 columns); its first column stays in view →"
     assert hint_problems(f'<p class="scroll-hint" aria-hidden="true">{good}</p>') == []
+
+
+def test_a_recipe_field_spelled_as_a_word_is_found() -> None:
+    bad = {"headlines": [{"value": 3.0, "se": "inf", "bound_df": "inf", "ci_low": "nan"}]}
+    assert len(raw_word_problems(bad)) == 2
+    good = {"headlines": [{"value": 3.0, "se": "inf", "bound_df": None, "n_boot": 2000}]}
+    assert raw_word_problems(good) == []

@@ -64,6 +64,31 @@ def unreadable_number_problems(data: Any) -> list[str]:
     return out
 
 
+#: A figure's recipe fields a reader computes with: a number or null (``bound_df`` null: not
+#: shrunk), never a word such as "inf" that a JSON reader must parse.
+_RECIPE_KEYS = {"bound_df", "bound_n", "n_boot"}
+#: Not a number is null in the JSON contract, never the word.
+_NAN = re.compile(r"[-+]?nan", re.IGNORECASE)
+
+
+def raw_word_problems(data: Any, where: str = "") -> list[str]:
+    """A recipe field of report.json (or ``audit list --json``) spelled as a word ("inf")
+    where a number or null belongs, and any value spelled "nan" (null in the contract)."""
+    if isinstance(data, dict):
+        out = []
+        for k, v in data.items():
+            at = f"{where}.{k}".lstrip(".")
+            if k in _RECIPE_KEYS and isinstance(v, str):
+                out.append(f"{at}: {v!r} where a number or null belongs")
+            out += raw_word_problems(v, at)
+        return out
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in raw_word_problems(v, f"{where}[{i}]")]
+    if isinstance(data, str) and _NAN.fullmatch(data.strip()):
+        return [f"{where}: {data!r} where null belongs"]
+    return []
+
+
 def unnamed_headline_intervals(data: dict[str, Any]) -> list[str]:
     """A headline of report.json whose figure a gate read, printed with an interval not named
     as the gate's (anytime-valid or fixed), as every page names it."""

@@ -29,8 +29,8 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
     from diptych.core.probe import Table
 
     boot = (
-        f"95% intervals: percentile bootstrap over {report.unit}s ({report.n_boot} resamples, seed "
-        f"{report.seed}). cannot_identify is a category of its own."
+        f"95% intervals: percentile bootstrap over {report.unit}s ({report.n_boot:,} resamples, "
+        f"seed {report.seed}). cannot_identify is a category of its own."
     )
     cats = report.categories
     tables = [
@@ -42,7 +42,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                 for a in report.annotators
             ],
             note=(
-                f"{report.subjects} labelled persons. The agreement figures use every label "
+                f"{report.subjects:,} labelled persons. The agreement figures use every label "
                 "stored for the run, from every annotator, whether or not the scores use it; "
                 "the human majority (a tie counts as cannot_identify) is cannot_identify for "
                 f"{report.majority_cannot_identify}."

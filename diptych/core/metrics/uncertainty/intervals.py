@@ -177,7 +177,7 @@ class IntervalRecipe:
             return cls.t(
                 value, se, df, bounds=bounds, n=bound_n, count=count,
                 transform=transform if transform in ("logit", "log", "arcsine") else None,
-                bound_df=_number(number.get("bound_df")),
+                bound_df=_bound_df(number),
             )  # fmt: skip
         low, high = _finite(number.get("ci_low")), _finite(number.get("ci_high"))
         if low is None or high is None:
@@ -198,7 +198,8 @@ class IntervalRecipe:
         if self.count is not None:
             out["count"] = self.count
         if self.bound_df is not None:
-            out["bound_df"] = "inf" if math.isinf(self.bound_df) else self.bound_df
+            # null: n counts the independent draws themselves, not shrunk (JSON has no inf).
+            out["bound_df"] = None if math.isinf(self.bound_df) else self.bound_df
         return out
 
     # --- what it makes ------------------------------------------------------------------------
@@ -457,6 +458,14 @@ def _finite(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
+
+
+def _bound_df(number: Mapping[str, Any]) -> float | None:
+    """A number's ``bound_df``: absent, ``df``'s (None); null (or an older report's "inf"),
+    not shrunk at all (inf); else the df that shrinks ``n`` at a bound."""
+    if "bound_df" in number and number["bound_df"] is None:
+        return math.inf
+    return _number(number.get("bound_df"))
 
 
 def _number(value: Any) -> float | None:

@@ -88,7 +88,7 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
         )
     if est.paid_retries_left and est.to_run:
         text.append(
-            f"\n  up to {est.paid_retries_left} paid retries of unusable answers: at most "
+            f"\n  up to {est.paid_retries_left:,} paid retries of unusable answers: at most "
             f"{dollars(est.paid_retry_cost)} more"
         )
     if max_cost is not None:

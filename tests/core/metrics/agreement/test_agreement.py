@@ -374,3 +374,28 @@ def test_labelled_subjects_pool_each_persons_labels() -> None:
         (1, 0, "occupation/paired", {"human:a": "feminine", "faces": "feminine"}),
         (2, 0, "occupation/paired", {"human:a": "masculine"}),
     ]
+
+
+def test_agreement_command_prints_counts_with_separators(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from diptych.core.workspace.annotators import Annotators
+    from tests.support.surfaces.text import printed_problems
+
+    measured = Annotators.agreement
+
+    def many(self: Annotators, run_id: str, **kw: int) -> object:
+        # The persons' count as a large run has it: the summary and the table print it.
+        return replace(measured(self, run_id, **kw), subjects=1424)
+
+    monkeypatch.setattr(Annotators, "agreement", many)
+    run = agreement_run(tmp_path / "ws")
+    with pytest.raises(SystemExit) as done:
+        main(["--store", str(tmp_path / "ws"), "agreement", run, "--n-boot", "100"])
+    assert done.value.code in (0, None)
+    out = capsys.readouterr().out
+    words = " ".join(out.split())
+    assert "1,424 labelled persons" in words
+    assert [p for p in printed_problems(out) if "separator" in p] == []

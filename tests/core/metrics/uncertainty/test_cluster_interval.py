@@ -3,6 +3,7 @@ sample, inside the range, and at a bound the Clopper–Pearson end worked out by
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -159,7 +160,18 @@ def test_a_figure_over_clustered_observations_shrinks_its_size_at_a_bound() -> N
     # Where n counts the draws themselves, exactly Clopper–Pearson, and a number says so.
     exact = IntervalRecipe.t(100.0, 0.0, 3.0, bounds=(-100.0, 100.0), n=4, bound_df=math.inf)
     assert exact.interval(0.95)[0] == pytest.approx(100 - 200 * (1 - open_end(4)))
-    assert exact.fields()["bound_df"] == "inf"
+    # JSON has no infinity: null says "not shrunk", and reads back as the same recipe.
+    spelled = json.loads(json.dumps(exact.fields(), allow_nan=False))
+    assert "bound_df" in spelled and spelled["bound_df"] is None
+    number = {"value": 100.0, "se": 0.0, "df": 3.0, "n": 4, **spelled}
+    again = IntervalRecipe.from_number(number)
+    assert not isinstance(again, str) and again.bound_df == math.inf
+    assert again.interval(0.95) == pytest.approx(exact.interval(0.95))
+    # An older report's "inf" is read the same way; absent, the bound shrinks by df.
+    older = IntervalRecipe.from_number({**number, "bound_df": "inf"})
+    assert not isinstance(older, str) and older.bound_df == math.inf
+    plain = IntervalRecipe.from_number({k: v for k, v in number.items() if k != "bound_df"})
+    assert not isinstance(plain, str) and plain.bound_df is None
 
 
 @pytest.mark.parametrize("value", [-40.0, 0.0, 60.0])
