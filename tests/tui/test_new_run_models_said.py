@@ -6,6 +6,7 @@ it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from steps import SIZES, open_new_run, settle, shown, wait_for
@@ -57,15 +58,11 @@ async def test_a_search_that_hides_a_ticked_model_says_so_under_the_search(
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
         screen = await open_new_run(pilot, "pst-text")
-        models = screen.query_one("#models", TickList)
-        ticked = models.get_option_at_index(0).value
-        models.select(ticked)
-        search = screen.query_one("#models-search", Input)
+        ticked, search = _tick_the_first(screen)
         search.focus()
         await pilot.press(*"zzz")
         await settle(pilot)
-        said = screen.query_one("#models-hint", Static)
-        assert f"ticked, hidden by the search: {ticked}" in " ".join(str(said.render()).split())
+        assert _hidden_said(screen, ticked)
         # What is typed stays in view above the hint, and the hint is read whole.
         pane = screen.query_one("#choose")
         assert pane.region.contains_region(search.region), shown(app)
@@ -87,15 +84,24 @@ async def test_the_hint_stays_whole_when_the_plan_of_a_tick_lands_after_the_sear
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
         screen = await open_new_run(pilot, "pst-text")
-        models = screen.query_one("#models", TickList)
-        ticked = models.get_option_at_index(0).value
-        models.select(ticked)
-        search = screen.query_one("#models-search", Input)
+        ticked, search = _tick_the_first(screen)
         search.value = "zzz"
         estimate = screen.query_one("#estimate", Static)
         await wait_for(pilot, lambda: "cannot run" in str(estimate.render()), "the plan")
         await settle(pilot)
-        said = screen.query_one("#models-hint", Static)
-        assert f"ticked, hidden by the search: {ticked}" in " ".join(str(said.render()).split())
+        assert _hidden_said(screen, ticked)
         assert cut_messages(app) + cut_sentences(app) == [], shown(app)
         assert screen.query_one("#choose").region.contains_region(search.region), shown(app)
+
+
+def _tick_the_first(screen: Any) -> tuple[str, Input]:
+    """Tick the list's first model; the Models search field."""
+    models = screen.query_one("#models", TickList)
+    ticked = str(models.get_option_at_index(0).value)
+    models.select(ticked)
+    return ticked, screen.query_one("#models-search", Input)
+
+
+def _hidden_said(screen: Any, ticked: str) -> bool:
+    said = screen.query_one("#models-hint", Static)
+    return f"ticked, hidden by the search: {ticked}" in " ".join(str(said.render()).split())
