@@ -10,12 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.audit.record import list_audits
-from diptych.core.audit.sequential import PartLooks
 from diptych.core.digits import figure_text
-from diptych.core.store import open_store
 from tests.support.cli import call
-from tests.support.stopped_runs import bought_on_and_audited_again
+from tests.support.stopped_runs import bought_on_and_audited_again, last_look
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -29,11 +26,7 @@ def test_a_figure_the_look_read_without_an_interval_keeps_none_after_buying_on(
     monkeypatch.setenv("COLUMNS", "260")
     ws = str(tmp_path / "ws")
     run_id, _ = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
-    with open_store(Path(ws)) as store:
-        (part,) = [p for a in list_audits(store) for p in a.parts]
-    looks = PartLooks.of(part.detail)
-    assert looks is not None and looks.last is not None
-    look = looks.last.numbers[SUM]
+    look = last_look(ws).numbers[SUM]
     assert look.get("ci_low") is None and look.get("reason") == "a diagnostic", look
 
     code, shown = call(capsys, "--store", ws, "show", run_id)

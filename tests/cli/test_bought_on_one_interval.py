@@ -12,14 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from diptych.core.audit.record import list_audits
-from diptych.core.audit.sequential import PartLooks
 from diptych.core.digits import figure_text
-from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE
-from tests.support.stopped_runs import bought_on_and_audited_again
+from tests.support.stopped_runs import bought_on_and_audited_again, last_look
 from tests.support.surfaces.named_figures import standings_two_intervals, two_intervals_problems
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -34,10 +31,7 @@ def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_fi
     monkeypatch.setenv("COLUMNS", "260")
     ws = str(tmp_path / "ws")
     run_id, _ = bought_on_and_audited_again(capsys, ws, "-M", "latency=0.01")
-    with open_store(Path(ws)) as store:
-        (part,) = [p for a in list_audits(store) for p in a.parts]
-    looks = PartLooks.of(part.detail)
-    assert looks is not None and looks.last is not None
+    last_look(ws)  # the audit recorded its looks
 
     code, gated = call(capsys, "--store", ws, "audit", "gate", "run-pst-text")
     (line,) = [g for g in gated.splitlines() if f": {FIGURE} = " in g]

@@ -87,3 +87,17 @@ def bought_on_and_audited_again(
     code, out = call(capsys, "--store", ws, *until_decided(*model, lists=lists))
     assert code == 0, out
     return run_id, out
+
+
+def last_look(ws: str) -> Any:
+    """The last look the one audit part of ``ws`` recorded (its figures as that look read them)."""
+    from pathlib import Path
+
+    from diptych.core.audit.record import list_audits
+    from diptych.core.audit.sequential import PartLooks
+
+    with open_store(Path(ws)) as store:
+        (part,) = [p for a in list_audits(store) for p in a.parts]
+    looks = PartLooks.of(part.detail)
+    assert looks is not None and looks.last is not None
+    return looks.last
