@@ -109,9 +109,11 @@ def footer_row(app: DiptychApp) -> str:
 
 async def rows_drawn(pilot: Pilot[Any], runs: list[str]) -> None:
     """The first frame the Runs screen lists ``runs`` in (polled frame by frame): the footer
-    must offer the highlighted run's keys in it, not a frame or two later."""
+    must offer the highlighted run's keys in it, not a frame or two later. A frame is drawn
+    once the screen's handler of the load returns (its messages wait while it runs), so a
+    reading taken while the handler awaits the footer's redraw is not a frame."""
     deadline = time.monotonic() + 60
-    while run_ids(pilot.app) != runs:
+    while run_ids(pilot.app) != runs or not getattr(pilot.app.screen, "loads_shown", 0):
         assert time.monotonic() < deadline, "timed out waiting for the runs"
         await pilot.pause()
 
@@ -144,6 +146,23 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
             assert len(now) == 1 and "\n" not in now[0], now
             assert "not running" in now[0] and "u resumes" in now[0], now
         assert not app.jobs
+
+
+async def test_the_footer_offers_the_run_keys_before_the_screens_first_bindings_signal(
+    pst_text_run: str, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows loaded before the screen first signals its bindings (a loaded machine) still
+    draw the highlighted run's keys with them, not "? Help +8 keys" alone until the signal."""
+    from textual.widgets import Footer
+
+    monkeypatch.setattr(Footer, "on_mount", lambda self: None)  # the signal never comes
+    with open_store(workspace) as store:
+        store.set_run_status(pst_text_run, "interrupted")
+    app = DiptychApp(workspace, refresh_interval=60)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await rows_drawn(pilot, [pst_text_run])
+        row = footer_row(app)
+        assert "u Resume" in row and "Quit" in row, row
 
 
 async def test_the_runs_screen_is_drawn_at_once_and_filled_when_loaded(

@@ -184,7 +184,10 @@ class KeysFooter(Footer):
     async def redraw(self) -> None:
         """Draw the screen's keys again now, from the handler that changed them: on the
         bindings refreshed, Textual's footer draws them again only after the next refresh, a
-        frame or two after what changed them (the Runs screen's rows, just loaded)."""
+        frame or two after what changed them (the Runs screen's rows, just loaded). The
+        screen's first bindings signal may not have come yet (Textual's footer composes no keys
+        until it has): its bindings are known all the same once it is mounted."""
+        self.set_reactive(Footer._bindings_ready, True)
         with self._context():  # the keys bind to the footer, as in its own handlers
             await self.recompose()
 

@@ -107,6 +107,8 @@ class RunsScreen(RunControls):
         self._restore_cursor: str | None = None
         #: The footer's labels of the keys that act on the highlighted run, as last shown.
         self._footer_shown: dict[str, str | None] | None = None
+        #: Loads whose rows and footer are both drawn (the screen's next frame shows them).
+        self.loads_shown = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -246,6 +248,7 @@ class RunsScreen(RunControls):
             # The highlighted run's keys drawn with its row: the footer's own redraw, on the
             # bindings refreshed, comes a frame or two after the rows.
             await self.query_one(KeysFooter).redraw()
+        self.loads_shown += 1
 
     @on(JobsChanged)
     def _jobs_changed(self) -> None:
