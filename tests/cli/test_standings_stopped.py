@@ -135,5 +135,7 @@ def test_standings_of_a_stopped_design_bought_on_rank_what_its_looks_read(
         )  # fmt: skip
         code, out = call(capsys, "--store", ws, "standings", "--figure", asked)
         (note,) = [line for line in out.splitlines() if line.startswith("‡ ")]
-        assert note.endswith("its pairs are tested no more confidently than it"), note
+        assert note.endswith(
+            "its pairs read the trials that look read, tested no more confidently than it"
+        ), note
         assert "fixed-design" not in out and "did not record" not in out, out

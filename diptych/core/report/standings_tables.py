@@ -27,7 +27,13 @@ DECIDED_SAID: dict[DecidedKind, str] = {
     "fixed": "its looks did not record it, so no interval of its own holds after the stop",
     "bought_on": "the interval its looks read at the stop, the one its decision used; the run "
     "was bought on since, and no interval is made of the trials bought since (their figure is "
-    "a value only); its pairs are tested no more confidently than it",
+    "a value only); its pairs read the trials that look read, tested no more confidently "
+    "than it",
+    "bought_on_all": "the interval its looks read at the stop, the one its decision used; the "
+    "run was bought on since, and no interval is made of the trials bought since (their figure "
+    "is a value only); the trials that look read cannot be told apart now, so its pairs' B − A "
+    "is the difference of the values shown, its interval made of all the trials the runs hold, "
+    "tested no more confidently than it",
 }
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]

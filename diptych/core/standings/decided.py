@@ -23,6 +23,15 @@ var(B − A) + se*² − se² (never less than var(B − A)). Its test then call
 where the decided figure's anytime-valid interval, read as a 95% one, would let it, and the rank
 intervals built on those tests are no more confident either (bench
 ``standings.rank_interval_coverage_decided``).
+
+**A run bought on past its stop.** Its figure is read as its looks read it at the stop, and its
+pairs read the same trials: those the look read, rebuilt from the run (the first requests of
+the seeded order the audit bought it in, as many as the look had bought:
+:mod:`diptych.core.workspace.look_trials`), so that B − A is the difference of the values
+shown and its interval is made of the trials the decision read. Where the look's trials cannot
+be rebuilt (a request failed before the look and was answered since: ``bought_on_all``), the
+pair's point value is still the difference of the values shown, its spread that of all the
+trials the runs hold raised to the look's as above, and the table's note says so.
 """
 
 from __future__ import annotations
@@ -41,8 +50,10 @@ from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 #: decided on (``gated``), the anytime-valid one of its own looks for a figure no gate read
 #: (``stopped``), its fixed-design one named as not holding after the stop, where its looks
 #: did not record it (``fixed``), or, the run bought on past the stop, the one its looks read
-#: at the stop, named with its value on all the trials bought since (``bought_on``).
-DecidedKind = Literal["gated", "stopped", "fixed", "bought_on"]
+#: at the stop, named with its value on all the trials bought since (``bought_on``; its sample
+#: then holds the trials that look read), or the same where the look's trials could not be
+#: rebuilt from the run (``bought_on_all``; its sample holds all the run's trials).
+DecidedKind = Literal["gated", "stopped", "fixed", "bought_on", "bought_on_all"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +109,9 @@ def decided_difference(
     d: RunDifference, a: DecidedInterval | None, b: DecidedInterval | None
 ) -> RunDifference:
     """B − A with each decided figure's variance the one its anytime-valid interval implies, the
-    matched scenes' covariance kept (see the module); ``d`` itself where neither is decided."""
+    matched scenes' covariance kept (see the module); ``d`` itself where neither is decided.
+    Where a figure's sample is not the trials its look read (``bought_on_all``), B − A is the
+    difference of the values shown (see the module)."""
     if a is None and b is None:
         return d
     extra = 0.0
@@ -106,10 +119,14 @@ def decided_difference(
         if decided is not None and math.isfinite(own.se):
             extra += max(0.0, implied_se(decided, own) ** 2 - own.se**2)
     i = d.inference
-    if extra == 0.0 or not math.isfinite(i.se):
+    value = i.value
+    if any(x is not None and x.kind == "bought_on_all" for x in (a, b)):
+        shown_a = a.value if a is not None else d.a.value
+        value = (b.value if b is not None else d.b.value) - shown_a
+    if (extra == 0.0 and value == i.value) or not math.isfinite(i.se):
         return d
     tested = t_inference(
-        i.value, math.sqrt(i.se**2 + extra), i.df, n=i.n, units=i.units, design=i.design,
+        value, math.sqrt(i.se**2 + extra), i.df, n=i.n, units=i.units, design=i.design,
         null=i.null, confidence=i.confidence, bounds=i.bounds, transform=i.transform,
     )  # fmt: skip
     return replace(d, inference=tested)

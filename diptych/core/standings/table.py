@@ -8,7 +8,9 @@ own table. Within it:
 * each model's figure is the mean over its observations with the interval of its units
   (:func:`~diptych.core.metrics.uncertainty.resampling.mean_over_units`); a figure its run's
   gates decided at an early look keeps the anytime-valid interval they decided on, and its
-  pairs read the variance that interval implies (:mod:`.decided`);
+  pairs read the variance that interval implies (:mod:`.decided`); a run bought on since is
+  handed over as that look read it (its sample the trials the look read), so that its pairs
+  read the trials its figure does;
 * each pair's difference is the runs' difference (:func:`~diptych.core.metrics.run_difference
   .run_difference`): matched per scene where both asked the same scenes, else independent, its
   interval and t-test from one resampling of the identities crossed in scenes — the units that
@@ -209,7 +211,8 @@ class Standings:
             "on, or, for a figure no gate read, that of its own looks, named); "
             "each pair's difference matched per scene where both runs asked the same scenes "
             "(else independent), its interval and t-test from one resampling of those units "
-            "(a decided figure's variance the one its anytime-valid interval implies); p "
+            "(a decided figure's variance the one its anytime-valid interval implies, a run "
+            "bought on past its stop read on the trials its look read); p "
             "adjusted by Holm over a table's pairs. Rank 1 is the highest figure; a rank's "
             "interval runs over the models no Holm-adjusted test at "
             f"{figure_text(1 - self.confidence)} tells apart "

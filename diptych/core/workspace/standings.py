@@ -35,6 +35,7 @@ from diptych.core.workspace.decided import (
     holds_after_stop,
     stopped_numbers,
 )
+from diptych.core.workspace.look_trials import look_samples
 
 if TYPE_CHECKING:
     from diptych.core.store import Store
@@ -345,6 +346,8 @@ class Standings(Namespace):
                 if run.id in looks
                 else {}
             )
+            # Bought on since: its figure and its pairs read the trials its look read.
+            samples, decided = look_samples(self._store, view, probe, samples, decided)
             for sample in samples:
                 model = models.get(sample.model, {})
                 measured.append(

@@ -1,0 +1,133 @@
+"""The trials a run's last look read, for a run bought on after its gates stopped it early.
+
+A sequential audit buys a design in the random order its part's seed fixes over the run's
+distinct requests (:func:`~diptych.core.engine.purchase.purchase_order`), and a look records
+how many of them had an answer or a refusal stored then (``Look.bought``). Whatever buys on
+later continues in the same order (:func:`~diptych.core.audit.stopped.purchase_seed`), so the
+requests the look read are the first ``bought`` of that order with an outcome: the standings
+read a bought-on run's figure and its pairs on them (:class:`LookView`), so that both read the
+trials its decision read. A request that failed before the look and was answered since would
+take the place of one the look read: the look's recorded value, made again from the rebuilt
+requests, tells whether they are the look's (:func:`look_samples`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from diptych.core.audit.stopped import continued, looked
+from diptych.core.engine.purchase import purchase_order
+from diptych.core.labels import GENDER, LabelDimension, SubjectLabel
+from diptych.core.probe import Probe
+from diptych.core.runview import RunView
+from diptych.core.standings import DecidedInterval, FigureSample
+from diptych.core.trials import Subject
+
+if TYPE_CHECKING:
+    from diptych.core.store import ResultRecord, Store, TrialRow
+
+
+def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
+    """The distinct requests the last look of ``run_id`` read, where the run was bought on
+    since its gates stopped it early (see the module); None for any other run."""
+    found = looked(store, run_id)
+    if found is None or not continued(store, run_id, found[2]):
+        return None
+    looks = found[2]
+    assert looks.last is not None
+    results = store.run_results(run_id)
+    order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
+    answered = [k for k in order if k in results and results[k].status != "failed"]
+    return frozenset(answered[: looks.last.bought])
+
+
+@dataclass
+class LookView(RunView):
+    """A run as one of its looks read it: its trials of the requests ``keys`` only, with their
+    results, people and labels; what a probe reads of it is what it read at that look."""
+
+    keys: frozenset[str] = field(default_factory=frozenset)
+
+    @cached_property
+    def trials(self) -> list[TrialRow]:
+        return [t for t in self._store.trials(self.run.id) if t.key in self.keys]
+
+    @cached_property
+    def _indices(self) -> frozenset[int]:
+        return frozenset(t.idx for t in self.trials)
+
+    @cached_property
+    def results(self) -> dict[str, ResultRecord]:
+        found = self._store.run_results(self.run.id)
+        return {k: r for k, r in found.items() if k in self.keys}
+
+    @cached_property
+    def subjects_by_trial(self) -> dict[int, list[Subject]]:
+        every = RunView(self._store, self.run).subjects_by_trial
+        return {idx: s for idx, s in every.items() if idx in self._indices}
+
+    def labels(
+        self, annotator: str | None = None, dimension: LabelDimension | None = GENDER
+    ) -> list[SubjectLabel]:
+        every = self._store.labels(self.run.id, annotator, dimension)
+        return [lab for lab in every if lab.trial_idx in self._indices]
+
+    def subject_rows(self) -> list[dict[str, Any]]:
+        return [r for r in self._store.run_subjects(self.run.id) if r["trial_idx"] in self._indices]
+
+
+#: How near a figure made again from the rebuilt requests must come to the value its look
+#: recorded, as a share of the figure's range, for them to be the look's: a look's numbers are
+#: the same mean summed in another order.
+SAME_VALUE = 1e-9
+
+
+def look_samples(
+    store: Store,
+    view: RunView,
+    probe: Probe,
+    samples: Sequence[FigureSample],
+    decided: Mapping[str, DecidedInterval],
+) -> tuple[list[FigureSample], dict[str, DecidedInterval]]:
+    """``samples`` of a run bought on since its gates stopped it early, each figure read on
+    its looks' interval (``decided``, kind ``bought_on``) restricted to the requests its last
+    look read (:func:`look_keys`), so that its figure and its pairs read the same trials. Where
+    the rebuilt requests do not give the value the look recorded (a request failed before the
+    look and answered since), the sample keeps all its trials and its interval is marked
+    ``bought_on_all``: its pairs then read B − A as the difference of the values shown
+    (:func:`~diptych.core.standings.decided.decided_difference`). Both unchanged for any
+    other run."""
+    if not any(d.kind == "bought_on" for d in decided.values()):
+        return list(samples), dict(decided)
+    keys = look_keys(store, view.id)
+    looked_at: dict[tuple[str, str], FigureSample] = {}
+    if keys is not None:
+        subset = LookView(store, view.run, chroma_url=view.chroma_url, keys=keys)
+        looked_at = {(s.model, s.figure): s for s in probe.figure_samples(subset)}
+    out: list[FigureSample] = []
+    marked = dict(decided)
+    for sample in samples:
+        d = decided.get(sample.figure)
+        if d is None or d.kind != "bought_on":
+            out.append(sample)
+            continue
+        found = looked_at.get((sample.model, sample.figure))
+        if found is not None and _reads(found, d.value):
+            out.append(found)
+        else:
+            out.append(sample)
+            marked[sample.figure] = replace(d, kind="bought_on_all")
+    return out, marked
+
+
+def _reads(sample: FigureSample, value: float) -> bool:
+    """Whether ``sample``'s figure is ``value``."""
+    if not sample.values:
+        return False
+    mean = sample.scale * math.fsum(sample.values) / len(sample.values)
+    low, high = sample.bounds
+    span = high - low if math.isfinite(high - low) else max(abs(value), 1.0)
+    return abs(mean - value) <= SAME_VALUE * span
