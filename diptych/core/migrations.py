@@ -354,6 +354,14 @@ def m010_fixed_outcome_counts(db: sqlite3.Connection) -> None:
             )
 
 
+@migration(11)
+def m011_audit_process(db: sqlite3.Connection) -> None:
+    # The process running an audit (host, pid and when it started, as JSON), recorded with the
+    # audit: one killed before any part stored a run reads interrupted, not running, while a
+    # live one still reads running. An audit recorded before has none.
+    db.execute("ALTER TABLE audits ADD COLUMN process TEXT")
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction, so statements
     # are run one by one (the schema has no ';' inside a statement).

@@ -7,6 +7,7 @@ the file continues where it stopped and a report names exactly what produced it.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field, fields
@@ -15,6 +16,7 @@ from typing import Any
 
 from diptych.core.errors import UsageError
 from diptych.core.store import Store
+from diptych.core.store.leases import host_name, process_alive, process_start
 
 
 @dataclass
@@ -44,6 +46,9 @@ class AuditRecord:
     created_at: float
     updated_at: float
     parts: list[PartRecord] = field(default_factory=list)
+    #: The process running it, as :func:`this_process` records it (None: recorded before
+    #: diptych kept it).
+    process: str | None = None
 
     @property
     def run_ids(self) -> list[str]:
@@ -54,16 +59,39 @@ class AuditRecord:
         return next((p for p in self.parts if p.name == name), None)
 
 
+def this_process() -> str:
+    """This process as an audit's record names the one running it: its host, pid and when it
+    started (so that a pid reused by another process is not taken for it)."""
+    pid = os.getpid()
+    return json.dumps(
+        {"host": host_name(), "pid": pid, "start": process_start(pid)}, sort_keys=True
+    )
+
+
+def process_gone(audit: AuditRecord) -> bool:
+    """Whether the process recorded running ``audit`` is gone from this host (killed, or quit
+    before it recorded how the audit stopped). False where none is recorded, or it ran on
+    another host: nothing here says it stopped."""
+    try:
+        process = json.loads(audit.process or "null")
+        host, pid, start = process["host"], int(process["pid"]), str(process["start"])
+    except (ValueError, TypeError, KeyError):
+        return False
+    return host == host_name() and not process_alive(pid, start)
+
+
 def begin(store: Store, audit_id: str, name: str, file_hash: str, path: str, text: str) -> None:
-    """Record the audit (or mark a recorded one running again)."""
+    """Record the audit (or mark a recorded one running again) with the process running it,
+    from its first moment: one killed before any part stored a run is told from a live one."""
     now = time.time()
+    process = this_process()
     with store.transaction() as db:
         db.execute(
             "INSERT INTO audits (id, name, file_hash, file_path, file_text, status, report,"
-            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'running', NULL, ?, ?)"
+            " created_at, updated_at, process) VALUES (?, ?, ?, ?, ?, 'running', NULL, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET status = 'running', file_path = excluded.file_path,"
-            " updated_at = excluded.updated_at",
-            (audit_id, name, file_hash, path, text, now, now),
+            " updated_at = excluded.updated_at, process = excluded.process",
+            (audit_id, name, file_hash, path, text, now, now, process),
         )
 
 

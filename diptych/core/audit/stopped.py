@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.audit.record import AuditRecord, list_audits
+from diptych.core.audit.record import AuditRecord, list_audits, process_gone
 from diptych.core.audit.run_status import (
     bought_on_since,
     decided_words,
@@ -109,18 +109,24 @@ def stopped_status(store: Store, audit: AuditRecord) -> str:
     """The status of an audit whose run stopped mid-way (the app quit, Ctrl-C, a killed
     process) as its parts' runs are stored: the first one not complete in its own status
     ("interrupted"; "decided" where a decided run was being bought on), "interrupted" where
-    a run was left buying or between two looks, or where no part's run is stored yet."""
+    a run was left planning, buying or between two looks, or where no part's run is stored
+    yet."""
     for part in audit.parts:
         run = store.run_with_id(part.run_id) if part.run_id else None
         if run is not None and run.status != "complete":
-            return "interrupted" if run.status in ("running", "partial") else run.status
+            return "interrupted" if run.status in ("planned", "running", "partial") else run.status
     return "interrupted"
 
 
 def left_running(store: Store, audit: AuditRecord) -> bool:
-    """Whether ``audit`` is recorded ``running`` with nothing running it: no run of its parts
+    """Whether ``audit`` is recorded ``running`` with nothing running it: the process recorded
+    running it is gone (killed before any part stored a run, too), or no run of its parts is
     running or between two looks (a process buying the audit holds one or the other)."""
-    if audit.status != "running" or not audit.parts:
+    if audit.status != "running":
+        return False
+    if process_gone(audit):
+        return True
+    if not audit.parts:
         return False
     runs = [store.run_with_id(p.run_id) for p in audit.parts if p.run_id]
     busy = ("running", "partial")

@@ -30,7 +30,9 @@ from diptych.core.engine.finishing import (
     derive_self_labels,
     final_status,
     finish_run,
+    finish_sharing,
     refresh_flags,
+    settled,
 )
 from diptych.core.engine.lease import RunLeasedError
 from diptych.core.engine.options import RunOptions
@@ -76,6 +78,7 @@ __all__ = [
     "executor_for",
     "final_status",
     "finish_run",
+    "finish_sharing",
     "plan_trials",
     "prepare_run",
     "probe_and_models_of",
@@ -85,5 +88,6 @@ __all__ = [
     "run_async",
     "run_fingerprint",
     "run_probe",
+    "settled",
     "store_input_blobs",
 ]

@@ -10,10 +10,12 @@ cancel) is finished later by :func:`finish_run` with the same outcome.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 from diptych.core.capabilities import Capability
 from diptych.core.engine.pacing import Budget
 from diptych.core.engine.planning import bind_probe
+from diptych.core.errors import UnknownPluginError
 from diptych.core.labels import Label
 from diptych.core.plugins import get_probe
 from diptych.core.probe import Probe
@@ -133,3 +135,38 @@ def finish_run(
         status = started[0]
     store.set_run_status(run.id, status)
     return store.get_run(run.id)
+
+
+#: Statuses of a run stopped with trials left that were asked for: a user's stop or a fault
+#: (``interrupted``), the spending guard (``over-budget``). Results are shared by request, so
+#: another run can store the rest; with nothing pending, such a run is finished
+#: (:func:`settled`, :func:`finish_sharing`).
+STOPPED_SHORT = ("interrupted", "over-budget")
+
+
+def settled(store: Store, run: RunRecord) -> RunRecord:
+    """``run`` as its stored results say it is now: one stopped short (:data:`STOPPED_SHORT`)
+    whose trials all have an outcome since (another run stored the rest) reads ``complete``
+    (``incomplete`` where some failed), not as if trials were left; any other as stored."""
+    if run.status not in STOPPED_SHORT:
+        return run
+    counts = store.status_counts(run.id, live=True)
+    return run if counts["pending"] else replace(run, status=final_status(counts))
+
+
+def finish_sharing(store: Store, run_id: str) -> list[str]:
+    """Finish (:func:`finish_run`) every run stopped short (:data:`STOPPED_SHORT`) that shares
+    a request with ``run_id``, executes nowhere and has no trial pending now that ``run_id``
+    stored its results: its status, self labels and flags as a resume of it would leave them.
+    Returns their ids."""
+    out: list[str] = []
+    for other in store.runs_sharing(run_id, STOPPED_SHORT):
+        if store.live_lease(other) is not None:
+            continue
+        if store.status_counts(other, live=True)["pending"]:
+            continue
+        try:
+            out.append(finish_run(store, other).id)
+        except UnknownPluginError:
+            continue  # its probe is not installed here: it reads complete (:func:`settled`)
+    return out

@@ -17,7 +17,7 @@ from diptych.core.capabilities import Model
 from diptych.core.cost import cost_text
 from diptych.core.engine.execution import MAYBE_PAID, PAID_UNUSABLE, paid
 from diptych.core.engine.executors import execute
-from diptych.core.engine.finishing import finish_run
+from diptych.core.engine.finishing import finish_run, finish_sharing
 from diptych.core.engine.lease import holding
 from diptych.core.engine.options import RunOptions
 from diptych.core.engine.pacing import RetryPolicy
@@ -123,6 +123,8 @@ async def run_async(
                 run = finish_run(
                     store, plan.run.id, probe=probe, budget=budget, asked=asked, started=started
                 )
+                # What it stored may be all another stopped run was waiting for.
+                finish_sharing(store, run.id)
                 counts = store.status_counts(run.id)
             except StoreFullError:
                 # The disk is still full: the error that stopped the run says what to do.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from diptych.core.errors import RunNotFoundError
@@ -112,6 +112,18 @@ class Runs(Connection):
                 "UPDATE runs SET status = ?, updated_at = ?, outcome_counts = ? WHERE id = ?",
                 (status, time.time(), fixed, run_id),
             )
+
+    def runs_sharing(self, run_id: str, statuses: Collection[str]) -> list[str]:
+        """The other runs, in one of ``statuses``, with a trial that asks what a trial of
+        ``run_id`` asks: results are shared by request, so what this run stores is theirs too."""
+        marks = ", ".join("?" * len(statuses))
+        rows = self.db.execute(
+            f"SELECT id FROM runs WHERE id != ? AND status IN ({marks}) AND EXISTS ("
+            " SELECT 1 FROM trials o JOIN trials t ON t.key = o.key"
+            " WHERE o.run_id = runs.id AND t.run_id = ?) ORDER BY created_at",
+            (run_id, *statuses, run_id),
+        )
+        return [r["id"] for r in rows]
 
     # --- trials and subjects ----------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.audit.record import list_audits
 from diptych.core.audit.run_status import looks_by_run, status_said
 from diptych.core.audit.stopped import stopped_look
+from diptych.core.engine import settled
 from diptych.core.labels import LabelPolicy
 from diptych.core.plugins import get_probe
 from diptych.core.probe import ProbeResult
@@ -180,7 +181,7 @@ class _ReportSource:
 
     def status_text(self, run_id: str) -> str:
         store = self._analysis._kernel.store
-        run = self._analysis._kernel.get_run(run_id)
+        run = settled(store, self._analysis._kernel.get_run(run_id))
         return status_said(store, run, looks_by_run(list_audits(store)).get(run.id))
 
     def stopped(

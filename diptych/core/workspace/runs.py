@@ -27,6 +27,7 @@ from diptych.core.engine import (
     probe_and_models_of,
     run_async,
     run_fingerprint,
+    settled,
 )
 from diptych.core.labels import TONE
 from diptych.core.plugins import get_probe
@@ -128,10 +129,12 @@ class Runs(Namespace):
 
     def _shown(self, run: RunRecord) -> RunRecord:
         """The run as a reader should see it: ``running`` with no live process holding its
-        lease (killed, or its machine gone) is ``stale``, ready to be taken over by a resume."""
+        lease (killed, or its machine gone) is ``stale``, ready to be taken over by a resume;
+        one stopped short whose trials all have an outcome since is finished
+        (:func:`~diptych.core.engine.settled`)."""
         if run.status == "running" and self._store.live_lease(run.id) is None:
             return replace(run, status="stale")
-        return run
+        return settled(self._store, run)
 
     def get(self, run_id: str) -> RunRecord:
         """The run whose id is ``run_id`` or, failing that, starts with it.
