@@ -43,7 +43,7 @@ from diptych.core.errors import (
     PermanentModelError,
     UsageError,
 )
-from diptych.core.json_input import parse_json
+from diptych.core.json_input import parse_json, parse_reply_json
 from diptych.core.yaml_input import load_yaml
 
 if TYPE_CHECKING:
@@ -163,8 +163,8 @@ _NO_REPLY = "(no reply: "
 
 def call_failure(raw: str) -> str | None:
     """Why the call whose raw reply :func:`structured_call` gave as ``raw`` failed (the model's
-    error, e.g. "The reply is not complete JSON (finish_reason=stop); raise max_tokens ..."),
-    or None when the model did reply."""
+    error, e.g. "The reply is not valid JSON (Expecting value: line 1 column 1 (char 0);
+    finish_reason=stop)."), or None when the model did reply."""
     if raw.startswith(_NO_REPLY) and raw.endswith(")"):
         return raw[len(_NO_REPLY) : -1]
     return None
@@ -204,7 +204,7 @@ def structured_call(
             budget.spent += chat.spent - before
     text = reply.text if isinstance(reply, BaseMessage) else str(reply)
     try:
-        return text, json.loads(text)
+        return text, parse_reply_json(text)
     except (json.JSONDecodeError, RecursionError):
         # A reply nested past the parser's depth is as unusable as one that is not JSON.
         return text, None

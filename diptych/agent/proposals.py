@@ -146,8 +146,8 @@ class Proposal:
 
 def reply_problem(reply: Any, raw: str) -> str:
     """Why the agent model's reply holds no proposal, in one line: the model's own error where
-    the call failed (a server down, a reply cut short: "The reply is not complete JSON
-    (finish_reason=stop); raise max_tokens ..."), else what is wrong with the reply."""
+    the call failed (a server down, a reply cut short: "The reply is not complete JSON:
+    max_tokens cut it short ..."), else what is wrong with the reply."""
     from diptych.agent.chat_model import call_failure
 
     failure = call_failure(raw)

@@ -3,7 +3,9 @@
 Python's ``json`` follows nesting by recursion (100,000 ``[`` raise RecursionError) and reads a
 line of any length into memory (a 2 GB file without a newline is one line). Every JSON that
 comes from a user's file or option goes through :func:`parse_json`, every JSON Lines file
-through :func:`json_lines`, so both limits are one line naming the file.
+through :func:`json_lines`, so both limits are one line naming the file. A model's reply held
+to a JSON schema is read by :func:`parse_reply_json`, and :func:`reply_json_problem` says in
+one sentence why one is not JSON.
 """
 
 from __future__ import annotations
@@ -49,6 +51,32 @@ def parse_json(text: str, where: str) -> Any:
     if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _too_deep(value):
         raise InputFileError(deep)
     return value
+
+
+def parse_reply_json(text: str) -> Any:
+    """The JSON value of a model's reply held to a JSON schema. A control character (a raw
+    newline or tab) inside a string is read as written: llama.cpp's JSON-schema grammar lets a
+    model write one there (its string ``char`` is ``[^"\\\\]``), strict JSON forbids it, and
+    the reply means the same either way. Malformed JSON raises ``json.JSONDecodeError``."""
+    return json.loads(text, strict=False)
+
+
+def reply_json_problem(text: str, finish_reason: str | None) -> str | None:
+    """Why a model's reply held to a JSON schema is not JSON, in one sentence a user can act
+    on, or None when it is JSON: a reply cut short by ``max_tokens`` asks for more of them;
+    any other says what the parser found where, and why the model stopped."""
+    try:
+        parse_reply_json(text)
+    except RecursionError:
+        return f"The reply is JSON nested too deep to read (finish_reason={finish_reason})."
+    except json.JSONDecodeError as error:
+        if finish_reason == "length":
+            return (
+                "The reply is not complete JSON: max_tokens cut it short "
+                "(finish_reason=length); raise max_tokens for this probe."
+            )
+        return f"The reply is not valid JSON ({error}; finish_reason={finish_reason})."
+    return None
 
 
 def json_lines(handle: IO[str], source: str) -> Iterator[tuple[int, str]]:

@@ -194,6 +194,9 @@ def test_a_real_llama_cpp_server_on_loopback_as_the_agent(
         *f"--agent-model openai-compatible -A base_url={llama_server} -A model=smollm2".split(),
         # A grammar-constrained reply on a busy two-core machine may take minutes.
         *"-A timeout=900 --rounds 1 --per-round 1 --json".split(),
+        # A named session: its seed and the identities it offers (so the prompt, 659 tokens of
+        # the server's 2048 with 240 for the reply) are the same on every run.
+        *"--session server-agent".split(),
     )
     assert code == 0, out + err
     report = json.loads(out)

@@ -17,8 +17,15 @@ from diptych.testing import FakeOpenAIServer, free_port
 from diptych.testing.fake_openai.chat import ChatRequest
 
 AGENT = "--agent-model openai-compatible -A model=smol -A timeout=30"
-#: What the llamacpp and openai-compatible plugins say of a reply cut short.
-NOT_JSON = "The reply is not complete JSON (finish_reason=stop); raise max_tokens for this probe."
+#: What the openai-compatible plugin says of a reply that stopped short of complete JSON...
+CUT_SHORT = (
+    "The reply is not valid JSON (Unterminated string starting at: line 1 column 30 (char 29); "
+    "finish_reason=stop)."
+)
+#: ... and of one that is not JSON at all.
+NOT_JSON = (
+    "The reply is not valid JSON (Expecting value: line 1 column 1 (char 0); finish_reason=stop)."
+)
 
 
 def replying(*replies: str) -> Callable[[ChatRequest], str]:
@@ -54,12 +61,12 @@ def test_a_reply_cut_short_is_reported_in_the_plain_output_and_exits_non_zero(ru
     with FakeOpenAIServer(chat_reply=replying('{"proposals": [{"masculine": "pil')) as fake:
         code, out, err = run_cli(fake.base_url, "--rounds 1 --per-round 1")
     # The round's reason is in the report itself, not only in --json.
-    assert f"round 0: the agent model filled no pair — agent model: {NOT_JSON}" in out
+    assert f"round 0: the agent model filled no pair — agent model: {CUT_SHORT}" in out
     assert "1 drawn from the lexicon" in out
     # No proposal at all came from the agent model: an error in one line, exit 1.
     assert code == 1
     assert err.strip().splitlines()[-1] == (
-        f"error: no proposal came from the agent model in 1 round(s) (agent model: {NOT_JSON}); "
+        f"error: no proposal came from the agent model in 1 round(s) (agent model: {CUT_SHORT}); "
         "check --agent-model and its -A parameters"
     )
     # The pair the lexicon drew is labelled so, its sides a source's or "assumed".
@@ -102,6 +109,64 @@ def test_a_round_lost_among_good_ones_is_reported_and_exits_zero(run_cli) -> Non
     drawn = [p for p in everything if p["source"] == "lexicon"]
     assert len(drawn) == 1 and drawn[0]["rationale"] == "drawn from the lexicon"
     assert set(drawn[0]["sides"].values()) <= {"assumed", "BLS 2022", "PAIRS Table A.1"}
+
+
+def test_a_raw_newline_inside_a_string_of_the_reply_is_read_as_written(run_cli) -> None:
+    # llama.cpp's JSON-schema grammar lets a model write a raw newline or tab inside a string
+    # (strict JSON forbids it); the reply is a whole proposal all the same.
+    raw = pair("welder", "doula", "Welders are mostly men.\nDoulas are\tmostly women.")
+    raw = raw.replace("\\n", "\n").replace("\\t", "\t")
+    assert "\n" in raw and "\t" in raw and "\\" not in raw
+    with pytest.raises(json.JSONDecodeError, match="Invalid control character"):
+        json.loads(raw)
+    with FakeOpenAIServer(chat_reply=replying(raw)) as fake:
+        code, out, err = run_cli(fake.base_url, "--rounds 1 --per-round 1 --allow-new --json")
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert [(r["from_agent"], r["problem"]) for r in report["agent_rounds"]] == [(1, None)]
+    (welder,) = [p for p in report["ranked"] + report["rejected"] if p["source"] == "agent"]
+    assert (welder["masculine"], welder["feminine"]) == ("welder", "doula")
+    assert welder["rationale"].split() == "Welders are mostly men. Doulas are mostly women.".split()
+
+
+def test_a_reply_cut_by_max_tokens_asks_for_more_of_them_in_one_line(run_cli) -> None:
+    # The fake counts a word as a token and cuts a longer reply at max_tokens, saying
+    # finish_reason "length", as a server does.
+    with FakeOpenAIServer(chat_reply=replying(pair("welder", "doula", "word " * 400))) as fake:
+        code, out, err = run_cli(fake.base_url, "--rounds 1 --per-round 1 --allow-new")
+    (request,) = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+    assert request.body["max_tokens"] == 240
+    cut = (
+        "The reply is not complete JSON: max_tokens cut it short (finish_reason=length); "
+        "raise max_tokens for this probe."
+    )
+    assert code == 1
+    assert f"round 0: the agent model filled no pair — agent model: {cut}" in out
+    assert err.strip().splitlines()[-1] == (
+        f"error: no proposal came from the agent model in 1 round(s) (agent model: {cut}); "
+        "check --agent-model and its -A parameters"
+    )
+
+
+def test_a_named_session_asks_the_same_question_every_time(
+    scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    # The seed and the identities offered come from the session's name: the same session
+    # in a new workspace sends the same request, so a model that honours the seed gives the
+    # same reply.
+    use_hashing_memory(monkeypatch)
+    bodies = []
+    for store in ("one", "two"):
+        with FakeOpenAIServer(chat_reply=replying(pair("welder", "doula"))) as fake:
+            words = [*AGENT.split(), "-A", f"base_url={fake.base_url}", "--session", "s1"]
+            code, out, err = identities(
+                capsys, tmp_path / store, *words, "--rounds", "1", "--per-round", "1"
+            )
+        assert code == 0, out + err
+        (request,) = [r for r in fake.requests if r.path.endswith("/chat/completions")]
+        bodies.append(request.body)
+    assert isinstance(bodies[0]["seed"], int)
+    assert bodies[0] == bodies[1]
 
 
 @pytest.mark.slow

@@ -12,7 +12,6 @@ is made; it never enters the parameters, the version, provenance or a message.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
@@ -27,6 +26,7 @@ from diptych.core.errors import (
     RefusalError,
     TransientModelError,
 )
+from diptych.core.json_input import reply_json_problem
 from diptych.core.plugins.hookspecs import hookimpl
 
 # The error mapping and client plumbing are shared with openai-images; the names stay
@@ -209,14 +209,9 @@ class OpenAICompatible(Model):
         if choice.finish_reason == "content_filter":
             raise RefusalError("The service's content filter withheld the reply.")
         text: str = choice.message.content or ""
-        if schema is not None:
-            try:
-                json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise PermanentModelError(
-                    f"The reply is not complete JSON (finish_reason={choice.finish_reason}); "
-                    "raise max_tokens for this probe."
-                ) from exc
+        problem = None if schema is None else reply_json_problem(text, choice.finish_reason)
+        if problem is not None:
+            raise PermanentModelError(problem)
         return text
 
     async def _complete_with_schema(self, request: dict[str, Any], schema: dict[str, Any]) -> Any:

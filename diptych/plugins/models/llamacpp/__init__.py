@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
-import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from diptych.core.capabilities import (
     usable_cpus,
 )
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
+from diptych.core.json_input import reply_json_problem
 from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models.llamacpp.likelihood import LikelihoodEvaluator
 from diptych.plugins.models.llamacpp.loading import (
@@ -232,7 +232,8 @@ class _LlamaCppModel(Model):
         }
         if schema is not None:
             # llama.cpp compiles the schema into a grammar that constrains sampling, so the
-            # reply is JSON of that shape unless max_tokens cuts it short (checked below).
+            # reply is JSON of that shape unless max_tokens cuts it short (checked below); its
+            # strings may hold raw control characters, which parse_reply_json reads.
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
         with self._lock:
             llm = self._loaded()
@@ -247,14 +248,9 @@ class _LlamaCppModel(Model):
                 raise PermanentModelError(f"llama.cpp rejected the request: {exc}") from exc
         choice = response["choices"][0]
         text: str = choice["message"]["content"] or ""
-        if schema is not None:
-            try:
-                json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise PermanentModelError(
-                    f"The {self.name} reply is not complete JSON (finish_reason="
-                    f"{choice.get('finish_reason')}); raise max_tokens for this probe."
-                ) from exc
+        problem = None if schema is None else reply_json_problem(text, choice.get("finish_reason"))
+        if problem is not None:
+            raise PermanentModelError(f"{self.name}: {problem}")
         return text
 
     # --- next-token log-probabilities -----------------------------------------------------

@@ -52,9 +52,28 @@ async def test_schema_request_uses_openai_form_first_and_sampling(fake: FakeOpen
 
 
 async def test_a_reply_that_is_not_json_under_a_schema_is_permanent(fake: FakeOpenAI) -> None:
-    fake.script.append(Scripted(200, chat_answer('{"answer": "sh')))
-    with pytest.raises(PermanentModelError, match="max_tokens"):
+    cut = chat_answer('{"answer": "sh')
+    cut["choices"][0]["finish_reason"] = "length"
+    fake.script.append(Scripted(200, cut))
+    with pytest.raises(PermanentModelError, match=r"cut it short \(finish_reason=length\); raise"):
         await model_for(fake).complete(ASK, Sampling(), schema=ANSWER_SCHEMA)
+    # A reply that stopped on its own: what the parser found where, not "raise max_tokens".
+    fake.script.append(Scripted(200, chat_answer('{"answer": "sh')))
+    with pytest.raises(PermanentModelError) as stopped:
+        await model_for(fake).complete(ASK, Sampling(), schema=ANSWER_SCHEMA)
+    assert str(stopped.value) == (
+        "The reply is not valid JSON (Unterminated string starting at: line 1 column 12 "
+        "(char 11); finish_reason=stop)."
+    )
+
+
+async def test_a_raw_control_character_inside_a_string_is_read_as_written(
+    fake: FakeOpenAI,
+) -> None:
+    # llama.cpp's JSON-schema grammar lets a model write one; strict JSON would refuse it.
+    fake.script.append(Scripted(200, chat_answer('{"answer": "s\nhe"}')))
+    reply = await model_for(fake).complete(ASK, Sampling(), schema=ANSWER_SCHEMA)
+    assert json.loads(reply, strict=False) == {"answer": "s\nhe"}
 
 
 async def test_top_logprobs_step_down_to_what_the_server_allows(fake: FakeOpenAI) -> None:
