@@ -248,7 +248,7 @@ async def _run_until_decided(
             "failed": failed,
         }
         report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
-    ws.audits.finish(plan.id, status, str(report) if report else None)
+    ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
     return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed)
 
 
@@ -324,7 +324,7 @@ async def _run_plan(
         report, files = _write_report(
             ws, plan, audit_id, run_ids, parts, spent, out_dir, {"failed": failed}
         )
-    ws.audits.finish(audit_id, status, str(report) if report else None)
+    ws.audits.finish(audit_id, status, str(report) if report else None, since=stored)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed)
 
 

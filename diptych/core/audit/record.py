@@ -131,6 +131,19 @@ def finish(store: Store, audit_id: str, status: str, report: str | None = None) 
         )
 
 
+def asked_since(store: Store, run_ids: list[str], since: float) -> bool:
+    """Whether any trial of ``run_ids`` had an answer stored after ``since`` (a time.time())."""
+    if not run_ids:
+        return False
+    marks = ", ".join("?" * len(run_ids))
+    row = store.db.execute(
+        f"SELECT 1 FROM trials t JOIN results r ON r.key = t.key WHERE t.run_id IN ({marks})"
+        " AND r.finished_at > ? LIMIT 1",
+        (*run_ids, since),
+    ).fetchone()
+    return row is not None
+
+
 def _has_table(store: Store) -> bool:
     row = store.db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audits'"

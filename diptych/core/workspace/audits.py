@@ -26,6 +26,7 @@ from diptych.core.audit.stopped import (
     stopped_look,
     stopped_status,
 )
+from diptych.core.errors import UsageError
 from diptych.core.labels import LabelPolicy
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import gates as _gates
@@ -223,7 +224,34 @@ class Audits(Namespace):
         if found is not None and found.status == "running":
             record.finish(self._store, audit_id, stopped_status(self._store, found))
 
-    def finish(self, audit_id: str, status: str, report: str | None = None) -> None:
-        """Record the audit's status after a run, and its report where one was written."""
+    def finish(
+        self,
+        audit_id: str,
+        status: str,
+        report: str | None = None,
+        since: record.AuditRecord | None = None,
+    ) -> None:
+        """Record the audit's status after a run, and its report where one was written.
+
+        ``since`` is the record as the run began (:meth:`begin`). A run that asked nothing of
+        the runs it had recorded (the report's reproduce command, pasted) wrote a copy of its
+        report: the record keeps naming the report it has while that is still there, so that
+        reproducing an audit never re-points it; a run that asked something records its own."""
         self._kernel.writing("run an audit")
+        if report is not None and since is not None and self._copy(audit_id, since):
+            report = None  # kept: record.finish leaves the recorded report as it is
         record.finish(self._store, audit_id, status, report)
+
+    def _copy(self, audit_id: str, since: record.AuditRecord) -> bool:
+        """Whether the audit's run since ``since`` reported the same runs as the report it had
+        recorded, still in its place, and asked none of their trials anything."""
+        try:
+            kept = recorded.report_path(self._store, since)
+        except UsageError:
+            return False  # recorded relative to a directory not found from here
+        if kept is None or not kept.exists():
+            return False
+        runs = self.get(audit_id).run_ids
+        if sorted(runs) != sorted(since.run_ids):
+            return False
+        return not record.asked_since(self._store, runs, since.updated_at)

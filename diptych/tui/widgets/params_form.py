@@ -58,6 +58,34 @@ def short_known(message: str, *, picks: bool) -> str:
 ERROR_FIELD = re.compile(r"parameter '([^'.]+)[^']*'(?:: (.*))?")
 
 
+#: What a number field takes, said when a key it cannot take is dropped.
+TAKES = {"integer": "whole numbers", "number": "numbers"}
+
+
+def takes_words(name: str, kind: str, width: int) -> str:
+    """One line under field ``name`` saying what it takes: with its name where ``width``
+    cells hold it ("seed takes whole numbers"), else the words alone ("whole numbers only")."""
+    named = f"{name} takes {TAKES[kind]}"
+    return named if cell_len(named) <= width else f"{TAKES[kind]} only"
+
+
+class NumberInput(Input):
+    """An integer or number input that says why it drops a key it cannot take ("1a" in a
+    whole-number field), where Textual's own only rings the terminal's bell, so a key pressed
+    and not shown is not left unexplained."""
+
+    class Refused(Message):
+        """A key (or a paste) the field cannot take was dropped; its value is as it was."""
+
+        def __init__(self, input: NumberInput) -> None:
+            super().__init__()
+            self.input = input
+
+    def restricted(self) -> None:
+        super().restricted()
+        self.post_message(self.Refused(self))
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     """How one parameter is shown and how its value is written back as ``key=value``."""
@@ -180,6 +208,14 @@ class ParamsForm(Vertical):
         padding-left: 18;
         color: $text-muted;
     }
+    /* From the form's edge, under the field's name it names: one line in a narrow pane. */
+    ParamsForm .field-typed {
+        color: $text-warning;
+        display: none;
+    }
+    ParamsForm .field-typed.-shown {
+        display: block;
+    }
     ParamsForm .field-error, ParamsForm > .form-error {
         color: $error;
         display: none;
@@ -233,7 +269,7 @@ class ParamsForm(Vertical):
             spec.kind, "text"
         )  # type: ignore[assignment]
         placeholder = "a,b,c (comma-separated)" if spec.kind == "list" else "(default)"
-        return Input(
+        return (NumberInput if kind in TAKES else Input)(
             spec.initial,
             placeholder=placeholder,
             type=kind,
@@ -260,6 +296,12 @@ class ParamsForm(Vertical):
                     self._labels[spec.name] = name
                     yield name
                     yield widget
+                if isinstance(widget, NumberInput):
+                    yield Static(
+                        takes_words(spec.name, widget.type, 80),
+                        classes="field-typed",
+                        id=f"{self.id}-{spec.name}-typed",
+                    )
                 # Under the field it explains, above its pick list: focused after ctrl+s, the
                 # field and its reason share the view (below a list, the reason was off it).
                 yield Static("", classes="field-error", id=f"{self.id}-{spec.name}-error")
@@ -374,12 +416,36 @@ class ParamsForm(Vertical):
             typed = [v for v in _split(widget.value) if v not in event.pick_list.choices]
             widget.value = ",".join([*typed, *event.pick_list.picked])
 
+    def _typed_hint(self, input: Input) -> Widget | None:
+        found = self.query(f"#{input.id}-typed") if input.id else None
+        return found.first() if found else None
+
+    @on(NumberInput.Refused)
+    def _refused(self, event: NumberInput.Refused) -> None:
+        event.stop()
+        hint = self._typed_hint(event.input)
+        if isinstance(hint, Static):
+            name = (event.input.id or "").removeprefix(f"{self.id}-")
+            hint.update(takes_words(name, event.input.type, self.content_size.width))
+            hint.add_class("-shown")
+            hint.scroll_visible(animate=False)
+
+    @on(Input.Blurred)
+    def _left(self, event: Input.Blurred) -> None:
+        hint = self._typed_hint(event.input)
+        if hint is not None:
+            hint.remove_class("-shown")
+
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def _changed(self, event: Message) -> None:
         event.stop()
         if isinstance(event, Input.Changed) and event.input.id:
+            # A key the field takes: the word on the one it dropped has done its work.
+            hint = self._typed_hint(event.input)
+            if hint is not None:
+                hint.remove_class("-shown")
             name = event.input.id.removeprefix(f"{self.id}-")
             picker = self.pick_list(name) if name in self._inputs else None
             if picker is not None and picker.picked != _split(event.value):
