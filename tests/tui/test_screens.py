@@ -103,6 +103,23 @@ async def test_a_stale_run_is_marked_and_resumes_with_one_key(
         await wait_for(pilot, lambda: not app.active_jobs, "the resume")
 
 
+def interrupt(workspace: Path, run_id: str) -> None:
+    """``run_id`` as a run stopped short leaves it: interrupted, with a trial left to ask (a
+    run whose trials all have an outcome reads complete, whatever its stored status)."""
+    import sqlite3
+
+    with open_store(workspace) as store:
+        store.set_run_status(run_id, "interrupted")
+    db = sqlite3.connect(workspace / "diptych.db")
+    with db:
+        db.execute(
+            "DELETE FROM results WHERE key = (SELECT t.key FROM trials t JOIN results r"
+            " ON r.key = t.key WHERE t.run_id = ? LIMIT 1)",
+            (run_id,),
+        )
+    db.close()
+
+
 def footer_row(app: DiptychApp) -> str:
     return screen_lines(app)[app.size.height - 1]
 
@@ -131,8 +148,7 @@ async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
         assert (
             "Quit" in row and "Resume" not in row and "Pause" not in row and "Cancel" not in row
         ), row
-    with open_store(workspace) as store:
-        store.set_run_status(pst_text_run, "interrupted")
+    interrupt(workspace, pst_text_run)
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await rows_drawn(pilot, [pst_text_run])
@@ -156,8 +172,7 @@ async def test_the_footer_offers_the_run_keys_before_the_screens_first_bindings_
     from textual.widgets import Footer
 
     monkeypatch.setattr(Footer, "on_mount", lambda self: None)  # the signal never comes
-    with open_store(workspace) as store:
-        store.set_run_status(pst_text_run, "interrupted")
+    interrupt(workspace, pst_text_run)
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await rows_drawn(pilot, [pst_text_run])
@@ -184,15 +199,21 @@ async def test_the_runs_screen_is_drawn_at_once_and_filled_when_loaded(
     monkeypatch.setattr(runs_module, "load_runs", slow_load)
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        lines = screen_lines(app)
-        drawn = "\n".join(lines)
-        assert "diptych" in lines[0] and "status" in drawn and "? Help" in lines[-1], drawn
+        # The read is held until the screen is drawn: whatever the machine's load, the
+        # screen must come without it (its keys once the screen first signals its bindings).
+        def drawn_while_reading() -> bool:
+            lines = screen_lines(app)
+            drawn = "\n".join(lines)
+            return "diptych" in lines[0] and "status" in drawn and "? Help" in lines[-1]
+
+        await wait_for(pilot, drawn_while_reading, "the screen drawn while the workspace is read")
+        drawn = "\n".join(screen_lines(app))
         assert "loading the workspace" in drawn and "No runs yet" not in drawn, drawn
         read.set()
         await wait_for(pilot, lambda: run_ids(app) == [pst_text_run], "the run")
-        await pilot.pause()
-        assert "loading" not in "\n".join(screen_lines(app))
+        await wait_for(
+            pilot, lambda: "loading" not in "\n".join(screen_lines(app)), "the loading line gone"
+        )
 
 
 async def test_slash_filters_and_g_moves_through_the_runs(
