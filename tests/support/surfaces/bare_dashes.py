@@ -2,7 +2,9 @@
 interval column ("95% interval", "paired 95% CI", "search (95% interval)") is never a bare
 "—". It says why in words ("no interval (one masculine identity only)"), or carries a mark
 ("—*") that the table's note explains ("A dash marked * has no interval: …"), as `diptych show` and
-the terminal app say it (:func:`tests.support.named_intervals.bare_dashes`)."""
+the terminal app say it (:func:`tests.support.named_intervals.bare_dashes`). Its twins read the
+same tables where the terminal prints them: :func:`terminal_bare_dash_problems` (Rich's boxes,
+`diptych run`, `diptych agreement`) and :func:`cells_bare_dash_problems` (Run detail's cells)."""
 
 from __future__ import annotations
 
