@@ -35,7 +35,7 @@ from pydantic import ConfigDict
 
 from diptych.agent.strict_schema import strict_schema
 from diptych.core.capabilities import Capability, Chat, Message, Model, Sampling
-from diptych.core.cost import cost_text
+from diptych.core.cost import LOCAL, Cost, cost_text, price_kind
 from diptych.core.errors import (
     CapabilityError,
     DiptychError,
@@ -66,6 +66,8 @@ class DiptychChatModel(BaseChatModel):
     spent: float = 0.0
     calls: int = 0
     unpriced: int = 0
+    #: The same as a :class:`Cost` (a local model's calls counted as computed on this machine).
+    cost: Any = Cost()
 
     def __init__(self, model: Model, **kwargs: Any) -> None:
         if Capability.CHAT not in model.capabilities or not isinstance(model, Chat):
@@ -99,6 +101,12 @@ class DiptychChatModel(BaseChatModel):
             self.unpriced += 1
         else:
             self.spent += cost
+        kind = price_kind(self.model, cost)
+        local = int(kind == LOCAL)
+        self.cost = self.cost + Cost(
+            cost or 0.0, priced=int(cost is not None), unpriced=int(cost is None), local=local,
+            kinds={kind},
+        )  # fmt: skip
 
     def with_json_schema(self, schema: dict[str, Any]) -> Runnable[Any, BaseMessage]:
         """This model with every reply constrained to JSON that validates against ``schema``."""
@@ -153,6 +161,15 @@ class DiptychChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
+def _since(after: Cost, before: Cost) -> Cost:
+    """What a model's calls cost between two of its running totals."""
+    return Cost(
+        float(after) - float(before), priced=after.priced - before.priced,
+        unpriced=after.unpriced - before.unpriced, local=after.local - before.local,
+        kinds=after.kinds,
+    )  # fmt: skip
+
+
 class AgentBudgetError(DiptychError):
     """The agent's next call would spend more than the session may (``--max-cost``)."""
 
@@ -185,13 +202,14 @@ def structured_call(
     With ``budget``, the call is priced first and refused with :class:`AgentBudgetError` when
     it would pass ``budget.max_cost``; what it cost is added to ``budget.spent``."""
     strict = strict_schema(schema)
-    before = chat.spent if isinstance(chat, DiptychChatModel) else 0.0
+    before = chat.cost if isinstance(chat, DiptychChatModel) else Cost()
     if budget is not None and budget.max_cost is not None and isinstance(chat, DiptychChatModel):
+        # An unpriced call counts nothing toward the budget: its cost is not known.
         estimate = chat.estimate(messages, {**kwargs, "schema": strict}) or 0.0
         if budget.spent + estimate > budget.max_cost + 1e-12:
             raise AgentBudgetError(
                 f"over budget: the agent's next call ({cost_text(estimate)}) would pass "
-                f"--max-cost {cost_text(budget.max_cost)} ({cost_text(budget.spent)} spent)"
+                f"--max-cost {cost_text(budget.max_cost)} (spent so far: {cost_text(budget.spent)})"
             )
     try:
         reply = chat.bind(schema=strict, **kwargs).invoke(list(messages))
@@ -201,7 +219,7 @@ def structured_call(
         return f"{_NO_REPLY}{error})", None
     finally:
         if budget is not None and isinstance(chat, DiptychChatModel):
-            budget.spent += chat.spent - before
+            budget.charge(_since(chat.cost, before))
     text = reply.text if isinstance(reply, BaseMessage) else str(reply)
     try:
         return text, parse_reply_json(text)

@@ -129,10 +129,7 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
     allowed = frozenset(settings.kinds)
 
     def budget_of(state: IdentityState) -> Budget:
-        b = state.get("budget") or {}
-        return Budget(
-            settings.max_cost, settings.max_trials, b.get("spent", 0.0), b.get("trials", 0)
-        )
+        return Budget.resumed(settings.max_cost, settings.max_trials, state.get("budget"))
 
     def propose(state: IdentityState) -> IdentityState:
         round_no = state.get("round", 0)

@@ -29,7 +29,7 @@ from typing import Any
 
 from diptych.agent.paraphrases import Paraphrase
 from diptych.core.capabilities import Model
-from diptych.core.cost import dollars_text
+from diptych.core.cost import Cost, cost_fields, cost_of_fields, cost_text, dollars_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import CANNOT_IDENTIFY, SELF_ANNOTATOR, SubjectLabel, annotator_kind
 from diptych.core.metrics.uncertainty.intervals import STS_DIFFERENCE_RANGE, STS_RANGE
@@ -47,15 +47,50 @@ ANNOTATED_PROBES = frozenset({"pst"})
 
 @dataclass
 class Budget:
-    """Caps on what a session may spend: US dollars (``--max-cost``) and trials asked."""
+    """Caps on what a session may spend: US dollars (``--max-cost``) and trials asked. What it
+    spent is a :class:`Cost`: the dollars of the priced requests (the target's trials and the
+    agent's calls) and how many had no price, which count nothing toward ``max_cost``."""
 
     max_cost: float | None = None
     max_trials: int | None = None
-    spent: float = 0.0
+    spent: Cost = field(default_factory=Cost)
     trials: int = 0
 
+    @classmethod
+    def resumed(cls, max_cost: float | None, max_trials: int | None, saved: Any) -> Budget:
+        """The budget a session's checkpoint kept (:meth:`to_dict`), under these caps."""
+        b = saved if isinstance(saved, dict) else {}
+        spent = cost_of_fields(b.get("cost"), float(b.get("spent") or 0.0))
+        return cls(max_cost, max_trials, spent, int(b.get("trials") or 0))
+
+    def charge(self, cost: float) -> None:
+        """Add what a run or a call cost (a plain float: dollars of priced requests)."""
+        self.spent = self.spent + (cost if isinstance(cost, Cost) else Cost(cost, priced=1))
+
     def to_dict(self) -> dict[str, Any]:
-        return {"spent": self.spent, "trials": self.trials}
+        # "spent" stays the dollars priced; "spent_text" says what they leave out.
+        return {
+            "spent": float(self.spent),
+            "spent_text": cost_text(self.spent),
+            "cost": cost_fields(self.spent),
+            "trials": self.trials,
+        }
+
+
+def charge_run(ws: Workspace, budget: Budget, run_id: str) -> None:
+    """Add a run's answered calls at their declared prices to ``budget``, those without a
+    price counted as such: what an uncapped session spent on its target (a capped one charges
+    the plan it checked)."""
+    from diptych.core.report.run_costs import cost_of_calls
+
+    budget.charge(cost_of_calls(ws.runs.view(run_id)))
+
+
+def spent_text(budget: dict[str, Any]) -> str:
+    """What a session's budget record (:meth:`Budget.to_dict`) says it spent, in the one
+    wording of a cost: "$0.12", "not priced (computed on this machine)", "$0.12 + 40 requests
+    not priced"."""
+    return cost_text(Budget.resumed(None, None, budget).spent)
 
 
 def pair_params(
@@ -282,8 +317,10 @@ def measure_claims(
         except DiptychError as error:
             return Measurement(False, f"run failed: {error}", runs=out.runs)
         if est is not None:
-            budget.spent += est.cost
+            budget.charge(est.cost)
             budget.trials += est.to_run
+        else:
+            charge_run(ws, budget, record.id)
         out.runs[f"{tid}:{side}"] = record.id
         if len(out.runs) == 1 and sampled(probe, base):
             # What the agent may see of the target; a likelihood run has no text to show.

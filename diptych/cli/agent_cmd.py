@@ -11,7 +11,6 @@ import typer
 
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
-from diptych.core.cost import cost_text
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
@@ -27,6 +26,14 @@ app = typer.Typer(
 
 class AgentUnavailableError(DiptychError):
     """No proposal of a session came from its agent model."""
+
+
+#: What --max-cost counts: dollars at declared prices, so a model with none counts nothing.
+MAX_COST_HELP = (
+    "US dollars the session may spend on its trials and agent calls, at the models' declared "
+    "prices; a call of a model with no price (a local one, a fake) counts nothing toward it, "
+    "and the session's spend counts it as not priced."
+)
 
 
 def register(root: typer.Typer) -> None:
@@ -111,7 +118,9 @@ def identities(
     max_cost: Annotated[
         float | None,
         typer.Option(
-            "--max-cost", min=0, help="US dollars the session may spend: trials and agent calls."
+            "--max-cost",
+            min=0,
+            help=MAX_COST_HELP,
         ),
     ] = None,
     max_trials: Annotated[int | None, typer.Option("--max-trials", min=1)] = None,
@@ -287,7 +296,7 @@ def mitigate(
     rounds: Annotated[int, typer.Option("--rounds", min=1)] = 1,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 2,
     patience: PatienceOption = 2,
-    max_cost: Annotated[float | None, typer.Option("--max-cost", min=0)] = None,
+    max_cost: Annotated[float | None, typer.Option("--max-cost", min=0, help=MAX_COST_HELP)] = None,
     session: Annotated[str | None, typer.Option("--session")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -312,7 +321,7 @@ def mitigate(
         return
     from diptych.agent.mitigation.outcomes import empty_front, outcome_counts
 
-    _echo(f"session {report.session}: {report.stop_reason}")
+    _echo(f"session {report.session}: {report.stop_reason}; spent {_spent(report.budget)}")
     if report.power.get("statement"):
         _echo(f"power: {report.power['statement']}")
     _echo(outcome_counts(report.tried))
@@ -337,8 +346,12 @@ def mitigate(
 
 
 def _spent(budget: dict[str, Any]) -> str:
+    """What a session spent: its priced dollars and the requests with no price, said apart
+    ("$0.12 + 40 requests not priced"), and its trials."""
+    from diptych.agent.scoring import spent_text
+
     trials = int(budget.get("trials") or 0)
-    return f"{cost_text(float(budget.get('spent') or 0.0))}, {counted(trials, 'trial')}"
+    return f"{spent_text(budget)}, {counted(trials, 'trial')}"
 
 
 def as_text(text: str) -> str:

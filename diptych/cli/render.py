@@ -7,6 +7,7 @@ from rich.table import Table
 from diptych.cli.console import SafeConsole as Console
 from diptych.core.probe import ProbeResult
 from diptych.core.report.formatting import figure_text, floor_notes, fmt, marked_interval
+from diptych.core.report.missing_intervals import marked_rows
 
 
 def print_result(
@@ -29,9 +30,13 @@ def print_result(
         shown = Table(title=table.title)
         for i in keep:
             shown.add_column(headers[table.columns[i]], no_wrap=True)
-        for row in table.rows[:max_rows]:
+        # A missing interval marked "—*", and why said under the table in the report's words.
+        rows, why = marked_rows(table)
+        for row in rows[:max_rows]:
             shown.add_row(*(fmt(row[i]) for i in keep))
         console.print(shown)
+        if why:
+            console.print(why, markup=False)
         if table.interval_name:
             console.print(f"intervals: {table.interval_name}", markup=False)
         if len(table.rows) > max_rows:

@@ -113,3 +113,32 @@ def cost_text(cost: float | None) -> str:
     if PRICED in cost.kinds:
         return " + ".join([dollars_text(cost), *left])
     return "not priced" if SERVICE in cost.kinds else f"not priced ({COMPUTED_HERE})"
+
+
+def cost_fields(cost: float) -> dict[str, Any]:
+    """``cost`` as a JSON record keeps it: the dollars priced, the requests priced and not
+    (of those, computed on this machine), the kinds of price, and the one wording of it."""
+    if not isinstance(cost, Cost):
+        cost = Cost(cost, kinds={PRICED})
+    return {
+        "usd": float(cost),
+        "priced_requests": cost.priced,
+        "unpriced_requests": cost.unpriced,
+        "computed_here_requests": cost.local,
+        "price_kinds": sorted(cost.kinds),
+        "text": cost_text(cost),
+    }
+
+
+def cost_of_fields(fields: Any, usd: float = 0.0) -> Cost:
+    """The :class:`Cost` that :func:`cost_fields` wrote (``usd`` alone where only dollars were
+    kept: a record written before the counts)."""
+    if not isinstance(fields, dict):
+        return Cost(usd)
+    return Cost(
+        float(fields.get("usd") or 0.0),
+        priced=int(fields.get("priced_requests") or 0),
+        unpriced=int(fields.get("unpriced_requests") or 0),
+        local=int(fields.get("computed_here_requests") or 0),
+        kinds=frozenset(str(k) for k in fields.get("price_kinds") or ()),
+    )

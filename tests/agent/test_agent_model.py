@@ -123,7 +123,10 @@ def test_the_agents_calls_are_charged_and_a_budget_they_exhaust_stops_the_sessio
     assert len(agent.history) == 2  # type: ignore[attr-defined]
     assert report.budget["spent"] == pytest.approx(0.8)
     assert report.stop_reason.startswith("over budget: the agent's next call ($0.40)")
-    assert "--max-cost $1.00 ($0.80 spent)" in report.stop_reason
+    # The scripted target declares no price: its requests are counted, never as dollars.
+    assert "--max-cost $1.00 (spent so far: $0.80 + 768 requests not priced)" in (
+        report.stop_reason
+    )
     assert [p.round for p in report.ranked] == [0, 1]
 
 

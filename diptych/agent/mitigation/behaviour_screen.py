@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diptych.agent.placebo import band, placebo_words
-from diptych.agent.scoring import Budget
+from diptych.agent.scoring import Budget, charge_run
 from diptych.core.digits import figure_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import SELF_ANNOTATOR
@@ -110,6 +110,7 @@ def measure_placebo(tools: Any, params: dict[str, Any], budget: Budget) -> dict[
     except DiptychError as error:
         return {"unscored": f"run failed: {error}"}
     budget.trials += sum(ws.runs.counts(record.id).values())
+    charge_run(ws, budget, record.id)
     figures = word_figures(ws, record.id)
     if len(figures) < 2:
         return {"unscored": "the placebo words got no P(she)"}

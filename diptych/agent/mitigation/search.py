@@ -50,7 +50,7 @@ from diptych.agent.mitigation.prompts import (
     template_problem,
 )
 from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
-from diptych.agent.scoring import Budget
+from diptych.agent.scoring import Budget, charge_run
 from diptych.agent.validation import intervention_problem
 from diptych.core.digits import figure_text, signed_text
 from diptych.core.errors import DiptychError
@@ -145,6 +145,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             for k, v in got.items():
                 counts[k] = counts.get(k, 0) + v
             budget.trials += sum(got.values())
+            charge_run(tools.ws, budget, record.id)
             stereo.update(person_stereo(tools.ws, record.id, tid))
             mass = candidate_mass(tools.ws, record.id)
             if mass is not None:
@@ -215,8 +216,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         return cache
 
     def budget_of(state: MitigationState) -> Budget:
-        b = state.get("budget") or {}
-        return Budget(settings.max_cost, None, b.get("spent", 0.0), b.get("trials", 0))
+        return Budget.resumed(settings.max_cost, None, state.get("budget"))
 
     def propose(state: MitigationState) -> MitigationState:
         round_no = state.get("round", 0)

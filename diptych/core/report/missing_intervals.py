@@ -31,9 +31,11 @@ def _missing(cell: Any) -> bool:
     return cell is None or (isinstance(cell, str) and cell.strip() in ("—", ""))
 
 
-def missing_marked(table: Table) -> Table:
-    """``table`` as a page prints it: each missing interval marked ``—*``, and its note ending
-    with what the mark means ("A dash marked * has no interval: one prompt only (single).")."""
+def marked_rows(table: Table) -> tuple[list[list[Any]], str]:
+    """``table``'s rows with each missing interval marked ``—*``, and the sentence that says
+    what the mark means ("A dash marked * has no interval: one prompt only (single).");
+    the rows as they were and "" where no interval is missing. The report's note, `diptych
+    show`'s line under a table and Run detail's are this one sentence."""
     columns = [j for j, c in enumerate(table.columns) if interval_column(c)]
     marked = False
     rows = []
@@ -45,9 +47,17 @@ def missing_marked(table: Table) -> Table:
                 marked = True
         rows.append(cells)
     if not marked:
-        return table
+        return table.rows, ""
     why = str(getattr(table, "no_interval", "") or TOO_FEW_UNITS).strip().rstrip(".")
     # The mark named apart from its dash: a line may break after an em dash, and "—" over
     # "*" would read as a dash and a stray star.
-    said = f"A dash marked {NO_INTERVAL_MARK} has no interval: {why}."
+    return rows, f"A dash marked {NO_INTERVAL_MARK} has no interval: {why}."
+
+
+def missing_marked(table: Table) -> Table:
+    """``table`` as a page prints it: each missing interval marked ``—*``, and its note ending
+    with what the mark means (:func:`marked_rows`)."""
+    rows, said = marked_rows(table)
+    if not said:
+        return table
     return replace(table, rows=rows, note=f"{table.note} {said}".strip())

@@ -2,7 +2,9 @@
 interval column ("95% interval", "paired 95% CI", "search (95% interval)") is never a bare
 "—". It says why in words ("no interval (one masculine identity only)"), or carries a mark
 ("—*") that the table's note explains ("A dash marked * has no interval: …"), as `diptych show` and
-the terminal app say it (:func:`tests.support.named_intervals.bare_dashes`)."""
+the terminal app say it (:func:`tests.support.named_intervals.bare_dashes`). Its twins read the
+same tables where the terminal prints them: :func:`terminal_bare_dash_problems` (Rich's boxes,
+`diptych run`, `diptych agreement`) and :func:`cells_bare_dash_problems` (Run detail's cells)."""
 
 from __future__ import annotations
 
@@ -110,4 +112,50 @@ def md_bare_dash_problems(markdown: str) -> list[str]:
         headers = _md_cells(head)
         out += _cell_problems(headers, rows, note, f"table “{headers[0]} …”")
         i = k
+    return out
+
+
+def cells_bare_dash_problems(
+    headers: list[str], rows: list[list[str]], note: str, where: str
+) -> list[str]:
+    """The same check on a table read as its cells (Run detail's, from its widget) and the
+    text drawn under it."""
+    return _cell_problems(headers, rows, note, where)
+
+
+def _box_cells(line: str, rule: str) -> list[str]:
+    return [c.strip() for c in line.strip()[1:-1].split(rule)]
+
+
+def terminal_bare_dash_problems(text: str) -> list[str]:
+    """The same check on the tables a command prints in the terminal (Rich's boxes, a row on
+    one line: "┃ header ┃" over "│ cell │"), whose note is the text printed under the table
+    before the next one."""
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("┏"):
+            continue
+        k = i + 1
+        header_lines = []
+        while k < len(lines) and lines[k].lstrip().startswith("┃"):
+            header_lines.append(_box_cells(lines[k], "┃"))
+            k += 1
+        headers = [" ".join(" ".join(p).split()) for p in zip(*header_lines, strict=True)]
+        rows = []
+        while k < len(lines) and not lines[k].lstrip().startswith("└"):
+            if lines[k].lstrip().startswith("│"):
+                rows.append(_box_cells(lines[k], "│"))
+            k += 1
+        after = []
+        # The note: what follows the table, up to the next table (its title line included).
+        for j in range(k + 1, len(lines)):
+            if lines[j].lstrip().startswith("┏") or (
+                j + 1 < len(lines) and lines[j + 1].lstrip().startswith("┏")
+            ):
+                break
+            after.append(lines[j])
+        note = " ".join(" ".join(after).split())
+        title = lines[i - 1].strip() if i else "a table"
+        out += _cell_problems(headers, rows, note, f"table “{title}”")
     return out

@@ -24,6 +24,8 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
     workspace, app = Path("ws"), agent_tui
     async with app.run_test(size=(100, 30)) as pilot:
         await start_session(pilot)
+        # The scripted models declare no price: the spend says so, never "$0.00".
+        assert "; spent not priced" in status(pilot) and "$0.00" not in status(pilot)
         rows = table(pilot)
         assert rows.row_count == 3
         statuses = {str(rows.get_row(k)[0]): str(rows.get_row(k)[2]) for k in rows.rows}

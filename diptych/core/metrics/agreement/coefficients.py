@@ -41,6 +41,15 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import ArrayLike, NDArray
 
+#: Why an agreement table's coefficient has no interval (:attr:`Table.no_interval`): κ and α
+#: are 0/0 when every label counted falls in one category (nothing to agree by chance against),
+#: as one person's alike labels always do, and every resample of those does too.
+UNDEFINED_AGREEMENT = (
+    "the coefficient is undefined (0/0) where every label it counts is of one and the same "
+    "category, as always for one person (n = 1) labelled alike, and so in every resample; "
+    "a dash for its value says the same"
+)
+
 # --- the coefficients -------------------------------------------------------------------------
 
 #: A statistic of summed per-item features, vectorised over resamples: (b, d) sums -> (b,) values.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from diptych.core.digits import figure_text
+from diptych.core.metrics.agreement.coefficients import UNDEFINED_AGREEMENT
 from diptych.core.metrics.uncertainty.bootstrap import Estimate
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                 terminal_columns={"annotator A": "A", "annotator B": "B",
                                   "persons both labelled": "n", "agreement": "agreement",
                                   "κ": "κ", "κ 95% CI": "κ 95% CI"},
+                no_interval=UNDEFINED_AGREEMENT,
             )
         )  # fmt: skip
     groups = [("Fleiss' κ", g) for g in report.fleiss_humans] + [
@@ -101,6 +103,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     "value": "value",
                     "95% CI": "95% CI",
                 },
+                no_interval=UNDEFINED_AGREEMENT,
             )
         )
     if report.against_human_majority:
@@ -132,6 +135,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     "κ": "κ",
                     "κ 95% CI": "κ 95% CI",
                 },
+                no_interval=UNDEFINED_AGREEMENT,
             )
         )  # fmt: skip
     if report.tone is not None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.digits import figure_text
 from diptych.core.labels import CANNOT_IDENTIFY, SubjectLabel, annotator_kind
 from diptych.core.labels.tone import MONK_LABELS, tone_label
-from diptych.core.metrics.agreement.coefficients import category_counts
+from diptych.core.metrics.agreement.coefficients import UNDEFINED_AGREEMENT, category_counts
 from diptych.core.metrics.agreement.ordinal import (
     krippendorff_alpha_ordinal_estimate,
     weighted_kappa_estimate,
@@ -198,5 +198,6 @@ def tone_agreement_tables(report: ToneAgreement) -> list[Table]:
                 "value": "value",
                 "95% CI": "95% CI",
             },
+            no_interval=UNDEFINED_AGREEMENT,
         )  # fmt: skip
     ]

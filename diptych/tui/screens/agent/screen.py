@@ -239,7 +239,8 @@ class AgentScreen(Screen[None]):
         self._status(
             f"session {message.session} (agent {self.agent_name}): {found} findings of "
             f"{scored} scored, {unscored} unscored, {rejected} rejected "
-            f"({message.stop_reason}); a accepts, x rejects"
+            f"({message.stop_reason}{'; spent ' + message.spent if message.spent else ''}); "
+            "a accepts, x rejects"
         )
         self._explain()
 

@@ -81,6 +81,8 @@ class AgentFinished(Message):
     session: str
     rows: list[AgentRow]
     stop_reason: str
+    #: What it spent, in the one wording of a cost ("not priced (computed on this machine)").
+    spent: str = ""
 
 
 @dataclass
@@ -156,7 +158,10 @@ def run_session(
                     annotator=ws.annotators.get(request.annotator) if request.annotator else None,
                 )
                 rows = [pair_row(p) for p in report.ranked + report.rejected]
-                post(AgentFinished(report.session, rows, report.stop_reason))
+                from diptych.agent.scoring import spent_text
+
+                spent = spent_text(report.budget)
+                post(AgentFinished(report.session, rows, report.stop_reason, spent))
             else:
                 from diptych.agent.session import search_mitigations
 
@@ -171,6 +176,9 @@ def run_session(
                     on_event=on_event,
                 )
                 rows = [intervention_row(t) for t in mitigation.tried]
-                post(AgentFinished(mitigation.session, rows, mitigation.stop_reason))
+                from diptych.agent.scoring import spent_text
+
+                spent = spent_text(mitigation.budget)
+                post(AgentFinished(mitigation.session, rows, mitigation.stop_reason, spent))
     except (DiptychError, ValueError) as error:
         post(AgentFailed(str(error)))

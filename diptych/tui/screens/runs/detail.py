@@ -42,6 +42,7 @@ from diptych.core.report.formatting import (
     marked_interval,
     why_no_interval,
 )
+from diptych.core.report.missing_intervals import marked_rows
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name, timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
@@ -66,17 +67,20 @@ SECTION_LINES = 4
 
 def table_widget(table: Table, widget_id: str) -> Widget:
     """A table of the analysis, with the columns meant for a terminal, fitted to its width;
-    under it the name of its intervals where they need one (a design stopped early)."""
+    a missing interval marked "—*" and under the table why, in the report's words, and the
+    name of its intervals where they need one (a design stopped early)."""
     headers = table.terminal_columns or {c: c for c in table.columns}
     keep = [table.columns.index(c) for c in headers if c in table.columns]
-    rows = [[number(row[i]) for i in keep] for row in table.rows[:MAX_ROWS]]
+    marked, why = marked_rows(table)
+    rows = [[number(row[i]) for i in keep] for row in marked[:MAX_ROWS]]
     cells = [headers[table.columns[i]] for i in keep]
-    if not table.interval_name:
+    lines = [f"intervals: {table.interval_name}" if table.interval_name else "", why]
+    if not any(lines):
         return FitTable(cells, rows, id=widget_id, zebra_stripes=True)
     fitted = FitTable(cells, rows, id=f"{widget_id}-rows", zebra_stripes=True)
-    said = Static(Text(f"intervals: {table.interval_name}", style="dim"), classes="intervals")
-    # The table scrolls in the room the line under it leaves: the line stays in the pane.
-    return Vertical(fitted, said, id=widget_id, classes="named-table")
+    said = [Static(Text(line, style="dim"), classes="intervals") for line in lines if line]
+    # The table scrolls in the room the lines under it leave: they stay in the pane.
+    return Vertical(fitted, *said, id=widget_id, classes="named-table")
 
 
 def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:
