@@ -82,6 +82,26 @@ def decided_at_first_look(capsys: Any, ws: str, *model: str, lists: Sequence[str
     return said[1]
 
 
+def decided_single_without_interval(capsys: Any, ws: str, *model: str) -> str:
+    """:func:`design` bought in 8 batches until its gate is decided, at look 1 of 8, where that
+    look read the single setting's STS (:data:`SINGLE`) of one masculine identity only, and
+    so without an interval; the run's id."""
+    import re
+
+    from tests.support.cli import call
+
+    words = [*until_decided(*model)[:-1], "8"]
+    code, out = call(capsys, "--store", ws, *words)
+    assert code == 0, out
+    said = re.search(r"^run (\S+) decided at look 1 of 8: ", out, re.M)
+    assert said is not None, out
+    return said[1]
+
+
+#: The figure of the single setting, which no gate reads.
+SINGLE = "STS single (expected from P(he), P(she))"
+
+
 def file_decided_and_bought_on(capsys: Any, tmp_path: Path) -> tuple[str, str, str]:
     """The audit file of one gated part (:func:`planted_audit`, answers slow enough for a stop
     to land) run ``--until-decided`` into ``tmp_path/ws`` and decided, then its run bought on

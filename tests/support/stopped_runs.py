@@ -39,26 +39,27 @@ def stopped_left_running(ws: Workspace, reporter: Reporter, started: asyncio.Eve
 
 
 class FirstTrials:
-    """A Reporter that says (``some``) when three trials have finished."""
+    """A Reporter that says (``some``) when ``after`` trials (three) have finished."""
 
-    def __init__(self) -> None:
+    def __init__(self, after: int = 3) -> None:
         self.some = asyncio.Event()
         self.finished = 0
+        self.after = after
 
     def __getattr__(self, name: str) -> Any:  # every other Reporter call is ignored
         return lambda *args, **kwargs: None
 
     def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
         self.finished += 1
-        if self.finished >= 3:
+        if self.finished >= self.after:
             self.some.set()
 
 
-def bought_on_and_interrupted(ws: str, run_id: str) -> None:
-    """Buy on the run as ``diptych resume`` does, stopped (Ctrl-C) after a few trials, and
-    settled as the CLI settles a stop."""
+def bought_on_and_interrupted(ws: str, run_id: str, after: int = 3) -> None:
+    """Buy on the run as ``diptych resume`` does, stopped (Ctrl-C) after a few trials (once
+    ``after`` have finished), and settled as the CLI settles a stop."""
     with Workspace.open(ws) as opened:
-        reporter = FirstTrials()
+        reporter = FirstTrials(after)
 
         async def stop_early() -> None:
             task = asyncio.create_task(opened.runs.resume(run_id, reporter=reporter))

@@ -3,7 +3,7 @@
 interval its decision used, the look's, named with its value on all the trials bought since
 as a value only, as ``diptych show`` prints it: the page holds that one interval, never a
 fixed-design one of the trials bought since beside it. A figure its looks truly did not record
-says so."""
+says so; one its look read without an interval has none."""
 
 from __future__ import annotations
 
@@ -19,12 +19,17 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from diptych.core.audit.record import list_audits, save_part
-from diptych.core.report.formatting import bounds
+from diptych.core.report.formatting import bounds, no_interval
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.standings import StandingsScreen
-from tests.support.sequential_audits import FIGURE, decided_at_first_look
+from tests.support.sequential_audits import (
+    FIGURE,
+    SINGLE,
+    decided_at_first_look,
+    decided_single_without_interval,
+)
 from tests.support.stopped_runs import bought_on_and_audited_again, bought_on_and_interrupted
 
 pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
@@ -148,3 +153,42 @@ async def test_a_run_audited_again_after_buying_on_is_ranked_as_show_reads_it(
         assert f"{name}: the interval its looks read at the stop" in words, shown(app)
         assert set(BOUNDS.findall(words)) == {bounds(read["ci_low"], read["ci_high"])}, words
         assert "fixed-design" not in words, words
+
+
+@pytest.fixture
+def bought_on_without_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The workspace, decided at look 1 of 8 where the look read the single setting's STS of
+    one masculine identity only, then bought on well past it and interrupted: the figure as
+    ``diptych show`` reads it, and as all the trials give it now."""
+    monkeypatch.chdir(tmp_path)
+    ws = str(tmp_path / ".diptych")
+    run_id = decided_single_without_interval(capsys, ws, "-M", "latency=0.01")
+    bought_on_and_interrupted(ws, run_id, after=60)
+    with Workspace.open(ws) as opened:
+        read = dict(opened.audits.read(run_id).numbers[SINGLE])
+        yield no_interval(read), dict(opened.analysis.analyze(run_id).numbers[SINGLE])
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_figure_its_look_read_without_an_interval_keeps_none_on_the_screen(
+    bought_on_without_interval: tuple[str, dict[str, Any]], size: tuple[int, int]
+) -> None:
+    named, everything = bought_on_without_interval
+    assert named.startswith("no interval (one masculine identity only, look 1 of 8; "), named
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await _standings(pilot)
+        await pilot.press("f")  # to STS single
+        await wait_for(
+            pilot, lambda: screen.figure == "STS single" and "STS single" in screen._page_text(),
+            "STS single",
+        )  # fmt: skip
+        await settle(pilot)
+        words = await _page_words(pilot, screen)
+        assert "no interval (one masculine identity only) ‡" in words, shown(app)
+        assert f"{named}: its looks read it at the stop without an interval" in words, words
+        # Never the fixed-design interval of all the trials bought since.
+        assert bounds(everything["ci_low"], everything["ci_high"]) not in words, words
+        assert not BOUNDS.search(words), words

@@ -34,6 +34,10 @@ DECIDED_SAID: dict[DecidedKind, str] = {
     "is a value only); the trials that look read cannot be told apart now, so its pairs' B − A "
     "is the difference of the values shown, its interval made of all the trials the runs hold, "
     "tested no more confidently than it",
+    "bought_on_none": "its looks read it at the stop without an interval, and the run was "
+    "bought on since: no interval is made of the trials bought since (their figure is a value "
+    "only), so, for want of an interval, it is not ranked apart from any model: its pairs, "
+    "read on the trials that look read, have no interval either and no test tells it apart",
 }
 RANK_COLUMNS = ["#", "rank", "rank CI", "model", "run", "figure", INTERVAL]
 PAIR_COLUMNS = ["A", "B", "B − A", INTERVAL, "p", "p (Holm)", "differs"]

@@ -31,7 +31,11 @@ the seeded order the audit bought it in, as many as the look had bought:
 shown and its interval is made of the trials the decision read. Where the look's trials cannot
 be rebuilt (a request failed before the look and was answered since: ``bought_on_all``), the
 pair's point value is still the difference of the values shown, its spread that of all the
-trials the runs hold raised to the look's as above, and the table's note says so.
+trials the runs hold raised to the look's as above, and the table's note says so. A figure its
+look recorded without an interval (too few units then: ``bought_on_none``) is read as the look
+read it, its value and why it had none, as ``diptych show`` prints it: no interval is made of
+the trials bought since, and, as for any figure without an interval, its pairs have none either
+(p 1), so no test tells it apart from another model.
 """
 
 from __future__ import annotations
@@ -52,8 +56,10 @@ from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 #: did not record it (``fixed``), or, the run bought on past the stop, the one its looks read
 #: at the stop, named with its value on all the trials bought since (``bought_on``; its sample
 #: then holds the trials that look read), or the same where the look's trials could not be
-#: rebuilt from the run (``bought_on_all``; its sample holds all the run's trials).
-DecidedKind = Literal["gated", "stopped", "fixed", "bought_on", "bought_on_all"]
+#: rebuilt from the run (``bought_on_all``; its sample holds all the run's trials), or, where
+#: that look recorded the figure without an interval, its value then and no interval
+#: (``bought_on_none``; its sample the trials that look read where they can be rebuilt).
+DecidedKind = Literal["gated", "stopped", "fixed", "bought_on", "bought_on_all", "bought_on_none"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,9 @@ class DecidedInterval:
     #: (report.json's ``floor``): a decided interval can be a floored one too.
     floor: str | None = None
     kind: DecidedKind = "gated"
+    #: Why the look had no interval (``bought_on_none``: "one masculine identity only: no
+    #: interval"), as a figure without one says it; None for any other kind.
+    reason: str | None = None
 
 
 def implied_se(decided: DecidedInterval, figure: Inference) -> float:
@@ -92,7 +101,13 @@ def implied_se(decided: DecidedInterval, figure: Inference) -> float:
 
 def decided_figure(figure: Inference, decided: DecidedInterval) -> Inference:
     """``figure`` as its decision read it: the look's value and anytime-valid interval, its se
-    the implied one (:func:`implied_se`) and its p the test of that se."""
+    the implied one (:func:`implied_se`) and its p the test of that se; the look's value with
+    no interval, as any figure without one (se inf, p 1), where the look recorded none."""
+    if decided.kind == "bought_on_none":
+        return replace(
+            figure, value=decided.value, ci_low=-math.inf, ci_high=math.inf, p_value=1.0,
+            se=math.inf, df=0.0, reason=decided.reason or figure.reason, floor=None,
+        )  # fmt: skip
     se = implied_se(decided, figure)
     test = t_inference(
         decided.value, se, math.inf, n=figure.n, units=figure.units, design=figure.design,
@@ -111,9 +126,13 @@ def decided_difference(
     """B − A with each decided figure's variance the one its anytime-valid interval implies, the
     matched scenes' covariance kept (see the module); ``d`` itself where neither is decided.
     Where a figure's sample is not the trials its look read (``bought_on_all``), B − A is the
-    difference of the values shown (see the module)."""
+    difference of the values shown (see the module); where its look had no interval
+    (``bought_on_none``), that difference with none, as any pair of a figure without one."""
     if a is None and b is None:
         return d
+    none = [x for x in (a, b) if x is not None and x.kind == "bought_on_none"]
+    if none:
+        return _without_interval(d, a, b, none[0].reason)
     extra = 0.0
     for decided, own in ((a, d.a), (b, d.b)):
         if decided is not None and math.isfinite(own.se):
@@ -128,5 +147,22 @@ def decided_difference(
     tested = t_inference(
         value, math.sqrt(i.se**2 + extra), i.df, n=i.n, units=i.units, design=i.design,
         null=i.null, confidence=i.confidence, bounds=i.bounds, transform=i.transform,
+    )  # fmt: skip
+    return replace(d, inference=tested)
+
+
+def _without_interval(
+    d: RunDifference, a: DecidedInterval | None, b: DecidedInterval | None, reason: str | None
+) -> RunDifference:
+    """B − A of a pair one of whose figures its look read without an interval: the difference
+    of the values shown, with no interval and p 1 (``d`` itself where it is already that)."""
+    i = d.inference
+    value = (b.value if b is not None else d.b.value) - (a.value if a is not None else d.a.value)
+    if not i.has_interval and value == i.value:
+        return d
+    tested = t_inference(
+        value, math.inf, 0.0, n=i.n, units=i.units, design=i.design, null=i.null,
+        confidence=i.confidence, reason=i.reason or reason or "no interval", bounds=i.bounds,
+        transform=i.transform,
     )  # fmt: skip
     return replace(d, inference=tested)

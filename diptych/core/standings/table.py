@@ -10,7 +10,8 @@ own table. Within it:
   gates decided at an early look keeps the anytime-valid interval they decided on, and its
   pairs read the variance that interval implies (:mod:`.decided`); a run bought on since is
   handed over as that look read it (its sample the trials the look read), so that its pairs
-  read the trials its figure does;
+  read the trials its figure does, and a figure that look read without an interval has none,
+  nor have its pairs;
 * each pair's difference is the runs' difference (:func:`~diptych.core.metrics.run_difference
   .run_difference`): matched per scene where both asked the same scenes, else independent, its
   interval and t-test from one resampling of the identities crossed in scenes — the units that

@@ -209,6 +209,16 @@ def bought_on_numbers(
     return out
 
 
+def look_reason(number: Mapping[str, Any]) -> str | None:
+    """Why the look had no interval for a figure :func:`bought_on_numbers` gave without one, as
+    a figure without one says it ("one masculine identity only: no interval"); None for a
+    figure with an interval."""
+    if number.get("stopped_interval") != "none":
+        return None
+    said, at = str(number.get("reason") or ""), str(number.get("stopped_at") or "")
+    return f"{said.split(f', {at}', 1)[0] if at else said}: no interval"
+
+
 def _finite(number: Mapping[str, Any], *keys: str) -> bool:
     """Whether each of ``keys`` of ``number`` is a finite number (a look that read the figure)."""
     return all(isinstance(number.get(k), int | float) and math.isfinite(number[k]) for k in keys)

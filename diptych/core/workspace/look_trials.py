@@ -98,9 +98,11 @@ def look_samples(
     the rebuilt requests do not give the value the look recorded (a request failed before the
     look and answered since), the sample keeps all its trials and its interval is marked
     ``bought_on_all``: its pairs then read B − A as the difference of the values shown
-    (:func:`~diptych.core.standings.decided.decided_difference`). Both unchanged for any
-    other run."""
-    if not any(d.kind == "bought_on" for d in decided.values()):
+    (:func:`~diptych.core.standings.decided.decided_difference`). A figure the look read
+    without an interval (``bought_on_none``) is restricted alike, and keeps its kind where its
+    trials cannot be rebuilt: it has no interval either way. Both unchanged for any other
+    run."""
+    if not any(d.kind in _LOOKED for d in decided.values()):
         return list(samples), dict(decided)
     keys = look_keys(store, view.id)
     looked_at: dict[tuple[str, str], FigureSample] = {}
@@ -111,7 +113,7 @@ def look_samples(
     marked = dict(decided)
     for sample in samples:
         d = decided.get(sample.figure)
-        if d is None or d.kind != "bought_on":
+        if d is None or d.kind not in _LOOKED:
             out.append(sample)
             continue
         found = looked_at.get((sample.model, sample.figure))
@@ -119,8 +121,13 @@ def look_samples(
             out.append(found)
         else:
             out.append(sample)
-            marked[sample.figure] = replace(d, kind="bought_on_all")
+            if d.kind == "bought_on":
+                marked[sample.figure] = replace(d, kind="bought_on_all")
     return out, marked
+
+
+#: The kinds of a figure of a run bought on past its stop whose sample is the look's trials.
+_LOOKED = ("bought_on", "bought_on_none")
 
 
 def _reads(sample: FigureSample, value: float) -> bool:
