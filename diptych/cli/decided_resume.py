@@ -37,12 +37,23 @@ def ask_rest_of_decided(
 
 def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
     """``diptych resume RUN --dry-run``: the run's trials, those stored, the requests a resume
-    would run and their estimated cost, as ``diptych run --dry-run`` says them; buys nothing."""
+    would run and their estimated cost, as ``diptych run --dry-run`` says them; buys nothing.
+    A decided run is said to be one first, and that a resume asks before it buys the rest
+    (:func:`ask_rest_of_decided`), in one line."""
     from diptych.cli.plan_output import print_estimate
 
     with state(ctx).open_workspace(create=False) as ws:
-        est = ws.runs.plan_resume(run_id, options=RunOptions(paid_retries=paid_retries))
-    print_estimate(Console(soft_wrap=True), est)
+        run = ws.runs.get(run_id)
+        est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
+        at = decided_at(ws.runs.status_text(run.id)) if run.status == "decided" else ""
+    console = Console(soft_wrap=True)
+    if at:
+        console.print(
+            f"{run.id} is {at}: its gates were decided on the trials bought, so diptych resume "
+            "asks before it buys the rest (--yes buys it without asking).",
+            markup=False,
+        )
+    print_estimate(console, est)
 
 
 def ask_rest_of_audit(

@@ -112,8 +112,6 @@ class AnalysisReady(Message):
     builds_note: str | None = None
     #: The run's status in words ("decided at look 1 of 10: ..."); its status if empty.
     status_text: str = ""
-    #: The run's status in one word, as the Runs table's column says it ("bought on").
-    listed_status: str = ""
 
 
 @dataclass

@@ -212,12 +212,12 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
         counts = ws.runs.counts(run.id)
         flagged = ws.review.flagged_people(run.id)  # as the Runs list counts them
         mixed = mixed_builds_note(ws.runs.builds(run.id))
-        said, listed = ws.runs.status_text(run.id), ws.runs.listed_status(run.id)
+        said = ws.runs.status_text(run.id)
         try:
             result = ws.audits.read(run.id)
         except DiptychError as error:
-            return AnalysisReady(run, counts, flagged, None, str(error), mixed, said, listed)
-        return AnalysisReady(run, counts, flagged, result, None, mixed, said, listed)
+            return AnalysisReady(run, counts, flagged, None, str(error), mixed, said)
+        return AnalysisReady(run, counts, flagged, result, None, mixed, said)
 
 
 def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> ReportWritten:

@@ -79,7 +79,7 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
 
     code, audits = call(capsys, "--store", ws, "audit", "list", "--json")
     ((listed_part,),) = [a["parts"] for a in json.loads(audits)]
-    assert listed_part["status"] == "bought on", listed_part
+    assert listed_part["status"] == "decided, bought on", listed_part
     # The table names the look that decided it (the audit's status and its part's), and at 60
     # columns wraps it between words.
     monkeypatch.setenv("COLUMNS", "200")
@@ -87,6 +87,8 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     assert code == 0, listed
     rows = [line for line in listed.splitlines() if "run-pst-text-" in line]
     assert len(rows) == 1 and rows[0].count("decided at look 1 of 4, bought on") == 2, listed
+    # Nowhere "bought on" alone, as if no gate had decided it.
+    assert listed.count("bought on") == listed.count("decided at look 1 of 4, bought on"), listed
     monkeypatch.setenv("COLUMNS", "60")
     code, narrow = call(capsys, "--store", ws, "audit", "list")
     assert code == 0, narrow

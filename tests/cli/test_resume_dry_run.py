@@ -30,6 +30,10 @@ def test_resume_dry_run_prices_the_rest_and_buys_nothing(
     words = " ".join(out.replace("\u00a0", " ").split())
     assert f"{est.to_run:,}" in words and "cost" in words, out
     assert printed_problems(out) == [], out
+    # It says the run is decided, and that a resume asks first, in one line.
+    (said,) = [line for line in out.splitlines() if "decided" in line]
+    assert said.startswith(f"{run_id} is decided at look 1 of "), out
+    assert "asks before it buys the rest (--yes buys it without asking)" in said, out
     with Workspace.open(ws) as opened:
         assert opened.runs.get(run_id).status == before == "decided"
         assert opened.runs.plan_resume(run_id).to_run == est.to_run

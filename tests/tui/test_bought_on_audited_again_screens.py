@@ -1,9 +1,10 @@
 """A run its gates decided at look 1, bought on since and then audited again (decided again on the
 same looks) reads as ``diptych runs`` says it at 80×24 and 60×20: its Runs row's status is
-"bought on" (never "decided" beside a share past its look), the line under the table and its
-Run detail say where it was decided and what it holds now, and the Audit screen's part row says
-the same words, its gates' note that it was bought on since; the part's card names its
-requests as the ones still to run."""
+"decided, bought on", whole (never "decided" alone beside a share past its look, nor "bought on"
+alone, as if no gate had decided it), the line under the table and its Run detail's header say
+where it was decided and what it holds now, in ``diptych show``'s words, and the Audit
+screen's part row says the same words, its gates' note that it was bought on since; the part's
+card names its requests as the ones still to run."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def audited_again(
         (audit,) = opened.audits.list()
     with open_store(ws) as store:
         answered, planned = store.requests_answered(run_id)
-    assert listed.run.status == "decided" and listed.state == "bought on"
+    assert listed.run.status == "decided" and listed.state == "decided, bought on"
     yield {"run": listed, "audit": audit, "answered": answered, "planned": planned}
 
 
@@ -63,8 +64,10 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         await loaded(1)(pilot)
         app.screen.query_one("#runs", DataTable).focus()
         await settle(pilot)
-        # Its row: no longer at the look that decided it.
-        assert cell(app, run_id, "status") == "bought on"
+        # Its row: no longer at the look that decided it, and drawn whole.
+        assert cell(app, run_id, "status") == "decided, bought on"
+        column = app.screen.query_one("#runs", DataTable).columns["status"]
+        assert column.width >= len("decided, bought on"), (column.width, shown(app))
         selected = app.screen.query_one("#selected", Static)
         await wait_for(
             pilot, lambda: words in _text(selected), "the run's line", lambda: shown(app)
@@ -78,9 +81,11 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         detail = app.screen
         summary = detail.query_one("#summary")
         await wait_for(pilot, lambda: words in _text(summary), "the detail", lambda: shown(app))
-        # Its header says the Runs table's word for it, never "decided" beside "bought on".
-        head = str(summary.render()).splitlines()[0]
-        assert head.endswith(" · bought on"), head
+        # Its header says it in ``diptych show``'s words, never "bought on" alone.
+        run = listed.run
+        head = f"{run_id} · {run.probe} v{run.probe_version} · {words} "
+        assert _text(summary).startswith(head), _text(summary)
+        assert _text(summary).count("bought on") == 1, _text(summary)
         assert f"not bought {listed.counts['pending']:,}" in _text(summary).replace("\u00a0", " ")
         # Its figures as the look read them, one interval each, the value since beside it.
         await wait_for(pilot, lambda: bool(detail.query("#section-numbers")), "the figures")

@@ -11,9 +11,11 @@ caused.
 
 A decided run can be bought on afterwards (``diptych resume``, a plain run of its design); it
 keeps its history, but never reads as if it still held only its look's requests: "decided at
-look 1 of 10, bought on since: 700 of 1,640 requests, 940 not bought", and in one word (a
-listing's status column, ``diptych audit list``) "bought on". Rerunning the audit decides it
-again on the same looks and does not change that.
+look 1 of 10, bought on since: 700 of 1,640 requests, 940 not bought", and in short (a
+listing's status column: the Runs table's, ``diptych audit list``'s) :data:`BOUGHT_ON`, "decided,
+bought on", or with its look where there is room for it, "decided at look 1 of 10, bought on"
+(:func:`bought_on_words`). Rerunning the audit decides it again on the same looks and does not
+change that.
 
 A trial with no outcome has one name at each moment, in every listing (:func:`unasked_word`):
 "not bought" while its run is decided (its gates decided it need not be bought; a resume asks
@@ -40,8 +42,9 @@ NOT_BOUGHT = "not bought"
 #: The trials of any other run with no outcome: the next resume (or look) asks them.
 PENDING = "pending"
 
-#: A decided run bought on since its gates decided it, in one word: a listing's status column.
-BOUGHT_ON = "bought on"
+#: A decided run bought on since its gates decided it, in short: a listing's status column. It
+#: says "decided" as every longer form does (:func:`status_text`, :func:`bought_on_words`).
+BOUGHT_ON = "decided, bought on"
 
 
 def unasked_word(status: str) -> str:
@@ -56,7 +59,7 @@ def bought_on_words(looks: PartLooks | None) -> str:
     words (``diptych audit list``): "decided at look 1 of 10, bought on"."""
     if looks is None or not looks.looks:
         return BOUGHT_ON
-    return f"decided at look {len(looks.looks):,} of {looks.batches:,}, {BOUGHT_ON}"
+    return f"decided at look {len(looks.looks):,} of {looks.batches:,}, bought on"
 
 
 def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
@@ -109,7 +112,7 @@ def status_said(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
 
 
 def listed_status(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
-    """``run``'s status in one word, as a listing's status column shows it: a decided run
+    """``run``'s status in short, as a listing's status column shows it: a decided run
     bought on since (:func:`bought_on_since`) is :data:`BOUGHT_ON`, any other its status."""
     if run.status != "decided" or looks is None:
         return run.status

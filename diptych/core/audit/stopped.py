@@ -81,7 +81,7 @@ def decided_runs(store: Store, rec: AuditRecord) -> list[str]:
     """The runs of ``rec``'s parts its gates stopped short of their design that still have the
     rest of it to buy, once each: what running the audit whole buys on purpose only, asked
     first (``diptych audit run``, the Audit screen's ``ctrl+r``). A part's record, not its
-    run's status now, says its gates stopped it: a run bought on since ("bought on", or
+    run's status now, says its gates stopped it: a run bought on since ("decided, bought on", or
     stopped part way again, "interrupted") still has the rest of its design to buy; one
     bought whole since has none."""
     runs = []
@@ -136,7 +136,7 @@ def left_running(store: Store, audit: AuditRecord) -> bool:
 def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
     """``audit`` as a listing shows it: a part whose run was bought on after the audit's gates
     stopped it early (part way, :func:`continued`, or whole) in its run's status, as ``diptych
-    runs`` says it ("interrupted", "complete", "bought on" where the run was decided again
+    runs`` says it ("interrupted", "complete", "decided, bought on" where the run was decided again
     since), and the audit in it too; its record keeps what its gates decided. Each part's
     ``counts`` are its run's as the store holds them now (:func:`counts_now`)."""
     parts = []

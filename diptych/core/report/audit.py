@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from diptych.core.audit.stopped import name_fixed_intervals
 from diptych.core.builds import build_names, builds_by_model
-from diptych.core.cost import Cost, cost_text
+from diptych.core.cost import PRICED, Cost, cost_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import LabelPolicy, is_human
 from diptych.core.plugins import get_probe, load_plugins, plugin_manager
@@ -173,6 +173,12 @@ class RunPart:
 
     @property
     def actual_cost_text(self) -> str:
+        """What the services reported the calls cost; for a run no model of which has a price
+        (a local model, a service nobody priced) nothing was bought at a price a service could
+        report, so it is said in the estimate's words ("not priced (computed on this machine)")."""
+        unpriced = self.cost is None if self.calls is None else PRICED not in self.calls.kinds
+        if self.actual.usd is None and unpriced:
+            return self.estimated_cost_text
         return self.actual.text
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from diptych.core.report.formatting import decided_name, figure_text, level_text
@@ -52,10 +52,31 @@ class DecidedInterval:
     #: Where an anytime-valid interval stopped ("look 1 of 10"); empty for a fixed one.
     look: str = ""
     confidence: float = 0.95
+    #: The gate whose interval this is, and every gate that read the figure (two gates of a
+    #: Holm family read it at two levels: this is the first's).
+    gate: str = ""
+    gates: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
         return decided_name(self.confidence, self.kind, self.look)
+
+    @property
+    def whose(self) -> str:
+        """The gate that decided on this interval, as a sentence names it: "its gate" where
+        one gate read the figure, the gate by its name where more did."""
+        return "its gate" if len(self.gates) <= 1 else f"the gate “{self.gate}”"
+
+    @property
+    def said(self) -> str:
+        """What a figure printed with this interval says of it: "(the interval its gate decided
+        on)", or with two gates which one, and that each read it at its own level."""
+        if len(self.gates) <= 1:
+            return "(the interval its gate decided on)"
+        return (
+            f"(the interval {self.whose} decided on; the figure's {len(self.gates)} gates each "
+            "read it at their own level)"
+        )
 
 
 def bought_on(audit: Any) -> set[str]:
@@ -81,6 +102,7 @@ def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
     runs = {p.get("name"): p.get("run") for p in audit.scope.get("parts") or []}
     look = _look(audit.gates)
     out: dict[tuple[str, str], DecidedInterval] = {}
+    readers: dict[tuple[str, str], list[str]] = {}
     for r in audit.gates.results:
         run = runs.get(r.part)
         if (
@@ -92,6 +114,7 @@ def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
         ):
             continue
         kind = interval_kind(getattr(r, "method", ""))
+        readers.setdefault((str(run), r.figure), []).append(str(r.label))
         out.setdefault(
             (str(run), r.figure),
             DecidedInterval(
@@ -101,9 +124,10 @@ def decided_intervals(audit: Any) -> dict[tuple[str, str], DecidedInterval]:
                 kind,
                 look if kind == "anytime-valid" else "",
                 r.confidence,
+                str(r.label),
             ),
         )
-    return out
+    return {key: replace(d, gates=tuple(readers[key])) for key, d in out.items()}
 
 
 @dataclass(frozen=True)

@@ -48,18 +48,20 @@ class GateDecided:
     level: str
     method: str
     look: str
+    #: The gate that decided on it: "its gate", or by name where two gates read the figure.
+    whose: str = "its gate"
 
     @property
     def sentence(self) -> str:
         if self.kind == "anytime-valid":
             return (
                 f"{self.figure} of run {self.run} is printed with the {self.level} "
-                f"anytime-valid interval its gate decided on at {self.look}, which holds however "
-                f"many looks were taken: {self.method}."
+                f"anytime-valid interval {self.whose} decided on at {self.look}, which holds "
+                f"however many looks were taken: {self.method}."
             )
         return (
             f"{self.figure} of run {self.run} is printed with the {self.level} fixed interval "
-            f"its gate decided on: {self.method}."
+            f"{self.whose} decided on: {self.method}."
         )
 
 
@@ -184,11 +186,12 @@ def interval_methods(audit: Audit) -> IntervalMethods:
     from diptych.core.report.gates import decided_intervals
 
     decided = decided_intervals(audit)
-    methods = {}
+    methods: dict[tuple[str, str], str] = {}
     if audit.gates is not None:
         runs = {str(p.get("name")): str(p.get("run")) for p in audit.scope.get("parts") or []}
-        methods = {(runs.get(r.part, ""), r.figure): getattr(r, "method", "") for r in
-                   audit.gates.results}  # fmt: skip
+        # The first gate's method, as its interval is the one printed (decided_intervals).
+        for r in audit.gates.results:
+            methods.setdefault((runs.get(r.part, ""), r.figure), getattr(r, "method", ""))
     gated: list[GateDecided] = []
     own: dict[str, None] = {}
     stopped: dict[tuple[str, str], dict[str, list[str]]] = {}
@@ -200,7 +203,9 @@ def interval_methods(audit: Audit) -> IntervalMethods:
             gate = decided.get((run, name))
             if gate is not None:
                 method = methods.get((run, name), "")
-                gated.append(GateDecided(run, name, gate.kind, gate.level, method, gate.look))
+                gated.append(
+                    GateDecided(run, name, gate.kind, gate.level, method, gate.look, gate.whose)
+                )
                 continue
             if number.get("stopped_at"):
                 # Said by its run's own sentence (StoppedFigures), not among the figures' own.

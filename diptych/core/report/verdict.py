@@ -242,7 +242,7 @@ def _finding(
         colon = ":" if named[-1].isdigit() or named.endswith((")", "design")) else ""
         stated += f", {named}{colon} {plain(low)} to {plain(high)}{since}"
         if decided is not None:
-            stated += " (the interval its gate decided on)"
+            stated += f" {decided.said}"
         # A fixed-design interval named as not holding after a stop decides nothing: the
         # sentence gives the value and interval only.
         if NOT_HOLDING not in named:

@@ -28,7 +28,7 @@ class RunSummary:
     #: at least 8 characters: :func:`diptych.core.run_names.short_names`); every command
     #: takes it.
     name: str = ""
-    #: The run's status in one word as a listing's status column shows it ("bought on": a
+    #: The run's status in short as a listing's status column shows it ("decided, bought on": a
     #: decided run bought on since; see :mod:`diptych.core.audit.run_status`); its stored
     #: status where that says it.
     listed_status: str = ""

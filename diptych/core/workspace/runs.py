@@ -93,7 +93,7 @@ class Runs(Namespace):
         return status_said(self._store, run, looks_by_run(list_audits(self._store)).get(run.id))
 
     def listed_status(self, run_id: str) -> str:
-        """The run's status in one word, as a listing's status column says it: "bought on"
+        """The run's status in short, as a listing's status column says it: "decided, bought on"
         for a decided run bought on since (:func:`~diptych.core.audit.run_status.listed_status`)."""
         run = self._shown(self.get(run_id))
         looks = looks_by_run(list_audits(self._store)).get(run.id)

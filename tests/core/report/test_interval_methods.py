@@ -117,3 +117,34 @@ def test_the_stopped_figures_sentence_names_each_kind_and_agrees_in_number() -> 
     assert "stopped early" not in fixed.glossary
     only_fixed = IntervalMethods((), (OWN_T,), (StoppedFigures("r", "look 1 of 3", (), ("C",)),))
     assert "anytime-valid" not in only_fixed.glossary
+
+
+def test_a_figure_two_gates_read_names_the_gate_whose_interval_it_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two gates of a Holm family read one figure, each at its own level: the figure is printed
+    with the first's interval, and the report says which gate's it is, never "its gate"."""
+    gates = [
+        {"name": "under 95", "part": "pst-text", "figure": FIGURE, "below": 95},
+        {"name": "over the floor", "part": "pst-text", "figure": FIGURE, "above": -95},
+    ]
+    file = planted_audit(
+        tmp_path / "a.yaml", gates, MASC, FEM, name="two", seed=2,
+        report={"formats": ["md", "json"]},
+    )  # fmt: skip
+    code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "run", str(file),
+                     "--until-decided", "--batches", "4", "--out", str(tmp_path / "rep"),
+                     "--quiet")  # fmt: skip
+    assert code == 0, out
+    markdown = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "its gate decided on" not in markdown, markdown
+    findings = _section(markdown, "Findings")
+    said = (
+        "(the interval the gate “under 95” decided on; the figure's 2 gates each read it at "
+        "their own level)"
+    )
+    assert findings.count(said) == 1, findings
+    limits = _section(markdown, "Limitations")
+    assert "anytime-valid interval the gate “under 95” decided on at look " in limits, limits
+    data = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    assert "its gate decided on" not in json.dumps(data, ensure_ascii=False)

@@ -76,8 +76,9 @@ def test_the_report_shows_estimated_beside_actual_cost(billed: None, tmp_path: P
 def test_the_report_gives_no_dollar_figure_for_calls_with_no_price(
     billed: None, tmp_path: Path
 ) -> None:
-    """A local model alone: "not priced (computed on this machine)", never "$0.00"; beside a
-    priced one (4 calls at $0.01): both."""
+    """A local model alone: "not priced (computed on this machine)", never "$0.00", its actual
+    cost in the same words as its estimate (never "not reported": nothing had a price a service
+    could report); beside a priced one (4 calls at $0.01): both."""
     with Workspace.open(tmp_path / "ws") as ws:
         local = ws.plugins.model(("local-chat", {}))
         alone = ws.runs.run_sync("scripted", [local], params={"n": 4, "capability": "chat"})
@@ -89,6 +90,11 @@ def test_the_report_gives_no_dollar_figure_for_calls_with_no_price(
     md = (tmp_path / "alone" / "report.md").read_text(encoding="utf-8")
     assert "· not priced (computed on this machine)." in md  # the scope line
     assert "| not priced (computed on this machine) |" in md and "$0.00" not in md
+    unpriced = "not priced (computed on this machine)"
+    assert f"| {unpriced} | {unpriced} |" in md and "not reported" not in md, md
+    html = (tmp_path / "alone" / "report.html").read_text(encoding="utf-8")
+    assert f'<td class="count">{unpriced}</td><td class="count">{unpriced}</td>' in html
+    assert "not reported" not in html
     data = json.loads((tmp_path / "alone" / "report.json").read_text(encoding="utf-8"))
     assert data["runs"][0]["cost_usd"] is None  # null: not priced, as docs/reports.md says
     md = (tmp_path / "mixed" / "report.md").read_text(encoding="utf-8")

@@ -264,11 +264,10 @@ class RunDetailScreen(Screen[None]):
             Text.assemble(
                 (run.id, "bold"),
                 f" · {run.probe} v{run.probe_version} · ",
-                # In the Runs table's word for it ("bought on", not "decided").
-                (message.listed_status or run.status, "bold"),
+                # In ``diptych show``'s words: a run stopped by a sequential audit names the look
+                # it stopped at and what that saved, or what it holds now where bought on since.
+                (message.status_text or run.status, "bold"),
                 f"\n{models} · created {timestamp(run.created_at)}\n{outcome}",
-                # Stopped by a sequential audit: the look it stopped at and what that saved.
-                (f"\n{message.status_text}" if message.status_text not in ("", run.status) else ""),
                 (f"\n{message.builds_note}" if message.builds_note else "", "yellow"),
             )
         )

@@ -23,6 +23,9 @@ COLUMNS = (
 )
 #: The columns of counts: each widens to its widest figure, never cutting one.
 COUNTS = ("progress", "done", "refused", "failed", "flagged")
+#: The columns that widen to their widest cell: the counts, and the status, whose short form
+#: is whole or not at all ("decided, bought on" cut reads as another state).
+WIDENED = ("status", *COUNTS)
 #: The columns a narrow terminal gives up, first to last: the line under the table names the
 #: highlighted run's probe (in its id), its models in full and its progress, while its outcome
 #: counts (ref, fail, flag) have no other place. (Progress goes only where runs' names are

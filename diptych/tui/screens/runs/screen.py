@@ -30,11 +30,11 @@ from diptych.tui.progress import run_progress
 from diptych.tui.screens.runs.controls import RunControls
 from diptych.tui.screens.runs.rows import (
     COLUMNS,
-    COUNTS,
     DROPPED_FIRST,
     MIN_MODELS,
     SESSION_KEY,
     STATUS_STYLE,
+    WIDENED,
     session_key,
     session_members,
     table_chrome,
@@ -93,8 +93,8 @@ class RunsScreen(RunControls):
         self._models_width = 13
         self._run_width = 8
         self._probe_width = 8
-        #: Each column of counts as wide as its widest figure (see _wanted_count_widths).
-        self._count_widths: dict[str, int] = {k: w for k, _, w in COLUMNS if k in COUNTS}
+        #: Each column of counts (and the status) as wide as its widest cell (_wanted_count_widths).
+        self._count_widths: dict[str, int] = {k: w for k, _, w in COLUMNS if k in WIDENED}
         #: The keys of the columns shown (see DROPPED_FIRST).
         self._shown_columns: tuple[str, ...] = tuple(key for key, _, _ in COLUMNS)
         self._load_error: str | None = None
@@ -144,8 +144,9 @@ class RunsScreen(RunControls):
 
     def _wanted_count_widths(self) -> dict[str, int]:
         """Room for every count whole, in each column of counts (of every run and session, shown
-        or filtered out): a count cut reads as another number ("1,21" for 1,212 failed)."""
-        widths = {key: width for key, _, width in COLUMNS if key in COUNTS}
+        or filtered out): a count cut reads as another number ("1,21" for 1,212 failed); and room
+        for every status whole, in the status column."""
+        widths = {key: width for key, _, width in COLUMNS if key in WIDENED}
         rows = [self._cells(row) for row in self.rows.values()]
         rows += [self._session_cells(session) for session in session_members(self.rows)]
         for cells in rows:
