@@ -98,3 +98,20 @@ def test_a_glossary_term_is_found_where_it_starts_a_line() -> None:
     ]
     placed = place(words, elements)
     assert [(p.first, p.page) for p in placed] == [(0, 0), (1, 0), (11, 0)]
+
+
+def test_a_paragraph_of_two_lines_split_over_two_pages_is_found() -> None:
+    """A run's line of two lines, one at a page's foot and one at the next page's top, is split;
+    a paragraph of three lines, two and one, is a paragraph broken between its lines."""
+    from tests.support.surfaces.flow import Placed
+    from tests.support.surfaces.paper import Printed, _paragraph_problems
+
+    run = "Run pst-text-1 · status decided at look 1 of 4, bought on since: 55 of 156 requests"
+    two = _line(run, 0, 780) + _line("101 not bought", 1, 46)
+    split = Placed(_element("para", run), 0, len(two) - 1, 0, 1, "Run pst-text-1")
+    assert _paragraph_problems(Printed(two, [842, 842]), split) == [
+        "line split over pages 1 and 2: “Run pst-text-1”"
+    ]
+    three = _line(run, 0, 760) + _line(run, 0, 774) + _line("101 not bought", 1, 46)
+    broken = Placed(_element("para", run), 0, len(three) - 1, 0, 1, "Run pst-text-1")
+    assert _paragraph_problems(Printed(three, [842, 842]), broken) == []

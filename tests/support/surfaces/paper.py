@@ -1,11 +1,12 @@
 """The report on A4 as Chromium prints it (:mod:`diptych.core.report.pdf`), read back with
 poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
-glossary's term) without its content under it on its page, no figure, table row or list item
-split across two pages, no short table or short list split across two, no note apart from the
-block it closes, no row of a table printed in parts of columns with its parts on two pages, no
-table printed in parts of columns with a part of one column, no short code token (``seed=0``)
-nor run id (:mod:`.ids`) broken over two lines, no page under a third full except the last, and
-none under half full before a page that opens with a block (:mod:`.flow`).
+glossary's term) without its content under it on its page (the block under a run's line, when
+the heading has one), no paragraph of two lines split over two pages, no figure, table row or
+list item split across two pages, no short table or short list split across two, no note apart
+from the block it closes, no row of a table printed in parts of columns with its parts on two
+pages, no table printed in parts of columns with a part of one column, no short code token
+(``seed=0``) nor run id (:mod:`.ids`) broken over two lines, no page under a third full except
+the last, and none under half full before a page that opens with a block (:mod:`.flow`).
 
 The headings, paragraphs, list items and rows come from the page laid out for print in
 Chromium, in document order; each is found in the PDF's words by its own words, within its
@@ -55,6 +56,10 @@ SHORT_TABLE = 10
 SHORT_CODE = 24
 #: A heading in this bottom share of a page must have its content under it on that page.
 FOOT = 1 / 5
+#: Two words' feet further apart than this (in points) are on two lines (9 pt prints 13.5 apart).
+LINE_GAP = 5
+#: A paragraph of at most this many lines (a line that wraps once) never splits over two pages.
+LINE_SPLIT = 2
 _WORD = re.compile(
     # A word at the very top of a page without margins starts a little above it (yMin < 0).
     r'<word xMin="(-?[\d.]+)" yMin="(-?[\d.]+)" xMax="(-?[\d.]+)" yMax="(-?[\d.]+)">(.*?)</word>'
@@ -176,14 +181,23 @@ _ELEMENTS = """() => {
       const deeper = n && /^H[2-4]$/.test(n.tagName) && /^H[2-4]$/.test(tag)
         && n.tagName > tag;
       n = intro && deeper ? n.nextElementSibling : el.nextElementSibling;
+      // The note right under a heading (a run's line) is kept with it, not its content: the
+      // content is the block under the note, unless the note is all there is.
+      let note = '';
       for (; n && !/^(H[1-4]|DT)$/.test(n.tagName); n = n.nextElementSibling) {
         if (!shown(n)) continue;
-        // A table's first row, not its caption (which prints under it).
+        // A figure's first words are its chart's labels (not in innerText); a table's, its
+        // first row's, not its caption's (which prints under it).
+        const svg = n.tagName === 'FIGURE' ? [...n.querySelectorAll('svg')].find(shown) : null;
         const table = n.tagName === 'TABLE' ? n : n.querySelector(':scope > table:first-child');
         const row = table && table.querySelector('tr');
-        after = row ? row.innerText : (n.innerText || n.textContent);
+        after = svg ? [...svg.querySelectorAll('text')].map(t => t.textContent).join(' ')
+          : row ? row.innerText : (n.innerText || n.textContent);
+        if (!note && n.tagName === 'P' && n.classList.contains('note')
+            && n === el.nextElementSibling) { note = after; after = ''; continue; }
         if (after.trim()) break;
       }
+      if (!after.trim()) after = note;
     }
     // A table's caption under it (its note), kept with its table.
     const caption = kind === 'para' && el.classList.contains('caption');
@@ -370,6 +384,8 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
             problems.append(f"row split over pages {p.page + 1} and {p.end_page + 1}: “{p.what}”")
         if element["kind"] == "heading" and p.page < pages - 1:
             problems += _heading_problems(printed, p)
+        if element["kind"] == "para" and p.page != p.end_page:
+            problems += _paragraph_problems(printed, p)
     for table, found_rows in tables.items():
         rows, height, what = short[table]
         # A break between two of its rows found one right after the other (a row matched far
@@ -414,6 +430,24 @@ def _heading_problems(printed: Printed, p: Placed) -> list[str]:
         return []
     where = "in the bottom fifth of" if foot else "on"
     return [f"heading “{p.what}” {where} page {a.page + 1}, its content on page {on + 1}"]
+
+
+def _paragraph_problems(printed: Printed, p: Placed) -> list[str]:
+    """A line split over two pages: a paragraph of two lines (a run's line under its heading)
+    with one on each, its first words alone at a page's foot."""
+    feet: dict[int, list[float]] = {}
+    for word in printed.words[p.first : p.last + 1]:
+        feet.setdefault(word.page, []).append(word.y1)
+    if sum(_lines(on) for on in feet.values()) > LINE_SPLIT:
+        return []
+    return [f"line split over pages {p.page + 1} and {p.end_page + 1}: “{p.what}”"]
+
+
+def _lines(feet: list[float]) -> int:
+    """How many lines words with these feet print on: a foot more than a few points under the
+    one before starts a line (a code token's foot is a little lower than its line's words)."""
+    ordered = sorted(feet)
+    return sum(1 for n, y in enumerate(ordered) if n == 0 or y - ordered[n - 1] > LINE_GAP)
 
 
 def _room(
