@@ -2,8 +2,7 @@
 
 The runs an agent session made stand behind one row of the session, their outcomes added up:
 enter on that row shows them under it (and hides them again), ``e`` shows every session's.
-What a row holds is :mod:`.rows`; the keys that act on the highlighted run are
-:mod:`.controls`.
+What a row holds is :mod:`.rows`; the keys that act on the highlighted run, :mod:`.controls`.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from diptych.tui.screens.runs.rows import (
     MIN_MODELS,
     SESSION_KEY,
     STATUS_STYLE,
+    no_run_matches,
     session_key,
     session_members,
     table_chrome,
@@ -66,6 +66,7 @@ class RunsScreen(RunControls):
         Binding("r", "review", "Review"),
         Binding("i", "plugins", "Plugins"),
         Binding("slash", "filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("m", "full_models", "Full model ids", show=False),
         Binding(
             "e",
@@ -75,15 +76,14 @@ class RunsScreen(RunControls):
             tooltip="show or hide the runs of every agent session under its row",
         ),
         Binding("f5", "reload_now", "Reload now", show=False),
-        # The ways to the other screens are in the footer where it has room, and where it has
-        # not, Help's "+N keys" counts them.
+        # The other screens' keys: in the footer where it has room, else Help's "+N keys".
         Binding("a", "app.push_screen('agent')", "Agent"),
         Binding("A", "app.push_screen('audit')", "Audit"),
         Binding("s", "standings", "Standings"),
     ]
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(classes="-no-rows")  # until the first read of the workspace lands
         self.rows: dict[str, RunSummary] = {}
         self._timer: Timer | None = None
         self._loading = False
@@ -393,7 +393,9 @@ class RunsScreen(RunControls):
         if restore is not None and restore in shown:
             table.move_cursor(row=table.get_row_index(restore))
         self._follow_started_run(table)
-        self.query_one("#empty").display = not self.rows
+        self.set_class(not shown, "-no-rows")
+        if self.rows and not shown:
+            self.query_one("#empty", Static).update(no_run_matches(self.filter_text))
         self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs)
         self._show_selected()
 
@@ -426,8 +428,8 @@ class RunsScreen(RunControls):
             selected.update("")
             return
         run = row.run
-        progress = run_progress(row.counts, run.n_trials, self.diptych.job_for_run(run.id))
         job = self.diptych.job_for_run(run.id)
+        progress = run_progress(row.counts, run.n_trials, job)
         if job is None and row.said != run.status:
             # Stopped by a sequential audit: the look it stopped at and what that saved.
             selected.update(f"{run.id} · {self._models(row)}\n{row.said}")
@@ -463,6 +465,10 @@ class RunsScreen(RunControls):
 
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()
+
+    def action_clear_filter(self) -> None:
+        if not self.query_one(FilterBar).clear_filter():
+            say(self, "No filter to clear: / narrows the runs to those that match.")
 
     @on(FilterBar.Filtered)
     def _filtered(self, message: FilterBar.Filtered) -> None:
