@@ -3,7 +3,9 @@ same in the Runs table, the jobs bar and the Run detail.
 
 A run executing in this app counts from its job: the trials already stored when it started
 (``cached``, which a resumed run's earlier work is part of, so the figure goes on where it
-stopped) plus those finished since. A run not executing here counts what the store holds.
+stopped) plus those finished since, or what the store holds where that is further on; its
+rate is of the trials finished since the job started. A run not executing here counts what
+the store holds.
 A failed trial is counted apart, never as done: a run that asked every trial and had some
 fail is not complete (resuming it asks them again), so it never reads "100.0%" or "12/12".
 """
@@ -74,14 +76,21 @@ def run_progress(
     job: JobState | None = None,
     now: float | None = None,
 ) -> Progress:
-    """The run's progress: from its ``job`` when one runs it here, else from its stored
-    ``counts`` out of ``n_trials``."""
+    """The run's progress: from its ``job`` when one runs it here (and from its stored
+    ``counts`` where they are further on), else from its ``counts`` out of ``n_trials``."""
     if job is not None and job.total:
-        rate = None
-        if job.started_at is not None and job.n_finished:
-            elapsed = (now if now is not None else time.monotonic()) - job.started_at
-            rate = job.n_finished / elapsed if elapsed > 0 else None
         failed = job.finished.get("failed", 0)
-        return Progress(job.cached + job.n_finished - failed, job.total, rate, failed)
+        done = job.cached + job.n_finished - failed
+        if counts is not None:
+            # What the store holds, read apart from the job's own messages, is never behind
+            # them: a batched call stores its trials all at once.
+            done = max(done, sum(counts.get(k, 0) for k in STORED))
+        # The trials this job has finished since it started: those stored, and those failed.
+        finished = done - job.cached + failed
+        rate = None
+        if job.started_at is not None and finished > 0:
+            elapsed = (now if now is not None else time.monotonic()) - job.started_at
+            rate = finished / elapsed if elapsed > 0 else None
+        return Progress(done, job.total, rate, failed)
     stored = sum((counts or {}).get(k, 0) for k in STORED)
     return Progress(stored, n_trials, failed=(counts or {}).get("failed", 0))

@@ -9,6 +9,7 @@ screen, thread-safe).
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -43,7 +44,9 @@ class JobReporter:
     """The Workspace's Reporter for the TUI: every event becomes a message to the app.
 
     Trial outcomes are batched: one message per ``interval`` seconds at most, so a fast run of
-    thousands of trials does not flood the UI's message queue.
+    thousands of trials does not flood the UI's message queue. Those held back are posted
+    once the interval is over, whether or not another trial finishes: the trials of one
+    batched call are stored together, and a slow model's next batch may be minutes away.
     """
 
     def __init__(self, job_id: int, post: Post, interval: float = 0.1) -> None:
@@ -53,22 +56,45 @@ class JobReporter:
         self.finished: Counter[str] = Counter()
         self.run_id: str | None = None
         self._last = 0.0
+        # Trials are told from the run's thread (or a pool's), the held ones posted from a
+        # timer's.
+        self._lock = threading.Lock()
+        self._held: threading.Timer | None = None
+        self._told = 0
 
     def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
         self.run_id = run.id
         self.post(JobStarted(self.job_id, run.id, total, cached, to_run))
 
     def trial_finished(self, model_id: str, status: str, error: str | None) -> None:
-        self.finished[status] += 1
-        now = time.monotonic()
-        if now - self._last >= self.interval:
-            self._last = now
-            self.post(JobProgress(self.job_id, dict(self.finished)))
+        with self._lock:
+            self.finished[status] += 1
+            wait = self._last + self.interval - time.monotonic()
+            if wait <= 0:
+                self._post_counts()
+            elif self._held is None:
+                self._held = threading.Timer(wait, self.flush)
+                self._held.daemon = True
+                self._held.start()
 
     def note(self, text: str) -> None:
         self.post(JobNote(self.job_id, text))
 
     def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        """Post the outcomes held back, if any (at the interval's end, and when the run ends)."""
+        with self._lock:
+            if self._held is not None:
+                self._held.cancel()
+                self._held = None
+            if self._told != sum(self.finished.values()):
+                self._post_counts()
+
+    def _post_counts(self) -> None:
+        self._last = time.monotonic()
+        self._told = sum(self.finished.values())
         self.post(JobProgress(self.job_id, dict(self.finished)))
 
 
@@ -105,6 +131,7 @@ def execute_job(
                 return
             try:
                 outcome = _run_in_own_loop(start, control)
+                reporter.flush()
                 run_id = reporter.run_id or run_id
                 if run_id is None:
                     post(JobEnded(job_id, None, outcome))
@@ -129,6 +156,7 @@ def execute_job(
         post(JobEnded(job_id, reporter.run_id or run_id, "error", error=message))
         raise
     finally:
+        reporter.flush()
         control.detach()
 
 

@@ -39,8 +39,8 @@ def test_one_progress_figure_goes_on_across_a_resume() -> None:
     job = JobState(1, RunRequest(resume="r"), total=156, cached=30, to_run=126)
     job.finished = {"done": 8}
     job.started_at = 100.0
-    progress = run_progress({"done": 90, "pending": 66}, 156, job, now=104.0)
-    # Not 8/126 (this job's share) nor the store's lagging 90: 30 stored before + 8 since.
+    progress = run_progress({"done": 30, "pending": 126}, 156, job, now=104.0)
+    # Not 8/126 (this job's share) nor the store's 30, read before these 8: 30 + 8 since.
     assert progress == Progress(38, 156, 2.0)
     assert progress.text() == "38/156 · 2.0/s · ETA 0:59"
     assert run_progress({"done": 37, "refused": 1, "failed": 0}, 156).text() == "38/156"

@@ -136,10 +136,17 @@ class FilterBar(Input):
             line.unsay_all()  # type: ignore[attr-defined]
 
     def action_close(self) -> None:
+        self.clear_filter()
+        self.screen.focus_next()
+
+    def clear_filter(self) -> bool:
+        """No filter any more, the line hidden (where the focus is stays there); whether
+        there was one to clear."""
+        had = bool(self.value) or self.has_class("-shown")
         self.value = ""
         self.remove_class("-shown")
         self.post_message(self.Filtered(""))
-        self.screen.focus_next()
+        return had
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:

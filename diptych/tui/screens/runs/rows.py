@@ -3,7 +3,10 @@ status's colour, and the rows of agent sessions (a session's runs stand behind o
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from diptych.core.audit.run_status import BOUGHT_ON
+from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import RunSummary
 
 #: (key, header, width): the run column widens to the longest run name (the shortest start of
@@ -67,6 +70,11 @@ STATUS_STYLE = {
 SESSION_KEY = "session:"
 
 
+def model_ids(row: RunSummary) -> str:
+    """The ids of a run's models, as its row and the line under the table list them."""
+    return ", ".join(m["model_id"] for m in row.run.models)
+
+
 def session_key(session: str) -> str:
     return SESSION_KEY + session
 
@@ -78,3 +86,9 @@ def session_members(rows: dict[str, RunSummary]) -> dict[str, list[RunSummary]]:
         if row.session is not None:
             out.setdefault(row.session, []).append(row)
     return out
+
+
+def no_run_matches(text: str) -> Text:
+    """What stands in place of the rows when the filter leaves none, and the key that clears
+    it (the filter line's Esc, which the Runs screen takes too)."""
+    return Text(f"No run matches “{escape_controls(text.strip())}”: Esc clears the filter")

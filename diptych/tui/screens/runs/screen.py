@@ -2,8 +2,7 @@
 
 The runs an agent session made stand behind one row of the session, their outcomes added up:
 enter on that row shows them under it (and hides them again), ``e`` shows every session's.
-What a row holds is :mod:`.rows`; the keys that act on the highlighted run are
-:mod:`.controls`.
+What a row holds is :mod:`.rows`; the keys that act on the highlighted run, :mod:`.controls`.
 """
 
 from __future__ import annotations
@@ -35,6 +34,8 @@ from diptych.tui.screens.runs.rows import (
     SESSION_KEY,
     STATUS_STYLE,
     WIDENED,
+    model_ids,
+    no_run_matches,
     session_key,
     session_members,
     table_chrome,
@@ -66,6 +67,7 @@ class RunsScreen(RunControls):
         Binding("r", "review", "Review"),
         Binding("i", "plugins", "Plugins"),
         Binding("slash", "filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("m", "full_models", "Full model ids", show=False),
         Binding(
             "e",
@@ -75,15 +77,14 @@ class RunsScreen(RunControls):
             tooltip="show or hide the runs of every agent session under its row",
         ),
         Binding("f5", "reload_now", "Reload now", show=False),
-        # The ways to the other screens are in the footer where it has room, and where it has
-        # not, Help's "+N keys" counts them.
+        # The other screens' keys: in the footer where it has room, else Help's "+N keys".
         Binding("a", "app.push_screen('agent')", "Agent"),
         Binding("A", "app.push_screen('audit')", "Audit"),
         Binding("s", "standings", "Standings"),
     ]
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(classes="-no-rows")  # until the first read of the workspace lands
         self.rows: dict[str, RunSummary] = {}
         self._timer: Timer | None = None
         self._loading = False
@@ -163,7 +164,7 @@ class RunsScreen(RunControls):
         widths["run"] = self._wanted_run_width()
         widths["probe"] = self._wanted_probe_width()
         widths.update(self._wanted_count_widths())
-        longest = max((len(self._models(row)) for row in self.rows.values()), default=13)
+        longest = max((len(model_ids(row)) for row in self.rows.values()), default=13)
         for dropped in range(len(DROPPED_FIRST) + 1):
             shown = [k for k in keys if k not in DROPPED_FIRST[:dropped]]
             fixed = sum(widths[k] for k in shown if k != "models") + table_chrome(len(shown))
@@ -279,12 +280,8 @@ class RunsScreen(RunControls):
         # A decided run bought on since is no longer at the look that decided it.
         return row.state
 
-    @staticmethod
-    def _models(row: RunSummary) -> str:
-        return ", ".join(m["model_id"] for m in row.run.models)
-
     def _matches(self, row: RunSummary) -> bool:
-        cells = (row.run.id, row.run.probe, self._models(row), row.run.status, row.state,
+        cells = (row.run.id, row.run.probe, model_ids(row), row.run.status, row.state,
                  row.session or "")  # fmt: skip
         return matches(cells, self.filter_text)
 
@@ -324,7 +321,7 @@ class RunsScreen(RunControls):
             clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), self._probe_width),
             clip(
                 f"{counted(len(runs), 'run')}: "
-                + ", ".join(dict.fromkeys(m for r in runs for m in self._models(r).split(", "))),
+                + ", ".join(dict.fromkeys(m for r in runs for m in model_ids(r).split(", "))),
                 self._models_width,
             ),
             Text(status, style=STATUS_STYLE.get(status, "")),
@@ -346,7 +343,7 @@ class RunsScreen(RunControls):
         return [
             f"· {row.name}" if row.session else row.name,
             run.probe,
-            clip(self._models(row), self._models_width),
+            clip(model_ids(row), self._models_width),
             Text(status, style=STATUS_STYLE.get(status, "")),
             Text(percent(progress.done, progress.total), justify="right"),
             Text(f"{counts['done']:,}", justify="right"),
@@ -394,7 +391,9 @@ class RunsScreen(RunControls):
         if restore is not None and restore in shown:
             table.move_cursor(row=table.get_row_index(restore))
         self._follow_started_run(table)
-        self.query_one("#empty").display = not self.rows
+        self.set_class(not shown, "-no-rows")
+        if self.rows and not shown:
+            self.query_one("#empty", Static).update(no_run_matches(self.filter_text))
         self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs)
         self._show_selected()
 
@@ -427,15 +426,15 @@ class RunsScreen(RunControls):
             selected.update("")
             return
         run = row.run
-        progress = run_progress(row.counts, run.n_trials, self.diptych.job_for_run(run.id))
         job = self.diptych.job_for_run(run.id)
+        progress = run_progress(row.counts, run.n_trials, job)
         if job is None and row.said != run.status:
             # Stopped by a sequential audit: the look it stopped at and what that saved.
-            selected.update(f"{run.id} · {self._models(row)}\n{row.said}")
+            selected.update(f"{run.id} · {model_ids(row)}\n{row.said}")
             return
         parts = [f"progress {progress.text()}", row.flagged_words, "created "
                  + timestamp(run.created_at)]  # fmt: skip
-        selected.update(f"{run.id} · {self._models(row)}\n" + " · ".join(p for p in parts if p))
+        selected.update(f"{run.id} · {model_ids(row)}\n" + " · ".join(p for p in parts if p))
 
     def _session_line(self, session: str) -> str:
         runs = session_members(self.rows).get(session, [])
@@ -464,6 +463,10 @@ class RunsScreen(RunControls):
 
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()
+
+    def action_clear_filter(self) -> None:
+        if not self.query_one(FilterBar).clear_filter():
+            say(self, "No filter to clear: / narrows the runs to those that match.")
 
     @on(FilterBar.Filtered)
     def _filtered(self, message: FilterBar.Filtered) -> None:
