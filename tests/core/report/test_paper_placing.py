@@ -100,9 +100,10 @@ def test_a_glossary_term_is_found_where_it_starts_a_line() -> None:
     assert [(p.first, p.page) for p in placed] == [(0, 0), (1, 0), (11, 0)]
 
 
-def test_a_paragraph_of_two_lines_split_over_two_pages_is_found() -> None:
+def test_a_paragraph_split_over_two_pages_is_found_whatever_its_lines() -> None:
     """A run's line of two lines, one at a page's foot and one at the next page's top, is split;
-    a paragraph of three lines, two and one, is a paragraph broken between its lines."""
+    so is a table's caption of three lines, two at a page's foot and one on the next page,
+    and a caption of four, two and two; not a paragraph of the text of four, two and two."""
     from tests.support.surfaces.flow import Placed
     from tests.support.surfaces.paper import Printed, _paragraph_problems
 
@@ -110,8 +111,19 @@ def test_a_paragraph_of_two_lines_split_over_two_pages_is_found() -> None:
     two = _line(run, 0, 780) + _line("101 not bought", 1, 46)
     split = Placed(_element("para", run), 0, len(two) - 1, 0, 1, "Run pst-text-1")
     assert _paragraph_problems(Printed(two, [842, 842]), split) == [
-        "line split over pages 1 and 2: “Run pst-text-1”"
+        "paragraph split over pages 1 and 2 (1 on page 1, 1 on page 2): “Run pst-text-1”"
     ]
-    three = _line(run, 0, 760) + _line(run, 0, 774) + _line("101 not bought", 1, 46)
-    broken = Placed(_element("para", run), 0, len(three) - 1, 0, 1, "Run pst-text-1")
-    assert _paragraph_problems(Printed(three, [842, 842]), broken) == []
+    note = "STS = mean Stereo × 100 (+100: every label matches the stereotype)."
+    three = _line(note, 0, 760) + _line(note, 0, 774) + _line("of 4.", 1, 46)
+    caption = Placed(
+        {**_element("para", note), "caption": True}, 0, len(three) - 1, 0, 1, "STS = mean Stereo"
+    )
+    assert _paragraph_problems(Printed(three, [842, 842]), caption) == [
+        "paragraph split over pages 1 and 2 (2 on page 1, 1 on page 2): “STS = mean Stereo”"
+    ]
+    # A paragraph of the text broken between its lines, two on each page, is not split.
+    four = three + _line("of 4.", 1, 60)
+    body = Placed(_element("para", note), 0, len(four) - 1, 0, 1, "STS = mean Stereo")
+    assert _paragraph_problems(Printed(four, [842, 842]), body) == []
+    held = Placed({**body.element, "caption": True}, 0, len(four) - 1, 0, 1, "STS = mean Stereo")
+    assert len(_paragraph_problems(Printed(four, [842, 842]), held)) == 1

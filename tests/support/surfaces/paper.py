@@ -1,12 +1,13 @@
 """The report on A4 as Chromium prints it (:mod:`diptych.core.report.pdf`), read back with
 poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
 glossary's term) without its content under it on its page (the block under a run's line, when
-the heading has one), no paragraph of two lines split over two pages, no figure, table row or
-list item split across two pages, no short table or short list split across two, no note apart
-from the block it closes, no row of a table printed in parts of columns with its parts on two
-pages, no table printed in parts of columns with a part of one column, no short code token
-(``seed=0``) nor run id (:mod:`.ids`) broken over two lines, no page under a third full except
-the last, and none under half full before a page that opens with a block (:mod:`.flow`).
+the heading has one), no paragraph of two lines split over two pages, no table's caption
+split at all, no figure, table row or list item split across two pages, no short table or
+short list split across two, no note apart from the block it closes, no row of a table printed
+in parts of columns with its parts on two pages, no table printed in parts of columns with a
+part of one column, no short code token (``seed=0``) nor run id (:mod:`.ids`) broken over two
+lines, no page under a third full except the last, and none under half full before a page that
+opens with a block (:mod:`.flow`).
 
 The headings, paragraphs, list items and rows come from the page laid out for print in
 Chromium, in document order; each is found in the PDF's words by its own words, within its
@@ -433,14 +434,17 @@ def _heading_problems(printed: Printed, p: Placed) -> list[str]:
 
 
 def _paragraph_problems(printed: Printed, p: Placed) -> list[str]:
-    """A line split over two pages: a paragraph of two lines (a run's line under its heading)
-    with one on each, its first words alone at a page's foot."""
+    """A paragraph of :data:`LINE_SPLIT` lines split over two pages (a run's line, one on each),
+    or a table's caption (read with its table) split at all, however many lines it has."""
     feet: dict[int, list[float]] = {}
     for word in printed.words[p.first : p.last + 1]:
         feet.setdefault(word.page, []).append(word.y1)
-    if sum(_lines(on) for on in feet.values()) > LINE_SPLIT:
+    lines = [_lines(feet[n]) for n in sorted(feet)]
+    whole = p.element.get("caption")
+    if not whole and sum(lines) > LINE_SPLIT:
         return []
-    return [f"line split over pages {p.page + 1} and {p.end_page + 1}: “{p.what}”"]
+    on = ", ".join(f"{n} on page {page + 1}" for n, page in zip(lines, sorted(feet), strict=True))
+    return [f"paragraph split over pages {p.page + 1} and {p.end_page + 1} ({on}): “{p.what}”"]
 
 
 def _lines(feet: list[float]) -> int:
