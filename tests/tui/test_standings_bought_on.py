@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from diptych.core.audit.record import list_audits, save_part
+from diptych.core.digits import percent_text
 from diptych.core.report.formatting import bounds, no_interval
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
@@ -30,7 +31,11 @@ from tests.support.sequential_audits import (
     decided_at_first_look,
     decided_single_without_interval,
 )
-from tests.support.stopped_runs import bought_on_and_audited_again, bought_on_and_interrupted
+from tests.support.stopped_runs import (
+    bought_on_and_audited_again,
+    bought_on_and_interrupted,
+    last_look,
+)
 
 pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
 
@@ -48,13 +53,15 @@ def bought_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[dict[str, Any]]:
     """The workspace, decided at look 1 of 4, bought on and interrupted; what its gate read at
-    the look (``value``, ``ci_low``, ``ci_high``)."""
+    the look (``value``, ``ci_low``, ``ci_high``) and the share of its design the look read
+    (``share``)."""
     monkeypatch.chdir(tmp_path)
     ws = str(tmp_path / ".diptych")
     run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
     with Workspace.open(ws) as opened:
         read = dict(opened.audits.read(run_id).numbers[FIGURE])
     assert read["interval_name"] == "95% anytime-valid interval, look 1 of 4"
+    read["share"] = percent_text(last_look(ws).fraction)
     bought_on_and_interrupted(ws, run_id)
     with Workspace.open(ws) as opened:
         assert opened.runs.get(run_id).status == "interrupted"
@@ -103,6 +110,9 @@ async def test_the_gated_figure_bought_on_is_ranked_on_its_decisions_interval(
         # One interval on the page: the look's, in the row; its line names it, with none other.
         assert set(BOUNDS.findall(words)) == {bounds(read["ci_low"], read["ci_high"])}, words
         assert "fixed-design" not in words and "did not record" not in words, words
+        # Ranked on the look's share of its design, what it was bought on to named after it.
+        said = f"ranked on {read['share']} of its design (interrupted: decided at look 1 of 4, "
+        assert f"{said}bought on since: " in words, words
 
 
 async def test_a_figure_its_looks_did_not_record_still_says_so(bought_on: dict[str, Any]) -> None:

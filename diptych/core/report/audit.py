@@ -19,12 +19,13 @@ from diptych.core.builds import build_names, builds_by_model
 from diptych.core.cost import PRICED, Cost, cost_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import LabelPolicy, is_human
-from diptych.core.plugins import get_probe, load_plugins, plugin_manager
+from diptych.core.plugins import get_probe, load_plugins
 from diptych.core.probe import Probe, ProbeResult, Table
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
 from diptych.core.report.licences import data_licenses
 from diptych.core.report.names import tell_apart
+from diptych.core.report.probe_sections import probe_sections
 from diptych.core.report.reproduce import (
     AGAIN,
     AUDIT_AGAIN,
@@ -55,19 +56,6 @@ COMPARE_N_PERM = 2000
 AGREEMENT_N_BOOT = 500
 
 
-def probe_sections(probe: Probe, run: RunView, result: ProbeResult) -> list[Section]:
-    """Every section the loaded plugins contribute for this run, in plugin order."""
-    found: list[Section] = []
-    for contributed in plugin_manager().hook.report_sections(probe=probe, run=run, result=result):
-        for section in contributed or ():
-            if not isinstance(section, Section):
-                raise TypeError(
-                    f"report_sections returned {section!r} for probe {probe.name}, not a Section"
-                )
-            found.append(section)
-    return found
-
-
 class AuditSource(Protocol):
     """What the report reads of a workspace: ``ws.analysis.report`` hands one over the
     Workspace's namespaces (runs' views, review notes, annotator agreement, comparisons, agent
@@ -91,6 +79,11 @@ class AuditSource(Protocol):
     def stopped_look(self, run_id: str) -> str:
         """The look ("look 1 of 4") at which an audit's gates stopped the run's design early,
         whose fixed-design intervals do not hold after it; empty for any other run."""
+        ...
+
+    def at_look(self, view: RunView) -> tuple[bool, ProbeResult | None]:
+        """Whether the run was bought on since its gates stopped it early, and its analysis on
+        the trials its last look read (None where they cannot be rebuilt)."""
         ...
 
     def notes(self, run_id: str) -> list[dict[str, Any]]: ...
@@ -153,6 +146,8 @@ class RunPart:
     status_text: str = ""
     #: The answers it reused from an earlier run, in words ("" for none; run_dates).
     reused: str = ""
+    #: Bought on since its stop, its breakdowns read all its trials (its look's not rebuilt).
+    whole_since: bool = False
 
     @property
     def status_said(self) -> str:
@@ -370,6 +365,10 @@ def run_part(
     if stopped:
         numbers = {k: dict(stopped.get(k) or v) for k, v in result.numbers.items()}
         result = replace(result, numbers=numbers)
+    # Bought on since its stop: its breakdowns read the trials its look read, as its figures do.
+    since, looked = source.at_look(view)
+    if looked is not None:
+        result = replace(looked, title=result.title, numbers=result.numbers)
     result = name_fixed_intervals(result, source.stopped_look(view.id))
     until = None if view.run.status == "running" else view.run.updated_at
     dates = run_dates(view.run.created_at, view.results.values(), until)
@@ -390,6 +389,7 @@ def run_part(
         review=_review(source, view),
         actual=cost_actual(view),
         status_text=source.status_text(view.id),
+        whole_since=since and looked is None,
     )
 
 

@@ -85,6 +85,13 @@ def bought_on(audit: Any) -> set[str]:
     return {str(p.get("name")) for p in audit.scope.get("parts") or [] if p.get("bought_on")}
 
 
+def read_whole(audit: Any) -> set[str]:
+    """The parts of :func:`bought_on` whose run's tables and charts read all its trials, the
+    trials its look read not rebuilt (``RunPart.whole_since``)."""
+    whole = {part.id for part in audit.runs if part.whole_since}
+    return {str(p.get("name")) for p in audit.scope.get("parts") or [] if p.get("run") in whole}
+
+
 def _look(report: Any) -> str:
     sequential = getattr(report, "sequential", None)
     return str(sequential.at) if sequential is not None else ""
@@ -183,12 +190,16 @@ class GateLine:
 
 
 def gate_lines(
-    report: Any, runs: dict[str, str] | None = None, later: Collection[str] = ()
+    report: Any,
+    runs: dict[str, str] | None = None,
+    later: Collection[str] = (),
+    whole: Collection[str] = (),
 ) -> list[GateLine]:
     """The lines of a decided :class:`~diptych.core.workspace.gates.GateReport` (read by its
     attributes: the report package does not import the workspace); ``runs``: each part's run;
     ``later``: the parts bought on since the gates stopped them (:func:`bought_on`), whose
-    lines say they are the gate's reading at its look."""
+    lines say they are the gate's reading at its look; ``whole``: those of them whose tables
+    read all their trials (:func:`read_whole`), which the line says."""
     out = []
     look = _look(report)
     for r in report.results:
@@ -199,6 +210,12 @@ def gate_lines(
                 "its figures in this report are read at that look too, each with its value on "
                 "all the trials bought since beside it"
             )
+            if r.part in whole:
+                said = (
+                    f"{said.replace('its figures', 'its headline figures')}; its tables and "
+                    "charts per identity and per group read all its trials (the trials its look "
+                    "read cannot be rebuilt), with intervals that do not hold after the stop"
+                )
             note = f"{said}. {note[0].upper()}{note[1:]}" if note else said
         verdict = r.verdict
         if verdict == "inconclusive":

@@ -32,7 +32,13 @@ from diptych.core.report.formatting import (
 from diptych.core.report.frameworks import CONTEXT as FRAMEWORK_CONTEXT
 from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
 from diptych.core.report.frameworks import appendix, by_framework, evidence_of, frameworks
-from diptych.core.report.gates import bought_on, decided_intervals, gate_lines, gates_heading
+from diptych.core.report.gates import (
+    bought_on,
+    decided_intervals,
+    gate_lines,
+    gates_heading,
+    read_whole,
+)
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.headlines import figure_interval, headlines, names_intervals
 from diptych.core.report.interval_methods import interval_methods
@@ -233,7 +239,7 @@ def framework_items(audit: Audit) -> list[Any]:
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
-        "gates": gate_lines(audit.gates, _part_runs(audit), bought_on(audit))
+        "gates": gate_lines(audit.gates, _part_runs(audit), bought_on(audit), read_whole(audit))
         if audit.gates is not None
         else [],
         "decided": decided_intervals(audit),
@@ -375,7 +381,10 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
             "family": audit.gates.family if audit.gates is not None else None,
             "confidence": audit.gates.confidence if audit.gates is not None else None,
             "gates": [
-                g.to_dict() for g in gate_lines(audit.gates, _part_runs(audit), bought_on(audit))
+                g.to_dict()
+                for g in gate_lines(
+                    audit.gates, _part_runs(audit), bought_on(audit), read_whole(audit)
+                )
             ]
             if audit.gates is not None
             else [],

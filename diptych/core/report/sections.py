@@ -2,9 +2,10 @@
 
 A built-in probe and a third-party one take the same road: a plugin implements
 :func:`diptych.core.plugins.hookspecs.report_sections` and returns :class:`Section` objects for
-the runs of its own probe; the report (:func:`diptych.core.report.audit.probe_sections`) asks
-every plugin and places each section under the run's methods or results. This module holds the types
-alone, so that the hook's specification can name them without importing the plugin host.
+the runs of its own probe; the report
+(:func:`diptych.core.report.probe_sections.probe_sections`) asks every plugin and places each
+section under the run's methods or results. This module holds the types alone, so that the
+hook's specification can name them without importing the plugin host.
 """
 
 from __future__ import annotations

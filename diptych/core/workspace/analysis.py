@@ -19,6 +19,7 @@ from diptych.core.report import write_audit_report
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
 from diptych.core.workspace.findings import Findings
+from diptych.core.workspace.look_trials import look_analysis
 from diptych.core.workspace.plugins import build_model
 from diptych.core.workspace.review import Review
 
@@ -193,6 +194,10 @@ class _ReportSource:
 
     def stopped_look(self, run_id: str) -> str:
         return stopped_look(self._analysis._kernel.store, self._analysis._kernel.get_run(run_id).id)
+
+    def at_look(self, view: RunView) -> tuple[bool, ProbeResult | None]:
+        probe = get_probe(view.run.probe, view.run.params)
+        return look_analysis(self._analysis._kernel.store, view, probe)
 
     def notes(self, run_id: str) -> list[dict[str, Any]]:
         return self._analysis._review.notes(run_id)

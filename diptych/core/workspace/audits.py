@@ -28,6 +28,7 @@ from diptych.core.audit.stopped import (
 )
 from diptych.core.errors import UsageError
 from diptych.core.labels import LabelPolicy
+from diptych.core.plugins import get_probe
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import gates as _gates
 from diptych.core.workspace import recorded
@@ -41,6 +42,7 @@ from diptych.core.workspace.decided import (
     with_decided,
 )
 from diptych.core.workspace.gates import GateReport
+from diptych.core.workspace.look_trials import ALL_TRIALS, look_analysis
 
 
 class Audits(Namespace):
@@ -76,8 +78,28 @@ class Audits(Namespace):
         decided.update(fixed_beside(result.numbers, decided))
         if decided:
             result = replace(result, numbers=with_decided(result.numbers, decided))
+        result = self._at_look(run_id, result, label_policy, calibration_subset)
         # Its breakdowns' intervals are fixed-design: named as not holding after an early stop.
         return name_fixed_intervals(result, stopped_look(self._store, run))
+
+    def _at_look(
+        self,
+        run_id: str,
+        result: ProbeResult,
+        label_policy: LabelPolicy | None,
+        calibration_subset: str | None,
+    ) -> ProbeResult:
+        """``result`` of a run bought on since its gates stopped it early with its breakdowns
+        read on the trials its look read, as its figures are (:func:`look_analysis`); where
+        those cannot be rebuilt, a note says its breakdowns read all its trials."""
+        view = self._kernel.view(run_id)
+        view.label_policy, view.calibration_subset = label_policy, calibration_subset
+        since, looked = look_analysis(self._store, view, get_probe(view.run.probe, view.run.params))
+        if looked is not None:
+            return replace(looked, title=result.title, numbers=result.numbers)
+        if since:
+            return replace(result, notes=[*result.notes, ALL_TRIALS])
+        return result
 
     def decided(self, run_id: str) -> dict[str, dict[str, Any]]:
         """The figures of the run that an audit's gates decided on its looks (``audit run

@@ -8,7 +8,8 @@ requests the look read are the first ``bought`` of that order with an outcome: t
 read a bought-on run's figure and its pairs on them (:class:`LookView`), so that both read the
 trials its decision read. A request that failed before the look and was answered since would
 take the place of one the look read: the look's recorded value, made again from the rebuilt
-requests, tells whether they are the look's (:func:`look_samples`)."""
+requests, tells whether they are the look's (:func:`look_samples`); a run's pages read its
+breakdowns (per identity, per group, their charts) on them likewise (:func:`look_analysis`)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.audit.stopped import continued, looked
 from diptych.core.engine.purchase import purchase_order
 from diptych.core.labels import GENDER, LabelDimension, SubjectLabel
-from diptych.core.probe import Probe
+from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
 from diptych.core.standings import DecidedInterval, FigureSample
 from diptych.core.trials import Subject
@@ -77,6 +78,53 @@ class LookView(RunView):
 
     def subject_rows(self) -> list[dict[str, Any]]:
         return [r for r in self._store.run_subjects(self.run.id) if r["trial_idx"] in self._indices]
+
+
+def look_analysis(store: Store, view: RunView, probe: Probe) -> tuple[bool, ProbeResult | None]:
+    """Whether ``view``'s run was bought on since its gates stopped it early, and its analysis
+    on the trials its last look read (:class:`LookView`, read with ``view``'s label policy),
+    whose breakdowns a page shows beside the look's figures. Its analysis is None where those
+    trials cannot be rebuilt: a figure made again from them is not the value the look recorded
+    (a request failed before the look and was answered since, another label policy), and the
+    page says its breakdowns read all the trials. (False, None) for any other run."""
+    keys = look_keys(store, view.id)
+    found = looked(store, view.id)
+    if keys is None or found is None or found[2].last is None:
+        return False, None
+    subset = LookView(
+        store,
+        view.run,
+        label_policy=view.label_policy,
+        calibration_subset=view.calibration_subset,
+        chroma_url=view.chroma_url,
+        keys=keys,
+    )
+    result = probe.analyze(subset)
+    recorded = found[2].last.numbers
+    pairs = [
+        (result.numbers[name].get("value"), number.get("value"))
+        for name, number in recorded.items()
+        if name in result.numbers and isinstance(number, Mapping)
+    ]
+    same = [_same(made, kept) for made, kept in pairs if _number(kept)]
+    return True, (result if same and all(same) else None)
+
+
+#: What a page of a run bought on since its stop says where its look's trials cannot be rebuilt.
+ALL_TRIALS = (
+    "The run was bought on since its gates stopped it early, and the trials its look read "
+    "cannot be rebuilt: its tables and charts read all its trials, with intervals that do not "
+    "hold after the stop."
+)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def _same(made: Any, kept: Any) -> bool:
+    """Whether ``made``, a figure made again, is ``kept``, the value its look recorded."""
+    return _number(made) and abs(made - kept) <= SAME_VALUE * max(1.0, abs(made), abs(kept))
 
 
 #: How near a figure made again from the rebuilt requests must come to the value its look

@@ -115,16 +115,18 @@ def share_of_design(
     """How much of its design a run holds, in words, where it holds part of it only: a run a
     sequential audit decided (or left partial) at a look, "10% of its design (decided at look
     1 of 10: 164 of 1,640 requests, 1,476 saved)"; one bought on since (``answered``: its
-    requests with an outcome now) the share it holds now; any other run with trials failed or
+    requests with an outcome now), interrupted or not, the share its look read, which it is
+    ranked on, with what it holds now after it; any other run with trials failed or
     not yet bought (``counts``), "508 of 1,720 trials (1,212 failed; diptych resume RUN asks
     them again)"; "" for a run bought whole."""
+    said = status_text(status, looks, answered)
+    if bought_on_since(status, looks, answered) and said != status:
+        # Ranked as its look read it (look_samples): the look's share, the rest named after it.
+        assert looks is not None and looks.last is not None
+        return f"{percent_text(looks.last.fraction)} of its design ({said})"
     if status not in ("decided", "partial"):
         return _trials_short(counts or {}, run_id)
-    said = status_text(status, looks, answered)
     last = looks.last if looks is not None else None
-    if last is not None and bought_on_since(status, looks, answered):
-        assert answered is not None
-        last = replace(last, bought=answered)
     return (
         f"{percent_text(last.fraction)} of its design ({said})"
         if last is not None
