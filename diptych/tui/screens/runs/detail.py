@@ -74,11 +74,14 @@ def table_widget(table: Table, widget_id: str) -> Widget:
     marked, why = marked_rows(table)
     rows = [[number(row[i]) for i in keep] for row in marked[:MAX_ROWS]]
     cells = [headers[table.columns[i]] for i in keep]
-    lines = [f"intervals: {table.interval_name}" if table.interval_name else "", why]
-    if not any(lines):
+    lines = [
+        (f"intervals: {table.interval_name}" if table.interval_name else "", "intervals"),
+        (why, "dashes"),
+    ]
+    if not any(line for line, _ in lines):
         return FitTable(cells, rows, id=widget_id, zebra_stripes=True)
     fitted = FitTable(cells, rows, id=f"{widget_id}-rows", zebra_stripes=True)
-    said = [Static(Text(line, style="dim"), classes="intervals") for line in lines if line]
+    said = [Static(Text(line, style="dim"), classes=kind) for line, kind in lines if line]
     # The table scrolls in the room the lines under it leave: they stay in the pane.
     return Vertical(fitted, *said, id=widget_id, classes="named-table")
 
