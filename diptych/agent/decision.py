@@ -409,9 +409,10 @@ def _adjusted(held: dict[str, Any], k: int, n: int, fdr: float) -> list[float] |
 
 
 def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:
-    """The session's tally, "k findings of n proposals scored" (and how many more were found
-    on one side only), with k, n, the identities confirmed of those scored, and the false
-    discovery rate held."""
+    """The session's tally, "k findings of n proposals scored" (and how many of them are a
+    pair's and how many a side's alone); ``findings`` counts the pair's, ``side_findings`` the
+    side's alone; n, the identities confirmed of those scored, and the false discovery rate
+    held."""
     scored = [p for p in proposals if is_scored(p)]
     k = sum(p.status == FINDING for p in scored)
     per_side = sum(is_finding(p.status) for p in scored) - k
@@ -428,5 +429,16 @@ def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:
 
 
 def _tally(k: int, n: int, per_side: int = 0) -> str:
-    text = f"{k} finding{'' if k == 1 else 's'} of {n} proposal{'' if n == 1 else 's'} scored"
-    return text + (f"; {per_side} more found per side" if per_side else "")
+    """ "k findings of n proposals scored", every proposal with a finding counted as the
+    session's ``decided`` line counts it, and where some are a side's alone, how many are the
+    pair's and how many a side's ("1 finding of 1 proposal scored: 0 pair findings, 1 side
+    finding"), as their statuses say ("finding", "feminine-side finding")."""
+    found = k + per_side
+    text = f"{found} finding{'' if found == 1 else 's'} of {n} proposal{'' if n == 1 else 's'}"
+    text += " scored"
+    if not per_side:
+        return text
+    return (
+        f"{text}: {k} pair finding{'' if k == 1 else 's'}, "
+        f"{per_side} side finding{'' if per_side == 1 else 's'}"
+    )

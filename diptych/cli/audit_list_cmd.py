@@ -28,6 +28,7 @@ def list_audits(
         # An incomplete audit's status names its failed trials and what asks them again; a
         # decided one the look its gates stopped it at and what that saved.
         told = {a.id: ws.audits.status_text(a) for a in audits}
+        where = ws.path
     if as_json:
         rows = [
             {
@@ -45,6 +46,8 @@ def list_audits(
         typer.echo(json.dumps(rows, indent=2, default=str))
         return
     if not audits:
+        # Nothing listed is said, with the command that records one (JSON: the empty list).
+        typer.echo(f"No audits recorded in {where} yet: diptych audit run FILE records one.")
         return
     from rich import box
     from rich.table import Table

@@ -30,8 +30,9 @@ def print_result(
         shown = Table(title=table.title)
         for i in keep:
             shown.add_column(headers[table.columns[i]], no_wrap=True)
-        # A missing interval marked "—*", and why said under the table in the report's words.
-        rows, why = marked_rows(table)
+        # A missing interval marked "—*", and why said under the table in the report's words:
+        # of the columns printed only.
+        rows, why = marked_rows(table, keep)
         for row in rows[:max_rows]:
             shown.add_row(*(fmt(row[i]) for i in keep))
         console.print(shown)

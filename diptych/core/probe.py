@@ -62,8 +62,10 @@ class Table:
     #: stopped early are fixed-design and do not hold after the stop.
     interval_name: str = ""
     #: Why an interval column's cell has no interval, where the probe knows ("one partner
-    #: only"): a page marks each such cell and says this under the table.
-    no_interval: str = ""
+    #: only"): a page marks each such cell and says this under the table. One reason per
+    #: interval column (keyed by its header) where they differ, so that a page which prints
+    #: some columns only says why of those alone.
+    no_interval: str | dict[str, str] = ""
 
 
 class Figure:

@@ -238,14 +238,15 @@ def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides
     assert g.status == "not confirmed" and band in (g.reason or "")
     assert d.status == "no finding" and rejected.q_value is None
     assert (k, n) == (2, 5)
-    assert "1 finding of 5 proposals scored; 1 more found per side" in (a.reason or "")
+    # Both a's finding (the pair's) and b's (a side's) counted, as the decided line counts them.
+    assert "2 findings of 5 proposals scored: 1 pair finding, 1 side finding" in (a.reason or "")
     # A pair's q-value is its identities' smaller.
     assert [x.q_value for x in (a, b, c, d, g)] == pytest.approx([0.01, 0.1 / 3, 1, 1, 0.225])
     # ma's held-out interval at the confidence BH matches: 1 - 3 * 0.05 / 10.
     half = stats.t.ppf(1 - 3 * 0.05 / 10 / 2, 3.0) * 4.0
     assert parts["ma"]["ci_adjusted"] == pytest.approx([12.0 - half, 12.0 + half])
     tally = summary([a, b, c, d, g, rejected])
-    assert tally["text"] == "1 finding of 5 proposals scored; 1 more found per side"
+    assert tally["text"] == "2 findings of 5 proposals scored: 1 pair finding, 1 side finding"
     assert (tally["findings"], tally["side_findings"]) == (1, 1)
     assert (tally["identities_confirmed"], tally["identities_scored"]) == (3, 10)
 

@@ -195,7 +195,7 @@ def test_one_side_found_is_named_for_that_side(ws, embedder, capsys) -> None:
     assert "side: agent" in line and "its score contradicts the masculine side" in line
     (line,) = [x for x in out.splitlines() if x.startswith("    welder")]
     assert "placebo band [" in line and ": finding" in line
-    assert "1 finding" not in out and "0 findings of 2 proposals scored; 1 more found" in out
+    assert "1 finding of 2 proposals scored: 0 pair findings, 1 side finding" in out
 
 
 def test_the_placebo_words_run_once_a_session(ws, embedder) -> None:

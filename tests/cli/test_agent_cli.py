@@ -202,7 +202,7 @@ def test_a_real_llama_cpp_server_on_loopback_as_the_agent(
     )
     assert code == 0, out + err
     report = json.loads(out)
-    assert report["stop_reason"] == "1 rounds done"
+    assert report["stop_reason"] == "1 round done"
     everything = report["ranked"] + report["rejected"]
     assert len(everything) == 1, everything
     for p in everything:
@@ -251,3 +251,17 @@ def test_mitigate_counts_what_it_scored(
     assert "2 interventions scored (2 no finding); 1 rejected" in lines
     assert "(no intervention lowered the STS on held-out data)" in lines
     assert "(no intervention could be scored)" not in out
+
+
+def test_one_round_is_said_in_the_singular(served: Served) -> None:
+    with StrictFake(chat_reply=Proposing()) as fake:
+        code, out, err = served(fake, f"{OPENAI_COMPATIBLE} -A model=gpt-4o-mini --rounds 1 "
+                                      "--per-round 1 --patience 0")  # fmt: skip
+    assert code == 0, out + err
+    assert ": 1 round done;" in out and "rounds done" not in out, out
+    # The summary counts every proposal with a finding, as the decided line does.
+    said = (out + err).splitlines()
+    decided = json.loads(next(x for x in said if "decided: " in x).split(": ", 1)[1])
+    tally = next(x for x in out.splitlines() if " of 1 proposal scored" in x)
+    found = decided["findings"]
+    assert tally.startswith(f"{found} finding{'' if found == 1 else 's'} of 1 proposal scored")

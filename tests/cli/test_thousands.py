@@ -42,3 +42,23 @@ def test_the_headline_tables_n_column_separates_thousands() -> None:
     printed = out.getvalue()
     assert "1,600" in printed and "1,476" in printed
     assert separator_problems(printed) == []
+
+
+def test_a_plan_assumed_from_a_run_counts_its_prompts_and_draws_with_separators(
+    scripted_plugin: None, tmp_path: Any
+) -> None:
+    """`audit check` and `audit run --dry-run` print "assumed: run … (…), 1,600 prompts":
+    the source of each figure's spread, read from the latest earlier run."""
+    from diptych.core.engine import run_probe
+    from diptych.core.plugins import get_probe
+    from diptych.core.store import open_store
+    from diptych.core.workspace.precision import observed
+    from tests.support.surfaces.text import separator_problems
+
+    with open_store(tmp_path / "ws") as store:
+        run_probe(store, "pst-text", ["scripted-likelihood"])
+        probe = get_probe("pst-text")
+        sources = [c.source for c in observed(store, probe, ["scripted-likelihood"]).values()]
+    assert any("1,600 prompts" in s for s in sources), sources
+    assert any(" draws" in s for s in sources), sources
+    assert separator_problems("\n".join(sources)) == [], sources

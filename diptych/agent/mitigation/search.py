@@ -389,7 +389,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         # A stop decided earlier in the round (the agent's budget ran out) stands.
         stop = state.get("stop_reason") or ""
         if not stop and round_no >= settings.rounds:
-            stop = f"{settings.rounds} rounds done"
+            stop = f"{settings.rounds} round{'' if settings.rounds == 1 else 's'} done"
         elif not stop and settings.patience and quiet >= settings.patience:
             stop = (
                 f"{quiet} round(s) in a row found no intervention that lowers the STS "

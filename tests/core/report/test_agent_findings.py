@@ -42,7 +42,7 @@ def _findings(run_id: str) -> dict:
         ],
         "rejected": 3,
         "runs": [run_id],
-        "stop_reason": "1 rounds done",
+        "stop_reason": "1 round done",
     }
 
 
@@ -180,7 +180,7 @@ def _audited(run_id: str) -> dict:
         ],
         "rejected": 0,
         "runs": [run_id],
-        "stop_reason": "1 rounds done",
+        "stop_reason": "1 round done",
         "agent_problems": [
             {"round": 1, "problem": "not complete JSON (finish_reason=stop); raise max_tokens"}
         ],

@@ -9,7 +9,7 @@ from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
 from diptych.core.report.charts.svg import draw
 from diptych.plugins.probes.pst_text.figures import expected_forest
-from tests.support.surfaces.text import bare_point_problems
+from tests.support.surfaces.text import bare_point_problems, word_problems
 
 
 def _inference(value: float, low: float, high: float, reason: str | None = None) -> Inference:
@@ -39,8 +39,13 @@ def test_the_pst_text_single_points_of_one_prompt_say_why_on_every_row() -> None
     chart = expected_forest(inferences, {"auditor": "feminine", "nurse": "feminine"}, "")
     assert chart is not None
     assert chart.bare_note() == "No interval bar for single, on every row: one prompt only."
+    # The text alternative says the reason once, as the caption does.
+    alt = chart.alt_text()
     assert "auditor (F): paired 29.9 (95% interval −99.8 to 99.9); single −72.5 (no " \
-        "interval: one prompt only: no interval)" in chart.alt_text()  # fmt: skip
+        "interval: one prompt only); " in alt  # fmt: skip
+    assert "only: no interval" not in alt and alt.count("no interval") == 2, alt
+    assert word_problems(alt) == []
+    assert word_problems("single 44.5 (no interval: one prompt only: no interval)") != []
     assert bare_point_problems(_figure(chart, chart.bare_note())) == []
     # The same chart with a caption that does not say it: found.
     (found,) = bare_point_problems(_figure(chart, "Points: expected STS."))

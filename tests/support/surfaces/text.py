@@ -41,6 +41,7 @@ _CITED_BEFORE = re.compile(
     r"[<>≤≥]\s*$",
     re.I,
 )
+_NO_INTERVAL_TWICE = re.compile(r"no interval(?:: | \()[^()]*: no interval\)")
 _QUOTED = re.compile(r"“[^”]*”")
 #: Nouns the report counts; after any count but 1 they must be plural.
 _NOUNS = (
@@ -262,7 +263,7 @@ def minus_problems(text: str) -> list[str]:
 def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
     """``inf``/``nan`` printed, a count of 2 or more with a singular noun (or of 1 with a
     plural), a look written "look 1/10" (not "look 1 of 10"), a probe's count in a unit that
-    is not its own."""
+    is not its own; a missing interval's reason said twice."""
     out = [
         f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
         for m in _NOT_A_NUMBER.finditer(text)
@@ -279,6 +280,8 @@ def word_problems(text: str, probes: tuple[str, ...] = ()) -> list[str]:
         f"{m.group(0)!r} in “{_around(text, m.start(), m.end())}”"
         for m in _PLURAL_AFTER_ONE.finditer(text)
     ]
+    # A missing interval's reason said once: not "(no interval: one prompt only: no interval)".
+    out += [f"{m.group(0)!r}: the reason said twice" for m in _NO_INTERVAL_TWICE.finditer(text)]
     # A look of a sequential audit reads one way everywhere: "look 1 of 10".
     out += [
         f"{m.group(0)!r} for “look 1 of 10” in “{_around(text, m.start(), m.end())}”"

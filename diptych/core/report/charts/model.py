@@ -65,7 +65,8 @@ class ChartPoint:
         """The point in words; ``why`` the chart's reason for a point without an interval,
         where the point gives none of its own."""
         text = f"{self.series} {plain(self.value)}"
-        reason = self.why or why
+        # The reason once: a point's own may already end "…: no interval".
+        reason = why_no_interval(self.why or why)
         if self.has_interval:
             text += f" (95% interval {plain(self.low)} to {plain(self.high)})"
         else:

@@ -103,6 +103,6 @@ def observed_sts_components(
         if len({m for m in masc if m}) < 2 or len({f for f in fem if f}) < 2:
             continue
         out[setting] = components_of(
-            values, {UNITS[0]: masc, UNITS[1]: fem}, source=f"{source}, {len(values)} {unit}"
+            values, {UNITS[0]: masc, UNITS[1]: fem}, source=f"{source}, {len(values):,} {unit}"
         )
     return out

@@ -96,6 +96,6 @@ def observed_scores(run: RunView) -> dict[str, Components]:
             out[f"{subset}: association score, {level}"] = components_of(
                 [float(a.value) for a in chosen],
                 {"scenario": [a.scenario for a in chosen]},
-                source=f"run {run.id} ({model}), {len(chosen)} answers",
+                source=f"run {run.id} ({model}), {len(chosen):,} answers",
             )
     return out

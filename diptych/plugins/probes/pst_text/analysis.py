@@ -243,11 +243,11 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
             "P(he) + P(she) is their probability before renormalising, in percent as in the "
             "headline: the share of the model's next-token probability the comparison rests on."
         ),
-        no_interval="; ".join(
-            f"{' or '.join(sorted(missing[setting]))} ({setting})"
+        no_interval={
+            f"{setting} 95% CI": f"{' or '.join(sorted(missing[setting]))} ({setting})"
             for setting in SETTINGS
             if missing[setting]
-        ),
+        },
     )
 
 

@@ -174,7 +174,7 @@ class PSTText(Probe[PSTTextParams]):
             out[f"STS {setting} (expected from P(he), P(she))"] = components_of(
                 [100.0 * r.stereo for r in chosen],
                 {UNITS[0]: [r.masculine for r in chosen], UNITS[1]: [r.feminine for r in chosen]},
-                source=f"{source}, {len(chosen)} prompts",
+                source=f"{source}, {len(chosen):,} prompts",
             )
         return out
 

@@ -71,7 +71,7 @@ def table_widget(table: Table, widget_id: str) -> Widget:
     name of its intervals where they need one (a design stopped early)."""
     headers = table.terminal_columns or {c: c for c in table.columns}
     keep = [table.columns.index(c) for c in headers if c in table.columns]
-    marked, why = marked_rows(table)
+    marked, why = marked_rows(table, keep)
     rows = [[number(row[i]) for i in keep] for row in marked[:MAX_ROWS]]
     cells = [headers[table.columns[i]] for i in keep]
     lines = [
