@@ -105,9 +105,14 @@ def test_a_figure_its_look_read_without_an_interval_is_ranked_as_show_prints_it(
     assert f"): {cell}: its looks read it at the stop without an interval" in words, out
     assert "for want of an interval, it is not ranked apart from any model" in words, out
     assert fixed not in out and figure_text(everything["value"]) not in line, out
-    # Its pair has no interval either: B − A is the difference of the values shown, p 1.
+    # Its pair has no interval either: B − A is the difference of the values shown, and no
+    # test was done, so it has no p (null, with why).
     (pair,) = table["pairs"]
     sign = 1 if pair["model_b"] == b["shown"] else -1
     assert sign * pair["difference"] == pytest.approx(b["value"] - a["value"], abs=1e-9)
-    assert (pair["ci_low"], pair["ci_high"], pair["p_value"]) == ("-inf", "inf", 1.0), pair
+    assert (pair["ci_low"], pair["ci_high"], pair["p_value"]) == ("-inf", "inf", None), pair
+    assert pair["p_holm"] is None and "no test tells them apart" in pair["p_reason"], pair
+    (row,) = [s.split() for s in out.splitlines() if s.split()[:2] in (["#1", "#2"], ["#2", "#1"])]
+    assert row[-3:] == ["—", "—", "no"], out
+    assert ": p —, no test tells them apart (" in words, out
     assert not pair["differs"] and a["rank_interval"] == b["rank_interval"] == [1, 2]

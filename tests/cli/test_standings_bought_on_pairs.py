@@ -39,6 +39,15 @@ def _table(capsys: pytest.CaptureFixture[str], ws: str) -> dict[str, Any]:
     return dict(table)
 
 
+def _sides_are_rows(table: dict[str, Any]) -> None:
+    """Every pair's sides carry their rows' figures: one interval per figure in the document."""
+    rows = {row["shown"]: row for row in table["standings"]}
+    for pair in table["pairs"]:
+        for side, name in ((pair["a"], pair["model_a"]), (pair["b"], pair["model_b"])):
+            for key in ("value", "ci_low", "ci_high", "interval"):
+                assert side.get(key) == rows[name].get(key), (name, key)
+
+
 def _look_keys(ws: Path, run_id: str, seed: int, bought: int) -> list[str]:
     """The requests the look read, found here from the store alone: the run's distinct
     requests in the order the audit's seed fixes (sha256 of the seed and the key), the first
@@ -59,6 +68,7 @@ def test_a_bought_on_runs_pairs_read_the_trials_its_look_read(
     # Another model, the same design, bought whole.
     code, out = call(capsys, "--store", ws, "run", *design("-M", "version=2", lists=LISTS))
     assert code == 0, out
+    _sides_are_rows(_table(capsys, ws))  # decided at its look
 
     ask = ScriptedLikelihood.next_token_logprobs
 
@@ -71,6 +81,7 @@ def test_a_bought_on_runs_pairs_read_the_trials_its_look_read(
         bought_on_and_interrupted(ws, run_a)
 
     table = _table(capsys, ws)
+    _sides_are_rows(table)  # bought on past its look
     rows = {row["run"]: row for row in table["standings"]}
     a = rows[run_a]
     (b,) = [row for run, row in rows.items() if run != run_a]

@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 
 from diptych.core.report.formatting import FLOOR_MARK, bounds, figure_text, marked_interval, p_text
 from diptych.core.standings import DecidedKind, DesignTable, Standing, Succession
+from diptych.core.standings.table import untested
+
+#: What a pair's p and Holm's p read where no test was done (a figure without an interval):
+#: a line under the table says why.
+NO_TEST = "—"
 
 #: The standings' intervals, named by their level only: what one rests on is said under the
 #: table (:attr:`StandingsText.units`) — the identities, or where it fell to its floor (marked
@@ -67,6 +72,9 @@ def succession_sentence(s: Succession) -> str:
     verdict = (
         "distinguishable from noise" if s.distinguishable else "not distinguishable from noise"
     )
+    if not d.inference.has_interval:
+        said = f"{figure_text(d.difference)}, {untested(d)}"
+        return f"{s.after} against {s.before}: {said} — {verdict}."
     return (
         f"{s.after} against {s.before}: {figure_text(d.difference)} "
         f"{bounds(d.ci_low, d.ci_high)}, p {p_text(d.p_value)} — {verdict}."
@@ -107,11 +115,16 @@ def standings_text(table: DesignTable) -> StandingsText:
             row_of.get(p.b, p.b),
             figure_text(p.difference.difference),
             bounds(p.difference.ci_low, p.difference.ci_high),
-            p_text(p.difference.p_value),
-            p_text(p.p_holm),
+            p_text(p.difference.p_value) if p.tested else NO_TEST,
+            p_text(p.p_holm) if p.tested else NO_TEST,
             "yes" if p.differs else "no",
         ]
         for p in table.pairs
+    ]
+    untested_lines = [
+        f"{row_of.get(p.a, p.a)} − {row_of.get(p.b, p.b)}: p {NO_TEST}, {untested(p.difference)}"
+        for p in table.pairs
+        if not p.tested
     ]
     return StandingsText(
         title=f"{table.figure} · {table.design_label}",
@@ -124,7 +137,8 @@ def standings_text(table: DesignTable) -> StandingsText:
             f"{mark}{s.measured.name} ({s.measured.shown_run or s.measured.run}): {said}"
             for s in table.standings
             for mark, said in _said_of(s)
-        ],
+        ]
+        + untested_lines,
         # The † is explained only where a row carries it.
         units=f"{INTERVAL}: over the {table.unit_words}"
         + (

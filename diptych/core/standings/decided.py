@@ -35,7 +35,7 @@ trials the runs hold raised to the look's as above, and the table's note says so
 look recorded without an interval (too few units then: ``bought_on_none``) is read as the look
 read it, its value and why it had none, as ``diptych show`` prints it: no interval is made of
 the trials bought since, and, as for any figure without an interval, its pairs have none either
-(p 1), so no test tells it apart from another model.
+(no test is done: no p), so no test tells it apart from another model.
 """
 
 from __future__ import annotations

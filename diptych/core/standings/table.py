@@ -35,7 +35,7 @@ import math
 import zlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from diptych.core.digits import figure_text
@@ -129,10 +129,19 @@ class PairDifference:
     difference: RunDifference
     p_holm: float
     differs: bool
+    #: The names of A's and B's intervals where their runs' gates decided them (their rows'
+    #: ``interval``): a pair's sides are its rows' figures, named as the rows name them.
+    named: tuple[str | None, str | None] = (None, None)
+
+    @property
+    def tested(self) -> bool:
+        """Whether a test was done: a pair without an interval has no p (see :func:`untested`)."""
+        return self.difference.inference.has_interval
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.difference.to_dict(), "model_a": self.a, "model_b": self.b,
-                "p_holm": self.p_holm, "differs": self.differs}  # fmt: skip
+        return {**sides_dict(self.difference, self.named), "model_a": self.a,
+                "model_b": self.b, "p_holm": self.p_holm if self.tested else None,
+                "differs": self.differs}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -144,14 +153,34 @@ class Succession:
     before: str
     after: str
     difference: RunDifference
+    #: The names of the two figures' intervals where their runs' gates decided them.
+    named: tuple[str | None, str | None] = (None, None)
 
     @property
     def distinguishable(self) -> bool:
         return self.difference.inference.excludes_null
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.difference.to_dict(), "before": self.before, "after": self.after,
-                "distinguishable": self.distinguishable}  # fmt: skip
+        return {**sides_dict(self.difference, self.named), "before": self.before,
+                "after": self.after, "distinguishable": self.distinguishable}  # fmt: skip
+
+
+def sides_dict(d: RunDifference, named: tuple[str | None, str | None]) -> dict[str, Any]:
+    """B − A as JSON, each side its row's figure with its interval's name where it has one,
+    and no p where no test was done (a figure without an interval): null, with the reason."""
+    out = d.to_dict()
+    for side, name in zip(("a", "b"), named, strict=True):
+        if name is not None:
+            out[side] = {**out[side], "interval": name}
+    if not d.inference.has_interval:
+        out["p_value"] = out["inference"]["p_value"] = None
+        out["p_reason"] = untested(d)
+    return out
+
+
+def untested(d: RunDifference) -> str:
+    """Why a pair has no p: no interval, so no test tells its two figures apart."""
+    return f"no test tells them apart ({d.inference.reason or 'no interval'})"
 
 
 @dataclass(frozen=True)
@@ -249,6 +278,21 @@ def difference_of(
     return found
 
 
+def row_figure(m: Measured, *, n_boot: int, seed: int, confidence: float) -> Inference:
+    """The figure a row shows for ``m``: the mean over its units with their interval, or, its
+    run decided at an early look, as that decision read it (:mod:`.decided`). A pair's sides
+    are these figures, never another interval of them."""
+    fixed = mean_over_units(
+        m.sample.values, m.sample.units, scale=m.sample.scale, confidence=confidence,
+        n_boot=n_boot, seed=[zlib.crc32(m.key.encode()), seed], bounds=m.sample.bounds,
+    )  # fmt: skip
+    return fixed if m.decided is None else decided_figure(fixed, m.decided)
+
+
+def _name_of(m: Measured) -> str | None:
+    return None if m.decided is None else m.decided.name
+
+
 def rank_table(
     measured: Sequence[Measured],
     *,
@@ -261,23 +305,8 @@ def rank_table(
     # A model measured in one run of the table is named by the model alone.
     times = Counter(m.name for m in measured)
     names = [m.name if times[m.name] == 1 else m.label for m in measured]
-    fixed = [
-        mean_over_units(
-            m.sample.values,
-            m.sample.units,
-            scale=m.sample.scale,
-            confidence=confidence,
-            n_boot=n_boot,
-            seed=[zlib.crc32(m.key.encode()), seed],
-            bounds=m.sample.bounds,
-        )  # fmt: skip
-        for m in measured
-    ]
     # A figure decided at an early look is read on the interval its decision used.
-    figures = [
-        f if m.decided is None else decided_figure(f, m.decided)
-        for m, f in zip(measured, fixed, strict=True)
-    ]
+    figures = [row_figure(m, n_boot=n_boot, seed=seed, confidence=confidence) for m in measured]
     n = len(measured)
     ranks = [
         1 + sum(_higher(other.value, fig.value, m.sample.bounds) for other in figures)
@@ -293,14 +322,16 @@ def rank_table(
                 confidence=confidence,
             )  # fmt: skip
             d = decided_difference(d, measured[i].decided, measured[j].decided)
-            found.append((i, j, d))
+            # Its sides are the rows' figures: one interval per figure in one document.
+            found.append((i, j, replace(d, a=figures[i], b=figures[j])))
     adjusted = holm([d.p_value for _, _, d in found])
     pairs: list[PairDifference] = []
     above = [0] * len(measured)  # models shown higher
     below = [0] * len(measured)  # models shown lower
     for (i, j, d), p in zip(found, adjusted, strict=True):
         differs = p < alpha
-        pairs.append(PairDifference(names[i], names[j], d, p, differs))
+        named = (_name_of(measured[i]), _name_of(measured[j]))
+        pairs.append(PairDifference(names[i], names[j], d, p, differs, named))
         if differs:
             hi, lo = (j, i) if d.difference > 0 else (i, j)
             above[lo] += 1
@@ -367,20 +398,21 @@ def successions(
             ]
             if earlier:
                 pairs.append((earlier[-1], m))
-    return [
-        Succession(
-            before.label,
-            after.label,
-            decided_difference(
-                difference_of(
-                    before.sample, after.sample, n_boot=n_boot, seed=seed, confidence=confidence
-                ),
-                before.decided,
-                after.decided,
+    out = []
+    for before, after in pairs:
+        d = decided_difference(
+            difference_of(
+                before.sample, after.sample, n_boot=n_boot, seed=seed, confidence=confidence
             ),
+            before.decided,
+            after.decided,
         )
-        for before, after in pairs
-    ]
+        # Its sides are the rows' figures, as a pair's are.
+        a, b = (row_figure(m, n_boot=n_boot, seed=seed, confidence=confidence)
+                for m in (before, after))  # fmt: skip
+        names = (_name_of(before), _name_of(after))
+        out.append(Succession(before.label, after.label, replace(d, a=a, b=b), names))
+    return out
 
 
 def standings(

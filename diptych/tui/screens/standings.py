@@ -88,6 +88,15 @@ class StandingsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.action_reload()
 
+    def on_resize(self) -> None:
+        # Each table fits itself to its width as it is resized; once the page is laid out at
+        # the new size (its scrollbar shown or not), every table looks at its width again.
+        self.call_after_refresh(self._refit_tables)
+
+    def _refit_tables(self) -> None:
+        for table in self.query(FitTable):
+            table.refit()
+
     def action_reload(self) -> None:
         # Said again at once: a key pressed shows it was heard while the models are ranked.
         for status in self.query("#standings-status").results(Static):

@@ -312,8 +312,19 @@ class FitTable(ListTable):
         self._relayout()
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.size.width != self._laid_out_width:
+        self.refit()
+        # The width a resize leaves is settled once the page around it is laid out again (a
+        # scrollbar shown or hidden there moves it): look again then.
+        self.call_after_refresh(self.refit)
+
+    def refit(self) -> None:
+        """Lay the rows out again where the table's width is no longer the one they were laid
+        out for."""
+        if self.is_mounted and self._width_now() != self._laid_out_width:
             self._relayout()
+
+    def _width_now(self) -> int:
+        return self.scrollable_content_region.width or self.app.size.width
 
     def filter_rows(self, text: str) -> None:
         self.filter_text = text
@@ -322,8 +333,7 @@ class FitTable(ListTable):
     def _relayout(self) -> None:
         if not self.is_mounted:
             return
-        width = self.scrollable_content_region.width or self.app.size.width
-        self._laid_out_width = self.size.width
+        width = self._laid_out_width = self._width_now()
         cells = [c for _, c in self.source]
         plan = plan_columns(self.headers, cells, width)
         self.plan = plan
