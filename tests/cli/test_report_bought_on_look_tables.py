@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
-import sqlite3
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,10 +21,10 @@ from diptych.core.report.formatting import figure_text
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.testing.scripted import ScriptedLikelihood
-from tests.cli.test_standings_bought_on_pairs import STEREOTYPED, _look_keys
+from tests.cli.test_standings_bought_on_pairs import STEREOTYPED
 from tests.support.cli import call
 from tests.support.sequential_audits import decided_at_first_look
-from tests.support.stopped_runs import bought_on_and_interrupted, last_look
+from tests.support.stopped_runs import bought_on_and_interrupted, last_look, look_trials_alone
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -69,15 +67,7 @@ def test_a_bought_on_runs_tables_read_the_trials_its_look_read(
 
     # The look's trials alone: a copy of the workspace whose run holds only those.
     alone = tmp_path / "alone"
-    shutil.copytree(ws, alone)
-    with Workspace.open(str(alone)) as opened:
-        (part,) = [p for audit in opened.audits.list() for p in audit.parts]
-        seed = int(part.detail["sequential"]["order_seed"])
-    keys = _look_keys(alone, run_id, seed, look.bought)
-    assert len(keys) == look.bought
-    with sqlite3.connect(alone / "diptych.db") as db:
-        marks = ",".join("?" * len(keys))
-        db.execute(f"DELETE FROM trials WHERE run_id = ? AND key NOT IN ({marks})", (run_id, *keys))
+    look_trials_alone(Path(ws), alone, run_id, look.bought)
     with Workspace.open(str(alone)) as opened:
         by_hand = _per_identity([vars(t) for t in opened.analysis.analyze(run_id).tables])
     with Workspace.open(ws) as opened:

@@ -7,10 +7,7 @@ apart."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import shutil
-import sqlite3
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,7 @@ from diptych.core.workspace import Workspace
 from diptych.testing.scripted import ScriptedLikelihood
 from tests.support.cli import call
 from tests.support.sequential_audits import FEM, LISTS, MASC, decided_at_first_look, design
-from tests.support.stopped_runs import bought_on_and_interrupted, last_look
+from tests.support.stopped_runs import bought_on_and_interrupted, last_look, look_trials_alone
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -46,17 +43,6 @@ def _sides_are_rows(table: dict[str, Any]) -> None:
         for side, name in ((pair["a"], pair["model_a"]), (pair["b"], pair["model_b"])):
             for key in ("value", "ci_low", "ci_high", "interval"):
                 assert side.get(key) == rows[name].get(key), (name, key)
-
-
-def _look_keys(ws: Path, run_id: str, seed: int, bought: int) -> list[str]:
-    """The requests the look read, found here from the store alone: the run's distinct
-    requests in the order the audit's seed fixes (sha256 of the seed and the key), the first
-    ``bought`` of them with an answer."""
-    with sqlite3.connect(ws / "diptych.db") as db:
-        keys = {k for (k,) in db.execute("SELECT key FROM trials WHERE run_id = ?", (run_id,))}
-        answered = {k for (k,) in db.execute("SELECT key FROM results WHERE status != 'failed'")}
-    order = sorted(keys, key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).hexdigest())
-    return [k for k in order if k in answered][:bought]
 
 
 def test_a_bought_on_runs_pairs_read_the_trials_its_look_read(
@@ -99,15 +85,7 @@ def test_a_bought_on_runs_pairs_read_the_trials_its_look_read(
     # The look's trials alone: the same workspace with the run holding only those, a run
     # decided at its look and not bought on, ranked as such a run always was.
     alone = tmp_path / "alone"
-    shutil.copytree(ws, alone)
-    with Workspace.open(str(alone)) as opened:
-        (part,) = [p for audit in opened.audits.list() for p in audit.parts]
-        seed = int(part.detail["sequential"]["order_seed"])
-    keys = _look_keys(alone, run_a, seed, look.bought)
-    assert len(keys) == look.bought
-    with sqlite3.connect(alone / "diptych.db") as db:
-        marks = ",".join("?" * len(keys))
-        db.execute(f"DELETE FROM trials WHERE run_id = ? AND key NOT IN ({marks})", (run_a, *keys))
+    look_trials_alone(Path(ws), alone, run_a, look.bought)
     by_hand = _table(capsys, str(alone))
     alone_rows = {row["run"]: row for row in by_hand["standings"]}
     assert alone_rows[run_a]["interval"] == "95% anytime-valid interval, look 1 of 4"

@@ -5,7 +5,11 @@ leaves behind), and a decided run bought on and stopped after a few trials (Ctrl
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import shutil
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,3 +106,29 @@ def last_look(ws: str) -> Any:
     looks = PartLooks.of(part.detail)
     assert looks is not None and looks.last is not None
     return looks.last
+
+
+def look_keys(ws: Path, run_id: str, seed: int, bought: int) -> list[str]:
+    """The requests the look read, found here from the store alone: the run's distinct
+    requests in the order the audit's seed fixes (sha256 of the seed and the key), the first
+    ``bought`` of them with an answer."""
+    with sqlite3.connect(ws / "diptych.db") as db:
+        keys = {k for (k,) in db.execute("SELECT key FROM trials WHERE run_id = ?", (run_id,))}
+        answered = {k for (k,) in db.execute("SELECT key FROM results WHERE status != 'failed'")}
+    order = sorted(keys, key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).hexdigest())
+    return [k for k in order if k in answered][:bought]
+
+
+def look_trials_alone(ws: Path, alone: Path, run_id: str, bought: int) -> None:
+    """A copy at ``alone`` of the workspace ``ws`` whose run ``run_id`` (the one part of its
+    one audit) holds only the ``bought`` trials its last look read: a run decided at its look
+    and never bought on, to read by hand what a bought-on run's look read."""
+    shutil.copytree(ws, alone)
+    with Workspace.open(str(alone)) as opened:
+        (part,) = [p for audit in opened.audits.list() for p in audit.parts]
+        seed = int(part.detail["sequential"]["order_seed"])
+    keys = look_keys(alone, run_id, seed, bought)
+    assert len(keys) == bought
+    with sqlite3.connect(alone / "diptych.db") as db:
+        marks = ",".join("?" * len(keys))
+        db.execute(f"DELETE FROM trials WHERE run_id = ? AND key NOT IN ({marks})", (run_id, *keys))
