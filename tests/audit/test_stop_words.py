@@ -20,6 +20,7 @@ from diptych.core.audit.run_status import status_text
 from diptych.core.audit.sequential import Look, PartLooks
 from diptych.core.workspace import Workspace
 from tests.support.sequential_audits import FIGURE, planted_audit
+from tests.support.stopped_runs import forget_one_answer
 
 MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer", "driver", "sheriff"]
 FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher", "baker", "clerk"]
@@ -144,14 +145,7 @@ def test_a_workspace_of_an_older_diptych_reads_its_decided_runs_as_decided(
         assert ws.runs.status_text(run_id) == words
     # A run whose outcomes changed since its part was recorded keeps its own status.
     as_before("interrupted")
-    db = sqlite3.connect(where / "diptych.db")
-    with db:
-        db.execute(
-            "DELETE FROM results WHERE key = (SELECT t.key FROM trials t JOIN results r"
-            " ON r.key = t.key WHERE t.run_id = ? LIMIT 1)",
-            (run_id,),
-        )
-    db.close()
+    forget_one_answer(Path(where), run_id)
     with Workspace.open(where) as ws:
         assert ws.runs.get(run_id).status == "interrupted"
 

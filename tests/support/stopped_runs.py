@@ -132,3 +132,14 @@ def look_trials_alone(ws: Path, alone: Path, run_id: str, bought: int) -> None:
     with sqlite3.connect(alone / "diptych.db") as db:
         marks = ",".join("?" * len(keys))
         db.execute(f"DELETE FROM trials WHERE run_id = ? AND key NOT IN ({marks})", (run_id, *keys))
+
+
+def forget_one_answer(ws: Path, run_id: str) -> None:
+    """One answered trial of ``run_id`` left to ask again (its result deleted): a run with a
+    trial pending, which a status of "interrupted" then describes."""
+    with sqlite3.connect(ws / "diptych.db") as db:
+        db.execute(
+            "DELETE FROM results WHERE key = (SELECT t.key FROM trials t JOIN results r"
+            " ON r.key = t.key WHERE t.run_id = ? LIMIT 1)",
+            (run_id,),
+        )

@@ -28,6 +28,7 @@ from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.screens.runs.detail import RunDetailScreen
 from diptych.tui.widgets.params_form import ParamsForm
 from diptych.tui.widgets.tables import ListTable
+from tests.support.stopped_runs import forget_one_answer
 
 SIZES = [(80, 24), (60, 20)]
 
@@ -106,18 +107,9 @@ async def test_a_stale_run_is_marked_and_resumes_with_one_key(
 def interrupt(workspace: Path, run_id: str) -> None:
     """``run_id`` as a run stopped short leaves it: interrupted, with a trial left to ask (a
     run whose trials all have an outcome reads complete, whatever its stored status)."""
-    import sqlite3
-
     with open_store(workspace) as store:
         store.set_run_status(run_id, "interrupted")
-    db = sqlite3.connect(workspace / "diptych.db")
-    with db:
-        db.execute(
-            "DELETE FROM results WHERE key = (SELECT t.key FROM trials t JOIN results r"
-            " ON r.key = t.key WHERE t.run_id = ? LIMIT 1)",
-            (run_id,),
-        )
-    db.close()
+    forget_one_answer(workspace, run_id)
 
 
 def footer_row(app: DiptychApp) -> str:
