@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import pytest
 from rich.text import Text
+from steps import wait_for
 from surface import (
     cut_fields,
     cut_messages,
@@ -188,9 +189,15 @@ async def test_a_sentence_pointing_at_a_red_field_needs_the_field_in_view_and_fo
         assert unseen_errors(pilot.app) == ["the focus is not on a field in view"]
 
 
+async def footer_drawn(pilot: Any) -> None:
+    """The footer with the app's keys in it: pressed before, a key's "nothing changed" would
+    see the footer drawn meanwhile (its keys come once the screen first signals them)."""
+    await wait_for(pilot, lambda: "x Nothing" in screen_lines(pilot.app)[-1], "the footer")
+
+
 async def test_a_footer_key_that_does_nothing_and_says_nothing_is_found() -> None:
     async with One(Static("", id="box")).run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await footer_drawn(pilot)
         found = await silent_keys(pilot)
     # x does nothing; y says why it does nothing; z draws.
     assert found == ["x: nothing changed and nothing was said"]
@@ -198,7 +205,7 @@ async def test_a_footer_key_that_does_nothing_and_says_nothing_is_found() -> Non
 
 async def test_a_footer_key_that_only_says_why_not_is_found() -> None:
     async with One(Static("", id="box")).run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await footer_drawn(pilot)
         found = await refused_keys(pilot)
     # y says why it does nothing (a key of another mode); x is silent_keys' to find; z draws.
     assert found == ["y: the footer offers it, and pressed it only says why not"]
