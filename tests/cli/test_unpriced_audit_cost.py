@@ -50,7 +50,7 @@ def test_every_command_says_an_unpriced_failing_audit_is_not_priced(
     for folder in ("rep", "report"):
         for name in ("report.md", "report.json"):
             said[f"{folder}/{name}"] = (tmp_path / folder / name).read_text(encoding="utf-8")
-    assert "| not priced | not reported |" in said["report/report.md"], said["report/report.md"]
+    assert "| not priced | not priced |" in said["report/report.md"], said["report/report.md"]
     assert "· not priced." in said["report/report.md"]
     for where, text in said.items():
         assert "$0.00" not in text, (where, text)
