@@ -7,7 +7,6 @@ What a row holds is :mod:`.rows`; the keys that act on the highlighted run, :mod
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -43,6 +42,7 @@ from diptych.tui.screens.runs.rows import (
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.jobs_panel import JobsPanel
 from diptych.tui.widgets.said import say
+from diptych.tui.widgets.store_reads import StoreReads
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
 from diptych.tui.workers import load_runs
 
@@ -87,8 +87,7 @@ class RunsScreen(RunControls):
         super().__init__(classes="-no-rows")  # until the first read of the workspace lands
         self.rows: dict[str, RunSummary] = {}
         self._timer: Timer | None = None
-        self._loading = False
-        self._last_load = 0.0
+        self._reads = StoreReads(self, lambda: self._load(self.diptych.store_path))
         self.full_models = False
         self.filter_text = ""
         self._models_width = 13
@@ -221,11 +220,7 @@ class RunsScreen(RunControls):
         self.action_reload()
 
     def action_reload(self) -> None:
-        if self._loading:
-            return
-        self._loading = True
-        self._last_load = time.monotonic()
-        self._load(self.diptych.store_path)
+        self._reads.ask()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-load")
     def _load(self, store_path: Path) -> None:
@@ -236,7 +231,6 @@ class RunsScreen(RunControls):
 
     @on(RunsLoaded)
     async def _loaded(self, message: RunsLoaded) -> None:
-        self._loading = False
         self._load_error = None
         self.rows = {row.run.id: row for row in message.rows}
         self.query_one("#empty", Static).update("No runs yet: press n to start one.")
@@ -251,20 +245,20 @@ class RunsScreen(RunControls):
             # bindings refreshed, comes a frame or two after the rows.
             await self.query_one(KeysFooter).redraw()
         self.loads_shown += 1
+        self._reads.landed()
 
     @on(JobsChanged)
     def _jobs_changed(self) -> None:
         self._show()
         # Counts come from the store; while runs go on, re-read it a little more often than
-        # the timer does, but never continuously.
-        if time.monotonic() - self._last_load > 0.25:
-            self.action_reload()
+        # the timer does, but never continuously, and never miss the last change.
+        self._reads.ask(soon=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "runs-load" or event.state != WorkerState.ERROR:
             return
         # A load that failed (the workspace was removed, say) must not block later loads.
-        self._loading = False
+        self._reads.landed()
         message = f"cannot read the workspace: {event.worker.error}"
         if message != self._load_error:  # once, not at every refresh
             self._load_error = message
