@@ -170,8 +170,10 @@ async def run_audit(
             ws, plan, path=path, text=text, options=options, reporter=reporter,
             on_part=on_part, searches=searches, out_dir=where,
         )  # fmt: skip
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        ws.audits.stopped(plan.id)  # recorded as its runs were left, not "running"
+    except BaseException:
+        # Stopped (a quit, Ctrl-C) or failed: recorded as its runs were left, never "running"
+        # with this process alive (the terminal app lives on after its audit).
+        ws.audits.stopped(plan.id)
         raise
 
 

@@ -232,7 +232,9 @@ def test_an_audit_stuck_on_a_look_without_an_interval_resumes(
     with pytest.raises(InputFileError, match="has no interval"):
         _run(ws, path, until_decided=True, batches=36)
     (left,) = [a for a in ws.audits.list() if a.name == "stuck"]
-    assert left.status == "running"
+    # Stopped by the error, recorded as its run was left: never "running" in a process that
+    # lives on (the terminal app's) with nothing running it.
+    assert left.status == "interrupted"
     monkeypatch.undo()
     again = _run(ws, path, until_decided=True, batches=36)
     assert again.audit_id == left.id and again.status in ("decided", "complete")

@@ -17,6 +17,7 @@ from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from tests.support.cli import call
+from tests.support.other_process import name_process, other_process
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -76,12 +77,15 @@ async def test_quitting_while_an_audit_buys_stops_it_interrupted_with_no_failed_
 
     # A record some process left "running" with its part's run (killed before it wrote its
     # status) reads as that run is stored.
+    with other_process() as other:
+        killed = other.named
     with open_store(ws) as store:
         rec = record.get_audit(store, listed["id"])
         assert rec is not None
         record.begin(store, rec.id, rec.name, rec.file_hash, rec.file_path, rec.file_text)
         part = record.PartRecord(0, "pst-text", "probe", run.run.id, "running", None)
         record.save_part(store, rec.id, part)
+        name_process(store, rec.id, killed)
         assert record.get_audit(store, rec.id).status == "running"  # type: ignore[union-attr]
     (listed,) = json.loads(call(capsys, "--store", str(ws), "audit", "list", "--json")[1])
     assert listed["status"] == "interrupted", listed

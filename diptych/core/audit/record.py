@@ -68,16 +68,23 @@ def this_process() -> str:
     )
 
 
-def process_gone(audit: AuditRecord) -> bool:
-    """Whether the process recorded running ``audit`` is gone from this host (killed, or quit
-    before it recorded how the audit stopped). False where none is recorded, or it ran on
-    another host: nothing here says it stopped."""
+def process_running(audit: AuditRecord) -> bool | None:
+    """Whether the process recorded running ``audit`` still runs on this host (True) or is gone
+    (False: killed, or quit before it recorded how the audit stopped); None where none is
+    recorded, or it ran on another host: nothing here says whether it runs."""
     try:
         process = json.loads(audit.process or "null")
         host, pid, start = process["host"], int(process["pid"]), str(process["start"])
     except (ValueError, TypeError, KeyError):
-        return False
-    return host == host_name() and not process_alive(pid, start)
+        return None
+    return process_alive(pid, start) if host == host_name() else None
+
+
+def process_gone(audit: AuditRecord) -> bool:
+    """Whether the process recorded running ``audit`` is gone from this host (killed, or quit
+    before it recorded how the audit stopped). False where none is recorded, or it ran on
+    another host: nothing here says it stopped."""
+    return process_running(audit) is False
 
 
 def begin(store: Store, audit_id: str, name: str, file_hash: str, path: str, text: str) -> None:

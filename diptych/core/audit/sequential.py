@@ -397,7 +397,9 @@ class SequentialSummary:
                 intervals = "their intervals are the anytime-valid ones of its looks"
         else:
             times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
-            head = f"The audit was looked at {times}, the last at its complete design ({why})"
+            # Bought whole, its stop says no more than "its complete design" does.
+            why = "" if self.stop == "complete" else f" ({why})"
+            head = f"The audit was looked at {times}, the last at its complete design{why}"
         return f"{head}; {intervals}, which hold however many looks were taken."
 
     def to_dict(self) -> dict[str, Any]:

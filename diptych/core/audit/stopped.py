@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.audit.record import AuditRecord, list_audits, process_gone
+from diptych.core.audit.record import AuditRecord, list_audits, process_running
 from diptych.core.audit.run_status import (
     bought_on_since,
     decided_words,
@@ -119,13 +119,16 @@ def stopped_status(store: Store, audit: AuditRecord) -> str:
 
 
 def left_running(store: Store, audit: AuditRecord) -> bool:
-    """Whether ``audit`` is recorded ``running`` with nothing running it: the process recorded
-    running it is gone (killed before any part stored a run, too), or no run of its parts is
-    running or between two looks (a process buying the audit holds one or the other)."""
+    """Whether ``audit`` is recorded ``running`` with nothing running it. The process recorded
+    running it says so where it is of this host: gone (killed, before any part stored a run
+    too), or still running it — whatever it is doing, an agent search whose part has no run
+    or its report. Where no process of this host is recorded, no run of its parts is running
+    or between two looks (a process buying the audit holds one or the other)."""
     if audit.status != "running":
         return False
-    if process_gone(audit):
-        return True
+    alive = process_running(audit)
+    if alive is not None:
+        return not alive
     if not audit.parts:
         return False
     runs = [store.run_with_id(p.run_id) for p in audit.parts if p.run_id]

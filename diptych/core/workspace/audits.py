@@ -240,10 +240,12 @@ class Audits(Namespace):
         record.save_part(self._store, audit_id, part)
 
     def stopped(self, audit_id: str) -> None:
-        """Record an audit stopped mid-way (a quit, Ctrl-C) as its parts' runs are stored
-        (:func:`~diptych.core.audit.stopped.stopped_status`), never left ``running``."""
+        """Record an audit this process stopped mid-way (a quit, Ctrl-C, a failed part) as its
+        parts' runs are stored (:func:`~diptych.core.audit.stopped.stopped_status`), never left
+        ``running``; one another process is running is its own."""
         found = {a.id: a for a in self.list()}.get(audit_id)
-        if found is not None and found.status == "running":
+        mine = found is not None and found.process in (None, record.this_process())
+        if found is not None and mine and found.status == "running":
             record.finish(self._store, audit_id, stopped_status(self._store, found))
 
     def finish(

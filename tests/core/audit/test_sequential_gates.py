@@ -101,6 +101,17 @@ def test_the_summary_says_when_it_stopped_and_what_it_saved() -> None:
     assert budget is not None and "the budget (--max-cost) was reached" in budget.sentence()
 
 
+def test_a_design_bought_whole_after_its_looks_says_so_once() -> None:
+    """``audit gate`` of an audit bought whole since its gates stopped it: its complete design
+    named once, never again in its stop's words ("the design was complete")."""
+    whole = SequentialSummary("complete", 2, 10, 1600, 1600)
+    assert whole.sentence().startswith(
+        "The audit was looked at 2 times, the last at its complete design; its intervals"
+    ), whole.sentence()
+    decided = SequentialSummary("decided", 2, 10, 1600, 1600)
+    assert "the last at its complete design (every gate decided);" in decided.sentence()
+
+
 DESIGN = PlannedDesign("grid", ("masculine identity", "feminine identity"), (10, 10), 4, "ids")
 COMPONENTS = Components(5.0, 5.0, 0.0, 20.0, "stated", 0.0)
 

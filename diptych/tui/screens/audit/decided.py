@@ -1,21 +1,24 @@
 """What the Audit screen's workers decide of an audit, headless: its gates' verdicts where it has
-run to a report, and the words of why an audit bought until decided stopped."""
+run to a report, what a part's finish changes while the audit runs on, and the words of why an
+audit bought until decided stopped."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from diptych.audit import AuditPlan
+from textual.message import Message
+
+from diptych.audit import AuditPlan, plan_audit
 from diptych.audit.sequential import SequentialOutcome
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.record import AuditRecord
-from diptych.core.audit.sequential import STOP_TEXT
+from diptych.core.audit.sequential import STOP_TEXT, PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import percent_text
 from diptych.core.report.gates import gate_lines, gates_heading
 from diptych.core.workspace import Workspace
-from diptych.tui.screens.audit.messages import AuditGates
-from diptych.tui.screens.audit.rows import look_of, rule
+from diptych.tui.screens.audit.messages import AuditGates, AuditPartChanged, AuditReplanned
+from diptych.tui.screens.audit.rows import look_of, recorded_words, rule, runs_said
 
 
 def gates_of(
@@ -39,6 +42,27 @@ def gates_of(
     code = exit_code(report.results)
     note = f"{gates_heading(report)} audit gate would exit {code}"
     return AuditGates(gate_lines(report), [], note, look_of(report))
+
+
+def part_news(store_path: Path, file: Path | AuditRecord, name: str) -> list[Message]:
+    """What part ``name``'s finish changes on the screen while the audit runs on (thread body):
+    the plan again, its counts as stored now (what is left to run); the part's row in the
+    words its record is listed in (a part bought whole since its gates stopped it, at its last
+    look, the whole design); and the gates as the store decides them now. Nothing where the
+    workspace cannot say: the run's end redraws them all."""
+    news: list[Message] = []
+    try:
+        with Workspace.open(store_path) as ws:
+            plan = plan_audit(ws, file)
+            rec = {a.id: a for a in ws.audits.list()}.get(plan.id)
+            part = rec.part(name) if rec is not None else None
+            if part is not None and PartLooks.of(part.detail) is not None:
+                words = recorded_words(plan, [part], said=runs_said(ws, [part]))
+                news.append(AuditPartChanged(name, words[name]))
+    except DiptychError:
+        return []
+    gates = gates_of(store_path, file, plan, rec is not None and bool(rec.report))
+    return [AuditReplanned(plan), *news, *([gates] if gates is not None else [])]
 
 
 def stopped_words(sequential: SequentialOutcome | None) -> str:

@@ -62,7 +62,12 @@ def recorded_words(
             words[part.name] = listed[part.name]
             sequential = sequential or looks is not None
             continue
-        at = {"look": len(looks.looks), "batches": looks.batches} if looks and active else {}
+        # A last look that read the whole design says so, as every surface names it
+        # (:func:`~diptych.core.audit.sequential.look_text`): never "at look 2 of 10" alone.
+        at: dict[str, Any] = {}
+        if looks is not None and active:
+            whole = looks.last is not None and looks.last.complete
+            at = {"look": len(looks.looks), "batches": looks.batches, "complete": whole}
         sequential = sequential or active
         if active and looks is not None and part.status in ("decided", "partial"):
             # What stopping there saved: "decided at look 1 of 10: 164 of 1,640 requests,

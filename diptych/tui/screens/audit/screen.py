@@ -29,7 +29,7 @@ from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine, gate_lines
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobControl, JobHost
-from diptych.tui.screens.audit.decided import gates_of, stopped_words
+from diptych.tui.screens.audit.decided import gates_of, part_news, stopped_words
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -266,6 +266,9 @@ class AuditScreen(Screen[None]):
             said = part_status_words(status, detail)
             last_said[name] = (status, said)
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, said))
+            if not until_decided and status not in ("running", "skipped"):  # counts, gates now
+                for news in part_news(self.store_path, file, name):
+                    self.app.call_from_thread(self.post_message, news)
 
         def on_look(batch: int, batches: int, report: Any) -> None:
             # Each look's gates, their anytime-valid intervals narrowing batch by batch.
