@@ -19,7 +19,9 @@ def run_search(
     remaining: float | None,
     baseline_run: str | None,
 ) -> dict[str, Any]:
-    """Run (or resume, by ``session``) one search of an audit; its summary with ``spent``."""
+    """Run (or resume, by ``session``) one search of an audit; its summary with ``spent``
+    (dollars) and ``cost`` (:func:`~diptych.core.cost.cost_fields`: the requests the dollars
+    count and those with no price)."""
     from diptych.agent.chat_model import agent_model
     from diptych.agent.decision import is_finding
     from diptych.agent.identities import IdentitySettings
@@ -50,6 +52,8 @@ def run_search(
             "session": report.session,
             "stop_reason": report.stop_reason,
             "spent": float(report.budget.get("spent") or 0.0),
+            # What the spend counts: its requests priced and not (the search's and its agent's).
+            "cost": report.budget.get("cost"),
             "findings": [
                 p.pair if p.status == "finding" else f"{p.pair} ({p.status})"
                 for p in report.ranked
@@ -74,6 +78,8 @@ def run_search(
         "session": mitigations.session,
         "stop_reason": mitigations.stop_reason,
         "spent": float(mitigations.budget.get("spent") or 0.0),
+        # What the spend counts: its requests priced and not (the search's and its agent's).
+        "cost": mitigations.budget.get("cost"),
         "front": [t.get("text") for t in mitigations.front],
         "tried": len(mitigations.tried),
     }

@@ -26,15 +26,15 @@ from diptych.audit.sequential import (
     buy_until_decided,
     with_final_look,
 )
+from diptych.audit.spend import spent_so_far
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.audit.stopped import failed_words
-from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
-from diptych.core.report.audit import cost_of_calls, cost_paid
+from diptych.core.report.audit import cost_paid
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
 #: Run statuses after which the audit goes on to its next part. A part whose run has failed
@@ -94,16 +94,6 @@ def report_dir(audit: AuditFile) -> Path:
     """Where an audit's report is written unless ``--out`` says: the file's ``report.out``,
     else ``audit-NAME`` in the directory the audit is run from."""
     return Path(audit.report.out or f"audit-{audit.name}")
-
-
-def _spent(ws: Workspace, parts: list[PartRecord]) -> Cost:
-    """Money the audit's parts have cost so far, counting a run shared by parts once, with
-    the calls that had no price."""
-    runs = {p.run_id for p in parts if p.run_id and p.kind != "search"}
-    total = sum((cost_of_calls(ws.runs.view(r)) for r in runs), Cost())
-    # A search's cost is its agent's and its trials' spend as the search counted it.
-    searched = [p.cost for p in parts if p.kind == "search" and p.cost is not None]
-    return total + Cost(sum(searched), priced=len(searched)) if searched else total
 
 
 def _failed(ws: Workspace, parts: list[PartRecord]) -> dict[str, int]:
@@ -223,7 +213,7 @@ async def _run_until_decided(
             for p in gated
             if p.fingerprint is not None and (found := _run_of(ws, p.fingerprint)) is not None
         ]
-        return max(limit - _spent(ws, current), 0.0)
+        return max(limit - spent_so_far(ws, current), 0.0)
 
     bought = await buy_until_decided(
         ws, audit, plan.id, gated, {p.name: p for p in stored.parts}, options=base,
@@ -239,7 +229,7 @@ async def _run_until_decided(
         status = "complete"
     failed = _failed(ws, parts)
     status = _with_failures(status, failed)
-    spent = _spent(ws, parts)
+    spent = spent_so_far(ws, parts)
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id))
@@ -292,14 +282,16 @@ async def _run_plan(
             parts.append(earlier)
             if earlier.run_id:
                 runs_by_part[part.name] = earlier.run_id
-            notify(part.name, "skipped", {"run": earlier.run_id, "status": earlier.status})
+            # What the part has to name: its run, or an agent search's session.
+            has = {"run": earlier.run_id, "session": earlier.detail.get("session")}
+            notify(part.name, "skipped", {**has, "status": earlier.status})
             continue
         current = [p for p in parts]
         if planned.fingerprint is not None:
             found = _run_of(ws, planned.fingerprint)
             if found is not None:
                 current.append(PartRecord(part.position, part.name, part.kind, found, "", None))
-        spent = _spent(ws, current)
+        spent = spent_so_far(ws, current)
         remaining = None if limit is None else max(limit - spent, 0.0)
         notify(part.name, "running", {"spent": spent, "remaining": remaining})
         outcome = await _run_part(
@@ -318,7 +310,7 @@ async def _run_plan(
             break
     failed = _failed(ws, parts)
     status = _with_failures(status, failed)
-    spent = _spent(ws, parts)
+    spent = spent_so_far(ws, parts)
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))

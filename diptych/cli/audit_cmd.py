@@ -36,6 +36,7 @@ from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
 from diptych.core.audit.sequential import DEFAULT_BATCHES
+from diptych.core.cost import requests_and_cost
 from diptych.core.digits import level_text
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
@@ -222,7 +223,7 @@ def run(
             batch = f", batch {detail['batch']} of {detail['batches']}" if "batch" in detail else ""
             console.print(f"[bold]part {name}[/]{batch}{budget}")
         elif status == "skipped":
-            console.print(f"part {name}: finished before (run {detail.get('run')}), skipped")
+            console.print(f"part {name}: finished before{_what_it_has(detail)}, skipped")
         elif until_decided:
             # Bought batch by batch, a part is reported after each batch ("partial") and again
             # as each look settles it: print only its final status, once the audit stops.
@@ -262,7 +263,8 @@ def run(
     said = outcome.status_text
     typer.echo(
         f"audit {outcome.audit_id} {said}{'; ' if said != outcome.status else ': '}"
-        f"cost {money(outcome.spent)}" + (f"; report {outcome.report}" if outcome.report else "")
+        f"{requests_and_cost(outcome.spent)}"
+        + (f"; report {outcome.report}" if outcome.report else "")
     )
     if outcome.files:
         typer.echo(files_written(outcome.files))
@@ -282,6 +284,15 @@ def run(
         code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
                             overrides=_overrides(set_ or []))  # fmt: skip
     raise typer.Exit(code)
+
+
+def _what_it_has(detail: dict[str, Any]) -> str:
+    """What a part finished before is named by, in brackets: its run, or an agent search's
+    session (a search records no run); nothing where it has neither."""
+    for key in ("run", "session"):
+        if detail.get(key):
+            return f" ({key} {detail[key]})"
+    return ""
 
 
 def _dry_run(ctx: typer.Context, file: Path, *, until_decided: bool, batches: int,

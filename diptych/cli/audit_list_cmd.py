@@ -1,6 +1,7 @@
 """``diptych audit list``: the audits recorded in the workspace, with their parts, each in the
 words every listing of its run says (``diptych runs``): a part its gates decided names the look
-and what stopping there saved, one bought on since names the look and that it was bought on."""
+and what stopping there saved, one bought on since names the look and what its run holds now.
+A state has one wording, the same in the table and in the JSON's ``status_text``."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import typer
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.table_fit import fit_table
-from diptych.core.audit.record import PartRecord
-from diptych.core.audit.run_status import BOUGHT_ON, bought_on_words, status_text
+from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.sequential import PartLooks
+
+#: From this width on the table has room for each audit's file hash (the JSON always has it).
+WIDE = 100
 
 
 def list_audits(
@@ -26,8 +29,10 @@ def list_audits(
         # A part's run bought on after its gates stopped it is listed in the run's own status.
         audits = [ws.audits.as_now(a) for a in ws.audits.list()]
         # An incomplete audit's status names its failed trials and what asks them again; a
-        # decided one the look its gates stopped it at and what that saved.
+        # decided one the look its gates stopped it at and what that saved; one bought on
+        # since the look and what it holds now. Each part's in its run's words.
         told = {a.id: ws.audits.status_text(a) for a in audits}
+        said = {a.id: {p.name: ws.audits.part_status_text(p) for p in a.parts} for a in audits}
         where = ws.path
     if as_json:
         rows = [
@@ -39,7 +44,7 @@ def list_audits(
                 "status": a.status,
                 "status_text": told[a.id],
                 "report": a.report,
-                "parts": [part_json(p) for p in a.parts],
+                "parts": [part_json(p, said[a.id][p.name]) for p in a.parts],
             }
             for a in audits
         ]
@@ -49,45 +54,47 @@ def list_audits(
         # Nothing listed is said, with the command that records one (JSON: the empty list).
         typer.echo(f"No audits recorded in {where} yet: diptych audit run FILE records one.")
         return
+    console = Console()
+    console.print(audits_table(audits, told, said, console), markup=False)
+
+
+def audits_table(
+    audits: list[AuditRecord],
+    told: dict[str, str],
+    said: dict[str, dict[str, str]],
+    console: Any,
+) -> Any:
+    """The audits as a table that fits the console's width: the audit's id never wraps (it is
+    what a user copies), its status in its words; its parts by name, each with its own words
+    only where they are not the audit's (a single part's would say the same twice). On a
+    narrow terminal the file hash is left out, as ``diptych runs`` leaves out the creation
+    time, and the other cells wrap between words."""
     from rich import box
     from rich.table import Table
 
-    # A table: on a narrow terminal the parts wrap between words and the audit's id stays whole.
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("audit", no_wrap=True)
     table.add_column("status")
-    table.add_column("sha256", no_wrap=True)
+    wide = console.width >= WIDE
+    if wide:
+        table.add_column("sha256", no_wrap=True)
     table.add_column("parts")
     for a in audits:
-        said = {p.name: part_words(p) for p in a.parts}
-        parts = ", ".join(f"{name} {words}" for name, words in said.items()) or "no part finished"
-        status = next((said[p.name] for p in a.parts if a.status == p.status), a.status)
-        # The audit's own words (its failed trials, the look that decided it) before its parts',
-        # but not twice: where its only part says the same, its status in one word.
-        if told[a.id] != a.status and told[a.id] not in said.values():
-            status = told[a.id]
-        elif told[a.id] in said.values():
-            status = a.status
-        table.add_row(a.id, status, a.file_hash[:12], parts)
-    console = Console()
-    console.print(fit_table(table, console), markup=False)
+        status = told[a.id]
+        parts = ", ".join(
+            name if words == status else f"{name} {words}" for name, words in said[a.id].items()
+        )
+        cells = [a.id, status, *([a.file_hash[:12]] if wide else []), parts or "no part finished"]
+        table.add_row(*cells)
+    return fit_table(table, console)
 
 
-def part_words(part: PartRecord) -> str:
-    """A part's status in ``audit list``: "decided at look 1 of 10: 164 of 1,640 requests,
-    1,476 saved" where its gates decided it, "decided at look 1 of 10, bought on" where its run
-    was bought on since, else its status."""
-    looks = PartLooks.of(part.detail)
-    if part.status == BOUGHT_ON:
-        return bought_on_words(looks)
-    return status_text(part.status, looks) if part.status == "decided" else part.status
-
-
-def part_json(part: PartRecord) -> dict[str, Any]:
-    """A part in ``audit list --json``: its record, its status in words (``status_text``) and,
-    where its gates decided it before its design was bought whole, the look (``look``: ``at``
-    of ``of``) and its design's requests ``bought``, ``planned`` and ``saved``."""
-    out = {**vars(part), "status_text": part_words(part)}
+def part_json(part: PartRecord, words: str) -> dict[str, Any]:
+    """A part in ``audit list --json``: its record, its status in words (``status_text``:
+    ``words``, as the table says it) and, where its gates decided it before its design was
+    bought whole, the look (``look``: ``at`` of ``of``) and its design's requests ``bought``,
+    ``planned`` and ``saved``."""
+    out = {**vars(part), "status_text": words}
     looks = PartLooks.of(part.detail)
     last = looks.last if looks is not None else None
     if part.status == "decided" and looks is not None and last is not None:

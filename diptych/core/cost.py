@@ -115,6 +115,17 @@ def cost_text(cost: float | None) -> str:
     return "not priced" if SERVICE in cost.kinds else f"not priced ({COMPUTED_HERE})"
 
 
+def requests_and_cost(cost: float) -> str:
+    """What was spent, as an audit's closing line says it: the cost in the one wording and the
+    requests it counts, priced or not, in the unit the estimate counts ("requests to run"):
+    "cost not priced (computed on this machine); 1,640 requests answered", "cost $0.42; 300
+    requests answered". A plain float is its cost alone: what it counts is not known."""
+    if not isinstance(cost, Cost):
+        return f"cost {cost_text(cost)}"
+    n = cost.priced + cost.unpriced
+    return f"cost {cost_text(cost)}; {n:,} {'request' if n == 1 else 'requests'} answered"
+
+
 def cost_fields(cost: float) -> dict[str, Any]:
     """``cost`` as a JSON record keeps it: the dollars priced, the requests priced and not
     (of those, computed on this machine), the kinds of price, and the one wording of it."""

@@ -80,13 +80,15 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     code, audits = call(capsys, "--store", ws, "audit", "list", "--json")
     ((listed_part,),) = [a["parts"] for a in json.loads(audits)]
     assert listed_part["status"] == "decided, bought on", listed_part
-    # The table names the look that decided it (the audit's status and its part's), and at 60
-    # columns wraps it between words.
+    # The audit and its part in the run's words, in the JSON as in the table.
+    assert json.loads(audits)[0]["status_text"] == listed_part["status_text"] == words, audits
+    # The table names the look that decided it and what the run holds now (the audit's
+    # status; its part by name beside it), and at 60 columns wraps it between words.
     monkeypatch.setenv("COLUMNS", "200")
     code, listed = call(capsys, "--store", ws, "audit", "list")
     assert code == 0, listed
     rows = [line for line in listed.splitlines() if "run-pst-text-" in line]
-    assert len(rows) == 1 and rows[0].count("decided at look 1 of 4, bought on") == 2, listed
+    assert len(rows) == 1 and rows[0].count(words) == 1, listed
     # Nowhere "bought on" alone, as if no gate had decided it.
     assert listed.count("bought on") == listed.count("decided at look 1 of 4, bought on"), listed
     monkeypatch.setenv("COLUMNS", "60")

@@ -16,11 +16,13 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.audit.record import AuditRecord, list_audits, process_running
+from diptych.core.audit.record import AuditRecord, PartRecord, list_audits, process_running
 from diptych.core.audit.run_status import (
+    BOUGHT_ON,
     bought_on_since,
     decided_words,
     listed_status,
+    status_text,
     trials_asked,
 )
 from diptych.core.audit.sequential import PartLooks, SequentialSummary
@@ -225,11 +227,29 @@ def failed_words(failed: Mapping[str, int]) -> str:
     )
 
 
+def part_status_text(store: Store, part: PartRecord) -> str:
+    """A part's status (``part``: as :func:`as_now` lists it) in the words every listing says
+    its run's (:func:`~diptych.core.audit.run_status.status_text`): a part its gates decided
+    names the look and what stopping there saved; one bought on since
+    (:data:`~diptych.core.audit.run_status.BOUGHT_ON`) the look and what its run holds now,
+    the requests not bought the ones its gates still save; any other its status."""
+    looks = PartLooks.of(part.detail)
+    if part.status not in ("decided", BOUGHT_ON) or looks is None or not part.run_id:
+        return part.status
+    answered = store.requests_answered(part.run_id)[0]
+    return status_text("decided", looks, answered)
+
+
 def audit_status_text(store: Store, audit: AuditRecord) -> str:
     """The audit's status as every listing says it: an ``incomplete`` audit (a part's run has
     failed trials) names how many failed and what asks them again (:func:`failed_words`); a
     ``decided`` one the look its gates stopped it at and what that saved
-    (:func:`~diptych.core.audit.run_status.decided_words`); any other its status."""
+    (:func:`~diptych.core.audit.run_status.decided_words`); one bought on since, its part's
+    words (:func:`part_status_text`, the first such part's where there are several); any
+    other its status."""
+    if audit.status == BOUGHT_ON:
+        part = next((p for p in audit.parts if p.status == BOUGHT_ON), None)
+        return audit.status if part is None else part_status_text(store, part)
     if audit.status == "decided":
         said = decided_words([PartLooks.of(p.detail) for p in audit.parts if p.status == "decided"])
         return said or audit.status

@@ -27,11 +27,11 @@ def cost_paid(view: RunView) -> Cost | None:
 
 
 def cost_of_calls(view: RunView) -> Cost:
-    """The run's answered calls at the models' declared prices, answers paid for but unusable
-    included, with how many calls had no price and how many of those were computed on this
-    machine (a local model costs nothing that diptych can count); and the kinds of price its
-    models have, so that a run none of whose calls was answered still says "not priced" for a
-    model with no price."""
+    """The run's answered requests (one for all the trials that ask the same) at the models'
+    declared prices, answers paid for but unusable included, with how many had no price and
+    how many of those were computed on this machine (a local model costs nothing that diptych
+    can count); and the kinds of price its models have, so that a run none of whose requests
+    was answered still says "not priced" for a model with no price."""
     prices: dict[str, Any] = {}
     for m in view.run.models:
         name = m.get("name") or str(m["model_id"]).split("@")[0]
@@ -44,7 +44,12 @@ def cost_of_calls(view: RunView) -> Cost:
             prices[m["model_id"]] = None
     total, priced, unpriced, local = 0.0, 0, 0, 0
     kinds: dict[str, str] = {}
+    # Trials that ask the same thing share one request (a likelihood's samples): counted once.
+    asked: set[str] = set()
     for trial in view.trials:
+        if trial.key in asked:
+            continue
+        asked.add(trial.key)
         model = prices.get(trial.model_id)
         result = view.results.get(trial.key)
         # Every answer paid for but unusable was billed as well, whatever the outcome.

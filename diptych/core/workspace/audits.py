@@ -23,6 +23,7 @@ from diptych.core.audit.stopped import (
     bought_on,
     decided_runs,
     name_fixed_intervals,
+    part_status_text,
     stopped_look,
     stopped_status,
 )
@@ -137,6 +138,11 @@ class Audits(Namespace):
         """``audit``'s status in words: an incomplete one with its failed trials and what asks
         them again (:func:`~diptych.core.audit.stopped.audit_status_text`)."""
         return audit_status_text(self._store, audit)
+
+    def part_status_text(self, part: record.PartRecord) -> str:
+        """A part's status in words (``part``: as :meth:`as_now` lists it), as its run's
+        (:func:`~diptych.core.audit.stopped.part_status_text`)."""
+        return part_status_text(self._store, part)
 
     def get(self, ref: str) -> record.AuditRecord:
         """The recorded audit whose id starts with ``ref``, else the newest named ``ref``."""

@@ -1,0 +1,101 @@
+"""``diptych audit run`` closes with what it spent in the estimate's words: dollars only for
+the requests that have a price, "not priced" for the rest, and the requests answered (the
+probe's, one for all the trials that ask the same, and its agent searches' with their agent's
+calls) in their unit; rerun, a part finished before is named by its run or its session, never
+"None"."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from diptych.core.store import open_store
+from tests.support.cli import call
+
+AUDIT = """\
+audit: 1
+name: spend-words
+models:
+  target: {{plugin: scripted-likelihood{target}}}
+  agent: {{plugin: scripted-chat{agent}}}
+probes:
+  - probe: pst-text
+    models: [target]
+    params:
+      mode: likelihood
+      setting: paired
+      samples_paired: 3
+      masculine: [carpenter, driver, farmer, lawyer]
+      feminine: [nurse, editor, baker, clerk]
+searches:
+  - {{name: identities, kind: identities, target: target, agent_model: agent, rounds: 1,
+     per_round: 1, patience: 0}}
+report:
+  formats: [json]
+"""
+
+PRICE = ", params: {price_per_call: 0.01}"
+
+CLOSING = re.compile(r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered; report ", re.M)
+
+
+def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *, priced: bool) -> tuple[str, ...]:
+    from diptych.agent import session
+    from diptych.agent.memory import HashingEmbedder
+
+    file = tmp_path / "audit.yaml"
+    price = PRICE if priced else ""
+    file.write_text(AUDIT.format(target=price, agent=price), encoding="utf-8")
+    ws = str(tmp_path / "ws")
+    command = ("--store", ws, "audit", "run", str(file), "--out", str(tmp_path / "r"), "--quiet")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(session, "SentenceEmbedder", HashingEmbedder)
+        code, out = call(capsys, *command)
+        assert code == 0, out
+        code, again = call(capsys, *command)
+    assert code == 0, again
+    return ws, out, again
+
+
+def _requests(ws: str) -> tuple[int, int]:
+    """The distinct requests the audit's probe run answered, and those of every run (the
+    search's too)."""
+    with open_store(Path(ws)) as store:
+        runs = [r.id for r in store.list_runs()]
+        probe = [r for r in runs if store.get_run(r).params.get("samples_paired") == 3]
+        answered = {r: store.requests_answered(r)[0] for r in runs}
+    (probe_run,) = probe
+    return answered[probe_run], sum(answered.values())
+
+
+@pytest.mark.usefixtures("scripted")
+def test_a_priced_audit_says_its_dollars_and_every_request_it_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, out, again = _run(tmp_path, capsys, priced=True)
+    found = CLOSING.search(out)
+    assert found is not None, out
+    cost, requests = found[1], int(found[2].replace(",", ""))
+    probe, runs = _requests(ws)
+    # Three samples of a likelihood ask one request: the probe's requests, not its trials;
+    # the search adds its runs' requests and its agent's one call.
+    assert probe < runs and requests == runs + 1, (probe, runs, out)
+    assert cost == f"${requests / 100:.2f}", out
+    assert "None" not in again, again
+    assert re.search(r"^part identities: finished before \(session audit-\S+\), skipped$",
+                     again, re.M), again  # fmt: skip
+
+
+@pytest.mark.usefixtures("scripted")
+def test_an_unpriced_audit_says_not_priced_and_every_request_it_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws, out, again = _run(tmp_path, capsys, priced=False)
+    found = CLOSING.search(out)
+    assert found is not None, out
+    probe, runs = _requests(ws)
+    assert found[1] == "not priced" and "$" not in out, out
+    assert int(found[2].replace(",", "")) == runs + 1, (probe, runs, out)
+    assert "None" not in again, again
