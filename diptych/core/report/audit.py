@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
@@ -20,7 +19,7 @@ from diptych.core.cost import PRICED, Cost, cost_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import LabelPolicy, is_human
 from diptych.core.plugins import get_probe, load_plugins
-from diptych.core.probe import Probe, ProbeResult, Table
+from diptych.core.probe import Probe, ProbeResult
 from diptych.core.report.examples import example_images
 from diptych.core.report.findings import AgentSession
 from diptych.core.report.licences import data_licenses
@@ -36,6 +35,7 @@ from diptych.core.report.reproduce import (
     report_command,
     run_command,
 )
+from diptych.core.report.review import Review, run_review
 from diptych.core.report.run_costs import ActualCost, cost_actual, cost_of_calls
 
 # What a run cost is a module of its own; an audit's budget still imports it from here.
@@ -52,8 +52,6 @@ if TYPE_CHECKING:
 #: Resamples of the mitigation comparisons the report computes (``ws.analysis.compare``).
 COMPARE_N_BOOT = 1000
 COMPARE_N_PERM = 2000
-#: Resamples of the annotator-agreement intervals.
-AGREEMENT_N_BOOT = 500
 
 
 class AuditSource(Protocol):
@@ -81,9 +79,10 @@ class AuditSource(Protocol):
         whose fixed-design intervals do not hold after it; empty for any other run."""
         ...
 
-    def at_look(self, view: RunView) -> tuple[bool, ProbeResult | None]:
-        """Whether the run was bought on since its gates stopped it early, and its analysis on
-        the trials its last look read (None where they cannot be rebuilt)."""
+    def at_look(self, view: RunView) -> tuple[bool, ProbeResult | None, RunView]:
+        """Whether the run was bought on since its gates stopped it early, its analysis on
+        the trials its last look read (None where they cannot be rebuilt), and the view of
+        those trials that analysis read (``view`` itself where there is none)."""
         ...
 
     def notes(self, run_id: str) -> list[dict[str, Any]]: ...
@@ -106,20 +105,6 @@ class AuditSource(Protocol):
     def agent_findings(
         self, run_ids: Sequence[str] | None = ..., *, sessions: Sequence[str] = ...
     ) -> list[dict[str, Any]]: ...
-
-
-@dataclass
-class Review:
-    """Human review of one run: who labelled, how far they agree, what they wrote."""
-
-    labels: dict[str, int]
-    agreement: list[Table] = field(default_factory=list)
-    agreement_notes: list[str] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def human_labels(self) -> int:
-        return sum(n for a, n in self.labels.items() if is_human(a))
 
 
 @dataclass
@@ -331,25 +316,6 @@ def model_summaries(view: RunView) -> list[dict[str, Any]]:
     return out
 
 
-def _review(source: AuditSource, view: RunView) -> Review | None:
-    labels = Counter(lab.annotator for lab in view.labels())
-    notes = source.notes(view.id)
-    if not labels and not notes:
-        return None
-    review = Review(labels=dict(labels), notes=notes)
-    if len(labels) >= 2:
-        try:
-            agreement = source.agreement(view.id, n_boot=AGREEMENT_N_BOOT, seed=0)
-        except DiptychError as error:
-            review.agreement_notes.append(f"agreement not computed: {error}")
-        else:
-            from diptych.core.metrics.agreement.tables import agreement_report_tables
-
-            review.agreement = agreement_report_tables(agreement)
-            review.agreement_notes = list(agreement.notes)
-    return review
-
-
 def run_part(
     source: AuditSource,
     run_id: str,
@@ -366,7 +332,8 @@ def run_part(
         numbers = {k: dict(stopped.get(k) or v) for k, v in result.numbers.items()}
         result = replace(result, numbers=numbers)
     # Bought on since its stop: its breakdowns read the trials its look read, as its figures do.
-    since, looked = source.at_look(view)
+    # Its labels and example images too: ``read`` is the view of the look's trials.
+    since, looked, read = source.at_look(view)
     if looked is not None:
         result = replace(looked, title=result.title, numbers=result.numbers)
     result = name_fixed_intervals(result, source.stopped_look(view.id))
@@ -384,9 +351,9 @@ def run_part(
         reused=dates.reused_text,
         cost=calls if calls.priced else None,
         calls=calls,
-        sections=probe_sections(probe, view, result),
-        examples=example_images(view, result),
-        review=_review(source, view),
+        sections=probe_sections(probe, read, result),
+        examples=example_images(read, result),
+        review=run_review(source, read, view),
         actual=cost_actual(view),
         status_text=source.status_text(view.id),
         whole_since=since and looked is None,

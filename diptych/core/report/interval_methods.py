@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.audit.stopped import NOT_HOLDING
+
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit
 
@@ -77,6 +79,8 @@ class StoppedFigures:
     fixed: tuple[str, ...]
     #: Bought on since its stop: its figures are read at the look, their values since beside.
     bought_on: bool = False
+    #: Of a run bought on since: the figures a gate read, printed with the gate's interval.
+    gated: tuple[str, ...] = ()
 
     @property
     def sentence(self) -> str:
@@ -131,6 +135,8 @@ class IntervalMethods:
     gated: tuple[GateDecided, ...]
     own: tuple[str, ...]
     stopped: tuple[StoppedFigures, ...] = ()
+    #: Whether a table or chart prints intervals named as not holding after a stop.
+    tables_not_holding: bool = False
 
     @property
     def sentences(self) -> list[str]:
@@ -149,7 +155,8 @@ class IntervalMethods:
     def glossary(self) -> str:
         """What the glossary's "95% interval" adds for this report: the kinds it prints."""
         kinds = list(self.own)
-        if any(g.kind == "anytime-valid" for g in self.gated):
+        # A gated figure of a run bought on since its stop carries its gate's interval too.
+        if any(g.kind == "anytime-valid" for g in self.gated) or any(s.gated for s in self.stopped):
             kinds.append(
                 "for a figure a gate decided at a look of an audit bought until decided, "
                 "anytime-valid over the looks"
@@ -160,6 +167,11 @@ class IntervalMethods:
             kinds.append(
                 "for a figure no gate read of a run its gates stopped early, anytime-valid over "
                 "its own looks"
+            )
+        if any(s.fixed for s in self.stopped) or self.tables_not_holding:
+            kinds.append(
+                "for a table, chart or figure of a run its gates stopped early that its looks "
+                "did not record, fixed-design, which does not hold after the stop"
             )
         return f" In this report: {_listed(kinds)}." if kinds else ""
 
@@ -210,7 +222,8 @@ def interval_methods(audit: Audit) -> IntervalMethods:
             if number.get("stopped_at"):
                 # Said by its run's own sentence (StoppedFigures), not among the figures' own.
                 kinds = stopped.setdefault((run, str(number["stopped_at"])), {})
-                kinds.setdefault(str(number.get("stopped_interval")), []).append(name)
+                kind = "gate" if number.get("gate") else str(number.get("stopped_interval"))
+                kinds.setdefault(kind, []).append(name)
                 if number.get("bought_on"):
                     kinds.setdefault("bought-on", [])
                 if number.get("stopped_interval") == "anytime-valid":
@@ -231,10 +244,16 @@ def interval_methods(audit: Audit) -> IntervalMethods:
             tuple(k.get("anytime-valid", [])),
             tuple(k.get("fixed-design", [])),
             "bought-on" in k,
+            tuple(k.get("gate", [])),
         )
         for (run, look), k in stopped.items()
     )
-    return IntervalMethods(tuple(gated), tuple(own), stops)
+    tables = any(
+        NOT_HOLDING in str(getattr(t, "interval_name", "") or "")
+        for _, result in results
+        for t in result.tables
+    )
+    return IntervalMethods(tuple(gated), tuple(own), stops, tables)
 
 
 __all__ = ["IntervalMethods", "interval_methods"]

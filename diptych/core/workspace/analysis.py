@@ -195,7 +195,7 @@ class _ReportSource:
     def stopped_look(self, run_id: str) -> str:
         return stopped_look(self._analysis._kernel.store, self._analysis._kernel.get_run(run_id).id)
 
-    def at_look(self, view: RunView) -> tuple[bool, ProbeResult | None]:
+    def at_look(self, view: RunView) -> tuple[bool, ProbeResult | None, RunView]:
         probe = get_probe(view.run.probe, view.run.params)
         return look_analysis(self._analysis._kernel.store, view, probe)
 

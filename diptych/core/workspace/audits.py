@@ -95,7 +95,9 @@ class Audits(Namespace):
         those cannot be rebuilt, a note says its breakdowns read all its trials."""
         view = self._kernel.view(run_id)
         view.label_policy, view.calibration_subset = label_policy, calibration_subset
-        since, looked = look_analysis(self._store, view, get_probe(view.run.probe, view.run.params))
+        since, looked, _ = look_analysis(
+            self._store, view, get_probe(view.run.probe, view.run.params)
+        )
         if looked is not None:
             return replace(looked, title=result.title, numbers=result.numbers)
         if since:

@@ -177,8 +177,9 @@ def bought_on_numbers(
     beside it, a value only ("95% anytime-valid interval, look 1 of 10; 11.5 on all 1,424
     trials bought since"). The looks' intervals hold at the looks of their spending plan only:
     a fixed-design interval of the trials bought since has no coverage after the stop, and no
-    interval is made of them. A figure its looks did not record is left out (it keeps its own
-    interval named as not holding, :func:`stopped_numbers`); empty for a run not bought on."""
+    interval is made of them. A figure a gate read keeps ``gate``: True (its interval is the
+    gate's). A figure its looks did not record is left out (it keeps its own interval named as
+    not holding, :func:`stopped_numbers`); empty for a run not bought on."""
     read = look_readings(analysis, store, run_id, list(numbers))
     if not read:
         return {}
@@ -189,11 +190,18 @@ def bought_on_numbers(
         since = ""
         if _finite(now, "value"):
             since = f"; {figure_text(now['value'])} on all {trials:,} trials bought since"
-        number = {k: v for k, v in reading.items() if k not in ("at", "gate", "p")}
+        number = {k: v for k, v in reading.items() if k not in ("at", "p")}
         if "interval_name" not in reading:
-            # No interval at the look: its reason says so, with the look and the value since.
+            # No interval at the look: its reason says so, with the look and the value since;
+            # its bounds are None, as a figure's without an interval are, so that it stays a
+            # figure of the kind that has one (a headline figure among the Findings).
             why = why_no_interval(reading.get("reason")) or "none at the look"
-            number.update(reason=f"{why}, {reading['at']}{since}", stopped_interval="none")
+            number.update(
+                ci_low=None,
+                ci_high=None,
+                reason=f"{why}, {reading['at']}{since}",
+                stopped_interval="none",
+            )
         else:
             number.update(
                 interval_name=f"{reading['interval_name']}, {reading['at']}{since}",

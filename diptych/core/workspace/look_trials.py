@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diptych.core.audit.stopped import continued, looked
 from diptych.core.engine.purchase import purchase_order
@@ -79,18 +79,35 @@ class LookView(RunView):
     def subject_rows(self) -> list[dict[str, Any]]:
         return [r for r in self._store.run_subjects(self.run.id) if r["trial_idx"] in self._indices]
 
+    def flags(self, reason: str | None = None) -> list[dict[str, Any]]:
+        return [
+            f for f in self._store.flags(self.run.id, reason) if f["trial_idx"] in self._indices
+        ]
 
-def look_analysis(store: Store, view: RunView, probe: Probe) -> tuple[bool, ProbeResult | None]:
+
+class AtLook(NamedTuple):
+    """What a page of a run reads beside its figures: whether the run was bought on since its
+    gates stopped it early (``bought_on``), its analysis on the trials its last look read
+    (``result``, None where they cannot be rebuilt) and the view that analysis read (``view``:
+    the :class:`LookView`, else the run's own view), from which the page also counts its labels
+    and picks its example images, so that they read the trials its figures read."""
+
+    bought_on: bool
+    result: ProbeResult | None
+    view: RunView
+
+
+def look_analysis(store: Store, view: RunView, probe: Probe) -> AtLook:
     """Whether ``view``'s run was bought on since its gates stopped it early, and its analysis
     on the trials its last look read (:class:`LookView`, read with ``view``'s label policy),
     whose breakdowns a page shows beside the look's figures. Its analysis is None where those
     trials cannot be rebuilt: a figure made again from them is not the value the look recorded
     (a request failed before the look and was answered since, another label policy), and the
-    page says its breakdowns read all the trials. (False, None) for any other run."""
+    page says its breakdowns read all the trials. (False, None, ``view``) for any other run."""
     keys = look_keys(store, view.id)
     found = looked(store, view.id)
     if keys is None or found is None or found[2].last is None:
-        return False, None
+        return AtLook(False, None, view)
     subset = LookView(
         store,
         view.run,
@@ -107,7 +124,9 @@ def look_analysis(store: Store, view: RunView, probe: Probe) -> tuple[bool, Prob
         if name in result.numbers and isinstance(number, Mapping)
     ]
     same = [_same(made, kept) for made, kept in pairs if _number(kept)]
-    return True, (result if same and all(same) else None)
+    if same and all(same):
+        return AtLook(True, result, subset)
+    return AtLook(True, None, view)
 
 
 #: What a page of a run bought on since its stop says where its look's trials cannot be rebuilt.

@@ -69,9 +69,13 @@ def test_an_audit_decided_at_a_look_says_its_interval_is_anytime_valid(
     glossary = data["glossary"]["95% interval"]
     assert glossary.endswith(
         "In this report: for a figure a gate decided at a look of an audit bought until decided, "
-        "anytime-valid over the looks; and for a figure no gate read of a run its gates stopped "
-        "early, anytime-valid over its own looks."
+        "anytime-valid over the looks; for a figure no gate read of a run its gates stopped "
+        "early, anytime-valid over its own looks; and for a table, chart or figure of a run its "
+        "gates stopped early that its looks did not record, fixed-design, which does not hold "
+        "after the stop."
     )
+    # That last kind is on the page: the tables per identity name their intervals so.
+    assert "Its intervals: fixed-design; does not hold after the stop at look" in markdown
     html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     assert html.count("Pocock-type spending") == 1
 
