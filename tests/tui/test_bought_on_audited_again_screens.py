@@ -109,8 +109,10 @@ async def test_its_audit_says_it_was_bought_on_since(
         recorded = screen.query_one("#recorded", OptionList)
         await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
         line = str(recorded.get_option_at_index(0).prompt)
-        # In the words of ``diptych audit list``'s status column: the look that decided it.
-        assert " · decided at look 1 of 4, bought on · (command line)" in line, line
+        # In the words of ``diptych audit list``'s status column: the look that decided it, and
+        # what the run holds now.
+        said = "decided at look 1 of 4, bought on since: 55 of 156 requests, 101 not bought"
+        assert f" · {said} · (command line)" in line, line
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(screen.gates) and part.name in screen.status, "gates")
         await settle(pilot)

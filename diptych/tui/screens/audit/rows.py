@@ -15,7 +15,7 @@ from textual.message import Message
 from diptych.audit import AuditPlan
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord, PartRecord
-from diptych.core.audit.run_status import BOUGHT_ON, bought_on_words, status_text
+from diptych.core.audit.run_status import status_text
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import RunNotFoundError
 from diptych.core.report.formatting import dollars
@@ -104,16 +104,6 @@ def moved_line(audit: AuditRecord) -> str:
             f"showing the definition recorded on {day}"
         )
     return f"file moved; showing the text recorded on {day}"
-
-
-def audit_said(audit: AuditRecord, told: str) -> str:
-    """A recorded audit's status (``audit``: as ``ws.audits.as_now`` lists it) in the words of
-    ``diptych audit list``'s status column: one bought on since its gates decided it names the
-    look ("decided at look 1 of 10, bought on"), any other is ``told`` (its status in words)."""
-    if audit.status != BOUGHT_ON:
-        return told
-    looks = next((PartLooks.of(p.detail) for p in audit.parts if p.status == BOUGHT_ON), None)
-    return bought_on_words(looks)
 
 
 def recorded_line(audit: AuditRecord) -> str:

@@ -43,7 +43,6 @@ from diptych.tui.screens.audit.path_field import PathField
 from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
-    audit_said,
     gate_table,
     look_of,
     moved_line,
@@ -202,7 +201,7 @@ class AuditScreen(Screen[None]):
             with Workspace.open(self.store_path) as ws:
                 # Each in its parts' runs' status now, as ``diptych audit list`` says it.
                 now = [ws.audits.as_now(a) for a in ws.audits.list()]
-                audits = [replace(a, status=audit_said(a, ws.audits.status_text(a))) for a in now]
+                audits = [replace(a, status=ws.audits.status_text(a)) for a in now]
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
