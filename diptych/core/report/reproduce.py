@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter
 
+from diptych.core.audit.overrides import set_words
 from diptych.core.errors import DiptychError
 from diptych.core.plugins import model_class, parse_params, probe_class
 
@@ -174,6 +175,8 @@ def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> s
     if cwd is not None and Path(file).resolve().is_file():
         file = from_here(file, cwd)
     words = [*diptych_words(store, cwd), "audit", "run", file]
+    # The fields its run replaced (``--set``), given again: without them it runs another audit.
+    words += set_words(scope.get("overrides") or {})
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):
         words += ["--until-decided", "--batches", str(sequential.get("batches"))]

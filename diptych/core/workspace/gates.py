@@ -139,6 +139,8 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
         if not wanted or not wanted <= set(rec.run_ids):
             continue
         audit = parse_audit(rec.file_text, rec.file_path)
+        if rec.overridden:  # its gates as its run decided them, --set applied
+            audit = apply_overrides(audit, rec.overridden)
         if audit.gates is None or not audit.gates.checks:
             continue
         gated = {g.part for g in audit.gates.checks}
@@ -155,6 +157,7 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
             "audit_id": rec.id,
             "file_hash": rec.file_hash,
             "file": rec.file_path,
+            "overrides": rec.overridden,
             "parts": [
                 {
                     "name": p.name,
