@@ -35,6 +35,7 @@ from diptych.core.audit.stopped import failed_words
 from diptych.core.cost import Cost
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_of_calls, cost_paid
+from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
 #: Run statuses after which the audit goes on to its next part. A part whose run has failed
@@ -446,7 +447,7 @@ def _write_report(
         "file_hash": plan.file_hash,
         # The file as it was named, for the report's command that runs the audit again.
         "file": ws.audits.get(audit_id).file_path,
-        "overrides": plan.overrides,
+        "overrides": shown_overrides(plan.overrides),
         "spent_usd": round(spent, 6),
         "max_cost": audit.budget.max_cost,
         # A part bought on since its gates stopped it is read as `diptych report` reads it.

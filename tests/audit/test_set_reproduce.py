@@ -99,3 +99,15 @@ def test_a_value_is_written_so_that_it_reads_back_the_same() -> None:
                      "--set", 'l=["html","md"]', "--set", "t=html,md"]  # fmt: skip
     command = audit_command({"file": "a.yaml", "overrides": given}, None) or ""
     assert "--set 'a.b=http://x/?q=1 2'" in command and "--set 's=\"5\"'" in command
+
+
+def test_a_secret_or_a_urls_password_is_never_printed() -> None:
+    given = {
+        "models.m.params.base_url": "http://user:hunter2@127.0.0.1:9/v1",
+        "models.m.params.api_key": "sk-live",
+        "models.m.params.api_key_env": "MY_KEY",
+    }
+    command = audit_command({"file": "a.yaml", "overrides": given}, None) or ""
+    assert "hunter2" not in command and "sk-live" not in command, command
+    assert "models.m.params.base_url=http://127.0.0.1:9/v1" in command
+    assert "models.m.params.api_key_env=MY_KEY" in command

@@ -31,6 +31,7 @@ from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_no
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import recorded
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
             "audit_id": rec.id,
             "file_hash": rec.file_hash,
             "file": rec.file_path,
-            "overrides": rec.overridden,
+            "overrides": shown_overrides(rec.overridden),
             "parts": [
                 {
                     "name": p.name,
