@@ -63,6 +63,9 @@ class AuditPlan:
     audit: AuditFile
     file_hash: str
     parts: list[PartPlan]
+    #: ``audit run --set``'s fields, already applied to ``audit``: recorded with the audit, so
+    #: that its report's command that runs it again gives them again.
+    overrides: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:

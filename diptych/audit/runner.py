@@ -35,6 +35,7 @@ from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.audit.stopped import failed_words
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_paid
+from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
 #: Run statuses after which the audit goes on to its next part. A part whose run has failed
@@ -139,7 +140,7 @@ async def run_audit(
     audit, digest, text = read_audit(source)
     if overrides:
         audit = apply_overrides(audit, dict(overrides))
-    plan = plan_parts(ws, audit, digest)
+    plan = replace(plan_parts(ws, audit, digest), overrides=dict(overrides or {}))
     where = Path(out_dir) if out_dir is not None else None
     # An audit built in memory (``diptych run --gate``) has no file to name; a file is named by
     # its full path, so that the audit opens from any directory; a recorded audit's text run
@@ -200,7 +201,7 @@ async def _run_until_decided(
     wanted = {g.part for g in audit.gates.checks}
     gated = [p for p in plan.parts if p.part.name in wanted]
     skipped = [p.part.name for p in plan.parts if p.part.name not in wanted]
-    stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text)
+    stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text, plan.overrides)
     # Every batch continues the part's one run (found by its fingerprint), never a new one.
     base = replace(options or RunOptions(), new=False, run_id=None)
     limit = _budget(audit.budget.max_cost, base.max_cost)
@@ -261,7 +262,7 @@ async def _run_plan(
     if any(p.part.kind == "search" for p in plan.parts) and searches is None:
         raise UsageError("this audit has agent searches; run it from the CLI or the TUI")
     audit_id = plan.id
-    stored = ws.audits.begin(audit_id, audit.name, plan.file_hash, path, text)
+    stored = ws.audits.begin(audit_id, audit.name, plan.file_hash, path, text, plan.overrides)
     done = {p.name: p for p in stored.parts}
     notify = on_part or (lambda name, status, detail: None)
     base = options or RunOptions()
@@ -440,6 +441,7 @@ def _write_report(
         "file_hash": plan.file_hash,
         # The file as it was named, for the report's command that runs the audit again.
         "file": ws.audits.get(audit_id).file_path,
+        "overrides": shown_overrides(plan.overrides),
         "spent_usd": round(spent, 6),
         "max_cost": audit.budget.max_cost,
         # A part bought on since its gates stopped it is read as `diptych report` reads it.

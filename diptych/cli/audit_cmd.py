@@ -35,11 +35,11 @@ from diptych.cli.plan_output import (
 from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
+from diptych.core.audit.overrides import parse_sets
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.cost import requests_and_cost
 from diptych.core.digits import level_text
 from diptych.core.errors import InputFileError, UsageError
-from diptych.core.json_input import parse_json
 from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import RunOptions
@@ -67,19 +67,6 @@ MaxCostOption = Annotated[
 
 def register(app: typer.Typer) -> None:
     app.add_typer(audit_app, name="audit")
-
-
-def _overrides(values: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in values:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--set takes FIELD.PATH=VALUE, not '{item}'")
-        try:
-            out[key] = parse_json(raw, f"--set {key}: ")
-        except json.JSONDecodeError:
-            out[key] = raw
-    return out
 
 
 @audit_app.command("init")
@@ -147,7 +134,7 @@ def run(
             "--set",
             metavar="FIELD=VALUE",
             help="Replace a field for this run, e.g. models.dalle3.params.base_url=http://… "
-            "(a JSON value or a string).",
+            "(a JSON value or a string; a list as html,md or [html,md]).",
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
@@ -205,14 +192,14 @@ def run(
     batches = batches or DEFAULT_BATCHES
     if dry_run:
         _dry_run(ctx, file, until_decided=until_decided, batches=batches, assume=assume,
-                 overrides=_overrides(set_ or []))  # fmt: skip
+                 overrides=parse_sets(set_ or []))  # fmt: skip
         return
     if assume is not None:
         raise UsageError("--assume states an effect to plan for: give it with --dry-run")
     if not until_decided:
         # Run whole, a part its gates decided buys the rest of its design: asked first, as
         # `diptych resume` asks (--until-decided decides it again and buys nothing more).
-        ask_rest_of_audit(ctx, file, _overrides(set_ or []), yes=yes)
+        ask_rest_of_audit(ctx, file, parse_sets(set_ or []), yes=yes)
     console = Console(stderr=True)
     reporter = RichReporter(console, quiet=quiet)
 
@@ -243,7 +230,7 @@ def run(
                 on_part=on_part,
                 searches=run_search,
                 out_dir=out,
-                overrides=_overrides(set_ or []),
+                overrides=parse_sets(set_ or []),
                 until_decided=until_decided,
                 batches=batches,
                 on_look=print_look,
@@ -282,7 +269,7 @@ def run(
         return
     with state(ctx).open_workspace() as ws:
         code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
-                            overrides=_overrides(set_ or []))  # fmt: skip
+                            overrides=parse_sets(set_ or []))  # fmt: skip
     raise typer.Exit(code)
 
 

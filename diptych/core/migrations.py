@@ -362,6 +362,14 @@ def m011_audit_process(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE audits ADD COLUMN process TEXT")
 
 
+@migration(12)
+def m012_audit_overrides(db: sqlite3.Connection) -> None:
+    # The fields `audit run --set` replaced (a JSON object of dotted paths), recorded with the
+    # audit: the command in its report that runs it again gives them again. An audit recorded
+    # before has none.
+    db.execute("ALTER TABLE audits ADD COLUMN overrides TEXT")
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction, so statements
     # are run one by one (the schema has no ';' inside a statement).

@@ -95,8 +95,10 @@ def test_a_figure_its_look_read_without_an_interval_is_ranked_as_show_prints_it(
     (b,) = [r for run, r in rows.items() if run != run_id]
     # The look's value, no interval and why, named as show names it, in --json ...
     assert a["value"] == pytest.approx(look["value"], abs=1e-9)
-    assert (a["ci_low"], a["ci_high"], a["p_value"]) == ("-inf", "inf", 1.0), a
+    # No interval, so no test: no p (null), and why.
+    assert (a["ci_low"], a["ci_high"], a["p_value"]) == ("-inf", "inf", None), a
     assert a["reason"] == look["reason"] and "interval_method" not in a, a
+    assert a["p_reason"] == f"no test: {look['reason']}", a
     assert a["interval"] == cell, a
     # ... and in the table, with the ‡ and its line naming it as show does.
     (line,) = [s for s in out.splitlines() if f"no interval ({WHY}) ‡" in s]

@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,13 @@ class AuditRecord:
     #: The process running it, as :func:`this_process` records it (None: recorded before
     #: diptych kept it).
     process: str | None = None
+    #: ``audit run --set``'s fields as JSON (None: none, or recorded before diptych kept them).
+    overrides: str | None = None
+
+    @property
+    def overridden(self) -> dict[str, Any]:
+        """``audit run --set``'s fields (dotted path to value) the audit last ran with."""
+        return dict(json.loads(self.overrides)) if self.overrides else {}
 
     @property
     def run_ids(self) -> list[str]:
@@ -87,18 +95,30 @@ def process_gone(audit: AuditRecord) -> bool:
     return process_running(audit) is False
 
 
-def begin(store: Store, audit_id: str, name: str, file_hash: str, path: str, text: str) -> None:
+def begin(
+    store: Store,
+    audit_id: str,
+    name: str,
+    file_hash: str,
+    path: str,
+    text: str,
+    overrides: Mapping[str, Any] | None = None,
+) -> None:
     """Record the audit (or mark a recorded one running again) with the process running it,
-    from its first moment: one killed before any part stored a run is told from a live one."""
+    from its first moment: one killed before any part stored a run is told from a live one.
+    ``overrides`` (``--set``'s fields) are those of this run, replacing any recorded before."""
     now = time.time()
     process = this_process()
+    given = json.dumps(dict(overrides)) if overrides else None
     with store.transaction() as db:
         db.execute(
             "INSERT INTO audits (id, name, file_hash, file_path, file_text, status, report,"
-            " created_at, updated_at, process) VALUES (?, ?, ?, ?, ?, 'running', NULL, ?, ?, ?)"
+            " created_at, updated_at, process, overrides)"
+            " VALUES (?, ?, ?, ?, ?, 'running', NULL, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET status = 'running', file_path = excluded.file_path,"
-            " updated_at = excluded.updated_at, process = excluded.process",
-            (audit_id, name, file_hash, path, text, now, now, process),
+            " updated_at = excluded.updated_at, process = excluded.process,"
+            " overrides = excluded.overrides",
+            (audit_id, name, file_hash, path, text, now, now, process, given),
         )
 
 

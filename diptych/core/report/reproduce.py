@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, TypeAdapter
 
+from diptych.core.audit.overrides import set_words
 from diptych.core.errors import DiptychError
 from diptych.core.plugins import model_class, parse_params, probe_class
 
@@ -51,6 +53,16 @@ def _without_credentials(value: str) -> str:
         return value
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def shown_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``--set``'s fields as a report may print them: never a secret's value (the run reads
+    those from the variable or file it names), a URL without its user and password."""
+    return {
+        key: _without_credentials(value) if isinstance(value, str) else value
+        for key, value in overrides.items()
+        if not _SECRET.search(key.rpartition(".")[2]) or key.endswith(("_env", "_file"))
+    }
 
 
 def _as_text(value: Any) -> str | None:
@@ -174,6 +186,8 @@ def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> s
     if cwd is not None and Path(file).resolve().is_file():
         file = from_here(file, cwd)
     words = [*diptych_words(store, cwd), "audit", "run", file]
+    # The fields its run replaced (``--set``), given again: without them it runs another audit.
+    words += set_words(shown_overrides(scope.get("overrides") or {}))
     sequential = scope.get("sequential")
     if isinstance(sequential, dict):
         words += ["--until-decided", "--batches", str(sequential.get("batches"))]

@@ -126,6 +126,14 @@ def standings_text(table: DesignTable) -> StandingsText:
         for p in table.pairs
         if not p.tested
     ]
+    if untested_lines:
+        # Holm's family is the pairs tested: the adjusted p's above are over that many.
+        n = table.holm_family
+        untested_lines.append(
+            f"p (Holm): adjusted over the {n} pair{'s' if n != 1 else ''} with a test; "
+            f"the {len(untested_lines)} without one {'is' if len(untested_lines) == 1 else 'are'}"
+            " not in its family"
+        )
     return StandingsText(
         title=f"{table.figure} · {table.design_label}",
         ranks=ranks,

@@ -15,8 +15,9 @@ own table. Within it:
 * each pair's difference is the runs' difference (:func:`~diptych.core.metrics.run_difference
   .run_difference`): matched per scene where both asked the same scenes, else independent, its
   interval and t-test from one resampling of the identities crossed in scenes — the units that
-  vary, never rows. The pairs' p-values are adjusted by Holm's step-down over the table's pairs,
-  so that "differs" holds for every pair at once with a family-wise error of at most α;
+  vary, never rows. The pairs' p-values are adjusted by Holm's step-down over the table's pairs
+  that have a test (a pair without an interval had none and is not of the family), so that
+  "differs" holds for every pair at once with a family-wise error of at most α;
 * a model's rank is 1 + the number of models whose figure is higher (rank 1: the highest
   figure), and its interval runs from 1 + the models *shown* higher (a Holm-significant
   difference) to the number of models less those shown lower. Every model's interval covers
@@ -117,6 +118,8 @@ class Standing:
             **({"note": m.sample.note} if m.sample.note else {}),
             **({"partial": m.partial} if m.partial else {}),
             **({"interval": m.decided.name} if m.decided is not None else {}),
+            # A figure without an interval had no test: no p, and why (as a pair without one).
+            **({} if self.figure.has_interval else _no_p(self.figure.reason)),
         }
 
 
@@ -172,10 +175,18 @@ def sides_dict(d: RunDifference, named: tuple[str | None, str | None]) -> dict[s
     for side, name in zip(("a", "b"), named, strict=True):
         if name is not None:
             out[side] = {**out[side], "interval": name}
+    for side, figure in (("a", d.a), ("b", d.b)):
+        if not figure.has_interval:
+            out[side] = {**out[side], **_no_p(figure.reason)}
     if not d.inference.has_interval:
         out["p_value"] = out["inference"]["p_value"] = None
         out["p_reason"] = untested(d)
     return out
+
+
+def _no_p(reason: str | None) -> dict[str, Any]:
+    """A figure's JSON where it has no interval: no test, so no p (null), and why."""
+    return {"p_value": None, "p_reason": f"no test: {reason or 'no interval'}"}
 
 
 def untested(d: RunDifference) -> str:
@@ -213,6 +224,11 @@ class DesignTable:
     successions: list[Succession] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
 
+    @property
+    def holm_family(self) -> int:
+        """How many pairs Holm adjusts over: those with a test (an untested pair is none)."""
+        return sum(p.tested for p in self.pairs)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "figure": self.figure,
@@ -220,6 +236,7 @@ class DesignTable:
             "units": self.unit_words,
             "standings": [s.to_dict() for s in self.standings],
             "pairs": [p.to_dict() for p in self.pairs],
+            "holm_family": self.holm_family,
             "successions": [s.to_dict() for s in self.successions],
             "references": [r.to_dict() for r in self.references],
         }
@@ -243,8 +260,8 @@ class Standings:
             "(else independent), its interval and t-test from one resampling of those units "
             "(a decided figure's variance the one its anytime-valid interval implies, a run "
             "bought on past its stop read on the trials its look read); p "
-            "adjusted by Holm over a table's pairs. Rank 1 is the highest figure; a rank's "
-            "interval runs over the models no Holm-adjusted test at "
+            "adjusted by Holm over a table's pairs that have a test. Rank 1 is the highest "
+            "figure; a rank's interval runs over the models no Holm-adjusted test at "
             f"{figure_text(1 - self.confidence)} tells apart "
             "from it, so every rank interval of a table holds at once with probability ≥ "
             f"{level}%. Only runs of one design are ranked together; published figures are "
@@ -324,7 +341,12 @@ def rank_table(
             d = decided_difference(d, measured[i].decided, measured[j].decided)
             # Its sides are the rows' figures: one interval per figure in one document.
             found.append((i, j, replace(d, a=figures[i], b=figures[j])))
-    adjusted = holm([d.p_value for _, _, d in found])
+    # A pair without an interval had no test: it is no member of Holm's family (counted at
+    # p = 1 it would raise every other pair's adjusted p), and its own Holm p is 1.
+    tested = [k for k, (_, _, d) in enumerate(found) if d.inference.has_interval]
+    adjusted = [1.0] * len(found)
+    for k, p in zip(tested, holm([found[k][2].p_value for k in tested]), strict=True):
+        adjusted[k] = p
     pairs: list[PairDifference] = []
     above = [0] * len(measured)  # models shown higher
     below = [0] * len(measured)  # models shown lower

@@ -233,13 +233,19 @@ class Audits(Namespace):
     # --- recording an audit as it runs --------------------------------------------------------
 
     def begin(
-        self, audit_id: str, name: str, file_hash: str, path: str, text: str
+        self,
+        audit_id: str,
+        name: str,
+        file_hash: str,
+        path: str,
+        text: str,
+        overrides: Mapping[str, Any] | None = None,
     ) -> record.AuditRecord:
         """Record the audit ``audit_id`` of the file at ``path`` (its ``text`` and sha256) as
-        running — a new record, or a recorded one running again — and return it with the
-        parts it recorded before."""
+        running — a new record, or a recorded one running again, with this run's ``--set``
+        ``overrides`` — and return it with the parts it recorded before."""
         self._kernel.writing("run an audit")
-        record.begin(self._store, audit_id, name, file_hash, path, text)
+        record.begin(self._store, audit_id, name, file_hash, path, text, overrides)
         return self.get(audit_id)
 
     def save_part(self, audit_id: str, part: record.PartRecord) -> None:

@@ -31,6 +31,7 @@ from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_no
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import recorded
 
 if TYPE_CHECKING:
@@ -139,6 +140,8 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
         if not wanted or not wanted <= set(rec.run_ids):
             continue
         audit = parse_audit(rec.file_text, rec.file_path)
+        if rec.overridden:  # its gates as its run decided them, --set applied
+            audit = apply_overrides(audit, rec.overridden)
         if audit.gates is None or not audit.gates.checks:
             continue
         gated = {g.part for g in audit.gates.checks}
@@ -155,6 +158,7 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
             "audit_id": rec.id,
             "file_hash": rec.file_hash,
             "file": rec.file_path,
+            "overrides": shown_overrides(rec.overridden),
             "parts": [
                 {
                     "name": p.name,
