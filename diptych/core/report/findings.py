@@ -237,6 +237,10 @@ def _side_text(record: Mapping[str, Any]) -> str:
     return text + (", contradicted by its score" if record.get("contradicted") else "")
 
 
+def _round(recorded: Any) -> str:
+    return str(recorded + 1) if isinstance(recorded, int) else "?"
+
+
 def is_finding(status: str) -> bool:
     """Whether a finding's ``status`` says something was found: the pair ("finding", "finding
     on each side", an intervention's "finding, Pareto front") or one side of it
@@ -314,7 +318,8 @@ class AgentSession:
             if isinstance(data.get("decision"), Mapping)
             else "",
             agent_problems=[
-                f"round {p.get('round', '?')}: {p.get('problem')}"
+                # Counted from 1, as the session's words count rounds; recorded from 0.
+                f"round {_round(p.get('round'))}: {p.get('problem')}"
                 for p in data.get("agent_problems") or []
                 if isinstance(p, Mapping) and p.get("problem")
             ],

@@ -182,7 +182,7 @@ def _audited(run_id: str) -> dict:
         "runs": [run_id],
         "stop_reason": "1 round done",
         "agent_problems": [
-            {"round": 1, "problem": "not complete JSON (finish_reason=stop); raise max_tokens"}
+            {"round": 0, "problem": "not complete JSON (finish_reason=stop); raise max_tokens"}
         ],
     }
 
