@@ -18,3 +18,9 @@ from pathlib import Path
 def _prompts_dir() -> Path:
     """The shipped data files (``diptych/prompts``) the agent's instructions live in."""
     return Path(str(resources.files("diptych.prompts")))
+
+
+def round_name(round_no: int) -> str:
+    """A round as a user reads it, counted from 1 ("round 1" for the first); the records'
+    ``round`` fields (JSON, checkpoints, ids) count from 0."""
+    return f"round {round_no + 1}"

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, Protocol
@@ -409,23 +410,67 @@ def _adjusted(held: dict[str, Any], k: int, n: int, fdr: float) -> list[float] |
 
 
 def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:
-    """The session's tally, "k findings of n proposals scored" (and how many of them are a
-    pair's and how many a side's alone); ``findings`` counts the pair's, ``side_findings`` the
-    side's alone; n, the identities confirmed of those scored, and the false discovery rate
-    held."""
+    """The session's tally as its rows show it: "k findings of n proposals scored" (and how many
+    of them are a pair's and how many a side's alone), then, where not every proposal made was
+    scored, how many were made and how many the budget (or another cause) left unscored.
+    ``findings`` counts every proposal with a finding, as the words do; ``pair_findings`` the
+    pair's, ``side_findings`` the side's alone; ``made``, ``scored`` (n), ``unscored`` and
+    ``unscored_budget``; the identities confirmed of those scored, and the false discovery rate
+    held. A rejected proposal is counted apart, as the report lists it, never as made here."""
+    proposals = [p for p in proposals if p.status != "rejected"]
     scored = [p for p in proposals if is_scored(p)]
     k = sum(p.status == FINDING for p in scored)
     per_side = sum(is_finding(p.status) for p in scored) - k
+    unscored = [p for p in proposals if p.status == "unscored"]
+    budget = sum(_over_budget(p) for p in unscored)
     held = next((p.heldout for p in scored if p.heldout and "fdr" in p.heldout), None) or {}
+    text = _tally(k, len(scored), per_side)
+    if unscored or len(proposals) != len(scored):
+        text += f" ({_unscored_text(proposals, unscored, budget)})"
     return {
-        "findings": k,
+        "findings": k + per_side,
+        "pair_findings": k,
         "side_findings": per_side,
+        "made": len(proposals),
         "scored": len(scored),
+        "unscored": len(unscored),
+        "unscored_budget": budget,
         "identities_confirmed": held.get("identities_confirmed", 0),
         "identities_scored": held.get("identities_scored", 2 * len(scored)),
         "fdr": held.get("fdr"),
-        "text": _tally(k, len(scored), per_side),
+        "text": text,
     }
+
+
+def _over_budget(p: Proposal) -> bool:
+    """Whether ``p`` was left unscored because the session's budget ran out (its reason is the
+    measurement's "over budget: ..." or its held-out test's)."""
+    return "over budget" in (p.reason or "") or "over budget" in str(
+        (p.heldout or {}).get("unscored") or ""
+    )
+
+
+def _unscored_text(proposals: Sequence[Proposal], unscored: list[Proposal], budget: int) -> str:
+    """ "3 proposals made; 2 left unscored by the budget, 1 of them at its held-out test": the
+    proposals the tally's n leaves out, counted as their rows show them."""
+    made = len(proposals)
+    said = [f"{made} proposal{'' if made == 1 else 's'} made"]
+    other = len(unscored) - budget
+    left = []
+    if budget:
+        left.append(f"{budget} left unscored by the budget")
+    if other:
+        left.append(f"{other} unscored for another reason (see its row)")
+    at_heldout = sum(is_scored(p) for p in unscored)
+    if at_heldout:
+        left.append(
+            f"{at_heldout} of {'them' if len(unscored) > 1 else 'it'} at "
+            f"{'their' if at_heldout > 1 else 'its'} held-out test, counted as scored with p = 1"
+        )
+    # Any other status (screened out, still proposed) counted under its own name.
+    rest = Counter(p.status for p in proposals if not is_scored(p) and p.status != "unscored")
+    left += [f"{count} {status}" for status, count in sorted(rest.items())]
+    return "; ".join([", ".join(said), *left]) if left else said[0]
 
 
 def _tally(k: int, n: int, per_side: int = 0) -> str:

@@ -17,8 +17,11 @@ each placebo word's own effect in ``scores``). ``sides`` lists each identity wit
 ``side``, where that side comes from (``source``: "agent", "assumed", "BLS 2022" ...), the
 ``evidence``, its ``status`` and ``contradicted`` (its score lies wholly on the other side);
 ``chosen_by`` says who chose the pair ("agent" or "lexicon"). A session's record holds
-``decision``: ``findings`` (k), ``side_findings``, ``scored`` (n), ``identities_confirmed``,
-``identities_scored``, ``fdr`` and ``text``, "k findings of n proposals scored"; and
+``decision``: ``findings`` (every proposal with a finding, as ``text`` counts them), of them
+``pair_findings`` and ``side_findings``, ``made``, ``scored`` (n), ``unscored`` and of them
+``unscored_budget``, ``identities_confirmed``, ``identities_scored``, ``fdr`` and ``text``,
+"k findings of n proposals scored" (with the proposals made and left unscored where n is not
+all of them); and
 ``agent_problems``: the rounds the agent model could not fill, with why.
 """
 

@@ -44,9 +44,14 @@ class AgentRow:
     #: What accepting stores: masculine/feminine for a pair, template/kind/text for an
     #: intervention.
     payload: dict[str, Any] = field(default_factory=dict)
-    #: The Benjamini–Hochberg q-value and the held-out figure, where the session has them.
+    #: The Benjamini–Hochberg q-value and the held-out figure, where the session has them;
+    #: how many identities' held-out tests the q-value was corrected across.
     q_value: float | None = None
     heldout: float | None = None
+    q_across: int | None = None
+    #: Why the row is or is not a finding, in a few words ("inside the placebo band"), shown in
+    #: the row itself; ``reason`` says it whole.
+    why: str = ""
 
     @property
     def acceptable(self) -> bool:
@@ -73,7 +78,53 @@ def pair_row(p: Proposal) -> AgentRow:
     )
     row.q_value = _number(data.get("q_value"))
     row.heldout = _number((p.heldout or {}).get("value"))
+    across = (p.heldout or {}).get("identities_scored")
+    row.q_across = across if isinstance(across, int) else None
+    row.why = pair_why(p)
     return row
+
+
+def pair_why(p: Proposal) -> str:
+    """Why ``p`` is or is not a finding, in a few words: what its decision turned on (the
+    placebo band, the side, the false discovery rate, the search interval, the budget)."""
+    held = p.heldout or {}
+    if p.status == "no finding":
+        return "search not above placebo"
+    if p.status == "unscored":
+        said = f"{p.reason or ''} {held.get('unscored') or ''}"
+        return "over budget" if "over budget" in said else "not measured"
+    if p.status == "rejected":
+        return _head(p.reason or "")
+    parts = [part for part in held.get("parts") or [] if part.get("status")]
+    if not parts:
+        return ""
+    fdr = held.get("fdr")
+    whys = [_part_why(part, fdr) for part in parts]
+    if len(set(whys)) == 1:
+        return whys[0]
+    # The sides differ (a side finding): each named by its side.
+    return "; ".join(f"{part.get('side', '')} {why}" for part, why in zip(parts, whys, strict=True))
+
+
+def _part_why(part: dict[str, Any], fdr: Any) -> str:
+    """One re-tested identity's outcome in a few words, as ``decision._part_reason`` says it."""
+    if part["status"] == "finding":
+        return "outside placebo band"
+    value, band = _number(part.get("value")), part.get("placebo")
+    if value is None or value <= 0:
+        return "other side"
+    if not band:
+        return "no placebo band"
+    if value <= float(band["high"]):
+        return "inside placebo band"
+    return f"q > {fdr:g}" if isinstance(fdr, int | float) else "q too large"
+
+
+def _head(reason: str) -> str:
+    """A reason's first clause ("near-duplicate of p0.1"), whole words."""
+    for stop in (":", ";", " — ", " ("):
+        reason = reason.split(stop)[0]
+    return reason.strip()
 
 
 def intervention_row(item: dict[str, Any]) -> AgentRow:
@@ -96,6 +147,7 @@ def intervention_row(item: dict[str, Any]) -> AgentRow:
     )
     row.q_value = _number(item.get("q_value", score.get("q_value")))
     row.heldout = _number((item.get("heldout") or {}).get("difference"))
+    row.why = _head(str(item.get("reason") or "")) if row.status != "finding" else ""
     return row
 
 

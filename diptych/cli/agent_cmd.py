@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
+from diptych.agent import round_name
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError, UsageError
@@ -185,8 +186,14 @@ def identities(
     )
 
     def progress(event: str, data: dict[str, Any]) -> None:
-        if not as_json:
-            _echo(f"  {event}: {json.dumps(data, default=str)[:160]}", err=True)
+        if as_json:
+            return
+        # The round named as the summary counts it, from 1; the rest of the event as recorded.
+        head = event
+        if isinstance(data.get("round"), int):
+            head = f"{round_name(data['round'])} {event}"
+        rest = {k: v for k, v in data.items() if k != "round"}
+        _echo(f"  {head}: {json.dumps(rest, default=str)[:160]}", err=True)
 
     with state(ctx).open_workspace(create=True) as ws:
         _echo(f"agent session {settings.session}", err=True)
@@ -212,7 +219,7 @@ def _print_identities(report: IdentityReport) -> None:
     _echo(f"session {report.session}: {report.stop_reason}; spent {_spent(report.budget)}")
     for r in report.agent_problems:
         drawn = f"; {r['from_lexicon']} drawn from the lexicon" if r.get("from_lexicon") else ""
-        _echo(f"round {r['round']}: the agent model filled no pair — {r['problem']}{drawn}")
+        _echo(f"{round_name(r['round'])}: the agent model filled no pair — {r['problem']}{drawn}")
     _echo(summary(report.ranked)["text"])
     _echo(
         "\nRanked pairs. Effect: the scene's paired STS less the placebo words' (x100); the "
@@ -227,7 +234,7 @@ def _print_identities(report: IdentityReport) -> None:
     for p in report.ranked:
         data = p.to_dict()
         held = (p.heldout or {}).get("value") if (p.heldout or {}).get("tested") else None
-        lineage = f"round {p.round}" + (f" from {', '.join(p.parents)}" if p.parents else "")
+        lineage = round_name(p.round) + (f" from {', '.join(p.parents)}" if p.parents else "")
         _echo(
             f"{p.pair[:34]:34} {p.status:22} {_value(p.sts):>7} {_interval(p.sts):>16} "
             f"{figure_text(held):>9} {_q(data.get('q_value')):>6}  "

@@ -247,7 +247,9 @@ def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides
     assert parts["ma"]["ci_adjusted"] == pytest.approx([12.0 - half, 12.0 + half])
     tally = summary([a, b, c, d, g, rejected])
     assert tally["text"] == "2 findings of 5 proposals scored: 1 pair finding, 1 side finding"
-    assert (tally["findings"], tally["side_findings"]) == (1, 1)
+    # The JSON counts what the words count: two findings, one the pair's and one a side's.
+    assert (tally["findings"], tally["pair_findings"], tally["side_findings"]) == (2, 1, 1)
+    assert (tally["made"], tally["scored"], tally["unscored"]) == (5, 5, 0)
     assert (tally["identities_confirmed"], tally["identities_scored"]) == (3, 10)
 
 

@@ -127,3 +127,36 @@ def test_mitigation_session_saves_interventions_with_heldout(ws, embedder) -> No
     assert finding["heldout"]["ci_high"] < 0 and finding["heldout"]["p"] < 0.05
     assert set(finding["runs"]["heldout"]) <= set(saved["runs"])
     assert saved["findings"][0] == finding  # the front first
+
+
+def test_a_session_whose_budget_ends_before_scoring_counts_its_rows(ws, embedder) -> None:
+    agent = ws.plugins.model("scripted-chat")
+    target = ws.plugins.model(("scripted-likelihood", {"p_feminine": {"welder": 0.2}}))
+    agent.enqueue(
+        json.dumps(
+            {
+                "proposals": [
+                    {"masculine": m, "feminine": f, "kind": "occupation", "rationale": "r"}
+                    for m, f in (("welder", "doula"), ("pilot", "typist"))
+                ]
+            }
+        )
+    )
+    # Ten trials cannot buy even the placebo words' search runs: nothing is scored.
+    settings = IdentitySettings(
+        session="starved", rounds=1, per_round=2, proposer="llm", allow_new=True, max_trials=10
+    )
+    report = search_identities(ws, target, agent, settings, embedder=embedder)
+
+    [saved] = ws.findings.list()
+    rows = saved["findings"]
+    assert (
+        [f["status"] for f in rows] == ["unscored", "unscored"] == [p.status for p in report.ranked]
+    )
+    assert all("over budget" in f["reason"] for f in rows)
+    decision = saved["decision"]
+    assert (decision["made"], decision["scored"], decision["unscored"]) == (2, 0, 2)
+    assert (decision["unscored_budget"], decision["findings"]) == (2, 0)
+    assert decision["text"] == (
+        "0 findings of 0 proposals scored (2 proposals made; 2 left unscored by the budget)"
+    )

@@ -61,8 +61,10 @@ def test_a_reply_cut_short_is_reported_in_the_plain_output_and_exits_non_zero(ru
     with FakeOpenAIServer(chat_reply=replying('{"proposals": [{"masculine": "pil')) as fake:
         code, out, err = run_cli(fake.base_url, "--rounds 1 --per-round 1")
     # The round's reason is in the report itself, not only in --json.
-    assert f"round 0: the agent model filled no pair — agent model: {CUT_SHORT}" in out
+    assert f"round 1: the agent model filled no pair — agent model: {CUT_SHORT}" in out
     assert "1 drawn from the lexicon" in out
+    # Its progress lines count rounds as the summary does, from 1.
+    assert "  round 1 proposed: " in err and "round 0" not in out + err
     # No proposal at all came from the agent model: an error in one line, exit 1.
     assert code == 1
     assert err.strip().splitlines()[-1] == (
@@ -70,7 +72,7 @@ def test_a_reply_cut_short_is_reported_in_the_plain_output_and_exits_non_zero(ru
         "check --agent-model and its -A parameters"
     )
     # The pair the lexicon drew is labelled so, its sides a source's or "assumed".
-    (line,) = [x for x in out.splitlines() if " | " in x and "lexicon; round 0" in x]
+    (line,) = [x for x in out.splitlines() if " | " in x and "lexicon; round 1" in x]
     sides = [x for x in out.splitlines() if x.startswith("    ")]
     assert len(sides) == 2
     assert all(("side: assumed" in x) or ("side: BLS" in x) or ("side: PAIRS" in x) for x in sides)
@@ -80,7 +82,7 @@ def test_a_reply_cut_short_is_reported_in_the_plain_output_and_exits_non_zero(ru
 def test_a_server_down_exits_non_zero_saying_why(run_cli) -> None:
     code, out, err = run_cli(f"http://127.0.0.1:{free_port()}/v1", "--rounds 1 --per-round 2")
     assert code == 1
-    assert "round 0: the agent model filled no pair — agent model: " in out
+    assert "round 1: the agent model filled no pair — agent model: " in out
     assert "2 drawn from the lexicon" in out
     last = err.strip().splitlines()[-1]
     assert last.startswith("error: no proposal came from the agent model in 1 round(s)")
@@ -141,7 +143,7 @@ def test_a_reply_cut_by_max_tokens_asks_for_more_of_them_in_one_line(run_cli) ->
         "raise max_tokens for this probe."
     )
     assert code == 1
-    assert f"round 0: the agent model filled no pair — agent model: {cut}" in out
+    assert f"round 1: the agent model filled no pair — agent model: {cut}" in out
     assert err.strip().splitlines()[-1] == (
         f"error: no proposal came from the agent model in 1 round(s) (agent model: {cut}); "
         "check --agent-model and its -A parameters"

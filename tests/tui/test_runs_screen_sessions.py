@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import cell, run_ids, wait_for
+from steps import SIZES, cell, run_ids, settle, shown, wait_for
+from surface import screen_lines
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
@@ -58,3 +59,30 @@ async def test_a_sessions_runs_open_and_close_under_its_row(
         await wait_for(pilot, lambda: run_ids(app) == [mine, row, *made], "every session's runs")
         await pilot.press("e")
         await wait_for(pilot, lambda: run_ids(app) == [mine, row], "hidden again")
+
+
+AUDIT_SESSION = "audit-smollm2-offline-5c366747d6-identities"
+
+
+@pytest.fixture
+def audit_session_trials(scripted: None, workspace: Path) -> int:
+    """One run of an audit search's session (made before any event loop runs); its trials."""
+    with Workspace.open(workspace) as ws, ws.runs.made_by(AUDIT_SESSION):
+        made = ws.runs.run_sync("pst-text", ["scripted-likelihood"], params={"setting": "paired"})
+        return made.n_trials
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_an_audit_searchs_session_row_fits(
+    audit_session_trials: int, workspace: Path, size: tuple[int, int]
+) -> None:
+    row = session_key(AUDIT_SESSION)
+    app = DiptychApp(workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [row], "the session's row")
+        await settle(pilot)
+        # Named by its part and its audit's hash, whole; the line under it names it in full.
+        assert cell(app, row, "run") == "▸ identities 5c3667", shown(app)
+        assert cell(app, row, "done") == f"{audit_session_trials:,}", shown(app)
+        assert not [ln for ln in screen_lines(app) if "…" in ln], shown(app)
+        assert f"agent session {AUDIT_SESSION}" in str(app.screen.query_one("#selected").render())

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
-from diptych.core.report.formatting import figure_text, interval, no_interval, p_text
+from diptych.core.report.formatting import bounds, figure_text, interval, no_interval, p_text
 from diptych.core.report.missing_intervals import TOO_FEW_UNITS
 
 #: How the report explains what a finding's figures mean.
@@ -126,15 +126,21 @@ class AgentFinding:
 
     @property
     def heldout_interval(self) -> str:
-        """The held-out interval, or each held-out part's (an identity pair is re-tested one
-        identity at a time) when the figure has no single one."""
+        """The held-out interval (95%, unadjusted: for a pair it only says whether both sides
+        confirmed make a finding), then each re-tested identity's figure (an identity pair is
+        re-tested one identity at a time) with the interval its q-value decided on, named."""
         whole = interval(self.heldout)
         parts = [dict(p) for p in self.heldout.get("parts") or [] if isinstance(p, Mapping)]
-        if whole != "—" or not parts:
+        if whole != "—":
+            # Only the parts that carry an interval of their own: the pair's figure has one.
+            parts = [p for p in parts if _decided_interval(p) != "—"]
+        if not parts:
             return _said(self.heldout, whole, "(no held-out figure)")
-        return "; ".join(
-            f"{p.get('identity', '')} {figure_text(p.get('value'))} {interval(p)}" for p in parts
+        each = "; ".join(
+            f"{p.get('identity', '')} {figure_text(p.get('value'))} {_decided_interval(p)}"
+            for p in parts
         )
+        return each if whole == "—" else f"{whole}; {each}"
 
     @property
     def heldout_note(self) -> str:
@@ -212,6 +218,16 @@ class AgentFinding:
         }
 
 
+def _decided_interval(part: Mapping[str, Any]) -> str:
+    """A re-tested identity's interval at the confidence Benjamini–Hochberg matched (the
+    false-coverage-rate interval: it lies above 0 exactly where its q-value confirmed it),
+    named "BH-adjusted"; its own 95% interval where the session made none."""
+    adjusted = part.get("ci_adjusted")
+    if isinstance(adjusted, list | tuple) and len(adjusted) == 2:
+        return f"{bounds(adjusted[0], adjusted[1])} BH-adjusted"
+    return interval(dict(part))
+
+
 def _sides(data: Mapping[str, Any]) -> dict[str, Any]:
     """Each identity's side and where it came from, by identity: from ``sides`` as a list of
     records (``identity``, ``side``, ``source``, ``contradicted``) or a mapping, or from a
@@ -235,6 +251,10 @@ def _side_text(record: Mapping[str, Any]) -> str:
     side, source = str(record.get("side") or ""), str(record.get("source") or "")
     text = f"{side} ({source})" if side and source else side or source or "—"
     return text + (", contradicted by its score" if record.get("contradicted") else "")
+
+
+def _round(recorded: Any) -> str:
+    return str(recorded + 1) if isinstance(recorded, int) else "?"
 
 
 def is_finding(status: str) -> bool:
@@ -261,6 +281,23 @@ class AgentSession:
     decision: str = ""
     #: The rounds the agent model could not fill, each "round N: why", where recorded.
     agent_problems: list[str] = field(default_factory=list)
+    #: How many identities' held-out tests the q-values were corrected across, where recorded.
+    q_across: int | None = None
+
+    @property
+    def figures_note(self) -> str:
+        """What each figure of an identity search's table is, since they answer different
+        questions: a q-value beside a search interval spanning 0 is no contradiction."""
+        if self.kind != "identities":
+            return ""
+        across = f" across {self.q_across} identities" if self.q_across else ""
+        return (
+            f"q: Benjamini–Hochberg{across} on the held-out tests, the smaller of the pair. "
+            "Search: 95% "
+            "interval, unadjusted (a search picks its best: it decides nothing alone). "
+            "Held-out: the pair's 95% interval, unadjusted, then each identity's at the "
+            "confidence its q-value decided on (BH-adjusted)."
+        )
 
     @property
     def anchor(self) -> str:
@@ -313,8 +350,12 @@ class AgentSession:
             decision=str((data.get("decision") or {}).get("text") or "")
             if isinstance(data.get("decision"), Mapping)
             else "",
+            q_across=_int((data.get("decision") or {}).get("identities_scored"))
+            if isinstance(data.get("decision"), Mapping)
+            else None,
             agent_problems=[
-                f"round {p.get('round', '?')}: {p.get('problem')}"
+                # Counted from 1, as the session's words count rounds; recorded from 0.
+                f"round {_round(p.get('round'))}: {p.get('problem')}"
                 for p in data.get("agent_problems") or []
                 if isinstance(p, Mapping) and p.get("problem")
             ],
@@ -333,4 +374,9 @@ class AgentSession:
             "stop_reason": self.stop_reason,
             "decision": self.decision,
             "agent_problems": self.agent_problems,
+            "figures_note": self.figures_note,
         }
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

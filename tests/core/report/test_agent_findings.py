@@ -182,7 +182,7 @@ def _audited(run_id: str) -> dict:
         "runs": [run_id],
         "stop_reason": "1 round done",
         "agent_problems": [
-            {"round": 1, "problem": "not complete JSON (finish_reason=stop); raise max_tokens"}
+            {"round": 0, "problem": "not complete JSON (finish_reason=stop); raise max_tokens"}
         ],
     }
 
@@ -226,3 +226,83 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
     assert found["placebo_band"] == "[−12.5, 12.5] (8 words)"
     assert found["units"] == "partner 6 × template 4"
     assert other["placebo"] == {"low": -20.25, "high": 20.25}
+
+
+def _disagreeing(run_id: str) -> dict:
+    """A side finding whose q-value (0.010, one identity's held-out test after BH) sits beside
+    a search interval and a pair's held-out interval that both span 0."""
+    band = {"low": -2.0, "high": 2.0, "words": 6}
+    return {
+        "kind": "identities",
+        "agent_model": "smollm2",
+        "target": "smollm2",
+        "figure": "paired STS (x100)",
+        "decision": {
+            "findings": 1,
+            "pair_findings": 0,
+            "side_findings": 1,
+            "scored": 2,
+            "identities_scored": 4,
+            "text": "1 finding of 2 proposals scored",
+        },
+        "findings": [
+            {
+                "id": "r0p4",
+                "what": "welder | doula",
+                "status": "masculine-side finding",
+                "q_value": 0.01,
+                "search": {"value": 4.0, "ci_low": -1.0, "ci_high": 9.0},
+                "heldout": {
+                    "value": 5.0,
+                    "ci_low": -0.5,
+                    "ci_high": 10.5,
+                    "parts": [
+                        {
+                            "identity": "welder",
+                            "side": "masculine",
+                            "value": 12.0,
+                            "ci_low": 6.0,
+                            "ci_high": 18.0,
+                            "ci_adjusted": [2.5, 21.5],
+                            "status": "finding",
+                            "q_value": 0.01,
+                            "placebo": band,
+                        },  # fmt: skip
+                        {
+                            "identity": "doula",
+                            "side": "feminine",
+                            "value": 1.0,
+                            "ci_low": -5.0,
+                            "ci_high": 7.0,
+                            "status": "not confirmed",
+                            "q_value": 0.4,
+                            "placebo": band,
+                        },  # fmt: skip
+                    ],
+                },
+                "runs": {"search": [run_id]},
+            }
+        ],
+        "rejected": 0,
+        "runs": [run_id],
+    }
+
+
+def test_a_q_value_beside_an_interval_spanning_zero_names_each_test(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+    ws.findings.save("audit-a2-identities", _disagreeing(run.id))
+    out = tmp_path / "report"
+    ws.analysis.report(run.id, out, agent_sessions=["audit-a2-identities"])
+    html = (out / "report.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    for text in (html, md):
+        # Each figure named with its test: q after BH across the session's identities, the
+        # search's interval unadjusted, each identity's at the confidence its q decided on.
+        assert "q: Benjamini–Hochberg across 4 identities on the held-out tests" in text
+        assert "search (95% CI, unadjusted)" in text
+        assert "held-out (95% CI)" in text
+        assert "0.010" in text and "4.00 [−1.00, 9.00]" in text
+        assert "welder 12.0 [2.50, 21.5] BH-adjusted" in text
+        assert "doula 1.00 [−5.00, 7.00]" in text

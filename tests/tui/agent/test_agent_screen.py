@@ -44,11 +44,11 @@ async def test_a_session_lists_proposals_and_accepts_a_pair(
             await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmAccept), "asking")
             await pilot.press("y")
         await wait_for(pilot, lambda: "in the workspace's list" in status(pilot), "the accept")
-        assert str(rows.get_row("r0p0")[6]) == "accepted"
+        assert str(rows.get_row("r0p0")[7]) == "accepted"
         rows.move_cursor(row=rows.get_row_index("r0p2"))
         await pilot.press("x")
         await wait_for(pilot, lambda: "recorded" in status(pilot), "the rejection")
-        assert str(rows.get_row("r0p2")[6]) == "rejected"
+        assert str(rows.get_row("r0p2")[7]) == "rejected"
     with Workspace.open(workspace) as ws:
         [pair] = ws.lists.identities()
         assert (pair.masculine, pair.feminine) == ("astronaut", "florist")
@@ -99,7 +99,8 @@ async def test_every_field_is_labelled_and_the_whole_reason_is_shown(
         rows.move_cursor(row=rows.get_row_index("r0p0"))
         await pilot.pause()
         scored = str(screen.query_one("#agent-reason", Static).render())
-        assert scored.startswith("r0p0 astronaut | florist: ") and "95% CI [" in scored
+        assert scored.startswith("r0p0 astronaut | florist: ")
+        assert "search 95% CI, unadjusted [" in scored
 
 
 def test_snapshot_agent_screen(snap_compare: Any, agent_tui: DiptychApp) -> None:

@@ -27,6 +27,7 @@ from textual.containers import Grid, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
+from diptych.agent import round_name
 from diptych.core.errors import DiptychError
 from diptych.core.report.findings import is_finding
 from diptych.core.report.formatting import bounds, figure_text, p_text
@@ -222,7 +223,7 @@ class AgentScreen(Screen[None]):
 
     @on(AgentProposed)
     def _proposed(self, message: AgentProposed) -> None:
-        self._status(f"round {message.round}: {message.n} proposals, running them …")
+        self._status(f"{round_name(message.round)}: {message.n} proposals, running them …")
 
     @on(AgentScored)
     def _scored(self, message: AgentScored) -> None:
@@ -366,6 +367,7 @@ class AgentScreen(Screen[None]):
             row.id,
             row.what,
             row.status,
+            row.why,
             figure_text(row.score),
             bounds(row.ci_low, row.ci_high),
             p_text(row.q_value),
@@ -390,8 +392,22 @@ class AgentScreen(Screen[None]):
             self._status(f"no proposal to {verb} yet: the session lists each as it is measured")
 
 
-#: The proposals table: q is the Benjamini–Hochberg q-value over the session's proposals.
-PROPOSAL_COLUMNS = ("id", "proposal", "status", "score", "95% CI", "q", "decision")
+#: The proposals table. Each figure is named with what it is, since they answer different
+#: questions: "why" is what the row's decision turned on (the placebo band, the side, q); the
+#: search's score and its own 95% interval, unadjusted (a search picks its best, so this
+#: interval decides nothing alone); q is Benjamini–Hochberg over every identity's held-out
+#: test, the pair's smaller. A q of 0.010 beside a search interval spanning 0 is no
+#: contradiction: they are different tests.
+PROPOSAL_COLUMNS = (
+    "id",
+    "proposal",
+    "status",
+    "why",
+    "search",
+    "search 95% CI, unadjusted",
+    "q (BH, held-out)",
+    "decision",
+)
 #: Who chooses the pairs, as the CLI's --proposer.
 PROPOSERS = ("hybrid", "llm", "lexicon")
 _TARGET = "The model searched for stereotypes: NAME [key=value ...], as -m NAME -M key=value"
@@ -411,13 +427,16 @@ def describe(row: AgentRow, decision: _Decision | None = None) -> str:
     """One row in full: what it is, its status and why, and its figures."""
     figures = []
     if row.score is not None:
-        figures.append(f"score {figure_text(row.score)}")
+        figures.append(f"search {figure_text(row.score)}")
     if row.ci_low is not None and row.ci_high is not None:
-        figures.append(f"95% CI {bounds(row.ci_low, row.ci_high)}")
+        figures.append(f"search 95% CI, unadjusted {bounds(row.ci_low, row.ci_high)}")
     if row.heldout is not None:
         figures.append(f"held-out {figure_text(row.heldout)}")
     if row.q_value is not None:
-        figures.append(f"q {p_text(row.q_value)}")
+        across = f" across {row.q_across} identities" if row.q_across else ""
+        figures.append(
+            f"q {p_text(row.q_value)} (Benjamini–Hochberg{across}, on the held-out tests)"
+        )
     head = f"{row.id} {row.what}: {row.status}"
     if row.reason:
         head += f" — {row.reason}"

@@ -36,6 +36,7 @@ from diptych.tui.screens.runs.rows import (
     model_ids,
     no_run_matches,
     session_key,
+    session_label,
     session_members,
     table_chrome,
 )
@@ -136,6 +137,7 @@ class RunsScreen(RunControls):
     def _wanted_run_width(self) -> int:
         """Room for every run's name whole (a session's run is set under it, after "· ")."""
         names = [len(r.name) + (2 if r.session else 0) for r in self.rows.values()]
+        names += [len(session_label(s)) + 2 for s in session_members(self.rows)]
         return max([COLUMNS[0][2], *names])
 
     def _wanted_probe_width(self) -> int:
@@ -311,7 +313,7 @@ class RunsScreen(RunControls):
         total = sum(r.run.n_trials for r in runs)
         opened = self.all_session_runs or session in self.expanded
         return [
-            clip(("▾ " if opened else "▸ ") + session, self._run_width),
+            clip(("▾ " if opened else "▸ ") + session_label(session), self._run_width),
             clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), self._probe_width),
             clip(
                 f"{counted(len(runs), 'run')}: "
