@@ -29,6 +29,7 @@ from diptych.core.report.formatting import counted, tally
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
+from diptych.core.workspace.sessions import session_label
 
 #: Whose labels score people (probes that use annotators' labels, e.g. pst).
 LabelPolicyOption = Annotated[
@@ -75,11 +76,13 @@ class SessionRow:
     session: str
     runs: list[RunSummary]
 
-    @property
-    def label(self) -> str:
-        # The count on a line of its own: the session id alone sets the column's width.
+    def label(self, short: bool = False) -> str:
+        # The count on a line of its own: the session's name alone sets the column's width.
+        # Short, an audit search's is named by its part and hash (named in full under the
+        # table): its 45-character id left the other columns a few characters each at 80.
         n = len(self.runs)
-        return f"{self.session}\n({n} run{'' if n == 1 else 's'})"
+        name = session_label(self.session) if short else self.session
+        return f"{name}\n({n} run{'' if n == 1 else 's'})"
 
     @property
     def status(self) -> str:
@@ -121,7 +124,7 @@ def runs_table(
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     entries = grouped(summaries)
     widths = [len(s.run.id) + (len(MEMBER_INDENT) if s.session else 0) for s in summaries]
-    widths += [len(e.session) for e in entries if isinstance(e, SessionRow)]
+    widths += [len(e.label(not wide).split("\n")[0]) for e in entries if isinstance(e, SessionRow)]
     widest = max(widths, default=3)
     table.add_column("run", no_wrap=True, min_width=widest)
     for name in ("probe", "models", "status"):
@@ -143,6 +146,15 @@ def runs_table(
         else:
             table.add_row(*_run_cells(entry, wide, outcomes))
     return table
+
+
+def sessions_named(summaries: list[RunSummary], width: int) -> list[str]:
+    """The sessions :func:`runs_table` names short at ``width``, each with its id in full (the
+    id the agent's commands take)."""
+    if width >= 120:
+        return []
+    sessions = dict.fromkeys(s.session for s in summaries if s.session is not None)
+    return [f"{session_label(s)}: session {s}" for s in sessions if session_label(s) != s]
 
 
 def _models(runs: list[RunSummary]) -> str:
@@ -184,7 +196,7 @@ def _run_cells(
 
 def _session_cells(row: SessionRow, wide: bool, outcomes: tuple[str, ...]) -> list[str]:
     probes = ", ".join(dict.fromkeys(r.run.probe for r in row.runs))
-    cells = [row.label, probes, _models(row.runs), row.status]
+    cells = [row.label(not wide), probes, _models(row.runs), row.status]
     trials = sum(r.run.n_trials for r in row.runs)
     cells += _counts(trials, {k: row.total(k) for k in _OUTCOMES}, wide, outcomes=outcomes)
     return cells + ([_when(row.runs[0].run.created_at)] if wide else [])
@@ -233,6 +245,8 @@ def register(app: typer.Typer) -> None:
             return
         console = Console()
         console.print(runs_table(summaries, console.width, show_session_runs=show_all))
+        for line in sessions_named(summaries, console.width):
+            console.print(line, markup=False, overflow="fold")
         hidden = [r for r in summaries if r.session is not None]
         if hidden and not show_all:
             sessions = len({r.session for r in hidden})

@@ -15,13 +15,13 @@ from diptych.core.workspace import Workspace
 SESSION = "id-test0001"
 
 
-def _workspace(path: Path) -> tuple[str, list[str], int]:
+def _workspace(path: Path, session: str = SESSION) -> tuple[str, list[str], int]:
     """A user's run, then a session that finds that run again and starts three of its own;
     the user's run id, the session's run ids and their trials."""
     with Workspace.open(path) as ws:
         mine = ws.runs.run_sync("pst-text", ["scripted-likelihood"], params={"setting": "paired"})
         made = []
-        with ws.runs.made_by(SESSION):
+        with ws.runs.made_by(session):
             again = ws.runs.run_sync(
                 "pst-text", ["scripted-likelihood"], params={"setting": "paired"}
             )
@@ -35,7 +35,7 @@ def _workspace(path: Path) -> tuple[str, list[str], int]:
         assert listed == {
             mine.id: None,
             later.id: None,
-            **{r.id: SESSION for r in made},
+            **{r.id: session for r in made},
         }
         return mine.id, [r.id for r in made], sum(r.n_trials for r in made)
 
@@ -75,6 +75,33 @@ def test_a_sessions_runs_stand_behind_its_row(
     code, out, _ = call(capsys, "--store", str(ws), "runs", "--json")
     sessions = {r["id"]: r["session"] for r in json.loads(out)}
     assert sessions[mine] is None and all(sessions[r] == SESSION for r in made)
+
+
+AUDIT_SEARCH = "audit-smollm2-offline-5c3667abcd-identities"
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_an_audit_searchs_row_is_named_short_and_in_full_under_the_table(
+    scripted: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    columns: int,
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    ws = tmp_path / "ws"
+    _, _, trials = _workspace(ws, AUDIT_SEARCH)
+    code, out, _ = call(capsys, "--store", str(ws), "runs")
+    assert code == 0
+    lines = out.splitlines()
+    assert all(len(line) <= columns for line in lines), out
+    # Its name whole on its line (at 60 columns the rows stand one under another).
+    assert [ln.split()[:2] for ln in lines].count(["identities", "5c3667"]) == 1, out
+    # Its trials and their outcomes on one line: not folded a word at a time beside a long id.
+    assert any(f"{trials:,}: {trials:,} done" in ln for ln in lines), out
+    # The id the agent's commands take, whole, once.
+    assert out.count(AUDIT_SEARCH) == 1
+    assert f"identities 5c3667: session {AUDIT_SEARCH}" in " ".join(out.split())
 
 
 def test_an_empty_workspace_says_how_to_start_a_run(

@@ -8,6 +8,7 @@ The record is one preferences entry per run, ``run_session:<run id>`` → the se
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,18 @@ class MakingSession:
 
     session: str
     since: float
+
+
+#: An audit search's session: "audit-<audit name>-<its 10-digit hash>-<part>".
+_AUDIT_SESSION = re.compile(r"audit-.+-([0-9a-f]{10})-([^-].*)")
+
+
+def session_label(session: str) -> str:
+    """A session as a listing's row names it, whole at 60 columns as a run's short id is: an
+    audit search's by its part and the start of its audit's hash ("identities 5c3667"), another
+    by its id; the listing names it in full under the table."""
+    found = _AUDIT_SESSION.fullmatch(session)
+    return f"{found.group(2)} {found.group(1)[:6]}" if found else session
 
 
 def sessions_of_runs(store: Store) -> dict[str, str]:

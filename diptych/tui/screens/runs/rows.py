@@ -3,8 +3,6 @@ status's colour, and the rows of agent sessions (a session's runs stand behind o
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 
 from diptych.core.audit.run_status import BOUGHT_ON
@@ -75,18 +73,6 @@ SESSION_KEY = "session:"
 def model_ids(row: RunSummary) -> str:
     """The ids of a run's models, as its row and the line under the table list them."""
     return ", ".join(m["model_id"] for m in row.run.models)
-
-
-#: An audit search's session: "audit-<audit name>-<its 10-digit hash>-<part>".
-_AUDIT_SESSION = re.compile(r"audit-.+-([0-9a-f]{10})-([^-].*)")
-
-
-def session_label(session: str) -> str:
-    """A session as its row names it, whole at 60 columns as a run's short name is: an audit
-    search's by its part and the start of its audit's hash ("identities 5c3667"), another by
-    its id; the line under the table names it in full."""
-    found = _AUDIT_SESSION.fullmatch(session)
-    return f"{found.group(2)} {found.group(1)[:6]}" if found else session
 
 
 def session_key(session: str) -> str:

@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from diptych.core.report.formatting import counted
 from diptych.core.workspace import RunSummary, Workspace
+from diptych.core.workspace.sessions import session_label
 from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobState
 from diptych.tui.messages import JobsChanged, RunsLoaded
@@ -36,7 +37,6 @@ from diptych.tui.screens.runs.rows import (
     model_ids,
     no_run_matches,
     session_key,
-    session_label,
     session_members,
     table_chrome,
 )
