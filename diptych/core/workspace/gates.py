@@ -66,24 +66,23 @@ def _target(
     store: Store, ref: str | Path, overrides: dict[str, Any] | None = None
 ) -> tuple[record.AuditRecord, Gates | None]:
     """The recorded audit to gate and the gates to apply: an audit file's (its newest record),
-    or a recorded audit's own file; ``overrides`` as ``audit run --set`` gave them."""
+    or a recorded audit's own file; ``overrides`` as ``audit run --set`` gave them, else as
+    the record kept them (its gates as its run decided them)."""
     path = Path(ref)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         audit, _ = load_audit(path)
-        if overrides:
-            audit = apply_overrides(audit, overrides)
-        rec = record.get_audit(store, audit.name)
-        if rec is None:
+        found = record.get_audit(store, apply_overrides(audit, overrides or {}).name)
+        if found is None:
             raise UsageError(
                 f"the audit '{audit.name}' has not run in this workspace; run "
                 f"'diptych audit run {path}' first"
             )
-        return rec, audit.gates
-    rec = recorded.get(store, str(ref))
-    audit = parse_audit(rec.file_text, rec.file_path)
-    if overrides:
-        audit = apply_overrides(audit, overrides)
-    return rec, audit.gates
+        rec = found
+    else:
+        rec = recorded.get(store, str(ref))
+        audit = parse_audit(rec.file_text, rec.file_path)
+    given = overrides if overrides else rec.overridden
+    return rec, (apply_overrides(audit, given) if given else audit).gates
 
 
 def _previous(store: Store, rec: record.AuditRecord) -> str:
