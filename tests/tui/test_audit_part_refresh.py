@@ -131,3 +131,46 @@ async def test_a_part_finished_redraws_its_counts_and_gates_while_the_audit_runs
         assert screen.status["pst-text"] == f"complete at {after[1]}", screen.status
         keys = ("ctrl+r", "ctrl+g", "ctrl+o", "escape")
         assert await surface(pilot, leave=keys) == [], shown(app)
+
+
+async def test_bought_until_decided_a_parts_finish_redraws_its_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+g: the looks redraw the gates; the part's finish redraws its requests left to run
+    (the look's batch bought, the rest not), not at the end of the search after it."""
+    monkeypatch.chdir(tmp_path)
+    file = _audit(tmp_path / "refresh.yaml")
+    searching, release = threading.Event(), threading.Event()
+
+    def held_search(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        searching.set()
+        assert release.wait(120), "the search was never released"
+        return {"spent": 0.0, "stop_reason": "rounds"}
+
+    monkeypatch.setattr(audit_search, "run_search", held_search)
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=SIZES[0]) as pilot:
+        screen = await open_audit(pilot)
+        await pilot.press(*file.name, "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        parts = screen.query_one("#parts", FitTable)
+        column = list(parts.headers).index("requests to run")
+
+        def drawn() -> str:
+            (row,) = [cells for key, cells in parts.source if key == "pst-text"]
+            return str(row[column])
+
+        planned = drawn()
+        await settle(pilot)
+        await pilot.press("ctrl+g")
+        try:
+            await wait_for(pilot, searching.is_set, "the search under way", lambda: shown(app))
+            left = _store(file)[0]
+            assert left not in ("0", planned), (left, planned)  # decided before the end
+            await wait_for(pilot, lambda: drawn() == left, "the counts of the part decided",
+                           lambda: f"{drawn()} {shown(app)}")  # fmt: skip
+        finally:
+            release.set()
+        await wait_for(pilot, lambda: "audit complete" in str(
+            screen.query_one("#summary", Static).render()), "the audit's end",
+            lambda: shown(app))  # fmt: skip
