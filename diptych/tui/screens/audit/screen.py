@@ -265,11 +265,8 @@ class AuditScreen(Screen[None]):
             said = part_status_words(status, detail)
             last_said[name] = (status, said)
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, said))
-            if status in ("running", "skipped"):
-                return
-            for news in part_news(self.store_path, file, name):  # the counts, gates now
-                # Bought until decided, the looks say the gates and the part's words.
-                if not until_decided or isinstance(news, AuditReplanned):
+            if not until_decided and status not in ("running", "skipped"):  # counts, gates now
+                for news in part_news(self.store_path, file, name):
                     self.app.call_from_thread(self.post_message, news)
 
         def on_look(batch: int, batches: int, report: Any) -> None:
