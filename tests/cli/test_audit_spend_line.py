@@ -38,7 +38,9 @@ report:
 
 PRICE = ", params: {price_per_call: 0.01}"
 
-CLOSING = re.compile(r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered now; report ", re.M)
+CLOSING = re.compile(
+    r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered now; report ", re.M
+)
 #: Run again with every part finished: it asks nothing, and says what its runs hold apart.
 AGAIN = re.compile(
     r"^audit \S+ complete: none answered now; the runs hold ([\d,]+) answered requests, "
