@@ -126,7 +126,7 @@ def print_stop(bought: SequentialOutcome, skipped: list[str], asked: float | Non
         held = (
             f"{summary.bought:,} of {summary.planned:,} requests {share} stored in {batches}, "
             "none asked now"
-            if asked is not None and not answered(asked)
+            if isinstance(asked, Cost) and not answered(asked)
             else f"bought {summary.bought:,} of {summary.planned:,} requests {share} in {batches}"
         )
         typer.echo(
