@@ -26,13 +26,14 @@ from diptych.audit.sequential import (
     buy_until_decided,
     with_final_look,
 )
-from diptych.audit.spend import spent_so_far
+from diptych.audit.spend import spent_before, spent_so_far
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.audit.stopped import failed_words
+from diptych.core.cost import answered_since
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_paid
 from diptych.core.report.reproduce import shown_overrides
@@ -80,6 +81,8 @@ class AuditOutcome:
     files: dict[str, Path] = field(default_factory=dict)
     #: Trials stored as failed in the parts' runs, by run id (runs with none left out).
     failed: dict[str, int] = field(default_factory=dict)
+    #: What this command asked: the requests answered while it ran, and their cost.
+    asked: float | None = None
 
     @property
     def status_text(self) -> str:
@@ -202,6 +205,7 @@ async def _run_until_decided(
     gated = [p for p in plan.parts if p.part.name in wanted]
     skipped = [p.part.name for p in plan.parts if p.part.name not in wanted]
     stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text, plan.overrides)
+    before = spent_before(ws, plan, stored.parts)
     # Every batch continues the part's one run (found by its fingerprint), never a new one.
     base = replace(options or RunOptions(), new=False, run_id=None)
     limit = _budget(audit.budget.max_cost, base.max_cost)
@@ -242,7 +246,8 @@ async def _run_until_decided(
         }
         report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
     ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
-    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed)
+    return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed,
+                        answered_since(spent, before))  # fmt: skip
 
 
 async def _run_plan(
@@ -263,6 +268,7 @@ async def _run_plan(
         raise UsageError("this audit has agent searches; run it from the CLI or the TUI")
     audit_id = plan.id
     stored = ws.audits.begin(audit_id, audit.name, plan.file_hash, path, text, plan.overrides)
+    before = spent_before(ws, plan, stored.parts)
     done = {p.name: p for p in stored.parts}
     notify = on_part or (lambda name, status, detail: None)
     base = options or RunOptions()
@@ -320,7 +326,9 @@ async def _run_plan(
             ws, plan, audit_id, run_ids, parts, spent, out_dir, {"failed": failed}
         )
     ws.audits.finish(audit_id, status, str(report) if report else None, since=stored)
-    return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed)
+    asked = answered_since(spent, before)
+    return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
+                        asked=asked)  # fmt: skip
 
 
 def _current(earlier: PartRecord, planned: PartPlan) -> bool:

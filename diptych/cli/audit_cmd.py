@@ -250,13 +250,13 @@ def run(
     said = outcome.status_text
     typer.echo(
         f"audit {outcome.audit_id} {said}{'; ' if said != outcome.status else ': '}"
-        f"{requests_and_cost(outcome.spent)}"
+        f"{requests_and_cost(outcome.spent, outcome.asked)}"
         + (f"; report {outcome.report}" if outcome.report else "")
     )
     if outcome.files:
         typer.echo(files_written(outcome.files))
     if outcome.sequential is not None:
-        print_stop(outcome.sequential, outcome.skipped)
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked)
     if outcome.status not in ("complete", "incomplete", "decided") and not (
         outcome.sequential is not None and outcome.report is not None
     ):

@@ -18,7 +18,7 @@ from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
 from diptych.core.audit.sequential import STOP_TEXT
-from diptych.core.cost import Cost
+from diptych.core.cost import Cost, answered
 from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
@@ -101,8 +101,10 @@ def _number(value: float | None) -> str:
     return figure_text(value)
 
 
-def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
-    """Why an audit bought until decided stopped, what it bought and what it saved."""
+def print_stop(bought: SequentialOutcome, skipped: list[str], asked: float | None = None) -> None:
+    """Why an audit bought until decided stopped, what its gated designs have bought and what
+    it saved; with ``asked`` (what this command asked, :attr:`AuditOutcome.asked`) none, the
+    requests are said stored, none asked now, never bought by it."""
     summary = bought.summary
     if summary is not None and summary.planned:
         saved = summary.saved  # less what was bought on since the stop
@@ -119,10 +121,16 @@ def print_stop(bought: SequentialOutcome, skipped: list[str]) -> None:
             if saved_cost is not None and saved_cost.priced
             else ""
         )
+        share = f"({percent_text(summary.bought / summary.planned)})"
+        batches = f"{summary.looks:,} of {summary.batches:,} batches"
+        held = (
+            f"{summary.bought:,} of {summary.planned:,} requests {share} stored in {batches}, "
+            "none asked now"
+            if isinstance(asked, Cost) and not answered(asked)
+            else f"bought {summary.bought:,} of {summary.planned:,} requests {share} in {batches}"
+        )
         typer.echo(
-            f"stopped: {STOP_TEXT[bought.stop]}; bought {summary.bought:,} of "
-            f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)}) in "
-            f"{summary.looks:,} of {summary.batches:,} batches; {since}saved {saved:,} requests "
+            f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "
             f"({percent_text(saved / summary.planned)}){dollars}"
         )
     if skipped:

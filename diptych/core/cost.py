@@ -115,15 +115,49 @@ def cost_text(cost: float | None) -> str:
     return "not priced" if SERVICE in cost.kinds else f"not priced ({COMPUTED_HERE})"
 
 
-def requests_and_cost(cost: float) -> str:
+def answered(cost: float) -> int:
+    """The requests ``cost`` counts, priced or not (none for a plain float)."""
+    return cost.priced + cost.unpriced if isinstance(cost, Cost) else 0
+
+
+def answered_since(now: Cost, before: Cost) -> Cost:
+    """What the requests answered between ``before`` and ``now`` cost (``now`` counts the
+    same requests and more): what a command asked, where the runs it continued held
+    ``before`` already."""
+    return Cost(
+        max(float(now) - float(before), 0.0),
+        priced=max(now.priced - before.priced, 0),
+        unpriced=max(now.unpriced - before.unpriced, 0),
+        local=max(now.local - before.local, 0),
+        kinds=now.kinds,
+    )
+
+
+def requests_and_cost(cost: float, now: float | None = None) -> str:
     """What was spent, as an audit's closing line says it: the cost in the one wording and the
-    requests it counts, priced or not, in the unit the estimate counts ("requests to run"):
-    "cost not priced (computed on this machine); 1,640 requests answered", "cost $0.42; 300
-    requests answered". A plain float is its cost alone: what it counts is not known."""
+    requests it counts, priced or not, in the unit the estimate counts ("requests to run").
+    With ``now``, what this command asked, said apart from what the runs hold (``cost``):
+    "cost $0.42; 300 requests answered now" where it asked them all, "cost $0.10 for 100
+    requests answered now; the runs hold 300 answered requests, cost $0.42" where the runs
+    held some before, "none answered now; the runs hold 1,640 answered requests, cost not
+    priced (computed on this machine)" where it asked none. A plain float is its cost alone:
+    what it counts is not known."""
     if not isinstance(cost, Cost):
         return f"cost {cost_text(cost)}"
     n = cost.priced + cost.unpriced
-    return f"cost {cost_text(cost)}; {n:,} {'request' if n == 1 else 'requests'} answered"
+    if not isinstance(now, Cost):
+        return f"cost {cost_text(cost)}; {_requests(n)} answered"
+    k = answered(now)
+    held = f"the runs hold {n:,} answered {'request' if n == 1 else 'requests'}"
+    if k >= n:
+        return f"cost {cost_text(now)}; {_requests(k)} answered now"
+    if k == 0:
+        return f"none answered now; {held}, cost {cost_text(cost)}"
+    return f"cost {cost_text(now)} for {_requests(k)} answered now; {held}, cost {cost_text(cost)}"
+
+
+def _requests(n: int) -> str:
+    return f"{n:,} {'request' if n == 1 else 'requests'}"
 
 
 def cost_fields(cost: float) -> dict[str, Any]:

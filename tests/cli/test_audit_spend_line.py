@@ -38,7 +38,15 @@ report:
 
 PRICE = ", params: {price_per_call: 0.01}"
 
-CLOSING = re.compile(r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered; report ", re.M)
+CLOSING = re.compile(
+    r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered now; report ", re.M
+)
+#: Run again with every part finished: it asks nothing, and says what its runs hold apart.
+AGAIN = re.compile(
+    r"^audit \S+ complete: none answered now; the runs hold ([\d,]+) answered requests, "
+    r"cost (.+); report ",
+    re.M,
+)
 
 
 def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *, priced: bool) -> tuple[str, ...]:
@@ -83,6 +91,9 @@ def test_a_priced_audit_says_its_dollars_and_every_request_it_ran(
     # the search adds its runs' requests and its agent's one call.
     assert probe < runs and requests == runs + 1, (probe, runs, out)
     assert cost == f"${requests / 100:.2f}", out
+    held = AGAIN.search(again)
+    assert held is not None and "answered now" not in again.replace("none answered now", ""), again
+    assert (int(held[1].replace(",", "")), held[2]) == (requests, cost), again
     assert "None" not in again, again
     assert re.search(r"^part identities: finished before \(session audit-\S+\), skipped$",
                      again, re.M), again  # fmt: skip

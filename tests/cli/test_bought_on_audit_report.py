@@ -61,5 +61,5 @@ def test_the_audit_report_of_a_bought_on_run_reads_it_as_diptych_report(
     for key in ("value", "n", "ci_low", "ci_high", "interval_name", "headline", "row"):
         assert audited.get(key) == reported.get(key), key
     assert str(audited["interval_name"]).startswith("95% anytime-valid interval, look 1 of 4; ")
-    assert str(audited["interval_name"]).endswith(" trials bought since"), audited
+    assert str(audited["interval_name"]).endswith(" bought since"), audited
     assert "fixed-design" not in audited["headline"] + audited["row"], audited

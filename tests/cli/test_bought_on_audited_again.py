@@ -22,7 +22,7 @@ from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE
-from tests.support.stopped_runs import bought_on_and_audited_again
+from tests.support.stopped_runs import bought_on_and_audited_again, look_keys
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -73,7 +73,16 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     row = next(line for line in shown.splitlines() if line.startswith(f"│ {FIGURE} "))
     cells = [c.strip() for c in row.strip("│").split("│")]
     assert (cells[1], int(cells[-1])) == (figure_text(look["value"]), look["n"]), row
-    since = f"{figure_text(now['value'])} on all {asked_trials(counts)} trials bought since"
+    # All its trials, those its look read and those bought after it, counted apart.
+    keys = set(look_keys(Path(ws), run_id, looks.order_seed, looks.last.bought))
+    with open_store(Path(ws)) as store:
+        at_look = sum(1 for t in store.trials(run_id) if t.key in keys)
+    every = asked_trials(counts)
+    assert 0 < at_look < every, (at_look, every)
+    since = (
+        f"{figure_text(now['value'])} on all {every} trials, {at_look} at look 1 and "
+        f"{every - at_look} bought since"
+    )
     assert cells[2].endswith(f"(95% anytime-valid interval, look 1 of 4; {since})"), row
     assert len(re.findall(r"\[[^\]]*\]", cells[2])) == 1 and "fixed-design" not in row, row
 

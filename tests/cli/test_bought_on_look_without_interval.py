@@ -34,7 +34,7 @@ def test_a_figure_the_look_read_without_an_interval_keeps_none_after_buying_on(
     cells = [c.strip() for c in row.strip("│").split("│")]
     assert (cells[1], int(cells[-1])) == (figure_text(look["value"]), look["n"]), row
     assert "[" not in row and "no interval (a diagnostic, look 1 of 4; " in row, row
-    assert " trials bought since)" in row, row
+    assert " bought since)" in row, row
 
     out_dir = tmp_path / "rep"
     code, out = call(

@@ -41,7 +41,7 @@ def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_fi
     code, shown = call(capsys, "--store", ws, "show", run_id)
     row = next(s for s in shown.splitlines() if s.startswith(f"│ {FIGURE} "))
     assert BOUNDS.findall(row) == [gate.groups()], (row, line)
-    assert " trials bought since)" in row and "fixed-design" not in shown, shown
+    assert " bought since)" in row and "fixed-design" not in shown, shown
 
     out_dir = tmp_path / "rep"
     code, out = call(
@@ -60,7 +60,7 @@ def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_fi
     md = (out_dir / "report.md").read_text(encoding="utf-8")
     assert "95% interval (fixed-design" not in md and "; fixed-design" not in md, md
     (said,) = [s for s in md.splitlines() if s.startswith("- scripted") and FIGURE in s]
-    assert "trials bought since)" in said and said.count(" to ") == 1, said
+    assert " bought since)" in said and said.count(" to ") == 1, said
 
 
 def test_standings_rank_a_run_bought_on_and_audited_again_on_its_decisions_interval(
@@ -77,7 +77,7 @@ def test_standings_rank_a_run_bought_on_and_audited_again_on_its_decisions_inter
         fixed = opened.analysis.analyze(run_id).numbers[FIGURE]
     name = str(read["interval_name"])
     assert name.startswith("95% anytime-valid interval, look 1 of 4; ")
-    assert name.endswith(" trials bought since"), name
+    assert name.endswith(" bought since"), name
     assert (read["ci_low"], read["ci_high"]) != (fixed["ci_low"], fixed["ci_high"])
 
     code, out = call(capsys, "--store", ws, "standings")

@@ -43,7 +43,7 @@ def test_an_unpriced_model_is_said_not_priced_and_saves_requests_only(
     stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
     bought = int(stopped.split("bought ")[1].split(" of ")[0])
     # What was bought, counted in requests (the unit of the stop line), its cost unpriced.
-    closing = rf"^audit \S+ decided: cost not priced; {bought} requests answered; report "
+    closing = rf"^audit \S+ decided: cost not priced; {bought} requests answered now; report "
     assert re.search(closing, out, flags=re.M), out
     assert re.search(r"saved \d+ requests \(\d+\.\d%\)$", stopped), stopped
 
@@ -55,7 +55,7 @@ def test_a_priced_model_says_its_dollars_and_what_stopping_saved(
     stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
     bought = int(stopped.split("bought ")[1].split(" of ")[0])
     # One cent a request: what was bought, and the rest of the design left unbought.
-    assert f"decided: cost ${bought / 100:.2f}; {bought} requests answered; report " in out, out
+    assert f"decided: cost ${bought / 100:.2f}; {bought} requests answered now; report " in out, out
     assert stopped.endswith(
         f"saved {REQUESTS - bought} requests ({percent_text((REQUESTS - bought) / REQUESTS)}) "
         "and about "

@@ -9,6 +9,7 @@ its last look, as ``diptych resume`` records it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,9 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
         # A figure with no interval says why (the mass: a diagnostic), never a bare dash.
         if cells[1].startswith("no interval ("):
             continue
-        since = f"{figure_text(now[name]['value'])} on all {trials:,} trials bought since"
-        assert cells[1].endswith(f"({LOOK}; {since})"), (name, cells)
+        since = f"{figure_text(now[name]['value'])} on all {trials:,} trials, "
+        assert f"({LOOK}; {since}" in cells[1], (name, cells)
+        assert re.search(r", \d+ at look 1 and \d+ bought since\)$", cells[1]), (name, cells)
         value, bounds, n = at_look[name]
         assert (cells[0], cells[2]) == (value, n), (name, cells, at_look[name])
         assert cells[1].startswith(bounds.removesuffix(f" ({LOOK})")), (name, cells, bounds)

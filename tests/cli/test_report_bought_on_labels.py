@@ -4,13 +4,17 @@ and tables: the same as a run that holds those trials alone (and none bought sin
 
 from __future__ import annotations
 
+import copy
 import json
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import diptych.core.report.audit as audit_report
+from diptych.core.audit.record import list_audits, save_part
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
@@ -18,6 +22,9 @@ from tests.support.sequential_audits import decided_at_first_look
 from tests.support.stopped_runs import bought_on_and_interrupted, last_look, look_trials_alone
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
+
+#: The look the run's gates stopped it at, as the labels' line names it.
+AT_LOOK = "look 1 of 4"
 
 
 def _reported(
@@ -40,8 +47,9 @@ def _reported(
     assert code == 0, said
     (run,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["runs"]
     md = (out / "report.md").read_text(encoding="utf-8")
-    (line,) = [s for s in md.splitlines() if s.startswith("Labels per annotator:")]
+    (line,) = [s for s in md.splitlines() if s.startswith("Labels per annotator")]
     (trials,) = read
+    assert run["review"]["labels_at"] == (AT_LOOK if AT_LOOK in line else None), line
     return run["review"]["labels"], line, trials
 
 
@@ -61,6 +69,32 @@ def test_a_bought_on_runs_labels_and_examples_read_the_trials_its_look_read(
     )
     with open_store(Path(ws)) as store:
         every_label, every_trial = len(store.labels(run_id)), len(store.trials(run_id))
-    assert (labels, line, trials) == (by_hand, by_hand_line, by_hand_trials)
+    assert (labels, trials) == (by_hand, by_hand_trials)
+    # Counted on the look's trials, the page says so; the run holding those alone needs not.
+    head = f"Labels per annotator at {AT_LOOK} (the trials its figures read): "
+    assert line == by_hand_line.replace("Labels per annotator: ", head), (line, by_hand_line)
     # Bought on past the look: all the run's labels and trials are more than the look read.
     assert sum(labels.values()) < every_label and trials < every_trial, (labels, trials)
+
+
+def test_where_the_looks_trials_cannot_be_rebuilt_the_labels_read_all_as_the_figures_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    bought_on_and_interrupted(ws, run_id, after=40)
+    # The look's recorded values moved off what its rebuilt trials give: not the look's.
+    with open_store(Path(ws)) as db:
+        (rec,) = list_audits(db)
+        (part,) = rec.parts
+        detail = copy.deepcopy(part.detail)
+        for number in detail["sequential"]["looks"][-1]["numbers"].values():
+            if isinstance(number.get("value"), int | float):
+                number["value"] += 3.0
+        save_part(db, rec.id, replace(part, detail=detail))
+    labels, line, trials = _reported(capsys, monkeypatch, ws, tmp_path / "rep")
+    with open_store(Path(ws)) as store:
+        every = Counter(lab.annotator for lab in store.labels(run_id))
+        every_trial = len(store.trials(run_id))
+    assert labels == dict(every) and trials == every_trial, (labels, trials)
+    assert line.startswith("Labels per annotator: ") and AT_LOOK not in line, line

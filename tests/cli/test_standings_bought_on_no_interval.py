@@ -88,7 +88,7 @@ def test_a_figure_its_look_read_without_an_interval_is_ranked_as_show_prints_it(
     value, cell = _shown(capsys, ws, run_id)
     assert value == figure_text(look["value"])
     assert cell.startswith(f"no interval ({WHY}, look 1 of 8; "), cell
-    assert cell.endswith(" trials bought since)") and "[" not in cell, cell
+    assert cell.endswith(" bought since)") and "[" not in cell, cell
     out, table = _standings(capsys, ws)
     rows = {r["run"]: r for r in table["standings"]}
     a = rows[run_id]

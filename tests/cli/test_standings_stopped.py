@@ -129,7 +129,7 @@ def test_standings_of_a_stopped_design_bought_on_rank_what_its_looks_read(
         assert printed == shown[figure], (asked, printed, shown[figure])
         assert printed.startswith(f"{bounds(read['ci_low'], read['ci_high'])} ")
         assert row["interval"].startswith("95% anytime-valid interval, look 1 of 4; ")
-        assert row["interval"].endswith(" trials bought since"), row
+        assert row["interval"].endswith(" bought since"), row
         assert (row["value"], row["ci_low"], row["ci_high"]) == (
             read["value"], read["ci_low"], read["ci_high"],
         )  # fmt: skip

@@ -38,7 +38,7 @@ def test_every_command_says_an_unpriced_failing_audit_is_not_priced(
     said["audit run"] = out
     assert code == 1, out
     # Every request failed: none answered, and none priced.
-    assert "; cost not priced; 0 requests answered; report " in " ".join(out.split()), out
+    assert "; cost not priced; 0 requests answered now; report " in " ".join(out.split()), out
     (rec,) = json.loads(call(capsys, "--store", ws, "audit", "list", "--json")[1])
     (run_id,) = [p["run_id"] for p in rec["parts"]]
     assert rec["parts"][0]["detail"]["counts"]["done"] == 0, rec  # every request failed

@@ -94,7 +94,7 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         for _, cells in table.source:
             if cells[2].startswith("["):
                 assert cells[2].count("[") == 1 and look in cells[2], cells
-                assert cells[2].endswith(" trials bought since)"), cells
+                assert cells[2].endswith(" bought since)"), cells
 
 
 @pytest.mark.parametrize("size", SIZES)

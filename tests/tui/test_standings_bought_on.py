@@ -41,7 +41,7 @@ pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
 
 #: The ``‡`` line of the gated figure, after its interval's name.
 HOLDS = (
-    " trials bought since: the interval its looks read at the stop, the one its decision used; "
+    " bought since: the interval its looks read at the stop, the one its decision used; "
     "the run was bought on since, and no interval is made of the trials bought since"
 )
 #: Bounds as the one formatter prints them.

@@ -133,6 +133,9 @@ class RunPart:
     reused: str = ""
     #: Bought on since its stop, its breakdowns read all its trials (its look's not rebuilt).
     whole_since: bool = False
+    #: Bought on since its stop, the look whose trials its labels and example images read, as
+    #: its figures do ("look 1 of 10"); "" where they read all its trials.
+    read_at: str = ""
 
     @property
     def status_said(self) -> str:
@@ -357,6 +360,7 @@ def run_part(
         actual=cost_actual(view),
         status_text=source.status_text(view.id),
         whole_since=since and looked is None,
+        read_at=source.stopped_look(view.id) if read is not view else "",
     )
 
 

@@ -348,10 +348,15 @@ def _run_json(part: RunPart, figure_paths: dict[int, str], charts: list[Chart]) 
             }
             for s in part.sections
         ],
+        # Bought on since its stop with its look's trials not rebuilt: its tables, charts,
+        # labels and example images read all its trials (its headline figures the look's).
+        "read_all_since": part.whole_since,
         "review": None
         if part.review is None
         else {
             "labels": part.review.labels,
+            # The look whose trials the labels were counted on, as the figures read them.
+            "labels_at": part.read_at or None,
             "agreement": [asdict(t) for t in part.review.agreement],
             "notes": part.review.notes,
         },

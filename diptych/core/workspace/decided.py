@@ -29,6 +29,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import decided_name, figure_text, interval, why_no_interval
 from diptych.core.report.gates import interval_kind
 from diptych.core.workspace.gates import audit_gates
+from diptych.core.workspace.look_trials import trials_at_look
 
 if TYPE_CHECKING:
     from diptych.core.store import Store
@@ -173,23 +174,25 @@ def bought_on_numbers(
     """Each figure of ``numbers`` (read from all the trials of a run bought on since its gates
     stopped it early) as its looks read it at the look they stopped at, the one interval a page
     prints for it: the gate's where a gate read it, else the 95% anytime-valid one of its own
-    looks, named with the look and with the figure's value on all the trials bought since
-    beside it, a value only ("95% anytime-valid interval, look 1 of 10; 11.5 on all 1,424
-    trials bought since"). The looks' intervals hold at the looks of their spending plan only:
-    a fixed-design interval of the trials bought since has no coverage after the stop, and no
-    interval is made of them. A figure a gate read keeps ``gate``: True (its interval is the
-    gate's). A figure its looks did not record is left out (it keeps its own interval named as
-    not holding, :func:`stopped_numbers`); empty for a run not bought on."""
+    looks, named with the look and with the figure's value on all the trials beside it, a
+    value only ("95% anytime-valid interval, look 1 of 10; 11.5 on all 1,424 trials, 656 at
+    look 1 and 768 bought since", :func:`value_since`). The looks' intervals hold at the looks
+    of their spending plan only: a fixed-design interval of the trials bought since has no
+    coverage after the stop, and no interval is made of them. A figure a gate read keeps
+    ``gate``: True (its interval is the gate's). A figure its looks did not record is left out
+    (it keeps its own interval named as not holding, :func:`stopped_numbers`); empty for a run
+    not bought on."""
     read = look_readings(analysis, store, run_id, list(numbers))
     if not read:
         return {}
     trials = trials_asked(store.status_counts(run_id))
+    at_look = trials_at_look(store, run_id)
     out: dict[str, dict[str, Any]] = {}
     for name, reading in read.items():
         now = numbers.get(name) or {}
         since = ""
         if _finite(now, "value"):
-            since = f"; {figure_text(now['value'])} on all {trials:,} trials bought since"
+            since = f"; {value_since(now['value'], trials, at_look, str(reading['at']))}"
         number = {k: v for k, v in reading.items() if k not in ("at", "p")}
         if "interval_name" not in reading:
             # No interval at the look: its reason says so, with the look and the value since;
@@ -215,6 +218,18 @@ def bought_on_numbers(
         )
         out[name] = number
     return out
+
+
+def value_since(value: float, trials: int, at_look: int | None, at: str) -> str:
+    """A figure's value on all the trials of a run bought on since its stop, with how many of
+    them its look read and how many were bought after it: "11.0 on all 1,168 trials, 656 at
+    look 1 and 512 bought since" (``at``: the look, "look 1 of 10"); where the look's trials
+    are not known, "11.0 on all 1,168 trials bought since"."""
+    said = f"{figure_text(value)} on all {trials:,} trials"
+    if at_look is None:
+        return f"{said} bought since"
+    look = at.split(" of ")[0]
+    return f"{said}, {at_look:,} at {look} and {trials - at_look:,} bought since"
 
 
 def look_reason(number: Mapping[str, Any]) -> str | None:

@@ -45,6 +45,15 @@ def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
     return frozenset(answered[: looks.last.bought])
 
 
+def trials_at_look(store: Store, run_id: str) -> int | None:
+    """How many of the run's trials its last look read (those of :func:`look_keys`), where
+    it was bought on since its gates stopped it early; None for any other run."""
+    keys = look_keys(store, run_id)
+    if keys is None:
+        return None
+    return sum(1 for t in store.trials(run_id) if t.key in keys)
+
+
 @dataclass
 class LookView(RunView):
     """A run as one of its looks read it: its trials of the requests ``keys`` only, with their

@@ -19,6 +19,7 @@ from tests.support.surfaces.bare_points import bare_point_problems
 from tests.support.surfaces.hints import hint_problems
 from tests.support.surfaces.lines import read_lines
 from tests.support.surfaces.named_figures import named_figures_problems
+from tests.support.surfaces.read_trials import labels_look_problems
 from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
     json_display_texts,
@@ -468,6 +469,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     problems += [f"json: {p}" for p in anytime_intervals_off_their_look(data)]
     problems += [f"json: {p}" for p in unreadable_number_problems(data)]
     problems += [f"json: {p}" for p in raw_word_problems(data)]
+    problems += [f"json: {p}" for p in labels_look_problems(data)]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)
