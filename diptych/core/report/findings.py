@@ -162,7 +162,17 @@ class AgentFinding:
         bands = [(who, b) for who, b in bands if b]
         if len({band_text(b) for _, b in bands}) == 1:
             return band_text(bands[0][1])
-        return "; ".join(f"{who} {band_text(b)}" for who, b in bands) or "—"
+        shown = "; ".join(f"{who} {band_text(b)}" for who, b in bands)
+        return shown or ("— (" + self.no_band + ")" if self.no_band else "—")
+
+    @property
+    def no_band(self) -> str:
+        """Why an identity pair has no placebo band, "" where it has one or none is due: the
+        band is made of the held-out test's placebo words, and a pair not re-tested (over
+        budget, or no identity above 0 in the search) never bought them."""
+        if self.placebo or "placebo" not in self.runs or self.heldout.get("tested"):
+            return ""
+        return "made by the held-out test, which did not run"
 
     @property
     def units(self) -> str:
@@ -300,6 +310,19 @@ class AgentSession:
         )
 
     @property
+    def placebo_runs(self) -> list[str]:
+        """The runs of the placebo words (made-up identities measured against the same
+        partners), which centre each figure and make its band but score no proposal."""
+        runs = [r for f in self.findings for r in f.runs.get("placebo") or []]
+        return [r for r in dict.fromkeys(runs) if r in self.runs]
+
+    @property
+    def scored_runs(self) -> list[str]:
+        """The session's runs that scored a proposal (its placebo runs apart)."""
+        placebo = set(self.placebo_runs)
+        return [r for r in self.runs if r not in placebo]
+
+    @property
     def anchor(self) -> str:
         return f"agent-{self.session}"
 
@@ -371,6 +394,8 @@ class AgentSession:
             "findings": [f.to_dict() for f in self.findings],
             "rejected": self.rejected,
             "runs": self.runs,
+            "scored_runs": self.scored_runs,
+            "placebo_runs": self.placebo_runs,
             "stop_reason": self.stop_reason,
             "decision": self.decision,
             "agent_problems": self.agent_problems,

@@ -306,3 +306,68 @@ def test_a_q_value_beside_an_interval_spanning_zero_names_each_test(
         assert "0.010" in text and "4.00 [−1.00, 9.00]" in text
         assert "welder 12.0 [2.50, 21.5] BH-adjusted" in text
         assert "doula 1.00 [−5.00, 7.00]" in text
+
+
+def _over_budget(placebo_run: str) -> dict:
+    """A session whose budget ran out on its placebo words: two pairs proposed, none scored,
+    as the offline example's search ended with 400 trials."""
+    findings = []
+    for i, (m, f) in enumerate(
+        [("marine biologist", "mail carrier"), ("mathematician", "scientist")]
+    ):
+        claim = "the agent's claim; no source gives a side"
+        findings.append(
+            {
+                "id": f"r0p{i}",
+                "what": f"{m} | {f}",
+                "status": "unscored",
+                "reason": "over budget: 192 more trials than allowed",
+                "search": {},
+                "heldout": {},
+                "evidence": {f: claim, m: claim},
+                "sides": {m: "masculine (agent)", f: "feminine (agent)"},
+                "chosen_by": "agent",
+                "runs": {"search": [], "heldout": [], "placebo": [placebo_run]},
+            }
+        )
+    return {**_findings(placebo_run), "findings": findings, "rejected": 0}
+
+
+def test_a_search_that_bought_only_placebo_runs_names_them_and_why_no_band(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    placebo = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+    ws.findings.save("placebo-only", _over_budget(placebo.id))
+    out = tmp_path / "report"
+    ws.analysis.report(placebo.id, out)
+    md = (out / "report.md").read_text(encoding="utf-8")
+    html = (out / "report.html").read_text(encoding="utf-8")
+    # The note saying what the figures are prints with the short table it introduces.
+    assert '<div class="whole">\n<p class="note">q: Benjamini' in html
+    assert '<td class="status">unscored (over budget' in html
+    for text in (md, html):
+        assert "Runs scored" not in text
+        assert "No run scored a proposal." in text and "Placebo runs" in text
+        assert text.count("(made by the held-out test, which did not run)") == 2
+    (session,) = json.loads((out / "report.json").read_text(encoding="utf-8"))["agent_findings"][
+        "sessions"
+    ]
+    assert session["placebo_runs"] == [placebo.id] and session["scored_runs"] == []
+
+
+def test_a_scored_search_names_its_scored_runs_apart_from_its_placebo_runs(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    scored = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+    placebo = ws.runs.run_sync(
+        "pst-text", ["scripted-likelihood"], params={"masculine": ["carpenter"]}
+    )
+    data = _findings(scored.id)
+    data["findings"][0]["runs"] = {"search": [scored.id], "placebo": [placebo.id]}
+    data["runs"] = [placebo.id, scored.id]
+    ws.findings.save("both", data)
+    out = tmp_path / "report"
+    ws.analysis.report(scored.id, out)
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert f"Runs scored: `{scored.id}`." in md
+    assert "Placebo runs (made-up words" in md and f"`{placebo.id}`." in md

@@ -72,6 +72,49 @@ def test_agent_findings(tmp_path: Path, browser: Any, monkeypatch: pytest.Monkey
     assert_report_surfaces(tmp_path / "report", browser=browser)
 
 
+def _over_budget_report(where: Path) -> None:
+    from tests.core.report.test_agent_findings import _over_budget
+
+    with Workspace.open(where / ".diptych") as ws:
+        run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
+        ws.findings.save("sess1", _over_budget(run.id))
+        ws.analysis.report(run.id, where / "report", formats=FORMATS)
+
+
+#: The most lines an agent finding's status, with its reason, may take on A4 ("unscored (over
+#: budget: 192 more trials than allowed)" stood one word a line, seven lines, in a column a
+#: word wide).
+STATUS_LINES = 4
+
+_STATUS_LINES = """() => [...document.querySelectorAll('.agent-findings td.status')].map(td => {
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return [td.textContent, tops.size];
+})"""
+
+
+@pytest.mark.usefixtures("scripted")
+def test_agent_findings_left_unscored_by_the_budget(
+    tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline example's search as it ended with too small a budget: two pairs unscored,
+    a long reason in each status, the figures' note above the table. Every surface passes,
+    and on A4 the status reads as a phrase, not a word a line."""
+    monkeypatch.chdir(tmp_path)
+    off_the_loop(_over_budget_report, tmp_path)
+    assert_report_surfaces(tmp_path / "report", browser=browser)
+    page = browser.new_page(viewport={"width": 688, "height": 1000})
+    try:
+        page.emulate_media(media="print")
+        page.goto((tmp_path / "report" / "report.html").resolve().as_uri(), wait_until="load")
+        cells = page.evaluate(_STATUS_LINES)
+    finally:
+        page.close()
+    assert len(cells) == 2
+    assert all(lines <= STATUS_LINES for _, lines in cells), cells
+
+
 #: Words added to the last line of "What was not measured": a longer sentence moves what
 #: follows it (the run's example images, kept with their headings) down the page.
 LONGER = [3, 15, 30]
