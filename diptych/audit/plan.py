@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import (
     AnnotatorEntry,
@@ -54,6 +55,9 @@ class PartPlan:
     #: The run's identity (None for an agent search, whose trials the agent decides).
     fingerprint: str | None
     estimate: Estimate | None
+    #: An agent search's identity: a hash of its settings and of its models' as they run
+    #: (``--set`` applied), so that a search whose settings changed runs again. None for a run.
+    settings: str | None = None
 
 
 @dataclass
@@ -73,8 +77,14 @@ class AuditPlan:
         runs, so that rerunning an unchanged file continues its record while the same file on
         a new model release (other model versions, so other runs) starts a new one."""
         digest = hashlib.sha256(self.file_hash.encode())
+        searches = [p for p in self.parts if p.part.search is not None]
         for p in self.parts:
             digest.update(f"|{p.part.name}={p.fingerprint}".encode())
+            if p.settings is not None and sets_search(self.overrides, searches.index(p), p):
+                # The file's hash holds a search's settings unless --set changed them: then
+                # they are named, so that a search set otherwise is a record (and session) of
+                # its own, not one "finished before" under other settings.
+                digest.update(f"~{p.settings}".encode())
         return f"{self.audit.name}-{digest.hexdigest()[:10]}"
 
     @property
@@ -145,9 +155,12 @@ AuditSource = str | os.PathLike[str] | AuditFile | AuditRecord
 
 def read_audit(source: AuditSource) -> tuple[AuditFile, str, str]:
     """The audit, its file's sha256 and text, from a path (or an already parsed file, or the
-    text a recorded audit kept, under the hash it was recorded with: the same audit id)."""
+    text a recorded audit kept, under the hash it was recorded with, its ``--set`` overrides
+    applied: the same audit id)."""
     if isinstance(source, AuditRecord):
-        return parse_audit(source.file_text, source.file_path), source.file_hash, source.file_text
+        audit = parse_audit(source.file_text, source.file_path)
+        ran = apply_overrides(audit, source.overridden) if source.overridden else audit
+        return ran, source.file_hash, source.file_text
     if isinstance(source, AuditFile):
         dumped = json.dumps(source.model_dump(), sort_keys=True)
         return source, file_hash(dumped), dumped
@@ -221,6 +234,32 @@ def audit_parts(audit: AuditFile) -> list[Part]:
     return parts
 
 
+def search_settings(audit: AuditFile, search: Search) -> str:
+    """The identity of an agent search as it runs: its settings and its models' plugins and
+    parameters (the agent's and the target's), ``--set`` applied."""
+    models = {
+        name: [audit.models[name].plugin, audit.models[name].plugin_params()]
+        for name in (search.agent_model, search.target)
+        if name is not None and name in audit.models
+    }
+    said = json.dumps([search.model_dump(), models], sort_keys=True, default=str)
+    return hashlib.sha256(said.encode()).hexdigest()[:16]
+
+
+def sets_search(overrides: dict[str, Any], index: int, planned: PartPlan) -> bool:
+    """Whether ``--set``'s fields change the audit's search ``index``: the search or one of its
+    models (the agent's, the target's), or all of either list."""
+    search = planned.part.search
+    assert search is not None
+    fields = [f"searches.{index}"] + [
+        f"models.{m}" for m in (search.agent_model, search.target) if m
+    ]
+    return any(
+        key in ("searches", "models") or any(key == f or key.startswith(f"{f}.") for f in fields)
+        for key in overrides
+    )
+
+
 def plan_audit(
     ws: Workspace,
     source: AuditSource,
@@ -232,7 +271,9 @@ def plan_audit(
     ``precision`` the expected half-width of each part's headline figures); stores nothing.
     A malformed file raises :class:`InputFileError` naming fields and lines."""
     audit, digest, _ = read_audit(source)
-    return plan_parts(ws, audit, digest, precision=precision, target_width=target_width)
+    plan = plan_parts(ws, audit, digest, precision=precision, target_width=target_width)
+    # A recorded audit is planned as it ran: with the --set fields read_audit applied.
+    return replace(plan, overrides=source.overridden) if isinstance(source, AuditRecord) else plan
 
 
 def plan_parts(
@@ -250,7 +291,8 @@ def plan_parts(
     plans = []
     for part in audit_parts(audit):
         if part.kind == "search":
-            plans.append(PartPlan(part, None, None))
+            assert part.search is not None
+            plans.append(PartPlan(part, None, None, search_settings(audit, part.search)))
             continue
         assert part.probe is not None
         try:

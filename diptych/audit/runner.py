@@ -141,6 +141,8 @@ async def run_audit(
     every gate is decided (:mod:`diptych.audit.sequential`); ``on_look`` hears each look."""
     ws.require_writable("run an audit")
     audit, digest, text = read_audit(source)
+    if overrides is None and isinstance(source, AuditRecord):
+        overrides = source.overridden  # a record run again as it ran (read_audit applied them)
     if overrides:
         audit = apply_overrides(audit, dict(overrides))
     plan = replace(plan_parts(ws, audit, digest), overrides=dict(overrides or {}))

@@ -340,6 +340,8 @@ def decide_gates(
         with open(summary, "a", encoding="utf-8") as fh:
             fh.write(markdown_table(report))
     code = exit_code(report.results)
+    if report.chosen:  # a file with several records here: which one is gated
+        typer.echo(report.chosen, err=as_json)
     if as_json:
         typer.echo(json.dumps({**report.to_dict(), "exit_code": code}, indent=2))
         return code

@@ -6,6 +6,7 @@ estimated cost are said (as ``u`` and ``ctrl+r`` ask in the terminal app)."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[s
     audit, digest, _ = read_audit(file)
     if overrides:
         audit = apply_overrides(audit, overrides)
-    return ws.audits.decided_runs(plan_parts(ws, audit, digest).id)
+    return ws.audits.decided_runs(replace(plan_parts(ws, audit, digest), overrides=overrides).id)
 
 
 def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:

@@ -203,18 +203,29 @@ def list_audits(store: Store) -> list[AuditRecord]:
     return audits
 
 
+def newest_named(store: Store, name: str) -> tuple[AuditRecord | None, int]:
+    """The audit named ``name`` that ran last (its file's newest run here, with or without
+    ``--set`` overrides: each set of them is a record of its own) and how many records bear
+    the name; (None, 0) if none."""
+    named = [a for a in list_audits(store) if a.name == name]
+    if not named:
+        return None, 0
+    return max(named, key=lambda a: (a.updated_at, a.created_at)), len(named)
+
+
 def get_audit(store: Store, ref: str) -> AuditRecord | None:
-    """The audit whose id is or starts with ``ref``, else the newest named ``ref``; None if none.
-    Raises :class:`UsageError` when a prefix names several."""
+    """The audit whose id is ``ref``, else the newest named ``ref`` (an id begins with its
+    name, so a name is never taken for a prefix of its records' ids), else the one whose id
+    starts with ``ref``; None if none. Raises :class:`UsageError` when a prefix names several."""
     audits = list_audits(store)
     exact = [a for a in audits if a.id == ref]
     if exact:
         return exact[0]
+    named, _ = newest_named(store, ref)
+    if named is not None:
+        return named
     prefixed = [a for a in audits if a.id.startswith(ref)]
     if len(prefixed) > 1:
         listed = ", ".join(a.id for a in prefixed)
         raise UsageError(f"'{ref}' names {len(prefixed)} audits ({listed}); give more of the id")
-    if prefixed:
-        return prefixed[0]
-    named = [a for a in audits if a.name == ref]
-    return named[-1] if named else None
+    return prefixed[0] if prefixed else None

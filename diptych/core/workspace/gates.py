@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +50,8 @@ class GateReport:
     results: list[GateResult]
     #: For an audit bought until its gates were decided: why it stopped and what it bought.
     sequential: SequentialSummary | None = None
+    #: Which record an audit file named, where it has several here ("" for one, or an id).
+    chosen: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,25 +66,18 @@ class GateReport:
 
 def _target(
     store: Store, ref: str | Path, overrides: dict[str, Any] | None = None
-) -> tuple[record.AuditRecord, Gates | None]:
-    """The recorded audit to gate and the gates to apply: an audit file's (its newest record),
-    or a recorded audit's own file; ``overrides`` as ``audit run --set`` gave them, else as
-    the record kept them (its gates as its run decided them)."""
-    path = Path(ref)
+) -> tuple[record.AuditRecord, Gates | None, str]:
+    """The recorded audit to gate, the gates to apply and which record a file named: an audit
+    file's newest record, or a recorded audit's own file; ``overrides`` as ``audit run --set``
+    gave them, else as the record kept them (its gates as its run decided them)."""
+    path, chosen = Path(ref), ""
     if path.suffix in (".yaml", ".yml") or path.is_file():
-        audit, _ = load_audit(path)
-        found = record.get_audit(store, apply_overrides(audit, overrides or {}).name)
-        if found is None:
-            raise UsageError(
-                f"the audit '{audit.name}' has not run in this workspace; run "
-                f"'diptych audit run {path}' first"
-            )
-        rec = found
+        rec, audit, chosen = recorded.newest_of_file(store, path, overrides)
     else:
         rec = recorded.get(store, str(ref))
         audit = parse_audit(rec.file_text, rec.file_path)
     given = overrides if overrides else rec.overridden
-    return rec, (apply_overrides(audit, given) if given else audit).gates
+    return rec, (apply_overrides(audit, given) if given else audit).gates, chosen
 
 
 def _previous(store: Store, rec: record.AuditRecord) -> str:
@@ -101,16 +96,15 @@ def audit_gates(
 ) -> GateReport:
     """Decide the gates of an audit file (its newest record here) or of a recorded audit.
     Every figure a gate cannot rest on is one line of the :class:`InputFileError` raised."""
-    rec, gates = _target(store, ref, overrides)
+    rec, gates, chosen = _target(store, ref, overrides)
     if gates is None or not gates.checks:
         raise UsageError(f"audit '{rec.name}' states no gates (add a gates: section)")
-    looked = _active_looks(rec)
-    if all(g.part in looked for g in gates.checks):
+    if all(g.part in _active_looks(rec) for g in gates.checks):
         # Every gate reads its part's looks, recorded with the audit: the report's figures are
         # not what they decide on, so a report moved or deleted since changes no verdict.
-        return _decide(analysis, store, rec, gates, rec.id, {})
+        return replace(_decide(analysis, store, rec, gates, rec.id, {}), chosen=chosen)
     name, report, _ = recorded.report_json(store, rec.id)
-    return _decide(analysis, store, rec, gates, name, report)
+    return replace(_decide(analysis, store, rec, gates, name, report), chosen=chosen)
 
 
 def report_gates(

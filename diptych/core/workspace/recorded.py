@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
-from diptych.core.audit.schema import file_hash
+from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.schema import AuditFile, file_hash, load_audit
 from diptych.core.audit.stopped import stopped_look, stopped_name
 from diptych.core.errors import InputFileError, UsageError
 from diptych.core.json_input import parse_json
@@ -25,6 +26,25 @@ def get(store: Store, ref: str) -> record.AuditRecord:
     if found is None:
         raise UsageError(f"no recorded audit '{ref}'; 'diptych audit list' shows them")
     return found
+
+
+def newest_of_file(
+    store: Store, path: Path, overrides: dict[str, Any] | None = None
+) -> tuple[record.AuditRecord, AuditFile, str]:
+    """An audit file's newest record here (run with or without ``--set``: each set of them is a
+    record of its own), the file, and which record that is where there are several ("gating
+    <id>, the newest of 3 records of this file"; "" for one).
+
+    Raises :class:`UsageError` when the file has not run here."""
+    audit, _ = load_audit(path)
+    found, count = record.newest_named(store, apply_overrides(audit, overrides or {}).name)
+    if found is None:
+        raise UsageError(
+            f"the audit '{audit.name}' has not run in this workspace; run "
+            f"'diptych audit run {path}' first"
+        )
+    chosen = f"gating {found.id}, the newest of {count} records of this file" if count > 1 else ""
+    return found, audit, chosen
 
 
 def report_path(store: Store, rec: record.AuditRecord) -> Path | None:

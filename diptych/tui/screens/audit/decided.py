@@ -34,8 +34,9 @@ def gates_of(
         return AuditGates([], rows, "gates decided when the audit has run (ctrl+r)")
     try:
         with Workspace.open(store_path) as ws:
-            # A recorded audit's gates are its recorded text's, by its id.
-            report = ws.audits.gates(file.id if isinstance(file, AuditRecord) else file)
+            # A recorded audit's gates are its recorded text's, by its id; a file's are those of
+            # the record its plan shows (not the newest of its records, which may be another).
+            report = ws.audits.gates(file.id if isinstance(file, AuditRecord) else plan.id)
     except DiptychError as error:
         rows = [(g.label, f"{g.part} · {g.figure}", rule(g), "not decided") for g in gates.checks]
         return AuditGates([], rows, str(error))

@@ -16,6 +16,7 @@ from diptych.audit import AuditPlan
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.run_status import status_text
+from diptych.core.audit.schema import file_hash
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import RunNotFoundError
 from diptych.core.report.formatting import dollars
@@ -26,7 +27,8 @@ from diptych.core.workspace import Estimate, Workspace
 
 @dataclass
 class RecordedFound(Message):
-    """A recorded audit picked from the list, with its file from here (None: gone or moved)."""
+    """A recorded audit picked from the list, with its file from here (None: gone, moved or
+    changed, or the record ran with --set: it opens from its recorded text)."""
 
     audit: AuditRecord
     file: Path | None
@@ -94,6 +96,19 @@ def runs_said(ws: Workspace, parts: Sequence[PartRecord]) -> dict[str, str]:
     return out
 
 
+def recorded_found(ws: Workspace, audit_id: str) -> RecordedFound:
+    """A recorded audit picked from the list, by its id: with its file where that is the
+    record's own (the text it ran, no ``--set``), else opened from its recorded text and
+    overrides, so that its parts and gates are its own, not those of its file's newest run."""
+    audit = ws.audits.get(audit_id)
+    file = ws.audits.file(audit)
+    try:
+        own = file is not None and file_hash(file.read_bytes()) == audit.file_hash
+    except OSError:
+        own = False
+    return RecordedFound(audit, file if own and not audit.overridden else None)
+
+
 def moved_line(audit: AuditRecord) -> str:
     """Why a recorded audit shows its recorded text, not its file: said before its plan. An
     audit made on the command line (``diptych run --gate``) never had a file: it says so."""
@@ -103,6 +118,10 @@ def moved_line(audit: AuditRecord) -> str:
             "made on the command line by diptych run --gate; "
             f"showing the definition recorded on {day}"
         )
+    if audit.overridden:
+        return f"record {audit.id}, run with --set on {day}"
+    if Path(audit.file_path).is_file():
+        return f"file changed since; showing the text recorded on {day}"
     return f"file moved; showing the text recorded on {day}"
 
 

@@ -47,6 +47,7 @@ from diptych.tui.screens.audit.rows import (
     look_of,
     moved_line,
     part_rows,
+    recorded_found,
     recorded_lines,
     recorded_words,
     runs_said,
@@ -212,12 +213,11 @@ class AuditScreen(Screen[None]):
     def _find_recorded(self, audit_id: str) -> None:
         try:
             with Workspace.open(self.store_path) as ws:
-                audit = ws.audits.get(audit_id)
-                file = ws.audits.file(audit)
+                found = recorded_found(ws, audit_id)  # by its id: never its file's newest
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
-        self.app.call_from_thread(self.post_message, RecordedFound(audit, file))
+        self.app.call_from_thread(self.post_message, found)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
     def _load(self, file: Source) -> None:
