@@ -4,6 +4,7 @@ the agent comes in from here)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from diptych.audit import Part
@@ -18,10 +19,12 @@ def run_search(
     session: str,
     remaining: float | None,
     baseline_run: str | None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
     """Run (or resume, by ``session``) one search of an audit; its summary with ``spent``
     (dollars) and ``cost`` (:func:`~diptych.core.cost.cost_fields`: the requests the dollars
-    count and those with no price)."""
+    count and those with no price). ``stop``, once set (the audit stopped by its user), stops
+    the search at its next trial or agent call (:class:`~diptych.agent.stopping.SearchStopped`)."""
     from diptych.agent.chat_model import agent_model
     from diptych.agent.decision import is_finding
     from diptych.agent.identities import IdentitySettings
@@ -47,6 +50,7 @@ def run_search(
             agent,
             settings,
             annotator=ws.annotators.get(search.annotator) if search.annotator else None,
+            stop=stop,
         )
         return {
             "session": report.session,
@@ -73,6 +77,7 @@ def run_search(
         per_round=search.per_round,
         patience=search.patience,
         max_cost=remaining,
+        stop=stop,
     )
     return {
         "session": mitigations.session,

@@ -33,6 +33,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import ConfigDict
 
+from diptych.agent.stopping import until_stopped
 from diptych.agent.strict_schema import strict_schema
 from diptych.core.capabilities import Capability, Chat, Message, Model, Sampling
 from diptych.core.cost import LOCAL, Cost, cost_text, price_kind
@@ -68,6 +69,9 @@ class DiptychChatModel(BaseChatModel):
     unpriced: int = 0
     #: The same as a :class:`Cost` (a local model's calls counted as computed on this machine).
     cost: Any = Cost()
+    #: Set when the user stops the search this model proposes for (a ``threading.Event``,
+    #: :mod:`diptych.agent.stopping`): a call in flight is cancelled, and none starts after.
+    stop: Any = None
 
     def __init__(self, model: Model, **kwargs: Any) -> None:
         if Capability.CHAT not in model.capabilities or not isinstance(model, Chat):
@@ -140,7 +144,9 @@ class DiptychChatModel(BaseChatModel):
         converted, sampling, schema = self._request(messages, stop, kwargs)
         estimate = self.model.price(Capability.CHAT, _payload(converted, sampling, schema))
         try:
-            text = asyncio.run(self.model.complete(converted, sampling, schema))
+            text = asyncio.run(
+                until_stopped(self.model.complete(converted, sampling, schema), self.stop)
+            )
         finally:
             self._charge(estimate)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
@@ -155,7 +161,7 @@ class DiptychChatModel(BaseChatModel):
         converted, sampling, schema = self._request(messages, stop, kwargs)
         estimate = self.model.price(Capability.CHAT, _payload(converted, sampling, schema))
         try:
-            text = await self.model.complete(converted, sampling, schema)
+            text = await until_stopped(self.model.complete(converted, sampling, schema), self.stop)
         finally:
             self._charge(estimate)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
@@ -38,6 +39,7 @@ from diptych.agent.proposals import (
 )
 from diptych.agent.proposer import Offer, offer, top_up, tried_identities
 from diptych.agent.scoring import Budget
+from diptych.agent.stopping import until_stopped
 from diptych.core.capabilities import Model
 from diptych.core.digits import figure_text
 from diptych.core.workspace import Workspace
@@ -112,14 +114,18 @@ class Tools:
     #: One event loop for every probe run of the session: a loop (and its thread pool) per
     #: proposal cost more than the zero-latency run it drove.
     loop: asyncio.Runner = field(default_factory=asyncio.Runner)
+    #: Set when the user stops the search (:mod:`diptych.agent.stopping`): a probe run in
+    #: flight is cancelled, and none starts after it.
+    stop: threading.Event | None = None
 
     def emit(self, event: str, data: dict[str, Any]) -> None:
         if self.on_event is not None:
             self.on_event(event, data)
 
     def run(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        """Await ``coro`` (a Workspace run) on the session's event loop."""
-        return self.loop.run(coro)
+        """Await ``coro`` (a Workspace run) on the session's event loop, until the search is
+        stopped (then :class:`~diptych.agent.stopping.SearchStopped`)."""
+        return self.loop.run(until_stopped(coro, self.stop))
 
     def close(self) -> None:
         self.loop.close()

@@ -10,6 +10,7 @@ recorded as its own (``ws.runs.made_by``), and listings group them under it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any
@@ -46,9 +47,11 @@ def search_identities(
     memory_url: str | None = None,
     on_event: Callable[[str, dict[str, Any]], None] | None = None,
     annotator: Model | None = None,
+    stop: threading.Event | None = None,
 ) -> IdentityReport:
     """Run (or resume) the identity search ``settings.session`` and return its report;
-    ``annotator`` labels the people of an image probe's (``pst``) runs.
+    ``annotator`` labels the people of an image probe's (``pst``) runs; ``stop``, once set,
+    stops the search at its next trial or agent call (:mod:`diptych.agent.stopping`).
 
     A session that exists already continues with the settings it was started with."""
     previous = stored_state(ws.path, settings.session)
@@ -60,7 +63,8 @@ def search_identities(
         url=memory_url or ws.chroma_url,
         scope=memory_scope(settings.probe, target),
     )
-    tools = Tools(ws, DiptychChatModel(agent), target, memory, on_event, annotator)
+    chat = DiptychChatModel(agent, stop=stop)
+    tools = Tools(ws, chat, target, memory, on_event, annotator, stop=stop)
     try:
         graph = build_graph(settings, tools)
         # The session's runs are listed under it, not among the user's.
@@ -87,10 +91,12 @@ def search_mitigations(
     memory_url: str | None = None,
     on_event: Callable[[str, dict[str, Any]], None] | None = None,
     behaviour_screen: bool = True,
+    stop: threading.Event | None = None,
 ) -> MitigationReport:
     """Run (or resume) a mitigation search on the pst-text run ``baseline``;
     ``behaviour_screen=False`` scores interventions without measuring them on the placebo
-    words first (for measuring what the screen stops, never for an audit)."""
+    words first (for measuring what the screen stops, never for an audit); ``stop`` as
+    :func:`search_identities` takes it."""
     from diptych.agent.mitigation import search as mitigation
     from diptych.agent.mitigation.power import powered_designs
     from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, split_identities
@@ -123,7 +129,7 @@ def search_mitigations(
         url=memory_url or ws.chroma_url,
         scope=memory_scope(f"mitigation of {run.id}", target),
     )
-    tools = Tools(ws, DiptychChatModel(agent), target, memory, on_event)
+    tools = Tools(ws, DiptychChatModel(agent, stop=stop), target, memory, on_event, stop=stop)
     try:
         with ws.runs.made_by(session):
             state = run_graph(

@@ -12,14 +12,14 @@ resume from their checkpoints too. The audit and its parts are recorded in the w
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from diptych.audit.plan import AuditPlan, AuditSource, Part, PartPlan, plan_parts, read_audit
+from diptych.audit.plan import AuditPlan, AuditSource, PartPlan, plan_parts, read_audit
+from diptych.audit.search_part import SearchRunner, run_search_part
 from diptych.audit.sequential import (
     LookEvent,
     SequentialOutcome,
@@ -43,23 +43,6 @@ from diptych.core.workspace import Reporter, RunOptions, Workspace
 #: trials (``incomplete``) is run again by the next run of the audit, which asks them again;
 #: the audit is then recorded ``incomplete`` (:func:`_with_failures`).
 FINISHED = ("complete", "incomplete")
-
-
-class SearchRunner(Protocol):
-    """Runs one agent search part: given the workspace, the part, the audit's models by name
-    as (plugin, params), the session id, the money left (None: no limit) and the baseline
-    part's run id (mitigation searches), returns a summary with ``spent`` (USD) and
-    ``stop_reason``."""
-
-    def __call__(
-        self,
-        ws: Workspace,
-        part: Part,
-        models: dict[str, tuple[str, dict[str, Any]]],
-        session: str,
-        remaining: float | None,
-        baseline_run: str | None,
-    ) -> dict[str, Any]: ...
 
 
 #: ``on_part(name, status, detail)``: a part started (``running``), finished or was skipped.
@@ -296,17 +279,23 @@ async def _run_plan(
             notify(part.name, "skipped", {**has, "status": earlier.status})
             continue
         current = [p for p in parts]
-        if planned.fingerprint is not None:
-            found = _run_of(ws, planned.fingerprint)
-            if found is not None:
-                current.append(PartRecord(part.position, part.name, part.kind, found, "", None))
+        found = _run_of(ws, planned.fingerprint) if planned.fingerprint is not None else None
+        if found is not None:
+            current.append(PartRecord(part.position, part.name, part.kind, found, "", None))
         spent = spent_so_far(ws, current)
         remaining = None if limit is None else max(limit - spent, 0.0)
         notify(part.name, "running", {"spent": spent, "remaining": remaining})
-        outcome = await _run_part(
-            ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part, audit.models,
-            looked,
-        )  # fmt: skip
+        _started(ws, audit_id, planned, earlier, found)
+        try:
+            outcome = await _run_part(
+                ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part,
+                audit.models, looked,
+            )  # fmt: skip
+        except BaseException:
+            # Stopped (Ctrl-C, a quit) or failed in this part: the part names the run it
+            # made, so that listings read the part in that run's status.
+            _started(ws, audit_id, planned, earlier, found or _run_of_part(ws, planned))
+            raise
         if looked is not None and looked.active and outcome.status in FINISHED:
             outcome = with_final_look(ws, audit, planned, outcome, looked)
         ws.audits.save_part(audit_id, outcome)
@@ -331,6 +320,26 @@ async def _run_plan(
     asked = answered_since(spent, before)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
                         asked=asked)  # fmt: skip
+
+
+def _started(
+    ws: Workspace, audit_id: str, planned: PartPlan, earlier: PartRecord | None, run: str | None
+) -> None:
+    """Record ``planned``'s part ``running`` (on ``run`` where it has one yet) from the moment
+    it starts, so that a listing shows it, and after a stop or a kill the part it stopped in.
+    A part its gates decided keeps its record: it says the rest of its design is bought on
+    purpose only, whatever stopped the buying."""
+    if earlier is not None and earlier.status == "decided":
+        return
+    part = planned.part
+    detail = earlier.detail if earlier is not None else {}
+    cost = earlier.cost if earlier is not None else None
+    record = PartRecord(part.position, part.name, part.kind, run, "running", cost, detail)
+    ws.audits.save_part(audit_id, record)
+
+
+def _run_of_part(ws: Workspace, planned: PartPlan) -> str | None:
+    return _run_of(ws, planned.fingerprint) if planned.fingerprint is not None else None
 
 
 def _current(earlier: PartRecord, planned: PartPlan) -> bool:
@@ -359,26 +368,8 @@ async def _run_part(
         assert searches is not None
         baseline = runs_by_part.get(part.baseline) if part.baseline else None
         named = {name: (m.plugin, m.plugin_params()) for name, m in models.items()}
-        summary = await asyncio.to_thread(
-            _search_apart,
-            ws,
-            searches,
-            part,
-            named,
-            f"audit-{audit_id}-{part.name}",
-            remaining,
-            baseline,
-        )
-        stopped = str(summary.get("stop_reason", ""))
-        state = "over-budget" if "budget" in stopped and remaining == 0 else "complete"
-        return PartRecord(
-            part.position,
-            part.name,
-            part.kind,
-            None,
-            state,
-            float(summary.get("spent") or 0.0),
-            summary,
+        return await run_search_part(
+            ws, searches, part, named, f"audit-{audit_id}-{part.name}", remaining, baseline
         )
     assert part.probe is not None
     run = await ws.runs.run(
@@ -410,24 +401,6 @@ async def _run_part(
         cost_paid(ws.runs.view(run.id)),
         detail,
     )
-
-
-def _search_apart(
-    ws: Workspace,
-    searches: SearchRunner,
-    part: Part,
-    models: dict[str, tuple[str, dict[str, Any]]],
-    session: str,
-    remaining: float | None,
-    baseline: str | None,
-) -> dict[str, Any]:
-    """Run one agent search in the calling (worker) thread on a Workspace of its own.
-
-    A search drives its own event loop (its probe runs and its chat model's calls), which
-    cannot run inside the audit's; and a store's SQLite connection serves only the thread
-    that opened it, so the search opens the same workspace again."""
-    with Workspace.open(ws.path, create=False, chroma_url=ws.chroma_url) as own:
-        return searches(own, part, models, session, remaining, baseline)
 
 
 def _write_report(

@@ -20,6 +20,7 @@ from diptych.audit import plan_audit, run_audit
 from diptych.audit.precision import gate_precision
 from diptych.audit.sequential import part_status_words
 from diptych.cli.audit_list_cmd import list_audits
+from diptych.cli.audit_stop import going_on, interrupted_line
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
@@ -205,6 +206,7 @@ def run(
 
     def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
         if status == "running":
+            started.append(name)
             left = detail.get("remaining")
             budget = "" if left is None else f" (budget left {money(left)})"
             batch = f", batch {detail['batch']} of {detail['batches']}" if "batch" in detail else ""
@@ -219,23 +221,34 @@ def run(
             console.print(f"part {name}: {part_status_words(status, detail)}", markup=False)
 
     final: dict[str, str] = {}
+    started: list[str] = []
 
     with state(ctx).open_workspace(create=True) as ws:
-        outcome = asyncio.run(
-            run_audit(
-                ws,
-                file,
-                options=RunOptions(max_cost=max_cost),
-                reporter=reporter,
-                on_part=on_part,
-                searches=run_search,
-                out_dir=out,
-                overrides=parse_sets(set_ or []),
-                until_decided=until_decided,
-                batches=batches,
-                on_look=print_look,
+        try:
+            outcome = asyncio.run(
+                run_audit(
+                    ws,
+                    file,
+                    options=RunOptions(max_cost=max_cost),
+                    reporter=reporter,
+                    on_part=on_part,
+                    searches=run_search,
+                    out_dir=out,
+                    overrides=parse_sets(set_ or []),
+                    until_decided=until_decided,
+                    batches=batches,
+                    on_look=print_look,
+                )
             )
-        )
+        except KeyboardInterrupt:
+            reporter.stop()
+            shaped = ["--until-decided", "--batches", str(batches)] if until_decided else []
+            if max_cost is not None:
+                shaped += ["--max-cost", str(max_cost)]
+            command = going_on(ws, file, set_ or [], shaped)
+            last = started[-1] if started else None
+            typer.echo(interrupted_line(ws, last, command))
+            raise typer.Exit(130) from None
         for name, words in final.items():
             console.print(f"part {name}: {words}", markup=False)
         searched = [

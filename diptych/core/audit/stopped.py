@@ -29,7 +29,7 @@ from diptych.core.audit.sequential import PartLooks, SequentialSummary
 from diptych.core.probe import ProbeResult, Table
 
 if TYPE_CHECKING:
-    from diptych.core.store import Store
+    from diptych.core.store import RunRecord, Store
 
 #: How the name of a fixed-design interval on a design stopped early on its gates begins.
 NOT_HOLDING = "fixed-design; does not hold after the stop"
@@ -139,10 +139,14 @@ def left_running(store: Store, audit: AuditRecord) -> bool:
 
 
 def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
-    """``audit`` as a listing shows it: a part whose run was bought on after the audit's gates
-    stopped it early (part way, :func:`continued`, or whole) in its run's status, as ``diptych
-    runs`` says it ("interrupted", "complete", "decided, bought on" where the run was decided again
-    since), and the audit in it too; its record keeps what its gates decided. Each part's
+    """``audit`` as a listing shows it, each part in its run's status now, as ``diptych runs``
+    says it (:func:`run_status_now`: "interrupted" after a stop, "stale" where a killed process
+    left it running), and a part with no run (an agent search) that was started in an audit
+    nothing runs now "interrupted". A part whose run was bought on after the audit's gates
+    stopped it early (part way, :func:`continued`, or whole) reads "interrupted", "complete",
+    "decided, bought on" where the run was decided again since, and the audit in it too; a
+    buy-on still running (``diptych resume``) is its part's, never the audit's (see
+    :func:`audit_status_text`); its record keeps what its gates decided. Each part's
     ``counts`` are its run's as the store holds them now (:func:`counts_now`)."""
     parts = []
     # A record its process left running (killed, or quit before it was written) reads as its runs.
@@ -151,16 +155,39 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
         run = store.run_with_id(part.run_id) if part.run_id else None
         if run is not None:
             part = replace(part, detail=counts_now(store, run.id, part.detail, audit.updated_at))
+            if part.status != "decided":
+                part = replace(part, status=run_status_now(store, run))
+        elif part.status == "running" and now != "running":
+            part = replace(part, status="interrupted")
         if part.status != "decided" or run is None or run.status == "partial":
             parts.append(part)
             continue
         said = listed_status(store, run, PartLooks.of(part.detail))
+        said = run_status_now(store, run) if said == run.status else said
         if said == part.status:
             parts.append(part)
             continue
         parts.append(replace(part, status=said))
-        now = said
+        # A buy-on in flight (or killed) is the run's: the audit is not running it.
+        if said not in ("running", "stale"):
+            now = said
     return replace(audit, status=now, parts=parts)
+
+
+def run_status_now(store: Store, run: RunRecord) -> str:
+    """``run``'s status as ``diptych runs`` lists it: ``stale`` where it is stored ``running``
+    and no live process holds it (killed), else as stored."""
+    if run.status == "running" and store.live_lease(run.id) is None:
+        return "stale"
+    return run.status
+
+
+def bought_on_elsewhere(audit: AuditRecord) -> PartRecord | None:
+    """The part of ``audit`` (:func:`as_now`) whose run is being bought on while nothing runs
+    the audit (``diptych resume`` of a run its gates decided), if any."""
+    if audit.status == "running":
+        return None
+    return next((p for p in audit.parts if p.status == "running" and p.run_id), None)
 
 
 #: Where a part's counts as its audit recorded them are kept when its run has moved on since.
@@ -246,7 +273,18 @@ def audit_status_text(store: Store, audit: AuditRecord) -> str:
     ``decided`` one the look its gates stopped it at and what that saved
     (:func:`~diptych.core.audit.run_status.decided_words`); one bought on since, its part's
     words (:func:`part_status_text`, the first such part's where there are several); any
-    other its status."""
+    other its status; while a part's run is being bought on with nothing running the audit
+    (:func:`bought_on_elsewhere`), that is said after it ("decided: its run pst-text-… is being
+    bought on by another process")."""
+    said = _own_status_text(store, audit)
+    elsewhere = bought_on_elsewhere(audit)
+    if elsewhere is None:
+        return said
+    sep = "; " if ":" in said else ": "
+    return f"{said}{sep}its run {elsewhere.run_id} is being bought on by another process"
+
+
+def _own_status_text(store: Store, audit: AuditRecord) -> str:
     if audit.status == BOUGHT_ON:
         part = next((p for p in audit.parts if p.status == BOUGHT_ON), None)
         return audit.status if part is None else part_status_text(store, part)

@@ -1,0 +1,89 @@
+"""An audit's agent search part: run in a worker thread, stopped with the audit.
+
+A search drives event loops of its own (its probe runs', its agent's calls'), which cannot run
+inside the audit's, so it runs in a worker thread; the audit's Ctrl-C (or the terminal app's
+stop) cancels the audit's loop only. The search is handed a :class:`threading.Event` that the
+cancel sets: its probe runs and agent calls await their work against it, so it stops at its
+next trial, keeping what finished, and the audit stops once it has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from typing import Any, Protocol
+
+from diptych.audit.plan import Part
+from diptych.core.audit import PartRecord
+from diptych.core.workspace import Workspace
+
+
+class SearchRunner(Protocol):
+    """Runs one agent search part: given the workspace, the part, the audit's models by name
+    as (plugin, params), the session id, the money left (None: no limit), the baseline part's
+    run id (mitigation searches) and the event set when the user stops the audit (the search
+    then stops at its next trial or agent call), returns a summary with ``spent`` (USD) and
+    ``stop_reason``."""
+
+    def __call__(
+        self,
+        ws: Workspace,
+        part: Part,
+        models: dict[str, tuple[str, dict[str, Any]]],
+        session: str,
+        remaining: float | None,
+        baseline_run: str | None,
+        stop: threading.Event | None = None,
+    ) -> dict[str, Any]: ...
+
+
+async def run_search_part(
+    ws: Workspace,
+    searches: SearchRunner,
+    part: Part,
+    models: dict[str, tuple[str, dict[str, Any]]],
+    session: str,
+    remaining: float | None,
+    baseline: str | None,
+) -> PartRecord:
+    """The search ``part`` run to its end (its record), or stopped with the audit: a cancel
+    sets the search's stop and waits for the search to stop (at its next trial or agent call)
+    before it goes on, so nothing is bought after it."""
+    stop = threading.Event()
+    searching = asyncio.ensure_future(
+        asyncio.to_thread(_search_apart, ws, searches, part, models, session, remaining, baseline,
+                          stop)
+    )  # fmt: skip
+    try:
+        summary = await asyncio.shield(searching)
+    except asyncio.CancelledError:
+        stop.set()
+        # Whatever the search stopped with (its own "stopped"), the audit's stop is what
+        # goes on up.
+        with contextlib.suppress(BaseException):
+            await searching
+        raise
+    stopped = str(summary.get("stop_reason", ""))
+    state = "over-budget" if "budget" in stopped and remaining == 0 else "complete"
+    return PartRecord(
+        part.position, part.name, part.kind, None, state, float(summary.get("spent") or 0.0),
+        summary,
+    )  # fmt: skip
+
+
+def _search_apart(
+    ws: Workspace,
+    searches: SearchRunner,
+    part: Part,
+    models: dict[str, tuple[str, dict[str, Any]]],
+    session: str,
+    remaining: float | None,
+    baseline: str | None,
+    stop: threading.Event,
+) -> dict[str, Any]:
+    """Run one agent search in the calling (worker) thread on a Workspace of its own: a store's
+    SQLite connection serves only the thread that opened it, so the search opens the same
+    workspace again."""
+    with Workspace.open(ws.path, create=False, chroma_url=ws.chroma_url) as own:
+        return searches(own, part, models, session, remaining, baseline, stop)

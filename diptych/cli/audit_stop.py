@@ -1,0 +1,46 @@
+"""``diptych audit run`` stopped by its user (Ctrl-C, SIGTERM): one line saying where it stopped,
+what is kept and the command that goes on, as ``diptych run`` and ``diptych resume`` say of a
+run ("interrupted: 656 of 6,560 trials stored; resume with: …")."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from diptych.cli.signals import settle_stopped
+from diptych.core.audit.record import this_process
+from diptych.core.workspace import Workspace
+
+
+def going_on(ws: Workspace, file: Path, sets: Sequence[str], options: Sequence[str]) -> str:
+    """The command that goes on with the audit, to paste as it is: the workspace and the file
+    by their absolute paths, its ``--set`` fields and the ``options`` that shape what it buys
+    (``--until-decided --batches 4``, ``--max-cost``) as given."""
+    words = ["diptych", "--store", os.path.abspath(ws.path), "audit", "run"]
+    words.append(os.path.abspath(file))
+    for given in sets:
+        words += ["--set", given]
+    return shlex.join([*words, *options])
+
+
+def interrupted_line(ws: Workspace, part: str | None, command: str) -> str:
+    """Where the audit this process ran stopped (``part``: the part it was in, None before
+    any), what that part holds, and ``command``, which goes on: "interrupted in part
+    pst-text: 656 of 6,560 trials of pst-text-0663f62e stored; diptych … audit run … goes
+    on"."""
+    mine = [a for a in ws.audits.list() if a.process == this_process()]
+    audit = ws.audits.as_now(max(mine, key=lambda a: a.updated_at)) if mine else None
+    found = audit.part(part) if audit is not None and part is not None else None
+    if found is None:
+        return f"interrupted: {command} goes on"
+    if found.run_id is None:
+        # An agent search keeps its finished rounds in its session's checkpoint.
+        kept = "its finished trials and rounds are kept"
+    else:
+        settle_stopped(ws, found.run_id)
+        counts = ws.runs.counts(found.run_id)
+        finished = sum(n for k, n in counts.items() if k in ("done", "refused", "failed"))
+        kept = f"{finished:,} of {sum(counts.values()):,} trials of {found.run_id} stored"
+    return f"interrupted in part {part}: {kept}; {command} goes on"
