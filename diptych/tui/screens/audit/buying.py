@@ -21,8 +21,7 @@ from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.gates import gate_lines
-from diptych.core.store import RunRecord
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import RunRecord, Workspace
 from diptych.tui.jobs import JobControl
 from diptych.tui.screens.audit.decided import part_news, stopped_words
 from diptych.tui.screens.audit.messages import (
