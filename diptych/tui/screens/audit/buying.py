@@ -49,9 +49,9 @@ class StoreProgress:
     batched call stores its trials after it tells them). Never from the engine's thread: a
     plan of a large design is not cheap."""
 
-    def __init__(self, refresh: Callable[[], None], interval: float = REFRESH_EVERY) -> None:
+    def __init__(self, refresh: Callable[[], None], interval: float | None = None) -> None:
         self.refresh = refresh
-        self.interval = interval
+        self.interval = REFRESH_EVERY if interval is None else interval
         self._told = 0
         self._read = 0
         self._trailing = False
