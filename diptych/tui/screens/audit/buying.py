@@ -13,9 +13,11 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from diptych.audit import plan_audit, run_audit
+from textual.message import Message
+
+from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
@@ -34,8 +36,20 @@ from diptych.tui.screens.audit.messages import (
 from diptych.tui.screens.audit.rows import look_of, recorded_words, runs_said
 from diptych.tui.workers import run_stoppable
 
-if TYPE_CHECKING:
-    from diptych.tui.screens.audit.screen import AuditScreen
+
+class AuditHost(Protocol):
+    """What the run needs of the Audit screen: its workspace, its plan, where to post what it
+    hears, and how it decides the gates at the end."""
+
+    plan: AuditPlan | None
+
+    @property
+    def store_path(self) -> Path: ...
+
+    def post_message(self, message: Message) -> bool: ...
+
+    def gates_for(self, file: Path | AuditRecord, plan: AuditPlan, recorded: bool) -> None: ...
+
 
 #: How often, at most, a running part's counts are read again from the store (seconds): a
 #: plan reads every part's stored trials, so not at every trial of a fast model.
@@ -91,13 +105,13 @@ class StoreProgress:
             self.refresh()
 
 
-def buy(screen: AuditScreen, file: Path | AuditRecord, control: JobControl, until: bool) -> None:
+def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until: bool) -> None:
     """Run the audit ``file`` to its end or until ``control`` stops it (thread body), telling
     ``screen`` each part's status and counts as they change (``until``: bought batch by batch
     until its gates are decided)."""
     store_path = screen.store_path
 
-    def post(message: Any) -> None:
+    def post(message: Message) -> None:
         # Posted, never waited on: the app may be waiting for this thread as it quits.
         screen.post_message(message)
 
