@@ -33,6 +33,7 @@ from diptych.core.audit.sequential import (
     SequentialSummary,
     StopReason,
     look_text,
+    status_at,
 )
 from diptych.core.cost import Cost
 from diptych.core.errors import DiptychError
@@ -263,7 +264,7 @@ def part_status_words(status: str, detail: dict[str, Any]) -> str:
         return f"running batch {detail['batch']} of {detail['batches']}"
     if "look" in detail and detail["look"]:
         at = look_text(detail["look"], detail["batches"], bool(detail.get("complete")))
-        return f"{status} at {at}"
+        return status_at(status, at)
     return status
 
 

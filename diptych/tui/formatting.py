@@ -81,7 +81,8 @@ def path_in_width(path: str, width: int) -> str:
 
 #: A gate's interval as it is named at length ("95% anytime-valid interval, look 1 of 10").
 DECIDED_NAME = re.compile(
-    r"(\d[\d.]*%) (\S+) interval(?:, look ([\d,]+) of ([\d,]+)(: the whole design)?)?"
+    r"(\d[\d.]*%) (\S+) interval"
+    r"(?:, (look [\d,]+ of [\d,]+|the whole design read at look [\d,]+))?"
 )
 
 
@@ -109,9 +110,6 @@ def short_name(name: str) -> str:
     named = DECIDED_NAME.fullmatch(name)
     if named is None:
         return name
-    level, kind, look, looks, whole = named.groups()
-    return (
-        f"{level} {kind}"
-        + (f", look {look} of {looks}" if look else "")
-        + (": the whole design" if whole else "")
-    )
+    # The look in the words of :func:`~diptych.core.audit.sequential.look_text`, whole.
+    level, kind, look = named.groups()
+    return f"{level} {kind}" + (f", {look}" if look else "")

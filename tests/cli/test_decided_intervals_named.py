@@ -22,7 +22,7 @@ def test_every_interval_show_prints_of_a_decided_run_is_named(
     monkeypatch.setenv("COLUMNS", "260")  # each table row on one line
     ws = str(tmp_path / "ws")
     run_id = decided_at_first_look(capsys, ws)
-    for look in ("look 1 of 4", "look 2 of 4: the whole design"):
+    for look in ("look 1 of 4", "the whole design read at look 2"):
         code, out = call(capsys, "--store", ws, "show", run_id)
         assert code == 0, out
         rows = headline_rows(out)

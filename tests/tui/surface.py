@@ -65,6 +65,19 @@ CLIPPED_NUMBER = re.compile(r"\d…|…\d|\d\.…")
 #: "of 10", "look" over "1/10" (read alone, "look 1" is the first of an unknown number).
 LOOK_CUT = re.compile(r"\blook(?:\s+[\d,]+(?:\s+of)?)?\s*$")
 LOOK_REST = re.compile(r"^\s*(?:of\s+)?[\d,]+")
+
+
+def look_parted(text: str, below: str) -> bool:
+    """Whether ``text`` ends in a look that ``below`` goes on with: "look 1" over "of 10", "look
+    1 of" or "look" over "10". A whole design's "look 2" is whole: a number below it is not its."""
+    cut = LOOK_CUT.search(text)
+    if cut is None or not below:
+        return False
+    if cut.group(0).rstrip()[-1].isdigit():
+        return re.match(r"\s*(?:of\b|/)", below) is not None
+    return LOOK_REST.match(below) is not None
+
+
 #: The words a screen uses to point at an invalid field.
 POINTS_AT_FIELD = re.compile(r"marked in red|fields? marked|see the field", re.IGNORECASE)
 
@@ -160,7 +173,7 @@ def cut_values(app: App[Any]) -> list[str]:
             if CLIPPED_NUMBER.search(text):
                 found.append(f"{where}: a number cut by an ellipsis: {text.strip()!r}")
             below = inside[y + 1] if y + 1 < len(inside) else ""
-            if LOOK_CUT.search(text.rstrip(" │┃▌▐█")) and LOOK_REST.match(below):
+            if look_parted(text.rstrip(" │┃▌▐█"), below):
                 found.append(f"{where}: a look parted: {text.strip()!r} / {below.strip()!r}")
             if re.search(r"[\d.]$", text) and re.match(r"[\d.]", below) and below.strip():
                 found.append(
@@ -179,7 +192,7 @@ def _looks_parted_in_cells(table: DataTable[Any], inside: list[str], top: int) -
         width = column.get_render_width(table)
         cells = [line[max(x, 0) : x + width].strip() for line in inside]
         for y, (text, below) in enumerate(pairwise([*cells, ""])):
-            if LOOK_CUT.search(text) and LOOK_REST.match(below) and below:
+            if look_parted(text, below):
                 where = f"{_where(table)} row {top + y}"
                 found.append(f"{where}: a look parted in its cell: {text!r} / {below!r}")
         x += width

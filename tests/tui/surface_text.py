@@ -213,9 +213,12 @@ def _cells(table: Any) -> list[str]:
 
 def looks_in_other_words(app: App[Any]) -> list[str]:
     """A look a screen writes "look 1/10" where every other line (the CLI's, the report's, the
-    screens at 80 columns) writes "look 1 of 10": one wording at every size."""
+    screens at 80 columns) writes "look 1 of 10": one wording at every size; and a look that
+    read the whole design written with the plan's batches ("look 2 of 10: the whole design"),
+    which reads as if 2 of 10 batches were bought, where every surface writes "the whole design
+    read at look 2" (:func:`~diptych.core.audit.sequential.look_text`)."""
     lines = enumerate(screen_lines(app))
-    other = re.compile(r"\blook \d[\d,]*\s*/")
+    other = re.compile(r"\blook \d[\d,]*\s*/|\blook [\d,]+ of [\d,]+: the whole design")
     return [f"row {y}: {m.group(0)!r} for 'look 1 of 10'" for y, line in lines
             for m in other.finditer(line)]  # fmt: skip
 

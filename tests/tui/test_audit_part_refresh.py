@@ -108,7 +108,7 @@ async def test_a_part_finished_redraws_its_counts_and_gates_while_the_audit_runs
         try:
             await wait_for(pilot, searching.is_set, "the search under way", lambda: shown(app))
             after = _store(file)
-            assert after == ("0", "look 2 of 4: the whole design"), after
+            assert after == ("0", "the whole design read at look 2"), after
             await wait_for(
                 pilot,
                 lambda: drawn() == (after[0], f"anytime-valid interval, {after[1]}"),
@@ -116,10 +116,10 @@ async def test_a_part_finished_redraws_its_counts_and_gates_while_the_audit_runs
                 lambda: f"{drawn()} {shown(app)}",
             )
             # Its row names the look at the whole design as every surface does, never "look 2
-            # of 4" alone (as if half the design were bought).
+            # of 4" (as if half the design were bought).
             await wait_for(
                 pilot,
-                lambda: screen.status["pst-text"] == f"complete at {after[1]}",
+                lambda: screen.status["pst-text"] == f"complete: {after[1]}",
                 "the part's row at its last look",
                 lambda: repr(screen.status),
             )
@@ -128,6 +128,6 @@ async def test_a_part_finished_redraws_its_counts_and_gates_while_the_audit_runs
         await wait_for(pilot, lambda: "audit complete" in str(
             screen.query_one("#summary", Static).render()), "the audit's end",
             lambda: shown(app))  # fmt: skip
-        assert screen.status["pst-text"] == f"complete at {after[1]}", screen.status
+        assert screen.status["pst-text"] == f"complete: {after[1]}", screen.status
         keys = ("ctrl+r", "ctrl+g", "ctrl+o", "escape")
         assert await surface(pilot, leave=keys) == [], shown(app)

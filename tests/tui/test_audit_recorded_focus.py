@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZES, open_audit, settle, shown, wait_for
+from steps import SIZE, SIZES, open_audit, settle, shown, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
@@ -83,4 +83,20 @@ async def test_enter_in_the_empty_path_opens_the_row_shown(
         field = screen.query_one("#file", Input)
         field.focus()
         await wait_for(pilot, lambda: app.focused is field, "the path's field in focus")
+        await enter_opens_it(pilot, screen)
+
+
+async def test_ctrl_o_with_no_audit_open_asks_to_open_one(audit_dir: Path) -> None:
+    """The recorded audit has a report, but none is open: ^o says to open one, never "no
+    report yet", which reads as if the audit listed had none."""
+    await record_audit()
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    opened: list[str] = []
+    app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed_under_focus(pilot)
+        await pilot.press("ctrl+o")
+        said = "open an audit first (type its path, or choose one recorded here)"
+        await wait_for(pilot, lambda: said in shown(app), "the words", lambda: shown(app))
+        assert "no report yet" not in shown(app) and opened == []
         await enter_opens_it(pilot, screen)

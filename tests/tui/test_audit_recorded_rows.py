@@ -70,7 +70,7 @@ def test_a_gates_interval_is_named_as_audit_gate_names_it() -> None:
     assert look_of(SimpleNamespace(sequential=sequential)) == "look 1 of 10"
     # A look that read the whole design says so, as `audit gate` says it.
     whole = SequentialSummary("decided", 2, 10, 1640, 1640)
-    assert look_of(SimpleNamespace(sequential=whole)) == "look 2 of 10: the whole design"
+    assert look_of(SimpleNamespace(sequential=whole)) == "the whole design read at look 2"
     assert look_of(SimpleNamespace(sequential=None)) == ""
     assert interval_kind_cell("anytime-valid", "look 1 of 10") == "anytime-valid, look 1 of 10"
     assert interval_kind_cell("fixed", "") == "fixed"

@@ -99,5 +99,5 @@ async def test_y_buys_the_rest_of_a_decided_run(decided_run: Path) -> None:
         looks = PartLooks.of(audit.parts[0].detail)
         assert looks is not None and looks.last is not None and looks.last.complete
         number = ws.audits.read(run.run.id).numbers[FIGURE]
-        assert number["interval_name"].endswith(looks.at) and looks.at.endswith(WHOLE_DESIGN)
+        assert number["interval_name"].endswith(looks.at) and looks.at.startswith(WHOLE_DESIGN)
         assert ws.audits.as_now(audit).parts[0].status == "complete"

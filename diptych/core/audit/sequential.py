@@ -318,17 +318,24 @@ def with_sequential_notes(
     return out
 
 
-#: What a look that read the whole design adds to its name where the plan had more batches.
+#: What a look that read the whole design is named by where the plan had more batches.
 WHOLE_DESIGN = "the whole design"
 
 
 def look_text(look: int, batches: int, complete: bool = False) -> str:
     """A look as every surface names it: "look 1 of 10"; a look that read the whole design
     before the plan's last batch (``diptych resume --yes``, the audit run without
-    ``--until-decided``) "look 2 of 10: the whole design", so that it never reads as a fifth
-    of the design with looks to come."""
-    said = f"look {look:,} of {batches:,}"
-    return f"{said}: {WHOLE_DESIGN}" if complete and look < batches else said
+    ``--until-decided``) "the whole design read at look 2", without the plan's batches: "look
+    2 of 10" would read as if 2 of its 10 batches were bought, with looks to come."""
+    if complete and look < batches:
+        return f"{WHOLE_DESIGN} read at look {look:,}"
+    return f"look {look:,} of {batches:,}"
+
+
+def status_at(status: str, at: str) -> str:
+    """A part's status at a look (:func:`look_text`), as every surface joins them: "decided
+    at look 1 of 10"; "complete: the whole design read at look 2"."""
+    return f"{status}: {at}" if at.startswith(WHOLE_DESIGN) else f"{status} at {at}"
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,10 @@ MIN_TEXT = 12
 #: A text this short (a status, a verdict, a rule) wraps only when nothing else is left.
 SHORT_TEXT = 16
 #: The look a gate decided at ("look 1 of 10", or "look 1/10" where a narrow pane names it in
-#: fewer words): wrapped as one word, since "look 1" over "of 10" reads as the first look of an
-#: unknown number, and "look" over "1/10)" as a word cut from its number.
-LOOK = re.compile(r"\blook [\d,]+(?: of |/)[\d,]+")
+#: fewer words; "look 2" where it read the whole design): wrapped as one word, since "look 1"
+#: over "of 10" reads as the first look of an unknown number, and "look" over "1/10)" or "2" as
+#: a word cut from its number.
+LOOK = re.compile(r"\blook [\d,]+(?:(?: of |/)[\d,]+)?")
 #: What joins a look's words while a cell is wrapped (no space textwrap breaks at).
 _JOIN = "\x1f"
 #: Cell padding on each side, as the DataTable draws it.

@@ -25,11 +25,11 @@ from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 #: the standings ‡ where its gates decided on it) and its ``n=`` (each optional but the
 #: first), or an interval alone; the level that opens an interval's name with the word
 #: after it ("(95% anytime-valid"): alone at a line's end, "(95%" reads as an interval cut;
-#: and the look a gate decided at ("look 1 of 10", "look 1/10"): "look 1" over "of 10" reads
-#: as the first look of an unknown number.
+#: and the look a gate decided at ("look 1 of 10", "look 1/10", "look 2" where it read the
+#: whole design): "look 1" over "of 10" reads as the first look of an unknown number.
 FIGURE = re.compile(
     rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern})(?:\s+[†‡])*)?|{INTERVAL.pattern}(?:\s+[†‡])*)"
-    r"(?:\s+n=[\d,]+)?|\(\d[\d.]*%\s+\S+|\blook\s+[\d,]+(?:\s+of\s+|/)[\d,]+\)?"
+    r"(?:\s+n=[\d,]+)?|\(\d[\d.]*%\s+\S+|\blook\s+[\d,]+(?:(?:\s+of\s+|/)[\d,]+)?\)?"
 )
 
 #: An id: words joined by hyphens or slashes, three at least (``occ-paired-carpenter--nurse``,

@@ -78,7 +78,7 @@ class AgentScreen(Screen[None]):
     HELP_PURPOSE = (
         "Let an LLM agent search for identity pairs or interventions: its proposals are run and "
         "tested as they arrive, and you accept the findings into the workspace's lists (a) or "
-        "reject them (x). Ctrl+S starts a session."
+        "reject them (x). ^s starts a session."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),

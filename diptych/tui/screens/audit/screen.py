@@ -1,16 +1,16 @@
 """The Audit screen: open an audit file, see its parts and their progress, run it, get its report.
 
 The plan and the run are headless Workspace calls in thread workers (each opens its own
-Workspace); results come back as messages, so no widget is touched from a thread.
+Workspace; the run's in :mod:`.buying`); results come back as messages, so no widget is
+touched from a thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -20,16 +20,15 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from diptych.audit import AuditPlan, plan_audit, run_audit
-from diptych.audit.sequential import part_status_words
+from diptych.audit import AuditPlan, plan_audit
 from diptych.core.audit.record import AuditRecord
-from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
-from diptych.core.report.gates import GateLine, gate_lines
+from diptych.core.report.gates import GateLine
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobControl, JobHost
-from diptych.tui.screens.audit.decided import gates_of, part_news, stopped_words
+from diptych.tui.screens.audit.buying import buy
+from diptych.tui.screens.audit.decided import gates_of
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -44,7 +43,6 @@ from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
     gate_table,
-    look_of,
     moved_line,
     part_rows,
     recorded_found,
@@ -56,7 +54,6 @@ from diptych.tui.screens.audit.rows import (
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
-from diptych.tui.workers import run_stoppable
 
 #: An audit file, or a recorded audit opened from the text it recorded (its file moved).
 Source = Path | AuditRecord
@@ -81,7 +78,7 @@ class AuditScreen(Screen[None]):
         "Run an audit file, or open one the workspace recorded, and read its verdict: its parts "
         "with their trials, cost and status, and its gates' verdicts with the value, interval and "
         "rule each rests on; Down and End (End from the file's field too) scroll to every part. "
-        "Ctrl+R runs it, ctrl+o opens its report."
+        "^r runs it, ^g buys it until its gates are decided, ^o opens its report."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -244,13 +241,13 @@ class AuditScreen(Screen[None]):
         parts = recorded.parts if recorded else []
         for name, words in recorded_words(plan, parts, now.parts if now else None, said).items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
-        self._gates(file, plan, recorded is not None and bool(recorded.report))
+        self.gates_for(file, plan, recorded is not None and bool(recorded.report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
     def _execute(self, file: Source, control: JobControl, until_decided: bool = False) -> None:
         control.started.set()
         try:
-            self._buy(file, control, until_decided)
+            buy(self, file, control, until_decided)
         except asyncio.CancelledError:
             # Stopped (quitting): the engine stored what finished and left the run
             # interrupted. Posted, never waited on: the app may be waiting for this thread.
@@ -258,70 +255,7 @@ class AuditScreen(Screen[None]):
         finally:
             control.detach()
 
-    def _buy(self, file: Source, control: JobControl, until_decided: bool) -> None:
-        last_said: dict[str, tuple[str, str]] = {}
-
-        def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
-            said = part_status_words(status, detail)
-            last_said[name] = (status, said)
-            self.app.call_from_thread(self.post_message, AuditPartChanged(name, said))
-            if not until_decided and status not in ("running", "skipped"):  # counts, gates now
-                for news in part_news(self.store_path, file, name):
-                    self.app.call_from_thread(self.post_message, news)
-
-        def on_look(batch: int, batches: int, report: Any) -> None:
-            # Each look's gates, their anytime-valid intervals narrowing batch by batch.
-            note = f"look {batch:,} of {batches:,}: " + (
-                report.sequential.sentence() if report.sequential else "anytime-valid"
-            )
-            lines = gate_lines(report)
-            self.app.call_from_thread(
-                self.post_message, AuditGates(lines, [], note, look_of(report))
-            )
-
-        from diptych.agent.audit_search import run_search
-
-        try:
-            with Workspace.open(self.store_path) as ws:
-                outcome = run_stoppable(
-                    partial(run_audit, ws, file, on_part=on_part, searches=run_search,
-                            until_decided=until_decided, on_look=on_look),
-                    control,
-                )  # fmt: skip
-        except DiptychError as error:
-            self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
-            return
-        # The rows end as the audit recorded its parts: a part bought batch by batch was last
-        # heard of as "running", and a part no gate reads was never started. Where the last
-        # words heard already say the recorded status, they stay (with their look).
-        listed: dict[str, str] = {}
-        try:
-            with Workspace.open(self.store_path) as ws:
-                replanned = plan_audit(ws, file)
-                listed = runs_said(ws, outcome.parts)
-            self.app.call_from_thread(self.post_message, AuditReplanned(replanned))
-        except DiptychError:
-            pass  # the rows keep the plan they had; the summary below says how the run ended
-        # A part bought until decided says what stopping saved (or what it holds, bought on
-        # since), as its recorded row does.
-        final = recorded_words(self.plan, outcome.parts, said=listed) if self.plan else {}
-        for part in outcome.parts:
-            status, said = last_said.get(part.name, ("", ""))
-            words = said if status == part.status else part.status
-            if PartLooks.of(part.detail) is not None and part.name in final:
-                words = final[part.name]
-            self.app.call_from_thread(self.post_message, AuditPartChanged(part.name, words))
-        for name in outcome.skipped:
-            self.app.call_from_thread(self.post_message, AuditPartChanged(name, "not run"))
-        stopped = stopped_words(outcome.sequential)
-        self.app.call_from_thread(
-            self.post_message,
-            AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped),
-        )
-        if self.plan is not None:
-            self._gates(file, self.plan, outcome.report is not None)
-
-    def _gates(self, file: Source, plan: AuditPlan, recorded: bool) -> None:
+    def gates_for(self, file: Source, plan: AuditPlan, recorded: bool) -> None:
         """Decide the audit's gates (in the calling worker) where it has run to a report."""
         gates = gates_of(self.store_path, file, plan, recorded)
         if gates is not None:
@@ -482,6 +416,9 @@ class AuditScreen(Screen[None]):
         self._start(self._file, until_decided=True)
 
     def action_report(self) -> None:
+        if self._file is None or self.plan is None:  # a recorded audit's report is its own
+            self._say("open an audit first (type its path, or choose one recorded here)")
+            return
         if self.report is None:
             self._say("no report yet: run the audit to the end (ctrl+r)")
             return

@@ -53,7 +53,7 @@ class NewRunScreen(PointsAtFields):
     HELP_PURPOSE = (
         "Plan a run before paying for it: choose a probe, the models it tests and their "
         "parameters; the plan at the foot shows the trials, their cost and the precision to "
-        "expect. Ctrl+S starts the run."
+        "expect. ^s starts the run."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start run", priority=True),
