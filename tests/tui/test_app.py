@@ -362,7 +362,7 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
             [name, number(n["value"]), interval(n.get("ci_low"), n.get("ci_high")), number(n["n"])]
             if n.get("ci_low") is not None
             # A figure with no interval says why: the mass is a diagnostic.
-            else [name, number(n["value"]), f"no interval ({n['reason']})", number(n["n"])]
+            else [name, number(n["value"]), f"— ({n['reason']})", number(n["n"])]
             for name, n in expected.numbers.items()
         ]
         # Likelihood mode: the headline is the expected STS from the probabilities, first; the

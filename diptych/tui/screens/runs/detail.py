@@ -40,6 +40,7 @@ from diptych.core.report.formatting import (
     counted,
     floor_note,
     marked_interval,
+    why_no_interval,
 )
 from diptych.core.report.missing_intervals import marked_rows
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name, timestamp, wrap_path
@@ -94,9 +95,9 @@ def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, li
         named = num.get("interval_name")
         if narrow and isinstance(named, str):
             num = {**num, "interval_name": short_name(named)}
-        # A figure with no interval says why in the report's words ("no interval (a
-        # diagnostic)"), never a dash the report does not print.
         shown = marked_interval(num)
+        if shown.startswith("no interval ("):
+            shown = f"— ({why_no_interval(num.get('reason'))})"  # why, in a short column
         cells = [name, number(num.get("value")), shown, number(num.get("n"))]
         rows.append((name, cells))
     return rows
