@@ -59,6 +59,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *, priced: bool) ->
     ws = str(tmp_path / "ws")
     command = ("--store", ws, "audit", "run", str(file), "--out", str(tmp_path / "r"), "--quiet")
     with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("COLUMNS", "200")  # a line read whole, as a terminal this wide shows it
         mp.setattr(session, "SentenceEmbedder", HashingEmbedder)
         code, out = call(capsys, *command)
         assert code == 0, out
