@@ -161,7 +161,7 @@ async def test_the_stop_line_whole_and_the_rows_as_recorded(
                 summary = screen.query_one("#summary", Static)
                 text = str(summary.render())
                 words = " ".join(text.split())
-                assert "stopped: every gate decided after " in words and words.endswith("(ctrl+o)")
+                assert "stopped: every gate decided after " in words and words.endswith("(^o)")
                 # Every line of it on the screen, above the footer; the screen itself not
                 # scrolled (the tables scroll in their own room).
                 assert summary.region.height == len(text.split("\n")) <= 4

@@ -1,14 +1,17 @@
-"""Help writes a key one way, as the footer and Help's own key column do ("^r"): a screen's
-purpose that says "Ctrl+R runs it, ctrl+o opens its report" names the same keys in two other
-spellings beside the "^r" and "^o" listed under it."""
+"""The TUI writes a key one way, as the footer and Help's own key column do ("^r"): a screen's
+purpose or status line that says "Ctrl+R runs it, ctrl+o opens its report" names the same keys
+in two other spellings beside the "^r" and "^o" the footer shows under it."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
 
+import diptych.tui
 import diptych.tui.app  # noqa: F401  (every screen imported, as Help finds them)
 from diptych.tui.screens.help import screen_classes, screen_purpose
 
@@ -32,3 +35,36 @@ def test_the_audit_screen_purpose_names_its_keys() -> None:
 
     purpose = screen_purpose(AuditScreen)
     assert all(key in purpose for key in ("^r", "^g", "^o")), purpose
+
+
+def _sentences(path: Path) -> list[tuple[int, str]]:
+    """The string pieces of a module that hold a space (words a user reads, not a key name such
+    as a binding's "ctrl+r"), its docstrings left out: they are for the reader of the code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and " " in node.value
+    ]
+
+
+def test_every_line_the_tui_writes_names_a_key_as_the_footer_does() -> None:
+    root = Path(diptych.tui.__file__).parent
+    spelled = [
+        f"{path.relative_to(root)}:{line}: {text.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        for line, text in _sentences(path)
+        if SPELLED.search(text)
+    ]
+    assert spelled == [], "\n".join(spelled)

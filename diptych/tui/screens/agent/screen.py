@@ -159,7 +159,7 @@ class AgentScreen(Screen[None]):
         # The whole reason, scrolled (with a scrollbar saying so) where the terminal is short.
         with VerticalScroll(id="agent-reason-box"):
             yield WholeNumbers("", id="agent-reason")
-        yield Static("ctrl+s starts a session", id="agent-status")
+        yield Static("^s starts a session", id="agent-status")
         yield KeysFooter()
 
     @on(Select.Changed, "#agent-kind")
@@ -386,7 +386,7 @@ class AgentScreen(Screen[None]):
         """a and x act on the highlighted proposal: before a session has listed one, say so
         (the status line, where the session's progress is read)."""
         if not self.session:
-            self._status(f"no proposal to {verb} yet: ctrl+s starts a session, and a and x "
+            self._status(f"no proposal to {verb} yet: ^s starts a session, and a and x "
                          "then accept or reject the highlighted proposal")  # fmt: skip
         else:
             self._status(f"no proposal to {verb} yet: the session lists each as it is measured")

@@ -31,7 +31,7 @@ def gates_of(
         return None
     if not recorded:
         rows = [(g.label, f"{g.part} · {g.figure}", rule(g), "not run yet") for g in gates.checks]
-        return AuditGates([], rows, "gates decided when the audit has run (ctrl+r)")
+        return AuditGates([], rows, "gates decided when the audit has run (^r)")
     try:
         with Workspace.open(store_path) as ws:
             # A recorded audit's gates are its recorded text's, by its id; a file's are those of

@@ -251,7 +251,7 @@ class AuditScreen(Screen[None]):
         except asyncio.CancelledError:
             # Stopped (quitting): the engine stored what finished and left the run
             # interrupted. Posted, never waited on: the app may be waiting for this thread.
-            self.post_message(AuditFailed("stopped: its trials so far are kept (ctrl+r goes on)"))
+            self.post_message(AuditFailed("stopped: its trials so far are kept (^r goes on)"))
         finally:
             control.detach()
 
@@ -313,7 +313,7 @@ class AuditScreen(Screen[None]):
     @on(AuditFinished)
     def _finished(self, message: AuditFinished) -> None:
         self.report = message.report
-        where = f" · report {message.report} (ctrl+o)" if message.report else ""
+        where = f" · report {message.report} (^o)" if message.report else ""
         # A run that had nothing to ask ends as the last one did: it says so, not the same line.
         again = " · every trial was stored already: report written again" if not self._asked else ""
         cost = f"{' · ' if ':' in message.status else ': '}cost {dollars(message.spent)}"
@@ -406,7 +406,7 @@ class AuditScreen(Screen[None]):
             return
         gates = self.plan.audit.gates
         if gates is None or not gates.checks:
-            self._say("this audit states no gates: run it whole (ctrl+r)")
+            self._say("this audit states no gates: run it whole (^r)")
             return
         if self._buying():
             return
@@ -420,7 +420,7 @@ class AuditScreen(Screen[None]):
             self._say("open an audit first (type its path, or choose one recorded here)")
             return
         if self.report is None:
-            self._say("no report yet: run the audit to the end (ctrl+r)")
+            self._say("no report yet: run the audit to the end (^r)")
             return
         self.app.open_url(self.report.resolve().with_name("report.html").as_uri())
         self._say(f"report: {self.report.parent}")
