@@ -28,7 +28,8 @@ from diptych.core.report import parse_formats
 from diptych.core.report.formatting import counted, tally
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
-from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunSummary, export_rows
+from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunDetail, RunSummary, export_rows
+from diptych.core.workspace.look_trials import ALL_TRIALS
 from diptych.core.workspace.sessions import session_label
 
 #: Whose labels score people (probes that use annotators' labels, e.g. pst).
@@ -300,18 +301,21 @@ def register(app: typer.Typer) -> None:
                     f"'diptych resume {run.id} --yes' buys it",
                     markup=False,
                 )
-            console.print(
-                "labels: " + (", ".join(f"{k} {v:,}" for k, v in detail.labels.items()) or "none")
+            # As every listing shows it: a gated figure with the interval its gate used.
+            result = (
+                ws.audits.read(
+                    run.id, label_policy=label_policy, calibration_subset=calibration_subset
+                )
+                if counts["done"]
+                else None
             )
+            whole = result is None or ALL_TRIALS in result.notes
+            console.print(labels_line(detail, whole=whole), markup=False)
             if detail.tone_labels:
                 most = sorted(detail.tone_labels.items(), key=lambda kv: (-kv[1], kv[0]))
                 tones = ", ".join(f"{k} {v:,}" for k, v in most)
                 console.print(f"tone labels: {tones}", markup=False)
-            if counts["done"]:
-                # As every listing shows it: a gated figure with the interval its gate used.
-                result = ws.audits.read(
-                    run.id, label_policy=label_policy, calibration_subset=calibration_subset
-                )
+            if result is not None:
                 print_result(console, result, tables=False)
                 # What the prediction-powered figures rest on (estimator, λ, design).
                 for i, line in enumerate(rests_on(result.data)):
@@ -463,3 +467,20 @@ def register(app: typer.Typer) -> None:
                     signature = written["manifest"].with_name(written["manifest"].name + ".sig")
                     written["signature"] = signature
         typer.echo(files_written(written))
+
+
+def labels_line(detail: RunDetail, *, whole: bool) -> str:
+    """``show``'s labels per annotator; of a run bought on since its gates stopped it early, on
+    all its trials and then on its look's, which its figures read, as its report counts them
+    (not ``whole``: where the look's trials cannot be rebuilt, its breakdowns and its labels'
+    counts read all its trials, see :data:`~diptych.core.workspace.look_trials.ALL_TRIALS`)."""
+
+    def per(labels: dict[str, int]) -> str:
+        return ", ".join(f"{k} {v:,}" for k, v in labels.items()) or "none"
+
+    if not detail.look or whole:
+        return f"labels: {per(detail.labels)}"
+    return (
+        f"labels: {per(detail.labels)} on all its trials; at {detail.look} "
+        f"(the trials its figures read): {per(detail.labels_at_look)}"
+    )

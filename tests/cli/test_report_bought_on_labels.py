@@ -98,3 +98,42 @@ def test_where_the_looks_trials_cannot_be_rebuilt_the_labels_read_all_as_the_fig
         every_trial = len(store.trials(run_id))
     assert labels == dict(every) and trials == every_trial, (labels, trials)
     assert line.startswith("Labels per annotator: ") and AT_LOOK not in line, line
+    # ``show`` counts them as the report does: on all its trials, no look named.
+    assert _show_labels(capsys, ws, run_id) == f"labels: {_per(dict(every))}"
+
+
+def _show_labels(capsys: pytest.CaptureFixture[str], ws: str, run_id: str) -> str:
+    code, said = call(capsys, "--store", ws, "show", run_id)
+    assert code == 0, said
+    (line,) = [s for s in said.splitlines() if s.startswith("labels: ")]
+    return line
+
+
+def _per(labels: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v:,}" for k, v in labels.items())
+
+
+def test_show_counts_a_bought_on_runs_labels_on_all_its_trials_and_at_the_look_its_figures_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    bought_on_and_interrupted(ws, run_id, after=40)
+    at_look, _, _ = _reported(capsys, monkeypatch, ws, tmp_path / "rep")
+    with open_store(Path(ws)) as store:
+        every = dict(Counter(lab.annotator for lab in store.labels(run_id)))
+    assert sum(at_look.values()) < sum(every.values()), (at_look, every)
+    assert _show_labels(capsys, ws, run_id) == (
+        f"labels: {_per(every)} on all its trials; "
+        f"at {AT_LOOK} (the trials its figures read): {_per(at_look)}"
+    )
+
+
+def test_show_counts_a_decided_runs_labels_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    with open_store(Path(ws)) as store:
+        every = dict(Counter(lab.annotator for lab in store.labels(run_id)))
+    assert _show_labels(capsys, ws, run_id) == f"labels: {_per(every)}"

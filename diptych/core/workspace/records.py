@@ -88,6 +88,11 @@ class RunDetail:
     #: Stored perceived-skin-tone labels per annotator id (``skin-tone``, ``human:alice`` ...);
     #: :attr:`labels` counts the perceived-gender ones.
     tone_labels: dict[str, int] = field(default_factory=dict)
+    #: Of a run bought on since its gates stopped it early, the look its figures read ("look 1
+    #: of 4") and its perceived-gender labels per annotator on that look's trials alone;
+    #: empty for any other run.
+    look: str = ""
+    labels_at_look: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

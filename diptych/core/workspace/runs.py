@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from diptych.core.audit.record import list_audits
 from diptych.core.audit.run_status import listed_status, looks_by_run, status_said
+from diptych.core.audit.stopped import stopped_look
 from diptych.core.builds import builds_by_model
 from diptych.core.engine import (
     Estimate,
@@ -37,6 +38,7 @@ from diptych.core.runview import RunView
 from diptych.core.store import Lease, RunRecord
 from diptych.core.workspace import export as _export
 from diptych.core.workspace.base import ModelSpec, Namespace, Params, ProbeSpec
+from diptych.core.workspace.look_trials import look_keys
 from diptych.core.workspace.plugins import build_model, build_probe
 from diptych.core.workspace.precision import precision_plan
 from diptych.core.workspace.records import Failure, RunDetail, RunSummary
@@ -161,6 +163,10 @@ class Runs(Namespace):
                 failures.append(Failure(trial.idx, trial.model_id, status, result.error))
         labels = Counter(lab.annotator for lab in view.labels())
         tones = Counter(lab.annotator for lab in view.labels(dimension=TONE))
+        # Bought on since its stop: its figures read the look's trials, so do its labels' counts.
+        keys = look_keys(self._store, view.id)
+        looked = {t.idx for t in view.trials if t.key in keys} if keys is not None else set()
+        at_look = Counter(lab.annotator for lab in view.labels() if lab.trial_idx in looked)
         shown = self._shown(view.run)
         return RunDetail(
             run=shown,
@@ -173,6 +179,8 @@ class Runs(Namespace):
                 self._store, shown, looks_by_run(list_audits(self._store)).get(shown.id)
             ),
             tone_labels=dict(tones),
+            look=stopped_look(self._store, view.id) if keys is not None else "",
+            labels_at_look=dict(at_look),
         )
 
     def builds(self, run_id: str) -> dict[str, builtins.list[str]]:
