@@ -15,6 +15,8 @@ import pytest
 
 import diptych.core.report.audit as audit_report
 from diptych.core.audit.record import list_audits, save_part
+from diptych.core.labels import Label
+from diptych.core.report.review import LOOK_AGREEMENT
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
@@ -77,13 +79,8 @@ def test_a_bought_on_runs_labels_and_examples_read_the_trials_its_look_read(
     assert sum(labels.values()) < every_label and trials < every_trial, (labels, trials)
 
 
-def test_where_the_looks_trials_cannot_be_rebuilt_the_labels_read_all_as_the_figures_do(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ws = str(tmp_path / "ws")
-    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
-    bought_on_and_interrupted(ws, run_id, after=40)
-    # The look's recorded values moved off what its rebuilt trials give: not the look's.
+def _unrebuildable(ws: str) -> None:
+    """The look's recorded values moved off what its rebuilt trials give: not the look's."""
     with open_store(Path(ws)) as db:
         (rec,) = list_audits(db)
         (part,) = rec.parts
@@ -92,6 +89,15 @@ def test_where_the_looks_trials_cannot_be_rebuilt_the_labels_read_all_as_the_fig
             if isinstance(number.get("value"), int | float):
                 number["value"] += 3.0
         save_part(db, rec.id, replace(part, detail=detail))
+
+
+def test_where_the_looks_trials_cannot_be_rebuilt_the_labels_read_all_as_the_figures_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    bought_on_and_interrupted(ws, run_id, after=40)
+    _unrebuildable(ws)
     labels, line, trials = _reported(capsys, monkeypatch, ws, tmp_path / "rep")
     with open_store(Path(ws)) as store:
         every = Counter(lab.annotator for lab in store.labels(run_id))
@@ -137,3 +143,50 @@ def test_show_counts_a_decided_runs_labels_once(
     with open_store(Path(ws)) as store:
         every = dict(Counter(lab.annotator for lab in store.labels(run_id)))
     assert _show_labels(capsys, ws, run_id) == f"labels: {_per(every)}"
+
+
+def _second_annotator(ws: str, run_id: str) -> None:
+    """``human:alice`` labels every person of the run as the probe's own labels do."""
+    with open_store(Path(ws)) as store:
+        own = store.labels(run_id)
+        by_subject = {(lab.trial_idx, lab.position): lab for lab in own}
+        people = [
+            s for s in store.run_subjects(run_id) if (s["trial_idx"], s["position"]) in by_subject
+        ]
+        store.save_annotations(
+            (s["subject_id"], "human:alice",
+             Label(s["position"], by_subject[s["trial_idx"], s["position"]].label, 1.0))
+            for s in people
+        )  # fmt: skip
+
+
+def _agreement_notes(md: str) -> list[str]:
+    head = md.index("Labels per annotator")
+    return [s[2:] for s in md[head:].splitlines() if s.startswith("- ")]
+
+
+def test_two_annotators_agreement_says_it_reads_every_label_where_the_counts_are_the_looks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    bought_on_and_interrupted(ws, run_id, after=40)
+    _second_annotator(ws, run_id)
+    labels, line, _ = _reported(capsys, monkeypatch, ws, tmp_path / "rep")
+    assert AT_LOOK in line and "human:alice" in labels, (line, labels)
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert LOOK_AGREEMENT in _agreement_notes(md), md
+
+
+def test_two_annotators_agreement_has_no_look_note_where_every_count_reads_all_trials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(tmp_path / "ws")
+    run_id = decided_at_first_look(capsys, ws, "-M", "latency=0.01")
+    bought_on_and_interrupted(ws, run_id, after=40)
+    _second_annotator(ws, run_id)
+    _unrebuildable(ws)
+    labels, line, _ = _reported(capsys, monkeypatch, ws, tmp_path / "rep")
+    assert AT_LOOK not in line and "human:alice" in labels, (line, labels)
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "agreement" in md.lower() and LOOK_AGREEMENT not in md, md
