@@ -28,7 +28,11 @@ pytestmark = pytest.mark.surface
 DIALOGS: dict[str, tuple[Callable[[], ModalScreen[Any]], str]] = {
     "reviewer": (ReviewerNameModal, "(enter confirms, escape cancels)"),
     "note": (lambda: NoteModal("", "nurse-s0"), "(enter keeps it, escape cancels)"),
-    "reason": (lambda: ReasonModal({"annotator": 3}, None), "(enter picks, escape cancels)"),
+    # A count of four digits among its reasons: drawn with its thousands separator.
+    "reason": (
+        lambda: ReasonModal({"annotator": 3, "no_human_label": 1720}, None),
+        "(enter picks, escape cancels)",
+    ),
     "report": (lambda: ReportDirScreen(Path("report")), "(enter writes, escape cancels)"),
     "accept": (
         lambda: ConfirmAccept(confirmation_text("p3", "nurse/carpenter", "weak", "q 0.2")),

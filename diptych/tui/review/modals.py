@@ -124,7 +124,7 @@ class ReasonModal(ModalScreen[str | None]):
         total = len(self._counts)
         options = [Option(f"all reasons ({counted(total, 'kind')})", id=ALL_REASONS)]
         options += [
-            Option(f"{reason.replace('_', ' ')} ({n})", id=reason)
+            Option(f"{reason.replace('_', ' ')} ({n:,})", id=reason)
             for reason, n in self._counts.items()
         ]
         with Vertical():
