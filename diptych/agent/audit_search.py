@@ -5,11 +5,62 @@ the agent comes in from here)."""
 from __future__ import annotations
 
 import threading
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from diptych.audit import Part
+from diptych.audit import AuditPlan, Part
+from diptych.core.audit.schema import Search
 from diptych.core.errors import UsageError
 from diptych.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from diptych.agent.identities import IdentitySettings
+
+
+def identity_settings(
+    search: Search, session: str = "", remaining: float | None = None
+) -> IdentitySettings:
+    """What an audit's identity ``search`` runs with (the rest of
+    :class:`~diptych.agent.identities.IdentitySettings` at its defaults): the one reading of
+    its settings, for its run and for its plan."""
+    from diptych.agent.identities import IdentitySettings
+
+    return IdentitySettings(
+        session=session,
+        probe=search.probe,
+        rounds=search.rounds,
+        per_round=search.per_round,
+        patience=search.patience,
+        max_cost=remaining,
+        max_trials=search.max_trials,
+    )
+
+
+def plan_placebos(ws: Workspace, plan: AuditPlan) -> AuditPlan:
+    """``plan`` with each identity search's placebo trials
+    (:func:`~diptych.agent.placebo_trials.placebo_trials`): what its placebo words take of its
+    trials before a proposal is scored, and at each held-out test. Stores nothing and calls no
+    model; a probe or parameter the search cannot plan raises :class:`UsageError` naming its
+    part, as :func:`~diptych.audit.plan_audit` names a probe part's."""
+    from diptych.agent.placebo_trials import placebo_trials
+
+    parts = []
+    models = {name: (m.plugin, m.plugin_params()) for name, m in plan.audit.models.items()}
+    for p in plan.parts:
+        search = p.part.search
+        if search is not None and search.kind == "identities" and search.target in models:
+            s = identity_settings(search)
+            try:
+                placebo = placebo_trials(
+                    ws, models[search.target], probe=s.probe, probe_params=s.probe_params,
+                    partners=s.partners, samples=s.samples, seed=s.seed,
+                    max_trials=s.max_trials,
+                )  # fmt: skip
+            except UsageError as exc:
+                raise UsageError(f"part '{p.part.name}': {exc}") from exc
+            p = replace(p, placebo=placebo)
+        parts.append(p)
+    return replace(plan, parts=parts)
 
 
 def run_search(
@@ -27,7 +78,6 @@ def run_search(
     the search at its next trial or agent call (:class:`~diptych.agent.stopping.SearchStopped`)."""
     from diptych.agent.chat_model import agent_model
     from diptych.agent.decision import is_finding
-    from diptych.agent.identities import IdentitySettings
     from diptych.agent.session import search_identities, search_mitigations
 
     search = part.search
@@ -35,15 +85,7 @@ def run_search(
     agent = agent_model(*models[search.agent_model])
     if search.kind == "identities":
         assert search.target is not None
-        settings = IdentitySettings(
-            session=session,
-            probe=search.probe,
-            rounds=search.rounds,
-            per_round=search.per_round,
-            patience=search.patience,
-            max_cost=remaining,
-            max_trials=search.max_trials,
-        )
+        settings = identity_settings(search, session, remaining)
         report = search_identities(
             ws,
             ws.plugins.model(models[search.target]),

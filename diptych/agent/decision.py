@@ -46,7 +46,7 @@ from typing import Any, Protocol
 
 from diptych.agent import _prompts_dir
 from diptych.agent.paraphrases import Paraphrase, paired_paraphrases
-from diptych.agent.placebo import cache_key, placebo_words, summarise, word_p_value
+from diptych.agent.placebo import cache_key, placebo_claims, summarise, word_p_value
 from diptych.agent.proposals import Proposal
 from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, measure_claims
 from diptych.core.capabilities import Model
@@ -169,8 +169,7 @@ def measure_proposal(
                 use, side, partner_lists[OTHER_SIDE[side]], [t.id for t in templates[use]]
             )
             if key not in cache:
-                words = [(w, side) for w in placebo_words(use)]
-                got = measure(words, use, partner_lists)
+                got = measure(placebo_claims(use, side), use, partner_lists)
                 if not got.scored:
                     return f"placebo words ({use}, {side}): {got.reason}"
                 cache[key] = summarise(got, side, use)

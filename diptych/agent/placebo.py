@@ -96,6 +96,12 @@ def placebo_words(use: str) -> list[str]:
     return words[: data.search] if use == "search" else words
 
 
+def placebo_claims(use: str, side: str) -> list[tuple[str, str]]:
+    """The placebo words of the ``use`` design ("search" or "heldout") as claims on ``side``:
+    what a search measures there before (or beside) any proposal."""
+    return [(word, side) for word in placebo_words(use)]
+
+
 def is_placebo(word: str) -> bool:
     """Whether ``word`` is one of the shipped placebo words (never a proposal of its own)."""
     return " ".join(word.lower().split()) in placebo_words("heldout")

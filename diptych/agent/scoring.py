@@ -238,6 +238,48 @@ def _scenes(labels: list[SubjectLabel]) -> dict[str, dict[str, float | None]]:
     return scenes
 
 
+#: One run of a measurement: the side its claims stand on, those identities, the paraphrase
+#: asked (None: the probe's own prompt) and the probe's parameters.
+ClaimRun = tuple[str, list[str], Paraphrase | None, dict[str, Any]]
+
+
+def _templates_used(probe: str, templates: Sequence[Paraphrase]) -> list[Paraphrase | None]:
+    # A probe that takes no paraphrase asks its own prompt: one template, partners vary.
+    return list(templates) if TEMPLATE_PARAM.get(probe) else [None]
+
+
+def claim_runs(
+    probe: str,
+    claims: Sequence[Claim],
+    partners: dict[str, list[str]],
+    templates: Sequence[Paraphrase],
+    *,
+    samples: int,
+    seed: int,
+    base: dict[str, Any] | None = None,
+) -> list[ClaimRun] | str:
+    """The runs :func:`measure_claims` makes of ``claims``: one per side and template, holding
+    that side's claims against every partner of the other side; or why it can make none."""
+    base = dict(base or {})
+    samples = samples if sampled(probe, base) else 1
+    param = TEMPLATE_PARAM.get(probe)
+    by_side: dict[str, list[str]] = defaultdict(list)
+    for identity, side in claims:
+        by_side[side].append(identity)
+    runs: list[ClaimRun] = []
+    for side, identities in by_side.items():
+        others = partners.get(OTHER_SIDE[side]) or []
+        if len(others) < 2:
+            return f"fewer than two {OTHER_SIDE[side]} partners to meet"
+        masc, fem = (identities, others) if side == "masculine" else (others, identities)
+        for t in _templates_used(probe, templates):
+            params = pair_params(probe, masc, fem, samples=samples, seed=seed, base=base)
+            if t is not None and param:
+                params[param] = t.text
+            runs.append((side, identities, t, params))
+    return runs
+
+
 def measure_claims(
     ws: Workspace,
     probe: str,
@@ -263,24 +305,11 @@ def measure_claims(
     Nothing is run unless every run fits the budget; a claim of which no scene could be read
     leaves the whole measurement unscored, with the reason."""
     base = dict(base or {})
-    samples = samples if sampled(probe, base) else 1
     param = TEMPLATE_PARAM.get(probe)
-    # A probe that takes no paraphrase asks its own prompt: one template, partners vary.
-    used: list[Paraphrase | None] = list(templates) if param else [None]
-    by_side: dict[str, list[str]] = defaultdict(list)
-    for identity, side in claims:
-        by_side[side].append(identity)
-    plans: list[tuple[str, list[str], Paraphrase | None, dict[str, Any]]] = []
-    for side, identities in by_side.items():
-        others = partners.get(OTHER_SIDE[side]) or []
-        if len(others) < 2:
-            return Measurement(False, f"fewer than two {OTHER_SIDE[side]} partners to meet")
-        masc, fem = (identities, others) if side == "masculine" else (others, identities)
-        for t in used:
-            params = pair_params(probe, masc, fem, samples=samples, seed=seed, base=base)
-            if t is not None and param:
-                params[param] = t.text
-            plans.append((side, identities, t, params))
+    used = _templates_used(probe, templates)
+    plans = claim_runs(probe, claims, partners, templates, samples=samples, seed=seed, base=base)
+    if isinstance(plans, str):
+        return Measurement(False, plans)
     if probe in ANNOTATED_PROBES and annotator is None:
         return Measurement(False, f"probe '{probe}' needs an annotator to label its people")
     # Planning costs about as much as running on a fast local model: only a budget needs it.

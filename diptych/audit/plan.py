@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from diptych.audit.placebo_plan import PlaceboTrials
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import (
@@ -58,6 +59,9 @@ class PartPlan:
     #: An agent search's identity: a hash of its settings and of its models' as they run
     #: (``--set`` applied), so that a search whose settings changed runs again. None for a run.
     settings: str | None = None
+    #: An identity search's placebo words' trials, where a front end planned them (the audit
+    #: runner imports no agent: :func:`diptych.agent.audit_search.plan_placebos`).
+    placebo: PlaceboTrials | None = None
 
 
 @dataclass
@@ -137,6 +141,7 @@ class AuditPlan:
                         if p.estimate
                         else {}
                     ),
+                    **({"placebo": p.placebo.to_dict()} if p.placebo else {}),
                     **(
                         {"precision": p.estimate.precision.to_dict()}
                         if p.estimate and p.estimate.precision

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from diptych.agent.audit_search import run_search
+from diptych.agent.audit_search import plan_placebos, run_search
 from diptych.audit import plan_audit, run_audit
 from diptych.audit.precision import gate_precision
 from diptych.audit.sequential import part_status_words
@@ -104,7 +104,7 @@ def check(
     half-width of each part's headline figures) without running."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     with state(ctx).workspace_to_plan() as ws:
-        plan = plan_audit(ws, file, precision=True, target_width=target_width)
+        plan = plan_placebos(ws, plan_audit(ws, file, precision=True, target_width=target_width))
         problems = ws.audits.gate_problems(file)
     if problems:
         raise InputFileError("\n".join(problems))

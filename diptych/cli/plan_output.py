@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
+from diptych.audit.placebo_plan import placebo_cell, placebo_lines
 from diptych.audit.sequential import SequentialOutcome, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
@@ -59,8 +61,11 @@ def plan_table(plan: AuditPlan) -> Any:
         if e is None:
             s = p.part.search
             assert s is not None
+            placebo = p.placebo
             table.add_row(
-                p.part.name, "search", p.part.probe or "", "agent decides", "", "", "≤ budget",
+                p.part.name, "search", p.part.probe or "", placebo_cell(placebo),
+                fmt(placebo.search.stored) if placebo else "",
+                f"≥ {fmt(placebo.search.to_run)}" if placebo else "", "≤ budget",
                 f"{s.kind}: {counted(s.rounds, 'round')} × {s.per_round}, agent {s.agent_model}",
             )  # fmt: skip
             continue
@@ -80,6 +85,9 @@ def print_plan(plan: AuditPlan) -> None:
         f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
         f"estimated {money(plan.cost)}; budget {money(plan.audit.budget.max_cost)}"
     )
+    for p in plan.parts:
+        for line in placebo_lines(p.part.name, p.placebo) if p.placebo else []:
+            console.print(line, markup=False)
     for p in plan.parts:
         if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
             console.print(f"part {p.part.name}:")
@@ -151,7 +159,9 @@ def print_expected_costs(
 ) -> None:
     """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
     decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
-    plan = plan_audit(ws, _overridden(source, overrides), precision=until_decided)
+    plan = plan_placebos(
+        ws, plan_audit(ws, _overridden(source, overrides), precision=until_decided)
+    )
     print_plan(plan)
     if not until_decided:
         return

@@ -51,13 +51,14 @@ def test_audit_check_lays_out_its_plan_with_separators_and_the_cost_in_its_cell(
     assert code == 0, out
     rows = [line.rstrip() for line in out.splitlines()]
     header = next(i for i, line in enumerate(rows) if line.startswith("part "))
+    # The search's row: at least the trials its placebo words take before a proposal.
     assert rows[header : header + 4] == [
-        "part        kind    probe            trials  stored  requests  cost"
+        "part        kind    probe                    trials  stored  requests  cost"
         "                    models",
-        "pst-text    probe   pst-text          6,560       0     1,640  not priced (computed"
-        "    smollm2",
-        "                                                               on this machine)",
-        "identities  search  pst-text  agent decides                    ≤ budget"
+        "pst-text    probe   pst-text                  6,560       0     1,640  not priced "
+        "(computed    smollm2",
+        "                                                                       on this machine)",
+        "identities  search  pst-text  ≥ 384 (placebo words)       0     ≥ 384  ≤ budget"
         "                identities: 1 round × 2, agent smollm2",
     ]
     assert printed_problems(out) == [], out
@@ -110,3 +111,24 @@ def test_audit_check_at_80_columns_wraps_its_plan_cells_between_words(
     assert cell(1, search, 0) == "not priced (computed on this machine)"
     assert cell(1, search, 1) == "smollm2"
     assert cell(search, len(table), 1) == "identities: 1 round × 2, agent smollm2"
+
+
+def test_the_dry_run_says_what_the_searchs_placebo_words_take_and_a_budget_too_small(
+    no_terminal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A search whose max_trials the placebo words use up scores nothing: the plan says so."""
+    code, out = call(capsys, "audit", "run", str(EXAMPLE), "--dry-run")
+    assert code == 0, out
+    assert (
+        "search identities: its placebo words take 384 trials of its 1,500 before a proposal "
+        "is scored; its held-out test's take 576 more per side tested"
+    ) in out
+    assert "raise max_trials" not in out
+    code, out = call(capsys, "audit", "run", str(EXAMPLE), "--dry-run",
+                     "--set", "searches.0.max_trials=400")  # fmt: skip
+    assert code == 0, out
+    assert (
+        "search identities: max_trials 400 scores no proposal (placebo words 384, a proposal's "
+        "search 192); raise max_trials to at least 576"
+    ) in out
+    assert printed_problems(out) == [], out

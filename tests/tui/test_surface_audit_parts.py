@@ -24,6 +24,7 @@ import diptych.testing
 from diptych.core import plugins
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import estimate_cells
+from diptych.tui.screens.audit.rows import search_cells
 from diptych.tui.widgets.fit_table import FitTable
 
 pytestmark = pytest.mark.surface
@@ -111,8 +112,17 @@ async def test_every_parts_values_in_reach_of_the_keys(
         trials, stored, requests, cost = estimate_cells(gated.estimate)
         # What is left to run is what stopping saved.
         assert requests == f"{saved:,}"
+        # The search's row: at least the trials its placebo words take before a proposal.
+        search = next(p for p in plan.parts if p.part.name == "identities")
+        assert search.placebo is not None
+        searched, _, to_run, _ = search_cells(search.placebo)
+        assert (
+            searched
+            == f"≥ {search.placebo.search.to_run:,} (placebo words)"
+            != "≥ 0 (placebo words)"
+        )
         values = [trials, stored, f"requests to run: {requests}", f"cost: {cost}", status,
-                  "identities", "not run", "agent decides"]  # fmt: skip
+                  "identities", "not run", searched, f"requests to run: {to_run}"]  # fmt: skip
         # From where the screen leaves the focus, Down brings every value into view.
         parts = screen.query_one("#parts", FitTable)
         assert await out_of_reach(pilot, parts, values) == [], shown(app)
@@ -122,7 +132,7 @@ async def test_every_parts_values_in_reach_of_the_keys(
         body.scroll_home(animate=False)
         screen.query_one("#file", Input).focus()
         await settle(pilot)
-        last = ["identities", "not run", "agent decides"]
+        last = ["identities", "not run", searched]
         assert await out_of_reach(pilot, parts, last, presses=0) != [], "in view from the top"
         await pilot.press("end")
         await settle(pilot)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from textual.message import Message
 
+from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord
@@ -118,7 +119,7 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     def replan() -> None:
         try:
             with Workspace.open(store_path) as ws:
-                post(AuditReplanned(plan_audit(ws, file)))
+                post(AuditReplanned(plan_placebos(ws, plan_audit(ws, file))))
         except DiptychError:
             pass  # the rows keep the counts they had; the next read or the run's end says more
 
@@ -162,7 +163,7 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     listed: dict[str, str] = {}
     try:
         with Workspace.open(store_path) as ws:
-            replanned = plan_audit(ws, file)
+            replanned = plan_placebos(ws, plan_audit(ws, file))
             listed = runs_said(ws, outcome.parts)
         post(AuditReplanned(replanned))
     except DiptychError:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.message import Message
 
+from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
 from diptych.audit.sequential import SequentialOutcome
 from diptych.core.audit.gates import exit_code
@@ -54,7 +55,7 @@ def part_news(store_path: Path, file: Path | AuditRecord, name: str) -> list[Mes
     news: list[Message] = []
     try:
         with Workspace.open(store_path) as ws:
-            plan = plan_audit(ws, file)
+            plan = plan_placebos(ws, plan_audit(ws, file))
             rec = {a.id: a for a in ws.audits.list()}.get(plan.id)
             part = rec.part(name) if rec is not None else None
             if part is not None and PartLooks.of(part.detail) is not None:

@@ -13,6 +13,7 @@ from typing import Any
 from textual.message import Message
 
 from diptych.audit import AuditPlan
+from diptych.audit.placebo_plan import PlaceboTrials, placebo_cell
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.run_status import status_text
@@ -195,11 +196,21 @@ def part_rows(
     rows: list[tuple[str | None, list[str]]] = []
     for p in plan.parts if plan is not None else []:
         e = p.estimate
-        # The words of the CLI's plan: the agent decides how many trials a search buys.
-        cells = estimate_cells(e) if e else ("agent decides", "—", "—", "≤ budget")
+        # The words of the CLI's plan: the agent decides how many trials a search buys, at
+        # least its placebo words' where they are planned.
+        cells = estimate_cells(e) if e else search_cells(p.placebo)
         said = status.get(p.part.name, "planned")
         rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells, said]))
     return rows
+
+
+def search_cells(placebo: PlaceboTrials | None) -> tuple[str, str, str, str]:
+    """A search's trials (at least its placebo words', where planned), stored, requests to run
+    and cost, as the CLI's plan gives them."""
+    if placebo is None:
+        return placebo_cell(None), "—", "—", "≤ budget"
+    s = placebo.search
+    return placebo_cell(placebo), f"{s.stored:,}", f"≥ {s.to_run:,}", "≤ budget"
 
 
 def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:

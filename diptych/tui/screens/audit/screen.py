@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
 from diptych.core.audit.record import AuditRecord
 from diptych.core.errors import DiptychError
@@ -220,7 +221,7 @@ class AuditScreen(Screen[None]):
     def _load(self, file: Source) -> None:
         try:
             with Workspace.open(self.store_path) as ws:
-                plan = plan_audit(ws, file)
+                plan = plan_placebos(ws, plan_audit(ws, file))
                 recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
                 # The parts as ``diptych audit list`` lists them: a run bought on past the look
                 # that stopped it is in its own status ("interrupted"), not at that look.

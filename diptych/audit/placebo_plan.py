@@ -1,0 +1,91 @@
+"""What an identity search's placebo words take of its trials, as its plan says it.
+
+A search measures made-up words before it scores its first proposal, and more at each held-out
+test (:mod:`diptych.agent.placebo`); a budget smaller than those scores nothing. The agent
+plans the figures (:func:`diptych.agent.placebo_trials.placebo_trials`: the audit runner
+imports no agent); the plan carries them, and every front end says them in these words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from diptych.core.report.formatting import counted, fmt
+
+
+@dataclass(frozen=True)
+class TrialCount:
+    """Trials planned and already stored, and the requests left to run: what a search's budget
+    counts as its trials."""
+
+    planned: int
+    stored: int
+    to_run: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"planned": self.planned, "stored": self.stored, "to_run": self.to_run}
+
+
+@dataclass(frozen=True)
+class PlaceboTrials:
+    """The placebo words of an identity search's design, on both sides, before its first
+    proposal is scored (``search``); one proposal's own search measurement after them
+    (``proposal``); the held-out test's placebo words per side a proposal reaches it on
+    (``heldout``); and the search's own trial budget."""
+
+    search: TrialCount
+    proposal: TrialCount
+    heldout: dict[str, TrialCount]
+    max_trials: int | None
+
+    @property
+    def needed(self) -> int:
+        """The fewest trials that score one proposal: the placebo words and its search."""
+        return self.search.to_run + self.proposal.to_run
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether the search's ``max_trials`` is too small to score any proposal."""
+        return self.max_trials is not None and self.max_trials < self.needed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "search": self.search.to_dict(),
+            "proposal": self.proposal.to_dict(),
+            "heldout": {side: c.to_dict() for side, c in self.heldout.items()},
+            "max_trials": self.max_trials,
+            "needed": self.needed,
+        }
+
+
+def placebo_cell(placebo: PlaceboTrials | None) -> str:
+    """A search's trials cell in a plan's table: at least its placebo words', where planned."""
+    if placebo is None:
+        return "agent decides"
+    return f"≥ {fmt(placebo.search.to_run)} (placebo words)"
+
+
+def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
+    """What the search ``name``'s placebo words take of its trials, and, where its max_trials
+    cannot score a proposal, what to do."""
+    s = placebo.search
+    of = f" of its {fmt(placebo.max_trials)}" if placebo.max_trials is not None else ""
+    stored = f" ({fmt(s.stored)} more already stored)" if s.stored else ""
+    sides = {c.to_run for c in placebo.heldout.values()}
+    if len(sides) == 1:
+        held = f"{fmt(sides.pop())} more per side tested"
+    else:
+        held = ", ".join(f"{fmt(c.to_run)} more on the {side} side"
+                         for side, c in placebo.heldout.items())  # fmt: skip
+    lines = [
+        f"search {name}: its placebo words take {counted(s.to_run, 'trial')}{of}{stored} "
+        f"before a proposal is scored; its held-out test's take {held}"
+    ]
+    if placebo.over_budget:
+        lines.append(
+            f"search {name}: max_trials {fmt(placebo.max_trials)} scores no proposal (placebo "
+            f"words {fmt(s.to_run)}, a proposal's search {fmt(placebo.proposal.to_run)}); "
+            f"raise max_trials to at least {fmt(placebo.needed)}"
+        )
+    return lines
