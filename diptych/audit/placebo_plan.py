@@ -63,7 +63,7 @@ def placebo_cell(placebo: PlaceboTrials | None) -> str:
     """A search's trials cell in a plan's table: at least its placebo words', where planned."""
     if placebo is None:
         return "agent decides"
-    return f"≥ {fmt(placebo.search.to_run)} (placebo words)"
+    return f"≥ {fmt(placebo.search.planned)} (placebo words)"
 
 
 def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
@@ -71,7 +71,7 @@ def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
     cannot score a proposal, what to do."""
     s = placebo.search
     of = f" of its {fmt(placebo.max_trials)}" if placebo.max_trials is not None else ""
-    stored = f" ({fmt(s.stored)} more already stored)" if s.stored else ""
+    stored = f" ({fmt(s.stored)} of them stored, {fmt(s.to_run)} to run)" if s.stored else ""
     sides = {c.to_run for c in placebo.heldout.values()}
     if len(sides) == 1:
         held = f"{fmt(sides.pop())} more per side tested"
@@ -79,7 +79,7 @@ def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
         held = ", ".join(f"{fmt(c.to_run)} more on the {side} side"
                          for side, c in placebo.heldout.items())  # fmt: skip
     lines = [
-        f"search {name}: its placebo words take {counted(s.to_run, 'trial')}{of}{stored} "
+        f"search {name}: its placebo words take {counted(s.planned, 'trial')}{of}{stored} "
         f"before a proposal is scored; its held-out test's take {held}"
     ]
     if placebo.over_budget:

@@ -118,7 +118,7 @@ async def test_every_parts_values_in_reach_of_the_keys(
         searched, _, to_run, _ = search_cells(search.placebo)
         assert (
             searched
-            == f"≥ {search.placebo.search.to_run:,} (placebo words)"
+            == f"≥ {search.placebo.search.planned:,} (placebo words)"
             != "≥ 0 (placebo words)"
         )
         values = [trials, stored, f"requests to run: {requests}", f"cost: {cost}", status,
