@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 
 def identity_settings(
-    search: Search, session: str = "", remaining: float | None = None
+    search: Search, session: str = "", remaining: float | None = None, seed: int | None = None
 ) -> IdentitySettings:
-    """What an audit's identity ``search`` runs with (the rest of
+    """What an audit's identity ``search`` runs with, ``seed`` the audit's (the rest of
     :class:`~diptych.agent.identities.IdentitySettings` at its defaults): the one reading of
     its settings, for its run and for its plan."""
     from diptych.agent.identities import IdentitySettings
@@ -33,6 +33,7 @@ def identity_settings(
         patience=search.patience,
         max_cost=remaining,
         max_trials=search.max_trials,
+        seed=0 if seed is None else seed,
     )
 
 
@@ -49,7 +50,7 @@ def plan_placebos(ws: Workspace, plan: AuditPlan) -> AuditPlan:
     for p in plan.parts:
         search = p.part.search
         if search is not None and search.kind == "identities" and search.target in models:
-            s = identity_settings(search)
+            s = identity_settings(search, seed=p.part.seed)
             try:
                 placebo = placebo_trials(
                     ws, models[search.target], probe=s.probe, probe_params=s.probe_params,
@@ -85,7 +86,7 @@ def run_search(
     agent = agent_model(*models[search.agent_model])
     if search.kind == "identities":
         assert search.target is not None
-        settings = identity_settings(search, session, remaining)
+        settings = identity_settings(search, session, remaining, part.seed)
         report = search_identities(
             ws,
             ws.plugins.model(models[search.target]),
@@ -105,6 +106,8 @@ def run_search(
                 for p in report.ranked
                 if is_finding(p.status)
             ],
+            # The trials it asked, which the audit's budget.max_trials counts.
+            "trials": int(report.budget.get("trials") or 0),
             "ranked": len(report.ranked),
             "rejected": len(report.rejected),
         }
@@ -119,6 +122,8 @@ def run_search(
         per_round=search.per_round,
         patience=search.patience,
         max_cost=remaining,
+        max_trials=search.max_trials,
+        seed=0 if part.seed is None else part.seed,
         stop=stop,
     )
     return {
@@ -127,6 +132,7 @@ def run_search(
         "spent": float(mitigations.budget.get("spent") or 0.0),
         # What the spend counts: its requests priced and not (the search's and its agent's).
         "cost": mitigations.budget.get("cost"),
+        "trials": int(mitigations.budget.get("trials") or 0),
         "front": [t.get("text") for t in mitigations.front],
         "tried": len(mitigations.tried),
     }

@@ -77,6 +77,14 @@ class Budget:
         }
 
 
+def fits(budget: Budget, to_run: int, cost: float) -> bool:
+    """Whether a run asking ``to_run`` trials at an estimated ``cost`` stays within
+    ``budget``'s caps on trials and dollars, with what the session spent so far."""
+    if budget.max_trials is not None and budget.trials + to_run > budget.max_trials:
+        return False
+    return budget.max_cost is None or budget.spent + cost <= budget.max_cost
+
+
 def charge_run(ws: Workspace, budget: Budget, run_id: str) -> None:
     """Add a run's answered calls at their declared prices to ``budget``, those without a
     price counted as such: what an uncapped session spent on its target (a capped one charges

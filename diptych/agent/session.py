@@ -87,21 +87,23 @@ def search_mitigations(
     per_round: int = 3,
     patience: int = 2,
     max_cost: float | None = None,
+    max_trials: int | None = None,
+    seed: int = 0,
     embedder: Embedder | None = None,
     memory_url: str | None = None,
     on_event: Callable[[str, dict[str, Any]], None] | None = None,
     behaviour_screen: bool = True,
     stop: threading.Event | None = None,
 ) -> MitigationReport:
-    """Run (or resume) a mitigation search on the pst-text run ``baseline``;
-    ``behaviour_screen=False`` scores interventions without measuring them on the placebo
-    words first (for measuring what the screen stops, never for an audit); ``stop`` as
-    :func:`search_identities` takes it."""
+    """Run (or resume) a mitigation search on the pst-text run ``baseline``, asking at most
+    ``max_trials`` trials; ``behaviour_screen=False`` scores interventions without measuring
+    them on the placebo words first (for measuring what the screen stops, never for an
+    audit); ``stop`` as :func:`search_identities` takes it."""
     from diptych.agent.mitigation import search as mitigation
     from diptych.agent.mitigation.power import powered_designs
     from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, split_identities
 
-    params, search, held = split_identities(ws, baseline, 0)
+    params, search, held = split_identities(ws, baseline, seed)
     template = params.get("paired_template") or PAIRED_TEMPLATE
     # Designs whose decisions can find the threshold's reduction, or a statement that they
     # cannot with the identities given.
@@ -116,6 +118,8 @@ def search_mitigations(
         per_round=per_round,
         patience=patience,
         max_cost=max_cost,
+        max_trials=max_trials,
+        seed=seed,
         template=template,
         search_identities=search,
         heldout_identities=held,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from diptych.audit.placebo_plan import PlaceboTrials
+from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import (
@@ -48,6 +49,8 @@ class Part:
     #: A mitigation's (or a mitigation search's) baseline part.
     baseline: str | None = None
     search: Search | None = None
+    #: The audit's seed, which an agent search takes (None: the search's own default).
+    seed: int | None = None
 
 
 @dataclass
@@ -90,6 +93,11 @@ class AuditPlan:
                 # its own, not one "finished before" under other settings.
                 digest.update(f"~{p.settings}".encode())
         return f"{self.audit.name}-{digest.hexdigest()[:10]}"
+
+    def reused(self, parts: list[PartPlan], recorded: list[PartRecord]) -> list[PartRecord]:
+        """The records of ``parts`` complete before and current (:func:`reusable`)."""
+        earlier = {p.name: p for p in recorded}
+        return [earlier[p.part.name] for p in parts if reusable(p, earlier.get(p.part.name))]
 
     @property
     def planned(self) -> int:
@@ -234,35 +242,50 @@ def audit_parts(audit: AuditFile) -> list[Part]:
                 probe=search.probe if search.kind == "identities" else "pst-text",
                 baseline=search.baseline,
                 search=search,
+                seed=audit.seed,
             )
         )
     return parts
 
 
 def search_settings(audit: AuditFile, search: Search) -> str:
-    """The identity of an agent search as it runs: its settings and its models' plugins and
-    parameters (the agent's and the target's), ``--set`` applied."""
+    """The identity of an agent search as it runs: its settings, the audit's seed it takes and
+    its models' plugins and parameters (the agent's and the target's), ``--set`` applied."""
     models = {
         name: [audit.models[name].plugin, audit.models[name].plugin_params()]
         for name in (search.agent_model, search.target)
         if name is not None and name in audit.models
     }
-    said = json.dumps([search.model_dump(), models], sort_keys=True, default=str)
+    # No seed leaves the search at its own default: the identity it had before seeds reached it.
+    seeded = [] if audit.seed is None else [{"seed": audit.seed}]
+    said = json.dumps([search.model_dump(), models, *seeded], sort_keys=True, default=str)
     return hashlib.sha256(said.encode()).hexdigest()[:16]
 
 
 def sets_search(overrides: dict[str, Any], index: int, planned: PartPlan) -> bool:
-    """Whether ``--set``'s fields change the audit's search ``index``: the search or one of its
-    models (the agent's, the target's), or all of either list."""
+    """Whether ``--set``'s fields change the audit's search ``index``: the search, the audit's
+    seed or one of its models (the agent's, the target's), or all of either list."""
     search = planned.part.search
     assert search is not None
-    fields = [f"searches.{index}"] + [
+    fields = [f"searches.{index}", "seed"] + [
         f"models.{m}" for m in (search.agent_model, search.target) if m
     ]
     return any(
         key in ("searches", "models") or any(key == f or key.startswith(f"{f}.") for f in fields)
         for key in overrides
     )
+
+
+def is_current(earlier: PartRecord, planned: PartPlan) -> bool:
+    """Whether a recorded part is still this plan's part (same run identity; a search's is in
+    the audit's id)."""
+    return planned.fingerprint is None or earlier.detail.get("fingerprint") == planned.fingerprint
+
+
+def reusable(planned: PartPlan, earlier: PartRecord | None) -> bool:
+    """Whether ``planned``'s part recorded before (``earlier``) is complete and current: kept
+    as it is, run again by no mode of the audit."""
+    return earlier is not None and earlier.status == "complete" and is_current(earlier, planned)
 
 
 def plan_audit(

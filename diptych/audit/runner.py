@@ -18,8 +18,15 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from diptych.audit.plan import AuditPlan, AuditSource, PartPlan, plan_parts, read_audit
-from diptych.audit.search_part import SearchRunner, run_search_part
+from diptych.audit.plan import (
+    AuditPlan,
+    AuditSource,
+    PartPlan,
+    plan_parts,
+    read_audit,
+    reusable,
+)
+from diptych.audit.search_part import SearchRunner, bounded, run_search_part, trials_asked
 from diptych.audit.sequential import (
     LookEvent,
     SequentialOutcome,
@@ -28,7 +35,7 @@ from diptych.audit.sequential import (
 )
 from diptych.audit.spend import spent_before, spent_so_far
 from diptych.core.audit import PartRecord
-from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.overrides import apply_overrides, changing
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
@@ -58,7 +65,7 @@ class AuditOutcome:
     parts: list[PartRecord] = field(default_factory=list)
     #: Bought until its gates were decided: why it stopped, what it bought, what it saved.
     sequential: SequentialOutcome | None = None
-    #: Parts left out (``--until-decided`` buys the gated parts only).
+    #: Parts left out, never run (``--until-decided`` buys the gated parts only).
     skipped: list[str] = field(default_factory=list)
     #: Every file the report wrote, by format (``md``, ``html``, ``json``, ``pdf``, ``figures``).
     files: dict[str, Path] = field(default_factory=dict)
@@ -66,6 +73,8 @@ class AuditOutcome:
     failed: dict[str, int] = field(default_factory=dict)
     #: What this command asked: the requests answered while it ran, and their cost.
     asked: float | None = None
+    #: Parts no gate reads, complete before and kept as they are (``--until-decided``).
+    reused: list[str] = field(default_factory=list)
 
     @property
     def status_text(self) -> str:
@@ -126,6 +135,8 @@ async def run_audit(
     audit, digest, text = read_audit(source)
     if overrides is None and isinstance(source, AuditRecord):
         overrides = source.overridden  # a record run again as it ran (read_audit applied them)
+    elif overrides and not isinstance(source, AuditRecord):
+        overrides = changing(audit, overrides)  # the file's own value again is no override
     if overrides:
         audit = apply_overrides(audit, dict(overrides))
     plan = replace(plan_parts(ws, audit, digest), overrides=dict(overrides or {}))
@@ -188,8 +199,16 @@ async def _run_until_decided(
         raise UsageError(f"--batches must be at least 2, not {batches}")
     wanted = {g.part for g in audit.gates.checks}
     gated = [p for p in plan.parts if p.part.name in wanted]
-    skipped = [p.part.name for p in plan.parts if p.part.name not in wanted]
     stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text, plan.overrides)
+    # A part no gate reads is not run, but one complete before (a search run whole) is kept:
+    # its run or its findings stay in the report.
+    kept = plan.reused([p for p in plan.parts if p.part.name not in wanted], stored.parts)
+    reused = [p.name for p in kept]
+    skipped = [p.part.name for p in plan.parts if p.part.name not in {*wanted, *reused}]
+    for part in kept:
+        has = {"run": part.run_id, "session": part.detail.get("session")}
+        if on_part is not None:
+            on_part(part.name, "skipped", {**has, "status": part.status})
     before = spent_before(ws, plan, stored.parts)
     # Every batch continues the part's one run (found by its fingerprint), never a new one.
     base = replace(options or RunOptions(), new=False, run_id=None)
@@ -210,7 +229,7 @@ async def _run_until_decided(
         budget_left=budget_left, batches=batches, reporter=reporter, on_look=on_look,
         on_part=on_part,
     )  # fmt: skip
-    parts = bought.parts
+    parts = sorted([*bought.parts, *kept], key=lambda p: p.position)
     summary = bought.summary
     status = {"decided": "decided", "max-cost": "over-budget", "interrupted": "interrupted"}.get(
         bought.stop, "complete"
@@ -222,17 +241,18 @@ async def _run_until_decided(
     spent = spent_so_far(ws, parts)
     report: Path | None = None
     files: dict[str, Path] = {}
-    run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id))
+    run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
     if run_ids and bought.gates is not None:
         extra = {
             "sequential": summary.to_dict() if summary else None,
             "not_run": skipped,
+            "reused": reused,
             "failed": failed,
         }
         report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
     ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
     return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed,
-                        answered_since(spent, before))  # fmt: skip
+                        answered_since(spent, before), reused)  # fmt: skip
 
 
 async def _run_plan(
@@ -261,12 +281,13 @@ async def _run_plan(
     parts: list[PartRecord] = []
     runs_by_part: dict[str, str] = {}
     status = "complete"
+    asked = 0  # the trials the parts run now asked: what budget.max_trials bounds
     for planned in plan.parts:
         part = planned.part
         earlier = done.get(part.name)
         looked = PartLooks.of(earlier.detail) if earlier is not None else None
         # A part whose run has failed trials runs again: its run continues, asking them again.
-        if earlier is not None and earlier.status == "complete" and _current(earlier, planned):
+        if earlier is not None and reusable(planned, earlier):
             if looked is not None and looked.active:
                 # Looked at before: the complete design is the last look of the same plan.
                 earlier = with_final_look(ws, audit, planned, earlier, looked)
@@ -286,9 +307,11 @@ async def _run_plan(
         remaining = None if limit is None else max(limit - spent, 0.0)
         notify(part.name, "running", {"spent": spent, "remaining": remaining})
         _started(ws, audit_id, planned, earlier, found)
+        # A search runs under what the budget's trials leave it after the parts before it.
+        running = replace(planned, part=bounded(part, audit.budget.max_trials, asked))
         try:
             outcome = await _run_part(
-                ws, planned, audit_id, base, remaining, reporter, searches, runs_by_part,
+                ws, running, audit_id, base, remaining, reporter, searches, runs_by_part,
                 audit.models, looked,
             )  # fmt: skip
         except BaseException:
@@ -299,6 +322,7 @@ async def _run_plan(
         if looked is not None and looked.active and outcome.status in FINISHED:
             outcome = with_final_look(ws, audit, planned, outcome, looked)
         ws.audits.save_part(audit_id, outcome)
+        asked += trials_asked(planned, outcome)
         parts.append(outcome)
         if outcome.run_id:
             runs_by_part[part.name] = outcome.run_id
@@ -317,9 +341,8 @@ async def _run_plan(
             ws, plan, audit_id, run_ids, parts, spent, out_dir, {"failed": failed}
         )
     ws.audits.finish(audit_id, status, str(report) if report else None, since=stored)
-    asked = answered_since(spent, before)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
-                        asked=asked)  # fmt: skip
+                        asked=answered_since(spent, before))  # fmt: skip
 
 
 def _started(
@@ -340,11 +363,6 @@ def _started(
 
 def _run_of_part(ws: Workspace, planned: PartPlan) -> str | None:
     return _run_of(ws, planned.fingerprint) if planned.fingerprint is not None else None
-
-
-def _current(earlier: PartRecord, planned: PartPlan) -> bool:
-    """Whether a recorded finished part is still this plan's part (same run identity)."""
-    return planned.fingerprint is None or earlier.detail.get("fingerprint") == planned.fingerprint
 
 
 async def _run_part(

@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from dataclasses import replace
 from typing import Any, Protocol
 
-from diptych.audit.plan import Part
+from diptych.audit.plan import Part, PartPlan
 from diptych.core.audit import PartRecord
 from diptych.core.workspace import Workspace
 
@@ -36,6 +37,26 @@ class SearchRunner(Protocol):
         baseline_run: str | None,
         stop: threading.Event | None = None,
     ) -> dict[str, Any]: ...
+
+
+def bounded(part: Part, max_trials: int | None, asked: int) -> Part:
+    """The search ``part`` under the trials the audit's ``budget.max_trials`` (None: no limit)
+    leaves after the ``asked`` of the parts before it: it runs with the smaller of that and its
+    own ``max_trials``."""
+    search = part.search
+    if max_trials is None or search is None:
+        return part
+    left = max(max_trials - asked, 0)
+    own = left if search.max_trials is None else min(search.max_trials, left)
+    return replace(part, search=search.model_copy(update={"max_trials": own}))
+
+
+def trials_asked(planned: PartPlan, outcome: PartRecord) -> int:
+    """The trials a part run now asked, as ``budget.max_trials`` counts them: a run's planned
+    to run, a search's as it counted them."""
+    if planned.part.kind == "search":
+        return int(outcome.detail.get("trials") or 0)
+    return planned.estimate.to_run if planned.estimate is not None else 0
 
 
 async def run_search_part(

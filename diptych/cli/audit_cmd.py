@@ -212,7 +212,7 @@ def run(
             batch = f", batch {detail['batch']} of {detail['batches']}" if "batch" in detail else ""
             console.print(f"[bold]part {name}[/]{batch}{budget}")
         elif status == "skipped":
-            console.print(f"part {name}: finished before{_what_it_has(detail)}, skipped")
+            console.print(f"part {name}: finished before{_what_it_has(detail)}, reused")
         elif until_decided:
             # Bought batch by batch, a part is reported after each batch ("partial") and again
             # as each look settles it: print only its final status, once the audit stops.
@@ -269,7 +269,7 @@ def run(
     if outcome.files:
         typer.echo(files_written(outcome.files))
     if outcome.sequential is not None:
-        print_stop(outcome.sequential, outcome.skipped, outcome.asked)
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.reused)
     if outcome.status not in ("complete", "incomplete", "decided") and not (
         outcome.sequential is not None and outcome.report is not None
     ):

@@ -12,10 +12,11 @@ from typing import Any
 
 import typer
 
-from diptych.audit.plan import plan_parts, read_audit
+from diptych.audit.plan import AuditPlan, plan_parts, read_audit
+from diptych.cli.audit_stop import going_on
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.overrides import apply_overrides, changing, set_words
 from diptych.core.audit.run_status import decided_at, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
 from diptych.core.workspace import RunOptions, Workspace
@@ -63,26 +64,54 @@ def ask_rest_of_audit(
     """Before ``diptych audit run FILE`` runs the audit whole: for each part whose run its
     gates decided (:func:`decided_runs`), what buying the rest of its design buys and its
     estimated cost, in the words of ``diptych resume``, then the same question (``--yes``
-    buys without asking; elsewhere than a terminal nothing is bought without it). An audit
-    with no decided part runs without a question."""
+    buys without asking; elsewhere than a terminal nothing is bought without it). Declined,
+    nothing of the audit runs, and the answer names its parts not run yet with the command
+    that runs them. An audit with no decided part runs without a question."""
     try:
         with state(ctx).open_workspace(create=False) as ws:
-            runs = decided_runs(ws, file, overrides)
+            plan = _plan(ws, file, overrides)
+            runs = ws.audits.decided_runs(plan.id)
             questions = [_rest_of(ws, run, RunOptions()) for run in runs]
+            waiting = _waiting(ws, plan, runs)
+            again = going_on(ws, file, set_words(plan.overrides)[1::2], ["--yes"])
     except WorkspaceNotFoundError:
         return  # nothing stored, nothing decided
     if runs:
-        _ask(runs, questions, yes=yes)
+        # Declined, the audit stops before its parts: they are named, with what runs them.
+        left = (
+            f"; not run: {', '.join(waiting)} (the audit runs them once the rest is bought: "
+            f"{again})"
+            if waiting
+            else ""
+        )
+        _ask(runs, questions, yes=yes, left=left)
 
 
 def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[str]:
     """The runs of the audit ``file`` (with ``--set``'s ``overrides``) recorded here whose
     gates stopped them short of their design, with the rest of it to buy
     (:meth:`~diptych.core.workspace.audits.Audits.decided_runs`)."""
+    return ws.audits.decided_runs(_plan(ws, file, overrides).id)
+
+
+def _plan(ws: Workspace, file: Path, overrides: dict[str, Any]) -> AuditPlan:
     audit, digest, _ = read_audit(file)
+    overrides = changing(audit, overrides)  # as the audit records them
     if overrides:
         audit = apply_overrides(audit, overrides)
-    return ws.audits.decided_runs(replace(plan_parts(ws, audit, digest), overrides=overrides).id)
+    return replace(plan_parts(ws, audit, digest), overrides=overrides)
+
+
+def _waiting(ws: Workspace, plan: AuditPlan, decided: list[str]) -> list[str]:
+    """The audit's parts that running it whole would run besides the ``decided`` runs' rest:
+    those not recorded complete (an agent search after a run until decided)."""
+    try:
+        recorded = ws.audits.get(plan.id).parts
+    except UsageError:
+        recorded = []
+    kept = {p.name for p in plan.reused(plan.parts, recorded)}
+    buying = {p.name for p in recorded if p.run_id in decided}
+    return [p.part.name for p in plan.parts if p.part.name not in kept | buying]
 
 
 def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:
@@ -91,14 +120,16 @@ def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:
     return rest_to_buy(run_id, at, est.planned - est.cached, est.to_run, est.cost)
 
 
-def _ask(runs: list[str], questions: list[str], *, yes: bool) -> None:
+def _ask(runs: list[str], questions: list[str], *, yes: bool, left: str = "") -> None:
+    """Say ``questions`` and ask; declined, nothing is bought and ``left`` says what the
+    audit did not run."""
     console = Console(soft_wrap=True, stderr=True)
     for question in questions:
         console.print(question, markup=False)
     if yes:
         return
     if not sys.stdin.isatty():
-        raise UsageError(f"nothing bought: add --yes to buy the rest of {' and '.join(runs)}")
+        raise UsageError(f"nothing bought: add --yes to buy the rest of {' and '.join(runs)}{left}")
     if not typer.confirm("Buy the rest?", default=False, err=True):
-        console.print("nothing bought", markup=False)
+        console.print(f"nothing bought{left}", markup=False)
         raise typer.Exit(0)

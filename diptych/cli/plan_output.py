@@ -109,10 +109,16 @@ def _number(value: float | None) -> str:
     return figure_text(value)
 
 
-def print_stop(bought: SequentialOutcome, skipped: list[str], asked: float | None = None) -> None:
+def print_stop(
+    bought: SequentialOutcome,
+    skipped: list[str],
+    asked: float | None = None,
+    reused: list[str] | None = None,
+) -> None:
     """Why an audit bought until decided stopped, what its gated designs have bought and what
     it saved; with ``asked`` (what this command asked, :attr:`AuditOutcome.asked`) none, the
-    requests are said stored, none asked now, never bought by it."""
+    requests are said stored, none asked now, never bought by it. The parts no gate reads are
+    said ``reused`` where they were complete before (in the report), else not run."""
     summary = bought.summary
     if summary is not None and summary.planned:
         saved = summary.saved  # less what was bought on since the stop
@@ -141,6 +147,8 @@ def print_stop(bought: SequentialOutcome, skipped: list[str], asked: float | Non
             f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "
             f"({percent_text(saved / summary.planned)}){dollars}"
         )
+    if reused:
+        typer.echo(f"reused (complete before, in the report): {', '.join(reused)}")
     if skipped:
         typer.echo(
             f"not run (no gate reads them): {', '.join(skipped)}; run without --until-decided "

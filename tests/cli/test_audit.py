@@ -127,7 +127,7 @@ def test_the_full_example_runs_end_to_end_on_the_fake_service(
             "--out",
             str(out_dir),
         )
-        assert code == 0 and again.count("skipped") == 4, again
+        assert code == 0 and again.count(", reused") == 4, again
         assert len(fake.requests) == asked
     report = json.loads((out_dir / "report.json").read_text())
     assert [p["name"] for p in report["scope"]["parts"]] == [
@@ -206,7 +206,7 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
         )
     assert f"agent search identities (session {detail['session']})" in out
     code, again = call(capsys, *command)
-    assert code == 0 and again.count("skipped") == 2, again
+    assert code == 0 and again.count(", reused") == 2, again
 
 
 SEARCHES = """\
@@ -269,7 +269,7 @@ def test_an_audit_runs_its_identity_and_mitigation_searches(
         kinds = sorted(saved["kind"] for saved in opened.findings.list())
         assert kinds == ["identities", "mitigation"]
     code, again = call(capsys, *command)
-    assert code == 0 and again.count("skipped") == 3, again
+    assert code == 0 and again.count(", reused") == 3, again
 
 
 PLANTED = """\

@@ -96,7 +96,7 @@ def test_a_priced_audit_says_its_dollars_and_every_request_it_ran(
     assert held is not None and "answered now" not in again.replace("none answered now", ""), again
     assert (int(held[1].replace(",", "")), held[2]) == (requests, cost), again
     assert "None" not in again, again
-    assert re.search(r"^part identities: finished before \(session audit-\S+\), skipped$",
+    assert re.search(r"^part identities: finished before \(session audit-\S+\), reused$",
                      again, re.M), again  # fmt: skip
 
 

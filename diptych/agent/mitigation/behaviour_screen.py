@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diptych.agent.placebo import band, placebo_words
-from diptych.agent.scoring import Budget, charge_run
+from diptych.agent.scoring import Budget, charge_run, fits
 from diptych.core.digits import figure_text
 from diptych.core.errors import DiptychError
 from diptych.core.labels import SELF_ANNOTATOR
@@ -94,9 +94,10 @@ def measure_placebo(tools: Any, params: dict[str, Any], budget: Budget) -> dict[
     """One pst-text run of the placebo design with ``params``: its id and the words' figures,
     or why it could not be measured."""
     ws = tools.ws
-    if budget.max_cost is not None:
-        cost = ws.runs.plan("pst-text", [tools.target], params=params).cost
-        if budget.spent + cost > budget.max_cost:
+    planned = None
+    if budget.max_cost is not None or budget.max_trials is not None:
+        planned = ws.runs.plan("pst-text", [tools.target], params=params)
+        if not fits(budget, planned.to_run, planned.cost):
             return {"unscored": "over budget"}
     try:
         record = tools.run(
@@ -109,7 +110,8 @@ def measure_placebo(tools: Any, params: dict[str, Any], budget: Budget) -> dict[
         )
     except DiptychError as error:
         return {"unscored": f"run failed: {error}"}
-    budget.trials += sum(ws.runs.counts(record.id).values())
+    # A capped session counts the trials the run had to ask, as it checked them.
+    budget.trials += sum(ws.runs.counts(record.id).values()) if planned is None else planned.to_run
     charge_run(ws, budget, record.id)
     figures = word_figures(ws, record.id)
     if len(figures) < 2:

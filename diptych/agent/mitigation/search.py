@@ -50,7 +50,7 @@ from diptych.agent.mitigation.prompts import (
     template_problem,
 )
 from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
-from diptych.agent.scoring import Budget, charge_run
+from diptych.agent.scoring import Budget, charge_run, fits
 from diptych.agent.validation import intervention_problem
 from diptych.core.digits import figure_text, signed_text
 from diptych.core.errors import DiptychError
@@ -67,6 +67,8 @@ class MitigationSettings:
     rounds: int = 1
     per_round: int = 3
     max_cost: float | None = None
+    #: The most trials the session asks (its runs' and its placebo words' together).
+    max_trials: int | None = None
     #: Stop after this many rounds in a row in which no intervention's search interval lay
     #: below 0 (0: never stop early; ``rounds`` still bounds the session).
     patience: int = 2
@@ -120,15 +122,17 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         """One run per (template id, prompt): every person's Stereo keyed by its unordered
         scene and template id, with the side effects over all of them."""
         plans = [(tid, run_params(ids, prompt, seed)) for tid, prompt in templates]
-        if budget.max_cost is not None:
-            cost = sum(tools.ws.runs.plan("pst-text", [target], params=p).cost for _, p in plans)
-            if budget.spent + cost > budget.max_cost:
+        # Planned where capped: a capped session counts the trials each run had to ask.
+        planned: list[Any] = [None] * len(plans)
+        if budget.max_cost is not None or budget.max_trials is not None:
+            planned = [tools.ws.runs.plan("pst-text", [target], params=p) for _, p in plans]
+            if not fits(budget, sum(e.to_run for e in planned), sum(e.cost for e in planned)):
                 return {"unscored": "over budget"}
         stereo: dict[Any, float] = {}
         runs: dict[str, str] = {}
         counts: dict[str, int] = {}
         masses: list[float] = []
-        for tid, params in plans:
+        for (tid, params), est in zip(plans, planned, strict=True):
             try:
                 record = tools.run(
                     tools.ws.runs.run(
@@ -144,7 +148,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
             got = tools.ws.runs.counts(record.id)
             for k, v in got.items():
                 counts[k] = counts.get(k, 0) + v
-            budget.trials += sum(got.values())
+            budget.trials += sum(got.values()) if est is None else est.to_run
             charge_run(tools.ws, budget, record.id)
             stereo.update(person_stereo(tools.ws, record.id, tid))
             mass = candidate_mass(tools.ws, record.id)
@@ -216,7 +220,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         return cache
 
     def budget_of(state: MitigationState) -> Budget:
-        return Budget.resumed(settings.max_cost, None, state.get("budget"))
+        return Budget.resumed(settings.max_cost, settings.max_trials, state.get("budget"))
 
     def propose(state: MitigationState) -> MitigationState:
         round_no = state.get("round", 0)

@@ -104,6 +104,21 @@ def apply_overrides(audit: AuditFile, overrides: dict[str, Any]) -> AuditFile:
         raise
 
 
+def changing(audit: AuditFile, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``overrides`` less each that changes nothing of ``audit`` (the file's own value given
+    again): one that changes nothing changes neither the audit's record nor what it runs.
+    Raises as :func:`apply_overrides` for a field the audit does not have."""
+    kept = dict(overrides)
+    if not kept:
+        return kept
+    whole = apply_overrides(audit, kept).model_dump()
+    for key in list(kept):
+        rest = {k: v for k, v in kept.items() if k != key}
+        if apply_overrides(audit, rest).model_dump() == whole:
+            kept = rest
+    return kept
+
+
 def _as_list(dotted: str, value: Any) -> Any:
     """A list-typed field's text as its list (``html,md``, ``[html,md]``); JSON as it is."""
     if not isinstance(value, str):
