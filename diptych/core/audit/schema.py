@@ -133,7 +133,12 @@ class Search(_Strict):
         description="stop after this many rounds in a row without a new finding (for "
         "mitigations: without an intervention that lowers the STS; 0: never stop early)",
     )
-    max_trials: int | None = Field(default=None, ge=1)
+    max_trials: int | None = Field(
+        default=None,
+        ge=1,
+        description="most trials the search may run (its placebo words' included); the audit's "
+        "budget.max_trials bounds it too",
+    )
 
     @model_validator(mode="after")
     def _needs(self) -> Search:
@@ -151,7 +156,8 @@ class Budget(_Strict):
     max_trials: int | None = Field(
         default=None,
         ge=1,
-        description="most trials the audit may still have to run (checked first)",
+        description="most trials the audit may still have to run: checked before its probe "
+        "parts run, and what they leave bounds each search",
     )
 
 
