@@ -50,8 +50,8 @@ from diptych.agent.placebo import cache_key, placebo_claims, summarise, word_p_v
 from diptych.agent.proposals import Proposal
 from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, measure_claims
 from diptych.core.capabilities import Model
-from diptych.core.digits import figure_text
-from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+from diptych.core.digits import figure_text, p_text
+from diptych.core.metrics.uncertainty.fcr import decided_interval, fcr_interval, fcr_level
 from diptych.core.metrics.uncertainty.resampling import benjamini_hochberg
 from diptych.core.workspace import Workspace
 from diptych.core.yaml_input import load_yaml
@@ -308,9 +308,11 @@ def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
             continue
         part.update({"q_value": q, "p_for_fdr": pv})
         part["status"] = "finding" if ok else "not confirmed"
-        adjusted = _adjusted(part, k_ids, m_ids, fdr)
+        # The interval the decision reads (Benjamini and Yekutieli's false-coverage-rate one).
+        level = fcr_level(k_ids, m_ids, fdr)
+        adjusted = fcr_interval(part, level)
         if adjusted is not None:
-            part["ci_adjusted"] = adjusted
+            part.update({"ci_adjusted": adjusted, "ci_adjusted_level": level})
     for p in scored:
         held = dict(p.heldout or {"tested": False})
         held.update({"fdr": fdr, "identities_scored": m_ids, "identities_confirmed": k_ids})
@@ -349,8 +351,10 @@ def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
 
 
 def _part_reason(part: dict[str, Any], fdr: float) -> str:
-    q = float(part["q_value"])
-    head = f"{part['identity']} ({part.get('side', '')}) {_interval(part)}"
+    low, high, name = decided_interval(part)
+    q = "q < 0.001" if float(part["q_value"]) < 0.001 else f"q = {p_text(part['q_value'])}"
+    shown = f"{_one(part['value'])} [{_one(low)}, {_one(high)}] ({name})"
+    head = f"{part['identity']} ({part.get('side', '')}) {shown}"
     band = part.get("placebo")
     within = (
         f"the placebo band [{_one(band['low'])}, {_one(band['high'])}]"
@@ -358,14 +362,14 @@ def _part_reason(part: dict[str, Any], fdr: float) -> str:
         else "no placebo band"
     )
     if part["status"] == "finding":
-        return f"{head}, outside {within}, q = {q:.3g} ≤ {fdr:g}: confirmed"
+        return f"{head}, outside {within}, {q} ≤ {fdr:g}: confirmed"
     if number(part["value"]) <= 0:
         return f"{head} lies on the other side of the placebo words: not confirmed"
     if not band:
         return f"{head}, measured without placebo words: not confirmed"
     if not _outside_band(part):
         return f"{head} lies inside {within}: not confirmed"
-    return f"{head}, q = {q:.3g} > {fdr:g} after Benjamini–Hochberg: not confirmed"
+    return f"{head}, {q} > {fdr:g} after Benjamini–Hochberg: not confirmed"
 
 
 def side_notes(p: Proposal) -> list[dict[str, Any]]:
@@ -390,22 +394,6 @@ def side_notes(p: Proposal) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def _adjusted(held: dict[str, Any], k: int, n: int, fdr: float) -> list[float] | None:
-    """The held-out interval at confidence 1 − max(k, 1)·fdr/n: the false-coverage-rate
-    interval of a selection of k among n."""
-    se, df = held.get("se"), held.get("df")
-    if not isinstance(se, int | float) or not isinstance(df, int | float) or not math.isfinite(se):
-        return None
-    if held.get("reason") or n == 0:
-        return None
-    confidence = 1 - max(k, 1) * fdr / n
-    # The held-out figure's own method (its range kept) at the adjusted level.
-    recipe = IntervalRecipe.from_number(held)
-    if isinstance(recipe, str):
-        return None
-    return list(recipe.interval(confidence))
 
 
 def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:

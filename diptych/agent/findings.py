@@ -11,18 +11,18 @@ session's scored proposals, the pair's smaller) and ``p_value`` of the held-out 
 ``search`` and ``heldout`` figures, each with ``value``, ``ci_low``, ``ci_high``, ``p`` and
 ``units``. An identity search's figures are effects: the scene's paired STS less the placebo
 words' (×100). ``heldout.parts`` holds each re-tested identity's figure with its own
-``status``, ``q_value``, ``ci_adjusted``, ``p_word`` (its effect as one more placebo word's)
-and ``placebo``: the band it had to leave (``low``, ``high``, ``words``, ``confidence``, and
-each placebo word's own effect in ``scores``). ``sides`` lists each identity with its
-``side``, where that side comes from (``source``: "agent", "assumed", "BLS 2022" ...), the
-``evidence``, its ``status`` and ``contradicted`` (its score lies wholly on the other side);
-``chosen_by`` says who chose the pair ("agent" or "lexicon"). A session's record holds
-``decision``: ``findings`` (every proposal with a finding, as ``text`` counts them), of them
-``pair_findings`` and ``side_findings``, ``made``, ``scored`` (n), ``unscored`` and of them
-``unscored_budget``, ``identities_confirmed``, ``identities_scored``, ``fdr`` and ``text``,
-"k findings of n proposals scored" (with the proposals made and left unscored where n is not
-all of them); and
-``agent_problems``: the rounds the agent model could not fill, with why.
+``status``, ``q_value``, ``ci_adjusted`` (at confidence ``ci_adjusted_level``), ``p_word``
+(its effect as one more placebo word's) and ``placebo``: the band it had to leave (``low``,
+``high``, ``words``, ``confidence``, and each placebo word's own effect in ``scores``).
+``sides`` lists each identity with its ``side``, where that side comes from (``source``:
+"agent", "assumed", "BLS 2022" ...), the ``evidence``, its ``status`` and ``contradicted``
+(its score lies wholly on the other side); ``chosen_by`` says who chose the pair ("agent" or
+"lexicon"). A session's record holds ``decision``: ``findings`` (every proposal with a
+finding, as ``text`` counts them), of them ``pair_findings`` and ``side_findings``,
+``made``, ``scored`` (n), ``unscored`` and of them ``unscored_budget``,
+``identities_confirmed``, ``identities_scored``, ``fdr`` and ``text``, "k findings of n
+proposals scored" (with the proposals made and left unscored where n is not all of them);
+and ``agent_problems``: the rounds the agent model could not fill, with why.
 """
 
 from __future__ import annotations
@@ -76,7 +76,14 @@ def _pair_heldout(heldout: dict[str, Any] | None) -> dict[str, Any]:
             **_figure(part),
             **{
                 k: part[k]
-                for k in ("status", "q_value", "ci_adjusted", "p_word", "placebo")
+                for k in (
+                    "status",
+                    "q_value",
+                    "ci_adjusted",
+                    "ci_adjusted_level",
+                    "p_word",
+                    "placebo",
+                )
                 if k in part
             },
         }

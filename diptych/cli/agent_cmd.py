@@ -13,6 +13,7 @@ from diptych.agent import round_name
 from diptych.cli.context import state
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError, UsageError
+from diptych.core.metrics.uncertainty.fcr import decided_interval
 from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 
@@ -263,7 +264,9 @@ def _side_line(p: Proposal, note: dict[str, Any]) -> str:
     if identity in held and (p.heldout or {}).get("tested"):
         part = held[identity]
         band = part.get("placebo") or {}
-        said = f"held-out {_value(part)} {_interval(part)}"
+        # The interval its q-value decided on, named: the one this figure is read with.
+        low, high, name = decided_interval(part)
+        said = f"held-out {_value(part)} {bounds(low, high)} ({name})"
         if band:
             said += f", placebo band {bounds(band['low'], band['high'])}"
         said += f", q {_q(part.get('q_value'))}: {part.get('status', 'pending')}"

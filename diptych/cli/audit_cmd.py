@@ -317,7 +317,7 @@ def print_agent_findings(part: str, saved: dict[str, Any]) -> None:
     found = [f for f in session.findings if is_finding(f.status)]
     for f in found:
         _echo(
-            f"  {f.what}  {f.status}  held-out {f.heldout_value} {f.heldout_interval}  "
+            f"  {f.what}  {f.status}  held-out {f.heldout_text}  "
             f"q {f.q_text}  placebo {f.placebo_band}  units {f.units}"
         )
     if not found:

@@ -17,6 +17,7 @@ from diptych.agent.proposals import Proposal
 from diptych.agent.scoring import Budget, measure_claims
 from diptych.agent.session import search_identities
 from diptych.core.data import data_path
+from diptych.core.digits import figure_text
 
 
 def test_every_prompt_has_six_paraphrases_split_between_search_and_heldout() -> None:
@@ -251,6 +252,21 @@ def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides
     assert (tally["findings"], tally["pair_findings"], tally["side_findings"]) == (2, 1, 1)
     assert (tally["made"], tally["scored"], tally["unscored"]) == (5, 5, 0)
     assert (tally["identities_confirmed"], tally["identities_scored"]) == (3, 10)
+
+
+def test_an_identitys_reason_reads_the_interval_its_decision_used_named() -> None:
+    # One identity confirmed of two (q = 0.0004 * 2 / 1): its figure reads at 1 - 1 * 0.05 / 2,
+    # named with that confidence, never beside its own 95% interval; q by the rule of digits.
+    a = _scored("a", {"fa": (12.0, 0.0004, 0.0004)})
+    decide([a], fdr=0.05)
+    (part,) = a.heldout["parts"]  # type: ignore[index]
+    assert part["ci_adjusted_level"] == pytest.approx(0.975)
+    low, high = (figure_text(x) for x in part["ci_adjusted"])
+    assert f"fa (feminine) 12.0 [{low}, {high}] (97.5% BH-adjusted interval)" in (a.reason or "")
+    assert "q < 0.001 ≤ 0.05: confirmed" in (a.reason or "")
+    b = _scored("b", {"mb": (12.0, 0.00102, 0.00102)})
+    decide([b], fdr=0.05)
+    assert "q = 0.002 ≤ 0.05" in (b.reason or "") and "0.00204" not in (b.reason or "")
 
 
 def test_a_pair_whose_own_interval_spans_zero_is_never_a_finding() -> None:

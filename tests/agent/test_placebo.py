@@ -18,6 +18,7 @@ from diptych.agent.placebo import PlaceboFile, band, placebo_words, word_p_value
 from diptych.agent.proposals import Proposal, validate
 from diptych.agent.session import search_identities
 from diptych.core.data import data_path
+from tests.support.surfaces.text import digit_problems, word_problems
 
 
 def _raw() -> dict:
@@ -195,6 +196,11 @@ def test_one_side_found_is_named_for_that_side(ws, embedder, capsys) -> None:
     assert "side: agent" in line and "its score contradicts the masculine side" in line
     (line,) = [x for x in out.splitlines() if x.startswith("    welder")]
     assert "placebo band [" in line and ": finding" in line
+    # Its held-out figure with the interval its q-value decided on, named with its confidence.
+    assert "% BH-adjusted interval), placebo band" in line, line
+    # Each identity's line by the rule of digits (q to three decimals), and counts agreeing.
+    sides = [x for x in out.splitlines() if x.startswith("    ")]
+    assert [p for x in sides for p in digit_problems(x)] + word_problems(out) == [], out
     assert "1 finding of 2 proposals scored: 0 pair findings, 1 side finding" in out
 
 

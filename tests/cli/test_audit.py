@@ -359,7 +359,7 @@ def test_an_audits_agent_findings_are_in_its_report_and_printed(
     assert q in md and escape(q) in html
     assert f"agent search identities (session {name}): {shown.decision}" in out
     for f in shown.findings:
-        line = f"  {f.what}  {f.status}  held-out {f.heldout_value} {f.heldout_interval}"
+        line = f"  {f.what}  {f.status}  held-out {f.heldout_text}"
         assert (line in out) == is_finding(f.status), out
 
 

@@ -20,6 +20,8 @@
 - :func:`whole_percents`: a share drawn as a whole percent ("21%" for 21.7%);
 - :func:`whole_spreads`: a ``±`` half-width drawn whole ("±11" for "±11.0");
 - :func:`count_words`: a count whose noun does not agree with it ("2 run", "1 runs");
+- :func:`digits_off_rule`: a figure or a q-value drawn off the rule of digits ("q = 0.00204"
+  under a table whose q column says 0.002);
 - :func:`cut_counts`: a number in a table's column of fixed width wider than the column, drawn
   cut ("1,21" for 1,212).
 """
@@ -249,6 +251,25 @@ def count_words(app: App[Any]) -> list[str]:
 
     return [f"{where}: {p}" for where, line in read_screen(app) for p in word_problems(line)
             if "for “look 1 of 10”" not in p]  # fmt: skip
+
+
+#: A table's column of p- or q-values, read "q (BH, held-out): 0.002": three decimals.
+_P_COLUMN = re.compile(r"^[pq](?:-value)?\b")
+
+
+def digits_off_rule(app: App[Any]) -> list[str]:
+    """A figure drawn off the rule of digits the report and the CLI print by (one decimal from
+    10 up, two below; a p- or q-value three, "< 0.001" below that): one figure reads the same
+    digits in a table's cell and in the sentence under it ("0.002" and "q = 0.00204" are not
+    one q-value). A table's cell is read with its column's name."""
+    from tests.support.surfaces.text import digit_problems
+
+    found = []
+    for where, line in read_screen(app):
+        header, _, cell = line.partition(": ")
+        column = "q" if cell and _P_COLUMN.match(header) else ""
+        found += [f"{where}: {p}" for p in digit_problems(cell if column else line, column)]
+    return found
 
 
 def figures_and_counts(app: App[Any]) -> list[str]:

@@ -11,8 +11,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import markupsafe
+
+from diptych.core.report.agent_cells import (
+    Shown,
+    band_shown,
+    decided_reason,
+    figures_html,
+    figures_text,
+    part_shown,
+    sentence_html,
+    session_level,
+    with_level,
+)
 from diptych.core.report.charts import Chart, ChartPoint, ChartRow
-from diptych.core.report.formatting import bounds, figure_text, interval, no_interval, p_text
+from diptych.core.report.formatting import figure_text, interval, no_interval, p_text
 from diptych.core.report.missing_intervals import TOO_FEW_UNITS
 
 #: How the report explains what a finding's figures mean.
@@ -126,21 +139,39 @@ class AgentFinding:
 
     @property
     def heldout_interval(self) -> str:
-        """The held-out interval (95%, unadjusted: for a pair it only says whether both sides
-        confirmed make a finding), then each re-tested identity's figure (an identity pair is
-        re-tested one identity at a time) with the interval its q-value decided on, named."""
-        whole = interval(self.heldout)
+        """The held-out figure's own 95% interval, or why it has none (an intervention's
+        change; an identity pair's figures are :attr:`heldout_shown`)."""
+        return _said(self.heldout, interval(self.heldout), "(no held-out figure)")
+
+    @property
+    def heldout_shown(self) -> list[Shown]:
+        """Each held-out figure once, with the one interval its row reads: each re-tested
+        identity's (an identity pair is re-tested one identity at a time) at the confidence
+        its q-value decided on, named; the pair's own 95% interval only where it is another
+        figure (both identities re-tested), named "pair". A figure with no interval says why."""
         parts = [dict(p) for p in self.heldout.get("parts") or [] if isinstance(p, Mapping)]
-        if whole != "—":
-            # Only the parts that carry an interval of their own: the pair's figure has one.
-            parts = [p for p in parts if _decided_interval(p) != "—"]
+        parts = [p for p in parts if p.get("value") is not None]
+        whole = f"{self.heldout_value} {self.heldout_interval}"
+        own = "95% interval" if interval(self.heldout) != "—" else ""
         if not parts:
-            return _said(self.heldout, whole, "(no held-out figure)")
-        each = "; ".join(
-            f"{p.get('identity', '')} {figure_text(p.get('value'))} {_decided_interval(p)}"
-            for p in parts
-        )
-        return each if whole == "—" else f"{whole}; {each}"
+            return [Shown("", whole, own)]
+        each = [part_shown(p) for p in parts]
+        same = len(parts) == 1 and figure_text(parts[0]["value"]) == self.heldout_value
+        if same or self.heldout.get("value") is None:
+            return each
+        return [Shown("pair", whole, own), *each]
+
+    @property
+    def heldout_text(self) -> str:
+        return figures_text(self.heldout_shown)
+
+    @property
+    def heldout_html(self) -> markupsafe.Markup:
+        return figures_html(self.heldout_shown)
+
+    @property
+    def reason_html(self) -> markupsafe.Markup:
+        return sentence_html(self.reason)
 
     @property
     def heldout_note(self) -> str:
@@ -166,6 +197,21 @@ class AgentFinding:
         return shown or ("— (" + self.no_band + ")" if self.no_band else "—")
 
     @property
+    def placebo_band_html(self) -> markupsafe.Markup:
+        """:attr:`placebo_band` on the page: each band's bounds on a line of their own, the
+        words it was made of under them, whose it is above them where the parts differ."""
+        if self.placebo:
+            return figures_html([band_shown("", self.placebo)])
+        parts = [p for p in self.heldout.get("parts") or [] if isinstance(p, Mapping)]
+        bands = [(str(p.get("identity", "")), _band(p)) for p in parts]
+        bands = [(who, b) for who, b in bands if b]
+        if len({band_text(b) for _, b in bands}) == 1:
+            return figures_html([band_shown("", bands[0][1])])
+        if bands:
+            return figures_html([band_shown(who, b) for who, b in bands])
+        return markupsafe.escape(self.placebo_band)
+
+    @property
     def no_band(self) -> str:
         """Why an identity pair has no placebo band, "" where it has one or none is due: the
         band is made of the held-out test's placebo words, and a pair not re-tested (over
@@ -189,14 +235,19 @@ class AgentFinding:
         return "; ".join(f"{who}: {src}" for who, src in self.sides.items())
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AgentFinding:
+    def from_dict(cls, data: Mapping[str, Any], level: float | None = None) -> AgentFinding:
+        """A saved finding; ``level`` is the confidence of its identities' BH-adjusted
+        intervals where the session saved them without it (from the session's tally)."""
+        heldout = _figure(data.get("heldout"))
+        if isinstance(heldout.get("parts"), list):
+            heldout["parts"] = [with_level(p, level) for p in heldout["parts"]]
         return cls(
             id=str(data.get("id", "")),
             what=str(data.get("what", "")),
             status=str(data.get("status", "")),
             search=_figure(data.get("search")),
-            heldout=_figure(data.get("heldout")),
-            reason=str(data.get("reason") or ""),
+            heldout=heldout,
+            reason=decided_reason(str(data.get("reason") or ""), heldout),
             q_value=_float(data.get("q_value")),
             p_value=_float(data.get("p_value")),
             evidence=_figure(data.get("evidence")),
@@ -226,16 +277,6 @@ class AgentFinding:
             "sides": self.sides,
             "chosen_by": self.chosen_by or None,
         }
-
-
-def _decided_interval(part: Mapping[str, Any]) -> str:
-    """A re-tested identity's interval at the confidence Benjamini–Hochberg matched (the
-    false-coverage-rate interval: it lies above 0 exactly where its q-value confirmed it),
-    named "BH-adjusted"; its own 95% interval where the session made none."""
-    adjusted = part.get("ci_adjusted")
-    if isinstance(adjusted, list | tuple) and len(adjusted) == 2:
-        return f"{bounds(adjusted[0], adjusted[1])} BH-adjusted"
-    return interval(dict(part))
 
 
 def _sides(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -305,8 +346,9 @@ class AgentSession:
             f"q: Benjamini–Hochberg{across} on the held-out tests, the smaller of the pair. "
             "Search: 95% "
             "interval, unadjusted (a search picks its best: it decides nothing alone). "
-            "Held-out: the pair's 95% interval, unadjusted, then each identity's at the "
-            "confidence its q-value decided on (BH-adjusted)."
+            "Held-out: each re-tested identity's figure with the interval its q-value decided "
+            "on, at the confidence named (BH-adjusted), and the pair's own 95% interval only "
+            "where both identities were re-tested (then another figure)."
         )
 
     @property
@@ -358,6 +400,7 @@ class AgentSession:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentSession:
+        level = session_level(data.get("decision"))
         return cls(
             session=str(data.get("session", "")),
             kind=str(data.get("kind", "")),
@@ -365,7 +408,9 @@ class AgentSession:
             target=str(data.get("target", "")),
             figure=str(data.get("figure", "")),
             findings=[
-                AgentFinding.from_dict(f) for f in data.get("findings") or [] if isinstance(f, dict)
+                AgentFinding.from_dict(f, level)
+                for f in data.get("findings") or []
+                if isinstance(f, dict)
             ],
             rejected=int(data.get("rejected") or 0),
             runs=[str(r) for r in data.get("runs") or []],

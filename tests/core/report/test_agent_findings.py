@@ -206,7 +206,6 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
         assert "30.8 [11.5, 50.0]" in text  # held-out figure and interval
         assert "36.2 [18.5, 54.0]" in text  # search figure and interval
         assert "0.037" in text and "0.610" in text  # q-values, to three decimals
-        assert "[−12.5, 12.5] (8 words)" in text  # the parts' one placebo band
         assert "[−20.2, 20.2]" in text
         assert "partner 6 × template 4" in text  # the held-out units
         assert (
@@ -217,6 +216,10 @@ def test_an_audits_search_is_reported_with_interval_q_placebo_band_and_units(
             "Rounds the agent model could not fill: round 1: not complete JSON "
             "(finish_reason=stop); raise max_tokens."
         ) in text
+    # The parts' one placebo band; on the page its bounds on a line of their own.
+    assert "[−12.5, 12.5] (8 words)" in md
+    band = '<span class="figure-line">[−12.5, 12.5]</span><span class="interval-name">8 words'
+    assert band in html
     assert "| placebo band | units |" in md
     assert '<th scope="col">placebo band</th>' in html
     [session] = data["agent_findings"]["sessions"]
@@ -243,6 +246,8 @@ def _disagreeing(run_id: str) -> dict:
             "side_findings": 1,
             "scored": 2,
             "identities_scored": 4,
+            "identities_confirmed": 1,
+            "fdr": 0.05,
             "text": "1 finding of 2 proposals scored",
         },
         "findings": [
@@ -302,10 +307,15 @@ def test_a_q_value_beside_an_interval_spanning_zero_names_each_test(
         # search's interval unadjusted, each identity's at the confidence its q decided on.
         assert "q: Benjamini–Hochberg across 4 identities on the held-out tests" in text
         assert "search (95% CI, unadjusted)" in text
-        assert "held-out (95% CI)" in text
         assert "0.010" in text and "4.00 [−1.00, 9.00]" in text
-        assert "welder 12.0 [2.50, 21.5] BH-adjusted" in text
-        assert "doula 1.00 [−5.00, 7.00]" in text
+    # The pair's own figure (another figure: both identities re-tested) and each identity's,
+    # each with the one interval its row reads, named.
+    assert (
+        "pair 5.00 [−0.50, 10.5] (95% interval); welder 12.0 [2.50, 21.5] (98.75% BH-adjusted "
+        "interval); doula 1.00 [−5.00, 7.00] (95% interval)"
+    ) in md
+    assert '<span class="figure-line">12.0 [2.50, 21.5]</span>' in html
+    assert '<span class="interval-name">98.75% BH-adjusted interval</span>' in html
 
 
 def _over_budget(placebo_run: str) -> dict:

@@ -57,11 +57,14 @@ def test_the_five_run_audit(report_dir: Path, browser: Any) -> None:
 
 
 def _agent_report(where: Path) -> None:
+    from tests.core.report.test_agent_cells import side_and_no_finding
     from tests.core.report.test_agent_findings import _findings
 
     with Workspace.open(where / ".diptych") as ws:
         run = ws.runs.run_sync("pst-text", ["scripted-likelihood"])
         ws.findings.save("sess1", _findings(run.id))
+        # A side finding and a "no finding" row, their cells intervals among words.
+        ws.findings.save("sess2", side_and_no_finding(run.id))
         ws.analysis.report(run.id, where / "report", formats=FORMATS)
 
 

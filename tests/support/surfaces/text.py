@@ -53,12 +53,12 @@ _SINGULAR_AFTER_COUNT = re.compile(
     rf"(?<![\w.,/#:\-−])(\d{{1,3}}(?:,\d{{3}})+|\d+)\s+({_NOUNS})\b(?!\s+(pairs?|of|’|'))",
 )
 #: The same nouns' plurals (and the bundle's kinds of record): after a count of 1 they must
-#: be singular ("1 runs").
+#: be singular ("1 runs"), a tally's too ("1 findings of 1 scored").
 _PLURAL_AFTER_ONE = re.compile(
     r"(?<![\w.,/#:\-−])1\s+(identities|images|prompts|scenes|answers|stories|queries|persons"
     r"|trials|requests|occupations|partners|templates|words|calls|labels|proposals|findings"
     r"|looks|batches|gates|runs|subjects|questions|audits|records|results|blobs|notes"
-    r"|calibrations|values)\b(?!\s+(pairs?|of|’|'))",
+    r"|calibrations|values)\b(?!\s+(pairs?|of(?!\s+[\d,]+\b)|’|'))",
 )
 #: Intervals as the report writes them: ``[low, high]`` or ``low to high``; a gate's band
 #: (``within [−5, 5]``) is a rule's limits, not an interval.

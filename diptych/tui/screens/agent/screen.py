@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Header, Input, Label, Select, Static
 from diptych.agent import round_name
 from diptych.core.errors import DiptychError
 from diptych.core.report.findings import is_finding
-from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
@@ -223,7 +223,10 @@ class AgentScreen(Screen[None]):
 
     @on(AgentProposed)
     def _proposed(self, message: AgentProposed) -> None:
-        self._status(f"{round_name(message.round)}: {message.n} proposals, running them …")
+        said = counted(message.n, "proposal")
+        self._status(
+            f"{round_name(message.round)}: {said}, running {'it' if message.n == 1 else 'them'} …"
+        )
 
     @on(AgentScored)
     def _scored(self, message: AgentScored) -> None:
@@ -238,8 +241,8 @@ class AgentScreen(Screen[None]):
         rejected = sum(r.status == "rejected" for r in message.rows)
         unscored = sum(r.status == "unscored" for r in message.rows)
         self._status(
-            f"session {message.session} (agent {self.agent_name}): {found} findings of "
-            f"{scored} scored, {unscored} unscored, {rejected} rejected "
+            f"session {message.session} (agent {self.agent_name}): {counted(found, 'finding')} "
+            f"of {scored} scored, {unscored} unscored, {rejected} rejected "
             f"({message.stop_reason}{'; spent ' + message.spent if message.spent else ''}); "
             "a accepts, x rejects"
         )
