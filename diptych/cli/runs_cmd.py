@@ -20,9 +20,10 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
+from diptych.cli.session_show import show_session
 from diptych.core.audit.run_status import NOT_BOUGHT, outcome_line, outcome_words
 from diptych.core.builds import mixed_builds_note
-from diptych.core.errors import UsageError
+from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.report import parse_formats
 from diptych.core.report.formatting import counted, tally
@@ -265,10 +266,15 @@ def register(app: typer.Typer) -> None:
         label_policy: LabelPolicyOption = None,
         calibration_subset: CalibrationSubsetOption = None,
     ) -> None:
-        """Show a run: parameters, models, outcomes, labels and its headline figures."""
+        """Show a run: parameters, models, outcomes, labels and its headline figures; or an
+        agent session, by its id or the label 'diptych runs' gives it: its runs and findings."""
         console = Console()
         with state(ctx).open_workspace() as ws:
-            detail = ws.runs.show(run_id)
+            try:
+                detail = ws.runs.show(run_id)
+            except RunNotFoundError as missing:  # an agent session's id or label, as listed
+                show_session(ws, console, run_id, missing)
+                return
             run, counts = detail.run, detail.counts
             # One text, wrapped between words to the terminal: a status is a sentence.
             status = detail.status_text or run.status

@@ -6,6 +6,8 @@
   its hyphens, read down the lines, it is whole;
 - :func:`cut_text`: a widget's text not drawn whole in its box;
 - :func:`split_phrases`: a title's phrase ("all reasons") parted over two rows;
+- :func:`unfinished_phrases`: a phrase that stops before its noun ("e shows or hides every
+  session's"), which reads as cut at the right edge however whole it is drawn;
 - :func:`cut_highlighted_option`: a list's highlighted option not drawn whole;
 - :func:`toasts_over`: notifications drawn over a widget (a screen's title line);
 - :func:`toasts_over_figures`: notifications drawn over a figure's value and interval;
@@ -90,8 +92,22 @@ def split_phrases(app: App[Any], widget: Widget, between: str = " · ") -> list[
         text = _plain(widget) if isinstance(widget, Static) else ""
     return [
         f"{_where(widget)}: {phrase!r} is parted over rows {rows!r}"
-        for phrase in (" ".join(p.split()) for p in text.split(between))
+        for phrase in (" ".join(p.split()) for ln in text.splitlines() for p in ln.split(between))
         if phrase and not any(phrase in row for row in rows)
+    ]
+
+
+#: Words a phrase cannot end on: a possessive waiting for its noun, an article, a preposition.
+UNFINISHED = re.compile(r"(?:\w['’]s|\b(?:a|an|the|every|of|to|and|or|its|their))$", re.I)
+
+
+def unfinished_phrases(widget: Widget) -> list[str]:
+    """``widget``'s phrases (its lines, parted by " · ") that stop before their end: "e shows
+    or hides every session's" reads as a sentence cut at the frame's edge."""
+    text = _plain(widget) if isinstance(widget, Static) else ""
+    phrases = [" ".join(p.split()) for line in text.splitlines() for p in line.split(" · ")]
+    return [
+        f"{_where(widget)}: {p!r} stops before its end" for p in phrases if UNFINISHED.search(p)
     ]
 
 

@@ -46,8 +46,8 @@ async def test_a_sessions_runs_open_and_close_under_its_row(
         assert "3 runs" in cell(app, row, "models")
         await pilot.press("G")  # the cursor on the session's row
         await pilot.pause()
-        assert f"agent session {SESSION} · 3 runs" in str(
-            app.screen.query_one("#selected").render()
+        assert str(app.screen.query_one("#selected").render()).startswith(
+            f"agent session {SESSION}\n3 runs · "
         )
         await pilot.press("enter")
         await wait_for(pilot, lambda: run_ids(app) == [mine, row, *made], "the session's runs")

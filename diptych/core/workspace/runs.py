@@ -30,6 +30,7 @@ from diptych.core.engine import (
     run_fingerprint,
     settled,
 )
+from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.labels import TONE
 from diptych.core.plugins import get_probe
 from diptych.core.probe import Probe
@@ -38,14 +39,17 @@ from diptych.core.runview import RunView
 from diptych.core.store import Lease, RunRecord
 from diptych.core.workspace import export as _export
 from diptych.core.workspace.base import ModelSpec, Namespace, Params, ProbeSpec
+from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.look_trials import look_keys
 from diptych.core.workspace.plugins import build_model, build_probe
 from diptych.core.workspace.precision import precision_plan
 from diptych.core.workspace.records import Failure, RunDetail, RunSummary
 from diptych.core.workspace.sessions import (
     MakingSession,
+    SessionDetail,
     SessionReporter,
     making,
+    sessions_named,
     sessions_of_runs,
 )
 
@@ -137,6 +141,29 @@ class Runs(Namespace):
         if run.status == "running" and self._store.live_lease(run.id) is None:
             return replace(run, status="stale")
         return settled(self._store, run)
+
+    def session(self, ref: str) -> SessionDetail:
+        """The agent session ``ref`` names — its id, the label a listing gives its row
+        ("identities d96780"), or a unique start of either (:func:`sessions_named`) — with its
+        runs as :meth:`list` lists them and what it saved when it ended.
+
+        Raises :class:`RunNotFoundError` when none does and :class:`UsageError` listing them
+        when several do."""
+        runs = self.list()
+        findings = Findings(self._kernel)
+        saved = [str(s.get("session")) for s in findings.list() if s.get("session")]
+        known = [*(r.session for r in runs if r.session is not None), *saved]
+        named = sessions_named(known, ref)
+        if not named:
+            raise RunNotFoundError(
+                f"no run or agent session '{ref}' in {self._kernel.path}; 'diptych runs' "
+                "lists them there"
+            )
+        if len(named) > 1:
+            raise UsageError(f"'{ref}' names {len(named)} agent sessions ({', '.join(named)})")
+        (session,) = named
+        mine = [r for r in runs if r.session == session]
+        return SessionDetail(session, mine, findings.get(session))
 
     def get(self, run_id: str) -> RunRecord:
         """The run whose id is ``run_id`` or, failing that, starts with it.

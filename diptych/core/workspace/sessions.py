@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.engine import NullReporter, Reporter
 from diptych.core.store import RunRecord, Store
+from diptych.core.workspace.records import RunSummary
 
 #: The preferences key of a run's session is this prefix and the run id.
 RUN_SESSION_KEY = "run_session:"
@@ -87,3 +89,64 @@ class SessionReporter:
 def making(session: str) -> MakingSession:
     # A run's ``created_at`` is the store's clock, seconds since the epoch, as this is.
     return MakingSession(session, time.time())
+
+
+def session_names(session: str) -> tuple[str, ...]:
+    """Every name of ``session`` a listing prints: its id, its row's label ("identities d96780")
+    and, for an audit's search, the start of its audit's hash alone ("d96780")."""
+    label = session_label(session)
+    return tuple(dict.fromkeys((session, label, *label.split(" ")[1:])))
+
+
+def sessions_named(sessions: Iterable[str], ref: str) -> list[str]:
+    """The sessions ``ref`` stands for: the one it names whole (:func:`session_names`), else
+    every one with a name that starts with it."""
+    known = list(dict.fromkeys(sessions))
+    exact = [s for s in known if ref in session_names(s)]
+    if exact:
+        return exact
+    return [s for s in known if any(n.startswith(ref) for n in session_names(s))] if ref else []
+
+
+@dataclass(frozen=True)
+class SessionDetail:
+    """An agent session as ``diptych show`` shows it: its runs and, once it ended, what it saved
+    (:meth:`~diptych.core.workspace.findings.Findings.save`; None before)."""
+
+    session: str
+    runs: list[RunSummary]
+    saved: dict[str, Any] | None
+
+    @property
+    def kind(self) -> str:
+        """What the session searches, in words ("identity search", "mitigation search"), and
+        the audit whose search it is."""
+        kind = str((self.saved or {}).get("kind") or "")
+        found = _AUDIT_SESSION.fullmatch(self.session)
+        if found is not None:
+            audit = self.session.removeprefix("audit-").removesuffix(f"-{found.group(2)}")
+            return f"identity search, part {found.group(2)} of audit {audit}"
+        return {"identities": "identity search", "mitigation": "mitigation search"}.get(
+            kind, "agent session"
+        )
+
+    @property
+    def status(self) -> str:
+        """Ended (its findings saved, with why it stopped), running (a run of it is), or
+        stopped before its end."""
+        if self.saved is not None:
+            why = self.saved.get("stop_reason")
+            return f"ended: {why}" if why else "ended"
+        if any(r.run.status == "running" for r in self.runs):
+            return "running"
+        return "not ended: stopped before its end, or its process has not saved it yet"
+
+    @property
+    def tally(self) -> str:
+        """Its proposals and findings as its end saved them ("" before it ended)."""
+        if self.saved is None:
+            return ""
+        decision = self.saved.get("decision") or {}
+        rejected = int(self.saved.get("rejected") or 0)
+        text = str(decision.get("text") or f"{len(self.saved.get('findings') or []):,} proposals")
+        return text + (f"; {rejected:,} rejected" if rejected else "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual.message import Message
 
@@ -20,6 +21,10 @@ class AuditPlanned(Message):
     #: The recorded audit's status where its words say more than its status does (an
     #: incomplete one's failed trials and what asks them again), as ``audit list`` says it.
     said: str = ""
+    #: The audit's record and runs as read with the plan (:func:`.watch.store_mark`).
+    mark: tuple[Any, ...] | None = None
+    #: Read again (the store moved, or the screen was shown again): the focus stays put.
+    again: bool = False
 
 
 @dataclass

@@ -28,7 +28,7 @@ from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobControl, JobHost
-from diptych.tui.screens.audit.buying import buy
+from diptych.tui.screens.audit.buying import REFRESH_EVERY, buy
 from diptych.tui.screens.audit.decided import gates_of
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
@@ -52,6 +52,7 @@ from diptych.tui.screens.audit.rows import (
     runs_said,
     shown_path,
 )
+from diptych.tui.screens.audit.watch import AuditStoreRead, StoreMark, read_mark, store_mark
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
@@ -108,6 +109,9 @@ class AuditScreen(Screen[None]):
         self._asked = 0
         #: The stop of the audit this screen runs (None: none run yet).
         self._control: JobControl | None = None
+        #: The audit's record and runs as last read (:mod:`.watch`), and whether they were.
+        self._mark: StoreMark | None = None
+        self._marked = False
 
     @property
     def store_path(self) -> Path:
@@ -153,13 +157,20 @@ class AuditScreen(Screen[None]):
             self._load(self._file)
         else:
             self.query_one("#file", Input).focus()
+        # Work another process does on the open audit (a resume, a run in another shell) is
+        # read as it lands, not only when the app starts again.
+        self.set_interval(REFRESH_EVERY, self._watch)
 
     @on(events.ScreenResume)
     def _shown(self) -> None:
         # Each time the screen is shown (it is installed once, and shown again on A) with no
-        # audit open, the audits recorded by then, the newest one under the focus for Enter.
+        # audit open, the audits recorded by then, the newest one under the focus for Enter;
+        # with one open, that audit read again where the store moved meanwhile (a dialog
+        # closed over it leaves what it said in place).
         if self._file is None and not self.query_one("#file", Input).value.strip():
             self._list_recorded()
+        else:
+            self._watch()
 
     @on(Input.Submitted, "#file")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -217,11 +228,42 @@ class AuditScreen(Screen[None]):
             return
         self.app.call_from_thread(self.post_message, found)
 
+    def _watch(self) -> None:
+        """Read whether the open audit moved in the store (not while this screen runs it: its
+        own run reads the store as it goes)."""
+        if self.plan is None or not self.is_current or self._runs_it():
+            return
+        self._read_mark(self.plan.id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-watch")
+    def _read_mark(self, audit_id: str) -> None:
+        read = read_mark(self.store_path, audit_id)
+        if read is not None:
+            self.post_message(read)
+
+    @on(AuditStoreRead)
+    def _store_read(self, message: AuditStoreRead) -> None:
+        if self._file is None or self.plan is None or message.audit_id != self.plan.id:
+            return  # another audit opened since
+        if self._runs_it():
+            return
+        if not self._marked:  # after this screen's own run: what it left is what is shown
+            self._mark, self._marked = message.mark, True
+            return
+        if message.mark != self._mark:
+            self._mark = message.mark
+            self._load(self._file, again=self.plan.id)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
-    def _load(self, file: Source) -> None:
+    def _load(self, file: Source, again: str = "") -> None:
+        """Plan ``file`` and read its record as the store holds it (``again``: the id of the
+        audit shown, read again)."""
         try:
             with Workspace.open(self.store_path) as ws:
+                # Read first where the audit is known: what moves after it is read next time.
+                mark = store_mark(ws, again) if again else None
                 plan = plan_placebos(ws, plan_audit(ws, file))
+                mark = mark if again else store_mark(ws, plan.id)
                 recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
                 # The parts as ``diptych audit list`` lists them: a run bought on past the look
                 # that stopped it is in its own status ("interrupted"), not at that look.
@@ -238,7 +280,8 @@ class AuditScreen(Screen[None]):
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
         told = told if now is not None and told != now.status else ""
-        self.app.call_from_thread(self.post_message, AuditPlanned(plan, report, told))
+        planned = AuditPlanned(plan, report, told, mark=mark, again=bool(again))
+        self.app.call_from_thread(self.post_message, planned)
         parts = recorded.parts if recorded else []
         for name, words in recorded_words(plan, parts, now.parts if now else None, said).items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
@@ -269,8 +312,9 @@ class AuditScreen(Screen[None]):
         self.plan = message.plan
         self.report = message.report
         self.status = {}
+        self._mark, self._marked = message.mark, True
         self._fill()
-        if self.query_one("#file", Input).has_focus:
+        if not message.again and self.query_one("#file", Input).has_focus:
             # Down and Page Down then scroll the gates and the parts.
             self.query_one("#body", VerticalScroll).focus()
         p = message.plan
@@ -386,9 +430,13 @@ class AuditScreen(Screen[None]):
             return
         self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
 
+    def _runs_it(self) -> bool:
+        """Whether this screen runs its audit now."""
+        return self._control is not None and not self._control.finished.is_set()
+
     def _buying(self) -> bool:
         """Whether this screen's audit is buying now (then said, and nothing else starts)."""
-        if self._control is None or self._control.finished.is_set():
+        if not self._runs_it():
             return False
         self._say("the audit is running: q stops it, its trials so far kept")
         return True
@@ -396,6 +444,7 @@ class AuditScreen(Screen[None]):
     def _start(self, file: Source, until_decided: bool = False) -> None:
         """Run the audit in a worker the app stops on quit (its trials so far are kept)."""
         self._control = JobControl()
+        self._marked = False  # its own run's end is not another process's work
         if isinstance(self.app, JobHost):
             self.app.stoppable.add(self._control)
         self._execute(file, self._control, until_decided)

@@ -437,11 +437,14 @@ class RunsScreen(RunControls):
         done = sum(r.counts["done"] for r in runs)
         total = sum(r.run.n_trials for r in runs)
         opened = self.all_session_runs or session in self.expanded
+        every = "hides" if self.all_session_runs else "shows"
+        # A line each, short enough for 60 columns: the id (what `diptych show` takes), the
+        # counts, the keys; a phrase never parted over two rows.
         return (
-            f"agent session {session} · {counted(len(runs), 'run')} · {done:,} of "
+            f"agent session {session}\n{counted(len(runs), 'run')} · {done:,} of "
             f"{counted(total, 'trial')} done\n"
             + ("enter hides its runs" if opened else "enter shows its runs")
-            + " · e shows or hides every session's"
+            + f" · e {every} every session's runs"
         )
 
     @on(DataTable.RowSelected)

@@ -1,0 +1,43 @@
+"""``diptych show`` of an agent session: a listing names a session's row by its id or a short
+label ("identities d96780"), and ``show`` takes either, as it takes a run's id."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from diptych.core.errors import RunNotFoundError
+from diptych.core.report.formatting import counted
+from diptych.core.workspace import Workspace
+from diptych.core.workspace.sessions import SessionDetail, session_label
+
+
+def show_session(ws: Workspace, console: Console, ref: str, missing: RunNotFoundError) -> None:
+    """Print the agent session ``ref`` names; where none is, raise ``missing`` (why no run is
+    named ``ref``: it may point at an audit of that id)."""
+    try:
+        detail = ws.runs.session(ref)
+    except RunNotFoundError:
+        raise missing from None
+    for line in session_lines(detail):
+        console.print(line, markup=False, overflow="fold")
+
+
+def session_lines(detail: SessionDetail) -> list[str]:
+    """The session's kind, status, proposals and findings, and its runs by the ids ``show``
+    takes."""
+    label = session_label(detail.session)
+    named = f" ({label})" if label != detail.session else ""
+    lines = [
+        f"agent session {detail.session}{named}",
+        f"kind: {detail.kind}",
+        f"status: {detail.status}",
+    ]
+    if detail.tally:
+        lines.append(f"proposals: {detail.tally}")
+    if not detail.runs:
+        return [*lines, "runs: none stored"]
+    lines.append(f"{counted(len(detail.runs), 'run')} ('diptych show RUN' shows one):")
+    for summary in detail.runs:
+        run = summary.run
+        lines.append(f"  {run.id}  {run.probe}  {summary.said}  {counted(run.n_trials, 'trial')}")
+    return lines
