@@ -53,10 +53,10 @@ def few_units_warning(probe: object) -> str | None:
             continue
         grow = f" ({fig.grow})" if fig.grow else ""
         if d.smallest_side < 2:
-            return f"warning: {d.describe()} give no interval at all; use at least 2{grow}"
+            return f"warning: {d.resamples()} give no interval at all; use at least 2{grow}"
         df = d.least_df()
         return (
-            f"warning: {d.describe()} leave {fig.name} a t interval with {df} degree"
+            f"warning: {d.resamples()} leave {fig.name} a t interval with {df} degree"
             f"{'s' if df != 1 else ''} of freedom (t "
             f"{figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))}): "
             f"too wide to say anything; use at least {FEW_UNITS} per list{grow}"

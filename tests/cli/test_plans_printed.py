@@ -27,8 +27,8 @@ def test_a_dry_run_with_one_identity_a_side_says_why_there_is_no_interval(
                      "--dry-run")  # fmt: skip
     assert code == 0, out
     assert (
-        "STS paired (expected from P(he), P(she)): no interval (1 × 20 identities: one "
-        "masculine identity, nothing to resample over)" in out
+        "STS paired (expected from P(he), P(she)): no interval (1 masculine × 20 feminine "
+        "identities crossed in scenes: one masculine identity, nothing to resample over)" in out
     )
     assert "standing in for a text model's spread (none is published)" in out
     # No "t inf", no "df 0", no sentence cut short.

@@ -42,7 +42,8 @@ def test_the_dry_run_states_the_half_width_and_warns_of_3_by_3(
     # identities × 3 samples; the power aspect's 6 occupations: 6 × 2 orders × 3 + 12 × 3.
     assert "108 trials planned, 0 already stored, 108 requests to run" in out
     line = next(x for x in out.splitlines() if x.strip().startswith("occupation: STS paired:"))
-    found = re.search(r"±([\d.]+) \(3 × 3 identities, df 2, t 4\.30\)", line)
+    crossed = "3 masculine × 3 feminine identities crossed in scenes"
+    found = re.search(rf"±([\d.]+) \({crossed}, df 2, t 4\.30\)", line)
     assert found, line
     # The printed half-width is the one the core measures for this design and assumption
     # (three significant figures).
@@ -57,8 +58,7 @@ def test_the_dry_run_states_the_half_width_and_warns_of_3_by_3(
     # the power aspect's 6 pairs are enough.
     assert len(warnings) == 2
     assert warnings[0].startswith(
-        "warning: occupation: STS paired: 3 × 3 identities leave as few as 2 degrees of "
-        "freedom (t 4.30)"
+        f"warning: occupation: STS paired: {crossed} leave as few as 2 degrees of freedom (t 4.30)"
     )
     with Workspace.open(tmp_path / "ws") as ws:
         assert ws.runs.list() == []  # nothing stored, nothing asked
@@ -74,9 +74,14 @@ def test_target_width_names_the_smallest_design(
     target = smallest_design(design, comp, 10.0, bounds=STS_RANGE)
     assert target is not None and 4 <= target.sizes[0] <= 20
     n = target.sizes[0]
-    assert f"occupation: STS paired: ±10.0 needs {n} × {n} identities (expected ±" in out
+    crossed = f"{n} masculine × {n} feminine identities crossed in scenes"
+    assert f"occupation: STS paired: ±10.0 needs {crossed} (expected ±" in out
     # The single setting's spread is all in its persons: ±10 needs more than Table 7's 20.
-    assert re.search(r"occupation: STS single: ±10\.0 needs \d+ \+ \d+ identities, more than", out)
+    assert re.search(
+        r"occupation: STS single: ±10\.0 needs \d+ masculine and \d+ feminine identities as "
+        "separate lists, more than",
+        out,
+    )
 
 
 def test_target_width_is_refused_without_a_dry_run(
@@ -116,10 +121,11 @@ def test_audit_check_states_each_parts_precision(
     code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit))
     assert code == 0, out
     assert "part pst:" in out
-    assert re.search(r"occupation: STS paired: ±[\d.]+ \(2 × 3 identities, df 1, t 12\.7\)", out)
+    crossed = "2 masculine × 3 feminine identities crossed in scenes"
+    assert re.search(rf"occupation: STS paired: ±[\d.]+ \({crossed}, df 1, t 12\.7\)", out)
     # Two masculine identities: one degree of freedom, and t·se wider than the STS's range.
     warning = next(x for x in out.splitlines() if x.strip().startswith("warning:"))
-    assert "2 × 3 identities leave as few as 1 degree of freedom (t 12.7)" in warning
+    assert f"{crossed} leave as few as 1 degree of freedom (t 12.7)" in warning
     assert "wider than the range [\N{MINUS SIGN}100, 100]" in warning
     code, out = call(
         capsys, "--store", str(tmp_path / "ws"), "audit", "check", str(audit), "--json",

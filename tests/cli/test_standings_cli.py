@@ -79,7 +79,8 @@ def test_three_models_ranked_in_the_planted_order(
     assert "rank CI" in out and "pairwise differences" in out and "other design" in out
     # The interval is named (a run's own figure is printed with another, over its draws).
     # The column named by its level; what the interval rests on said under the table.
-    assert "95% interval: over the identities crossed in scenes" in " ".join(out.split())
+    crossed = "masculine × feminine identities crossed in scenes"
+    assert f"95% interval: over the {crossed}" in " ".join(out.split())
     assert "interval over identities" not in out and "95% CI" not in out
 
 
@@ -191,7 +192,7 @@ def test_a_report_of_several_models_ranks_them_and_maps_its_frameworks(
     assert "## Standing among models" in md and "| #1 | 1 | 1 |" in md
     assert "| figure | 95% interval |" in md
     assert "| B − A | 95% interval | p |" in md
-    assert "95% interval: over the identities crossed in scenes" in md
+    assert "95% interval: over the masculine × feminine identities crossed in scenes" in md
     groups = next(f for f in data["frameworks"] if f["id"].endswith("ms-2-11-002-groups"))
     assert "standings" in groups["sections"] and "[Standing among models](#standing-among" in md
 

@@ -157,7 +157,8 @@ def test_the_readme_quickstart_warns_as_the_readme_says(
     warnings = [line for line in out.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1, out
     warning = warnings[0]
-    assert warning.startswith("warning: 2 × 2 identities leave STS paired ") and warning.endswith(
+    crossed = "2 masculine × 2 feminine identities crossed in scenes"
+    assert warning.startswith(f"warning: {crossed} leave STS paired ") and warning.endswith(
         "a t interval with 1 degree of freedom (t 12.7): too wide to say anything; use at "
         "least 4 per list (name more with -p masculine=... -p feminine=...)"
     ), out

@@ -20,7 +20,12 @@ from diptych.core.metrics.uncertainty.precision import (
     expected_interval,
     smallest_design,
 )
-from diptych.plugins.probes._paired_stereotype_test.precision import PAPER_COMPONENTS, UNITS
+from diptych.plugins.probes._paired_stereotype_test.precision import (
+    DRAW,
+    PAPER_COMPONENTS,
+    UNITS,
+    draw_components,
+)
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import form_id
 from diptych.tui.screens.new_run.screen import NewRunScreen
@@ -40,20 +45,30 @@ async def test_the_estimate_panel_states_precision_and_warns(
     assert "36 trials planned" in text
     assert "expected half-width of each 95% interval (per model):" in text
     found = re.search(
-        r"STS paired \(drawn labels\): ±([\d.]+) \(3 × 3 identities, df 2, t 4\.30\)", text
+        r"STS paired \(expected from P\(he\), P\(she\)\): ±([\d.]+) "
+        r"\(3 masculine × 3 feminine identities crossed in scenes, df 2, t 4\.30\)",
+        text,
     )
     assert found, text
-    # The figure a pst-text run's drawn labels give: 4 persons a scene (both orders, two
+    # The expected STS resamples identities: each scene's 4 prompts (both orders, two
     # people), the paper's spread standing in for a text model's.
     design = PlannedDesign("grid", UNITS, (3, 3), 4, "identities")
-    expected = expected_interval(
-        design, PAPER_COMPONENTS[("occupation", "paired")], bounds=STS_RANGE
-    )
+    paper = PAPER_COMPONENTS[("occupation", "paired")]
+    expected = expected_interval(design, paper, bounds=STS_RANGE)
     assert float(found.group(1)) == pytest.approx(expected.half_width, rel=5e-3)
+    # The drawn labels' interval resamples their draws: 9 scenes in both orders, once.
+    drawn = re.search(r"STS paired \(drawn labels\): ±([\d.]+) \(18 draws, df 17, t 2\.11\)", text)
+    assert drawn, text
+    by_draw = expected_interval(
+        PlannedDesign("clusters", (DRAW,), (18,), 1, "draws"),
+        draw_components(paper, "paired", (3, 3)),
+        bounds=STS_RANGE,
+    )
+    assert float(drawn.group(1)) == pytest.approx(by_draw.half_width, rel=5e-3)
     warnings = [line for line in text.splitlines() if line.startswith("warning:")]
-    # One line per planned figure (expected and drawn), each naming the 2 degrees of freedom.
-    assert len(warnings) == 2
-    assert all("3 × 3 identities leave as few as 2 degrees of freedom" in w for w in warnings)
+    # The expected STS's 3 × 3 identities leave 2 degrees of freedom; 18 draws leave 17.
+    assert len(warnings) == 1
+    assert "3 masculine × 3 feminine identities crossed in scenes leave as few as 2" in warnings[0]
 
 
 async def test_a_target_half_width_names_the_smallest_design(
@@ -82,7 +97,10 @@ async def test_a_target_half_width_names_the_smallest_design(
     target = smallest_design(design, comp, 10.0, bounds=STS_RANGE)
     assert target is not None
     n = target.sizes[0]
-    assert f"STS paired (drawn labels): ±10.0 needs {n} × {n} identities (expected ±" in text
+    name = "STS paired (expected from P(he), P(she))"
+    crossed = f"{n} masculine × {n} feminine identities crossed in scenes"
+    assert f"{name}: ±10.0 needs {crossed} (expected ±" in text
+    assert re.search(r"STS paired \(drawn labels\): ±10\.0 needs \d+ draws \(expected ±", text)
 
 
 async def three_by_three(pilot: Pilot[Any]) -> NewRunScreen:

@@ -114,8 +114,8 @@ async def test_the_interval_says_what_it_rests_on(standings_app: DiptychApp) -> 
         assert "95% CI" not in drawn
         page = " ".join(screen._page_text().split())
         assert (
-            "95% interval: over the identities crossed in scenes, or, marked †, over the "
-            "pairings of identities seen only (it fell to its floor)"
+            "95% interval: over the masculine × feminine identities crossed in scenes, or, "
+            "marked †, over the pairings of identities seen only (it fell to its floor)"
         ) in page
 
 

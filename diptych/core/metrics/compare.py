@@ -10,8 +10,9 @@ the t-test of the same ``(B − A)/se``, so the interval excludes 0 exactly when
 
 The units are each figure's own:
 
-* the STS resamples identities crossed in scenes (a scene pairs one identity of the masculine
-  list with one of the feminine list): the overall figures speak for identities like these; a
+* the paired STS resamples identities crossed in scenes (a scene pairs one identity of the
+  masculine list with one of the feminine list), the single STS the two lists as separate lists
+  (:mod:`diptych.core.resampled_units`): the overall figures speak for identities like these; a
   paired-setting micro STS resamples the identity's partners, a single-setting one its images;
 * PAIRS resamples scenarios (with all their images and answers) for each level's mean, and
   image pairs for the difference between the levels, as its t-test does.
@@ -63,6 +64,7 @@ from diptych.core.metrics.sts import (
 )
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
 from diptych.core.metrics.uncertainty.intervals import SHARE_RANGE, STS_RANGE, UNIT_SCORE_RANGE
+from diptych.core.resampled_units import resampled_units
 
 #: The STS figures' name for a difference of two runs.
 STSDifference = RunDifference
@@ -99,8 +101,9 @@ class STSComparison:
     def method(self) -> str:
         return method_note(
             self.paired,
-            "identities crossed in scenes (micro: an identity's partners, or its images in the "
-            "single setting)",
+            f"{resampled_units(dict.fromkeys(CROSSED), 'crossed')} (paired), "
+            f"{resampled_units(dict.fromkeys(CROSSED), 'stratified')} (single); micro: an "
+            "identity's partners, or its images in the single setting",
             self.n_boot,
             self.seed,
         )

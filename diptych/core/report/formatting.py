@@ -19,6 +19,10 @@ from diptych.core.digits import p_text as p_text
 from diptych.core.digits import percent_text as percent_text
 from diptych.core.digits import signed_text as signed_text
 
+# The words of a count, re-exported: one home, read by the resampled units too.
+from diptych.core.resampled_units import counted as counted
+from diptych.core.resampled_units import plural as plural
+
 #: Magic bytes of the image formats a page can show inline, and their media types.
 _IMAGE_MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -173,21 +177,6 @@ def dollars(value: float | None) -> str:
     """Money: dollars and cents, or what a :class:`~diptych.core.cost.Cost` leaves unpriced
     (:func:`~diptych.core.cost.cost_text`, the one wording of a cost)."""
     return cost_text(value)
-
-
-def plural(noun: str, count: int = 2) -> str:
-    """``noun`` as ``count`` of it reads: "1 identity", "2 identities", "3 image pairs"."""
-    if count == 1 or not noun:
-        return noun
-    if re.search(r"[^aeiou]y$", noun):
-        return noun[:-1] + "ies"
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return noun + "es"
-    return noun + "s"
-
-
-def counted(count: int, noun: str) -> str:
-    return f"{count:,} {plural(noun, count)}"
 
 
 def tally(counts: Mapping[str, int], *, leave_out: Collection[str] = ()) -> str:

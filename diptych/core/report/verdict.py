@@ -27,6 +27,7 @@ from diptych.core.report.formatting import (
     why_no_interval,
 )
 from diptych.core.report.names import plain_name
+from diptych.core.resampled_units import resampled_units
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit, RunPart
@@ -127,9 +128,23 @@ def sample_text(number: dict[str, Any], observation: str = "observation") -> str
         # The design named both identity lists, but its interval fell to the pairings'.
         parts.append(floor)
     elif isinstance(units, dict) and units:
-        resampled = " and ".join(counted(int(v), str(k)) for k, v in units.items())
-        parts.append("resampling " + resampled)
+        parts.append("resampling " + _units_said(number))
     return ", ".join(parts)
+
+
+def _units_said(number: dict[str, Any]) -> str:
+    """The units the figure's interval resamples, as every surface says them
+    (:func:`~diptych.core.resampled_units.resampled_units`)."""
+    units = number.get("units")
+    if not isinstance(units, dict):
+        return ""
+    if all(isinstance(v, int | float) for v in units.values()):
+        counts = {str(k): int(v) for k, v in units.items()}
+        return resampled_units(counts, number.get("design"))
+    return " × ".join(
+        counted(int(v), str(k)) if isinstance(v, int | float) else f"{v} {k}"
+        for k, v in units.items()
+    )
 
 
 def resamples_text(number: dict[str, Any]) -> str:
@@ -138,11 +153,7 @@ def resamples_text(number: dict[str, Any]) -> str:
     interval says so and why, then the units its data hold; one whose crossed interval fell to
     its floor says it rests on its pairings (report.json's ``floor``), never on the lists its
     design named; any other, its units and whom it speaks for."""
-    units = number.get("units")
-    held = " × ".join(
-        counted(int(v), str(k)) if isinstance(v, int | float) else f"{v} {k}"
-        for k, v in (units.items() if isinstance(units, dict) else ())
-    )
+    held = _units_said(number)
     said = no_interval(number)
     if said:
         return said + (f"; its data hold {held}" if held else "")

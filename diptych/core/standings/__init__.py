@@ -3,7 +3,7 @@ Holm-corrected tests and ranks with their intervals (:mod:`.table`), from the ob
 probe hands over with their units (:mod:`.samples`)."""
 
 from diptych.core.standings.decided import DecidedInterval, DecidedKind
-from diptych.core.standings.samples import FigureSample, design_of, sts_samples
+from diptych.core.standings.samples import FigureSample, design_of, sts_samples, sts_unit_words
 from diptych.core.standings.table import (
     DesignTable,
     Measured,
@@ -35,4 +35,5 @@ __all__ = [
     "standings",
     "successions",
     "sts_samples",
+    "sts_unit_words",
 ]

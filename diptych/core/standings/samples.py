@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from diptych.core.metrics.compare import CROSSED, crossed_units, scenes_of
 from diptych.core.metrics.sts import CANNOT_IDENTIFY, SETTINGS, LabelRow, reduce_majority, stereo
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE, Bounds
+from diptych.core.resampled_units import resampled_units
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class FigureSample:
     cells: list[Hashable]
     scale: float = 100.0
     bounds: Bounds = STS_RANGE
-    unit_words: str = "identities crossed in scenes"
+    unit_words: str = resampled_units(dict.fromkeys(CROSSED), "crossed")
     #: The units of a cell (by the cell), for a difference matched per cell.
     cell_units: dict[Hashable, Mapping[str, Hashable | None]] = field(default_factory=dict)
     #: The units' noun, as an interval is named ("95% interval over identities").
@@ -109,10 +110,18 @@ def sts_samples(
                 units=units,
                 cells=cells,
                 cell_units={cell: crossed_units(cell) for cell in set(cells)},
+                unit_words=sts_unit_words(setting),
                 note=note,
             )
         )
     return out
+
+
+def sts_unit_words(setting: str) -> str:
+    """What an STS of ``setting`` resamples, for a table of several runs (no counts): the two
+    lists crossed in scenes (paired) or as separate lists (single)."""
+    design = "crossed" if setting == "paired" else "stratified"
+    return resampled_units(dict.fromkeys(CROSSED), design)
 
 
 def design_of(

@@ -30,7 +30,7 @@ from diptych.tui.review.panels import (
 from diptych.tui.review.prefetch import Box, ImageCache, around
 from diptych.tui.review.queue import ReviewItem, assign_keys, probe_choices
 from diptych.tui.review.state import ReviewState
-from diptych.tui.review.text import text_output
+from diptych.tui.review.text import NOTHING_TO_READ_BLIND, nothing_to_read_blind, text_output
 from diptych.tui.widgets.images import cell_pixels
 
 EMPTY_QUEUE_HINT = (
@@ -160,7 +160,10 @@ class ReviewDrawing(Screen[None]):
                 note=self.state.notes.get(item.subject_id),
             )
         )
-        if item.blob is None:
+        if nothing_to_read_blind(item.blob, item.output_text, blind=self.state.blind):
+            picture.show_message(NOTHING_TO_READ_BLIND)
+            self._announce_after_refresh(item)
+        elif item.blob is None:
             # A text output: its prompt, the model's text with the flagged words marked,
             # and the candidates' probabilities.
             picture.show_text(

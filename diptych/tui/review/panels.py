@@ -28,6 +28,7 @@ from diptych.core.report.formatting import (
 )
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, short_name
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
+from diptych.tui.review.text import NOTHING_TO_READ_BLIND, nothing_to_read_blind
 from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.whole_numbers import WholeIds
 
@@ -215,6 +216,9 @@ def describe_item(
         out.append_text(highlight(item.output_text, item.words))
         out.append("\n")
     out.append("label: ", style="bold")
+    if item.labelable and nothing_to_read_blind(item.blob, item.output_text, blind=blind):
+        out.append(f"— ({NOTHING_TO_READ_BLIND})")
+        return out
     if not choices:
         out.append("— (shown for reading; nothing here takes a label)")
     out.append(" · ".join(f"{k} {label.replace('_', ' ')}" for k, label in choices))

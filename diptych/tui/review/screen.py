@@ -42,6 +42,7 @@ from diptych.tui.review.image import open_in_viewer
 from diptych.tui.review.modals import ALL_REASONS, NoteModal, ReasonModal
 from diptych.tui.review.panels import CardScroll
 from diptych.tui.review.queue import ReviewItem, reason_counts
+from diptych.tui.review.text import NOTHING_TO_READ_BLIND, nothing_to_read_blind
 from diptych.tui.review.tone import (
     CHOSEN_TONE_NOTE,
     TONE_KEYS,
@@ -224,9 +225,13 @@ class ReviewScreen(ReviewView):
         return item
 
     def give_label(self, label: str) -> None:
-        """Store ``label`` for the current person (in a worker), then move on to the next."""
+        """Store ``label`` for the current person (in a worker), then move on to the next;
+        refused, with why, where blind mode leaves nothing to read it from."""
         item = self._reviewing()
         if item is None or self.reviewer is None or self.annotator is None:
+            return
+        if nothing_to_read_blind(item.blob, item.output_text, blind=self.state.blind):
+            self.notify(NOTHING_TO_READ_BLIND, severity="warning")
             return
         seed = self.state.seed if self.state.blind else None
         detail = label_detail(VIA, item.reasons, seed=seed)

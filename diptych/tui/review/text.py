@@ -143,3 +143,18 @@ def text_output(
     if not out.plain:
         out.append("(no output)")
     return out
+
+
+#: Why a blind review has nothing to read of a likelihood text run's person, and what to do:
+#: the card's label line, the picture pane and the refusal of a label there say it alike.
+NOTHING_TO_READ_BLIND = (
+    "nothing to read blind: the prompt naming this person is hidden and their pronoun is one "
+    "the model drew; b shows the prompt to label with it"
+)
+
+
+def nothing_to_read_blind(blob: str | None, text: str | None, *, blind: bool) -> bool:
+    """Whether blind mode leaves a person nothing to be read from: a text output with no
+    answer of its own to read (a likelihood trial: the prompt, hidden, and the model's
+    probabilities of the pronoun it then drew)."""
+    return blind and blob is None and text is None

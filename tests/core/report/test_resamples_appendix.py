@@ -103,13 +103,16 @@ def test_each_account_worked_by_hand() -> None:
     units = {"masculine identity": 1, "feminine identity": 3}
     none = {
         "units": units,
+        "design": "stratified",
         "reason": "one masculine identity only: no interval",
         "population": "masculine-stereotyped identities like these",
     }
     assert resamples_text(none) == (
-        "no interval (one masculine identity only); its data hold 1 masculine identity × 3 "
-        "feminine identities"
+        "no interval (one masculine identity only); its data hold 1 masculine and 3 feminine "
+        "identities as separate lists"
     )
+    crossed = {**none, "design": "crossed"}
+    assert resamples_text(crossed).endswith("1 masculine × 3 feminine identities crossed in scenes")
     floor = "resampling its 142 pairings of a masculine identity and a feminine identity, so …"
     floored = {
         "units": {"masculine identity": 20, "feminine identity": 20},

@@ -21,6 +21,7 @@ from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE
 from diptych.core.metrics.uncertainty.components import Components
 from diptych.core.metrics.uncertainty.intervals import UNBOUNDED
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
+from diptych.core.resampled_units import resampled_units
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 
 Shape = Literal["grid", "diagonal", "strata", "clusters"]
+#: The resampling design (an interval's ``design``) of a shape over two lists.
+_DESIGNS = {"grid": "crossed", "strata": "stratified"}
 
 #: Replicates per expected half-width: the Monte Carlo error is about 2–4% of it.
 REPLICATES = 400
@@ -80,7 +83,17 @@ class PlannedDesign:
             return f"{self.sizes[0]} + {self.sizes[1]} {self.noun}"
         if self.shape == "diagonal":
             return f"{self.sizes[0]} pairs of {self.noun}"
-        return f"{self.sizes[0]} {self.noun}"
+        return f"{self.sizes[0]:,} {self.noun}"
+
+    def resamples(self) -> str:
+        """What the design's interval resamples, in the words every surface says it with
+        (:func:`~diptych.core.resampled_units.resampled_units`): "3 masculine × 3 feminine
+        identities crossed in scenes", "3 masculine and 3 feminine identities as
+        separate lists", "6 pairs of identities", "60 images"."""
+        if self.shape in _DESIGNS:
+            return resampled_units(dict(zip(self.units, self.sizes, strict=True)),
+                                   _DESIGNS[self.shape])  # fmt: skip
+        return self.describe()
 
     def least_df(self) -> int:
         """The fewest degrees of freedom the design's interval can have (the crossed design's

@@ -110,12 +110,13 @@ class FigurePrecision:
     target_note: str | None = None
 
     def line(self) -> str:
-        """``occupation: STS paired  ±48.1 (3 × 3 identities, df 2, t 4.30)``: every figure by
+        """``occupation: STS paired: ±48.1 (3 masculine × 3 feminine identities crossed in scenes,
+        df 2, t 4.30)``: what it resamples said as every surface says it; every figure by
         the rule of digits (:func:`~diptych.core.digits.figure_text`), ±11.0, never ±11."""
         e = self.expected
         if not (math.isfinite(e.half_width) and math.isfinite(e.t)):
-            return f"{self.name}: no interval ({self.design.describe()}: {self.why_none()})"
-        design = f"{self.design.describe()}, df {e.df:g}, t {figure_text(e.t)}"
+            return f"{self.name}: no interval ({self.design.resamples()}: {self.why_none()})"
+        design = f"{self.design.resamples()}, df {e.df:g}, t {figure_text(e.t)}"
         return f"{self.name}: ±{figure_text(e.half_width)} ({design})"
 
     def why_none(self) -> str:
@@ -131,7 +132,7 @@ class FigurePrecision:
     def target_line(self, width: float) -> str | None:
         if self.target is not None and self.target_expected is not None:
             return (
-                f"{self.name}: ±{figure_text(width)} needs {self.target.describe()} "
+                f"{self.name}: ±{figure_text(width)} needs {self.target.resamples()} "
                 f"(expected ±{figure_text(self.target_expected.half_width)})"
             )
         if self.target_note:
@@ -214,7 +215,7 @@ def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
     d = fig.design
     grow = f" ({fig.grow})" if fig.grow else ""
     if d.smallest_side < 2:
-        return [f"{fig.name}: {d.describe()} give no interval at all; use at least 2{grow}"]
+        return [f"{fig.name}: {d.resamples()} give no interval at all; use at least 2{grow}"]
     problems = []
     if d.smallest_side < FEW_UNITS:
         df = d.least_df()
@@ -231,7 +232,7 @@ def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
     if not problems:
         return []
     advice = f"; use at least {FEW_UNITS} per list{grow}" if d.smallest_side < FEW_UNITS else ""
-    return [f"{fig.name}: {d.describe()} " + " and ".join(problems) + advice]
+    return [f"{fig.name}: {d.resamples()} " + " and ".join(problems) + advice]
 
 
 def figure_precision(
@@ -258,12 +259,12 @@ def figure_precision(
         return replace(
             out,
             target_note=f"±{figure_text(target_width)} is out of reach even with "
-            f"{fig.design.resized(search_cap(fig.design)).describe()} under this variance",
+            f"{fig.design.resized(search_cap(fig.design)).resamples()} under this variance",
         )
     note = None
     if fig.max_size is not None and target.smallest_side > fig.max_size:
         note = (
-            f"±{figure_text(target_width)} needs {target.describe()}, more than the "
+            f"±{figure_text(target_width)} needs {target.resamples()}, more than the "
             f"{fig.max_size} the list offers" + (f" ({fig.grow})" if fig.grow else "")
         )
         return replace(out, target_note=note)

@@ -114,12 +114,15 @@ class PSTText(Probe[PSTTextParams]):
         # No paper publishes a text model's spread: the PST paper's image figures stand in
         # (stated as such) until an earlier pst-text run in the workspace replaces them. The
         # expected STS reads each distinct prompt once; its spread is taken as the drawn
-        # labels', which over-states it (a probability varies less than a draw from it).
+        # labels', which over-states it (a probability varies less than a draw from it). The
+        # drawn labels' interval resamples their draws (analysis.py), so their plan does too.
         from dataclasses import replace
 
         from diptych.plugins.probes._paired_stereotype_test.precision import (
             PAPER,
             PAPER_COMPONENTS,
+            draw_components,
+            drawn_figure,
             sts_figure,
         )
 
@@ -128,26 +131,30 @@ class PSTText(Probe[PSTTextParams]):
         most = None if self.p.new_identities else 20
         settings = ("paired", "single") if self.p.setting == "both" else (self.p.setting,)
         stated = f"{PAPER}, standing in for a text model's spread (none is published)"
-        likelihood = self.p.mode == "likelihood"
+        grow = "name more with -p masculine=... -p feminine=..."
         out = []
         for setting in settings:
             comp = replace(PAPER_COMPONENTS[("occupation", setting)], source=stated)
             samples = self.p.samples_paired if setting == "paired" else self.p.samples_single
             persons = 4 if setting == "paired" else 1
-            names = [(f"STS {setting} (drawn labels)", samples)] if likelihood else []
-            names.insert(0, (f"STS {setting} (expected from P(he), P(she))", 1))
-            if not likelihood:
-                names = [(f"STS {setting}", samples)]
-            grow = "name more with -p masculine=... -p feminine=..."
-            for name, per in names:
-                cells = persons * per
-                out.append(sts_figure(name, setting, sizes, cells, comp, max_size=most, grow=grow))
+            if self.p.mode != "likelihood":
+                out.append(sts_figure(f"STS {setting}", setting, sizes, persons * samples, comp,
+                                      max_size=most, grow=grow))  # fmt: skip
+                continue
+            name = f"STS {setting} (expected from P(he), P(she))"
+            out.append(sts_figure(name, setting, sizes, persons, comp, max_size=most, grow=grow))
+            more = f"raise samples_{setting} or {grow}"
+            out.append(
+                drawn_figure(f"STS {setting} (drawn labels)", setting, sizes, samples,
+                             draw_components(comp, setting, sizes), grow=more)
+            )  # fmt: skip
         return out
 
     def observed_components(self, run: RunView) -> dict[str, Components]:
         from diptych.core.metrics.uncertainty.precision import components_of
         from diptych.plugins.probes._paired_stereotype_test.precision import (
             UNITS,
+            observed_draw_components,
             observed_sts_components,
         )
         from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
@@ -160,10 +167,14 @@ class PSTText(Probe[PSTTextParams]):
         model = labels[0].model_id
         mine = [lab for lab in labels if lab.model_id == model]
         source = f"run {run.id} ({model})"
-        drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
-        # A text run's person is one pronoun drawn: its unit everywhere else too.
-        found = observed_sts_components([sts_row(lab) for lab in mine], source, unit="draws")
-        out = {f"STS {setting}{drawn}": comp for setting, comp in found.items()}
+        rows = [sts_row(lab) for lab in mine]
+        if self.p.mode == "likelihood":
+            # The drawn labels' interval resamples draws: their spread is one draw's.
+            found = observed_draw_components(rows, source)
+            out = {f"STS {setting} (drawn labels)": comp for setting, comp in found.items()}
+        else:
+            found = observed_sts_components(rows, source, unit="draws")
+            out = {f"STS {setting}": comp for setting, comp in found.items()}
         readings = distinct_prompts(mine)
         for setting in ("paired", "single"):
             chosen = [r for r in readings if r.setting == setting]
@@ -213,7 +224,7 @@ class PSTText(Probe[PSTTextParams]):
         prompt's 2·P(stereotyped pronoun) − 1 in its unordered scene (its two identities; one
         of them in the single setting), as the run's own figure reads them. The STS of labels
         drawn from those probabilities adds sampling noise to it and is not ranked."""
-        from diptych.core.standings import FigureSample
+        from diptych.core.standings import FigureSample, sts_unit_words
         from diptych.plugins.probes.pst_text.analysis import SETTINGS, distinct_prompts
 
         by_model: dict[str, list[Any]] = {}
@@ -243,6 +254,7 @@ class PSTText(Probe[PSTTextParams]):
                             c: {"masculine identity": c[0], "feminine identity": c[1]}
                             for c in set(cells)
                         },
+                        unit_words=sts_unit_words(setting),
                     )
                 )
         return out

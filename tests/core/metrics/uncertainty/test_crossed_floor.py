@@ -54,5 +54,5 @@ def test_a_crossed_design_whose_lists_vary_resamples_them_and_names_no_floor() -
     assert got.floor is None and "floor" not in got.to_dict()
     assert got.df == 2
     assert sample_text(got.to_dict()) == (
-        "9 observations, resampling 3 masculine identities and 3 feminine identities"
+        "9 observations, resampling 3 masculine × 3 feminine identities crossed in scenes"
     )
