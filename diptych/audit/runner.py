@@ -13,6 +13,7 @@ resume from their checkpoints too. The audit and its parts are recorded in the w
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -26,14 +27,14 @@ from diptych.audit.sequential import (
     buy_until_decided,
     with_final_look,
 )
-from diptych.audit.spend import spent_before, spent_so_far
+from diptych.audit.spend import answered_now, held, spent_so_far
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.audit.stopped import failed_words
-from diptych.core.cost import answered_since
+from diptych.core.cost import answered
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_paid
 from diptych.core.report.reproduce import shown_overrides
@@ -64,8 +65,13 @@ class AuditOutcome:
     files: dict[str, Path] = field(default_factory=dict)
     #: Trials stored as failed in the parts' runs, by run id (runs with none left out).
     failed: dict[str, int] = field(default_factory=dict)
-    #: What this command asked: the requests answered while it ran, and their cost.
+    #: What this command asked: the requests answered while it ran, and their cost
+    #: (:func:`~diptych.audit.spend.answered_now`).
     asked: float | None = None
+    #: Requests its new runs found answered by an earlier run: reused, never asked.
+    reused: int = 0
+    #: Of ``spent``, the searches' agent calls, which no run holds.
+    agent_calls: int = 0
 
     @property
     def status_text(self) -> str:
@@ -190,7 +196,8 @@ async def _run_until_decided(
     gated = [p for p in plan.parts if p.part.name in wanted]
     skipped = [p.part.name for p in plan.parts if p.part.name not in wanted]
     stored = ws.audits.begin(plan.id, audit.name, plan.file_hash, path, text, plan.overrides)
-    before = spent_before(ws, plan, stored.parts)
+    # What this command asks is what the store holds answered from now on.
+    since = time.time()
     # Every batch continues the part's one run (found by its fingerprint), never a new one.
     base = replace(options or RunOptions(), new=False, run_id=None)
     limit = _budget(audit.budget.max_cost, base.max_cost)
@@ -219,7 +226,8 @@ async def _run_until_decided(
         status = "complete"
     failed = _failed(ws, parts)
     status = _with_failures(status, failed)
-    spent = spent_so_far(ws, parts)
+    holds = held(ws, parts)
+    spent = holds.cost
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id))
@@ -231,8 +239,9 @@ async def _run_until_decided(
         }
         report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
     ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
+    asked = answered_now(ws, parts, since)
     return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed,
-                        answered_since(spent, before))  # fmt: skip
+                        asked.cost, asked.reused, answered(holds.agent))  # fmt: skip
 
 
 async def _run_plan(
@@ -253,7 +262,8 @@ async def _run_plan(
         raise UsageError("this audit has agent searches; run it from the CLI or the TUI")
     audit_id = plan.id
     stored = ws.audits.begin(audit_id, audit.name, plan.file_hash, path, text, plan.overrides)
-    before = spent_before(ws, plan, stored.parts)
+    # What this command asks is what the store holds answered from now on.
+    since = time.time()
     done = {p.name: p for p in stored.parts}
     notify = on_part or (lambda name, status, detail: None)
     base = options or RunOptions()
@@ -308,7 +318,8 @@ async def _run_plan(
             break
     failed = _failed(ws, parts)
     status = _with_failures(status, failed)
-    spent = spent_so_far(ws, parts)
+    holds = held(ws, parts)
+    spent = holds.cost
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
@@ -317,9 +328,10 @@ async def _run_plan(
             ws, plan, audit_id, run_ids, parts, spent, out_dir, {"failed": failed}
         )
     ws.audits.finish(audit_id, status, str(report) if report else None, since=stored)
-    asked = answered_since(spent, before)
+    asked = answered_now(ws, parts, since)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
-                        asked=asked)  # fmt: skip
+                        asked=asked.cost, reused=asked.reused,
+                        agent_calls=answered(holds.agent))  # fmt: skip
 
 
 def _started(

@@ -180,7 +180,7 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
         post(AuditPartChanged(part.name, words))
     for name in outcome.skipped:
         post(AuditPartChanged(name, "not run"))
-    stopped = stopped_words(outcome.sequential)
+    stopped = stopped_words(outcome.sequential, outcome.asked)
     post(AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped))
     if plan is not None:
         screen.gates_for(file, plan, outcome.report is not None)
