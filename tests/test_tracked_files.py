@@ -93,7 +93,7 @@ def _default_outputs() -> list[str]:
 
     import yaml
 
-    from diptych.audit.runner import report_dir as audit_report_dir
+    from diptych.audit.report_files import report_dir as audit_report_dir
     from diptych.cli.doctor_cmd import DRILL_PREFIX
     from diptych.cli.gates import gate_report_dir
     from diptych.cli.runs_cmd import report_dir as run_report_dir

@@ -78,11 +78,14 @@ def run_search(
     count and those with no price). ``stop``, once set (the audit stopped by its user), stops
     the search at its next trial or agent call (:class:`~diptych.agent.stopping.SearchStopped`)."""
     from diptych.agent.chat_model import agent_model
+    from diptych.agent.checkpoint import stored_state
     from diptych.agent.decision import is_finding
     from diptych.agent.session import search_identities, search_mitigations
 
     search = part.search
     assert search is not None
+    # The agent's calls the session counted before this run of it: what it calls now is the rest.
+    before = (stored_state(ws.path, session) or {}).get("budget")
     agent = agent_model(*models[search.agent_model])
     if search.kind == "identities":
         assert search.target is not None
@@ -101,6 +104,7 @@ def run_search(
             "spent": float(report.budget.get("spent") or 0.0),
             # What the spend counts: its requests priced and not (the search's and its agent's).
             "cost": report.budget.get("cost"),
+            **agent_calls(before, report.budget),
             "findings": [
                 p.pair if p.status == "finding" else f"{p.pair} ({p.status})"
                 for p in report.ranked
@@ -133,6 +137,22 @@ def run_search(
         # What the spend counts: its requests priced and not (the search's and its agent's).
         "cost": mitigations.budget.get("cost"),
         "trials": int(mitigations.budget.get("trials") or 0),
+        **agent_calls(before, mitigations.budget),
         "front": [t.get("text") for t in mitigations.front],
         "tried": len(mitigations.tried),
+    }
+
+
+def agent_calls(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    """A search's agent calls, which no run stores, as its summary keeps them: those the
+    session counted in all (``agent_cost``) and those it called in this run of it
+    (``agent_cost_now``), each as :func:`~diptych.core.cost.cost_fields` writes a cost."""
+    from diptych.agent.scoring import Budget
+    from diptych.core.cost import answered_since, cost_fields
+
+    total = Budget.resumed(None, None, after).agent
+    earlier = Budget.resumed(None, None, before).agent
+    return {
+        "agent_cost": cost_fields(total),
+        "agent_cost_now": cost_fields(answered_since(total, earlier)),
     }

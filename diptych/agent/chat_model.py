@@ -225,7 +225,7 @@ def structured_call(
         return f"{_NO_REPLY}{error})", None
     finally:
         if budget is not None and isinstance(chat, DiptychChatModel):
-            budget.charge(_since(chat.cost, before))
+            budget.charge(_since(chat.cost, before), agent=True)
     text = reply.text if isinstance(reply, BaseMessage) else str(reply)
     try:
         return text, parse_reply_json(text)

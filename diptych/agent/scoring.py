@@ -49,23 +49,30 @@ ANNOTATED_PROBES = frozenset({"pst"})
 class Budget:
     """Caps on what a session may spend: US dollars (``--max-cost``) and trials asked. What it
     spent is a :class:`Cost`: the dollars of the priced requests (the target's trials and the
-    agent's calls) and how many had no price, which count nothing toward ``max_cost``."""
+    agent's calls) and how many had no price, which count nothing toward ``max_cost``; of it,
+    ``agent`` is the agent's calls, which no run stores."""
 
     max_cost: float | None = None
     max_trials: int | None = None
     spent: Cost = field(default_factory=Cost)
     trials: int = 0
+    agent: Cost = field(default_factory=Cost)
 
     @classmethod
     def resumed(cls, max_cost: float | None, max_trials: int | None, saved: Any) -> Budget:
         """The budget a session's checkpoint kept (:meth:`to_dict`), under these caps."""
         b = saved if isinstance(saved, dict) else {}
         spent = cost_of_fields(b.get("cost"), float(b.get("spent") or 0.0))
-        return cls(max_cost, max_trials, spent, int(b.get("trials") or 0))
+        agent = cost_of_fields(b.get("agent_cost"))
+        return cls(max_cost, max_trials, spent, int(b.get("trials") or 0), agent)
 
-    def charge(self, cost: float) -> None:
-        """Add what a run or a call cost (a plain float: dollars of priced requests)."""
-        self.spent = self.spent + (cost if isinstance(cost, Cost) else Cost(cost, priced=1))
+    def charge(self, cost: float, *, agent: bool = False) -> None:
+        """Add what a run or a call cost (a plain float: dollars of priced requests);
+        ``agent``: a call of the agent's."""
+        charged = cost if isinstance(cost, Cost) else Cost(cost, priced=1)
+        self.spent = self.spent + charged
+        if agent:
+            self.agent = self.agent + charged
 
     def to_dict(self) -> dict[str, Any]:
         # "spent" stays the dollars priced; "spent_text" says what they leave out.
@@ -73,6 +80,7 @@ class Budget:
             "spent": float(self.spent),
             "spent_text": cost_text(self.spent),
             "cost": cost_fields(self.spent),
+            "agent_cost": cost_fields(self.agent),
             "trials": self.trials,
         }
 

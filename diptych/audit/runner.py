@@ -13,6 +13,7 @@ resume from their checkpoints too. The audit and its parts are recorded in the w
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -26,6 +27,7 @@ from diptych.audit.plan import (
     read_audit,
     reusable,
 )
+from diptych.audit.report_files import write_report
 from diptych.audit.search_part import SearchRunner, bounded, run_search_part, trials_asked
 from diptych.audit.sequential import (
     LookEvent,
@@ -33,17 +35,16 @@ from diptych.audit.sequential import (
     buy_until_decided,
     with_final_look,
 )
-from diptych.audit.spend import spent_before, spent_so_far
+from diptych.audit.spend import answered_now, held, spent_so_far
 from diptych.core.audit import PartRecord
 from diptych.core.audit.overrides import apply_overrides, changing
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
 from diptych.core.audit.stopped import failed_words
-from diptych.core.cost import answered_since
+from diptych.core.cost import answered
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_paid
-from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import Reporter, RunOptions, Workspace
 
 #: Run statuses after which the audit goes on to its next part. A part whose run has failed
@@ -71,10 +72,15 @@ class AuditOutcome:
     files: dict[str, Path] = field(default_factory=dict)
     #: Trials stored as failed in the parts' runs, by run id (runs with none left out).
     failed: dict[str, int] = field(default_factory=dict)
-    #: What this command asked: the requests answered while it ran, and their cost.
+    #: What this command asked: the requests answered while it ran, and their cost
+    #: (:func:`~diptych.audit.spend.answered_now`).
     asked: float | None = None
+    #: Requests its new runs found answered by an earlier run: reused, never asked.
+    reused: int = 0
+    #: Of ``spent``, the searches' agent calls, which no run holds.
+    agent_calls: int = 0
     #: Parts no gate reads, complete before and kept as they are (``--until-decided``).
-    reused: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
 
     @property
     def status_text(self) -> str:
@@ -84,12 +90,6 @@ class AuditOutcome:
         if self.status == "incomplete" and self.failed:
             return f"incomplete: {failed_words(self.failed)}"
         return self.status
-
-
-def report_dir(audit: AuditFile) -> Path:
-    """Where an audit's report is written unless ``--out`` says: the file's ``report.out``,
-    else ``audit-NAME`` in the directory the audit is run from."""
-    return Path(audit.report.out or f"audit-{audit.name}")
 
 
 def _failed(ws: Workspace, parts: list[PartRecord]) -> dict[str, int]:
@@ -209,7 +209,8 @@ async def _run_until_decided(
         has = {"run": part.run_id, "session": part.detail.get("session")}
         if on_part is not None:
             on_part(part.name, "skipped", {**has, "status": part.status})
-    before = spent_before(ws, plan, stored.parts)
+    # What this command asks is what the store holds answered from now on.
+    since = time.time()
     # Every batch continues the part's one run (found by its fingerprint), never a new one.
     base = replace(options or RunOptions(), new=False, run_id=None)
     limit = _budget(audit.budget.max_cost, base.max_cost)
@@ -238,7 +239,8 @@ async def _run_until_decided(
         status = "complete"
     failed = _failed(ws, parts)
     status = _with_failures(status, failed)
-    spent = spent_so_far(ws, parts)
+    holds = held(ws, parts)
+    spent = holds.cost
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
@@ -249,10 +251,11 @@ async def _run_until_decided(
             "reused": reused,
             "failed": failed,
         }
-        report, files = _write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
+        report, files = write_report(ws, plan, plan.id, run_ids, parts, spent, out_dir, extra)
     ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
+    asked = answered_now(ws, parts, since)
     return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed,
-                        answered_since(spent, before), reused)  # fmt: skip
+                        asked.cost, asked.reused, answered(holds.agent), reused)  # fmt: skip
 
 
 async def _run_plan(
@@ -273,7 +276,8 @@ async def _run_plan(
         raise UsageError("this audit has agent searches; run it from the CLI or the TUI")
     audit_id = plan.id
     stored = ws.audits.begin(audit_id, audit.name, plan.file_hash, path, text, plan.overrides)
-    before = spent_before(ws, plan, stored.parts)
+    # What this command asks is what the store holds answered from now on.
+    since = time.time()
     done = {p.name: p for p in stored.parts}
     notify = on_part or (lambda name, status, detail: None)
     base = options or RunOptions()
@@ -332,17 +336,20 @@ async def _run_plan(
             break
     failed = _failed(ws, parts)
     status = _with_failures(status, failed)
-    spent = spent_so_far(ws, parts)
+    holds = held(ws, parts)
+    spent = holds.cost
     report: Path | None = None
     files: dict[str, Path] = {}
     run_ids = list(dict.fromkeys(p.run_id for p in parts if p.run_id and p.kind != "search"))
     if status in FINISHED and run_ids:
-        report, files = _write_report(
+        report, files = write_report(
             ws, plan, audit_id, run_ids, parts, spent, out_dir, {"failed": failed}
         )
     ws.audits.finish(audit_id, status, str(report) if report else None, since=stored)
+    now = answered_now(ws, parts, since)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
-                        asked=answered_since(spent, before))  # fmt: skip
+                        asked=now.cost, reused=now.reused,
+                        agent_calls=answered(holds.agent))  # fmt: skip
 
 
 def _started(
@@ -419,72 +426,3 @@ async def _run_part(
         cost_paid(ws.runs.view(run.id)),
         detail,
     )
-
-
-def _write_report(
-    ws: Workspace,
-    plan: AuditPlan,
-    audit_id: str,
-    run_ids: list[str],
-    parts: list[PartRecord],
-    spent: float,
-    out_dir: Path | None,
-    extra: dict[str, Any] | None = None,
-) -> tuple[Path, dict[str, Path]]:
-    """The audit's report, written: the file ``audit gate`` and ``audit diff`` read, and every
-    file written."""
-    audit = plan.audit
-    out = out_dir or report_dir(audit)
-    later = ws.audits.bought_on(audit_id)
-    scope = {
-        "audit": audit.name,
-        "audit_id": audit_id,
-        "file_hash": plan.file_hash,
-        # The file as it was named, for the report's command that runs the audit again.
-        "file": ws.audits.get(audit_id).file_path,
-        "overrides": shown_overrides(plan.overrides),
-        "spent_usd": round(spent, 6),
-        "max_cost": audit.budget.max_cost,
-        # A part bought on since its gates stopped it is read as `diptych report` reads it.
-        "parts": [
-            {"name": p.name, "kind": p.kind, "run": p.run_id, "status": p.status}
-            | {"bought_on": p.name in later}
-            for p in parts
-        ],
-        "searches": {p.name: p.detail for p in parts if p.kind == "search"},
-        # The gates as this run decides them (its --set overrides applied): the report shows
-        # their verdicts beside its own.
-        "gates": audit.gates.model_dump(mode="json") if audit.gates else None,
-        **(extra or {}),
-    }
-    draft = audit.report.draft_with
-    formats = list(audit.report.formats)
-    files = ws.analysis.report_files(
-        run_ids,
-        out,
-        formats=formats,
-        label_policy=audit.labels.policy,
-        draft_with=(audit.models[draft].plugin, audit.models[draft].plugin_params())
-        if draft
-        else None,
-        scope=scope,
-        gates=ws.audits.report_gates,
-        frameworks=_frameworks_files(audit.report.frameworks, scope.get("file")),
-        # A search scores runs of its own, which are not the audit's parts: its findings are
-        # listed by its session.
-        agent_sessions=[
-            str(p.detail["session"])
-            for p in parts
-            if p.kind == "search" and p.detail.get("session")
-        ],
-    )
-    # The report JSON where one is written (what `audit diff` and `audit gate` read), else the
-    # Markdown, else the first file written.
-    main = files.get("json") or files.get("md") or next(iter(files.values()))
-    return main, files
-
-
-def _frameworks_files(files: list[str], audit_file: object) -> list[Path]:
-    """The report's framework files, a relative one read from the audit file's directory."""
-    base = Path(str(audit_file)).parent if audit_file else Path.cwd()
-    return [Path(f) if Path(f).is_absolute() else base / f for f in files]

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from dataclasses import replace
 from typing import Any, Protocol
 
 from diptych.audit.plan import Part, PartPlan
+from diptych.audit.spend import SEARCHED_AT
 from diptych.core.audit import PartRecord
 from diptych.core.workspace import Workspace
 
@@ -85,6 +87,8 @@ async def run_search_part(
         with contextlib.suppress(BaseException):
             await searching
         raise
+    # When it ended: its agent calls are this command's (:func:`~diptych.audit.spend.answered_now`).
+    summary = {**summary, SEARCHED_AT: time.time()}
     stopped = str(summary.get("stop_reason", ""))
     state = "over-budget" if "budget" in stopped and remaining == 0 else "complete"
     return PartRecord(

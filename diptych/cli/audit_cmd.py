@@ -261,15 +261,17 @@ def run(
             print_agent_findings(name, saved)
     # An incomplete audit's status names its failed trials and what asks them again.
     said = outcome.status_text
+    counts = requests_and_cost(
+        outcome.spent, outcome.asked, reused=outcome.reused, agent_calls=outcome.agent_calls
+    )
     typer.echo(
-        f"audit {outcome.audit_id} {said}{'; ' if said != outcome.status else ': '}"
-        f"{requests_and_cost(outcome.spent, outcome.asked)}"
+        f"audit {outcome.audit_id} {said}{'; ' if said != outcome.status else ': '}{counts}"
         + (f"; report {outcome.report}" if outcome.report else "")
     )
     if outcome.files:
         typer.echo(files_written(outcome.files))
     if outcome.sequential is not None:
-        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.reused)
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept)
     if outcome.status not in ("complete", "incomplete", "decided") and not (
         outcome.sequential is not None and outcome.report is not None
     ):

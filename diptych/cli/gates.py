@@ -132,7 +132,7 @@ def run_gated(
         typer.echo(f"run {run_id} {ws.runs.status_text(run_id)} (audit {outcome.audit_id})")
     typer.echo(report_line(outcome.files) if outcome.files else f"report {outcome.report}")
     if outcome.sequential is not None:
-        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.reused)
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept)
     if outcome.report is None:
         typer.echo("run the same command again to continue", err=True)
         return 1

@@ -19,8 +19,8 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
-from diptych.core.audit.sequential import STOP_TEXT
-from diptych.core.cost import Cost, answered
+from diptych.core.audit.sequential import STOP_TEXT, bought_words
+from diptych.core.cost import Cost
 from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
@@ -116,9 +116,10 @@ def print_stop(
     reused: list[str] | None = None,
 ) -> None:
     """Why an audit bought until decided stopped, what its gated designs have bought and what
-    it saved; with ``asked`` (what this command asked, :attr:`AuditOutcome.asked`) none, the
-    requests are said stored, none asked now, never bought by it. The parts no gate reads are
-    said ``reused`` where they were complete before (in the report), else not run."""
+    it saved; with ``asked`` (what this command asked, :attr:`AuditOutcome.asked`), the
+    requests it found stored are said read from the store, never bought by it
+    (:func:`~diptych.core.audit.sequential.bought_words`). The parts no gate reads are said
+    ``reused`` where they were complete before (in the report), else not run."""
     summary = bought.summary
     if summary is not None and summary.planned:
         saved = summary.saved  # less what was bought on since the stop
@@ -135,14 +136,8 @@ def print_stop(
             if saved_cost is not None and saved_cost.priced
             else ""
         )
-        share = f"({percent_text(summary.bought / summary.planned)})"
         batches = f"{summary.looks:,} of {summary.batches:,} batches"
-        held = (
-            f"{summary.bought:,} of {summary.planned:,} requests {share} stored in {batches}, "
-            "none asked now"
-            if isinstance(asked, Cost) and not answered(asked)
-            else f"bought {summary.bought:,} of {summary.planned:,} requests {share} in {batches}"
-        )
+        held = bought_words(summary.bought, summary.planned, asked, f"in {batches}")
         typer.echo(
             f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "
             f"({percent_text(saved / summary.planned)}){dollars}"

@@ -133,27 +133,38 @@ def answered_since(now: Cost, before: Cost) -> Cost:
     )
 
 
-def requests_and_cost(cost: float, now: float | None = None) -> str:
+def requests_and_cost(
+    cost: float, now: float | None = None, *, reused: int = 0, agent_calls: int = 0
+) -> str:
     """What was spent, as an audit's closing line says it: the cost in the one wording and the
     requests it counts, priced or not, in the unit the estimate counts ("requests to run").
-    With ``now``, what this command asked, said apart from what the runs hold (``cost``):
-    "cost $0.42; 300 requests answered now" where it asked them all, "cost $0.10 for 100
-    requests answered now; the runs hold 300 answered requests, cost $0.42" where the runs
-    held some before, "none answered now; the runs hold 1,640 answered requests, cost not
-    priced (computed on this machine)" where it asked none. A plain float is its cost alone:
-    what it counts is not known."""
+    With ``now``, what this command asked (sent to a model), said apart from what the runs
+    hold (``cost``, of which ``agent_calls`` are a search's agent's calls, which no run holds)
+    and from the answers its new runs found stored (``reused``): "cost $0.42; 300 requests
+    answered now" where it asked them all, "cost $0.10 for 100 requests answered now; the runs
+    hold 300 answered requests, cost $0.42" where the runs held some before, "none answered
+    now, 1,640 reused, stored by an earlier run; the runs hold 1,640 answered requests, cost
+    not priced (computed on this machine)" where it asked none. A plain float is its cost
+    alone: what it counts is not known."""
     if not isinstance(cost, Cost):
         return f"cost {cost_text(cost)}"
     n = cost.priced + cost.unpriced
     if not isinstance(now, Cost):
         return f"cost {cost_text(cost)}; {_requests(n)} answered"
     k = answered(now)
-    held = f"the runs hold {n:,} answered {'request' if n == 1 else 'requests'}"
+    runs = n - agent_calls
+    held = f"the runs hold {runs:,} answered {'request' if runs == 1 else 'requests'}"
+    if agent_calls:
+        held += f", the agent's calls {agent_calls:,} more"
+    found = f", {reused:,} reused, stored by an earlier run" if reused else ""
     if k >= n:
         return f"cost {cost_text(now)}; {_requests(k)} answered now"
     if k == 0:
-        return f"none answered now; {held}, cost {cost_text(cost)}"
-    return f"cost {cost_text(now)} for {_requests(k)} answered now; {held}, cost {cost_text(cost)}"
+        return f"none answered now{found}; {held}, cost {cost_text(cost)}"
+    return (
+        f"cost {cost_text(now)} for {_requests(k)} answered now{found}; {held}, "
+        f"cost {cost_text(cost)}"
+    )
 
 
 def _requests(n: int) -> str:

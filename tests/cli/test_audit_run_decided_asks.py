@@ -60,7 +60,7 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
     # Until decided again: already decided on its looks, nothing to ask and nothing bought.
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, out = call(capsys, *decide)
-    assert code == 0 and "Resuming buys" not in out and "nothing bought" not in out, out
+    assert code == 0 and "Resuming buys" not in out and "nothing bought:" not in out, out
     assert counts() == before
 
     # A script without --yes: the line, then one line saying to pass --yes; nothing bought.

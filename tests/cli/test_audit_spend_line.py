@@ -41,10 +41,11 @@ PRICE = ", params: {price_per_call: 0.01}"
 CLOSING = re.compile(
     r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered now; report ", re.M
 )
-#: Run again with every part finished: it asks nothing, and says what its runs hold apart.
+#: Run again with every part finished: it asks nothing, and says what its runs hold apart, and
+#: the search's agent calls, which no run holds.
 AGAIN = re.compile(
     r"^audit \S+ complete: none answered now; the runs hold ([\d,]+) answered requests, "
-    r"cost (.+); report ",
+    r"the agent's calls ([\d,]+) more, cost (.+); report ",
     re.M,
 )
 
@@ -94,7 +95,7 @@ def test_a_priced_audit_says_its_dollars_and_every_request_it_ran(
     assert cost == f"${requests / 100:.2f}", out
     held = AGAIN.search(again)
     assert held is not None and "answered now" not in again.replace("none answered now", ""), again
-    assert (int(held[1].replace(",", "")), held[2]) == (requests, cost), again
+    assert (int(held[1].replace(",", "")), int(held[2]), held[3]) == (runs, 1, cost), again
     assert "None" not in again, again
     assert re.search(r"^part identities: finished before \(session audit-\S+\), reused$",
                      again, re.M), again  # fmt: skip

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from diptych.core.audit.gates import GateFigure, GateResult
+from diptych.core.cost import Cost, answered
 from diptych.core.digits import percent_text
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, spending_shares
@@ -320,6 +321,23 @@ def with_sequential_notes(
 
 #: What a look that read the whole design is named by where the plan had more batches.
 WHOLE_DESIGN = "the whole design"
+
+
+def bought_words(bought: int, planned: int, asked: float | None, at: str = "") -> str:
+    """What a sequential audit's gated designs hold, as its stop line says it (``at``: "in 1 of
+    10 batches"), with what this command asked (``asked``, a :class:`~diptych.core.cost.Cost`;
+    a plain float or None: not known): "bought 164 of 1,640 requests (10.0%) in 1 of 10
+    batches"; where it asked none, "read 1,640 of 1,640 requests (100.0%) from the store in 1
+    of 10 batches, nothing bought"; where it asked some, how many of them."""
+    share = f"({percent_text(bought / planned)})" if planned else ""
+    counted = f"{bought:,} of {planned:,} requests {share}".rstrip()
+    where = f" {at}" if at else ""
+    now = answered(asked) if isinstance(asked, Cost) else None
+    if now == 0:
+        return f"read {counted} from the store{where}, nothing bought"
+    if now is None or now >= bought:
+        return f"bought {counted}{where}"
+    return f"bought {counted}{where}, {now:,} of them now, the rest read from the store"
 
 
 def look_text(look: int, batches: int, complete: bool = False) -> str:

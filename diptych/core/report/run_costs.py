@@ -26,12 +26,19 @@ def cost_paid(view: RunView) -> Cost | None:
     return cost if cost.priced else None
 
 
-def cost_of_calls(view: RunView) -> Cost:
+def cost_of_calls(
+    view: RunView, *, since: float | None = None, counted: set[str] | None = None
+) -> Cost:
     """The run's answered requests (one for all the trials that ask the same) at the models'
     declared prices, answers paid for but unusable included, with how many had no price and
     how many of those were computed on this machine (a local model costs nothing that diptych
     can count); and the kinds of price its models have, so that a run none of whose requests
-    was answered still says "not priced" for a model with no price."""
+    was answered still says "not priced" for a model with no price.
+
+    ``since`` (the store's clock) counts only the answers stored from then on: what a command
+    that began then asked, never an answer it found stored. ``counted``, the requests another
+    run counted already (shared by the runs of one sum, and added to), counts a request shared
+    by runs once."""
     prices: dict[str, Any] = {}
     for m in view.run.models:
         name = m.get("name") or str(m["model_id"]).split("@")[0]
@@ -52,6 +59,13 @@ def cost_of_calls(view: RunView) -> Cost:
         asked.add(trial.key)
         model = prices.get(trial.model_id)
         result = view.results.get(trial.key)
+        if result is not None and (
+            (since is not None and result.finished_at < since)
+            or (counted is not None and trial.key in counted)
+        ):
+            result = None  # answered before ``since``, or counted by another run
+        elif result is not None and counted is not None:
+            counted.add(trial.key)
         # Every answer paid for but unusable was billed as well, whatever the outcome.
         unusable = 0 if result is None else result.provenance.get("paid_unusable", 0)
         calls = int(result is not None and result.status in ("done", "refused")) + (

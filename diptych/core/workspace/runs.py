@@ -90,6 +90,10 @@ class Runs(Namespace):
             )
         return out
 
+    def of_session(self, session: str) -> builtins.list[str]:
+        """The ids of the runs ``session`` (an agent session, an audit's search) made."""
+        return [run for run, made in sessions_of_runs(self._store).items() if made == session]
+
     def status_text(self, run_id: str) -> str:
         """The run's status in words, as listings show it: a run a sequential audit stopped
         once its gates were decided says at which look and what it saved ("decided at look 1

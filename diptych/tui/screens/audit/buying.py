@@ -178,12 +178,12 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
         if PartLooks.of(part.detail) is not None and part.name in final:
             words = final[part.name]
         post(AuditPartChanged(part.name, words))
-    for name in outcome.reused:
+    for name in outcome.kept:
         # Complete before and kept (its findings in the report): not run, not "not run".
         post(AuditPartChanged(name, "complete, reused"))
     for name in outcome.skipped:
         post(AuditPartChanged(name, "not run"))
-    stopped = stopped_words(outcome.sequential)
+    stopped = stopped_words(outcome.sequential, outcome.asked)
     post(AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped))
     if plan is not None:
         screen.gates_for(file, plan, outcome.report is not None)

@@ -13,7 +13,8 @@ from diptych.audit import AuditPlan, plan_audit
 from diptych.audit.sequential import SequentialOutcome
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.record import AuditRecord
-from diptych.core.audit.sequential import STOP_TEXT, PartLooks
+from diptych.core.audit.sequential import STOP_TEXT, PartLooks, bought_words
+from diptych.core.cost import Cost, answered
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import percent_text
 from diptych.core.report.gates import gate_lines, gates_heading
@@ -67,14 +68,19 @@ def part_news(store_path: Path, file: Path | AuditRecord, name: str) -> list[Mes
     return [AuditReplanned(plan), *news, *([gates] if gates is not None else [])]
 
 
-def stopped_words(sequential: SequentialOutcome | None) -> str:
+def stopped_words(sequential: SequentialOutcome | None, asked: float | None = None) -> str:
     """Why an audit bought until decided stopped, what it bought and what stopping saved, as
-    the command line says it ("" for an audit run whole)."""
+    the command line says it ("" for an audit run whole); with ``asked`` (what this run of it
+    asked, :attr:`~diptych.audit.AuditOutcome.asked`) none, its requests are said read from the
+    store, nothing bought."""
     if sequential is None or sequential.summary is None:
         return ""
     summary = sequential.summary
     stopped = (
-        f" · stopped: {STOP_TEXT[sequential.stop]} after {summary.bought:,} of "
+        f" · stopped: {STOP_TEXT[sequential.stop]}; "
+        + bought_words(summary.bought, summary.planned, asked)
+        if isinstance(asked, Cost) and not answered(asked)
+        else f" · stopped: {STOP_TEXT[sequential.stop]} after {summary.bought:,} of "
         f"{summary.planned:,} requests ({percent_text(summary.bought / summary.planned)})"
     )
     if summary.saved > 0:

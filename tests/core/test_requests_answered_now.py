@@ -1,0 +1,57 @@
+"""The one wording of what a command asked beside what its runs hold: requests it sent to a
+model "answered now", answers its new runs found stored "reused", a search's agent calls said
+apart from the runs (no run holds them); and a sequential audit's design read from the store,
+nothing bought."""
+
+from __future__ import annotations
+
+import pytest
+
+from diptych.core.audit.sequential import bought_words
+from diptych.core.cost import LOCAL, Cost, requests_and_cost
+
+HERE = frozenset({LOCAL})
+
+
+def _local(n: int) -> Cost:
+    return Cost(0.0, unpriced=n, local=n, kinds=HERE)
+
+
+def test_reused_answers_are_said_reused_never_answered_now() -> None:
+    said = requests_and_cost(_local(1640), _local(0), reused=1640)
+    assert said == (
+        "none answered now, 1,640 reused, stored by an earlier run; the runs hold 1,640 "
+        "answered requests, cost not priced (computed on this machine)"
+    )
+
+
+def test_the_agents_calls_are_said_apart_from_what_the_runs_hold() -> None:
+    said = requests_and_cost(_local(3083), _local(268), agent_calls=3)
+    assert said == (
+        "cost not priced (computed on this machine) for 268 requests answered now; the runs "
+        "hold 3,080 answered requests, the agent's calls 3 more, cost not priced (computed on "
+        "this machine)"
+    )
+
+
+def test_everything_answered_now_is_said_once() -> None:
+    assert requests_and_cost(Cost(0.42, priced=300), Cost(0.42, priced=300)) == (
+        "cost $0.42; 300 requests answered now"
+    )
+
+
+@pytest.mark.parametrize(
+    ("asked", "words"),
+    [
+        (_local(0), "read 1,640 of 1,640 requests (100.0%) from the store in 1 of 10 batches, "
+                    "nothing bought"),
+        (_local(1640), "bought 1,640 of 1,640 requests (100.0%) in 1 of 10 batches"),
+        (_local(164), "bought 1,640 of 1,640 requests (100.0%) in 1 of 10 batches, 164 of them "
+                      "now, the rest read from the store"),
+        (None, "bought 1,640 of 1,640 requests (100.0%) in 1 of 10 batches"),
+    ],
+)  # fmt: skip
+def test_a_sequential_design_says_what_this_command_bought_of_it(
+    asked: Cost | None, words: str
+) -> None:
+    assert bought_words(1640, 1640, asked, "in 1 of 10 batches") == words

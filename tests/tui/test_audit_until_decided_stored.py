@@ -1,0 +1,76 @@
+"""ctrl+g on an audit its whole design stored already: the Audit screen's stop line says the
+gated design's requests were read from the store and nothing was bought, never that they were
+bought, nor "after" them as if the look had bought them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from steps import open_audit, wait_for
+from textual.widgets import Static
+
+import diptych.testing
+from diptych.core import plugins
+from diptych.core.workspace import Workspace
+from diptych.tui.app import DiptychApp
+
+FIGURE = "STS paired (expected from P(he), P(she))"
+MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
+FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
+
+
+@pytest.fixture
+def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An audit file in a temporary directory, the one the app is run from."""
+    plugins.load_plugins()
+    name = plugins.register_plugin(diptych.testing, "testing")
+    monkeypatch.chdir(tmp_path)
+    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
+    data = {
+        "name": "tui-stored",
+        "seed": 1,
+        "models": {"t": {"plugin": "scripted-likelihood",
+                         "params": {"p_feminine": planted, "noise": 0.3}}},
+        "probes": [{"probe": "pst-text", "models": ["t"],
+                    "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"}}],
+        "report": {"formats": ["json"]},
+        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
+    }  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    yield tmp_path
+    plugins.unregister_plugin(name)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_until_decided_on_a_stored_design_says_it_read_it_and_bought_none(
+    audit_dir: Path, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_audit(pilot)
+        await pilot.press(*"audit.yaml", "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        summary = screen.query_one("#summary", Static)
+        # Run whole first (ctrl+r), then until decided: every request is stored.
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "audit complete" in str(summary.render()), "the run")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: "stopped: " in str(summary.render()), "the stop line")
+        text = str(summary.render())
+        words = " ".join(text.split())
+        # Read whole above the footer, the screen itself not scrolled.
+        assert summary.region.height == len(text.split("\n"))
+        assert summary.region.bottom <= screen.query_one("KeysFooter").region.y
+        assert screen.max_scroll_y == 0
+    with Workspace.open(audit_dir / ".diptych") as ws:
+        (run,) = ws.runs.list()
+        held = len(ws.runs.view(run.run.id).results)
+    said = (
+        f"stopped: every gate decided; read {held} of {held} requests (100.0%) from the store, "
+        "nothing bought"
+    )
+    assert said in words, words
+    assert "decided after" not in words, words
