@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -40,6 +41,11 @@ def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]
 
     monkeypatch.setattr(report_write, "write_audit", recording)
     yield written
+    # A test leaves the machine as it found it: a report written where the test was run from
+    # (an audit's audit-NAME/ without --out, the test not moved into its temp dir) stays there.
+    temp = Path(tempfile.gettempdir()).resolve()
+    outside = [str(d) for d in dict.fromkeys(written) if not d.resolve().is_relative_to(temp)]
+    assert not outside, f"a report written outside the temp dirs: {outside}"
     problems = [
         f"{d}: {p}"
         for d in dict.fromkeys(written)

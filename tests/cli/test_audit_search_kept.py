@@ -17,6 +17,12 @@ from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
+@pytest.fixture(autouse=True)
+def _run_from_its_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audit run without --out writes audit-NAME/ where it is run from: the test's temp dir."""
+    monkeypatch.chdir(tmp_path)
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

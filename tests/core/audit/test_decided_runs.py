@@ -16,6 +16,12 @@ from tests.support.sequential_audits import file_decided_and_bought_on
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 
+@pytest.fixture(autouse=True)
+def _run_from_its_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audit run without --out writes audit-NAME/ where it is run from: the test's temp dir."""
+    monkeypatch.chdir(tmp_path)
+
+
 def test_a_stopped_part_has_the_rest_to_buy_until_its_run_is_bought_whole(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
