@@ -15,6 +15,7 @@ finished, and the run is stored as ``interrupted``, ready to resume.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,7 +100,9 @@ class JobControl:
                 return
             self._cancelled = True
             if self._loop is not None and self._task is not None:
-                self._loop.call_soon_threadsafe(self._task.cancel)
+                # Its loop closed as the run ended, before the thread detached: nothing to stop.
+                with contextlib.suppress(RuntimeError):
+                    self._loop.call_soon_threadsafe(self._task.cancel)
 
     def detach(self) -> None:
         with self._lock:

@@ -4,6 +4,7 @@ bought, nor "after" them as if the look had bought them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,3 +75,32 @@ async def test_until_decided_on_a_stored_design_says_it_read_it_and_bought_none(
     )
     assert said in words, words
     assert "decided after" not in words, words
+
+
+async def test_ctrl_g_right_after_a_run_says_its_end_starts_at_once(
+    audit_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the screen says the audit ended, ^g starts the next run, though the last run's
+    thread has not yet returned (slow here on purpose, as on a busy machine): never "the audit
+    is running" over a line that says it is complete."""
+    from diptych.tui.jobs import JobControl
+
+    detach = JobControl.detach
+
+    def slow_detach(self: JobControl) -> None:
+        time.sleep(3.0)
+        detach(self)
+
+    monkeypatch.setattr(JobControl, "detach", slow_detach)
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_audit(pilot)
+        await pilot.press(*"audit.yaml", "enter")
+        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        summary = screen.query_one("#summary", Static)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "audit complete" in str(summary.render()), "the run")
+        await pilot.press("ctrl+g")
+        said = str(summary.render())
+        assert "the audit is running" not in said, said
+        await wait_for(pilot, lambda: "stopped: " in str(summary.render()), "the stop line")

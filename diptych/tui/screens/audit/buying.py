@@ -183,7 +183,8 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
         post(AuditPartChanged(name, "complete, reused"))
     for name in outcome.skipped:
         post(AuditPartChanged(name, "not run"))
-    stopped = stopped_words(outcome.sequential, outcome.asked)
-    post(AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped))
     if plan is not None:
         screen.gates_for(file, plan, outcome.report is not None)
+    # Last: once the screen says the audit ended, ^r and ^g start the next run at once.
+    stopped = stopped_words(outcome.sequential, outcome.asked)
+    post(AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped))

@@ -109,6 +109,8 @@ class AuditScreen(Screen[None]):
         self._asked = 0
         #: The stop of the audit this screen runs (None: none run yet).
         self._control: JobControl | None = None
+        #: The run whose end the screen has said (its worker about to return).
+        self._ended: JobControl | None = None
         #: The audit's record and runs as last read (:mod:`.watch`), and whether they were.
         self._mark: StoreMark | None = None
         self._marked = False
@@ -357,6 +359,7 @@ class AuditScreen(Screen[None]):
 
     @on(AuditFinished)
     def _finished(self, message: AuditFinished) -> None:
+        self._ended = self._control
         self.report = message.report
         where = f" · report {message.report} (^o)" if message.report else ""
         # A run that had nothing to ask ends as the last one did: it says so, not the same line.
@@ -431,8 +434,11 @@ class AuditScreen(Screen[None]):
         self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
 
     def _runs_it(self) -> bool:
-        """Whether this screen runs its audit now."""
-        return self._control is not None and not self._control.finished.is_set()
+        """Whether this screen runs its audit now: not once it has said the run ended (its
+        worker's last word), though the worker's thread may not have returned yet."""
+        if self._control is None or self._control is self._ended:
+            return False
+        return not self._control.finished.is_set()
 
     def _buying(self) -> bool:
         """Whether this screen's audit is buying now (then said, and nothing else starts)."""
