@@ -451,6 +451,8 @@ class RunsScreen(RunControls):
     def action_open_run(self) -> None:
         key = self._current_key() or ""
         if key.startswith(SESSION_KEY):
+            if self.all_session_runs:  # every session open by ``e``: enter closes this one
+                self.all_session_runs, self.expanded = False, set(session_members(self.rows))
             self.expanded ^= {key.removeprefix(SESSION_KEY)}
             self._show()
             return
