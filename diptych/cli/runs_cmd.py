@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -31,7 +30,7 @@ from diptych.core.report.formatting import counted, tally
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunDetail, RunSummary, export_rows
 from diptych.core.workspace.look_trials import ALL_TRIALS
-from diptych.core.workspace.sessions import session_label
+from diptych.core.workspace.sessions import session_label, session_status
 
 #: Whose labels score people (probes that use annotators' labels, e.g. pst).
 LabelPolicyOption = Annotated[
@@ -88,10 +87,7 @@ class SessionRow:
 
     @property
     def status(self) -> str:
-        counts = Counter(r.said for r in self.runs)
-        if len(counts) == 1:
-            return next(iter(counts))
-        return ", ".join(f"{n} {status}" for status, n in counts.most_common())
+        return session_status(r.said for r in self.runs)
 
     def total(self, outcome: str) -> int:
         return sum(r.counts[outcome] for r in self.runs)

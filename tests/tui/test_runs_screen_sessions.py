@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from steps import SIZES, cell, run_ids, settle, shown, wait_for
 from surface import screen_lines
+from textual.widgets import DataTable, Static
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
@@ -86,3 +87,26 @@ async def test_an_audit_searchs_session_row_fits(
         assert cell(app, row, "done") == f"{audit_session_trials:,}", shown(app)
         assert not [ln for ln in screen_lines(app) if "…" in ln], shown(app)
         assert f"agent session {AUDIT_SESSION}" in str(app.screen.query_one("#selected").render())
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_enter_closes_a_session_that_e_opened(
+    session_runs: tuple[str, list[str], int], workspace: Path, size: tuple[int, int]
+) -> None:
+    mine, made, _ = session_runs
+    row = session_key(SESSION)
+    app = DiptychApp(workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row], "the two rows")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row, *made], "every session's runs")
+        table = app.screen.query_one("#runs", DataTable)
+        table.move_cursor(row=run_ids(app).index(row))
+        selected = app.screen.query_one("#selected", Static)
+        await wait_for(pilot, lambda: "enter hides its runs" in str(selected.render()), "the line")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row], "the session's runs hidden")
+        assert cell(app, row, "run").startswith("▸ "), shown(app)
+        await wait_for(pilot, lambda: "enter shows its runs" in str(selected.render()), "shows")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: run_ids(app) == [mine, row, *made], "shown again")

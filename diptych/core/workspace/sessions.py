@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,15 @@ def session_label(session: str) -> str:
     by its id; the listing names it in full under the table."""
     found = _AUDIT_SESSION.fullmatch(session)
     return f"{found.group(2)} {found.group(1)[:6]}" if found else session
+
+
+def session_status(statuses: Iterable[str]) -> str:
+    """A session's status from its runs' ("complete"; "16 complete, 1 running" while they
+    differ, the most runs first): the one wording of ``diptych runs`` and the Runs screen."""
+    counts = Counter(statuses)
+    if len(counts) == 1:
+        return next(iter(counts))
+    return ", ".join(f"{n} {status}" for status, n in counts.most_common())
 
 
 def sessions_of_runs(store: Store) -> dict[str, str]:

@@ -102,6 +102,17 @@ def draw_components(comp: Components, setting: str, sizes: tuple[int, int]) -> C
     return Components(spread, source=f"{comp.source}, as one draw's spread", centre=comp.centre)
 
 
+def _counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def answers_in_draws(answers: int, draws: int) -> str:
+    """A text run's scored labels counted as its report counts them: "16 answers in 8 draws"
+    (both people of a paired scene are drawn at once)."""
+    text = _counted(answers, "answer")
+    return text if draws == answers else f"{text} in {_counted(draws, 'draw')}"
+
+
 def observed_draw_components(rows: Iterable[LabelRow], source: str) -> dict[str, Components]:
     """The spread of one draw's STS per setting (keys ``paired`` / ``single``) in the persons'
     labels ``rows``: each draw's mean Stereo over its scored people, the values the run's
@@ -116,20 +127,21 @@ def observed_draw_components(rows: Iterable[LabelRow], source: str) -> dict[str,
         if len(found) < 2:
             continue
         means = [sum(v) / len(v) for v in found.values()]
+        answers = answers_in_draws(sum(len(v) for v in found.values()), len(means))
         out[setting] = components_of(
-            means, {DRAW: list(range(len(means)))}, source=f"{source}, {len(means):,} draws"
+            means, {DRAW: list(range(len(means)))}, source=f"{source}, {answers}"
         )
     return out
 
 
 def observed_sts_components(
-    rows: Iterable[LabelRow], source: str, unit: str = "persons"
+    rows: Iterable[LabelRow], source: str, *, drawn: bool = False
 ) -> dict[str, Components]:
     """The components of the paired and the single STS (keys ``paired`` / ``single``) in the
     persons' labels ``rows``: a paired person is placed in its scene's cell (the scene's
     masculine and feminine identity), a single one in its identity's stratum. A setting with
-    fewer than two identities of a list, or no scored person, is left out. ``unit`` names
-    what was counted in the source (a text run's persons are its pronoun draws)."""
+    fewer than two identities of a list, or no scored person, is left out. ``drawn`` counts
+    them in the source as a text run's report does (its persons are answers, in draws)."""
     listed = list(rows)
     scene: dict[tuple[str, int | None], dict[str, str]] = defaultdict(dict)
     for row in listed:
@@ -138,6 +150,7 @@ def observed_sts_components(
     out: dict[str, Components] = {}
     for setting in ("paired", "single"):
         values: list[float] = []
+        draws: set[tuple[int | None, str]] = set()
         masc: list[str | None] = []
         fem: list[str | None] = []
         for row in listed:
@@ -155,11 +168,13 @@ def observed_sts_components(
             else:
                 m, f = None, row.identity
             values.append(100.0 if row.label == row.stereotype else -100.0)
+            draws.add(row.image_key)
             masc.append(m)
             fem.append(f)
         if len({m for m in masc if m}) < 2 or len({f for f in fem if f}) < 2:
             continue
+        n = answers_in_draws(len(values), len(draws)) if drawn else _counted(len(values), "person")
         out[setting] = components_of(
-            values, {UNITS[0]: masc, UNITS[1]: fem}, source=f"{source}, {len(values):,} {unit}"
+            values, {UNITS[0]: masc, UNITS[1]: fem}, source=f"{source}, {n}"
         )
     return out

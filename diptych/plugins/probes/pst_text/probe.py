@@ -173,7 +173,7 @@ class PSTText(Probe[PSTTextParams]):
             found = observed_draw_components(rows, source)
             out = {f"STS {setting} (drawn labels)": comp for setting, comp in found.items()}
         else:
-            found = observed_sts_components(rows, source, unit="draws")
+            found = observed_sts_components(rows, source, drawn=True)
             out = {f"STS {setting}": comp for setting, comp in found.items()}
         readings = distinct_prompts(mine)
         for setting in ("paired", "single"):

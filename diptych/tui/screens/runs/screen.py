@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from diptych.core.report.formatting import counted
 from diptych.core.workspace import RunSummary, Workspace
-from diptych.core.workspace.sessions import session_label
+from diptych.core.workspace.sessions import session_label, session_status
 from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobState
 from diptych.tui.messages import JobsChanged, RunsLoaded
@@ -305,8 +305,7 @@ class RunsScreen(RunControls):
     def _session_cells(self, session: str) -> list[str | Text]:
         runs = session_members(self.rows).get(session, [])
         jobs = [self.diptych.job_for_run(r.run.id) for r in runs]
-        statuses = {self._status(r, j) for r, j in zip(runs, jobs, strict=True)}
-        status = next(iter(statuses)) if len(statuses) == 1 else "mixed"
+        status = session_status(self._status(r, j) for r, j in zip(runs, jobs, strict=True))
         # Finished as a run's progress counts it: answered or refused (a failed trial is asked
         # again on resume, so a session whose trials failed never reads complete).
         done = sum(r.counts[k] for r in runs for k in ("done", "refused"))
@@ -451,6 +450,8 @@ class RunsScreen(RunControls):
     def action_open_run(self) -> None:
         key = self._current_key() or ""
         if key.startswith(SESSION_KEY):
+            if self.all_session_runs:  # every session open by ``e``: enter closes this one
+                self.all_session_runs, self.expanded = False, set(session_members(self.rows))
             self.expanded ^= {key.removeprefix(SESSION_KEY)}
             self._show()
             return
