@@ -89,3 +89,21 @@ def test_a_pair_no_test_was_done_for_has_no_p() -> None:
     (row,) = text.pairs
     assert row[4:7] == [NO_TEST, NO_TEST, "no"], row
     assert any("no test tells them apart" in line for line in text.notes), text.notes
+
+
+def test_the_interval_line_speaks_of_the_rows_that_have_one() -> None:
+    # The line under the table says what the intervals resample: of every row, of the rows it
+    # names, or of none — a row with "no interval (…)" resamples nothing.
+    a, b, c = (
+        _measured(m, s, None, t) for m, s, t in (("a", 0.0, 1), ("b", 0.3, 2), ("c", 0.6, 3))
+    )
+    none = _measured("z", 0.0, CASES["no_interval"], 4.0)
+    every = standings_text(standings([a, b, c], n_boot=200).tables[0])
+    assert every.units.startswith("95% interval: over the "), every.units
+    some = standings_text(standings([a, b, none], n_boot=200).tables[0])
+    rows = {row[3]: row[0] for row in some.ranks}
+    assert some.ranks[[r[3] for r in some.ranks].index("z")][-1].startswith("no interval (")
+    named = " and ".join(sorted(rows[m] for m in ("a", "b")))
+    assert some.units.startswith(f"95% interval of {named}: over the "), some.units
+    alone = standings_text(standings([none], n_boot=200).tables[0])
+    assert alone.units == "No row has a 95% interval: each says why.", alone.units

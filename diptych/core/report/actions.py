@@ -115,6 +115,8 @@ def _worst_actions(audit: Audit) -> list[Action]:
                 )
                 for r in worst
             )
+            if any(r.points[0].has_interval for r in worst):
+                listed += f" ({_bars_named(chart.note)})"
             # A design stopped early: its bars are fixed-design, named as the chart names them.
             stopped = STOPPED_NAME.search(chart.note)
             if stopped is not None and any(r.points[0].has_interval for r in worst):
@@ -127,6 +129,19 @@ def _worst_actions(audit: Audit) -> list[Action]:
                 )
             )
     return out
+
+
+#: What a chart's caption says its bars are ("bars: 95% intervals over the identity's partners
+#: (paired)"; "bars their 95% intervals"), up to the end of its clause.
+_BARS = re.compile(r"bars:? (?:their )?(\d[\d.]*% intervals?(?: over [^;]*?)?)(?=; |\.(?: |$)|$)")
+
+
+def _bars_named(note: str) -> str:
+    """The intervals of a chart's listed points named as its caption names them, with what they
+    resample where it says ("95% intervals over the identity's partners (paired)"); else as
+    every page names one."""
+    found = _BARS.search(note)
+    return found[1] if found else "95% intervals, as its chart draws them"
 
 
 #: The name of a chart's fixed-design bars on a design its gates stopped early.

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from diptych.core.report.formatting import FLOOR_MARK, bounds, figure_text, marked_interval, p_text
+from diptych.core.report.formatting import (
+    FLOOR_MARK,
+    bounds,
+    figure_text,
+    interval,
+    marked_interval,
+    p_text,
+)
 from diptych.core.standings import DecidedKind, DesignTable, Standing, Succession
 from diptych.core.standings.table import untested
 
@@ -147,15 +154,31 @@ def standings_text(table: DesignTable) -> StandingsText:
             for mark, said in _said_of(s)
         ]
         + untested_lines,
-        # The † is explained only where a row carries it.
-        units=f"{INTERVAL}: over the {table.unit_words}"
-        + (
-            f", or, marked {FLOOR_MARK}, over the pairings of identities seen only (it fell "
-            "to its floor)"
-            if any(s.figure.floor for s in table.standings)
-            else ""
-        ),
+        units=units_line(table),
     )
+
+
+def units_line(table: DesignTable) -> str:
+    """What the intervals rest on, said of the rows that have one: all of them ("95% interval:
+    over the identities …"), those it names ("95% interval of #1 and #3: …"), or none ("No row
+    has a 95% interval: each says why") — a row without one resamples nothing."""
+    having = [
+        f"#{k}"
+        for k, s in enumerate(table.standings, start=1)
+        if interval({"ci_low": s.figure.ci_low, "ci_high": s.figure.ci_high}) != "—"
+    ]
+    if not having:
+        return f"No row has a {INTERVAL}: each says why."
+    listed = ", ".join(having[:-1]) + f" and {having[-1]}" if len(having) > 1 else having[0]
+    whose = "" if len(having) == len(table.standings) else f" of {listed}"
+    # The † is explained only where a row carries it.
+    floor = (
+        f", or, marked {FLOOR_MARK}, over the pairings of identities seen only (it fell "
+        "to its floor)"
+        if any(s.figure.floor for s in table.standings)
+        else ""
+    )
+    return f"{INTERVAL}{whose}: over the {table.unit_words}{floor}"
 
 
 def standing_interval(s: Standing) -> str:

@@ -118,9 +118,12 @@ def model_names(part: RunPart) -> str:
     return ", ".join(dict.fromkeys(n for n in names if n)) or ", ".join(part.view.model_ids())
 
 
-def sample_text(number: dict[str, Any], observation: str = "observation") -> str:
+def sample_text(
+    number: dict[str, Any], observation: str = "observation", *, has_interval: bool = True
+) -> str:
     """What the figure rests on, each count named — its observations (as the table of figures
-    counts them) and the units its interval resamples."""
+    counts them) and the units its interval resamples; a figure without an interval resamples
+    nothing, and says what its data hold instead (as :func:`resamples_text` does)."""
     parts = [size] if (size := sample_size(number, observation)) else []
     units = number.get("units")
     floor = number.get("floor")
@@ -128,7 +131,7 @@ def sample_text(number: dict[str, Any], observation: str = "observation") -> str
         # The design named both identity lists, but its interval fell to the pairings'.
         parts.append(floor)
     elif isinstance(units, dict) and units:
-        parts.append("resampling " + _units_said(number))
+        parts.append(("resampling " if has_interval else "its data hold ") + _units_said(number))
     return ", ".join(parts)
 
 
@@ -239,11 +242,13 @@ def _finding(
             named = own if own.startswith(named[:3]) else f"{named} ({own})"
     has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
     model = model_names(part)
-    sample = sample_text(number, part.observation)
+    sample = sample_text(number, part.observation, has_interval=has_ci)
     statement = number.get("statement")
     if isinstance(statement, str) and statement and number.get("estimator"):
         # A prediction-powered figure rests on two sources of labels: the sentence names both.
-        resampled = sample_text({"units": number.get("units")}, part.observation)
+        resampled = sample_text(
+            {"units": number.get("units")}, part.observation, has_interval=has_ci
+        )
         sample = ", ".join(x for x in (statement, resampled) if x)
     stated = f"{name} {plain(value)}"
     excludes: bool | None = None

@@ -160,3 +160,17 @@ def test_a_figure_two_gates_of_a_family_read_has_one_interval_per_level() -> Non
     gates[1]["level"] = "97.5%"
     found = two_intervals_problems(Path("/nonexistent"), data)
     assert len(found) == 1 and "[50.8, 66.2], [52.2, 65.1]" in found[0], found
+
+
+def test_an_unnamed_interval_in_where_the_bias_is_largest_is_found() -> None:
+    from diptych.core.report.actions import _bars_named
+    from tests.support.surfaces.named_figures import unnamed_in_actions
+
+    head = "m (pst-text, run r), largest expected STS first: farmer (M) 91.4 [88.6, 93.5]"
+    bare = [{"kind": "largest", "text": f"{head}; carpenter (M) 85.3 [80.5, 89.0]."}]
+    assert len(unnamed_in_actions(bare)) == 1
+    note = "Points: expected STS; bars: 95% intervals over the identity's partners (paired); x."
+    named = [{"kind": "largest", "text": f"{head} ({_bars_named(note)})."}]
+    assert named[0]["text"].endswith("(95% intervals over the identity's partners (paired)).")
+    assert unnamed_in_actions(named) == []
+    assert unnamed_in_actions([{"kind": "largest", "text": "farmer (M) 91.4."}]) == []

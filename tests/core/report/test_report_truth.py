@@ -75,8 +75,12 @@ def test_every_n_names_what_it_counts_alike_in_findings_and_table(
         re.fullmatch(r"([\d,]+ [a-z ]+?)( in [\d,]+ [a-z ]+)?|", n) for n in rows.values()
     ), rows
     for f in data["verdict"]["findings"]:
-        # The finding's count is the table's, word for word; the units it resamples follow.
-        assert f["sample"].split(", resampling")[0] == rows[(f["run"], f["name"])]
+        # The finding's count is the table's, word for word; the units it resamples follow,
+        # or, where it has no interval, the units its data hold.
+        counted = re.split(r", (?:resampling|its data hold) ", f["sample"])[0]
+        assert counted == rows[(f["run"], f["name"])]
+        if f["ci_low"] is None:
+            assert "resampling" not in f["sample"], f
     text = "STS paired (expected from P(he), P(she))"
     expected = _number(data, audit.runs[0], text)
     assert rows[(audit.runs[0], text)] == (

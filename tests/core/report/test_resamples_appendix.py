@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from diptych.core.report.verdict import resamples_text
+from diptych.core.report.verdict import resamples_text, sample_text
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes._paired_stereotype_test.identities import identities
 
@@ -84,6 +84,10 @@ def test_appendix_a_reads_the_same_facts_as_the_findings(decided_report: Path) -
                 why = number["reason"].removesuffix(": no interval")
                 assert f"No interval ({why})" in sentences
                 assert said_of.startswith(f"no interval ({why}); its data hold "), said_of
+                # Its Findings, too, say what its data hold: nothing was resampled.
+                held = said_of.split("; its data hold ", 1)[1]
+                assert f"its data hold {held}. No interval ({why})" in sentences, sentences
+                assert f"resampling {held}" not in sentences, sentences
                 assert "speaks for" not in said_of
                 none.add(name)
             elif number.get("floor"):
@@ -123,3 +127,11 @@ def test_each_account_worked_by_hand() -> None:
     assert resamples_text({"units": {"scenario": 12}, "population": "scenarios like these"}) == (
         "12 scenarios — speaks for scenarios like these"
     )
+
+
+def test_a_figure_without_an_interval_resamples_nothing() -> None:
+    units = {"masculine identity": 1, "feminine identity": 20}
+    number = {"units": units, "design": "crossed", "n": 80}
+    held = "1 masculine × 20 feminine identities crossed in scenes"
+    assert sample_text(number, "prompt", has_interval=False).endswith(f", its data hold {held}")
+    assert sample_text(number, "prompt").endswith(f", resampling {held}")

@@ -99,3 +99,25 @@ def test_a_reviewer_who_began_leaves_the_rest_said_automatic_only(tmp_path: Path
     assert (
         f"Annotator error: {total - 1:,} of {total:,} labels of pst-text are automatic only" in said
     )
+
+
+def test_where_the_bias_is_largest_and_the_micro_table_name_their_intervals(
+    tmp_path: Path,
+) -> None:
+    planted = {"carpenter": 0.05, "sheriff": 0.2, "nurse": 0.9, "editor": 0.7}
+    model = ScriptedLikelihood(ScriptedParams(p_feminine=planted, noise=0.3))
+    ws_path = tmp_path / "ws"
+    with open_store(ws_path) as store:
+        run = run_probe(store, "pst-text", [model], probe_params={
+            "masculine": ["carpenter", "sheriff"], "feminine": ["nurse", "editor"]})  # fmt: skip
+    with Workspace.open(ws_path) as ws:
+        result = ws.analysis.analyze(run.id)
+        out = tmp_path / "report"
+        ws.analysis.report([run.id], out, formats=["json"])
+    # The per-identity table's interval says what it resamples, as the others' do.
+    micro = [t for t in result.tables if t.title.startswith("Micro STS per identity")]
+    assert micro and all("paired 95% CI resamples" in (t.note or "") for t in micro)
+    # "Where the bias is largest" names the intervals it lists, as its chart does.
+    actions = json.loads((out / "report.json").read_text(encoding="utf-8"))["actions"]
+    (largest,) = [a["text"] for a in actions if a["kind"] == "largest"]
+    assert re.search(r"\] \(95% intervals over the identity's partners", largest), largest

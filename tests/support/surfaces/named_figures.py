@@ -135,7 +135,23 @@ def named_figures_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
     )
     findings = (data.get("verdict") or {}).get("findings") or []
     problems += [f"json: {p}" for p in unnamed_findings(findings, named)]
+    problems += [f"json: {p}" for p in unnamed_in_actions(data.get("actions") or [])]
     return problems + two_intervals_problems(report_dir, data)
+
+
+#: An interval named in a sentence: "95% intervals over the identity's partners (paired)".
+_LEVEL_NAMED = re.compile(r"\d[\d.]*% (?:[\w-]+ )?intervals?\b")
+
+
+def unnamed_in_actions(actions: list[dict[str, Any]]) -> list[str]:
+    """Each sentence of the report's actions ("Where the bias is largest") that prints an
+    interval's bounds without naming it: a reader is not told its level or what it is."""
+    return [
+        f"{a.get('kind')} {str(a.get('text'))[:60]!r}…: its intervals ({m.group(0)}) are unnamed"
+        for a in actions
+        if (m := BOUNDS.search(str(a.get("text") or ""))) is not None
+        and not _LEVEL_NAMED.search(str(a.get("text")))
+    ]
 
 
 def unnamed_findings(findings: list[dict[str, Any]], gated: bool) -> list[str]:

@@ -269,7 +269,8 @@ def _estimate(
     """The statistic with a percentile interval from resampling items (or their clusters).
 
     Resamples where the statistic is undefined (e.g. every resampled item in one category) are
-    left out of the interval; if every one is, the interval is NaN.
+    left out of the interval; if every one is, or there are fewer than two units (items, or
+    clusters where given) to resample, the interval is NaN.
     """
     import numpy as np
 
@@ -286,6 +287,10 @@ def _estimate(
         index = np.array([order.setdefault(c, len(order)) for c in clusters], dtype=np.int64)
         sums = np.zeros((len(order), features.shape[1]), dtype=np.float64)
         np.add.at(sums, index, features)
+    if sums.shape[0] < 2:
+        # One unit resampled is that unit every time: a zero-width interval would claim a
+        # certainty its one unit cannot give, so there is none.
+        return Estimate(value, float("nan"), float("nan"), n)
     rng = np.random.default_rng(seed)
     reps = np.concatenate([finish(w @ sums) for w in resample_weights(sums.shape[0], n_boot, rng)])
     reps = reps[np.isfinite(reps)]

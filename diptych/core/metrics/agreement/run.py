@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
@@ -43,7 +43,7 @@ from diptych.core.metrics.agreement.tables import agreement_report_tables
 from diptych.core.metrics.agreement.tone import tone_agreement, tone_agreement_tables
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.sts import GENDERS
-from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT, Estimate
 
 if TYPE_CHECKING:
     from diptych.core.probe import Table
@@ -55,6 +55,14 @@ def _stream(seed: int, name: str) -> list[int]:
     return [seed, zlib.crc32(name.encode("utf-8"))]
 
 
+def _over(estimate: Estimate, clusters: Iterable[Hashable], unit: str) -> Estimate:
+    """``estimate`` naming the units its interval resamples (``{"draws": 1}``), and why it has
+    no interval where they are fewer than two: one unit resampled is always itself."""
+    k = len(set(clusters))
+    reason = None if k >= 2 else (f"one {unit} only" if k else f"no {unit}")
+    return replace(estimate, units={f"{unit}s": k}, reason=reason)
+
+
 def _group(
     subjects: Sequence[LabelledSubject],
     raters: Sequence[str],
@@ -63,6 +71,7 @@ def _group(
     measure: Literal["fleiss", "krippendorff"],
     n_boot: int,
     seed: int,
+    unit: str,
 ) -> GroupAgreement | None:
     """Fleiss' κ or α among ``raters`` over the subjects at least two of them labelled."""
     rows = [[s.labels.get(r) for r in raters] for s in subjects]
@@ -77,6 +86,7 @@ def _group(
         kappa = fleiss_kappa_estimate(counts, clusters=clusters, n_boot=n_boot, seed=stream)
     else:
         kappa = krippendorff_alpha_estimate(counts, clusters=clusters, n_boot=n_boot, seed=stream)
+    kappa = _over(kappa, clusters, unit)
     return GroupAgreement(stratum, list(raters), len(kept), (int(per.min()), int(per.max())), kappa)
 
 
@@ -88,6 +98,7 @@ def _against_majority(
     stratum: str,
     n_boot: int,
     seed: int,
+    unit: str,
 ) -> ReferenceAgreement | None:
     reference: list[tuple[LabelledSubject, str]] = []
     for s in subjects:
@@ -106,6 +117,7 @@ def _against_majority(
         n_boot=n_boot,
         seed=_stream(seed, f"majority/{stratum}/{annotator}"),
     )
+    kappa = _over(kappa, (s.cluster for s, _, _ in both), unit)
     return ReferenceAgreement(
         annotator=annotator,
         stratum=stratum,
@@ -160,6 +172,7 @@ def annotator_agreement(
                 n_boot=n_boot,
                 seed=_stream(seed, f"cohen/{a}/{b}"),
             )
+            kappa = _over(kappa, (s.cluster for s in both), unit)
             observed = sum(s.labels[a] == s.labels[b] for s in both) / len(both)
             pairwise.append(PairAgreement(a, b, len(both), observed, kappa))
 
@@ -167,17 +180,19 @@ def annotator_agreement(
         g
         for stratum in strata
         if len(humans) >= 2
-        and (g := _group(within(stratum), humans, categories, stratum, "fleiss", n_boot, seed))
+        and (
+            g := _group(within(stratum), humans, categories, stratum, "fleiss", n_boot, seed, unit)
+        )
     ]
     # "self" is the model's own answer about what it drew, not a reading of the image.
     readers = [a for a in names if annotator_kind(a) != "self"]
     alpha_all = (
-        _group(subjects, readers, categories, ALL, "krippendorff", n_boot, seed)
+        _group(subjects, readers, categories, ALL, "krippendorff", n_boot, seed, unit)
         if len(readers) >= 2
         else None
     )
     alpha_humans = (
-        _group(subjects, humans, categories, ALL, "krippendorff", n_boot, seed)
+        _group(subjects, humans, categories, ALL, "krippendorff", n_boot, seed, unit)
         if len(humans) >= 2
         else None
     )
@@ -188,7 +203,7 @@ def annotator_agreement(
         if humans
         and (
             r := _against_majority(
-                within(stratum), annotator, humans, categories, stratum, n_boot, seed
+                within(stratum), annotator, humans, categories, stratum, n_boot, seed, unit
             )
         )
     ]
@@ -226,17 +241,21 @@ def annotator_agreement(
 def labelled_subjects(labels: Iterable[SubjectLabel]) -> list[LabelledSubject]:
     """One :class:`LabelledSubject` per labelled person, every annotator's label made canonical.
 
-    The cluster is the person's trial (its image); the stratum is the trial's ``aspect`` and
-    ``setting`` where the probe records them (the pst probe does), so agreement is reported in
-    the slices of PST Table 1.
+    The cluster is the person's image or draw (the trial's ``image``, per model), or its trial
+    where none is recorded: a probe that asks about each person of a draw in a trial of its own
+    still drew the two together. The stratum is the trial's ``aspect`` and ``setting`` where the
+    probe records them (the pst probe does), so agreement is reported in the slices of PST
+    Table 1.
     """
     by_subject: dict[int, dict[str, str]] = {}
-    where: dict[int, tuple[int, str | None]] = {}
+    where: dict[int, tuple[Hashable, str | None]] = {}
     for lab in labels:
         by_subject.setdefault(lab.subject_id, {})[lab.annotator] = canonical_label(lab.label)
         parts = [lab.trial_meta.get("aspect"), lab.trial_meta.get("setting")]
         stratum = "/".join(str(p) for p in parts if p) or None
-        where[lab.subject_id] = (lab.trial_idx, stratum)
+        image = lab.trial_meta.get("image")
+        cluster = lab.trial_idx if image is None else (lab.model_id, str(image))
+        where[lab.subject_id] = (cluster, stratum)
     return [
         LabelledSubject(sid, where[sid][0], where[sid][1], by_annotator)
         for sid, by_annotator in by_subject.items()

@@ -14,8 +14,11 @@ if TYPE_CHECKING:
 
 
 def _interval(e: Estimate) -> str:
-    if e.ci_low != e.ci_low:  # NaN: no resample where the coefficient is defined
-        return "—"
+    if e.ci_low != e.ci_low:  # NaN: too few units, or no resample where it is defined
+        # The words every page uses for a figure with too few units (report.formatting's
+        # no_interval: "no interval (one draw only)"); a bare dash is the undefined coefficient
+        # the table's note explains.
+        return f"no interval ({e.reason})" if e.reason and e.value == e.value else "—"
     # The reader's minus (U+2212), as every printed number is signed.
     return f"[{figure_text(e.ci_low)}, {figure_text(e.ci_high)}]"
 
@@ -24,14 +27,22 @@ def _value_or_none(e: Estimate) -> float | None:
     return None if e.value != e.value else e.value
 
 
+def _units(e: Estimate) -> int:
+    """How many units (images, draws) the interval of ``e`` resampled."""
+    return sum((e.units or {}).values())
+
+
 def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
     """The tables of ``report``: labels by annotator, Cohen's κ, Fleiss' κ and α, and the
     automatic annotators against the human majority (those with anything to show)."""
     from diptych.core.probe import Table
 
+    units = f"{report.unit}s"
     boot = (
-        f"95% intervals: percentile bootstrap over {report.unit}s ({report.n_boot:,} resamples, "
-        f"seed {report.seed}). cannot_identify is a category of its own."
+        f"95% intervals: percentile bootstrap over {units} ({report.n_boot:,} resamples, "
+        f"seed {report.seed}), the persons of one {report.unit} resampled together; the column "
+        f"'{units}' says how many each resamples, and one {report.unit} alone gives no "
+        "interval. cannot_identify is a category of its own."
     )
     cats = report.categories
     tables = [
@@ -54,15 +65,17 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
         tables.append(
             Table(
                 "Agreement between annotators (Cohen's κ)",
-                ["annotator A", "annotator B", "persons both labelled", "agreement", "κ",
-                 "κ 95% CI"],
+                ["annotator A", "annotator B", "persons both labelled", units, "agreement",
+                 "κ", "κ 95% CI"],
                 [
-                    [p.a, p.b, p.n, p.observed, _value_or_none(p.kappa), _interval(p.kappa)]
+                    [p.a, p.b, p.n, _units(p.kappa), p.observed, _value_or_none(p.kappa),
+                     _interval(p.kappa)]
                     for p in report.pairwise
                 ],
                 note=boot + " Pairs with no person in common are not listed.",
                 terminal_columns={"annotator A": "A", "annotator B": "B",
-                                  "persons both labelled": "n", "agreement": "agreement",
+                                  "persons both labelled": "n", units: units,
+                                  "agreement": "agreement",
                                   "κ": "κ", "κ 95% CI": "κ 95% CI"},
                 no_interval=UNDEFINED_AGREEMENT,
             )
@@ -77,13 +90,23 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
             Table(
                 "Agreement among annotators (Fleiss' κ among people, as PST Table 1; "
                 "Krippendorff's α)",
-                ["measure", "slice", "raters", "persons", "raters per person", "value", "95% CI"],
+                [
+                    "measure",
+                    "slice",
+                    "raters",
+                    "persons",
+                    units,
+                    "raters per person",
+                    "value",
+                    "95% CI",
+                ],
                 [
                     [
                         measure,
                         g.stratum,
                         ", ".join(g.raters),
                         g.subjects,
+                        _units(g.kappa),
                         f"{g.raters_per_subject[0]}–{g.raters_per_subject[1]}",
                         _value_or_none(g.kappa),
                         _interval(g.kappa),
@@ -99,6 +122,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     "measure": "measure",
                     "slice": "slice",
                     "persons": "n",
+                    units: units,
                     "raters per person": "raters",
                     "value": "value",
                     "95% CI": "95% CI",
@@ -111,10 +135,11 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
             Table(
                 "Automatic annotators against the human majority (as PST Table 12)",
                 ["annotator", "slice", "persons with a human label", "labelled by both",
-                 "coverage", "accuracy", "κ", "κ 95% CI", "sensitivity", "specificity",
-                 "abstained"],
+                 units, "coverage", "accuracy", "κ", "κ 95% CI", "sensitivity",
+                 "specificity", "abstained"],
                 [
-                    [r.annotator, r.stratum, r.reference, r.both, r.coverage, r.accuracy,
+                    [r.annotator, r.stratum, r.reference, r.both, _units(r.kappa), r.coverage,
+                     r.accuracy,
                      _value_or_none(r.kappa), _interval(r.kappa), r.errors.sensitivity,
                      r.errors.specificity, r.abstained]
                     for r in report.against_human_majority
@@ -130,6 +155,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     "annotator": "annotator",
                     "slice": "slice",
                     "labelled by both": "n",
+                    units: units,
                     "coverage": "coverage",
                     "accuracy": "accuracy",
                     "κ": "κ",

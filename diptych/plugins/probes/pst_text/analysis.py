@@ -304,7 +304,8 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
         note=(
             "STS = mean Stereo × 100 (+100: every label matches the stereotype). %F is the share "
             "of drawn labels that are feminine; P(she) is the model's own renormalised "
-            "probability of ' she', averaged."
+            "probability of ' she', averaged. The paired 95% CI resamples the identity's paired "
+            "draws (the persons of one draw together); n paired counts its persons."
         ),
     )
 
