@@ -24,7 +24,7 @@ from diptych.audit.plan import (
     AuditSource,
     PartPlan,
     plan_parts,
-    read_audit,
+    read_overridden,
     reusable,
 )
 from diptych.audit.report_files import write_report
@@ -37,7 +37,6 @@ from diptych.audit.sequential import (
 )
 from diptych.audit.spend import answered_now, held, spent_so_far
 from diptych.core.audit import PartRecord
-from diptych.core.audit.overrides import apply_overrides, changing
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
@@ -132,14 +131,8 @@ async def run_audit(
     order, deciding the gates after each batch on anytime-valid intervals and stopping once
     every gate is decided (:mod:`diptych.audit.sequential`); ``on_look`` hears each look."""
     ws.require_writable("run an audit")
-    audit, digest, text = read_audit(source)
-    if overrides is None and isinstance(source, AuditRecord):
-        overrides = source.overridden  # a record run again as it ran (read_audit applied them)
-    elif overrides and not isinstance(source, AuditRecord):
-        overrides = changing(audit, overrides)  # the file's own value again is no override
-    if overrides:
-        audit = apply_overrides(audit, dict(overrides))
-    plan = replace(plan_parts(ws, audit, digest), overrides=dict(overrides or {}))
+    audit, digest, text, overrides = read_overridden(source, overrides)
+    plan = replace(plan_parts(ws, audit, digest), overrides=overrides)
     where = Path(out_dir) if out_dir is not None else None
     # An audit built in memory (``diptych run --gate``) has no file to name; a file is named by
     # its full path, so that the audit opens from any directory; a recorded audit's text run

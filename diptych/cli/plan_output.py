@@ -162,9 +162,7 @@ def print_expected_costs(
 ) -> None:
     """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
     decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
-    plan = plan_placebos(
-        ws, plan_audit(ws, _overridden(source, overrides), precision=until_decided)
-    )
+    plan = plan_placebos(ws, plan_audit(ws, source, precision=until_decided, overrides=overrides))
     print_plan(plan)
     if not until_decided:
         return
@@ -200,17 +198,6 @@ def print_expected_costs(
                 + "; decided in "
                 f"{percent_text(spend.decided)} of {spend.replicates} simulated audits"
             )
-
-
-def _overridden(source: Path | AuditFile, overrides: dict[str, Any] | None) -> Path | AuditFile:
-    """The audit as ``--set`` makes it, validated as the run would validate it."""
-    if not overrides:
-        return source
-    from diptych.core.audit import load_audit
-    from diptych.core.audit.overrides import apply_overrides
-
-    audit = load_audit(source)[0] if isinstance(source, Path) else source
-    return apply_overrides(audit, overrides)
 
 
 def print_estimate(console: Console, est: Estimate) -> None:
