@@ -30,6 +30,7 @@ from diptych.core.audit.schema import (
 )
 from diptych.core.capabilities import Capability
 from diptych.core.errors import UsageError
+from diptych.core.report.formatting import counted, fmt
 from diptych.core.workspace import Estimate, Workspace
 
 PartKind = Literal["probe", "mitigation", "search"]
@@ -354,8 +355,11 @@ def plan_parts(
     plan = AuditPlan(audit, file_hash, plans)
     limit = audit.budget.max_trials
     if limit is not None and plan.to_run > limit:
+        # Counted as the plan counts what is left: in requests (trials that ask the same
+        # thing share one), so that the error and the plan's total line say one number.
         raise UsageError(
-            f"budget.max_trials: the audit has {plan.to_run} trials to run, more than "
-            f"{limit}; raise the limit or shrink the probes' samples"
+            f"budget.max_trials: the audit has {counted(plan.to_run, 'request')} to run "
+            f"({counted(plan.planned, 'trial')} planned), more than its {fmt(limit)}; raise "
+            "the limit or shrink the probes' samples"
         )
     return plan

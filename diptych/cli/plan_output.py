@@ -19,6 +19,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
+from diptych.core.audit.schema import Budget
 from diptych.core.audit.sequential import STOP_TEXT, bought_words
 from diptych.core.cost import Cost
 from diptych.core.digits import percent_text
@@ -83,7 +84,7 @@ def print_plan(plan: AuditPlan) -> None:
     console.print(fit_columns(plan_table(plan), console), markup=False)
     typer.echo(
         f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
-        f"estimated {money(plan.cost)}; budget {money(plan.audit.budget.max_cost)}"
+        f"estimated {money(plan.cost)}; {budget_words(plan.audit.budget)}"
     )
     for p in plan.parts:
         for line in placebo_lines(p.part.name, p.placebo) if p.placebo else []:
@@ -92,6 +93,15 @@ def print_plan(plan: AuditPlan) -> None:
         if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
             console.print(f"part {p.part.name}:")
             print_precision(console, p.estimate.precision, indent="  ")
+
+
+def budget_words(budget: Budget) -> str:
+    """The file's budget as the plan's total line says it: "budget $5.00 and at most 1,000
+    requests to run (budget.max_trials)", "budget —" when it sets none."""
+    said = [money(budget.max_cost)] if budget.max_cost is not None else []
+    if budget.max_trials is not None:
+        said.append(f"at most {counted(budget.max_trials, 'request')} to run (budget.max_trials)")
+    return "budget " + (" and ".join(said) or money(None))
 
 
 def print_look(batch: int, batches: int, report: Any) -> None:
