@@ -78,6 +78,8 @@ class AuditOutcome:
     reused: int = 0
     #: Of ``spent``, the searches' agent calls, which no run holds.
     agent_calls: int = 0
+    #: Of ``asked``, the searches' agent calls.
+    agent_now: int = 0
     #: Parts no gate reads, complete before and kept as they are (``--until-decided``).
     kept: list[str] = field(default_factory=list)
 
@@ -248,7 +250,8 @@ async def _run_until_decided(
     ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
     asked = answered_now(ws, parts, since)
     return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed,
-                        asked.cost, asked.reused, answered(holds.agent), reused)  # fmt: skip
+                        asked.cost, asked.reused, answered(holds.agent), kept=reused,
+                        agent_now=asked.agent)  # fmt: skip
 
 
 async def _run_plan(
@@ -342,7 +345,7 @@ async def _run_plan(
     now = answered_now(ws, parts, since)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
                         asked=now.cost, reused=now.reused,
-                        agent_calls=answered(holds.agent))  # fmt: skip
+                        agent_calls=answered(holds.agent), agent_now=now.agent)  # fmt: skip
 
 
 def _started(
