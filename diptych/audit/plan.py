@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from diptych.audit.placebo_plan import PlaceboTrials
 from diptych.core.audit import PartRecord
-from diptych.core.audit.overrides import apply_overrides
+from diptych.core.audit.overrides import apply_overrides, changing
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import (
     AnnotatorEntry,
@@ -29,6 +30,7 @@ from diptych.core.audit.schema import (
 )
 from diptych.core.capabilities import Capability
 from diptych.core.errors import UsageError
+from diptych.core.report.formatting import counted, fmt
 from diptych.core.workspace import Estimate, Workspace
 
 PartKind = Literal["probe", "mitigation", "search"]
@@ -181,6 +183,22 @@ def read_audit(source: AuditSource) -> tuple[AuditFile, str, str]:
     return audit, digest, Path(source).read_text(encoding="utf-8")
 
 
+def read_overridden(
+    source: AuditSource, overrides: Mapping[str, Any] | None
+) -> tuple[AuditFile, str, str, dict[str, Any]]:
+    """:func:`read_audit`, with ``--set``'s ``overrides`` applied as a run applies them: less
+    each that gives the file's own value (no override, so the same record id), and a recorded
+    audit with the overrides it ran with when none is given. Returns the overrides kept."""
+    audit, digest, text = read_audit(source)
+    if overrides is None and isinstance(source, AuditRecord):
+        overrides = source.overridden  # a record run again as it ran (read_audit applied them)
+    elif overrides and not isinstance(source, AuditRecord):
+        overrides = changing(audit, overrides)  # the file's own value again is no override
+    if overrides:
+        audit = apply_overrides(audit, dict(overrides))
+    return audit, digest, text, dict(overrides or {})
+
+
 def _seeded(probe: str, params: dict[str, Any], seed: int | None) -> dict[str, Any]:
     """``params`` with the audit's seed where the probe takes one and the part sets none."""
     if seed is None or "seed" in params:
@@ -294,14 +312,16 @@ def plan_audit(
     *,
     precision: bool = False,
     target_width: float | None = None,
+    overrides: Mapping[str, Any] | None = None,
 ) -> AuditPlan:
     """What running the audit file would do, part by part (trials, stored, price, and with
     ``precision`` the expected half-width of each part's headline figures); stores nothing.
-    A malformed file raises :class:`InputFileError` naming fields and lines."""
-    audit, digest, _ = read_audit(source)
+    ``overrides`` (``--set``) are kept or dropped as the run keeps them, so the plan's id is
+    the one the run records. A malformed file raises :class:`InputFileError` naming fields
+    and lines."""
+    audit, digest, _, kept = read_overridden(source, overrides)
     plan = plan_parts(ws, audit, digest, precision=precision, target_width=target_width)
-    # A recorded audit is planned as it ran: with the --set fields read_audit applied.
-    return replace(plan, overrides=source.overridden) if isinstance(source, AuditRecord) else plan
+    return replace(plan, overrides=kept)
 
 
 def plan_parts(
@@ -335,8 +355,11 @@ def plan_parts(
     plan = AuditPlan(audit, file_hash, plans)
     limit = audit.budget.max_trials
     if limit is not None and plan.to_run > limit:
+        # Counted as the plan counts what is left: in requests (trials that ask the same
+        # thing share one), so that the error and the plan's total line say one number.
         raise UsageError(
-            f"budget.max_trials: the audit has {plan.to_run} trials to run, more than "
-            f"{limit}; raise the limit or shrink the probes' samples"
+            f"budget.max_trials: the audit has {counted(plan.to_run, 'request')} to run "
+            f"({counted(plan.planned, 'trial')} planned), more than its {fmt(limit)}; raise "
+            "the limit or shrink the probes' samples"
         )
     return plan

@@ -24,7 +24,7 @@ from diptych.audit.plan import (
     AuditSource,
     PartPlan,
     plan_parts,
-    read_audit,
+    read_overridden,
     reusable,
 )
 from diptych.audit.report_files import write_report
@@ -37,7 +37,6 @@ from diptych.audit.sequential import (
 )
 from diptych.audit.spend import answered_now, held, spent_so_far
 from diptych.core.audit import PartRecord
-from diptych.core.audit.overrides import apply_overrides, changing
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
@@ -79,6 +78,8 @@ class AuditOutcome:
     reused: int = 0
     #: Of ``spent``, the searches' agent calls, which no run holds.
     agent_calls: int = 0
+    #: Of ``asked``, the searches' agent calls.
+    agent_now: int = 0
     #: Parts no gate reads, complete before and kept as they are (``--until-decided``).
     kept: list[str] = field(default_factory=list)
 
@@ -132,14 +133,8 @@ async def run_audit(
     order, deciding the gates after each batch on anytime-valid intervals and stopping once
     every gate is decided (:mod:`diptych.audit.sequential`); ``on_look`` hears each look."""
     ws.require_writable("run an audit")
-    audit, digest, text = read_audit(source)
-    if overrides is None and isinstance(source, AuditRecord):
-        overrides = source.overridden  # a record run again as it ran (read_audit applied them)
-    elif overrides and not isinstance(source, AuditRecord):
-        overrides = changing(audit, overrides)  # the file's own value again is no override
-    if overrides:
-        audit = apply_overrides(audit, dict(overrides))
-    plan = replace(plan_parts(ws, audit, digest), overrides=dict(overrides or {}))
+    audit, digest, text, overrides = read_overridden(source, overrides)
+    plan = replace(plan_parts(ws, audit, digest), overrides=overrides)
     where = Path(out_dir) if out_dir is not None else None
     # An audit built in memory (``diptych run --gate``) has no file to name; a file is named by
     # its full path, so that the audit opens from any directory; a recorded audit's text run
@@ -255,7 +250,8 @@ async def _run_until_decided(
     ws.audits.finish(plan.id, status, str(report) if report else None, since=stored)
     asked = answered_now(ws, parts, since)
     return AuditOutcome(plan.id, status, spent, report, parts, bought, skipped, files, failed,
-                        asked.cost, asked.reused, answered(holds.agent), reused)  # fmt: skip
+                        asked.cost, asked.reused, answered(holds.agent), kept=reused,
+                        agent_now=asked.agent)  # fmt: skip
 
 
 async def _run_plan(
@@ -349,7 +345,7 @@ async def _run_plan(
     now = answered_now(ws, parts, since)
     return AuditOutcome(audit_id, status, spent, report, parts, files=files, failed=failed,
                         asked=now.cost, reused=now.reused,
-                        agent_calls=answered(holds.agent))  # fmt: skip
+                        agent_calls=answered(holds.agent), agent_now=now.agent)  # fmt: skip
 
 
 def _started(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from diptych.core.audit import PartRecord
-from diptych.core.cost import Cost, cost_of_fields
+from diptych.core.cost import Cost, answered, cost_of_fields
 from diptych.core.report.audit import cost_of_calls
 from diptych.core.workspace import Workspace
 
@@ -38,6 +38,8 @@ class Asked:
 
     cost: Cost
     reused: int = 0
+    #: Of :attr:`cost`'s requests, the searches' agent calls.
+    agent: int = 0
 
 
 def part_runs(ws: Workspace, parts: list[PartRecord]) -> list[str]:
@@ -85,7 +87,7 @@ def answered_now(ws: Workspace, parts: list[PartRecord], since: float) -> Asked:
         ),
         Cost(),
     )
-    return Asked(now + agent, _reused(ws, runs, since))
+    return Asked(now + agent, _reused(ws, runs, since), answered(agent))
 
 
 def _reused(ws: Workspace, runs: list[str], since: float) -> int:

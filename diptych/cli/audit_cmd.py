@@ -262,8 +262,9 @@ def run(
     # An incomplete audit's status names its failed trials and what asks them again.
     said = outcome.status_text
     counts = requests_and_cost(
-        outcome.spent, outcome.asked, reused=outcome.reused, agent_calls=outcome.agent_calls
-    )
+        outcome.spent, outcome.asked, reused=outcome.reused, agent_calls=outcome.agent_calls,
+        agent_now=outcome.agent_now,
+    )  # fmt: skip
     typer.echo(
         f"audit {outcome.audit_id} {said}{'; ' if said != outcome.status else ': '}{counts}"
         + (f"; report {outcome.report}" if outcome.report else "")

@@ -6,17 +6,16 @@ estimated cost are said (as ``u`` and ``ctrl+r`` ask in the terminal app)."""
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from diptych.audit.plan import AuditPlan, plan_parts, read_audit
+from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
-from diptych.core.audit.overrides import apply_overrides, changing, set_words
+from diptych.core.audit.overrides import set_words
 from diptych.core.audit.run_status import decided_at, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
 from diptych.core.workspace import RunOptions, Workspace
@@ -95,11 +94,7 @@ def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[s
 
 
 def _plan(ws: Workspace, file: Path, overrides: dict[str, Any]) -> AuditPlan:
-    audit, digest, _ = read_audit(file)
-    overrides = changing(audit, overrides)  # as the audit records them
-    if overrides:
-        audit = apply_overrides(audit, overrides)
-    return replace(plan_parts(ws, audit, digest), overrides=overrides)
+    return plan_audit(ws, file, overrides=overrides)  # as the audit records them
 
 
 def _waiting(ws: Workspace, plan: AuditPlan, decided: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
+from diptych.core.audit.schema import Budget
 from diptych.core.audit.sequential import STOP_TEXT, bought_words
 from diptych.core.cost import Cost
 from diptych.core.digits import percent_text
@@ -83,7 +84,7 @@ def print_plan(plan: AuditPlan) -> None:
     console.print(fit_columns(plan_table(plan), console), markup=False)
     typer.echo(
         f"total: {plan_counts(plan.planned, plan.cached, plan.to_run)}, "
-        f"estimated {money(plan.cost)}; budget {money(plan.audit.budget.max_cost)}"
+        f"estimated {money(plan.cost)}; {budget_words(plan.audit.budget)}"
     )
     for p in plan.parts:
         for line in placebo_lines(p.part.name, p.placebo) if p.placebo else []:
@@ -92,6 +93,15 @@ def print_plan(plan: AuditPlan) -> None:
         if p.estimate is not None and p.estimate.precision and p.estimate.precision.figures:
             console.print(f"part {p.part.name}:")
             print_precision(console, p.estimate.precision, indent="  ")
+
+
+def budget_words(budget: Budget) -> str:
+    """The file's budget as the plan's total line says it: "budget $5.00 and at most 1,000
+    requests to run (budget.max_trials)", "budget —" when it sets none."""
+    said = [money(budget.max_cost)] if budget.max_cost is not None else []
+    if budget.max_trials is not None:
+        said.append(f"at most {counted(budget.max_trials, 'request')} to run (budget.max_trials)")
+    return "budget " + (" and ".join(said) or money(None))
 
 
 def print_look(batch: int, batches: int, report: Any) -> None:
@@ -162,9 +172,7 @@ def print_expected_costs(
 ) -> None:
     """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
     decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
-    plan = plan_placebos(
-        ws, plan_audit(ws, _overridden(source, overrides), precision=until_decided)
-    )
+    plan = plan_placebos(ws, plan_audit(ws, source, precision=until_decided, overrides=overrides))
     print_plan(plan)
     if not until_decided:
         return
@@ -200,17 +208,6 @@ def print_expected_costs(
                 + "; decided in "
                 f"{percent_text(spend.decided)} of {spend.replicates} simulated audits"
             )
-
-
-def _overridden(source: Path | AuditFile, overrides: dict[str, Any] | None) -> Path | AuditFile:
-    """The audit as ``--set`` makes it, validated as the run would validate it."""
-    if not overrides:
-        return source
-    from diptych.core.audit import load_audit
-    from diptych.core.audit.overrides import apply_overrides
-
-    audit = load_audit(source)[0] if isinstance(source, Path) else source
-    return apply_overrides(audit, overrides)
 
 
 def print_estimate(console: Console, est: Estimate) -> None:

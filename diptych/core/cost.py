@@ -134,7 +134,12 @@ def answered_since(now: Cost, before: Cost) -> Cost:
 
 
 def requests_and_cost(
-    cost: float, now: float | None = None, *, reused: int = 0, agent_calls: int = 0
+    cost: float,
+    now: float | None = None,
+    *,
+    reused: int = 0,
+    agent_calls: int = 0,
+    agent_now: int = 0,
 ) -> str:
     """What was spent, as an audit's closing line says it: the cost in the one wording and the
     requests it counts, priced or not, in the unit the estimate counts ("requests to run").
@@ -144,8 +149,9 @@ def requests_and_cost(
     answered now" where it asked them all, "cost $0.10 for 100 requests answered now; the runs
     hold 300 answered requests, cost $0.42" where the runs held some before, "none answered
     now, 1,640 reused, stored by an earlier run; the runs hold 1,640 answered requests, cost
-    not priced (computed on this machine)" where it asked none. A plain float is its cost
-    alone: what it counts is not known."""
+    not priced (computed on this machine)" where it asked none. Of ``now``, ``agent_now`` are
+    the agent's calls, said apart as ``agent_calls`` are: "384 requests answered now and 1
+    agent call". A plain float is its cost alone: what it counts is not known."""
     if not isinstance(cost, Cost):
         return f"cost {cost_text(cost)}"
     n = cost.priced + cost.unpriced
@@ -157,14 +163,15 @@ def requests_and_cost(
     if agent_calls:
         held += f", the agent's calls {agent_calls:,} more"
     found = f", {reused:,} reused, stored by an earlier run" if reused else ""
+    # The agent's calls asked now are said apart from the runs' requests, as in what is held.
+    asked = f"{_requests(k - agent_now)} answered now"
+    if agent_now:
+        asked += f" and {agent_now:,} agent {'call' if agent_now == 1 else 'calls'}"
     if k >= n:
-        return f"cost {cost_text(now)}; {_requests(k)} answered now"
+        return f"cost {cost_text(now)}; {asked}"
     if k == 0:
         return f"none answered now{found}; {held}, cost {cost_text(cost)}"
-    return (
-        f"cost {cost_text(now)} for {_requests(k)} answered now{found}; {held}, "
-        f"cost {cost_text(cost)}"
-    )
+    return f"cost {cost_text(now)} for {asked}{found}; {held}, cost {cost_text(cost)}"
 
 
 def _requests(n: int) -> str:

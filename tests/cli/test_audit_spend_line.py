@@ -39,7 +39,9 @@ report:
 PRICE = ", params: {price_per_call: 0.01}"
 
 CLOSING = re.compile(
-    r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered now; report ", re.M
+    r"^audit \S+ complete: cost (.+); ([\d,]+) requests answered now and ([\d,]+) agent "
+    r"calls?; report ",
+    re.M,
 )
 #: Run again with every part finished: it asks nothing, and says what its runs hold apart, and
 #: the search's agent calls, which no run holds.
@@ -87,12 +89,12 @@ def test_a_priced_audit_says_its_dollars_and_every_request_it_ran(
     ws, out, again = _run(tmp_path, capsys, priced=True)
     found = CLOSING.search(out)
     assert found is not None, out
-    cost, requests = found[1], int(found[2].replace(",", ""))
+    cost, requests, calls = found[1], int(found[2].replace(",", "")), int(found[3])
     probe, runs = _requests(ws)
     # Three samples of a likelihood ask one request: the probe's requests, not its trials;
-    # the search adds its runs' requests and its agent's one call.
-    assert probe < runs and requests == runs + 1, (probe, runs, out)
-    assert cost == f"${requests / 100:.2f}", out
+    # the search adds its runs' requests, and its agent's one call is said apart.
+    assert probe < runs and (requests, calls) == (runs, 1), (probe, runs, out)
+    assert cost == f"${(requests + calls) / 100:.2f}", out
     held = AGAIN.search(again)
     assert held is not None and "answered now" not in again.replace("none answered now", ""), again
     assert (int(held[1].replace(",", "")), int(held[2]), held[3]) == (runs, 1, cost), again
@@ -110,5 +112,5 @@ def test_an_unpriced_audit_says_not_priced_and_every_request_it_ran(
     assert found is not None, out
     probe, runs = _requests(ws)
     assert found[1] == "not priced" and "$" not in out, out
-    assert int(found[2].replace(",", "")) == runs + 1, (probe, runs, out)
+    assert (int(found[2].replace(",", "")), int(found[3])) == (runs, 1), (probe, runs, out)
     assert "None" not in again, again

@@ -34,6 +34,20 @@ def test_the_agents_calls_are_said_apart_from_what_the_runs_hold() -> None:
     )
 
 
+def test_the_agents_calls_asked_now_are_said_apart_from_the_requests_answered_now() -> None:
+    # 384 trials asked now and the agent's one call; the runs hold 2,024, the agent 1 more.
+    said = requests_and_cost(_local(2025), _local(385), agent_calls=1, agent_now=1)
+    assert said.startswith(
+        "cost not priced (computed on this machine) for 384 requests answered now and 1 agent "
+        "call; the runs hold 2,024 answered requests, the agent's calls 1 more, cost "
+    ), said
+    # Everything answered now: the same words, the agent's calls apart.
+    said = requests_and_cost(_local(2025), _local(2025), agent_calls=3, agent_now=3)
+    assert said == (
+        "cost not priced (computed on this machine); 2,022 requests answered now and 3 agent calls"
+    )
+
+
 def test_everything_answered_now_is_said_once() -> None:
     assert requests_and_cost(Cost(0.42, priced=300), Cost(0.42, priced=300)) == (
         "cost $0.42; 300 requests answered now"

@@ -14,6 +14,7 @@ from tests.support.surfaces.planted import planted_page
 from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
     infinity_problems,
+    misspelled_plural_problems,
     raw_word_problems,
     unnamed_headline_intervals,
 )
@@ -428,3 +429,10 @@ def test_a_recipe_field_spelled_as_a_word_is_found() -> None:
     assert len(raw_word_problems(bad)) == 2
     good = {"headlines": [{"value": 3.0, "se": "inf", "bound_df": None, "n_boot": 2000}]}
     assert raw_word_problems(good) == []
+
+
+def test_a_plural_made_by_appending_s_to_a_y_is_found() -> None:
+    bad = {"numbers": {"STS": {"scenes_only": {"resampled": "identitys (these identities only)"}}}}
+    assert len(misspelled_plural_problems(bad)) == 1
+    good = {"numbers": {"STS": {"resampled": "identities (these identities only), 3 days, keys"}}}
+    assert misspelled_plural_problems(good) == []

@@ -308,6 +308,8 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     # error 1.60, t(39) 2.023: a 95% half-width of 3.24. Resampling the 3 samples as units
     # would give about 3.24/√3 ≈ 1.9.
     pooled = single["scenes_only"]
+    assert pooled["resampled"] == "identities (these identities only)"
+    assert paired["scenes_only"]["resampled"] == "unordered scenes (these identities only)"
     half = (pooled["ci_high"] - pooled["ci_low"]) / 2
     assert half == pytest.approx(2.0227 * 10.127 / math.sqrt(40), rel=0.05)
     # FixedPShe's log-probabilities sum to e^-2 whatever P(she) is: 13.5%, in the headline as

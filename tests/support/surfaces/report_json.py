@@ -137,3 +137,17 @@ def json_display_texts(data: Any, key: str = "") -> list[str]:
     if isinstance(data, list):
         return [t for v in data for t in json_display_texts(v, key)]
     return [data] if isinstance(data, str) and key in _DISPLAY_KEYS else []
+
+
+#: A plural made by appending "s" to a noun in consonant + y ("identitys", "categorys"): the
+#: words of a count are ``plural``'s ("identities").
+_Y_PLURAL = re.compile(r"\b[a-z]*[b-df-hj-np-tv-xz]ys\b", re.IGNORECASE)
+
+
+def misspelled_plural_problems(data: Any) -> list[str]:
+    """Every string of report.json with a plural spelled by appending "s" to a consonant + y."""
+    return [
+        f"{where}: {m.group(0)!r} for its plural in “{text}”"
+        for where, text in json_strings(data)
+        for m in _Y_PLURAL.finditer(text)
+    ]

@@ -23,6 +23,7 @@ from tests.support.surfaces.read_trials import labels_look_problems
 from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
     json_display_texts,
+    misspelled_plural_problems,
     raw_word_problems,
     unnamed_headline_intervals,
     unreadable_number_problems,
@@ -469,6 +470,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     problems += [f"json: {p}" for p in anytime_intervals_off_their_look(data)]
     problems += [f"json: {p}" for p in unreadable_number_problems(data)]
     problems += [f"json: {p}" for p in raw_word_problems(data)]
+    problems += [f"json: {p}" for p in misspelled_plural_problems(data)]
     problems += [f"json: {p}" for p in labels_look_problems(data)]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")

@@ -33,7 +33,7 @@ from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import counted, why_no_interval
+from diptych.core.report.formatting import counted, plural, why_no_interval
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
@@ -150,7 +150,7 @@ def expected_sts(
         **headline.to_dict(),
         "clusters": len({r.cluster for r in chosen}),
         "resampled": resampled_words(headline),
-        "scenes_only": {**scenes.to_dict(), "resampled": f"{unit}s (these identities only)"},
+        "scenes_only": {**scenes.to_dict(), "resampled": f"{plural(unit)} (these identities only)"},
     }
 
 
