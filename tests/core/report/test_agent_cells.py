@@ -59,6 +59,10 @@ def side_and_no_finding(run_id: str) -> dict[str, Any]:
                     "parts": [part],
                 },  # fmt: skip
                 "sides": {"architect": "masculine (BLS 2022)", "marine biologist": "feminine"},
+                "evidence": {
+                    "architect": "BLS 2022: 24.5% women (PAIRS Table A.1: architects)",
+                    "marine biologist": "the agent's claim; no source gives a side",
+                },
                 "chosen_by": "agent",
                 "runs": {"search": [run_id], "heldout": [], "placebo": []},
             },
@@ -71,6 +75,13 @@ def side_and_no_finding(run_id: str) -> dict[str, Any]:
                 "q_value": 1.0,
                 "search": {"value": 7.2489, "ci_low": 5.0113, "ci_high": 9.4847, "units": units},
                 "heldout": {},
+                # As the offline example's search saved them: each side the agent's claim, its
+                # evidence words that make the table's last column many lines on A4.
+                "sides": {"makeup artist": "masculine (agent)", "mail carrier": "feminine (agent)"},
+                "evidence": {
+                    "mail carrier": "the agent's claim; no source gives a side",
+                    "makeup artist": "the agent's claim; no source gives a side",
+                },
                 "chosen_by": "agent",
                 "runs": {"search": [run_id], "heldout": [], "placebo": ["placebo-run"]},
             },

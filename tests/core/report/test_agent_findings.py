@@ -4,6 +4,7 @@ search and held-out figures side by side, and nowhere else."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -352,8 +353,12 @@ def test_a_search_that_bought_only_placebo_runs_names_them_and_why_no_band(
     ws.analysis.report(placebo.id, out)
     md = (out / "report.md").read_text(encoding="utf-8")
     html = (out / "report.html").read_text(encoding="utf-8")
-    # The note saying what the figures are prints with the short table it introduces.
-    assert '<div class="whole">\n<p class="note">q: Benjamini' in html
+    # The note saying what the figures are stands right over the table it introduces (on
+    # paper it prints with the table's first row: report.css).
+    assert re.search(
+        r'<p class="note">q: Benjamini[^<]*</p>\n<p class="scroll-hint".*\n<div class="scroll"',
+        html,
+    )
     assert '<td class="status">unscored (over budget' in html
     for text in (md, html):
         assert "Runs scored" not in text
