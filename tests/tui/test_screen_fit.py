@@ -158,7 +158,14 @@ async def test_agreement_tables_at_80x24_show_each_value_and_interval(
             for row in table.rows[:4]:
                 cells = [number(row[table.columns.index(c)]) for c in (value, low_high)]
                 name = str(row[table.columns.index(first)])
-                assert row_shows(lines, name, cells), (table.title, cells, "\n".join(lines))
+                # A long name wraps in its column ("Krippendorff's" over "α, all"); its value
+                # and interval stay whole on the row's first line.
+                head = name.split()[0]
+                assert row_shows(lines, name, cells) or row_shows(lines, head, cells, below=0), (
+                    table.title,
+                    cells,
+                    "\n".join(lines),
+                )
                 checked += 1
         assert checked >= 4
 
