@@ -11,10 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
+import hypothesis.configuration
 import pytest
 
 import diptych.testing
 from diptych.core.store import Store, open_store
+
+# Hypothesis keeps no example database, and its caches in a temp dir, never in the directory the
+# tests run from: a test leaves the machine as it found it.
+hypothesis.settings.register_profile("diptych", database=None)
+hypothesis.settings.load_profile("diptych")
+hypothesis.configuration.set_hypothesis_home_dir(tempfile.mkdtemp(prefix="diptych-hypothesis-"))
 
 # The fixtures plugin authors get (diptych_workspace, scripted_model, fake_openai, run_probe,
 # assert_round_trip): diptych's own tests use the very same ones.
