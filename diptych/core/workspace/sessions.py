@@ -103,9 +103,13 @@ def making(session: str) -> MakingSession:
 
 def session_names(session: str) -> tuple[str, ...]:
     """Every name of ``session`` a listing prints: its id, its row's label ("identities d96780")
-    and, for an audit's search, the start of its audit's hash alone ("d96780")."""
+    and, for an audit's search, the start of its audit's hash alone ("d96780") and that hash
+    whole ("d9678019c4", as the audit's id prints it), so that a longer start of it names the
+    session too."""
     label = session_label(session)
-    return tuple(dict.fromkeys((session, label, *label.split(" ")[1:])))
+    found = _AUDIT_SESSION.fullmatch(session)
+    whole = (found.group(1),) if found else ()
+    return tuple(dict.fromkeys((session, label, *label.split(" ")[1:], *whole)))
 
 
 def sessions_named(sessions: Iterable[str], ref: str) -> list[str]:
