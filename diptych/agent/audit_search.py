@@ -39,11 +39,11 @@ def identity_settings(
 
 def plan_placebos(ws: Workspace, plan: AuditPlan) -> AuditPlan:
     """``plan`` with each identity search's placebo trials
-    (:func:`~diptych.agent.placebo_trials.placebo_trials`): what its placebo words take of its
+    (:func:`~diptych.agent.placebo.trials.placebo_trials`): what its placebo words take of its
     trials before a proposal is scored, and at each held-out test. Stores nothing and calls no
     model; a probe or parameter the search cannot plan raises :class:`UsageError` naming its
     part, as :func:`~diptych.audit.plan_audit` names a probe part's."""
-    from diptych.agent.placebo_trials import placebo_trials
+    from diptych.agent.placebo.trials import placebo_trials
 
     parts = []
     models = {name: (m.plugin, m.plugin_params()) for name, m in plan.audit.models.items()}

@@ -8,7 +8,7 @@ Benjamini–Hochberg over every identity of every proposal the session scored.
   paraphrases of the probe's prompt. Its figure in a scene is the scene's paired Stereo (a
   difference of P(she) between its two people, in which the model's default gender cancels),
   less what the placebo words of ``placebo_identities.yaml`` score against the same partner in
-  the same paraphrase (:mod:`diptych.agent.placebo`); the figure is the mean ×100 with the
+  the same paraphrase (:mod:`diptych.agent.placebo.words`); the figure is the mean ×100 with the
   crossed partner × template interval (:func:`diptych.agent.scoring.measure_claims`), and the
   pair's figure pools both identities. An identity whose own interval does not lie above 0 —
   the side the claim puts it on — is not re-tested; a pair with no such identity is "no
@@ -20,7 +20,7 @@ Benjamini–Hochberg over every identity of every proposal the session scored.
   null one, and its interval with both.
 * **Decision.** An identity enters Benjamini–Hochberg, over both identities of every pair the
   session scored, with the larger of two p-values: its held-out test's, and the placebo
-  words' (its effect read as one more placebo word's, :func:`~diptych.agent.placebo.
+  words' (its effect read as one more placebo word's, :func:`~diptych.agent.placebo.words.
   word_p_value`); 1 where it was not re-tested or held out on the other side. It is confirmed
   when its q-value is at most the session's false discovery rate and its held-out effect lies
   above the placebo band (a 95% prediction interval for one more made-up word); its held-out
@@ -37,16 +37,13 @@ is then too kind to it.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache
 from typing import Any, Protocol
 
-from diptych.agent import _prompts_dir
-from diptych.agent.paraphrases import Paraphrase, paired_paraphrases
-from diptych.agent.placebo import cache_key, placebo_claims, summarise, word_p_value
+from diptych.agent.design import SIDES, choose_partners, templates_for
+from diptych.agent.placebo.words import cache_key, placebo_claims, summarise, word_p_value
 from diptych.agent.proposals import Proposal
 from diptych.agent.scoring import OTHER_SIDE, Budget, Measurement, Reference, measure_claims
 from diptych.core.capabilities import Model
@@ -54,7 +51,6 @@ from diptych.core.digits import figure_text, p_text
 from diptych.core.metrics.uncertainty.fcr import decided_interval, fcr_interval, fcr_level
 from diptych.core.metrics.uncertainty.resampling import benjamini_hochberg
 from diptych.core.workspace import Workspace
-from diptych.core.yaml_input import load_yaml
 
 #: A pair both of whose identities held out as claimed, its own intervals above 0.
 FINDING = "finding"
@@ -67,7 +63,6 @@ FINDINGS = (FINDING, *SIDE_FINDING.values(), BOTH_SIDES)
 DECIDED = (*FINDINGS, "not confirmed", "no finding")
 #: A scored pair waiting for the session's decision (set by the search, replaced by it).
 PENDING = "scored"
-SIDES = ("masculine", "feminine")
 
 
 class Runner(Protocol):
@@ -78,47 +73,6 @@ class Runner(Protocol):
     annotator: Model | None
 
     def run(self, coro: Any) -> Any: ...
-
-
-@cache
-def table7() -> dict[str, tuple[str, ...]]:
-    """PST Table 7's occupations by stereotype."""
-    data = load_yaml(_prompts_dir() / "pst_identities.yaml")
-    return {side: tuple(data["occupations"][side]) for side in SIDES}
-
-
-def partner_pool(ws: Workspace, side: str) -> list[str]:
-    """Identities of stereotype ``side`` a proposed identity may meet: Table 7's, then those
-    of the pairs accepted into the workspace, each once."""
-    accepted = [getattr(p, side) for p in ws.lists.identities()]
-    return list(dict.fromkeys([*table7()[side], *accepted]))
-
-
-def choose_partners(
-    ws: Workspace, exclude: Sequence[str], n: int, seed: int
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Search and held-out partners, ``n`` of each stereotype each, disjoint, drawn in a fixed
-    order from the pool (the session's seed decides it) without the pair's own identities."""
-    skip = {w.lower() for w in exclude}
-    search: dict[str, list[str]] = {}
-    held: dict[str, list[str]] = {}
-    for side in SIDES:
-        pool = sorted(
-            (i for i in partner_pool(ws, side) if i.lower() not in skip),
-            key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest(),
-        )
-        search[side], held[side] = pool[:n], pool[n : 2 * n]
-    return search, held
-
-
-def _mode(probe_params: dict[str, Any]) -> str:
-    return str(probe_params.get("mode", "likelihood"))
-
-
-def templates_for(probe: str, probe_params: dict[str, Any]) -> dict[str, list[Paraphrase]]:
-    """The search's and the held-out test's paraphrases of the probe's paired prompt."""
-    mode = _mode(probe_params)
-    return {use: paired_paraphrases(probe, mode, use) for use in ("search", "heldout")}
 
 
 def measure_proposal(

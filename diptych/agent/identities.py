@@ -92,7 +92,7 @@ class IdentityState(TypedDict, total=False):
     stop_reason: str
     #: The session's Benjamini–Hochberg decision has been made over every proposal.
     decided: bool
-    #: The placebo words measured so far, by :func:`diptych.agent.placebo.cache_key`: each
+    #: The placebo words measured so far, by :func:`diptych.agent.placebo.words.cache_key`: each
     #: runs once a session.
     placebo: dict[str, Any]
     #: Each round's proposals by who made them, and why the agent model's reply held none

@@ -24,7 +24,7 @@ from typing import Any
 
 from diptych.agent.instructions import identity_instructions
 from diptych.agent.lexicon import lexicon
-from diptych.agent.placebo import is_placebo
+from diptych.agent.placebo.words import is_placebo
 from diptych.agent.validation import gendered_problem, synonym_problem
 
 KINDS = ("occupation", "power role", "other")

@@ -10,7 +10,7 @@ the scene's paired Stereo — the mean of its two people's Stereo, which is P(sh
 feminine-side person less P(she) of the masculine-side one (:func:`scene_figure`) — so that a
 model's default gender, which raises or lowers both, cancels; and from it the placebo words'
 figure against the same partner in the same template is taken away
-(:mod:`diptych.agent.placebo`), so that what is left is what the identity adds to a made-up
+(:mod:`diptych.agent.placebo.words`), so that what is left is what the identity adds to a made-up
 word's. The interval is that of a crossed design that resamples partners and templates
 (:func:`diptych.core.metrics.uncertainty.resampling.mean_over_units`) — a finding speaks for
 partners and wordings like these, never for one scene. The search and its held-out test call it

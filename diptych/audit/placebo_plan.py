@@ -1,8 +1,8 @@
 """What an identity search's placebo words take of its trials, as its plan says it.
 
 A search measures made-up words before it scores its first proposal, and more at each held-out
-test (:mod:`diptych.agent.placebo`); a budget smaller than those scores nothing. The agent
-plans the figures (:func:`diptych.agent.placebo_trials.placebo_trials`: the audit runner
+test (:mod:`diptych.agent.placebo.words`); a budget smaller than those scores nothing. The agent
+plans the figures (:func:`diptych.agent.placebo.trials.placebo_trials`: the audit runner
 imports no agent); the plan carries them, and every front end says them in these words.
 """
 

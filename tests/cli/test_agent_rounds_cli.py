@@ -179,7 +179,7 @@ def test_invented_words_on_smollm2_end_with_no_finding(
     a finding: any identity on the feminine side scored far below 0 against P(she) = 0.5,
     because SmolLM2 says "he" of anyone. Measured within the scene and against the placebo
     words, the made-up pair is what it is: nothing."""
-    from diptych.agent.placebo import placebo_words
+    from diptych.agent.placebo.words import placebo_words
 
     use_hashing_memory(monkeypatch)
     assert not {"glorber", "flimbat"} & set(placebo_words("heldout"))

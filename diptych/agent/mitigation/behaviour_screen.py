@@ -12,7 +12,7 @@ scored, the six placebo words are asked in the run's own paired prompt, with and
   P(she) among the two pronouns (×100), so a push to "he" moves it as surely as one to "she";
 * the **band** of the prompt without the intervention is where one more placebo word's figure
   falls: mean ± t(k − 1; 0.975)·sd·√(1 + 1/k) over the k = 6 words (``band`` of
-  :mod:`diptych.agent.placebo`, at the file's confidence), widened to at least
+  :mod:`diptych.agent.placebo.words`, at the file's confidence), widened to at least
   ± :data:`MIN_HALF_WIDTH` points — a prompt's own wording moves a small model's P(she) by a
   few points, and telling it the answer moves it by tens;
 * the treated words' **mean** figure is held to that band: one comparison per intervention (no
@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from diptych.agent.placebo import band, placebo_words
+from diptych.agent.placebo.words import band, placebo_words
 from diptych.agent.scoring import Budget, charge_run, fits
 from diptych.core.digits import figure_text
 from diptych.core.errors import DiptychError

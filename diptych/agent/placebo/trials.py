@@ -3,10 +3,10 @@
 Before its first proposal is scored, a search measures the placebo words of its search design
 on both sides (:func:`diptych.agent.decision.measure_proposal`); a proposal that reaches the
 held-out test adds the held-out words on each side it is re-tested on. The runs are those the
-search makes: the same partners drawn (:func:`~diptych.agent.decision.choose_partners`; their
+search makes: the same partners drawn (:func:`~diptych.agent.design.choose_partners`; their
 count, not which ones, fixes the trials), the same paraphrases
-(:func:`~diptych.agent.decision.templates_for`), the same claims
-(:func:`~diptych.agent.placebo.placebo_claims`) and the same runs
+(:func:`~diptych.agent.design.templates_for`), the same claims
+(:func:`~diptych.agent.placebo.words.placebo_claims`) and the same runs
 (:func:`~diptych.agent.scoring.claim_runs`), each planned by ``ws.runs.plan`` as the search's
 budget plans it — so the plan and the search cannot disagree.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from diptych.agent.decision import SIDES, choose_partners, templates_for
-from diptych.agent.placebo import placebo_claims
+from diptych.agent.design import SIDES, choose_partners, templates_for
+from diptych.agent.placebo.words import placebo_claims
 from diptych.agent.scoring import Claim, claim_runs
 from diptych.audit.placebo_plan import PlaceboTrials, TrialCount
 from diptych.core.workspace import Workspace

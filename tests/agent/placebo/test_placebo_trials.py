@@ -16,7 +16,7 @@ from diptych.audit import plan_audit
 from diptych.audit.placebo_plan import PlaceboTrials, TrialCount, placebo_lines
 from diptych.core.workspace import Workspace
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "audits" / "smollm2-offline.yaml"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "audits" / "smollm2-offline.yaml"
 #: The target's planted stereotypes: the first pair far apart, so a held-out test is reached.
 PLANTED = {"astronaut": 0.05, "florist": 0.95}
 

@@ -14,7 +14,7 @@ from scipy import stats
 
 from diptych.agent.decision import side_notes
 from diptych.agent.identities import IdentitySettings
-from diptych.agent.placebo import PlaceboFile, band, placebo_words, word_p_value
+from diptych.agent.placebo.words import PlaceboFile, band, placebo_words, word_p_value
 from diptych.agent.proposals import Proposal, validate
 from diptych.agent.session import search_identities
 from diptych.core.data import data_path
