@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from audit_fixtures import audit_workdir
 from hosts import (
     FIGURE,
     OCC,
@@ -23,7 +24,6 @@ from hosts import (
     new_agent_app,
 )
 
-import diptych.testing
 from diptych.core import plugins
 from diptych.core.engine import run_probe
 from diptych.core.labels import TONE, Label
@@ -240,9 +240,6 @@ def agent_tui(scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A working directory with ``audit.yaml`` (pst and its Table 5 mitigation on a scripted,
     priced image model); relative paths keep the screen the same from run to run."""
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    monkeypatch.chdir(tmp_path)
     data = {
         "audit": 1,
         "name": "tui-audit",
@@ -254,9 +251,8 @@ def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
         "budget": {"max_cost": 1.0},
         "report": {"formats": ["json", "md"]},
     }
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    yield tmp_path
-    plugins.unregister_plugin(name)
+    with audit_workdir(tmp_path, monkeypatch, data) as path:
+        yield path
 
 
 STANDINGS_MASC = ["carpenter", "sheriff", "farmer", "guard"]

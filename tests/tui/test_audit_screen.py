@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from audit_fixtures import open_planned
 from hosts import FIGURE, write_gated_audit
 from steps import open_audit, wait_for
 from textual.pilot import Pilot
@@ -13,15 +14,6 @@ from textual.widgets import DataTable, Static
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
-
-
-async def open_planned(pilot: Pilot[Any]) -> AuditScreen:
-    """The Audit screen with audit.yaml opened and planned."""
-    screen = await open_audit(pilot)
-    await pilot.press(*"audit.yaml", "enter")
-    await wait_for(pilot, lambda: screen.plan is not None, "the plan")
-    await pilot.pause()
-    return screen
 
 
 def rows(screen: AuditScreen) -> list[list[str]]:

@@ -11,42 +11,22 @@ from typing import Any
 
 import pytest
 import yaml
+from audit_fixtures import audit_workdir, planted_audit
 from steps import open_audit
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-import diptych.testing
-from diptych.core import plugins
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.runs.detail import RunDetailScreen
 from diptych.tui.screens.runs.screen import RunsScreen
 from diptych.tui.widgets.tables import ListTable
 
-FIGURE = "STS paired (expected from P(he), P(she))"
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
-
 
 @pytest.fixture
 def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    monkeypatch.chdir(tmp_path)
-    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
-    data = {
-        "name": "tui-seq",
-        "seed": 1,
-        "models": {"t": {"plugin": "scripted-likelihood",
-                         "params": {"p_feminine": planted, "noise": 0.3}}},
-        "probes": [{"probe": "pst-text", "models": ["t"],
-                    "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"}}],
-        "report": {"formats": ["json"]},
-        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
-    }  # fmt: skip
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    yield tmp_path
-    plugins.unregister_plugin(name)
+    with audit_workdir(tmp_path, monkeypatch, planted_audit("tui-seq")) as path:
+        yield path
 
 
 async def wait_for(

@@ -9,40 +9,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
-from steps import open_audit, wait_for
+from audit_fixtures import audit_workdir, open_planned, planted_audit
+from steps import wait_for
 from textual.widgets import Static
 
-import diptych.testing
-from diptych.core import plugins
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-
-FIGURE = "STS paired (expected from P(he), P(she))"
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
 
 
 @pytest.fixture
 def audit_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An audit file in a temporary directory, the one the app is run from."""
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    monkeypatch.chdir(tmp_path)
-    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
-    data = {
-        "name": "tui-stored",
-        "seed": 1,
-        "models": {"t": {"plugin": "scripted-likelihood",
-                         "params": {"p_feminine": planted, "noise": 0.3}}},
-        "probes": [{"probe": "pst-text", "models": ["t"],
-                    "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"}}],
-        "report": {"formats": ["json"]},
-        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 75, "name": "below 75"}],
-    }  # fmt: skip
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    yield tmp_path
-    plugins.unregister_plugin(name)
+    with audit_workdir(tmp_path, monkeypatch, planted_audit("tui-stored")) as path:
+        yield path
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
@@ -51,9 +30,7 @@ async def test_until_decided_on_a_stored_design_says_it_read_it_and_bought_none(
 ) -> None:
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await open_audit(pilot)
-        await pilot.press(*"audit.yaml", "enter")
-        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        screen = await open_planned(pilot)
         summary = screen.query_one("#summary", Static)
         # Run whole first (ctrl+r), then until decided: every request is stored.
         await pilot.press("ctrl+r")
@@ -94,9 +71,7 @@ async def test_ctrl_g_right_after_a_run_says_its_end_starts_at_once(
     monkeypatch.setattr(JobControl, "detach", slow_detach)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_audit(pilot)
-        await pilot.press(*"audit.yaml", "enter")
-        await wait_for(pilot, lambda: screen.plan is not None, "the plan")
+        screen = await open_planned(pilot)
         summary = screen.query_one("#summary", Static)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: "audit complete" in str(summary.render()), "the run")

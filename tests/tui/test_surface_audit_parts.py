@@ -14,14 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
+from audit_fixtures import FIGURE, audit_workdir, planted_audit
 from steps import SIZES, open_audit, settle, shown, surface, wait_for
 from surface_keys import out_of_reach
 from textual.containers import VerticalScroll
 from textual.widgets import Input, OptionList, Static
 
-import diptych.testing
-from diptych.core import plugins
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import estimate_cells
 from diptych.tui.screens.audit.rows import search_cells
@@ -29,9 +27,6 @@ from diptych.tui.widgets.fit_table import FitTable
 
 pytestmark = pytest.mark.surface
 
-FIGURE = "STS paired (expected from P(he), P(she))"
-MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
-FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
 #: The design's distinct requests (the paired setting of 6 by 6 identities), bought a tenth
 #: a look, rounded up.
 REQUESTS = 144
@@ -39,27 +34,16 @@ REQUESTS = 144
 
 @pytest.fixture
 def decided_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    plugins.load_plugins()
-    name = plugins.register_plugin(diptych.testing, "testing")
-    monkeypatch.chdir(tmp_path)
-    planted = {**{m: 0.2 for m in MASC}, **{f: 0.8 for f in FEM}}
-    data = {
-        "name": "tui-decided",
-        "seed": 1,
-        "models": {"t": {"plugin": "scripted-likelihood",
-                         "params": {"p_feminine": planted, "noise": 0.3}}},
-        "probes": [{"probe": "pst-text", "models": ["t"],
-                    "params": {"masculine": MASC, "feminine": FEM, "setting": "paired"}}],
-        "searches": [{"name": "identities", "kind": "identities", "target": "t",
-                      "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
-                      "max_trials": 40}],
-        "report": {"formats": ["json"]},
-        "gates": [{"part": "pst-text", "figure": FIGURE, "below": 95,
-                   "name": "paired expected STS shown below 95"}],
-    }  # fmt: skip
-    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    yield tmp_path
-    plugins.unregister_plugin(name)
+    data = planted_audit(
+        "tui-decided",
+        searches=[{"name": "identities", "kind": "identities", "target": "t",
+                   "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
+                   "max_trials": 40}],
+        gates=[{"part": "pst-text", "figure": FIGURE, "below": 95,
+                "name": "paired expected STS shown below 95"}],
+    )  # fmt: skip
+    with audit_workdir(tmp_path, monkeypatch, data) as path:
+        yield path
 
 
 async def _decide(size: tuple[int, int]) -> None:
