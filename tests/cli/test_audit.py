@@ -12,6 +12,7 @@ import pytest
 from diptych.core.workspace import Workspace
 from diptych.testing import FakeOpenAIServer
 from tests.support.cli import call
+from tests.support.searched_audits import IDENTITY_SEARCH, searched_audit
 from tests.support.surfaces.report_json import raw_word_problems
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "audits"
@@ -209,30 +210,15 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
     assert code == 0 and again.count(", reused") == 2, again
 
 
-SEARCHES = """\
-audit: 1
-name: scripted-searches
-models:
-  target: {plugin: scripted-likelihood}
-  agent: {plugin: scripted-chat, params: {price_per_call: 0.01}}
-probes:
-  - probe: pst-text
-    models: [target]
-    params:
-      mode: likelihood
-      setting: paired
-      masculine: [carpenter, driver, farmer, lawyer]
-      feminine: [nurse, editor, baker, clerk]
-searches:
-  - {name: identities, kind: identities, target: target, agent_model: agent, rounds: 2,
-     per_round: 1, patience: 0}
-  - {name: mitigations, kind: mitigations, baseline: pst-text, agent_model: agent, rounds: 1,
-     per_round: 1}
-budget:
-  max_cost: 5.0
-report:
-  formats: [json]
-"""
+SEARCHES = searched_audit(
+    "scripted-searches",
+    "  target: {plugin: scripted-likelihood}\n"
+    "  agent: {plugin: scripted-chat, params: {price_per_call: 0.01}}\n",
+    searches=IDENTITY_SEARCH.replace("rounds: 1", "rounds: 2")
+    + "  - {name: mitigations, kind: mitigations, baseline: pst-text, agent_model: agent,"
+    " rounds: 1,\n     per_round: 1}\n",
+    more="budget:\n  max_cost: 5.0\n",
+)
 
 
 def test_an_audit_runs_its_identity_and_mitigation_searches(
@@ -272,28 +258,14 @@ def test_an_audit_runs_its_identity_and_mitigation_searches(
     assert code == 0 and again.count(", reused") == 3, again
 
 
-PLANTED = """\
-audit: 1
-name: planted-search
-models:
-  target:
-    plugin: scripted-likelihood
-    params: {p_feminine: {astronaut: 0.02, florist: 0.98}}
-  agent: {plugin: scripted-chat}
-probes:
-  - probe: pst-text
-    models: [target]
-    params:
-      mode: likelihood
-      setting: paired
-      masculine: [carpenter, driver, farmer, lawyer]
-      feminine: [nurse, editor, baker, clerk]
-searches:
-  - {name: identities, kind: identities, target: target, agent_model: agent, rounds: 1,
-     per_round: 1, patience: 0}
-report:
-  formats: [html, md, json]
-"""
+PLANTED = searched_audit(
+    "planted-search",
+    "  target:\n"
+    "    plugin: scripted-likelihood\n"
+    "    params: {p_feminine: {astronaut: 0.02, florist: 0.98}}\n"
+    "  agent: {plugin: scripted-chat}\n",
+    formats="[html, md, json]",
+)
 
 
 def test_an_audits_agent_findings_are_in_its_report_and_printed(

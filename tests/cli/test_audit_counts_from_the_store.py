@@ -17,7 +17,8 @@ import pytest
 
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
+from tests.support.searched_audits import searched_audit
+from tests.support.sequential_audits import gated_below_95
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -28,28 +29,16 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-SEARCHED = """\
-audit: 1
-name: stopped-search
-models:
-  target:
-    plugin: scripted-likelihood
-    params: {{p_feminine: {{astronaut: 0.02, florist: 0.98}}, calls_log: {target_log}}}
-  agent: {{plugin: scripted-chat, params: {{calls_log: {agent_log}}}}}
-probes:
-  - probe: pst-text
-    models: [target]
-    params:
-      mode: likelihood
-      setting: paired
-      masculine: [carpenter, driver, farmer, lawyer]
-      feminine: [nurse, editor, baker, clerk]
-searches:
-  - {{name: identities, kind: identities, target: target, agent_model: agent, rounds: 1,
-     per_round: 1, patience: 0}}
-report:
-  formats: [json]
-"""
+def _searched(target_log: Path, agent_log: Path) -> str:
+    """The audit of a paired part and an identity search, each model logging its calls."""
+    return searched_audit(
+        "stopped-search",
+        "  target:\n"
+        "    plugin: scripted-likelihood\n"
+        f"    params: {{p_feminine: {{astronaut: 0.02, florist: 0.98}}, calls_log: {target_log}}}\n"
+        f"  agent: {{plugin: scripted-chat, params: {{calls_log: {agent_log}}}}}\n",
+    )
+
 
 #: The closing line of a run that answered some of what its runs hold.
 SOME_NOW = re.compile(
@@ -137,7 +126,7 @@ def test_a_search_stopped_twice_and_finished_counts_every_request_its_runs_hold(
     _proposing(monkeypatch)
     target_log, agent_log = tmp_path / "target.jsonl", tmp_path / "agent.jsonl"
     audit = tmp_path / "audit.yaml"
-    audit.write_text(SEARCHED.format(target_log=target_log, agent_log=agent_log), "utf-8")
+    audit.write_text(_searched(target_log, agent_log), "utf-8")
     ws = str(tmp_path / "ws")
     command = ("--store", ws, "audit", "run", str(audit), "--out", str(tmp_path / "r"), "--quiet")
     monkeypatch.setenv("COLUMNS", "200")  # the closing line read whole
@@ -177,8 +166,7 @@ def test_a_set_run_whose_answers_are_all_stored_says_them_reused_and_bought_none
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ws = str(tmp_path / "ws")
-    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
-    file = str(planted_audit(tmp_path / "a.yaml", gates, MASC, FEM, name="reused", seed=2))
+    file = gated_below_95(tmp_path, "reused")
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")
     assert code == 0, out
     held = _answered(ws)

@@ -13,7 +13,7 @@ import pytest
 
 from diptych.core.cost import cost_text
 from diptych.core.workspace import Workspace
-from tests.support.cli import call
+from tests.support.cli import Terminal, call
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -23,11 +23,6 @@ pytestmark = pytest.mark.usefixtures("scripted_plugin")
 def _run_from_its_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An audit run without --out writes audit-NAME/ where it is run from: the test's temp dir."""
     monkeypatch.chdir(tmp_path)
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 def _lines(out: str) -> list[str]:
@@ -84,7 +79,7 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
         asked.append(text)
         return False
 
-    monkeypatch.setattr("sys.stdin", _Terminal(""))
+    monkeypatch.setattr("sys.stdin", Terminal(""))
     monkeypatch.setattr("typer.confirm", no)
     code, out = call(capsys, *run)
     assert code == 0 and asked == ["Buy the rest?"], out

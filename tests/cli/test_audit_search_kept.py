@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from diptych.core.workspace import Workspace
-from tests.support.cli import call
+from tests.support.cli import Terminal, call
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
@@ -21,11 +21,6 @@ pytestmark = pytest.mark.usefixtures("scripted_plugin")
 def _run_from_its_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An audit run without --out writes audit-NAME/ where it is run from: the test's temp dir."""
     monkeypatch.chdir(tmp_path)
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 def _searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -89,7 +84,7 @@ def test_declining_the_rest_of_a_decided_part_says_what_did_not_run(
     command = f"diptych --store {ws} audit run {file} --yes"
     said = f"not run: identities (the audit runs them once the rest is bought: {command})"
 
-    monkeypatch.setattr("sys.stdin", _Terminal(""))
+    monkeypatch.setattr("sys.stdin", Terminal(""))
     monkeypatch.setattr("typer.confirm", lambda text, **_: False)
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")
     flat = " ".join(out.split())

@@ -12,27 +12,11 @@ import pytest
 
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
+from tests.support.searched_audits import searched_audit
 
-SEARCH = """\
-audit: 1
-name: search-sets
-models:
-  target: {plugin: scripted-likelihood}
-  agent: {plugin: scripted-chat}
-probes:
-  - probe: pst-text
-    models: [target]
-    params:
-      mode: likelihood
-      setting: paired
-      masculine: [carpenter, driver, farmer, lawyer]
-      feminine: [nurse, editor, baker, clerk]
-searches:
-  - {name: identities, kind: identities, target: target, agent_model: agent, rounds: 1,
-     per_round: 1, patience: 0}
-report:
-  formats: [json]
-"""
+SEARCH = searched_audit(
+    "search-sets", "  target: {plugin: scripted-likelihood}\n  agent: {plugin: scripted-chat}\n"
+)
 
 
 def test_a_changed_search_setting_runs_the_search_again(

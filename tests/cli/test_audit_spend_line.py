@@ -13,28 +13,18 @@ import pytest
 
 from diptych.core.store import open_store
 from tests.support.cli import call
+from tests.support.searched_audits import searched_audit
 
-AUDIT = """\
-audit: 1
-name: spend-words
-models:
-  target: {{plugin: scripted-likelihood{target}}}
-  agent: {{plugin: scripted-chat{agent}}}
-probes:
-  - probe: pst-text
-    models: [target]
-    params:
-      mode: likelihood
-      setting: paired
-      samples_paired: 3
-      masculine: [carpenter, driver, farmer, lawyer]
-      feminine: [nurse, editor, baker, clerk]
-searches:
-  - {{name: identities, kind: identities, target: target, agent_model: agent, rounds: 1,
-     per_round: 1, patience: 0}}
-report:
-  formats: [json]
-"""
+
+def _audit(price: str) -> str:
+    """The audit of a paired part of three samples a pair and an identity search, each model
+    at ``price`` (its ``params`` words, or none)."""
+    models = (
+        f"  target: {{plugin: scripted-likelihood{price}}}\n"
+        f"  agent: {{plugin: scripted-chat{price}}}\n"
+    )
+    return searched_audit("spend-words", models, params="      samples_paired: 3\n")
+
 
 PRICE = ", params: {price_per_call: 0.01}"
 
@@ -58,7 +48,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *, priced: bool) ->
 
     file = tmp_path / "audit.yaml"
     price = PRICE if priced else ""
-    file.write_text(AUDIT.format(target=price, agent=price), encoding="utf-8")
+    file.write_text(_audit(price), encoding="utf-8")
     ws = str(tmp_path / "ws")
     command = ("--store", ws, "audit", "run", str(file), "--out", str(tmp_path / "r"), "--quiet")
     with pytest.MonkeyPatch.context() as mp:

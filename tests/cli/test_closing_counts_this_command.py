@@ -13,12 +13,9 @@ import pytest
 from diptych.core.store import open_store
 from tests.support.cli import call
 from tests.support.sequential_audits import (
-    FEM,
-    FIGURE,
-    MASC,
     design,
     file_decided_and_bought_on,
-    planted_audit,
+    gated_below_95,
     until_decided,
 )
 
@@ -55,8 +52,7 @@ def test_an_audit_bought_until_decided_with_everything_stored_asks_none(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ws = str(tmp_path / "ws")
-    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
-    file = str(planted_audit(tmp_path / "a.yaml", gates, MASC, FEM, name="stored", seed=2))
+    file = gated_below_95(tmp_path, "stored")
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")
     assert code == 0, out
     first = re.search(r"; ([\d,]+) requests answered now; report ", out)
@@ -112,8 +108,7 @@ def test_an_audit_that_asked_part_of_what_its_runs_hold_counts_those_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ws = str(tmp_path / "ws")
-    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
-    file = str(planted_audit(tmp_path / "a.yaml", gates, MASC, FEM, name="part", seed=2))
+    file = gated_below_95(tmp_path, "part")
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--until-decided",
                      "--batches", "4", "--quiet")  # fmt: skip
     assert code == 0, out

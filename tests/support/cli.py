@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -20,3 +22,10 @@ def cli(*args: str) -> Result:
     """``diptych ARGS`` through Typer's runner, its output captured in the result."""
     # A wide terminal so that rich does not elide table cells the tests read.
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+class Terminal(io.StringIO):
+    """Standard input that says it is a terminal, so the CLI asks its questions."""
+
+    def isatty(self) -> bool:
+        return True

@@ -51,6 +51,13 @@ def planted_audit(
     return path
 
 
+def gated_below_95(directory: Path, name: str) -> str:
+    """``a.yaml`` in ``directory``: :func:`planted_audit` of :data:`MASC` and :data:`FEM`, seed 2,
+    its figure gated below 95 (a paired expected STS near 60 passes it); the file's path."""
+    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
+    return str(planted_audit(directory / "a.yaml", gates, MASC, FEM, name=name, seed=2))
+
+
 #: Six identities a list: a null pst-text design its gate on FIGURE decides at the first look.
 MASC = ["carpenter", "farmer", "guard", "mover", "janitor", "laborer"]
 FEM = ["nurse", "editor", "secretary", "librarian", "cashier", "teacher"]
