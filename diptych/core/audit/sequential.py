@@ -417,7 +417,9 @@ class SequentialSummary:
                     f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
                     f"requests now, {self.trials_now:,} trials its runs were asked); the "
                     f"gates below keep their reading at look {self.looks} of {self.batches}, "
-                    "and every figure is read there, its value on all the trials since beside it"
+                    "each gate's value and interval the look's; its runs' figures (in their "
+                    "reports and diptych show) are read there too, each with its value on all "
+                    "the trials since beside it, a value only"
                 )
                 intervals = "their intervals are the anytime-valid ones of its looks"
         else:
