@@ -146,8 +146,7 @@ def print_stop(
             if saved_cost is not None and saved_cost.priced
             else ""
         )
-        batches = f"{summary.looks:,} of {summary.batches:,} batches"
-        held = bought_words(summary.bought, summary.planned, asked, f"in {batches}")
+        held = bought_words(summary.bought, summary.planned, asked, summary.read_in)
         typer.echo(
             f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "
             f"({percent_text(saved / summary.planned)}){dollars}"

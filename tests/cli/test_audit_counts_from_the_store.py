@@ -185,7 +185,7 @@ def test_a_set_run_whose_answers_are_all_stored_says_them_reused_and_bought_none
     stop = re.search(r"^stopped: .*$", again, re.M)
     assert stop is not None, again
     assert re.match(
-        rf"stopped: [^;]+; read {held} of {held} requests \(100\.0%\) from the store in \d of 4 "
-        r"batches, nothing bought;",
+        rf"stopped: [^;]+; read {held} of {held} requests \(100\.0%\) from the store at look 1, "
+        r"which read the whole design, nothing bought;",
         stop[0],
     ), stop[0]

@@ -128,9 +128,10 @@ def test_its_report_keeps_the_stop_and_says_it_was_bought_on_since(
     history = f"The audit stopped early (every gate decided) after {bought} of {planned} requests"
     since = (
         f"at look 1 of 4; it was bought on since ({answered} of {planned} requests now, {asked} "
-        "trials its runs were asked); the gates below keep their reading at look 1 of 4, and "
-        "every figure is read there, its value on all the trials since beside it; their "
-        "intervals are the anytime-valid ones of its looks"
+        "trials its runs were asked); the gates below keep their reading at look 1 of 4, each "
+        "gate's value and interval the look's; its runs' figures (in their reports and diptych "
+        "show) are read there too, each with its value on all the trials since beside it, a "
+        "value only; their intervals are the anytime-valid ones of its looks"
     )
     out_dir = tmp_path / "rep"
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))

@@ -68,8 +68,8 @@ def test_an_audit_bought_until_decided_with_everything_stored_asks_none(
     stop = _stop(again)
     assert stop.count("bought") == 1 and "nothing bought" in stop, stop
     assert re.search(
-        rf"; read {held} of {held} requests \(100\.0%\) from the store in \d of 4 batches, "
-        "nothing bought;",
+        rf"; read {held} of {held} requests \(100\.0%\) from the store at look 1, which read "
+        "the whole design, nothing bought;",
         stop,
     )
 
@@ -86,7 +86,9 @@ def test_a_gated_run_with_everything_stored_says_none_asked_now(
     assert _answered(ws) == held, "the design was stored whole: nothing to ask"
     stop = _stop(again)
     assert stop.count("bought") == 1 and "nothing bought" in stop, stop
-    assert f"read {held} of {held} requests (100.0%) from the store in " in stop, stop
+    # Stored whole: its one look read the whole design, never "in 1 of 4 batches".
+    whole = "from the store at look 1, which read the whole design, nothing bought;"
+    assert f"read {held} of {held} requests (100.0%) {whole}" in stop, stop
 
 
 def test_an_audit_decided_again_after_its_run_was_bought_on_asked_none(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from diptych.core.audit.sequential import bought_words
+from diptych.core.audit.sequential import SequentialSummary, bought_words
 from diptych.core.cost import LOCAL, Cost, requests_and_cost
 
 HERE = frozenset({LOCAL})
@@ -69,3 +69,38 @@ def test_a_sequential_design_says_what_this_command_bought_of_it(
     asked: Cost | None, words: str
 ) -> None:
     assert bought_words(1640, 1640, asked, "in 1 of 10 batches") == words
+
+
+#: The example audit's gated design: 1,640 requests in 10 batches of 164.
+AT_LOOK_1 = SequentialSummary("decided", 1, 10, 164, 1640)
+#: Decided at look 1, bought whole since, audited again: look 2 read all 1,640.
+WHOLE_AT_LOOK_2 = SequentialSummary("decided", 2, 10, 1640, 1640)
+#: Never decided: each of the 10 looks read one batch more.
+EVERY_BATCH = SequentialSummary("complete", 10, 10, 1640, 1640)
+
+
+@pytest.mark.parametrize(
+    ("summary", "asked", "words"),
+    [
+        # Nothing stored: look 1's 164 bought now.
+        (AT_LOOK_1, _local(164), "bought 164 of 1,640 requests (10.0%) in 1 of 10 batches"),
+        # Everything stored: look 1's 164 read, none bought.
+        (AT_LOOK_1, _local(0), "read 164 of 1,640 requests (10.0%) from the store in 1 of 10 "
+                               "batches, nothing bought"),
+        # Part stored: 64 of look 1's 164 asked now, the other 100 read.
+        (AT_LOOK_1, _local(64), "bought 164 of 1,640 requests (10.0%) in 1 of 10 batches, 64 of "
+                                "them now, the rest read from the store"),
+        # Bought whole since look 1 and audited again: one look more, which read all 1,640.
+        (WHOLE_AT_LOOK_2, _local(0), "read 1,640 of 1,640 requests (100.0%) from the store at "
+                                     "look 2, which read the whole design, nothing bought"),
+        (WHOLE_AT_LOOK_2, _local(1476), "bought 1,640 of 1,640 requests (100.0%) at look 2, "
+                                        "which read the whole design, 1,476 of them now, the "
+                                        "rest read from the store"),
+        (EVERY_BATCH, _local(0), "read 1,640 of 1,640 requests (100.0%) from the store in 10 of "
+                                 "10 batches, nothing bought"),
+    ],
+)  # fmt: skip
+def test_a_stop_line_says_the_looks_that_read_the_design(
+    summary: SequentialSummary, asked: Cost, words: str
+) -> None:
+    assert bought_words(summary.bought, summary.planned, asked, summary.read_in) == words

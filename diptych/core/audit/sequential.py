@@ -324,11 +324,12 @@ WHOLE_DESIGN = "the whole design"
 
 
 def bought_words(bought: int, planned: int, asked: float | None, at: str = "") -> str:
-    """What a sequential audit's gated designs hold, as its stop line says it (``at``: "in 1 of
-    10 batches"), with what this command asked (``asked``, a :class:`~diptych.core.cost.Cost`;
-    a plain float or None: not known): "bought 164 of 1,640 requests (10.0%) in 1 of 10
-    batches"; where it asked none, "read 1,640 of 1,640 requests (100.0%) from the store in 1
-    of 10 batches, nothing bought"; where it asked some, how many of them."""
+    """What a sequential audit's gated designs hold, as its stop line says it (``at``: the
+    looks that read them, :attr:`SequentialSummary.read_in`), with what this command asked
+    (``asked``, a :class:`~diptych.core.cost.Cost`; a plain float or None: not known): "bought
+    164 of 1,640 requests (10.0%) in 1 of 10 batches"; where it asked none, "read 164 of 1,640
+    requests (10.0%) from the store in 1 of 10 batches, nothing bought"; where it asked some,
+    how many of them."""
     share = f"({percent_text(bought / planned)})" if planned else ""
     counted = f"{bought:,} of {planned:,} requests {share}".rstrip()
     where = f" {at}" if at else ""
@@ -393,6 +394,17 @@ class SequentialSummary:
         """The look its gates read, as every surface names it (:func:`look_text`)."""
         return look_text(self.looks, self.batches, not self.early and not self.failed)
 
+    @property
+    def read_in(self) -> str:
+        """Where its gated designs' requests were read, as its stop line says it: "in 1 of 10
+        batches" while each look read one batch more; where its last look read the whole
+        design before the plan's last batch (bought whole since its gates stopped it, then
+        audited again), that look: "at look 2, which read the whole design", never "in 2 of 10
+        batches", as if 8 of them were not read."""
+        if not self.early and self.looks < self.batches:
+            return f"at look {self.looks:,}, which read the whole design"
+        return f"in {self.looks:,} of {self.batches:,} batches"
+
     def sentence(self) -> str:
         why = STOP_TEXT.get(self.stop or "", "it was stopped")
         share = percent_text(self.bought / self.planned)
@@ -417,7 +429,9 @@ class SequentialSummary:
                     f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
                     f"requests now, {self.trials_now:,} trials its runs were asked); the "
                     f"gates below keep their reading at look {self.looks} of {self.batches}, "
-                    "and every figure is read there, its value on all the trials since beside it"
+                    "each gate's value and interval the look's; its runs' figures (in their "
+                    "reports and diptych show) are read there too, each with its value on all "
+                    "the trials since beside it, a value only"
                 )
                 intervals = "their intervals are the anytime-valid ones of its looks"
         else:

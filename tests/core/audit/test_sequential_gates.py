@@ -126,3 +126,20 @@ def test_expected_spend_far_from_the_limit_is_the_first_batch() -> None:
     # On the limit: seldom decided, nearly all of the design bought, never more than all.
     on = expected_spend(DESIGN, COMPONENTS, rule, 25.0, bounds=(-100.0, 100.0), replicates=40)
     assert on.decided <= 0.15 and 0.85 <= on.share <= 1.0
+
+
+def test_a_run_bought_on_since_its_stop_never_promises_a_value_beside_each_gate() -> None:
+    """Decided at look 1 of 10 (164 of 1,640 requests) and bought on to the end since: the gate
+    lines every surface prints give the look's value and interval alone, so the sentence over
+    them says so, and says where the value on all the trials since is printed (the runs'
+    figures), never that it stands beside every gate."""
+    bought_on = SequentialSummary("decided", 1, 10, 164, 1640, bought_now=1640, trials_now=6560)
+    said = bought_on.sentence()
+    assert said.startswith(
+        "The audit stopped early (every gate decided) after 164 of 1,640 requests (10.0%), at "
+        "look 1 of 10; it was bought on since (1,640 of 1,640 requests now, 6,560 trials its "
+        "runs were asked); the gates below keep their reading at look 1 of 10, each gate's "
+        "value and interval the look's; its runs' figures"
+    ), said
+    assert "every figure is read there" not in said, said
+    assert bought_on.saved == 0
