@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.surfaces.paper import paper_problems
-from tests.support.surfaces.reproduce import reproduce_problems, shell_env
+from tests.support.surfaces.reproduce import offer_problems, reproduce_problems, shell_env
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import text_problems
 
@@ -37,6 +37,9 @@ def report_problems(
             problems += [
                 f"paper: {p}" for p in paper_problems(report_dir / "report.pdf", html, browser)
             ]
+    if (report_dir / "report.md").is_file():
+        markdown = (report_dir / "report.md").read_text(encoding="utf-8")
+        problems += [f"reproduce: {p}" for p in offer_problems(markdown)]
     if cwd is not None and env is not None and (report_dir / "report.md").is_file():
         problems += [
             f"reproduce: {p}" for p in reproduce_problems(report_dir / "report.md", cwd, env, store)
