@@ -74,7 +74,7 @@ def test_the_printed_command_gives_the_sets_again_and_makes_the_same_runs(
             "models.target.params.calls_log": f'{tmp_path}/it\'s "the" log.jsonl',
         }
     report = tmp_path / "report"
-    command = _code_after((report / "report.md").read_text(), "The audit again")
+    command = _code_after((report / "report.md").read_text(), "This report again")
     words = shlex.split(command)
     assert [words[i + 1] for i, w in enumerate(words) if w == "--set"] == sets, command
     # The report's page prints the same command.

@@ -18,6 +18,7 @@ from typing import Any
 import markupsafe
 
 from diptych.core.metrics.uncertainty.fcr import decided_interval, fcr_level
+from diptych.core.report.charts.model import ChartPoint
 from diptych.core.report.formatting import bounds, figure_text, no_interval, p_text
 
 #: An interval in a sentence, with the value before it and the interval's name after it where
@@ -116,6 +117,32 @@ def part_shown(part: Mapping[str, Any]) -> Shown:
     if shown == "—":
         return Shown(str(part.get("identity", "")), no_interval(dict(part)) or "—")
     return Shown(str(part.get("identity", "")), f"{figure_text(part.get('value'))} {shown}", name)
+
+
+def heldout_points(heldout: Mapping[str, Any]) -> list[ChartPoint]:
+    """A finding's held-out re-test on its chart as its table row shows it (``AgentFinding.
+    heldout_shown``): each re-tested identity's figure with the interval its decision read,
+    named (BH-adjusted, at its confidence); the pair's own 95% interval only where it is another
+    figure (both identities re-tested), as the series "held-out pair"."""
+    whole = _float(heldout.get("value"))
+    parts = [p for p in heldout.get("parts") or [] if isinstance(p, Mapping)]
+    parts = [p for p in parts if _float(p.get("value")) is not None]
+
+    def point(series: str, figure: Mapping[str, Any], decided: bool) -> ChartPoint:
+        low, high, name = (
+            decided_interval(figure)
+            if decided
+            else (figure.get("ci_low"), figure.get("ci_high"), "95% interval")
+        )
+        why = str(figure.get("reason") or "")
+        return ChartPoint(series, _float(figure.get("value")), _float(low), _float(high), why, name)
+
+    if not parts:
+        return [point("held-out", heldout, False)] if whole is not None else []
+    if len(parts) == 1 and (whole is None or figure_text(parts[0]["value"]) == figure_text(whole)):
+        return [point("held-out", parts[0], True)]
+    each = [point(f"held-out: {p.get('identity', '')}", p, True) for p in parts]
+    return each if whole is None else [point("held-out pair", heldout, False), *each]
 
 
 def band_shown(who: str, band: Mapping[str, Any]) -> Shown:

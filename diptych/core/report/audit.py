@@ -263,11 +263,29 @@ class Audit:
 
     @property
     def report_command(self) -> str:
-        """``diptych report RUN...``: this report again, from the directory it is in."""
+        """``diptych report RUN...`` from the directory the report is in: a run report's own
+        command again; in an audit's report, the runs' own report (:attr:`runs_report_words`)."""
         return report_command([p.id for p in self.runs], self.store, self.cwd)
 
-    #: The folders the two commands write to, beside this report's: the report again, and the
-    #: audit again (so that one run after the other meets nothing of the other's).
+    @property
+    def runs_report_words(self) -> str:
+        """What ``diptych report RUN...`` writes, said before its command in an audit's report:
+        the runs' own report, not this one (it has neither the findings of the audit's searches
+        nor what its file sets for its report, and the gates it shows are those of the newest
+        audit with gates recorded for the runs, which need not be this one)."""
+        searches = any(p.get("kind") == "search" for p in self.scope.get("parts") or [])
+        left_out = ["the agent findings of the audit's searches"] if searches else []
+        left_out.append(
+            "what the audit file sets for its report (label policy, frameworks, formats)"
+        )
+        return (
+            "Not this report, but its runs' own, from the same stored answers: it leaves out "
+            f"{' and '.join(left_out)}, and takes its gates from the newest audit with gates "
+            "recorded for these runs."
+        )
+
+    #: The folders the two commands write to, beside this report's: the runs' report again, and
+    #: the audit again (so that one run after the other meets nothing of the other's).
     report_again = AGAIN
     audit_again = AUDIT_AGAIN
 

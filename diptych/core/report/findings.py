@@ -19,6 +19,7 @@ from diptych.core.report.agent_cells import (
     decided_reason,
     figures_html,
     figures_text,
+    heldout_points,
     part_shown,
     sentence_html,
     session_level,
@@ -372,28 +373,35 @@ class AgentSession:
         """Each finding's search figure beside its held-out re-test, with their intervals."""
         rows = []
         for f in self.findings:
-            points = [
-                ChartPoint(
-                    series,
-                    _float(fig.get("value")),
-                    _float(fig.get("ci_low")),
-                    _float(fig.get("ci_high")),
-                    why=str(fig.get("reason") or ""),
-                )  # fmt: skip
-                for series, fig in (("held-out", f.heldout), ("search", f.search))
-                if _float(fig.get("value")) is not None
-            ]
+            points = heldout_points(f.heldout)
+            if _float(f.search.get("value")) is not None:
+                search = f.search
+                low, high = _float(search.get("ci_low")), _float(search.get("ci_high"))
+                why = str(search.get("reason") or "")
+                points.append(ChartPoint("search", _float(search.get("value")), low, high, why))
             if points:
                 rows.append(ChartRow(f.what[:60], points))
         if not rows:
             return None
+        # Each series' intervals named once: a held-out identity's is the BH-adjusted one its
+        # decision read, as in the table, never its own 95% one beside it.
+        named: dict[str, set[str]] = {}
+        for row in rows:
+            for p in row.points:
+                if p.has_interval:
+                    named.setdefault(p.series, set()).add(p.interval.removesuffix(" interval"))
+        bars = "; ".join(
+            f"{series}: " + ("95%, unadjusted" if series == "search" else ", ".join(sorted(n)))
+            for series, n in named.items()
+        )
         return Chart(
             name=f"{self.anchor}-findings",
             title=f"Agent findings of session {self.session}: held-out against search",
             axis=self.figure or "figure",
             rows=rows,
             row_kind="finding",
-            note="Points: the figure; bars: 95% intervals. Held-out first, the search below.",
+            note=f"Points: the figure; {f'bars: intervals ({bars}); ' if bars else ''}held-out "
+            "first, the search below.",
             source="agent",
             no_interval="none was recorded with the figure",
         )

@@ -238,7 +238,7 @@ def test_a_command_line_audit_is_run_again_with_its_gates_and_looks() -> None:
 
 
 def test_an_audits_two_commands_write_to_folders_of_their_own() -> None:
-    """The audit again and its report again, run one after the other from the report's
+    """The audit again and its runs' own report, run one after the other from the report's
     directory: each writes beside the report to a folder of its own, and the check that runs
     them finds two commands that share one."""
     scope = {"file": "audit.yaml", "sequential": {"batches": 10}}

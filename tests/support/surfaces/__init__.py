@@ -14,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.support.surfaces.chart_intervals import chart_table_problems
 from tests.support.surfaces.paper import paper_problems
-from tests.support.surfaces.reproduce import reproduce_problems, shell_env
+from tests.support.surfaces.reproduce import offer_problems, reproduce_problems, shell_env
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import text_problems
 
@@ -37,6 +38,12 @@ def report_problems(
             problems += [
                 f"paper: {p}" for p in paper_problems(report_dir / "report.pdf", html, browser)
             ]
+    markdown, page = (
+        (report_dir / name).read_text(encoding="utf-8") if (report_dir / name).is_file() else ""
+        for name in ("report.md", "report.html")
+    )
+    problems += [f"reproduce: {p}" for p in offer_problems(markdown)]
+    problems += chart_table_problems(markdown, page)
     if cwd is not None and env is not None and (report_dir / "report.md").is_file():
         problems += [
             f"reproduce: {p}" for p in reproduce_problems(report_dir / "report.md", cwd, env, store)

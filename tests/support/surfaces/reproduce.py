@@ -21,6 +21,58 @@ def printed_commands(report_md: str) -> list[str]:
     return [line for block in blocks for line in block.strip().splitlines() if line.strip()]
 
 
+#: How a paragraph offers the command under it as this report again, and how it names one
+#: that writes something else (an audit's runs' own report).
+_THIS_REPORT = ("This report again", "From the directory this report is in")
+_NOT_THIS = "Not this report"
+
+
+def offered_commands(report_md: str) -> list[tuple[str, str]]:
+    """Each command of the "How to reproduce this report" block with the paragraph just above
+    it (what the report says the command is)."""
+    section = report_md.split("### How to reproduce this report", 1)[1].split("\n### ", 1)[0]
+    out = []
+    lead = ""
+    for part in re.split(r"(```\n.*?```)", section, flags=re.DOTALL):
+        if part.startswith("```"):
+            out += [(lead, line) for line in part[4:-3].strip().splitlines() if line.strip()]
+        elif paragraphs := [p.strip() for p in part.split("\n\n") if p.strip()]:
+            lead = paragraphs[-1]
+    return out
+
+
+def offer_problems(report_md: str) -> list[str]:
+    """The commands a report offers as itself again: an audit's report offers only the command
+    that runs its audit (``audit run FILE``, or a gated ``diptych run`` for an audit made on the
+    command line), and names any other command (its runs' own report) as not this report; a
+    run report offers its own ``diptych report RUN``."""
+    if "### How to reproduce this report" not in report_md:
+        return []
+    section = report_md.split("### How to reproduce this report", 1)[1]
+    audit_file = re.search(r"^Audit file `", section, re.MULTILINE) is not None
+    command_line = re.search(r"^Audit `[^`]*`, made on the command line", section, re.M)
+    offered = offered_commands(report_md)
+    itself = [c for lead, c in offered if lead.startswith(_THIS_REPORT)]
+    problems = []
+    if not itself:
+        problems.append("no command is offered as this report again")
+    for lead, command in offered:
+        words = shlex.split(command)
+        runs_audit = "audit" in words and "run" in words[words.index("audit") :]
+        if audit_file or command_line:
+            names_audit = runs_audit if audit_file else "--gate" in words
+            if lead.startswith(_THIS_REPORT) and not names_audit:
+                problems.append(
+                    f"`{command}` is offered as this audit's report again but does not run "
+                    "the audit"
+                )
+            elif not names_audit and not lead.startswith(_NOT_THIS):
+                problems.append(f"`{command}` is not named as writing another report than this")
+        elif lead.startswith(_THIS_REPORT) and "report" not in words:
+            problems.append(f"`{command}` is offered as this report again but is no report")
+    return problems
+
+
 def shell_env(bin_dir: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     """``diptych`` on PATH as the CLI with the scripted models registered, a dummy key, and no
     ``DIPTYCH_STORE``: the commands must name their workspace themselves."""

@@ -42,7 +42,8 @@ def _limits(value: Any) -> tuple[float, float] | None:
 
 @dataclass
 class ChartPoint:
-    """One series' figure on one row: its value and 95% interval (None where there is none)."""
+    """One series' figure on one row: its value and interval (None where there is none), a 95%
+    one unless :attr:`interval` names another."""
 
     series: str
     value: float | None
@@ -51,6 +52,10 @@ class ChartPoint:
     #: Why the point has no interval ("one prompt only"), where it has none; else the chart's
     #: :attr:`Chart.no_interval` says why.
     why: str = ""
+    #: The interval's name where it is not the usual 95% one ("98.75% BH-adjusted interval":
+    #: the one a decision read), so that the chart shows a figure with the interval its table
+    #: gives it.
+    interval: str = ""
 
     @property
     def has_interval(self) -> bool:
@@ -68,7 +73,8 @@ class ChartPoint:
         # The reason once: a point's own may already end "…: no interval".
         reason = why_no_interval(self.why or why)
         if self.has_interval:
-            text += f" (95% interval {plain(self.low)} to {plain(self.high)})"
+            name = self.interval or "95% interval"
+            text += f" ({name} {plain(self.low)} to {plain(self.high)})"
         else:
             text += f" (no interval: {reason})" if reason else " (no interval)"
         return text
@@ -128,6 +134,7 @@ class Chart:
                         number(p.get("low")),
                         number(p.get("high")),
                         str(p.get("why", "")),
+                        str(p.get("interval", "")),
                     )
                     for p in r.get("points", [])
                 ],
