@@ -94,6 +94,12 @@ class Runs(Namespace):
         """The ids of the runs ``session`` (an agent session, an audit's search) made."""
         return [run for run, made in sessions_of_runs(self._store).items() if made == session]
 
+    def session_trials(self, session: str) -> int:
+        """The trials the runs ``session`` made hold with an outcome (done or refused, as a
+        plan counts a run's stored ones): 0 for a session that made none."""
+        counts = [self._store.status_counts(run) for run in self.of_session(session)]
+        return sum(c.get("done", 0) + c.get("refused", 0) for c in counts)
+
     def status_text(self, run_id: str) -> str:
         """The run's status in words, as listings show it: a run a sequential audit stopped
         once its gates were decided says at which look and what it saved ("decided at look 1
