@@ -49,6 +49,7 @@ from diptych.core.workspace.sessions import (
     SessionDetail,
     SessionReporter,
     making,
+    session_watcher,
     sessions_named,
     sessions_of_runs,
 )
@@ -325,7 +326,8 @@ class Runs(Namespace):
         built = build_probe(probe, params)
         resolved = [build_model(m) for m in models]
         if self._making is not None:
-            reporter = SessionReporter(reporter, self._store, self._making)
+            inner = reporter if reporter is not None else session_watcher()
+            reporter = SessionReporter(inner, self._store, self._making)
         return await run_async(self._store, built, resolved, options=options, reporter=reporter)
 
     def run_sync(
