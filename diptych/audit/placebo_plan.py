@@ -66,6 +66,15 @@ def placebo_cell(placebo: PlaceboTrials | None) -> str:
     return f"≥ {fmt(placebo.search.planned)} (placebo words)"
 
 
+def search_stored_cell(placebo: PlaceboTrials | None, session_trials: int | None) -> str:
+    """A search's "trials stored" cell in a plan's table: every trial its session holds (its
+    placebo words', its scored proposals', its held-out tests'); before its session made any,
+    its placebo words' stored, which it would reuse; "—" where neither is known."""
+    if session_trials:
+        return fmt(session_trials)
+    return fmt(placebo.search.stored) if placebo is not None else "—"
+
+
 def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
     """What the search ``name``'s placebo words take of its trials, and, where its max_trials
     cannot score a proposal, what to do."""

@@ -67,6 +67,15 @@ class PartPlan:
     #: An identity search's placebo words' trials, where a front end planned them (the audit
     #: runner imports no agent: :func:`diptych.agent.audit_search.plan_placebos`).
     placebo: PlaceboTrials | None = None
+    #: An agent search's trials its session holds (every run it made: placebo words, scored
+    #: proposals, held-out tests) with an outcome; 0 before it ran. None for a run.
+    session_trials: int | None = None
+
+
+def search_session(audit_id: str, part: str) -> str:
+    """The agent session of the audit ``audit_id``'s search ``part``: every run of it (and a
+    rerun of the same audit, which resumes it) records its runs under this name."""
+    return f"audit-{audit_id}-{part}"
 
 
 @dataclass
@@ -320,8 +329,18 @@ def plan_audit(
     the one the run records. A malformed file raises :class:`InputFileError` naming fields
     and lines."""
     audit, digest, _, kept = read_overridden(source, overrides)
-    plan = plan_parts(ws, audit, digest, precision=precision, target_width=target_width)
-    return replace(plan, overrides=kept)
+    plan = replace(
+        plan_parts(ws, audit, digest, precision=precision, target_width=target_width),
+        overrides=kept,
+    )
+    # A search's stored trials are all its session's, not only its placebo words' (the id,
+    # which names its session, holds the --set fields kept).
+    parts = [
+        p if p.part.search is None
+        else replace(p, session_trials=ws.runs.session_trials(search_session(plan.id, p.part.name)))
+        for p in plan.parts
+    ]  # fmt: skip
+    return replace(plan, parts=parts)
 
 
 def plan_parts(

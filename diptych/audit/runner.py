@@ -26,6 +26,7 @@ from diptych.audit.plan import (
     plan_parts,
     read_overridden,
     reusable,
+    search_session,
 )
 from diptych.audit.report_files import write_report
 from diptych.audit.search_part import SearchRunner, bounded, run_search_part, trials_asked
@@ -390,7 +391,14 @@ async def _run_part(
         baseline = runs_by_part.get(part.baseline) if part.baseline else None
         named = {name: (m.plugin, m.plugin_params()) for name, m in models.items()}
         return await run_search_part(
-            ws, searches, part, named, f"audit-{audit_id}-{part.name}", remaining, baseline
+            ws,
+            searches,
+            part,
+            named,
+            search_session(audit_id, part.name),
+            remaining,
+            baseline,
+            reporter,
         )
     assert part.probe is not None
     run = await ws.runs.run(

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 from diptych.audit.plan import Part, PartPlan
 from diptych.audit.spend import SEARCHED_AT
 from diptych.core.audit import PartRecord
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import Reporter, Workspace
+from diptych.core.workspace.sessions import watching
 
 
 class SearchRunner(Protocol):
@@ -69,14 +70,16 @@ async def run_search_part(
     session: str,
     remaining: float | None,
     baseline: str | None,
+    reporter: Reporter | None = None,
 ) -> PartRecord:
     """The search ``part`` run to its end (its record), or stopped with the audit: a cancel
     sets the search's stop and waits for the search to stop (at its next trial or agent call)
-    before it goes on, so nothing is bought after it."""
+    before it goes on, so nothing is bought after it. ``reporter`` hears one note per run
+    the search finishes (:func:`~diptych.core.workspace.sessions.watching`)."""
     stop = threading.Event()
     searching = asyncio.ensure_future(
         asyncio.to_thread(_search_apart, ws, searches, part, models, session, remaining, baseline,
-                          stop)
+                          stop, reporter)
     )  # fmt: skip
     try:
         summary = await asyncio.shield(searching)
@@ -106,9 +109,13 @@ def _search_apart(
     remaining: float | None,
     baseline: str | None,
     stop: threading.Event,
+    reporter: Reporter | None = None,
 ) -> dict[str, Any]:
     """Run one agent search in the calling (worker) thread on a Workspace of its own: a store's
     SQLite connection serves only the thread that opened it, so the search opens the same
     workspace again."""
-    with Workspace.open(ws.path, create=False, chroma_url=ws.chroma_url) as own:
+    with (
+        Workspace.open(ws.path, create=False, chroma_url=ws.chroma_url) as own,
+        watching(reporter, part.name),
+    ):
         return searches(own, part, models, session, remaining, baseline, stop)

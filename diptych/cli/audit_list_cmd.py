@@ -16,6 +16,9 @@ from diptych.cli.table_fit import fit_table
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.sequential import PartLooks
 
+#: A part of the audit's file that no run of it recorded.
+NOT_RUN = "not run"
+
 #: From this width on the table has room for each audit's file hash (the JSON always has it).
 WIDE = 100
 
@@ -33,6 +36,10 @@ def list_audits(
         # since the look and what it holds now. Each part's in its run's words.
         told = {a.id: ws.audits.status_text(a) for a in audits}
         said = {a.id: {p.name: ws.audits.part_status_text(p) for p in a.parts} for a in audits}
+        # A part of its file no run of it recorded (a search --until-decided left out) is
+        # "not run", in the table and the JSON alike; the audit is not complete without it.
+        for a in audits:
+            said[a.id].update(dict.fromkeys(ws.audits.not_run(a), NOT_RUN))
         where = ws.path
     if as_json:
         rows = [
@@ -45,6 +52,7 @@ def list_audits(
                 "status_text": told[a.id],
                 "report": a.report,
                 "parts": [part_json(p, said[a.id][p.name]) for p in a.parts],
+                "not_run": [n for n, words in said[a.id].items() if words == NOT_RUN],
             }
             for a in audits
         ]

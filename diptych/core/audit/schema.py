@@ -307,10 +307,15 @@ class AuditFile(_Strict):
         # A bare list of gates is the common case: the family's defaults around it.
         return {"checks": value} if isinstance(value, list) else value
 
+    @property
+    def part_names(self) -> list[str]:
+        """Its parts' names in the order it runs them: probes, mitigations, searches."""
+        names = [p.part_name for p in self.probes] + [m.name for m in self.mitigations]
+        return names + [s.name for s in self.searches]
+
     @model_validator(mode="after")
     def _references(self) -> AuditFile:
-        names = [p.part_name for p in self.probes] + [m.name for m in self.mitigations]
-        names += [s.name for s in self.searches]
+        names = self.part_names
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"part names must differ; {', '.join(dupes)} repeats (set name)")

@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from diptych.core.audit.overrides import apply_overrides
 from diptych.core.audit.record import AuditRecord, PartRecord, list_audits, process_running
 from diptych.core.audit.run_status import (
     BOUGHT_ON,
@@ -25,7 +26,9 @@ from diptych.core.audit.run_status import (
     status_text,
     trials_asked,
 )
+from diptych.core.audit.schema import parse_audit
 from diptych.core.audit.sequential import PartLooks, SequentialSummary
+from diptych.core.errors import DiptychError
 from diptych.core.probe import ProbeResult, Table
 
 if TYPE_CHECKING:
@@ -171,6 +174,9 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
         # A buy-on in flight (or killed) is the run's: the audit is not running it.
         if said not in ("running", "stale"):
             now = said
+    # Complete only when every part of its file is: one left out is not run yet.
+    if now == "complete" and not_run(audit):
+        now = "incomplete"
     return replace(audit, status=now, parts=parts)
 
 
@@ -277,11 +283,31 @@ def audit_status_text(store: Store, audit: AuditRecord) -> str:
     (:func:`bought_on_elsewhere`), that is said after it ("decided: its run pst-text-… is being
     bought on by another process")."""
     said = _own_status_text(store, audit)
+    missing = not_run(audit) if audit.status in FINISHED else []
+    if missing:
+        said = f"{said}; not run: {', '.join(missing)}"
     elsewhere = bought_on_elsewhere(audit)
     if elsewhere is None:
         return said
     sep = "; " if ":" in said else ": "
     return f"{said}{sep}its run {elsewhere.run_id} is being bought on by another process"
+
+
+#: The statuses of an audit no process is buying, whose parts not run are said after it.
+FINISHED = ("complete", "incomplete", "decided", BOUGHT_ON)
+
+
+def not_run(audit: AuditRecord) -> list[str]:
+    """The parts of ``audit``'s file (its recorded text, with its ``--set`` fields) that no run
+    of it has recorded, in the file's order: a search ``--until-decided`` left out, say. None
+    where the recorded text no longer parses (a file of an older format): nothing says which."""
+    try:
+        audit_file = parse_audit(audit.file_text, audit.file_path)
+        if audit.overridden:
+            audit_file = apply_overrides(audit_file, audit.overridden)
+    except DiptychError:
+        return []
+    return [name for name in audit_file.part_names if audit.part(name) is None]
 
 
 def _own_status_text(store: Store, audit: AuditRecord) -> str:
@@ -294,7 +320,14 @@ def _own_status_text(store: Store, audit: AuditRecord) -> str:
     if audit.status != "incomplete":
         return audit.status
     failed = failed_trials(store, audit, [p.name for p in audit.parts])
-    return f"incomplete: {failed_words(failed)}" if failed else audit.status
+    if failed:
+        return f"incomplete: {failed_words(failed)}"
+    missing = len(not_run(audit))
+    if not missing:
+        return audit.status
+    # Its parts recorded are complete; which are not run is said after (:func:`not_run`).
+    done = sum(p.status == "complete" for p in audit.parts)
+    return f"{done:,} of {done + missing:,} parts complete"
 
 
 def stopped_look(store: Store, run_id: str) -> str:

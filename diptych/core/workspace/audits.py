@@ -23,6 +23,7 @@ from diptych.core.audit.stopped import (
     bought_on,
     decided_runs,
     name_fixed_intervals,
+    not_run,
     part_status_text,
     stopped_look,
     stopped_status,
@@ -140,6 +141,11 @@ class Audits(Namespace):
         """``audit``'s status in words: an incomplete one with its failed trials and what asks
         them again (:func:`~diptych.core.audit.stopped.audit_status_text`)."""
         return audit_status_text(self._store, audit)
+
+    def not_run(self, audit: record.AuditRecord) -> builtins.list[str]:
+        """The parts of ``audit``'s file no run of it has recorded, in the file's order
+        (:func:`~diptych.core.audit.stopped.not_run`): its status names them."""
+        return not_run(audit)
 
     def part_status_text(self, part: record.PartRecord) -> str:
         """A part's status in words (``part``: as :meth:`as_now` lists it), as its run's

@@ -49,6 +49,7 @@ from diptych.core.workspace.sessions import (
     SessionDetail,
     SessionReporter,
     making,
+    session_watcher,
     sessions_named,
     sessions_of_runs,
 )
@@ -93,6 +94,12 @@ class Runs(Namespace):
     def of_session(self, session: str) -> builtins.list[str]:
         """The ids of the runs ``session`` (an agent session, an audit's search) made."""
         return [run for run, made in sessions_of_runs(self._store).items() if made == session]
+
+    def session_trials(self, session: str) -> int:
+        """The trials the runs ``session`` made hold with an outcome (done or refused, as a
+        plan counts a run's stored ones): 0 for a session that made none."""
+        counts = [self._store.status_counts(run) for run in self.of_session(session)]
+        return sum(c.get("done", 0) + c.get("refused", 0) for c in counts)
 
     def status_text(self, run_id: str) -> str:
         """The run's status in words, as listings show it: a run a sequential audit stopped
@@ -319,7 +326,8 @@ class Runs(Namespace):
         built = build_probe(probe, params)
         resolved = [build_model(m) for m in models]
         if self._making is not None:
-            reporter = SessionReporter(reporter, self._store, self._making)
+            inner = reporter if reporter is not None else session_watcher()
+            reporter = SessionReporter(inner, self._store, self._making)
         return await run_async(self._store, built, resolved, options=options, reporter=reporter)
 
     def run_sync(

@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.engine import NullReporter, Reporter
+from diptych.core.report.formatting import tally
 from diptych.core.store import RunRecord, Store
 from diptych.core.workspace.records import RunSummary
 
@@ -67,6 +70,41 @@ def record_run(store: Store, making: MakingSession, run: RunRecord) -> None:
     key = RUN_SESSION_KEY + run.id
     if run.created_at >= making.since and store.preference(key) is None:
         store.set_preference(key, making.session)
+
+
+#: Who hears of a session's runs started with no reporter of their own (an agent search's):
+#: set by :func:`watching` around the search, in its thread.
+_WATCHER: ContextVar[Reporter | None] = ContextVar("session_watcher", default=None)
+
+
+@contextmanager
+def watching(reporter: Reporter | None, part: str) -> Iterator[None]:
+    """Inside this block (this thread, and the event loops it starts) each run a session
+    finishes is told to ``reporter`` as one note, "search identities: run pst-text-… finished:
+    48 done (3 runs so far)": an audit's search, which starts many small runs, is seen to work."""
+    token = _WATCHER.set(RunLines(reporter, part) if reporter is not None else None)
+    try:
+        yield
+    finally:
+        _WATCHER.reset(token)
+
+
+def session_watcher() -> Reporter | None:
+    """The reporter :func:`watching` set for this thread's session runs, if any."""
+    return _WATCHER.get()
+
+
+class RunLines(NullReporter):
+    """A reporter that tells ``inner`` one note per run finished, and nothing of its trials."""
+
+    def __init__(self, inner: Reporter, part: str) -> None:
+        self._inner, self._part, self._runs = inner, part, 0
+
+    def run_finished(self, run: RunRecord, counts: dict[str, int]) -> None:
+        self._runs += 1
+        so_far = f"{self._runs:,} run{'s' if self._runs != 1 else ''} so far"
+        told = tally(counts) or "no trials"
+        self._inner.note(f"search {self._part}: run {run.id} {run.status}: {told} ({so_far})")
 
 
 class SessionReporter:

@@ -13,7 +13,7 @@ from typing import Any
 from textual.message import Message
 
 from diptych.audit import AuditPlan
-from diptych.audit.placebo_plan import PlaceboTrials, placebo_cell
+from diptych.audit.placebo_plan import PlaceboTrials, placebo_cell, search_stored_cell
 from diptych.audit.sequential import part_status_words
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.run_status import status_text
@@ -198,19 +198,22 @@ def part_rows(
         e = p.estimate
         # The words of the CLI's plan: the agent decides how many trials a search buys, at
         # least its placebo words' where they are planned.
-        cells = estimate_cells(e) if e else search_cells(p.placebo)
+        cells = estimate_cells(e) if e else search_cells(p.placebo, p.session_trials)
         said = status.get(p.part.name, "planned")
         rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells, said]))
     return rows
 
 
-def search_cells(placebo: PlaceboTrials | None) -> tuple[str, str, str, str]:
-    """A search's trials (at least its placebo words', where planned), stored, requests to run
-    and cost, as the CLI's plan gives them."""
+def search_cells(
+    placebo: PlaceboTrials | None, session_trials: int | None = None
+) -> tuple[str, str, str, str]:
+    """A search's trials (at least its placebo words', where planned), stored (every trial its
+    session holds: :func:`search_stored_cell`), requests to run and cost, as the CLI's plan
+    gives them."""
+    stored = search_stored_cell(placebo, session_trials)
     if placebo is None:
-        return placebo_cell(None), "—", "—", "≤ budget"
-    s = placebo.search
-    return placebo_cell(placebo), f"{s.stored:,}", f"≥ {s.to_run:,}", "≤ budget"
+        return placebo_cell(None), stored, "—", "≤ budget"
+    return placebo_cell(placebo), stored, f"≥ {placebo.search.to_run:,}", "≤ budget"
 
 
 def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
