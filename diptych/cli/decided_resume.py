@@ -15,6 +15,7 @@ from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.session_refs import run_named
 from diptych.core.audit.overrides import set_words
 from diptych.core.audit.run_status import decided_at, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
@@ -29,7 +30,7 @@ def ask_rest_of_decided(
     ``--yes``. With ``yes`` the same line is said, and nothing asked: what is bought is named
     before it is. Any other run resumes without a question."""
     with state(ctx).open_workspace(create=False) as ws:
-        run = ws.runs.get(run_id)
+        run = run_named(ws, run_id, "resume")
         if run.status != "decided":
             return
         question = _rest_of(ws, run.id, RunOptions(paid_retries=paid_retries))
@@ -44,7 +45,7 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
     from diptych.cli.plan_output import print_estimate
 
     with state(ctx).open_workspace(create=False) as ws:
-        run = ws.runs.get(run_id)
+        run = run_named(ws, run_id, "resume")
         est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
         at = decided_at(ws.runs.status_text(run.id)) if run.status == "decided" else ""
     console = Console(soft_wrap=True)
