@@ -6,6 +6,7 @@ estimated cost are said (as ``u`` and ``ctrl+r`` ask in the terminal app)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,21 +60,28 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
 
 
 def ask_rest_of_audit(
-    ctx: typer.Context, file: Path, overrides: dict[str, Any], *, yes: bool = False
+    ctx: typer.Context,
+    file: Path,
+    overrides: dict[str, Any],
+    *,
+    options: Sequence[str] = (),
+    yes: bool = False,
 ) -> None:
     """Before ``diptych audit run FILE`` runs the audit whole: for each part whose run its
     gates decided (:func:`decided_runs`), what buying the rest of its design buys and its
     estimated cost, in the words of ``diptych resume``, then the same question (``--yes``
     buys without asking; elsewhere than a terminal nothing is bought without it). Declined,
     nothing of the audit runs, and the answer names its parts not run yet with the command
-    that runs them. An audit with no decided part runs without a question."""
+    that runs them: the workspace, the file, its ``--set`` fields and ``options`` (what
+    changes what it does: :func:`~diptych.cli.audit_stop.shaping_options`) repeated. An
+    audit with no decided part runs without a question."""
     try:
         with state(ctx).open_workspace(create=False) as ws:
             plan = _plan(ws, file, overrides)
             runs = ws.audits.decided_runs(plan.id)
             questions = [_rest_of(ws, run, RunOptions()) for run in runs]
             waiting = _waiting(ws, plan, runs)
-            again = going_on(ws, file, set_words(plan.overrides)[1::2], ["--yes"])
+            again = going_on(ws, file, set_words(plan.overrides)[1::2], [*options, "--yes"])
     except WorkspaceNotFoundError:
         return  # nothing stored, nothing decided
     if runs:
