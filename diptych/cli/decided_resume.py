@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from diptych.audit.not_run import not_run_words, parts_not_run
 from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
 from diptych.cli.console import SafeConsole as Console
@@ -80,18 +81,14 @@ def ask_rest_of_audit(
             plan = _plan(ws, file, overrides)
             runs = ws.audits.decided_runs(plan.id)
             questions = [_rest_of(ws, run, RunOptions()) for run in runs]
-            waiting = _waiting(ws, plan, runs)
+            waiting = parts_not_run(ws, plan, runs)
             again = going_on(ws, file, set_words(plan.overrides)[1::2], [*options, "--yes"])
     except WorkspaceNotFoundError:
         return  # nothing stored, nothing decided
     if runs:
         # Declined, the audit stops before its parts: they are named, with what runs them.
-        left = (
-            f"; not run: {', '.join(waiting)} (the audit runs them once the rest is bought: "
-            f"{again})"
-            if waiting
-            else ""
-        )
+        said = not_run_words(waiting, again)
+        left = f"; {said}" if said else ""
         _ask(runs, questions, yes=yes, left=left)
 
 
@@ -104,18 +101,6 @@ def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[s
 
 def _plan(ws: Workspace, file: Path, overrides: dict[str, Any]) -> AuditPlan:
     return plan_audit(ws, file, overrides=overrides)  # as the audit records them
-
-
-def _waiting(ws: Workspace, plan: AuditPlan, decided: list[str]) -> list[str]:
-    """The audit's parts that running it whole would run besides the ``decided`` runs' rest:
-    those not recorded complete (an agent search after a run until decided)."""
-    try:
-        recorded = ws.audits.get(plan.id).parts
-    except UsageError:
-        recorded = []
-    kept = {p.name for p in plan.reused(plan.parts, recorded)}
-    buying = {p.name for p in recorded if p.run_id in decided}
-    return [p.part.name for p in plan.parts if p.part.name not in kept | buying]
 
 
 def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:
