@@ -9,8 +9,7 @@ import shlex
 
 from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.report.formatting import counted
-from diptych.core.store import RunRecord
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import RunRecord, Workspace
 from diptych.core.workspace.sessions import SessionDetail, session_label
 
 
