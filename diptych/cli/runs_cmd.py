@@ -19,7 +19,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
-from diptych.cli.session_refs import named, run_named
+from diptych.cli.session_refs import exported_runs, named, run_named
 from diptych.cli.session_show import print_session
 from diptych.core.audit.run_status import NOT_BOUGHT, outcome_line, outcome_words
 from diptych.core.builds import mixed_builds_note
@@ -367,14 +367,14 @@ def register(app: typer.Typer) -> None:
         if out is not None:
             check_output_file(out, "--out")
         with state(ctx).open_workspace() as ws:
-            run = run_named(ws, run_id, "export")
+            ids, whose = exported_runs(ws, run_id)
             if out is None:
-                ws.runs.export(run.id, fmt, sys.stdout)
+                ws.runs.export(ids, fmt, sys.stdout)
                 return
             with writing(out):
-                rows = ws.runs.export(run.id, fmt, out)
+                rows = ws.runs.export(ids, fmt, out)
         # Written to a file, stdout is free: one line says what went where.
-        typer.echo(f"wrote {out}: {counted(rows, 'row')}, one per trial of run {run.id}")
+        typer.echo(f"wrote {out}: {counted(rows, 'row')}, one per trial of {whose}")
 
     @app.command("report")
     def report(

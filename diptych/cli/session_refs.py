@@ -1,7 +1,8 @@
 """Ids printed anywhere are taken everywhere: ``diptych runs`` names a run by its id and an agent
 session by its id or its row's label ("identities d96780"), and every command that takes a run
-resolves what it is given here. ``show`` shows either; a command that acts on one run (``export``,
-``report``, ``resume``), given a session, says in one line what does that for a session."""
+resolves what it is given here. ``show`` shows either and ``export`` writes a session's runs; a
+command that acts on one run (``report``, ``resume``), given a session, says in one line what does
+that for a session."""
 
 from __future__ import annotations
 
@@ -36,6 +37,20 @@ def run_named(ws: Workspace, ref: str, command: str) -> RunRecord:
     return found
 
 
+def exported_runs(ws: Workspace, ref: str) -> tuple[list[str], str]:
+    """The runs ``diptych export REF`` writes and whose they are in words: the run ``ref``
+    names ("run pst-text-0663f62e"), or every run of the agent session it names ("the 32 runs
+    of session …"); a session with none stored is refused in one line."""
+    found = named(ws, ref)
+    if not isinstance(found, SessionDetail):
+        return [found.id], f"run {found.id}"
+    if not found.runs:
+        raise UsageError(not_a_run(ws, found, ref, "export"))
+    ids = [summary.run.id for summary in found.runs]
+    runs = "run" if len(ids) == 1 else f"{len(ids):,} runs"
+    return ids, f"the {runs} of session {found.session}"
+
+
 def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> str:
     """Why ``diptych COMMAND REF`` does not take the session ``ref`` names, and the commands
     that do for it what was asked: its findings, its runs, its resumption."""
@@ -52,8 +67,8 @@ def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> s
         doing = {
             "report": f"its findings are in that audit's report ({where}{again} writes it) "
             f"and '{show}' lists them",
-            "export": f"'{show}' lists its {runs}; export one by its id, or the audit's "
-            f"evidence with 'diptych export {audit_id} --bundle FILE'",
+            "export": f"it has no runs stored; 'diptych export {audit_id} --bundle FILE' "
+            "exports the audit's evidence",
             "resume": f"{again} continues the audit, its search included",
         }
     else:
@@ -61,7 +76,7 @@ def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> s
         doing = {
             "report": f"'{show}' lists its findings and its {runs}; "
             "'diptych report RUN' reports one of them",
-            "export": f"'{show}' lists its {runs}; export one by its id",
+            "export": f"it has no runs stored; '{show}' says why",
             "resume": f"{_agent_again(detail)} resumes it",
         }
     return f"{head}: {doing[command]}"

@@ -1,7 +1,7 @@
 """Every id ``diptych runs`` prints is taken by every command that takes a run: a run's does the
-command's work, and an agent session's (its id, its row's label, its audit's hash) given to
-``export``, ``report`` or ``resume`` is refused in one line, exit 2, that names the commands doing
-that work for a session — never a traceback, never "no run"."""
+command's work; an agent session's (its id, its row's label, its audit's hash) is exported as its
+runs' trials, and given to ``report`` or ``resume`` is refused in one line, exit 2, that names the
+commands doing that work for a session — never a traceback, never "no run"."""
 
 from __future__ import annotations
 
@@ -19,13 +19,10 @@ SEARCH_FORMS = (AUDIT_SESSION, "identities d96780", "d96780", "d9678019c4")
 #: What each command says it does for the audit's search (recorded nowhere here: no audit
 #: record, so its file is not known) and for the Agent screen's session, after "not a run: ".
 SAID = {
-    ("export", "search"): "'diptych show {ref}' lists its 1 run; export one by its id, or the "
-    "audit's evidence with 'diptych export smollm2-offline-d9678019c4 --bundle FILE'",
     ("report", "search"): "its findings are in that audit's report ('diptych audit run' on "
     "its file writes it) and 'diptych show {ref}' lists them",
     ("resume", "search"): "'diptych audit run' on its file continues the audit, its search "
     "included",
-    ("export", "tui"): "'diptych show {ref}' lists its 2 runs; export one by its id",
     ("report", "tui"): "'diptych show {ref}' lists its findings and its 2 runs; "
     "'diptych report RUN' reports one of them",
     ("resume", "tui"): "'diptych agent identities' (or 'mitigate RUN') with the options it "
@@ -39,7 +36,7 @@ def _args(command: str, ref: str, tmp_path: Path) -> list[str]:
     return [command, ref]
 
 
-@pytest.mark.parametrize("command", ["export", "report", "resume"])
+@pytest.mark.parametrize("command", ["report", "resume"])
 def test_a_sessions_every_printed_id_is_refused_in_one_line_naming_what_does_it(
     scripted: None,
     tmp_path: Path,
@@ -81,3 +78,31 @@ def test_a_runs_id_still_does_each_commands_work(
     assert code == 0 and (tmp_path / "report" / "report.json").is_file(), out
     code, out = call(capsys, "--store", str(store), "resume", mine)
     assert code == 0, out
+
+
+def test_a_sessions_every_printed_id_exports_its_runs(
+    scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "ws"
+    made = sessions_workspace(store)
+    with Workspace.open(store) as ws:
+        trials = {r: sum(ws.runs.counts(r).values()) for runs in made.values() for r in runs}
+    forms = [*((ref, AUDIT_SESSION) for ref in SEARCH_FORMS), (TUI_SESSION, TUI_SESSION)]
+    for ref, session in [*forms, ("tui-39e5", TUI_SESSION)]:
+        runs = made[session]
+        code, out = call(capsys, "--store", str(store), "export", ref)
+        assert code == 0, (ref, out)
+        assert len(out.splitlines()) == sum(trials[r] for r in runs) > 0, ref
+        for run in runs:
+            assert out.count(f'"run_id": "{run}"') == trials[run], (ref, run)
+    written = tmp_path / "tui.csv"
+    code, out = call(capsys, "--store", str(store), "export", "tui-39e5", "--format", "csv",
+                     "--out", str(written))  # fmt: skip
+    rows = sum(trials[r] for r in made[TUI_SESSION])
+    assert code == 0, out
+    assert (
+        out
+        == f"wrote {written}: {rows:,} rows, one per trial of the 2 runs of session {TUI_SESSION}\n"
+    )
+    # One header, then one line per trial of both runs.
+    assert len(written.read_text(encoding="utf-8").splitlines()) == rows + 1
