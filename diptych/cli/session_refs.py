@@ -7,7 +7,10 @@ that for a session."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
+from diptych.cli.audit_stop import going_on
+from diptych.core.audit.overrides import set_words
 from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.report.formatting import counted
 from diptych.core.workspace import RunRecord, Workspace
@@ -63,13 +66,13 @@ def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> s
         audit_id, part = detail.audit
         head = f"'{ref}' is the {part} search of audit {audit_id}, not a run"
         again, report = _audit_run(ws, audit_id)
-        where = f"{report}; " if report else ""
+        where = f"{report}; " if report else ""  # a command last, unquoted, to paste
         doing = {
-            "report": f"its findings are in that audit's report ({where}{again} writes it) "
-            f"and '{show}' lists them",
-            "export": f"it has no runs stored; 'diptych export {audit_id} --bundle FILE' "
-            "exports the audit's evidence",
-            "resume": f"{again} continues the audit, its search included",
+            "report": f"its findings are in that audit's report ({where}'{show}' lists them); "
+            f"the audit writes it again: {again}",
+            "export": f"it has no runs stored; the audit's evidence is exported by: diptych "
+            f"export {audit_id} --bundle FILE",
+            "resume": f"the audit continues, its search included: {again}",
         }
     else:
         head = f"'{ref}' is agent session {detail.session}, not a run"
@@ -83,19 +86,20 @@ def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> s
 
 
 def _audit_run(ws: Workspace, audit_id: str) -> tuple[str, str]:
-    """The command that runs the audit again, its file named where the workspace has it, and
+    """The command that runs the audit again (:func:`~diptych.cli.audit_stop.going_on`: the
+    workspace, its file where the workspace has it, the ``--set`` fields it ran with), and
     where its report is ("" where none is recorded or found)."""
     try:
         audit = ws.audits.get(audit_id)
     except UsageError:
-        return "'diptych audit run' on its file", ""
-    path = ws.audits.file(audit)
-    file = str(path) if path is not None else audit.file_path
+        return "diptych audit run AUDIT_FILE", ""
+    file = ws.audits.file(audit) or Path(audit.file_path)
+    again = going_on(ws, file, set_words(audit.overridden)[1::2], [])
     try:
         report = ws.audits.report_path(audit)
     except UsageError:
         report = None
-    return f"'{shlex.join(['diptych', 'audit', 'run', file])}'", str(report or "")
+    return again, str(report or "")
 
 
 def _agent_again(detail: SessionDetail) -> str:

@@ -19,10 +19,9 @@ SEARCH_FORMS = (AUDIT_SESSION, "identities d96780", "d96780", "d9678019c4")
 #: What each command says it does for the audit's search (recorded nowhere here: no audit
 #: record, so its file is not known) and for the Agent screen's session, after "not a run: ".
 SAID = {
-    ("report", "search"): "its findings are in that audit's report ('diptych audit run' on "
-    "its file writes it) and 'diptych show {ref}' lists them",
-    ("resume", "search"): "'diptych audit run' on its file continues the audit, its search "
-    "included",
+    ("report", "search"): "its findings are in that audit's report ('diptych show {ref}' lists "
+    "them); the audit writes it again: diptych audit run AUDIT_FILE",
+    ("resume", "search"): "the audit continues, its search included: diptych audit run AUDIT_FILE",
     ("report", "tui"): "'diptych show {ref}' lists its findings and its 2 runs; "
     "'diptych report RUN' reports one of them",
     ("resume", "tui"): "'diptych agent identities' (or 'mitigate RUN') with the options it "
@@ -106,3 +105,40 @@ def test_a_sessions_every_printed_id_exports_its_runs(
     )
     # One header, then one line per trial of both runs.
     assert len(written.read_text(encoding="utf-8").splitlines()) == rows + 1
+
+
+def test_a_recorded_audits_search_names_its_report_and_the_command_that_runs_it(
+    scripted: None, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from diptych.agent import session
+    from diptych.agent.memory import HashingEmbedder
+    from tests.support.sequential_audits import FEM, MASC, planted_audit
+
+    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.chdir(tmp_path)
+    search = {"name": "identities", "kind": "identities", "target": "target",
+              "agent_model": "agent", "rounds": 1, "per_round": 1, "patience": 0}  # fmt: skip
+    models = {"target": {"plugin": "scripted-likelihood"}, "agent": {"plugin": "scripted-chat"}}
+    file = planted_audit(tmp_path / "a b.yaml", [], MASC, FEM, name="found", seed=2,
+                         models=models, searches=[search])  # fmt: skip
+    store = tmp_path / "ws"
+    code, out = call(capsys, "--store", str(store), "audit", "run", str(file), "--quiet",
+                     "--out", str(tmp_path / "rep"))  # fmt: skip
+    assert code == 0, out
+    with Workspace.open(store) as ws:
+        (audit,) = ws.audits.list()
+    ref = audit.id[-10:-4]  # the start of its hash, as its search's row's label gives it
+    again = f"diptych --store {store} audit run '{file}'"
+    code, out = call(capsys, "--store", str(store), "report", ref)
+    assert code == 2, out
+    head = f"error: '{ref}' is the identities search of audit {audit.id}, not a run: "
+    report = tmp_path / "rep" / "report.json"
+    assert out == (
+        f"{head}its findings are in that audit's report ({report}; 'diptych show {ref}' lists "
+        f"them); the audit writes it again: {again}\n"
+    )
+    code, out = call(capsys, "--store", str(store), "resume", ref)
+    assert code == 2, out
+    assert out == f"{head}the audit continues, its search included: {again}\n"
