@@ -20,7 +20,7 @@ from diptych.audit import plan_audit, run_audit
 from diptych.audit.precision import gate_precision
 from diptych.audit.sequential import part_status_words
 from diptych.cli.audit_list_cmd import list_audits
-from diptych.cli.audit_stop import going_on, interrupted_line
+from diptych.cli.audit_stop import going_on, interrupted_line, shaping_options
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
@@ -200,7 +200,8 @@ def run(
     if not until_decided:
         # Run whole, a part its gates decided buys the rest of its design: asked first, as
         # `diptych resume` asks (--until-decided decides it again and buys nothing more).
-        ask_rest_of_audit(ctx, file, parse_sets(set_ or []), yes=yes)
+        shaped = shaping_options(out, max_cost)
+        ask_rest_of_audit(ctx, file, parse_sets(set_ or []), options=shaped, yes=yes)
     console = Console(stderr=True)
     reporter = RichReporter(console, quiet=quiet)
 
@@ -242,9 +243,7 @@ def run(
             )
         except KeyboardInterrupt:
             reporter.stop()
-            shaped = ["--until-decided", "--batches", str(batches)] if until_decided else []
-            if max_cost is not None:
-                shaped += ["--max-cost", str(max_cost)]
+            shaped = shaping_options(out, max_cost, until_decided=until_decided, batches=batches)
             command = going_on(ws, file, set_ or [], shaped)
             last = started[-1] if started else None
             typer.echo(interrupted_line(ws, last, command))

@@ -25,6 +25,21 @@ def going_on(ws: Workspace, file: Path, sets: Sequence[str], options: Sequence[s
     return shlex.join([*words, *options])
 
 
+def shaping_options(
+    out: Path | None, max_cost: float | None, *, until_decided: bool = False, batches: int = 0
+) -> list[str]:
+    """The options of ``diptych audit run`` that change what it does, as :func:`going_on`
+    repeats them: where its report goes (``--out``, by its absolute path as the file is),
+    what it may spend, and, bought until decided, in how many batches."""
+    words = ["--until-decided", "--batches", str(batches)] if until_decided else []
+    if out is not None:
+        words += ["--out", os.path.abspath(out)]
+    if max_cost is not None:
+        # As typed: "5", not "5.0".
+        words += ["--max-cost", str(int(max_cost)) if max_cost.is_integer() else repr(max_cost)]
+    return words
+
+
 def interrupted_line(ws: Workspace, part: str | None, command: str) -> str:
     """Where the audit this process ran stopped (``part``: the part it was in, None before
     any), what that part holds, and ``command``, which goes on: "interrupted in part

@@ -6,15 +6,18 @@ estimated cost are said (as ``u`` and ``ctrl+r`` ask in the terminal app)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from diptych.audit.not_run import not_run_words, parts_not_run
 from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.session_refs import run_named
 from diptych.core.audit.overrides import set_words
 from diptych.core.audit.run_status import decided_at, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
@@ -29,7 +32,7 @@ def ask_rest_of_decided(
     ``--yes``. With ``yes`` the same line is said, and nothing asked: what is bought is named
     before it is. Any other run resumes without a question."""
     with state(ctx).open_workspace(create=False) as ws:
-        run = ws.runs.get(run_id)
+        run = run_named(ws, run_id, "resume")
         if run.status != "decided":
             return
         question = _rest_of(ws, run.id, RunOptions(paid_retries=paid_retries))
@@ -44,7 +47,7 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
     from diptych.cli.plan_output import print_estimate
 
     with state(ctx).open_workspace(create=False) as ws:
-        run = ws.runs.get(run_id)
+        run = run_named(ws, run_id, "resume")
         est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
         at = decided_at(ws.runs.status_text(run.id)) if run.status == "decided" else ""
     console = Console(soft_wrap=True)
@@ -58,31 +61,34 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
 
 
 def ask_rest_of_audit(
-    ctx: typer.Context, file: Path, overrides: dict[str, Any], *, yes: bool = False
+    ctx: typer.Context,
+    file: Path,
+    overrides: dict[str, Any],
+    *,
+    options: Sequence[str] = (),
+    yes: bool = False,
 ) -> None:
     """Before ``diptych audit run FILE`` runs the audit whole: for each part whose run its
     gates decided (:func:`decided_runs`), what buying the rest of its design buys and its
     estimated cost, in the words of ``diptych resume``, then the same question (``--yes``
     buys without asking; elsewhere than a terminal nothing is bought without it). Declined,
     nothing of the audit runs, and the answer names its parts not run yet with the command
-    that runs them. An audit with no decided part runs without a question."""
+    that runs them: the workspace, the file, its ``--set`` fields and ``options`` (what
+    changes what it does: :func:`~diptych.cli.audit_stop.shaping_options`) repeated. An
+    audit with no decided part runs without a question."""
     try:
         with state(ctx).open_workspace(create=False) as ws:
             plan = _plan(ws, file, overrides)
             runs = ws.audits.decided_runs(plan.id)
             questions = [_rest_of(ws, run, RunOptions()) for run in runs]
-            waiting = _waiting(ws, plan, runs)
-            again = going_on(ws, file, set_words(plan.overrides)[1::2], ["--yes"])
+            waiting = parts_not_run(ws, plan, runs)
+            again = going_on(ws, file, set_words(plan.overrides)[1::2], [*options, "--yes"])
     except WorkspaceNotFoundError:
         return  # nothing stored, nothing decided
     if runs:
         # Declined, the audit stops before its parts: they are named, with what runs them.
-        left = (
-            f"; not run: {', '.join(waiting)} (the audit runs them once the rest is bought: "
-            f"{again})"
-            if waiting
-            else ""
-        )
+        said = not_run_words(waiting, again)
+        left = f"; {said}" if said else ""
         _ask(runs, questions, yes=yes, left=left)
 
 
@@ -95,18 +101,6 @@ def decided_runs(ws: Workspace, file: Path, overrides: dict[str, Any]) -> list[s
 
 def _plan(ws: Workspace, file: Path, overrides: dict[str, Any]) -> AuditPlan:
     return plan_audit(ws, file, overrides=overrides)  # as the audit records them
-
-
-def _waiting(ws: Workspace, plan: AuditPlan, decided: list[str]) -> list[str]:
-    """The audit's parts that running it whole would run besides the ``decided`` runs' rest:
-    those not recorded complete (an agent search after a run until decided)."""
-    try:
-        recorded = ws.audits.get(plan.id).parts
-    except UsageError:
-        recorded = []
-    kept = {p.name for p in plan.reused(plan.parts, recorded)}
-    buying = {p.name for p in recorded if p.run_id in decided}
-    return [p.part.name for p in plan.parts if p.part.name not in kept | buying]
 
 
 def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:

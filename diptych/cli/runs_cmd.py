@@ -19,10 +19,11 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
-from diptych.cli.session_show import show_session
+from diptych.cli.session_refs import exported_runs, named, run_named
+from diptych.cli.session_show import print_session
 from diptych.core.audit.run_status import NOT_BOUGHT, outcome_line, outcome_words
 from diptych.core.builds import mixed_builds_note
-from diptych.core.errors import RunNotFoundError, UsageError
+from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.report import parse_formats
 from diptych.core.report.formatting import counted, tally
@@ -30,7 +31,7 @@ from diptych.core.report.formatting import counted, tally
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunDetail, RunSummary, export_rows
 from diptych.core.workspace.look_trials import ALL_TRIALS
-from diptych.core.workspace.sessions import session_label, session_status
+from diptych.core.workspace.sessions import SessionDetail, session_label, session_status
 
 #: Whose labels score people (probes that use annotators' labels, e.g. pst).
 LabelPolicyOption = Annotated[
@@ -266,11 +267,11 @@ def register(app: typer.Typer) -> None:
         agent session, by its id or the label 'diptych runs' gives it: its runs and findings."""
         console = Console()
         with state(ctx).open_workspace() as ws:
-            try:
-                detail = ws.runs.show(run_id)
-            except RunNotFoundError as missing:  # an agent session's id or label, as listed
-                show_session(ws, console, run_id, missing)
+            found = named(ws, run_id)
+            if isinstance(found, SessionDetail):  # an agent session's id or label, as listed
+                print_session(console, found)
                 return
+            detail = ws.runs.show(found.id)
             run, counts = detail.run, detail.counts
             # One text, wrapped between words to the terminal: a status is a sentence.
             status = detail.status_text or run.status
@@ -366,14 +367,14 @@ def register(app: typer.Typer) -> None:
         if out is not None:
             check_output_file(out, "--out")
         with state(ctx).open_workspace() as ws:
+            ids, whose = exported_runs(ws, run_id)
             if out is None:
-                ws.runs.export(run_id, fmt, sys.stdout)
+                ws.runs.export(ids, fmt, sys.stdout)
                 return
-            run = ws.runs.get(run_id)
             with writing(out):
-                rows = ws.runs.export(run.id, fmt, out)
+                rows = ws.runs.export(ids, fmt, out)
         # Written to a file, stdout is free: one line says what went where.
-        typer.echo(f"wrote {out}: {counted(rows, 'row')}, one per trial of run {run.id}")
+        typer.echo(f"wrote {out}: {counted(rows, 'row')}, one per trial of {whose}")
 
     @app.command("report")
     def report(
@@ -443,7 +444,7 @@ def register(app: typer.Typer) -> None:
             if sign is not None:
                 # A key that cannot sign is refused before minutes of analysis are spent.
                 ws.evidence.signing_key(sign)
-            runs = [ws.runs.get(r).id for r in run_ids]
+            runs = [run_named(ws, r, "report").id for r in run_ids]
             target = out or report_dir(runs[0])
             prepare_output_dir(target, "--out")
             with writing(target):

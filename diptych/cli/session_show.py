@@ -5,19 +5,13 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from diptych.core.errors import RunNotFoundError
 from diptych.core.report.formatting import counted
-from diptych.core.workspace import Workspace
 from diptych.core.workspace.sessions import SessionDetail, session_label
 
 
-def show_session(ws: Workspace, console: Console, ref: str, missing: RunNotFoundError) -> None:
-    """Print the agent session ``ref`` names; where none is, raise ``missing`` (why no run is
-    named ``ref``: it may point at an audit of that id)."""
-    try:
-        detail = ws.runs.session(ref)
-    except RunNotFoundError:
-        raise missing from None
+def print_session(console: Console, detail: SessionDetail) -> None:
+    """Print the agent session ``diptych show`` was given (its id or its row's label, found by
+    :func:`~diptych.cli.session_refs.named`)."""
     for line in session_lines(detail):
         console.print(line, markup=False, overflow="fold")
 

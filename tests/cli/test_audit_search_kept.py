@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,43 @@ def test_declining_the_rest_of_a_decided_part_says_what_did_not_run(
     with Workspace.open(ws) as opened:
         (audit,) = opened.audits.list()
         assert audit.part("identities") is None
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["--out", "my report"],
+        ["--max-cost", "5"],
+        ["--max-cost", "0.25"],
+        ["--set", "models.target.params.noise=0.25"],
+        ["--out", "r", "--max-cost", "5", "--set", "models.target.params.noise=0.25"],
+    ],
+    ids=["out", "max-cost", "max-cost-fraction", "set", "all"],
+)
+def test_the_declines_command_repeats_every_option_that_changes_what_it_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    given: list[str],
+) -> None:  # fmt: skip
+    file, ws = _searched(tmp_path, monkeypatch), str(tmp_path / "ws")
+    code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet", "--until-decided",
+                     "--batches", "4", *given)  # fmt: skip
+    assert code == 0 and "not run (no gate reads them): identities" in out, out
+    monkeypatch.setattr("sys.stdin", _Terminal(""))
+    monkeypatch.setattr("typer.confirm", lambda text, **_: False)
+    code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet", *given)
+    flat = " ".join(out.split())
+    assert code == 0 and "nothing bought; not run: identities" in flat, out
+    command = flat.split("once the rest is bought: ", 1)[1].removesuffix(")")
+    # The --set fields first, as the audit records them, then --out (by its absolute path, as
+    # the file is named) and --max-cost as typed; quoted for the shell.
+    sets = [w for i, w in enumerate(given) if given[i - 1 : i] == ["--set"]]
+    words = ["diptych", "--store", ws, "audit", "run", file]
+    for field in sets:
+        words += ["--set", field]
+    if "--out" in given:
+        words += ["--out", str(tmp_path / given[given.index("--out") + 1])]
+    if "--max-cost" in given:
+        words += ["--max-cost", given[given.index("--max-cost") + 1]]
+    assert shlex.split(command) == [*words, "--yes"], command
+    if "--out" in given and " " in given[given.index("--out") + 1]:
+        assert f"--out '{tmp_path / 'my report'}'" in command

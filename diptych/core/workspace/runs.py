@@ -245,11 +245,16 @@ class Runs(Namespace):
         return self._store.run_subjects(self.get(run_id).id)
 
     def export(
-        self, run_id: str, fmt: _export.ExportFormat, out: str | os.PathLike[str] | TextIO
+        self,
+        run_id: str | Sequence[str],
+        fmt: _export.ExportFormat,
+        out: str | os.PathLike[str] | TextIO,
     ) -> int:
         """Write every trial with its result and labels to ``out`` (a path or an open text
-        file) as JSON lines (``jsonl``) or CSV; return the number of rows."""
-        rows = builtins.list(_export.trial_rows(self.view(run_id)))
+        file) as JSON lines (``jsonl``) or CSV; return the number of rows. Several runs (an
+        agent session's) are written one after another, each row naming its run."""
+        ids = [run_id] if isinstance(run_id, str) else builtins.list(run_id)
+        rows = [row for one in ids for row in _export.trial_rows(self.view(one))]
         if isinstance(out, str | os.PathLike):
             with Path(out).open("w", newline="", encoding="utf-8") as handle:
                 return _export.write_rows(rows, fmt, handle)

@@ -170,14 +170,23 @@ class SessionDetail:
     saved: dict[str, Any] | None
 
     @property
+    def audit(self) -> tuple[str, str] | None:
+        """The audit whose search the session is and the search's part ("smollm2-offline-
+        d9678019c4", "identities"); None for a session of its own."""
+        found = _AUDIT_SESSION.fullmatch(self.session)
+        if found is None:
+            return None
+        audit = self.session.removeprefix("audit-").removesuffix(f"-{found.group(2)}")
+        return audit, found.group(2)
+
+    @property
     def kind(self) -> str:
         """What the session searches, in words ("identity search", "mitigation search"), and
         the audit whose search it is."""
         kind = str((self.saved or {}).get("kind") or "")
-        found = _AUDIT_SESSION.fullmatch(self.session)
-        if found is not None:
-            audit = self.session.removeprefix("audit-").removesuffix(f"-{found.group(2)}")
-            return f"identity search, part {found.group(2)} of audit {audit}"
+        if self.audit is not None:
+            audit, part = self.audit
+            return f"identity search, part {part} of audit {audit}"
         return {"identities": "identity search", "mitigation": "mitigation search"}.get(
             kind, "agent session"
         )

@@ -10,22 +10,31 @@ from pathlib import Path
 
 from textual.message import Message
 
+from diptych.audit.not_run import not_run_words, parts_not_run
+from diptych.audit.plan import AuditPlan
 from diptych.core.workspace import Workspace
 from diptych.tui.workers import rest_of_decided_run
+
+#: How the Audit screen runs the parts a declined rest leaves not run.
+RUN_AGAIN = "^r, answered y"
 
 
 @dataclass
 class AuditRestAsked(Message):
     """The question before the audit is run whole: one sentence per decided part's run (none:
-    nothing decided, the run starts without a question)."""
+    nothing decided, the run starts without a question), and what declining leaves not run
+    (:func:`~diptych.audit.not_run.not_run_words`; "" where nothing is)."""
 
     questions: list[str]
+    left: str = ""
 
 
-def decided_rests(store_path: Path, audit_id: str) -> list[str]:
+def decided_rests(store_path: Path, plan: AuditPlan) -> AuditRestAsked:
     """For each part of the recorded audit its gates stopped early, what running the audit
-    whole buys of it (thread body; [] where the audit is not recorded or nothing is decided:
-    :meth:`~diptych.core.workspace.audits.Audits.decided_runs`)."""
+    whole buys of it (thread body; none where the audit is not recorded or nothing is decided:
+    :meth:`~diptych.core.workspace.audits.Audits.decided_runs`), and the parts declining it
+    leaves not run, in the words the command line's answer says them in."""
     with Workspace.open(store_path) as ws:
-        decided = ws.audits.decided_runs(audit_id)
-    return [rest_of_decided_run(store_path, run_id) for run_id in decided]
+        decided = ws.audits.decided_runs(plan.id)
+        left = not_run_words(parts_not_run(ws, plan, decided), RUN_AGAIN) if decided else ""
+    return AuditRestAsked([rest_of_decided_run(store_path, run_id) for run_id in decided], left)

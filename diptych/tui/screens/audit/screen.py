@@ -405,16 +405,16 @@ class AuditScreen(Screen[None]):
         if self._buying():
             return
         # A decided part's rest is bought on purpose only: asked first, as u asks of its run.
-        self._ask_rest(self.plan.id)
+        self._ask_rest(self.plan)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-rest")
-    def _ask_rest(self, audit_id: str) -> None:
+    def _ask_rest(self, plan: AuditPlan) -> None:
         try:
-            questions = decided_rests(self.store_path, audit_id)
+            asked = decided_rests(self.store_path, plan)
         except DiptychError as error:
             self.post_message(AuditFailed(str(error)))
             return
-        self.post_message(AuditRestAsked(questions))
+        self.post_message(asked)
 
     @on(AuditRestAsked)
     def _rest_asked(self, message: AuditRestAsked) -> None:
@@ -422,7 +422,8 @@ class AuditScreen(Screen[None]):
 
         def answered(buy: bool | None) -> None:
             if not buy:
-                self._say("nothing bought: the decided parts are left as they are")
+                left = f"; {message.left}" if message.left else ""
+                self._say(f"nothing bought: the decided parts are left as they are{left}")
             elif self._file is not None and self.plan is not None and not self._buying():
                 self._say(f"running {self.plan.audit.name} …")
                 self._asked = self.plan.to_run
