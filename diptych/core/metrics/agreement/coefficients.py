@@ -26,7 +26,6 @@ The ``*_estimate`` functions return the value with that percentile interval.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -38,6 +37,7 @@ from diptych.core.metrics.uncertainty.bootstrap import (
     Estimate,
     resample_weights,
 )
+from diptych.core.metrics.uncertainty.one_value import one_resampled_value, same_value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -304,7 +304,7 @@ def _estimate(
         return Estimate(value, float("nan"), float("nan"), n)
     alpha = 1.0 - confidence
     low, high = np.percentile(finite, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    if _same(float(low), float(high)):
+    if same_value(float(low), float(high)):
         reason = one_resampled_value(
             finite, units=int(sums.shape[0]), unit=unit, undefined=finite.size < reps.size,
             confidence=confidence,
@@ -322,38 +322,6 @@ def over_units(estimate: Estimate, clusters: Iterable[Hashable], unit: str) -> E
     k = len(set(clusters))
     reason = estimate.reason if k >= 2 else (f"one {unit} only" if k else f"no {unit}")
     return replace(estimate, units={plural(unit): k}, reason=reason)
-
-
-def _same(a: float, b: float) -> bool:
-    # Resamples of one pattern give one value up to the last bits of their sums' ratio.
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-
-
-def one_resampled_value(
-    finite: NDArray[np.float64], *, units: int, unit: str, undefined: bool, confidence: float
-) -> str:
-    """Why a coefficient whose percentile interval would have no width has none, in the words
-    of every page's "no interval (…)": "every resample of its 2 images gives 1.00".
-
-    A percentile bootstrap can say no more there (κ at its bound of 1 when every unit agrees
-    fully, or every unit with one and the same pattern of labels), and a zero-width interval
-    would claim a certainty a finite sample cannot give. ``undefined``: some resamples were
-    left out, the coefficient being 0/0 in them."""
-    from diptych.core.digits import figure_text
-    from diptych.core.resampled_units import counted
-
-    where = " where it is defined" if undefined else ""
-    low, high = float(finite.min()), float(finite.max())
-    if _same(low, high):
-        return f"every resample of its {counted(units, unit)}{where} gives {figure_text(low)}"
-    import numpy as np
-
-    # Not all alike, but the middle share the interval reads is: it has that one value.
-    middle = float(np.median(finite))
-    return (
-        f"the middle {100 * confidence:g}% of the resamples of its {counted(units, unit)}"
-        f"{where} give {figure_text(middle)}"
-    )
 
 
 def _check(n_boot: int, confidence: float) -> None:
