@@ -25,7 +25,12 @@ def register(app: typer.Typer) -> None:
         ],
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
         n_boot: Annotated[
-            int, typer.Option("--n-boot", min=1, help="Bootstrap resamples (over images).")
+            int,
+            typer.Option(
+                "--n-boot",
+                min=1,
+                help="Bootstrap resamples (over the run's trials: images, draws).",
+            ),
         ] = 2000,
         seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")] = 0,
     ) -> None:

@@ -80,7 +80,9 @@ def test_run_and_show_print_no_bare_dash(
 
 def test_kappa_of_one_person_says_why_it_has_none() -> None:
     alike = {"human:a": "feminine", "human:b": "feminine", "auto": "feminine"}
-    report = annotator_agreement([LabelledSubject("p1", "image1", None, alike)], n_boot=50)
+    report = annotator_agreement(
+        [LabelledSubject("p1", "image1", None, alike)], unit="image", n_boot=50
+    )
     tables = agreement_report_tables(report)
     kappas = [t for t in tables if any("CI" in c for c in t.columns)]
     assert kappas, [t.title for t in tables]

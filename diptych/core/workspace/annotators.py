@@ -159,10 +159,9 @@ class Annotators(Namespace):
                 f"run {view.id} has no labels yet: import them with 'diptych annotate "
                 f"{view.id} --import FILE.csv' or run an annotator ('--annotator NAME')"
             )
-        report = annotator_agreement(
-            subjects, n_boot=n_boot, seed=seed, unit=_trial_unit(view.run.probe)
-        )
-        return replace(report, tone=tone_agreement(tones, n_boot=n_boot, seed=seed))
+        unit = _trial_unit(view.run.probe)
+        report = annotator_agreement(subjects, n_boot=n_boot, seed=seed, unit=unit)
+        return replace(report, tone=tone_agreement(tones, unit=unit, n_boot=n_boot, seed=seed))
 
 
 def _trial_unit(probe: str) -> str:

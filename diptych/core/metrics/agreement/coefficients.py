@@ -27,6 +27,7 @@ The ``*_estimate`` functions return the value with that percentile interval.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from diptych.core.labels import GENDER_LABELS
@@ -36,6 +37,7 @@ from diptych.core.metrics.uncertainty.bootstrap import (
     Estimate,
     resample_weights,
 )
+from diptych.core.metrics.uncertainty.one_value import one_resampled_value, same_value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -265,12 +267,16 @@ def _estimate(
     n_boot: int,
     seed: int | Sequence[int],
     confidence: float,
+    unit: str = "item",
 ) -> Estimate:
-    """The statistic with a percentile interval from resampling items (or their clusters).
+    """The statistic with a percentile interval from resampling items (or their clusters, each
+    one ``unit``).
 
     Resamples where the statistic is undefined (e.g. every resampled item in one category) are
     left out of the interval; if every one is, or there are fewer than two units (items, or
-    clusters where given) to resample, the interval is NaN.
+    clusters where given) to resample, the interval is NaN. Where the resamples kept all give
+    one value (κ = 1 when every unit agrees fully, or every unit of one and the same pattern)
+    the interval is NaN too, with its reason (:func:`one_resampled_value`).
     """
     import numpy as np
 
@@ -293,12 +299,29 @@ def _estimate(
         return Estimate(value, float("nan"), float("nan"), n)
     rng = np.random.default_rng(seed)
     reps = np.concatenate([finish(w @ sums) for w in resample_weights(sums.shape[0], n_boot, rng)])
-    reps = reps[np.isfinite(reps)]
-    if reps.size == 0:
+    finite = reps[np.isfinite(reps)]
+    if finite.size == 0:
         return Estimate(value, float("nan"), float("nan"), n)
     alpha = 1.0 - confidence
-    low, high = np.percentile(reps, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    low, high = np.percentile(finite, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    if same_value(float(low), float(high)):
+        reason = one_resampled_value(
+            finite, units=int(sums.shape[0]), unit=unit, undefined=finite.size < reps.size,
+            confidence=confidence,
+        )  # fmt: skip
+        return replace(Estimate(value, float("nan"), float("nan"), n), reason=reason)
     return Estimate(value, float(low), float(high), n)
+
+
+def over_units(estimate: Estimate, clusters: Iterable[Hashable], unit: str) -> Estimate:
+    """``estimate`` naming the units its interval resamples (``{"draws": 1}``), and why it has
+    no interval where they are fewer than two (one unit resampled is always itself), or where
+    every resample gives one value (the estimate's own reason)."""
+    from diptych.core.resampled_units import plural
+
+    k = len(set(clusters))
+    reason = estimate.reason if k >= 2 else (f"one {unit} only" if k else f"no {unit}")
+    return replace(estimate, units={plural(unit): k}, reason=reason)
 
 
 def _check(n_boot: int, confidence: float) -> None:
@@ -317,13 +340,14 @@ def cohen_kappa_estimate(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    unit: str = "item",
 ) -> Estimate:
     """:func:`cohen_kappa` with a bootstrap interval over items (``clusters[i]``: item i's
     cluster, resampled as a whole); ``n`` is the number of items both raters labelled."""
     _check(n_boot, confidence)
     features, finish, kept = _cohen_features(rater_a, rater_b, categories)
     kept_clusters = None if clusters is None else [clusters[i] for i in kept]
-    return _estimate(features, finish, kept_clusters, n_boot, seed, confidence)
+    return _estimate(features, finish, kept_clusters, n_boot, seed, confidence, unit)
 
 
 def fleiss_kappa_estimate(
@@ -334,6 +358,7 @@ def fleiss_kappa_estimate(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    unit: str = "item",
 ) -> Estimate:
     """:func:`fleiss_kappa` with a bootstrap interval over items (rows with no rating are left
     out before resampling, and from ``clusters`` with them)."""
@@ -342,7 +367,7 @@ def fleiss_kappa_estimate(
     rated = table.sum(axis=1) > 0
     features, finish = _fleiss_features(table, require_equal_raters)
     kept = None if clusters is None else [c for c, r in zip(clusters, rated, strict=True) if r]
-    return _estimate(features, finish, kept, n_boot, seed, confidence)
+    return _estimate(features, finish, kept, n_boot, seed, confidence, unit)
 
 
 def krippendorff_alpha_estimate(
@@ -352,10 +377,17 @@ def krippendorff_alpha_estimate(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    unit: str = "item",
 ) -> Estimate:
     """:func:`krippendorff_alpha` with a bootstrap interval over the pairable units."""
     return pairable_estimate(
-        counts, _krippendorff_features, clusters, n_boot=n_boot, seed=seed, confidence=confidence
+        counts,
+        _krippendorff_features,
+        clusters,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        unit=unit,
     )
 
 
@@ -367,6 +399,7 @@ def pairable_estimate(
     n_boot: int,
     seed: int | Sequence[int],
     confidence: float,
+    unit: str = "item",
 ) -> Estimate:
     """A Krippendorff α (any metric: ``features_of`` builds its per-unit terms) with a bootstrap
     interval over the pairable units — those with two values or more, the only ones α reads —
@@ -376,4 +409,4 @@ def pairable_estimate(
     pairable = table.sum(axis=1) >= 2
     features, finish = features_of(table)
     kept = None if clusters is None else [c for c, p in zip(clusters, pairable, strict=True) if p]
-    return _estimate(features, finish, kept, n_boot, seed, confidence)
+    return _estimate(features, finish, kept, n_boot, seed, confidence, unit)

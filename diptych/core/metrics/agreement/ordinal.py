@@ -109,13 +109,14 @@ def weighted_kappa_estimate(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    unit: str = "item",
 ) -> Estimate:
     """:func:`weighted_kappa` with a bootstrap interval over the items both raters put on
     the scale (``clusters[i]``: item i's cluster, resampled whole)."""
     _check(n_boot, confidence)
     features, finish, kept = _weighted_features(rater_a, rater_b, categories)
     kept_clusters = None if clusters is None else [clusters[i] for i in kept]
-    return _estimate(features, finish, kept_clusters, n_boot, seed, confidence)
+    return _estimate(features, finish, kept_clusters, n_boot, seed, confidence, unit)
 
 
 def _ordinal_alpha_features(counts: ArrayLike) -> tuple[NDArray[np.float64], Finish]:
@@ -166,8 +167,15 @@ def krippendorff_alpha_ordinal_estimate(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int | Sequence[int] = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    unit: str = "item",
 ) -> Estimate:
     """:func:`krippendorff_alpha_ordinal` with a bootstrap interval over the pairable units."""
     return pairable_estimate(
-        counts, _ordinal_alpha_features, clusters, n_boot=n_boot, seed=seed, confidence=confidence
+        counts,
+        _ordinal_alpha_features,
+        clusters,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        unit=unit,
     )

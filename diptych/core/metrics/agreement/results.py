@@ -11,6 +11,7 @@ from diptych.core.labels import CANNOT_IDENTIFY, AnnotatorKind
 from diptych.core.metrics.agreement.tone import ToneAgreement
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.uncertainty.bootstrap import Estimate, json_safe
+from diptych.core.resampled_units import plural
 
 #: The slice that is every subject (the others are the strata the probe records).
 ALL = "all"
@@ -102,11 +103,11 @@ class AnnotatorAgreement:
     subjects: int
     n_boot: int
     seed: int
+    #: What one cluster is (the probe's trial: an image, a draw), which the intervals resample.
+    unit: str
     notes: list[str] = field(default_factory=list)
     #: The ordinal agreement of the run's tone labels, when two annotators or more gave tones.
     tone: ToneAgreement | None = None
-    #: What one cluster is (the probe's trial: an image, a draw), which the intervals resample.
-    unit: str = "image"
 
     def to_dict(self) -> dict[str, Any]:
         def group(g: GroupAgreement | None) -> dict[str, Any] | None:
@@ -159,7 +160,7 @@ class AnnotatorAgreement:
                 for r in self.against_human_majority
             ],
             "human_majority_cannot_identify": self.majority_cannot_identify,
-            "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": f"{self.unit}s"},
+            "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": plural(self.unit)},
             "notes": self.notes,
             "tone": None if self.tone is None else self.tone.to_dict(),
         }

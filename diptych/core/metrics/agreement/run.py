@@ -29,6 +29,7 @@ from diptych.core.metrics.agreement.coefficients import (
     fleiss_kappa_estimate,
     krippendorff_alpha_estimate,
     ordered_categories,
+    over_units,
 )
 from diptych.core.metrics.agreement.results import (
     ALL,
@@ -43,7 +44,7 @@ from diptych.core.metrics.agreement.tables import agreement_report_tables
 from diptych.core.metrics.agreement.tone import tone_agreement, tone_agreement_tables
 from diptych.core.metrics.correction import ErrorCounts
 from diptych.core.metrics.sts import GENDERS
-from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT, Estimate
+from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT
 
 if TYPE_CHECKING:
     from diptych.core.probe import Table
@@ -53,14 +54,6 @@ if TYPE_CHECKING:
 def _stream(seed: int, name: str) -> list[int]:
     # Each figure its own random stream, so adding an annotator does not move another's interval.
     return [seed, zlib.crc32(name.encode("utf-8"))]
-
-
-def _over(estimate: Estimate, clusters: Iterable[Hashable], unit: str) -> Estimate:
-    """``estimate`` naming the units its interval resamples (``{"draws": 1}``), and why it has
-    no interval where they are fewer than two: one unit resampled is always itself."""
-    k = len(set(clusters))
-    reason = None if k >= 2 else (f"one {unit} only" if k else f"no {unit}")
-    return replace(estimate, units={f"{unit}s": k}, reason=reason)
 
 
 def _group(
@@ -83,10 +76,14 @@ def _group(
     per = counts.sum(axis=1)
     stream = _stream(seed, f"{measure}/{stratum}/{','.join(raters)}")
     if measure == "fleiss":
-        kappa = fleiss_kappa_estimate(counts, clusters=clusters, n_boot=n_boot, seed=stream)
+        kappa = fleiss_kappa_estimate(
+            counts, clusters=clusters, n_boot=n_boot, seed=stream, unit=unit
+        )
     else:
-        kappa = krippendorff_alpha_estimate(counts, clusters=clusters, n_boot=n_boot, seed=stream)
-    kappa = _over(kappa, clusters, unit)
+        kappa = krippendorff_alpha_estimate(
+            counts, clusters=clusters, n_boot=n_boot, seed=stream, unit=unit
+        )
+    kappa = over_units(kappa, clusters, unit)
     return GroupAgreement(stratum, list(raters), len(kept), (int(per.min()), int(per.max())), kappa)
 
 
@@ -116,8 +113,9 @@ def _against_majority(
         clusters=[s.cluster for s, _, _ in both],
         n_boot=n_boot,
         seed=_stream(seed, f"majority/{stratum}/{annotator}"),
+        unit=unit,
     )
-    kappa = _over(kappa, (s.cluster for s, _, _ in both), unit)
+    kappa = over_units(kappa, (s.cluster for s, _, _ in both), unit)
     return ReferenceAgreement(
         annotator=annotator,
         stratum=stratum,
@@ -134,13 +132,14 @@ def _against_majority(
 def annotator_agreement(
     subjects: Sequence[LabelledSubject],
     *,
+    unit: str,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
-    unit: str = "image",
 ) -> AnnotatorAgreement:
     """Agreement among the annotators of ``subjects`` (labels already canonical, see
     :func:`canonical_label`); see the module doc. Intervals resample clusters, each one
-    ``unit`` (the probe's trial: an image, a draw)."""
+    ``unit`` (the probe's trial, :attr:`Probe.trial_unit`: an image, a draw), which the
+    caller names: a text run's agreement resamples draws, an image run's images."""
     by_annotator: dict[str, Counter[str]] = {}
     for s in subjects:
         for annotator, label in s.labels.items():
@@ -171,8 +170,9 @@ def annotator_agreement(
                 clusters=[s.cluster for s in both],
                 n_boot=n_boot,
                 seed=_stream(seed, f"cohen/{a}/{b}"),
+                unit=unit,
             )
-            kappa = _over(kappa, (s.cluster for s in both), unit)
+            kappa = over_units(kappa, (s.cluster for s in both), unit)
             observed = sum(s.labels[a] == s.labels[b] for s in both) / len(both)
             pairwise.append(PairAgreement(a, b, len(both), observed, kappa))
 
@@ -263,21 +263,27 @@ def labelled_subjects(labels: Iterable[SubjectLabel]) -> list[LabelledSubject]:
 
 
 def run_agreement(
-    run: RunView, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
+    run: RunView, *, unit: str, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
 ) -> AnnotatorAgreement:
     """:func:`annotator_agreement` of the labels stored for ``run``, with the ordinal agreement
-    of its tone labels."""
-    report = annotator_agreement(labelled_subjects(run.labels()), n_boot=n_boot, seed=seed)
-    tone = tone_agreement(run.labels(dimension=TONE), n_boot=n_boot, seed=seed)
+    of its tone labels; ``unit``: what one of its probe's trials is (an image, a draw)."""
+    report = annotator_agreement(
+        labelled_subjects(run.labels()), unit=unit, n_boot=n_boot, seed=seed
+    )
+    tone = tone_agreement(run.labels(dimension=TONE), unit=unit, n_boot=n_boot, seed=seed)
     return replace(report, tone=tone)
 
 
-def agreement_tables(run: RunView, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> list[Table]:
+def agreement_tables(
+    run: RunView, *, unit: str, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
+) -> list[Table]:
     """The agreement tables of a run's report (the tone coefficients' too, when two annotators
-    or more gave tones); none when the run has no labels."""
+    or more gave tones); none when the run has no labels. ``unit``: what one of its probe's
+    trials is (an image, a draw), which the intervals resample and the tables name."""
     subjects = labelled_subjects(run.labels())
-    tone = tone_agreement(run.labels(dimension=TONE), n_boot=n_boot, seed=seed)
+    tone = tone_agreement(run.labels(dimension=TONE), unit=unit, n_boot=n_boot, seed=seed)
     tables = []
     if subjects:
-        tables = agreement_report_tables(annotator_agreement(subjects, n_boot=n_boot, seed=seed))
+        report = annotator_agreement(subjects, unit=unit, n_boot=n_boot, seed=seed)
+        tables = agreement_report_tables(report)
     return tables + (tone_agreement_tables(tone) if tone is not None else [])

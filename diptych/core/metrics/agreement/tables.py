@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from diptych.core.digits import figure_text
 from diptych.core.metrics.agreement.coefficients import UNDEFINED_AGREEMENT
 from diptych.core.metrics.uncertainty.bootstrap import Estimate
+from diptych.core.resampled_units import plural
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement.results import AnnotatorAgreement
@@ -14,10 +15,10 @@ if TYPE_CHECKING:
 
 
 def _interval(e: Estimate) -> str:
-    if e.ci_low != e.ci_low:  # NaN: too few units, or no resample where it is defined
-        # The words every page uses for a figure with too few units (report.formatting's
-        # no_interval: "no interval (one draw only)"); a bare dash is the undefined coefficient
-        # the table's note explains.
+    if e.ci_low != e.ci_low:  # NaN: too few units, one value in every resample, or none defined
+        # The words every page uses for a figure with no interval (report.formatting's
+        # no_interval: "no interval (one draw only)", "no interval (every resample of its 2
+        # images gives 1.00)"); a bare dash is the undefined coefficient the note explains.
         return f"no interval ({e.reason})" if e.reason and e.value == e.value else "—"
     # The reader's minus (U+2212), as every printed number is signed.
     return f"[{figure_text(e.ci_low)}, {figure_text(e.ci_high)}]"
@@ -37,12 +38,13 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
     automatic annotators against the human majority (those with anything to show)."""
     from diptych.core.probe import Table
 
-    units = f"{report.unit}s"
+    units = plural(report.unit)
     boot = (
         f"95% intervals: percentile bootstrap over {units} ({report.n_boot:,} resamples, "
         f"seed {report.seed}), the persons of one {report.unit} resampled together; the column "
-        f"'{units}' says how many each resamples, and one {report.unit} alone gives no "
-        "interval. cannot_identify is a category of its own."
+        f"'{units}' says how many each resamples; one {report.unit} alone gives no interval, "
+        f"nor do {units} whose every resample gives one value (κ = 1 where each agrees fully): "
+        "the bootstrap cannot say more there. cannot_identify is a category of its own."
     )
     cats = report.categories
     tables = [

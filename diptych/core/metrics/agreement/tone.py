@@ -20,12 +20,17 @@ from typing import TYPE_CHECKING, Any
 from diptych.core.digits import figure_text
 from diptych.core.labels import CANNOT_IDENTIFY, SubjectLabel, annotator_kind
 from diptych.core.labels.tone import MONK_LABELS, tone_label
-from diptych.core.metrics.agreement.coefficients import UNDEFINED_AGREEMENT, category_counts
+from diptych.core.metrics.agreement.coefficients import (
+    UNDEFINED_AGREEMENT,
+    category_counts,
+    over_units,
+)
 from diptych.core.metrics.agreement.ordinal import (
     krippendorff_alpha_ordinal_estimate,
     weighted_kappa_estimate,
 )
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_N_BOOT, Estimate, json_safe
+from diptych.core.resampled_units import plural
 
 if TYPE_CHECKING:
     from diptych.core.probe import Table
@@ -65,6 +70,8 @@ class ToneAgreement:
     subjects: int
     n_boot: int
     seed: int
+    #: What one cluster is (the probe's trial: an image, a draw), which the intervals resample.
+    unit: str
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -81,7 +88,7 @@ class ToneAgreement:
             "krippendorff_alpha_ordinal": None
             if self.alpha is None
             else {"subjects": self.alpha_subjects, **self.alpha.to_dict()},
-            "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": "images"},
+            "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "resamples": plural(self.unit)},
         }
         safe: dict[str, Any] = json_safe(out)
         return safe
@@ -92,10 +99,11 @@ def _on_scale(label: str | None) -> str | None:
 
 
 def tone_agreement(
-    labels: Iterable[SubjectLabel], *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
+    labels: Iterable[SubjectLabel], *, unit: str, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
 ) -> ToneAgreement | None:
     """The ordinal agreement of the tone labels among ``labels`` (other labels, and words off
-    the tone vocabulary, are passed over); None when fewer than two annotators gave tones."""
+    the tone vocabulary, are passed over); None when fewer than two annotators gave tones.
+    ``unit``: what one of the probe's trials is (an image), which the intervals resample."""
     by_subject: dict[int, dict[str, str]] = {}
     cluster: dict[int, int] = {}
     for lab in labels:
@@ -123,7 +131,9 @@ def tone_agreement(
                 clusters=[cluster[s] for s in both],
                 n_boot=n_boot,
                 seed=_stream(seed, f"weighted-kappa/{a}/{b}"),
+                unit=unit,
             )
+            kappa = over_units(kappa, (cluster[s] for s in both), unit)
             off = sum(CANNOT_IDENTIFY in (by_subject[s][a], by_subject[s][b]) for s in both)
             pairwise.append(TonePair(a, b, len(both) - off, off, kappa))
     # "self" is the model's own answer about what it drew, not a reading of the image.
@@ -139,7 +149,10 @@ def tone_agreement(
             clusters=[cluster[s] for s in subjects],
             n_boot=n_boot,
             seed=_stream(seed, f"alpha-ordinal/{','.join(readers)}"),
+            unit=unit,
         )
+        pairable = [s for s, m in zip(subjects, counts.sum(axis=1), strict=True) if m >= 2]
+        alpha = over_units(alpha, (cluster[s] for s in pairable), unit)
     return ToneAgreement(
         annotators=names,
         labels=dict(given),
@@ -150,12 +163,14 @@ def tone_agreement(
         subjects=len(subjects),
         n_boot=n_boot,
         seed=seed,
+        unit=unit,
     )
 
 
 def _interval(e: Estimate) -> str:
-    if e.ci_low != e.ci_low:  # NaN: no resample where the coefficient is defined
-        return "—"
+    if e.ci_low != e.ci_low:  # NaN: too few units, one value in every resample, or none defined
+        # As the gender coefficients' (agreement.tables): the reason where the value has one.
+        return f"no interval ({e.reason})" if e.reason and e.value == e.value else "—"
     return f"[{figure_text(e.ci_low)}, {figure_text(e.ci_high)}]"
 
 
@@ -187,7 +202,9 @@ def tone_agreement_tables(report: ToneAgreement) -> list[Table]:
                 "Quadratic-weighted Cohen's κ per pair and Krippendorff's α with the ordinal "
                 "metric over every annotator but 'self': a reading one step off counts as less "
                 "of a disagreement than one five steps off. 95% intervals: percentile "
-                f"bootstrap over images ({report.n_boot} resamples, seed {report.seed}). "
+                f"bootstrap over {plural(report.unit)} ({report.n_boot} resamples, seed "
+                f"{report.seed}); one {report.unit} alone, or {plural(report.unit)} whose every "
+                "resample gives one value, give none. "
                 "persons: those both (for α, at least two) put on the scale; cannot_identify "
                 f"is left out of the coefficients ({unread or 'none given'})."
             ),

@@ -56,6 +56,7 @@ from diptych.plugins.probes.pst.collect import (
 )
 from diptych.plugins.probes.pst.context import AnalysisContext, group_prefix, group_slug, several
 from diptych.plugins.probes.pst.corrected import add_error_corrected
+from diptych.plugins.probes.pst.design import TRIAL_UNIT
 from diptych.plugins.probes.pst.figures import figure_3, figure_4, figure_5, figure_7
 from diptych.plugins.probes.pst.labor import bls_pct_female, labor_statistics
 from diptych.plugins.probes.pst.prediction_powered.analysis import add_prediction_powered
@@ -115,7 +116,7 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     result.data["label_policy"] = POLICY_TEXT[policy]
     result.data["label_policy_name"] = policy
     result.data["automatic_annotators"] = labels.automatic
-    result.tables += agreement_tables(run, n_boot=n_boot, seed=seed)
+    result.tables += agreement_tables(run, unit=TRIAL_UNIT, n_boot=n_boot, seed=seed)
     add_error_corrected(ctx, run, labels)
     add_prediction_powered(ctx, run, labels)
     add_tone(ctx, run, labels)

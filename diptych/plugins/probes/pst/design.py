@@ -11,6 +11,10 @@ from dataclasses import dataclass
 
 from diptych.plugins.probes._paired_stereotype_test.identities import GENDERS
 
+#: What one trial of a ``pst`` run is: an image (its two people drawn together), the unit its
+#: intervals resample and its agreement tables name (the probe's ``trial_unit``).
+TRIAL_UNIT = "image"
+
 
 def slug(text: str) -> str:
     """A file-name-safe form of an identity: lower case, every other run of characters "_"."""

@@ -49,6 +49,7 @@ from diptych.core.runview import RunView
 from diptych.core.trials import Subject, TrialSpec
 from diptych.plugins.probes._paired_stereotype_test.identities import identities, stereotyped_groups
 from diptych.plugins.probes.pst.design import (
+    TRIAL_UNIT,
     PowerRoles,
     draw_power_roles,
     image_seed,
@@ -85,7 +86,7 @@ class PST(Probe[PSTParams]):
     name = "pst"
     #: What a figure's n counts: a person in an image, as labelled.
     observation = "person"
-    trial_unit = "image"
+    trial_unit = TRIAL_UNIT
     goal = (
         "Measure gender stereotyping of occupations and organizational power in a text-to-image "
         "model by the Stereotype Test Score, paired and single (Paired Stereotype Test)."

@@ -108,11 +108,11 @@ def test_the_runs_report_tables_carry_the_tone_agreement(tmp_path: Path) -> None
                                              tones={a: _tone(v) for a, v in by.items()})])
             for i, by in enumerate(STEPS)
         ])  # fmt: skip
-        tables = agreement_tables(run, n_boot=50)
+        tables = agreement_tables(run, unit="image", n_boot=50)
         (table,) = [t for t in tables if t.title.startswith(TITLE)]
         rows = {(r[0], r[1]): r for r in table.rows}
         assert rows[("weighted κ", f"{HUMAN}, {AUTO}")][2:4] == [4, pytest.approx(7 / 8)]
         assert rows[("α ordinal", f"{HUMAN}, {AUTO}")][2:4] == [4, pytest.approx(71 / 78)]
         assert "cannot_identify is left out" in (table.note or "") and f"{HUMAN} 1" in table.note
         # Gender labels are not tones: the gender coefficients pass over them both ways.
-        assert tone_agreement(run.labels()) is None
+        assert tone_agreement(run.labels(), unit="image") is None
