@@ -118,7 +118,7 @@ def test_the_declines_command_repeats_every_option_that_changes_what_it_does(
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet", "--until-decided",
                      "--batches", "4", *given)  # fmt: skip
     assert code == 0 and "not run (no gate reads them): identities" in out, out
-    monkeypatch.setattr("sys.stdin", _Terminal(""))
+    monkeypatch.setattr("sys.stdin", Terminal(""))
     monkeypatch.setattr("typer.confirm", lambda text, **_: False)
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet", *given)
     flat = " ".join(out.split())
