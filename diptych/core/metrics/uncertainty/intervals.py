@@ -438,9 +438,9 @@ def percentile_number(
     """A headline number with a percentile interval that a gate can make again at any level:
     value, the interval (from the replicates it keeps), n, and the recipe's fields; with
     ``units``, what the bootstrap resampled (``{"occupation": 12}``) and the ``population``
-    that speaks for; where every resample gives one value, no interval, and the reason."""
-    from diptych.core.metrics.uncertainty.one_value import one_resampled_value, same_value
-
+    that speaks for. Its interval is the replicates' whatever their spread: a gate reads a look
+    at a bound as the t interval of its units (``sequential.look_interval``), and a figure a
+    page shows says why it has none (``one_value.point_to_reason``)."""
     recipe = IntervalRecipe.percentile(value, replicates)
     low, high = recipe.interval(confidence)
     out: dict[str, Any] = {"value": value, "ci_low": low, "ci_high": high, "n": n}
@@ -451,13 +451,6 @@ def percentile_number(
         out["units"] = dict(units)
         out["population"] = population
         out["reason"] = None
-        reps = recipe.replicates
-        if reps is not None and reps.size and same_value(low, high):  # never a point
-            (unit, k), *_ = units.items()
-            why = one_resampled_value(
-                reps, units=k, unit=unit, undefined=False, confidence=confidence
-            )
-            out.update(ci_low=math.nan, ci_high=math.nan, reason=why)
     return out
 
 

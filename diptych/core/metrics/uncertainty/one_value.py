@@ -6,11 +6,11 @@ points on one line), and a zero-width interval would claim a certainty the sampl
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
-    from numpy.typing import NDArray
+    from numpy.typing import ArrayLike, NDArray
 
 
 def same_value(a: float, b: float) -> bool:
@@ -45,3 +45,17 @@ def one_resampled_value(
         f"the middle {100 * confidence:g}% of the resamples of its {counted(units, unit)}"
         f"{where} give {figure_text(middle)}"
     )
+
+
+def point_to_reason(number: dict[str, Any], replicates: ArrayLike, confidence: float) -> None:
+    """A percentile number shown as it stands, never as a point: where its interval's ends meet
+    (every resample gives one value), no interval, and why, in ``number`` itself."""
+    import numpy as np
+
+    reps = np.asarray(replicates, dtype=np.float64)
+    units = number.get("units") or {}
+    if not reps.size or not units or not same_value(number["ci_low"], number["ci_high"]):
+        return
+    (unit, k), *_ = units.items()
+    why = one_resampled_value(reps, units=k, unit=unit, undefined=False, confidence=confidence)
+    number.update(ci_low=math.nan, ci_high=math.nan, reason=why)

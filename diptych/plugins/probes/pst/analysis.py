@@ -38,7 +38,11 @@ from diptych.core.metrics.agreement import agreement_tables
 from diptych.core.metrics.sts import SETTINGS, STSResult, stereotype_test_score
 from diptych.core.metrics.tone import MIN_PERSONS
 from diptych.core.metrics.uncertainty.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_N_BOOT
-from diptych.core.metrics.uncertainty.intervals import UNIT_SCORE_RANGE, percentile_number
+from diptych.core.metrics.uncertainty.intervals import (
+    UNIT_SCORE_RANGE,
+    percentile_number,
+)
+from diptych.core.metrics.uncertainty.one_value import point_to_reason
 from diptych.core.probe import ProbeResult
 from diptych.core.report.formatting import counted
 from diptych.core.runview import RunView
@@ -301,5 +305,6 @@ def pearson_with_interval(
         bounds=UNIT_SCORE_RANGE, units={"occupation": int(x.size)},
         population="occupations like these",
     )  # fmt: skip
+    point_to_reason(number, reps, DEFAULT_CONFIDENCE)  # points on one line: r = 1 in every resample
     # Its n counts occupations, not the persons the run's other figures count.
     return {**number, "n_of": "occupation"}

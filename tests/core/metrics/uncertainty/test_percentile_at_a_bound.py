@@ -9,14 +9,20 @@ import math
 import numpy as np
 import pytest
 
-from diptych.core.metrics.uncertainty.intervals import IntervalRecipe, percentile_number
+from diptych.core.metrics.uncertainty.intervals import (
+    IntervalRecipe,
+    percentile_number,
+)
+from diptych.core.metrics.uncertainty.one_value import point_to_reason
 from diptych.plugins.probes.pst.analysis import pearson_with_interval
 
 
 def test_a_number_whose_every_resample_is_one_value_has_no_interval() -> None:
-    number = percentile_number(
-        0.5, [0.5] * 200, 0.95, n=6, units={"occupation": 6}, population="occupations"
-    )
+    reps = [0.5] * 200
+    number = percentile_number(0.5, reps, 0.95, n=6, units={"occupation": 6}, population="o")
+    # As a gate reads it, the replicates' interval (a look reads its units' t interval there).
+    assert number["ci_low"] == number["ci_high"] == 0.5
+    point_to_reason(number, reps, 0.95)
     assert math.isnan(number["ci_low"]) and math.isnan(number["ci_high"])
     assert number["reason"] == "every resample of its 6 occupations gives 0.50"
     # A gate reading the number makes no interval of it either.
