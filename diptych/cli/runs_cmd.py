@@ -58,6 +58,14 @@ __all__ = ["EXPORT_SCHEMA_VERSION", "export_rows", "register", "runs_table"]
 RunIdArgument = Annotated[
     str, typer.Argument(metavar="RUN_ID", help="Run id (a unique prefix will do).")
 ]
+#: An id as ``diptych runs`` prints it: a run's, or an agent session's (its label too).
+RunOrSessionArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="RUN_ID|SESSION",
+        help="Run id or agent session id, as diptych runs prints it (a unique prefix will do).",
+    ),
+]
 
 
 #: How a run made by an agent session is set under its session's row (``--all``).
@@ -259,7 +267,7 @@ def register(app: typer.Typer) -> None:
     @app.command("show")
     def show(
         ctx: typer.Context,
-        run_id: RunIdArgument,
+        run_id: RunOrSessionArgument,
         label_policy: LabelPolicyOption = None,
         calibration_subset: CalibrationSubsetOption = None,
     ) -> None:
@@ -332,8 +340,9 @@ def register(app: typer.Typer) -> None:
         run_id: Annotated[
             str,
             typer.Argument(
-                metavar="RUN_ID|AUDIT",
-                help="Run id (a unique prefix will do); with --bundle, a recorded audit too.",
+                metavar="RUN_ID|SESSION|AUDIT",
+                help="Run id or agent session id (its runs' trials), a unique prefix will do; "
+                "with --bundle, a recorded audit too.",
             ),
         ],
         fmt: Annotated[Literal["csv", "jsonl"], typer.Option("--format")] = "jsonl",
