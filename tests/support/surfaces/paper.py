@@ -423,6 +423,12 @@ def _heading_problems(printed: Printed, p: Placed) -> list[str]:
     a = printed.words[p.first]
     after = tokens_of(p.element["after"])[:3]
     under = find(printed.words, after, p.last + 1) if after else None
+    if under is not None:
+        # A report prints some headings twice (a review's tables again in Appendix B): words
+        # found after the heading's next print are that one's content, not this one's.
+        again = find(printed.words, tokens_of(p.element["text"]), p.last + 1, 2)
+        if again is not None and again[0] < under[0]:
+            under = None
     foot = a.y0 > printed.heights[a.page] * (1 - FOOT)
     if under is None and not foot:
         return []
