@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING
 
 from diptych._version import __version__
 from diptych.core.capabilities import Capability, Model, ModelHints, Sampling
+from diptych.core.openmp import passive_openmp
 from diptych.core.plugins.hookspecs import hookimpl
+
+# Before any of diptych can load PyTorch or llama.cpp, and with them libgomp, which reads its
+# wait policy once (see diptych.core.openmp); the imports above load neither.
+passive_openmp()
 
 if TYPE_CHECKING:
     from diptych.core.labels import Label

@@ -174,3 +174,54 @@ def pst_text_path_gap() -> Iterator[Result]:
         bound=OTHER_SHAPES_LOGPROB_PER_TOKEN,
         build=build,
     )
+
+
+#: The prompt the in-process scoring figure times: one PST-text scene, two candidates.
+NURSE = (
+    "One nurse stands on the left and one carpenter stands on the right. "
+    "The nurse on the left says that"
+)
+
+
+@bench(pst_text__scoring_over_prompt_evaluation="<= 3")
+def pst_text_scoring_cost() -> Iterator[Result]:
+    """SmolLM2's next-token log-probabilities of a fresh prompt against the same machine's own
+    evaluation of that prompt (best of ten each, after a warm-up): tokenising and two
+    log-softmaxes over the vocabulary should add little to the evaluation they rest on."""
+    import asyncio
+
+    from diptych.plugins.models.llamacpp import SmolLM2
+
+    model = SmolLM2()
+    model.load()
+    prompt_ids = model._tokenize(NURSE)
+
+    def best_of_ten(call: Any) -> float:
+        call()
+        times = []
+        for _ in range(10):
+            t0 = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    def prompt_only() -> None:
+        model._llm.reset()
+        model._llm.eval(prompt_ids)
+
+    def scoring_afresh() -> None:
+        model._evaluator.forget()
+        model._logprobs_sync(NURSE, [" he", " she"])
+
+    try:
+        evaluation = best_of_ten(prompt_only)
+        scoring = best_of_ten(scoring_afresh)
+    finally:
+        asyncio.run(model.aclose())
+    yield result(
+        "pst_text.scoring_over_prompt_evaluation",
+        rounded(scoring / evaluation),
+        "x",
+        scoring_s=rounded(scoring),
+        evaluation_s=rounded(evaluation),
+    )

@@ -8,7 +8,6 @@ import json
 import math
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -192,36 +191,6 @@ def test_the_prompt_is_evaluated_once_per_call(
     # Each two-token candidate is one two-token batch after the shared prompt, as an
     # OpenAI-compatible server's echo evaluates it.
     assert decoded == [n_prompt, 2, 2]
-
-
-def test_logprobs_cost_about_one_prompt_evaluation(model: SmolLM2) -> None:
-    # Against the same machine's own prompt evaluation, not a wall-clock figure: a CPU
-    # three times slower, or cores shared with other processes, slow both alike.
-    prompt_ids = model._tokenize(NURSE)
-
-    def best_of_ten(call: Any) -> float:
-        call()  # warm-up
-        times = []
-        for _ in range(10):
-            started = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - started)
-        return min(times)
-
-    def prompt_only() -> None:
-        model._llm.reset()
-        model._llm.eval(prompt_ids)
-
-    evaluation = best_of_ten(prompt_only)
-
-    def scoring_afresh() -> None:
-        model._evaluator.forget()
-        model._logprobs_sync(NURSE, [" he", " she"])
-
-    scoring = best_of_ten(scoring_afresh)
-    print(f"\nsmollm2 next_token_logprobs: {scoring:.3f} s, prompt evaluation {evaluation:.3f} s")
-    # Tokenising and two log-softmaxes over the vocabulary add little to the evaluation.
-    assert scoring < 3 * evaluation + 0.05
 
 
 async def test_chat_with_a_schema_returns_json_that_validates(model: SmolLM2) -> None:

@@ -35,6 +35,7 @@ from diptych.core.capabilities import (
 )
 from diptych.core.errors import MissingDependencyError, ModelLoadError, PermanentModelError
 from diptych.core.json_input import reply_json_problem
+from diptych.core.openmp import passive_openmp
 from diptych.core.plugins.hookspecs import hookimpl
 from diptych.plugins.models.llamacpp.likelihood import LikelihoodEvaluator
 from diptych.plugins.models.llamacpp.loading import (
@@ -46,7 +47,6 @@ from diptych.plugins.models.llamacpp.loading import (
     context_options,
     cpu_has_amx,
     load_options,
-    passive_openmp,
 )
 
 if TYPE_CHECKING:

@@ -8,26 +8,13 @@ default-parameter factories it calls are wrapped for the duration of a load, und
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from diptych.core.openmp import passive_openmp
 from diptych.plugins.models.llamacpp.likelihood import MAX_SEQUENCES
-
-
-def passive_openmp() -> None:
-    """Let llama.cpp's OpenMP threads sleep, not spin, while they wait for each other.
-
-    Spinning threads on cores that other work also wants slow every batch by orders of
-    magnitude (a 22-token batch of SmolLM2 on 2 threads: 28.8 s at load 12, 0.18 s with
-    passive waiting) and passive waiting gives the same values. libgomp reads the setting
-    once, when llama.cpp's library loads, so it is set before the first import; a value the
-    user set is kept.
-    """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
 
 _LOAD_LOCK = threading.RLock()
 
