@@ -309,6 +309,15 @@ def is_current(earlier: PartRecord, planned: PartPlan) -> bool:
     return planned.fingerprint is None or earlier.detail.get("fingerprint") == planned.fingerprint
 
 
+def stored_run(ws: Workspace, planned: PartPlan) -> str | None:
+    """The newest stored run of ``planned``'s design (its fingerprint), which running the part
+    continues; None where none is stored or the part has no run (an agent search)."""
+    if planned.fingerprint is None:
+        return None
+    found = [s.run.id for s in ws.runs.list() if s.run.fingerprint == planned.fingerprint]
+    return found[-1] if found else None
+
+
 def reusable(planned: PartPlan, earlier: PartRecord | None) -> bool:
     """Whether ``planned``'s part recorded before (``earlier``) is complete and current: kept
     as it is, run again by no mode of the audit."""

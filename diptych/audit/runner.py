@@ -27,6 +27,7 @@ from diptych.audit.plan import (
     read_overridden,
     reusable,
     search_session,
+    stored_run,
 )
 from diptych.audit.report_files import write_report
 from diptych.audit.search_part import SearchRunner, bounded, run_search_part, trials_asked
@@ -105,11 +106,6 @@ def _with_failures(status: str, failed: dict[str, int]) -> str:
     """An audit that ran to its end with failed trials is ``incomplete``, never ``complete``:
     its report rests on fewer trials than its design, and a resume asks them again."""
     return "incomplete" if status == "complete" and failed else status
-
-
-def _run_of(ws: Workspace, fingerprint: str) -> str | None:
-    found = [s.run.id for s in ws.runs.list() if s.run.fingerprint == fingerprint]
-    return found[-1] if found else None
 
 
 async def run_audit(
@@ -217,7 +213,7 @@ async def _run_until_decided(
         current = [
             PartRecord(p.part.position, p.part.name, p.part.kind, found, "", None)
             for p in gated
-            if p.fingerprint is not None and (found := _run_of(ws, p.fingerprint)) is not None
+            if (found := stored_run(ws, p)) is not None
         ]
         return max(limit - spent_so_far(ws, current), 0.0)
 
@@ -286,7 +282,8 @@ async def _run_plan(
     for planned in plan.parts:
         part = planned.part
         earlier = done.get(part.name)
-        looked = PartLooks.of(earlier.detail) if earlier is not None else None
+        # Its run's looks, whichever audit took them: its answers were peeked at each one.
+        looked = ws.audits.run_looks(run) if (run := _run_id(ws, planned, earlier)) else None
         # A part whose run has failed trials runs again: its run continues, asking them again.
         if earlier is not None and reusable(planned, earlier):
             if looked is not None and looked.active:
@@ -301,7 +298,7 @@ async def _run_plan(
             notify(part.name, "skipped", {**has, "status": earlier.status})
             continue
         current = [p for p in parts]
-        found = _run_of(ws, planned.fingerprint) if planned.fingerprint is not None else None
+        found = stored_run(ws, planned)
         if found is not None:
             current.append(PartRecord(part.position, part.name, part.kind, found, "", None))
         spent = spent_so_far(ws, current)
@@ -318,7 +315,7 @@ async def _run_plan(
         except BaseException:
             # Stopped (Ctrl-C, a quit) or failed in this part: the part names the run it
             # made, so that listings read the part in that run's status.
-            _started(ws, audit_id, planned, earlier, found or _run_of_part(ws, planned))
+            _started(ws, audit_id, planned, earlier, found or stored_run(ws, planned))
             raise
         if looked is not None and looked.active and outcome.status in FINISHED:
             outcome = with_final_look(ws, audit, planned, outcome, looked)
@@ -365,8 +362,9 @@ def _started(
     ws.audits.save_part(audit_id, record)
 
 
-def _run_of_part(ws: Workspace, planned: PartPlan) -> str | None:
-    return _run_of(ws, planned.fingerprint) if planned.fingerprint is not None else None
+def _run_id(ws: Workspace, planned: PartPlan, earlier: PartRecord | None) -> str | None:
+    """The run of ``planned``'s part: its record's, else the stored run of its design."""
+    return earlier.run_id if earlier is not None and earlier.run_id else stored_run(ws, planned)
 
 
 async def _run_part(

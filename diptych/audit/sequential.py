@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any
 
 from diptych.audit.ordered import RecordingOrder, first_batch_record
-from diptych.audit.plan import AuditPlan, PartPlan, read_audit
+from diptych.audit.plan import AuditPlan, PartPlan, read_audit, stored_run
 from diptych.core.audit import PartRecord
 from diptych.core.audit.expected_spend import ExpectedSpend, expected_spend
 from diptych.core.audit.gates import GateRule
@@ -133,11 +133,18 @@ async def buy_until_decided(
         before = earlier.get(name)
         if before is None or PartLooks.ORDER_KEY in before.detail:
             first.add(name)
-        kept = PartLooks.of(before.detail) if before is not None else None
-        if kept is not None and kept.active and before is not None and before.run_id:
-            # Continue the looks of an earlier run with --until-decided, in its order.
+        run_id = before.run_id if before is not None and before.run_id else None
+        run_id = run_id or stored_run(ws, planned)
+        # The looks its run was taken at, by this audit or another reading the same run: they
+        # continue, in their order, and the level they spent stays spent.
+        kept = ws.audits.run_looks(run_id) if run_id else None
+        if kept is not None and run_id is not None:
             states[name] = replace(kept, stop=None)
-            runs[name] = before.run_id
+            runs[name] = run_id
+            if before is None or PartLooks.of(before.detail) != kept:
+                # Recorded with them before any look of its own, for its gates to read them.
+                status = ws.runs.get(run_id).status
+                ws.audits.save_part(audit_id, _record(ws, planned, run_id, status, kept))
         else:
             states[name] = PartLooks(batches, _seed_of(planned, audit))
     report = _decide_looks(ws, audit, audit_id, states)

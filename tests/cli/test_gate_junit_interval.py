@@ -56,4 +56,4 @@ def test_the_junit_message_names_a_fixed_interval(
     _gated(capsys, tmp_path / "ws")
     said, out = _junit_and_line(capsys, tmp_path / "ws", tmp_path / "gates.xml")
     assert "anytime-valid" not in out and "anytime-valid" not in said, (out, said)
-    assert "(fixed); below 95" in said, said
+    assert "(fixed-design); below 95" in said, said

@@ -73,15 +73,15 @@ def test_a_gates_interval_is_named_as_audit_gate_names_it() -> None:
     assert look_of(SimpleNamespace(sequential=whole)) == "the whole design read at look 2"
     assert look_of(SimpleNamespace(sequential=None)) == ""
     assert interval_kind_cell("anytime-valid", "look 1 of 10") == "anytime-valid, look 1 of 10"
-    assert interval_kind_cell("fixed", "") == "fixed"
+    assert interval_kind_cell("fixed-design", "") == "fixed-design"
     columns = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
     assert gate_headers(columns, ["anytime-valid, look 1 of 10"] * 2)[3:6] == [
         "value",
         "anytime-valid interval, look 1 of 10",
         "level",
     ]
-    assert gate_headers(columns, ["fixed"])[4] == "fixed interval"
+    assert gate_headers(columns, ["fixed-design"])[4] == "fixed-design interval"
     assert gate_headers(columns, []) == list(columns)
     # Made unlike: each gate's interval named in a column of its own.
-    mixed = gate_headers(columns, ["anytime-valid, look 2 of 4", "fixed"])
+    mixed = gate_headers(columns, ["anytime-valid, look 2 of 4", "fixed-design"])
     assert mixed[4:7] == ["interval", "interval kind", "level"]

@@ -155,8 +155,9 @@ class PartLooks:
 
 #: The least a look must hold before its figure is tested: this many units of every kind its
 #: interval resamples (identities on each side of a crossed design, images, scenarios, image
-#: pairs). 3 × 3 identities is the smallest crossed design on which the fixed interval's coverage
-#: is measured (``bench/validity/figures.py``); below it a look spends nothing (docs/gates.md).
+#: pairs). 3 × 3 identities is the smallest crossed design on which the fixed-design interval's
+#: coverage is measured (``bench/validity/figures.py``); below it a look spends nothing
+#: (docs/gates.md).
 MIN_UNITS = 3
 
 #: The normal quantile of a two-sided 95% interval.

@@ -27,7 +27,7 @@ from diptych.core.audit.run_status import (
     trials_asked,
 )
 from diptych.core.audit.schema import parse_audit
-from diptych.core.audit.sequential import PartLooks, SequentialSummary
+from diptych.core.audit.sequential import Look, PartLooks, SequentialSummary
 from diptych.core.errors import DiptychError
 from diptych.core.probe import ProbeResult, Table
 
@@ -47,14 +47,43 @@ def stopped_name(at: str) -> str:
 
 
 def looked(store: Store, run_id: str) -> tuple[AuditRecord, str, PartLooks] | None:
-    """The newest audit that bought ``run_id`` batch by batch, the part's name and its looks."""
+    """The newest audit that bought ``run_id`` batch by batch, the part's name and the run's
+    looks (:func:`run_looks`: every audit's, not only that one's)."""
     found = None
     for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
         for part in audit.parts:
             looks = PartLooks.of(part.detail) if part.run_id == run_id else None
             if looks is not None and looks.active and looks.last is not None:
-                found = (audit, part.name, looks)
-    return found
+                found = (audit, part.name)
+    joined = run_looks(store, run_id)
+    return None if found is None or joined is None else (*found, joined)
+
+
+def run_looks(store: Store, run_id: str) -> PartLooks | None:
+    """The looks ``run_id``'s answers were taken at, joined from every audit record that
+    bought it batch by batch: its data was peeked at each of them, whichever record reads it
+    now, so every gate on it spends its level over all of them. A run's answers only grow,
+    so the looks are ordered by the requests each read, which is the order they were taken
+    in; a look at requests already looked at (a record reading a look another took, an audit
+    run again deciding on the same look) is counted once, the first recorded. The plan (its
+    batches and order) is the one the first look was taken under, which every later look
+    continues; the stop the last look's record's. None for a run no record looked at."""
+    records = []
+    for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
+        for part in audit.parts:
+            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
+            if looks is not None and looks.active and looks.looks:
+                records.append(looks)
+    if not records:
+        return None
+    taken: dict[int, tuple[Look, PartLooks]] = {}
+    for looks in records:
+        for look in looks.looks:
+            taken.setdefault(look.bought, (look, looks))
+    ordered = [taken[bought] for bought in sorted(taken)]
+    # The newest record holding the last look says why the looks stopped there.
+    stop = next(r.stop for r in reversed(records) if r.looks[-1].bought == ordered[-1][0].bought)
+    return replace(ordered[0][1], looks=[look for look, _ in ordered], stop=stop)
 
 
 def purchase_seed(store: Store, run_id: str) -> int | None:

@@ -33,10 +33,15 @@ def gate_interval(r: Any) -> str:
     return f"no interval ({why})"
 
 
+#: How a gate's interval made on one look at the design is named, as docs/gates.md names it.
+FIXED_DESIGN = "fixed-design"
+
+
 def interval_kind(method: str) -> str:
-    """How a gate's interval was made, in the words the report names it by: ``anytime-valid``
-    (over the looks of an audit bought until decided) or ``fixed`` (one look at the design)."""
-    return "anytime-valid" if method.startswith("anytime-valid") else "fixed"
+    """How a gate's interval was made, in the words every surface names it by:
+    ``anytime-valid`` (over the looks of an audit bought until decided) or ``fixed-design``
+    (one look at the design)."""
+    return "anytime-valid" if method.startswith("anytime-valid") else FIXED_DESIGN
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ class GateLine:
     note: str
     #: The run of the gate's part, and how its interval was made (``anytime-valid``, ``fixed``).
     run: str = ""
-    kind: str = "fixed"
+    kind: str = FIXED_DESIGN
     #: The look the line reads ("look 1 of 4") where its run was bought on past it since: the
     #: figure's value and interval there, as the report's figures are read there too.
     reading: str = ""

@@ -102,7 +102,7 @@ def _no_interval_cell(number: Mapping[str, Any], *, html: bool) -> Any:
     return markupsafe.Markup('<span class="no-interval">{}</span>').format(text)
 
 
-#: The level an interval's name starts with ("97.5% fixed interval").
+#: The level an interval's name starts with ("97.5% fixed-design interval").
 LEVEL = re.compile(r"(\d+(?:\.\d+)?%) ")
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.stopped import NOT_HOLDING
+from diptych.core.report.gates import FIXED_DESIGN
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit
@@ -62,8 +63,8 @@ class GateDecided:
                 f"however many looks were taken: {self.method}."
             )
         return (
-            f"{self.figure} of run {self.run} is printed with the {self.level} fixed interval "
-            f"{self.whose} decided on: {self.method}."
+            f"{self.figure} of run {self.run} is printed with the {self.level} fixed-design "
+            f"interval {self.whose} decided on: {self.method}."
         )
 
 
@@ -161,7 +162,7 @@ class IntervalMethods:
                 "for a figure a gate decided at a look of an audit bought until decided, "
                 "anytime-valid over the looks"
             )
-        if any(g.kind == "fixed" for g in self.gated):
+        if any(g.kind == FIXED_DESIGN for g in self.gated):
             kinds.append("for a figure a gate decided, fixed at the gate's level")
         if any(s.anytime for s in self.stopped):
             kinds.append(

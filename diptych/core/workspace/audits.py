@@ -17,6 +17,7 @@ from typing import Any
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
 from diptych.core.audit.schema import Gates
+from diptych.core.audit.sequential import PartLooks
 from diptych.core.audit.stopped import (
     as_now,
     audit_status_text,
@@ -25,6 +26,7 @@ from diptych.core.audit.stopped import (
     name_fixed_intervals,
     not_run,
     part_status_text,
+    run_looks,
     stopped_look,
     stopped_status,
 )
@@ -116,6 +118,11 @@ class Audits(Namespace):
     def list(self) -> builtins.list[record.AuditRecord]:
         """Every audit recorded in the workspace, oldest first, with its parts."""
         return record.list_audits(self._store)
+
+    def run_looks(self, run_id: str) -> PartLooks | None:
+        """The looks the run's answers were taken at by every audit that bought it batch by
+        batch (:func:`~diptych.core.audit.stopped.run_looks`); None where none did."""
+        return run_looks(self._store, run_id)
 
     def stopped_look(self, run_id: str) -> str:
         """The look ("look 1 of 4") at which an audit's gates stopped the run's design early:

@@ -27,7 +27,7 @@ from diptych.core.audit.sequential import (
     anytime_figure,
     with_sequential_notes,
 )
-from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now
+from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now, run_looks
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
@@ -99,7 +99,7 @@ def audit_gates(
     rec, gates, chosen = _target(store, ref, overrides)
     if gates is None or not gates.checks:
         raise UsageError(f"audit '{rec.name}' states no gates (add a gates: section)")
-    if all(g.part in _active_looks(rec) for g in gates.checks):
+    if all(g.part in _active_looks(store, rec) for g in gates.checks):
         # Every gate reads its part's looks, recorded with the audit: the report's figures are
         # not what they decide on, so a report moved or deleted since changes no verdict.
         return replace(_decide(analysis, store, rec, gates, rec.id, {}), chosen=chosen)
@@ -140,7 +140,7 @@ def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
         gated = {g.part for g in audit.gates.checks}
         if any((p := rec.part(name)) is None or p.run_id not in wanted for name in gated):
             continue
-        looks = _active_looks(rec)
+        looks = _active_looks(store, rec)
         summary = SequentialSummary.of([p for n, p in looks.items() if n in gated])
         summary = summary and summary.with_failed(failed_trials(store, rec, gated))
         # A part bought on since its gates stopped it early is said in its run's status now.
@@ -190,7 +190,7 @@ def _decide(
     tested: dict[tuple[str, str, str], GateFigure] = {}
     problems: list[str] = []
     diffs: dict[str, _diff.AuditDiff] = {}
-    sequential = _active_looks(rec)
+    sequential = _active_looks(store, rec)
     looks_of: dict[str, list[Look]] = {}
     for gate in gates.checks:
         rules.append(
@@ -226,12 +226,14 @@ def _decide(
     return GateReport(name, rec.name, gates.family, gates.confidence, results, summary)
 
 
-def _active_looks(rec: record.AuditRecord) -> dict[str, PartLooks]:
-    """The parts whose gates read their looks (bought with ``--until-decided``), by name."""
+def _active_looks(store: Store, rec: record.AuditRecord) -> dict[str, PartLooks]:
+    """The parts whose gates read their run's looks, by name: every look any audit took of
+    the part's run (:func:`~diptych.core.audit.stopped.run_looks`), this record's own or not,
+    since its answers were peeked at each of them."""
     out = {}
     for part in rec.parts:
-        looks = PartLooks.of(part.detail)
-        if looks is not None and looks.active and looks.looks:
+        looks = run_looks(store, part.run_id) if part.run_id else None
+        if looks is not None:
             out[part.name] = looks
     return out
 

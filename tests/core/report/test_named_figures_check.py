@@ -152,9 +152,9 @@ def test_a_figure_two_gates_of_a_family_read_has_one_interval_per_level() -> Non
         {"run": "r", "figure": figure, "interval": "50.8 to 66.2", "level": "97.5%"},
         {"run": "r", "figure": figure, "interval": "52.2 to 65.1", "level": "95%"},
     ]
-    head = {"run": "r", "name": figure, "interval": "[50.8, 66.2] (97.5% fixed interval)",
+    head = {"run": "r", "name": figure, "interval": "[50.8, 66.2] (97.5% fixed-design interval)",
             "sentence": "p on m: STS paired is 59.0, with a 97.5% interval from 50.8 to 66.2 "
-            "(97.5% fixed interval), over 36 prompts."}  # fmt: skip
+            "(97.5% fixed-design interval), over 36 prompts."}  # fmt: skip
     data: dict[str, Any] = {"gates": {"gates": gates}, "headlines": [head]}
     assert two_intervals_problems(Path("/nonexistent"), data) == []
     gates[1]["level"] = "97.5%"

@@ -137,7 +137,7 @@ def test_the_gate_and_the_finding_print_a_figure_with_the_same_digits(
     )
     (line,) = gate_lines(SimpleNamespace(results=[result]))
     assert (line.value, line.interval) == ("11.6", "10.1 to 12.9")
-    assert "= 11.6, 97.5% fixed interval 10.1 to 12.9; rule: below 10." in line.sentence
+    assert "= 11.6, 97.5% fixed-design interval 10.1 to 12.9; rule: below 10." in line.sentence
     # The findings print each figure with that same function, and so does the table.
     html = (written / "report.html").read_text(encoding="utf-8")
     for f in data["verdict"]["findings"]:

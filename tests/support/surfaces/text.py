@@ -384,15 +384,16 @@ def interval_problems(chunks: list[Chunk]) -> list[str]:
     for key, text in texts.items():
         for m in _INTERVALS.finditer(text):
             low, high = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            # The level named just after an interval ("[a, b] (95.0% fixed interval)", "[a, b];
-            # 95% fixed interval", or on the line under it), else the last one named before it
-            # ("95% interval a to b"), else the report's 95%.
+            # The level named just after an interval ("[a, b] (95.0% fixed-design interval)",
+            # "[a, b]; 95% fixed-design interval", or on the line under it), else the last one
+            # named before it ("95% interval a to b"), else the report's 95%.
             after = re.match(r"\s*(?:\(|;)?\s*(\d+(?:\.\d+)?)% ", text[m.end() :])
             level = (
                 [after.group(1)]
                 if after
                 else re.findall(
-                    r"(\d+(?:\.\d+)?)% (?:anytime-valid |fixed )?interval", text[: m.start()]
+                    r"(\d+(?:\.\d+)?)% (?:anytime-valid |fixed(?:-design)? )?interval",
+                    text[: m.start()],
                 )
             )
             at = f"{float(level[-1]):g}" if level else "95"

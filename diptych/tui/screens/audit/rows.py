@@ -167,7 +167,7 @@ def look_of(report: Any) -> str:
 
 def interval_kind_cell(kind: str, look: str) -> str:
     """How a gate's interval was made, named as ``diptych audit gate`` names it: "anytime-valid,
-    look 1 of 10" (over the looks of an audit bought until decided) or "fixed"."""
+    look 1 of 10" (over the looks of an audit bought until decided) or "fixed-design"."""
     return f"{kind}, {look}" if kind == "anytime-valid" and look else kind
 
 
