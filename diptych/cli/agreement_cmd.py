@@ -3,7 +3,8 @@
 Every annotator against every other (Cohen's κ on the persons both labelled), Fleiss' κ among the
 people (PST Table 1's measure), Krippendorff's α over all annotators, and each automatic
 annotator against the human majority (κ, accuracy, coverage; PST Table 12's comparison). The
-numbers are ``ws.annotators.agreement``'s; numpy is imported only when the command runs.
+numbers are ``ws.annotators.agreement``'s, with the resamples and seed of the report's agreement
+tables unless given, so that both print one interval; numpy is imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -25,14 +26,26 @@ def register(app: typer.Typer) -> None:
         ],
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
         n_boot: Annotated[
-            int,
+            int | None,
             typer.Option(
                 "--n-boot",
                 min=1,
-                help="Bootstrap resamples (over the run's trials: images, draws).",
+                show_default=False,
+                help=(
+                    "Bootstrap resamples (over the run's trials: images, draws); the report's "
+                    "and Run detail's number unless given."
+                ),
             ),
-        ] = 2000,
-        seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")] = 0,
+        ] = None,
+        seed: Annotated[
+            int | None,
+            typer.Option(
+                "--seed",
+                min=0,
+                show_default=False,
+                help="Seed of the bootstrap; the report's and Run detail's unless given.",
+            ),
+        ] = None,
     ) -> None:
         """Agreement among a run's annotators: Cohen's κ per pair, Fleiss' κ among people,
         Krippendorff's α, and each automatic annotator against the human majority."""

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +25,7 @@ from diptych.core.audit.run_status import decided_at, rest_line, rest_to_buy
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.evidence.manifest import drop_stale_signatures
+from diptych.core.probe import ProbeResult
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
 from diptych.tui.jobs import ActiveRuns, JobControl, RunRequest
 from diptych.tui.messages import (
@@ -245,7 +247,27 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
             result = ws.audits.read(run.id)
         except DiptychError as error:
             return AnalysisReady(run, counts, flagged, None, str(error), mixed, said)
+        result = with_agreement(ws, run.id, result)
         return AnalysisReady(run, counts, flagged, result, None, mixed, said)
+
+
+def with_agreement(ws: Workspace, run_id: str, result: ProbeResult) -> ProbeResult:
+    """``result`` with the run's agreement tables after its own (those of `diptych agreement`
+    and the report, one computation), where two annotators or more labelled its persons and
+    its probe's analysis does not show them already (the pst probe's does)."""
+    from diptych.core.errors import UsageError
+    from diptych.core.metrics.agreement.tables import PAIRWISE_TITLE, agreement_report_tables
+    from diptych.core.metrics.agreement.tone import TONE_TITLE
+
+    if {PAIRWISE_TITLE, TONE_TITLE} & {table.title for table in result.tables}:
+        return result
+    try:
+        agreement = ws.annotators.agreement(run_id)
+    except UsageError:  # no labels yet
+        return result
+    if not agreement.pairwise and agreement.tone is None:
+        return result
+    return replace(result, tables=[*result.tables, *agreement_report_tables(agreement)])
 
 
 def write_run_report(store_path: Path, run_id: str, out_dir: Path) -> ReportWritten:

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
     from diptych.core.runview import RunView
 
-#: Resamples of the annotator-agreement intervals.
-AGREEMENT_N_BOOT = 500
 #: What the agreement of a run bought on since its stop says: the labels above are the look's.
 LOOK_AGREEMENT = (
     "The labels counted above are those of the trials its look read; the agreement reads every "
@@ -31,7 +29,7 @@ class ReviewSource(Protocol):
     def notes(self, run_id: str) -> list[dict[str, Any]]: ...
 
     def agreement(
-        self, run_id: str, *, n_boot: int = ..., seed: int = ...
+        self, run_id: str, *, n_boot: int | None = ..., seed: int | None = ...
     ) -> AnnotatorAgreement: ...
 
 
@@ -60,7 +58,8 @@ def run_review(source: ReviewSource, view: RunView, every: RunView | None = None
     review = Review(labels=dict(labels), notes=notes)
     if len(labels) >= 2:
         try:
-            agreement = source.agreement(view.id, n_boot=AGREEMENT_N_BOOT, seed=0)
+            # The resamples and seed `diptych agreement` and Run detail use: one interval.
+            agreement = source.agreement(view.id)
         except DiptychError as error:
             review.agreement_notes.append(f"agreement not computed: {error}")
         else:

@@ -202,7 +202,9 @@ class _ReportSource:
     def notes(self, run_id: str) -> list[dict[str, Any]]:
         return self._analysis._review.notes(run_id)
 
-    def agreement(self, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> AnnotatorAgreement:
+    def agreement(
+        self, run_id: str, *, n_boot: int | None = None, seed: int | None = None
+    ) -> AnnotatorAgreement:
         return self._analysis._annotators.agreement(run_id, n_boot=n_boot, seed=seed)
 
     def compare(

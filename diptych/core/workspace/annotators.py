@@ -4,7 +4,6 @@ annotator on PAIRS, and measure how far a run's annotators agree."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from diptych.core.annotation import AnnotationSummary, annotate_run_async, annotator_id
@@ -139,29 +138,37 @@ class Annotators(Namespace):
             )
         )
 
-    def agreement(self, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> AnnotatorAgreement:
+    def agreement(
+        self, run_id: str, *, n_boot: int | None = None, seed: int | None = None
+    ) -> AnnotatorAgreement:
         """How far the run's annotators agree: Cohen's κ per pair, Fleiss' κ among the people
         (PST Table 1's measure), Krippendorff's α over all, and each automatic annotator
         against the human majority (PST Table 12), with bootstrap intervals over the probe's
         trials (images, draws); and, when two annotators or more gave perceived skin tones,
-        weighted κ per pair and Krippendorff's α (ordinal) of the tones (``tone``).
+        weighted κ per pair and Krippendorff's α (ordinal) of the tones (``tone``). The
+        resamples and seed are every page's (``AGREEMENT_N_BOOT``, ``AGREEMENT_SEED``) unless
+        given.
 
         Raises :class:`UsageError` when the run has no labels yet."""
         # numpy comes with the agreement metrics: imported when asked for, not with the core.
-        from diptych.core.metrics.agreement import annotator_agreement, labelled_subjects
-        from diptych.core.metrics.agreement.tone import tone_agreement
+        from diptych.core.metrics.agreement import (
+            AGREEMENT_N_BOOT,
+            AGREEMENT_SEED,
+            run_agreement,
+        )
 
         view = self._kernel.view(run_id)
-        subjects = labelled_subjects(view.labels())
-        tones = view.labels(dimension=TONE)
-        if not subjects and not tones:
+        if not view.labels() and not view.labels(dimension=TONE):
             raise UsageError(
                 f"run {view.id} has no labels yet: import them with 'diptych annotate "
                 f"{view.id} --import FILE.csv' or run an annotator ('--annotator NAME')"
             )
-        unit = _trial_unit(view.run.probe)
-        report = annotator_agreement(subjects, n_boot=n_boot, seed=seed, unit=unit)
-        return replace(report, tone=tone_agreement(tones, unit=unit, n_boot=n_boot, seed=seed))
+        return run_agreement(
+            view,
+            unit=_trial_unit(view.run.probe),
+            n_boot=AGREEMENT_N_BOOT if n_boot is None else n_boot,
+            seed=AGREEMENT_SEED if seed is None else seed,
+        )
 
 
 def _trial_unit(probe: str) -> str:

@@ -29,6 +29,8 @@ from diptych.core.metrics.agreement.results import (
     ReferenceAgreement,
 )
 from diptych.core.metrics.agreement.run import (
+    AGREEMENT_N_BOOT,
+    AGREEMENT_SEED,
     agreement_tables,
     annotator_agreement,
     labelled_subjects,
@@ -37,6 +39,8 @@ from diptych.core.metrics.agreement.run import (
 from diptych.core.metrics.agreement.tables import agreement_report_tables
 
 __all__ = [
+    "AGREEMENT_N_BOOT",
+    "AGREEMENT_SEED",
     "ALL",
     "AnnotatorAgreement",
     "AnnotatorSummary",

@@ -324,6 +324,20 @@ def over_units(estimate: Estimate, clusters: Iterable[Hashable], unit: str) -> E
     return replace(estimate, units={plural(unit): k}, reason=reason)
 
 
+def interval_name(estimates: Iterable[Estimate], unit: str, n_boot: int) -> str:
+    """What a table's intervals are, said under it where a page shows only a few of its
+    columns and not its note (Run detail, `diptych agreement`): "95% bootstrap interval over
+    40 images, 2,000 resamples", or over each row's own units where the rows differ in them;
+    empty where no row resampled any."""
+    from diptych.core.resampled_units import counted, plural
+
+    counts = {n for e in estimates if (n := sum((e.units or {}).values()))}
+    if not counts:
+        return ""
+    over = counted(counts.pop(), unit) if len(counts) == 1 else f"each row's {plural(unit)}"
+    return f"95% bootstrap interval over {over}, {n_boot:,} resamples"
+
+
 def _check(n_boot: int, confidence: float) -> None:
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")

@@ -50,6 +50,12 @@ if TYPE_CHECKING:
     from diptych.core.probe import Table
     from diptych.core.runview import RunView
 
+#: Resamples of every agreement interval of a run, and the seed they start from: `diptych
+#: agreement`, the report's tables, the probe's analysis and Run detail all read
+#: :func:`run_agreement` with these, so that each prints one and the same interval.
+AGREEMENT_N_BOOT = DEFAULT_N_BOOT
+AGREEMENT_SEED = 0
+
 
 def _stream(seed: int, name: str) -> list[int]:
     # Each figure its own random stream, so adding an annotator does not move another's interval.
@@ -133,8 +139,8 @@ def annotator_agreement(
     subjects: Sequence[LabelledSubject],
     *,
     unit: str,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = 0,
+    n_boot: int = AGREEMENT_N_BOOT,
+    seed: int = AGREEMENT_SEED,
 ) -> AnnotatorAgreement:
     """Agreement among the annotators of ``subjects`` (labels already canonical, see
     :func:`canonical_label`); see the module doc. Intervals resample clusters, each one
@@ -263,10 +269,12 @@ def labelled_subjects(labels: Iterable[SubjectLabel]) -> list[LabelledSubject]:
 
 
 def run_agreement(
-    run: RunView, *, unit: str, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
+    run: RunView, *, unit: str, n_boot: int = AGREEMENT_N_BOOT, seed: int = AGREEMENT_SEED
 ) -> AnnotatorAgreement:
     """:func:`annotator_agreement` of the labels stored for ``run``, with the ordinal agreement
-    of its tone labels; ``unit``: what one of its probe's trials is (an image, a draw)."""
+    of its tone labels; ``unit``: what one of its probe's trials is (an image, a draw). Every
+    page of a run's agreement reads this, with :data:`AGREEMENT_N_BOOT` and
+    :data:`AGREEMENT_SEED` unless a user asks `diptych agreement` for others."""
     report = annotator_agreement(
         labelled_subjects(run.labels()), unit=unit, n_boot=n_boot, seed=seed
     )
@@ -275,15 +283,12 @@ def run_agreement(
 
 
 def agreement_tables(
-    run: RunView, *, unit: str, n_boot: int = DEFAULT_N_BOOT, seed: int = 0
+    run: RunView, *, unit: str, n_boot: int = AGREEMENT_N_BOOT, seed: int = AGREEMENT_SEED
 ) -> list[Table]:
     """The agreement tables of a run's report (the tone coefficients' too, when two annotators
     or more gave tones); none when the run has no labels. ``unit``: what one of its probe's
     trials is (an image, a draw), which the intervals resample and the tables name."""
-    subjects = labelled_subjects(run.labels())
-    tone = tone_agreement(run.labels(dimension=TONE), unit=unit, n_boot=n_boot, seed=seed)
-    tables = []
-    if subjects:
-        report = annotator_agreement(subjects, unit=unit, n_boot=n_boot, seed=seed)
-        tables = agreement_report_tables(report)
-    return tables + (tone_agreement_tables(tone) if tone is not None else [])
+    report = run_agreement(run, unit=unit, n_boot=n_boot, seed=seed)
+    if report.subjects:
+        return agreement_report_tables(report)
+    return tone_agreement_tables(report.tone) if report.tone is not None else []

@@ -5,13 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from diptych.core.digits import figure_text
-from diptych.core.metrics.agreement.coefficients import UNDEFINED_AGREEMENT
+from diptych.core.metrics.agreement.coefficients import UNDEFINED_AGREEMENT, interval_name
 from diptych.core.metrics.uncertainty.bootstrap import Estimate
 from diptych.core.resampled_units import plural
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement.results import AnnotatorAgreement
     from diptych.core.probe import Table
+
+
+#: The title of the table of Cohen's κ per pair: a page that shows a probe's own tables looks
+#: for it before adding the run's agreement (the pst probe's analysis has them already).
+PAIRWISE_TITLE = "Agreement between annotators (Cohen's κ)"
 
 
 def _interval(e: Estimate) -> str:
@@ -66,7 +71,7 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
     if report.pairwise:
         tables.append(
             Table(
-                "Agreement between annotators (Cohen's κ)",
+                PAIRWISE_TITLE,
                 ["annotator A", "annotator B", "persons both labelled", units, "agreement",
                  "κ", "κ 95% CI"],
                 [
@@ -75,6 +80,9 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     for p in report.pairwise
                 ],
                 note=boot + " Pairs with no person in common are not listed.",
+                interval_name=interval_name(
+                    (p.kappa for p in report.pairwise), report.unit, report.n_boot
+                ),
                 terminal_columns={"annotator A": "A", "annotator B": "B",
                                   "persons both labelled": "n", units: units,
                                   "agreement": "agreement",
@@ -129,6 +137,9 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     "value": "value",
                     "95% CI": "95% CI",
                 },
+                interval_name=interval_name(
+                    (g.kappa for _, g in groups), report.unit, report.n_boot
+                ),
                 no_interval=UNDEFINED_AGREEMENT,
             )
         )
@@ -163,6 +174,9 @@ def agreement_report_tables(report: AnnotatorAgreement) -> list[Table]:
                     "κ": "κ",
                     "κ 95% CI": "κ 95% CI",
                 },
+                interval_name=interval_name(
+                    (r.kappa for r in report.against_human_majority), report.unit, report.n_boot
+                ),
                 no_interval=UNDEFINED_AGREEMENT,
             )
         )  # fmt: skip

@@ -23,6 +23,7 @@ from diptych.core.labels.tone import MONK_LABELS, tone_label
 from diptych.core.metrics.agreement.coefficients import (
     UNDEFINED_AGREEMENT,
     category_counts,
+    interval_name,
     over_units,
 )
 from diptych.core.metrics.agreement.ordinal import (
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from diptych.core.probe import Table
 
 __all__ = ["ToneAgreement", "TonePair", "tone_agreement", "tone_agreement_tables"]
+
+
+#: The title of the tone agreement table (see ``PAIRWISE_TITLE`` in agreement.tables).
+TONE_TITLE = "Agreement on perceived skin tone (Monk scale; weighted κ, Krippendorff's α ordinal)"
 
 
 def _stream(seed: int, name: str) -> list[int]:
@@ -195,7 +200,7 @@ def tone_agreement_tables(report: ToneAgreement) -> list[Table]:
     unread = ", ".join(f"{a} {n}" for a, n in report.unread.items() if n)
     return [
         Table(
-            "Agreement on perceived skin tone (Monk scale; weighted κ, Krippendorff's α ordinal)",
+            TONE_TITLE,
             ["measure", "annotators", "persons", "value", "95% CI"],
             rows,
             note=(
@@ -215,6 +220,11 @@ def tone_agreement_tables(report: ToneAgreement) -> list[Table]:
                 "value": "value",
                 "95% CI": "95% CI",
             },
+            interval_name=interval_name(
+                [p.kappa for p in report.pairwise] + ([report.alpha] if report.alpha else []),
+                report.unit,
+                report.n_boot,
+            ),
             no_interval=UNDEFINED_AGREEMENT,
         )  # fmt: skip
     ]

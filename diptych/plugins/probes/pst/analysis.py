@@ -120,7 +120,8 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     result.data["label_policy"] = POLICY_TEXT[policy]
     result.data["label_policy_name"] = policy
     result.data["automatic_annotators"] = labels.automatic
-    result.tables += agreement_tables(run, unit=TRIAL_UNIT, n_boot=n_boot, seed=seed)
+    # The resamples and seed of every page's agreement (not the probe's): one interval each.
+    result.tables += agreement_tables(run, unit=TRIAL_UNIT)
     add_error_corrected(ctx, run, labels)
     add_prediction_powered(ctx, run, labels)
     add_tone(ctx, run, labels)

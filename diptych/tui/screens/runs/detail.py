@@ -1,29 +1,26 @@
 """The Run-detail screen: the probe's analysis of one run, and its report on request.
 
 Headline figures with their intervals, each table of the analysis, the figures the report
-writes and the probe's notes; ``w`` writes the report (Markdown, JSON, figures) to a directory.
+writes and the probe's notes (drawn by :mod:`.sections`); ``w`` asks for a directory
+(:mod:`.report_dir`) and writes the report (Markdown, JSON, figures) there.
 The analysis runs in a worker thread with its own Workspace: a large run takes a while to score.
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import ClassVar
 
-from PIL import Image as PILImage
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.containers import Container, VerticalScroll
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import (
     ContentSwitcher,
     Header,
-    Input,
-    Label,
     LoadingIndicator,
     OptionList,
     Static,
@@ -33,161 +30,42 @@ from textual.worker import Worker, WorkerState
 
 from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
-from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
-from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.charts import charts_of
-from diptych.core.report.formatting import (
-    counted,
-    floor_note,
-    marked_interval,
-    why_no_interval,
-)
-from diptych.core.report.missing_intervals import marked_rows
-from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name, timestamp, wrap_path
+from diptych.core.probe import ProbeResult
+from diptych.tui.formatting import timestamp, wrap_path
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
-from diptych.tui.widgets.dialog_keys import dialog_keys
+from diptych.tui.screens.runs.report_dir import ReportDirScreen
+from diptych.tui.screens.runs.sections import (
+    FLOOR_LINE,
+    NARROW,
+    figures_widget,
+    notes_text,
+    numbers_rows,
+    numbers_widget,
+    table_widget,
+)
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
-from diptych.tui.widgets.images import image_widget_class
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
 from diptych.tui.widgets.said import seconds_shown
 from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 from diptych.tui.workers import analyze_run, write_run_report
 
-#: Rows shown per table; the report has them all.
-MAX_ROWS = 500
-#: Under this many columns a gate's interval is named in fewer words, as on the Review screen.
-NARROW = 80
+# The sections and the report dialog live beside this module; their names are read from here too.
+__all__ = [
+    "FLOOR_LINE",
+    "ReportDirScreen",
+    "RunDetailScreen",
+    "notes_text",
+    "numbers_rows",
+    "numbers_widget",
+    "table_widget",
+]
+
 #: Lines of section titles above the chosen section, at most (a title may take two).
 SECTION_LINES = 4
-
-
-def table_widget(table: Table, widget_id: str) -> Widget:
-    """A table of the analysis, with the columns meant for a terminal, fitted to its width;
-    a missing interval marked "—*" and under the table why, in the report's words, and the
-    name of its intervals where they need one (a design stopped early)."""
-    headers = table.terminal_columns or {c: c for c in table.columns}
-    keep = [table.columns.index(c) for c in headers if c in table.columns]
-    marked, why = marked_rows(table, keep)
-    rows = [[number(row[i]) for i in keep] for row in marked[:MAX_ROWS]]
-    cells = [headers[table.columns[i]] for i in keep]
-    lines = [
-        (f"intervals: {table.interval_name}" if table.interval_name else "", "intervals"),
-        (why, "dashes"),
-    ]
-    if not any(line for line, _ in lines):
-        return FitTable(cells, rows, id=widget_id, zebra_stripes=True)
-    fitted = FitTable(cells, rows, id=f"{widget_id}-rows", zebra_stripes=True)
-    said = [Static(Text(line, style="dim"), classes=kind) for line, kind in lines if line]
-    # The table scrolls in the room the lines under it leave: they stay in the pane.
-    return Vertical(fitted, *said, id=widget_id, classes="named-table")
-
-
-def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:
-    """The headline figures' rows: a gate's interval named as `diptych show` names it, or,
-    ``narrow`` (under 80 columns), in the Review screen's fewer words ("95% anytime-valid,
-    look 1 of 10"), so that a figure's row keeps to a few lines of a short pane."""
-    rows: list[tuple[str | None, list[str]]] = []
-    for name, num in result.numbers.items():
-        named = num.get("interval_name")
-        if narrow and isinstance(named, str):
-            num = {**num, "interval_name": short_name(named)}
-        shown = marked_interval(num)
-        if shown.startswith("no interval ("):
-            shown = f"— ({why_no_interval(num.get('reason'))})"  # why, in a short column
-        cells = [name, number(num.get("value")), shown, number(num.get("n"))]
-        rows.append((name, cells))
-    return rows
-
-
-#: What the mark of an interval at its floor means, under the headline figures.
-FLOOR_LINE = f"{NARROW_FLOOR_NOTE} (diptych show says more)"
-
-
-def numbers_widget(result: ProbeResult, narrow: bool = False) -> Vertical:
-    """Headline figures: a long name wraps, the value and its interval stay whole; an
-    interval that fell to its floor is marked, and what the mark means is said in a line
-    under the table (`diptych show` says it at length)."""
-    table = FitTable(["figure", "value", "95% interval", "n"], id="section-numbers")
-    table.source = numbers_rows(result, narrow)
-    if not floor_note(result.numbers):
-        return Vertical(table, id="section-headline")
-    # One line, as Review's: the table's rows keep the room (a 60×20 terminal showed one).
-    said = Static(Text(FLOOR_LINE, style="dim"), id="numbers-floor")
-    return Vertical(table, said, id="section-headline")
-
-
-def figures_widget(result: ProbeResult) -> VerticalScroll:
-    """The report's figures drawn in the terminal (Sixel, Kitty or half blocks, as the
-    terminal allows), each under its title with its caption."""
-    children: list[Widget] = []
-    if not result.figures:
-        # The report draws charts of the tables and headline figures all the same: say so,
-        # so that its figures/ folder is no surprise.
-        charts = len(charts_of(result, "run"))
-        drawn = f"; its report draws {counted(charts, 'chart')} of its numbers" if charts else ""
-        children.append(Static(Text(f"this analysis has no figures{drawn}", style="dim")))
-    image_class = image_widget_class()
-    for figure in result.figures:
-        children.append(Static(Text(figure.title, style="bold"), classes="figure-title"))
-        with PILImage.open(io.BytesIO(figure.png)) as opened:
-            picture = opened.convert("RGB")
-        # textual-image's widgets take the picture as their first argument.
-        children.append(cast(Any, image_class)(picture, classes="figure-image"))
-        if figure.caption:
-            children.append(Static(Text(figure.caption, style="dim"), classes="figure-caption"))
-    if result.figures:
-        # Only where there is a figure to write: the report of a run without one has none.
-        children.append(
-            Static(Text("w writes the report with these figures to a directory", style="dim"))
-        )
-    return VerticalScroll(*children, id="section-figures")
-
-
-def notes_text(result: ProbeResult, flagged: int) -> Text:
-    text = Text()
-    if result.summary:
-        text.append(result.summary + "\n\n")
-    # What the prediction-powered figures rest on: as 'diptych show' and the report say it.
-    lines = rests_on(result.data)
-    if lines:
-        text.append("What the prediction-powered figures rest on\n", style="bold")
-        for line in lines:
-            text.append(f"• {line}\n")
-        text.append("\n")
-    text.append(f"{flagged} items flagged for review", style="bold")
-    text.append(" (r opens the Review screen)\n", style="dim")
-    for note in result.notes:
-        text.append(f"\n• {note}")
-    return text
-
-
-class ReportDirScreen(ModalScreen[Path | None]):
-    """Ask where to write the report."""
-
-    HELP_TITLE = "Write report dialog"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-    CSS_PATH = "report_dir.tcss"
-
-    def __init__(self, default: Path) -> None:
-        super().__init__()
-        self.default = default
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(f"Write the report to the directory {dialog_keys('writes')}:")
-            yield Input(str(self.default), id="report-dir")
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        value = event.value.strip()
-        self.dismiss(Path(value).expanduser() if value else None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class RunDetailScreen(Screen[None]):
