@@ -78,10 +78,12 @@ def kept_audit_names(scope: dict[str, Any]) -> list[str]:
     return sorted({n for n in names if isinstance(n, str) and "-" in n})
 
 
-#: Where a model's version or a link may break: after a build's ``+``, a pin's ``==`` or a
-#: path's ``/`` (not between a link's two), never at a hyphen inside a name
+#: Where a model's version or a link may break: after a build's ``+``, a pin's ``==``, a
+#: path's ``/`` (not between a link's two) or the ``:`` between a file's name and its hash
+#: (``shape_predictor_5_face_landmarks.dat:`` / ``3f2a9c1d7e12+``: whole, the two made the
+#: Scope table wider than the printed page), never at a hyphen inside a name
 #: (``SmolLM2-135M-Instruct``, ``eur-lex``).
-_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)(?!/)")
+_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)(?!/)|(?<=:)(?=[0-9a-f]{6,}\b)")
 
 
 def version_words(version: Any) -> Any:

@@ -6,14 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import pytest
-from PIL import Image as PILImage
 from pydantic import Field
+from support.lookup_annotator import LookupAnnotator
 from support.pst_runs import Image, Person, store_pst_run
 
 from diptych.cli.main import main
@@ -29,42 +28,7 @@ from diptych.plugins.probes.calibration import probe as calibration
 from diptych.plugins.probes.calibration.probe import Calibration, CalibrationParams
 from diptych.plugins.probes.calibration.profile import calibration_profile
 from diptych.plugins.probes.pst.analysis import analyze_pst
-from diptych.testing import ScriptedAnnotator, ScriptedParams
-
-
-@cache
-def pairs_by_pixels() -> dict[str, pairs.PairsImage]:
-    """Every PAIRS image by the hash of its pixels, as an annotator receives it."""
-    out = {}
-    for image in pairs.images():
-        with PILImage.open(image.path) as png:
-            out[hashlib.sha256(png.convert("RGB").tobytes()).hexdigest()] = image
-    return out
-
-
-def lookup_answer(image: pairs.PairsImage) -> str:
-    """The scripted annotator's rule, chosen so that every number is known by hand:
-
-    * White people: always right.
-    * Black men: right, except in the 'status' scenarios, where it abstains.
-    * Black women: called masculine in the 'occupations' scenarios, right elsewhere.
-    """
-    if image.race == "black" and image.gender == "man" and image.subset == "status":
-        return "cannot_identify"
-    if image.race == "black" and image.gender == "woman" and image.subset == "occupations":
-        return "male"  # an alias, as a VQA model answers
-    return "female" if image.gender == "woman" else "male"
-
-
-class LookupAnnotator(ScriptedAnnotator):
-    """Recognises each PAIRS image by its pixels and answers by :func:`lookup_answer`."""
-
-    name = "lookup-annotator"
-
-    async def annotate(self, image: Any, subjects: Sequence[str]) -> list[Label]:
-        self.calls += 1
-        known = pairs_by_pixels()[hashlib.sha256(image.tobytes()).hexdigest()]
-        return [Label(s, lookup_answer(known), 0.9) for s in subjects]
+from diptych.testing import ScriptedParams
 
 
 class VLMParams(ScriptedParams):
