@@ -52,6 +52,12 @@ def calibration_table(profile: dict[str, Any], title: str = "") -> Table:
             "interval counts images, one label an image. "
             f"{profile['attribution']}. License: {profile['license']}."
         ),
+        # A missing share's interval: a row with no images answered or given a gender, or
+        # sensitivity and specificity, which are counted among the images given a gender.
+        no_interval={
+            "coverage 95% CI": "no image answered, or a row counted among those given a gender",
+            "accuracy 95% CI": "no image given a gender",
+        },
         terminal_columns={
             "group": "group",
             "images": "images",
