@@ -139,29 +139,14 @@ def command_html(command: str) -> markupsafe.Markup:
     return markupsafe.Markup("").join(out)
 
 
-def options_kept(text: str) -> markupsafe.Markup:
-    """``text`` with each option's name (``--until-decided``) in a span kept on one line: a
-    line may break before it or after it, never after one of its hyphens, so that a reader
-    typing it from a page types it whole. The text copied is unchanged (ASCII hyphens)."""
-    return markupsafe.Markup("").join(
-        markupsafe.Markup('<span class="option">{}</span>').format(part)
-        if i % 2
-        else markupsafe.escape(part)
-        for i, part in enumerate(_OPTION.split(text))
-    )
-
-
 #: A command in a sentence, as Markdown marks it.
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
 def code_spans(text: str) -> markupsafe.Markup:
-    """A sentence with its Markdown code spans as ``<code>`` (a command a reader pastes), each
-    option's name in them kept on one line (:func:`options_kept`)."""
+    """A sentence with its Markdown code spans as ``<code>`` (a command a reader pastes)."""
     return markupsafe.Markup("").join(
-        markupsafe.Markup("<code>{}</code>").format(options_kept(part))
-        if i % 2
-        else markupsafe.escape(part)
+        markupsafe.Markup("<code>{}</code>").format(part) if i % 2 else markupsafe.escape(part)
         for i, part in enumerate(_CODE_SPAN.split(text))
     )
 

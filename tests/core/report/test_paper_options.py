@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from diptych.core.report.render import code_spans
+from diptych.core.report.whole_ids import keep_ids_whole
 from tests.support.surfaces.flags import broken_option_problems
 from tests.support.surfaces.paper import Word, read_pdf
 from tests.support.surfaces.planted import planted_page
@@ -46,18 +47,23 @@ def test_an_option_broken_at_its_hyphen_is_found(tmp_path: Path) -> None:
     assert broken_option_problems(_printed(wide, "<p>aaaa --until-decided bbbb</p>")) == []
 
 
-def test_an_option_in_a_sentences_code_prints_whole(tmp_path: Path) -> None:
-    """A sentence's code span as the report writes it, with the report's style, on the same
-    narrow line: the option moves whole to the next line."""
-    sentence = str(code_spans(_SENTENCE))
-    words = _printed(tmp_path, _report_css() + _NARROW.format(sentence))
+def _as_written(sentence: str) -> str:
+    """A sentence as the report's page holds it: its code spans, its ids and options kept."""
+    return keep_ids_whole(str(code_spans(sentence)), [])
+
+
+@pytest.mark.parametrize("sentence", [_SENTENCE, _SENTENCE.replace("`", "")])
+def test_an_option_in_a_sentence_prints_whole(tmp_path: Path, sentence: str) -> None:
+    """A sentence as the report writes it (an option in code, or in plain words), with the
+    report's style, on the same narrow line: the option moves whole to the next line."""
+    words = _printed(tmp_path, _report_css() + _NARROW.format(_as_written(sentence)))
     assert broken_option_problems(words) == []
     lines = [w.text for w in words if w.text.startswith("--")]
     assert lines == ["--until-decided"], [w.text for w in words]
 
 
 def test_copying_an_option_gives_ascii_hyphens(tmp_path: Path, browser: Any) -> None:
-    html = planted_page(tmp_path, _report_css() + f"<p>{code_spans(_SENTENCE)}</p>")
+    html = planted_page(tmp_path, _report_css() + f"<p>{_as_written(_SENTENCE)}</p>")
     page = browser.new_page()
     try:
         page.goto(html.resolve().as_uri(), wait_until="load")
