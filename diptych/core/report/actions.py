@@ -98,6 +98,8 @@ def _worst_actions(audit: Audit) -> list[Action]:
 
     out = []
     for part in audit.runs:
+        if part.view.run.probe in MEASURES_AN_ANNOTATOR:
+            continue
         for chart in charts_of(part.result, part.anchor):
             worst = [
                 r
@@ -152,6 +154,8 @@ STOPPED_NAME = re.compile(re.escape(NOT_HOLDING) + r" at look [\d,]+ of [\d,]+")
 #: it), for the list of what was not measured. counterfactual-sets makes the image sets
 #: counterfactual-retrieval measures on; calibration measures an annotator.
 KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual-retrieval")
+#: Probes whose figures are an annotator's accuracies: no bias, so no "largest" to list.
+MEASURES_AN_ANNOTATOR = ("calibration",)
 
 
 def _not_measured(audit: Audit) -> list[Action]:

@@ -51,6 +51,12 @@ GLOSSARY: dict[str, str] = {
         "figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
         "establishes the direction at the 5% level."
     ),
+    "Jeffreys interval": (
+        "The 95% interval of an accuracy (a share of images an annotator labels right, or "
+        "labels at all) over x of n images: the 2.5% and 97.5% quantiles of Beta(x + ½, "
+        "n − x + ½), 0 below when x = 0 and 1 above when x = n. It says how well the accuracy "
+        "is known; an accuracy has no direction."
+    ),
     "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
 }
 
@@ -68,6 +74,7 @@ MEASURED_BY: dict[str, str] = {
 #: Terms that belong to a kind of content rather than to a figure's name.
 _INTERVAL = "95% interval"
 _HELD_OUT = "held-out"
+_JEFFREYS = "Jeffreys interval"
 
 
 def _words(audit: Audit) -> Iterator[str]:
@@ -86,9 +93,12 @@ def _words(audit: Audit) -> Iterator[str]:
         yield str(session.figure)
 
 
-def _has_interval(audit: Audit) -> bool:
+def _has_interval(audit: Audit, accuracy: bool = False) -> bool:
+    """Whether a run's figure has an interval: an accuracy's (``accuracy``), or another's."""
     return any(
-        isinstance(n, dict) and n.get("ci_low") is not None
+        isinstance(n, dict)
+        and n.get("ci_low") is not None
+        and (n.get("measures") == "accuracy") == accuracy
         for p in audit.runs
         for n in p.result.numbers.values()
     )
@@ -106,6 +116,8 @@ def measured_glossary(audit: Audit) -> dict[str, str]:
             text += interval_methods(audit).glossary
         if term == _INTERVAL:
             used = _has_interval(audit) or bool(audit.agent_sessions)
+        elif term == _JEFFREYS:
+            used = _has_interval(audit, accuracy=True)
         elif term == _HELD_OUT:
             used = bool(audit.agent_sessions)
         else:

@@ -55,7 +55,8 @@ class Finding:
     value: float
     ci_low: float | None
     ci_high: float | None
-    #: "positive" or "negative" where the interval excludes 0, else "not established".
+    #: "positive" or "negative" where the interval excludes 0, else "not established";
+    #: "accuracy" for an accuracy, which has no direction.
     direction: str
     excludes_zero: bool | None
     sample: str
@@ -261,7 +262,9 @@ def _finding(
             stated += f" {decided.said}"
         # A fixed-design interval named as not holding after a stop decides nothing: the
         # sentence gives the value and interval only.
-        if NOT_HOLDING not in named:
+        # An accuracy (an annotator's, on images of known gender) has no direction: its
+        # interval says how well it is known, not which way anything leans.
+        if NOT_HOLDING not in named and number.get("measures") != "accuracy":
             excludes = low > 0 or high < 0
     if sample:
         stated += f", {sample}"
@@ -275,7 +278,9 @@ def _finding(
     else:
         text = f"{model}: {stated}."
         direction = "not established"
-        if excludes is False:
+        if number.get("measures") == "accuracy":
+            direction = "accuracy"
+        elif excludes is False:
             text += " The interval includes 0: the direction is not established."
         elif has_ci:
             pass  # an interval that does not hold after the stop: no sentence on 0

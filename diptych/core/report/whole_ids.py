@@ -26,11 +26,16 @@ _DATE = r"\d{4}-\d{2}-\d{2}"
 
 def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
     """``html`` with each of ``ids`` in its text (not in a tag or an attribute) in a span of
-    class ``run-id``, a longer id first, where one id is the start of another; and each date
-    (``2026-11-29``) in a span of class ``nowrap``: "retrieved 2026-" / "11-29" is no date."""
+    class ``run-id``, a longer id first, where one id is the start of another; each date
+    (``2026-11-29``) in a span of class ``nowrap``: "retrieved 2026-" / "11-29" is no date; and
+    each option's name (``--until-decided``), in prose or code, in a span of class ``option``:
+    a reader typing "--until-" / "decided" from a page types another command. The text copied
+    is unchanged, its hyphens ASCII."""
     names = sorted({i for i in ids if i}, key=len, reverse=True)
     either = f"(?P<id>{'|'.join(re.escape(n) for n in names)})|" if names else ""
-    found = re.compile(rf"(?<![\w-])(?:{either}(?P<date>{_DATE})(?![\w-]))(?![\w])")
+    found = re.compile(
+        rf"(?<![\w-])(?:{either}(?P<date>{_DATE})(?![\w-])|(?P<option>--[A-Za-z][\w-]*))(?![\w])"
+    )
     out: list[str] = []
     inside: list[str] = []
     for piece in _TAG.split(html):
@@ -51,7 +56,7 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
 
 
 def _kept(match: re.Match[str]) -> str:
-    kind = "nowrap" if match.group("date") else "run-id"
+    kind = "nowrap" if match.group("date") else "option" if match.group("option") else "run-id"
     return f'<span class="{kind}">{match.group(0)}</span>'
 
 
@@ -78,10 +83,12 @@ def kept_audit_names(scope: dict[str, Any]) -> list[str]:
     return sorted({n for n in names if isinstance(n, str) and "-" in n})
 
 
-#: Where a model's version or a link may break: after a build's ``+``, a pin's ``==`` or a
-#: path's ``/`` (not between a link's two), never at a hyphen inside a name
+#: Where a model's version or a link may break: after a build's ``+``, a pin's ``==``, a
+#: path's ``/`` (not between a link's two) or the ``:`` between a file's name and its hash
+#: (``shape_predictor_5_face_landmarks.dat:`` / ``3f2a9c1d7e12+``: whole, the two made the
+#: Scope table wider than the printed page), never at a hyphen inside a name
 #: (``SmolLM2-135M-Instruct``, ``eur-lex``).
-_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)(?!/)")
+_VERSION_BREAKS = re.compile(r"(?<=\+)|(?<===)|(?<=/)(?!/)|(?<=:)(?=[0-9a-f]{6,}\b)")
 
 
 def version_words(version: Any) -> Any:

@@ -26,6 +26,7 @@ def calibration_table(profile: dict[str, Any], title: str = "") -> Table:
                 cell["answered"],
                 cell["labelled"],
                 cell["coverage"],
+                _ci(cell.get("coverage_ci")),
                 cell["correct"],
                 cell["accuracy"],
                 _ci(cell["accuracy_ci"]),
@@ -34,26 +35,35 @@ def calibration_table(profile: dict[str, Any], title: str = "") -> Table:
     for name in ("sensitivity", "specificity"):
         r = profile[name]
         ci = None if r["ci_low"] is None else (r["ci_low"], r["ci_high"])
-        rows.append([name, None, None, r["trials"], None, r["successes"], r["value"], _ci(ci)])
+        rows.append(
+            [name, None, None, r["trials"], None, None, r["successes"], r["value"], _ci(ci)]
+        )
     subset = profile.get("subset") or "all subsets"
     return Table(
         title or f"Annotator calibration on PAIRS ({subset})",
-        ["group", "images", "answered", "gave a gender", "coverage", "correct", "accuracy",
-         "accuracy 95% CI"],
+        ["group", "images", "answered", "gave a gender", "coverage", "coverage 95% CI",
+         "correct", "accuracy", "accuracy 95% CI"],
         rows,
         note=(
             "coverage: share of the answered images labelled masculine or feminine (not "
             "cannot_identify or refused); accuracy is among those. Feminine is the positive "
             "class: sensitivity is the share of women called feminine, specificity the share of "
-            "men called masculine, among those given a gender. 95% Jeffreys intervals. "
+            "men called masculine, among those given a gender. Each share's 95% Jeffreys "
+            "interval counts images, one label an image. "
             f"{profile['attribution']}. License: {profile['license']}."
         ),
+        # A missing share's interval: a row with no images answered or given a gender, or
+        # sensitivity and specificity, which are counted among the images given a gender.
+        no_interval={
+            "coverage 95% CI": "no image answered, or a row counted among those given a gender",
+            "accuracy 95% CI": "no image given a gender",
+        },
         terminal_columns={
             "group": "group",
             "images": "images",
             "gave a gender": "gender",
             "coverage": "coverage",
-            "correct": "correct",
+            "coverage 95% CI": "95% CI",
             "accuracy": "accuracy",
             "accuracy 95% CI": "95% CI",
         },

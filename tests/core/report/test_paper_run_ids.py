@@ -220,3 +220,15 @@ def test_a_commands_word_may_break_only_after_a_slash(
     found = split_id_problems(words, [PATH, "smollm2-offline.yaml"], "/", "command's word")
     assert [p.split("”")[0].removeprefix("command's word “") for p in found] == split
     assert all(p.endswith("/ “offline.yaml”") for p in found)
+
+
+def test_a_versions_file_hash_may_go_to_the_next_line() -> None:
+    """``faces``'s version names model files with their hashes: a line may break between a
+    file's name and its hash, never inside either, nor after a link's scheme."""
+    from diptych.core.report.whole_ids import version_words
+
+    printed = str(version_words("gender-v1.onnx:d4c4116cf720+dlib==20.0.1"))
+    assert printed.count("<wbr>") == 3
+    assert '<span class="nowrap">gender-v1.onnx:</span><wbr>' in printed
+    assert '<span class="nowrap">d4c4116cf720+</span>' in printed
+    assert "<wbr>" not in str(version_words("x.org:8080"))

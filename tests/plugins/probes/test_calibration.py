@@ -6,14 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import pytest
-from PIL import Image as PILImage
 from pydantic import Field
+from support.lookup_annotator import LookupAnnotator
 from support.pst_runs import Image, Person, store_pst_run
 
 from diptych.cli.main import main
@@ -29,42 +28,7 @@ from diptych.plugins.probes.calibration import probe as calibration
 from diptych.plugins.probes.calibration.probe import Calibration, CalibrationParams
 from diptych.plugins.probes.calibration.profile import calibration_profile
 from diptych.plugins.probes.pst.analysis import analyze_pst
-from diptych.testing import ScriptedAnnotator, ScriptedParams
-
-
-@cache
-def pairs_by_pixels() -> dict[str, pairs.PairsImage]:
-    """Every PAIRS image by the hash of its pixels, as an annotator receives it."""
-    out = {}
-    for image in pairs.images():
-        with PILImage.open(image.path) as png:
-            out[hashlib.sha256(png.convert("RGB").tobytes()).hexdigest()] = image
-    return out
-
-
-def lookup_answer(image: pairs.PairsImage) -> str:
-    """The scripted annotator's rule, chosen so that every number is known by hand:
-
-    * White people: always right.
-    * Black men: right, except in the 'status' scenarios, where it abstains.
-    * Black women: called masculine in the 'occupations' scenarios, right elsewhere.
-    """
-    if image.race == "black" and image.gender == "man" and image.subset == "status":
-        return "cannot_identify"
-    if image.race == "black" and image.gender == "woman" and image.subset == "occupations":
-        return "male"  # an alias, as a VQA model answers
-    return "female" if image.gender == "woman" else "male"
-
-
-class LookupAnnotator(ScriptedAnnotator):
-    """Recognises each PAIRS image by its pixels and answers by :func:`lookup_answer`."""
-
-    name = "lookup-annotator"
-
-    async def annotate(self, image: Any, subjects: Sequence[str]) -> list[Label]:
-        self.calls += 1
-        known = pairs_by_pixels()[hashlib.sha256(image.tobytes()).hexdigest()]
-        return [Label(s, lookup_answer(known), 0.9) for s in subjects]
+from diptych.testing import ScriptedParams
 
 
 class VLMParams(ScriptedParams):
@@ -282,7 +246,7 @@ def test_pst_report_shows_the_calibration_and_corrects_with_it(store: Store) -> 
     assert "PAIRS all subsets)" in table.title
     assert pairs.ATTRIBUTION in table.note and "CC BY 4.0" in table.note
     rows = {r[0]: r for r in table.rows}
-    assert rows["sensitivity"][6] == 0.8 and rows["all"][4] == 0.9
+    assert rows["sensitivity"][7] == 0.8 and rows["all"][4] == 0.9
     (corr,) = [t for t in result.tables if t.title.startswith("Error-corrected STS")]
     assert corr.rows[0][-1].startswith("PAIRS calibration #1 of lookup-annotator (")
     assert corr.rows[0][-1].endswith("PAIRS all subsets)")
@@ -309,3 +273,46 @@ def test_a_calibration_on_the_subset_asked_for_is_used(store: Store) -> None:
     # The same error rates as above: observed 6/10 feminine corrects to an STS of 50.
     assert result.numbers[CORRECTED]["value"] == pytest.approx(50.0)
     assert not [n for n in result.notes if "was made on PAIRS" in n]
+
+
+def _jeffreys(x: int, n: int) -> tuple[float, float]:
+    """The 95% Jeffreys interval of x in n (0 < x < n): Beta(x + 1/2, n − x + 1/2) quantiles."""
+    from scipy.stats import beta
+
+    return float(beta.ppf(0.025, x + 0.5, n - x + 0.5)), float(
+        beta.ppf(0.975, x + 0.5, n - x + 0.5)
+    )
+
+
+def test_every_share_carries_its_jeffreys_interval_over_images(
+    lookup: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Coverage and accuracy, per group and overall, and the headline figures: each with the
+    Jeffreys interval of its count of images, in the profile, the figures and the command's
+    table. Black men: 30 of 50 images given a gender; black women: 30 of 50 right."""
+    ws = tmp_path / "ws"
+    with pytest.raises(SystemExit) as done:
+        main(["--store", str(ws), "calibrate", "lookup-annotator", "-q"])
+    assert done.value.code in (0, None)
+    out = capsys.readouterr().out
+    with open_store(ws) as store:
+        saved = store.latest_calibration("lookup-annotator")
+        assert saved is not None
+        run = RunView(store, store.get_run(saved.profile["run"]))
+        numbers = Calibration().analyze(run).numbers
+    cells = {(c["race"], c["gender"]): c for c in saved.profile["cells"]}
+    assert cells[("black", "man")]["coverage_ci"] == pytest.approx(_jeffreys(30, 50))
+    assert cells[("black", "woman")]["accuracy_ci"] == pytest.approx(_jeffreys(30, 50))
+    assert saved.profile["overall"]["coverage_ci"] == pytest.approx(_jeffreys(180, 200))
+    for name, (x, n) in {"coverage": (180, 200), "accuracy": (160, 180)}.items():
+        low, high = _jeffreys(x, n)
+        assert numbers[name] | {"ci_low": 0, "ci_high": 0} == {
+            "value": pytest.approx(x / n), "ci_low": 0, "ci_high": 0, "n": n, "count": x,
+            "interval_method": "jeffreys", "range": [0.0, 1.0], "measures": "accuracy",
+        }  # fmt: skip
+        assert (numbers[name]["ci_low"], numbers[name]["ci_high"]) == pytest.approx((low, high))
+        # The command prints the figure with its interval, as the table's row of all images.
+        assert f"[{low:.2f}, {high:.2f}]" in out
+    all_row = next(line for line in out.splitlines() if line.strip("│ ").startswith("all"))
+    cov, acc = _jeffreys(180, 200), _jeffreys(160, 180)
+    assert f"[{cov[0]:.2f}, {cov[1]:.2f}]" in all_row and f"[{acc[0]:.2f}, {acc[1]:.2f}]" in all_row

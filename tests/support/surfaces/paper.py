@@ -6,8 +6,8 @@ split at all, no figure, table row or list item split across two pages, no short
 short list split across two, no note apart from the block it closes, no row of a table printed
 in parts of columns with its parts on two pages, no table printed in parts of columns with a
 part of one column, no short code token (``seed=0``) nor run id (:mod:`.ids`) broken over two
-lines, no page under a third full except the last, and none under half full before a page that
-opens with a block (:mod:`.flow`).
+lines, no option broken at one of its hyphens (:mod:`.flags`), no page under a third full except
+the last, and none under half full before a page that opens with a block (:mod:`.flow`).
 
 The headings, paragraphs, list items and rows come from the page laid out for print in
 Chromium, in document order; each is found in the PDF's words by its own words, within its
@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.surfaces.flags import broken_option_problems
 from tests.support.surfaces.flow import (
     PAGE_TABLE,
     ChartParts,
@@ -360,7 +361,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
-    problems += kept
+    problems += kept + broken_option_problems(printed.words)
     problems += part_problems(parts)
     placed = place(printed.words, elements)
     # Each table's rows as found, in order: (first word, last word, page of each, tokens).

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe, jeffreys_interval
 from diptych.core.probe import ProbeResult
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
 from diptych.plugins.probes._calibration_table import calibration_table
 from diptych.plugins.probes.calibration.profile import calibration_profile
+
+
+def share_figure(successes: int, images: int) -> dict[str, Any]:
+    """A share of ``images`` (an accuracy, a coverage) as a headline number: its value, its 95%
+    Jeffreys interval over the images (one label an image) and what the interval is made from,
+    read as an accuracy (``measures``): it has no direction, and no null of 0 to exclude."""
+    recipe = IntervalRecipe.jeffreys(successes, images)
+    low, high = jeffreys_interval(successes, images) or (None, None)
+    return {
+        "value": successes / images,
+        "ci_low": low,
+        "ci_high": high,
+        "n": images,
+        "measures": "accuracy",
+        **recipe.fields(),
+    }
 
 
 def analyze_calibration(run: RunView) -> ProbeResult:
@@ -23,16 +42,15 @@ def analyze_calibration(run: RunView) -> ProbeResult:
         profile = calibration_profile(run, model)
         prefix = f"{model}: " if several else ""
         result.tables.append(calibration_table(profile, prefix + calibration_table(profile).title))
-        for name in ("sensitivity", "specificity"):
-            r = profile[name]
-            if r["value"] is not None:
-                result.numbers[f"{prefix}{name}"] = {
-                    k: r[k] for k in ("value", "ci_low", "ci_high")
-                } | {"n": r["trials"]}
         overall = profile["overall"]
-        for name in ("coverage", "accuracy"):
-            if overall[name] is not None:
-                n = overall["answered"] if name == "coverage" else overall["labelled"]
-                result.numbers[f"{prefix}{name}"] = {"value": overall[name], "n": n}
+        counts = {
+            name: (profile[name]["successes"], profile[name]["trials"])
+            for name in ("sensitivity", "specificity")
+        }
+        counts["coverage"] = (overall["labelled"], overall["answered"])
+        counts["accuracy"] = (overall["correct"], overall["labelled"])
+        for name, (successes, images) in counts.items():
+            if images:
+                result.numbers[f"{prefix}{name}"] = share_figure(successes, images)
         result.data[model or "annotator"] = profile
     return result

@@ -57,6 +57,8 @@ class Calibration(Probe[CalibrationParams]):
         "annotator on PAIRS (Fraser & Kiritchenko 2024), to correct scores that rely on it."
     )
     version = "1"
+    #: Each figure counts images: one label an image, which is the unit that varies.
+    observation = "image"
     capabilities = frozenset({Capability.PERSON_ANNOTATOR})
     Params = CalibrationParams  # type: ignore[assignment]
 

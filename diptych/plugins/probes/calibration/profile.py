@@ -30,6 +30,7 @@ def _cell() -> dict[str, Any]:
 def _finish(cell: dict[str, Any]) -> dict[str, Any]:
     cell["coverage"] = cell["labelled"] / cell["answered"] if cell["answered"] else None
     cell["accuracy"] = cell["correct"] / cell["labelled"] if cell["labelled"] else None
+    cell["coverage_ci"] = jeffreys_interval(cell["labelled"], cell["answered"])
     cell["accuracy_ci"] = jeffreys_interval(cell["correct"], cell["labelled"])
     return cell
 
