@@ -79,3 +79,16 @@ def test_q_values_adjust_over_the_heldout_tests_that_ran(ws: Workspace, tmp_path
     assert said in md
     # One test run is counted as one.
     assert q_across_text(1) == "across 1 identity re-tested on held-out data"
+
+
+def test_diptych_agent_lists_a_pair_never_re_tested_as_not_tested() -> None:
+    from diptych.cli.agent_cmd import _pair_q
+
+    tested = _pair("a", {"ma": (12.0, 0.001, 0.0001)})
+    untested = _pair("d", {})
+    decide([tested, untested], fdr=0.05)
+    # One test ran: its q is its p (0.001 · 1 / 1); the other pair has none.
+    assert (_pair_q(tested, tested.q_value), _pair_q(untested, untested.q_value)) == (
+        "0.001",
+        "not tested",
+    )
