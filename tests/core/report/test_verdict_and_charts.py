@@ -16,8 +16,8 @@ from diptych.core.report.charts import Chart, chart_from_table
 from diptych.core.report.charts.svg import draw
 from diptych.core.report.draft import Facts, NamedNumber, check_sentence, figure_terms
 from diptych.core.report.formatting import figure_text
-from diptych.core.report.render import BODY_MAX_COLUMNS
 from diptych.core.report.quick_look import FEW_UNITS
+from diptych.core.report.render import BODY_MAX_COLUMNS
 from diptych.core.report.verdict import published_values
 from diptych.core.workspace import Workspace
 from diptych.plugins.probes.pst_text.figures import expected_forest
