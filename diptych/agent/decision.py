@@ -216,7 +216,8 @@ def _claims(p: Proposal) -> list[tuple[str, dict[str, Any] | None]]:
 def _p_for_fdr(part: dict[str, Any] | None) -> float:
     """The p-value an identity enters Benjamini–Hochberg with: the larger of its held-out
     test's and the placebo words' (it must beat both — an intersection-union test, valid for
-    either null), 1 where it was not re-tested, held out on the other side, or has no band."""
+    either null), 1 where it was held out on the other side or has no band. An identity not
+    re-tested enters nothing (:func:`decide`)."""
     if part is None or not number(part["value"]) > 0 or not part.get("placebo"):
         return 1.0
     return max(float(part["p_value"]), float(part.get("p_word", 1.0)))
@@ -239,13 +240,18 @@ def is_finding(status: str) -> bool:
 
 
 def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
-    """Benjamini–Hochberg over every identity of every scored proposal, on its held-out test;
-    sets each re-tested identity's ``status`` and ``q_value``, and each proposal's status,
-    reason and q-value (its identities' smallest). An identity is confirmed when its q-value is
+    """Benjamini–Hochberg over the held-out tests that ran (m: every identity of a scored
+    proposal re-tested on held-out data); sets each re-tested identity's ``status`` and
+    ``q_value``, and each proposal's status, reason and q-value (its re-tested identities'
+    smallest; None where neither was re-tested). An identity is confirmed when its q-value is
     at most ``fdr``, and its held-out effect lies on its side and outside the placebo band.
     Returns (proposals with something found, proposals scored)."""
     scored = [p for p in proposals if is_scored(p)]
-    hypotheses = [(p, identity, part) for p in scored for identity, part in _claims(p)]
+    # Only the held-out tests that ran are hypotheses: an identity never re-tested has no
+    # p-value, so it has no q-value either, and counting it would inflate m.
+    hypotheses = [
+        (p, identity, part) for p in scored for identity, part in _claims(p) if part is not None
+    ]
     p_values = [_p_for_fdr(part) for _, _, part in hypotheses]
     q_values = benjamini_hochberg(p_values)
     confirmed = [
@@ -271,7 +277,8 @@ def decide(proposals: Sequence[Proposal], fdr: float) -> tuple[int, int]:
         held = dict(p.heldout or {"tested": False})
         held.update({"fdr": fdr, "identities_scored": m_ids, "identities_confirmed": k_ids})
         p.heldout = held
-        p.q_value = min(q_of[(p.id, identity)] for identity in (p.masculine, p.feminine))
+        qs = [q_of[(p.id, i)] for i in (p.masculine, p.feminine) if (p.id, i) in q_of]
+        p.q_value = min(qs) if qs else None
         if p.status == "unscored" or not held.get("tested"):
             continue
         parts = [part for _, part in _claims(p) if part is not None]
@@ -377,7 +384,8 @@ def summary(proposals: Sequence[Proposal]) -> dict[str, Any]:
         "unscored": len(unscored),
         "unscored_budget": budget,
         "identities_confirmed": held.get("identities_confirmed", 0),
-        "identities_scored": held.get("identities_scored", 2 * len(scored)),
+        # Benjamini–Hochberg's m: the identities re-tested on held-out data.
+        "identities_scored": held.get("identities_scored", 0),
         "fdr": held.get("fdr"),
         "text": text,
     }

@@ -6,8 +6,10 @@ with their search and held-out figures, and the runs they were scored on — is 
 
 Each finding record holds ``status`` (finding / masculine-side finding / feminine-side finding
 / finding on each side / not confirmed / no finding / unscored; the rejected ones are counted),
-``reason``, ``q_value`` (identity searches: Benjamini–Hochberg over every identity of the
-session's scored proposals, the pair's smaller) and ``p_value`` of the held-out test, and the
+``reason``, ``q_value`` (identity searches: Benjamini–Hochberg over the identities of the
+session's scored proposals re-tested on held-out data, the pair's smaller; null, with why in
+``q_reason``, where the pair's held-out test did not run) and ``p_value`` of the held-out test,
+and the
 ``search`` and ``heldout`` figures, each with ``value``, ``ci_low``, ``ci_high``, ``p`` and
 ``units``. An identity search's figures are effects: the scene's paired STS less the placebo
 words' (×100). ``heldout.parts`` holds each re-tested identity's figure with its own
@@ -20,7 +22,8 @@ words' (×100). ``heldout.parts`` holds each re-tested identity's figure with it
 "lexicon"). A session's record holds ``decision``: ``findings`` (every proposal with a
 finding, as ``text`` counts them), of them ``pair_findings`` and ``side_findings``,
 ``made``, ``scored`` (n), ``unscored`` and of them ``unscored_budget``,
-``identities_confirmed``, ``identities_scored``, ``fdr`` and ``text``, "k findings of n
+``identities_confirmed``, ``identities_scored`` (the identities re-tested on held-out data,
+Benjamini–Hochberg's m), ``fdr`` and ``text``, "k findings of n
 proposals scored" (with the proposals made and left unscored where n is not all of them);
 and ``agent_problems``: the rounds the agent model could not fill, with why.
 """
@@ -34,6 +37,7 @@ from diptych.agent.outcomes import IdentityReport, MitigationReport
 from diptych.agent.proposals import Proposal
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError
+from diptych.core.report.agent_cells import NOT_TESTED_REASON
 from diptych.core.workspace import Workspace
 
 #: Statuses a mitigation's saved interventions may have, in the order they are listed.
@@ -134,6 +138,7 @@ def _pair(p: Proposal) -> dict[str, Any]:
         "status": p.status,
         "reason": p.reason or "",
         "q_value": p.q_value,
+        **({"q_reason": NOT_TESTED_REASON} if p.q_value is None else {}),
         "p_value": _best_p(held),
         "search": _figure(p.sts),
         "heldout": _pair_heldout(p.heldout),

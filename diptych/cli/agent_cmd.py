@@ -14,6 +14,7 @@ from diptych.cli.context import state
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.metrics.uncertainty.fcr import decided_interval
+from diptych.core.report.agent_cells import NOT_TESTED
 from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 
@@ -98,6 +99,14 @@ def _agent(spec: str, params: list[str] | None) -> Model:
 
 
 def _q(value: Any) -> str:
+    return p_text(value)
+
+
+def _pair_q(p: Any, value: Any) -> str:
+    """A pair's q-value; "not tested" where the session decided but its held-out test did
+    not run, so Benjamini–Hochberg left it out."""
+    if value is None and "fdr" in (p.heldout or {}):
+        return NOT_TESTED
     return p_text(value)
 
 
@@ -229,7 +238,7 @@ def _print_identities(report: IdentityReport) -> None:
         "and the placebo band it must leave"
     )
     _echo(
-        f"{'pair':34} {'status':22} {'search':>7} {'95% CI':>16} {'held-out':>9} {'q':>6}  "
+        f"{'pair':34} {'status':22} {'search':>7} {'95% CI':>16} {'held-out':>9} {'q':>10}  "
         "chosen by; lineage"
     )
     for p in report.ranked:
@@ -238,7 +247,7 @@ def _print_identities(report: IdentityReport) -> None:
         lineage = round_name(p.round) + (f" from {', '.join(p.parents)}" if p.parents else "")
         _echo(
             f"{p.pair[:34]:34} {p.status:22} {_value(p.sts):>7} {_interval(p.sts):>16} "
-            f"{figure_text(held):>9} {_q(data.get('q_value')):>6}  "
+            f"{figure_text(held):>9} {_pair_q(p, data.get('q_value')):>10}  "
             f"{p.source}; {lineage}"
             + (f" ({p.reason})" if p.reason and not is_settled(p.status) else "")
         )

@@ -8,6 +8,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.core.probe import ProbeResult
 from diptych.core.report.formatting import figure_text, floor_notes, fmt, marked_interval
 from diptych.core.report.missing_intervals import marked_rows
+from diptych.core.report.quick_look import QUICK_LOOK, quick_look
 
 
 def print_result(
@@ -23,6 +24,8 @@ def print_result(
             headline.add_row(name, figure_text(num.get("value")), bounds, fmt(num.get("n")))
         console.print(headline)
         for line in floor_notes(result.numbers):
+            console.print(line, markup=False)
+        for line in quick_look_lines(result.numbers):
             console.print(line, markup=False)
     for table in result.tables if tables else []:
         headers = table.terminal_columns or {c: c for c in table.columns}
@@ -44,3 +47,16 @@ def print_result(
             console.print(f"[dim]… {len(table.rows) - max_rows} more rows in the report[/]")
     for note in result.notes:
         console.print(f"[dim]note: {note}[/]")
+
+
+def quick_look_lines(numbers: dict[str, dict]) -> list[str]:
+    """Under the headline figures, each figure with an interval on too few units a side: its
+    value and interval, said to be a quick look, why, and what a finding needs (the report's
+    verdict says it in the same words)."""
+    lines = []
+    for name, num in numbers.items():
+        why = quick_look(num) if isinstance(num, dict) and num.get("ci_low") is not None else ""
+        if why and not num.get("interval_name"):
+            shown = f"{figure_text(num.get('value'))} {marked_interval(num)}"
+            lines.append(f"{name} {shown} is a {QUICK_LOOK}: {why}.")
+    return lines

@@ -203,7 +203,7 @@ def _scored(
     return proposal
 
 
-def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides() -> None:
+def test_benjamini_hochberg_over_the_heldout_tests_that_ran_decides() -> None:
     a = _scored("a", {"ma": (12.0, 0.001, 0.0001), "fa": (9.0, 0.002, 0.0005)})
     b = _scored("b", {"mb": (5.0, 0.01, 0.003), "fb": (6.0, 0.2, 0.002)})  # fb: its own test
     c = _scored("c", {"fc": (-8.0, 0.001, 0.0001)})  # held out on the other side
@@ -211,17 +211,18 @@ def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides
     g = _scored("g", {"mg": (1.5, 0.0001, 0.09)})  # inside the band of the placebo words
     rejected = Proposal("e", 0, "x", "y", "occupation", "r", status="rejected")
     k, n = decide([a, b, c, d, g, rejected], fdr=0.05)
-    # Ten identities enter BH, each with the larger of its two p-values: ma 0.001, fa 0.002,
-    # mb 0.01, fb 0.2, mg 0.09; 1 for fc (other side) and the five never re-tested. Sorted:
-    # 0.001 * 10 / 1 = 0.01, 0.002 * 10 / 2 = 0.01, 0.01 * 10 / 3 = 0.0333, 0.09 * 10 / 4 =
-    # 0.225, 0.2 * 10 / 5 = 0.4; the ones stay 1.
+    # The six held-out tests that ran enter BH (m = 6), each with the larger of its two
+    # p-values: ma 0.001, fa 0.002, mb 0.01, fb 0.2, mg 0.09, and 1 for fc (other side); the
+    # four identities never re-tested (mc, md, fd, fg) enter nothing. Sorted: 0.001 * 6 / 1 =
+    # 0.006, 0.002 * 6 / 2 = 0.006, 0.01 * 6 / 3 = 0.02, 0.09 * 6 / 4 = 0.135, 0.2 * 6 / 5 =
+    # 0.24, 1 * 6 / 6 = 1.
     parts = {p["identity"]: p for x in (a, b, c, g) for p in x.heldout["parts"]}  # type: ignore[index]
-    assert parts["ma"]["q_value"] == pytest.approx(0.01)
-    assert parts["fa"]["q_value"] == pytest.approx(0.01)
-    assert parts["mb"]["q_value"] == pytest.approx(0.1 / 3)
-    assert parts["mg"]["q_value"] == pytest.approx(0.225)
-    assert parts["fb"]["q_value"] == pytest.approx(0.4)
-    assert parts["fc"]["q_value"] == 1.0
+    expected = {"ma": 0.006, "fa": 0.006, "mb": 0.02, "mg": 0.135, "fb": 0.24, "fc": 1.0}
+    assert {i: parts[i]["q_value"] for i in expected} == pytest.approx(expected)
+    entered = [0.001, 0.002, 0.01, 0.09, 0.2, 1.0]
+    assert stats.false_discovery_control(entered) == pytest.approx(
+        [expected[i] for i in ("ma", "fa", "mb", "mg", "fb", "fc")]
+    )
     assert [parts[i]["status"] for i in ("ma", "fa", "mb", "fb", "fc", "mg")] == [
         "finding",
         "finding",
@@ -237,34 +238,36 @@ def test_benjamini_hochberg_over_every_identity_outside_the_placebo_band_decides
     assert c.status == "not confirmed" and "other side" in (c.reason or "")
     band = "inside the placebo band [\N{MINUS SIGN}2.00, 2.00]"
     assert g.status == "not confirmed" and band in (g.reason or "")
-    assert d.status == "no finding" and rejected.q_value is None
+    # d's held-out test did not run: it has no q-value (never 1).
+    assert d.status == "no finding" and d.q_value is None and rejected.q_value is None
     assert (k, n) == (2, 5)
     # Both a's finding (the pair's) and b's (a side's) counted, as the decided line counts them.
     assert "2 findings of 5 proposals scored: 1 pair finding, 1 side finding" in (a.reason or "")
     # A pair's q-value is its identities' smaller.
-    assert [x.q_value for x in (a, b, c, d, g)] == pytest.approx([0.01, 0.1 / 3, 1, 1, 0.225])
-    # ma's held-out interval at the confidence BH matches: 1 - 3 * 0.05 / 10.
-    half = stats.t.ppf(1 - 3 * 0.05 / 10 / 2, 3.0) * 4.0
+    assert [x.q_value for x in (a, b, c, g)] == pytest.approx([0.006, 0.02, 1, 0.135])
+    # ma's held-out interval at the confidence BH matches: 1 - 3 * 0.05 / 6.
+    half = stats.t.ppf(1 - 3 * 0.05 / 6 / 2, 3.0) * 4.0
     assert parts["ma"]["ci_adjusted"] == pytest.approx([12.0 - half, 12.0 + half])
     tally = summary([a, b, c, d, g, rejected])
     assert tally["text"] == "2 findings of 5 proposals scored: 1 pair finding, 1 side finding"
     # The JSON counts what the words count: two findings, one the pair's and one a side's.
     assert (tally["findings"], tally["pair_findings"], tally["side_findings"]) == (2, 1, 1)
     assert (tally["made"], tally["scored"], tally["unscored"]) == (5, 5, 0)
-    assert (tally["identities_confirmed"], tally["identities_scored"]) == (3, 10)
+    assert (tally["identities_confirmed"], tally["identities_scored"]) == (3, 6)
 
 
 def test_an_identitys_reason_reads_the_interval_its_decision_used_named() -> None:
-    # One identity confirmed of two (q = 0.0004 * 2 / 1): its figure reads at 1 - 1 * 0.05 / 2,
-    # named with that confidence, never beside its own 95% interval; q by the rule of digits.
-    a = _scored("a", {"fa": (12.0, 0.0004, 0.0004)})
+    # One identity confirmed of two re-tested (q = 0.0004 * 2 / 1): its figure reads at
+    # 1 - 1 * 0.05 / 2, named with that confidence, never beside its own 95% interval; q by the
+    # rule of digits.
+    a = _scored("a", {"fa": (12.0, 0.0004, 0.0004), "ma": (12.0, 0.5, 0.5)})
     decide([a], fdr=0.05)
-    (part,) = a.heldout["parts"]  # type: ignore[index]
+    part, _ = a.heldout["parts"]  # type: ignore[index]
     assert part["ci_adjusted_level"] == pytest.approx(0.975)
     low, high = (figure_text(x) for x in part["ci_adjusted"])
     assert f"fa (feminine) 12.0 [{low}, {high}] (97.5% BH-adjusted interval)" in (a.reason or "")
     assert "q < 0.001 ≤ 0.05: confirmed" in (a.reason or "")
-    b = _scored("b", {"mb": (12.0, 0.00102, 0.00102)})
+    b = _scored("b", {"mb": (12.0, 0.00102, 0.00102), "fb": (12.0, 0.5, 0.5)})
     decide([b], fdr=0.05)
     assert "q = 0.002 ≤ 0.05" in (b.reason or "") and "0.00204" not in (b.reason or "")
 

@@ -72,13 +72,15 @@ def test_identity_session_saves_its_ranked_findings(ws, embedder) -> None:
     # both sides (never the point), and still clear of 0.
     for part in held["parts"]:
         assert 0 < part["ci_low"] < part["value"] < part["ci_high"]
-    # Four identities enter Benjamini–Hochberg: welder's and doula's tiny held-out p-values,
-    # and p = 1 for the two never re-tested; the pair's q is its identities' smaller.
+    # Two held-out tests ran and enter Benjamini–Hochberg (m = 2): welder's and doula's tiny
+    # p-values; the two identities never re-tested enter nothing. The pair's q is its
+    # identities' smaller.
     assert {p["status"] for p in held["parts"]} == {"finding"}
     assert finding["q_value"] == min(p["q_value"] for p in held["parts"])
     ranks = sorted(p["p"] for p in held["parts"])
-    assert finding["q_value"] == pytest.approx(min(ranks[0] * 4, ranks[1] * 2))
-    assert saved["findings"][1]["q_value"] == 1.0
+    assert finding["q_value"] == pytest.approx(min(ranks[0] * 2, ranks[1] * 2 / 2))
+    assert saved["decision"]["identities_scored"] == 2
+    assert saved["findings"][1]["q_value"] is None and saved["findings"][1]["q_reason"]
     assert saved["findings"][1]["status"] == "no finding"
     # Every run the pair was scored on is listed, and selects the session.
     assert set(pair.runs.values()) <= set(saved["runs"])

@@ -82,7 +82,8 @@ def test_bls_table_is_evidence_and_contradiction_rejects(ws, embedder) -> None:
     assert kept.evidence["carpenter"] == "BLS, WinoBias 2018: 2.1% women"
     assert kept.sides == {"carpenter": "BLS, WinoBias 2018", "doula": "agent"}
     assert kept.status == "no finding" and kept.heldout is not None
-    assert not kept.heldout["tested"] and kept.q_value == 1.0
+    # Never re-tested, it entered no Benjamini–Hochberg: no q-value.
+    assert not kept.heldout["tested"] and kept.q_value is None
 
 
 def test_refused_trials_are_unscored_never_no_bias(ws, embedder) -> None:

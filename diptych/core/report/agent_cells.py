@@ -21,6 +21,23 @@ from diptych.core.metrics.uncertainty.fcr import decided_interval, fcr_level
 from diptych.core.report.charts.model import ChartPoint
 from diptych.core.report.formatting import bounds, figure_text, no_interval, p_text
 
+#: What an identity pair's q-value reads where its held-out test did not run.
+NOT_TESTED = "not tested"
+#: Why such a pair has no q-value (report.json's ``q_reason`` beside its null).
+NOT_TESTED_REASON = "not tested: its held-out test did not run, so it has no q-value"
+
+
+def q_across_text(m: int | None) -> str:
+    """Over what Benjamini–Hochberg adjusted: the held-out tests that ran ("across 1 identity
+    re-tested on held-out data"), none where none ran; "on the held-out tests" where the
+    session did not record how many."""
+    if m is None:
+        return "on the held-out tests"
+    if m == 0:
+        return "across no identity: none was re-tested on held-out data"
+    return f"across {m} {'identity' if m == 1 else 'identities'} re-tested on held-out data"
+
+
 #: An interval in a sentence, with the value before it and the interval's name after it where
 #: given ("37.2 [17.0, 56.6] (98.75% BH-adjusted interval)"), and the punctuation that closes
 #: its clause (kept on its line: a line never starts with ", q = …").

@@ -14,6 +14,8 @@ from typing import Any
 import markupsafe
 
 from diptych.core.report.agent_cells import (
+    NOT_TESTED,
+    NOT_TESTED_REASON,
     Shown,
     band_shown,
     decided_reason,
@@ -21,6 +23,7 @@ from diptych.core.report.agent_cells import (
     figures_text,
     heldout_points,
     part_shown,
+    q_across_text,
     sentence_html,
     session_level,
     with_level,
@@ -125,6 +128,8 @@ class AgentFinding:
     sides: dict[str, Any] = field(default_factory=dict)
     #: Who chose the pair ("agent" or "lexicon"), where recorded.
     chosen_by: str = ""
+    #: Why an identity pair has no q-value (its held-out test did not run), where it has none.
+    q_reason: str = ""
 
     @property
     def search_value(self) -> str:
@@ -179,9 +184,18 @@ class AgentFinding:
         return str(self.heldout.get("unscored") or "")
 
     @property
+    def untested(self) -> bool:
+        """An identity pair whose held-out test did not run: Benjamini–Hochberg left it out,
+        so it has no q-value (one a session saved for it before is not shown)."""
+        return bool(self.q_reason) or (
+            bool(self.sides) and self.q_value is not None and not self.heldout.get("parts")
+        )
+
+    @property
     def q_text(self) -> str:
-        """The q-value to three decimals (a q-value is read against 0.05)."""
-        return p_text(self.q_value)
+        """The q-value to three decimals (a q-value is read against 0.05); "not tested" where
+        the held-out test did not run."""
+        return NOT_TESTED if self.untested else p_text(self.q_value)
 
     @property
     def placebo_band(self) -> str:
@@ -257,6 +271,7 @@ class AgentFinding:
             placebo=_band(data) or _band(data.get("heldout")),
             sides=_sides(data),
             chosen_by=str(data.get("chosen_by") or ""),
+            q_reason=str(data.get("q_reason") or ""),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -265,7 +280,8 @@ class AgentFinding:
             "what": self.what,
             "status": self.status,
             "reason": self.reason,
-            "q_value": self.q_value,
+            "q_value": None if self.untested else self.q_value,
+            **({"q_reason": self.q_reason or NOT_TESTED_REASON} if self.untested else {}),
             "p_value": self.p_value,
             "search": self.search,
             "heldout": self.heldout,
@@ -342,9 +358,9 @@ class AgentSession:
         questions: a q-value beside a search interval spanning 0 is no contradiction."""
         if self.kind != "identities":
             return ""
-        across = f" across {self.q_across} identities" if self.q_across else ""
         return (
-            f"q: Benjamini–Hochberg{across} on the held-out tests, the smaller of the pair. "
+            f"q: Benjamini–Hochberg {q_across_text(self.q_across)}, the smaller of the pair "
+            f"({NOT_TESTED} where neither was). "
             "Search: 95% "
             "interval, unadjusted (a search picks its best: it decides nothing alone). "
             "Held-out: each re-tested identity's figure with the interval its q-value decided "

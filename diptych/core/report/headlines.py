@@ -28,6 +28,7 @@ from diptych.core.report.formatting import (
 )
 from diptych.core.report.gates import decided_intervals
 from diptych.core.report.missing_intervals import TOO_FEW_UNITS
+from diptych.core.report.quick_look import QUICK_LOOK, quick_look
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit, RunPart
@@ -119,9 +120,11 @@ class Headline:
     n: str
     p: str
     sentence: str
+    #: Why the figure is a quick look, not a finding (too few units a side); "" otherwise.
+    quick_look: str = ""
 
 
-def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
+def _sentence(part: RunPart, name: str, number: dict[str, Any], gated: bool = False) -> str:
     models = ", ".join(part.view.model_ids())
     text = f"{part.view.run.probe} on {models}: {name} is {figure_text(number.get('value'))}"
     if interval(number) != "—":
@@ -138,9 +141,13 @@ def _sentence(part: RunPart, name: str, number: dict[str, Any]) -> str:
     if size:
         text += f", over {size}"
     p = number.get("p")
+    # On too few units a side neither the interval nor the p-value decides anything.
+    quick = "" if gated or interval(number) == "—" else quick_look(number)
     if isinstance(p, int | float):
         verdict = "significant" if p < ALPHA else "not significant"
-        text += f"; p {_p_said(p)}, {verdict} at the 5% level"
+        text += f"; p {_p_said(p)}" + ("" if quick else f", {verdict} at the 5% level")
+    if quick:
+        text += f"; a {QUICK_LOOK}: {quick}"
     return text + "."
 
 
@@ -175,7 +182,10 @@ def headlines(audit: Audit) -> list[Headline]:
                     interval=interval(number),
                     n=sample_size(number, part.observation),
                     p=p_text(p) if isinstance(p, int | float) else "",
-                    sentence=_sentence(part, name, number),
+                    sentence=_sentence(part, name, number, gated=gate is not None),
+                    quick_look=""
+                    if gate is not None or interval(number) == "—"
+                    else quick_look(number),
                 )
             )
     return rows

@@ -27,6 +27,7 @@ from diptych.core.report.formatting import (
     why_no_interval,
 )
 from diptych.core.report.names import plain_name
+from diptych.core.report.quick_look import quick_look
 from diptych.core.resampled_units import resampled_units
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ class Finding:
     sample: str
     sentence: str
     reason: str = ""
+    #: Why the figure is a quick look, not a finding (too few units a side); "" otherwise.
+    quick_look: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -269,9 +272,17 @@ def _finding(
     if sample:
         stated += f", {sample}"
     reason = str(number.get("reason") or "")
+    # An interval on too few units a side decides nothing however far from 0 it lies; a gate
+    # decides by its own rule.
+    quick = quick_look(number) if has_ci and decided is None else ""
+    if quick:
+        excludes = None
     # A direction is said only where the interval establishes it; otherwise the sentence
     # gives the figure and says the direction is open, never a lean first.
-    if excludes is True and value != 0:
+    if quick:
+        text = f"{model}: {stated}. A quick look, not a finding: {quick}."
+        direction = "not established"
+    elif excludes is True and value != 0:
         lean = next(f for pattern, f in _LEANS if pattern.search(name))(part, name, value > 0)
         text = f"{model} {lean}: {stated}. The interval excludes 0."
         direction = "positive" if value > 0 else "negative"
@@ -300,6 +311,7 @@ def _finding(
         sample=sample,
         sentence=text,
         reason=reason,
+        quick_look=quick,
     )
 
 

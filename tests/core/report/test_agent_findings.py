@@ -306,7 +306,7 @@ def test_a_q_value_beside_an_interval_spanning_zero_names_each_test(
     for text in (html, md):
         # Each figure named with its test: q after BH across the session's identities, the
         # search's interval unadjusted, each identity's at the confidence its q decided on.
-        assert "q: Benjamini–Hochberg across 4 identities on the held-out tests" in text
+        assert "q: Benjamini–Hochberg across 4 identities re-tested on held-out data" in text
         assert "search (95% CI, unadjusted)" in text
         assert "0.010" in text and "4.00 [−1.00, 9.00]" in text
     # The pair's own figure (another figure: both identities re-tested) and each identity's,

@@ -17,6 +17,7 @@ import pytest
 from diptych.core.report.examples import flag_caption
 from diptych.core.report.formatting import figure_text, sample_size
 from diptych.core.report.gates import gate_lines
+from diptych.core.report.quick_look import FEW_UNITS
 from diptych.core.workspace import Workspace
 
 #: Words that state a lean (verdict.py's _LEANS).
@@ -45,16 +46,24 @@ def test_a_direction_is_said_only_where_the_interval_excludes_zero(
     data: dict[str, Any],
 ) -> None:
     findings = data["verdict"]["findings"]
-    kinds = {"excludes": 0, "includes": 0, "none": 0}
+    kinds = {"excludes": 0, "includes": 0, "none": 0, "quick": 0}
     for f in findings:
         number = _number(data, f["run"], f["name"])
         low, high = number.get("ci_low"), number.get("ci_high")
         # JSON keeps an infinite end as the string "inf": no interval.
         finite = isinstance(low, float) and isinstance(high, float)
         excludes = isinstance(low, float) and isinstance(high, float) and (low > 0 or high < 0)
+        units = [v for v in (number.get("units") or {}).values() if isinstance(v, int)]
+        quick = finite and bool(units) and min(units) < FEW_UNITS
+        excludes = excludes and not quick
         leans = LEANS.search(f["sentence"]) is not None
         assert leans is bool(excludes), f["sentence"]
-        if excludes:
+        if quick:
+            # Too few units a side: a quick look, which states no direction however far from 0.
+            kinds["quick"] += 1
+            assert "A quick look, not a finding: " in f["sentence"], f["sentence"]
+            assert f["direction"] == "not established" and f["excludes_zero"] is None
+        elif excludes:
             kinds["excludes"] += 1
             assert f["sentence"].endswith("The interval excludes 0.")
             assert f["direction"] == ("positive" if number["value"] > 0 else "negative")
@@ -63,8 +72,9 @@ def test_a_direction_is_said_only_where_the_interval_excludes_zero(
             # The figure first, the open direction last: never a lean before it.
             assert f["sentence"].endswith("the direction is not established.")
             assert f["direction"] == "not established"
-    # The audit has each kind: an established lean, an interval across 0, no interval.
-    assert all(kinds.values()), kinds
+    # The audit has an interval across 0, no interval and a quick look: its designs name two
+    # identities a side (an established lean is tests/core/report/test_quick_look.py's, on four).
+    assert kinds["includes"] and kinds["none"] and kinds["quick"], kinds
 
 
 def test_every_n_names_what_it_counts_alike_in_findings_and_table(

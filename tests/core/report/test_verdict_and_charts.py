@@ -16,6 +16,7 @@ from diptych.core.report.charts import Chart, chart_from_table
 from diptych.core.report.charts.svg import draw
 from diptych.core.report.draft import Facts, NamedNumber, check_sentence, figure_terms
 from diptych.core.report.formatting import figure_text
+from diptych.core.report.quick_look import FEW_UNITS
 from diptych.core.report.render import BODY_MAX_COLUMNS
 from diptych.core.report.verdict import published_values
 from diptych.core.workspace import Workspace
@@ -145,7 +146,9 @@ def test_the_verdict_comes_first_and_states_each_headline_in_words(
     first = text[0]
     assert first["value"] == pytest.approx(number["value"])
     lean = "more often" if number["value"] > 0 else "less often"
-    excludes = number["ci_low"] > 0 or number["ci_high"] < 0
+    # A figure on fewer than FEW_UNITS identities a side is a quick look: it excludes nothing.
+    quick = min(number["units"].values()) < FEW_UNITS
+    excludes = (number["ci_low"] > 0 or number["ci_high"] < 0) and not quick
     # A lean is said only where the interval establishes it.
     said = f"assigns the stereotyped pronoun {lean} than the other pronoun" in first["sentence"]
     assert said is excludes
@@ -153,7 +156,8 @@ def test_the_verdict_comes_first_and_states_each_headline_in_words(
     assert (
         f"{number['n']:,} prompts in {number['clusters']:,} unordered scenes" in first["sentence"]
     )
-    assert first["excludes_zero"] is excludes
+    assert first["excludes_zero"] is (None if quick else excludes)
+    assert ("A quick look, not a finding" in first["sentence"]) is quick
     assert ("excludes 0" in first["sentence"]) is excludes
     scope = data["verdict"]["scope"]
     assert scope.startswith("Scope: ") and "pst-text, pst, pairs, stories" in scope

@@ -29,6 +29,7 @@ from textual.widgets import DataTable, Header, Input, Label, Select, Static
 
 from diptych.agent import round_name
 from diptych.core.errors import DiptychError
+from diptych.core.report.agent_cells import NOT_TESTED, q_across_text
 from diptych.core.report.findings import is_finding
 from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
@@ -373,7 +374,8 @@ class AgentScreen(Screen[None]):
             row.why,
             figure_text(row.score),
             bounds(row.ci_low, row.ci_high),
-            p_text(row.q_value),
+            # A decided pair with no q-value: its held-out test did not run.
+            NOT_TESTED if row.q_value is None and row.q_across is not None else p_text(row.q_value),
             "" if decision is None else decision.note,
         )
         # Pairs and reasons come from a model's answers: escaped, never replayed by the terminal.
@@ -436,10 +438,11 @@ def describe(row: AgentRow, decision: _Decision | None = None) -> str:
     if row.heldout is not None:
         figures.append(f"held-out {figure_text(row.heldout)}")
     if row.q_value is not None:
-        across = f" across {row.q_across} identities" if row.q_across else ""
         figures.append(
-            f"q {p_text(row.q_value)} (Benjamini–Hochberg{across}, on the held-out tests)"
+            f"q {p_text(row.q_value)} (Benjamini–Hochberg {q_across_text(row.q_across)})"
         )
+    elif row.q_across is not None:
+        figures.append(f"q {NOT_TESTED}: its held-out test did not run")
     head = f"{row.id} {row.what}: {row.status}"
     if row.reason:
         head += f" — {row.reason}"

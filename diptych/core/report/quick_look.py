@@ -1,0 +1,48 @@
+"""A quick look is not a finding: a figure whose interval rests on fewer than
+:data:`~diptych.core.metrics.uncertainty.precision.FEW_UNITS` units a side (two occupations a
+side, say, when its spread is over the identities) has a t interval of so few degrees of
+freedom that it decides nothing, however far from 0 it lies. Every surface that would state a
+finding — the report's verdict and headlines, report.json, ``diptych run`` and ``diptych show``
+— asks here, so that the threshold and the words are one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from diptych.core.metrics.uncertainty.precision import FEW_UNITS
+from diptych.core.resampled_units import plural
+
+__all__ = ["FEW_UNITS", "QUICK_LOOK", "quick_look", "units_a_side"]
+
+#: What a quick look is called wherever it stands in place of a finding.
+QUICK_LOOK = "quick look, not a finding"
+
+
+def units_a_side(number: Mapping[str, Any]) -> tuple[int, str, bool] | None:
+    """The fewest units of a kind the figure's interval resamples, their noun ("identity") and
+    whether there are two kinds (two sides); None where the figure records no counts."""
+    units = number.get("units")
+    if not isinstance(units, Mapping) or not units:
+        return None
+    counts = {str(k): v for k, v in units.items()}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        return None
+    name, fewest = min(counts.items(), key=lambda kv: kv[1])
+    return int(fewest), name.rsplit(" ", 1)[-1], len(counts) > 1
+
+
+def quick_look(number: Mapping[str, Any]) -> str:
+    """Why the figure is a quick look and what a finding needs ("its interval rests on 2
+    identities a side, too few to decide anything; a finding needs at least 4 a side"), or ""
+    where it has enough units (or records none)."""
+    fewest = units_a_side(number)
+    if fewest is None or fewest[0] >= FEW_UNITS:
+        return ""
+    count, noun, sides = fewest
+    where = " a side" if sides else ""
+    return (
+        f"its interval rests on {count} {plural(noun, count)}{where}, too few to decide "
+        f"anything; a finding needs at least {FEW_UNITS}{where}"
+    )

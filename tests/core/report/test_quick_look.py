@@ -1,0 +1,77 @@
+"""A quick look is not a finding: a strong stereotype planted on two occupations a side gives
+an interval far from 0, yet ``diptych show``, the report's verdict and headlines and
+report.json say it is a quick look, why, and how many a side a finding needs; on four a side
+the same stereotype is a finding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from diptych.core.workspace import Workspace
+from tests.support.cli import cli
+
+MASC = ["carpenter", "driver", "farmer", "guard"]
+FEM = ["nurse", "editor", "secretary", "librarian"]
+#: A masculine-stereotyped person is "she" one time in ten, a feminine one nine in ten: the
+#: expected STS is 100 · (0.9 − 0.1) = 80 on every identity, so an interval over identities
+#: lies far above 0 however few they are.
+PLANTED = {**dict.fromkeys(MASC, 0.1), **dict.fromkeys(FEM, 0.9)}
+PAIRED = "STS paired (expected from P(he), P(she))"
+WHY = (
+    "its interval rests on 2 identities a side, too few to decide anything; a finding needs "
+    "at least 4 a side"
+)
+
+
+def _run(tmp_path: Path, a_side: int) -> tuple[str, str, dict[str, Any], str]:
+    """The run of ``a_side`` identities a side: what ``diptych show`` printed, report.json and
+    report.md."""
+    store = tmp_path / "ws"
+    with Workspace.open(store) as ws:
+        model = ("scripted-likelihood", {"p_feminine": PLANTED, "noise": 0.02})
+        params = {"masculine": MASC[:a_side], "feminine": FEM[:a_side]}
+        run = ws.runs.run_sync("pst-text", [model], params=params).id
+    shown = cli("--store", str(store), "show", run)
+    assert shown.exit_code == 0, shown.output
+    written = cli("--store", str(store), "report", run, "--out", str(tmp_path / "report"))
+    assert written.exit_code == 0, written.output
+    data = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    return run, shown.output, data, md
+
+
+@pytest.mark.usefixtures("scripted")
+def test_two_a_side_is_a_quick_look_however_far_from_0(tmp_path: Path) -> None:
+    _, shown, data, md = _run(tmp_path, 2)
+    figure = data["result"]["numbers"][PAIRED]
+    # The planted stereotype is there, and its interval lies wholly above 0 ...
+    assert figure["value"] == pytest.approx(80, abs=5) and figure["ci_low"] > 0, figure
+    # ... yet it is no finding anywhere.
+    (paired,) = [f for f in data["verdict"]["findings"] if f["name"] == PAIRED]
+    assert paired["excludes_zero"] is None and paired["direction"] == "not established"
+    assert paired["quick_look"] == WHY
+    assert paired["sentence"].endswith(f". A quick look, not a finding: {WHY}."), paired
+    for finding in data["verdict"]["findings"]:
+        assert "excludes 0" not in finding["sentence"] and "assigns the" not in finding["sentence"]
+    (headline,) = [h for h in data["headlines"] if h["name"] == PAIRED]
+    assert headline["quick_look"] == WHY and "significant" not in headline["sentence"]
+    assert f"a quick look, not a finding: {WHY}." in headline["sentence"]
+    verdict = md.split("## Findings", 1)[1].split("\n## ", 1)[0]
+    assert "excludes 0" not in verdict and "significant" not in verdict
+    assert verdict.count(f"A quick look, not a finding: {WHY}.") == 2  # paired and single
+    low, high = (f"{figure[k]:.1f}".replace("-", "−") for k in ("ci_low", "ci_high"))
+    said = f"{PAIRED} {figure['value']:.1f} [{low}, {high}] is a quick look, not a finding: {WHY}."
+    assert said in " ".join(shown.split()), shown
+
+
+@pytest.mark.usefixtures("scripted")
+def test_four_a_side_is_a_finding(tmp_path: Path) -> None:
+    _, shown, data, md = _run(tmp_path, 4)
+    (paired,) = [f for f in data["verdict"]["findings"] if f["name"] == PAIRED]
+    assert paired["excludes_zero"] is True and paired["direction"] == "positive"
+    assert paired["quick_look"] == "" and paired["sentence"].endswith("The interval excludes 0.")
+    assert "quick look" not in shown and "quick look" not in md
