@@ -25,6 +25,7 @@ from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.evidence.manifest import drop_stale_signatures
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
+from diptych.core.workspace.search_runs import SearchRuns
 from diptych.tui.jobs import ActiveRuns, JobControl, RunRequest
 from diptych.tui.messages import (
     AnalysisReady,
@@ -194,6 +195,14 @@ def load_runs(store_path: Path) -> list[RunSummary]:
     for review (as the Review screen counts them: a flag on an output lands on each person)."""
     with Workspace.open(store_path) as ws:
         return ws.runs.list()
+
+
+def load_runs_and_searches(store_path: Path) -> tuple[list[RunSummary], dict[str, SearchRuns]]:
+    """:func:`load_runs` and each agent search's runs and trials, counted once (``diptych
+    runs`` counts them so)."""
+    with Workspace.open(store_path) as ws:
+        rows = ws.runs.list()
+        return rows, ws.runs.searches(rows)
 
 
 def last_request(store_path: Path) -> dict[str, Any] | None:
