@@ -197,12 +197,11 @@ def load_runs(store_path: Path) -> list[RunSummary]:
         return ws.runs.list()
 
 
-def load_runs_and_searches(store_path: Path) -> tuple[list[RunSummary], dict[str, SearchRuns]]:
-    """:func:`load_runs` and each agent search's runs and trials, counted once (``diptych
-    runs`` counts them so)."""
+def load_searches(store_path: Path, rows: list[RunSummary]) -> dict[str, SearchRuns]:
+    """Each agent search of ``rows`` (:func:`load_runs`') with its runs and trials, those it
+    reused counted once with its own, as ``diptych runs`` counts them."""
     with Workspace.open(store_path) as ws:
-        rows = ws.runs.list()
-        return rows, ws.runs.searches(rows)
+        return ws.runs.searches(rows)
 
 
 def last_request(store_path: Path) -> dict[str, Any] | None:

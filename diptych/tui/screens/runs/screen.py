@@ -45,7 +45,7 @@ from diptych.tui.widgets.jobs_panel import JobsPanel
 from diptych.tui.widgets.said import say
 from diptych.tui.widgets.store_reads import StoreReads
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
-from diptych.tui.workers import load_runs_and_searches
+from diptych.tui.workers import load_runs, load_searches
 
 
 class RunsScreen(SessionRows):
@@ -231,7 +231,8 @@ class RunsScreen(SessionRows):
         # The plugins load here, off the UI thread, the first time (the rows name probes):
         # loading them before the first frame left the terminal blank for seconds.
         Workspace.plugins.registry()
-        self.post_message(RunsLoaded(*load_runs_and_searches(store_path)))
+        rows = load_runs(store_path)
+        self.post_message(RunsLoaded(rows, load_searches(store_path, rows)))
 
     @on(RunsLoaded)
     async def _loaded(self, message: RunsLoaded) -> None:
