@@ -14,6 +14,7 @@ from surface import region_lines, screen_lines
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from diptych.core.store import open_store
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.runs.rows import session_key
 from tests.support.search_counts import EARLIER, SEARCH, SearchCounts, search_workspace
@@ -73,4 +74,30 @@ async def test_u_on_a_searchs_row_shows_the_command_whole(
         )
         assert said in drawn, shown(app)
         # Every other key says what it does on the search's row, or does it.
+        assert await surface(pilot) == [], shown(app)
+
+
+@pytest.fixture
+def one_stale(search: SearchCounts, workspace: Path) -> SearchCounts:
+    """The search with one of its runs stored as running by a process gone (stale)."""
+    with open_store(workspace) as store:
+        store.set_run_status(search.made[1], "running")
+    return search
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_searchs_mixed_status_leaves_ref_fail_and_flag_in_view(
+    one_stale: SearchCounts, workspace: Path, size: tuple[int, int]
+) -> None:
+    app = DiptychApp(workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        selected = await _on_the_search(pilot, app, one_stale)
+        await settle(pilot)
+        header = screen_lines(app)[1].split()
+        assert header[-3:] == ["ref", "fail", "flag"] and "status" in header, shown(app)
+        # Whole in its row where it fits, else "mixed" there and whole under the table.
+        status = "4 complete, 1 stale"
+        in_row = cell(app, session_key(SEARCH), "status")
+        assert in_row == (status if size[0] >= 80 else "mixed"), shown(app)
+        assert (status in " ".join(str(selected.render()).split())) == (size[0] < 80), shown(app)
         assert await surface(pilot) == [], shown(app)

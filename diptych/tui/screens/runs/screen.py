@@ -149,7 +149,19 @@ class RunsScreen(SessionRows):
     def _wanted_count_widths(self) -> dict[str, int]:
         """Room for every count whole, in each column of counts (of every run and session, shown
         or filtered out): a count cut reads as another number ("1,21" for 1,212 failed); and room
-        for every status whole, in the status column."""
+        for every status whole, in the status column. Where a session's runs differ in status
+        ("4 complete, 1 stale") and the columns kept to the last (ref, fail, flag) would not fit,
+        its row says "mixed" and the line under the table says the rest."""
+        self.short_session_status = False
+        widths = self._widest_cells()
+        kept = [key for key, _, _ in COLUMNS if key not in DROPPED_FIRST]
+        need = self._wanted_run_width() + sum(widths.get(k, 0) for k in kept)
+        if need + table_chrome(len(kept)) > self.size.width and self.searches:
+            self.short_session_status = True
+            widths = self._widest_cells()
+        return widths
+
+    def _widest_cells(self) -> dict[str, int]:
         widths = {key: width for key, _, width in COLUMNS if key in WIDENED}
         rows = [self._cells(row) for row in self.rows.values()]
         rows += [self._session_cells(session) for session in session_members(self.rows)]

@@ -51,6 +51,9 @@ class SessionRows(RunControls):
     _models_width: int
     #: What ``u`` said of a session's row (the session, the words), shown under the table.
     _resume_said: tuple[str, str] | None = None
+    #: Whether a session whose runs differ in status says "mixed" in its row (a narrow
+    #: terminal: the line under the table says the rest), keeping ref, fail and flag in view.
+    short_session_status = False
 
     def _status(self, row: RunSummary, job: JobState | None) -> str:
         raise NotImplementedError
@@ -69,11 +72,19 @@ class SessionRows(RunControls):
         """The session's runs and trials, each once (none yet: nothing loaded)."""
         return self.searches.get(session) or SearchRuns(session, (), 0)
 
+    def _runs_status(self, session: str) -> str:
+        """Its runs' statuses, the most runs first ("4 complete, 1 stale")."""
+        runs = self.session_search(session).runs
+        return session_status(self._status(r, self.diptych.job_for_run(r.run.id)) for r in runs)
+
+    def _session_status(self, session: str) -> str:
+        status = self._runs_status(session)
+        return "mixed" if self.short_session_status and "," in status else status
+
     def _session_cells(self, session: str) -> list[str | Text]:
         search = self.session_search(session)
         runs = list(search.runs)
-        jobs = [self.diptych.job_for_run(r.run.id) for r in runs]
-        status = session_status(self._status(r, j) for r, j in zip(runs, jobs, strict=True))
+        status = self._session_status(session)
         opened = self.all_session_runs or session in self.expanded
         return [
             clip(("▾ " if opened else "▸ ") + session_label(session), self._run_width),
@@ -99,8 +110,10 @@ class SessionRows(RunControls):
         reused = f" ({search.reused:,} reused, listed where made)" if search.reused else ""
         # A line each, short enough for 60 columns: the id (what `diptych show` takes), the
         # counts, the keys; a phrase never parted over two rows.
+        status = self._runs_status(session)
+        mixed = f"{status} · " if self._session_status(session) != status else ""
         line = (
-            f"agent session {session}\n{counted(len(search.runs), 'run')}{reused} · "
+            f"agent session {session}\n{mixed}{counted(len(search.runs), 'run')}{reused} · "
             f"{search.total('done'):,} of {counted(search.trials, 'trial')} done\n"
             + ("enter hides its runs" if opened else "enter shows its runs")
             + f" · e {every} every session's runs"
