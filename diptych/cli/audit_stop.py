@@ -5,24 +5,15 @@ run ("interrupted: 656 of 6,560 trials stored; resume with: …")."""
 from __future__ import annotations
 
 import os
-import shlex
-from collections.abc import Sequence
 from pathlib import Path
 
+from diptych.audit.again import going_on
 from diptych.cli.signals import settle_stopped
 from diptych.core.audit.record import this_process
 from diptych.core.workspace import Workspace
 
-
-def going_on(ws: Workspace, file: Path, sets: Sequence[str], options: Sequence[str]) -> str:
-    """The command that goes on with the audit, to paste as it is: the workspace and the file
-    by their absolute paths, its ``--set`` fields and the ``options`` that shape what it buys
-    (``--until-decided --batches 4``, ``--max-cost``) as given."""
-    words = ["diptych", "--store", os.path.abspath(ws.path), "audit", "run"]
-    words.append(os.path.abspath(file))
-    for given in sets:
-        words += ["--set", given]
-    return shlex.join([*words, *options])
+# The command that goes on with an audit is the audit layer's (the Runs screen says it too).
+__all__ = ["going_on", "interrupted_line", "shaping_options"]
 
 
 def shaping_options(

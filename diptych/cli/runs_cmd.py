@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from rich import box
-from rich.table import Table
 from rich.text import Text
 
 from diptych.cli.bundle_cmd import export_bundle
@@ -19,19 +15,27 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
+from diptych.cli.runs_table import (
+    MEMBER_INDENT,
+    SessionRow,
+    grouped,
+    runs_table,
+    session_json,
+    sessions_named,
+)
 from diptych.cli.session_refs import exported_runs, named, run_named
 from diptych.cli.session_show import print_session
-from diptych.core.audit.run_status import NOT_BOUGHT, outcome_line, outcome_words
+from diptych.core.audit.run_status import outcome_line
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.report import parse_formats
-from diptych.core.report.formatting import counted, tally
+from diptych.core.report.formatting import counted
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
-from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunDetail, RunSummary, export_rows
+from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunDetail, export_rows
 from diptych.core.workspace.look_trials import ALL_TRIALS
-from diptych.core.workspace.sessions import SessionDetail, session_label, session_status
+from diptych.core.workspace.sessions import SessionDetail
 
 #: Whose labels score people (probes that use annotators' labels, e.g. pst).
 LabelPolicyOption = Annotated[
@@ -53,7 +57,15 @@ CalibrationSubsetOption = Annotated[
     ),
 ]
 
-__all__ = ["EXPORT_SCHEMA_VERSION", "export_rows", "register", "runs_table"]
+__all__ = [
+    "EXPORT_SCHEMA_VERSION",
+    "MEMBER_INDENT",
+    "SessionRow",
+    "export_rows",
+    "grouped",
+    "register",
+    "runs_table",
+]
 
 RunIdArgument = Annotated[
     str, typer.Argument(metavar="RUN_ID", help="Run id (a unique prefix will do).")
@@ -68,145 +80,10 @@ RunOrSessionArgument = Annotated[
 ]
 
 
-#: How a run made by an agent session is set under its session's row (``--all``).
-MEMBER_INDENT = "  "
-_OUTCOMES = ("done", "refused", "failed", "pending")
-
-
 def report_dir(run_id: str) -> Path:
     """Where ``diptych report`` writes unless ``--out`` says: named by the (first) run, in the
     directory it is run from."""
     return Path(f"diptych-report-{run_id}")
-
-
-@dataclass
-class SessionRow:
-    """An agent session as one row of the runs listing: its runs' outcomes added up."""
-
-    session: str
-    runs: list[RunSummary]
-
-    def label(self, short: bool = False) -> str:
-        # The count on a line of its own: the session's name alone sets the column's width.
-        # Short, an audit search's is named by its part and hash (named in full under the
-        # table): its 45-character id left the other columns a few characters each at 80.
-        n = len(self.runs)
-        name = session_label(self.session) if short else self.session
-        return f"{name}\n({n} run{'' if n == 1 else 's'})"
-
-    @property
-    def status(self) -> str:
-        return session_status(r.said for r in self.runs)
-
-    def total(self, outcome: str) -> int:
-        return sum(r.counts[outcome] for r in self.runs)
-
-
-def grouped(summaries: list[RunSummary]) -> list[RunSummary | SessionRow]:
-    """The runs in order, each agent session's runs gathered into one row where its first run
-    stands."""
-    out: list[RunSummary | SessionRow] = []
-    rows: dict[str, SessionRow] = {}
-    for summary in summaries:
-        if summary.session is None:
-            out.append(summary)
-        elif summary.session in rows:
-            rows[summary.session].runs.append(summary)
-        else:
-            rows[summary.session] = SessionRow(summary.session, [summary])
-            out.append(rows[summary.session])
-    return out
-
-
-def runs_table(
-    summaries: list[RunSummary], width: int, *, show_session_runs: bool = False
-) -> Table:
-    """The runs as a table that fits ``width`` columns without cutting a run id, the one thing
-    a user copies from it: ids never wrap; on a narrow terminal the outcome counts share one
-    column and the creation time is left out, and other cells wrap between words.
-
-    The runs an agent session made stand behind one row of the session (its runs' outcomes
-    added up); ``show_session_runs`` lists them too, indented under it."""
-    wide = width >= 120
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    entries = grouped(summaries)
-    widths = [len(s.run.id) + (len(MEMBER_INDENT) if s.session else 0) for s in summaries]
-    widths += [len(e.label(not wide).split("\n")[0]) for e in entries if isinstance(e, SessionRow)]
-    widest = max(widths, default=3)
-    table.add_column("run", no_wrap=True, min_width=widest)
-    for name in ("probe", "models", "status"):
-        table.add_column(name, overflow="fold")
-    # A decided run's untried trials are counted apart, as "not bought" (outcome_words).
-    outcomes = _OUTCOMES + ((NOT_BOUGHT,) if any(_unbought(s) for s in summaries) else ())
-    if wide:
-        for name in ("trials", *outcomes):
-            table.add_column(name, justify="right")
-        table.add_column("created", no_wrap=True)
-    else:
-        table.add_column("trials", overflow="fold")
-    for entry in entries:
-        if isinstance(entry, SessionRow):
-            table.add_row(*_session_cells(entry, wide, outcomes), style="bold")
-            if show_session_runs:
-                for member in entry.runs:
-                    table.add_row(*_run_cells(member, wide, outcomes, indent=MEMBER_INDENT))
-        else:
-            table.add_row(*_run_cells(entry, wide, outcomes))
-    return table
-
-
-def sessions_named(summaries: list[RunSummary], width: int) -> list[str]:
-    """The sessions :func:`runs_table` names short at ``width``, each with its id in full (the
-    id the agent's commands take)."""
-    if width >= 120:
-        return []
-    sessions = dict.fromkeys(s.session for s in summaries if s.session is not None)
-    return [f"{session_label(s)}: session {s}" for s in sessions if session_label(s) != s]
-
-
-def _models(runs: list[RunSummary]) -> str:
-    return ", ".join(dict.fromkeys(m["model_id"] for r in runs for m in r.run.models))
-
-
-def _unbought(summary: RunSummary) -> bool:
-    return summary.run.status == "decided" and bool(summary.counts.get("pending"))
-
-
-def _counts(
-    trials: int,
-    counts: dict[str, int],
-    wide: bool,
-    status: str = "",
-    *,
-    outcomes: tuple[str, ...] = _OUTCOMES,
-) -> list[str]:
-    # A decided run's untried trials are not waiting for anything: "not bought", not "pending".
-    words = outcome_words(status, counts)
-    if wide:
-        return [f"{trials:,}", *(f"{words.get(k, 0):,}" for k in outcomes)]
-    counted = tally(words)
-    return [f"{trials:,}: {counted}" if counted else f"{trials:,}"]
-
-
-def _when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
-
-
-def _run_cells(
-    summary: RunSummary, wide: bool, outcomes: tuple[str, ...], indent: str = ""
-) -> list[str]:
-    run = summary.run
-    cells = [indent + run.id, run.probe, _models([summary]), summary.said]
-    cells += _counts(run.n_trials, summary.counts, wide, run.status, outcomes=outcomes)
-    return cells + ([_when(run.created_at)] if wide else [])
-
-
-def _session_cells(row: SessionRow, wide: bool, outcomes: tuple[str, ...]) -> list[str]:
-    probes = ", ".join(dict.fromkeys(r.run.probe for r in row.runs))
-    cells = [row.label(not wide), probes, _models(row.runs), row.status]
-    trials = sum(r.run.n_trials for r in row.runs)
-    cells += _counts(trials, {k: row.total(k) for k in _OUTCOMES}, wide, outcomes=outcomes)
-    return cells + ([_when(row.runs[0].run.created_at)] if wide else [])
 
 
 def register(app: typer.Typer) -> None:
@@ -225,6 +102,7 @@ def register(app: typer.Typer) -> None:
         of the session (--all lists them)."""
         with state(ctx).open_workspace() as ws:
             summaries = ws.runs.list()
+            searches = ws.runs.searches(summaries)
             where = str(ws.path)
         if not summaries and not as_json:
             # A header with no rows reads as broken; say what to do first.
@@ -236,6 +114,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             listing = [
                 {
+                    "kind": "run",
                     "id": r.run.id,
                     "probe": r.run.probe,
                     "status": r.run.status,
@@ -248,10 +127,14 @@ def register(app: typer.Typer) -> None:
                 }
                 for r in summaries
             ]
-            typer.echo(json.dumps(listing, indent=2))
+            # After the runs, each agent search counted as its row counts it (runs it
+            # reused included), an entry marked by its kind.
+            rows = [e.search for e in grouped(summaries, searches) if isinstance(e, SessionRow)]
+            typer.echo(json.dumps(listing + [session_json(s) for s in rows], indent=2))
             return
         console = Console()
-        console.print(runs_table(summaries, console.width, show_session_runs=show_all))
+        table = runs_table(summaries, console.width, show_session_runs=show_all, searches=searches)
+        console.print(table)
         for line in sessions_named(summaries, console.width):
             console.print(line, markup=False, overflow="fold")
         hidden = [r for r in summaries if r.session is not None]

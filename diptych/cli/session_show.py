@@ -30,8 +30,17 @@ def session_lines(detail: SessionDetail) -> list[str]:
         lines.append(f"proposals: {detail.tally}")
     if not detail.runs:
         return [*lines, "runs: none stored"]
-    lines.append(f"{counted(len(detail.runs), 'run')} ('diptych show RUN' shows one):")
-    for summary in detail.runs:
+    search = detail.search
+    # Counted as its row in 'diptych runs' and on the Runs screen counts it.
+    reused = f", {search.reused:,} of them reused" if search.reused else ""
+    lines.append(
+        f"{counted(len(search.runs), 'run')}{reused}, {counted(search.trials, 'trial')} "
+        "('diptych show RUN' shows one):"
+    )
+    for i, summary in enumerate(search.runs):
         run = summary.run
-        lines.append(f"  {run.id}  {run.probe}  {summary.said}  {counted(run.n_trials, 'trial')}")
+        stored = "  reused" if i >= search.made else ""
+        lines.append(
+            f"  {run.id}  {run.probe}  {summary.said}  {counted(run.n_trials, 'trial')}{stored}"
+        )
     return lines

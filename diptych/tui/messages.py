@@ -14,6 +14,7 @@ from textual.message import Message
 
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import Estimate, RunRecord, RunSummary
+from diptych.core.workspace.search_runs import SearchRuns
 
 # --- runs executing in the background (posted to the app) ---------------------------------
 
@@ -70,9 +71,11 @@ class JobsChanged(Message):
 
 @dataclass
 class RunsLoaded(Message):
-    """Every run of the workspace, one row of the Runs screen each."""
+    """Every run of the workspace, one row of the Runs screen each, and each agent search's
+    runs and trials as the workspace counts them (its row's)."""
 
     rows: list[RunSummary]
+    searches: dict[str, SearchRuns] = field(default_factory=dict)
 
 
 @dataclass

@@ -27,6 +27,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.evidence.manifest import drop_stale_signatures
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
+from diptych.core.workspace.search_runs import SearchRuns
 from diptych.tui.jobs import ActiveRuns, JobControl, RunRequest
 from diptych.tui.messages import (
     AnalysisReady,
@@ -196,6 +197,13 @@ def load_runs(store_path: Path) -> list[RunSummary]:
     for review (as the Review screen counts them: a flag on an output lands on each person)."""
     with Workspace.open(store_path) as ws:
         return ws.runs.list()
+
+
+def load_searches(store_path: Path, rows: list[RunSummary]) -> dict[str, SearchRuns]:
+    """Each agent search of ``rows`` (:func:`load_runs`') with its runs and trials, those it
+    reused counted once with its own, as ``diptych runs`` counts them."""
+    with Workspace.open(store_path) as ws:
+        return ws.runs.searches(rows)
 
 
 def last_request(store_path: Path) -> dict[str, Any] | None:

@@ -73,8 +73,12 @@ def test_a_sessions_runs_stand_behind_its_row(
     assert "behind the session rows" not in out
 
     code, out, _ = call(capsys, "--store", str(ws), "runs", "--json")
-    sessions = {r["id"]: r["session"] for r in json.loads(out)}
+    listed = json.loads(out)
+    sessions = {r["id"]: r["session"] for r in listed if r["kind"] == "run"}
     assert sessions[mine] is None and all(sessions[r] == SESSION for r in made)
+    # Then the session, its runs counted as its row counts them.
+    (session,) = [r for r in listed if r["kind"] == "session"]
+    assert (session["id"], session["runs"], session["trials"]) == (SESSION, made, trials)
 
 
 AUDIT_SEARCH = "audit-smollm2-offline-5c3667abcd-identities"

@@ -89,7 +89,7 @@ def test_show_of_an_audit_search_names_its_kind_status_findings_and_runs(
         "proposals: 1 finding of 2 proposals scored; 1 rejected",
     ]
     (run,) = made[AUDIT_SESSION]
-    assert f"1 run ('diptych show RUN' shows one):\n  {run}  pst-text  complete" in out
+    assert f"1 run, 4 trials ('diptych show RUN' shows one):\n  {run}  pst-text  complete" in out
     # A session that saved nothing yet says so; one named by no id is refused as before.
     tui = shown_by(capsys, store, TUI_SESSION)
     assert "status: not ended" in tui and "proposals:" not in tui

@@ -1,5 +1,6 @@
 """A session's status on the Runs screen reads as ``diptych runs`` gives it: while one of its
-runs runs, "2 complete, 1 running" in both, at 80×24 and 60×20."""
+runs runs, "2 complete, 1 running" in both, in its row at 80×24; at 60×20 its row says "mixed"
+(the ref, fail and flag columns stay in view) and the line under the table says it whole."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 import pytest
 from steps import SIZES, cell, run_ids, shown, wait_for
 from support.agent_cli import call
+from surface import screen_lines
+from textual.widgets import Static
 
 from diptych.cli.runs_cmd import SessionRow, grouped
 from diptych.core.workspace import Workspace
@@ -56,4 +59,9 @@ async def test_a_session_with_a_running_run_reads_as_in_diptych_runs(
     app = DiptychApp(workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: run_ids(app) == [row], "the session's row")
-        assert cell(app, row, "status") == listed.status, shown(app)
+        in_row = listed.status if size[0] >= 80 else "mixed"
+        await wait_for(pilot, lambda: cell(app, row, "status") == in_row, "its status")
+        header = screen_lines(app)[1].split()
+        assert header[-3:] == ["ref", "fail", "flag"], shown(app)
+        selected = str(app.screen.query_one("#selected", Static).render())
+        assert (listed.status in selected) == (size[0] < 80), shown(app)

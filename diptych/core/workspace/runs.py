@@ -44,6 +44,7 @@ from diptych.core.workspace.look_trials import look_keys
 from diptych.core.workspace.plugins import build_model, build_probe
 from diptych.core.workspace.precision import precision_plan
 from diptych.core.workspace.records import Failure, RunDetail, RunSummary
+from diptych.core.workspace.search_runs import SearchRuns, saved_runs, search_runs
 from diptych.core.workspace.sessions import (
     MakingSession,
     SessionDetail,
@@ -95,11 +96,18 @@ class Runs(Namespace):
         """The ids of the runs ``session`` (an agent session, an audit's search) made."""
         return [run for run, made in sessions_of_runs(self._store).items() if made == session]
 
+    def searches(self, summaries: builtins.list[RunSummary] | None = None) -> dict[str, SearchRuns]:
+        """Every agent search with the runs it made and those it reused, each once: the one
+        count of a search's runs and trials every listing reads (:mod:`.search_runs`);
+        ``summaries`` are :meth:`list`'s, where the caller has them already."""
+        listed = self.list() if summaries is None else summaries
+        return search_runs(listed, saved_runs(Findings(self._kernel).list()))
+
     def session_trials(self, session: str) -> int:
-        """The trials the runs ``session`` made hold with an outcome (done or refused, as a
-        plan counts a run's stored ones): 0 for a session that made none."""
-        counts = [self._store.status_counts(run) for run in self.of_session(session)]
-        return sum(c.get("done", 0) + c.get("refused", 0) for c in counts)
+        """The trials of ``session``'s runs (those it made and those it reused) with an outcome
+        (done or refused, as a plan counts a run's stored ones): 0 for a session with none."""
+        found = self.searches().get(session)
+        return found.finished if found is not None else 0
 
     def status_text(self, run_id: str) -> str:
         """The run's status in words, as listings show it: a run a sequential audit stopped
@@ -173,8 +181,8 @@ class Runs(Namespace):
         if len(named) > 1:
             raise UsageError(f"'{ref}' names {len(named)} agent sessions ({', '.join(named)})")
         (session,) = named
-        mine = [r for r in runs if r.session == session]
-        return SessionDetail(session, mine, findings.get(session))
+        found = search_runs(runs, saved_runs(findings.list())).get(session)
+        return SessionDetail(session, found or SearchRuns(session, (), 0), findings.get(session))
 
     def get(self, run_id: str) -> RunRecord:
         """The run whose id is ``run_id`` or, failing that, starts with it.

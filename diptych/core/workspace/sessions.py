@@ -21,6 +21,7 @@ from diptych.core.engine import NullReporter, Reporter
 from diptych.core.report.formatting import tally
 from diptych.core.store import RunRecord, Store
 from diptych.core.workspace.records import RunSummary
+from diptych.core.workspace.search_runs import SearchRuns
 
 #: The preferences key of a run's session is this prefix and the run id.
 RUN_SESSION_KEY = "run_session:"
@@ -162,12 +163,17 @@ def sessions_named(sessions: Iterable[str], ref: str) -> list[str]:
 
 @dataclass(frozen=True)
 class SessionDetail:
-    """An agent session as ``diptych show`` shows it: its runs and, once it ended, what it saved
-    (:meth:`~diptych.core.workspace.findings.Findings.save`; None before)."""
+    """An agent session as ``diptych show`` shows it: its runs (those it made and those it
+    reused, counted as every listing counts them: :class:`SearchRuns`) and, once it ended, what
+    it saved (:meth:`~diptych.core.workspace.findings.Findings.save`; None before)."""
 
     session: str
-    runs: list[RunSummary]
+    search: SearchRuns
     saved: dict[str, Any] | None
+
+    @property
+    def runs(self) -> list[RunSummary]:
+        return list(self.search.runs)
 
     @property
     def audit(self) -> tuple[str, str] | None:

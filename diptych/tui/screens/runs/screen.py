@@ -19,14 +19,13 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 from textual.worker import Worker, WorkerState
 
-from diptych.core.report.formatting import counted
 from diptych.core.workspace import RunSummary, Workspace
-from diptych.core.workspace.sessions import session_label, session_status
+from diptych.core.workspace.search_runs import SearchRuns
+from diptych.core.workspace.sessions import session_label
 from diptych.tui.formatting import clip, percent, timestamp
 from diptych.tui.jobs import JobState
 from diptych.tui.messages import JobsChanged, RunsLoaded
 from diptych.tui.progress import run_progress
-from diptych.tui.screens.runs.controls import RunControls
 from diptych.tui.screens.runs.rows import (
     COLUMNS,
     DROPPED_FIRST,
@@ -40,22 +39,24 @@ from diptych.tui.screens.runs.rows import (
     session_members,
     table_chrome,
 )
+from diptych.tui.screens.runs.session_rows import SessionRows
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.jobs_panel import JobsPanel
 from diptych.tui.widgets.said import say
 from diptych.tui.widgets.store_reads import StoreReads
 from diptych.tui.widgets.tables import FilterBar, ListTable, matches
-from diptych.tui.workers import load_runs
+from diptych.tui.workers import load_runs, load_searches
 
 
-class RunsScreen(RunControls):
+class RunsScreen(SessionRows):
     """Every run in the workspace: probe, models, status, progress and outcome counts."""
 
     CSS_PATH = "runs.tcss"
     HELP_PURPOSE = (
         "Home: every run of the workspace with its status, progress and outcome counts. Open a "
         "run's figures (enter), start a new run (n), review the people its flags point at (r), or "
-        "go to the Agent (a), Audit (A) and Standings (s) screens."
+        "go to the Agent (a), Audit (A) and Standings (s) screens. Columns: prog is the "
+        "progress, ref the trials refused, fail those failed, flag the people flagged for review."
     )
     #: Left to Help first where the footer has no room for every key (widgets/footer.py).
     FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "cancel")
@@ -87,6 +88,7 @@ class RunsScreen(RunControls):
     def __init__(self) -> None:
         super().__init__(classes="-no-rows")  # until the first read of the workspace lands
         self.rows: dict[str, RunSummary] = {}
+        self.searches: dict[str, SearchRuns] = {}
         self._timer: Timer | None = None
         self._reads = StoreReads(self, lambda: self._load(self.diptych.store_path))
         self.full_models = False
@@ -147,7 +149,19 @@ class RunsScreen(RunControls):
     def _wanted_count_widths(self) -> dict[str, int]:
         """Room for every count whole, in each column of counts (of every run and session, shown
         or filtered out): a count cut reads as another number ("1,21" for 1,212 failed); and room
-        for every status whole, in the status column."""
+        for every status whole, in the status column. Where a session's runs differ in status
+        ("4 complete, 1 stale") and the columns kept to the last (ref, fail, flag) would not fit,
+        its row says "mixed" and the line under the table says the rest."""
+        self.short_session_status = False
+        widths = self._widest_cells()
+        kept = [key for key, _, _ in COLUMNS if key not in DROPPED_FIRST]
+        need = self._wanted_run_width() + sum(widths.get(k, 0) for k in kept)
+        if need + table_chrome(len(kept)) > self.size.width and self.searches:
+            self.short_session_status = True
+            widths = self._widest_cells()
+        return widths
+
+    def _widest_cells(self) -> dict[str, int]:
         widths = {key: width for key, _, width in COLUMNS if key in WIDENED}
         rows = [self._cells(row) for row in self.rows.values()]
         rows += [self._session_cells(session) for session in session_members(self.rows)]
@@ -229,12 +243,14 @@ class RunsScreen(RunControls):
         # The plugins load here, off the UI thread, the first time (the rows name probes):
         # loading them before the first frame left the terminal blank for seconds.
         Workspace.plugins.registry()
-        self.post_message(RunsLoaded(load_runs(store_path)))
+        rows = load_runs(store_path)
+        self.post_message(RunsLoaded(rows, load_searches(store_path, rows)))
 
     @on(RunsLoaded)
     async def _loaded(self, message: RunsLoaded) -> None:
         self._load_error = None
         self.rows = {row.run.id: row for row in message.rows}
+        self.searches = message.searches
         self.query_one("#empty", Static).update("No runs yet: press n to start one.")
         shown = self._footer_shown
         widths = (self._wanted_run_width(), self._wanted_probe_width(), self._wanted_count_widths())
@@ -301,32 +317,6 @@ class RunsScreen(RunControls):
             if self.all_session_runs or row.session in self.expanded:
                 out += shown
         return out
-
-    def _session_cells(self, session: str) -> list[str | Text]:
-        runs = session_members(self.rows).get(session, [])
-        jobs = [self.diptych.job_for_run(r.run.id) for r in runs]
-        status = session_status(self._status(r, j) for r, j in zip(runs, jobs, strict=True))
-        # Finished as a run's progress counts it: answered or refused (a failed trial is asked
-        # again on resume, so a session whose trials failed never reads complete).
-        done = sum(r.counts[k] for r in runs for k in ("done", "refused"))
-        total = sum(r.run.n_trials for r in runs)
-        opened = self.all_session_runs or session in self.expanded
-        return [
-            clip(("▾ " if opened else "▸ ") + session_label(session), self._run_width),
-            clip(", ".join(dict.fromkeys(r.run.probe for r in runs)), self._probe_width),
-            clip(
-                f"{counted(len(runs), 'run')}: "
-                + ", ".join(dict.fromkeys(m for r in runs for m in model_ids(r).split(", "))),
-                self._models_width,
-            ),
-            Text(status, style=STATUS_STYLE.get(status, "")),
-            Text(percent(done, total), justify="right"),
-            *(
-                Text(f"{sum(r.counts[k] for r in runs):,}", justify="right")
-                for k in ("done", "refused", "failed")
-            ),
-            Text(f"{sum(r.flagged for r in runs):,}", justify="right"),
-        ]
 
     def _cells(self, row: RunSummary) -> list[str | Text]:
         run, counts = row.run, row.counts
@@ -431,21 +421,6 @@ class RunsScreen(RunControls):
                  + timestamp(run.created_at)]  # fmt: skip
         selected.update(f"{run.id} · {model_ids(row)}\n" + " · ".join(p for p in parts if p))
 
-    def _session_line(self, session: str) -> str:
-        runs = session_members(self.rows).get(session, [])
-        done = sum(r.counts["done"] for r in runs)
-        total = sum(r.run.n_trials for r in runs)
-        opened = self.all_session_runs or session in self.expanded
-        every = "hides" if self.all_session_runs else "shows"
-        # A line each, short enough for 60 columns: the id (what `diptych show` takes), the
-        # counts, the keys; a phrase never parted over two rows.
-        return (
-            f"agent session {session}\n{counted(len(runs), 'run')} · {done:,} of "
-            f"{counted(total, 'trial')} done\n"
-            + ("enter hides its runs" if opened else "enter shows its runs")
-            + f" · e {every} every session's runs"
-        )
-
     @on(DataTable.RowSelected)
     def action_open_run(self) -> None:
         key = self._current_key() or ""
@@ -471,16 +446,6 @@ class RunsScreen(RunControls):
     @on(FilterBar.Filtered)
     def _filtered(self, message: FilterBar.Filtered) -> None:
         self.filter_text = message.text
-        self._show()
-
-    def action_session_runs(self) -> None:
-        """Show every agent session's runs under its row, or hide them all again."""
-        if not session_members(self.rows):
-            say(self, "No agent session has made a run here: every run is in the list already.")
-            return
-        self.all_session_runs = not self.all_session_runs
-        if not self.all_session_runs:
-            self.expanded.clear()
         self._show()
 
     def action_full_models(self) -> None:
