@@ -1,0 +1,57 @@
+"""A recorded audit's status and its parts' in words, as every surface says them now: the line
+``diptych audit run`` ends on, ``diptych audit list`` and its JSON, and the Audit screen's
+status line and list. One reading of the record, so that no two surfaces say two things of
+the same audit at the same moment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diptych.core.audit.record import AuditRecord
+from diptych.core.errors import UsageError
+from diptych.core.workspace import Workspace
+
+#: A part of the audit's file that no run of it recorded and none is running to.
+NOT_RUN = "not run"
+#: A part of a running audit that has not started: it waits its turn behind another part.
+WAITING = "waiting"
+
+
+@dataclass
+class AuditWords:
+    """A recorded audit as a listing shows it now (``audit``: ``ws.audits.as_now``), its
+    status in words (``status``) and each part's (``parts``, in the file's order where it
+    parses: the parts recorded, then those not run or waiting)."""
+
+    audit: AuditRecord
+    status: str
+    parts: dict[str, str] = field(default_factory=dict)
+
+    def named(self, words: str) -> list[str]:
+        """The parts whose words are ``words`` (``NOT_RUN``, ``WAITING``)."""
+        return [name for name, said in self.parts.items() if said == words]
+
+
+def audit_words(ws: Workspace, audit: AuditRecord) -> AuditWords:
+    """``audit`` (as recorded) in the words every surface says it now: its status
+    (:meth:`~diptych.core.workspace.audits.Audits.status_text` of its parts' runs now), each
+    part in its run's words, and a part of its file no run recorded "not run" — or "waiting"
+    while the audit runs, for it has not had its turn yet."""
+    now = ws.audits.as_now(audit)
+    parts = {p.name: ws.audits.part_status_text(p) for p in now.parts}
+    missing = ws.audits.not_run(now)
+    # Bought batch by batch, the parts no gate reads are left out, never waiting.
+    batching = any(p.status == "partial" for p in now.parts)
+    waits = now.status == "running" and not batching
+    parts.update(dict.fromkeys(missing, WAITING if waits else NOT_RUN))
+    return AuditWords(now, ws.audits.status_text(now), parts)
+
+
+def status_words(ws: Workspace, audit_id: str) -> str:
+    """The status of the recorded audit ``audit_id`` in words, as ``diptych audit list`` says it
+    now (:func:`audit_words`); "" where no audit of that id is recorded."""
+    try:
+        audit = ws.audits.get(audit_id)
+    except UsageError:
+        return ""
+    return audit_words(ws, audit).status
