@@ -20,6 +20,7 @@ from textual.message import Message
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
+from diptych.audit.status_words import status_words
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
@@ -161,8 +162,11 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     # heard of as "running", and a part no gate reads was never started. Where the last
     # words heard already say the recorded status, they stay (with their look).
     listed: dict[str, str] = {}
+    # The audit's status in the words `diptych audit list` and `audit run` say it now.
+    told = outcome.status_text
     try:
         with Workspace.open(store_path) as ws:
+            told = status_words(ws, outcome.audit_id) or told
             replanned = plan_placebos(ws, plan_audit(ws, file))
             listed = runs_said(ws, outcome.parts)
         post(AuditReplanned(replanned))
@@ -187,4 +191,4 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
         screen.gates_for(file, plan, outcome.report is not None)
     # Last: once the screen says the audit ended, ^r and ^g start the next run at once.
     stopped = stopped_words(outcome.sequential, outcome.asked)
-    post(AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped))
+    post(AuditFinished(told, outcome.spent, outcome.report, stopped))

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
+from diptych.audit.status_words import audit_words
 from diptych.core.audit.record import AuditRecord
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
@@ -212,8 +213,8 @@ class AuditScreen(Screen[None]):
         try:
             with Workspace.open(self.store_path) as ws:
                 # Each in its parts' runs' status now, as ``diptych audit list`` says it.
-                now = [ws.audits.as_now(a) for a in ws.audits.list()]
-                audits = [replace(a, status=ws.audits.status_text(a)) for a in now]
+                worded = [audit_words(ws, a) for a in ws.audits.list()]
+                audits = [replace(w.audit, status=w.status) for w in worded]
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
@@ -269,9 +270,10 @@ class AuditScreen(Screen[None]):
                 recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
                 # The parts as ``diptych audit list`` lists them: a run bought on past the look
                 # that stopped it is in its own status ("interrupted"), not at that look.
-                now = ws.audits.as_now(recorded) if recorded else None
+                worded = audit_words(ws, recorded) if recorded else None
+                now = worded.audit if worded else None
                 said = runs_said(ws, recorded.parts) if recorded else {}
-                told = ws.audits.status_text(now) if now else ""
+                told = worded.status if worded else ""
                 try:
                     written = ws.audits.report_path(recorded) if recorded else None
                 except DiptychError:
