@@ -287,7 +287,9 @@ class AuditScreen(Screen[None]):
         planned = AuditPlanned(plan, report, told, mark=mark, again=bool(again))
         self.app.call_from_thread(self.post_message, planned)
         parts = recorded.parts if recorded else []
-        for name, words in recorded_words(plan, parts, now.parts if now else None, said).items():
+        rows = recorded_words(plan, parts, now.parts if now else None, said)
+        rows.update(worded.kept if worded else {})  # "reused (session …)", as audit list says
+        for name, words in rows.items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
         self.gates_for(file, plan, recorded is not None and bool(recorded.report))
 
