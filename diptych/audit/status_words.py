@@ -5,9 +5,11 @@ the same audit at the same moment."""
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field, replace
 
-from diptych.core.audit.record import AuditRecord, PartRecord
+from diptych.core.audit.record import AuditRecord, PartRecord, this_process
 from diptych.core.errors import UsageError
 from diptych.core.workspace import Workspace
 
@@ -82,3 +84,36 @@ def status_words(ws: Workspace, audit_id: str) -> str:
     except UsageError:
         return ""
     return audit_words(ws, audit).status
+
+
+def held_elsewhere(ws: Workspace, audit_id: str) -> str:
+    """Why the recorded audit ``audit_id`` cannot be run from here now, in one line: another
+    live process runs it (its record names that process, alive), or holds the lease of one of
+    its parts' runs; "" where nothing else holds it (or no audit of that id is recorded)."""
+    try:
+        audit = ws.audits.get(audit_id)
+    except UsageError:
+        return ""
+    again = "run it again here once that has stopped"
+    mine = this_process()
+    # Recorded running by a process alive now (as_now reads one that is gone as stopped).
+    if audit.process not in (None, mine) and ws.audits.as_now(audit).status == "running":
+        who = _process_words(audit.process)
+        return f"not started: another process{who} is running audit {audit.id}; {again}"
+    for run_id in audit.run_ids:
+        lease = ws.runs.lease(run_id)
+        if lease is not None and lease.pid != os.getpid():
+            return (
+                f"not started: run {run_id} of audit {audit.id} is being run by another "
+                f"process ({lease.describe()}); {again}"
+            )
+    return ""
+
+
+def _process_words(process: str | None) -> str:
+    """A recorded process in brackets (" (pid 4242 on host)"); "" where it cannot be read."""
+    try:
+        named = json.loads(process or "null")
+        return f" (pid {int(named['pid'])} on {named['host']})"
+    except (ValueError, TypeError, KeyError):
+        return ""

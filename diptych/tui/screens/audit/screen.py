@@ -433,10 +433,12 @@ class AuditScreen(Screen[None]):
                 self._asked = self.plan.to_run
                 self._start(self._file)
 
-        if not message.questions:
+        if message.held:
+            self._say(message.held)
+        elif not message.questions:
             answered(True)
-            return
-        self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
+        else:
+            self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
 
     def _runs_it(self) -> bool:
         """Whether this screen runs its audit now: not once it has said the run ended (its
