@@ -192,5 +192,5 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     if plan is not None:
         screen.gates_for(file, plan, outcome.report is not None)
     # Last: once the screen says the audit ended, ^r and ^g start the next run at once.
-    stopped = stopped_words(outcome.sequential, outcome.asked)
+    stopped = stopped_words(outcome.sequential, outcome.asked, told)
     post(AuditFinished(told, outcome.spent, outcome.report, stopped))
