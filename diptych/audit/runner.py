@@ -38,6 +38,7 @@ from diptych.audit.sequential import (
     with_final_look,
 )
 from diptych.audit.spend import answered_now, held, spent_so_far
+from diptych.audit.status_words import marked_reused
 from diptych.core.audit import PartRecord
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
@@ -198,6 +199,8 @@ async def _run_until_decided(
     reused = [p.name for p in kept]
     skipped = [p.part.name for p in plan.parts if p.part.name not in {*wanted, *reused}]
     for part in kept:
+        # Kept from an earlier run: every listing says so, and of what.
+        ws.audits.save_part(plan.id, marked_reused(part))
         has = {"run": part.run_id, "session": part.detail.get("session")}
         if on_part is not None:
             on_part(part.name, "skipped", {**has, "status": part.status})
@@ -289,6 +292,10 @@ async def _run_plan(
             if looked is not None and looked.active:
                 # Looked at before: the complete design is the last look of the same plan.
                 earlier = with_final_look(ws, audit, planned, earlier, looked)
+                ws.audits.save_part(audit_id, earlier)
+            elif earlier is not marked_reused(earlier):
+                # Kept from an earlier run: every listing says so, and of what.
+                earlier = marked_reused(earlier)
                 ws.audits.save_part(audit_id, earlier)
             parts.append(earlier)
             if earlier.run_id:

@@ -19,6 +19,7 @@ from diptych.agent.audit_search import plan_placebos, run_search
 from diptych.audit import plan_audit, run_audit
 from diptych.audit.precision import gate_precision
 from diptych.audit.sequential import part_status_words
+from diptych.audit.status_words import status_words
 from diptych.cli.audit_list_cmd import list_audits
 from diptych.cli.audit_stop import going_on, interrupted_line, shaping_options
 from diptych.cli.console import SafeConsole as Console
@@ -250,6 +251,9 @@ def run(
             raise typer.Exit(130) from None
         for name, words in final.items():
             console.print(f"part {name}: {words}", markup=False)
+        # The audit's status in the words `diptych audit list` says it from now on: a part
+        # left out is "not run", a decided audit names its look and what stopping saved.
+        said = status_words(ws, outcome.audit_id) or outcome.status_text
         searched = [
             (p.name, ws.findings.get(str(p.detail.get("session", ""))))
             for p in outcome.parts
@@ -258,8 +262,6 @@ def run(
     for name, saved in searched:
         if saved is not None:
             print_agent_findings(name, saved)
-    # An incomplete audit's status names its failed trials and what asks them again.
-    said = outcome.status_text
     counts = requests_and_cost(
         outcome.spent, outcome.asked, reused=outcome.reused, agent_calls=outcome.agent_calls,
         agent_now=outcome.agent_now,

@@ -10,14 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
+from diptych.audit.status_words import NOT_RUN, WAITING, audit_words
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.table_fit import fit_table
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.sequential import PartLooks
-
-#: A part of the audit's file that no run of it recorded.
-NOT_RUN = "not run"
 
 #: From this width on the table has room for each audit's file hash (the JSON always has it).
 WIDE = 100
@@ -29,18 +27,17 @@ def list_audits(
 ) -> None:
     """The audits recorded in the workspace, with their parts."""
     with state(ctx).open_workspace() as ws:
-        # A part's run bought on after its gates stopped it is listed in the run's own status.
-        audits = [ws.audits.as_now(a) for a in ws.audits.list()]
-        # An incomplete audit's status names its failed trials and what asks them again; a
-        # decided one the look its gates stopped it at and what that saved; one bought on
-        # since the look and what it holds now. Each part's in its run's words.
-        told = {a.id: ws.audits.status_text(a) for a in audits}
-        said = {a.id: {p.name: ws.audits.part_status_text(p) for p in a.parts} for a in audits}
-        # A part of its file no run of it recorded (a search --until-decided left out) is
-        # "not run", in the table and the JSON alike; the audit is not complete without it.
-        for a in audits:
-            said[a.id].update(dict.fromkeys(ws.audits.not_run(a), NOT_RUN))
+        # Each audit in its parts' runs' status now, in the words every surface says it
+        # (:func:`~diptych.audit.status_words.audit_words`): an incomplete audit names its
+        # failed trials and what asks them again; a decided one the look its gates stopped it
+        # at and what that saved; a part of its file no run recorded is "not run" — "waiting"
+        # while the audit runs — in the table and the JSON alike.
+        worded = [audit_words(ws, a) for a in ws.audits.list()]
         where = ws.path
+    audits = [w.audit for w in worded]
+    told = {w.audit.id: w.status for w in worded}
+    said = {w.audit.id: w.parts for w in worded}
+    waiting = {w.audit.id: w.named(WAITING) for w in worded}
     if as_json:
         rows = [
             {
@@ -53,6 +50,7 @@ def list_audits(
                 "report": a.report,
                 "parts": [part_json(p, said[a.id][p.name]) for p in a.parts],
                 "not_run": [n for n, words in said[a.id].items() if words == NOT_RUN],
+                "waiting": waiting[a.id],
             }
             for a in audits
         ]

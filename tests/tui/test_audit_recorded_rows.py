@@ -1,8 +1,8 @@
-"""The Audit screen's list of recorded audits: no two rows read alike, so that a workspace
-holding the same command-line audit twice (recorded before ``--report`` stopped counting as
-part of it) offers two rows a user can tell apart, each named as ``audit list`` names it; a
-part's row in ``audit list``'s words, an audit made on the command line said so, and a gate's
-interval named as ``audit gate`` names it."""
+"""The Audit screen's list of recorded audits: every row names its audit by its id, as ``audit
+list`` names it, so that no two rows read alike (a workspace holding the same command-line
+audit twice) and each gives the id the commands take; a part's row in ``audit list``'s
+words, an audit made on the command line said so, and a gate's interval named as ``audit
+gate`` names it."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _audit(audit_id: str, name: str, path: str, at: float) -> AuditRecord:
                        updated_at=at)  # fmt: skip
 
 
-def test_recorded_audits_that_read_alike_are_named_by_their_ids() -> None:
+def test_every_recorded_audit_is_named_by_its_id() -> None:
     audits = [
         _audit("run-pst-text-0a8a1606b4", "run-pst-text", "(command line)", 1.0),
         _audit("release-1234567890", "release", "/elsewhere/release.yaml", 2.0),
@@ -39,7 +39,7 @@ def test_recorded_audits_that_read_alike_are_named_by_their_ids() -> None:
     assert len(set(lines)) == len(lines), lines
     assert lines == [
         "run-pst-text-8eb02130e2 · decided · (command line)",
-        "release · decided · /elsewhere/release.yaml",
+        "release-1234567890 · decided · /elsewhere/release.yaml",
         "run-pst-text-0a8a1606b4 · decided · (command line)",
     ]
 

@@ -55,11 +55,15 @@ async def test_until_decided_shows_each_look_and_the_stop(audit_dir: Path) -> No
         await wait_for(pilot, lambda: screen.report is not None, "the report", seen)
         await pilot.pause()
         text = str(summary.render())
-        assert "audit decided" in text and "stopped: every gate decided after " in text
-        assert "of 144 requests" in text
-        # What stopping early saved, as the command line says it.
-        bought = int(re.search(r"after ([\d,]+) of 144 requests", text)[1].replace(",", ""))
-        assert bought < 144 and f"; saved {144 - bought:,} requests (" in " ".join(text.split())
+        # The audit's status as `diptych audit list` says it: the look and what stopping
+        # early saved, once, then why it stopped.
+        line = " ".join(text.split())
+        said = re.search(r"audit decided at look \d+ of 10: ([\d,]+) of 144 requests, ", line)
+        assert said is not None, line
+        bought = int(said[1].replace(",", ""))
+        assert bought < 144, line
+        assert f"requests, {144 - bought:,} saved · cost " in line, line
+        assert "· stopped: every gate decided ·" in line, line
         # The gates as the last look decided them, its interval the anytime-valid one.
         (gate,) = screen.gates
         assert gate.verdict == "pass" and gate.label == "below 75"
@@ -141,7 +145,7 @@ async def test_the_stop_line_whole_and_the_rows_as_recorded(
                 summary = screen.query_one("#summary", Static)
                 text = str(summary.render())
                 words = " ".join(text.split())
-                assert "stopped: every gate decided after " in words and words.endswith("(^o)")
+                assert "stopped: every gate decided · " in words and words.endswith("(^o)")
                 # Every line of it on the screen, above the footer; the screen itself not
                 # scrolled (the tables scroll in their own room).
                 assert summary.region.height == len(text.split("\n")) <= 4

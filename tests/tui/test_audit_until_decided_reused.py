@@ -1,5 +1,6 @@
 """The Audit screen's ctrl+g on an audit whose search ran whole before keeps the search: its row
-says "complete, reused", never "not run", and the report the run writes keeps its findings."""
+says "reused" with the session it keeps, as ``diptych audit list`` does, never "not run", and
+the report the run writes keeps its findings."""
 
 from __future__ import annotations
 
@@ -47,7 +48,11 @@ async def test_until_decided_keeps_a_search_run_whole_before(searched: Path) -> 
         screen = await open_planned(pilot)
         await pilot.press("ctrl+g")
         parts = screen.query_one("#parts", DataTable)
-        await wait_for(pilot, lambda: _rows(parts)[-1].endswith("complete, reused"), "rows")
+        assert screen.plan is not None
+        kept = f"reused (session audit-{screen.plan.id}-identities)"
+        await wait_for(
+            pilot, lambda: _rows(parts)[-1].endswith(kept), "rows", lambda: repr(_rows(parts))
+        )
         await wait_for(pilot, lambda: screen.report is not None, "the report")
         assert "not run" not in _rows(parts)[-1]
     report = json.loads(Path(str(screen.report)).read_text(encoding="utf-8"))

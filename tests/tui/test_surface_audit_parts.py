@@ -71,7 +71,8 @@ async def test_every_parts_values_in_reach_of_the_keys(
         # The audit recorded here, offered: Enter opens it, no path typed.
         recorded = screen.query_one("#recorded", OptionList)
         await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        assert "tui-decided · decided" in str(recorded.get_option_at_index(0).prompt)
+        offered = str(recorded.get_option_at_index(0).prompt)
+        assert offered.startswith("tui-decided-") and " · decided at look " in offered, offered
         assert app.focused is recorded
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.plan is not None, "the plan")

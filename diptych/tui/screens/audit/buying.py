@@ -20,6 +20,7 @@ from textual.message import Message
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
+from diptych.audit.status_words import audit_words
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
@@ -161,8 +162,12 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     # heard of as "running", and a part no gate reads was never started. Where the last
     # words heard already say the recorded status, they stay (with their look).
     listed: dict[str, str] = {}
+    # The audit's status in the words `diptych audit list` and `audit run` say it now.
+    told, kept = outcome.status_text, {}
     try:
         with Workspace.open(store_path) as ws:
+            worded = audit_words(ws, ws.audits.get(outcome.audit_id))
+            told, kept = worded.status, worded.kept
             replanned = plan_placebos(ws, plan_audit(ws, file))
             listed = runs_said(ws, outcome.parts)
         post(AuditReplanned(replanned))
@@ -177,14 +182,15 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
         words = said if status == part.status else part.status
         if PartLooks.of(part.detail) is not None and part.name in final:
             words = final[part.name]
-        post(AuditPartChanged(part.name, words))
+        # Kept from an earlier run, as `diptych audit list` says it: "reused (session …)".
+        post(AuditPartChanged(part.name, kept.get(part.name, words)))
     for name in outcome.kept:
         # Complete before and kept (its findings in the report): not run, not "not run".
-        post(AuditPartChanged(name, "complete, reused"))
+        post(AuditPartChanged(name, kept.get(name, "complete, reused")))
     for name in outcome.skipped:
         post(AuditPartChanged(name, "not run"))
     if plan is not None:
         screen.gates_for(file, plan, outcome.report is not None)
     # Last: once the screen says the audit ended, ^r and ^g start the next run at once.
-    stopped = stopped_words(outcome.sequential, outcome.asked)
-    post(AuditFinished(outcome.status_text, outcome.spent, outcome.report, stopped))
+    stopped = stopped_words(outcome.sequential, outcome.asked, told)
+    post(AuditFinished(told, outcome.spent, outcome.report, stopped))

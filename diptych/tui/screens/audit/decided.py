@@ -68,14 +68,19 @@ def part_news(store_path: Path, file: Path | AuditRecord, name: str) -> list[Mes
     return [AuditReplanned(plan), *news, *([gates] if gates is not None else [])]
 
 
-def stopped_words(sequential: SequentialOutcome | None, asked: float | None = None) -> str:
+def stopped_words(
+    sequential: SequentialOutcome | None, asked: float | None = None, said: str = ""
+) -> str:
     """Why an audit bought until decided stopped, what it bought and what stopping saved, as
     the command line says it ("" for an audit run whole); with ``asked`` (what this run of it
     asked, :attr:`~diptych.audit.AuditOutcome.asked`) none, its requests are said read from the
-    store, nothing bought."""
+    store, nothing bought. Where the audit's status (``said``) names the look and what
+    stopping there saved already, only why it stopped is said: never the same twice."""
     if sequential is None or sequential.summary is None:
         return ""
     summary = sequential.summary
+    if said.startswith("decided at look "):
+        return f" · stopped: {STOP_TEXT[sequential.stop]}"
     stopped = (
         f" · stopped: {STOP_TEXT[sequential.stop]}; "
         + bought_words(summary.bought, summary.planned, asked)

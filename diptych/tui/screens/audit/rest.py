@@ -12,6 +12,7 @@ from textual.message import Message
 
 from diptych.audit.not_run import not_run_words, parts_not_run
 from diptych.audit.plan import AuditPlan
+from diptych.audit.status_words import held_elsewhere
 from diptych.core.workspace import Workspace
 from diptych.tui.workers import rest_of_decided_run
 
@@ -27,6 +28,8 @@ class AuditRestAsked(Message):
 
     questions: list[str]
     left: str = ""
+    #: Why it is not run now: another live process runs it (:func:`held_elsewhere`).
+    held: str = ""
 
 
 def decided_rests(store_path: Path, plan: AuditPlan) -> AuditRestAsked:
@@ -35,6 +38,10 @@ def decided_rests(store_path: Path, plan: AuditPlan) -> AuditRestAsked:
     :meth:`~diptych.core.workspace.audits.Audits.decided_runs`), and the parts declining it
     leaves not run, in the words the command line's answer says them in."""
     with Workspace.open(store_path) as ws:
+        # Another live process buying it: one line says so, and nothing starts a second buyer.
+        held = held_elsewhere(ws, plan.id)
+        if held:
+            return AuditRestAsked([], held=held)
         decided = ws.audits.decided_runs(plan.id)
         left = not_run_words(parts_not_run(ws, plan, decided), RUN_AGAIN) if decided else ""
     return AuditRestAsked([rest_of_decided_run(store_path, run_id) for run_id in decided], left)

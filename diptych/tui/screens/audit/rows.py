@@ -127,20 +127,15 @@ def moved_line(audit: AuditRecord) -> str:
 
 
 def recorded_line(audit: AuditRecord) -> str:
-    """A recorded audit as the list offers it: its name, its status and its file."""
-    return f"{audit.name} · {audit.status} · {shown_path(audit.file_path)}"
+    """A recorded audit as the list offers it: its id (which ``diptych audit gate`` and the
+    other commands take, and which begins with its name), its status and its file."""
+    return f"{audit.id} · {audit.status} · {shown_path(audit.file_path)}"
 
 
 def recorded_lines(audits: list[AuditRecord]) -> list[tuple[str, str]]:
-    """Each recorded audit's line and id, newest first; audits whose lines would read alike
-    (the same file or command line on other runs) are named by their ids, as ``audit list``
-    names them, so that no two rows look the same."""
-    newest = list(reversed(audits))
-    lines = [recorded_line(a) for a in newest]
-    return [
-        (line if lines.count(line) == 1 else line.replace(a.name, a.id, 1), a.id)
-        for line, a in zip(lines, newest, strict=True)
-    ]
+    """Each recorded audit's line and id, newest first: every one named by its id, as ``audit
+    list`` names it, so that no two rows look the same and each gives the id to type."""
+    return [(recorded_line(a), a.id) for a in reversed(audits)]
 
 
 def shown_path(path: str | Path) -> str:

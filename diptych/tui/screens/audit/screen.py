@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
+from diptych.audit.status_words import audit_words
 from diptych.core.audit.record import AuditRecord
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
@@ -212,8 +213,8 @@ class AuditScreen(Screen[None]):
         try:
             with Workspace.open(self.store_path) as ws:
                 # Each in its parts' runs' status now, as ``diptych audit list`` says it.
-                now = [ws.audits.as_now(a) for a in ws.audits.list()]
-                audits = [replace(a, status=ws.audits.status_text(a)) for a in now]
+                worded = [audit_words(ws, a) for a in ws.audits.list()]
+                audits = [replace(w.audit, status=w.status) for w in worded]
         except DiptychError as error:
             self.app.call_from_thread(self.post_message, AuditFailed(str(error)))
             return
@@ -269,9 +270,10 @@ class AuditScreen(Screen[None]):
                 recorded = {a.id: a for a in ws.audits.list()}.get(plan.id)
                 # The parts as ``diptych audit list`` lists them: a run bought on past the look
                 # that stopped it is in its own status ("interrupted"), not at that look.
-                now = ws.audits.as_now(recorded) if recorded else None
+                worded = audit_words(ws, recorded) if recorded else None
+                now = worded.audit if worded else None
                 said = runs_said(ws, recorded.parts) if recorded else {}
-                told = ws.audits.status_text(now) if now else ""
+                told = worded.status if worded else ""
                 try:
                     written = ws.audits.report_path(recorded) if recorded else None
                 except DiptychError:
@@ -285,7 +287,9 @@ class AuditScreen(Screen[None]):
         planned = AuditPlanned(plan, report, told, mark=mark, again=bool(again))
         self.app.call_from_thread(self.post_message, planned)
         parts = recorded.parts if recorded else []
-        for name, words in recorded_words(plan, parts, now.parts if now else None, said).items():
+        rows = recorded_words(plan, parts, now.parts if now else None, said)
+        rows.update(worded.kept if worded else {})  # "reused (session …)", as audit list says
+        for name, words in rows.items():
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
         self.gates_for(file, plan, recorded is not None and bool(recorded.report))
 
@@ -429,10 +433,12 @@ class AuditScreen(Screen[None]):
                 self._asked = self.plan.to_run
                 self._start(self._file)
 
-        if not message.questions:
+        if message.held:
+            self._say(message.held)
+        elif not message.questions:
             answered(True)
-            return
-        self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
+        else:
+            self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
 
     def _runs_it(self) -> bool:
         """Whether this screen runs its audit now: not once it has said the run ended (its
