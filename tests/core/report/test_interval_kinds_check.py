@@ -83,3 +83,16 @@ def test_a_page_with_no_interval_names_no_kind(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert interval_kind_problems(tmp_path) == []
+
+
+def test_a_note_on_bootstrap_over_a_table_with_no_interval_names_no_kind(tmp_path: Path) -> None:
+    # The κ table's note speaks of bootstrap, but its one row has no interval; the figures'
+    # table under another heading prints t intervals the glossary names.
+    (tmp_path / "report.md").write_text(
+        "## Results\n\n#### Figures\n\n| figure | 95% interval |\n|---|---|\n"
+        "| STS paired | [−7.36, 11.1] |\n\n#### Agreement between annotators (Cohen's κ)\n\n"
+        f"{NOTE}\n\n| κ | κ 95% CI |\n|---|---|\n| 1.00 | no interval (every resample gives "
+        "1.00) |\n\n## Glossary\n\n- **95% interval**: t intervals over the units.\n",
+        encoding="utf-8",
+    )
+    assert interval_kind_problems(tmp_path) == []

@@ -40,7 +40,8 @@ KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "Wilson": (re.compile(r"\bWilson\b"), re.compile(r"\bWilson\b")),
     "Clopper–Pearson": (re.compile(r"\bClopper"), re.compile(r"\bClopper")),
     "prediction-powered": (
-        re.compile(r"prediction-powered|\bPPI\b"),
+        # An interval so named, not a method's account that a figure "is also given" one.
+        re.compile(r"prediction-powered (\d+% )?intervals?\b|\bPPI\b"),
         re.compile(r"prediction-powered"),
     ),
 }
@@ -55,17 +56,24 @@ _MD_DESCRIBING = re.compile(
     r"^## (Limitations|Appendix A: Methods)\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE
 )
 _TAG = re.compile(r"<[^>]+>")
+#: Where a page's blocks start: each heading.
+_HTML_HEADING = re.compile(r"<h[1-6]\b")
+_MD_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
 
 
-def kinds_problems(body: str, glossary: str) -> list[str]:
-    """The kinds of interval ``body`` prints that ``glossary`` does not name."""
-    if not _INTERVAL.search(body):
-        return []
-    return [
-        f"prints {kind} intervals (“{_around(body, printed)}”) its glossary does not name"
-        for kind, (printed, named) in KINDS.items()
-        if printed.search(body) and not named.search(glossary)
-    ]
+def kinds_problems(blocks: list[str], glossary: str) -> list[str]:
+    """The kinds of interval ``blocks`` print that ``glossary`` does not name: a block (a
+    section under its heading, a JSON field) prints a kind where it holds an interval and the
+    kind's words, so that a table's note on intervals it has none of says nothing."""
+    printing = [b for b in blocks if _INTERVAL.search(b)]
+    out = []
+    for kind, (printed, named) in KINDS.items():
+        block = next((b for b in printing if printed.search(b)), None)
+        if block is not None and not named.search(glossary):
+            out.append(
+                f"prints {kind} intervals (“{_around(block, printed)}”) its glossary does not name"
+            )
+    return out
 
 
 def _around(text: str, pattern: re.Pattern[str]) -> str:
@@ -86,19 +94,20 @@ def interval_kind_problems(report_dir: Path) -> list[str]:
     if (report_dir / "report.html").is_file():
         page = (report_dir / "report.html").read_text(encoding="utf-8")
         glossary = "".join(_HTML_GLOSSARY.findall(page))
-        body = _page_text(_HTML_DESCRIBING.sub(" ", _HTML_GLOSSARY.sub(" ", page)))
-        problems += [f"html: {p}" for p in kinds_problems(body, _page_text(glossary))]
+        body = _HTML_DESCRIBING.sub(" ", _HTML_GLOSSARY.sub(" ", page))
+        blocks = [_page_text(b) for b in _HTML_HEADING.split(body)]
+        problems += [f"html: {p}" for p in kinds_problems(blocks, _page_text(glossary))]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         glossary = "".join(_MD_GLOSSARY.findall(markdown))
         body = _MD_DESCRIBING.sub("", _MD_GLOSSARY.sub("", markdown))
-        problems += [f"md: {p}" for p in kinds_problems(body, glossary)]
+        problems += [f"md: {p}" for p in kinds_problems(_MD_HEADING.split(body), glossary)]
     if (report_dir / "report.json").is_file():
         data: Any = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
         if isinstance(data, dict):
             glossary = " ".join(str(v) for v in (data.get("glossary") or {}).values())
-            body = "\n".join(json_display_texts({k: v for k, v in data.items() if k != "glossary"}))
-            problems += [f"json: {p}" for p in kinds_problems(body, glossary)]
+            texts = json_display_texts({k: v for k, v in data.items() if k != "glossary"})
+            problems += [f"json: {p}" for p in kinds_problems(texts, glossary)]
     return problems
 
 
