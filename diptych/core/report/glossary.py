@@ -48,8 +48,7 @@ GLOSSARY: dict[str, str] = {
     # Named with the kinds of interval a report prints (interval_methods.py).
     "95% interval": (
         "The range the figure's true value lies in at 95% confidence, resampling the units the "
-        "figure names (identities, scenes, images, scenarios); an interval that excludes 0 "
-        "establishes the direction at the 5% level."
+        "figure names (identities, scenes, images, scenarios)."
     ),
     "Jeffreys interval": (
         "The 95% interval of an accuracy (a share of images an annotator labels right, or "
@@ -71,6 +70,9 @@ MEASURED_BY: dict[str, str] = {
     "Bias@K": r"(^|[ ._])bias([ ._@]|$)|bias.?(@|at).?k",
     "crime-lexicon share": r"crime.lexicon",
 }
+#: What the "95% interval" adds where a signed figure (a bias tested against 0) is printed: a
+#: share or an accuracy has no direction to establish.
+DIRECTION = " An interval that excludes 0 establishes the direction at the 5% level."
 #: Terms that belong to a kind of content rather than to a figure's name.
 _INTERVAL = "95% interval"
 _HELD_OUT = "held-out"
@@ -109,13 +111,16 @@ def measured_glossary(audit: Audit) -> dict[str, str]:
     words = "\n".join(_words(audit))
     from diptych.core.report.interval_methods import interval_methods
 
+    methods = interval_methods(audit)
     out = {}
     for term, text in GLOSSARY.items():
         if term == _INTERVAL:
             # Its kinds are this report's (anytime-valid where a gate decided, ...).
-            text += interval_methods(audit).glossary
-        if term == _INTERVAL:
-            used = _has_interval(audit) or bool(audit.agent_sessions)
+            if methods.signed or audit.agent_sessions:
+                text += DIRECTION
+            text += methods.glossary
+            used = _has_interval(audit) or bool(audit.agent_sessions or methods.gated)
+            used = used or methods.agreement
         elif term == _JEFFREYS:
             used = _has_interval(audit, accuracy=True)
         elif term == _HELD_OUT:

@@ -22,6 +22,7 @@ from diptych.core.audit.stopped import NOT_HOLDING
 from diptych.core.report.gates import FIXED_DESIGN
 
 if TYPE_CHECKING:
+    from diptych.core.probe import Table
     from diptych.core.report.audit import Audit
 
 #: Each method of a figure's own interval in the report's words (``interval_method``).
@@ -35,6 +36,10 @@ OWN_METHODS: dict[str, str] = {
 }
 #: A figure whose number names no method: its probe's methods (Appendix A) say how.
 UNNAMED = "intervals made as each probe's methods in Appendix A say"
+#: The annotators' agreement tables' intervals (metrics.agreement.tables, .tone).
+AGREEMENT = (
+    "for the annotators' agreement (κ, α), percentile bootstrap over the units its table names"
+)
 PREDICTION_POWERED = (
     "prediction-powered intervals (PPI++: people's labels of a sample, an annotator's labels "
     "of every person; Methods says what each rests on)"
@@ -138,6 +143,15 @@ class IntervalMethods:
     stopped: tuple[StoppedFigures, ...] = ()
     #: Whether a table or chart prints intervals named as not holding after a stop.
     tables_not_holding: bool = False
+    #: Whether a run's human review prints its annotators' agreement with intervals.
+    agreement: bool = False
+    #: Whether a signed figure (a bias tested against 0) is printed with its interval.
+    signed: bool = False
+    #: Whether an agent's findings are printed, each with its bootstrap interval.
+    agent: bool = False
+    #: Whether a figure's own interval is printed named fixed-design, beside a gate's or a
+    #: stop's (headlines.named_beside).
+    fixed_beside: bool = False
 
     @property
     def sentences(self) -> list[str]:
@@ -174,6 +188,15 @@ class IntervalMethods:
                 "for a table, chart or figure of a run its gates stopped early that its looks "
                 "did not record, fixed-design, which does not hold after the stop"
             )
+        if self.fixed_beside:
+            kinds.append(
+                "for a figure no gate decided in a report that names its intervals, its own, "
+                "fixed-design: made as though every trial planned was bought at once"
+            )
+        if self.agent:
+            kinds.append("for an agent's findings, bootstrap over the units named beside each")
+        if self.agreement:
+            kinds.append(AGREEMENT)
         return f" In this report: {_listed(kinds)}." if kinds else ""
 
 
@@ -197,28 +220,30 @@ def interval_methods(audit: Audit) -> IntervalMethods:
     """The kinds of interval the report's figures are printed with (its runs', comparisons'
     and agent sessions' figures; a gate's where a gate decided the figure)."""
     from diptych.core.report.gates import decided_intervals
+    from diptych.core.report.headlines import FIXED_DESIGN, named_beside, names_intervals
 
     decided = decided_intervals(audit)
+    beside = names_intervals(audit)
+    fixed_beside = False
     methods: dict[tuple[str, str], str] = {}
     if audit.gates is not None:
         runs = {str(p.get("name")): str(p.get("run")) for p in audit.scope.get("parts") or []}
         # The first gate's method, as its interval is the one printed (decided_intervals).
         for r in audit.gates.results:
             methods.setdefault((runs.get(r.part, ""), r.figure), getattr(r, "method", ""))
-    gated: list[GateDecided] = []
+    gated = [
+        GateDecided(run, name, g.kind, g.level, methods.get((run, name), ""), g.look, g.whose)
+        for (run, name), g in decided.items()
+    ]
     own: dict[str, None] = {}
     stopped: dict[tuple[str, str], dict[str, list[str]]] = {}
     results = [(p.id, p.result) for p in audit.runs] + [("", c.result) for c in audit.comparisons]
     for run, result in results:
         for name, number in result.numbers.items():
-            if not _has_interval(number):
+            # A gate's interval is printed whether or not the figure has one of its own.
+            if (run, name) in decided:
                 continue
-            gate = decided.get((run, name))
-            if gate is not None:
-                method = methods.get((run, name), "")
-                gated.append(
-                    GateDecided(run, name, gate.kind, gate.level, method, gate.look, gate.whose)
-                )
+            if not _has_interval(number):
                 continue
             if number.get("stopped_at"):
                 # Said by its run's own sentence (StoppedFigures), not among the figures' own.
@@ -229,6 +254,8 @@ def interval_methods(audit: Audit) -> IntervalMethods:
                     kinds.setdefault("bought-on", [])
                 if number.get("stopped_interval") == "anytime-valid":
                     continue
+            named = named_beside(number, beside).get("interval_name")
+            fixed_beside = fixed_beside or named == FIXED_DESIGN
             if number.get("estimator"):
                 own[PREDICTION_POWERED] = None
             else:
@@ -254,7 +281,35 @@ def interval_methods(audit: Audit) -> IntervalMethods:
         for _, result in results
         for t in result.tables
     )
-    return IntervalMethods(tuple(gated), tuple(own), stops, tables)
+    agreement = any(
+        _prints_interval(t) for p in audit.runs if p.review is not None for t in p.review.agreement
+    )
+    signed = any(_has_interval(n) and _signed(n) for _, r in results for n in r.numbers.values())
+    return IntervalMethods(
+        tuple(gated),
+        tuple(own),
+        stops,
+        tables,
+        agreement=agreement,
+        signed=signed,
+        agent=bool(audit.agent_sessions),
+        fixed_beside=fixed_beside,
+    )
+
+
+def _signed(number: dict[str, Any]) -> bool:
+    """Whether ``number`` is a bias with a direction: tested against 0, or on a range either
+    side of it (STS's [−100, 100]); a share or an accuracy is neither."""
+    low, high = (list(number.get("range") or []) + [None, None])[:2]
+    spans = isinstance(low, int | float) and isinstance(high, int | float) and low < 0 < high
+    return spans or "p_value" in number or "p" in number
+
+
+def _prints_interval(table: Table) -> bool:
+    """Whether a cell of ``table``'s interval columns ("κ 95% CI") holds an interval, not the
+    words of one it has none of."""
+    columns = [i for i, c in enumerate(table.columns) if "CI" in str(c)]
+    return any(str(row[i]).startswith("[") for row in table.rows for i in columns if i < len(row))
 
 
 __all__ = ["IntervalMethods", "interval_methods"]

@@ -42,6 +42,7 @@ from diptych.core.report.gates import (
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.headlines import figure_interval, headlines, names_intervals
 from diptych.core.report.interval_methods import interval_methods
+from diptych.core.report.left_out import left_out
 from diptych.core.report.missing_intervals import missing_marked
 from diptych.core.report.print_tables import (
     SHORT_TABLE,
@@ -249,6 +250,7 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "headlines": headlines(audit),
         "findings": findings(audit),
         "scope_line": scope_line(audit),
+        "left_out": left_out(audit),
         "contexts": published_context(audit),
         "actions": recommended_actions(audit),
         "glossary": measured_glossary(audit),
@@ -378,6 +380,7 @@ def audit_json(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "verdict": {
             "findings": [f.to_dict() for f in findings(audit)],
             "scope": scope_line(audit),
+            "left_out": left_out(audit).sentence,
         },
         "gates": None
         if audit.gates is None and not audit.gate_error

@@ -1,12 +1,12 @@
 """The report's surfaces checked by class of defect, on any report a test writes.
 
 One entry, :func:`report_problems`, runs every check that applies to a written report: its text
-(:mod:`.text`, always), its screens at a phone's and a laptop's width (:mod:`.screen`, given a
-browser), its paper (:mod:`.paper`, given a browser and the PDF) and its reproduce commands
-(:mod:`.reproduce`, given where the report was written from). ``tests/core/report/
-test_surfaces.py`` and ``test_surfaces_of_the_audit.py`` run them all on one report of each
-kind; every other report a test writes gets the text checks (``tests/conftest.py``).
-``pytest -m surface`` runs the lot.
+(:mod:`.text` and :mod:`.interval_kinds`, always), its screens at a phone's and a laptop's
+width (:mod:`.screen`, given a browser), its paper (:mod:`.paper`, given a browser and the
+PDF) and its reproduce commands (:mod:`.reproduce`, given where the report was written
+from). ``tests/core/report/test_surfaces.py`` and ``test_surfaces_of_the_audit.py`` run them
+all on one report of each kind; every other report a test writes gets the text checks
+(``tests/conftest.py``). ``pytest -m surface`` runs the lot.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.surfaces.chart_intervals import chart_table_problems
+from tests.support.surfaces.interval_kinds import interval_kind_problems
 from tests.support.surfaces.paper import paper_problems
 from tests.support.surfaces.reproduce import offer_problems, reproduce_problems, shell_env
 from tests.support.surfaces.screen import screen_problems
@@ -30,7 +31,7 @@ def report_problems(
     store: Path | None = None,
 ) -> list[str]:
     """Every defect the checks find in the report written to ``report_dir``."""
-    problems = text_problems(report_dir)
+    problems = text_problems(report_dir) + interval_kind_problems(report_dir)
     html = report_dir / "report.html"
     if browser is not None and html.is_file():
         problems += [f"screen {p}" for p in screen_problems(html, browser)]
