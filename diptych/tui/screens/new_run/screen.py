@@ -27,7 +27,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
 from diptych.tui.screens.new_run.fields import PointsAtFields
-from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll, ModelsHint
+from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll, ModelsHint, ModelsReason
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
     RunOptions,
@@ -125,7 +125,7 @@ class NewRunScreen(PointsAtFields):
                 yield TickList(id="models")
                 # Why the list is empty, when it is: the search, or no model fits the probe.
                 yield ModelsHint("", id="models-hint")
-                yield Static("", id="models-error")
+                yield ModelsReason("", id="models-error")
             with FormsScroll(id="forms"):
                 if self.probe_name:
                     yield self._probe_form()
