@@ -83,3 +83,22 @@ async def test_tab_through_every_field_keeps_it_in_view(
                 break
         # Every field of both panes and the two buttons.
         assert {"models-search", "models", "form-run-target_width", "start", "back"} <= set(seen)
+
+
+async def test_the_hint_names_no_model_the_probe_cannot_use(snapshot_workspace: Path) -> None:
+    """A model ticked for pst-text stays chosen for when pst-text is chosen again, but pst
+    cannot use it: a search that empties pst's list does not call it ticked and hidden."""
+    from steps import choose_probe
+    from textual.widgets import Input, Static
+
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await open_new_run(pilot, "pst-text")
+        screen.query_one("#models", TickList).select("scripted-likelihood")
+        await wait_for(pilot, lambda: "trials planned" in shown(app), "the plan")
+        await choose_probe(pilot, "pst")
+        screen.query_one("#models-search", Input).value = "zzz"
+        hint = screen.query_one("#models-hint", Static)
+        await wait_for(pilot, lambda: "no model matching 'zzz'" in str(hint.render()), "hint")
+        assert "hidden by the search" not in str(hint.render()), str(hint.render())
+        assert "scripted-likelihood" not in str(hint.render()), str(hint.render())

@@ -220,7 +220,9 @@ class NewRunScreen(PointsAtFields):
         finally:
             self._syncing_models = False
         why = none_fit(self.probe_name, self._model_choices, search)
-        hidden = [m for m in self._chosen if m not in matches(self._model_choices, search)]
+        hidden = [
+            m for m in self.selected_models() if m not in matches(self._model_choices, search)
+        ]
         if why and hidden:
             why += f"; ticked, hidden by the search: {', '.join(hidden)}"
         hint = self.query_one("#models-hint", ModelsHint)
