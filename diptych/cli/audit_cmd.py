@@ -135,8 +135,9 @@ def run(
         typer.Option(
             "--set",
             metavar="FIELD=VALUE",
+            # "\[": the help is Rich markup, in which "[html,md]" is a style tag and vanishes.
             help="Replace a field for this run, e.g. models.dalle3.params.base_url=http://… "
-            "(a JSON value or a string; a list as html,md or [html,md]).",
+            "(a JSON value or a string; a list as html,md or \\[html,md]).",
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,

@@ -48,7 +48,7 @@ _QUOTED = re.compile(r"“[^”]*”")
 #: Nouns the report counts; after any count but 1 they must be plural.
 _NOUNS = (
     "identity|image|prompt|scene|answer|story|query|person|trial|request|occupation|partner"
-    "|template|word|call|label|proposal|finding|look|batch|gate|run|subject|question"
+    "|template|word|call|label|proposal|finding|look|batch|gate|run|subject|question|row"
 )
 _SINGULAR_AFTER_COUNT = re.compile(
     rf"(?<![\w.,/#:\-−])(\d{{1,3}}(?:,\d{{3}})+|\d+)\s+({_NOUNS})\b(?!\s+(pairs?|of|’|'))",
@@ -59,7 +59,7 @@ _PLURAL_AFTER_ONE = re.compile(
     r"(?<![\w.,/#:\-−])1\s+(identities|images|prompts|scenes|answers|stories|queries|persons"
     r"|trials|requests|occupations|partners|templates|words|calls|labels|proposals|findings"
     r"|looks|batches|gates|runs|subjects|questions|audits|records|results|blobs|notes"
-    r"|calibrations|values)\b(?!\s+(pairs?|of(?!\s+[\d,]+\b)|’|'))",
+    r"|calibrations|values|rows)\b(?!\s+(pairs?|of(?!\s+[\d,]+\b)|’|'))",
 )
 #: Intervals as the report writes them: ``[low, high]`` or ``low to high``; a gate's band
 #: (``within [−5, 5]``) is a rule's limits, not an interval.

@@ -10,8 +10,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from diptych.core.report.formatting import counted, why_no_interval
 from diptych.core.report.formatting import figure_text as plain
-from diptych.core.report.formatting import why_no_interval
 
 __all__ = ["Chart", "ChartPoint", "ChartRow", "number", "plain"]
 
@@ -181,7 +181,7 @@ class Chart:
                 shown = ", ".join(labels[:4])
                 more = len(labels) - 4
                 where = (
-                    f"on {len(labels):,} of {total:,} rows ({shown} and {more:,} more)"
+                    f"on {len(labels):,} of {counted(total, 'row')} ({shown} and {more:,} more)"
                     if more > 0
                     else f"on {shown}"
                 )
@@ -191,7 +191,7 @@ class Chart:
 
     def alt_text(self) -> str:
         """Every number of the chart in words: its text alternative."""
-        head = f"Forest plot of {self.axis} by {self.row_kind}, {len(self.rows)} rows"
+        head = f"Forest plot of {self.axis} by {self.row_kind}, {counted(len(self.rows), 'row')}"
         if self.series:
             head += f"; series: {', '.join(self.series)}"
         rows = []

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.tui.screens.new_run.panes import TwoPanes
+from diptych.tui.screens.new_run.panes import Pane, TwoPanes
 from diptych.tui.widgets.params_form import INVALID, ParamsForm
 from diptych.tui.widgets.ticks import TickList
 
@@ -43,6 +43,16 @@ class PointsAtFields(TwoPanes):
         first = self.first_invalid()
         if first is not None:
             self.call_after_refresh(self._into_view, first[1])
+
+    def on_pane_resized(self, message: Pane.Resized) -> None:
+        # A pane made shorter (a line said above the plan, the plan grown) keeps the field the
+        # plan names in view, as a new terminal size does; TwoPanes' handler, which Textual
+        # calls after this one, then keeps the focused field in view, and wins a pane they
+        # share. While the user types in a form, the focus stays where it is, as in _replan.
+        first = self.first_invalid()
+        if first is not None and self._pane_of(first[1]) is message.pane:
+            if not self._typing_in_a_form():
+                self.call_after_refresh(self._into_view, first[1])
 
     def _pane_scrolls(self) -> dict[str, float]:
         return {p.id: p.scroll_y for p in self.query(VerticalScroll) if p.id is not None}

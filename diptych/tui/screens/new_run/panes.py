@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -11,12 +12,30 @@ from textual.widgets import Static
 from diptych.tui.jobs import RunRequest
 
 
-class FormsScroll(VerticalScroll, can_focus=False):
+class Pane(VerticalScroll, can_focus=False):
+    """A pane that tells its screen when its size changes: the plan at the foot grows, or a
+    line is said above it, and the field in view at the pane's foot is pushed out of it."""
+
+    class Resized(Message):
+        def __init__(self, pane: Pane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized(self))
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scrollbar takes two columns of the same size: the description above the Models
+        # list wraps onto one more line and pushes the list (or its reason) down as a resize.
+        self.post_message(self.Resized(self))
+
+
+class FormsScroll(Pane):
     """The parameter forms: scrolled by the focused field, never a tab stop of its own (one
     would take the keys typed for the next field)."""
 
 
-class ChoicesScroll(VerticalScroll, can_focus=False):
+class ChoicesScroll(Pane):
     """The probe, its description and the Models list: scrolled (by the focused field, or to
     the field refused) when a long description leaves the list no room, never cut."""
 
@@ -26,8 +45,14 @@ class ModelsHint(Static):
     scroll asked for as it is filled would read the height it had before, and cut it)."""
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.display and event.size.height:
-            self.scroll_visible(animate=False)
+        if self.display and event.size.height and str(self.render()).strip():
+            # After the refresh that gives the pane its new height to scroll in.
+            self.call_after_refresh(self.scroll_visible, animate=False)
+
+
+class ModelsReason(ModelsHint):
+    """Why the Models list is refused ("tick one or more"), likewise: a scrollbar come into the
+    pane as it shrinks wraps it onto a second line, under the pane's edge."""
 
 
 class TwoPanes(Screen[RunRequest | None]):
@@ -49,6 +74,15 @@ class TwoPanes(Screen[RunRequest | None]):
         if pane is not None:
             self._last_in[type(pane)] = event.widget
             self.call_after_refresh(self._kept_in_view, event.widget, pane)
+
+    def on_pane_resized(self, message: Pane.Resized) -> None:
+        # Focus moves nothing here, so the pane's new size alone must not leave the field the
+        # keys go to out of its view; a pane anchored to its end keeps the Models hint whole
+        # under the search instead (``NewRunScreen._show_models``).
+        focused = self.focused
+        pane = message.pane
+        if focused is not None and self._pane_of(focused) is pane and not pane.is_anchored:
+            self.call_after_refresh(self._kept_in_view, focused, pane)
 
     def _kept_in_view(self, widget: Widget, pane: VerticalScroll) -> None:
         # Where the focus moved by itself (a pane relaid out under it), it is brought back.

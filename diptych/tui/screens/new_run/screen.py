@@ -27,7 +27,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
 from diptych.tui.screens.new_run.fields import PointsAtFields
-from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll, ModelsHint
+from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll, ModelsHint, ModelsReason
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
     RunOptions,
@@ -125,7 +125,7 @@ class NewRunScreen(PointsAtFields):
                 yield TickList(id="models")
                 # Why the list is empty, when it is: the search, or no model fits the probe.
                 yield ModelsHint("", id="models-hint")
-                yield Static("", id="models-error")
+                yield ModelsReason("", id="models-error")
             with FormsScroll(id="forms"):
                 if self.probe_name:
                     yield self._probe_form()
@@ -220,7 +220,9 @@ class NewRunScreen(PointsAtFields):
         finally:
             self._syncing_models = False
         why = none_fit(self.probe_name, self._model_choices, search)
-        hidden = [m for m in self._chosen if m not in matches(self._model_choices, search)]
+        hidden = [
+            m for m in self.selected_models() if m not in matches(self._model_choices, search)
+        ]
         if why and hidden:
             why += f"; ticked, hidden by the search: {', '.join(hidden)}"
         hint = self.query_one("#models-hint", ModelsHint)
