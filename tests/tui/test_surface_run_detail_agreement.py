@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from steps import SIZES, analysed, loaded, row_shows, settle, show_section, shown, surface
 from surface import cut_sentences, cut_values, screen_lines
+from textual.widgets import OptionList
 
 from diptych.core.engine import run_probe
 from diptych.core.labels.record import Label
@@ -92,9 +93,12 @@ async def test_each_coefficient_shows_its_interval_and_names_it(
         kappa = number(first[table.columns.index("κ")])
         interval = first[table.columns.index("κ 95% CI")]
         assert interval.startswith("["), first
-        # The first pair's κ and its interval whole on its row (a long name may wrap below).
-        assert row_shows(screen_lines(app), first[0].split(":")[0], [kappa, interval], 2), shown(
-            app
+        # The first pair's κ and its interval whole on its row (a long name may wrap below);
+        # a stacked row names its first annotator "A: …".
+        starts = first[0].split(":")[0]
+        lines = screen_lines(app)
+        assert any(row_shows(lines, at, [kappa, interval], 2) for at in (starts, f"A: {starts}")), (
+            shown(app)
         )
         assert cut_values(app) + cut_sentences(app) == [], shown(app)
 
@@ -119,3 +123,51 @@ async def test_a_coefficient_at_a_bound_says_it_has_no_interval(
         assert "1.00" in drawn and f"over {draws} draws, 2,000 resamples" in drawn, shown(app)
         assert cut_values(app) + cut_sentences(app) == [], shown(app)
         assert await surface(pilot) == [], shown(app)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_both_annotators_of_a_pair_are_named(
+    agreed_text_run: tuple[Path, int], size: tuple[int, int]
+) -> None:
+    """A pair's row names its first annotator as it names its second: under the columns' "A"
+    and "B" side by side, or as "A: …" beside "B: …" where the row is stacked (60×20 read
+    "human:alice · B: self")."""
+    ws, _ = agreed_text_run
+    app = DiptychApp(ws, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await _detail(pilot, app)
+        await show_section(pilot, screen, COHEN)
+        await settle(pilot)
+        lines = [line.strip(" │█") for line in screen_lines(app)]
+        stacked = any(line.startswith("A: human:alice · B: self · ") for line in lines)
+        side_by_side = any(
+            line.split()[:2] == ["A", "B"] and lines[i + 1].split()[:2] == ["human:alice", "self"]
+            for i, line in enumerate(lines[:-1])
+        )
+        assert stacked if size == (60, 20) else side_by_side, shown(app)
+        assert any("human:alice" in line for line in lines), shown(app)
+        assert not any(line.startswith("human:alice · B:") for line in lines), shown(app)
+
+
+async def test_the_sections_list_starts_at_a_title_whichever_is_chosen(
+    agreed_text_run: tuple[Path, int],
+) -> None:
+    """At 60×20 the sections list is a few lines tall and a title wraps over two ("Micro STS
+    per identity (drawn labels) (cf. PST Tables 14 and 15)"): whichever section is chosen, the
+    list's top line is the start of a title, never the tail of one above ("and 15)"), and the
+    chosen title shows."""
+    ws, _ = agreed_text_run
+    app = DiptychApp(ws, refresh_interval=3600)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await _detail(pilot, app)
+        sections = screen.query_one("#sections", OptionList)
+        titles = [str(sections.get_option_at_index(i).prompt) for i in range(sections.option_count)]
+        assert any(len(t) > 56 for t in titles), titles  # one wraps at 60 columns
+        for title in titles:
+            await show_section(pilot, screen, title)
+            region = sections.content_region
+            lines = screen_lines(app)[region.y : region.y + region.height]
+            top = lines[0][region.x : region.right].strip(" ▁▃▅▆▇█")
+            assert any(t.startswith(top) for t in titles) and top, (title, shown(app))
+            listed = " ".join(" ".join(line[region.x : region.right].split()) for line in lines)
+            assert title.split()[0] in listed, (title, shown(app))

@@ -15,6 +15,7 @@ from diptych.core.labels import is_human
 from diptych.core.report.charts import plain
 from diptych.core.report.formatting import counted
 from diptych.core.report.verdict import model_names, number_or_none
+from diptych.core.report.wording import MEASURES_AN_ANNOTATOR
 
 if TYPE_CHECKING:
     from diptych.core.report.audit import Audit
@@ -154,32 +155,46 @@ STOPPED_NAME = re.compile(re.escape(NOT_HOLDING) + r" at look [\d,]+ of [\d,]+")
 #: it), for the list of what was not measured. counterfactual-sets makes the image sets
 #: counterfactual-retrieval measures on; calibration measures an annotator.
 KNOWN_PROBES = ("pst", "pst-text", "pairs", "stories", "counterfactual-retrieval")
-#: Probes whose figures are an annotator's accuracies: no bias, so no "largest" to list.
-MEASURES_AN_ANNOTATOR = ("calibration",)
 
 
 def _not_measured(audit: Audit) -> list[Action]:
-    ran = {p.view.run.probe for p in audit.runs}
+    bias = [p for p in audit.runs if p.view.run.probe not in MEASURES_AN_ANNOTATOR]
+    calibrations = [p for p in audit.runs if p.view.run.probe in MEASURES_AN_ANNOTATOR]
     out = []
-    missing = [p for p in KNOWN_PROBES if p not in ran]
-    if missing:
+    # A report of calibrations alone measures no model's bias: the bias probes it did not run
+    # are no gap in it.
+    missing = [p for p in KNOWN_PROBES if p not in {b.view.run.probe for b in bias}]
+    if missing and not audit.words.accuracy:
         out.append(
             Action(
                 "not measured", f"Probes not run in {audit.words.subject}: {', '.join(missing)}."
             )
         )
-    out.append(
-        Action(
-            "not measured",
-            "Models not covered: the models audited were "
-            f"{', '.join(dict.fromkeys(model_names(p) for p in audit.runs))} alone; other "
-            "models, versions and prompts may behave differently.",
+    if bias or not calibrations:
+        out.append(
+            Action(
+                "not measured",
+                "Models not covered: the models audited were "
+                f"{', '.join(dict.fromkeys(model_names(p) for p in bias))} alone; other "
+                "models, versions and prompts may behave differently.",
+            )
         )
-    )
-    # Only runs that hold labels have labels whose errors go unmeasured.
+    if calibrations:
+        out.append(
+            Action(
+                "not measured",
+                "Annotators and images not covered: the accuracies are those of "
+                f"{', '.join(dict.fromkeys(model_names(p) for p in calibrations))} alone, "
+                "against people's labels of the images calibrated on; other annotators, "
+                "versions and images (other generators, scenes, faces) may be labelled more or "
+                "less accurately.",
+            )
+        )
+    # Only runs that hold labels have labels whose errors go unmeasured; a calibration's labels
+    # are the ones whose errors it measures.
     unreviewed = [
         p.view.run.probe
-        for p in audit.runs
+        for p in bias
         if p.review is not None and p.review.labels and p.review.human_labels == 0
     ]
     said = [f"no human labels for {', '.join(dict.fromkeys(unreviewed))}"] if unreviewed else []
@@ -206,6 +221,8 @@ def _automatic_only(audit: Audit) -> dict[str, tuple[int, int]]:
     out: dict[str, tuple[int, int]] = {}
     for part in audit.runs:
         if part.review is None or not part.review.human_labels:
+            continue
+        if part.view.run.probe in MEASURES_AN_ANNOTATOR:
             continue
         labels = part.view.labels()
         labelled = {lab.subject_id for lab in labels}

@@ -43,7 +43,7 @@ from diptych.core.report.run_costs import cost_paid as cost_paid
 from diptych.core.report.run_dates import run_dates, when
 from diptych.core.report.sections import ExampleImage, Section
 from diptych.core.report.title import report_title
-from diptych.core.report.wording import ReportWords
+from diptych.core.report.wording import ReportWords, annotator_only
 
 if TYPE_CHECKING:
     from diptych.core.metrics.agreement import AnnotatorAgreement
@@ -307,7 +307,8 @@ class Audit:
     @property
     def words(self) -> ReportWords:
         """What the report calls what it is of ("this audit", "this run", "these runs")."""
-        return ReportWords(bool(self.scope.get("audit")), len(self.runs))
+        probes = [r.view.run.probe for r in self.runs]
+        return ReportWords(bool(self.scope.get("audit")), len(self.runs), annotator_only(probes))
 
 
 def model_summaries(view: RunView) -> list[dict[str, Any]]:

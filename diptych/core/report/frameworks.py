@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from diptych.core.data import load_data
 from diptych.core.errors import InputFileError
+from diptych.core.report.wording import MEASURES_AN_ANNOTATOR
 from diptych.core.yaml_input import load_yaml
 
 if TYPE_CHECKING:
@@ -86,6 +87,30 @@ CONTEXT: list[dict[str, str]] = [
         "text": (
             "This report is evidence of such an examination for the probes and models it names; "
             "it does not judge the system's legal standing."
+        ),
+    },
+]
+
+
+#: The same frameworks' place for a report whose every figure is an annotator's accuracy (a
+#: calibration): it measures how far labels can be trusted, not a model's bias.
+ACCURACY_CONTEXT: list[dict[str, str]] = [
+    {
+        "name": CONTEXT[0]["name"],
+        "citation": CONTEXT[0]["citation"],
+        "text": (
+            "The accuracies above do not measure this risk: they measure how often an automatic "
+            "annotator's labels agree with people's, which bounds the error of any bias figure "
+            "built on that annotator's labels."
+        ),
+    },
+    {
+        "name": CONTEXT[1]["name"],
+        "citation": CONTEXT[1]["citation"],
+        "text": (
+            "This report examines no model's biases: it is evidence of how accurately the "
+            "annotators it names label people, which an examination that uses their labels "
+            "rests on; it does not judge the system's legal standing."
         ),
     },
 ]
@@ -205,7 +230,9 @@ def evidence_of(audit: Audit) -> set[str]:
     """The kinds of evidence ``audit`` holds."""
     found: set[str] = set()
     for part in audit.runs:
-        numbers = part.result.numbers.values()
+        # An annotator's accuracies are no figure across identity groups of a model's output.
+        calibrates = part.view.run.probe in MEASURES_AN_ANNOTATOR
+        numbers = [] if calibrates else list(part.result.numbers.values())
         if numbers:
             found.add("measured")
         if any(isinstance(n, dict) and n.get("ci_low") is not None for n in numbers):

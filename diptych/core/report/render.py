@@ -29,9 +29,15 @@ from diptych.core.report.formatting import (
     p_text,
     sample_size,
 )
+from diptych.core.report.frameworks import (
+    ACCURACY_CONTEXT,
+    appendix,
+    by_framework,
+    evidence_of,
+    frameworks,
+)
 from diptych.core.report.frameworks import CONTEXT as FRAMEWORK_CONTEXT
 from diptych.core.report.frameworks import SECTIONS as FRAMEWORK_SECTIONS
-from diptych.core.report.frameworks import appendix, by_framework, evidence_of, frameworks
 from diptych.core.report.gates import (
     bought_on,
     decided_intervals,
@@ -237,6 +243,15 @@ def framework_items(audit: Audit) -> list[Any]:
     return appendix(audit, frameworks(audit.frameworks_files))
 
 
+def _framework_context(audit: Audit) -> list[dict[str, str]]:
+    """Where the figures stand in the frameworks: as accuracies where every run calibrates an
+    annotator, as bias where a figure was measured, else nothing (no sentence speaks of "the
+    figures above" where there are none)."""
+    if audit.words.accuracy:
+        return ACCURACY_CONTEXT
+    return FRAMEWORK_CONTEXT if "measured" in evidence_of(audit) else []
+
+
 def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
     return {
         "audit": audit,
@@ -258,7 +273,7 @@ def _context(audit: Audit, figure_paths: dict[int, str]) -> dict[str, Any]:
         "frameworks": by_framework(framework_items(audit)),
         "framework_sections": FRAMEWORK_SECTIONS,
         # A framework sentence speaks of "the figures above": none where nothing was measured.
-        "framework_context": FRAMEWORK_CONTEXT if "measured" in evidence_of(audit) else [],
+        "framework_context": _framework_context(audit),
         "no_framework_context": NO_FRAMEWORK_CONTEXT,
         "standings": [standings_text(t) for t in audit.standings.tables]
         if audit.standings is not None

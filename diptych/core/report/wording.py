@@ -4,7 +4,18 @@ report's subject takes it from here, so that a run's report never speaks of an a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+#: Probes whose figures are an annotator's accuracies against human labels, not a model's bias.
+MEASURES_AN_ANNOTATOR = ("calibration",)
+
+
+def annotator_only(probes: Iterable[str]) -> bool:
+    """Whether runs of these probes measure annotators alone (and at least one run is there):
+    their report speaks of accuracy, and has no bias to rank or mitigate."""
+    probes = list(probes)
+    return bool(probes) and all(p in MEASURES_AN_ANNOTATOR for p in probes)
 
 
 @dataclass(frozen=True)
@@ -12,6 +23,9 @@ class ReportWords:
     #: The report is an audit's (an audit file's, or ``diptych run --gate``'s).
     audit: bool
     runs: int
+    #: Every run measures an annotator's accuracy (a calibration): no bias section has anything
+    #: to say.
+    accuracy: bool = False
 
     @property
     def kind(self) -> str:

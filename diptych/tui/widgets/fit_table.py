@@ -231,11 +231,18 @@ def wrap_cell(text: str, width: int) -> str:
     return "\n".join(lines).replace(_JOIN, " ")
 
 
+#: A column name that says which of a pair a value is, not what it is ("A", "B").
+_ROLE = re.compile(r"[A-Z]")
+
+
 def stack_row(headers: Sequence[str], row: Sequence[str], width: int) -> str:
     """A row as one cell: its first value, then ``header: value`` items packed on lines of
     ``width`` with `` · `` between them; an item breaks only when it is wider than a line, and
-    then inside its text, never inside a number (an empty value is left out)."""
-    items = [row[0]] if row else []
+    then inside its text, never inside a number (an empty value is left out). The first value
+    stands alone as the row's name, unless its column's name is a role, not a kind (the "A" of
+    an "A"/"B" pair): then it is named like the rest, or the row would name B and not A."""
+    first = " ".join(headers[0].split()) if headers else ""
+    items = [f"{first}: {row[0]}" if _ROLE.fullmatch(first) else row[0]] if row else []
     items += [
         f"{' '.join(h.split())}: {cell}"
         for h, cell in zip(headers[1:], row[1:], strict=True)

@@ -95,6 +95,26 @@ class JumpOptionList(OptionList):
     ]
 
 
+class TitlesList(JumpOptionList):
+    """A JumpOptionList of titles that may wrap: scrolled to a later one, its top line is the
+    start of a title, never the cut-off tail of one above ("and 15)")."""
+
+    def scroll_to_highlight(self, top: bool = False) -> None:
+        super().scroll_to_highlight(top)
+        lines, chosen = self._lines, self.highlighted
+        y = round(self.scroll_y)
+        if chosen is None or y >= len(lines) or lines[y][1] == 0:
+            return
+        starts, heights = self._index_to_line, self._heights
+        cut = lines[y][0]
+        end = starts[chosen] + heights[chosen]
+        # Up to the cut title's start where the chosen one still shows whole under it; else
+        # down to the next title's start, which the chosen one is at or under.
+        room = self.scrollable_content_region.height
+        to = starts[cut] if end - starts[cut] <= room else starts.get(cut + 1, y)
+        self.scroll_to(y=to, animate=False, immediate=True)
+
+
 class FilterBar(Input):
     """The ``/`` line under a screen's tables: typing narrows them, Escape clears and hides."""
 

@@ -3,6 +3,7 @@ printed page, and every accuracy it prints carries its 95% Jeffreys interval ove
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,3 +97,43 @@ def test_each_share_carries_its_jeffreys_interval_over_images(calibration_report
     assert "establishes the direction" not in markdown
     assert "Beta(x + ½, n − x + ½)" in markdown
     assert "Jeffreys intervals of a share" in markdown
+
+
+#: The heading and the line under it that a report of a model's bias prints in its actions.
+LARGEST = "Where the bias is largest"
+MITIGATIONS = "Mitigations measured"
+#: What a calibration-only report says it did not measure, and where its accuracies stand.
+NOT_COVERED = (
+    "Annotators and images not covered: the accuracies are those of faces alone, against "
+    "people's labels of the images calibrated on"
+)
+NO_BIAS_EXAMINED = "This report examines no model's biases"
+
+
+def test_a_calibration_only_report_speaks_of_accuracy_not_bias(calibration_report: Path) -> None:
+    """A calibration measures its annotator's errors against people's labels: it has no bias
+    to rank or mitigate, and its limitations and frameworks are those of an accuracy."""
+    markdown = (calibration_report / "report.md").read_text()
+    page = html.unescape((calibration_report / "report.html").read_text())
+    data = json.loads((calibration_report / "report.json").read_text())
+    for text in (markdown, page):
+        assert LARGEST not in text and MITIGATIONS not in text
+        assert "Nothing to list." not in text
+        assert "no human labels for calibration" not in text
+        assert "carry errors this report does not measure" not in text
+        assert "Probes not run" not in text and "Models not covered" not in text
+        assert "measure one form of this risk" not in text
+        assert "The accuracies above do not measure this risk" in text
+        assert NO_BIAS_EXAMINED in text
+        assert "an image the annotator gives no gender counts against its coverage" in text
+        assert "Refused and failed trials are left out" not in text
+    assert "### What was not measured" in markdown and "What was not measured</h3>" in page
+    assert f"- {NOT_COVERED}" in markdown
+    assert NOT_COVERED in page
+    assert [(a["kind"], a["text"].startswith(NOT_COVERED)) for a in data["actions"]] == [
+        ("not measured", True)
+    ]
+    # The appendix does not count an accuracy as a figure measured across identity groups.
+    assert not any(
+        item["evidenced"] for item in data["frameworks"] if item["id"] == "nist-ai-rmf-measure-2-11"
+    )

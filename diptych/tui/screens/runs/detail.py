@@ -49,7 +49,7 @@ from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
 from diptych.tui.widgets.said import seconds_shown
-from diptych.tui.widgets.tables import FilterBar, JumpOptionList, ListTable
+from diptych.tui.widgets.tables import FilterBar, ListTable, TitlesList
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 from diptych.tui.workers import analyze_run, write_run_report
 
@@ -111,7 +111,7 @@ class RunDetailScreen(Screen[None]):
         # Wrapped only at plain spaces: a count stays with its label (joined by no-break spaces).
         yield WholeNumbers(self.run_id, id="summary")
         with Container(id="body"):
-            yield JumpOptionList(id="sections")
+            yield TitlesList(id="sections")
             with ContentSwitcher(id="content", initial="loading"):
                 yield LoadingIndicator(id="loading")
         yield Static("", id="status")
