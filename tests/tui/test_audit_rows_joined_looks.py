@@ -14,6 +14,7 @@ from textual.widgets import DataTable, OptionList
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
 from tests.support.bought_further import AT_LOOK_3, bought_further
+from tests.support.cli import call
 
 
 def _rows(screen: AuditScreen) -> list[list[str]]:
@@ -40,6 +41,8 @@ def further(
     """The workspace ``.diptych`` here, the first file's run bought further by the second's."""
     monkeypatch.chdir(tmp_path)
     bought_further(capsys, tmp_path)
+    code, out = call(capsys, "audit", "gate", "first.yaml")
+    assert code == 0 and "(anytime-valid, look 3 of 4); below 70" in out, out
 
 
 @pytest.mark.usefixtures("further")
