@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -274,7 +275,9 @@ def run(
     if outcome.files:
         typer.echo(files_written(outcome.files))
     if outcome.sequential is not None:
-        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept)
+        # A decided audit's words above named what it bought and saved: not said again.
+        counted = re.search(r"\d of [\d,]+ requests", said) is not None
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept, counted)
     if outcome.status not in ("complete", "incomplete", "decided") and not (
         outcome.sequential is not None and outcome.report is not None
     ):

@@ -124,12 +124,15 @@ def print_stop(
     skipped: list[str],
     asked: float | None = None,
     reused: list[str] | None = None,
+    counted: bool = False,
 ) -> None:
     """Why an audit bought until decided stopped, what its gated designs have bought and what
     it saved; with ``asked`` (what this command asked, :attr:`AuditOutcome.asked`), the
     requests it found stored are said read from the store, never bought by it
-    (:func:`~diptych.core.audit.sequential.bought_words`). The parts no gate reads are said
-    ``reused`` where they were complete before (in the report), else not run."""
+    (:func:`~diptych.core.audit.sequential.bought_words`). With ``counted`` (the line above
+    named the requests bought and saved, as ``diptych audit list`` says them), only why it
+    stopped, in which looks, and any money saved: each thing said once. The parts no gate
+    reads are said ``reused`` where they were complete before (in the report), else not run."""
     summary = bought.summary
     if summary is not None and summary.planned:
         saved = summary.saved  # less what was bought on since the stop
@@ -147,10 +150,14 @@ def print_stop(
             else ""
         )
         held = bought_words(summary.bought, summary.planned, asked, summary.read_in)
-        typer.echo(
-            f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "
-            f"({percent_text(saved / summary.planned)}){dollars}"
-        )
+        if counted:
+            money_saved = f"; saved{dollars.removeprefix(' and')}" if dollars else ""
+            typer.echo(f"stopped: {STOP_TEXT[bought.stop]} {summary.read_in}{money_saved}")
+        else:
+            typer.echo(
+                f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "
+                f"({percent_text(saved / summary.planned)}){dollars}"
+            )
     if reused:
         typer.echo(f"reused (complete before, in the report): {', '.join(reused)}")
     if skipped:

@@ -30,7 +30,8 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 #: An audit's closing line where it asked nothing: what its runs hold, said apart.
 NONE_NOW = re.compile(
-    r"^audit \S+ (\w+): none answered now; the runs hold ([\d,]+) answered requests, "
+    r"^audit \S+ (\w+)(?: [^;]*)?[:;] none answered now; the runs hold ([\d,]+) answered "
+    r"requests, "
     r"cost not priced; report ",
     re.M,
 )
@@ -102,8 +103,9 @@ def test_an_audit_decided_again_after_its_run_was_bought_on_asked_none(
     assert code == 0, again
     said = NONE_NOW.search(again)
     assert said is not None and (said[1], int(said[2])) == ("decided", held), again
-    stop = _stop(again)
-    assert stop.startswith("stopped: every gate decided; read ") and "nothing bought" in stop, stop
+    # What its run holds, said once, in the closing line as `audit list` says it.
+    assert f"decided at look 1 of 4, bought on since: {held} of 144 requests, " in again, again
+    assert _stop(again) == "stopped: every gate decided in 1 of 4 batches"
 
 
 def test_an_audit_that_asked_part_of_what_its_runs_hold_counts_those_alone(

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from diptych.core.digits import percent_text
 from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE, planted_audit
 
@@ -41,11 +40,19 @@ def test_an_unpriced_model_is_said_not_priced_and_saves_requests_only(
     out = _bought(tmp_path, capsys, None)
     assert "$" not in out, out
     stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
-    bought = int(stopped.split("bought ")[1].split(" of ")[0])
-    # What was bought, counted in requests (the unit of the stop line), its cost unpriced.
-    closing = rf"^audit \S+ decided: cost not priced; {bought} requests answered now; report "
-    assert re.search(closing, out, flags=re.M), out
-    assert re.search(r"saved \d+ requests \(\d+\.\d%\)$", stopped), stopped
+    bought, saved = _counted(out)
+    # What was bought and saved, counted in requests, said once; its cost unpriced.
+    assert f"saved; cost not priced; {bought} requests answered now; report " in out, out
+    assert saved == REQUESTS - bought
+    assert re.fullmatch(r"stopped: every gate decided in \d of 4 batches", stopped), stopped
+
+
+def _counted(out: str) -> tuple[int, int]:
+    """The requests the closing line says were bought and saved, as `audit list` says them."""
+    found = re.search(r"^audit \S+ decided at look \d of 4: (\d+) of 144 requests, (\d+) saved",
+                      out, re.M)  # fmt: skip
+    assert found is not None, out
+    return int(found[1]), int(found[2])
 
 
 def test_a_priced_model_says_its_dollars_and_what_stopping_saved(
@@ -53,14 +60,11 @@ def test_a_priced_model_says_its_dollars_and_what_stopping_saved(
 ) -> None:
     out = _bought(tmp_path, capsys, 0.01)
     stopped = next(line for line in out.splitlines() if line.startswith("stopped:"))
-    bought = int(stopped.split("bought ")[1].split(" of ")[0])
+    bought, saved = _counted(out)
     # One cent a request: what was bought, and the rest of the design left unbought.
-    assert f"decided: cost ${bought / 100:.2f}; {bought} requests answered now; report " in out, out
-    assert stopped.endswith(
-        f"saved {REQUESTS - bought} requests ({percent_text((REQUESTS - bought) / REQUESTS)}) "
-        "and about "
-        f"${(REQUESTS - bought) / 100:.2f} at the plan's prices"
-    ), stopped
+    assert f"saved; cost ${bought / 100:.2f}; {bought} requests answered now; report " in out, out
+    assert saved == REQUESTS - bought
+    assert stopped.endswith(f"; saved about ${saved / 100:.2f} at the plan's prices"), stopped
 
 
 def test_a_plan_of_a_priced_and_an_unpriced_model_says_both(

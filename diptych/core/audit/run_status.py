@@ -26,10 +26,11 @@ or stopped: the next ``diptych resume`` asks it without a question).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from diptych.core.audit.record import AuditRecord
-from diptych.core.audit.sequential import PartLooks
+from diptych.core.audit.sequential import Look, PartLooks
 from diptych.core.cost import cost_text
 
 if TYPE_CHECKING:
@@ -63,15 +64,39 @@ def bought_on_words(looks: PartLooks | None) -> str:
 
 
 def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
-    """Each run's looks as the last audit that bought it batch by batch recorded them (an
-    audit recorded later wins where two bought the same run)."""
-    out: dict[str, PartLooks] = {}
+    """Each run's looks joined from every audit that bought it batch by batch
+    (:func:`joined_looks`), by run id."""
+    runs = dict.fromkeys(p.run_id for a in audits for p in a.parts if p.run_id)
+    found = {run: joined_looks(audits, run) for run in runs if run}
+    return {run: looks for run, looks in found.items() if looks is not None}
+
+
+def joined_looks(audits: Sequence[AuditRecord], run_id: str) -> PartLooks | None:
+    """The looks ``run_id``'s answers were taken at, joined from every audit record of
+    ``audits`` that bought it batch by batch: its data was peeked at each of them, whichever
+    record reads it now, so every gate on it spends its level over all of them. A run's
+    answers only grow, so the looks are ordered by the requests each read, which is the order
+    they were taken in; a look at requests already looked at (a record reading a look another
+    took, an audit run again deciding on the same look) is counted once, the first recorded.
+    The plan (its batches and order) is the one the first look was taken under, which every
+    later look continues; the stop the last look's record's. None for a run no record looked
+    at."""
+    records = []
     for audit in sorted(audits, key=lambda a: a.updated_at):
         for part in audit.parts:
-            looks = PartLooks.of(part.detail) if part.run_id else None
-            if part.run_id and looks is not None and looks.looks:
-                out[part.run_id] = looks
-    return out
+            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
+            if looks is not None and looks.active and looks.looks:
+                records.append(looks)
+    if not records:
+        return None
+    taken: dict[int, tuple[Look, PartLooks]] = {}
+    for looks in records:
+        for look in looks.looks:
+            taken.setdefault(look.bought, (look, looks))
+    ordered = [taken[bought] for bought in sorted(taken)]
+    # The newest record holding the last look says why the looks stopped there.
+    stop = next(r.stop for r in reversed(records) if r.looks[-1].bought == ordered[-1][0].bought)
+    return replace(ordered[0][1], looks=[look for look, _ in ordered], stop=stop)
 
 
 def decided_words(parts: Sequence[PartLooks | None]) -> str | None:

@@ -358,6 +358,24 @@ def status_at(status: str, at: str) -> str:
     return f"{status}: {at}" if at.startswith(WHOLE_DESIGN) else f"{status} at {at}"
 
 
+def own_stop(
+    joined: Sequence[PartLooks], own: Sequence[PartLooks | None], results: Sequence[GateResult]
+) -> StopReason | None:
+    """Why an audit's looks stopped, as its own gates (``results``) read its runs' looks
+    (``joined``: every record's): "complete" where the last looks read the designs whole (or
+    "decided" where they were so recorded and every gate is); "decided" where every one of
+    its gates is; else why its own record (``own``) stopped — the budget, a model that stopped
+    answering — never another file's reason, which read other gates on the same looks."""
+    decided = bool(results) and all(r.verdict != "inconclusive" for r in results)
+    if joined and all(p.last is not None and p.last.complete for p in joined):
+        recorded = SequentialSummary.of(joined)
+        return "decided" if decided and recorded and recorded.stop == "decided" else "complete"
+    if decided:
+        return "decided"
+    stops = {p.stop for p in own if p is not None}
+    return next((s for s in ("max-cost", "interrupted") if s in stops), None)
+
+
 @dataclass(frozen=True)
 class SequentialSummary:
     """What a report and ``audit gate`` say of a sequential audit: why it stopped, after how

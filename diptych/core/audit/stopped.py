@@ -22,12 +22,13 @@ from diptych.core.audit.run_status import (
     BOUGHT_ON,
     bought_on_since,
     decided_words,
+    joined_looks,
     listed_status,
     status_text,
     trials_asked,
 )
 from diptych.core.audit.schema import parse_audit
-from diptych.core.audit.sequential import Look, PartLooks, SequentialSummary
+from diptych.core.audit.sequential import PartLooks, SequentialSummary
 from diptych.core.errors import DiptychError
 from diptych.core.probe import ProbeResult, Table
 
@@ -60,30 +61,21 @@ def looked(store: Store, run_id: str) -> tuple[AuditRecord, str, PartLooks] | No
 
 
 def run_looks(store: Store, run_id: str) -> PartLooks | None:
-    """The looks ``run_id``'s answers were taken at, joined from every audit record that
-    bought it batch by batch: its data was peeked at each of them, whichever record reads it
-    now, so every gate on it spends its level over all of them. A run's answers only grow,
-    so the looks are ordered by the requests each read, which is the order they were taken
-    in; a look at requests already looked at (a record reading a look another took, an audit
-    run again deciding on the same look) is counted once, the first recorded. The plan (its
-    batches and order) is the one the first look was taken under, which every later look
-    continues; the stop the last look's record's. None for a run no record looked at."""
-    records = []
-    for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
-        for part in audit.parts:
-            looks = PartLooks.of(part.detail) if part.run_id == run_id else None
-            if looks is not None and looks.active and looks.looks:
-                records.append(looks)
-    if not records:
-        return None
-    taken: dict[int, tuple[Look, PartLooks]] = {}
-    for looks in records:
-        for look in looks.looks:
-            taken.setdefault(look.bought, (look, looks))
-    ordered = [taken[bought] for bought in sorted(taken)]
-    # The newest record holding the last look says why the looks stopped there.
-    stop = next(r.stop for r in reversed(records) if r.looks[-1].bought == ordered[-1][0].bought)
-    return replace(ordered[0][1], looks=[look for look, _ in ordered], stop=stop)
+    """The looks ``run_id``'s answers were taken at, joined from every audit record here that
+    bought it batch by batch (:func:`~diptych.core.audit.run_status.joined_looks`); None for
+    a run no record looked at."""
+    return joined_looks(list_audits(store), run_id)
+
+
+def part_looks(store: Store, part: PartRecord) -> PartLooks | None:
+    """The looks a part's listing reads: its run's joined from every record
+    (:func:`run_looks`) where its own record bought it batch by batch, so that a record's
+    listing names the look its gates, ``show`` and the report read; its own record's
+    otherwise (looks turned off, or no run)."""
+    own = PartLooks.of(part.detail)
+    if own is None or not own.active or not part.run_id:
+        return own
+    return run_looks(store, part.run_id) or own
 
 
 def purchase_seed(store: Store, run_id: str) -> int | None:
@@ -133,7 +125,7 @@ def bought_on(store: Store, rec: AuditRecord) -> set[str]:
     a run again on the same looks and stores it as decided, leaves it bought on."""
     out = set()
     for part in rec.parts:
-        looks = PartLooks.of(part.detail)
+        looks = part_looks(store, part)
         if part.run_id and looks is not None and continued(store, part.run_id, looks):
             out.add(part.name)
     return out
@@ -187,6 +179,10 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
         run = store.run_with_id(part.run_id) if part.run_id else None
         if run is not None:
             part = replace(part, detail=counts_now(store, run.id, part.detail, audit.updated_at))
+            joined = part_looks(store, part)
+            if joined is not None:
+                # Its run's looks, whichever record took them: every listing reads these.
+                part = replace(part, detail={**part.detail, PartLooks.KEY: joined.to_dict()})
             if part.status != "decided":
                 part = replace(part, status=run_status_now(store, run))
         elif part.status == "running" and now != "running":
@@ -295,7 +291,7 @@ def part_status_text(store: Store, part: PartRecord) -> str:
     names the look and what stopping there saved; one bought on since
     (:data:`~diptych.core.audit.run_status.BOUGHT_ON`) the look and what its run holds now,
     the requests not bought the ones its gates still save; any other its status."""
-    looks = PartLooks.of(part.detail)
+    looks = part_looks(store, part)
     if part.status not in ("decided", BOUGHT_ON) or looks is None or not part.run_id:
         return part.status
     answered = store.requests_answered(part.run_id)[0]
@@ -344,7 +340,7 @@ def _own_status_text(store: Store, audit: AuditRecord) -> str:
         part = next((p for p in audit.parts if p.status == BOUGHT_ON), None)
         return audit.status if part is None else part_status_text(store, part)
     if audit.status == "decided":
-        said = decided_words([PartLooks.of(p.detail) for p in audit.parts if p.status == "decided"])
+        said = decided_words([part_looks(store, p) for p in audit.parts if p.status == "decided"])
         return said or audit.status
     if audit.status != "incomplete":
         return audit.status

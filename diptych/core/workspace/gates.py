@@ -25,6 +25,7 @@ from diptych.core.audit.sequential import (
     SequentialSummary,
     Untested,
     anytime_figure,
+    own_stop,
     with_sequential_notes,
 )
 from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now, run_looks
@@ -221,7 +222,11 @@ def _decide(
         results = with_sequential_notes(results, looks_of)
     gated = {n: p for n, p in sequential.items() if n in {g.part for g in gates.checks}}
     # A part bought on since its gates stopped it: what it holds now beside its looks.
-    summary = held_now(store, SequentialSummary.of(list(gated.values())), rec, gated)
+    summary = SequentialSummary.of(list(gated.values()))
+    if summary is not None:  # this file's gates on the joined looks say why they stopped
+        own = [PartLooks.of(p.detail) for p in rec.parts if p.name in gated]
+        summary = replace(summary, stop=own_stop(list(gated.values()), own, results))
+    summary = held_now(store, summary, rec, gated)
     summary = summary and summary.with_failed(failed_trials(store, rec, set(gated)))
     return GateReport(name, rec.name, gates.family, gates.confidence, results, summary)
 

@@ -52,9 +52,11 @@ def recorded_words(
     is said in them."""
     words: dict[str, str] = {}
     listed = {part.name: part.status for part in now or parts}
+    # The looks as every listing reads them: the run's, whichever record took them.
+    joined = {part.name: PartLooks.of(part.detail) for part in now or parts}
     sequential = False
     for part in parts:
-        looks = PartLooks.of(part.detail)
+        looks = joined.get(part.name) or PartLooks.of(part.detail)
         active = looks is not None and looks.active and bool(looks.looks)
         run_words = (said or {}).get(part.name, "")
         if active and run_words not in ("", part.status, listed.get(part.name)):
