@@ -37,9 +37,10 @@ def test_a_run_with_no_finished_trial_reports_one_line_and_claims_nothing(tmp_pa
     page = (out / "report.html").read_text(encoding="utf-8")
     resume = f"diptych --store ../ws resume {run.id}"
     assert f"No trial of this run has finished yet; resume it with `{resume}`." in markdown
-    # The run id in it kept whole on a line (report.css).
+    # The run id and the option in it each kept whole on a line (report.css).
     whole = f'<span class="run-id">{run.id}</span>'
-    assert f"resume it with <code>diptych --store ../ws resume {whole}</code>." in page
+    store_option = '<span class="option">--store</span>'
+    assert f"resume it with <code>diptych {store_option} ../ws resume {whole}</code>." in page
     for text in (markdown, page):
         assert "The figures above measure" not in text
         assert "This report is evidence of such an examination" not in text
