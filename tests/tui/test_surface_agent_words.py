@@ -1,5 +1,5 @@
 """The Agent screen's words after a session, at 80×24 and 60×20: one rule of digits for a
-q-value in the table and in the sentence under it ("0.002" both, never "q = 0.00204"), and
+q-value in the table and in the sentence under it ("0.001" both, never "q = 0.00102"), and
 every count agreeing with its noun ("1 finding of 1 scored", never "1 findings")."""
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ BAND = {"low": -20.9, "high": 20.9, "mean": 3.0, "sd": 7.5, "words": 6, "df": 5,
 
 def _side_finding() -> Proposal:
     """The offline example's session at 80 columns: one identity of the pair re-tested and
-    confirmed, its q-value 0.00204 (0.00102 × 2 identities), the other never above 0."""
+    confirmed, its q-value 0.00102 (Benjamini–Hochberg over the 1 identity re-tested: the
+    other, never above 0, had no held-out test), printed 0.001."""
     p = Proposal("r0p0", 0, "musician", "flight attendant", "occupation", "r", status="scored")
     search = [
         {"identity": "musician", "side": "masculine", "value": 6.95, "ci_low": -5.19,
@@ -60,5 +61,5 @@ async def test_a_finished_session_reads_one_rule_of_digits_and_counts(
         await wait_for(pilot, lambda: "session tui-test" in said(), "the session's line")
         text = said()
         assert "1 finding of 1 scored" in text, shown(app)
-        assert "q = 0.002 ≤ 0.05" in text and "0.002" in text, text
+        assert "q = 0.001 ≤ 0.05" in text and "q 0.001 (" in text, text
         assert count_words(app) + digits_off_rule(app) == [], shown(app)
