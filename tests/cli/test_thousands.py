@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diptych.cli.runs_cmd import _counts
+from diptych.cli.runs_table import _counts
 from diptych.core.report.formatting import tally
 
 
