@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from diptych.core.digits import figure_text
-
 if TYPE_CHECKING:
     from diptych.cli.console import SafeConsole
     from diptych.core.metrics.uncertainty.precision import PrecisionPlan
@@ -37,28 +35,10 @@ def print_precision(console: SafeConsole, plan: PrecisionPlan | None, indent: st
 
 
 def few_units_warning(probe: object) -> str | None:
-    """One line before a run is bought whose design leaves a headline figure's t interval so
-    few degrees of freedom that it cannot say anything (the first such figure, naming the
-    fix); None when every planned figure has enough units a side, or the probe plans none."""
-    from diptych.core.metrics.uncertainty.precision import (
-        DEFAULT_CONFIDENCE,
-        FEW_UNITS,
-        t_multiplier,
-    )
+    """The line a real run prints before it buys anything: the dry run's design warning
+    (:func:`~diptych.core.metrics.uncertainty.precision.few_units_warning`), word for word."""
+    from diptych.core.metrics.uncertainty.precision import few_units_warning as warning
 
     planned = getattr(probe, "planned_figures", None)
-    for fig in planned() if planned is not None else []:
-        d = fig.design
-        if d.smallest_side >= FEW_UNITS:
-            continue
-        grow = f" ({fig.grow})" if fig.grow else ""
-        if d.smallest_side < 2:
-            return f"warning: {d.resamples()} give no interval at all; use at least 2{grow}"
-        df = d.least_df()
-        return (
-            f"warning: {d.resamples()} leave {fig.name} a t interval with {df} degree"
-            f"{'s' if df != 1 else ''} of freedom (t "
-            f"{figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))}): "
-            f"too wide to say anything; use at least {FEW_UNITS} per list{grow}"
-        )
-    return None
+    said = warning(planned() if planned is not None else [])
+    return None if said is None else f"warning: {said}"

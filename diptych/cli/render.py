@@ -55,7 +55,7 @@ def quick_look_lines(numbers: dict[str, dict]) -> list[str]:
     verdict says it in the same words)."""
     lines = []
     for name, num in numbers.items():
-        why = quick_look(num) if isinstance(num, dict) and num.get("ci_low") is not None else ""
+        why = quick_look(num) if isinstance(num, dict) else ""
         if why and not num.get("interval_name"):
             shown = f"{figure_text(num.get('value'))} {marked_interval(num)}"
             lines.append(f"{name} {shown} is a {QUICK_LOOK}: {why}.")

@@ -162,6 +162,11 @@ def test_the_readme_quickstart_warns_as_the_readme_says(
     assert code == 0, out
     lines = [" ".join(line.split()) for line in out.splitlines()]
     assert [line for line in lines if line.startswith("warning:")] == [warned], out
+    # The dry run of the same design warns in the very same words, and only so.
+    code, dry = call(capsys, *store, *args, "--dry-run")
+    assert code == 0, dry
+    said = [" ".join(line.split()) for line in dry.splitlines()]
+    assert [line for line in said if line.startswith("warning:")] == [warned], dry
     quick = [line for line in lines if " is a quick look, not a finding: " in line]
     # Each STS the run states has its interval over the two lists of two: both are quick looks.
     assert [q.split(" is a quick look")[0].split(" (")[0] for q in quick] == [

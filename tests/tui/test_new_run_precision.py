@@ -68,7 +68,8 @@ async def test_the_estimate_panel_states_precision_and_warns(
     warnings = [line for line in text.splitlines() if line.startswith("warning:")]
     # The expected STS's 3 × 3 identities leave 2 degrees of freedom; 18 draws leave 17.
     assert len(warnings) == 1
-    assert "3 masculine × 3 feminine identities crossed in scenes leave as few as 2" in warnings[0]
+    assert "3 masculine × 3 feminine identities crossed in scenes leave STS paired" in warnings[0]
+    assert "a t interval with 2 degrees of freedom (t 4.30)" in warnings[0]
 
 
 async def test_a_target_half_width_names_the_smallest_design(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from diptych.core.metrics.uncertainty.precision import FEW_UNITS
+from diptych.core.report.formatting import interval
 from diptych.core.resampled_units import plural
 
 __all__ = ["FEW_UNITS", "QUICK_LOOK", "quick_look", "units_a_side"]
@@ -33,16 +34,35 @@ def units_a_side(number: Mapping[str, Any]) -> tuple[int, str, bool] | None:
     return int(fewest), name.rsplit(" ", 1)[-1], len(counts) > 1
 
 
+def _rests_on(number: Mapping[str, Any]) -> str:
+    """The units the interval rests on, each side as it is: "2 identities a side" where the
+    sides are even, "1 masculine and 3 feminine identities" where they are not."""
+    units = {str(k): int(v) for k, v in number["units"].items()}
+    counts = list(units.values())
+    names = list(units)
+    nouns = {name.rsplit(" ", 1)[-1] for name in names}
+    if len(set(counts)) == 1:
+        count, noun = counts[0], names[0].rsplit(" ", 1)[-1]
+        return f"{count} {plural(noun, count)}" + (" a side" if len(counts) > 1 else "")
+    if len(nouns) == 1:
+        (noun,) = nouns
+        kinds = [name.rsplit(" ", 1)[0] for name in names]
+        said = [f"{n} {kind}" for n, kind in zip(counts, kinds, strict=True)]
+        return f"{', '.join(said[:-1])} and {said[-1]} {plural(noun, counts[-1])}"
+    said = [f"{n} {plural(name, n)}" for name, n in units.items()]
+    return f"{', '.join(said[:-1])} and {said[-1]}"
+
+
 def quick_look(number: Mapping[str, Any]) -> str:
     """Why the figure is a quick look and what a finding needs ("its interval rests on 2
     identities a side, too few to decide anything; a finding needs at least 4 a side"), or ""
-    where it has enough units (or records none)."""
+    where it has enough units (or records none). A figure with no interval is no quick look:
+    it already says why it has none."""
     fewest = units_a_side(number)
-    if fewest is None or fewest[0] >= FEW_UNITS:
+    if fewest is None or fewest[0] >= FEW_UNITS or interval(dict(number)) == "—":
         return ""
-    count, noun, sides = fewest
-    where = " a side" if sides else ""
+    where = " a side" if fewest[2] else ""
     return (
-        f"its interval rests on {count} {plural(noun, count)}{where}, too few to decide "
-        f"anything; a finding needs at least {FEW_UNITS}{where}"
+        f"its interval rests on {_rests_on(number)}, too few to decide anything; a finding "
+        f"needs at least {FEW_UNITS}{where}"
     )

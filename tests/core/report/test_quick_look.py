@@ -27,13 +27,15 @@ WHY = (
 )
 
 
-def _run(tmp_path: Path, a_side: int) -> tuple[str, str, dict[str, Any], str]:
-    """The run of ``a_side`` identities a side: what ``diptych show`` printed, report.json and
-    report.md."""
+def _run(
+    tmp_path: Path, a_side: int, feminine: int | None = None
+) -> tuple[str, str, dict[str, Any], str]:
+    """The run of ``a_side`` identities a side (``feminine`` of them, where given): what
+    ``diptych show`` printed, report.json and report.md."""
     store = tmp_path / "ws"
     with Workspace.open(store) as ws:
         model = ("scripted-likelihood", {"p_feminine": PLANTED, "noise": 0.02})
-        params = {"masculine": MASC[:a_side], "feminine": FEM[:a_side]}
+        params = {"masculine": MASC[:a_side], "feminine": FEM[: feminine or a_side]}
         run = ws.runs.run_sync("pst-text", [model], params=params).id
     shown = cli("--store", str(store), "show", run)
     assert shown.exit_code == 0, shown.output
@@ -75,3 +77,56 @@ def test_four_a_side_is_a_finding(tmp_path: Path) -> None:
     assert paired["excludes_zero"] is True and paired["direction"] == "positive"
     assert paired["quick_look"] == "" and paired["sentence"].endswith("The interval excludes 0.")
     assert "quick look" not in shown and "quick look" not in md
+
+
+@pytest.mark.usefixtures("scripted")
+def test_uneven_sides_are_each_named(tmp_path: Path) -> None:
+    """2 masculine and 3 feminine identities: the quick look names each side as it is, not
+    the fewer of them "a side"."""
+    _, shown, data, md = _run(tmp_path, 2, feminine=3)
+    why = (
+        "its interval rests on 2 masculine and 3 feminine identities, too few to decide "
+        "anything; a finding needs at least 4 a side"
+    )
+    (paired,) = [f for f in data["verdict"]["findings"] if f["name"] == PAIRED]
+    assert paired["quick_look"] == why, paired
+    (headline,) = [h for h in data["headlines"] if h["name"] == PAIRED]
+    assert headline["quick_look"] == why
+    assert f"A quick look, not a finding: {why}." in " ".join(md.split())
+    assert f"is a quick look, not a finding: {why}." in " ".join(shown.split()), shown
+    assert "identities a side" not in shown and "identities a side" not in md
+
+
+@pytest.mark.usefixtures("scripted")
+def test_a_figure_with_no_interval_is_no_quick_look(tmp_path: Path) -> None:
+    """One masculine identity: the expected STS has no interval and says why; it is not also
+    called a quick look resting on "1 identity a side"."""
+    _, shown, data, md = _run(tmp_path, 1, feminine=3)
+    figure = data["result"]["numbers"][PAIRED]
+    assert (figure["ci_low"], figure["ci_high"]) == ("-inf", "inf"), figure
+    flat = " ".join(shown.split())
+    assert "no interval (one masculine identity only)" in flat, shown
+    assert "quick look" not in shown and "quick look" not in md, shown
+    assert all(f["quick_look"] == "" for f in data["verdict"]["findings"])
+    assert all(h["quick_look"] == "" for h in data["headlines"])
+
+
+def test_the_words_name_what_the_interval_rests_on() -> None:
+    """An interrupted run's figure with no feminine identity has no interval: no quick look,
+    never "0 identities a side"; three kinds of unit are each named."""
+    from diptych.core.report.quick_look import quick_look
+
+    none = {"value": 41.3, "ci_low": float("-inf"), "ci_high": float("inf"),
+            "units": {"masculine identity": 2, "feminine identity": 0}}  # fmt: skip
+    assert quick_look(none) == ""
+    three = {"value": 1.0, "ci_low": 0.5, "ci_high": 1.5,
+             "units": {"masculine identity": 2, "feminine identity": 5, "scene": 3}}  # fmt: skip
+    assert quick_look(three) == (
+        "its interval rests on 2 masculine identities, 5 feminine identities and 3 scenes, too "
+        "few to decide anything; a finding needs at least 4 a side"
+    )
+    one_kind = {"value": 1.0, "ci_low": 0.5, "ci_high": 1.5, "units": {"occupation": 3}}
+    assert quick_look(one_kind) == (
+        "its interval rests on 3 occupations, too few to decide anything; a finding needs at "
+        "least 4"
+    )

@@ -63,6 +63,7 @@ __all__ = [
     "components_of",
     "decision_power",
     "expected_interval",
+    "few_units_warning",
     "plan_precision",
     "smallest_design",
     "smallest_powered_design",
@@ -168,10 +169,14 @@ class PrecisionPlan:
     figures: list[FigurePrecision]
     confidence: float = DEFAULT_CONFIDENCE
     target_width: float | None = None
+    #: :func:`few_units_warning`'s line for the design, or None.
+    design_warning: str | None = None
 
     @property
     def warnings(self) -> list[str]:
-        return [w for f in self.figures for w in f.warnings]
+        """The design's line, then each figure's."""
+        first = [self.design_warning] if self.design_warning else []
+        return first + [w for f in self.figures for w in f.warnings]
 
     @property
     def sources(self) -> list[str]:
@@ -208,31 +213,40 @@ class PrecisionPlan:
 # --- a plan ------------------------------------------------------------------------------
 
 
-def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
-    """At most one line for the figure: too few units per side to give an interval, or so
-    few that its degrees of freedom can fall to 2 or fewer, and an interval whose t·se would
-    be wider than the figure's whole range."""
-    d = fig.design
-    grow = f" ({fig.grow})" if fig.grow else ""
-    if d.smallest_side < 2:
-        return [f"{fig.name}: {d.resamples()} give no interval at all; use at least 2{grow}"]
-    problems = []
-    if d.smallest_side < FEW_UNITS:
+def few_units_warning(figures: Sequence[PlannedFigure]) -> str | None:
+    """The one line a design too small to decide anything is warned with, the same before a
+    dry run and before a real run: the first figure whose lists are under
+    :data:`FEW_UNITS` a side (the figures share the lists, so one fix serves them all). None
+    when every figure has enough units a side."""
+    for fig in figures:
+        d = fig.design
+        if d.smallest_side >= FEW_UNITS:
+            continue
+        grow = f" ({fig.grow})" if fig.grow else ""
+        if d.smallest_side < 2:
+            return f"{d.resamples()} give {fig.name} no interval at all; use at least 2{grow}"
         df = d.least_df()
-        problems.append(
-            f"leave as few as {df} degree{'s' if df != 1 else ''} of freedom "
-            f"(t {figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))})"
+        return (
+            f"{d.resamples()} leave {fig.name} a t interval with {df} degree"
+            f"{'s' if df != 1 else ''} of freedom "
+            f"(t {figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))}): "
+            f"too wide to say anything; use at least {FEW_UNITS} per list{grow}"
         )
-    if 2 * expected.t_half_width > fig.high - fig.low:
-        problems.append(
-            f"t·se would be ±{figure_text(expected.t_half_width)}, wider than the range "
-            f"{minus(f'[{fig.low:g}, {fig.high:g}]')}, so the interval would say little beyond "
-            "the range"
-        )
-    if not problems:
+    return None
+
+
+def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
+    """At most one line for a figure with enough units a side (fewer are
+    :func:`few_units_warning`'s, which already says the interval is too wide): an interval
+    whose t·se would be wider than the figure's whole range."""
+    d = fig.design
+    if d.smallest_side < FEW_UNITS or 2 * expected.t_half_width <= fig.high - fig.low:
         return []
-    advice = f"; use at least {FEW_UNITS} per list{grow}" if d.smallest_side < FEW_UNITS else ""
-    return [f"{fig.name}: {d.resamples()} " + " and ".join(problems) + advice]
+    return [
+        f"{fig.name}: {d.resamples()} give t·se ±{figure_text(expected.t_half_width)}, wider "
+        f"than the range {minus(f'[{fig.low:g}, {fig.high:g}]')}, so the interval would say "
+        "little beyond the range"
+    ]
 
 
 def figure_precision(
@@ -290,4 +304,5 @@ def plan_precision(
         [figure_precision(f, target_width=target_width, confidence=confidence) for f in figures],
         confidence,
         target_width,
+        few_units_warning(figures),
     )

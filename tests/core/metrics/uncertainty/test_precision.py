@@ -24,6 +24,7 @@ from diptych.core.metrics.uncertainty.precision import (
     components_of,
     decision_power,
     expected_interval,
+    few_units_warning,
     plan_precision,
     smallest_design,
 )
@@ -142,22 +143,31 @@ def test_the_smallest_design_reaches_the_target_and_one_less_does_not() -> None:
     assert expected_interval(design.resized(n - 1), comp, bounds=STS_RANGE).half_width > 10.0
 
 
-def test_the_plan_warns_once_per_figure_of_a_small_or_useless_design() -> None:
+def test_the_plan_warns_once_of_a_small_design_and_per_figure_of_a_useless_one() -> None:
     comp = implied_components()
 
-    def figure(n: int) -> PlannedFigure:
+    def figure(n: int, name: str = "") -> PlannedFigure:
         design = PlannedDesign("grid", UNITS, (n, n), 4, "identities")
-        return PlannedFigure(f"STS {n}", design, comp, *STS_RANGE)
+        return PlannedFigure(name or f"STS {n}", design, comp, *STS_RANGE)
 
-    plan = plan_precision([figure(2), figure(3), figure(8), figure(1)])
-    by_name = {w.split(":")[0]: w for w in plan.warnings}
-    assert set(by_name) == {"STS 1", "STS 2", "STS 3"}
-    assert "1 degree of freedom (t 12.7)" in by_name["STS 2"]
-    # 2 × 2: t(1)·se is far wider than the whole range.
-    assert "wider than the range [\N{MINUS SIGN}100, 100]" in by_name["STS 2"]
-    assert "2 degrees of freedom (t 4.30)" in by_name["STS 3"]
-    assert "no interval" in by_name["STS 1"]
-    assert all(w.count("\n") == 0 for w in plan.warnings)
+    # Lists under 4 a side: one line, the first such figure's, as a real run prints it.
+    plan = plan_precision([figure(8), figure(2), figure(3), figure(1)])
+    assert plan.warnings == [
+        "2 masculine × 2 feminine identities crossed in scenes leave STS 2 a t interval with "
+        "1 degree of freedom (t 12.7): too wide to say anything; use at least 4 per list"
+    ]
+    assert plan.warnings[0] == few_units_warning([figure(8), figure(2), figure(3), figure(1)])
+    assert plan_precision([figure(1), figure(2)]).warnings == [
+        "1 masculine × 1 feminine identity crossed in scenes give STS 1 no interval at all; "
+        "use at least 2"
+    ]
+    # 4 a side whose identities move the STS by ±100: t(3)·se is wider than the whole range.
+    wide = Components(100.0, 100.0, 0.0, 50.0, "a bound")
+    spread = PlannedFigure("STS wide", figure(4).design, wide, *STS_RANGE)
+    plan = plan_precision([figure(8), spread])
+    assert few_units_warning([figure(8), spread]) is None
+    assert [w.split(":")[0] for w in plan.warnings] == ["STS wide"], plan.warnings
+    assert "wider than the range [\N{MINUS SIGN}100, 100]" in plan.warnings[0]
 
 
 def test_decision_power_is_the_level_at_no_effect_and_grows_with_the_design() -> None:
