@@ -194,7 +194,12 @@ def listed_counts(status: str, counts: Mapping[str, int]) -> dict[str, int]:
     (:func:`outcome_words`) with ``_`` for a space: ``pending`` and ``not_bought`` both
     present, so a decided run reads 0 pending and its untried trials not bought."""
     named = {k.replace(" ", "_"): v for k, v in outcome_words(status, counts).items()}
-    return {PENDING: 0, NOT_BOUGHT.replace(" ", "_"): 0, **named}
+    unasked = (PENDING, NOT_BOUGHT.replace(" ", "_"))
+    # The outcomes in the store's order, then the two kinds of trial without one.
+    return {
+        **{k: v for k, v in named.items() if k not in unasked},
+        **{k: named.get(k, 0) for k in unasked},
+    }
 
 
 def outcome_line(status: str, counts: Mapping[str, int], sep: str = " · ") -> str:
