@@ -15,7 +15,9 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.table_fit import fit_table
 from diptych.core.audit.record import AuditRecord, PartRecord
+from diptych.core.audit.run_status import listed_counts
 from diptych.core.audit.sequential import PartLooks
+from diptych.core.audit.stopped import COUNTS_RECORDED
 
 #: From this width on the table has room for each audit's file hash (the JSON always has it).
 WIDE = 100
@@ -32,12 +34,15 @@ def list_audits(
         # failed trials and what asks them again; a decided one the look its gates stopped it
         # at and what that saved; a part of its file no run recorded is "not run" — "waiting"
         # while the audit runs — in the table and the JSON alike.
-        worded = [audit_words(ws, a) for a in ws.audits.list()]
+        recorded = ws.audits.list()
+        worded = [audit_words(ws, a) for a in recorded]
         where = ws.path
     audits = [w.audit for w in worded]
     told = {w.audit.id: w.status for w in worded}
     said = {w.audit.id: w.parts for w in worded}
     waiting = {w.audit.id: w.named(WAITING) for w in worded}
+    # The status each part was recorded in: its recorded counts are named in its words.
+    then = {(a.id, p.name): p.status for a in recorded for p in a.parts}
     if as_json:
         rows = [
             {
@@ -48,7 +53,10 @@ def list_audits(
                 "status": a.status,
                 "status_text": told[a.id],
                 "report": a.report,
-                "parts": [part_json(p, said[a.id][p.name]) for p in a.parts],
+                "parts": [
+                    part_json(p, said[a.id][p.name], then.get((a.id, p.name), p.status))
+                    for p in a.parts
+                ],
                 "not_run": [n for n, words in said[a.id].items() if words == NOT_RUN],
                 "waiting": waiting[a.id],
             }
@@ -95,12 +103,24 @@ def audits_table(
     return fit_table(table, console)
 
 
-def part_json(part: PartRecord, words: str) -> dict[str, Any]:
+def part_json(part: PartRecord, words: str, recorded: str | None = None) -> dict[str, Any]:
     """A part in ``audit list --json``: its record, its status in words (``status_text``:
-    ``words``, as the table says it) and, where its gates decided it before its design was
-    bought whole, the look (``look``: ``at`` of ``of``) and its design's requests ``bought``,
-    ``planned`` and ``saved``."""
+    ``words``, as the table says it), its counts named as ``diptych runs --json`` names its
+    run's (:func:`~diptych.core.audit.run_status.listed_counts`; those recorded before it moved
+    on in the status it was recorded in, ``recorded``) and, where its gates decided it before
+    its design was bought whole, the look (``look``: ``at`` of ``of``) and its design's
+    requests ``bought``, ``planned`` and ``saved``."""
     out = {**vars(part), "status_text": words}
+    detail = dict(part.detail)
+    if isinstance(detail.get("counts"), dict):
+        # Counted as ``diptych runs --json`` counts its run: a decided part's untried trials
+        # are not bought, not pending.
+        detail["counts"] = listed_counts(part.status, detail["counts"])
+    then = detail.get(COUNTS_RECORDED)
+    if isinstance(then, dict) and isinstance(then.get("counts"), dict):
+        counts = listed_counts(recorded or part.status, then["counts"])
+        detail[COUNTS_RECORDED] = {**then, "counts": counts}
+    out["detail"] = detail
     looks = PartLooks.of(part.detail)
     last = looks.last if looks is not None else None
     if part.status == "decided" and looks is not None and last is not None:

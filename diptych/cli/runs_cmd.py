@@ -25,7 +25,7 @@ from diptych.cli.runs_table import (
 )
 from diptych.cli.session_refs import exported_runs, named, run_named
 from diptych.cli.session_show import print_session
-from diptych.core.audit.run_status import outcome_line
+from diptych.core.audit.run_status import listed_counts, outcome_line
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
                     "status_text": r.said,
                     "trials": r.run.n_trials,
                     "models": [m["model_id"] for m in r.run.models],
-                    "counts": r.counts,
+                    "counts": listed_counts(r.run.status, r.counts),
                     "created_at": r.run.created_at,
                     "session": r.session,
                 }

@@ -12,6 +12,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from diptych.cli.kept_words import KeptWords, kept_together
 from diptych.core.audit.run_status import NOT_BOUGHT, outcome_words
 from diptych.core.report.formatting import tally
 from diptych.core.workspace import RunSummary
@@ -158,13 +159,14 @@ def _counts(
     status: str = "",
     *,
     outcomes: tuple[str, ...] = _OUTCOMES,
-) -> list[str]:
+) -> list[Any]:
     # A decided run's untried trials are not waiting for anything: "not bought", not "pending".
     words = outcome_words(status, counts)
     if wide:
         return [f"{trials:,}", *(f"{words.get(k, 0):,}" for k in outcomes)]
     counted = tally(words)
-    return [f"{trials:,}: {counted}" if counted else f"{trials:,}"]
+    # Each count with its word on one line: "1,476 not bought" is one thing.
+    return [KeptWords(kept_together(f"{trials:,}: {counted}" if counted else f"{trials:,}"))]
 
 
 def _when(ts: float) -> str:
@@ -173,14 +175,16 @@ def _when(ts: float) -> str:
 
 def _run_cells(
     summary: RunSummary, wide: bool, outcomes: tuple[str, ...], indent: str = ""
-) -> list[str]:
+) -> list[Any]:
     run = summary.run
-    cells = [indent + run.id, run.probe, _models([summary]), summary.said]
+    # A status is read by its looks and counts: none is parted across two lines.
+    said = KeptWords(kept_together(summary.said))
+    cells = [indent + run.id, run.probe, _models([summary]), said]
     cells += _counts(run.n_trials, summary.counts, wide, run.status, outcomes=outcomes)
     return cells + ([_when(run.created_at)] if wide else [])
 
 
-def _session_cells(row: SessionRow, wide: bool, outcomes: tuple[str, ...]) -> list[str]:
+def _session_cells(row: SessionRow, wide: bool, outcomes: tuple[str, ...]) -> list[Any]:
     probes = ", ".join(dict.fromkeys(r.run.probe for r in row.runs))
     cells = [row.label(not wide), probes, _models(row.runs), row.status]
     cells += _counts(row.search.trials, row.search.counts, wide, outcomes=outcomes)

@@ -87,6 +87,46 @@ def test_ctrl_c_in_the_probe_part_lists_the_part_interrupted_as_its_run(
         assert "interrupted" in table and "running" not in table, table
 
 
+def test_ctrl_c_of_an_audit_until_decided_lists_its_part_interrupted_with_its_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parts column says the interrupted part's own status and what it holds, as it says
+    a decided part's look and what that saved: not its name alone."""
+    from diptych.cli.progress import RichReporter
+
+    finished = RichReporter.trial_finished
+    seen = []
+
+    def then_ctrl_c(self: RichReporter, *args: Any) -> None:
+        finished(self, *args)
+        seen.append(args)
+        if len(seen) == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(RichReporter, "trial_finished", then_ctrl_c)
+    ws, file = str(tmp_path / "ws"), _audit(tmp_path)
+    code, out = call(capsys, "--store", ws, "audit", "run", file, "--until-decided",
+                     "--batches", "4", "--quiet")  # fmt: skip
+    monkeypatch.setattr(RichReporter, "trial_finished", finished)
+    assert code == 130, out
+    row, tables = _listed(capsys, monkeypatch, ws)
+    (part,) = row["parts"]
+    # What the run holds, counted from its trials: each distinct request asked once.
+    with open_store(Path(ws)) as store:
+        keys = store.db.execute(
+            "SELECT COUNT(DISTINCT t.key) AS n, COUNT(DISTINCT r.key) AS done FROM trials t"
+            " LEFT JOIN results r ON r.key = t.key WHERE t.run_id = ?",
+            (part["run_id"],),
+        ).fetchone()
+    planned, answered = int(keys["n"]), int(keys["done"])
+    assert 10 <= answered < planned, (answered, planned)
+    words = f"interrupted: {answered} of {planned} requests, {planned - answered} pending"
+    assert row["status_text"] == "interrupted" and part["status_text"] == words, row
+    for table in tables:
+        flat = " ".join(table.split())
+        assert f"pst-text {words}" in flat, table
+
+
 def test_a_part_bought_on_elsewhere_is_running_and_its_audit_is_not(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

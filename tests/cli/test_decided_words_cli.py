@@ -78,7 +78,8 @@ def test_a_run_stopped_by_its_gates_reads_decided(
         "cost not priced." in said, out  # fmt: skip
     code, listed_out = call(capsys, "--store", ws, "runs", "--json")
     (listed,) = json.loads(listed_out)
-    assert listed["status"] == "decided" and listed["counts"]["pending"] == saved
+    assert listed["status"] == "decided" and listed["counts"]["not_bought"] == saved
+    assert listed["counts"]["pending"] == 0, listed
     code, out = call(capsys, "--store", ws, "resume", run_id, "--yes", "--quiet")
     assert code == 0, out
     code, out = call(capsys, "--store", ws, "runs", "--json")

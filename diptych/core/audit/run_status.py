@@ -50,9 +50,10 @@ BOUGHT_ON = "decided, bought on"
 
 def unasked_word(status: str) -> str:
     """What a run with ``status`` calls its trials with no outcome, in every listing:
-    :data:`NOT_BOUGHT` for a decided run, :data:`PENDING` for any other (a buy-on of a decided
-    run that is running or was stopped is waiting to get them)."""
-    return NOT_BOUGHT if status == "decided" else PENDING
+    :data:`NOT_BOUGHT` for a decided run (:data:`BOUGHT_ON` too, in short), :data:`PENDING`
+    for any other (a buy-on of a decided run that is running or was stopped is waiting to get
+    them)."""
+    return NOT_BOUGHT if status in ("decided", BOUGHT_ON) else PENDING
 
 
 def bought_on_words(looks: PartLooks | None) -> str:
@@ -185,6 +186,20 @@ def outcome_words(status: str, counts: Mapping[str, int]) -> dict[str, int]:
     :func:`unasked_word` (a decided run's are ``not bought``: nothing is waiting to buy them)."""
     word = unasked_word(status)
     return {(word if k == PENDING else k): v for k, v in counts.items()}
+
+
+def listed_counts(status: str, counts: Mapping[str, int]) -> dict[str, int]:
+    """The run's trials by outcome as every JSON listing gives them (``diptych runs --json``,
+    a part's ``counts`` in ``diptych audit list --json``), in the table's words
+    (:func:`outcome_words`) with ``_`` for a space: ``pending`` and ``not_bought`` both
+    present, so a decided run reads 0 pending and its untried trials not bought."""
+    named = {k.replace(" ", "_"): v for k, v in outcome_words(status, counts).items()}
+    unasked = (PENDING, NOT_BOUGHT.replace(" ", "_"))
+    # The outcomes in the store's order, then the two kinds of trial without one.
+    return {
+        **{k: v for k, v in named.items() if k not in unasked},
+        **{k: named.get(k, 0) for k in unasked},
+    }
 
 
 def outcome_line(status: str, counts: Mapping[str, int], sep: str = " · ") -> str:

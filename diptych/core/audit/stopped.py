@@ -26,6 +26,7 @@ from diptych.core.audit.run_status import (
     listed_status,
     status_text,
     trials_asked,
+    unasked_word,
 )
 from diptych.core.audit.schema import parse_audit
 from diptych.core.audit.sequential import PartLooks, SequentialSummary
@@ -292,10 +293,26 @@ def part_status_text(store: Store, part: PartRecord) -> str:
     (:data:`~diptych.core.audit.run_status.BOUGHT_ON`) the look and what its run holds now,
     the requests not bought the ones its gates still save; any other its status."""
     looks = part_looks(store, part)
+    if part.status == "interrupted" and part.run_id:
+        return interrupted_words(store, part.run_id, looks)
     if part.status not in ("decided", BOUGHT_ON) or looks is None or not part.run_id:
         return part.status
     answered = store.requests_answered(part.run_id)[0]
     return status_text("decided", looks, answered)
+
+
+def interrupted_words(store: Store, run_id: str, looks: PartLooks | None) -> str:
+    """A part whose run was stopped (Ctrl-C, a fault) with what it holds, as a decided part
+    says what it bought: "interrupted: 10 of 156 requests, 146 pending" (a run bought on since
+    its gates decided it names the look, :func:`status_text`)."""
+    answered, planned = store.requests_answered(run_id)
+    said = status_text("interrupted", looks, answered)
+    if said != "interrupted":
+        return said
+    rest = planned - answered
+    return f"interrupted: {answered:,} of {planned:,} requests" + (
+        f", {rest:,} {unasked_word('interrupted')}" if rest else ""
+    )
 
 
 def audit_status_text(store: Store, audit: AuditRecord) -> str:
