@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,6 +167,7 @@ def write_audit_report(
     if store is not None:
         # The commands are pasted in the report's own directory: their paths start there.
         audit.store, audit.cwd = str(store), str(Path(cwd or out_dir).resolve())
+        audit.folder = os.path.normpath(cwd or out_dir)
         for part in audit.runs:
             part.store, part.cwd = audit.store, audit.cwd
     if audit.scope.get("gates") and gates is not None:
