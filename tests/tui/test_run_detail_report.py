@@ -35,8 +35,10 @@ def testing_plugins() -> object:
 
 
 def _said(report: Path) -> list[str]:
-    """The report's Markdown without the date it was written (the two are minutes apart)."""
+    """The report's Markdown without the date it was written (the two are minutes apart), its
+    own folder's name (where its commands run from) as one word."""
     text = (report / "report.md").read_text(encoding="utf-8")
+    text = text.replace(f"runs from `{report.name}/`", "runs from `FOLDER/`")
     return [line for line in text.splitlines() if not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", line)]
 
 
@@ -69,6 +71,9 @@ async def test_the_tui_writes_the_report_diptych_report_writes(
 
     tui, by_cli = _said(tmp_path / "tui"), _said(tmp_path / "cli")
     assert tui == by_cli
+    # The TUI hands a whole path: the folder is named from where the app was started.
+    page = (tmp_path / "tui" / "report.md").read_text(encoding="utf-8")
+    assert "Every command below runs from `tui/`, this report's folder" in page
     # What that report is: the audit's, its gate decided on the anytime-valid interval.
     assert tui[0].startswith("# Audit seq (a.yaml): 1 of 1 gate passes")
     data = json.loads((tmp_path / "tui" / "report.json").read_text(encoding="utf-8"))

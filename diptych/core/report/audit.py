@@ -256,6 +256,9 @@ class Audit:
     #: The workspace the runs are in and the report's own directory (see :class:`RunPart`).
     store: str | None = None
     cwd: str | None = None
+    #: The report's folder as it was named when written (``ws``): the folder every command of
+    #: "How to reproduce" runs from, said in one line, since pasted elsewhere they fail.
+    folder: str | None = None
     #: Every audited model side by side (a ``Standings``) where the report covers several.
     standings: Any = None
     #: An organisation's framework files (paths), mapped after the shipped ones.

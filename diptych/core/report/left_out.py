@@ -26,9 +26,11 @@ class LeftOut:
     command: str | None
 
     #: What the command does, after it.
+    #: Without a terminal to ask at, it buys nothing unless --yes is given: said, so that a
+    #: pasted command's refusal is no surprise.
     how = (
-        "runs the audit whole (what is stored is not bought again) and writes its report to "
-        f"{WHOLE}/"
+        "runs the audit whole: it asks before it buys what is not stored (with --yes it buys "
+        f"without asking; what is stored is not bought again) and writes its report to {WHOLE}/"
     )
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,6 +167,7 @@ def write_audit_report(
     if store is not None:
         # The commands are pasted in the report's own directory: their paths start there.
         audit.store, audit.cwd = str(store), str(Path(cwd or out_dir).resolve())
+        audit.folder = _as_named(Path(cwd or out_dir))
         for part in audit.runs:
             part.store, part.cwd = audit.store, audit.cwd
     if audit.scope.get("gates") and gates is not None:
@@ -179,6 +181,15 @@ def write_audit_report(
 
         audit.draft = asyncio.run(draft_narrative(draft_with, audit))
     return write_audit(audit, out_dir, chosen)
+
+
+def _as_named(folder: Path) -> str:
+    """``folder`` as a user in this process's directory names it: relative where it lies
+    under it (the TUI hands a whole path), else as given."""
+    here = Path.cwd().resolve()
+    if folder.resolve().is_relative_to(here):
+        return os.path.normpath(os.path.relpath(folder.resolve(), here))
+    return os.path.normpath(folder)
 
 
 def standings_of(source: AuditSource, audit: Audit) -> Any:

@@ -204,8 +204,13 @@ class Audits(Namespace):
         """What a report of ``run_ids`` says produced it when they are a recorded audit's runs
         (the newest such audit whose gates read only these runs): its name, id, hash, file,
         parts and gates, as ``audit run`` hands them to its own report, so that ``diptych
-        report`` of an audit's runs keeps its gates; None when no recorded audit fits."""
-        return _gates.report_scope(self._store, run_ids)
+        report`` of an audit's runs keeps its gates, and the parts of its file no run of it
+        recorded (:meth:`not_run`), which the report says it left out as the audit's own does;
+        None when no recorded audit fits."""
+        scope = _gates.report_scope(self._store, run_ids)
+        if scope is None:
+            return None
+        return {**scope, "not_run": self.not_run(self.get(scope["audit_id"]))}
 
     def write_report(
         self,

@@ -39,7 +39,10 @@ def test_an_audit_bought_until_decided_names_the_part_it_did_not_run(
     assert code == 0, out
     parts = "Left out of this report, of its audit file: part identities not run (no gate reads it)"
     command = "diptych --store ../ws audit run ../a.yaml --out whole-audit"
-    how = "runs the audit whole (what is stored is not bought again) and writes its report to "
+    how = (
+        "runs the audit whole: it asks before it buys what is not stored (with --yes it buys "
+        "without asking; what is stored is not bought again) and writes its report to "
+    )
     markdown = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     opening = markdown.split("\n## Contents", 1)[0]
     assert f"{parts}; `{command}` {how}whole-audit/." in opening
@@ -62,3 +65,25 @@ def test_a_report_of_runs_leaves_nothing_out(
     assert "Left out" not in (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     data = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
     assert data["verdict"]["left_out"] == ""
+
+
+def test_the_report_of_an_audits_runs_names_the_part_it_did_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `diptych report RUN` of the audit's runs is titled as the audit: it says what the
+    # audit's own report says it left out.
+    monkeypatch.chdir(tmp_path)
+    _audit_with_search(tmp_path)
+    code, out = call(capsys, "--store", "ws", "audit", "run", "a.yaml", "--until-decided",
+                     "--batches", "4", "--out", "rep", "--quiet")  # fmt: skip
+    assert code == 0, out
+    data = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    runs = [r["run"] for r in data["runs"]]
+    code, out = call(capsys, "--store", "ws", "report", *runs, "--out", "again")
+    assert code == 0, out
+    markdown = (tmp_path / "again" / "report.md").read_text(encoding="utf-8")
+    opening = markdown.split("\n## Contents", 1)[0]
+    assert opening.startswith("# Audit left-out")
+    parts = "Left out of this report, of its audit file: part identities not run (no gate reads it)"
+    command = "diptych --store ../ws audit run ../a.yaml --out whole-audit"
+    assert f"{parts}; `{command}` runs the audit whole" in opening
