@@ -121,6 +121,8 @@ def test_a_run_read_by_a_second_audit_keeps_the_looks_the_first_took(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    # Wide enough that `show` prints the figure's name and interval on one line each.
+    monkeypatch.setenv("COLUMNS", "200")
     ws = tmp_path / ".diptych"
     files = {
         name: str(planted_audit(tmp_path / f"{name}.yaml", [GATE], MASC, FEM, name=name, seed=2))

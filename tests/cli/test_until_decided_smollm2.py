@@ -25,12 +25,14 @@ def test_the_offline_example_stops_once_its_gate_is_decided(
     code, out = call(capsys, "--store", str(tmp_path / "ws"), "audit", "run", str(EXAMPLE),
                      "--until-decided", "--out", str(out_dir), "--quiet")  # fmt: skip
     assert code == 0, out
-    found = re.search(r"stopped: every gate decided; bought ([\d,]+) of 1,640 requests", out)
+    # The status line counts what was bought and saved; the stop line under it says why.
+    found = re.search(r"decided at look \d+ of 10: ([\d,]+) of 1,640 requests", out)
     assert found is not None, out
     bought = int(found.group(1).replace(",", ""))
     # Stopped at a batch's end, before the design's: a tenth of it at a time.
     assert bought < REQUESTS and bought % 164 == 0
-    assert f"saved {REQUESTS - bought:,} requests" in out
+    assert f"of 1,640 requests, {REQUESTS - bought:,} saved" in out
+    assert "stopped: every gate decided in " in out
     assert "not run (no gate reads them): identities" in out
     assert "1 passed, 0 failed, 0 inconclusive → exit 0" in out
     report = json.loads((out_dir / "report.json").read_text())

@@ -67,13 +67,16 @@ def _gated_json(tmp_path: Path, glossary: str) -> Path:
     return tmp_path
 
 
-def test_a_gated_figure_at_a_look_needs_the_gated_clause(tmp_path: Path) -> None:
-    # "anytime-valid" alone in the glossary (a figure no gate read) is not the gate's clause.
-    own = PLAIN + " In this report: for a figure no gate read, anytime-valid over its own looks."
-    found = interval_kind_problems(_gated_json(tmp_path, own))
+def test_a_figure_at_a_look_needs_a_clause_naming_the_looks(tmp_path: Path) -> None:
+    # "anytime-valid" alone in the glossary does not say over which looks "look 2 of 2" counts.
+    loose = PLAIN + " In this report: for a figure of a stopped run, anytime-valid."
+    found = interval_kind_problems(_gated_json(tmp_path, loose))
     assert len(found) == 1
-    assert found[0].startswith("json: prints anytime-valid at a gate's look intervals")
+    assert found[0].startswith("json: prints anytime-valid at a look intervals")
     assert interval_kind_problems(_gated_json(tmp_path, PLAIN + GATED_CLAUSE)) == []
+    # The report of a run its gates stopped early: the run's own looks.
+    own = PLAIN + " In this report: for a figure no gate read, anytime-valid over its own looks."
+    assert interval_kind_problems(_gated_json(tmp_path, own)) == []
 
 
 def test_a_page_with_no_interval_names_no_kind(tmp_path: Path) -> None:

@@ -21,15 +21,17 @@ from typing import Any
 from tests.support.surfaces.report_json import json_display_texts
 
 #: Each kind of interval: the words that say a page prints it, and the words of its glossary
-#: clause. A gated figure "look k of n" needs the gated clause, not only "anytime-valid".
+#: clause. A figure at "look k of n" needs a clause naming the looks, not only "anytime-valid".
 KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "bootstrap": (re.compile(r"\bbootstrap|\bBCa\b"), re.compile(r"\bbootstrap")),
     "t": (re.compile(r"\bt intervals?\b"), re.compile(r"\bt intervals?\b")),
     # Named as a page names an interval ("95% anytime-valid interval"), not a method's account.
     "anytime-valid": (re.compile(r"\d% anytime-valid interval"), re.compile(r"anytime-valid")),
-    "anytime-valid at a gate's look": (
+    # "look k of n" is explained by a clause that says over which looks: a gate's (an audit's
+    # report) or the run's own (the report of a run its gates stopped early).
+    "anytime-valid at a look": (
         re.compile(r"anytime-valid interval, look \d+ of \d+"),
-        re.compile(r"gate decided at a look\b[^.;]*anytime-valid"),
+        re.compile(r"anytime-valid over (the|its own) looks"),
     ),
     "fixed-design": (re.compile(r"\d% fixed-design interval"), re.compile(r"fixed-design")),
     "fixed at a gate's level": (
