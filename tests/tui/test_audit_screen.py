@@ -126,10 +126,7 @@ async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert opened == [html.resolve().as_uri()]
-        summary = str(screen.query_one("#summary", Static).render())
-        assert "no report yet" not in summary
-        # The page is named, not only its folder: with no display, the path said is opened.
-        assert f"report: {html.resolve()}" in "".join(summary.split("\n")), summary
+        assert "no report yet" not in str(screen.query_one("#summary", Static).render())
 
 
 async def test_question_mark_in_the_path_field_opens_help_and_types_nothing(

@@ -25,17 +25,6 @@ from diptych.core.report.gates import GateLine
 from diptych.core.report.reproduce import COMMAND_LINE
 from diptych.core.workspace import Estimate, Workspace
 
-#: An audit file, or a recorded audit opened from the text it recorded (its file moved).
-Source = Path | AuditRecord
-
-#: Each count with its unit, in the table and a part's card alike: trials planned and stored,
-#: and the requests a run of the file would ask (for a part its gates decided, those its stop
-#: saved, as its status says), which are not the trials left (a request may ask several).
-COLUMNS = ("part", "kind", "probe", "trials", "trials stored", "requests to run", "cost", "status")
-#: The gates table, verdict first: what a release decision reads; its intervals named by how
-#: they were made, as ``diptych audit gate`` names them (:func:`gate_headers`).
-GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
-
 
 @dataclass
 class RecordedFound(Message):

@@ -43,10 +43,7 @@ from diptych.tui.screens.audit.messages import (
 from diptych.tui.screens.audit.path_field import PathField
 from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
 from diptych.tui.screens.audit.rows import (
-    COLUMNS,
-    GATE_COLUMNS,
     RecordedFound,
-    Source,
     gate_table,
     moved_line,
     part_rows,
@@ -60,6 +57,17 @@ from diptych.tui.screens.audit.watch import AuditStoreRead, StoreMark, read_mark
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
+
+#: An audit file, or a recorded audit opened from the text it recorded (its file moved).
+Source = Path | AuditRecord
+
+#: Each count with its unit, in the table and a part's card alike: trials planned and stored,
+#: and the requests a run of the file would ask (for a part its gates decided, those its stop
+#: saved, as its status says), which are not the trials left (a request may ask several).
+COLUMNS = ("part", "kind", "probe", "trials", "trials stored", "requests to run", "cost", "status")
+#: The gates table, verdict first: what a release decision reads; its intervals named by how
+#: they were made, as ``diptych audit gate`` names them (:func:`.rows.gate_headers`).
+GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
 
 class AuditScreen(Screen[None]):
@@ -127,13 +135,11 @@ class AuditScreen(Screen[None]):
         with VerticalScroll(id="body"):
             # The audits this workspace recorded, to open one without typing its path.
             yield OptionList(id="recorded")
-            # Fitted to the width: the figure's name wraps, the value, interval and rule whole;
-            # first in the body, so that a gate's verdict, value, interval and rule are in view
-            # as the audit opens at 60x20, not under the heading's lines.
-            yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
             # The gates' heading (the audit's id, how many pass, why it stopped early) wraps on
             # lines of its own: as the table's title it was cut at the frame's end.
             yield WholeNumbers("", id="gates-note")
+            # Fitted to the width: the figure's name wraps, the value, interval and rule whole.
+            yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
             # Fitted too: a part's status and cost are never scrolled off to the right.
             yield FitTable(COLUMNS, id="parts", zebra_stripes=True)
         yield WholeNumbers("", id="summary")
@@ -479,11 +485,8 @@ class AuditScreen(Screen[None]):
         if self.report is None:
             self._say("no report yet: run the audit to the end (^r)")
             return
-        # The page opened is named, as Run detail names the report it wrote: with no display
-        # to open it on, the path said is the one to open.
-        page = self.report.resolve().with_name("report.html")
-        self.app.open_url(page.as_uri())
-        self._say(f"report: {page}")
+        self.app.open_url(self.report.resolve().with_name("report.html").as_uri())
+        self._say(f"report: {self.report.parent}")
 
     # --- drawing ------------------------------------------------------------------------------
 
