@@ -54,9 +54,10 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
     assert listed["status"] == "interrupted"
     code, out = call(capsys, "--store", ws, "audit", "list")
     assert code == 0 and "decided" not in out and " interrupted " in out, out
-    # Its part by name: its words are the audit's.
+    # Its part by name, in the audit's one state, with what it holds.
     (row,) = [line.split() for line in out.splitlines() if "run-pst-text-" in line]
-    assert (row[1], row[-1]) == ("interrupted", "pst-text"), out
+    assert row[1] == "interrupted" and row[3:5] == ["pst-text", "interrupted:"], out
+    assert " ".join(row[5:]).endswith("requests, 101 pending"), out
     code, out = call(capsys, "--store", ws, "audit", "list", "--json")
     ((part,),) = [a["parts"] for a in json.loads(out)]
     assert json.loads(out)[0]["status"] == part["status"] == "interrupted"

@@ -17,8 +17,10 @@ def test_tally_separates_thousands_and_leaves_out_empty_outcomes() -> None:
 
 def test_the_runs_listing_separates_thousands() -> None:
     counts: dict[str, Any] = {"done": 656, "refused": 0, "failed": 0, "pending": 5904}
-    assert _counts(6560, counts, False, "decided") == ["6,560: 656 done, 5,904 not bought"]
-    assert _counts(6560, counts, False, "partial") == ["6,560: 656 done, 5,904 pending"]
+    decided = [str(c) for c in _counts(6560, counts, False, "decided")]
+    assert decided == ["6,560: 656 done, 5,904 not bought"]
+    partial = [str(c) for c in _counts(6560, counts, False, "partial")]
+    assert partial == ["6,560: 656 done, 5,904 pending"]
     wide = _counts(6560, counts, True)
     assert wide[0] == "6,560" and "5,904" in wide
 

@@ -303,12 +303,10 @@ def part_status_text(store: Store, part: PartRecord) -> str:
 
 def interrupted_words(store: Store, run_id: str, looks: PartLooks | None) -> str:
     """A part whose run was stopped (Ctrl-C, a fault) with what it holds, as a decided part
-    says what it bought: "interrupted: 10 of 156 requests, 146 pending" (a run bought on since
-    its gates decided it names the look, :func:`status_text`)."""
+    says what it bought: "interrupted: 10 of 156 requests, 146 pending". A run bought on since
+    its gates decided it is in one state, interrupted, and says nothing of the decision."""
+    del looks  # the run's state now, whatever looks it was decided at before
     answered, planned = store.requests_answered(run_id)
-    said = status_text("interrupted", looks, answered)
-    if said != "interrupted":
-        return said
     rest = planned - answered
     return f"interrupted: {answered:,} of {planned:,} requests" + (
         f", {rest:,} {unasked_word('interrupted')}" if rest else ""
