@@ -24,11 +24,19 @@ from diptych.tui.workers import load_standings
 
 
 class PageTable(FitTable):
-    """A table of the page: Up on its first row, or Home, brings the heading above it (the
-    design line: what was compared, on which figure) back into view, as a page reads."""
+    """A table of the page, read with the arrow keys alone as a page is read: Down on its
+    last row reads on (the page scrolls a few lines, and the next table takes the keys once
+    its top is in view), Up on its first row brings the heading above it (the design line:
+    what was compared, on which figure) back into view, then reads back up the same way."""
+
+    #: Lines the page moves for a key pressed past a table's end: a note stays readable.
+    STEP = 3
+
+    def _body(self) -> VerticalScroll:
+        return self.screen.query_one("#body", VerticalScroll)
 
     def _heading_into_view(self) -> None:
-        body = self.screen.query_one("#body", VerticalScroll)
+        body = self._body()
         children = list(body.children)
         k = children.index(self) if self in children else 0
         heading = children[k - 1] if k > 0 else None
@@ -37,15 +45,55 @@ class PageTable(FitTable):
         else:
             body.scroll_to_widget(heading, top=True, animate=False)
 
+    def _heading_in_view(self) -> bool:
+        body = self._body()
+        children = list(body.children)
+        k = children.index(self) if self in children else 0
+        top = children[k - 1] if k > 0 else self
+        return body.scroll_y == 0 or top.region.y >= body.region.y
+
+    def _neighbour(self, step: int) -> PageTable | None:
+        tables = list(self.screen.query(PageTable))
+        k = tables.index(self) + step
+        return tables[k] if 0 <= k < len(tables) else None
+
+    def _read_on(self) -> None:
+        body = self._body()
+        after = self._neighbour(+1)
+        middle = body.region.y + body.region.height // 2
+        if after is not None and after.region.height and after.region.y <= middle:
+            after.focus(scroll_visible=False)
+            after.move_cursor(row=0, scroll=False)
+            return
+        body.scroll_relative(y=self.STEP, animate=False)
+
+    def _read_back(self) -> None:
+        if not self._heading_in_view():
+            self._heading_into_view()
+            return
+        body = self._body()
+        before = self._neighbour(-1)
+        if before is not None and before.region.height and before.region.bottom > body.region.y:
+            before.focus(scroll_visible=False)
+            before.move_cursor(row=max(before.row_count - 1, 0), scroll=False)
+            return
+        body.scroll_relative(y=-self.STEP, animate=False)
+
     def action_first(self) -> None:
         super().action_first()
         self._heading_into_view()
 
     def action_cursor_up(self) -> None:
         if self.cursor_row <= 0:
-            self._heading_into_view()
+            self._read_back()
             return
         super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        if self.cursor_row >= self.row_count - 1:
+            self._read_on()
+            return
+        super().action_cursor_down()
 
 
 class StandingsScreen(Screen[None]):
