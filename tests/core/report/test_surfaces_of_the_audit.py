@@ -52,12 +52,6 @@ def test_one_run_of_each_probe(
     assert_report_surfaces(out, browser=browser)
 
 
-@pytest.mark.xfail(
-    reason="on paper the pst-text chart's first rows, which would fit under page 2's headings, "
-    "start page 3: the chart's kept lead with its repeated head and foot measures taller in "
-    "Chromium than the page-fill check counts",
-    strict=False,
-)
 def test_the_five_run_audit(report_dir: Path, browser: Any) -> None:
     assert_report_surfaces(report_dir, browser=browser)
 

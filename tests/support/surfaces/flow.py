@@ -26,6 +26,8 @@ FLOW_ROOM = 60.0
 #: Each page's part of a chart that flows over pages, with its legend and axis, takes at least
 #: this share of a page: a part of two rows is a fragment the reader turns a page for.
 LEAST_CHART_PART = 1 / 3
+#: Two words' feet further apart than this (in points) are on two lines (9 pt prints 13.5 apart).
+LINE_GAP = 5.0
 #: CSS px a PDF point.
 PX = 96 / 72
 #: What a page's first block loses of its height at the top of a page and takes back under
@@ -175,12 +177,17 @@ def thin_page_problems(
     tops: list[float],
     bottoms: dict[int, float],
     lines: dict[int, list[float]],
+    heads: dict[int, float] | None = None,
 ) -> list[str]:
     """A page under :data:`HALF` full (the last excepted) before a page that opens with a block:
     either the block would have begun under it, or the block, with the headings kept with it,
     is kept whole over more than half a page, which no block but a table that fits a page may
     be (a page under half full is then never needed). ``room`` is what each page has left
-    under its last word, ``tops`` where each page's column starts."""
+    under its last word, ``tops`` where each page's column starts, ``heads`` each word's top.
+
+    What the block needs under the page's last word is its height from :func:`text_above`:
+    a heading under a boxed contents needs more than a heading's margin (:data:`TOP_MARGIN`,
+    the allowance where that is not known)."""
     out = []
     for n in range(len(fills) - 1):
         if fills[n] >= HALF:
@@ -190,12 +197,36 @@ def thin_page_problems(
             continue
         foot, what, table = first
         height = foot - tops[n + 1]
+        base = text_above(placed, n + 1, bottoms, lines, heads)
+        need = height + TOP_MARGIN if base is None else foot - base
         said = f"page {n + 1} is {fills[n]:.0%} full, and the first {height:.0f} pt of page {n + 2}"
-        if height + TOP_MARGIN <= room[n]:
+        if need <= room[n]:
             out.append(f"{said} (“{what}”) would have fitted under it")
         elif not table:
             out.append(f"{said} (“{what}”) are kept together: more than half a page")
     return out
+
+
+def text_above(
+    placed: list[Placed],
+    page: int,
+    bottoms: dict[int, float],
+    lines: dict[int, list[float]],
+    heads: dict[int, float] | None,
+) -> float | None:
+    """Where, in ``page``'s own points, the text before the page would end were the page's first
+    block under it: the block's first word's top less what the page laid out in one column
+    holds between the two (its ``above``: margins, a box's padding and border). None when the
+    page opens with no block of its own (one runs onto it from the page before), or the gap is
+    not known."""
+    if heads is None or any(p.page < page <= p.end_page for p in placed):
+        return None
+    start = min((p for p in placed if p.page == page), key=lambda p: p.first, default=None)
+    # Its first word on the page's first line: no text before it on the page.
+    if start is None or not lines.get(page) or bottoms[start.first] > lines[page][0] + LINE_GAP:
+        return None
+    above = start.element.get("above")
+    return None if above is None else heads[start.first] - above / PX
 
 
 #: A last page under this share of its column holds more than the report's last section.
@@ -224,17 +255,20 @@ def lone_last_section(placed: list[Placed], fills: list[float]) -> list[str]:
 SHORT_LAST_PAGE = 10
 
 
-def last_page_problems(room: list[float], lines: dict[int, list[float]]) -> list[str]:
+def last_page_problems(
+    room: list[float], lines: dict[int, list[float]], base: float | None = None
+) -> list[str]:
     """A last page of a few lines (:data:`SHORT_LAST_PAGE`) that the page before it had room
     for: ``room`` is what each page has left under its last word, ``lines`` each page's line
-    feet, top to bottom (its first line's foot stands for the page's top)."""
+    feet, top to bottom (its first line's foot stands for the page's top), ``base`` where the
+    page before's last word would stand above them (:func:`text_above`), where known."""
     last = len(room) - 1
     feet = lines.get(last, [])
     if last < 1 or not feet or len(feet) > SHORT_LAST_PAGE:
         return []
     # The lines' height, with the first line's own (its foot less the line below's spacing).
     spacing = min((b - a for a, b in zip(feet, feet[1:], strict=False)), default=14.0)
-    height = feet[-1] - feet[0] + spacing + TOP_MARGIN
+    height = feet[-1] - feet[0] + spacing + TOP_MARGIN if base is None else feet[-1] - base
     if height > room[last - 1]:
         return []
     return [

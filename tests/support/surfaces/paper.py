@@ -32,6 +32,7 @@ import pytest
 
 from tests.support.surfaces.flags import broken_option_problems
 from tests.support.surfaces.flow import (
+    LINE_GAP,
     PAGE_TABLE,
     ChartParts,
     Placed,
@@ -43,6 +44,7 @@ from tests.support.surfaces.flow import (
     note_problems,
     part_problems,
     table_parts,
+    text_above,
     thin_page_problems,
 )
 from tests.support.surfaces.ids import whole_word_problems
@@ -58,8 +60,6 @@ SHORT_TABLE = 10
 SHORT_CODE = 24
 #: A heading in this bottom share of a page must have its content under it on that page.
 FOOT = 1 / 5
-#: Two words' feet further apart than this (in points) are on two lines (9 pt prints 13.5 apart).
-LINE_GAP = 5
 #: A paragraph of at most this many lines (a line that wraps once) never splits over two pages.
 LINE_SPLIT = 2
 _WORD = re.compile(
@@ -126,6 +126,23 @@ _ELEMENTS = """() => {
   // The contents (its words would be found for the headings they name) is one paragraph, its
   // heading with it.
   const selector = 'nav, h2, h3, h4, dt, figure, tr, li, p';
+  // How far an element's first text prints under the last text before it (margins, a box's
+  // padding and border between them): the room it needs when it follows that text on a page.
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const rects = n => { const r = document.createRange(); r.selectNodeContents(n);
+    return n.textContent.trim() ? [...r.getClientRects()].filter(q => q.height > 0) : []; };
+  const above = el => {
+    let n, top = null;
+    for (walker.currentNode = el; (n = walker.nextNode()) && el.contains(n);) {
+      const rs = rects(n);
+      if (rs.length) { top = Math.min(...rs.map(q => q.top)); break; }
+    }
+    for (walker.currentNode = el; top !== null && (n = walker.previousNode());) {
+      const rs = rects(n);
+      if (rs.length) return top - Math.max(...rs.map(q => q.bottom));
+    }
+    return null;
+  };
   for (const el of document.querySelectorAll(selector)) {
     if (!shown(el)) continue;
     const tag = el.tagName;
@@ -209,7 +226,7 @@ _ELEMENTS = """() => {
       'thead')) + high(el.querySelector('tbody')) + high(el.querySelector('tfoot')) : 0;
     const contents = tag === 'NAV';
     out.push({kind, text, after, contents, table: table_index, rows, short, height, band, list,
-              items, list_height, lead, closing, caption, kept});
+              items, list_height, lead, closing, caption, kept, above: above(el)});
   }
   return out;
 }"""
@@ -413,7 +430,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
             problems.append(f"page {n + 1} of {pages} is {fills[n]:.0%} full")
     room = _room(printed)
     problems += thin_page_problems(placed, fills, *room)
-    problems += last_page_problems(room[0], room[3])
+    problems += last_page_problems(room[0], room[3], text_above(placed, pages - 1, *room[2:]))
     problems += lone_last_section(placed, fills)
     return problems
 
@@ -463,10 +480,10 @@ def _lines(feet: list[float]) -> int:
 
 def _room(
     printed: Printed,
-) -> tuple[list[float], list[float], dict[int, float], dict[int, list[float]]]:
+) -> tuple[list[float], list[float], dict[int, float], dict[int, list[float]], dict[int, float]]:
     """Under each page's last word, the room left in its column; where each column starts (the
     report's margin, or a page's first word where it prints above it); each word's foot; each
-    page's line feet, top to bottom."""
+    page's line feet, top to bottom; each word's top."""
     room, tops = [], []
     lines: dict[int, list[float]] = {}
     for n, height in enumerate(printed.heights):
@@ -476,4 +493,4 @@ def _room(
         tops.append(min([PAGE_MARGIN_TOP, *(w.y0 for w in words)]))
         room.append(height - PAGE_MARGIN_TOP - (feet[-1] if feet else PAGE_MARGIN_TOP))
     bottoms = {i: w.y1 for i, w in enumerate(printed.words)}
-    return room, tops, bottoms, lines
+    return room, tops, bottoms, lines, {i: w.y0 for i, w in enumerate(printed.words)}
