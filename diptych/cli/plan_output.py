@@ -6,6 +6,7 @@ buying stopped.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +118,13 @@ def print_look(batch: int, batches: int, report: Any) -> None:
 
 def _number(value: float | None) -> str:
     return figure_text(value)
+
+
+def says_counts(*lines: str) -> bool:
+    """Whether a status line above already named the requests bought and saved ("decided at
+    look 1 of 4: 36 of 144 requests, 108 saved"): :func:`print_stop` then says only why it
+    stopped, so each count is said once."""
+    return any(re.search(r"\d of [\d,]+ requests", line) for line in lines)
 
 
 def print_stop(
