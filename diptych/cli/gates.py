@@ -136,7 +136,7 @@ def run_gated(
     if outcome.sequential is not None:
         # A decided run's words above named what it bought and saved: not said again.
         print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept,
-                   says_counts(*said))  # fmt: skip
+                   says_counts(*said), asked_said=False)  # fmt: skip
     if outcome.report is None:
         typer.echo("run the same command again to continue", err=True)
         return 1
