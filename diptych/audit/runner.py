@@ -43,7 +43,7 @@ from diptych.core.audit import PartRecord
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.schema import AuditFile
 from diptych.core.audit.sequential import DEFAULT_BATCHES, PartLooks
-from diptych.core.audit.stopped import failed_words
+from diptych.core.audit.stopped import failed_words, parts_not_run
 from diptych.core.cost import answered
 from diptych.core.errors import UsageError
 from diptych.core.report.audit import cost_paid
@@ -197,7 +197,8 @@ async def _run_until_decided(
     # its run or its findings stay in the report.
     kept = plan.reused([p for p in plan.parts if p.part.name not in wanted], stored.parts)
     reused = [p.name for p in kept]
-    skipped = [p.part.name for p in plan.parts if p.part.name not in {*wanted, *reused}]
+    # In the words of its record from now on (``diptych audit list``): the same rule.
+    skipped = parts_not_run(audit, {*wanted, *reused})
     for part in kept:
         # Kept from an earlier run: every listing says so, and of what.
         ws.audits.save_part(plan.id, marked_reused(part))

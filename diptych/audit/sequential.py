@@ -30,11 +30,11 @@ from diptych.core.audit.sequential import (
     DEFAULT_BATCHES,
     Look,
     PartLooks,
-    SequentialSummary,
     StopReason,
     look_text,
     status_at,
 )
+from diptych.core.audit.sequential_summary import SequentialSummary
 from diptych.core.cost import Cost
 from diptych.core.errors import DiptychError
 from diptych.core.metrics.uncertainty.precision import FigurePrecision
@@ -77,15 +77,7 @@ def requests_bought(ws: Workspace, run_id: str) -> tuple[int, int]:
 
 
 def _next_batch(looks: PartLooks) -> int:
-    """The batch to buy next: the first whose end lies beyond what the last look had bought
-    (the same batch again where a budget or a stop cut it short)."""
-    last = looks.last
-    if last is None:
-        return 1
-    for k in range(1, looks.batches + 1):
-        if -(-k * last.planned // looks.batches) > last.bought:
-            return k
-    return looks.batches + 1
+    return looks.next_batch()
 
 
 def _decide_looks(
@@ -211,8 +203,10 @@ async def buy_until_decided(
                     ws.audits.save_part(audit_id, records[name])
                     notify(name, "decided", _at(states[name]))
             if on_look is not None and report is not None:
-                last = max(states[p.part.name].looks[-1].batch for p in bought_now)
-                on_look(last, max(s.batches for s in states.values()), report)
+                # The looks taken, of all its design is read in (a batch cut short is read
+                # again): never "look 5 of 4".
+                last = max(len(states[p.part.name].looks) for p in bought_now)
+                on_look(last, max(s.total for s in states.values()), report)
         if _decided(report):
             stop = "decided"
         elif over_budget:
@@ -258,7 +252,7 @@ def _at(state: PartLooks) -> dict[str, Any]:
     last = state.last
     return {
         "look": len(state.looks),
-        "batches": state.batches,
+        "batches": state.total,
         "complete": last is not None and last.complete,
     }
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,6 +33,7 @@ from diptych.cli.plan_output import (
     print_look,
     print_plan,
     print_stop,
+    says_counts,
 )
 from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
@@ -276,8 +276,8 @@ def run(
         typer.echo(files_written(outcome.files))
     if outcome.sequential is not None:
         # A decided audit's words above named what it bought and saved: not said again.
-        counted = re.search(r"\d of [\d,]+ requests", said) is not None
-        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept, counted)
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept,
+                   says_counts(said))  # fmt: skip
     if outcome.status not in ("complete", "incomplete", "decided") and not (
         outcome.sequential is not None and outcome.report is not None
     ):

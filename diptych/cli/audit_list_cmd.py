@@ -124,7 +124,7 @@ def part_json(part: PartRecord, words: str, recorded: str | None = None) -> dict
     looks = PartLooks.of(part.detail)
     last = looks.last if looks is not None else None
     if part.status == "decided" and looks is not None and last is not None:
-        out["look"] = {"at": len(looks.looks), "of": looks.batches}
+        out["look"] = {"at": len(looks.looks), "of": looks.total}
         out["requests"] = {
             "bought": last.bought,
             "planned": last.planned,

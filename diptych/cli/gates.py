@@ -120,7 +120,7 @@ def run_gated(
     the exit code ``audit gate`` would give."""
     from diptych.audit import run_audit
     from diptych.cli.audit_cmd import decide_gates
-    from diptych.cli.plan_output import print_look, print_stop
+    from diptych.cli.plan_output import print_look, print_stop, says_counts
 
     out = report if report is not None else gate_report_dir(ws.path, audit.name)
     outcome = asyncio.run(
@@ -128,11 +128,15 @@ def run_gated(
                   until_decided=until_decided, batches=batches, on_look=print_look)
     )  # fmt: skip
     # Each run in the words every listing uses ("decided at look 1 of 10: ...").
-    for run_id in dict.fromkeys(p.run_id for p in outcome.parts if p.run_id):
-        typer.echo(f"run {run_id} {ws.runs.status_text(run_id)} (audit {outcome.audit_id})")
+    run_ids = dict.fromkeys(p.run_id for p in outcome.parts if p.run_id)
+    said = [ws.runs.status_text(run_id) for run_id in run_ids if run_id]
+    for run_id, words in zip(run_ids, said, strict=True):
+        typer.echo(f"run {run_id} {words} (audit {outcome.audit_id})")
     typer.echo(report_line(outcome.files) if outcome.files else f"report {outcome.report}")
     if outcome.sequential is not None:
-        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept)
+        # A decided run's words above named what it bought and saved: not said again.
+        print_stop(outcome.sequential, outcome.skipped, outcome.asked, outcome.kept,
+                   says_counts(*said), asked_said=False)  # fmt: skip
     if outcome.report is None:
         typer.echo("run the same command again to continue", err=True)
         return 1

@@ -6,6 +6,7 @@ buying stopped.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
 from diptych.core.audit.schema import Budget
 from diptych.core.audit.sequential import STOP_TEXT, bought_words
-from diptych.core.cost import Cost
+from diptych.core.cost import Cost, answered
 from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
@@ -119,12 +120,20 @@ def _number(value: float | None) -> str:
     return figure_text(value)
 
 
+def says_counts(*lines: str) -> bool:
+    """Whether a status line above already named the requests bought and saved ("decided at
+    look 1 of 4: 36 of 144 requests, 108 saved"): :func:`print_stop` then says only why it
+    stopped, so each count is said once."""
+    return any(re.search(r"\d of [\d,]+ requests", line) for line in lines)
+
+
 def print_stop(
     bought: SequentialOutcome,
     skipped: list[str],
     asked: float | None = None,
     reused: list[str] | None = None,
     counted: bool = False,
+    asked_said: bool = True,
 ) -> None:
     """Why an audit bought until decided stopped, what its gated designs have bought and what
     it saved; with ``asked`` (what this command asked, :attr:`AuditOutcome.asked`), the
@@ -132,7 +141,9 @@ def print_stop(
     (:func:`~diptych.core.audit.sequential.bought_words`). With ``counted`` (the line above
     named the requests bought and saved, as ``diptych audit list`` says them), only why it
     stopped, in which looks, and any money saved: each thing said once. The parts no gate
-    reads are said ``reused`` where they were complete before (in the report), else not run."""
+    reads are said ``reused`` where they were complete before (in the report), else not run.
+    Where no line above said what this command asked (``asked_said`` false: a gated ``diptych
+    run``), a ``counted`` stop says whether its requests were bought or read from the store."""
     summary = bought.summary
     if summary is not None and summary.planned:
         saved = summary.saved  # less what was bought on since the stop
@@ -152,7 +163,15 @@ def print_stop(
         held = bought_words(summary.bought, summary.planned, asked, summary.read_in)
         if counted:
             money_saved = f"; saved{dollars.removeprefix(' and')}" if dollars else ""
-            typer.echo(f"stopped: {STOP_TEXT[bought.stop]} {summary.read_in}{money_saved}")
+            now = answered(asked) if isinstance(asked, Cost) and not asked_said else None
+            stored = (
+                ", read from the store, nothing bought"
+                if now == 0
+                else f", {now:,} of them bought now, the rest read from the store"
+                if now is not None and now < summary.bought
+                else ""
+            )
+            typer.echo(f"stopped: {STOP_TEXT[bought.stop]} {summary.read_in}{stored}{money_saved}")
         else:
             typer.echo(
                 f"stopped: {STOP_TEXT[bought.stop]}; {held}; {since}saved {saved:,} requests "

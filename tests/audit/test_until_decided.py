@@ -176,6 +176,8 @@ def test_only_the_gated_parts_are_bought_and_gates_are_needed(
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     outcome = _run(ws, path, until_decided=True, batches=BATCHES)
     assert outcome.skipped == ["other"]
+    # The run and its record (``diptych audit list``) name the same parts not run.
+    assert ws.audits.not_run(ws.audits.get(outcome.audit_id)) == outcome.skipped
     assert [p.name for p in outcome.parts] == ["pst-text"]
     assert len(ws.runs.list()) == 1
     ungated = _write(tmp_path / "b.yaml", calls, [])

@@ -61,7 +61,7 @@ def bought_on_words(looks: PartLooks | None) -> str:
     words (``diptych audit list``): "decided at look 1 of 10, bought on"."""
     if looks is None or not looks.looks:
         return BOUGHT_ON
-    return f"decided at look {len(looks.looks):,} of {looks.batches:,}, bought on"
+    return f"decided at look {len(looks.looks):,} of {looks.total:,}, bought on"
 
 
 def looks_by_run(audits: Sequence[AuditRecord]) -> dict[str, PartLooks]:
@@ -112,8 +112,9 @@ def decided_words(parts: Sequence[PartLooks | None]) -> str | None:
     bought = sum(p.last.bought for p in looked if p.last is not None)
     planned = sum(p.last.planned for p in looked if p.last is not None)
     at = max(len(p.looks) for p in looked)
+    total = max(p.total for p in looked)
     return (
-        f"decided at look {at:,} of {looked[0].batches:,}: {bought:,} of {planned:,} requests, "
+        f"decided at look {at:,} of {total:,}: {bought:,} of {planned:,} requests, "
         f"{planned - bought:,} saved"
     )
 
@@ -158,7 +159,7 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
     last = looks.last if looks is not None else None
     if bought_on_since(status, looks, answered):
         assert looks is not None and last is not None and answered is not None
-        at = f"decided at look {len(looks.looks):,} of {looks.batches:,}, bought on since"
+        at = f"decided at look {len(looks.looks):,} of {looks.total:,}, bought on since"
         rest = max(last.planned - answered, 0)
         if not rest and status != "decided":
             return status  # bought whole since ("complete"): nothing of the look holds
@@ -172,7 +173,7 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
         if status == "partial":
             return "partial: bought batch by batch, the rest waits for the next look"
         return status
-    at = f"look {len(looks.looks):,} of {looks.batches:,}"
+    at = f"look {len(looks.looks):,} of {looks.total:,}"
     if status == "decided":
         saved = last.planned - last.bought
         return f"decided at {at}: {last.bought:,} of {last.planned:,} requests, {saved:,} saved"

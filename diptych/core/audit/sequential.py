@@ -114,7 +114,27 @@ class PartLooks:
     def at(self) -> str:
         """The last look, as every surface names it (:func:`look_text`)."""
         last = self.last
-        return look_text(len(self.looks), self.batches, last is not None and last.complete)
+        return look_text(len(self.looks), self.total, last is not None and last.complete)
+
+    def next_batch(self) -> int:
+        """The batch to buy next: the first whose end lies beyond what the last look had bought
+        (the same batch again where a budget or a stop cut it short); ``batches + 1`` once the
+        last batch is bought."""
+        last = self.last
+        if last is None:
+            return 1
+        for k in range(1, self.batches + 1):
+            if -(-k * last.planned // self.batches) > last.bought:
+                return k
+        return self.batches + 1
+
+    @property
+    def total(self) -> int:
+        """The looks its design is read in: those taken and one for each batch left to buy. A
+        batch a budget cut short is looked at again when it is bought whole (by the next
+        file, or a rerun), so a design of 4 batches cut in its third and continued is read in
+        5 looks, "look 5 of 5", never "5 of 4"; ``batches`` while no batch was cut."""
+        return max(self.batches, len(self.looks) + self.batches - self.next_batch() + 1)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -356,140 +376,3 @@ def status_at(status: str, at: str) -> str:
     """A part's status at a look (:func:`look_text`), as every surface joins them: "decided
     at look 1 of 10"; "complete: the whole design read at look 2"."""
     return f"{status}: {at}" if at.startswith(WHOLE_DESIGN) else f"{status} at {at}"
-
-
-def own_stop(
-    joined: Sequence[PartLooks], own: Sequence[PartLooks | None], results: Sequence[GateResult]
-) -> StopReason | None:
-    """Why an audit's looks stopped, as its own gates (``results``) read its runs' looks
-    (``joined``: every record's): "complete" where the last looks read the designs whole (or
-    "decided" where they were so recorded and every gate is); "decided" where every one of
-    its gates is; else why its own record (``own``) stopped — the budget, a model that stopped
-    answering — never another file's reason, which read other gates on the same looks."""
-    decided = bool(results) and all(r.verdict != "inconclusive" for r in results)
-    if joined and all(p.last is not None and p.last.complete for p in joined):
-        recorded = SequentialSummary.of(joined)
-        return "decided" if decided and recorded and recorded.stop == "decided" else "complete"
-    if decided:
-        return "decided"
-    stops = {p.stop for p in own if p is not None}
-    return next((s for s in ("max-cost", "interrupted") if s in stops), None)
-
-
-@dataclass(frozen=True)
-class SequentialSummary:
-    """What a report and ``audit gate`` say of a sequential audit: why it stopped, after how
-    many looks, and what of its gated parts' designs it bought."""
-
-    stop: StopReason | None
-    looks: int
-    batches: int
-    bought: int
-    planned: int
-    #: Where a gated part's run was bought on since its gates stopped it early: the requests
-    #: of the gated designs with an outcome now, and the trials its bought-on runs were asked
-    #: (what their figures are read from); None and 0 where none was.
-    bought_now: int | None = None
-    trials_now: int = 0
-    #: Trials of the gated parts' runs stored as failed, by run: the design is not complete
-    #: while any failed, whatever the looks counted (:meth:`with_failed`).
-    failed: Mapping[str, int] = field(default_factory=dict)
-
-    def with_failed(self, failed: Mapping[str, int]) -> SequentialSummary:
-        """This summary, its gated parts' runs' failed trials (by run id) said."""
-        return replace(self, failed={run: n for run, n in failed.items() if n})
-
-    @property
-    def saved(self) -> int:
-        """The requests never bought: those the stop saved, less any bought on since."""
-        return self.planned - (self.bought if self.bought_now is None else self.bought_now)
-
-    @property
-    def early(self) -> bool:
-        return self.bought < self.planned
-
-    @property
-    def at(self) -> str:
-        """The look its gates read, as every surface names it (:func:`look_text`)."""
-        return look_text(self.looks, self.batches, not self.early and not self.failed)
-
-    @property
-    def read_in(self) -> str:
-        """Where its gated designs' requests were read, as its stop line says it: "in 1 of 10
-        batches" while each look read one batch more; where its last look read the whole
-        design before the plan's last batch (bought whole since its gates stopped it, then
-        audited again), that look: "at look 2, which read the whole design", never "in 2 of 10
-        batches", as if 8 of them were not read."""
-        if not self.early and self.looks < self.batches:
-            return f"at look {self.looks:,}, which read the whole design"
-        return f"in {self.looks:,} of {self.batches:,} batches"
-
-    def sentence(self) -> str:
-        why = STOP_TEXT.get(self.stop or "", "it was stopped")
-        share = percent_text(self.bought / self.planned)
-        bought = f"{self.bought:,} of {self.planned:,} requests ({share})"
-        intervals = "its intervals are the anytime-valid ones"
-        if self.failed:
-            n = sum(self.failed.values())
-            retry = " and ".join(f"diptych resume {run}" for run in self.failed)
-            head = (
-                f"The audit was looked at {self.looks} time{'s' if self.looks != 1 else ''}, "
-                f"and its design is not complete: {n:,} trial{'s' if n != 1 else ''} failed "
-                f"({retry} asks {'it' if n == 1 else 'them'} again)"
-            )
-        elif self.early:
-            head = (
-                f"The audit stopped early ({why}) after {bought}, at look {self.looks} of "
-                f"{self.batches}"
-            )
-            if self.bought_now is not None:
-                # Its history kept, and what holds now: its figures are read past the look.
-                head += (
-                    f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
-                    f"requests now, {self.trials_now:,} trials its runs were asked); the "
-                    f"gates below keep their reading at look {self.looks} of {self.batches}, "
-                    "each gate's value and interval the look's; its runs' figures (in their "
-                    "reports and diptych show) are read there too, each with its value on all "
-                    "the trials since beside it, a value only"
-                )
-                intervals = "their intervals are the anytime-valid ones of its looks"
-        else:
-            times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
-            # Bought whole, its stop says no more than "its complete design" does.
-            why = "" if self.stop == "complete" else f" ({why})"
-            head = f"The audit was looked at {times}, the last at its complete design{why}"
-        return f"{head}; {intervals}, which hold however many looks were taken."
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "stop": self.stop,
-            "looks": self.looks,
-            "batches": self.batches,
-            "bought": self.bought,
-            "planned": self.planned,
-            "saved": self.saved,
-            "early": self.early,
-            "bought_now": self.bought_now,
-            "trials_now": self.trials_now,
-            "failed": dict(self.failed),
-            "sentence": self.sentence(),
-        }
-
-    @classmethod
-    def of(cls, parts: Sequence[PartLooks]) -> SequentialSummary | None:
-        active = [p for p in parts if p.active and p.looks]
-        if not active:
-            return None
-        stops = [p.stop for p in active if p.stop is not None]
-        # One reason for the audit: the budget where it stopped any part, else decided, else
-        # the design complete.
-        stop: StopReason | None = next(
-            (s for s in ("max-cost", "interrupted", "decided", "complete") if s in stops), None
-        )
-        return cls(
-            stop,
-            max(len(p.looks) for p in active),
-            max(p.batches for p in active),
-            sum(p.looks[-1].bought for p in active),
-            sum(p.looks[-1].planned for p in active),
-        )

@@ -28,8 +28,9 @@ from diptych.core.audit.run_status import (
     trials_asked,
     unasked_word,
 )
-from diptych.core.audit.schema import parse_audit
-from diptych.core.audit.sequential import PartLooks, SequentialSummary
+from diptych.core.audit.schema import AuditFile, parse_audit
+from diptych.core.audit.sequential import PartLooks
+from diptych.core.audit.sequential_summary import SequentialSummary
 from diptych.core.errors import DiptychError
 from diptych.core.probe import ProbeResult, Table
 
@@ -347,7 +348,14 @@ def not_run(audit: AuditRecord) -> list[str]:
             audit_file = apply_overrides(audit_file, audit.overridden)
     except DiptychError:
         return []
-    return [name for name in audit_file.part_names if audit.part(name) is None]
+    return parts_not_run(audit_file, [p.name for p in audit.parts])
+
+
+def parts_not_run(audit_file: AuditFile, ran: Collection[str]) -> list[str]:
+    """The parts of ``audit_file`` not among ``ran``, in the file's order: the one rule of what
+    an audit leaves "not run", read by its record (:func:`not_run`: the parts it recorded) and
+    by the run that leaves them out (``--until-decided``: the gated parts and those kept)."""
+    return [name for name in audit_file.part_names if name not in ran]
 
 
 def _own_status_text(store: Store, audit: AuditRecord) -> str:
@@ -379,7 +387,7 @@ def stopped_look(store: Store, run_id: str) -> str:
     looks = found[2]
     if looks.last is None or looks.last.complete:
         return ""
-    return f"look {len(looks.looks):,} of {looks.batches:,}"
+    return f"look {len(looks.looks):,} of {looks.total:,}"
 
 
 def _named_table(table: Table, name: str) -> Table:

@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from diptych.core.audit.run_status import outcome_words, trials_asked
+from diptych.core.audit.run_status import listed_counts, outcome_words, trials_asked
 from diptych.core.probe import Figure, ProbeResult
 from diptych.core.report.actions import recommended_actions
 from diptych.core.report.audit import Audit, RunPart
@@ -351,7 +351,8 @@ def _run_json(part: RunPart, figure_paths: dict[int, str], charts: list[Chart]) 
         # The estimate above (the models' declared prices) beside what the services reported.
         "cost_actual_usd": part.actual.usd,
         "cost_actual_calls": {"reported": part.actual.reported, "answered": part.actual.answered},
-        "counts": part.counts,
+        # As `diptych runs --json` gives them: a decided run's untried trials not bought.
+        "counts": listed_counts(run.status, part.counts),
         "models": part.models,
         "result": result_json(part.result, figure_paths),
         "charts": _chart_json(charts),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from diptych.core.audit.run_status import NOT_BOUGHT, outcome_words
+from diptych.core.audit.run_status import NOT_BOUGHT, PENDING, listed_counts
 from diptych.core.audit.stopped import NOT_HOLDING
 from diptych.core.cost import Cost, cost_text
 from diptych.core.data import load_data
@@ -360,13 +360,15 @@ def scope_line(audit: Audit) -> str:
     dates = f"{starts[0]} to {ends[-1]}" if starts and ends else "—"
     total: dict[str, int] = {}
     for part in audit.runs:
-        # In the listings' words: a decided run's untried trials are "not bought".
-        for status, n in outcome_words(part.view.run.status, part.counts).items():
-            total[status] = total.get(status, 0) + n
+        # As report.json and every listing give them: a decided run's untried trials are
+        # "not bought", none pending.
+        for status, n in listed_counts(part.view.run.status, part.counts).items():
+            said = status.replace("_", " ")
+            total[said] = total.get(said, 0) + n
     trials = sum(total.values())
     # Trials no one waits for are not counted: "0 pending" or "0 not bought" says nothing.
     outcomes = ", ".join(
-        f"{n:,} {s}" for s, n in total.items() if n or s not in ("pending", NOT_BOUGHT)
+        f"{n:,} {s}" for s, n in total.items() if n or s not in (PENDING, NOT_BOUGHT)
     )
     # The estimate (declared prices) beside what the services reported from their token counts;
     # what has no price says so (cost_text), never "$0.00".

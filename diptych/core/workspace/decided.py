@@ -100,7 +100,7 @@ def stopped_numbers(
     last = looks.last
     if last is None or last.complete:
         return {}
-    at = f"look {len(looks.looks):,} of {looks.batches:,}"
+    at = f"look {len(looks.looks):,} of {looks.total:,}"
     # Bought on since its stop and not whole: every figure from all its trials (the last look
     # read fewer), each interval fixed-design and named as not holding after the stop.
     after = continued(store, run_id, looks)

@@ -72,7 +72,7 @@ def recorded_words(
         at: dict[str, Any] = {}
         if looks is not None and active:
             whole = looks.last is not None and looks.last.complete
-            at = {"look": len(looks.looks), "batches": looks.batches, "complete": whole}
+            at = {"look": len(looks.looks), "batches": looks.total, "complete": whole}
         sequential = sequential or active
         if active and looks is not None and part.status in ("decided", "partial"):
             # What stopping there saved: "decided at look 1 of 10: 164 of 1,640 requests,
