@@ -60,8 +60,8 @@ GLOSSARY: dict[str, str] = {
         "Where every unit of a figure gave the value at a bound of its range (an STS of 100: "
         "every person the stereotyped gender), there is no spread to read a t interval from: "
         "the 95% interval is closed at the bound, and its open end is the Clopper–Pearson "
-        "interval's for n in n units, 1 − 0.025^(1/n) of the range from the bound (n fewer "
-        "where the design's degrees of freedom are fewer than its units)."
+        "interval's for as many successes as units (fewer units where the design's degrees of "
+        "freedom are fewer)."
     ),
     "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
 }

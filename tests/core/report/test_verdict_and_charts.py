@@ -237,6 +237,8 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
         "association score",
         "crime-lexicon share",
         "95% interval",
+        # The pst run's methods (Appendix A) name the open end of an interval at ±100.
+        "Clopper–Pearson end",
     }
     assert {f["framework"] for f in data["frameworks"]} == {
         "EU AI Act",
