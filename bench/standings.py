@@ -61,8 +61,9 @@ def _until_decided(sample: object, order: object) -> tuple[object, object]:
     import dataclasses
     import math
 
-    from diptych.core.audit.sequential import MIN_UNITS, Untested
+    from diptych.core.audit.sequential import Untested
     from diptych.core.metrics.uncertainty.intervals import STS_RANGE, IntervalRecipe
+    from diptych.core.metrics.uncertainty.precision import LOOK_MIN_UNITS
     from diptych.core.metrics.uncertainty.resampling import mean_over_units
     from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, spending_shares
     from diptych.core.standings import DecidedInterval, FigureSample
@@ -83,7 +84,7 @@ def _until_decided(sample: object, order: object) -> tuple[object, object]:
         fewest = min(fig.units.values())
         fractions.append(look / LOOKS)
         recipe = None
-        if fewest >= MIN_UNITS and fig.has_interval and fig.se > 0 and math.isfinite(fig.se):
+        if fewest >= LOOK_MIN_UNITS and fig.has_interval and fig.se > 0 and math.isfinite(fig.se):
             df = min(fig.df, float(fewest - 1))
             recipe = IntervalRecipe.t(fig.value, fig.se, df, bounds=STS_RANGE)
         recipes.append(recipe)

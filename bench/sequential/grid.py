@@ -82,23 +82,23 @@ class Simulated:
 
     requests: int
     figure: Callable[[int], Any]
-    #: The least prefix (requests) holding MIN_UNITS units of every kind: a look before it is
+    #: The least prefix (requests) holding LOOK_MIN_UNITS units of every kind: a look before it is
     #: skipped by the gate's own rule, so its figure is not made.
     ready: int
 
 
 def _first_index(codes: Any, per: int) -> int:
-    """The number of requests by which ``MIN_UNITS`` distinct codes (≥ 0) have been seen."""
+    """The number of requests by which ``LOOK_MIN_UNITS`` distinct codes (≥ 0) have been seen."""
     import numpy as np
 
-    from diptych.core.audit.sequential import MIN_UNITS
+    from diptych.core.metrics.uncertainty.precision import LOOK_MIN_UNITS
 
     valid = codes >= 0
     _, first = np.unique(codes[valid], return_index=True)
     where = np.flatnonzero(valid)[np.sort(first)]
-    if where.size < MIN_UNITS:
+    if where.size < LOOK_MIN_UNITS:
         return 10**9
-    return int(where[MIN_UNITS - 1]) // per + 1
+    return int(where[LOOK_MIN_UNITS - 1]) // per + 1
 
 
 def _order(rng: Any, requests: int, per: int) -> Any:
@@ -239,7 +239,7 @@ def pairs(side: int, rng: Any) -> Simulated:
         fig = GateFigure.from_number(test.inference().to_dict())
         return fig if isinstance(fig, GateFigure) else None
 
-    # A pair needs both its images: MIN_UNITS pairs take at least twice as many answers.
+    # A pair needs both its images: LOOK_MIN_UNITS pairs take at least twice as many answers.
     return Simulated(image_of.size, figure, 6)
 
 

@@ -58,8 +58,8 @@ def test_the_dry_run_states_the_half_width_and_warns_of_3_by_3(
     # aspect's); the power aspect's 6 pairs are enough.
     assert warnings == [
         f"warning: {crossed} leave occupation: STS paired a t interval with 2 degrees of freedom "
-        "(t 4.30): too wide to say anything; use at least 4 per list (name more with "
-        "-p masculine=... -p feminine=...)"
+        "(t 4.30): enough for a gate's test but too wide for a finding; use at least 4 per "
+        "list (name more with -p masculine=... -p feminine=...)"
     ]
     with Workspace.open(tmp_path / "ws") as ws:
         assert ws.runs.list() == []  # nothing stored, nothing asked

@@ -32,6 +32,10 @@ from diptych.core.audit.gates import GateFigure, GateResult
 from diptych.core.cost import Cost, answered
 from diptych.core.digits import percent_text
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
+
+# The least units of each kind a look must hold before it is tested: kept beside the number a
+# figure's own interval needs for a finding, so that a reader sees why the two differ.
+from diptych.core.metrics.uncertainty.precision import LOOK_MIN_UNITS
 from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, spending_shares
 
 #: Why a sequential audit stopped buying.
@@ -173,13 +177,6 @@ class PartLooks:
         return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
-#: The least a look must hold before its figure is tested: this many units of every kind its
-#: interval resamples (identities on each side of a crossed design, images, scenarios, image
-#: pairs). 3 × 3 identities is the smallest crossed design on which the fixed-design interval's
-#: coverage is measured (``bench/validity/figures.py``); below it a look spends nothing
-#: (docs/gates.md).
-MIN_UNITS = 3
-
 #: The normal quantile of a two-sided 95% interval.
 _Z95 = 1.959963984540054
 
@@ -205,7 +202,7 @@ def look_interval(fig: GateFigure | None, *, complete: bool = False) -> Interval
     """The interval a look's figure is tested on, or None where the look cannot be trusted at
     the small levels a look spends — it is then skipped and spends nothing:
 
-    * fewer than :data:`MIN_UNITS` units of a kind its interval resamples (``fig.units``; the
+    * fewer than :data:`LOOK_MIN_UNITS` units of a kind its interval resamples (``fig.units``; the
       observations where the figure names no units);
     * a resampling (percentile) interval is replaced by the t interval of the same units: the
       replicates' spread as the standard error, made unbiased by √(u/(u − 1)), with u − 1
@@ -220,7 +217,7 @@ def look_interval(fig: GateFigure | None, *, complete: bool = False) -> Interval
     if fig is None:
         return None
     counts = dict(fig.units) if fig.units else ({"observation": fig.n} if fig.n else {})
-    if counts and min(counts.values()) < MIN_UNITS:
+    if counts and min(counts.values()) < LOOK_MIN_UNITS:
         return None
     own = fig._made()
     if not isinstance(own, IntervalRecipe):
@@ -275,7 +272,7 @@ def anytime_figure(looks: Sequence[tuple[Look, GateFigure | None]]) -> GateFigur
     if not tested:
         untested = GateFigure(
             latest.value, math.inf, 0.0,
-            f"{ANYTIME}; no look yet holds {MIN_UNITS} units of each kind with an interval, "
+            f"{ANYTIME}; no look yet holds {LOOK_MIN_UNITS} units of each kind with an interval, "
             "so none is tested", latest.n, Untested(), latest.units,
         )  # fmt: skip
         return untested

@@ -56,6 +56,13 @@ GLOSSARY: dict[str, str] = {
         "n − x + ½), 0 below when x = 0 and 1 above when x = n. It says how well the accuracy "
         "is known; an accuracy has no direction."
     ),
+    "Clopper–Pearson end": (
+        "Where every unit of a figure gave the value at a bound of its range (an STS of 100: "
+        "every person the stereotyped gender), there is no spread to read a t interval from: "
+        "the 95% interval is closed at the bound, and its open end is the Clopper–Pearson "
+        "interval's for as many successes as units (fewer units where the design's degrees of "
+        "freedom are fewer)."
+    ),
     "held-out": ("Re-measured on seeds, templates and partners the agent's search never used."),
 }
 
@@ -77,6 +84,9 @@ DIRECTION = " An interval that excludes 0 establishes the direction at the 5% le
 _INTERVAL = "95% interval"
 _HELD_OUT = "held-out"
 _JEFFREYS = "Jeffreys interval"
+_CLOPPER_PEARSON = "Clopper–Pearson end"
+#: A probe's account of its intervals that names the Clopper–Pearson end (Appendix A).
+_NAMES_CLOPPER_PEARSON = re.compile(r"\bClopper")
 
 
 def _words(audit: Audit) -> Iterator[str]:
@@ -93,6 +103,13 @@ def _words(audit: Audit) -> Iterator[str]:
             yield chart.axis
     for session in audit.agent_sessions:
         yield str(session.figure)
+
+
+def _methods_texts(audit: Audit) -> Iterator[str]:
+    """What each run (Appendix A) and comparison says of its intervals: its summary, notes."""
+    for result in [p.result for p in audit.runs] + [c.result for c in audit.comparisons]:
+        yield result.summary or ""
+        yield from (str(note) for note in result.notes)
 
 
 def _has_interval(audit: Audit, accuracy: bool = False) -> bool:
@@ -123,6 +140,8 @@ def measured_glossary(audit: Audit) -> dict[str, str]:
             used = used or methods.agreement
         elif term == _JEFFREYS:
             used = _has_interval(audit, accuracy=True)
+        elif term == _CLOPPER_PEARSON:
+            used = any(_NAMES_CLOPPER_PEARSON.search(t) for t in _methods_texts(audit))
         elif term == _HELD_OUT:
             used = bool(audit.agent_sessions)
         else:

@@ -1,9 +1,14 @@
-"""A quick look is not a finding: a figure whose interval rests on fewer than
-:data:`~diptych.core.metrics.uncertainty.precision.FEW_UNITS` units a side (two occupations a
-side, say, when its spread is over the identities) has a t interval of so few degrees of
-freedom that it decides nothing, however far from 0 it lies. Every surface that would state a
-finding — the report's verdict and headlines, report.json, ``diptych run`` and ``diptych show``
-— asks here, so that the threshold and the words are one.
+"""A quick look is not a finding: a figure whose own interval rests on fewer than
+:data:`~diptych.core.metrics.uncertainty.precision.FINDING_MIN_UNITS` units a side (two
+occupations a side, say, when its spread is over the identities) has a t interval of so few
+degrees of freedom, or a percentile interval so short, that it makes no finding, however far
+from 0 it lies. On fewer than
+:data:`~diptych.core.metrics.uncertainty.precision.LOOK_MIN_UNITS` it decides nothing at all,
+as a release gate says too ("no look yet holds 3 units"); on 3 a side a gate does test, on a
+t interval made for few units, so the words say it is enough for a gate's test, not that it
+decides nothing. Every surface that would state a finding — the report's verdict and
+headlines, report.json, ``diptych run`` and ``diptych show`` — asks here, so that the
+threshold and the words are one.
 """
 
 from __future__ import annotations
@@ -11,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from diptych.core.metrics.uncertainty.precision import FEW_UNITS
+from diptych.core.metrics.uncertainty.precision import FINDING_MIN_UNITS, LOOK_MIN_UNITS
 from diptych.core.report.formatting import interval
 from diptych.core.resampled_units import plural
 
-__all__ = ["FEW_UNITS", "QUICK_LOOK", "quick_look", "units_a_side"]
+__all__ = ["FINDING_MIN_UNITS", "LOOK_MIN_UNITS", "QUICK_LOOK", "quick_look", "units_a_side"]
 
 #: What a quick look is called wherever it stands in place of a finding.
 QUICK_LOOK = "quick look, not a finding"
@@ -55,14 +60,20 @@ def _rests_on(number: Mapping[str, Any]) -> str:
 
 def quick_look(number: Mapping[str, Any]) -> str:
     """Why the figure is a quick look and what a finding needs ("its interval rests on 2
-    identities a side, too few to decide anything; a finding needs at least 4 a side"), or ""
-    where it has enough units (or records none). A figure with no interval is no quick look:
+    identities a side, too few to decide anything; a finding needs at least 4 a side"; on 3,
+    "enough for a gate's test but too few for a finding"), or "" where it has enough units
+    (or records none). A figure with no interval is no quick look:
     it already says why it has none."""
     fewest = units_a_side(number)
-    if fewest is None or fewest[0] >= FEW_UNITS or interval(dict(number)) == "—":
+    if fewest is None or fewest[0] >= FINDING_MIN_UNITS or interval(dict(number)) == "—":
         return ""
     where = " a side" if fewest[2] else ""
+    too_few = (
+        "enough for a gate's test but too few for a finding"
+        if fewest[0] >= LOOK_MIN_UNITS
+        else "too few to decide anything"
+    )
     return (
-        f"its interval rests on {_rests_on(number)}, too few to decide anything; a finding "
-        f"needs at least {FEW_UNITS}{where}"
+        f"its interval rests on {_rests_on(number)}, {too_few}; a finding needs at least "
+        f"{FINDING_MIN_UNITS}{where}"
     )

@@ -10,8 +10,9 @@ import math
 import pytest
 
 from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
-from diptych.core.audit.sequential import MIN_UNITS, Look, anytime_figure, look_interval
+from diptych.core.audit.sequential import Look, anytime_figure, look_interval
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE, IntervalRecipe, percentile_number
+from diptych.core.metrics.uncertainty.precision import LOOK_MIN_UNITS
 from diptych.core.metrics.uncertainty.sequential import AnytimeInterval, pocock_spending
 
 BELOW_50 = GateRule("g", "p", "f", "below", 50.0)
@@ -56,7 +57,7 @@ def test_a_percentile_look_is_read_as_the_t_interval_of_its_units() -> None:
     assert made.df == 3.0
     # Three images is the least a look may hold; all of them one value off a bound is no
     # spread at all.
-    assert MIN_UNITS == 3
+    assert LOOK_MIN_UNITS == 3
     assert look_interval(_percentile(5.0, [-10.0, 0.0, 10.0, 20.0], 2)) is None
     assert look_interval(_percentile(0.0, [0.0] * 100, 5)) is None
 

@@ -1,6 +1,7 @@
 """The check that every kind of interval a report prints is named in its glossary finds a page
 printing a bootstrap κ interval or a gated figure's anytime-valid one its glossary does not name,
-on each page, and lets the same pages pass once the glossary names them."""
+on each page, Appendix A's methods among them, and lets the same pages pass once the glossary
+names them."""
 
 from __future__ import annotations
 
@@ -99,3 +100,39 @@ def test_a_note_on_bootstrap_over_a_table_with_no_interval_names_no_kind(tmp_pat
         encoding="utf-8",
     )
     assert interval_kind_problems(tmp_path) == []
+
+
+#: A probe's methods in Appendix A: its intervals, the range they lie in and their end at a bound.
+METHODS = (
+    "Intervals: 95% over scenes (both people of a paired scene together), t on the logit scale "
+    "of [−100, 100], at ±100 the open Clopper–Pearson end."
+)
+
+
+def _methods_report(tmp_path: Path, glossary: str) -> Path:
+    (tmp_path / "report.html").write_text(
+        '<section id="methods"><h2>Appendix A: Methods</h2><h3>pst-text: the PST in text</h3>'
+        f'<p>{METHODS}</p></section><section id="glossary"><h2>Glossary</h2><dl>'
+        f"<dt>95% interval</dt><dd>{glossary}</dd></dl></section>",
+        encoding="utf-8",
+    )
+    (tmp_path / "report.md").write_text(
+        f"## Appendix A: Methods\n\n### pst-text: the PST in text\n\n{METHODS}\n\n"
+        f"## Glossary\n\n- **95% interval**: {glossary}\n\n## Provenance\n\nWritten by diptych.\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def test_appendix_a_naming_a_kind_its_glossary_does_not_name_is_found(tmp_path: Path) -> None:
+    found = interval_kind_problems(_methods_report(tmp_path, PLAIN))
+    assert [p.split(" (“")[0] for p in found] == [
+        "html: prints Clopper–Pearson intervals",
+        "md: prints Clopper–Pearson intervals",
+    ]
+    assert all("the open Clopper–Pearson end" in p for p in found)
+
+
+def test_the_same_appendix_a_with_the_glossary_naming_its_end_passes(tmp_path: Path) -> None:
+    named = PLAIN + "</dd><dt>Clopper–Pearson end</dt><dd>At a bound of the range."
+    assert interval_kind_problems(_methods_report(tmp_path, named)) == []

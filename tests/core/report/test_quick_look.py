@@ -127,6 +127,6 @@ def test_the_words_name_what_the_interval_rests_on() -> None:
     )
     one_kind = {"value": 1.0, "ci_low": 0.5, "ci_high": 1.5, "units": {"occupation": 3}}
     assert quick_look(one_kind) == (
-        "its interval rests on 3 occupations, too few to decide anything; a finding needs at "
-        "least 4"
+        "its interval rests on 3 occupations, enough for a gate's test but too few for a "
+        "finding; a finding needs at least 4"
     )

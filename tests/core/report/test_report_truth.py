@@ -17,7 +17,7 @@ import pytest
 from diptych.core.report.examples import flag_caption
 from diptych.core.report.formatting import figure_text, sample_size
 from diptych.core.report.gates import gate_lines
-from diptych.core.report.quick_look import FEW_UNITS
+from diptych.core.report.quick_look import FINDING_MIN_UNITS
 from diptych.core.workspace import Workspace
 
 #: Words that state a lean (verdict.py's _LEANS).
@@ -54,7 +54,7 @@ def test_a_direction_is_said_only_where_the_interval_excludes_zero(
         finite = isinstance(low, float) and isinstance(high, float)
         excludes = isinstance(low, float) and isinstance(high, float) and (low > 0 or high < 0)
         units = [v for v in (number.get("units") or {}).values() if isinstance(v, int)]
-        quick = finite and bool(units) and min(units) < FEW_UNITS
+        quick = finite and bool(units) and min(units) < FINDING_MIN_UNITS
         excludes = excludes and not quick
         leans = LEANS.search(f["sentence"]) is not None
         assert leans is bool(excludes), f["sentence"]

@@ -16,7 +16,7 @@ from diptych.core.report.charts import Chart, chart_from_table
 from diptych.core.report.charts.svg import draw
 from diptych.core.report.draft import Facts, NamedNumber, check_sentence, figure_terms
 from diptych.core.report.formatting import figure_text
-from diptych.core.report.quick_look import FEW_UNITS
+from diptych.core.report.quick_look import FINDING_MIN_UNITS
 from diptych.core.report.render import BODY_MAX_COLUMNS
 from diptych.core.report.verdict import published_values
 from diptych.core.workspace import Workspace
@@ -146,8 +146,8 @@ def test_the_verdict_comes_first_and_states_each_headline_in_words(
     first = text[0]
     assert first["value"] == pytest.approx(number["value"])
     lean = "more often" if number["value"] > 0 else "less often"
-    # A figure on fewer than FEW_UNITS identities a side is a quick look: it excludes nothing.
-    quick = min(number["units"].values()) < FEW_UNITS
+    # Under FINDING_MIN_UNITS identities a side a figure is a quick look: it excludes nothing.
+    quick = min(number["units"].values()) < FINDING_MIN_UNITS
     excludes = (number["ci_low"] > 0 or number["ci_high"] < 0) and not quick
     # A lean is said only where the interval establishes it.
     said = f"assigns the stereotyped pronoun {lean} than the other pronoun" in first["sentence"]
@@ -237,6 +237,8 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
         "association score",
         "crime-lexicon share",
         "95% interval",
+        # The pst run's methods (Appendix A) name the open end of an interval at ±100.
+        "Clopper–Pearson end",
     }
     assert {f["framework"] for f in data["frameworks"]} == {
         "EU AI Act",

@@ -5,8 +5,10 @@ agreement, a chart's whiskers), t over units, anytime-valid (a gated figure at "
 fixed-design, Jeffreys for a share, prediction-powered — and its glossary's "95% interval" says
 which. A kind is printed where the page prints an interval and names it beside its figures (a
 table's cells or note, a headline, a chart, a gate's line); the glossary must then say it too.
-The Limitations and the probes' Methods (Appendix A) describe the intervals rather than print
-them, and are read as the glossary's fellows, not as its subject. Each page is read on its own
+The Limitations describe the intervals rather than print them, and are read as the glossary's
+fellow, not as its subject. The probes' Methods (Appendix A) print them too — a probe's account
+of its intervals with the range they lie in ("t on the logit scale of [−100, 100], at ±100 the
+open Clopper–Pearson end") — and are read as the figures are. Each page is read on its own
 (HTML, Markdown, report.json's display fields against its ``glossary``), as a reader meets one.
 """
 
@@ -52,11 +54,9 @@ _NUM = r"[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _INTERVAL = re.compile(rf"\[{_NUM}, {_NUM}\]|\bfrom {_NUM} to {_NUM}\b")
 _HTML_GLOSSARY = re.compile(r'<section id="glossary">(.*?)</section>', re.DOTALL)
 _MD_GLOSSARY = re.compile(r"^## Glossary\n(.*?)(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-#: The sections that describe the intervals beside the glossary: Limitations, Appendix A.
-_HTML_DESCRIBING = re.compile(r'<section id="(limitations|methods)">.*?</section>', re.DOTALL)
-_MD_DESCRIBING = re.compile(
-    r"^## (Limitations|Appendix A: Methods)\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE
-)
+#: The section that describes the intervals beside the glossary: Limitations.
+_HTML_DESCRIBING = re.compile(r'<section id="limitations">.*?</section>', re.DOTALL)
+_MD_DESCRIBING = re.compile(r"^## Limitations\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
 _TAG = re.compile(r"<[^>]+>")
 #: Where a page's blocks start: each heading.
 _HTML_HEADING = re.compile(r"<h[1-6]\b")

@@ -57,6 +57,8 @@ __all__ = [
     "FigurePrecision",
     "PlannedDesign",
     "PlannedFigure",
+    "FINDING_MIN_UNITS",
+    "LOOK_MIN_UNITS",
     "PrecisionPlan",
     "Shape",
     "WANTED_POWER",
@@ -69,9 +71,20 @@ __all__ = [
     "smallest_powered_design",
 ]
 
-#: Below this many units per side the interval's degrees of freedom can fall to 2 or fewer
-#: (t multiplier 4.3 or more): such a design is warned about.
-FEW_UNITS = 4
+#: The least a look must hold before a release gate tests its figure: this many units of every
+#: kind its interval resamples (identities on each side of a crossed design, images, scenarios,
+#: image pairs). 3 × 3 identities is the smallest crossed design on which the fixed-design
+#: interval's coverage is measured (``bench/validity/figures.py``); below it a look spends
+#: nothing (docs/gates.md). A look is never read on the figure's own interval:
+#: ``diptych.core.audit.sequential.look_interval`` reads the t interval of the same units, its
+#: spread made unbiased and its degrees of freedom capped by its fewest units.
+LOOK_MIN_UNITS = 3
+#: The least units a side for a figure's own interval to state a finding, one more than a
+#: gate's test needs: below it the interval's degrees of freedom can fall to 2 or fewer (t
+#: multiplier 4.3 or more), and a percentile interval of so few units is too short. Such a
+#: design is warned about, and such a figure is a quick look (``core/report/quick_look.py``);
+#: on 3 a side both say it is enough for a gate's test, never "too few to decide anything".
+FINDING_MIN_UNITS = 4
 
 
 @dataclass(frozen=True)
@@ -216,21 +229,28 @@ class PrecisionPlan:
 def few_units_warning(figures: Sequence[PlannedFigure]) -> str | None:
     """The one line a design too small to decide anything is warned with, the same before a
     dry run and before a real run: the first figure whose lists are under
-    :data:`FEW_UNITS` a side (the figures share the lists, so one fix serves them all). None
+    :data:`FINDING_MIN_UNITS` a side (the figures share the lists, so one fix serves them all). None
     when every figure has enough units a side."""
     for fig in figures:
         d = fig.design
-        if d.smallest_side >= FEW_UNITS:
+        if d.smallest_side >= FINDING_MIN_UNITS:
             continue
         grow = f" ({fig.grow})" if fig.grow else ""
         if d.smallest_side < 2:
             return f"{d.resamples()} give {fig.name} no interval at all; use at least 2{grow}"
         df = d.least_df()
+        # On enough units for a gate's test the interval is wide, not empty of meaning: a
+        # gate may still decide there, on a t interval made for few units.
+        said = (
+            "enough for a gate's test but too wide for a finding"
+            if d.smallest_side >= LOOK_MIN_UNITS
+            else "too wide to say anything"
+        )
         return (
             f"{d.resamples()} leave {fig.name} a t interval with {df} degree"
             f"{'s' if df != 1 else ''} of freedom "
             f"(t {figure_text(t_multiplier(df, DEFAULT_CONFIDENCE))}): "
-            f"too wide to say anything; use at least {FEW_UNITS} per list{grow}"
+            f"{said}; use at least {FINDING_MIN_UNITS} per list{grow}"
         )
     return None
 
@@ -240,7 +260,7 @@ def design_warnings(fig: PlannedFigure, expected: Expected) -> list[str]:
     :func:`few_units_warning`'s, which already says the interval is too wide): an interval
     whose t·se would be wider than the figure's whole range."""
     d = fig.design
-    if d.smallest_side < FEW_UNITS or 2 * expected.t_half_width <= fig.high - fig.low:
+    if d.smallest_side < FINDING_MIN_UNITS or 2 * expected.t_half_width <= fig.high - fig.low:
         return []
     return [
         f"{fig.name}: {d.resamples()} give t·se ±{figure_text(expected.t_half_width)}, wider "

@@ -93,8 +93,7 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
             "with the gender their identity is stereotyped with, 0 when perceived gender is "
             "independent of it, −100 when every person gets the other one. Intervals: 95% "
             "over images (both people of a paired image together), t on the logit scale of "
-            "[−100, 100], at ±100 the open Clopper–Pearson end; corrected figures: "
-            f"percentile bootstrap ({n_boot} resamples, seed {seed})."
+            "[−100, 100], at ±100 the open Clopper–Pearson end."
         ),
     )
     several_models, several_interventions = several(labels)
@@ -123,6 +122,12 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     # The resamples and seed of every page's agreement (not the probe's): one interval each.
     result.tables += agreement_tables(run, unit=TRIAL_UNIT)
     add_error_corrected(ctx, run, labels)
+    if any(", corrected for " in name for name in result.numbers):
+        # Said only where the run has such figures: the glossary names the kinds of interval
+        # the report prints, and a method of figures not there would be one it does not.
+        result.summary = result.summary.removesuffix(".") + (
+            f"; corrected figures: percentile bootstrap ({n_boot} resamples, seed {seed})."
+        )
     add_prediction_powered(ctx, run, labels)
     add_tone(ctx, run, labels)
     add_prediction_powered_tone(ctx, run)

@@ -23,7 +23,7 @@ the STS of those labels is the only figure.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,7 +190,22 @@ def _pct(values: Sequence[float]) -> float | None:
     return 100 * sum(values) / len(values) if values else None
 
 
-def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: int) -> Table:
+def _expected_order(
+    identities: Iterable[str], inferences: Mapping[tuple[str, str], Inference]
+) -> list[str]:
+    """The identities as the table and its chart list them, by a figure each shows: the
+    expected STS paired (single where the identity has no paired one), largest first; an
+    identity with neither last; ties by name."""
+
+    def key(identity: str) -> tuple[bool, float, str]:
+        shown = [inferences.get((identity, setting)) for setting in SETTINGS]
+        value = next((inf.value for inf in shown if inf is not None), None)
+        return (value is None, -value if value is not None else 0.0, identity)
+
+    return sorted(identities, key=key)
+
+
+def _expected_table(readings: Sequence[PromptReading], seed: int) -> Table:
     by: dict[tuple[str, str], list[PromptReading]] = defaultdict(list)
     stereotype: dict[str, str] = {}
     for r in readings:
@@ -199,9 +214,7 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
     inferences = identity_expected(readings, seed)
     rows = []
     missing: dict[str, set[str]] = defaultdict(set)
-    for identity in order + sorted(set(stereotype) - set(order)):
-        if identity not in stereotype:
-            continue
+    for identity in _expected_order(stereotype, inferences):
         row: list[Any] = [identity, stereotype[identity]]
         for setting in SETTINGS:
             inf = inferences.get((identity, setting))
@@ -241,7 +254,9 @@ def _expected_table(readings: Sequence[PromptReading], order: list[str], seed: i
             "with P renormalised over the two candidates; the paired interval resamples the "
             "identity's partners, the single one its prompts (none with one prompt). "
             "P(he) + P(she) is their probability before renormalising, in percent as in the "
-            "headline: the share of the model's next-token probability the comparison rests on."
+            "headline: the share of the model's next-token probability the comparison rests on. "
+            "Rows run from the largest E[STS] paired to the smallest (single where an identity "
+            "has no paired one), ties by name."
         ),
         no_interval={
             f"{setting} 95% CI": f"{' or '.join(sorted(missing[setting]))} ({setting})"
@@ -379,8 +394,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         micro = _micro_table(sts, p_fem)
         micro.title = prefix + micro.title
         if readings:
-            order = [i for i, _ in sorted(sts.micro.items(), key=lambda x: table_14_order(x[1]))]
-            per_identity = _expected_table(readings, order, params.seed)
+            per_identity = _expected_table(readings, params.seed)
             per_identity.title = prefix + per_identity.title
             result.tables.append(per_identity)
             forest = expected_forest(

@@ -401,8 +401,10 @@ class AgentScreen(Screen[None]):
 #: questions: "why" is what the row's decision turned on (the placebo band, the side, q); the
 #: search's score and its own 95% interval, unadjusted (a search picks its best, so this
 #: interval decides nothing alone); q is Benjamini–Hochberg over every identity's held-out
-#: test, the pair's smaller. A q of 0.010 beside a search interval spanning 0 is no
-#: contradiction: they are different tests.
+#: test, the pair's smaller (the row's line under the table says so in full). A q of 0.010
+#: beside a search interval spanning 0 is no contradiction: they are different tests. q's
+#: name is no wider than its "not tested", so that at 80 columns the proposals stay a table,
+#: each row on a line, rather than each row a block of "name: value" lines.
 PROPOSAL_COLUMNS = (
     "id",
     "proposal",
@@ -410,7 +412,7 @@ PROPOSAL_COLUMNS = (
     "why",
     "search",
     "search 95% CI, unadjusted",
-    "q (BH, held-out)",
+    "q, held-out",
     "decision",
 )
 #: Who chooses the pairs, as the CLI's --proposer.

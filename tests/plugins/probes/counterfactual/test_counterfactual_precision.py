@@ -91,7 +91,7 @@ def test_three_occupations_are_warned_about(
     assert len(warnings) == 1
     first = warnings[0]
     assert "3 occupations leave race-gender.race × gender.max_skew a t interval" in first
-    assert "with 2 degrees of freedom (t 4.30): too wide to say anything" in first
+    assert "with 2 degrees of freedom (t 4.30): enough for a gate's test but too wide" in first
     assert "use at least 4 per list (add sets" in first
 
 
