@@ -36,7 +36,7 @@ from diptych.core.audit.sequential import (
 )
 from diptych.core.audit.sequential_summary import SequentialSummary
 from diptych.core.cost import Cost
-from diptych.core.errors import DiptychError
+from diptych.core.errors import DiptychError, UsageError
 from diptych.core.metrics.uncertainty.precision import FigurePrecision
 from diptych.core.report.audit import cost_paid
 from diptych.core.workspace import Reporter, RunOptions, Workspace
@@ -432,6 +432,11 @@ def expected_costs(
         if fig is None or gate.no_regression is not None:
             cost.note = "no expectation: the probe plans no such figure (or B − A of a baseline)"
             continue
+        if assume is not None and not fig.low <= assume <= fig.high:
+            raise UsageError(
+                f"--assume {assume:g} is outside the range of {gate.figure} "
+                f"[{fig.low:g}, {fig.high:g}]; give a value the figure can take"
+            )
         rule = GateRule(gate.label, gate.part, gate.figure, gate.rule, gate.limit,
                         limit_high=gate.limit_high)  # fmt: skip
         truths = [

@@ -25,8 +25,8 @@ from diptych.cli.audit_stop import going_on, interrupted_line, shaping_options
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
-from diptych.cli.options import max_cost_option
-from diptych.cli.paths import check_input_file, files_written
+from diptych.cli.options import figure_value, max_cost_option
+from diptych.cli.paths import check_input_file, files_written, prepare_output_dir
 from diptych.cli.plan_output import (
     money,
     print_expected_costs,
@@ -39,22 +39,20 @@ from diptych.cli.precision import half_width
 from diptych.cli.progress import RichReporter
 from diptych.core.audit import METHODS, audit_json_schema, starter_audit
 from diptych.core.audit.overrides import parse_sets
+from diptych.core.audit.schema import MAX_AUDIT_BYTES
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.cost import requests_and_cost
 from diptych.core.digits import level_text
-from diptych.core.errors import InputFileError, UsageError
+from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.report.formatting import bounds, figure_text
 from diptych.core.safe_text import escape_controls
-from diptych.core.workspace import RunOptions
+from diptych.core.workspace import RunLeasedError, RunOptions
 
 audit_app = typer.Typer(
     help="Audits as files: a whole battery (models, probes, labels, mitigations, agent "
     "searches, budget, report) in one audit.yaml.",
     no_args_is_help=True,
 )
-
-#: The largest audit file read: a page of YAML, with room for long lists of identities.
-MAX_AUDIT_BYTES = 4 * 1024**2
 
 FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="The audit file (audit.yaml).")]
 
@@ -175,6 +173,7 @@ def run(
         typer.Option(
             "--assume",
             metavar="VALUE",
+            callback=figure_value,
             help="With --dry-run --until-decided: the value each gated figure is assumed to "
             "take (default: the plan's assumption).",
         ),
@@ -200,6 +199,9 @@ def run(
         return
     if assume is not None:
         raise UsageError("--assume states an effect to plan for: give it with --dry-run")
+    if out is not None:
+        # Checked before anything is bought, as `diptych run --report` checks its folder.
+        prepare_output_dir(out, "--out")
     if not until_decided:
         # Run whole, a part its gates decided buys the rest of its design: asked first, as
         # `diptych resume` asks (--until-decided decides it again and buys nothing more).
@@ -244,6 +246,14 @@ def run(
                     on_look=print_look,
                 )
             )
+        except RunLeasedError as busy:
+            # The run's own advice (--wait, --watch) names options audit run does not take.
+            reporter.stop()
+            raise _AuditBusyError(
+                f"run {busy.run_id} of this audit is being run by {busy.holder.describe()}: "
+                "watch it with 'diptych audit list', and run the same command again once that "
+                "process stops"
+            ) from None
         except KeyboardInterrupt:
             reporter.stop()
             shaped = shaping_options(out, max_cost, until_decided=until_decided, batches=batches)
@@ -292,6 +302,12 @@ def run(
         code = decide_gates(ws, outcome.audit_id, junit=None, as_json=False,
                             overrides=parse_sets(set_ or []))  # fmt: skip
     raise typer.Exit(code)
+
+
+class _AuditBusyError(DiptychError):
+    """Another live process runs a part of the audit (exit 2, as a busy run's)."""
+
+    exit_code = 2
 
 
 def _what_it_has(detail: dict[str, Any]) -> str:

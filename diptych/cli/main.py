@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 import sys
@@ -166,6 +167,9 @@ def main(argv: list[str] | None = None) -> None:
         if damage is not None:
             # Found past the Workspace's own guard (a query outside its with-block).
             _fail(debug, str(damage), damage.exit_code)
+        full = _disk_full(error)
+        if full is not None:
+            _fail(debug, full, 1)
         fault = plugin_fault(error)
         if fault is not None:
             # A third party's probe or model failed: its authors get the report, not diptych's.
@@ -177,6 +181,18 @@ def main(argv: list[str] | None = None) -> None:
             1,
         )
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _disk_full(error: Exception) -> str | None:
+    """The one line for a write that found its disk full past the store's own guard (the
+    listing printed to a full disk, a --junit file), or None for any other error."""
+    if not isinstance(error, OSError) or error.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return None
+    where = f" writing {error.filename}" if error.filename else " writing the output"
+    return (
+        f"no space left on the disk{where} ({error.strerror}); free some space or write "
+        "elsewhere, then run the command again"
+    )
 
 
 def _store_named(args: list[str]) -> str | None:

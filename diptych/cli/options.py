@@ -35,6 +35,13 @@ def dollars(value: float | None) -> float | None:
     return value
 
 
+def figure_value(value: float | None) -> float | None:
+    """A value a figure can take (a finite number), or none given."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value:g} is not a figure's value, e.g. 25")
+    return value
+
+
 def executor_name(value: str) -> str:
     """One of the executors trials can run on."""
     if value not in EXECUTORS:

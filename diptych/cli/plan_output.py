@@ -198,11 +198,12 @@ def print_expected_costs(
     """Print the audit's plan and, with ``until_decided``, each gate's expected cost to a
     decision (``--dry-run --until-decided``); ``overrides`` are ``--set``'s fields."""
     plan = plan_placebos(ws, plan_audit(ws, source, precision=until_decided, overrides=overrides))
+    ref = source if isinstance(source, Path) else plan.audit.name
+    # Worked out before the plan is printed, so that an --assume refused is the one line said.
+    costs = expected_costs(ws, plan, ref, assume=assume, batches=batches) if until_decided else []
     print_plan(plan)
     if not until_decided:
         return
-    ref = source if isinstance(source, Path) else plan.audit.name
-    costs = expected_costs(ws, plan, ref, assume=assume, batches=batches)
     if not costs:
         raise UsageError(
             "--until-decided stops when the gates are decided, and this audit states none "

@@ -28,6 +28,7 @@ from diptych.cli.options import (
     TimeoutOption,
     WaitOption,
     WatchOption,
+    figure_value,
 )
 from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import few_units_warning, half_width, print_precision
@@ -349,6 +350,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--assume",
                 metavar="VALUE",
+                callback=figure_value,
                 help="With --dry-run --until-decided: the value each gated figure is assumed "
                 "to take (default: the plan's assumption).",
             ),

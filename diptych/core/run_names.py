@@ -27,8 +27,9 @@ def without_probe(run: RunRecord) -> str:
 
 def named_by(run: RunRecord, name: str) -> bool:
     """Whether ``name`` names ``run``: its id, the start of it, or the start of the id without
-    its probe prefix."""
-    return run.id.startswith(name) or without_probe(run).startswith(name)
+    its probe prefix. An empty name names none: it is the start of every id, and a script's
+    unset variable must not pick a run for it."""
+    return bool(name) and (run.id.startswith(name) or without_probe(run).startswith(name))
 
 
 def runs_named(runs: Iterable[RunRecord], name: str) -> list[RunRecord]:

@@ -217,6 +217,8 @@ def get_audit(store: Store, ref: str) -> AuditRecord | None:
     """The audit whose id is ``ref``, else the newest named ``ref`` (an id begins with its
     name, so a name is never taken for a prefix of its records' ids), else the one whose id
     starts with ``ref``; None if none. Raises :class:`UsageError` when a prefix names several."""
+    if not ref:
+        return None  # the start of every id: an unset variable names no audit
     audits = list_audits(store)
     exact = [a for a in audits if a.id == ref]
     if exact:

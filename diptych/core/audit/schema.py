@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import stat
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -394,10 +395,27 @@ def parse_audit(text: str, source: str = "audit.yaml") -> AuditFile:
         raise InputFileError("\n".join(lines)) from None
 
 
+#: The largest audit file read: a page of YAML, with room for long lists of identities.
+MAX_AUDIT_BYTES = 4 * 1024**2
+
+
 def load_audit(path: str | Path) -> tuple[AuditFile, str]:
-    """The audit of the file at ``path`` and the sha256 of its bytes."""
+    """The audit of the file at ``path`` and the sha256 of its bytes. A pipe or device is
+    refused before it is opened (opening a pipe waits for a writer that may never come), and a
+    file past :data:`MAX_AUDIT_BYTES` before it is read."""
     where = Path(path)
     try:
+        info = where.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise InputFileError(
+                f"audit file {where}: not a regular file (a directory, device, pipe or socket); "
+                "give the audit's YAML file"
+            )
+        if info.st_size > MAX_AUDIT_BYTES:
+            raise InputFileError(
+                f"audit file {where}: {info.st_size:,} bytes, more than the "
+                f"{MAX_AUDIT_BYTES:,} an audit file may hold; give the audit's YAML file"
+            )
         raw = where.read_bytes()
     except OSError as exc:
         raise InputFileError(f"cannot read the audit file {where}: {exc.strerror}") from exc
