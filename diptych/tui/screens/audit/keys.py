@@ -121,8 +121,11 @@ class AuditKeys(Screen[None]):
         if self.report is None:
             self._say("no report yet: run the audit to the end (^r)")
             return
-        self.app.open_url(self.report.resolve().with_name("report.html").as_uri())
-        self._say(f"report: {self.report.parent}")
+        # The page opened is named, not its folder: where no browser opens (over ssh), the
+        # path said is the one to open by hand.
+        page = self.report.resolve().with_name("report.html")
+        self.app.open_url(page.as_uri())
+        self._say(f"report: {page}")
 
     # --- the run ------------------------------------------------------------------------------
 
