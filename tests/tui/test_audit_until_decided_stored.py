@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from audit_fixtures import audit_workdir, open_planned, planted_audit
-from steps import wait_for
+from steps import settle, wait_for
 from textual.widgets import Static
 
 from diptych.core.workspace import Workspace
@@ -37,6 +37,8 @@ async def test_until_decided_on_a_stored_design_says_it_read_it_and_bought_none(
         await wait_for(pilot, lambda: "audit complete" in str(summary.render()), "the run")
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: "stopped: " in str(summary.render()), "the stop line")
+        # The line's new height is laid out on the next refresh, not with its text.
+        await settle(pilot)
         text = str(summary.render())
         words = " ".join(text.split())
         # Read whole above the footer, the screen itself not scrolled.

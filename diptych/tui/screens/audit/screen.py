@@ -1,13 +1,12 @@
 """The Audit screen: open an audit file, see its parts and their progress, run it, get its report.
 
 The plan and the run are headless Workspace calls in thread workers (each opens its own
-Workspace; the run's in :mod:`.buying`); results come back as messages, so no widget is
-touched from a thread.
+Workspace; the run's in :mod:`.buying`, started by the keys of :mod:`.keys`); results come
+back as messages, so no widget is touched from a thread.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
@@ -16,7 +15,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Header, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
@@ -28,9 +26,9 @@ from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import dollars, plan_counts
 from diptych.core.report.gates import GateLine
 from diptych.core.workspace import Workspace
-from diptych.tui.jobs import JobControl, JobHost
-from diptych.tui.screens.audit.buying import REFRESH_EVERY, buy
-from diptych.tui.screens.audit.decided import gates_of
+from diptych.tui.jobs import JobControl
+from diptych.tui.screens.audit.buying import REFRESH_EVERY
+from diptych.tui.screens.audit.keys import AuditKeys, Source
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -41,7 +39,6 @@ from diptych.tui.screens.audit.messages import (
     AuditsRecorded,
 )
 from diptych.tui.screens.audit.path_field import PathField
-from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
 from diptych.tui.screens.audit.rows import (
     RecordedFound,
     gate_table,
@@ -58,9 +55,6 @@ from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 
-#: An audit file, or a recorded audit opened from the text it recorded (its file moved).
-Source = Path | AuditRecord
-
 #: Each count with its unit, in the table and a part's card alike: trials planned and stored,
 #: and the requests a run of the file would ask (for a part its gates decided, those its stop
 #: saved, as its status says), which are not the trials left (a request may ask several).
@@ -70,7 +64,7 @@ COLUMNS = ("part", "kind", "probe", "trials", "trials stored", "requests to run"
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
 
-class AuditScreen(Screen[None]):
+class AuditScreen(AuditKeys):
     """One audit file: its parts with trials, stored results and cost, each part's status
     while it runs, and the report when it is written."""
 
@@ -115,10 +109,6 @@ class AuditScreen(Screen[None]):
         #: The audit's record and runs as last read (:mod:`.watch`), and whether they were.
         self._mark: StoreMark | None = None
         self._marked = False
-
-    @property
-    def store_path(self) -> Path:
-        return self._store_path or Path(getattr(self.app, "store_path", ".diptych"))
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -293,24 +283,6 @@ class AuditScreen(Screen[None]):
             self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
         self.gates_for(file, plan, recorded is not None and bool(recorded.report))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
-    def _execute(self, file: Source, control: JobControl, until_decided: bool = False) -> None:
-        control.started.set()
-        try:
-            buy(self, file, control, until_decided)
-        except asyncio.CancelledError:
-            # Stopped (quitting): the engine stored what finished and left the run
-            # interrupted. Posted, never waited on: the app may be waiting for this thread.
-            self.post_message(AuditFailed("stopped: its trials so far are kept (^r goes on)"))
-        finally:
-            control.detach()
-
-    def gates_for(self, file: Source, plan: AuditPlan, recorded: bool) -> None:
-        """Decide the audit's gates (in the calling worker) where it has run to a report."""
-        gates = gates_of(self.store_path, file, plan, recorded)
-        if gates is not None:
-            self.app.call_from_thread(self.post_message, gates)
-
     # --- messages -----------------------------------------------------------------------------
 
     @on(AuditPlanned)
@@ -397,101 +369,7 @@ class AuditScreen(Screen[None]):
         note.display = True
         note.update(message.note)
 
-    # --- actions ------------------------------------------------------------------------------
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_run(self) -> None:
-        if self._file is None or self.plan is None:
-            self._say("open an audit file first (type its path, then Enter)")
-            return
-        if self._buying():
-            return
-        # A decided part's rest is bought on purpose only: asked first, as u asks of its run.
-        self._ask_rest(self.plan)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-rest")
-    def _ask_rest(self, plan: AuditPlan) -> None:
-        try:
-            asked = decided_rests(self.store_path, plan)
-        except DiptychError as error:
-            self.post_message(AuditFailed(str(error)))
-            return
-        self.post_message(asked)
-
-    @on(AuditRestAsked)
-    def _rest_asked(self, message: AuditRestAsked) -> None:
-        from diptych.tui.screens.runs.confirm import ConfirmResume
-
-        def answered(buy: bool | None) -> None:
-            if not buy:
-                left = f"; {message.left}" if message.left else ""
-                self._say(f"nothing bought: the decided parts are left as they are{left}")
-            elif self._file is not None and self.plan is not None and not self._buying():
-                self._say(f"running {self.plan.audit.name} …")
-                self._asked = self.plan.to_run
-                self._start(self._file)
-
-        if message.held:
-            self._say(message.held)
-        elif not message.questions:
-            answered(True)
-        else:
-            self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
-
-    def _runs_it(self) -> bool:
-        """Whether this screen runs its audit now: not once it has said the run ended (its
-        worker's last word), though the worker's thread may not have returned yet."""
-        if self._control is None or self._control is self._ended:
-            return False
-        return not self._control.finished.is_set()
-
-    def _buying(self) -> bool:
-        """Whether this screen's audit is buying now (then said, and nothing else starts)."""
-        if not self._runs_it():
-            return False
-        self._say("the audit is running: q stops it, its trials so far kept")
-        return True
-
-    def _start(self, file: Source, until_decided: bool = False) -> None:
-        """Run the audit in a worker the app stops on quit (its trials so far are kept)."""
-        self._control = JobControl()
-        self._marked = False  # its own run's end is not another process's work
-        if isinstance(self.app, JobHost):
-            self.app.stoppable.add(self._control)
-        self._execute(file, self._control, until_decided)
-
-    def action_run_until_decided(self) -> None:
-        """Buy the gated parts batch by batch until every gate is decided."""
-        if self._file is None or self.plan is None:
-            self._say("open an audit file first (type its path, then Enter)")
-            return
-        gates = self.plan.audit.gates
-        if gates is None or not gates.checks:
-            self._say("this audit states no gates: run it whole (^r)")
-            return
-        if self._buying():
-            return
-        self._say(f"running {self.plan.audit.name} until its gates are decided …")
-        self.looks = []
-        self._asked = self.plan.to_run
-        self._start(self._file, until_decided=True)
-
-    def action_report(self) -> None:
-        if self._file is None or self.plan is None:  # a recorded audit's report is its own
-            self._say("open an audit first (type its path, or choose one recorded here)")
-            return
-        if self.report is None:
-            self._say("no report yet: run the audit to the end (^r)")
-            return
-        self.app.open_url(self.report.resolve().with_name("report.html").as_uri())
-        self._say(f"report: {self.report.parent}")
-
     # --- drawing ------------------------------------------------------------------------------
 
     def _fill(self) -> None:
         self.query_one("#parts", FitTable).set_rows(part_rows(self.plan, self.status))
-
-    def _say(self, text: str) -> None:
-        self.query_one("#summary", WholeNumbers).update(text)

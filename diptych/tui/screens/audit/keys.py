@@ -1,0 +1,167 @@
+"""The Audit screen's keys and the run they start: ^r runs the audit (asking first where its
+gates decided a part on part of its design), ^g buys it until its gates are decided, ^o opens
+its report; the run is a thread worker the app stops on quit, its trials so far kept.
+
+:class:`AuditKeys` is the base of :class:`~diptych.tui.screens.audit.screen.AuditScreen`: the
+screen opens and draws the audit; this acts on what it opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual import on, work
+from textual.screen import Screen
+
+from diptych.audit import AuditPlan
+from diptych.core.audit.record import AuditRecord
+from diptych.core.errors import DiptychError
+from diptych.core.report.gates import GateLine
+from diptych.tui.jobs import JobControl, JobHost
+from diptych.tui.screens.audit.buying import buy
+from diptych.tui.screens.audit.decided import gates_of
+from diptych.tui.screens.audit.messages import AuditFailed
+from diptych.tui.screens.audit.rest import AuditRestAsked, decided_rests
+from diptych.tui.widgets.whole_numbers import WholeNumbers
+
+#: An audit file, or a recorded audit opened from the text it recorded (its file moved).
+Source = Path | AuditRecord
+
+
+class AuditKeys(Screen[None]):
+    """What the Audit screen's keys do to the audit it shows (the subclass opens and draws it)."""
+
+    _store_path: Path | None
+    _file: Source | None
+    plan: AuditPlan | None
+    report: Path | None
+    #: Each look's gates, in order, while the audit is bought until decided (ctrl+g).
+    looks: list[list[GateLine]]
+    #: The requests the plan had left to run when the last run began.
+    _asked: int
+    #: The stop of the audit this screen runs (None: none run yet).
+    _control: JobControl | None
+    #: The run whose end the screen has said (its worker about to return).
+    _ended: JobControl | None
+    #: Whether the audit's record and runs were read since this screen's own run (:mod:`.watch`).
+    _marked: bool
+
+    @property
+    def store_path(self) -> Path:
+        return self._store_path or Path(getattr(self.app, "store_path", ".diptych"))
+
+    def gates_for(self, file: Source, plan: AuditPlan, recorded: bool) -> None:
+        """Decide the audit's gates (in the calling worker) where it has run to a report."""
+        gates = gates_of(self.store_path, file, plan, recorded)
+        if gates is not None:
+            self.app.call_from_thread(self.post_message, gates)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_run(self) -> None:
+        if self._file is None or self.plan is None:
+            self._say("open an audit file first (type its path, then Enter)")
+            return
+        if self._buying():
+            return
+        # A decided part's rest is bought on purpose only: asked first, as u asks of its run.
+        self._ask_rest(self.plan)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-rest")
+    def _ask_rest(self, plan: AuditPlan) -> None:
+        try:
+            asked = decided_rests(self.store_path, plan)
+        except DiptychError as error:
+            self.post_message(AuditFailed(str(error)))
+            return
+        self.post_message(asked)
+
+    @on(AuditRestAsked)
+    def _rest_asked(self, message: AuditRestAsked) -> None:
+        from diptych.tui.screens.runs.confirm import ConfirmResume
+
+        def answered(buy: bool | None) -> None:
+            if not buy:
+                left = f"; {message.left}" if message.left else ""
+                self._say(f"nothing bought: the decided parts are left as they are{left}")
+            elif self._file is not None and self.plan is not None and not self._buying():
+                self._say(f"running {self.plan.audit.name} …")
+                self._asked = self.plan.to_run
+                self._start(self._file)
+
+        if message.held:
+            self._say(message.held)
+        elif not message.questions:
+            answered(True)
+        else:
+            self.app.push_screen(ConfirmResume(" ".join(message.questions)), answered)
+
+    def action_run_until_decided(self) -> None:
+        """Buy the gated parts batch by batch until every gate is decided."""
+        if self._file is None or self.plan is None:
+            self._say("open an audit file first (type its path, then Enter)")
+            return
+        gates = self.plan.audit.gates
+        if gates is None or not gates.checks:
+            self._say("this audit states no gates: run it whole (^r)")
+            return
+        if self._buying():
+            return
+        self._say(f"running {self.plan.audit.name} until its gates are decided …")
+        self.looks = []
+        self._asked = self.plan.to_run
+        self._start(self._file, until_decided=True)
+
+    def action_report(self) -> None:
+        if self._file is None or self.plan is None:  # a recorded audit's report is its own
+            self._say("open an audit first (type its path, or choose one recorded here)")
+            return
+        if self.report is None:
+            self._say("no report yet: run the audit to the end (^r)")
+            return
+        # The page opened is named, not its folder: where no browser opens (over ssh), the
+        # path said is the one to open by hand.
+        page = self.report.resolve().with_name("report.html")
+        self.app.open_url(page.as_uri())
+        self._say(f"report: {page}")
+
+    # --- the run ------------------------------------------------------------------------------
+
+    def _runs_it(self) -> bool:
+        """Whether this screen runs its audit now: not once it has said the run ended (its
+        worker's last word), though the worker's thread may not have returned yet."""
+        if self._control is None or self._control is self._ended:
+            return False
+        return not self._control.finished.is_set()
+
+    def _buying(self) -> bool:
+        """Whether this screen's audit is buying now (then said, and nothing else starts)."""
+        if not self._runs_it():
+            return False
+        self._say("the audit is running: q stops it, its trials so far kept")
+        return True
+
+    def _start(self, file: Source, until_decided: bool = False) -> None:
+        """Run the audit in a worker the app stops on quit (its trials so far are kept)."""
+        self._control = JobControl()
+        self._marked = False  # its own run's end is not another process's work
+        if isinstance(self.app, JobHost):
+            self.app.stoppable.add(self._control)
+        self._execute(file, self._control, until_decided)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-run")
+    def _execute(self, file: Source, control: JobControl, until_decided: bool = False) -> None:
+        control.started.set()
+        try:
+            buy(self, file, control, until_decided)
+        except asyncio.CancelledError:
+            # Stopped (quitting): the engine stored what finished and left the run
+            # interrupted. Posted, never waited on: the app may be waiting for this thread.
+            self.post_message(AuditFailed("stopped: its trials so far are kept (^r goes on)"))
+        finally:
+            control.detach()
+
+    def _say(self, text: str) -> None:
+        self.query_one("#summary", WholeNumbers).update(text)
