@@ -44,6 +44,17 @@ def ask_rest_of_decided(
     _ask([run.id], [question], yes=yes)
 
 
+def lost_line(run_id: str, lost: int) -> str:
+    """What ``diptych show`` says of a decided run's answers gone from the store: its figures
+    rest on fewer trials than its look says until a resume asks them again."""
+    these = "answer" if lost == 1 else "answers"
+    return (
+        f"{lost:,} {these} its gates were decided on had gone from the store, so its figures "
+        f"rest on fewer trials than its look says: 'diptych resume {run_id}' asks "
+        f"{'it' if lost == 1 else 'them'} again (only {'it' if lost == 1 else 'them'})"
+    )
+
+
 def lost_words(run_id: str, lost: int) -> str:
     """What a resume of a decided run says of the answers its gates read that it asked again."""
     these = "answer" if lost == 1 else "answers"

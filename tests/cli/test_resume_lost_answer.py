@@ -43,6 +43,12 @@ def test_resume_asks_a_lost_answer_of_a_decided_look_again(
     with Workspace.open(Path(ws)) as opened:
         assert opened.runs.lost_answers(run_id) == [lost]
 
+    code, out = call(capsys, "--store", ws, "show", run_id)
+    assert code == 0, out
+    assert (
+        "1 answer its gates were decided on had gone from the store, so its figures rest on "
+        f"fewer trials than its look says: 'diptych resume {run_id}' asks it again (only it)"
+    ) in out
     code, out = call(capsys, "--store", ws, "resume", run_id, "--dry-run")
     assert code == 0, out
     said = f"{run_id}: 1 answer its gates were decided on had gone from the store; "
@@ -64,3 +70,5 @@ def test_resume_asks_a_lost_answer_of_a_decided_look_again(
             number.get("value"),
             number.get("n"),
         ), name
+    code, out = call(capsys, "--store", ws, "show", run_id)
+    assert code == 0 and "gone from the store" not in out, out
