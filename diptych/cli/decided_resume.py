@@ -35,8 +35,33 @@ def ask_rest_of_decided(
         run = run_named(ws, run_id, "resume")
         if run.status != "decided":
             return
+        # Answers its decision read that are gone from the store are asked again first: they
+        # were bought, and the look's figures would otherwise rest on fewer trials than it says.
+        lost = ws.runs.ask_lost(run.id, options=RunOptions(paid_retries=paid_retries))
+        if lost:
+            Console(soft_wrap=True, stderr=True).print(lost_words(run.id, len(lost)), markup=False)
         question = _rest_of(ws, run.id, RunOptions(paid_retries=paid_retries))
     _ask([run.id], [question], yes=yes)
+
+
+def lost_line(run_id: str, lost: int) -> str:
+    """What ``diptych show`` says of a decided run's answers gone from the store: its figures
+    rest on fewer trials than its look says until a resume asks them again."""
+    these = "answer" if lost == 1 else "answers"
+    return (
+        f"{lost:,} {these} its gates were decided on had gone from the store, so its figures "
+        f"rest on fewer trials than its look says: 'diptych resume {run_id}' asks "
+        f"{'it' if lost == 1 else 'them'} again (only {'it' if lost == 1 else 'them'})"
+    )
+
+
+def lost_words(run_id: str, lost: int) -> str:
+    """What a resume of a decided run says of the answers its gates read that it asked again."""
+    these = "answer" if lost == 1 else "answers"
+    return (
+        f"{run_id}: {lost:,} {these} its gates were decided on had gone from the store; "
+        "asked again, so its figures rest on every trial its look says"
+    )
 
 
 def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
@@ -50,7 +75,15 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
         run = run_named(ws, run_id, "resume")
         est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
         at = decided_at(ws.runs.status_text(run.id)) if run.status == "decided" else ""
+        lost = len(ws.runs.lost_answers(run.id))
     console = Console(soft_wrap=True)
+    if lost:
+        these = "answer" if lost == 1 else "answers"
+        console.print(
+            f"{run.id}: {lost:,} {these} its gates were decided on had gone from the store; "
+            "diptych resume asks them again first, without asking",
+            markup=False,
+        )
     if at:
         console.print(
             f"{run.id} is {at}: its gates were decided on the trials bought, so diptych resume "

@@ -128,6 +128,7 @@ def metric_table(title: str, *columns: str, text_columns: int = 1) -> Table:
 
 def print_sts(result: STSResult) -> None:
     from diptych.cli.console import SafeConsole as Console
+    from diptych.core.metrics.sts import table_14_order
 
     ci = f"{level_text(result.confidence)} CI"
     overall = metric_table(
@@ -158,12 +159,8 @@ def print_sts(result: STSResult) -> None:
         "gap",
         "n\ns/p",
     )
-    # Identities never seen paired sort last; ties go by name, as in the paper's table.
-    rows = sorted(
-        result.micro.values(),
-        key=lambda m: (m.pct_feminine_paired is None, m.pct_feminine_paired or 0.0, m.identity),
-    )
-    for m in rows:
+    # The order of every per-identity table, the report's among them.
+    for m in sorted(result.micro.values(), key=table_14_order):
         micro.add_row(
             m.identity,
             m.stereotype[0],

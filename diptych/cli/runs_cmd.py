@@ -13,6 +13,7 @@ from rich.text import Text
 from diptych.cli.bundle_cmd import export_bundle
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
+from diptych.cli.decided_resume import lost_line
 from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
 from diptych.cli.render import print_result
 from diptych.cli.runs_table import (
@@ -195,6 +196,9 @@ def register(app: typer.Typer) -> None:
                     f"'diptych resume {run.id} --yes' buys it",
                     markup=False,
                 )
+            lost = len(ws.runs.lost_answers(run.id))
+            if lost:
+                console.print(lost_line(run.id, lost), style="yellow", markup=False)
             # As every listing shows it: a gated figure with the interval its gate used.
             result = (
                 ws.audits.read(

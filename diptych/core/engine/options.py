@@ -57,6 +57,9 @@ class RunOptions:
     #: With ``order_seed``: buy only the requests within the first this share of that order
     #: (a batch of a sequential audit: 0 < share <= 1; None: all of them).
     order_share: float | None = None
+    #: Buy only these of the run's pending requests (None: all that are pending): the answers
+    #: a decided run's look read that are gone from the store, asked again without the rest.
+    only_keys: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from diptych.core.audit.stopped import purchase_seed
@@ -80,6 +81,9 @@ async def run_async(
             seed = purchase_seed(store, plan.run.id)
         if seed is not None:
             plan = in_purchase_order(store, plan, seed, options.order_share)
+        if options.only_keys is not None:
+            plan = replace(plan, pending={k: t for k, t in plan.pending.items()
+                                          if k in options.only_keys})  # fmt: skip
         by_id = {slot.ref.model_id: slot for slot in slots}
         if plan.cached and plan.pending:
             check_builds(store, plan, by_id, options, reporter)
@@ -119,7 +123,8 @@ async def run_async(
             try:
                 # A batch of a sequential audit asked for a share of the design only: the
                 # rest is left on purpose, not by a stop.
-                asked = set(plan.pending) if options.order_share is not None else None
+                part = options.order_share is not None or options.only_keys is not None
+                asked = set(plan.pending) if part else None
                 run = finish_run(
                     store, plan.run.id, probe=probe, budget=budget, asked=asked, started=started
                 )

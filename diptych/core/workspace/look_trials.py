@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from diptych.core.audit.stopped import continued, looked
+from diptych.core.audit.stopped import continued, looked, run_looks
 from diptych.core.engine.purchase import purchase_order
 from diptych.core.labels import GENDER, LabelDimension, SubjectLabel
 from diptych.core.probe import Probe, ProbeResult
@@ -43,6 +43,30 @@ def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
     order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
     answered = [k for k in order if k in results and results[k].status != "failed"]
     return frozenset(answered[: looks.last.bought])
+
+
+def lost_at_look(store: Store, run_id: str) -> list[str]:
+    """The distinct requests the last look of a decided run read whose stored answer is gone
+    since (deleted, or lost with a damaged store), in its purchase order; empty for any other
+    run. Nothing was bought after a decided look, so the look read the first requests of
+    that order with a stored outcome until ``bought`` had an answer (a failure then was not
+    read): a request among them with no stored outcome now is one whose answer was lost.
+    Without it again the look's figures would rest on fewer trials than the look says."""
+    run = store.run_with_id(run_id)
+    looks = run_looks(store, run_id) if run is not None and run.status == "decided" else None
+    if looks is None or looks.last is None:
+        return []
+    results = store.run_results(run_id)
+    lost: list[str] = []
+    answered = 0
+    for key in purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed):
+        if answered + len(lost) >= looks.last.bought:
+            break
+        if key not in results:
+            lost.append(key)
+        elif results[key].status != "failed":
+            answered += 1
+    return lost
 
 
 def trials_at_look(store: Store, run_id: str) -> int | None:

@@ -40,7 +40,7 @@ from diptych.core.store import Lease, RunRecord
 from diptych.core.workspace import export as _export
 from diptych.core.workspace.base import ModelSpec, Namespace, Params, ProbeSpec
 from diptych.core.workspace.findings import Findings
-from diptych.core.workspace.look_trials import look_keys
+from diptych.core.workspace.look_trials import look_keys, lost_at_look
 from diptych.core.workspace.plugins import build_model, build_probe
 from diptych.core.workspace.precision import precision_plan
 from diptych.core.workspace.records import Failure, RunDetail, RunSummary
@@ -371,6 +371,38 @@ class Runs(Namespace):
         probe, models = probe_and_models_of(run)
         options = replace(options or RunOptions(), run_id=run.id, new=False)
         return await run_async(self._store, probe, models, options=options, reporter=reporter)
+
+    def lost_answers(self, run_id: str) -> builtins.list[str]:
+        """The requests a decided run's last look read whose stored answer is gone since
+        (:func:`~diptych.core.workspace.look_trials.lost_at_look`); empty for any other run."""
+        return lost_at_look(self._store, self.get(run_id).id)
+
+    def ask_lost(
+        self,
+        run_id: str,
+        *,
+        options: RunOptions | None = None,
+        reporter: Reporter | None = None,
+    ) -> builtins.list[str]:
+        """Ask again, and only, the answers of :meth:`lost_answers`: the look's figures rest on
+        every trial it says again, nothing stored is bought twice and the rest of the design
+        stays unbought, so the run is still decided. The requests asked (none: nothing runs)."""
+        self._kernel.writing("resume a run")
+        run = self.get(run_id)
+        lost = lost_at_look(self._store, run.id)
+        if not lost:
+            return []
+        probe, models = probe_and_models_of(run)
+        options = replace(
+            options or RunOptions(), run_id=run.id, new=False, only_keys=frozenset(lost)
+        )
+        record = asyncio.run(
+            run_async(self._store, probe, models, options=options, reporter=reporter)
+        )
+        # Every lost answer stored again: the rest was left by the gates' decision, as before.
+        if record.status == "partial":
+            self._store.set_run_status(run.id, "decided")
+        return lost
 
     def plan_resume(self, run_id: str, *, options: RunOptions | None = None) -> Estimate:
         """What :meth:`resume` would buy: the run's trials, those already stored, the requests

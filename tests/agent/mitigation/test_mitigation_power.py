@@ -86,3 +86,17 @@ def test_a_session_reports_its_power(ws, embedder, planted_baseline, proposing_a
     assert power["search"]["design"] != "2 × 2 identities"
     assert power["variance"].startswith("a change of 10 scaling each identity's stereotype")
     assert report.to_dict()["power"]["statement"] == power["statement"]
+
+
+def test_a_story_mode_run_gets_no_plan_the_search_refuses_it() -> None:
+    # The search mitigates likelihood-mode runs only: a story-mode baseline is refused before
+    # any design is planned, so no plan ever counts its sampled stories as units.
+    from types import SimpleNamespace
+
+    from diptych.agent.mitigation.prompts import split_identities
+    from diptych.core.errors import UsageError
+
+    run = SimpleNamespace(id="pst-text-story", probe="pst-text", params={"mode": "story"})
+    ws = SimpleNamespace(runs=SimpleNamespace(get=lambda _: run))
+    with pytest.raises(UsageError, match="the agent mitigates pst-text runs in likelihood mode"):
+        split_identities(ws, run.id, 0)  # type: ignore[arg-type]

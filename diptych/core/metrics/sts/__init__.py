@@ -49,6 +49,7 @@ from diptych.core.metrics.sts.score import (
     SettingScores,
     STSResult,
     stereotype_test_score,
+    table_14_order,
 )
 from diptych.core.metrics.sts.table import LabelTable, Persons, reduce_majority
 
@@ -77,4 +78,5 @@ __all__ = [
     "reduce_majority",
     "stereo",
     "stereotype_test_score",
+    "table_14_order",
 ]

@@ -108,6 +108,14 @@ class MicroSTS:
         )
 
 
+def table_14_order(m: MicroSTS) -> tuple[bool, float, str]:
+    """The PST paper's Table 14 order of identities: ascending share of feminine figures in the
+    paired setting; identities never scored paired last, ties by name. Every per-identity table
+    (a probe's, the report's, ``diptych metrics sts``) lists its rows in this one order."""
+    pct = m.pct_feminine_paired
+    return (pct is None, pct if pct is not None else 0.0, m.identity)
+
+
 @dataclass(frozen=True, slots=True)
 class STSResult:
     """Everything ``diptych metrics sts`` reports; ``to_dict()`` is the DESIGN.md JSON shape."""

@@ -146,10 +146,3 @@ def pct_feminine_ci(m: MicroSTS, setting: Setting) -> tuple[float, float] | None
     if m.stereotype == "feminine":
         return ((100 + low) / 2, (100 + high) / 2)
     return ((100 - high) / 2, (100 - low) / 2)
-
-
-def table_14_order(m: MicroSTS) -> tuple[bool, float, str]:
-    """The PST paper's Table 14 order: ascending share of feminine figures in the paired setting;
-    identities never scored paired last, ties by name."""
-    pct = m.pct_feminine_paired
-    return (pct is None, pct if pct is not None else 0.0, m.identity)

@@ -6,14 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from diptych.core.labels import HUMAN_MAJORITY
-from diptych.core.metrics.sts import CANNOT_IDENTIFY, SETTINGS, STSResult, stereotype_test_score
+from diptych.core.metrics.sts import (
+    CANNOT_IDENTIFY,
+    SETTINGS,
+    STSResult,
+    stereotype_test_score,
+    table_14_order,
+)
 from diptych.core.probe import Table
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
     interval_text,
     pct_feminine_ci,
     setting_gap,
-    table_14_order,
 )
 from diptych.plugins.probes.pst.collect import LABEL_POLICY, PSTGroup, PSTLabels
 from diptych.plugins.probes.pst.context import GROUP_NAMES, AnalysisContext

@@ -29,7 +29,7 @@ from typing import Any
 
 from diptych.core.digits import level_text
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score
+from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score, table_14_order
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
 from diptych.core.probe import ProbeResult, Table
@@ -41,7 +41,6 @@ from diptych.plugins.probes._paired_stereotype_test.scoring import (
     resampled_words,
     setting_gap,
     sts_row,
-    table_14_order,
 )
 from diptych.plugins.probes.pst_text.figures import expected_forest
 from diptych.plugins.probes.pst_text.params import PSTTextParams, text_prompts
