@@ -168,10 +168,14 @@ def test_the_readme_quickstart_warns_as_the_readme_says(
     said = [" ".join(line.split()) for line in dry.splitlines()]
     assert [line for line in said if line.startswith("warning:")] == [warned], dry
     quick = [line for line in lines if " is a quick look, not a finding: " in line]
-    # Each STS the run states has its interval over the two lists of two: both are quick looks.
+    # Each figure the run states has its interval over the two lists of two, the drawn
+    # labels' too: every one is a quick look.
     assert [q.split(" is a quick look")[0].split(" (")[0] for q in quick] == [
         "STS paired",
         "STS single",
+        "STS paired",
+        "STS single",
+        "gap paired − single",
     ], out
     assert all(q.endswith(f": {why}.") for q in quick), out
     four = ["-p", "masculine=carpenter,driver,farmer,guard", "-p",

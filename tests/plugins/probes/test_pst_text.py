@@ -118,10 +118,17 @@ def test_certain_stereotyped_model_scores_100(store: Store) -> None:
     # Every label stereotyped: the intervals are open below, never [100, 100]. Paired: 4
     # scenes × 2 orders = 8 prompts, Clopper–Pearson's end for 8 of 8: 0.025^(1/8) = 0.631.
     drawn = numbers["STS paired (drawn labels)"]
-    # One label drawn a prompt: the drawn figure resamples its 8 draws.
-    assert (drawn["ci_high"], drawn["units"]) == (100.0, {"draw": 8})
-    assert drawn["ci_low"] == pytest.approx(100 - 200 * (1 - 0.025 ** (1 / 8)))
-    assert drawn["ci_low"] == pytest.approx(26.12, abs=0.01)
+    # The drawn figure resamples both identity lists: one label drawn a prompt, every one
+    # +100, so its interval is the expected STS's over the same 2 × 2 identities.
+    assert drawn["units"] == {"masculine identity": 2, "feminine identity": 2}
+    expected = numbers["STS paired (expected from P(he), P(she))"]
+    assert (drawn["ci_low"], drawn["ci_high"]) == (expected["ci_low"], expected["ci_high"])
+    assert drawn["ci_high"] == 100.0 and drawn["ci_low"] < 100.0
+    # Over its 8 draws alone (these identities only):
+    draws = drawn["scenes_only"]
+    assert (draws["ci_high"], draws["units"]) == (100.0, {"draw": 8})
+    assert draws["ci_low"] == pytest.approx(100 - 200 * (1 - 0.025 ** (1 / 8)))
+    assert draws["ci_low"] == pytest.approx(26.12, abs=0.01)
     result = analyze(store, run.id)
     for table in result.tables:
         for row in table.rows:
@@ -228,7 +235,9 @@ def test_the_declared_figure_names_are_the_runs(store: Store, mode: str) -> None
     """What figure_names declares before a run (an audit's gates are checked against it) is
     every figure the analysis gives, for one model and for two, each declared without an
     interval exactly where a gate cannot rest on the run's number."""
-    params = {"mode": mode, "masculine": ["carpenter", "sheriff"], "feminine": ["nurse", "editor"]}
+    # The StoryTeller's sheriff is always 'they': two other masculine identities, so that
+    # each list has two scored identities for the labels' interval to resample.
+    params = {"mode": mode, "masculine": ["carpenter", "janitor"], "feminine": ["nurse", "editor"]}
     probe = get_probe("pst-text", params)
 
     def model(version: str) -> ScriptedLikelihood | StoryTeller:

@@ -21,7 +21,6 @@ same probe in the workspace replaces them.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -37,8 +36,6 @@ from diptych.core.metrics.uncertainty.precision import (
 
 PAPER = "the PST paper's DALL-E 3 figures (Tables 14 and 16)"
 UNITS = ("masculine identity", "feminine identity")
-#: What a text run's STS of labels resamples: the labels drawn for one scene in one order once.
-DRAW = "draw"
 
 #: Per aspect and setting, the components the paper's figures give (see the module docstring).
 PAPER_COMPONENTS: dict[tuple[str, str], Components] = {
@@ -68,40 +65,6 @@ def sts_figure(
     return PlannedFigure(name, design, components, *STS_RANGE, max_size=max_size, grow=grow)
 
 
-def drawn_figure(
-    name: str,
-    setting: str,
-    sizes: tuple[int, int],
-    samples: int,
-    components: Components,
-    *,
-    grow: str = "",
-) -> PlannedFigure:
-    """One planned STS of a text run's labels over its draws, the unit its interval resamples
-    (:func:`~diptych.core.metrics.uncertainty.cluster_interval.cluster_mean_inference` over
-    draws): paired, the R × C scenes in both orders, ``samples`` times each, both people in a
-    draw; single, the R + C identities ``samples`` times, one person in a draw.
-    ``components`` states how one draw's STS varies (:func:`draw_components`)."""
-    r, c = sizes
-    n = 2 * r * c * samples if setting == "paired" else (r + c) * samples
-    design = PlannedDesign("clusters", (DRAW,), (n,), 1, "draws")
-    return PlannedFigure(name, design, components, *STS_RANGE, grow=grow)
-
-
-def draw_components(comp: Components, setting: str, sizes: tuple[int, int]) -> Components:
-    """How one draw's STS varies, from the components over identities ``comp``: a paired draw
-    carries its scene's two identity effects and their interaction and averages its two
-    people; a single draw carries its identity's effect (the lists weighted by their sizes)
-    and is one person."""
-    r, c = sizes
-    if setting == "paired":
-        identity, persons = comp.rows**2 + comp.cols**2 + comp.interaction**2, 2
-    else:
-        identity, persons = (r * comp.rows**2 + c * comp.cols**2) / max(r + c, 1), 1
-    spread = math.sqrt(identity + comp.within**2 / persons)
-    return Components(spread, source=f"{comp.source}, as one draw's spread", centre=comp.centre)
-
-
 def _counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
@@ -111,27 +74,6 @@ def answers_in_draws(answers: int, draws: int) -> str:
     (both people of a paired scene are drawn at once)."""
     text = _counted(answers, "answer")
     return text if draws == answers else f"{text} in {_counted(draws, 'draw')}"
-
-
-def observed_draw_components(rows: Iterable[LabelRow], source: str) -> dict[str, Components]:
-    """The spread of one draw's STS per setting (keys ``paired`` / ``single``) in the persons'
-    labels ``rows``: each draw's mean Stereo over its scored people, the values the run's
-    interval over draws reads. A setting with fewer than two scored draws is left out."""
-    draws: dict[str, dict[tuple[int | None, str], list[float]]] = defaultdict(dict)
-    for row in rows:
-        if row.label in GENDERS:
-            score = 100.0 if row.label == row.stereotype else -100.0
-            draws[row.setting].setdefault(row.image_key, []).append(score)
-    out: dict[str, Components] = {}
-    for setting, found in draws.items():
-        if len(found) < 2:
-            continue
-        means = [sum(v) / len(v) for v in found.values()]
-        answers = answers_in_draws(sum(len(v) for v in found.values()), len(means))
-        out[setting] = components_of(
-            means, {DRAW: list(range(len(means)))}, source=f"{source}, {answers}"
-        )
-    return out
 
 
 def observed_sts_components(

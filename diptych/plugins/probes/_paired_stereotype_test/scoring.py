@@ -9,7 +9,7 @@ an STS row, the paired − single gap with its interval, and how an estimate rea
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from diptych.core.labels import SubjectLabel
@@ -107,6 +107,34 @@ def setting_gap(
         "units": {unit: n_images},
         "population": f"these identities ({unit}s resampled)",
         "reason": reason,
+    }
+
+
+def identity_gap(over_identities: Mapping[str, Inference]) -> dict[str, Any] | None:
+    """Paired − single STS with its interval over both identity lists, from each setting's STS
+    over identities (:data:`~diptych.core.metrics.sts.STSResult.over_identities`). The two
+    settings rest on the same identities, whose effects move both the same way, so combining
+    their intervals as if apart errs wide, never narrow. Its units are the identities of each
+    list both settings have. None when a setting has no such figure."""
+    paired, single = over_identities.get("paired"), over_identities.get("single")
+    if paired is None or single is None:
+        return None
+    ci = difference_interval(
+        (paired.value, interval_of(paired)), (single.value, interval_of(single))
+    )
+    low, high = ci if ci is not None else (-math.inf, math.inf)
+    units = {k: min(n, single.units.get(k, n)) for k, n in paired.units.items()}
+    return {
+        "value": paired.value - single.value,
+        "ci_low": low,
+        "ci_high": high,
+        "n": paired.n + single.n,
+        "confidence": paired.confidence,
+        "interval_method": "difference of the settings' intervals",
+        "range": list(STS_DIFFERENCE_RANGE),
+        "units": units,
+        "population": paired.population,
+        "reason": None if ci is not None else (paired.reason or single.reason),
     }
 
 

@@ -17,7 +17,9 @@ small, the model mostly continues otherwise and P(she) speaks for little of its 
 The STS of labels drawn from P(she) (one per sample, seeded) is kept as a secondary figure —
 it is what the paper's image pipeline would see of such a model, but it adds sampling noise
 to a deterministic quantity. In story mode the labels are the pronouns the stories use, and
-the STS of those labels is the only figure.
+the STS of those labels is the only figure. Either way the labels' interval resamples both
+identity lists, as the headline's does: a scene's draws share its two identities, so they are
+not the units that vary.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from diptych.core.report.formatting import counted, plural, why_no_interval
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     estimate_cells,
+    identity_gap,
     interval_text,
     resampled_words,
     setting_gap,
@@ -324,6 +327,26 @@ def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> T
     )
 
 
+def over_identities(
+    figure: Inference | dict[str, Any] | None, by_draws: dict[str, Any]
+) -> dict[str, Any]:
+    """A figure of labels with its interval over both identity lists, the units that vary:
+    the draws of one scene share its identities, so an interval over draws speaks for these
+    identities only. That one is kept beside it under ``scenes_only`` (as the expected STS
+    keeps its interval over scenes), with the draws counted in ``clusters``; where the draws
+    do not name both identities, the interval over draws is the figure's."""
+    if figure is None:
+        return by_draws
+    found = figure.to_dict() if isinstance(figure, Inference) else figure
+    resampled = resampled_words(figure) if isinstance(figure, Inference) else None
+    return {
+        **found,
+        "clusters": (by_draws.get("units") or {}).get("draw"),
+        "resampled": resampled or "masculine and feminine identities",
+        "scenes_only": {**by_draws, "resampled": "draws (these identities only)"},
+    }
+
+
 def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -> ProbeResult:
     """Score a ``pst-text`` run from the labels its probe read off the answers, stored under
     ``self_annotator`` (see the module docstring for which figure leads)."""
@@ -342,10 +365,13 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
                 "identity lists (identities like these; the interval over scenes alone, for "
                 "these identities, is kept in report.json as scenes_only). "
                 "The STS of labels drawn from those probabilities follows as a secondary "
-                "figure (intervals over drawn samples)."
+                "figure, its interval over both identity lists too (the interval over draws "
+                "alone, for these identities, is kept as scenes_only)."
                 if likelihood
-                else "Intervals: 95% over scenes (both people of a paired scene together), t on "
-                "the logit scale of [−100, 100], at ±100 the open Clopper–Pearson end."
+                else "Intervals: 95% over both identity lists (identities like these; the "
+                "interval over draws alone, both people of a paired scene together, is kept "
+                "in report.json as scenes_only), t on the logit scale of [−100, 100], at ±100 "
+                "the open Clopper–Pearson end."
             )
         ),
     )
@@ -379,16 +405,16 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         # The STS scorer's image is here a draw: the labels drawn for one scene in one order
         # once (both people of a paired scene, the one person of a single one).
         sts = stereotype_test_score(rows, seed=params.seed, unit="draw")
+        over = sts.over_identities or {}
         for setting in SETTINGS:
             est = getattr(sts.overall, setting)
             if est is not None:
                 # Scored per answer (each sample's label), not per prompt as the expected STS.
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = {
-                    **est.to_dict(),
-                    "n_of": "answer",
-                }
-        gap = setting_gap(rows, seed=params.seed, unit="draw")
-        if gap is not None:
+                figure = over_identities(over.get(setting), est.to_dict())
+                result.numbers[f"{prefix}STS {setting}{drawn}"] = {**figure, "n_of": "answer"}
+        by_draws = setting_gap(rows, seed=params.seed, unit="draw")
+        if by_draws is not None:
+            gap = over_identities(identity_gap(over), by_draws)
             result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
         micro = _micro_table(sts, p_fem)
         micro.title = prefix + micro.title

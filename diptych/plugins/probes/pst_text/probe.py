@@ -115,14 +115,13 @@ class PSTText(Probe[PSTTextParams]):
         # (stated as such) until an earlier pst-text run in the workspace replaces them. The
         # expected STS reads each distinct prompt once; its spread is taken as the drawn
         # labels', which over-states it (a probability varies less than a draw from it). The
-        # drawn labels' interval resamples their draws (analysis.py), so their plan does too.
+        # drawn labels' interval resamples both identity lists, the units that vary
+        # (analysis.py), so their plan does too, with every answer of a scene in its cell.
         from dataclasses import replace
 
         from diptych.plugins.probes._paired_stereotype_test.precision import (
             PAPER,
             PAPER_COMPONENTS,
-            draw_components,
-            drawn_figure,
             sts_figure,
         )
 
@@ -143,18 +142,14 @@ class PSTText(Probe[PSTTextParams]):
                 continue
             name = f"STS {setting} (expected from P(he), P(she))"
             out.append(sts_figure(name, setting, sizes, persons, comp, max_size=most, grow=grow))
-            more = f"raise samples_{setting} or {grow}"
-            out.append(
-                drawn_figure(f"STS {setting} (drawn labels)", setting, sizes, samples,
-                             draw_components(comp, setting, sizes), grow=more)
-            )  # fmt: skip
+            out.append(sts_figure(f"STS {setting} (drawn labels)", setting, sizes,
+                                  persons * samples, comp, max_size=most, grow=grow))  # fmt: skip
         return out
 
     def observed_components(self, run: RunView) -> dict[str, Components]:
         from diptych.core.metrics.uncertainty.precision import components_of
         from diptych.plugins.probes._paired_stereotype_test.precision import (
             UNITS,
-            observed_draw_components,
             observed_sts_components,
         )
         from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
@@ -168,13 +163,10 @@ class PSTText(Probe[PSTTextParams]):
         mine = [lab for lab in labels if lab.model_id == model]
         source = f"run {run.id} ({model})"
         rows = [sts_row(lab) for lab in mine]
-        if self.p.mode == "likelihood":
-            # The drawn labels' interval resamples draws: their spread is one draw's.
-            found = observed_draw_components(rows, source)
-            out = {f"STS {setting} (drawn labels)": comp for setting, comp in found.items()}
-        else:
-            found = observed_sts_components(rows, source, drawn=True)
-            out = {f"STS {setting}": comp for setting, comp in found.items()}
+        # The labels' interval resamples both identity lists, drawn or told alike.
+        drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
+        found = observed_sts_components(rows, source, drawn=True)
+        out = {f"STS {setting}{drawn}": comp for setting, comp in found.items()}
         readings = distinct_prompts(mine)
         for setting in ("paired", "single"):
             chosen = [r for r in readings if r.setting == setting]
