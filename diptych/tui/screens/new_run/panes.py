@@ -40,6 +40,32 @@ class ChoicesScroll(Pane):
     the field refused) when a long description leaves the list no room, never cut."""
 
 
+def in_view_beside_focus(widget: Widget, focus: Widget | None = None) -> None:
+    """Scroll ``widget`` into view now, then ``focus`` (the focused field, by default) back
+    into view if that took it out: a sentence the screen points at is brought to the user,
+    but never takes the field the keys go to out of sight (the Probe above a long Models
+    list and its refusal). Both scrolls now, one after the other: deferred, each would be
+    reckoned from the same offset and the later would undo the earlier."""
+    widget.scroll_visible(animate=False, immediate=True)
+    focus = focus or widget.screen.focused
+    if focus is not None and focus is not widget:
+        keep_in_view(focus)
+
+
+def keep_in_view(focus: Widget) -> None:
+    """Scroll the field the keys go to into its pane's view now, with the heading that names
+    it where one stands over it ("Probe"); one taller than its pane (the Models list) is in
+    view by the rows it shows, and scrolled to its top would push the line under it out."""
+    pane = next((a for a in focus.ancestors if isinstance(a, Pane)), None)
+    if pane is None or focus.outer_size.height > pane.scrollable_content_region.height:
+        return
+    siblings = list(focus.parent.children) if focus.parent is not None else [focus]
+    at = siblings.index(focus)
+    if at and siblings[at - 1].has_class("heading"):
+        siblings[at - 1].scroll_visible(animate=False, immediate=True)
+    focus.scroll_visible(animate=False, immediate=True)
+
+
 class ModelsHint(Static):
     """Why the Models list is empty: brought into view whole each time its size settles (a
     scroll asked for as it is filled would read the height it had before, and cut it)."""
@@ -47,7 +73,7 @@ class ModelsHint(Static):
     def on_resize(self, event: events.Resize) -> None:
         if self.display and event.size.height and str(self.render()).strip():
             # After the refresh that gives the pane its new height to scroll in.
-            self.call_after_refresh(self.scroll_visible, animate=False)
+            self.call_after_refresh(in_view_beside_focus, self)
 
 
 class ModelsReason(ModelsHint):
