@@ -39,7 +39,8 @@ class PointsAtFields(TwoPanes):
             # The Models list's hint (why a search left it empty) is a reason too.
             for reason in self.query(f"#{field.id}-error, #{field.id}-hint"):
                 if reason.display:
-                    in_view_beside_focus(reason, focus)
+                    over = reason.id == f"{field.id}-hint"
+                    in_view_beside_focus(reason, focus, over_focus=over)
 
     def on_resize(self) -> None:
         # The plan names the field marked in red: a new size must not leave it out of view.

@@ -75,14 +75,18 @@ class ChoosesModels(PointsAtFields):
         # Read whole, not cut at the pane's edge: the pane kept at its end, and scrolled to it.
         self.query_one("#choose", ChoicesScroll).anchor(hint.display)
         if hint.display:
-            self.call_after_refresh(in_view_beside_focus, hint)
+            self.call_after_refresh(in_view_beside_focus, hint, over_focus=True)
         self._refills_due += 1
         self.call_after_refresh(self._refilled)
 
     def _refilled(self) -> None:
-        """The Models list laid out at its new height: the focused field back in view."""
+        """The Models list laid out at its new height: the focused field back in view, or,
+        where the list is empty, why (which must be read whole) with the field beside it."""
         self._refills_due -= 1
-        if self.focused is not None:
+        hint = self.query_one("#models-hint", ModelsHint)
+        if hint.display:
+            in_view_beside_focus(hint, over_focus=True)
+        elif self.focused is not None:
             keep_in_view(self.focused)
         self.refills_settled += 1
 
