@@ -412,9 +412,17 @@ class ParamsForm(Vertical):
         name = (event.pick_list.id or "").removeprefix(f"{self.id}-").removesuffix("-pick")
         widget = self._inputs.get(name)
         if isinstance(widget, Input):
-            # Names typed that are not in the vocabulary (new identities) stay.
-            typed = [v for v in _split(widget.value) if v not in event.pick_list.choices]
-            widget.value = ",".join([*typed, *event.pick_list.picked])
+            # In the order the user gave them, as ``-p`` keeps it: names typed that are not in
+            # the vocabulary (new identities) stay where they are, a name unpicked goes, a
+            # name picked comes last.
+            picked = event.pick_list.picked
+            typed = _split(widget.value)
+            kept = [v for v in typed if v not in event.pick_list.choices or v in picked]
+            values = kept + [p for p in picked if p not in kept]
+            if values != typed:
+                # Written back only when it differs: "carpenter," typed on its way to the next
+                # name keeps its comma.
+                widget.value = ",".join(values)
 
     def _typed_hint(self, input: Input) -> Widget | None:
         found = self.query(f"#{input.id}-typed") if input.id else None

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from diptych.tui.screens.new_run.panes import Pane, TwoPanes
+from diptych.tui.screens.new_run.panes import Pane, TwoPanes, in_view_beside_focus
 from diptych.tui.widgets.params_form import INVALID, ParamsForm
 from diptych.tui.widgets.ticks import TickList
 
@@ -27,16 +27,20 @@ class PointsAtFields(TwoPanes):
                 return f"{name} of {form.title}", widget
         return None
 
-    def _into_view(self, field: Widget) -> None:
+    def _into_view(self, field: Widget, *, focus: Widget | None = None) -> None:
         """Scroll ``field`` into view, and the Models list's refusal under it with it: left
         at the pane's edge, its first line read as the whole of it ("choose at least"); a
-        form field's reason under it likewise ("Input should be greater than")."""
-        field.scroll_visible(animate=False)
+        form field's reason under it likewise ("Input should be greater than"). The field
+        the keys go to (``focus``, else the focused one) stays in view where they share a
+        pane and both do not fit."""
+        focus = focus or self.focused
+        in_view_beside_focus(field, focus)
         if field.id is not None:
             # The Models list's hint (why a search left it empty) is a reason too.
             for reason in self.query(f"#{field.id}-error, #{field.id}-hint"):
                 if reason.display:
-                    reason.scroll_visible(animate=False)
+                    over = reason.id == f"{field.id}-hint"
+                    in_view_beside_focus(reason, focus, over_focus=over)
 
     def on_resize(self) -> None:
         # The plan names the field marked in red: a new size must not leave it out of view.

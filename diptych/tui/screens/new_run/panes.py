@@ -40,19 +40,60 @@ class ChoicesScroll(Pane):
     the field refused) when a long description leaves the list no room, never cut."""
 
 
+def in_view_beside_focus(
+    widget: Widget, focus: Widget | None = None, *, over_focus: bool = False
+) -> None:
+    """Scroll ``widget`` into view now, then ``focus`` (the focused field, by default) back
+    into view if that took it out: a sentence the screen points at is brought to the user,
+    but never takes the field the keys go to out of sight (the Probe above a long Models
+    list and its refusal). ``over_focus``: a sentence the user must read to go on (why the
+    Models list is empty) wins where both do not fit, the focused field kept only beside it.
+    Both scrolls now, one after the other: deferred, each would be reckoned from the same
+    offset and the later would undo the earlier."""
+    focus = focus or widget.screen.focused
+    if focus is widget:
+        focus = None
+    if over_focus and focus is not None:
+        keep_in_view(focus)
+    widget.scroll_visible(animate=False, immediate=True)
+    if not over_focus and focus is not None:
+        keep_in_view(focus)
+
+
+def keep_in_view(focus: Widget) -> None:
+    """Scroll the field the keys go to into its pane's view now, with the heading that names
+    it where one stands over it ("Probe"); one taller than its pane (the Models list) is in
+    view by the rows it shows, and scrolled to its top would push the line under it out."""
+    pane = next((a for a in focus.ancestors if isinstance(a, Pane)), None)
+    if pane is None or focus.outer_size.height > pane.scrollable_content_region.height:
+        return
+    siblings = list(focus.parent.children) if focus.parent is not None else [focus]
+    at = siblings.index(focus)
+    if at and siblings[at - 1].has_class("heading"):
+        siblings[at - 1].scroll_visible(animate=False, immediate=True)
+    focus.scroll_visible(animate=False, immediate=True)
+
+
 class ModelsHint(Static):
     """Why the Models list is empty: brought into view whole each time its size settles (a
-    scroll asked for as it is filled would read the height it had before, and cut it)."""
+    scroll asked for as it is filled would read the height it had before, and cut it). It is
+    all the list says, so it wins over the focused field where both do not fit."""
+
+    #: Whether it is brought into view over the focused field (see ``in_view_beside_focus``).
+    over_focus = True
 
     def on_resize(self, event: events.Resize) -> None:
         if self.display and event.size.height and str(self.render()).strip():
             # After the refresh that gives the pane its new height to scroll in.
-            self.call_after_refresh(self.scroll_visible, animate=False)
+            self.call_after_refresh(in_view_beside_focus, self, over_focus=self.over_focus)
 
 
 class ModelsReason(ModelsHint):
     """Why the Models list is refused ("tick one or more"), likewise: a scrollbar come into the
-    pane as it shrinks wraps it onto a second line, under the pane's edge."""
+    pane as it shrinks wraps it onto a second line, under the pane's edge. It stands under the
+    list, which the user sees, so the focused field (the Probe above) keeps its place."""
+
+    over_focus = False
 
 
 class TwoPanes(Screen[RunRequest | None]):

@@ -26,25 +26,28 @@ from diptych.core.plugins import parse_params
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import EstimateReady
-from diptych.tui.screens.new_run.fields import PointsAtFields
-from diptych.tui.screens.new_run.panes import ChoicesScroll, FormsScroll, ModelsHint, ModelsReason
+from diptych.tui.screens.new_run.models import ChoosesModels
+from diptych.tui.screens.new_run.panes import (
+    ChoicesScroll,
+    FormsScroll,
+    ModelsHint,
+    ModelsReason,
+)
 from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
     RunOptions,
     estimate_text,
     form_id,
-    none_fit,
     probe_class,
 )
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.params_form import INVALID, ParamsForm, mark_named_field
-from diptych.tui.widgets.pick_list import matches
 from diptych.tui.widgets.said import SaidLine
 from diptych.tui.widgets.ticks import TickList
 from diptych.tui.workers import estimate_request
 
 
-class NewRunScreen(PointsAtFields):
+class NewRunScreen(ChoosesModels):
     """Choose a probe, models and parameters; see the trials and their cost; start the run."""
 
     CSS_PATH = "new_run.tcss"
@@ -72,10 +75,6 @@ class NewRunScreen(PointsAtFields):
             probe = str(self.last["probe"])
         self.probe_name = probe if probe in registry.probes else self._first_probe()
         self._generation = 0
-        #: The models the probe can use, and those chosen, in the order chosen.
-        self._model_choices: list[str] = []
-        self._chosen: list[str] = []
-        self._syncing_models = False
         self._estimate_error: str | None = None
         #: Whether ctrl+s was refused since the form last held: the plan keeps saying so;
         #: and the estimate's reason it gave, which a plan made again that meets it keeps.
@@ -92,6 +91,8 @@ class NewRunScreen(PointsAtFields):
         self._planning: RunRequest | None = None
         self._answered = 0
         self._start_asked = False
+        #: A new probe's forms and Models list still being put up.
+        self._probe_changing = False
 
     def _first_probe(self) -> str:
         """The first probe some installed model can run (not one, like ``calibration``, that
@@ -194,74 +195,27 @@ class NewRunScreen(PointsAtFields):
         ]
         self._show_models()
 
-    def _read_ticks(self) -> None:
-        """The list's ticks into ``_chosen``: a hidden model stays as it was, new ones last."""
-        models = self.query_one("#models", SelectionList)
-        shown = [models.get_option_at_index(i).value for i in range(models.option_count)]
-        ticked = set(models.selected)
-        kept = [m for m in self._chosen if m not in shown or m in ticked]
-        self._chosen = kept + [m for m in shown if m in ticked and m not in kept]
-
-    def _show_models(self, *, keep_ticks: bool = True) -> None:
-        """The offered models that match the search, the chosen ones ticked (a chosen model
-        the search hides stays chosen); ``keep_ticks=False``: ``_chosen`` was just set."""
-        models = self.query_one("#models", SelectionList)
-        search = self.query_one("#models-search", Input).value
-        if keep_ticks:
-            # A tick whose message is still queued (the screen was busy changing the probe)
-            # is read before the list is rebuilt; rebuilding would otherwise drop it.
-            self._read_ticks()
-        self._syncing_models = True
-        try:
-            models.clear_options()
-            models.add_options(
-                [(n, n, n in self._chosen) for n in matches(self._model_choices, search)]
-            )
-        finally:
-            self._syncing_models = False
-        why = none_fit(self.probe_name, self._model_choices, search)
-        hidden = [
-            m for m in self.selected_models() if m not in matches(self._model_choices, search)
-        ]
-        if why and hidden:
-            why += f"; ticked, hidden by the search: {', '.join(hidden)}"
-        hint = self.query_one("#models-hint", ModelsHint)
-        hint.update("" if models.option_count else why)
-        hint.display = not models.option_count and bool(why)
-        models.set_class(hint.display, "-hinted")  # its rows to the hint (new_run.tcss)
-        # Read whole, not cut at the pane's edge: the pane kept at its end, and scrolled to it.
-        self.query_one("#choose", ChoicesScroll).anchor(hint.display)
-        if hint.display:
-            self.call_after_refresh(hint.scroll_visible, animate=False)
-
-    @on(Input.Changed, "#models-search")
-    def _search_models(self) -> None:
-        self._show_models()
-
-    @on(SelectionList.SelectionHighlighted, "#models")
-    def _models_in_view(self) -> None:
-        # The list scrolls its own rows; the pane around it must show the list too, or the
-        # highlighted model is below the pane's edge. Only while the user is in the list: a
-        # highlight set as the list is filled must not scroll the probe out of a new form.
-        models = self.query_one("#models", SelectionList)
-        if models.has_focus:
-            models.scroll_visible(animate=False)
-
-    @on(Input.Submitted, "#models-search")
-    def _to_models(self) -> None:
-        self.query_one("#models", SelectionList).focus()
+    @property
+    def settled(self) -> bool:
+        """Whether what the screen does by itself after a change is done: the probe's forms
+        put up, the Models list refilled and laid out, and the plan of the form asked for."""
+        return not self._probe_changing and not self._refills_due and self._debounce is None
 
     @on(Select.Changed, "#probe")
     async def _probe_changed(self, event: Select.Changed) -> None:
         if event.value is Select.NULL or event.value == self.probe_name:
             return
         self.probe_name = str(event.value)
-        forms = self.query_one("#forms", VerticalScroll)
-        await forms.query("#form-probe").remove()
-        await forms.mount(self._probe_form(), before=0)
-        self._show_probe()
-        await self._sync_model_forms()
-        self._schedule()
+        self._probe_changing = True
+        try:
+            forms = self.query_one("#forms", VerticalScroll)
+            await forms.query("#form-probe").remove()
+            await forms.mount(self._probe_form(), before=0)
+            self._show_probe()
+            await self._sync_model_forms()
+            self._schedule()
+        finally:
+            self._probe_changing = False
 
     @on(SelectionList.SelectedChanged, "#models")
     async def _models_changed(self) -> None:
@@ -270,25 +224,6 @@ class NewRunScreen(PointsAtFields):
         self._read_ticks()
         await self._sync_model_forms()
         self._schedule()
-
-    async def _sync_model_forms(self) -> None:
-        """One parameter form per chosen model, in the order chosen; edits are kept."""
-        forms = self.query_one("#forms", VerticalScroll)
-        chosen = self.selected_models()
-        for form in list(forms.query(ParamsForm)):
-            if form.id not in ("form-probe", "form-run") and form.id not in {
-                form_id(m) for m in chosen
-            }:
-                await form.remove()
-        registry = Workspace.plugins.registry()
-        for name in chosen:
-            if not forms.query(f"#{form_id(name)}"):
-                form = ParamsForm(registry.models[name].Params, f"model {name}", id=form_id(name))
-                await forms.mount(form, before=forms.query_one("#form-run"))
-
-    def selected_models(self) -> list[str]:
-        """The chosen models, in the order chosen (those a search hides too)."""
-        return [m for m in self._chosen if m in self._model_choices]
 
     @on(ParamsForm.Changed)
     def _form_changed(self) -> None:
