@@ -282,7 +282,9 @@ def register(app: typer.Typer) -> None:
                 help="Runs of the audit (unique prefixes will do); several make one report.",
             ),
         ],
-        out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory.")] = None,
+        # A str, not a Path: Path("") is the current directory, so an empty --out (an unset
+        # variable in a script) could not be told from "." once converted.
+        out: Annotated[str | None, typer.Option("--out", "-o", help="Directory.")] = None,
         label_policy: LabelPolicyOption = None,
         formats: Annotated[
             str,
@@ -331,6 +333,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
         directory; with --sign, a signed manifest beside it that `diptych verify` checks."""
+        if out is not None and not out.strip():
+            raise UsageError("--out is empty; give the directory to write the report in")
         if signer is not None and sign is None:
             raise UsageError("--signer names who signs with --sign KEY; give the key too")
         if sign is not None and "json" not in parse_formats(formats):
@@ -341,7 +345,7 @@ def register(app: typer.Typer) -> None:
                 # A key that cannot sign is refused before minutes of analysis are spent.
                 ws.evidence.signing_key(sign)
             runs = [run_named(ws, r, "report").id for r in run_ids]
-            target = out or report_dir(runs[0])
+            target = Path(out) if out is not None else report_dir(runs[0])
             prepare_output_dir(target, "--out")
             with writing(target):
                 # The runs of a recorded audit keep its gates, as the audit's own report does.

@@ -168,3 +168,21 @@ def test_audit_gate_refuses_a_pipe_or_a_huge_file_before_reading_it(
         f"error: audit file {huge}: 52,428,800 bytes, more than the 4,194,304 an audit file may "
         "hold; give the audit's YAML file"
     ], out
+
+
+def test_an_empty_report_out_is_refused_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``diptych report RUN --out "$DIR"`` with DIR unset does not write into the current
+    directory: it is refused in one line, exit 2."""
+    ws, _ = _audited(tmp_path, capsys)
+    with Workspace.open(ws) as w:
+        run = w.runs.list()[0].run.id
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    for blank in ("", "  "):
+        code, out = call(capsys, "--store", ws, "report", str(run), "--out", blank)
+        assert code == 2, out
+        assert _lines(out) == ["error: --out is empty; give the directory to write the report in"]
+    assert list(here.iterdir()) == []
