@@ -83,8 +83,15 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
             ["not run yet", "below 95", f"pst-text · {FIGURE}", "—", "—", "—", "below 95"],
             ["not run yet", "below 10", f"pst-text · {FIGURE}", "—", "—", "—", "below 10"],
         ]
-        # Above the parts: the verdicts come first.
-        assert table.region.y < screen.query_one("#parts", DataTable).region.y
+        # Above the parts, each gate on its own lines: the verdicts come first (the table of
+        # their parts and figures follows the parts).
+        verdicts = screen.query_one("#verdicts", WholeNumbers)
+        parts = screen.query_one("#parts", DataTable)
+        assert verdicts.region.y < parts.region.y < table.region.y
+        assert verdicts.text.plain.splitlines() == [
+            "not run yet · below 95 · rule: below 95",
+            "not run yet · below 10 · rule: below 10",
+        ]
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: len(screen.gates) == 2, "the decided gates")
         await pilot.pause()
@@ -98,6 +105,11 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
         assert sorted(r[5] for r in decided) == ["95%", "97.5%"]
         note = str(app.screen.query_one("#gates-note").render())
         assert "1 of 2 pass" in note and "audit gate would exit 1" in note
+        # The lines say what the table says, the interval's level and kind before it.
+        (first, second) = verdicts.text.plain.splitlines()
+        level = decided[0][5]
+        assert first == f"PASS  below 95 · {decided[0][3]} [{decided[0][4]}] · {level} fixed-design"
+        assert second.startswith(f"FAIL  below 10 · {decided[1][3]} [{decided[1][4]}] · "), second
 
 
 async def test_an_audit_without_gates_shows_no_gates_table(audit_dir: Path) -> None:
@@ -105,6 +117,7 @@ async def test_an_audit_without_gates_shows_no_gates_table(audit_dir: Path) -> N
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_planned(pilot)
         assert not screen.query_one("#gates", DataTable).display
+        assert not screen.query_one("#verdicts").display
 
 
 async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from audit_fixtures import FIGURE, audit_workdir, planted_audit
 from steps import SIZES, open_audit, settle, shown, surface, wait_for
+from surface import cut_values, missing_values, screen_lines
 from surface_keys import out_of_reach
 from textual.containers import VerticalScroll
 from textual.widgets import Input, OptionList, Static
@@ -118,11 +119,50 @@ async def test_every_parts_values_in_reach_of_the_keys(
         screen.query_one("#file", Input).focus()
         await settle(pilot)
         last = ["identities", "not run", searched]
-        assert await out_of_reach(pilot, parts, last, presses=0) != [], "in view from the top"
+        # At 80x24 the parts are in view from the top (the gates' table is after them); at
+        # 60x20 the last is not (Down brings it, as above).
+        hidden = await out_of_reach(pilot, parts, last, presses=0)
+        assert (hidden == []) == (size == (80, 24)), hidden
+        # End, at its first press, brings the body's end (the gates' table, after the parts).
         await pilot.press("end")
         await settle(pilot)
-        assert await out_of_reach(pilot, parts, last, presses=0) == [], shown(app)
+        assert body.max_scroll_y > 0 and body.scroll_y == body.max_scroll_y, shown(app)
         body.focus()
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
         )
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_recorded_gates_values_in_view_whole_as_it_opens(
+    decided_dir: Path, size: tuple[int, int]
+) -> None:
+    """Opened from the list, no other key pressed: the gate's verdict, value, interval (and
+    the look it was made at), level and rule each whole on a line of the first screen, under
+    the gates' heading, itself whole."""
+    await _decide(size)
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_audit(pilot)
+        recorded = screen.query_one("#recorded", OptionList)
+        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(screen.gates), "the gates")
+        await wait_for(pilot, lambda: screen.status.get("identities") == "not run", "the rows")
+        await settle(pilot)
+        (gate,) = screen.gates
+        # The planted P(she) 0.8 against 0.2 puts the paired expected STS near 60: under 95,
+        # a pass, its interval about it, at the first of the ten looks.
+        assert gate.verdict == "pass" and 40 < float(gate.value) < 80, gate
+        low, high = re.fullmatch(r"(−?[\d.]+) to (−?[\d.]+)", gate.interval).groups()  # type: ignore[union-attr]
+        assert float(low.replace("−", "-")) < float(gate.value) < float(high), gate
+        assert (gate.level, gate.rule) == ("95%", "below 95"), gate
+        lines = screen_lines(app)
+        cells = ["PASS", gate.value, gate.interval, gate.level, gate.rule, "look 1 of 10"]
+        assert missing_values(lines, cells) == [], shown(app)
+        assert cut_values(app) == [], shown(app)
+        # The gate's name read whole (wrapped between its words at most), and the heading (the
+        # audit's id, how many pass, why it stopped) in view too.
+        said = " ".join(" ".join(line.strip(" │▁▂▃▄▅▆▇█▔") for line in lines).split())
+        assert gate.label == "paired expected STS shown below 95" and gate.label in said, shown(app)
+        assert " ".join(screen.gates_note.split()) in said, shown(app)

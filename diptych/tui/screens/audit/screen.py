@@ -50,6 +50,7 @@ from diptych.tui.screens.audit.rows import (
     runs_said,
     shown_path,
 )
+from diptych.tui.screens.audit.verdicts import GateVerdicts
 from diptych.tui.screens.audit.watch import AuditStoreRead, StoreMark, read_mark, store_mark
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
@@ -125,13 +126,18 @@ class AuditScreen(AuditKeys):
         with VerticalScroll(id="body"):
             # The audits this workspace recorded, to open one without typing its path.
             yield OptionList(id="recorded")
+            # Each gate's verdict, value, interval and rule first, on a few lines: in view as
+            # the audit opens, with the heading under them, at 60x20 too (the table's header
+            # and wrapped figure names took the rows and pushed them under the summary).
+            yield GateVerdicts(id="verdicts")
             # The gates' heading (the audit's id, how many pass, why it stopped early) wraps on
             # lines of its own: as the table's title it was cut at the frame's end.
             yield WholeNumbers("", id="gates-note")
-            # Fitted to the width: the figure's name wraps, the value, interval and rule whole.
-            yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
             # Fitted too: a part's status and cost are never scrolled off to the right.
             yield FitTable(COLUMNS, id="parts", zebra_stripes=True)
+            # The gates again with the part and figure each reads, after the parts: fitted to
+            # the width, the figure's name wraps, the value, interval and rule whole.
+            yield FitTable(GATE_COLUMNS, id="gates", zebra_stripes=True)
         yield WholeNumbers("", id="summary")
         yield KeysFooter(compact=True)
 
@@ -143,6 +149,7 @@ class AuditScreen(AuditKeys):
             # focus would move a cursor the body does not follow.
             table.can_focus = False
         self.query_one("#gates-note").display = False
+        self.query_one("#verdicts").display = False
         recorded = self.query_one("#recorded", OptionList)
         recorded.display = False
         recorded.border_title = "audits recorded here (enter opens one)"
@@ -365,6 +372,9 @@ class AuditScreen(AuditKeys):
         table.display = True
         table.set_rows(rows)
         table.border_title = "gates"
+        verdicts = self.query_one("#verdicts", GateVerdicts)
+        verdicts.display = True
+        verdicts.show(message.lines, message.rows, message.look)
         note = self.query_one("#gates-note", WholeNumbers)
         note.display = True
         note.update(message.note)
