@@ -31,10 +31,22 @@ DRAWN = FIGURES[2:]
 
 
 def _why(a_side: int) -> str:
+    # From 3 a side a gate can test a look, so the words say so (LOOK_MIN_UNITS).
+    too_few = (
+        "enough for a gate's test but too few for a finding"
+        if a_side >= 3
+        else "too few to decide anything"
+    )
     return (
-        f"its interval rests on {a_side} identities a side, too few to decide anything; a "
+        f"its interval rests on {a_side} identities a side, {too_few}; a "
         "finding needs at least 4 a side"
     )
+
+
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The words are read across the table's cells: one width, whatever the worker's terminal.
+    monkeypatch.setenv("COLUMNS", "200")
 
 
 def _run(
