@@ -41,6 +41,8 @@ def first_run(
     """The first file decided, its run bought further by the second (:func:`bought_further`):
     what the first ``audit run`` printed."""
     monkeypatch.chdir(tmp_path)
+    # A listing's row is read whole: one width, whatever the worker's terminal.
+    monkeypatch.setenv("COLUMNS", "200")
     return bought_further(capsys, tmp_path)
 
 

@@ -98,7 +98,10 @@ def test_run_into_a_log_prints_its_summary_and_notes_each_on_one_line(
     assert code == 0, out
     lines = out.splitlines()
     summary = next(line for line in lines if line.startswith("Stereotype Test Score (STS"))
-    assert summary.endswith("follows as a secondary figure (intervals over drawn samples).")
+    assert summary.endswith(
+        "its interval over both identity lists too (the interval over draws alone, for these "
+        "identities, is kept as scenes_only)."
+    )
     floor = next(line for line in lines if line.startswith("† STS paired"))
     assert floor.endswith("the interval would be wider and speak for identities like these)")
     assert cut_problems(out) == [], out

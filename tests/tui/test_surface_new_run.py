@@ -186,6 +186,9 @@ async def test_new_run_models_list_shows_a_long_name_whole(
         models = app.screen.query_one("#models", TickList)
         names = [str(models.get_option_at_index(i).value) for i in range(models.option_count)]
         assert long_named_model in names and len(long_named_model) >= 23
+        # Read as a user reads it: the list focused (Tab), which brings it into view.
+        models.focus()
+        await settle(pilot)
         for name in names:
             models.highlighted = names.index(name)  # scrolled into view
             await settle(pilot)
