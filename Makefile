@@ -9,7 +9,10 @@ export OMP_NUM_THREADS ?= 2
 
 .PHONY: demo test bench lint docs clean-demo
 
-# PyTorch's CPU build first, pinned, so that no extra pulls in a multi-GB CUDA build.
+# PyTorch first, pinned, so that no extra pulls in a build of its own choosing. Which build
+# comes is pip's index's choice: PyPI serves Linux the CUDA one; for the CPU build on a
+# machine without a GPU add PyTorch's CPU index, e.g.
+#   make test TORCH='torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu'
 TORCH  ?= torch==2.13.0
 
 $(PY):
