@@ -339,7 +339,9 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     # One single prompt per identity: no interval.
     assert rows["carpenter"]["single 95% CI"] == "—"
     assert rows["carpenter"]["E[STS] single"] == pytest.approx(20.0)
-    assert rows["nurse"]["P(he) + P(she) paired %"] == pytest.approx(100 * math.exp(-2))
+    assert rows["nurse"]["P(he) + P(she) paired %, before renormalising"] == pytest.approx(
+        100 * math.exp(-2)
+    )
     assert rows["nurse"]["prompts paired"] == 40  # 20 partners × 2 orders
     # e^-2 ≈ 13.5% is above the 5% that is noted.
     assert not any("take less than" in note for note in result.notes)
