@@ -269,8 +269,8 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         overfull = [r for r in readings if r.mass is not None and r.mass > 1 + MASS_ROUNDING]
         if overfull:
             result.notes.append(
-                f"{prefix}in {len(overfull):,} of {counted(len(readings), 'prompt')} ' he' and ' she' "
-                "together take more than 100% of the next-token probability, which no "
+                f"{prefix}in {len(overfull):,} of {counted(len(readings), 'prompt')} ' he' and "
+                "' she' together take more than 100% of the next-token probability, which no "
                 "distribution allows: the model's log-probabilities are not of one distribution "
                 "(check its plugin). P(she), renormalised over the two, is still read; "
                 "P(he) + P(she) there means nothing"
