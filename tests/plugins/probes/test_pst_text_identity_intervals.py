@@ -57,7 +57,7 @@ def _bootstrap_se(units: dict[str, list[float]], seed: int) -> float:
     sums = np.array([sum(units[n]) for n in names])
     counts = np.array([len(units[n]) for n in names])
     g = len(names)
-    draws = rng.integers(0, g, size=(40_000, g))
+    draws = rng.integers(0, g, size=(20_000, g))
     replicates = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
     return float(replicates.std(ddof=1) * math.sqrt(g / (g - 1)) * 100)
 
@@ -97,30 +97,61 @@ def test_sts_by_stereotyped_gender_resamples_the_identities(
     assert "resamples both identity lists" in (table.note or "")
 
 
+def _crossed_se(cells: dict[tuple[str, str], list[float]], seed: int) -> tuple[float, bool]:
+    """The se of a crossed mean worked out as Owen (2007) and the resampling module's docstring
+    put it: rows resampled alone plus columns alone, less the interaction both count (the
+    residual mean square of an additive least-squares fit of the cell means, over the K
+    cells), floored at the cells' own variance; and whether the lists, not the floor, decided."""
+    rows = sorted({r for r, _ in cells})
+    cols = sorted({c for _, c in cells})
+    by_row = {r: [v for (rr, _), vs in cells.items() if rr == r for v in vs] for r in rows}
+    by_col = {c: [v for (_, cc), vs in cells.items() if cc == c for v in vs] for c in cols}
+    v_rows = (_bootstrap_se(by_row, seed) / 100) ** 2
+    v_cols = (_bootstrap_se(by_col, seed + 1) / 100) ** 2
+    v_cells = (_bootstrap_se({f"{r}|{c}": v for (r, c), v in cells.items()}, seed + 2) / 100) ** 2
+    keys = sorted(cells)
+    design = np.array(
+        [[1.0] + [float(r == x) for x in rows[1:]] + [float(c == y) for y in cols[1:]]
+         for r, c in keys]
+    )  # fmt: skip
+    means = np.array([np.mean(cells[k]) for k in keys])
+    fitted = design @ np.linalg.lstsq(design, means, rcond=None)[0]
+    k = len(keys)
+    v_inter = float(((means - fitted) ** 2).sum()) / (k - len(rows) - len(cols) + 1) / k
+    crossed = v_rows + v_cols - v_inter
+    return 100 * math.sqrt(max(crossed, v_cells)), crossed > v_cells
+
+
 def test_sts_by_stereotyped_gender_paired_crosses_both_lists(
     ran: tuple[Any, list[SubjectLabel]],
 ) -> None:
     result, labels = ran
-    model = next(k for k in result.data if isinstance(result.data[k], dict) and "micro" in
-                 result.data[k])  # fmt: skip
-    over = result.data[model]["by_stereotype_over_identities"]
+    table = next(t for t in result.tables if t.title.startswith("STS by stereotyped gender"))
+    rows = {r[0]: dict(zip(table.columns, r, strict=True)) for r in table.rows}
+    decided: dict[str, bool] = {}
     for gender in ("masculine", "feminine"):
-        figure = over[gender]["paired"]
-        assert figure["units"] == {"masculine identity": 4, "feminine identity": 4}
-        assert figure["design"] == "crossed"
-        # The interval over identities is wider than the one over draws for the same
-        # persons: the identities differ (planted), which draws alone do not carry.
-        chosen = [
-            _stereo(lab)
-            for lab in labels
-            if lab.trial_meta["setting"] == "paired" and lab.subject_meta["stereotype"] == gender
-        ]
-        assert figure["value"] == pytest.approx(100 * np.mean(chosen))
-        draws: dict[str, list[float]] = defaultdict(list)
+        # A gender's paired persons sit in cells of (masculine, feminine) identity.
+        cells: dict[tuple[str, str], list[float]] = defaultdict(list)
         for lab in labels:
-            if lab.trial_meta["setting"] == "paired" and lab.subject_meta["stereotype"] == gender:
-                draws[lab.trial_meta["image"]].append(_stereo(lab))
-        assert figure["se"] > _bootstrap_se(draws, seed=2)
+            meta = lab.trial_meta
+            if meta["setting"] != "paired" or lab.subject_meta["stereotype"] != gender:
+                continue
+            pair = (
+                (meta["id1"], meta["id2"]) if meta["order"] == "mf" else (meta["id2"], meta["id1"])
+            )
+            cells[pair].append(_stereo(lab))
+        assert len(cells) == 16 and {len(v) for v in cells.values()} == {6}
+        value = 100 * np.mean([v for vs in cells.values() for v in vs])
+        se, lists_decide = _crossed_se(cells, seed=4)
+        # Where the identities decide, the df is the smaller list's less one (4 − 1); where
+        # they vary no more than the 16 pairings do, the pairings' (16 − 1).
+        low, high = _logit_interval(value, se, df=3 if lists_decide else 15)
+        decided[gender] = lists_decide
+        assert rows[gender]["STS paired"] == pytest.approx(value)
+        shown = _cell(rows[gender]["paired 95% CI"])
+        assert shown == pytest.approx((low, high), abs=0.6), (gender, shown, (low, high))
+    # These draws exercise both: the pairings decide for one gender, the identities for the other.
+    assert sorted(decided.values()) == [False, True], decided
 
 
 def test_an_identitys_paired_sts_resamples_its_partners(
