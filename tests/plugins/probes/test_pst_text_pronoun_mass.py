@@ -47,7 +47,7 @@ def test_renormalised_p_she_and_an_impossible_raw_sum_are_told_apart(tmp_path: P
     assert rows["nurse"]["P(she) paired %"] == pytest.approx(44.03, abs=0.005)
     assert "P(he) is 100 minus it" in (table.note or "")
     # The raw sum is named as raw in its head, and its impossible value is said to be so.
-    raw = "P(he) + P(she) paired %, before renormalising"
+    raw = "raw P(he) + P(she) paired %"
     assert rows["nurse"][raw] == pytest.approx(107.2)
     # 2 × 2 scenes in 2 orders, 2 people each, and 4 single prompts: 20 distinct prompts.
     (said,) = [n for n in result.notes if "more than 100%" in n]

@@ -202,13 +202,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
     several = len(run.model_ids()) > 1
     drawn = " (drawn labels)" if likelihood else ""
     for model_id in run.model_ids():
-        rows: list[LabelRow] = []
-        p_fem: dict[tuple[str, str], list[float]] = defaultdict(list)
-        for lab in by_model.get(model_id, []):
-            rows.append(sts_row(lab))
-            if "p_feminine" in lab.detail:
-                key = (lab.subject_meta["identity"], lab.trial_meta["setting"])
-                p_fem[key].append(float(lab.detail["p_feminine"]))
+        rows: list[LabelRow] = [sts_row(lab) for lab in by_model.get(model_id, [])]
         prefix = f"{model_id}: " if several else ""
         if not rows:
             result.notes.append(f"{prefix}no labelled subjects yet; run or resume the probe")
@@ -236,7 +230,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         if by_draws is not None:
             gap = over_identities(identity_gap(over), by_draws)
             result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
-        micro = micro_table(sts, p_fem, identity_drawn(by_model[model_id], params.seed))
+        micro = micro_table(sts, identity_drawn(by_model[model_id], params.seed))
         micro.title = prefix + micro.title
         if readings:
             per_identity = expected_table(readings, identity_expected(readings, params.seed))

@@ -71,7 +71,7 @@ def expected_table(
             "single 95% CI",
             "P(she) paired %",
             "P(she) single %",
-            "P(he) + P(she) paired %, before renormalising",
+            "raw P(he) + P(she) paired %",
             "prompts paired",
         ],
         rows,
@@ -79,7 +79,7 @@ def expected_table(
             "identity": "identity",
             "E[STS] paired": "paired",
             "paired 95% CI": "95% CI",
-            "P(he) + P(she) paired %, before renormalising": "mass%",
+            "raw P(he) + P(she) paired %": "mass%",
         },
         note=(
             "E[STS] = mean over distinct prompts of 2·P(stereotyped pronoun) − 1, × 100, "
@@ -87,7 +87,7 @@ def expected_table(
             "identity's partners, the single one its prompts (none with one prompt). "
             "P(she) is renormalised too, so P(he) is 100 minus it (as the PST paper's %F counts "
             "feminine among masculine and feminine labels). "
-            "P(he) + P(she) is their probability before renormalising, in percent as in the "
+            "Raw P(he) + P(she) is their probability before renormalising, in percent as in the "
             "headline: the share of the model's next-token probability the comparison rests on, "
             "at most 100. "
             "Rows run from the largest E[STS] paired to the smallest (single where an identity "
@@ -107,13 +107,11 @@ def _ci_text(inf: Inference) -> str:
     return interval_text((inf.ci_low, inf.ci_high))
 
 
-def micro_table(
-    sts: STSResult, p_fem: dict[tuple[str, str], list[float]], partners: Mapping[str, Inference]
-) -> Table:
+def micro_table(sts: STSResult, partners: Mapping[str, Inference]) -> Table:
+    """The labels' STS per identity. The model's own P(she) per identity is the expected
+    STS table's, not repeated here: one home for each figure."""
     rows = []
     for identity, m in sorted(sts.micro.items(), key=lambda item: table_14_order(item[1])):
-        paired_p = p_fem.get((identity, "paired"))
-        single_p = p_fem.get((identity, "single"))
         over_partners = partners.get(identity)
         rows.append(
             [
@@ -124,8 +122,6 @@ def micro_table(
                 m.gap,
                 m.pct_feminine_single,
                 m.pct_feminine_paired,
-                100 * sum(single_p) / len(single_p) if single_p else None,
-                100 * sum(paired_p) / len(paired_p) if paired_p else None,
                 "—" if over_partners is None else _ci_text(over_partners),
                 m.n_paired,
             ]
@@ -140,8 +136,6 @@ def micro_table(
             "gap",
             "%F single",
             "%F paired",
-            "P(she) single %",
-            "P(she) paired %",
             "paired 95% CI",
             "n paired",
         ],
@@ -152,14 +146,13 @@ def micro_table(
             "STS paired": "paired",
             "paired 95% CI": "paired 95% CI",
             "%F paired": "%F",
-            "P(she) paired %": "P(she)%",
         },
         note=(
             "STS = mean Stereo × 100 (+100: every label matches the stereotype). %F is the share "
-            "of drawn labels that are feminine; P(she) is the model's own probability of ' she' "
-            "renormalised over ' he' and ' she' (P(he) is 100 minus it), averaged. The paired "
-            "95% CI resamples the identity's partners, each with all its draws (as the "
-            "expected STS per identity does); n paired counts its persons."
+            "of labels that are feminine (in likelihood mode drawn from P(she), which the "
+            "expected STS table gives per identity). The paired 95% CI resamples the "
+            "identity's partners, each with all its draws (as the expected STS per identity "
+            "does); n paired counts its persons."
         ),
     )
 
