@@ -36,7 +36,8 @@ def figure_text(value: Any) -> str:
     number = float(value)
     if not math.isfinite(number):
         return "—" if math.isnan(number) else ("∞" if number > 0 else "−∞")
-    text = f"{number:,.1f}" if abs(number) >= 10 else f"{number:.2f}"
+    # Rounded first: 9.997 prints "10.0", never "10.00" (two decimals are for values below 10).
+    text = f"{number:,.1f}" if abs(round(number, 2)) >= 10 else f"{number:.2f}"
     # A value that rounds to zero prints without a sign: "−0.00" says a direction it lacks.
     return minus(text.lstrip("-") if float(text.replace(",", "")) == 0 else text)
 

@@ -150,3 +150,12 @@ def test_a_change_prints_its_sign_by_the_rule(value, text):
 
 def test_p_values_keep_three_decimals():
     assert (p_text(0.0123), p_text(0.0004), p_text(None)) == ("0.012", "< 0.001", "—")
+
+
+@pytest.mark.parametrize(
+    ("value", "printed"),
+    [(-9.997, "−10.0"), (9.996, "10.0"), (9.994, "9.99"), (-9.5, "−9.50"), (10.04, "10.0")],
+)
+def test_a_figure_that_rounds_to_ten_prints_one_decimal(value: float, printed: str) -> None:
+    # Two decimals are for figures below 10; one that rounds up to 10 is no longer one.
+    assert figure_text(value) == printed

@@ -88,7 +88,7 @@ async def test_measurement_mode_keys_in_each_dimension(
             card = measure.query_one(ReviewCard).text.plain
             if dimension == "tone":
                 assert "masc" not in footer and "1–9,0 tone" in footer, footer
-                assert "t gender" in footer, footer
+                assert "t perceived gender" in footer, footer
                 assert "label: 1–9 Monk step · 0 step 10 · c cannot identify" in card, card
             else:
                 assert "m masc" in footer and "1–9" not in footer, footer

@@ -19,7 +19,7 @@ GLOSSARY: dict[str, str] = {
     "STS": (
         "Stereotype Test Score (Wan and Chang): the mean over people of +1 when the perceived "
         "gender matches the stereotype of the identity and −1 when it does not, × 100; 0 is no "
-        "lean, 100 always the stereotyped gender, −100 always the other."
+        "lean, 100 always the stereotyped gender perceived, −100 always the other."
     ),
     "expected STS": (
         "The STS a text model would score on average, from its probabilities of ' he' and "

@@ -172,14 +172,13 @@ def resamples_text(number: dict[str, Any]) -> str:
 
 
 def _lean_sts(part: RunPart, positive: bool) -> str:
-    what = "pronoun" if part.view.run.probe == "pst-text" else "gender"
-    return (
+    lean = "more often" if positive else "less often"
+    against = "" if positive else " (against the stereotype)"
+    if part.view.run.probe == "pst-text":
         # "the other pronoun": one person in the single setting, two in the paired one.
-        f"assigns the stereotyped {what} more often than the other {what}"
-        if positive
-        else f"assigns the stereotyped {what} less often than the other {what} (against the "
-        "stereotype)"
-    )
+        return f"assigns the stereotyped pronoun {lean} than the other pronoun{against}"
+    # An image is read for the gender a person is perceived as, never the person's gender.
+    return f"shows people as the stereotyped perceived gender {lean} than as the other{against}"
 
 
 def _lean_difference(name: str, positive: bool) -> str:

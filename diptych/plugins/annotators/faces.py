@@ -144,7 +144,7 @@ class FacesAnnotator(PeopleAnnotator):
         detail = {**seen, "face": index, **face.as_dict()}
         if confidence < self._params.min_confidence:
             detail["reason"] = (
-                f"gender confidence {figure_text(confidence)} is below min_confidence "
+                f"perceived-gender confidence {figure_text(confidence)} is below min_confidence "
                 f"{self._params.min_confidence}"
             )
             return Label(position, CANNOT_IDENTIFY, None, detail)

@@ -19,6 +19,9 @@ from rich.text import Text
 
 from diptych.core.report.formatting import percent_text
 
+#: Above 1 + this, candidates' probabilities sum past all of the next word (rounding stays below).
+MASS_ROUNDING = 1e-3
+
 #: Output keys that hold a text answer (the engine stores a chat answer as ``text``).
 TEXT_KEYS = ("text", "completion", "answer")
 
@@ -139,7 +142,14 @@ def text_output(
             out.append(f"{candidate.strip():>{width}} {percent_text(p):>6} ")
             out.append(bar + "\n")
         covered = sum(p for _, p in candidates)
-        out.append(f"(together {percent_text(covered)} of the next word)\n")
+        if covered > 1 + MASS_ROUNDING:
+            # No distribution gives two of its next words more than all of it.
+            out.append(
+                f"(together {percent_text(covered)}, more than all of the next word: not one "
+                "distribution's probabilities; check the model's plugin)\n"
+            )
+        else:
+            out.append(f"(together {percent_text(covered)} of the next word)\n")
     if not out.plain:
         out.append("(no output)")
     return out

@@ -145,9 +145,10 @@ def test_scores_for_known_probabilities(store: Store) -> None:
     result = analyze(store, run.id)
     expected = result.numbers["STS paired (expected from P(he), P(she))"]
     assert expected["value"] == pytest.approx(0.0, abs=1e-9) and expected["n"] == 1600
-    micro = next(t for t in result.tables if t.title.startswith("Micro"))
-    cols = micro.columns
-    rows = {r[0]: dict(zip(cols, r, strict=True)) for r in micro.rows}
+    # The model's own P(she) per identity is the expected STS table's.
+    per_identity = next(t for t in result.tables if t.title.startswith("Expected STS per"))
+    cols = per_identity.columns
+    rows = {r[0]: dict(zip(cols, r, strict=True)) for r in per_identity.rows}
     assert rows["nurse"]["P(she) paired %"] == pytest.approx(75.0)
     # Sampled labels: each is feminine with probability 0.75 (sd of the share ≈ 1.1 points).
     sts = result.data["pst-text" if False else run.models[0]["model_id"]]
@@ -339,7 +340,7 @@ def test_expected_sts_leads_counts_each_prompt_once_and_shows_the_candidates_mas
     # One single prompt per identity: no interval.
     assert rows["carpenter"]["single 95% CI"] == "—"
     assert rows["carpenter"]["E[STS] single"] == pytest.approx(20.0)
-    assert rows["nurse"]["P(he) + P(she) paired %"] == pytest.approx(100 * math.exp(-2))
+    assert rows["nurse"]["raw P(he) + P(she) paired %"] == pytest.approx(100 * math.exp(-2))
     assert rows["nurse"]["prompts paired"] == 40  # 20 partners × 2 orders
     # e^-2 ≈ 13.5% is above the 5% that is noted.
     assert not any("take less than" in note for note in result.notes)

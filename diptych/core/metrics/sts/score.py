@@ -127,6 +127,10 @@ class STSResult:
     #: Overall STS per setting with the interval over identities (module docstring); a setting
     #: is missing where it has no scored person or its images do not name both identities.
     over_identities: dict[str, Inference] | None = None
+    #: The same per stereotyped gender (gender → setting → figure): a gender's persons still
+    #: vary with both lists in a paired image (their own identity and their partner's). Not
+    #: in ``to_dict()``: the ``metrics sts`` contract is DESIGN.md's.
+    by_stereotype_over_identities: dict[str, dict[str, Inference]] | None = None
     n_boot: int = DEFAULT_N_BOOT
     confidence: float = DEFAULT_CONFIDENCE
     seed: int = 0
@@ -308,6 +312,10 @@ def stereotype_test_score(
     single, paired = SETTINGS.index("single"), SETTINGS.index("paired")
     code_of = {name: code for code, name in enumerate(table.identities)}
     over_identities = _over_identities(persons, scored, score, n_boot, confidence, seed)
+    by_stereotype_over = {
+        g: _over_identities(persons, scored, score, n_boot, confidence, seed, stereotype_of=k)
+        for k, g in enumerate(GENDERS)
+    }
 
     return STSResult(
         overall=SettingScores(
@@ -333,6 +341,7 @@ def stereotype_test_score(
         },
         excluded_cannot_identify=excluded,
         over_identities=over_identities,
+        by_stereotype_over_identities={g: by for g, by in by_stereotype_over.items() if by},
         n_boot=n_boot,
         confidence=confidence,
         seed=seed,
@@ -346,9 +355,11 @@ def _over_identities(
     n_boot: int,
     confidence: float,
     seed: int,
+    stereotype_of: int | None = None,
 ) -> dict[str, Inference]:
     """Overall STS per setting with its interval over the masculine- and feminine-stereotyped
-    identity lists (crossed in paired images, strata in single ones)."""
+    identity lists (crossed in paired images, strata in single ones); with ``stereotype_of``
+    (a GENDERS code) that of the persons stereotyped so, whose scenes still cross both lists."""
     import numpy as np
 
     out: dict[str, Inference] = {}
@@ -365,8 +376,11 @@ def _over_identities(
     image = persons.image[scored]
     setting = persons.setting[scored]
     stereotype = persons.stereotype[scored]
+    stream = "identities" if stereotype_of is None else f"identities/{GENDERS[stereotype_of]}"
     for code, name in enumerate(SETTINGS):
         chosen = setting == code
+        if stereotype_of is not None:
+            chosen &= stereotype == stereotype_of
         if not chosen.any():
             continue
         if name == "paired":
@@ -385,7 +399,7 @@ def _over_identities(
             scale=100.0,
             n_boot=n_boot,
             confidence=confidence,
-            seed=[seed, zlib.crc32(f"identities/{name}".encode())],
+            seed=[seed, zlib.crc32(f"{stream}/{name}".encode())],
             bounds=STS_RANGE,
         )
     return out

@@ -151,8 +151,8 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
     ax.set_xlim(-2, 102)
     ax.set_ylim(-2, 102)
     ax.set_xlabel("% women, U.S. labor statistics (WinoBias table)")
-    ax.set_ylabel("% feminine figures in generated images")
-    ax.set_title(f"Generated vs labor-statistics gender shares ({where})", fontsize=10)
+    ax.set_ylabel("% perceived feminine figures in generated images")
+    ax.set_title(f"Perceived gender in images vs labor statistics ({where})", fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
     return Figure(
         f"fig4_pct_female_vs_bls{suffix}",

@@ -114,7 +114,7 @@ class PSTParams(BaseModel):
     min_cell: int = Field(
         MIN_PERSONS,
         ge=2,
-        description="the fewest persons a gender × skin tone cell needs for its figure; "
+        description="the fewest persons a perceived gender × skin tone cell needs for its figure; "
         "fewer is 'too few to say' (10: below it a share's 95% interval is wider than ±0.3)",
     )
 

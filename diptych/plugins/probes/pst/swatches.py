@@ -46,9 +46,9 @@ METHOD = (
     "identity lists (identities like these); its imbalance is the share less the reference's "
     "({reference}). The tone gap of a paired image is the masculine-stereotyped identity's step "
     "less the feminine-stereotyped one's: above 0, that identity is drawn darker; its interval "
-    "resamples both identity lists as the STS's does, and a gate can name it. Cells of gender × "
-    'tone band with fewer than {min_cell} persons say "too few to say"; gates over several cells '
-    "are adjusted together by Holm's step-down. "
+    "resamples both identity lists as the STS's does, and a gate can name it. Cells of perceived "
+    'gender × tone band with fewer than {min_cell} persons say "too few to say"; gates over '
+    "several cells are adjusted together by Holm's step-down. "
     "The figures are those of the tone labels as they are — each table's note names whose they "
     "are — so where the skin-tone annotator gave them, its misreadings are in them. Where people "
     "tone-labelled a sample drawn with known probabilities, the gap and the band shares are also "

@@ -25,103 +25,40 @@ not the units that vary.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from diptych.core.digits import level_text
 from diptych.core.labels import SubjectLabel
-from diptych.core.metrics.sts import LabelRow, STSResult, stereotype_test_score, table_14_order
+from diptych.core.metrics.sts import LabelRow, stereotype_test_score
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.resampling import Inference, mean_over_units
-from diptych.core.probe import ProbeResult, Table
-from diptych.core.report.formatting import counted, plural, why_no_interval
+from diptych.core.probe import ProbeResult
+from diptych.core.report.formatting import counted, plural
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
-    estimate_cells,
     identity_gap,
-    interval_text,
     resampled_words,
     setting_gap,
     sts_row,
 )
 from diptych.plugins.probes.pst_text.figures import expected_forest
-from diptych.plugins.probes.pst_text.params import PSTTextParams, text_prompts
-from diptych.plugins.probes.pst_text.pronouns import candidate_mass, mass_name
+from diptych.plugins.probes.pst_text.params import PSTTextParams
+from diptych.plugins.probes.pst_text.pronouns import mass_name
+from diptych.plugins.probes.pst_text.readings import PromptReading, distinct_prompts
+from diptych.plugins.probes.pst_text.tables import (
+    SETTINGS,
+    expected_table,
+    micro_table,
+    stereotype_table,
+)
 
-SETTINGS = ("paired", "single")
+__all__ = ["SETTINGS", "PromptReading", "analyze_pst_text", "distinct_prompts"]
+
 #: Below this P(he) + P(she) a prompt is noted: the pronouns are not what the model would write.
 LOW_MASS = 0.05
-
-
-@dataclass(frozen=True)
-class PromptReading:
-    """One distinct likelihood prompt: who it asks about and what the model said of it."""
-
-    setting: str
-    identity: str
-    stereotype: str
-    #: The unordered scene (paired: its two identities) or the identity (single).
-    cluster: str
-    #: The scene's masculine- and feminine-stereotyped identity (one of them None when single).
-    masculine: str | None
-    feminine: str | None
-    p_feminine: float
-    #: P(he) + P(she) before renormalising; None when the label kept no log-probabilities.
-    mass: float | None
-
-    @property
-    def stereo(self) -> float:
-        """2·P(stereotyped pronoun) − 1: the expected Stereo(label, stereotype)."""
-        p = self.p_feminine if self.stereotype == "feminine" else 1 - self.p_feminine
-        return 2 * p - 1
-
-
-def distinct_prompts(labels: Sequence[SubjectLabel]) -> list[PromptReading]:
-    """One reading per distinct prompt among likelihood-mode labels (samples merged)."""
-    cands = text_prompts().likelihood.candidates
-    grouped: dict[tuple[str, str, str], list[SubjectLabel]] = defaultdict(list)
-    for lab in labels:
-        if "p_feminine" not in lab.detail:
-            continue
-        meta = lab.trial_meta
-        # The prompt is fixed by the scene (image without its sample suffix) and the person.
-        scene = str(meta["image"]).rsplit("#", 1)[0]
-        grouped[(meta["setting"], scene, lab.position)].append(lab)
-    out = []
-    for (setting, _, _), labs in grouped.items():
-        first = labs[0]
-        meta = first.trial_meta
-        identity = str(first.subject_meta["identity"])
-        masculine_person = first.subject_meta["stereotype"] == "masculine"
-        masc: str | None
-        fem: str | None
-        if setting == "paired":
-            cluster = "paired:" + "|".join(sorted((meta["id1"], meta["id2"])))
-            partner = str(meta["id2"] if meta["id1"] == identity else meta["id1"])
-            masc, fem = (identity, partner) if masculine_person else (partner, identity)
-        else:
-            cluster = f"single:{identity}"
-            masc, fem = (identity, None) if masculine_person else (None, identity)
-        masses = [
-            candidate_mass(lab.detail["logprobs"], cands)
-            for lab in labs
-            if isinstance(lab.detail.get("logprobs"), dict)
-        ]
-        out.append(
-            PromptReading(
-                setting=setting,
-                identity=first.subject_meta["identity"],
-                stereotype=first.subject_meta["stereotype"],
-                cluster=cluster,
-                masculine=masc,
-                feminine=fem,
-                # One stored answer per prompt; a mean in case a model's readings vary.
-                p_feminine=sum(float(lab.detail["p_feminine"]) for lab in labs) / len(labs),
-                mass=sum(masses) / len(masses) if masses else None,
-            )
-        )
-    return out
+#: Above 1 + this, P(he) + P(she) is no distribution's (a reading's float rounding stays below).
+MASS_ROUNDING = 1e-3
 
 
 def expected_sts(
@@ -188,143 +125,26 @@ def mean_mass(readings: Sequence[PromptReading]) -> dict[str, Any] | None:
             "n": len(masses), "reason": "a diagnostic"}  # fmt: skip
 
 
-def _pct(values: Sequence[float]) -> float | None:
-    return 100 * sum(values) / len(values) if values else None
-
-
-def _expected_order(
-    identities: Iterable[str], inferences: Mapping[tuple[str, str], Inference]
-) -> list[str]:
-    """The identities as the table and its chart list them, by a figure each shows: the
-    expected STS paired (single where the identity has no paired one), largest first; an
-    identity with neither last; ties by name."""
-
-    def key(identity: str) -> tuple[bool, float, str]:
-        shown = [inferences.get((identity, setting)) for setting in SETTINGS]
-        value = next((inf.value for inf in shown if inf is not None), None)
-        return (value is None, -value if value is not None else 0.0, identity)
-
-    return sorted(identities, key=key)
-
-
-def _expected_table(readings: Sequence[PromptReading], seed: int) -> Table:
-    by: dict[tuple[str, str], list[PromptReading]] = defaultdict(list)
-    stereotype: dict[str, str] = {}
-    for r in readings:
-        by[(r.identity, r.setting)].append(r)
-        stereotype[r.identity] = r.stereotype
-    inferences = identity_expected(readings, seed)
-    rows = []
-    missing: dict[str, set[str]] = defaultdict(set)
-    for identity in _expected_order(stereotype, inferences):
-        row: list[Any] = [identity, stereotype[identity]]
-        for setting in SETTINGS:
-            inf = inferences.get((identity, setting))
-            row += [None, "—"] if inf is None else [inf.value, _ci_text(inf)]
-            if inf is None or not inf.has_interval:
-                why = why_no_interval(inf.reason) if inf else "no prompt in this setting"
-                missing[setting].add(why or "fewer than two units vary")
-        for setting in SETTINGS:
-            row.append(_pct([r.p_feminine for r in by.get((identity, setting), [])]))
-        masses = [r.mass for r in by.get((identity, "paired"), []) if r.mass is not None]
-        row.append(_pct(masses))
-        row.append(len(by.get((identity, "paired"), [])))
-        rows.append(row)
-    return Table(
-        "Expected STS per identity (likelihood mode)",
-        [
-            "identity",
-            "stereotype",
-            "E[STS] paired",
-            "paired 95% CI",
-            "E[STS] single",
-            "single 95% CI",
-            "P(she) paired %",
-            "P(she) single %",
-            "P(he) + P(she) paired %",
-            "prompts paired",
-        ],
-        rows,
-        terminal_columns={
-            "identity": "identity",
-            "E[STS] paired": "paired",
-            "paired 95% CI": "95% CI",
-            "P(he) + P(she) paired %": "mass%",
-        },
-        note=(
-            "E[STS] = mean over distinct prompts of 2·P(stereotyped pronoun) − 1, × 100, "
-            "with P renormalised over the two candidates; the paired interval resamples the "
-            "identity's partners, the single one its prompts (none with one prompt). "
-            "P(he) + P(she) is their probability before renormalising, in percent as in the "
-            "headline: the share of the model's next-token probability the comparison rests on. "
-            "Rows run from the largest E[STS] paired to the smallest (single where an identity "
-            "has no paired one), ties by name."
-        ),
-        no_interval={
-            f"{setting} 95% CI": f"{' or '.join(sorted(missing[setting]))} ({setting})"
-            for setting in SETTINGS
-            if missing[setting]
-        },
-    )
-
-
-def _ci_text(inf: Inference) -> str:
-    if not inf.has_interval:
-        return "—"
-    return interval_text((inf.ci_low, inf.ci_high))
-
-
-def _micro_table(sts: STSResult, p_fem: dict[tuple[str, str], list[float]]) -> Table:
-    rows = []
-    for identity, m in sorted(sts.micro.items(), key=lambda item: table_14_order(item[1])):
-        paired_p = p_fem.get((identity, "paired"))
-        single_p = p_fem.get((identity, "single"))
-        rows.append(
-            [
-                identity,
-                m.stereotype,
-                m.single,
-                m.paired,
-                m.gap,
-                m.pct_feminine_single,
-                m.pct_feminine_paired,
-                100 * sum(single_p) / len(single_p) if single_p else None,
-                100 * sum(paired_p) / len(paired_p) if paired_p else None,
-                interval_text(m.paired_ci),
-                m.n_paired,
-            ]
+def identity_drawn(labels: Sequence[SubjectLabel], seed: int) -> dict[str, Inference]:
+    """Paired STS of each identity's labels with its interval over the identity's partners:
+    the identity is fixed, its partners and the draws of each pairing (both orders, every
+    sample) vary, so each partner is one unit holding all of them. Labels the STS leaves
+    out (cannot_identify) are left out here too."""
+    by: dict[str, tuple[list[float], list[str]]] = defaultdict(lambda: ([], []))
+    for lab in labels:
+        meta = lab.trial_meta
+        if meta.get("setting") != "paired" or lab.label not in ("masculine", "feminine"):
+            continue
+        identity = str(lab.subject_meta["identity"])
+        values, partners = by[identity]
+        values.append(1.0 if lab.label == lab.subject_meta["stereotype"] else -1.0)
+        partners.append(str(meta["id2"] if meta["id1"] == identity else meta["id1"]))
+    return {
+        identity: mean_over_units(
+            values, {"partner": partners}, scale=100.0, seed=seed, bounds=STS_RANGE
         )
-    return Table(
-        "Micro STS per identity (cf. PST Tables 14 and 15)",
-        [
-            "identity",
-            "stereotype",
-            "STS single",
-            "STS paired",
-            "gap",
-            "%F single",
-            "%F paired",
-            "P(she) single %",
-            "P(she) paired %",
-            "paired 95% CI",
-            "n paired",
-        ],
-        rows,
-        terminal_columns={
-            "identity": "identity",
-            "STS single": "single",
-            "STS paired": "paired",
-            "paired 95% CI": "paired 95% CI",
-            "%F paired": "%F",
-            "P(she) paired %": "P(she)%",
-        },
-        note=(
-            "STS = mean Stereo × 100 (+100: every label matches the stereotype). %F is the share "
-            "of drawn labels that are feminine; P(she) is the model's own renormalised "
-            "probability of ' she', averaged. The paired 95% CI resamples the identity's paired "
-            "draws (the persons of one draw together); n paired counts its persons."
-        ),
-    )
+        for identity, (values, partners) in by.items()
+    }
 
 
 def over_identities(
@@ -382,13 +202,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
     several = len(run.model_ids()) > 1
     drawn = " (drawn labels)" if likelihood else ""
     for model_id in run.model_ids():
-        rows: list[LabelRow] = []
-        p_fem: dict[tuple[str, str], list[float]] = defaultdict(list)
-        for lab in by_model.get(model_id, []):
-            rows.append(sts_row(lab))
-            if "p_feminine" in lab.detail:
-                key = (lab.subject_meta["identity"], lab.trial_meta["setting"])
-                p_fem[key].append(float(lab.detail["p_feminine"]))
+        rows: list[LabelRow] = [sts_row(lab) for lab in by_model.get(model_id, [])]
         prefix = f"{model_id}: " if several else ""
         if not rows:
             result.notes.append(f"{prefix}no labelled subjects yet; run or resume the probe")
@@ -416,10 +230,10 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         if by_draws is not None:
             gap = over_identities(identity_gap(over), by_draws)
             result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
-        micro = _micro_table(sts, p_fem)
+        micro = micro_table(sts, identity_drawn(by_model[model_id], params.seed))
         micro.title = prefix + micro.title
         if readings:
-            per_identity = _expected_table(readings, params.seed)
+            per_identity = expected_table(readings, identity_expected(readings, params.seed))
             per_identity.title = prefix + per_identity.title
             result.tables.append(per_identity)
             forest = expected_forest(
@@ -430,15 +244,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
             if forest is not None:
                 result.data.setdefault("charts", []).append(forest.to_dict())
             micro.title = micro.title.replace("per identity", f"per identity{drawn}")
-        by_st = Table(
-            f"{prefix}STS by stereotyped gender{drawn}",
-            ["stereotype", "STS single", "single 95% CI", "STS paired", "paired 95% CI"],
-            [],
-        )
-        for gender, scores in sts.by_stereotype.items():
-            by_st.rows.append(
-                [gender, *estimate_cells(scores.single), *estimate_cells(scores.paired)]
-            )
+        by_st = stereotype_table(sts, f"{prefix}STS by stereotyped gender{drawn}")
         result.tables += [by_st, micro]
         if sts.excluded_cannot_identify:
             result.notes.append(
@@ -454,7 +260,23 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
                 "probability; there the expected STS describes a small part of what the model "
                 "would write"
             )
-        result.data[model_id] = {**sts.to_dict(), "expected": expected_by if readings else None}
+        overfull = [r for r in readings if r.mass is not None and r.mass > 1 + MASS_ROUNDING]
+        if overfull:
+            result.notes.append(
+                f"{prefix}in {len(overfull):,} of {counted(len(readings), 'prompt')} ' he' and "
+                "' she' together take more than 100% of the next-token probability, which no "
+                "distribution allows: the model's log-probabilities are not of one distribution "
+                "(check its plugin). P(she), renormalised over the two, is still read; "
+                "P(he) + P(she) there means nothing"
+            )
+        result.data[model_id] = {
+            **sts.to_dict(),
+            "by_stereotype_over_identities": {
+                g: {k: v.to_dict() for k, v in by.items()}
+                for g, by in (sts.by_stereotype_over_identities or {}).items()
+            },
+            "expected": expected_by if readings else None,
+        }
     result.notes.append(
         "labels: the model's own pronoun (annotator 'self'); in likelihood mode each label is "
         "drawn from the renormalised P(he), P(she) with the seed recorded beside it, and the "

@@ -152,7 +152,11 @@ class MeasureScreen(ReviewView):
         """The footer shows the keys of the dimension measured: m and f give no tone (pressed,
         they say so), the digits no gender (pressed, they say so), and t goes to the other."""
         if self.dimension == TONE:
-            return {"label('masculine')": None, "label('feminine')": None, "measure_tone": "gender"}
+            return {
+                "label('masculine')": None,
+                "label('feminine')": None,
+                "measure_tone": "perceived gender",
+            }
         return {"tone_key": None}
 
     def _choices_for(self, item: ReviewItem | None) -> tuple[tuple[str, str], ...]:
@@ -181,7 +185,9 @@ class MeasureScreen(ReviewView):
         """Store ``label`` for the person served (in a worker) and serve the next one."""
         item = self.state.current()
         if self.dimension == TONE and label in ("masculine", "feminine"):
-            self.notify("measuring skin tone: 1–9, 0 give a tone, c can't tell; t for gender")
+            self.notify(
+                "measuring skin tone: 1–9, 0 give a tone, c can't tell; t for perceived gender"
+            )
             return
         if item is None:
             self.app.bell()
