@@ -132,6 +132,14 @@ class Model:
         """
         return self.hints.price_per_call
 
+    @classmethod
+    def works_offline(cls) -> bool:
+        """Whether the model answers with its default parameters on this machine with no
+        network, key or server: its backend and weights are installed. A front end ticks such
+        a model for a newcomer; one that says True must not download anything when loaded.
+        False by default: a service needs a key and a network, a hub model a download."""
+        return False
+
     def load(self) -> None:
         """Load what is heavy (weights, servers). Called once by the engine before the first
         call, in a worker thread, and only when some trial must actually run — so a run whose

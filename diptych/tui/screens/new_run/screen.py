@@ -95,13 +95,17 @@ class NewRunScreen(ChoosesModels):
         self._probe_changing = False
 
     def _first_probe(self) -> str:
-        """The first probe some installed model can run (not one, like ``calibration``, that
-        only annotators answer)."""
+        """The first probe a model that works offline can run (pst-text on the bundled
+        SmolLM2: a plan that holds at once), else the first some installed model can run (not
+        one, like ``calibration``, that only annotators answer)."""
         registry = Workspace.plugins.registry()
-        for name in self.probe_names:
-            wanted = registry.probes[name].capabilities
-            if any(wanted & model.capabilities for model in registry.models.values()):
-                return name
+        models = list(registry.models.values())
+        offline = [model for model in models if model.works_offline()]
+        for fitting in (offline, models):
+            for name in self.probe_names:
+                wanted = registry.probes[name].capabilities
+                if any(wanted & model.capabilities for model in fitting):
+                    return name
         return self.probe_names[0] if self.probe_names else ""
 
     @property
@@ -158,6 +162,8 @@ class NewRunScreen(ChoosesModels):
         self.query_one("#probe", Select).focus()
         if self.last is not None and self.last.get("probe") == self.probe_name:
             await self._offer_last(self.last)
+        else:
+            await self._sync_model_forms()  # the model that works offline, ticked
         self._schedule()
 
     async def _offer_last(self, last: dict[str, Any]) -> None:
@@ -188,11 +194,16 @@ class NewRunScreen(ChoosesModels):
             return
         cls = probe_class(self.probe_name)
         description.update(cls.description())
+        models = Workspace.plugins.registry().models
         self._model_choices = [
-            name
-            for name, model in sorted(Workspace.plugins.registry().models.items())
-            if cls.capabilities & model.capabilities
+            name for name, model in sorted(models.items()) if cls.capabilities & model.capabilities
         ]
+        if not self.selected_models():
+            # None chosen fits: the model that answers here with no key, network or download
+            # is ticked, so that the plan holds as the screen opens; where none is installed
+            # the list stays to be ticked (and says so).
+            offline = [n for n in self._model_choices if models[n].works_offline()]
+            self._chosen = [*self._chosen, *offline[:1]]
         self._show_models()
 
     @property

@@ -23,6 +23,8 @@ class RunControls(Screen[None]):
     rows: dict[str, RunSummary]
     #: A run to put the cursor on once it appears (the one just started).
     _follow_job: int | None = None
+    #: Reads of the workspace whose rows are drawn (none: the first is still under way).
+    loads_shown: int = 0
 
     @property
     def diptych(self) -> JobHost:
@@ -42,9 +44,18 @@ class RunControls(Screen[None]):
     def _current(self) -> RunSummary | None:
         run_id = self.current_run_id()
         if run_id is None:
-            self.notify("no run selected", severity="warning")
+            self.notify(self._why_no_run(), severity="warning")
             return None
         return self.rows[run_id]
+
+    def _why_no_run(self) -> str:
+        """Why a key that acts on the highlighted run finds none: the runs are not read yet,
+        there are none, or none is highlighted."""
+        if not self.loads_shown:
+            return "the workspace is still being read: its runs are listed in a moment"
+        if not self.rows:
+            return "no run yet: n starts one"
+        return "no run selected"
 
     # --- what the keys can do on the highlighted run ----------------------------------------
 
