@@ -67,7 +67,9 @@ async def test_ctrl_r_refuses_while_another_process_runs_the_audit(
                 return " ".join(str(summary.render()).split()) == held
 
             await wait_for(pilot, said, "the refusal", lambda: shown(app))
-            assert not cut_text(app, summary), cut_text(app, summary)
+            # Said, then laid out at its new height by a later refresh: waited for whole.
+            await wait_for(pilot, lambda: not cut_text(app, summary), "the refusal drawn whole",
+                           lambda: "; ".join(cut_text(app, summary)))  # fmt: skip
             assert screen._control is None  # no run started
         with open_store(Path(".diptych")) as store:
             assert store.status_counts(part["run_id"]) == before

@@ -65,7 +65,9 @@ async def test_the_run_ends_on_the_words_audit_list_says(
                        lambda: _summary(app))  # fmt: skip
         assert _summary(app).startswith(f"audit {LEFT_OUT} · cost "), _summary(app)
         summary = screen.query_one("#summary", Static)
-        assert not cut_text(app, summary), cut_text(app, summary)
+        # Said, then laid out at its new height by a later refresh: waited for drawn whole.
+        await wait_for(pilot, lambda: not cut_text(app, summary), "the summary drawn whole",
+                       lambda: "; ".join(cut_text(app, summary)))  # fmt: skip
     code, out = call(capsys, "--store", ".diptych", "audit", "list", "--json")
     assert code == 0, out
     (audit,) = json.loads(out)

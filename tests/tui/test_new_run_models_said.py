@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from steps import SIZES, open_new_run, settle, shown, wait_for
 from surface import cut_messages, cut_sentences, screen_lines
+from surface_text import cut_text
 from textual.widgets import Input, Static
 
 from diptych.tui.app import DiptychApp
@@ -45,10 +46,20 @@ async def test_models_say_why_and_what_to_tick(
         assert cut_messages(app) + cut_sentences(app) == [], shown(app)
         # A search that hides every model that fits: said, whole.
         screen.query_one("#models-search", Input).value = "smol"
-        await settle(pilot)
         said = screen.query_one("#models-hint", Static)
-        assert said.display and "scripted-likelihood do" in str(said.render()), shown(app)
-        assert cut_messages(app) + cut_sentences(app) == [], shown(app)
+        # The hint is said, then laid out at its height and scrolled into view by the refreshes
+        # after: waited for drawn whole, never read at the first refresh.
+        await wait_for(
+            pilot,
+            lambda: (
+                said.display
+                and "scripted-likelihood do" in str(said.render())
+                and not cut_text(app, said)
+                and cut_messages(app) + cut_sentences(app) == []
+            ),
+            "the hint whole in view",
+            lambda: f"{cut_messages(app) + cut_sentences(app)}\n{shown(app)}",
+        )
 
 
 @pytest.mark.parametrize("size", SIZES)

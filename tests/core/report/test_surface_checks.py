@@ -17,6 +17,7 @@ from tests.support.surfaces.report_json import (
     misspelled_plural_problems,
     raw_word_problems,
     unnamed_headline_intervals,
+    unreadable_number_problems,
 )
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import (
@@ -436,3 +437,14 @@ def test_a_plural_made_by_appending_s_to_a_y_is_found() -> None:
     assert len(misspelled_plural_problems(bad)) == 1
     good = {"numbers": {"STS": {"resampled": "identities (these identities only), 3 days, keys"}}}
     assert misspelled_plural_problems(good) == []
+
+
+def test_a_figure_s_encoded_replicates_are_data_not_words() -> None:
+    # Base64 of compressed replicates spells any run of letters between its "/" and "+": read
+    # as words, one report in some tens "misspelled" a plural or printed "nan".
+    encoded = {"numbers": {"STS": {"value": 3.0, "replicates": "eNq/rZSNwnWys+nan/AAAA"}}}
+    assert misspelled_plural_problems(encoded) == []
+    assert unreadable_number_problems(encoded) == []
+    worded = {"numbers": {"STS": {"value": 3.0, "note": "rZSNwnWys and nan"}}}
+    assert len(misspelled_plural_problems(worded)) == 1
+    assert len(unreadable_number_problems(worded)) == 1

@@ -37,11 +37,22 @@ _NOT_A_NUMBER = re.compile(r"(?<![\w-])[-−+]?(inf|infinity|nan)(?![\w-])", re.
 _RAW_NUMBER = re.compile(r"[-+]?(inf|infinity|nan)", re.IGNORECASE)
 
 
+#: Fields that hold encoded data, never words: a figure's replicates (base64 of compressed
+#: numbers, whose letters between "/" and "+" spell anything, "nan" or "identitys" included).
+_ENCODED_KEYS = frozenset({"replicates"})
+
+
 def json_strings(data: Any, where: str = "") -> list[tuple[str, str]]:
     """Every string of report.json (the whole of it, however deep), with where it is
-    ("headlines[0].interval"); a raw number spelled as a string ("inf") is data, left out."""
+    ("headlines[0].interval"); a raw number spelled as a string ("inf") is data, left out, and
+    so is an encoded field (:data:`_ENCODED_KEYS`)."""
     if isinstance(data, dict):
-        return [t for k, v in data.items() for t in json_strings(v, f"{where}.{k}".lstrip("."))]
+        return [
+            t
+            for k, v in data.items()
+            if k not in _ENCODED_KEYS
+            for t in json_strings(v, f"{where}.{k}".lstrip("."))
+        ]
     if isinstance(data, list):
         return [t for i, v in enumerate(data) for t in json_strings(v, f"{where}[{i}]")]
     if isinstance(data, str) and not _RAW_NUMBER.fullmatch(data.strip()):
