@@ -147,13 +147,22 @@ def chart_from_numbers(numbers: dict[str, Any], name: str, title: str) -> Chart 
             rows.append(ChartRow(figure, [point]))
     if not rows:
         return None
+    from diptych.core.report.interval_methods import own_method
+
+    # The bars named as the figures' table names them ("Jeffreys intervals of a share").
+    kinds = dict.fromkeys(
+        own_method(numbers[r.label]) for r in rows[:MAX_ROWS] if isinstance(numbers[r.label], dict)
+    )
     return Chart(
         name=name,
         title=title,
         axis="figure (each on its own scale)",
         rows=rows[:MAX_ROWS],
         row_kind="headline figure",
-        note="Points are the headline figures, bars their 95% intervals, in the probe's order.",
+        note=(
+            f"Points are the headline figures, bars their 95% intervals ({'; '.join(kinds)}), "
+            "in the probe's order."
+        ),
         source="numbers",
     )
 

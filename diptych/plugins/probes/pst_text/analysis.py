@@ -434,6 +434,12 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
             f"{prefix}STS by stereotyped gender{drawn}",
             ["stereotype", "STS single", "single 95% CI", "STS paired", "paired 95% CI"],
             [],
+            # Read on its own, a table says what its intervals are over (as the STS scorer
+            # makes them: the group's draws, for these identities).
+            note=(
+                "Its 95% intervals resample the group's draws (the persons of one draw "
+                "together), for these identities."
+            ),
         )
         for gender, scores in sts.by_stereotype.items():
             by_st.rows.append(
