@@ -3,7 +3,8 @@
 table is read on its own (a phone scrolls it sideways, a reader jumps to it from the contents),
 so its intervals are named in its cells or in the line under it, not only in the Limitations
 or the glossary. The check finds a table of figures whose "[a, b]" nothing names, and the
-reports of the five-run audit's pst-text and stories runs have none."""
+five-run audit's report (pst-text, pst, its mitigation, pairs, stories) has none, nor has the
+report of its pst-text run or its stories run alone."""
 
 from __future__ import annotations
 
@@ -68,3 +69,18 @@ def test_every_interval_of_a_text_or_stories_report_is_named(
         # The crime-lexicon shares: Jeffreys intervals, under the table and on the chart.
         assert "Its 95% intervals: Jeffreys intervals of a share." in markdown
         assert "bars their 95% intervals (Jeffreys intervals of a share)" in markdown
+
+
+def test_every_interval_of_the_audits_report_is_named(audit: AuditRuns, tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    with Workspace.open(audit.ws_path) as ws:
+        ws.analysis.report(audit.runs, out, formats="html,md")
+    assert unnamed_interval_problems(out) == []
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    # A chart drawn from a table names its bars as the table's note does.
+    assert (
+        "As its table says: Mean score, refusal and neither rates: the intervals resample "
+        "scenarios (each with all its images and answers)." in markdown
+    )
+    # The change a mitigation made, with the units its interval is over.
+    assert "over the units “Mitigations compared” names). Its side effects" in markdown

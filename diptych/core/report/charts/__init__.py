@@ -62,6 +62,17 @@ def _effect(row: ChartRow) -> float:
     return -math.inf
 
 
+#: A sentence of a table's note that names its intervals: what they resample or are over.
+_NAMING_SENTENCE = re.compile(r"[^.]*\b(resampl\w*|intervals? over)\b[^.]*\.")
+
+
+def _named_by(table: Table) -> str:
+    """What the table's note says its intervals are, for the chart drawn from it: the bars
+    are named where they are drawn, as the table names them ("" where its note does not)."""
+    found = _NAMING_SENTENCE.search(table.note or "")
+    return f" As its table says: {found.group(0).strip()}" if found else ""
+
+
 def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Chart | None:
     """A forest plot of ``table``'s first value columns that carry a ``95% CI`` column
     beside them, one row per table row, sorted by the first series (largest first); None
@@ -122,7 +133,8 @@ def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Char
         rows=rows,
         row_kind=columns[0],
         side_label="%F BLS" if side is not None else "",
-        note="Points are the figures, bars their 95% intervals; sorted largest first.",
+        note="Points are the figures, bars their 95% intervals; sorted largest first."
+        + _named_by(table),
         source="table",
         no_interval=f"the table “{table.title}” gives none (its note says why)"
         if table.note
