@@ -84,3 +84,16 @@ def test_every_interval_of_the_audits_report_is_named(audit: AuditRuns, tmp_path
     )
     # The change a mitigation made, with the units its interval is over.
     assert "over the units “Mitigations compared” names). Its side effects" in markdown
+
+
+def test_a_chart_of_headline_figures_names_its_bars_as_their_table_does() -> None:
+    from diptych.core.report.charts import chart_from_numbers
+
+    share = {"value": 0.25, "ci_low": 0.1, "ci_high": 0.5, "interval_method": "jeffreys"}
+    looked = {**share, "interval_name": "95% anytime-valid interval, look 1 of 4"}
+    chart = chart_from_numbers({"share a": share, "share b": looked}, "c", "figures")
+    assert chart is not None
+    assert chart.note == (
+        "Points are the headline figures, bars their 95% intervals (Jeffreys intervals of a "
+        "share; 95% anytime-valid interval, look 1 of 4), in the probe's order."
+    )

@@ -161,9 +161,11 @@ def chart_from_numbers(numbers: dict[str, Any], name: str, title: str) -> Chart 
         return None
     from diptych.core.report.interval_methods import own_method
 
-    # The bars named as the figures' table names them ("Jeffreys intervals of a share").
+    # The bars named as the figures' table names them ("Jeffreys intervals of a share"; a
+    # figure of a design stopped early by its name there, "95% anytime-valid interval, …").
     kinds = dict.fromkeys(
-        own_method(numbers[r.label]) for r in rows[:MAX_ROWS] if isinstance(numbers[r.label], dict)
+        str(numbers[r.label].get("interval_name") or own_method(numbers[r.label]))
+        for r in rows[:MAX_ROWS]
     )
     return Chart(
         name=name,
