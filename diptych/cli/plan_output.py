@@ -106,13 +106,16 @@ def budget_words(budget: Budget) -> str:
 
 
 def print_look(batch: int, batches: int, report: Any) -> None:
-    """One look of an audit bought until decided: each gate's interval as it narrows."""
+    """One look of an audit bought until decided: each gate's interval as it narrows, named
+    (anytime-valid at a look), so that it is not taken for a fixed-design one of all the
+    design's trials."""
     from diptych.cli.verdict_formats import interval_text, verdict_text
+    from diptych.core.report.gates import interval_kind
 
     for r in report.results:
         typer.echo(
             f"look {batch:,} of {batches:,}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
-            f"{interval_text(r)}"
+            f"{interval_text(r)} ({interval_kind(r.method)})"
         )
 
 

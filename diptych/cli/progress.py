@@ -20,7 +20,7 @@ from rich.progress import (
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.core.audit.run_status import outcome_words
-from diptych.core.report.formatting import counted, plan_counts, tally
+from diptych.core.report.formatting import SHARED_REQUESTS, counted, plan_counts, tally
 from diptych.core.workspace import RunRecord
 
 #: Without a terminal, a line each time another tenth of the requests is done, and at least
@@ -91,7 +91,12 @@ class RichReporter:
 
     def run_started(self, run: RunRecord, total: int, cached: int, to_run: int) -> None:
         self.run = run
-        self.console.print(f"run [bold]{run.id}[/]: " + escape(plan_counts(total, cached, to_run)))
+        said = plan_counts(total, cached, to_run)
+        if to_run < total - cached:
+            # Fewer requests than trials left: the progress below counts requests, the run's
+            # end and every listing count trials, so the two are told apart here.
+            said += f" ({SHARED_REQUESTS})"
+        self.console.print(f"run [bold]{run.id}[/]: " + escape(said))
         if self.quiet or to_run == 0:
             return
         if not self.console.is_terminal:
@@ -142,10 +147,13 @@ class RichReporter:
             # A batch of a sequential audit, bought in full: the rest waits for its next look.
             left = counts.get("pending", 0)
             bought = tally(counts, leave_out=("pending",))
+            asked = counted(sum(counts.values()) - left, "trial")
             self.console.print(
-                f"run [bold]{run.id}[/] partial: its batch bought ({bought}); "
+                f"run [bold]{run.id}[/] partial: its batch bought, {asked} ({bought}); "
                 f"{counted(left, 'trial')} wait for the gates' next look"
             )
             return
+        # The trials by outcome, named as trials: the progress above counted requests.
         summary = tally(outcome_words(run.status, counts))
-        self.console.print(f"run [bold]{run.id}[/] {run.status}: {summary}")
+        trials = counted(sum(counts.values()), "trial")
+        self.console.print(f"run [bold]{run.id}[/] {run.status}: {trials} ({summary})")

@@ -31,7 +31,7 @@ from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.report import parse_formats
-from diptych.core.report.formatting import counted
+from diptych.core.report.formatting import SHARED_REQUESTS, counted
 
 # Kept importable from here for callers that read a run's rows (the rows are the core's).
 from diptych.core.workspace import EXPORT_SCHEMA_VERSION, RunDetail, export_rows
@@ -190,6 +190,14 @@ def register(app: typer.Typer) -> None:
             if note is not None:
                 console.print(note, style="yellow", markup=False)
             console.print("trials: " + outcome_line(run.status, counts, sep=", "))
+            trials = sum(counts.values())
+            if 0 < detail.requests < trials:
+                # What the run's progress and an audit's looks count, told apart from trials.
+                console.print(
+                    f"requests: {detail.requests:,} for its "
+                    f"{counted(trials, 'trial')} ({SHARED_REQUESTS})",
+                    markup=False,
+                )
             if run.status == "decided" and counts["pending"]:
                 console.print(
                     f"the rest was not needed for its gates; "

@@ -39,11 +39,11 @@ def verdict_width(results: list[GateResult]) -> int:
 
 def gate_line(r: GateResult, width: int = 0, look: str = "") -> str:
     """One line: verdict (padded to ``width``), figure, value, interval at its adjusted level,
-    rule, note. An anytime-valid interval is named with the look it was read at (``look``:
-    "look 1 of 10"), so that it is not taken for a fixed-design one of all the run's trials."""
-    named = interval_text(r)
-    if look and interval_kind(r.method) == "anytime-valid":
-        named += f" (anytime-valid, {look})"
+    rule, note. The interval is named: an anytime-valid one with the look it was read at
+    (``look``: "look 1 of 10"), so that it is not taken for a fixed-design one of all the run's
+    trials, and a fixed-design one so."""
+    kind = interval_kind(r.method)
+    named = f"{interval_text(r)} ({kind}{f', {look}' if look and kind == 'anytime-valid' else ''})"
     line = (
         f"{verdict_text(r):<{width}} {r.part}: {r.figure} = {_num(r.value)}, {named}; {r.rule_text}"
     )

@@ -42,3 +42,14 @@ def test_the_column_widens_only_for_a_longer_verdict_present() -> None:
     # Both figures start in the same column.
     assert len({line.index("pst:") for line in lines}) == 1
     assert not re.search(r"INCONCLUSIVE \(blocks\) {2}", lines[1])
+
+
+def test_a_fixed_design_interval_is_named_as_an_anytime_valid_one_is() -> None:
+    # Read on its own, a gate's line says which interval it decided on: one look at the whole
+    # design (fixed-design), or an audit's look (anytime-valid, at that look).
+    fixed = gate_line(_gate("pass"), verdict_width([_gate("pass")]))
+    assert fixed == "PASS pst: STS paired = 11.6, 95% [2.75, 20.6] (fixed-design); below 25"
+    looked = GateResult(**{**_gate("pass").__dict__, "method": "anytime-valid over looks"})
+    assert gate_line(looked, 4, "look 1 of 4").endswith(
+        "95% [2.75, 20.6] (anytime-valid, look 1 of 4); below 25"
+    )

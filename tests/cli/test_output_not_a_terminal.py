@@ -71,8 +71,8 @@ def test_audit_run_into_a_log_breaks_no_sentence(
                      "--batches", "4", "--out", str(no_terminal / "rep"))  # fmt: skip
     assert code == 0, out
     assert re.search(
-        r"^run pst-text-\w+ partial: its batch bought \(36 done\); 108 trials wait for the "
-        r"gates' next look$",
+        r"^run pst-text-\w+ partial: its batch bought, 36 trials \(36 done\); 108 trials wait "
+        r"for the gates' next look$",
         out,
         re.MULTILINE,
     ), out

@@ -43,7 +43,7 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
 
     code, resumed = call(capsys, "--store", ws, "resume", run_id, "--yes")
     assert code == 0, resumed
-    assert f"run {run_id} complete: 180 done" in resumed
+    assert f"run {run_id} complete: 180 trials (180 done)" in resumed
     with Workspace.open(ws) as opened:
         fixed = opened.analysis.analyze(run_id).numbers
         (rec,) = opened.audits.list()

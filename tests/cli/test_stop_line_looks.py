@@ -51,7 +51,7 @@ def test_the_stop_line_says_the_looks_read_and_what_was_bought_in_each_case(
     # Bought whole since (the other 156 − 39 = 117), then audited again: look 2 read all 156
     # from the store, the whole design, never "in 2 of 4 batches".
     code, resumed = call(capsys, "--store", ws, "resume", run_id, "--yes")
-    assert code == 0 and f"run {run_id} complete: 180 done" in resumed, resumed
+    assert code == 0 and f"run {run_id} complete: 180 trials (180 done)" in resumed, resumed
     code, whole = call(capsys, "--store", ws, *until_decided())
     assert code == 0, whole
     assert _stop(whole).startswith(

@@ -187,7 +187,7 @@ def test_run_export_and_report_through_the_cli(
     ran = run_gap(store)
     assert ran.exit_code == 0, ran.output
     assert "6 trials planned, 0 already stored, 6 requests to run" in ran.stdout
-    assert "complete: 6 done" in ran.stdout
+    assert "complete: 6 trials (6 done)" in ran.stdout
     assert "P(she) per occupation" in ran.stdout and HEADLINE in ran.stdout
     for occupation, p in expected.items():
         line = next(ln for ln in ran.stdout.splitlines() if f" {occupation} " in ln)

@@ -73,8 +73,9 @@ def _mitigation_actions(audit: Audit) -> list[Action]:
                         "mitigation",
                         f"{table.title}, {row[0]}: the intervention (run {c.intervention}) "
                         f"{verdict} — {plain(a)} at baseline (run {c.baseline}), {plain(b)} "
-                        f"with it, change {plain(d)} (95% interval {cell or '—'}). Its side "
-                        "effects on the other figures are under “Mitigations compared”.",
+                        f"with it, change {plain(d)} (95% interval {cell or '—'}, over the units "
+                        "“Mitigations compared” names). Its side effects on the other figures "
+                        "are under “Mitigations compared”.",
                     )
                 )
     for session in audit.agent_sessions:

@@ -209,6 +209,10 @@ def sample_size(number: dict[str, Any], observation: str = "observation") -> str
     return text
 
 
+#: Why a run asks fewer requests than it has trials, as every surface that prints both says it.
+SHARED_REQUESTS = "trials that ask the same prompt, seed and model share one request"
+
+
 def plan_counts(planned: int, cached: int, to_run: int, *, sep: str = ", ") -> str:
     """A plan in one line: "1,720 trials planned, 236 already stored, 1,412 requests to run".
     What is left is counted in requests, not trials: trials that ask the same thing (the same

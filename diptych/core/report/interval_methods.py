@@ -206,6 +206,37 @@ def _listed(items: list[str]) -> str:
     return "; ".join(items[:-1]) + "; and " + items[-1]
 
 
+def own_method(number: dict[str, Any]) -> str:
+    """How a figure's own interval was made, in the report's words (:data:`OWN_METHODS`)."""
+    if number.get("estimator"):
+        return PREDICTION_POWERED
+    made = number.get("interval_method")
+    said = OWN_METHODS.get(str(made), str(made)) if made else UNNAMED
+    if made == "t" and number.get("transform"):
+        # Made on a scale without bounds and mapped back: it stays in the range.
+        said += f" (on the {number['transform']} scale of the figure's range)"
+    return said
+
+
+def figures_note(result: Any, decided: Any, beside: bool, run: str = "") -> str:
+    """The line under a table of figures that names the intervals its cells print unnamed
+    (each figure's own, where no gate decided it and no stop or other interval on the page
+    named it), so that the table read on its own says what its intervals are; "" where every
+    interval is named in its cell, or there is none."""
+    from diptych.core.report.headlines import named_beside
+
+    kinds: dict[str, None] = {}
+    for name, number in result.numbers.items():
+        if (run, name) in decided or not _has_interval(number):
+            continue
+        if named_beside(number, beside).get("interval_name"):
+            continue
+        kinds[own_method(number)] = None
+    if not kinds:
+        return ""
+    return f"Its 95% intervals: {_listed(list(kinds))}."
+
+
 def _has_interval(number: Any) -> bool:
     if not isinstance(number, dict):
         return False
@@ -256,15 +287,7 @@ def interval_methods(audit: Audit) -> IntervalMethods:
                     continue
             named = named_beside(number, beside).get("interval_name")
             fixed_beside = fixed_beside or named == FIXED_DESIGN
-            if number.get("estimator"):
-                own[PREDICTION_POWERED] = None
-            else:
-                made = number.get("interval_method")
-                said = OWN_METHODS.get(str(made), str(made)) if made else UNNAMED
-                if made == "t" and number.get("transform"):
-                    # Made on a scale without bounds and mapped back: it stays in the range.
-                    said += f" (on the {number['transform']} scale of the figure's range)"
-                own[said] = None
+            own[own_method(number)] = None
     stops = tuple(
         StoppedFigures(
             run,

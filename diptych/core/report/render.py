@@ -47,7 +47,7 @@ from diptych.core.report.gates import (
 )
 from diptych.core.report.glossary import measured_glossary
 from diptych.core.report.headlines import figure_interval, headlines, names_intervals
-from diptych.core.report.interval_methods import interval_methods
+from diptych.core.report.interval_methods import figures_note, interval_methods
 from diptych.core.report.left_out import left_out
 from diptych.core.report.missing_intervals import missing_marked
 from diptych.core.report.print_tables import (
@@ -184,6 +184,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
         figure_text=figure_text,
         interval=interval,
         figure_interval=figure_interval,
+        figures_note=figures_note,
         missing_marked=missing_marked,
         sample_size=sample_size,
         slug=slug,

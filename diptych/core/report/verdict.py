@@ -243,6 +243,9 @@ def _finding(
             named, since = head, f" ({after})"
         else:
             named = own if own.startswith(named[:3]) else f"{named} ({own})"
+    elif number.get("interval_method") == "jeffreys":
+        # A share's interval has no units to resample beside it: its kind names it.
+        named = "95% Jeffreys interval"
     has_ci = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
     model = model_names(part)
     sample = sample_text(number, part.observation, has_interval=has_ci)

@@ -93,6 +93,9 @@ class RunDetail:
     #: empty for any other run.
     look: str = ""
     labels_at_look: dict[str, int] = field(default_factory=dict)
+    #: The run's distinct requests: fewer than its trials where trials ask the same thing
+    #: (the same prompt, seed and model), which share one request and its answer.
+    requests: int = 0
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,7 @@ class Runs(Namespace):
                 self._store, shown, looks_by_run(list_audits(self._store)).get(shown.id)
             ),
             tone_labels=dict(tones),
+            requests=len({t.key for t in view.trials}),
             look=stopped_look(self._store, view.id) if keys is not None else "",
             labels_at_look=dict(at_look),
         )

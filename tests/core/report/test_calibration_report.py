@@ -89,7 +89,7 @@ def test_each_share_carries_its_jeffreys_interval_over_images(calibration_report
         assert (number["ci_low"], number["ci_high"]) == (pytest.approx(low), pytest.approx(high))
         assert (number["n"], number["count"], number["interval_method"]) == (n, x, "jeffreys")
         # Said as an accuracy over images: no direction, no null of 0.
-        said = f"{name} {x / n:.2f}, 95% interval {low:.2f} to {high:.2f}, {n} images."
+        said = f"{name} {x / n:.2f}, 95% Jeffreys interval {low:.2f} to {high:.2f}, {n} images."
         assert said in markdown, said
         assert said_in[name]["direction"] == "accuracy" and said_in[name]["sample"] == f"{n} images"
     findings = markdown.split("## Findings", 1)[1].split("\n## ", 1)[0]

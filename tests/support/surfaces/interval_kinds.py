@@ -89,6 +89,46 @@ def _page_text(page: str) -> str:
     return html.unescape(_TAG.sub(" ", no_script))
 
 
+#: An interval as a sentence prints it: "95% interval −2.58 to 1.48".
+_SAID_INTERVAL = re.compile(rf"\binterval (?:of )?{_NUM} to {_NUM}\b")
+#: Words that name an interval where it is printed: its kind, or what it resamples ("95%
+#: interval over identities", "resampling its 400 pairings", "Its intervals: fixed-design").
+_NAMING = re.compile(
+    r"anytime-valid|fixed-design|\bfixed\b|\bt intervals?\b|bootstrap|\bBCa\b|Jeffreys|Wilson"
+    r"|Clopper|prediction-powered|\bPPI\b|\bover\b|resampl",
+    re.IGNORECASE,
+)
+
+
+def unnamed_problems(blocks: list[str]) -> list[str]:
+    """Each block (a section under its heading: a table with its note, a finding, a chart with
+    its caption) that prints an interval and names neither its kind nor what it is over: read
+    on its own, as a reader meets a table, its "[a, b]" could be any interval."""
+    out = []
+    for block in blocks:
+        found = _INTERVAL.search(block) or _SAID_INTERVAL.search(block)
+        if found is not None and not _NAMING.search(block):
+            head = " ".join(block.split())[:60]
+            out.append(f"an interval printed unnamed (“{_around(block, found.re)}”) under “{head}”")
+    return out
+
+
+def unnamed_interval_problems(report_dir: Path) -> list[str]:
+    """Every block of the report's pages (HTML, Markdown) that prints an interval unnamed; the
+    glossary and Limitations describe the intervals and are not read as naming them."""
+    problems: list[str] = []
+    if (report_dir / "report.html").is_file():
+        page = (report_dir / "report.html").read_text(encoding="utf-8")
+        body = _HTML_DESCRIBING.sub(" ", _HTML_GLOSSARY.sub(" ", page))
+        blocks = [_page_text(b) for b in _HTML_HEADING.split(body)]
+        problems += [f"html: {p}" for p in unnamed_problems(blocks)]
+    if (report_dir / "report.md").is_file():
+        markdown = (report_dir / "report.md").read_text(encoding="utf-8")
+        body = _MD_DESCRIBING.sub("", _MD_GLOSSARY.sub("", markdown))
+        problems += [f"md: {p}" for p in unnamed_problems(_MD_HEADING.split(body))]
+    return problems
+
+
 def interval_kind_problems(report_dir: Path) -> list[str]:
     """Every kind of interval a page of the report in ``report_dir`` prints and its glossary
     does not name, page by page."""
@@ -113,4 +153,10 @@ def interval_kind_problems(report_dir: Path) -> list[str]:
     return problems
 
 
-__all__ = ["KINDS", "interval_kind_problems", "kinds_problems"]
+__all__ = [
+    "KINDS",
+    "interval_kind_problems",
+    "kinds_problems",
+    "unnamed_interval_problems",
+    "unnamed_problems",
+]

@@ -197,8 +197,8 @@ _WHOLE_PERCENT = re.compile(r"(?<![\w.,/−\-+])(\d{1,3})%(?![\w])")
 #: What follows a level someone set rather than a share measured ("95% interval", "95% CI",
 #: "at 95%, not adjusted", "the 95% level"): it keeps the digits it was given.
 _LEVEL_AFTER = re.compile(
-    r"\s*\)?\s*(\(|;)?\s*(anytime-valid |fixed(-design)? )?(interval|CI|confidence|level|fixed"
-    r"|anytime-valid|bootstrap|band|\[)"
+    r"\s*\)?\s*(\(|;)?\s*(anytime-valid |fixed(-design)? |Jeffreys )?"
+    r"(interval|CI|confidence|level|fixed|anytime-valid|bootstrap|band|\[)"
 )
 _LEVEL_BEFORE = re.compile(r"(\bat|\blevel:?|\bthan|\bthe|max_clipped|\bwithin|[<>≤≥])\s*$", re.I)
 

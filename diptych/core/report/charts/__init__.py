@@ -62,6 +62,17 @@ def _effect(row: ChartRow) -> float:
     return -math.inf
 
 
+#: A sentence of a table's note that names its intervals: what they resample or are over.
+_NAMING_SENTENCE = re.compile(r"[^.]*\b(resampl\w*|intervals? over)\b[^.]*\.")
+
+
+def _named_by(table: Table) -> str:
+    """What the table's note says its intervals are, for the chart drawn from it: the bars
+    are named where they are drawn, as the table names them ("" where its note does not)."""
+    found = _NAMING_SENTENCE.search(table.note or "")
+    return f" As its table says: {found.group(0).strip()}" if found else ""
+
+
 def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Chart | None:
     """A forest plot of ``table``'s first value columns that carry a ``95% CI`` column
     beside them, one row per table row, sorted by the first series (largest first); None
@@ -122,7 +133,8 @@ def chart_from_table(table: Table, name: str, *, any_rows: bool = False) -> Char
         rows=rows,
         row_kind=columns[0],
         side_label="%F BLS" if side is not None else "",
-        note="Points are the figures, bars their 95% intervals; sorted largest first.",
+        note="Points are the figures, bars their 95% intervals; sorted largest first."
+        + _named_by(table),
         source="table",
         no_interval=f"the table “{table.title}” gives none (its note says why)"
         if table.note
@@ -147,13 +159,24 @@ def chart_from_numbers(numbers: dict[str, Any], name: str, title: str) -> Chart 
             rows.append(ChartRow(figure, [point]))
     if not rows:
         return None
+    from diptych.core.report.interval_methods import own_method
+
+    # The bars named as the figures' table names them ("Jeffreys intervals of a share"; a
+    # figure of a design stopped early by its name there, "95% anytime-valid interval, …").
+    kinds = dict.fromkeys(
+        str(numbers[r.label].get("interval_name") or own_method(numbers[r.label]))
+        for r in rows[:MAX_ROWS]
+    )
     return Chart(
         name=name,
         title=title,
         axis="figure (each on its own scale)",
         rows=rows[:MAX_ROWS],
         row_kind="headline figure",
-        note="Points are the headline figures, bars their 95% intervals, in the probe's order.",
+        note=(
+            f"Points are the headline figures, bars their 95% intervals ({'; '.join(kinds)}), "
+            "in the probe's order."
+        ),
         source="numbers",
     )
 

@@ -74,7 +74,8 @@ def add_sts_by_source(
         note=(
             f"policy: {policy}. Each source scores only the persons it labelled: the human "
             "majority (people), or one automatic annotator's own labels. A policy figure far "
-            "from a source's own shows that source's weight in the mix."
+            "from a source's own shows that source's weight in the mix. Each 95% interval "
+            "resamples the images the source labelled (the persons of one image together)."
         ),
     )
     data: list[dict[str, Any]] = []

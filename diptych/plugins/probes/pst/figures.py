@@ -168,8 +168,9 @@ def figure_4(sts: STSResult, bls_of: dict[str, float], suffix: str, where: str) 
         + ".",
         caption=(
             "Share of feminine figures per occupation (filled: paired setting with 95% "
-            "intervals; hollow: single-person) against the share of women in the occupation "
-            "(U.S. BLS as tabulated by WinoBias, Zhao et al. 2018); on the dashed line the "
+            "intervals over the occupation's images; hollow: single-person) against the share "
+            "of women in the occupation (U.S. BLS as tabulated by WinoBias, Zhao et al. 2018); "
+            "on the dashed line the "
             "images match the statistics. Cf. the PST paper's Figure 4."
         ),
     )

@@ -145,8 +145,10 @@ def micro_table(ctx: AnalysisContext, group: PSTGroup, sts: STSResult) -> Table:
             ]
         )
     note = (
-        "Sorted by %F paired, as Table 14. %F = share of feminine labels among the scored "
-        "persons; its interval follows from the micro STS's. gap = paired − single (Table 15). "
+        "Sorted by %F paired, as Table 14. The micro STS's 95% intervals resample each "
+        "identity's images (the persons of one image together). %F = share of feminine labels "
+        "among the scored persons; its interval follows from the micro STS's. gap = paired − "
+        "single (Table 15). "
     )
     note += BLS_SOURCE if bls is not None else f"%F BLS: {BLS_FILE} is missing; reinstall diptych."
     return Table(

@@ -16,6 +16,7 @@ from diptych.core.metrics.pairs.lexical import (
     pmi_by_group,
     word_count,
 )
+from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.runview import RunView
 from diptych.datasets import pairs
@@ -219,6 +220,9 @@ def analyze_stories(run: RunView, p: StoriesParams) -> ProbeResult:
                     "ci_low": ci[0] if ci else None,
                     "ci_high": ci[1] if ci else None,
                     "n": len(mine),
+                    # Named where it is printed ("Jeffreys intervals of a share"), and made
+                    # again from these by verify.
+                    **IntervalRecipe.jeffreys(k, len(mine)).fields(),
                 }
             lexicon_rows.append(
                 [
