@@ -62,8 +62,7 @@ def test_every_interval_of_a_text_or_stories_report_is_named(
             "from each setting's interval." in markdown
         )
         assert (
-            "Its 95% intervals resample the group's draws (the persons of one draw together), "
-            "for these identities." in markdown
+            "Each interval resamples both identity lists, as the headline STS's does" in markdown
         )
     else:
         # The crime-lexicon shares: Jeffreys intervals, under the table and on the chart.
