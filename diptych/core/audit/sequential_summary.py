@@ -109,10 +109,11 @@ class SequentialSummary:
                 )
                 intervals = "their intervals are the anytime-valid ones of its looks"
         else:
-            times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
+            # "looked at 1 time, the last at ..." reads as a count of several.
+            times = "once, at" if self.looks == 1 else f"{self.looks:,} times, the last at"
             # Bought whole, its stop says no more than "its complete design" does.
             why = "" if self.stop == "complete" else f" ({why})"
-            head = f"The audit was looked at {times}, the last at its complete design{why}"
+            head = f"The audit was looked at {times} its complete design{why}"
         return f"{head}; {intervals}, which hold however many looks were taken."
 
     def to_dict(self) -> dict[str, Any]:

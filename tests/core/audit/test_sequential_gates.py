@@ -110,6 +110,11 @@ def test_a_design_bought_whole_after_its_looks_says_so_once() -> None:
     ), whole.sentence()
     decided = SequentialSummary("decided", 2, 10, 1600, 1600)
     assert "the last at its complete design (every gate decided);" in decided.sentence()
+    # One look is said as a count of looks, never "looked at 1 time".
+    once = SequentialSummary("complete", 1, 10, 1600, 1600)
+    assert once.sentence().startswith(
+        "The audit was looked at once, at its complete design; its intervals"
+    ), once.sentence()
 
 
 DESIGN = PlannedDesign("grid", ("masculine identity", "feminine identity"), (10, 10), 4, "ids")
