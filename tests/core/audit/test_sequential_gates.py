@@ -115,6 +115,8 @@ def test_a_design_bought_whole_after_its_looks_says_so_once() -> None:
     assert once.sentence().startswith(
         "The audit was looked at once, at its complete design; its intervals"
     ), once.sentence()
+    failed = once.with_failed({"pst-text-1": 2}).sentence()
+    assert failed.startswith("The audit was looked at once, and its design is not complete"), failed
 
 
 DESIGN = PlannedDesign("grid", ("masculine identity", "feminine identity"), (10, 10), 4, "ids")
