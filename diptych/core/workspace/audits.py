@@ -247,9 +247,12 @@ class Audits(Namespace):
             frameworks=frameworks or [],
         )
 
-    def gate_problems(self, source: str | os.PathLike[str]) -> builtins.list[str]:
-        """What can be said of an audit file's gates before it runs, one line a problem."""
-        return _gates.gate_problems(self._store, Path(source))
+    def gate_problems(
+        self, source: str | os.PathLike[str], overrides: Mapping[str, Any] | None = None
+    ) -> builtins.list[str]:
+        """What can be said of an audit file's gates before it runs (with ``audit run
+        --set``'s ``overrides``), one line a problem."""
+        return _gates.gate_problems(self._store, Path(source), overrides)
 
     def diff(self, a: str, b: str) -> _diff.AuditDiff:
         """Audit B against audit A (recorded audits or report JSONs): every headline figure
