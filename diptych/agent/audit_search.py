@@ -110,7 +110,7 @@ def run_search(
                 for p in report.ranked
                 if is_finding(p.status)
             ],
-            # The trials it asked, which the audit's budget.max_trials counts.
+            # The trials it asked (a request each), which the audit's budget.max_requests counts.
             "trials": int(report.budget.get("trials") or 0),
             "ranked": len(report.ranked),
             "rejected": len(report.rejected),

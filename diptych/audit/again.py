@@ -90,3 +90,29 @@ def _agent_again(detail: SessionDetail) -> str:
         )
     command = shlex.join([*how, "--session", detail.session])
     return f"'{command}' with the options it started with"
+
+
+def looked_resume(ws: Workspace, run_id: str) -> str | None:
+    """What resuming ``run_id`` alone skips, where an audit was buying it look by look and
+    stopped before its gates were decided (:meth:`~diptych.core.workspace.audits.Audits.
+    look_by_look`): the audit, the batch it stopped in and the command that goes on batch by
+    batch, deciding after each. None for any other run. ``diptych resume`` and the terminal
+    app's ``u`` say it and buy the whole design only when asked."""
+    found = ws.audits.look_by_look(run_id)
+    if found is None:
+        return None
+    audit = found.audit
+    of = f" of {found.batches:,}" if found.batches is not None else ""
+    batches = ["--batches", str(found.batches)] if found.batches is not None else []
+    file = ws.audits.file(audit)
+    if file is not None:
+        sets = set_words(audit.overridden)[1::2]
+        command = going_on(ws, file, sets, ["--until-decided", *batches])
+    else:
+        # Built on the command line (diptych run --gate), or its file gone: no file to name.
+        command = "the command that started it again, with --until-decided"
+    return (
+        f"{run_id} is bought look by look by audit {audit.name} ({audit.id}), stopped in batch "
+        f"{found.batch:,}{of} before its gates were decided: the audit goes on batch by batch, "
+        f"deciding after each: {command}"
+    )

@@ -19,10 +19,15 @@ from diptych.core.audit.sequential import PartLooks
 from diptych.core.workspace import Reporter, RunRecord
 
 
-def first_batch_record(planned: PartPlan, run_id: str, seed: int) -> PartRecord:
-    """The part as recorded while its first batch is bought: its run and its order's seed."""
+def first_batch_record(planned: PartPlan, run_id: str, seed: int, batches: int) -> PartRecord:
+    """The part as recorded while its first batch is bought: its run, its order's seed and
+    the batches its design is bought in (what a resume of the run names)."""
     part = planned.part
-    detail = {"fingerprint": planned.fingerprint, PartLooks.ORDER_KEY: seed}
+    detail = {
+        "fingerprint": planned.fingerprint,
+        PartLooks.ORDER_KEY: seed,
+        PartLooks.BATCHES_KEY: batches,
+    }
     return PartRecord(part.position, part.name, part.kind, run_id, "running", None, detail)
 
 

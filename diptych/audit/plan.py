@@ -141,7 +141,7 @@ class AuditPlan:
             "cost": round(self.cost, 6),
             "unpriced": self.unpriced,
             "max_cost": self.audit.budget.max_cost,
-            "max_trials": self.audit.budget.max_trials,
+            "max_requests": self.audit.budget.max_requests,
             "parts": [
                 {
                     "name": p.part.name,
@@ -363,7 +363,7 @@ def plan_parts(
     """Every part's planned, stored and to-run trials and price; stores nothing.
 
     Raises :class:`UsageError` (naming the part) when a probe, model or parameter is unknown,
-    and when ``budget.max_trials`` is smaller than the trials left to run."""
+    and when ``budget.max_requests`` is smaller than the requests left to run."""
     plans = []
     for part in audit_parts(audit):
         if part.kind == "search":
@@ -381,12 +381,12 @@ def plan_parts(
             raise UsageError(f"part '{part.name}': {exc}") from exc
         plans.append(PartPlan(part, fingerprint, estimate))
     plan = AuditPlan(audit, file_hash, plans)
-    limit = audit.budget.max_trials
+    limit = audit.budget.max_requests
     if limit is not None and plan.to_run > limit:
         # Counted as the plan counts what is left: in requests (trials that ask the same
         # thing share one), so that the error and the plan's total line say one number.
         raise UsageError(
-            f"budget.max_trials: the audit has {counted(plan.to_run, 'request')} to run "
+            f"budget.max_requests: the audit has {counted(plan.to_run, 'request')} to run "
             f"({counted(plan.planned, 'trial')} planned), more than its {fmt(limit)}; raise "
             "the limit or shrink the probes' samples"
         )

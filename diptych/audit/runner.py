@@ -282,7 +282,7 @@ async def _run_plan(
     parts: list[PartRecord] = []
     runs_by_part: dict[str, str] = {}
     status = "complete"
-    asked = 0  # the trials the parts run now asked: what budget.max_trials bounds
+    asked = 0  # the requests the parts run now made: what budget.max_requests bounds
     for planned in plan.parts:
         part = planned.part
         earlier = done.get(part.name)
@@ -313,8 +313,8 @@ async def _run_plan(
         remaining = None if limit is None else max(limit - spent, 0.0)
         notify(part.name, "running", {"spent": spent, "remaining": remaining})
         _started(ws, audit_id, planned, earlier, found)
-        # A search runs under what the budget's trials leave it after the parts before it.
-        running = replace(planned, part=bounded(part, audit.budget.max_trials, asked))
+        # A search runs under what the budget's requests leave it after the parts before it.
+        running = replace(planned, part=bounded(part, audit.budget.max_requests, asked))
         try:
             outcome = await _run_part(
                 ws, running, audit_id, base, remaining, reporter, searches, runs_by_part,

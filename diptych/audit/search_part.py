@@ -42,21 +42,21 @@ class SearchRunner(Protocol):
     ) -> dict[str, Any]: ...
 
 
-def bounded(part: Part, max_trials: int | None, asked: int) -> Part:
-    """The search ``part`` under the trials the audit's ``budget.max_trials`` (None: no limit)
-    leaves after the ``asked`` of the parts before it: it runs with the smaller of that and its
-    own ``max_trials``."""
+def bounded(part: Part, max_requests: int | None, asked: int) -> Part:
+    """The search ``part`` under the requests the audit's ``budget.max_requests`` (None: no
+    limit) leaves after the ``asked`` of the parts before it: it runs with the smaller of that
+    and its own ``max_trials`` (each trial a search asks is a request of its own)."""
     search = part.search
-    if max_trials is None or search is None:
+    if max_requests is None or search is None:
         return part
-    left = max(max_trials - asked, 0)
+    left = max(max_requests - asked, 0)
     own = left if search.max_trials is None else min(search.max_trials, left)
     return replace(part, search=search.model_copy(update={"max_trials": own}))
 
 
 def trials_asked(planned: PartPlan, outcome: PartRecord) -> int:
-    """The trials a part run now asked, as ``budget.max_trials`` counts them: a run's planned
-    to run, a search's as it counted them."""
+    """The requests a part run now made, as ``budget.max_requests`` counts them: a run's
+    planned to run, a search's trials as it counted them."""
     if planned.part.kind == "search":
         return int(outcome.detail.get("trials") or 0)
     return planned.estimate.to_run if planned.estimate is not None else 0

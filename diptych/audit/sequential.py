@@ -244,7 +244,9 @@ async def buy_until_decided(
 def _order_kept(
     ws: Workspace, audit_id: str, planned: PartPlan, state: PartLooks, run_id: str
 ) -> None:
-    ws.audits.save_part(audit_id, first_batch_record(planned, run_id, state.order_seed))
+    ws.audits.save_part(
+        audit_id, first_batch_record(planned, run_id, state.order_seed, state.batches)
+    )
 
 
 def _at(state: PartLooks) -> dict[str, Any]:

@@ -85,10 +85,24 @@ def init(
     typer.echo(f"wrote {file}; check it with 'diptych audit check {file}'")
 
 
+#: ``--set``, the same for ``audit check`` as for ``audit run``: a check plans what runs.
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="FIELD=VALUE",
+        # "\[": the help is Rich markup, in which "[html,md]" is a style tag and vanishes.
+        help="Replace a field for this run, e.g. models.dalle3.params.base_url=http://… "
+        "(a JSON value or a string; a list as html,md or \\[html,md]).",
+    ),
+]
+
+
 @audit_app.command("check")
 def check(
     ctx: typer.Context,
     file: FileArg,
+    set_: SetOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     target_width: Annotated[
         float | None,
@@ -101,17 +115,22 @@ def check(
     ] = None,
 ) -> None:
     """Validate an audit file and print its plan (trials, stored, cost, and the expected
-    half-width of each part's headline figures) without running."""
+    half-width of each part's headline figures) without running; ``--set`` replaces fields as
+    ``audit run --set`` does."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
+    overrides = parse_sets(set_ or [])
     with state(ctx).workspace_to_plan() as ws:
-        plan = plan_placebos(ws, plan_audit(ws, file, precision=True, target_width=target_width))
-        problems = ws.audits.gate_problems(file)
+        planned = plan_audit(
+            ws, file, precision=True, target_width=target_width, overrides=overrides
+        )
+        plan = plan_placebos(ws, planned)
+        problems = ws.audits.gate_problems(file, plan.overrides)
     if problems:
         raise InputFileError("\n".join(problems))
     gated = gate_precision(plan)
     if as_json:
-        planned = {**plan.to_dict(), "gates": [g.to_dict() for g in gated]}
-        typer.echo(json.dumps(planned, indent=2))
+        as_dict = {**plan.to_dict(), "gates": [g.to_dict() for g in gated]}
+        typer.echo(json.dumps(as_dict, indent=2))
         return
     print_plan(plan)
     if gated:
@@ -129,16 +148,7 @@ def run(
     out: Annotated[
         Path | None, typer.Option("--out", help="Report directory (default: audit-<name>).")
     ] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            metavar="FIELD=VALUE",
-            # "\[": the help is Rich markup, in which "[html,md]" is a style tag and vanishes.
-            help="Replace a field for this run, e.g. models.dalle3.params.base_url=http://… "
-            "(a JSON value or a string; a list as html,md or \\[html,md]).",
-        ),
-    ] = None,
+    set_: SetOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
     until_decided: Annotated[
         bool,

@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from diptych.audit.again import looked_resume
 from diptych.audit.not_run import not_run_words, parts_not_run
 from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
@@ -19,7 +20,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.session_refs import run_named
 from diptych.core.audit.overrides import set_words
-from diptych.core.audit.run_status import decided_at, rest_to_buy
+from diptych.core.audit.run_status import decided_at, remaining, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
 from diptych.core.workspace import RunOptions, Workspace
 
@@ -30,17 +31,30 @@ def ask_rest_of_decided(
     """Before a decided run is resumed: what the rest of its design buys and its estimated
     cost, then a question on a terminal; elsewhere (a script, CI) nothing is bought without
     ``--yes``. With ``yes`` the same line is said, and nothing asked: what is bought is named
-    before it is. Any other run resumes without a question."""
+    before it is. A run an audit was buying look by look is asked about the same way, its
+    audit and the command that goes on batch by batch named (:func:`looked_resume`). Any
+    other run resumes without a question."""
+    options = RunOptions(paid_retries=paid_retries)
     with state(ctx).open_workspace(create=False) as ws:
         run = run_named(ws, run_id, "resume")
-        if run.status != "decided":
+        looked = looked_resume(ws, run.id)
+        if looked is not None:
+            # Resumed alone it is bought whole at once, where its audit buys a batch at a time.
+            est = ws.runs.plan_resume(run.id, options=options)
+            rest = remaining(est.planned - est.cached, est.to_run, est.cost)
+            question = f"{looked}. Resuming it alone buys the whole design: {rest}."
+        elif run.status == "decided":
+            # Answers its decision read that are gone from the store are asked again first:
+            # they were bought, and the look's figures would otherwise rest on fewer trials
+            # than it says.
+            lost = ws.runs.ask_lost(run.id, options=options)
+            if lost:
+                Console(soft_wrap=True, stderr=True).print(
+                    lost_words(run.id, len(lost)), markup=False
+                )
+            question = _rest_of(ws, run.id, options)
+        else:
             return
-        # Answers its decision read that are gone from the store are asked again first: they
-        # were bought, and the look's figures would otherwise rest on fewer trials than it says.
-        lost = ws.runs.ask_lost(run.id, options=RunOptions(paid_retries=paid_retries))
-        if lost:
-            Console(soft_wrap=True, stderr=True).print(lost_words(run.id, len(lost)), markup=False)
-        question = _rest_of(ws, run.id, RunOptions(paid_retries=paid_retries))
     _ask([run.id], [question], yes=yes)
 
 
@@ -76,6 +90,7 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
         est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
         at = decided_at(ws.runs.status_text(run.id)) if run.status == "decided" else ""
         lost = len(ws.runs.lost_answers(run.id))
+        looked = looked_resume(ws, run.id)
     console = Console(soft_wrap=True)
     if lost:
         these = "answer" if lost == 1 else "answers"
@@ -88,6 +103,12 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
         console.print(
             f"{run.id} is {at}: its gates were decided on the trials bought, so diptych resume "
             "asks before it buys the rest (--yes buys it without asking).",
+            markup=False,
+        )
+    if looked is not None:
+        console.print(
+            f"{looked}. diptych resume buys the whole design, asked first (--yes buys it "
+            "without asking).",
             markup=False,
         )
     print_estimate(console, est)

@@ -1,7 +1,7 @@
 """A table cell that wraps only between words a reader may part: rich breaks a line at a no-break
-space as at any other (its words are split on every whitespace character), so "look 1 of 10"
-or "1,476 saved" could end on two lines. Here the groups a status joins with no-break spaces
-(:func:`kept_together`) stay whole on one line, and print with plain spaces."""
+space as at any other (its words are split on every whitespace character), so "look 1 of 10",
+"164 of 1,640 requests" or "1,476 saved" could end on two lines. Here the groups a status joins
+with no-break spaces (:func:`kept_together`) stay whole on one line, and print with plain spaces."""
 
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ from rich.text import Text
 
 NBSP = "\u00a0"
 
-#: A look ("look 1 of 10"), and a count with its noun ("1,476 saved", "940 not bought",
-#: "1,640 requests"): each read as one thing, so kept on one line.
-_GROUPS = re.compile(r"look [\d,]+ of [\d,]+|[\d,]*\d (?:not bought|(?!of\b)[a-z]+)")
+#: A look ("look 1 of 10"), a part of a whole with its noun ("164 of 1,640 requests"), and a
+#: count with its noun ("1,476 saved", "940 not bought", "1,640 requests"): each read as one
+#: thing, so kept on one line ("of" alone on a line reads as neither count's).
+_GROUPS = re.compile(
+    r"look [\d,]+ of [\d,]+|[\d,]*\d of [\d,]*\d [a-z]+|[\d,]*\d (?:not bought|(?!of\b)[a-z]+)"
+)
 
 
 def kept_together(text: str) -> str:

@@ -143,6 +143,14 @@ def main(argv: list[str] | None = None) -> None:
         print("aborted", file=sys.stderr)
         sys.exit(130)
     except typer.TyperException as error:
+        if type(error).__name__ == "NoArgsIsHelpError":
+            # A group named alone (`diptych audit`) asks what it holds: the help is the
+            # answer, not a usage error. Rich help is printed as it is made and leaves the
+            # message empty; plain help is the message.
+            help_text = error.format_message()
+            if help_text:
+                print(help_text)
+            sys.exit(0)
         # Usage errors (unknown option or command, bad or missing value): one line, exit 2.
         if debug:
             traceback.print_exc()

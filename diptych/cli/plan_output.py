@@ -98,10 +98,11 @@ def print_plan(plan: AuditPlan) -> None:
 
 def budget_words(budget: Budget) -> str:
     """The file's budget as the plan's total line says it: "budget $5.00 and at most 1,000
-    requests to run (budget.max_trials)", "budget —" when it sets none."""
+    requests to run (budget.max_requests)", "budget —" when it sets none."""
     said = [money(budget.max_cost)] if budget.max_cost is not None else []
-    if budget.max_trials is not None:
-        said.append(f"at most {counted(budget.max_trials, 'request')} to run (budget.max_trials)")
+    if budget.max_requests is not None:
+        limit = counted(budget.max_requests, "request")
+        said.append(f"at most {limit} to run (budget.max_requests)")
     return "budget " + (" and ".join(said) or money(None))
 
 

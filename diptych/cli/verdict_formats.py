@@ -38,14 +38,18 @@ def verdict_width(results: list[GateResult]) -> int:
 
 
 def gate_line(r: GateResult, width: int = 0, look: str = "") -> str:
-    """One line: verdict (padded to ``width``), figure, value, interval at its adjusted level,
+    """One line: verdict (padded to ``width``), the gate's name where it has one (as the
+    report and the terminal app lead with it), figure, value, interval at its adjusted level,
     rule, note. The interval is named: an anytime-valid one with the look it was read at
     (``look``: "look 1 of 10"), so that it is not taken for a fixed-design one of all the run's
     trials, and a fixed-design one so."""
     kind = interval_kind(r.method)
     named = f"{interval_text(r)} ({kind}{f', {look}' if look and kind == 'anytime-valid' else ''})"
+    # A gate without a name is called by its figure and rule, which the line says anyway.
+    called = "" if r.label == f"{r.part}: {r.figure} {r.rule_text}" else f"{r.label} · "
     line = (
-        f"{verdict_text(r):<{width}} {r.part}: {r.figure} = {_num(r.value)}, {named}; {r.rule_text}"
+        f"{verdict_text(r):<{width}} {called}{r.part}: {r.figure} = {_num(r.value)}, {named}; "
+        f"{r.rule_text}"
     )
     return f"{line} — {r.note}" if r.note else line
 

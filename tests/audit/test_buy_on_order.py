@@ -238,8 +238,9 @@ def test_a_run_killed_in_its_first_batch_is_resumed_and_run_on_in_its_seeded_ord
         order = _permutation(ws, run_id, 11)
         kept = len(_held(ws, run_id))
         assert 0 < kept < LOOKED
-    # A plain `diptych resume RUN` of it, stopped by a cost cap after 30 more requests.
-    code, out = call(capsys, "--store", str(where), "resume", run_id, "--concurrency", "1",
+    # `diptych resume RUN --yes` of it (its audit buys it batch by batch, so a resume asks
+    # before it buys the whole design), stopped by a cost cap after 30 more requests.
+    code, out = call(capsys, "--store", str(where), "resume", run_id, "--yes", "--concurrency", "1",
                      "--max-cost", f"{30.5 * PRICE:.6f}")  # fmt: skip
     assert code == 1 and re.search(rf"over-budget: [\d,]+ trials \({kept + 30} done[,)]", out), out
     with Workspace.open(where) as ws:

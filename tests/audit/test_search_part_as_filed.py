@@ -1,5 +1,5 @@
 """An audit's searches run as its file says: the audit's seed reaches every search (and a
-changed seed runs the search again), ``budget.max_trials`` bounds a search by what the parts
+changed seed runs the search again), ``budget.max_requests`` bounds a search by what the parts
 before it leave, and a ``--set`` that gives the file's own value changes nothing."""
 
 from __future__ import annotations
@@ -94,18 +94,18 @@ def run(ws: Workspace, path: Path, searches: Searches, **options: Any) -> AuditO
     )
 
 
-def test_a_search_runs_under_what_the_budgets_trials_leave_it(
+def test_a_search_runs_under_what_the_budgets_requests_leave_it(
     ws: Workspace, tmp_path: Path
 ) -> None:
     probe = plan_audit(ws, write(tmp_path / "a.yaml")).parts[0].estimate
     assert probe is not None and probe.to_run > 0
-    # Ten trials left after the probe part: the identity search (its own 50) gets 10, the
+    # Ten requests left after the probe part: the identity search (its own 50) gets 10, the
     # mitigation search after it (none of its own) what the first's 4 leave.
-    file = write(tmp_path / "a.yaml", max_trials=probe.to_run + 10)
+    file = write(tmp_path / "a.yaml", max_requests=probe.to_run + 10)
     searches = Searches()
     assert run(ws, file, searches).status == "complete"
     assert searches.ran == [("identities", 10, 7), ("mitigations", 6, 7)]
-    # Without a budget of trials each search keeps its own max_trials.
+    # Without a budget of requests each search keeps its own max_trials.
     other = Searches()
     run(ws, write(tmp_path / "b.yaml"), other, overrides={"name": "unbounded"})
     assert other.ran == [("identities", 50, 7), ("mitigations", None, 7)]

@@ -4,6 +4,7 @@ verdict among the gates printed, so a list of PASS lines reads without a gap."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from diptych.cli.verdict_formats import gate_line, verdict_width
 from diptych.core.audit.gates import GateResult
@@ -11,7 +12,7 @@ from diptych.core.audit.gates import GateResult
 
 def _gate(verdict: str, on_inconclusive: str = "warn") -> GateResult:
     return GateResult(
-        label="sts",
+        label="pst: STS paired below 25",
         part="pst",
         figure="STS paired",
         rule="below",
@@ -53,3 +54,12 @@ def test_a_fixed_design_interval_is_named_as_an_anytime_valid_one_is() -> None:
     assert gate_line(looked, 4, "look 1 of 4").endswith(
         "95% [2.75, 20.6] (anytime-valid, look 1 of 4); below 25"
     )
+
+
+def test_a_named_gate_is_led_by_its_name_as_the_report_and_the_app_lead() -> None:
+    named = replace(_gate("pass"), label="paired STS below 25")
+    line = gate_line(named, len("PASS"))
+    assert line.startswith("PASS paired STS below 25 · pst: STS paired = 11.6, 95% "), line
+    # A gate without a name is called by its figure and rule: the line says them once.
+    unnamed = replace(_gate("pass"), label="pst: STS paired below 25")
+    assert gate_line(unnamed, 4).startswith("PASS pst: STS paired = 11.6, 95% ")

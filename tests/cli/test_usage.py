@@ -169,3 +169,26 @@ def test_command_lists_keep_each_summary_one_sentence(
             continue
         first = " ".join(command.help.split("\n\n")[0].split())
         assert command.short_help == first, path
+
+
+GROUPS = [(path, c) for path, c in COMMANDS if hasattr(c, "commands") and c.no_args_is_help]
+
+
+def test_every_group_that_shows_its_help_bare_is_walked() -> None:
+    names = {" ".join(path) for path, _ in GROUPS}
+    assert {"", "audit", "doctor", "metrics", "agent"} <= names
+
+
+@pytest.mark.parametrize("path", [p for p, _ in GROUPS], ids=lambda p: " ".join(p) or "diptych")
+def test_a_bare_group_shows_its_help_and_no_error(
+    capsys: pytest.CaptureFixture[str], path: tuple[str, ...]
+) -> None:
+    code, out, err = call(capsys, *path)
+    assert code == 0, (path, code, err)
+    assert err == "", (path, err)
+    assert "Usage:" in out
+    # The help names each of the group's commands.
+    command = dict(GROUPS)[path]
+    for name, sub in command.commands.items():
+        if not sub.hidden:
+            assert name in out, (path, name)

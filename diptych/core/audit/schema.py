@@ -138,7 +138,7 @@ class Search(_Strict):
         default=None,
         ge=1,
         description="most trials the search may run (its placebo words' included); the audit's "
-        "budget.max_trials bounds it too",
+        "budget.max_requests bounds it too",
     )
 
     @model_validator(mode="after")
@@ -150,16 +150,42 @@ class Search(_Strict):
         return self
 
 
+def _former_key(schema: dict[str, Any]) -> None:
+    properties = schema["properties"]
+    properties["max_trials"] = {
+        "anyOf": [{"minimum": 1, "type": "integer"}, {"type": "null"}],
+        "deprecated": True,
+        "description": "the former name of max_requests (give one of the two)",
+    }
+
+
 class Budget(_Strict):
+    # Editors offered the former key too, so that a file written before the rename still
+    # validates there as it does here.
+    model_config = ConfigDict(json_schema_extra=lambda schema: _former_key(schema))
+
     max_cost: float | None = Field(
         default=None, ge=0, description="USD across every part of the audit"
     )
-    max_trials: int | None = Field(
+    max_requests: int | None = Field(
         default=None,
         ge=1,
-        description="most trials the audit may still have to run: checked before its probe "
-        "parts run, and what they leave bounds each search",
+        description="most requests the audit may still have to buy (trials that ask the same "
+        "thing share one): checked before its probe parts run, and what they leave bounds "
+        "each search",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_name(cls, data: Any) -> Any:
+        # The budget counts what is bought, requests; files written when the key was named
+        # for trials keep their meaning.
+        if isinstance(data, dict) and "max_trials" in data:
+            if "max_requests" in data:
+                raise ValueError("max_trials is the former name of max_requests; give one")
+            data = {**data}
+            data["max_requests"] = data.pop("max_trials")
+        return data
 
 
 ReportFormat = Literal["html", "md", "json", "pdf"]

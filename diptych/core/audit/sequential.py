@@ -109,6 +109,8 @@ class PartLooks:
     #: Where a part's detail keeps its order's seed from the start of its first batch, before
     #: it has any look (:meth:`order_seed_of`).
     ORDER_KEY = "order_seed"
+    #: Where it keeps the batches its design is bought in, beside the seed.
+    BATCHES_KEY = "batches"
 
     @property
     def last(self) -> Look | None:

@@ -88,7 +88,7 @@ class SequentialSummary:
             n = sum(self.failed.values())
             retry = " and ".join(f"diptych resume {run}" for run in self.failed)
             head = (
-                f"The audit was looked at {self.looks} time{'s' if self.looks != 1 else ''}, "
+                f"The audit was looked at {_looked(self.looks)}, "
                 f"and its design is not complete: {n:,} trial{'s' if n != 1 else ''} failed "
                 f"({retry} asks {'it' if n == 1 else 'them'} again)"
             )
@@ -109,10 +109,10 @@ class SequentialSummary:
                 )
                 intervals = "their intervals are the anytime-valid ones of its looks"
         else:
-            times = f"{self.looks} time{'s' if self.looks != 1 else ''}"
+            times = "once, at" if self.looks == 1 else f"{_looked(self.looks)}, the last at"
             # Bought whole, its stop says no more than "its complete design" does.
             why = "" if self.stop == "complete" else f" ({why})"
-            head = f"The audit was looked at {times}, the last at its complete design{why}"
+            head = f"The audit was looked at {times} its complete design{why}"
         return f"{head}; {intervals}, which hold however many looks were taken."
 
     def to_dict(self) -> dict[str, Any]:
@@ -148,3 +148,9 @@ class SequentialSummary:
             sum(p.looks[-1].bought for p in active),
             sum(p.looks[-1].planned for p in active),
         )
+
+
+def _looked(looks: int) -> str:
+    """How often an audit was looked at: "once", "3 times" ("1 time" reads as a count of
+    several)."""
+    return "once" if looks == 1 else f"{looks:,} times"

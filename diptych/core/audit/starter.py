@@ -63,10 +63,10 @@ searches: []
 #    rounds: 1
 #    per_round: 2
 
-# One budget across every part (USD), and the most trials the audit may run.
+# One budget across every part (USD), and the most requests the audit may buy.
 budget:
   max_cost: null
-  max_trials: null
+  max_requests: null
 
 report:
   formats: [html, md, json]

@@ -311,7 +311,16 @@ class Audit:
     def words(self) -> ReportWords:
         """What the report calls what it is of ("this audit", "this run", "these runs")."""
         probes = [r.view.run.probe for r in self.runs]
-        return ReportWords(bool(self.scope.get("audit")), len(self.runs), annotator_only(probes))
+        text = bool(self.runs) and all(
+            t.capability in TEXT_CAPABILITIES for r in self.runs for t in r.view.trials
+        )
+        return ReportWords(
+            bool(self.scope.get("audit")), len(self.runs), annotator_only(probes), text
+        )
+
+
+#: Capabilities whose answers are text: a run of only these makes no image.
+TEXT_CAPABILITIES = frozenset({"chat", "text_likelihood"})
 
 
 def model_summaries(view: RunView) -> list[dict[str, Any]]:

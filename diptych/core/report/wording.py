@@ -26,6 +26,9 @@ class ReportWords:
     #: Every run measures an annotator's accuracy (a calibration): no bias section has anything
     #: to say.
     accuracy: bool = False
+    #: Every run's trials are text (a chat or a likelihood model's): none makes an image, so
+    #: the report has no example images to show and leaves their section out.
+    text_only: bool = False
 
     @property
     def kind(self) -> str:

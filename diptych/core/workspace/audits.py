@@ -16,6 +16,7 @@ from typing import Any
 
 from diptych.core.audit import diff as _diff
 from diptych.core.audit import record
+from diptych.core.audit.look_by_look import LookByLook, look_by_look
 from diptych.core.audit.schema import Gates
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.audit.stopped import (
@@ -136,6 +137,13 @@ class Audits(Namespace):
         ``diptych runs`` says it (:func:`~diptych.core.audit.stopped.as_now`)."""
         return as_now(self._store, audit)
 
+    def look_by_look(self, run_id: str) -> LookByLook | None:
+        """The audit buying the run look by look whose gates have not decided it yet, and the
+        batch it stopped in; None for any other run. A resume of such a run says so, names
+        the audit's command that goes on batch by batch, and buys the whole design only when
+        asked (:func:`~diptych.core.audit.look_by_look.look_by_look`)."""
+        return look_by_look(self._store, self._kernel.get_run(run_id).id)
+
     def decided_runs(self, audit_id: str) -> builtins.list[str]:
         """The runs of the recorded audit ``audit_id`` its gates stopped short of their design
         that still have the rest of it to buy (none where no audit of that id is recorded):
@@ -239,9 +247,12 @@ class Audits(Namespace):
             frameworks=frameworks or [],
         )
 
-    def gate_problems(self, source: str | os.PathLike[str]) -> builtins.list[str]:
-        """What can be said of an audit file's gates before it runs, one line a problem."""
-        return _gates.gate_problems(self._store, Path(source))
+    def gate_problems(
+        self, source: str | os.PathLike[str], overrides: Mapping[str, Any] | None = None
+    ) -> builtins.list[str]:
+        """What can be said of an audit file's gates before it runs (with ``audit run
+        --set``'s ``overrides``), one line a problem."""
+        return _gates.gate_problems(self._store, Path(source), overrides)
 
     def diff(self, a: str, b: str) -> _diff.AuditDiff:
         """Audit B against audit A (recorded audits or report JSONs): every headline figure

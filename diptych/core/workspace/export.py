@@ -87,7 +87,7 @@ def flatten(row: dict[str, Any]) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in row.items():
         if key == "meta":
-            flat.update({f"meta.{k}": v for k, v in value.items()})
+            flat.update({f"meta.{_meta_column(k, row)}": v for k, v in value.items()})
         elif key in ("labels", "tone_labels"):
             column = "label" if key == "labels" else "tone"
             for position, by_annotator in value.items():
@@ -102,6 +102,17 @@ def flatten(row: dict[str, Any]) -> dict[str, Any]:
         else:
             flat[key] = value
     return flat
+
+
+#: Capabilities whose trials are text: a text probe plans them by an ``image`` key of the image
+#: probe it mirrors, which names a scene and its sample there ("paired:carpenter|editor#0").
+_TEXT = frozenset({"chat", "text_likelihood"})
+
+
+def _meta_column(key: str, row: dict[str, Any]) -> str:
+    """A planned key's CSV column: a text trial's ``image`` is its scene, named so (a spreadsheet
+    user reads "image" as a picture the run does not have); every other key as planned."""
+    return "scene" if key == "image" and row.get("capability") in _TEXT else key
 
 
 def write_rows(rows: Iterable[dict[str, Any]], fmt: ExportFormat, handle: TextIO) -> int:

@@ -425,11 +425,16 @@ def _no_interval(name: str) -> str | None:
     return f"the figure has no interval ({name.what})"
 
 
-def gate_problems(store: Store, source: str | Path) -> list[str]:
-    """What ``audit check`` can say of a file's gates before it runs: against the newest record
-    of the same audit that has a report, every gate's figure must exist and carry an interval,
-    and a named baseline must be readable and hold the figure."""
+def gate_problems(
+    store: Store, source: str | Path, overrides: Mapping[str, Any] | None = None
+) -> list[str]:
+    """What ``audit check`` can say of a file's gates before it runs (``overrides``: ``--set``'s
+    fields, applied as a run applies them): against the newest record of the same audit that
+    has a report, every gate's figure must exist and carry an interval, and a named baseline
+    must be readable and hold the figure."""
     audit, _ = load_audit(source)
+    if overrides:
+        audit = apply_overrides(audit, dict(overrides))
     if audit.gates is None:
         return []
     rec = record.get_audit(store, audit.name)

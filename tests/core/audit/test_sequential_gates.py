@@ -110,6 +110,13 @@ def test_a_design_bought_whole_after_its_looks_says_so_once() -> None:
     ), whole.sentence()
     decided = SequentialSummary("decided", 2, 10, 1600, 1600)
     assert "the last at its complete design (every gate decided);" in decided.sentence()
+    # One look is said as a count of looks, never "looked at 1 time".
+    once = SequentialSummary("complete", 1, 10, 1600, 1600)
+    assert once.sentence().startswith(
+        "The audit was looked at once, at its complete design; its intervals"
+    ), once.sentence()
+    failed = once.with_failed({"pst-text-1": 2}).sentence()
+    assert failed.startswith("The audit was looked at once, and its design is not complete"), failed
 
 
 DESIGN = PlannedDesign("grid", ("masculine identity", "feminine identity"), (10, 10), 4, "ids")
