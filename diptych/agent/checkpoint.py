@@ -30,13 +30,16 @@ def checkpointer(workspace_path: Path) -> Iterator[SqliteSaver]:
 
 
 def run_graph(
-    graph: Any, workspace_path: Path, session: str, initial: dict[str, Any]
+    graph: Any, workspace_path: Path, session: str, initial: dict[str, Any], *, rounds: int
 ) -> dict[str, Any]:
-    """Run (or resume) the session ``session`` of ``graph`` to its end; return its state.
+    """Run (or resume) the session ``session`` of ``graph``, of at most ``rounds`` rounds, to
+    its end; return its state.
 
     A session with a checkpoint continues from it and ignores ``initial``; a finished session
     returns its final state without calling anything."""
-    config: Any = {"configurable": {"thread_id": session}, "recursion_limit": 1000}
+    # langgraph stops a graph past this many steps: every node once a round, and the last.
+    limit = (rounds + 1) * len(graph.nodes) + 1
+    config: Any = {"configurable": {"thread_id": session}, "recursion_limit": limit}
     with checkpointer(workspace_path) as saver:
         app = graph.compile(checkpointer=saver)
         snapshot = app.get_state(config)

@@ -181,11 +181,15 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
             "problem": problem,
         }
         tools.emit("proposed", {"round": round_no, "n": len(current), **filled})
-        return {
+        out: IdentityState = {
             "current": [p.to_dict() for p in current],
             "budget": budget.to_dict(),
             "agent_rounds": [*state.get("agent_rounds", []), filled],
         }
+        if not current and problem is None:
+            # Every identity on offer was tried: the rounds left would each ask nothing.
+            out["stop_reason"] = "no untried identity is left to propose"
+        return out
 
     def validate_node(state: IdentityState) -> IdentityState:
         out = []

@@ -69,7 +69,13 @@ def search_identities(
         graph = build_graph(settings, tools)
         # The session's runs are listed under it, not among the user's.
         with ws.runs.made_by(settings.session):
-            state = run_graph(graph, ws.path, settings.session, {"settings": asdict(settings)})
+            state = run_graph(
+                graph,
+                ws.path,
+                settings.session,
+                {"settings": asdict(settings)},
+                rounds=settings.rounds,
+            )
     finally:
         tools.close()
     report = identity_report(settings.session, state)
@@ -141,6 +147,7 @@ def search_mitigations(
                 ws.path,
                 session,
                 {"settings": mitigation.settings_dict(settings)},
+                rounds=settings.rounds,
             )
     finally:
         tools.close()

@@ -11,6 +11,7 @@ import typer
 
 from diptych.agent import round_name
 from diptych.cli.context import state
+from diptych.core.audit.schema import MAX_ROUNDS
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.metrics.uncertainty.fcr import decided_interval
@@ -76,6 +77,26 @@ AgentParamOption = Annotated[
 ]
 
 
+def round_count(value: int) -> int:
+    """A number of rounds a session can run: 1 to :data:`MAX_ROUNDS`."""
+    if value > MAX_ROUNDS:
+        raise typer.BadParameter(
+            f"{value:,} is more rounds than a session runs (at most {MAX_ROUNDS:,}); give "
+            "fewer, e.g. 5"
+        )
+    return value
+
+
+def session_id(value: str | None) -> str | None:
+    """A session's id, or none given (a new session); an empty one is neither."""
+    if value is not None and not value.strip():
+        raise UsageError(
+            "--session is empty; give the id of the session to resume or name, or leave "
+            "--session out to start a new one"
+        )
+    return value
+
+
 PatienceOption = Annotated[
     int,
     typer.Option(
@@ -123,7 +144,7 @@ def identities(
     ] = None,
     agent_model: AgentModelOption = "smollm2",
     agent_param: AgentParamOption = None,
-    rounds: Annotated[int, typer.Option("--rounds", min=1)] = 2,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, callback=round_count)] = 2,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 3,
     patience: PatienceOption = 2,
     max_cost: Annotated[
@@ -136,7 +157,8 @@ def identities(
     ] = None,
     max_trials: Annotated[int | None, typer.Option("--max-trials", min=1)] = None,
     session: Annotated[
-        str | None, typer.Option("--session", help="Resume (or name) this session.")
+        str | None,
+        typer.Option("--session", callback=session_id, help="Resume (or name) this session."),
     ] = None,
     allow_other: Annotated[
         bool, typer.Option("--allow-other", help="Accept identities beyond occupations and roles.")
@@ -206,14 +228,11 @@ def identities(
         _echo(f"  {head}: {json.dumps(rest, default=str)[:160]}", err=True)
 
     with state(ctx).open_workspace(create=True) as ws:
+        # A misspelt annotator is refused before the session is announced.
+        labeller = ws.annotators.get(annotator) if annotator else None
         _echo(f"agent session {settings.session}", err=True)
         report = search_identities(
-            ws,
-            target,
-            agent,
-            settings,
-            on_event=progress,
-            annotator=ws.annotators.get(annotator) if annotator else None,
+            ws, target, agent, settings, on_event=progress, annotator=labeller
         )
     if as_json:
         _echo(json.dumps(report.to_dict(), indent=2, default=str))
@@ -312,11 +331,11 @@ def mitigate(
     run: Annotated[str, typer.Argument(metavar="RUN", help="The baseline pst-text run.")],
     agent_model: AgentModelOption = "smollm2",
     agent_param: AgentParamOption = None,
-    rounds: Annotated[int, typer.Option("--rounds", min=1)] = 1,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, callback=round_count)] = 1,
     per_round: Annotated[int, typer.Option("--per-round", min=1, max=10)] = 2,
     patience: PatienceOption = 2,
     max_cost: Annotated[float | None, typer.Option("--max-cost", min=0, help=MAX_COST_HELP)] = None,
-    session: Annotated[str | None, typer.Option("--session")] = None,
+    session: Annotated[str | None, typer.Option("--session", callback=session_id)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search prompt interventions (prefix, suffix, rewrite) that lower a run's STS: the

@@ -30,7 +30,7 @@ from typing import Annotated
 import typer
 
 from diptych.cli.context import state
-from diptych.cli.paths import check_input_file
+from diptych.cli.paths import check_input_file, output_path
 from diptych.core.digits import figure_text
 from diptych.core.errors import AnnotationFailedError, InputFileError, UsageError
 from diptych.core.workspace import AnnotationSummary, ImportReport
@@ -152,6 +152,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--template",
                 metavar="FILE.csv",
+                parser=output_path("--template", "the file to write the labels template in"),
                 help="Write the labels template: one row per person, label empty.",
             ),
         ] = None,
@@ -160,6 +161,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--images",
                 metavar="DIR",
+                parser=output_path("--images", "the directory to write the images in"),
                 help="With --template: also write each generated image as DIR/<image>.png.",
             ),
         ] = None,

@@ -25,8 +25,15 @@ from diptych.cli.audit_stop import going_on, interrupted_line, shaping_options
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
-from diptych.cli.options import figure_value, max_cost_option
-from diptych.cli.paths import check_input_file, files_written, prepare_output_dir
+from diptych.cli.options import batch_count, figure_value, max_cost_option
+from diptych.cli.paths import (
+    check_input_file,
+    check_output_file,
+    files_written,
+    output_path,
+    prepare_output_dir,
+    writing,
+)
 from diptych.cli.plan_output import (
     money,
     print_expected_costs,
@@ -72,16 +79,23 @@ def register(app: typer.Typer) -> None:
 
 @audit_app.command("init")
 def init(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="Where to write it.")] = Path(
-        "audit.yaml"
-    ),
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            parser=output_path("FILE", "the path of the audit file to write"),
+            help="Where to write it.",
+        ),
+    ] = Path("audit.yaml"),
     name: Annotated[str, typer.Option("--name", help="The audit's name.")] = "my-audit",
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a commented starting audit file for the installed plugins."""
     if file.exists() and not force:
         raise UsageError(f"{file} exists; give another path or --force")
-    file.write_text(starter_audit(name), encoding="utf-8")
+    check_output_file(file, "FILE")
+    with writing(file):
+        file.write_text(starter_audit(name), encoding="utf-8")
     typer.echo(f"wrote {file}; check it with 'diptych audit check {file}'")
 
 
@@ -146,7 +160,13 @@ def run(
     ctx: typer.Context,
     file: FileArg,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Report directory (default: audit-<name>).")
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            parser=output_path("--out", "the directory to write the report in"),
+            help="Report directory (default: audit-<name>).",
+        ),
     ] = None,
     set_: SetOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
@@ -164,6 +184,7 @@ def run(
         typer.Option(
             "--batches",
             min=2,
+            callback=batch_count,
             metavar="N",
             help="With --until-decided: buy each gated part's design in N equal batches "
             f"(default {DEFAULT_BATCHES}).",
@@ -428,7 +449,13 @@ def gate(
         ),
     ],
     junit: Annotated[
-        Path | None, typer.Option("--junit", help="Also write JUnit XML here (a case a gate).")
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            parser=output_path("--junit", "the file to write the JUnit XML in"),
+            help="Also write JUnit XML here (a case a gate).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
 ) -> None:

@@ -31,6 +31,7 @@ from diptych.cli import (
     tui_cmd,
 )
 from diptych.cli.context import State
+from diptych.cli.paths import store_path
 from diptych.cli.signals import terminate_as_interrupt
 from diptych.cli.usage import OneLineSummaries, exit_code, one_line, show_flags_as_flags
 from diptych.core.errors import DiptychError
@@ -62,7 +63,11 @@ def root(
     store: Annotated[
         Path | None,
         typer.Option(
-            "--store", envvar="DIPTYCH_STORE", help="Workspace directory (default ./.diptych)."
+            "--store",
+            envvar="DIPTYCH_STORE",
+            metavar="PATH",
+            parser=store_path,
+            help="Workspace directory (default ./.diptych).",
         ),
     ] = None,
     chroma: Annotated[

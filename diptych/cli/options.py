@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
+from diptych.cli.paths import output_path
+from diptych.core.audit.sequential import DEFAULT_BATCHES, MAX_BATCHES
 from diptych.core.workspace import EXECUTORS
 
 
@@ -39,6 +41,16 @@ def figure_value(value: float | None) -> float | None:
     """A value a figure can take (a finite number), or none given."""
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"{value:g} is not a figure's value, e.g. 25")
+    return value
+
+
+def batch_count(value: int | None) -> int | None:
+    """A number of batches to buy a design in: 2 to :data:`MAX_BATCHES`, or none given."""
+    if value is not None and value > MAX_BATCHES:
+        raise typer.BadParameter(
+            f"{value:,} is more batches than a design is bought in (at most {MAX_BATCHES}); "
+            f"give fewer, e.g. {DEFAULT_BATCHES}"
+        )
     return value
 
 
@@ -96,7 +108,12 @@ TimeoutOption = Annotated[
 ]
 ReportOption = Annotated[
     Path | None,
-    typer.Option("--report", metavar="DIR", help="Write the report into this directory."),
+    typer.Option(
+        "--report",
+        metavar="DIR",
+        parser=output_path("--report", "the directory to write the report in"),
+        help="Write the report into this directory.",
+    ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 WaitOption = Annotated[

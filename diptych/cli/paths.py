@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +21,22 @@ from diptych.core.evidence.manifest import drop_stale_signatures
 
 #: The largest input file a command reads (labels, responses, corpora, audit files).
 MAX_INPUT_BYTES = 2 * 1024**3
+
+
+def output_path(option: str, what: str) -> Callable[[str], Path]:
+    """The parser of an output option (``typer.Option(parser=...)``): its value as a Path, an
+    empty one refused. ``Path("")`` is the current directory, so an unset variable in a script
+    (``--report "$DIR"``) would otherwise write into wherever the command was started, or
+    carry that directory into a bundle."""
+
+    def parse(value: str) -> Path:
+        if isinstance(value, Path):  # a default, already a Path
+            return value
+        if not value.strip():
+            raise UsageError(f"{option} is empty; give {what}")
+        return Path(value)
+
+    return parse
 
 
 def check_input_file(path: Path, option: str, limit: int = MAX_INPUT_BYTES) -> None:
@@ -132,3 +148,8 @@ def files_written(written: dict[str, Path]) -> str:
         else:
             lines.append(f"  {path}")
     return "report written:\n" + "\n".join(lines + stale)
+
+
+#: ``--store PATH`` (the global option and the tui's): an empty one would make a workspace of
+#: the current directory.
+store_path = output_path("--store", "the workspace directory (or leave --store out for ./.diptych)")

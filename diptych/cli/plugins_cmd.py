@@ -18,6 +18,7 @@ from rich import box
 from rich.table import Table
 
 from diptych.cli.console import SafeConsole as Console
+from diptych.cli.paths import output_path
 from diptych.core.plugins import PluginInfo
 from diptych.core.workspace import Workspace
 
@@ -116,7 +117,10 @@ def _register_author_commands(app: typer.Typer) -> None:
         directory: Annotated[
             Path | None,
             typer.Option(
-                "--dir", metavar="DIR", help="Where the package goes (default ./diptych-NAME)."
+                "--dir",
+                metavar="DIR",
+                parser=output_path("--dir", "the directory the package goes in"),
+                help="Where the package goes (default ./diptych-NAME).",
             ),
         ] = None,
     ) -> None:

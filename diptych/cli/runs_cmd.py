@@ -14,7 +14,13 @@ from diptych.cli.bundle_cmd import export_bundle
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import lost_line
-from diptych.cli.paths import check_output_file, files_written, prepare_output_dir, writing
+from diptych.cli.paths import (
+    check_output_file,
+    files_written,
+    output_path,
+    prepare_output_dir,
+    writing,
+)
 from diptych.cli.render import print_result
 from diptych.cli.runs_table import (
     MEMBER_INDENT,
@@ -242,12 +248,23 @@ def register(app: typer.Typer) -> None:
         ],
         fmt: Annotated[Literal["csv", "jsonl"], typer.Option("--format")] = "jsonl",
         out: Annotated[
-            Path | None, typer.Option("--out", "-o", help="File (default stdout).")
+            Path | None,
+            typer.Option(
+                "--out",
+                "-o",
+                metavar="FILE",
+                parser=output_path(
+                    "--out", "the file to write (or leave --out out to write to stdout)"
+                ),
+                help="File (default stdout).",
+            ),
         ] = None,
         bundle: Annotated[
             Path | None,
             typer.Option(
                 "--bundle",
+                metavar="FILE",
+                parser=output_path("--bundle", "the bundle file to write"),
                 help="Write an evidence bundle (.zip, .tar or .tar.gz) instead: every record "
                 "as Parquet, images and long texts, the report directory, a SHA-256 manifest.",
             ),
@@ -256,6 +273,8 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(
                 "--report",
+                metavar="DIR",
+                parser=output_path("--report", "the report directory the bundle carries"),
                 help="With --bundle: the report directory to carry (an audit's recorded "
                 "report by default).",
             ),
@@ -290,9 +309,16 @@ def register(app: typer.Typer) -> None:
                 help="Runs of the audit (unique prefixes will do); several make one report.",
             ),
         ],
-        # A str, not a Path: Path("") is the current directory, so an empty --out (an unset
-        # variable in a script) could not be told from "." once converted.
-        out: Annotated[str | None, typer.Option("--out", "-o", help="Directory.")] = None,
+        out: Annotated[
+            Path | None,
+            typer.Option(
+                "--out",
+                "-o",
+                metavar="DIR",
+                parser=output_path("--out", "the directory to write the report in"),
+                help="Directory.",
+            ),
+        ] = None,
         label_policy: LabelPolicyOption = None,
         formats: Annotated[
             str,
@@ -341,8 +367,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
         directory; with --sign, a signed manifest beside it that `diptych verify` checks."""
-        if out is not None and not out.strip():
-            raise UsageError("--out is empty; give the directory to write the report in")
         if signer is not None and sign is None:
             raise UsageError("--signer names who signs with --sign KEY; give the key too")
         if sign is not None and "json" not in parse_formats(formats):
@@ -353,7 +377,7 @@ def register(app: typer.Typer) -> None:
                 # A key that cannot sign is refused before minutes of analysis are spent.
                 ws.evidence.signing_key(sign)
             runs = [run_named(ws, r, "report").id for r in run_ids]
-            target = Path(out) if out is not None else report_dir(runs[0])
+            target = out if out is not None else report_dir(runs[0])
             prepare_output_dir(target, "--out")
             with writing(target):
                 # The runs of a recorded audit keep its gates, as the audit's own report does.

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from diptych.cli.context import state
+from diptych.cli.paths import store_path
 from diptych.core.errors import MissingDependencyError, UsageError
 from diptych.core.workspace import Workspace
 
@@ -22,6 +23,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--store",
                 envvar="DIPTYCH_STORE",
+                metavar="PATH",
+                parser=store_path,
                 help="Workspace directory (default: the global --store, else ./.diptych).",
             ),
         ] = None,

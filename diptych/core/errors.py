@@ -70,6 +70,15 @@ class StoreDamagedError(StoreError):
 class StoreFullError(StoreError):
     """The disk holding the workspace is full: the run stops, and resumes once space is freed."""
 
+    @classmethod
+    def of_disk(cls, workspace: object, why: str) -> StoreFullError:
+        """The one line for a write to ``workspace`` that found its disk full: where, and what
+        to do (the command's own rerun resumes it: ``run``, ``audit run``, an agent session)."""
+        return cls(
+            f"the disk holding the workspace {workspace} is full ({why}): free some space "
+            "there, then run the same command again; it resumes from what was stored"
+        )
+
 
 class RunStoppedError(DiptychError):
     """The process is shutting down (its thread pools take no more work): the run stops as if

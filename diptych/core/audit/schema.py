@@ -110,6 +110,11 @@ class Mitigation(_Strict):
     params: dict[str, Any] = Field(description="parameters changed from the baseline's")
 
 
+#: The most rounds an agent search runs: far past the shipped lexicon's pairs (a session stops
+#: once it has none left to propose), and a bound on the steps its checkpointed graph takes.
+MAX_ROUNDS = 1000
+
+
 class Search(_Strict):
     """An agent search: new stereotyped identity pairs, or prompt interventions."""
 
@@ -126,7 +131,7 @@ class Search(_Strict):
     baseline: str | None = Field(
         default=None, description="mitigations: the pst-text part searched"
     )
-    rounds: int = Field(default=1, ge=1)
+    rounds: int = Field(default=1, ge=1, le=MAX_ROUNDS)
     per_round: int = Field(default=3, ge=1)
     patience: int = Field(
         default=2,

@@ -44,6 +44,10 @@ StopReason = Literal["decided", "max-cost", "complete", "interrupted"]
 #: The batches a design is bought in unless asked otherwise.
 DEFAULT_BATCHES = 10
 
+#: The most batches a design is bought in: each look spends part of the error rate, and the
+#: expected spend of a dry run simulates every look.
+MAX_BATCHES = 100
+
 #: What the gates' output calls the method, beside the figure's own.
 ANYTIME = "anytime-valid over looks (Pocock-type spending of the level by information)"
 

@@ -58,10 +58,7 @@ class Blobs(Connection):
             if tmp:
                 Path(tmp).unlink(missing_ok=True)
             if error.errno in _FULL:
-                raise StoreFullError(
-                    f"the disk holding {self.path} is full ({error.strerror}): free some space, "
-                    "then resume the run"
-                ) from error
+                raise StoreFullError.of_disk(self.path, str(error.strerror)) from error
             raise StoreError(f"cannot write blob {sha} in {self.path}/blobs: {error}") from error
         return sha
 

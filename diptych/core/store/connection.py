@@ -149,6 +149,9 @@ class Connection:
                     _read_first_pages(probe)
             self.db = self._open_read_only() if read_only else self._open_writable()
         except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+                # Not a foreign file: a new workspace the disk had no room to set up.
+                raise StoreFullError.of_disk(self.path, str(error)) from error
             if damaged(error):
                 raise damaged_store_error(db_path, error) from error
             raise StoreError(
@@ -294,7 +297,5 @@ class Connection:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
-                raise StoreFullError(
-                    f"the disk holding {self.path} is full ({error}): free some space, then resume"
-                ) from error
+                raise StoreFullError.of_disk(self.path, str(error)) from error
             raise

@@ -130,7 +130,7 @@ class PSTTextParams(BaseModel):
     samples_single: int = Field(
         3, ge=1, le=MAX_SAMPLES, description="samples per identity, single (paper: 3)"
     )
-    seed: int = Field(0, description="seed of the pronoun draws (likelihood) and sampling")
+    seed: int = Field(0, ge=0, description="seed of the pronoun draws (likelihood) and sampling")
     paired_template: str | None = Field(None, description="override the paired prompt")
     single_template: str | None = Field(None, description="override the single prompt")
     new_identities: bool = Field(
