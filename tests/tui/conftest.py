@@ -9,7 +9,7 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +109,45 @@ def utc() -> Iterator[None]:
     time.tzset()
 
 
+Built = Callable[[str, Path, Callable[[], Any]], Any]
+
+
+@pytest.fixture(scope="session")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """``built_once(name, here, build)``: the directory ``here`` made by ``build()`` the first
+    time a process asks for ``name`` and kept; later a copy of the kept one put at ``here``, and
+    what ``build`` returned (a run id). Running the probes again for each test would store the
+    same answers (the scripted models are deterministic) at the cost of seconds of CPU; a copy
+    leaves each test its own directory to change. What is built holds no absolute path, so a
+    copy is the directory as ``build`` would have made it there. Where ``here`` is there
+    already (a test's other fixture made it), ``build`` adds to it, as without a copy."""
+    kept: dict[str, tuple[Path, Any]] = {}
+
+    def once(name: str, here: Path, build: Callable[[], Any]) -> Any:
+        if here.exists():
+            return build()
+        if name in kept:
+            made, value = kept[name]
+            shutil.copytree(made, here)
+            return value
+        value = build()
+        made = tmp_path_factory.mktemp(name) / here.name
+        shutil.copytree(here, made)
+        kept[name] = (made, value)
+        return value
+
+    return once
+
+
 @pytest.fixture
-def snapshot_workspace(few_plugins: None, utc: None, workspace: Path) -> Path:
-    """Three runs with fixed times: complete, over its budget, and a pst-text run."""
+def snapshot_workspace(few_plugins: None, utc: None, workspace: Path, built_once: Built) -> Path:
+    """Three runs with fixed times: complete, over its budget, and a pst-text run (built once a
+    process, each test given its own copy)."""
+    built_once("snapshot", workspace, lambda: _make_snapshot_workspace(workspace))
+    return workspace
+
+
+def _make_snapshot_workspace(workspace: Path) -> None:
     with open_store(workspace) as store:
         run_probe(store, "scripted", ["scripted-likelihood"], probe_params=["n=4"])
         run_probe(
@@ -127,40 +163,44 @@ def snapshot_workspace(few_plugins: None, utc: None, workspace: Path) -> Path:
                 "UPDATE runs SET created_at = ?, updated_at = ? WHERE id = ?",
                 (FIXED_TIME + 60 * i, FIXED_TIME + 60 * i, run.id),
             )
-    return workspace
 
 
 @pytest.fixture
-def pst_text_run(scripted: None, workspace: Path) -> str:
+def pst_text_run(scripted: None, workspace: Path, built_once: Built) -> str:
     """A finished pst-text run on the scripted likelihood model (made before any event loop
-    runs: the engine's run_probe starts its own)."""
-    with open_store(workspace) as store:
-        return make_pst_text_run(store)
+    runs: the engine's run_probe starts its own; built once a process, each test given its own
+    copy)."""
+
+    def build() -> str:
+        with open_store(workspace) as store:
+            return make_pst_text_run(store)
+
+    return str(built_once("pst-text", workspace, build))
 
 
 # --- runs to review -------------------------------------------------------------------------
 
 
 @pytest.fixture
-def review_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
-    """The image pst run of ``hosts.make_run``: ten people, every one flagged."""
+def review_run(scripted: None, tmp_path: Path, built_once: Built) -> tuple[Path, str]:
+    """The image pst run of ``hosts.make_run``: ten people, every one flagged (built once a
+    process, each test given its own copy)."""
     ws = tmp_path / "ws"
-    return ws, make_run(ws)
+    return ws, built_once("review", ws, lambda: make_run(ws))
 
 
 @pytest.fixture
-def unannotated_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+def unannotated_run(scripted: None, tmp_path: Path, built_once: Built) -> tuple[Path, str]:
     """``review_run`` before any annotator: only its rewritten prompt's people are flagged."""
     ws = tmp_path / "ws"
-    return ws, make_run(ws, annotate=False)
+    return ws, built_once("unannotated", ws, lambda: make_run(ws, annotate=False))
 
 
 @pytest.fixture
-def tone_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+def tone_run(review_run: tuple[Path, str]) -> tuple[Path, str]:
     """``review_run`` with the ``skin-tone`` annotator's tones written in (:data:`TONES`,
     confidence 0.8)."""
-    ws = tmp_path / "ws"
-    run_id = make_run(ws)
+    ws, run_id = review_run
     with Workspace.open(ws) as workspace:
         subjects = workspace.runs.subjects(run_id)
     with open_store(ws) as store:
@@ -180,28 +220,31 @@ def tone_review(tone_run: tuple[Path, str]) -> Host:
 
 
 @pytest.fixture
-def calibration_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+def calibration_run(scripted: None, tmp_path: Path, built_once: Built) -> tuple[Path, str]:
     """A calibration run of the scripted annotator on PAIRS' 40 potential-crime images: images
     the run was given, not made (``diptych calibrate`` makes one)."""
     ws = tmp_path / "ws"
-    with open_store(ws) as store:
-        params = {"subset": "potential_crime"}
-        return ws, run_probe(store, "calibration", ["scripted-annotator"], probe_params=params).id
+
+    def build() -> str:
+        with open_store(ws) as store:
+            params = {"subset": "potential_crime"}
+            return run_probe(store, "calibration", ["scripted-annotator"], probe_params=params).id
+
+    return ws, built_once("calibration", ws, build)
 
 
 @pytest.fixture
-def scripted_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+def scripted_run(scripted: None, tmp_path: Path, built_once: Built) -> tuple[Path, str]:
     """The measurement mode's run on the scripted image model (``hosts``)."""
     ws = tmp_path / "ws"
-    return ws, make_scripted_image_run(ws)
+    return ws, built_once("scripted", ws, lambda: make_scripted_image_run(ws))
 
 
 @pytest.fixture
-def labelled_run(scripted: None, tmp_path: Path) -> tuple[Path, str]:
+def labelled_run(review_run: tuple[Path, str]) -> tuple[Path, str]:
     """``review_run`` with three reviewers' labels on its ten people: they agree on the first
     four, then each goes their own way, so that κ has an interval to show."""
-    ws = tmp_path / "ws"
-    run_id = make_run(ws)
+    ws, run_id = review_run
     labels = ("masculine", "feminine", "cannot_identify")
     with Workspace.open(ws) as workspace:
         for k, person in enumerate(workspace.runs.subjects(run_id)):
@@ -307,17 +350,21 @@ STANDINGS_FEM = ["editor", "designer", "writer", "baker"]
 
 
 @pytest.fixture
-def three_models(scripted: None, tmp_path: Path) -> Path:
+def three_models(scripted: None, tmp_path: Path, built_once: Built) -> Path:
     """Expected STS 80, 40 and 0 (P(she) 0.1, 0.3 and 0.5 for a masculine-stereotyped
     identity, 1 minus it for a feminine-stereotyped one), one pst-text run each."""
     path = tmp_path / "ws"
     masc, fem = STANDINGS_MASC, STANDINGS_FEM
     design = {"masculine": masc, "feminine": fem, "samples_paired": 2, "setting": "paired"}
-    with Workspace.open(path) as ws:
-        for p in (0.5, 0.1, 0.3):
-            planted = {**dict.fromkeys(masc, p), **dict.fromkeys(fem, 1 - p)}
-            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
-                             params=design)  # fmt: skip
+
+    def build() -> None:
+        with Workspace.open(path) as ws:
+            for p in (0.5, 0.1, 0.3):
+                planted = {**dict.fromkeys(masc, p), **dict.fromkeys(fem, 1 - p)}
+                ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
+                                 params=design)  # fmt: skip
+
+    built_once("three-models", path, build)
     return path
 
 

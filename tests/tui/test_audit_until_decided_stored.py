@@ -4,7 +4,7 @@ bought, nor "after" them as if the look had bought them."""
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,14 +60,15 @@ async def test_ctrl_g_right_after_a_run_says_its_end_starts_at_once(
     audit_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once the screen says the audit ended, ^g starts the next run, though the last run's
-    thread has not yet returned (slow here on purpose, as on a busy machine): never "the audit
-    is running" over a line that says it is complete."""
+    thread has not yet returned (held here on purpose until ^g is read, as a busy machine may
+    hold it): never "the audit is running" over a line that says it is complete."""
     from diptych.tui.jobs import JobControl
 
     detach = JobControl.detach
+    read = threading.Event()
 
     def slow_detach(self: JobControl) -> None:
-        time.sleep(3.0)
+        read.wait(timeout=60)
         detach(self)
 
     monkeypatch.setattr(JobControl, "detach", slow_detach)
@@ -76,8 +77,11 @@ async def test_ctrl_g_right_after_a_run_says_its_end_starts_at_once(
         screen = await open_planned(pilot)
         summary = screen.query_one("#summary", Static)
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: "audit complete" in str(summary.render()), "the run")
-        await pilot.press("ctrl+g")
-        said = str(summary.render())
+        try:
+            await wait_for(pilot, lambda: "audit complete" in str(summary.render()), "the run")
+            await pilot.press("ctrl+g")
+            said = str(summary.render())
+        finally:
+            read.set()
         assert "the audit is running" not in said, said
         await wait_for(pilot, lambda: "stopped: " in str(summary.render()), "the stop line")
