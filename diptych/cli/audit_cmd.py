@@ -25,7 +25,7 @@ from diptych.cli.audit_stop import going_on, interrupted_line, shaping_options
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
-from diptych.cli.options import batch_count, figure_value, max_cost_option
+from diptych.cli.options import SetOption, batch_count, figure_value, max_cost_option
 from diptych.cli.paths import (
     check_input_file,
     check_output_file,
@@ -97,19 +97,6 @@ def init(
     with writing(file):
         file.write_text(starter_audit(name), encoding="utf-8")
     typer.echo(f"wrote {file}; check it with 'diptych audit check {file}'")
-
-
-#: ``--set``, the same for ``audit check`` as for ``audit run``: a check plans what runs.
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="FIELD=VALUE",
-        # "\[": the help is Rich markup, in which "[html,md]" is a style tag and vanishes.
-        help="Replace a field for this run, e.g. models.dalle3.params.base_url=http://… "
-        "(a JSON value or a string; a list as html,md or \\[html,md]).",
-    ),
-]
 
 
 @audit_app.command("check")

@@ -154,3 +154,16 @@ def max_cost_option(help: str) -> Any:
 MaxCostOption = Annotated[
     float | None, max_cost_option("Stop before the estimated spend exceeds this.")
 ]
+
+
+#: ``--set``, the same for ``audit check`` as for ``audit run``: a check plans what runs.
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="FIELD=VALUE",
+        # "\[": the help is Rich markup, in which "[html,md]" is a style tag and vanishes.
+        help="Replace a field for this run, e.g. models.dalle3.params.base_url=http://… "
+        "(a JSON value or a string; a list as html,md or \\[html,md]).",
+    ),
+]
