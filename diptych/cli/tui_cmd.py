@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import select
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -52,9 +55,44 @@ def register(app: typer.Typer) -> None:
             if error.name is None or not error.name.startswith("textual"):
                 raise
             raise MissingDependencyError("textual", "tui", "diptych tui") from error
+        drop_early_input(sys.stdin.fileno())
         DiptychApp(path).run()
 
 
 def has_terminal() -> bool:
     """Whether standard input and output are a terminal (Textual cannot draw otherwise)."""
     return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def drop_early_input(fd: int, *, quiet: float = 0.15, longest: float = 1.0) -> bytes:
+    """Read and drop what the terminal holds for ``fd`` before the app takes it over, until it
+    has been ``quiet`` for that many seconds (``longest`` at most), and return it.
+
+    textual-image asks the terminal what it can draw at import, waiting a tenth of a second
+    for each answer: a key pressed meanwhile ends its wait, and the answer still on its way
+    ("ESC [ ? 62 ; 4 c") would reach the app as the keys [ ? 6 2 ; 4 c, whose ? opens Help
+    and c cancels. Keys typed before the screen is drawn are dropped with it: the user has not
+    yet seen what they would act on."""
+    if sys.platform == "win32" or not os.isatty(fd):
+        return b""
+    import termios
+
+    before = termios.tcgetattr(fd)
+    raw = termios.tcgetattr(fd)
+    # Byte by byte and unechoed: a reply is not a line, and a line-buffered one is not read.
+    raw[3] &= ~(termios.ICANON | termios.ECHO)
+    dropped = b""
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, raw)
+        deadline = time.monotonic() + longest
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], quiet)
+            if not ready:
+                break
+            chunk = os.read(fd, 1024)
+            if not chunk:
+                break
+            dropped += chunk
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, before)
+    return dropped

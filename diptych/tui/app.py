@@ -12,14 +12,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, on
+from textual.actions import ActionParseResult
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
@@ -31,7 +33,7 @@ from diptych.tui.messages import JobEnded, JobNote, JobProgress, JobsChanged, Jo
 from diptych.tui.screens.agent.screen import AgentScreen
 from diptych.tui.screens.audit import AuditScreen
 from diptych.tui.screens.runs.screen import RunsScreen
-from diptych.tui.widgets.said import say
+from diptych.tui.widgets.said import SaidLine, say
 from diptych.tui.workers import execute_job
 
 #: How long quitting waits for runs to store their clean-up before giving up (seconds). A
@@ -85,6 +87,22 @@ class DiptychApp(App[None]):
         # The plugins load in the Runs screen's first read of the workspace, off the UI
         # thread, so that the first frame is drawn at once; their loading takes a lock, so a
         # screen asking for them meanwhile waits for that load rather than racing it.
+
+    @staticmethod
+    def _unsay(screen: Screen[Any]) -> None:
+        for line in screen.query(SaidLine):
+            line.unsay_all()
+
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        # The line says what the last action did: the next one takes it back (a "no run
+        # selected" stayed under a run that u had started since), and says its own, if any.
+        self._unsay(self.screen)
+        return await super().run_action(action, default_namespace, namespaces)
 
     def on_resize(self, event: events.Resize) -> None:
         # The header centres "diptych — PATH" between its icon and its edge: a long path keeps

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from diptych.tui.jobs import JobState
 
 BAR_WIDTH = 20
+#: The narrowest bar drawn: below it the line wraps rather than cut the run's id.
+MIN_BAR = 4
 
 
 def progress_bar(progress: Progress, width: int = BAR_WIDTH) -> Text:
@@ -26,15 +29,24 @@ def progress_bar(progress: Progress, width: int = BAR_WIDTH) -> Text:
 
 def job_line(job: JobState, width: int = 78) -> Text:
     """``pst-text-1a2b3c4d ━━━━━━━━━━────────── 38/156 · 2.1/s · ETA 0:56 · running``: the
-    progress figure of the Runs table and the Run detail, as a bar."""
+    progress figure of the Runs table and the Run detail, as a bar. A run's id is printed
+    whole (it is what a user types to name the run); the bar gives up the room it needs, down
+    to ``MIN_BAR``. Only a run not yet given an id, named by its probe and models, is cut."""
     label_width = 24 if width >= 70 else 14
-    line = Text(clip(job.label, label_width).ljust(label_width) + " ")
+    label = job.label if job.run_id is not None else clip(job.label, label_width)
     progress = run_progress(None, 0, job)
-    line.append_text(progress_bar(progress, BAR_WIDTH if width >= 70 else 10))
-    line.append(f" {progress.text()}" if job.total else " planning…")
+    tail = Text(f" {progress.text()}" if job.total else " planning…")
     if job.state != "running":
-        line.append(f" · {job.state}…", style="yellow")
-    elif job.note:
+        tail.append(f" · {job.state}…", style="yellow")
+    head = label.ljust(label_width) + " "
+    room = width - cell_len(head) - tail.cell_len
+    if room < MIN_BAR:
+        head = label + " "  # the padding that lines the bars up goes before the bar does
+        room = width - cell_len(head) - tail.cell_len
+    line = Text(head)
+    line.append_text(progress_bar(progress, max(MIN_BAR, min(room, BAR_WIDTH))))
+    line.append_text(tail)
+    if job.state == "running" and job.note:
         line.append(f" · {clip(job.note, 30)}", style="dim")
     return line
 
@@ -55,7 +67,16 @@ class JobsPanel(Static):
     }
     """
 
+    _jobs: Sequence[JobState] = ()
+
     def show_jobs(self, jobs: Sequence[JobState]) -> None:
+        self._jobs = list(jobs)
         self.set_class(bool(jobs), "-busy")
-        width = self.size.width or 78
+        # Hidden until the first job, the panel has no size yet: its lines are as wide as the
+        # screen less the panel's padding.
+        width = self.content_size.width or self.screen.size.width - 2
         self.update(Text("\n").join(job_line(job, width) for job in jobs))
+
+    def on_resize(self) -> None:
+        if self._jobs:
+            self.show_jobs(self._jobs)
