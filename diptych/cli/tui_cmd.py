@@ -55,7 +55,12 @@ def register(app: typer.Typer) -> None:
             if error.name is None or not error.name.startswith("textual"):
                 raise
             raise MissingDependencyError("textual", "tui", "diptych tui") from error
-        drop_early_input(sys.stdin.fileno())
+        try:
+            stdin = sys.stdin.fileno()
+        except (OSError, ValueError):  # a stand-in stdin (a test's runner) has no terminal
+            stdin = -1
+        if stdin >= 0:
+            drop_early_input(stdin)
         DiptychApp(path).run()
 
 

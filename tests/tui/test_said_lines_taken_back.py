@@ -23,7 +23,8 @@ async def test_next_key_takes_back_what_runs_said(workspace: Path) -> None:
         assert isinstance(screen, RunsScreen)
         await wait_for(pilot, lambda: screen.loads_shown > 0, "the workspace read")
         await pilot.press("u")
-        await wait_for(pilot, lambda: "no run selected" in shown(app), "u's answer")
+        # Its answer: no run to resume (which words depends on whether the list holds runs).
+        await wait_for(pilot, lambda: shown(app) != "", "u's answer")
         await pilot.press("down")  # an action that says nothing of its own
         await pilot.pause()
         assert shown(app) == ""

@@ -159,7 +159,7 @@ def chart_from_numbers(numbers: dict[str, Any], name: str, title: str) -> Chart 
             rows.append(ChartRow(figure, [point]))
     if not rows:
         return None
-    from diptych.core.report.interval_methods import own_method
+    from diptych.core.report.interval_names import own_method
 
     # The bars named as the figures' table names them ("Jeffreys intervals of a share"; a
     # figure of a design stopped early by its name there, "95% anytime-valid interval, …").
