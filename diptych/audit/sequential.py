@@ -30,11 +30,11 @@ from diptych.core.audit.sequential import (
     DEFAULT_BATCHES,
     Look,
     PartLooks,
+    SequentialSummary,
     StopReason,
     look_text,
     status_at,
 )
-from diptych.core.audit.sequential_summary import SequentialSummary
 from diptych.core.cost import Cost
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.metrics.uncertainty.precision import FigurePrecision

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from diptych.core.audit.sequential import bought_words
-from diptych.core.audit.sequential_summary import SequentialSummary
+from diptych.core.audit.sequential import SequentialSummary, bought_words
 from diptych.core.cost import LOCAL, Cost, requests_and_cost
 
 HERE = frozenset({LOCAL})

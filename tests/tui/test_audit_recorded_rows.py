@@ -10,8 +10,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from diptych.core.audit.record import AuditRecord, PartRecord
-from diptych.core.audit.sequential import Look, PartLooks
-from diptych.core.audit.sequential_summary import SequentialSummary
+from diptych.core.audit.sequential import Look, PartLooks, SequentialSummary
 from diptych.tui.screens.audit.rows import (
     gate_headers,
     interval_kind_cell,

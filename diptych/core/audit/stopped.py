@@ -29,8 +29,7 @@ from diptych.core.audit.run_status import (
     unasked_word,
 )
 from diptych.core.audit.schema import AuditFile, parse_audit
-from diptych.core.audit.sequential import PartLooks
-from diptych.core.audit.sequential_summary import SequentialSummary
+from diptych.core.audit.sequential import PartLooks, SequentialSummary
 from diptych.core.errors import DiptychError
 from diptych.core.probe import ProbeResult, Table
 

@@ -22,11 +22,12 @@ from diptych.core.audit.sequential import (
     ANYTIME,
     Look,
     PartLooks,
+    SequentialSummary,
     Untested,
     anytime_figure,
+    own_stop,
     with_sequential_notes,
 )
-from diptych.core.audit.sequential_summary import SequentialSummary, own_stop
 from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now, run_looks
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for, suggested

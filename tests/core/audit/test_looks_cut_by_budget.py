@@ -5,8 +5,7 @@ counted of the looks the two files read it in (3 + 2 = 5), never "5 of 4 batches
 from __future__ import annotations
 
 from diptych.core.audit.run_status import status_text
-from diptych.core.audit.sequential import Look, PartLooks
-from diptych.core.audit.sequential_summary import SequentialSummary
+from diptych.core.audit.sequential import Look, PartLooks, SequentialSummary
 
 #: The first file: batches 1 and 2 whole (25 and 50 of 100 requests), the third cut at 60.
 FIRST = [Look(1, 25, 100, {}), Look(2, 50, 100, {}), Look(3, 60, 100, {})]

@@ -13,11 +13,11 @@ from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
 from diptych.core.audit.sequential import (
     Look,
     PartLooks,
+    SequentialSummary,
     anytime_figure,
     undecided_note,
     with_sequential_notes,
 )
-from diptych.core.audit.sequential_summary import SequentialSummary
 from diptych.core.metrics.uncertainty.components import Components
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.metrics.uncertainty.precision import PlannedDesign

@@ -1,6 +1,6 @@
 """What an audit bought until decided says of its looks as a whole: why they stopped
 (:func:`own_stop`), after how many, and what of its gated designs they bought
-(:class:`SequentialSummary`), in the words of every surface (:mod:`.sequential`)."""
+(:class:`SequentialSummary`), in the words of every surface (:mod:`.looks`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from diptych.core.audit.gates import GateResult
-from diptych.core.audit.sequential import STOP_TEXT, PartLooks, StopReason, look_text
+from diptych.core.audit.sequential.looks import STOP_TEXT, PartLooks, StopReason, look_text
 from diptych.core.digits import percent_text
 
 
