@@ -154,6 +154,17 @@ def interval_text(ci: tuple[Any, Any] | None) -> str:
     return bounds(ci[0], ci[1])
 
 
+#: The columns of a micro STS table (one row per identity) a terminal keeps, with the short names
+#: it heads them with: the same in both probes' tables, so that a reader meets one narrow table.
+MICRO_TERMINAL_COLUMNS: Mapping[str, str] = {
+    "identity": "identity",
+    "STS single": "single",
+    "STS paired": "paired",
+    "paired 95% CI": "paired 95% CI",
+    "%F paired": "%F",
+}
+
+
 def estimate_cells(estimate: Estimate | dict[str, Any] | None) -> list[Any]:
     """``[value, "[low, high]"]`` for a table row; ``[None, "—"]`` when there is no estimate."""
     if estimate is None:

@@ -15,6 +15,7 @@ from diptych.core.metrics.sts import (
 )
 from diptych.core.probe import Table
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
+    MICRO_TERMINAL_COLUMNS,
     estimate_cells,
     interval_text,
     pct_feminine_ci,
@@ -172,15 +173,7 @@ def micro_table(ctx: AnalysisContext, group: PSTGroup, sts: STSResult) -> Table:
         ],
         rows,
         note=note,
-        terminal_columns={
-            "identity": "identity",
-            "STS single": "single",
-            "STS paired": "paired",
-            "paired 95% CI": "paired 95% CI",
-            "%F paired": "%F",
-            "%F BLS": "%F BLS",
-            "gap": "gap",
-        },
+        terminal_columns={**MICRO_TERMINAL_COLUMNS, "%F BLS": "%F BLS", "gap": "gap"},
     )
 
 

@@ -11,7 +11,11 @@ from diptych.core.metrics.sts import STSResult, table_14_order
 from diptych.core.metrics.uncertainty.resampling import Inference
 from diptych.core.probe import Table
 from diptych.core.report.formatting import why_no_interval
-from diptych.plugins.probes._paired_stereotype_test.scoring import estimate_cells, interval_text
+from diptych.plugins.probes._paired_stereotype_test.scoring import (
+    MICRO_TERMINAL_COLUMNS,
+    estimate_cells,
+    interval_text,
+)
 from diptych.plugins.probes.pst_text.readings import PromptReading
 
 SETTINGS = ("paired", "single")
@@ -140,13 +144,7 @@ def micro_table(sts: STSResult, partners: Mapping[str, Inference]) -> Table:
             "n paired",
         ],
         rows,
-        terminal_columns={
-            "identity": "identity",
-            "STS single": "single",
-            "STS paired": "paired",
-            "paired 95% CI": "paired 95% CI",
-            "%F paired": "%F",
-        },
+        terminal_columns=dict(MICRO_TERMINAL_COLUMNS),
         note=(
             "STS = mean Stereo × 100 (+100: every label matches the stereotype). %F is the share "
             "of labels that are feminine (in likelihood mode drawn from P(she), which the "
