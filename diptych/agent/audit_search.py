@@ -32,7 +32,7 @@ def identity_settings(
         per_round=search.per_round,
         patience=search.patience,
         max_cost=remaining,
-        max_trials=search.max_trials,
+        max_requests=search.max_requests,
         seed=0 if seed is None else seed,
     )
 
@@ -55,7 +55,7 @@ def plan_placebos(ws: Workspace, plan: AuditPlan) -> AuditPlan:
                 placebo = placebo_trials(
                     ws, models[search.target], probe=s.probe, probe_params=s.probe_params,
                     partners=s.partners, samples=s.samples, seed=s.seed,
-                    max_trials=s.max_trials,
+                    max_trials=s.max_requests,
                 )  # fmt: skip
             except UsageError as exc:
                 raise UsageError(f"part '{p.part.name}': {exc}") from exc
@@ -110,7 +110,7 @@ def run_search(
                 for p in report.ranked
                 if is_finding(p.status)
             ],
-            # The trials it asked (a request each), which the audit's budget.max_requests counts.
+            # The requests it bought, which the audit's budget.max_requests counts.
             "trials": int(report.budget.get("trials") or 0),
             "ranked": len(report.ranked),
             "rejected": len(report.rejected),
@@ -126,7 +126,7 @@ def run_search(
         per_round=search.per_round,
         patience=search.patience,
         max_cost=remaining,
-        max_trials=search.max_trials,
+        max_requests=search.max_requests,
         seed=0 if part.seed is None else part.seed,
         stop=stop,
     )

@@ -38,7 +38,7 @@ from diptych.agent.proposals import (
     validate,
 )
 from diptych.agent.proposer import Offer, offer, top_up, tried_identities
-from diptych.agent.scoring import Budget
+from diptych.agent.scoring import Budget, former_cap
 from diptych.agent.stopping import until_stopped
 from diptych.core.capabilities import Model
 from diptych.core.digits import figure_text
@@ -56,6 +56,10 @@ class IdentitySettings:
     rounds: int = 2
     per_round: int = 3
     max_cost: float | None = None
+    #: The most requests the session buys (its runs' and its placebo words' together); a
+    #: trial already stored, or asking what another asks, buys none.
+    max_requests: int | None = None
+    #: The former name of ``max_requests``, read as the same (deprecated).
     max_trials: int | None = None
     #: Samples per scene where the probe samples (story mode, images); in likelihood mode each
     #: prompt is asked once, since asking it again would read the same probabilities.
@@ -78,6 +82,9 @@ class IdentitySettings:
     #: Stop after this many rounds in a row without a new finding (0: never stop early).
     patience: int = 2
     probe_params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.max_requests, self.max_trials = former_cap(self.max_requests, self.max_trials), None
 
 
 class IdentityState(TypedDict, total=False):
@@ -135,7 +142,7 @@ def build_graph(settings: IdentitySettings, tools: Tools) -> StateGraph:
     allowed = frozenset(settings.kinds)
 
     def budget_of(state: IdentityState) -> Budget:
-        return Budget.resumed(settings.max_cost, settings.max_trials, state.get("budget"))
+        return Budget.resumed(settings.max_cost, settings.max_requests, state.get("budget"))
 
     def propose(state: IdentityState) -> IdentityState:
         round_no = state.get("round", 0)

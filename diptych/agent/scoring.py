@@ -22,6 +22,7 @@ the drawn or annotated label (1 / 0) where it samples (story mode, images).
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import asdict, dataclass, field
@@ -45,26 +46,48 @@ IDENTITY_PROBES: dict[str, dict[str, Any]] = {
 ANNOTATED_PROBES = frozenset({"pst"})
 
 
+#: Said where a search's cap is given under both its names.
+BOTH_CAPS = "max_trials is the former name of max_requests; give one"
+
+
+def former_cap(max_requests: int | None, max_trials: int | None) -> int | None:
+    """A search's cap on requests given under either name: ``max_trials``, its former name, is
+    read as the same (with a deprecation warning); both at once is a ValueError."""
+    if max_trials is None:
+        return max_requests
+    if max_requests is not None:
+        raise ValueError(BOTH_CAPS)
+    warnings.warn(
+        "max_trials is the former name of max_requests: a search's cap counts the requests it "
+        "buys (trials already stored, or asking what another asks, buy none)",
+        DeprecationWarning,
+        stacklevel=4,
+    )
+    return max_trials
+
+
 @dataclass
 class Budget:
-    """Caps on what a session may spend: US dollars (``--max-cost``) and trials asked. What it
-    spent is a :class:`Cost`: the dollars of the priced requests (the target's trials and the
-    agent's calls) and how many had no price, which count nothing toward ``max_cost``; of it,
+    """Caps on what a session may spend: US dollars (``--max-cost``) and requests bought
+    (``--max-requests``: a trial already stored, or one asking what another asks, buys none).
+    ``trials`` counts, where capped, the requests its runs had to buy. What it spent is a
+    :class:`Cost`: the dollars of the priced requests (the target's trials and the agent's
+    calls) and how many had no price, which count nothing toward ``max_cost``; of it,
     ``agent`` is the agent's calls, which no run stores."""
 
     max_cost: float | None = None
-    max_trials: int | None = None
+    max_requests: int | None = None
     spent: Cost = field(default_factory=Cost)
     trials: int = 0
     agent: Cost = field(default_factory=Cost)
 
     @classmethod
-    def resumed(cls, max_cost: float | None, max_trials: int | None, saved: Any) -> Budget:
+    def resumed(cls, max_cost: float | None, max_requests: int | None, saved: Any) -> Budget:
         """The budget a session's checkpoint kept (:meth:`to_dict`), under these caps."""
         b = saved if isinstance(saved, dict) else {}
         spent = cost_of_fields(b.get("cost"), float(b.get("spent") or 0.0))
         agent = cost_of_fields(b.get("agent_cost"))
-        return cls(max_cost, max_trials, spent, int(b.get("trials") or 0), agent)
+        return cls(max_cost, max_requests, spent, int(b.get("trials") or 0), agent)
 
     def charge(self, cost: float, *, agent: bool = False) -> None:
         """Add what a run or a call cost (a plain float: dollars of priced requests);
@@ -86,9 +109,9 @@ class Budget:
 
 
 def fits(budget: Budget, to_run: int, cost: float) -> bool:
-    """Whether a run asking ``to_run`` trials at an estimated ``cost`` stays within
-    ``budget``'s caps on trials and dollars, with what the session spent so far."""
-    if budget.max_trials is not None and budget.trials + to_run > budget.max_trials:
+    """Whether a run that must buy ``to_run`` requests at an estimated ``cost`` stays within
+    ``budget``'s caps on requests and dollars, with what the session spent so far."""
+    if budget.max_requests is not None and budget.trials + to_run > budget.max_requests:
         return False
     return budget.max_cost is None or budget.spent + cost <= budget.max_cost
 
@@ -329,7 +352,7 @@ def measure_claims(
     if probe in ANNOTATED_PROBES and annotator is None:
         return Measurement(False, f"probe '{probe}' needs an annotator to label its people")
     # Planning costs about as much as running on a fast local model: only a budget needs it.
-    capped = budget.max_trials is not None or budget.max_cost is not None
+    capped = budget.max_requests is not None or budget.max_cost is not None
     estimates: list[Any] = [None] * len(plans)
     if capped:
         try:
@@ -338,8 +361,9 @@ def measure_claims(
             return Measurement(False, f"cannot plan: {error}")
         to_run = sum(e.to_run for e in estimates)
         cost = sum(e.cost for e in estimates)
-        if budget.max_trials is not None and budget.trials + to_run > budget.max_trials:
-            return Measurement(False, f"over budget: {to_run} more trials than allowed")
+        if budget.max_requests is not None and budget.trials + to_run > budget.max_requests:
+            more = f"{to_run:,} more request{'s' if to_run != 1 else ''}"
+            return Measurement(False, f"over budget: {more} than --max-requests allows")
         if budget.max_cost is not None and budget.spent + cost > budget.max_cost:
             return Measurement(
                 False, f"over budget: {dollars_text(cost)} more than --max-cost allows"

@@ -93,16 +93,18 @@ def search_mitigations(
     per_round: int = 3,
     patience: int = 2,
     max_cost: float | None = None,
-    max_trials: int | None = None,
+    max_requests: int | None = None,
     seed: int = 0,
     embedder: Embedder | None = None,
     memory_url: str | None = None,
     on_event: Callable[[str, dict[str, Any]], None] | None = None,
     behaviour_screen: bool = True,
     stop: threading.Event | None = None,
+    max_trials: int | None = None,
 ) -> MitigationReport:
     """Run (or resume) a mitigation search on the pst-text run ``baseline``, asking at most
-    ``max_trials`` trials; ``behaviour_screen=False`` scores interventions without measuring
+    ``max_requests`` requests (``max_trials``: its former name, read as the same);
+    ``behaviour_screen=False`` scores interventions without measuring
     them on the placebo words first (for measuring what the screen stops, never for an
     audit); ``stop`` as :func:`search_identities` takes it."""
     from diptych.agent.mitigation import search as mitigation
@@ -124,6 +126,7 @@ def search_mitigations(
         per_round=per_round,
         patience=patience,
         max_cost=max_cost,
+        max_requests=max_requests,
         max_trials=max_trials,
         seed=seed,
         template=template,

@@ -46,7 +46,7 @@ class PlaceboTrials:
 
     @property
     def over_budget(self) -> bool:
-        """Whether the search's ``max_trials`` is too small to score any proposal."""
+        """Whether the search's ``max_requests`` is too small to score any proposal."""
         return self.max_trials is not None and self.max_trials < self.needed
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,8 +93,8 @@ def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
     ]
     if placebo.over_budget:
         lines.append(
-            f"search {name}: max_trials {fmt(placebo.max_trials)} scores no proposal (placebo "
+            f"search {name}: max_requests {fmt(placebo.max_trials)} scores no proposal (placebo "
             f"words {fmt(s.to_run)}, a proposal's search {fmt(placebo.proposal.to_run)}); "
-            f"raise max_trials to at least {fmt(placebo.needed)}"
+            f"raise max_requests to at least {fmt(placebo.needed)}"
         )
     return lines

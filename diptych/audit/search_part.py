@@ -45,13 +45,13 @@ class SearchRunner(Protocol):
 def bounded(part: Part, max_requests: int | None, asked: int) -> Part:
     """The search ``part`` under the requests the audit's ``budget.max_requests`` (None: no
     limit) leaves after the ``asked`` of the parts before it: it runs with the smaller of that
-    and its own ``max_trials`` (each trial a search asks is a request of its own)."""
+    and its own ``max_requests``, both counting requests bought."""
     search = part.search
     if max_requests is None or search is None:
         return part
     left = max(max_requests - asked, 0)
-    own = left if search.max_trials is None else min(search.max_trials, left)
-    return replace(part, search=search.model_copy(update={"max_trials": own}))
+    own = left if search.max_requests is None else min(search.max_requests, left)
+    return replace(part, search=search.model_copy(update={"max_requests": own}))
 
 
 def trials_asked(planned: PartPlan, outcome: PartRecord) -> int:

@@ -155,7 +155,19 @@ def identities(
             help=MAX_COST_HELP,
         ),
     ] = None,
-    max_trials: Annotated[int | None, typer.Option("--max-trials", min=1)] = None,
+    max_requests: Annotated[
+        int | None,
+        typer.Option(
+            "--max-requests",
+            min=1,
+            help="The most requests the session buys (its placebo words' included); a trial "
+            "already stored, or asking what another asks, buys none.",
+        ),
+    ] = None,
+    max_trials: Annotated[
+        int | None,
+        typer.Option("--max-trials", min=1, hidden=True, help="The former name of --max-requests."),
+    ] = None,
     session: Annotated[
         str | None,
         typer.Option("--session", callback=session_id, help="Resume (or name) this session."),
@@ -193,6 +205,14 @@ def identities(
     from diptych.agent.session import search_identities
     from diptych.core.workspace import Workspace
 
+    if max_trials is not None and max_requests is not None:
+        raise UsageError("--max-trials is the former name of --max-requests; give one")
+    if max_trials is not None:
+        typer.echo(
+            "note: --max-trials is the former name of --max-requests, read as the same: the "
+            "cap counts requests bought",
+            err=True,
+        )
     if probe not in IDENTITY_PROBES:
         # Refused before any model is loaded or any session started.
         raise UsageError(
@@ -209,7 +229,7 @@ def identities(
         per_round=per_round,
         patience=patience,
         max_cost=max_cost,
-        max_trials=max_trials,
+        max_requests=max_requests if max_trials is None else max_trials,
         kinds=("occupation", "power role", "other")
         if allow_other
         else ("occupation", "power role"),

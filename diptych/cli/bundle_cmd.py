@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +12,7 @@ from diptych.cli.context import state
 from diptych.cli.paths import check_output_file, undone_if_failed, writing
 from diptych.core.evidence.bundle import BundleLimits, check_bundle
 from diptych.core.report.formatting import counted
-from diptych.core.report.reproduce import report_command
+from diptych.core.report.reproduce import kept_audit, report_command
 from diptych.core.workspace import Workspace
 
 _GB = 1024**3
@@ -97,6 +98,17 @@ def register(app: typer.Typer) -> None:
             # signed, so it stays as it is): the one that writes it again from this workspace.
             lines.append(
                 "  its commands name the workspace it came from; to write it again from this "
-                f"one: {report_command(done.runs, where)}"
+                f"one: {report_command(done.runs, where, audit=_kept(done.report))}"
             )
         typer.echo("\n".join(lines))
+
+
+def _kept(report: Path) -> str | None:
+    """The audit whose gates an imported report showed (``--audit`` of its command), read from
+    its report.json; None where it has none to read."""
+    try:
+        data = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    scope = data.get("scope") if isinstance(data, dict) else None
+    return kept_audit(scope if isinstance(scope, dict) else {})

@@ -96,14 +96,14 @@ def register(app: typer.Typer) -> None:
         else:
             _print_tables(result)
         if interval_name:
-            typer.echo(f"95% CI of B − A: {interval_name}")
+            typer.echo(f"95% CIs of B − A: {interval_name}")
 
 
 def stopped_intervals(stops: dict[str, str]) -> str:
     """The name of B − A's fixed-design intervals where an audit's gates stopped a run of the
-    two early ("fixed-design; does not hold after the stop at look 1 of 4 of run X"), each
+    two early ("fixed-design; do not hold after the stop at look 1 of 4 of run X"), each
     such run named; empty where neither was."""
-    said = [f"{stopped_name(at)} of run {run}" for run, at in stops.items() if at]
+    said = [f"{stopped_name(at, many=True)} of run {run}" for run, at in stops.items() if at]
     return "; ".join(said)
 
 

@@ -364,6 +364,16 @@ def register(app: typer.Typer) -> None:
                 "mapped in the report's appendix after the shipped ones; repeatable.",
             ),
         ] = None,
+        audit: Annotated[
+            str | None,
+            typer.Option(
+                "--audit",
+                metavar="ID",
+                help="The recorded audit whose gates the report keeps (its id, as 'diptych "
+                "audit list' prints it), or 'none' for the runs alone; default: the newest "
+                "audit with gates recorded for these runs.",
+            ),
+        ] = None,
     ) -> None:
         """Write the audit report of one or more runs (HTML, Markdown, JSON, PDF) into a
         directory; with --sign, a signed manifest beside it that `diptych verify` checks."""
@@ -388,6 +398,7 @@ def register(app: typer.Typer) -> None:
                     formats=formats,
                     draft_with=draft_with,
                     frameworks=list(frameworks or []),
+                    audit=audit,
                 )
                 if sign is not None:
                     written["manifest"] = ws.evidence.sign(

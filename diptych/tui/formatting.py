@@ -87,9 +87,9 @@ DECIDED_NAME = re.compile(
 
 
 #: A fixed-design interval named as not holding after a design's early stop ("fixed-design;
-#: does not hold after the stop at look 1 of 10").
+#: does not hold after the stop at look 1 of 10"), or many so named ("…; do not hold …").
 STOPPED_NAME = re.compile(
-    r"fixed-design; does not hold after the stop at look ([\d,]+) of ([\d,]+)"
+    r"fixed-design; do(?:es)? not hold after the stop at look ([\d,]+) of ([\d,]+)"
 )
 
 

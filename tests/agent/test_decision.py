@@ -160,7 +160,7 @@ def test_one_template_or_one_partner_never_decides(ws) -> None:
         [("pilot", "masculine")],
         _partners(),
         paraphrases("likelihood_paired", "search"),
-        Budget(max_trials=10),
+        Budget(max_requests=10),
         samples=1,
         seed=0,
     )

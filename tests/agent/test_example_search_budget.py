@@ -18,7 +18,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "audits" / "smollm2
 def test_the_offline_examples_search_scores_its_proposals(ws, embedder) -> None:
     audit, _, _ = read_audit(EXAMPLE)
     (search,) = audit.searches
-    assert search.kind == "identities" and search.max_trials is not None
+    assert search.kind == "identities" and search.max_requests is not None
     agent = ws.plugins.model("scripted-chat")
     agent.enqueue(proposals(("astronaut", "florist"), ("welder", "doula")))
     settings = IdentitySettings(
@@ -27,7 +27,7 @@ def test_the_offline_examples_search_scores_its_proposals(ws, embedder) -> None:
         rounds=search.rounds,
         per_round=search.per_round,
         patience=search.patience,
-        max_trials=search.max_trials,
+        max_requests=search.max_requests,
         proposer="llm",
         allow_new=True,
     )

@@ -146,7 +146,7 @@ def test_a_session_whose_budget_ends_before_scoring_counts_its_rows(ws, embedder
     )
     # Ten trials cannot buy even the placebo words' search runs: nothing is scored.
     settings = IdentitySettings(
-        session="starved", rounds=1, per_round=2, proposer="llm", allow_new=True, max_trials=10
+        session="starved", rounds=1, per_round=2, proposer="llm", allow_new=True, max_requests=10
     )
     report = search_identities(ws, target, agent, settings, embedder=embedder)
 

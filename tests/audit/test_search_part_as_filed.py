@@ -45,7 +45,7 @@ def write(path: Path, **budget: int) -> Path:
                 "target": "target",
                 "agent_model": "agent",
                 "per_round": 2,
-                "max_trials": 50,
+                "max_requests": 50,
             },
             {
                 "name": "mitigations",
@@ -84,7 +84,7 @@ class Searches:
         stop: threading.Event | None = None,
     ) -> dict[str, Any]:
         assert part.search is not None
-        self.ran.append((part.name, part.search.max_trials, getattr(part, "seed", None)))
+        self.ran.append((part.name, part.search.max_requests, getattr(part, "seed", None)))
         return {"session": session, "stop_reason": "1 round done", "spent": 0.0, "trials": 4}
 
 
@@ -105,7 +105,7 @@ def test_a_search_runs_under_what_the_budgets_requests_leave_it(
     searches = Searches()
     assert run(ws, file, searches).status == "complete"
     assert searches.ran == [("identities", 10, 7), ("mitigations", 6, 7)]
-    # Without a budget of requests each search keeps its own max_trials.
+    # Without a budget of requests each search keeps its own max_requests.
     other = Searches()
     run(ws, write(tmp_path / "b.yaml"), other, overrides={"name": "unbounded"})
     assert other.ran == [("identities", 50, 7), ("mitigations", None, 7)]
@@ -119,7 +119,7 @@ def test_the_audits_seed_reaches_its_searches_and_a_changed_seed_runs_them_again
     identities, mitigations = (p.part for p in plan.parts if p.part.search is not None)
     assert identities.search is not None and identities.seed == 7
     assert identity_settings(identities.search, seed=identities.seed).seed == 7
-    # The mitigation search is handed the seed, and its max_trials, too.
+    # The mitigation search is handed the seed, and its max_requests, too.
     from diptych.agent import session
 
     handed: dict[str, Any] = {}
@@ -132,7 +132,7 @@ def test_the_audits_seed_reaches_its_searches_and_a_changed_seed_runs_them_again
     models = {"agent": ("scripted-chat", {}), "target": ("scripted-likelihood", {})}
     with pytest.raises(RuntimeError, match="handed"):
         run_search(ws, mitigations, models, "s", None, "run-1")
-    assert handed["seed"] == 7 and handed["max_trials"] is None
+    assert handed["seed"] == 7 and handed["max_requests"] is None
 
     searches = Searches()
     first = run(ws, file, searches)

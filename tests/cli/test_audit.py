@@ -167,7 +167,7 @@ def test_the_offline_example_runs_its_agent_search_end_to_end(
         "probes.0.params.feminine": '["nurse", "editor"]',
         "gates.checks.0.on_inconclusive": '"warn"',
         "searches.0.per_round": "1",
-        "searches.0.max_trials": "200",
+        "searches.0.max_requests": "200",
     }
     args = [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
     out_dir = tmp_path / "report"

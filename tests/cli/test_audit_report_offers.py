@@ -77,6 +77,11 @@ def test_an_audits_report_offers_only_its_audit_command_and_names_the_runs_repor
     ]
     (runs_lead,) = [lead for lead, c in offered if " report " in c]
     assert runs_lead.startswith("Not this report, but its runs' own")
+    # It names the audit whose gates it keeps: a later audit of the same runs changes nothing.
+    audit_id = json.loads((report / "report.json").read_text())["scope"]["audit_id"]
+    (runs_command,) = [c for _, c in offered if " report " in c]
+    assert f" --audit {audit_id} --out reproduced" in runs_command
+    assert "; any gates it shows are this audit's. Written to" in runs_lead
     assert "label policy, frameworks, formats" in runs_lead
     # The page says the same of the same two commands.
     html = _html_leads((report / "report.html").read_text(encoding="utf-8"))

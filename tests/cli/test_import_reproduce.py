@@ -34,7 +34,8 @@ def test_import_prints_a_report_command_that_works_in_the_importing_workspace(
     assert code == 0, out
     (said,) = [line for line in out.splitlines() if "to write it again from this one" in line]
     command = said.split("from this one: ", 1)[1]
-    assert command == f"diptych --store received report {run_id} --out reproduced"
+    # It names what the report covered (no audit's gates), as the report's own command does.
+    assert command == f"diptych --store received report {run_id} --audit none --out reproduced"
     # The imported report's own text is as it was written (and signed): unchanged.
     assert (fresh / "received" / "reports" / "report" / "report.md").read_bytes() == (
         report / "report.md"

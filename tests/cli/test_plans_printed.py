@@ -116,19 +116,19 @@ def test_audit_check_at_80_columns_wraps_its_plan_cells_between_words(
 def test_the_dry_run_says_what_the_searchs_placebo_words_take_and_a_budget_too_small(
     no_terminal: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A search whose max_trials the placebo words use up scores nothing: the plan says so."""
+    """A search whose max_requests the placebo words use up scores nothing: the plan says so."""
     code, out = call(capsys, "audit", "run", str(EXAMPLE), "--dry-run")
     assert code == 0, out
     assert (
         "search identities: its placebo words take 384 trials of its 1,500 before a proposal "
         "is scored; its held-out test's take 576 more per side tested"
     ) in out
-    assert "raise max_trials" not in out
+    assert "raise max_requests" not in out
     code, out = call(capsys, "audit", "run", str(EXAMPLE), "--dry-run",
-                     "--set", "searches.0.max_trials=400")  # fmt: skip
+                     "--set", "searches.0.max_requests=400")  # fmt: skip
     assert code == 0, out
     assert (
-        "search identities: max_trials 400 scores no proposal (placebo words 384, a proposal's "
-        "search 192); raise max_trials to at least 576"
+        "search identities: max_requests 400 scores no proposal (placebo words 384, a proposal's "
+        "search 192); raise max_requests to at least 576"
     ) in out
     assert printed_problems(out) == [], out

@@ -26,6 +26,8 @@ from tests.support.cli import call
 from tests.support.sequential_audits import FIGURE, LISTS, decided_at_first_look
 
 STOPPED = "fixed-design; does not hold after the stop at look 1 of 4"
+#: The same said of many intervals (a table's, a chart's bars, B − A's rows): the verb agrees.
+STOPPED_MANY = "fixed-design; do not hold after the stop at look 1 of 4"
 #: A table column that holds intervals.
 INTERVALS = re.compile(r"\b(CI|interval)\b")
 
@@ -89,16 +91,17 @@ def test_a_null_design_stopped_early_names_its_breakdowns_intervals(
         # The table's note comes before it.
         above = next(line for line in reversed(lines[:i]) if line)
         # Named in its note (a missing interval's mark explained after it, where there is one).
-        assert f"Its intervals: {STOPPED}." in above, (lines[i], above)
+        assert f"Its intervals: {STOPPED_MANY}." in above, (lines[i], above)
     # The forest plot's bars, and the largest figures listed with their intervals.
-    assert f"Its bars: {STOPPED}." in md and f"Its bars: {STOPPED}." in html
+    assert f"Its bars: {STOPPED_MANY}." in md and f"Its bars: {STOPPED_MANY}." in html
     (largest,) = [line for line in md.splitlines() if ", largest expected STS" in line]
-    assert largest.endswith(f" (intervals {STOPPED}).") and "[" in largest
-    assert html.count(STOPPED) >= len(with_ci) + 2
+    assert largest.endswith(f" (intervals {STOPPED_MANY}).") and "[" in largest
+    assert html.count(STOPPED_MANY) >= len(with_ci) + 2
+    assert "intervals: fixed-design; does not" not in md + html
     # In the terminal: under each table of intervals, by ``diptych run`` and Run detail.
     text, under = _printed(ws, run_id)
-    assert text.count(f"intervals: {STOPPED}") == len(under) == len(with_ci)
-    assert all(s == f"intervals: {STOPPED}" for s in under), under
+    assert text.count(f"intervals: {STOPPED_MANY}") == len(under) == len(with_ci)
+    assert all(s == f"intervals: {STOPPED_MANY}" for s in under), under
 
     # Compared with another run, B − A's fixed-design intervals are named by the run stopped
     # early, and by no other.
@@ -110,20 +113,21 @@ def test_a_null_design_stopped_early_names_its_breakdowns_intervals(
     monkeypatch.setattr(Analysis, "compare", _compared)
     code, out = call(capsys, "--store", ws, "compare", run_id, other)
     assert code == 0, out
-    assert out.rstrip().endswith(f"95% CI of B − A: {STOPPED} of run {run_id}"), out
+    assert out.rstrip().endswith(f"95% CIs of B − A: {STOPPED_MANY} of run {run_id}"), out
     code, out = call(capsys, "--store", ws, "compare", other, run_id, "--json")
-    assert json.loads(out)["interval_name"] == f"{STOPPED} of run {run_id}"
+    assert json.loads(out)["interval_name"] == f"{STOPPED_MANY} of run {run_id}"
 
     # Bought whole, the design was not stopped on what it showed: nothing is so named.
     code, out = call(capsys, "--store", ws, "resume", run_id, "--yes")
     assert code == 0, out
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(tmp_path / "whole"))
     assert code == 0, out
-    assert "does not hold after the stop" not in (tmp_path / "whole" / "report.md").read_text()
+    whole = (tmp_path / "whole" / "report.md").read_text()
+    assert "not hold after the stop" not in whole
     text, under = _printed(ws, run_id)
-    assert "does not hold" not in text and not under
+    assert "not hold" not in text and not under
     code, out = call(capsys, "--store", ws, "compare", run_id, other)
-    assert code == 0 and "95% CI of B − A" not in out, out
+    assert code == 0 and "of B − A" not in out, out
 
 
 def test_audit_diff_names_a_bootstrap_of_a_run_stopped_early(

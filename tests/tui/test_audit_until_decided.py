@@ -127,7 +127,7 @@ async def test_the_stop_line_whole_and_the_rows_as_recorded(
     data = yaml.safe_load((audit_dir / "audit.yaml").read_text())
     data["searches"] = [{"name": "identities", "kind": "identities", "target": "t",
                          "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
-                         "max_trials": 40}]  # fmt: skip
+                         "max_requests": 40}]  # fmt: skip
     (audit_dir / "audit.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     seen: list[str] = []
     said: list[str] = []

@@ -47,3 +47,9 @@ async def test_a_look_written_in_other_words_is_found() -> None:
     async with Shows("complete at look 2 of 10: the whole design").run_test(size=(60, 5)) as pilot:
         await pilot.pause()
         assert any("the whole design" in f for f in looks_in_other_words(pilot.app))
+
+
+def test_a_stopped_name_of_many_intervals_is_shortened_as_one_is() -> None:
+    assert short_name("fixed-design; do not hold after the stop at look 7 of 10") == (
+        "fixed-design, not after stop at look 7 of 10"
+    )

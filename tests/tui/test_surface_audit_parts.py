@@ -39,7 +39,7 @@ def decided_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         "tui-decided",
         searches=[{"name": "identities", "kind": "identities", "target": "t",
                    "agent_model": "t", "probe": "pst-text", "rounds": 1, "per_round": 2,
-                   "max_trials": 40}],
+                   "max_requests": 40}],
         gates=[{"part": "pst-text", "figure": FIGURE, "below": 95,
                 "name": "paired expected STS shown below 95"}],
     )  # fmt: skip

@@ -95,7 +95,7 @@ def measure_placebo(tools: Any, params: dict[str, Any], budget: Budget) -> dict[
     or why it could not be measured."""
     ws = tools.ws
     planned = None
-    if budget.max_cost is not None or budget.max_trials is not None:
+    if budget.max_cost is not None or budget.max_requests is not None:
         planned = ws.runs.plan("pst-text", [tools.target], params=params)
         if not fits(budget, planned.to_run, planned.cost):
             return {"unscored": "over budget"}

@@ -50,7 +50,7 @@ from diptych.agent.mitigation.prompts import (
     template_problem,
 )
 from diptych.agent.paired import candidate_mass, pareto_front, person_stereo, scene_difference
-from diptych.agent.scoring import Budget, charge_run, fits
+from diptych.agent.scoring import Budget, charge_run, fits, former_cap
 from diptych.agent.validation import intervention_problem
 from diptych.core.digits import figure_text, signed_text
 from diptych.core.errors import DiptychError
@@ -67,7 +67,9 @@ class MitigationSettings:
     rounds: int = 1
     per_round: int = 3
     max_cost: float | None = None
-    #: The most trials the session asks (its runs' and its placebo words' together).
+    #: The most requests the session buys (its runs' and its placebo words' together).
+    max_requests: int | None = None
+    #: The former name of ``max_requests``, read as the same (deprecated).
     max_trials: int | None = None
     #: Stop after this many rounds in a row in which no intervention's search interval lay
     #: below 0 (0: never stop early; ``rounds`` still bounds the session).
@@ -83,6 +85,9 @@ class MitigationSettings:
     #: Measure every intervention on the placebo words before it is scored, and reject one
     #: that moves their P(she) beyond their band (:mod:`diptych.agent.mitigation.behaviour_screen`).
     behaviour_screen: bool = True
+
+    def __post_init__(self) -> None:
+        self.max_requests, self.max_trials = former_cap(self.max_requests, self.max_trials), None
 
 
 class MitigationState(TypedDict, total=False):
@@ -124,7 +129,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         plans = [(tid, run_params(ids, prompt, seed)) for tid, prompt in templates]
         # Planned where capped: a capped session counts the trials each run had to ask.
         planned: list[Any] = [None] * len(plans)
-        if budget.max_cost is not None or budget.max_trials is not None:
+        if budget.max_cost is not None or budget.max_requests is not None:
             planned = [tools.ws.runs.plan("pst-text", [target], params=p) for _, p in plans]
             if not fits(budget, sum(e.to_run for e in planned), sum(e.cost for e in planned)):
                 return {"unscored": "over budget"}
@@ -220,7 +225,7 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         return cache
 
     def budget_of(state: MitigationState) -> Budget:
-        return Budget.resumed(settings.max_cost, settings.max_trials, state.get("budget"))
+        return Budget.resumed(settings.max_cost, settings.max_requests, state.get("budget"))
 
     def propose(state: MitigationState) -> MitigationState:
         round_no = state.get("round", 0)

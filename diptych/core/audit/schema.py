@@ -139,12 +139,17 @@ class Search(_Strict):
         description="stop after this many rounds in a row without a new finding (for "
         "mitigations: without an intervention that lowers the STS; 0: never stop early)",
     )
-    max_trials: int | None = Field(
+    # Editors are offered the former key too (max_trials), read as the same.
+    model_config = ConfigDict(json_schema_extra=lambda schema: _former_key(schema))
+
+    max_requests: int | None = Field(
         default=None,
         ge=1,
-        description="most trials the search may run (its placebo words' included); the audit's "
-        "budget.max_requests bounds it too",
+        description="most requests the search may buy (its placebo words' included; trials "
+        "already stored, or asking the same thing, share one); budget.max_requests bounds it too",
     )
+
+    _former_name = model_validator(mode="before")(lambda data: _former(data))
 
     @model_validator(mode="after")
     def _needs(self) -> Search:
@@ -180,17 +185,18 @@ class Budget(_Strict):
         "each search",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _former_name(cls, data: Any) -> Any:
-        # The budget counts what is bought, requests; files written when the key was named
-        # for trials keep their meaning.
-        if isinstance(data, dict) and "max_trials" in data:
-            if "max_requests" in data:
-                raise ValueError("max_trials is the former name of max_requests; give one")
-            data = {**data}
-            data["max_requests"] = data.pop("max_trials")
-        return data
+    _former_name = model_validator(mode="before")(lambda data: _former(data))
+
+
+def _former(data: Any) -> Any:
+    # A budget counts what is bought, requests; files written when the key was named for
+    # trials keep their meaning.
+    if isinstance(data, dict) and "max_trials" in data:
+        if "max_requests" in data:
+            raise ValueError("max_trials is the former name of max_requests; give one")
+        data = {**data}
+        data["max_requests"] = data.pop("max_trials")
+    return data
 
 
 ReportFormat = Literal["html", "md", "json", "pdf"]

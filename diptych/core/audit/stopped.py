@@ -6,7 +6,8 @@ enough. A fixed-design interval of its answers (a breakdown's per identity or pe
 chart's bars) assumes the design was bought whole: after a stop chosen on what the looks
 showed it does not hold, and every page that prints one names it so, in the words a headline
 figure whose looks did not record it is named by ("fixed-design; does not hold after the stop
-at look 1 of 4")."""
+at look 1 of 4"), its verb plural where it names many ("Its intervals: fixed-design; do not hold
+after the stop at look 1 of 4")."""
 
 from __future__ import annotations
 
@@ -38,14 +39,24 @@ if TYPE_CHECKING:
 
 #: How the name of a fixed-design interval on a design stopped early on its gates begins.
 NOT_HOLDING = "fixed-design; does not hold after the stop"
+#: The same name said of many intervals at once (a table's, a chart's bars, B − A's rows).
+NOT_HOLDING_MANY = "fixed-design; do not hold after the stop"
+#: Either name, of one interval or of many.
+NOT_HOLDING_EITHER = re.compile(r"fixed-design; do(?:es)? not hold after the stop")
 
 #: A column of a table that holds intervals ("paired 95% CI", "95% interval").
 _INTERVAL_COLUMN = re.compile(r"\b(CI|interval)\b")
 
 
-def stopped_name(at: str) -> str:
-    """The name of a fixed-design interval on a design that stopped early on its gates."""
-    return f"{NOT_HOLDING} at {at}"
+def stopped_name(at: str, many: bool = False) -> str:
+    """The name of a fixed-design interval on a design that stopped early on its gates; of
+    many intervals at once where ``many`` ("…; do not hold after the stop at look 1 of 4")."""
+    return f"{NOT_HOLDING_MANY if many else NOT_HOLDING} at {at}"
+
+
+def not_holding(name: str) -> bool:
+    """Whether ``name`` names an interval (or intervals) as not holding after a stop."""
+    return NOT_HOLDING_EITHER.search(name) is not None
 
 
 def looked(store: Store, run_id: str) -> tuple[AuditRecord, str, PartLooks] | None:
@@ -409,7 +420,7 @@ def name_fixed_intervals(result: ProbeResult, at: str) -> ProbeResult:
     empty (a design not stopped early)."""
     if not at:
         return result
-    name = stopped_name(at)
+    name = stopped_name(at, many=True)
     data = result.data
     charts = data.get("charts") if isinstance(data, dict) else None
     if isinstance(charts, list):

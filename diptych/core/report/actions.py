@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from diptych.core.audit.stopped import NOT_HOLDING
+from diptych.core.audit.stopped import NOT_HOLDING_EITHER
 from diptych.core.labels import is_human
 from diptych.core.report.charts import plain
 from diptych.core.report.formatting import counted
@@ -149,7 +149,7 @@ def _bars_named(note: str) -> str:
 
 
 #: The name of a chart's fixed-design bars on a design its gates stopped early.
-STOPPED_NAME = re.compile(re.escape(NOT_HOLDING) + r" at look [\d,]+ of [\d,]+")
+STOPPED_NAME = re.compile(NOT_HOLDING_EITHER.pattern + r" at look [\d,]+ of [\d,]+")
 
 
 #: Every built-in probe that measures a model's bias, by its registered name (as a run records

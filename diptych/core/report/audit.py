@@ -32,6 +32,7 @@ from diptych.core.report.reproduce import (
     audit_command,
     diptych_words,
     gated_run_command,
+    kept_audit,
     report_command,
     run_command,
 )
@@ -267,15 +268,16 @@ class Audit:
     @property
     def report_command(self) -> str:
         """``diptych report RUN...`` from the directory the report is in: a run report's own
-        command again; in an audit's report, the runs' own report (:attr:`runs_report_words`)."""
-        return report_command([p.id for p in self.runs], self.store, self.cwd)
+        command again; in an audit's report, the runs' own report (:attr:`runs_report_words`).
+        It names the audit whose gates it kept, or none, as a later audit may record the runs."""
+        kept = kept_audit(self.scope)
+        return report_command([p.id for p in self.runs], self.store, self.cwd, kept)
 
     @property
     def runs_report_words(self) -> str:
         """What ``diptych report RUN...`` writes, said before its command in an audit's report:
-        the runs' own report, not this one (it has neither the findings of the audit's searches
-        nor what its file sets for its report, and the gates it shows are those of the newest
-        audit with gates recorded for the runs, which need not be this one)."""
+        the runs' own report, not this one (without the findings of the audit's searches and
+        what its file sets for its report)."""
         searches = any(p.get("kind") == "search" for p in self.scope.get("parts") or [])
         left_out = ["the agent findings of the audit's searches"] if searches else []
         left_out.append(
@@ -283,8 +285,7 @@ class Audit:
         )
         return (
             "Not this report, but its runs' own, from the same stored answers: it leaves out "
-            f"{' and '.join(left_out)}, and takes its gates from the newest audit with gates "
-            "recorded for these runs."
+            f"{' and '.join(left_out)}; any gates it shows are this audit's."
         )
 
     #: The folders the two commands write to, beside this report's: the runs' report again, and

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from diptych.core.audit.stopped import NOT_HOLDING
+from diptych.core.audit.stopped import not_holding
 from diptych.core.report.gates import FIXED_DESIGN
 from diptych.core.report.interval_names import (
     AGREEMENT,
@@ -84,11 +84,7 @@ class StoppedFigures:
                 "interval of the trials bought since does not hold after the stop"
             )
             if self.fixed:
-                read += (
-                    f"; {_listed(list(self.fixed))} {_are(self.fixed)} printed with "
-                    f"{_its(self.fixed)} fixed-design interval, which does not hold after the "
-                    f"stop: the looks did not record {'it' if len(self.fixed) == 1 else 'them'}"
-                )
+                read += f"; {_fixed_said(self.fixed)}"
             return f"{read}."
         said = []
         if self.anytime:
@@ -99,15 +95,25 @@ class StoppedFigures:
                 "decided when to stop"
             )
         if self.fixed:
-            said.append(
-                f"{_listed(list(self.fixed))} {_are(self.fixed)} printed with "
-                f"{_its(self.fixed)} fixed-design interval, which does not hold after the stop: "
-                f"the looks did not record {'it' if len(self.fixed) == 1 else 'them'}"
-            )
+            said.append(_fixed_said(self.fixed))
         return (
             f"Run {self.run} stopped early at {self.look}, when its gates were decided; of the "
             f"figures no gate read, {'; '.join(said)}."
         )
+
+
+def _fixed_said(names: tuple[str, ...]) -> str:
+    """The figures printed with their own fixed-design intervals, which the looks did not
+    record, each verb agreeing with how many there are."""
+    if len(names) == 1:
+        return (
+            f"{names[0]} is printed with its fixed-design interval, which does not hold after "
+            "the stop: the looks did not record it"
+        )
+    return (
+        f"{_listed(list(names))} are printed with their fixed-design intervals, which do not "
+        "hold after the stop: the looks did not record them"
+    )
 
 
 def _are(names: tuple[str, ...]) -> str:
@@ -272,7 +278,7 @@ def interval_methods(audit: Audit) -> IntervalMethods:
         for (run, look), k in stopped.items()
     )
     tables = any(
-        NOT_HOLDING in str(getattr(t, "interval_name", "") or "")
+        not_holding(str(getattr(t, "interval_name", "") or ""))
         for _, result in results
         for t in result.tables
     )

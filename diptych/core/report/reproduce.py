@@ -169,9 +169,26 @@ def diptych_words(store: _Place, cwd: _Place = None) -> list[str]:
     return ["diptych", *store_words(store, cwd)]
 
 
-def report_command(run_ids: list[str], store: _Place, cwd: _Place = None) -> str:
-    """The ``diptych report`` command that writes this report again."""
-    return shlex.join([*diptych_words(store, cwd), "report", *run_ids, "--out", AGAIN])
+#: What ``diptych report --audit`` takes for a report of the runs alone, whatever audit with
+#: gates records them.
+NO_AUDIT = "none"
+
+
+def kept_audit(scope: dict[str, Any]) -> str:
+    """The audit record whose gates a report of ``scope`` shows, as ``diptych report --audit``
+    takes it: :data:`NO_AUDIT` where it shows none."""
+    gated = (scope.get("gates") or {}).get("checks")
+    return str(scope.get("audit_id") or NO_AUDIT) if gated else NO_AUDIT
+
+
+def report_command(
+    run_ids: list[str], store: _Place, cwd: _Place = None, audit: str | None = None
+) -> str:
+    """The ``diptych report`` command that writes this report again; ``audit`` (a record's id,
+    or :data:`NO_AUDIT`) names the audit whose gates it kept, so that the command still
+    writes this report after a newer audit records the same runs."""
+    pinned = ["--audit", audit] if audit else []
+    return shlex.join([*diptych_words(store, cwd), "report", *run_ids, *pinned, "--out", AGAIN])
 
 
 def audit_command(scope: dict[str, Any], store: _Place, cwd: _Place = None) -> str | None:

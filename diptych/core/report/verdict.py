@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from diptych.core.audit.run_status import NOT_BOUGHT, PENDING, listed_counts
-from diptych.core.audit.stopped import NOT_HOLDING
+from diptych.core.audit.stopped import not_holding
 from diptych.core.cost import Cost, cost_text
 from diptych.core.data import load_data
 from diptych.core.report.charts import plain
@@ -269,7 +269,7 @@ def _finding(
         # sentence gives the value and interval only.
         # An accuracy (an annotator's, on images of known gender) has no direction: its
         # interval says how well it is known, not which way anything leans.
-        if NOT_HOLDING not in named and number.get("measures") != "accuracy":
+        if not not_holding(named) and number.get("measures") != "accuracy":
             excludes = low > 0 or high < 0
     if sample:
         stated += f", {sample}"

@@ -35,6 +35,7 @@ from diptych.core.errors import UsageError
 from diptych.core.labels import LabelPolicy
 from diptych.core.plugins import get_probe
 from diptych.core.probe import ProbeResult
+from diptych.core.report.reproduce import NO_AUDIT
 from diptych.core.workspace import gates as _gates
 from diptych.core.workspace import recorded
 from diptych.core.workspace.analysis import Analysis
@@ -208,14 +209,28 @@ class Audits(Namespace):
         early, by name: a report reads their figures from all their trials, not the look's."""
         return bought_on(self._store, recorded.get(self._store, audit_id))
 
-    def report_scope(self, run_ids: builtins.list[str]) -> dict[str, Any] | None:
+    def report_scope(
+        self, run_ids: builtins.list[str], audit: str | None = None
+    ) -> dict[str, Any] | None:
         """What a report of ``run_ids`` says produced it when they are a recorded audit's runs
         (the newest such audit whose gates read only these runs): its name, id, hash, file,
         parts and gates, as ``audit run`` hands them to its own report, so that ``diptych
         report`` of an audit's runs keeps its gates, and the parts of its file no run of it
         recorded (:meth:`not_run`), which the report says it left out as the audit's own does;
-        None when no recorded audit fits."""
-        scope = _gates.report_scope(self._store, run_ids)
+        None when no recorded audit fits.
+
+        ``audit`` names the record instead (its id or a unique start of it), so that a printed
+        command keeps meaning what it reported after a newer audit records the same runs;
+        :data:`NO_AUDIT` for the runs alone. A record that cannot be kept is a UsageError."""
+        if audit == NO_AUDIT:
+            return None
+        among = None if audit is None else [self.get(audit)]
+        scope = _gates.report_scope(self._store, run_ids, among)
+        if scope is None and among is not None:
+            raise UsageError(
+                f"audit {among[0].id} has no gates that read only runs "
+                f"{', '.join(run_ids)}; --audit {NO_AUDIT} reports the runs alone"
+            )
         if scope is None:
             return None
         return {**scope, "not_run": self.not_run(self.get(scope["audit_id"]))}
@@ -229,13 +244,15 @@ class Audits(Namespace):
         formats: str | builtins.list[str] | None = None,
         draft_with: ModelSpec | None = None,
         frameworks: builtins.list[str | os.PathLike[str]] | None = None,
+        audit: str | None = None,
     ) -> dict[str, Path]:
         """The report of ``run_ids`` that ``diptych report`` and the TUI's report write, every
         file written (:meth:`Analysis.report_files`): the runs of a recorded audit are
-        reported as that audit's (:meth:`report_scope`), with its title, its gates decided on
-        the report's figures, the intervals those gates decided on and the command that
-        buys nothing again; other runs are reported as runs alone."""
-        scope = self.report_scope(run_ids)
+        reported as that audit's (:meth:`report_scope`, ``audit`` naming the record or
+        :data:`NO_AUDIT`), with its title, its gates decided on the report's figures, the
+        intervals those gates decided on and the command that buys nothing again; other runs
+        are reported as runs alone."""
+        scope = self.report_scope(run_ids, audit)
         return self._analysis.report_files(
             run_ids,
             out_dir,

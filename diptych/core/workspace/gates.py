@@ -126,11 +126,13 @@ def report_gates(
     return _decide(analysis, store, rec, gates, rec.id, report)
 
 
-def report_scope(store: Store, run_ids: list[str]) -> dict[str, Any] | None:
-    """The scope of the newest recorded audit with gates whose runs include every one of
-    ``run_ids`` and whose gated parts' runs are all among them (see ``Audits.report_scope``)."""
+def report_scope(
+    store: Store, run_ids: list[str], among: list[record.AuditRecord] | None = None
+) -> dict[str, Any] | None:
+    """The scope of the newest recorded audit (of ``among``, or any) with gates whose runs
+    include every one of ``run_ids`` and whose gated parts' runs are all among them."""
     wanted = set(run_ids)
-    for rec in reversed(record.list_audits(store)):
+    for rec in reversed(record.list_audits(store) if among is None else among):
         if not wanted or not wanted <= set(rec.run_ids):
             continue
         audit = parse_audit(rec.file_text, rec.file_path)

@@ -97,5 +97,5 @@ def test_a_max_trials_that_scores_no_proposal_says_what_to_raise_it_to() -> None
         "search identities: its placebo words take 384 trials of its 400 before a proposal is "
         "scored; its held-out test's take 576 more per side tested"
     )
-    assert said.endswith("raise max_trials to at least 576")
+    assert said.endswith("raise max_requests to at least 576")
     assert len(placebo_lines("identities", replace(placebo, max_trials=576))) == 1

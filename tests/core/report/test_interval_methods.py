@@ -75,7 +75,7 @@ def test_an_audit_decided_at_a_look_says_its_interval_is_anytime_valid(
         "after the stop."
     )
     # That last kind is on the page: the tables per identity name their intervals so.
-    assert "Its intervals: fixed-design; does not hold after the stop at look" in markdown
+    assert "Its intervals: fixed-design; do not hold after the stop at look" in markdown
     html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     assert html.count("Pocock-type spending") == 1
 
@@ -121,6 +121,27 @@ def test_the_stopped_figures_sentence_names_each_kind_and_agrees_in_number() -> 
     assert "stopped early" not in fixed.glossary
     only_fixed = IntervalMethods((), (OWN_T,), (StoppedFigures("r", "look 1 of 3", (), ("C",)),))
     assert "anytime-valid" not in only_fixed.glossary
+
+
+def test_many_fixed_figures_of_a_stop_are_said_with_a_plural_verb() -> None:
+    from diptych.core.report.interval_methods import StoppedFigures
+
+    two = StoppedFigures("r", "look 1 of 3", (), ("C", "D"))
+    assert two.sentence == (
+        "Run r stopped early at look 1 of 3, when its gates were decided; of the figures no gate "
+        "read, C; and D are printed with their fixed-design intervals, which do not hold after "
+        "the stop: the looks did not record them."
+    )
+    bought = StoppedFigures("r", "look 1 of 3", (), ("C", "D"), bought_on=True)
+    assert bought.sentence.endswith(
+        "; C; and D are printed with their fixed-design intervals, which do not hold after the "
+        "stop: the looks did not record them."
+    )
+    one = StoppedFigures("r", "look 1 of 3", (), ("C",), bought_on=True)
+    assert one.sentence.endswith(
+        "; C is printed with its fixed-design interval, which does not hold after the stop: the "
+        "looks did not record it."
+    )
 
 
 def test_a_figure_two_gates_read_names_the_gate_whose_interval_it_prints(
