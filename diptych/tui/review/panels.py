@@ -255,22 +255,17 @@ def title_text(
     width: int | None = None,
 ) -> str:
     """``Review <run> · 3/1,720 · reviewer alice · 2 labelled · all reasons``: where the
-    reviewer is in the queue shown, who labels, and what the queue holds. In ``width`` cells,
-    fewer words where it is longer (:func:`fit_phrases`): the default filter ("all reasons")
-    left unsaid (a reason chosen is always named); the reviewer is named alike in every width."""
+    reviewer is in the queue shown, who labels, and what the queue holds. The filter in force
+    ("all reasons", or the reason chosen) is always said: where ``width`` cells are too few
+    for the whole line, it wraps between its phrases (:func:`fit_phrases`), the filter whole
+    on the next row; the reviewer is named alike in every width."""
     at = view.index(cursor) + 1 if cursor in view else 0
     position = f"{fmt(at)}/{fmt(len(view))}"
     head = [f"Review {run_id}", position, *(["BLIND"] if blind else [])]
     tail = [f"{fmt(labelled)} labelled", *(["+unlabelled"] if include_unlabelled else [])]
     named = (reason or "").replace("_", " ")
     who = [reviewer_words(annotator)] if annotator else []
-    return fit_phrases(
-        [
-            [*head, *who, *tail, named or "all reasons"],
-            [*head, *who, *tail, *([named] if named else [])],
-        ],
-        width,
-    )
+    return fit_phrases([[*head, *who, *tail, named or "all reasons"]], width)
 
 
 def reviewer_words(annotator: str) -> str:
