@@ -76,6 +76,6 @@ def test_the_title_always_says_which_reasons_are_shown() -> None:
     assert title(None) == f"{full} · all reasons"
     for width in [20, 58, 60, 66, 68, len(full) + 13, len(full) + 14, 120]:
         phrases = title(width).replace("\n", " · ").split(" · ")
-        assert phrases[-1] == "all reasons", (width, title(width))
+        assert phrases[-1].startswith("all reasons"), (width, title(width))
         named = title(width, "no_human_label").replace("\n", " · ").split(" · ")
-        assert named[-1] == "no human label", (width, title(width, "no_human_label"))
+        assert named[-1].startswith("no human label"), (width, title(width, "no_human_label"))
