@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from diptych.core.audit.overrides import set_words
+from diptych.core.audit.run_status import remaining
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted
-from diptych.core.workspace import Workspace
+from diptych.core.workspace import RunOptions, Workspace
 from diptych.core.workspace.sessions import SessionDetail, session_label
 
 
@@ -116,3 +117,16 @@ def looked_resume(ws: Workspace, run_id: str) -> str | None:
         f"{found.batch:,}{of} before its gates were decided: the audit goes on batch by batch, "
         f"deciding after each: {command}"
     )
+
+
+def looked_question(ws: Workspace, run_id: str, options: RunOptions | None = None) -> str | None:
+    """The question before ``run_id`` is resumed alone where an audit was buying it look by
+    look (:func:`looked_resume`): its audit, the command that goes on batch by batch, and what
+    resuming it alone buys (the whole design's remaining requests and estimated cost). None for
+    any other run. ``diptych resume`` and the terminal app's ``u`` ask it in these words."""
+    looked = looked_resume(ws, run_id)
+    if looked is None:
+        return None
+    est = ws.runs.plan_resume(run_id, options=options or RunOptions())
+    rest = remaining(est.planned - est.cached, est.to_run, est.cost)
+    return f"{looked}. Resuming it alone buys the whole design: {rest}."

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from diptych.audit.again import looked_resume
+from diptych.audit.again import looked_question, looked_resume
 from diptych.audit.not_run import not_run_words, parts_not_run
 from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
@@ -20,7 +20,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.session_refs import run_named
 from diptych.core.audit.overrides import set_words
-from diptych.core.audit.run_status import decided_at, remaining, rest_to_buy
+from diptych.core.audit.run_status import decided_at, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
 from diptych.core.workspace import RunOptions, Workspace
 
@@ -37,12 +37,10 @@ def ask_rest_of_decided(
     options = RunOptions(paid_retries=paid_retries)
     with state(ctx).open_workspace(create=False) as ws:
         run = run_named(ws, run_id, "resume")
-        looked = looked_resume(ws, run.id)
+        looked = looked_question(ws, run.id, options)
         if looked is not None:
             # Resumed alone it is bought whole at once, where its audit buys a batch at a time.
-            est = ws.runs.plan_resume(run.id, options=options)
-            rest = remaining(est.planned - est.cached, est.to_run, est.cost)
-            question = f"{looked}. Resuming it alone buys the whole design: {rest}."
+            question = looked
         elif run.status == "decided":
             # Answers its decision read that are gone from the store are asked again first:
             # they were bought, and the look's figures would otherwise rest on fewer trials

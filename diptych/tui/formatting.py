@@ -93,6 +93,18 @@ STOPPED_NAME = re.compile(
 )
 
 
+def intervals_line(name: str) -> str:
+    """The line under a table naming its intervals ("intervals: 95% anytime-valid interval,
+    look 1 of 10"); one named as not holding after a design's early stop says so of them all,
+    its verb agreeing ("intervals: fixed-design; they do not hold after the stop at look 1 of
+    10")."""
+    return "intervals: " + STOPPED_VERB.sub("; they do not hold", name)
+
+
+#: How an interval's name says it does not hold after a stop (one interval: its verb singular).
+STOPPED_VERB = re.compile(r"; does not hold\b")
+
+
 def short_name(name: str) -> str:
     """A gate's interval named in the room of a narrow pane: "95% anytime-valid, look 1 of
     10" (the same level, kind and look, the look in the words every other line uses, which

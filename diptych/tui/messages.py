@@ -96,6 +96,15 @@ class RestEstimated(Message):
 
 
 @dataclass
+class LookedResumeAsked(Message):
+    """Before ``u`` resumes ``run_id``: the question to ask first, where an audit was buying it
+    look by look (:func:`~diptych.audit.again.looked_question`), or None: resumed at once."""
+
+    run_id: str
+    text: str | None
+
+
+@dataclass
 class EstimateReady(Message):
     """The dry-run estimate of the New-run form (or why there is none)."""
 

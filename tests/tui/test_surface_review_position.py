@@ -62,9 +62,10 @@ async def test_the_check_flags_a_bare_count(text: str, flagged: list[str]) -> No
         assert all(f in p for f, p in zip(flagged, found, strict=True)), found
 
 
-def test_the_title_says_less_where_its_line_is_short() -> None:
-    """In the cells given, the title drops the default "all reasons" (a reason chosen is
-    always named); a title that cannot fit is the shortest one."""
+def test_the_title_always_says_which_reasons_are_shown() -> None:
+    """At every width the title names the filter in force ("all reasons" or the reason
+    chosen): where the line is too short for it, the title wraps between its phrases, the
+    filter whole on the next row, rather than leave it unsaid."""
 
     def title(width: int | None, reason: str | None = None) -> str:
         return title_text("pst-text-18101709", list(range(164)), 0, labelled=0,
@@ -73,10 +74,8 @@ def test_the_title_says_less_where_its_line_is_short() -> None:
 
     full = "Review pst-text-18101709 · 1/164 · reviewer newcomer · 0 labelled · +unlabelled"
     assert title(None) == f"{full} · all reasons"
-    for width, expected in [
-        (len(full) + 14, f"{full} · all reasons"),
-        (len(full) + 13, full),
-        (20, full),
-    ]:
-        assert title(width) == expected, width
-    assert title(20, "no_human_label").endswith(" · no human label")
+    for width in [20, 58, 60, 66, 68, len(full) + 13, len(full) + 14, 120]:
+        phrases = title(width).replace("\n", " · ").split(" · ")
+        assert phrases[-1].startswith("all reasons"), (width, title(width))
+        named = title(width, "no_human_label").replace("\n", " · ").split(" · ")
+        assert named[-1].startswith("no human label"), (width, title(width, "no_human_label"))

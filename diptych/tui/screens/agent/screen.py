@@ -50,6 +50,7 @@ from diptych.tui.screens.agent.session import (
 )
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.said import SaidLine, say
 from diptych.tui.widgets.ticks import TickBox
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 
@@ -206,6 +207,7 @@ class AgentScreen(Screen[None]):
         self._rows = _Rows()
         self.query_one("#agent-proposals", FitTable).set_rows([])
         self.agent_name = request.agent
+        self._unsay_nothing_listed()
         self._status(f"session {request.session}: asking {request.agent} …")
         self._run(request)
 
@@ -366,6 +368,7 @@ class AgentScreen(Screen[None]):
             # A scored event carries no text; keep what the row said.
             row.what, row.payload = known.what, {**known.payload, **row.payload}
         self._rows.by_id[row.id] = row
+        self._unsay_nothing_listed()
         decision = self._rows.decisions.get(row.id)
         cells = (
             row.id,
@@ -388,13 +391,23 @@ class AgentScreen(Screen[None]):
         self.query_one("#agent-status", Static).update(text)
 
     def _nothing_to_decide(self, verb: str) -> None:
-        """a and x act on the highlighted proposal: before a session has listed one, say so
-        (the status line, where the session's progress is read)."""
+        """a and x act on the highlighted proposal: before a session has listed one, say so on
+        the line above the keys, where the next key or the first proposal listed takes it back
+        (the status line goes on saying the session's progress)."""
         if not self.session:
-            self._status(f"no proposal to {verb} yet: ^s starts a session, and a and x "
-                         "then accept or reject the highlighted proposal")  # fmt: skip
+            text = (f"no proposal to {verb} yet: ^s starts a session, and a and x then accept "
+                    "or reject the highlighted proposal")  # fmt: skip
         else:
-            self._status(f"no proposal to {verb} yet: the session lists each as it is measured")
+            text = f"no proposal to {verb} yet: the session lists each as it is measured"
+        say(self, text, about=NOTHING_LISTED)
+
+    def _unsay_nothing_listed(self) -> None:
+        for line in self.query(SaidLine):
+            line.unsay(NOTHING_LISTED)
+
+
+#: What "no proposal to accept yet" is about: no proposal listed (a listed one takes it back).
+NOTHING_LISTED = "no proposal listed"
 
 
 #: The proposals table. Each figure is named with what it is, since they answer different

@@ -21,3 +21,17 @@ class ConfirmResume(YesNo):
         Binding("y", "answer(True)", "Buy the rest"),
         Binding("n,escape", "answer(False)", "Cancel"),
     ]
+
+
+class ConfirmLookedResume(YesNo):
+    """Asks whether to buy the whole design of a run an audit was buying look by look (its
+    gates not decided yet): the audit and the command that goes on look by look are named
+    first. Answers True to buy it."""
+
+    YES = "Buy the whole design"
+    YES_DOES = "buys the whole design"
+    ID = "looked"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Buy the whole design"),
+        Binding("n,escape", "answer(False)", "Cancel"),
+    ]

@@ -10,7 +10,7 @@ from textual.screen import Screen
 
 from diptych.core.workspace import RunSummary
 from diptych.tui.jobs import JobHost, RunRequest, job_host
-from diptych.tui.messages import LastRequestLoaded, RestEstimated, RunHolder
+from diptych.tui.messages import LastRequestLoaded, LookedResumeAsked, RestEstimated, RunHolder
 from diptych.tui.widgets.tables import ListTable
 from diptych.tui.workers import last_request, remember_request, rest_of_decided_run
 
@@ -136,7 +136,36 @@ class RunControls(Screen[None]):
             # Its gates were decided: the rest is bought on purpose, once its cost is said.
             self._estimate_rest(self.diptych.store_path, run.id)
             return
-        self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
+        if run.id in self.diptych.paused:
+            # Paused here: p or u goes on with what this app was running.
+            self._follow_job = self.diptych.start_run(RunRequest(resume=run.id)).id
+            return
+        # A run an audit buys look by look is asked about first, as diptych resume asks.
+        self._ask_looked(self.diptych.store_path, run.id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-looked")
+    def _ask_looked(self, store_path: Path, run_id: str) -> None:
+        from diptych.audit.again import looked_question
+        from diptych.core.workspace import Workspace
+
+        with Workspace.open(store_path) as ws:
+            text = looked_question(ws, run_id)
+        self.post_message(LookedResumeAsked(run_id, text))
+
+    @on(LookedResumeAsked)
+    def _resume_looked(self, message: LookedResumeAsked) -> None:
+        """Resume the run, or, where its audit buys it look by look, ask before buying its
+        whole design (Cancel is the default: Enter buys nothing)."""
+        from diptych.tui.screens.runs.confirm import ConfirmLookedResume
+
+        def answered(buy: bool | None) -> None:
+            if buy and self.diptych.job_for_run(message.run_id) is None:
+                self._follow_job = self.diptych.start_run(RunRequest(resume=message.run_id)).id
+
+        if message.text is None:
+            answered(True)
+        else:
+            self.app.push_screen(ConfirmLookedResume(message.text), answered)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-rest")
     def _estimate_rest(self, store_path: Path, run_id: str, ask: bool = True) -> None:

@@ -23,7 +23,7 @@ from diptych.core.report.formatting import (
     why_no_interval,
 )
 from diptych.core.report.missing_intervals import marked_rows
-from diptych.tui.formatting import NARROW_FLOOR_NOTE, number, short_name
+from diptych.tui.formatting import NARROW_FLOOR_NOTE, intervals_line, number, short_name
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.images import image_widget_class
 
@@ -43,7 +43,7 @@ def table_widget(table: Table, widget_id: str) -> Widget:
     rows = [[number(row[i]) for i in keep] for row in marked[:MAX_ROWS]]
     cells = [headers[table.columns[i]] for i in keep]
     lines = [
-        (f"intervals: {table.interval_name}" if table.interval_name else "", "intervals"),
+        (intervals_line(table.interval_name) if table.interval_name else "", "intervals"),
         (why, "dashes"),
     ]
     if not any(line for line, _ in lines):
