@@ -101,8 +101,8 @@ def intervals_line(name: str) -> str:
     return "intervals: " + STOPPED_VERB.sub("; they do not hold", name)
 
 
-#: How an interval's name says it does not hold after a stop (one interval: its verb singular).
-STOPPED_VERB = re.compile(r"; does not hold\b")
+#: How an interval's name says it does not hold after a stop, its verb singular or plural.
+STOPPED_VERB = re.compile(r"; do(?:es)? not hold\b")
 
 
 def short_name(name: str) -> str:
