@@ -1,6 +1,6 @@
-"""``audit run --dry-run --until-decided --batches 50`` took 15 s: each simulated look made the
-interval of every look before it again. Each look's interval is made once, and what the
-simulation expects is the same."""
+"""``audit run --dry-run --until-decided --batches 50`` simulates 200 audits of up to 50 looks;
+each look made the interval of every look before it again. Each look's interval is made once,
+and what the simulation expects is the same."""
 
 from __future__ import annotations
 
