@@ -25,7 +25,13 @@ from diptych.cli.audit_stop import going_on, interrupted_line, shaping_options
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.decided_resume import ask_rest_of_audit
-from diptych.cli.options import SetOption, batch_count, figure_value, max_cost_option
+from diptych.cli.options import (
+    QuietOption,
+    SetOption,
+    batch_count,
+    figure_value,
+    max_cost_option,
+)
 from diptych.cli.paths import (
     check_input_file,
     check_output_file,
@@ -156,7 +162,7 @@ def run(
         ),
     ] = None,
     set_: SetOption = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    quiet: QuietOption = False,
     until_decided: Annotated[
         bool,
         typer.Option(

@@ -13,6 +13,7 @@ import typer
 
 from diptych.cli.paths import output_path
 from diptych.core.audit.sequential import DEFAULT_BATCHES, MAX_BATCHES
+from diptych.core.errors import UsageError
 from diptych.core.workspace import EXECUTORS
 
 
@@ -52,6 +53,12 @@ def batch_count(value: int | None) -> int | None:
             f"give fewer, e.g. {DEFAULT_BATCHES}"
         )
     return value
+
+
+def ray_address_given(executor: str, ray_address: str | None) -> None:
+    """``--ray-address`` names the cluster of ``--executor ray`` and means nothing without it."""
+    if ray_address is not None and executor != "ray":
+        raise UsageError("--ray-address needs --executor ray: give both, or neither")
 
 
 def executor_name(value: str) -> str:
@@ -115,7 +122,7 @@ ReportOption = Annotated[
         help="Write the report into this directory.",
     ),
 ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")]
 WaitOption = Annotated[
     bool,
     typer.Option(

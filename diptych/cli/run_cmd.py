@@ -29,6 +29,7 @@ from diptych.cli.options import (
     WaitOption,
     WatchOption,
     figure_value,
+    ray_address_given,
 )
 from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import few_units_warning, half_width, print_precision
@@ -359,6 +360,7 @@ def register(app: typer.Typer) -> None:
         """Run a probe against one or more models (re-running resumes and reuses results).
 
         Probe parameters are given as -p key=value or as --key VALUE after the other options."""
+        ray_address_given(executor, ray_address)
         own = [o for p in ctx.command.params for o in getattr(p, "opts", [])]
         given = [*(param or []), *probe_flags(probe, ctx.args, own)]
         if not model:
@@ -474,6 +476,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Finish a run that was interrupted or killed, without redoing finished trials."""
+        ray_address_given(executor, ray_address)
         if dry_run:
             price_resume(ctx, run_id, paid_retries)
             return

@@ -314,17 +314,20 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
     def deduplicate(state: MitigationState) -> MitigationState:
         seen = {t["prompt"]: t["id"] for t in state.get("tried", []) if t.get("prompt")}
         out = []
+        repeats = 0
         for item in state["current"]:
             if item["status"] == "accepted":
                 twin = seen.get(item["prompt"])
                 near = tools.memory.nearest(KIND, [item["prompt"]])[0]
                 if twin:
+                    repeats += 1
                     item = {**item, "status": "rejected", "reason": f"already tried ({twin})"}
                 elif (
                     near
                     and near[0][1] < NEAR_DUPLICATE / 4
                     and near[0][2].get("session") != settings.session
                 ):
+                    repeats += 1
                     item = {
                         **item,
                         "status": "rejected",
@@ -334,7 +337,10 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
                 else:
                     seen[item["prompt"]] = item["id"]
             out.append(item)
-        return {"current": out}
+        if state.get("stop_reason") or repeats < len(out):
+            return {"current": out}
+        # The agent offered nothing it has not tried: the rounds left would each buy nothing.
+        return {"current": out, "stop_reason": nothing_new(len(out))}
 
     def run(state: MitigationState) -> MitigationState:
         budget = budget_of(state)
@@ -486,6 +492,12 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         ],
         ("heldout", heldout),
     )
+
+
+def nothing_new(proposed: int) -> str:
+    """Why a session stops where a round's proposals were all tried before (or it had none)."""
+    said = "only interventions already tried" if proposed else "no intervention"
+    return f"the agent proposed {said}: nothing new is left to propose"
 
 
 def settings_dict(settings: MitigationSettings) -> dict[str, Any]:

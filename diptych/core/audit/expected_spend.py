@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
-from diptych.core.audit.sequential import DEFAULT_BATCHES, Look, anytime_figure
+from diptych.core.audit.sequential import DEFAULT_BATCHES, Look, anytime_figure, look_interval
 from diptych.core.metrics.uncertainty.components import Components
 from diptych.core.metrics.uncertainty.precision import PlannedDesign
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
@@ -29,6 +29,8 @@ from diptych.core.metrics.uncertainty.resampling import mean_over_units
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+
+    from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 
 #: Simulated audits per expected share: its Monte Carlo error is about 0.02.
 REPLICATES = 200
@@ -128,12 +130,17 @@ def expected_spend(
         values, rows, cols = _observations(design, components, truth, rng)
         total = values.size
         looks: list[tuple[Look, GateFigure | None]] = []
+        # Each look's own interval, made once: the looks after it do not change it.
+        tested: list[IntervalRecipe | None] = []
         bought = total
         for k in range(1, batches + 1):
             n = min(total, math.ceil(k * total / batches))
             look = Look(k, n, total, {})
-            looks.append((look, _figure(design, values[:n], rows[:n], cols[:n], bounds)))
-            combined = anytime_figure(looks)
+            fig = _figure(design, values[:n], rows[:n], cols[:n], bounds)
+            looks.append((look, fig))
+            if fig is not None:
+                tested.append(look_interval(fig, complete=look.complete))
+            combined = anytime_figure(looks, tested)
             if combined is None:
                 continue
             result = evaluate_gates([rule], {key: combined}, confidence=level, family="none")

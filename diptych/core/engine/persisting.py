@@ -28,13 +28,15 @@ from diptych.core.trials import sha256_hex
 
 #: Seconds between two tries of a write that found the disk full.
 DISK_POLL_S = 1.0
-#: Bytes one result row takes in the database, with its indexes and provenance (a generous
-#: figure: a row is a few hundred bytes to a few kilobytes).
-ROW_BYTES = 16 * 1024
+#: Bytes one result row takes in the database, with its trial, indexes and provenance (a
+#: generous figure: a likelihood row measures about 1.7 KB, a chat answer of 1,000 tokens adds
+#: about 4 KB).
+ROW_BYTES = 8 * 1024
 #: Bytes one generated image takes as a PNG blob (a 1024x1024 photograph compresses to 1-2 MB).
 IMAGE_BYTES = 2 * 1024 * 1024
-#: Room always kept free beyond the plan's estimate: SQLite's WAL and checkpoints need it.
-SPARE_BYTES = 16 * 1024 * 1024
+#: Room SQLite needs beside what the rows themselves take: its shared-memory index and the
+#: scratch of a transaction. The write-ahead log comes on top, as much as the rows written.
+SQLITE_BYTES = 1024 * 1024
 
 T = TypeVar("T")
 
@@ -147,7 +149,7 @@ class DiskRoom:
                 warn(self.reporter, f"room on {self.store.path} again: requests resume")
 
     def _gave_up(self, error: StoreFullError) -> str:
-        needed = self.held_bytes + self.held * ROW_BYTES + SPARE_BYTES
+        needed = room_needed(self.held, self.held_bytes)
         kept = (
             f"{self.held} paid answers received could not be stored and are lost"
             if self.held
@@ -173,14 +175,22 @@ async def persist(
     await room.write(lambda: write_result(store, record, blobs), size)
 
 
+def room_needed(rows: int, blob_bytes: int) -> int:
+    """The disk room storing ``rows`` result rows and ``blob_bytes`` of blobs takes: the rows,
+    the write-ahead log holding a copy of each page written until it is checkpointed, SQLite's
+    other files, and the blobs (files beside the database, which no log copies)."""
+    return 2 * rows * ROW_BYTES + SQLITE_BYTES + blob_bytes
+
+
 def planned_bytes(trials: Iterable[TrialRow]) -> int:
-    """About how many bytes storing these trials' results takes."""
-    total = 0
+    """About how many bytes storing these trials' results takes (:func:`room_needed`): a row
+    each, and an image generator's images."""
+    rows = images = 0
     for trial in trials:
-        total += ROW_BYTES
+        rows += 1
         if trial.capability == Capability.IMAGE_GENERATOR:
-            total += IMAGE_BYTES * max(1, int(trial.payload.get("n", 1) or 1))
-    return total
+            images += max(1, int(trial.payload.get("n", 1) or 1))
+    return room_needed(rows, images * IMAGE_BYTES)
 
 
 def check_free_space(path: Path, trials: list[TrialRow]) -> None:
@@ -188,7 +198,7 @@ def check_free_space(path: Path, trials: list[TrialRow]) -> None:
     than its pending ``trials`` will write."""
     if not trials:
         return
-    needed = planned_bytes(trials) + SPARE_BYTES
+    needed = planned_bytes(trials)
     try:
         free = shutil.disk_usage(path).free
     except OSError:

@@ -258,15 +258,24 @@ def _varies(recipe: IntervalRecipe) -> bool:
     return recipe.se > 0 or recipe.value in recipe.bounds
 
 
-def anytime_figure(looks: Sequence[tuple[Look, GateFigure | None]]) -> GateFigure | None:
+def anytime_figure(
+    looks: Sequence[tuple[Look, GateFigure | None]],
+    tested_as: Sequence[IntervalRecipe | None] | None = None,
+) -> GateFigure | None:
     """One gate's figure over its part's looks (each look's figure, None where that look gave
     none): the latest value, with the anytime-valid interval of the looks that hold enough to
     be tested (:func:`look_interval`; the others spend nothing); None when no look gave a figure.
-    A last look at the complete design spends what is left of the level."""
+    A last look at the complete design spends what is left of the level. ``tested_as``: the
+    :func:`look_interval` of each look that gave a figure, where the caller kept them from the
+    looks before (a look's own interval never changes as more looks come)."""
     given = [(look, fig) for look, fig in looks if fig is not None]
     if not given:
         return None
-    made = [(look, look_interval(fig, complete=look.complete)) for look, fig in given]
+    if tested_as is None:
+        tested_as = [look_interval(fig, complete=look.complete) for look, fig in given]
+    if len(tested_as) != len(given):
+        raise ValueError("one tested interval per look that gave a figure")
+    made = [(look, m) for (look, _), m in zip(given, tested_as, strict=True)]
     final = looks[-1][0].complete and looks[-1][1] is not None
     shares = spending_shares(
         [look.fraction for look, _ in made],
