@@ -42,3 +42,9 @@ def _interval(score: dict[str, Any]) -> str:
         return f"{signed_text(score['difference'])} ({score['reason']})"
     low, high = figure_text(score["ci_low"]), figure_text(score["ci_high"])
     return f"{signed_text(score['difference'])} [{low}, {high}]"
+
+
+def nothing_new(proposed: int) -> str:
+    """Why a session stops where a round's proposals were all tried before (or it had none)."""
+    said = "only interventions already tried" if proposed else "no intervention"
+    return f"the agent proposed {said}: nothing new is left to propose"

@@ -39,7 +39,7 @@ from diptych.agent.identities import Tools
 from diptych.agent.instructions import as_data, mitigation_instructions
 from diptych.agent.memory import NEAR_DUPLICATE
 from diptych.agent.mitigation.behaviour_screen import screen_node
-from diptych.agent.mitigation.outcomes import _below_zero, _interval
+from diptych.agent.mitigation.outcomes import _below_zero, _interval, nothing_new
 from diptych.agent.mitigation.prompts import (
     INTERVENTION_KINDS,
     OWN,
@@ -492,12 +492,6 @@ def build_graph(settings: MitigationSettings, tools: Tools) -> StateGraph:
         ],
         ("heldout", heldout),
     )
-
-
-def nothing_new(proposed: int) -> str:
-    """Why a session stops where a round's proposals were all tried before (or it had none)."""
-    said = "only interventions already tried" if proposed else "no intervention"
-    return f"the agent proposed {said}: nothing new is left to propose"
 
 
 def settings_dict(settings: MitigationSettings) -> dict[str, Any]:

@@ -30,10 +30,11 @@ from diptych.core.audit.sequential import (
 )
 from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now, run_looks
 from diptych.core.errors import DiptychError, InputFileError, UsageError
-from diptych.core.figure_names import Declared, stands_for, suggested
+from diptych.core.figure_names import Declared, stands_for
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import recorded
+from diptych.core.workspace.gate_figures import unknown_figure
 
 if TYPE_CHECKING:
     from diptych.core.store import Store
@@ -259,7 +260,7 @@ def _gate_figure(
     """What one gate tests among ``figures``, or the line that says why it cannot."""
     key = (gate.part, gate.figure)
     if key not in figures:
-        return _missing(gate.label, key, figures, f"audit {rec.id}")
+        return unknown_figure(gate.label, key, figures, f"audit {rec.id}")
     if gate.no_regression is None:
         fig = GateFigure.from_number(figures[key])
     else:
@@ -365,29 +366,6 @@ def _difference(d: _diff.AuditDiff, key: tuple[str, str]) -> GateFigure | str:
     return GateFigure(row.difference, se, float("inf"), method, recipe=printed)
 
 
-def _missing(label: str, key: tuple[str, str], figures: Any, where: str) -> str:
-    names = [f for p, f in figures if p == key[0] and f is not None]
-    if not names:
-        return f"gate '{label}': {where} has no part '{key[0]}' with figures"
-    close = suggested(key[1], names)
-    if close:
-        shown = [repr(c) for c in close[:_LISTED]]
-        more = f" (and {len(close) - len(shown):,} more)" if len(close) > len(shown) else ""
-        either = f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else shown[0]
-        hint = f"; did you mean {either}{more}?"
-    else:
-        # Nothing near: the names it has, on the same line, so the next try needs no lookup.
-        shown = names[:_LISTED]
-        more = f" and {len(names) - len(shown):,} more" if len(names) > len(shown) else ""
-        hint = f"; its figures: {', '.join(repr(n) for n in shown)}{more}"
-    return f"gate '{label}': part '{key[0]}' of {where} has no figure '{key[1]}'{hint}"
-
-
-#: How many of a part's figure names a gate on an unknown one lists (a ``pst`` part declares
-#: over a hundred; the first are its headline figures).
-_LISTED = 8
-
-
 def _declared_figures(audit: AuditFile) -> dict[tuple[str, str | None], Any] | None:
     """The figures each part's probe declares it can publish (``Probe.figure_names``, some
     with a placeholder such as ``<model>``), keyed like a report's and each holding its
@@ -458,13 +436,13 @@ def gate_problems(
             # its figure will carry an interval.
             name = _declared_name(figures, key)
             if name is None:
-                problems.append(_missing(gate.label, key, figures, "the audit's probes"))
+                problems.append(unknown_figure(gate.label, key, figures, "the audit's probes"))
             elif (reason := _no_interval(name)) is not None:
                 problems.append(f"gate '{gate.label}': {reason}")
         elif figures is not None:
             if key not in figures:
                 where = f"the last run ({rec.id if rec else '?'})"
-                problems.append(_missing(gate.label, key, figures, where))
+                problems.append(unknown_figure(gate.label, key, figures, where))
             else:
                 fig = GateFigure.from_number(figures[key])
                 if isinstance(fig, str):
@@ -477,7 +455,7 @@ def gate_problems(
                 problems.append(f"gate '{gate.label}': baseline: {exc}")
                 continue
             if key not in base:
-                problems.append(_missing(gate.label, key, base, f"baseline {against}"))
+                problems.append(unknown_figure(gate.label, key, base, f"baseline {against}"))
     return problems
 
 
@@ -495,7 +473,7 @@ def declared_gate_problems(audit: AuditFile) -> list[str]:
             continue
         name = _declared_name(figures, key)
         if name is None:
-            problems.append(_missing(gate.label, key, figures, "the audit's probes"))
+            problems.append(unknown_figure(gate.label, key, figures, "the audit's probes"))
         elif (reason := _no_interval(name)) is not None:
             problems.append(f"gate '{gate.label}': {reason}")
     return problems
