@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.surfaces.contents import contents_problems
 from tests.support.surfaces.flags import broken_option_problems
 from tests.support.surfaces.flow import (
     LINE_GAP,
@@ -37,6 +38,7 @@ from tests.support.surfaces.flow import (
     ChartParts,
     Placed,
     band_problems,
+    chart_start_problems,
     flow_problems,
     item_problems,
     last_page_problems,
@@ -375,6 +377,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
         parts = page.evaluate(table_parts())
         kept = whole_word_problems(page, html_path.parent, printed.words)
+        kept += contents_problems(page, printed.words)
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
@@ -429,7 +432,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         if fills[n] < LEAST_FILL:
             problems.append(f"page {n + 1} of {pages} is {fills[n]:.0%} full")
     room = _room(printed)
-    problems += thin_page_problems(placed, fills, *room)
+    problems += thin_page_problems(placed, fills, *room) + chart_start_problems(placed, *room)
     problems += last_page_problems(room[0], room[3], text_above(placed, pages - 1, *room[2:]))
     problems += lone_last_section(placed, fills)
     return problems
