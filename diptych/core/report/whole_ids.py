@@ -59,9 +59,17 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
             out.append(piece)
         elif piece.startswith("<") or inside:
             out.append(piece)
+        elif out and out[-1] in _KEPT and re.fullmatch(_INTERVAL, piece):
+            # An interval its cell or its line already keeps whole: the span's whole text.
+            out.append(piece)
         else:
             out.append(found.sub(_kept, piece))
     return "".join(out)
+
+
+#: The spans a page keeps an interval's text on one line in (report.css): a table cell's, a
+#: figure's line under its name.
+_KEPT = ('<span class="nowrap">', '<span class="figure-line">')
 
 
 def _kept(match: re.Match[str]) -> str:

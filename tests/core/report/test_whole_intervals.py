@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from diptych.core.report.whole_ids import keep_ids_whole
+from tests.support.page_text import class_texts, page_text
 from tests.support.surfaces.whole_intervals import (
     breakable_intervals,
     interval_form_problems,
@@ -32,6 +33,33 @@ def test_the_report_keeps_each_interval_on_one_line_and_nothing_else() -> None:
         'class="nowrap">2026-12-01</span> 23:57 to <span class="nowrap">2026-12-02</span> '
         f"00:02</p><svg><text>{FINDING}</text></svg>"
     )
+
+
+def test_an_interval_its_cell_already_keeps_whole_is_not_wrapped_twice() -> None:
+    # A table's cell keeps its interval in a span of its own (report/headlines.py): the text
+    # is the span's whole text, and left as it is; the same interval in a longer text is kept.
+    cell = f'<td class="num"><span class="nowrap">{CELL}</span></td>'
+    assert keep_ids_whole(cell, []) == cell
+    line = f'<span class="figure-line">{CELL}</span><span class="interval-name">8 words</span>'
+    assert keep_ids_whole(line, []) == line
+    longer = f'<span class="nowrap">11.6 {CELL}</span>'
+    assert keep_ids_whole(longer, []) == (
+        f'<span class="nowrap">11.6 <span class="nowrap">{CELL}</span></span>'
+    )
+
+
+def test_the_page_is_read_as_its_text_the_spans_that_keep_words_whole_left_out() -> None:
+    page = keep_ids_whole(
+        f"<head><title>{CELL}</title></head><p>{FINDING} It&#39;s 11.6 "
+        f'<span class="figure-line">9.0 {CELL}</span></p><td>7.96</td><td>{CELL}</td>',
+        [],
+    )
+    assert '<span class="nowrap">−1.04 to 24.2</span>' in page
+    text = page_text(page)
+    assert f"{FINDING} It's 11.6 9.0 {CELL}" in text
+    # A cell's text is apart from the next cell's; the head is no text of the page.
+    assert f"7.96 {CELL}" in " ".join(text.split()) and text.count(CELL) == 2
+    assert class_texts(page, "figure-line") == [f"9.0 {CELL}"]
 
 
 def _page(browser: Any, tmp_path: Path, body: str, width: int) -> Any:
