@@ -32,14 +32,15 @@ pytest_plugins = ["diptych.testing.pytest"]
 @pytest.fixture(autouse=True)
 def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     """Every report a test writes in this process has its text checked when the test ends
-    (no ``inf``/``nan``, counts and units, one interval per figure, every kind of interval
-    named in the glossary; the rule of digits on
+    (no ``inf``/``nan``, counts and units, one interval per figure in one of its two forms,
+    every kind of interval named in the glossary; the rule of digits on
     the reports of the surface tests, where no plugin's own prose is quoted:
     :mod:`tests.support.surfaces.text`); the browser and paper checks run on one report of
     each kind in ``tests/core/report/test_surfaces*.py``."""
     from diptych.core.report import write as report_write
     from tests.support.surfaces.interval_kinds import interval_kind_problems
     from tests.support.surfaces.text import text_problems
+    from tests.support.surfaces.whole_intervals import report_form_problems
 
     written: list[Path] = []
     original = report_write.write_audit
@@ -60,7 +61,9 @@ def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]
         f"{d}: {p}"
         for d in dict.fromkeys(written)
         if d.is_dir()
-        for p in text_problems(d, digits=False) + interval_kind_problems(d)
+        for p in text_problems(d, digits=False)
+        + interval_kind_problems(d)
+        + report_form_problems(d)
     ]
     assert not problems, "the report's text breaks its rules:\n" + "\n".join(problems)
 

@@ -22,6 +22,8 @@
 - :func:`whole_percents`: a share drawn as a whole percent ("21%" for 21.7%);
 - :func:`whole_spreads`: a ``±`` half-width drawn whole ("±11" for "±11.0");
 - :func:`count_words`: a count whose noun does not agree with it ("2 run", "1 runs");
+- :func:`mixed_intervals`: an interval drawn in neither of the forms every surface writes,
+  the two mixed ("11.8 [−1.04 to 24.2]");
 - :func:`digits_off_rule`: a figure or a q-value drawn off the rule of digits ("q = 0.00204"
   under a table whose q column says 0.002);
 - :func:`cut_counts`: a number in a table's column of fixed width wider than the column, drawn
@@ -288,11 +290,22 @@ def digits_off_rule(app: App[Any]) -> list[str]:
     return found
 
 
+def mixed_intervals(app: App[Any]) -> list[str]:
+    """An interval drawn "[−1.04 to 24.2]", where the report, the CLI and the other screens
+    write "[−1.04, 24.2]" beside a figure or "−1.04 to 24.2" in a sentence."""
+    from tests.support.surfaces.whole_intervals import interval_form_problems
+
+    return [
+        f"{where}: {p}" for where, line in read_screen(app) for p in interval_form_problems(line)
+    ]
+
+
 def figures_and_counts(app: App[Any]) -> list[str]:
     """The figures and counts a screen draws read by the rule of digits and of nouns:
     :func:`whole_percents`, :func:`whole_spreads`, :func:`count_words` (and
-    :func:`bare_counts` for thousands separators, which ``steps.surface`` runs too)."""
-    return whole_percents(app) + whole_spreads(app) + count_words(app)
+    :func:`bare_counts` for thousands separators, which ``steps.surface`` runs too), and its
+    intervals by their forms (:func:`mixed_intervals`)."""
+    return whole_percents(app) + whole_spreads(app) + count_words(app) + mixed_intervals(app)
 
 
 #: The labels a screen counts by (a run's outcomes, its people flagged, a plan's trials and

@@ -105,11 +105,13 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
         assert sorted(r[5] for r in decided) == ["95%", "97.5%"]
         note = str(app.screen.query_one("#gates-note").render())
         assert "1 of 2 pass" in note and "audit gate would exit 1" in note
-        # The lines say what the table says, the interval's level and kind before it.
+        # The lines say what the table says, the interval's level and kind before it; its
+        # bounds beside the value as a table prints an interval, "[low, high]".
         (first, second) = verdicts.text.plain.splitlines()
         level = decided[0][5]
-        assert first == f"PASS  below 95 · {decided[0][3]} [{decided[0][4]}] · {level} fixed-design"
-        assert second.startswith(f"FAIL  below 10 · {decided[1][3]} [{decided[1][4]}] · "), second
+        beside = [f"[{', '.join(row[4].split(' to '))}]" for row in decided]
+        assert first == f"PASS  below 95 · {decided[0][3]} {beside[0]} · {level} fixed-design"
+        assert second.startswith(f"FAIL  below 10 · {decided[1][3]} {beside[1]} · "), second
 
 
 async def test_an_audit_without_gates_shows_no_gates_table(audit_dir: Path) -> None:

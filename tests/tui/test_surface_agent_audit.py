@@ -112,13 +112,14 @@ async def test_audit_screen_gates_and_status(audit_dir: Path, size: tuple[int, i
         assert figures_and_counts(app) == [], shown(app)
         assert missing_values([" ".join(" ".join(lines).split())], [screen.gates_note]) == []
         # Each gate whole: at 60×20 under the heading the table scrolls (its scrollbar says
-        # so), the first gate in view at the top, the last at the end.
+        # so), the first gate in view at the top, the last at the end; its interval beside its
+        # value on its verdict's line, in view above the parts, as a table prints one.
         table = screen.query_one("#gates", FitTable)
         for g, end in zip(screen.gates, (False, True), strict=True):
             if end:
                 table.scroll_end(animate=False)
                 await settle(pilot)
-            cells = [g.verdict.upper(), g.value, g.interval, g.rule]
+            cells = [g.verdict.upper(), g.value, bounds(g.low, g.high), g.rule]
             assert missing_values(screen_lines(app), cells) == [], shown(app)
         # The summary's word and every part's row agree.
         summary = str(screen.query_one("#summary").render())

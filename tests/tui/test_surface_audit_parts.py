@@ -21,6 +21,7 @@ from surface_keys import out_of_reach
 from textual.containers import VerticalScroll
 from textual.widgets import Input, OptionList, Static
 
+from diptych.core.report.formatting import bounds
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import estimate_cells
 from diptych.tui.screens.audit.rows import search_cells
@@ -158,7 +159,10 @@ async def test_a_recorded_gates_values_in_view_whole_as_it_opens(
         assert float(low.replace("−", "-")) < float(gate.value) < float(high), gate
         assert (gate.level, gate.rule) == ("95%", "below 95"), gate
         lines = screen_lines(app)
-        cells = ["PASS", gate.value, gate.interval, gate.level, gate.rule, "look 1 of 10"]
+        # The interval beside its value on the verdict's line, as a table prints one.
+        beside = bounds(gate.low, gate.high)
+        assert beside == f"[{low}, {high}]", beside
+        cells = ["PASS", gate.value, beside, gate.level, gate.rule, "look 1 of 10"]
         assert missing_values(lines, cells) == [], shown(app)
         assert cut_values(app) == [], shown(app)
         # The gate's name read whole (wrapped between its words at most), and the heading (the

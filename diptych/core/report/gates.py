@@ -161,6 +161,10 @@ class GateLine:
     #: The look the line reads ("look 1 of 4") where its run was bought on past it since: the
     #: figure's value and interval there, as the report's figures are read there too.
     reading: str = ""
+    #: The interval's bounds, for a surface that prints it beside its value ("[−1.04, 24.2]",
+    #: :func:`~diptych.core.report.formatting.bounds`) rather than in a sentence.
+    low: float | None = None
+    high: float | None = None
 
     @property
     def sentence(self) -> str:
@@ -239,6 +243,8 @@ def gate_lines(
                 run=(runs or {}).get(r.part, ""),
                 kind=interval_kind(getattr(r, "method", "")),
                 reading=(look or "its look") if r.part in later else "",
+                low=r.ci_low,
+                high=r.ci_high,
             )
         )
     return out

@@ -2,7 +2,7 @@
 ``<span class="run-id">``, which neither a screen nor paper breaks (report.css), so that a
 reader copying ``pst-text-9e0e2f56`` from a table, a sentence or a printed command never gets
 ``pst-text-`` alone. Text inside the head, a chart's SVG, a script or a style is left as it is:
-a span is not markup there. A date in the text is kept on one line as well."""
+a span is not markup there. A date and an interval in the text are kept on one line as well."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ _NAME = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)")
 
 #: A date as the report prints one, a hyphen between its year, month and day.
 _DATE = r"\d{4}-\d{2}-\d{2}"
+#: A bound as the report prints one (:func:`~diptych.core.digits.figure_text`): a sign (a
+#: minus), thousands commas, decimals, a percent; an infinite bound.
+_BOUND = r"[+\-−]?(?:\$?\d[\d,]*(?:\.\d+)?%?|∞)"
+#: An interval as the report prints one: "−1.04 to 24.2" in a sentence, "[−1.04, 24.2]" in a
+#: table; not the end of a time ("23:57 to 2026-12-01") nor of a longer number.
+_INTERVAL = rf"(?<![\w.,:\-−]){_BOUND} to {_BOUND}(?![\w:\-]|[.,]\d)|\[{_BOUND}, {_BOUND}\]"
 
 
 def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
@@ -30,11 +36,14 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
     (``2026-11-29``) in a span of class ``nowrap``: "retrieved 2026-" / "11-29" is no date; and
     each option's name (``--until-decided``), in prose or code, in a span of class ``option``:
     a reader typing "--until-" / "decided" from a page types another command. The text copied
-    is unchanged, its hyphens ASCII."""
+    is unchanged, its hyphens ASCII. Each interval ("−1.04 to 24.2", "[−1.04, 24.2]") is kept
+    in a span of class ``nowrap`` too: "−1.04 to" at a line's end is a bound without its
+    interval, on a phone's narrow column as on paper."""
     names = sorted({i for i in ids if i}, key=len, reverse=True)
     either = f"(?P<id>{'|'.join(re.escape(n) for n in names)})|" if names else ""
     found = re.compile(
         rf"(?<![\w-])(?:{either}(?P<date>{_DATE})(?![\w-])|(?P<option>--[A-Za-z][\w-]*))(?![\w])"
+        rf"|(?P<interval>{_INTERVAL})"
     )
     out: list[str] = []
     inside: list[str] = []
@@ -50,13 +59,27 @@ def keep_ids_whole(html: str, ids: Iterable[str]) -> str:
             out.append(piece)
         elif piece.startswith("<") or inside:
             out.append(piece)
+        elif out and out[-1] in _KEPT and re.fullmatch(_INTERVAL, piece):
+            # An interval its cell or its line already keeps whole: the span's whole text.
+            out.append(piece)
         else:
             out.append(found.sub(_kept, piece))
     return "".join(out)
 
 
+#: The spans a page keeps an interval's text on one line in (report.css): a table cell's, a
+#: figure's line under its name.
+_KEPT = ('<span class="nowrap">', '<span class="figure-line">')
+
+
 def _kept(match: re.Match[str]) -> str:
-    kind = "nowrap" if match.group("date") else "option" if match.group("option") else "run-id"
+    kind = (
+        "nowrap"
+        if match.group("date") or match.group("interval")
+        else "option"
+        if match.group("option")
+        else "run-id"
+    )
     return f'<span class="{kind}">{match.group(0)}</span>'
 
 

@@ -128,18 +128,19 @@ def test_a_flowing_chart_leaves_no_fragment_of_a_few_rows_on_a_page(
     tmp_path: Path, browser: Any
 ) -> None:
     # Page 1 has room for the chart's frame and two rows under 243 mm: printed as one run of
-    # rows, it leaves two there and four on page 3 (34 rows a page), each under a third of a
-    # page with its legend and axis: found.
+    # rows, it leaves two there and four on page 3 (34 rows a page), each under a quarter of a
+    # page with its legend and axis (76 + 4 × 28 = 188 px of 1,002): found.
     plain = _flowing(tmp_path, browser, "tfoot{display:table-footer-group}", "243mm")
     fragments = [p for p in plain if "leaves" in p]
     assert [re.sub(r" \(.*", "", p) for p in fragments] == [
         "a chart running over pages 1–3 leaves 2 rows on page 1",
         "a chart running over pages 1–3 leaves 4 rows on page 3",
     ], plain
-    # Its first rows and its last kept together, a third of a page each: the chart starts on
-    # page 2 and its last page holds ten rows.
+    # Its first rows and its last kept together, a quarter of a page each (250 px: the 76 px
+    # frame and seven rows of 28): the chart starts on page 2 and its last page holds seven.
     cut = strips(_forest(40), "sts")
-    assert [len(rows) for rows, _ in cut.groups()] == [10, 20, 10]
+    assert cut.frame == 76.0
+    assert [len(rows) for rows, _ in cut.groups()] == [7, 26, 7]
     kept = _flowing(tmp_path, browser, "tfoot{display:table-footer-group}", "243mm", kept=True)
     assert not [p for p in kept if "chart" in p or "figure" in p], kept
     # A chart with too few rows for two such parts is kept whole: it fits its page.

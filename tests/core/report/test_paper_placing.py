@@ -102,8 +102,9 @@ def test_a_glossary_term_is_found_where_it_starts_a_line() -> None:
 
 def test_a_paragraph_split_over_two_pages_is_found_whatever_its_lines() -> None:
     """A run's line of two lines, one at a page's foot and one at the next page's top, is split;
-    so is a table's caption of three lines, two at a page's foot and one on the next page,
-    and a caption of four, two and two; not a paragraph of the text of four, two and two."""
+    so is a table's caption of three lines, two at a page's foot and one on the next page, a
+    paragraph of the text of three lines likewise, and a caption of four, two and two; not a
+    paragraph of the text of four, two and two."""
     from tests.support.surfaces.flow import Placed
     from tests.support.surfaces.paper import Printed, _paragraph_problems
 
@@ -119,6 +120,12 @@ def test_a_paragraph_split_over_two_pages_is_found_whatever_its_lines() -> None:
         {**_element("para", note), "caption": True}, 0, len(three) - 1, 0, 1, "STS = mean Stereo"
     )
     assert _paragraph_problems(Printed(three, [842, 842]), caption) == [
+        "paragraph split over pages 1 and 2 (2 on page 1, 1 on page 2): “STS = mean Stereo”"
+    ]
+    # A paragraph of the text of three lines, two at a page's foot and one on the next page,
+    # is split: a line alone at a page's top is a fragment the reader turns a page for.
+    short = Placed(_element("para", note), 0, len(three) - 1, 0, 1, "STS = mean Stereo")
+    assert _paragraph_problems(Printed(three, [842, 842]), short) == [
         "paragraph split over pages 1 and 2 (2 on page 1, 1 on page 2): “STS = mean Stereo”"
     ]
     # A paragraph of the text broken between its lines, two on each page, is not split.

@@ -119,6 +119,25 @@ def test_one_interval_per_figure() -> None:
     assert interval_problems(html_chunks(other)) == []
 
 
+def test_a_gates_rule_is_no_second_interval_of_its_figure() -> None:
+    # The gate's line, as the page prints it, its interval and its rule's band each kept on one
+    # line in a span: "within [−5, 99.5]" is the rule's limits, not an interval of the figure.
+    from diptych.core.report.whole_ids import keep_ids_whole
+
+    line = (
+        '<li data-run="r" data-figure="STS paired">PASS: STS paired = 11.6, 95% fixed-design '
+        "interval −1.04 to 24.2; rule: within [−5, 99.5].</li>"
+    )
+    page = keep_ids_whole(line, [])
+    assert '<span class="nowrap">[−5, 99.5]</span>' in page
+    assert interval_problems(html_chunks(page)) == []
+    # A real second interval of the figure beside the rule is still found.
+    twice = page.replace("rule:", "STS paired 11.6 [2.75, 20.6]; rule:")
+    assert interval_problems(html_chunks(twice)) == [
+        "r: 'STS paired' at 95% printed with 2 intervals [('2.75', '20.6'), ('−1.04', '24.2')]"
+    ]
+
+
 def test_a_gated_figure_names_its_interval() -> None:
     chunks = html_chunks('<li data-run="r" data-figure="F">F 11.6, 95% interval 2.75 to 20.6</li>')
     assert len(named_gate_intervals(chunks, {("r", "F")})) == 1

@@ -1,11 +1,12 @@
 """The report's surfaces checked by class of defect, on any report a test writes.
 
 One entry, :func:`report_problems`, runs every check that applies to a written report: its text
-(:mod:`.text` and :mod:`.interval_kinds`, always), its screens at a phone's and a laptop's
-width (:mod:`.screen`, given a browser), its paper (:mod:`.paper`, given a browser and the
-PDF) and its reproduce commands (:mod:`.reproduce`, given where the report was written
-from). ``tests/core/report/test_surfaces.py`` and ``test_surfaces_of_the_audit.py`` run them
-all on one report of each kind; every other report a test writes gets the text checks
+(:mod:`.text`, :mod:`.interval_kinds` and the intervals' forms of :mod:`.whole_intervals`,
+always), its screens at a phone's and a laptop's width (:mod:`.screen`, given a browser), its
+paper (:mod:`.paper`, given a browser and the PDF) and its reproduce commands
+(:mod:`.reproduce`, given where the report was written from).
+``tests/core/report/test_surfaces.py`` and ``test_surfaces_of_the_audit.py`` run them all on
+one report of each kind; every other report a test writes gets the text checks
 (``tests/conftest.py``). ``pytest -m surface`` runs the lot.
 """
 
@@ -20,6 +21,7 @@ from tests.support.surfaces.paper import paper_problems
 from tests.support.surfaces.reproduce import offer_problems, reproduce_problems, shell_env
 from tests.support.surfaces.screen import screen_problems
 from tests.support.surfaces.text import text_problems
+from tests.support.surfaces.whole_intervals import report_form_problems
 
 
 def report_problems(
@@ -32,6 +34,7 @@ def report_problems(
 ) -> list[str]:
     """Every defect the checks find in the report written to ``report_dir``."""
     problems = text_problems(report_dir) + interval_kind_problems(report_dir)
+    problems += report_form_problems(report_dir)
     html = report_dir / "report.html"
     if browser is not None and html.is_file():
         problems += [f"screen {p}" for p in screen_problems(html, browser)]

@@ -2,7 +2,8 @@
 PDF): a heading on the page of its content, a short list whole and no list item split, a note
 that closes a block on that block's page, a row of a table printed in parts of columns with all
 its parts on one page, a table in parts only when it cannot print whole, in bands of rows near a
-page high, and no page under half full whose next block would have begun on it.
+page high, no page under half full whose next block would have begun on it, and no chart that
+flows over pages moved to the next page, its headings with it, where its least part fitted.
 
 Each block is a :class:`Placed`: what the page laid out for print in Chromium says of it, and
 where its first and last words print.
@@ -24,8 +25,10 @@ HALF = 1 / 2
 #: row of three lines (51 CSS px, 38 pt) and the foot's margin take (pt).
 FLOW_ROOM = 60.0
 #: Each page's part of a chart that flows over pages, with its legend and axis, takes at least
-#: this share of a page: a part of two rows is a fragment the reader turns a page for.
-LEAST_CHART_PART = 1 / 3
+#: this share of a page: a part of two rows is a fragment the reader turns a page for; a part
+#: of five, with the legend and the axis, is a chart to read (and, under its section's heading,
+#: no heading stranded at a page's foot).
+LEAST_CHART_PART = 1 / 4
 #: Two words' feet further apart than this (in points) are on two lines (9 pt prints 13.5 apart).
 LINE_GAP = 5.0
 #: CSS px a PDF point.
@@ -135,7 +138,7 @@ def first_block_height(
     caption, an item or a short list whole, a paragraph's first two lines. ``bottoms`` is each
     word's foot, ``lines`` each page's distinct line feet in order. None when the page starts
     with no such block. The flag says the block is a table kept whole that fits a page
-    (:data:`PAGE_TABLE`), or a chart's first rows (a third of a page): it may move to the next
+    (:data:`PAGE_TABLE`), or a chart's first rows (its least part): it may move to the next
     page whole."""
     on = [p for p in placed if p.page == page]
     for i, p in enumerate(on):
@@ -204,6 +207,44 @@ def thin_page_problems(
             out.append(f"{said} (“{what}”) would have fitted under it")
         elif not table:
             out.append(f"{said} (“{what}”) are kept together: more than half a page")
+    return out
+
+
+def chart_start_problems(
+    placed: list[Placed],
+    room: list[float],
+    tops: list[float],
+    bottoms: dict[int, float],
+    lines: dict[int, list[float]],
+    heads: dict[int, float] | None = None,
+) -> list[str]:
+    """A chart that flows over pages opening a page, with the headings kept with it, where the
+    page before had room under its last line for those headings and the least part of the chart
+    a page may hold (:data:`LEAST_CHART_PART`, with its legend and axis): the rows it keeps
+    together at its start were more than that, and left the page before emptier than it need
+    be, however full (the demo's Findings and Contents, a page half used, Results on the next).
+    The arguments are :func:`thin_page_problems`'."""
+    out = []
+    least = LEAST_CHART_PART * COLUMN_HEIGHT / PX
+    for page in range(1, len(room)):
+        if any(p.page < page <= p.end_page for p in placed):
+            continue
+        on = [p for p in placed if p.page == page]
+        first = next(
+            (p for p in on if p.element["kind"] != "heading" and not p.element.get("lead")), None
+        )
+        if first is None or not first.element.get("kept"):
+            continue
+        # The chart's top, 14 pt above its legend's line (its first word).
+        top = bottoms[first.first] - 14
+        base = text_above(placed, page, bottoms, lines, heads)
+        need = top + least - (tops[page] - TOP_MARGIN if base is None else base)
+        if need <= room[page - 1]:
+            out.append(
+                f"page {page} leaves {room[page - 1]:.0f} pt under its last line, room for the "
+                f"{need:.0f} pt of the headings and the least part of the chart that opens page "
+                f"{page + 1} (“{first.what}”)"
+            )
     return out
 
 
@@ -377,8 +418,8 @@ def flow_problems(
 ) -> list[str]:
     """A chart printed as rows flowing over the pages ``span`` that breaks above a page's foot
     (more than :data:`FLOW_ROOM` left under it: the chart should fill the page it starts on,
-    unless the rows it could have taken there would leave the next page's part under a third of
-    a page), runs onto a page without its axis (``feet``: the pages its foot prints on), or
+    unless the rows it could have taken there would leave the next page's part under its least
+    part), runs onto a page without its axis (``feet``: the pages its foot prints on), or
     leaves on a page a part under :data:`LEAST_CHART_PART` of it, with its legend and axis."""
     out = []
     pages = parts.parts() if parts is not None else {}
@@ -405,6 +446,6 @@ def flow_problems(
             out.append(
                 f"a chart running over pages {span[0] + 1}–{span[-1] + 1} leaves {len(rows)} "
                 f"rows on page {n + 1} ({parts.height(rows):.0f} px with its legend and axis, "
-                f"under a third of the page's {COLUMN_HEIGHT:.0f}): “{what}”"
+                f"under {LEAST_CHART_PART:.0%} of the page's {COLUMN_HEIGHT:.0f}): “{what}”"
             )
     return out

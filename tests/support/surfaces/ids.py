@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from diptych.core.report.whole_ids import kept_audit_names, kept_model_ids, kept_probe_names
+from tests.support.surfaces.whole_intervals import breakable_intervals, intervals_broken_on_paper
 
 #: The page's run ids as printed (a table's, a note's, a heading's).
 RUN_IDS = """() => [...new Set([...document.querySelectorAll('.run-id')]
@@ -67,15 +68,17 @@ def report_ids(report_dir: Path, page_ids: list[str]) -> list[str]:
 
 
 def whole_word_problems(page: Any, report_dir: Path, words: list[Word]) -> list[str]:
-    """Each run id, probe's name, model's or audit's id, link, date and command's word of the
-    page open in ``page`` (the report in ``report_dir``) split where it may not be, among the
-    PDF's ``words``."""
+    """Each run id, probe's name, model's or audit's id, link, date, command's word and interval
+    of the page open in ``page`` (the report in ``report_dir``) split where it may not be, among
+    the PDF's ``words``, and each interval the page lets a line break inside
+    (:mod:`.whole_intervals`)."""
     ids = report_ids(report_dir, page.evaluate(RUN_IDS))
     problems = split_id_problems(words, ids)
     problems += split_id_problems(words, page.evaluate(LINKS), breaks="/")
     problems += split_id_problems(words, page.evaluate(DATES), kind="date")
     commands = page.evaluate(COMMAND_WORDS)
-    return problems + split_id_problems(words, commands, breaks="/,", kind="command's word")
+    problems += split_id_problems(words, commands, breaks="/,", kind="command's word")
+    return problems + breakable_intervals(page) + intervals_broken_on_paper(words)
 
 
 def split_id_problems(

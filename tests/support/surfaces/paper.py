@@ -1,9 +1,9 @@
 """The report on A4 as Chromium prints it (:mod:`diptych.core.report.pdf`), read back with
 poppler's ``pdftotext -bbox-layout`` (every word with its box and page): no heading (nor a
 glossary's term) without its content under it on its page (the block under a run's line, when
-the heading has one), no paragraph of two lines split over two pages, no table's caption
-split at all, no figure, table row or list item split across two pages, no short table or
-short list split across two, no note apart from the block it closes, no row of a table printed
+the heading has one), no paragraph of three lines or fewer split over two pages, no table's
+caption split at all, no figure, table row or list item split across two pages, no short table
+or short list split across two, no note apart from the block it closes, no row of a table printed
 in parts of columns with its parts on two pages, no table printed in parts of columns with a
 part of one column, no short code token (``seed=0``) nor run id (:mod:`.ids`) broken over two
 lines, no option broken at one of its hyphens (:mod:`.flags`), no page under a third full except
@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.surfaces.contents import contents_problems
 from tests.support.surfaces.flags import broken_option_problems
 from tests.support.surfaces.flow import (
     LINE_GAP,
@@ -37,6 +38,7 @@ from tests.support.surfaces.flow import (
     ChartParts,
     Placed,
     band_problems,
+    chart_start_problems,
     flow_problems,
     item_problems,
     last_page_problems,
@@ -60,8 +62,8 @@ SHORT_TABLE = 10
 SHORT_CODE = 24
 #: A heading in this bottom share of a page must have its content under it on that page.
 FOOT = 1 / 5
-#: A paragraph of at most this many lines (a line that wraps once) never splits over two pages.
-LINE_SPLIT = 2
+#: A paragraph of at most this many lines never splits over two pages (one line left alone).
+LINE_SPLIT = 3
 _WORD = re.compile(
     # A word at the very top of a page without margins starts a little above it (yMin < 0).
     r'<word xMin="(-?[\d.]+)" yMin="(-?[\d.]+)" xMax="(-?[\d.]+)" yMax="(-?[\d.]+)">(.*?)</word>'
@@ -375,6 +377,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         broken = page.evaluate(_BROKEN_CODE, SHORT_CODE)
         parts = page.evaluate(table_parts())
         kept = whole_word_problems(page, html_path.parent, printed.words)
+        kept += contents_problems(page, printed.words)
     finally:
         page.close()
     problems: list[str] = [f"“{code}” broken over two lines" for code in broken]
@@ -429,7 +432,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
         if fills[n] < LEAST_FILL:
             problems.append(f"page {n + 1} of {pages} is {fills[n]:.0%} full")
     room = _room(printed)
-    problems += thin_page_problems(placed, fills, *room)
+    problems += thin_page_problems(placed, fills, *room) + chart_start_problems(placed, *room)
     problems += last_page_problems(room[0], room[3], text_above(placed, pages - 1, *room[2:]))
     problems += lone_last_section(placed, fills)
     return problems
@@ -458,8 +461,9 @@ def _heading_problems(printed: Printed, p: Placed) -> list[str]:
 
 
 def _paragraph_problems(printed: Printed, p: Placed) -> list[str]:
-    """A paragraph of :data:`LINE_SPLIT` lines split over two pages (a run's line, one on each),
-    or a table's caption (read with its table) split at all, however many lines it has."""
+    """A paragraph of :data:`LINE_SPLIT` lines or fewer split over two pages (a run's line, one
+    on each; a note of three, two and one), or a table's caption (read with its table) split at
+    all, however many lines it has."""
     feet: dict[int, list[float]] = {}
     for word in printed.words[p.first : p.last + 1]:
         feet.setdefault(word.page, []).append(word.y1)

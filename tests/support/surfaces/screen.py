@@ -15,7 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.support.surfaces.contents import contents_problems
 from tests.support.surfaces.ids import RUN_IDS, report_ids
+from tests.support.surfaces.whole_intervals import breakable_intervals
 
 #: The sizes a reader opens the report at.
 VIEWPORTS = {"phone": (390, 844), "laptop": (1280, 800)}
@@ -409,6 +411,8 @@ def screen_problems(html: Path, browser: Any) -> list[str]:
             problems += [f"{name}: {p}" for p in hints_wrong(page)]
             problems += [f"{name}: {p}" for p in captions_off_screen(page)]
             problems += [f"{name}: {p}" for p in intervals_broken(page)]
+            problems += [f"{name}: {p}" for p in breakable_intervals(page)]
+            problems += [f"{name}: {p}" for p in contents_problems(page)]
             problems += [f"{name}: {p}" for p in intervals_at_the_edge(page)]
             problems += [f"{name}: {p}" for p in tall_headers(page)]
             problems += [f"{name}: {p}" for p in axis_only_below(page)]

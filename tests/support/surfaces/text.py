@@ -380,7 +380,8 @@ def interval_problems(chunks: list[Chunk]) -> list[str]:
     for chunk in chunks:
         if chunk.figure is None:
             continue
-        texts[chunk.figure] = texts.get(chunk.figure, "") + " " + chunk.text
+        # Read as the words print: a gate's band kept whole in a span is "within [−5, 99.5]".
+        texts[chunk.figure] = " ".join(f"{texts.get(chunk.figure, '')} {chunk.text}".split())
     for key, text in texts.items():
         for m in _INTERVALS.finditer(text):
             low, high = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
@@ -411,7 +412,7 @@ def named_gate_intervals(chunks: list[Chunk], gated: set[tuple[str, str]]) -> li
     texts: dict[tuple[str, str], str] = {}
     for chunk in chunks:
         if chunk.figure in gated:
-            texts[chunk.figure] = texts.get(chunk.figure, "") + " " + chunk.text
+            texts[chunk.figure] = " ".join(f"{texts.get(chunk.figure, '')} {chunk.text}".split())
     return [
         f"{figure!r} of {run}: its interval is not named anytime-valid or fixed"
         for (run, figure), text in texts.items()

@@ -278,9 +278,12 @@ def flows(chart: Chart) -> bool:
 
 
 #: An A4 page's text column (report.css: 265 mm high) in CSS px: a part of a chart that runs
-#: over pages, with its legend and axis, takes at least a third of it.
+#: over pages, with its legend and axis, takes at least a quarter of it (five rows of one line
+#: or more). Not a third: the chart's first part, with the section's and the run's headings
+#: kept with it, would not fit under a report's Findings and Contents, and Results would leave
+#: page 1 half empty to start page 2.
 PRINT_COLUMN = 265 / 25.4 * 96
-LEAST_PART = PRINT_COLUMN / 3
+LEAST_PART = PRINT_COLUMN / 4
 
 
 @dataclass
@@ -290,7 +293,7 @@ class Strips:
     whose head and foot Chromium repeats on every page the rows run over: the chart fills the
     page it starts on, breaks only at a page's end (between rows), and every page of it carries
     its legend and its axis. Its first and its last rows are kept together (:meth:`groups`), as
-    many as take with the legend and the axis a third of a page (:data:`LEAST_PART`): no page
+    many as take with the legend and the axis a quarter of a page (:data:`LEAST_PART`): no page
     holds a fragment of two rows of it."""
 
     head: str
@@ -301,7 +304,7 @@ class Strips:
     frame: float = 0.0
 
     def _least_rows(self, heights: list[float]) -> int:
-        """How many of ``heights`` (from the first) take a third of a page with the frame."""
+        """How many of ``heights`` (from the first) take :data:`LEAST_PART` with the frame."""
         total = self.frame
         for n, h in enumerate(heights, start=1):
             total += h
@@ -311,7 +314,7 @@ class Strips:
 
     def groups(self) -> list[tuple[list[str], bool]]:
         """The rows in groups, each with whether it is kept together on one page: the first
-        rows and the last that take a third of a page each, and the rows between, which break
+        rows and the last that take a quarter of a page each, and the rows between, which break
         anywhere; all the rows kept together where they cannot make two such parts (the chart
         then fits a page)."""
         lead = self._least_rows(self.heights)

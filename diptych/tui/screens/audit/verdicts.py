@@ -13,6 +13,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Size
 
+from diptych.core.report.formatting import bounds
 from diptych.core.report.gates import GateLine
 from diptych.tui.widgets.whole_numbers import WholeNumbers, wrap_whole
 
@@ -23,10 +24,11 @@ BETWEEN = " · "
 def gate_phrases(gate: GateLine, look: str) -> list[str]:
     """A decided gate's phrases, one line where the width allows: its verdict and name, its
     value and interval, the interval's level and kind, the look it was made at (an audit
-    bought until decided) and its rule where the name does not already say it."""
+    bought until decided) and its rule where the name does not already say it. The interval
+    beside its value reads as every table prints one ("59.0 [51.0, 66.2]": :func:`bounds`)."""
     phrases = [f"{gate.verdict.upper()}  {gate.label}".rstrip()]
     if gate.has_interval:
-        phrases += [f"{gate.value} [{gate.interval}]", f"{gate.level} {gate.kind}"]
+        phrases += [f"{gate.value} {bounds(gate.low, gate.high)}", f"{gate.level} {gate.kind}"]
         if gate.kind == "anytime-valid" and look:
             phrases.append(look)
     else:
