@@ -38,6 +38,7 @@ def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]
     :mod:`tests.support.surfaces.text`); the browser and paper checks run on one report of
     each kind in ``tests/core/report/test_surfaces*.py``."""
     from diptych.core.report import write as report_write
+    from tests.support.surfaces.group_order import group_order_problems
     from tests.support.surfaces.interval_kinds import interval_kind_problems
     from tests.support.surfaces.text import text_problems
     from tests.support.surfaces.whole_intervals import report_form_problems
@@ -64,6 +65,7 @@ def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]
         for p in text_problems(d, digits=False)
         + interval_kind_problems(d)
         + report_form_problems(d)
+        + group_order_problems(d)
     ]
     assert not problems, "the report's text breaks its rules:\n" + "\n".join(problems)
 

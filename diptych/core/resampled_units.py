@@ -13,6 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+#: The identity lists in the one order every surface names them: masculine, then feminine
+#: (a figure read back from a stored record has its units in the record's sorted order).
+_LIST_ORDER = ("masculine", "feminine")
+
 #: How an interval over two kinds of unit joins them, by its design (the ``design`` of an
 #: :class:`~diptych.core.metrics.uncertainty.resampling.Inference`).
 _JOINED = {"crossed": " × ", "stratified": " and "}
@@ -37,8 +41,9 @@ def resampled_units(units: Mapping[str, int | None], design: str | None) -> str:
     """The units an interval resamples: crossed, "20 masculine × 20 feminine identities crossed
     in scenes"; stratified, "20 masculine and 20 feminine identities as separate lists"; one
     kind, "800 draws". A count of None leaves the number out ("masculine × feminine identities
-    crossed in scenes"), as a table of several runs names its units."""
-    names = list(units)
+    crossed in scenes"), as a table of several runs names its units. The identity lists are
+    named masculine first however ``units`` holds them; other units in their order."""
+    names = sorted(units, key=_list_rank)
     joined = _JOINED.get(design or "")
     split = [name.rsplit(" ", 1) for name in names]
     if joined is None or len(names) != 2 or any(len(s) != 2 for s in split):
@@ -56,6 +61,13 @@ def resampled_units(units: Mapping[str, int | None], design: str | None) -> str:
     else:
         how = "crossed in scenes" if noun == "identity" else "crossed"
     return f"{sides} {plural(noun, most)} {how}"
+
+
+def _list_rank(name: str) -> int:
+    """Where a unit's name goes among the identity lists (:data:`_LIST_ORDER`); any other last,
+    in its order (the sort is stable)."""
+    first = name.split(" ", 1)[0]
+    return _LIST_ORDER.index(first) if first in _LIST_ORDER else len(_LIST_ORDER)
 
 
 def _count(count: int | None, noun: str) -> str:

@@ -134,7 +134,7 @@ def bought_on_since(status: str, looks: PartLooks | None, answered: int | None) 
 def status_said(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
     """``run``'s status in words (:func:`status_text`) as every listing says it, its requests
     with an outcome read from ``store`` now."""
-    answered = store.requests_answered(run.id)[0] if looks is not None else None
+    answered = store.requests_held(run.id) if looks is not None else None
     return status_text(run.status, looks, answered)
 
 
@@ -143,7 +143,7 @@ def listed_status(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
     bought on since (:func:`bought_on_since`) is :data:`BOUGHT_ON`, any other its status."""
     if run.status != "decided" or looks is None:
         return run.status
-    answered = store.requests_answered(run.id)[0]
+    answered = store.requests_held(run.id)
     return BOUGHT_ON if bought_on_since(run.status, looks, answered) else run.status
 
 

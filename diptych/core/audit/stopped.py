@@ -112,7 +112,7 @@ def continued(store: Store, run_id: str, looks: PartLooks) -> bool:
     run = store.run_with_id(run_id)
     if run is None:
         return False
-    return bought_on_since(run.status, looks, store.requests_answered(run.id)[0])
+    return bought_on_since(run.status, looks, store.requests_held(run.id))
 
 
 def decided_runs(store: Store, rec: AuditRecord) -> list[str]:
@@ -268,7 +268,7 @@ def held_now(
         if last is None:
             continue
         run = store.run_with_id(part.run_id) if part is not None and part.run_id else None
-        answered = store.requests_answered(run.id)[0] if run is not None else 0
+        answered = store.requests_held(run.id) if run is not None else 0
         if run is None or not bought_on_since(run.status, part_looks, answered):
             requests += last.bought
             continue
@@ -308,7 +308,7 @@ def part_status_text(store: Store, part: PartRecord) -> str:
         return interrupted_words(store, part.run_id, looks)
     if part.status not in ("decided", BOUGHT_ON) or looks is None or not part.run_id:
         return part.status
-    answered = store.requests_answered(part.run_id)[0]
+    answered = store.requests_held(part.run_id)
     return status_text("decided", looks, answered)
 
 

@@ -22,6 +22,11 @@ _PAID_FAILURE = "COALESCE(json_extract(r.provenance, '$.paid_failure'), 0)"
 #: decided by its gates, or bought whole. A resume (status ``running``) lets them follow again.
 FIXED_COUNTS = frozenset({"decided", "complete"})
 
+#: Where a run's fixed outcome counts keep its distinct requests with an outcome then: what the
+#: run holds, whatever other runs asking the same requests store after it
+#: (:meth:`Runs.requests_held`).
+_HELD = "requests_held"
+
 
 class Runs(Connection):
     # --- runs -------------------------------------------------------------------------------
@@ -104,7 +109,12 @@ class Runs(Connection):
         (:data:`FIXED_COUNTS`) keeps the outcome counts it has now, any other counts live."""
         with self.transaction() as db:
             fixed = (
-                canonical_json(self.status_counts(run_id, live=True))
+                canonical_json(
+                    {
+                        **self.status_counts(run_id, live=True),
+                        _HELD: self.requests_answered(run_id)[0],
+                    }
+                )
                 if status in FIXED_COUNTS
                 else None
             )
@@ -320,6 +330,7 @@ class Runs(Connection):
             if row is not None and row["outcome_counts"] is not None:
                 fixed: dict[str, int] = {"done": 0, "refused": 0, "failed": 0, "pending": 0}
                 fixed.update(json.loads(row["outcome_counts"]))
+                fixed.pop(_HELD, None)
                 return fixed
         counts = {"done": 0, "refused": 0, "failed": 0, "pending": 0}
         for row in self.db.execute(
@@ -340,3 +351,15 @@ class Runs(Connection):
             (run_id,),
         ).fetchone()
         return int(row["answered"]), int(row["n"])
+
+    def requests_held(self, run_id: str) -> int:
+        """The run's distinct requests with an outcome, as the run holds them: a decided or
+        complete run's as it had them when it got there (another run asking the same requests
+        answers them in the store, but buys nothing for this run), any other's as stored now
+        (:meth:`requests_answered`)."""
+        row = self.db.execute("SELECT outcome_counts FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is not None and row["outcome_counts"] is not None:
+            held = json.loads(row["outcome_counts"]).get(_HELD)
+            if isinstance(held, int):
+                return held
+        return self.requests_answered(run_id)[0]

@@ -377,7 +377,7 @@ class Standings(Namespace):
                         partial=share_of_design(
                             run.status,
                             looks.get(run.id),
-                            self._store.requests_answered(run.id)[0],
+                            self._store.requests_held(run.id),
                             counts,
                             run.id,
                         ),

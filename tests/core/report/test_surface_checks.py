@@ -15,6 +15,7 @@ from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
     infinity_problems,
     misspelled_plural_problems,
+    non_finite_problems,
     raw_word_problems,
     unnamed_headline_intervals,
     unreadable_number_problems,
@@ -408,13 +409,13 @@ def test_an_audits_id_broken_at_its_hyphen_on_a_phone_is_found(
 
 def test_an_infinite_bound_anywhere_in_report_json_is_found(tmp_path: Path) -> None:
     """Every string of report.json is read, however deep and under whatever key (a gate's
-    interval, a table's cell, a note): an infinite bound or "nan" printed there is found; a raw
-    number the JSON contract spells as a string ("-inf") is data, not text, and a note that
-    defines where a statistic is infinite ("t is ±∞") prints no bound."""
+    interval, a table's cell, a note): an infinite bound or "nan" printed there is found; a
+    bound without a value is null, and a note that defines where a statistic is infinite ("t
+    is ±∞") prints no bound."""
     data = {
-        "gates": {"gates": [{"interval": "−∞ to ∞", "ci_low": "-inf", "ci_high": "inf"}]},
+        "gates": {"gates": [{"interval": "−∞ to ∞", "ci_low": None, "ci_high": None}]},
         "appendix": {
-            "resamples": [{"note": "a spread of nan"}, {"ci_high": "Infinity"}],
+            "resamples": [{"note": "a spread of nan"}, {"ci_high": None}],
             "tables": [{"rows": [["STS", "[−∞, 4.2]"]], "note": "t is ±∞ when pairs agree"}],
         },
     }
@@ -442,6 +443,24 @@ def test_a_scroll_hint_that_does_not_name_its_first_column_is_found() -> None:
         assert len(hint_problems(f'<p class="scroll-hint" aria-hidden="true">{text}</p>')) == 1
     good = "The table scrolls sideways (7 columns); its first column stays in view →"
     assert hint_problems(f'<p class="scroll-hint" aria-hidden="true">{good}</p>') == []
+
+
+def test_a_value_that_is_not_finite_anywhere_in_report_json_is_found(tmp_path: Path) -> None:
+    """However deep and under whatever key, "inf", "-inf", "nan" (or JSON's bare tokens) are
+    found where null belongs; encoded replicates are not read."""
+    data = {
+        "result": {"numbers": {"STS": {"ci_low": "-inf", "ci_high": "inf", "se": "inf"}}},
+        "tables": [{"rows": [["word", "Infinity"]]}],
+        "replicates": "inf",
+    }
+    assert [p.split(":")[0] for p in non_finite_problems(data)] == [
+        "result.numbers.STS.ci_low", "result.numbers.STS.ci_high", "result.numbers.STS.se",
+        "tables[0].rows[0][1]",
+    ]  # fmt: skip
+    (tmp_path / "report.json").write_text('{"se": NaN, "ci_low": -Infinity}')
+    assert len(text_problems(tmp_path)) == 2
+    clean = {"result": {"numbers": {"STS": {"ci_low": None, "ci_high": None, "se": None}}}}
+    assert non_finite_problems(clean) == []
 
 
 def test_a_recipe_field_spelled_as_a_word_is_found() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.surfaces.chart_intervals import chart_table_problems
+from tests.support.surfaces.group_order import group_order_problems
 from tests.support.surfaces.interval_kinds import interval_kind_problems
 from tests.support.surfaces.paper import paper_problems
 from tests.support.surfaces.reproduce import offer_problems, reproduce_problems, shell_env
@@ -35,6 +36,7 @@ def report_problems(
     """Every defect the checks find in the report written to ``report_dir``."""
     problems = text_problems(report_dir) + interval_kind_problems(report_dir)
     problems += report_form_problems(report_dir)
+    problems += group_order_problems(report_dir)
     html = report_dir / "report.html"
     if browser is not None and html.is_file():
         problems += [f"screen {p}" for p in screen_problems(html, browser)]

@@ -5,6 +5,7 @@ the page names it."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -96,6 +97,28 @@ def raw_word_problems(data: Any, where: str = "") -> list[str]:
     if isinstance(data, list):
         return [p for i, v in enumerate(data) for p in raw_word_problems(v, f"{where}[{i}]")]
     if isinstance(data, str) and _NAN.fullmatch(data.strip()):
+        return [f"{where}: {data!r} where null belongs"]
+    return []
+
+
+def non_finite_problems(data: Any, where: str = "") -> list[str]:
+    """Every value of report.json that is not a finite number where one belongs, however deep:
+    an infinity or NaN spelled as a string ("-inf", "inf", "nan") or as a bare token. A figure
+    with no interval has null bounds and se, its ``reason`` and display fields saying why
+    ("no interval (one masculine identity only)"); encoded data (:data:`_ENCODED_KEYS`) is
+    not read."""
+    if isinstance(data, dict):
+        return [
+            p
+            for k, v in data.items()
+            if k not in _ENCODED_KEYS
+            for p in non_finite_problems(v, f"{where}.{k}".lstrip("."))
+        ]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in non_finite_problems(v, f"{where}[{i}]")]
+    if isinstance(data, str) and _RAW_NUMBER.fullmatch(data.strip()):
+        return [f"{where}: {data!r} where null belongs"]
+    if isinstance(data, float) and not math.isfinite(data):
         return [f"{where}: {data!r} where null belongs"]
     return []
 

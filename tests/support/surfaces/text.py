@@ -24,6 +24,7 @@ from tests.support.surfaces.report_json import (
     anytime_intervals_off_their_look,
     json_display_texts,
     misspelled_plural_problems,
+    non_finite_problems,
     raw_word_problems,
     unnamed_headline_intervals,
     unreadable_number_problems,
@@ -445,7 +446,7 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
         bad: set[str] = set()
         # JSON has no Infinity or NaN (Python writes them, a strict reader rejects the file).
         data = json.loads(text, parse_constant=lambda token: bad.add(token))
-        problems += [f"json: {t} is not JSON (write it as the string 'inf')" for t in sorted(bad)]
+        problems += [f"json: {t} is not JSON (write null)" for t in sorted(bad)]
     probes = tuple(r.get("probe", "") for r in data.get("runs", []))
     if (report_dir / "report.html").is_file():
         page = (report_dir / "report.html").read_text(encoding="utf-8")
@@ -471,9 +472,10 @@ def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
     problems += [f"json: {p}" for p in unnamed_headline_intervals(data)]
     problems += [f"json: {p}" for p in anytime_intervals_off_their_look(data)]
     problems += [f"json: {p}" for p in unreadable_number_problems(data)]
-    problems += [f"json: {p}" for p in raw_word_problems(data)]
-    problems += [f"json: {p}" for p in misspelled_plural_problems(data)]
-    problems += [f"json: {p}" for p in labels_look_problems(data)]
+    problems += [f"json: {p}" for p in raw_word_problems(data) + non_finite_problems(data)]
+    problems += [
+        f"json: {p}" for p in misspelled_plural_problems(data) + labels_look_problems(data)
+    ]
     if (report_dir / "report.md").is_file():
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         prose = re.sub(r"```.*?```|`[^`]*`", " ", markdown, flags=re.DOTALL)

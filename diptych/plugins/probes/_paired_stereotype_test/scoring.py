@@ -138,6 +138,19 @@ def identity_gap(over_identities: Mapping[str, Inference]) -> dict[str, Any] | N
     }
 
 
+def gap_of_sides(
+    gap: Mapping[str, Any], sides: Iterable[Mapping[str, Any] | None]
+) -> dict[str, Any]:
+    """``gap`` as its sides (each setting's figure as printed) allow: where one has no interval
+    (one masculine identity only), neither has the difference, with that side's reason. An
+    interval of the gap over other units (draws) would resample what its side cannot."""
+    reason = next((str(s["reason"]) for s in sides if s is not None and s.get("reason")), None)
+    if reason is None:
+        return dict(gap)
+    kept = {k: v for k, v in gap.items() if k not in ("se", "df", "scenes_only", "p_value")}
+    return {**kept, "ci_low": -math.inf, "ci_high": math.inf, "reason": reason}
+
+
 def resampled_words(headline: Inference) -> str:
     """What the headline STS's interval resamples, in words: both identity lists, or — where
     the crossed interval fell to its floor — the scenes alone, and why."""

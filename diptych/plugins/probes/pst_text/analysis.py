@@ -37,6 +37,7 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report.formatting import counted, plural
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
+    gap_of_sides,
     identity_gap,
     resampled_words,
     setting_gap,
@@ -220,15 +221,20 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         # once (both people of a paired scene, the one person of a single one).
         sts = stereotype_test_score(rows, seed=params.seed, unit="draw")
         over = sts.over_identities or {}
+        sides: dict[str, dict[str, Any]] = {}
         for setting in SETTINGS:
             est = getattr(sts.overall, setting)
             if est is not None:
                 # Scored per answer (each sample's label), not per prompt as the expected STS.
-                figure = over_identities(over.get(setting), est.to_dict())
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = {**figure, "n_of": "answer"}
+                sides[setting] = over_identities(over.get(setting), est.to_dict())
+                result.numbers[f"{prefix}STS {setting}{drawn}"] = {
+                    **sides[setting],
+                    "n_of": "answer",
+                }
         by_draws = setting_gap(rows, seed=params.seed, unit="draw")
         if by_draws is not None:
-            gap = over_identities(identity_gap(over), by_draws)
+            # No interval where a side has none (one identity of a list read).
+            gap = gap_of_sides(over_identities(identity_gap(over), by_draws), sides.values())
             result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
         micro = micro_table(sts, identity_drawn(by_model[model_id], params.seed))
         micro.title = prefix + micro.title
