@@ -10,7 +10,7 @@ import pytest
 
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
-from tests.support.surfaces.text import empty_table_problems
+from tests.support.surfaces.tables import empty_table_problems
 
 MASC = ["carpenter", "farmer", "guard"]
 FEM = ["nurse", "editor", "clerk"]

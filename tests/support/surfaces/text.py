@@ -30,6 +30,7 @@ from tests.support.surfaces.report_json import (
     unreadable_number_problems,
 )
 from tests.support.surfaces.subject import subject_problems
+from tests.support.surfaces.tables import empty_table_problems
 
 #: A machine's word for a value that is not a number, printed where a reader looks.
 _NOT_A_NUMBER = re.compile(r"(?<![\w-])[-−]?(inf|infinity|nan)(?![\w-])", re.IGNORECASE)
@@ -419,21 +420,6 @@ def named_gate_intervals(chunks: list[Chunk], gated: set[tuple[str, str]]) -> li
         for (run, figure), text in texts.items()
         if _INTERVALS.search(text) and not re.search(r"anytime-valid|fixed", text)
     ]
-
-
-#: A Markdown table's header and rule: the rows follow at once.
-_MD_TABLE_HEAD = re.compile(r"^\|.*\|\n\|(?:\s*:?-+:?\s*\|)+\n(?!\|)", re.MULTILINE)
-_HTML_TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
-
-
-def empty_table_problems(page: str, markdown: bool = False) -> list[str]:
-    """Each table printed with a header and no row: a page says where a table has nothing to
-    hold in a sentence, never with an empty table under its heading."""
-    if markdown:
-        heads = [m.group(0).splitlines()[0] for m in _MD_TABLE_HEAD.finditer(page)]
-    else:
-        heads = [t[:120] for t in _HTML_TABLE.findall(page) if "<th" in t and "<td" not in t]
-    return [f"a table with a header and no row: {head}" for head in heads]
 
 
 def text_problems(report_dir: Path, digits: bool = True) -> list[str]:
