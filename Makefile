@@ -38,10 +38,12 @@ demo: $(VENV)/.installed-demo
 		--report diptych-demo
 	$(PY) -m diptych.core.report.screenshot diptych-demo
 
-# Two test processes (pytest-xdist), one per core of a small machine; the tests of one module
-# stay in one process, so a module's loaded model or server is shared as in a serial run.
+# Two test processes (pytest-xdist), one per core of a small machine. A test goes to whichever
+# process is free, so that both end together; the tests that share a module's fixture, the
+# llama.cpp server or the throwaway venv keep to one process, which builds it once
+# (tests/conftest.py, xdist_group).
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -q -n 2 --dist loadscope
+	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py

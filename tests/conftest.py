@@ -29,6 +29,45 @@ hypothesis.configuration.set_hypothesis_home_dir(tempfile.mkdtemp(prefix="diptyc
 pytest_plugins = ["diptych.testing.pytest"]
 
 
+#: Session fixtures dear enough to start once: the tests that use one share a group, so that
+#: only one test process starts it (a server loading the bundled model, a throwaway venv).
+SHARED_ONCE = ("llama_server", "throwaway")
+#: Module-scoped fixtures that only set something and put it back: no reason to keep a
+#: module's tests together (tests/plugins/conftest.py).
+SET_AND_PUT_BACK = frozenset({"offline", "torch_one_thread"})
+
+
+def xdist_group(item: pytest.Item) -> str | None:
+    """The group ``item`` runs in under ``--dist loadgroup`` (``make test``), or None for a test
+    either process may take on its own: the tests of a dear session fixture share its group, and
+    a module's tests that share a module- or class-scoped fixture stay in one process, which
+    builds it once as a serial run does. Every other test goes wherever a process is free, so
+    that the two end together rather than one finishing a slow module alone."""
+    fixtures = getattr(item, "_fixtureinfo", None)
+    if fixtures is None:
+        return None
+    for name in SHARED_ONCE:
+        if name in fixtures.name2fixturedefs:
+            return name
+    scopes = {
+        d.scope
+        for name, defs in fixtures.name2fixturedefs.items()
+        if name not in SET_AND_PUT_BACK
+        for d in defs
+    }
+    if scopes & {"module", "class", "package"}:
+        return item.nodeid.split("::")[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def report_text_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     """Every report a test writes in this process has its text checked when the test ends
