@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,7 +24,10 @@ from diptych.core.store import Store, open_store
 # tests run from: a test leaves the machine as it found it.
 hypothesis.settings.register_profile("diptych", database=None)
 hypothesis.settings.load_profile("diptych")
-hypothesis.configuration.set_hypothesis_home_dir(tempfile.mkdtemp(prefix="diptych-hypothesis-"))
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="diptych-hypothesis-")
+hypothesis.configuration.set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+# Each test process removes its own when it ends.
+atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
 
 # The fixtures plugin authors get (diptych_workspace, scripted_model, fake_openai, run_probe,
 # assert_round_trip): diptych's own tests use the very same ones.
