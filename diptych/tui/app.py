@@ -178,11 +178,12 @@ class DiptychApp(App[None]):
         return [job for job in self.jobs.values() if job.active]
 
     def stop_job(self, job: JobState, reason: str) -> None:
-        """Stop a job (``pause`` or ``cancel``): no new trial starts, finished ones are kept."""
+        """Stop a job (``pause``, ``stop`` or ``quit``): no new trial starts, finished ones
+        are kept."""
         if not job.active or job.stop_reason is not None:
             return
         job.stop_reason = reason
-        job.state = "pausing" if reason == "pause" else "cancelling"
+        job.state = "pausing" if reason == "pause" else "stopping"
         job.control.cancel()
         self._jobs_changed()
 

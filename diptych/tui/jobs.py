@@ -143,7 +143,7 @@ class JobState:
     cached: int = 0
     to_run: int = 0
     finished: dict[str, int] = field(default_factory=dict)
-    #: starting, running, pausing, cancelling or ended.
+    #: starting, running, pausing, stopping or ended.
     state: str = "starting"
     #: Why it was stopped: ``pause``, ``cancel`` or ``quit``.
     stop_reason: str | None = None

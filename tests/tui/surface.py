@@ -42,6 +42,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from surface_costs import cost_parted
 from textual.app import App
 from textual.geometry import Region
 from textual.widget import Widget
@@ -156,8 +157,7 @@ def _where(widget: Widget) -> str:
 
 
 def cut_values(app: App[Any]) -> list[str]:
-    """The decision-bearing values the screen draws cut, wrapped inside themselves, or hidden
-    in a box too small for them (module docstring)."""
+    """Decision-bearing values cut, wrapped inside themselves or hidden (module docstring)."""
     lines = screen_lines(app)
     found: list[str] = []
     for widget, region in visible_widgets(app):
@@ -175,6 +175,8 @@ def cut_values(app: App[Any]) -> list[str]:
             below = inside[y + 1] if y + 1 < len(inside) else ""
             if look_parted(text.rstrip(" │┃▌▐█"), below):
                 found.append(f"{where}: a look parted: {text.strip()!r} / {below.strip()!r}")
+            if cost_parted(text, below):
+                found.append(f"{where}: a cost parted: {text.strip()!r} / {below.strip()!r}")
             if re.search(r"[\d.]$", text) and re.match(r"[\d.]", below) and below.strip():
                 found.append(
                     f"{where}: a number wrapped inside itself: {text.strip()!r} / {below.strip()!r}"

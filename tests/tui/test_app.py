@@ -192,7 +192,7 @@ def held_after_eight(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterato
     held.release.set()
 
 
-async def test_cancel_mid_run_then_resume_asks_each_trial_once(
+async def test_stop_mid_run_then_resume_asks_each_trial_once(
     held_after_eight: Held, workspace: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "calls.jsonl"
@@ -207,7 +207,7 @@ async def test_cancel_mid_run_then_resume_asks_each_trial_once(
         app.screen.query_one("#runs", DataTable).focus()
         await pilot.press("c")
         # The calls held since the eighth go on once the stop is asked: no new one starts.
-        await wait_for(pilot, lambda: job.stop_reason == "cancel", "the stop asked")
+        await wait_for(pilot, lambda: job.stop_reason == "stop", "the stop asked")
         held_after_eight.release.set()
         await wait_for(pilot, lambda: cell(app, run_id, "status") == "interrupted", "the stop")
         assert job.control.finished.is_set()
@@ -277,7 +277,7 @@ async def test_a_stop_during_the_engines_clean_up_still_stores_the_status(
         )
         SlowToClose.closing.clear()
         await wait_for(pilot, SlowToClose.closing.is_set, "the model to start closing")
-        app.stop_job(job, "cancel")
+        app.stop_job(job, "stop")
         await wait_for(pilot, lambda: not job.active, "the stop")
     assert job.run_id is not None
     with open_store(workspace) as store:

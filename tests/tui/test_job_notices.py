@@ -24,7 +24,7 @@ def _said_when_ended(message: JobEnded, stop_reason: str) -> list[str]:
 
 
 def test_a_stopped_runs_trials_left_carry_separators() -> None:
-    for reason in ("pause", "cancel"):
+    for reason in ("pause", "stop"):
         message = JobEnded(1, "pst-text-18101709", "stopped", counts={"pending": 1346})
         (said,) = _said_when_ended(message, reason)
         assert "1,346 trials left" in said, said

@@ -30,7 +30,7 @@ def held_run(scripted: None, workspace: Path) -> str:
     return run.id
 
 
-@pytest.mark.parametrize("key,verb", [("p", "pause"), ("c", "cancel"), ("u", "resume")])
+@pytest.mark.parametrize("key,verb", [("p", "pause"), ("c", "stop"), ("u", "resume")])
 async def test_keys_on_a_run_of_another_process_say_where_it_runs_and_how_to_stop_it(
     held_run: str, workspace: Path, key: str, verb: str
 ) -> None:

@@ -130,22 +130,22 @@ async def rows_drawn(pilot: Pilot[Any], runs: list[str]) -> None:
 async def test_the_footer_offers_the_keys_the_highlighted_run_takes(
     pst_text_run: str, workspace: Path
 ) -> None:
-    """An interrupted run offers u Resume, not p Pause or c Cancel (nothing runs to pause or
-    cancel); pressed all the same, p says why in one line and starts nothing. A complete run
+    """An interrupted run offers u Resume, not p Pause or c Stop (nothing runs to pause or
+    stop); pressed all the same, p says why in one line and starts nothing. A complete run
     offers none of the three."""
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await rows_drawn(pilot, [pst_text_run])
         row = footer_row(app)
-        assert (
-            "Quit" in row and "Resume" not in row and "Pause" not in row and "Cancel" not in row
-        ), row
+        assert "Quit" in row and "Resume" not in row and "Pause" not in row and "Stop" not in row, (
+            row
+        )
     interrupt(workspace, pst_text_run)
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await rows_drawn(pilot, [pst_text_run])
         row = footer_row(app)
-        assert "u Resume" in row and "Pause" not in row and "Cancel" not in row, row
+        assert "u Resume" in row and "Pause" not in row and "Stop" not in row, row
         for key in ("p", "c"):
             before = len(said(app))
             await pilot.press(key)

@@ -57,7 +57,7 @@ async def test_runs_footer_shows_every_key_or_says_more_are_under_help(
     too narrow for them all says how many more keys Help lists."""
     from diptych.tui.screens.runs.screen import RunsScreen
 
-    every = {"resume": "Resume", "pause": "Pause", "cancel": "Cancel"}
+    every = {"resume": "Resume", "pause": "Pause", "stop": "Stop"}
     monkeypatch.setattr(RunsScreen, "footer_labels", lambda self: every)
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:

@@ -70,20 +70,32 @@ def takes_words(name: str, kind: str, width: int) -> str:
 
 
 class NumberInput(Input):
-    """An integer or number input that says why it drops a key it cannot take ("1a" in a
-    whole-number field), where Textual's own only rings the terminal's bell, so a key pressed
-    and not shown is not left unexplained."""
+    """An integer or number input that keeps what is typed into it, whatever it is ("1a" in
+    a whole-number field stays "1a", where Textual's own dropped the key and rang the bell, so
+    the field showed a value the user had not given): the form marks it and says what the
+    field takes, and the run is refused until it is fixed."""
 
-    class Refused(Message):
-        """A key (or a paste) the field cannot take was dropped; its value is as it was."""
+    def __init__(self, value: str, *, takes: Literal["integer", "number"], **kwargs: Any) -> None:
+        super().__init__(value, type="text", **kwargs)
+        #: What the field takes: "integer" (whole numbers) or "number".
+        self.takes: Literal["integer", "number"] = takes
 
-        def __init__(self, input: NumberInput) -> None:
-            super().__init__()
-            self.input = input
+    def holds_a_number(self) -> bool:
+        """Whether the field is empty (its default) or holds what it takes."""
+        text = self.value.strip()
+        if not text:
+            return True
+        if self.takes == "integer":
+            return WHOLE.fullmatch(text) is not None
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
 
-    def restricted(self) -> None:
-        super().restricted()
-        self.post_message(self.Refused(self))
+
+#: A whole number as a field takes it.
+WHOLE = re.compile(r"[-+]?\d+")
 
 
 @dataclass(frozen=True)
@@ -208,14 +220,6 @@ class ParamsForm(Vertical):
         padding-left: 18;
         color: $text-muted;
     }
-    /* From the form's edge, under the field's name it names: one line in a narrow pane. */
-    ParamsForm .field-typed {
-        color: $text-warning;
-        display: none;
-    }
-    ParamsForm .field-typed.-shown {
-        display: block;
-    }
     ParamsForm .field-error, ParamsForm > .form-error {
         color: $error;
         display: none;
@@ -269,7 +273,11 @@ class ParamsForm(Vertical):
             spec.kind, "text"
         )  # type: ignore[assignment]
         placeholder = "a,b,c (comma-separated)" if spec.kind == "list" else "(default)"
-        return (NumberInput if kind in TAKES else Input)(
+        if kind != "text":
+            return NumberInput(
+                spec.initial, takes=kind, placeholder=placeholder, id=widget_id, compact=True
+            )
+        return Input(
             spec.initial,
             placeholder=placeholder,
             type=kind,
@@ -296,12 +304,6 @@ class ParamsForm(Vertical):
                     self._labels[spec.name] = name
                     yield name
                     yield widget
-                if isinstance(widget, NumberInput):
-                    yield Static(
-                        takes_words(spec.name, widget.type, 80),
-                        classes="field-typed",
-                        id=f"{self.id}-{spec.name}-typed",
-                    )
                 # Under the field it explains, above its pick list: focused after ctrl+s, the
                 # field and its reason share the view (below a list, the reason was off it).
                 yield Static("", classes="field-error", id=f"{self.id}-{spec.name}-error")
@@ -371,7 +373,9 @@ class ParamsForm(Vertical):
             detail = match.group(2) if match and match.group(1) == name else None
             spec = next((spec for spec in self.specs if spec.name == name), None)
             text = (detail or message).removeprefix("Value error, ")
-            target.update(short_known(text, picks=bool(spec and spec.suggestions)))
+            # A letter in a number field: what the field takes, as said when it was typed.
+            text = self._takes(name) or short_known(text, picks=bool(spec and spec.suggestions))
+            target.update(text)
         else:
             target = self.query_one(".form-error", Static)
             target.update(message)
@@ -424,36 +428,41 @@ class ParamsForm(Vertical):
                 # name keeps its comma.
                 widget.value = ",".join(values)
 
-    def _typed_hint(self, input: Input) -> Widget | None:
-        found = self.query(f"#{input.id}-typed") if input.id else None
-        return found.first() if found else None
+    def _takes(self, name: str) -> str | None:
+        """What number field ``name`` takes, in words that fit under it, while it holds
+        something else ("seed takes whole numbers"); None otherwise."""
+        widget = self._inputs.get(name)
+        if not isinstance(widget, NumberInput) or widget.holds_a_number():
+            return None
+        # The error line's width under the input (its padding is the names' column, or less
+        # where a narrow pane puts each name over its input).
+        padding = self.query_one(f"#{self.id}-{name}-error").styles.padding
+        return takes_words(name, widget.takes, self.content_size.width - padding.width)
 
-    @on(NumberInput.Refused)
-    def _refused(self, event: NumberInput.Refused) -> None:
-        event.stop()
-        hint = self._typed_hint(event.input)
-        if isinstance(hint, Static):
-            name = (event.input.id or "").removeprefix(f"{self.id}-")
-            hint.update(takes_words(name, event.input.type, self.content_size.width))
-            hint.add_class("-shown")
-            hint.scroll_visible(animate=False)
-
-    @on(Input.Blurred)
-    def _left(self, event: Input.Blurred) -> None:
-        hint = self._typed_hint(event.input)
-        if hint is not None:
-            hint.remove_class("-shown")
+    def _mark_typed(self, input: NumberInput) -> None:
+        """Mark a number field as its keys arrive: what it holds is not a number (the line
+        says what it takes, at once), or is again (the line goes; the plan checks the rest)."""
+        name = (input.id or "").removeprefix(f"{self.id}-")
+        error = self.query_one(f"#{self.id}-{name}-error", Static)
+        said = self._takes(name)
+        if said is not None:
+            self._labels[name].update(f"{INVALID} {name}")
+            error.update(said)
+            error.add_class("-shown")
+            error.scroll_visible(animate=False)
+        elif error.has_class("-shown") and str(error.render()).endswith((*TAKES.values(), " only")):
+            self._labels[name].update(name)
+            error.update("")
+            error.remove_class("-shown")
 
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def _changed(self, event: Message) -> None:
         event.stop()
+        if isinstance(event, Input.Changed) and isinstance(event.input, NumberInput):
+            self._mark_typed(event.input)
         if isinstance(event, Input.Changed) and event.input.id:
-            # A key the field takes: the word on the one it dropped has done its work.
-            hint = self._typed_hint(event.input)
-            if hint is not None:
-                hint.remove_class("-shown")
             name = event.input.id.removeprefix(f"{self.id}-")
             picker = self.pick_list(name) if name in self._inputs else None
             if picker is not None and picker.picked != _split(event.value):

@@ -19,17 +19,21 @@ from textual.geometry import Size
 from textual.visual import visualize
 from textual.widgets import Static
 
+from diptych.core.cost import COMPUTED_HERE
 from diptych.tui.widgets.fit_table import _NUMBER, INTERVAL
 
 #: What stays on one line: a value, its interval (marked † where it fell to its floor, and in
 #: the standings ‡ where its gates decided on it) and its ``n=`` (each optional but the
 #: first), or an interval alone; the level that opens an interval's name with the word
 #: after it ("(95% anytime-valid"): alone at a line's end, "(95%" reads as an interval cut;
-#: and the look a gate decided at ("look 1 of 10", "look 1/10", "look 2" where it read the
+#: the look a gate decided at ("look 1 of 10", "look 1/10", "look 2" where it read the
 #: whole design): "look 1" over "of 10" reads as the first look of an unknown number.
 FIGURE = re.compile(
     rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern})(?:\s+[†‡])*)?|{INTERVAL.pattern}(?:\s+[†‡])*)"
     r"(?:\s+n=[\d,]+)?|\(\d[\d.]*%\s+\S+|\blook\s+[\d,]+(?:(?:\s+of\s+|/)[\d,]+)?\)?"
+    # A cost in words is a value too: "not priced (computed" over "on this machine)" read as
+    # a cost cut, as "[-50.0," over "+50.0]" read as an interval cut.
+    rf"|not priced \({COMPUTED_HERE}\)|[\d,]+ requests (?:not priced|{COMPUTED_HERE})"
 )
 
 #: An id: words joined by hyphens or slashes, three at least (``occ-paired-carpenter--nurse``,

@@ -34,7 +34,12 @@ class PointsAtFields(TwoPanes):
         the keys go to (``focus``, else the focused one) stays in view where they share a
         pane and both do not fit."""
         focus = focus or self.focused
-        in_view_beside_focus(field, focus)
+        # A form's field with its name (over it, in a narrow pane): the input alone left the
+        # "✗ name" marking it cut off above.
+        row = field.parent
+        in_view_beside_focus(
+            row if isinstance(row, Widget) and row.has_class("field-row") else field, focus
+        )
         if field.id is not None:
             # The Models list's hint (why a search left it empty) is a reason too.
             for reason in self.query(f"#{field.id}-error, #{field.id}-hint"):

@@ -397,9 +397,11 @@ class NewRunScreen(ChoosesModels):
             where = "" if first is None else f" ({first[0]})"
             self._cannot_start(f"fix the field marked in red{where}")
             if first is not None:
-                # The field to fix, in view and focused: the message points at it.
+                # The field to fix, in view and focused: the message points at it; again once
+                # the focus has moved (keeping the focused input in view can cut off its name).
                 self._into_view(first[1])
                 first[1].focus()
+                self.call_after_refresh(self._into_view, first[1])
             return
         planned = self._planning == request and self._answered == self._generation
         self._start_asked = self._debounce is not None or not planned

@@ -1,5 +1,5 @@
 """The Runs screen's keys that act on the highlighted run or open a screen from it: new run,
-resume, pause, cancel, review and the plugins; each says why when it cannot act."""
+resume, pause, stop, review and the plugins; each says why when it cannot act."""
 
 from __future__ import annotations
 
@@ -11,8 +11,12 @@ from textual.screen import Screen
 from diptych.core.workspace import RunSummary
 from diptych.tui.jobs import JobHost, RunRequest, job_host
 from diptych.tui.messages import LastRequestLoaded, LookedResumeAsked, RestEstimated, RunHolder
+from diptych.tui.widgets.said import said_line, say
 from diptych.tui.widgets.tables import ListTable
 from diptych.tui.workers import last_request, remember_request, rest_of_decided_run
+
+#: What n says while New run is being opened.
+OPENING_NEW_RUN = "opening New run…"
 
 
 class RunControls(Screen[None]):
@@ -61,21 +65,21 @@ class RunControls(Screen[None]):
 
     def footer_labels(self) -> dict[str, str | None]:
         """u, p and c as the highlighted run takes them (widgets/footer.py): only a run that
-        runs can be paused or cancelled, only one that stopped short can be resumed; a key
+        runs can be paused or stopped, only one that stopped short can be resumed; a key
         left out says why when pressed."""
         row = self.rows.get(self.current_run_id() or "")
         if row is None:
-            return {"resume": None, "pause": None, "cancel": None}
+            return {"resume": None, "pause": None, "stop": None}
         running = self.diptych.job_for_run(row.run.id) is not None or row.run.status == "running"
         done = row.run.status == "complete"  # a decided run's u buys the rest of it
         return {
             "resume": None if running or done else "Resume",
             "pause": "Pause" if running else None,
-            "cancel": "Cancel" if running else None,
+            "stop": "Stop" if running else None,
         }
 
     def _not_running(self, run: RunSummary, verb: str) -> None:
-        """Pause or cancel pressed on a run that does not run: why, in one line."""
+        """Pause or stop pressed on a run that does not run: why, in one line."""
         status = run.run.status
         if status == "complete":
             self.notify(f"{run.run.id} is not running ({status}): nothing to {verb}")
@@ -87,7 +91,16 @@ class RunControls(Screen[None]):
 
     # --- actions --------------------------------------------------------------------------
 
+    #: Whether n was pressed and New run is still being opened: a second n waits for it.
+    _opening_new_run: bool = False
+
     def action_new_run(self) -> None:
+        # Said at once: reading the last request and building the screen take seconds on a
+        # slow machine, and a key that shows nothing for that long is pressed again.
+        say(self, OPENING_NEW_RUN, about="new-run")
+        if self._opening_new_run:
+            return
+        self._opening_new_run = True
         self._recall(self.diptych.store_path)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-recall")
@@ -98,7 +111,11 @@ class RunControls(Screen[None]):
     def _open_new_run(self, message: LastRequestLoaded) -> None:
         from diptych.tui.screens.new_run.screen import NewRunScreen
 
-        self.app.push_screen(NewRunScreen(last=message.last), self._start)
+        try:
+            self.app.push_screen(NewRunScreen(last=message.last), self._start)
+        finally:
+            self._opening_new_run = False
+            said_line(self).unsay("new-run")
 
     def _start(self, request: RunRequest | None) -> None:
         if request is not None:
@@ -201,18 +218,20 @@ class RunControls(Screen[None]):
         else:
             self._not_running(row, "pause")
 
-    def action_cancel(self) -> None:
+    def action_stop(self) -> None:
+        """Stop a running run: no new trial starts, those finished are kept and u resumes
+        it (as Ctrl-C stops ``diptych run``); it is stored as interrupted."""
         row = self._current()
         if row is None:
             return
         job = self.diptych.job_for_run(row.run.id)
         if job is None and row.run.status == "running":
-            self._holder(self.diptych.store_path, row.run.id, "cancel")
+            self._holder(self.diptych.store_path, row.run.id, "stop")
             return
         if job is None:
-            self._not_running(row, "cancel")
+            self._not_running(row, "stop")
             return
-        self.diptych.stop_job(job, "cancel")
+        self.diptych.stop_job(job, "stop")
 
     @work(thread=True, exit_on_error=False, group="runs-holder")
     def _holder(self, store_path: Path, run_id: str, verb: str) -> None:
@@ -234,7 +253,7 @@ class RunControls(Screen[None]):
             return
         pid, host, described = message.holder
         stop = f"press Ctrl-C where it runs (or kill -INT {pid} on {host})"
-        after = "; then u resumes it here" if message.verb != "cancel" else ""
+        after = "; then u resumes it here" if message.verb != "stop" else ""
         self.notify(
             f"cannot {message.verb} {run_id} from here: another diptych process runs it "
             f"({described}). To stop it, {stop}: it stops as interrupted, every finished trial "

@@ -67,6 +67,21 @@ __all__ = [
 #: Lines of section titles above the chosen section, at most (a title may take two).
 SECTION_LINES = 4
 
+#: What a reading of a run is compared on: its status and its trials' counts by status.
+Reading = tuple[str, dict[str, int]]
+
+
+def read_again_words(before: Reading, after: Reading) -> str:
+    """What F5 found, in one line: the trials stored since the last reading, the run's new
+    status, or that nothing has changed."""
+    stored = [sum(n for k, n in counts.items() if k != "pending") for _, counts in (before, after)]
+    new = stored[1] - stored[0]
+    if new > 0:
+        return f"read again: {new:,} new {'trial' if new == 1 else 'trials'}"
+    if before == after:
+        return "read again: nothing has changed"
+    return f"read again: the run is {after[0]} now"
+
 
 class RunDetailScreen(Screen[None]):
     """One run: its status and counts, and its probe's analysis."""
@@ -101,6 +116,9 @@ class RunDetailScreen(Screen[None]):
         #: Where the report was last written (its HTML page, the one a reader opens): said
         #: under the figures, wrapped to the width, until read.
         self.report_path: Path | None = None
+        #: The reading shown, and the one shown when F5 asked again (None: not asked).
+        self._read: Reading | None = None
+        self._asked: Reading | None = None
 
     @property
     def diptych(self) -> JobHost:
@@ -125,6 +143,7 @@ class RunDetailScreen(Screen[None]):
     # --- loading --------------------------------------------------------------------------
 
     def action_reload(self) -> None:
+        self._asked = self._read
         self.query_one("#content", ContentSwitcher).current = "loading"
         self._analyze(self.diptych.store_path, self.run_id)
 
@@ -154,6 +173,11 @@ class RunDetailScreen(Screen[None]):
         )
         self.result = message.result
         await self._show_sections(message.result, message.flagged, message.error)
+        asked, self._asked = self._asked, None
+        self._read = (run.status, dict(counts))
+        if asked is not None:
+            # Said, as Standings' F5 does: a page redrawn the same reads as a key not heard.
+            self.notify(read_again_words(asked, self._read), timeout=3)
 
     async def _show_sections(
         self, result: ProbeResult | None, flagged: int, error: str | None

@@ -53,7 +53,7 @@ STATUS_STYLE = {
     "starting": "cyan",
     "paused": "yellow",
     "pausing": "yellow",
-    "cancelling": "yellow",
+    "stopping": "yellow",
     "interrupted": "yellow",
     "planned": "dim",
     "incomplete": "red",

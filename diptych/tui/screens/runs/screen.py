@@ -59,13 +59,18 @@ class RunsScreen(SessionRows):
         "progress, ref the trials refused, fail those failed, flag the people flagged for review."
     )
     #: Left to Help first where the footer has no room for every key (widgets/footer.py).
-    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "cancel")
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "stop")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Detail"),
         Binding("n", "new_run", "New run"),
         Binding("u", "resume", "Resume"),
         Binding("p", "pause", "Pause", tooltip="pause a running run; on a paused one, go on"),
-        Binding("c", "cancel", "Cancel"),
+        Binding(
+            "c",
+            "stop",
+            "Stop",
+            tooltip="stop a running run: its trials so far are kept, u resumes it",
+        ),
         Binding("r", "review", "Review"),
         Binding("i", "plugins", "Plugins"),
         Binding("slash", "filter", "Filter"),
@@ -273,6 +278,11 @@ class RunsScreen(SessionRows):
         self._reads.ask(soon=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "runs-recall" and event.state == WorkerState.ERROR:
+            # n opens nothing: say why, and let it be pressed again.
+            self._opening_new_run = False
+            self.notify(f"cannot open New run: {event.worker.error}", severity="error")
+            return
         if event.worker.group != "runs-load" or event.state != WorkerState.ERROR:
             return
         # A load that failed (the workspace was removed, say) must not block later loads.

@@ -25,7 +25,7 @@ from diptych.tui.widgets.said import say
 #: What a key that acts on one run does on a session's row instead (u: :meth:`_session_resume`).
 ON_A_SESSION = {
     "pause": "p pauses one run: enter lists this session's runs under it, p on a running one",
-    "cancel": "c cancels one run: enter lists this session's runs under it, c on a running one",
+    "stop": "c stops one run: enter lists this session's runs under it, c on a running one",
     "review": "r reviews one run's flags: enter lists this session's runs, r on one of them",
 }
 
@@ -126,7 +126,7 @@ class SessionRows(RunControls):
     # --- keys on a session's row ----------------------------------------------------------
 
     def _on_session_row(self, action: str) -> bool:
-        """Whether the cursor is on a session's row, where ``action`` (resume, pause, cancel,
+        """Whether the cursor is on a session's row, where ``action`` (resume, pause, stop,
         review: keys for one run) was answered with what to use instead."""
         session = self.current_session()
         if session is None:
@@ -145,9 +145,9 @@ class SessionRows(RunControls):
         if not self._on_session_row("pause"):
             super().action_pause()
 
-    def action_cancel(self) -> None:
-        if not self._on_session_row("cancel"):
-            super().action_cancel()
+    def action_stop(self) -> None:
+        if not self._on_session_row("stop"):
+            super().action_stop()
 
     def action_review(self) -> None:
         if not self._on_session_row("review"):
