@@ -96,9 +96,9 @@ STOPPED_NAME = re.compile(
 def intervals_line(name: str) -> str:
     """The line under a table naming its intervals ("intervals: 95% anytime-valid interval,
     look 1 of 10"); one named as not holding after a design's early stop says so of them all,
-    its verb agreeing ("intervals: fixed-design; they do not hold after the stop at look 1 of
+    its verb agreeing ("intervals: fixed-design; do not hold after the stop at look 1 of
     10")."""
-    return "intervals: " + STOPPED_VERB.sub("; they do not hold", name)
+    return "intervals: " + STOPPED_VERB.sub("; do not hold", name)
 
 
 #: How an interval's name says it does not hold after a stop, its verb singular or plural.

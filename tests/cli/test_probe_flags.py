@@ -110,7 +110,8 @@ def test_an_unknown_option_reads_as_every_other_error_line(
     code, _, err = run(capsys, "--store", str(tmp_path / "ws"), "report", "r1", "--outt", "x")
     assert code == 2
     assert err.strip().splitlines() == [
-        "error: no such option --outt; did you mean --out? (see 'diptych report --help')"
+        "error: no such option --outt; did you mean one of --audit, --out?"
+        " (see 'diptych report --help')"
     ]
     code, _, err = run(capsys, "--store", str(tmp_path / "ws"), "report")
     assert err.startswith("error: missing argument"), err

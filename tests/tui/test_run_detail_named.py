@@ -92,6 +92,7 @@ async def test_a_tables_intervals_line_is_in_its_pane(
             # The intervals (plural) do not hold: the line's verb agrees with its subject.
             said = " ".join(" ".join(inside).split())
             assert "does not hold" not in said, (title, shown(app))
-            assert "intervals: fixed-design; they do not hold after the stop at look 1 of" in (
-                said
-            ), (title, shown(app))
+            assert "intervals: fixed-design; do not hold after the stop at look 1 of" in (said), (
+                title,
+                shown(app),
+            )

@@ -247,7 +247,9 @@ async def test_audit_gates_at_80x24_show_verdict_value_interval_level_and_rule(
         await settle(pilot)
         lines = screen_lines(app)
         for g in screen.gates:
-            cells = [g.label, g.value, g.interval, g.level, g.rule]
+            # The interval beside its value, as every table prints one ("[52.2, 65.1]").
+            shown = bounds(g.low, g.high) if g.low is not None else g.interval
+            cells = [g.label, g.value, shown, g.level, g.rule]
             assert row_shows(lines, g.verdict.upper(), cells), (cells, "\n".join(lines))
 
 
