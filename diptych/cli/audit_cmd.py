@@ -122,8 +122,8 @@ def check(
     ] = None,
 ) -> None:
     """Validate an audit file and print its plan (trials, stored, cost, and the expected
-    half-width of each part's headline figures) without running; ``--set`` replaces fields as
-    ``audit run --set`` does."""
+    half-width of each part's headline figures) without running; --set replaces fields as
+    'audit run --set' does."""
     check_input_file(file, "audit file", limit=MAX_AUDIT_BYTES)
     overrides = parse_sets(set_ or [])
     with state(ctx).workspace_to_plan() as ws:

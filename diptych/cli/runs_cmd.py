@@ -281,7 +281,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Export every trial with its result and labels as CSV or JSON lines, or a run's or
-        an audit's evidence as a bundle another workspace imports (``diptych import``)."""
+        an audit's evidence as a bundle another workspace imports (diptych import)."""
         if bundle is not None:
             export_bundle(ctx, run_id, bundle, report_dir)
             return

@@ -400,29 +400,40 @@ def stopped_look(store: Store, run_id: str) -> str:
     return f"look {len(looks.looks):,} of {looks.total:,}"
 
 
-def _named_table(table: Table, name: str) -> Table:
+#: What the first chart or table that names a stop's fixed-design intervals adds: which of the
+#: report's intervals a reader may trust.
+FOR_ORIENTATION = "Only the intervals named anytime-valid hold; these are shown for orientation."
+
+
+def _named_table(table: Table, name: str, first: bool = False) -> Table:
     if not any(_INTERVAL_COLUMN.search(c) for c in table.columns):
         return table
-    said = f"Its intervals: {name}."
+    said = f"Its intervals: {name}." + (f" {FOR_ORIENTATION}" if first else "")
     return replace(table, interval_name=name, note=f"{table.note} {said}".strip())
 
 
-def _named_chart(chart: Any, name: str) -> Any:
+def _named_chart(chart: Any, name: str, first: bool = False) -> Any:
     if not isinstance(chart, dict):
         return chart
-    said = f"Its bars: {name}."
+    said = f"Its bars: {name}." + (f" {FOR_ORIENTATION}" if first else "")
     return {**chart, "note": f"{chart.get('note') or ''} {said}".strip()}
 
 
 def name_fixed_intervals(result: ProbeResult, at: str) -> ProbeResult:
     """``result`` with every table of intervals and every chart of bars named as fixed-design
     and not holding after the stop ``at`` ("look 1 of 4"); ``result`` itself where ``at`` is
-    empty (a design not stopped early)."""
+    empty (a design not stopped early). The first of them, as a report prints them (its charts
+    before its tables), says too that only the anytime-valid intervals hold."""
     if not at:
         return result
     name = stopped_name(at, many=True)
     data = result.data
     charts = data.get("charts") if isinstance(data, dict) else None
+    said = None
     if isinstance(charts, list):
-        data = {**data, "charts": [_named_chart(c, name) for c in charts]}
-    return replace(result, tables=[_named_table(t, name) for t in result.tables], data=data)
+        said = next((i for i, c in enumerate(charts) if isinstance(c, dict)), None)
+        data = {**data, "charts": [_named_chart(c, name, i == said) for i, c in enumerate(charts)]}
+    named = [i for i, t in enumerate(result.tables) if any(map(_INTERVAL_COLUMN.search, t.columns))]
+    first = named[0] if named and said is None else None
+    tables = [_named_table(t, name, i == first) for i, t in enumerate(result.tables)]
+    return replace(result, tables=tables, data=data)

@@ -124,7 +124,7 @@ def _worst_actions(audit: Audit) -> list[Action]:
             # A design stopped early: its bars are fixed-design, named as the chart names them.
             stopped = STOPPED_NAME.search(chart.note)
             if stopped is not None and any(r.points[0].has_interval for r in worst):
-                listed += f" (intervals {stopped[0]})"
+                listed += f" (intervals {stopped[0]}; for orientation only)"
             out.append(
                 Action(
                     "largest",

@@ -72,16 +72,20 @@ class ReportWords:
 
     @property
     def no_comparison(self) -> str:
-        holder = "The audit holds" if self.audit else "This report holds"
-        return f"{holder} no baseline and intervention runs of one probe that compares runs."
+        """What "Mitigations compared" says where it has nothing to show: what would fill it."""
+        return (
+            "No mitigation was compared: that takes a baseline run and a later run of the same "
+            "probe with an intervention, reported together with "
+            "`diptych report BASELINE INTERVENTION`."
+        )
 
     @property
     def built_from(self) -> str:
         return f"Built only from what {self.subject} measured."
 
-    @property
-    def no_mitigation(self) -> str:
-        return f"No mitigation was measured against a baseline in {self.subject}."
+    #: What "Mitigations measured" says where it lists none: the section it would come from
+    #: says why, and this does not say it again.
+    no_mitigation = "Nothing to list: see “Mitigations compared”."
 
     @property
     def plugins_heading(self) -> str:
