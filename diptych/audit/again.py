@@ -50,12 +50,22 @@ def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> s
             "resume": f"the audit continues, its search included: {again}",
         }
     else:
-        head = f"'{ref}' is agent session {detail.session}, not a run"
+        # The session named once: by its id, or by what was given and then its id.
+        what = "an agent session" if ref == detail.session else f"agent session {detail.session}"
+        head = f"'{ref}' is {what}, not a run"
+        # An ended session has nothing left to resume: what shows it, instead.
+        ended = detail.status.removeprefix("ended")
+        resume = (
+            f"{_agent_again(detail)} resumes it"
+            if detail.saved is None
+            else f"it has ended{f' ({ended[2:]})' if ended else ''}, so there is nothing to "
+            f"resume; '{show}' lists its findings and its {runs}"
+        )
         doing = {
             "report": f"'{show}' lists its findings and its {runs}; "
             "'diptych report RUN' reports one of them",
             "export": f"it has no runs stored; '{show}' says why",
-            "resume": f"{_agent_again(detail)} resumes it",
+            "resume": resume,
         }
     return f"{head}: {doing[command]}"
 
