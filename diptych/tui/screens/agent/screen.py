@@ -211,9 +211,8 @@ class AgentScreen(Screen[None]):
 
     @on(Input.Changed, "#agent-rounds, #agent-per-round")
     def _number_typed(self, event: Input.Changed) -> None:
-        """Mark a number field as its keys arrive: ✗ beside its name while it holds what a
-        session cannot take (red alone is lost on a monochrome terminal), its name alone once
-        it is fixed; the refusal on the status line goes with the mark."""
+        """Mark a number field as keys arrive: ✗ by its name while a session cannot take what
+        it holds (red alone is lost in monochrome); fixed, the mark and the refusal go."""
         field_id = event.input.id or ""
         name = NUMBERS[field_id][0]
         bad = self._number(field_id) is None
@@ -313,8 +312,7 @@ class AgentScreen(Screen[None]):
         )
         self._explain()
         if message.rows:
-            # The proposals to decide take the focus, so that a and x decide (and the footer
-            # shows them) rather than go into the field last edited.
+            # The proposals take the focus: a and x decide, not type into the last field.
             self.query_one("#agent-proposals", FitTable).focus()
 
     @on(AgentFailed)
