@@ -50,12 +50,22 @@ def not_a_run(ws: Workspace, detail: SessionDetail, ref: str, command: str) -> s
             "resume": f"the audit continues, its search included: {again}",
         }
     else:
-        head = f"'{ref}' is agent session {detail.session}, not a run"
+        # The session named once: by its id, or by what was given and then its id.
+        what = "an agent session" if ref == detail.session else f"agent session {detail.session}"
+        head = f"'{ref}' is {what}, not a run"
+        # An ended session has nothing left to resume: what shows it, instead.
+        ended = detail.status.removeprefix("ended")
+        resume = (
+            f"{agent_again(detail)} resumes it"
+            if detail.saved is None
+            else f"it has ended{f' ({ended[2:]})' if ended else ''}, so there is nothing to "
+            f"resume; '{show}' lists its findings and its {runs}"
+        )
         doing = {
             "report": f"'{show}' lists its findings and its {runs}; "
             "'diptych report RUN' reports one of them",
             "export": f"it has no runs stored; '{show}' says why",
-            "resume": f"{_agent_again(detail)} resumes it",
+            "resume": resume,
         }
     return f"{head}: {doing[command]}"
 
@@ -77,9 +87,11 @@ def _audit_run(ws: Workspace, audit_id: str) -> tuple[str, str]:
     return again, str(report or "")
 
 
-def _agent_again(detail: SessionDetail) -> str:
+def agent_again(detail: SessionDetail) -> str:
     """The agent command that resumes the session: its search's, with ``--session``."""
-    kind = str((detail.saved or {}).get("kind") or "")
+    kind = str((detail.saved or detail.started or {}).get("kind") or "")
+    if not kind and detail.started is not None:
+        kind = "mitigation" if "baseline" in detail.started else "identities"
     if kind == "mitigation" or detail.session.startswith("mit-"):
         how = ["diptych", "agent", "mitigate", "RUN"]
     elif kind == "identities" or detail.session.startswith("id-"):

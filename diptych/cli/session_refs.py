@@ -9,6 +9,7 @@ from __future__ import annotations
 from diptych.audit.again import not_a_run
 from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.workspace import RunRecord, Workspace
+from diptych.core.workspace.search_runs import SearchRuns
 from diptych.core.workspace.sessions import SessionDetail
 
 __all__ = ["exported_runs", "named", "not_a_run", "run_named"]
@@ -25,7 +26,23 @@ def named(ws: Workspace, ref: str) -> RunRecord | SessionDetail:
         try:
             return ws.runs.session(ref)
         except RunNotFoundError:
-            raise missing from None
+            started = started_session(ws, ref)
+            if started is None:
+                raise missing from None
+            return started
+
+
+def started_session(ws: Workspace, ref: str) -> SessionDetail | None:
+    """The agent session ``ref`` names exactly that has started but stored no run and saved
+    nothing yet (the id the Agent screen prints as it starts), from its checkpoint; None when
+    no session has that id."""
+    from diptych.agent.checkpoint import stored_state
+
+    state = stored_state(ws.path, ref)
+    settings = (state or {}).get("settings")
+    if not isinstance(settings, dict):
+        return None
+    return SessionDetail(ref, SearchRuns(ref, (), 0), None, started=settings)
 
 
 def run_named(ws: Workspace, ref: str, command: str) -> RunRecord:

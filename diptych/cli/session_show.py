@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from diptych.audit.again import agent_again
 from diptych.core.report.formatting import counted
 from diptych.core.workspace.sessions import SessionDetail, session_label
 
@@ -28,6 +29,12 @@ def session_lines(detail: SessionDetail) -> list[str]:
     ]
     if detail.tally:
         lines.append(f"proposals: {detail.tally}")
+    if detail.started is not None:
+        # Known from its start alone: what it was asked to do and what goes on with it.
+        lines.append(f"rounds: {detail.started.get('rounds', '?')}")
+        again = agent_again(detail)
+        return [*lines, "runs: none stored", f"{again} resumes it; once it ends, "
+                f"'diptych show {detail.session}' lists its findings"]  # fmt: skip
     if not detail.runs:
         return [*lines, "runs: none stored"]
     search = detail.search

@@ -53,7 +53,9 @@ def test_a_sessions_every_printed_id_is_refused_in_one_line_naming_what_does_it(
         head = (
             f"'{ref}' is the identities search of audit smollm2-offline-d9678019c4"
             if kind == "search"
-            else f"'{ref}' is agent session {TUI_SESSION}"
+            else "'tui-39e5' is agent session " + TUI_SESSION
+            if ref != TUI_SESSION
+            else f"'{ref}' is an agent session"
         )
         # Shown by a name pasted as it is: the hash its row's label gives, or its id.
         said = SAID[command, kind].format(ref="d96780" if kind == "search" else TUI_SESSION)

@@ -170,6 +170,8 @@ class SessionDetail:
     session: str
     search: SearchRuns
     saved: dict[str, Any] | None
+    #: The settings it started with, where it is known from its start alone (no run yet).
+    started: dict[str, Any] | None = None
 
     @property
     def runs(self) -> list[RunSummary]:
@@ -190,6 +192,8 @@ class SessionDetail:
         """What the session searches, in words ("identity search", "mitigation search"), and
         the audit whose search it is."""
         kind = str((self.saved or {}).get("kind") or "")
+        if not kind and self.started is not None:
+            kind = "mitigation" if "baseline" in self.started else "identities"
         if self.audit is not None:
             audit, part = self.audit
             return f"identity search, part {part} of audit {audit}"

@@ -126,6 +126,7 @@ async def test_the_form_sets_per_round_proposer_and_allow_new(
         screen.query_one("#agent-proposer", Select).value = "lexicon"
         screen.query_one("#agent-allow-new", Checkbox).value = True
         request = screen.request()
+        assert request is not None
         assert (request.per_round, request.proposer, request.allow_new) == (1, "lexicon", True)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "findings" in status(pilot), "the session to finish")

@@ -11,11 +11,21 @@ from textual.binding import Binding, BindingType
 from diptych.tui.widgets.yes_no import YesNo
 
 
+def status_words(status: str) -> str:
+    """A status said as the docs say it: "has no finding", "was screened out, not a finding",
+    "is not confirmed, not a finding"."""
+    if status == "no finding":
+        return "has no finding"
+    if status == "screened out":
+        return "was screened out, not a finding"
+    return f"is {status}, not a finding"
+
+
 def confirmation_text(row_id: str, what: str, status: str, reason: str) -> str:
     """The question asked: the proposal, its status and the session's reason for it."""
     why = reason.strip() or "the session recorded no reason"
     return (
-        f"{row_id} {what} is {status}, not a finding: {why}.\n"
+        f"{row_id} {what} {status_words(status)}: {why}.\n"
         "Accept it into the workspace's list anyway?"
     )
 

@@ -35,6 +35,16 @@ from diptych.core.report.formatting import bounds, counted, figure_text, p_text
 from diptych.core.safe_text import escape_controls
 from diptych.core.workspace import Workspace
 from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
+from diptych.tui.screens.agent.form import (
+    AGENT_TIP,
+    ALLOW_NEW_TIP,
+    NUMBERS,
+    PER_ROUND_TIP,
+    PROPOSAL_COLUMNS,
+    PROPOSER_TIP,
+    PROPOSERS,
+    TARGET_TIP,
+)
 from diptych.tui.screens.agent.session import (
     AgentAccepted,
     AgentFailed,
@@ -50,6 +60,7 @@ from diptych.tui.screens.agent.session import (
 )
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
+from diptych.tui.widgets.params_form import INVALID, WHOLE, NumberInput
 from diptych.tui.widgets.said import SaidLine, say
 from diptych.tui.widgets.ticks import TickBox
 from diptych.tui.widgets.whole_numbers import WholeNumbers
@@ -100,6 +111,8 @@ class AgentScreen(Screen[None]):
         self._store_path = store_path
         self._rows = _Rows()
         self.session = ""
+        #: The number field a start was refused for ("" when none).
+        self._refused_field = ""
         #: The agent's model as the form named it, shown whole in the status line.
         self.agent_name = ""
         self.new_session_id: Callable[[], str] = lambda: f"tui-{uuid.uuid4().hex[:8]}"
@@ -126,14 +139,16 @@ class AgentScreen(Screen[None]):
                 compact=True,
             )
             yield Input("pst-text", placeholder="pst-text or pst", id="agent-probe", compact=True)
-            yield Input("2", placeholder="rounds", id="agent-rounds", type="integer", compact=True)
-            yield Input(
-                "3", placeholder="n", id="agent-per-round", type="integer", tooltip=_PER_ROUND,
+            yield NumberInput(
+                "2", takes="integer", placeholder="rounds", id="agent-rounds", compact=True
+            )
+            yield NumberInput(
+                "3", takes="integer", placeholder="n", id="agent-per-round", tooltip=PER_ROUND_TIP,
                 compact=True,
             )  # fmt: skip
             yield Label("target model", id="agent-target-label", classes="whole")
             yield Input(
-                "smollm2", placeholder="the model searched", id="agent-target", tooltip=_TARGET,
+                "smollm2", placeholder="the model searched", id="agent-target", tooltip=TARGET_TIP,
                 classes="whole", compact=True,
             )  # fmt: skip
             yield Label("agent model", id="agent-model-label", classes="wide")
@@ -143,7 +158,7 @@ class AgentScreen(Screen[None]):
                 "smollm2",
                 placeholder="the agent's model",
                 id="agent-model",
-                tooltip=_AGENT,
+                tooltip=AGENT_TIP,
                 classes="wide",
                 compact=True,
             )
@@ -152,10 +167,10 @@ class AgentScreen(Screen[None]):
                 value="hybrid",
                 allow_blank=False,
                 id="agent-proposer",
-                tooltip=_PROPOSER,
+                tooltip=PROPOSER_TIP,
                 compact=True,
             )
-            yield TickBox("", False, id="agent-allow-new", tooltip=_ALLOW_NEW, compact=True)
+            yield TickBox("", False, id="agent-allow-new", tooltip=ALLOW_NEW_TIP, compact=True)
         # Fitted to the width: a long proposal wraps, its figures and decision stay whole.
         yield FitTable(PROPOSAL_COLUMNS, id="agent-proposals")
         # The whole reason, scrolled (with a scrollbar saying so) where the terminal is short.
@@ -182,27 +197,73 @@ class AgentScreen(Screen[None]):
 
     # --- starting ---------------------------------------------------------------------------
 
-    def request(self) -> SessionRequest:
+    def _number(self, field_id: str) -> int | None:
+        """The whole number field ``field_id`` holds, if a session takes it; None otherwise."""
+        text = self.query_one(f"#{field_id}", Input).value.strip()
+        if WHOLE.fullmatch(text) is None:
+            return None
+        value = int(text)
+        return value if 1 <= value <= NUMBERS[field_id][1] else None
+
+    def _bad_number(self) -> str | None:
+        """The first number field (by id) holding what a session cannot take; None if none."""
+        return next((f for f in NUMBERS if self._number(f) is None), None)
+
+    @on(Input.Changed, "#agent-rounds, #agent-per-round")
+    def _number_typed(self, event: Input.Changed) -> None:
+        """Mark a number field as keys arrive: ✗ by its name while a session cannot take what
+        it holds (red alone is lost in monochrome); fixed, the mark and the refusal go."""
+        field_id = event.input.id or ""
+        name = NUMBERS[field_id][0]
+        bad = self._number(field_id) is None
+        self.query_one(f"#{field_id}-label", Label).update(f"{INVALID} {name}" if bad else name)
+        event.input.set_class(bad, "-invalid")
+        if not bad and self._refused_field == field_id:
+            self._refused_field = ""
+            self._status("^s starts a session")
+
+    def request(self) -> SessionRequest | None:
+        """The session the form asks for; None while a number field holds what a session
+        cannot take."""
+        rounds = self._number("agent-rounds")
+        per_round = self._number("agent-per-round")
+        if rounds is None or per_round is None:
+            return None
         kind = str(self.query_one("#agent-kind", Select).value)
         probe_or_run = self.query_one("#agent-probe", Input).value.strip()
-        rounds = int(self.query_one("#agent-rounds", Input).value or "1")
-        per_round = int(self.query_one("#agent-per-round", Input).value or "1")
         return SessionRequest(
             kind=kind,
             target=self.query_one("#agent-target", Input).value.strip(),
             agent=self.query_one("#agent-model", Input).value.strip(),
             probe=probe_or_run if kind == "identities" else "pst-text",
             baseline=probe_or_run if kind == "mitigate" else "",
-            rounds=max(1, rounds),
+            rounds=rounds,
             # As the CLI's --per-round: one to ten proposals a round.
-            per_round=min(max(1, per_round), 10),
+            per_round=per_round,
             proposer=str(self.query_one("#agent-proposer", Select).value),
             allow_new=self.query_one("#agent-allow-new", TickBox).value,
             session=self.new_session_id(),
         )
 
     def action_start(self) -> None:
+        bad = self._bad_number()
+        if bad is not None:
+            # As New run refuses: what was typed stays, marked, and the field comes into view,
+            # focused, with the line saying what it takes.
+            field = self.query_one(f"#{bad}", Input)
+            name, high = NUMBERS[bad]
+            self.query_one(f"#{bad}-label", Label).update(f"{INVALID} {name}")
+            field.add_class("-invalid")
+            self._refused_field = bad
+            self._status(
+                f"the session cannot start: {name} takes a whole number from 1 to {high:,}"
+            )
+            field.scroll_visible(animate=False)
+            field.focus()
+            return
         request = self.request()
+        if request is None:
+            return
         self.session = request.session
         self._rows = _Rows()
         self.query_one("#agent-proposals", FitTable).set_rows([])
@@ -250,6 +311,9 @@ class AgentScreen(Screen[None]):
             "a accepts, x rejects"
         )
         self._explain()
+        if message.rows:
+            # The proposals take the focus: a and x decide, not type into the last field.
+            self.query_one("#agent-proposals", FitTable).focus()
 
     @on(AgentFailed)
     def _failed(self, message: AgentFailed) -> None:
@@ -408,39 +472,6 @@ class AgentScreen(Screen[None]):
 
 #: What "no proposal to accept yet" is about: no proposal listed (a listed one takes it back).
 NOTHING_LISTED = "no proposal listed"
-
-
-#: The proposals table. Each figure is named with what it is, since they answer different
-#: questions: "why" is what the row's decision turned on (the placebo band, the side, q); the
-#: search's score and its own 95% interval, unadjusted (a search picks its best, so this
-#: interval decides nothing alone); q is Benjamini–Hochberg over every identity's held-out
-#: test, the pair's smaller (the row's line under the table says so in full). A q of 0.010
-#: beside a search interval spanning 0 is no contradiction: they are different tests. q's
-#: name is no wider than its "not tested", so that at 80 columns the proposals stay a table,
-#: each row on a line, rather than each row a block of "name: value" lines.
-PROPOSAL_COLUMNS = (
-    "id",
-    "proposal",
-    "status",
-    "why",
-    "search",
-    "search 95% CI, unadjusted",
-    "q, held-out",
-    "decision",
-)
-#: Who chooses the pairs, as the CLI's --proposer.
-PROPOSERS = ("hybrid", "llm", "lexicon")
-_TARGET = "The model searched for stereotypes: NAME [key=value ...], as -m NAME -M key=value"
-_PER_ROUND = "Proposals the agent makes each round (1-10), as --per-round"
-_PROPOSER = (
-    "Who chooses the pairs: hybrid (the agent among the lexicon's entries, the rest drawn), "
-    "llm (the agent only) or lexicon (drawn, no agent), as --proposer"
-)
-_ALLOW_NEW = "Let the agent name identities beyond the lexicon (validated), as --allow-new"
-_AGENT = (
-    "The agent's chat model: NAME [key=value ...] as --agent-model NAME -A key=value, "
-    "or a LangChain provider:model"
-)
 
 
 def describe(row: AgentRow, decision: _Decision | None = None) -> str:
