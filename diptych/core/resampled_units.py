@@ -43,7 +43,7 @@ def resampled_units(units: Mapping[str, int | None], design: str | None) -> str:
     kind, "800 draws". A count of None leaves the number out ("masculine × feminine identities
     crossed in scenes"), as a table of several runs names its units. The identity lists are
     named masculine first however ``units`` holds them; other units in their order."""
-    names = sorted(units, key=_list_rank)
+    names = sorted(units, key=list_rank)
     joined = _JOINED.get(design or "")
     split = [name.rsplit(" ", 1) for name in names]
     if joined is None or len(names) != 2 or any(len(s) != 2 for s in split):
@@ -63,7 +63,7 @@ def resampled_units(units: Mapping[str, int | None], design: str | None) -> str:
     return f"{sides} {plural(noun, most)} {how}"
 
 
-def _list_rank(name: str) -> int:
+def list_rank(name: str) -> int:
     """Where a unit's name goes among the identity lists (:data:`_LIST_ORDER`); any other last,
     in its order (the sort is stable)."""
     first = name.split(" ", 1)[0]

@@ -18,7 +18,7 @@ from typing import Any
 
 from diptych.core.metrics.uncertainty.precision import FINDING_MIN_UNITS, LOOK_MIN_UNITS
 from diptych.core.report.formatting import interval
-from diptych.core.resampled_units import plural
+from diptych.core.resampled_units import list_rank, plural
 
 __all__ = ["FINDING_MIN_UNITS", "LOOK_MIN_UNITS", "QUICK_LOOK", "quick_look", "units_a_side"]
 
@@ -42,7 +42,11 @@ def units_a_side(number: Mapping[str, Any]) -> tuple[int, str, bool] | None:
 def _rests_on(number: Mapping[str, Any]) -> str:
     """The units the interval rests on, each side as it is: "2 identities a side" where the
     sides are even, "1 masculine and 3 feminine identities" where they are not."""
-    units = {str(k): int(v) for k, v in number["units"].items()}
+    # The identity lists masculine first, as every surface names them (list_rank).
+    units = {
+        str(k): int(v)
+        for k, v in sorted(number["units"].items(), key=lambda u: list_rank(str(u[0])))
+    }
     counts = list(units.values())
     names = list(units)
     nouns = {name.rsplit(" ", 1)[-1] for name in names}
