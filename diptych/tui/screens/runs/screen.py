@@ -59,7 +59,7 @@ class RunsScreen(SessionRows):
         "progress, ref the trials refused, fail those failed, flag the people flagged for review."
     )
     #: Left to Help first where the footer has no room for every key (widgets/footer.py).
-    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "stop")
+    FOOTER_SPARE: ClassVar[tuple[str, ...]] = ("plugins", "filter", "standings", "stop")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Detail"),
         Binding("n", "new_run", "New run"),
