@@ -8,6 +8,7 @@ import asyncio
 import os
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from diptych.core.engine import run_probe
 from diptych.core.labels import TONE, Label
 from diptych.core.store import open_store
 from diptych.core.workspace import Workspace
+from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 
 FIXED_TIME = 1_735_732_800.0  # 2025-01-01 12:00 UTC
@@ -82,6 +84,25 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     every machine."""
     monkeypatch.chdir(tmp_path)
     return Path("ws")
+
+
+@pytest.fixture
+def held(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """A run that stays running: every call of the scripted likelihood model after the second
+    waits for the event."""
+    release = threading.Event()
+    answered = [0]
+    ask = ScriptedLikelihood.next_token_logprobs
+
+    async def holding(self: ScriptedLikelihood, prompt: str, candidates: Any) -> dict[str, float]:
+        answered[0] += 1
+        while answered[0] > 2 and not release.is_set():
+            await asyncio.sleep(0.01)
+        return await ask(self, prompt, candidates)
+
+    monkeypatch.setattr(ScriptedLikelihood, "next_token_logprobs", holding)
+    yield release
+    release.set()
 
 
 @pytest.fixture

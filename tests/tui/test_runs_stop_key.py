@@ -4,39 +4,16 @@ the run is stored as ``interrupted``."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from steps import SIZE, cell, run_ids, shown, wait_for
 from textual.widgets import DataTable
 
-from diptych.testing import ScriptedLikelihood
 from diptych.tui.app import DiptychApp
 from diptych.tui.jobs import RunRequest
 from diptych.tui.screens.help import help_sections
 from diptych.tui.screens.runs.screen import RunsScreen
-
-
-@pytest.fixture
-def held(scripted: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """Every call of the scripted likelihood model after the second waits for the event."""
-    release = threading.Event()
-    answered = [0]
-    ask = ScriptedLikelihood.next_token_logprobs
-
-    async def holding(self: ScriptedLikelihood, prompt: str, candidates: Any) -> dict[str, float]:
-        answered[0] += 1
-        while answered[0] > 2 and not release.is_set():
-            await asyncio.sleep(0.01)
-        return await ask(self, prompt, candidates)
-
-    monkeypatch.setattr(ScriptedLikelihood, "next_token_logprobs", holding)
-    yield release
-    release.set()
 
 
 def test_help_calls_c_stop() -> None:
