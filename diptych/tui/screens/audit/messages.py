@@ -3,7 +3,7 @@ one of these and the screen draws it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,9 @@ class AuditPlanned(Message):
     mark: tuple[Any, ...] | None = None
     #: Read again (the store moved, or the screen was shown again): the focus stays put.
     again: bool = False
+    #: Each recorded part's status in words, read with the plan and drawn with it: a row never
+    #: says "planned" of a part the audit's status line says was decided, not for a frame.
+    status: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

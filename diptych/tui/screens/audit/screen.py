@@ -281,13 +281,11 @@ class AuditScreen(AuditKeys):
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
         told = told if now is not None and told != now.status else ""
-        planned = AuditPlanned(plan, report, told, mark=mark, again=bool(again))
-        self.app.call_from_thread(self.post_message, planned)
         parts = recorded.parts if recorded else []
         rows = recorded_words(plan, parts, now.parts if now else None, said)
         rows.update(worded.kept if worded else {})  # "reused (session …)", as audit list says
-        for name, words in rows.items():
-            self.app.call_from_thread(self.post_message, AuditPartChanged(name, words))
+        planned = AuditPlanned(plan, report, told, mark=mark, again=bool(again), status=rows)
+        self.app.call_from_thread(self.post_message, planned)
         self.gates_for(file, plan, recorded is not None and bool(recorded.report))
 
     # --- messages -----------------------------------------------------------------------------
@@ -296,7 +294,7 @@ class AuditScreen(AuditKeys):
     def _planned(self, message: AuditPlanned) -> None:
         self.plan = message.plan
         self.report = message.report
-        self.status = {}
+        self.status = dict(message.status)
         self._mark, self._marked = message.mark, True
         self._fill()
         if not message.again and self.query_one("#file", Input).has_focus:
