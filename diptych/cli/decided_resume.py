@@ -12,8 +12,9 @@ from typing import Any
 
 import typer
 
+from diptych.agent.audit_search import plan_placebos
 from diptych.audit.again import looked_question, looked_resume
-from diptych.audit.not_run import not_run_words, parts_not_run
+from diptych.audit.not_run import bought_after, not_run_words, parts_not_run
 from diptych.audit.plan import AuditPlan, plan_audit
 from diptych.cli.audit_stop import going_on
 from diptych.cli.console import SafeConsole as Console
@@ -122,7 +123,9 @@ def ask_rest_of_audit(
 ) -> None:
     """Before ``diptych audit run FILE`` runs the audit whole: for each part whose run its
     gates decided (:func:`decided_runs`), what buying the rest of its design buys and its
-    estimated cost, in the words of ``diptych resume``, then the same question (``--yes``
+    estimated cost, in the words of ``diptych resume``, and what it buys of every other part it
+    would run (an agent search: at least its placebo words' requests, at most its
+    ``max_requests``) or that nothing else is left, then the same question (``--yes``
     buys without asking; elsewhere than a terminal nothing is bought without it). Declined,
     nothing of the audit runs, and the answer names its parts not run yet with the command
     that runs them: the workspace, the file, its ``--set`` fields and ``options`` (what
@@ -134,6 +137,10 @@ def ask_rest_of_audit(
             runs = ws.audits.decided_runs(plan.id)
             questions = [_rest_of(ws, run, RunOptions()) for run in runs]
             waiting = parts_not_run(ws, plan, runs)
+            if runs:
+                # Every other part "y" buys is named with what it buys, as ctrl+r names them;
+                # a search's least is its placebo words', planned by the search's own code.
+                questions.append(bought_after(plan_placebos(ws, plan), waiting))
             again = going_on(ws, file, set_words(plan.overrides)[1::2], [*options, "--yes"])
     except WorkspaceNotFoundError:
         return  # nothing stored, nothing decided

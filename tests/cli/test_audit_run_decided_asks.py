@@ -84,6 +84,8 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
     code, out = call(capsys, *run)
     assert code == 0 and asked == ["Buy the rest?"], out
     assert _lines(out).count(line) == 1 and "nothing bought" in out, out
+    # Its one part is that run: the question says nothing else is left, as ctrl+r does.
+    assert _lines(out).count("Nothing else of the audit is left to run.") == 1, out
     assert counts() == before
 
     # --yes: the same line, no question, and the rest bought.

@@ -43,6 +43,15 @@ def _searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return str(path)
 
 
+def _placebo_requests(capsys: pytest.CaptureFixture[str], ws: str, file: str) -> int:
+    """The requests the search's placebo words take, as ``diptych audit check --json`` plans
+    them."""
+    code, out = call(capsys, "--store", ws, "audit", "check", file, "--json")
+    assert code == 0, out
+    (search,) = [p for p in json.loads(out)["parts"] if p["name"] == "identities"]
+    return int(search["placebo"]["search"]["to_run"])
+
+
 def _sessions(out: Path) -> list[str]:
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     return [s["session"] for s in (data.get("agent_findings") or {}).get("sessions", [])]
@@ -90,6 +99,14 @@ def test_declining_the_rest_of_a_decided_part_says_what_did_not_run(
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")
     flat = " ".join(out.split())
     assert code == 0 and f"nothing bought; {said}" in flat, out
+    # Asked first, as the Audit screen's ctrl+r asks: the search it would run after the rest,
+    # its least the requests its placebo words take (as audit check plans them), unbounded.
+    asked = (
+        "Running the audit whole then runs identities, an identities search: at least "
+        f"{_placebo_requests(capsys, ws, file):,} requests (its placebo words), then as many as "
+        "its agent proposes, no max_requests bounding them."
+    )
+    assert flat.count(asked) == 1, out
     # A script without --yes: the same, in the line that says to pass it.
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")

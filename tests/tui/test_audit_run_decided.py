@@ -1,6 +1,7 @@
 """ctrl+r on an audit whose gates were decided (here one made on the command line by ``diptych
 run --gate --until-decided``) asks before it buys the rest of the design, in the words and with
-the cost line ``u`` on the Runs screen asks with; ``n`` buys nothing, ``y`` buys the rest."""
+the cost line ``u`` on the Runs screen asks with, then says that nothing else is left to run;
+``n`` buys nothing, ``y`` buys the rest."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ async def test_ctrl_r_on_a_decided_audit_asks_before_it_buys_the_rest(
     ws, run_id = tmp_path / ".diptych", decided
     with Workspace.open(ws) as opened:
         before = opened.runs.counts(run_id)
+    # Its one part is the decided run: nothing else of the audit is left to run after it.
     asked = " ".join(rest_of_decided_run(ws, run_id).split())
+    asked += " Nothing else of the audit is left to run."
     assert before["pending"] > 0 and f"{before['pending']:,} trials" in asked
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
