@@ -410,11 +410,12 @@ def mitigate(
 
 def _spent(budget: dict[str, Any]) -> str:
     """What a session spent: its priced dollars and the requests with no price, said apart
-    ("$0.12 + 40 requests not priced"), and its trials."""
+    ("$0.12 + 40 requests not priced"), and the requests its runs asked, the count
+    --max-requests caps (a run's rows are its trials, counted apart)."""
     from diptych.agent.scoring import spent_text
 
-    trials = int(budget.get("trials") or 0)
-    return f"{spent_text(budget)}, {counted(trials, 'trial')}"
+    asked = int(budget.get("trials") or 0)
+    return f"{spent_text(budget)}; its runs asked {counted(asked, 'request')}"
 
 
 def as_text(text: str) -> str:
