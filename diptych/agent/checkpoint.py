@@ -59,3 +59,22 @@ def stored_state(workspace_path: Path, session: str) -> dict[str, Any] | None:
         found = saver.get_tuple(config)
     values = found.checkpoint.get("channel_values") if found is not None else None
     return dict(values) if values else None
+
+
+def checkpointed_sessions(workspace_path: Path) -> list[str]:
+    """The id of every session with a checkpoint, the first started first: those started but
+    with no run stored yet among them (read-only; none where no session has started)."""
+    db = workspace_path / AGENT_DB
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT thread_id FROM checkpoints GROUP BY thread_id ORDER BY MIN(rowid)"
+        ).fetchall()
+    except sqlite3.OperationalError:
+        # The saver makes its tables on its first write: none has been made yet.
+        return []
+    finally:
+        conn.close()
+    return [str(row[0]) for row in rows]

@@ -110,6 +110,7 @@ def search_mitigations(
     from diptych.agent.mitigation import search as mitigation
     from diptych.agent.mitigation.power import powered_designs
     from diptych.agent.mitigation.prompts import PAIRED_TEMPLATE, split_identities
+    from diptych.agent.mitigation.settings import MitigationSettings, settings_dict
 
     params, search, held = split_identities(ws, baseline, seed)
     template = params.get("paired_template") or PAIRED_TEMPLATE
@@ -119,7 +120,7 @@ def search_mitigations(
     run = ws.runs.get(baseline)
     spec = run.models[0]
     target = ws.plugins.model((spec["name"], spec.get("params") or {}))
-    settings = mitigation.MitigationSettings(
+    settings = MitigationSettings(
         session=session,
         baseline=run.id,
         rounds=rounds,
@@ -149,7 +150,7 @@ def search_mitigations(
                 mitigation.build_graph(settings, tools),
                 ws.path,
                 session,
-                {"settings": mitigation.settings_dict(settings)},
+                {"settings": settings_dict(settings)},
                 rounds=settings.rounds,
             )
     finally:

@@ -93,7 +93,14 @@ def agent_again(detail: SessionDetail) -> str:
     if not kind and detail.started is not None:
         kind = "mitigation" if "baseline" in detail.started else "identities"
     if kind == "mitigation" or detail.session.startswith("mit-"):
-        how = ["diptych", "agent", "mitigate", "RUN"]
+        # Its baseline run, as it started: the command resumes it pasted as it is.
+        baseline = (detail.saved or detail.started or {}).get("baseline")
+        if not isinstance(baseline, str) or not baseline:
+            return (
+                "'diptych agent mitigate' with the baseline run and the options it started with "
+                f"and '--session {detail.session}'"
+            )
+        how = ["diptych", "agent", "mitigate", baseline]
     elif kind == "identities" or detail.session.startswith("id-"):
         how = ["diptych", "agent", "identities"]
     else:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
 from diptych.agent import round_name
 from diptych.cli.context import state
+from diptych.cli.session_refs import session_to_resume
 from diptych.core.audit.schema import MAX_ROUNDS
 from diptych.core.capabilities import Model
 from diptych.core.errors import DiptychError, UsageError
@@ -248,6 +250,9 @@ def identities(
         _echo(f"  {head}: {json.dumps(rest, default=str)[:160]}", err=True)
 
     with state(ctx).open_workspace(create=True) as ws:
+        if session:
+            # A start of a session's id resumes it, as 'diptych show' takes one.
+            settings = replace(settings, session=session_to_resume(ws, session))
         # A misspelt annotator is refused before the session is announced.
         labeller = ws.annotators.get(annotator) if annotator else None
         _echo(f"agent session {settings.session}", err=True)
@@ -368,7 +373,7 @@ def mitigate(
             ws,
             agent,
             run,
-            session=session or f"mit-{uuid.uuid4().hex[:8]}",
+            session=session_to_resume(ws, session) if session else f"mit-{uuid.uuid4().hex[:8]}",
             rounds=rounds,
             per_round=per_round,
             patience=patience,
@@ -405,11 +410,12 @@ def mitigate(
 
 def _spent(budget: dict[str, Any]) -> str:
     """What a session spent: its priced dollars and the requests with no price, said apart
-    ("$0.12 + 40 requests not priced"), and its trials."""
+    ("$0.12 + 40 requests not priced"), and the requests its runs asked, the count
+    --max-requests caps (a run's rows are its trials, counted apart)."""
     from diptych.agent.scoring import spent_text
 
-    trials = int(budget.get("trials") or 0)
-    return f"{spent_text(budget)}, {counted(trials, 'trial')}"
+    asked = int(budget.get("trials") or 0)
+    return f"{spent_text(budget)}; its runs asked {counted(asked, 'request')}"
 
 
 def as_text(text: str) -> str:

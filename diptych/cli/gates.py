@@ -119,7 +119,7 @@ def run_gated(
     report in ``report`` (or the workspace's folder), print why it stopped and its gates;
     the exit code ``audit gate`` would give."""
     from diptych.audit import run_audit
-    from diptych.cli.audit_cmd import decide_gates
+    from diptych.cli.gate_verdicts import decide_gates
     from diptych.cli.plan_output import print_look, print_stop, says_counts
 
     out = report if report is not None else gate_report_dir(ws.path, audit.name)

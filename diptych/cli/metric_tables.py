@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from diptych.core.digits import level_text
-from diptych.core.report.formatting import bounds, figure_text, p_text
+from diptych.core.report.formatting import bounds, figure_text, no_interval, p_text
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 def print_retrieval(result: RetrievalResult) -> None:
     from diptych.cli.console import SafeConsole as Console
     from diptych.core.metrics.retrieval.results import LABELS
+    from diptych.core.metrics.uncertainty.resampling import Inference
 
     def cell(x: float | None) -> str:
         return figure_text(x)
 
-    def with_ci(value: float, low: float, high: float) -> str:
-        return f"{figure_text(value)} {bounds(low, high)}"
+    def with_ci(i: Inference) -> str:
+        return f"{figure_text(i.value)} {_interval_cell(i.ci_low, i.ci_high, i.reason)}"
 
     per_query = metric_table(
         f"Per query, K={result.k}, desired: {result.desired}",
@@ -65,10 +66,10 @@ def print_retrieval(result: RetrievalResult) -> None:
     for name, f in result.figures.items():
         means.add_row(
             LABELS[name],
-            with_ci(f.excess.value, f.excess.ci_low, f.excess.ci_high),
+            with_ci(f.excess),
             p_text(f.excess.p_value),
             p_text(f.permutation_p),
-            with_ci(f.mean.value, f.mean.ci_low, f.mean.ci_high),
+            with_ci(f.mean),
             cell(f.expected),
             cell(f.random_ranking),
         )
@@ -106,10 +107,18 @@ def _fmt_ci(ci: tuple[float, float] | None) -> str:
     return "—" if ci is None else bounds(ci[0], ci[1])
 
 
+def _interval_cell(low: float | None, high: float | None, reason: str | None) -> str:
+    """An interval as the report prints it: its bounds; where a figure has none (a reason
+    says so) "no interval (one image only)"; a dash for bounds that are not finite."""
+    if reason is None:
+        return bounds(low, high)
+    return no_interval({"reason": reason}) or "—"
+
+
 def _estimate_cells(e: Estimate | None) -> list[str]:
     if e is None:
         return ["—", "—", "0"]
-    return [_fmt(e.value), _fmt_ci((e.ci_low, e.ci_high)), str(e.n)]
+    return [_fmt(e.value), _interval_cell(e.ci_low, e.ci_high, e.reason), str(e.n)]
 
 
 def metric_table(title: str, *columns: str, text_columns: int = 1) -> Table:
@@ -191,7 +200,7 @@ def print_association(result: AssociationResult) -> None:
     def cells(i: Inference | None) -> list[str]:
         if i is None:
             return ["—", "—"]
-        return [_fmt(i.value), _fmt_ci((i.ci_low, i.ci_high)) if i.has_interval else "—"]
+        return [_fmt(i.value), _interval_cell(i.ci_low, i.ci_high, i.reason)]
 
     first, second = result.levels
     ci = f"{level_text(result.confidence)} CI"

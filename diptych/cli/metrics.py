@@ -7,7 +7,6 @@ them) are imported inside the commands so that ``diptych --help`` stays fast.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from enum import StrEnum
@@ -80,10 +79,18 @@ def _read(path: Path, option: str, read: Callable[[Path], T]) -> T:
         return read(path)
 
 
+#: The keys whose values are the user's own text, never a number spelled "inf" or "nan".
+_TEXT_KEYS = frozenset({"word", "query", "clamped", "stratum"})
+
+
 def _emit(result: R, as_json: bool, print_table: Callable[[R], None]) -> None:
     """The result as JSON (``--json``) or as its tables."""
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2))
+        from diptych.core.strict_json import strict_json
+
+        # Strict JSON, as report.json: an unbounded figure (a bound of no interval, a word no
+        # other group uses) is null; a corpus's words and queries are text, kept as written.
+        typer.echo(strict_json(result.to_dict(), text_keys=_TEXT_KEYS))
     else:
         print_table(result)
 

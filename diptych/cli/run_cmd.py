@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -35,8 +35,8 @@ from diptych.cli.paths import files_written, prepare_output_dir, writing
 from diptych.cli.precision import few_units_warning, half_width, print_precision
 from diptych.cli.progress import RichReporter
 from diptych.cli.render import print_result
+from diptych.cli.run_words import probe_flags, split_model_params
 from diptych.cli.signals import settle_stopped
-from diptych.cli.usage import misspelt
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import tally
@@ -47,21 +47,6 @@ from diptych.core.workspace import (
     RunRecord,
     Workspace,
 )
-
-
-def split_model_params(models: list[str], given: list[str]) -> dict[str, list[str]]:
-    """``-M key=value`` applies to every model; ``-M name:key=value`` to the one named."""
-    scoped: dict[str, list[str]] = {m: [] for m in models}
-    for item in given:
-        head, sep, rest = item.partition(":")
-        if sep and head in scoped and "=" in rest:
-            scoped[head].append(rest)
-        elif sep and "=" not in head:
-            raise UsageError(f"-M {item}: no model '{head}' in this run ({', '.join(models)})")
-        else:
-            for params in scoped.values():
-                params.append(item)
-    return scoped
 
 
 def resume_command(ws: Workspace, run_id: str) -> str:
@@ -192,30 +177,6 @@ def _run_to_the_end(
         finish(console, ws, record, report, show=True)
     if record.status != "complete":
         raise typer.Exit(1)
-
-
-def probe_flags(probe: str, extra: list[str], options: Collection[str] = ()) -> list[str]:
-    """``--name value`` (or ``--name=value``) after the known options, as the probe parameter
-    ``name=value``: ``diptych run counterfactual-retrieval --sets pairs``. A bare flag means
-    true. Anything else left over is a usage error, and so is a flag that is no parameter of
-    the probe but a near miss of one of the command's ``options`` (``--dry-rn``)."""
-    if probe.startswith("-"):
-        raise UsageError(f"no such option {probe} (see 'diptych run --help')")
-    params: list[str] = []
-    tokens = list(extra)
-    while tokens:
-        token = tokens.pop(0)
-        if not token.startswith("--") or token == "--":
-            raise UsageError(
-                f"unexpected argument {token!r}: give probe parameters as --name VALUE or "
-                "-p name=VALUE"
-            )
-        name, sep, value = token[2:].partition("=")
-        misspelt(probe, name, options)
-        if not sep:
-            value = tokens.pop(0) if tokens and not tokens[0].startswith("--") else "true"
-        params.append(f"{name.replace('-', '_')}={value}")
-    return params
 
 
 def _gated(

@@ -7,7 +7,6 @@ predecessor (``--against RUN``, or the same model on another version or build)
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -51,7 +50,10 @@ def register(app: typer.Typer) -> None:
                 runs or None, figure=figure, against=against, n_boot=n_boot, seed=seed
             )
         if as_json:
-            typer.echo(json.dumps(result.to_dict(), indent=2))
+            from diptych.core.strict_json import strict_json
+
+            # Strict JSON, as report.json: the bounds of no interval are null, its reason says why.
+            typer.echo(strict_json(result.to_dict()))
             return
         _print(result)
 

@@ -130,7 +130,7 @@ def test_the_agents_calls_exhaust_max_cost_and_the_session_says_so(served: Serve
     first = out.splitlines()[0]
     assert "over budget: the agent's next call ($0.30) would pass --max-cost $0.50" in first
     # The scripted target declares no price: its requests are counted apart, never as dollars.
-    assert re.search(r"spent \$0\.30 \+ [\d,]+ requests not priced, ", first), first
+    assert re.search(r"spent \$0\.30 \+ [\d,]+ requests not priced; its runs asked ", first), first
     assert asked == 1
 
 

@@ -108,3 +108,18 @@ def test_a_budget_keeps_its_unpriced_requests_across_a_resume() -> None:
     )
     # A record of dollars alone (written before the counts) reads as dollars.
     assert spent_text({"spent": 0.3, "trials": 4}) == "$0.30"
+
+
+def test_the_spend_line_counts_the_requests_of_its_runs_as_requests(
+    scripted: None, fast_memory: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The count --max-requests caps, named as it: never "trials", which a run's rows count.
+    code, out, err = identities(capsys, tmp_path / "ws", *LEXICON.split(), "--json")
+    assert code == 0, err
+    asked = json.loads(out)["budget"]["trials"]
+    assert asked > 0
+    code, out, err = identities(capsys, tmp_path / "ws2", *LEXICON.split())
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.endswith(f"; its runs asked {asked:,} requests"), first
+    assert "trial" not in first, first

@@ -1,4 +1,4 @@
-"""``diptych metrics retrieval``: JSON with infinite values as strings, one-line errors."""
+"""``diptych metrics retrieval``: strict JSON (an infinite value null), one-line errors."""
 
 from __future__ import annotations
 
@@ -50,9 +50,9 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert doc["k"] == 3 and doc["desired"] == "uniform" and doc["n_queries"] == 2
     doctor, nurse = doc["queries"]
     # doctor top 3 = a, a, b against 1/3 each: skew a = ln((2/3)/(1/3)) = ln 2; c absent:
-    # "-inf" (SC: 0)
+    # null, strict JSON having no -inf (SC: 0)
     assert doctor["max_skew"] == pytest.approx(math.log(2))
-    assert doctor["min_skew"] == "-inf" and doctor["socialcounterfactuals"]["min_skew"] == 0.0
+    assert doctor["min_skew"] is None and doctor["socialcounterfactuals"]["min_skew"] == 0.0
     # Bias@3: male 2, female 1 -> 1/3
     assert doctor["bias"] == pytest.approx(1 / 3)
     assert nurse["k"] == 2 and doc["clamped"]["queries"] == ["nurse"]

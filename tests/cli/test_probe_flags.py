@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from diptych.cli.main import main
-from diptych.cli.run_cmd import probe_flags
+from diptych.cli.run_words import probe_flags
 from diptych.core.errors import UsageError
 
 

@@ -4,23 +4,12 @@ the Agent screen prints as it starts) says what it is, not "no run"."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langgraph.checkpoint.base import empty_checkpoint
+from support.started_sessions import started
 
-from diptych.agent.checkpoint import checkpointer
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-
-
-def _started(store: Path, session: str, settings: dict[str, Any]) -> None:
-    """A session's first checkpoint, as the agent writes it when the session starts."""
-    checkpoint = empty_checkpoint()
-    checkpoint["channel_values"] = {"settings": settings}
-    config: Any = {"configurable": {"thread_id": session, "checkpoint_ns": ""}}
-    with checkpointer(store) as saver:
-        saver.put(config, checkpoint, {"source": "input", "step": -1}, {})
 
 
 def test_a_started_session_is_shown_before_its_first_run(
@@ -29,7 +18,7 @@ def test_a_started_session_is_shown_before_its_first_run(
     monkeypatch.setenv("COLUMNS", "400")
     store = tmp_path / "ws"
     Workspace.open(store).close()
-    _started(store, "tui-88e81a05", {"session": "tui-88e81a05", "probe": "pst-text", "rounds": 2})
+    started(store, "tui-88e81a05", {"session": "tui-88e81a05", "probe": "pst-text", "rounds": 2})
     code, out = call(capsys, "--store", str(store), "show", "tui-88e81a05")
     assert code == 0, out
     assert out.splitlines() == [

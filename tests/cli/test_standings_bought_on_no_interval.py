@@ -43,8 +43,13 @@ def _standings(capsys: pytest.CaptureFixture[str], ws: str) -> tuple[str, dict[s
         capsys, "--store", ws, "standings", "--figure", "STS single", "--json", "--n-boot", "400"
     )
     assert code == 0, text
-    (table,) = json.loads(text)["tables"]
+    # Strict JSON, as report.json: a bound of no interval is null, never Infinity nor "inf".
+    (table,) = json.loads(text, parse_constant=_refuse)["tables"]
     return out, dict(table)
+
+
+def _refuse(constant: str) -> Any:
+    raise ValueError(f"not strict JSON: {constant}")
 
 
 def _value_in(line: str) -> str:
@@ -96,7 +101,7 @@ def test_a_figure_its_look_read_without_an_interval_is_ranked_as_show_prints_it(
     # The look's value, no interval and why, named as show names it, in --json ...
     assert a["value"] == pytest.approx(look["value"], abs=1e-9)
     # No interval, so no test: no p (null), and why.
-    assert (a["ci_low"], a["ci_high"], a["p_value"]) == ("-inf", "inf", None), a
+    assert (a["ci_low"], a["ci_high"], a["p_value"]) == (None, None, None), a
     assert a["reason"] == look["reason"] and "interval_method" not in a, a
     assert a["p_reason"] == f"no test: {look['reason']}", a
     assert a["interval"] == cell, a
@@ -112,7 +117,7 @@ def test_a_figure_its_look_read_without_an_interval_is_ranked_as_show_prints_it(
     (pair,) = table["pairs"]
     sign = 1 if pair["model_b"] == b["shown"] else -1
     assert sign * pair["difference"] == pytest.approx(b["value"] - a["value"], abs=1e-9)
-    assert (pair["ci_low"], pair["ci_high"], pair["p_value"]) == ("-inf", "inf", None), pair
+    assert (pair["ci_low"], pair["ci_high"], pair["p_value"]) == (None, None, None), pair
     assert pair["p_holm"] is None and "no test tells them apart" in pair["p_reason"], pair
     (row,) = [s.split() for s in out.splitlines() if s.split()[:2] in (["#1", "#2"], ["#2", "#1"])]
     assert row[-3:] == ["—", "—", "no"], out

@@ -64,7 +64,7 @@ def _resolve(words: list[str]) -> tuple[click.Command, click.Context]:
 
 def _check_probe(ctx: click.Context) -> None:
     """A printed ``diptych run``'s probe exists and takes the parameters it is given."""
-    from diptych.cli.run_cmd import probe_flags
+    from diptych.cli.run_words import probe_flags
     from diptych.core.workspace import Workspace
 
     probe = ctx.params["probe"]

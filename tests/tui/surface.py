@@ -25,7 +25,8 @@ asserts ``== []`` and its failure says what a user would have met:
 
 The checks of the keys (the footer's, Help's) are in ``surface_keys.py``, those of a text
 held and not drawn whole (an id, a title line) in ``surface_text.py``, those of a control's
-state and a field marked in red in ``surface_controls.py``; the modules
+state and a field marked in red in ``surface_controls.py``; the screen they all read is
+rendered in ``rendered_screen.py``; the modules
 ``tests/tui/test_surface_*.py`` run them all on every screen at 80×24 and 60×20.
 """
 
@@ -33,14 +34,12 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from itertools import pairwise
 from typing import Any
 
+from rendered_screen import _where, region_lines, screen_lines, visible_widgets
 from rich.console import Console
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from surface_costs import cost_parted
 from textual.app import App
@@ -81,76 +80,6 @@ def look_parted(text: str, below: str) -> bool:
 
 #: The words a screen uses to point at an invalid field.
 POINTS_AT_FIELD = re.compile(r"marked in red|fields? marked|see the field", re.IGNORECASE)
-
-
-# --- the rendered screen --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One cell of the terminal: its character and its foreground colour."""
-
-    char: str
-    color: str | None
-
-
-def _render(app: App[Any]) -> list[list[Segment]]:
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    console.print(update)
-    segments = list(console._record_buffer)
-    lines = list(Segment.split_lines(segments))
-    return lines[:height]
-
-
-def screen_lines(app: App[Any]) -> list[str]:
-    """The screen as the terminal shows it, one string per row."""
-    width = app.size.width
-    return [
-        "".join(s.text for s in line if not s.control)[:width].ljust(width) for line in _render(app)
-    ]
-
-
-def screen_cells(app: App[Any]) -> list[list[Cell]]:
-    """The screen cell by cell, each with its foreground colour (as ``#rrggbb``)."""
-    out = []
-    for line in _render(app):
-        row: list[Cell] = []
-        for segment in line:
-            if segment.control:
-                continue
-            style = segment.style or Style()
-            color = style.color.get_truecolor().hex if style.color is not None else None
-            row.extend(Cell(ch, color) for ch in segment.text)
-        out.append(row)
-    return out
-
-
-def region_lines(lines: list[str], region: Region) -> list[str]:
-    """The text inside ``region`` of the screen, one string per row."""
-    return [line[region.x : region.right] for line in lines[region.y : region.bottom]]
-
-
-def visible_widgets(app: App[Any]) -> Iterator[tuple[Widget, Region]]:
-    """Each widget drawn on the top screen, with the part of the screen it is drawn in."""
-    for widget, (region, clip) in app.screen._compositor.visible_widgets.items():
-        shown = region.intersection(clip)
-        if shown.area and widget.display and widget.visible:
-            yield widget, shown
-
-
-def _where(widget: Widget) -> str:
-    return f"{type(widget).__name__}#{widget.id}" if widget.id else type(widget).__name__
 
 
 # --- decision-bearing values ----------------------------------------------------------------

@@ -11,14 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from surface import (
-    POINTS_AT_FIELD,
-    _where,
-    region_lines,
-    screen_cells,
-    screen_lines,
-    visible_widgets,
-)
+from rendered_screen import _where, region_lines, screen_cells, screen_lines, visible_widgets
+from surface import POINTS_AT_FIELD
 from textual.app import App
 from textual.color import Color
 from textual.pilot import Pilot

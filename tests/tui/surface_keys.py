@@ -413,7 +413,7 @@ def _name(widget: Widget) -> str:
 def _drawn(app: App[Any], region: Region, text: bool) -> list[list[tuple[str, str]]]:
     """The cells of ``region``, each its character and its whole style (colours, bold), or
     its character alone (``text``)."""
-    from surface import _render
+    from rendered_screen import _render
 
     rows = []
     for line in _render(app)[region.y : region.bottom]:

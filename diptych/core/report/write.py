@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from diptych.core.errors import DiptychError, UsageError
 from diptych.core.labels import LabelPolicy
-from diptych.core.metrics.uncertainty.bootstrap import json_safe
 from diptych.core.probe import ProbeResult
 from diptych.core.report.audit import Audit, AuditSource, collect_audit
 from diptych.core.report.charts.svg import draw
 from diptych.core.report.frameworks import frameworks as framework_list
 from diptych.core.report.render import audit_json, render_html, render_markdown
+from diptych.core.strict_json import strict_json
 
 if TYPE_CHECKING:
     from diptych.core.capabilities import Model
@@ -41,27 +39,6 @@ def parse_formats(formats: str | Sequence[str] | None) -> tuple[str, ...]:
             f"choose from {', '.join(FORMATS)}"
         )
     return chosen
-
-
-#: How :func:`~diptych.core.metrics.uncertainty.bootstrap.json_safe` (and a record read back)
-#: spells a value that is not finite.
-_NOT_FINITE = frozenset({"inf", "-inf", "+inf", "nan", "Infinity", "-Infinity", "NaN"})
-
-
-def finite_or_null(data: Any) -> Any:
-    """``data`` (made JSON-safe) with every value that is not a finite number null: the
-    report's JSON has no "inf" or "nan" for a reader to parse; a figure without an interval
-    says why in its ``reason`` and its display fields ("no interval (one masculine identity
-    only)")."""
-    if isinstance(data, dict):
-        return {k: finite_or_null(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [finite_or_null(v) for v in data]
-    if isinstance(data, str) and data.strip() in _NOT_FINITE:
-        return None
-    if isinstance(data, float) and not math.isfinite(data):
-        return None
-    return data
 
 
 def _write_files(audit: Audit, out_dir: Path) -> dict[int, str]:
@@ -115,12 +92,7 @@ def write_audit(
         written["json"].write_text(
             # Strict JSON, and a reader's: a value that is not finite (the bounds and se of a
             # figure without an interval, whose reason says why) is null, never "inf".
-            json.dumps(
-                finite_or_null(json_safe(audit_json(audit, paths))),
-                indent=2,
-                default=str,
-                allow_nan=False,
-            ),
+            strict_json(audit_json(audit, paths)),
             encoding="utf-8",
         )
     if "html" in formats or "pdf" in formats:

@@ -30,7 +30,7 @@ from diptych.core.engine import (
     run_fingerprint,
     settled,
 )
-from diptych.core.errors import RunNotFoundError, UsageError
+from diptych.core.errors import RunNotFoundError
 from diptych.core.labels import TONE
 from diptych.core.plugins import get_probe
 from diptych.core.probe import Probe
@@ -53,6 +53,7 @@ from diptych.core.workspace.sessions import (
     session_watcher,
     sessions_named,
     sessions_of_runs,
+    several_sessions,
 )
 
 
@@ -179,7 +180,7 @@ class Runs(Namespace):
                 "lists them there"
             )
         if len(named) > 1:
-            raise UsageError(f"'{ref}' names {len(named)} agent sessions ({', '.join(named)})")
+            raise several_sessions(ref, named)
         (session,) = named
         found = search_runs(runs, saved_runs(findings.list())).get(session)
         return SessionDetail(session, found or SearchRuns(session, (), 0), findings.get(session))

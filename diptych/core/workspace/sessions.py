@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from diptych.core.engine import NullReporter, Reporter
+from diptych.core.errors import UsageError
 from diptych.core.report.formatting import tally
 from diptych.core.store import RunRecord, Store
 from diptych.core.workspace.records import RunSummary
@@ -159,6 +160,15 @@ def sessions_named(sessions: Iterable[str], ref: str) -> list[str]:
     if exact:
         return exact
     return [s for s in known if any(n.startswith(ref) for n in session_names(s))] if ref else []
+
+
+def several_sessions(ref: str, named: Iterable[str]) -> UsageError:
+    """The one line refusing ``ref`` where it starts the ids of several sessions, as a start
+    of several runs' ids is refused."""
+    listed = list(named)
+    return UsageError(
+        f"'{ref}' names {len(listed)} agent sessions ({', '.join(listed)}); give more of the id"
+    )
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import pytest
 from diptych.core.report.render import code_spans
 from diptych.core.report.whole_ids import keep_ids_whole
 from tests.support.surfaces.flags import broken_option_problems
-from tests.support.surfaces.paper import Word, read_pdf
 from tests.support.surfaces.planted import planted_page
+from tests.support.surfaces.printed_words import Word, read_pdf
 
 pytestmark = pytest.mark.surface
 

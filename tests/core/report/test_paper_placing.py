@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.surfaces.paper import Word
 from tests.support.surfaces.placing import place
+from tests.support.surfaces.printed_words import Word
 
 
 def _line(text: str, page: int, top: float, left: float = 40.0) -> list[Word]:
@@ -106,7 +106,8 @@ def test_a_paragraph_split_over_two_pages_is_found_whatever_its_lines() -> None:
     paragraph of the text of three lines likewise, and a caption of four, two and two; not a
     paragraph of the text of four, two and two."""
     from tests.support.surfaces.flow import Placed
-    from tests.support.surfaces.paper import Printed, _paragraph_problems
+    from tests.support.surfaces.paper import _paragraph_problems
+    from tests.support.surfaces.printed_words import Printed
 
     run = "Run pst-text-1 · status decided at look 1 of 4, bought on since: 55 of 156 requests"
     two = _line(run, 0, 780) + _line("101 not bought", 1, 46)

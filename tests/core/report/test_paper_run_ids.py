@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.surfaces.ids import report_ids, split_id_problems
-from tests.support.surfaces.paper import Word
+from tests.support.surfaces.printed_words import Word
 
 RUN = "counterfactual-retrieval-9e0e2f56"
 

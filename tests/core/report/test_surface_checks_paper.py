@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.surfaces.paper import PAGE_MARGIN_TOP, Printed, Word, page_fill, paper_problems
+from tests.support.surfaces.paper import paper_problems
 from tests.support.surfaces.planted import planted_page
+from tests.support.surfaces.printed_words import PAGE_MARGIN_TOP, Printed, Word, page_fill
 
 # --- paper --------------------------------------------------------------------------------
 

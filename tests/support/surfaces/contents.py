@@ -31,7 +31,7 @@ MARKS = ":—–·("
 
 
 class Printed(Protocol):
-    """A word as pdftotext prints it (:class:`.paper.Word`)."""
+    """A word as pdftotext prints it (:class:`.printed_words.Word`)."""
 
     text: str
     page: int

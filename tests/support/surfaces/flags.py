@@ -2,7 +2,7 @@
 "decided" at the start of the next. A reader who types the option from the page, or copies the
 two lines, gets a command that fails; the option prints whole or not at all on a line.
 
-Read from the PDF's words (:func:`tests.support.surfaces.paper.read_pdf`), in poppler's
+Read from the PDF's words (:func:`tests.support.surfaces.printed_words.read_pdf`), in poppler's
 reading order: a word that is the start of an option and ends in a hyphen, the word after it on
 a later line (or page) starting with a letter or digit.
 """

@@ -19,16 +19,10 @@ foot in a second print of the page, which must lay out as the first.
 
 from __future__ import annotations
 
-import html
 import re
-import shutil
-import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.support.surfaces.contents import contents_problems
 from tests.support.surfaces.flags import broken_option_problems
@@ -51,9 +45,8 @@ from tests.support.surfaces.flow import (
 )
 from tests.support.surfaces.ids import whole_word_problems
 from tests.support.surfaces.placing import find, place, tokens_of
+from tests.support.surfaces.printed_words import PAGE_MARGIN_TOP, Printed, page_fill, read_pdf
 
-#: A4 and the report's print margins (report.css: 16 mm top and bottom), in points.
-PAGE_MARGIN_TOP = 16 / 25.4 * 72
 #: A page must be filled to this share of its text column, the last page excepted.
 LEAST_FILL = 1 / 3
 #: A table of at most this many rows fits a third of a page: it prints on one page.
@@ -64,56 +57,6 @@ SHORT_CODE = 24
 FOOT = 1 / 5
 #: A paragraph of at most this many lines never splits over two pages (one line left alone).
 LINE_SPLIT = 3
-_WORD = re.compile(
-    # A word at the very top of a page without margins starts a little above it (yMin < 0).
-    r'<word xMin="(-?[\d.]+)" yMin="(-?[\d.]+)" xMax="(-?[\d.]+)" yMax="(-?[\d.]+)">(.*?)</word>'
-)
-
-
-@dataclass
-class Word:
-    text: str
-    page: int
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-@dataclass
-class Printed:
-    """The PDF's words in poppler's reading order, and each page's height."""
-
-    words: list[Word]
-    heights: list[float]
-
-
-def pdftotext() -> str:
-    found = shutil.which("pdftotext")
-    if found is None:
-        pytest.fail(
-            "pdftotext is missing: install poppler-utils (Debian: apt-get install poppler-utils)"
-        )
-    return found
-
-
-def read_pdf(pdf: Path) -> Printed:
-    out = subprocess.run(
-        [pdftotext(), "-bbox-layout", str(pdf), "-"], check=True, capture_output=True, text=True
-    ).stdout
-    words: list[Word] = []
-    heights: list[float] = []
-    for n, page in enumerate(
-        re.finditer(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', out, re.DOTALL)
-    ):
-        heights.append(float(page.group(2)))
-        words += [
-            Word(html.unescape(m.group(5)), n, *(float(m.group(i)) for i in range(1, 5)))
-            for m in _WORD.finditer(page.group(3))
-        ]
-    return Printed(words, heights)
-
-
 #: The elements whose pages the checks compare, in document order, from the print layout:
 #: headings (with the text of what follows them up to the next heading), figures, table rows,
 #: list items (the outermost, outside the contents) and paragraphs. ``lead`` marks what is
@@ -250,19 +193,6 @@ _BROKEN_CODE = """(most) => {
   }
   return out;
 }"""
-
-
-def page_fill(printed: Printed, page: int) -> float:
-    """The share of the page's text column its words fill, in [0, 1]: from the column's top to
-    the foot of its lowest word. The column is the report's (:data:`PAGE_MARGIN_TOP` top and
-    bottom), widened to the words where a page prints outside it (a page with margins of its
-    own), so that the share never leaves [0, 1]."""
-    words = [w for w in printed.words if w.page == page]
-    if not words:
-        return 0.0
-    top = min(PAGE_MARGIN_TOP, min(w.y0 for w in words))
-    foot = max(printed.heights[page] - PAGE_MARGIN_TOP, max(w.y1 for w in words))
-    return (max(w.y1 for w in words) - top) / (foot - top)
 
 
 #: Marks, in a copy of the page laid out for print, every shown figure with words of its own at

@@ -23,7 +23,7 @@ ANCHOR = 3
 
 
 class Boxed(Protocol):
-    """A word as pdftotext prints it (:class:`.paper.Word`)."""
+    """A word as pdftotext prints it (:class:`.printed_words.Word`)."""
 
     text: str
     page: int

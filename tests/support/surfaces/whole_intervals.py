@@ -75,7 +75,7 @@ def report_form_problems(report_dir: Path) -> list[str]:
 
 
 class Printed(Protocol):
-    """A word as pdftotext prints it (:class:`.paper.Word`)."""
+    """A word as pdftotext prints it (:class:`.printed_words.Word`)."""
 
     text: str
     page: int
