@@ -285,3 +285,26 @@ def test_blocks_kept_as_the_report_keeps_them_pass(tmp_path: Path, browser: Any)
     )
     problems = _printed(tmp_path, browser, body)
     assert not [p for p in problems if "list" in p or "note" in p], problems
+
+
+@pytest.mark.parametrize(("kept", "found_at"), [(0, True), (5, False)])
+def test_a_long_table_begun_by_two_rows_at_a_page_foot_is_found(
+    tmp_path: Path, browser: Any, kept: int, found_at: bool
+) -> None:
+    """Forty one-line rows under a heading 250 mm down an A4 page without margins: two rows fit
+    before the foot (the rest on page 2), unless the first ``kept`` rows are held together."""
+    from diptych.core.report.pdf import print_pdf
+
+    rows = "".join(
+        f"<tr{' style=break-before:avoid' if 0 < i < kept else ''}><td>identity{i}</td>"
+        f"<td>{i}</td></tr>"
+        for i in range(40)
+    )
+    html = planted_page(
+        tmp_path,
+        "<p>first page words</p><div style='height:250mm'></div><h3>Full tables</h3>"
+        f"<table><thead><tr><th>identity</th><th>n</th></tr></thead><tbody>{rows}</tbody></table>",
+    )
+    found = paper_problems(print_pdf(html, tmp_path / "page.pdf"), html, browser)
+    begun = [p for p in found if p.startswith("table begins page 1 with")]
+    assert bool(begun) is found_at, found

@@ -46,6 +46,7 @@ from tests.support.surfaces.flow import (
 from tests.support.surfaces.ids import whole_word_problems
 from tests.support.surfaces.placing import find, place, tokens_of
 from tests.support.surfaces.printed_words import PAGE_MARGIN_TOP, Printed, page_fill, read_pdf
+from tests.support.surfaces.table_starts import table_start_problems
 
 #: A page must be filled to this share of its text column, the last page excepted.
 LEAST_FILL = 1 / 3
@@ -170,8 +171,10 @@ _ELEMENTS = """() => {
     const kept = kind === 'figure' && el.classList.contains('chart-print') ? high(el.querySelector(
       'thead')) + high(el.querySelector('tbody')) + high(el.querySelector('tfoot')) : 0;
     const contents = tag === 'NAV';
+    const head = kind === 'row' && el.parentElement.tagName === 'THEAD';
+    const row_height = kind === 'row' ? el.getBoundingClientRect().height : 0;
     out.push({kind, text, after, contents, table: table_index, rows, short, height, band, list,
-              items, list_height, lead, closing, caption, kept, above: above(el)});
+              items, list_height, lead, closing, caption, kept, above: above(el), head, row_height});
   }
   return out;
 }"""
@@ -353,7 +356,7 @@ def paper_problems(pdf: Path, html_path: Path, browser: Any) -> list[str]:
                 f"{breaks[0][1] + 1} ({height:.0f} px high; one up to {PAGE_TABLE:.0f} prints "
                 f"on one page): “{what}”"
             )
-    problems += item_problems(placed)
+    problems += item_problems(placed) + table_start_problems(placed)
     problems += note_problems(placed, [w.page for w in printed.words])
     problems += band_problems(placed)
     problems += figure_problems(pdf, html_path, browser)
