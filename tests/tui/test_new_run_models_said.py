@@ -12,9 +12,11 @@ import pytest
 from steps import SIZES, open_new_run, settle, shown, wait_for
 from surface import cut_messages, cut_sentences, screen_lines
 from surface_text import cut_text
+from textual import events
 from textual.widgets import Input, Static
 
 from diptych.tui.app import DiptychApp
+from diptych.tui.screens.new_run.panes import Pane
 from diptych.tui.screens.new_run.plan import none_fit
 from diptych.tui.widgets.ticks import TickList
 
@@ -116,3 +118,32 @@ def _tick_the_first(screen: Any) -> tuple[str, Input]:
 def _hidden_said(screen: Any, ticked: str) -> bool:
     said = screen.query_one("#models-hint", Static)
     return f"ticked, hidden by the search: {ticked}" in " ".join(str(said.render()).split())
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("late", ["the pane's new size", "the reason's new size", "the plan"])
+async def test_the_hint_stays_whole_whatever_lands_after_it(
+    snapshot_workspace: Path, size: tuple[int, int], late: str
+) -> None:
+    # Each of these lands after the hint under a busy machine's timing (a scrollbar come into
+    # the pane, "tick one or more" wrapped again, a plan debounced from before the search);
+    # each brings the field marked in red ("✗ Models") into view beside the Probe, and must
+    # leave the hint whole in view once the screen is idle.
+    app = DiptychApp(snapshot_workspace, refresh_interval=3600)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_new_run(pilot, "pst-text")
+        screen.query_one("#models-search", Input).value = "smol"
+        said = screen.query_one("#models-hint", Static)
+        whole = lambda: said.display and not cut_text(app, said)  # noqa: E731
+        await wait_for(pilot, whole, "the hint whole in view", lambda: shown(app))
+        pane = screen.query_one("#choose", Pane)
+        if late == "the pane's new size":
+            pane.post_message(Pane.Resized(pane))
+        elif late == "the reason's new size":
+            reason = screen.query_one("#models-error", Static)
+            reason.post_message(events.Resize(reason.size, reason.virtual_size))
+        else:
+            screen._replan()
+        await settle(pilot)
+        await wait_for(pilot, whole, "the hint whole in view again", lambda: shown(app))
+        assert cut_messages(app) + cut_sentences(app) == [], shown(app)

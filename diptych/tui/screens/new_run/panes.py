@@ -63,15 +63,30 @@ def in_view_beside_focus(
 def keep_in_view(focus: Widget) -> None:
     """Scroll the field the keys go to into its pane's view now, with the heading that names
     it where one stands over it ("Probe"); one taller than its pane (the Models list) is in
-    view by the rows it shows, and scrolled to its top would push the line under it out."""
+    view by the rows it shows, and scrolled to its top would push the line under it out.
+    A sentence the user must read to go on, shown in the same pane, is scrolled in after it
+    (see ``must_read_in_view``)."""
     pane = next((a for a in focus.ancestors if isinstance(a, Pane)), None)
-    if pane is None or focus.outer_size.height > pane.scrollable_content_region.height:
+    if pane is None:
         return
-    siblings = list(focus.parent.children) if focus.parent is not None else [focus]
-    at = siblings.index(focus)
-    if at and siblings[at - 1].has_class("heading"):
-        siblings[at - 1].scroll_visible(animate=False, immediate=True)
-    focus.scroll_visible(animate=False, immediate=True)
+    if focus.outer_size.height <= pane.scrollable_content_region.height:
+        siblings = list(focus.parent.children) if focus.parent is not None else [focus]
+        at = siblings.index(focus)
+        if at and siblings[at - 1].has_class("heading"):
+            siblings[at - 1].scroll_visible(animate=False, immediate=True)
+        focus.scroll_visible(animate=False, immediate=True)
+    must_read_in_view(pane)
+
+
+def must_read_in_view(pane: Widget) -> None:
+    """Scroll the sentence the user must read to go on (why the Models list is empty), where
+    ``pane`` shows one, whole into view now. Every scroll that keeps the focused field in view
+    ends here: the refusal under the list, the plan or a new size of the pane, landing after
+    the hint in whatever order a busy machine takes them, each scrolled back to the Probe and
+    left the hint cut at the pane's edge, with nothing after to scroll it back."""
+    for hint in pane.query(ModelsHint):
+        if hint.over_focus and hint.display and str(hint.render()).strip():
+            hint.scroll_visible(animate=False, immediate=True)
 
 
 class ModelsHint(Static):
@@ -119,10 +134,13 @@ class TwoPanes(Screen[RunRequest | None]):
     def on_pane_resized(self, message: Pane.Resized) -> None:
         # Focus moves nothing here, so the pane's new size alone must not leave the field the
         # keys go to out of its view; a pane anchored to its end keeps the Models hint whole
-        # under the search instead (``NewRunScreen._show_models``).
+        # under the search instead (``NewRunScreen._show_models``): its new height (a
+        # scrollbar come into it, the plan grown) can cut the hint without resizing it.
         focused = self.focused
         pane = message.pane
-        if focused is not None and self._pane_of(focused) is pane and not pane.is_anchored:
+        if pane.is_anchored:
+            self.call_after_refresh(must_read_in_view, pane)
+        elif focused is not None and self._pane_of(focused) is pane:
             self.call_after_refresh(self._kept_in_view, focused, pane)
 
     def _kept_in_view(self, widget: Widget, pane: VerticalScroll) -> None:
