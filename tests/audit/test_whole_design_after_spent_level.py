@@ -30,6 +30,7 @@ def _number(value: float, se: float, df: float) -> dict[str, Any]:
 
 def _complete_se() -> float:
     """The STS-scale se whose 95% t interval (19 df, logit scale) is [4.79, 18.24] about 11.57."""
+
     def logit(x: float) -> float:
         p = (x + 100) / 200
         return math.log(p / (1 - p))
@@ -44,7 +45,8 @@ def test_the_complete_design_left_little_level_keeps_the_bounds_of_the_looks_bef
                _number(11.381862400968604, 4.708985942879157, 19.0),
                _number(11.57, _complete_se(), 19.0)]  # fmt: skip
     bought = [181, 343, 1640]
-    looks = [Look(b, n, 1640, {FIGURE: num}) for b, (n, num) in enumerate(zip(bought, numbers), 1)]
+    pairs = enumerate(zip(bought, numbers, strict=True), 1)
+    looks = [Look(b, n, 1640, {FIGURE: num}) for b, (n, num) in pairs]
     found = [(look, GateFigure.from_number(look.numbers[FIGURE])) for look in looks]
     figures = [anytime_figure(found[:k]) for k in (2, 3)]  # type: ignore[arg-type]
     at_two, at_three = (f for f in figures if f is not None)

@@ -14,7 +14,7 @@ from diptych.core.audit.sequential import PartLooks
 from diptych.core.workspace import Workspace
 from tests.support.anytime_rule import anytime
 from tests.support.cli import call
-from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
+from tests.support.sequential_audits import FIGURE, decided_at_look_two_then_bought_whole
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -28,21 +28,14 @@ def test_the_whole_design_prints_its_own_value_and_interval_everywhere(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "260")
-    gate = {"part": "pst-text", "figure": FIGURE, "below": 70}
-    file = planted_audit(tmp_path / "a.yaml", [gate], MASC, FEM, name="three", seed=2,
-                         report={"formats": ["json", "md"]})  # fmt: skip
     ws, rep = str(tmp_path / "ws"), tmp_path / "rep"
-    run = ["--store", ws, "audit", "run", str(file), "--out", str(rep)]
-    code, out = call(capsys, *run, "--until-decided", "--batches", "4")
-    assert code == 0 and "decided at look 2 of 4" in out, out
-    code, out = call(capsys, *run, "--yes")
-    assert code == 0, out
+    file, run_id = decided_at_look_two_then_bought_whole(capsys, tmp_path, ws, rep)
     with Workspace.open(ws) as opened:
         (rec,) = opened.audits.list()
         looks = PartLooks.of(rec.parts[0].detail)
-        run_id = rec.parts[0].run_id
-    assert looks is not None and run_id is not None
-    assert [(look.bought, look.planned) for look in looks.looks] == [(36, 144), (72, 144), (144, 144)]
+    assert looks is not None
+    bought = [(look.bought, look.planned) for look in looks.looks]
+    assert bought == [(36, 144), (72, 144), (144, 144)]
     numbers = [dict(look.numbers[FIGURE]) for look in looks.looks]
     low, high, shares = anytime(numbers, [look.fraction for look in looks.looks])
     # The complete design had a share of the level left to narrow the interval with.
@@ -56,7 +49,8 @@ def test_the_whole_design_prints_its_own_value_and_interval_everywhere(
     assert code == 0, gated
     assert f"= {value}, 95% {bounds} (anytime-valid, {whole}); below 70" in gated
     report = " ".join((rep / "report.md").read_text(encoding="utf-8").split())
-    assert f"= {value}, 95% anytime-valid interval {sig(low)} to {sig(high)}; rule: below 70" in report
+    stated = f"{sig(low)} to {sig(high)}"
+    assert f"= {value}, 95% anytime-valid interval {stated}; rule: below 70" in report
     assert f"{value}, 95% anytime-valid interval, {whole}: {sig(low)} to {sig(high)}" in report
     code, shown = call(capsys, "--store", ws, "show", run_id)
     assert code == 0, shown
