@@ -441,12 +441,7 @@ def expected_costs(
             )
         rule = GateRule(gate.label, gate.part, gate.figure, gate.rule, gate.limit,
                         limit_high=gate.limit_high)  # fmt: skip
-        truths = [
-            (
-                "assumed" if assume is not None else f"assumed: {fig.components.source}",
-                assume if assume is not None else fig.components.centre,
-            )
-        ]
+        truths = [(_assumed(fig, assume), assume if assume is not None else fig.components.centre)]
         if gate.label in last:
             truths.append(("the last recorded run of this audit", last[gate.label]))
         for said, truth in truths:
@@ -457,3 +452,12 @@ def expected_costs(
             )  # fmt: skip
             cost.expected.append((said, spend))
     return out
+
+
+def _assumed(fig: FigurePrecision, assume: float | None) -> str:
+    """Where the value a forecast assumes comes from, said once: "assumed" (``--assume``),
+    "assumed: run …" (a run of this design, a paper), "assumed from run …, another design …"."""
+    if assume is not None:
+        return "assumed"
+    source = fig.components.source
+    return source if source.startswith("assumed") else f"assumed: {source}"

@@ -215,6 +215,12 @@ def print_expected_costs(
         )
     typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
     for cost in costs:
+        if cost.requests <= cost.stored:
+            # Every request stored: buying until decided saves nothing, and a share of nothing
+            # would read as a forecast.
+            whole = f"'s {cost.requests:,} requests are" if cost.requests else " is"
+            typer.echo(f"  {cost.label}: nothing to buy, the whole design{whole} stored")
+            continue
         stored = f", {cost.stored:,} stored" if cost.stored else ""
         priced = getattr(cost.cost, "priced", 1)
         typer.echo(

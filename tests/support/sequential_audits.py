@@ -130,3 +130,26 @@ def file_decided_and_bought_on(capsys: Any, tmp_path: Path) -> tuple[str, str, s
         assert opened.audits.decided_runs(opened.audits.list()[0].id) == [run_id]
     bought_on_and_interrupted(ws, run_id)
     return ws, file, run_id
+
+
+def decided_at_look_two_then_bought_whole(
+    capsys: Any, tmp_path: Path, ws: str, report: Path
+) -> tuple[Path, str]:
+    """:func:`planted_audit` of :data:`MASC` and :data:`FEM`, seed 2, gated below 70, bought
+    ``--until-decided`` in 4 batches (decided at look 2 of 4) and then run whole (its complete
+    design look 3) into ``ws``, its report (json, md) in ``report``: the file and its run."""
+    from diptych.core.workspace import Workspace
+    from tests.support.cli import call
+
+    gate = {"part": "pst-text", "figure": FIGURE, "below": 70}
+    file = planted_audit(tmp_path / "a.yaml", [gate], MASC, FEM, name="three", seed=2,
+                         report={"formats": ["json", "md"]})  # fmt: skip
+    run = ["--store", ws, "audit", "run", str(file), "--out", str(report)]
+    code, out = call(capsys, *run, "--until-decided", "--batches", "4")
+    assert code == 0 and "decided at look 2 of 4" in out, out
+    code, out = call(capsys, *run, "--yes")
+    assert code == 0, out
+    with Workspace.open(ws) as opened:
+        ((run_id,),) = [[p.run_id for p in a.parts] for a in opened.audits.list()]
+    assert run_id is not None
+    return file, run_id

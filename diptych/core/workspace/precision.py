@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from diptych.core.metrics.uncertainty.precision import (
+    FINDING_MIN_UNITS,
     Components,
     PlannedFigure,
     PrecisionPlan,
@@ -54,6 +55,10 @@ def observed(
     for run in earlier_runs(store, probe.name, model_ids, design):
         view = RunView(store, run, chroma_url=chroma_url)
         for name, comp in probe.observed_components(view).items():
+            # A quick look's spread rests on too few units to plan a design by (its own
+            # interval makes no finding): the next run, or the probe's stated assumption.
+            if comp.fewest is not None and comp.fewest < FINDING_MIN_UNITS:
+                continue
             if name not in found:
                 found[name] = comp if run.params == design else _another_design(comp, run, design)
     return found

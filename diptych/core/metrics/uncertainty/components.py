@@ -34,6 +34,9 @@ class Components:
     within: float = 0.0
     source: str = ""
     centre: float = 0.0
+    #: The fewest units of a kind the values were read from (the identities of the shorter
+    #: list), where they were read off a run: a plan does not lean on a quick look's spread.
+    fewest: int | None = None
 
     def cell_sd(self, per_cell: int) -> float:
         """The SD of a cell's mean around its row and column effects."""
@@ -111,6 +114,7 @@ def components_of(
         math.sqrt(within_var),
         source,
         centre=float(vals.mean()),
+        fewest=min(n_r, n_c) if len(coded) > 1 else n_r,
     )
 
 
