@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import (
@@ -322,7 +323,7 @@ class RunDetailScreen(Screen[None]):
         self.report_path = message.path
         said = [f"report written to {message.path}"]
         said += [line[:1].upper() + line[1:] + "." for line in message.stale]
-        severity = "warning" if message.stale else "information"
+        severity: SeverityLevel = "warning" if message.stale else "information"
         say(self, "\n".join(said), severity=severity, stays=True)
 
     def on_resize(self) -> None:
