@@ -126,6 +126,9 @@ class DiptychApp(App[None]):
                 self.notify, message, title=title, severity=severity, timeout=timeout
             )
             return
+        if not self.screen_stack:
+            # Quitting, its screens gone: a run that ended meanwhile has no one to tell.
+            return
         screen = self.screen
         seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
         if type(screen).notify is not Widget.notify:

@@ -155,7 +155,7 @@ async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
 
 async def write_report(pilot: Pilot[Any], run_id: str, folder: Any) -> str:
     """From the Runs screen, holding only ``run_id``: open its Run detail, press ``w``, write
-    the report into ``folder`` and wait until the screen says so; what its status line says."""
+    the report into ``folder`` and wait until the screen says so; what its said line says."""
     from textual.widgets import Input
 
     from diptych.tui.screens.runs.detail import ReportDirScreen
@@ -170,9 +170,8 @@ async def write_report(pilot: Pilot[Any], run_id: str, folder: Any) -> str:
     assert isinstance(app.screen, ReportDirScreen)
     app.screen.query_one("#report-dir", Input).value = str(folder)
     await pilot.press("enter")
-    status = screen.query_one("#status", Static)
-    await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
-    return str(status.render())
+    await wait_for(pilot, lambda: "report written to" in " ".join(said(app)), "the report")
+    return said(app)[-1]
 
 
 async def analysed(pilot: Pilot[Any], screen: RunDetailScreen) -> None:

@@ -3,6 +3,7 @@ thousands separators ("1,346 trials left")."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -29,3 +30,13 @@ def test_a_stopped_runs_trials_left_carry_separators() -> None:
         (said,) = _said_when_ended(message, reason)
         assert "1,346 trials left" in said, said
         assert printed_problems(said) == [], said
+
+
+async def test_a_run_ended_as_the_app_quits_is_said_nowhere(tmp_path: Path) -> None:
+    """A run that ends while the app is quitting (its screens gone) is not said: the notice
+    raised "No screens on stack" in the middle of the quit."""
+    app = DiptychApp(tmp_path / "ws", refresh_interval=3600)
+    async with app.run_test(size=(80, 24)):
+        pass
+    assert not app.screen_stack
+    app.notify("pst-text-18101709 complete: 12 done")  # nothing to say it on, nothing raised

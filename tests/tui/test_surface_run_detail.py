@@ -39,12 +39,13 @@ from surface_text import (
     split_counts_at_any_width,
     toasts_over,
 )
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.widgets.fit_table import FitTable
+from diptych.tui.widgets.said import said_line
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 pytestmark = pytest.mark.surface
@@ -119,15 +120,10 @@ async def test_write_report_dialog(snapshot_workspace: Path, size: tuple[int, in
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_report_written_says_where_in_full_under_the_figures(
-    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+    snapshot_workspace: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
-    """Where the report went is said once, under the figures, its whole path readable (wrapped
+    """Where the report went is said once, above the footer, its whole path readable (wrapped
     after a separator where the line is too narrow); no toast is drawn over the figures."""
-    import diptych.tui.screens.runs.detail as detail
-
-    # Said for as long as it takes to read (the next test): here, for as long as this test
-    # looks at it, however slowly a busy machine gets there.
-    monkeypatch.setattr(detail, "seconds_shown", lambda message, severity, timeout: 3600.0)
     out = tmp_path / "reports-of-the-morning" / "a-directory-with-a-rather-long-name"
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size, notifications=True) as pilot:
@@ -136,11 +132,11 @@ async def test_report_written_says_where_in_full_under_the_figures(
         await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
         app.screen.query_one(Input).value = str(out)
         await pilot.press("enter")
-        status = screen.query_one("#status", Static)
-        await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
+        line = said_line(screen)
+        await wait_for(pilot, lambda: "report written" in str(line.render()), "the report")
         await settle(pilot)
         written = str((out / "report.html").resolve())
-        rows = [r.rstrip() for r in region_lines(screen_lines(app), status.content_region)]
+        rows = [r.rstrip() for r in region_lines(screen_lines(app), line.content_region)]
         rows = [r for r in rows if r]
         assert "".join(rows).removeprefix("report written to").strip() == written, rows
         # Each row but the last ends at a separator (or at a word): the path is cut nowhere else.
@@ -158,20 +154,12 @@ async def test_report_written_says_where_in_full_under_the_figures(
         assert missing == missing_values(lines, values[len(values) - len(missing) :])
 
 
-async def test_the_report_path_goes_once_read(
-    snapshot_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+async def test_the_report_path_goes_once_the_user_moves_on(
+    snapshot_workspace: Path, tmp_path: Path
 ) -> None:
-    """The path of the report is said as a note is, for as long as it takes to read, then the
-    rows under the figures are theirs again (at 60x20 it took two of them for good)."""
-    import diptych.tui.screens.runs.detail as detail
-
-    read: list[str] = []
-
-    def quickly(message: str, severity: str, timeout: float) -> float:
-        read.append(message)
-        return 0.5
-
-    monkeypatch.setattr(detail, "seconds_shown", quickly)
+    """The path of the report stays until the next key (test_run_detail_report_note.py), then
+    the rows above the footer are the figures' again (at 60x20 it took two of them for good):
+    a resize does not say it again."""
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=(60, 20)) as pilot:
         screen = await open_detail(pilot)
@@ -179,13 +167,16 @@ async def test_the_report_path_goes_once_read(
         await wait_for(pilot, lambda: isinstance(app.screen, ReportDirScreen), "the dialog")
         app.screen.query_one(Input).value = str(tmp_path / "rep")
         await pilot.press("enter")
-        status = screen.query_one("#status", Static)
-        await wait_for(pilot, lambda: "report written" in str(status.render()), "the report")
-        assert read == [f"report written to {(tmp_path / 'rep' / 'report.html').resolve()}"]
-        await wait_for(pilot, lambda: str(status.render()) == "", "the path to go")
+        line = said_line(screen)
+        await wait_for(pilot, lambda: "report written" in str(line.render()), "the report")
+        written = (tmp_path / "rep" / "report.html").resolve()
+        assert [note.message for note in line.said][-1] == f"report written to {written}"
+        await pilot.press("down")
+        await settle(pilot)
+        assert not line.display, shown(app)
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
-        assert str(status.render()) == "", "a resize says it again"
+        assert not line.display, "a resize says it again"
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -9,7 +9,9 @@ above its footer the first time it has something to say.
 
 What is said stays for as long as it takes to read (an error longer than a note), until the
 next thing said replaces it, or until the state it describes has changed (:meth:`SaidLine.unsay`:
-a form fixed takes back "the run cannot start").
+a form fixed takes back "the run cannot start"). A note said to stay (``stays``: where Run detail
+wrote the report, a path the user goes off to open and comes back to copy) has no time of its
+own: it goes when the next thing is said or the next key acts (the app's ``run_action``).
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ class SaidLine(WholeNumbers):
         #: What the message shown now is about (``None``: nothing in particular).
         self.about: str | None = None
         self._out: Timer | None = None
-        self._pending: tuple[Notification, float] | None = None
+        self._pending: tuple[Notification, float | None] | None = None
 
     def on_mount(self) -> None:
         if self._pending is not None:
@@ -78,12 +80,12 @@ class SaidLine(WholeNumbers):
             self._pending = None
             self._show(note, seconds)
 
-    def say(self, note: Notification, *, about: str | None = None) -> None:
+    def say(self, note: Notification, *, about: str | None = None, stays: bool = False) -> None:
         """Show ``note`` in place of what was said before; ``about`` names the state it
-        describes, for :meth:`unsay`."""
+        describes, for :meth:`unsay`; ``stays``: until the user moves on, not for a time."""
         self.said.append(note)
         self.about = about
-        seconds = seconds_shown(note.message, note.severity, note.timeout)
+        seconds = None if stays else seconds_shown(note.message, note.severity, note.timeout)
         if self.is_mounted:
             self._show(note, seconds)
         else:
@@ -100,7 +102,7 @@ class SaidLine(WholeNumbers):
         self._pending = None
         self._hide()
 
-    def _show(self, note: Notification, seconds: float) -> None:
+    def _show(self, note: Notification, seconds: float | None) -> None:
         self.set_classes(f"-{note.severity}" + (" -docked" if self.has_class("-docked") else ""))
         if self.has_class("-docked"):
             self.styles.margin = (0, 0, _rows_docked_below(self), 0)
@@ -108,7 +110,7 @@ class SaidLine(WholeNumbers):
         self.display = True
         if self._out is not None:
             self._out.stop()
-        self._out = self.set_timer(seconds, self._hide)
+        self._out = None if seconds is None else self.set_timer(seconds, self._hide)
 
     def _hide(self) -> None:
         self.about = None
@@ -152,9 +154,11 @@ def say(
     severity: SeverityLevel = "information",
     timeout: float = 5.0,
     about: str | None = None,
+    stays: bool = False,
 ) -> SaidLine:
-    """Say ``message`` on ``screen``'s line (a title, if any, leads it)."""
+    """Say ``message`` on ``screen``'s line (a title, if any, leads it); ``stays``: until the
+    user moves on (module docstring)."""
     text = f"{title}: {message}" if title else message
     line = said_line(screen)
-    line.say(Notification(text, "", severity, timeout, markup=False), about=about)
+    line.say(Notification(text, "", severity, timeout, markup=False), about=about, stays=stays)
     return line

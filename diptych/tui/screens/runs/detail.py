@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import (
@@ -31,7 +32,7 @@ from textual.worker import Worker, WorkerState
 from diptych.core.audit.run_status import outcome_words
 from diptych.core.errors import DiptychError
 from diptych.core.probe import ProbeResult
-from diptych.tui.formatting import timestamp, wrap_path
+from diptych.tui.formatting import timestamp
 from diptych.tui.jobs import JobHost, job_host
 from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
@@ -48,7 +49,7 @@ from diptych.tui.screens.runs.sections import (
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.retrieved_images import RetrievedImages, retrieved_queries
-from diptych.tui.widgets.said import seconds_shown
+from diptych.tui.widgets.said import say
 from diptych.tui.widgets.tables import FilterBar, ListTable, TitlesList
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 from diptych.tui.workers import analyze_run, write_run_report
@@ -114,7 +115,7 @@ class RunDetailScreen(Screen[None]):
         self.run_id = run_id
         self.result: ProbeResult | None = None
         #: Where the report was last written (its HTML page, the one a reader opens): said
-        #: under the figures, wrapped to the width, until read.
+        #: above the footer until the user moves on.
         self.report_path: Path | None = None
         #: The reading shown, and the one shown when F5 asked again (None: not asked).
         self._read: Reading | None = None
@@ -298,7 +299,7 @@ class RunDetailScreen(Screen[None]):
     def _write(self, out_dir: Path | None) -> None:
         if out_dir is None:
             return
-        self.query_one("#status", Static).update(f"writing the report to {out_dir}…")
+        say(self, f"writing the report to {out_dir}…", stays=True)
         self._write_report(self.diptych.store_path, self.run_id, out_dir)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report")
@@ -312,44 +313,20 @@ class RunDetailScreen(Screen[None]):
 
     @on(ReportWritten)
     def _written(self, message: ReportWritten) -> None:
-        status = self.query_one("#status", Static)
         if message.path is None:
-            status.update(Text(f"the report was not written: {message.error}", style="red"))
+            say(self, f"the report was not written: {message.error}", severity="error", stays=True)
             return
-        # Said under the figures, not in a toast: a toast covered them and cut the path. It
-        # goes as a note does, once read (seconds_shown), leaving the rows to the figures.
+        # Said on the line above the footer, not in a toast: a toast covered the figures and
+        # cut the path. It stays until the user moves on (the next key, or the next thing
+        # said): a user opens the folder elsewhere and comes back to copy the path; gone after
+        # a reading time, it was not there any more. The line wraps the path after a "/".
         self.report_path = message.path
-        self._report_stale = message.stale
-        self._report_said = True
-        self._show_report_path()
-        said = " ".join([f"report written to {message.path}", *message.stale])
-        severity = "warning" if message.stale else "information"
-        seconds = seconds_shown(said, severity, self.app.NOTIFICATION_TIMEOUT)
-        self.set_timer(seconds, self._report_read)
-
-    def _report_read(self) -> None:
-        """Take the report's path back once read, unless something else is said there now."""
-        self._report_said = False
-        status = self.query_one("#status", Static)
-        if str(status.render()).startswith("report written to"):
-            status.update("")
-
-    #: What writing the report removed: a signed manifest its new files no longer matched.
-    _report_stale: tuple[str, ...] = ()
-    #: Whether the path is still said (until read: _report_read).
-    _report_said = False
-
-    def _show_report_path(self) -> None:
-        if self.report_path is None or not self._report_said:
-            return
-        status = self.query_one("#status", Static)
-        width = status.content_region.width or self.size.width - 2
-        said = [wrap_path(f"report written to {self.report_path}", width)]
-        said += [wrap_path(line[:1].upper() + line[1:] + ".", width) for line in self._report_stale]
-        status.update("\n".join(said))
+        said = [f"report written to {message.path}"]
+        said += [line[:1].upper() + line[1:] + "." for line in message.stale]
+        severity: SeverityLevel = "warning" if message.stale else "information"
+        say(self, "\n".join(said), severity=severity, stays=True)
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self._show_report_path)
         self.call_after_refresh(self._fit_sections)
         if self.result is not None and self._is_narrow() != self._narrow:
             # A gate's interval named in fewer words under 80 columns, at length above.
