@@ -174,7 +174,8 @@ _ELEMENTS = """() => {
     const head = kind === 'row' && el.parentElement.tagName === 'THEAD';
     const row_height = kind === 'row' ? el.getBoundingClientRect().height : 0;
     out.push({kind, text, after, contents, table: table_index, rows, short, height, band, list,
-              items, list_height, lead, closing, caption, kept, above: above(el), head, row_height});
+              items, list_height, lead, closing, caption, kept, above: above(el), head,
+              row_height});
   }
   return out;
 }"""
