@@ -130,3 +130,29 @@ def file_decided_and_bought_on(capsys: Any, tmp_path: Path) -> tuple[str, str, s
         assert opened.audits.decided_runs(opened.audits.list()[0].id) == [run_id]
     bought_on_and_interrupted(ws, run_id)
     return ws, file, run_id
+
+
+#: Two identities of each of :data:`LISTS`' lists: a design whose requests are some of its.
+EARLIER = ["-p", "masculine=carpenter,farmer", "-p", "feminine=nurse,editor"]
+
+
+def decided_on_reused(capsys: Any, ws: str) -> tuple[str, set[str]]:
+    """:func:`design` of :data:`EARLIER` run whole, then :func:`decided_at_first_look`, which
+    reuses its answers (shared by request): the decided run's id and the requests the earlier
+    run stored."""
+    import re
+    import sqlite3
+
+    from tests.support.cli import call
+
+    code, out = call(capsys, "--store", ws, "run", *design(lists=EARLIER))
+    assert code == 0, out
+    earlier = re.search(r"^run (\S+) complete", out, re.M)
+    assert earlier is not None, out
+    with sqlite3.connect(Path(ws) / "diptych.db") as db:
+        rows = db.execute(
+            "SELECT DISTINCT r.key FROM results r JOIN trials t ON t.key = r.key"
+            " WHERE t.run_id = ?",
+            (earlier[1],),
+        ).fetchall()
+    return decided_at_first_look(capsys, ws), {key for (key,) in rows}

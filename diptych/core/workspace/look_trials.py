@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diptych.core.audit.stopped import continued, looked, run_looks
-from diptych.core.engine.purchase import purchase_order
+from diptych.core.engine.purchase import batch_size, purchase_order
 from diptych.core.labels import GENDER, LabelDimension, SubjectLabel
 from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
@@ -48,25 +48,30 @@ def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
 def lost_at_look(store: Store, run_id: str) -> list[str]:
     """The distinct requests the last look of a decided run read whose stored answer is gone
     since (deleted, or lost with a damaged store), in its purchase order; empty for any other
-    run. Nothing was bought after a decided look, so the look read the first requests of
-    that order with a stored outcome until ``bought`` had an answer (a failure then was not
-    read): a request among them with no stored outcome now is one whose answer was lost.
-    Without it again the look's figures would rest on fewer trials than the look says."""
+    run. Without them again the look's figures would rest on fewer trials than the look says.
+
+    The look read ``bought`` answers: those of the batches the run bought, the first share of
+    its purchase order, and any answer of its other requests another run had stored (answers
+    are shared by request, so an earlier run's are reused wherever they fall in the order).
+    How many are gone is ``bought`` less the answers stored by the time the run was decided
+    (one stored since, by a later run, was not read); which are gone, the requests of its
+    batches with no stored outcome now (a failure then was not read, and is stored still). A
+    reused answer gone is counted, but not named where it fell outside those batches: its
+    request was never the run's to ask."""
     run = store.run_with_id(run_id)
     looks = run_looks(store, run_id) if run is not None and run.status == "decided" else None
-    if looks is None or looks.last is None:
+    if run is None or looks is None or looks.last is None:
         return []
     results = store.run_results(run_id)
-    lost: list[str] = []
-    answered = 0
-    for key in purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed):
-        if answered + len(lost) >= looks.last.bought:
-            break
-        if key not in results:
-            lost.append(key)
-        elif results[key].status != "failed":
-            answered += 1
-    return lost
+    held = sum(
+        1 for r in results.values() if r.status != "failed" and r.finished_at <= run.updated_at
+    )
+    gone = looks.last.bought - held
+    if gone <= 0:
+        return []
+    order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
+    asked = order[: batch_size(len(order), looks.last.batch / looks.batches)]
+    return [k for k in asked if k not in results][:gone]
 
 
 def trials_at_look(store: Store, run_id: str) -> int | None:
