@@ -4,7 +4,9 @@ A sequential audit buys a design in the random order its part's seed fixes over 
 distinct requests (:func:`~diptych.core.engine.purchase.purchase_order`), and a look records
 how many of them had an answer or a refusal stored then (``Look.bought``). Whatever buys on
 later continues in the same order (:func:`~diptych.core.audit.stopped.purchase_seed`), so the
-requests the look read are the first ``bought`` of that order with an outcome: the standings
+requests the look read are those of the batches bought by then with an outcome, and those an
+earlier run had answered (answers are shared by request, wherever they fall in the order):
+the standings
 read a bought-on run's figure and its pairs on them (:class:`LookView`), so that both read the
 trials its decision read. A request that failed before the look and was answered since would
 take the place of one the look read: the look's recorded value, made again from the rebuilt
@@ -28,21 +30,40 @@ from diptych.core.standings import DecidedInterval, FigureSample
 from diptych.core.trials import Subject
 
 if TYPE_CHECKING:
+    from diptych.core.audit.sequential import PartLooks
     from diptych.core.store import ResultRecord, Store, TrialRow
 
 
 def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
     """The distinct requests the last look of ``run_id`` read, where the run was bought on
-    since its gates stopped it early (see the module); None for any other run."""
+    since its gates stopped it early (see the module); None for any other run. Those are the
+    answered requests of the batches it had bought (:func:`asked_at_look`) and those another
+    run had answered before it began (answers are shared by request, and the look read a
+    reused one wherever it fell in the order), not those bought on since."""
     found = looked(store, run_id)
-    if found is None or not continued(store, run_id, found[2]):
+    run = store.run_with_id(run_id)
+    if found is None or run is None or not continued(store, run_id, found[2]):
         return None
     looks = found[2]
     assert looks.last is not None
     results = store.run_results(run_id)
     order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
-    answered = [k for k in order if k in results and results[k].status != "failed"]
+    asked = set(asked_at_look(order, looks))
+    answered = [
+        k
+        for k in order
+        if k in results
+        and results[k].status != "failed"
+        and (k in asked or results[k].finished_at < run.created_at)
+    ]
     return frozenset(answered[: looks.last.bought])
+
+
+def asked_at_look(order: list[str], looks: PartLooks) -> list[str]:
+    """The requests of ``order`` (the run's purchase order) in the batches bought by its last
+    look: the first share of the order its batch ends at."""
+    assert looks.last is not None
+    return order[: batch_size(len(order), looks.last.batch / looks.batches)]
 
 
 def lost_at_look(store: Store, run_id: str) -> list[str]:
@@ -70,8 +91,7 @@ def lost_at_look(store: Store, run_id: str) -> list[str]:
     if gone <= 0:
         return []
     order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
-    asked = order[: batch_size(len(order), looks.last.batch / looks.batches)]
-    return [k for k in asked if k not in results][:gone]
+    return [k for k in asked_at_look(order, looks) if k not in results][:gone]
 
 
 def trials_at_look(store: Store, run_id: str) -> int | None:
