@@ -21,7 +21,7 @@ from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
 from diptych.cli.session_refs import run_named
 from diptych.core.audit.overrides import set_words
-from diptych.core.audit.run_status import decided_at, rest_to_buy
+from diptych.core.audit.run_status import lost_said, rest_to_buy
 from diptych.core.errors import UsageError, WorkspaceNotFoundError
 from diptych.core.workspace import RunOptions, Workspace
 
@@ -60,20 +60,18 @@ def ask_rest_of_decided(
 def lost_line(run_id: str, lost: int) -> str:
     """What ``diptych show`` says of a decided run's answers gone from the store: its figures
     rest on fewer trials than its look says until a resume asks them again."""
-    these = "answer" if lost == 1 else "answers"
+    them = "it" if lost == 1 else "them"
     return (
-        f"{lost:,} {these} its gates were decided on had gone from the store, so its figures "
-        f"rest on fewer trials than its look says: 'diptych resume {run_id}' asks "
-        f"{'it' if lost == 1 else 'them'} again (only {'it' if lost == 1 else 'them'})"
+        f"{lost_said(lost)}, so its figures rest on fewer trials than its look says: "
+        f"'diptych resume {run_id}' asks {them} again (only {them})"
     )
 
 
 def lost_words(run_id: str, lost: int) -> str:
     """What a resume of a decided run says of the answers its gates read that it asked again."""
-    these = "answer" if lost == 1 else "answers"
     return (
-        f"{run_id}: {lost:,} {these} its gates were decided on had gone from the store; "
-        "asked again, so its figures rest on every trial its look says"
+        f"{run_id}: {lost_said(lost)}; asked again, so its figures rest on every trial its look "
+        "says"
     )
 
 
@@ -87,20 +85,18 @@ def price_resume(ctx: typer.Context, run_id: str, paid_retries: int) -> None:
     with state(ctx).open_workspace(create=False) as ws:
         run = run_named(ws, run_id, "resume")
         est = ws.runs.plan_resume(run.id, options=RunOptions(paid_retries=paid_retries))
-        at = decided_at(ws.runs.status_text(run.id)) if run.status == "decided" else ""
+        at = ws.runs.decided_text(run.id) if run.status == "decided" else ""
         lost = len(ws.runs.lost_answers(run.id))
         looked = looked_resume(ws, run.id)
     console = Console(soft_wrap=True)
     if lost:
-        these = "answer" if lost == 1 else "answers"
         console.print(
-            f"{run.id}: {lost:,} {these} its gates were decided on had gone from the store; "
-            "diptych resume asks them again first, without asking",
+            f"{run.id}: {lost_said(lost)}; diptych resume asks them again first, without asking",
             markup=False,
         )
     if at:
         console.print(
-            f"{run.id} is {at}: its gates were decided on the trials bought, so diptych resume "
+            f"{run.id} is {at}; its gates were decided on the trials bought, so diptych resume "
             "asks before it buys the rest (--yes buys it without asking).",
             markup=False,
         )
@@ -164,8 +160,8 @@ def _plan(ws: Workspace, file: Path, overrides: dict[str, Any]) -> AuditPlan:
 
 def _rest_of(ws: Workspace, run_id: str, options: RunOptions) -> str:
     est = ws.runs.plan_resume(run_id, options=options)
-    at = decided_at(ws.runs.status_text(run_id))
-    return rest_to_buy(run_id, at, est.planned - est.cached, est.to_run, est.cost)
+    said, lost = ws.runs.decided_text(run_id), len(ws.runs.lost_answers(run_id))
+    return rest_to_buy(run_id, said, est.planned - est.cached, est.to_run, est.cost, lost)
 
 
 def _ask(runs: list[str], questions: list[str], *, yes: bool, left: str = "") -> None:

@@ -233,13 +233,16 @@ def estimate_request(store_path: Path, request: RunRequest) -> Estimate:
 def rest_of_decided_run(store_path: Path, run_id: str, ask: bool = True) -> str:
     """The question before a decided run is resumed (``ask``), or the line ``p`` and ``c``
     say of it: where it was decided, what buying the rest of its design would buy and its
-    estimated cost (:mod:`diptych.core.audit.run_status`, the words of ``diptych resume``)."""
+    estimated cost, and in the question any answer its look read that is gone from the store
+    (:mod:`diptych.core.audit.run_status`, the words of ``diptych resume``)."""
     with Workspace.open(store_path) as ws:
         est = ws.runs.plan_resume(run_id)
         at = decided_at(ws.runs.status_text(run_id))
+        said = ws.runs.decided_text(run_id)
+        lost = len(ws.runs.lost_answers(run_id))
     trials = est.planned - est.cached
     if ask:
-        return rest_to_buy(run_id, at, trials, est.to_run, est.cost)
+        return rest_to_buy(run_id, said, trials, est.to_run, est.cost, lost)
     return f"{run_id} is not running: {rest_line(at, trials, est.to_run, est.cost, 'u')}"
 
 

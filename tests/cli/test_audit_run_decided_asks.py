@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,17 @@ def _lines(out: str) -> list[str]:
     return [" ".join(x.replace("\u00a0", " ").split()) for x in out.splitlines()]
 
 
+def _requests(ws: str, run_id: str) -> tuple[int, int]:
+    """The run's distinct requests with a stored outcome, and all of them, read in the store."""
+    with sqlite3.connect(Path(ws) / "diptych.db") as db:
+        row = db.execute(
+            "SELECT COUNT(DISTINCT r.key), COUNT(DISTINCT t.key) FROM trials t"
+            " LEFT JOIN results r ON r.key = t.key WHERE t.run_id = ?",
+            (run_id,),
+        ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -48,10 +60,13 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_decided_part(
         before = opened.runs.counts(run_id)
         est = opened.runs.plan_resume(run_id)
     assert est.to_run > 0
+    held, planned = _requests(ws, run_id)
+    assert est.to_run == planned - held
     line = (
-        f"{run_id} is decided at look {found[1]} of 4: its gates were decided on the trials "
-        f"bought. Resuming buys the remaining {est.to_run:,} requests "
-        f"({est.planned - est.cached:,} trials), estimated cost {cost_text(est.cost)}."
+        f"{run_id} is decided at look {found[1]} of 4: {held:,} of {planned:,} requests, "
+        f"{planned - held:,} saved; its gates were decided on the trials bought. Resuming buys "
+        f"the remaining {est.to_run:,} requests ({est.planned - est.cached:,} trials), "
+        f"estimated cost {cost_text(est.cost)}."
     )
 
     def counts() -> dict[str, int]:
@@ -110,11 +125,24 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_part_bought_on_and_stopped(
     with Workspace.open(ws) as opened:
         before = opened.runs.counts(run_id)
         assert opened.runs.get(run_id).status == "interrupted"
+        est = opened.runs.plan_resume(run_id)
+        (audit,) = opened.audits.list()
+    looks = audit.parts[0].detail["sequential"]["looks"]
+    held, planned = _requests(ws, run_id)
+    assert held > looks[-1]["bought"] and est.to_run == planned - held
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, out = call(capsys, "--store", ws, "audit", "run", file, "--quiet")
     assert code == 2, out
-    assert "Resuming buys the remaining " in " ".join(out.split()), out
+    # Its gates stopped it, a user stopped its buying on: the question says the first.
+    line = (
+        f"{run_id} is decided at look {len(looks)} of 4, bought on since: {held:,} of "
+        f"{planned:,} requests, {planned - held:,} not bought; its gates were decided on the "
+        f"trials bought. Resuming buys the remaining {est.to_run:,} requests "
+        f"({est.planned - est.cached:,} trials), estimated cost {cost_text(est.cost)}."
+    )
+    assert _lines(out).count(line) == 1, out
+    assert "interrupted" not in out, out
     assert f"nothing bought: add --yes to buy the rest of {run_id}" in out, out
     with Workspace.open(ws) as opened:
         assert opened.runs.counts(run_id) == before

@@ -74,10 +74,10 @@ def test_a_run_stopped_by_its_gates_reads_decided(
     code, out = call(capsys, "--store", ws, "resume", run_id, "--quiet")
     said = " ".join(out.split())
     assert code == 2 and f"nothing bought: add --yes to buy the rest of {run_id}" in said, out
-    # In the words the terminal app's p, c and u say: where it was decided, what the rest buys.
-    assert f"{run_id} is decided at look {looks} of 4: its gates were decided on the trials " \
-        f"bought. Resuming buys the remaining {saved} requests ({saved} trials), estimated " \
-        "cost not priced." in said, out  # fmt: skip
+    # In the words the terminal app's u says: where it was decided, what the rest buys.
+    assert f"{run_id} is {words}; its gates were decided on the trials bought. Resuming " \
+        f"buys the remaining {saved} requests ({saved} trials), estimated cost not priced." \
+        in said, out  # fmt: skip
     code, listed_out = call(capsys, "--store", ws, "runs", "--json")
     (listed,) = json.loads(listed_out)
     assert listed["status"] == "decided" and listed["counts"]["not_bought"] == saved

@@ -5,6 +5,7 @@ since and audited again alike."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,19 @@ def test_resume_yes_on_a_decided_run_says_what_it_buys(
         assert opened.runs.get(run_id).status == "decided"
         est = opened.runs.plan_resume(run_id)
     assert est.to_run > 0
+    with sqlite3.connect(Path(ws) / "diptych.db") as db:
+        held, planned = db.execute(
+            "SELECT COUNT(DISTINCT r.key), COUNT(DISTINCT t.key) FROM trials t"
+            " LEFT JOIN results r ON r.key = t.key WHERE t.run_id = ?",
+            (run_id,),
+        ).fetchone()
+    said = f"{held:,} of {planned:,} requests, {planned - held:,}"
+    if history == "at its look":
+        said = f"decided at look 1 of 4: {said} saved"
+    else:
+        said = f"decided at look 1 of 4, bought on since: {said} not bought"
     line = (
-        f"{run_id} is decided at look 1 of 4: its gates were decided on the trials bought. "
+        f"{run_id} is {said}; its gates were decided on the trials bought. "
         f"Resuming buys the remaining {est.to_run:,} requests ({est.planned - est.cached:,} "
         f"trials), estimated cost {cost_text(est.cost)}."
     )

@@ -32,7 +32,12 @@ def test_resume_dry_run_prices_the_rest_and_buys_nothing(
     assert printed_problems(out) == [], out
     # It says the run is decided, and that a resume asks first, in one line.
     (said,) = [line for line in out.splitlines() if "decided" in line]
-    assert said.startswith(f"{run_id} is decided at look 1 of "), out
+    # The look read its first batch, a quarter of the design's 156 requests: 39, 117 saved.
+    assert est.to_run == 117
+    assert said.startswith(
+        f"{run_id} is decided at look 1 of 4: 39 of 156 requests, 117 saved; "
+        "its gates were decided on the trials bought, so diptych resume "
+    ), out
     assert "asks before it buys the rest (--yes buys it without asking)" in said, out
     with Workspace.open(ws) as opened:
         assert opened.runs.get(run_id).status == before == "decided"

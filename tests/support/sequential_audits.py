@@ -153,3 +153,29 @@ def decided_at_look_two_then_bought_whole(
         ((run_id,),) = [[p.run_id for p in a.parts] for a in opened.audits.list()]
     assert run_id is not None
     return file, run_id
+
+
+#: Two identities of each of :data:`LISTS`' lists: a design whose requests are some of its.
+EARLIER = ["-p", "masculine=carpenter,farmer", "-p", "feminine=nurse,editor"]
+
+
+def decided_on_reused(capsys: Any, ws: str) -> tuple[str, set[str]]:
+    """:func:`design` of :data:`EARLIER` run whole, then :func:`decided_at_first_look`, which
+    reuses its answers (shared by request): the decided run's id and the requests the earlier
+    run stored."""
+    import re
+    import sqlite3
+
+    from tests.support.cli import call
+
+    code, out = call(capsys, "--store", ws, "run", *design(lists=EARLIER))
+    assert code == 0, out
+    earlier = re.search(r"^run (\S+) complete", out, re.M)
+    assert earlier is not None, out
+    with sqlite3.connect(Path(ws) / "diptych.db") as db:
+        rows = db.execute(
+            "SELECT DISTINCT r.key FROM results r JOIN trials t ON t.key = r.key"
+            " WHERE t.run_id = ?",
+            (earlier[1],),
+        ).fetchall()
+    return decided_at_first_look(capsys, ws), {key for (key,) in rows}

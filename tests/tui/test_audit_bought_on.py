@@ -8,6 +8,7 @@ interval as ``diptych audit gate`` does."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,6 +89,44 @@ async def test_a_command_line_audit_bought_on_reads_as_audit_list_says(
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
         )
+
+
+async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str, Any]) -> None:
+    """Its gates stopped it, a user stopped its buying on: ctrl+r's question names where its
+    gates decided it and what it holds since, as ``diptych audit run`` asks, never
+    "interrupted" beside "its gates were decided"."""
+    from textual.widgets import Label
+
+    from diptych.tui.screens.runs.confirm import ConfirmResume
+
+    with Workspace.open(".diptych") as ws:
+        run_id = ws.audits.get(bought_on["id"]).parts[0].run_id or ""
+        est = ws.runs.plan_resume(run_id)
+    with sqlite3.connect(Path(".diptych") / "diptych.db") as db:
+        held, planned = db.execute(
+            "SELECT COUNT(DISTINCT r.key), COUNT(DISTINCT t.key) FROM trials t"
+            " LEFT JOIN results r ON r.key = t.key WHERE t.run_id = ?",
+            (run_id,),
+        ).fetchone()
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_audit(pilot)
+        recorded = screen.query_one("#recorded", OptionList)
+        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
+        text = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        await pilot.press("n")
+        await settle(pilot)
+    assert text.startswith(
+        f"{run_id} is decided at look 1 of 4, bought on since: {held:,} of {planned:,} "
+        f"requests, {planned - held:,} not bought; its gates were decided on the trials bought. "
+        f"Resuming buys the remaining {est.to_run:,} requests"
+    ), text
+    assert "interrupted" not in text, text
 
 
 async def _read_down(pilot: Pilot[Any], widget: Widget, values: list[str]) -> list[str]:

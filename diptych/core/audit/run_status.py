@@ -235,14 +235,35 @@ def remaining(trials: int, requests: int, cost: float) -> str:
     )
 
 
-def rest_to_buy(run_id: str, at: str, trials: int, requests: int, cost: float) -> str:
-    """The question before a decided run is resumed (the terminal app's ``u``, ``diptych
-    resume``): its gates were decided (``at``: :func:`decided_at`), so the rest of its design
-    is bought on purpose only, once its trials, requests and estimated cost are said."""
+def rest_to_buy(
+    run_id: str, said: str, trials: int, requests: int, cost: float, lost: int = 0
+) -> str:
+    """The question before a decided run is resumed (the terminal app's ``u`` and ``ctrl+r``,
+    ``diptych resume``, ``diptych audit run``): its gates were decided (``said``:
+    :func:`decided_said`), so the rest of its design is bought on purpose only, once its
+    trials, requests and estimated cost are said. ``lost``: the answers its look read that are
+    gone from the store since (:func:`lost_said`), which resuming asks again with the rest."""
+    gone = f" {lost_said(lost)}, asked again with the rest." if lost else ""
     return (
-        f"{run_id} is {at}: its gates were decided on the trials bought. Resuming buys "
+        f"{run_id} is {said}; its gates were decided on the trials bought.{gone} Resuming buys "
         f"{remaining(trials, requests, cost)}."
     )
+
+
+def lost_said(lost: int) -> str:
+    """The answers a decided run's look read that are gone from the store since, in the one
+    wording of ``diptych show``, ``diptych resume`` and the terminal app's questions."""
+    these = "answer" if lost == 1 else "answers"
+    return f"{lost:,} {these} its gates were decided on had gone from the store"
+
+
+def decided_said(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
+    """Where ``run``'s gates decided it, whatever its status now, in the words of
+    :func:`status_text` (the look, what it bought and saved, or what it holds where it was
+    bought on since): a run bought on and stopped part way is "interrupted" by that stop, but
+    what resuming it buys is the rest its gates decided on, not a rest a stop left."""
+    answered = store.requests_held(run.id) if looks is not None else None
+    return status_text("decided", looks, answered)
 
 
 def rest_line(at: str, trials: int, requests: int, cost: float, how: str) -> str:

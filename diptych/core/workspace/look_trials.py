@@ -4,7 +4,9 @@ A sequential audit buys a design in the random order its part's seed fixes over 
 distinct requests (:func:`~diptych.core.engine.purchase.purchase_order`), and a look records
 how many of them had an answer or a refusal stored then (``Look.bought``). Whatever buys on
 later continues in the same order (:func:`~diptych.core.audit.stopped.purchase_seed`), so the
-requests the look read are the first ``bought`` of that order with an outcome: the standings
+requests the look read are those of the batches bought by then with an outcome, and those an
+earlier run had answered (answers are shared by request, wherever they fall in the order):
+the standings
 read a bought-on run's figure and its pairs on them (:class:`LookView`), so that both read the
 trials its decision read. A request that failed before the look and was answered since would
 take the place of one the look read: the look's recorded value, made again from the rebuilt
@@ -20,7 +22,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from diptych.core.audit.stopped import continued, looked, run_looks
-from diptych.core.engine.purchase import purchase_order
+from diptych.core.engine.purchase import batch_size, purchase_order
 from diptych.core.labels import GENDER, LabelDimension, SubjectLabel
 from diptych.core.probe import Probe, ProbeResult
 from diptych.core.runview import RunView
@@ -28,45 +30,68 @@ from diptych.core.standings import DecidedInterval, FigureSample
 from diptych.core.trials import Subject
 
 if TYPE_CHECKING:
+    from diptych.core.audit.sequential import PartLooks
     from diptych.core.store import ResultRecord, Store, TrialRow
 
 
 def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
     """The distinct requests the last look of ``run_id`` read, where the run was bought on
-    since its gates stopped it early (see the module); None for any other run."""
+    since its gates stopped it early (see the module); None for any other run. Those are the
+    answered requests of the batches it had bought (:func:`asked_at_look`) and those another
+    run had answered before it began (answers are shared by request, and the look read a
+    reused one wherever it fell in the order), not those bought on since."""
     found = looked(store, run_id)
-    if found is None or not continued(store, run_id, found[2]):
+    run = store.run_with_id(run_id)
+    if found is None or run is None or not continued(store, run_id, found[2]):
         return None
     looks = found[2]
     assert looks.last is not None
     results = store.run_results(run_id)
     order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
-    answered = [k for k in order if k in results and results[k].status != "failed"]
+    asked = set(asked_at_look(order, looks))
+    answered = [
+        k
+        for k in order
+        if k in results
+        and results[k].status != "failed"
+        and (k in asked or results[k].finished_at < run.created_at)
+    ]
     return frozenset(answered[: looks.last.bought])
+
+
+def asked_at_look(order: list[str], looks: PartLooks) -> list[str]:
+    """The requests of ``order`` (the run's purchase order) in the batches bought by its last
+    look: the first share of the order its batch ends at."""
+    assert looks.last is not None
+    return order[: batch_size(len(order), looks.last.batch / looks.batches)]
 
 
 def lost_at_look(store: Store, run_id: str) -> list[str]:
     """The distinct requests the last look of a decided run read whose stored answer is gone
     since (deleted, or lost with a damaged store), in its purchase order; empty for any other
-    run. Nothing was bought after a decided look, so the look read the first requests of
-    that order with a stored outcome until ``bought`` had an answer (a failure then was not
-    read): a request among them with no stored outcome now is one whose answer was lost.
-    Without it again the look's figures would rest on fewer trials than the look says."""
+    run. Without them again the look's figures would rest on fewer trials than the look says.
+
+    The look read ``bought`` answers: those of the batches the run bought, the first share of
+    its purchase order, and any answer of its other requests another run had stored (answers
+    are shared by request, so an earlier run's are reused wherever they fall in the order).
+    How many are gone is ``bought`` less the answers stored by the time the run was decided
+    (one stored since, by a later run, was not read); which are gone, the requests of its
+    batches with no stored outcome now (a failure then was not read, and is stored still). A
+    reused answer gone is counted, but not named where it fell outside those batches: its
+    request was never the run's to ask."""
     run = store.run_with_id(run_id)
     looks = run_looks(store, run_id) if run is not None and run.status == "decided" else None
-    if looks is None or looks.last is None:
+    if run is None or looks is None or looks.last is None:
         return []
     results = store.run_results(run_id)
-    lost: list[str] = []
-    answered = 0
-    for key in purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed):
-        if answered + len(lost) >= looks.last.bought:
-            break
-        if key not in results:
-            lost.append(key)
-        elif results[key].status != "failed":
-            answered += 1
-    return lost
+    held = sum(
+        1 for r in results.values() if r.status != "failed" and r.finished_at <= run.updated_at
+    )
+    gone = looks.last.bought - held
+    if gone <= 0:
+        return []
+    order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
+    return [k for k in asked_at_look(order, looks) if k not in results][:gone]
 
 
 def trials_at_look(store: Store, run_id: str) -> int | None:

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from diptych.core.audit.record import list_audits
-from diptych.core.audit.run_status import listed_status, looks_by_run, status_said
+from diptych.core.audit.run_status import (
+    decided_said,
+    listed_status,
+    looks_by_run,
+    status_said,
+)
 from diptych.core.audit.stopped import stopped_look
 from diptych.core.builds import builds_by_model
 from diptych.core.engine import (
@@ -117,6 +122,13 @@ class Runs(Namespace):
         since; see :mod:`diptych.core.audit.run_status`."""
         run = self._shown(self.get(run_id))
         return status_said(self._store, run, looks_by_run(list_audits(self._store)).get(run.id))
+
+    def decided_text(self, run_id: str) -> str:
+        """Where a run's gates decided it, in :meth:`status_text`'s words, whatever its status
+        now (:func:`~diptych.core.audit.run_status.decided_said`): what a question before
+        buying its rest names it by."""
+        run = self._shown(self.get(run_id))
+        return decided_said(self._store, run, looks_by_run(list_audits(self._store)).get(run.id))
 
     def listed_status(self, run_id: str) -> str:
         """The run's status in short, as a listing's status column says it: "decided, bought on"
