@@ -1,4 +1,4 @@
-"""diptych: audit generative image and vision-language models for social bias.
+"""diptych: audit generative text, text-to-image and vision-language models for social bias.
 
 The public API for users and plugin authors::
 

@@ -75,6 +75,21 @@ def search_stored_cell(placebo: PlaceboTrials | None, session_trials: int | None
     return fmt(placebo.search.stored) if placebo is not None else "—"
 
 
+#: A finished search's requests to run: a run of its audit keeps it (its findings in the report).
+NOTHING_LEFT = "nothing left"
+
+
+def search_requests_cell(placebo: PlaceboTrials | None, done: bool = False) -> str:
+    """A search's "requests to run" cell in a plan's table: none for one finished (``done``);
+    at least its placebo words' still to run; where those are stored, what the agent decides
+    (never "≥ 0", a bound that says nothing)."""
+    if done:
+        return NOTHING_LEFT
+    if placebo is None or not placebo.search.to_run:
+        return "agent decides"
+    return f"≥ {fmt(placebo.search.to_run)}"
+
+
 def placebo_lines(name: str, placebo: PlaceboTrials) -> list[str]:
     """What the search ``name``'s placebo words take of its trials, and, where its max_trials
     cannot score a proposal, what to do."""

@@ -55,6 +55,12 @@ class AuditWords:
         return [name for name, said in self.parts.items() if said == words]
 
     @property
+    def unrecorded(self) -> dict[str, str]:
+        """The words of the parts no run of the audit recorded yet: ``WAITING`` while it runs,
+        else ``NOT_RUN``."""
+        return {name: said for name, said in self.parts.items() if said in (WAITING, NOT_RUN)}
+
+    @property
     def kept(self) -> dict[str, str]:
         """The words of the parts kept from an earlier run ("reused (session audit-…)")."""
         return {name: said for name, said in self.parts.items() if said.startswith(REUSED)}

@@ -44,7 +44,7 @@ show_flags_as_flags()
 app = typer.Typer(
     name="diptych",
     cls=OneLineSummaries,
-    help="Audit generative image and vision-language models for social bias.",
+    help="Audit generative text, text-to-image and vision-language models for social bias.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -14,7 +14,12 @@ import typer
 
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
-from diptych.audit.placebo_plan import placebo_cell, placebo_lines, search_stored_cell
+from diptych.audit.placebo_plan import (
+    placebo_cell,
+    placebo_lines,
+    search_requests_cell,
+    search_stored_cell,
+)
 from diptych.audit.sequential import SequentialOutcome, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
@@ -67,7 +72,7 @@ def plan_table(plan: AuditPlan) -> Any:
             table.add_row(
                 p.part.name, "search", p.part.probe or "", placebo_cell(placebo),
                 search_stored_cell(placebo, p.session_trials),
-                f"≥ {fmt(placebo.search.to_run)}" if placebo else "", "≤ budget",
+                search_requests_cell(placebo) if placebo else "", "≤ budget",
                 f"{s.kind}: {counted(s.rounds, 'round')} × {s.per_round}, agent {s.agent_model}",
             )  # fmt: skip
             continue

@@ -154,3 +154,5 @@ class StandingsLoaded(Message):
     figures: list[str] = field(default_factory=list)
     #: The runs still running when the ranking was read: it is read again once one finishes.
     running: list[str] = field(default_factory=list)
+    #: The figure ranked ("": not said): a ranking read before ``f`` chose another is dropped.
+    figure: str = ""

@@ -298,6 +298,13 @@ def load_standings(store_path: Path, figure: str = "STS paired") -> StandingsLoa
     """Every audited model of the workspace side by side on ``figure``, or one line saying
     why not in the screen's words (its ``f`` key chooses another figure): the screen shows it
     in place of the table (and F5 asks again), never a wait that does not end."""
+    loaded = _ranked(store_path, figure)
+    loaded.figure = figure
+    return loaded
+
+
+def _ranked(store_path: Path, figure: str) -> StandingsLoaded:
+    """:func:`load_standings`'s reading, before it names the figure ranked."""
     from diptych.core.workspace.standings import NothingToRank
 
     running: list[str] = []

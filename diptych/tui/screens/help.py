@@ -162,6 +162,28 @@ def help_sections(app_class: type[App[Any]]) -> list[tuple[str, list[Binding]]]:
     return [(EVERYWHERE, everywhere), (IN_TABLES, tables), *own]
 
 
+#: What escape does in a list's filter line, as one row of a screen's keys says it.
+FILTER_ESCAPE = "clear it"
+
+
+def escape_once(own: list[Binding], tables: list[Binding]) -> tuple[list[Binding], list[Binding]]:
+    """A screen's keys and the tables' with escape said once: where both bind it (the screen
+    goes Back, a list's filter line clears), one row says what it does where, and the tables'
+    row is left out; where the two say the same, both stand as they are."""
+    mine = {b.description.lower() for b in own if b.key == "escape"}
+    theirs = {b.description.lower() for b in tables if b.key == "escape"}
+    # The Runs screen's own escape clears its filter too: one meaning, as it is.
+    if not mine or not theirs or mine == theirs:
+        return own, tables
+    merged = [
+        b if b.key != "escape"
+        else replace(b, description=f"in a list's filter: {FILTER_ESCAPE}; "
+                                    f"elsewhere: {b.description}")
+        for b in own
+    ]  # fmt: skip
+    return merged, [b for b in tables if b.key != "escape"]
+
+
 def section_id(title: str) -> str:
     return "help-" + re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
@@ -226,7 +248,13 @@ class HelpScreen(ModalScreen[None]):
             return sections
         title = screen_title(self.current)
         own = [s for s in sections if s[0] == title]
-        return own + [s for s in sections if s[0] in (EVERYWHERE, IN_TABLES)]
+        rest = [s for s in sections if s[0] in (EVERYWHERE, IN_TABLES)]
+        if not own:
+            return rest
+        # No key means two things on one screen: escape is said once, where it does each.
+        tables = dict(rest).get(IN_TABLES, [])
+        keys, tables = escape_once(own[0][1], tables)
+        return [(title, keys), *[(t, tables if t == IN_TABLES else b) for t, b in rest]]
 
     def on_mount(self) -> None:
         self.query_one("#help").focus()

@@ -159,12 +159,17 @@ class StandingsScreen(Screen[None]):
     def _page_text(self) -> str:
         return "\n".join(str(w.render()) for w in self.query("#body Static").results(Static))
 
-    def action_next_figure(self) -> None:
+    async def action_next_figure(self) -> None:
         """Rank the next of the figures the runs have (the first again after the last)."""
         choices = self.figures or [DEFAULT_FIGURE]
         at = choices.index(self.figure) if self.figure in choices else -1
         self.figure = choices[(at + 1) % len(choices)]
-        self.notify(f"ranking on {self.figure}", timeout=2)
+        # The tables ranked on the figure before go with the key, the line that names the new
+        # one in their place until it is ranked: never a line naming a figure over a table
+        # ranked on another.
+        body = self.query_one("#body", VerticalScroll)
+        await body.remove_children()
+        await body.mount(Static("", id="standings-status"))
         self.action_reload()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="standings")
@@ -202,6 +207,8 @@ class StandingsScreen(Screen[None]):
 
     @on(StandingsLoaded)
     async def _loaded(self, message: StandingsLoaded) -> None:
+        if message.figure and message.figure != self.figure:
+            return  # read before f chose another figure: that one's ranking is on its way
         body = self.query_one("#body", VerticalScroll)
         await body.remove_children()
         self.standings = message.standings

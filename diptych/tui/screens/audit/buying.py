@@ -128,10 +128,23 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     replan()
     last_said: dict[str, tuple[str, str]] = {}
 
+    def unrecorded(heard: str) -> dict[str, str]:
+        """The parts not heard of yet that no run recorded, in ``diptych audit list``'s words
+        now: "waiting" behind the part ``heard`` of (its record comes after its event)."""
+        audit_id = screen.plan.id if screen.plan is not None else ""
+        try:
+            with Workspace.open(store_path) as ws:
+                words = audit_words(ws, ws.audits.get(audit_id)).unrecorded
+        except DiptychError:
+            return {}
+        return {n: w for n, w in words.items() if n != heard and n not in last_said}
+
     def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
         said = part_status_words(status, detail)
         last_said[name] = (status, said)
         post(AuditPartChanged(name, said))
+        for other, words in unrecorded(name).items():
+            post(AuditPartChanged(other, words))
         if status in ("running", "skipped"):
             return
         for news in part_news(store_path, file, name):  # the counts, gates now

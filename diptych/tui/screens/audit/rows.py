@@ -13,8 +13,14 @@ from typing import Any
 from textual.message import Message
 
 from diptych.audit import AuditPlan
-from diptych.audit.placebo_plan import PlaceboTrials, placebo_cell, search_stored_cell
+from diptych.audit.placebo_plan import (
+    PlaceboTrials,
+    placebo_cell,
+    search_requests_cell,
+    search_stored_cell,
+)
 from diptych.audit.sequential import part_status_words
+from diptych.audit.status_words import REUSED
 from diptych.core.audit.record import AuditRecord, PartRecord
 from diptych.core.audit.run_status import status_text
 from diptych.core.audit.schema import file_hash
@@ -195,22 +201,28 @@ def part_rows(
         e = p.estimate
         # The words of the CLI's plan: the agent decides how many trials a search buys, at
         # least its placebo words' where they are planned.
-        cells = estimate_cells(e) if e else search_cells(p.placebo, p.session_trials)
         said = status.get(p.part.name, "planned")
+        done = finished(said)
+        cells = estimate_cells(e) if e else search_cells(p.placebo, p.session_trials, done)
         rows.append((p.part.name, [p.part.name, p.part.kind, p.part.probe or "", *cells, said]))
     return rows
 
 
+def finished(words: str) -> bool:
+    """Whether a part's status words say it finished whole: a run of its audit keeps it."""
+    return words == "complete" or words.startswith(("complete, ", REUSED))
+
+
 def search_cells(
-    placebo: PlaceboTrials | None, session_trials: int | None = None
+    placebo: PlaceboTrials | None, session_trials: int | None = None, done: bool = False
 ) -> tuple[str, str, str, str]:
     """A search's trials (at least its placebo words', where planned), stored (every trial its
-    session holds: :func:`search_stored_cell`), requests to run and cost, as the CLI's plan
-    gives them."""
+    session holds: :func:`search_stored_cell`), requests to run (none once it finished:
+    ``done``) and cost, as the CLI's plan gives them."""
     stored = search_stored_cell(placebo, session_trials)
-    if placebo is None:
+    if placebo is None and not done:
         return placebo_cell(None), stored, "—", "≤ budget"
-    return placebo_cell(placebo), stored, f"≥ {placebo.search.to_run:,}", "≤ budget"
+    return placebo_cell(placebo), stored, search_requests_cell(placebo, done), "≤ budget"
 
 
 def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:

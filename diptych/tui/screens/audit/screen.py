@@ -283,7 +283,10 @@ class AuditScreen(AuditKeys):
         told = told if now is not None and told != now.status else ""
         parts = recorded.parts if recorded else []
         rows = recorded_words(plan, parts, now.parts if now else None, said)
-        rows.update(worded.kept if worded else {})  # "reused (session …)", as audit list says
+        # "reused (session …)", and a part no run recorded "waiting" while the audit runs (its
+        # turn not come yet) or "not run": the words of ``diptych audit list``, from its function.
+        rows.update(worded.unrecorded if worded else {})
+        rows.update(worded.kept if worded else {})
         planned = AuditPlanned(plan, report, told, mark=mark, again=bool(again), status=rows)
         self.app.call_from_thread(self.post_message, planned)
         self.gates_for(file, plan, recorded is not None and bool(recorded.report))
