@@ -121,7 +121,7 @@ async def test_the_question_names_the_search_the_audit_runs_after_the_rest(
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
         await pilot.pause()
-        question = app.screen.query_one("#resume-text", Label)
+        question = app.screen.query_one("#resume-text", Static)
         assert " ".join(str(question.render()).split()) == asked
         # Read whole, the keys and the buttons under it in view too.
         keys = app.screen.query_one("#resume-keys", Label)

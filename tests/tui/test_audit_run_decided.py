@@ -49,7 +49,7 @@ async def test_ctrl_r_on_a_decided_audit_asks_before_it_buys_the_rest(
         await settle(pilot)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
-        text = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
         assert text == asked
         keys = str(app.screen.query_one("#resume-keys", Label).render())
         assert keys == "(y buys the rest, n or escape cancels)"

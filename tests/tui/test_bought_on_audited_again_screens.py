@@ -136,7 +136,6 @@ async def test_ctrl_r_asks_before_it_buys_past_the_gated_stop(
 ) -> None:
     """ctrl+r on the audit whose run was bought on since its gates stopped it asks, as ``u``
     on the Runs screen asks of its run, before it buys the rest; ``n`` buys nothing."""
-    from textual.widgets import Label
 
     from diptych.tui.screens.runs.confirm import ConfirmResume
     from diptych.tui.workers import rest_of_decided_run
@@ -145,7 +144,9 @@ async def test_ctrl_r_asks_before_it_buys_past_the_gated_stop(
     ws = Path(".diptych")
     with Workspace.open(ws) as opened:
         before = opened.runs.counts(run_id)
+    # Its one part is the decided run: nothing else of the audit is left to run after it.
     asked = " ".join(rest_of_decided_run(ws, run_id).split())
+    asked += " Nothing else of the audit is left to run."
     app = DiptychApp(ws, refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_audit(pilot)
@@ -158,7 +159,7 @@ async def test_ctrl_r_asks_before_it_buys_past_the_gated_stop(
         await wait_for(
             pilot, lambda: isinstance(app.screen, ConfirmResume), "the question", lambda: shown(app)
         )
-        text = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
         assert text == asked and "decided at look 1 of 4" in text, text
         await pilot.press("n")
         await settle(pilot)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from steps import SIZES, cell, loaded, settle, shown, wait_for
 from surface import cut_values
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable, Label, Static
 
 from diptych.audit import run_audit
 from diptych.cli.signals import settle_stopped
@@ -21,6 +21,7 @@ from diptych.core.cost import cost_text
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.runs.confirm import ConfirmLookedResume
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 from tests.support.stopped_runs import FirstTrials
 
@@ -57,7 +58,8 @@ def trials_stored(workspace: Path, run_id: str) -> dict[str, int]:
 
 
 def question(app: DiptychApp) -> str:
-    return " ".join(str(app.screen.query_one("#looked-text", Label).render()).split())
+    # The text the dialog holds, not its lines: a path wider than a line is drawn folded.
+    return " ".join(app.screen.query_one("#looked-text", WholeNumbers).text.plain.split())
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -91,7 +93,7 @@ async def test_u_on_a_run_bought_look_by_look_asks_and_n_buys_nothing(
         assert keys == "(y buys the whole design, n or escape cancels)"
         # Drawn whole: every row of the question inside the screen, none cut.
         assert cut_values(app) == [], shown(app)
-        text = app.screen.query_one("#looked-text", Label)
+        text = app.screen.query_one("#looked-text", Static)
         assert text.region.bottom <= size[1] and text.size.height == text.virtual_size.height
         await pilot.press("n")
         await settle(pilot)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from steps import SIZES, cell, loaded, said, settle, shown, wait_for
 from surface import cut_values
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable, Label, Static
 
 from diptych.core.audit.sequential import WHOLE_DESIGN, PartLooks
 from diptych.core.cost import cost_text
@@ -36,7 +36,7 @@ async def test_u_on_a_decided_run_says_what_the_rest_buys_and_n_buys_nothing(
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
         await settle(pilot)
-        said = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        said = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
         keys = str(app.screen.query_one("#resume-keys", Label).render())
         assert keys == "(y buys the rest, n or escape cancels)"
         for words in (f"{left:,} trials", f"{est.to_run:,} requests",

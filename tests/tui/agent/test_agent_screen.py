@@ -160,7 +160,7 @@ async def test_accepting_what_is_not_a_finding_asks_why_first(
         await pilot.pause()
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmAccept), "the question")
-        question = str(pilot.app.screen.query_one("#confirm-text", Label).render())
+        question = str(pilot.app.screen.query_one("#confirm-text", Static).render())
         assert question.startswith("r0p0 astronaut | florist is not confirmed, not a finding")
         assert reason in question.replace("\n", " ")
         # No: nothing is stored.
