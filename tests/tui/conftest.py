@@ -68,6 +68,30 @@ def toasts_drawn(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(App, "run_test", drawing)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def css_parsed_once() -> Iterator[None]:
+    """Each app parses the CSS of every widget and screen it shows again, on its own stylesheet
+    (a tenth of a test's CPU): the rules a piece of CSS parses to are kept for the process, by
+    the CSS, where it came from and the theme's variables it was parsed with, as Textual keeps
+    them for one stylesheet. Rules with errors are kept too: ``Stylesheet.parse`` raises on
+    them each time, as on a first parse."""
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+    kept: dict[tuple[Any, ...], Any] = {}
+
+    def parsed_once(self: Stylesheet, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (css, read_from, args, tuple(sorted(kwargs.items())),
+               tuple(sorted(self._variables.items())))  # fmt: skip
+        if key not in kept:
+            kept[key] = parse_rules(self, css, read_from, *args, **kwargs)
+        return kept[key]
+
+    Stylesheet._parse_rules = parsed_once  # type: ignore[method-assign]
+    yield
+    Stylesheet._parse_rules = parse_rules  # type: ignore[method-assign]
+
+
 @pytest.fixture(autouse=True)
 def no_offline_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """SmolLM2 said not to work offline, whether or not its weights are installed here: New

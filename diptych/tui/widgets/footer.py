@@ -24,6 +24,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.compose import compose
 from textual.containers import HorizontalGroup
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
@@ -92,6 +93,14 @@ def _tooltip(key: FooterKey) -> str:
     return key.tooltip if isinstance(key.tooltip, str) else ""
 
 
+def _looks(keys: list[FooterKey]) -> tuple[tuple[object, ...], ...]:
+    """What a user sees of each key: what it is, says and does, and whether it is enabled."""
+    return tuple(
+        (k.key, k.key_display, k.description, k.action, k._disabled, _tooltip(k), k.classes)
+        for k in keys
+    )
+
+
 class KeysFooter(Footer):
     """A footer whose keys are drawn whole: Help and Quit pinned to its right end, the
     screen's keys fitted left of them (module docstring)."""
@@ -109,6 +118,8 @@ class KeysFooter(Footer):
     """
 
     _fitted_to = 0
+    #: What the keys last composed show (:func:`_looks`, both groups, and the spacing).
+    _drawn: object = None
 
     def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
         super().__init__(compact=compact, show_command_palette=show_command_palette)
@@ -152,6 +163,7 @@ class KeysFooter(Footer):
         # Before the keys are mounted: each takes the footer's spacing as it mounts.
         self.set_reactive(Footer.compact, compact)
         self.set_class(compact, "-compact")
+        self._drawn = (_looks(shown), _looks(pinned), compact)
         yield from shown
         if pinned:
             yield HorizontalGroup(*pinned, classes="pinned-keys")
@@ -180,6 +192,21 @@ class KeysFooter(Footer):
                     ).data_bind(compact=Footer.compact)
                 )
         return out
+
+    async def recompose(self) -> None:
+        """Mount the keys again only where they would show something else: the bindings are
+        signalled at each focus moved and row highlighted, mostly with the same keys, and each
+        key mounted is styled anew (most of a key press's work)."""
+        if not self.is_attached or self._pruning:
+            return
+        before = self._drawn
+        keys = compose(self)
+        if self._drawn == before and self.children:
+            return
+        async with self.batch():
+            await self.query_children("*").exclude(".-textual-system").remove()
+            if self.is_attached:
+                await self.mount_all(keys)
 
     async def redraw(self) -> None:
         """Draw the screen's keys again now, from the handler that changed them: on the
