@@ -36,9 +36,9 @@ def print_result(
         headline = Table(*HEADLINE_COLUMNS, title="Headline figures")
         # An interval is one value, never wrapped inside itself ("[−23.0," over "63.2]") when
         # the columns are narrowed to fit: its column keeps the widest interval's width.
-        shown = [marked_interval(num) for num in result.numbers.values()]
+        drawn = [marked_interval(num) for num in result.numbers.values()]
         headline.columns[2].min_width = max(
-            (len(cell) for cell in shown if cell.startswith("[")), default=None
+            (len(cell) for cell in drawn if cell.startswith("[")), default=None
         )
         for name, num in result.numbers.items():
             bounds = marked_interval(num)  # † where it fell to its floor, said under the table

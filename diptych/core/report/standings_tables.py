@@ -198,8 +198,9 @@ def standing_interval(s: Standing) -> str:
 
 def _quick_look(s: Standing) -> str:
     """Why the model's figure is a quick look (:func:`~diptych.core.report.quick_look.
-    quick_look`, the words of its run's pages), or ""."""
-    return quick_look(s.figure.to_dict())
+    quick_look`, the words of its run's pages), or "". A figure its gates decided on (‡) is
+    read on their interval, as ``diptych show`` and Run detail read it: no quick look there."""
+    return "" if s.measured.decided is not None else quick_look(s.figure.to_dict())
 
 
 def _said_of(s: Standing) -> list[tuple[str, str]]:

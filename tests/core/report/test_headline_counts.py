@@ -5,16 +5,13 @@ of too few identities a side is said to give a quick look in the words of its fi
 
 from __future__ import annotations
 
-from diptych.core.metrics.uncertainty.precision import PlannedFigure, plan_precision
 from diptych.core.metrics.uncertainty.planned_design import PlannedDesign
+from diptych.core.metrics.uncertainty.precision import PlannedFigure, plan_precision
 from diptych.core.report.formatting import HEADLINE_COLUMNS, observations, resampled_count
 from diptych.core.report.quick_look import planned_quick_look, quick_look_of_units
 from diptych.plugins.probes._paired_stereotype_test.precision import PAPER_COMPONENTS, UNITS
 
-CROSSED = {
-    "feminine identity": 20,
-    "masculine identity": 20,
-}
+CROSSED = {"feminine identity": 20, "masculine identity": 20}
 STS = {"value": 47.1, "ci_low": 1.39, "ci_high": 76.5, "n": 1600, "clusters": 400}
 
 
