@@ -6,22 +6,45 @@ from rich.table import Table
 
 from diptych.cli.console import SafeConsole as Console
 from diptych.core.probe import ProbeResult
-from diptych.core.report.formatting import figure_text, floor_notes, fmt, marked_interval
+from diptych.core.report.formatting import (
+    HEADLINE_COLUMNS,
+    figure_text,
+    floor_notes,
+    fmt,
+    marked_interval,
+    observations,
+    resampled_count,
+)
 from diptych.core.report.missing_intervals import marked_rows
 from diptych.core.report.quick_look import QUICK_LOOK, quick_look
 
 
 def print_result(
-    console: Console, result: ProbeResult, *, max_rows: int = 60, tables: bool = True
+    console: Console,
+    result: ProbeResult,
+    *,
+    max_rows: int = 60,
+    tables: bool = True,
+    observation: str = "observation",
 ) -> None:
+    """The result's headline figures, tables and notes; ``observation`` is what one of its
+    probe's observations is (the ``n`` column counts them: "1,600 prompts")."""
     console.print(f"[bold]{result.title}[/]")
     if result.summary:
         console.print(result.summary)
     if result.numbers:
-        headline = Table("figure", "value", "95% interval", "n", title="Headline figures")
+        headline = Table(*HEADLINE_COLUMNS, title="Headline figures")
+        # An interval is one value, never wrapped inside itself ("[−23.0," over "63.2]") when
+        # the columns are narrowed to fit: its column keeps the widest interval's width.
+        drawn = [marked_interval(num) for num in result.numbers.values()]
+        headline.columns[2].min_width = max(
+            (len(cell) for cell in drawn if cell.startswith("[")), default=None
+        )
         for name, num in result.numbers.items():
             bounds = marked_interval(num)  # † where it fell to its floor, said under the table
-            headline.add_row(name, figure_text(num.get("value")), bounds, fmt(num.get("n")))
+            # n counts observations, the interval resamples units: each said with its noun.
+            n = observations(num, observation) or fmt(num.get("n"))
+            headline.add_row(name, figure_text(num.get("value")), bounds, n, resampled_count(num))
         console.print(headline)
         for line in floor_notes(result.numbers):
             console.print(line, markup=False)

@@ -39,6 +39,7 @@ from diptych.cli.run_words import probe_flags, split_model_params
 from diptych.cli.signals import settle_stopped
 from diptych.core.audit.sequential import DEFAULT_BATCHES
 from diptych.core.errors import UsageError
+from diptych.core.plugins import observation_of
 from diptych.core.report.formatting import tally
 from diptych.core.workspace import (
     RetryPolicy,
@@ -84,7 +85,7 @@ def finish(
         return
     if show:
         # As every listing shows it: a figure of a design its gates looked at named.
-        print_result(console, ws.audits.read(run.id))
+        print_result(console, ws.audits.read(run.id), observation=observation_of(run.probe))
     if report_dir is not None:
         with writing(report_dir):
             # The report diptych report writes: a recorded audit's run as that audit's.

@@ -36,6 +36,7 @@ from diptych.core.audit.run_status import listed_counts, outcome_line
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
+from diptych.core.plugins import observation_of
 from diptych.core.report import parse_formats
 from diptych.core.report.formatting import SHARED_REQUESTS, counted
 
@@ -228,7 +229,7 @@ def register(app: typer.Typer) -> None:
                 tones = ", ".join(f"{k} {v:,}" for k, v in most)
                 console.print(f"tone labels: {tones}", markup=False)
             if result is not None:
-                print_result(console, result, tables=False)
+                print_result(console, result, tables=False, observation=observation_of(run.probe))
                 # What the prediction-powered figures rest on (estimator, λ, design).
                 for i, line in enumerate(rests_on(result.data)):
                     if i == 0:

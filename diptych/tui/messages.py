@@ -124,6 +124,8 @@ class AnalysisReady(Message):
     builds_note: str | None = None
     #: The run's status in words ("decided at look 1 of 10: ..."); its status if empty.
     status_text: str = ""
+    #: What one of its probe's observations is: what the figures' n counts ("1,600 prompts").
+    observation: str = "observation"
 
 
 @dataclass

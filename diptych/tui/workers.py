@@ -25,6 +25,7 @@ from diptych.core.audit.run_status import decided_at, rest_line, rest_to_buy
 from diptych.core.builds import mixed_builds_note
 from diptych.core.errors import DiptychError
 from diptych.core.evidence.manifest import drop_stale_signatures
+from diptych.core.plugins import observation_of
 from diptych.core.probe import ProbeResult
 from diptych.core.workspace import Estimate, RunRecord, RunSummary, Workspace
 from diptych.core.workspace.search_runs import SearchRuns
@@ -254,12 +255,13 @@ def analyze_run(store_path: Path, run_id: str) -> AnalysisReady:
         flagged = ws.review.flagged_people(run.id)  # as the Runs list counts them
         mixed = mixed_builds_note(ws.runs.builds(run.id))
         said = ws.runs.status_text(run.id)
+        observation = observation_of(run.probe)
         try:
             result = ws.audits.read(run.id)
         except DiptychError as error:
-            return AnalysisReady(run, counts, flagged, None, str(error), mixed, said)
+            return AnalysisReady(run, counts, flagged, None, str(error), mixed, said, observation)
         result = with_agreement(ws, run.id, result)
-        return AnalysisReady(run, counts, flagged, result, None, mixed, said)
+        return AnalysisReady(run, counts, flagged, result, None, mixed, said, observation)
 
 
 def with_agreement(ws: Workspace, run_id: str, result: ProbeResult) -> ProbeResult:

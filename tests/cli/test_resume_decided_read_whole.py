@@ -58,7 +58,7 @@ def test_a_decided_run_resumed_whole_reads_its_complete_design_everywhere(
     # The gated figure: the complete design's value, its interval anytime-valid over both looks
     # (what is left of the level, so wider than the fixed design's), named; not look 1's.
     value, printed, n = cells[FIGURE]
-    assert value != stopped[FIGURE][0] and n == f"{fixed[FIGURE]['n']:,}"
+    assert value != stopped[FIGURE][0] and n == f"{fixed[FIGURE]['n']:,} prompts"
     named = " (95% anytime-valid interval, the whole design read at look 2)"
     assert printed.endswith(named)
     assert printed.removesuffix(named) != interval({**fixed[FIGURE], "floor": None})

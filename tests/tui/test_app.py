@@ -358,13 +358,20 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
             [str(c).replace("\n", " ") for c in numbers.get_row_at(i)]
             for i in range(numbers.row_count)
         ]
+
+        # 2 identities a side: each interval over them a quick look (§), resampling 2 + 2
+        # identities; n counts prompts, or the drawn labels' answers.
+        def counted(n: dict[str, Any]) -> str:
+            return f"{n['n']:,} {'answers' if n.get('n_of') == 'answer' else 'prompts'}"
+
         assert shown == [
-            [name, number(n["value"]), interval(n.get("ci_low"), n.get("ci_high")), number(n["n"])]
+            [name, number(n["value"]), f"{interval(n['ci_low'], n['ci_high'])} §", counted(n),
+             "2 + 2 identities"]
             if n.get("ci_low") is not None
             # A figure with no interval says why: the mass is a diagnostic.
-            else [name, number(n["value"]), f"— ({n['reason']})", number(n["n"])]
+            else [name, number(n["value"]), f"— ({n['reason']})", counted(n), "—"]
             for name, n in expected.numbers.items()
-        ]
+        ]  # fmt: skip
         # Likelihood mode: the headline is the expected STS from the probabilities, first; the
         # STS of the drawn labels is shown beside it.
         names = [row[0] for row in shown]

@@ -98,7 +98,8 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
         decided = gate_rows(screen)
         assert [r[0] for r in decided] == ["PASS", "FAIL"]
         value = float(decided[0][3])
-        low, high = (float(x) for x in decided[0][4].split(" to "))
+        # The interval in the bracket form of every table of the app, not "low to high".
+        low, high = bounds_of(decided[0][4])
         assert 40 < value < 80 and low < value < high < 95
         assert low > 10  # why "below 10" fails: the whole interval lies above it
         # Holm over two: the stronger verdict at 97.5% two-sided, the other at 95%.
@@ -109,7 +110,7 @@ async def test_gates_shown_first_with_their_verdicts(audit_dir: Path) -> None:
         # bounds beside the value as a table prints an interval, "[low, high]".
         (first, second) = verdicts.text.plain.splitlines()
         level = decided[0][5]
-        beside = [f"[{', '.join(row[4].split(' to '))}]" for row in decided]
+        beside = [row[4] for row in decided]
         assert first == f"PASS  below 95 · {decided[0][3]} {beside[0]} · {level} fixed-design"
         assert second.startswith(f"FAIL  below 10 · {decided[1][3]} {beside[1]} · "), second
 
@@ -162,3 +163,10 @@ async def test_question_mark_in_the_path_field_opens_help_and_types_nothing(
         await pilot.press("escape")
         await wait_for(pilot, lambda: pilot.app.screen is screen, "the Audit screen again")
         assert field.value == "audit"  # type: ignore[attr-defined]
+
+
+def bounds_of(cell: str) -> tuple[float, float]:
+    """The bounds of an interval drawn "[low, high]" (its minus a true minus sign)."""
+    assert cell.startswith("[") and cell.endswith("]"), cell
+    low, high = cell[1:-1].replace("−", "-").split(", ")
+    return float(low), float(high)

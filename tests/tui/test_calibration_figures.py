@@ -21,7 +21,9 @@ def test_a_calibrations_coverage_shows_its_jeffreys_interval(
     ws, run_id = calibration_run
     with open_store(ws) as store:
         result = Calibration().analyze(RunView(store, store.get_run(run_id)))
-    rows = {name: cells for name, cells in numbers_rows(result, narrow=False)}
+    rows = {name: cells for name, cells in numbers_rows(result, False, Calibration.observation)}
     high = float(beta.ppf(0.975, 0.5, 40.5))
-    assert rows["coverage"] == ["coverage", "0.00", f"[0.00, {high:.2f}]", "40"]
+    # Its n counts images; a count's interval records no units it resampled.
+    cells = ["coverage", "0.00", f"[0.00, {high:.2f}]", "40 images", "—"]
+    assert rows["coverage"] == cells
     assert "accuracy" not in rows

@@ -62,14 +62,15 @@ async def test_run_detail_screen_every_section(
         assert await help_check(pilot, RunDetailScreen) == []
         numbers = screen.result.numbers
         values = [number(n["value"]) for n in numbers.values()]
-        lines = screen_lines(app)
-        # The headline figures in view: each value and its interval whole on a line.
+        # Each headline figure, brought into view in turn (the table scrolls; at 60 columns
+        # its rows are stacked): its value and its interval whole on a line.
         table = screen.query_one("#section-numbers", FitTable)
-        in_view = [
-            (number(n["value"]), interval(n.get("ci_low"), n.get("ci_high")))
-            for n in list(numbers.values())[: table.scrollable_content_region.height // 2]
-        ]
-        assert in_view and missing_values(lines, [v for pair in in_view for v in pair]) == []
+        for row, n in enumerate(numbers.values()):
+            table.move_cursor(row=row)
+            await settle(pilot)
+            pair = [number(n["value"]), interval(n.get("ci_low"), n.get("ci_high"))]
+            assert missing_values(screen_lines(app), pair) == [], shown(app)
+        table.move_cursor(row=0)
         assert values
         sections = screen.query_one("#sections")
         for title in [t.title for t in screen.result.tables] + ["Flags and notes"]:

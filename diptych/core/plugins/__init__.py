@@ -315,6 +315,15 @@ def probe_class(name: str) -> type[Probe]:
     return registry.probes[name]
 
 
+def observation_of(probe: str) -> str:
+    """What one observation of ``probe`` is ("prompt"), or "observation" where it is not
+    installed: what its figures' ``n`` counts, said with the count ("1,600 prompts")."""
+    try:
+        return probe_class(probe).observation
+    except UnknownPluginError:
+        return "observation"
+
+
 def model_class(name: str) -> type[Model]:
     registry = load_plugins()
     if name in registry.models:

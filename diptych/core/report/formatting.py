@@ -21,6 +21,7 @@ from diptych.core.digits import signed_text as signed_text
 
 # The words of a count, re-exported: one home, read by the resampled units too.
 from diptych.core.resampled_units import counted as counted
+from diptych.core.resampled_units import list_rank
 from diptych.core.resampled_units import plural as plural
 
 #: Magic bytes of the image formats a page can show inline, and their media types.
@@ -188,14 +189,10 @@ def sample_size(number: dict[str, Any], observation: str = "observation") -> str
     """What a figure was computed over, named: "1,600 prompts in 400 unordered scenes",
     "16 persons", "2 image pairs". ``observation`` is what one of the probe's observations is
     (:attr:`diptych.core.probe.Probe.observation`); a figure may name its own in ``n_of``."""
-    if number.get("n_pairs") is not None:
-        unit = str(number.get("unit") or "")
-        return f"{number['n_pairs']:,} {unit} pairs".replace("  ", " ")
+    text = observations(number, observation)
     n = number.get("n")
-    if not isinstance(n, int) or isinstance(n, bool):
-        return ""
-    noun = str(number.get("n_of") or observation)
-    text = counted(n, noun)
+    if number.get("n_pairs") is not None or not text:
+        return text
     clusters, scenes = number.get("clusters"), number.get("scenes_only")
     within = next(iter(scenes.get("units") or {}), "") if isinstance(scenes, dict) else ""
     if isinstance(clusters, int) and within and clusters != n:
@@ -207,6 +204,54 @@ def sample_size(number: dict[str, Any], observation: str = "observation") -> str
         # of a scene drawn once): the count beside it in "what each interval resamples".
         text += f" in {counted(draws, 'draw')}"
     return text
+
+
+#: The columns of a table of headline figures in a terminal (``diptych show``, Run detail):
+#: what ``n`` counts and what the interval resamples, each with its noun.
+HEADLINE_COLUMNS = ("figure", "value", "95% interval", "n", "resamples")
+
+
+def observations(number: Mapping[str, Any], observation: str = "observation") -> str:
+    """What the figure's ``n`` counts, with its noun: "1,600 prompts", "16 answers", "2 image
+    pairs" — the start of :func:`sample_size`, short enough for a table's cell; "" without one."""
+    if number.get("n_pairs") is not None:
+        unit = str(number.get("unit") or "")
+        return f"{number['n_pairs']:,} {unit} pairs".replace("  ", " ")
+    n = number.get("n")
+    if not isinstance(n, int) or isinstance(n, bool):
+        return ""
+    return counted(n, str(number.get("n_of") or observation))
+
+
+#: How :func:`~diptych.core.metrics.uncertainty.resampling.floor_words`
+#: begins: the pairings an interval at its floor resampled.
+_FLOOR_PAIRINGS = re.compile(r"^resampling its ([\d,]+) pairings\b")
+
+
+def resampled_count(number: Mapping[str, Any]) -> str:
+    """What the figure's interval resamples, counted for a table's cell: "20 + 20 identities"
+    (two lists of one noun, masculine first), "6 partners × 3 templates", "800 draws", "4
+    pairings" where it fell to its floor (the lists it names are not what it rests on then);
+    "—" for a figure without an interval or counts. :func:`sample_size`'s count is of
+    observations, often many more than the units the interval resamples."""
+    if interval(dict(number)) == "—":
+        return "—"
+    floor = number.get("floor")
+    if isinstance(floor, str) and (found := _FLOOR_PAIRINGS.match(floor)):
+        return f"{found.group(1)} pairings"
+    units = number.get("units")
+    if not isinstance(units, Mapping) or not units:
+        return "—"
+    counts = {str(k): v for k, v in sorted(units.items(), key=lambda u: list_rank(str(u[0])))}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts.values()):
+        return "—"
+    nouns = {name.rsplit(" ", 1)[-1] for name in counts}
+    if len(counts) > 1 and len(nouns) == 1:
+        (noun,) = nouns
+        return (
+            f"{' + '.join(f'{v:,}' for v in counts.values())} {plural(noun, max(counts.values()))}"
+        )
+    return " × ".join(counted(v, name) for name, v in counts.items())
 
 
 #: Why a run asks fewer requests than it has trials, as every surface that prints both says it.

@@ -16,14 +16,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from diptych.core.metrics.uncertainty.precision import FINDING_MIN_UNITS, LOOK_MIN_UNITS
+from diptych.core.metrics.uncertainty.precision import (
+    FINDING_MIN_UNITS,
+    LOOK_MIN_UNITS,
+    PrecisionPlan,
+)
 from diptych.core.report.formatting import interval
 from diptych.core.resampled_units import list_rank, plural
 
-__all__ = ["FINDING_MIN_UNITS", "LOOK_MIN_UNITS", "QUICK_LOOK", "quick_look", "units_a_side"]
+__all__ = [
+    "FINDING_MIN_UNITS",
+    "LOOK_MIN_UNITS",
+    "QUICK_LOOK",
+    "QUICK_LOOK_MARK",
+    "planned_quick_look",
+    "quick_look",
+    "quick_look_of_units",
+    "units_a_side",
+]
 
 #: What a quick look is called wherever it stands in place of a finding.
 QUICK_LOOK = "quick look, not a finding"
+#: A quick look's mark in a table with no room for the words beside it (the terminal app's
+#: headline figures, the standings): a line under the table says them. ``†`` and ``‡`` are
+#: taken (an interval at its floor, a design stopped early on its gates).
+QUICK_LOOK_MARK = "§"
 
 
 def units_a_side(number: Mapping[str, Any]) -> tuple[int, str, bool] | None:
@@ -68,8 +85,18 @@ def quick_look(number: Mapping[str, Any]) -> str:
     "enough for a gate's test but too few for a finding"), or "" where it has enough units
     (or records none). A figure with no interval is no quick look:
     it already says why it has none."""
+    if interval(dict(number)) == "—":
+        return ""
+    return quick_look_of_units(number.get("units"))
+
+
+def quick_look_of_units(units: Any) -> str:
+    """:func:`quick_look`'s words for an interval over ``units`` (``{"masculine identity": 2,
+    "feminine identity": 2}``), said before the run too, of the design it plans; "" where they
+    are enough or unknown."""
+    number = {"units": units}
     fewest = units_a_side(number)
-    if fewest is None or fewest[0] >= FINDING_MIN_UNITS or interval(dict(number)) == "—":
+    if fewest is None or fewest[0] >= FINDING_MIN_UNITS:
         return ""
     where = " a side" if fewest[2] else ""
     too_few = (
@@ -81,3 +108,15 @@ def quick_look(number: Mapping[str, Any]) -> str:
         f"its interval rests on {_rests_on(number)}, {too_few}; a finding needs at least "
         f"{FINDING_MIN_UNITS}{where}"
     )
+
+
+def planned_quick_look(plan: PrecisionPlan | None) -> str:
+    """What a run of the plan's design would be, in :func:`quick_look`'s words: its first
+    figure with an interval on too few units a side (the figures share the lists, as the
+    design's warning says). A design under 2 a side gives no interval at all, and its warning
+    says so: no quick look."""
+    for figure in plan.figures if plan is not None else []:
+        design = figure.design
+        if design.smallest_side >= 2 and (why := quick_look_of_units(design.to_dict()["units"])):
+            return why
+    return ""

@@ -14,6 +14,7 @@ from diptych.core.report.formatting import (
     marked_interval,
     p_text,
 )
+from diptych.core.report.quick_look import QUICK_LOOK, QUICK_LOOK_MARK, quick_look
 from diptych.core.standings import DecidedKind, DesignTable, Standing, Succession
 from diptych.core.standings.table import untested
 
@@ -185,18 +186,27 @@ def standing_interval(s: Standing) -> str:
     """A model's interval as its run's pages print it, marked ``†`` where it fell to its
     floor (:func:`~diptych.core.report.formatting.marked_interval`) or saying why it has none,
     then ``‡`` where it is that of a design its gates stopped at an early look (its name is
-    long for a table's column: a line under the table says it)."""
+    long for a table's column: a line under the table says it), and ``§`` where it is a quick
+    look, its words said under the table too."""
     f = s.figure
     text = marked_interval(
         {"ci_low": f.ci_low, "ci_high": f.ci_high, "floor": f.floor, "reason": f.reason}
     )
-    return text + (f" {DECIDED_MARK}" if s.measured.decided is not None else "")
+    text += f" {DECIDED_MARK}" if s.measured.decided is not None else ""
+    return text + (f" {QUICK_LOOK_MARK}" if _quick_look(s) else "")
+
+
+def _quick_look(s: Standing) -> str:
+    """Why the model's figure is a quick look (:func:`~diptych.core.report.quick_look.
+    quick_look`, the words of its run's pages), or "". A figure its gates decided on (‡) is
+    read on their interval, as ``diptych show`` and Run detail read it: no quick look there."""
+    return "" if s.measured.decided is not None else quick_look(s.figure.to_dict())
 
 
 def _said_of(s: Standing) -> list[tuple[str, str]]:
     """What a reader must know of one model's figure, each with the mark it explains ("" for
     none): what it leaves out of its run, how much of its design the run holds, the interval
-    its gates decided on (‡), and an interval that fell to its floor (†)."""
+    its gates decided on (‡), an interval that fell to its floor (†), and a quick look (§)."""
     m = s.measured
     out = [("", m.sample.note)] if m.sample.note else []
     if m.partial:
@@ -206,4 +216,6 @@ def _said_of(s: Standing) -> list[tuple[str, str]]:
         out.append((f"{DECIDED_MARK} ", f"{m.decided.name}: {said}"))
     if s.figure.floor:
         out.append((f"{FLOOR_MARK} ", s.figure.floor))
+    if quick := _quick_look(s):
+        out.append((f"{QUICK_LOOK_MARK} ", f"a {QUICK_LOOK}: {quick}"))
     return out

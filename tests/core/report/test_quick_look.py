@@ -68,6 +68,10 @@ def test_two_a_side_is_a_quick_look_however_far_from_0(tmp_path: Path) -> None:
     low, high = (f"{figure[k]:.1f}".replace("-", "−") for k in ("ci_low", "ci_high"))
     said = f"{PAIRED} {figure['value']:.1f} [{low}, {high}] is a quick look, not a finding: {WHY}."
     assert said in " ".join(shown.split()), shown
+    # Its n counts prompts (2 × 2 scenes in both orders of their two people), its interval
+    # resamples the 2 identities of each list.
+    (row,) = [line for line in shown.splitlines() if line.startswith(f"│ {PAIRED} ")]
+    assert row.split("│")[4:6] == [" 16 prompts ", " 2 + 2 identities "], row
 
 
 @pytest.mark.usefixtures("scripted")

@@ -26,7 +26,7 @@ from diptych.core.audit.run_status import status_text
 from diptych.core.audit.schema import file_hash
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import RunNotFoundError
-from diptych.core.report.formatting import dollars
+from diptych.core.report.formatting import bounds, dollars
 from diptych.core.report.gates import GateLine
 from diptych.core.report.reproduce import COMMAND_LINE
 from diptych.core.workspace import Estimate, Workspace
@@ -178,7 +178,7 @@ def gate_headers(columns: Sequence[str], kinds: Sequence[str]) -> list[str]:
     """The gates table's headers, its intervals named by how they were made (``kinds``: each
     gate's :func:`interval_kind_cell`): where all are made alike, the interval's header says
     so ("anytime-valid interval, look 1 of 10"), so that a table and a card drawn narrow
-    ("anytime-valid interval, look 1 of 10: −1.04 to 24.2") both name it; where they differ, a
+    ("anytime-valid interval, look 1 of 10: [−1.04, 24.2]") both name it; where they differ, a
     column after the interval names each."""
     at = columns.index("interval")
     named = set(kinds)
@@ -230,6 +230,15 @@ def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
     return f"{e.planned:,}", f"{e.cached:,}", f"{e.to_run:,}", dollars(e.cost)
 
 
+def gate_bounds(gate: GateLine) -> str:
+    """A gate's interval in the bracket form of every table of the app and of the verdict
+    lines above ("[0.98, 21.5]"), not the report's sentence form ("0.98 to 21.5"): one screen,
+    one way of writing an interval. Without one, why (the report's words)."""
+    if gate.has_interval and gate.low is not None and gate.high is not None:
+        return bounds(gate.low, gate.high)
+    return gate.interval
+
+
 def gate_table(
     columns: Sequence[str],
     lines: Sequence[GateLine],
@@ -243,7 +252,7 @@ def gate_table(
     # Made alike, the intervals are named by their header; else each by a cell of its own.
     each = len(headers) > len(columns)
     rows: list[tuple[str | None, list[str]]] = [
-        (None, [g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value, g.interval,
+        (None, [g.verdict.upper(), g.label, f"{g.part} · {g.figure}", g.value, gate_bounds(g),
                 *([kind] if each else []), g.level, g.rule])
         for g, kind in zip(lines, kinds, strict=True)
     ]  # fmt: skip

@@ -13,8 +13,12 @@ from rich.text import Text
 from diptych.core.cost import Cost
 from diptych.core.probe import Probe
 from diptych.core.report.formatting import plural
+from diptych.core.report.quick_look import QUICK_LOOK, planned_quick_look
 from diptych.core.workspace import Estimate, Workspace
 from diptych.tui.formatting import dollars
+
+#: What a run of a design on too few units a side will be, before the caveat's reasons.
+QUICK_PLAN = f"a run of this design is a {QUICK_LOOK}"
 
 #: Seconds of quiet after an edit before the plan is estimated again.
 DEBOUNCE = 0.3
@@ -66,6 +70,12 @@ def form_id(model: str) -> str:
 
 def estimate_text(est: Estimate, max_cost: float | None) -> Text:
     text = Text()
+    quick = planned_quick_look(est.precision)
+    if quick:
+        # First, where it is read before ctrl+s (the design's warning comes last, after the
+        # figures' half-widths, often under the plan's edge): in the words `diptych show` and
+        # the report will use of the run's figures.
+        text.append(f"{QUICK_PLAN}: {quick}\n", style="bold yellow")
     # Counted as the CLI counts them (plan_counts): trials planned and stored, requests to run.
     text.append(f"{est.planned:,}", style="bold")
     text.append(f" {plural('trial', est.planned)} planned · ")

@@ -173,6 +173,7 @@ class RunDetailScreen(Screen[None]):
             )
         )
         self.result = message.result
+        self._observation = message.observation
         await self._show_sections(message.result, message.flagged, message.error)
         asked, self._asked = self._asked, None
         self._read = (run.status, dict(counts))
@@ -193,7 +194,7 @@ class RunDetailScreen(Screen[None]):
             self._select("section-error")
             return
         self._narrow = self._is_narrow()
-        headline = numbers_widget(result, self._narrow)
+        headline = numbers_widget(result, self._narrow, self._observation)
         widgets: list[tuple[str, Widget]] = [("Headline figures", headline)]
         for i, table in enumerate(result.tables):
             widgets.append((table.title, table_widget(table, f"section-table-{i}")))
@@ -332,10 +333,12 @@ class RunDetailScreen(Screen[None]):
             # A gate's interval named in fewer words under 80 columns, at length above.
             self._narrow = self._is_narrow()
             for table in self.query("#section-numbers").results(FitTable):
-                table.set_rows(numbers_rows(self.result, self._narrow))
+                table.set_rows(numbers_rows(self.result, self._narrow, self._observation))
 
     #: Whether the headline names a gate's interval in fewer words (numbers_rows).
     _narrow = False
+    #: What the run's probe observes: what the headline's n counts (numbers_rows).
+    _observation = "observation"
 
     def _is_narrow(self) -> bool:
         return (self.size.width or self.app.size.width) < NARROW

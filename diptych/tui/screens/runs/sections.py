@@ -17,12 +17,16 @@ from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.probe import ProbeResult, Table
 from diptych.core.report.charts import charts_of
 from diptych.core.report.formatting import (
+    HEADLINE_COLUMNS,
     counted,
     floor_note,
     marked_interval,
+    observations,
+    resampled_count,
     why_no_interval,
 )
 from diptych.core.report.missing_intervals import marked_rows
+from diptych.core.report.quick_look import QUICK_LOOK, QUICK_LOOK_MARK, quick_look
 from diptych.tui.formatting import NARROW_FLOOR_NOTE, intervals_line, number, short_name
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.images import image_widget_class
@@ -54,38 +58,64 @@ def table_widget(table: Table, widget_id: str) -> Widget:
     return Vertical(fitted, *said, id=widget_id, classes="named-table")
 
 
-def numbers_rows(result: ProbeResult, narrow: bool) -> list[tuple[str | None, list[str]]]:
+def numbers_rows(
+    result: ProbeResult, narrow: bool, observation: str = "observation"
+) -> list[tuple[str | None, list[str]]]:
     """The headline figures' rows: a gate's interval named as `diptych show` names it, or,
     ``narrow`` (under 80 columns), in the Review screen's fewer words ("95% anytime-valid,
-    look 1 of 10"), so that a figure's row keeps to a few lines of a short pane."""
+    look 1 of 10"), so that a figure's row keeps to a few lines of a short pane. A quick look's
+    interval is marked (:data:`QUICK_LOOK_MARK`), its words said under the table; ``n`` counts
+    ``observation``s ("1,600 prompts") and the last column what the interval resamples, as
+    ``diptych show`` has them."""
     rows: list[tuple[str | None, list[str]]] = []
     for name, num in result.numbers.items():
+        quick = bool(quick_look(num)) and not num.get("interval_name")
         named = num.get("interval_name")
         if narrow and isinstance(named, str):
             num = {**num, "interval_name": short_name(named)}
         shown = marked_interval(num)
         if shown.startswith("no interval ("):
             shown = f"— ({why_no_interval(num.get('reason'))})"  # why, in a short column
-        cells = [name, number(num.get("value")), shown, number(num.get("n"))]
+        shown += f" {QUICK_LOOK_MARK}" if quick else ""
+        n = observations(num, observation) or number(num.get("n"))
+        cells = [name, number(num.get("value")), shown, n, resampled_count(num)]
         rows.append((name, cells))
     return rows
+
+
+def quick_look_said(numbers: dict[str, dict[str, Any]]) -> list[str]:
+    """What the quick look's mark means, once for each reason the marked figures give (a run's
+    figures share its lists, so mostly one line): ``diptych show``'s words after the figure."""
+    said = [
+        quick_look(num)
+        for num in numbers.values()
+        if isinstance(num, dict) and not num.get("interval_name")
+    ]
+    return [f"{QUICK_LOOK_MARK} a {QUICK_LOOK}: {why}." for why in dict.fromkeys(said) if why]
 
 
 #: What the mark of an interval at its floor means, under the headline figures.
 FLOOR_LINE = f"{NARROW_FLOOR_NOTE} (diptych show says more)"
 
 
-def numbers_widget(result: ProbeResult, narrow: bool = False) -> Vertical:
+def numbers_widget(
+    result: ProbeResult, narrow: bool = False, observation: str = "observation"
+) -> Vertical:
     """Headline figures: a long name wraps, the value and its interval stay whole; an
     interval that fell to its floor is marked, and what the mark means is said in a line
-    under the table (`diptych show` says it at length)."""
-    table = FitTable(["figure", "value", "95% interval", "n"], id="section-numbers")
-    table.source = numbers_rows(result, narrow)
-    if not floor_note(result.numbers):
-        return Vertical(table, id="section-headline")
-    # One line, as Review's: the table's rows keep the room (a 60×20 terminal showed one).
-    said = Static(Text(FLOOR_LINE, style="dim"), id="numbers-floor")
-    return Vertical(table, said, id="section-headline")
+    under the table (`diptych show` says it at length); a quick look is marked, and its
+    words said whole under the table, wrapped."""
+    table = FitTable(list(HEADLINE_COLUMNS), id="section-numbers")
+    table.source = numbers_rows(result, narrow, observation)
+    said: list[Widget] = []
+    if floor_note(result.numbers):
+        # One line, as Review's: the table's rows keep the room (a 60×20 terminal showed one).
+        said.append(Static(Text(FLOOR_LINE, style="dim"), id="numbers-floor"))
+    quick = quick_look_said(result.numbers)
+    if quick:
+        # Not dim: it says the figures above decide nothing.
+        said.append(Static(Text("\n".join(quick), style="yellow"), id="numbers-quick-look"))
+    return Vertical(table, *said, id="section-headline")
 
 
 def figures_widget(result: ProbeResult) -> VerticalScroll:
