@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZE, cell, choose_probe, loaded, run_ids, wait_for
+from steps import SIZE, cell, choose_probe, loaded, run_ids, said, wait_for
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList, SelectionList, Static
@@ -389,11 +389,8 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
         assert isinstance(app.screen, ReportDirScreen)
         app.screen.query_one("#report-dir", Input).value = str(tmp_path / "report")
         await pilot.press("enter")
-        status = screen.query_one("#status", Static)
-        await wait_for(pilot, lambda: "report written to" in str(status.render()), "the report")
-        # Wrapped after a separator where the line is too narrow for the whole path.
-        said = "".join(str(status.render()).splitlines())
-        assert str((tmp_path / "report" / "report.html").resolve()) in said
+        await wait_for(pilot, lambda: "report written to" in " ".join(said(app)), "the report")
+        assert str((tmp_path / "report" / "report.html").resolve()) in said(app)[-1]
         assert "STS" in (tmp_path / "report" / "report.md").read_text()
 
 
