@@ -483,6 +483,8 @@ def decided_on_stored(
     decided = {r.label for r in report.results if r.verdict != "inconclusive"}
     if summary is None or summary.stop != "decided" or len(decided) != len(report.results):
         return None
+    if not summary.early:
+        return None  # its designs stored whole: each gate says it has nothing to buy
     if not costs or any(not c.stored or c.label not in decided for c in costs):
         return None
     return summary

@@ -220,9 +220,9 @@ def print_expected_costs(
         )
     decided = decided_on_stored(ws, ref, costs)
     if decided is not None:
-        stored = decided.bought if decided.bought_now is None else decided.bought_now
+        held = decided.bought if decided.bought_now is None else decided.bought_now
         typer.echo(
-            f"decided at {decided.at} on the {counted(stored, 'request')} stored: "
+            f"decided at {decided.at} on the {counted(held, 'request')} stored: "
             "--until-decided buys nothing more"
         )
         return
