@@ -14,6 +14,7 @@ its look.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -442,7 +443,11 @@ def expected_costs(
         rule = GateRule(gate.label, gate.part, gate.figure, gate.rule, gate.limit,
                         limit_high=gate.limit_high)  # fmt: skip
         truths = [(_assumed(fig, assume), assume if assume is not None else fig.components.centre)]
-        if gate.label in last:
+        if gate.label in last and math.isclose(last[gate.label], truths[0][1], abs_tol=1e-9):
+            # The plan assumes the value of the run the audit last read: one scenario, said
+            # with both its reasons, not the same forecast twice.
+            truths[0] = (f"{truths[0][0]}; also the last recorded run of this audit", truths[0][1])
+        elif gate.label in last:
             truths.append(("the last recorded run of this audit", last[gate.label]))
         for said, truth in truths:
             spend = expected_spend(
@@ -461,3 +466,25 @@ def _assumed(fig: FigurePrecision, assume: float | None) -> str:
         return "assumed"
     source = fig.components.source
     return source if source.startswith("assumed") else f"assumed: {source}"
+
+
+def decided_on_stored(
+    ws: Workspace, source: str | os.PathLike[str], costs: list[GateCost]
+) -> SequentialSummary | None:
+    """The looks at which every gate of ``costs`` is decided already, on the requests stored
+    for the audit's designs (its last record's looks, read with the file's gates): buying
+    until decided would buy nothing more, so a forecast of it would mislead. None where a gate
+    is not decided there, or reads no stored run of its design."""
+    try:
+        report = ws.audits.gates(source)
+    except DiptychError:
+        return None  # never run here
+    summary = report.sequential
+    decided = {r.label for r in report.results if r.verdict != "inconclusive"}
+    if summary is None or summary.stop != "decided" or len(decided) != len(report.results):
+        return None
+    if not summary.early:
+        return None  # its designs stored whole: each gate says it has nothing to buy
+    if not costs or any(not c.stored or c.label not in decided for c in costs):
+        return None
+    return summary

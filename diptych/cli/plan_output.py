@@ -20,7 +20,7 @@ from diptych.audit.placebo_plan import (
     search_requests_cell,
     search_stored_cell,
 )
-from diptych.audit.sequential import SequentialOutcome, expected_costs
+from diptych.audit.sequential import SequentialOutcome, decided_on_stored, expected_costs
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
@@ -218,6 +218,14 @@ def print_expected_costs(
             "--until-decided stops when the gates are decided, and this audit states none "
             "(add a gates: section)"
         )
+    decided = decided_on_stored(ws, ref, costs)
+    if decided is not None:
+        held = decided.bought if decided.bought_now is None else decided.bought_now
+        typer.echo(
+            f"decided at {decided.at} on the {counted(held, 'request')} stored: "
+            "--until-decided buys nothing more"
+        )
+        return
     typer.echo(f"until decided, in {batches} batches (each gate alone at its Holm level):")
     for cost in costs:
         if cost.requests <= cost.stored:
@@ -241,12 +249,15 @@ def print_expected_costs(
             left = cost.requests - cost.stored
             share = beyond / left if left else 0.0
             price = cost.cost.share(share) if isinstance(cost.cost, Cost) else cost.cost * share
+            # Counted as what is paid: the requests still to buy, not the design from zero.
+            more = round(beyond)
+            about = f"about {counted(more, 'request')}" if more or not cost.stored else "none"
+            if cost.stored:
+                about += f" beyond the {cost.stored:,} stored"
             typer.echo(
                 f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
                 f"{percent_text(spend.share)} ± {percent_text(spend.mc_error)} of the design, "
-                f"about {figure_text(round(spend.share * cost.requests))} requests"
-                + (f", {money(price)}" if priced else "")
-                + "; decided in "
+                f"{about}" + (f", {money(price)}" if priced else "") + "; decided in "
                 f"{percent_text(spend.decided)} of {spend.replicates} simulated audits"
             )
 
