@@ -82,7 +82,13 @@ class AuditScreen(AuditKeys):
         Binding("escape", "back", "Back"),
         # Short names, the footer compact: every key whole at 60 columns, ^g among them.
         Binding("ctrl+r", "run", "Run", tooltip="run the audit file whole"),
-        Binding("ctrl+g", "run_until_decided", "Until decided"),
+        Binding(
+            "ctrl+g",
+            "run_until_decided",
+            "Until decided",
+            tooltip="buy only the parts the gates read, in batches, and stop once every gate "
+            "is decided",
+        ),
         Binding("ctrl+o", "report", "Report"),
     ]
     #: At 60 columns, with the file's field taking the letters (Help and Quit shown as f1 and
