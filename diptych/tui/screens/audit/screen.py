@@ -28,7 +28,7 @@ from diptych.core.report.gates import GateLine
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobControl
 from diptych.tui.screens.audit.buying import REFRESH_EVERY
-from diptych.tui.screens.audit.keys import AuditKeys, Source
+from diptych.tui.screens.audit.keys import AuditKeys, Source, page_words, report_page
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -351,7 +351,9 @@ class AuditScreen(AuditKeys):
     def _finished(self, message: AuditFinished) -> None:
         self._ended = self._control
         self.report = message.report
-        where = f" · report {message.report} (^o)" if message.report else ""
+        # The page ^o opens, named as ^o names it: the run's report.json beside it is data.
+        report = message.report
+        where = f" · report {page_words(report_page(report))} (^o)" if report else ""
         # A run that had nothing to ask ends as the last one did: it says so, not the same line.
         again = " · every trial was stored already: report written again" if not self._asked else ""
         cost = f"{' · ' if ':' in message.status else ': '}cost {dollars(message.spent)}"
