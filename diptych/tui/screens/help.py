@@ -176,7 +176,7 @@ def filter_keys() -> list[Binding]:
     """The filter line's own keys, which the tables' section lists among its keys."""
     from diptych.tui.widgets.tables import FilterBar
 
-    return Binding.make_bindings(FilterBar.__dict__["BINDINGS"])
+    return list(Binding.make_bindings(FilterBar.__dict__["BINDINGS"]))
 
 
 def escape_once(own: list[Binding], tables: list[Binding]) -> tuple[list[Binding], list[Binding]]:
