@@ -132,7 +132,8 @@ async def test_a_report_written_earlier_opens_where_the_audit_recorded_it(
         screen = await open_planned(pilot)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.report is not None, "the report")
-    html = audit_dir / "audit-tui-audit" / "report.html"
+    # The audit's report.formats are json and md: its page is the Markdown one.
+    html = audit_dir / "audit-tui-audit" / "report.md"
     # ... then opened afresh: Ctrl+O finds the report where the run wrote it.
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     opened: list[str] = []

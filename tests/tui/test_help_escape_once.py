@@ -1,6 +1,6 @@
 """Help names each key once on a screen, with what it does where (docs/tui.md: no key means
-two things on one screen): on the New-run screen escape goes Back, and in a list's filter line
-it clears the filter; one row says both, and "In tables and lists" no longer lists escape."""
+two things on one screen): the New-run screen has no filter line, so its escape row says Back
+alone and no row speaks of a filter."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _rows(help_screen: HelpScreen) -> list[str]:
     return [" ".join(line.split()) for line in console.export_text().splitlines() if line.strip()]
 
 
-async def test_help_on_new_run_says_escape_once(snapshot_workspace: Path) -> None:
+async def test_help_on_new_run_says_escape_goes_back(snapshot_workspace: Path) -> None:
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_new_run(pilot, "scripted")
@@ -31,8 +31,8 @@ async def test_help_on_new_run_says_escape_once(snapshot_workspace: Path) -> Non
         await settle(pilot)
         rows = _rows(app.screen)  # type: ignore[arg-type]
         escapes = [row for row in rows if row.split()[0] == "esc"]
-        assert escapes == ["esc in a list's filter: clear it; elsewhere: Back"], rows
-        assert not any("clear filter" in row for row in rows), rows
+        assert escapes == ["esc Back"], rows
+        assert not any("filter" in row for row in rows), rows
 
 
 async def test_help_on_runs_keeps_its_one_meaning(snapshot_workspace: Path) -> None:
@@ -45,3 +45,4 @@ async def test_help_on_runs_keeps_its_one_meaning(snapshot_workspace: Path) -> N
         await settle(pilot)
         rows = _rows(app.screen)  # type: ignore[arg-type]
         assert "elsewhere" not in " ".join(rows), rows
+        assert [row for row in rows if row.split()[0] == "esc"] == ["esc Clear filter"], rows

@@ -166,22 +166,61 @@ def help_sections(app_class: type[App[Any]]) -> list[tuple[str, list[Binding]]]:
 FILTER_ESCAPE = "clear it"
 
 
+def has_filter(own: list[Binding]) -> bool:
+    """Whether a screen has a filter line: it binds ``/`` to open one (Runs, Run detail,
+    Plugins); on any other screen escape never reaches a filter."""
+    return any(b.action == "filter" for b in own)
+
+
+def filter_keys() -> list[Binding]:
+    """The filter line's own keys, which the tables' section lists among its keys."""
+    from diptych.tui.widgets.tables import FilterBar
+
+    return list(Binding.make_bindings(FilterBar.__dict__["BINDINGS"]))
+
+
 def escape_once(own: list[Binding], tables: list[Binding]) -> tuple[list[Binding], list[Binding]]:
-    """A screen's keys and the tables' with escape said once: where both bind it (the screen
-    goes Back, a list's filter line clears), one row says what it does where, and the tables'
-    row is left out; where the two say the same, both stand as they are."""
+    """A screen's keys and the tables' with each key said once. A key the screen binds itself
+    is said in the screen's section only (Review's g and G, the Runs screen's escape, which
+    clears its filter as the filter line's does); where the screen's escape goes Back and its
+    filter line clears, one row says what it does where. A screen with no filter line says
+    nothing of one: its escape is what the screen does."""
+    if not has_filter(own):
+        filtering = {(b.key, b.action) for b in filter_keys()}
+        tables = [b for b in tables if (b.key, b.action) not in filtering]
     mine = {b.description.lower() for b in own if b.key == "escape"}
     theirs = {b.description.lower() for b in tables if b.key == "escape"}
-    # The Runs screen's own escape clears its filter too: one meaning, as it is.
-    if not mine or not theirs or mine == theirs:
-        return own, tables
-    merged = [
-        b if b.key != "escape"
-        else replace(b, description=f"in a list's filter: {FILTER_ESCAPE}; "
-                                    f"elsewhere: {b.description}")
-        for b in own
-    ]  # fmt: skip
-    return merged, [b for b in tables if b.key != "escape"]
+    if mine and theirs and mine != theirs:
+        own = [
+            b if b.key != "escape"
+            else replace(b, description=f"in a list's filter: {FILTER_ESCAPE}; "
+                                        f"elsewhere: {b.description}")
+            for b in own
+        ]  # fmt: skip
+    bound = {key for b in own for key in b.key.split(",")}
+    return own, [b for b in tables if not bound & set(b.key.split(","))]
+
+
+def screen_sections(
+    app_class: type[App[Any]], current: type[Screen[Any]] | None
+) -> list[tuple[str, list[Binding]]]:
+    """The sections Help shows. Opened on a screen: that screen's section first, then the keys
+    that work on every screen; no other screen's (a short section ran on into the next one's,
+    which read as its own). Opened on none: every section."""
+    sections = help_sections(app_class)
+    if current is None:
+        return sections
+    title = screen_title(current)
+    own = [s for s in sections if s[0] == title]
+    rest = [s for s in sections if s[0] in (EVERYWHERE, IN_TABLES)]
+    if not own:
+        return rest
+    # No key means two things on one screen: escape is said once, where it does each.
+    tables = dict(rest).get(IN_TABLES, [])
+    keys, tables = escape_once(own[0][1], tables)
+    shown = [(t, tables if t == IN_TABLES else b) for t, b in rest]
+    # A section whose every key the screen says itself is left out, not shown empty.
+    return [(title, keys), *[(t, b) for t, b in shown if b]]
 
 
 def section_id(title: str) -> str:
@@ -240,21 +279,7 @@ class HelpScreen(ModalScreen[None]):
                 yield intro
 
     def _sections(self) -> list[tuple[str, list[Binding]]]:
-        """Opened on a screen: that screen's section first, then the keys that work on every
-        screen; no other screen's (a short section ran on into the next one's, which read as
-        its own). Opened on none: every section."""
-        sections = help_sections(type(self.app))
-        if self.current is None:
-            return sections
-        title = screen_title(self.current)
-        own = [s for s in sections if s[0] == title]
-        rest = [s for s in sections if s[0] in (EVERYWHERE, IN_TABLES)]
-        if not own:
-            return rest
-        # No key means two things on one screen: escape is said once, where it does each.
-        tables = dict(rest).get(IN_TABLES, [])
-        keys, tables = escape_once(own[0][1], tables)
-        return [(title, keys), *[(t, tables if t == IN_TABLES else b) for t, b in rest]]
+        return screen_sections(type(self.app), self.current)
 
     def on_mount(self) -> None:
         self.query_one("#help").focus()

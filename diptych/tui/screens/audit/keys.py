@@ -29,6 +29,28 @@ from diptych.tui.widgets.whole_numbers import WholeNumbers
 Source = Path | AuditRecord
 
 
+#: The report's pages a person reads, the first written opened by ^o; report.json is data.
+PAGES = ("report.html", "report.md")
+
+
+def report_page(report: Path) -> Path:
+    """The file ^o opens for an audit whose run wrote ``report`` (its ``report.json``): the HTML
+    page beside it, else the Markdown one where the audit's ``report.formats`` wrote no HTML,
+    else the JSON itself; as an absolute path."""
+    data = report.resolve()
+    return next((p for p in (data.with_name(n) for n in PAGES) if p.is_file()), data)
+
+
+def page_words(page: Path) -> str:
+    """``page`` as a line names it: from the directory diptych was started in, marked so
+    (``./audit-x/report.html``), where it is under it; else whole. A temporary or home path
+    said whole took two more lines of a 60-column screen."""
+    try:
+        return f"./{page.relative_to(Path.cwd())}"
+    except ValueError:
+        return str(page)
+
+
 class AuditKeys(Screen[None]):
     """What the Audit screen's keys do to the audit it shows (the subclass opens and draws it)."""
 
@@ -123,7 +145,7 @@ class AuditKeys(Screen[None]):
             return
         # The page opened is named, not its folder: where no browser opens (over ssh), the
         # path said is the one to open by hand.
-        page = self.report.resolve().with_name("report.html")
+        page = report_page(self.report)
         self.app.open_url(page.as_uri())
         self._say(f"report: {page}")
 

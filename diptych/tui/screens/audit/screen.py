@@ -28,7 +28,7 @@ from diptych.core.report.gates import GateLine
 from diptych.core.workspace import Workspace
 from diptych.tui.jobs import JobControl
 from diptych.tui.screens.audit.buying import REFRESH_EVERY
-from diptych.tui.screens.audit.keys import AuditKeys, Source
+from diptych.tui.screens.audit.keys import AuditKeys, Source, page_words, report_page
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -82,7 +82,13 @@ class AuditScreen(AuditKeys):
         Binding("escape", "back", "Back"),
         # Short names, the footer compact: every key whole at 60 columns, ^g among them.
         Binding("ctrl+r", "run", "Run", tooltip="run the audit file whole"),
-        Binding("ctrl+g", "run_until_decided", "Until decided"),
+        Binding(
+            "ctrl+g",
+            "run_until_decided",
+            "Until decided",
+            tooltip="buy only the parts the gates read, in batches, and stop once every gate "
+            "is decided",
+        ),
         Binding("ctrl+o", "report", "Report"),
     ]
     #: At 60 columns, with the file's field taking the letters (Help and Quit shown as f1 and
@@ -345,7 +351,9 @@ class AuditScreen(AuditKeys):
     def _finished(self, message: AuditFinished) -> None:
         self._ended = self._control
         self.report = message.report
-        where = f" · report {message.report} (^o)" if message.report else ""
+        # The page ^o opens, named as ^o names it: the run's report.json beside it is data.
+        report = message.report
+        where = f" · report {page_words(report_page(report))} (^o)" if report else ""
         # A run that had nothing to ask ends as the last one did: it says so, not the same line.
         again = " · every trial was stored already: report written again" if not self._asked else ""
         cost = f"{' · ' if ':' in message.status else ': '}cost {dollars(message.spent)}"

@@ -386,7 +386,10 @@ class RunsScreen(SessionRows):
         if restore is not None and restore in shown:
             table.move_cursor(row=table.get_row_index(restore))
         self._follow_started_run(table)
-        self.set_class(not shown, "-no-rows")
+        # A run being started is known before the store records it (the jobs' line shows it
+        # starting, then its bar): "No runs yet" beside it would say there is none.
+        starting = not self.rows and bool(self.diptych.active_jobs)
+        self.set_class(not shown and not starting, "-no-rows")
         if self.rows and not shown:
             self.query_one("#empty", Static).update(no_run_matches(self.filter_text))
         self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs)
