@@ -23,6 +23,7 @@ from textual.widgets import OptionList, Static
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
+from diptych.tui.screens.audit.rows import gate_bounds
 from diptych.tui.widgets.fit_table import FitTable
 from tests.support.cli import call
 from tests.support.sequential_audits import decided_at_first_look
@@ -84,7 +85,8 @@ async def test_a_command_line_audit_bought_on_reads_as_audit_list_says(
         gates = screen.query_one("#gates", FitTable)
         named = "anytime-valid interval, look 1 of 4"
         assert gates.headers[3:6] == ["value", named, "level"], gates.headers
-        drawn = [named, gate.interval]
+        # In the bracket form of every interval on the screen.
+        drawn = [named, gate_bounds(gate)]
         assert await _read_down(pilot, gates, drawn) == [], shown(app)
         assert await surface(pilot, leave=("ctrl+r", "ctrl+g", "ctrl+o", "escape")) == [], shown(
             app
@@ -95,7 +97,7 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
     """Its gates stopped it, a user stopped its buying on: ctrl+r's question names where its
     gates decided it and what it holds since, as ``diptych audit run`` asks, never
     "interrupted" beside "its gates were decided"."""
-    from textual.widgets import Label
+    from textual.widgets import Static
 
     from diptych.tui.screens.runs.confirm import ConfirmResume
 
@@ -118,7 +120,7 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
         await settle(pilot)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
-        text = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
         await pilot.press("n")
         await settle(pilot)
     assert text.startswith(

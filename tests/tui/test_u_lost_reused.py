@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from steps import loaded, run_ids, settle, wait_for
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable, Static
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
@@ -31,7 +31,7 @@ async def _asked(ws: Path, run_id: str) -> str:
         table.move_cursor(row=run_ids(app).index(run_id))
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
-        text = " ".join(str(app.screen.query_one("#resume-text", Label).render()).split())
+        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
         await pilot.press("n")
         await settle(pilot)
     return text
