@@ -63,6 +63,10 @@ def test_a_bought_on_run_stopped_part_way_calls_what_it_did_not_get_pending_ever
         listed
     )
 
+    # `audit list` names the part in its run's own words, the decision and the buy-on kept.
+    audits = _flat(_said(capsys, "--store", ws, "audit", "list"))
+    assert f" {words}" in audits and f"interrupted: {answered} of" not in audits, audits
+
     out_dir = tmp_path / "rep"
     _said(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))
     report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))

@@ -368,8 +368,8 @@ async def test_run_detail_shows_the_analysis_and_writes_the_report(
             [name, number(n["value"]), f"{interval(n['ci_low'], n['ci_high'])} §", counted(n),
              "2 + 2 identities"]
             if n.get("ci_low") is not None
-            # A figure with no interval says why: the mass is a diagnostic.
-            else [name, number(n["value"]), f"— ({n['reason']})", counted(n), "—"]
+            # A figure with no interval says why, as `diptych show` does: a diagnostic.
+            else [name, number(n["value"]), f"no interval ({n['reason']})", counted(n), "—"]
             for name, n in expected.numbers.items()
         ]  # fmt: skip
         # Likelihood mode: the headline is the expected STS from the probabilities, first; the

@@ -97,7 +97,6 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
     """Its gates stopped it, a user stopped its buying on: ctrl+r's question names where its
     gates decided it and what it holds since, as ``diptych audit run`` asks, never
     "interrupted" beside "its gates were decided"."""
-    from textual.widgets import Static
 
     from diptych.tui.screens.runs.confirm import ConfirmResume
 
@@ -120,12 +119,12 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
         await settle(pilot)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
-        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
+        text = " ".join(str(app.screen.query_one("#resume-text").render()).split())
         await pilot.press("n")
         await settle(pilot)
     assert text.startswith(
         f"{run_id} is decided at look 1 of 4, bought on since: {held:,} of {planned:,} "
-        f"requests, {planned - held:,} not bought; its gates were decided on the trials bought. "
+        f"requests, {planned - held:,} pending; its gates were decided on the trials bought. "
         f"Resuming buys the remaining {est.to_run:,} requests"
     ), text
     assert "interrupted" not in text, text

@@ -31,7 +31,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 
 from diptych.core.report.charts import charts_of
-from diptych.core.report.formatting import bounds, counted, figure_text, p_text
+from diptych.core.report.formatting import bounds, counted, figure_text, no_interval, p_text
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import interval, number
 from diptych.tui.review.panels import format_estimate
@@ -136,7 +136,13 @@ async def headlines_whole(pilot: Pilot[Any], screen: RunDetailScreen) -> int:
             assert missing_values(lines, cells) == [], (name, "\n".join(lines))
         else:
             first = wrap_cell(name, table.plan.widths[0]).splitlines()[0]
-            assert row_shows(lines, first, cells, below=0), (name, "\n".join(lines))
+            if no_interval(num):
+                # "no interval (a diagnostic)", as `diptych show` says it, may wrap in its
+                # column: its value on the row's first line, its words read down the row.
+                assert row_shows(lines, first, cells[:1], below=0), (name, "\n".join(lines))
+                assert row_shows(lines, first, cells[1].split(), below=2), "\n".join(lines)
+            else:
+                assert row_shows(lines, first, cells, below=0), (name, "\n".join(lines))
         seen += 1
     return seen
 
@@ -479,9 +485,4 @@ def test_a_column_with_no_value_yet_gives_way_before_a_short_text_wraps() -> Non
 
 def shown_interval(num: dict) -> str:
     """A headline figure's interval as Run detail draws it: its bounds, or why it has none."""
-    from diptych.core.report.formatting import no_interval
-
-    why = no_interval(num)
-    return (
-        why.replace("no interval", "—") if why else interval(num.get("ci_low"), num.get("ci_high"))
-    )
+    return no_interval(num) or interval(num.get("ci_low"), num.get("ci_high"))

@@ -11,7 +11,8 @@ caused.
 
 A decided run can be bought on afterwards (``diptych resume``, a plain run of its design); it
 keeps its history, but never reads as if it still held only its look's requests: "decided at
-look 1 of 10, bought on since: 700 of 1,640 requests, 940 not bought", and in short (a
+look 1 of 10, bought on since: 700 of 1,640 requests, 940 not bought" (940 pending where a
+stopped buy-on left it interrupted, in every listing and question), and in short (a
 listing's status column: the Runs table's, ``diptych audit list``'s) :data:`BOUGHT_ON`, "decided,
 bought on", or with its look where there is room for it, "decided at look 1 of 10, bought on"
 (:func:`bought_on_words`). Rerunning the audit decides it again on the same looks and does not
@@ -147,7 +148,12 @@ def listed_status(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
     return BOUGHT_ON if bought_on_since(run.status, looks, answered) else run.status
 
 
-def status_text(status: str, looks: PartLooks | None = None, answered: int | None = None) -> str:
+def status_text(
+    status: str,
+    looks: PartLooks | None = None,
+    answered: int | None = None,
+    held_as: str | None = None,
+) -> str:
     """The run's status in words: a decided run names the look it stopped at, the requests it
     bought and those it saved; a partial one the look it is at; any other its status. A run
     the gates decided and that was bought on since (``answered``: its requests with an
@@ -155,7 +161,9 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
     not bought the only ones left unsaid: "decided at look 1 of 10, bought on since: 700 of
     1,640 requests, 940 not bought" (its status first where it is not ``decided``, and the rest
     :data:`PENDING` there: "interrupted: decided at look 1 of 10, bought on since: 700 of 1,640
-    requests, 940 pending"; its status alone once its design was bought whole)."""
+    requests, 940 pending"; its status alone once its design was bought whole). ``held_as``:
+    the status the run is in now, where ``status`` says where its gates left it
+    (:func:`decided_said`): the rest is named as the run's own listings name it."""
     last = looks.last if looks is not None else None
     if bought_on_since(status, looks, answered):
         assert looks is not None and last is not None and answered is not None
@@ -164,7 +172,7 @@ def status_text(status: str, looks: PartLooks | None = None, answered: int | Non
         if not rest and status != "decided":
             return status  # bought whole since ("complete"): nothing of the look holds
         held = f"{answered:,} of {last.planned:,} requests" + (
-            f", {rest:,} {unasked_word(status)}" if rest else ""
+            f", {rest:,} {unasked_word(held_as or status)}" if rest else ""
         )
         return f"{'' if status == 'decided' else f'{status}: '}{at}: {held}"
     if looks is None or last is None:
@@ -261,9 +269,10 @@ def decided_said(store: Store, run: RunRecord, looks: PartLooks | None) -> str:
     """Where ``run``'s gates decided it, whatever its status now, in the words of
     :func:`status_text` (the look, what it bought and saved, or what it holds where it was
     bought on since): a run bought on and stopped part way is "interrupted" by that stop, but
-    what resuming it buys is the rest its gates decided on, not a rest a stop left."""
+    what resuming it buys is the rest its gates decided on, not a rest a stop left. Its trials
+    not had are named as its own listings name them: "pending" once a buy-on was stopped."""
     answered = store.requests_held(run.id) if looks is not None else None
-    return status_text("decided", looks, answered)
+    return status_text("decided", looks, answered, held_as=run.status)
 
 
 def rest_line(at: str, trials: int, requests: int, cost: float, how: str) -> str:

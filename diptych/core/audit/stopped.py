@@ -315,8 +315,11 @@ def part_status_text(store: Store, part: PartRecord) -> str:
 def interrupted_words(store: Store, run_id: str, looks: PartLooks | None) -> str:
     """A part whose run was stopped (Ctrl-C, a fault) with what it holds, as a decided part
     says what it bought: "interrupted: 10 of 156 requests, 146 pending". A run bought on since
-    its gates decided it is in one state, interrupted, and says nothing of the decision."""
-    del looks  # the run's state now, whatever looks it was decided at before
+    its gates decided it says what ``diptych runs`` says of it, the decision kept: "interrupted:
+    decided at look 2 of 10, bought on since: 727 of 1,640 requests, 913 pending"."""
+    held = store.requests_held(run_id)
+    if bought_on_since("interrupted", looks, held):
+        return status_text("interrupted", looks, held)
     answered, planned = store.requests_answered(run_id)
     rest = planned - answered
     return f"interrupted: {answered:,} of {planned:,} requests" + (

@@ -27,7 +27,7 @@ from diptych.core.errors import DiptychError
 from diptych.core.report.gates import gate_lines
 from diptych.core.workspace import RunRecord, Workspace
 from diptych.tui.jobs import JobControl
-from diptych.tui.screens.audit.decided import part_news, stopped_words
+from diptych.tui.screens.audit.decided import look_note, part_news, stopped_words
 from diptych.tui.screens.audit.messages import (
     AuditFailed,
     AuditFinished,
@@ -153,11 +153,9 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
                 post(news)
 
     def on_look(batch: int, batches: int, report: Any) -> None:
-        # Each look's gates, their anytime-valid intervals narrowing batch by batch.
-        note = f"look {batch:,} of {batches:,}: " + (
-            report.sequential.sentence() if report.sequential else "anytime-valid"
-        )
-        post(AuditGates(gate_lines(report), [], note, look_of(report)))
+        # Each look's gates, their anytime-valid intervals narrowing batch by batch; the note
+        # the look's result while the next batch is bought (why it stopped comes at the end).
+        post(AuditGates(gate_lines(report), [], look_note(batch, batches, report), look_of(report)))
 
     from diptych.agent.audit_search import run_search
 

@@ -5,6 +5,7 @@ audit bought until decided stopped."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.message import Message
 
@@ -92,3 +93,19 @@ def stopped_words(
         share = percent_text(summary.saved / summary.planned)
         stopped += f"; saved {summary.saved:,} requests ({share})"
     return stopped
+
+
+def look_note(batch: int, batches: int, report: Any) -> str:
+    """What one look of an audit bought until decided says while it runs: the look's result
+    and, its gates not all decided, the batch being bought next ("look 1 of 10: inconclusive;
+    buying batch 2 of 10"). Never why the audit stopped: it has not, and the run's end says
+    why it did."""
+    at = f"look {batch:,} of {batches:,}"
+    verdicts = [r.verdict for r in report.results]
+    decided = sum(v != "inconclusive" for v in verdicts)
+    if decided == len(verdicts):
+        return f"{at}: every gate decided"
+    result = "inconclusive" if not decided else f"{decided:,} of {len(verdicts):,} gates decided"
+    if batch >= batches:
+        return f"{at}: {result}"
+    return f"{at}: {result}; buying batch {batch + 1:,} of {batches:,}"

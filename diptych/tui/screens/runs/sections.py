@@ -23,7 +23,6 @@ from diptych.core.report.formatting import (
     marked_interval,
     observations,
     resampled_count,
-    why_no_interval,
 )
 from diptych.core.report.missing_intervals import marked_rows
 from diptych.core.report.quick_look import QUICK_LOOK, QUICK_LOOK_MARK, quick_look
@@ -73,9 +72,8 @@ def numbers_rows(
         named = num.get("interval_name")
         if narrow and isinstance(named, str):
             num = {**num, "interval_name": short_name(named)}
+        # A figure with no interval says why in `diptych show`'s words: "no interval (…)".
         shown = marked_interval(num)
-        if shown.startswith("no interval ("):
-            shown = f"— ({why_no_interval(num.get('reason'))})"  # why, in a short column
         shown += f" {QUICK_LOOK_MARK}" if quick else ""
         n = observations(num, observation) or number(num.get("n"))
         cells = [name, number(num.get("value")), shown, n, resampled_count(num)]
