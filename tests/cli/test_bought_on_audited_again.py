@@ -75,7 +75,9 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     look = looks.last.numbers[FIGURE]
     row = next(line for line in shown.splitlines() if line.startswith(f"│ {FIGURE} "))
     cells = [c.strip() for c in row.strip("│").split("│")]
-    assert (cells[1], int(cells[-1])) == (figure_text(look["value"]), look["n"]), row
+    # n is the column before what the interval resamples, with its noun ("164 prompts").
+    n = int(cells[-2].split()[0].replace(",", ""))
+    assert (cells[1], n) == (figure_text(look["value"]), look["n"]), row
     # All its trials, those its look read and those bought after it, counted apart.
     keys = set(look_keys(Path(ws), run_id, looks.order_seed, looks.last.bought))
     with open_store(Path(ws)) as store:
