@@ -232,7 +232,8 @@ def test_cli_pmi_json_raw_by_scenario(tmp_path: Path) -> None:
     # fence x2 (N = 8). prisoner: never said of white; the, used 3+ times by both, scores
     # log2(4*8 / (3*11)) = -0.04 for black and log2(3*11 / (4*8)) = 0.04 for white.
     assert (black["texts"], black["tokens"], white["tokens"]) == (2, 11, 8)
-    assert black["words"] == [{"word": "prisoner", "count": 3, "count_other": 0, "score": "inf"}]
+    # Unbounded (never said of white): null in strict JSON.
+    assert black["words"] == [{"word": "prisoner", "count": 3, "count_other": 0, "score": None}]
     assert black["words_per_text"] == {"mean": 5.5, "sd": pytest.approx(math.sqrt(0.5))}
     assert white["words"] == []
     # bat: black a x4, player, with, bat x3 (N = 9); white a x4, player x3, with, bat (N = 9).
@@ -252,7 +253,7 @@ def test_cli_pmi_unstratified_thresholds_and_default_processing(tmp_path: Path) 
     assert only["stratum"] == {}
     # Pooled (N = 20 and 17): prisoner (3, inf) before bat (3, log2(3*17 / (1*20)) = 1.35).
     assert [(w["word"], w["score"]) for w in only["groups"]["black"]["words"]] == [
-        ("prisoner", "inf"),
+        ("prisoner", None),
         ("bat", pytest.approx(math.log2(3 * 17 / 20))),
     ]
     looser = runner.invoke(
@@ -268,7 +269,7 @@ def test_cli_pmi_unstratified_thresholds_and_default_processing(tmp_path: Path) 
     assert black["tokens"] == 3 + 1 + 1 + 1 + 3  # prisoner x3, inmate, fence, player, bat x3
     # white: worker, fence x2, player x3, bat (N = 7); bat: log2(3*7 / (1*9)) = 1.22.
     assert [(w["word"], w["score"]) for w in black["words"]] == [
-        ("prisoner", "inf"),
+        ("prisoner", None),
         ("bat", pytest.approx(math.log2(3 * 7 / 9))),
     ]
 
