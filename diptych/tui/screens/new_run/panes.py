@@ -144,9 +144,12 @@ class TwoPanes(Screen[RunRequest | None]):
             self.call_after_refresh(self._kept_in_view, focused, pane)
 
     def _kept_in_view(self, widget: Widget, pane: VerticalScroll) -> None:
-        # Where the focus moved by itself (a pane relaid out under it), it is brought back.
-        if widget.has_focus and not pane.region.contains_region(widget.region):
-            pane.scroll_to_widget(widget, animate=False)
+        # Where the focus moved by itself (a pane relaid out under it), it is brought back,
+        # with the name it is marked by (a form's row: the name over its input at 60 columns).
+        parent = widget.parent
+        row = parent if isinstance(parent, Widget) and parent.has_class("field-row") else widget
+        if widget.has_focus and not pane.region.contains_region(row.region):
+            pane.scroll_to_widget(row, animate=False)
 
     def action_other_pane(self) -> None:
         here = self._pane_of(self.focused)
