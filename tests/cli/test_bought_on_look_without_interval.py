@@ -32,7 +32,9 @@ def test_a_figure_the_look_read_without_an_interval_keeps_none_after_buying_on(
     code, shown = call(capsys, "--store", ws, "show", run_id)
     row = next(s for s in shown.splitlines() if s.startswith(f"│ {SUM} "))
     cells = [c.strip() for c in row.strip("│").split("│")]
-    assert (cells[1], int(cells[-1])) == (figure_text(look["value"]), look["n"]), row
+    # n is the column before what the interval resamples, with its noun.
+    n = int(cells[-2].split()[0].replace(",", ""))
+    assert (cells[1], n) == (figure_text(look["value"]), look["n"]), row
     assert "[" not in row and "no interval (a diagnostic, look 1 of 4; " in row, row
     assert " bought since)" in row, row
 

@@ -54,13 +54,18 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
     (listed,) = json.loads(out)
     assert listed["status"] == "interrupted"
     code, out = call(capsys, "--store", ws, "audit", "list")
-    assert code == 0 and "decided" not in out and " interrupted " in out, out
+    # One state, interrupted; its part in its run's own words, where its gates decided it.
+    assert code == 0 and " interrupted " in out, out
+    assert "pst-text interrupted: decided at look 1 of 4, bought on since: " in out, out
     # Its part by name, in the audit's one state, with what it holds.
     (row,) = [line.split() for line in out.splitlines() if "run-pst-text-" in line]
     assert row[1] == "interrupted" and row[3:5] == ["pst-text", "interrupted:"], out
     # What the stop left, however many trials finished before it landed: the requests the store
     # holds an answer to, the rest of the design pending.
-    held = re.fullmatch(r"(\d+) of 156 requests, (\d+) pending", " ".join(row[5:]))
+    held = re.fullmatch(
+        r"decided at look 1 of 4, bought on since: (\d+) of 156 requests, (\d+) pending",
+        " ".join(row[5:]),
+    )
     assert held is not None, out
     with open_store(Path(ws)) as store:
         answered, planned = store.requests_answered(run_id)
@@ -86,7 +91,7 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
         since = f"{figure_text(now[name]['value'])} on all {trials:,} trials, "
         assert f"({LOOK}; {since}" in cells[1], (name, cells)
         assert re.search(r", \d+ at look 1 and \d+ bought since\)$", cells[1]), (name, cells)
-        value, bounds, n = at_look[name]
+        value, bounds, n, _resampled = at_look[name]
         assert (cells[0], cells[2]) == (value, n), (name, cells, at_look[name])
         assert cells[1].startswith(bounds.removesuffix(f" ({LOOK})")), (name, cells, bounds)
 
