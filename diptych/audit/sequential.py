@@ -3,7 +3,8 @@
 Each gated part's design is bought in equal batches, in the random order its seed fixes over
 the design's distinct requests (``RunOptions.order_seed``), so that every prefix is a random
 part of the whole design and a rerun continues the same order. After each batch the part's
-gated figures are analysed as they stand and kept as a look with the part's record
+gated figures are analysed on the requests of the batches bought so far (an answer another run
+stored for a later batch waits for its batch) and kept as a look with the part's record
 (:class:`~diptych.core.audit.sequential.PartLooks`); the audit's gates are then decided on the
 anytime-valid interval of the looks (``ws.audits.looked_gates``). A part stops buying once its
 gates are decided; the audit stops when every gate is decided, when the budget is spent, or
@@ -183,7 +184,7 @@ async def buy_until_decided(
                     reporter=reporter,
                 )
             over_budget = over_budget or run.status == "over-budget"
-            look = _look(ws, audit, run.id, batch)
+            look = _look(ws, audit, run.id, batch, state)
             if state.last is not None and look.bought == state.last.bought:
                 # Nothing new stored (the model stopped answering): its trials wait for a rerun.
                 stalled.add(name)
@@ -272,14 +273,17 @@ def part_status_words(status: str, detail: dict[str, Any]) -> str:
     return status
 
 
-def _look(ws: Workspace, audit: AuditFile, run_id: str, batch: int) -> Look:
-    """The part's figures now, as its analysis gives them: every one, not only the gated, so
+def _look(ws: Workspace, audit: AuditFile, run_id: str, batch: int, looks: PartLooks) -> Look:
+    """The part's figures after ``batch``, as its analysis gives them on the requests of
+    batches 1 to ``batch`` (an unrelated run's answers to later ones are read when their batch
+    comes: :mod:`diptych.core.workspace.batch_view`): every figure, not only the gated, so
     that each figure of a design stopped early has the anytime-valid interval of its own looks
     (:func:`diptych.core.workspace.decided.stopped_numbers`)."""
-    numbers = ws.analysis.analyze(run_id, label_policy=audit.labels.policy).numbers
-    bought, total = requests_bought(ws, run_id)
-    kept = {f: dict(n) for f, n in numbers.items() if isinstance(n, dict)}
-    return Look(batch, bought, total, kept)
+    result, read = ws.analysis.analyze_batches(
+        run_id, looks.order_seed, batch / looks.batches, label_policy=audit.labels.policy
+    )
+    kept = {f: dict(n) for f, n in result.numbers.items() if isinstance(n, dict)}
+    return Look(batch, len(read.read), read.planned, kept, read.held)
 
 
 def with_final_look(
@@ -294,7 +298,7 @@ def with_final_look(
     if audit.gates is None or part.run_id is None or (last is not None and last.complete):
         kept = replace(looks, active=True, stop=looks.stop or "complete")
     else:
-        look = _look(ws, audit, part.run_id, looks.batches)
+        look = _look(ws, audit, part.run_id, looks.batches, looks)
         # Run whole but not complete (failed trials): it stopped short, for a resume to finish.
         stop: StopReason = "complete" if look.complete else "interrupted"
         kept = replace(looks, looks=[*looks.looks, look], active=True, stop=stop)
@@ -318,7 +322,7 @@ def read_whole(ws: Workspace, run_id: str) -> int:
             if looks is None or not looks.active or looks.last is None or looks.last.complete:
                 continue
             audit = read_audit(rec)[0]
-            look = _look(ws, audit, run_id, looks.batches)
+            look = _look(ws, audit, run_id, looks.batches, looks)
             kept = replace(looks, looks=[*looks.looks, look], stop="complete")
             ws.audits.save_part(
                 rec.id, replace(part, detail={**part.detail, PartLooks.KEY: kept.to_dict()})

@@ -123,13 +123,14 @@ def decided_words(parts: Sequence[PartLooks | None]) -> str | None:
 def bought_on_since(status: str, looks: PartLooks | None, answered: int | None) -> bool:
     """Whether a run its audit's gates decided short of its whole design was bought on since:
     it has an outcome for more of its requests (``answered``, as its looks count them) than
-    the last look read. A partial run is between two looks of its audit, not bought on; a run
-    whose design was read whole since has that as its last look."""
+    it had at the last look (those another run stored for later batches, which the look did not
+    read, included: they were not bought on since). A partial run is between two looks of its
+    audit, not bought on; a run whose design was read whole since has that as its last look."""
     last = looks.last if looks is not None else None
     if looks is None or last is None or answered is None:
         return False
     early = looks.stop == "decided" and not last.complete
-    return early and status != "partial" and answered > last.bought
+    return early and status != "partial" and answered > last.outcomes
 
 
 def status_said(store: Store, run: RunRecord, looks: PartLooks | None) -> str:

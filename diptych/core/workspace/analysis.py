@@ -18,6 +18,7 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report import write_audit_report
 from diptych.core.workspace.annotators import Annotators
 from diptych.core.workspace.base import Kernel, ModelSpec, Namespace
+from diptych.core.workspace.batch_view import BatchesRead, BatchView, batches_read
 from diptych.core.workspace.findings import Findings
 from diptych.core.workspace.look_trials import look_analysis
 from diptych.core.workspace.plugins import build_model
@@ -64,6 +65,21 @@ class Analysis(Namespace):
         view.label_policy = label_policy
         view.calibration_subset = calibration_subset
         return get_probe(view.run.probe, view.run.params).analyze(view)
+
+    def analyze_batches(
+        self, run_id: str, seed: int, share: float, *, label_policy: LabelPolicy | None = None
+    ) -> tuple[ProbeResult, BatchesRead]:
+        """The analysis a look of a sequential audit reads, after the first ``share`` of the
+        order ``seed`` fixes was bought: as :meth:`analyze`, with answers stored for requests
+        beyond those batches (by an unrelated run) unread (:mod:`.batch_view`); and what it
+        read."""
+        read = batches_read(self._store, run_id, seed, share)
+        if not read.beyond:
+            return self.analyze(run_id, label_policy=label_policy), read
+        run = self._kernel.get_run(run_id)
+        view = BatchView(self._store, run, label_policy=label_policy,
+                         chroma_url=self._kernel.chroma_url, hidden=read.beyond)  # fmt: skip
+        return get_probe(run.probe, run.params).analyze(view), read
 
     def compare(
         self,

@@ -4,9 +4,9 @@ A sequential audit buys a design in the random order its part's seed fixes over 
 distinct requests (:func:`~diptych.core.engine.purchase.purchase_order`), and a look records
 how many of them had an answer or a refusal stored then (``Look.bought``). Whatever buys on
 later continues in the same order (:func:`~diptych.core.audit.stopped.purchase_seed`), so the
-requests the look read are those of the batches bought by then with an outcome, and those an
-earlier run had answered (answers are shared by request, wherever they fall in the order):
-the standings
+requests the look read are those of the batches bought by then with an outcome (an answer an
+earlier run stored for a later batch is read when its batch comes; a look recorded before looks
+read their batches only read those too, wherever they fell in the order): the standings
 read a bought-on run's figure and its pairs on them (:class:`LookView`), so that both read the
 trials its decision read. A request that failed before the look and was answered since would
 take the place of one the look read: the look's recorded value, made again from the rebuilt
@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
     """The distinct requests the last look of ``run_id`` read, where the run was bought on
     since its gates stopped it early (see the module); None for any other run. Those are the
-    answered requests of the batches it had bought (:func:`asked_at_look`) and those another
-    run had answered before it began (answers are shared by request, and the look read a
-    reused one wherever it fell in the order), not those bought on since."""
+    answered requests of the batches it had bought (:func:`asked_at_look`), not those bought on
+    since (nor, for a look recorded before looks read their batches only, those another run had
+    answered before it began, which such a look read wherever they fell in the order)."""
     found = looked(store, run_id)
     run = store.run_with_id(run_id)
     if found is None or run is None or not continued(store, run_id, found[2]):
@@ -54,9 +54,15 @@ def look_keys(store: Store, run_id: str) -> frozenset[str] | None:
         for k in order
         if k in results
         and results[k].status != "failed"
-        and (k in asked or results[k].finished_at < run.created_at)
+        and (k in asked or _read_beyond(looks) and results[k].finished_at < run.created_at)
     ]
     return frozenset(answered[: looks.last.bought])
+
+
+def _read_beyond(looks: PartLooks) -> bool:
+    """Whether the last look counted another run's answers beyond its batches: one recorded
+    before looks read their batches only (it keeps no ``held``) did."""
+    return looks.last is not None and looks.last.held is None
 
 
 def asked_at_look(order: list[str], looks: PartLooks) -> list[str]:
@@ -72,26 +78,28 @@ def lost_at_look(store: Store, run_id: str) -> list[str]:
     run. Without them again the look's figures would rest on fewer trials than the look says.
 
     The look read ``bought`` answers: those of the batches the run bought, the first share of
-    its purchase order, and any answer of its other requests another run had stored (answers
-    are shared by request, so an earlier run's are reused wherever they fall in the order).
-    How many are gone is ``bought`` less the answers stored by the time the run was decided
-    (one stored since, by a later run, was not read); which are gone, the requests of its
-    batches with no stored outcome now (a failure then was not read, and is stored still). A
-    reused answer gone is counted, but not named where it fell outside those batches: its
-    request was never the run's to ask."""
+    its purchase order. How many are gone is ``bought`` less the answers of those batches
+    stored by the time the run was decided (one stored since, by a later run, was not read);
+    which are gone, the requests of its batches with no stored outcome now (a failure then was
+    not read, and is stored still). A look recorded before looks read their batches only also
+    read any answer another run had stored for its other requests: such a reused answer gone
+    is counted, but not named where it fell outside those batches: its request was never the
+    run's to ask."""
     run = store.run_with_id(run_id)
     looks = run_looks(store, run_id) if run is not None and run.status == "decided" else None
     if run is None or looks is None or looks.last is None:
         return []
     results = store.run_results(run_id)
+    order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
+    asked = asked_at_look(order, looks)
+    counted = results if _read_beyond(looks) else {k: results[k] for k in asked if k in results}
     held = sum(
-        1 for r in results.values() if r.status != "failed" and r.finished_at <= run.updated_at
+        1 for r in counted.values() if r.status != "failed" and r.finished_at <= run.updated_at
     )
     gone = looks.last.bought - held
     if gone <= 0:
         return []
-    order = purchase_order({t.key for t in store.trials(run_id)}, looks.order_seed)
-    return [k for k in asked_at_look(order, looks) if k not in results][:gone]
+    return [k for k in asked if k not in results][:gone]
 
 
 def trials_at_look(store: Store, run_id: str) -> int | None:

@@ -3,7 +3,8 @@
 ``diptych audit run FILE --until-decided`` buys each gated part's design in batches, in a random
 order fixed by the part's seed (every prefix a random part of the design; a resume continues the
 same order), and after each batch records a **look**: the share of the design bought and the
-gated figures as the part's analysis gives them then. The gates are decided on the
+gated figures as the part's analysis gives them on the batches bought by then (answers other
+runs stored for later batches are read when their batch comes). The gates are decided on the
 anytime-valid interval of those looks (:mod:`diptych.core.metrics.uncertainty.sequential`),
 Holm-adjusted across the audit's gates as the fixed design's are, so that looking after every batch
 keeps the stated error; the audit stops when every gate is decided, when its budget is spent, or
@@ -62,13 +63,17 @@ STOP_TEXT: dict[str, str] = {
 @dataclass(frozen=True)
 class Look:
     """One look at a gated part: after batch ``batch``, ``bought`` of the design's ``planned``
-    distinct requests had a stored outcome, and the part's gated figures were ``numbers`` (each
-    as the report carries it, so that its interval can be made again)."""
+    distinct requests in batches 1 to ``batch`` had a stored outcome, and the part's gated
+    figures read on them were ``numbers`` (each as the report carries it, so that its interval
+    can be made again). ``held``: the run's requests with an outcome then, those an unrelated
+    run stored for later batches as well, which the look does not read (None: a look recorded
+    before it was kept, read as ``bought``)."""
 
     batch: int
     bought: int
     planned: int
     numbers: Mapping[str, Mapping[str, Any]]
+    held: int | None = None
 
     @property
     def fraction(self) -> float:
@@ -78,21 +83,31 @@ class Look:
     def complete(self) -> bool:
         return self.bought >= self.planned
 
+    @property
+    def outcomes(self) -> int:
+        """The run's requests with an outcome when the look was taken, read or not."""
+        return self.bought if self.held is None else self.held
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        kept = {
             "batch": self.batch,
             "bought": self.bought,
             "planned": self.planned,
             "numbers": {k: dict(v) for k, v in self.numbers.items()},
         }
+        if self.held is not None:
+            kept["held"] = self.held
+        return kept
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Look:
+        held = data.get("held")
         return cls(
             int(data["batch"]),
             int(data["bought"]),
             int(data["planned"]),
             {str(k): dict(v) for k, v in (data.get("numbers") or {}).items()},
+            int(held) if held is not None else None,
         )
 
 
@@ -127,16 +142,19 @@ class PartLooks:
         return look_text(len(self.looks), self.total, last is not None and last.complete)
 
     def next_batch(self) -> int:
-        """The batch to buy next: the first whose end lies beyond what the last look had bought
-        (the same batch again where a budget or a stop cut it short); ``batches + 1`` once the
-        last batch is bought."""
+        """The batch to buy next: the one after the last look's, or the same batch again where
+        a budget or a stop cut it short (the look read fewer than its batches hold);
+        ``batches + 1`` once the last batch is bought or the design is complete. Read from the
+        look's own batch, never from its count alone: a look recorded before looks read their
+        batches only counted answers other runs stored for later batches, which would skip
+        batches."""
         last = self.last
         if last is None:
             return 1
-        for k in range(1, self.batches + 1):
-            if -(-k * last.planned // self.batches) > last.bought:
-                return k
-        return self.batches + 1
+        if last.complete:
+            return self.batches + 1
+        end = -(-min(last.batch, self.batches) * last.planned // self.batches)
+        return min(last.batch + 1 if last.bought >= end else last.batch, self.batches + 1)
 
     @property
     def total(self) -> int:
