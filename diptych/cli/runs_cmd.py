@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 import typer
 from rich.text import Text
 
+from diptych.cli.audit_show import print_audit, recorded_audit
 from diptych.cli.bundle_cmd import export_bundle
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.context import state
@@ -34,7 +35,7 @@ from diptych.cli.session_refs import exported_runs, named, run_named
 from diptych.cli.session_show import print_session
 from diptych.core.audit.run_status import listed_counts, outcome_line
 from diptych.core.builds import mixed_builds_note
-from diptych.core.errors import UsageError
+from diptych.core.errors import RunNotFoundError, UsageError
 from diptych.core.metrics.uncertainty.ppi.estimate import rests_on
 from diptych.core.plugins import observation_of
 from diptych.core.report import parse_formats
@@ -166,7 +167,14 @@ def register(app: typer.Typer) -> None:
         agent session, by its id or the label 'diptych runs' gives it: its runs and findings."""
         console = Console()
         with state(ctx).open_workspace() as ws:
-            found = named(ws, run_id)
+            try:
+                found = named(ws, run_id)
+            except RunNotFoundError:
+                audit = recorded_audit(ws, run_id)
+                if audit is None:
+                    raise
+                print_audit(ws, audit)  # an audit's id, as 'audit list' prints it
+                return
             if isinstance(found, SessionDetail):  # an agent session's id or label, as listed
                 print_session(console, found)
                 return

@@ -38,6 +38,12 @@ def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_fi
     gate = BOUNDS.search(line)
     assert gate is not None, line
 
+    # The audit's id, as `audit list` prints it, shows its gates as `audit gate` decides them.
+    with Workspace.open(ws) as opened:
+        audit = opened.audits.get("run-pst-text")
+    code, shown = call(capsys, "--store", ws, "show", audit.id)
+    assert code == 0 and line in shown.splitlines(), (line, shown)
+
     code, shown = call(capsys, "--store", ws, "show", run_id)
     row = next(s for s in shown.splitlines() if s.startswith(f"│ {FIGURE} "))
     assert BOUNDS.findall(row) == [gate.groups()], (row, line)

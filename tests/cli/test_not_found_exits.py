@@ -48,7 +48,7 @@ def test_a_wrong_id_exits_2_with_one_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
 
 
-@pytest.mark.parametrize("command", ["show", "report", "resume"])
+@pytest.mark.parametrize("command", ["report", "resume"])
 def test_an_audits_id_where_a_run_is_asked_for_points_at_the_audit_commands(
     workspace: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
@@ -67,4 +67,25 @@ def test_an_audits_id_where_a_run_is_asked_for_points_at_the_audit_commands(
         f"error: '{audit}' is a recorded audit, not a run: 'diptych audit gate {audit}' decides "
         f"its gates, 'diptych audit list' shows the audits; its runs: {run} (give one)"
     )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
+
+
+def test_show_takes_an_audits_id_as_every_listing_prints_it(
+    workspace: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ids printed anywhere are taken everywhere: `audit list` and the terminal app print an
+    # audit's id, and `show` shows that audit (a unique start of its id too).
+    audit = "smollm2-offline-5c366747d6"
+    with Workspace.open(workspace) as ws:
+        (run,) = [r.run.id for r in ws.runs.list()]
+        ws.audits.begin(audit, "smollm2-offline", "0" * 64, "audit.yaml", "name: x\n")
+        ws.audits.save_part(audit, PartRecord(0, "text", "probe", run, "complete", 0.0))
+        ws.audits.finish(audit, "complete")
+    for ref in (audit, audit[:20]):
+        code, out = call(capsys, "--store", workspace, "show", ref)
+        assert code == 0, out
+        said = out.splitlines()
+        assert said[0] == f"audit {audit} (smollm2-offline)  status complete", out
+        assert said[1] == f"file audit.yaml  sha256 {'0' * 12}", out
+        assert said[2] == f"part text: run {run}, complete", out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]

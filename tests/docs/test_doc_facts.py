@@ -206,3 +206,23 @@ def test_the_marks_the_manual_names_are_the_ones_the_code_prints() -> None:
                 wrong.append(f"{page.relative_to(ROOT)}: {sentence[:120]}")
     assert not wrong, f"marks other than the code's {said}:\n" + "\n".join(wrong)
     assert all(said.values()), said
+
+
+def _demo_recipe() -> list[str]:
+    """The demo target's recipe lines, continuation lines joined."""
+    block = MAKEFILE[MAKEFILE.index("\ndemo:") + 1 :].split("\n\n")[0]
+    return block.replace("\\\n", " ").splitlines()[1:]
+
+
+def test_the_demo_ends_by_naming_the_workspace_it_stored_its_run_in() -> None:
+    """``make demo`` stores its run away from the default ``./.diptych``: the last thing it
+    prints names that workspace, with a command that reads it, or a newcomer's ``diptych runs``
+    finds nothing."""
+    recipe = _demo_recipe()
+    stored = re.search(r"diptych --store (\S+) run ", recipe[0])
+    assert stored, recipe[0]
+    said = [line for line in recipe if line.lstrip().startswith("@echo")]
+    assert said, "the demo prints nothing after its report"
+    commands = re.findall(r"diptych --store (\S+) (\w+)", said[-1])
+    assert commands and {store for store, _ in commands} == {stored.group(1)}, said[-1]
+    assert {command for _, command in commands} <= {"runs", "show", "report", "tui"}

@@ -22,7 +22,9 @@ from diptych.core.report.formatting import (
     counted,
     dollars,
     figure_text,
+    interval,
     no_interval,
+    observations,
     sample_size,
     why_no_interval,
 )
@@ -84,6 +86,11 @@ class Context:
     what: str
     values: dict[str, float] = field(default_factory=dict)
     statement: str = ""
+    #: Our figure's interval (or why it has none) and what its n counts, as the table of
+    #: figures gives them: "[0.18, 15.7] over 160 prompts".
+    spread: str = ""
+    #: Why our figure is a quick look, not a finding (:func:`quick_look`); "" otherwise.
+    quick: str = ""
 
     @property
     def sentence(self) -> str:
@@ -97,7 +104,11 @@ class Context:
             said = f"{who} measured {listed}: {self.what}"
         else:
             said = f"{who} found {self.what} {self.statement}"
-        ours = figure_text(self.ours)
+        # Our figure with what it rests on, so that a value from a few prompts is never read
+        # against a paper's as if it were a measurement of the same weight.
+        ours = figure_text(self.ours) + (f" {self.spread}" if self.spread else "")
+        if self.quick:
+            ours += f"; a quick look, not a finding: {self.quick}"
         return f"This run: {ours}. {said}, on {self.measured_on} ({self.where})."
 
     def to_dict(self) -> dict[str, Any]:
@@ -468,6 +479,10 @@ def published_context(audit: Audit) -> list[Context]:
                 if _NOT_HEADLINE.search(name) and "refusal" not in entry.match:
                     continue
                 source = data.sources.get(entry.source)
+                spread = interval(number)
+                if spread == "—":
+                    spread = no_interval(number) or "no interval"
+                rests = observations(number, part.observation)
                 out.append(
                     Context(
                         run=part.id,
@@ -480,6 +495,8 @@ def published_context(audit: Audit) -> list[Context]:
                         what=entry.figure,
                         values=dict(entry.values),
                         statement=entry.statement,
+                        spread=f"{spread} over {rests}" if rests else spread,
+                        quick=quick_look(number),
                     )
                 )
     return out

@@ -201,10 +201,18 @@ def test_the_pst_papers_values_stand_beside_ours_as_context(audit: Any, written:
     text = {c["figure"]: c for c in by_run[audit.runs[0]]}
     assert text[STS]["values"] == {"DALL-E 3": 47.38}
     assert text["STS single (expected from P(he), P(she))"]["values"] == {"DALL-E 3": 10.0}
-    # Ours first, then who measured which model at what, in plain words.
+    # Ours first, with its interval, its n and, on 2 identities a side, that it is a quick
+    # look; then who measured which model at what, in plain words.
+    number = data["runs"][0]["result"]["numbers"][STS]
     ours = figure_text(text[STS]["ours"])
+    low, high = figure_text(number["ci_low"]), figure_text(number["ci_high"])
+    units = number["units"]
+    assert (units["masculine identity"], units["feminine identity"], number["n"]) == (2, 20, 160)
     assert text[STS]["sentence"] == (
-        f"This run: {ours}. Wan and Chang (2024) measured DALL-E 3 at 47.4: overall STS, paired "
+        f"This run: {ours} [{low}, {high}] over 160 prompts; a quick look, not a finding: its "
+        "interval rests on 2 masculine and 20 feminine identities, too few to decide anything; a "
+        "finding needs at least 4 a side. "
+        "Wan and Chang (2024) measured DALL-E 3 at 47.4: overall STS, paired "
         "setting, gendered occupations, on images of DALL-E 3 whose perceived gender people "
         "labelled (Table 2)."
     )
