@@ -71,7 +71,7 @@ def test_their_install_stops_on_an_unfilled_url_and_says_what_to_fill(tmp_path: 
     pip.write_text(f"#!/bin/sh\ntouch {called}\n", encoding="utf-8")
     pip.chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DIPTYCH_GIT": ""}
-    github = [s["run"] for s in GITHUB["jobs"]["audit"]["steps"] if "pip install" in s.get("run", "")]
+    github = [c for c in dict(_commands())["github"] if "pip install" in c]
     gitlab = GITLAB["script"][: 1 + next(i for i, c in enumerate(GITLAB["script"]) if "pip" in c)]
     for where, script in (("github", github[0]), ("gitlab", "\n".join(gitlab))):
         done = subprocess.run(
