@@ -280,6 +280,20 @@ async def open_standings(pilot: Pilot[Any], *, ranked: bool = True, runs: int = 
     return screen
 
 
+async def next_figure(pilot: Pilot[Any], screen: Any, figure: str) -> None:
+    """``f`` on the Standings screen, and its tables ranked on ``figure`` (the start of the
+    figure's name) laid out."""
+    await pilot.press("f")
+    await wait_for(
+        pilot,
+        lambda: (
+            screen.standings is not None and screen.standings.tables[0].figure.startswith(figure)
+        ),
+        figure,
+    )
+    await settle(pilot)
+
+
 # --- every class of defect at once (surface.py, surface_keys.py) -----------------------------
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
