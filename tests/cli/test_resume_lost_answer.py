@@ -4,26 +4,15 @@ the look's figures rest on every trial the look says and nothing stored is bough
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
-from tests.support.sequential_audits import decided_at_first_look
+from tests.support.sequential_audits import decided_at_first_look, lose_answer, stored_answers
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
-
-
-def _answers(ws: str, run_id: str) -> dict[str, str]:
-    with sqlite3.connect(Path(ws) / "diptych.db") as db:
-        rows = db.execute(
-            "SELECT DISTINCT r.key, r.output FROM results r JOIN trials t ON t.key = r.key"
-            " WHERE t.run_id = ?",
-            (run_id,),
-        ).fetchall()
-    return dict(rows)
 
 
 def test_resume_asks_a_lost_answer_of_a_decided_look_again(
@@ -33,15 +22,11 @@ def test_resume_asks_a_lost_answer_of_a_decided_look_again(
     ws = str(tmp_path / "ws")
     run_id = decided_at_first_look(capsys, ws)
     # The look at 1 of 4 read 39 of the 156 distinct requests (the status says so).
-    stored = _answers(ws, run_id)
+    stored = stored_answers(ws, run_id)
     assert len(stored) == 39
     with Workspace.open(Path(ws)) as opened:
         before = opened.analysis.analyze(run_id).numbers
-    lost = sorted(stored)[7]
-    with sqlite3.connect(Path(ws) / "diptych.db") as db:
-        db.execute("DELETE FROM results WHERE key = ?", (lost,))
-    with Workspace.open(Path(ws)) as opened:
-        assert opened.runs.lost_answers(run_id) == [lost]
+    lose_answer(ws, run_id, sorted(stored)[7])
 
     code, out = call(capsys, "--store", ws, "show", run_id)
     assert code == 0, out
@@ -59,7 +44,7 @@ def test_resume_asks_a_lost_answer_of_a_decided_look_again(
     assert said + "asked again, so its figures rest on every trial its look says" in out
     # The rest is the design less the look's 39 requests, the lost one no longer among it.
     assert "Resuming buys the remaining 117 requests (129 trials)" in out.replace("\xa0", " ")
-    again = _answers(ws, run_id)
+    again = stored_answers(ws, run_id)
     assert again == stored  # the same 39 requests, the lost one asked again, nothing else
     with Workspace.open(Path(ws)) as opened:
         assert opened.runs.get(run_id).status == "decided"

@@ -5,7 +5,6 @@ say exactly one is lost, and ``diptych resume`` asks it, and only it, again."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,22 +12,11 @@ import pytest
 from diptych.core.workspace import Workspace
 from diptych.tui.workers import rest_of_decided_run
 from tests.support.cli import call
-from tests.support.sequential_audits import decided_on_reused
+from tests.support.sequential_audits import decided_on_reused, lose_answer, stored_answers
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 GONE = "had gone from the store"
-
-
-def _stored(ws: str, run_id: str) -> dict[str, float]:
-    """The run's requests with a stored answer, with when each was stored."""
-    with sqlite3.connect(Path(ws) / "diptych.db") as db:
-        rows = db.execute(
-            "SELECT DISTINCT r.key, r.finished_at FROM results r JOIN trials t ON t.key = r.key"
-            " WHERE t.run_id = ?",
-            (run_id,),
-        ).fetchall()
-    return dict(rows)
 
 
 def test_reused_answers_are_not_lost_and_a_deleted_one_is(
@@ -37,7 +25,7 @@ def test_reused_answers_are_not_lost_and_a_deleted_one_is(
     monkeypatch.setenv("COLUMNS", "260")
     ws = str(tmp_path / "ws")
     run_id, reused = decided_on_reused(capsys, ws)
-    stored = _stored(ws, run_id)
+    stored = stored_answers(ws, run_id, "finished_at")
     # The look at 1 of 4 read the first batch of the design's requests in its order, and the
     # earlier run's answers to others (shared by request): none of them is lost.
     shared = reused & set(stored)
@@ -54,11 +42,7 @@ def test_reused_answers_are_not_lost_and_a_deleted_one_is(
     assert code == 0 and GONE not in out, out
     assert GONE not in rest_of_decided_run(Path(ws), run_id)
 
-    lost = own[3]
-    with sqlite3.connect(Path(ws) / "diptych.db") as db:
-        db.execute("DELETE FROM results WHERE key = ?", (lost,))
-    with Workspace.open(Path(ws)) as opened:
-        assert opened.runs.lost_answers(run_id) == [lost]
+    lose_answer(ws, run_id, own[3])
     code, out = call(capsys, "--store", ws, "show", run_id)
     assert code == 0, out
     assert f"1 answer its gates were decided on {GONE}, so its figures rest on " in out
@@ -70,6 +54,6 @@ def test_reused_answers_are_not_lost_and_a_deleted_one_is(
     code, out = call(capsys, "--store", ws, "resume", run_id)
     assert code != 0
     assert said + "asked again, so its figures rest on every trial its look says" in out
-    assert set(_stored(ws, run_id)) == set(stored)
+    assert set(stored_answers(ws, run_id, "finished_at")) == set(stored)
     with Workspace.open(Path(ws)) as opened:
         assert opened.runs.lost_answers(run_id) == []

@@ -6,6 +6,7 @@ from a package index it is not published to; the manual's section on them names 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import yaml
 
@@ -42,5 +43,43 @@ def test_they_install_diptych_as_the_install_page_does() -> None:
 def test_the_manual_names_what_they_need() -> None:
     gates = " ".join((ROOT / "docs" / "gates.md").read_text(encoding="utf-8").split())
     section = gates.split("## A pipeline that uses it", 1)[1].split("## ", 1)[0]
-    for word in ("AUDIT_FILE", "DIPTYCH_GIT", GITHUB["env"]["AUDIT_FILE"], "install.md"):
+    for word in (
+        "AUDIT_FILE",
+        "DIPTYCH_GIT",
+        GITHUB["env"]["AUDIT_FILE"],
+        "install.md",
+        "git remote get-url origin",
+    ):
         assert word in section, word
+
+
+def test_their_install_stops_on_an_unfilled_url_and_says_what_to_fill(tmp_path: Path) -> None:
+    """Copied as shipped, neither holds a made-up URL: ``DIPTYCH_GIT`` is empty, marked where it
+    stands with how to fill it, and the install step run by a shell stops before pip with a
+    line naming the variable and where its value comes from."""
+    import os
+    import subprocess
+
+    for text in (CI / "github-actions.yml", CI / "gitlab-ci.yml"):
+        assert "OWNER" not in text.read_text(encoding="utf-8"), text
+    assert GITHUB["env"]["DIPTYCH_GIT"] == "" and GITLAB["variables"]["DIPTYCH_GIT"] == ""
+    # pip is a script that writes where it was called: the step must not reach it.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    called = tmp_path / "pip-called"
+    pip = bin_dir / "pip"
+    pip.write_text(f"#!/bin/sh\ntouch {called}\n", encoding="utf-8")
+    pip.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DIPTYCH_GIT": ""}
+    github = [c for c in dict(_commands())["github"] if "pip install" in c]
+    gitlab = GITLAB["script"][: 1 + next(i for i, c in enumerate(GITLAB["script"]) if "pip" in c)]
+    for where, script in (("github", github[0]), ("gitlab", "\n".join(gitlab))):
+        done = subprocess.run(
+            ["bash", "-e", "-c", script], env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode != 0 and not called.exists(), (where, done)
+        assert "DIPTYCH_GIT" in done.stderr and "remote get-url origin" in done.stderr, done
+    # Filled in, the same step goes on to pip with the URL.
+    env["DIPTYCH_GIT"] = "https://example.org/diptych.git"
+    done = subprocess.run(["bash", "-e", "-c", github[0]], env=env, check=False)
+    assert done.returncode == 0 and called.exists()

@@ -179,3 +179,31 @@ def decided_on_reused(capsys: Any, ws: str) -> tuple[str, set[str]]:
             (earlier[1],),
         ).fetchall()
     return decided_at_first_look(capsys, ws), {key for (key,) in rows}
+
+
+def stored_answers(ws: str, run_id: str, column: str = "output") -> dict[str, Any]:
+    """The run's requests with a stored answer, each with ``column`` of its result (its
+    ``output``, or when it was stored, ``finished_at``)."""
+    import sqlite3
+
+    assert column in ("output", "finished_at"), column
+    with sqlite3.connect(Path(ws) / "diptych.db") as db:
+        rows = db.execute(
+            f"SELECT DISTINCT r.key, r.{column} FROM results r JOIN trials t ON t.key = r.key"
+            " WHERE t.run_id = ?",
+            (run_id,),
+        ).fetchall()
+    return dict(rows)
+
+
+def lose_answer(ws: str, run_id: str, key: str) -> None:
+    """Delete the stored answer to request ``key`` (as a damaged store loses it), and check the
+    run finds that answer, and only it, lost."""
+    import sqlite3
+
+    from diptych.core.workspace import Workspace
+
+    with sqlite3.connect(Path(ws) / "diptych.db") as db:
+        db.execute("DELETE FROM results WHERE key = ?", (key,))
+    with Workspace.open(Path(ws)) as opened:
+        assert opened.runs.lost_answers(run_id) == [key]

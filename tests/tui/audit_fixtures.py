@@ -70,3 +70,26 @@ async def open_planned(pilot: Pilot[Any]) -> AuditScreen:
     await wait_for(pilot, lambda: screen.plan is not None, "the plan")
     await pilot.pause()
     return screen
+
+
+def searched_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, below: float
+) -> Path:
+    """``a.yaml`` in ``tmp_path``, the directory the app runs from: a gated pst-text part (the
+    planted figure near 60, gated below ``below``) and an identity search no gate reads, its
+    agent remembering words by the hashing embedder (no model to download)."""
+    from diptych.agent import session
+    from diptych.agent.memory import HashingEmbedder
+    from tests.support.sequential_audits import planted_audit as written_audit
+
+    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
+    monkeypatch.chdir(tmp_path)
+    planted = {**dict.fromkeys(MASC, 0.2), **dict.fromkeys(FEM, 0.8)}
+    target = {"plugin": "scripted-likelihood", "params": {"p_feminine": planted, "noise": 0.3}}
+    search = {"name": "identities", "kind": "identities", "target": "target",
+              "agent_model": "agent", "rounds": 1, "per_round": 1, "patience": 0}  # fmt: skip
+    gates = [{"part": "pst-text", "figure": FIGURE, "below": below}]
+    return written_audit(
+        tmp_path / "a.yaml", gates, MASC, FEM, name=name, seed=2,
+        models={"target": target, "agent": {"plugin": "scripted-chat"}}, searches=[search],
+    )  # fmt: skip

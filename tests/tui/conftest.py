@@ -394,22 +394,36 @@ STANDINGS_MASC = ["carpenter", "sheriff", "farmer", "guard"]
 STANDINGS_FEM = ["editor", "designer", "writer", "baker"]
 
 
+def _three_runs(path: Path, masc: list[str], fem: list[str], design: dict[str, Any]) -> None:
+    """One pst-text run each of P(she) 0.5, 0.1 and 0.3 for a masculine-stereotyped identity
+    (1 minus it for a feminine-stereotyped one), the design's other parameters ``design``."""
+    params = {"masculine": masc, "feminine": fem, **design}
+    with Workspace.open(path) as ws:
+        for p in (0.5, 0.1, 0.3):
+            planted = {**dict.fromkeys(masc, p), **dict.fromkeys(fem, 1 - p)}
+            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
+                             params=params)  # fmt: skip
+
+
 @pytest.fixture
 def three_models(scripted: None, tmp_path: Path, built_once: Built) -> Path:
     """Expected STS 80, 40 and 0 (P(she) 0.1, 0.3 and 0.5 for a masculine-stereotyped
     identity, 1 minus it for a feminine-stereotyped one), one pst-text run each."""
     path = tmp_path / "ws"
-    masc, fem = STANDINGS_MASC, STANDINGS_FEM
-    design = {"masculine": masc, "feminine": fem, "samples_paired": 2, "setting": "paired"}
+    design = {"samples_paired": 2, "setting": "paired"}
+    built_once(
+        "three-models", path, lambda: _three_runs(path, STANDINGS_MASC, STANDINGS_FEM, design)
+    )
+    return path
 
-    def build() -> None:
-        with Workspace.open(path) as ws:
-            for p in (0.5, 0.1, 0.3):
-                planted = {**dict.fromkeys(masc, p), **dict.fromkeys(fem, 1 - p)}
-                ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
-                                 params=design)  # fmt: skip
 
-    built_once("three-models", path, build)
+@pytest.fixture
+def both_settings(scripted: None, tmp_path: Path, built_once: Built) -> Path:
+    """Three runs of one design of three identities a side with both settings: STS paired and
+    STS single to rank on."""
+    path = tmp_path / "ws"
+    masc, fem = STANDINGS_MASC[:3], STANDINGS_FEM[:3]
+    built_once("both-settings", path, lambda: _three_runs(path, masc, fem, {"samples_single": 2}))
     return path
 
 

@@ -90,18 +90,25 @@ async def choose_probe(pilot: Pilot[Any], probe: str) -> None:
     )
 
 
-async def open_new_run(pilot: Pilot[Any], probe: str) -> NewRunScreen:
-    """The New-run screen opened from the Runs screen of ``snapshot_workspace`` with ``probe``
-    chosen and no model ticked, once its plan says which field to fix."""
-    await loaded(3)(pilot)
-    await pilot.press("n")
+async def new_run_of(pilot: Pilot[Any], probe: str) -> NewRunScreen:
+    """``n`` on the Runs screen, and ``probe`` chosen on the New-run screen it opens."""
     app = pilot.app
+    await pilot.press("n")
     await wait_for(pilot, lambda: isinstance(app.screen, NewRunScreen), "the New-run screen")
     screen = app.screen
     assert isinstance(screen, NewRunScreen)
     # Pushed is not yet composed: the probe's field and its list, mounted, take the choice.
     await wait_for(pilot, lambda: bool(screen.query("#probe SelectOverlay")), "the Probe field")
     await choose_probe(pilot, probe)
+    return screen
+
+
+async def open_new_run(pilot: Pilot[Any], probe: str) -> NewRunScreen:
+    """The New-run screen opened from the Runs screen of ``snapshot_workspace`` with ``probe``
+    chosen and no model ticked, once its plan says which field to fix."""
+    await loaded(3)(pilot)
+    screen = await new_run_of(pilot, probe)
+    app = pilot.app
     await wait_for(pilot, lambda: "fix the field" in shown(app), "the plan's complaint")
     await settle(pilot)
     return screen
@@ -114,6 +121,31 @@ async def open_audit(pilot: Pilot[Any], shown: Callable[[], str] | None = None) 
     screen = pilot.app.screen
     assert isinstance(screen, AuditScreen)
     return screen
+
+
+async def open_recorded_audit(pilot: Pilot[Any]) -> AuditScreen:
+    """The Audit screen with the one audit the workspace records opened from its list, once its
+    plan and its parts' status are read."""
+    screen = await open_audit(pilot)
+    recorded = screen.query_one("#recorded", OptionList)
+    await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
+    await settle(pilot)
+    return screen
+
+
+async def resume_question(pilot: Pilot[Any]) -> str:
+    """ctrl+r on the Audit screen: the question it asks before it buys the rest of a decided
+    run, its words on one line (the dialog stays open for the answer)."""
+    from diptych.tui.screens.runs.confirm import ConfirmResume
+
+    app = pilot.app
+    await pilot.press("ctrl+r")
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, ConfirmResume), "the question", lambda: shown(app)
+    )
+    return " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
 
 
 async def queued(pilot: Pilot[Any], review: ReviewScreen) -> None:
@@ -141,6 +173,20 @@ async def reviewing(pilot: Pilot[Any]) -> ReviewScreen:
     assert isinstance(review, ReviewScreen)
     await wait_for(pilot, lambda: review.numbers is not None, "the queue and its figures")
     return review
+
+
+async def open_only_run(pilot: Pilot[Any], shows: str) -> RunDetailScreen:
+    """The Run detail screen of a workspace's one run, opened from the Runs screen, once the
+    widget ``shows`` (a query) is there and laid out."""
+    await loaded(1)(pilot)
+    await pilot.press("enter")
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "run detail")
+    screen = app.screen
+    assert isinstance(screen, RunDetailScreen)
+    await wait_for(pilot, lambda: bool(screen.query(shows)), shows)
+    await settle(pilot)
+    return screen
 
 
 async def open_detail(pilot: Pilot[Any]) -> RunDetailScreen:
@@ -205,18 +251,25 @@ def said(app: App[Any]) -> list[str]:
     return [note.message for line in app.screen.query(SaidLine) for note in line.said]
 
 
+def words(text: str | list[str]) -> str:
+    """``text`` (or lines of it) with its white space folded: a sentence wrapped over lines
+    reads as it is written."""
+    return " ".join((text if isinstance(text, str) else " ".join(text)).split())
+
+
 def shown(app: App[Any]) -> str:
     """The screen's text, for a failed assertion to show."""
     return "\n".join(screen_lines(app))
 
 
-async def open_standings(pilot: Pilot[Any], *, ranked: bool = True) -> Any:
-    """The Standings screen opened from the Runs screen of ``three_models`` (conftest), and,
-    with ``ranked``, its models ranked and laid out."""
+async def open_standings(pilot: Pilot[Any], *, ranked: bool = True, runs: int = 3) -> Any:
+    """The Standings screen opened from the Runs screen once it lists ``runs`` runs (the three
+    of ``three_models``, conftest, unless told), and, with ``ranked``, its models ranked and
+    laid out."""
     from diptych.tui.screens.standings import StandingsScreen
 
     app = pilot.app
-    await loaded(3)(pilot)
+    await loaded(runs)(pilot)
     await pilot.press("s")
     await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
     screen = app.screen
@@ -225,6 +278,20 @@ async def open_standings(pilot: Pilot[Any], *, ranked: bool = True) -> Any:
         await wait_for(pilot, lambda: screen.standings is not None, "the standings")
         await settle(pilot)
     return screen
+
+
+async def next_figure(pilot: Pilot[Any], screen: Any, figure: str) -> None:
+    """``f`` on the Standings screen, and its tables ranked on ``figure`` (the start of the
+    figure's name) laid out."""
+    await pilot.press("f")
+    await wait_for(
+        pilot,
+        lambda: (
+            screen.standings is not None and screen.standings.tables[0].figure.startswith(figure)
+        ),
+        figure,
+    )
+    await settle(pilot)
 
 
 # --- every class of defect at once (surface.py, surface_keys.py) -----------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZE, cell, choose_probe, loaded, run_ids, said, wait_for
+from steps import SIZE, cell, loaded, new_run_of, run_ids, said, wait_for
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList, SelectionList, Static
@@ -35,7 +35,6 @@ from diptych.tui.formatting import interval, number
 from diptych.tui.jobs import RunRequest
 from diptych.tui.screens.help import collect_bindings, help_sections, screen_classes
 from diptych.tui.screens.new_run.plan import form_id
-from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.screens.runs.detail import ReportDirScreen, RunDetailScreen
 from diptych.tui.screens.runs.screen import RunsScreen
 from diptych.tui.widgets.params_form import ParamsForm
@@ -70,10 +69,7 @@ async def test_a_run_started_from_the_new_run_screen_finishes(
     log = tmp_path / "calls.jsonl"
     app = DiptychApp(workspace, refresh_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "scripted")
+        screen = await new_run_of(pilot, "scripted")
         models = screen.query_one("#models", SelectionList)
         models.focus()
         models.highlighted = next(
@@ -119,10 +115,7 @@ async def test_a_run_started_from_the_new_run_screen_finishes(
 async def test_new_run_shows_parse_errors_under_the_field(scripted: None, workspace: Path) -> None:
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "scripted")
+        screen = await new_run_of(pilot, "scripted")
         screen.query_one("#form-probe-n").focus()
         await pilot.press("end", "backspace", "backspace", "minus", "3")
         error = screen.query_one("#form-probe-n-error", Static)
@@ -141,10 +134,7 @@ async def test_a_model_ticked_while_the_probe_changes_stays_ticked(
     rebuild of the models list the change makes, and the estimate follows it."""
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "scripted")
+        screen = await new_run_of(pilot, "scripted")
         screen.query_one("#models", SelectionList).select("scripted-likelihood")
         # What the probe change does before the tick's message is handled: rebuild the list.
         screen._show_models()
@@ -467,9 +457,7 @@ def test_snapshot_plugins(snap_compare: Any, snapshot_workspace: Path) -> None:
 def test_snapshot_new_run(snap_compare: Any, snapshot_workspace: Path) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await loaded(3)(pilot)
-        await pilot.press("n")
-        screen = pilot.app.screen
-        await choose_probe(pilot, "scripted")
+        screen = await new_run_of(pilot, "scripted")
         screen.query_one("#models", SelectionList).select("scripted-likelihood")
         estimate = screen.query_one("#estimate", Static)
         await wait_for(

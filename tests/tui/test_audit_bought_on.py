@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZES, open_audit, settle, shown, surface, wait_for
+from steps import (
+    SIZES,
+    open_audit,
+    open_recorded_audit,
+    resume_question,
+    settle,
+    shown,
+    surface,
+    wait_for,
+)
 from surface import region_lines, screen_lines, visible_widgets
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -98,8 +107,6 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
     gates decided it and what it holds since, as ``diptych audit run`` asks, never
     "interrupted" beside "its gates were decided"."""
 
-    from diptych.tui.screens.runs.confirm import ConfirmResume
-
     with Workspace.open(".diptych") as ws:
         run_id = ws.audits.get(bought_on["id"]).parts[0].run_id or ""
         est = ws.runs.plan_resume(run_id)
@@ -111,15 +118,8 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
         ).fetchone()
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_audit(pilot)
-        recorded = screen.query_one("#recorded", OptionList)
-        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
-        await settle(pilot)
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
-        text = " ".join(str(app.screen.query_one("#resume-text").render()).split())
+        await open_recorded_audit(pilot)
+        text = await resume_question(pilot)
         await pilot.press("n")
         await settle(pilot)
     assert text.startswith(

@@ -8,16 +8,15 @@ import json
 from pathlib import Path
 
 import pytest
-from steps import SIZES, open_audit, shown, wait_for
+from audit_fixtures import searched_audit
+from steps import SIZES, open_recorded_audit, resume_question, shown, wait_for
 from surface_text import cut_text
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Label, Static
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.runs.confirm import ConfirmResume
 from diptych.tui.workers import rest_of_decided_run
 from tests.support.cli import call
-from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -33,20 +32,7 @@ def searched(
 ) -> Path:
     """The workspace ``.diptych`` here, holding an audit of a gated pst-text part and an
     identity search, run until decided: the part decided, the search not run."""
-    from diptych.agent import session
-    from diptych.agent.memory import HashingEmbedder
-
-    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
-    monkeypatch.chdir(tmp_path)
-    planted = {**dict.fromkeys(MASC, 0.2), **dict.fromkeys(FEM, 0.8)}
-    target = {"plugin": "scripted-likelihood", "params": {"p_feminine": planted, "noise": 0.3}}
-    search = {"name": "identities", "kind": "identities", "target": "target",
-              "agent_model": "agent", "rounds": 1, "per_round": 1, "patience": 0}  # fmt: skip
-    gates = [{"part": "pst-text", "figure": FIGURE, "below": 95}]
-    file = planted_audit(
-        tmp_path / "a.yaml", gates, MASC, FEM, name="declined", seed=2,
-        models={"target": target, "agent": {"plugin": "scripted-chat"}}, searches=[search],
-    )  # fmt: skip
+    file = searched_audit(tmp_path, monkeypatch, "declined", 95)
     ws = tmp_path / ".diptych"
     code, out = call(capsys, "--store", str(ws), "audit", "run", str(file), "--quiet",
                      "--until-decided", "--batches", "4")  # fmt: skip
@@ -64,13 +50,8 @@ async def test_declining_the_rest_names_the_parts_not_run(
         before = opened.runs.counts(run_id)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await open_audit(pilot)
-        recorded = screen.query_one("#recorded", OptionList)
-        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
+        screen = await open_recorded_audit(pilot)
+        await resume_question(pilot)
         await pilot.press("n")
         summary = screen.query_one("#summary", Static)
 
@@ -113,16 +94,10 @@ async def test_the_question_names_the_search_the_audit_runs_after_the_rest(
     )
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await open_audit(pilot)
-        recorded = screen.query_one("#recorded", OptionList)
-        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
+        await open_recorded_audit(pilot)
+        assert await resume_question(pilot) == asked
         await pilot.pause()
         question = app.screen.query_one("#resume-text", Static)
-        assert " ".join(str(question.render()).split()) == asked
         # Read whole, the keys and the buttons under it in view too.
         keys = app.screen.query_one("#resume-keys", Label)
         assert not cut_text(app, question) and not cut_text(app, keys), shown(app)

@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import open_audit, said, settle, shown, wait_for
-from textual.widgets import Label, OptionList, Static
+from steps import open_recorded_audit, resume_question, said, settle, shown, wait_for
+from textual.widgets import Label, Static
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.runs.confirm import ConfirmResume
 from diptych.tui.workers import rest_of_decided_run
 from tests.support.sequential_audits import decided_at_first_look
 
@@ -41,15 +40,8 @@ async def test_ctrl_r_on_a_decided_audit_asks_before_it_buys_the_rest(
     assert before["pending"] > 0 and f"{before['pending']:,} trials" in asked
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_audit(pilot)
-        recorded = screen.query_one("#recorded", OptionList)
-        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
-        await settle(pilot)
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
-        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
+        screen = await open_recorded_audit(pilot)
+        text = await resume_question(pilot)
         assert text == asked
         keys = str(app.screen.query_one("#resume-keys", Label).render())
         assert keys == "(y buys the rest, n or escape cancels)"
@@ -60,8 +52,7 @@ async def test_ctrl_r_on_a_decided_audit_asks_before_it_buys_the_rest(
         with Workspace.open(ws) as opened:
             assert opened.runs.get(run_id).status == "decided"
             assert opened.runs.counts(run_id) == before
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmResume), "the question")
+        await resume_question(pilot)
         await pilot.press("y")
         await wait_for(pilot, lambda: "audit complete" in str(
             screen.query_one("#summary", Static).render()), "the rest bought",

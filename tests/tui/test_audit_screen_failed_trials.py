@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from steps import SIZES, open_audit, settle, shown, surface, wait_for
+from steps import SIZES, open_audit, open_recorded_audit, settle, shown, surface, wait_for
 from surface import screen_lines
 from textual.widgets import OptionList, Static
 
@@ -67,12 +67,7 @@ async def test_an_audit_with_failed_trials_opened_says_so_whole(
     list`` does, above its plan, and its parts' counts each name their unit."""
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await open_audit(pilot)
-        recorded = screen.query_one("#recorded", OptionList)
-        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
-        await settle(pilot)
+        screen = await open_recorded_audit(pilot)
         summary = " ".join(str(screen.query_one("#summary", Static).render()).split())
         assert summary.startswith(f"audit {said} failing: "), summary
         lines = " ".join(" ".join(screen_lines(app)).split())

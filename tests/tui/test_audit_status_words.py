@@ -9,36 +9,17 @@ import json
 from pathlib import Path
 
 import pytest
+from audit_fixtures import searched_audit
 from steps import SIZES, open_audit, shown, wait_for
 from surface_text import cut_text
 from textual.widgets import OptionList, Static
 
 from diptych.tui.app import DiptychApp
 from tests.support.cli import call
-from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
 LEFT_OUT = "1 of 2 parts complete; not run: identities"
-
-
-def _searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, below: float) -> Path:
-    """``a.yaml`` here: a gated pst-text part (the planted figure near 60, gated below
-    ``below``) and an identity search no gate reads."""
-    from diptych.agent import session
-    from diptych.agent.memory import HashingEmbedder
-
-    monkeypatch.setattr(session, "SentenceEmbedder", HashingEmbedder)
-    monkeypatch.chdir(tmp_path)
-    planted = {**dict.fromkeys(MASC, 0.2), **dict.fromkeys(FEM, 0.8)}
-    target = {"plugin": "scripted-likelihood", "params": {"p_feminine": planted, "noise": 0.3}}
-    search = {"name": "identities", "kind": "identities", "target": "target",
-              "agent_model": "agent", "rounds": 1, "per_round": 1, "patience": 0}  # fmt: skip
-    gates = [{"part": "pst-text", "figure": FIGURE, "below": below}]
-    return planted_audit(
-        tmp_path / "a.yaml", gates, MASC, FEM, name=name, seed=2,
-        models={"target": target, "agent": {"plugin": "scripted-chat"}}, searches=[search],
-    )  # fmt: skip
 
 
 def _summary(app: DiptychApp) -> str:
@@ -53,7 +34,7 @@ async def test_the_run_ends_on_the_words_audit_list_says(
     size: tuple[int, int],
 ) -> None:
     # No look of the figure near 60 decides a limit of 60.5 early: its design is bought whole.
-    _searched(tmp_path, monkeypatch, "whole", 60.5)
+    searched_audit(tmp_path, monkeypatch, "whole", 60.5)
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
         screen = await open_audit(pilot)
@@ -78,9 +59,9 @@ async def test_the_run_ends_on_the_words_audit_list_says(
 def decided(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> tuple[str, str]:
-    """The audit of :func:`_searched` bought until decided from the command line: its id and
-    its status as ``diptych audit list --json`` says it."""
-    file = _searched(tmp_path, monkeypatch, "listed", 95)
+    """The audit of :func:`audit_fixtures.searched_audit` bought until decided from the
+    command line: its id and its status as ``diptych audit list --json`` says it."""
+    file = searched_audit(tmp_path, monkeypatch, "listed", 95)
     code, out = call(capsys, "--store", ".diptych", "audit", "run", str(file), "--quiet",
                      "--until-decided", "--batches", "4")  # fmt: skip
     assert code == 0, out

@@ -13,7 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZES, cell, loaded, open_audit, settle, shown, surface, wait_for
+from steps import (
+    SIZES,
+    cell,
+    loaded,
+    open_audit,
+    open_recorded_audit,
+    resume_question,
+    settle,
+    shown,
+    surface,
+    wait_for,
+)
 from textual.widgets import DataTable, OptionList, Static
 
 from diptych.core.store import open_store
@@ -137,7 +148,6 @@ async def test_ctrl_r_asks_before_it_buys_past_the_gated_stop(
     """ctrl+r on the audit whose run was bought on since its gates stopped it asks, as ``u``
     on the Runs screen asks of its run, before it buys the rest; ``n`` buys nothing."""
 
-    from diptych.tui.screens.runs.confirm import ConfirmResume
     from diptych.tui.workers import rest_of_decided_run
 
     run_id = audited_again["run"].run.id
@@ -149,17 +159,8 @@ async def test_ctrl_r_asks_before_it_buys_past_the_gated_stop(
     asked += " Nothing else of the audit is left to run."
     app = DiptychApp(ws, refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_audit(pilot)
-        recorded = screen.query_one("#recorded", OptionList)
-        await wait_for(pilot, lambda: recorded.display and recorded.option_count == 1, "the list")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.plan is not None and bool(screen.status), "the plan")
-        await settle(pilot)
-        await pilot.press("ctrl+r")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmResume), "the question", lambda: shown(app)
-        )
-        text = " ".join(str(app.screen.query_one("#resume-text", Static).render()).split())
+        screen = await open_recorded_audit(pilot)
+        text = await resume_question(pilot)
         assert text == asked and "decided at look 1 of 4" in text, text
         await pilot.press("n")
         await settle(pilot)

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 from hosts import FIGURE, Host
-from steps import SIZES, loaded, settle, shown, wait_for
+from steps import SIZES, open_only_run, open_standings, settle, shown, wait_for, words
 from surface import cut_messages, cut_sentences, cut_values, missing_values, screen_lines
 
 from diptych.core.report.formatting import FLOOR_NOTE, bounds, marked_interval
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.formatting import NARROW_FLOOR_NOTE
-from diptych.tui.screens.runs.detail import FLOOR_LINE, RunDetailScreen
-from diptych.tui.screens.standings import StandingsScreen
+from diptych.tui.screens.runs.detail import FLOOR_LINE
 from tests.support.cli import call
 
 #: The floor's sentence as the core words it, for a design of two identity lists.
@@ -39,10 +38,6 @@ def floored(workspace: Path) -> tuple[str, dict[str, object], str]:
     return run_id, number, floor
 
 
-def say(text: str) -> str:
-    return " ".join(text.split())
-
-
 def test_show_marks_the_interval_and_says_why(
     decided_run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -50,9 +45,9 @@ def test_show_marks_the_interval_and_says_why(
     code, out = call(capsys, "--store", str(decided_run), "show", run_id)
     assert code == 0
     assert f"{bounds(number['ci_low'], number['ci_high'])} †" in out
-    assert f"† {FIGURE}: {floor}" in say(out)
+    assert f"† {FIGURE}: {floor}" in words(out)
     # Once: the other figures' intervals did not fall.
-    assert say(out).count("†") == 2
+    assert words(out).count("†") == 2
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -62,12 +57,7 @@ async def test_run_detail_marks_the_interval_and_says_why_under_the_table(
     run_id, number, floor = floored(decided_run)
     app = DiptychApp(decided_run, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await loaded(1)(pilot)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "run detail")
-        screen = app.screen
-        await wait_for(pilot, lambda: bool(screen.query("#numbers-floor")), "the figures")
-        await settle(pilot)
+        screen = await open_only_run(pilot, "#numbers-floor")
         lines = screen_lines(app)
         marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
         assert missing_values(lines, [marked]) == [], shown(app)
@@ -91,7 +81,7 @@ async def test_review_marks_the_interval_and_says_why_under_its_figures(
         assert missing_values(lines, [marked]) == [], shown(app)
         # Under 80 columns in fewer words, after the figures (`diptych show` says it whole).
         note = NARROW_FLOOR_NOTE if size[0] < 80 else FLOOR_NOTE
-        assert say(note) in say("\n".join(lines)), shown(app)
+        assert words(note) in words("\n".join(lines)), shown(app)
         assert cut_values(app) + cut_messages(app) == [], shown(app)
 
 
@@ -113,9 +103,9 @@ def test_standings_print_the_interval_as_show_does_and_a_mark_means_one_thing(
     code, out = call(capsys, "--store", str(decided_run), "standings")
     assert code == 0
     assert standings_interval(number) in out
-    assert f"): {floor}" in say(out) and say(out).count("† ") == 2  # the cell and its note
-    assert f"): {number['interval_name']}: the interval its gates decided on" in say(out)
-    assert "† 95% anytime-valid" not in say(out)
+    assert f"): {floor}" in words(out) and words(out).count("† ") == 2  # the cell and its note
+    assert f"): {number['interval_name']}: the interval its gates decided on" in words(out)
+    assert "† 95% anytime-valid" not in words(out)
     assert "interval over identities" not in out
 
 
@@ -126,15 +116,11 @@ async def test_tui_standings_print_the_interval_as_show_does(
     run_id, number, floor = floored(decided_run)
     app = DiptychApp(decided_run, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await loaded(1)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "standings")
-        screen = app.screen
+        screen = await open_standings(pilot, runs=1)
         await wait_for(pilot, lambda: bool(screen.query(".ranks")), "the ranking")
-        await settle(pilot)
         lines = screen_lines(app)
         assert missing_values(lines, [standings_interval(number)]) == [], shown(app)
-        text = say(screen._page_text())
+        text = words(screen._page_text())
         assert f"): {floor}" in text and "† 95% anytime-valid" not in text
         assert text.count("† ") == 1 and text.count("‡ ") == 1  # the notes (the table's not here)
         assert f"): {number['interval_name']}" in text

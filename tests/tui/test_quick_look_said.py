@@ -10,7 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from steps import SIZES, choose_probe, loaded, settle, shown, wait_for
+from steps import (
+    SIZES,
+    new_run_of,
+    open_only_run,
+    open_standings,
+    settle,
+    shown,
+    wait_for,
+    words,
+)
 from surface import cut_messages, cut_sentences, cut_values, missing_values, screen_lines
 from textual.containers import VerticalScroll
 from textual.widgets import SelectionList, Static
@@ -19,9 +28,6 @@ from diptych.core.report.formatting import bounds
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import form_id
-from diptych.tui.screens.new_run.screen import NewRunScreen
-from diptych.tui.screens.runs.detail import RunDetailScreen
-from diptych.tui.screens.standings import StandingsScreen
 from diptych.tui.widgets.params_form import ParamsForm
 
 MASC = ["carpenter", "driver"]
@@ -46,10 +52,6 @@ def two_a_side(scripted: None, workspace: Path) -> tuple[str, dict[str, object]]
         return run.id, dict(ws.audits.read(run.id).numbers[PAIRED])
 
 
-def words(lines: list[str]) -> str:
-    return " ".join(" ".join(lines).split())
-
-
 @pytest.mark.parametrize("size", SIZES)
 async def test_run_detail_marks_a_quick_look_and_says_why(
     workspace: Path, two_a_side: tuple[str, dict[str, object]], size: tuple[int, int]
@@ -57,12 +59,7 @@ async def test_run_detail_marks_a_quick_look_and_says_why(
     _, number = two_a_side
     app = DiptychApp(workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await loaded(1)(pilot)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "run detail")
-        screen = app.screen
-        await wait_for(pilot, lambda: bool(screen.query("#numbers-quick-look")), "the caveat")
-        await settle(pilot)
+        screen = await open_only_run(pilot, "#numbers-quick-look")
         lines = screen_lines(app)
         marked = f"{bounds(number['ci_low'], number['ci_high'])} §"
         # 2 × 2 scenes, each asked in both orders of its two people: 16 prompts.
@@ -83,13 +80,7 @@ async def test_standings_mark_a_quick_look_and_say_why(
     run_id, _ = two_a_side
     app = DiptychApp(workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await loaded(1)(pilot)
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "standings")
-        screen = app.screen
-        assert isinstance(screen, StandingsScreen)
-        await wait_for(pilot, lambda: screen.standings is not None, "the standings")
-        await settle(pilot)
+        screen = await open_standings(pilot, runs=1)
         (table,) = screen.standings.tables
         (standing,) = table.standings
         figure = standing.figure
@@ -114,10 +105,7 @@ async def test_new_run_says_the_run_will_be_a_quick_look(
 ) -> None:
     app = DiptychApp(workspace, refresh_interval=60)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("n")
-        screen = app.screen
-        assert isinstance(screen, NewRunScreen)
-        await choose_probe(pilot, "pst-text")
+        screen = await new_run_of(pilot, "pst-text")
         screen.query_one("#models", SelectionList).select("scripted-likelihood")
         model_form = f"#{form_id('scripted-likelihood')}"
         await wait_for(pilot, lambda: bool(screen.query(model_form)), "model form")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from steps import SIZES, loaded, screen_lines, settle, shown, wait_for
+from steps import SIZES, open_standings, screen_lines, settle, shown, wait_for
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
@@ -84,18 +84,6 @@ async def _page_words(pilot: Pilot[Any], screen: StandingsScreen) -> str:
     return " ".join(" ".join(seen).split())
 
 
-async def _standings(pilot: Pilot[Any]) -> StandingsScreen:
-    app = pilot.app
-    await loaded(1)(pilot)
-    await pilot.press("s")
-    await wait_for(pilot, lambda: isinstance(app.screen, StandingsScreen), "the screen")
-    screen = app.screen
-    assert isinstance(screen, StandingsScreen)
-    await wait_for(pilot, lambda: screen.standings is not None, "the standings")
-    await settle(pilot)
-    return screen
-
-
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_gated_figure_bought_on_is_ranked_on_its_decisions_interval(
     bought_on: dict[str, Any], size: tuple[int, int]
@@ -103,7 +91,7 @@ async def test_the_gated_figure_bought_on_is_ranked_on_its_decisions_interval(
     read = bought_on
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await _standings(pilot)
+        screen = await open_standings(pilot, runs=1)
         words = await _page_words(pilot, screen)
         assert "95% anytime-valid interval, look 1 of 4; " in words, shown(app)
         assert HOLDS in words, words
@@ -127,7 +115,7 @@ async def test_a_figure_its_looks_did_not_record_still_says_so(bought_on: dict[s
         save_part(db, rec.id, replace(part, detail=detail))
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(60, 20)) as pilot:
-        screen = await _standings(pilot)
+        screen = await open_standings(pilot, runs=1)
         words = await _page_words(pilot, screen)
         assert "trials bought since" not in words
         assert (
@@ -158,7 +146,7 @@ async def test_a_run_audited_again_after_buying_on_is_ranked_as_show_reads_it(
     assert name.startswith("95% anytime-valid interval, look 1 of 4; "), name
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await _standings(pilot)
+        screen = await open_standings(pilot, runs=1)
         words = await _page_words(pilot, screen)
         assert f"{name}: the interval its looks read at the stop" in words, shown(app)
         assert set(BOUNDS.findall(words)) == {bounds(read["ci_low"], read["ci_high"])}, words
@@ -189,7 +177,7 @@ async def test_a_figure_its_look_read_without_an_interval_keeps_none_on_the_scre
     assert named.startswith("no interval (one masculine identity only, look 1 of 8; "), named
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        screen = await _standings(pilot)
+        screen = await open_standings(pilot, runs=1)
         await pilot.press("f")  # to STS single
         await wait_for(
             pilot, lambda: screen.figure == "STS single" and "STS single" in screen._page_text(),

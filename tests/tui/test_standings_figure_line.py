@@ -13,26 +13,9 @@ import pytest
 from steps import open_standings, wait_for
 
 import diptych.tui.screens.standings as standings_screen
-from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.workers import load_standings
-
-MASC = ["carpenter", "sheriff", "farmer"]
-FEM = ["editor", "designer", "writer"]
-
-
-@pytest.fixture
-def both_settings(tmp_path: Path, scripted: None) -> Path:
-    """Three runs of one design with both settings: STS paired and STS single to rank on."""
-    path = tmp_path / "ws"
-    design = {"masculine": MASC, "feminine": FEM, "samples_single": 2}
-    with Workspace.open(path) as ws:
-        for p in (0.5, 0.1, 0.3):
-            planted = {**dict.fromkeys(MASC, p), **dict.fromkeys(FEM, 1 - p)}
-            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
-                             params=design)  # fmt: skip
-    return path
 
 
 async def test_f_changes_the_line_and_the_tables_together(

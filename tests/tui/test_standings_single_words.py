@@ -6,29 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from steps import open_standings, wait_for
 
 from diptych.core.standings import sts_unit_words
-from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 
-MASC = ["carpenter", "sheriff", "farmer"]
-FEM = ["editor", "designer", "writer"]
 SINGLE = "STS single (expected from P(he), P(she))"
-
-
-@pytest.fixture
-def both_settings(tmp_path: Path, scripted: None) -> Path:
-    """Three runs of one design with both settings."""
-    path = tmp_path / "ws"
-    design = {"masculine": MASC, "feminine": FEM, "samples_single": 2}
-    with Workspace.open(path) as ws:
-        for p in (0.5, 0.1, 0.3):
-            planted = {**dict.fromkeys(MASC, p), **dict.fromkeys(FEM, 1 - p)}
-            ws.runs.run_sync("pst-text", [("scripted-likelihood", {"p_feminine": planted})],
-                             params=design)  # fmt: skip
-    return path
 
 
 async def test_f_to_the_single_sts_names_its_lists_apart(both_settings: Path) -> None:

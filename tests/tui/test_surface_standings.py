@@ -10,7 +10,17 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from steps import SIZES, help_check, loaded, screen_lines, settle, shown, surface, wait_for
+from steps import (
+    SIZES,
+    help_check,
+    loaded,
+    next_figure,
+    screen_lines,
+    settle,
+    shown,
+    surface,
+    wait_for,
+)
 
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
@@ -97,24 +107,7 @@ async def test_a_running_text_run_then_its_ranking_by_itself_then_another_figure
         assert await surface(pilot, leave=("escape", "f")) == [], shown(app)
 
         # f ranks the next figure the runs have, and after the last the first again.
-        await pilot.press("f")
-        await wait_for(
-            pilot,
-            lambda: (
-                screen.standings is not None
-                and screen.standings.tables[0].figure.startswith("STS single")
-            ),
-            "STS single",
-        )
-        await settle(pilot)
+        await next_figure(pilot, screen, "STS single")
         drawn = " ".join(" ".join(screen_lines(app)).split())
         assert "STS single (expected from P(he), P(she))" in drawn, shown(app)
-        await pilot.press("f")
-        await wait_for(
-            pilot,
-            lambda: (
-                screen.standings is not None
-                and screen.standings.tables[0].figure.startswith("STS paired")
-            ),
-            "STS paired again",
-        )
+        await next_figure(pilot, screen, "STS paired")

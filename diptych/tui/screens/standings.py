@@ -27,7 +27,8 @@ class PageTable(FitTable):
     """A table of the page, read with the arrow keys alone as a page is read: Down on its
     last row reads on (the page scrolls a few lines, and the next table takes the keys once
     its top is in view), Up on its first row brings the heading above it (the design line:
-    what was compared, on which figure) back into view, then reads back up the same way."""
+    what was compared, on which figure) back into view, then reads back up the same way. Home
+    and End go to the page's first and last table row from whichever table has the keys."""
 
     #: Lines the page moves for a key pressed past a table's end: a note stays readable.
     STEP = 3
@@ -80,7 +81,25 @@ class PageTable(FitTable):
         body.scroll_relative(y=-self.STEP, animate=False)
 
     def action_first(self) -> None:
+        # Home reads the page, not the table it is pressed on: the first row of the first
+        # table, under the design line, wherever the keys are.
+        first = self.screen.query(PageTable).first()
+        if first is not self:
+            first.focus(scroll_visible=False)
+            first.action_first()
+            return
         super().action_first()
+        self._heading_into_view()
+
+    def action_last(self) -> None:
+        # End likewise: the last row of the page's last table, the table in view from the
+        # heading above it, what follows it (the notes, the method) below as far as it goes.
+        last = self.screen.query(PageTable).last()
+        if last is not self:
+            last.focus(scroll_visible=False)
+            last.action_last()
+            return
+        super().action_last()
         self._heading_into_view()
 
     def action_cursor_up(self) -> None:

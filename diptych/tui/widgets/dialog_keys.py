@@ -3,6 +3,10 @@ not the dialog's, so each says in its own words which key answers it and which c
 
 from __future__ import annotations
 
+#: What escape does in every dialog, as its binding names it for Help: the key line says
+#: "escape cancels", and Help's row for the key says the same word on every dialog.
+CANCEL = "Cancel"
+
 
 def dialog_keys(answer: str, *, key: str = "enter", cancel: str = "escape") -> str:
     """``(enter writes, escape cancels)``: the key that answers the dialog with what it does,
