@@ -12,7 +12,7 @@ stratum. That is the headline a report leads with."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -125,7 +125,8 @@ class STSResult:
     by_stereotype: dict[Gender, SettingScores]
     excluded_cannot_identify: int
     #: Overall STS per setting with the interval over identities (module docstring); a setting
-    #: is missing where it has no scored person or its images do not name both identities.
+    #: is missing where it has no scored person or its images (nor their plan, ``scenes``) do
+    #: not name both identities.
     over_identities: dict[str, Inference] | None = None
     #: The same per stereotyped gender (gender → setting → figure): a gender's persons still
     #: vary with both lists in a paired image (their own identity and their partner's). Not
@@ -256,6 +257,7 @@ def stereotype_test_score(
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
     unit: str = "image",
+    scenes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> STSResult:
     """Overall, per-stereotype and micro STS of labelled PST images, with their intervals.
 
@@ -264,7 +266,10 @@ def stereotype_test_score(
     is over its images, computed exactly (the module docstring); ``n_boot`` and ``seed``
     (non-negative) are those of the interval over identities, and recorded. ``unit`` names
     what one image is in the probe's words (pst-text's is a draw: the labels of one scene in
-    one order, drawn once), in each interval's units and population.
+    one order, drawn once), in each interval's units and population. ``scenes`` names a
+    paired image's identities as it was planned (image → stereotyped gender → identity): a
+    run stopped between the two people of a scene (a sequential run's early look) has
+    labelled one of them only, and the image still crosses both lists.
     """
     import numpy as np
 
@@ -311,9 +316,12 @@ def stereotype_test_score(
         overall, by_stereotype, by_identity = {}, {}, {}
     single, paired = SETTINGS.index("single"), SETTINGS.index("paired")
     code_of = {name: code for code, name in enumerate(table.identities)}
-    over_identities = _over_identities(persons, scored, score, n_boot, confidence, seed)
+    crossed = _image_identities(table, persons, scenes or {})
+    over_identities = _over_identities(persons, crossed, scored, score, n_boot, confidence, seed)
     by_stereotype_over = {
-        g: _over_identities(persons, scored, score, n_boot, confidence, seed, stereotype_of=k)
+        g: _over_identities(
+            persons, crossed, scored, score, n_boot, confidence, seed, stereotype_of=k
+        )
         for k, g in enumerate(GENDERS)
     }
 
@@ -348,8 +356,36 @@ def stereotype_test_score(
     )
 
 
+def _image_identities(
+    table: LabelTable, persons: Any, scenes: Mapping[str, Mapping[str, str]]
+) -> dict[int, NDArray[np.int64]]:
+    """Every image's masculine- and feminine-stereotyped identity code (GENDERS code → array
+    by image key, −1 where unknown), from all its persons (a cannot_identify person still
+    names the scene) and, where no person of the image is labelled so, from ``scenes``. An
+    identity only a plan names gets a code after the table's own."""
+    import numpy as np
+
+    n_images = int(persons.image.max()) + 1 if persons.image.size else 0
+    of_image = {g: np.full(n_images, -1, dtype=np.int64) for g in (0, 1)}
+    for g in (0, 1):
+        mask = persons.stereotype == g
+        of_image[g][persons.image[mask]] = persons.identity[mask]
+    if not scenes:
+        return of_image
+    code_of = {name: code for code, name in enumerate(table.identities)}
+    name_of = np.full(n_images, -1, dtype=np.int64)
+    name_of[persons.image] = table.image[persons.first]
+    for g, gender in enumerate(GENDERS):
+        for key in np.flatnonzero(of_image[g] < 0).tolist():
+            planned = scenes.get(table.images[int(name_of[key])], {}).get(gender)
+            if planned is not None:
+                of_image[g][key] = code_of.setdefault(planned, len(code_of))
+    return of_image
+
+
 def _over_identities(
     persons: Any,
+    of_image: dict[int, NDArray[np.int64]],
     scored: NDArray[np.bool_],
     score: NDArray[np.int64],
     n_boot: int,
@@ -366,13 +402,6 @@ def _over_identities(
     if not score.size:
         return out
     masc = GENDERS.index("masculine")
-    n_images = int(persons.image.max()) + 1
-    # Every image's masculine- and feminine-stereotyped identity, from all its persons (a
-    # cannot_identify person still names the scene).
-    of_image = {g: np.full(n_images, -1, dtype=np.int64) for g in (0, 1)}
-    for g in (0, 1):
-        mask = persons.stereotype == g
-        of_image[g][persons.image[mask]] = persons.identity[mask]
     image = persons.image[scored]
     setting = persons.setting[scored]
     stereotype = persons.stereotype[scored]

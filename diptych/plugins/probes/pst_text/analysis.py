@@ -148,16 +148,43 @@ def identity_drawn(labels: Sequence[SubjectLabel], seed: int) -> dict[str, Infer
     }
 
 
+def planned_scenes(labels: Sequence[SubjectLabel]) -> dict[str, dict[str, str]]:
+    """Each paired draw's two identities as its trials planned them (draw → stereotyped gender
+    → identity): a draw stopped between its two people (an audit's early look) has one of
+    them labelled, and still crosses both lists."""
+    out: dict[str, dict[str, str]] = {}
+    for lab in labels:
+        meta = lab.trial_meta
+        if meta.get("setting") != "paired" or "id1" not in meta or "id2" not in meta:
+            continue
+        identity = str(lab.subject_meta["identity"])
+        partner = str(meta["id2"] if meta["id1"] == identity else meta["id1"])
+        mine = str(lab.subject_meta["stereotype"])
+        other = "feminine" if mine == "masculine" else "masculine"
+        out[str(meta["image"])] = {mine: identity, other: partner}
+    return out
+
+
 def over_identities(
     figure: Inference | dict[str, Any] | None, by_draws: dict[str, Any]
 ) -> dict[str, Any]:
     """A figure of labels with its interval over both identity lists, the units that vary:
     the draws of one scene share its identities, so an interval over draws speaks for these
     identities only. That one is kept beside it under ``scenes_only`` (as the expected STS
-    keeps its interval over scenes), with the draws counted in ``clusters``; where the draws
-    do not name both identities, the interval over draws is the figure's."""
+    keeps its interval over scenes), with the draws counted in ``clusters``. Where the draws
+    do not name both identities the figure has no interval, and says so: one over the draws
+    would pass for it and be too narrow."""
     if figure is None:
-        return by_draws
+        return {
+            "value": by_draws.get("value"),
+            "ci_low": None,
+            "ci_high": None,
+            "p_value": 1.0,
+            "n": by_draws.get("n"),
+            "clusters": (by_draws.get("units") or {}).get("draw"),
+            "reason": "its draws do not name both identities of their scenes: no interval",
+            "scenes_only": {**by_draws, "resampled": "draws (these identities only)"},
+        }
     found = figure.to_dict() if isinstance(figure, Inference) else figure
     resampled = resampled_words(figure) if isinstance(figure, Inference) else None
     return {
@@ -219,7 +246,9 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
                 result.numbers[f"{prefix}{mass_name(setting)}"] = mass
         # The STS scorer's image is here a draw: the labels drawn for one scene in one order
         # once (both people of a paired scene, the one person of a single one).
-        sts = stereotype_test_score(rows, seed=params.seed, unit="draw")
+        sts = stereotype_test_score(
+            rows, seed=params.seed, unit="draw", scenes=planned_scenes(by_model[model_id])
+        )
         over = sts.over_identities or {}
         sides: dict[str, dict[str, Any]] = {}
         for setting in SETTINGS:

@@ -186,25 +186,20 @@ class PSTText(Probe[PSTTextParams]):
         # STS expected from P(he), P(she); in story mode that of its stories' pronouns.
         from diptych.core.standings import design_of, sts_samples
         from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
+        from diptych.plugins.probes.pst_text.analysis import planned_scenes
 
         design, words = design_of(run.run.probe, run.run.probe_version, run.run.params)
         if self.p.mode == "likelihood":
             return self._expected_samples(run, design, words)
         by_model: dict[str, list[Any]] = {}
+        labels = run.labels(self.self_annotator)
+        for lab in labels:
+            by_model.setdefault(lab.model_id, []).append(sts_row(lab))
         # Each paired scene as planned (its two identities), as the report's figure over
         # identities reads it: a run decided at an early look has often labelled one person
         # of a scene only.
-        scenes: dict[str, tuple[str | None, str | None]] = {}
-        for lab in run.labels(self.self_annotator):
-            by_model.setdefault(lab.model_id, []).append(sts_row(lab))
-            meta = lab.trial_meta
-            if meta.get("setting") == "paired" and "id1" in meta and "id2" in meta:
-                identity = str(lab.subject_meta["identity"])
-                partner = str(meta["id2"] if meta["id1"] == identity else meta["id1"])
-                masculine = lab.subject_meta["stereotype"] == "masculine"
-                scenes[str(meta["image"])] = (
-                    (identity, partner) if masculine else (partner, identity)
-                )
+        scenes = {image: (scene.get("masculine"), scene.get("feminine"))
+                  for image, scene in planned_scenes(labels).items()}  # fmt: skip
         out: list[FigureSample] = []
         for model, rows in by_model.items():
             out += sts_samples(rows, model=model, prefix="", design=design, design_label=words,

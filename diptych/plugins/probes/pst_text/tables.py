@@ -158,25 +158,29 @@ def micro_table(sts: STSResult, partners: Mapping[str, Inference]) -> Table:
 def stereotype_table(sts: STSResult, title: str) -> Table:
     """The STS of each stereotyped gender's persons, with the interval the headline has: over
     both identity lists (a gender's persons vary with their own identities and, paired, with
-    their partners'); where the draws do not name both, over draws, and the note says so."""
+    their partners'); where the draws do not name both, none (one over the draws would pass
+    for it and be too narrow), and the note says so."""
     over = sts.by_stereotype_over_identities or {}
     rows = []
-    by_draws = False
+    unnamed = False
     for gender, scores in sts.by_stereotype.items():
         row: list[Any] = [gender]
         for setting in ("single", "paired"):
             figure = over.get(gender, {}).get(setting)
-            if figure is None and getattr(scores, setting) is not None:
-                by_draws = True
-            row += estimate_cells(figure.to_dict() if figure else getattr(scores, setting))
+            by_draws = getattr(scores, setting)
+            if figure is None and by_draws is not None:
+                unnamed = True
+                row += [by_draws.value, "—"]
+                continue
+            row += estimate_cells(figure.to_dict() if figure else None)
         rows.append(row)
     note = (
         "Each interval resamples both identity lists, as the headline STS's does: a "
         "gender's persons vary with their own identities and, paired, with their partners'; "
         "the draws of one scene move with its identities."
     )
-    if by_draws:
-        note += " Where the draws do not name both identities, the interval resamples draws."
+    if unnamed:
+        note += " Where the draws do not name both identities of their scenes there is none (—)."
     return Table(
         title,
         ["stereotype", "STS single", "single 95% CI", "STS paired", "paired 95% CI"],
