@@ -14,13 +14,14 @@ import typer
 
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit
+from diptych.audit.forecast import decided_on_stored, expected_costs
 from diptych.audit.placebo_plan import (
     placebo_cell,
     placebo_lines,
     search_requests_cell,
     search_stored_cell,
 )
-from diptych.audit.sequential import SequentialOutcome, decided_on_stored, expected_costs
+from diptych.audit.sequential import SequentialOutcome
 from diptych.cli.console import SafeConsole as Console
 from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
@@ -243,11 +244,11 @@ def print_expected_costs(
         if not cost.expected:
             typer.echo(f"    {cost.note}")
         for said, spend in cost.expected:
-            # The stored requests are the first of the order (bought until decided before), so
-            # what is paid is the share beyond them, at the rest's mean price.
-            beyond = max(spend.share * cost.requests - cost.stored, 0.0)
+            # The simulated share is what this command buys: the stored requests were read at
+            # no cost, so the price is that share of the rest's, at the rest's mean price.
+            beyond = spend.share * cost.requests
             left = cost.requests - cost.stored
-            share = beyond / left if left else 0.0
+            share = min(beyond / left, 1.0) if left else 0.0
             price = cost.cost.share(share) if isinstance(cost.cost, Cost) else cost.cost * share
             # Counted as what is paid: the requests still to buy, not the design from zero.
             more = round(beyond)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from diptych.core.report.formatting import FLOOR_MARK, bounds, dollars, figure_text, percent_text
+from diptych.core.report.quick_look import QUICK_LOOK, QUICK_LOOK_MARK, quick_look
 
 #: What the mark beside an interval at its floor means, in a line of a narrow pane (Review's
 #: figures, after them on their last line; Run detail's, under its table): `diptych show` and
@@ -125,3 +127,15 @@ def short_name(name: str) -> str:
     # The look in the words of :func:`~diptych.core.audit.sequential.look_text`, whole.
     level, kind, look = named.groups()
     return f"{level} {kind}" + (f", {look}" if look else "")
+
+
+def quick_look_said(numbers: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What the quick look's mark means, once for each reason the marked figures give (a run's
+    figures share its lists, so mostly one line): ``diptych show``'s words after the figure,
+    under Run detail's table and Review's figures alike."""
+    said = [
+        quick_look(num)
+        for num in numbers.values()
+        if isinstance(num, Mapping) and not num.get("interval_name")
+    ]
+    return [f"{QUICK_LOOK_MARK} a {QUICK_LOOK}: {why}." for why in dict.fromkeys(said) if why]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import diptych.cli.plan_output as plan_output
-from diptych.audit.sequential import GateCost
+from diptych.audit.forecast import GateCost
 from tests.support.cli import call
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
 

@@ -1,7 +1,7 @@
 """``audit run --dry-run --until-decided`` on an audit some of whose design is stored: one
 decided on what is stored says buying until decided buys nothing more, and forecasts nothing;
 two scenarios that assume one value are said once; a forecast counts the requests beyond those
-stored."""
+stored (and ``test_until_decided_forecast_priced.py`` their price)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import diptych.cli.plan_output as plan_output
-from diptych.audit.sequential import GateCost
 from diptych.core.workspace import Workspace
 from tests.support.cli import call
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
@@ -63,10 +61,11 @@ def test_one_value_assumed_twice_is_one_forecast_beyond_the_stored(
     assert said[0] == (
         f"  pst-text: {FIGURE} below 85: the whole design 144 requests, 15 stored, not priced"
     )
-    # 51.4% of the 144 requests is 74, of which 15 are stored: 59 to buy.
+    # The 15 stored are the first look, free: 40.9% of the 144 requests is 59 to buy (51.4%,
+    # 74 requests, counted from an empty store).
     assert said[1:] == [
         f"    if the figure is 66.5 (assumed: run {run} (scripted-likelihood#7d43232c), 15 "
-        "prompts; also the last recorded run of this audit): expected 51.4% ± 2.59% of the "
+        "prompts; also the last recorded run of this audit): expected 40.9% ± 2.59% of the "
         "design, about 59 requests beyond the 15 stored; decided in 69.5% of 200 simulated audits"
     ]
 
@@ -86,27 +85,3 @@ def test_a_value_assumed_and_the_last_run_s_are_two_forecasts(
         "    if the figure is 10.0 (assumed",
         "    if the figure is 66.5 (the last recorded run of this audit",
     ], out
-
-
-def test_a_forecast_within_the_stored_says_none_beyond_them(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """51.4% of 144 requests is 74, fewer than 100 stored: nothing beyond them, never the 74
-    from zero."""
-    monkeypatch.setenv("COLUMNS", "260")
-    code, out = call(capsys, *_words(tmp_path, 95), "--until-decided", "--quiet")
-    assert code == 0, out
-    real = plan_output.expected_costs
-
-    def more_stored(*args: object, **kwargs: object) -> list[GateCost]:
-        costs = real(*args, **kwargs)  # type: ignore[arg-type]
-        return [GateCost(c.label, c.requests, c.cost, 100, c.expected) for c in costs]
-
-    monkeypatch.setattr(plan_output, "expected_costs", more_stored)
-    code, out = call(capsys, *_words(tmp_path, 85), "--dry-run", "--until-decided")
-    assert code == 0, out
-    (line,) = _forecast(out).splitlines()[1:]
-    assert line.endswith(
-        "expected 51.4% ± 2.59% of the design, none beyond the 100 stored; decided in 69.5% of "
-        "200 simulated audits"
-    ), line

@@ -39,6 +39,9 @@ WHY = (
     "its interval rests on 2 identities a side, too few to decide anything; a finding needs "
     "at least 4 a side"
 )
+#: The same for a figure whose interval fell to its floor: it rests on the 2 × 2 pairings, as
+#: its resamples column counts them (every identity of a list is planted alike).
+WHY_FLOORED = WHY.replace("rests on 2", "rests on 4 pairings of 2")
 
 
 @pytest.fixture
@@ -67,9 +70,11 @@ async def test_run_detail_marks_a_quick_look_and_says_why(
         assert "resamples" in "\n".join(lines), shown(app)
         note = screen.query_one("#numbers-quick-look", Static)
         said = f"§ a quick look, not a finding: {WHY}."
-        assert str(note.render()) == said
+        floored = f"§ a quick look, not a finding: {WHY_FLOORED}."
+        assert str(note.render()).splitlines() == [said, floored]
         top, height = note.region.y, note.region.height
-        assert height > 0 and said in words(lines[top : top + height]), shown(app)
+        drawn = words(lines[top : top + height])
+        assert height > 0 and said in drawn and floored in drawn, shown(app)
         assert cut_values(app) + cut_sentences(app) + cut_messages(app) == [], shown(app)
 
 

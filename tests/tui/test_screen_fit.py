@@ -286,12 +286,15 @@ async def test_review_of_a_text_run_speaks_of_prompts_and_shows_its_figures_whol
         lines = screen_lines(app)
         shown = "\n".join(lines)
         assert "LEFT person · paired prompt" in shown and "image" not in shown
-        # The figures line, wrapped but never cut: each STS figure with its interval.
-        metrics = " ".join(" ".join(line.split()) for line in lines[-6:-1])
+        # The figures line, wrapped but never cut: each STS figure with its interval, its n
+        # counting prompts (or answers) as Run detail's does.
+        box = review.query_one("#review-metrics").region
+        metrics = " ".join(" ".join(line.split()) for line in lines[box.y : box.bottom])
         sts = {k: v for k, v in (review.numbers or {}).items() if "STS" in k}
         assert len(sts) == 4
         for name, estimate in sts.items():
-            assert f"{name} {format_estimate(estimate)}" in metrics, (name, metrics)
+            said = format_estimate(estimate, observation="prompt")
+            assert f"{name} {said}" in metrics, (name, metrics)
 
         # A text has no image to zoom: z says so and zooms nothing.
         await pilot.press("z")

@@ -239,12 +239,14 @@ async def test_runs_screen_says_a_decided_runs_look_and_saving_whole(
         assert cut_values(review) == [], shown(review)
         # Every figure of the design stopped at look 1 has the anytime-valid interval of that
         # look: named once after them all, in few words, its look one token, and the figures keep to
-        # six rows under the image.
+        # seven rows under the image (each n with its noun, as Run detail counts it).
         metrics = review.screen.query_one("#review-metrics")
         said = " ".join(str(metrics.render()).split())
-        assert re.search(r"n=\d+ \(all 95% anytime-valid, look \d+( of |/)10\)", said), said
+        # Each n counts the probe's observations with their noun, as Run detail's does.
+        counted = r"[\d,]+ (prompts|answers)"
+        assert re.search(counted + r" \(all 95% anytime-valid, look \d+( of |/)10\)", said), said
         assert said.count("anytime-valid") == 1, said
-        assert metrics.region.height <= 6, shown(review)
+        assert metrics.region.height <= 7, shown(review)
 
 
 async def test_review_of_a_decided_run_counts_only_the_people_it_bought(

@@ -10,6 +10,11 @@ looked at after every batch exactly as a sequential audit looks (the figure's ow
 each look, the anytime-valid gate over the looks). The expected share of the design bought
 before the gate stops, and how often it is decided, come with their Monte Carlo error.
 
+Requests already stored count as bought at no cost: they are the first of a simulated order,
+each look reads them with the batches bought so far (``reads``: the share of the design each
+look reads, as the store and the audit's purchase order give it), and the share reported is the
+one bought beyond them — what the command forecast would pay for.
+
 A gate of a family is simulated alone at the level Holm gives the first gate of ``family``
 (the smallest): what it is expected to cost can only be less in the family.
 """
@@ -17,6 +22,7 @@ A gate of a family is simulated alone at the level Holm gives the first gate of 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +45,8 @@ REPLICATES = 200
 @dataclass(frozen=True)
 class ExpectedSpend:
     """For a gate whose figure is truly ``truth``: the mean share of the design bought before
-    it stops (``share``, with ``mc_error``) and the chance it is decided at all."""
+    it stops (``share``, with ``mc_error``), beyond the requests stored before, and the chance
+    it is decided at all."""
 
     truth: float
     share: float
@@ -117,9 +124,13 @@ def expected_spend(
     family: int = 1,
     replicates: int = REPLICATES,
     seed: int = 0,
+    stored: float = 0.0,
+    reads: Sequence[float] | None = None,
 ) -> ExpectedSpend:
     """The expected share of the design a sequential gate buys when its figure is ``truth``
-    (module docstring); ``family`` gates share the level under Holm."""
+    (module docstring); ``family`` gates share the level under Holm. ``stored`` is the share of
+    the design stored before, ``reads`` the share each look reads (None: ``batches`` equal
+    batches from an empty store)."""
     import numpy as np
 
     level = 1.0 - (1.0 - confidence) / max(family, 1)
@@ -129,12 +140,12 @@ def expected_spend(
     for _ in range(replicates):
         values, rows, cols = _observations(design, components, truth, rng)
         total = values.size
+        held = min(total, round(stored * total))
         looks: list[tuple[Look, GateFigure | None]] = []
         # Each look's own interval, made once: the looks after it do not change it.
         tested: list[IntervalRecipe | None] = []
         bought = total
-        for k in range(1, batches + 1):
-            n = min(total, math.ceil(k * total / batches))
+        for k, n in enumerate(_look_sizes(total, held, batches, reads), start=1):
             look = Look(k, n, total, {})
             fig = _figure(design, values[:n], rows[:n], cols[:n], bounds)
             looks.append((look, fig))
@@ -147,7 +158,24 @@ def expected_spend(
             if result[0].verdict != "inconclusive":
                 bought, decided = n, decided + 1
                 break
-        shares.append(bought / total)
+        shares.append((bought - min(held, bought)) / total)
     mean = float(np.mean(shares))
     error = float(np.std(shares, ddof=1) / math.sqrt(len(shares))) if len(shares) > 1 else 0.0
     return ExpectedSpend(truth, mean, error, decided / replicates, replicates)
+
+
+def _look_sizes(total: int, held: int, batches: int, reads: Sequence[float] | None) -> list[int]:
+    """How many of the simulated design's ``total`` observations each look reads, the last the
+    whole design: ``reads`` as given (looks taken before on part of what is stored spent their
+    level too), else equal batches, each holding the ``held`` stored at least. A look that would
+    read nothing new is not taken: it would spend level on the same answers."""
+    if reads is None:
+        shares = [k / batches for k in range(1, batches + 1)]
+    else:
+        shares, held = [*reads, 1.0], 0
+    sizes: list[int] = []
+    for share in shares:
+        n = max(held, min(total, math.ceil(share * total - 1e-9)))
+        if not sizes or n > sizes[-1]:
+            sizes.append(n)
+    return sizes

@@ -228,6 +228,15 @@ def observations(number: Mapping[str, Any], observation: str = "observation") ->
 _FLOOR_PAIRINGS = re.compile(r"^resampling its ([\d,]+) pairings\b")
 
 
+def floor_pairings(number: Mapping[str, Any]) -> int | None:
+    """How many pairings an interval at its floor resampled (its floor's sentence says them);
+    None for any other figure."""
+    floor = number.get("floor")
+    if isinstance(floor, str) and (found := _FLOOR_PAIRINGS.match(floor)):
+        return int(found.group(1).replace(",", ""))
+    return None
+
+
 def resampled_count(number: Mapping[str, Any]) -> str:
     """What the figure's interval resamples, counted for a table's cell: "20 + 20 identities"
     (two lists of one noun, masculine first), "6 partners × 3 templates", "800 draws", "4
@@ -236,9 +245,9 @@ def resampled_count(number: Mapping[str, Any]) -> str:
     observations, often many more than the units the interval resamples."""
     if interval(dict(number)) == "—":
         return "—"
-    floor = number.get("floor")
-    if isinstance(floor, str) and (found := _FLOOR_PAIRINGS.match(floor)):
-        return f"{found.group(1)} pairings"
+    pairings = floor_pairings(number)
+    if pairings is not None:
+        return counted(pairings, "pairing")
     units = number.get("units")
     if not isinstance(units, Mapping) or not units:
         return "—"

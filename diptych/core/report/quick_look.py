@@ -21,7 +21,7 @@ from diptych.core.metrics.uncertainty.precision import (
     LOOK_MIN_UNITS,
     PrecisionPlan,
 )
-from diptych.core.report.formatting import interval
+from diptych.core.report.formatting import floor_pairings, interval
 from diptych.core.resampled_units import list_rank, plural
 
 __all__ = [
@@ -84,16 +84,18 @@ def quick_look(number: Mapping[str, Any]) -> str:
     identities a side, too few to decide anything; a finding needs at least 4 a side"; on 3,
     "enough for a gate's test but too few for a finding"), or "" where it has enough units
     (or records none). A figure with no interval is no quick look:
-    it already says why it has none."""
+    it already says why it has none. An interval at its floor rests on the pairings of those
+    units, and is said to, in the unit its ``resamples`` counts ("4 pairings of 2 identities
+    a side")."""
     if interval(dict(number)) == "—":
         return ""
-    return quick_look_of_units(number.get("units"))
+    return quick_look_of_units(number.get("units"), floor_pairings(number))
 
 
-def quick_look_of_units(units: Any) -> str:
+def quick_look_of_units(units: Any, pairings: int | None = None) -> str:
     """:func:`quick_look`'s words for an interval over ``units`` (``{"masculine identity": 2,
     "feminine identity": 2}``), said before the run too, of the design it plans; "" where they
-    are enough or unknown."""
+    are enough or unknown. ``pairings``: the interval fell to its floor, on that many."""
     number = {"units": units}
     fewest = units_a_side(number)
     if fewest is None or fewest[0] >= FINDING_MIN_UNITS:
@@ -104,8 +106,11 @@ def quick_look_of_units(units: Any) -> str:
         if fewest[0] >= LOOK_MIN_UNITS
         else "too few to decide anything"
     )
+    rests = _rests_on(number)
+    if pairings is not None:
+        rests = f"{pairings:,} {plural('pairing', pairings)} of {rests}"
     return (
-        f"its interval rests on {_rests_on(number)}, {too_few}; a finding needs at least "
+        f"its interval rests on {rests}, {too_few}; a finding needs at least "
         f"{FINDING_MIN_UNITS}{where}"
     )
 

@@ -49,6 +49,7 @@ from diptych.core.workspace.decided import (
 )
 from diptych.core.workspace.gates import GateReport
 from diptych.core.workspace.look_trials import ALL_TRIALS, look_analysis
+from diptych.core.workspace.reads_ahead import StoredReads, reads_ahead
 
 
 class Audits(Namespace):
@@ -125,6 +126,11 @@ class Audits(Namespace):
         """The looks the run's answers were taken at by every audit that bought it batch by
         batch (:func:`~diptych.core.audit.stopped.run_looks`); None where none did."""
         return run_looks(self._store, run_id)
+
+    def reads_ahead(self, run_id: str, order_seed: int, batches: int) -> StoredReads:
+        """What buying the run until decided starts from: its requests stored, and how many
+        each look would read (:func:`~diptych.core.workspace.reads_ahead.reads_ahead`)."""
+        return reads_ahead(self._store, self._kernel.get_run(run_id).id, order_seed, batches)
 
     def stopped_look(self, run_id: str) -> str:
         """The look ("look 1 of 4") at which an audit's gates stopped the run's design early:

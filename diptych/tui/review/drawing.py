@@ -119,7 +119,8 @@ class ReviewDrawing(Screen[None]):
             self._set_line("#review-metrics", "computing metrics…")
         else:
             narrow = self.size.width < 80
-            said = metrics_text(self.numbers, self._numbers_before, narrow)
+            observation = self._probe.observation if self._probe is not None else None
+            said = metrics_text(self.numbers, self._numbers_before, narrow, observation)
             self._set_line("#review-metrics", said)
 
     def _set_line(self, selector: str, content: str | Text) -> None:

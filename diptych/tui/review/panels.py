@@ -25,8 +25,10 @@ from diptych.core.report.formatting import (
     interval,
     level_text,
     marked_interval,
+    observations,
 )
-from diptych.tui.formatting import NARROW_FLOOR_NOTE, short_name
+from diptych.core.report.quick_look import QUICK_LOOK_MARK, quick_look
+from diptych.tui.formatting import NARROW_FLOOR_NOTE, quick_look_said, short_name
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.review.text import NOTHING_TO_READ_BLIND, nothing_to_read_blind
 from diptych.tui.widgets.images import image_widget_class
@@ -225,19 +227,34 @@ def describe_item(
     return out
 
 
-def format_estimate(estimate: Mapping[str, Any], narrow: bool = False) -> str:
+def format_estimate(
+    estimate: Mapping[str, Any],
+    narrow: bool = False,
+    observation: str | None = None,
+    quick: bool | None = None,
+) -> str:
+    """A figure as Run detail's row has it: its value, its interval (a quick look's marked
+    :data:`QUICK_LOOK_MARK`) and ``n`` counting the probe's ``observation``s with their noun
+    ("16 prompts"), so that a figure here counts in the units Run detail uses (``n=16``
+    where the probe is not known). ``quick``: whether it is a quick look, where its interval's
+    name was taken off to be said once for all (a gate's interval is no quick look)."""
     value = estimate.get("value")
     if not isinstance(value, int | float):
         return str(value)
     # The report's formatter: the same digits, and a gate's interval named, as `diptych show`.
     text = figure_text(value)
     named = estimate.get("interval_name")
+    if quick is None:
+        quick = bool(quick_look(estimate)) and not named
     if narrow and isinstance(named, str):
         estimate = {**estimate, "interval_name": short_name(named)}
     shown = marked_interval(dict(estimate))
     if shown != "—":
-        text += f" {shown}"
-    if estimate.get("n") is not None:
+        text += f" {shown}" + (f" {QUICK_LOOK_MARK}" if quick else "")
+    n = observations(estimate, observation) if observation else ""
+    if n:
+        text += f" {n}"
+    elif estimate.get("n") is not None:
         text += f" n={figure_text(estimate['n'])}"
     return text
 
@@ -316,11 +333,13 @@ def metrics_text(
     numbers: Mapping[str, Mapping[str, Any]],
     before: Mapping[str, Mapping[str, Any]] | None,
     narrow: bool = False,
+    observation: str | None = None,
 ) -> Text:
     """The headline STS figures (every number whose name says STS), each with what it was
-    before the last label when that changed it; ``narrow`` (under 80 columns), a gate's
-    interval and the floor's mark said in fewer words, so that the figures keep to a few rows
-    under the image."""
+    before the last label when that changed it, its ``n`` counting ``observation``s; ``narrow``
+    (under 80 columns), a gate's interval and the floor's mark said in fewer words, so that the
+    figures keep to a few rows under the image. A quick look is said whole under them, in Run
+    detail's words: it is what the figures are worth."""
     shown = {k: v for k, v in numbers.items() if "STS" in k} or dict(list(numbers.items())[:2])
     shown = {k: v for k, v in shown.items() if not _same_as_policy(k, v, shown)}
     out = Text()
@@ -335,9 +354,11 @@ def metrics_text(
         if i:
             out.append(" · ")
         out.append(f"{name} ", style="bold")
+        # Marked as Run detail marks it: a gate's interval is no quick look.
+        quick = bool(quick_look(estimate)) and not estimate.get("interval_name")
         if isinstance(shared, str):
             estimate = {**estimate, "interval_name": None}
-        out.append(format_estimate(estimate, narrow))
+        out.append(format_estimate(estimate, narrow, observation, quick))
         old = (before or {}).get(name)
         if before is not None and old is None:
             out.append(" (new)", style="italic")
@@ -362,4 +383,7 @@ def metrics_text(
     for line in floor_note(shown):
         # Once, under the figures (narrow: after them): what the mark beside an interval means.
         out.append(f" · {NARROW_FLOOR_NOTE}" if narrow else f"\n{line}", style="dim")
+    for line in quick_look_said(shown):
+        # Not dim, as in Run detail: it says the figures above decide nothing.
+        out.append(f"\n{line}", style="yellow")
     return out

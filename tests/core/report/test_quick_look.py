@@ -86,11 +86,12 @@ def test_four_a_side_is_a_finding(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("scripted")
 def test_uneven_sides_are_each_named(tmp_path: Path) -> None:
     """2 masculine and 3 feminine identities: the quick look names each side as it is, not
-    the fewer of them "a side"."""
+    the fewer of them "a side". Every identity of a list planted alike, the interval falls to
+    its floor: it rests on their 2 × 3 pairings, as the figure's resamples count them."""
     _, shown, data, md = _run(tmp_path, 2, feminine=3)
     why = (
-        "its interval rests on 2 masculine and 3 feminine identities, too few to decide "
-        "anything; a finding needs at least 4 a side"
+        "its interval rests on 6 pairings of 2 masculine and 3 feminine identities, too few to "
+        "decide anything; a finding needs at least 4 a side"
     )
     (paired,) = [f for f in data["verdict"]["findings"] if f["name"] == PAIRED]
     assert paired["quick_look"] == why, paired

@@ -30,15 +30,19 @@ FIGURES = [
 DRAWN = FIGURES[2:]
 
 
-def _why(a_side: int) -> str:
+def _why(a_side: int, figure: dict[str, Any] | None = None) -> str:
     # From 3 a side a gate can test a look, so the words say so (LOOK_MIN_UNITS).
     too_few = (
         "enough for a gate's test but too few for a finding"
         if a_side >= 3
         else "too few to decide anything"
     )
+    # An interval at its floor rests on the a_side² pairings of the identities, and says so
+    # in the unit its resamples count.
+    floored = bool(figure and figure.get("floor"))
+    rests = f"{a_side**2} pairings of " if floored else ""
     return (
-        f"its interval rests on {a_side} identities a side, {too_few}; a "
+        f"its interval rests on {rests}{a_side} identities a side, {too_few}; a "
         "finding needs at least 4 a side"
     )
 
@@ -75,7 +79,6 @@ def test_few_identities_a_side_make_every_figure_a_quick_look(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], a_side: int
 ) -> None:
     ran, shown, data, md = _run(tmp_path, capsys, a_side)
-    why = _why(a_side)
     numbers = data["result"]["numbers"]
     identities = {"masculine identity": a_side, "feminine identity": a_side}
     # Paired: a_side² scenes in both orders, one sample, two people each; single: each of
@@ -96,9 +99,11 @@ def test_few_identities_a_side_make_every_figure_a_quick_look(
     flat_md, flat_run, flat_show = (" ".join(t.split()) for t in (md, ran, shown))
     # The verdict states the expected STS; the headlines every figure.
     assert set(findings) == set(FIGURES[:2]), findings
-    for finding in findings.values():
-        assert finding["quick_look"] == why and finding["excludes_zero"] is None, finding
+    whys = {name: _why(a_side, numbers[name]) for name in FIGURES}
+    for name, finding in findings.items():
+        assert finding["quick_look"] == whys[name] and finding["excludes_zero"] is None, finding
     for name in FIGURES:
+        why = whys[name]
         assert headlines[name]["quick_look"] == why, headlines[name]
         assert f"a quick look, not a finding: {why}." in headlines[name]["sentence"]
         # Its value and interval, then the quick look in the verdict's words.
@@ -109,9 +114,12 @@ def test_few_identities_a_side_make_every_figure_a_quick_look(
         for flat in (flat_run, flat_show):
             assert said.search(flat), (said.pattern, flat)
     for flat in (flat_run, flat_show):
-        assert flat.count(f"is a quick look, not a finding: {why}.") == len(FIGURES), flat
+        for why in set(whys.values()):
+            said_of = list(whys.values()).count(why)
+            assert flat.count(f"is a quick look, not a finding: {why}.") == said_of, flat
     verdict = flat_md.split("## Findings", 1)[1].split(" ## ", 1)[0]
-    assert verdict.count(f"A quick look, not a finding: {why}.") == 2, verdict
+    for name in FIGURES[:2]:
+        assert f"A quick look, not a finding: {whys[name]}." in verdict, verdict
     assert " draws, too few" not in flat_run + flat_show + flat_md + json.dumps(data)
 
 

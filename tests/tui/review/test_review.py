@@ -236,11 +236,12 @@ async def test_labels_are_stored_under_the_reviewers_name_and_move_the_sts(
         # One identity a side: the headline over identities has no interval. The figure by
         # human majority rests on the same labels and is made the same way: one figure, shown
         # once, never the same value with a second interval, and it says why it has none.
-        shown = "STS paired 50.0 no interval (one masculine identity only) n=4"
+        # Its n counts persons, the probe's observations, as Run detail's does.
+        shown = "STS paired 50.0 no interval (one masculine identity only) 4 persons"
         assert shown in metrics, metrics
         # What it was, where the line still says it: a second redraw under load may have
         # taken the last label's change back already.
-        assert re.search(r"n=4( \(was (33\.3|100\.0)\))?(\s|$)", metrics), metrics
+        assert re.search(r"4 persons( \(was (33\.3|100\.0)\))?(\s|$)", metrics), metrics
         assert "labels by human majority" not in metrics
         await wait_for(pilot, lambda: len(app.saved) == 4)
 

@@ -25,8 +25,14 @@ from diptych.core.report.formatting import (
     resampled_count,
 )
 from diptych.core.report.missing_intervals import marked_rows
-from diptych.core.report.quick_look import QUICK_LOOK, QUICK_LOOK_MARK, quick_look
-from diptych.tui.formatting import NARROW_FLOOR_NOTE, intervals_line, number, short_name
+from diptych.core.report.quick_look import QUICK_LOOK_MARK, quick_look
+from diptych.tui.formatting import (
+    NARROW_FLOOR_NOTE,
+    intervals_line,
+    number,
+    quick_look_said,
+    short_name,
+)
 from diptych.tui.widgets.fit_table import FitTable
 from diptych.tui.widgets.images import image_widget_class
 
@@ -79,17 +85,6 @@ def numbers_rows(
         cells = [name, number(num.get("value")), shown, n, resampled_count(num)]
         rows.append((name, cells))
     return rows
-
-
-def quick_look_said(numbers: dict[str, dict[str, Any]]) -> list[str]:
-    """What the quick look's mark means, once for each reason the marked figures give (a run's
-    figures share its lists, so mostly one line): ``diptych show``'s words after the figure."""
-    said = [
-        quick_look(num)
-        for num in numbers.values()
-        if isinstance(num, dict) and not num.get("interval_name")
-    ]
-    return [f"{QUICK_LOOK_MARK} a {QUICK_LOOK}: {why}." for why in dict.fromkeys(said) if why]
 
 
 #: What the mark of an interval at its floor means, under the headline figures.
