@@ -86,11 +86,9 @@ class Context:
     what: str
     values: dict[str, float] = field(default_factory=dict)
     statement: str = ""
-    #: Our figure's interval (or why it has none) and what its n counts, as the table of
-    #: figures gives them: "[0.18, 15.7] over 160 prompts".
+    #: Our figure's interval (or why none) and its n: "[0.18, 15.7] over 160 prompts".
     spread: str = ""
-    #: Why our figure is a quick look, not a finding (:func:`quick_look`); "" otherwise.
-    quick: str = ""
+    quick: str = ""  # why ours is a quick look, not a finding (:func:`quick_look`)
 
     @property
     def sentence(self) -> str:
@@ -104,8 +102,7 @@ class Context:
             said = f"{who} measured {listed}: {self.what}"
         else:
             said = f"{who} found {self.what} {self.statement}"
-        # Our figure with what it rests on, so that a value from a few prompts is never read
-        # against a paper's as if it were a measurement of the same weight.
+        # With what it rests on: a few prompts' value is never read as weighing a paper's.
         ours = figure_text(self.ours) + (f" {self.spread}" if self.spread else "")
         if self.quick:
             ours += f"; a quick look, not a finding: {self.quick}"
