@@ -260,10 +260,20 @@ class AuditScreen(AuditKeys):
             self._mark = message.mark
             self._load(self._file, again=self.plan.id)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
     def _load(self, file: Source, again: str = "") -> None:
-        """Plan ``file`` and read its record as the store holds it (``again``: the id of the
-        audit shown, read again)."""
+        """Plan ``file`` in a worker (``again``: the id of the audit shown, read again as the
+        store moved). A file opened says so at once: reading, planning and checking a large
+        audit against the store takes seconds, and a screen unchanged meanwhile reads as
+        Enter not taken."""
+        if not again:
+            where = file.file_path if isinstance(file, AuditRecord) else file
+            self._say(f"Reading {shown_path(where)}…")
+            self.query_one("#body", VerticalScroll).loading = True
+        self._plan(file, again)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
+    def _plan(self, file: Source, again: str = "") -> None:
+        """Plan ``file`` and read its record as the store holds it."""
         try:
             with Workspace.open(self.store_path) as ws:
                 # Read first where the audit is known: what moves after it is read next time.
@@ -304,6 +314,7 @@ class AuditScreen(AuditKeys):
         self.plan = message.plan
         self.report = message.report
         self.status = dict(message.status)
+        self.query_one("#body", VerticalScroll).loading = False
         self._mark, self._marked = message.mark, True
         self._fill()
         if not message.again and self.query_one("#file", Input).has_focus:
@@ -365,6 +376,7 @@ class AuditScreen(AuditKeys):
         # end: what is typed next mends the path.
         first, *more = message.error.splitlines() or [""]
         also = f" (+{len(more):,} more problems)" if more else ""
+        self.query_one("#body", VerticalScroll).loading = False
         self._say(f"error: {first}{also}")
         field = self.query_one("#file", Input)
         field.focus()
