@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from steps import SIZES, open_audit, wait_for
 from surface import screen_lines
+from textual.widgets import LoadingIndicator
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import screen as audit_screen
@@ -58,8 +59,7 @@ async def test_reading_is_said_until_the_plan_is_shown(
 
             await wait_for(pilot, lambda: READING in said(), "the reading said", said)
             assert held_plan.entered.is_set() and not held_plan.release.is_set()
-            # The parts' body covered by Textual's LoadingIndicator.
-            assert screen.query_one("#body").loading
+            assert screen.query_one(LoadingIndicator).display
             # The keys are read while the plan is made: Help opens and closes over it.
             await pilot.press("f1")
             await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "Help")
@@ -72,4 +72,4 @@ async def test_reading_is_said_until_the_plan_is_shown(
         await wait_for(pilot, lambda: screen.plan is not None, "the plan", said)
         await wait_for(pilot, lambda: "tui-seq: 1,720 trials planned" in said(), "its counts")
         assert READING not in said()
-        assert not screen.query_one("#body").loading
+        assert not screen.query_one(LoadingIndicator).display

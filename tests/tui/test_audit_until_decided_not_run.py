@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from audit_fixtures import audit_workdir, planted_audit
 from steps import SIZES, open_audit, wait_for
 from textual.screen import Screen
