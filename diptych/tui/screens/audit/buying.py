@@ -20,7 +20,7 @@ from textual.message import Message
 from diptych.agent.audit_search import plan_placebos
 from diptych.audit import AuditPlan, plan_audit, run_audit
 from diptych.audit.sequential import part_status_words
-from diptych.audit.status_words import audit_words
+from diptych.audit.status_words import NOT_RUN, WAITING, audit_words
 from diptych.core.audit.record import AuditRecord
 from diptych.core.audit.sequential import PartLooks
 from diptych.core.errors import DiptychError
@@ -127,6 +127,11 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
     # The counts as stored now, not as they were when the file was opened.
     replan()
     last_said: dict[str, tuple[str, str]] = {}
+    # Bought until decided, the parts a gate reads are bought in turn, the others never by
+    # this run: a part not reached yet reads "waiting" or "not run" by that, from its first
+    # word to the last, never the one then the other as other parts' batches come and go.
+    gates = screen.plan.audit.gates if until and screen.plan is not None else None
+    gated = {g.part for g in gates.checks} if gates is not None else set()
 
     def unrecorded(heard: str) -> dict[str, str]:
         """The parts not heard of yet that no run recorded, in ``diptych audit list``'s words
@@ -137,6 +142,8 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
                 words = audit_words(ws, ws.audits.get(audit_id)).unrecorded
         except DiptychError:
             return {}
+        if until:
+            words = {n: WAITING if n in gated else NOT_RUN for n in words}
         return {n: w for n, w in words.items() if n != heard and n not in last_said}
 
     def on_part(name: str, status: str, detail: dict[str, Any]) -> None:
@@ -199,7 +206,7 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
         # Complete before and kept (its findings in the report): not run, not "not run".
         post(AuditPartChanged(name, kept.get(name, "complete, reused")))
     for name in outcome.skipped:
-        post(AuditPartChanged(name, "not run"))
+        post(AuditPartChanged(name, NOT_RUN))
     if plan is not None:
         screen.gates_for(file, plan, outcome.report is not None)
     # Last: once the screen says the audit ended, ^r and ^g start the next run at once.

@@ -131,7 +131,15 @@ class AuditKeys(Screen[None]):
             return
         if self._buying():
             return
-        self._say(f"running {self.plan.audit.name} until its gates are decided …")
+        # The parts no gate reads are left out of this run: said at once, with why, as
+        # ``diptych audit run --until-decided`` says it.
+        read = {g.part for g in gates.checks}
+        left = [p.part.name for p in self.plan.parts if p.part.name not in read]
+        why = ""
+        if left:
+            verb, them = ("is", "it") if len(left) == 1 else ("are", "them")
+            why = f" · {', '.join(left)} {verb} not run: no gate reads {them} (^r runs it whole)"
+        self._say(f"running {self.plan.audit.name} until its gates are decided …{why}")
         self.looks = []
         self._asked = self.plan.to_run
         self._start(self._file, until_decided=True)

@@ -15,7 +15,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Header, Input, Label, OptionList
+from textual.widgets import Header, Input, Label, LoadingIndicator, OptionList
 from textual.widgets.option_list import Option
 
 from diptych.agent.audit_search import plan_placebos
@@ -129,6 +129,8 @@ class AuditScreen(AuditKeys):
         # (the body takes the keys: Down, Page Down, End reach the last part's status at any
         # size); the summary (why an audit bought until decided stopped, where its report is)
         # is read whole at any size, never pushed under the footer.
+        # Shown while an audit file is read and planned (seconds for a large one).
+        yield LoadingIndicator(id="reading")
         with VerticalScroll(id="body"):
             # The audits this workspace recorded, to open one without typing its path.
             yield OptionList(id="recorded")
@@ -155,6 +157,7 @@ class AuditScreen(AuditKeys):
             # focus would move a cursor the body does not follow.
             table.can_focus = False
         self.query_one("#gates-note").display = False
+        self.query_one("#reading").display = False
         self.query_one("#verdicts").display = False
         recorded = self.query_one("#recorded", OptionList)
         recorded.display = False
@@ -260,10 +263,20 @@ class AuditScreen(AuditKeys):
             self._mark = message.mark
             self._load(self._file, again=self.plan.id)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
     def _load(self, file: Source, again: str = "") -> None:
-        """Plan ``file`` and read its record as the store holds it (``again``: the id of the
-        audit shown, read again)."""
+        """Plan ``file`` in a worker (``again``: the id of the audit shown, read again as the
+        store moved). A file opened says so at once: reading, planning and checking a large
+        audit against the store takes seconds, and a screen unchanged meanwhile reads as
+        Enter not taken."""
+        if not again:
+            where = file.file_path if isinstance(file, AuditRecord) else file
+            self._say(f"Reading {shown_path(where)}…")
+            self.query_one("#reading").display = True
+        self._plan(file, again)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
+    def _plan(self, file: Source, again: str = "") -> None:
+        """Plan ``file`` and read its record as the store holds it."""
         try:
             with Workspace.open(self.store_path) as ws:
                 # Read first where the audit is known: what moves after it is read next time.
@@ -304,6 +317,7 @@ class AuditScreen(AuditKeys):
         self.plan = message.plan
         self.report = message.report
         self.status = dict(message.status)
+        self.query_one("#reading").display = False
         self._mark, self._marked = message.mark, True
         self._fill()
         if not message.again and self.query_one("#file", Input).has_focus:
@@ -365,6 +379,7 @@ class AuditScreen(AuditKeys):
         # end: what is typed next mends the path.
         first, *more = message.error.splitlines() or [""]
         also = f" (+{len(more):,} more problems)" if more else ""
+        self.query_one("#reading").display = False
         self._say(f"error: {first}{also}")
         field = self.query_one("#file", Input)
         field.focus()

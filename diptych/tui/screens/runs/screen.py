@@ -7,6 +7,7 @@ What a row holds is :mod:`.rows`; the keys that act on the highlighted run, :mod
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -95,6 +96,8 @@ class RunsScreen(SessionRows):
         self.rows: dict[str, RunSummary] = {}
         self.searches: dict[str, SearchRuns] = {}
         self._timer: Timer | None = None
+        #: When the jobs bar was last drawn: the highlighted run's line reads its rate then.
+        self._drawn_at: float | None = None
         self._reads = StoreReads(self, lambda: self._load(self.diptych.store_path))
         self.full_models = False
         self.filter_text = ""
@@ -392,7 +395,11 @@ class RunsScreen(SessionRows):
         self.set_class(not shown and not starting, "-no-rows")
         if self.rows and not shown:
             self.query_one("#empty", Static).update(no_run_matches(self.filter_text))
-        self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs)
+        # The jobs bar and the highlighted run's line read one run alike: from the same
+        # stored counts, at the same moment.
+        self._drawn_at = time.monotonic()
+        stored = {key: (row.counts, row.run.n_trials) for key, row in self.rows.items()}
+        self.query_one(JobsPanel).show_jobs(self.diptych.active_jobs, stored, self._drawn_at)
         self._show_selected()
 
     def _follow_started_run(self, table: ListTable) -> None:
@@ -425,7 +432,7 @@ class RunsScreen(SessionRows):
             return
         run = row.run
         job = self.diptych.job_for_run(run.id)
-        progress = run_progress(row.counts, run.n_trials, job)
+        progress = run_progress(row.counts, run.n_trials, job, self._drawn_at)
         if job is None and row.said != run.status:
             # Stopped by a sequential audit: the look it stopped at and what that saved.
             selected.update(f"{run.id} · {model_ids(row)}\n{row.said}")
