@@ -35,7 +35,9 @@ standard error did not shrink from the one before — the identities holding all
 or an se estimated noisily on few units — reads an information fraction near 1 and spends
 nearly the whole level early; the complete design is then left almost nothing, and a gate a
 fixed design would decide stays undecided with every trial bought. The shares still sum to at
-most 1, so the union bound above holds as before. The floor was measured on
+most 1, so the union bound above holds as before. Once the partial looks have spent
+1 − floor, the partial looks after them spend nothing and decide nothing new: what is left
+waits for the complete design. The floor was measured on
 ``bench/sequential/figures.py``'s designs (4,000 audits at the limit, 600 at each distance,
 the same audits for every rule; chance to pass / mean share of the design bought), the truth
 2, 3 and 4 complete-design standard errors below the limit:

@@ -108,3 +108,5 @@ def test_the_floor_leaves_a_first_look_its_pocock_share() -> None:
     # The default floor leaves the complete design of never-shrinking looks that floor.
     shares = spending_shares([0.1, 0.2, 1.0], [1.0, 1.0, 1.0], final=True)
     assert shares[-1] == pytest.approx(FINAL_FLOOR)
+    with pytest.raises(ValueError, match="floor"):
+        spending_shares([0.1], [1.0], floor=1.0)
