@@ -1,12 +1,11 @@
 """SmolLM2 on the example audit, decided at look 2 of 10 and then bought whole: looks 1 and 2
 as its record keeps them, look 3 the complete design (11.57, its fixed-design 95% interval
 [4.79, 18.24] on 20 identities a side). Look 2's standard error was no smaller than look 1's, so
-its information fraction was read as all but 1 and it spent nearly all the level that was
-left: the complete design, spending what remains, has 0.25% of it, and its interval at that
-level is wider than looks 1 and 2 together gave. The anytime-valid interval of docs/gates.md,
-the intersection of every look's interval at its spent level, is then the same [0.98, 21.5]
-at look 3 as at look 2, beside look 3's value — the interval of look 3, not one left over
-from look 2 (the record's [1.45, 21.1] is look 2's own fixed-design interval)."""
+its information fraction was read as 1; the looks before the complete design spend together no
+more than 75% of the level, so look 2 spent only up to there and the complete design keeps 25%
+of it. The anytime-valid interval of docs/gates.md, the intersection of every look's interval
+at its spent level, narrows from look 2's [0.15, 22.3] to [2.62, 20.3] at look 3, beside look
+3's value (the record's [1.45, 21.1] is look 2's own fixed-design interval)."""
 
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ def _complete_se() -> float:
     return half * 200 * p * (1 - p)
 
 
-def test_the_complete_design_left_little_level_keeps_the_bounds_of_the_looks_before() -> None:
+def test_the_complete_design_keeps_its_floor_of_the_level_and_narrows_the_interval() -> None:
     numbers = [_number(13.729732447189303, 4.690257001753507, 19.0),
                _number(11.381862400968604, 4.708985942879157, 19.0),
                _number(11.57, _complete_se(), 19.0)]  # fmt: skip
@@ -51,8 +50,14 @@ def test_the_complete_design_left_little_level_keeps_the_bounds_of_the_looks_bef
     figures = [anytime_figure(found[:k]) for k in (2, 3)]  # type: ignore[arg-type]
     at_two, at_three = (f for f in figures if f is not None)
     low, high, shares = anytime(numbers, [b / 1640 for b in bought])
-    assert f"{shares[2]:.2%}" == "0.25%"
-    assert (f"{low:.2f}", f"{high:.1f}") == ("0.98", "21.5")
+    # g(181/1640) = 0.1737, look 2 up to 0.75, the complete design the floor.
+    assert [f"{w:.2%}" for w in shares] == ["17.37%", "57.63%", "25.00%"]
+    assert (f"{low:.2f}", f"{high:.1f}") == ("2.62", "20.3")
     assert at_three.value == 11.57
     assert tuple(round(x, 6) for x in at_three.interval(0.95)) == (round(low, 6), round(high, 6))
-    assert at_three.interval(0.95) == at_two.interval(0.95)
+    two_low, two_high, _ = anytime(numbers[:2], [b / 1640 for b in bought[:2]])
+    assert (f"{two_low:.2f}", f"{two_high:.1f}") == ("0.15", "22.3")
+    assert tuple(round(x, 6) for x in at_two.interval(0.95)) == (
+        round(two_low, 6),
+        round(two_high, 6),
+    )

@@ -62,18 +62,20 @@ def _look_bounds(
 
 def anytime_bounds(looks: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
     """The 95% anytime-valid interval of the gated figure over ``looks`` (as recorded): each look
-    spends g(t_j) − g(t_{j−1}) of the level, the last at the complete design what is left, and
-    the interval is the intersection of each look's at two-sided level 1 − 0.05·w_j."""
-    fractions, variances, spent = [], [], 0.0
+    spends g(t_j) − g(t_{j−1}) of the level, the looks before the complete design together no
+    more than 0.75 of it, the last at the complete design what is left, and the interval is the
+    intersection of each look's at two-sided level 1 − 0.05·w_j."""
+    fractions, variances, spent_t, spent = [], [], 0.0, 0.0
     low, high = -math.inf, math.inf
     for look in looks:
         number = look["numbers"][FIGURE]
         complete = look["bought"] >= look["planned"]
         fractions.append(look["bought"] / look["planned"])
         variances.append(number["se"] ** 2)
-        t = 1.0 if complete else max(_information(fractions, variances), spent)
-        share = _spent(t) - _spent(spent)
-        spent = t
+        t = 1.0 if complete else max(_information(fractions, variances), spent_t)
+        upto = max(_spent(t) if complete else min(_spent(t), 0.75), spent)
+        share = upto - spent
+        spent_t, spent = t, upto
         lo, hi = _look_bounds(number, 1 - 0.05 * share, complete)
         low, high = max(low, lo), min(high, hi)
     return low, high

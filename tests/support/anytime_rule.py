@@ -2,8 +2,9 @@
 the code that makes it: each look's t interval on the logit scale of the figure's range, a
 partial look's degrees of freedom no more than its fewest units less one, the Pocock-type
 share of the level spent by information fraction (V = A + B/f fitted to the looks' se²), the
-last look at the complete design spending what is left, and the intersection of the looks'
-intervals at their spent levels."""
+looks before the complete design spending together no more than 1 − 0.25 of the level, the
+last look at the complete design spending what is left (at least 0.25), and the intersection
+of the looks' intervals at their spent levels."""
 
 from __future__ import annotations
 
@@ -33,19 +34,24 @@ def _fraction(fractions: Sequence[float], variances: Sequence[float]) -> float:
     return min(max((level + slope) / v, f), 1.0)
 
 
+#: The share of the level the complete design keeps, as docs/gates.md states it.
+FLOOR = 0.25
+
+
 def shares(fractions: Sequence[float], ses: Sequence[float], final: bool) -> list[float]:
     """Each look's share of the level."""
 
     def spend(t: float) -> float:
         return math.log(1 + (math.e - 1) * t)
 
-    out, spent = [], 0.0
+    out, spent_t, spent = [], 0.0, 0.0
     for j in range(len(fractions)):
         last = final and j == len(fractions) - 1
         t = 1.0 if last else _fraction(fractions[: j + 1], [s * s for s in ses[: j + 1]])
-        t = max(t, spent)
-        out.append(spend(t) - spend(spent))
-        spent = t
+        t = max(t, spent_t)
+        upto = spend(t) if last else min(spend(t), 1 - FLOOR)
+        out.append(max(upto, spent) - spent)
+        spent_t, spent = t, max(upto, spent)
     return out
 
 

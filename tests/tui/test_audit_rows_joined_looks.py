@@ -42,7 +42,7 @@ def further(
     monkeypatch.chdir(tmp_path)
     bought_further(capsys, tmp_path)
     code, out = call(capsys, "audit", "gate", "first.yaml")
-    assert code == 0 and "(anytime-valid, look 3 of 4); below 70" in out, out
+    assert code == 0 and "(anytime-valid, look 3 of 4); below 72" in out, out
 
 
 @pytest.mark.usefixtures("further")

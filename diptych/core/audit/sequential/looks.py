@@ -283,7 +283,8 @@ def anytime_figure(
     """One gate's figure over its part's looks (each look's figure, None where that look gave
     none): the latest value, with the anytime-valid interval of the looks that hold enough to
     be tested (:func:`look_interval`; the others spend nothing); None when no look gave a figure.
-    A last look at the complete design spends what is left of the level. ``tested_as``: the
+    A last look at the complete design spends what is left of the level, never less than
+    :data:`~diptych.core.metrics.uncertainty.sequential.FINAL_FLOOR`. ``tested_as``: the
     :func:`look_interval` of each look that gave a figure, where the caller kept them from the
     looks before (a look's own interval never changes as more looks come)."""
     given = [(look, fig) for look, fig in looks if fig is not None]

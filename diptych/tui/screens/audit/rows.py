@@ -232,7 +232,7 @@ def estimate_cells(e: Estimate) -> tuple[str, str, str, str]:
 
 def gate_bounds(gate: GateLine) -> str:
     """A gate's interval in the bracket form of every table of the app and of the verdict
-    lines above ("[0.98, 21.5]"), not the report's sentence form ("0.98 to 21.5"): one screen,
+    lines above ("[0.15, 22.3]"), not the report's sentence form ("0.15 to 22.3"): one screen,
     one way of writing an interval. Without one, why (the report's words)."""
     if gate.has_interval and gate.low is not None and gate.high is not None:
         return bounds(gate.low, gate.high)

@@ -9,6 +9,7 @@ import pytest
 
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
 from diptych.core.metrics.uncertainty.sequential import (
+    FINAL_FLOOR,
     AnytimeInterval,
     information_fraction,
     pocock_spending,
@@ -83,3 +84,29 @@ def test_looks_that_spend_nothing_say_nothing_and_shares_are_checked() -> None:
     assert silent.p_below(100.0) == 1.0
     with pytest.raises(ValueError, match="sum to at most 1"):
         AnytimeInterval((_normal(1.0, 1.0), _normal(1.0, 1.0)), (0.7, 0.7))
+
+
+def test_a_look_whose_se_did_not_shrink_leaves_the_complete_design_its_floor() -> None:
+    # Variances that never shrink read as all the information in hand at look 2 (t = 1); the
+    # partial looks together spend at most 1 − floor, so the complete design keeps the floor.
+    # By hand, floor 0.25: g(0.1) = ln(1.171828) = 0.158565; look 2 up to 0.75.
+    shares = spending_shares([0.1, 0.2, 1.0], [1.0, 1.0, 1.0], final=True, floor=0.25)
+    assert shares == pytest.approx([0.158565, 0.591435, 0.25], abs=1e-6)
+    assert sum(shares) == pytest.approx(1.0)
+    # Floor 0.1: look 2 up to 0.9, the complete design 0.1.
+    shares = spending_shares([0.1, 0.2, 1.0], [1.0, 1.0, 1.0], final=True, floor=0.1)
+    assert shares == pytest.approx([0.158565, 0.741435, 0.1], abs=1e-6)
+    # Before the complete design is reached, the partial looks have spent 1 − floor at most.
+    assert sum(spending_shares([0.1, 0.2, 0.3], [1.0, 1.0, 1.0], floor=0.25)) == pytest.approx(0.75)
+
+
+def test_the_floor_leaves_a_first_look_its_pocock_share() -> None:
+    # A first look spends g(f) as before: ln(1 + (e − 1)·0.3) = ln(1.515485) = 0.415735.
+    assert spending_shares([0.3], [7.0], floor=0.25) == pytest.approx([0.415735], abs=1e-6)
+    # Only a first look past g⁻¹(1 − floor) is held to 1 − floor: g(0.9) = 0.934702 > 0.75.
+    assert spending_shares([0.9], [7.0], floor=0.25) == pytest.approx([0.75])
+    # The default floor leaves the complete design of never-shrinking looks that floor.
+    shares = spending_shares([0.1, 0.2, 1.0], [1.0, 1.0, 1.0], final=True)
+    assert shares[-1] == pytest.approx(FINAL_FLOOR)
+    with pytest.raises(ValueError, match="floor"):
+        spending_shares([0.1], [1.0], floor=1.0)
