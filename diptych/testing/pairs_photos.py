@@ -7,6 +7,8 @@ into a scripted image model's output.
 
 from __future__ import annotations
 
+import functools
+
 from PIL import Image
 
 from diptych.core.capabilities import GeneratedImage
@@ -25,7 +27,13 @@ def photo(subset: str, scenario: str, group: str) -> pairs.PairsImage:
 
 
 def rgb(image: pairs.PairsImage) -> Image.Image:
-    with Image.open(image.path) as handle:
+    return _decoded(str(image.path)).copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _decoded(path: str) -> Image.Image:
+    # A photo is pasted into many pictures: read from its JPEG once a process.
+    with Image.open(path) as handle:
         return handle.convert("RGB")
 
 
@@ -33,7 +41,7 @@ def side_by_side(*people: pairs.PairsImage) -> Image.Image:
     """PAIRS photos (256×256 each) next to each other, left to right."""
     canvas = Image.new("RGB", (256 * len(people), 256))
     for slot, person in enumerate(people):
-        canvas.paste(rgb(person), (256 * slot, 0))
+        canvas.paste(_decoded(str(person.path)), (256 * slot, 0))
     return canvas
 
 
@@ -73,10 +81,15 @@ class PairsPhotoService:
             gender: [p for p in pairs.images() if p.perceived_gender == gender]
             for gender in ("masculine", "feminine")
         }
-        self._painted: dict[bytes, tuple[str, str]] = {}
 
     def __call__(self, prompt: str, seed: object, index: int, size: tuple[int, int]) -> bytes:
         import io
+
+        # ``unit`` reads the seed as text: the key is what the picture is chosen by.
+        key = (prompt, str(seed), index)
+        png = _PICTURES.get(key)
+        if png is not None:
+            return png
 
         def pick(gender: str, k: int) -> pairs.PairsImage:
             pool = self._photos[gender]
@@ -86,14 +99,23 @@ class PairsPhotoService:
         if unit(prompt, seed, index, "order") < 0.5:
             order = ("feminine", "masculine")
         picture = side_by_side(*(pick(g, k) for k, g in enumerate(order)))
-        self._painted[_pixels(picture)] = order
+        _SIDES[_pixels(picture)] = order
         buffer = io.BytesIO()
-        picture.save(buffer, format="PNG")
-        return buffer.getvalue()
+        # The least compression: whoever stores the picture encodes it again, and photographs
+        # take several times longer to pack tight than to pack at all.
+        picture.save(buffer, format="PNG", compress_level=1)
+        _PICTURES[key] = png = buffer.getvalue()
+        return png
 
     def perceived(self, image: Image.Image, position: str) -> str:
-        left, right = self._painted[_pixels(image.convert("RGB"))]
+        left, right = _SIDES[_pixels(image.convert("RGB"))]
         return left if position == "left" else right
+
+
+#: The pictures painted in this process, by what chose them, and who is on each side of each,
+#: by its pixels: shared by every service, since the same inputs paint the same picture.
+_PICTURES: dict[tuple[str, str, int], bytes] = {}
+_SIDES: dict[bytes, tuple[str, str]] = {}
 
 
 def _pixels(image: Image.Image) -> bytes:

@@ -441,3 +441,15 @@ def test_a_retry_after_of_an_hour_in_each_form(fake: FakeOpenAIServer, form: Any
     else:
         assert (lowered["retry-after"], lowered.get("retry-after-ms")) == expected[form]
     assert 3598 < (parse_retry_after(lowered) or 0) <= 3601
+
+
+def test_an_image_asked_again_is_painted_once_a_process() -> None:
+    # Many tests ask for the same images (the same runs on the same prompts): each is encoded
+    # once, and an image asked again is those very bytes.
+    from diptych.testing.fake_openai.images import render_png
+
+    first = render_png("a nurse", 3, 0, (64, 32))
+    assert render_png("a nurse", 3, 0, (64, 32)) is first
+    assert Image.open(io.BytesIO(first)).size == (64, 32)
+    assert render_png("a nurse", 4, 0, (64, 32)) != first
+    assert render_png("a nurse", 3, 1, (64, 32)) != first

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,32 @@ class Cell:
     color: str | None
 
 
+#: The screen drawn once for each app inside :func:`one_frame`: None until first read.
+_frames: dict[int, list[list[Segment]] | None] = {}
+
+
+@contextmanager
+def one_frame(app: App[Any]) -> Iterator[None]:
+    """Inside, every reading of ``app``'s screen is of one drawing of it: for checks that read
+    it in turn and change nothing, with no ``await`` between them (nothing can move), where
+    drawing it again for each check would be most of what they cost."""
+    _frames[id(app)] = None
+    try:
+        yield
+    finally:
+        del _frames[id(app)]
+
+
 def _render(app: App[Any]) -> list[list[Segment]]:
+    if id(app) not in _frames:
+        return _draw(app)
+    frame = _frames[id(app)]
+    if frame is None:
+        frame = _frames[id(app)] = _draw(app)
+    return frame
+
+
+def _draw(app: App[Any]) -> list[list[Segment]]:
     width, height = app.size
     console = Console(
         width=width,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from rendered_screen import one_frame
 from rich.text import Text
 from surface import screen_lines
 from surface_controls import state_by_colour, unseen_errors
@@ -340,12 +341,17 @@ async def surface(
 
     await settle(pilot)
     app = pilot.app
-    found = cut_values(app) + cut_fields(app) + unseen_errors(app) + await state_by_colour(pilot)
-    found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
-    found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
-    found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app) + split_words(app)
-    found += toasts_over_figures(app) + notes_over_content(app) + out_of_reach(app)
-    found += cut_counts(app) + figures_and_counts(app) + looks_in_other_words(app)
+    # The checks that only read the screen read one drawing of it (nothing moves between them).
+    with one_frame(app):
+        found = cut_values(app) + cut_fields(app) + unseen_errors(app)
+    found += await state_by_colour(pilot)
+    with one_frame(app):
+        found += cut_footer_keys(app) + footer_lacks(app, labels=labels) + cut_titles(app)
+        found += unreachable_keys(app) + cut_sentences(app) + cut_ids(app) + cut_messages(app)
+        found += bare_counts(app) + unsaid_dialog_keys(app) + split_counts(app)
+        found += split_words(app) + toasts_over_figures(app) + notes_over_content(app)
+        found += out_of_reach(app) + cut_counts(app) + figures_and_counts(app)
+        found += looks_in_other_words(app)
     found += await silent_keys(pilot, leave=leave, hidden=hidden, offered=offered)
     return found
 

@@ -72,11 +72,15 @@ def cut_ids(app: App[Any]) -> list[str]:
     return found
 
 
-def cut_text(app: App[Any], widget: Widget) -> list[str]:
+def cut_text(app: App[Any], widget: Widget, lines: list[str] | None = None) -> list[str]:
     """``widget``'s text (a line that names a run and what stopping saved) not drawn whole in
-    its box: its words, read down its rows, must be its whole text."""
+    its box: its words, read down its rows, must be its whole text. ``lines``: the screen as
+    :func:`screen_lines` drew it, for a caller that checks many widgets of one unchanged
+    screen (drawing it is most of what a check costs)."""
     text = " ".join(_plain(widget).split()) if isinstance(widget, Static) else ""
-    drawn = " ".join(" ".join(region_lines(screen_lines(app), widget.content_region)).split())
+    if lines is None:
+        lines = screen_lines(app)
+    drawn = " ".join(" ".join(region_lines(lines, widget.content_region)).split())
     if text and text not in drawn:
         return [f"{_where(widget)}: {text!r} is drawn as {drawn!r}"]
     return []
