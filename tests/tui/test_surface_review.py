@@ -176,7 +176,7 @@ async def test_toasts_leave_the_review_title_in_view(
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_what_a_key_says_leaves_the_figures_and_help_whole(
-    snapshot_workspace: Path, size: tuple[int, int]
+    snapshot_workspace: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """m, M, t and u on a text run's Review each say something: said on the screen's own line
     above the STS figures, never in a toast over their intervals ("37.5 [−19.7,▌ the
@@ -185,6 +185,9 @@ async def test_what_a_key_says_leaves_the_figures_and_help_whole(
 
     from diptych.tui.screens.help import HelpScreen
 
+    # What is said stays while the screen is read: on a loaded machine a line's few seconds
+    # can run out between a key and the check of its layout.
+    monkeypatch.setattr("diptych.tui.widgets.said.seconds_shown", lambda *_: 3600.0)
     app = DiptychApp(snapshot_workspace, refresh_interval=3600)
     async with app.run_test(size=size, notifications=True) as pilot:
         await loaded(3)(pilot)
