@@ -102,7 +102,7 @@ def audits_table(
         # identities waiting" while pst-text runs): named alone only where all say the same.
         same = all(words == status for words in said[a.id].values())
         parts = ", ".join(name if same else f"{name} {words}" for name, words in said[a.id].items())
-        cells = [
+        cells: list[Any] = [
             a.id,
             KeptWords(kept_together(status)),
             *([a.file_hash[:12]] if wide else []),
