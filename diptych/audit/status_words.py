@@ -92,6 +92,32 @@ def status_words(ws: Workspace, audit_id: str) -> str:
     return audit_words(ws, audit).status
 
 
+def interrupted_line(ws: Workspace, audit_id: str, look: str = "") -> str:
+    """Where the recorded audit ``audit_id`` is interrupted now (as ``diptych audit list`` says
+    it), that in one line for its gates' verdicts: which run stopped part way with how many
+    trials pending, that the verdicts stand (each decided at ``look``, where its gates were
+    decided on a look) and what buys the rest; "" for an audit in any other state."""
+    try:
+        now = ws.audits.as_now(ws.audits.get(audit_id))
+    except UsageError:
+        return ""
+    stopped = [p.run_id for p in now.parts if p.status == "interrupted" and p.run_id]
+    if now.status != "interrupted" or not stopped:
+        return ""
+    runs = ", ".join(
+        f"run {run_id}, {ws.runs.counts(run_id).get('pending', 0):,} trials pending"
+        for run_id in stopped
+    )
+    resume = " and ".join(f"diptych resume {run_id}" for run_id in stopped)
+    # A look's verdict holds at that look however much is bought after it; a gate read on
+    # all the trials stored reads only what was stored before the stop.
+    stand = f"each decided at {look}" if look else "read on the trials stored before the stop"
+    return (
+        f"interrupted: the audit's last run stopped part way ({runs}); the verdicts below "
+        f"stand, {stand}; {resume} or running the audit again buys the rest"
+    )
+
+
 def held_elsewhere(ws: Workspace, audit_id: str) -> str:
     """Why the recorded audit ``audit_id`` cannot be run from here now, in one line: another
     live process runs it (its record names that process, alive), or holds the lease of one of

@@ -80,11 +80,14 @@ def audits_table(
 ) -> Any:
     """The audits as a table that fits the console's width: the audit's id never wraps (it is
     what a user copies), its status in its words; its parts by name, each with its own words
-    only where they are not the audit's (a single part's would say the same twice). On a
-    narrow terminal the file hash is left out, as ``diptych runs`` leaves out the creation
-    time, and the other cells wrap between words."""
+    unless every part's are the audit's (then they would say the same again). On a narrow
+    terminal the file hash is left out, as ``diptych runs`` leaves out the creation time, and
+    the other cells wrap between words, each look and count with its noun kept whole
+    (:class:`~diptych.cli.kept_words.KeptWords`, as ``diptych runs`` keeps them)."""
     from rich import box
     from rich.table import Table
+
+    from diptych.cli.kept_words import KeptWords, kept_together
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("audit", no_wrap=True)
@@ -95,10 +98,16 @@ def audits_table(
     table.add_column("parts")
     for a in audits:
         status = told[a.id]
-        parts = ", ".join(
-            name if words == status else f"{name} {words}" for name, words in said[a.id].items()
-        )
-        cells = [a.id, status, *([a.file_hash[:12]] if wide else []), parts or "no part finished"]
+        # One part's own words beside another's bare name would read as both parts' ("pst-text,
+        # identities waiting" while pst-text runs): named alone only where all say the same.
+        same = all(words == status for words in said[a.id].values())
+        parts = ", ".join(name if same else f"{name} {words}" for name, words in said[a.id].items())
+        cells: list[Any] = [
+            a.id,
+            KeptWords(kept_together(status)),
+            *([a.file_hash[:12]] if wide else []),
+            KeptWords(kept_together(parts or "no part finished")),
+        ]
         table.add_row(*cells)
     return fit_table(table, console)
 

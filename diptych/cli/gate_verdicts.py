@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 
+from diptych.audit.status_words import interrupted_line
 from diptych.core.digits import level_text
 
 
@@ -29,10 +30,17 @@ def decide_gates(
         with open(summary, "a", encoding="utf-8") as fh:
             fh.write(markdown_table(report))
     code = exit_code(report.results)
+    looks = report.sequential
+    look = looks.at if looks is not None else ""
+    # Its last run stopped part way: said, so that a reader of the verdicts knows the audit is
+    # unfinished. The exit code stays the verdicts' own: a gate decided on a look holds at
+    # that look whatever is bought after it (docs/gates.md).
+    stopped = interrupted_line(ws, report.audit_id, look)
     if report.chosen:  # a file with several records here: which one is gated
         typer.echo(report.chosen, err=as_json)
     if as_json:
-        typer.echo(json.dumps({**report.to_dict(), "exit_code": code}, indent=2))
+        said = {**report.to_dict(), "interrupted": stopped or None, "exit_code": code}
+        typer.echo(json.dumps(said, indent=2))
         return code
     gates = len(report.results)
     if report.family != "holm":
@@ -42,11 +50,11 @@ def decide_gates(
     else:
         family = f"Holm across {gates} gates at {level_text(report.confidence)}"
     typer.echo(f"gates of audit {report.audit_id} ({report.audit_name}); {family}")
+    if stopped:
+        typer.echo(stopped)
     if report.sequential is not None:
         typer.echo(report.sequential.sentence())
     width = verdict_width(report.results)
-    looks = report.sequential
-    look = looks.at if looks is not None else ""
     for r in report.results:
         typer.echo(gate_line(r, width, look))
         if r.method != "t":

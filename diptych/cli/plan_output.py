@@ -161,7 +161,7 @@ def print_stop(
         # price, saves requests and says so, not "$0.00".
         saved_cost = bought.saved_cost
         since = (
-            f"bought on since: {summary.bought_now:,} of {summary.planned:,} requests; "
+            f"bought on since: {summary.bought_now:,} of {summary.planned:,} requests stored; "
             if summary.bought_now is not None
             else ""
         )

@@ -113,7 +113,7 @@ def short_name(name: str) -> str:
     the wrapping widgets never part); a fixed-design one on a design stopped early
     "fixed-design, not after stop at look 1 of 10"; the value a run bought on since its look
     has on all its trials after it ("…, look 1 of 10; 11.5 on all 1,424 trials, 656 at look 1
-    and 768 bought since")."""
+    and 768 stored since")."""
     head, _, since = name.partition("; ")
     if since and DECIDED_NAME.fullmatch(head):
         # Bought on since the look: the value on the trials since stays beside, said whole.

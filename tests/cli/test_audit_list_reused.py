@@ -56,4 +56,4 @@ def test_a_search_kept_from_an_earlier_run_reads_reused(
     ]  # fmt: skip
     code, table = call(capsys, "--store", ws, "audit", "list")
     row = next(line for line in table.splitlines() if str(audit["id"]) in line)
-    assert " ".join(row.split()).endswith(f"pst-text, identities {kept}"), table
+    assert " ".join(row.split()).endswith(f"pst-text complete, identities {kept}"), table

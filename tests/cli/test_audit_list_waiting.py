@@ -48,5 +48,6 @@ def test_a_part_waiting_its_turn_reads_waiting(
         assert audit["not_run"] == [] and audit["waiting"] == ["identities"], audit
         code, table = call(capsys, "--store", str(ws), "audit", "list")
         row = next(line for line in table.splitlines() if "turns-0123456789" in line)
-        assert " ".join(row.split()).endswith("identities waiting"), table
+        # Each part in its own state: the one running, the one waiting its turn.
+        assert " ".join(row.split()).endswith("pst-text running, identities waiting"), table
         assert "not run" not in table and "complete" not in table, table

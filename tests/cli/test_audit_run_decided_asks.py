@@ -137,7 +137,7 @@ def test_audit_run_asks_before_it_buys_the_rest_of_a_part_bought_on_and_stopped(
     # Its gates stopped it, a user stopped its buying on: the question says the first.
     line = (
         f"{run_id} is decided at look {len(looks)} of 4, bought on since: {held:,} of "
-        f"{planned:,} requests, {planned - held:,} pending; its gates were decided on the "
+        f"{planned:,} requests stored, {planned - held:,} pending; its gates were decided on the "
         f"trials bought. Resuming buys the remaining {est.to_run:,} requests "
         f"({est.planned - est.cached:,} trials), estimated cost {cost_text(est.cost)}."
     )

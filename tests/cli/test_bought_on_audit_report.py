@@ -1,7 +1,7 @@
 """An audit decided early, bought on since (``diptych resume``, stopped part way) and run again
 with ``--until-decided`` (which decides it again on the same looks) writes a report that reads
 the bought-on run's figures as ``diptych report RUN`` reads them: as the look its gates stopped
-at read them, one interval each (the looks'), with the value on all the trials bought since
+at read them, one interval each (the looks'), with the value on all the trials stored since
 beside it as a value only, never a fixed-design interval of those trials."""
 
 from __future__ import annotations
@@ -54,12 +54,12 @@ def test_the_audit_report_of_a_bought_on_run_reads_it_as_diptych_report(
 
     audited, reported = _figure(rep), _figure(tmp_path / "again")
     # Read as its look read it: the value, count and the gate's interval the decided run's
-    # report printed, the value on all the trials bought since beside it.
+    # report printed, the value on all the trials stored since beside it.
     assert (audited["value"], audited["n"]) == (looked["value"], looked["n"]), audited
     assert audited["headline"].startswith(looked["headline"].removesuffix(")") + "; ")
     assert audited["value_since"] != audited["value"] or audited["trials_since"] > looked["n"]
     for key in ("value", "n", "ci_low", "ci_high", "interval_name", "headline", "row"):
         assert audited.get(key) == reported.get(key), key
     assert str(audited["interval_name"]).startswith("95% anytime-valid interval, look 1 of 4; ")
-    assert str(audited["interval_name"]).endswith(" bought since"), audited
+    assert str(audited["interval_name"]).endswith(" stored since"), audited
     assert "fixed-design" not in audited["headline"] + audited["row"], audited

@@ -43,7 +43,7 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     # Decided again on the same look, with more bought since than the look read.
     assert run.status == "decided" and looks.last.bought < answered < planned
     words = (
-        f"decided at look 1 of 4, bought on since: {answered} of {planned} requests, "
+        f"decided at look 1 of 4, bought on since: {answered} of {planned} requests stored, "
         f"{planned - answered} not bought"
     )
     look_saved = f"{planned - looks.last.bought} saved"
@@ -69,7 +69,7 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     trials = ", ".join(f"{'not bought' if k == 'pending' else k} {v}" for k, v in counts.items())
     assert f"trials: {trials}" in shown, shown
     # Its gated figure as its gate read it at the look, the one interval of the row; the value
-    # on all its trials bought since beside it, a value only.
+    # on all its trials stored since beside it, a value only.
     with Workspace.open(ws) as opened:
         now = opened.analysis.analyze(run_id).numbers[FIGURE]
     look = looks.last.numbers[FIGURE]
@@ -86,7 +86,7 @@ def test_a_decided_run_bought_on_then_audited_again_says_what_it_holds(
     assert 0 < at_look < every, (at_look, every)
     since = (
         f"{figure_text(now['value'])} on all {every} trials, {at_look} at look 1 and "
-        f"{every - at_look} bought since"
+        f"{every - at_look} stored since"
     )
     assert cells[2].endswith(f"(95% anytime-valid interval, look 1 of 4; {since})"), row
     assert len(re.findall(r"\[[^\]]*\]", cells[2])) == 1 and "fixed-design" not in row, row
@@ -132,11 +132,11 @@ def test_its_report_keeps_the_stop_and_says_it_was_bought_on_since(
     asked = counts["done"] + counts["refused"] + counts["failed"]
     history = f"The audit stopped early (every gate decided) after {bought} of {planned} requests"
     since = (
-        f"at look 1 of 4; it was bought on since ({answered} of {planned} requests now, {asked} "
-        "trials its runs were asked); the gates below keep their reading at look 1 of 4, each "
-        "gate's value and interval the look's; its runs' figures (in their reports and diptych "
-        "show) are read there too, each with its value on all the trials since beside it, a "
-        "value only; their intervals are the anytime-valid ones of its looks"
+        f"at look 1 of 4; it was bought on since ({answered} of {planned} requests stored now, "
+        f"{asked} trials its runs were asked); the gates below keep their reading at look 1 of "
+        "4, each gate's value and interval the look's; its runs' figures (in their reports and "
+        "diptych show) are read there too, each with its value on all the trials since beside "
+        "it, a value only; their intervals are the anytime-valid ones of its looks"
     )
     out_dir = tmp_path / "rep"
     code, out = call(capsys, "--store", ws, "report", run_id, "-o", str(out_dir))

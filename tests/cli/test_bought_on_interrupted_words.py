@@ -47,7 +47,7 @@ def test_a_bought_on_run_stopped_part_way_calls_what_it_did_not_get_pending_ever
     assert status == "interrupted" and done > 0 and pending > 0 and answered < planned
     words = (
         f"interrupted: decided at look 1 of 4, bought on since: {answered} of {planned} "
-        f"requests, {planned - answered} pending"
+        f"requests stored, {planned - answered} pending"
     )
 
     show = _flat(_said(capsys, "--store", ws, "show", run_id))

@@ -36,7 +36,7 @@ def test_a_figure_the_look_read_without_an_interval_keeps_none_after_buying_on(
     n = int(cells[-2].split()[0].replace(",", ""))
     assert (cells[1], n) == (figure_text(look["value"]), look["n"]), row
     assert "[" not in row and "no interval (a diagnostic, look 1 of 4; " in row, row
-    assert " bought since)" in row, row
+    assert " stored since)" in row, row
 
     out_dir = tmp_path / "rep"
     code, out = call(

@@ -1,6 +1,6 @@
 """A run its gates decided at look 1, bought on since and stopped (Ctrl-C), then audited again,
 prints one interval per figure on every page: the one its decision used, the look's, named,
-with the value on all the trials bought since beside it as a value only. Its report never sets
+with the value on all the trials stored since beside it as a value only. Its report never sets
 a fixed-design interval of those trials beside the gate's, nor says a finding on one
 (docs/gates.md); ``diptych show`` and ``audit gate`` print the same interval."""
 
@@ -47,7 +47,7 @@ def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_fi
     code, shown = call(capsys, "--store", ws, "show", run_id)
     row = next(s for s in shown.splitlines() if s.startswith(f"│ {FIGURE} "))
     assert BOUNDS.findall(row) == [gate.groups()], (row, line)
-    assert " bought since)" in row and "fixed-design" not in shown, shown
+    assert " stored since)" in row and "fixed-design" not in shown, shown
 
     out_dir = tmp_path / "rep"
     code, out = call(
@@ -66,14 +66,14 @@ def test_every_page_of_a_run_bought_on_and_audited_again_has_one_interval_per_fi
     md = (out_dir / "report.md").read_text(encoding="utf-8")
     assert "95% interval (fixed-design" not in md and "; fixed-design" not in md, md
     (said,) = [s for s in md.splitlines() if s.startswith("- scripted") and FIGURE in s]
-    assert " bought since)" in said and said.count(" to ") == 1, said
+    assert " stored since)" in said and said.count(" to ") == 1, said
 
 
 def test_standings_rank_a_run_bought_on_and_audited_again_on_its_decisions_interval(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``diptych standings`` ranks the run on the interval its decision used, as ``diptych
-    show`` prints it, named with the value on all the trials bought since as a value only: no
+    show`` prints it, named with the value on all the trials stored since as a value only: no
     second interval, of those trials or of the look, in its row or the line under it."""
     monkeypatch.setenv("COLUMNS", "400")  # each row and line of the table on one line
     ws = str(tmp_path / "ws")
@@ -83,7 +83,7 @@ def test_standings_rank_a_run_bought_on_and_audited_again_on_its_decisions_inter
         fixed = opened.analysis.analyze(run_id).numbers[FIGURE]
     name = str(read["interval_name"])
     assert name.startswith("95% anytime-valid interval, look 1 of 4; ")
-    assert name.endswith(" bought since"), name
+    assert name.endswith(" stored since"), name
     assert (read["ci_low"], read["ci_high"]) != (fixed["ci_low"], fixed["ci_high"])
 
     code, out = call(capsys, "--store", ws, "standings")
@@ -92,7 +92,7 @@ def test_standings_rank_a_run_bought_on_and_audited_again_on_its_decisions_inter
     assert BOUNDS.findall(row) == [(figure_text(read["ci_low"]), figure_text(read["ci_high"]))], row
     assert f" {figure_text(read['value'])} " in row, row
     (note,) = [line for line in out.splitlines() if line.startswith("‡ ")]
-    assert f"): {name}: " in note and "no interval is made of the trials bought since" in note
+    assert f"): {name}: " in note and "no interval is made of the trials stored since" in note
     assert "fixed-design" not in out, out
     assert standings_two_intervals(out, [run_id]) == [], out
 

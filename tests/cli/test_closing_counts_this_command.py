@@ -104,7 +104,8 @@ def test_an_audit_decided_again_after_its_run_was_bought_on_asked_none(
     said = NONE_NOW.search(again)
     assert said is not None and (said[1], int(said[2])) == ("decided", held), again
     # What its run holds, said once, in the closing line as `audit list` says it.
-    assert f"decided at look 1 of 4, bought on since: {held} of 144 requests, " in again, again
+    said = f"decided at look 1 of 4, bought on since: {held} of 144 requests stored, "
+    assert said in again, again
     assert _stop(again) == "stopped: every gate decided in 1 of 4 batches"
 
 

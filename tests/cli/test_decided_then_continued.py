@@ -2,7 +2,7 @@
 state everywhere: interrupted part way, ``diptych audit list`` says what ``diptych runs`` says
 (never "decided" beside "interrupted"), and ``diptych show`` reads every figure of its table
 as its looks read it at the look they stopped at (one interval each, the anytime-valid one of
-its looks), its value on all the trials bought since beside it as a value only, never a
+its looks), its value on all the trials stored since beside it as a value only, never a
 fixed-design interval of those trials; bought whole by the plain run, its complete design is
 its last look, as ``diptych resume`` records it."""
 
@@ -63,7 +63,7 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
     # What the stop left, however many trials finished before it landed: the requests the store
     # holds an answer to, the rest of the design pending.
     held = re.fullmatch(
-        r"decided at look 1 of 4, bought on since: (\d+) of 156 requests, (\d+) pending",
+        r"decided at look 1 of 4, bought on since: (\d+) of 156 requests stored, (\d+) pending",
         " ".join(row[5:]),
     )
     assert held is not None, out
@@ -82,7 +82,7 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
         now = opened.analysis.analyze(run_id).numbers
         trials = trials_asked(opened.runs.counts(run_id))
     # Every row with an interval as the look read it, the one interval its looks' anytime-valid
-    # one, its value on all the trials bought since a value beside it; never a fixed-design one.
+    # one, its value on all the trials stored since a value beside it; never a fixed-design one.
     assert "fixed-design" not in out and "does not hold" not in out, out
     for name, cells in rows.items():
         # A figure with no interval says why (the mass: a diagnostic), never a bare dash.
@@ -90,7 +90,7 @@ def test_a_decided_run_bought_on_and_interrupted_is_in_one_state(
             continue
         since = f"{figure_text(now[name]['value'])} on all {trials:,} trials, "
         assert f"({LOOK}; {since}" in cells[1], (name, cells)
-        assert re.search(r", \d+ at look 1 and \d+ bought since\)$", cells[1]), (name, cells)
+        assert re.search(r", \d+ at look 1 and \d+ stored since\)$", cells[1]), (name, cells)
         value, bounds, n, _resampled = at_look[name]
         assert (cells[0], cells[2]) == (value, n), (name, cells, at_look[name])
         assert cells[1].startswith(bounds.removesuffix(f" ({LOOK})")), (name, cells, bounds)

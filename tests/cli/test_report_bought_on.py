@@ -1,7 +1,7 @@
 """A run its gates decided early and then bought on (``diptych resume``, stopped part way) is
 reported as ``diptych show`` reads it: each figure as its looks read it at the look they
 stopped at, with one interval (the looks' anytime-valid one), named, and its value on all the
-trials bought since beside it as a value only, never a fixed-design interval of those trials
+trials stored since beside it as a value only, never a fixed-design interval of those trials
 nor a finding on one; the gate's line keeps the look's reading and says so, and the
 Limitations never say the run stopped at its look when it was bought on since."""
 
@@ -33,7 +33,7 @@ def test_a_decided_run_bought_on_is_reported_as_show_reads_it(
     shown = next(line for line in out.splitlines() if line.startswith(f"│ {FIGURE}"))
     value, bounds = [c.strip() for c in shown.strip("│").split("│")][1:3]
     bounds = bounds.replace(" †", "")  # the floor's mark: the report says it in words
-    assert f"({LOOK}" in bounds and bounds.endswith(" bought since)"), shown
+    assert f"({LOOK}" in bounds and bounds.endswith(" stored since)"), shown
     said, named = bounds.split(" (", 1)
 
     out_dir = tmp_path / "rep"
@@ -46,7 +46,7 @@ def test_a_decided_run_bought_on_is_reported_as_show_reads_it(
     assert "fixed-design" not in row, row
     # The finding states the look's interval, the value since beside it, and no other.
     finding = next(s for s in md.splitlines() if s.startswith("- scripted") and FIGURE in s)
-    assert "fixed-design" not in finding and " bought since)" in finding, finding
+    assert "fixed-design" not in finding and " stored since)" in finding, finding
     gate = next(line for line in md.splitlines() if line.startswith("- **PASS**"))
     assert "The gate's reading at look 1 of 4;" in gate, gate
     assert "stopped early at look 1 of 4, when its gates were decided" not in md

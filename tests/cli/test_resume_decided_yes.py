@@ -44,7 +44,8 @@ def test_resume_yes_on_a_decided_run_says_what_it_buys(
     if history == "at its look":
         said = f"decided at look 1 of 4: {said} saved"
     else:
-        said = f"decided at look 1 of 4, bought on since: {said} not bought"
+        stored = f"{held:,} of {planned:,} requests stored, {planned - held:,} not bought"
+        said = f"decided at look 1 of 4, bought on since: {stored}"
     line = (
         f"{run_id} is {said}; its gates were decided on the trials bought. "
         f"Resuming buys the remaining {est.to_run:,} requests ({est.planned - est.cached:,} "

@@ -1,7 +1,7 @@
 """A figure a run's look read without an interval (the single setting's STS of one masculine
 identity only), of a run bought on past that look, is ranked as ``diptych show`` prints it: the
 look's value, no interval and why, marked ``‡`` with a line naming it as ``show`` does, never
-with the fixed-design interval of all the trials bought since; its pair with another model has
+with the fixed-design interval of all the trials stored since; its pair with another model has
 no interval either. The same run before it was bought on is ranked as it always was."""
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_a_figure_its_look_read_without_an_interval_is_ranked_as_show_prints_it(
     value, cell = _shown(capsys, ws, run_id)
     assert value == figure_text(look["value"])
     assert cell.startswith(f"no interval ({WHY}, look 1 of 8; "), cell
-    assert cell.endswith(" bought since)") and "[" not in cell, cell
+    assert cell.endswith(" stored since)") and "[" not in cell, cell
     out, table = _standings(capsys, ws)
     rows = {r["run"]: r for r in table["standings"]}
     a = rows[run_id]

@@ -112,7 +112,7 @@ def test_standings_of_a_stopped_design_bought_on_rank_what_its_looks_read(
 ) -> None:
     """Bought on past its stop and interrupted: every figure is ranked as its looks read it at
     the stop, the gate's interval for the gated figure and its own looks' for the other, each
-    named with its value on all the trials bought since beside it as a value only, as ``diptych
+    named with its value on all the trials stored since beside it as a value only, as ``diptych
     show`` prints it; never on a fixed-design interval of those trials."""
     from tests.support.stopped_runs import bought_on_and_interrupted
 
@@ -129,7 +129,7 @@ def test_standings_of_a_stopped_design_bought_on_rank_what_its_looks_read(
         assert printed == shown[figure], (asked, printed, shown[figure])
         assert printed.startswith(f"{bounds(read['ci_low'], read['ci_high'])} ")
         assert row["interval"].startswith("95% anytime-valid interval, look 1 of 4; ")
-        assert row["interval"].endswith(" bought since"), row
+        assert row["interval"].endswith(" stored since"), row
         assert (row["value"], row["ci_low"], row["ci_high"]) == (
             read["value"], read["ci_low"], read["ci_high"],
         )  # fmt: skip

@@ -82,7 +82,9 @@ async def test_a_command_line_audit_bought_on_reads_as_audit_list_says(
         summary = " ".join(str(screen.query_one("#summary", Static).render()).split())
         with Workspace.open(".diptych") as ws:
             day = time.strftime("%Y-%m-%d", time.localtime(ws.audits.get(audit_id).created_at))
+        # Interrupted, as `audit list` says it, and what runs it on, before where it came from.
         assert summary.startswith(
+            "audit interrupted: ^r runs it on from where it stopped "
             "made on the command line by diptych run --gate; showing the definition recorded "
             f"on {day} · "
         ), summary
@@ -124,8 +126,8 @@ async def test_ctrl_r_asks_of_it_as_decided_not_interrupted(bought_on: dict[str,
         await settle(pilot)
     assert text.startswith(
         f"{run_id} is decided at look 1 of 4, bought on since: {held:,} of {planned:,} "
-        f"requests, {planned - held:,} pending; its gates were decided on the trials bought. "
-        f"Resuming buys the remaining {est.to_run:,} requests"
+        f"requests stored, {planned - held:,} pending; its gates were decided on the trials "
+        f"bought. Resuming buys the remaining {est.to_run:,} requests"
     ), text
     assert "interrupted" not in text, text
 

@@ -100,3 +100,27 @@ async def test_ctrl_o_with_no_audit_open_asks_to_open_one(audit_dir: Path) -> No
         await wait_for(pilot, lambda: said in shown(app), "the words", lambda: shown(app))
         assert "no report yet" not in shown(app) and opened == []
         await enter_opens_it(pilot, screen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_each_key_with_no_audit_open_asks_to_open_one_in_the_same_words(
+    audit_dir: Path, size: tuple[int, int]
+) -> None:
+    """^r, ^g and ^o with nothing open say one thing: a recorded audit opens from the list as
+    well as by its path, whichever key is pressed."""
+    await record_audit()
+    app = DiptychApp(Path(".diptych"), refresh_interval=3600)
+    app.open_url = lambda url, **_: None  # type: ignore[method-assign]
+    said = "open an audit first (type its path, or choose one recorded here)"
+    async with app.run_test(size=size) as pilot:
+        screen = await listed_under_focus(pilot)
+        for key in ("ctrl+r", "ctrl+g", "ctrl+o"):
+            screen._say("")
+            await pilot.press(key)
+            await wait_for(pilot, lambda: said in _flat(shown(app)), key, lambda: shown(app))
+            assert "audit file first" not in shown(app)
+
+
+def _flat(text: str) -> str:
+    """The screen's text read across the ends of its lines (a sentence wraps at 60 columns)."""
+    return " ".join(text.split())

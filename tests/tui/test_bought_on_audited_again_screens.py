@@ -67,7 +67,7 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
     run_id, words = listed.run.id, listed.said
     answered, planned = audited_again["answered"], audited_again["planned"]
     assert words == (
-        f"decided at look 1 of 4, bought on since: {answered} of {planned} requests, "
+        f"decided at look 1 of 4, bought on since: {answered} of {planned} requests stored, "
         f"{planned - answered} not bought"
     )
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
@@ -105,7 +105,7 @@ async def test_a_decided_run_bought_on_reads_as_runs_says(
         for _, cells in table.source:
             if cells[2].startswith("["):
                 assert cells[2].count("[") == 1 and look in cells[2], cells
-                assert cells[2].endswith(" bought since)"), cells
+                assert cells[2].endswith(" stored since)"), cells
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -125,8 +125,8 @@ async def test_its_audit_says_it_was_bought_on_since(
         # How many the stopped buy-on answered depends on when its Ctrl-C landed: the store says.
         answered, planned = audited_again["answered"], audited_again["planned"]
         said = (
-            f"decided at look 1 of 4, bought on since: {answered:,} of {planned:,} requests, "
-            f"{planned - answered:,} not bought"
+            f"decided at look 1 of 4, bought on since: {answered:,} of {planned:,} requests "
+            f"stored, {planned - answered:,} not bought"
         )
         assert f" · {said} · (command line)" in line, line
         await pilot.press("enter")

@@ -56,7 +56,7 @@ async def test_a_bought_on_run_stopped_part_way_reads_pending_as_runs_says(
     answered, planned = stopped["answered"], stopped["planned"]
     assert words == (
         f"interrupted: decided at look 1 of 4, bought on since: {answered} of {planned} "
-        f"requests, {planned - answered} pending"
+        f"requests stored, {planned - answered} pending"
     )
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=size) as pilot:

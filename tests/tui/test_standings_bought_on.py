@@ -1,8 +1,8 @@
 """The Standings screen of a run its gate decided at its first look, then bought on with
 ``diptych resume`` and interrupted, at 80×24 and 60×20: the gated figure is ranked on the
-interval its decision used, the look's, named with its value on all the trials bought since
+interval its decision used, the look's, named with its value on all the trials stored since
 as a value only, as ``diptych show`` prints it: the page holds that one interval, never a
-fixed-design one of the trials bought since beside it. A figure its looks truly did not record
+fixed-design one of the trials stored since beside it. A figure its looks truly did not record
 says so; one its look read without an interval has none."""
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ pytestmark = [pytest.mark.surface, pytest.mark.usefixtures("scripted_plugin")]
 
 #: The ``‡`` line of the gated figure, after its interval's name.
 HOLDS = (
-    " bought since: the interval its looks read at the stop, the one its decision used; "
-    "the run was bought on since, and no interval is made of the trials bought since"
+    " stored since: the interval its looks read at the stop, the one its decision used; "
+    "the run was bought on since, and no interval is made of the trials stored since"
 )
 #: Bounds as the one formatter prints them.
 BOUNDS = re.compile(r"\[[−\d.,]+, [−\d.,]+\]")
@@ -117,7 +117,7 @@ async def test_a_figure_its_looks_did_not_record_still_says_so(bought_on: dict[s
     async with app.run_test(size=(60, 20)) as pilot:
         screen = await open_standings(pilot, runs=1)
         words = await _page_words(pilot, screen)
-        assert "trials bought since" not in words
+        assert "trials stored since" not in words
         assert (
             "fixed-design; does not hold after the stop at look 1 of 4: its looks did not record "
             "it, so no interval of its own holds after the stop"
@@ -187,6 +187,6 @@ async def test_a_figure_its_look_read_without_an_interval_keeps_none_on_the_scre
         words = await _page_words(pilot, screen)
         assert "no interval (one masculine identity only) ‡" in words, shown(app)
         assert f"{named}: its looks read it at the stop without an interval" in words, words
-        # Never the fixed-design interval of all the trials bought since.
+        # Never the fixed-design interval of all the trials stored since.
         assert bounds(everything["ci_low"], everything["ci_high"]) not in words, words
         assert not BOUNDS.search(words), words

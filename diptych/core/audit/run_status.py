@@ -160,10 +160,10 @@ def status_text(
     the gates decided and that was bought on since (``answered``: its requests with an
     outcome now; :func:`bought_on_since`) names the look and what it holds now, the requests
     not bought the only ones left unsaid: "decided at look 1 of 10, bought on since: 700 of
-    1,640 requests, 940 not bought" (its status first where it is not ``decided``, and the rest
-    :data:`PENDING` there: "interrupted: decided at look 1 of 10, bought on since: 700 of 1,640
-    requests, 940 pending"; its status alone once its design was bought whole). ``held_as``:
-    the status the run is in now, where ``status`` says where its gates left it
+    1,640 requests stored, 940 not bought" (its status first where it is not ``decided``, and
+    the rest :data:`PENDING` there: "interrupted: decided at look 1 of 10, bought on since: 700
+    of 1,640 requests stored, 940 pending"; its status alone once its design was bought
+    whole). ``held_as``: the status the run is in now, where ``status`` says where its gates left it
     (:func:`decided_said`): the rest is named as the run's own listings name it."""
     last = looks.last if looks is not None else None
     if bought_on_since(status, looks, answered):
@@ -172,7 +172,8 @@ def status_text(
         rest = max(last.planned - answered, 0)
         if not rest and status != "decided":
             return status  # bought whole since ("complete"): nothing of the look holds
-        held = f"{answered:,} of {last.planned:,} requests" + (
+        # Stored, not bought: another run asking the same requests answers them in the store.
+        held = f"{answered:,} of {last.planned:,} requests stored" + (
             f", {rest:,} {unasked_word(held_as or status)}" if rest else ""
         )
         return f"{'' if status == 'decided' else f'{status}: '}{at}: {held}"

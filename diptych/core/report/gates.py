@@ -217,7 +217,7 @@ def gate_lines(
             said = (
                 f"the gate's reading at {look or 'its look'}; the run was bought on since, and "
                 "its figures in this report are read at that look too, each with its value on "
-                "all the trials bought since beside it"
+                "all the trials stored since beside it"
             )
             if r.part in whole:
                 said = (

@@ -79,9 +79,9 @@ class StoppedFigures:
                 f"Run {self.run} was bought on after its gates stopped it early at {self.look}: "
                 f"its figures are read as its looks read them at {self.look}, each with the 95% "
                 "anytime-valid interval of its looks (the gate's where a gate read it) and its "
-                "value on all the trials bought since beside it, a value only: the looks' "
+                "value on all the trials stored since beside it, a value only: the looks' "
                 "intervals hold at the looks of their spending plan, and a fixed-design "
-                "interval of the trials bought since does not hold after the stop"
+                "interval of the trials stored since does not hold after the stop"
             )
             if self.fixed:
                 read += f"; {_fixed_said(self.fixed)}"

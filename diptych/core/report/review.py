@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: What the agreement of a run bought on since its stop says: the labels above are the look's.
 LOOK_AGREEMENT = (
     "The labels counted above are those of the trials its look read; the agreement reads every "
-    "label of the run, of the trials bought since too."
+    "label of the run, of the trials stored since too."
 )
 
 

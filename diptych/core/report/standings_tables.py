@@ -39,16 +39,16 @@ DECIDED_SAID: dict[DecidedKind, str] = {
     "early, not the fixed design's; its pairs are tested no more confidently than it",
     "fixed": "its looks did not record it, so no interval of its own holds after the stop",
     "bought_on": "the interval its looks read at the stop, the one its decision used; the run "
-    "was bought on since, and no interval is made of the trials bought since (their figure is "
+    "was bought on since, and no interval is made of the trials stored since (their figure is "
     "a value only); its pairs read the trials that look read, tested no more confidently "
     "than it",
     "bought_on_all": "the interval its looks read at the stop, the one its decision used; the "
-    "run was bought on since, and no interval is made of the trials bought since (their figure "
+    "run was bought on since, and no interval is made of the trials stored since (their figure "
     "is a value only); the trials that look read cannot be told apart now, so its pairs' B − A "
     "is the difference of the values shown, its interval made of all the trials the runs hold, "
     "tested no more confidently than it",
     "bought_on_none": "its looks read it at the stop without an interval, and the run was "
-    "bought on since: no interval is made of the trials bought since (their figure is a value "
+    "bought on since: no interval is made of the trials stored since (their figure is a value "
     "only), so, for want of an interval, it is not ranked apart from any model: its pairs, "
     "read on the trials that look read, have no interval either and no test tells it apart",
 }

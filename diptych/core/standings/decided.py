@@ -34,7 +34,7 @@ pair's point value is still the difference of the values shown, its spread that 
 trials the runs hold raised to the look's as above, and the table's note says so. A figure its
 look recorded without an interval (too few units then: ``bought_on_none``) is read as the look
 read it, its value and why it had none, as ``diptych show`` prints it: no interval is made of
-the trials bought since, and, as for any figure without an interval, its pairs have none either
+the trials stored since, and, as for any figure without an interval, its pairs have none either
 (no test is done: no p), so no test tells it apart from another model.
 """
 
@@ -54,7 +54,7 @@ from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 #: decided on (``gated``), the anytime-valid one of its own looks for a figure no gate read
 #: (``stopped``), its fixed-design one named as not holding after the stop, where its looks
 #: did not record it (``fixed``), or, the run bought on past the stop, the one its looks read
-#: at the stop, named with its value on all the trials bought since (``bought_on``; its sample
+#: at the stop, named with its value on all the trials stored since (``bought_on``; its sample
 #: then holds the trials that look read), or the same where the look's trials could not be
 #: rebuilt from the run (``bought_on_all``; its sample holds all the run's trials), or, where
 #: that look recorded the figure without an interval, its value then and no interval

@@ -176,8 +176,8 @@ def bought_on_numbers(
     prints for it: the gate's where a gate read it, else the 95% anytime-valid one of its own
     looks, named with the look and with the figure's value on all the trials beside it, a
     value only ("95% anytime-valid interval, look 1 of 10; 11.5 on all 1,424 trials, 656 at
-    look 1 and 768 bought since", :func:`value_since`). The looks' intervals hold at the looks
-    of their spending plan only: a fixed-design interval of the trials bought since has no
+    look 1 and 768 stored since", :func:`value_since`). The looks' intervals hold at the looks
+    of their spending plan only: a fixed-design interval of the trials stored since has no
     coverage after the stop, and no interval is made of them. A figure a gate read keeps
     ``gate``: True (its interval is the gate's). A figure its looks did not record is left out
     (it keeps its own interval named as not holding, :func:`stopped_numbers`); empty for a run
@@ -222,14 +222,15 @@ def bought_on_numbers(
 
 def value_since(value: float, trials: int, at_look: int | None, at: str) -> str:
     """A figure's value on all the trials of a run bought on since its stop, with how many of
-    them its look read and how many were bought after it: "11.0 on all 1,168 trials, 656 at
-    look 1 and 512 bought since" (``at``: the look, "look 1 of 10"); where the look's trials
-    are not known, "11.0 on all 1,168 trials bought since"."""
+    them its look read and how many were stored after it: "11.0 on all 1,168 trials, 656 at
+    look 1 and 512 stored since" (``at``: the look, "look 1 of 10"); where the look's trials
+    are not known, "11.0 on all 1,168 trials stored since". Stored, not bought: another run
+    asking the same requests answers them for this one too."""
     said = f"{figure_text(value)} on all {trials:,} trials"
     if at_look is None:
-        return f"{said} bought since"
+        return f"{said} stored since"
     look = at.split(" of ")[0]
-    return f"{said}, {at_look:,} at {look} and {trials - at_look:,} bought since"
+    return f"{said}, {at_look:,} at {look} and {trials - at_look:,} stored since"
 
 
 def look_reason(number: Mapping[str, Any]) -> str | None:

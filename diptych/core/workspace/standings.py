@@ -177,11 +177,11 @@ def stopped_intervals(
     gate's where a gate decided it, else the anytime-valid one of its own looks, else its
     fixed-design one named as not holding after the stop. A run bought on since the stop reads
     each figure as its looks read it at the stop, the one interval its decision used, named
-    with its value on all the trials bought since beside it as a value only
+    with its value on all the trials stored since beside it as a value only
     (:func:`~diptych.core.workspace.decided.bought_on_numbers`): no interval is made of those
     trials; a figure that look recorded without an interval has none, named as ``show`` names
     it ("no interval (one masculine identity only, look 1 of 10; 25.0 on all 1,680 trials
-    bought since)"). Empty for any other run."""
+    stored since)"). Empty for any other run."""
     decided = decided_numbers(analysis, store, run_id)
     out = {f: decided_interval(decided.get(f)) for f in figures if f in decided}
     if any(f not in decided for f in figures):

@@ -144,8 +144,8 @@ def test_a_run_bought_on_since_its_stop_never_promises_a_value_beside_each_gate(
     said = bought_on.sentence()
     assert said.startswith(
         "The audit stopped early (every gate decided) after 164 of 1,640 requests (10.0%), at "
-        "look 1 of 10; it was bought on since (1,640 of 1,640 requests now, 6,560 trials its "
-        "runs were asked); the gates below keep their reading at look 1 of 10, each gate's "
+        "look 1 of 10; it was bought on since (1,640 of 1,640 requests stored now, 6,560 trials "
+        "its runs were asked); the gates below keep their reading at look 1 of 10, each gate's "
         "value and interval the look's; its runs' figures"
     ), said
     assert "every figure is read there" not in said, said

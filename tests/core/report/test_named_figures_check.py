@@ -121,7 +121,7 @@ def test_a_finding_that_does_not_name_its_interval_on_a_gated_report_is_found() 
 def test_a_figure_with_two_intervals_on_one_page_fails(tmp_path: Path) -> None:
     gate = {"run": "r", "figure": "STS paired", "interval": "−1.04 to 24.2"}
     one = {"run": "r", "name": "STS paired", "interval": "[−1.04, 24.2] (95% anytime-valid "
-           "interval, look 1 of 10; 11.5 on all 1,424 trials, 656 at look 1 and 768 bought since)",
+           "interval, look 1 of 10; 11.5 on all 1,424 trials, 656 at look 1 and 768 stored since)",
            "sentence": "pst-text on m: STS paired is 11.8, with a 95% interval from −1.04 to "
            "24.2 (95% anytime-valid interval, look 1 of 10), over 160 prompts."}  # fmt: skip
     two = {**one, "interval": "[7.49, 15.4] (fixed-design; does not hold after the stop at look "

@@ -221,7 +221,7 @@ def two_intervals_problems(report_dir: Path, data: dict[str, Any]) -> list[str]:
     """Each figure of a run printed with two different intervals on one page: its gate's
     line, its headline, its finding and its row in a table of figures each give the one
     interval its decision used, never that one beside another (a fixed-design one of the
-    trials bought since its gates' look). Read in report.json by run and figure, and on the
+    trials stored since its gates' look). Read in report.json by run and figure, and on the
     Markdown and HTML pages by figure where the report holds one run. A figure two gates of a
     Holm family read has each gate's interval at that gate's own level, named by it ("97.5%"):
     one interval per figure and level, never two at one level."""

@@ -101,7 +101,7 @@ class SequentialSummary:
                 # Its history kept, and what holds now: its figures are read past the look.
                 head += (
                     f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
-                    f"requests now, {self.trials_now:,} trials its runs were asked); the "
+                    f"requests stored now, {self.trials_now:,} trials its runs were asked); the "
                     f"gates below keep their reading at look {self.looks} of {self.batches}, "
                     "each gate's value and interval the look's; its runs' figures (in their "
                     "reports and diptych show) are read there too, each with its value on all "

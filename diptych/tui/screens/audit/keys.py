@@ -31,6 +31,9 @@ Source = Path | AuditRecord
 
 #: The report's pages a person reads, the first written opened by ^o; report.json is data.
 PAGES = ("report.html", "report.md")
+#: What ^r, ^g and ^o say with no audit open: a recorded audit opens from the list as well as
+#: a file by its path, whichever key was pressed.
+OPEN_FIRST = "open an audit first (type its path, or choose one recorded here)"
 
 
 def report_page(report: Path) -> Path:
@@ -84,7 +87,7 @@ class AuditKeys(Screen[None]):
 
     def action_run(self) -> None:
         if self._file is None or self.plan is None:
-            self._say("open an audit file first (type its path, then Enter)")
+            self._say(OPEN_FIRST)
             return
         if self._buying():
             return
@@ -123,7 +126,7 @@ class AuditKeys(Screen[None]):
     def action_run_until_decided(self) -> None:
         """Buy the gated parts batch by batch until every gate is decided."""
         if self._file is None or self.plan is None:
-            self._say("open an audit file first (type its path, then Enter)")
+            self._say(OPEN_FIRST)
             return
         gates = self.plan.audit.gates
         if gates is None or not gates.checks:
@@ -146,7 +149,7 @@ class AuditKeys(Screen[None]):
 
     def action_report(self) -> None:
         if self._file is None or self.plan is None:  # a recorded audit's report is its own
-            self._say("open an audit first (type its path, or choose one recorded here)")
+            self._say(OPEN_FIRST)
             return
         if self.report is None:
             self._say("no report yet: run the audit to the end (^r)")

@@ -65,6 +65,11 @@ COLUMNS = ("part", "kind", "probe", "trials", "trials stored", "requests to run"
 GATE_COLUMNS = ("verdict", "gate", "figure", "value", "interval", "level", "rule")
 
 
+#: The audit-level line of an audit whose last run was stopped (Ctrl-C, a quit, a fault):
+#: ``diptych audit list``'s word, and the key that goes on, asking only what is not stored.
+INTERRUPTED = "interrupted: ^r runs it on from where it stopped"
+
+
 class AuditScreen(AuditKeys):
     """One audit file: its parts with trials, stored results and cost, each part's status
     while it runs, and the report when it is written."""
@@ -299,6 +304,9 @@ class AuditScreen(AuditKeys):
             return
         # A report written by `diptych audit run` (to its recorded path) is opened from here.
         report = written if written is not None and written.is_file() else None
+        if now is not None and now.status == "interrupted" and told == now.status:
+            # Stopped, its parts' rows say where; the line says so and what goes on from there.
+            told = INTERRUPTED
         told = told if now is not None and told != now.status else ""
         parts = recorded.parts if recorded else []
         rows = recorded_words(plan, parts, now.parts if now else None, said)
