@@ -351,3 +351,15 @@ def test_a_new_workspace_whose_blobs_directory_is_read_only_is_refused_before_wo
     line = one_error(err)
     assert code != 0 and f"{ws / 'blobs'}" in line and "not writable" in line, line
     assert not (ws / "diptych.db").exists()
+
+
+@pytest.mark.parametrize("search", ["identities", "mitigate"])
+def test_an_agent_search_on_a_read_only_workspace_is_refused_in_one_line(
+    ws_run: tuple[Path, str], read_only: None, capsys: pytest.CaptureFixture[str], search: str
+) -> None:
+    ws, run_id = ws_run
+    agent = ["--agent-model", "openai-compatible", "-A", "base_url=http://127.0.0.1:9/v1"]
+    target = ["-m", "scripted-likelihood"] if search == "identities" else [run_id]
+    code, _, err = call(capsys, "--store", str(ws), "agent", search, *target, *agent)
+    line = one_error(err)
+    assert code != 0 and f"workspace {ws} is read-only: cannot run an agent search" in line
