@@ -250,6 +250,7 @@ def identities(
         _echo(f"  {head}: {json.dumps(rest, default=str)[:160]}", err=True)
 
     with state(ctx).open_workspace(create=True) as ws:
+        ws.require_writable("run an agent search")
         if session:
             # A start of a session's id resumes it, as 'diptych show' takes one.
             settings = replace(settings, session=session_to_resume(ws, session))
@@ -369,6 +370,7 @@ def mitigate(
 
     agent = _agent(agent_model, agent_param)
     with state(ctx).open_workspace() as ws:
+        ws.require_writable("run an agent search")
         report = search_mitigations(
             ws,
             agent,

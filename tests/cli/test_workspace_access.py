@@ -309,3 +309,57 @@ def test_tables_fit_80_columns_without_cutting_names(
     assert {"openai-compatible", "vlm_annotators", "vlm-judge"} <= {
         n for i in registry.plugins for n in (i.name, *i.models, *i.annotators)
     }
+
+
+def _blobs_denied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workspace's blobs directory may not be written by this process (as root chmod does
+    not stop writes, so the permission check is answered as a user without access gets it)."""
+    access = os.access
+
+    def denied(path: object, mode: int, **kwargs: object) -> bool:
+        if Path(str(path)).name == "blobs" and mode & os.W_OK:
+            return False
+        return access(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(connection.os, "access", denied)
+
+
+def test_a_read_only_blobs_directory_makes_the_workspace_read_only(
+    ws_run: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The images a run buys go to blobs/: with it read-only they would be paid for and lost.
+    ws, run_id = ws_run
+    _blobs_denied(monkeypatch)
+    assert not connection.writable(ws)
+    code, _, err = call(capsys, "--store", str(ws), "run", *PST_TEXT, "-p", "seed=9", "--new")
+    line = one_error(err)
+    assert code != 0 and f"workspace {ws} is read-only: cannot run a probe" in line
+    code, out, err = call(capsys, "--store", str(ws), "runs")
+    assert code == 0 and run_id in out and "pst-text" in out, err
+
+
+def test_a_new_workspace_whose_blobs_directory_is_read_only_is_refused_before_work(
+    tmp_path: Path,
+    scripted: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ws = tmp_path / "ws"
+    (ws / "blobs").mkdir(parents=True)
+    _blobs_denied(monkeypatch)
+    code, _, err = call(capsys, "--store", str(ws), "run", *PST_TEXT, "--quiet")
+    line = one_error(err)
+    assert code != 0 and f"{ws / 'blobs'}" in line and "not writable" in line, line
+    assert not (ws / "diptych.db").exists()
+
+
+@pytest.mark.parametrize("search", ["identities", "mitigate"])
+def test_an_agent_search_on_a_read_only_workspace_is_refused_in_one_line(
+    ws_run: tuple[Path, str], read_only: None, capsys: pytest.CaptureFixture[str], search: str
+) -> None:
+    ws, run_id = ws_run
+    agent = ["--agent-model", "openai-compatible", "-A", "base_url=http://127.0.0.1:9/v1"]
+    target = ["-m", "scripted-likelihood"] if search == "identities" else [run_id]
+    code, _, err = call(capsys, "--store", str(ws), "agent", search, *target, *agent)
+    line = one_error(err)
+    assert code != 0 and f"workspace {ws} is read-only: cannot run an agent search" in line

@@ -8,11 +8,12 @@ refused with one line that names the holder, or with ``wait`` polls until the le
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from diptych.core.engine.reporting import Reporter
-from diptych.core.errors import DiptychError
+from diptych.core.errors import DiptychError, StoreError
 from diptych.core.store import Heartbeat, Lease, Store
 from diptych.core.store.connection import DB_NAME
 
@@ -75,6 +76,13 @@ async def holding(
     heartbeat = Heartbeat(store.path / DB_NAME, lease).start()
     try:
         yield lease
-    finally:
+    except BaseException:
         heartbeat.stop()
-        store.release_lease(lease)
+        # The error that stopped the run says what was lost and what to do; a lease that
+        # cannot be given back as well (the same full disk) must not replace it, and goes
+        # stale by itself once this process ends.
+        with contextlib.suppress(StoreError):
+            store.release_lease(lease)
+        raise
+    heartbeat.stop()
+    store.release_lease(lease)

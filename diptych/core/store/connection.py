@@ -41,10 +41,14 @@ def default_store_path() -> Path:
 
 def writable(workspace: Path) -> bool:
     """Whether this process may write the workspace: its directory (SQLite creates the -wal and
-    -shm files and blobs there) and its database file."""
+    -shm files there), its database file and its blobs directory (where the images a run pays
+    for go: one it cannot write would have them bought and then lost)."""
     db = workspace / DB_NAME
-    return os.access(workspace, os.W_OK | os.X_OK) and (
-        not db.exists() or os.access(db, os.R_OK | os.W_OK)
+    blobs = workspace / "blobs"
+    return (
+        os.access(workspace, os.W_OK | os.X_OK)
+        and (not db.exists() or os.access(db, os.R_OK | os.W_OK))
+        and (not blobs.exists() or os.access(blobs, os.W_OK | os.X_OK))
     )
 
 
@@ -167,6 +171,13 @@ class Connection:
                 f"cannot create the workspace at {self.path}: {error.strerror}; "
                 "choose another with --store PATH"
             ) from error
+        blobs = self.path / "blobs"
+        if not os.access(blobs, os.W_OK | os.X_OK):
+            # Checked before anything is bought: a result's images are stored there.
+            raise ReadOnlyWorkspaceError(
+                f"{blobs} is not writable, so nothing bought could be stored: make it writable "
+                "(chmod u+w) or choose another workspace with --store PATH"
+            )
         # Setting up a workspace (WAL mode, migrations) is serialised between processes and
         # threads by a lock file: two first opens at once would otherwise race to create
         # the same tables, and SQLite does not wait on a journal-mode change. The database

@@ -12,6 +12,7 @@ is made; it never enters the parameters, the version, provenance or a message.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
@@ -168,7 +169,17 @@ class OpenAICompatible(Model):
     async def _call(self, make_request: Callable[[Any], Any]) -> Any:
         """Run one SDK request, translating its errors into diptych's."""
         try:
-            response = await make_request(self._clients.get())
+            # The SDK's timeout bounds each read, not the whole answer: a server that never
+            # stops sending would hold the call, and the memory it fills, for ever.
+            response = await asyncio.wait_for(
+                make_request(self._clients.get()), self._params.timeout
+            )
+        except TimeoutError as exc:
+            raise TransientModelError(
+                f"No whole answer within {self._params.timeout:g} s (the service may still "
+                "have carried the request out)",
+                maybe_charged=True,
+            ) from exc
         except self._sdk.APIError as exc:
             secret = os.environ.get(self._params.api_key_env)
             raise translate_error(exc, self._sdk, self._params.api_key_env, secret=secret) from exc

@@ -115,3 +115,25 @@ def test_a_failure_reason_is_never_empty() -> None:
     assert _fault_reason(TimeoutError(), None) == "timed out"
     with pytest.raises(ValueError, match="timeout must be more than 0"):
         RunOptions(retry=replace(RunOptions().retry, timeout=0))
+
+
+def test_a_lease_that_cannot_be_given_back_keeps_the_error_that_stopped_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a full disk giving the lease back fails too; the run's own error says what was lost
+    # and how much room to free, and must be the one the user reads.
+    from diptych.core.engine.lease import holding
+    from diptych.core.errors import StoreFullError
+
+    def full(lease: object) -> None:
+        raise StoreFullError("the disk holding the workspace is full")
+
+    async def stopped(store: Store, run: str) -> None:
+        async with holding(store, run, wait=False, reporter=NullReporter()):
+            raise StoreFullError("still full after 300 s: 2 paid answers received are lost")
+
+    with open_store(tmp_path) as store:
+        run = _run(store)
+        monkeypatch.setattr(store, "release_lease", full)
+        with pytest.raises(StoreFullError, match="2 paid answers received are lost"):
+            asyncio.run(stopped(store, run))

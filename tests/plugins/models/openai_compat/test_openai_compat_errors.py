@@ -141,3 +141,44 @@ async def test_structured_output_refusal_is_a_refusal(fake: FakeOpenAI) -> None:
     fake.script.append(Scripted(200, chat_answer(None, refusal="I can't help with that.")))
     with pytest.raises(RefusalError, match="can't help"):
         await model_for(fake).complete(ASK, Sampling(), schema=ANSWER_SCHEMA)
+
+
+async def test_an_answer_that_never_ends_times_out_as_a_whole() -> None:
+    # A body that keeps coming a little at a time never trips a per-read timeout: without a
+    # bound on the whole answer the call, and the memory it holds, would grow for ever.
+    import asyncio
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    stop = threading.Event()
+
+    class Endless(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [{"message": {"content": "')
+            while not stop.is_set():
+                self.wfile.write(b"a" * 64)
+                self.wfile.flush()
+                time.sleep(0.02)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    model = OpenAICompatible(OpenAICompatible.Params(base_url=base_url, model="m", timeout=0.5))
+    try:
+        # The outer bound only keeps a regression from hanging the suite.
+        with pytest.raises(TransientModelError) as raised:
+            await asyncio.wait_for(model.complete(ASK, Sampling()), 20)
+        assert raised.value.maybe_charged and "0.5 s" in str(raised.value)
+    finally:
+        stop.set()
+        await model.aclose()
+        server.shutdown()
+        server.server_close()
