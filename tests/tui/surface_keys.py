@@ -351,7 +351,8 @@ def unsaid_dialog_keys(app: App[Any]) -> list[str]:
     """A dialog that does not say, in its own text, the keys that answer and cancel it: it
     stands over its screen's footer, whose keys are not the dialog's. Each of the dialog's own
     keys ("escape", "y") is named in the dialog's box, and "enter" where a field or a list
-    takes it. Help, a screen of its own with its keys listed, is not a dialog."""
+    takes it. Help, a screen of its own with its keys listed, is not a dialog; the key that
+    opens it on a dialog is the footer's own "? Help", in view under the dialog."""
     from textual.screen import ModalScreen
     from textual.widgets import Input, OptionList
 
@@ -364,7 +365,7 @@ def unsaid_dialog_keys(app: App[Any]) -> list[str]:
     boxes = [w for w in screen.children if w.display]
     said = " ".join(" ".join(region_lines(lines, w.region)) for w in boxes).lower()
     keys = [k.strip() for b in Binding.make_bindings(type(screen).BINDINGS)
-            for k in b.key.split(",")]  # fmt: skip
+            if b.action != "app.help" for k in b.key.split(",")]  # fmt: skip
     if screen.query(Input) or screen.query(OptionList):
         keys.append("enter")
     return [

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 
 from diptych.tui.review.modals import NoteModal, ReasonModal, ReviewerNameModal
 from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
+from diptych.tui.screens.help import HelpScreen
 from diptych.tui.screens.runs.detail import ReportDirScreen
 from diptych.tui.widgets.dialog_keys import dialog_keys
 
@@ -54,6 +55,11 @@ class DialogHost(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.dialog)
+
+    def action_help(self) -> None:
+        # As the app's own: ? or F1 on a dialog opens Help on it.
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(type(self.screen)))
 
 
 def test_every_dialog_says_its_keys_in_one_wording() -> None:

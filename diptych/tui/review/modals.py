@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from diptych.core.labels import reviewer_name
 from diptych.core.report.formatting import counted
-from diptych.tui.widgets.dialog_keys import CANCEL, dialog_keys
+from diptych.tui.widgets.dialog_keys import CANCEL, HELP, dialog_keys
 
 _DIALOG_CSS = """
 {name} {{
@@ -44,7 +44,7 @@ class ReviewerNameModal(ModalScreen[str | None]):
     HELP_PURPOSE = "Asks who is reviewing: your labels are stored under human:<your name>."
 
     DEFAULT_CSS = _DIALOG_CSS.format(name="ReviewerNameModal")
-    BINDINGS = [Binding("escape", "cancel", CANCEL)]
+    BINDINGS = [Binding("escape", "cancel", CANCEL), HELP]
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -73,7 +73,7 @@ class NoteModal(ModalScreen[str | None]):
     """A free-text note on the current person, stored in their label's detail."""
 
     DEFAULT_CSS = _DIALOG_CSS.format(name="NoteModal")
-    BINDINGS = [Binding("escape", "cancel", CANCEL)]
+    BINDINGS = [Binding("escape", "cancel", CANCEL), HELP]
 
     def __init__(self, note: str, about: str) -> None:
         super().__init__()
@@ -113,7 +113,7 @@ class ReasonModal(ModalScreen[str | None]):
     DEFAULT_CSS = _DIALOG_CSS.format(name="ReasonModal") + (
         "ReasonModal OptionList { height: auto; max-height: 12; }"
     )
-    BINDINGS = [Binding("escape", "cancel", CANCEL)]
+    BINDINGS = [Binding("escape", "cancel", CANCEL), HELP]
 
     def __init__(self, counts: dict[str, int], current: str | None) -> None:
         super().__init__()

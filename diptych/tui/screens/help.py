@@ -4,7 +4,8 @@ Nothing here is written by hand: the screens are found among the classes of ``di
 their keys are their ``BINDINGS`` (and those they inherit) and what each is for is its
 ``HELP_PURPOSE`` (else its docstring's first paragraph), so a screen or a key added appears here
 without anyone remembering to. Help opened on a screen shows that screen's section, then the
-keys that work everywhere and in tables; no other screen's.
+keys that work everywhere and in tables; no other screen's. Help opened on a dialog shows the
+dialog's section only: no other key reaches past a dialog.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ FIRST = (
 #: The app's keys and Textual's: a dialog (Help itself too) keeps the keys to itself.
 EVERYWHERE = "Everywhere but in dialogs"
 IN_TABLES = "In tables and lists"
+#: Help opened on a dialog lists the dialog's keys only, and says where the others are.
+DIALOG_CLOSED = "The screen's other keys work once this dialog is closed."
 
 
 def screen_title(cls: type) -> str:
@@ -206,12 +209,15 @@ def screen_sections(
 ) -> list[tuple[str, list[Binding]]]:
     """The sections Help shows. Opened on a screen: that screen's section first, then the keys
     that work on every screen; no other screen's (a short section ran on into the next one's,
-    which read as its own). Opened on none: every section."""
+    which read as its own). Opened on a dialog: its section only, as no other key reaches past
+    it. Opened on none: every section."""
     sections = help_sections(app_class)
     if current is None:
         return sections
     title = screen_title(current)
     own = [s for s in sections if s[0] == title]
+    if _is_dialog(current):
+        return own
     rest = [s for s in sections if s[0] in (EVERYWHERE, IN_TABLES)]
     if not own:
         return rest
@@ -221,6 +227,10 @@ def screen_sections(
     shown = [(t, tables if t == IN_TABLES else b) for t, b in rest]
     # A section whose every key the screen says itself is left out, not shown empty.
     return [(title, keys), *[(t, b) for t, b in shown if b]]
+
+
+def _is_dialog(cls: type | None) -> bool:
+    return cls is not None and issubclass(cls, ModalScreen) and cls is not HelpScreen
 
 
 def section_id(title: str) -> str:
@@ -275,6 +285,8 @@ class HelpScreen(ModalScreen[None]):
                 # The notes are the current screen's: a key of its own section only.
                 notes = self.notes if self.current and title == screen_title(self.current) else {}
                 yield Static(bindings_table(self.app, bindings, notes), classes="help-keys")
+            if _is_dialog(self.current):
+                yield Static(DIALOG_CLOSED, classes="help-purpose", id="help-dialog-closed")
             if self.current is not None:
                 yield intro
 

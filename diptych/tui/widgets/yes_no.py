@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from diptych.core.safe_text import escape_controls
-from diptych.tui.widgets.dialog_keys import CANCEL, dialog_keys
+from diptych.tui.widgets.dialog_keys import CANCEL, HELP, dialog_keys
 from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 
@@ -100,6 +100,7 @@ class YesNo(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", CANCEL),
+        HELP,
     ]
 
     def __init__(self, text: str) -> None:

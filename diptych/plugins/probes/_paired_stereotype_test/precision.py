@@ -22,7 +22,7 @@ same probe in the workspace replaces them.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from diptych.core.metrics.sts import GENDERS, LabelRow
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
@@ -77,18 +77,29 @@ def answers_in_draws(answers: int, draws: int) -> str:
 
 
 def observed_sts_components(
-    rows: Iterable[LabelRow], source: str, *, drawn: bool = False
+    rows: Iterable[LabelRow],
+    source: str,
+    *,
+    drawn: bool = False,
+    scenes: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Components]:
     """The components of the paired and the single STS (keys ``paired`` / ``single``) in the
     persons' labels ``rows``: a paired person is placed in its scene's cell (the scene's
     masculine and feminine identity), a single one in its identity's stratum. A setting with
     fewer than two identities of a list, or no scored person, is left out. ``drawn`` counts
-    them in the source as a text run's report does (its persons are answers, in draws)."""
+    them in the source as a text run's report does (its persons are answers, in draws).
+    ``scenes`` names a paired image's identities as planned (image → stereotyped gender →
+    identity), as :func:`~diptych.core.metrics.sts.stereotype_test_score` reads them: a person
+    whose partner is not labelled yet still sits in its scene's cell, as the figure counts it."""
     listed = list(rows)
     scene: dict[tuple[str, int | None], dict[str, str]] = defaultdict(dict)
     for row in listed:
         # Every person names its scene, a cannot_identify one too.
         scene[(row.image, row.run)][row.stereotype] = row.identity
+    for (image, _), people in scene.items():
+        # The plan fills only what no labelled person of the image names.
+        for gender, identity in (scenes or {}).get(image, {}).items():
+            people.setdefault(gender, identity)
     out: dict[str, Components] = {}
     for setting in ("paired", "single"):
         values: list[float] = []

@@ -153,7 +153,7 @@ class PSTText(Probe[PSTTextParams]):
             observed_sts_components,
         )
         from diptych.plugins.probes._paired_stereotype_test.scoring import sts_row
-        from diptych.plugins.probes.pst_text.analysis import distinct_prompts
+        from diptych.plugins.probes.pst_text.analysis import distinct_prompts, planned_scenes
 
         labels = run.labels(self.self_annotator)
         if not labels:
@@ -165,7 +165,9 @@ class PSTText(Probe[PSTTextParams]):
         rows = [sts_row(lab) for lab in mine]
         # The labels' interval resamples both identity lists, drawn or told alike.
         drawn = " (drawn labels)" if self.p.mode == "likelihood" else ""
-        found = observed_sts_components(rows, source, drawn=True)
+        # Each person in the scene its trial planned, as the figure places it: a run stopped
+        # between a scene's two people has one of them labelled.
+        found = observed_sts_components(rows, source, drawn=True, scenes=planned_scenes(mine))
         out = {f"STS {setting}{drawn}": comp for setting, comp in found.items()}
         readings = distinct_prompts(mine)
         for setting in ("paired", "single"):

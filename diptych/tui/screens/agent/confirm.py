@@ -34,6 +34,9 @@ class ConfirmAccept(YesNo):
     """Asks whether to accept a proposal the session did not confirm; answers True to
     accept."""
 
+    HELP_PURPOSE = (
+        "Asks whether to accept a proposal the session did not confirm: y accepts it anyway."
+    )
     YES = "Accept anyway"
     YES_DOES = "accepts"
     ID = "confirm"

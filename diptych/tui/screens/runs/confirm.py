@@ -14,6 +14,10 @@ from diptych.tui.widgets.yes_no import YesNo
 class ConfirmResume(YesNo):
     """Asks whether to buy the rest of a decided run; answers True to buy it."""
 
+    HELP_PURPOSE = (
+        "Asks whether to buy the rest of a run whose gates were decided, its trials, requests "
+        "and estimated cost named first: y buys it, n or escape leaves the run as it is."
+    )
     YES = "Buy the rest"
     YES_DOES = "buys the rest"
     ID = "resume"
@@ -28,6 +32,11 @@ class ConfirmLookedResume(YesNo):
     gates not decided yet): the audit and the command that goes on look by look are named
     first. Answers True to buy it."""
 
+    HELP_PURPOSE = (
+        "Asks whether to buy the whole design of a run an audit was buying look by look (its "
+        "gates not decided yet), the audit and the command that goes on look by look named "
+        "first: y buys it, n or escape leaves the run as it is."
+    )
     YES = "Buy the whole design"
     YES_DOES = "buys the whole design"
     ID = "looked"

@@ -12,14 +12,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from diptych.tui.widgets.dialog_keys import CANCEL, dialog_keys
+from diptych.tui.widgets.dialog_keys import CANCEL, HELP, dialog_keys
 
 
 class ReportDirScreen(ModalScreen[Path | None]):
     """Ask where to write the report."""
 
     HELP_TITLE = "Write report dialog"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", CANCEL)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", CANCEL), HELP]
     CSS_PATH = "report_dir.tcss"
 
     def __init__(self, default: Path) -> None:
