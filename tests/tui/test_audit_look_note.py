@@ -61,8 +61,10 @@ async def _running_screens(pilot: Pilot[Any], screen: AuditScreen) -> list[str]:
     deadline = time.monotonic() + 60
     while screen.report is None:
         text = _on_screen(screen)
-        # The run's end said before its report is written is the end, not a batch running.
-        if "stopped: every gate decided" in text:
+        # The run's end said before its report is written is the end, not a batch running:
+        # its stop line, or the gates' line that names what stopping saved, whichever is
+        # drawn first.
+        if "stopped: every gate decided" in text or " saved" in text:
             break
         if not seen or seen[-1] != text:
             seen.append(text)
@@ -83,6 +85,8 @@ async def test_no_refresh_says_stopped_while_a_batch_is_bought(
         await pilot.press("ctrl+g")
         seen = await _running_screens(pilot, screen)
         # The run's end says why it stopped, once it has.
-        assert "stopped: every gate decided" in _on_screen(screen)
+        await wait_for(
+            pilot, lambda: "stopped: every gate decided" in _on_screen(screen), "the stop line"
+        )
     assert [s for s in seen if "stopped" in s] == []
     assert any("look 1 of 10: inconclusive; buying batch 2 of 10" in s for s in seen), seen

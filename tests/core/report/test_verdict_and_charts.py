@@ -210,7 +210,8 @@ def test_the_pst_papers_values_stand_beside_ours_as_context(audit: Any, written:
     assert (units["masculine identity"], units["feminine identity"], number["n"]) == (2, 20, 160)
     assert text[STS]["sentence"] == (
         f"This run: {ours} [{low}, {high}] over 160 prompts; a quick look, not a finding: its "
-        "interval rests on 2 masculine and 20 feminine identities, too few to decide anything; a "
+        "interval rests on 40 pairings of 2 masculine and 20 feminine identities, too few to "
+        "decide anything; a "
         "finding needs at least 4 a side. "
         "Wan and Chang (2024) measured DALL-E 3 at 47.4: overall STS, paired "
         "setting, gendered occupations, on images of DALL-E 3 whose perceived gender people "
