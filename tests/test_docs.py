@@ -112,11 +112,12 @@ def test_the_readme_names_every_capability_of_the_product() -> None:
 
 def test_the_manual_works_opened_from_disk(site: Path) -> None:
     """As the README says to read it: build/docs/index.html opened from disk (file://). A link
-    lands on its page, not on a directory a browser lists, and no search box is offered that
-    could never start."""
+    lands on its page, not on a directory a browser lists, no search box is offered that could
+    never start, and the side navigation draws no text over another on a laptop or a phone."""
     from playwright.sync_api import sync_playwright
 
     from diptych.core.report.pdf import CHROMIUM_ARGS, chromium_path
+    from tests.support.surfaces.nav import nav_overlaps, nav_texts
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_ARGS))
@@ -135,5 +136,21 @@ def test_the_manual_works_opened_from_disk(site: Path) -> None:
             ]
             # No search box: from disk it could never start.
             assert page.locator("input.md-search__input").count() == 0
+            page.close()
+            # The side navigation, scrolled to a page far down it, draws no text over another.
+            for width, height in ((1280, 800), (390, 844)):
+                for deep in ("probes/stories.html", "errors.html"):
+                    page = browser.new_page(viewport={"width": width, "height": height})
+                    page.goto((site / deep).as_uri())
+                    if width < 1220:
+                        # Under 76.25em the navigation is a drawer the menu button opens.
+                        page.click("label.md-header__button[for='__drawer']")
+                        page.wait_for_function(
+                            "document.querySelector('.md-sidebar--primary')"
+                            ".getBoundingClientRect().left >= 0"
+                        )
+                    assert len(nav_texts(page)) >= 5, (width, deep)
+                    assert nav_overlaps(page) == [], (width, deep)
+                    page.close()
         finally:
             browser.close()

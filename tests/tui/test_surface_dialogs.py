@@ -13,13 +13,17 @@ import pytest
 from hosts import Host
 from steps import SIZES, settle, shown, surface, wait_for
 from surface import screen_lines
+from surface_costs import cost_parted
 from surface_keys import unsaid_dialog_keys
 from textual.app import App
 from textual.screen import ModalScreen
 
+from diptych.core.audit.run_status import rest_to_buy
+from diptych.core.cost import Cost
 from diptych.tui.review.modals import NoteModal, ReasonModal, ReviewerNameModal
 from diptych.tui.screens.agent.confirm import ConfirmAccept, confirmation_text
 from diptych.tui.screens.help import HelpScreen
+from diptych.tui.screens.runs.confirm import ConfirmResume
 from diptych.tui.screens.runs.detail import ReportDirScreen
 from diptych.tui.widgets.dialog_keys import dialog_keys
 
@@ -40,6 +44,21 @@ DIALOGS: dict[str, tuple[Callable[[], ModalScreen[Any]], str]] = {
         "(y accepts, n or escape cancels)",
     ),
 }
+
+#: What ``u`` asks before it buys the rest of a decided run, its cost in each of its wordings:
+#: at 80 and 60 columns "estimated cost" comes at a line's end, where it was parted from its
+#: value ("estimated" over "cost $0.59", "estimated cost" over "not priced.").
+RESUME_SAID = "decided at look 1 of 10: 164 of 1,640 requests bought, 1,476 saved"
+RESUME_COSTS = {
+    "local": Cost(0, unpriced=1476, local=1476),
+    "service": Cost(0, unpriced=1476),
+    "dollars": Cost(0.59, priced=1476),
+}
+for _kind, _cost in RESUME_COSTS.items():
+    DIALOGS[f"resume-{_kind}"] = (
+        lambda cost=_cost: ConfirmResume(rest_to_buy("9f3c2a1b", RESUME_SAID, 1476, 1476, cost)),
+        "(y buys the rest, n or escape cancels)",
+    )
 
 
 #: The characters of a dialog's frame and its field's, either side of a line of its text.
@@ -67,6 +86,13 @@ def test_every_dialog_says_its_keys_in_one_wording() -> None:
     assert dialog_keys("accepts", key="y", cancel="n or escape") == (
         "(y accepts, n or escape cancels)"
     )
+
+
+def test_the_check_sees_a_cost_parted_from_its_label() -> None:
+    assert cost_parted("(1,476 trials), estimated", "cost $0.59.")
+    assert cost_parted("(1,476 trials), estimated cost", "not priced.")
+    assert cost_parted("(1,476 trials), estimated cost", "$0.59.")
+    assert not cost_parted("its requests and estimated cost", "are on screen")
 
 
 @pytest.mark.parametrize("size", SIZES)

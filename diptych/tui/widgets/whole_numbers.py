@@ -32,8 +32,11 @@ FIGURE = re.compile(
     rf"(?:{_NUMBER}(?:\s+(?:{INTERVAL.pattern})(?:\s+[†‡])*)?|{INTERVAL.pattern}(?:\s+[†‡])*)"
     r"(?:\s+n=[\d,]+)?|\(\d[\d.]*%\s+\S+|\blook\s+[\d,]+(?:(?:\s+of\s+|/)[\d,]+)?\)?"
     # A cost in words is a value too: "not priced (computed" over "on this machine)" read as
-    # a cost cut, as "[-50.0," over "+50.0]" read as an interval cut.
-    rf"|not priced \({COMPUTED_HERE}\)|[\d,]+ requests (?:not priced|{COMPUTED_HERE})"
+    # a cost cut, as "[-50.0," over "+50.0]" read as an interval cut. Its label stays with it:
+    # "estimated" over "cost $0.59", or "estimated cost" over "not priced", is a label with no
+    # value and a value with no name. A mix's "+ 300 requests not priced" may go on below.
+    rf"|(?:estimated cost )?(?:\$[\d,]+\.\d\d|not priced(?: \({COMPUTED_HERE}\))?)"
+    rf"|[\d,]+ requests (?:not priced|{COMPUTED_HERE})"
 )
 
 #: An id: words joined by hyphens or slashes, three at least (``occ-paired-carpenter--nurse``,

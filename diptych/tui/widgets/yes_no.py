@@ -61,7 +61,9 @@ class YesNo(ModalScreen[bool]):
         max-height: 100%;
         border: thick $warning;
         background: $surface;
-        padding: 0 1;
+        /* No padding on the right of the question: its scrollbar's gutter, blank while it
+           does not scroll, keeps it off the frame, and the answer has its own. */
+        padding: 0 0 0 1;
     }
     /* The answer is docked under the question: the question's box takes the height left and
        scrolls, never pushing the key line or the buttons off the screen. */
@@ -73,6 +75,9 @@ class YesNo(ModalScreen[bool]):
         scrollbar-gutter: stable;
         overflow-x: hidden;
         scrollbar-size-horizontal: 0;
+        /* A gutter of one cell, not two: at 60 columns a cost with its label ("estimated cost
+           not priced (computed on this machine).", 53 cells) is held whole on one line. */
+        scrollbar-size-vertical: 1;
     }
     /* Focused, its scrollbar lights up: the arrows scroll the question, not the buttons. */
     YesNo .question-box:focus {
@@ -82,6 +87,7 @@ class YesNo(ModalScreen[bool]):
     YesNo .answer {
         dock: bottom;
         height: auto;
+        padding-right: 1;
     }
     YesNo .question, YesNo .keys {
         width: 100%;

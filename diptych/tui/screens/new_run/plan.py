@@ -68,14 +68,40 @@ def form_id(model: str) -> str:
     return "form-model-" + re.sub(r"[^A-Za-z0-9_-]", "_", model)
 
 
-def estimate_text(est: Estimate, max_cost: float | None) -> Text:
+#: What the plan says under the design's warning where a ctrl+s, pressed before the plan was
+#: in, waited for it: the warning is read before anything is bought.
+AGAIN = "ctrl+s again starts the run"
+
+
+def few_units_said(est: Estimate) -> str | None:
+    """The line ``diptych run`` prints before it buys a design of too few units a side, word
+    for word (``diptych.cli.precision.few_units_warning``: the same function of the design,
+    with its "warning: "), or None."""
+    said = est.precision.design_warning if est.precision is not None else None
+    return None if said is None else f"warning: {said}"
+
+
+def estimate_text(est: Estimate, max_cost: float | None, again: bool = False) -> Text:
+    """The plan; ``again``: a ctrl+s waited for it, and the next one starts the run."""
     text = Text()
     quick = planned_quick_look(est.precision)
+    warning = few_units_said(est)
+    said = Text()
+    if warning is not None:
+        # The line `diptych run` prints before it buys the design, in its words.
+        said.append("warning:", style="bold yellow")
+        said.append(f"{warning[8:]}\n", style="yellow")
+        if again:
+            said.append(f"{AGAIN}\n", style="bold")
+    if again:
+        # A ctrl+s waits on it: the warning and what starts the run first, in view.
+        text.append_text(said)
     if quick:
-        # First, where it is read before ctrl+s (the design's warning comes last, after the
-        # figures' half-widths, often under the plan's edge): in the words `diptych show` and
-        # the report will use of the run's figures.
+        # Read before ctrl+s (the figures' half-widths often run under the plan's edge): in
+        # the words `diptych show` and the report will use of the run's figures.
         text.append(f"{QUICK_PLAN}: {quick}\n", style="bold yellow")
+    if not again:
+        text.append_text(said)
     # Counted as the CLI counts them (plan_counts): trials planned and stored, requests to run.
     text.append(f"{est.planned:,}", style="bold")
     text.append(f" {plural('trial', est.planned)} planned · ")
@@ -107,6 +133,8 @@ def estimate_text(est: Estimate, max_cost: float | None) -> Text:
         # The figures' expected half-widths, so that a design too small to decide anything is
         # seen before it is paid for (the lines `diptych run --dry-run` prints).
         for line in est.precision.lines():
+            if line == warning:
+                continue  # said at the top
             if line.startswith("warning: "):
                 text.append("\nwarning:", style="bold yellow")
                 text.append(line[8:], style="yellow")

@@ -37,6 +37,7 @@ from diptych.tui.screens.new_run.plan import (
     DEBOUNCE,
     RunOptions,
     estimate_text,
+    few_units_said,
     form_id,
     probe_class,
 )
@@ -91,6 +92,12 @@ class NewRunScreen(ChoosesModels):
         self._planning: RunRequest | None = None
         self._answered = 0
         self._start_asked = False
+        #: The request whose plan said its design's warning (too few units a side): a ctrl+s
+        #: that waited for the plan starts the run only once the warning was on screen.
+        self._warned: RunRequest | None = None
+        #: The request a ctrl+s waited for and was held on its warning: its plan, made again,
+        #: still says the next ctrl+s starts it.
+        self._held: RunRequest | None = None
         #: A new probe's forms and Models list still being put up.
         self._probe_changing = False
 
@@ -256,6 +263,7 @@ class NewRunScreen(ChoosesModels):
         request = self.validate()
         self._generation += 1
         self._estimate_error = None
+        self.remove_class("-held")  # until a plan says the warning it waits on again
         estimate = self.query_one("#estimate", Static)
         if request is None:
             first = self.first_invalid()
@@ -360,6 +368,19 @@ class NewRunScreen(ChoosesModels):
         self._estimate_error = message.error
         self._answered = message.generation
         if self._start_asked:
+            estimate = message.estimate
+            if estimate is not None and few_units_said(estimate) and self._warned != self._planning:
+                # As `diptych run` says it before buying: the warning first, on screen; the
+                # next ctrl+s starts the run.
+                self._start_asked = False
+                self._warned = self._held = self._planning
+                options = parse_params(
+                    RunOptions, self.query_one("#form-run", ParamsForm).values(), owner="run"
+                )
+                panel.update(estimate_text(estimate, options.max_cost, again=True))
+                self.add_class("-held")
+                self.query_one("#estimate-scroll", VerticalScroll).scroll_home(animate=False)
+                return
             self.action_start()  # the plan ctrl+s waited for: start, or say why not
             return
         if message.error != self._refused_because:
@@ -374,7 +395,11 @@ class NewRunScreen(ChoosesModels):
         options = parse_params(
             RunOptions, self.query_one("#form-run", ParamsForm).values(), owner="run"
         )
-        panel.update(estimate_text(message.estimate, options.max_cost))
+        again = self._held is not None and self._held == self._planning
+        panel.update(estimate_text(message.estimate, options.max_cost, again=again))
+        self.set_class(again, "-held")
+        if few_units_said(message.estimate):
+            self._warned = self._planning  # read at the top of the plan before ctrl+s
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # A plugin's own bug while planning: say so rather than "estimating…" for ever.
