@@ -36,6 +36,10 @@ class RunView:
     #: The chromadb server holding the workspace's collections (None: the embedded one under
     #: the workspace), so that a probe storing vectors keeps them where the workspace does.
     chroma_url: str | None = None
+    #: Whether the probe builds its figures (charts): False where only the numbers and tables
+    #: are read (the terminal app's figures, recomputed after every label), which are the
+    #: same either way; building the charts is a good part of an analysis' time.
+    figures: bool = True
 
     @property
     def id(self) -> str:

@@ -55,15 +55,19 @@ class Analysis(Namespace):
         *,
         label_policy: LabelPolicy | None = None,
         calibration_subset: str | None = None,
+        figures: bool = True,
     ) -> ProbeResult:
         """The probe's analysis of the run: tables, figures, flags and numbers with intervals.
         ``label_policy`` (human, automatic, mixed) says whose labels score people where the
         probe uses annotators' labels; None keeps the probe's default. ``calibration_subset``
         names the PAIRS subset an annotator's calibration may have been made on for its error
-        rates to correct scores (None: only a calibration over all of PAIRS is used)."""
+        rates to correct scores (None: only a calibration over all of PAIRS is used).
+        ``figures=False`` leaves the charts out (``figures`` empty) for a caller that reads
+        only the numbers and tables, which are those of the full analysis."""
         view = self._kernel.view(run_id)
         view.label_policy = label_policy
         view.calibration_subset = calibration_subset
+        view.figures = figures
         return get_probe(view.run.probe, view.run.params).analyze(view)
 
     def analyze_batches(

@@ -66,6 +66,7 @@ class Audits(Namespace):
         *,
         label_policy: LabelPolicy | None = None,
         calibration_subset: str | None = None,
+        figures: bool = True,
     ) -> ProbeResult:
         """A run's analysis as every listing of the run shows it (``diptych show``, the terminal
         app's run detail and review line): a figure an audit's gates decided on its looks
@@ -73,10 +74,12 @@ class Audits(Namespace):
         design stopped early on its gates the interval that holds after that stop, or its own
         named as not holding (:func:`~diptych.core.workspace.decided.stopped_numbers`); of a
         design read whole after its looks, its own named fixed-design
-        (:func:`~diptych.core.workspace.decided.fixed_beside`)."""
+        (:func:`~diptych.core.workspace.decided.fixed_beside`). ``figures=False`` leaves the
+        charts out, as :meth:`Analysis.analyze` does: the numbers are the same."""
         result = self._analysis.analyze(
-            run_id, label_policy=label_policy, calibration_subset=calibration_subset
-        )
+            run_id, label_policy=label_policy, calibration_subset=calibration_subset,
+            figures=figures,
+        )  # fmt: skip
         run = self._kernel.get_run(run_id).id
         decided = decided_numbers(self._analysis, self._store, run)
         decided.update(stopped_numbers(self._store, run, result.numbers, decided))
@@ -85,7 +88,7 @@ class Audits(Namespace):
         decided.update(fixed_beside(result.numbers, decided))
         if decided:
             result = replace(result, numbers=with_decided(result.numbers, decided))
-        result = self._at_look(run_id, result, label_policy, calibration_subset)
+        result = self._at_look(run_id, result, label_policy, calibration_subset, figures)
         # Its breakdowns' intervals are fixed-design: named as not holding after an early stop.
         return name_fixed_intervals(result, stopped_look(self._store, run))
 
@@ -95,12 +98,14 @@ class Audits(Namespace):
         result: ProbeResult,
         label_policy: LabelPolicy | None,
         calibration_subset: str | None,
+        figures: bool = True,
     ) -> ProbeResult:
         """``result`` of a run bought on since its gates stopped it early with its breakdowns
         read on the trials its look read, as its figures are (:func:`look_analysis`); where
         those cannot be rebuilt, a note says its breakdowns read all its trials."""
         view = self._kernel.view(run_id)
         view.label_policy, view.calibration_subset = label_policy, calibration_subset
+        view.figures = figures
         since, looked, _ = look_analysis(
             self._store, view, get_probe(view.run.probe, view.run.params)
         )

@@ -180,6 +180,7 @@ def look_analysis(store: Store, view: RunView, probe: Probe) -> AtLook:
         label_policy=view.label_policy,
         calibration_subset=view.calibration_subset,
         chroma_url=view.chroma_url,
+        figures=view.figures,
         keys=keys,
     )
     result = probe.analyze(subset)

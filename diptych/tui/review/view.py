@@ -294,7 +294,8 @@ class ReviewView(ReviewDrawing):
                 items = load_queue(ws, run_id, include_unlabelled=include_unlabelled)
                 stored = labelled_by(ws, run_id)
                 self.post_message(self.QueueLoaded(run_id, probe, items, False, stored))
-            result = ws.audits.read(run_id)
+            # The strip shows numbers only: the charts would be built for nothing.
+            result = ws.audits.read(run_id, figures=False)
         self.post_message(self.MetricsUpdated(result.numbers))
 
     def _decode(self, item: ReviewItem) -> None:

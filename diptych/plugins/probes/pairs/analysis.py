@@ -103,6 +103,8 @@ class _Context:
     several_models: bool
     #: subset -> [(model, association)], for Figures 2–4 and the t-test table.
     by_subset: dict[str, list[tuple[str, AssociationResult]]]
+    #: Whether the figures are built (``RunView.figures``): the numbers do not depend on it.
+    figures: bool = True
 
 
 def analyze_pairs(run: RunView, chosen_subsets: Sequence[str]) -> ProbeResult:
@@ -123,7 +125,7 @@ def analyze_pairs(run: RunView, chosen_subsets: Sequence[str]) -> ProbeResult:
     )
     collected = collect_answers(run)
     models = run.model_ids()
-    ctx = _Context(result, len(models) > 1, defaultdict(list))
+    ctx = _Context(result, len(models) > 1, defaultdict(list), run.figures)
     subsets = [s for s in SUBSETS if s in chosen_subsets]
     for model_id in models:
         for subset in subsets:
@@ -133,8 +135,9 @@ def analyze_pairs(run: RunView, chosen_subsets: Sequence[str]) -> ProbeResult:
     result.tables.insert(1, _outcome_table(collected.answers, models, subsets, "refusal"))
     result.tables.insert(2, _outcome_table(collected.answers, models, subsets, "neither"))
     result.tables.append(_rules_table(collected.answers, models))
-    headline = [levels_figure(subset, ctx.by_subset.get(subset, [])) for subset in subsets]
-    result.figures = [f for f in headline if f is not None] + result.figures
+    if ctx.figures:
+        headline = [levels_figure(subset, ctx.by_subset.get(subset, [])) for subset in subsets]
+        result.figures = [f for f in headline if f is not None] + result.figures
     _notes(ctx, collected, subsets)
     return result
 
@@ -207,7 +210,7 @@ def _analyze_subset(ctx: _Context, model_id: str, subset: str, answers: list[Ans
         )
     slug = f"{model_id.replace('#', '_')}_" if ctx.several_models else ""
     for key, rows in (("question", by_question), ("scenario", by_scenario)):
-        if not rows:
+        if not rows or not ctx.figures:
             continue
         figure = rows_figure(f"{slug}{subset}_by_{key}", where, key, rows, assoc.levels)
         if figure is not None:

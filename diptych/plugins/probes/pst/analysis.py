@@ -101,7 +101,7 @@ def analyze_pst(probe: Any, run: RunView) -> ProbeResult:
     ctx = AnalysisContext(
         result, seed, n_boot, _bls_if_needed(labels), several_models, several_interventions,
         tone_reference=getattr(params, "tone_reference", None) or "uniform",
-        min_cell=int(getattr(params, "min_cell", MIN_PERSONS)),
+        min_cell=int(getattr(params, "min_cell", MIN_PERSONS)), figures=run.figures,
     )  # fmt: skip
     if labels.n_labelled == 0:
         message = NO_LABELS.format(run=run.id)
@@ -207,7 +207,8 @@ def _analyze_group(ctx: AnalysisContext, group: PSTGroup) -> None:
             f"{prefix}left out of the scores: "
             f"{counted(sts.excluded_cannot_identify, 'person')} labelled cannot_identify"
         )
-    _add_figures(ctx, group, sts, micro.title)
+    if ctx.figures:
+        _add_figures(ctx, group, sts, micro.title)
     ctx.result.data[prefix.rstrip(": ")] = {
         "model": key.model_id,
         "aspect": key.aspect,

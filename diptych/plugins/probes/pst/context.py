@@ -55,3 +55,6 @@ class AnalysisContext:
     tone_reference: str = "uniform"
     #: The fewest persons a gender × tone cell needs for its figure (``-p min_cell=``).
     min_cell: int = MIN_PERSONS
+    #: Whether the paper's figures are built (``RunView.figures``): the numbers do not depend
+    #: on it.
+    figures: bool = True

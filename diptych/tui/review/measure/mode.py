@@ -299,8 +299,9 @@ class MeasureScreen(ReviewView):
         self, run_id: str, probe: object, refresh: bool, include_unlabelled: bool
     ) -> None:
         # The flags do not change the draw; they are brought up to date as the screen goes.
+        # The panel shows numbers only: the charts would be built again after every label.
         with Workspace.open(self.store_path, create=False) as ws:
-            result = ws.analysis.analyze(run_id)
+            result = ws.analysis.analyze(run_id, figures=False)
         self.post_message(self.MetricsUpdated(result.numbers))
 
     def on_review_screen_draw_opened(self, message: DrawOpened) -> None:

@@ -240,3 +240,25 @@ def test_refusal_rates_t_tests_and_flags(
         "declined": 3 + 24,
         "service_refusal": 12,
     }
+
+
+def test_without_figures_the_numbers_and_tables_are_the_same(
+    finished: tuple[Store, Any, GroupVision, ProbeResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An analysis asked for its numbers only (``RunView.figures`` False) draws no figure."""
+    from diptych.core.plugins import get_probe
+    from diptych.core.runview import RunView
+    from diptych.plugins.probes.pairs import analysis
+
+    store, run, _, result = finished
+    assert result.figures
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a figure was built for an analysis asked for its numbers only")
+
+    monkeypatch.setattr(analysis, "levels_figure", refused)
+    monkeypatch.setattr(analysis, "rows_figure", refused)
+    bare = get_probe("pairs", run.params).analyze(RunView(store, run, figures=False))
+    assert bare.figures == []
+    assert bare.numbers == result.numbers
+    assert [(t.title, t.rows) for t in bare.tables] == [(t.title, t.rows) for t in result.tables]
