@@ -38,7 +38,8 @@ demo: $(VENV)/.installed-demo
 		--report diptych-demo
 	$(PY) -m diptych.core.report.screenshot diptych-demo
 	@echo "The demo's workspace is diptych-demo/.diptych; name it to look at its run:"
-	@echo "  .venv/bin/diptych --store diptych-demo/.diptych runs    # then show RUN, report RUN, tui"
+	@echo "  .venv/bin/diptych --store diptych-demo/.diptych runs"
+	@echo "  .venv/bin/diptych --store diptych-demo/.diptych show RUN    # the same --store before report RUN or tui"
 
 # Two test processes (pytest-xdist), one per core of a small machine. A test goes to whichever
 # process is free, so that both end together; the tests that share a module's fixture, the

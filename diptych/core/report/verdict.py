@@ -476,10 +476,11 @@ def published_context(audit: Audit) -> list[Context]:
                 if _NOT_HEADLINE.search(name) and "refusal" not in entry.match:
                     continue
                 source = data.sources.get(entry.source)
-                spread = interval(number)
-                if spread == "—":
-                    spread = no_interval(number) or "no interval"
                 rests = observations(number, part.observation)
+                spread = interval(number)
+                if spread == "—":  # "over 4 prompts, no interval (why)"
+                    spread = no_interval(number) or "no interval"
+                    spread, rests = (f"over {rests}, {spread}", "") if rests else (spread, "")
                 out.append(
                     Context(
                         run=part.id,

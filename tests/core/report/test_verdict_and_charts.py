@@ -273,3 +273,23 @@ def test_actions_glossary_methods_and_provenance(audit: Any, written: Path) -> N
     for f in data["verdict"]["findings"]:
         assert f["sentence"] in md
     assert "NIST AI 600-1" in md and "MS-2.11-002" in md and "Appendix C: Frameworks" in html
+
+
+def test_a_figure_with_no_interval_stands_beside_a_papers_with_its_n_and_why() -> None:
+    """A value from four prompts and one masculine identity has no interval: the context says
+    so beside it, its n first, never a bare value set against a paper's."""
+    from types import SimpleNamespace
+
+    from diptych.core.report.verdict import published_context
+
+    number = {"value": 32.0, "ci_low": None, "ci_high": None, "n": 4,
+              "reason": "one masculine identity only: no interval"}  # fmt: skip
+    run = SimpleNamespace(probe="pst-text", params={})
+    part = SimpleNamespace(
+        id="pst-text-1", observation="prompt", view=SimpleNamespace(run=run),
+        result=SimpleNamespace(numbers={STS: number}),
+    )  # fmt: skip
+    (context,) = [c for c in published_context(SimpleNamespace(runs=[part])) if c.figure == STS]
+    assert context.sentence.startswith(
+        "This run: 32.0 over 4 prompts, no interval (one masculine identity only). Wan and Chang"
+    ), context.sentence
