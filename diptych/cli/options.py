@@ -12,11 +12,13 @@ from typing import Annotated, Any
 import typer
 
 from diptych.cli.paths import output_path
+from diptych.cli.usage import counts
 from diptych.core.audit.sequential import DEFAULT_BATCHES, MAX_BATCHES
 from diptych.core.errors import UsageError
 from diptych.core.workspace import EXECUTORS
 
 
+@counts("a number of seconds", 30)
 def positive_seconds(value: float | None) -> float | None:
     """A number of seconds above 0, or none given."""
     if value is not None and not 0 < value < math.inf:
@@ -24,6 +26,7 @@ def positive_seconds(value: float | None) -> float | None:
     return value
 
 
+@counts("a number of seconds", 300)
 def seconds(value: float) -> float:
     """A number of seconds, 0 or more."""
     if not 0 <= value < math.inf:
@@ -31,6 +34,7 @@ def seconds(value: float) -> float:
     return value
 
 
+@counts("an amount of US dollars", 5)
 def dollars(value: float | None) -> float | None:
     """An amount of US dollars, 0 or more, or none given."""
     if value is not None and not 0 <= value < math.inf:
@@ -38,6 +42,7 @@ def dollars(value: float | None) -> float | None:
     return value
 
 
+@counts("a figure's value", 25)
 def figure_value(value: float | None) -> float | None:
     """A value a figure can take (a finite number), or none given."""
     if value is not None and not math.isfinite(value):
@@ -45,6 +50,7 @@ def figure_value(value: float | None) -> float | None:
     return value
 
 
+@counts(None, DEFAULT_BATCHES)
 def batch_count(value: int | None) -> int | None:
     """A number of batches to buy a design in: 2 to :data:`MAX_BATCHES`, or none given."""
     if value is not None and value > MAX_BATCHES:

@@ -9,11 +9,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from diptych.cli.usage import counts
+
 if TYPE_CHECKING:
     from diptych.cli.console import SafeConsole
     from diptych.core.metrics.uncertainty.precision import PrecisionPlan
 
 
+@counts("a half-width above 0", 10)
 def half_width(value: float | None) -> float | None:
     """``--target-width``: a half-width above 0 on the figures' own scale."""
     if value is not None and not 0 < value < math.inf:

@@ -10,18 +10,39 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import Any, TypeVar
 
 import typer
 from typer.core import TyperGroup, TyperOption
 
 from diptych.core.errors import UsageError
+from diptych.core.number_words import not_the_number
+
+#: What the number of an option checked by one of these callbacks counts, and a value to suggest.
+_COUNTED: dict[Callable[..., Any], tuple[str | None, float]] = {}
+
+_Check = TypeVar("_Check", bound=Callable[..., Any])
+
+
+def counts(noun: str | None, example: float) -> Callable[[_Check], _Check]:
+    """Mark an option's callback as checking a number that counts ``noun`` (None: a plain
+    number), with ``example`` a good value: the words for a value that is no number at all,
+    which typer refuses before the callback sees it."""
+
+    def mark(check: _Check) -> _Check:
+        _COUNTED[check] = (noun, example)
+        return check
+
+    return mark
 
 
 def one_line(error: typer.TyperException) -> str:
     """The error as one line: typer's message, and where to read the command's usage."""
     # typer validates values with pydantic, whose messages start "Value error, ".
+    words = _number_words(error)
+    if words is not None:
+        error.message = words
     message = " ".join(error.format_message().replace("Value error, ", "").split())
     ctx = getattr(error, "ctx", None)
     option = getattr(error, "option_name", None)
@@ -45,6 +66,35 @@ def one_line(error: typer.TyperException) -> str:
     if ctx is not None:
         return f"{message} (see '{ctx.command_path} --help')"
     return message
+
+
+def _number_words(error: typer.TyperException) -> str | None:
+    """The project's line for a numeric option's value that typer (through pydantic) refused:
+    the value, the number wanted and an example, where pydantic names neither."""
+    errors = getattr(error.__cause__, "errors", None)
+    param = getattr(error, "param", None)
+    descriptor = getattr(param, "type_descriptor", None)
+    if not callable(errors) or param is None or descriptor is None:
+        return None
+    problems = errors()
+    if not problems:
+        return None
+    whole = descriptor.annotation is int
+    if descriptor.annotation not in (int, float):
+        return None
+    # typer hands click its own wrapper of the callback (functools.wraps keeps ours under it).
+    callback = getattr(param, "callback", None)
+    check = inspect.unwrap(callback) if callable(callback) else None
+    noun, example = _COUNTED.get(check, (None, None)) if check else (None, None)
+    default = getattr(param, "default", None)
+    return not_the_number(
+        problems[0],
+        whole=whole,
+        noun=noun,
+        lowest=getattr(param, "min", None),
+        highest=getattr(param, "max", None),
+        example=example if example is not None else default,
+    )
 
 
 def exit_code(error: typer.TyperException) -> int:

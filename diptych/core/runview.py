@@ -10,6 +10,7 @@ which ``Probe.bind`` receives and ``RunView.lookup`` carries.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -17,6 +18,9 @@ from typing import Any
 from diptych.core.labels import GENDER, LabelDimension, LabelPolicy, SubjectLabel
 from diptych.core.store import CalibrationRecord, ResultRecord, RunRecord, Store, TrialRow
 from diptych.core.trials import Subject
+
+#: How a stored error begins when the service refused the request as sent (see the engine).
+_LASTING = "PermanentModelError: "
 
 
 @dataclass
@@ -96,6 +100,36 @@ class RunView:
 
     def model_ids(self) -> list[str]:
         return [m["model_id"] for m in self.run.models]
+
+    def lasting_failure(self, model_id: str) -> str | None:
+        """What the trials of ``model_id`` failed with when every one failed for a reason the
+        service gives again to the same request (a model name it does not serve, a wrong
+        base_url, a rejected key): the most common message. None while any trial answered, was
+        refused, is still to run or failed for a passing reason, which a resume may get past."""
+        errors = []
+        for trial in self.trials:
+            if trial.model_id != model_id:
+                continue
+            result = self.results.get(trial.key)
+            if result is None or result.status != "failed" or result.error is None:
+                return None
+            if not result.error.startswith(_LASTING):
+                return None
+            errors.append(result.error.removeprefix(_LASTING))
+        return Counter(errors).most_common(1)[0][0] if errors else None
+
+    def nothing_yet(self, model_id: str, what: str) -> str:
+        """A probe's note for a model with no ``what`` (answers, labelled subjects) to score:
+        what to do, which is to run or resume the probe unless every trial failed for good,
+        when a resume would only fail the same way."""
+        failure = self.lasting_failure(model_id)
+        if failure is None:
+            return f"no {what} yet; run or resume the probe"
+        return (
+            f"no {what}: every trial failed ({failure}); change the model or its base_url (or "
+            "key) and run again, since a resume sends the same requests and fails the same way "
+            "until then"
+        )
 
     def subject_rows(self) -> list[dict[str, Any]]:
         """Every subject of the run in plan order, with its trial and the trial's outcome: each

@@ -110,6 +110,10 @@ def test_bad_values(
             args += [other.opts[0], fine] if other.param_type_name == "option" else [fine]
     line = assert_usage_error(capsys, *args, param.opts[0], value)
     assert param.opts[0] in line or param.name in line, line
+    if param.type_descriptor.annotation in (int, float) and not param.type_descriptor.is_choice:
+        # The value, what to give instead and an example; never pydantic's "Input should be".
+        shown = repr(value) if value == "not-a-number" else value
+        assert f": {shown} is not " in line and ", e.g. " in line, line
 
 
 def params_of(path: tuple[str, ...]) -> list[Any]:
@@ -140,6 +144,141 @@ def test_numbers_and_choices_are_checked(
     capsys: pytest.CaptureFixture[str], args: list[str]
 ) -> None:
     assert_usage_error(capsys, *args)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["run", "pairs", "-m", "x", "--max-cost", "abc"],
+            "invalid value for '--max-cost': 'abc' is not an amount of US dollars, e.g. 5 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "--concurrency", "abc"],
+            "invalid value for '--concurrency': 'abc' is not a whole number (1 or more), e.g. 16 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "--concurrency", "1.5"],
+            "invalid value for '--concurrency': 1.5 is not a whole number (1 or more), e.g. 16 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "--timeout", "abc"],
+            "invalid value for '--timeout': 'abc' is not a number of seconds, e.g. 30 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "--max-retry-wait", ""],
+            "invalid value for '--max-retry-wait': '' is not a number of seconds, e.g. 300 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "--batches", "abc"],
+            "invalid value for '--batches': 'abc' is not a whole number (2 or more), e.g. 2 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "--target-width", "wide"],
+            "invalid value for '--target-width': 'wide' is not a half-width above 0, e.g. 10 "
+            "(see 'diptych run --help')",
+        ),
+        (
+            ["resume", "r", "--concurrency", "many"],
+            "invalid value for '--concurrency': 'many' is not a whole number (1 or more), "
+            "e.g. 16 (see 'diptych resume --help')",
+        ),
+        (
+            ["audit", "run", "a.yaml", "--batches", "abc"],
+            "invalid value for '--batches': 'abc' is not a whole number (2 or more), e.g. 10 "
+            "(see 'diptych audit run --help')",
+        ),
+        (
+            ["audit", "run", "a.yaml", "--batches", "1"],
+            "invalid value for '--batches': 1 is not a whole number (2 or more), e.g. 10 "
+            "(see 'diptych audit run --help')",
+        ),
+        (
+            ["audit", "run", "a.yaml", "--max-cost", "five"],
+            "invalid value for '--max-cost': 'five' is not an amount of US dollars, e.g. 5 "
+            "(see 'diptych audit run --help')",
+        ),
+        (
+            ["audit", "run", "a.yaml", "--assume", "x"],
+            "invalid value for '--assume': 'x' is not a figure's value, e.g. 25 "
+            "(see 'diptych audit run --help')",
+        ),
+        (
+            ["audit", "check", "a.yaml", "--target-width", "z"],
+            "invalid value for '--target-width': 'z' is not a half-width above 0, e.g. 10 "
+            "(see 'diptych audit check --help')",
+        ),
+        (
+            ["standings", "--seed", "x"],
+            "invalid value for '--seed': 'x' is not a whole number (0 or more), e.g. 0 "
+            "(see 'diptych standings --help')",
+        ),
+        (
+            ["compare", "a", "b", "--seed", "-1"],
+            "invalid value for '--seed': -1 is not a whole number (0 or more), e.g. 0 "
+            "(see 'diptych compare --help')",
+        ),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_a_wrong_number_says_what_to_give(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    assert assert_usage_error(capsys, *args) == f"error: {said}"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["run", "pairs", "-m", "x", "--seed", "abc"],
+            "probe 'pairs' parameter 'seed': 'abc' is not a whole number, e.g. 0",
+        ),
+        (
+            ["run", "pairs", "-m", "x", "-p", "seed=1.5"],
+            "probe 'pairs' parameter 'seed': 1.5 is not a whole number, e.g. 0",
+        ),
+        (
+            [
+                "run",
+                "pairs",
+                "-m",
+                "openai-compatible",
+                "-M",
+                "base_url=http://127.0.0.1:9/v1",
+                "-M",
+                "timeout=soon",
+            ],
+            "model 'openai-compatible' parameter 'timeout': 'soon' is not a number, e.g. 60",
+        ),
+        (
+            [
+                "run",
+                "pairs",
+                "-m",
+                "openai-compatible",
+                "-M",
+                "base_url=http://127.0.0.1:9/v1",
+                "-M",
+                "max_concurrency=0",
+            ],
+            "model 'openai-compatible' parameter 'max_concurrency': 0 is not a whole number "
+            "(1 or more), e.g. 8",
+        ),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_a_wrong_number_for_a_parameter_says_what_to_give(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    code, _, err = call(capsys, *args)
+    assert (code, err.strip()) == (2, f"error: {said}")
 
 
 def test_store_after_the_command_says_where_it_goes(capsys: pytest.CaptureFixture[str]) -> None:

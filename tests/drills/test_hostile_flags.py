@@ -102,7 +102,7 @@ def test_a_negative_pst_text_seed_is_refused_before_any_trial(
                      "-p", "seed=-1", "--quiet")  # fmt: skip
     assert code == 2, out
     assert _lines(out) == [
-        "error: probe 'pst-text' parameter 'seed': Input should be greater than or equal to 0"
+        "error: probe 'pst-text' parameter 'seed': -1 is not a whole number (0 or more), e.g. 0"
     ]
     if ws.exists():
         with Workspace.open(ws) as w:

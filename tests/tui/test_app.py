@@ -120,7 +120,9 @@ async def test_new_run_shows_parse_errors_under_the_field(scripted: None, worksp
         await pilot.press("end", "backspace", "backspace", "minus", "3")
         error = screen.query_one("#form-probe-n-error", Static)
         # The CLI's own message for -p n=-3, under the field it is about.
-        await wait_for(pilot, lambda: "greater than or equal to 0" in str(error.render()), "error")
+        await wait_for(
+            pilot, lambda: "-3 is not a whole number (0 or more)" in str(error.render()), "error"
+        )
         assert "✗ tick one or more" in str(screen.query_one("#models-error").render())
         await pilot.press("ctrl+s")
         assert app.screen is screen  # nothing started

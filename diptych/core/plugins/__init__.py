@@ -20,6 +20,7 @@ import logging
 import os
 import threading
 import types
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from diptych.core.capabilities import Capability, Model
 from diptych.core.errors import ParameterError, UnknownPluginError
+from diptych.core.number_words import not_the_number
 from diptych.core.plugins import api, hookspecs
 from diptych.core.probe import Probe
 
@@ -302,10 +304,23 @@ def parse_params(schema: type[P], given: dict[str, Any] | Sequence[str] | None, 
                 f"{owner} has no parameter '{where}' (its parameters: {known})"
             ) from error
         # pydantic prefixes a validator's own message with "Value error, ": not the user's words.
-        message = str(first["msg"]).removeprefix("Value error, ")
+        message = _number_words(schema, first) or str(first["msg"]).removeprefix("Value error, ")
         if not where:  # a check across parameters (a model validator) names its own fields
             raise ParameterError(f"{owner}: {message}") from error
         raise ParameterError(f"{owner} parameter '{where}': {message}") from error
+
+
+def _number_words(schema: type[BaseModel], problem: Any) -> str | None:
+    """The line for a number parameter given something else (pydantic's own names neither the
+    value nor the number wanted)."""
+    declared = schema.model_fields.get(str(problem["loc"][0])) if problem["loc"] else None
+    if declared is None:
+        return None
+    kinds = set(typing.get_args(declared.annotation)) - {type(None)} or {declared.annotation}
+    if kinds not in ({int}, {float}):
+        return None
+    default = declared.default if isinstance(declared.default, int | float) else None
+    return not_the_number(problem, whole=kinds == {int}, example=default)
 
 
 def probe_class(name: str) -> type[Probe]:

@@ -1,6 +1,7 @@
 """What the plugins built on the official ``openai`` SDK share.
 
-* :func:`translate_error` maps an SDK error to the diptych error that tells the engine what
+* :func:`call_service` runs one SDK request within a bound on its whole answer, and
+  :func:`translate_error` maps an SDK error to the diptych error that tells the engine what
   to do (retry, store as refused, give up), with :func:`parse_retry_after` reading how long
   the service asked us to wait.
 * :func:`public_endpoint` names a service without the credentials a URL may carry;
@@ -23,10 +24,10 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -166,6 +167,37 @@ class ClientPerLoop:
             await self._client.close()
         self._client = None
         self._loop = None
+
+
+_Answer = TypeVar("_Answer")
+
+
+async def call_service(
+    request: Awaitable[_Answer],
+    sdk: Any,
+    api_key_env: str,
+    *,
+    timeout: float,
+    secret: str | None = None,
+    key_hint: str | None = None,
+) -> _Answer:
+    """The answer to one SDK request, with the SDK's errors translated (see
+    :func:`translate_error`) and ``timeout`` bounding the whole answer.
+
+    The SDK's timeout bounds each read, not the whole answer: a server that never stops
+    sending would hold the call, and the memory it fills, for ever. Cut off, the request is
+    one the service may have carried out (and billed), so it is not sent again unasked.
+    """
+    try:
+        return await asyncio.wait_for(request, timeout)
+    except TimeoutError as exc:
+        raise TransientModelError(
+            f"No whole answer within {timeout:g} s (the service may still have carried the "
+            "request out)",
+            maybe_charged=True,
+        ) from exc
+    except sdk.APIError as exc:
+        raise translate_error(exc, sdk, api_key_env, secret=secret, key_hint=key_hint) from exc
 
 
 def translate_error(

@@ -12,7 +12,6 @@ is made; it never enters the parameters, the version, provenance or a message.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
@@ -36,6 +35,7 @@ from diptych.plugins.models._openai_common import (
     PLACEHOLDER_API_KEY,
     REFUSAL_CODES,
     ClientPerLoop,
+    call_service,
     check_base_url,
     parse_retry_after,
     translate_error,
@@ -168,21 +168,13 @@ class OpenAICompatible(Model):
 
     async def _call(self, make_request: Callable[[Any], Any]) -> Any:
         """Run one SDK request, translating its errors into diptych's."""
-        try:
-            # The SDK's timeout bounds each read, not the whole answer: a server that never
-            # stops sending would hold the call, and the memory it fills, for ever.
-            response = await asyncio.wait_for(
-                make_request(self._clients.get()), self._params.timeout
-            )
-        except TimeoutError as exc:
-            raise TransientModelError(
-                f"No whole answer within {self._params.timeout:g} s (the service may still "
-                "have carried the request out)",
-                maybe_charged=True,
-            ) from exc
-        except self._sdk.APIError as exc:
-            secret = os.environ.get(self._params.api_key_env)
-            raise translate_error(exc, self._sdk, self._params.api_key_env, secret=secret) from exc
+        response = await call_service(
+            make_request(self._clients.get()),
+            self._sdk,
+            self._params.api_key_env,
+            timeout=self._params.timeout,
+            secret=os.environ.get(self._params.api_key_env),
+        )
         served = getattr(response, "model", None)
         if isinstance(served, str) and served:
             self._served_model = served

@@ -40,7 +40,7 @@ from diptych.plugins.models._openai_common import (
     ClientPerLoop,
     OpenAIServiceMixin,
     PricesRead,
-    translate_error,
+    call_service,
 )
 
 ImageModelName = Literal["dall-e-3", "gpt-image-1", "dall-e-2"]
@@ -256,13 +256,15 @@ class OpenAIImages(OpenAIServiceMixin, Model):
             # answers in base64 and rejects the parameter.
             request["response_format"] = "b64_json"
         client = self._clients.get()
-        try:
-            return await client.images.generate(**request)
-        except self._sdk.APIError as exc:
-            hint = f"Check the key in {self.p.api_key_file}." if self.p.api_key_file else None
-            raise translate_error(
-                exc, self._sdk, self.p.api_key_env, secret=client.api_key, key_hint=hint
-            ) from exc
+        hint = f"Check the key in {self.p.api_key_file}." if self.p.api_key_file else None
+        return await call_service(
+            client.images.generate(**request),
+            self._sdk,
+            self.p.api_key_env,
+            timeout=self.p.timeout,
+            secret=client.api_key,
+            key_hint=hint,
+        )
 
     def _images_of(self, response: Any, size: str | None, seed: int | None) -> list[GeneratedImage]:
         from PIL import Image

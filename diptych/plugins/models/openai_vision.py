@@ -44,7 +44,7 @@ from diptych.plugins.models._openai_common import (
     ClientPerLoop,
     OpenAIServiceMixin,
     PricesRead,
-    translate_error,
+    call_service,
 )
 
 # --- prices -------------------------------------------------------------------------------
@@ -246,13 +246,15 @@ class OpenAIVision(OpenAIServiceMixin, Model):
         urls = await asyncio.to_thread(lambda: [png_data_url(image) for image in images])
         request = self.request(urls, text, sampling)
         client = self._clients.get()
-        try:
-            response = await client.chat.completions.create(**request)
-        except self._sdk.APIError as exc:
-            hint = f"Check the key in {self.p.api_key_file}." if self.p.api_key_file else None
-            raise translate_error(
-                exc, self._sdk, self.p.api_key_env, secret=client.api_key, key_hint=hint
-            ) from exc
+        hint = f"Check the key in {self.p.api_key_file}." if self.p.api_key_file else None
+        response = await call_service(
+            client.chat.completions.create(**request),
+            self._sdk,
+            self.p.api_key_env,
+            timeout=self.p.timeout,
+            secret=client.api_key,
+            key_hint=hint,
+        )
         # No await from here to the return: see provenance().
         self._last_response = {
             "served_model": getattr(response, "model", None),

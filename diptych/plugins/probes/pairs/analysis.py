@@ -130,6 +130,11 @@ def analyze_pairs(run: RunView, chosen_subsets: Sequence[str]) -> ProbeResult:
     for model_id in models:
         for subset in subsets:
             chosen = [a for a in collected.answers if a.model_id == model_id and a.subset == subset]
+            if not chosen:
+                ctx.result.notes.append(
+                    f"{_prefix(ctx, model_id)}{subset}: " + run.nothing_yet(model_id, "answers")
+                )
+                continue
             _analyze_subset(ctx, model_id, subset, chosen)
     result.tables.insert(0, _t_test_table(ctx))
     result.tables.insert(1, _outcome_table(collected.answers, models, subsets, "refusal"))
@@ -151,9 +156,6 @@ def _analyze_subset(ctx: _Context, model_id: str, subset: str, answers: list[Ans
     prefix = _prefix(ctx, model_id)
     where = f"{prefix}{subset}"
     compare = COMPARED[subset]
-    if not answers:
-        result.notes.append(f"{where}: no answers yet; run or resume the probe")
-        return
     try:
         assoc = association_score([a.response() for a in answers], compare)
     except ValueError as error:

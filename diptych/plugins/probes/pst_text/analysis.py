@@ -233,7 +233,7 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         rows: list[LabelRow] = [sts_row(lab) for lab in by_model.get(model_id, [])]
         prefix = f"{model_id}: " if several else ""
         if not rows:
-            result.notes.append(f"{prefix}no labelled subjects yet; run or resume the probe")
+            result.notes.append(prefix + run.nothing_yet(model_id, "labelled subjects"))
             continue
         readings = distinct_prompts(by_model[model_id])
         expected_by = {s: expected_sts(readings, s, params.seed) for s in SETTINGS}
