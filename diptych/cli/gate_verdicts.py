@@ -23,19 +23,20 @@ def decide_gates(
     from diptych.core.audit.gates import exit_code
 
     report = ws.audits.gates(ref, overrides)
+    looks = report.sequential
+    look = looks.at if looks is not None else ""
+    # Its last run stopped part way: said (here, in the JUnit XML and the job summary), so
+    # that a reader of the verdicts knows the audit is unfinished. The exit code stays the
+    # verdicts' own: a gate decided on a look holds at that look whatever is bought after it
+    # (docs/gates.md).
+    stopped = interrupted_line(ws, report.audit_id, look)
     if junit is not None:
-        junit.write_text(junit_xml(report), encoding="utf-8")
+        junit.write_text(junit_xml(report, stopped), encoding="utf-8")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(markdown_table(report))
+            fh.write(markdown_table(report, stopped))
     code = exit_code(report.results)
-    looks = report.sequential
-    look = looks.at if looks is not None else ""
-    # Its last run stopped part way: said, so that a reader of the verdicts knows the audit is
-    # unfinished. The exit code stays the verdicts' own: a gate decided on a look holds at
-    # that look whatever is bought after it (docs/gates.md).
-    stopped = interrupted_line(ws, report.audit_id, look)
     if report.chosen:  # a file with several records here: which one is gated
         typer.echo(report.chosen, err=as_json)
     if as_json:

@@ -54,9 +54,11 @@ def gate_line(r: GateResult, width: int = 0, look: str = "") -> str:
     return f"{line} — {r.note}" if r.note else line
 
 
-def junit_xml(report: GateReport) -> str:
+def junit_xml(report: GateReport, interrupted: str = "") -> str:
     """A JUnit XML document: one test case per gate, the interval in its message; a failed gate
-    is a failure, an inconclusive one a failure when it blocks and skipped otherwise."""
+    is a failure, an inconclusive one a failure when it blocks and skipped otherwise. Where the
+    audit's last run stopped part way, ``interrupted`` (its line) is the suite's ``interrupted``
+    property and its output, so that a CI page says the audit is unfinished."""
     suite = ET.Element(
         "testsuite",
         name=f"diptych gates: {report.audit_name}",
@@ -64,6 +66,10 @@ def junit_xml(report: GateReport) -> str:
         failures=str(sum(r.blocks for r in report.results)),
         skipped=str(sum(r.verdict == "inconclusive" and not r.blocks for r in report.results)),
     )
+    if interrupted:
+        # JUnit's schema orders a suite's children: properties first, its output after the cases.
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="interrupted", value=interrupted)
     looks = report.sequential
     look = f", {looks.at}" if looks is not None else ""
     for r in report.results:
@@ -84,17 +90,21 @@ def junit_xml(report: GateReport) -> str:
             ET.SubElement(case, "skipped", message=message)
         else:
             ET.SubElement(case, "system-out").text = text
+    if interrupted:
+        ET.SubElement(suite, "system-out").text = interrupted
     root = ET.Element("testsuites", name="diptych")
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
 
 
-def markdown_table(report: GateReport) -> str:
-    """The gates as a Markdown table (for ``$GITHUB_STEP_SUMMARY``)."""
+def markdown_table(report: GateReport, interrupted: str = "") -> str:
+    """The gates as a Markdown table (for ``$GITHUB_STEP_SUMMARY``), under the line that the
+    audit's last run stopped part way where ``interrupted`` gives it."""
     lines = [
         f"### diptych gates: {report.audit_name} (audit {report.audit_id})",
         "",
+        *([interrupted, ""] if interrupted else []),
         *([report.sequential.sentence(), ""] if report.sequential is not None else []),
         "| gate | value | interval | rule | verdict |",
         "|---|---|---|---|---|",

@@ -60,6 +60,9 @@ class PSTGroup:
     refused_identities: Counter[str] = field(default_factory=Counter)
     occupation_of: dict[str, str] = field(default_factory=dict)
     power_of: dict[str, str | None] = field(default_factory=dict)
+    #: Each paired image's identities as its trial planned them (image → stereotyped gender →
+    #: identity), from its subjects: an image with one person labelled still names both.
+    scenes: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -116,6 +119,9 @@ def collect_labels(run: RunView, policy: LabelPolicy | None = None) -> PSTLabels
         group.images[(setting, status)] += 1
         for subject in run.subjects(trial):
             identity = subject.meta["identity"]
+            if setting == "paired":
+                scene = group.scenes.setdefault(str(meta["image"]), {})
+                scene[str(subject.meta["stereotype"])] = str(identity)
             group.occupation_of.setdefault(identity, subject.meta.get("occupation") or identity)
             group.power_of.setdefault(identity, subject.meta.get("power"))
             if status == "refused":

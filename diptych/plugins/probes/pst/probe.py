@@ -192,7 +192,10 @@ class PST(Probe[PSTParams]):
         out: dict[str, Components] = {}
         for key, group in collect_labels(run).groups.items():
             intervention = f" · intervention {key.intervention}" if key.intervention else ""
-            found = observed_sts_components(group.rows, f"run {run.id} ({key.model_id})")
+            # A person whose partner has no label yet sits in the scene its image was asked for.
+            found = observed_sts_components(
+                group.rows, f"run {run.id} ({key.model_id})", scenes=group.scenes
+            )
             for setting, comp in found.items():
                 out.setdefault(f"{key.aspect}{intervention}: STS {setting}", comp)
         return out
