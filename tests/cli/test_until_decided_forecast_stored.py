@@ -61,12 +61,11 @@ def test_one_value_assumed_twice_is_one_forecast_beyond_the_stored(
     assert said[0] == (
         f"  pst-text: {FIGURE} below 85: the whole design 144 requests, 15 stored, not priced"
     )
-    # The 15 stored are the first look, free: 40.9% of the 144 requests is 59 to buy (51.4%,
-    # 74 requests, counted from an empty store).
+    # The 15 stored are the first look, free: 44.7% of the 144 requests is 64 to buy.
     assert said[1:] == [
         f"    if the figure is 66.5 (assumed: run {run} (scripted-likelihood#7d43232c), 15 "
-        "prompts; also the last recorded run of this audit): expected 40.9% ± 2.59% of the "
-        "design, about 59 requests beyond the 15 stored; decided in 69.5% of 200 simulated audits"
+        "prompts; also the last recorded run of this audit): expected 44.7% ± 2.73% of the "
+        "design, about 64 requests beyond the 15 stored; decided in 92.0% of 200 simulated audits"
     ]
 
 

@@ -39,3 +39,22 @@ def test_a_continued_design_decided_before_its_end_says_the_look_of_both_files()
     summary = SequentialSummary.of([decided])
     assert summary is not None and summary.read_in == "in 4 of 5 batches"
     assert "at look 4 of 5" in summary.sentence()
+
+
+def test_a_batch_that_adds_no_request_is_skipped() -> None:
+    """18 requests in 1,000 batches: batch k ends at ceil(18·k/1000), so batches 1 to 55 end at
+    the first request and batch 56 is the first to reach the second (18·56 = 1,008 > 1,000).
+    After the look at batch 1 the next bought is 56; batch 2 would buy nothing and read as a
+    model that stopped answering."""
+    looked = PartLooks(1000, 7, [Look(1, 1, 18, {})])
+    assert looked.next_batch() == 56
+    assert PartLooks(1000, 7, [Look(56, 2, 18, {})]).next_batch() == 112
+    # A batch cut short is still bought again.
+    assert PartLooks(4, 7, [Look(3, 60, 100, {})]).next_batch() == 3
+
+
+def test_a_stop_sentence_counts_its_looks_with_thousands_separators() -> None:
+    stopped = PartLooks(1000, 7, [Look(1, 1, 18, {})], "interrupted")
+    summary = SequentialSummary.of([stopped])
+    assert summary is not None
+    assert "at look 1 of 1,000;" in summary.sentence()

@@ -153,8 +153,20 @@ class PartLooks:
             return 1
         if last.complete:
             return self.batches + 1
-        end = -(-min(last.batch, self.batches) * last.planned // self.batches)
-        return min(last.batch + 1 if last.bought >= end else last.batch, self.batches + 1)
+        end = self._end(min(last.batch, self.batches), last.planned)
+        if last.bought < end:
+            return last.batch
+        # More batches than requests: a batch that ends where the last one did buys nothing,
+        # and a look with nothing new reads as a model that stopped answering. Skip to the
+        # first batch that reaches a request more.
+        following = last.batch + 1
+        while following <= self.batches and self._end(following, last.planned) <= end:
+            following += 1
+        return min(following, self.batches + 1)
+
+    def _end(self, batch: int, planned: int) -> int:
+        """The requests batches 1 to ``batch`` hold (rounded up, as the purchase order cuts)."""
+        return -(-batch * planned // self.batches)
 
     @property
     def total(self) -> int:

@@ -94,15 +94,15 @@ class SequentialSummary:
             )
         elif self.early:
             head = (
-                f"The audit stopped early ({why}) after {bought}, at look {self.looks} of "
-                f"{self.batches}"
+                f"The audit stopped early ({why}) after {bought}, at look {self.looks:,} of "
+                f"{self.batches:,}"
             )
             if self.bought_now is not None:
                 # Its history kept, and what holds now: its figures are read past the look.
                 head += (
                     f"; it was bought on since ({self.bought_now:,} of {self.planned:,} "
                     f"requests stored now, {self.trials_now:,} trials its runs were asked); the "
-                    f"gates below keep their reading at look {self.looks} of {self.batches}, "
+                    f"gates below keep their reading at look {self.looks:,} of {self.batches:,}, "
                     "each gate's value and interval the look's; its runs' figures (in their "
                     "reports and diptych show) are read there too, each with its value on all "
                     "the trials since beside it, a value only"
