@@ -66,7 +66,8 @@ def test_one_value_assumed_twice_is_one_forecast_beyond_the_stored(
     assert said[1:] == [
         f"    if the figure is 66.5 (assumed: run {run} (scripted-likelihood#7d43232c), 15 "
         "prompts; also the last recorded run of this audit): expected 40.9% ± 2.59% of the "
-        "design, about 59 requests beyond the 15 stored; decided in 69.5% of 200 simulated audits"
+        "design, about 59 requests beyond the 15 stored; decided (pass) in 69.5% of 200 "
+        "simulated audits"
     ]
 
 
