@@ -11,6 +11,11 @@ gates are decided; the audit stops when every gate is decided, when the budget i
 when the designs are complete. Each result is stored as it arrives and each look as it is
 taken, so a kill at any moment loses nothing: the rerun finishes the batch it was in and takes
 its look.
+
+Once a part's looks have spent their share of the level (all of it but the complete design's
+floor, :data:`~diptych.core.metrics.uncertainty.sequential.FINAL_FLOOR`), a later look short of
+the complete design spends nothing and can decide nothing: the rest of its design is bought at
+once as its last batch, and the next look is the complete design's.
 """
 
 from __future__ import annotations
@@ -151,7 +156,13 @@ async def buy_until_decided(
             if left is not None and left <= 0:
                 over_budget = True
                 break
-            notify(name, "running", {"batch": batch, "batches": state.batches, "remaining": left})
+            rest = report.capped.get(name) if report is not None else None
+            if rest is not None:
+                # Its looks have spent their share of the level: a look short of the complete
+                # design spends nothing and decides nothing, so the rest is bought at once.
+                batch = state.batches
+            doing = {"batch": batch, "batches": state.batches, "remaining": left, "rest": rest}
+            notify(name, "running", doing)
             told = reporter
             if state.last is None and name in first:
                 told = RecordingOrder(reporter, partial(_order_kept, ws, audit_id, planned, state))
@@ -257,9 +268,13 @@ def _at(state: PartLooks) -> dict[str, Any]:
 
 def part_status_words(status: str, detail: dict[str, Any]) -> str:
     """A part's status as the audit's progress lines and the terminal app's part rows say it:
-    the batch a running part buys, the look a stopped one stands at ("decided at look 2 of
-    10"); its status alone for a part not bought batch by batch."""
+    the batch a running part buys (the rest of its design where its looks' share of the level
+    is spent), the look a stopped one stands at ("decided at look 2 of 10"); its status alone
+    for a part not bought batch by batch."""
     if "batch" in detail and status == "running":
+        if detail.get("rest") is not None:
+            rest = detail["rest"]
+            return f"running the rest of the design ({rest:,} request{'s' if rest != 1 else ''})"
         return f"running batch {detail['batch']} of {detail['batches']}"
     if "look" in detail and detail["look"]:
         at = look_text(detail["look"], detail["batches"], bool(detail.get("complete")))

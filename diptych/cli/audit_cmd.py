@@ -240,6 +240,9 @@ def run(
             left = detail.get("remaining")
             budget = "" if left is None else f" (budget left {money(left)})"
             batch = f", batch {detail['batch']} of {detail['batches']}" if "batch" in detail else ""
+            if detail.get("rest") is not None:
+                # Its looks' share of the level is spent: the rest of its design at once.
+                batch = ", " + part_status_words(status, detail).removeprefix("running ")
             console.print(f"[bold]part {name}[/]{batch}{budget}")
         elif status == "skipped":
             console.print(f"part {name}: finished before{_what_it_has(detail)}, reused")

@@ -27,13 +27,14 @@ from diptych.cli.precision import print_precision
 from diptych.cli.table_fit import fit_columns
 from diptych.core.audit import AuditFile
 from diptych.core.audit.schema import Budget
-from diptych.core.audit.sequential import STOP_TEXT, bought_words
+from diptych.core.audit.sequential import STOP_TEXT, bought_words, look_at, rest_note
 from diptych.core.cost import Cost, answered
 from diptych.core.digits import percent_text
 from diptych.core.errors import UsageError
 from diptych.core.report.formatting import counted, dollars, figure_text, fmt, plan_counts
 
 if TYPE_CHECKING:
+    from diptych.core.audit.expected_spend import ExpectedSpend
     from diptych.core.workspace import Estimate
 
 
@@ -115,15 +116,20 @@ def budget_words(budget: Budget) -> str:
 def print_look(batch: int, batches: int, report: Any) -> None:
     """One look of an audit bought until decided: each gate's interval as it narrows, named
     (anytime-valid at a look), so that it is not taken for a fixed-design one of all the
-    design's trials."""
+    design's trials. Where the looks' share of the level is spent, a line says that the rest of
+    the design is bought at once, and why: no look short of it can decide."""
     from diptych.cli.verdict_formats import interval_text, verdict_text
     from diptych.core.report.gates import interval_kind
 
+    at = look_at(batch, batches, report)
     for r in report.results:
         typer.echo(
-            f"look {batch:,} of {batches:,}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
+            f"{at}  {verdict_text(r):<26} {r.label}: {_number(r.value)}, "
             f"{interval_text(r)} ({interval_kind(r.method)})"
         )
+    rest, _ = rest_note(report)
+    if rest:
+        typer.echo(f"{at}: {rest}")
 
 
 def _number(value: float | None) -> str:
@@ -258,9 +264,24 @@ def print_expected_costs(
             typer.echo(
                 f"    if the figure is {figure_text(spend.truth)} ({said}): expected "
                 f"{percent_text(spend.share)} ± {percent_text(spend.mc_error)} of the design, "
-                f"{about}" + (f", {money(price)}" if priced else "") + "; decided in "
-                f"{percent_text(spend.decided)} of {spend.replicates} simulated audits"
+                f"{about}" + (f", {money(price)}" if priced else "") + "; " + decided_words(spend)
             )
+
+
+def decided_words(spend: ExpectedSpend) -> str:
+    """How often the simulated audits decided, and which way: "decided (fail) in 100.0% of
+    200 simulated audits"; both ways, "decided in 60.0% (pass 40.0%, fail 20.0%) of …"; where
+    none was decided before the complete design, "…, all at the whole design"."""
+    audits = f"of {spend.replicates} simulated audits"
+    if spend.decided and not spend.early:
+        audits += ", all at the whole design"
+    if not spend.decided:
+        return f"decided in {percent_text(0.0)} {audits}"
+    if not spend.failed or not spend.passed:
+        way = "fail" if spend.failed else "pass"
+        return f"decided ({way}) in {percent_text(spend.decided)} {audits}"
+    ways = f"pass {percent_text(spend.passed)}, fail {percent_text(spend.failed)}"
+    return f"decided in {percent_text(spend.decided)} ({ways}) {audits}"
 
 
 def print_estimate(console: Console, est: Estimate) -> None:

@@ -44,8 +44,8 @@ def test_the_stored_first_batch_is_not_paid_again(
     # Nothing stored: the first look reads 72 requests (50.0% of 144) and decides: $0.72.
     assert _forecast(capsys, tmp_path) == [
         f"  pst-text: {FIGURE} below {LIMIT}: the whole design 144 requests, $1.44 to buy",
-        "expected 50.0% ± 0.00% of the design, about 72 requests, $0.72; decided in 100.0% of "
-        "200 simulated audits",
+        "expected 50.0% ± 0.00% of the design, about 72 requests, $0.72; decided (pass) in 100.0% "
+        "of 200 simulated audits",
     ]
     # Gated below 95, the audit decides at its first look: those 72 requests are stored.
     code, out = call(capsys, *_words(tmp_path, 95), "--until-decided", "--batches", "2",
@@ -55,10 +55,10 @@ def test_the_stored_first_batch_is_not_paid_again(
     assert _forecast(capsys, tmp_path) == [
         f"  pst-text: {FIGURE} below {LIMIT}: the whole design 144 requests, 72 stored, "
         "$0.72 to buy",
-        "expected 0.00% ± 0.00% of the design, none beyond the 72 stored, $0.00; decided in "
-        "100.0% of 200 simulated audits",
+        "expected 0.00% ± 0.00% of the design, none beyond the 72 stored, $0.00; decided (pass) "
+        "in 100.0% of 200 simulated audits",
         # The value the run read, near the limit, is seldom decided: what is bought is a share
         # of the 72 left, 67 of them (46.5% of 144) at $0.01.
         "expected 46.5% ± 0.90% of the design, about 67 requests beyond the 72 stored, $0.67; "
-        "decided in 20.5% of 200 simulated audits",
+        "decided (pass) in 20.5% of 200 simulated audits",
     ]

@@ -65,7 +65,8 @@ def test_one_value_assumed_twice_is_one_forecast_beyond_the_stored(
     assert said[1:] == [
         f"    if the figure is 66.5 (assumed: run {run} (scripted-likelihood#7d43232c), 15 "
         "prompts; also the last recorded run of this audit): expected 44.7% ± 2.73% of the "
-        "design, about 64 requests beyond the 15 stored; decided in 92.0% of 200 simulated audits"
+        "design, about 64 requests beyond the 15 stored; decided (pass) in 92.0% of 200 "
+        "simulated audits"
     ]
 
 

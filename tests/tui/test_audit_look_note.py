@@ -47,6 +47,28 @@ def test_a_look_says_its_result_and_the_batch_bought_next() -> None:
     assert look_note(10, 10, _report("inconclusive")) == "look 10 of 10: inconclusive"
 
 
+def _capped(capped: dict[str, int], *gates: tuple[str, str]) -> Any:
+    results = [SimpleNamespace(part=part, verdict=v) for part, v in gates]
+    return SimpleNamespace(results=results, capped=capped, sequential=None)
+
+
+def test_a_look_whose_share_of_the_level_is_spent_says_it_buys_the_rest() -> None:
+    spent = "the looks' share of the level is spent: the next decision is at the whole design"
+    # Every undecided part capped: the rest of their designs, 40 + 2 requests, at once.
+    both = _capped({"a": 40, "b": 2}, ("a", "inconclusive"), ("b", "inconclusive"))
+    assert look_note(2, 10, both) == (
+        f"look 2 of 10: inconclusive; {spent}, buying the rest (42 requests)"
+    )
+    # One of two: the other part buys its next batch; the capped one is named.
+    one = _capped({"a": 1}, ("a", "inconclusive"), ("b", "inconclusive"))
+    assert look_note(2, 10, one) == (
+        f"look 2 of 10: inconclusive; buying batch 3 of 10; a: {spent}, buying the rest (1 request)"
+    )
+    # A capped part whose gates are decided buys nothing more: nothing said of it.
+    decided = _capped({"a": 40}, ("a", "pass"), ("b", "inconclusive"))
+    assert look_note(2, 10, decided) == "look 2 of 10: 1 of 2 gates decided; buying batch 3 of 10"
+
+
 def _on_screen(screen: AuditScreen) -> str:
     """Every word the screen shows: its lines and its tables' cells."""
     said = [str(w.render()) for w in screen.query(Static) if w.display]

@@ -15,6 +15,11 @@ each look reads them with the batches bought so far (``reads``: the share of the
 look reads, as the store and the audit's purchase order give it), and the share reported is the
 one bought beyond them — what the command forecast would pay for.
 
+As the audit does, a simulated audit whose looks have spent their share of the level (all of it
+but the complete design's floor) buys the rest of the design at once: a look short of it could
+decide nothing. Which way the decisions go is kept (``failed``), so that a forecast at an assumed
+value says whether it passes or fails there.
+
 A gate of a family is simulated alone at the level Holm gives the first gate of ``family``
 (the smallest): what it is expected to cost can only be less in the family.
 """
@@ -27,7 +32,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diptych.core.audit.gates import GateFigure, GateRule, evaluate_gates
-from diptych.core.audit.sequential import DEFAULT_BATCHES, Look, anytime_figure, look_interval
+from diptych.core.audit.sequential import (
+    DEFAULT_BATCHES,
+    Look,
+    anytime_figure,
+    look_interval,
+    looks_share_spent,
+)
 from diptych.core.metrics.uncertainty.components import Components
 from diptych.core.metrics.uncertainty.precision import PlannedDesign
 from diptych.core.metrics.uncertainty.resampling import mean_over_units
@@ -45,14 +56,22 @@ REPLICATES = 200
 @dataclass(frozen=True)
 class ExpectedSpend:
     """For a gate whose figure is truly ``truth``: the mean share of the design bought before
-    it stops (``share``, with ``mc_error``), beyond the requests stored before, and the chance
-    it is decided at all."""
+    it stops (``share``, with ``mc_error``), beyond the requests stored before, the chance it
+    is decided at all, and of that the chance it fails (``failed``; the rest passes) and the
+    chance it is decided before the complete design (``early``)."""
 
     truth: float
     share: float
     mc_error: float
     decided: float
     replicates: int
+    failed: float = 0.0
+    #: The chance it is decided before the complete design.
+    early: float = 0.0
+
+    @property
+    def passed(self) -> float:
+        return max(self.decided - self.failed, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +80,9 @@ class ExpectedSpend:
             "mc_error": self.mc_error,
             "decided": self.decided,
             "replicates": self.replicates,
+            "passed": self.passed,
+            "failed": self.failed,
+            "early": self.early,
         }
 
 
@@ -135,7 +157,7 @@ def expected_spend(
 
     level = 1.0 - (1.0 - confidence) / max(family, 1)
     rng = np.random.default_rng(seed)
-    shares, decided = [], 0
+    shares, decided, failed, early = [], 0, 0, 0
     key = (rule.part, rule.figure, rule.rule)
     for _ in range(replicates):
         values, rows, cols = _observations(design, components, truth, rng)
@@ -145,7 +167,11 @@ def expected_spend(
         # Each look's own interval, made once: the looks after it do not change it.
         tested: list[IntervalRecipe | None] = []
         bought = total
-        for k, n in enumerate(_look_sizes(total, held, batches, reads), start=1):
+        sizes = _look_sizes(total, held, batches, reads)
+        k = 0
+        while k < len(sizes):
+            n = sizes[k]
+            k += 1
             look = Look(k, n, total, {})
             fig = _figure(design, values[:n], rows[:n], cols[:n], bounds)
             looks.append((look, fig))
@@ -157,11 +183,17 @@ def expected_spend(
             result = evaluate_gates([rule], {key: combined}, confidence=level, family="none")
             if result[0].verdict != "inconclusive":
                 bought, decided = n, decided + 1
+                failed += result[0].verdict == "fail"
+                early += not look.complete
                 break
+            if not look.complete and looks_share_spent(combined):
+                # The looks' share of the level is spent: the audit buys the rest at once.
+                sizes = [*sizes[:k], total]
         shares.append((bought - min(held, bought)) / total)
     mean = float(np.mean(shares))
     error = float(np.std(shares, ddof=1) / math.sqrt(len(shares))) if len(shares) > 1 else 0.0
-    return ExpectedSpend(truth, mean, error, decided / replicates, replicates)
+    chances = (decided / replicates, replicates, failed / replicates, early / replicates)
+    return ExpectedSpend(truth, mean, error, *chances)
 
 
 def _look_sizes(total: int, held: int, batches: int, reads: Sequence[float] | None) -> list[int]:

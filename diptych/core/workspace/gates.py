@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from diptych.core.audit.sequential import (
     SequentialSummary,
     Untested,
     anytime_figure,
+    capped_parts,
     own_stop,
     with_sequential_notes,
 )
@@ -54,6 +55,10 @@ class GateReport:
     sequential: SequentialSummary | None = None
     #: Which record an audit file named, where it has several here ("" for one, or an id).
     chosen: str = ""
+    #: The parts bought until decided whose looks have spent their share of the level, each
+    #: with the requests the rest of its design holds: their next decision is at the whole
+    #: design (:func:`~diptych.core.audit.sequential.capped_parts`).
+    capped: Mapping[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -231,7 +236,10 @@ def _decide(
         summary = replace(summary, stop=own_stop(list(gated.values()), own, results))
     summary = held_now(store, summary, rec, gated)
     summary = summary and summary.with_failed(failed_trials(store, rec, set(gated)))
-    return GateReport(name, rec.name, gates.family, gates.confidence, results, summary)
+    capped = capped_parts(gated, results, tested)
+    return GateReport(
+        name, rec.name, gates.family, gates.confidence, results, summary, capped=capped
+    )
 
 
 def _active_looks(store: Store, rec: record.AuditRecord) -> dict[str, PartLooks]:

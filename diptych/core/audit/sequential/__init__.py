@@ -27,11 +27,21 @@ from diptych.core.audit.sequential.looks import (
     undecided_note,
     with_sequential_notes,
 )
-from diptych.core.audit.sequential.stopping import SequentialSummary, own_stop
+from diptych.core.audit.sequential.stopping import (
+    LOOKS_SHARE,
+    SequentialSummary,
+    capped_parts,
+    look_at,
+    looks_share_spent,
+    own_stop,
+    rest_note,
+    rest_words,
+)
 
 __all__ = [
     "ANYTIME",
     "DEFAULT_BATCHES",
+    "LOOKS_SHARE",
     "MAX_BATCHES",
     "STOP_TEXT",
     "WHOLE_DESIGN",
@@ -42,9 +52,14 @@ __all__ = [
     "Untested",
     "anytime_figure",
     "bought_words",
+    "capped_parts",
+    "look_at",
     "look_interval",
     "look_text",
+    "looks_share_spent",
     "own_stop",
+    "rest_note",
+    "rest_words",
     "status_at",
     "undecided_note",
     "with_sequential_notes",

@@ -1,6 +1,8 @@
 """What an audit bought until decided says of its looks as a whole: why they stopped
 (:func:`own_stop`), after how many, and what of its gated designs they bought
-(:class:`SequentialSummary`), in the words of every surface (:mod:`.looks`)."""
+(:class:`SequentialSummary`), in the words of every surface (:mod:`.looks`); and which parts'
+partial looks have spent their share of the level (:func:`capped_parts`), whose next decision
+can only come at their complete design."""
 
 from __future__ import annotations
 
@@ -8,9 +10,79 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from diptych.core.audit.gates import GateResult
+from diptych.core.audit.gates import GateFigure, GateResult
 from diptych.core.audit.sequential.looks import STOP_TEXT, PartLooks, StopReason, look_text
 from diptych.core.digits import percent_text
+from diptych.core.metrics.uncertainty.sequential import FINAL_FLOOR, AnytimeInterval
+
+#: The share of the level the looks before the complete design may spend together.
+LOOKS_SHARE = 1.0 - FINAL_FLOOR
+
+
+def looks_share_spent(fig: GateFigure | None) -> bool:
+    """Whether a gate's figure over its looks has spent the partial looks' share of the level
+    (:data:`LOOKS_SHARE`): a later look short of the complete design spends nothing, so it can
+    decide nothing the looks before it did not."""
+    recipe = fig.recipe if fig is not None else None
+    return isinstance(recipe, AnytimeInterval) and recipe.spent >= LOOKS_SHARE - 1e-9
+
+
+def capped_parts(
+    looks: Mapping[str, PartLooks],
+    results: Sequence[GateResult],
+    figures: Mapping[tuple[str, str, str], GateFigure],
+) -> dict[str, int]:
+    """The parts, of ``looks``, whose every undecided gate has spent the partial looks' share
+    (``figures`` by part, figure and rule, as the gates read them): the next decision on them
+    is at their complete design, and buying batch by batch up to it would buy looks that
+    cannot decide. By part, the requests the rest of its design holds."""
+    out: dict[str, int] = {}
+    for name, part in looks.items():
+        last = part.last
+        if last is None or last.complete:
+            continue
+        open_ = [r for r in results if r.part == name and r.verdict == "inconclusive"]
+        spent = [looks_share_spent(figures.get((r.part, r.figure, r.rule))) for r in open_]
+        if spent and all(spent):
+            out[name] = last.planned - last.bought
+    return out
+
+
+def look_at(batch: int, batches: int, report: Any) -> str:
+    """A look a gate report was decided at, as every surface names it while an audit buys
+    (:func:`look_text`): "look 2 of 10"; the last look, where it read the whole design before
+    the plan's last batch (the rest bought at once), "the whole design read at look 3"."""
+    summary = getattr(report, "sequential", None)
+    whole = summary is not None and not summary.early and not summary.failed
+    return look_text(batch, batches, whole)
+
+
+def rest_note(report: Any) -> tuple[str, bool]:
+    """What a look says of the parts whose looks' share of the level is spent (a gate report's
+    ``capped``), among those with a gate still undecided, and whether that is every such part:
+    "" where none is; :func:`rest_words` where every one is; else each named ("pst-text: the
+    looks' share …")."""
+    capped: Mapping[str, int] = getattr(report, "capped", None) or {}
+    if not capped:
+        return "", False
+    open_ = {r.part for r in report.results if r.verdict == "inconclusive"}
+    held = {p: n for p, n in capped.items() if p in open_}
+    if not held:
+        return "", False
+    if set(held) == open_:
+        return rest_words(sum(held.values())), True
+    return "; ".join(f"{p}: {rest_words(n)}" for p, n in held.items()), False
+
+
+def rest_words(requests: int) -> str:
+    """Why an audit bought until decided buys the rest of a design at once: "the looks' share
+    of the level is spent: the next decision is at the whole design, buying the rest (1,312
+    requests)"."""
+    noun = "request" if requests == 1 else "requests"
+    return (
+        "the looks' share of the level is spent: the next decision is at the whole design, "
+        f"buying the rest ({requests:,} {noun})"
+    )
 
 
 def own_stop(

@@ -161,7 +161,8 @@ def buy(screen: AuditHost, file: Path | AuditRecord, control: JobControl, until:
 
     def on_look(batch: int, batches: int, report: Any) -> None:
         # Each look's gates, their anytime-valid intervals narrowing batch by batch; the note
-        # the look's result while the next batch is bought (why it stopped comes at the end).
+        # the look's result while the next batch — or, the looks' share of the level spent, the
+        # rest of the design — is bought (why it stopped comes at the end).
         post(AuditGates(gate_lines(report), [], look_note(batch, batches, report), look_of(report)))
 
     from diptych.agent.audit_search import run_search

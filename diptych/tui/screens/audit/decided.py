@@ -14,7 +14,13 @@ from diptych.audit import AuditPlan, plan_audit
 from diptych.audit.sequential import SequentialOutcome
 from diptych.core.audit.gates import exit_code
 from diptych.core.audit.record import AuditRecord
-from diptych.core.audit.sequential import STOP_TEXT, PartLooks, bought_words
+from diptych.core.audit.sequential import (
+    STOP_TEXT,
+    PartLooks,
+    bought_words,
+    look_at,
+    rest_note,
+)
 from diptych.core.cost import Cost, answered
 from diptych.core.errors import DiptychError
 from diptych.core.report.formatting import percent_text
@@ -97,15 +103,20 @@ def stopped_words(
 
 def look_note(batch: int, batches: int, report: Any) -> str:
     """What one look of an audit bought until decided says while it runs: the look's result
-    and, its gates not all decided, the batch being bought next ("look 1 of 10: inconclusive;
-    buying batch 2 of 10"). Never why the audit stopped: it has not, and the run's end says
-    why it did."""
-    at = f"look {batch:,} of {batches:,}"
+    and, its gates not all decided, what is bought next: the next batch ("look 1 of 10:
+    inconclusive; buying batch 2 of 10"), or the rest of the design where the looks' share of
+    the level is spent and no look short of it can decide. Never why the audit stopped: it has
+    not, and the run's end says why it did."""
+    at = look_at(batch, batches, report)
     verdicts = [r.verdict for r in report.results]
     decided = sum(v != "inconclusive" for v in verdicts)
     if decided == len(verdicts):
         return f"{at}: every gate decided"
     result = "inconclusive" if not decided else f"{decided:,} of {len(verdicts):,} gates decided"
-    if batch >= batches:
+    rest, every = rest_note(report)
+    if every:
+        return f"{at}: {result}; {rest}"
+    if batch >= batches or not at.startswith("look"):
         return f"{at}: {result}"
-    return f"{at}: {result}; buying batch {batch + 1:,} of {batches:,}"
+    buying = f"buying batch {batch + 1:,} of {batches:,}"
+    return f"{at}: {result}; {buying}" + (f"; {rest}" if rest else "")
