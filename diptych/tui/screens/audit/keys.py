@@ -13,6 +13,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.screen import Screen
+from textual.widgets import Input
 
 from diptych.audit import AuditPlan
 from diptych.core.audit.record import AuditRecord
@@ -71,6 +72,12 @@ class AuditKeys(Screen[None]):
     _ended: JobControl | None
     #: Whether the audit's record and runs were read since this screen's own run (:mod:`.watch`).
     _marked: bool
+    #: The field's text when the audit shown was opened: the keys act on it while it reads so.
+    _opened_as: str
+    #: The file being read and planned, as the screen names it (None: none).
+    _reading: str | None
+    #: Whether the screen was left (escape), so that its next showing is a return by ``A``.
+    _left: bool
 
     @property
     def store_path(self) -> Path:
@@ -83,12 +90,27 @@ class AuditKeys(Screen[None]):
             self.app.call_from_thread(self.post_message, gates)
 
     def action_back(self) -> None:
+        self._left = True
         self.app.pop_screen()
 
+    def _not_open(self) -> str:
+        """Why ^r, ^g and ^o have no audit to act on ("": they have the one shown). They act on
+        the audit whose path the field shows: one typed over it and not yet opened is named,
+        rather than the audit under it run in its stead."""
+        if self._reading is not None:
+            return f"reading {self._reading}… the keys act on it once it is shown"
+        typed = self.query_one("#file", Input).value.strip()
+        if typed and typed != self._opened_as:
+            return f"press Enter to open {typed} first"
+        if self._file is None or self.plan is None or not typed:
+            return OPEN_FIRST
+        return ""
+
     def action_run(self) -> None:
-        if self._file is None or self.plan is None:
-            self._say(OPEN_FIRST)
+        if said := self._not_open():
+            self._say(said)
             return
+        assert self.plan is not None
         if self._buying():
             return
         # A decided part's rest is bought on purpose only: asked first, as u asks of its run.
@@ -125,9 +147,10 @@ class AuditKeys(Screen[None]):
 
     def action_run_until_decided(self) -> None:
         """Buy the gated parts batch by batch until every gate is decided."""
-        if self._file is None or self.plan is None:
-            self._say(OPEN_FIRST)
+        if said := self._not_open():
+            self._say(said)
             return
+        assert self._file is not None and self.plan is not None
         gates = self.plan.audit.gates
         if gates is None or not gates.checks:
             self._say("this audit states no gates: run it whole (^r)")
@@ -148,8 +171,8 @@ class AuditKeys(Screen[None]):
         self._start(self._file, until_decided=True)
 
     def action_report(self) -> None:
-        if self._file is None or self.plan is None:  # a recorded audit's report is its own
-            self._say(OPEN_FIRST)
+        if said := self._not_open():  # a recorded audit's report is its own
+            self._say(said)
             return
         if self.report is None:
             self._say("no report yet: run the audit to the end (^r)")

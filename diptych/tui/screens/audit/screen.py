@@ -121,6 +121,9 @@ class AuditScreen(AuditKeys):
         #: The audit's record and runs as last read (:mod:`.watch`), and whether they were.
         self._mark: StoreMark | None = None
         self._marked = False
+        self._opened_as = str(file or "")
+        self._reading: str | None = None
+        self._left = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,6 +132,9 @@ class AuditScreen(AuditKeys):
             value=str(self._file or ""),
             placeholder="path/to/audit.yaml, Enter (empty: audits here)",
             id="file",
+            # Focused again with a path in it, the cursor at its end: a key typed mends the
+            # path, never replaces it whole.
+            select_on_focus=False,
         )
         # The gates and the parts scroll together, whole, in the room the summary leaves them
         # (the body takes the keys: Down, Page Down, End reach the last part's status at any
@@ -181,10 +187,22 @@ class AuditScreen(AuditKeys):
         # audit open, the audits recorded by then, the newest one under the focus for Enter;
         # with one open, that audit read again where the store moved meanwhile (a dialog
         # closed over it leaves what it said in place).
+        if self._left:
+            self._returned()
         if self._file is None and not self.query_one("#file", Input).value.strip():
             self._list_recorded()
         else:
             self._watch()
+
+    def _returned(self) -> None:
+        """Shown again by ``A`` after escape: the field holds the path of the audit shown (or
+        being read), or nothing where none is, never a path typed and not opened; and it has
+        the focus, so that what is typed next is a path, never a key of the screen's."""
+        self._left = False
+        field = self.query_one("#file", Input)
+        field.value = self._opened_as if self._file is not None else ""
+        field.cursor_position = len(field.value)
+        field.focus()
 
     @on(Input.Submitted, "#file")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -198,7 +216,10 @@ class AuditScreen(AuditKeys):
         self._open(Path(event.value.strip()))
 
     def _open(self, file: Source) -> None:
+        if self._buying():  # the audit running keeps the screen: its rows and gates are its own
+            return
         self._file = file
+        self._opened_as = self.query_one("#file", Input).value.strip()
         recorded = self.query_one("#recorded", OptionList)
         if recorded.has_focus:  # the body takes it once the plan is shown
             self.query_one("#file", Input).focus()
@@ -275,9 +296,20 @@ class AuditScreen(AuditKeys):
         Enter not taken."""
         if not again:
             where = file.file_path if isinstance(file, AuditRecord) else file
-            self._say(f"Reading {shown_path(where)}…")
+            self._reading = shown_path(where)
+            self._say(f"Reading {self._reading}…")
             self.query_one("#reading").display = True
+            self._clear()
         self._plan(file, again)
+
+    def _clear(self) -> None:
+        """Take the audit shown off the screen as another is read: its gates left in view read
+        as the new file's, and a file that fails to open leaves none behind."""
+        self.plan, self.report, self.status = None, None, {}
+        self.gates, self.gates_note, self.looks = [], "", []
+        for shown in ("#gates", "#verdicts", "#gates-note"):
+            self.query_one(shown).display = False
+        self._fill()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit-plan")
     def _plan(self, file: Source, again: str = "") -> None:
@@ -326,6 +358,7 @@ class AuditScreen(AuditKeys):
         self.report = message.report
         self.status = dict(message.status)
         self.query_one("#reading").display = False
+        self._reading = None
         self._mark, self._marked = message.mark, True
         self._fill()
         if not message.again and self.query_one("#file", Input).has_focus:
@@ -388,6 +421,9 @@ class AuditScreen(AuditKeys):
         first, *more = message.error.splitlines() or [""]
         also = f" (+{len(more):,} more problems)" if more else ""
         self.query_one("#reading").display = False
+        if self._reading is not None:
+            # The file did not open: none is, and the field keeps its text to be mended.
+            self._reading, self._file = None, None
         self._say(f"error: {first}{also}")
         field = self.query_one("#file", Input)
         field.focus()
