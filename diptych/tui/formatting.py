@@ -10,13 +10,27 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from diptych.core.report.formatting import FLOOR_MARK, bounds, dollars, figure_text, percent_text
+from diptych.core.report.formatting import (
+    FLOOR_MARK,
+    bounds,
+    counted,
+    dollars,
+    figure_text,
+    floor_pairings,
+    percent_text,
+)
 from diptych.core.report.quick_look import QUICK_LOOK, QUICK_LOOK_MARK, quick_look
 
-#: What the mark beside an interval at its floor means, in a line of a narrow pane (Review's
-#: figures, after them on their last line; Run detail's, under its table): `diptych show` and
-#: the report say it at length.
-NARROW_FLOOR_NOTE = f"{FLOOR_MARK} floor: these identities only"
+
+def narrow_floor_note(numbers: Mapping[str, Mapping[str, Any]]) -> str:
+    """What the mark beside an interval at its floor means, in a line of a narrow pane
+    (Review's figures, after them on their last line; Run detail's, under its table): the
+    pairings it resampled, counted where one count holds for every marked figure, and whom it
+    speaks for. `diptych show` and the report say it at length."""
+    counts = {floor_pairings(n) for n in numbers.values() if n.get("floor")}
+    (count,) = counts if len(counts) == 1 else (None,)
+    pairings = counted(count, "pairing") if count is not None else "their pairings"
+    return f"{FLOOR_MARK} rests on {pairings} only: these identities"
 
 
 def timestamp(seconds: float) -> str:

@@ -15,7 +15,7 @@ import pytest
 from diptych.core.report.audit import Audit
 from tests.support.cli import call
 from tests.support.sequential_audits import FEM, FIGURE, MASC, planted_audit
-from tests.support.surfaces.reproduce import offer_problems, offered_commands
+from tests.support.surfaces.reproduce import offer_problems, offered_commands, shell_read
 
 pytestmark = pytest.mark.usefixtures("scripted_plugin")
 
@@ -85,7 +85,8 @@ def test_an_audits_report_offers_only_its_audit_command_and_names_the_runs_repor
     assert "label policy, frameworks, formats" in runs_lead
     # The page says the same of the same two commands.
     html = _html_leads((report / "report.html").read_text(encoding="utf-8"))
-    assert [(lead.split(":")[0], c) for lead, c in html] == [
+    # Its commands as a shell reads them: a long one is printed in continued lines.
+    assert [(lead.split(":")[0], "\n".join(shell_read(c))) for lead, c in html] == [
         (lead.split(":")[0], c) for lead, c in offered
     ]
 

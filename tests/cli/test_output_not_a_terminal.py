@@ -98,9 +98,14 @@ def test_run_into_a_log_prints_its_summary_and_notes_each_on_one_line(
     assert code == 0, out
     lines = out.splitlines()
     summary = next(line for line in lines if line.startswith("Stereotype Test Score (STS"))
+    # Both paired figures fell to their floor over 6 × 6 identities: said of each, in full.
     assert summary.endswith(
-        "its interval over both identity lists too (the interval over draws alone, for these "
-        "identities, is kept as scenes_only)."
+        "its interval also over both identity lists where the identities varied more than their "
+        "pairings did (the interval over draws alone, for these identities, is kept as "
+        "scenes_only). The interval of STS paired (drawn labels) fell to its floor instead, "
+        "resampling its 36 pairings of a masculine identity and a feminine identity, so it "
+        "speaks for these identities only: the identities varied no more than the pairings did "
+        "(had they varied more, the interval would be wider and speak for identities like these)."
     )
     floor = next(line for line in lines if line.startswith("† STS paired"))
     assert floor.endswith("the interval would be wider and speak for identities like these)")

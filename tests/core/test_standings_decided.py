@@ -159,3 +159,20 @@ def test_a_half_labelled_scene_without_its_plan_is_left_out_and_said() -> None:
                           scenes={"half": ("m1", "f2")})  # fmt: skip
     assert len(kept.values) == 9 and kept.note == ""
     assert kept.cells[-1] == ("m1", "f2")
+
+
+def test_an_interval_its_gates_read_without_deciding_is_not_said_to_be_decided_on() -> None:
+    """A gate that ended inconclusive (at its last look, say) read the figure's interval and
+    decided nothing: the ‡ line says the gates read it, as it says a decided one was decided on."""
+    from diptych.core.report.standings_tables import DECIDED_SAID
+    from diptych.core.workspace.standings import decided_interval
+
+    number = {"value": 12.0, "ci_low": -3.0, "ci_high": 27.0,
+              "interval_name": "95% anytime-valid interval, look 10 of 10"}  # fmt: skip
+    read = decided_interval({**number, "gate_verdict": "inconclusive"})
+    decided = decided_interval({**number, "gate_verdict": "pass"})
+    assert read is not None and decided is not None
+    assert (read.kind, decided.kind) == ("read", "gated")
+    assert DECIDED_SAID[read.kind].startswith("the interval its gates read, which decided nothing")
+    assert "decided on" not in DECIDED_SAID[read.kind]
+    assert DECIDED_SAID[decided.kind].startswith("the interval its gates decided on")

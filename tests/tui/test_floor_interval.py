@@ -17,12 +17,16 @@ from surface import cut_messages, cut_sentences, cut_values, missing_values, scr
 from diptych.core.report.formatting import FLOOR_NOTE, bounds, marked_interval
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.formatting import NARROW_FLOOR_NOTE
-from diptych.tui.screens.runs.detail import FLOOR_LINE
 from tests.support.cli import call
 
 #: The floor's sentence as the core words it, for a design of two identity lists.
 FELL = "speak for identities like these)"
+
+
+def narrow_note(floor: str) -> str:
+    """The mark's meaning in a narrow pane: the pairings the floor's sentence counts."""
+    pairings = floor.removeprefix("resampling its ").split(" pairings", 1)[0]
+    return f"† rests on {pairings} pairings only: these identities"
 
 
 def floored(workspace: Path) -> tuple[str, dict[str, object], str]:
@@ -46,11 +50,12 @@ def test_show_marks_the_interval_and_says_why(
     assert code == 0
     assert f"{bounds(number['ci_low'], number['ci_high'])} †" in out
     assert f"† {FIGURE}: {floor}" in words(out)
-    # Marked once in the table and once in its note for each figure whose interval fell (the
-    # drawn labels' too, read over both identity lists as the expected STS is), no more.
+    # Twice for each figure whose interval fell (its mark and its line), none for the others:
+    # here the paired expected STS and the paired drawn labels' STS, over the same pairings.
     numbers = json.loads(Path("out/report.json").read_text())["result"]["numbers"]
-    fell = [name for name, n in numbers.items() if isinstance(n, dict) and n.get("floor")]
-    assert FIGURE in fell and words(out).count("†") == 2 * len(fell), (fell, out)
+    fell = [name for name, n in numbers.items() if n.get("floor")]
+    assert fell == [FIGURE, "STS paired (drawn labels)"]
+    assert words(out).count("†") == 2 * len(fell)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -66,7 +71,8 @@ async def test_run_detail_marks_the_interval_and_says_why_under_the_table(
         assert missing_values(lines, [marked]) == [], shown(app)
         # Said in one line, whole: the table's rows keep the room above it.
         note = screen.query_one("#numbers-floor")
-        assert note.region.height == 1 and FLOOR_LINE in "\n".join(lines), shown(app)
+        line = narrow_note(floor)
+        assert note.region.height == 1 and line in "\n".join(lines), shown(app)
         assert cut_values(app) + cut_sentences(app) + cut_messages(app) == [], shown(app)
 
 
@@ -83,7 +89,7 @@ async def test_review_marks_the_interval_and_says_why_under_its_figures(
         marked = f"{bounds(number['ci_low'], number['ci_high'])} †"
         assert missing_values(lines, [marked]) == [], shown(app)
         # Under 80 columns in fewer words, after the figures (`diptych show` says it whole).
-        note = NARROW_FLOOR_NOTE if size[0] < 80 else FLOOR_NOTE
+        note = narrow_note(floor) if size[0] < 80 else FLOOR_NOTE
         assert words(note) in words("\n".join(lines)), shown(app)
         assert cut_values(app) + cut_messages(app) == [], shown(app)
 

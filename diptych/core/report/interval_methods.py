@@ -204,15 +204,20 @@ def figures_note(result: Any, decided: Any, beside: bool, run: str = "") -> str:
     from diptych.core.report.headlines import named_beside
 
     kinds: dict[str, None] = {}
+    floors: list[str] = []
     for name, number in result.numbers.items():
         if (run, name) in decided or not _has_interval(number):
             continue
+        if isinstance(number.get("floor"), str) and number["floor"]:
+            # The n column counts observations; which units a floored interval rests on is
+            # said here, as `diptych show` says it under its table.
+            floors.append(f" The interval of {name} fell to its floor, {number['floor']}.")
         if named_beside(number, beside).get("interval_name"):
             continue
         kinds[own_method(number)] = None
     if not kinds:
-        return ""
-    return f"Its 95% intervals: {_listed(list(kinds))}."
+        return "".join(floors).lstrip()
+    return f"Its 95% intervals: {_listed(list(kinds))}." + "".join(floors)
 
 
 def _has_interval(number: Any) -> bool:

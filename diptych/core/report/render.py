@@ -57,6 +57,7 @@ from diptych.core.report.print_tables import (
     print_parts,
     row_bands,
 )
+from diptych.core.report.shell_lines import shell_lines
 from diptych.core.report.standings_tables import PAIR_COLUMNS, RANK_COLUMNS, standings_text
 from diptych.core.report.verdict import (
     findings,
@@ -207,6 +208,7 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     env.filters["id"] = id
     env.filters["header_words"] = header_words
     env.filters["command_html"] = command_html
+    env.filters["shell_lines"] = shell_lines
     env.filters["code_spans"] = code_spans
     return env
 

@@ -35,6 +35,8 @@ DECIDED_MARK = "‡"
 DECIDED_SAID: dict[DecidedKind, str] = {
     "gated": "the interval its gates decided on, not the fixed design's; its pairs are tested "
     "no more confidently than it",
+    "read": "the interval its gates read, which decided nothing (inconclusive), not the fixed "
+    "design's; its pairs are tested no more confidently than it",
     "stopped": "the interval of its own looks, which holds after its gates stopped the design "
     "early, not the fixed design's; its pairs are tested no more confidently than it",
     "fixed": "its looks did not record it, so no interval of its own holds after the stop",

@@ -59,7 +59,9 @@ from diptych.core.metrics.uncertainty.scales import scale_slope, to_scale
 #: rebuilt from the run (``bought_on_all``; its sample holds all the run's trials), or, where
 #: that look recorded the figure without an interval, its value then and no interval
 #: (``bought_on_none``; its sample the trials that look read where they can be rebuilt).
-DecidedKind = Literal["gated", "stopped", "fixed", "bought_on", "bought_on_all", "bought_on_none"]
+DecidedKind = Literal[
+    "gated", "read", "stopped", "fixed", "bought_on", "bought_on_all", "bought_on_none"
+]
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,8 @@ def gate_readings(analysis: Analysis, store: Store, run_id: str) -> dict[str, di
             ci_low=r.ci_low,
             ci_high=r.ci_high,
             interval_name=decided_name(r.confidence, interval_kind(r.method), look),
+            # What the gate made of it: an inconclusive one read the interval, deciding nothing.
+            gate_verdict=r.verdict,
         )
         out.setdefault(r.figure, number)
     return out

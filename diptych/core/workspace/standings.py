@@ -161,6 +161,8 @@ def decided_interval(
     fixed design."""
     if not number or not number.get("interval_name"):
         return None
+    if kind == "gated" and number.get("gate_verdict") == "inconclusive":
+        kind = "read"
     return ranking.DecidedInterval(
         float(number["value"]), float(number["ci_low"]), float(number["ci_high"]),
         str(number["interval_name"]),

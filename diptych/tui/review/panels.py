@@ -28,7 +28,7 @@ from diptych.core.report.formatting import (
     observations,
 )
 from diptych.core.report.quick_look import QUICK_LOOK_MARK, quick_look
-from diptych.tui.formatting import NARROW_FLOOR_NOTE, quick_look_said, short_name
+from diptych.tui.formatting import narrow_floor_note, quick_look_said, short_name
 from diptych.tui.review.queue import NO_HUMAN_LABEL, ReviewItem, highlight
 from diptych.tui.review.text import NOTHING_TO_READ_BLIND, nothing_to_read_blind
 from diptych.tui.widgets.images import image_widget_class
@@ -382,7 +382,7 @@ def metrics_text(
             out.append(f" ({levels.pop()} interval{'s' if counted > 1 else ''})")
     for line in floor_note(shown):
         # Once, under the figures (narrow: after them): what the mark beside an interval means.
-        out.append(f" · {NARROW_FLOOR_NOTE}" if narrow else f"\n{line}", style="dim")
+        out.append(f" · {narrow_floor_note(shown)}" if narrow else f"\n{line}", style="dim")
     for line in quick_look_said(shown):
         # Not dim, as in Run detail: it says the figures above decide nothing.
         out.append(f"\n{line}", style="yellow")

@@ -61,7 +61,7 @@ def test_every_interval_of_a_text_or_stories_report_is_named(
             "scale of the figure's range); and for the gap between the two settings, one made "
             "from each setting's interval." in markdown
         )
-        assert "Each interval resamples both identity lists, as the headline STS's does" in markdown
+        assert "Each interval resamples both identity lists" in markdown
     else:
         # The crime-lexicon shares: Jeffreys intervals, under the table and on the chart.
         assert "Its 95% intervals: Jeffreys intervals of a share." in markdown

@@ -28,3 +28,19 @@ def test_an_interval_over_the_lists_counts_the_identities() -> None:
         "its interval rests on 2 identities a side, too few to decide anything; a finding needs "
         "at least 4 a side"
     )
+
+
+def test_a_narrow_panes_floor_mark_counts_the_pairings_it_resampled() -> None:
+    """The terminal app's one-line note under its figures says what a † interval rests on, in
+    the floor's own count, where a figure's reader has no room for the whole sentence."""
+    from diptych.tui.formatting import narrow_floor_note
+
+    floored = {**FIGURE, "floor": floor_words(142, "masculine identity", "feminine identity")}
+    assert narrow_floor_note({"a": floored, "b": FIGURE}) == (
+        "† rests on 142 pairings only: these identities"
+    )
+    # Two floored figures of different counts: their pairings, uncounted.
+    other = {**FIGURE, "floor": floor_words(9, "masculine identity", "feminine identity")}
+    assert narrow_floor_note({"a": floored, "b": other}) == (
+        "† rests on their pairings only: these identities"
+    )

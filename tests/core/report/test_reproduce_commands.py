@@ -25,7 +25,7 @@ from diptych.core.report.reproduce import (
 from diptych.core.store import RunRecord, open_store
 from diptych.testing import FakeOpenAIServer
 from tests.support.cli import call
-from tests.support.surfaces.reproduce import shared_folders
+from tests.support.surfaces.reproduce import shared_folders, shell_read
 
 SCRIPTED_CLI = Path(__file__).parents[2] / "cli" / "scripted_cli.py"
 
@@ -158,7 +158,7 @@ def sh(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
 
 def printed_commands(report_md: str) -> list[str]:
     block = report_md.split("Each run again, with its parameters")[1].split("```")[1]
-    return [line for line in block.strip().splitlines() if line]
+    return [line for line in shell_read(block) if line]
 
 
 RUNS = {

@@ -18,7 +18,13 @@ def printed_commands(report_md: str) -> list[str]:
     """Every command of the Markdown's "How to reproduce this report" block, as printed."""
     section = report_md.split("### How to reproduce this report", 1)[1].split("\n### ", 1)[0]
     blocks = re.findall(r"```\n(.*?)```", section, re.DOTALL)
-    return [line for block in blocks for line in block.strip().splitlines() if line.strip()]
+    return [line for block in blocks for line in shell_read(block) if line.strip()]
+
+
+def shell_read(block: str) -> list[str]:
+    """A block's commands as a shell reads them: a line ending in `` \\`` goes on with the
+    next (a long command is printed in lines a page holds)."""
+    return re.sub(r" \\\n\s*", " ", block.strip()).splitlines()
 
 
 #: How a paragraph offers the command under it as this report again, and how it names one
@@ -35,7 +41,7 @@ def offered_commands(report_md: str) -> list[tuple[str, str]]:
     lead = ""
     for part in re.split(r"(```\n.*?```)", section, flags=re.DOTALL):
         if part.startswith("```"):
-            out += [(lead, line) for line in part[4:-3].strip().splitlines() if line.strip()]
+            out += [(lead, line) for line in shell_read(part[4:-3]) if line.strip()]
         elif paragraphs := [p.strip() for p in part.split("\n\n") if p.strip()]:
             lead = paragraphs[-1]
     return out

@@ -203,7 +203,7 @@ def test_metrics_line_says_what_changed() -> None:
     floored = {STS_PAIRED: {**gated[STS_PAIRED], "floor": "resampling its 12 pairings"}}
     assert metrics_text(floored, None, narrow=True).plain == (
         "occupation: STS paired 11.5 [−1.16, 23.8] † (95% anytime-valid, look 1 of 10) n=160"
-        " · † floor: these identities only"
+        " · † rests on 12 pairings only: these identities"
     )
 
 

@@ -159,6 +159,26 @@ def resampled_words(headline: Inference) -> str:
     return "masculine and feminine identities"
 
 
+def floor_sentences(numbers: Mapping[str, Mapping[str, Any] | None]) -> str:
+    """A sentence for each of ``numbers`` (name → figure) whose interval fell to its floor,
+    saying what it resampled instead of both identity lists; "" where none did. A text that
+    names the lists for a group of figures adds these, so that it speaks for each as it is."""
+    return "".join(
+        f" The interval of {name} fell to its floor instead, {number['floor']}."
+        for name, number in numbers.items()
+        if number and isinstance(number.get("floor"), str) and number["floor"]
+    )
+
+
+def over_lists_words(numbers: Mapping[str, Mapping[str, Any] | None]) -> str:
+    """ "both identity lists" for a group of figures none of whose intervals fell to its floor;
+    where one did, the condition under which the lists were resampled, which
+    :func:`floor_sentences` then says was not met for it."""
+    if floor_sentences(numbers):
+        return "both identity lists where the identities varied more than their pairings did"
+    return "both identity lists"
+
+
 def interval_text(ci: tuple[Any, Any] | None) -> str:
     """An interval as a table shows it; one decimal is the precision the ±100 scale needs."""
     if ci is None or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in ci):

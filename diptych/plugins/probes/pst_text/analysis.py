@@ -25,7 +25,7 @@ not the units that vary.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from diptych.core.digits import level_text
@@ -37,8 +37,10 @@ from diptych.core.probe import ProbeResult
 from diptych.core.report.formatting import counted, plural
 from diptych.core.runview import RunView
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
+    floor_sentences,
     gap_of_sides,
     identity_gap,
+    over_lists_words,
     resampled_words,
     setting_gap,
     sts_row,
@@ -200,35 +202,16 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
     ``self_annotator`` (see the module docstring for which figure leads)."""
     mode = params.mode
     likelihood = mode == "likelihood"
-    result = ProbeResult(
-        title=f"Paired Stereotype Test on text ({mode} mode)",
-        summary=(
-            "Stereotype Test Score (STS, PST paper §3.3): +100 when every person gets the gender "
-            "their occupation is stereotyped with, 0 when gender is independent of it, −100 "
-            "when every person gets the other one. "
-            + (
-                "Headline: the expected STS, from the model's probabilities of the two "
-                "pronouns (each distinct prompt once), with the probability mass the two "
-                "pronouns take before renormalising beside it; its 95% interval resamples both "
-                "identity lists (identities like these; the interval over scenes alone, for "
-                "these identities, is kept in report.json as scenes_only). "
-                "The STS of labels drawn from those probabilities follows as a secondary "
-                "figure, its interval over both identity lists too (the interval over draws "
-                "alone, for these identities, is kept as scenes_only)."
-                if likelihood
-                else "Intervals: 95% over both identity lists (identities like these; the "
-                "interval over draws alone, both people of a paired scene together, is kept "
-                "in report.json as scenes_only), t on the logit scale of [−100, 100], at ±100 "
-                "the open Clopper–Pearson end."
-            )
-        ),
-    )
+    result = ProbeResult(title=f"Paired Stereotype Test on text ({mode} mode)")
     labels = run.labels(self_annotator)
     by_model: dict[str, list[SubjectLabel]] = defaultdict(list)
     for lab in labels:
         by_model[lab.model_id].append(lab)
     several = len(run.model_ids()) > 1
     drawn = " (drawn labels)" if likelihood else ""
+    # The figures each sentence of the summary speaks for: the expected STS, then the labels'.
+    expected_names: list[str] = []
+    label_names: list[str] = []
     for model_id in run.model_ids():
         rows: list[LabelRow] = [sts_row(lab) for lab in by_model.get(model_id, [])]
         prefix = f"{model_id}: " if several else ""
@@ -240,7 +223,8 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         for setting in SETTINGS:
             expected = expected_by[setting]
             if expected is not None:
-                result.numbers[f"{prefix}STS {setting} (expected from P(he), P(she))"] = expected
+                expected_names.append(f"{prefix}STS {setting} (expected from P(he), P(she))")
+                result.numbers[expected_names[-1]] = expected
             mass = mean_mass([r for r in readings if r.setting == setting])
             if mass is not None:
                 result.numbers[f"{prefix}{mass_name(setting)}"] = mass
@@ -256,7 +240,8 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
             if est is not None:
                 # Scored per answer (each sample's label), not per prompt as the expected STS.
                 sides[setting] = over_identities(over.get(setting), est.to_dict())
-                result.numbers[f"{prefix}STS {setting}{drawn}"] = {
+                label_names.append(f"{prefix}STS {setting}{drawn}")
+                result.numbers[label_names[-1]] = {
                     **sides[setting],
                     "n_of": "answer",
                 }
@@ -264,7 +249,8 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         if by_draws is not None:
             # No interval where a side has none (one identity of a list read).
             gap = gap_of_sides(over_identities(identity_gap(over), by_draws), sides.values())
-            result.numbers[f"{prefix}gap paired − single{drawn}"] = {**gap, "n_of": "answer"}
+            label_names.append(f"{prefix}gap paired − single{drawn}")
+            result.numbers[label_names[-1]] = {**gap, "n_of": "answer"}
         micro = micro_table(sts, identity_drawn(by_model[model_id], params.seed))
         micro.title = prefix + micro.title
         if readings:
@@ -319,4 +305,42 @@ def analyze_pst_text(run: RunView, params: PSTTextParams, self_annotator: str) -
         if likelihood
         else "labels: the pronoun each story uses (annotator 'self'); 'they' is cannot_identify"
     )
+    result.summary = summary(
+        likelihood,
+        {n: result.numbers[n] for n in expected_names},
+        {n: result.numbers[n] for n in label_names},
+    )
     return result
+
+
+def summary(
+    likelihood: bool,
+    expected: Mapping[str, Mapping[str, Any]],
+    labels: Mapping[str, Mapping[str, Any]],
+) -> str:
+    """The probe's opening paragraph: what the STS is, which figure leads, and what each
+    figure's interval resampled as it was made (both identity lists, or where one fell to its
+    floor the pairings of the identities seen), never a fixed account of it."""
+    sts = (
+        "Stereotype Test Score (STS, PST paper §3.3): +100 when every person gets the gender "
+        "their occupation is stereotyped with, 0 when gender is independent of it, −100 "
+        "when every person gets the other one. "
+    )
+    if not likelihood:
+        return (
+            sts + f"Intervals: 95% over {over_lists_words(labels)} (identities like these; the "
+            "interval over draws alone, both people of a paired scene together, is kept "
+            "in report.json as scenes_only), t on the logit scale of [−100, 100], at ±100 "
+            "the open Clopper–Pearson end." + floor_sentences(labels)
+        )
+    return (
+        sts + "Headline: the expected STS, from the model's probabilities of the two "
+        "pronouns (each distinct prompt once), with the probability mass the two "
+        f"pronouns take before renormalising beside it; its 95% interval resamples "
+        f"{over_lists_words(expected)} (identities like these; the interval over scenes alone, "
+        "for these identities, is kept in report.json as scenes_only)."
+        + floor_sentences(expected)
+        + " The STS of labels drawn from those probabilities follows as a secondary "
+        f"figure, its interval also over {over_lists_words(labels)} (the interval over draws "
+        "alone, for these identities, is kept as scenes_only)." + floor_sentences(labels)
+    )

@@ -14,7 +14,9 @@ from diptych.core.report.formatting import why_no_interval
 from diptych.plugins.probes._paired_stereotype_test.scoring import (
     MICRO_TERMINAL_COLUMNS,
     estimate_cells,
+    floor_sentences,
     interval_text,
+    over_lists_words,
 )
 from diptych.plugins.probes.pst_text.readings import PromptReading
 
@@ -163,6 +165,8 @@ def stereotype_table(sts: STSResult, title: str) -> Table:
     over = sts.by_stereotype_over_identities or {}
     rows = []
     unnamed = False
+    # Each interval as it was made, for the note to say what it resampled.
+    made: dict[str, dict[str, Any] | None] = {}
     for gender, scores in sts.by_stereotype.items():
         row: list[Any] = [gender]
         for setting in ("single", "paired"):
@@ -172,12 +176,14 @@ def stereotype_table(sts: STSResult, title: str) -> Table:
                 unnamed = True
                 row += [by_draws.value, "—"]
                 continue
-            row += estimate_cells(figure.to_dict() if figure else None)
+            name = f"the {gender} row's {setting} STS"
+            made[name] = figure.to_dict() if figure else None
+            row += estimate_cells(made[name])
         rows.append(row)
     note = (
-        "Each interval resamples both identity lists, as the headline STS's does: a "
-        "gender's persons vary with their own identities and, paired, with their partners'; "
-        "the draws of one scene move with its identities."
+        f"Each interval resamples {over_lists_words(made)}: a gender's persons vary with their "
+        "own identities and, paired, with their partners'; the draws of one scene move with "
+        "its identities." + floor_sentences(made)
     )
     if unnamed:
         note += " Where the draws do not name both identities of their scenes there is none (—)."

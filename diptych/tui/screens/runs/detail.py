@@ -38,9 +38,9 @@ from diptych.tui.messages import AnalysisReady, JobsChanged, ReportWritten
 from diptych.tui.progress import run_progress
 from diptych.tui.screens.runs.report_dir import ReportDirScreen
 from diptych.tui.screens.runs.sections import (
-    FLOOR_LINE,
     NARROW,
     figures_widget,
+    floor_line,
     notes_text,
     numbers_rows,
     numbers_widget,
@@ -56,7 +56,7 @@ from diptych.tui.workers import analyze_run, write_run_report
 
 # The sections and the report dialog live beside this module; their names are read from here too.
 __all__ = [
-    "FLOOR_LINE",
+    "floor_line",
     "ReportDirScreen",
     "RunDetailScreen",
     "notes_text",

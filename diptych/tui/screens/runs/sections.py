@@ -5,6 +5,7 @@ terminal and the probe's notes."""
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from typing import Any, cast
 
 from PIL import Image as PILImage
@@ -27,8 +28,8 @@ from diptych.core.report.formatting import (
 from diptych.core.report.missing_intervals import marked_rows
 from diptych.core.report.quick_look import QUICK_LOOK_MARK, quick_look
 from diptych.tui.formatting import (
-    NARROW_FLOOR_NOTE,
     intervals_line,
+    narrow_floor_note,
     number,
     quick_look_said,
     short_name,
@@ -87,8 +88,10 @@ def numbers_rows(
     return rows
 
 
-#: What the mark of an interval at its floor means, under the headline figures.
-FLOOR_LINE = f"{NARROW_FLOOR_NOTE} (diptych show says more)"
+def floor_line(numbers: Mapping[str, Mapping[str, Any]]) -> str:
+    """What the mark of an interval at its floor means, under the headline figures: in one
+    line of a 60-column pane, so its pairings are counted and `diptych show` says the rest."""
+    return narrow_floor_note(numbers)
 
 
 def numbers_widget(
@@ -103,7 +106,7 @@ def numbers_widget(
     said: list[Widget] = []
     if floor_note(result.numbers):
         # One line, as Review's: the table's rows keep the room (a 60×20 terminal showed one).
-        said.append(Static(Text(FLOOR_LINE, style="dim"), id="numbers-floor"))
+        said.append(Static(Text(floor_line(result.numbers), style="dim"), id="numbers-floor"))
     quick = quick_look_said(result.numbers)
     if quick:
         # Not dim: it says the figures above decide nothing.
