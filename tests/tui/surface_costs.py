@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from diptych.core.cost import COMPUTED_HERE
 
-#: Every wording of a cost past its dollar figure (``diptych.core.cost.cost_text``).
-COST_WORDS = (f"not priced ({COMPUTED_HERE})", "requests not priced", f"requests {COMPUTED_HERE}")
+#: Every wording of a cost past its dollar figure (``diptych.core.cost.cost_text``): "not
+#: priced" alone too, a remote model's, whose "not" over "priced" read as a cost cut.
+COST_WORDS = (
+    f"not priced ({COMPUTED_HERE})",
+    "not priced",
+    "requests not priced",
+    f"requests {COMPUTED_HERE}",
+)
 #: The label a cost is said after, and how its value starts: "$0.59" or "not priced".
 LABEL, VALUE_STARTS = "estimated cost", ("$", "not priced")
 

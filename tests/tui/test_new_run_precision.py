@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from steps import SIZE, choose_probe, wait_for
 from textual.pilot import Pilot
-from textual.widgets import SelectionList, Static
+from textual.widgets import SelectionList
 
 from diptych.core.metrics.uncertainty.intervals import STS_RANGE
 from diptych.core.metrics.uncertainty.precision import (
@@ -25,6 +25,7 @@ from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import form_id
 from diptych.tui.screens.new_run.screen import NewRunScreen
 from diptych.tui.widgets.params_form import ParamsForm
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 
 async def test_the_estimate_panel_states_precision_and_warns(
@@ -117,6 +118,7 @@ async def three_by_three(pilot: Pilot[Any]) -> NewRunScreen:
 
 
 def estimate_of(screen: NewRunScreen) -> Callable[[], str]:
-    """The plan's text as the screen shows it now."""
-    estimate = screen.query_one("#estimate", Static)
-    return lambda: str(estimate.render())
+    """The plan's text as the screen shows it now, its lines as written (read before the
+    box wraps them, so that a phrase is matched whole wherever it falls)."""
+    estimate = screen.query_one("#estimate", WholeNumbers)
+    return lambda: estimate.text.plain

@@ -45,6 +45,7 @@ from diptych.tui.widgets.footer import KeysFooter
 from diptych.tui.widgets.params_form import INVALID, ParamsForm, mark_named_field
 from diptych.tui.widgets.said import SaidLine
 from diptych.tui.widgets.ticks import TickList
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 from diptych.tui.workers import estimate_request
 
 
@@ -149,7 +150,9 @@ class NewRunScreen(ChoosesModels):
             # The plan scrolls rather than take the rows the Models list needs: a probe that
             # plans its figures' precision writes a line per figure.
             with VerticalScroll(id="estimate-scroll", can_focus=False):
-                yield Static("", id="estimate")
+                # Its costs and counts wrap whole: "estimated cost not" over "priced" read
+                # as a label with half a value.
+                yield WholeNumbers("", id="estimate")
             with Vertical(id="actions"):
                 yield Button("Start", id="start", variant="primary", compact=True)
                 yield Button("Back", id="back", compact=True)
