@@ -10,6 +10,7 @@ from typing import Any
 from diptych.audit.plan import AuditPlan
 from diptych.core.audit import PartRecord
 from diptych.core.audit.schema import AuditFile
+from diptych.core.audit.stopped import read_as
 from diptych.core.report.reproduce import shown_overrides
 from diptych.core.workspace import Workspace
 
@@ -58,25 +59,27 @@ def write_report(
     }
     draft = audit.report.draft_with
     formats = list(audit.report.formats)
-    files = ws.analysis.report_files(
-        run_ids,
-        out,
-        formats=formats,
-        label_policy=audit.labels.policy,
-        draft_with=(audit.models[draft].plugin, audit.models[draft].plugin_params())
-        if draft
-        else None,
-        scope=scope,
-        gates=ws.audits.report_gates,
-        frameworks=frameworks_files(audit.report.frameworks, scope.get("file")),
-        # A search scores runs of its own, which are not the audit's parts: its findings are
-        # listed by its session.
-        agent_sessions=[
-            str(p.detail["session"])
-            for p in parts
-            if p.kind == "search" and p.detail.get("session")
-        ],
-    )
+    # Its runs read at its own looks, however far another audit bought them since.
+    with read_as(audit_id):
+        files = ws.analysis.report_files(
+            run_ids,
+            out,
+            formats=formats,
+            label_policy=audit.labels.policy,
+            draft_with=(audit.models[draft].plugin, audit.models[draft].plugin_params())
+            if draft
+            else None,
+            scope=scope,
+            gates=ws.audits.report_gates,
+            frameworks=frameworks_files(audit.report.frameworks, scope.get("file")),
+            # A search scores runs of its own, which are not the audit's parts: its findings
+            # are listed by its session.
+            agent_sessions=[
+                str(p.detail["session"])
+                for p in parts
+                if p.kind == "search" and p.detail.get("session")
+            ],
+        )
     # The report JSON where one is written (what `audit diff` and `audit gate` read), else the
     # Markdown, else the first file written.
     main = files.get("json") or files.get("md") or next(iter(files.values()))

@@ -129,8 +129,11 @@ async def buy_until_decided(
         run_id = before.run_id if before is not None and before.run_id else None
         run_id = run_id or stored_run(ws, planned)
         # The looks its run was taken at, by this audit or another reading the same run: they
-        # continue, in their order, and the level they spent stays spent.
-        kept = ws.audits.run_looks(run_id) if run_id else None
+        # continue, in their order, and the level they spent stays spent. A part its gates
+        # decided keeps its own: another audit's later looks never rewrite its decision.
+        own = PartLooks.of(before.detail) if before is not None else None
+        decided = own is not None and own.active and bool(own.looks) and own.stop == "decided"
+        kept = own if decided else ws.audits.run_looks(run_id) if run_id else None
         if kept is not None and run_id is not None:
             states[name] = replace(kept, stop=None)
             runs[name] = run_id

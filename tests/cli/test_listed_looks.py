@@ -1,8 +1,8 @@
 """A run bought further by a second audit file than the first file's gates stopped it: every
-listing of the first record — ``audit list`` (its table and ``--json``) and the Audit screen's
-rows — names the run's last look, whichever record took it, as ``audit gate`` reads it; the
-first file's gate verdict and stop reason are its own gates' on those looks; and ``audit run``
-says what it bought and saved once (docs/gates.md)."""
+listing of the first record — ``audit list`` (its table and ``--json``) — names the look its
+own gates stopped at, as ``audit gate`` reads it, never the second record's; the first file's
+gate verdict and stop reason are its own gates' on its own looks; and ``audit run`` says what
+it bought and saved once (docs/gates.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.bought_further import (
-    AT_LOOK_3,
+    AT_LOOK_2,
     NEVER,
     SECOND,
     UNTIL,
@@ -46,29 +46,29 @@ def first_run(
     return bought_further(capsys, tmp_path)
 
 
-def test_every_listing_of_the_first_record_reads_the_look_its_gate_reads(
+def test_every_listing_of_the_first_record_reads_its_own_look(
     first_run: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sentence, line = _gate(capsys, "first")
-    assert line.startswith("PASS ") and "(anytime-valid, look 3 of 4); below 72" in line, line
-    assert "after 108 of 144 requests (75.0%), at look 3 of 4" in sentence, sentence
+    assert line.startswith("PASS ") and "(anytime-valid, look 2 of 4); below 72" in line, line
+    assert "after 72 of 144 requests (50.0%), at look 2 of 4" in sentence, sentence
 
     code, out = call(capsys, "audit", "list")
     assert code == 0, out
     row = next(r for r in out.splitlines() if r.strip().startswith("first-"))
-    assert AT_LOOK_3 in row and "look 2 of 4" not in row, row
+    assert AT_LOOK_2 in row and "look 3 of 4" not in row and "bought on" not in row, row
 
     code, out = call(capsys, "audit", "list", "--json")
     assert code == 0, out
     (listed,) = [a for a in json.loads(out) if a["name"] == "first"]
-    assert listed["status_text"] == AT_LOOK_3
+    assert listed["status_text"] == AT_LOOK_2
     (part,) = listed["parts"]
-    assert part["status_text"] == AT_LOOK_3
-    assert part["look"] == {"at": 3, "of": 4}
-    assert part["requests"] == {"bought": 108, "planned": 144, "saved": 36}
+    assert part["status_text"] == AT_LOOK_2
+    assert part["look"] == {"at": 2, "of": 4}
+    assert part["requests"] == {"bought": 72, "planned": 144, "saved": 72}
 
 
-def test_a_files_stop_is_its_own_gates_on_the_runs_looks(
+def test_a_files_stop_is_its_own_gates_on_its_own_looks(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -80,11 +80,11 @@ def test_a_files_stop_is_its_own_gates_on_the_runs_looks(
     assert code == 0 and "part pst-text: decided at look 3 of 4" in out, out
 
     sentence, line = _gate(capsys, "first")
-    # Its gate on the run's three looks: still undecided, so never "every gate decided".
-    assert line.startswith("INCONCLUSIVE ") and "look 3 of 4); below 64" in line, line
+    # Its gate on its own two looks, as its budget left it: undecided, never the third look.
+    assert line.startswith("INCONCLUSIVE ") and "look 2 of 4); below 64" in line, line
     assert sentence.startswith(
-        "The audit stopped early (the budget (--max-cost) was reached) after 108 of 144 "
-        "requests (75.0%), at look 3 of 4;"
+        "The audit stopped early (the budget (--max-cost) was reached) after 72 of 144 "
+        "requests (50.0%), at look 2 of 4;"
     ), sentence
     sentence, line = _gate(capsys, "second")
     assert line.startswith("PASS ")

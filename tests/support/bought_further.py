@@ -1,5 +1,6 @@
 """A run decided by one audit file and bought further by a second of the same design: the
-looks a record's listings, ``audit gate``, ``show`` and the report must read alike."""
+looks a record's listings, ``audit gate``, ``show`` and the report must read alike: each
+record its own."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ SEED = 12
 
 #: 144 requests in 4 batches of 36: look 2 read 72, look 3 read 108, 36 left unbought.
 AT_LOOK_3 = "decided at look 3 of 4: 108 of 144 requests, 36 saved"
+#: The first file's own stop: look 2 read 72, 72 left unbought.
+AT_LOOK_2 = "decided at look 2 of 4: 72 of 144 requests, 72 saved"
 
 
 def gated_file(directory: Path, name: str, below: float, **extra: Any) -> str:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -59,9 +61,34 @@ def not_holding(name: str) -> bool:
     return NOT_HOLDING_EITHER.search(name) is not None
 
 
+#: The recorded audit whose report is being written (:func:`read_as`), if any.
+_READER: ContextVar[str | None] = ContextVar("looks_reader", default=None)
+
+
+@contextmanager
+def read_as(audit_id: str) -> Iterator[None]:
+    """Within it, every run of the recorded audit ``audit_id`` is read at that audit's own looks
+    (:func:`looked`): its report reads its runs as its gates decided them, whatever another
+    audit bought of them since."""
+    token = _READER.set(audit_id)
+    try:
+        yield
+    finally:
+        _READER.reset(token)
+
+
 def looked(store: Store, run_id: str) -> tuple[AuditRecord, str, PartLooks] | None:
     """The newest audit that bought ``run_id`` batch by batch, the part's name and the run's
-    looks (:func:`run_looks`: every audit's, not only that one's)."""
+    looks (:func:`run_looks`: every audit's, not only that one's); within :func:`read_as`,
+    that audit's and its own looks where it bought the run so."""
+    reader = _READER.get()
+    for audit in list_audits(store) if reader else []:
+        if audit.id != reader:
+            continue
+        for part in audit.parts:
+            looks = part_looks(store, part) if part.run_id == run_id else None
+            if looks is not None and looks.active and looks.last is not None:
+                return audit, part.name, looks
     found = None
     for audit in sorted(list_audits(store), key=lambda a: a.updated_at):
         for part in audit.parts:
@@ -80,14 +107,29 @@ def run_looks(store: Store, run_id: str) -> PartLooks | None:
 
 
 def part_looks(store: Store, part: PartRecord) -> PartLooks | None:
-    """The looks a part's listing reads: its run's joined from every record
-    (:func:`run_looks`) where its own record bought it batch by batch, so that a record's
-    listing names the look its gates, ``show`` and the report read; its own record's
-    otherwise (looks turned off, or no run)."""
+    """The looks a part's listing, its gates, ``show`` and the report read: its own record's,
+    which hold every look of its run taken before it too (a record continues them), so that
+    another audit buying the same run further never rewrites what this one decided; its run's
+    joined from every record (:func:`run_looks`) only where its record took none of them."""
     own = PartLooks.of(part.detail)
-    if own is None or not own.active or not part.run_id:
+    if own is None or not own.active or not part.run_id or own.looks:
         return own
     return run_looks(store, part.run_id) or own
+
+
+def since_looks(store: Store, part: PartRecord) -> PartLooks | None:
+    """The looks a part's run is bought on since (:func:`continued`) after: the run's last look,
+    whichever record took it (:func:`run_looks`). Another audit's looks buying it further are
+    looks, not a buy-on: the part reads its own stop (:func:`part_looks`), never "bought on"."""
+    joined = run_looks(store, part.run_id) if part.run_id else None
+    return joined or part_looks(store, part)
+
+
+def bought_on_part(store: Store, part: PartRecord) -> bool:
+    """Whether ``part``'s run was bought on since the last look any audit took of it
+    (:func:`continued` after :func:`since_looks`)."""
+    looks = since_looks(store, part)
+    return part.run_id is not None and looks is not None and continued(store, part.run_id, looks)
 
 
 def purchase_seed(store: Store, run_id: str) -> int | None:
@@ -191,10 +233,10 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
         run = store.run_with_id(part.run_id) if part.run_id else None
         if run is not None:
             part = replace(part, detail=counts_now(store, run.id, part.detail, audit.updated_at))
-            joined = part_looks(store, part)
-            if joined is not None:
-                # Its run's looks, whichever record took them: every listing reads these.
-                part = replace(part, detail={**part.detail, PartLooks.KEY: joined.to_dict()})
+            own = part_looks(store, part)
+            if own is not None:
+                # The looks its gates read: every listing reads these.
+                part = replace(part, detail={**part.detail, PartLooks.KEY: own.to_dict()})
             if part.status != "decided":
                 part = replace(part, status=run_status_now(store, run))
         elif part.status == "running" and now != "running":
@@ -202,7 +244,7 @@ def as_now(store: Store, audit: AuditRecord) -> AuditRecord:
         if part.status != "decided" or run is None or run.status == "partial":
             parts.append(part)
             continue
-        said = listed_status(store, run, PartLooks.of(part.detail))
+        said = listed_status(store, run, since_looks(store, part))
         said = run_status_now(store, run) if said == run.status else said
         if said == part.status:
             parts.append(part)
@@ -269,7 +311,9 @@ def held_now(
             continue
         run = store.run_with_id(part.run_id) if part is not None and part.run_id else None
         answered = store.requests_held(run.id) if run is not None else 0
-        if run is None or not bought_on_since(run.status, part_looks, answered):
+        # Bought on after the run's last look, whichever audit took it.
+        after = run_looks(store, run.id) if run is not None else None
+        if run is None or not bought_on_since(run.status, after or part_looks, answered):
             requests += last.bought
             continue
         since = True
@@ -308,7 +352,8 @@ def part_status_text(store: Store, part: PartRecord) -> str:
         return interrupted_words(store, part.run_id, looks)
     if part.status not in ("decided", BOUGHT_ON) or looks is None or not part.run_id:
         return part.status
-    answered = store.requests_held(part.run_id)
+    # Bought further by another audit's looks only, it says its own stop.
+    answered = store.requests_held(part.run_id) if bought_on_part(store, part) else None
     return status_text("decided", looks, answered)
 
 
@@ -318,7 +363,7 @@ def interrupted_words(store: Store, run_id: str, looks: PartLooks | None) -> str
     its gates decided it says what ``diptych runs`` says of it, the decision kept: "interrupted:
     decided at look 2 of 10, bought on since: 727 of 1,640 requests, 913 pending"."""
     held = store.requests_held(run_id)
-    if bought_on_since("interrupted", looks, held):
+    if bought_on_since("interrupted", run_looks(store, run_id) or looks, held):
         return status_text("interrupted", looks, held)
     answered, planned = store.requests_answered(run_id)
     rest = planned - answered

@@ -29,7 +29,7 @@ from diptych.core.audit.sequential import (
     own_stop,
     with_sequential_notes,
 )
-from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now, run_looks
+from diptych.core.audit.stopped import as_now, bought_on, failed_trials, held_now, part_looks
 from diptych.core.errors import DiptychError, InputFileError, UsageError
 from diptych.core.figure_names import Declared, stands_for
 from diptych.core.metrics.uncertainty.intervals import IntervalRecipe
@@ -243,12 +243,13 @@ def _decide(
 
 
 def _active_looks(store: Store, rec: record.AuditRecord) -> dict[str, PartLooks]:
-    """The parts whose gates read their run's looks, by name: every look any audit took of
-    the part's run (:func:`~diptych.core.audit.stopped.run_looks`), this record's own or not,
-    since its answers were peeked at each of them."""
+    """The parts whose gates read their run's looks, by name: those this record took
+    (:func:`~diptych.core.audit.stopped.part_looks`), which hold every look taken of the run
+    before them, since its answers were peeked at each; never the looks another audit took
+    after, which would rewrite what this one decided."""
     out = {}
     for part in rec.parts:
-        looks = run_looks(store, part.run_id) if part.run_id else None
+        looks = part_looks(store, part) if part.run_id else None
         if looks is not None:
             out[part.name] = looks
     return out

@@ -164,6 +164,9 @@ class SequentialSummary:
                 f"and its design is not complete: {n:,} trial{'s' if n != 1 else ''} failed "
                 f"({retry} asks {'it' if n == 1 else 'them'} again)"
             )
+        elif self.early and self.stop is None:
+            # No stop yet: still bought batch by batch, as its status ("running") says.
+            head = f"The audit has bought {bought} so far, at look {self.looks} of {self.batches}"
         elif self.early:
             head = (
                 f"The audit stopped early ({why}) after {bought}, at look {self.looks:,} of "

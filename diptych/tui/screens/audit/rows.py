@@ -58,14 +58,17 @@ def recorded_words(
     is said in them."""
     words: dict[str, str] = {}
     listed = {part.name: part.status for part in now or parts}
-    # The looks as every listing reads them: the run's, whichever record took them.
-    joined = {part.name: PartLooks.of(part.detail) for part in now or parts}
+    # The looks as every listing reads them: the record's own, never a later record's.
+    own = {part.name: PartLooks.of(part.detail) for part in now or parts}
     sequential = False
     for part in parts:
-        looks = joined.get(part.name) or PartLooks.of(part.detail)
+        looks = own.get(part.name) or PartLooks.of(part.detail)
         active = looks is not None and looks.active and bool(looks.looks)
         run_words = (said or {}).get(part.name, "")
-        if active and run_words not in ("", part.status, listed.get(part.name)):
+        # Still decided as recorded, its run bought further by another audit's looks only: its
+        # own look, not the run's last.
+        kept = listed.get(part.name) == "decided"
+        if active and not kept and run_words not in ("", part.status, listed.get(part.name)):
             words[part.name] = run_words
             sequential = True
             continue

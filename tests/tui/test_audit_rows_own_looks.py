@@ -1,6 +1,6 @@
 """The Audit screen at 80×24, after a second audit file bought the first's run further: the
-first record's row in the list and its part's row name the run's last look, as ``audit
-gate`` and ``audit list`` read it."""
+first record's row in the list and its part's row name the look its own gates stopped at, as
+``audit gate`` and ``audit list`` read it, never the second record's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.widgets import DataTable, OptionList
 
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.audit import AuditScreen
-from tests.support.bought_further import AT_LOOK_3, bought_further
+from tests.support.bought_further import AT_LOOK_2, bought_further
 from tests.support.cli import call
 
 
@@ -42,19 +42,19 @@ def further(
     monkeypatch.chdir(tmp_path)
     bought_further(capsys, tmp_path)
     code, out = call(capsys, "audit", "gate", "first.yaml")
-    assert code == 0 and "(anytime-valid, look 3 of 4); below 72" in out, out
+    assert code == 0 and "(anytime-valid, look 2 of 4); below 72" in out, out
 
 
 @pytest.mark.usefixtures("further")
-async def test_the_first_records_rows_read_the_look_its_gate_reads() -> None:
+async def test_the_first_records_rows_read_its_own_look() -> None:
     app = DiptychApp(Path(".diptych"), refresh_interval=3600)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_audit(pilot)
         listed = screen.query_one("#recorded", OptionList)
         await wait_for(pilot, lambda: listed.display and listed.option_count == 2, "the list")
         prompts = [str(listed.get_option_at_index(i).prompt) for i in range(2)]
-        assert prompts[1].startswith("first-") and f"· {AT_LOOK_3} ·" in prompts[1], prompts
-        # The older record, second in the list: its part's row at the same look.
+        assert prompts[1].startswith("first-") and f"· {AT_LOOK_2} ·" in prompts[1], prompts
+        # The older record, second in the list: its part's row at its own look.
         await pilot.press("down", "enter")
         await wait_for(
             pilot,
@@ -62,4 +62,4 @@ async def test_the_first_records_rows_read_the_look_its_gate_reads() -> None:
             "its part",
             lambda: f"{screen.plan and screen.plan.id} {_rows(screen)}",
         )
-        assert _part_status(screen) == AT_LOOK_3
+        assert _part_status(screen) == AT_LOOK_2
