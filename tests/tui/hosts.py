@@ -17,7 +17,7 @@ from PIL import Image
 from steps import wait_for
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input
 
 from diptych.agent.memory import HashingEmbedder
 from diptych.core.annotation import annotate_run
@@ -34,6 +34,7 @@ from diptych.tui.review.panels import ReviewCard
 from diptych.tui.review.queue import ReviewItem
 from diptych.tui.review.screen import ReviewScreen
 from diptych.tui.screens.agent.screen import AgentScreen
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 #: The figure the Audit screen's gates are set on (a pst-text part's).
 FIGURE = "STS paired (expected from P(he), P(she))"
@@ -268,7 +269,8 @@ def table(pilot: Pilot[Any]) -> DataTable[Any]:
 
 
 def status(pilot: Pilot[Any]) -> str:
-    return str(pilot.app.screen.query_one("#agent-status", Static).render())
+    """The agent's status line as written, before its box wraps it."""
+    return pilot.app.screen.query_one("#agent-status", WholeNumbers).text.plain
 
 
 async def start_session(pilot: Pilot[Any]) -> None:

@@ -75,7 +75,7 @@ async def test_new_run_says_the_clis_few_units_warning_before_it_starts(
         rows = screen_lines(app)[plan.y : plan.bottom]
         drawn = words([line[plan.x : plan.right] for line in rows])
         assert said in drawn, shown(app)
-        assert "ctrl+s again starts the run" in drawn, shown(app)
+        assert "^s again starts the run" in drawn, shown(app)
         assert cut_sentences(app) + cut_messages(app) == [], shown(app)
         # Said once, the next ctrl+s starts the run.
         await pilot.press("ctrl+s")

@@ -29,6 +29,7 @@ from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
 from diptych.tui.screens.new_run.plan import form_id
 from diptych.tui.widgets.params_form import ParamsForm
+from diptych.tui.widgets.whole_numbers import WholeNumbers
 
 MASC = ["carpenter", "driver"]
 FEM = ["nurse", "editor"]
@@ -117,11 +118,12 @@ async def test_new_run_says_the_run_will_be_a_quick_look(
         form = screen.query_one("#form-probe", ParamsForm)
         form.set_value("masculine", ",".join(MASC))
         form.set_value("feminine", ",".join(FEM))
-        estimate = screen.query_one("#estimate", Static)
-        await wait_for(pilot, lambda: "quick look" in str(estimate.render()), "the caveat")
+        estimate = screen.query_one("#estimate", WholeNumbers)
+        await wait_for(pilot, lambda: "quick look" in estimate.text.plain, "the caveat")
         await settle(pilot)
         said = f"a run of this design is a quick look, not a finding: {WHY}"
-        assert str(estimate.render()).startswith(said + "\n")
+        # The plan as written, before its box wraps it (a WholeNumbers keeps costs whole).
+        assert estimate.text.plain.startswith(said + "\n")
         plan = estimate.content_region  # its scrollbar drawn beside it is not its text
         drawn = [line[plan.x : plan.right] for line in screen_lines(app)[plan.y : plan.bottom]]
         assert said in words(drawn), shown(app)

@@ -176,7 +176,7 @@ class AgentScreen(Screen[None]):
         # The whole reason, scrolled (with a scrollbar saying so) where the terminal is short.
         with VerticalScroll(id="agent-reason-box"):
             yield WholeNumbers("", id="agent-reason")
-        yield Static("^s starts a session", id="agent-status")
+        yield WholeNumbers("^s starts a session", id="agent-status")
         yield KeysFooter()
 
     @on(Select.Changed, "#agent-kind")

@@ -70,7 +70,7 @@ def form_id(model: str) -> str:
 
 #: What the plan says under the design's warning where a ctrl+s, pressed before the plan was
 #: in, waited for it: the warning is read before anything is bought.
-AGAIN = "ctrl+s again starts the run"
+AGAIN = "^s again starts the run"
 
 
 def few_units_said(est: Estimate) -> str | None:
