@@ -37,7 +37,10 @@ def test_a_long_command_is_broken_between_words_with_an_option_beside_its_value(
     assert shell_lines("diptych report r1 --out reproduced") == "diptych report r1 --out reproduced"
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler's pdftotext")
+@pytest.mark.skipif(
+    shutil.which("pdftotext") is None,
+    reason="needs poppler's pdftotext: apt-get install poppler-utils (.ci/run installs it)",
+)
 def test_the_audit_command_pasted_from_the_pdf_is_the_whole_command(
     scripted: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
