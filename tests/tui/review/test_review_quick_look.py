@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 from hosts import Host
-from steps import SIZES, settle, shown, wait_for
+from steps import SIZES, open_only_run, settle, shown, wait_for
 from surface import cut_messages, cut_values, missing_values, screen_lines
 
 from diptych.core.report.formatting import bounds
 from diptych.core.workspace import Workspace
 from diptych.tui.app import DiptychApp
-from diptych.tui.screens.runs.detail import RunDetailScreen
 
 MASC = ["carpenter", "driver"]
 FEM = ["nurse", "editor"]
@@ -86,10 +85,6 @@ async def test_run_detail_says_the_floored_quick_look_in_the_same_words(
 ) -> None:
     app = DiptychApp(workspace, refresh_interval=3600)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "run detail")
-        screen = app.screen
-        await wait_for(pilot, lambda: bool(screen.query("#numbers-quick-look")), "the caveat")
-        await settle(pilot)
+        await open_only_run(pilot, "#numbers-quick-look")
         said = words(screen_lines(app))
         assert "4 pairings" in said and FLOORED in said, shown(app)
